@@ -1,0 +1,20 @@
+# aisb-enforce: nftables inside the sandbox, then every privilege dropped.
+# The library holds everything but main() so that tests link the same code.
+noinst_LIBRARIES += enforcer/libaisbenforce.a
+enforcer_libaisbenforce_a_SOURCES = \
+	enforcer/plan.c enforcer/plan.h \
+	enforcer/nft.c enforcer/nft.h enforcer/nft-int.h \
+	enforcer/verify.c \
+	enforcer/privdrop.c enforcer/privdrop.h \
+	enforcer/refresh.c enforcer/refresh.h
+enforcer_libaisbenforce_a_CFLAGS = $(AM_CFLAGS) $(NFTNL_CFLAGS) $(CARES_CFLAGS)
+ENFORCE_LIBS = enforcer/libaisbenforce.a common/libaisbcommon.a \
+	$(NFTNL_LIBS) $(CARES_LIBS)
+
+bin_PROGRAMS += aisb-enforce
+aisb_enforce_SOURCES = enforcer/main.c
+aisb_enforce_CFLAGS = $(AM_CFLAGS) $(NFTNL_CFLAGS) $(CARES_CFLAGS)
+aisb_enforce_LDADD = $(ENFORCE_LIBS)
+
+dist_man_MANS += docs/aisb-enforce.8
+EXTRA_DIST += docs/enforcer.md

@@ -1,0 +1,296 @@
+/*
+ * aisb-enforce: the first process inside the sandbox.
+ *
+ *	aisb-enforce [-nv] [--plan FILE | --plan-fd N] [--uid U] [--gid G]
+ *	    [--groups G,...] [--keep-fd N]... -- CMD [ARG...]
+ *
+ * Loads table inet aisb from the plan as one batch, reads it back, drops
+ * every privilege and execs CMD.  Exit 78 for a bad plan or usage, 77 when
+ * enforcement failed; CMD never runs in either case.  This file only wires
+ * argv to plan.c, nft.c, verify.c, privdrop.c and refresh.c.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "nft.h"
+#include "plan.h"
+#include "privdrop.h"
+#include "refresh.h"
+
+#define EXIT_ENFORCE	77	/* enforcement failed: nothing ran */
+#define EXIT_CONFIG	78	/* bad plan or usage: nothing ran */
+#define DEFAULT_ID	1000
+
+struct options {
+	const char	*plan_path;
+	int		 plan_fd;
+	struct enf_creds creds;
+	int		 keep[ENF_MAX_KEEP_FDS];
+	size_t		 nkeep;
+	int		 check_only;
+	int		 verbose;
+	char		**cmd;
+};
+
+static void __attribute__((noreturn))
+usage(const char *why)
+{
+	if (why != NULL)
+		log_warnx("%s", why);
+	fprintf(stderr, "usage: aisb-enforce [-nv] [--plan FILE | --plan-fd N] "
+	    "[--uid U] [--gid G]\n\t[--groups G,...] [--keep-fd N]... -- "
+	    "CMD [ARG...]\n");
+	exit(EXIT_CONFIG);
+}
+
+/* A decimal id in 1..max; 0 and (uid_t)-1 are never sandbox ids. */
+static int
+parse_id(const char *s, unsigned long max, unsigned long *out)
+{
+	char		*end;
+	unsigned long	 v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static void
+parse_groups(struct options *o, const char *arg)
+{
+	char		 buf[ENF_MAX_GROUPS * 12];
+	char		*tok, *save = NULL;
+	unsigned long	 v;
+
+	if (strlen(arg) >= sizeof(buf))
+		usage("--groups: list too long");
+	memcpy(buf, arg, strlen(arg) + 1);
+	o->creds.ngroups = 0;
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	    tok = strtok_r(NULL, ",", &save)) {
+		if (parse_id(tok, UINT_MAX - 1, &v) == -1 || v == 0)
+			usage("--groups: bad group id");
+		if (o->creds.ngroups == ENF_MAX_GROUPS)
+			usage("--groups: too many groups");
+		o->creds.groups[o->creds.ngroups++] = (gid_t)v;
+	}
+}
+
+static void
+parse_args(struct options *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "plan",	required_argument,	NULL, 'p' },
+		{ "plan-fd",	required_argument,	NULL, 'P' },
+		{ "uid",	required_argument,	NULL, 'u' },
+		{ "gid",	required_argument,	NULL, 'g' },
+		{ "groups",	required_argument,	NULL, 'G' },
+		{ "keep-fd",	required_argument,	NULL, 'k' },
+		{ "check",	no_argument,		NULL, 'n' },
+		{ "verbose",	no_argument,		NULL, 'v' },
+		{ NULL,		0,			NULL, 0 }
+	};
+	unsigned long	 v;
+	int		 ch, groups_given = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->plan_fd = -1;
+	o->creds.uid = DEFAULT_ID;
+	o->creds.gid = DEFAULT_ID;
+	/* '+': stop at the first non-option, never permute CMD's argv. */
+	while ((ch = getopt_long(argc, argv, "+nv", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'p':
+			o->plan_path = optarg;
+			break;
+		case 'P':
+			if (parse_id(optarg, INT_MAX, &v) == -1)
+				usage("--plan-fd: bad descriptor");
+			o->plan_fd = (int)v;
+			break;
+		case 'u':
+			if (parse_id(optarg, UINT_MAX - 1, &v) == -1 || v == 0)
+				usage("--uid: a numeric uid other than 0");
+			o->creds.uid = (uid_t)v;
+			break;
+		case 'g':
+			if (parse_id(optarg, UINT_MAX - 1, &v) == -1 || v == 0)
+				usage("--gid: a numeric gid other than 0");
+			o->creds.gid = (gid_t)v;
+			break;
+		case 'G':
+			parse_groups(o, optarg);
+			groups_given = 1;
+			break;
+		case 'k':
+			if (parse_id(optarg, INT_MAX, &v) == -1 || v < 3)
+				usage("--keep-fd: a descriptor above 2");
+			if (o->nkeep == ENF_MAX_KEEP_FDS)
+				usage("--keep-fd: too many");
+			o->keep[o->nkeep++] = (int)v;
+			break;
+		case 'n':
+			o->check_only = 1;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		default:
+			usage(NULL);
+		}
+	}
+	if ((o->plan_path == NULL) == (o->plan_fd == -1))
+		usage("exactly one of --plan and --plan-fd");
+	if (!groups_given) {
+		o->creds.groups[0] = o->creds.gid;
+		o->creds.ngroups = 1;
+	}
+	if (o->check_only) {
+		if (optind != argc)
+			usage("-n takes no command");
+		return;
+	}
+	/* The command must follow "--": no guessing where options end. */
+	if (optind < 2 || optind >= argc || strcmp(argv[optind - 1], "--") != 0)
+		usage("the command must follow --");
+	o->cmd = argv + optind;
+}
+
+static struct enf_plan *
+load_plan(const struct options *o)
+{
+	struct enf_plan	*plan;
+	char		*buf;
+	char		 err[256];
+	const char	*what = o->plan_path != NULL ? o->plan_path : "plan fd";
+	ssize_t		 n;
+	int		 fd = o->plan_fd;
+
+	if ((buf = malloc(ENF_PLAN_MAX_BYTES + 1)) == NULL) {
+		log_warn("plan");
+		exit(EXIT_CONFIG);
+	}
+	if (o->plan_path != NULL &&
+	    (fd = open(o->plan_path, O_RDONLY | O_CLOEXEC)) == -1) {
+		log_warn("%s", o->plan_path);
+		exit(EXIT_CONFIG);
+	}
+	n = enf_plan_read(fd, buf, ENF_PLAN_MAX_BYTES + 1, err, sizeof(err));
+	/* The plan descriptor is ours to close unless asked to keep it. */
+	(void)close(fd);
+	if (n == -1) {
+		log_warnx("%s: %s", what, err);
+		exit(EXIT_CONFIG);
+	}
+	if ((plan = enf_plan_parse(buf, (size_t)n, err, sizeof(err))) == NULL) {
+		log_warnx("%s: %s", what, err);
+		exit(EXIT_CONFIG);
+	}
+	free(buf);
+	return plan;
+}
+
+/* Loads the ruleset as one batch and proves it is in place.  0 or -1. */
+static int
+apply(const struct nft_ruleset *rs)
+{
+	struct nft_batch	 b;
+	char			 err[1024];
+	int			 rc = -1;
+
+	if (nft_batch_init(&b) == -1) {
+		log_warn("batch");
+		return -1;
+	}
+	if (nft_batch_ruleset(rs, (uint32_t)time(NULL), &b, err,
+	    sizeof(err)) == -1 || nft_send(&b, err, sizeof(err)) == -1) {
+		log_warnx("loading table inet %s: %s", NFT_TABLE, err);
+		goto out;
+	}
+	rc = 0;
+out:
+	nft_batch_release(&b);
+	return rc;
+}
+
+static int
+verify(const struct nft_ruleset *rs)
+{
+	char	 err[1200];
+
+	if (nft_verify(rs, err, sizeof(err)) == -1) {
+		log_warnx("verifying table inet %s: %s", NFT_TABLE, err);
+		return -1;
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct options		 o;
+	struct enf_plan		*plan;
+	struct nft_ruleset	*rs;
+	char			 err[256];
+	size_t			 i;
+
+	log_init("aisb-enforce", 0);
+	parse_args(&o, argc, argv);
+	log_setverbose(o.verbose);
+	for (i = 0; i < o.nkeep; i++)
+		if (o.keep[i] == o.plan_fd)
+			usage("--keep-fd names the plan descriptor");
+	plan = load_plan(&o);
+	if (plan->mode == ENF_MODE_DIRECT && o.creds.uid == getuid())
+		usage("direct mode: the sandbox uid must differ from the "
+		    "refresher's");
+	if (o.check_only) {
+		printf("plan OK (mode %s)\n", enf_mode_name(plan->mode));
+		enf_plan_free(plan);
+		return 0;
+	}
+
+	if ((rs = nft_ruleset_new(plan, getuid(), err, sizeof(err))) == NULL) {
+		log_warnx("%s", err);
+		return EXIT_ENFORCE;
+	}
+	if (apply(rs) == -1)
+		return EXIT_ENFORCE;
+	log_info("table inet %s loaded: mode %s, %zu rules", NFT_TABLE,
+	    enf_mode_name(plan->mode), nft_ruleset_nrules(rs));
+
+	if (plan->mode == ENF_MODE_DIRECT)
+		return enf_direct_run(plan, rs, &o.creds, o.keep, o.nkeep,
+		    o.cmd);
+
+	if (verify(rs) == -1)
+		return EXIT_ENFORCE;
+	nft_ruleset_free(rs);
+	enf_plan_free(plan);
+
+	if (enf_close_fds(o.keep, o.nkeep, err, sizeof(err)) == -1 ||
+	    enf_drop_all(&o.creds, err, sizeof(err)) == -1) {
+		log_warnx("dropping privileges: %s", err);
+		return EXIT_ENFORCE;
+	}
+	execvp(o.cmd[0], o.cmd);
+	log_warn("%s", o.cmd[0]);
+	return errno == ENOENT ? 127 : 126;
+}

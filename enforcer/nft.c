@@ -1,0 +1,846 @@
+/*
+ * Table `inet aisb` from a plan, through libnftnl and one libmnl batch.
+ *
+ *	table inet aisb {
+ *		set allowed4 { type ipv4_addr . inet_service; flags timeout; }
+ *		set allowed6 { type ipv6_addr . inet_service; flags timeout; }
+ *		chain output {
+ *			type filter hook output priority 0; policy drop;
+ *			oifname "lo" accept
+ *			ct state established,related accept
+ *			ip daddr GATE tcp dport PORT accept		(per gate)
+ *			icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert } accept
+ *			meta skuid UID ip daddr RESOLVER udp|tcp dport 53 accept
+ *			ip daddr . tcp dport @allowed4 accept
+ *			ip6 daddr . tcp dport @allowed6 accept
+ *			counter log prefix "..." drop
+ *		}
+ *	}
+ *
+ * The sets exist only in direct mode; icmpv6 neighbour discovery only when an
+ * IPv6 address may be reached.  The sets key on address AND port, so a name
+ * allowed on 443 does not open 22 on a neighbour that shares its address.
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_conntrack_common.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <libmnl/libmnl.h>
+#include <libnftnl/expr.h>
+
+#include "nft-int.h"
+
+#define ACK_TIMEOUT_SEC	5	/* the kernel answers at once; a hang is a bug */
+#define ELEMS_PER_MSG	128	/* at most ~48 bytes each */
+#define MSGS_PER_BATCH	8	/* 8 * 128 * 48 bytes stay inside NFT_BATCH_LIMIT */
+
+/* ---- expressions ---------------------------------------------------- */
+
+static int
+add_expr(struct nftnl_rule *r, struct nftnl_expr *e)
+{
+	if (e == NULL)
+		return -1;
+	nftnl_rule_add_expr(r, e);
+	return 0;
+}
+
+static int
+x_meta(struct nftnl_rule *r, uint32_t key, uint32_t dreg)
+{
+	struct nftnl_expr	*e = nftnl_expr_alloc("meta");
+
+	if (e == NULL)
+		return -1;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_META_DREG, dreg);
+	return add_expr(r, e);
+}
+
+static int
+x_cmp(struct nftnl_rule *r, uint32_t sreg, uint32_t op, const void *data,
+    uint32_t len)
+{
+	struct nftnl_expr	*e = nftnl_expr_alloc("cmp");
+
+	if (e == NULL)
+		return -1;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, sreg);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, op);
+	nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data, len);
+	return add_expr(r, e);
+}
+
+static int
+x_payload(struct nftnl_rule *r, uint32_t base, uint32_t off, uint32_t len,
+    uint32_t dreg)
+{
+	struct nftnl_expr	*e = nftnl_expr_alloc("payload");
+
+	if (e == NULL)
+		return -1;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE, base);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, off);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, len);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, dreg);
+	return add_expr(r, e);
+}
+
+static int
+x_verdict(struct nftnl_rule *r, uint32_t verdict)
+{
+	struct nftnl_expr	*e = nftnl_expr_alloc("immediate");
+
+	if (e == NULL)
+		return -1;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, verdict);
+	return add_expr(r, e);
+}
+
+static int
+x_meta_cmp(struct nftnl_rule *r, uint32_t key, const void *v, uint32_t len)
+{
+	if (x_meta(r, key, NFT_REG_1) == -1)
+		return -1;
+	return x_cmp(r, NFT_REG_1, NFT_CMP_EQ, v, len);
+}
+
+static int
+x_nfproto(struct nftnl_rule *r, int family)
+{
+	uint8_t	 v = family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6;
+
+	return x_meta_cmp(r, NFT_META_NFPROTO, &v, sizeof(v));
+}
+
+static int
+x_l4proto(struct nftnl_rule *r, uint8_t proto)
+{
+	return x_meta_cmp(r, NFT_META_L4PROTO, &proto, sizeof(proto));
+}
+
+/* ip daddr / ip6 daddr == a; the caller matched nfproto first. */
+static int
+x_daddr(struct nftnl_rule *r, const struct enf_addr *a)
+{
+	uint32_t	 off = a->family == AF_INET ? 16 : 24;
+	uint32_t	 len = a->family == AF_INET ? 4 : 16;
+
+	if (x_payload(r, NFT_PAYLOAD_NETWORK_HEADER, off, len, NFT_REG_1) == -1)
+		return -1;
+	return x_cmp(r, NFT_REG_1, NFT_CMP_EQ, a->addr, len);
+}
+
+/* th dport == port; the caller matched l4proto tcp or udp first. */
+static int
+x_dport(struct nftnl_rule *r, uint16_t port)
+{
+	uint16_t	 p = htons(port);
+
+	if (x_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG_1) == -1)
+		return -1;
+	return x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &p, sizeof(p));
+}
+
+/* ---- rules ---------------------------------------------------------- */
+
+static struct nftnl_rule *
+rule_new(struct nft_ruleset *rs, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static struct nftnl_rule *
+rule_new(struct nft_ruleset *rs, const char *fmt, ...)
+{
+	struct nftnl_rule	*r;
+	va_list			 ap;
+
+	if (rs->nrules == NFT_MAX_RULES || (r = nftnl_rule_alloc()) == NULL)
+		return NULL;
+	nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, NFPROTO_INET);
+	nftnl_rule_set_str(r, NFTNL_RULE_TABLE, NFT_TABLE);
+	nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, NFT_CHAIN);
+	va_start(ap, fmt);
+	vsnprintf(rs->desc[rs->nrules], NFT_DESC_LEN, fmt, ap);
+	va_end(ap);
+	rs->rules[rs->nrules++] = r;
+	return r;
+}
+
+static int
+rule_loopback(struct nft_ruleset *rs)
+{
+	struct nftnl_rule	*r;
+	char			 lo[16] = "lo";	/* IFNAMSIZ, zero padded */
+
+	if ((r = rule_new(rs, "oifname lo accept")) == NULL)
+		return -1;
+	if (x_meta_cmp(r, NFT_META_OIFNAME, lo, sizeof(lo)) == -1)
+		return -1;
+	return x_verdict(r, NF_ACCEPT);
+}
+
+static int
+rule_established(struct nft_ruleset *rs)
+{
+	struct nftnl_rule	*r;
+	struct nftnl_expr	*e;
+	uint32_t		 mask = NF_CT_STATE_BIT(IP_CT_ESTABLISHED) |
+				    NF_CT_STATE_BIT(IP_CT_RELATED);
+	uint32_t		 zero = 0;
+
+	if ((r = rule_new(rs, "ct state established,related accept")) == NULL)
+		return -1;
+	if ((e = nftnl_expr_alloc("ct")) == NULL)
+		return -1;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_STATE);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
+	nftnl_rule_add_expr(r, e);
+	if ((e = nftnl_expr_alloc("bitwise")) == NULL)
+		return -1;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_OP, NFT_BITWISE_BOOL);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, sizeof(mask));
+	nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, &mask, sizeof(mask));
+	nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, &zero, sizeof(zero));
+	nftnl_rule_add_expr(r, e);
+	if (x_cmp(r, NFT_REG_1, NFT_CMP_NEQ, &zero, sizeof(zero)) == -1)
+		return -1;
+	return x_verdict(r, NF_ACCEPT);
+}
+
+/* [meta skuid == uid] nfproto, l4proto, daddr, dport, accept. */
+static int
+rule_endpoint(struct nft_ruleset *rs, const char *what,
+    const struct enf_addr *a, uint16_t port, uint8_t proto, const uid_t *uid)
+{
+	struct nftnl_rule	*r;
+	char			 as[INET6_ADDRSTRLEN];
+	uint32_t		 u;
+
+	r = rule_new(rs, "%s: %s %s port %u accept", what,
+	    proto == IPPROTO_TCP ? "tcp" : "udp",
+	    enf_addr_str(a, as, sizeof(as)), port);
+	if (r == NULL)
+		return -1;
+	if (uid != NULL) {
+		u = (uint32_t)*uid;
+		if (x_meta_cmp(r, NFT_META_SKUID, &u, sizeof(u)) == -1)
+			return -1;
+	}
+	if (x_nfproto(r, a->family) == -1 || x_l4proto(r, proto) == -1 ||
+	    x_daddr(r, a) == -1 || x_dport(r, port) == -1)
+		return -1;
+	return x_verdict(r, NF_ACCEPT);
+}
+
+/* Without neighbour discovery no IPv6 destination is reachable at all. */
+static int
+rule_ndisc(struct nft_ruleset *rs, uint8_t type)
+{
+	struct nftnl_rule	*r;
+	struct enf_addr		 v6 = { .family = AF_INET6 };
+
+	if ((r = rule_new(rs, "icmpv6 type %u accept", type)) == NULL)
+		return -1;
+	if (x_nfproto(r, v6.family) == -1 || x_l4proto(r, IPPROTO_ICMPV6) == -1)
+		return -1;
+	if (x_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1, NFT_REG_1) == -1 ||
+	    x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &type, sizeof(type)) == -1)
+		return -1;
+	return x_verdict(r, NF_ACCEPT);
+}
+
+/*
+ * ip daddr . tcp dport @set.  Concatenations use 32-bit registers: the
+ * address from NFT_REG_1 on, the port in the register right after it
+ * (NFT_REG32_01 for 4 bytes, NFT_REG_2 for 16).  Registers are named as the
+ * kernel dumps them back, so that verify.c compares like with like.
+ */
+static int
+rule_lookup(struct nft_ruleset *rs, int family, const char *set, uint32_t id)
+{
+	struct nftnl_rule	*r;
+	struct nftnl_expr	*e;
+	int			 v4 = family == AF_INET;
+
+	if ((r = rule_new(rs, "%s daddr . tcp dport @%s accept",
+	    v4 ? "ip" : "ip6", set)) == NULL)
+		return -1;
+	if (x_nfproto(r, family) == -1 || x_l4proto(r, IPPROTO_TCP) == -1)
+		return -1;
+	if (x_payload(r, NFT_PAYLOAD_NETWORK_HEADER, v4 ? 16 : 24, v4 ? 4 : 16,
+	    NFT_REG_1) == -1)
+		return -1;
+	if (x_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2,
+	    v4 ? NFT_REG32_01 : NFT_REG_2) == -1)
+		return -1;
+	if ((e = nftnl_expr_alloc("lookup")) == NULL)
+		return -1;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, NFT_REG_1);
+	nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, set);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SET_ID, id);
+	nftnl_rule_add_expr(r, e);
+	return x_verdict(r, NF_ACCEPT);
+}
+
+static int
+rule_final_drop(struct nft_ruleset *rs, const char *prefix)
+{
+	struct nftnl_rule	*r;
+	struct nftnl_expr	*e;
+
+	if ((r = rule_new(rs, "counter%s%s drop", prefix[0] ? " log prefix " :
+	    "", prefix)) == NULL)
+		return -1;
+	if (add_expr(r, nftnl_expr_alloc("counter")) == -1)
+		return -1;
+	if (prefix[0] != '\0') {
+		if ((e = nftnl_expr_alloc("log")) == NULL)
+			return -1;
+		nftnl_expr_set_str(e, NFTNL_EXPR_LOG_PREFIX, prefix);
+		/* The kernel's default, set so that the dump reads the same. */
+		nftnl_expr_set_u32(e, NFTNL_EXPR_LOG_LEVEL, 4);	/* warning */
+		nftnl_rule_add_expr(r, e);
+	}
+	return x_verdict(r, NF_DROP);
+}
+
+static struct nftnl_set *
+set_new(const char *name, uint32_t id, uint32_t keytype, uint32_t keylen)
+{
+	struct nftnl_set	*s;
+
+	if ((s = nftnl_set_alloc()) == NULL)
+		return NULL;
+	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_INET);
+	nftnl_set_set_str(s, NFTNL_SET_TABLE, NFT_TABLE);
+	nftnl_set_set_str(s, NFTNL_SET_NAME, name);
+	nftnl_set_set_u32(s, NFTNL_SET_ID, id);
+	nftnl_set_set_u32(s, NFTNL_SET_FLAGS, NFT_SET_TIMEOUT);
+	nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, keytype);
+	nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, keylen);
+	return s;
+}
+
+struct nft_ruleset *
+nft_ruleset_new(const struct enf_plan *plan, uid_t refresher_uid, char *err,
+    size_t errlen)
+{
+	struct nft_ruleset	*rs;
+	size_t			 i;
+
+	if ((rs = calloc(1, sizeof(*rs))) == NULL)
+		goto fail;
+	if ((rs->table = nftnl_table_alloc()) == NULL)
+		goto fail;
+	nftnl_table_set_u32(rs->table, NFTNL_TABLE_FAMILY, NFPROTO_INET);
+	nftnl_table_set_str(rs->table, NFTNL_TABLE_NAME, NFT_TABLE);
+
+	if ((rs->chain = nftnl_chain_alloc()) == NULL)
+		goto fail;
+	nftnl_chain_set_u32(rs->chain, NFTNL_CHAIN_FAMILY, NFPROTO_INET);
+	nftnl_chain_set_str(rs->chain, NFTNL_CHAIN_TABLE, NFT_TABLE);
+	nftnl_chain_set_str(rs->chain, NFTNL_CHAIN_NAME, NFT_CHAIN);
+	nftnl_chain_set_str(rs->chain, NFTNL_CHAIN_TYPE, "filter");
+	nftnl_chain_set_u32(rs->chain, NFTNL_CHAIN_HOOKNUM, NF_INET_LOCAL_OUT);
+	nftnl_chain_set_s32(rs->chain, NFTNL_CHAIN_PRIO, 0);
+	nftnl_chain_set_u32(rs->chain, NFTNL_CHAIN_POLICY, NF_DROP);
+
+	if (plan->mode == ENF_MODE_DIRECT) {
+		rs->set4 = set_new(NFT_SET4, 1,
+		    NFT_CONCAT(NFT_TYPE_IPADDR, NFT_TYPE_INETSERVICE),
+		    NFT_SET4_KEYLEN);
+		rs->set6 = set_new(NFT_SET6, 2,
+		    NFT_CONCAT(NFT_TYPE_IP6ADDR, NFT_TYPE_INETSERVICE),
+		    NFT_SET6_KEYLEN);
+		if (rs->set4 == NULL || rs->set6 == NULL)
+			goto fail;
+	}
+
+	if (rule_loopback(rs) == -1 || rule_established(rs) == -1)
+		goto fail;
+	for (i = 0; i < plan->ngates; i++) {
+		const struct enf_endpoint	*g = &plan->gates[i];
+
+		if (rule_endpoint(rs, "gate", &g->addr, g->port,
+		    (uint8_t)g->proto, NULL) == -1)
+			goto fail;
+	}
+	if (plan->mode == ENF_MODE_DIRECT || enf_plan_uses_ipv6(plan)) {
+		if (rule_ndisc(rs, 135) == -1 || rule_ndisc(rs, 136) == -1)
+			goto fail;
+	}
+	for (i = 0; i < plan->nresolvers; i++) {
+		const struct enf_endpoint	*d = &plan->resolvers[i];
+
+		if (rule_endpoint(rs, "resolver", &d->addr, d->port,
+		    IPPROTO_UDP, &refresher_uid) == -1 ||
+		    rule_endpoint(rs, "resolver", &d->addr, d->port,
+		    IPPROTO_TCP, &refresher_uid) == -1)
+			goto fail;
+	}
+	if (plan->mode == ENF_MODE_DIRECT) {
+		if (rule_lookup(rs, AF_INET, NFT_SET4, 1) == -1 ||
+		    rule_lookup(rs, AF_INET6, NFT_SET6, 2) == -1)
+			goto fail;
+	}
+	if (rule_final_drop(rs, plan->log_prefix) == -1)
+		goto fail;
+	return rs;
+fail:
+	snprintf(err, errlen, "building the ruleset: %s",
+	    rs != NULL && rs->nrules == NFT_MAX_RULES ? "too many rules" :
+	    "out of memory");
+	nft_ruleset_free(rs);
+	return NULL;
+}
+
+void
+nft_ruleset_free(struct nft_ruleset *rs)
+{
+	size_t	 i;
+
+	if (rs == NULL)
+		return;
+	for (i = 0; i < rs->nrules; i++)
+		nftnl_rule_free(rs->rules[i]);
+	if (rs->set4 != NULL)
+		nftnl_set_free(rs->set4);
+	if (rs->set6 != NULL)
+		nftnl_set_free(rs->set6);
+	if (rs->chain != NULL)
+		nftnl_chain_free(rs->chain);
+	if (rs->table != NULL)
+		nftnl_table_free(rs->table);
+	free(rs);
+}
+
+size_t
+nft_ruleset_nrules(const struct nft_ruleset *rs)
+{
+	return rs->nrules;
+}
+
+const char *
+nft_ruleset_rule_desc(const struct nft_ruleset *rs, size_t i)
+{
+	return i < rs->nrules ? rs->desc[i] : "?";
+}
+
+/* ---- batches -------------------------------------------------------- */
+
+/*
+ * libmnl's batch lets the last message run past the limit and reports it
+ * full afterwards, so the buffer is twice the limit (mnl_nlmsg_batch_start).
+ */
+int
+nft_batch_init(struct nft_batch *b)
+{
+	memset(b, 0, sizeof(*b));
+	if ((b->buf = malloc(2 * NFT_BATCH_LIMIT)) == NULL)
+		return -1;
+	return 0;
+}
+
+void
+nft_batch_release(struct nft_batch *b)
+{
+	free(b->buf);
+	b->buf = NULL;
+}
+
+struct builder {
+	struct nft_batch	*b;
+	struct mnl_nlmsg_batch	*mb;
+	uint32_t		 seq;
+};
+
+static void
+builder_start(struct builder *bd, struct nft_batch *b, uint32_t seq)
+{
+	b->len = 0;
+	b->nmsgs = 0;
+	b->nacks = 0;
+	b->seq = seq;
+	bd->b = b;
+	bd->seq = seq;
+	bd->mb = mnl_nlmsg_batch_start(b->buf, NFT_BATCH_LIMIT);
+	nftnl_batch_begin(mnl_nlmsg_batch_current(bd->mb), bd->seq++);
+	b->desc[b->nmsgs++] = "batch begin";
+	mnl_nlmsg_batch_next(bd->mb);
+}
+
+/* Header for the next message; NULL when the batch has no room left. */
+static struct nlmsghdr *
+builder_msg(struct builder *bd, uint16_t type, uint16_t flags, const char *desc)
+{
+	if (bd->b->nmsgs >= NFT_BATCH_MSGS - 1)	/* keep room for the end */
+		return NULL;
+	bd->b->desc[bd->b->nmsgs++] = desc;
+	bd->b->nacks++;
+	return nftnl_nlmsg_build_hdr(mnl_nlmsg_batch_current(bd->mb), type,
+	    NFPROTO_INET, flags | NLM_F_ACK, bd->seq++);
+}
+
+/* Closes the message just built; -1 when it did not fit. */
+static int
+builder_next(struct builder *bd)
+{
+	return mnl_nlmsg_batch_next(bd->mb) ? 0 : -1;
+}
+
+static int
+builder_end(struct builder *bd)
+{
+	nftnl_batch_end(mnl_nlmsg_batch_current(bd->mb), bd->seq++);
+	bd->b->desc[bd->b->nmsgs++] = "batch end";
+	if (!mnl_nlmsg_batch_next(bd->mb)) {
+		mnl_nlmsg_batch_stop(bd->mb);
+		return -1;
+	}
+	bd->b->len = mnl_nlmsg_batch_size(bd->mb);
+	mnl_nlmsg_batch_stop(bd->mb);
+	return 0;
+}
+
+int
+nft_batch_ruleset(const struct nft_ruleset *rs, uint32_t seq,
+    struct nft_batch *b, char *err, size_t errlen)
+{
+	struct builder	 bd;
+	struct nlmsghdr	*nlh;
+	size_t		 i;
+
+	builder_start(&bd, b, seq);
+
+	/*
+	 * Add, delete, add: a table left from an earlier run is replaced as a
+	 * whole inside the same transaction, without ENOENT when there is none.
+	 */
+	if ((nlh = builder_msg(&bd, NFT_MSG_NEWTABLE, NLM_F_CREATE,
+	    "add table")) == NULL)
+		goto full;
+	nftnl_table_nlmsg_build_payload(nlh, rs->table);
+	if (builder_next(&bd) == -1)
+		goto full;
+	if ((nlh = builder_msg(&bd, NFT_MSG_DELTABLE, 0,
+	    "delete old table")) == NULL)
+		goto full;
+	nftnl_table_nlmsg_build_payload(nlh, rs->table);
+	if (builder_next(&bd) == -1)
+		goto full;
+	if ((nlh = builder_msg(&bd, NFT_MSG_NEWTABLE, NLM_F_CREATE | NLM_F_EXCL,
+	    "create table inet " NFT_TABLE)) == NULL)
+		goto full;
+	nftnl_table_nlmsg_build_payload(nlh, rs->table);
+	if (builder_next(&bd) == -1)
+		goto full;
+
+	if (rs->set4 != NULL) {
+		if ((nlh = builder_msg(&bd, NFT_MSG_NEWSET,
+		    NLM_F_CREATE | NLM_F_EXCL, "create set " NFT_SET4)) == NULL)
+			goto full;
+		nftnl_set_nlmsg_build_payload(nlh, rs->set4);
+		if (builder_next(&bd) == -1)
+			goto full;
+	}
+	if (rs->set6 != NULL) {
+		if ((nlh = builder_msg(&bd, NFT_MSG_NEWSET,
+		    NLM_F_CREATE | NLM_F_EXCL, "create set " NFT_SET6)) == NULL)
+			goto full;
+		nftnl_set_nlmsg_build_payload(nlh, rs->set6);
+		if (builder_next(&bd) == -1)
+			goto full;
+	}
+
+	if ((nlh = builder_msg(&bd, NFT_MSG_NEWCHAIN, NLM_F_CREATE | NLM_F_EXCL,
+	    "create chain " NFT_CHAIN " (hook output, policy drop)")) == NULL)
+		goto full;
+	nftnl_chain_nlmsg_build_payload(nlh, rs->chain);
+	if (builder_next(&bd) == -1)
+		goto full;
+
+	for (i = 0; i < rs->nrules; i++) {
+		if ((nlh = builder_msg(&bd, NFT_MSG_NEWRULE,
+		    NLM_F_CREATE | NLM_F_APPEND, rs->desc[i])) == NULL)
+			goto full;
+		nftnl_rule_nlmsg_build_payload(nlh, rs->rules[i]);
+		if (builder_next(&bd) == -1)
+			goto full;
+	}
+	if (builder_end(&bd) == -1)
+		goto full_stopped;
+	return 0;
+full:
+	mnl_nlmsg_batch_stop(bd.mb);
+full_stopped:
+	snprintf(err, errlen, "ruleset does not fit in one batch");
+	return -1;
+}
+
+static int
+elem_key(const struct nft_elem *el, uint8_t *key, uint32_t *keylen)
+{
+	uint16_t	 port = htons(el->port);
+	size_t		 alen = el->addr.family == AF_INET ? 4 : 16;
+
+	if (el->addr.family != AF_INET && el->addr.family != AF_INET6)
+		return -1;
+	memset(key, 0, NFT_SET6_KEYLEN);
+	memcpy(key, el->addr.addr, alen);
+	memcpy(key + alen, &port, sizeof(port));	/* + 2 bytes of padding */
+	*keylen = (uint32_t)alen + 4;
+	return 0;
+}
+
+/* One NEWSETELEM message of up to ELEMS_PER_MSG elements of one family. */
+static ssize_t
+batch_elem_msg(struct builder *bd, const struct nft_elem *elems, size_t n,
+    int family)
+{
+	struct nftnl_set	*s;
+	struct nftnl_set_elem	*e;
+	struct nlmsghdr		*nlh;
+	uint8_t			 key[NFT_SET6_KEYLEN];
+	uint32_t		 keylen;
+	size_t			 i, taken = 0;
+
+	if ((s = nftnl_set_alloc()) == NULL)
+		return -1;
+	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_INET);
+	nftnl_set_set_str(s, NFTNL_SET_TABLE, NFT_TABLE);
+	nftnl_set_set_str(s, NFTNL_SET_NAME,
+	    family == AF_INET ? NFT_SET4 : NFT_SET6);
+	for (i = 0; i < n && taken < ELEMS_PER_MSG; i++) {
+		if (elems[i].addr.family != family)
+			continue;
+		if (elem_key(&elems[i], key, &keylen) == -1 ||
+		    (e = nftnl_set_elem_alloc()) == NULL) {
+			nftnl_set_free(s);
+			return -1;
+		}
+		nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, key, keylen);
+		nftnl_set_elem_set_u64(e, NFTNL_SET_ELEM_TIMEOUT,
+		    elems[i].timeout_ms);
+		nftnl_set_elem_add(s, e);
+		taken++;
+	}
+	if (taken > 0) {
+		nlh = builder_msg(bd, NFT_MSG_NEWSETELEM, NLM_F_CREATE,
+		    family == AF_INET ? "add elements to " NFT_SET4 :
+		    "add elements to " NFT_SET6);
+		if (nlh == NULL) {
+			nftnl_set_free(s);
+			return 0;
+		}
+		nftnl_set_elems_nlmsg_build_payload(nlh, s);
+		if (builder_next(bd) == -1) {
+			nftnl_set_free(s);
+			return -1;
+		}
+	}
+	nftnl_set_free(s);
+	return (ssize_t)i;
+}
+
+/*
+ * Elements of one family at a time, in order: the first call takes the
+ * leading run of elements it can, so a caller loops until all are taken.
+ */
+ssize_t
+nft_batch_elems(const struct nft_elem *elems, size_t n, uint32_t seq,
+    struct nft_batch *b, char *err, size_t errlen)
+{
+	struct builder	 bd;
+	size_t		 off = 0, msgs = 0;
+	ssize_t		 k;
+
+	builder_start(&bd, b, seq);
+	while (off < n && msgs < MSGS_PER_BATCH) {
+		size_t	 run = 0;
+
+		/* A run of one family, capped to one message. */
+		while (off + run < n && run < ELEMS_PER_MSG &&
+		    elems[off + run].addr.family == elems[off].addr.family)
+			run++;
+		k = batch_elem_msg(&bd, elems + off, run,
+		    elems[off].addr.family);
+		if (k == -1) {
+			mnl_nlmsg_batch_stop(bd.mb);
+			snprintf(err, errlen, "bad element or out of memory");
+			return -1;
+		}
+		if (k == 0)
+			break;
+		off += (size_t)k;
+		msgs++;
+	}
+	if (builder_end(&bd) == -1) {
+		snprintf(err, errlen, "elements do not fit in one batch");
+		return -1;
+	}
+	return (ssize_t)off;
+}
+
+/* ---- sending -------------------------------------------------------- */
+
+struct mnl_socket *
+nft_socket_open(char *err, size_t errlen)
+{
+	struct mnl_socket	*nl;
+	struct timeval		 tv = { .tv_sec = ACK_TIMEOUT_SEC };
+	int			 one = 1;
+
+	if ((nl = mnl_socket_open(NETLINK_NETFILTER)) == NULL) {
+		snprintf(err, errlen, "netlink socket: %s", strerror(errno));
+		return NULL;
+	}
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) == -1) {
+		snprintf(err, errlen, "netlink bind: %s", strerror(errno));
+		mnl_socket_close(nl);
+		return NULL;
+	}
+	/* Errors echo our message unless capped; we only need the header. */
+	(void)mnl_socket_setsockopt(nl, NETLINK_CAP_ACK, &one, sizeof(one));
+	if (setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVTIMEO, &tv,
+	    sizeof(tv)) == -1) {
+		snprintf(err, errlen, "SO_RCVTIMEO: %s", strerror(errno));
+		mnl_socket_close(nl);
+		return NULL;
+	}
+	return nl;
+}
+
+int
+nft_send(const struct nft_batch *b, char *err, size_t errlen)
+{
+	struct mnl_socket	*nl;
+	char			 seen[NFT_BATCH_MSGS];
+	char			*rbuf = NULL;
+	size_t			 acks = 0, rbufsz = 64 * 1024;
+	uint32_t		 portid;
+	ssize_t			 n;
+	int			 rc = -1;
+
+	if ((nl = nft_socket_open(err, errlen)) == NULL)
+		return -1;
+	portid = mnl_socket_get_portid(nl);
+	memset(seen, 0, sizeof(seen));
+	if ((rbuf = malloc(rbufsz)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (mnl_socket_sendto(nl, b->buf, b->len) == -1) {
+		snprintf(err, errlen, "netlink send: %s", strerror(errno));
+		goto out;
+	}
+	/*
+	 * One ACK per message asked for: an error for any one message means
+	 * the kernel dropped the whole transaction.  Stop at the first error;
+	 * a reply that never comes is a failure too (SO_RCVTIMEO).
+	 */
+	while (acks < b->nacks) {
+		const struct nlmsghdr	*nlh;
+		int			 left;
+
+		n = mnl_socket_recvfrom(nl, rbuf, rbufsz);
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			snprintf(err, errlen, "netlink receive (%zu of %zu "
+			    "acks): %s", acks, b->nacks,
+			    errno == EAGAIN ? "timed out" : strerror(errno));
+			goto out;
+		}
+		left = (int)n;
+		for (nlh = (const struct nlmsghdr *)rbuf;
+		    mnl_nlmsg_ok(nlh, left);
+		    nlh = mnl_nlmsg_next(nlh, &left)) {
+			const struct nlmsgerr	*e;
+			uint32_t		 idx;
+
+			if (nlh->nlmsg_pid != 0 && nlh->nlmsg_pid != portid)
+				continue;
+			if (nlh->nlmsg_type != NLMSG_ERROR)
+				continue;	/* no echo asked; ignore */
+			if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e))) {
+				snprintf(err, errlen, "truncated netlink ack");
+				goto out;
+			}
+			e = mnl_nlmsg_get_payload(nlh);
+			idx = nlh->nlmsg_seq - b->seq;
+			if (idx >= b->nmsgs) {
+				snprintf(err, errlen, "netlink ack for an "
+				    "unknown sequence number %u",
+				    nlh->nlmsg_seq);
+				goto out;
+			}
+			if (e->error != 0) {
+				snprintf(err, errlen, "kernel refused \"%s\": "
+				    "%s", b->desc[idx], strerror(-e->error));
+				goto out;
+			}
+			if (seen[idx]) {
+				snprintf(err, errlen, "duplicate netlink ack");
+				goto out;
+			}
+			seen[idx] = 1;
+			acks++;
+		}
+	}
+	rc = 0;
+out:
+	free(rbuf);
+	mnl_socket_close(nl);
+	return rc;
+}
+
+int
+nft_add_elems(const struct nft_elem *elems, size_t n, char *err,
+    size_t errlen)
+{
+	struct nft_batch	 b;
+	size_t			 off = 0;
+	ssize_t			 k;
+	uint32_t		 seq = (uint32_t)time(NULL);
+	int			 rc = -1;
+
+	if (nft_batch_init(&b) == -1) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	while (off < n) {
+		if ((k = nft_batch_elems(elems + off, n - off, seq, &b, err,
+		    errlen)) == -1)
+			goto out;
+		if (k == 0) {
+			snprintf(err, errlen, "element batch made no progress");
+			goto out;
+		}
+		if (nft_send(&b, err, errlen) == -1)
+			goto out;
+		off += (size_t)k;
+		seq += (uint32_t)b.nmsgs;
+	}
+	rc = 0;
+out:
+	nft_batch_release(&b);
+	return rc;
+}

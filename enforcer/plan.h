@@ -1,0 +1,93 @@
+/*
+ * The enforcement plan: what aisb-enforce must let out of the sandbox.
+ *
+ * The launcher derives the plan from the policy and hands it over as a small
+ * line-based text (docs/enforcer.md).  The parser is pure: bytes in, a plan
+ * or an error message out; no I/O, no allocation besides the plan itself.
+ */
+#ifndef AISB_ENF_PLAN_H
+#define AISB_ENF_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Size bounds of the plan; the parser rejects anything larger. */
+#define ENF_PLAN_MAX_BYTES	65536	/* whole plan */
+#define ENF_PLAN_MAX_LINE	512	/* one line, without its newline */
+#define ENF_PLAN_MAX_GATES	8	/* gate lines */
+#define ENF_PLAN_MAX_NAMES	64	/* allow-name lines */
+#define ENF_PLAN_MAX_PORTS	16	/* ports on one allow-name line */
+#define ENF_PLAN_MAX_RESOLVERS	3	/* resolver lines */
+#define ENF_PLAN_MAX_NAME	253	/* DNS name, without the final dot */
+#define ENF_PLAN_MAX_PREFIX	64	/* log-prefix (the kernel allows 127) */
+
+#define ENF_TTL_MIN_DEFAULT	30
+#define ENF_TTL_MAX_DEFAULT	3600
+#define ENF_TTL_LIMIT		86400	/* dns-min-ttl/dns-max-ttl upper bound */
+
+enum enf_mode {
+	ENF_MODE_GATE = 1,	/* only the gate's address and ports */
+	ENF_MODE_DIRECT,	/* resolved addresses of allowed names */
+	ENF_MODE_NONE		/* loopback only */
+};
+
+enum enf_proto {
+	ENF_PROTO_TCP = 6,	/* IPPROTO_TCP */
+	ENF_PROTO_UDP = 17	/* IPPROTO_UDP */
+};
+
+/* An address of either family; addr holds 4 or 16 bytes, network order. */
+struct enf_addr {
+	int		 family;	/* AF_INET or AF_INET6 */
+	uint8_t		 addr[16];
+};
+
+struct enf_endpoint {
+	struct enf_addr	 addr;
+	uint16_t	 port;		/* host order */
+	enum enf_proto	 proto;
+};
+
+struct enf_name {
+	char		 name[ENF_PLAN_MAX_NAME + 1];	/* lower case, no final dot */
+	uint16_t	 ports[ENF_PLAN_MAX_PORTS];	/* host order, distinct */
+	size_t		 nports;
+};
+
+struct enf_plan {
+	enum enf_mode		 mode;
+	struct enf_endpoint	 gates[ENF_PLAN_MAX_GATES];
+	size_t			 ngates;
+	struct enf_name		 names[ENF_PLAN_MAX_NAMES];
+	size_t			 nnames;
+	struct enf_endpoint	 resolvers[ENF_PLAN_MAX_RESOLVERS];	/* proto unused */
+	size_t			 nresolvers;
+	uint32_t		 ttl_min;	/* seconds */
+	uint32_t		 ttl_max;	/* seconds */
+	char			 log_prefix[ENF_PLAN_MAX_PREFIX + 1];	/* "" = no log */
+};
+
+/*
+ * Parses len bytes of buf (need not be NUL-terminated, at most
+ * ENF_PLAN_MAX_BYTES).  Returns a new plan the caller frees with
+ * enf_plan_free(), or NULL with "line N: what is wrong" in err.
+ */
+struct enf_plan	*enf_plan_parse(const char *buf, size_t len, char *err,
+		    size_t errlen);
+void		 enf_plan_free(struct enf_plan *);
+
+/*
+ * Reads a whole plan from fd (a file or a pipe) up to ENF_PLAN_MAX_BYTES.
+ * Returns the number of bytes read, or -1 with a message in err.
+ */
+ssize_t		 enf_plan_read(int fd, char *buf, size_t bufsz, char *err,
+		    size_t errlen);
+
+/* True when any address of the plan (gate or resolver) is IPv6. */
+int		 enf_plan_uses_ipv6(const struct enf_plan *);
+const char	*enf_mode_name(enum enf_mode);
+/* Formats an address into buf (at least INET6_ADDRSTRLEN bytes). */
+const char	*enf_addr_str(const struct enf_addr *, char *buf, size_t bufsz);
+
+#endif

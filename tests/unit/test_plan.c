@@ -1,0 +1,317 @@
+/* Unit tests of the enforcer's plan parser (enforcer/plan.c). */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "plan.h"
+
+static struct enf_plan *
+parse(const char *text, char *err, size_t errlen)
+{
+	return enf_plan_parse(text, strlen(text), err, errlen);
+}
+
+/* The plan must fail with an error naming line and containing want. */
+static void
+expect_error(const char *text, const char *want)
+{
+	struct enf_plan	*p;
+	char		 err[256];
+
+	p = parse(text, err, sizeof(err));
+	if (p != NULL || strstr(err, want) == NULL)
+		fail_msg("plan:\n%s\nexpected error with \"%s\", got %s \"%s\"",
+		    text, want, p != NULL ? "a plan" : "error", err);
+	assert_true(strncmp(err, "line ", 5) == 0);
+}
+
+static void
+test_gate_minimal(void **state)
+{
+	struct enf_plan	*p;
+	char		 err[256];
+	uint8_t		 want[4] = { 10, 199, 0, 1 };
+
+	p = parse("aisb-plan 1\nmode gate\ngate 10.199.0.1 43127\n", err,
+	    sizeof(err));
+	assert_non_null(p);
+	assert_int_equal(p->mode, ENF_MODE_GATE);
+	assert_int_equal(p->ngates, 1);
+	assert_int_equal(p->gates[0].addr.family, AF_INET);
+	assert_memory_equal(p->gates[0].addr.addr, want, 4);
+	assert_int_equal(p->gates[0].port, 43127);
+	assert_int_equal(p->gates[0].proto, ENF_PROTO_TCP);
+	assert_string_equal(p->log_prefix, "");
+	assert_false(enf_plan_uses_ipv6(p));
+	enf_plan_free(p);
+}
+
+static void
+test_gate_full(void **state)
+{
+	struct enf_plan	*p;
+	char		 err[256];
+
+	p = parse("# written by aisb\n"
+	    "\n"
+	    "aisb-plan 1\n"
+	    "  # indented comment\n"
+	    "mode\tgate\n"
+	    "gate 10.199.0.1 43127\n"
+	    "gate 10.199.0.1 43128 tcp\n"
+	    "gate fd00:199::1 5353 udp\n"
+	    "log-prefix aisb-drop:\n", err, sizeof(err));
+	assert_non_null(p);
+	assert_int_equal(p->ngates, 3);
+	assert_int_equal(p->gates[2].addr.family, AF_INET6);
+	assert_int_equal(p->gates[2].proto, ENF_PROTO_UDP);
+	assert_string_equal(p->log_prefix, "aisb-drop:");
+	assert_true(enf_plan_uses_ipv6(p));
+	enf_plan_free(p);
+}
+
+static void
+test_direct(void **state)
+{
+	struct enf_plan	*p;
+	char		 err[256];
+
+	p = parse("aisb-plan 1\nmode direct\nresolver 10.199.0.1\n"
+	    "resolver fd00:199::1 5353\n"
+	    "allow-name Example.COM 443,80\nallow-name a-b.example.org 22\n"
+	    "dns-min-ttl 5\ndns-max-ttl 600\n", err, sizeof(err));
+	assert_non_null(p);
+	assert_int_equal(p->mode, ENF_MODE_DIRECT);
+	assert_int_equal(p->nnames, 2);
+	assert_string_equal(p->names[0].name, "example.com");
+	assert_int_equal(p->names[0].nports, 2);
+	assert_int_equal(p->names[0].ports[0], 443);
+	assert_int_equal(p->names[0].ports[1], 80);
+	assert_int_equal(p->nresolvers, 2);
+	assert_int_equal(p->resolvers[0].port, 53);
+	assert_int_equal(p->resolvers[1].port, 5353);
+	assert_int_equal(p->ttl_min, 5);
+	assert_int_equal(p->ttl_max, 600);
+	enf_plan_free(p);
+}
+
+static void
+test_none(void **state)
+{
+	struct enf_plan	*p;
+	char		 err[256];
+
+	p = parse("aisb-plan 1\nmode none\n", err, sizeof(err));
+	assert_non_null(p);
+	assert_int_equal(p->mode, ENF_MODE_NONE);
+	assert_int_equal(p->ttl_min, ENF_TTL_MIN_DEFAULT);
+	assert_int_equal(p->ttl_max, ENF_TTL_MAX_DEFAULT);
+	enf_plan_free(p);
+	enf_plan_free(NULL);
+}
+
+static void
+test_structure_errors(void **state)
+{
+	expect_error("", "empty plan");
+	expect_error("# only a comment\n", "empty plan");
+	expect_error("mode gate\n", "must start with");
+	expect_error("aisb-plan 2\nmode none\n", "unsupported plan version");
+	expect_error("aisb-plan 01\nmode none\n", "unsupported plan version");
+	expect_error("aisb-plan 1\n", "no mode line");
+	expect_error("aisb-plan 1\naisb-plan 1\nmode none\n", "given twice");
+	expect_error("aisb-plan 1\nmode none\nmode none\n", "mode given twice");
+	expect_error("aisb-plan 1\nmode gate\n", "at least one gate");
+	expect_error("aisb-plan 1\nmode none", "no newline");
+	expect_error("aisb-plan 1\r\nmode none\r\n", "0x0d");
+	expect_error("aisb-plan 1\nmode none\nfrobnicate 1\n",
+	    "unknown keyword");
+	expect_error("aisb-plan 1\nmode sideways\n", "unknown mode");
+	expect_error("aisb-plan 1\nmode none # no\n", "comment must be");
+	expect_error("aisb-plan 1\nmode none extra\n", "usage: mode");
+	expect_error("aisb-plan 1\nmode none\ngate 10.199.0.1 1\n",
+	    "only for mode gate");
+	expect_error("aisb-plan 1\nmode gate\ngate 10.199.0.1 1\n"
+	    "allow-name example.com 443\n", "only for mode direct");
+	expect_error("aisb-plan 1\nmode none\ndns-min-ttl 5\n",
+	    "only for mode direct");
+	expect_error("aisb-plan 1\nmode direct\nresolver 10.199.0.1\n",
+	    "at least one allow-name");
+	expect_error("aisb-plan 1\nmode direct\nallow-name example.com 1\n",
+	    "at least one resolver");
+	expect_error("aisb-plan 1\nmode direct\nresolver 10.199.0.1\n"
+	    "allow-name example.com 1\ndns-min-ttl 60\ndns-max-ttl 30\n",
+	    "above dns-max-ttl");
+	expect_error("aisb-plan 1\nmode none\na b c d e f g h i\n",
+	    "too many words");
+}
+
+static void
+test_value_errors(void **state)
+{
+	static const char *bad_gate[] = {
+		"gate 10.199.0.1\n",
+		"gate 10.199.0.1 0\n",
+		"gate 10.199.0.1 65536\n",
+		"gate 10.199.0.1 +80\n",
+		"gate 10.199.0.1 080\n",
+		"gate 10.199.0.1 80 sctp\n",
+		"gate 0.0.0.0 80\n",
+		"gate 224.0.0.1 80\n",
+		"gate ff02::1 80\n",
+		"gate fe80::1%eth0 80\n",
+		"gate gate.example 80\n",
+		"gate 10.199.0.300 80\n",
+	};
+	char	 buf[256];
+	size_t	 i;
+
+	for (i = 0; i < sizeof(bad_gate) / sizeof(bad_gate[0]); i++) {
+		snprintf(buf, sizeof(buf), "aisb-plan 1\nmode gate\n%s",
+		    bad_gate[i]);
+		expect_error(buf, "line 3:");
+	}
+	expect_error("aisb-plan 1\nmode gate\ngate 10.199.0.1 80\n"
+	    "gate 10.199.0.1 80 tcp\n", "gate listed twice");
+	expect_error("aisb-plan 1\nmode gate\ngate 10.199.0.1 1\n"
+	    "log-prefix has\"quote\n", "log-prefix has a character");
+	expect_error("aisb-plan 1\nmode gate\ngate 10.199.0.1 1\n"
+	    "log-prefix a\nlog-prefix b\n", "log-prefix given twice");
+}
+
+static void
+test_name_errors(void **state)
+{
+	static const struct {
+		const char	*line;
+		const char	*want;
+	} cases[] = {
+		{ "allow-name *.example.com 443\n", "wildcards" },
+		{ "allow-name example.com. 443\n", "empty label" },
+		{ "allow-name .example.com 443\n", "empty label" },
+		{ "allow-name ex_ample.com 443\n", "outside [a-z0-9.-]" },
+		{ "allow-name -a.example.com 443\n", "starts with" },
+		{ "allow-name a-.example.com 443\n", "ends with" },
+		{ "allow-name 192.0.2.1 443\n", "not a name" },
+		{ "allow-name example.com\n", "usage: allow-name" },
+		{ "allow-name example.com 443,\n", "empty port" },
+		{ "allow-name example.com ,443\n", "empty port" },
+		{ "allow-name example.com 443,,80\n", "empty port" },
+		{ "allow-name example.com 443,443\n", "listed twice" },
+		{ "allow-name example.com 0\n", "bad port" },
+		{ "allow-name example.com 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,"
+		    "16,17\n", "more than 16 ports" },
+	};
+	char	 buf[512];
+	size_t	 i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(buf, sizeof(buf), "aisb-plan 1\nmode direct\n"
+		    "resolver 10.199.0.1\n%s", cases[i].line);
+		expect_error(buf, cases[i].want);
+	}
+	expect_error("aisb-plan 1\nmode direct\nresolver 10.199.0.1\n"
+	    "allow-name example.com 1\nallow-name EXAMPLE.com 2\n",
+	    "listed twice");
+}
+
+static void
+test_bounds(void **state)
+{
+	char	*buf;
+	size_t	 i, off;
+	char	 err[256];
+
+	/* A label of 64 bytes, a name of 254 bytes. */
+	buf = malloc(ENF_PLAN_MAX_BYTES + 2);
+	assert_non_null(buf);
+	off = (size_t)snprintf(buf, 200, "aisb-plan 1\nmode direct\n"
+	    "resolver 10.199.0.1\nallow-name ");
+	memset(buf + off, 'a', 64);
+	off += 64;
+	memcpy(buf + off, " 1\n", 4);
+	expect_error(buf, "longer than 63");
+
+	/* 65 names. */
+	off = (size_t)snprintf(buf, 200, "aisb-plan 1\nmode direct\n"
+	    "resolver 10.199.0.1\n");
+	for (i = 0; i <= ENF_PLAN_MAX_NAMES; i++)
+		off += (size_t)snprintf(buf + off, 64,
+		    "allow-name n%zu.example 443\n", i);
+	expect_error(buf, "more than 64 allow-name");
+
+	/* A line over the limit. */
+	off = (size_t)snprintf(buf, 200, "aisb-plan 1\n# ");
+	memset(buf + off, 'x', ENF_PLAN_MAX_LINE);
+	off += ENF_PLAN_MAX_LINE;
+	memcpy(buf + off, "\nmode none\n", 12);
+	expect_error(buf, "longer than 512");
+
+	/* The whole plan over the limit: comments only. */
+	memset(buf, '\n', ENF_PLAN_MAX_BYTES + 1);
+	assert_null(enf_plan_parse(buf, ENF_PLAN_MAX_BYTES + 1, err,
+	    sizeof(err)));
+	assert_non_null(strstr(err, "larger than"));
+
+	/* NUL inside. */
+	assert_null(enf_plan_parse("aisb-plan 1\n\0mode none\n", 22, err,
+	    sizeof(err)));
+	assert_non_null(strstr(err, "line 2: byte 0x00"));
+
+	/* 9 gates. */
+	off = (size_t)snprintf(buf, 200, "aisb-plan 1\nmode gate\n");
+	for (i = 0; i <= ENF_PLAN_MAX_GATES; i++)
+		off += (size_t)snprintf(buf + off, 64, "gate 10.199.0.1 %zu\n",
+		    i + 1);
+	expect_error(buf, "more than 8 gate");
+	free(buf);
+}
+
+static void
+test_read_fd(void **state)
+{
+	int	 fds[2];
+	char	*buf;
+	char	 err[128];
+	ssize_t	 n;
+
+	buf = malloc(ENF_PLAN_MAX_BYTES + 1);
+	assert_non_null(buf);
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(write(fds[1], "aisb-plan 1\nmode none\n", 22), 22);
+	close(fds[1]);
+	n = enf_plan_read(fds[0], buf, ENF_PLAN_MAX_BYTES + 1, err,
+	    sizeof(err));
+	close(fds[0]);
+	assert_int_equal(n, 22);
+	assert_int_equal(enf_plan_read(0, buf, 10, err, sizeof(err)), -1);
+	free(buf);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gate_minimal),
+		cmocka_unit_test(test_gate_full),
+		cmocka_unit_test(test_direct),
+		cmocka_unit_test(test_none),
+		cmocka_unit_test(test_structure_errors),
+		cmocka_unit_test(test_value_errors),
+		cmocka_unit_test(test_name_errors),
+		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_read_fd),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
