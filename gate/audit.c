@@ -1,0 +1,237 @@
+/*
+ * The audit log: one JSON object per line, appended with O_APPEND in a
+ * single write(2) so that lines from several writers never interleave.
+ * A failed write is counted and logged (once per burst), never fatal: the
+ * gate keeps deciding even with a full disk, and lines already written stay.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/time.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "gate.h"
+
+#define AUDIT_LINE_MAX	4096	/* bytes of one line; fields are truncated */
+
+struct gate_audit {
+	char	*path;		/* NULL for stdout */
+	int	 fd;
+	int	 failing;	/* the last write failed: do not log again */
+};
+
+static int
+audit_openfd(const char *path)
+{
+	return open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+}
+
+struct gate_audit *
+gate_audit_open(const char *path)
+{
+	struct gate_audit	*a;
+
+	if ((a = calloc(1, sizeof(*a))) == NULL)
+		return NULL;
+	if (strcmp(path, "-") == 0) {
+		a->fd = STDOUT_FILENO;
+		return a;
+	}
+	if ((a->path = strdup(path)) == NULL || (a->fd = audit_openfd(path)) == -1) {
+		free(a->path);
+		free(a);
+		return NULL;
+	}
+	return a;
+}
+
+/* For log rotation: open the path again; on failure keep the old file. */
+int
+gate_audit_reopen(struct gate_audit *a)
+{
+	int	 fd;
+
+	if (a == NULL || a->path == NULL)
+		return 0;
+	if ((fd = audit_openfd(a->path)) == -1)
+		return -1;
+	close(a->fd);
+	a->fd = fd;
+	return 0;
+}
+
+void
+gate_audit_close(struct gate_audit *a)
+{
+	if (a == NULL)
+		return;
+	if (a->path != NULL)
+		close(a->fd);
+	free(a->path);
+	free(a);
+}
+
+/*
+ * Write s as a JSON string (with the quotes) into buf, truncated to fit.
+ * Control bytes and bytes >= 0x80 are escaped as \u00XX, so the result is
+ * ASCII and valid JSON whatever the input.  Returns the length written.
+ */
+size_t
+gate_json_str(char *buf, size_t len, const char *s)
+{
+	size_t	 n = 0;
+
+	if (len < 3)
+		return 0;
+	buf[n++] = '"';
+	for (; *s != '\0'; s++) {
+		unsigned char	 c = *s;
+		char		 esc[8];
+		size_t		 el;
+
+		if (c == '"' || c == '\\') {
+			esc[0] = '\\';
+			esc[1] = c;
+			el = 2;
+		} else if (c == '\n') {
+			memcpy(esc, "\\n", 2);
+			el = 2;
+		} else if (c == '\t') {
+			memcpy(esc, "\\t", 2);
+			el = 2;
+		} else if (c < 0x20 || c >= 0x7f) {
+			snprintf(esc, sizeof(esc), "\\u%04x", c);
+			el = 6;
+		} else {
+			esc[0] = c;
+			el = 1;
+		}
+		if (n + el + 2 > len)
+			break;
+		memcpy(buf + n, esc, el);
+		n += el;
+	}
+	buf[n++] = '"';
+	buf[n] = '\0';
+	return n;
+}
+
+struct line {
+	char	 buf[AUDIT_LINE_MAX];
+	size_t	 n;
+	int	 full;
+};
+
+static void __attribute__((format(printf, 2, 3)))
+add(struct line *l, const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 r;
+
+	if (l->full)
+		return;
+	va_start(ap, fmt);
+	r = vsnprintf(l->buf + l->n, sizeof(l->buf) - l->n, fmt, ap);
+	va_end(ap);
+	if (r < 0 || (size_t)r >= sizeof(l->buf) - l->n)
+		l->full = 1;
+	else
+		l->n += (size_t)r;
+}
+
+static void
+add_str(struct line *l, const char *key, const char *val)
+{
+	char	 tmp[1024];
+
+	if (val == NULL)
+		return;
+	gate_json_str(tmp, sizeof(tmp), val);
+	add(l, ",\"%s\":%s", key, tmp);
+}
+
+static void
+add_ms(struct line *l, const char *key, double ms)
+{
+	if (ms >= 0)
+		add(l, ",\"%s\":%.3f", key, ms);
+}
+
+void
+gate_audit_write(struct gate_audit *a, const struct gate_audit_rec *r,
+    uint64_t *errors)
+{
+	struct line	 l;
+	struct timeval	 tv;
+	struct tm	 tm;
+	char		 ts[32];
+	ssize_t		 w;
+
+	if (a == NULL)
+		return;
+	gettimeofday(&tv, NULL);
+	gmtime_r(&tv.tv_sec, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+
+	l.n = 0;
+	l.full = 0;
+	add(&l, "{\"time\":\"%s.%03ldZ\",\"event\":\"%s\",\"conn\":%" PRIu64,
+	    ts, (long)(tv.tv_usec / 1000), r->event, r->conn);
+	add_str(&l, "session", r->session);
+	add_str(&l, "client", r->client);
+	add_str(&l, "method", r->method);
+	add_str(&l, "host", r->host);
+	if (r->port != 0)
+		add(&l, ",\"port\":%u", r->port);
+	add_str(&l, "addr", r->addr);
+	add_str(&l, "decision", r->decision);
+	if (r->status != 0)
+		add(&l, ",\"status\":%d", r->status);
+	add_str(&l, "reason", r->reason);
+	add_str(&l, "rule", r->rule);
+	add_str(&l, "detail", r->detail);
+	add_ms(&l, "dns_ms", r->dns_ms);
+	add_ms(&l, "connect_ms", r->connect_ms);
+	if (strcmp(r->event, "close") == 0)
+		add(&l, ",\"bytes_up\":%" PRIu64 ",\"bytes_down\":%" PRIu64,
+		    r->bytes_up, r->bytes_down);
+	add_ms(&l, "duration_ms", r->duration_ms);
+	if (l.full) {
+		/* Cannot happen with the field bounds above; stay valid JSON. */
+		l.n = 0;
+		l.full = 0;
+		add(&l, "{\"time\":\"%s.%03ldZ\",\"event\":\"%s\",\"conn\":%"
+		    PRIu64 ",\"truncated\":true", ts,
+		    (long)(tv.tv_usec / 1000), r->event, r->conn);
+	}
+	add(&l, "}\n");
+
+	do {
+		w = write(a->fd, l.buf, l.n);
+	} while (w == -1 && errno == EINTR);
+	if (w == (ssize_t)l.n) {
+		if (a->failing)
+			log_warnx("audit: writing again after failures");
+		a->failing = 0;
+		return;
+	}
+	if (errors != NULL)
+		(*errors)++;
+	if (!a->failing) {
+		if (w == -1)
+			log_warn("audit: write");
+		else
+			log_warnx("audit: short write (%zd of %zu bytes)", w, l.n);
+	}
+	a->failing = 1;
+}

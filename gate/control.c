@@ -1,0 +1,212 @@
+/*
+ * The control socket: a unix stream socket, mode 0600, one command per
+ * connection.  Commands (one line, at most CONTROL_MAX_LINE bytes):
+ *   status	JSON: counters, policy identity, live tunnels
+ *   reload	same as SIGHUP; answers {"reload":"ok"} or {"reload":"failed"}
+ * Anyone who can open the socket can read the status, so it is created
+ * with umask 077 and checked for its mode; its directory is the caller's.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+
+#include "log.h"
+#include "gate.h"
+
+#define CONTROL_MAX_LINE	256
+#define CONTROL_TIMEOUT		5	/* s, for the command and the answer */
+
+struct gate_control {
+	struct gate		*g;
+	struct evconnlistener	*listener;
+	char			*path;
+};
+
+static void
+ctl_close(struct bufferevent *bev)
+{
+	bufferevent_free(bev);
+}
+
+static void
+ctl_written(struct bufferevent *bev, void *arg)
+{
+	if (evbuffer_get_length(bufferevent_get_output(bev)) == 0)
+		ctl_close(bev);
+}
+
+static void
+ctl_status(struct gate *g, struct evbuffer *out)
+{
+	const struct gate_counters	*k = &g->ctr;
+	char				 file[1024], addr[128];
+	struct timespec			 now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	gate_json_str(file, sizeof(file), policy_file(g->policy));
+	gate_sockaddr_str(&g->bound, addr, sizeof(addr));
+	evbuffer_add_printf(out, "{\"pid\":%ld,\"uptime_s\":%lld,"
+	    "\"listen\":\"%s\",\"draining\":%s,"
+	    "\"policy\":{\"file\":%s,\"sha256\":\"%s\"},\"dns_cache\":%zu,",
+	    (long)getpid(), (long long)(now.tv_sec - g->started.tv_sec), addr,
+	    g->draining ? "true" : "false", file, policy_sha256(g->policy),
+	    gate_dns_cache_size(g->dns));
+#define C(name)	evbuffer_add_printf(out, "\"" #name "\":%llu,", \
+	    (unsigned long long)k->name)
+	evbuffer_add_printf(out, "\"counters\":{");
+	C(accepted); C(active); C(tunnels); C(rejected_limit);
+	C(rejected_draining); C(allowed); C(denied); C(bad_request);
+	C(auth_failed); C(dns_failed); C(dns_stale); C(connect_failed);
+	C(connect_timeout); C(header_timeout); C(idle_timeout);
+	C(audit_errors); C(reloads); C(reload_failures); C(bytes_up);
+#undef C
+	evbuffer_add_printf(out, "\"bytes_down\":%llu},\"tunnels\":",
+	    (unsigned long long)k->bytes_down);
+	gate_conns_status(g, out);
+	evbuffer_add_printf(out, "}\n");
+}
+
+static void	ctl_event(struct bufferevent *, short, void *);
+
+static void
+ctl_read(struct bufferevent *bev, void *arg)
+{
+	struct gate_control	*ctl = arg;
+	struct evbuffer		*in = bufferevent_get_input(bev);
+	struct evbuffer		*out = bufferevent_get_output(bev);
+	char			*line;
+	size_t			 n;
+
+	if ((line = evbuffer_readln(in, &n, EVBUFFER_EOL_CRLF)) == NULL) {
+		if (evbuffer_get_length(in) > CONTROL_MAX_LINE)
+			ctl_close(bev);
+		return;
+	}
+	bufferevent_disable(bev, EV_READ);
+	if (strcmp(line, "status") == 0)
+		ctl_status(ctl->g, out);
+	else if (strcmp(line, "reload") == 0)
+		evbuffer_add_printf(out, "{\"reload\":\"%s\"}\n",
+		    gate_reload(ctl->g) == 0 ? "ok" : "failed");
+	else
+		evbuffer_add_printf(out, "{\"error\":\"unknown command\"}\n");
+	free(line);
+	bufferevent_setcb(bev, NULL, ctl_written, ctl_event, ctl);
+}
+
+static void
+ctl_event(struct bufferevent *bev, short what, void *arg)
+{
+	ctl_close(bev);
+}
+
+static void
+ctl_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
+    int salen, void *arg)
+{
+	struct gate_control	*ctl = arg;
+	struct bufferevent	*bev;
+	struct timeval		 tv = { CONTROL_TIMEOUT, 0 };
+
+	if ((bev = bufferevent_socket_new(ctl->g->base, fd,
+	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
+		close(fd);
+		return;
+	}
+	bufferevent_setcb(bev, ctl_read, NULL, ctl_event, ctl);
+	bufferevent_setwatermark(bev, EV_READ, 0, CONTROL_MAX_LINE + 1);
+	bufferevent_set_timeouts(bev, &tv, &tv);
+	bufferevent_enable(bev, EV_READ | EV_WRITE);
+}
+
+struct gate_control *
+gate_control_open(struct gate *g, const char *path)
+{
+	struct gate_control	*ctl;
+	struct sockaddr_un	 sun;
+	struct stat		 st;
+	mode_t			 old;
+	int			 fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		log_warnx("control socket path too long: %s", path);
+		return NULL;
+	}
+	strncpy(sun.sun_path, path, sizeof(sun.sun_path) - 1);
+	if ((ctl = calloc(1, sizeof(*ctl))) == NULL ||
+	    (ctl->path = strdup(path)) == NULL) {
+		free(ctl);
+		return NULL;
+	}
+	ctl->g = g;
+	/* A stale socket of a dead gate is replaced; anything else is not. */
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			log_warnx("%s exists and is not a socket", path);
+			goto fail;
+		}
+		if (unlink(path) == -1) {
+			log_warn("unlink %s", path);
+			goto fail;
+		}
+	}
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	    0)) == -1) {
+		log_warn("control socket");
+		goto fail;
+	}
+	old = umask(077);
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		umask(old);
+		log_warn("bind %s", path);
+		close(fd);
+		goto fail;
+	}
+	umask(old);
+	if (chmod(path, 0600) == -1 || listen(fd, 16) == -1) {
+		log_warn("control socket %s", path);
+		close(fd);
+		unlink(path);
+		goto fail;
+	}
+	if ((ctl->listener = evconnlistener_new(g->base, ctl_accept, ctl,
+	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd)) == NULL) {
+		close(fd);
+		unlink(path);
+		goto fail;
+	}
+	return ctl;
+ fail:
+	free(ctl->path);
+	free(ctl);
+	return NULL;
+}
+
+void
+gate_control_close(struct gate_control *ctl)
+{
+	if (ctl == NULL)
+		return;
+	evconnlistener_free(ctl->listener);
+	if (unlink(ctl->path) == -1 && errno != ENOENT)
+		log_warn("unlink %s", ctl->path);
+	free(ctl->path);
+	free(ctl);
+}

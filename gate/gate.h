@@ -1,0 +1,194 @@
+/*
+ * aisb-gate: the egress gate.  One process, one libevent base; the policy,
+ * the resolver, the audit log and the control socket hang off one
+ * struct gate, and every client connection is one struct gate_conn.
+ *
+ *   main.c     argv, configuration, privileges, signals, the loop
+ *   conn.c     the connection object: request, decision, dial, relay
+ *   http.c     the request parser (pure, restartable; see http.h)
+ *   dns.c      c-ares in the event loop, the per-name cache (the pin)
+ *   audit.c    JSON lines, one per decision and one per closed tunnel
+ *   auth.c     Proxy-Authorization: Basic against a token file
+ *   control.c  the unix control socket ("status")
+ */
+#ifndef AISB_GATE_H
+#define AISB_GATE_H
+
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include <stdint.h>
+#include <time.h>
+
+#include "policy.h"
+
+struct event_base;
+struct evbuffer;
+struct evconnlistener;
+struct gate_conn;
+struct gate_dns;
+struct gate_audit;
+struct gate_auth;
+struct gate_control;
+
+/* Defaults; each is a command line option (see aisb-gate(8)). */
+#define GATE_DEFAULT_LISTEN		"127.0.0.1:3128"
+#define GATE_DEFAULT_MAX_CONNS		1024
+#define GATE_DEFAULT_MAX_PER_CLIENT	256
+#define GATE_DEFAULT_HEADER_TIMEOUT	10	/* s, whole request head */
+#define GATE_DEFAULT_CONNECT_TIMEOUT	10	/* s, per address tried */
+#define GATE_DEFAULT_IDLE_TIMEOUT	300	/* s, no byte in either direction */
+#define GATE_DEFAULT_DRAIN_TIMEOUT	10	/* s, SIGTERM to exit */
+#define GATE_DEFAULT_DNS_GRACE		60	/* s, stale answer after a failed refresh */
+#define GATE_DEFAULT_DNS_TIMEOUT	3	/* s, one whole look-up */
+
+#define GATE_MAX_ADDRS		16	/* addresses kept per name (A + AAAA) */
+#define GATE_MAX_DIALS		3	/* addresses tried per request */
+#define GATE_SESSION_MAX	64	/* bytes of a session label */
+
+/* Every counter is monotonic except the gauges marked so. */
+struct gate_counters {
+	uint64_t	 accepted;
+	uint64_t	 active;		/* gauge */
+	uint64_t	 tunnels;		/* gauge: relaying connections */
+	uint64_t	 rejected_limit;
+	uint64_t	 rejected_draining;
+	uint64_t	 allowed;
+	uint64_t	 denied;
+	uint64_t	 bad_request;
+	uint64_t	 auth_failed;
+	uint64_t	 dns_failed;
+	uint64_t	 dns_stale;
+	uint64_t	 connect_failed;
+	uint64_t	 connect_timeout;
+	uint64_t	 header_timeout;
+	uint64_t	 idle_timeout;
+	uint64_t	 audit_errors;
+	uint64_t	 reloads;
+	uint64_t	 reload_failures;
+	uint64_t	 bytes_up;
+	uint64_t	 bytes_down;
+};
+
+struct gate_config {
+	const char		*policy_path;
+	const char		*listen;
+	const char		*audit_path;	/* NULL: no audit; "-": stdout */
+	const char		*port_file;
+	const char		*control_path;
+	const char		*token_file;
+	const char		*user;
+	int			 token_fd;	/* -1: none */
+	int			 ready_fd;	/* -1: none */
+	int			 foreground;
+	int			 check_only;
+	int			 verbose;
+	unsigned		 max_conns;
+	unsigned		 max_per_client;
+	unsigned		 header_timeout;
+	unsigned		 connect_timeout;
+	unsigned		 idle_timeout;
+	unsigned		 drain_timeout;
+	unsigned		 dns_grace;
+	unsigned		 dns_timeout;
+};
+
+struct gate_client;		/* per client address, for the per-client limit */
+
+struct gate {
+	struct gate_config	 cfg;
+	struct event_base	*base;
+	struct evconnlistener	*listener;
+	struct sockaddr_storage	 bound;		/* the address actually listened on */
+	socklen_t		 boundlen;
+	struct policy		*policy;	/* current; connections hold their own ref */
+	struct gate_dns		*dns;
+	struct gate_audit	*audit;
+	struct gate_auth	*auth;		/* NULL: no proxy authentication */
+	struct gate_control	*control;
+	TAILQ_HEAD(, gate_conn)	 conns;
+	uint64_t		 next_id;
+	struct gate_counters	 ctr;
+	int			 draining;
+	struct timespec		 started;	/* CLOCK_MONOTONIC */
+	struct gate_client	**clients;	/* hash of per-client counts */
+};
+
+/* conn.c */
+void	 gate_accept(struct gate *, int fd, const struct sockaddr *, int salen);
+void	 gate_conn_close_all(struct gate *);
+void	 gate_conns_status(struct gate *, struct evbuffer *);
+double	 gate_ms_since(const struct timespec *);
+void	 gate_clients_free(struct gate *);
+
+/* main.c */
+int	 gate_reload(struct gate *);
+int	 gate_is_self(const struct gate *, const struct policy_addr *, uint16_t);
+const char *gate_sockaddr_str(const struct sockaddr_storage *, char *, size_t);
+
+/* dns.c: see the comment above gate_dns_resolve(). */
+typedef void	(*gate_dns_cb)(void *arg, int status, const char *errstr,
+		    const struct policy_addr *addrs, size_t naddrs, int stale);
+
+struct gate_dns_wait {
+	TAILQ_ENTRY(gate_dns_wait)	 entry;
+	struct gate_dns_entry		*owner;	/* NULL when not waiting */
+	gate_dns_cb			 cb;
+	void				*arg;
+};
+
+struct gate_dns	*gate_dns_new(struct event_base *, const struct policy *,
+		    unsigned grace, unsigned timeout);
+int		 gate_dns_configure(struct gate_dns *, const struct policy *);
+void		 gate_dns_free(struct gate_dns *);
+int		 gate_dns_resolve(struct gate_dns *, const char *name,
+		    struct gate_dns_wait *, gate_dns_cb, void *arg);
+void		 gate_dns_cancel(struct gate_dns_wait *);
+size_t		 gate_dns_cached(struct gate_dns *, const char *name,
+		    struct policy_addr *out);
+size_t		 gate_dns_cache_size(const struct gate_dns *);
+
+/* audit.c */
+struct gate_audit_rec {
+	const char	*event;		/* "decision" or "close" */
+	uint64_t	 conn;
+	const char	*session;	/* NULL: none */
+	const char	*client;
+	const char	*method;
+	const char	*host;
+	unsigned	 port;
+	const char	*addr;		/* NULL: none */
+	const char	*decision;	/* "allow", "deny", "error" */
+	int		 status;	/* HTTP status sent to the client, 0: none */
+	const char	*reason;
+	const char	*rule;		/* NULL: none */
+	const char	*detail;	/* NULL: none */
+	double		 dns_ms;	/* < 0: not measured */
+	double		 connect_ms;	/* < 0: not measured */
+	uint64_t	 bytes_up;
+	uint64_t	 bytes_down;
+	double		 duration_ms;	/* < 0: not measured */
+};
+
+struct gate_audit	*gate_audit_open(const char *path);
+int			 gate_audit_reopen(struct gate_audit *);
+void			 gate_audit_close(struct gate_audit *);
+void			 gate_audit_write(struct gate_audit *,
+			    const struct gate_audit_rec *, uint64_t *errors);
+size_t			 gate_json_str(char *buf, size_t len, const char *s);
+
+/* auth.c */
+struct gate_auth	*gate_auth_load_file(const char *path, char *err,
+			    size_t errlen);
+struct gate_auth	*gate_auth_load_fd(int fd, char *err, size_t errlen);
+void			 gate_auth_free(struct gate_auth *);
+int			 gate_auth_check(const struct gate_auth *,
+			    const char *value, size_t len, char *session,
+			    size_t sessionlen);
+
+/* control.c */
+struct gate_control	*gate_control_open(struct gate *, const char *path);
+void			 gate_control_close(struct gate_control *);
+
+#endif /* AISB_GATE_H */

@@ -1,0 +1,600 @@
+/*
+ * aisb-gate: argv, configuration, privileges, signals and the loop.
+ * Everything that happens per connection is in conn.c.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <event2/listener.h>
+#include <event2/util.h>
+
+#include "log.h"
+#include "gate.h"
+
+#define EX_OK_		0
+#define EX_USAGE_	64
+#define EX_CONFIG_	78
+#define LISTEN_BACKLOG	511
+#define FD_RESERVE	64	/* descriptors kept for audit, DNS, control */
+
+static struct gate	 gate;
+static struct event	*drain_timer;
+
+static __attribute__((noreturn)) void
+usage(void)
+{
+	fprintf(stderr,
+"usage: aisb-gate -f policy [-dnv] [-l address:port] [--audit file|-]\n"
+"	[--ready-fd n] [--port-file file] [--control path]\n"
+"	[--token-file file | --token-fd n] [--user user]\n"
+"	[--max-conns n] [--max-per-client n] [--header-timeout s]\n"
+"	[--connect-timeout s] [--idle-timeout s] [--drain-timeout s]\n"
+"	[--dns-grace s] [--dns-timeout s]\n");
+	exit(EX_USAGE_);
+}
+
+static unsigned
+num(const char *opt, const char *s, unsigned lo, unsigned hi)
+{
+	char		*end;
+	unsigned long	 v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (s[0] < '0' || s[0] > '9' || *end != '\0' || errno != 0 ||
+	    v < lo || v > hi) {
+		fprintf(stderr, "aisb-gate: %s: \"%s\" is not a number from "
+		    "%u to %u\n", opt, s, lo, hi);
+		exit(EX_USAGE_);
+	}
+	return (unsigned)v;
+}
+
+const char *
+gate_sockaddr_str(const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+	char	 ip[INET6_ADDRSTRLEN];
+
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *sin = (const void *)ss;
+
+		inet_ntop(AF_INET, &sin->sin_addr, ip, sizeof(ip));
+		snprintf(buf, len, "%s:%u", ip, ntohs(sin->sin_port));
+	} else if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *sin6 = (const void *)ss;
+
+		inet_ntop(AF_INET6, &sin6->sin6_addr, ip, sizeof(ip));
+		snprintf(buf, len, "[%s]:%u", ip, ntohs(sin6->sin6_port));
+	} else
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+/*
+ * Would dialling a:port reach this gate's own listener?  (A policy that
+ * exempts loopback must still not let a client loop the gate into itself.)
+ */
+int
+gate_is_self(const struct gate *g, const struct policy_addr *a, uint16_t port)
+{
+	static const uint8_t	 any[16];
+
+	if (g->bound.ss_family == AF_INET) {
+		const struct sockaddr_in *sin = (const void *)&g->bound;
+
+		return port == ntohs(sin->sin_port) && a->family == AF_INET &&
+		    (sin->sin_addr.s_addr == INADDR_ANY ||
+		    memcmp(a->bytes, &sin->sin_addr, 4) == 0);
+	}
+	if (g->bound.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *sin6 = (const void *)&g->bound;
+
+		return port == ntohs(sin6->sin6_port) &&
+		    (memcmp(&sin6->sin6_addr, any, 16) == 0 ||
+		    (a->family == AF_INET6 &&
+		    memcmp(a->bytes, &sin6->sin6_addr, 16) == 0));
+	}
+	return 0;
+}
+
+static struct policy *
+load_policy(const char *path)
+{
+	struct policy_errors	 errs;
+	struct policy		*p;
+	char			 buf[8192];
+
+	memset(&errs, 0, sizeof(errs));
+	if (policy_load_file(path, &p, &errs) == -1) {
+		policy_errors_format(&errs, buf, sizeof(buf));
+		fprintf(stderr, "%s", buf);
+		return NULL;
+	}
+	return p;
+}
+
+static struct gate_auth *
+load_auth(const struct gate_config *cfg)
+{
+	struct gate_auth	*a;
+	char			 err[256];
+
+	if (cfg->token_file != NULL)
+		a = gate_auth_load_file(cfg->token_file, err, sizeof(err));
+	else
+		a = gate_auth_load_fd(cfg->token_fd, err, sizeof(err));
+	if (a == NULL)
+		log_warnx("token: %s", err);
+	return a;
+}
+
+/*
+ * SIGHUP: a new policy, all or nothing.  An invalid file keeps the old
+ * policy; tunnels keep the policy they were decided with (their reference).
+ */
+int
+gate_reload(struct gate *g)
+{
+	struct policy		*p;
+	struct gate_auth	*a;
+
+	g->ctr.reloads++;
+	if ((p = load_policy(g->cfg.policy_path)) == NULL) {
+		g->ctr.reload_failures++;
+		log_warnx("reload: %s is invalid, keeping policy sha256:%s",
+		    g->cfg.policy_path, policy_sha256(g->policy));
+		return -1;
+	}
+	if (gate_dns_configure(g->dns, p) == -1) {
+		g->ctr.reload_failures++;
+		log_warnx("reload: cannot apply the DNS settings, keeping the "
+		    "old policy");
+		policy_free(p);
+		return -1;
+	}
+	if (g->cfg.token_file != NULL) {
+		if ((a = load_auth(&g->cfg)) == NULL)
+			log_warnx("reload: keeping the old credentials");
+		else {
+			gate_auth_free(g->auth);
+			g->auth = a;
+		}
+	}
+	if (gate_audit_reopen(g->audit) == -1)
+		log_warn("reload: reopening the audit log, keeping the old one");
+	policy_free(g->policy);
+	g->policy = p;
+	log_warnx("reload: policy %s sha256:%s", g->cfg.policy_path,
+	    policy_sha256(p));
+	return 0;
+}
+
+static void
+accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
+    int salen, void *arg)
+{
+	gate_accept(arg, fd, sa, salen);
+}
+
+static void
+accept_error_cb(struct evconnlistener *l, void *arg)
+{
+	int	 e = EVUTIL_SOCKET_ERROR();
+
+	/* EMFILE and friends: the limits are set so that this is rare. */
+	log_warnx("accept: %s", evutil_socket_error_to_string(e));
+}
+
+static void
+drain_timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct gate	*g = arg;
+
+	log_warnx("drain: %llu connection(s) still open after %us, closing",
+	    (unsigned long long)g->ctr.active, g->cfg.drain_timeout);
+	gate_conn_close_all(g);
+	event_base_loopexit(g->base, NULL);
+}
+
+static void
+signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct gate	*g = arg;
+	struct timeval	 tv;
+
+	switch (sig) {
+	case SIGHUP:
+		gate_reload(g);
+		break;
+	case SIGTERM:
+		if (g->draining)
+			break;
+		g->draining = 1;
+		if (g->listener != NULL) {
+			evconnlistener_free(g->listener);
+			g->listener = NULL;
+		}
+		log_warnx("SIGTERM: draining %llu connection(s) for up to %us",
+		    (unsigned long long)g->ctr.active, g->cfg.drain_timeout);
+		if (TAILQ_EMPTY(&g->conns)) {
+			event_base_loopexit(g->base, NULL);
+			break;
+		}
+		tv.tv_sec = g->cfg.drain_timeout;
+		tv.tv_usec = 0;
+		drain_timer = evtimer_new(g->base, drain_timeout_cb, g);
+		if (drain_timer == NULL || evtimer_add(drain_timer, &tv) == -1)
+			event_base_loopexit(g->base, NULL);
+		break;
+	case SIGINT:
+		log_warnx("SIGINT: exiting now");
+		event_base_loopbreak(g->base);
+		break;
+	}
+}
+
+static int
+write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t	 w = write(fd, buf, len);
+
+		if (w == -1 && errno == EINTR)
+			continue;
+		if (w == -1)
+			return -1;
+		buf += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The port file appears complete or not at all: write, then rename. */
+static int
+write_port_file(const char *path, const char *line)
+{
+	char	 tmp[PATH_MAX];
+	int	 fd;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid()) >=
+	    (int)sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) ==
+	    -1)
+		return -1;
+	if (write_all(fd, line, strlen(line)) == -1 || close(fd) == -1 ||
+	    rename(tmp, path) == -1) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+raise_nofile(struct gate_config *cfg)
+{
+	struct rlimit	 rl;
+	rlim_t		 need;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) == -1 &&
+	    getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		return;
+	need = (rlim_t)cfg->max_conns * 2 + FD_RESERVE;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+		cfg->max_conns = rl.rlim_cur > 2 * FD_RESERVE ?
+		    (unsigned)((rl.rlim_cur - FD_RESERVE) / 2) : 16;
+		log_warnx("open file limit %llu: max connections lowered to %u",
+		    (unsigned long long)rl.rlim_cur, cfg->max_conns);
+	}
+}
+
+static void
+drop_privileges(const char *user)
+{
+	struct passwd	*pw;
+
+	if ((pw = getpwnam(user)) == NULL)
+		fatalx("unknown user %s", user);
+	if (setgroups(1, &pw->pw_gid) == -1 ||
+	    setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) == -1 ||
+	    setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) == -1)
+		fatal("dropping privileges to %s", user);
+	if (pw->pw_uid != 0 && (setuid(0) != -1 || geteuid() == 0))
+		fatalx("still root after dropping privileges to %s", user);
+	log_info("running as %s (uid %ld)", user, (long)pw->pw_uid);
+}
+
+static void
+daemonize(void)
+{
+	int	 fd;
+
+	switch (fork()) {
+	case -1:
+		fatal("fork");
+	case 0:
+		break;
+	default:
+		_exit(0);
+	}
+	if (setsid() == -1)
+		fatal("setsid");
+	if ((fd = open("/dev/null", O_RDWR)) != -1) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		if (fd > STDERR_FILENO)
+			close(fd);
+	}
+}
+
+enum {
+	OPT_AUDIT = 256, OPT_READY_FD, OPT_PORT_FILE, OPT_CONTROL,
+	OPT_TOKEN_FILE, OPT_TOKEN_FD, OPT_USER, OPT_MAX_CONNS,
+	OPT_MAX_PER_CLIENT, OPT_HEADER_TIMEOUT, OPT_CONNECT_TIMEOUT,
+	OPT_IDLE_TIMEOUT, OPT_DRAIN_TIMEOUT, OPT_DNS_GRACE, OPT_DNS_TIMEOUT,
+};
+
+static const struct option longopts[] = {
+	{ "audit",		required_argument, NULL, OPT_AUDIT },
+	{ "ready-fd",		required_argument, NULL, OPT_READY_FD },
+	{ "port-file",		required_argument, NULL, OPT_PORT_FILE },
+	{ "control",		required_argument, NULL, OPT_CONTROL },
+	{ "token-file",		required_argument, NULL, OPT_TOKEN_FILE },
+	{ "token-fd",		required_argument, NULL, OPT_TOKEN_FD },
+	{ "user",		required_argument, NULL, OPT_USER },
+	{ "max-conns",		required_argument, NULL, OPT_MAX_CONNS },
+	{ "max-per-client",	required_argument, NULL, OPT_MAX_PER_CLIENT },
+	{ "header-timeout",	required_argument, NULL, OPT_HEADER_TIMEOUT },
+	{ "connect-timeout",	required_argument, NULL, OPT_CONNECT_TIMEOUT },
+	{ "idle-timeout",	required_argument, NULL, OPT_IDLE_TIMEOUT },
+	{ "drain-timeout",	required_argument, NULL, OPT_DRAIN_TIMEOUT },
+	{ "dns-grace",		required_argument, NULL, OPT_DNS_GRACE },
+	{ "dns-timeout",	required_argument, NULL, OPT_DNS_TIMEOUT },
+	{ "help",		no_argument,	   NULL, 'h' },
+	{ NULL,			0,		   NULL, 0 },
+};
+
+static void
+parse_args(struct gate_config *cfg, int argc, char **argv)
+{
+	int	 ch;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->listen = GATE_DEFAULT_LISTEN;
+	cfg->token_fd = -1;
+	cfg->ready_fd = -1;
+	cfg->max_conns = GATE_DEFAULT_MAX_CONNS;
+	cfg->max_per_client = GATE_DEFAULT_MAX_PER_CLIENT;
+	cfg->header_timeout = GATE_DEFAULT_HEADER_TIMEOUT;
+	cfg->connect_timeout = GATE_DEFAULT_CONNECT_TIMEOUT;
+	cfg->idle_timeout = GATE_DEFAULT_IDLE_TIMEOUT;
+	cfg->drain_timeout = GATE_DEFAULT_DRAIN_TIMEOUT;
+	cfg->dns_grace = GATE_DEFAULT_DNS_GRACE;
+	cfg->dns_timeout = GATE_DEFAULT_DNS_TIMEOUT;
+
+	while ((ch = getopt_long(argc, argv, "df:hl:nv", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			cfg->foreground = 1;
+			break;
+		case 'f':
+			cfg->policy_path = optarg;
+			break;
+		case 'l':
+			cfg->listen = optarg;
+			break;
+		case 'n':
+			cfg->check_only = 1;
+			break;
+		case 'v':
+			cfg->verbose++;
+			break;
+		case OPT_AUDIT:
+			cfg->audit_path = optarg;
+			break;
+		case OPT_READY_FD:
+			cfg->ready_fd = (int)num("--ready-fd", optarg, 3, 65535);
+			break;
+		case OPT_PORT_FILE:
+			cfg->port_file = optarg;
+			break;
+		case OPT_CONTROL:
+			cfg->control_path = optarg;
+			break;
+		case OPT_TOKEN_FILE:
+			cfg->token_file = optarg;
+			break;
+		case OPT_TOKEN_FD:
+			cfg->token_fd = (int)num("--token-fd", optarg, 0, 65535);
+			break;
+		case OPT_USER:
+			cfg->user = optarg;
+			break;
+		case OPT_MAX_CONNS:
+			cfg->max_conns = num("--max-conns", optarg, 1, 1000000);
+			break;
+		case OPT_MAX_PER_CLIENT:
+			cfg->max_per_client = num("--max-per-client", optarg,
+			    1, 1000000);
+			break;
+		case OPT_HEADER_TIMEOUT:
+			cfg->header_timeout = num("--header-timeout", optarg,
+			    1, 3600);
+			break;
+		case OPT_CONNECT_TIMEOUT:
+			cfg->connect_timeout = num("--connect-timeout", optarg,
+			    1, 3600);
+			break;
+		case OPT_IDLE_TIMEOUT:
+			cfg->idle_timeout = num("--idle-timeout", optarg, 1,
+			    86400);
+			break;
+		case OPT_DRAIN_TIMEOUT:
+			cfg->drain_timeout = num("--drain-timeout", optarg, 0,
+			    3600);
+			break;
+		case OPT_DNS_GRACE:
+			cfg->dns_grace = num("--dns-grace", optarg, 0, 86400);
+			break;
+		case OPT_DNS_TIMEOUT:
+			cfg->dns_timeout = num("--dns-timeout", optarg, 1, 60);
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc || cfg->policy_path == NULL)
+		usage();
+	if (cfg->token_file != NULL && cfg->token_fd != -1) {
+		fprintf(stderr, "aisb-gate: --token-file and --token-fd "
+		    "exclude each other\n");
+		exit(EX_USAGE_);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	struct gate		*g = &gate;
+	struct gate_config	*cfg = &g->cfg;
+	struct sockaddr_storage	 ss;
+	struct event		*sigs[3];
+	int			 sslen = sizeof(ss), i, rc = EX_OK_;
+	int			 signums[3] = { SIGHUP, SIGTERM, SIGINT };
+	char			 addr[128], line[32];
+
+	parse_args(cfg, argc, argv);
+	log_init("aisb-gate", cfg->verbose + (cfg->check_only ? 0 : 0));
+
+	if ((g->policy = load_policy(cfg->policy_path)) == NULL)
+		return EX_CONFIG_;
+	memset(&ss, 0, sizeof(ss));
+	if (evutil_parse_sockaddr_port(cfg->listen, (struct sockaddr *)&ss,
+	    &sslen) == -1) {
+		fprintf(stderr, "aisb-gate: -l %s: expected an IP address and "
+		    "port, such as 127.0.0.1:3128 or [::1]:3128\n", cfg->listen);
+		return EX_CONFIG_;
+	}
+	if ((cfg->token_file != NULL || cfg->token_fd != -1) &&
+	    (g->auth = load_auth(cfg)) == NULL)
+		return EX_CONFIG_;
+	if (cfg->audit_path != NULL && strcmp(cfg->audit_path, "-") == 0 &&
+	    !cfg->foreground && !cfg->check_only) {
+		fprintf(stderr, "aisb-gate: --audit - needs -d\n");
+		return EX_CONFIG_;
+	}
+	if (cfg->check_only) {
+		fprintf(stderr, "aisb-gate: configuration OK (policy sha256:%s)\n",
+		    policy_sha256(g->policy));
+		policy_free(g->policy);
+		gate_auth_free(g->auth);
+		return EX_OK_;
+	}
+
+	signal(SIGPIPE, SIG_IGN);
+	raise_nofile(cfg);
+	clock_gettime(CLOCK_MONOTONIC, &g->started);
+	TAILQ_INIT(&g->conns);
+	if ((g->clients = calloc(256, sizeof(*g->clients))) == NULL)
+		fatal("calloc");
+	if ((g->base = event_base_new()) == NULL)
+		fatalx("event_base_new failed");
+	if ((g->dns = gate_dns_new(g->base, g->policy, cfg->dns_grace,
+	    cfg->dns_timeout)) == NULL)
+		fatalx("cannot start the resolver");
+	if (cfg->audit_path != NULL &&
+	    (g->audit = gate_audit_open(cfg->audit_path)) == NULL)
+		fatal("audit log %s", cfg->audit_path);
+
+	g->listener = evconnlistener_new_bind(g->base, accept_cb, g,
+	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_REUSEABLE,
+	    LISTEN_BACKLOG, (struct sockaddr *)&ss, sslen);
+	if (g->listener == NULL)
+		fatal("listen on %s", cfg->listen);
+	evconnlistener_set_error_cb(g->listener, accept_error_cb);
+	g->boundlen = sizeof(g->bound);
+	if (getsockname(evconnlistener_get_fd(g->listener),
+	    (struct sockaddr *)&g->bound, &g->boundlen) == -1)
+		fatal("getsockname");
+	gate_sockaddr_str(&g->bound, addr, sizeof(addr));
+
+	if (cfg->control_path != NULL &&
+	    (g->control = gate_control_open(g, cfg->control_path)) == NULL)
+		fatalx("cannot open the control socket %s", cfg->control_path);
+
+	if (geteuid() == 0) {
+		if (cfg->user != NULL)
+			drop_privileges(cfg->user);
+		else
+			log_info("running as root; --user drops privileges");
+	}
+	if (!cfg->foreground)
+		daemonize();
+	/*
+	 * The listener is bound and listening: connections made from now on
+	 * are accepted, so this is the moment to say where.
+	 */
+	snprintf(line, sizeof(line), "%u\n", g->bound.ss_family == AF_INET ?
+	    ntohs(((struct sockaddr_in *)&g->bound)->sin_port) :
+	    ntohs(((struct sockaddr_in6 *)&g->bound)->sin6_port));
+	if (cfg->port_file != NULL && write_port_file(cfg->port_file, line) == -1)
+		fatal("port file %s", cfg->port_file);
+	if (cfg->ready_fd != -1) {
+		if (write_all(cfg->ready_fd, line, strlen(line)) == -1)
+			log_warn("ready fd %d", cfg->ready_fd);
+		close(cfg->ready_fd);
+	}
+
+	for (i = 0; i < 3; i++)
+		if ((sigs[i] = evsignal_new(g->base, signums[i], signal_cb,
+		    g)) == NULL || evsignal_add(sigs[i], NULL) == -1)
+			fatalx("cannot watch signal %d", signums[i]);
+	log_info("listening on %s, policy %s sha256:%s", addr,
+	    cfg->policy_path, policy_sha256(g->policy));
+
+	if (event_base_dispatch(g->base) == -1) {
+		log_warnx("event loop failed");
+		rc = 1;
+	}
+
+	gate_conn_close_all(g);
+	for (i = 0; i < 3; i++)
+		event_free(sigs[i]);
+	if (drain_timer != NULL)
+		event_free(drain_timer);
+	if (g->listener != NULL)
+		evconnlistener_free(g->listener);
+	gate_control_close(g->control);
+	gate_dns_free(g->dns);
+	gate_audit_close(g->audit);
+	gate_auth_free(g->auth);
+	gate_clients_free(g);
+	policy_free(g->policy);
+	event_base_free(g->base);
+	log_info("exiting");
+	return rc;
+}
