@@ -1,0 +1,2 @@
+noinst_LIBRARIES += common/libaisbcommon.a
+common_libaisbcommon_a_SOURCES = common/log.c common/log.h

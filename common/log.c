@@ -1,0 +1,118 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+static const char	*log_prog = "aisb";
+static int		 log_verbose = 0;	/* 0: warnings, 1: info, 2: debug */
+
+void
+log_init(const char *progname, int verbosity)
+{
+	if (progname != NULL)
+		log_prog = progname;
+	log_verbose = verbosity;
+}
+
+void
+log_setverbose(int v)
+{
+	log_verbose = v;
+}
+
+int
+log_getverbose(void)
+{
+	return log_verbose;
+}
+
+/* One line per call, written with a single fprintf so lines do not interleave. */
+void
+vlog(enum log_level lvl, const char *fmt, va_list ap)
+{
+	char	 buf[1024];
+
+	if ((lvl == LOG_L_INFO && log_verbose < 1) ||
+	    (lvl == LOG_L_DEBUG && log_verbose < 2))
+		return;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	fprintf(stderr, "%s: %s\n", log_prog, buf);
+}
+
+static void
+vlog_errno(const char *fmt, va_list ap, int saved)
+{
+	char	 buf[1024];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	fprintf(stderr, "%s: %s: %s\n", log_prog, buf, strerror(saved));
+}
+
+void
+log_warn(const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 saved = errno;
+
+	va_start(ap, fmt);
+	vlog_errno(fmt, ap, saved);
+	va_end(ap);
+	errno = saved;
+}
+
+void
+log_warnx(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_L_WARN, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_info(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_L_INFO, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_debug(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_L_DEBUG, fmt, ap);
+	va_end(ap);
+}
+
+void
+fatal(const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 saved = errno;
+
+	va_start(ap, fmt);
+	vlog_errno(fmt, ap, saved);
+	va_end(ap);
+	exit(1);
+}
+
+void
+fatalx(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_L_ERR, fmt, ap);
+	va_end(ap);
+	exit(1);
+}

@@ -1,0 +1,13 @@
+/*
+ * aisb, the launcher: subcommand entry points.  Each returns the process
+ * exit status.
+ */
+#ifndef AISB_LAUNCH_H
+#define AISB_LAUNCH_H
+
+#define EXIT_ENFORCE	77	/* enforcement could not be set up */
+#define EXIT_CONFIG	78	/* usage, configuration or policy error */
+
+int	launch_cmd_policy(int argc, char **argv);
+
+#endif

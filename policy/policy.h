@@ -1,0 +1,190 @@
+/*
+ * libaisbpolicy: the YAML egress policy, compiled into an immutable object
+ * shared by aisb-gate, aisb-enforce and aisb.
+ *
+ * Pure: no sockets, no event loop, no I/O beyond reading the policy file.
+ * A compiled policy is never modified; it is reference counted so that a
+ * reloading daemon can swap policies while older decisions still point at
+ * rules of the old one.  The reference count is atomic, everything else is
+ * read-only, so one policy may be used from several threads.
+ *
+ * Ownership: every policy_* function that returns a pointer into a policy
+ * (rules, strings) returns memory owned by that policy, valid while the
+ * caller holds a reference.
+ */
+#ifndef AISB_POLICY_H
+#define AISB_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define POLICY_SCHEMA_VERSION	1
+#define POLICY_MAX_FILE_SIZE	(1024 * 1024)	/* bytes; larger files are refused */
+#define POLICY_MAX_NAME		253	/* bytes of a host name, no trailing dot */
+#define POLICY_MAX_LABEL	63
+#define POLICY_MAX_REGEX	1024	/* bytes of one regular expression */
+#define POLICY_MAX_ERRORS	32	/* errors collected before loading stops */
+#define POLICY_MAX_DNS_SERVERS	8
+#define POLICY_SHA256_HEX	64
+
+struct policy;
+struct policy_rule;
+
+/* One load error: where it is, what is wrong, what to write instead. */
+struct policy_error {
+	unsigned	 line;		/* 1-based; 0 when the error concerns the whole file */
+	unsigned	 column;	/* 1-based; 0 when unknown */
+	char		 msg[256];
+	char		 hint[256];	/* "" when there is nothing useful to suggest */
+};
+
+struct policy_errors {
+	char			 file[256];	/* as given to the loader */
+	unsigned		 count;		/* errors stored, at most POLICY_MAX_ERRORS */
+	unsigned		 dropped;	/* errors found beyond that */
+	struct policy_error	 err[POLICY_MAX_ERRORS];
+};
+
+/* An IP address in network byte order; v4 uses the first 4 bytes. */
+struct policy_addr {
+	uint8_t		 family;	/* AF_INET or AF_INET6 */
+	uint8_t		 bytes[16];
+};
+
+/*
+ * A parsed and normalised request target (host[:port]).
+ * host is lower case with no trailing dot, or the canonical text of an
+ * IP literal (without brackets).
+ */
+struct policy_target {
+	char			 host[POLICY_MAX_NAME + 1];
+	size_t			 hostlen;
+	int			 is_ip;		/* host is an IP literal; addr is set */
+	struct policy_addr	 addr;
+	uint16_t		 port;
+};
+
+enum policy_verdict {
+	POLICY_DENY = 0,
+	POLICY_ALLOW = 1,
+};
+
+enum policy_reason {
+	POLICY_R_ALLOWED = 0,		/* an allow rule matched name and port */
+	POLICY_R_DENY_RULE,		/* a deny rule matched */
+	POLICY_R_HOST_NOT_ALLOWED,	/* no allow rule matches the name/address */
+	POLICY_R_PORT_NOT_ALLOWED,	/* the name matched, the port did not */
+	POLICY_R_ADDR_CLASS,		/* a resolved/literal address is in a denied range */
+};
+
+struct policy_decision {
+	enum policy_verdict		 verdict;
+	enum policy_reason		 reason;
+	const struct policy_rule	*rule;	/* the rule that decided; NULL for "no rule" */
+};
+
+enum policy_rule_kind {
+	POLICY_RULE_EXACT = 0,		/* host: example.com */
+	POLICY_RULE_WILDCARD,		/* host: "*.example.org" (pattern holds "example.org") */
+	POLICY_RULE_REGEX,		/* host: "~regex" (pattern holds the regex) */
+	POLICY_RULE_CIDR,		/* cidr: 192.0.2.0/24 */
+};
+
+struct policy_port_range {
+	uint16_t	 lo, hi;		/* inclusive */
+};
+
+/* A read-only view of one rule. */
+struct policy_rule_info {
+	enum policy_rule_kind		 kind;
+	enum policy_verdict		 action;	/* allow or deny list */
+	const char			*pattern;	/* canonical text as dumped */
+	const struct policy_port_range	*ports;		/* sorted, disjoint, coalesced */
+	size_t				 nports;
+	struct policy_addr		 net;		/* CIDR only */
+	unsigned			 prefix;	/* CIDR only */
+	const char			*file;
+	unsigned			 line, column;	/* where it was first written */
+};
+
+/* Loading.  Both return 0 and set *out, or -1 with errs filled (errs may be NULL). */
+int	 policy_load_file(const char *path, struct policy **out,
+	    struct policy_errors *errs);
+int	 policy_load_buffer(const char *name, const char *buf, size_t len,
+	    struct policy **out, struct policy_errors *errs);
+/* Print errs to a buffer as "file:line:col: error: msg\n  hint: ...\n". */
+size_t	 policy_errors_format(const struct policy_errors *errs, char *buf,
+	    size_t len);
+
+struct policy	*policy_ref(struct policy *);
+void		 policy_free(struct policy *);	/* drops one reference; NULL is fine */
+
+/*
+ * Target parsing.  Bound: len <= 512 bytes of input.  If the input has no
+ * port, default_port is used, or it is an error when default_port is 0.
+ * Returns 0, or -1 with a message in err.
+ */
+int	 policy_parse_target(const char *in, size_t len, uint16_t default_port,
+	    struct policy_target *out, char *err, size_t errlen);
+/* Normalise a bare host name (no port, no brackets) into out (POLICY_MAX_NAME+1). */
+int	 policy_normalize_name(const char *in, size_t len, char *out,
+	    size_t *outlen, char *err, size_t errlen);
+int	 policy_parse_addr(const char *in, size_t len, struct policy_addr *out);
+/* Canonical text of an address (inet_ntop); buf of at least 46 bytes. */
+const char	*policy_addr_str(const struct policy_addr *, char *buf, size_t len);
+
+/*
+ * Decisions.  These never allocate and never fail.
+ * policy_decide(): name rules for a name, CIDR rules for an IP literal.
+ * The name must be normalised (policy_parse_target does that).
+ */
+void	 policy_decide(const struct policy *, const struct policy_target *,
+	    struct policy_decision *);
+void	 policy_decide_name(const struct policy *, const char *name,
+	    size_t namelen, uint16_t port, struct policy_decision *);
+void	 policy_decide_addr(const struct policy *, const struct policy_addr *,
+	    uint16_t port, struct policy_decision *);
+
+/*
+ * Address classification against the built-in denied ranges, less the
+ * policy's allow_ranges.  Returns NULL when the address may be dialled, or
+ * a static description of the denied range ("loopback 127.0.0.0/8").
+ * Embedded IPv4 (mapped, compatible, NAT64, 6to4, Teredo) is classified as
+ * the IPv4 address it carries.  p may be NULL (no exemptions).
+ */
+const char	*policy_classify(const struct policy *p, const struct policy_addr *);
+
+/* Introspection, for the launcher, the enforcer and the dump. */
+size_t	 policy_rule_count(const struct policy *);
+const struct policy_rule	*policy_rule_at(const struct policy *, size_t i);
+void	 policy_rule_info(const struct policy_rule *, struct policy_rule_info *);
+/* "policy.yaml:12:5 allow host: *.example.org"; returns buf. */
+const char	*policy_rule_describe(const struct policy_rule *, char *buf,
+	    size_t len);
+const char	*policy_reason_str(enum policy_reason);
+int		 policy_port_allowed(const struct policy_port_range *, size_t n,
+	    uint16_t port);
+
+size_t		 policy_allow_range_count(const struct policy *);
+void		 policy_allow_range_at(const struct policy *, size_t i,
+	    struct policy_addr *net, unsigned *prefix);
+/* DNS settings: servers as "ip:port" text, "" list means system resolver. */
+size_t		 policy_dns_server_count(const struct policy *);
+const char	*policy_dns_server_at(const struct policy *, size_t i);
+unsigned	 policy_dns_min_ttl(const struct policy *);
+unsigned	 policy_dns_max_ttl(const struct policy *);
+const char	*policy_file(const struct policy *);
+
+/*
+ * Canonical dump: YAML that loads to the same policy, then a comment line
+ * "# sha256:<hex>".  Same meaning, same text, same hash.  Returns a
+ * malloc'd NUL-terminated string the caller frees, or NULL on ENOMEM.
+ */
+char		*policy_dump(const struct policy *, size_t *lenp);
+/* The identity: SHA-256 of the dump's YAML part, as 64 hex digits. */
+const char	*policy_sha256(const struct policy *);
+
+/* Frees the calling thread's regex match scratch (optional, at thread exit). */
+void		 policy_thread_cleanup(void);
+
+#endif /* AISB_POLICY_H */

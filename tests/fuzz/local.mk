@@ -1,0 +1,21 @@
+# libFuzzer harnesses: ./configure --enable-fuzz CC=clang, then
+# `make fuzz` runs each for FUZZ_SECONDS and fails on a crash or a leak.
+EXTRA_DIST += tests/fuzz/corpus tests/fuzz/run.sh
+if ENABLE_FUZZ
+noinst_PROGRAMS += tests/fuzz/fuzz_policy tests/fuzz/fuzz_target
+FUZZ_CFLAGS = $(AM_CFLAGS)
+tests_fuzz_fuzz_policy_SOURCES = tests/fuzz/fuzz_policy.c
+tests_fuzz_fuzz_policy_CFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_policy_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_policy_LDADD = $(POLICY_LIBS)
+tests_fuzz_fuzz_target_SOURCES = tests/fuzz/fuzz_target.c
+tests_fuzz_fuzz_target_CFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_target_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_target_LDADD = $(POLICY_LIBS)
+FUZZ_SECONDS ?= 60
+fuzz: tests/fuzz/fuzz_policy tests/fuzz/fuzz_target
+	$(SHELL) $(top_srcdir)/tests/fuzz/run.sh $(FUZZ_SECONDS) $(top_srcdir)/tests/fuzz/corpus tests/fuzz
+else
+fuzz:
+	@echo "fuzzing needs: ./configure --enable-fuzz CC=clang" >&2; exit 1
+endif

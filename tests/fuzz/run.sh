@@ -1,0 +1,24 @@
+#!/bin/sh
+# run.sh SECONDS CORPUS_DIR BIN_DIR: each harness for SECONDS, on a scratch
+# copy of the seed corpus.  Any crash, leak or timeout fails the run.
+set -eu
+secs=$1 corpus=$2 bin=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+for h in policy target; do
+	mkdir -p "$work/$h"
+	cp "$corpus/$h"/* "$work/$h/"
+	echo "fuzz_$h: ${secs}s"
+	"$bin/fuzz_$h" -max_total_time="$secs" -max_len=4096 -timeout=10 \
+	    -rss_limit_mb=2048 -artifact_prefix="$work/" -print_final_stats=1 \
+	    "$work/$h" 2>"$work/$h.log" || {
+		tail -n 60 "$work/$h.log"
+		for a in "$work"/crash-* "$work"/leak-* "$work"/timeout-*; do
+			[ -e "$a" ] && { echo "artifact $a:"; od -c "$a" | head -20; }
+		done
+		echo "fuzz_$h FAILED"
+		exit 1
+	}
+	grep -E '^stat::number_of_executed_units' "$work/$h.log" || true
+done
+echo "fuzz: all harnesses ran ${secs}s without a crash or leak"
