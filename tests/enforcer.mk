@@ -1,0 +1,18 @@
+# aisb-enforce: cmocka unit tests (plan parser, batch builder) and the
+# network-namespace integration test (needs root; skips with 77 otherwise).
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test_plan tests/unit/test_nft_batch
+TESTS += tests/unit/test_plan tests/unit/test_nft_batch
+tests_unit_test_plan_SOURCES = tests/unit/test_plan.c
+tests_unit_test_plan_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -I$(top_srcdir)/enforcer
+tests_unit_test_plan_LDADD = $(ENFORCE_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_nft_batch_SOURCES = tests/unit/test_nft_batch.c
+tests_unit_test_nft_batch_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(NFTNL_CFLAGS) -I$(top_srcdir)/enforcer
+tests_unit_test_nft_batch_LDADD = $(ENFORCE_LIBS) $(CMOCKA_LIBS)
+endif
+
+check_PROGRAMS += tests/integration/enforce_probe
+tests_integration_enforce_probe_SOURCES = tests/integration/enforce_probe.c
+
+TESTS += tests/integration/enforce_netns.sh
+EXTRA_DIST += tests/integration/enforce_netns.sh tests/integration/enforce_peer.py

@@ -1,0 +1,259 @@
+#!/bin/bash
+# aisb-enforce against the real kernel, in network namespaces made here.
+#
+#   host ns (aisb-eh-PID)                      sandbox ns (aisb-es-PID)
+#   10.199.0.1 10.199.0.2  fd00:199::1,2  <-veth->  10.199.0.10  fd00:199::10
+#   tcp 43127 43128, udp echo 7777, dns 53         tcp 127.0.0.1:43129
+#
+# The addresses exist only inside these namespaces.  The probe
+# (enforce_probe.c) runs once without the enforcer as a control, then under
+# aisb-enforce with several plans, and every line it prints is checked.
+# Failure injection: bad plans and usage exit 78, missing capabilities exit
+# 77, and in both cases the command never runs.  Needs root; skips (77)
+# otherwise.  Everything made here is removed on exit, also on failure.
+set -euo pipefail
+
+srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+builddir=$(pwd)
+ENFORCE=$builddir/aisb-enforce
+PROBE_BIN=$builddir/tests/integration/enforce_probe
+PEER=$srcdir/tests/integration/enforce_peer.py
+
+skip() { echo "SKIP: $*"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root (network namespaces)"
+command -v ip >/dev/null || skip "needs ip (iproute2)"
+command -v python3 >/dev/null || skip "needs python3"
+command -v setpriv >/dev/null || skip "needs setpriv (util-linux)"
+[ -x "$ENFORCE" ] && [ -x "$PROBE_BIN" ] || skip "build aisb-enforce and enforce_probe first"
+
+HOST=aisb-eh-$$
+SBX=aisb-es-$$
+BARE=aisb-ex-$$
+VH=aeh$$
+VS=aes$$
+work=$(mktemp -d /tmp/aisb-enforce-test.XXXXXX)
+pids=()
+passed=0
+failed=0
+
+cleanup() {
+	local rc=$?
+	set +e
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	for ns in "$HOST" "$SBX" "$BARE"; do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
+	done
+	rm -rf "$work"
+	exit "$rc"
+}
+trap cleanup EXIT
+
+ok()   { passed=$((passed + 1)); echo "ok - $*"; }
+fail() { failed=$((failed + 1)); echo "not ok - $*"; }
+
+wait_file() {
+	local i
+	for i in $(seq 1 100); do
+		[ -e "$1" ] && return 0
+		sleep 0.1
+	done
+	echo "timed out waiting for $1" >&2
+	return 1
+}
+
+# expect OUTPUT ATTEMPT RESULT [DETAIL]: the probe's line for ATTEMPT.
+expect() {
+	local out=$1 what=$2 want=$3 detail=${4-} line
+	line=$(awk -v w="$what" '$1 == w' "$out" | head -n 1)
+	if [ -z "$line" ]; then
+		fail "$what: no line from the probe"
+		return
+	fi
+	set -- $line
+	if [ "$2" != "$want" ]; then
+		fail "$what: $want expected, got: $line"
+	elif [ -n "$detail" ] && [ "${line#"$1 $2 "}" != "$detail" ]; then
+		fail "$what: \"$detail\" expected, got: $line"
+	else
+		ok "$what $want"
+	fi
+}
+
+# run_enforce RC_WANT NAME NS [ARGS...]: the exit code and that the probe
+# (asked for "ids") did or did not run.
+run_enforce() {
+	local want=$1 name=$2 ns=$3 rc=0
+	shift 3
+	ip netns exec "$ns" "$@" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
+	if [ "$rc" != "$want" ]; then
+		fail "$name: exit $want expected, got $rc: $(tr '\n' ' ' <"$work/$name.err")"
+	else
+		ok "$name: exit $rc"
+	fi
+	if [ "$want" = 77 ] || [ "$want" = 78 ]; then
+		if grep -q '^ids ' "$work/$name.out"; then
+			fail "$name: the command ran although enforcement failed"
+		else
+			ok "$name: the command did not run"
+		fi
+	fi
+}
+
+# --- namespaces, addresses, servers ---------------------------------------
+
+ip netns add "$HOST"
+ip netns add "$SBX"
+ip netns add "$BARE"
+ip link add "$VH" netns "$HOST" type veth peer name "$VS" netns "$SBX"
+ip -n "$HOST" addr add 10.199.0.1/24 dev "$VH"
+ip -n "$HOST" addr add 10.199.0.2/24 dev "$VH"
+ip -n "$HOST" addr add fd00:199::1/64 dev "$VH" nodad
+ip -n "$HOST" addr add fd00:199::2/64 dev "$VH" nodad
+ip -n "$SBX" addr add 10.199.0.10/24 dev "$VS"
+ip -n "$SBX" addr add fd00:199::10/64 dev "$VS" nodad
+for ns in "$HOST" "$SBX" "$BARE"; do
+	ip -n "$ns" link set lo up
+done
+ip -n "$HOST" link set "$VH" up
+ip -n "$SBX" link set "$VS" up
+# Let any group use ping sockets, so that ICMP meets nftables, not a sysctl.
+ip netns exec "$SBX" sysctl -qw net.ipv4.ping_group_range="0 2147483647"
+
+: >"$work/zone"
+ip netns exec "$HOST" python3 "$PEER" --ready "$work/host.ready" \
+	--tcp 10.199.0.1:43127 --tcp 10.199.0.1:43128 --tcp 10.199.0.2:43127 \
+	--tcp '[fd00:199::1]:43127' --udp 10.199.0.1:7777 \
+	--dns 10.199.0.1:53 --zone "$work/zone" --lifetime 600 &
+pids+=($!)
+ip netns exec "$SBX" python3 "$PEER" --ready "$work/sbx.ready" \
+	--tcp 127.0.0.1:43129 --lifetime 600 &
+pids+=($!)
+wait_file "$work/host.ready"
+wait_file "$work/sbx.ready"
+
+# The probe must be reachable by uid 1000 whatever the build directory is.
+chmod 755 "$work"
+cp "$PROBE_BIN" "$work/probe"
+chmod 755 "$work/probe"
+PROBE=$work/probe
+
+NET="tcp:10.199.0.1:43127 tcp:10.199.0.1:43128 tcp:10.199.0.2:43127
+	tcp:[fd00:199::1]:43127 tcp:127.0.0.1:43129 udp:10.199.0.1:7777
+	dns:10.199.0.1:53 icmp:10.199.0.1 icmp:[fd00:199::1]"
+ALL="$NET raw packet nft setuid caps ids fds"
+
+# --- control: without the enforcer everything gets through ---------------
+
+# shellcheck disable=SC2086
+ip netns exec "$SBX" "$PROBE" $NET >"$work/control.out"
+for a in $NET; do
+	expect "$work/control.out" "$a" open
+done
+
+# --- gate mode -----------------------------------------------------------
+
+cat >"$work/gate.plan" <<'EOF'
+# aisb-enforce plan for the netns test
+aisb-plan 1
+mode gate
+gate 10.199.0.1 43127
+log-prefix aisb-test-drop:
+EOF
+# shellcheck disable=SC2086
+run_enforce 0 gate "$SBX" "$ENFORCE" --plan "$work/gate.plan" -- "$PROBE" $ALL
+out=$work/gate.out
+expect "$out" tcp:10.199.0.1:43127 open "hello 10.199.0.1 43127"
+expect "$out" tcp:10.199.0.1:43128 blocked
+expect "$out" tcp:10.199.0.2:43127 blocked
+expect "$out" "tcp:[fd00:199::1]:43127" blocked
+expect "$out" tcp:127.0.0.1:43129 open
+expect "$out" udp:10.199.0.1:7777 blocked
+expect "$out" dns:10.199.0.1:53 blocked
+expect "$out" icmp:10.199.0.1 blocked
+expect "$out" "icmp:[fd00:199::1]" blocked
+expect "$out" raw denied
+expect "$out" packet denied
+expect "$out" nft denied "(Operation not permitted)"
+expect "$out" setuid denied "(Operation not permitted)"
+expect "$out" caps is "CapInh=0000000000000000 CapPrm=0000000000000000 CapEff=0000000000000000 CapBnd=0000000000000000 CapAmb=0000000000000000 NoNewPrivs=1"
+expect "$out" ids is "uid=1000 euid=1000 gid=1000 groups=1000"
+expect "$out" fds is none
+if command -v nft >/dev/null; then
+	if ip netns exec "$SBX" nft list chain inet aisb output |
+	    grep -q 'counter packets [1-9][0-9]* bytes [0-9]* log prefix "aisb-test-drop:" drop'; then
+		ok "drops were counted and logged"
+	else
+		fail "no drop counted: $(ip netns exec "$SBX" nft list chain inet aisb output)"
+	fi
+fi
+
+# The plan from a descriptor, other ids, a descriptor passed on purpose.
+run_enforce 0 ids "$SBX" "$ENFORCE" --plan-fd 5 --uid 1234 --gid 1235 \
+	--groups 1235,1300 --keep-fd 7 -- "$PROBE" ids fds \
+	tcp:10.199.0.1:43127 5<"$work/gate.plan" 7<"$work/gate.plan" \
+	8<"$work/gate.plan"
+expect "$work/ids.out" ids is "uid=1234 euid=1234 gid=1235 groups=1235,1300"
+expect "$work/ids.out" fds is 7
+expect "$work/ids.out" tcp:10.199.0.1:43127 open
+
+# The command's status is the enforcer's; a missing command is 127.
+run_enforce 42 status "$SBX" "$ENFORCE" --plan "$work/gate.plan" -- \
+	/bin/sh -c 'exit 42'
+run_enforce 127 missing "$SBX" "$ENFORCE" --plan "$work/gate.plan" -- \
+	"$work/no-such-command"
+
+# --- mode none replaces the table: the gate is closed too -----------------
+
+printf 'aisb-plan 1\nmode none\n' >"$work/none.plan"
+run_enforce 0 none "$SBX" "$ENFORCE" --plan "$work/none.plan" -- "$PROBE" \
+	tcp:10.199.0.1:43127 tcp:127.0.0.1:43129 ids
+expect "$work/none.out" tcp:10.199.0.1:43127 blocked
+expect "$work/none.out" tcp:127.0.0.1:43129 open
+
+# --- bad plans and usage: 78, nothing runs --------------------------------
+
+printf 'aisb-plan 1\nmode gate\ngate 10.199.0.1 99999\n' >"$work/bad1.plan"
+printf 'aisb-plan 1\nmode gate\ngate 10.199.0.1 43127\nset allowed9 10.199.0.2\n' >"$work/bad2.plan"
+printf 'aisb-plan 1\nmode gate\ngate 10.199.0.1 43127' >"$work/bad3.plan"
+printf 'aisb-plan 1\nmode gate\n' >"$work/bad4.plan"
+for i in 1 2 3 4; do
+	run_enforce 78 "badplan$i" "$SBX" "$ENFORCE" --plan "$work/bad$i.plan" \
+		-- "$PROBE" ids
+done
+run_enforce 78 noplan "$SBX" "$ENFORCE" --plan "$work/none-such.plan" -- \
+	"$PROBE" ids
+run_enforce 78 nodashdash "$SBX" "$ENFORCE" --plan "$work/gate.plan" \
+	"$PROBE" ids
+run_enforce 78 uid0 "$SBX" "$ENFORCE" --plan "$work/gate.plan" --uid 0 -- \
+	"$PROBE" ids
+run_enforce 0 check "$SBX" "$ENFORCE" -n --plan "$work/gate.plan"
+grep -q '^plan OK' "$work/check.out" && ok "-n says plan OK" ||
+	fail "-n: $(cat "$work/check.out")"
+
+# --- missing privileges: 77, nothing runs ---------------------------------
+
+# No CAP_NET_ADMIN stands for a kernel or container that cannot filter.
+run_enforce 77 no-net-admin "$BARE" setpriv --bounding-set=-net_admin \
+	--inh-caps=-net_admin -- "$ENFORCE" --plan "$work/gate.plan" -- \
+	"$PROBE" ids
+if command -v nft >/dev/null; then
+	if [ -z "$(ip netns exec "$BARE" nft list tables)" ]; then
+		ok "no-net-admin: no table was left behind"
+	else
+		fail "no-net-admin: a table exists"
+	fi
+fi
+# The table loads, but the privileges cannot all be dropped.
+run_enforce 77 no-setpcap "$BARE" setpriv --bounding-set=-setpcap \
+	--inh-caps=-setpcap -- "$ENFORCE" --plan "$work/gate.plan" -- \
+	"$PROBE" ids
+run_enforce 77 no-setuid "$BARE" setpriv --bounding-set=-setuid \
+	--inh-caps=-setuid -- "$ENFORCE" --plan "$work/gate.plan" -- \
+	"$PROBE" ids
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,446 @@
+/*
+ * enforce_probe: run as the command under aisb-enforce, tries to get out in
+ * every way the sandbox must refuse and prints one line per attempt:
+ *
+ *	ATTEMPT RESULT [detail]
+ *
+ * ATTEMPTs are argv words:
+ *	tcp:ADDR:PORT	connect and read the peer's banner	open | blocked
+ *	udp:ADDR:PORT	send a datagram, wait for the echo	open | blocked
+ *	dns:ADDR:PORT	an A query for probe.test over UDP	open | blocked
+ *	icmp:ADDR	echo request on a ping socket		open | blocked
+ *	raw		socket(AF_INET, SOCK_RAW)		allowed | denied
+ *	packet		socket(AF_PACKET, SOCK_RAW)		allowed | denied
+ *	nft		delete table inet aisb over netlink	allowed | denied
+ *	setuid		setuid(0)				allowed | denied
+ *	caps		the Cap and NoNewPrivs lines of /proc/self/status
+ *	ids		uid, gid and groups
+ *	fds		open descriptors above 2
+ *	sleep:N		sleep N seconds (between attempts)
+ *
+ * IPv6 addresses are written in brackets: tcp:[fd00:199::1]:80.  Every
+ * network attempt gives up after TIMEOUT_MS.  Exit 0 unless the usage is
+ * wrong: the test script judges the lines.
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <netinet/in.h>
+#include <netinet/ip_icmp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/if_ether.h>
+#include <linux/netlink.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nf_tables.h>
+
+#define TIMEOUT_MS	2000
+
+static int
+parse_target(const char *s, struct sockaddr_storage *ss, socklen_t *len,
+    int need_port)
+{
+	char			 host[64];
+	const char		*port = NULL, *end;
+	struct sockaddr_in	*sin = (struct sockaddr_in *)ss;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)ss;
+	size_t			 hl;
+
+	memset(ss, 0, sizeof(*ss));
+	if (*s == '[') {
+		if ((end = strchr(s, ']')) == NULL)
+			return -1;
+		hl = (size_t)(end - s - 1);
+		s++;
+		if (end[1] == ':')
+			port = end + 2;
+	} else {
+		end = strchr(s, ':');
+		hl = end != NULL ? (size_t)(end - s) : strlen(s);
+		if (end != NULL)
+			port = end + 1;
+	}
+	if (hl >= sizeof(host) || (need_port && port == NULL))
+		return -1;
+	memcpy(host, s, hl);
+	host[hl] = '\0';
+	if (inet_pton(AF_INET, host, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port ? (uint16_t)atoi(port) : 0);
+		*len = sizeof(*sin);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port ? (uint16_t)atoi(port) : 0);
+		*len = sizeof(*sin6);
+		return 0;
+	}
+	return -1;
+}
+
+static int
+wait_fd(int fd, short ev)
+{
+	struct pollfd	 pfd = { .fd = fd, .events = ev };
+	int		 n;
+
+	while ((n = poll(&pfd, 1, TIMEOUT_MS)) == -1 && errno == EINTR)
+		;
+	return n;
+}
+
+static void
+result(const char *what, const char *res, const char *detail)
+{
+	printf("%s %s%s%s\n", what, res, detail ? " " : "",
+	    detail ? detail : "");
+	fflush(stdout);
+}
+
+static void
+blocked_errno(const char *what, const char *step)
+{
+	char	 d[128];
+
+	snprintf(d, sizeof(d), "(%s: %s)", step, strerror(errno));
+	result(what, "blocked", d);
+}
+
+static void
+try_tcp(const char *what, const char *spec)
+{
+	struct sockaddr_storage	 ss;
+	socklen_t		 len;
+	char			 buf[64];
+	ssize_t			 n;
+	int			 fd, soerr = 0;
+	socklen_t		 sl = sizeof(soerr);
+
+	if (parse_target(spec, &ss, &len, 1) == -1) {
+		result(what, "usage", NULL);
+		return;
+	}
+	if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK, 0)) == -1) {
+		blocked_errno(what, "socket");
+		return;
+	}
+	if (connect(fd, (struct sockaddr *)&ss, len) == -1 &&
+	    errno != EINPROGRESS) {
+		blocked_errno(what, "connect");
+		goto out;
+	}
+	if (wait_fd(fd, POLLOUT) == 0) {
+		result(what, "blocked", "(connect: timeout)");
+		goto out;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) == -1 ||
+	    soerr != 0) {
+		errno = soerr;
+		blocked_errno(what, "connect");
+		goto out;
+	}
+	if (wait_fd(fd, POLLIN) <= 0 || (n = read(fd, buf, sizeof(buf) - 1)) <= 0) {
+		result(what, "blocked", "(no banner)");
+		goto out;
+	}
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	result(what, "open", buf);
+out:
+	close(fd);
+}
+
+/* Sends msg, waits for any answer. */
+static void
+try_dgram(const char *what, const char *spec, int proto, const void *msg,
+    size_t msglen)
+{
+	struct sockaddr_storage	 ss;
+	socklen_t		 len;
+	char			 buf[512];
+	int			 fd;
+
+	if (parse_target(spec, &ss, &len, proto != IPPROTO_ICMP) == -1) {
+		result(what, "usage", NULL);
+		return;
+	}
+	if ((fd = socket(ss.ss_family, SOCK_DGRAM, proto == IPPROTO_ICMP ?
+	    (ss.ss_family == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6) : 0))
+	    == -1) {
+		blocked_errno(what, "socket");
+		return;
+	}
+	if (sendto(fd, msg, msglen, 0, (struct sockaddr *)&ss, len) == -1) {
+		blocked_errno(what, "send");
+		goto out;
+	}
+	if (wait_fd(fd, POLLIN) <= 0) {
+		result(what, "blocked", "(no answer)");
+		goto out;
+	}
+	if (recv(fd, buf, sizeof(buf), 0) == -1) {
+		blocked_errno(what, "recv");
+		goto out;
+	}
+	result(what, "open", NULL);
+out:
+	close(fd);
+}
+
+static void
+try_dns(const char *what, const char *spec)
+{
+	static const unsigned char q[] = {
+		0x12, 0x34, 0x01, 0x00, 0x00, 0x01, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00,
+		5, 'p', 'r', 'o', 'b', 'e', 4, 't', 'e', 's', 't', 0,
+		0x00, 0x01, 0x00, 0x01
+	};
+
+	try_dgram(what, spec, IPPROTO_UDP, q, sizeof(q));
+}
+
+static void
+try_icmp(const char *what, const char *spec)
+{
+	struct icmphdr	 h;
+
+	memset(&h, 0, sizeof(h));
+	/* Echo request; the kernel fills in the id and the checksum. */
+	h.type = spec[0] == '[' ? 128 : ICMP_ECHO;
+	h.un.echo.sequence = htons(1);
+	try_dgram(what, spec, IPPROTO_ICMP, &h, sizeof(h));
+}
+
+static void
+try_socket(const char *what, int domain, int type, int proto)
+{
+	int	 fd;
+
+	if ((fd = socket(domain, type, proto)) == -1) {
+		char	 d[96];
+
+		snprintf(d, sizeof(d), "(%s)", strerror(errno));
+		result(what, "denied", d);
+		return;
+	}
+	close(fd);
+	result(what, "allowed", NULL);
+}
+
+static size_t
+put_msg(char *buf, uint16_t type, uint16_t flags, uint32_t seq,
+    uint16_t resid, const char *table)
+{
+	struct nlmsghdr	*nlh = (struct nlmsghdr *)buf;
+	struct nfgenmsg	*nfg = (struct nfgenmsg *)NLMSG_DATA(nlh);
+	struct nlattr	*a;
+	size_t		 tl = table ? strlen(table) + 1 : 0;
+
+	memset(buf, 0, NLMSG_SPACE(sizeof(*nfg) + NLA_HDRLEN + NLA_ALIGN(tl)));
+	nlh->nlmsg_len = NLMSG_LENGTH(sizeof(*nfg));
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = seq;
+	nfg->nfgen_family = 1;	/* NFPROTO_INET */
+	nfg->version = NFNETLINK_V0;
+	nfg->res_id = htons(resid);
+	if (table != NULL) {
+		a = (struct nlattr *)(buf + NLMSG_ALIGN(nlh->nlmsg_len));
+		a->nla_type = NFTA_TABLE_NAME;
+		a->nla_len = (uint16_t)(NLA_HDRLEN + tl);
+		memcpy((char *)a + NLA_HDRLEN, table, tl);
+		nlh->nlmsg_len = (uint32_t)(NLMSG_ALIGN(nlh->nlmsg_len) +
+		    NLA_ALIGN(a->nla_len));
+	}
+	return NLMSG_ALIGN(nlh->nlmsg_len);
+}
+
+/* Hand-made batch: begin, DELTABLE inet aisb, end.  Must be refused. */
+static void
+try_nft(const char *what)
+{
+	char			 buf[512], d[96];
+	struct sockaddr_nl	 sa = { .nl_family = AF_NETLINK };
+	struct nlmsghdr		*nlh;
+	size_t			 off = 0;
+	ssize_t			 n;
+	int			 fd;
+
+	if ((fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_NETFILTER)) == -1) {
+		snprintf(d, sizeof(d), "(socket: %s)", strerror(errno));
+		result(what, "denied", d);
+		return;
+	}
+	off += put_msg(buf + off, NFNL_MSG_BATCH_BEGIN, 0, 1,
+	    NFNL_SUBSYS_NFTABLES, NULL);
+	off += put_msg(buf + off, (NFNL_SUBSYS_NFTABLES << 8) |
+	    NFT_MSG_DELTABLE, NLM_F_ACK, 2, 0, "aisb");
+	off += put_msg(buf + off, NFNL_MSG_BATCH_END, 0, 3,
+	    NFNL_SUBSYS_NFTABLES, NULL);
+	if (sendto(fd, buf, off, 0, (struct sockaddr *)&sa, sizeof(sa)) == -1) {
+		snprintf(d, sizeof(d), "(send: %s)", strerror(errno));
+		result(what, "denied", d);
+		goto out;
+	}
+	if (wait_fd(fd, POLLIN) <= 0 || (n = recv(fd, buf, sizeof(buf), 0))
+	    < (ssize_t)NLMSG_LENGTH(sizeof(struct nlmsgerr))) {
+		result(what, "denied", "(no answer)");
+		goto out;
+	}
+	nlh = (struct nlmsghdr *)buf;
+	if (nlh->nlmsg_type == NLMSG_ERROR &&
+	    ((struct nlmsgerr *)NLMSG_DATA(nlh))->error != 0) {
+		snprintf(d, sizeof(d), "(%s)", strerror(
+		    -((struct nlmsgerr *)NLMSG_DATA(nlh))->error));
+		result(what, "denied", d);
+	} else
+		result(what, "allowed", NULL);
+out:
+	close(fd);
+}
+
+static void
+try_setuid(const char *what)
+{
+	char	 d[96];
+
+	if (setuid(0) == 0) {
+		result(what, "allowed", NULL);
+		return;
+	}
+	snprintf(d, sizeof(d), "(%s)", strerror(errno));
+	result(what, "denied", d);
+}
+
+static void
+show_caps(const char *what)
+{
+	FILE	*f;
+	char	 line[256], out[512] = "";
+	size_t	 off = 0;
+
+	if ((f = fopen("/proc/self/status", "r")) == NULL) {
+		result(what, "error", strerror(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (strncmp(line, "Cap", 3) != 0 &&
+		    strncmp(line, "NoNewPrivs", 10) != 0)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		*strchr(line, ':') = '=';
+		off += (size_t)snprintf(out + off, sizeof(out) - off, "%s%s",
+		    off ? " " : "", line + strspn(line, " \t"));
+	}
+	fclose(f);
+	/* "CapInh=\t000..." : drop the tabs for the test's sake */
+	for (off = 0; out[off] != '\0'; off++)
+		if (out[off] == '\t') {
+			memmove(out + off, out + off + 1, strlen(out + off));
+			off--;
+		}
+	result(what, "is", out);
+}
+
+static void
+show_ids(const char *what)
+{
+	gid_t	 g[64];
+	char	 out[512];
+	int	 n, i;
+	size_t	 off;
+
+	n = getgroups(64, g);
+	off = (size_t)snprintf(out, sizeof(out), "uid=%u euid=%u gid=%u "
+	    "groups=", (unsigned)getuid(), (unsigned)geteuid(),
+	    (unsigned)getgid());
+	for (i = 0; i < n && off < sizeof(out); i++)
+		off += (size_t)snprintf(out + off, sizeof(out) - off, "%s%u",
+		    i ? "," : "", (unsigned)g[i]);
+	result(what, "is", out);
+}
+
+static void
+show_fds(const char *what)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		 out[256] = "";
+	size_t		 off = 0;
+	int		 self;
+
+	if ((d = opendir("/proc/self/fd")) == NULL) {
+		result(what, "error", strerror(errno));
+		return;
+	}
+	self = dirfd(d);
+	while ((de = readdir(d)) != NULL) {
+		int	 fd = atoi(de->d_name);
+
+		if (de->d_name[0] == '.' || fd <= 2 || fd == self)
+			continue;
+		off += (size_t)snprintf(out + off, sizeof(out) - off, "%s%d",
+		    off ? "," : "", fd);
+		if (off >= sizeof(out))
+			break;
+	}
+	closedir(d);
+	result(what, "is", off ? out : "none");
+}
+
+int
+main(int argc, char **argv)
+{
+	int	 i;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: enforce_probe ATTEMPT...\n");
+		return 2;
+	}
+	for (i = 1; i < argc; i++) {
+		const char	*a = argv[i];
+
+		if (strncmp(a, "tcp:", 4) == 0)
+			try_tcp(a, a + 4);
+		else if (strncmp(a, "udp:", 4) == 0)
+			try_dgram(a, a + 4, IPPROTO_UDP, "ping", 4);
+		else if (strncmp(a, "dns:", 4) == 0)
+			try_dns(a, a + 4);
+		else if (strncmp(a, "icmp:", 5) == 0)
+			try_icmp(a, a + 5);
+		else if (strcmp(a, "raw") == 0)
+			try_socket(a, AF_INET, SOCK_RAW, IPPROTO_ICMP);
+		else if (strcmp(a, "packet") == 0)
+			try_socket(a, AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+		else if (strcmp(a, "nft") == 0)
+			try_nft(a);
+		else if (strcmp(a, "setuid") == 0)
+			try_setuid(a);
+		else if (strcmp(a, "caps") == 0)
+			show_caps(a);
+		else if (strcmp(a, "ids") == 0)
+			show_ids(a);
+		else if (strcmp(a, "fds") == 0)
+			show_fds(a);
+		else if (strncmp(a, "sleep:", 6) == 0)
+			sleep((unsigned)atoi(a + 6));
+		else {
+			fprintf(stderr, "enforce_probe: unknown attempt %s\n",
+			    a);
+			return 2;
+		}
+	}
+	return 0;
+}
