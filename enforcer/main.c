@@ -173,10 +173,11 @@ parse_args(struct options *o, int argc, char **argv)
 	o->cmd = argv + optind;
 }
 
+/* The plan, or NULL after saying why. */
 static struct enf_plan *
 load_plan(const struct options *o)
 {
-	struct enf_plan	*plan;
+	struct enf_plan	*plan = NULL;
 	char		*buf;
 	char		 err[256];
 	const char	*what = o->plan_path != NULL ? o->plan_path : "plan fd";
@@ -185,24 +186,23 @@ load_plan(const struct options *o)
 
 	if ((buf = malloc(ENF_PLAN_MAX_BYTES + 1)) == NULL) {
 		log_warn("plan");
-		exit(EXIT_CONFIG);
+		return NULL;
 	}
 	if (o->plan_path != NULL &&
 	    (fd = open(o->plan_path, O_RDONLY | O_CLOEXEC)) == -1) {
 		log_warn("%s", o->plan_path);
-		exit(EXIT_CONFIG);
+		goto out;
 	}
 	n = enf_plan_read(fd, buf, ENF_PLAN_MAX_BYTES + 1, err, sizeof(err));
-	/* The plan descriptor is ours to close unless asked to keep it. */
+	/* The plan descriptor is ours to close: --keep-fd cannot name it. */
 	(void)close(fd);
 	if (n == -1) {
 		log_warnx("%s: %s", what, err);
-		exit(EXIT_CONFIG);
+		goto out;
 	}
-	if ((plan = enf_plan_parse(buf, (size_t)n, err, sizeof(err))) == NULL) {
+	if ((plan = enf_plan_parse(buf, (size_t)n, err, sizeof(err))) == NULL)
 		log_warnx("%s: %s", what, err);
-		exit(EXIT_CONFIG);
-	}
+out:
 	free(buf);
 	return plan;
 }
@@ -247,9 +247,10 @@ main(int argc, char **argv)
 {
 	struct options		 o;
 	struct enf_plan		*plan;
-	struct nft_ruleset	*rs;
+	struct nft_ruleset	*rs = NULL;
 	char			 err[256];
 	size_t			 i;
+	int			 status = EXIT_ENFORCE;
 
 	log_init("aisb-enforce", 0);
 	parse_args(&o, argc, argv);
@@ -257,40 +258,52 @@ main(int argc, char **argv)
 	for (i = 0; i < o.nkeep; i++)
 		if (o.keep[i] == o.plan_fd)
 			usage("--keep-fd names the plan descriptor");
-	plan = load_plan(&o);
-	if (plan->mode == ENF_MODE_DIRECT && o.creds.uid == getuid())
-		usage("direct mode: the sandbox uid must differ from the "
-		    "refresher's");
+	if ((plan = load_plan(&o)) == NULL)
+		return EXIT_CONFIG;
+	if (plan->mode == ENF_MODE_DIRECT && o.creds.uid == getuid()) {
+		log_warnx("direct mode: the sandbox uid must differ from the "
+		    "refresher's (%u)", (unsigned)getuid());
+		status = EXIT_CONFIG;
+		goto out;
+	}
 	if (o.check_only) {
 		printf("plan OK (mode %s)\n", enf_mode_name(plan->mode));
-		enf_plan_free(plan);
-		return 0;
+		status = 0;
+		goto out;
 	}
 
 	if ((rs = nft_ruleset_new(plan, getuid(), err, sizeof(err))) == NULL) {
 		log_warnx("%s", err);
-		return EXIT_ENFORCE;
+		goto out;
 	}
 	if (apply(rs) == -1)
-		return EXIT_ENFORCE;
+		goto out;
 	log_info("table inet %s loaded: mode %s, %zu rules", NFT_TABLE,
 	    enf_mode_name(plan->mode), nft_ruleset_nrules(rs));
 
-	if (plan->mode == ENF_MODE_DIRECT)
-		return enf_direct_run(plan, rs, &o.creds, o.keep, o.nkeep,
+	if (plan->mode == ENF_MODE_DIRECT) {
+		/* Returns only in the refresher, with the command's status. */
+		status = enf_direct_run(plan, rs, &o.creds, o.keep, o.nkeep,
 		    o.cmd);
-
+		goto out;
+	}
 	if (verify(rs) == -1)
-		return EXIT_ENFORCE;
+		goto out;
 	nft_ruleset_free(rs);
 	enf_plan_free(plan);
+	rs = NULL;
+	plan = NULL;
 
 	if (enf_close_fds(o.keep, o.nkeep, err, sizeof(err)) == -1 ||
 	    enf_drop_all(&o.creds, err, sizeof(err)) == -1) {
 		log_warnx("dropping privileges: %s", err);
-		return EXIT_ENFORCE;
+		goto out;
 	}
 	execvp(o.cmd[0], o.cmd);
 	log_warn("%s", o.cmd[0]);
-	return errno == ENOENT ? 127 : 126;
+	status = errno == ENOENT ? 127 : 126;
+out:
+	nft_ruleset_free(rs);
+	enf_plan_free(plan);
+	return status;
 }
