@@ -88,16 +88,19 @@ launch_cmd_policy(int argc, char **argv)
 	char		*dump;
 	int		 rc = 0;
 
+	if (argc >= 2 && strcmp(argv[1], "derive") == 0)
+		return launch_cmd_derive(argc, argv);
 	if (argc < 3 || (strcmp(argv[1], "test") == 0 && argc != 4 &&
 	    argc != 5) || (strcmp(argv[1], "test") != 0 && argc != 3)) {
 		fprintf(stderr, "usage: aisb policy check|print FILE\n"
-		    "       aisb policy test FILE HOST[:PORT] [IP]\n");
+		    "       aisb policy test FILE HOST[:PORT] [IP]\n"
+		    "       aisb policy derive apt [--root DIR] | npm\n");
 		return EXIT_CONFIG;
 	}
 	if (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "print") != 0 &&
 	    strcmp(argv[1], "test") != 0) {
 		fprintf(stderr, "aisb: unknown policy command '%s' "
-		    "(check, print, test)\n", argv[1]);
+		    "(check, print, test, derive)\n", argv[1]);
 		return EXIT_CONFIG;
 	}
 	if ((p = load_or_report(argv[2])) == NULL)

@@ -9,5 +9,6 @@
 #define EXIT_CONFIG	78	/* usage, configuration or policy error */
 
 int	launch_cmd_policy(int argc, char **argv);
+int	launch_cmd_derive(int argc, char **argv);
 
 #endif

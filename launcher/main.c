@@ -16,6 +16,7 @@ usage(FILE *f)
 	    "usage: aisb policy check FILE\n"
 	    "       aisb policy print FILE\n"
 	    "       aisb policy test FILE HOST[:PORT] [IP]\n"
+	    "       aisb policy derive apt [--root DIR] | npm\n"
 	    "       aisb version\n");
 }
 

@@ -15,17 +15,25 @@
 
 #include "policy-int.h"
 
-/* FNV-1a, 64 bit.  Keys are short (<= 253 bytes) and come from the policy. */
+/*
+ * FNV-1a, 64 bit, over the bytes from last to first: one right-to-left
+ * pass over a name yields the hash of each of its suffixes on the way.
+ */
+#define HASH_INIT	0xcbf29ce484222325ULL
+
+static inline uint64_t
+hash_step(uint64_t h, unsigned char c)
+{
+	return (h ^ c) * 0x100000001b3ULL;
+}
+
 uint64_t
 policy_hash(const char *s, size_t len)
 {
-	uint64_t	 h = 0xcbf29ce484222325ULL;
-	size_t		 i;
+	uint64_t	 h = HASH_INIT;
 
-	for (i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ULL;
-	}
+	while (len > 0)
+		h = hash_step(h, (unsigned char)s[--len]);
 	return h;
 }
 
@@ -55,9 +63,8 @@ policy_htab_free(struct policy_htab *t)
 }
 
 static const struct policy_hslot *
-htab_get(const struct policy_htab *t, const char *key, size_t len)
+htab_get(const struct policy_htab *t, const char *key, size_t len, uint64_t h)
 {
-	uint64_t		 h = policy_hash(key, len);
 	size_t			 i = (size_t)h & t->mask;
 	const struct policy_hslot *s;
 
@@ -144,37 +151,26 @@ policy_decide_name(const struct policy *p, const char *name, size_t len,
 {
 	const struct policy_hslot	*e;
 	const struct policy_rule	*allow = NULL, *portmiss = NULL;
-	size_t				 i, k;
+	uint64_t			 h = HASH_INIT;
+	size_t				 i, k, dots;
 
-	if ((e = htab_get(&p->exact, name, len)) != NULL) {
-		if (e->deny != NULL && port_ok(e->deny, port))
-			DECIDE(d, POLICY_DENY, POLICY_R_DENY_RULE, e->deny);
-		if (e->allow != NULL) {
-			if (port_ok(e->allow, port))
-				allow = e->allow;
-			else
-				portmiss = e->allow;
-		}
-	}
-	for (i = 0; p->sfx.used > 0 && i < len; i++) {
-		const char	*sfx;
-		size_t		 slen;
-
-		if (name[i] != '.')
-			continue;
-		sfx = name + i + 1;
-		slen = len - i - 1;
-		if (memchr(sfx, '.', slen) == NULL)
-			break;		/* no key is a bare top-level label */
-		if ((e = htab_get(&p->sfx, sfx, slen)) == NULL)
+	/* Right to left: each dot-suffix that still holds a dot, then the
+	 * whole name. */
+	for (i = len, dots = 0; i > 0; i--) {
+		h = hash_step(h, (unsigned char)name[i - 1]);
+		if (name[i - 1] == '.')
+			dots++;
+		if (i < 2 || name[i - 2] != '.' || dots == 0 ||
+		    p->sfx.used == 0 ||
+		    (e = htab_get(&p->sfx, name + i - 1, len - i + 1, h)) == NULL)
 			continue;
 		if (e->deny != NULL && port_ok(e->deny, port))
 			DECIDE(d, POLICY_DENY, POLICY_R_DENY_RULE, e->deny);
 		if (e->allow != NULL && allow == NULL) {
 			if (port_ok(e->allow, port))
 				allow = e->allow;
-			else if (portmiss == NULL)
-				portmiss = e->allow;
+			else
+				portmiss = e->allow;	/* the nearest is cited */
 		}
 		for (k = 0; k < e->nre; k++) {
 			const struct policy_rule *r = e->re[k];
@@ -191,6 +187,16 @@ policy_decide_name(const struct policy *p, const char *name, size_t len,
 				else
 					portmiss = r;
 			}
+		}
+	}
+	if ((e = htab_get(&p->exact, name, len, h)) != NULL) {
+		if (e->deny != NULL && port_ok(e->deny, port))
+			DECIDE(d, POLICY_DENY, POLICY_R_DENY_RULE, e->deny);
+		if (e->allow != NULL) {
+			if (port_ok(e->allow, port))
+				allow = e->allow;
+			else
+				portmiss = e->allow;
 		}
 	}
 	for (i = 0; i < p->nre_deny; i++)

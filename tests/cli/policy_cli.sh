@@ -60,6 +60,45 @@ expect_grep "$tmp/out" 'address 127.0.0.1: may be dialled'
 expect_rc 78 "$aisb" policy test "$tmp/p.yaml" 'bad host:443'
 expect_rc 78 "$aisb" policy test "$tmp/p.yaml" example.com:443 not-an-ip
 
+# derive: a policy from apt's sources and npm's configured registry.
+mkdir -p "$tmp/root/etc/apt/sources.list.d"
+cat >"$tmp/root/etc/apt/sources.list" <<'SRC'
+# a comment
+deb http://mirror.example.test/debian bookworm main
+deb [arch=amd64 signed-by=/k.gpg] https://user:secret@secure.example.test:8443/d bookworm main # trailing
+deb-src http://mirror.example.test/debian bookworm main
+deb cdrom:[Debian]/ bookworm main
+SRC
+cat >"$tmp/root/etc/apt/sources.list.d/extra.sources" <<'SRC'
+Types: deb
+URIs: http://one.example.test/a https://two.example.test/b
+Suites: bookworm
+
+Types: deb
+Enabled: no
+URIs: http://disabled.example.test/
+SRC
+expect_rc 0 "$aisb" policy derive apt --root "$tmp/root"
+cp "$tmp/out" "$tmp/apt.yaml"
+expect_grep "$tmp/apt.yaml" '^  - host: mirror.example.test$'
+expect_grep "$tmp/apt.yaml" '^  - host: secure.example.test$'
+expect_grep "$tmp/apt.yaml" '^    ports: \[8443\]$'
+expect_grep "$tmp/apt.yaml" '^  - host: one.example.test$'
+expect_grep "$tmp/apt.yaml" '^  - host: two.example.test$'
+expect_grep "$tmp/apt.yaml" '^# 1 source\(s\) left out'
+if grep -qE 'secret|disabled|cdrom' "$tmp/apt.yaml"; then bad "derive leaked: $(cat "$tmp/apt.yaml")"; else ok; fi
+[ "$(grep -c 'host: mirror.example.test' "$tmp/apt.yaml")" = 1 ] && ok || bad "duplicate source"
+expect_rc 0 "$aisb" policy check "$tmp/apt.yaml"
+expect_rc 78 "$aisb" policy derive apt --root "$tmp/nowhere"
+if command -v npm >/dev/null 2>&1; then
+	npm_config_registry=https://npm.example.test:4873/ \
+	    expect_rc 0 "$aisb" policy derive npm
+	expect_grep "$tmp/out" '^  - host: npm.example.test$'
+	expect_grep "$tmp/out" '^    ports: \[4873\]$'
+else
+	echo "note: npm not installed, derive npm not exercised"
+fi
+
 # An invalid policy: exit 78, file:line:col and a hint on stderr.
 printf 'version: 1\nallow:\n  - host: "*.com"\n' >"$tmp/bad.yaml"
 expect_rc 78 "$aisb" policy check "$tmp/bad.yaml"

@@ -1,0 +1,2 @@
+EXTRA_DIST += docs/policy.md docs/performance.md docs/threat-model.md
+dist_man_MANS += docs/aisb.1

@@ -1,0 +1,56 @@
+#!/bin/bash
+# The whole test suite, as CI runs it (as root on Debian 12):
+#   1. install the packages (contrib/debian-packages),
+#   2. build with -Werror and run `make check` (unit, CLI, integration),
+#   3. build with ASan+UBSan and run `make check` again,
+#   4. `make distcheck`,
+#   5. build the libFuzzer harnesses with clang and run each FUZZ_SECONDS.
+# Build trees go to $AISB_BUILD (default: build-tests/ in the source tree).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${AISB_BUILD:-$top/build-tests}
+jobs=$(nproc)
+fuzz_seconds=${FUZZ_SECONDS:-60}
+
+step() { printf '\n=== %s\n' "$*"; }
+
+step "packages"
+sh "$top/contrib/apt-install.sh"
+
+cd "$top"
+[ -x configure ] && [ configure -nt configure.ac ] || autoreconf -fi
+
+run_check() {	# run_check DIR CONFIGURE-ARGS...
+	local dir=$1; shift
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	( cd "$dir" && "$top/configure" --enable-werror "$@" >configure.out &&
+	  make -j"$jobs" >make.out 2>&1 || { cat make.out; exit 1; }
+	  make -j"$jobs" check || { cat test-suite.log 2>/dev/null; exit 1; } )
+}
+
+step "build and make check (-Werror)"
+run_check "$out/plain" CFLAGS="-O2 -g"
+
+step "ASan+UBSan build and make check"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+run_check "$out/asan" CC=clang \
+    CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+    LDFLAGS="-fsanitize=address,undefined"
+unset ASAN_OPTIONS UBSAN_OPTIONS
+
+step "make distcheck"
+( cd "$out/plain" && make -j"$jobs" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror >distcheck.out 2>&1 ||
+  { tail -n 100 distcheck.out; exit 1; } )
+tail -n 4 "$out/plain/distcheck.out"
+
+step "fuzz smoke (${fuzz_seconds}s per harness)"
+rm -rf "$out/fuzz" && mkdir -p "$out/fuzz"
+( cd "$out/fuzz" && "$top/configure" --enable-fuzz --disable-tests CC=clang \
+      CFLAGS="-O1 -g -fno-omit-frame-pointer" >configure.out &&
+  make -j"$jobs" tests/fuzz/fuzz_policy tests/fuzz/fuzz_target >make.out 2>&1 ||
+  { cat make.out; exit 1; }
+  make fuzz FUZZ_SECONDS="$fuzz_seconds" )
+
+step "done"
+echo "all test stages passed"
