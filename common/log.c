@@ -43,7 +43,7 @@ vlog(enum log_level lvl, const char *fmt, va_list ap)
 	fprintf(stderr, "%s: %s\n", log_prog, buf);
 }
 
-static void
+static void __attribute__((format(printf, 1, 0)))
 vlog_errno(const char *fmt, va_list ap, int saved)
 {
 	char	 buf[1024];

@@ -18,7 +18,7 @@ step "packages"
 sh "$top/contrib/apt-install.sh"
 
 cd "$top"
-[ -x configure ] && [ configure -nt configure.ac ] || autoreconf -fi
+autoreconf -fi
 
 run_check() {	# run_check DIR CONFIGURE-ARGS...
 	local dir=$1; shift
