@@ -10,5 +10,6 @@
 
 int	launch_cmd_policy(int argc, char **argv);
 int	launch_cmd_derive(int argc, char **argv);
+int	launch_cmd_run(int argc, char **argv);
 
 #endif

@@ -13,7 +13,9 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: aisb policy check FILE\n"
+	    "usage: aisb [flags] [--] COMMAND [ARGS...]\n"
+	    "       aisb --print-config | --print-policy\n"
+	    "       aisb policy check FILE\n"
 	    "       aisb policy print FILE\n"
 	    "       aisb policy test FILE HOST[:PORT] [IP]\n"
 	    "       aisb policy derive apt [--root DIR] | npm\n"
@@ -40,7 +42,11 @@ main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	fprintf(stderr, "aisb: unknown command '%s'\n", argv[1]);
-	usage(stderr);
-	return EXIT_CONFIG;
+	if (strcmp(argv[1], "gate") == 0 || strcmp(argv[1], "sessions") == 0 ||
+	    strcmp(argv[1], "clean") == 0) {
+		fprintf(stderr, "aisb: '%s' is not available in this build yet\n",
+		    argv[1]);
+		return EXIT_CONFIG;
+	}
+	return launch_cmd_run(argc, argv);
 }

@@ -1,8 +1,10 @@
 # Unit tests (cmocka), fuzz harnesses and benchmarks.  Integration and e2e
 # suites of the programs live in their own fragments below.
 if ENABLE_TESTS
-check_PROGRAMS += tests/unit/test_policy tests/unit/test_target tests/unit/test_addr
-TESTS += tests/unit/test_policy tests/unit/test_target tests/unit/test_addr
+check_PROGRAMS += tests/unit/test_policy tests/unit/test_target tests/unit/test_addr \
+	tests/unit/test_options
+TESTS += tests/unit/test_policy tests/unit/test_target tests/unit/test_addr \
+	tests/unit/test_options
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(PCRE2_CFLAGS)
 UNIT_LDADD = $(POLICY_LIBS) common/libaisbcommon.a $(CMOCKA_LIBS)
 tests_unit_test_policy_SOURCES = tests/unit/test_policy.c
@@ -14,11 +16,15 @@ tests_unit_test_target_LDADD = $(UNIT_LDADD)
 tests_unit_test_addr_SOURCES = tests/unit/test_addr.c
 tests_unit_test_addr_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_addr_LDADD = $(UNIT_LDADD)
+tests_unit_test_options_SOURCES = tests/unit/test_options.c launcher/options.c
+tests_unit_test_options_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_unit_test_options_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
+tests_unit_test_options_LDADD = $(UNIT_LDADD)
 endif
 
 # aisb policy commands, driven as a user would.
 TESTS += tests/cli/policy_cli.sh
-EXTRA_DIST += tests/cli/policy_cli.sh tests/unit/data
+EXTRA_DIST += tests/cli/policy_cli.sh tests/run.sh
 
 include tests/fuzz/local.mk
 include tests/bench/local.mk

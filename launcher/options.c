@@ -1,0 +1,961 @@
+/*
+ * Option resolution: the table of options, the config file reader, the
+ * AISB_* environment, the alias-friendly command line, and the one
+ * function that applies them in order.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <yaml.h>
+
+#include "options.h"
+
+#ifndef AISB_POLICYDIR
+#define AISB_POLICYDIR	"/usr/local/share/aisb/policies"
+#endif
+
+enum otype { OT_PATH, OT_NET, OT_WORD, OT_LIST, OT_SIZE, OT_CPUS, OT_UINT,
+	OT_DURATION, OT_BOOL, OT_ENVLIST };
+
+#define O_PROJECT	0x01	/* a project config may set it */
+#define O_NARROW	0x02	/* ... but only to narrow it (see check_project) */
+
+struct optdesc {
+	const char	*name;		/* config key; flag is --name with '_' -> '-' */
+	enum otype	 type;
+	unsigned	 flags;
+	const char	*def;		/* NULL: computed at resolve time */
+	const char	*help;
+};
+
+static const struct optdesc opts[LO__COUNT] = {
+	[LO_POLICY] = { "policy", OT_PATH, 0, NULL,
+	    "policy file (default: $XDG_CONFIG_HOME/aisb/policy.yaml, else the shipped default)" },
+	[LO_NET] = { "net", OT_NET, O_PROJECT | O_NARROW, "gate",
+	    "gate | none | direct" },
+	[LO_IMAGE] = { "image", OT_WORD, O_PROJECT, "docker.io/library/debian:bookworm-slim",
+	    "base image (an offline Debian base is built when it cannot be pulled)" },
+	[LO_PACKAGES] = { "packages", OT_LIST, O_PROJECT, NULL,
+	    "Debian packages installed in the image" },
+	[LO_MEMORY] = { "memory", OT_SIZE, O_PROJECT, "4g", "memory limit (k, m, g; 0: none)" },
+	[LO_CPUS] = { "cpus", OT_CPUS, O_PROJECT, "2", "CPU limit (1.5; 0: none)" },
+	[LO_PIDS] = { "pids", OT_UINT, O_PROJECT, "1024", "process limit (0: none)" },
+	[LO_TIMEOUT] = { "timeout", OT_DURATION, O_PROJECT, "0",
+	    "kill the command after this long and exit 124 (s, m, h; 0: never)" },
+	[LO_WORKSPACE] = { "workspace", OT_PATH, 0, NULL,
+	    "directory mounted read-write at the same path (default: the current one)" },
+	[LO_HOME_VOLUME] = { "home_volume", OT_WORD, 0, "aisb-home",
+	    "named volume mounted at /home/sandbox" },
+	[LO_KEEP] = { "keep", OT_BOOL, O_PROJECT, "false",
+	    "keep the container and the session record" },
+	[LO_RECORD] = { "record", OT_BOOL, O_PROJECT, "false",
+	    "record the session's traffic (pcap + decision log)" },
+	[LO_GATE] = { "gate", OT_WORD, 0, "", "named gate to use (default: one per session)" },
+	[LO_ENV] = { "env", OT_ENVLIST, 0, NULL,
+	    "NAME (host value), NAME=VALUE, NAME? (host value if set)" },
+	[LO_RUNTIME] = { "runtime", OT_WORD, 0, "runc", "OCI runtime podman uses" },
+	[LO_PROJECT_POLICY] = { "project_policy", OT_BOOL, 0, "false",
+	    "let .aisb.yaml name the policy (user config only)" },
+};
+
+static const char *const subcommands[] = {
+	"run", "policy", "gate", "image", "sessions", "clean", "doctor",
+	"version", "help",
+};
+
+const char *
+launch_opt_name(enum launch_opt_id id)
+{
+	return id < LO__COUNT ? opts[id].name : "?";
+}
+
+const char *
+launch_src_str(enum launch_src s)
+{
+	switch (s) {
+	case LAUNCH_SRC_DEFAULT:
+		return "default";
+	case LAUNCH_SRC_USER:
+		return "user config";
+	case LAUNCH_SRC_PROJECT:
+		return "project config";
+	case LAUNCH_SRC_ENV:
+		return "environment";
+	case LAUNCH_SRC_FLAG:
+		return "flag";
+	}
+	return "?";
+}
+
+static void __attribute__((format(printf, 3, 4)))
+seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+const char *
+launch_getenv(char **envp, const char *name, size_t namelen)
+{
+	for (; envp != NULL && *envp != NULL; envp++)
+		if (strncmp(*envp, name, namelen) == 0 &&
+		    (*envp)[namelen] == '=')
+			return *envp + namelen + 1;
+	return NULL;
+}
+
+const char *
+launch_env_redacted(const char *entry, char *buf, size_t len)
+{
+	const char	*eq = strchr(entry, '=');
+
+	if (eq == NULL)
+		snprintf(buf, len, "%s", entry);
+	else
+		snprintf(buf, len, "%.*s=<redacted>", (int)(eq - entry), entry);
+	return buf;
+}
+
+/* ---- value checks ------------------------------------------------------ */
+
+static int
+parse_u64(const char *s, uint64_t max, uint64_t *out, const char **end)
+{
+	uint64_t	 v = 0;
+	const char	*p = s;
+
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	for (; isdigit((unsigned char)*p); p++) {
+		if (v > (max - (uint64_t)(*p - '0')) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	*out = v;
+	*end = p;
+	return 0;
+}
+
+static int
+env_name_ok(const char *s, size_t len)
+{
+	size_t	 i;
+
+	if (len == 0 || len > 255 || isdigit((unsigned char)s[0]))
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return 0;
+	return 1;
+}
+
+/* Checks one value for its type; fills the typed view for scalars. */
+static int
+check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
+    char *err, size_t errlen)
+{
+	const struct optdesc	*d = &opts[id];
+	const char		*end;
+	uint64_t		 n, frac = 0;
+	size_t			 len = strlen(v), i;
+
+	if (len > LAUNCH_MAX_VALUE) {
+		seterr(err, errlen, "%s: value longer than %d bytes", d->name,
+		    LAUNCH_MAX_VALUE);
+		return -1;
+	}
+	switch (d->type) {
+	case OT_PATH:
+		if (len == 0 && id != LO_POLICY) {
+			seterr(err, errlen, "%s: empty path", d->name);
+			return -1;
+		}
+		return 0;
+	case OT_NET:
+		if (strcmp(v, "gate") == 0)
+			o->net = LAUNCH_NET_GATE;
+		else if (strcmp(v, "none") == 0)
+			o->net = LAUNCH_NET_NONE;
+		else if (strcmp(v, "direct") == 0)
+			o->net = LAUNCH_NET_DIRECT;
+		else {
+			seterr(err, errlen, "net: '%.32s' is not a network "
+			    "mode; write gate, none or direct", v);
+			return -1;
+		}
+		return 0;
+	case OT_WORD:
+		for (i = 0; i < len; i++)
+			if (!isgraph((unsigned char)v[i])) {
+				seterr(err, errlen, "%s: '%.64s' has a space or "
+				    "control character", d->name, v);
+				return -1;
+			}
+		if (id == LO_HOME_VOLUME && (len == 0 || len > 128 ||
+		    !isalnum((unsigned char)v[0]) ||
+		    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "0123456789_.-") != len)) {
+			seterr(err, errlen, "home_volume: '%.64s' is not a "
+			    "volume name; use letters, digits, '_', '.', '-'", v);
+			return -1;
+		}
+		if ((id == LO_IMAGE || id == LO_RUNTIME) && len == 0) {
+			seterr(err, errlen, "%s: empty", d->name);
+			return -1;
+		}
+		return 0;
+	case OT_LIST:
+		/* Debian package names */
+		if (len == 0 || len > 128 || !isalnum((unsigned char)v[0]) ||
+		    strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789+.-") != len) {
+			seterr(err, errlen, "packages: '%.64s' is not a Debian "
+			    "package name", v);
+			return -1;
+		}
+		return 0;
+	case OT_ENVLIST: {
+		const char *eq = strchr(v, '=');
+		size_t nlen = eq != NULL ? (size_t)(eq - v) : len;
+
+		if (eq == NULL && nlen > 0 && v[nlen - 1] == '?')
+			nlen--;
+		if (!env_name_ok(v, nlen)) {
+			seterr(err, errlen, "env: '%.*s' is not a variable "
+			    "name; write NAME, NAME=VALUE or NAME?",
+			    (int)(nlen > 64 ? 64 : nlen), v);
+			return -1;
+		}
+		if (eq != NULL && strpbrk(eq, "\n\r") != NULL) {
+			seterr(err, errlen, "env: the value of %.*s holds a "
+			    "line break, which an env file cannot carry",
+			    (int)nlen, v);
+			return -1;
+		}
+		return 0;
+	}
+	case OT_SIZE:
+		if (parse_u64(v, UINT64_C(1) << 40, &n, &end) == -1)
+			goto badnum;
+		switch (tolower((unsigned char)*end)) {
+		case '\0':
+			break;
+		case 'k':
+			n <<= 10;
+			end++;
+			break;
+		case 'm':
+			n <<= 20;
+			end++;
+			break;
+		case 'g':
+			n <<= 30;
+			end++;
+			break;
+		default:
+			goto badnum;
+		}
+		if (*end != '\0' || n > (UINT64_C(1) << 40))
+			goto badnum;
+		if (n != 0 && n < (UINT64_C(6) << 20)) {
+			seterr(err, errlen, "memory: %s is below podman's "
+			    "minimum of 6m", v);
+			return -1;
+		}
+		o->memory = n;
+		return 0;
+	case OT_CPUS:
+		if (parse_u64(v, 1024, &n, &end) == -1)
+			goto badnum;
+		if (*end == '.') {
+			const char *f = end + 1;
+			unsigned digits = 0;
+
+			for (end = f; isdigit((unsigned char)*end) && digits < 3;
+			    end++, digits++)
+				frac = frac * 10 + (uint64_t)(*end - '0');
+			if (digits == 0)
+				goto badnum;
+			while (digits++ < 3)
+				frac *= 10;
+		}
+		if (*end != '\0')
+			goto badnum;
+		o->cpus_milli = (unsigned)(n * 1000 + frac);
+		return 0;
+	case OT_UINT:
+		if (parse_u64(v, 1000000, &n, &end) == -1 || *end != '\0')
+			goto badnum;
+		o->pids = (unsigned)n;
+		return 0;
+	case OT_DURATION:
+		if (parse_u64(v, 7 * 86400, &n, &end) == -1)
+			goto badnum;
+		if (*end == 'm')
+			n *= 60, end++;
+		else if (*end == 'h')
+			n *= 3600, end++;
+		else if (*end == 's')
+			end++;
+		if (*end != '\0' || n > 7 * 86400)
+			goto badnum;
+		o->timeout = (unsigned)n;
+		return 0;
+	case OT_BOOL: {
+		int b;
+
+		if (strcmp(v, "true") == 0 || strcmp(v, "yes") == 0 ||
+		    strcmp(v, "1") == 0)
+			b = 1;
+		else if (strcmp(v, "false") == 0 || strcmp(v, "no") == 0 ||
+		    strcmp(v, "0") == 0)
+			b = 0;
+		else {
+			seterr(err, errlen, "%s: '%.16s' is not true or false",
+			    d->name, v);
+			return -1;
+		}
+		if (id == LO_KEEP)
+			o->keep = b;
+		else if (id == LO_RECORD)
+			o->record = b;
+		else
+			o->project_policy = b;
+		return 0;
+	}
+	}
+	return 0;
+badnum:
+	seterr(err, errlen, "%s: '%.32s' is not valid (%s)", d->name, v,
+	    d->help);
+	return -1;
+}
+
+/* ---- setting values ---------------------------------------------------- */
+
+static int
+list_add(struct launch_item **list, size_t *n, const char *v,
+    enum launch_src src, const char *where, char *err, size_t errlen)
+{
+	struct launch_item	*l;
+
+	if (*n >= LAUNCH_MAX_LIST) {
+		seterr(err, errlen, "%s: more than %d entries", where,
+		    LAUNCH_MAX_LIST);
+		return -1;
+	}
+	if ((l = reallocarray(*list, *n + 1, sizeof(*l))) == NULL ||
+	    (l[*n].text = strdup(v)) == NULL) {
+		if (l != NULL)
+			*list = l;
+		seterr(err, errlen, "out of memory");
+		return -1;
+	}
+	l[*n].src = src;
+	snprintf(l[*n].where, sizeof(l[*n].where), "%s", where);
+	*list = l;
+	(*n)++;
+	return 0;
+}
+
+static void
+list_free(struct launch_item **list, size_t *n)
+{
+	size_t	 i;
+
+	for (i = 0; i < *n; i++) {
+		if ((*list)[i].text != NULL)
+			explicit_bzero((*list)[i].text, strlen((*list)[i].text));
+		free((*list)[i].text);
+	}
+	free(*list);
+	*list = NULL;
+	*n = 0;
+}
+
+/*
+ * A relative path in a config file is relative to that file's folder;
+ * given on the command line or in the environment, to the current one.
+ */
+static char *
+resolve_path(const char *v, const char *base_file)
+{
+	const char	*slash;
+	char		*out;
+
+	if (v[0] == '/' || v[0] == '\0' || base_file == NULL ||
+	    (slash = strrchr(base_file, '/')) == NULL)
+		return strdup(v);
+	if (asprintf(&out, "%.*s/%s", (int)(slash - base_file), base_file,
+	    v) == -1)
+		return NULL;
+	return out;
+}
+
+/*
+ * Sets one option from one layer.  Lists: env accumulates over the layers,
+ * packages are replaced by the first entry a higher layer gives.
+ */
+static int
+opt_set(struct launch_opts *o, enum launch_opt_id id, const char *v,
+    enum launch_src src, const char *where, const char *base_file,
+    char *err, size_t errlen)
+{
+	char	*copy;
+	char	 sub[LAUNCH_MAX_VALUE + 200];
+
+	if (check_value(o, id, v, sub, sizeof(sub)) == -1) {
+		seterr(err, errlen, "%s: %s", where, sub);
+		return -1;
+	}
+	if (opts[id].type == OT_ENVLIST)
+		return list_add(&o->env, &o->nenv, v, src, where, err, errlen);
+	if (opts[id].type == OT_LIST) {
+		if (o->npackages > 0 && o->packages[0].src != src)
+			list_free(&o->packages, &o->npackages);
+		return list_add(&o->packages, &o->npackages, v, src, where,
+		    err, errlen);
+	}
+	copy = opts[id].type == OT_PATH ? resolve_path(v, base_file) : strdup(v);
+	if (copy == NULL) {
+		seterr(err, errlen, "out of memory");
+		return -1;
+	}
+	free(o->val[id]);
+	o->val[id] = copy;
+	o->src[id] = src;
+	snprintf(o->where[id], sizeof(o->where[id]), "%s", where);
+	return 0;
+}
+
+static int
+find_opt(const char *name, size_t len)
+{
+	int	 i;
+
+	for (i = 0; i < LO__COUNT; i++)
+		if (strlen(opts[i].name) == len &&
+		    strncmp(opts[i].name, name, len) == 0)
+			return i;
+	return -1;
+}
+
+/*
+ * What a project config may not do.  Returns -1 with the reason.
+ */
+static int
+check_project(const struct launch_opts *o, enum launch_opt_id id,
+    const char *v, const char *where, char *err, size_t errlen)
+{
+	if (id == LO_POLICY && o->project_policy)
+		return 0;
+	if (id == LO_POLICY) {
+		seterr(err, errlen, "%s: a project config may not choose the "
+		    "policy; to allow it, set 'project_policy: true' in %s",
+		    where, o->user_config);
+		return -1;
+	}
+	if (!(opts[id].flags & O_PROJECT)) {
+		seterr(err, errlen, "%s: '%s' may not be set by a project "
+		    "config (it would widen what the session can reach or "
+		    "read); set it in %s or on the command line", where,
+		    opts[id].name, o->user_config);
+		return -1;
+	}
+	if ((opts[id].flags & O_NARROW) && id == LO_NET &&
+	    strcmp(v, "none") != 0) {
+		seterr(err, errlen, "%s: a project config may only narrow the "
+		    "network to 'none'", where);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- config files ------------------------------------------------------ */
+
+/*
+ * A config file is one flat YAML mapping: key: scalar, or key: [list].
+ * Missing file: fine.  Anything else wrong: an error naming file:line:col.
+ */
+static int
+read_config(struct launch_opts *o, const char *path, enum launch_src src,
+    char *err, size_t errlen)
+{
+	yaml_parser_t	 parser;
+	yaml_event_t	 ev;
+	struct stat	 st;
+	char		*buf = NULL, where[1200];
+	int		 fd, rc = -1, depth = 0, id = -1, done = 0, inlist = 0;
+	ssize_t		 n;
+	size_t		 off = 0;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		if (errno == ENOENT)
+			return 0;
+		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    st.st_size > LAUNCH_MAX_CONFIG) {
+		seterr(err, errlen, "%s: not a regular file of at most %d bytes",
+		    path, LAUNCH_MAX_CONFIG);
+		close(fd);
+		return -1;
+	}
+	if ((buf = malloc(LAUNCH_MAX_CONFIG + 1)) == NULL) {
+		close(fd);
+		seterr(err, errlen, "out of memory");
+		return -1;
+	}
+	while (off < LAUNCH_MAX_CONFIG &&
+	    (n = read(fd, buf + off, LAUNCH_MAX_CONFIG - off)) != 0) {
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			seterr(err, errlen, "%s: %s", path, strerror(errno));
+			close(fd);
+			free(buf);
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	close(fd);
+
+	if (!yaml_parser_initialize(&parser)) {
+		free(buf);
+		seterr(err, errlen, "out of memory");
+		return -1;
+	}
+	yaml_parser_set_input_string(&parser, (unsigned char *)buf, off);
+	while (!done) {
+		unsigned line, col;
+
+		if (!yaml_parser_parse(&parser, &ev)) {
+			seterr(err, errlen, "%s:%zu:%zu: YAML syntax: %s", path,
+			    parser.problem_mark.line + 1,
+			    parser.problem_mark.column + 1,
+			    parser.problem ? parser.problem : "error");
+			goto out;
+		}
+		line = (unsigned)ev.start_mark.line + 1;
+		col = (unsigned)ev.start_mark.column + 1;
+		snprintf(where, sizeof(where), "%s:%u:%u", path, line, col);
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT:
+			done = 1;
+			break;
+		case YAML_ALIAS_EVENT:
+			seterr(err, errlen, "%s: YAML aliases are not allowed",
+			    where);
+			goto fail_ev;
+		case YAML_MAPPING_START_EVENT:
+			if (depth++ != 0) {
+				seterr(err, errlen, "%s: nested mappings are "
+				    "not part of the config; write key: value",
+				    where);
+				goto fail_ev;
+			}
+			break;
+		case YAML_MAPPING_END_EVENT:
+			depth--;
+			break;
+		case YAML_SEQUENCE_START_EVENT:
+			if (depth != 1 || id < 0 || inlist ||
+			    (opts[id].type != OT_LIST &&
+			    opts[id].type != OT_ENVLIST)) {
+				seterr(err, errlen, "%s: a list is not valid "
+				    "here", where);
+				goto fail_ev;
+			}
+			inlist = 1;
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+			inlist = 0;
+			id = -1;
+			break;
+		case YAML_SCALAR_EVENT: {
+			const char *v = (const char *)ev.data.scalar.value;
+			size_t vlen = ev.data.scalar.length;
+
+			if (depth != 1) {
+				seterr(err, errlen, "%s: a config file is a "
+				    "mapping of key: value", where);
+				goto fail_ev;
+			}
+			if (memchr(v, '\0', vlen) != NULL) {
+				seterr(err, errlen, "%s: NUL byte", where);
+				goto fail_ev;
+			}
+			if (id < 0) {
+				if ((id = find_opt(v, vlen)) < 0) {
+					seterr(err, errlen, "%s: unknown key "
+					    "'%.64s'; see aisb --print-config "
+					    "for the keys", where, v);
+					goto fail_ev;
+				}
+				break;
+			}
+			if (src == LAUNCH_SRC_PROJECT &&
+			    check_project(o, (enum launch_opt_id)id, v, where,
+			    err, errlen) == -1)
+				goto fail_ev;
+			if (src == LAUNCH_SRC_USER && id == LO_PROJECT_POLICY)
+				; /* only here */
+			else if (id == LO_PROJECT_POLICY) {
+				seterr(err, errlen, "%s: project_policy belongs "
+				    "in the user config", where);
+				goto fail_ev;
+			}
+			if (opt_set(o, (enum launch_opt_id)id, v, src, where,
+			    path, err, errlen) == -1)
+				goto fail_ev;
+			if (!inlist)
+				id = -1;
+			break;
+		}
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	rc = 0;
+	goto out;
+fail_ev:
+	yaml_event_delete(&ev);
+out:
+	yaml_parser_delete(&parser);
+	explicit_bzero(buf, off);
+	free(buf);
+	return rc;
+}
+
+/* ---- the command line -------------------------------------------------- */
+
+static int
+flag_opt(const char *flag, size_t len)
+{
+	char	 name[64];
+	size_t	 i;
+
+	if (len >= sizeof(name))
+		return -1;
+	for (i = 0; i < len; i++)
+		name[i] = flag[i] == '-' ? '_' : flag[i];
+	name[len] = '\0';
+	if (strcmp(name, "package") == 0)
+		return LO_PACKAGES;
+	if (strcmp(name, "project_policy") == 0)
+		return -1;	/* user config only */
+	return find_opt(name, len);
+}
+
+/*
+ * Sandbox flags until the first positional or unknown flag; "--" ends
+ * them.  What follows is the command, untouched.
+ */
+static int
+parse_flags(struct launch_opts *o, int argc, char **argv, char *err,
+    size_t errlen)
+{
+	int	 i, id;
+
+	for (i = 0; i < argc; i++) {
+		const char	*a = argv[i], *val = NULL, *eq;
+		char		 where[80];
+		size_t		 nlen;
+
+		if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		}
+		if (a[0] != '-' || a[1] != '-' || a[2] == '\0')
+			break;		/* positional (or "-x"): the command */
+		if (strcmp(a, "--dry-run") == 0)
+			o->dry_run = 1;
+		else if (strcmp(a, "--print-config") == 0)
+			o->print_config = 1;
+		else if (strcmp(a, "--print-policy") == 0)
+			o->print_policy = 1;
+		else if (strcmp(a, "--print-plan") == 0)
+			o->print_plan = 1;
+		else if (strcmp(a, "--print-containerfile") == 0)
+			o->print_containerfile = 1;
+		else if (strcmp(a, "--keep") == 0 || strcmp(a, "--record") == 0) {
+			id = a[2] == 'k' ? LO_KEEP : LO_RECORD;
+			if (opt_set(o, (enum launch_opt_id)id, "true",
+			    LAUNCH_SRC_FLAG, a, NULL, err, errlen) == -1)
+				return -1;
+		} else {
+			eq = strchr(a + 2, '=');
+			nlen = eq != NULL ? (size_t)(eq - a - 2) : strlen(a + 2);
+			id = flag_opt(a + 2, nlen);
+			if (id < 0 || opts[id].type == OT_BOOL)
+				break;	/* unknown: the command starts here */
+			if (eq != NULL)
+				val = eq + 1;
+			else if (i + 1 < argc)
+				val = argv[++i];
+			else {
+				seterr(err, errlen, "%s needs a value: %s %s",
+				    a, a, opts[id].help);
+				return -1;
+			}
+			snprintf(where, sizeof(where), "--%.*s", (int)nlen, a + 2);
+			if (opt_set(o, (enum launch_opt_id)id, val,
+			    LAUNCH_SRC_FLAG, where, NULL, err, errlen) == -1)
+				return -1;
+		}
+	}
+	o->cmd = argv + i;
+	o->ncmd = argc - i;
+	if (o->ncmd > 0 && o->cmd[0][0] == '-' && (i == 0 ||
+	    strcmp(argv[i - 1], "--") != 0)) {
+		seterr(err, errlen, "unknown flag '%.64s'; to run a command "
+		    "whose name starts with '-', write: aisb -- %.64s",
+		    o->cmd[0], o->cmd[0]);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- resolution -------------------------------------------------------- */
+
+static int
+apply_env_layer(struct launch_opts *o, char **envp, char *err, size_t errlen)
+{
+	char		 var[64], *copy, *tok, *save = NULL;
+	const char	*v;
+	int		 i, k;
+
+	for (i = 0; i < LO__COUNT; i++) {
+		if (i == LO_ENV || i == LO_PROJECT_POLICY)
+			continue;	/* secrets and trust: flags and user config only */
+		snprintf(var, sizeof(var), "AISB_");
+		for (k = 0; opts[i].name[k] != '\0' && k < 50; k++)
+			var[5 + k] = (char)toupper((unsigned char)opts[i].name[k]);
+		var[5 + k] = '\0';
+		if ((v = launch_getenv(envp, var, strlen(var))) == NULL)
+			continue;
+		if (opts[i].type != OT_LIST) {
+			if (opt_set(o, (enum launch_opt_id)i, v, LAUNCH_SRC_ENV,
+			    var, NULL, err, errlen) == -1)
+				return -1;
+			continue;
+		}
+		if ((copy = strdup(v)) == NULL)
+			return -1;
+		for (tok = strtok_r(copy, " \t,", &save); tok != NULL;
+		    tok = strtok_r(NULL, " \t,", &save))
+			if (opt_set(o, (enum launch_opt_id)i, tok,
+			    LAUNCH_SRC_ENV, var, NULL, err, errlen) == -1) {
+				free(copy);
+				return -1;
+			}
+		free(copy);
+	}
+	return 0;
+}
+
+static int
+is_subcommand(const char *s)
+{
+	size_t	 i;
+
+	for (i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		if (strcmp(s, subcommands[i]) == 0)
+			return 1;
+	return 0;
+}
+
+int
+launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
+    char **envp, char *err, size_t errlen)
+{
+	struct launch_opts	 flags;
+	const char		*xdg, *home;
+	char			 cwd[PATH_MAX], path[PATH_MAX + 64];
+	size_t			 i;
+	int			 id;
+
+	memset(o, 0, sizeof(*o));
+	memset(&flags, 0, sizeof(flags));
+	o->subcommand = "run";
+	if (argc > 1 && is_subcommand(argv[1])) {
+		o->subcommand = argv[1];
+		argc--;
+		argv++;
+	}
+
+	/* 1. built-in defaults */
+	for (id = 0; id < LO__COUNT; id++)
+		if (opts[id].def != NULL && opt_set(o, (enum launch_opt_id)id,
+		    opts[id].def, LAUNCH_SRC_DEFAULT, "default", NULL, err,
+		    errlen) == -1)
+			return -1;
+	if (getcwd(cwd, sizeof(cwd)) == NULL) {
+		seterr(err, errlen, "getcwd: %s", strerror(errno));
+		return -1;
+	}
+	if (opt_set(o, LO_WORKSPACE, cwd, LAUNCH_SRC_DEFAULT, "default",
+	    NULL, err, errlen) == -1)
+		return -1;
+
+	/*
+	 * The flags are parsed first into a scratch set, only to learn the
+	 * workspace (where the project config is) and to fail early; they
+	 * are applied again, on top, at the end.
+	 */
+	if (parse_flags(&flags, argc - 1, argv + 1, err, errlen) == -1) {
+		launch_opts_free(&flags);
+		return -1;
+	}
+
+	/* 2. user config */
+	xdg = launch_getenv(envp, "XDG_CONFIG_HOME", 15);
+	home = launch_getenv(envp, "HOME", 4);
+	if (xdg != NULL && xdg[0] == '/')
+		snprintf(o->user_config, sizeof(o->user_config),
+		    "%s/aisb/config.yaml", xdg);
+	else
+		snprintf(o->user_config, sizeof(o->user_config),
+		    "%s/.config/aisb/config.yaml", home ? home : "");
+	if (read_config(o, o->user_config, LAUNCH_SRC_USER, err, errlen) == -1)
+		goto fail;
+
+	/* 3. project config, at the workspace the higher layers name */
+	{
+		const char *ws = flags.val[LO_WORKSPACE];
+		const char *ev = launch_getenv(envp, "AISB_WORKSPACE", 14);
+
+		if (ws == NULL)
+			ws = ev != NULL ? ev : o->val[LO_WORKSPACE];
+		snprintf(o->project_config, sizeof(o->project_config),
+		    "%s/.aisb.yaml", ws);
+	}
+	if (read_config(o, o->project_config, LAUNCH_SRC_PROJECT, err,
+	    errlen) == -1)
+		goto fail;
+
+	/* 4. AISB_* environment */
+	if (apply_env_layer(o, envp, err, errlen) == -1)
+		goto fail;
+
+	/* 5. flags */
+	launch_opts_free(&flags);
+	if (parse_flags(o, argc - 1, argv + 1, err, errlen) == -1)
+		return -1;
+
+	/* The policy when nobody named one. */
+	if (o->val[LO_POLICY] == NULL || o->val[LO_POLICY][0] == '\0') {
+		if (xdg != NULL && xdg[0] == '/')
+			snprintf(path, sizeof(path), "%s/aisb/policy.yaml", xdg);
+		else
+			snprintf(path, sizeof(path), "%s/.config/aisb/policy.yaml",
+			    home ? home : "");
+		if (access(path, R_OK) != 0)
+			snprintf(path, sizeof(path), "%s/default.yaml",
+			    AISB_POLICYDIR);
+		if (opt_set(o, LO_POLICY, path, LAUNCH_SRC_DEFAULT, "default",
+		    NULL, err, errlen) == -1)
+			return -1;
+	}
+
+	/* --env NAME must exist on the host (fail closed) unless NAME?. */
+	for (i = 0; i < o->nenv; i++) {
+		const char *e = o->env[i].text;
+
+		if (strchr(e, '=') == NULL && e[strlen(e) - 1] != '?' &&
+		    launch_getenv(envp, e, strlen(e)) == NULL) {
+			seterr(err, errlen, "%s: --env %s: %s is not set here; "
+			    "set it, drop it, or write --env '%s?' to pass it "
+			    "only when set", o->env[i].where, e, e, e);
+			return -1;
+		}
+	}
+	if (strcmp(o->subcommand, "run") == 0 && o->ncmd == 0 &&
+	    !o->print_config && !o->print_policy && !o->print_plan &&
+	    !o->print_containerfile) {
+		seterr(err, errlen, "no command to run: aisb [flags] [--] "
+		    "COMMAND [ARGS...]");
+		return -1;
+	}
+	return 0;
+fail:
+	launch_opts_free(&flags);
+	return -1;
+}
+
+void
+launch_opts_free(struct launch_opts *o)
+{
+	int	 i;
+
+	for (i = 0; i < LO__COUNT; i++) {
+		free(o->val[i]);
+		o->val[i] = NULL;
+	}
+	list_free(&o->env, &o->nenv);
+	list_free(&o->packages, &o->npackages);
+}
+
+static void
+print_src(FILE *f, enum launch_src s, const char *where)
+{
+	if (s == LAUNCH_SRC_DEFAULT)
+		fprintf(f, "(default)\n");
+	else
+		fprintf(f, "(%s: %s)\n", launch_src_str(s), where);
+}
+
+void
+launch_opts_print(const struct launch_opts *o, FILE *f)
+{
+	char	 buf[LAUNCH_MAX_VALUE + 32];
+	size_t	 i;
+	int	 id;
+
+	for (id = 0; id < LO__COUNT; id++) {
+		if (id == LO_ENV) {
+			if (o->nenv == 0)
+				fprintf(f, "%-15s (none) (default)\n", "env");
+			for (i = 0; i < o->nenv; i++) {
+				fprintf(f, "%-15s %s ", "env",
+				    launch_env_redacted(o->env[i].text, buf,
+				    sizeof(buf)));
+				print_src(f, o->env[i].src, o->env[i].where);
+			}
+			continue;
+		}
+		if (id == LO_PACKAGES) {
+			fprintf(f, "%-15s", "packages");
+			if (o->npackages == 0)
+				fprintf(f, " (none) (default)\n");
+			else {
+				for (i = 0; i < o->npackages; i++)
+					fprintf(f, " %s", o->packages[i].text);
+				fprintf(f, " ");
+				print_src(f, o->packages[0].src,
+				    o->packages[0].where);
+			}
+			continue;
+		}
+		fprintf(f, "%-15s %s ", opts[id].name,
+		    o->val[id] && o->val[id][0] ? o->val[id] : "\"\"");
+		print_src(f, o->src[id], o->where[id]);
+	}
+	fprintf(f, "# user config:    %s\n# project config: %s\n",
+	    o->user_config, o->project_config);
+}

@@ -1,0 +1,115 @@
+/*
+ * The launcher's options: one table, four layers, one resolve function.
+ *
+ * Precedence, lowest first: built-in defaults < user config
+ * ($XDG_CONFIG_HOME/aisb/config.yaml) < project config (.aisb.yaml at the
+ * workspace root) < AISB_* environment < command-line flags.  Every value
+ * remembers where it came from, for --print-config and for errors.
+ *
+ * A project config comes with the repository, so it is not trusted: it may
+ * narrow what a session can do, never widen it (no host environment
+ * variables, no other home volume, no other policy unless the user config
+ * says project_policy: true, and only --net none as a network change).
+ */
+#ifndef AISB_OPTIONS_H
+#define AISB_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define LAUNCH_MAX_CONFIG	(64 * 1024)	/* bytes of one config file */
+#define LAUNCH_MAX_LIST		256		/* entries in a list option */
+#define LAUNCH_MAX_VALUE	4096		/* bytes of one option value */
+
+enum launch_src {
+	LAUNCH_SRC_DEFAULT = 0,
+	LAUNCH_SRC_USER,
+	LAUNCH_SRC_PROJECT,
+	LAUNCH_SRC_ENV,
+	LAUNCH_SRC_FLAG,
+};
+
+enum launch_net {
+	LAUNCH_NET_GATE = 0,
+	LAUNCH_NET_NONE,
+	LAUNCH_NET_DIRECT,
+};
+
+enum launch_opt_id {
+	LO_POLICY = 0,
+	LO_NET,
+	LO_IMAGE,
+	LO_PACKAGES,
+	LO_MEMORY,
+	LO_CPUS,
+	LO_PIDS,
+	LO_TIMEOUT,
+	LO_WORKSPACE,
+	LO_HOME_VOLUME,
+	LO_KEEP,
+	LO_RECORD,
+	LO_GATE,
+	LO_ENV,
+	LO_RUNTIME,
+	LO_PROJECT_POLICY,
+	LO__COUNT
+};
+
+/* One value of a list option (env, packages), with where it came from. */
+struct launch_item {
+	char		*text;
+	enum launch_src	 src;
+	char		 where[96];
+};
+
+struct launch_opts {
+	/* scalar options: the resolved text and its provenance */
+	char		*val[LO__COUNT];
+	enum launch_src	 src[LO__COUNT];
+	char		 where[LO__COUNT][96];	/* "config.yaml:3", "AISB_NET", "--net" */
+
+	/* list options */
+	struct launch_item *env;		/* "NAME", "NAME=VALUE", "NAME?" */
+	size_t		 nenv;
+	struct launch_item *packages;
+	size_t		 npackages;
+
+	/* typed views, valid after launch_opts_resolve() */
+	enum launch_net	 net;
+	uint64_t	 memory;		/* bytes; 0: no limit */
+	unsigned	 cpus_milli;		/* 1500 = 1.5 CPUs; 0: no limit */
+	unsigned	 pids;			/* 0: no limit */
+	unsigned	 timeout;		/* seconds; 0: none */
+	int		 keep, record, project_policy;
+
+	/* what to do */
+	const char	*subcommand;		/* "run" unless argv[1] named another */
+	int		 dry_run, print_config, print_policy, print_plan;
+	int		 print_containerfile;
+	char		**cmd;			/* points into argv, NULL-terminated */
+	int		 ncmd;
+
+	char		 user_config[1024];	/* paths looked at, for messages */
+	char		 project_config[1024];
+};
+
+/*
+ * Resolves every option from the four layers.  argv/envp are the
+ * process's (envp is passed so that tests control it).  Returns 0, or -1
+ * with a message in err (what is wrong, where, what to type instead); the
+ * caller exits 78.
+ */
+int	 launch_opts_resolve(struct launch_opts *, int argc, char **argv,
+	    char **envp, char *err, size_t errlen);
+void	 launch_opts_free(struct launch_opts *);
+/* --print-config: one line per option, value and source; secrets redacted. */
+void	 launch_opts_print(const struct launch_opts *, FILE *);
+const char *launch_opt_name(enum launch_opt_id);
+const char *launch_src_str(enum launch_src);
+/* "NAME=<redacted>" / "NAME" / "NAME?" for an --env entry, into buf. */
+const char *launch_env_redacted(const char *entry, char *buf, size_t len);
+/* Finds NAME in envp; returns the value or NULL. */
+const char *launch_getenv(char **envp, const char *name, size_t namelen);
+
+#endif

@@ -1,0 +1,412 @@
+/*
+ * Launcher options: precedence of the layers, provenance, the
+ * alias-friendly command line, what a project config may not do, --env.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "options.h"
+
+static char	 dir[] = "/tmp/aisb-opts-XXXXXX";
+static char	 xdg[256], ws[256], envxdg[300], envhome[300];
+
+static void
+write_file(const char *path, const char *text)
+{
+	FILE	*f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int
+setup(void **state)
+{
+	char	 p[512];
+
+	(void)state;
+	if (mkdtemp(dir) == NULL)
+		return -1;
+	snprintf(xdg, sizeof(xdg), "%s/xdg", dir);
+	snprintf(ws, sizeof(ws), "%s/ws", dir);
+	snprintf(p, sizeof(p), "%s/aisb", xdg);
+	if (mkdir(xdg, 0700) == -1 || mkdir(p, 0700) == -1 ||
+	    mkdir(ws, 0700) == -1)
+		return -1;
+	snprintf(envxdg, sizeof(envxdg), "XDG_CONFIG_HOME=%s", xdg);
+	snprintf(envhome, sizeof(envhome), "HOME=%s", dir);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char	 p[512];
+
+	(void)state;
+	snprintf(p, sizeof(p), "%s/aisb/config.yaml", xdg);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/aisb", xdg);
+	rmdir(p);
+	rmdir(xdg);
+	snprintf(p, sizeof(p), "%s/.aisb.yaml", ws);
+	unlink(p);
+	rmdir(ws);
+	rmdir(dir);
+	return 0;
+}
+
+static void
+user_config(const char *text)
+{
+	char	 p[512];
+
+	snprintf(p, sizeof(p), "%s/aisb/config.yaml", xdg);
+	if (text == NULL)
+		unlink(p);
+	else
+		write_file(p, text);
+}
+
+static void
+project_config(const char *text)
+{
+	char	 p[512];
+
+	snprintf(p, sizeof(p), "%s/.aisb.yaml", ws);
+	if (text == NULL)
+		unlink(p);
+	else
+		write_file(p, text);
+}
+
+/* Resolves argv (NULL-terminated, without "aisb") with env entries. */
+static int
+resolve(struct launch_opts *o, char *err, size_t errlen, const char *const *args,
+    const char *const *env)
+{
+	/* static: o->cmd points into argv after we return */
+	static char	*argv[32], wsflag[300];
+	char		*envp[32];
+	int		 argc = 0, n = 0;
+
+	argv[argc++] = (char *)"aisb";
+	snprintf(wsflag, sizeof(wsflag), "--workspace=%s", ws);
+	argv[argc++] = wsflag;
+	for (; args != NULL && *args != NULL; args++)
+		argv[argc++] = (char *)*args;
+	argv[argc] = NULL;
+	envp[n++] = envxdg;
+	envp[n++] = envhome;
+	for (; env != NULL && *env != NULL; env++)
+		envp[n++] = (char *)*env;
+	envp[n] = NULL;
+	return launch_opts_resolve(o, argc, argv, envp, err, errlen);
+}
+
+#define ARGS(...)	((const char *const[]){ __VA_ARGS__, NULL })
+
+static void
+test_defaults(void **state)
+{
+	struct launch_opts	 o;
+	char			 err[1024];
+
+	(void)state;
+	user_config(NULL);
+	project_config(NULL);
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("true"), NULL), 0);
+	assert_int_equal(o.net, LAUNCH_NET_GATE);
+	assert_int_equal(o.src[LO_NET], LAUNCH_SRC_DEFAULT);
+	assert_int_equal(o.memory, 4ULL << 30);
+	assert_int_equal(o.cpus_milli, 2000);
+	assert_int_equal(o.pids, 1024);
+	assert_int_equal(o.timeout, 0);
+	assert_string_equal(o.val[LO_HOME_VOLUME], "aisb-home");
+	assert_non_null(strstr(o.val[LO_POLICY], "default.yaml"));
+	assert_int_equal(o.ncmd, 1);
+	assert_string_equal(o.cmd[0], "true");
+	assert_string_equal(o.subcommand, "run");
+	launch_opts_free(&o);
+}
+
+static void
+test_precedence(void **state)
+{
+	struct launch_opts	 o;
+	char			 err[1024];
+
+	(void)state;
+	user_config("memory: 1g\ncpus: 1.5\npids: 100\ntimeout: 10m\n"
+	    "net: direct\n");
+	project_config("memory: 2g\npids: 200\n");
+	assert_int_equal(resolve(&o, err, sizeof(err),
+	    ARGS("--pids", "300", "cmd"), ARGS("AISB_MEMORY=3g", "AISB_PIDS=250")),
+	    0);
+	assert_int_equal(o.memory, 3ULL << 30);		/* env over project */
+	assert_int_equal(o.src[LO_MEMORY], LAUNCH_SRC_ENV);
+	assert_string_equal(o.where[LO_MEMORY], "AISB_MEMORY");
+	assert_int_equal(o.pids, 300);			/* flag over env */
+	assert_int_equal(o.src[LO_PIDS], LAUNCH_SRC_FLAG);
+	assert_int_equal(o.cpus_milli, 1500);		/* user config */
+	assert_int_equal(o.src[LO_CPUS], LAUNCH_SRC_USER);
+	assert_non_null(strstr(o.where[LO_CPUS], "config.yaml:2:7"));
+	assert_int_equal(o.timeout, 600);
+	assert_int_equal(o.net, LAUNCH_NET_DIRECT);
+	launch_opts_free(&o);
+
+	/* project over user */
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), 0);
+	assert_int_equal(o.memory, 2ULL << 30);
+	assert_int_equal(o.src[LO_MEMORY], LAUNCH_SRC_PROJECT);
+	launch_opts_free(&o);
+	user_config(NULL);
+	project_config(NULL);
+}
+
+static void
+test_alias_parsing(void **state)
+{
+	struct launch_opts	 o;
+	char			 err[1024];
+
+	(void)state;
+	/* alias claude='aisb claude'; claude --resume --net none */
+	assert_int_equal(resolve(&o, err, sizeof(err),
+	    ARGS("--net", "none", "claude", "--resume", "--net", "gate"), NULL), 0);
+	assert_int_equal(o.net, LAUNCH_NET_NONE);
+	assert_int_equal(o.ncmd, 4);
+	assert_string_equal(o.cmd[0], "claude");
+	assert_string_equal(o.cmd[1], "--resume");
+	assert_string_equal(o.cmd[3], "gate");
+	launch_opts_free(&o);
+
+	/* "--" ends the flags; what follows may look like a flag */
+	assert_int_equal(resolve(&o, err, sizeof(err),
+	    ARGS("--memory=1g", "--", "--weird", "x"), NULL), 0);
+	assert_int_equal(o.ncmd, 2);
+	assert_string_equal(o.cmd[0], "--weird");
+	assert_int_equal(o.memory, 1ULL << 30);
+	launch_opts_free(&o);
+
+	/* an unknown flag first is an error that says how to run it */
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("--resume"), NULL),
+	    -1);
+	assert_non_null(strstr(err, "aisb -- --resume"));
+	launch_opts_free(&o);
+
+	/* a single-dash argument is the command's */
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("ls", "-la"), NULL),
+	    0);
+	assert_int_equal(o.ncmd, 2);
+	launch_opts_free(&o);
+
+	/* subcommand word only as the first argument */
+	{
+		char *argv[] = { (char *)"aisb", (char *)"run", (char *)"--keep",
+		    (char *)"policy", NULL };
+		char *envp[] = { envxdg, envhome, NULL };
+
+		assert_int_equal(launch_opts_resolve(&o, 4, argv, envp, err,
+		    sizeof(err)), 0);
+		assert_string_equal(o.subcommand, "run");
+		assert_int_equal(o.keep, 1);
+		assert_string_equal(o.cmd[0], "policy");
+		launch_opts_free(&o);
+	}
+
+	/* a flag missing its value, a bad value */
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("--net"), NULL), -1);
+	assert_non_null(strstr(err, "--net needs a value"));
+	launch_opts_free(&o);
+	assert_int_equal(resolve(&o, err, sizeof(err),
+	    ARGS("--net", "host", "cmd"), NULL), -1);
+	assert_non_null(strstr(err, "gate, none or direct"));
+	launch_opts_free(&o);
+	assert_int_equal(resolve(&o, err, sizeof(err),
+	    ARGS("--memory", "lots", "cmd"), NULL), -1);
+	launch_opts_free(&o);
+	assert_int_equal(resolve(&o, err, sizeof(err), NULL, NULL), -1);
+	assert_non_null(strstr(err, "no command"));
+	launch_opts_free(&o);
+}
+
+static void
+test_project_cannot_widen(void **state)
+{
+	static const char *const bad[] = {
+		"env: [HOME]\n",
+		"home_volume: other-projects-home\n",
+		"net: direct\n",
+		"runtime: crun\n",
+		"policy: mine.yaml\n",
+		"project_policy: true\n",
+		"workspace: /\n",
+	};
+	struct launch_opts	 o;
+	char			 err[1024];
+	size_t			 i;
+
+	(void)state;
+	user_config(NULL);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		project_config(bad[i]);
+		if (resolve(&o, err, sizeof(err), ARGS("cmd"), NULL) != -1)
+			fail_msg("project config accepted: %s", bad[i]);
+		assert_non_null(strstr(err, ".aisb.yaml:1:"));
+		launch_opts_free(&o);
+	}
+	/* narrowing is fine */
+	project_config("net: none\nmemory: 1g\nkeep: true\n");
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), 0);
+	assert_int_equal(o.net, LAUNCH_NET_NONE);
+	assert_int_equal(o.keep, 1);
+	launch_opts_free(&o);
+	/* the user can let the project pick the policy */
+	user_config("project_policy: true\n");
+	project_config("policy: mine.yaml\n");
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), 0);
+	assert_int_equal(o.src[LO_POLICY], LAUNCH_SRC_PROJECT);
+	/* relative to the project config's folder */
+	assert_non_null(strstr(o.val[LO_POLICY], "/ws/mine.yaml"));
+	launch_opts_free(&o);
+	user_config(NULL);
+	project_config(NULL);
+}
+
+static void
+test_config_errors(void **state)
+{
+	struct launch_opts	 o;
+	char			 err[1024];
+
+	(void)state;
+	user_config("memry: 1g\n");
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), -1);
+	assert_non_null(strstr(err, "config.yaml:1:1: unknown key 'memry'"));
+	launch_opts_free(&o);
+	user_config("net: [a, b]\n");
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), -1);
+	assert_non_null(strstr(err, "a list is not valid here"));
+	launch_opts_free(&o);
+	user_config("a: &x 1\nb: *x\n");
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), -1);
+	launch_opts_free(&o);
+	user_config("pids: {a: 1}\n");
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), -1);
+	assert_non_null(strstr(err, "nested"));
+	launch_opts_free(&o);
+	user_config("memory: \"unterminated\n");
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), -1);
+	assert_non_null(strstr(err, "YAML syntax"));
+	launch_opts_free(&o);
+	user_config(NULL);
+}
+
+static void
+test_env(void **state)
+{
+	struct launch_opts	 o;
+	char			 err[1024], buf[128];
+	FILE			*f;
+	char			*text = NULL;
+	size_t			 len = 0;
+
+	(void)state;
+	user_config("env: [EDITOR]\n");
+	assert_int_equal(resolve(&o, err, sizeof(err),
+	    ARGS("--env", "TOKEN", "--env=MODE=fast", "--env", "MAYBE?", "cmd"),
+	    ARGS("TOKEN=s3cret-value", "EDITOR=vi")), 0);
+	assert_int_equal(o.nenv, 4);
+	assert_string_equal(o.env[0].text, "EDITOR");
+	assert_int_equal(o.env[0].src, LAUNCH_SRC_USER);
+	assert_string_equal(launch_env_redacted(o.env[2].text, buf,
+	    sizeof(buf)), "MODE=<redacted>");
+	/* --print-config never shows a value */
+	f = open_memstream(&text, &len);
+	launch_opts_print(&o, f);
+	fclose(f);
+	assert_null(strstr(text, "s3cret"));
+	assert_null(strstr(text, "fast"));
+	assert_non_null(strstr(text, "MODE=<redacted>"));
+	assert_non_null(strstr(text, "(flag: --env)"));
+	free(text);
+	launch_opts_free(&o);
+
+	/* unset on the host: refuse, unless NAME? */
+	user_config(NULL);
+	assert_int_equal(resolve(&o, err, sizeof(err),
+	    ARGS("--env", "TOKEN", "cmd"), NULL), -1);
+	assert_non_null(strstr(err, "TOKEN is not set"));
+	assert_non_null(strstr(err, "TOKEN?"));
+	launch_opts_free(&o);
+	assert_int_equal(resolve(&o, err, sizeof(err),
+	    ARGS("--env", "1BAD", "cmd"), NULL), -1);
+	launch_opts_free(&o);
+	assert_int_equal(resolve(&o, err, sizeof(err),
+	    ARGS("--env", "A=line\nbreak", "cmd"), NULL), -1);
+	launch_opts_free(&o);
+	/* AISB_ENV is not a way in */
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"),
+	    ARGS("AISB_ENV=TOKEN", "TOKEN=x")), 0);
+	assert_int_equal(o.nenv, 0);
+	launch_opts_free(&o);
+	user_config(NULL);
+}
+
+static void
+test_lists(void **state)
+{
+	struct launch_opts	 o;
+	char			 err[1024];
+
+	(void)state;
+	user_config("packages: [git, curl]\n");
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), 0);
+	assert_int_equal(o.npackages, 2);
+	launch_opts_free(&o);
+	/* a higher layer replaces the list */
+	assert_int_equal(resolve(&o, err, sizeof(err),
+	    ARGS("--package", "nodejs", "--package", "npm", "cmd"), NULL), 0);
+	assert_int_equal(o.npackages, 2);
+	assert_string_equal(o.packages[0].text, "nodejs");
+	assert_int_equal(o.packages[1].src, LAUNCH_SRC_FLAG);
+	launch_opts_free(&o);
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"),
+	    ARGS("AISB_PACKAGES=python3 make")), 0);
+	assert_int_equal(o.npackages, 2);
+	assert_string_equal(o.packages[1].text, "make");
+	launch_opts_free(&o);
+	assert_int_equal(resolve(&o, err, sizeof(err),
+	    ARGS("--package", "Bad Name", "cmd"), NULL), -1);
+	launch_opts_free(&o);
+	user_config(NULL);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_precedence),
+		cmocka_unit_test(test_alias_parsing),
+		cmocka_unit_test(test_project_cannot_widen),
+		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_env),
+		cmocka_unit_test(test_lists),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
