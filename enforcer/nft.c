@@ -46,8 +46,8 @@
 #include "nft-int.h"
 
 #define ACK_TIMEOUT_SEC	5	/* the kernel answers at once; a hang is a bug */
-#define ELEMS_PER_MSG	128	/* at most ~48 bytes each */
-#define MSGS_PER_BATCH	8	/* 8 * 128 * 48 bytes stay inside NFT_BATCH_LIMIT */
+#define ELEMS_PER_MSG	100	/* at most 56 bytes each */
+#define MSGS_PER_BATCH	8	/* 8 * 100 * 56 bytes stay inside NFT_BATCH_LIMIT */
 
 /* ---- expressions ---------------------------------------------------- */
 
@@ -296,6 +296,8 @@ rule_lookup(struct nft_ruleset *rs, int family, const char *set, uint32_t id)
 	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, NFT_REG_1);
 	nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, set);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SET_ID, id);
+	/* Not inverted; set because the kernel always reports the flags. */
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_FLAGS, 0);
 	nftnl_rule_add_expr(r, e);
 	return x_verdict(r, NF_ACCEPT);
 }
@@ -610,10 +612,13 @@ elem_key(const struct nft_elem *el, uint8_t *key, uint32_t *keylen)
 	return 0;
 }
 
-/* One NEWSETELEM message of up to ELEMS_PER_MSG elements of one family. */
-static ssize_t
+/*
+ * One NEWSETELEM (or, for the renewed ones, DELSETELEM) message for the n
+ * elements, all of one family; n is at most ELEMS_PER_MSG.  0 or -1.
+ */
+static int
 batch_elem_msg(struct builder *bd, const struct nft_elem *elems, size_t n,
-    int family)
+    uint16_t type)
 {
 	struct nftnl_set	*s;
 	struct nftnl_set_elem	*e;
@@ -621,48 +626,54 @@ batch_elem_msg(struct builder *bd, const struct nft_elem *elems, size_t n,
 	uint8_t			 key[NFT_SET6_KEYLEN];
 	uint32_t		 keylen;
 	size_t			 i, taken = 0;
+	int			 v4 = elems[0].addr.family == AF_INET, rc = -1;
 
 	if ((s = nftnl_set_alloc()) == NULL)
 		return -1;
 	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_INET);
 	nftnl_set_set_str(s, NFTNL_SET_TABLE, NFT_TABLE);
-	nftnl_set_set_str(s, NFTNL_SET_NAME,
-	    family == AF_INET ? NFT_SET4 : NFT_SET6);
-	for (i = 0; i < n && taken < ELEMS_PER_MSG; i++) {
-		if (elems[i].addr.family != family)
+	nftnl_set_set_str(s, NFTNL_SET_NAME, v4 ? NFT_SET4 : NFT_SET6);
+	for (i = 0; i < n; i++) {
+		if (type == NFT_MSG_DELSETELEM && !elems[i].renew)
 			continue;
 		if (elem_key(&elems[i], key, &keylen) == -1 ||
-		    (e = nftnl_set_elem_alloc()) == NULL) {
-			nftnl_set_free(s);
-			return -1;
-		}
+		    (e = nftnl_set_elem_alloc()) == NULL)
+			goto out;
 		nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, key, keylen);
-		nftnl_set_elem_set_u64(e, NFTNL_SET_ELEM_TIMEOUT,
-		    elems[i].timeout_ms);
+		if (type == NFT_MSG_NEWSETELEM) {
+			/* Expiration too: 6.10+ then renews in place. */
+			nftnl_set_elem_set_u64(e, NFTNL_SET_ELEM_TIMEOUT,
+			    elems[i].timeout_ms);
+			nftnl_set_elem_set_u64(e, NFTNL_SET_ELEM_EXPIRATION,
+			    elems[i].timeout_ms);
+		}
 		nftnl_set_elem_add(s, e);
 		taken++;
 	}
 	if (taken > 0) {
-		nlh = builder_msg(bd, NFT_MSG_NEWSETELEM, NLM_F_CREATE,
-		    family == AF_INET ? "add elements to " NFT_SET4 :
-		    "add elements to " NFT_SET6);
-		if (nlh == NULL) {
-			nftnl_set_free(s);
-			return 0;
-		}
+		if (type == NFT_MSG_NEWSETELEM)
+			nlh = builder_msg(bd, type, NLM_F_CREATE, v4 ?
+			    "add elements to " NFT_SET4 :
+			    "add elements to " NFT_SET6);
+		else
+			nlh = builder_msg(bd, type, 0, v4 ?
+			    "renew elements of " NFT_SET4 :
+			    "renew elements of " NFT_SET6);
+		if (nlh == NULL)
+			goto out;
 		nftnl_set_elems_nlmsg_build_payload(nlh, s);
-		if (builder_next(bd) == -1) {
-			nftnl_set_free(s);
-			return -1;
-		}
+		if (builder_next(bd) == -1)
+			goto out;
 	}
+	rc = 0;
+out:
 	nftnl_set_free(s);
-	return (ssize_t)i;
+	return rc;
 }
 
 /*
- * Elements of one family at a time, in order: the first call takes the
- * leading run of elements it can, so a caller loops until all are taken.
+ * Runs of one family, ELEMS_PER_MSG at most, each as a delete message (when
+ * some are renewed) and an add message; MSGS_PER_BATCH messages at most.
  */
 ssize_t
 nft_batch_elems(const struct nft_elem *elems, size_t n, uint32_t seq,
@@ -670,27 +681,27 @@ nft_batch_elems(const struct nft_elem *elems, size_t n, uint32_t seq,
 {
 	struct builder	 bd;
 	size_t		 off = 0, msgs = 0;
-	ssize_t		 k;
 
 	builder_start(&bd, b, seq);
-	while (off < n && msgs < MSGS_PER_BATCH) {
-		size_t	 run = 0;
+	while (off < n && msgs + 2 <= MSGS_PER_BATCH) {
+		size_t	 run = 0, renew = 0;
 
-		/* A run of one family, capped to one message. */
 		while (off + run < n && run < ELEMS_PER_MSG &&
-		    elems[off + run].addr.family == elems[off].addr.family)
+		    elems[off + run].addr.family == elems[off].addr.family) {
+			if (elems[off + run].renew)
+				renew++;
 			run++;
-		k = batch_elem_msg(&bd, elems + off, run,
-		    elems[off].addr.family);
-		if (k == -1) {
+		}
+		if ((renew > 0 && batch_elem_msg(&bd, elems + off, run,
+		    NFT_MSG_DELSETELEM) == -1) ||
+		    batch_elem_msg(&bd, elems + off, run,
+		    NFT_MSG_NEWSETELEM) == -1) {
 			mnl_nlmsg_batch_stop(bd.mb);
 			snprintf(err, errlen, "bad element or out of memory");
 			return -1;
 		}
-		if (k == 0)
-			break;
-		off += (size_t)k;
-		msgs++;
+		off += run;
+		msgs += renew > 0 ? 2 : 1;
 	}
 	if (builder_end(&bd) == -1) {
 		snprintf(err, errlen, "elements do not fit in one batch");

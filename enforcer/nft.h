@@ -39,11 +39,16 @@ struct nft_batch {
 	const char	*desc[NFT_BATCH_MSGS];
 };
 
-/* One element of allowed4/allowed6. */
+/*
+ * One element of allowed4/allowed6.  renew: the element is believed to be
+ * in the set already, so it is deleted and added again in the same batch;
+ * kernels before 6.10 do not move the expiry of an element added twice.
+ */
 struct nft_elem {
 	struct enf_addr	 addr;
 	uint16_t	 port;		/* host order */
 	uint32_t	 timeout_ms;
+	int		 renew;
 };
 
 struct nft_ruleset;
@@ -69,8 +74,9 @@ void	nft_batch_release(struct nft_batch *b);
 int	nft_batch_ruleset(const struct nft_ruleset *rs, uint32_t seq,
 	    struct nft_batch *b, char *err, size_t errlen);
 /*
- * Serialises up to n elements into one batch; returns how many were taken
- * (the rest go into a next batch), -1 on error.
+ * Serialises up to n elements into one batch (a delete message for the
+ * renewed ones, then an add message with timeout and expiration); returns
+ * how many were taken (the rest go into a next batch), -1 on error.
  */
 ssize_t	nft_batch_elems(const struct nft_elem *elems, size_t n, uint32_t seq,
 	    struct nft_batch *b, char *err, size_t errlen);
@@ -82,7 +88,10 @@ ssize_t	nft_batch_elems(const struct nft_elem *elems, size_t n, uint32_t seq,
  */
 int	nft_send(const struct nft_batch *b, char *err, size_t errlen);
 
-/* Adds elements in as many batches as needed (nft_batch_elems). 0 or -1. */
+/*
+ * Adds elements in as many batches as needed (nft_batch_elems).  0 or -1;
+ * a renewed element that expired meanwhile fails its batch with ENOENT.
+ */
 int	nft_add_elems(const struct nft_elem *elems, size_t n, char *err,
 	    size_t errlen);
 

@@ -67,9 +67,9 @@ clear_ambient(char *err, size_t errlen)
 	return 0;
 }
 
-/* Empties the bounding set but for keep (-1: nothing). */
+/* Empties the bounding set but for the capabilities in keep (a mask). */
 static int
-drop_bounding(int keep, char *err, size_t errlen)
+drop_bounding(uint64_t keep, char *err, size_t errlen)
 {
 	int	 cap, r;
 
@@ -81,7 +81,7 @@ drop_bounding(int keep, char *err, size_t errlen)
 			    strerror(errno));
 			return -1;
 		}
-		if (r == 0 || cap == keep)
+		if (r == 0 || (keep & (1ULL << cap)))
 			continue;
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == -1) {
 			snprintf(err, errlen, "dropping capability %d from the "
@@ -148,7 +148,7 @@ enf_drop_all(const struct enf_creds *c, char *err, size_t errlen)
 		return -1;
 	}
 	if (clear_ambient(err, errlen) == -1 ||
-	    drop_bounding(-1, err, errlen) == -1)
+	    drop_bounding(0, err, errlen) == -1)
 		return -1;
 	if (setgroups(c->ngroups, c->groups) == -1) {
 		snprintf(err, errlen, "setgroups: %s", strerror(errno));
@@ -188,9 +188,9 @@ enf_drop_all(const struct enf_creds *c, char *err, size_t errlen)
 }
 
 int
-enf_drop_to_net_admin(char *err, size_t errlen)
+enf_drop_to_refresher(char *err, size_t errlen)
 {
-	uint64_t	 keep = 1ULL << CAP_NET_ADMIN;
+	uint64_t	 keep = 1ULL << CAP_NET_ADMIN | 1ULL << CAP_KILL;
 	int		 bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
 			    SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
 			    SECBIT_KEEP_CAPS_LOCKED |
@@ -198,7 +198,7 @@ enf_drop_to_net_admin(char *err, size_t errlen)
 			    SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
 
 	if (clear_ambient(err, errlen) == -1 ||
-	    drop_bounding(CAP_NET_ADMIN, err, errlen) == -1)
+	    drop_bounding(keep, err, errlen) == -1)
 		return -1;
 	if (setgroups(0, NULL) == -1) {
 		snprintf(err, errlen, "setgroups: %s", strerror(errno));

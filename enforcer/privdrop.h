@@ -29,10 +29,12 @@ int	enf_drop_all(const struct enf_creds *creds, char *err, size_t errlen);
 
 /*
  * The direct-mode refresher: stays uid 0 without supplementary groups and
- * keeps CAP_NET_ADMIN only (effective and permitted; bounding set reduced to
- * it), sets no_new_privs, locked securebits and not dumpable.  0 or -1.
+ * keeps CAP_NET_ADMIN (to refresh the sets) and CAP_KILL (to forward
+ * signals to a command that runs under another uid) in its effective and
+ * permitted sets, nothing else anywhere; no_new_privs, locked securebits,
+ * not dumpable.  0 or -1.
  */
-int	enf_drop_to_net_admin(char *err, size_t errlen);
+int	enf_drop_to_refresher(char *err, size_t errlen);
 
 /* Closes every fd above 2 except the keep[n] ones.  0 or -1. */
 int	enf_close_fds(const int *keep, size_t n, char *err, size_t errlen);

@@ -1,13 +1,591 @@
-/* Direct mode: see refresh.h. */
+/*
+ * Direct mode: resolve, fill the sets, fork the command, keep refreshing.
+ *
+ *	aisb-enforce (root, all caps)
+ *	  |- resolve every allowed name (c-ares, the plan's resolvers only)
+ *	  |- add ADDRESS . PORT elements with timeouts, verify the table
+ *	  |- fork ------------------------------> child: waits for "go",
+ *	  |                                        drops everything, execs CMD
+ *	  |- drop to uid 0 + CAP_NET_ADMIN + CAP_KILL, write "go"
+ *	  `- loop: re-resolve each name when its TTL is up, forward signals,
+ *	     reap, exit with the command's status
+ *
+ * An element lives twice its name's (clamped) TTL: one failed refresh is
+ * survived, two are not, and an address that left the answer is gone after
+ * at most that long.  An address still in the answer is renewed: deleted
+ * and added again in one batch, since before Linux 6.10 adding an element
+ * twice does not move its expiry (6.10+ also renews through the expiration
+ * sent with each element).  CAP_KILL is kept besides CAP_NET_ADMIN because
+ * signals to the command, which runs as another uid, need it.  The refresher's queries leave through the rule that
+ * matches its uid (nft.c); the command's uid has no such rule.
+ *
+ * Bounds: at most REFRESH_MAX_ADDRS addresses per name and family are kept
+ * from one answer; answers are parsed by c-ares into fixed arrays.
+ */
 #include "config.h"
+
+#include <sys/prctl.h>
+#include <sys/select.h>
+#include <sys/signalfd.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ares.h>
 
 #include "log.h"
 #include "refresh.h"
+
+#define EXIT_ENFORCE		77
+#define REFRESH_MAX_ADDRS	16	/* per name and family, per answer */
+#define REFRESH_MAX_KNOWN	(4 * REFRESH_MAX_ADDRS)	/* per name */
+#define RENEW_MARGIN_MS		1000	/* closer to expiry: just add */
+#define QUERY_TIMEOUT_MS	2000
+#define QUERY_TRIES		2
+
+/* An address this name put in the sets, and when it leaves them. */
+struct known {
+	struct enf_addr		 addr;
+	int64_t			 expires_ms;	/* monotonic */
+};
+
+struct name_state {
+	const struct enf_name	*n;
+	time_t			 due;		/* monotonic seconds */
+	int			 pending;	/* queries in flight */
+	struct enf_addr		 addrs[2 * REFRESH_MAX_ADDRS];
+	size_t			 naddrs;
+	uint32_t		 ttl;		/* smallest TTL this round */
+	struct known		 known[REFRESH_MAX_KNOWN];
+	size_t			 nknown;
+};
+
+struct refresher {
+	const struct enf_plan	*plan;
+	struct name_state	 names[ENF_PLAN_MAX_NAMES];
+	ares_channel		 ch;
+	int			 active;	/* ch is initialised */
+	int			 inflight;
+};
+
+struct query {
+	struct refresher	*r;
+	struct name_state	*ns;
+	int			 family;
+};
+
+static const int forwarded[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT
+};
+
+static time_t
+now_mono(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+static int64_t
+now_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static struct known *
+known_find(struct name_state *ns, const struct enf_addr *a)
+{
+	size_t	 i;
+
+	for (i = 0; i < ns->nknown; i++)
+		if (memcmp(&ns->known[i].addr, a, sizeof(*a)) == 0)
+			return &ns->known[i];
+	return NULL;
+}
+
+/* Forgets what has expired, then records a as living until expires. */
+static void
+known_update(struct name_state *ns, const struct enf_addr *a, int64_t now,
+    int64_t expires)
+{
+	struct known	*k;
+	size_t		 i, oldest = 0;
+
+	for (i = 0; i < ns->nknown; )
+		if (ns->known[i].expires_ms <= now)
+			ns->known[i] = ns->known[--ns->nknown];
+		else
+			i++;
+	if ((k = known_find(ns, a)) == NULL) {
+		if (ns->nknown == REFRESH_MAX_KNOWN) {
+			/* Full: forget the one leaving first (never renewed). */
+			for (i = 1; i < ns->nknown; i++)
+				if (ns->known[i].expires_ms <
+				    ns->known[oldest].expires_ms)
+					oldest = i;
+			k = &ns->known[oldest];
+		} else
+			k = &ns->known[ns->nknown++];
+		k->addr = *a;
+	}
+	k->expires_ms = expires;
+}
+
+static uint32_t
+clamp_ttl(const struct enf_plan *plan, uint32_t ttl)
+{
+	if (ttl < plan->ttl_min)
+		return plan->ttl_min;
+	if (ttl > plan->ttl_max)
+		return plan->ttl_max;
+	return ttl;
+}
+
+/*
+ * Never let a name open loopback, link-local (cloud metadata), multicast,
+ * broadcast or unspecified addresses, nor IPv4 smuggled in IPv6.  Private
+ * ranges are not refused here: the launcher decides what a name may be.
+ */
+static int
+addr_refused(const struct enf_addr *a)
+{
+	const uint8_t	*b = a->addr;
+	static const uint8_t	 mapped[12] = { 0,0,0,0,0,0,0,0,0,0,0xff,0xff };
+	static const uint8_t	 zero[16];
+
+	if (a->family == AF_INET)
+		return b[0] == 0 || b[0] == 127 || (b[0] == 169 && b[1] == 254) ||
+		    b[0] >= 224;
+	return memcmp(b, zero, 15) == 0 ||		/* :: and ::1 */
+	    memcmp(b, mapped, 12) == 0 ||		/* ::ffff:0:0/96 */
+	    memcmp(b, zero, 12) == 0 ||			/* ::/96 compat */
+	    (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) ||	/* fe80::/10 */
+	    b[0] == 0xff ||				/* multicast */
+	    (b[0] == 0x20 && b[1] == 0x02) ||		/* 6to4 */
+	    (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0) ||
+							/* Teredo */
+	    (b[0] == 0 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b);
+							/* NAT64 */
+}
+
+static void
+add_addr(struct name_state *ns, int family, const void *addr, int ttl)
+{
+	struct enf_addr	 a;
+	size_t		 i, same = 0;
+
+	memset(&a, 0, sizeof(a));
+	a.family = family;
+	memcpy(a.addr, addr, family == AF_INET ? 4 : 16);
+	if (addr_refused(&a)) {
+		char	 s[INET6_ADDRSTRLEN];
+
+		log_warnx("%s: refusing address %s", ns->n->name,
+		    enf_addr_str(&a, s, sizeof(s)));
+		return;
+	}
+	for (i = 0; i < ns->naddrs; i++) {
+		if (memcmp(&ns->addrs[i], &a, sizeof(a)) == 0)
+			return;
+		if (ns->addrs[i].family == family)
+			same++;
+	}
+	if (same == REFRESH_MAX_ADDRS)
+		return;
+	ns->addrs[ns->naddrs++] = a;
+	if (ttl < 0)
+		ttl = 0;
+	if ((uint32_t)ttl < ns->ttl)
+		ns->ttl = (uint32_t)ttl;
+}
+
+/* Puts the name's answer into the sets and schedules its next look-up. */
+static void
+name_done(struct refresher *r, struct name_state *ns)
+{
+	static struct nft_elem	 elems[2 * REFRESH_MAX_ADDRS *
+				    ENF_PLAN_MAX_PORTS];
+	const struct enf_plan	*plan = r->plan;
+	struct known		*k;
+	char			 err[256];
+	size_t			 i, j, n = 0, renew = 0;
+	uint32_t		 ttl;
+	int64_t			 now = now_ms();
+	int			 rc;
+
+	if (ns->naddrs == 0) {
+		log_warnx("%s: no usable address; retrying in %us",
+		    ns->n->name, plan->ttl_min);
+		ns->due = now_mono() + plan->ttl_min;
+		return;
+	}
+	ttl = clamp_ttl(plan, ns->ttl);
+	for (i = 0; i < ns->naddrs; i++) {
+		k = known_find(ns, &ns->addrs[i]);
+		for (j = 0; j < ns->n->nports; j++) {
+			elems[n].addr = ns->addrs[i];
+			elems[n].port = ns->n->ports[j];
+			elems[n].timeout_ms = 2 * ttl * 1000;
+			elems[n].renew = k != NULL &&
+			    k->expires_ms - now > RENEW_MARGIN_MS;
+			renew += (size_t)elems[n].renew;
+			n++;
+		}
+	}
+	rc = nft_add_elems(elems, n, err, sizeof(err));
+	if (rc == -1 && renew > 0) {
+		/* One expired after all (ENOENT): add without deleting. */
+		log_debug("%s: renewing: %s; adding instead", ns->n->name, err);
+		for (i = 0; i < n; i++)
+			elems[i].renew = 0;
+		rc = nft_add_elems(elems, n, err, sizeof(err));
+	}
+	if (rc == -1) {
+		/* Fail closed: what is in the sets times out by itself. */
+		log_warnx("%s: adding addresses: %s", ns->n->name, err);
+		ns->due = now_mono() + plan->ttl_min;
+		return;
+	}
+	for (i = 0; i < ns->naddrs; i++)
+		known_update(ns, &ns->addrs[i], now,
+		    now + (int64_t)ttl * 2000);
+	log_info("%s: %zu addresses for %us", ns->n->name, ns->naddrs,
+	    2 * ttl);
+	ns->due = now_mono() + ttl;
+}
+
+static void
+query_cb(void *arg, int status, int timeouts, unsigned char *abuf, int alen)
+{
+	struct query		*q = arg;
+	struct name_state	*ns = q->ns;
+	struct ares_addrttl	 a4[REFRESH_MAX_ADDRS];
+	struct ares_addr6ttl	 a6[REFRESH_MAX_ADDRS];
+	int			 n = REFRESH_MAX_ADDRS, i;
+
+	if (status == ARES_SUCCESS && q->family == AF_INET &&
+	    ares_parse_a_reply(abuf, alen, NULL, a4, &n) == ARES_SUCCESS) {
+		for (i = 0; i < n; i++)
+			add_addr(ns, AF_INET, &a4[i].ipaddr, a4[i].ttl);
+	} else if (status == ARES_SUCCESS && q->family == AF_INET6 &&
+	    ares_parse_aaaa_reply(abuf, alen, NULL, a6, &n) == ARES_SUCCESS) {
+		for (i = 0; i < n; i++)
+			add_addr(ns, AF_INET6, &a6[i].ip6addr, a6[i].ttl);
+	} else if (status != ARES_ENODATA && status != ARES_SUCCESS &&
+	    status != ARES_EDESTRUCTION)
+		log_info("%s: %s query: %s", ns->n->name,
+		    q->family == AF_INET ? "A" : "AAAA", ares_strerror(status));
+	q->r->inflight--;
+	if (--ns->pending == 0 && status != ARES_EDESTRUCTION)
+		name_done(q->r, ns);
+	free(q);
+}
+
+static int
+channel_open(struct refresher *r)
+{
+	struct ares_options		 opts;
+	struct ares_addr_port_node	 srv[ENF_PLAN_MAX_RESOLVERS];
+	size_t				 i;
+
+	memset(&opts, 0, sizeof(opts));
+	opts.flags = ARES_FLAG_NOSEARCH;
+	opts.timeout = QUERY_TIMEOUT_MS;
+	opts.tries = QUERY_TRIES;
+	if (ares_init_options(&r->ch, &opts, ARES_OPT_FLAGS |
+	    ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES) != ARES_SUCCESS)
+		return -1;
+	memset(srv, 0, sizeof(srv));
+	for (i = 0; i < r->plan->nresolvers; i++) {
+		const struct enf_endpoint	*e = &r->plan->resolvers[i];
+
+		srv[i].next = i + 1 < r->plan->nresolvers ? &srv[i + 1] : NULL;
+		srv[i].family = e->addr.family;
+		memcpy(&srv[i].addr, e->addr.addr,
+		    e->addr.family == AF_INET ? 4 : 16);
+		srv[i].udp_port = srv[i].tcp_port = e->port;
+	}
+	/* Only the plan's resolvers: the rules let nothing else out. */
+	if (ares_set_servers_ports(r->ch, srv) != ARES_SUCCESS) {
+		ares_destroy(r->ch);
+		return -1;
+	}
+	r->active = 1;
+	return 0;
+}
+
+/* Starts a round of look-ups for the names that are due.  0 or -1. */
+static int
+round_start(struct refresher *r)
+{
+	time_t	 now = now_mono();
+	size_t	 i;
+	int	 f;
+
+	if (r->active)
+		return 0;
+	for (i = 0; i < r->plan->nnames; i++) {
+		struct name_state	*ns = &r->names[i];
+
+		if (ns->due > now)
+			continue;
+		if (!r->active && channel_open(r) == -1) {
+			log_warnx("resolver: cannot initialise c-ares");
+			return -1;
+		}
+		ns->naddrs = 0;
+		ns->ttl = UINT32_MAX;
+		ns->pending = 2;
+		r->inflight += 2;
+		for (f = 0; f < 2; f++) {
+			struct query	*q;
+
+			if ((q = calloc(1, sizeof(*q))) == NULL) {
+				log_warn("query");
+				return -1;
+			}
+			q->r = r;
+			q->ns = ns;
+			q->family = f == 0 ? AF_INET : AF_INET6;
+			ares_query(r->ch, ns->n->name, 1 /* C_IN */,
+			    f == 0 ? 1 /* A */ : 28 /* AAAA */, query_cb, q);
+		}
+	}
+	return 0;
+}
+
+static void
+round_end_if_idle(struct refresher *r)
+{
+	if (r->active && r->inflight == 0) {
+		ares_destroy(r->ch);
+		r->active = 0;
+	}
+}
+
+/* Seconds until the next name is due (at most an hour). */
+static time_t
+next_due(const struct refresher *r)
+{
+	time_t	 now = now_mono(), best = 3600;
+	size_t	 i;
+
+	for (i = 0; i < r->plan->nnames; i++) {
+		time_t	 d = r->names[i].due - now;
+
+		if (d < best)
+			best = d < 0 ? 0 : d;
+	}
+	return best;
+}
+
+/*
+ * One wait for c-ares sockets, its timeouts, the next due name and (when
+ * sigfd != -1) a signal.  Returns 1 when sigfd is readable, 0 otherwise.
+ */
+static int
+pump(struct refresher *r, int sigfd)
+{
+	fd_set		 rfds, wfds;
+	struct timeval	 tv, *tvp, maxtv;
+	int		 nfds = 0, n;
+
+	FD_ZERO(&rfds);
+	FD_ZERO(&wfds);
+	maxtv.tv_sec = next_due(r);
+	maxtv.tv_usec = 0;
+	if (r->active) {
+		nfds = ares_fds(r->ch, &rfds, &wfds);
+		tvp = ares_timeout(r->ch, &maxtv, &tv);
+	} else
+		tvp = &maxtv;
+	if (sigfd != -1) {
+		FD_SET(sigfd, &rfds);
+		if (sigfd + 1 > nfds)
+			nfds = sigfd + 1;
+	}
+	n = select(nfds, &rfds, &wfds, NULL, tvp);
+	if (n == -1) {
+		if (errno != EINTR)
+			log_warn("select");
+		FD_ZERO(&rfds);
+		FD_ZERO(&wfds);
+	}
+	if (r->active)
+		ares_process(r->ch, &rfds, &wfds);
+	round_end_if_idle(r);
+	return sigfd != -1 && n > 0 && FD_ISSET(sigfd, &rfds);
+}
+
+/* The child: wait for the refresher to have dropped, drop, exec. */
+static void __attribute__((noreturn))
+child(int go, const sigset_t *oldmask, pid_t parent,
+    const struct enf_creds *creds, const int *keep, size_t nkeep, char **cmd)
+{
+	char	 err[256], c;
+	ssize_t	 n;
+
+	while ((n = read(go, &c, 1)) == -1 && errno == EINTR)
+		;
+	if (n != 1) {
+		log_warnx("the refresher failed; not running the command");
+		_exit(EXIT_ENFORCE);
+	}
+	if (sigprocmask(SIG_SETMASK, oldmask, NULL) == -1 ||
+	    enf_close_fds(keep, nkeep, err, sizeof(err)) == -1 ||
+	    enf_drop_all(creds, err, sizeof(err)) == -1) {
+		log_warnx("dropping privileges: %s", err);
+		_exit(EXIT_ENFORCE);
+	}
+	/* After the drop: changing credentials clears the death signal. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1 ||
+	    getppid() != parent) {
+		log_warnx("the refresher is gone; not running the command");
+		_exit(EXIT_ENFORCE);
+	}
+	execvp(cmd[0], cmd);
+	log_warn("%s", cmd[0]);
+	_exit(errno == ENOENT ? 127 : 126);
+}
+
+/* Reaps every exited child; returns 1 once pid has exited (status set). */
+static int
+reap(pid_t pid, int *status)
+{
+	pid_t	 p;
+	int	 st, done = 0;
+
+	while ((p = waitpid(-1, &st, WNOHANG)) > 0)
+		if (p == pid) {
+			*status = WIFEXITED(st) ? WEXITSTATUS(st) :
+			    128 + WTERMSIG(st);
+			done = 1;
+		}
+	return done;
+}
 
 int
 enf_direct_run(const struct enf_plan *plan, struct nft_ruleset *rs,
     const struct enf_creds *creds, const int *keep, size_t nkeep, char **cmd)
 {
-	log_warnx("mode direct is not available in this build yet");
-	return 77;
+	struct refresher		*r;
+	struct signalfd_siginfo		 si;
+	sigset_t			 set, oldmask;
+	char				 err[1200];
+	size_t				 i;
+	pid_t				 pid, parent = getpid();
+	int				 go[2] = { -1, -1 }, sigfd = -1;
+	int				 status = EXIT_ENFORCE;
+
+	if ((r = calloc(1, sizeof(*r))) == NULL) {
+		log_warn("refresher");
+		return EXIT_ENFORCE;
+	}
+	r->plan = plan;
+	for (i = 0; i < plan->nnames; i++)
+		r->names[i].n = &plan->names[i];
+	if (ares_library_init(ARES_LIB_INIT_ALL) != ARES_SUCCESS) {
+		log_warnx("c-ares initialisation failed");
+		free(r);
+		return EXIT_ENFORCE;
+	}
+
+	/* First round, before anything runs: wait for every answer. */
+	if (round_start(r) == -1)
+		goto out;
+	while (r->active)
+		(void)pump(r, -1);
+
+	if (nft_verify(rs, err, sizeof(err)) == -1) {
+		log_warnx("verifying table inet %s: %s", NFT_TABLE, err);
+		goto out;
+	}
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&set, forwarded[i]);
+	if (sigprocmask(SIG_BLOCK, &set, &oldmask) == -1 ||
+	    (sigfd = signalfd(-1, &set, SFD_CLOEXEC)) == -1 ||
+	    pipe2(go, O_CLOEXEC) == -1) {
+		log_warn("signals");
+		goto out;
+	}
+	if ((pid = fork()) == -1) {
+		log_warn("fork");
+		goto out;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		child(go[0], &oldmask, parent, creds, keep, nkeep, cmd);
+	}
+	close(go[0]);
+	go[0] = -1;
+
+	/* Keep only the signal descriptor and the "go" pipe. */
+	{
+		int	 mine[2] = { sigfd, go[1] };
+
+		if (enf_close_fds(mine, 2, err, sizeof(err)) == -1 ||
+		    enf_drop_to_refresher(err, sizeof(err)) == -1) {
+			log_warnx("refresher: %s", err);
+			kill(pid, SIGKILL);
+			close(go[1]);
+			go[1] = -1;
+			(void)waitpid(pid, NULL, 0);
+			status = EXIT_ENFORCE;
+			goto out;
+		}
+	}
+	signal(SIGPIPE, SIG_IGN);
+	if (write(go[1], "g", 1) != 1) {
+		log_warn("refresher: go");
+		kill(pid, SIGKILL);
+	}
+	close(go[1]);
+	go[1] = -1;
+
+	for (;;) {
+		if (round_start(r) == -1) {
+			/* Cannot refresh: addresses will time out. */
+			round_end_if_idle(r);
+		}
+		if (!pump(r, sigfd))
+			continue;
+		if (read(sigfd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		if (si.ssi_signo == SIGCHLD) {
+			if (reap(pid, &status))
+				break;
+			continue;
+		}
+		if (kill(pid, (int)si.ssi_signo) == -1 && errno != ESRCH)
+			log_warn("forwarding signal %u", si.ssi_signo);
+	}
+out:
+	if (r->active)
+		ares_destroy(r->ch);
+	ares_library_cleanup();
+	if (sigfd != -1)
+		close(sigfd);
+	if (go[0] != -1)
+		close(go[0]);
+	if (go[1] != -1)
+		close(go[1]);
+	free(r);
+	return status;
 }

@@ -68,7 +68,7 @@ wait_file() {
 # expect OUTPUT ATTEMPT RESULT [DETAIL]: the probe's line for ATTEMPT.
 expect() {
 	local out=$1 what=$2 want=$3 detail=${4-} line
-	line=$(awk -v w="$what" '$1 == w' "$out" | head -n 1)
+	line=$(awk -v w="$what" '$1 == w' "$out" 2>/dev/null | head -n 1 || true)
 	if [ -z "$line" ]; then
 		fail "$what: no line from the probe"
 		return
@@ -111,6 +111,7 @@ ip netns add "$BARE"
 ip link add "$VH" netns "$HOST" type veth peer name "$VS" netns "$SBX"
 ip -n "$HOST" addr add 10.199.0.1/24 dev "$VH"
 ip -n "$HOST" addr add 10.199.0.2/24 dev "$VH"
+ip -n "$HOST" addr add 10.199.0.3/24 dev "$VH"
 ip -n "$HOST" addr add fd00:199::1/64 dev "$VH" nodad
 ip -n "$HOST" addr add fd00:199::2/64 dev "$VH" nodad
 ip -n "$SBX" addr add 10.199.0.10/24 dev "$VS"
@@ -126,6 +127,7 @@ ip netns exec "$SBX" sysctl -qw net.ipv4.ping_group_range="0 2147483647"
 : >"$work/zone"
 ip netns exec "$HOST" python3 "$PEER" --ready "$work/host.ready" \
 	--tcp 10.199.0.1:43127 --tcp 10.199.0.1:43128 --tcp 10.199.0.2:43127 \
+	--tcp 10.199.0.3:43127 \
 	--tcp '[fd00:199::1]:43127' --udp 10.199.0.1:7777 \
 	--dns 10.199.0.1:53 --zone "$work/zone" --lifetime 600 &
 pids+=($!)
@@ -142,6 +144,7 @@ chmod 755 "$work/probe"
 PROBE=$work/probe
 
 NET="tcp:10.199.0.1:43127 tcp:10.199.0.1:43128 tcp:10.199.0.2:43127
+	tcp:10.199.0.3:43127
 	tcp:[fd00:199::1]:43127 tcp:127.0.0.1:43129 udp:10.199.0.1:7777
 	dns:10.199.0.1:53 icmp:10.199.0.1 icmp:[fd00:199::1]"
 ALL="$NET raw packet nft setuid caps ids fds"
@@ -183,11 +186,11 @@ expect "$out" caps is "CapInh=0000000000000000 CapPrm=0000000000000000 CapEff=00
 expect "$out" ids is "uid=1000 euid=1000 gid=1000 groups=1000"
 expect "$out" fds is none
 if command -v nft >/dev/null; then
-	if ip netns exec "$SBX" nft list chain inet aisb output |
-	    grep -q 'counter packets [1-9][0-9]* bytes [0-9]* log prefix "aisb-test-drop:" drop'; then
+	chain=$(ip netns exec "$SBX" nft list chain inet aisb output)
+	if grep -q 'counter packets [1-9][0-9]* bytes [0-9]* log prefix "aisb-test-drop:" drop' <<<"$chain"; then
 		ok "drops were counted and logged"
 	else
-		fail "no drop counted: $(ip netns exec "$SBX" nft list chain inet aisb output)"
+		fail "no drop counted: $chain"
 	fi
 fi
 
@@ -254,6 +257,119 @@ run_enforce 77 no-setpcap "$BARE" setpriv --bounding-set=-setpcap \
 run_enforce 77 no-setuid "$BARE" setpriv --bounding-set=-setuid \
 	--inh-caps=-setuid -- "$ENFORCE" --plan "$work/gate.plan" -- \
 	"$PROBE" ids
+
+# --- direct mode: names resolved and refreshed by the enforcer ------------
+
+# pid of the aisb-enforce process in namespace $1 (the refresher).
+refresher_pid() {
+	local p
+	for p in $(ip netns pids "$1"); do
+		if [ "$(cat "/proc/$p/comm" 2>/dev/null)" = aisb-enforce ]; then
+			echo "$p"
+			return 0
+		fi
+	done
+	return 1
+}
+
+wait_refresher() {
+	local i
+	for i in $(seq 1 100); do
+		refresher_pid "$1" >/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+printf 'svc.test 10.199.0.1 1\nother.test 10.199.0.3 1\n' >"$work/zone"
+printf 'aisb-plan 1\nmode direct\nresolver 10.199.0.1\nallow-name svc.test 43127\ndns-min-ttl 2\ndns-max-ttl 2\n' \
+	>"$work/direct.plan"
+mkdir -m 777 "$work/sync"
+# Runs as uid 1000 inside the sandbox; the test switches the answer for
+# svc.test from 10.199.0.1 to 10.199.0.2 between phase 1 and phase 2.
+cat >"$work/direct.sh" <<'SCRIPT'
+P=$1
+S=$2
+"$P" tcp:10.199.0.1:43127 tcp:10.199.0.2:43127 tcp:10.199.0.3:43127 \
+	tcp:10.199.0.1:43128 dns:10.199.0.1:53 ids caps >"$S/p1"
+touch "$S/phase1"
+i=0
+while [ ! -e "$S/switched" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+start=$(date +%s)
+i=0
+until "$P" tcp:10.199.0.2:43127 | grep -q ' open'; do
+	[ $i -lt 60 ] || break; sleep 0.2; i=$((i + 1))
+done
+echo "seconds $(($(date +%s) - start))" >"$S/t2"
+"$P" tcp:10.199.0.2:43127 >"$S/p2"
+i=0
+while "$P" tcp:10.199.0.1:43127 | grep -q ' open'; do
+	[ $i -lt 60 ] || break; sleep 0.2; i=$((i + 1))
+done
+# (a refused connect gives up after the probe's 2 s timeout)
+echo "seconds $(($(date +%s) - start))" >"$S/t3"
+"$P" tcp:10.199.0.1:43127 tcp:10.199.0.2:43127 tcp:10.199.0.3:43127 >"$S/p3"
+exit 5
+SCRIPT
+chmod 644 "$work/direct.sh"
+
+ip netns exec "$SBX" "$ENFORCE" -v --plan "$work/direct.plan" -- \
+	/bin/sh "$work/direct.sh" "$PROBE" "$work/sync" \
+	>"$work/direct.out" 2>"$work/direct.err" &
+dpid=$!
+pids+=($dpid)
+if wait_file "$work/sync/phase1"; then
+	rp=$(refresher_pid "$SBX" || true)
+	st=$(grep -E '^(Uid|CapEff|CapPrm|CapInh|CapBnd|CapAmb|NoNewPrivs):' \
+	    "/proc/$rp/status" 2>/dev/null | tr -s '\t' ' ' | tr '\n' ' ')
+	if [ "$st" = "Uid: 0 0 0 0 CapInh: 0000000000000000 CapPrm: 0000000000001020 CapEff: 0000000000001020 CapBnd: 0000000000001020 CapAmb: 0000000000000000 NoNewPrivs: 1 " ]; then
+		ok "refresher keeps uid 0, CAP_NET_ADMIN and CAP_KILL only"
+	else
+		fail "refresher credentials: $st"
+	fi
+	printf 'svc.test 10.199.0.2 1\nother.test 10.199.0.3 1\n' >"$work/zone"
+	touch "$work/sync/switched"
+fi
+rc=0
+wait "$dpid" || rc=$?
+if [ "$rc" = 5 ]; then
+	ok "direct: the command's status is returned"
+else
+	fail "direct: exit 5 expected, got $rc: $(tr '\n' ' ' <"$work/direct.err")"
+fi
+expect "$work/sync/p1" tcp:10.199.0.1:43127 open
+expect "$work/sync/p1" tcp:10.199.0.2:43127 blocked
+expect "$work/sync/p1" tcp:10.199.0.3:43127 blocked
+expect "$work/sync/p1" tcp:10.199.0.1:43128 blocked
+expect "$work/sync/p1" dns:10.199.0.1:53 blocked
+expect "$work/sync/p1" ids is "uid=1000 euid=1000 gid=1000 groups=1000"
+expect "$work/sync/p1" caps is "CapInh=0000000000000000 CapPrm=0000000000000000 CapEff=0000000000000000 CapBnd=0000000000000000 CapAmb=0000000000000000 NoNewPrivs=1"
+expect "$work/sync/p2" tcp:10.199.0.2:43127 open
+expect "$work/sync/p3" tcp:10.199.0.1:43127 blocked
+expect "$work/sync/p3" tcp:10.199.0.2:43127 open
+expect "$work/sync/p3" tcp:10.199.0.3:43127 blocked
+echo "# direct mode, seconds after the switch: B open $(awk '{print $2}' "$work/sync/t2" 2>/dev/null), A closed $(awk '{print $2}' "$work/sync/t3" 2>/dev/null) (TTL 2 s, element timeout 4 s)"
+
+# Signals reach the command; its death by signal is the refresher's status.
+ip netns exec "$SBX" "$ENFORCE" --plan "$work/direct.plan" -- sleep 60 \
+	>"$work/sig.out" 2>"$work/sig.err" &
+spid=$!
+pids+=($spid)
+rc=0
+if wait_refresher "$SBX"; then
+	sleep 0.5
+	kill -TERM "$(refresher_pid "$SBX")"
+fi
+wait "$spid" || rc=$?
+if [ "$rc" = 143 ]; then
+	ok "direct: SIGTERM forwarded, exit 143"
+else
+	fail "direct: exit 143 expected, got $rc: $(cat "$work/sig.err")"
+fi
+
+# The sandbox uid may not be the refresher's.
+run_enforce 78 direct-uid0 "$SBX" "$ENFORCE" --plan "$work/direct.plan" \
+	--uid 0 -- "$PROBE" ids
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

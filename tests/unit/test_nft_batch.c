@@ -353,7 +353,7 @@ test_elems_batch(void **state)
 		}
 	}
 	assert_int_equal(total, 300);
-	assert_int_equal(msgs, 3);	/* 128 + 72 v4, 100 v6 */
+	assert_int_equal(msgs, 3);	/* 100 + 100 v4, 100 v6 */
 	nft_batch_release(&b);
 }
 
