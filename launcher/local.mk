@@ -1,6 +1,7 @@
 bin_PROGRAMS += aisb
 aisb_SOURCES = launcher/main.c launcher/cmd_policy.c launcher/derive.c \
-	launcher/options.c launcher/options.h launcher/run.c launcher/launch.h
+	launcher/options.c launcher/options.h launcher/run.c launcher/launch.h \
+	launcher/session.c launcher/session.h
 aisb_CPPFLAGS = $(AM_CPPFLAGS) -DAISB_POLICYDIR='"$(pkgdatadir)/policies"'
 aisb_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS)
 aisb_LDADD = $(POLICY_LIBS) common/libaisbcommon.a

@@ -2,7 +2,7 @@
 # suites of the programs live in their own fragments below.
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test_policy tests/unit/test_target tests/unit/test_addr \
-	tests/unit/test_options
+	tests/unit/test_options tests/unit/test_session
 TESTS += tests/unit/test_policy tests/unit/test_target tests/unit/test_addr \
 	tests/unit/test_options
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(PCRE2_CFLAGS)
@@ -20,6 +20,10 @@ tests_unit_test_options_SOURCES = tests/unit/test_options.c launcher/options.c
 tests_unit_test_options_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
 tests_unit_test_options_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
 tests_unit_test_options_LDADD = $(UNIT_LDADD)
+tests_unit_test_session_SOURCES = tests/unit/test_session.c launcher/session.c launcher/options.c
+tests_unit_test_session_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_unit_test_session_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
+tests_unit_test_session_LDADD = $(UNIT_LDADD)
 endif
 
 # aisb policy commands, driven as a user would.

@@ -1,0 +1,152 @@
+/*
+ * Session files: folder 0700, env and token files 0600 written once,
+ * proxy variables in every spelling, --env entries, nothing written twice.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "session.h"
+
+static char	 dir[] = "/tmp/aisb-sess-XXXXXX";
+static char	 envstate[300];
+
+static char *
+slurp(const char *path)
+{
+	static char	 buf[8192];
+	FILE		*f = fopen(path, "r");
+	size_t		 n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void
+cleanup_tree(const char *d)
+{
+	char	 cmd[600];
+
+	/* the test's own temporary folder; no user input involved */
+	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", d);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void
+test_session_files(void **state)
+{
+	struct launch_session	 s;
+	struct launch_opts	 o;
+	struct launch_item	 items[3];
+	struct stat		 st;
+	char			 path[PATH_MAX], err[512], *text;
+	char			*envp[] = { envstate, (char *)"TOKEN=t0ken",
+	    (char *)"HOME=/root", NULL };
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(envstate, sizeof(envstate), "XDG_STATE_HOME=%s/state", dir);
+	assert_int_equal(launch_session_new(&s, envp, err, sizeof(err)), 0);
+	assert_int_equal(strlen(s.id), LAUNCH_ID_HEX);
+	assert_int_equal(strlen(s.secret), LAUNCH_SECRET_HEX);
+	assert_non_null(strstr(s.dir, "/state/aisb/sessions/"));
+	assert_int_equal(stat(s.dir, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+
+	memset(&o, 0, sizeof(o));
+	items[0].text = (char *)"TOKEN";
+	items[1].text = (char *)"MODE=fast";
+	items[2].text = (char *)"ABSENT?";
+	o.env = items;
+	o.nenv = 3;
+	assert_int_equal(launch_env_file(&s, &o, envp,
+	    "http://u:p@10.0.2.2:3128", path, sizeof(path), err,
+	    sizeof(err)), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	text = slurp(path);
+	assert_non_null(strstr(text, "HTTP_PROXY=http://u:p@10.0.2.2:3128\n"));
+	assert_non_null(strstr(text, "https_proxy=http://u:p@10.0.2.2:3128\n"));
+	assert_non_null(strstr(text, "NO_PROXY=localhost,127.0.0.1,::1\n"));
+	assert_non_null(strstr(text, "\nTOKEN=t0ken\n"));
+	assert_non_null(strstr(text, "\nMODE=fast\n"));
+	assert_null(strstr(text, "ABSENT"));
+	assert_null(strstr(text, "HOME="));	/* deny by default */
+
+	/* written once: a second env file is refused, not overwritten */
+	assert_int_equal(launch_env_file(&s, &o, envp, NULL, path,
+	    sizeof(path), err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "File exists"));
+
+	assert_int_equal(launch_token_file(&s, path, sizeof(path), err,
+	    sizeof(err)), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	text = slurp(path);
+	assert_int_equal(strncmp(text, "session-", 8), 0);
+	assert_non_null(strstr(text, s.secret));
+
+	launch_session_wipe(&s);
+	assert_int_equal(s.secret[0], '\0');
+	cleanup_tree(dir);
+}
+
+static void
+test_env_refusals(void **state)
+{
+	struct launch_session	 s;
+	struct launch_opts	 o;
+	struct launch_item	 items[1];
+	char			 path[PATH_MAX], err[512];
+	char			 d2[] = "/tmp/aisb-sess-XXXXXX", e2[300];
+	char			*envp[] = { e2, (char *)"ML=a\nb", NULL };
+
+	(void)state;
+	assert_non_null(mkdtemp(d2));
+	snprintf(e2, sizeof(e2), "XDG_STATE_HOME=%s", d2);
+	assert_int_equal(launch_session_new(&s, envp, err, sizeof(err)), 0);
+	memset(&o, 0, sizeof(o));
+	o.env = items;
+	o.nenv = 1;
+	items[0].text = (char *)"ML";
+	assert_int_equal(launch_env_file(&s, &o, envp, NULL, path,
+	    sizeof(path), err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "line break"));
+	items[0].text = (char *)"GONE";
+	assert_int_equal(launch_env_file(&s, &o, envp, NULL, path,
+	    sizeof(path), err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not set"));
+	/* a bad state folder is a clear error */
+	{
+		char	*bad[] = { (char *)"HOME=relative", NULL };
+
+		assert_int_equal(launch_session_new(&s, bad, err,
+		    sizeof(err)), -1);
+		assert_non_null(strstr(err, "state folder"));
+	}
+	cleanup_tree(d2);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_session_files),
+		cmocka_unit_test(test_env_refusals),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
