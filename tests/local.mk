@@ -4,7 +4,7 @@ if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test_policy tests/unit/test_target tests/unit/test_addr \
 	tests/unit/test_options tests/unit/test_session
 TESTS += tests/unit/test_policy tests/unit/test_target tests/unit/test_addr \
-	tests/unit/test_options
+	tests/unit/test_options tests/unit/test_session
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(PCRE2_CFLAGS)
 UNIT_LDADD = $(POLICY_LIBS) common/libaisbcommon.a $(CMOCKA_LIBS)
 tests_unit_test_policy_SOURCES = tests/unit/test_policy.c
