@@ -839,6 +839,8 @@ connected(struct gate_conn *c)
 		}
 		bufferevent_write(c->ubev, fwd, (size_t)n);
 		free(fwd);
+		c->up += (uint64_t)n;
+		g->ctr.bytes_up += (uint64_t)n;
 		c->body_left = c->req.chunked ? -1 :
 		    (c->req.content_length > 0 ? c->req.content_length : 0);
 		c->body_done = c->body_left == 0;

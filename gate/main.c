@@ -116,6 +116,52 @@ gate_is_self(const struct gate *g, const struct policy_addr *a, uint16_t port)
 	return 0;
 }
 
+/*
+ * "ipv4:port" or "[ipv6]:port", port 0 meaning "any free port".  Names are
+ * refused: what the gate binds must not depend on a resolver.
+ */
+static int
+parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len)
+{
+	char		 host[INET6_ADDRSTRLEN + 2], *end;
+	const char	*colon;
+	unsigned long	 port;
+	size_t		 hl;
+
+	if ((colon = strrchr(s, ':')) == NULL)
+		return -1;
+	hl = (size_t)(colon - s);
+	if (hl == 0 || hl >= sizeof(host))
+		return -1;
+	memcpy(host, s, hl);
+	host[hl] = '\0';
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (colon[1] < '0' || colon[1] > '9' || *end != '\0' || errno != 0 ||
+	    port > 65535)
+		return -1;
+	memset(ss, 0, sizeof(*ss));
+	if (host[0] == '[' && host[hl - 1] == ']') {
+		struct sockaddr_in6	*sin6 = (void *)ss;
+
+		host[hl - 1] = '\0';
+		if (inet_pton(AF_INET6, host + 1, &sin6->sin6_addr) != 1)
+			return -1;
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons((uint16_t)port);
+		*len = sizeof(*sin6);
+	} else {
+		struct sockaddr_in	*sin = (void *)ss;
+
+		if (inet_pton(AF_INET, host, &sin->sin_addr) != 1)
+			return -1;
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((uint16_t)port);
+		*len = sizeof(*sin);
+	}
+	return 0;
+}
+
 static struct policy *
 load_policy(const char *path)
 {
@@ -483,7 +529,8 @@ main(int argc, char **argv)
 	struct gate_config	*cfg = &g->cfg;
 	struct sockaddr_storage	 ss;
 	struct event		*sigs[3];
-	int			 sslen = sizeof(ss), i, rc = EX_OK_;
+	socklen_t		 sslen;
+	int			 i, rc = EX_OK_;
 	int			 signums[3] = { SIGHUP, SIGTERM, SIGINT };
 	char			 addr[128], line[32];
 
@@ -492,9 +539,7 @@ main(int argc, char **argv)
 
 	if ((g->policy = load_policy(cfg->policy_path)) == NULL)
 		return EX_CONFIG_;
-	memset(&ss, 0, sizeof(ss));
-	if (evutil_parse_sockaddr_port(cfg->listen, (struct sockaddr *)&ss,
-	    &sslen) == -1) {
+	if (parse_listen(cfg->listen, &ss, &sslen) == -1) {
 		fprintf(stderr, "aisb-gate: -l %s: expected an IP address and "
 		    "port, such as 127.0.0.1:3128 or [::1]:3128\n", cfg->listen);
 		return EX_CONFIG_;
@@ -532,7 +577,7 @@ main(int argc, char **argv)
 
 	g->listener = evconnlistener_new_bind(g->base, accept_cb, g,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_REUSEABLE,
-	    LISTEN_BACKLOG, (struct sockaddr *)&ss, sslen);
+	    LISTEN_BACKLOG, (struct sockaddr *)&ss, (int)sslen);
 	if (g->listener == NULL)
 		fatal("listen on %s", cfg->listen);
 	evconnlistener_set_error_cb(g->listener, accept_error_cb);

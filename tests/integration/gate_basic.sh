@@ -1,0 +1,166 @@
+#!/bin/bash
+# aisb-gate: configuration check, CONNECT and forward requests allowed and
+# denied by name, port, deny rule and CIDR; proxy authentication; the
+# control socket.  Every request's audit line is checked.
+set -euo pipefail
+. "$(dirname "$0")/gate_lib.sh"
+
+start_upstream http 192.0.2.10
+up=$up_port
+start_upstream http 10.0.0.1 "$up"
+start_dns '{"ok.test": {"A": ["192.0.2.10"]},
+ "a.wild.test": {"A": ["192.0.2.10"]},
+ "blocked.wild.test": {"A": ["192.0.2.10"]}}'
+
+cat >"$tmp/policy.yaml" <<EOF
+version: 1
+allow:
+  - host: ok.test
+    ports: [$up]
+  - host: "*.wild.test"
+    ports: [$up]
+  - cidr: 192.0.2.0/24
+    ports: [$up]
+  - cidr: 10.0.0.0/8
+    ports: [$up]
+deny:
+  - host: blocked.wild.test
+dns:
+  servers: ["127.0.0.1:$dns_port"]
+  min_ttl: 1
+  max_ttl: 5
+EOF
+printf 'version: 1\nallow:\n  - host: "*"\n' >"$tmp/bad.yaml"
+
+# -n: configuration check
+rc=0; "$gate_bin" -n -f "$tmp/policy.yaml" 2>"$tmp/n.err" || rc=$?
+check "-n good policy" "$rc" 0
+grep -q "configuration OK" "$tmp/n.err" && ok || bad "-n says: $(cat "$tmp/n.err")"
+rc=0; "$gate_bin" -n -f "$tmp/bad.yaml" 2>"$tmp/n.err" || rc=$?
+check "-n bad policy" "$rc" 78
+grep -q "bad.yaml:3" "$tmp/n.err" && ok || bad "-n bad policy: $(cat "$tmp/n.err")"
+rc=0; "$gate_bin" -n -f "$tmp/policy.yaml" -l nonsense 2>/dev/null || rc=$?
+check "-n bad listen address" "$rc" 78
+
+start_gate main "$tmp/policy.yaml" --control "$tmp/ctl.sock"
+A=$tmp/audit.main.log
+
+# CONNECT allowed: a tunnel to the upstream, a decision and a close line
+check "CONNECT ok.test" "$(proxy_get -p "http://ok.test:$up/hello")" "200 200"
+grep -q '"path": "/hello"' "$tmp/body" && ok || bad "tunnel body: $(cat "$tmp/body")"
+expect_audit "$A" event=decision method=CONNECT host=ok.test port="$up" \
+    addr=192.0.2.10 decision=allow status=200 reason=allowed
+sleep 0.3
+expect_audit "$A" event=close method=CONNECT host=ok.test
+
+# Forward: origin-form upstream, hop-by-hop fields gone, Connection: close
+check "GET ok.test" "$(proxy_get -H 'Proxy-Connection: keep-alive' \
+    -H 'Connection: X-Drop' -H 'X-Drop: 1' -H 'X-Keep: 2' \
+    "http://ok.test:$up/fwd?x=1")" "000 200"
+"$PY" - "$tmp/body" <<'PY' && ok || bad "forwarded request: $(cat "$tmp/body")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+h = {k.lower(): v for k, v in r["headers"]}
+assert r["path"] == "/fwd?x=1", r
+assert "proxy-connection" not in h and "x-drop" not in h, h
+assert h.get("x-keep") == "2" and h.get("connection") == "close", h
+assert h.get("host", "").startswith("ok.test:"), h
+PY
+expect_audit "$A" event=decision method=GET host=ok.test decision=allow
+
+# A wildcard name
+check "CONNECT a.wild.test" "$(proxy_get -p "http://a.wild.test:$up/")" "200 200"
+expect_audit "$A" event=decision host=a.wild.test decision=allow
+
+# Denied host: 403, the header names the reason and the fix
+check "CONNECT nope.test" "$(proxy_get -p "http://nope.test:$up/")" "403 000"
+decision_header | grep -q 'deny; reason=host_not_allowed.*fix="add to allow' &&
+    ok || bad "decision header: $(decision_header)"
+expect_audit "$A" event=decision host=nope.test decision=deny status=403 \
+    reason=host_not_allowed
+check "GET nope.test" "$(proxy_get "http://nope.test:$up/")" "000 403"
+expect_audit "$A" event=decision method=GET host=nope.test reason=host_not_allowed
+
+# Denied port: the rule that matched the name is cited
+check "CONNECT ok.test:81" "$(proxy_get -p "http://ok.test:81/")" "403 000"
+decision_header | grep -q 'reason=port_not_allowed.*rule="[^"]*policy.yaml:3' &&
+    ok || bad "decision header: $(decision_header)"
+expect_audit "$A" host=ok.test port=81 decision=deny reason=port_not_allowed
+
+# A deny rule wins over the wildcard allow
+check "CONNECT blocked.wild.test" \
+    "$(proxy_get -p "http://blocked.wild.test:$up/")" "403 000"
+decision_header | grep -q 'reason=deny_rule.*deny host: blocked.wild.test' &&
+    ok || bad "decision header: $(decision_header)"
+expect_audit "$A" host=blocked.wild.test decision=deny reason=deny_rule
+
+# IP literals: CIDR rules, then address classes
+check "CONNECT 192.0.2.10" "$(proxy_get -p "http://192.0.2.10:$up/")" "200 200"
+expect_audit "$A" host=192.0.2.10 addr=192.0.2.10 decision=allow
+check "CONNECT 203.0.113.5" "$(proxy_get -p "http://203.0.113.5:$up/")" "403 000"
+expect_audit "$A" host=203.0.113.5 decision=deny reason=host_not_allowed
+check "CONNECT 10.0.0.1" "$(proxy_get -p "http://10.0.0.1:$up/")" "403 000"
+decision_header | grep -q 'reason=address_denied' && ok ||
+    bad "decision header: $(decision_header)"
+expect_audit "$A" host=10.0.0.1 decision=deny reason=address_denied
+check "10.0.0.1 never dialled" "$(upstream_accepts 10.0.0.1)" 0
+
+# Host must agree with the target; only http:// is forwarded
+check "Host mismatch" "$(raw_req "$gate_port" \
+    "GET http://ok.test:$up/ HTTP/1.1\r\nHost: evil.test\r\n\r\n")" \
+    "HTTP/1.1 400 Bad Request"
+expect_audit "$A" method=GET host=ok.test status=400 reason=host_mismatch
+check "https:// forward" "$(raw_req "$gate_port" \
+    "GET https://ok.test/ HTTP/1.1\r\nHost: ok.test\r\n\r\n")" \
+    "HTTP/1.1 400 Bad Request"
+expect_audit "$A" method=GET status=400 reason=bad_target
+check "origin-form to the proxy" "$(raw_req "$gate_port" \
+    "GET / HTTP/1.1\r\nHost: ok.test\r\n\r\n")" "HTTP/1.1 400 Bad Request"
+
+# Control socket: 0600, status JSON
+check "control socket mode" "$(stat -c %a "$tmp/ctl.sock")" 600
+"$PY" - "$tmp/ctl.sock" <<'PY' && ok || bad "control status"
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(5)
+s.connect(sys.argv[1])
+s.sendall(b"status\n")
+data = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    data += b
+st = json.loads(data)
+c = st["counters"]
+assert c["accepted"] >= 10 and c["denied"] >= 5 and c["allowed"] >= 3, c
+assert len(st["policy"]["sha256"]) == 64 and isinstance(st["tunnels"], list)
+PY
+
+# Proxy authentication, from a file and from a descriptor
+printf '# session:secret\nsess-1:s3cret-token\n' >"$tmp/token"
+chmod 600 "$tmp/token"
+start_gate auth "$tmp/policy.yaml" --token-file "$tmp/token"
+B=$tmp/audit.auth.log
+check "no credentials" "$(proxy_get -p "http://ok.test:$up/")" "407 000"
+grep -qi '^Proxy-Authenticate: Basic' "$tmp/headers" && ok ||
+    bad "no Proxy-Authenticate"
+expect_audit "$B" host=None status=407 reason=auth_required
+check "wrong credentials" "$(proxy_get -p --proxy-user sess-1:nope \
+    "http://ok.test:$up/")" "407 000"
+check "wrong session" "$(proxy_get -p --proxy-user other:s3cret-token \
+    "http://ok.test:$up/")" "407 000"
+check "right credentials" "$(proxy_get -p --proxy-user sess-1:s3cret-token \
+    "http://ok.test:$up/")" "200 200"
+expect_audit "$B" session=sess-1 host=ok.test decision=allow
+check "GET with credentials" "$(proxy_get --proxy-user sess-1:s3cret-token \
+    "http://ok.test:$up/x")" "000 200"
+grep -qi 'proxy-authorization' "$tmp/body" && bad "credentials forwarded" || ok
+
+start_gate authfd "$tmp/policy.yaml" --token-fd 3 3<"$tmp/token"
+check "token from fd" "$(proxy_get -p --proxy-user sess-1:s3cret-token \
+    "http://ok.test:$up/")" "200 200"
+check "secret in logs" "$(cat "$tmp"/gate.*.err "$tmp"/audit.*.log |
+    grep -c s3cret || true)" 0
+
+finish
