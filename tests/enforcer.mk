@@ -16,3 +16,9 @@ tests_integration_enforce_probe_SOURCES = tests/integration/enforce_probe.c
 
 TESTS += tests/integration/enforce_netns.sh
 EXTRA_DIST += tests/integration/enforce_netns.sh tests/integration/enforce_peer.py
+
+# Loads and reads back the table on its own, for the tampering checks.
+check_PROGRAMS += tests/integration/enforce_verify
+tests_integration_enforce_verify_SOURCES = tests/integration/enforce_verify.c
+tests_integration_enforce_verify_CFLAGS = $(AM_CFLAGS) $(NFTNL_CFLAGS) -I$(top_srcdir)/enforcer
+tests_integration_enforce_verify_LDADD = $(ENFORCE_LIBS)

@@ -17,6 +17,7 @@ srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=$(pwd)
 ENFORCE=$builddir/aisb-enforce
 PROBE_BIN=$builddir/tests/integration/enforce_probe
+VERIFY=$builddir/tests/integration/enforce_verify
 PEER=$srcdir/tests/integration/enforce_peer.py
 
 skip() { echo "SKIP: $*"; exit 77; }
@@ -24,7 +25,8 @@ skip() { echo "SKIP: $*"; exit 77; }
 command -v ip >/dev/null || skip "needs ip (iproute2)"
 command -v python3 >/dev/null || skip "needs python3"
 command -v setpriv >/dev/null || skip "needs setpriv (util-linux)"
-[ -x "$ENFORCE" ] && [ -x "$PROBE_BIN" ] || skip "build aisb-enforce and enforce_probe first"
+[ -x "$ENFORCE" ] && [ -x "$PROBE_BIN" ] && [ -x "$VERIFY" ] ||
+	skip "build aisb-enforce, enforce_probe and enforce_verify first"
 
 HOST=aisb-eh-$$
 SBX=aisb-es-$$
@@ -257,6 +259,55 @@ run_enforce 77 no-setpcap "$BARE" setpriv --bounding-set=-setpcap \
 run_enforce 77 no-setuid "$BARE" setpriv --bounding-set=-setuid \
 	--inh-caps=-setuid -- "$ENFORCE" --plan "$work/gate.plan" -- \
 	"$PROBE" ids
+
+# --- the read-back refuses a table that differs from the one sent ---------
+
+# tamper NAME NFT-ARGS...: load, change the table with nft, verify.
+tamper() {
+	local name=$1 out
+	shift
+	if ! ip netns exec "$BARE" "$VERIFY" apply "$work/gate.plan"; then
+		fail "$name: could not load the table"
+		return
+	fi
+	if ! ip netns exec "$BARE" nft "$@"; then
+		fail "$name: nft $*"
+		return
+	fi
+	out=$(ip netns exec "$BARE" "$VERIFY" verify "$work/gate.plan" || true)
+	case $out in
+	"verify failed: "*) ok "$name refused: ${out#verify failed: }" ;;
+	*) fail "$name: verify said: $out" ;;
+	esac
+}
+
+# handle NS PATTERN: the handle of the rule of chain output matching PATTERN.
+handle() {
+	ip netns exec "$1" nft -a list chain inet aisb output |
+	    awk -v p="$2" 'index($0, p) { print $NF; exit }'
+}
+
+if command -v nft >/dev/null; then
+	ip netns exec "$BARE" "$VERIFY" apply "$work/gate.plan"
+	out=$(ip netns exec "$BARE" "$VERIFY" verify "$work/gate.plan" || true)
+	[ "$out" = "verify ok" ] && ok "verify accepts the table as loaded" ||
+		fail "verify: $out"
+	tamper "extra rule" add rule inet aisb output accept
+	tamper "inserted rule" insert rule inet aisb output tcp dport 22 accept
+	tamper "policy accept" add chain inet aisb output \
+		'{ type filter hook output priority 0; policy accept; }'
+	tamper "dormant table" add table inet aisb '{ flags dormant; }'
+	tamper "deleted table" delete table inet aisb
+	ip netns exec "$BARE" "$VERIFY" apply "$work/gate.plan"
+	h=$(handle "$BARE" "dport 43127")
+	tamper "changed port" replace rule inet aisb output handle "$h" \
+		meta nfproto ipv4 meta l4proto tcp ip daddr 10.199.0.1 th dport 22 accept
+	ip netns exec "$BARE" "$VERIFY" apply "$work/gate.plan"
+	h=$(handle "$BARE" "counter")
+	tamper "deleted drop rule" delete rule inet aisb output handle "$h"
+else
+	echo "# nft not installed: tampering checks skipped"
+fi
 
 # --- direct mode: names resolved and refreshed by the enforcer ------------
 
