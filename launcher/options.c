@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,16 +97,6 @@ launch_src_str(enum launch_src s)
 	return "?";
 }
 
-static void __attribute__((format(printf, 3, 4)))
-seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 const char *
 launch_getenv(char **envp, const char *name, size_t namelen)
 {
@@ -174,14 +163,14 @@ check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
 	size_t			 len = strlen(v), i;
 
 	if (len > LAUNCH_MAX_VALUE) {
-		seterr(err, errlen, "%s: value longer than %d bytes", d->name,
+		snprintf(err, errlen, "%s: value longer than %d bytes", d->name,
 		    LAUNCH_MAX_VALUE);
 		return -1;
 	}
 	switch (d->type) {
 	case OT_PATH:
 		if (len == 0 && id != LO_POLICY) {
-			seterr(err, errlen, "%s: empty path", d->name);
+			snprintf(err, errlen, "%s: empty path", d->name);
 			return -1;
 		}
 		return 0;
@@ -193,7 +182,7 @@ check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
 		else if (strcmp(v, "direct") == 0)
 			o->net = LAUNCH_NET_DIRECT;
 		else {
-			seterr(err, errlen, "net: '%.32s' is not a network "
+			snprintf(err, errlen, "net: '%.32s' is not a network "
 			    "mode; write gate, none or direct", v);
 			return -1;
 		}
@@ -201,7 +190,7 @@ check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
 	case OT_WORD:
 		for (i = 0; i < len; i++)
 			if (!isgraph((unsigned char)v[i])) {
-				seterr(err, errlen, "%s: '%.64s' has a space or "
+				snprintf(err, errlen, "%s: '%.64s' has a space or "
 				    "control character", d->name, v);
 				return -1;
 			}
@@ -209,12 +198,12 @@ check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
 		    !isalnum((unsigned char)v[0]) ||
 		    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 		    "0123456789_.-") != len)) {
-			seterr(err, errlen, "home_volume: '%.64s' is not a "
+			snprintf(err, errlen, "home_volume: '%.64s' is not a "
 			    "volume name; use letters, digits, '_', '.', '-'", v);
 			return -1;
 		}
 		if ((id == LO_IMAGE || id == LO_RUNTIME) && len == 0) {
-			seterr(err, errlen, "%s: empty", d->name);
+			snprintf(err, errlen, "%s: empty", d->name);
 			return -1;
 		}
 		return 0;
@@ -222,7 +211,7 @@ check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
 		/* Debian package names */
 		if (len == 0 || len > 128 || !isalnum((unsigned char)v[0]) ||
 		    strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789+.-") != len) {
-			seterr(err, errlen, "packages: '%.64s' is not a Debian "
+			snprintf(err, errlen, "packages: '%.64s' is not a Debian "
 			    "package name", v);
 			return -1;
 		}
@@ -234,13 +223,13 @@ check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
 		if (eq == NULL && nlen > 0 && v[nlen - 1] == '?')
 			nlen--;
 		if (!env_name_ok(v, nlen)) {
-			seterr(err, errlen, "env: '%.*s' is not a variable "
+			snprintf(err, errlen, "env: '%.*s' is not a variable "
 			    "name; write NAME, NAME=VALUE or NAME?",
 			    (int)(nlen > 64 ? 64 : nlen), v);
 			return -1;
 		}
 		if (eq != NULL && strpbrk(eq, "\n\r") != NULL) {
-			seterr(err, errlen, "env: the value of %.*s holds a "
+			snprintf(err, errlen, "env: the value of %.*s holds a "
 			    "line break, which an env file cannot carry",
 			    (int)nlen, v);
 			return -1;
@@ -271,7 +260,7 @@ check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
 		if (*end != '\0' || n > (UINT64_C(1) << 40))
 			goto badnum;
 		if (n != 0 && n < (UINT64_C(6) << 20)) {
-			seterr(err, errlen, "memory: %s is below podman's "
+			snprintf(err, errlen, "memory: %s is below podman's "
 			    "minimum of 6m", v);
 			return -1;
 		}
@@ -324,7 +313,7 @@ check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
 		    strcmp(v, "0") == 0)
 			b = 0;
 		else {
-			seterr(err, errlen, "%s: '%.16s' is not true or false",
+			snprintf(err, errlen, "%s: '%.16s' is not true or false",
 			    d->name, v);
 			return -1;
 		}
@@ -339,7 +328,7 @@ check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
 	}
 	return 0;
 badnum:
-	seterr(err, errlen, "%s: '%.32s' is not valid (%s)", d->name, v,
+	snprintf(err, errlen, "%s: '%.32s' is not valid (%s)", d->name, v,
 	    d->help);
 	return -1;
 }
@@ -353,7 +342,7 @@ list_add(struct launch_item **list, size_t *n, const char *v,
 	struct launch_item	*l;
 
 	if (*n >= LAUNCH_MAX_LIST) {
-		seterr(err, errlen, "%s: more than %d entries", where,
+		snprintf(err, errlen, "%s: more than %d entries", where,
 		    LAUNCH_MAX_LIST);
 		return -1;
 	}
@@ -361,7 +350,7 @@ list_add(struct launch_item **list, size_t *n, const char *v,
 	    (l[*n].text = strdup(v)) == NULL) {
 		if (l != NULL)
 			*list = l;
-		seterr(err, errlen, "out of memory");
+		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	l[*n].src = src;
@@ -418,7 +407,7 @@ opt_set(struct launch_opts *o, enum launch_opt_id id, const char *v,
 	char	 sub[LAUNCH_MAX_VALUE + 200];
 
 	if (check_value(o, id, v, sub, sizeof(sub)) == -1) {
-		seterr(err, errlen, "%s: %s", where, sub);
+		snprintf(err, errlen, "%s: %s", where, sub);
 		return -1;
 	}
 	if (opts[id].type == OT_ENVLIST)
@@ -431,7 +420,7 @@ opt_set(struct launch_opts *o, enum launch_opt_id id, const char *v,
 	}
 	copy = opts[id].type == OT_PATH ? resolve_path(v, base_file) : strdup(v);
 	if (copy == NULL) {
-		seterr(err, errlen, "out of memory");
+		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	free(o->val[id]);
@@ -463,13 +452,13 @@ check_project(const struct launch_opts *o, enum launch_opt_id id,
 	if (id == LO_POLICY && o->project_policy)
 		return 0;
 	if (id == LO_POLICY) {
-		seterr(err, errlen, "%s: a project config may not choose the "
+		snprintf(err, errlen, "%s: a project config may not choose the "
 		    "policy; to allow it, set 'project_policy: true' in %s",
 		    where, o->user_config);
 		return -1;
 	}
 	if (!(opts[id].flags & O_PROJECT)) {
-		seterr(err, errlen, "%s: '%s' may not be set by a project "
+		snprintf(err, errlen, "%s: '%s' may not be set by a project "
 		    "config (it would widen what the session can reach or "
 		    "read); set it in %s or on the command line", where,
 		    opts[id].name, o->user_config);
@@ -477,7 +466,7 @@ check_project(const struct launch_opts *o, enum launch_opt_id id,
 	}
 	if ((opts[id].flags & O_NARROW) && id == LO_NET &&
 	    strcmp(v, "none") != 0) {
-		seterr(err, errlen, "%s: a project config may only narrow the "
+		snprintf(err, errlen, "%s: a project config may only narrow the "
 		    "network to 'none'", where);
 		return -1;
 	}
@@ -505,19 +494,19 @@ read_config(struct launch_opts *o, const char *path, enum launch_src src,
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
 		if (errno == ENOENT)
 			return 0;
-		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
 	    st.st_size > LAUNCH_MAX_CONFIG) {
-		seterr(err, errlen, "%s: not a regular file of at most %d bytes",
+		snprintf(err, errlen, "%s: not a regular file of at most %d bytes",
 		    path, LAUNCH_MAX_CONFIG);
 		close(fd);
 		return -1;
 	}
 	if ((buf = malloc(LAUNCH_MAX_CONFIG + 1)) == NULL) {
 		close(fd);
-		seterr(err, errlen, "out of memory");
+		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	while (off < LAUNCH_MAX_CONFIG &&
@@ -525,7 +514,7 @@ read_config(struct launch_opts *o, const char *path, enum launch_src src,
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1) {
-			seterr(err, errlen, "%s: %s", path, strerror(errno));
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			close(fd);
 			free(buf);
 			return -1;
@@ -536,7 +525,7 @@ read_config(struct launch_opts *o, const char *path, enum launch_src src,
 
 	if (!yaml_parser_initialize(&parser)) {
 		free(buf);
-		seterr(err, errlen, "out of memory");
+		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	yaml_parser_set_input_string(&parser, (unsigned char *)buf, off);
@@ -544,7 +533,7 @@ read_config(struct launch_opts *o, const char *path, enum launch_src src,
 		unsigned line, col;
 
 		if (!yaml_parser_parse(&parser, &ev)) {
-			seterr(err, errlen, "%s:%zu:%zu: YAML syntax: %s", path,
+			snprintf(err, errlen, "%s:%zu:%zu: YAML syntax: %s", path,
 			    parser.problem_mark.line + 1,
 			    parser.problem_mark.column + 1,
 			    parser.problem ? parser.problem : "error");
@@ -558,12 +547,12 @@ read_config(struct launch_opts *o, const char *path, enum launch_src src,
 			done = 1;
 			break;
 		case YAML_ALIAS_EVENT:
-			seterr(err, errlen, "%s: YAML aliases are not allowed",
+			snprintf(err, errlen, "%s: YAML aliases are not allowed",
 			    where);
 			goto fail_ev;
 		case YAML_MAPPING_START_EVENT:
 			if (depth++ != 0) {
-				seterr(err, errlen, "%s: nested mappings are "
+				snprintf(err, errlen, "%s: nested mappings are "
 				    "not part of the config; write key: value",
 				    where);
 				goto fail_ev;
@@ -576,7 +565,7 @@ read_config(struct launch_opts *o, const char *path, enum launch_src src,
 			if (depth != 1 || id < 0 || inlist ||
 			    (opts[id].type != OT_LIST &&
 			    opts[id].type != OT_ENVLIST)) {
-				seterr(err, errlen, "%s: a list is not valid "
+				snprintf(err, errlen, "%s: a list is not valid "
 				    "here", where);
 				goto fail_ev;
 			}
@@ -591,17 +580,17 @@ read_config(struct launch_opts *o, const char *path, enum launch_src src,
 			size_t vlen = ev.data.scalar.length;
 
 			if (depth != 1) {
-				seterr(err, errlen, "%s: a config file is a "
+				snprintf(err, errlen, "%s: a config file is a "
 				    "mapping of key: value", where);
 				goto fail_ev;
 			}
 			if (memchr(v, '\0', vlen) != NULL) {
-				seterr(err, errlen, "%s: NUL byte", where);
+				snprintf(err, errlen, "%s: NUL byte", where);
 				goto fail_ev;
 			}
 			if (id < 0) {
 				if ((id = find_opt(v, vlen)) < 0) {
-					seterr(err, errlen, "%s: unknown key "
+					snprintf(err, errlen, "%s: unknown key "
 					    "'%.64s'; see aisb --print-config "
 					    "for the keys", where, v);
 					goto fail_ev;
@@ -615,7 +604,7 @@ read_config(struct launch_opts *o, const char *path, enum launch_src src,
 			if (src == LAUNCH_SRC_USER && id == LO_PROJECT_POLICY)
 				; /* only here */
 			else if (id == LO_PROJECT_POLICY) {
-				seterr(err, errlen, "%s: project_policy belongs "
+				snprintf(err, errlen, "%s: project_policy belongs "
 				    "in the user config", where);
 				goto fail_ev;
 			}
@@ -709,7 +698,7 @@ parse_flags(struct launch_opts *o, int argc, char **argv, char *err,
 			else if (i + 1 < argc)
 				val = argv[++i];
 			else {
-				seterr(err, errlen, "%s needs a value: %s %s",
+				snprintf(err, errlen, "%s needs a value: %s %s",
 				    a, a, opts[id].help);
 				return -1;
 			}
@@ -723,7 +712,7 @@ parse_flags(struct launch_opts *o, int argc, char **argv, char *err,
 	o->ncmd = argc - i;
 	if (o->ncmd > 0 && o->cmd[0][0] == '-' && (i == 0 ||
 	    strcmp(argv[i - 1], "--") != 0)) {
-		seterr(err, errlen, "unknown flag '%.64s'; to run a command "
+		snprintf(err, errlen, "unknown flag '%.64s'; to run a command "
 		    "whose name starts with '-', write: aisb -- %.64s",
 		    o->cmd[0], o->cmd[0]);
 		return -1;
@@ -806,7 +795,7 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 		    errlen) == -1)
 			return -1;
 	if (getcwd(cwd, sizeof(cwd)) == NULL) {
-		seterr(err, errlen, "getcwd: %s", strerror(errno));
+		snprintf(err, errlen, "getcwd: %s", strerror(errno));
 		return -1;
 	}
 	if (opt_set(o, LO_WORKSPACE, cwd, LAUNCH_SRC_DEFAULT, "default",
@@ -879,7 +868,7 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 
 		if (strchr(e, '=') == NULL && e[strlen(e) - 1] != '?' &&
 		    launch_getenv(envp, e, strlen(e)) == NULL) {
-			seterr(err, errlen, "%s: --env %s: %s is not set here; "
+			snprintf(err, errlen, "%s: --env %s: %s is not set here; "
 			    "set it, drop it, or write --env '%s?' to pass it "
 			    "only when set", o->env[i].where, e, e, e);
 			return -1;
@@ -888,7 +877,7 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 	if (strcmp(o->subcommand, "run") == 0 && o->ncmd == 0 &&
 	    !o->print_config && !o->print_policy && !o->print_plan &&
 	    !o->print_containerfile) {
-		seterr(err, errlen, "no command to run: aisb [flags] [--] "
+		snprintf(err, errlen, "no command to run: aisb [flags] [--] "
 		    "COMMAND [ARGS...]");
 		return -1;
 	}

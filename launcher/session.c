@@ -9,23 +9,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "session.h"
-
-static void __attribute__((format(printf, 3, 4)))
-seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static int
 random_hex(char *out, size_t nhex)
@@ -90,18 +79,18 @@ launch_session_new(struct launch_session *s, char **envp, char *err,
 
 	memset(s, 0, sizeof(*s));
 	if (launch_state_dir(envp, base, sizeof(base) - 64) == -1) {
-		seterr(err, errlen, "cannot find a state folder: set "
+		snprintf(err, errlen, "cannot find a state folder: set "
 		    "XDG_STATE_HOME or HOME to an absolute path");
 		return -1;
 	}
 	if (random_hex(s->id, LAUNCH_ID_HEX) == -1 ||
 	    random_hex(s->secret, LAUNCH_SECRET_HEX) == -1) {
-		seterr(err, errlen, "getrandom: %s", strerror(errno));
+		snprintf(err, errlen, "getrandom: %s", strerror(errno));
 		return -1;
 	}
 	n = snprintf(s->dir, sizeof(s->dir), "%s/sessions/%s", base, s->id);
 	if (n < 0 || (size_t)n >= sizeof(s->dir) || mkdirs(s->dir) == -1) {
-		seterr(err, errlen, "%s: %s", s->dir, strerror(errno));
+		snprintf(err, errlen, "%s: %s", s->dir, strerror(errno));
 		launch_session_wipe(s);
 		return -1;
 	}
@@ -125,20 +114,20 @@ launch_session_write(const struct launch_session *s, const char *name,
 
 	n = snprintf(path, pathlen, "%s/%s", s->dir, name);
 	if (n < 0 || (size_t)n >= pathlen) {
-		seterr(err, errlen, "%s/%s: path too long", s->dir, name);
+		snprintf(err, errlen, "%s/%s: path too long", s->dir, name);
 		return -1;
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 	    0600);
 	if (fd == -1) {
-		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	while (off < len) {
 		if ((w = write(fd, data + off, len - off)) == -1) {
 			if (errno == EINTR)
 				continue;
-			seterr(err, errlen, "%s: %s", path, strerror(errno));
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			close(fd);
 			unlink(path);
 			return -1;
@@ -146,7 +135,7 @@ launch_session_write(const struct launch_session *s, const char *name,
 		off += (size_t)w;
 	}
 	if (close(fd) == -1) {
-		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		unlink(path);
 		return -1;
 	}
@@ -242,13 +231,13 @@ launch_env_file(const struct launch_session *s, const struct launch_opts *o,
 		else if ((v = launch_getenv(envp, e, nlen)) == NULL) {
 			if (optional)
 				continue;
-			seterr(err, errlen, "--env %.*s: not set here",
+			snprintf(err, errlen, "--env %.*s: not set here",
 			    (int)nlen, e);
 			buf_free(&b);
 			return -1;
 		}
 		if (strpbrk(v, "\n\r") != NULL) {
-			seterr(err, errlen, "--env %.*s: the value holds a line "
+			snprintf(err, errlen, "--env %.*s: the value holds a line "
 			    "break, which an env file cannot carry", (int)nlen,
 			    e);
 			buf_free(&b);
@@ -257,7 +246,7 @@ launch_env_file(const struct launch_session *s, const struct launch_opts *o,
 		buf_var(&b, e, nlen, v);
 	}
 	if (b.failed) {
-		seterr(err, errlen, "environment larger than %d bytes",
+		snprintf(err, errlen, "environment larger than %d bytes",
 		    LAUNCH_MAX_ENVFILE);
 		buf_free(&b);
 		return -1;
@@ -277,7 +266,7 @@ launch_token_file(const struct launch_session *s, char *path, size_t pathlen,
 
 	n = snprintf(line, sizeof(line), "session-%s:%s\n", s->id, s->secret);
 	if (n < 0 || (size_t)n >= sizeof(line)) {
-		seterr(err, errlen, "token too long");
+		snprintf(err, errlen, "token too long");
 		return -1;
 	}
 	rc = launch_session_write(s, "token", line, (size_t)n, path, pathlen,
