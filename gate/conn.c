@@ -84,6 +84,7 @@ struct gate_conn {
 	char			 addrstr[INET6_ADDRSTRLEN];
 	int			 timed_out;	/* the last dial timed out */
 	int			 dial_errno;
+	int			 stale;		/* the answer was past its TTL */
 
 	struct timespec		 t_start, t_dns, t_connect, t_active;
 	double			 dns_ms, connect_ms;
@@ -611,8 +612,10 @@ dns_done(void *arg, int status, const char *err,
 		conn_refuse(c, 502, "error", "dns_failed", err, NULL);
 		return;
 	}
-	if (stale)
+	if (stale) {
 		c->g->ctr.dns_stale++;
+		c->stale = 1;
+	}
 	if (classify(c, addrs, n, detail, sizeof(detail)) == 0) {
 		conn_refuse(c, 403, "deny", "address_denied", detail,
 		    "if this destination is intended, add its address to "
@@ -815,7 +818,8 @@ connected(struct gate_conn *c)
 	clock_gettime(CLOCK_MONOTONIC, &c->t_active);
 	arm(c, g->cfg.idle_timeout);
 	bufferevent_setwatermark(c->cbev, EV_READ, 0, 0);
-	audit(c, "decision", "allow", c->tunnel ? 200 : 0, "allowed", NULL);
+	audit(c, "decision", "allow", c->tunnel ? 200 : 0, "allowed",
+	    c->stale ? "stale DNS answer" : NULL);
 	log_info("conn %llu: %s %s %s: allow via %s", (unsigned long long)c->id,
 	    c->peer, c->method, c->hostport, c->addrstr);
 

@@ -237,7 +237,8 @@ resolver_new(struct gate_dns *dns, const char *servers)
 
 	memset(&o, 0, sizeof(o));
 	o.flags = ARES_FLAG_NOSEARCH;
-	o.timeout = (int)(dns->timeout * 1000 / DNS_TRIES);
+	/* c-ares doubles the timeout on the second round: t/3 + 2t/3 = t */
+	o.timeout = (int)(dns->timeout * 1000 / 3);
 	o.tries = DNS_TRIES;
 	o.lookups = lookups;
 	o.sock_state_cb = sock_state_cb;

@@ -1,0 +1,134 @@
+#!/bin/bash
+# aisb-gate: resolution and classification.  Names that resolve to
+# loopback, private, link-local (metadata), ::1 and IPv4-mapped loopback are
+# denied unless allow_ranges exempts them, and never dialled; DNS rebinding
+# cannot swap in an unchecked address; NXDOMAIN, DNS timeout, a refusing and
+# a black-holed upstream; the next address after a failed one; a stale
+# answer served for the grace period.
+set -euo pipefail
+. "$(dirname "$0")/gate_lib.sh"
+
+start_upstream http 192.0.2.10
+up=$up_port
+for a in 127.0.0.1 127.0.0.2 10.0.0.1 169.254.169.254 ::1; do
+	start_upstream http "$a" "$up"
+done
+start_dns '{
+ "pub.x.test": {"A": ["192.0.2.10"]},
+ "lo.x.test": {"A": ["127.0.0.1"]},
+ "ten.x.test": {"A": ["10.0.0.1"]},
+ "meta.x.test": {"A": ["169.254.169.254"]},
+ "six.x.test": {"AAAA": ["::1"]},
+ "mapped.x.test": {"AAAA": ["::ffff:127.0.0.1"]},
+ "dual.x.test": {"A": ["192.0.2.10"], "AAAA": ["::1"]},
+ "nx.x.test": {"rcode": "NXDOMAIN"},
+ "slow.x.test": {"rcode": "DROP"},
+ "refuse.x.test": {"A": ["192.0.2.20"]},
+ "hole.x.test": {"A": ["198.51.100.1"]},
+ "two.x.test": {"A": ["192.0.2.20", "192.0.2.10"]},
+ "rebind.x.test": {"A": ["127.0.0.1"], "ttl": 2},
+ "stale.x.test": {"A": ["192.0.2.10"], "ttl": 1}}'
+
+policy() {	# policy FILE ALLOW_RANGES
+	cat >"$1" <<EOF
+version: 1
+allow:
+  - host: "*.x.test"
+    ports: [$up]
+  - cidr: 127.0.0.1/32
+    ports: ["1-65535"]
+allow_ranges: $2
+dns:
+  servers: ["127.0.0.1:$dns_port"]
+  min_ttl: 1
+  max_ttl: 2
+EOF
+}
+policy "$tmp/strict.yaml" "[]"
+policy "$tmp/exempt.yaml" "[127.0.0.1/32, 10.0.0.0/8]"
+
+# --- without exemptions: every internal answer is refused, never dialled
+start_gate strict "$tmp/strict.yaml" --dns-timeout 2 --connect-timeout 2
+A=$tmp/audit.strict.log
+check "pub" "$(proxy_get -p "http://pub.x.test:$up/")" "200 200"
+expect_audit "$A" host=pub.x.test decision=allow addr=192.0.2.10
+for n in lo ten meta six mapped; do
+	check "$n" "$(proxy_get -p "http://$n.x.test:$up/")" "403 000"
+	decision_header | grep -q 'reason=address_denied.*allow_ranges' && ok ||
+	    bad "$n: decision header: $(decision_header)"
+	expect_audit "$A" host="$n.x.test" decision=deny status=403 \
+	    reason=address_denied
+done
+check "GET lo (forward)" "$(proxy_get "http://lo.x.test:$up/")" "000 403"
+expect_audit "$A" method=GET host=lo.x.test reason=address_denied
+for a in 127.0.0.1 10.0.0.1 169.254.169.254 ::1; do
+	check "$a never dialled" "$(upstream_accepts "$a")" 0
+done
+
+# A and AAAA: the loopback AAAA is dropped, the public A is dialled
+check "dual" "$(proxy_get -p "http://dual.x.test:$up/")" "200 200"
+expect_audit "$A" host=dual.x.test decision=allow addr=192.0.2.10
+
+# Resolution failures: 502 with the reason
+check "NXDOMAIN" "$(proxy_get -p "http://nx.x.test:$up/")" "502 000"
+decision_header | grep -q 'reason=dns_failed; detail="name not found"' && ok ||
+    bad "nx: decision header: $(decision_header)"
+expect_audit "$A" host=nx.x.test decision=error status=502 reason=dns_failed \
+    detail="name not found"
+check "DNS timeout" "$(proxy_get -p "http://slow.x.test:$up/")" "502 000"
+expect_audit "$A" host=slow.x.test status=502 reason=dns_failed detail=timeout
+
+# Upstream refusing, black-holed, and the next address after a refusal
+check "refused" "$(proxy_get -p "http://refuse.x.test:$up/")" "502 000"
+expect_audit "$A" host=refuse.x.test status=502 reason=connect_failed \
+    addr=192.0.2.20
+check "black hole" "$(proxy_get -p "http://hole.x.test:$up/")" "504 000"
+expect_audit "$A" host=hole.x.test status=504 reason=connect_timeout \
+    addr=198.51.100.1
+check "next address" "$(proxy_get -p "http://two.x.test:$up/")" "200 200"
+expect_audit "$A" host=two.x.test decision=allow addr=192.0.2.10
+
+# --- with allow_ranges: exempted addresses pass, others still do not
+start_gate exempt "$tmp/exempt.yaml" --dns-grace 30 --dns-timeout 1
+B=$tmp/audit.exempt.log
+check "lo exempt" "$(proxy_get -p "http://lo.x.test:$up/")" "200 200"
+expect_audit "$B" host=lo.x.test decision=allow addr=127.0.0.1
+check "ten exempt" "$(proxy_get -p "http://ten.x.test:$up/")" "200 200"
+expect_audit "$B" host=ten.x.test decision=allow addr=10.0.0.1
+check "meta still denied" "$(proxy_get -p "http://meta.x.test:$up/")" "403 000"
+expect_audit "$B" host=meta.x.test reason=address_denied
+check "mapped loopback exempt" "$(proxy_get -p "http://mapped.x.test:$up/")" \
+    "200 200"
+check "169.254.169.254 never dialled" "$(upstream_accepts 169.254.169.254)" 0
+
+# Loopback exempted, yet the gate never dials itself
+check "the gate itself" "$(proxy_get -p "http://127.0.0.1:$gate_port/")" "403 000"
+expect_audit "$B" host=127.0.0.1 port="$gate_port" reason=address_denied
+
+# DNS rebinding: 127.0.0.1 (exempt) is pinned for the TTL; the next answer,
+# 127.0.0.2, is classified like the first and refused: never dialled.
+check "rebind first" "$(proxy_get -p "http://rebind.x.test:$up/")" "200 200"
+set_zone "$(sed 's/"rebind.x.test": {"A": \["127.0.0.1"\]/"rebind.x.test": {"A": ["127.0.0.2"]/' "$tmp/zone.json")"
+check "rebind pinned" "$(proxy_get -p "http://rebind.x.test:$up/")" "200 200"
+check "rebind look-ups while pinned" \
+    "$(grep -c '^rebind.x.test A$' "$tmp/dns.log")" 1
+sleep 2.5
+check "rebind after TTL" "$(proxy_get -p "http://rebind.x.test:$up/")" "403 000"
+check "rebind re-resolved" \
+    "$(grep -c '^rebind.x.test A$' "$tmp/dns.log")" 2
+expect_audit "$B" host=rebind.x.test decision=deny reason=address_denied \
+    detail="127.0.0.2 is loopback 127.0.0.0/8"
+check "rebind allow lines" "$(audit_count "$B" host=rebind.x.test \
+    event=decision decision=allow addr=127.0.0.1)" 2
+check "127.0.0.2 never dialled" "$(upstream_accepts 127.0.0.2)" 0
+
+# Grace: after the TTL the name stops resolving; the last answer is served
+check "stale first" "$(proxy_get -p "http://stale.x.test:$up/")" "200 200"
+set_zone "$(sed 's/"stale.x.test": {"A": \["192.0.2.10"\], "ttl": 1}/"stale.x.test": {"rcode": "DROP"}/' "$tmp/zone.json")"
+sleep 2.5
+check "stale served" "$(proxy_get -p "http://stale.x.test:$up/")" "200 200"
+expect_audit "$B" host=stale.x.test decision=allow detail="stale DNS answer"
+grep -q 'stale.x.test: refresh failed (timeout), serving the last answer' \
+    "$tmp/gate.exempt.err" && ok || bad "no stale log line"
+
+finish
