@@ -2,7 +2,8 @@
 # own, a real DNS responder, real curl.  See tests/integration/gate_lib.sh.
 GATE_TESTS = \
 	tests/integration/gate_basic.sh \
-	tests/integration/gate_dns.sh
+	tests/integration/gate_dns.sh \
+	tests/integration/gate_http.sh
 TESTS += $(GATE_TESTS)
 EXTRA_DIST += $(GATE_TESTS) tests/integration/gate_lib.sh \
 	tests/integration/gate_dns.py tests/integration/gate_upstream.py

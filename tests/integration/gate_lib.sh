@@ -15,7 +15,8 @@ top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-.}
 here=$top_srcdir/tests/integration
 gate_bin=${AISB_GATE:-$top_builddir/aisb-gate}
-PY=${PYTHON:-python3}
+# The system python3 when there is one: version-manager shims cost ~0.5 s a call.
+if [ -z "${PYTHON:-}" ] && [ -x /usr/bin/python3 ]; then PY=/usr/bin/python3; else PY=${PYTHON:-python3}; fi
 
 if [ -z "${AISB_GATE_NETNS:-}" ]; then
 	export AISB_GATE_NETNS=1

@@ -8,6 +8,9 @@ MODE http: HTTP/1.0; the answer's body is JSON describing the request
            (method, path, headers, body length) so the test sees what the
            gate forwarded.
 MODE hold: accepts and never reads nor answers (a stuck upstream).
+MODE capture: reads until the client is silent for 0.5 s, then answers
+           HTTP/1.0 200 with every byte it received as the body (to see
+           exactly what the gate sent, smuggled bytes included).
 
 Each accepted connection is logged as "accept LOCALADDR" so that a test can
 prove an address was never dialled.  Bounds: request heads of 64 KiB, bodies
@@ -45,6 +48,23 @@ class Echo(socketserver.BaseRequestHandler):
             if not data:
                 return
             self.request.sendall(data)
+
+
+class Capture(socketserver.BaseRequestHandler):
+    def handle(self):
+        note(self.request)
+        self.request.settimeout(0.5)
+        data = b""
+        while len(data) < 1 << 20:
+            try:
+                b = self.request.recv(65536)
+            except (socket.timeout, OSError):
+                break
+            if not b:
+                break
+            data += b
+        self.request.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: %d\r\n"
+                             b"Connection: close\r\n\r\n" % len(data) + data)
 
 
 class Hold(socketserver.BaseRequestHandler):
@@ -108,7 +128,7 @@ class HTTPServer(ThreadingHTTPServer):
 def main():
     global LOG
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["echo", "http", "hold"])
+    ap.add_argument("mode", choices=["echo", "http", "hold", "capture"])
     ap.add_argument("--bind", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--port-file", required=True)
@@ -118,6 +138,7 @@ def main():
         LOG = open(a.log, "a")
     fam = socket.AF_INET6 if ":" in a.bind else socket.AF_INET
     cls = {"echo": (TCPServer, Echo), "hold": (TCPServer, Hold),
+           "capture": (TCPServer, Capture),
            "http": (HTTPServer, Http)}[a.mode]
     cls[0].address_family = fam
     srv = cls[0]((a.bind, a.port), cls[1])

@@ -1,0 +1,138 @@
+#!/bin/bash
+# aisb-gate: strict request parsing.  Each malformed head is answered
+# 400/414/431 and closed, with one audit line, and nothing reaches an
+# upstream; request bodies (Content-Length and chunked) are forwarded
+# exactly, and bytes behind the one request are never sent upstream.
+set -euo pipefail
+. "$(dirname "$0")/gate_lib.sh"
+
+start_upstream http 192.0.2.10
+up=$up_port
+start_upstream capture 192.0.2.11
+cap=$up_port
+start_dns '{"ok.test": {"A": ["192.0.2.10"]}, "cap.test": {"A": ["192.0.2.11"]}}'
+cat >"$tmp/policy.yaml" <<EOF
+version: 1
+allow:
+  - host: ok.test
+    ports: [$up]
+  - host: cap.test
+    ports: [$cap]
+dns:
+  servers: ["127.0.0.1:$dns_port"]
+EOF
+start_gate main "$tmp/policy.yaml"
+A=$tmp/audit.main.log
+
+# name, expected status, expected audit detail; the bytes come from Python
+"$PY" - "$gate_port" "$up" >"$tmp/malformed" <<'PY'
+import socket, sys
+port, up = int(sys.argv[1]), sys.argv[2].encode()
+T = b"GET http://ok.test:" + up + b"/ HTTP/1.1\r\n"
+cases = [
+ ("long request line", b"GET http://ok.test/" + b"a" * 9000 + b" HTTP/1.1\r\n\r\n", 414, "request line too long"),
+ ("large header section", T + (b"X-A: " + b"b" * 1000 + b"\r\n") * 40 + b"\r\n", 431, "header section too large"),
+ ("101 header fields", T + b"X-N: 1\r\n" * 101 + b"\r\n", 431, "too many header fields"),
+ ("obs-fold", T + b"X-A: 1\r\n  folded\r\n\r\n", 400, "obsolete line folding"),
+ ("bare LF", b"GET http://ok.test/ HTTP/1.1\nHost: ok.test\n\n", 400, "bare LF in request head"),
+ ("bare CR", T + b"X-A: 1\rX-B: 2\r\n\r\n", 400, "bare CR in request head"),
+ ("NUL", T + b"X-A: a\x00b\r\n\r\n", 400, "NUL byte in request head"),
+ ("control byte", T + b"X-A: a\x01b\r\n\r\n", 400, "control character in field value"),
+ ("CL and TE", T + b"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n", 400, "both Content-Length and Transfer-Encoding"),
+ ("duplicate CL", T + b"Content-Length: 5\r\nContent-Length: 5\r\n\r\nhello", 400, "duplicate Content-Length"),
+ ("non-numeric CL", T + b"Content-Length: 5x\r\n\r\nhello", 400, "bad Content-Length"),
+ ("negative CL", T + b"Content-Length: -1\r\n\r\n", 400, "bad Content-Length"),
+ ("CL list", T + b"Content-Length: 5, 5\r\n\r\nhello", 400, "bad Content-Length"),
+ ("unknown TE", T + b"Transfer-Encoding: gzip, chunked\r\n\r\n", 400, "unsupported Transfer-Encoding"),
+ ("space before colon", T + b"Host : ok.test\r\n\r\n", 400, "malformed header field"),
+ ("duplicate Host", T + b"Host: ok.test\r\nHost: ok.test\r\n\r\n", 400, "duplicate Host"),
+ ("HTTP/2.0", b"GET http://ok.test/ HTTP/2.0\r\n\r\n", 400, "unsupported HTTP version"),
+ ("two spaces", b"GET  http://ok.test/ HTTP/1.1\r\n\r\n", 400, "malformed request target"),
+ ("empty line first", b"\r\nGET http://ok.test/ HTTP/1.1\r\n\r\n", 400, "empty request line"),
+]
+for name, data, status, detail in cases:
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    try:
+        s.sendall(data)
+    except OSError:
+        pass
+    got = b""
+    try:
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            got += b
+    except OSError:
+        pass
+    s.close()
+    line = got.split(b"\r\n", 1)[0].decode("latin-1")
+    print("%s|%s|%d|%s" % (name, line, status, detail))
+PY
+n=0
+while IFS='|' read -r name line status detail; do
+	n=$((n + 1))
+	case $line in
+	"HTTP/1.1 $status "*) ok ;;
+	*) bad "$name: got '$line', want $status" ;;
+	esac
+	expect_audit "$A" event=decision decision=error status="$status" \
+	    reason=bad_request detail="$detail"
+done <"$tmp/malformed"
+check "malformed cases run" "$n" 19
+check "bad requests audited" "$(audit_count "$A" reason=bad_request)" 19
+check "nothing reached an upstream" "$(upstream_accepts 192.0.2.10)" 0
+
+# Bodies: Content-Length and chunked, forwarded whole
+head -c 100000 /dev/urandom >"$tmp/blob"
+check "POST Content-Length" "$(proxy_get --data-binary @"$tmp/blob" \
+    "http://ok.test:$up/post")" "000 200"
+grep -q '"body_len": 100000' "$tmp/body" && ok || bad "CL body: $(head -c 300 "$tmp/body")"
+check "POST chunked" "$(proxy_get -H 'Transfer-Encoding: chunked' \
+    --data-binary @"$tmp/blob" "http://ok.test:$up/chunked")" "000 200"
+grep -q '"body_len": 100000' "$tmp/body" && ok || bad "chunked body: $(head -c 300 "$tmp/body")"
+expect_audit "$A" method=POST host=ok.test decision=allow
+
+# Smuggling: bytes behind the one request never go upstream
+H="Host: cap.test:$cap\r\n"
+out=$(printf "POST http://cap.test:$cap/a HTTP/1.1\r\n${H}Content-Length: 5\r\n\r\nhelloGET http://cap.test:$cap/smuggled HTTP/1.1\r\n${H}\r\n" |
+    "$PY" -c '
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(sys.stdin.buffer.read())
+d = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    d += b
+sys.stdout.write(d.decode("latin-1"))
+' "$gate_port")
+case $out in
+*"POST /a HTTP/1.1"*hello*) ok ;;
+*) bad "CL request not forwarded: $out" ;;
+esac
+case $out in *smuggled*) bad "CL: smuggled request forwarded" ;; *) ok ;; esac
+out=$(printf "POST http://cap.test:$cap/b HTTP/1.1\r\n${H}Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\nGET http://cap.test:$cap/smuggled HTTP/1.1\r\n${H}\r\n" |
+    "$PY" -c '
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(sys.stdin.buffer.read())
+d = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    d += b
+sys.stdout.write(d.decode("latin-1"))
+' "$gate_port")
+case $out in
+*"POST /b HTTP/1.1"*"5"*hello*"0"*) ok ;;
+*) bad "chunked request not forwarded: $out" ;;
+esac
+case $out in *smuggled*) bad "chunked: smuggled request forwarded" ;; *) ok ;; esac
+expect_audit "$A" method=POST host=cap.test decision=allow
+sleep 0.3
+expect_audit "$A" event=close method=POST host=cap.test
+
+finish
