@@ -1,0 +1,708 @@
+/*
+ * aisb doctor: can aisb run here, and how?  One line per check, with the
+ * fix when it fails.  The checks that matter run for real: a container
+ * under the chosen runtime and limits, a connection from inside to a
+ * listener on the host's 127.0.0.1, the enforcer loading its table, a file
+ * written by uid 1000 through a bind mount.  What is learned lands in
+ * struct launch_host_facts so that the launcher adapts instead of failing.
+ */
+#include "config.h"
+
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "image.h"
+#include "launch.h"
+#include "log.h"
+
+#define PROBE_TIMEOUT_MS	(90 * 1000)	/* one probe container */
+#define INFO_TIMEOUT_MS		(60 * 1000)
+#define INFO_MAX		512		/* podman info we parse */
+#define IMAGES_MAX		(64 * 1024)	/* podman images we parse */
+#define NOFILE_CAP		65536UL		/* never ask for more */
+/*
+ * podman 4.3 starts conmon with a hard nproc of 32768, and the runtime
+ * cannot raise it inside ("error setting rlimit type 6").
+ */
+#define NPROC_CAP		32768UL
+#define ULIMIT_MIN		1024UL		/* below: aisb cannot run */
+#define PROBE_WORD		"aisb-doctor"
+#define SLIRP_NETWORK		"slirp4netns:allow_host_loopback=true"
+#define SLIRP_HOST		"10.0.2.2"
+#define PASTA_HOST		"169.254.1.2"
+#define PASTA_NETWORK		"pasta:--map-host-loopback," PASTA_HOST
+
+enum verdict { V_OK, V_WARN, V_FAIL, V_SKIP };
+
+static void __attribute__((format(printf, 4, 5)))
+report(struct launch_host_facts *f, int verbose, enum verdict v,
+    const char *fmt, ...)
+{
+	static const char *const word[] = { "ok", "warn", "FAIL", "skip" };
+	va_list	ap;
+
+	if (v == V_FAIL)
+		f->nfail++;
+	if (v == V_SKIP)
+		f->nskip++;
+	if (!verbose)
+		return;
+	printf("%-5s", word[v]);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+/* Cuts s at its first newline or carriage return. */
+static void
+chomp(char *s)
+{
+	s[strcspn(s, "\r\n")] = '\0';
+}
+
+/* 1 when an executable named name is on PATH. */
+static int
+in_path(const char *name)
+{
+	const char	*path = getenv("PATH"), *p, *e;
+	char		 buf[PATH_MAX];
+
+	if (path == NULL)
+		path = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
+	for (p = path; *p != '\0'; p = *e == ':' ? e + 1 : e) {
+		e = p + strcspn(p, ":");
+		if (e == p)
+			continue;
+		if ((size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)(e - p),
+		    p, name) < sizeof(buf) && access(buf, X_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* ---- host checks ----------------------------------------------------- */
+
+static int
+check_podman(struct launch_host_facts *f, int verbose)
+{
+	char *const	argv[] = { "podman", "version", "--format",
+	    "{{.Client.Version}}", NULL };
+	char		out[sizeof(f->podman_version)], err[256];
+	int		major = 0;
+
+	if (launch_exec(argv, NULL, 0, out, sizeof(out), INFO_TIMEOUT_MS, 0,
+	    err, sizeof(err)) != 0) {
+		report(f, verbose, V_FAIL, "podman     %s; fix: apt-get install "
+		    "podman (4.3 or later)", err);
+		return -1;
+	}
+	chomp(out);
+	snprintf(f->podman_version, sizeof(f->podman_version), "%s", out);
+	major = atoi(out);
+	if (major < 4) {
+		report(f, verbose, V_FAIL, "podman     %s is too old; fix: "
+		    "podman 4.3 or later", f->podman_version);
+		return -1;
+	}
+	report(f, verbose, V_OK, "podman     %s%s", f->podman_version,
+	    f->rootless ? " (rootless)" : "");
+	return 0;
+}
+
+static void
+check_info(struct launch_host_facts *f, int verbose)
+{
+	char *const	argv[] = { "podman", "info", "--format",
+	    "{{.Host.CgroupsVersion}} {{.Host.OCIRuntime.Name}} "
+	    "{{.Host.Security.Rootless}}", NULL };
+	char		out[INFO_MAX], err[256], cg[16], rt[32], rl[16];
+
+	if (launch_exec(argv, NULL, 0, out, sizeof(out), INFO_TIMEOUT_MS, 0,
+	    err, sizeof(err)) != 0 ||
+	    sscanf(out, "%15s %31s %15s", cg, rt, rl) != 3) {
+		report(f, verbose, V_FAIL, "info       podman info: %s; fix: "
+		    "run `podman info` and repair what it says", err);
+		return;
+	}
+	f->rootless = strcmp(rl, "true") == 0;
+	f->cgroups_version = strcmp(cg, "v2") == 0 ? 2 :
+	    strcmp(cg, "v1") == 0 ? 1 : 0;
+	/*
+	 * crun cannot run containers on a cgroups v1/hybrid host like the
+	 * Debian 12 machines aisb was measured on; runc can.  The container
+	 * check below tries the choice for real and falls back.
+	 */
+	if (f->cgroups_version != 2 && in_path("runc"))
+		snprintf(f->runtime, sizeof(f->runtime), "runc");
+	else
+		snprintf(f->runtime, sizeof(f->runtime), "%s", rt);
+	report(f, verbose, V_OK, "cgroups    %s%s; OCI runtime %s (podman's "
+	    "default %s): aisb passes --runtime %s", cg,
+	    f->cgroups_version == 1 ? " (v1 or hybrid)" : "",
+	    f->runtime, rt, f->runtime);
+}
+
+/* The value to pass as --ulimit NAME=N:N: the hard limit, capped. */
+static unsigned long
+pick_limit(rlim_t hard, unsigned long cap)
+{
+	if (hard == RLIM_INFINITY || hard > cap)
+		return cap;
+	return (unsigned long)hard;
+}
+
+static void
+check_limits(struct launch_host_facts *f, int verbose)
+{
+	struct rlimit	nofile, nproc;
+
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == -1 ||
+	    getrlimit(RLIMIT_NPROC, &nproc) == -1) {
+		report(f, verbose, V_FAIL, "limits     getrlimit: %s",
+		    strerror(errno));
+		return;
+	}
+	f->nofile = pick_limit(nofile.rlim_max, NOFILE_CAP);
+	f->nproc = pick_limit(nproc.rlim_max, NPROC_CAP);
+	/*
+	 * podman asks the runtime for nofile 1048576 unless told otherwise,
+	 * and the runtime fails ("error setting rlimit type 7") when that is
+	 * above the hard limit; aisb always passes limits inside it.
+	 */
+	if (f->nofile < ULIMIT_MIN || f->nproc < ULIMIT_MIN) {
+		report(f, verbose, V_FAIL, "limits     hard nofile %lu, nproc "
+		    "%lu: below %lu; fix: raise the hard limits "
+		    "(/etc/security/limits.conf, LimitNOFILE= in a unit)",
+		    f->nofile, f->nproc, ULIMIT_MIN);
+		return;
+	}
+	report(f, verbose, V_OK, "limits     hard nofile %lu, nproc %lu: aisb "
+	    "passes --ulimit nofile=%lu:%lu --ulimit nproc=%lu:%lu",
+	    (unsigned long)(nofile.rlim_max == RLIM_INFINITY ? 0 :
+	    nofile.rlim_max), (unsigned long)(nproc.rlim_max ==
+	    RLIM_INFINITY ? 0 : nproc.rlim_max), f->nofile, f->nofile,
+	    f->nproc, f->nproc);
+}
+
+static void
+check_tun(struct launch_host_facts *f, int verbose)
+{
+	struct stat	st;
+
+	if (stat("/dev/net/tun", &st) == -1 || !S_ISCHR(st.st_mode)) {
+		report(f, verbose, V_FAIL, "tun        /dev/net/tun missing; "
+		    "fix: modprobe tun (slirp4netns and pasta need it)");
+		return;
+	}
+	if (!f->rootless) {
+		f->tun_ok = 1;
+		report(f, verbose, V_OK, "tun        /dev/net/tun mode %04o "
+		    "(rootful podman opens it as root)",
+		    (unsigned)(st.st_mode & 07777));
+		return;
+	}
+	if (access("/dev/net/tun", R_OK | W_OK) == -1) {
+		report(f, verbose, V_FAIL, "tun        /dev/net/tun mode %04o: "
+		    "slirp4netns fails with \"open(/dev/net/tun): Permission "
+		    "denied\"; fix: chmod 0666 /dev/net/tun, kept across boots "
+		    "by a udev rule KERNEL==\"tun\", MODE=\"0666\"",
+		    (unsigned)(st.st_mode & 07777));
+		return;
+	}
+	f->tun_ok = 1;
+	report(f, verbose, V_OK, "tun        /dev/net/tun mode %04o, usable",
+	    (unsigned)(st.st_mode & 07777));
+}
+
+int
+launch_doctor_host(struct launch_host_facts *f, int verbose)
+{
+	f->rootless = geteuid() != 0;
+	if (check_podman(f, verbose) == -1)
+		return -1;
+	check_info(f, verbose);
+	check_limits(f, verbose);
+	check_tun(f, verbose);
+	/* A guess until the network check confirms it. */
+	snprintf(f->network, sizeof(f->network), "%s", SLIRP_NETWORK);
+	snprintf(f->host_loopback, sizeof(f->host_loopback), "%s",
+	    SLIRP_HOST);
+	return f->nfail == 0 ? 0 : -1;
+}
+
+/* ---- container checks ------------------------------------------------ */
+
+static int
+podman_at_least(const struct launch_host_facts *f, int major, int minor)
+{
+	int	ma = 0, mi = 0;
+
+	if (sscanf(f->podman_version, "%d.%d", &ma, &mi) != 2)
+		return 0;
+	return ma > major || (ma == major && mi >= minor);
+}
+
+/* The newest image aisb built, into f->image.  0 or -1. */
+static int
+find_image(struct launch_host_facts *f)
+{
+	char *const	 argv[] = { "podman", "images", "--filter",
+	    "label=" LAUNCH_LABEL_KIND "=sandbox", "--format",
+	    "{{.Repository}}:{{.Tag}}", NULL };
+	char		*out, err[256];
+	int		 rc = -1;
+
+	if ((out = malloc(IMAGES_MAX)) == NULL)
+		return -1;
+	if (launch_exec(argv, NULL, 0, out, IMAGES_MAX, INFO_TIMEOUT_MS, 0,
+	    err, sizeof(err)) == 0) {
+		chomp(out);
+		if (out[0] != '\0' && strlen(out) < sizeof(f->image) &&
+		    strstr(out, "<none>") == NULL) {
+			snprintf(f->image, sizeof(f->image), "%s", out);
+			rc = 0;
+		}
+	}
+	free(out);
+	return rc;
+}
+
+/*
+ * The common head of every probe container: removed on exit, labelled,
+ * never pulled, under the runtime and limits aisb will use.  Writes at
+ * most 16 entries into argv (which the caller sizes) and returns the count.
+ */
+struct probe_args {
+	char	rt[48], nofile[64], nproc[64];
+};
+
+static size_t
+probe_head(const struct launch_host_facts *f, const char *runtime,
+    struct probe_args *pa, char **argv)
+{
+	size_t	a = 0;
+
+	snprintf(pa->rt, sizeof(pa->rt), "--runtime=%s", runtime);
+	snprintf(pa->nofile, sizeof(pa->nofile), "--ulimit=nofile=%lu:%lu",
+	    f->nofile, f->nofile);
+	snprintf(pa->nproc, sizeof(pa->nproc), "--ulimit=nproc=%lu:%lu",
+	    f->nproc, f->nproc);
+	argv[a++] = "podman";
+	argv[a++] = "run";
+	argv[a++] = "--rm";
+	argv[a++] = pa->rt;
+	argv[a++] = pa->nofile;
+	argv[a++] = pa->nproc;
+	argv[a++] = "--pull=never";
+	argv[a++] = "--label=" LAUNCH_LABEL_MANAGED "=1";
+	argv[a++] = "--label=" LAUNCH_LABEL_KIND "=doctor";
+	return a;
+}
+
+static int
+try_runtime(const struct launch_host_facts *f, const char *runtime,
+    char *err, size_t errlen)
+{
+	struct probe_args	 pa;
+	char			*argv[24];
+	size_t			 a;
+
+	a = probe_head(f, runtime, &pa, argv);
+	argv[a++] = "--network=none";
+	argv[a++] = "--entrypoint=/bin/true";
+	argv[a++] = (char *)f->image;
+	argv[a] = NULL;
+	return launch_exec(argv, NULL, 0, NULL, 0, PROBE_TIMEOUT_MS, 0, err,
+	    errlen) == 0 ? 0 : -1;
+}
+
+/*
+ * try_runtime(), halving a limit the runtime cannot set until it can: the
+ * hard limits podman's own processes (conmon) run with are not ours to
+ * read, and a runtime can only lower them.
+ */
+static int
+try_runtime_limits(struct launch_host_facts *f, const char *runtime,
+    int *lowered, char *err, size_t errlen)
+{
+	for (;;) {
+		if (try_runtime(f, runtime, err, errlen) == 0)
+			return 0;
+		if (strstr(err, "rlimit type 6") != NULL &&
+		    f->nproc / 2 >= ULIMIT_MIN)
+			f->nproc /= 2;
+		else if (strstr(err, "rlimit type 7") != NULL &&
+		    f->nofile / 2 >= ULIMIT_MIN)
+			f->nofile /= 2;
+		else
+			return -1;
+		*lowered = 1;
+	}
+}
+
+static int
+check_runtime(struct launch_host_facts *f, int verbose)
+{
+	static const char *const candidates[] = { "runc", "crun" };
+	char		first[sizeof(f->runtime)], err[256], why[320];
+	size_t		i;
+	int		lowered = 0;
+
+	snprintf(first, sizeof(first), "%s", f->runtime);
+	if (try_runtime_limits(f, first, &lowered, err, sizeof(err)) == 0) {
+		report(f, verbose, V_OK, "runtime    a container runs under %s "
+		    "with --ulimit nofile=%lu:%lu --ulimit nproc=%lu:%lu%s",
+		    first, f->nofile, f->nofile, f->nproc, f->nproc, lowered ?
+		    " (lowered until the runtime could set them)" : "");
+		return 0;
+	}
+	snprintf(why, sizeof(why), "%s: %s", first, err);
+	for (i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
+		if (strcmp(candidates[i], first) == 0 ||
+		    !in_path(candidates[i]))
+			continue;
+		if (try_runtime_limits(f, candidates[i], &lowered, err,
+		    sizeof(err)) == 0) {
+			snprintf(f->runtime, sizeof(f->runtime), "%s",
+			    candidates[i]);
+			report(f, verbose, V_OK, "runtime    %s fails (%s); %s "
+			    "works: aisb passes --runtime %s", first, why,
+			    candidates[i], candidates[i]);
+			return 0;
+		}
+	}
+	report(f, verbose, V_FAIL, "runtime    no container runs (%s); fix: "
+	    "apt-get install runc, and on a cgroups v1/hybrid host use runc "
+	    "(crun fails there)", why);
+	return -1;
+}
+
+/* A listener on 127.0.0.1, port 0.  The descriptor or -1. */
+static int
+listen_loopback(unsigned *port)
+{
+	struct sockaddr_in	sin;
+	socklen_t		len = sizeof(sin);
+	int			fd;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	    0)) == -1)
+		return -1;
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+	    listen(fd, 8) == -1 ||
+	    getsockname(fd, (struct sockaddr *)&sin, &len) == -1) {
+		close(fd);
+		return -1;
+	}
+	*port = ntohs(sin.sin_port);
+	return fd;
+}
+
+/*
+ * 1 when a connection that said PROBE_WORD is waiting on the listener.
+ * The kernel finished the handshake and queued the bytes while the
+ * container ran, so they are read now, with a short grace period.
+ */
+static int
+heard_probe(int lfd)
+{
+	struct pollfd	pfd;
+	char		buf[64];
+	size_t		len = 0;
+	ssize_t		n;
+	int		cfd, ok = 0;
+
+	pfd.fd = lfd;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, 2000) <= 0)
+		return 0;
+	if ((cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) == -1)
+		return 0;
+	pfd.fd = cfd;
+	while (len < sizeof(buf) - 1 && poll(&pfd, 1, 2000) > 0) {
+		if ((n = read(cfd, buf + len, sizeof(buf) - 1 - len)) <= 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	ok = strstr(buf, PROBE_WORD) != NULL;
+	close(cfd);
+	return ok;
+}
+
+/*
+ * Connects from a container to host:port with bash's /dev/tcp.  The
+ * script is a constant; address and port travel as its arguments.
+ */
+static int
+try_network(const struct launch_host_facts *f, const char *network,
+    const char *host, unsigned port, char *err, size_t errlen)
+{
+	struct probe_args	 pa;
+	char			*argv[32], net[128], portstr[16];
+	size_t			 a;
+
+	snprintf(net, sizeof(net), "--network=%s", network);
+	snprintf(portstr, sizeof(portstr), "%u", port);
+	a = probe_head(f, f->runtime, &pa, argv);
+	argv[a++] = net;
+	argv[a++] = "--entrypoint=/bin/bash";
+	argv[a++] = (char *)f->image;
+	argv[a++] = "-c";
+	argv[a++] = "exec 3<>\"/dev/tcp/$1/$2\" && printf %s \"$0\" >&3";
+	argv[a++] = PROBE_WORD;
+	argv[a++] = (char *)host;
+	argv[a++] = portstr;
+	argv[a] = NULL;
+	return launch_exec(argv, NULL, 0, NULL, 0, PROBE_TIMEOUT_MS, 0, err,
+	    errlen) == 0 ? 0 : -1;
+}
+
+static int
+check_network(struct launch_host_facts *f, int verbose)
+{
+	static const struct {
+		enum launch_netmode	 mode;
+		const char		*network, *host, *tool;
+	} modes[] = {
+		{ LAUNCH_NET_PASTA, PASTA_NETWORK, PASTA_HOST, "pasta" },
+		{ LAUNCH_NET_SLIRP, SLIRP_NETWORK, SLIRP_HOST, "slirp4netns" },
+	};
+	char		err[256], why[600] = "";
+	size_t		i, off = 0;
+	unsigned	port;
+	int		lfd;
+
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		const char	*skip = NULL;
+
+		if (!in_path(modes[i].tool) &&
+		    (modes[i].mode != LAUNCH_NET_SLIRP || access(
+		    "/usr/libexec/podman/slirp4netns", X_OK) == -1))
+			skip = "not installed";
+		else if (modes[i].mode == LAUNCH_NET_PASTA && !podman_at_least(
+		    f, 4, 4))
+			skip = "podman before 4.4 has no pasta";
+		if (skip != NULL) {
+			off += (size_t)snprintf(why + off, sizeof(why) - off,
+			    "%s%s: %s", off ? "; " : "", modes[i].tool, skip);
+			continue;
+		}
+		if ((lfd = listen_loopback(&port)) == -1) {
+			report(f, verbose, V_FAIL, "network    listen on "
+			    "127.0.0.1: %s", strerror(errno));
+			return -1;
+		}
+		if (try_network(f, modes[i].network, modes[i].host, port, err,
+		    sizeof(err)) == 0 && heard_probe(lfd)) {
+			close(lfd);
+			f->netmode = modes[i].mode;
+			snprintf(f->network, sizeof(f->network), "%s",
+			    modes[i].network);
+			snprintf(f->host_loopback, sizeof(f->host_loopback),
+			    "%s", modes[i].host);
+			report(f, verbose, V_OK, "network    %s: the host's "
+			    "127.0.0.1:%u answers at %s:%u inside%s%s%s",
+			    modes[i].network, port, modes[i].host, port,
+			    off ? " (" : "", why, off ? ")" : "");
+			return 0;
+		}
+		close(lfd);
+		off += (size_t)snprintf(why + off, sizeof(why) - off,
+		    "%s%s: %s", off ? "; " : "", modes[i].tool,
+		    err[0] != '\0' ? err : "connected to nothing");
+		if (off >= sizeof(why))
+			off = sizeof(why) - 1;
+	}
+	report(f, verbose, V_FAIL, "network    no mode reaches the host's "
+	    "loopback (%s); fix: apt-get install slirp4netns (podman 4.3) or "
+	    "passt (podman 4.4+)", why);
+	return -1;
+}
+
+/* The enforcer loads table inet aisb, drops to 1000 and runs id. */
+static void
+check_nft(struct launch_host_facts *f, int verbose)
+{
+	struct probe_args	 pa;
+	char			*argv[32], net[128], plan[128], out[64];
+	char			 err[256];
+	size_t			 a;
+	int			 rc;
+
+	if (f->netmode == LAUNCH_NET_UNKNOWN) {
+		report(f, verbose, V_SKIP, "nftables   needs a working network "
+		    "mode");
+		return;
+	}
+	/* The gate port is never dialled: loading the table is the test. */
+	snprintf(plan, sizeof(plan), "aisb-plan 1\nmode gate\ngate %s 9\n",
+	    f->host_loopback);
+	snprintf(net, sizeof(net), "--network=%s", f->network);
+	a = probe_head(f, f->runtime, &pa, argv);
+	argv[a++] = net;
+	argv[a++] = "--cap-add=NET_ADMIN";
+	argv[a++] = "--interactive";
+	argv[a++] = (char *)f->image;
+	argv[a++] = "--plan-fd";
+	argv[a++] = "0";
+	argv[a++] = "--";
+	argv[a++] = "/usr/bin/id";
+	argv[a++] = "-u";
+	argv[a] = NULL;
+	rc = launch_exec(argv, plan, strlen(plan), out, sizeof(out),
+	    PROBE_TIMEOUT_MS, 0, err, sizeof(err));
+	chomp(out);
+	if (rc == 0 && strcmp(out, "1000") == 0) {
+		f->nft_ok = 1;
+		report(f, verbose, V_OK, "nftables   aisb-enforce loaded table "
+		    "inet aisb with NET_ADMIN and ran the command as uid %s",
+		    out);
+		return;
+	}
+	report(f, verbose, V_FAIL, "nftables   aisb-enforce exited %d (%s); "
+	    "fix: the kernel needs nf_tables (modprobe nf_tables), and "
+	    "podman must grant --cap-add NET_ADMIN", rc, err);
+}
+
+/* A file written as uid 1000 inside, owned as expected outside. */
+static void
+check_bind_uid(struct launch_host_facts *f, int verbose)
+{
+	struct probe_args	 pa;
+	struct stat		 st;
+	const char		*tmp = getenv("TMPDIR");
+	char			*argv[32], dir[PATH_MAX], file[PATH_MAX + 16];
+	char			 vol[PATH_MAX + 64], err[256];
+	size_t			 a;
+	uid_t			 want = f->rootless ? getuid() : LAUNCH_SANDBOX_ID;
+
+	if (tmp == NULL || tmp[0] != '/')
+		tmp = "/var/tmp";
+	snprintf(dir, sizeof(dir), "%s/aisb-doctor.XXXXXX", tmp);
+	if (mkdtemp(dir) == NULL) {
+		report(f, verbose, V_FAIL, "bind-uid   mkdtemp %s: %s", dir,
+		    strerror(errno));
+		return;
+	}
+	snprintf(file, sizeof(file), "%s/probe", dir);
+	/* Rootful: container uid 1000 is host uid 1000 and must write. */
+	if (!f->rootless && chown(dir, LAUNCH_SANDBOX_ID,
+	    LAUNCH_SANDBOX_ID) == -1) {
+		report(f, verbose, V_FAIL, "bind-uid   chown %s: %s", dir,
+		    strerror(errno));
+		goto out;
+	}
+	snprintf(vol, sizeof(vol), "--volume=%s:/mnt/aisb-doctor%s", dir,
+	    access("/sys/fs/selinux/enforce", F_OK) == 0 ? ":z" : "");
+	a = probe_head(f, f->runtime, &pa, argv);
+	argv[a++] = "--network=none";
+	argv[a++] = "--user=1000:1000";
+	if (f->rootless)
+		argv[a++] = "--userns=keep-id:uid=1000,gid=1000";
+	argv[a++] = vol;
+	argv[a++] = "--entrypoint=/usr/bin/touch";
+	argv[a++] = (char *)f->image;
+	argv[a++] = "/mnt/aisb-doctor/probe";
+	argv[a] = NULL;
+	if (launch_exec(argv, NULL, 0, NULL, 0, PROBE_TIMEOUT_MS, 0, err,
+	    sizeof(err)) != 0) {
+		report(f, verbose, V_FAIL, "bind-uid   uid 1000 cannot write a "
+		    "bind-mounted directory (%s); fix: %s", err, f->rootless ?
+		    "podman 4.3+ for --userns=keep-id:uid=1000,gid=1000" :
+		    "check SELinux/AppArmor denials (`:z` on the mount)");
+		goto out;
+	}
+	if (lstat(file, &st) == -1) {
+		report(f, verbose, V_FAIL, "bind-uid   the file written inside "
+		    "is not there outside: %s", strerror(errno));
+		goto out;
+	}
+	if (st.st_uid != want) {
+		report(f, verbose, V_FAIL, "bind-uid   written inside as uid "
+		    "1000, owned by uid %u outside (expected %u); fix: %s",
+		    (unsigned)st.st_uid, (unsigned)want, f->rootless ?
+		    "use --userns=keep-id:uid=1000,gid=1000" :
+		    "do not run rootful podman under a user namespace remap");
+		goto out;
+	}
+	f->bind_uid_ok = 1;
+	report(f, verbose, V_OK, "bind-uid   written inside as uid 1000, "
+	    "owned by uid %u outside", (unsigned)st.st_uid);
+out:
+	(void)unlink(file);
+	(void)rmdir(dir);
+}
+
+int
+launch_doctor_probe(struct launch_host_facts *f, int verbose)
+{
+	if (launch_doctor_host(f, verbose) == -1 && f->podman_version[0] ==
+	    '\0')
+		return -1;
+	if (f->image[0] == '\0' && find_image(f) == -1) {
+		report(f, verbose, V_SKIP, "containers no aisb image here; "
+		    "run `aisb image build`, then `aisb doctor` again to run "
+		    "the container checks");
+		return f->nfail == 0 ? 0 : -1;
+	}
+	if (verbose)
+		printf("%-5simage      %s (for the container checks)\n", "",
+		    f->image);
+	if (check_runtime(f, verbose) == -1) {
+		report(f, verbose, V_SKIP, "network    needs a container that "
+		    "runs");
+		return -1;
+	}
+	(void)check_network(f, verbose);
+	check_nft(f, verbose);
+	check_bind_uid(f, verbose);
+	return f->nfail == 0 ? 0 : -1;
+}
+
+int
+launch_cmd_doctor(int argc, char **argv)
+{
+	struct launch_host_facts	f;
+	int				i, rc;
+
+	memset(&f, 0, sizeof(f));
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--image") == 0 && i + 1 < argc &&
+		    strlen(argv[i + 1]) < sizeof(f.image)) {
+			snprintf(f.image, sizeof(f.image), "%s", argv[++i]);
+			continue;
+		}
+		fprintf(stderr, "usage: aisb doctor [--image REF]\n");
+		return EXIT_CONFIG;
+	}
+	rc = launch_doctor_probe(&f, 1);
+	if (rc == 0)
+		printf("aisb can run here%s\n", f.nskip > 0 ?
+		    " (some checks were skipped)" : "");
+	else
+		printf("aisb cannot run here: %d check%s failed\n", f.nfail,
+		    f.nfail == 1 ? "" : "s");
+	return rc == 0 ? 0 : 1;
+}

@@ -1,0 +1,1423 @@
+/*
+ * The sandbox image: a Containerfile generated from the spec, a tag that
+ * is a content hash of everything that shapes the image, and an offline
+ * base built by mmdebstrap from the host's own apt sources for machines
+ * where no container registry is reachable.  podman and mmdebstrap always
+ * run from argv arrays through launch_exec(); nothing here uses a shell.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "image.h"
+#include "launch.h"
+#include "log.h"
+
+extern char **environ;
+
+/*
+ * Bumped whenever the recipe changes in a way the hashed inputs do not
+ * show (e.g. a different mmdebstrap variant), so old images are not reused.
+ */
+#define IMAGE_RECIPE	1
+#define BASE_RECIPE	1
+#define BASE_VARIANT	"apt"
+
+/* What the enforcer and the Containerfile need in any Debian-like base. */
+static const char *const base_packages[] = {
+	"ca-certificates", "passwd", "libnftnl11", "libmnl0", "libc-ares2"
+};
+#define NBASE_PACKAGES	(sizeof(base_packages) / sizeof(base_packages[0]))
+
+#define SOURCES_MAX		32		/* apt source files used */
+#define SOURCE_FILE_MAX		(64u * 1024)	/* bytes of one of them */
+#define OS_RELEASE_MAX		(8u * 1024)
+#define PULL_TIMEOUT_MS		(180 * 1000)
+#define MMDEBSTRAP_TIMEOUT_MS	(30 * 60 * 1000)
+#define BUILD_TIMEOUT_MS	(30 * 60 * 1000)
+#define QUICK_TIMEOUT_MS	(60 * 1000)
+#define ERRTAIL_MAX		1024		/* child stderr kept for err */
+
+/* ---- child processes ------------------------------------------------- */
+
+static int
+ms_left(const struct timespec *deadline)
+{
+	struct timespec	now;
+	long long	ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (long long)(deadline->tv_sec - now.tv_sec) * 1000 +
+	    (deadline->tv_nsec - now.tv_nsec) / 1000000;
+	if (ms < 0)
+		return 0;
+	return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+/* Keeps the last ERRTAIL_MAX bytes the child wrote to stderr. */
+static void
+tail_append(char *tail, size_t *tlen, const char *p, size_t n)
+{
+	if (n >= ERRTAIL_MAX) {
+		memcpy(tail, p + n - ERRTAIL_MAX, ERRTAIL_MAX);
+		*tlen = ERRTAIL_MAX;
+		return;
+	}
+	if (*tlen + n > ERRTAIL_MAX) {
+		memmove(tail, tail + (*tlen + n - ERRTAIL_MAX),
+		    ERRTAIL_MAX - n);
+		*tlen = ERRTAIL_MAX - n;
+	}
+	memcpy(tail + *tlen, p, n);
+	*tlen += n;
+}
+
+/* The last non-empty line of the tail, printable bytes only. */
+static void
+tail_last_line(const char *tail, size_t tlen, char *err, size_t errlen)
+{
+	size_t	end = tlen, start, i, o = 0;
+
+	while (end > 0 && (tail[end - 1] == '\n' || tail[end - 1] == '\r' ||
+	    tail[end - 1] == ' '))
+		end--;
+	start = end;
+	while (start > 0 && tail[start - 1] != '\n')
+		start--;
+	if (errlen == 0)
+		return;
+	for (i = start; i < end && o + 1 < errlen; i++)
+		err[o++] = (tail[i] >= 0x20 && tail[i] < 0x7f) ? tail[i] : '?';
+	err[o] = '\0';
+}
+
+static int
+reap(pid_t pid, int timeout_ms, int *status)
+{
+	struct timespec	deadline;
+	pid_t		r;
+
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += timeout_ms / 1000;
+	for (;;) {
+		r = waitpid(pid, status, timeout_ms < 0 ? 0 : WNOHANG);
+		if (r == pid)
+			return 0;
+		if (r == -1 && errno != EINTR)
+			return -1;
+		if (r == 0) {
+			if (ms_left(&deadline) == 0)
+				return 1;
+			(void)poll(NULL, 0, 20);
+		}
+	}
+}
+
+static void
+kill_and_reap(pid_t pid)
+{
+	int	status;
+
+	(void)kill(pid, SIGTERM);
+	if (reap(pid, 5000, &status) == 1) {
+		(void)kill(pid, SIGKILL);
+		(void)reap(pid, -1, &status);
+	}
+}
+
+int
+launch_exec(char *const argv[], const char *in, size_t inlen, char *out,
+    size_t outlen, int timeout_ms, int flags, char *err, size_t errlen)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t	 attr;
+	struct sigaction	 sa, osa;
+	struct timespec		 deadline;
+	struct pollfd		 pfd[3];
+	sigset_t		 set;
+	char			 buf[4096], tail[ERRTAIL_MAX];
+	size_t			 tlen = 0, olen = 0, inoff = 0;
+	pid_t			 pid;
+	ssize_t			 n;
+	int			 inp[2] = { -1, -1 }, outp[2] = { -1, -1 };
+	int			 errp[2] = { -1, -1 };
+	int			 status, rc = -1, e, i, nfd, timed_out = 0;
+	int			 show = (flags & LAUNCH_EXEC_SHOW) != 0;
+
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
+	if (out != NULL && outlen > 0)
+		out[0] = '\0';
+	if ((in != NULL && pipe2(inp, O_CLOEXEC) == -1) ||
+	    (out != NULL && pipe2(outp, O_CLOEXEC) == -1) ||
+	    (!show && pipe2(errp, O_CLOEXEC) == -1)) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		goto closeall;
+	}
+	if ((e = posix_spawn_file_actions_init(&fa)) != 0) {
+		snprintf(err, errlen, "spawn: %s", strerror(e));
+		goto closeall;
+	}
+	if (in != NULL)
+		posix_spawn_file_actions_adddup2(&fa, inp[0], 0);
+	else
+		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
+		    O_RDONLY, 0);
+	if (out != NULL)
+		posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
+	else if (show)
+		posix_spawn_file_actions_adddup2(&fa, 2, 1);
+	else
+		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null",
+		    O_WRONLY, 0);
+	if (!show)
+		posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
+
+	/* The child starts with default signals and an empty mask. */
+	posix_spawnattr_init(&attr);
+	sigemptyset(&set);
+	posix_spawnattr_setsigmask(&attr, &set);
+	sigaddset(&set, SIGPIPE);
+	posix_spawnattr_setsigdefault(&attr, &set);
+	posix_spawnattr_setflags(&attr,
+	    POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+	/* A child that stops reading its stdin must not kill us. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigemptyset(&sa.sa_mask);
+	(void)sigaction(SIGPIPE, &sa, &osa);
+
+	e = posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	if (e != 0) {
+		snprintf(err, errlen, "%s: %s", argv[0], e == ENOENT ?
+		    "not found in PATH" : strerror(e));
+		goto restore;
+	}
+	/* Our copies of the child's ends. */
+	if (inp[0] != -1) {
+		close(inp[0]);
+		inp[0] = -1;
+		(void)fcntl(inp[1], F_SETFL, O_NONBLOCK);
+		if (inlen == 0) {
+			close(inp[1]);
+			inp[1] = -1;
+		}
+	}
+	if (outp[1] != -1) {
+		close(outp[1]);
+		outp[1] = -1;
+	}
+	if (errp[1] != -1) {
+		close(errp[1]);
+		errp[1] = -1;
+	}
+
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += timeout_ms / 1000;
+	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (deadline.tv_nsec >= 1000000000) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000;
+	}
+	for (;;) {
+		nfd = 0;
+		if (inp[1] != -1) {
+			pfd[nfd].fd = inp[1];
+			pfd[nfd++].events = POLLOUT;
+		}
+		if (outp[0] != -1) {
+			pfd[nfd].fd = outp[0];
+			pfd[nfd++].events = POLLIN;
+		}
+		if (errp[0] != -1) {
+			pfd[nfd].fd = errp[0];
+			pfd[nfd++].events = POLLIN;
+		}
+		if (nfd == 0)
+			break;
+		if (timeout_ms > 0 && ms_left(&deadline) == 0) {
+			timed_out = 1;
+			break;
+		}
+		if (poll(pfd, (nfds_t)nfd, timeout_ms > 0 ?
+		    ms_left(&deadline) : -1) == -1) {
+			if (errno == EINTR)
+				continue;
+			snprintf(err, errlen, "poll: %s", strerror(errno));
+			timed_out = 1;	/* kill it: we cannot watch it */
+			break;
+		}
+		for (i = 0; i < nfd; i++) {
+			if (pfd[i].revents == 0)
+				continue;
+			if (pfd[i].fd == inp[1]) {
+				n = write(inp[1], in + inoff, inlen - inoff);
+				if (n > 0)
+					inoff += (size_t)n;
+				if ((n == -1 && errno != EAGAIN &&
+				    errno != EINTR) || inoff == inlen) {
+					close(inp[1]);
+					inp[1] = -1;
+				}
+				continue;
+			}
+			n = read(pfd[i].fd, buf, sizeof(buf));
+			if (n == -1 && (errno == EAGAIN || errno == EINTR))
+				continue;
+			if (n <= 0) {
+				if (pfd[i].fd == outp[0]) {
+					close(outp[0]);
+					outp[0] = -1;
+				} else {
+					close(errp[0]);
+					errp[0] = -1;
+				}
+				continue;
+			}
+			if (pfd[i].fd == errp[0]) {
+				tail_append(tail, &tlen, buf, (size_t)n);
+			} else if (olen + 1 < outlen) {
+				/* Bounded: the rest is read and dropped. */
+				if ((size_t)n > outlen - 1 - olen)
+					n = (ssize_t)(outlen - 1 - olen);
+				memcpy(out + olen, buf, (size_t)n);
+				olen += (size_t)n;
+				out[olen] = '\0';
+			}
+		}
+	}
+	if (!timed_out) {
+		e = reap(pid, timeout_ms > 0 ? ms_left(&deadline) : -1,
+		    &status);
+		if (e == 1)
+			timed_out = 1;
+		else if (e == -1) {
+			snprintf(err, errlen, "waitpid: %s", strerror(errno));
+			goto restore;
+		}
+	}
+	if (timed_out) {
+		kill_and_reap(pid);
+		if (err != NULL && errlen > 0 && err[0] == '\0')
+			snprintf(err, errlen, "%s: no answer in %d s, killed",
+			    argv[0], timeout_ms / 1000);
+		goto restore;
+	}
+	if (WIFEXITED(status))
+		rc = WEXITSTATUS(status);
+	else if (WIFSIGNALED(status))
+		rc = 128 + WTERMSIG(status);
+	if (rc != 0 && err != NULL && errlen > 0) {
+		tail_last_line(tail, tlen, err, errlen);
+		if (err[0] == '\0')
+			snprintf(err, errlen, "%s exited with status %d",
+			    argv[0], rc);
+	}
+restore:
+	(void)sigaction(SIGPIPE, &osa, NULL);
+closeall:
+	for (i = 0; i < 2; i++) {
+		if (inp[i] != -1)
+			close(inp[i]);
+		if (outp[i] != -1)
+			close(outp[i]);
+		if (errp[i] != -1)
+			close(errp[i]);
+	}
+	return rc;
+}
+
+/* Runs argv quietly; 0 when it exited 0, else -1 with err. */
+static int
+run_quiet(char *const argv[], char *out, size_t outlen, int timeout_ms,
+    int verbose, char *err, size_t errlen)
+{
+	int	rc;
+
+	rc = launch_exec(argv, NULL, 0, out, outlen, timeout_ms,
+	    verbose ? LAUNCH_EXEC_SHOW : 0, err, errlen);
+	if (rc == 0)
+		return 0;
+	if (rc > 0 && verbose)
+		snprintf(err, errlen, "%s exited with status %d", argv[0], rc);
+	return -1;
+}
+
+/* 1 when the image exists locally, 0 when not, -1 when podman failed. */
+static int
+image_exists(const char *ref, char *err, size_t errlen)
+{
+	char *const	argv[] = { "podman", "image", "exists", (char *)ref,
+	    NULL };
+	int		rc;
+
+	rc = launch_exec(argv, NULL, 0, NULL, 0, QUICK_TIMEOUT_MS, 0, err,
+	    errlen);
+	if (rc == 0)
+		return 1;
+	if (rc == 1) {
+		if (errlen > 0)
+			err[0] = '\0';
+		return 0;
+	}
+	if (rc > 1)
+		snprintf(err, errlen, "podman image exists %s: status %d",
+		    ref, rc);
+	return -1;
+}
+
+/* The image's full id (64 hex digits) into id[65].  0 or -1. */
+static int
+image_id(const char *ref, char id[65], char *err, size_t errlen)
+{
+	char *const	argv[] = { "podman", "image", "inspect", "--format",
+	    "{{.Id}}", (char *)ref, NULL };
+	char		out[128];
+	size_t		i;
+
+	if (run_quiet(argv, out, sizeof(out), QUICK_TIMEOUT_MS, 0, err,
+	    errlen) == -1)
+		return -1;
+	for (i = 0; i < 64; i++)
+		if (!((out[i] >= '0' && out[i] <= '9') ||
+		    (out[i] >= 'a' && out[i] <= 'f')))
+			break;
+	if (i != 64 || (out[64] != '\n' && out[64] != '\0')) {
+		snprintf(err, errlen, "podman image inspect %s: not an image "
+		    "id", ref);
+		return -1;
+	}
+	memcpy(id, out, 64);
+	id[64] = '\0';
+	return 0;
+}
+
+/* ---- hashing --------------------------------------------------------- */
+
+/* Each field is length-prefixed, so that no two inputs hash alike. */
+static void
+hash_field(EVP_MD_CTX *ctx, const void *p, size_t len)
+{
+	unsigned char	lenbuf[8];
+	int		i;
+
+	for (i = 0; i < 8; i++)
+		lenbuf[i] = (unsigned char)((uint64_t)len >> (56 - 8 * i));
+	EVP_DigestUpdate(ctx, lenbuf, sizeof(lenbuf));
+	EVP_DigestUpdate(ctx, p, len);
+}
+
+static void
+hash_str(EVP_MD_CTX *ctx, const char *s)
+{
+	hash_field(ctx, s, strlen(s));
+}
+
+/* Finishes ctx into LAUNCH_IMAGE_HASHLEN hex digits and a NUL. */
+static int
+hash_hex(EVP_MD_CTX *ctx, char hex[LAUNCH_IMAGE_HASHLEN + 1])
+{
+	static const char	 digits[] = "0123456789abcdef";
+	unsigned char		 md[EVP_MAX_MD_SIZE];
+	unsigned int		 mdlen = 0, i;
+
+	if (EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 ||
+	    mdlen * 2 < LAUNCH_IMAGE_HASHLEN)
+		return -1;
+	for (i = 0; i < LAUNCH_IMAGE_HASHLEN / 2; i++) {
+		hex[2 * i] = digits[md[i] >> 4];
+		hex[2 * i + 1] = digits[md[i] & 0xf];
+	}
+	hex[LAUNCH_IMAGE_HASHLEN] = '\0';
+	return 0;
+}
+
+static EVP_MD_CTX *
+hash_new(void)
+{
+	EVP_MD_CTX	*ctx;
+
+	if ((ctx = EVP_MD_CTX_new()) == NULL)
+		return NULL;
+	if (EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+		EVP_MD_CTX_free(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
+/* ---- inputs ---------------------------------------------------------- */
+
+/* A Debian package name (Policy 5.6.1), so it is safe in any argv. */
+static int
+valid_package(const char *s)
+{
+	size_t	i, len = strlen(s);
+
+	if (len < 2 || len > LAUNCH_PACKAGE_NAME_MAX ||
+	    !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9')))
+		return 0;
+	for (i = 1; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= '0' && s[i] <= '9') || s[i] == '+' ||
+		    s[i] == '-' || s[i] == '.'))
+			return 0;
+	return 1;
+}
+
+/* An image reference we are willing to hand podman and hash. */
+static int
+valid_ref(const char *s)
+{
+	size_t	i, len = strlen(s);
+
+	if (len == 0 || len >= LAUNCH_TAG_MAX || s[0] == '-')
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= 'A' && s[i] <= 'Z') ||
+		    (s[i] >= '0' && s[i] <= '9') ||
+		    strchr("._-/:@", s[i]) != NULL))
+			return 0;
+	return 1;
+}
+
+static int
+check_spec(const struct launch_image_spec *spec, char *err, size_t errlen)
+{
+	size_t	i;
+
+	if (spec->base != NULL && !valid_ref(spec->base)) {
+		snprintf(err, errlen, "base image '%.64s': not an image "
+		    "reference (e.g. debian:bookworm-slim)", spec->base);
+		return -1;
+	}
+	if (spec->npackages > LAUNCH_PACKAGES_MAX) {
+		snprintf(err, errlen, "%zu packages: at most %d",
+		    spec->npackages, LAUNCH_PACKAGES_MAX);
+		return -1;
+	}
+	for (i = 0; i < spec->npackages; i++)
+		if (!valid_package(spec->packages[i])) {
+			snprintf(err, errlen, "package '%.64s': not a Debian "
+			    "package name (lower case letters, digits, + - .)",
+			    spec->packages[i]);
+			return -1;
+		}
+	if (spec->suite != NULL && !valid_package(spec->suite)) {
+		snprintf(err, errlen, "suite '%.64s': not a suite name",
+		    spec->suite);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * The sorted, duplicate-free union of base_packages and spec->packages
+ * into list (caller frees the array, not the strings).  The count or -1.
+ */
+static ssize_t
+package_union(const struct launch_image_spec *spec, const char ***list)
+{
+	const char	**v;
+	size_t		  n = 0, i, o;
+
+	if ((v = calloc(NBASE_PACKAGES + spec->npackages, sizeof(*v))) == NULL)
+		return -1;
+	for (i = 0; i < NBASE_PACKAGES; i++)
+		v[n++] = base_packages[i];
+	for (i = 0; i < spec->npackages; i++)
+		v[n++] = spec->packages[i];
+	qsort(v, n, sizeof(*v), cmp_str);
+	for (i = 0, o = 0; i < n; i++)
+		if (o == 0 || strcmp(v[o - 1], v[i]) != 0)
+			v[o++] = v[i];
+	*list = v;
+	return (ssize_t)o;
+}
+
+/* Reads at most max bytes of path into a new NUL-terminated buffer. */
+static char *
+read_bounded(const char *path, size_t max, size_t *lenp, char *err,
+    size_t errlen)
+{
+	struct stat	 st;
+	char		*buf = NULL;
+	size_t		 len = 0;
+	ssize_t		 n;
+	int		 fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		goto fail;
+	}
+	if ((uintmax_t)st.st_size > max) {
+		snprintf(err, errlen, "%s: larger than %zu bytes", path, max);
+		goto fail;
+	}
+	if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	/* Reads to EOF, but never past what was allocated. */
+	while (len < (size_t)st.st_size) {
+		n = read(fd, buf + len, (size_t)st.st_size - len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	close(fd);
+	*lenp = len;
+	return buf;
+fail:
+	free(buf);
+	close(fd);
+	return NULL;
+}
+
+/* VERSION_CODENAME from /etc/os-release, the suite of the offline base. */
+static int
+host_codename(char *buf, size_t len, char *err, size_t errlen)
+{
+	char	*text, *p, *line, *save = NULL;
+	size_t	 n, vlen;
+	int	 rc = -1;
+
+	if ((text = read_bounded("/etc/os-release", OS_RELEASE_MAX, &n, err,
+	    errlen)) == NULL)
+		return -1;
+	for (line = strtok_r(text, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "VERSION_CODENAME=", 17) != 0)
+			continue;
+		p = line + 17;
+		if (*p == '"')
+			p++;
+		vlen = strcspn(p, "\"");
+		if (vlen == 0 || vlen >= len)
+			break;
+		memcpy(buf, p, vlen);
+		buf[vlen] = '\0';
+		if (!valid_package(buf))
+			break;
+		rc = 0;
+		break;
+	}
+	free(text);
+	if (rc == -1)
+		snprintf(err, errlen, "/etc/os-release: no VERSION_CODENAME; "
+		    "name the suite of the offline base (--suite)");
+	return rc;
+}
+
+struct sources {
+	char	*path[SOURCES_MAX];
+	size_t	 n;
+};
+
+static void
+sources_free(struct sources *s)
+{
+	size_t	i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->path[i]);
+	s->n = 0;
+}
+
+/* 1 when an apt source file has a line that is not a comment. */
+static int
+has_entries(const char *text)
+{
+	const char	*p = text;
+
+	while (*p != '\0') {
+		p += strspn(p, " \t");
+		if (*p != '#' && *p != '\n' && *p != '\0')
+			return 1;
+		p += strcspn(p, "\n");
+		if (*p == '\n')
+			p++;
+	}
+	return 0;
+}
+
+static int
+ends_with(const char *s, const char *suffix)
+{
+	size_t	a = strlen(s), b = strlen(suffix);
+
+	return a > b && strcmp(s + a - b, suffix) == 0;
+}
+
+/*
+ * The host's apt sources: /etc/apt/sources.list and sources.list.d/
+ * *.list and *.sources, in the order apt reads them.  mmdebstrap takes
+ * these files as its mirrors, so the base comes from wherever this host
+ * gets its Debian packages.  Their content is hashed into the base tag.
+ */
+static int
+host_sources(struct sources *s, EVP_MD_CTX *ctx, char *err, size_t errlen)
+{
+	const char	*dir = "/etc/apt/sources.list.d";
+	struct dirent	**ents = NULL;
+	char		 path[PATH_MAX], *text;
+	size_t		 len;
+	int		 i, nent;
+
+	s->n = 0;
+	nent = scandir(dir, &ents, NULL, alphasort);
+	for (i = -1; i < nent; i++) {
+		if (i == -1)
+			snprintf(path, sizeof(path), "/etc/apt/sources.list");
+		else {
+			if (!ends_with(ents[i]->d_name, ".list") &&
+			    !ends_with(ents[i]->d_name, ".sources"))
+				continue;
+			if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir,
+			    ents[i]->d_name) >= sizeof(path))
+				continue;
+		}
+		if (access(path, R_OK) == -1)
+			continue;
+		if ((text = read_bounded(path, SOURCE_FILE_MAX, &len, err,
+		    errlen)) == NULL)
+			goto fail;
+		if (!has_entries(text)) {
+			free(text);
+			continue;
+		}
+		if (s->n == SOURCES_MAX) {
+			free(text);
+			snprintf(err, errlen, "more than %d apt source files",
+			    SOURCES_MAX);
+			goto fail;
+		}
+		if (ctx != NULL) {
+			hash_str(ctx, path);
+			hash_field(ctx, text, len);
+		}
+		free(text);
+		if ((s->path[s->n] = strdup(path)) == NULL) {
+			snprintf(err, errlen, "%s", strerror(errno));
+			goto fail;
+		}
+		s->n++;
+	}
+	for (i = 0; i < nent; i++)
+		free(ents[i]);
+	free(ents);
+	if (s->n == 0) {
+		snprintf(err, errlen, "no apt sources on this host "
+		    "(/etc/apt/sources.list, %s): the offline base is built "
+		    "from them", dir);
+		return -1;
+	}
+	return 0;
+fail:
+	for (i = 0; i < nent; i++)
+		free(ents[i]);
+	free(ents);
+	sources_free(s);
+	return -1;
+}
+
+/* ---- the offline base ------------------------------------------------ */
+
+struct base_plan {
+	char		 suite[64];
+	char		 tag[LAUNCH_TAG_MAX];
+	char		 hash[LAUNCH_IMAGE_HASHLEN + 1];
+	char		*include;	/* "--include=a,b,c" */
+	struct sources	 src;
+};
+
+static void
+base_plan_free(struct base_plan *bp)
+{
+	free(bp->include);
+	bp->include = NULL;
+	sources_free(&bp->src);
+}
+
+/*
+ * Everything that shapes the offline base: recipe, variant, suite,
+ * architecture, package list and the apt sources it comes from.
+ */
+static int
+base_plan(const struct launch_image_spec *spec, struct base_plan *bp,
+    char *err, size_t errlen)
+{
+	struct utsname	  u;
+	EVP_MD_CTX	 *ctx = NULL;
+	const char	**pk = NULL;
+	char		  recipe[32];
+	size_t		  len, off, i;
+	ssize_t		  n;
+	int		  rc = -1;
+
+	memset(bp, 0, sizeof(*bp));
+	if (spec->suite != NULL)
+		snprintf(bp->suite, sizeof(bp->suite), "%s", spec->suite);
+	else if (host_codename(bp->suite, sizeof(bp->suite), err,
+	    errlen) == -1)
+		return -1;
+	if (uname(&u) == -1) {
+		snprintf(err, errlen, "uname: %s", strerror(errno));
+		return -1;
+	}
+	if ((ctx = hash_new()) == NULL ||
+	    (n = package_union(spec, &pk)) == -1) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	snprintf(recipe, sizeof(recipe), "aisb-base %d", BASE_RECIPE);
+	hash_str(ctx, recipe);
+	hash_str(ctx, BASE_VARIANT);
+	hash_str(ctx, bp->suite);
+	hash_str(ctx, u.machine);
+	len = sizeof("--include=");
+	for (i = 0; i < (size_t)n; i++) {
+		hash_str(ctx, pk[i]);
+		len += strlen(pk[i]) + 1;
+	}
+	if ((bp->include = malloc(len)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	off = (size_t)snprintf(bp->include, len, "--include=");
+	for (i = 0; i < (size_t)n; i++)
+		off += (size_t)snprintf(bp->include + off, len - off, "%s%s",
+		    i > 0 ? "," : "", pk[i]);
+	if (host_sources(&bp->src, ctx, err, errlen) == -1)
+		goto out;
+	if (hash_hex(ctx, bp->hash) == -1) {
+		snprintf(err, errlen, "SHA-256 failed");
+		goto out;
+	}
+	snprintf(bp->tag, sizeof(bp->tag), "%s:%s", LAUNCH_BASE_REPO,
+	    bp->hash);
+	rc = 0;
+out:
+	free(pk);
+	EVP_MD_CTX_free(ctx);
+	if (rc == -1)
+		base_plan_free(bp);
+	return rc;
+}
+
+/* A private scratch directory under $TMPDIR or /var/tmp. */
+static int
+scratch_dir(const char *what, char *buf, size_t len, char *err,
+    size_t errlen)
+{
+	const char	*tmp = getenv("TMPDIR");
+
+	if (tmp == NULL || tmp[0] != '/')
+		tmp = "/var/tmp";
+	if ((size_t)snprintf(buf, len, "%s/aisb-%s.XXXXXX", tmp, what) >=
+	    len || mkdtemp(buf) == NULL) {
+		snprintf(err, errlen, "%s: cannot make a scratch directory: "
+		    "%s", tmp, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* mmdebstrap into a tarball, then podman import under bp->tag. */
+static int
+base_build(const struct launch_image_spec *spec, const struct base_plan *bp,
+    char *err, size_t errlen)
+{
+	char		*argv[8 + SOURCES_MAX], dir[PATH_MAX], tar[PATH_MAX + 16];
+	char		 lhash[128], out[256];
+	size_t		 i, a = 0;
+	int		 rc = -1;
+	time_t		 t0 = time(NULL);
+
+	if (scratch_dir("base", dir, sizeof(dir), err, errlen) == -1)
+		return -1;
+	snprintf(tar, sizeof(tar), "%s/rootfs.tar", dir);
+	fprintf(stderr, "aisb: building the offline base %s from this host's "
+	    "apt sources (mmdebstrap %s, %s); this takes a minute or two\n",
+	    bp->tag, bp->suite, bp->include + strlen("--include="));
+
+	argv[a++] = "mmdebstrap";
+	argv[a++] = "--variant=" BASE_VARIANT;
+	argv[a++] = bp->include;
+	argv[a++] = "--format=tar";
+	argv[a++] = (char *)bp->suite;
+	argv[a++] = tar;
+	for (i = 0; i < bp->src.n; i++)
+		argv[a++] = bp->src.path[i];
+	argv[a] = NULL;
+	if (run_quiet(argv, NULL, 0, MMDEBSTRAP_TIMEOUT_MS, spec->verbose,
+	    err, errlen) == -1) {
+		if (strstr(err, "not found in PATH") != NULL)
+			snprintf(err, errlen, "mmdebstrap is not installed: "
+			    "apt-get install mmdebstrap");
+		goto out;
+	}
+
+	snprintf(lhash, sizeof(lhash), "LABEL %s=%s", LAUNCH_LABEL_HASH,
+	    bp->hash);
+	{
+		char *const iargv[] = { "podman", "import",
+		    "--change", "LABEL " LAUNCH_LABEL_MANAGED "=1",
+		    "--change", "LABEL " LAUNCH_LABEL_KIND "=base",
+		    "--change", lhash,
+		    "--message", "aisb offline base",
+		    tar, (char *)bp->tag, NULL };
+
+		if (run_quiet(iargv, out, sizeof(out), BUILD_TIMEOUT_MS, 0,
+		    err, errlen) == -1)
+			goto out;
+	}
+	fprintf(stderr, "aisb: offline base %s ready in %lds\n", bp->tag,
+	    (long)(time(NULL) - t0));
+	rc = 0;
+out:
+	(void)unlink(tar);
+	(void)rmdir(dir);
+	return rc;
+}
+
+/*
+ * The base the image sits on, into ref: spec->base when present or
+ * pullable, else the offline base, built when missing.  *offline says
+ * which.  With dry_run nothing is pulled or built.
+ */
+static int
+resolve_base(const struct launch_image_spec *spec, int dry_run, char *ref,
+    size_t reflen, int *offline, char *err, size_t errlen)
+{
+	struct base_plan	bp;
+	char			perr[256];
+	int			rc;
+
+	*offline = 0;
+	if (spec->base != NULL) {
+		if ((rc = image_exists(spec->base, err, errlen)) == -1)
+			return -1;
+		if (rc == 1 || dry_run) {
+			snprintf(ref, reflen, "%s", spec->base);
+			return 0;
+		}
+		{
+			char *const argv[] = { "podman", "pull", "--quiet",
+			    (char *)spec->base, NULL };
+
+			if (run_quiet(argv, NULL, 0, PULL_TIMEOUT_MS, 0,
+			    perr, sizeof(perr)) == 0) {
+				snprintf(ref, reflen, "%s", spec->base);
+				return 0;
+			}
+		}
+		fprintf(stderr, "aisb: base image %s cannot be pulled (%s); "
+		    "using the offline Debian base built from this host's apt "
+		    "sources instead\n", spec->base, perr);
+	}
+	if (base_plan(spec, &bp, err, errlen) == -1)
+		return -1;
+	*offline = 1;
+	snprintf(ref, reflen, "%s", bp.tag);
+	rc = dry_run ? 0 : image_exists(bp.tag, err, errlen);
+	if (rc == 0 && !dry_run)
+		rc = base_build(spec, &bp, err, errlen) == 0 ? 1 : -1;
+	base_plan_free(&bp);
+	return rc == -1 ? -1 : 0;
+}
+
+/* ---- the Containerfile ----------------------------------------------- */
+
+struct sbuf {
+	char	*p;
+	size_t	 len, off;
+	int	 overflow;
+};
+
+static void __attribute__((format(printf, 2, 3)))
+sb_printf(struct sbuf *sb, const char *fmt, ...)
+{
+	va_list	ap;
+	int	n;
+
+	if (sb->overflow)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(sb->p + sb->off, sb->len - sb->off, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sb->len - sb->off) {
+		sb->overflow = 1;
+		return;
+	}
+	sb->off += (size_t)n;
+}
+
+static int
+containerfile(const struct launch_image_spec *spec, const char *base_ref,
+    int offline, char *buf, size_t len, char *err, size_t errlen)
+{
+	struct sbuf	  sb = { buf, len, 0, 0 };
+	const char	**pk = NULL;
+	ssize_t		  n;
+	size_t		  i;
+
+	if (check_spec(spec, err, errlen) == -1)
+		return -1;
+	if (len == 0 || !valid_ref(base_ref)) {
+		snprintf(err, errlen, "bad base reference");
+		return -1;
+	}
+	buf[0] = '\0';
+	sb_printf(&sb, "# aisb sandbox image, recipe %d; generated by aisb "
+	    "%s, do not edit.\n", IMAGE_RECIPE, PACKAGE_VERSION);
+	sb_printf(&sb, "FROM %s\n", base_ref);
+	if ((n = package_union(spec, &pk)) == -1) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (offline) {
+		/* mmdebstrap installed them into the base already. */
+		sb_printf(&sb, "# packages, in the offline base:");
+		for (i = 0; i < (size_t)n; i++)
+			sb_printf(&sb, " %s", pk[i]);
+		sb_printf(&sb, "\n");
+	} else {
+		sb_printf(&sb, "RUN [\"apt-get\", \"update\"]\n");
+		sb_printf(&sb, "RUN [\"apt-get\", \"install\", \"-y\", "
+		    "\"--no-install-recommends\"");
+		for (i = 0; i < (size_t)n; i++)
+			sb_printf(&sb, ", \"%s\"", pk[i]);
+		sb_printf(&sb, "]\n");
+	}
+	free(pk);
+	sb_printf(&sb, "COPY aisb-enforce %s\n", LAUNCH_ENFORCER_IN_IMAGE);
+	sb_printf(&sb, "RUN [\"/usr/sbin/groupadd\", \"--gid\", \"%d\", "
+	    "\"%s\"]\n", LAUNCH_SANDBOX_ID, LAUNCH_SANDBOX_USER);
+	sb_printf(&sb, "RUN [\"/usr/sbin/useradd\", \"--uid\", \"%d\", "
+	    "\"--gid\", \"%d\", \"--create-home\", \"--home-dir\", \"%s\", "
+	    "\"--shell\", \"/bin/bash\", \"%s\"]\n", LAUNCH_SANDBOX_ID,
+	    LAUNCH_SANDBOX_ID, LAUNCH_SANDBOX_HOME, LAUNCH_SANDBOX_USER);
+	sb_printf(&sb, "ENV HOME=%s\n", LAUNCH_SANDBOX_HOME);
+	sb_printf(&sb, "WORKDIR %s\n", LAUNCH_SANDBOX_HOME);
+	/*
+	 * The enforcer starts as root with NET_ADMIN, loads the table and
+	 * drops to the sandbox user itself, hence no USER line.
+	 */
+	sb_printf(&sb, "ENTRYPOINT [\"%s\"]\n", LAUNCH_ENFORCER_IN_IMAGE);
+	if (sb.overflow) {
+		snprintf(err, errlen, "Containerfile longer than %zu bytes",
+		    len);
+		return -1;
+	}
+	return 0;
+}
+
+int
+launch_image_containerfile(const struct launch_image_spec *spec,
+    const char *base_ref, char *buf, size_t len, char *err, size_t errlen)
+{
+	return containerfile(spec, base_ref,
+	    strncmp(base_ref, LAUNCH_BASE_REPO ":",
+	    strlen(LAUNCH_BASE_REPO) + 1) == 0, buf, len, err, errlen);
+}
+
+int
+launch_image_print_containerfile(const struct launch_image_spec *spec,
+    FILE *f)
+{
+	char	ref[LAUNCH_TAG_MAX], err[512], *buf;
+	int	offline, rc = -1;
+
+	if ((buf = malloc(LAUNCH_CONTAINERFILE_MAX)) == NULL) {
+		log_warn("containerfile");
+		return -1;
+	}
+	if (check_spec(spec, err, sizeof(err)) == -1 ||
+	    resolve_base(spec, 1, ref, sizeof(ref), &offline, err,
+	    sizeof(err)) == -1 ||
+	    containerfile(spec, ref, offline, buf, LAUNCH_CONTAINERFILE_MAX,
+	    err, sizeof(err)) == -1) {
+		log_warnx("%s", err);
+		goto out;
+	}
+	fputs(buf, f);
+	rc = 0;
+out:
+	free(buf);
+	return rc;
+}
+
+/* ---- the image ------------------------------------------------------- */
+
+/* dir/name into path[PATH_MAX].  0 or -1 when it does not fit. */
+static int
+path_join(char *path, const char *dir, const char *name)
+{
+	int	n;
+
+	n = snprintf(path, PATH_MAX, "%s/%s", dir, name);
+	return n < 0 || n >= PATH_MAX ? -1 : 0;
+}
+
+static int
+write_file(const char *dir, const char *name, const void *p, size_t len,
+    mode_t mode, char *err, size_t errlen)
+{
+	char		 path[PATH_MAX];
+	const char	*c = p;
+	ssize_t		 n;
+	int		 fd;
+
+	if (path_join(path, dir, name) == -1) {
+		snprintf(err, errlen, "%s: path too long", dir);
+		return -1;
+	}
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+	    mode)) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (len > 0) {
+		if ((n = write(fd, c, len)) == -1) {
+			if (errno == EINTR)
+				continue;
+			snprintf(err, errlen, "%s: %s", path,
+			    strerror(errno));
+			close(fd);
+			return -1;
+		}
+		c += n;
+		len -= (size_t)n;
+	}
+	if (fchmod(fd, mode) == -1 || close(fd) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void
+unlink_in(const char *dir, const char *name)
+{
+	char	path[PATH_MAX];
+
+	if (path_join(path, dir, name) == 0)
+		(void)unlink(path);
+}
+
+static int
+build(const struct launch_image_spec *spec, const char *tag,
+    const char *hash, int offline, const char *cf, const char *enf,
+    size_t enflen, char *err, size_t errlen)
+{
+	char	*argv[32], dir[PATH_MAX], cfpath[PATH_MAX + 16];
+	char	 lhash[128], rt[64];
+	size_t	 a = 0;
+	int	 rc = -1;
+	time_t	 t0 = time(NULL);
+
+	if (scratch_dir("build", dir, sizeof(dir), err, errlen) == -1)
+		return -1;
+	/* The very bytes that were hashed are the bytes that are copied. */
+	if (write_file(dir, "Containerfile", cf, strlen(cf), 0644, err,
+	    errlen) == -1 ||
+	    write_file(dir, "aisb-enforce", enf, enflen, 0755, err,
+	    errlen) == -1)
+		goto out;
+	snprintf(cfpath, sizeof(cfpath), "%s/Containerfile", dir);
+	snprintf(lhash, sizeof(lhash), "%s=%s", LAUNCH_LABEL_HASH, hash);
+	argv[a++] = "podman";
+	argv[a++] = "build";
+	if (spec->runtime != NULL) {
+		snprintf(rt, sizeof(rt), "--runtime=%s", spec->runtime);
+		argv[a++] = rt;
+	}
+	argv[a++] = "--pull=never";
+	argv[a++] = "--layers=false";
+	/* RUN in an offline build never needs the network. */
+	if (offline)
+		argv[a++] = "--network=none";
+	argv[a++] = "--label";
+	argv[a++] = LAUNCH_LABEL_MANAGED "=1";
+	argv[a++] = "--label";
+	argv[a++] = LAUNCH_LABEL_KIND "=sandbox";
+	argv[a++] = "--label";
+	argv[a++] = lhash;
+	argv[a++] = "--tag";
+	argv[a++] = (char *)tag;
+	argv[a++] = "--file";
+	argv[a++] = cfpath;
+	argv[a++] = dir;
+	argv[a] = NULL;
+	fprintf(stderr, "aisb: building image %s\n", tag);
+	if (run_quiet(argv, NULL, 0, BUILD_TIMEOUT_MS, spec->verbose, err,
+	    errlen) == -1)
+		goto out;
+	fprintf(stderr, "aisb: image %s built in %lds\n", tag,
+	    (long)(time(NULL) - t0));
+	rc = 0;
+out:
+	unlink_in(dir, "Containerfile");
+	unlink_in(dir, "aisb-enforce");
+	(void)rmdir(dir);
+	return rc;
+}
+
+int
+launch_image_ensure(const struct launch_image_spec *spec, char *tag,
+    size_t taglen, char *err, size_t errlen)
+{
+	EVP_MD_CTX	 *ctx = NULL;
+	const char	**pk = NULL;
+	char		  ref[LAUNCH_TAG_MAX], id[65], hash[LAUNCH_IMAGE_HASHLEN + 1];
+	char		  recipe[32], *cf = NULL, *enf = NULL;
+	size_t		  enflen = 0, i;
+	ssize_t		  n;
+	int		  offline, rc = -1, exists;
+
+	if (check_spec(spec, err, errlen) == -1)
+		return -1;
+	if (spec->enforcer_path == NULL) {
+		snprintf(err, errlen, "no enforcer binary given");
+		return -1;
+	}
+	if ((enf = read_bounded(spec->enforcer_path, LAUNCH_ENFORCER_MAX,
+	    &enflen, err, errlen)) == NULL)
+		return -1;
+	if (resolve_base(spec, 0, ref, sizeof(ref), &offline, err,
+	    errlen) == -1 || image_id(ref, id, err, errlen) == -1)
+		goto out;
+	if ((cf = malloc(LAUNCH_CONTAINERFILE_MAX)) == NULL ||
+	    (ctx = hash_new()) == NULL ||
+	    (n = package_union(spec, &pk)) == -1) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (containerfile(spec, ref, offline, cf, LAUNCH_CONTAINERFILE_MAX,
+	    err, errlen) == -1)
+		goto out;
+
+	snprintf(recipe, sizeof(recipe), "aisb-image %d", IMAGE_RECIPE);
+	hash_str(ctx, recipe);
+	hash_str(ctx, ref);
+	hash_str(ctx, id);
+	for (i = 0; i < (size_t)n; i++)
+		hash_str(ctx, pk[i]);
+	hash_field(ctx, enf, enflen);
+	hash_str(ctx, cf);
+	if (hash_hex(ctx, hash) == -1) {
+		snprintf(err, errlen, "SHA-256 failed");
+		goto out;
+	}
+	if ((size_t)snprintf(tag, taglen, "%s:%s", LAUNCH_IMAGE_REPO, hash) >=
+	    taglen) {
+		snprintf(err, errlen, "tag buffer too small");
+		goto out;
+	}
+	if ((exists = image_exists(tag, err, errlen)) == -1)
+		goto out;
+	if (exists) {
+		log_info("image %s is up to date", tag);
+		rc = 0;
+		goto out;
+	}
+	rc = build(spec, tag, hash, offline, cf, enf, enflen, err, errlen);
+out:
+	free(pk);
+	EVP_MD_CTX_free(ctx);
+	free(cf);
+	free(enf);
+	return rc;
+}
+
+int
+launch_image_default_enforcer(char *buf, size_t len)
+{
+	char	self[PATH_MAX], *slash;
+	ssize_t	n;
+
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) == -1)
+		return -1;
+	self[n] = '\0';
+	if ((slash = strrchr(self, '/')) == NULL)
+		return -1;
+	*slash = '\0';
+	if ((size_t)snprintf(buf, len, "%s/aisb-enforce", self) >= len)
+		return -1;
+	return access(buf, R_OK) == 0 ? 0 : -1;
+}
+
+/* ---- aisb image ------------------------------------------------------ */
+
+static void
+image_usage(void)
+{
+	fprintf(stderr,
+	    "usage: aisb image build [-v] [--base REF] [--package NAME]... "
+	    "[--enforcer PATH]\n"
+	    "                        [--runtime NAME] [--suite NAME]\n"
+	    "       aisb image containerfile [same options as build]\n"
+	    "       aisb image ls\n");
+}
+
+static int
+cmd_ls(void)
+{
+	char *const	 argv[] = { "podman", "images", "--filter",
+	    "label=" LAUNCH_LABEL_MANAGED "=1", "--format",
+	    "{{.Repository}}:{{.Tag}}\t{{.ID}}\t{{.CreatedSince}}\t{{.Size}}",
+	    NULL };
+	char		*out, err[256];
+	int		 rc;
+
+	if ((out = malloc(256 * 1024)) == NULL) {
+		log_warn("image ls");
+		return 1;
+	}
+	rc = launch_exec(argv, NULL, 0, out, 256 * 1024, QUICK_TIMEOUT_MS, 0,
+	    err, sizeof(err));
+	if (rc == 0)
+		fputs(out, stdout);
+	else
+		log_warnx("podman images: %s", err);
+	free(out);
+	return rc == 0 ? 0 : 1;
+}
+
+int
+launch_cmd_image(int argc, char **argv)
+{
+	struct launch_image_spec  spec;
+	struct launch_host_facts  facts;
+	const char		**pk = NULL;
+	char			  enforcer[PATH_MAX], tag[LAUNCH_TAG_MAX];
+	char			  err[1024];
+	int			  i, containerfile_only = 0, rc = EXIT_CONFIG;
+
+	if (argc < 2) {
+		image_usage();
+		return EXIT_CONFIG;
+	}
+	if (strcmp(argv[1], "ls") == 0 && argc == 2)
+		return cmd_ls();
+	if (strcmp(argv[1], "containerfile") == 0)
+		containerfile_only = 1;
+	else if (strcmp(argv[1], "build") != 0) {
+		image_usage();
+		return EXIT_CONFIG;
+	}
+	memset(&spec, 0, sizeof(spec));
+	if ((pk = calloc((size_t)argc, sizeof(*pk))) == NULL) {
+		log_warn("image");
+		return 1;
+	}
+	spec.packages = pk;
+	for (i = 2; i < argc; i++) {
+		const char	*opt = argv[i];
+
+		if (strcmp(opt, "-v") == 0) {
+			spec.verbose = 1;
+			continue;
+		}
+		if (i + 1 >= argc) {
+			log_warnx("image %s: '%s' needs a value or is unknown",
+			    argv[1], opt);
+			image_usage();
+			goto out;
+		}
+		if (strcmp(opt, "--base") == 0)
+			spec.base = argv[++i];
+		else if (strcmp(opt, "--package") == 0)
+			pk[spec.npackages++] = argv[++i];
+		else if (strcmp(opt, "--enforcer") == 0)
+			spec.enforcer_path = argv[++i];
+		else if (strcmp(opt, "--runtime") == 0)
+			spec.runtime = argv[++i];
+		else if (strcmp(opt, "--suite") == 0)
+			spec.suite = argv[++i];
+		else {
+			log_warnx("image %s: unknown option '%s'", argv[1],
+			    opt);
+			image_usage();
+			goto out;
+		}
+	}
+	if (check_spec(&spec, err, sizeof(err)) == -1) {
+		log_warnx("%s", err);
+		goto out;
+	}
+	if (containerfile_only) {
+		rc = launch_image_print_containerfile(&spec, stdout) == 0 ?
+		    0 : 1;
+		goto out;
+	}
+	if (spec.enforcer_path == NULL) {
+		if (launch_image_default_enforcer(enforcer,
+		    sizeof(enforcer)) == -1) {
+			log_warnx("no aisb-enforce next to aisb: give its "
+			    "path with --enforcer PATH");
+			goto out;
+		}
+		spec.enforcer_path = enforcer;
+	}
+	if (spec.runtime == NULL) {
+		/* What doctor would pick, without running a container. */
+		memset(&facts, 0, sizeof(facts));
+		if (launch_doctor_host(&facts, 0) == 0 &&
+		    facts.runtime[0] != '\0')
+			spec.runtime = facts.runtime;
+	}
+	if (launch_image_ensure(&spec, tag, sizeof(tag), err,
+	    sizeof(err)) == -1) {
+		log_warnx("image: %s", err);
+		rc = 1;
+		goto out;
+	}
+	printf("%s\n", tag);
+	rc = 0;
+out:
+	free(pk);
+	return rc;
+}

@@ -1,0 +1,148 @@
+/*
+ * The sandbox image, the offline Debian base it may sit on, the podman
+ * child-process helper shared with doctor.c, and the host facts doctor
+ * learns.  See docs/launcher.md, "Image" and "Doctor".
+ */
+#ifndef AISB_IMAGE_H
+#define AISB_IMAGE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define LAUNCH_IMAGE_REPO	"localhost/aisb"
+#define LAUNCH_BASE_REPO	"localhost/aisb-base"
+#define LAUNCH_IMAGE_HASHLEN	16	/* hex digits of SHA-256 in a tag */
+#define LAUNCH_TAG_MAX		256	/* "localhost/aisb:<16 hex>" fits */
+#define LAUNCH_ENFORCER_IN_IMAGE "/usr/local/bin/aisb-enforce"
+#define LAUNCH_SANDBOX_USER	"sandbox"
+#define LAUNCH_SANDBOX_ID	1000
+#define LAUNCH_SANDBOX_HOME	"/home/sandbox"
+
+/* Labels on everything aisb creates, so that clean and tests are exact. */
+#define LAUNCH_LABEL_MANAGED	"io.aisb.managed"
+#define LAUNCH_LABEL_KIND	"io.aisb.kind"	/* base, sandbox, doctor */
+#define LAUNCH_LABEL_HASH	"io.aisb.hash"
+
+/*
+ * What shapes an image.  base NULL means the offline base built from the
+ * host's own Debian sources (LAUNCH_BASE_REPO); otherwise an image
+ * reference that is used if present, pulled if not, and replaced by the
+ * offline base (with a note on stderr) when it cannot be pulled.
+ * packages are Debian package names added to the image.  runtime is the
+ * OCI runtime podman is told to use (NULL: podman's default); doctor's
+ * launch_host_facts.runtime is meant to go here.
+ */
+struct launch_image_spec {
+	const char		 *base;
+	const char *const	 *packages;
+	size_t			  npackages;
+	const char		 *enforcer_path;
+	const char		 *runtime;
+	const char		 *suite;	/* NULL: the host's codename */
+	int			  verbose;	/* podman/mmdebstrap output */
+};
+
+/* Bounds on what is read from outside. */
+#define LAUNCH_ENFORCER_MAX	(64u * 1024 * 1024)
+#define LAUNCH_CONTAINERFILE_MAX (16u * 1024)
+#define LAUNCH_PACKAGES_MAX	256
+#define LAUNCH_PACKAGE_NAME_MAX	128
+
+/*
+ * Ensures the image for spec exists and writes its reference ("localhost/
+ * aisb:<hash>") to tag.  Reuses an existing image of that tag, builds it
+ * otherwise (and the offline base first when needed).  0 or -1 with err
+ * filled in.
+ */
+int	launch_image_ensure(const struct launch_image_spec *, char *tag,
+	    size_t taglen, char *err, size_t errlen);
+
+/*
+ * Writes the Containerfile for spec over the given base reference (NUL-
+ * terminated, at most LAUNCH_CONTAINERFILE_MAX bytes).  Pure; 0 or -1.
+ */
+int	launch_image_containerfile(const struct launch_image_spec *,
+	    const char *base_ref, char *buf, size_t len, char *err,
+	    size_t errlen);
+
+/*
+ * What `aisb --print-containerfile` prints: the Containerfile over the
+ * base that launch_image_ensure would use, found without building or
+ * pulling anything.  0 or -1.
+ */
+int	launch_image_print_containerfile(const struct launch_image_spec *,
+	    FILE *);
+
+/* The enforcer next to the running aisb executable.  0 or -1. */
+int	launch_image_default_enforcer(char *buf, size_t len);
+
+/* aisb image build|ls. */
+int	launch_cmd_image(int argc, char **argv);
+
+/*
+ * Runs argv (PATH search, no shell) and returns its exit status, 128+N
+ * when killed by signal N, or -1 with err filled in when it could not be
+ * run or ran past timeout_ms (then it is killed; 0 means no limit).
+ * in/inlen, if in is not NULL, is fed to its stdin, else stdin is
+ * /dev/null.  Its stdout is kept in out (at most outlen - 1 bytes, NUL-
+ * terminated; the rest is read and dropped) unless out is NULL, and then
+ * goes to our stderr when LAUNCH_EXEC_SHOW is set.  Its stderr goes to our
+ * stderr with LAUNCH_EXEC_SHOW; otherwise its last line lands in err
+ * whenever the status is not 0.
+ */
+#define LAUNCH_EXEC_SHOW	0x01
+int	launch_exec(char *const argv[], const char *in, size_t inlen,
+	    char *out, size_t outlen, int timeout_ms, int flags, char *err,
+	    size_t errlen);
+
+/* ---- doctor ---------------------------------------------------------- */
+
+enum launch_netmode {
+	LAUNCH_NET_UNKNOWN = 0,
+	LAUNCH_NET_PASTA,		/* pasta --map-host-loopback */
+	LAUNCH_NET_SLIRP		/* slirp4netns allow_host_loopback */
+};
+
+/*
+ * What doctor learned about this host, for the launcher to adapt to.
+ * Strings are empty when unknown.
+ */
+struct launch_host_facts {
+	char		podman_version[32];
+	int		rootless;
+	int		cgroups_version;	/* 1 or 2; 0 unknown */
+	char		runtime[32];		/* pass as --runtime */
+	unsigned long	nofile;			/* --ulimit nofile=N:N */
+	unsigned long	nproc;			/* --ulimit nproc=N:N */
+	enum launch_netmode netmode;
+	char		network[96];		/* pass as --network */
+	char		host_loopback[48];	/* host 127.0.0.1, inside */
+	int		tun_ok;			/* /dev/net/tun usable */
+	int		nft_ok;			/* enforcer loads its table */
+	int		bind_uid_ok;		/* uid 1000 round trip */
+	char		image[LAUNCH_TAG_MAX];	/* used for the probes */
+	int		nfail;			/* failed checks */
+	int		nskip;			/* checks that could not run */
+};
+
+/*
+ * Probes the host and, with an aisb image, real containers, and fills
+ * facts.  The caller zeroes facts; a non-empty facts->image on entry names
+ * the image to probe with, else the newest aisb image is used, and without
+ * one the container checks are skipped.  With verbose, prints one line per
+ * check to stdout.  Returns 0 when aisb can run here, -1 otherwise.
+ */
+int	launch_doctor_probe(struct launch_host_facts *, int verbose);
+
+/*
+ * Only the checks that run no container (podman, runtime by cgroups,
+ * limits, /dev/net/tun): fast enough for every session.  network then is
+ * a guess from podman's version and netmode stays LAUNCH_NET_UNKNOWN.
+ * 0 or -1, as launch_doctor_probe().
+ */
+int	launch_doctor_host(struct launch_host_facts *, int verbose);
+
+/* aisb doctor [--image REF]. */
+int	launch_cmd_doctor(int argc, char **argv);
+
+#endif
