@@ -144,19 +144,20 @@ decision_header() {
 	    tail -n 1
 }
 
-# audit_count LOG KEY=VALUE...: how many audit lines have all these fields.
-# Every line must be valid JSON, or the count is "invalid".
+# audit_count LOG KEY=VALUE...: how many audit lines have all these fields
+# (VALUE is a glob).  Every line must be valid JSON, or the count is "invalid".
 audit_count() {
 	local log=$1
 	shift
 	"$PY" - "$log" "$@" <<'PY'
-import json, sys
+import fnmatch, json, sys
 want = dict(a.split("=", 1) for a in sys.argv[2:])
 n = 0
 try:
     for line in open(sys.argv[1]):
         o = json.loads(line)
-        if all(str(o.get(k)) == v for k, v in want.items()):
+        if all(fnmatch.fnmatchcase(str(o.get(k)), v)
+               for k, v in want.items()):
             n += 1
 except (ValueError, OSError):
     print("invalid")
