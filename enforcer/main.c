@@ -121,8 +121,9 @@ parse_args(struct options *o, int argc, char **argv)
 			o->plan_path = optarg;
 			break;
 		case 'P':
-			if (parse_id(optarg, INT_MAX, &v) == -1)
-				usage("--plan-fd: bad descriptor");
+			/* It is closed after reading: never stdio. */
+			if (parse_id(optarg, INT_MAX, &v) == -1 || v < 3)
+				usage("--plan-fd: a descriptor above 2");
 			o->plan_fd = (int)v;
 			break;
 		case 'u':

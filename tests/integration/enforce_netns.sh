@@ -235,6 +235,10 @@ run_enforce 78 nodashdash "$SBX" "$ENFORCE" --plan "$work/gate.plan" \
 	"$PROBE" ids
 run_enforce 78 uid0 "$SBX" "$ENFORCE" --plan "$work/gate.plan" --uid 0 -- \
 	"$PROBE" ids
+run_enforce 78 plan-fd0 "$SBX" "$ENFORCE" --plan-fd 0 -- "$PROBE" ids \
+	<"$work/gate.plan"
+run_enforce 78 keep-plan-fd "$SBX" "$ENFORCE" --plan-fd 5 --keep-fd 5 -- \
+	"$PROBE" ids 5<"$work/gate.plan"
 run_enforce 0 check "$SBX" "$ENFORCE" -n --plan "$work/gate.plan"
 grep -q '^plan OK' "$work/check.out" && ok "-n says plan OK" ||
 	fail "-n: $(cat "$work/check.out")"
