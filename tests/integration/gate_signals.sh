@@ -1,0 +1,155 @@
+#!/bin/bash
+# aisb-gate: SIGHUP with a valid and an invalid policy while a tunnel is
+# live (the tunnel keeps running, new requests follow the policy in force),
+# reload through the control socket, SIGTERM drain (no new connections, live
+# tunnels finish, bounded by --drain-timeout) and SIGINT (exit now).
+set -euo pipefail
+. "$(dirname "$0")/gate_lib.sh"
+
+start_upstream http 192.0.2.10
+up=$up_port
+start_upstream echo 192.0.2.11
+echo_port=$up_port
+start_dns '{"ok.test": {"A": ["192.0.2.10"]}, "echo.test": {"A": ["192.0.2.11"]}}'
+policy() {	# policy FILE HOST...
+	local f=$1 h
+	shift
+	{
+		echo "version: 1"
+		echo "allow:"
+		for h in "$@"; do
+			echo "  - host: $h"
+			echo "    ports: [$up, $echo_port]"
+		done
+		echo "dns:"
+		echo "  servers: [\"127.0.0.1:$dns_port\"]"
+	} >"$f.tmp"
+	mv "$f.tmp" "$f"
+}
+policy "$tmp/policy.yaml" ok.test echo.test
+
+# A helper that holds a tunnel to the echo server and answers commands on
+# stdin: "ping" (one round trip), "close"; it prints one line per command.
+hold_tunnel() {	# hold_tunnel NAME: coprocess with fds in ${NAME[@]}
+	coproc "$1" { "$PY" -u -c '
+import socket, sys
+port, echo = int(sys.argv[1]), int(sys.argv[2])
+s = socket.create_connection(("127.0.0.1", port), timeout=10)
+s.sendall(b"CONNECT echo.test:%d HTTP/1.1\r\nHost: echo.test\r\n\r\n" % echo)
+head = b""
+while b"\r\n\r\n" not in head:
+    head += s.recv(1)
+print(head.split(b"\r\n")[0].decode())
+for cmd in sys.stdin:
+    cmd = cmd.strip()
+    try:
+        if cmd == "ping":
+            s.sendall(b"ping")
+            print("pong" if s.recv(4) == b"ping" else "bad")
+        elif cmd == "wait-close":
+            print("closed" if s.recv(10) == b"" else "data")
+        elif cmd == "close":
+            s.close()
+            print("closed")
+            break
+    except OSError as e:
+        print("error", e)
+' "$gate_port" "$echo_port"; }
+}
+say() {	# say COPROC-NAME COMMAND: prints the answer (10 s at most)
+	local -n cp=$1
+	local line=timeout
+	echo "$2" >&"${cp[1]}"
+	read -r -t 10 line <&"${cp[0]}" || true
+	echo "$line"
+}
+
+start_gate main "$tmp/policy.yaml" --control "$tmp/ctl.sock"
+A=$tmp/audit.main.log
+hold_tunnel T1
+read -r -t 10 line <&"${T1[0]}" || line=timeout
+check "tunnel up" "$line" "HTTP/1.1 200 Connection established"
+check "tunnel ping" "$(say T1 ping)" pong
+
+# SIGHUP, valid policy without echo.test: new requests denied, tunnel lives
+policy "$tmp/policy.yaml" ok.test
+kill -HUP "$gate_pid"
+sleep 0.5
+check "after reload: echo.test" "$(proxy_get -p "http://echo.test:$echo_port/")" \
+    "403 000"
+expect_audit "$A" host=echo.test decision=deny reason=host_not_allowed
+check "after reload: ok.test" "$(proxy_get -p "http://ok.test:$up/")" "200 200"
+check "tunnel survives reload" "$(say T1 ping)" pong
+grep -q "reload: policy .* sha256:" "$tmp/gate.main.err" && ok ||
+    bad "no reload log line"
+
+# SIGHUP, invalid policy: the previous one stays in force
+printf 'version: 1\nallow:\n  - host: "*bob.x"\n' >"$tmp/policy.yaml"
+kill -HUP "$gate_pid"
+sleep 0.5
+grep -q "reload: .* is invalid, keeping policy sha256:" "$tmp/gate.main.err" &&
+    ok || bad "no invalid-reload log line"
+check "after bad reload: ok.test" "$(proxy_get -p "http://ok.test:$up/")" "200 200"
+check "after bad reload: echo.test" \
+    "$(proxy_get -p "http://echo.test:$echo_port/")" "403 000"
+check "tunnel survives bad reload" "$(say T1 ping)" pong
+
+# reload through the control socket
+policy "$tmp/policy.yaml" ok.test echo.test
+check "control reload" "$("$PY" -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(5)
+s.connect(sys.argv[1])
+s.sendall(b"reload\n")
+print(s.recv(100).decode().strip())' "$tmp/ctl.sock")" '{"reload":"ok"}'
+check "after control reload: echo.test" \
+    "$("$PY" -c '
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(b"CONNECT echo.test:%s HTTP/1.1\r\n\r\nx" % sys.argv[2].encode())
+print(s.recv(40).split(b"\r\n")[0].decode())' "$gate_port" "$echo_port")" \
+    "HTTP/1.1 200 Connection established"
+
+# SIGTERM: the listener closes, the live tunnel finishes, then the gate exits
+kill -TERM "$gate_pid"
+sleep 0.5
+rc=0; curl -sS -m 5 -o /dev/null -x "http://127.0.0.1:$gate_port" \
+    "http://ok.test:$up/" 2>/dev/null || rc=$?
+check "no new connections while draining" "$rc" 7
+check "tunnel works while draining" "$(say T1 ping)" pong
+kill -0 "$gate_pid" 2>/dev/null && ok || bad "gate exited before the tunnel closed"
+check "tunnel closed" "$(say T1 close)" closed
+rc=0; timeout 5 tail --pid="$gate_pid" -f /dev/null || rc=$?
+check "gate exits once drained" "$rc" 0
+rc=0; wait "$gate_pid" || rc=$?
+check "drain exit status" "$rc" 0
+expect_audit "$A" event=close host=echo.test reason=eof bytes_up=16 bytes_down=16
+
+# SIGTERM with a tunnel that stays open: closed after --drain-timeout
+policy "$tmp/policy.yaml" ok.test echo.test
+start_gate drain "$tmp/policy.yaml" --drain-timeout 1
+hold_tunnel T2
+read -r -t 10 line <&"${T2[0]}" || line=timeout
+check "tunnel 2 up" "$line" "HTTP/1.1 200 Connection established"
+t0=$(date +%s%N)
+kill -TERM "$gate_pid"
+check "tunnel 2 closed by the drain deadline" "$(say T2 wait-close)" closed
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+[ "$ms" -ge 900 ] && [ "$ms" -lt 4000 ] && ok || bad "drain took ${ms} ms"
+rc=0; wait "$gate_pid" || rc=$?
+check "drain deadline exit status" "$rc" 0
+expect_audit "$tmp/audit.drain.log" event=close host=echo.test reason=shutdown
+
+# SIGINT: exit now, tunnels or not
+start_gate int "$tmp/policy.yaml"
+hold_tunnel T3
+read -r -t 10 line <&"${T3[0]}" || line=timeout
+check "tunnel 3 up" "$line" "HTTP/1.1 200 Connection established"
+kill -INT "$gate_pid"
+check "tunnel 3 closed at once" "$(say T3 wait-close)" closed
+rc=0; wait "$gate_pid" || rc=$?
+check "SIGINT exit status" "$rc" 0
+expect_audit "$tmp/audit.int.log" event=close host=echo.test reason=shutdown
+
+finish
