@@ -554,6 +554,31 @@ enf_plan_uses_ipv6(const struct enf_plan *plan)
 	return 0;
 }
 
+/*
+ * Addresses a resolved name may never open, whatever the plan: see plan.h.
+ */
+int
+enf_addr_refused(const struct enf_addr *a)
+{
+	static const uint8_t	 zero[12];
+	static const uint8_t	 mapped[12] = { [10] = 0xff, [11] = 0xff };
+	static const uint8_t	 nat64[12] = { 0x00, 0x64, 0xff, 0x9b };
+	const uint8_t		*b = a->addr;
+
+	if (a->family == AF_INET)
+		return b[0] == 0 || b[0] == 127 ||		/* this, loopback */
+		    (b[0] == 169 && b[1] == 254) ||		/* link-local */
+		    b[0] >= 224;				/* multicast, 240/4 */
+	return memcmp(b, zero, 12) == 0 ||	/* ::, ::1, IPv4-compatible */
+	    memcmp(b, mapped, 12) == 0 ||		/* ::ffff:0:0/96 */
+	    memcmp(b, nat64, 12) == 0 ||		/* 64:ff9b::/96 */
+	    (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) ||	/* fe80::/10 */
+	    b[0] == 0xff ||				/* multicast */
+	    (b[0] == 0x20 && b[1] == 0x02) ||		/* 6to4 2002::/16 */
+	    (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0);
+							/* Teredo 2001::/32 */
+}
+
 const char *
 enf_mode_name(enum enf_mode mode)
 {

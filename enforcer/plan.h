@@ -84,6 +84,14 @@ void		 enf_plan_free(struct enf_plan *);
 ssize_t		 enf_plan_read(int fd, char *buf, size_t bufsz, char *err,
 		    size_t errlen);
 
+/*
+ * True for addresses no DNS answer may open in direct mode: unspecified,
+ * loopback, link-local (cloud metadata), multicast and broadcast, and IPv6
+ * forms that carry IPv4 (mapped, compatible, 6to4, Teredo, NAT64).  Private
+ * ranges are not refused here: what a name may be is the launcher's call.
+ */
+int		 enf_addr_refused(const struct enf_addr *);
+
 /* True when any address of the plan (gate or resolver) is IPv6. */
 int		 enf_plan_uses_ipv6(const struct enf_plan *);
 const char	*enf_mode_name(enum enf_mode);

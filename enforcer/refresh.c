@@ -155,33 +155,6 @@ clamp_ttl(const struct enf_plan *plan, uint32_t ttl)
 	return ttl;
 }
 
-/*
- * Never let a name open loopback, link-local (cloud metadata), multicast,
- * broadcast or unspecified addresses, nor IPv4 smuggled in IPv6.  Private
- * ranges are not refused here: the launcher decides what a name may be.
- */
-static int
-addr_refused(const struct enf_addr *a)
-{
-	const uint8_t	*b = a->addr;
-	static const uint8_t	 mapped[12] = { 0,0,0,0,0,0,0,0,0,0,0xff,0xff };
-	static const uint8_t	 zero[16];
-
-	if (a->family == AF_INET)
-		return b[0] == 0 || b[0] == 127 || (b[0] == 169 && b[1] == 254) ||
-		    b[0] >= 224;
-	return memcmp(b, zero, 15) == 0 ||		/* :: and ::1 */
-	    memcmp(b, mapped, 12) == 0 ||		/* ::ffff:0:0/96 */
-	    memcmp(b, zero, 12) == 0 ||			/* ::/96 compat */
-	    (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) ||	/* fe80::/10 */
-	    b[0] == 0xff ||				/* multicast */
-	    (b[0] == 0x20 && b[1] == 0x02) ||		/* 6to4 */
-	    (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0) ||
-							/* Teredo */
-	    (b[0] == 0 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b);
-							/* NAT64 */
-}
-
 static void
 add_addr(struct name_state *ns, int family, const void *addr, int ttl)
 {
@@ -191,7 +164,7 @@ add_addr(struct name_state *ns, int family, const void *addr, int ttl)
 	memset(&a, 0, sizeof(a));
 	a.family = family;
 	memcpy(a.addr, addr, family == AF_INET ? 4 : 16);
-	if (addr_refused(&a)) {
+	if (enf_addr_refused(&a)) {
 		char	 s[INET6_ADDRSTRLEN];
 
 		log_warnx("%s: refusing address %s", ns->n->name,

@@ -130,7 +130,8 @@ ip netns exec "$SBX" sysctl -qw net.ipv4.ping_group_range="0 2147483647"
 ip netns exec "$HOST" python3 "$PEER" --ready "$work/host.ready" \
 	--tcp 10.199.0.1:43127 --tcp 10.199.0.1:43128 --tcp 10.199.0.2:43127 \
 	--tcp 10.199.0.3:43127 \
-	--tcp '[fd00:199::1]:43127' --udp 10.199.0.1:7777 \
+	--tcp '[fd00:199::1]:43127' --tcp '[fd00:199::1]:43128' \
+	--tcp '[fd00:199::2]:43127' --udp 10.199.0.1:7777 \
 	--dns 10.199.0.1:53 --zone "$work/zone" --lifetime 600 &
 pids+=($!)
 ip netns exec "$SBX" python3 "$PEER" --ready "$work/sbx.ready" \
@@ -147,7 +148,8 @@ PROBE=$work/probe
 
 NET="tcp:10.199.0.1:43127 tcp:10.199.0.1:43128 tcp:10.199.0.2:43127
 	tcp:10.199.0.3:43127
-	tcp:[fd00:199::1]:43127 tcp:127.0.0.1:43129 udp:10.199.0.1:7777
+	tcp:[fd00:199::1]:43127 tcp:[fd00:199::1]:43128 tcp:[fd00:199::2]:43127
+	tcp:127.0.0.1:43129 udp:10.199.0.1:7777
 	dns:10.199.0.1:53 icmp:10.199.0.1 icmp:[fd00:199::1]"
 ALL="$NET raw packet nft setuid caps ids fds"
 
@@ -336,8 +338,12 @@ wait_refresher() {
 	return 1
 }
 
-printf 'svc.test 10.199.0.1 1\nother.test 10.199.0.3 1\n' >"$work/zone"
-printf 'aisb-plan 1\nmode direct\nresolver 10.199.0.1\nallow-name svc.test 43127\ndns-min-ttl 2\ndns-max-ttl 2\n' \
+ZONE1='svc.test 10.199.0.1 1
+svc6.test fd00:199::1 1
+meta.test 169.254.169.254 1
+other.test 10.199.0.3 1'
+printf '%s\n' "$ZONE1" >"$work/zone"
+printf 'aisb-plan 1\nmode direct\nresolver 10.199.0.1\nallow-name svc.test 43127\nallow-name svc6.test 43127\nallow-name meta.test 80\ndns-min-ttl 2\ndns-max-ttl 2\n' \
 	>"$work/direct.plan"
 mkdir -m 777 "$work/sync"
 # Runs as uid 1000 inside the sandbox; the test switches the answer for
@@ -346,7 +352,8 @@ cat >"$work/direct.sh" <<'SCRIPT'
 P=$1
 S=$2
 "$P" tcp:10.199.0.1:43127 tcp:10.199.0.2:43127 tcp:10.199.0.3:43127 \
-	tcp:10.199.0.1:43128 dns:10.199.0.1:53 ids caps >"$S/p1"
+	tcp:10.199.0.1:43128 dns:10.199.0.1:53 tcp:[fd00:199::1]:43127 \
+	tcp:[fd00:199::1]:43128 tcp:[fd00:199::2]:43127 ids caps >"$S/p1"
 touch "$S/phase1"
 i=0
 while [ ! -e "$S/switched" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
@@ -382,7 +389,8 @@ if wait_file "$work/sync/phase1"; then
 	else
 		fail "refresher credentials: $st"
 	fi
-	printf 'svc.test 10.199.0.2 1\nother.test 10.199.0.3 1\n' >"$work/zone"
+	printf '%s\n' "$ZONE1" | sed 's/^svc.test 10.199.0.1/svc.test 10.199.0.2/' \
+		>"$work/zone"
 	touch "$work/sync/switched"
 fi
 rc=0
@@ -397,6 +405,14 @@ expect "$work/sync/p1" tcp:10.199.0.2:43127 blocked
 expect "$work/sync/p1" tcp:10.199.0.3:43127 blocked
 expect "$work/sync/p1" tcp:10.199.0.1:43128 blocked
 expect "$work/sync/p1" dns:10.199.0.1:53 blocked
+expect "$work/sync/p1" "tcp:[fd00:199::1]:43127" open
+expect "$work/sync/p1" "tcp:[fd00:199::1]:43128" blocked
+expect "$work/sync/p1" "tcp:[fd00:199::2]:43127" blocked
+if grep -q 'meta.test: refusing address 169.254.169.254' "$work/direct.err"; then
+	ok "a name resolving to the metadata address is refused"
+else
+	fail "meta.test: $(cat "$work/direct.err")"
+fi
 expect "$work/sync/p1" ids is "uid=1000 euid=1000 gid=1000 groups=1000"
 expect "$work/sync/p1" caps is "CapInh=0000000000000000 CapPrm=0000000000000000 CapEff=0000000000000000 CapBnd=0000000000000000 CapAmb=0000000000000000 NoNewPrivs=1"
 expect "$work/sync/p2" tcp:10.199.0.2:43127 open

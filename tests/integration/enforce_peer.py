@@ -4,9 +4,9 @@
 Serves, until killed or --lifetime seconds pass:
   --tcp ADDR:PORT   accept, send "hello ADDR PORT\\n", close
   --udp ADDR:PORT   echo every datagram
-  --dns ADDR:PORT   answer A queries from --zone FILE, re-read on every query:
-                    lines "NAME ADDRESS TTL"; other names get NXDOMAIN, other
-                    types an empty answer.  A test changes the file to change
+  --dns ADDR:PORT   answer A and AAAA queries from --zone FILE, re-read on
+                    every query: lines "NAME ADDRESS TTL"; other names get
+                    NXDOMAIN, other types an empty answer.  A test changes the file to change
                     the answer.
 IPv6 addresses are written in brackets.  Writes --ready FILE once every socket
 is bound.  Python standard library only.
@@ -76,10 +76,14 @@ def dns_answer(query, zone_path):
     rcode = 0
     if name not in zone:
         rcode = 3
-    elif qtype == 1:
+    elif qtype in (1, 28):
+        fam = socket.AF_INET if qtype == 1 else socket.AF_INET6
         for addr, ttl in zone[name]:
-            answers += struct.pack("!HHHIH", 0xC00C, 1, 1, ttl, 4)
-            answers += socket.inet_aton(addr)
+            if (":" in addr) != (fam == socket.AF_INET6):
+                continue
+            raw = socket.inet_pton(fam, addr)
+            answers += struct.pack("!HHHIH", 0xC00C, qtype, 1, ttl, len(raw))
+            answers += raw
             count += 1
     hdr = struct.pack("!HHHHHH", qid, 0x8180 | rcode, 1, count, 0, 0)
     return hdr + question + answers

@@ -298,6 +298,49 @@ test_read_fd(void **state)
 	free(buf);
 }
 
+static void
+test_addr_refused(void **state)
+{
+	static const struct {
+		const char	*addr;
+		int		 refused;
+	} cases[] = {
+		{ "93.184.216.34", 0 },
+		{ "10.199.0.1", 0 },		/* private: the launcher's call */
+		{ "0.0.0.0", 1 },
+		{ "127.0.0.1", 1 },
+		{ "127.255.255.254", 1 },
+		{ "169.254.169.254", 1 },	/* cloud metadata */
+		{ "224.0.0.1", 1 },
+		{ "255.255.255.255", 1 },
+		{ "2606:2800:220:1::1", 0 },
+		{ "fd00:199::1", 0 },
+		{ "::", 1 },
+		{ "::1", 1 },
+		{ "::127.0.0.1", 1 },
+		{ "::ffff:169.254.169.254", 1 },
+		{ "64:ff9b::a9fe:a9fe", 1 },
+		{ "fe80::1", 1 },
+		{ "febf::1", 1 },
+		{ "fec0::1", 0 },
+		{ "ff02::1", 1 },
+		{ "2002:a9fe:a9fe::1", 1 },
+		{ "2001:0:4136:e378::1", 1 },
+		{ "2001:db8::1", 0 },
+	};
+	struct enf_addr	 a;
+	size_t		 i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&a, 0, sizeof(a));
+		a.family = strchr(cases[i].addr, ':') ? AF_INET6 : AF_INET;
+		assert_int_equal(inet_pton(a.family, cases[i].addr, a.addr), 1);
+		if (enf_addr_refused(&a) != cases[i].refused)
+			fail_msg("%s: refused should be %d", cases[i].addr,
+			    cases[i].refused);
+	}
+}
+
 int
 main(void)
 {
@@ -311,6 +354,7 @@ main(void)
 		cmocka_unit_test(test_name_errors),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_read_fd),
+		cmocka_unit_test(test_addr_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
