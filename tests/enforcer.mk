@@ -22,3 +22,14 @@ check_PROGRAMS += tests/integration/enforce_verify
 tests_integration_enforce_verify_SOURCES = tests/integration/enforce_verify.c
 tests_integration_enforce_verify_CFLAGS = $(AM_CFLAGS) $(NFTNL_CFLAGS) -I$(top_srcdir)/enforcer
 tests_integration_enforce_verify_LDADD = $(ENFORCE_LIBS)
+
+# libFuzzer harness of the plan parser (tests/fuzz/local.mk runs it when
+# "plan" is in tests/fuzz/run.sh's list).
+EXTRA_DIST += tests/fuzz/corpus/plan
+if ENABLE_FUZZ
+noinst_PROGRAMS += tests/fuzz/fuzz_plan
+tests_fuzz_fuzz_plan_SOURCES = tests/fuzz/fuzz_plan.c
+tests_fuzz_fuzz_plan_CFLAGS = $(AM_CFLAGS) $(NFTNL_CFLAGS) -I$(top_srcdir)/enforcer
+tests_fuzz_fuzz_plan_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_plan_LDADD = $(ENFORCE_LIBS)
+endif
