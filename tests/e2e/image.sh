@@ -1,0 +1,184 @@
+#!/bin/bash
+# End to end: the sandbox image and doctor, with real podman.
+#
+# Builds the offline base (mmdebstrap from this host's apt sources, then
+# podman import) and aisb images on it, and checks: tag stability (same
+# inputs, same tag; a changed install list or enforcer, another tag; an
+# unpullable base falls back to the same offline image), the sandbox user,
+# the enforcer as entrypoint (78 for a bad plan, id 1000 after loading its
+# table), labels, `aisb image ls`, and `aisb doctor` passing.
+#
+# Everything lives in a podman store of its own (CONTAINERS_STORAGE_CONF),
+# so that cleanup is exact and a parallel test using the host's store is
+# never disturbed; the EXIT trap removes it, failure or not.  The only
+# network use: mmdebstrap fetching from the host's configured Debian
+# sources, and containers reaching listeners this test (or doctor) opened
+# on the host's loopback.  A pull of localhost:1 fails at once.
+set -euo pipefail
+
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_builddir=${top_builddir:-.}
+AISB=${AISB:-$(cd "$top_builddir" && pwd)/aisb}
+ENFORCE=${ENFORCE:-$(cd "$top_builddir" && pwd)/aisb-enforce}
+
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
+for t in podman mmdebstrap; do
+	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
+done
+[ -x "$AISB" ] && [ -x "$ENFORCE" ] || { echo "FAIL: build aisb and aisb-enforce first"; exit 1; }
+
+tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/aisb-e2e-image.XXXXXX")
+export TMPDIR=$tmp
+printf '[storage]\ndriver = "overlay"\ngraphroot = "%s/graph"\nrunroot = "%s/run"\n' \
+    "$tmp" "$tmp" >"$tmp/storage.conf"
+export CONTAINERS_STORAGE_CONF=$tmp/storage.conf
+run_label=io.aisb.test=image-$$
+
+cleanup() {
+	local rc=$? m
+	podman rm -f --filter "label=$run_label" >/dev/null 2>&1 || true
+	podman rm -af >/dev/null 2>&1 || true
+	podman rmi -af >/dev/null 2>&1 || true
+	# Leftover overlay mounts of our store only, deepest first.
+	for m in $(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
+	    /proc/self/mounts | sort -r); do
+		umount -l "$m" 2>/dev/null || true
+	done
+	rm -rf "$tmp"
+	if [ "$rc" != 0 ]; then
+		echo "--- last output" >&2
+		cat "$out" "$err" >&2 2>/dev/null || true
+	fi
+	exit "$rc"
+}
+out=$tmp/out
+err=$tmp/err
+trap cleanup EXIT
+
+nfail=0
+ok() { echo "ok - $*"; }
+not_ok() { echo "not ok - $*"; nfail=$((nfail + 1)); }
+check() {	# check DESCRIPTION COMMAND...
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else not_ok "$what"; fi
+}
+t0=$SECONDS
+step() { echo "# $* ($((SECONDS - t0))s)"; }
+
+runtime=()
+command -v runc >/dev/null && runtime=(--runtime runc)
+prun() {	# podman run with what this machine kind needs
+	podman run --rm "${runtime[@]}" --ulimit nofile=1024:1024 \
+	    --ulimit nproc=1024:1024 --label "$run_label" --pull=never "$@"
+}
+
+# build [ARGS...]: aisb image build, the tag on stdout (last line).
+build() {
+	"$AISB" image build --enforcer "$ENFORCE" "$@" >"$out" 2>"$err"
+	tail -n 1 "$out"
+}
+
+# --- the offline base and the image on it ----------------------------------
+step "building the offline base and the image"
+tb=$SECONDS
+tag1=$(build)
+echo "# first build: $((SECONDS - tb))s, $tag1"
+check "the tag is localhost/aisb:<16 hex>" \
+    grep -Eq '^localhost/aisb:[0-9a-f]{16}$' <<<"$tag1"
+check "the offline base was announced" \
+    grep -q 'building the offline base localhost/aisb-base:' "$err"
+check "the base is labelled kind=base" test "$(podman images \
+    --filter label=io.aisb.kind=base --format '{{.Repository}}' | sort -u)" \
+    = localhost/aisb-base
+
+tb=$SECONDS
+tag1b=$(build)
+check "same inputs, same tag" test "$tag1b" = "$tag1"
+check "same inputs, reused, not rebuilt ($((SECONDS - tb))s)" \
+    test "$((SECONDS - tb))" -lt 30 -a ! -s "$err"
+
+# --- labels ------------------------------------------------------------------
+hash=$(podman image inspect --format '{{index .Labels "io.aisb.hash"}}' "$tag1")
+check "label io.aisb.hash is the tag's hash" test "$hash" = "${tag1##*:}"
+check "label io.aisb.managed=1" test "$(podman image inspect --format \
+    '{{index .Labels "io.aisb.managed"}}' "$tag1")" = 1
+"$AISB" image ls >"$out" 2>"$err"
+check "aisb image ls lists it" grep -q "^$tag1	" "$out"
+
+# --- what is inside ------------------------------------------------------------
+step "inside the image"
+check "user sandbox is uid 1000" \
+    test "$(prun --network=none --entrypoint /usr/bin/id "$tag1" -u sandbox)" = 1000
+check "group sandbox is gid 1000" \
+    test "$(prun --network=none --entrypoint /usr/bin/id "$tag1" -g sandbox)" = 1000
+check "home is /home/sandbox, owned by 1000" test "$(prun --network=none \
+    --entrypoint /usr/bin/stat "$tag1" -c '%u:%g %n' /home/sandbox)" \
+    = "1000:1000 /home/sandbox"
+set +e
+prun --network=none "$tag1" --plan /nonexistent -- /bin/true >"$out" 2>"$err"
+rc=$?
+set -e
+check "the enforcer is the entrypoint: a missing plan exits 78 (got $rc)" \
+    test "$rc" = 78
+check "... and says why" grep -q '/nonexistent' "$err"
+printf 'aisb-plan 1\nmode none\n' >"$tmp/none.plan"
+prun --network=none --cap-add NET_ADMIN --interactive "$tag1" --plan-fd 0 \
+    -- /usr/bin/id -u <"$tmp/none.plan" >"$out" 2>"$err" || true
+check "the enforcer loads its table, then the command runs as 1000" \
+    test "$(cat "$out")" = 1000
+
+# --- what changes the tag ------------------------------------------------------
+step "tag inputs"
+"$AISB" image containerfile >"$out" 2>"$err"
+check "containerfile: FROM the offline base" \
+    grep -q '^FROM localhost/aisb-base:[0-9a-f]\{16\}$' "$out"
+check "containerfile: the enforcer is the entrypoint" \
+    grep -qx 'ENTRYPOINT \["/usr/local/bin/aisb-enforce"\]' "$out"
+
+cp "$ENFORCE" "$tmp/aisb-enforce"
+printf '\0' >>"$tmp/aisb-enforce"
+tag3=$("$AISB" image build --enforcer "$tmp/aisb-enforce" 2>"$err" | tail -n 1)
+check "another enforcer binary, another tag ($tag3)" \
+    test -n "$tag3" -a "$tag3" != "$tag1"
+
+set +e
+"$AISB" image build --enforcer "$ENFORCE" --base localhost:1/aisb-none:0 \
+    >"$out" 2>"$err"
+rc=$?
+set -e
+check "an unpullable base falls back to the offline one" \
+    test "$rc" = 0 -a "$(tail -n 1 "$out")" = "$tag1"
+check "... and says so" grep -q 'cannot be pulled' "$err"
+
+set +e
+"$AISB" image build --enforcer "$ENFORCE" --package 'Bad;name' >"$out" 2>"$err"
+rc=$?
+set -e
+check "a bad package name is a usage error (78, got $rc)" test "$rc" = 78
+
+step "a changed install list (a second base)"
+tb=$SECONDS
+tag2=$(build --package netbase)
+echo "# second build: $((SECONDS - tb))s, $tag2"
+check "a changed install list, another tag ($tag2)" \
+    test -n "$tag2" -a "$tag2" != "$tag1"
+check "both variants coexist" podman image exists "$tag1"
+check "... the package is in the new one" \
+    prun --network=none --entrypoint /usr/bin/test "$tag2" -f /etc/protocols
+
+# --- doctor ----------------------------------------------------------------------
+step "doctor"
+set +e
+"$AISB" doctor --image "$tag1" >"$out" 2>"$err"
+rc=$?
+set -e
+cat "$out"
+check "aisb doctor passes (exit $rc)" test "$rc" = 0
+for c in podman cgroups limits tun runtime network nftables bind-uid; do
+	check "doctor: $c ok" grep -Eq "^ok +$c " "$out"
+done
+
+step "done"
+[ "$nfail" = 0 ] || { echo "$nfail check(s) failed"; exit 1; }
+echo "all image checks passed in $((SECONDS - t0))s"
