@@ -175,21 +175,21 @@ gate_control_open(struct gate *g, const char *path)
 	old = umask(077);
 	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
 		umask(old);
-		log_warn("bind %s", path);
+		log_warn("bind %s", sun.sun_path);
 		close(fd);
 		goto fail;
 	}
 	umask(old);
-	if (chmod(path, 0600) == -1 || listen(fd, 16) == -1) {
-		log_warn("control socket %s", path);
+	if (chmod(sun.sun_path, 0600) == -1 || listen(fd, 16) == -1) {
+		log_warn("control socket %s", sun.sun_path);
 		close(fd);
-		unlink(path);
+		unlink(sun.sun_path);
 		goto fail;
 	}
 	if ((ctl->listener = evconnlistener_new(g->base, ctl_accept, ctl,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd)) == NULL) {
 		close(fd);
-		unlink(path);
+		unlink(sun.sun_path);
 		goto fail;
 	}
 	return ctl;

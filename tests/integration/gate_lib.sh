@@ -53,6 +53,12 @@ cleanup() {
 	for p in "${pids[@]}"; do
 		wait "$p" 2>/dev/null || true
 	done
+	# A sanitizer build reports into the gate's stderr, at exit for leaks.
+	if grep -lE 'ERROR: (Address|Leak)Sanitizer|runtime error:' \
+	    "$tmp"/gate*.err >/dev/null 2>&1; then
+		echo "FAIL: sanitizer report" >&2
+		rc=1
+	fi
 	if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
 		echo "--- gate log" >&2; cat "$tmp"/gate*.err >&2 2>/dev/null || true
 		echo "--- audit" >&2; cat "$tmp"/audit*.log >&2 2>/dev/null || true
