@@ -15,9 +15,12 @@
  * at most that long.  An address still in the answer is renewed: deleted
  * and added again in one batch, since before Linux 6.10 adding an element
  * twice does not move its expiry (6.10+ also renews through the expiration
- * sent with each element).  CAP_KILL is kept besides CAP_NET_ADMIN because
- * signals to the command, which runs as another uid, need it.  The refresher's queries leave through the rule that
- * matches its uid (nft.c); the command's uid has no such rule.
+ * sent with each element).
+ *
+ * The refresher's queries leave through the rule that matches its uid
+ * (nft.c); the command's uid has no such rule.  CAP_KILL is kept besides
+ * CAP_NET_ADMIN because signals to the command, which runs as another uid,
+ * need it.
  *
  * Bounds: at most REFRESH_MAX_ADDRS addresses per name and family are kept
  * from one answer; answers are parsed by c-ares into fixed arrays.
@@ -301,46 +304,6 @@ channel_open(struct refresher *r)
 	return 0;
 }
 
-/* Starts a round of look-ups for the names that are due.  0 or -1. */
-static int
-round_start(struct refresher *r)
-{
-	time_t	 now = now_mono();
-	size_t	 i;
-	int	 f;
-
-	if (r->active)
-		return 0;
-	for (i = 0; i < r->plan->nnames; i++) {
-		struct name_state	*ns = &r->names[i];
-
-		if (ns->due > now)
-			continue;
-		if (!r->active && channel_open(r) == -1) {
-			log_warnx("resolver: cannot initialise c-ares");
-			return -1;
-		}
-		ns->naddrs = 0;
-		ns->ttl = UINT32_MAX;
-		ns->pending = 2;
-		r->inflight += 2;
-		for (f = 0; f < 2; f++) {
-			struct query	*q;
-
-			if ((q = calloc(1, sizeof(*q))) == NULL) {
-				log_warn("query");
-				return -1;
-			}
-			q->r = r;
-			q->ns = ns;
-			q->family = f == 0 ? AF_INET : AF_INET6;
-			ares_query(r->ch, ns->n->name, 1 /* C_IN */,
-			    f == 0 ? 1 /* A */ : 28 /* AAAA */, query_cb, q);
-		}
-	}
-	return 0;
-}
-
 static void
 round_end_if_idle(struct refresher *r)
 {
@@ -348,6 +311,62 @@ round_end_if_idle(struct refresher *r)
 		ares_destroy(r->ch);
 		r->active = 0;
 	}
+}
+
+/* A and AAAA for one name; 0, or -1 with nothing sent. */
+static int
+name_query(struct refresher *r, struct name_state *ns)
+{
+	struct query	*q[2];
+	int		 f;
+
+	q[0] = calloc(1, sizeof(*q[0]));
+	q[1] = calloc(1, sizeof(*q[1]));
+	if (q[0] == NULL || q[1] == NULL) {
+		free(q[0]);
+		free(q[1]);
+		return -1;
+	}
+	ns->naddrs = 0;
+	ns->ttl = UINT32_MAX;
+	ns->pending = 2;
+	r->inflight += 2;
+	for (f = 0; f < 2; f++) {
+		q[f]->r = r;
+		q[f]->ns = ns;
+		q[f]->family = f == 0 ? AF_INET : AF_INET6;
+		/* The callback may run at once (and free q[f]). */
+		ares_query(r->ch, ns->n->name, 1 /* C_IN */,
+		    f == 0 ? 1 /* A */ : 28 /* AAAA */, query_cb, q[f]);
+	}
+	return 0;
+}
+
+/*
+ * Starts a round of look-ups for the names that are due.  A name that
+ * cannot be queried now is tried again after dns-min-ttl.
+ */
+static void
+round_start(struct refresher *r)
+{
+	time_t	 now = now_mono();
+	size_t	 i;
+
+	if (r->active)
+		return;
+	for (i = 0; i < r->plan->nnames; i++) {
+		struct name_state	*ns = &r->names[i];
+
+		if (ns->due > now)
+			continue;
+		if ((!r->active && channel_open(r) == -1) ||
+		    name_query(r, ns) == -1) {
+			log_warnx("%s: cannot start a look-up; retrying in %us",
+			    ns->n->name, r->plan->ttl_min);
+			ns->due = now + r->plan->ttl_min;
+		}
+	}
+	round_end_if_idle(r);
 }
 
 /* Seconds until the next name is due (at most an hour). */
@@ -478,8 +497,7 @@ enf_direct_run(const struct enf_plan *plan, struct nft_ruleset *rs,
 	}
 
 	/* First round, before anything runs: wait for every answer. */
-	if (round_start(r) == -1)
-		goto out;
+	round_start(r);
 	while (r->active)
 		(void)pump(r, -1);
 
@@ -533,10 +551,7 @@ enf_direct_run(const struct enf_plan *plan, struct nft_ruleset *rs,
 	go[1] = -1;
 
 	for (;;) {
-		if (round_start(r) == -1) {
-			/* Cannot refresh: addresses will time out. */
-			round_end_if_idle(r);
-		}
+		round_start(r);
 		if (!pump(r, sigfd))
 			continue;
 		if (read(sigfd, &si, sizeof(si)) != sizeof(si))
