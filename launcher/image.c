@@ -1292,9 +1292,9 @@ launch_image_default_enforcer(char *buf, size_t len)
 /* ---- aisb image ------------------------------------------------------ */
 
 static void
-image_usage(void)
+image_usage(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 	    "usage: aisb image build [-v] [--base REF] [--package NAME]... "
 	    "[--enforcer PATH]\n"
 	    "                        [--runtime NAME] [--suite NAME]\n"
@@ -1337,15 +1337,19 @@ launch_cmd_image(int argc, char **argv)
 	int			  i, containerfile_only = 0, rc = EXIT_CONFIG;
 
 	if (argc < 2) {
-		image_usage();
+		image_usage(stderr);
 		return EXIT_CONFIG;
+	}
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		image_usage(stdout);
+		return 0;
 	}
 	if (strcmp(argv[1], "ls") == 0 && argc == 2)
 		return cmd_ls();
 	if (strcmp(argv[1], "containerfile") == 0)
 		containerfile_only = 1;
 	else if (strcmp(argv[1], "build") != 0) {
-		image_usage();
+		image_usage(stderr);
 		return EXIT_CONFIG;
 	}
 	memset(&spec, 0, sizeof(spec));
@@ -1361,10 +1365,15 @@ launch_cmd_image(int argc, char **argv)
 			spec.verbose = 1;
 			continue;
 		}
+		if (strcmp(opt, "-h") == 0 || strcmp(opt, "--help") == 0) {
+			image_usage(stdout);
+			rc = 0;
+			goto out;
+		}
 		if (i + 1 >= argc) {
 			log_warnx("image %s: '%s' needs a value or is unknown",
 			    argv[1], opt);
-			image_usage();
+			image_usage(stderr);
 			goto out;
 		}
 		if (strcmp(opt, "--base") == 0)
@@ -1380,7 +1389,7 @@ launch_cmd_image(int argc, char **argv)
 		else {
 			log_warnx("image %s: unknown option '%s'", argv[1],
 			    opt);
-			image_usage();
+			image_usage(stderr);
 			goto out;
 		}
 	}

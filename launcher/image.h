@@ -88,7 +88,8 @@ int	launch_cmd_image(int argc, char **argv);
  * terminated; the rest is read and dropped) unless out is NULL, and then
  * goes to our stderr when LAUNCH_EXEC_SHOW is set.  Its stderr goes to our
  * stderr with LAUNCH_EXEC_SHOW; otherwise its last line lands in err
- * whenever the status is not 0.
+ * whenever the status is not 0.  err must not be NULL.  SIGPIPE is ignored
+ * while it runs (and restored), the child starts with default signals.
  */
 #define LAUNCH_EXEC_SHOW	0x01
 int	launch_exec(char *const argv[], const char *in, size_t inlen,
