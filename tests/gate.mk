@@ -9,3 +9,14 @@ GATE_TESTS = \
 TESTS += $(GATE_TESTS)
 EXTRA_DIST += $(GATE_TESTS) tests/integration/gate_lib.sh \
 	tests/integration/gate_dns.py tests/integration/gate_upstream.py
+
+# The gate's pure parts (parser, chunked framing, JSON, credentials), unit tested.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test_gate_http
+TESTS += tests/unit/test_gate_http
+tests_unit_test_gate_http_SOURCES = tests/unit/test_gate_http.c \
+	gate/http.c gate/audit.c gate/auth.c
+tests_unit_test_gate_http_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
+tests_unit_test_gate_http_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CRYPTO_CFLAGS)
+tests_unit_test_gate_http_LDADD = common/libaisbcommon.a $(CMOCKA_LIBS) $(CRYPTO_LIBS)
+endif

@@ -1,0 +1,407 @@
+/*
+ * aisb-gate's request parser, chunked framing, forwarded head, JSON
+ * escaping and proxy credentials: pure functions, tested byte by byte.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "gate.h"
+#include "http.h"
+
+/* Parse whole, then again fed one byte at a time: same result. */
+static ssize_t
+parse_both(const char *buf, size_t len, struct gate_http_req *out)
+{
+	struct gate_http_req	 a, b;
+	ssize_t			 ra, rb = 0;
+	size_t			 i;
+
+	gate_http_req_init(&a);
+	ra = gate_http_parse(&a, buf, len);
+	gate_http_req_init(&b);
+	for (i = 1; i <= len; i++) {
+		rb = gate_http_parse(&b, buf, i);
+		if (rb != 0)
+			break;
+	}
+	assert_int_equal(ra, rb);
+	if (ra == -1) {
+		assert_int_equal(a.status, b.status);
+		assert_string_equal(a.error, b.error);
+	} else if (ra > 0) {
+		assert_int_equal(a.nhdrs, b.nhdrs);
+		assert_int_equal(a.content_length, b.content_length);
+	}
+	*out = a;
+	return ra;
+}
+
+static void
+test_good(void **state)
+{
+	static const char	 req[] =
+	    "GET http://example.com/a?b HTTP/1.1\r\n"
+	    "Host:  example.com \r\n"
+	    "Proxy-Authorization: Basic eDp5\r\n"
+	    "Content-Length: 12\r\n"
+	    "\r\nbody follows";
+	struct gate_http_req	 r;
+	ssize_t			 n;
+
+	n = parse_both(req, sizeof(req) - 1, &r);
+	assert_int_equal(n, sizeof(req) - 1 - 12);
+	assert_true(gate_http_span_eq(req, r.method, "GET"));
+	assert_true(gate_http_span_eq(req, r.target, "http://example.com/a?b"));
+	assert_int_equal(r.minor, 1);
+	assert_int_equal(r.nhdrs, 3);
+	assert_int_equal(r.host, 0);
+	assert_true(gate_http_span_eq(req, r.hdrs[0].value, "example.com"));
+	assert_int_equal(r.proxy_auth, 1);
+	assert_int_equal(r.content_length, 12);
+	assert_false(r.chunked);
+}
+
+static void
+test_incomplete(void **state)
+{
+	static const char	 req[] = "CONNECT a.example:443 HTTP/1.1\r\nHost: a\r\n\r";
+	struct gate_http_req	 r;
+
+	gate_http_req_init(&r);
+	assert_int_equal(gate_http_parse(&r, req, sizeof(req) - 1), 0);
+}
+
+struct bad {
+	const char	*req;
+	int		 status;
+	const char	*error;
+};
+
+static void
+test_bad(void **state)
+{
+	static const struct bad	 cases[] = {
+		{ "GET http://a/ HTTP/1.1\r\nX: 1\r\n folded\r\n\r\n", 400,
+		    "obsolete line folding" },
+		{ "GET http://a/ HTTP/1.1\nX: 1\r\n\r\n", 400,
+		    "bare LF in request head" },
+		{ "GET http://a/ HTTP/1.1\r\nX: 1\rY: 2\r\n\r\n", 400,
+		    "bare CR in request head" },
+		{ "GET http://a/ HTTP/1.1\r\nContent-Length: 1\r\n"
+		    "Transfer-Encoding: chunked\r\n\r\n", 400,
+		    "both Content-Length and Transfer-Encoding" },
+		{ "GET http://a/ HTTP/1.1\r\nContent-Length: 1\r\n"
+		    "Content-Length: 1\r\n\r\n", 400, "duplicate Content-Length" },
+		{ "GET http://a/ HTTP/1.1\r\nContent-Length: +1\r\n\r\n", 400,
+		    "bad Content-Length" },
+		{ "GET http://a/ HTTP/1.1\r\nContent-Length: "
+		    "1234567890123456789\r\n\r\n", 400, "bad Content-Length" },
+		{ "GET http://a/ HTTP/1.1\r\nContent-Length:\r\n\r\n", 400,
+		    "bad Content-Length" },
+		{ "GET http://a/ HTTP/1.1\r\nTransfer-Encoding: identity\r\n\r\n",
+		    400, "unsupported Transfer-Encoding" },
+		{ "GET http://a/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n"
+		    "Transfer-Encoding: chunked\r\n\r\n", 400,
+		    "duplicate Transfer-Encoding" },
+		{ "GET http://a/ HTTP/1.1\r\nX : 1\r\n\r\n", 400,
+		    "malformed header field" },
+		{ "GET http://a/ HTTP/1.1\r\n: 1\r\n\r\n", 400,
+		    "malformed header field" },
+		{ "GET http://a/ HTTP/1.1\r\nX: \x7f\r\n\r\n", 400,
+		    "control character in field value" },
+		{ "GET http://a/ HTTP/1.1\r\nHost: a\r\nHost: a\r\n\r\n", 400,
+		    "duplicate Host" },
+		{ "GET http://a/ HTTP/1.2\r\n\r\n", 400,
+		    "unsupported HTTP version" },
+		{ "GET http://a/ http/1.1\r\n\r\n", 400,
+		    "unsupported HTTP version" },
+		{ "GET http://a/\r\n\r\n", 400, "malformed request target" },
+		{ "G(T http://a/ HTTP/1.1\r\n\r\n", 400, "malformed method" },
+		{ "GET http://a/\x80 HTTP/1.1\r\n\r\n", 400,
+		    "malformed request target" },
+		{ "\r\n", 400, "empty request line" },
+	};
+	struct gate_http_req	 r;
+	size_t			 i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (parse_both(cases[i].req, strlen(cases[i].req), &r) != -1)
+			fail_msg("case %zu accepted: %s", i, cases[i].req);
+		assert_int_equal(r.status, cases[i].status);
+		assert_string_equal(r.error, cases[i].error);
+	}
+	/* NUL cannot go through strlen */
+	gate_http_req_init(&r);
+	assert_int_equal(gate_http_parse(&r, "GET \0", 5), -1);
+	assert_string_equal(r.error, "NUL byte in request head");
+}
+
+static void
+test_bounds(void **state)
+{
+	struct gate_http_req	 r;
+	char			*buf;
+	size_t			 n, i;
+
+	buf = malloc(GATE_HTTP_MAX_HEAD * 2);
+	assert_non_null(buf);
+
+	/* a request line of GATE_HTTP_MAX_LINE bytes (CRLF included) fits */
+	for (i = 0; i < 2; i++) {
+		size_t	 pre = strlen("GET http://a/"), post = strlen(" HTTP/1.1\r\n");
+
+		n = GATE_HTTP_MAX_LINE + i;
+		memcpy(buf, "GET http://a/", pre);
+		memset(buf + pre, 'a', n - pre - post);
+		memcpy(buf + n - post, " HTTP/1.1\r\n\r\n", post + 2);
+		gate_http_req_init(&r);
+		if (i == 0)
+			assert_int_equal(gate_http_parse(&r, buf, n + 2),
+			    (ssize_t)n + 2);
+		else {
+			assert_int_equal(gate_http_parse(&r, buf, n + 2), -1);
+			assert_int_equal(r.status, 414);
+		}
+	}
+
+	/* 100 fields fit, 101 do not */
+	n = (size_t)sprintf(buf, "GET http://a/ HTTP/1.1\r\n");
+	for (i = 0; i < GATE_HTTP_MAX_HEADERS; i++)
+		n += (size_t)sprintf(buf + n, "X-%zu: 1\r\n", i);
+	memcpy(buf + n, "\r\n", 2);
+	gate_http_req_init(&r);
+	assert_int_equal(gate_http_parse(&r, buf, n + 2), (ssize_t)n + 2);
+	n += (size_t)sprintf(buf + n, "X-last: 1\r\n\r\n");
+	gate_http_req_init(&r);
+	assert_int_equal(gate_http_parse(&r, buf, n), -1);
+	assert_int_equal(r.status, 431);
+
+	/* the header section: 32 KiB in all */
+	n = (size_t)sprintf(buf, "GET http://a/ HTTP/1.1\r\n");
+	for (i = 0; i < 40; i++) {
+		n += (size_t)sprintf(buf + n, "X: ");
+		memset(buf + n, 'v', 1000);
+		n += 1000;
+		n += (size_t)sprintf(buf + n, "\r\n");
+	}
+	memcpy(buf + n, "\r\n", 2);
+	gate_http_req_init(&r);
+	assert_int_equal(gate_http_parse(&r, buf, n + 2), -1);
+	assert_int_equal(r.status, 431);
+	free(buf);
+}
+
+static void
+test_split_url(void **state)
+{
+	struct gate_http_span	 a, p;
+	const char		*t;
+
+	t = "http://Example.com:8080/x?y";
+	assert_int_equal(gate_http_split_url(t, strlen(t), &a, &p), 0);
+	assert_int_equal(a.off, 7);
+	assert_int_equal(a.len, strlen("Example.com:8080"));
+	assert_true(gate_http_span_eq(t, p, "/x?y"));
+	t = "HTTP://a?q";
+	assert_int_equal(gate_http_split_url(t, strlen(t), &a, &p), 0);
+	assert_true(gate_http_span_eq(t, p, "?q"));
+	t = "http://a";
+	assert_int_equal(gate_http_split_url(t, strlen(t), &a, &p), 0);
+	assert_int_equal(p.len, 0);
+	t = "https://a/";
+	assert_int_equal(gate_http_split_url(t, strlen(t), &a, &p), -1);
+	t = "http://user:pw@a/";
+	assert_int_equal(gate_http_split_url(t, strlen(t), &a, &p), -1);
+	t = "http:///x";
+	assert_int_equal(gate_http_split_url(t, strlen(t), &a, &p), -1);
+	t = "http://a/#frag";
+	assert_int_equal(gate_http_split_url(t, strlen(t), &a, &p), -1);
+	t = "/x";
+	assert_int_equal(gate_http_split_url(t, strlen(t), &a, &p), -1);
+}
+
+static void
+test_forward_head(void **state)
+{
+	static const char	 req[] =
+	    "POST http://a.example/p?q HTTP/1.0\r\n"
+	    "Connection: keep-alive, X-Secret\r\n"
+	    "X-Secret: 1\r\n"
+	    "Keep-Alive: 300\r\n"
+	    "Proxy-Connection: keep-alive\r\n"
+	    "Proxy-Authorization: Basic eDp5\r\n"
+	    "TE: trailers\r\n"
+	    "Upgrade: h2c\r\n"
+	    "X-Keep: yes\r\n"
+	    "\r\n";
+	struct gate_http_req	 r;
+	struct gate_http_span	 a, p;
+	char			 out[1024];
+	ssize_t			 n;
+
+	gate_http_req_init(&r);
+	assert_int_equal(gate_http_parse(&r, req, sizeof(req) - 1),
+	    sizeof(req) - 1);
+	assert_int_equal(gate_http_split_url(req + r.target.off, r.target.len,
+	    &a, &p), 0);
+	p.off += r.target.off;
+	n = gate_http_forward_head(&r, req, p, "a.example:80", out,
+	    sizeof(out) - 1);
+	assert_true(n > 0);
+	out[n] = '\0';
+	assert_string_equal(out, "POST /p?q HTTP/1.1\r\n"
+	    "Host: a.example:80\r\n"
+	    "X-Keep: yes\r\n"
+	    "Connection: close\r\n\r\n");
+	/* too small a buffer is an error, not a truncation */
+	assert_int_equal(gate_http_forward_head(&r, req, p, "a.example:80",
+	    out, 20), -1);
+}
+
+static ssize_t
+chunk_all(const char *s, size_t len, size_t step, int *done)
+{
+	struct gate_http_chunk	 c;
+	size_t			 off = 0;
+	ssize_t			 n;
+
+	gate_http_chunk_init(&c);
+	*done = 0;
+	while (off < len && !*done) {
+		size_t	 k = len - off < step ? len - off : step;
+
+		if ((n = gate_http_chunk_scan(&c, s + off, k, done)) == -1)
+			return -1;
+		off += (size_t)n;
+		if ((size_t)n < k && !*done)
+			return -2;	/* must take everything until done */
+	}
+	return (ssize_t)off;
+}
+
+static void
+test_chunked(void **state)
+{
+	static const char	 body[] = "5;ext=1\r\nhello\r\n"
+	    "A\r\n0123456789\r\n0\r\nTrailer: x\r\n\r\n";
+	static const char	*bad[] = {
+		"x\r\n", "5\r\nhelloX\r\n", "5\nhello\r\n0\r\n\r\n",
+		"1234567890123456\r\n", "0\r\nT: \x01\r\n\r\n",
+	};
+	size_t	 step, i;
+	int	 done;
+
+	for (step = 1; step <= sizeof(body); step++) {
+		assert_int_equal(chunk_all(body, sizeof(body) - 1, step, &done),
+		    sizeof(body) - 1);
+		assert_true(done);
+	}
+	/* bytes after the end are not the body's */
+	{
+		char	 more[sizeof(body) + 16];
+
+		snprintf(more, sizeof(more), "%sGET /", body);
+		assert_int_equal(chunk_all(more, strlen(more), 1000, &done),
+		    sizeof(body) - 1);
+		assert_true(done);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(chunk_all(bad[i], strlen(bad[i]), 1, &done), -1);
+}
+
+static void
+test_json_str(void **state)
+{
+	char	 buf[64];
+
+	gate_json_str(buf, sizeof(buf), "a\"b\\c\n\x01\xc3\xa9");
+	assert_string_equal(buf,
+	    "\"a\\\"b\\\\c\\n\\u0001\\u00c3\\u00a9\"");
+	/* truncation keeps the quotes */
+	gate_json_str(buf, 8, "abcdefghijkl");
+	assert_string_equal(buf, "\"abcde\"");
+}
+
+static struct gate_auth *
+auth_from(const char *text)
+{
+	struct gate_auth	*a;
+	char			 err[256];
+	int			 fds[2];
+
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(write(fds[1], text, strlen(text)),
+	    (ssize_t)strlen(text));
+	close(fds[1]);
+	a = gate_auth_load_fd(fds[0], err, sizeof(err));
+	if (a == NULL)
+		fail_msg("token: %s", err);
+	return a;
+}
+
+static void
+test_auth(void **state)
+{
+	struct gate_auth	*a;
+	char			 sess[GATE_SESSION_MAX], err[256];
+	const char		*v;
+	int			 fds[2];
+
+	/* "s1:secret1", "anyone:bare", "s1:bare", "s1:wrong" */
+	a = auth_from("# comment\ns1:secret1\r\nbare\n");
+	v = "Basic czE6c2VjcmV0MQ==";
+	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess)), 0);
+	assert_string_equal(sess, "s1");
+	v = "basic   YW55b25lOmJhcmU=";
+	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess)), 0);
+	assert_string_equal(sess, "anyone");
+	v = "Basic czE6d3Jvbmc=";
+	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess)), -1);
+	v = "Basic czI6c2VjcmV0MQ==";		/* s2:secret1 */
+	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess)), -1);
+	v = "Basic czE6c2VjcmV0MQ";		/* no padding */
+	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess)), -1);
+	v = "Bearer czE6c2VjcmV0MQ==";
+	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess)), -1);
+	v = "Basic c2VjcmV0MQ==";		/* no colon */
+	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess)), -1);
+	gate_auth_free(a);
+
+	/* an empty file and an empty secret are refused */
+	assert_int_equal(pipe(fds), 0);
+	close(fds[1]);
+	assert_null(gate_auth_load_fd(fds[0], err, sizeof(err)));
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(write(fds[1], "s:\n", 3), 3);
+	close(fds[1]);
+	assert_null(gate_auth_load_fd(fds[0], err, sizeof(err)));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest	 tests[] = {
+		cmocka_unit_test(test_good),
+		cmocka_unit_test(test_incomplete),
+		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_split_url),
+		cmocka_unit_test(test_forward_head),
+		cmocka_unit_test(test_chunked),
+		cmocka_unit_test(test_json_str),
+		cmocka_unit_test(test_auth),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
