@@ -53,6 +53,7 @@ static const char *const base_packages[] = {
 #define SOURCE_FILE_MAX		(64u * 1024)	/* bytes of one of them */
 #define OS_RELEASE_MAX		(8u * 1024)
 #define PULL_TIMEOUT_MS		(180 * 1000)
+#define PULL_RETRY_SECS		3600		/* after a failed pull */
 #define MMDEBSTRAP_TIMEOUT_MS	(30 * 60 * 1000)
 #define BUILD_TIMEOUT_MS	(30 * 60 * 1000)
 #define QUICK_TIMEOUT_MS	(60 * 1000)
@@ -923,6 +924,75 @@ out:
 }
 
 /*
+ * A pull that failed is not retried for PULL_RETRY_SECS, so that a host
+ * without a registry does not pay for (or hear about) it every session.
+ * The marker is $XDG_CACHE_HOME/aisb/pull-failed-<hash of the reference>;
+ * without a cache directory every ensure tries again.
+ */
+static int
+pull_marker(const char *ref, char *path, size_t len)
+{
+	EVP_MD_CTX	*ctx;
+	const char	*cache = getenv("XDG_CACHE_HOME"), *home;
+	char		 dir[PATH_MAX], hex[LAUNCH_IMAGE_HASHLEN + 1];
+	int		 n;
+
+	if (cache != NULL && cache[0] == '/')
+		n = snprintf(dir, sizeof(dir), "%s/aisb", cache);
+	else if ((home = getenv("HOME")) != NULL && home[0] == '/')
+		n = snprintf(dir, sizeof(dir), "%s/.cache/aisb", home);
+	else
+		return -1;
+	if (n < 0 || (size_t)n >= sizeof(dir) || (ctx = hash_new()) == NULL)
+		return -1;
+	hash_str(ctx, ref);
+	n = hash_hex(ctx, hex);
+	EVP_MD_CTX_free(ctx);
+	if (n == -1)
+		return -1;
+	n = snprintf(path, len, "%s/pull-failed-%s", dir, hex);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+static int
+pull_failed_recently(const char *ref)
+{
+	struct stat	st;
+	char		path[PATH_MAX];
+
+	if (pull_marker(ref, path, sizeof(path)) == -1 ||
+	    stat(path, &st) == -1)
+		return 0;
+	return time(NULL) - st.st_mtime < PULL_RETRY_SECS;
+}
+
+/* Best effort: a marker that cannot be written costs a retry, no more. */
+static void
+pull_failed(const char *ref)
+{
+	char	path[PATH_MAX], *slash;
+	int	fd;
+
+	if (pull_marker(ref, path, sizeof(path)) == -1)
+		return;
+	/* .../.cache/aisb: the parent of aisb first, then aisb. */
+	slash = strrchr(path, '/');
+	*slash = '\0';
+	if (mkdir(path, 0700) == -1 && errno == ENOENT) {
+		char *up = strrchr(path, '/');
+
+		*up = '\0';
+		(void)mkdir(path, 0700);
+		*up = '/';
+		(void)mkdir(path, 0700);
+	}
+	*slash = '/';
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0600)) != -1)
+		close(fd);
+}
+
+/*
  * The base the image sits on, into ref: spec->base when present or
  * pullable, else the offline base, built when missing.  *offline says
  * which.  With dry_run nothing is pulled or built.
@@ -943,7 +1013,11 @@ resolve_base(const struct launch_image_spec *spec, int dry_run, char *ref,
 			snprintf(ref, reflen, "%s", spec->base);
 			return 0;
 		}
-		{
+		if (pull_failed_recently(spec->base))
+			log_info("base image %s could not be pulled in the "
+			    "last %d minutes; using the offline Debian base",
+			    spec->base, PULL_RETRY_SECS / 60);
+		else {
 			char *const argv[] = { "podman", "pull", "--quiet",
 			    (char *)spec->base, NULL };
 
@@ -952,10 +1026,12 @@ resolve_base(const struct launch_image_spec *spec, int dry_run, char *ref,
 				snprintf(ref, reflen, "%s", spec->base);
 				return 0;
 			}
+			pull_failed(spec->base);
+			fprintf(stderr, "aisb: base image %s cannot be pulled "
+			    "(%s); using the offline Debian base built from "
+			    "this host's apt sources instead\n", spec->base,
+			    perr);
 		}
-		fprintf(stderr, "aisb: base image %s cannot be pulled (%s); "
-		    "using the offline Debian base built from this host's apt "
-		    "sources instead\n", spec->base, perr);
 	}
 	if (base_plan(spec, &bp, err, errlen) == -1)
 		return -1;

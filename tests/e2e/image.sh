@@ -32,6 +32,7 @@ export TMPDIR=$tmp
 printf '[storage]\ndriver = "overlay"\ngraphroot = "%s/graph"\nrunroot = "%s/run"\n' \
     "$tmp" "$tmp" >"$tmp/storage.conf"
 export CONTAINERS_STORAGE_CONF=$tmp/storage.conf
+export XDG_CACHE_HOME=$tmp/cache	# aisb's memory of failed pulls
 run_label=io.aisb.test=image-$$
 
 cleanup() {
@@ -150,6 +151,10 @@ set -e
 check "an unpullable base falls back to the offline one" \
     test "$rc" = 0 -a "$(tail -n 1 "$out")" = "$tag1"
 check "... and says so" grep -q 'cannot be pulled' "$err"
+"$AISB" image build --enforcer "$ENFORCE" --base localhost:1/aisb-none:0 \
+    >"$out" 2>"$err"
+check "... and does not try again at once" \
+    test "$(tail -n 1 "$out")" = "$tag1" -a ! -s "$err"
 
 set +e
 "$AISB" image build --enforcer "$ENFORCE" --package 'Bad;name' >"$out" 2>"$err"
