@@ -808,8 +808,10 @@ nft_send(const struct nft_batch *b, char *err, size_t errlen)
 				    "%s", b->desc[idx], strerror(-e->error));
 				goto out;
 			}
-			if (seen[idx]) {
-				snprintf(err, errlen, "duplicate netlink ack");
+			/* Only the messages between the markers asked. */
+			if (idx == 0 || idx == b->nmsgs - 1 || seen[idx]) {
+				snprintf(err, errlen, "unexpected netlink ack "
+				    "for \"%s\"", b->desc[idx]);
 				goto out;
 			}
 			seen[idx] = 1;

@@ -1,14 +1,26 @@
 # aisb-enforce: cmocka unit tests (plan parser, batch builder) and the
 # network-namespace integration test (needs root; skips with 77 otherwise).
 if ENABLE_TESTS
-check_PROGRAMS += tests/unit/test_plan tests/unit/test_nft_batch
-TESTS += tests/unit/test_plan tests/unit/test_nft_batch
+check_PROGRAMS += tests/unit/test_plan tests/unit/test_nft_batch \
+	tests/unit/test_nft_send
+TESTS += tests/unit/test_plan tests/unit/test_nft_batch \
+	tests/unit/test_nft_send
 tests_unit_test_plan_SOURCES = tests/unit/test_plan.c
 tests_unit_test_plan_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -I$(top_srcdir)/enforcer
 tests_unit_test_plan_LDADD = $(ENFORCE_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_nft_batch_SOURCES = tests/unit/test_nft_batch.c
 tests_unit_test_nft_batch_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(NFTNL_CFLAGS) -I$(top_srcdir)/enforcer
 tests_unit_test_nft_batch_LDADD = $(ENFORCE_LIBS) $(CMOCKA_LIBS)
+# The kernel side of the netlink socket is faked: see the test's header.
+tests_unit_test_nft_send_SOURCES = tests/unit/test_nft_send.c
+tests_unit_test_nft_send_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(NFTNL_CFLAGS) -I$(top_srcdir)/enforcer
+tests_unit_test_nft_send_LDFLAGS = \
+	-Wl,--wrap=mnl_socket_open -Wl,--wrap=mnl_socket_bind \
+	-Wl,--wrap=mnl_socket_setsockopt -Wl,--wrap=mnl_socket_get_fd \
+	-Wl,--wrap=mnl_socket_get_portid -Wl,--wrap=mnl_socket_sendto \
+	-Wl,--wrap=mnl_socket_recvfrom -Wl,--wrap=mnl_socket_close \
+	-Wl,--wrap=setsockopt
+tests_unit_test_nft_send_LDADD = $(ENFORCE_LIBS) $(CMOCKA_LIBS)
 endif
 
 check_PROGRAMS += tests/integration/enforce_probe
