@@ -38,6 +38,7 @@
 
 static struct gate	 gate;
 static struct event	*drain_timer;
+static struct event	*accept_pause;
 
 static __attribute__((noreturn)) void
 usage(void)
@@ -204,6 +205,9 @@ gate_reload(struct gate *g)
 	struct gate_auth	*a;
 
 	g->ctr.reloads++;
+	/* Log rotation works whatever becomes of the policy. */
+	if (gate_audit_reopen(g->audit) == -1)
+		log_warn("reload: reopening the audit log, keeping the old one");
 	if ((p = load_policy(g->cfg.policy_path)) == NULL) {
 		g->ctr.reload_failures++;
 		log_warnx("reload: %s is invalid, keeping policy sha256:%s",
@@ -225,8 +229,6 @@ gate_reload(struct gate *g)
 			g->auth = a;
 		}
 	}
-	if (gate_audit_reopen(g->audit) == -1)
-		log_warn("reload: reopening the audit log, keeping the old one");
 	policy_free(g->policy);
 	g->policy = p;
 	log_warnx("reload: policy %s sha256:%s", g->cfg.policy_path,
@@ -242,12 +244,28 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 }
 
 static void
+accept_resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct gate	*g = arg;
+
+	if (g->listener != NULL)
+		evconnlistener_enable(g->listener);
+}
+
+/*
+ * EMFILE and friends.  The listening socket stays readable, so retrying at
+ * once would spin: pause accepting for a second instead.
+ */
+static void
 accept_error_cb(struct evconnlistener *l, void *arg)
 {
-	int	 e = EVUTIL_SOCKET_ERROR();
+	struct timeval	 tv = { 1, 0 };
+	int		 e = EVUTIL_SOCKET_ERROR();
 
-	/* EMFILE and friends: the limits are set so that this is rare. */
-	log_warnx("accept: %s", evutil_socket_error_to_string(e));
+	log_warnx("accept: %s; pausing for a second",
+	    evutil_socket_error_to_string(e));
+	evconnlistener_disable(l);
+	evtimer_add(accept_pause, &tv);
 }
 
 static void
@@ -359,19 +377,18 @@ raise_nofile(struct gate_config *cfg)
 }
 
 static void
-drop_privileges(const char *user)
+drop_privileges(uid_t uid, gid_t gid, const char *user,
+    const char *control_path)
 {
-	struct passwd	*pw;
-
-	if ((pw = getpwnam(user)) == NULL)
-		fatalx("unknown user %s", user);
-	if (setgroups(1, &pw->pw_gid) == -1 ||
-	    setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) == -1 ||
-	    setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) == -1)
+	/* The control socket belongs to whoever the gate runs as. */
+	if (control_path != NULL && chown(control_path, uid, gid) == -1)
+		fatal("chown %s", control_path);
+	if (setgroups(1, &gid) == -1 || setresgid(gid, gid, gid) == -1 ||
+	    setresuid(uid, uid, uid) == -1)
 		fatal("dropping privileges to %s", user);
-	if (pw->pw_uid != 0 && (setuid(0) != -1 || geteuid() == 0))
+	if (uid != 0 && (setuid(0) != -1 || geteuid() == 0))
 		fatalx("still root after dropping privileges to %s", user);
-	log_info("running as %s (uid %ld)", user, (long)pw->pw_uid);
+	log_info("running as %s (uid %ld)", user, (long)uid);
 }
 
 static void
@@ -533,6 +550,9 @@ main(int argc, char **argv)
 	int			 i, rc = EX_OK_;
 	int			 signums[3] = { SIGHUP, SIGTERM, SIGINT };
 	char			 addr[128], line[32];
+	struct passwd		*pw;
+	uid_t			 uid = 0;
+	gid_t			 gid = 0;
 
 	parse_args(cfg, argc, argv);
 	log_init("aisb-gate", cfg->verbose + (cfg->check_only ? 0 : 0));
@@ -543,6 +563,15 @@ main(int argc, char **argv)
 		fprintf(stderr, "aisb-gate: -l %s: expected an IP address and "
 		    "port, such as 127.0.0.1:3128 or [::1]:3128\n", cfg->listen);
 		return EX_CONFIG_;
+	}
+	if (cfg->user != NULL) {
+		if ((pw = getpwnam(cfg->user)) == NULL) {
+			fprintf(stderr, "aisb-gate: --user %s: no such user\n",
+			    cfg->user);
+			return EX_CONFIG_;
+		}
+		uid = pw->pw_uid;
+		gid = pw->pw_gid;
 	}
 	if ((cfg->token_file != NULL || cfg->token_fd != -1) &&
 	    (g->auth = load_auth(cfg)) == NULL)
@@ -581,6 +610,8 @@ main(int argc, char **argv)
 	if (g->listener == NULL)
 		fatal("listen on %s", cfg->listen);
 	evconnlistener_set_error_cb(g->listener, accept_error_cb);
+	if ((accept_pause = evtimer_new(g->base, accept_resume_cb, g)) == NULL)
+		fatalx("evtimer_new failed");
 	g->boundlen = sizeof(g->bound);
 	if (getsockname(evconnlistener_get_fd(g->listener),
 	    (struct sockaddr *)&g->bound, &g->boundlen) == -1)
@@ -591,17 +622,11 @@ main(int argc, char **argv)
 	    (g->control = gate_control_open(g, cfg->control_path)) == NULL)
 		fatalx("cannot open the control socket %s", cfg->control_path);
 
-	if (geteuid() == 0) {
-		if (cfg->user != NULL)
-			drop_privileges(cfg->user);
-		else
-			log_info("running as root; --user drops privileges");
-	}
-	if (!cfg->foreground)
-		daemonize();
 	/*
 	 * The listener is bound and listening: connections made from now on
-	 * are accepted, so this is the moment to say where.
+	 * are accepted, so this is the moment to say where.  It is said before
+	 * privileges are dropped so that the port file may live in a directory
+	 * only root can write; nothing after this point is expected to fail.
 	 */
 	snprintf(line, sizeof(line), "%u\n", g->bound.ss_family == AF_INET ?
 	    ntohs(((struct sockaddr_in *)&g->bound)->sin_port) :
@@ -613,6 +638,14 @@ main(int argc, char **argv)
 			log_warn("ready fd %d", cfg->ready_fd);
 		close(cfg->ready_fd);
 	}
+	if (geteuid() == 0) {
+		if (cfg->user != NULL)
+			drop_privileges(uid, gid, cfg->user, cfg->control_path);
+		else
+			log_info("running as root; --user drops privileges");
+	}
+	if (!cfg->foreground)
+		daemonize();
 
 	for (i = 0; i < 3; i++)
 		if ((sigs[i] = evsignal_new(g->base, signums[i], signal_cb,
@@ -631,6 +664,9 @@ main(int argc, char **argv)
 		event_free(sigs[i]);
 	if (drain_timer != NULL)
 		event_free(drain_timer);
+	event_free(accept_pause);
+	if (cfg->port_file != NULL && unlink(cfg->port_file) == -1)
+		log_debug("unlink %s: %s", cfg->port_file, strerror(errno));
 	if (g->listener != NULL)
 		evconnlistener_free(g->listener);
 	gate_control_close(g->control);

@@ -160,6 +160,18 @@ grep -qi 'proxy-authorization' "$tmp/body" && bad "credentials forwarded" || ok
 start_gate authfd "$tmp/policy.yaml" --token-fd 3 3<"$tmp/token"
 check "token from fd" "$(proxy_get -p --proxy-user sess-1:s3cret-token \
     "http://ok.test:$up/")" "200 200"
+# Started as root with --user: the gate drops every id after binding
+if [ "$(id -u)" = 0 ] && getent passwd nobody >/dev/null; then
+	start_gate user "$tmp/policy.yaml" --user nobody
+	nobody=$(id -u nobody)
+	check "uids after --user" "$(awk '/^Uid:/ {print $2,$3,$4,$5}' \
+	    "/proc/$gate_pid/status")" "$nobody $nobody $nobody $nobody"
+	check "groups after --user" "$(awk '/^Groups:/ {print $2}' \
+	    "/proc/$gate_pid/status")" "$(id -g nobody)"
+	check "CONNECT as nobody" "$(proxy_get -p "http://ok.test:$up/")" "200 200"
+	expect_audit "$tmp/audit.user.log" host=ok.test decision=allow
+fi
+
 check "secret in logs" "$(cat "$tmp"/gate.*.err "$tmp"/audit.*.log |
     grep -c s3cret || true)" 0
 

@@ -1,6 +1,16 @@
 #!/bin/bash
 # aisb-gate: SIGHUP with a valid and an invalid policy while a tunnel is
 # live (the tunnel keeps running, new requests follow the policy in force),
+# SIGHUP reopens the audit log (rotation)
+mv "$A" "$tmp/audit.rotated.log"
+kill -HUP "$gate_pid"
+sleep 0.5
+check "after rotation: ok.test" "$(proxy_get -p "http://ok.test:$up/rotated")" \
+    "200 200"
+expect_audit "$A" host=ok.test decision=allow
+check "rotated log keeps the old lines" \
+    "$(audit_count "$tmp/audit.rotated.log" host=ok.test decision=allow)" 2
+
 # reload through the control socket, SIGTERM drain (no new connections, live
 # tunnels finish, bounded by --drain-timeout) and SIGINT (exit now).
 set -euo pipefail
@@ -93,6 +103,16 @@ check "after bad reload: ok.test" "$(proxy_get -p "http://ok.test:$up/")" "200 2
 check "after bad reload: echo.test" \
     "$(proxy_get -p "http://echo.test:$echo_port/")" "403 000"
 check "tunnel survives bad reload" "$(say T1 ping)" pong
+
+# SIGHUP reopens the audit log (rotation)
+mv "$A" "$tmp/audit.rotated.log"
+kill -HUP "$gate_pid"
+sleep 0.5
+check "after rotation: ok.test" "$(proxy_get -p "http://ok.test:$up/rotated")" \
+    "200 200"
+expect_audit "$A" host=ok.test decision=allow
+check "rotated log keeps the old lines" \
+    "$(audit_count "$tmp/audit.rotated.log" host=ok.test decision=allow)" 2
 
 # reload through the control socket
 policy "$tmp/policy.yaml" ok.test echo.test
