@@ -1,7 +1,17 @@
 # Benchmarks: built by `make bench`, never part of `make check`.
-EXTRA_PROGRAMS += tests/bench/bench_policy
+#   bench_policy	the policy engine (decisions/s, load time)
+#   target, loadgen	the proxy comparison driven by compare.sh:
+#			no proxy, squid, tinyproxy and aisb-gate on 127.0.0.1
+# BENCH_SECONDS (default 5) sets each timed run; BENCH_ARGS passes more
+# options to compare.sh (e.g. --smoke, the short run CI may use).
+EXTRA_PROGRAMS += tests/bench/bench_policy tests/bench/target tests/bench/loadgen
 tests_bench_bench_policy_SOURCES = tests/bench/bench_policy.c
 tests_bench_bench_policy_LDADD = $(POLICY_LIBS)
+tests_bench_target_SOURCES = tests/bench/target.c
+tests_bench_loadgen_SOURCES = tests/bench/loadgen.c
 CLEANFILES += $(EXTRA_PROGRAMS)
-bench: tests/bench/bench_policy
+EXTRA_DIST += tests/bench/compare.sh
+bench: tests/bench/bench_policy tests/bench/target tests/bench/loadgen aisb-gate
 	tests/bench/bench_policy
+	bash $(top_srcdir)/tests/bench/compare.sh \
+	    --bindir tests/bench --gate ./aisb-gate $(BENCH_ARGS)
