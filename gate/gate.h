@@ -53,7 +53,6 @@ struct gate_counters {
 	uint64_t	 active;		/* gauge */
 	uint64_t	 tunnels;		/* gauge: relaying connections */
 	uint64_t	 rejected_limit;
-	uint64_t	 rejected_draining;
 	uint64_t	 allowed;
 	uint64_t	 denied;
 	uint64_t	 bad_request;

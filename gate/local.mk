@@ -8,3 +8,4 @@ aisb_gate_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(CARES_CFLAGS) $(CRYPTO_CFLA
 aisb_gate_LDADD = $(POLICY_LIBS) common/libaisbcommon.a $(LIBEVENT_LIBS) \
 	$(CARES_LIBS) $(CRYPTO_LIBS)
 dist_man_MANS += docs/aisb-gate.8
+EXTRA_DIST += docs/gate.md

@@ -205,9 +205,17 @@ gate_reload(struct gate *g)
 	struct gate_auth	*a;
 
 	g->ctr.reloads++;
-	/* Log rotation works whatever becomes of the policy. */
+	/* Log rotation and credentials do not wait for a valid policy. */
 	if (gate_audit_reopen(g->audit) == -1)
 		log_warn("reload: reopening the audit log, keeping the old one");
+	if (g->cfg.token_file != NULL) {
+		if ((a = load_auth(&g->cfg)) == NULL)
+			log_warnx("reload: keeping the old credentials");
+		else {
+			gate_auth_free(g->auth);
+			g->auth = a;
+		}
+	}
 	if ((p = load_policy(g->cfg.policy_path)) == NULL) {
 		g->ctr.reload_failures++;
 		log_warnx("reload: %s is invalid, keeping policy sha256:%s",
@@ -221,17 +229,9 @@ gate_reload(struct gate *g)
 		policy_free(p);
 		return -1;
 	}
-	if (g->cfg.token_file != NULL) {
-		if ((a = load_auth(&g->cfg)) == NULL)
-			log_warnx("reload: keeping the old credentials");
-		else {
-			gate_auth_free(g->auth);
-			g->auth = a;
-		}
-	}
 	policy_free(g->policy);
 	g->policy = p;
-	log_warnx("reload: policy %s sha256:%s", g->cfg.policy_path,
+	log_info("reload: policy %s sha256:%s", g->cfg.policy_path,
 	    policy_sha256(p));
 	return 0;
 }
