@@ -827,7 +827,8 @@ connected(struct gate_conn *c)
 		evbuffer_add_printf(bufferevent_get_output(c->cbev),
 		    "HTTP/1.1 200 Connection established\r\n\r\n");
 	} else {
-		cap = c->headlen + sizeof(c->hostport) + 64;
+		/* ": " may add a byte per field; Host and Connection lines */
+		cap = c->headlen + c->req.nhdrs + sizeof(c->hostport) + 64;
 		if ((fwd = malloc(cap)) == NULL) {
 			c->close_reason = "out of memory";
 			conn_free(c);

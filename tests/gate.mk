@@ -20,3 +20,13 @@ tests_unit_test_gate_http_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
 tests_unit_test_gate_http_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CRYPTO_CFLAGS)
 tests_unit_test_gate_http_LDADD = common/libaisbcommon.a $(CMOCKA_LIBS) $(CRYPTO_LIBS)
 endif
+
+# libFuzzer harness for the request parser (./configure --enable-fuzz CC=clang);
+# tests/fuzz/run.sh runs it when "gate_http" is in its list.
+if ENABLE_FUZZ
+noinst_PROGRAMS += tests/fuzz/fuzz_gate_http
+tests_fuzz_fuzz_gate_http_SOURCES = tests/fuzz/fuzz_gate_http.c gate/http.c
+tests_fuzz_fuzz_gate_http_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
+tests_fuzz_fuzz_gate_http_CFLAGS = $(AM_CFLAGS)
+tests_fuzz_fuzz_gate_http_LDFLAGS = -fsanitize=fuzzer
+endif

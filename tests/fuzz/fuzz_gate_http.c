@@ -1,0 +1,76 @@
+/*
+ * libFuzzer: aisb-gate's request head parser and chunked framing.
+ * Invariants: the parser gives the same answer fed whole or in two pieces
+ * (it is restartable); a parsed head lies inside the input; the forwarded
+ * head fits its bound; chunked scanning never claims more than it was given.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http.h"
+
+int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct gate_http_req	 a, b;
+	struct gate_http_span	 auth, path;
+	struct gate_http_chunk	 ch;
+	const char		*buf = (const char *)data;
+	char			*out;
+	size_t			 split, i, cap;
+	ssize_t			 ra, rb, n;
+	int			 done;
+
+	if (size == 0)
+		return 0;
+	split = data[0] % size;
+	gate_http_req_init(&a);
+	ra = gate_http_parse(&a, buf, size);
+	gate_http_req_init(&b);
+	rb = gate_http_parse(&b, buf, split);
+	if (rb == 0)
+		rb = gate_http_parse(&b, buf, size);
+	if (ra != rb || (ra == -1 && (a.status != b.status ||
+	    strcmp(a.error, b.error) != 0)))
+		abort();
+	if (ra == -1 && a.status != 400 && a.status != 414 && a.status != 431)
+		abort();
+	if (ra <= 0)
+		return 0;
+	if ((size_t)ra > size || a.nhdrs > GATE_HTTP_MAX_HEADERS ||
+	    a.target.off + a.target.len > (size_t)ra)
+		abort();
+	for (i = 0; i < a.nhdrs; i++)
+		if (a.hdrs[i].value.off + a.hdrs[i].value.len > (size_t)ra)
+			abort();
+
+	if (gate_http_split_url(buf + a.target.off, a.target.len, &auth,
+	    &path) == 0) {
+		path.off += a.target.off;
+		cap = (size_t)ra + a.nhdrs + 4 + 64;	/* as conn.c */
+		if ((out = malloc(cap)) == NULL)
+			return 0;
+		n = gate_http_forward_head(&a, buf, path, "h:1", out, cap);
+		if (n == -1 || (size_t)n > cap)
+			abort();
+		free(out);
+	}
+
+	gate_http_chunk_init(&ch);
+	for (i = (size_t)ra; i < size;) {
+		n = gate_http_chunk_scan(&ch, buf + i, size - i, &done);
+		if (n == -1 || done)
+			break;
+		if (n == 0 || (size_t)n > size - i)
+			abort();
+		i += (size_t)n;
+	}
+	return 0;
+}
