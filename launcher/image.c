@@ -987,9 +987,11 @@ pull_failed(const char *ref)
 		(void)mkdir(path, 0700);
 	}
 	*slash = '/';
-	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0600)) != -1)
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	    0600)) != -1) {
+		(void)futimens(fd, NULL);	/* now, even if it existed */
 		close(fd);
+	}
 }
 
 /*
