@@ -160,6 +160,16 @@ grep -qi 'proxy-authorization' "$tmp/body" && bad "credentials forwarded" || ok
 start_gate authfd "$tmp/policy.yaml" --token-fd 3 3<"$tmp/token"
 check "token from fd" "$(proxy_get -p --proxy-user sess-1:s3cret-token \
     "http://ok.test:$up/")" "200 200"
+# --ready-fd: the port, once listening
+"$gate_bin" -d -f "$tmp/policy.yaml" -l 127.0.0.1:0 --ready-fd 3 \
+    --audit "$tmp/audit.ready.log" 3>"$tmp/ready" 2>"$tmp/gate.ready.err" &
+pids+=($!)
+wait_file "$tmp/ready"
+gate_port=$(cat "$tmp/ready")
+check "CONNECT via the ready-fd port" "$(proxy_get -p "http://ok.test:$up/")" \
+    "200 200"
+expect_audit "$tmp/audit.ready.log" host=ok.test decision=allow
+
 # Started as root with --user: the gate drops every id after binding
 if [ "$(id -u)" = 0 ] && getent passwd nobody >/dev/null; then
 	start_gate user "$tmp/policy.yaml" --user nobody

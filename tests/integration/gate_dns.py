@@ -2,9 +2,10 @@
 """A tiny authoritative DNS responder for the gate tests (stdlib only).
 
     gate_dns.py --zone ZONE.json --port-file FILE [--log FILE] [--bind ADDR]
+                [--port N]
 
-Listens on UDP ADDR (default 127.0.0.1) port 0 and writes the port chosen to
-FILE.  ZONE.json is read again for every query, so a test changes answers
+Listens on UDP ADDR (default 127.0.0.1) port N (default 0: any) and writes
+the port to FILE.  ZONE.json is read again for every query, so a test changes answers
 mid-run by rewriting it (write a temporary file, then rename):
 
     {"name.test": {"A": ["192.0.2.10"], "AAAA": ["2001:db8::1"], "ttl": 1},
@@ -77,11 +78,12 @@ def main():
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--log")
     ap.add_argument("--bind", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=0)
     a = ap.parse_args()
 
     fam = socket.AF_INET6 if ":" in a.bind else socket.AF_INET
     s = socket.socket(fam, socket.SOCK_DGRAM)
-    s.bind((a.bind, 0))
+    s.bind((a.bind, a.port))
     tmp = a.port_file + ".tmp"
     with open(tmp, "w") as f:
         f.write("%d\n" % s.getsockname()[1])

@@ -131,4 +131,27 @@ expect_audit "$B" host=stale.x.test decision=allow detail="stale DNS answer"
 grep -q 'stale.x.test: refresh failed (timeout), serving the last answer' \
     "$tmp/gate.exempt.err" && ok || bad "no stale log line"
 
+# No dns.servers in the policy: the system's resolver configuration, here a
+# resolv.conf bind-mounted in a mount namespace of the gate's own.
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	"$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port 53 \
+	    --port-file "$tmp/dns53.port" >/dev/null 2>"$tmp/dns53.err" &
+	pids+=($!)
+	wait_file "$tmp/dns53.port"
+	echo "nameserver 127.0.0.1" >"$tmp/resolv.conf"
+	sed '/^dns:/,$d' "$tmp/strict.yaml" >"$tmp/sysdns.yaml"
+	rm -f "$tmp/gate.sys.port"
+	unshare -m "$BASH" -c 'mount --bind "$1" /etc/resolv.conf && shift &&
+	    exec "$@"' sh "$tmp/resolv.conf" "$gate_bin" -d -f "$tmp/sysdns.yaml" \
+	    -l 127.0.0.1:0 --port-file "$tmp/gate.sys.port" \
+	    --audit "$tmp/audit.sys.log" >/dev/null 2>"$tmp/gate.sys.err" &
+	pids+=($!)
+	wait_file "$tmp/gate.sys.port"
+	gate_port=$(cat "$tmp/gate.sys.port")
+	check "system resolver" "$(proxy_get -p "http://pub.x.test:$up/")" \
+	    "200 200"
+	expect_audit "$tmp/audit.sys.log" host=pub.x.test decision=allow \
+	    addr=192.0.2.10
+fi
+
 finish
