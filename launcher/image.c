@@ -323,8 +323,10 @@ launch_exec(char *const argv[], const char *in, size_t inlen, char *out,
 	if (timed_out) {
 		kill_and_reap(pid);
 		if (err != NULL && errlen > 0 && err[0] == '\0')
-			snprintf(err, errlen, "%s: no answer in %d s, killed",
-			    argv[0], timeout_ms / 1000);
+			snprintf(err, errlen, "%s: still running after %d%s, "
+			    "killed", argv[0], timeout_ms >= 1000 ?
+			    timeout_ms / 1000 : timeout_ms,
+			    timeout_ms >= 1000 ? " s" : " ms");
 		goto restore;
 	}
 	if (WIFEXITED(status))
