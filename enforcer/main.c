@@ -29,8 +29,6 @@
 #include "privdrop.h"
 #include "refresh.h"
 
-#define EXIT_ENFORCE	77	/* enforcement failed: nothing ran */
-#define EXIT_CONFIG	78	/* bad plan or usage: nothing ran */
 #define DEFAULT_ID	1000
 
 struct options {
@@ -52,7 +50,7 @@ usage(const char *why)
 	fprintf(stderr, "usage: aisb-enforce [-nv] [--plan FILE | --plan-fd N] "
 	    "[--uid U] [--gid G]\n\t[--groups G,...] [--keep-fd N]... -- "
 	    "CMD [ARG...]\n");
-	exit(EXIT_CONFIG);
+	exit(ENF_EXIT_CONFIG);
 }
 
 /* A decimal id in 1..max; 0 and (uid_t)-1 are never sandbox ids. */
@@ -251,7 +249,7 @@ main(int argc, char **argv)
 	struct nft_ruleset	*rs = NULL;
 	char			 err[256];
 	size_t			 i;
-	int			 status = EXIT_ENFORCE;
+	int			 status = ENF_EXIT_ENFORCE;
 
 	log_init("aisb-enforce", 0);
 	parse_args(&o, argc, argv);
@@ -260,11 +258,11 @@ main(int argc, char **argv)
 		if (o.keep[i] == o.plan_fd)
 			usage("--keep-fd names the plan descriptor");
 	if ((plan = load_plan(&o)) == NULL)
-		return EXIT_CONFIG;
+		return ENF_EXIT_CONFIG;
 	if (plan->mode == ENF_MODE_DIRECT && o.creds.uid == getuid()) {
 		log_warnx("direct mode: the sandbox uid must differ from the "
 		    "refresher's (%u)", (unsigned)getuid());
-		status = EXIT_CONFIG;
+		status = ENF_EXIT_CONFIG;
 		goto out;
 	}
 	if (o.check_only) {

@@ -805,7 +805,9 @@ nft_send(const struct nft_batch *b, char *err, size_t errlen)
 			}
 			if (e->error != 0) {
 				snprintf(err, errlen, "kernel refused \"%s\": "
-				    "%s", b->desc[idx], strerror(-e->error));
+				    "%s%s", b->desc[idx], strerror(-e->error),
+				    e->error == -EPERM ? " (no CAP_NET_ADMIN?)" :
+				    "");
 				goto out;
 			}
 			/* Only the messages between the markers asked. */

@@ -22,6 +22,10 @@
 #define ENF_PLAN_MAX_NAME	253	/* DNS name, without the final dot */
 #define ENF_PLAN_MAX_PREFIX	64	/* log-prefix (the kernel allows 127) */
 
+/* aisb-enforce's own exit codes (sysexits' EX_NOPERM and EX_CONFIG). */
+#define ENF_EXIT_ENFORCE	77	/* enforcement failed: nothing ran */
+#define ENF_EXIT_CONFIG		78	/* bad plan or usage: nothing ran */
+
 #define ENF_TTL_MIN_DEFAULT	30
 #define ENF_TTL_MAX_DEFAULT	3600
 #define ENF_TTL_LIMIT		86400	/* dns-min-ttl/dns-max-ttl upper bound */

@@ -49,7 +49,6 @@
 #include "log.h"
 #include "refresh.h"
 
-#define EXIT_ENFORCE		77
 #define REFRESH_MAX_ADDRS	16	/* per name and family, per answer */
 #define REFRESH_MAX_KNOWN	(4 * REFRESH_MAX_ADDRS)	/* per name */
 #define RENEW_MARGIN_MS		1000	/* closer to expiry: just add */
@@ -435,19 +434,19 @@ child(int go, const sigset_t *oldmask, pid_t parent,
 		;
 	if (n != 1) {
 		log_warnx("the refresher failed; not running the command");
-		_exit(EXIT_ENFORCE);
+		_exit(ENF_EXIT_ENFORCE);
 	}
 	if (sigprocmask(SIG_SETMASK, oldmask, NULL) == -1 ||
 	    enf_close_fds(keep, nkeep, err, sizeof(err)) == -1 ||
 	    enf_drop_all(creds, err, sizeof(err)) == -1) {
 		log_warnx("dropping privileges: %s", err);
-		_exit(EXIT_ENFORCE);
+		_exit(ENF_EXIT_ENFORCE);
 	}
 	/* After the drop: changing credentials clears the death signal. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1 ||
 	    getppid() != parent) {
 		log_warnx("the refresher is gone; not running the command");
-		_exit(EXIT_ENFORCE);
+		_exit(ENF_EXIT_ENFORCE);
 	}
 	execvp(cmd[0], cmd);
 	log_warn("%s", cmd[0]);
@@ -481,11 +480,11 @@ enf_direct_run(const struct enf_plan *plan, struct nft_ruleset *rs,
 	size_t				 i;
 	pid_t				 pid, parent = getpid();
 	int				 go[2] = { -1, -1 }, sigfd = -1;
-	int				 status = EXIT_ENFORCE;
+	int				 status = ENF_EXIT_ENFORCE;
 
 	if ((r = calloc(1, sizeof(*r))) == NULL) {
 		log_warn("refresher");
-		return EXIT_ENFORCE;
+		return ENF_EXIT_ENFORCE;
 	}
 	r->plan = plan;
 	for (i = 0; i < plan->nnames; i++)
@@ -493,7 +492,7 @@ enf_direct_run(const struct enf_plan *plan, struct nft_ruleset *rs,
 	if (ares_library_init(ARES_LIB_INIT_ALL) != ARES_SUCCESS) {
 		log_warnx("c-ares initialisation failed");
 		free(r);
-		return EXIT_ENFORCE;
+		return ENF_EXIT_ENFORCE;
 	}
 
 	/* First round, before anything runs: wait for every answer. */
@@ -538,7 +537,7 @@ enf_direct_run(const struct enf_plan *plan, struct nft_ruleset *rs,
 			close(go[1]);
 			go[1] = -1;
 			(void)waitpid(pid, NULL, 0);
-			status = EXIT_ENFORCE;
+			status = ENF_EXIT_ENFORCE;
 			goto out;
 		}
 	}
