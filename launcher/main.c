@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "image.h"
 #include "launch.h"
 #include "log.h"
 
@@ -14,7 +15,10 @@ usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: aisb [flags] [--] COMMAND [ARGS...]\n"
-	    "       aisb --print-config | --print-policy\n"
+	    "       aisb [flags] --dry-run | --print-config | --print-policy |\n"
+	    "            --print-plan | --print-containerfile\n"
+	    "       aisb image build|ls\n"
+	    "       aisb doctor\n"
 	    "       aisb policy check FILE\n"
 	    "       aisb policy print FILE\n"
 	    "       aisb policy test FILE HOST[:PORT] [IP]\n"
@@ -42,6 +46,10 @@ main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (strcmp(argv[1], "image") == 0)
+		return launch_cmd_image(argc - 1, argv + 1);
+	if (strcmp(argv[1], "doctor") == 0)
+		return launch_cmd_doctor(argc - 1, argv + 1);
 	if (strcmp(argv[1], "gate") == 0 || strcmp(argv[1], "sessions") == 0 ||
 	    strcmp(argv[1], "clean") == 0) {
 		fprintf(stderr, "aisb: '%s' is not available in this build yet\n",

@@ -1,55 +1,342 @@
 /*
- * aisb [flags] [--] COMMAND: option resolution, previews, and the session.
+ * aisb [flags] [--] COMMAND: option resolution, previews, and the session:
+ * policy -> gate -> image -> container, torn down in reverse whatever
+ * happens, the command's exit status returned.
  */
 #include "config.h"
 
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "image.h"
 #include "launch.h"
 #include "options.h"
+#include "podman.h"
 #include "policy.h"
+#include "proc.h"
+#include "session.h"
+
+#define EXIT_TIMEOUT	124	/* as timeout(1) */
 
 extern char **environ;
 
-static int
-print_policy(const struct launch_opts *o)
+static struct policy *
+load_policy(const struct launch_opts *o)
 {
 	struct policy_errors	*errs;
 	struct policy		*p = NULL;
 	char			*out;
-	int			 rc = EXIT_CONFIG;
 
 	if ((errs = calloc(1, sizeof(*errs))) == NULL ||
 	    (out = malloc(64 * 1024)) == NULL) {
 		free(errs);
 		fprintf(stderr, "aisb: out of memory\n");
-		return 1;
+		return NULL;
 	}
 	if (policy_load_file(o->val[LO_POLICY], &p, errs) == -1) {
 		policy_errors_format(errs, out, 64 * 1024);
 		fprintf(stderr, "%s(policy from %s: %s)\n", out,
 		    launch_src_str(o->src[LO_POLICY]), o->where[LO_POLICY]);
-	} else {
-		free(out);
-		if ((out = policy_dump(p, NULL)) != NULL) {
-			fputs(out, stdout);
-			rc = 0;
-		}
 	}
 	free(out);
 	free(errs);
-	policy_free(p);
-	return rc;
+	return p;
+}
+
+static void
+image_spec(const struct launch_opts *o, const char **pkgs,
+    struct launch_image_spec *spec, char *enforcer, size_t enflen,
+    const char *runtime)
+{
+	size_t	 i;
+
+	for (i = 0; i < o->npackages; i++)
+		pkgs[i] = o->packages[i].text;
+	memset(spec, 0, sizeof(*spec));
+	spec->base = o->val[LO_IMAGE];
+	spec->packages = pkgs;
+	spec->npackages = o->npackages;
+	spec->enforcer_path = launch_image_default_enforcer(enforcer,
+	    enflen) == 0 ? enforcer : NULL;
+	spec->runtime = runtime;
+}
+
+static void
+print_argv(FILE *f, char **argv)
+{
+	for (; *argv != NULL; argv++) {
+		const char *a = *argv;
+
+		if (a[strcspn(a, " \t\n'\"\\$`*?[]{}()<>|&;#~")] == '\0' &&
+		    a[0] != '\0')
+			fprintf(f, "%s", a);
+		else {
+			fputc('\'', f);
+			for (; *a != '\0'; a++)
+				if (*a == '\'')
+					fputs("'\\''", f);
+				else
+					fputc(*a, f);
+			fputc('\'', f);
+		}
+		fputc(argv[1] != NULL ? ' ' : '\n', f);
+	}
+}
+
+/* The podman volume for /home/sandbox, created labelled if missing. */
+static int
+ensure_home_volume(const char *podman, const char *name, char *err,
+    size_t errlen)
+{
+	char	*exists[] = { (char *)podman, (char *)"volume", (char *)"exists",
+	    (char *)name, NULL };
+	char	*create[] = { (char *)podman, (char *)"volume", (char *)"create",
+	    (char *)"--label=io.aisb.managed=1", (char *)"--label=io.aisb.kind=home",
+	    (char *)name, NULL };
+	char	 out[256];
+
+	if (launch_exec(exists, NULL, 0, NULL, 0, 30000, 0, err, errlen) == 0)
+		return 0;
+	if (launch_exec(create, NULL, 0, out, sizeof(out), 30000, 0, err,
+	    errlen) != 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * Runs podman and waits, forwarding SIGINT/SIGTERM/SIGHUP, watching the
+ * gate and the timeout.  Returns the exit code for aisb.
+ */
+static int
+supervise(char **argv, struct launch_gate *gate, const char *podman,
+    const char *name, unsigned timeout)
+{
+	sigset_t	 set, old;
+	siginfo_t	 si;
+	struct timespec	 ts;
+	time_t		 deadline = timeout ? time(NULL) + timeout : 0;
+	int		 status, code = 1, sig;
+	pid_t		 pid;
+	char		 kerr[256];
+	char		*killv[] = { (char *)podman, (char *)"kill", (char *)name,
+	    NULL };
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	if ((pid = fork()) == 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (pid == -1) {
+		perror("aisb: fork");
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return 1;
+	}
+	for (;;) {
+		ts.tv_sec = 1;
+		ts.tv_nsec = 0;
+		sig = sigtimedwait(&set, &si, &ts);
+		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+			kill(pid, sig);		/* podman passes it on */
+			continue;
+		}
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			code = launch_exit_code(status);
+			break;
+		}
+		if (gate->pid > 0 && waitpid(gate->pid, &status, WNOHANG) ==
+		    gate->pid) {
+			gate->pid = -1;
+			fprintf(stderr, "aisb: the gate died; stopping the "
+			    "session\n");
+			(void)launch_exec(killv, NULL, 0, NULL, 0, 30000, 0,
+			    kerr, sizeof(kerr));
+			launch_wait(pid, &status);
+			code = EXIT_ENFORCE;
+			break;
+		}
+		if (deadline != 0 && time(NULL) >= deadline) {
+			fprintf(stderr, "aisb: --timeout %u s reached; killing "
+			    "the session\n", timeout);
+			(void)launch_exec(killv, NULL, 0, NULL, 0, 30000, 0,
+			    kerr, sizeof(kerr));
+			launch_wait(pid, &status);
+			code = EXIT_TIMEOUT;
+			break;
+		}
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return code;
+}
+
+static void
+write_record(const struct launch_session *s, const struct launch_opts *o,
+    const struct policy *p, time_t start, int code)
+{
+	char	*text = NULL, path[PATH_MAX], err[256];
+	size_t	 len = 0;
+	FILE	*f;
+	int	 i;
+
+	if ((f = open_memstream(&text, &len)) == NULL)
+		return;
+	fprintf(f, "session %s\nstarted %lld\nended %lld\nexit %d\n"
+	    "policy %s\npolicy_sha256 %s\ncommand", s->id, (long long)start,
+	    (long long)time(NULL), code, o->val[LO_POLICY], policy_sha256(p));
+	for (i = 0; i < o->ncmd; i++)
+		fprintf(f, " %s", o->cmd[i]);
+	fprintf(f, "\n# options (values of --env are redacted)\n");
+	launch_opts_print(o, f);
+	fclose(f);
+	if (launch_session_write(s, "record", text, len, path, sizeof(path),
+	    err, sizeof(err)) == -1)
+		fprintf(stderr, "aisb: session record: %s\n", err);
+	free(text);
+}
+
+static int
+run_session(const struct launch_opts *o, struct policy *p)
+{
+	struct launch_session		 s;
+	struct launch_gate		 gate = { -1, 0 };
+	struct launch_host_facts	 facts;
+	struct launch_image_spec	 spec;
+	struct launch_run		 r;
+	struct launch_strv		 argv = { 0 };
+	const char			*pkgs[LAUNCH_MAX_LIST];
+	char				 err[1024], podman[PATH_MAX];
+	char				 token[PATH_MAX], audit[PATH_MAX];
+	char				 glog[PATH_MAX], envfile[PATH_MAX];
+	char				 planfile[PATH_MAX], image[LAUNCH_TAG_MAX];
+	char				 enforcer[PATH_MAX], *plan = NULL;
+	char				*proxy = NULL;
+	time_t				 start = time(NULL);
+	int				 code = EXIT_ENFORCE;
+
+	if (launch_find_program("podman", podman, sizeof(podman)) == -1) {
+		fprintf(stderr, "aisb: podman not found; install it "
+		    "(apt-get install podman) or see aisb doctor\n");
+		return EXIT_ENFORCE;
+	}
+	memset(&facts, 0, sizeof(facts));
+	if (launch_doctor_host(&facts, 0) == -1) {
+		fprintf(stderr, "aisb: this host cannot run sandboxes; "
+		    "run aisb doctor for what to fix\n");
+		return EXIT_ENFORCE;
+	}
+	if (launch_session_new(&s, environ, err, sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: %s\n", err);
+		return EXIT_ENFORCE;
+	}
+	if (launch_session_path(&s, "audit.jsonl", audit, sizeof(audit)) == -1 ||
+	    launch_session_path(&s, "gate.log", glog, sizeof(glog)) == -1) {
+		snprintf(err, sizeof(err), "session folder path too long");
+		goto fail;
+	}
+
+	if (o->net == LAUNCH_NET_GATE) {
+		if (launch_token_file(&s, token, sizeof(token), err,
+		    sizeof(err)) == -1 ||
+		    launch_gate_start(&gate, o->val[LO_POLICY], token, audit,
+		    glog, err, sizeof(err)) == -1)
+			goto fail;
+		if (asprintf(&proxy, "http://session-%s:%s@%s:%u", s.id,
+		    s.secret, facts.host_loopback[0] ? facts.host_loopback :
+		    "10.0.2.2", gate.port) == -1) {
+			proxy = NULL;
+			snprintf(err, sizeof(err), "out of memory");
+			goto fail;
+		}
+	}
+	if (launch_env_file(&s, o, environ, proxy, envfile, sizeof(envfile),
+	    err, sizeof(err)) == -1)
+		goto fail;
+	if (proxy != NULL)
+		explicit_bzero(proxy, strlen(proxy));
+	if (launch_plan_text(o, p, facts.host_loopback[0] ?
+	    facts.host_loopback : "10.0.2.2", gate.port, &plan, err,
+	    sizeof(err)) == -1 ||
+	    launch_session_write(&s, "plan", plan, strlen(plan), planfile,
+	    sizeof(planfile), err, sizeof(err)) == -1)
+		goto fail;
+
+	image_spec(o, pkgs, &spec, enforcer, sizeof(enforcer),
+	    facts.runtime[0] ? facts.runtime : o->val[LO_RUNTIME]);
+	if (spec.enforcer_path == NULL) {
+		snprintf(err, sizeof(err), "aisb-enforce not found next to "
+		    "aisb; build it (make) or install it (make install)");
+		goto fail;
+	}
+	if (launch_image_ensure(&spec, image, sizeof(image), err,
+	    sizeof(err)) == -1 ||
+	    ensure_home_volume(podman, o->val[LO_HOME_VOLUME], err,
+	    sizeof(err)) == -1)
+		goto fail;
+
+	memset(&r, 0, sizeof(r));
+	r.opts = o;
+	r.podman = podman;
+	r.runtime = spec.runtime;
+	r.network = facts.network[0] ? facts.network :
+	    "slirp4netns:allow_host_loopback=true";
+	r.nofile = facts.nofile;
+	r.nproc = facts.nproc;
+	r.session_id = s.id;
+	r.image = image;
+	r.envfile = envfile;
+	r.planfile = planfile;
+	r.interactive = !isatty(STDIN_FILENO) ? 0 : 1;
+	r.tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+	if (launch_podman_argv(&r, &argv) == -1) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto fail;
+	}
+	{
+		char name[LAUNCH_ID_HEX + 8];
+
+		snprintf(name, sizeof(name), "aisb-%s", s.id);
+		code = supervise(argv.s, &gate, podman, name, o->timeout);
+	}
+	goto out;
+fail:
+	fprintf(stderr, "aisb: %s\n", err);
+	code = EXIT_ENFORCE;
+out:
+	launch_gate_stop(&gate);
+	write_record(&s, o, p, start, code);
+	if (o->keep || code != 0)
+		fprintf(stderr, "aisb: session %s: %s\n", s.id, s.dir);
+	launch_strv_free(&argv);
+	free(plan);
+	free(proxy);
+	launch_session_wipe(&s);
+	return code;
 }
 
 int
 launch_cmd_run(int argc, char **argv)
 {
 	struct launch_opts	 o;
-	char			 err[8192];
-	int			 rc = 0;
+	struct launch_strv	 v;
+	struct launch_run	 r;
+	struct launch_image_spec spec;
+	struct policy		*p = NULL;
+	const char		*pkgs[LAUNCH_MAX_LIST];
+	char			 err[8192], enforcer[PATH_MAX], *plan = NULL;
+	int			 rc = 0, preview;
 
 	if (launch_opts_resolve(&o, argc, argv, environ, err,
 	    sizeof(err)) == -1) {
@@ -57,15 +344,69 @@ launch_cmd_run(int argc, char **argv)
 		launch_opts_free(&o);
 		return EXIT_CONFIG;
 	}
+	preview = o.print_config || o.print_policy || o.print_plan ||
+	    o.print_containerfile || o.dry_run;
 	if (o.print_config)
 		launch_opts_print(&o, stdout);
-	if (o.print_policy && rc == 0)
-		rc = print_policy(&o);
-	if (!o.print_config && !o.print_policy) {
-		fprintf(stderr, "aisb: sessions are not available in this "
-		    "build yet; --print-config and --print-policy are\n");
-		rc = EXIT_CONFIG;
+	if ((p = load_policy(&o)) == NULL) {
+		launch_opts_free(&o);
+		return EXIT_CONFIG;
 	}
+	if (o.print_policy) {
+		char *d = policy_dump(p, NULL);
+
+		if (d != NULL)
+			fputs(d, stdout);
+		free(d);
+	}
+	if (o.print_plan || o.dry_run) {
+		/* the gate's port is known only once it runs */
+		if (launch_plan_text(&o, p, "10.0.2.2", 0, &plan, err,
+		    sizeof(err)) == -1) {
+			fprintf(stderr, "aisb: %s\n", err);
+			rc = EXIT_CONFIG;
+		} else {
+			printf("# plan (the gate's port is chosen when it "
+			    "starts)\n%s", plan);
+		}
+		free(plan);
+	}
+	if (o.print_containerfile) {
+		image_spec(&o, pkgs, &spec, enforcer, sizeof(enforcer),
+		    o.val[LO_RUNTIME]);
+		if (launch_image_print_containerfile(&spec, stdout) == -1)
+			rc = EXIT_CONFIG;
+	}
+	if (o.dry_run) {
+		memset(&r, 0, sizeof(r));
+		r.opts = &o;
+		r.podman = "podman";
+		r.runtime = o.val[LO_RUNTIME];
+		r.network = "slirp4netns:allow_host_loopback=true";
+		r.session_id = "<session>";
+		r.image = "<image>";
+		r.envfile = "<session>/env";
+		r.planfile = "<session>/plan";
+		if (launch_podman_argv(&r, &v) == 0) {
+			size_t i;
+
+			printf("# env file (mode 0600)\n");
+			if (o.net == LAUNCH_NET_GATE)
+				printf("HTTP_PROXY, HTTPS_PROXY, ALL_PROXY (and "
+				    "lower case)=http://<session credential>@"
+				    "10.0.2.2:<gate port>\nNO_PROXY, no_proxy="
+				    "localhost,127.0.0.1,::1\n");
+			for (i = 0; i < o.nenv; i++)
+				printf("%s\n", launch_env_redacted(o.env[i].text,
+				    err, sizeof(err)));
+			printf("# podman\n");
+			print_argv(stdout, v.s);
+			launch_strv_free(&v);
+		}
+	}
+	if (!preview)
+		rc = run_session(&o, p);
+	policy_free(p);
 	launch_opts_free(&o);
 	return rc;
 }

@@ -104,16 +104,24 @@ launch_session_wipe(struct launch_session *s)
 }
 
 int
+launch_session_path(const struct launch_session *s, const char *name,
+    char *path, size_t pathlen)
+{
+	int	 n = snprintf(path, pathlen, "%s/%s", s->dir, name);
+
+	return n < 0 || (size_t)n >= pathlen ? -1 : 0;
+}
+
+int
 launch_session_write(const struct launch_session *s, const char *name,
     const char *data, size_t len, char *path, size_t pathlen, char *err,
     size_t errlen)
 {
 	ssize_t	 w;
 	size_t	 off = 0;
-	int	 fd, n;
+	int	 fd;
 
-	n = snprintf(path, pathlen, "%s/%s", s->dir, name);
-	if (n < 0 || (size_t)n >= pathlen) {
+	if (launch_session_path(s, name, path, pathlen) == -1) {
 		snprintf(err, errlen, "%s/%s: path too long", s->dir, name);
 		return -1;
 	}

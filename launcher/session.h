@@ -24,6 +24,9 @@ struct launch_session {
 /* Makes a new id, the folder (0700) and the secret.  -1 with err. */
 int	 launch_session_new(struct launch_session *, char **envp, char *err,
 	    size_t errlen);
+/* dir/name into path; -1 when it does not fit. */
+int	 launch_session_path(const struct launch_session *, const char *name,
+	    char *path, size_t pathlen);
 /* Writes dir/name with mode 0600, refusing to follow or reuse a file. */
 int	 launch_session_write(const struct launch_session *, const char *name,
 	    const char *data, size_t len, char *path, size_t pathlen,

@@ -34,3 +34,8 @@ include tests/fuzz/local.mk
 include tests/bench/local.mk
 include tests/gate.mk
 include tests/enforcer.mk
+include tests/launcher-image.mk
+
+# A whole session in real podman (root; AISB_E2E=1).
+TESTS += tests/e2e/session.sh
+EXTRA_DIST += tests/e2e/session.sh

@@ -1,0 +1,41 @@
+/*
+ * Builders for the sandbox container: the enforcer plan and the podman
+ * argv.  Nothing here runs anything.
+ */
+#ifndef AISB_PODMAN_H
+#define AISB_PODMAN_H
+
+#include <stdint.h>
+
+#include "options.h"
+
+struct policy;
+
+/* A NULL-terminated vector of malloc'd strings. */
+struct launch_strv {
+	char	**s;
+	size_t	  n, cap;
+	int	  failed;
+};
+
+struct launch_run {
+	const struct launch_opts *opts;
+	const char	*podman;	/* path of the podman binary */
+	const char	*runtime;	/* OCI runtime, or NULL for podman's */
+	const char	*network;	/* --network value for gate/direct */
+	unsigned long	 nofile, nproc;	/* --ulimit values; 0: from getrlimit */
+	const char	*session_id;
+	const char	*image;
+	const char	*envfile;
+	const char	*planfile;
+	int		 interactive, tty;
+};
+
+void	 launch_strv_free(struct launch_strv *);
+/* The plan text for aisb-enforce; *out is malloc'd.  -1 with err. */
+int	 launch_plan_text(const struct launch_opts *, const struct policy *,
+	    const char *gate_addr, uint16_t gate_port, char **out, char *err,
+	    size_t errlen);
+int	 launch_podman_argv(const struct launch_run *, struct launch_strv *);
+
+#endif

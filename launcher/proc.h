@@ -1,0 +1,34 @@
+/*
+ * Child processes of the launcher: argv arrays only, never a shell.
+ */
+#ifndef AISB_PROC_H
+#define AISB_PROC_H
+
+#include <sys/types.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct launch_gate {
+	pid_t		 pid;		/* -1: not running */
+	uint16_t	 port;		/* on 127.0.0.1 */
+};
+
+int	 launch_find_program(const char *name, char *out, size_t len);
+pid_t	 launch_spawn(char *const argv[], const int fds[3], int extra_src,
+	    int extra_dst);
+int	 launch_wait(pid_t, int *status);
+int	 launch_exit_code(int status);
+
+/*
+ * Starts aisb-gate on 127.0.0.1:0 for one session and waits until it
+ * accepts connections (it reports its port on a pipe).  Its log goes to
+ * logfile, its audit lines to auditfile; the credential stays in
+ * tokenfile.  -1 with err when it does not come up.
+ */
+int	 launch_gate_start(struct launch_gate *, const char *policy,
+	    const char *tokenfile, const char *auditfile, const char *logfile,
+	    char *err, size_t errlen);
+void	 launch_gate_stop(struct launch_gate *);
+
+#endif

@@ -1,0 +1,208 @@
+#!/bin/bash
+# End to end: real aisb sessions in real podman containers.
+#
+# Servers run on the host's loopback only (a DNS responder, an HTTP
+# upstream, a TCP echo and a UDP sink); from inside the container the host
+# loopback is 10.0.2.2 (slirp4netns allow_host_loopback), so every escape
+# attempt targets a service this test started and nothing can leave the
+# machine even if the sandbox were broken.
+#
+# Needs root, podman and mmdebstrap; builds its images offline (see
+# docs/launcher.md) in a podman store of its own, which the EXIT trap
+# removes, failure or not.  Runs only with AISB_E2E=1 (tests/run.sh sets
+# it for one build), so that sanitizer and distcheck builds do not repeat
+# the image builds.
+set -euo pipefail
+
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_builddir=${top_builddir:-.}
+aisb=$(cd "$top_builddir" && pwd)/aisb
+here=$top_srcdir/tests/integration
+PY=${PYTHON:-python3}
+
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
+[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
+for t in podman mmdebstrap curl "$PY"; do
+	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
+done
+
+# A podman store of our own: images, containers and volumes made here are
+# exactly what the EXIT trap removes, and nothing of the host's is touched.
+tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/aisb-e2e-session.XXXXXX")
+export TMPDIR=$tmp
+printf '[storage]\ndriver = "overlay"\ngraphroot = "%s/graph"\nrunroot = "%s/run"\n' \
+    "$tmp" "$tmp" >"$tmp/storage.conf"
+export CONTAINERS_STORAGE_CONF=$tmp/storage.conf
+export XDG_CACHE_HOME=$tmp/cache
+vol=aisb-e2e-home-$$
+pids=()
+cleanup() {
+	local rc=$? p m
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	podman rm -af >/dev/null 2>&1 || true
+	podman volume rm -af >/dev/null 2>&1 || true
+	podman rmi -af >/dev/null 2>&1 || true
+	for m in $(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
+	    /proc/self/mounts | sort -r); do
+		umount -l "$m" 2>/dev/null || true
+	done
+	if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
+		echo "--- last output" >&2; cat "$tmp/out" "$tmp/err" >&2 2>/dev/null || true
+	fi
+	rm -rf "$tmp"
+	exit "$rc"
+}
+trap cleanup EXIT
+
+export XDG_STATE_HOME=$tmp/state XDG_CONFIG_HOME=$tmp/config
+mkdir -p "$XDG_CONFIG_HOME" "$tmp/ws"
+
+pass=0 fail=0
+ok()  { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+check() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi; }
+
+wait_file() {
+	local i
+	for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
+	echo "FAIL: $1 never appeared" >&2; return 1
+}
+
+# --- host-side servers --------------------------------------------------
+cat >"$tmp/zone.json" <<'EOF'
+{"allowed.test": {"A": ["127.0.0.1"], "ttl": 5},
+ "denied.test": {"A": ["127.0.0.1"], "ttl": 5}}
+EOF
+"$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" &
+pids+=($!)
+"$PY" "$here/gate_upstream.py" http --bind 127.0.0.1 --port-file "$tmp/http.port" \
+    --log "$tmp/http.log" &
+pids+=($!)
+"$PY" "$here/gate_upstream.py" echo --bind 127.0.0.1 --port-file "$tmp/echo.port" \
+    --log "$tmp/echo.log" &
+pids+=($!)
+"$PY" - "$tmp/udp.port" "$tmp/udp.log" <<'EOF' &
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 0))
+open(sys.argv[1] + ".tmp", "w").write("%d\n" % s.getsockname()[1])
+import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+while True:
+    d, a = s.recvfrom(2048)
+    with open(sys.argv[2], "a") as f:
+        f.write("got %d bytes\n" % len(d))
+EOF
+pids+=($!)
+for f in dns http echo udp; do wait_file "$tmp/$f.port"; done
+dns=$(cat "$tmp/dns.port") http=$(cat "$tmp/http.port")
+echo_port=$(cat "$tmp/echo.port") udp=$(cat "$tmp/udp.port")
+
+cat >"$tmp/policy.yaml" <<EOF
+version: 1
+allow:
+  - host: allowed.test
+    ports: [$http]
+allow_ranges: [127.0.0.1/32]
+dns:
+  servers: ["127.0.0.1:$dns"]
+  min_ttl: 1
+  max_ttl: 5
+EOF
+
+# aisb with the test's policy, workspace and home volume; output in out/err
+sess() {
+	local rc=0
+	(cd "$tmp/ws" && "$aisb" --policy "$tmp/policy.yaml" --home-volume "$vol" \
+	    --package curl "$@") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+	return "$rc"
+}
+last_session_dir() { ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | head -1; }
+
+# 1. an allowed host, by name, through the gate
+rc=0; sess -- curl -sS -o /dev/null -w '%{http_code}' "http://allowed.test:$http/x" || rc=$?
+check "allowed: exit" "$rc" 0
+check "allowed: status" "$(cat "$tmp/out")" 200
+sd=$(last_session_dir)
+if grep -q '"allowed.test"' "$sd/audit.jsonl" 2>/dev/null; then ok; else bad "no audit line for allowed.test"; fi
+for f in env token record; do
+	check "mode of $f" "$(stat -c %a "$sd/$f" 2>/dev/null || echo missing)" 600
+done
+
+# 2. a denied host: 403 from the gate, with the reason
+rc=0; sess -- curl -sS -D - -o /dev/null "http://denied.test:$http/" || rc=$?
+if grep -q '^HTTP/1.1 403' "$tmp/out"; then ok; else bad "denied.test not refused"; fi
+if grep -qi '^X-Aisb-Decision:' "$tmp/out"; then ok; else bad "no X-Aisb-Decision"; fi
+
+# 3. around the gate: a direct TCP connection to the host's loopback
+: >"$tmp/echo.log"
+rc=0; sess -- curl -sS --noproxy '*' --max-time 5 "http://10.0.2.2:$echo_port/" || rc=$?
+if [ "$rc" != 0 ]; then ok; else bad "direct TCP connection succeeded"; fi
+if grep -q accept "$tmp/echo.log"; then bad "echo server saw a connection"; else ok; fi
+
+# 4. UDP (and so DNS) out of the sandbox
+rc=0; sess -- bash -c "echo hello >/dev/udp/10.0.2.2/$udp; sleep 1" || rc=$?
+sleep 1
+if [ -s "$tmp/udp.log" ]; then bad "UDP reached the host"; else ok; fi
+
+# 5. who the command runs as
+rc=0; sess -- sh -c 'id -u; grep -E "^(CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):" /proc/self/status' || rc=$?
+check "identity: exit" "$rc" 0
+check "uid" "$(sed -n 1p "$tmp/out")" 1000
+for c in CapPrm CapEff CapBnd CapAmb; do
+	check "$c" "$(awk -v k="$c:" '$1 == k { print $2 }' "$tmp/out")" 0000000000000000
+done
+check "NoNewPrivs" "$(awk '$1 == "NoNewPrivs:" { print $2 }' "$tmp/out")" 1
+
+# 6. exit status passes through
+rc=0; sess -- sh -c 'exit 42' || rc=$?
+check "exit status" "$rc" 42
+
+# 7. --env NAME unset on the host: refused before anything starts
+n0=$(ls "$XDG_STATE_HOME/aisb/sessions" | wc -l)
+rc=0; (unset AISB_E2E_UNSET; sess --env AISB_E2E_UNSET -- true) || rc=$?
+check "unset env: exit" "$rc" 78
+check "unset env: no session" "$(ls "$XDG_STATE_HOME/aisb/sessions" | wc -l)" "$n0"
+
+# 8. a secret reaches the command and nothing else
+secret=hunter2-$$-$RANDOM
+want=$(printf %s "$secret" | sha256sum | cut -d' ' -f1)
+rc=0; AISB_E2E_SECRET=$secret sess --env AISB_E2E_SECRET --keep -- \
+    sh -c 'printf %s "$AISB_E2E_SECRET" | sha256sum | cut -d" " -f1' || rc=$?
+check "secret: delivered" "$(cat "$tmp/out")" "$want"
+sd=$(last_session_dir)
+name=aisb-$(basename "$sd")
+if grep -rqs "$secret" "$sd/record" "$sd/plan" "$sd/gate.log" "$sd/audit.jsonl"; then
+	bad "secret in the session record"; else ok; fi
+# the container's argv as podman keeps it (its environment holds the
+# values by design: that is how they reach the command)
+podman inspect --format '{{.Path}} {{json .Args}} {{json .Config.Cmd}} {{json .Config.Entrypoint}} {{json .Config.CreateCommand}}' \
+    "$name" >"$tmp/inspect" 2>&1 || bad "podman inspect $name failed"
+if grep -q "$secret" "$tmp/inspect"; then
+	bad "secret in podman inspect (argv)"; else ok; fi
+if grep -q -- "--env-file=" "$tmp/inspect"; then ok; else bad "inspect shows no argv"; fi
+# ps while a session with the secret runs
+(cd "$tmp/ws" && AISB_E2E_SECRET=$secret "$aisb" --policy "$tmp/policy.yaml" \
+    --home-volume "$vol" --package curl --env AISB_E2E_SECRET -- sleep 8) \
+    >/dev/null 2>&1 </dev/null &
+bg=$!
+running=0
+for i in $(seq 100); do
+	if [ -n "$(podman ps --filter label=io.aisb.kind=session -q)" ]; then
+		running=1; break; fi
+	sleep 0.2
+done
+check "session running for ps" "$running" 1
+if ps -eo args | grep -v grep | grep -q "$secret"; then bad "secret in ps"; else ok; fi
+wait "$bg" || true
+podman rm -f "$name" >/dev/null 2>&1 || true
+AISB_E2E_SECRET=$secret "$aisb" --policy "$tmp/policy.yaml" --env AISB_E2E_SECRET \
+    --dry-run -- true >"$tmp/out" 2>&1 || true
+if grep -q "$secret" "$tmp/out"; then bad "secret in --dry-run"; else ok; fi
+
+# 9. --timeout kills and exits 124
+rc=0; sess --timeout 3 -- sleep 60 || rc=$?
+check "timeout" "$rc" 124
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
