@@ -544,52 +544,102 @@ check_network(struct launch_host_facts *f, int verbose)
 	return -1;
 }
 
-/* The enforcer loads table inet aisb, drops to 1000 and runs id. */
+/* A private scratch directory for a probe, under $TMPDIR or /var/tmp. */
+static int
+probe_dir(char *dir, size_t len)
+{
+	const char	*tmp = getenv("TMPDIR");
+	int		 n;
+
+	if (tmp == NULL || tmp[0] != '/')
+		tmp = "/var/tmp";
+	n = snprintf(dir, len, "%s/aisb-doctor.XXXXXX", tmp);
+	if (n < 0 || (size_t)n >= len || mkdtemp(dir) == NULL)
+		return -1;
+	return 0;
+}
+
+/* SELinux hosts need the bind mounts relabelled. */
+static const char *
+mount_relabel(void)
+{
+	return access("/sys/fs/selinux/enforce", F_OK) == 0 ? ",z" : "";
+}
+
+/*
+ * The enforcer, as the image's entrypoint and with the plan bind-mounted
+ * read-only where the launcher puts it, loads table inet aisb, drops to
+ * 1000 and runs id.
+ */
 static void
 check_nft(struct launch_host_facts *f, int verbose)
 {
 	struct probe_args	 pa;
 	char			*argv[32], net[128], plan[128], out[64];
-	char			 err[256];
+	char			 dir[PATH_MAX], path[PATH_MAX + 8];
+	char			 vol[2 * PATH_MAX], err[256];
 	size_t			 a;
-	int			 rc;
+	int			 rc, fd, n;
 
 	/*
 	 * The gate port is never dialled: loading the table is the test.
 	 * Without a network mode that works, the table of --net none.
 	 */
 	if (f->netmode != LAUNCH_NET_UNKNOWN) {
-		snprintf(plan, sizeof(plan), "aisb-plan 1\nmode gate\n"
+		n = snprintf(plan, sizeof(plan), "aisb-plan 1\nmode gate\n"
 		    "gate %s 9\n", f->host_loopback);
 		snprintf(net, sizeof(net), "--network=%s", f->network);
 	} else {
-		snprintf(plan, sizeof(plan), "aisb-plan 1\nmode none\n");
+		n = snprintf(plan, sizeof(plan), "aisb-plan 1\nmode none\n");
 		snprintf(net, sizeof(net), "--network=none");
 	}
+	if (probe_dir(dir, sizeof(dir)) == -1) {
+		report(f, verbose, V_FAIL, "nftables   scratch directory: %s",
+		    strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/plan", dir);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+	    0644)) == -1 || write(fd, plan, (size_t)n) != n ||
+	    close(fd) == -1) {
+		report(f, verbose, V_FAIL, "nftables   %s: %s", path,
+		    strerror(errno));
+		goto out;
+	}
+	snprintf(vol, sizeof(vol), "--volume=%s:/run/aisb/plan:ro%s", path,
+	    mount_relabel());
 	a = probe_head(f, f->runtime, &pa, argv);
 	argv[a++] = net;
 	argv[a++] = "--cap-add=NET_ADMIN";
-	argv[a++] = "--interactive";
+	argv[a++] = vol;
 	argv[a++] = (char *)f->image;
-	argv[a++] = "--plan-fd";
-	argv[a++] = "0";
+	argv[a++] = "--plan";
+	argv[a++] = "/run/aisb/plan";
 	argv[a++] = "--";
 	argv[a++] = "/usr/bin/id";
 	argv[a++] = "-u";
 	argv[a] = NULL;
-	rc = launch_exec(argv, plan, strlen(plan), out, sizeof(out),
-	    PROBE_TIMEOUT_MS, 0, err, sizeof(err));
+	rc = launch_exec(argv, NULL, 0, out, sizeof(out), PROBE_TIMEOUT_MS, 0,
+	    err, sizeof(err));
 	chomp(out);
 	if (rc == 0 && strcmp(out, "1000") == 0) {
 		f->nft_ok = 1;
 		report(f, verbose, V_OK, "nftables   aisb-enforce loaded table "
 		    "inet aisb with NET_ADMIN and ran the command as uid %s",
 		    out);
-		return;
-	}
-	report(f, verbose, V_FAIL, "nftables   aisb-enforce exited %d (%s); "
-	    "fix: the kernel needs nf_tables (modprobe nf_tables), and "
-	    "podman must grant --cap-add NET_ADMIN", rc, err);
+	} else if (rc == 78)
+		report(f, verbose, V_FAIL, "nftables   aisb-enforce refused "
+		    "the plan or its arguments (%s); fix: rebuild the image "
+		    "with the aisb-enforce of this aisb (aisb image build)",
+		    err);
+	else
+		report(f, verbose, V_FAIL, "nftables   aisb-enforce exited %d "
+		    "(%s); fix: the kernel needs nf_tables (modprobe "
+		    "nf_tables), and podman must grant --cap-add NET_ADMIN",
+		    rc, err);
+out:
+	(void)unlink(path);
+	(void)rmdir(dir);
 }
 
 /* A file written as uid 1000 inside, owned as expected outside. */
@@ -598,17 +648,13 @@ check_bind_uid(struct launch_host_facts *f, int verbose)
 {
 	struct probe_args	 pa;
 	struct stat		 st;
-	const char		*tmp = getenv("TMPDIR");
 	char			*argv[32], dir[PATH_MAX], file[PATH_MAX + 16];
 	char			 vol[PATH_MAX + 64], err[256];
 	size_t			 a;
 	uid_t			 want = f->rootless ? getuid() : LAUNCH_SANDBOX_ID;
 
-	if (tmp == NULL || tmp[0] != '/')
-		tmp = "/var/tmp";
-	snprintf(dir, sizeof(dir), "%s/aisb-doctor.XXXXXX", tmp);
-	if (mkdtemp(dir) == NULL) {
-		report(f, verbose, V_FAIL, "bind-uid   mkdtemp %s: %s", dir,
+	if (probe_dir(dir, sizeof(dir)) == -1) {
+		report(f, verbose, V_FAIL, "bind-uid   scratch directory: %s",
 		    strerror(errno));
 		return;
 	}
@@ -620,8 +666,8 @@ check_bind_uid(struct launch_host_facts *f, int verbose)
 		    strerror(errno));
 		goto out;
 	}
-	snprintf(vol, sizeof(vol), "--volume=%s:/mnt/aisb-doctor%s", dir,
-	    access("/sys/fs/selinux/enforce", F_OK) == 0 ? ":z" : "");
+	snprintf(vol, sizeof(vol), "--volume=%s:/mnt/aisb-doctor:rw%s", dir,
+	    mount_relabel());
 	a = probe_head(f, f->runtime, &pa, argv);
 	argv[a++] = "--network=none";
 	argv[a++] = "--user=1000:1000";

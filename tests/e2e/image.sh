@@ -124,8 +124,9 @@ check "the enforcer is the entrypoint: a missing plan exits 78 (got $rc)" \
     test "$rc" = 78
 check "... and says why" grep -q '/nonexistent' "$err"
 printf 'aisb-plan 1\nmode none\n' >"$tmp/none.plan"
-prun --network=none --cap-add NET_ADMIN --interactive "$tag1" --plan-fd 0 \
-    -- /usr/bin/id -u <"$tmp/none.plan" >"$out" 2>"$err" || true
+prun --network=none --cap-add NET_ADMIN \
+    --volume "$tmp/none.plan:/run/aisb/plan:ro" "$tag1" \
+    --plan /run/aisb/plan -- /usr/bin/id -u >"$out" 2>"$err" || true
 check "the enforcer loads its table, then the command runs as 1000" \
     test "$(cat "$out")" = 1000
 
