@@ -45,6 +45,11 @@ load_policy(const struct launch_opts *o)
 		policy_errors_format(errs, out, 64 * 1024);
 		fprintf(stderr, "%s(policy from %s: %s)\n", out,
 		    launch_src_str(o->src[LO_POLICY]), o->where[LO_POLICY]);
+		if (o->src[LO_POLICY] == LAUNCH_SRC_DEFAULT &&
+		    access(o->val[LO_POLICY], F_OK) != 0)
+			fprintf(stderr, "aisb: no policy: pass --policy FILE, "
+			    "write ~/.config/aisb/policy.yaml, or run make "
+			    "install for the shipped default\n");
 	}
 	free(out);
 	free(errs);
@@ -404,7 +409,16 @@ launch_cmd_run(int argc, char **argv)
 			launch_strv_free(&v);
 		}
 	}
-	if (!preview)
+	if (!preview && (o.record || (o.val[LO_GATE] != NULL &&
+	    o.val[LO_GATE][0] != '\0'))) {
+		/* never silently run without what was asked for */
+		enum launch_opt_id id = o.record ? LO_RECORD : LO_GATE;
+
+		fprintf(stderr, "aisb: %s (%s: %s) is not available in this "
+		    "version; nothing was started\n", launch_opt_name(id),
+		    launch_src_str(o.src[id]), o.where[id]);
+		rc = EXIT_CONFIG;
+	} else if (!preview)
 		rc = run_session(&o, p);
 	policy_free(p);
 	launch_opts_free(&o);
