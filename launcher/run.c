@@ -303,7 +303,7 @@ run_session(const struct launch_opts *o, struct policy *p)
 	r.image = image;
 	r.envfile = envfile;
 	r.planfile = planfile;
-	r.interactive = !isatty(STDIN_FILENO) ? 0 : 1;
+	r.interactive = 1;	/* stdin reaches the command, piped or not */
 	r.tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
 	if (launch_podman_argv(&r, &argv) == -1) {
 		snprintf(err, sizeof(err), "out of memory");
