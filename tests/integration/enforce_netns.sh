@@ -266,6 +266,53 @@ run_enforce 77 no-setuid "$BARE" setpriv --bounding-set=-setuid \
 	--inh-caps=-setuid -- "$ENFORCE" --plan "$work/gate.plan" -- \
 	"$PROBE" ids
 
+# --- rootless: an ordinary user's user and network namespace --------------
+
+# As rootless podman does: uid 200000 creates a user namespace in which it
+# is root, with 1..65535 mapped to 300001..; the enforcer runs as that root.
+# Its uids must reach the binaries whatever the build directory is.
+rm -f "$work/userns.pid" "$work/userns.go"
+cp "$ENFORCE" "$work/aisb-enforce"
+chmod 755 "$work/aisb-enforce"
+chmod 777 "$work"
+setpriv --reuid=200000 --regid=200000 --clear-groups -- \
+	unshare --user --net sh -c '
+	echo $$ >"$1/userns.pid.tmp" && mv "$1/userns.pid.tmp" "$1/userns.pid"
+	i=0
+	while [ ! -e "$1/userns.go" ] && [ $i -lt 100 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	shift
+	exec "$@"' sh "$work" "$work/aisb-enforce" --plan "$work/gate.plan" -- "$PROBE" \
+	ids caps nft setuid >"$work/userns.out" 2>"$work/userns.err" &
+upid=$!
+pids+=($upid)
+if wait_file "$work/userns.pid"; then
+	# One write per map, as the kernel wants it.
+	python3 -c '
+import os, sys
+for f in ("uid_map", "gid_map"):
+    fd = os.open("/proc/%s/%s" % (sys.argv[1], f), os.O_WRONLY)
+    os.write(fd, b"0 200000 1\n1 300001 65535\n")
+    os.close(fd)' "$(cat "$work/userns.pid")"
+	touch "$work/userns.go"
+	rc=0
+	wait "$upid" || rc=$?
+	if [ "$rc" = 0 ]; then
+		ok "rootless: exit 0"
+		expect "$work/userns.out" ids is "uid=1000 euid=1000 gid=1000 groups=1000"
+		expect "$work/userns.out" caps is "CapInh=0000000000000000 CapPrm=0000000000000000 CapEff=0000000000000000 CapBnd=0000000000000000 CapAmb=0000000000000000 NoNewPrivs=1"
+		expect "$work/userns.out" nft denied
+		expect "$work/userns.out" setuid denied
+	else
+		fail "rootless: exit $rc: $(tr '\n' ' ' <"$work/userns.err")"
+	fi
+else
+	wait "$upid" || true
+	echo "# no unprivileged user namespaces here: rootless case skipped"
+fi
+chmod 755 "$work"
+
 # --- the read-back refuses a table that differs from the one sent ---------
 
 # tamper NAME NFT-ARGS...: load, change the table with nft, verify.
