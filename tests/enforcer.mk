@@ -2,9 +2,9 @@
 # network-namespace integration test (needs root; skips with 77 otherwise).
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test_plan tests/unit/test_nft_batch \
-	tests/unit/test_nft_send
+	tests/unit/test_nft_send tests/unit/test_privdrop
 TESTS += tests/unit/test_plan tests/unit/test_nft_batch \
-	tests/unit/test_nft_send
+	tests/unit/test_nft_send tests/unit/test_privdrop
 tests_unit_test_plan_SOURCES = tests/unit/test_plan.c
 tests_unit_test_plan_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -I$(top_srcdir)/enforcer
 tests_unit_test_plan_LDADD = $(ENFORCE_LIBS) $(CMOCKA_LIBS)
@@ -21,6 +21,14 @@ tests_unit_test_nft_send_LDFLAGS = \
 	-Wl,--wrap=mnl_socket_recvfrom -Wl,--wrap=mnl_socket_close \
 	-Wl,--wrap=setsockopt
 tests_unit_test_nft_send_LDADD = $(ENFORCE_LIBS) $(CMOCKA_LIBS)
+# The credentials are a model in the test: see its header.
+tests_unit_test_privdrop_SOURCES = tests/unit/test_privdrop.c
+tests_unit_test_privdrop_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -I$(top_srcdir)/enforcer
+tests_unit_test_privdrop_LDFLAGS = \
+	-Wl,--wrap=prctl -Wl,--wrap=syscall -Wl,--wrap=setgroups \
+	-Wl,--wrap=setresuid -Wl,--wrap=setresgid -Wl,--wrap=getresuid \
+	-Wl,--wrap=getresgid -Wl,--wrap=setuid -Wl,--wrap=setgid
+tests_unit_test_privdrop_LDADD = $(ENFORCE_LIBS) $(CMOCKA_LIBS)
 endif
 
 check_PROGRAMS += tests/integration/enforce_probe
