@@ -2,7 +2,7 @@
 # compare.sh: aisb-gate against squid, tinyproxy and no proxy on 127.0.0.1.
 #
 #   compare.sh [--smoke] [--gate PATH] [--bindir DIR] [--only LIST]
-#              [--keep-going] [--perf DIR]
+#              [--rounds N] [--perf DIR]
 #
 # Starts tests/bench/target (echo, endless source, HTTP responder), then in
 # turn no proxy, squid, tinyproxy and aisb-gate, each configured here to
@@ -20,8 +20,13 @@
 #			script, else tests/bench of the current directory)
 #   --only LIST		columns to run, comma-separated, of: none,squid,
 #			tinyproxy,gate (default all)
+#   --rounds N		run every column N times, interleaved (none, squid,
+#			tinyproxy, gate, none, ...), and report the median of
+#			each figure, the sum of errors, the worst failures:
+#			on a shared machine the load of others drifts
 #   --perf DIR		record `perf record -g` of aisb-gate during its
-#			setup-50 and bulk-1 runs into DIR
+#			setup-50 and bulk-1 runs into DIR (perf slows the
+#			gate: do not report figures from such a run)
 #
 # Run as root: it raises RLIMIT_NOFILE as far as the hard limit allows (a
 # tunnel costs a proxy two descriptors, so 10,000 tunnels need a hard limit
@@ -39,6 +44,7 @@ BINDIR=
 ONLY=none,squid,tinyproxy,gate
 PERFDIR=
 IDLE_N=5000
+ROUNDS=1
 SCALE_WANT=10000
 
 die() { echo "compare.sh: $*" >&2; exit 1; }
@@ -51,12 +57,15 @@ while [ $# -gt 0 ]; do
 	--bindir) BINDIR=$2; shift ;;
 	--only) ONLY=$2; shift ;;
 	--perf) PERFDIR=$2; shift ;;
-	-h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+	--rounds) ROUNDS=$2; shift ;;
+	-h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next }
+		NR > 1 { exit }' "$0"; exit 0 ;;
 	*) die "unknown argument: $1 (see --help)" ;;
 	esac
 	shift
 done
 case $SECS in ''|*[!0-9]*) die "BENCH_SECONDS must be a number" ;; esac
+case $ROUNDS in ''|0|*[!0-9]*) die "--rounds takes a number from 1" ;; esac
 if [ "$SMOKE" = 1 ]; then
 	SECS=1
 	IDLE_N=500
@@ -190,7 +199,7 @@ HTTP=$(awk '$1 == "http" { print $2 }' "$TMP/target.ports")
 
 declare -A R	# R[column,figure] = value
 declare -A NOTE	# NOTE[column] = why it was skipped
-COLS=()
+declare -A DIED	# DIED[column] = the proxy exited by itself
 
 # kv LINE KEY: the value of KEY=... in a loadgen line
 kv() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<" $1"; }
@@ -201,7 +210,7 @@ lg() {
 	shift 3
 	out=$("$LOADGEN" -x "$x" -e "$ECHO" -s "$SOURCE" -h "$HTTP" "$@" \
 		2>>"$TMP/loadgen.err") || out="loadgen failed (exit $?)"
-	R[$col,$fig]=$out
+	R[$col,$fig]+="$out"$'\n'
 	echo "  $col $fig: $out" >&2
 	sleep 1		# let the proxy settle the aborted connections
 }
@@ -213,8 +222,19 @@ CUR_X=
 CUR_PID=
 CUR_OWN=0
 
+CUR_LOG=
 stop_cur() {
-	[ "$CUR_OWN" = 1 ] && stop_pid "$CUR_PID"
+	local st
+	if [ "$CUR_OWN" = 1 ]; then
+		if ! kill -0 "$CUR_PID" 2>/dev/null; then
+			wait "$CUR_PID" 2>/dev/null
+			st=$?
+			note "$CUR_COL (pid $CUR_PID) had exited before the end of its runs (status $st); its log ends:"
+			tail -5 "$CUR_LOG" >&2
+			DIED[$CUR_COL]="${DIED[$CUR_COL]:-}exited during a run (status $st); "
+		fi
+		stop_pid "$CUR_PID"
+	fi
 	CUR_OWN=0
 }
 
@@ -262,8 +282,10 @@ forwarded_for delete
 client_idle_pconn_timeout 600 seconds
 read_timeout 600 seconds
 EOF
-	"$SQUID" -N -f "$TMP/squid/squid.conf" >"$TMP/squid/stdout" 2>&1 &
+	"$SQUID" -N -f "$TMP/squid/squid.conf" >>"$TMP/squid/stdout" 2>&1 &
 	CUR_PID=$!
+	CUR_COL=squid
+	CUR_LOG=$TMP/squid/cache.log
 	CUR_OWN=1
 	PIDS+=("$CUR_PID")
 	CUR_X=127.0.0.1:$port
@@ -300,8 +322,10 @@ Allow 127.0.0.1
 DisableViaHeader Yes
 EOF
 	"$TINY" -d -c "$TMP/tinyproxy/tinyproxy.conf" \
-		>"$TMP/tinyproxy/stdout" 2>&1 &
+		>>"$TMP/tinyproxy/stdout" 2>&1 &
 	CUR_PID=$!
+	CUR_COL=tinyproxy
+	CUR_LOG=$TMP/tinyproxy/stdout
 	CUR_OWN=1
 	PIDS+=("$CUR_PID")
 	CUR_X=127.0.0.1:$port
@@ -327,6 +351,8 @@ start_gate() {
 		--max-per-client $((SCALE_N + 1000)) \
 		--idle-timeout 600 >>"$TMP/gate/stdout" 2>&1 &
 	CUR_PID=$!
+	CUR_COL=gate
+	CUR_LOG=$TMP/gate/stdout
 	CUR_OWN=1
 	PIDS+=("$CUR_PID")
 	for _ in $(seq 1 100); do
@@ -367,7 +393,6 @@ suite() {
 	local col=$1
 	note "measuring $col"
 	start_"$col" || { note "${NOTE[$col]}"; return; }
-	COLS+=("$col")
 	lg "$col" idle "$CUR_X" idle -n "$IDLE_N" -p "$CUR_PID" -H 1
 	stop_cur
 	start_"$col" || { note "${NOTE[$col]}"; return; }
@@ -386,8 +411,13 @@ suite() {
 
 want() { case ",$ONLY," in *",$1,"*) return 0 ;; esac; return 1; }
 
-for c in none squid tinyproxy gate; do
-	want "$c" && suite "$c"
+for r in $(seq 1 "$ROUNDS"); do
+	[ "$ROUNDS" -gt 1 ] && note "round $r of $ROUNDS"
+	for c in none squid tinyproxy gate; do
+		want "$c" || continue
+		[ -n "${NOTE[$c]:-}" ] && continue
+		suite "$c"
+	done
 done
 
 # --- the table -----------------------------------------------------------
@@ -395,15 +425,30 @@ done
 cell() {
 	local line=${R[$1,$2]:-} v e
 	[ -n "$line" ] || { echo "-"; return; }
-	case $line in loadgen*) echo "(failed)"; return ;; esac
-	v=$(fmt "$(kv "$line" "$3")")
-	e=$(kv "$line" errors)
+	v=$(fmt "$(val "$1" "$2" "$3")")
+	e=$(val "$1" "$2" errors)
 	if [ -n "$e" ] && [ "$e" != 0 ] && [ "$3" != failures ]; then
 		v="$v ($e err)"
 	fi
+	grep -q '^loadgen failed' <<<"$line" && v="$v (loadgen failed)"
 	echo "${v:--}"
 }
-val() { local line=${R[$1,$2]:-}; [ -n "$line" ] && kv "$line" "$3"; }
+# val COLUMN FIGURE KEY: over the rounds, the median of KEY; the sum for
+# errors and the largest for failures, so that none is hidden
+val() {
+	local line=${R[$1,$2]:-}
+	[ -n "$line" ] || return 0
+	while IFS= read -r l; do
+		[ -n "$l" ] && kv "$l" "$3"
+	done <<<"$line" | sort -n | awk -v k="$3" '
+		{ v[NR] = $1; s += $1 }
+		END {
+			if (NR == 0) exit
+			if (k == "errors") print s
+			else if (k == "failures") print v[NR]
+			else if (NR % 2) print v[(NR + 1) / 2]
+			else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 # ratio A B: A/B to two decimals, "-" when either is missing or B is 0
 ratio() {
 	awk -v a="${1:-}" -v b="${2:-}" 'BEGIN {
@@ -424,7 +469,7 @@ fmt() {		# thousands separators for integers, one decimal otherwise
 declare -A names
 names=([none]="no proxy" [squid]="squid" [tinyproxy]="tinyproxy" [gate]="aisb-gate")
 
-row() {		# row LABEL FIGURE KEY [lower-is-better]
+row() {		# row LABEL FIGURE KEY [noratio]
 	local label=$1 fig=$2 key=$3 c line
 	line="| $label |"
 	for c in none squid tinyproxy gate; do
@@ -432,14 +477,16 @@ row() {		# row LABEL FIGURE KEY [lower-is-better]
 		if [ -n "${NOTE[$c]:-}" ]; then line="$line skipped |"; continue; fi
 		line="$line $(cell "$c" "$fig" "$key") |"
 	done
-	if want gate; then
+	if want gate && [ -n "${4:-}" ]; then
+		line="$line - | - |"
+	elif want gate; then
 		line="$line $(ratio "$(val gate "$fig" "$key")" "$(val squid "$fig" "$key")") | $(ratio "$(val gate "$fig" "$key")" "$(val none "$fig" "$key")") |"
 	fi
 	echo "$line"
 }
 
 echo
-echo "aisb proxy comparison: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), ${SECS} s runs$([ "$SMOKE" = 1 ] && echo ', SMOKE (not a measurement)')"
+echo "aisb proxy comparison: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), ${SECS} s runs, $ROUNDS round(s) (median)$([ "$SMOKE" = 1 ] && echo ', SMOKE (not a measurement)')"
 echo "squid: $( (squid -v 2>/dev/null || /usr/sbin/squid -v 2>/dev/null) | sed -n '1s/.*Version //p'), tinyproxy: $(tinyproxy -v 2>/dev/null | awk '{print $2}'), nofile: $NOFILE"
 echo
 hdr="| figure |"; sep="| --- |"
@@ -459,8 +506,8 @@ row "  p99 latency (us)" setup50 p99_us
 row "bulk, 1 stream (MB/s)" bulk1 mbps
 row "bulk, 8 streams (MB/s)" bulk8 mbps
 row "idle RSS per tunnel, $IDLE_N tunnels (bytes)" idle per_tunnel
-row "  failures of $IDLE_N" idle failures
-row "$SCALE_N concurrent tunnels: failures" scale failures
+row "  failures of $IDLE_N" idle failures noratio
+row "$SCALE_N concurrent tunnels: failures" scale failures noratio
 row "  proxy RSS per tunnel at $SCALE_N (bytes)" scale per_tunnel
 row "HTTP forward, 50 concurrent (req/s)" http50 rate
 echo
@@ -469,6 +516,7 @@ echo "RSS growth of the no-proxy column is the target's own (4 KiB echo buffer p
 [ -n "$SCALE_NOTE" ] && echo "Scale: $SCALE_NOTE."
 for c in squid tinyproxy gate; do
 	[ -n "${NOTE[$c]:-}" ] && echo "Skipped ${names[$c]}: ${NOTE[$c]}"
+	[ -n "${DIED[$c]:-}" ] && echo "${names[$c]} ${DIED[$c]}"
 done
 
 # --- issue-6 targets -----------------------------------------------------
