@@ -22,6 +22,7 @@
 
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
@@ -42,6 +43,7 @@
 #include "http.h"
 
 #define RELAY_MAX	(256 * 1024)	/* bytes queued towards one side */
+#define RELAY_IO	(64 * 1024)	/* bytes per read(2)/write(2); libevent: 4 KiB */
 #define LINGER_SECS	2		/* after an answer, wait for the close */
 #define CLIENT_BUCKETS	256
 #define RULE_MAX	512
@@ -751,7 +753,53 @@ body_bytes(struct gate_conn *c, struct evbuffer *in, int *bad)
 	return (size_t)n;
 }
 
-static void
+/*
+ * libevent 2.1 reads at most 4 KiB per read(2) (EVBUFFER_MAX_READ; 2.2 makes
+ * it settable), which costs a trip through the loop per 4 KiB of a bulk
+ * tunnel.  So after each of its reads, read up to RELAY_IO more of what the
+ * socket holds, straight into the other side's output.  An EOF is left for
+ * libevent to find on its next read; a hard error is returned as -1.
+ */
+static ssize_t
+read_more(struct bufferevent *from, struct evbuffer *to)
+{
+	struct evbuffer_iovec	 v[2];
+	struct iovec		 iov[2];
+	size_t			 have = evbuffer_get_length(to), want, left;
+	ssize_t			 r;
+	int			 nv, i;
+
+	if (have >= RELAY_MAX)
+		return 0;
+	want = RELAY_MAX - have < RELAY_IO ? RELAY_MAX - have : RELAY_IO;
+	if ((nv = evbuffer_reserve_space(to, (ev_ssize_t)want, v, 2)) <= 0)
+		return 0;
+	for (i = 0, left = want; i < nv; i++) {
+		if (v[i].iov_len > left)
+			v[i].iov_len = left;
+		left -= v[i].iov_len;
+		iov[i].iov_base = v[i].iov_base;
+		iov[i].iov_len = v[i].iov_len;
+	}
+	do {
+		r = readv(bufferevent_getfd(from), iov, nv);
+	} while (r == -1 && errno == EINTR);
+	if (r <= 0) {
+		evbuffer_commit_space(to, v, 0);
+		return (r == -1 && errno != EAGAIN && errno != EWOULDBLOCK) ?
+		    -1 : 0;
+	}
+	for (i = 0, left = (size_t)r; i < nv; i++) {
+		if (v[i].iov_len > left)
+			v[i].iov_len = left;
+		left -= v[i].iov_len;
+	}
+	evbuffer_commit_space(to, v, v[1].iov_len && nv == 2 ? 2 : 1);
+	return r;
+}
+
+/* Returns -1 when the connection was closed (and freed). */
+static int
 relay_up(struct gate_conn *c)
 {
 	struct evbuffer	*in = bufferevent_get_input(c->cbev);
@@ -763,10 +811,20 @@ relay_up(struct gate_conn *c)
 	if (bad) {
 		c->close_reason = "bad_chunked_body";
 		conn_free(c);
-		return;
+		return -1;
 	}
 	if (n > 0) {
 		evbuffer_remove_buffer(in, out, n);
+		if (c->tunnel && !c->c_eof) {
+			ssize_t	 r = read_more(c->cbev, out);
+
+			if (r == -1) {
+				c->close_reason = "client error";
+				conn_free(c);
+				return -1;
+			}
+			n += (size_t)r;
+		}
 		c->up += n;
 		c->g->ctr.bytes_up += n;
 		clock_gettime(CLOCK_MONOTONIC, &c->t_active);
@@ -774,16 +832,17 @@ relay_up(struct gate_conn *c)
 	if (!c->tunnel && c->body_done) {
 		/* Nothing after the one request is read, let alone sent. */
 		bufferevent_disable(c->cbev, EV_READ);
-		return;
+		return 0;
 	}
 	if (evbuffer_get_length(out) >= RELAY_MAX) {
 		bufferevent_disable(c->cbev, EV_READ);
 		bufferevent_setwatermark(c->ubev, EV_WRITE, RELAY_MAX / 2, 0);
 		c->up_paused = 1;
 	}
+	return 0;
 }
 
-static void
+static int
 relay_down(struct gate_conn *c)
 {
 	struct evbuffer	*in = bufferevent_get_input(c->ubev);
@@ -792,6 +851,16 @@ relay_down(struct gate_conn *c)
 
 	if (n > 0) {
 		evbuffer_add_buffer(out, in);
+		if (!c->u_eof) {
+			ssize_t	 r = read_more(c->ubev, out);
+
+			if (r == -1) {
+				c->close_reason = "upstream error";
+				conn_free(c);
+				return -1;
+			}
+			n += (size_t)r;
+		}
 		c->down += n;
 		c->g->ctr.bytes_down += n;
 		clock_gettime(CLOCK_MONOTONIC, &c->t_active);
@@ -801,6 +870,7 @@ relay_down(struct gate_conn *c)
 		bufferevent_setwatermark(c->cbev, EV_WRITE, RELAY_MAX / 2, 0);
 		c->down_paused = 1;
 	}
+	return 0;
 }
 
 static void
@@ -818,6 +888,10 @@ connected(struct gate_conn *c)
 	clock_gettime(CLOCK_MONOTONIC, &c->t_active);
 	arm(c, g->cfg.idle_timeout);
 	bufferevent_setwatermark(c->cbev, EV_READ, 0, 0);
+	bufferevent_set_max_single_read(c->cbev, RELAY_IO);
+	bufferevent_set_max_single_write(c->cbev, RELAY_IO);
+	bufferevent_set_max_single_read(c->ubev, RELAY_IO);
+	bufferevent_set_max_single_write(c->ubev, RELAY_IO);
 	audit(c, "decision", "allow", c->tunnel ? 200 : 0, "allowed",
 	    c->stale ? "stale DNS answer" : NULL);
 	log_info("conn %llu: %s %s %s: allow via %s", (unsigned long long)c->id,
@@ -861,7 +935,7 @@ connected(struct gate_conn *c)
 	/* Bytes the client sent behind the head go first. */
 	if (evbuffer_get_length(bufferevent_get_input(c->cbev)) > 0 &&
 	    (c->tunnel || !c->body_done))
-		relay_up(c);
+		(void)relay_up(c);
 }
 
 /* --- the request ------------------------------------------------------------- */
@@ -1010,7 +1084,7 @@ client_read_cb(struct bufferevent *bev, void *arg)
 		head_complete(c);
 		return;
 	case S_RELAY:
-		relay_up(c);
+		(void)relay_up(c);
 		return;
 	case S_LINGER:
 		evbuffer_drain(in, evbuffer_get_length(in));
@@ -1066,7 +1140,8 @@ client_event_cb(struct bufferevent *bev, short what, void *arg)
 	if ((what & BEV_EVENT_EOF) && c->state == S_RELAY && c->tunnel) {
 		c->c_eof = 1;
 		bufferevent_disable(bev, EV_READ);
-		relay_up(c);
+		if (relay_up(c) == -1)
+			return;
 		if (evbuffer_get_length(bufferevent_get_output(c->ubev)) == 0 &&
 		    !c->u_shut) {
 			c->u_shut = 1;
@@ -1090,7 +1165,7 @@ client_event_cb(struct bufferevent *bev, short what, void *arg)
 static void
 up_read_cb(struct bufferevent *bev, void *arg)
 {
-	relay_down(arg);
+	(void)relay_down(arg);
 }
 
 static void
@@ -1139,7 +1214,8 @@ up_event_cb(struct bufferevent *bev, short what, void *arg)
 	if ((what & BEV_EVENT_EOF) && c->state == S_RELAY) {
 		c->u_eof = 1;
 		bufferevent_disable(bev, EV_READ);
-		relay_down(c);
+		if (relay_down(c) == -1)
+			return;
 		if (evbuffer_get_length(bufferevent_get_output(c->cbev)) == 0)
 			client_write_cb(c->cbev, c);
 		else
