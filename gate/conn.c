@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <arpa/inet.h>
 
 #include <errno.h>
@@ -119,6 +120,16 @@ gate_ms_since(const struct timespec *t)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return (double)(now.tv_sec - t->tv_sec) * 1e3 +
 	    (double)(now.tv_nsec - t->tv_nsec) / 1e6;
+}
+
+/* A relay adds no delay of its own: small writes (TLS records) go at once. */
+static void
+nodelay(int fd)
+{
+	int	 one = 1;
+
+	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) == -1)
+		log_debug("TCP_NODELAY: %s", strerror(errno));
 }
 
 static void
@@ -476,6 +487,7 @@ gate_accept(struct gate *g, int fd, const struct sockaddr *sa, int salen)
 	g->ctr.accepted++;
 	g->ctr.active++;
 
+	nodelay(fd);
 	if ((c->cbev = bufferevent_socket_new(g->base, fd,
 	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
 		close(fd);
@@ -883,6 +895,7 @@ connected(struct gate_conn *c)
 
 	c->connect_ms = gate_ms_since(&c->t_connect);
 	c->state = S_RELAY;
+	nodelay(bufferevent_getfd(c->ubev));
 	g->ctr.allowed++;
 	g->ctr.tunnels++;
 	clock_gettime(CLOCK_MONOTONIC, &c->t_active);
