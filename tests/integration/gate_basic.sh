@@ -160,6 +160,36 @@ grep -qi 'proxy-authorization' "$tmp/body" && bad "credentials forwarded" || ok
 start_gate authfd "$tmp/policy.yaml" --token-fd 3 3<"$tmp/token"
 check "token from fd" "$(proxy_get -p --proxy-user sess-1:s3cret-token \
     "http://ok.test:$up/")" "200 200"
+# A full disk under the audit log: requests still served, failures counted
+# and logged once
+if [ -w /dev/full ]; then
+	rm -f "$tmp/gate.full.port"
+	"$gate_bin" -d -f "$tmp/policy.yaml" -l 127.0.0.1:0 \
+	    --port-file "$tmp/gate.full.port" --audit /dev/full \
+	    --control "$tmp/full.sock" 2>"$tmp/gate.full.err" &
+	pids+=($!)
+	wait_file "$tmp/gate.full.port"
+	gate_port=$(cat "$tmp/gate.full.port")
+	check "CONNECT, audit disk full" "$(proxy_get -p "http://ok.test:$up/")" "200 200"
+	check "GET, audit disk full" "$(proxy_get "http://nope.test:$up/")" "000 403"
+	check "audit failures logged once" \
+	    "$(grep -c 'audit: write: No space left on device' "$tmp/gate.full.err")" 1
+	"$PY" - "$tmp/full.sock" <<'PY' && ok || bad "audit_errors not counted"
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(5)
+s.connect(sys.argv[1])
+s.sendall(b"status\n")
+data = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    data += b
+assert json.loads(data)["counters"]["audit_errors"] >= 3
+PY
+fi
+
 # --ready-fd: the port, once listening
 "$gate_bin" -d -f "$tmp/policy.yaml" -l 127.0.0.1:0 --ready-fd 3 \
     --audit "$tmp/audit.ready.log" 3>"$tmp/ready" 2>"$tmp/gate.ready.err" &
