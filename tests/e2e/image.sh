@@ -22,6 +22,7 @@ AISB=${AISB:-$(cd "$top_builddir" && pwd)/aisb}
 ENFORCE=${ENFORCE:-$(cd "$top_builddir" && pwd)/aisb-enforce}
 
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
+[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
 for t in podman mmdebstrap; do
 	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
 done
