@@ -645,10 +645,16 @@ resolve(struct gate_conn *c)
 	struct policy_addr	 addrs[GATE_MAX_ADDRS];
 	size_t			 n;
 	char			 detail[DETAIL_MAX];
+	int			 stale = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &c->t_dns);
-	if ((n = gate_dns_cached(c->g->dns, c->tgt.host, addrs)) != 0) {
+	if ((n = gate_dns_cached(c->g->dns, c->tgt.host, addrs,
+	    &stale)) != 0) {
 		c->dns_ms = 0;
+		if (stale) {
+			c->g->ctr.dns_stale++;
+			c->stale = 1;
+		}
 		if (classify(c, addrs, n, detail, sizeof(detail)) == 0) {
 			conn_refuse(c, 403, "deny", "address_denied", detail,
 			    "if this destination is intended, add its "

@@ -58,7 +58,8 @@ struct gate_dns_entry {
 	struct gate_dns			*dns;
 	struct policy_addr		 addrs[GATE_MAX_ADDRS];
 	size_t				 naddrs;	/* 0: no good answer yet */
-	struct timespec			 expires;
+	struct timespec			 expires;	/* resolve again from then */
+	struct timespec			 good_until;	/* end of the answer's TTL */
 	int				 queued;
 	int				 resolving;
 };
@@ -443,6 +444,7 @@ addrinfo_cb(void *arg, int status, int timeouts, struct ares_addrinfo *res)
 		e->naddrs = n;
 		e->expires = now;
 		e->expires.tv_sec += ttl;
+		e->good_until = e->expires;
 		log_debug("dns: %s: %zu address(es), pinned for %lds",
 		    e->name, n, ttl);
 		e->resolving = 0;
@@ -452,7 +454,7 @@ addrinfo_cb(void *arg, int status, int timeouts, struct ares_addrinfo *res)
 
 	e->resolving = 0;
 	if (e->naddrs != 0) {
-		struct timespec	 until = e->expires;
+		struct timespec	 until = e->good_until;
 
 		until.tv_sec += dns->grace;
 		if (ts_before(&now, &until)) {
@@ -460,6 +462,15 @@ addrinfo_cb(void *arg, int status, int timeouts, struct ares_addrinfo *res)
 			    "last answer for up to %lds more", e->name,
 			    dns_strerror(status),
 			    (long)(until.tv_sec - now.tv_sec));
+			/*
+			 * Do not make every request of an outage wait for a
+			 * look-up to fail: try again after min_ttl (at least
+			 * a second), never past the grace period.
+			 */
+			e->expires = now;
+			e->expires.tv_sec += dns->min_ttl ? dns->min_ttl : 1;
+			if (ts_before(&until, &e->expires))
+				e->expires = until;
 			entry_dispatch(e, 0, NULL, 1);
 			return;
 		}
@@ -599,12 +610,14 @@ gate_dns_free(struct gate_dns *dns)
 }
 
 /*
- * The pinned answer for name, if it has not expired: copies it to out
- * (GATE_MAX_ADDRS entries) and returns how many, or 0.
+ * The pinned answer for name, if it is not due to be resolved again:
+ * copies it to out (GATE_MAX_ADDRS entries) and returns how many, or 0.
+ * *stale is set when the answer is past its TTL (served for the grace
+ * period after a failed refresh).
  */
 size_t
 gate_dns_cached(struct gate_dns *dns, const char *name,
-    struct policy_addr *out)
+    struct policy_addr *out, int *stale)
 {
 	struct gate_dns_entry	*e;
 	struct timespec		 now;
@@ -617,6 +630,7 @@ gate_dns_cached(struct gate_dns *dns, const char *name,
 	TAILQ_REMOVE(&dns->lru, e, lru);
 	TAILQ_INSERT_TAIL(&dns->lru, e, lru);
 	memcpy(out, e->addrs, e->naddrs * sizeof(out[0]));
+	*stale = !ts_before(&now, &e->good_until);
 	return e->naddrs;
 }
 

@@ -145,7 +145,7 @@ int		 gate_dns_resolve(struct gate_dns *, const char *name,
 		    struct gate_dns_wait *, gate_dns_cb, void *arg);
 void		 gate_dns_cancel(struct gate_dns_wait *);
 size_t		 gate_dns_cached(struct gate_dns *, const char *name,
-		    struct policy_addr *out);
+		    struct policy_addr *out, int *stale);
 size_t		 gate_dns_cache_size(const struct gate_dns *);
 
 /* audit.c */

@@ -131,6 +131,10 @@ check "stale served" "$(proxy_get -p "http://stale.x.test:$up/")" "200 200"
 expect_audit "$B" host=stale.x.test decision=allow detail="stale DNS answer"
 grep -q 'stale.x.test: refresh failed (timeout), serving the last answer' \
     "$tmp/gate.exempt.err" && ok || bad "no stale log line"
+# and again (from the cache for min_ttl after the failed refresh)
+check "stale again" "$(proxy_get -p "http://stale.x.test:$up/")" "200 200"
+check "stale lines" "$(audit_count "$B" host=stale.x.test event=decision \
+    detail="stale DNS answer")" 2
 
 # No dns.servers in the policy: the system's resolver configuration, here a
 # resolv.conf bind-mounted in a mount namespace of the gate's own.
