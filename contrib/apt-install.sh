@@ -11,5 +11,7 @@ done
 [ -z "$missing" ] && exit 0
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
+# With the recommended packages, as a user's machine has them: podman's
+# (catatonit, fuse-overlayfs...) are part of what the tests exercise.
 # shellcheck disable=SC2086
-apt-get install -y -q --no-install-recommends $missing
+apt-get install -y -q $missing

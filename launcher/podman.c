@@ -182,6 +182,8 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 	add(v, "--label=io.aisb.kind=session");
 	add(v, "--label=io.aisb.session=%s", r->session_id);
 	add(v, "--hostname=aisb");
+	/* catatonit as PID 1 reaps what the command orphans */
+	add(v, "--init");
 	/*
 	 * The enforcer needs these, and drops every one before the exec; in
 	 * direct mode its refresher keeps NET_ADMIN and KILL (docs/enforcer.md).

@@ -409,7 +409,18 @@ launch_cmd_run(int argc, char **argv)
 			launch_strv_free(&v);
 		}
 	}
-	if (!preview && (o.record || (o.val[LO_GATE] != NULL &&
+	if (!preview && o.net == LAUNCH_NET_DIRECT) {
+		/*
+		 * aisb-enforce pins the allowed names' addresses, but the
+		 * command could not resolve them itself (raw DNS is dropped):
+		 * refuse until the sandbox gets a DNS stub.
+		 */
+		fprintf(stderr, "aisb: --net direct (%s: %s) is not available "
+		    "for sessions in this version; use --net gate (the "
+		    "default) or --net none\n", launch_src_str(o.src[LO_NET]),
+		    o.where[LO_NET]);
+		rc = EXIT_CONFIG;
+	} else if (!preview && (o.record || (o.val[LO_GATE] != NULL &&
 	    o.val[LO_GATE][0] != '\0'))) {
 		/* never silently run without what was asked for */
 		enum launch_opt_id id = o.record ? LO_RECORD : LO_GATE;
