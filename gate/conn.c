@@ -848,8 +848,11 @@ relay_up(struct gate_conn *c)
 		clock_gettime(CLOCK_MONOTONIC, &c->t_active);
 	}
 	if (!c->tunnel && c->body_done) {
-		/* Nothing after the one request is read, let alone sent. */
-		bufferevent_disable(c->cbev, EV_READ);
+		/*
+		 * Nothing after the one request goes upstream.  What else the
+		 * client sends is read and dropped, so that its close is seen.
+		 */
+		evbuffer_drain(in, evbuffer_get_length(in));
 		return 0;
 	}
 	if (evbuffer_get_length(out) >= RELAY_MAX) {
@@ -947,13 +950,9 @@ connected(struct gate_conn *c)
 	free(c->head);
 	c->head = NULL;
 	bufferevent_enable(c->ubev, EV_READ | EV_WRITE);
-	if (c->tunnel || !c->body_done)
-		bufferevent_enable(c->cbev, EV_READ | EV_WRITE);
-	else
-		bufferevent_enable(c->cbev, EV_WRITE);
-	/* Bytes the client sent behind the head go first. */
-	if (evbuffer_get_length(bufferevent_get_input(c->cbev)) > 0 &&
-	    (c->tunnel || !c->body_done))
+	bufferevent_enable(c->cbev, EV_READ | EV_WRITE);
+	/* Bytes the client sent behind the head go first (or are dropped). */
+	if (evbuffer_get_length(bufferevent_get_input(c->cbev)) > 0)
 		(void)relay_up(c);
 }
 
@@ -1170,8 +1169,14 @@ client_event_cb(struct bufferevent *bev, short what, void *arg)
 		return;
 	}
 	if ((what & BEV_EVENT_EOF) && c->state == S_RELAY && !c->tunnel &&
-	    c->body_done) {
-		/* The client half-closed after its request: wait for the answer. */
+	    c->body_done && c->down == 0) {
+		/*
+		 * The client half-closed after its request: wait for the
+		 * answer.  Once the answer has begun, an EOF means the client
+		 * is done with it (an upstream that ignores "Connection:
+		 * close" would otherwise hold the connection until the idle
+		 * timeout).
+		 */
 		c->c_eof = 1;
 		bufferevent_disable(bev, EV_READ);
 		return;
@@ -1199,7 +1204,7 @@ up_write_cb(struct bufferevent *bev, void *arg)
 	if (c->up_paused && left <= RELAY_MAX / 2) {
 		c->up_paused = 0;
 		bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
-		if (!c->c_eof && (c->tunnel || !c->body_done))
+		if (!c->c_eof)
 			bufferevent_enable(c->cbev, EV_READ);
 	}
 	if (left == 0 && c->c_eof && c->tunnel && !c->u_shut) {

@@ -10,7 +10,10 @@ start_upstream http 192.0.2.10
 up=$up_port
 start_upstream capture 192.0.2.11
 cap=$up_port
-start_dns '{"ok.test": {"A": ["192.0.2.10"]}, "cap.test": {"A": ["192.0.2.11"]}}'
+start_upstream keepalive 192.0.2.11
+ka=$up_port
+start_dns '{"ok.test": {"A": ["192.0.2.10"]}, "cap.test": {"A": ["192.0.2.11"]},
+ "ka.test": {"A": ["192.0.2.11"]}}'
 cat >"$tmp/policy.yaml" <<EOF
 version: 1
 allow:
@@ -18,6 +21,8 @@ allow:
     ports: [$up]
   - host: cap.test
     ports: [$cap]
+  - host: ka.test
+    ports: [$ka]
 dns:
   servers: ["127.0.0.1:$dns_port"]
 EOF
@@ -134,5 +139,12 @@ case $out in *smuggled*) bad "chunked: smuggled request forwarded" ;; *) ok ;; e
 expect_audit "$A" method=POST host=cap.test decision=allow
 sleep 0.3
 expect_audit "$A" event=close method=POST host=cap.test
+
+# An upstream that keeps the connection open despite "Connection: close":
+# once the client has its answer and closes, the gate closes too
+check "GET keep-alive upstream" "$(proxy_get "http://ka.test:$ka/")" "000 200"
+check "keep-alive body" "$(cat "$tmp/body")" ok
+sleep 0.5
+expect_audit "$A" event=close host=ka.test reason="client closed"
 
 finish

@@ -8,6 +8,8 @@ MODE http: HTTP/1.0; the answer's body is JSON describing the request
            (method, path, headers, body length) so the test sees what the
            gate forwarded.
 MODE hold: accepts and never reads nor answers (a stuck upstream).
+MODE keepalive: answers one request "200 ok" and keeps the connection
+           open, "Connection: close" or not (a misbehaving upstream).
 MODE capture: reads until the client is silent for 0.5 s, then answers
            HTTP/1.0 200 with every byte it received as the body (to see
            exactly what the gate sent, smuggled bytes included).
@@ -65,6 +67,25 @@ class Capture(socketserver.BaseRequestHandler):
             data += b
         self.request.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: %d\r\n"
                              b"Connection: close\r\n\r\n" % len(data) + data)
+
+
+class KeepAlive(socketserver.BaseRequestHandler):
+    def handle(self):
+        note(self.request)
+        self.request.settimeout(60)
+        data = b""
+        try:
+            while b"\r\n\r\n" not in data and len(data) < 65536:
+                b = self.request.recv(65536)
+                if not b:
+                    return
+                data += b
+            self.request.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n"
+                                 b"\r\nok")
+            while self.request.recv(65536):
+                pass
+        except OSError:
+            pass
 
 
 class Hold(socketserver.BaseRequestHandler):
@@ -128,7 +149,8 @@ class HTTPServer(ThreadingHTTPServer):
 def main():
     global LOG
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["echo", "http", "hold", "capture"])
+    ap.add_argument("mode", choices=["echo", "http", "hold", "capture",
+                                     "keepalive"])
     ap.add_argument("--bind", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--port-file", required=True)
@@ -139,6 +161,7 @@ def main():
     fam = socket.AF_INET6 if ":" in a.bind else socket.AF_INET
     cls = {"echo": (TCPServer, Echo), "hold": (TCPServer, Hold),
            "capture": (TCPServer, Capture),
+           "keepalive": (TCPServer, KeepAlive),
            "http": (HTTPServer, Http)}[a.mode]
     cls[0].address_family = fam
     srv = cls[0]((a.bind, a.port), cls[1])
