@@ -2,7 +2,7 @@
 # compare.sh: aisb-gate against squid, tinyproxy and no proxy on 127.0.0.1.
 #
 #   compare.sh [--smoke] [--gate PATH] [--bindir DIR] [--only LIST]
-#              [--rounds N] [--perf DIR]
+#              [--rounds N] [--perf DIR] [--replay FILE]
 #
 # Starts tests/bench/target (echo, endless source, HTTP responder), then in
 # turn no proxy, squid, tinyproxy and aisb-gate, each configured here to
@@ -24,6 +24,8 @@
 #			tinyproxy, gate, none, ...), and report the median of
 #			each figure, the sum of errors, the worst failures:
 #			on a shared machine the load of others drifts
+#   --replay FILE	print the table again from the stderr of an earlier
+#			run (its "  COLUMN FIGURE: ..." lines), running nothing
 #   --perf DIR		record `perf record -g` of aisb-gate during its
 #			setup-50 and bulk-1 runs into DIR (perf slows the
 #			gate: do not report figures from such a run)
@@ -35,6 +37,8 @@
 # when they are missing (a column whose proxy cannot be had is skipped
 # with a note).  Every process it starts is killed by its pid, and its
 # temporary directory removed, on every exit.  Traffic: 127.0.0.1 only.
+# Exit status: 0 when aisb-gate was measured (targets met or not), 1 when
+# it could not be, or, with --smoke, when any of its runs counted errors.
 set -u -o pipefail
 
 SECS=${BENCH_SECONDS:-5}
@@ -45,6 +49,7 @@ ONLY=none,squid,tinyproxy,gate
 PERFDIR=
 IDLE_N=5000
 ROUNDS=1
+REPLAY=
 SCALE_WANT=10000
 
 die() { echo "compare.sh: $*" >&2; exit 1; }
@@ -58,6 +63,7 @@ while [ $# -gt 0 ]; do
 	--only) ONLY=$2; shift ;;
 	--perf) PERFDIR=$2; shift ;;
 	--rounds) ROUNDS=$2; shift ;;
+	--replay) REPLAY=$2; shift ;;
 	-h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next }
 		NR > 1 { exit }' "$0"; exit 0 ;;
 	*) die "unknown argument: $1 (see --help)" ;;
@@ -171,10 +177,13 @@ have_or_install() {	# have_or_install BINARY PACKAGE
 		printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d &&
 			chmod 0755 /usr/sbin/policy-rc.d && POLICY_RC_MADE=1
 	fi
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" \
-		>"$TMP/apt-$2.log" 2>&1 || apt-get update -q >/dev/null 2>&1 &&
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" \
-		>>"$TMP/apt-$2.log" 2>&1
+	if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" \
+		>"$TMP/apt-$2.log" 2>&1; then
+		apt-get update -q >>"$TMP/apt-$2.log" 2>&1
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" \
+			>>"$TMP/apt-$2.log" 2>&1 ||
+			note "apt-get install $2 failed: $(tail -1 "$TMP/apt-$2.log")"
+	fi
 	if [ "$POLICY_RC_MADE" = 1 ]; then
 		rm -f /usr/sbin/policy-rc.d
 		POLICY_RC_MADE=0
@@ -183,6 +192,7 @@ have_or_install() {	# have_or_install BINARY PACKAGE
 }
 
 # --- target ------------------------------------------------------------
+if [ -z "$REPLAY" ]; then
 "$TARGET" -t 3600 -m $((SCALE_N * 2 + 1000)) >"$TMP/target.ports" \
 	2>"$TMP/target.err" &
 TPID=$!
@@ -196,6 +206,7 @@ SOURCE=$(awk '$1 == "source" { print $2 }' "$TMP/target.ports")
 HTTP=$(awk '$1 == "http" { print $2 }' "$TMP/target.ports")
 [ -n "$ECHO" ] && [ -n "$SOURCE" ] && [ -n "$HTTP" ] ||
 	die "target did not start: $(cat "$TMP/target.err")"
+fi
 
 declare -A R	# R[column,figure] = value
 declare -A NOTE	# NOTE[column] = why it was skipped
@@ -411,6 +422,32 @@ suite() {
 
 want() { case ",$ONLY," in *",$1,"*) return 0 ;; esac; return 1; }
 
+if [ -n "$REPLAY" ]; then
+	# the "  COLUMN FIGURE: loadgen line" records of an earlier run's
+	# stderr: the table again, without running anything
+	while IFS= read -r l; do
+		[[ $l =~ ^\ \ (none|squid|tinyproxy|gate)\ ([a-z0-9]+):\ (.*)$ ]] ||
+			continue
+		want "${BASH_REMATCH[1]}" || continue
+		R[${BASH_REMATCH[1]},${BASH_REMATCH[2]}]+="${BASH_REMATCH[3]}"$'\n'
+		case ${BASH_REMATCH[2]} in
+		idle) IDLE_N=$(kv "${BASH_REMATCH[3]}" n) ;;
+		scale) SCALE_N=$(kv "${BASH_REMATCH[3]}" n) ;;
+		setup1) SECS=$(kv "${BASH_REMATCH[3]}" seconds | cut -d. -f1) ;;
+		esac
+	done <"$REPLAY"
+	ROUNDS=0
+	for c in none squid tinyproxy gate; do
+		n=$(grep -c . <<<"${R[$c,setup1]:-}")
+		[ "$n" -gt "$ROUNDS" ] && ROUNDS=$n
+	done
+	[ "$SCALE_N" -lt "$SCALE_WANT" ] && [ -z "$SCALE_NOTE" ] &&
+		SCALE_NOTE="the run held $SCALE_N tunnels"
+	for c in none squid tinyproxy gate; do
+		want "$c" && [ -z "${R[$c,setup1]:-}" ] &&
+			NOTE[$c]="not in $REPLAY"
+	done
+else
 for r in $(seq 1 "$ROUNDS"); do
 	[ "$ROUNDS" -gt 1 ] && note "round $r of $ROUNDS"
 	for c in none squid tinyproxy gate; do
@@ -419,6 +456,7 @@ for r in $(seq 1 "$ROUNDS"); do
 		suite "$c"
 	done
 done
+fi
 
 # --- the table -----------------------------------------------------------
 # cell COLUMN FIGURE KEY: a value, "-" when absent, errors appended
@@ -550,5 +588,20 @@ if want gate && [ -z "${NOTE[gate]:-}" ]; then
 	g=$(val gate scale failures)
 	ok=0; [ "$g" = 0 ] && [ "$SCALE_N" -ge 10000 ] && ok=1
 	check "10,000 concurrent tunnels, zero failures" "$ok" "$g failures of $SCALE_N${SCALE_NOTE:+; 10,000 not reachable on this host}$([ "$SMOKE" = 1 ] && echo "; smoke run")"
+fi
+# The exit status says whether the harness worked, not whether targets
+# were met: 1 when aisb-gate could not be measured, and with --smoke also
+# when any of its runs counted an error.
+if want gate; then
+	[ -n "${NOTE[gate]:-}" ] || [ -n "${DIED[gate]:-}" ] && exit 1
+	if [ "$SMOKE" = 1 ]; then
+		for f in idle scale setup1 setup50 bulk1 bulk8 http50; do
+			e=$(val gate "$f" errors)
+			if [ "${e:-1}" != 0 ] || grep -q '^loadgen failed' <<<"${R[gate,$f]:-}"; then
+				note "smoke: aisb-gate $f: ${e:-no} error(s)"
+				exit 1
+			fi
+		done
+	fi
 fi
 exit 0

@@ -45,6 +45,7 @@ enum kind { K_ECHO, K_SOURCE, K_HTTP, K_LISTEN };
 struct tconn {
 	int		 fd;
 	enum kind	 kind;
+	enum kind	 accepts;	/* K_LISTEN: the kind it accepts */
 	unsigned	 events;	/* as registered with epoll */
 	size_t		 len;		/* bytes in buf */
 	size_t		 off;		/* echo/http: first unsent byte */
@@ -137,15 +138,15 @@ do_accept(struct tconn *l)
 			close(fd);
 			continue;
 		}
-		bufsz = l->len == K_ECHO ? ECHO_BUF :
-		    l->len == K_HTTP ? HTTP_HEAD_MAX : 0;
+		bufsz = l->accepts == K_ECHO ? ECHO_BUF :
+		    l->accepts == K_HTTP ? HTTP_HEAD_MAX : 0;
 		if ((c = calloc(1, sizeof(*c) + bufsz)) == NULL) {
 			close(fd);
 			refused++;
 			continue;
 		}
 		c->fd = fd;
-		c->kind = (enum kind)l->len;
+		c->kind = l->accepts;
 		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
 		    sizeof(one));
 		ev = c->kind == K_SOURCE ? EPOLLIN | EPOLLOUT : EPOLLIN;
@@ -285,7 +286,7 @@ main(int argc, char **argv)
 	for (i = 0; i < 3; i++) {
 		memset(&ls[i], 0, sizeof(ls[i]));
 		ls[i].kind = K_LISTEN;
-		ls[i].len = (size_t)i;	/* which kind it accepts */
+		ls[i].accepts = (enum kind)i;	/* K_ECHO, K_SOURCE, K_HTTP */
 		if ((ls[i].fd = listener(&port)) == -1 ||
 		    reg(&ls[i], EPOLL_CTL_ADD, EPOLLIN) == -1) {
 			perror("target: listen");
