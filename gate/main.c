@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sysexits.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -30,9 +31,6 @@
 #include "log.h"
 #include "gate.h"
 
-#define EX_OK_		0
-#define EX_USAGE_	64
-#define EX_CONFIG_	78
 #define LISTEN_BACKLOG	511
 #define FD_RESERVE	64	/* descriptors kept for audit, DNS, control */
 
@@ -50,7 +48,7 @@ usage(void)
 "	[--max-conns n] [--max-per-client n] [--header-timeout s]\n"
 "	[--connect-timeout s] [--idle-timeout s] [--drain-timeout s]\n"
 "	[--dns-grace s] [--dns-timeout s]\n");
-	exit(EX_USAGE_);
+	exit(EX_USAGE);
 }
 
 static unsigned
@@ -65,7 +63,7 @@ num(const char *opt, const char *s, unsigned lo, unsigned hi)
 	    v < lo || v > hi) {
 		fprintf(stderr, "aisb-gate: %s: \"%s\" is not a number from "
 		    "%u to %u\n", opt, s, lo, hi);
-		exit(EX_USAGE_);
+		exit(EX_USAGE);
 	}
 	return (unsigned)v;
 }
@@ -535,7 +533,7 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 	if (cfg->token_file != NULL && cfg->token_fd != -1) {
 		fprintf(stderr, "aisb-gate: --token-file and --token-fd "
 		    "exclude each other\n");
-		exit(EX_USAGE_);
+		exit(EX_USAGE);
 	}
 }
 
@@ -547,7 +545,7 @@ main(int argc, char **argv)
 	struct sockaddr_storage	 ss;
 	struct event		*sigs[3];
 	socklen_t		 sslen;
-	int			 i, rc = EX_OK_;
+	int			 i, rc = EX_OK;
 	int			 signums[3] = { SIGHUP, SIGTERM, SIGINT };
 	char			 addr[128], line[32];
 	struct passwd		*pw;
@@ -555,38 +553,38 @@ main(int argc, char **argv)
 	gid_t			 gid = 0;
 
 	parse_args(cfg, argc, argv);
-	log_init("aisb-gate", cfg->verbose + (cfg->check_only ? 0 : 0));
+	log_init("aisb-gate", cfg->verbose);
 
 	if ((g->policy = load_policy(cfg->policy_path)) == NULL)
-		return EX_CONFIG_;
+		return EX_CONFIG;
 	if (parse_listen(cfg->listen, &ss, &sslen) == -1) {
 		fprintf(stderr, "aisb-gate: -l %s: expected an IP address and "
 		    "port, such as 127.0.0.1:3128 or [::1]:3128\n", cfg->listen);
-		return EX_CONFIG_;
+		return EX_CONFIG;
 	}
 	if (cfg->user != NULL) {
 		if ((pw = getpwnam(cfg->user)) == NULL) {
 			fprintf(stderr, "aisb-gate: --user %s: no such user\n",
 			    cfg->user);
-			return EX_CONFIG_;
+			return EX_CONFIG;
 		}
 		uid = pw->pw_uid;
 		gid = pw->pw_gid;
 	}
 	if ((cfg->token_file != NULL || cfg->token_fd != -1) &&
 	    (g->auth = load_auth(cfg)) == NULL)
-		return EX_CONFIG_;
+		return EX_CONFIG;
 	if (cfg->audit_path != NULL && strcmp(cfg->audit_path, "-") == 0 &&
 	    !cfg->foreground && !cfg->check_only) {
 		fprintf(stderr, "aisb-gate: --audit - needs -d\n");
-		return EX_CONFIG_;
+		return EX_CONFIG;
 	}
 	if (cfg->check_only) {
 		fprintf(stderr, "aisb-gate: configuration OK (policy sha256:%s)\n",
 		    policy_sha256(g->policy));
 		policy_free(g->policy);
 		gate_auth_free(g->auth);
-		return EX_OK_;
+		return EX_OK;
 	}
 
 	signal(SIGPIPE, SIG_IGN);
