@@ -185,6 +185,14 @@ client_put(struct gate *g, struct gate_client *cl)
 	free(cl);
 }
 
+int
+gate_clients_init(struct gate *g)
+{
+	if ((g->clients = calloc(CLIENT_BUCKETS, sizeof(*g->clients))) == NULL)
+		return -1;
+	return 0;
+}
+
 void
 gate_clients_free(struct gate *g)
 {

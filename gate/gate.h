@@ -119,6 +119,7 @@ void	 gate_accept(struct gate *, int fd, const struct sockaddr *, int salen);
 void	 gate_conn_close_all(struct gate *);
 void	 gate_conns_status(struct gate *, struct evbuffer *);
 double	 gate_ms_since(const struct timespec *);
+int	 gate_clients_init(struct gate *);
 void	 gate_clients_free(struct gate *);
 
 /* main.c */

@@ -591,7 +591,7 @@ main(int argc, char **argv)
 	raise_nofile(cfg);
 	clock_gettime(CLOCK_MONOTONIC, &g->started);
 	TAILQ_INIT(&g->conns);
-	if ((g->clients = calloc(256, sizeof(*g->clients))) == NULL)
+	if (gate_clients_init(g) == -1)
 		fatal("calloc");
 	if ((g->base = event_base_new()) == NULL)
 		fatalx("event_base_new failed");
