@@ -370,6 +370,7 @@ conn_refuse(struct gate_conn *c, int status, const char *decision,
 {
 	char	 hdr[2048], body[2048], d[DETAIL_MAX], f[DETAIL_MAX];
 	char	 rule[RULE_MAX];
+	size_t	 n;
 
 	snprintf(d, sizeof(d), "%s", detail ? detail : "");
 	snprintf(f, sizeof(f), "%s", fix ? fix : "");
@@ -382,17 +383,17 @@ conn_refuse(struct gate_conn *c, int status, const char *decision,
 	    d[0] ? "; detail=\"" : "", d, d[0] ? "\"" : "",
 	    rule[0] ? "; rule=\"" : "", rule, rule[0] ? "\"" : "",
 	    f[0] ? "; fix=\"" : "", f, f[0] ? "\"" : "");
-	snprintf(body, sizeof(body), "aisb-gate: %s%s%s%s: %s%s%s%s%s\n",
-	    c->method[0] ? c->method : "request",
-	    c->tgt.hostlen ? " " : "", c->tgt.hostlen ? c->hostport : "",
-	    strcmp(decision, "deny") == 0 ? " denied" : " failed", reason,
-	    d[0] ? " (" : "", d, d[0] ? ")" : "",
-	    f[0] ? "\nfix: " : "");
-	if (f[0]) {
-		size_t	 n = strlen(body);
-
-		snprintf(body + n, sizeof(body) - n, "%s\n", f);
-	}
+	/* For people: what was refused, why, the rule, the fix. */
+	n = (size_t)snprintf(body, sizeof(body), "aisb-gate: %s%s%s %s: %s\n",
+	    c->method[0] ? c->method : "request", c->tgt.hostlen ? " " : "",
+	    c->tgt.hostlen ? c->hostport : "",
+	    strcmp(decision, "deny") == 0 ? "denied" : "failed",
+	    d[0] ? d : reason);
+	if (rule[0] && n < sizeof(body))
+		n += (size_t)snprintf(body + n, sizeof(body) - n, "rule: %s\n",
+		    rule);
+	if (f[0] && n < sizeof(body))
+		snprintf(body + n, sizeof(body) - n, "fix: %s\n", f);
 	if (strcmp(decision, "deny") == 0)
 		c->g->ctr.denied++;
 	audit(c, "decision", decision, status, reason, detail);
