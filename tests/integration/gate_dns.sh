@@ -45,7 +45,7 @@ dns:
 EOF
 }
 policy "$tmp/strict.yaml" "[]"
-policy "$tmp/exempt.yaml" "[127.0.0.1/32, 10.0.0.0/8]"
+policy "$tmp/exempt.yaml" "[127.0.0.1/32, 10.0.0.0/8, \"::1/128\"]"
 
 # --- without exemptions: every internal answer is refused, never dialled
 start_gate strict "$tmp/strict.yaml" --dns-timeout 2 --connect-timeout 2
@@ -99,6 +99,9 @@ check "meta still denied" "$(proxy_get -p "http://meta.x.test:$up/")" "403 000"
 expect_audit "$B" host=meta.x.test reason=address_denied
 check "mapped loopback exempt" "$(proxy_get -p "http://mapped.x.test:$up/")" \
     "200 200"
+check "::1 exempt" "$(proxy_get -p "http://six.x.test:$up/")" "200 200"
+expect_audit "$B" host=six.x.test decision=allow addr=::1
+check "::1 dialled once exempt" "$(upstream_accepts ::1)" 1
 check "169.254.169.254 never dialled" "$(upstream_accepts 169.254.169.254)" 0
 
 # Loopback exempted, yet the gate never dials itself
