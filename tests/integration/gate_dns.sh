@@ -88,6 +88,30 @@ expect_audit "$A" host=hole.x.test status=504 reason=connect_timeout \
 check "next address" "$(proxy_get -p "http://two.x.test:$up/")" "200 200"
 expect_audit "$A" host=two.x.test decision=allow addr=192.0.2.10
 
+# Reload onto other DNS servers while a look-up is pending on the old ones:
+# the pending one ends on the old channel, new look-ups use the new servers
+# and the cache starts empty (pub.x.test now answers 192.0.2.11)
+start_upstream http 192.0.2.11 "$up"
+printf '{"pub.x.test": {"A": ["192.0.2.11"]}}\n' >"$tmp/zone2.json"
+"$PY" "$here/gate_dns.py" --zone "$tmp/zone2.json" --port-file "$tmp/dns2.port" \
+    >/dev/null 2>"$tmp/dns2.err" &
+pids+=($!)
+wait_file "$tmp/dns2.port"
+sed "s/127.0.0.1:$dns_port/127.0.0.1:$(cat "$tmp/dns2.port")/" \
+    "$tmp/strict.yaml" >"$tmp/strict2.yaml.tmp"
+proxy_get -p "http://slow.x.test:$up/" >"$tmp/pending.out" &
+pending=$!
+sleep 0.5
+mv "$tmp/strict2.yaml.tmp" "$tmp/strict.yaml"
+kill -HUP "$gate_pid"
+sleep 0.3
+check "after DNS change" "$(proxy_get -p "http://pub.x.test:$up/")" "200 200"
+expect_audit "$A" host=pub.x.test decision=allow addr=192.0.2.11
+wait "$pending" || true
+check "look-up pending over the change" "$(cat "$tmp/pending.out")" "502 000"
+check "gate alive after the old channel went" \
+    "$(proxy_get -p "http://pub.x.test:$up/")" "200 200"
+
 # --- with allow_ranges: exempted addresses pass, others still do not
 start_gate exempt "$tmp/exempt.yaml" --dns-grace 30 --dns-timeout 2
 B=$tmp/audit.exempt.log
