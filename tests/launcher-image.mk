@@ -1,7 +1,9 @@
 # aisb image and doctor.  The unit test covers the Containerfile generator
 # and launch_exec(); the e2e test builds the offline base with mmdebstrap
-# in a podman store of its own (needs root and mmdebstrap; skips with 77
-# otherwise) and takes about 4 to 6 minutes on 2 cores.
+# in a podman store of its own (needs root, mmdebstrap and AISB_E2E=1;
+# skips with 77 otherwise): 2 to 3 minutes on 2 cores, twice that with
+# AISB_E2E_FULL=1, which also builds a second base for a changed install
+# list.
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test_image
 TESTS += tests/unit/test_image
