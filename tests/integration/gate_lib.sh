@@ -23,6 +23,7 @@ if [ -z "${AISB_GATE_NETNS:-}" ]; then
 	if unshare -n true 2>/dev/null; then
 		exec unshare -n "$BASH" "$0" "$@"
 	elif unshare -rn true 2>/dev/null; then
+		export AISB_GATE_USERNS=1	# root here, but not really
 		exec unshare -rn "$BASH" "$0" "$@"
 	fi
 	echo "SKIP: cannot create a network namespace (unshare -n, unshare -rn)"
