@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/utsname.h>
@@ -1285,6 +1286,56 @@ out:
 	return rc;
 }
 
+/*
+ * One image build at a time per podman store: a second aisb waits, then
+ * finds the image built, instead of running mmdebstrap again and racing
+ * the first for the tag.  The lock is named after the store
+ * (CONTAINERS_STORAGE_CONF), so that separate stores do not wait on each
+ * other.  The descriptor, or -1 when there is no lock to be had, and then
+ * builds simply go unserialised.
+ */
+static int
+build_lock(void)
+{
+	const char	*conf = getenv("CONTAINERS_STORAGE_CONF"), *dir;
+	EVP_MD_CTX	*ctx;
+	char		 path[PATH_MAX], hex[LAUNCH_IMAGE_HASHLEN + 1];
+	int		 fd, n;
+
+	if (geteuid() == 0)
+		dir = "/run/lock";
+	else if ((dir = getenv("XDG_RUNTIME_DIR")) == NULL || dir[0] != '/')
+		dir = "/tmp";
+	if ((ctx = hash_new()) == NULL)
+		return -1;
+	hash_str(ctx, conf != NULL ? conf : "");
+	n = hash_hex(ctx, hex);
+	EVP_MD_CTX_free(ctx);
+	if (n == -1)
+		return -1;
+	n = snprintf(path, sizeof(path), "%s/aisb-image-%u-%s.lock", dir,
+	    (unsigned)geteuid(), hex);
+	if (n < 0 || (size_t)n >= sizeof(path) ||
+	    (fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	    0600)) == -1) {
+		log_debug("image lock: %s", strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return fd;
+	if (errno == EWOULDBLOCK) {
+		fprintf(stderr, "aisb: waiting for another aisb that is "
+		    "building an image\n");
+		while ((n = flock(fd, LOCK_EX)) == -1 && errno == EINTR)
+			;
+		if (n == 0)
+			return fd;
+	}
+	log_debug("image lock %s: %s", path, strerror(errno));
+	close(fd);
+	return -1;
+}
+
 int
 launch_image_ensure(const struct launch_image_spec *spec, char *tag,
     size_t taglen, char *err, size_t errlen)
@@ -1295,7 +1346,7 @@ launch_image_ensure(const struct launch_image_spec *spec, char *tag,
 	char		  recipe[32], *cf = NULL, *enf = NULL;
 	size_t		  enflen = 0, i;
 	ssize_t		  n;
-	int		  offline, rc = -1, exists;
+	int		  offline, rc = -1, exists, lockfd;
 
 	if (check_spec(spec, err, errlen) == -1)
 		return -1;
@@ -1306,6 +1357,7 @@ launch_image_ensure(const struct launch_image_spec *spec, char *tag,
 	if ((enf = read_bounded(spec->enforcer_path, LAUNCH_ENFORCER_MAX,
 	    &enflen, err, errlen)) == NULL)
 		return -1;
+	lockfd = build_lock();
 	if (resolve_base(spec, 0, ref, sizeof(ref), &offline, err,
 	    errlen) == -1 || image_id(ref, id, err, errlen) == -1)
 		goto out;
@@ -1349,6 +1401,8 @@ out:
 	EVP_MD_CTX_free(ctx);
 	free(cf);
 	free(enf);
+	if (lockfd != -1)
+		close(lockfd);
 	return rc;
 }
 
