@@ -42,6 +42,7 @@
 #include "log.h"
 #include "gate.h"
 #include "http.h"
+#include "tls.h"
 
 #define RELAY_MAX	(256 * 1024)	/* bytes queued towards one side */
 #define RELAY_IO	(64 * 1024)	/* bytes per read(2)/write(2); libevent: 4 KiB */
@@ -88,6 +89,7 @@ struct gate_conn {
 	int			 timed_out;	/* the last dial timed out */
 	int			 dial_errno;
 	int			 stale;		/* the answer was past its TTL */
+	int			 sni_check;	/* the ClientHello is still to come */
 
 	struct timespec		 t_start, t_dns, t_connect, t_active;
 	double			 dns_ms, connect_ms;
@@ -828,6 +830,44 @@ read_more(struct bufferevent *from, struct evbuffer *to)
 	return r;
 }
 
+/*
+ * A CONNECT to a name: the TLS server name the client sends, if any, must
+ * be that name.  Returns 1 while the ClientHello is incomplete, 0 once the
+ * tunnel may carry bytes, -1 when the connection was refused (and freed).
+ */
+static int
+check_sni(struct gate_conn *c, struct evbuffer *in)
+{
+	size_t	 len = evbuffer_get_length(in);
+	char	 name[POLICY_MAX_NAME + 2], detail[DETAIL_MAX + POLICY_MAX_NAME];
+	int	 r;
+
+	if (len > 5 + GATE_TLS_MAX_RECORD)
+		len = 5 + GATE_TLS_MAX_RECORD;
+	r = gate_tls_sni(evbuffer_pullup(in, (ev_ssize_t)len), len, name,
+	    sizeof(name));
+	if (r == GATE_TLS_MORE)
+		return 1;
+	c->sni_check = 0;
+	bufferevent_setwatermark(c->cbev, EV_READ, 0, 0);
+	if (r == GATE_TLS_NAME && strcmp(name, c->tgt.host) == 0)
+		return 0;
+	if (r == GATE_TLS_NO_NAME || r == GATE_TLS_NOT_TLS)
+		return 0;
+	if (r == GATE_TLS_NAME)
+		snprintf(detail, sizeof(detail), "TLS server name %s", name);
+	else
+		snprintf(detail, sizeof(detail), "malformed TLS ClientHello");
+	c->g->ctr.denied++;
+	audit(c, "decision", "deny", 0, r == GATE_TLS_NAME ? "sni_mismatch" :
+	    "tls_malformed", detail);
+	log_info("conn %llu: %s CONNECT %s: deny: %s", (unsigned long long)c->id,
+	    c->peer, c->hostport, detail);
+	c->close_reason = r == GATE_TLS_NAME ? "sni_mismatch" : "tls_malformed";
+	conn_free(c);
+	return -1;
+}
+
 /* Returns -1 when the connection was closed (and freed). */
 static int
 relay_up(struct gate_conn *c)
@@ -837,6 +877,8 @@ relay_up(struct gate_conn *c)
 	size_t		 n;
 	int		 bad;
 
+	if (c->sni_check && (bad = check_sni(c, in)) != 0)
+		return bad == 1 ? 0 : -1;
 	n = body_bytes(c, in, &bad);
 	if (bad) {
 		c->close_reason = "bad_chunked_body";
@@ -934,6 +976,12 @@ connected(struct gate_conn *c)
 	if (c->tunnel) {
 		evbuffer_add_printf(bufferevent_get_output(c->cbev),
 		    "HTTP/1.1 200 Connection established\r\n\r\n");
+		if (g->cfg.sni_check && !c->tgt.is_ip) {
+			c->sni_check = 1;
+			/* a ClientHello is one record at most */
+			bufferevent_setwatermark(c->cbev, EV_READ, 0,
+			    5 + GATE_TLS_MAX_RECORD);
+		}
 	} else {
 		/* ": " may add a byte per field; Host and Connection lines */
 		cap = c->headlen + c->req->nhdrs + sizeof(c->hostport) + 64;

@@ -7,6 +7,7 @@
  *   conn.c     the connection object: request, decision, dial, relay
  *   http.c     the request parser (pure, restartable; see http.h)
  *   dns.c      c-ares in the event loop, the per-name cache (the pin)
+ *   tls.c      the server name of a TLS ClientHello (see tls.h)
  *   audit.c    JSON lines, one per decision and one per closed tunnel
  *   auth.c     Proxy-Authorization: Basic against a token file
  *   control.c  the unix control socket ("status")
@@ -83,6 +84,7 @@ struct gate_config {
 	int			 foreground;
 	int			 check_only;
 	int			 verbose;
+	int			 sni_check;	/* TLS server name == CONNECT name */
 	unsigned		 max_conns;
 	unsigned		 max_per_client;
 	unsigned		 header_timeout;

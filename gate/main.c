@@ -47,7 +47,7 @@ usage(void)
 "	[--token-file file | --token-fd n] [--user user]\n"
 "	[--max-conns n] [--max-per-client n] [--header-timeout s]\n"
 "	[--connect-timeout s] [--idle-timeout s] [--drain-timeout s]\n"
-"	[--dns-grace s] [--dns-timeout s]\n");
+"	[--dns-grace s] [--dns-timeout s] [--no-sni-check]\n");
 	exit(EX_USAGE);
 }
 
@@ -417,6 +417,7 @@ enum {
 	OPT_TOKEN_FILE, OPT_TOKEN_FD, OPT_USER, OPT_MAX_CONNS,
 	OPT_MAX_PER_CLIENT, OPT_HEADER_TIMEOUT, OPT_CONNECT_TIMEOUT,
 	OPT_IDLE_TIMEOUT, OPT_DRAIN_TIMEOUT, OPT_DNS_GRACE, OPT_DNS_TIMEOUT,
+	OPT_NO_SNI_CHECK,
 };
 
 static const struct option longopts[] = {
@@ -435,6 +436,7 @@ static const struct option longopts[] = {
 	{ "drain-timeout",	required_argument, NULL, OPT_DRAIN_TIMEOUT },
 	{ "dns-grace",		required_argument, NULL, OPT_DNS_GRACE },
 	{ "dns-timeout",	required_argument, NULL, OPT_DNS_TIMEOUT },
+	{ "no-sni-check",	no_argument,	   NULL, OPT_NO_SNI_CHECK },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ NULL,			0,		   NULL, 0 },
 };
@@ -456,6 +458,7 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 	cfg->drain_timeout = GATE_DEFAULT_DRAIN_TIMEOUT;
 	cfg->dns_grace = GATE_DEFAULT_DNS_GRACE;
 	cfg->dns_timeout = GATE_DEFAULT_DNS_TIMEOUT;
+	cfg->sni_check = 1;
 
 	while ((ch = getopt_long(argc, argv, "df:hl:nv", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -523,6 +526,9 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 			break;
 		case OPT_DNS_TIMEOUT:
 			cfg->dns_timeout = num("--dns-timeout", optarg, 1, 60);
+			break;
+		case OPT_NO_SNI_CHECK:
+			cfg->sni_check = 0;
 			break;
 		default:
 			usage();

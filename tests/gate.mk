@@ -15,7 +15,7 @@ if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test_gate_http
 TESTS += tests/unit/test_gate_http
 tests_unit_test_gate_http_SOURCES = tests/unit/test_gate_http.c \
-	gate/http.c gate/audit.c gate/auth.c
+	gate/http.c gate/tls.c gate/audit.c gate/auth.c
 tests_unit_test_gate_http_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
 tests_unit_test_gate_http_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CRYPTO_CFLAGS)
 tests_unit_test_gate_http_LDADD = common/libaisbcommon.a $(CMOCKA_LIBS) $(CRYPTO_LIBS)

@@ -140,6 +140,59 @@ expect_audit "$A" method=POST host=cap.test decision=allow
 sleep 0.3
 expect_audit "$A" event=close method=POST host=cap.test
 
+# CONNECT to a name: the TLS server name must be that name (else the tunnel
+# is closed before a byte of the handshake reaches the upstream)
+"$PY" - "$gate_port" "$cap" >"$tmp/sni.out" <<'PY'
+import socket, ssl, sys
+port, cap = int(sys.argv[1]), int(sys.argv[2])
+
+def hello_bytes(name):
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    inc, out = ssl.MemoryBIO(), ssl.MemoryBIO()
+    o = ctx.wrap_bio(inc, out, server_hostname=name)
+    try:
+        o.do_handshake()
+    except ssl.SSLWantReadError:
+        pass
+    return out.read()
+
+def tunnel(data):
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s.sendall(b"CONNECT cap.test:%d HTTP/1.1\r\nHost: cap.test\r\n\r\n" % cap)
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += s.recv(1)
+    s.sendall(data)
+    got = b""
+    try:
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            got += b
+    except OSError:
+        pass
+    return "forwarded" if got.startswith(b"HTTP/1.0 200 OK") and data in got \
+        else "closed" if got == b"" else "other"
+
+print("same", tunnel(hello_bytes("cap.test")))
+print("upper", tunnel(hello_bytes("CAP.Test")))
+print("other", tunnel(hello_bytes("evil.test")))
+print("none", tunnel(hello_bytes(None)))
+print("malformed", tunnel(b"\x16\x03\x01\x00\x05\x02\x00\x00\x01\x00"))
+PY
+for want in "same forwarded" "upper forwarded" "other closed" "none forwarded" \
+    "malformed closed"; do
+	grep -qx "$want" "$tmp/sni.out" && ok || bad "SNI: want '$want': $(cat "$tmp/sni.out")"
+done
+expect_audit "$A" event=decision host=cap.test decision=deny \
+    reason=sni_mismatch detail="TLS server name evil.test"
+expect_audit "$A" event=close host=cap.test reason=sni_mismatch bytes_up=0
+expect_audit "$A" event=decision host=cap.test decision=deny \
+    reason=tls_malformed
+
 # An upstream that keeps the connection open despite "Connection: close":
 # once the client has its answer and closes, the gate closes too
 check "GET keep-alive upstream" "$(proxy_get "http://ka.test:$ka/")" "000 200"

@@ -125,7 +125,9 @@ def tunnel():
 
 # 32 MiB each way; the echo only reads as fast as the gate delivers
 s = tunnel()
-blob = os.urandom(1 << 20) * 32
+blob = bytearray(os.urandom(1 << 20) * 32)
+blob[0] = 0x42      # not 0x16: this tunnel carries no TLS ClientHello
+blob = bytes(blob)
 def send():
     s.sendall(blob)
     s.shutdown(socket.SHUT_WR)

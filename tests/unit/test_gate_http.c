@@ -1,6 +1,7 @@
 /*
  * aisb-gate's request parser, chunked framing, forwarded head, JSON
- * escaping and proxy credentials: pure functions, tested byte by byte.
+ * escaping, proxy credentials and TLS server names: pure functions, tested
+ * byte by byte.
  */
 #include "config.h"
 
@@ -18,6 +19,7 @@
 
 #include "gate.h"
 #include "http.h"
+#include "tls.h"
 
 /* Parse whole, then again fed one byte at a time: same result. */
 static ssize_t
@@ -388,6 +390,108 @@ test_auth(void **state)
 	assert_null(gate_auth_load_fd(fds[0], err, sizeof(err)));
 }
 
+/* A minimal ClientHello: one record, the given extensions block. */
+static size_t
+hello(uint8_t *out, const uint8_t *ext, size_t extlen, int with_ext)
+{
+	size_t	 n = 0, hs, body;
+
+	body = 2 + 32 + 1 + 2 + 2 + 1 + 1 + (with_ext ? 2 + extlen : 0);
+	hs = 4 + body;
+	out[n++] = 0x16; out[n++] = 0x03; out[n++] = 0x01;
+	out[n++] = (uint8_t)(hs >> 8); out[n++] = (uint8_t)hs;
+	out[n++] = 0x01; out[n++] = 0;
+	out[n++] = (uint8_t)(body >> 8); out[n++] = (uint8_t)body;
+	out[n++] = 0x03; out[n++] = 0x03;
+	memset(out + n, 0xaa, 32);
+	n += 32;
+	out[n++] = 0;				/* session id */
+	out[n++] = 0; out[n++] = 2;		/* cipher suites */
+	out[n++] = 0x13; out[n++] = 0x01;
+	out[n++] = 1; out[n++] = 0;		/* compression */
+	if (with_ext) {
+		out[n++] = (uint8_t)(extlen >> 8); out[n++] = (uint8_t)extlen;
+		memcpy(out + n, ext, extlen);
+		n += extlen;
+	}
+	return n;
+}
+
+/* A server_name extension for name. */
+static size_t
+sni_ext(uint8_t *out, const char *name)
+{
+	size_t	 l = strlen(name), n = 0;
+
+	out[n++] = 0; out[n++] = 0;		/* type server_name */
+	out[n++] = (uint8_t)((l + 5) >> 8); out[n++] = (uint8_t)(l + 5);
+	out[n++] = (uint8_t)((l + 3) >> 8); out[n++] = (uint8_t)(l + 3);
+	out[n++] = 0;				/* host_name */
+	out[n++] = (uint8_t)(l >> 8); out[n++] = (uint8_t)l;
+	memcpy(out + n, name, l);
+	return n + l;
+}
+
+static void
+test_tls_sni(void **state)
+{
+	uint8_t	 buf[1024], ext[512];
+	char	 name[254];
+	size_t	 n, e, i;
+
+	/* an unrelated extension, then the name */
+	ext[0] = 0; ext[1] = 0x2b; ext[2] = 0; ext[3] = 3;
+	ext[4] = 2; ext[5] = 3; ext[6] = 4;
+	e = 7 + sni_ext(ext + 7, "WWW.Example.COM.");
+	n = hello(buf, ext, e, 1);
+	assert_int_equal(gate_tls_sni(buf, n, name, sizeof(name)),
+	    GATE_TLS_NAME);
+	assert_string_equal(name, "www.example.com");
+	for (i = 0; i < n; i++)			/* every prefix: more */
+		assert_int_equal(gate_tls_sni(buf, i, name, sizeof(name)),
+		    GATE_TLS_MORE);
+	/* bytes after the record do not matter */
+	buf[n] = 0x17;
+	assert_int_equal(gate_tls_sni(buf, n + 1, name, sizeof(name)),
+	    GATE_TLS_NAME);
+
+	/* no extensions, no server_name: no name */
+	n = hello(buf, NULL, 0, 0);
+	assert_int_equal(gate_tls_sni(buf, n, name, sizeof(name)),
+	    GATE_TLS_NO_NAME);
+	n = hello(buf, ext, 7, 1);
+	assert_int_equal(gate_tls_sni(buf, n, name, sizeof(name)),
+	    GATE_TLS_NO_NAME);
+
+	/* two server_name extensions, a bad character, a long name */
+	e = sni_ext(ext, "a.example");
+	e += sni_ext(ext + e, "b.example");
+	n = hello(buf, ext, e, 1);
+	assert_int_equal(gate_tls_sni(buf, n, name, sizeof(name)),
+	    GATE_TLS_BAD);
+	n = hello(buf, ext, sni_ext(ext, "a b.example"), 1);
+	assert_int_equal(gate_tls_sni(buf, n, name, sizeof(name)),
+	    GATE_TLS_BAD);
+	n = hello(buf, ext, sni_ext(ext, "a.example"), 1);
+	assert_int_equal(gate_tls_sni(buf, n, name, 5), GATE_TLS_BAD);
+
+	/* not TLS; not a ClientHello; a hello longer than its record */
+	assert_int_equal(gate_tls_sni((const uint8_t *)"SSH-2.0", 7, name,
+	    sizeof(name)), GATE_TLS_NOT_TLS);
+	n = hello(buf, ext, sni_ext(ext, "a.example"), 1);
+	buf[5] = 0x02;
+	assert_int_equal(gate_tls_sni(buf, n, name, sizeof(name)),
+	    GATE_TLS_BAD);
+	n = hello(buf, ext, sni_ext(ext, "a.example"), 1);
+	buf[7] = 0xff;
+	assert_int_equal(gate_tls_sni(buf, n, name, sizeof(name)),
+	    GATE_TLS_BAD);
+	/* a record longer than TLS allows */
+	buf[3] = 0x40; buf[4] = 0x01;
+	assert_int_equal(gate_tls_sni(buf, 5, name, sizeof(name)),
+	    GATE_TLS_BAD);
+}
+
 int
 main(void)
 {
@@ -401,6 +505,7 @@ main(void)
 		cmocka_unit_test(test_chunked),
 		cmocka_unit_test(test_json_str),
 		cmocka_unit_test(test_auth),
+		cmocka_unit_test(test_tls_sni),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
