@@ -11,5 +11,7 @@
 int	launch_cmd_policy(int argc, char **argv);
 int	launch_cmd_derive(int argc, char **argv);
 int	launch_cmd_run(int argc, char **argv);
+int	launch_cmd_sessions(int argc, char **argv);
+int	launch_cmd_clean(int argc, char **argv);
 
 #endif

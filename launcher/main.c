@@ -18,6 +18,8 @@ usage(FILE *f)
 	    "       aisb [flags] --dry-run | --print-config | --print-policy |\n"
 	    "            --print-plan | --print-containerfile\n"
 	    "       aisb image build|ls\n"
+	    "       aisb sessions ls | show ID\n"
+	    "       aisb clean [--all] [--volumes[=GLOB]]\n"
 	    "       aisb doctor\n"
 	    "       aisb policy check FILE\n"
 	    "       aisb policy print FILE\n"
@@ -50,8 +52,11 @@ main(int argc, char **argv)
 		return launch_cmd_image(argc - 1, argv + 1);
 	if (strcmp(argv[1], "doctor") == 0)
 		return launch_cmd_doctor(argc - 1, argv + 1);
-	if (strcmp(argv[1], "gate") == 0 || strcmp(argv[1], "sessions") == 0 ||
-	    strcmp(argv[1], "clean") == 0) {
+	if (strcmp(argv[1], "sessions") == 0)
+		return launch_cmd_sessions(argc - 1, argv + 1);
+	if (strcmp(argv[1], "clean") == 0)
+		return launch_cmd_clean(argc - 1, argv + 1);
+	if (strcmp(argv[1], "gate") == 0) {
 		fprintf(stderr, "aisb: '%s' is not available in this build yet\n",
 		    argv[1]);
 		return EXIT_CONFIG;

@@ -201,8 +201,24 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
 	fprintf(f, "session %s\nstarted %lld\nended %lld\nexit %d\n"
 	    "policy %s\npolicy_sha256 %s\ncommand", s->id, (long long)start,
 	    (long long)time(NULL), code, o->val[LO_POLICY], policy_sha256(p));
-	for (i = 0; i < o->ncmd; i++)
-		fprintf(f, " %s", o->cmd[i]);
+	/* one line: arguments quoted, bytes that could break it escaped */
+	for (i = 0; i < o->ncmd; i++) {
+		const unsigned char *a = (const unsigned char *)o->cmd[i];
+
+		if (a[0] != '\0' && a[strcspn((const char *)a,
+		    " \t\n\r'\"\\")] == '\0') {
+			fprintf(f, " %s", (const char *)a);
+			continue;
+		}
+		fputs(" '", f);
+		for (; *a != '\0'; a++) {
+			if (*a < 0x20 || *a == 0x7f || *a == '\'' || *a == '\\')
+				fprintf(f, "\\x%02x", *a);
+			else
+				fputc(*a, f);
+		}
+		fputc('\'', f);
+	}
 	fprintf(f, "\n# options (values of --env are redacted)\n");
 	launch_opts_print(o, f);
 	fclose(f);
@@ -258,6 +274,15 @@ run_session(const struct launch_opts *o, struct policy *p)
 		    launch_gate_start(&gate, o->val[LO_POLICY], token, audit,
 		    glog, err, sizeof(err)) == -1)
 			goto fail;
+		{
+			char pid[16], pidfile[PATH_MAX];
+			int n = snprintf(pid, sizeof(pid), "%d\n", (int)gate.pid);
+
+			/* for aisb clean, should this launcher be killed */
+			if (launch_session_write(&s, "gate.pid", pid, (size_t)n,
+			    pidfile, sizeof(pidfile), err, sizeof(err)) == -1)
+				goto fail;
+		}
 		if (asprintf(&proxy, "http://session-%s:%s@%s:%u", s.id,
 		    s.secret, facts.host_loopback[0] ? facts.host_loopback :
 		    "10.0.2.2", gate.port) == -1) {
@@ -321,6 +346,13 @@ fail:
 	code = EXIT_ENFORCE;
 out:
 	launch_gate_stop(&gate);
+	/* the credential and the values are useless now: none stay at rest */
+	if (launch_session_path(&s, "token", token, sizeof(token)) == 0)
+		(void)unlink(token);
+	if (launch_session_path(&s, "env", envfile, sizeof(envfile)) == 0)
+		(void)unlink(envfile);
+	if (launch_session_path(&s, "gate.pid", token, sizeof(token)) == 0)
+		(void)unlink(token);
 	write_record(&s, o, p, start, code);
 	if (o->keep || code != 0)
 		fprintf(stderr, "aisb: session %s: %s\n", s.id, s.dir);

@@ -125,8 +125,9 @@ check "allowed: exit" "$rc" 0
 check "allowed: status" "$(cat "$tmp/out")" 200
 sd=$(last_session_dir)
 if grep -q '"allowed.test"' "$sd/audit.jsonl" 2>/dev/null; then ok; else bad "no audit line for allowed.test"; fi
-for f in env token record; do
-	check "mode of $f" "$(stat -c %a "$sd/$f" 2>/dev/null || echo missing)" 600
+check "mode of record" "$(stat -c %a "$sd/record" 2>/dev/null || echo missing)" 600
+for f in env token; do
+	check "$f removed at the end" "$(test -e "$sd/$f" && echo present || echo gone)" gone
 done
 
 # 2. a denied host: 403 from the gate, with the reason
@@ -194,7 +195,24 @@ for i in $(seq 100); do
 done
 check "session running for ps" "$running" 1
 if ps -eo args | grep -v grep | grep -q "$secret"; then bad "secret in ps"; else ok; fi
+# clean while it runs: the running container and its volume are spared
+"$aisb" clean --volumes="$vol" >"$tmp/out" 2>&1 || bad "clean failed: $(cat "$tmp/out")"
+if grep -q "kept volume $vol: used by" "$tmp/out"; then ok; else bad "clean did not spare $vol: $(cat "$tmp/out")"; fi
+check "running session spared" "$(podman ps --filter label=io.aisb.kind=session -q | wc -l)" 1
 wait "$bg" || true
+
+# 10. sessions ls/show, and clean after the sessions ended
+"$aisb" sessions ls >"$tmp/out"
+check "sessions ls lines" "$(grep -c '^[0-9a-f]\{24\} ' "$tmp/out")" \
+    "$(ls "$XDG_STATE_HOME/aisb/sessions" | wc -l)"
+if grep -q " 42 *sh -c 'exit 42'" "$tmp/out"; then ok; else bad "sessions ls lacks the exit 42 session: $(cat "$tmp/out")"; fi
+"$aisb" sessions show "$(basename "$sd" | cut -c1-10)" >"$tmp/out"
+if grep -q "^policy_sha256 [0-9a-f]\{64\}$" "$tmp/out"; then ok; else bad "sessions show: $(cat "$tmp/out")"; fi
+"$aisb" clean --volumes="$vol" >"$tmp/out" 2>&1 || bad "clean failed: $(cat "$tmp/out")"
+if grep -q "removed volume $vol" "$tmp/out"; then ok; else bad "volume not removed: $(cat "$tmp/out")"; fi
+check "no session container left" "$(podman ps -a --filter label=io.aisb.kind=session -q | wc -l)" 0
+rc=0; "$aisb" sessions show nothex >/dev/null 2>&1 || rc=$?
+check "sessions show bad id" "$rc" 78
 podman rm -f "$name" >/dev/null 2>&1 || true
 AISB_E2E_SECRET=$secret "$aisb" --policy "$tmp/policy.yaml" --env AISB_E2E_SECRET \
     --dry-run -- true >"$tmp/out" 2>&1 || true

@@ -1,0 +1,467 @@
+/*
+ * aisb sessions ls|show ID, and aisb clean [--all] [--volumes[=GLOB]].
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "image.h"
+#include "launch.h"
+#include "proc.h"
+#include "session.h"
+
+#define MANAGE_MAX_RECORD	(64 * 1024)	/* bytes of a record read */
+#define MANAGE_MAX_SESSIONS	4096		/* listed at most */
+#define MANAGE_MAX_PODMAN_OUT	(256 * 1024)	/* bytes of a podman listing */
+
+extern char **environ;
+
+/* dir/a[/b] into out; -1 when it does not fit. */
+static int
+join(char *out, size_t len, const char *dir, const char *a, const char *b)
+{
+	int	 n = b != NULL ? snprintf(out, len, "%s/%s/%s", dir, a, b) :
+	    snprintf(out, len, "%s/%s", dir, a);
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/* Reads at most max bytes of dir/name into a NUL-terminated malloc'd buffer. */
+static char *
+read_bounded(const char *dir, const char *name, size_t max)
+{
+	char	 path[PATH_MAX], *buf;
+	ssize_t	 n;
+	size_t	 off = 0;
+	int	 fd;
+
+	if (join(path, sizeof(path), dir, name, NULL) == -1)
+		return NULL;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return NULL;
+	if ((buf = malloc(max + 1)) == NULL) {
+		close(fd);
+		return NULL;
+	}
+	while (off < max && (n = read(fd, buf + off, max - off)) != 0) {
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			break;
+		off += (size_t)n;
+	}
+	close(fd);
+	buf[off] = '\0';
+	return buf;
+}
+
+/* The value of "key value" in a record, into out. */
+static const char *
+record_field(const char *rec, const char *key, char *out, size_t len)
+{
+	size_t		 klen = strlen(key);
+	const char	*p = rec, *eol;
+
+	out[0] = '\0';
+	while (p != NULL && *p != '\0') {
+		eol = strchr(p, '\n');
+		if (strncmp(p, key, klen) == 0 && p[klen] == ' ') {
+			size_t n = eol != NULL ? (size_t)(eol - p - klen - 1) :
+			    strlen(p + klen + 1);
+
+			snprintf(out, len, "%.*s", (int)n, p + klen + 1);
+			break;
+		}
+		p = eol != NULL ? eol + 1 : NULL;
+	}
+	return out;
+}
+
+static int
+sessions_dir(char *out, size_t len)
+{
+	char	 base[PATH_MAX];
+
+	if (launch_state_dir(environ, base, sizeof(base)) == -1 ||
+	    join(out, len, base, "sessions", NULL) == -1) {
+		fprintf(stderr, "aisb: no state folder: set XDG_STATE_HOME or "
+		    "HOME to an absolute path\n");
+		return -1;
+	}
+	return 0;
+}
+
+struct sess {
+	char	 id[LAUNCH_ID_HEX + 1];
+	time_t	 mtime;
+};
+
+static int
+sess_cmp(const void *a, const void *b)
+{
+	const struct sess *x = a, *y = b;
+
+	return x->mtime < y->mtime ? -1 : x->mtime > y->mtime;
+}
+
+static int
+is_id(const char *s)
+{
+	size_t	 n = strlen(s);
+
+	return n > 0 && n <= LAUNCH_ID_HEX &&
+	    strspn(s, "0123456789abcdef") == n;
+}
+
+/* Every session folder, oldest first.  *np on return; NULL on error. */
+static struct sess *
+list_sessions(const char *dir, size_t *np)
+{
+	struct sess	*v;
+	struct dirent	*de;
+	struct stat	 st;
+	char		 path[PATH_MAX];
+	DIR		*d;
+	size_t		 n = 0;
+
+	*np = 0;
+	if ((v = calloc(MANAGE_MAX_SESSIONS, sizeof(*v))) == NULL)
+		return NULL;
+	if ((d = opendir(dir)) == NULL)
+		return v;	/* no session yet */
+	while ((de = readdir(d)) != NULL && n < MANAGE_MAX_SESSIONS) {
+		if (!is_id(de->d_name) || strlen(de->d_name) != LAUNCH_ID_HEX)
+			continue;
+		if (join(path, sizeof(path), dir, de->d_name, NULL) == -1 ||
+		    lstat(path, &st) == -1 ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		snprintf(v[n].id, sizeof(v[n].id), "%s", de->d_name);
+		v[n].mtime = st.st_mtime;
+		n++;
+	}
+	closedir(d);
+	qsort(v, n, sizeof(*v), sess_cmp);
+	*np = n;
+	return v;
+}
+
+static int
+sessions_ls(void)
+{
+	struct sess	*v;
+	char		 dir[PATH_MAX], path[PATH_MAX], when[32], exitc[16];
+	char		 cmd[256], start[32], *rec;
+	size_t		 n, i;
+	time_t		 t;
+
+	if (sessions_dir(dir, sizeof(dir)) == -1)
+		return EXIT_CONFIG;
+	if ((v = list_sessions(dir, &n)) == NULL)
+		return 1;
+	printf("%-24s  %-20s  %-7s  %s\n", "SESSION", "STARTED (UTC)", "EXIT",
+	    "COMMAND");
+	for (i = 0; i < n; i++) {
+		if (join(path, sizeof(path), dir, v[i].id, NULL) == -1)
+			continue;
+		rec = read_bounded(path, "record", MANAGE_MAX_RECORD);
+		t = v[i].mtime;
+		if (rec != NULL) {
+			record_field(rec, "started", start, sizeof(start));
+			t = (time_t)strtoll(start, NULL, 10);
+			record_field(rec, "exit", exitc, sizeof(exitc));
+			record_field(rec, "command", cmd, sizeof(cmd));
+		} else {
+			snprintf(exitc, sizeof(exitc), "running");
+			snprintf(cmd, sizeof(cmd), "?");
+		}
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", gmtime(&t));
+		printf("%-24s  %-20s  %-7s  %s\n", v[i].id, when, exitc, cmd);
+		free(rec);
+	}
+	free(v);
+	return 0;
+}
+
+static int
+sessions_show(const char *want)
+{
+	struct sess	*v;
+	char		 dir[PATH_MAX], path[PATH_MAX], *rec, *audit, *p;
+	size_t		 n, i, found = 0, nallow = 0, ndeny = 0, nerr = 0;
+	const char	*id = NULL;
+
+	if (!is_id(want)) {
+		fprintf(stderr, "aisb: '%.32s' is not a session id (hex, as "
+		    "aisb sessions ls prints)\n", want);
+		return EXIT_CONFIG;
+	}
+	if (sessions_dir(dir, sizeof(dir)) == -1)
+		return EXIT_CONFIG;
+	if ((v = list_sessions(dir, &n)) == NULL)
+		return 1;
+	for (i = 0; i < n; i++)
+		if (strncmp(v[i].id, want, strlen(want)) == 0) {
+			id = v[i].id;
+			found++;
+		}
+	if (found != 1) {
+		fprintf(stderr, "aisb: %s session matches '%s'\n",
+		    found == 0 ? "no" : "more than one", want);
+		free(v);
+		return EXIT_CONFIG;
+	}
+	if (join(path, sizeof(path), dir, id, NULL) == -1) {
+		free(v);
+		return 1;
+	}
+	printf("folder %s\n", path);
+	if ((rec = read_bounded(path, "record", MANAGE_MAX_RECORD)) != NULL)
+		fputs(rec, stdout);
+	else
+		printf("(no record: the session is running, or its launcher "
+		    "was killed)\n");
+	if ((audit = read_bounded(path, "audit.jsonl", 16 * 1024 * 1024)) !=
+	    NULL) {
+		for (p = audit; (p = strstr(p, "\"decision\":\"")) != NULL;
+		    p += 12) {
+			if (strncmp(p + 12, "allow\"", 6) == 0)
+				nallow++;
+			else if (strncmp(p + 12, "deny\"", 5) == 0)
+				ndeny++;
+			else
+				nerr++;
+		}
+		printf("# audit: %zu allowed, %zu denied, %zu failed; "
+		    "lines in %s/audit.jsonl\n", nallow, ndeny, nerr, path);
+	}
+	free(rec);
+	free(audit);
+	free(v);
+	return 0;
+}
+
+int
+launch_cmd_sessions(int argc, char **argv)
+{
+	if (argc == 2 && strcmp(argv[1], "ls") == 0)
+		return sessions_ls();
+	if (argc == 3 && strcmp(argv[1], "show") == 0)
+		return sessions_show(argv[2]);
+	fprintf(stderr, "usage: aisb sessions ls\n       aisb sessions show ID\n");
+	return EXIT_CONFIG;
+}
+
+/* ---- clean --------------------------------------------------------------- */
+
+static int
+podman_lines(char *const argv[], char *out, size_t outlen)
+{
+	char	 err[512];
+	int	 rc;
+
+	rc = launch_exec(argv, NULL, 0, out, outlen, 60000, 0, err, sizeof(err));
+	if (rc != 0) {
+		fprintf(stderr, "aisb: %s: %s\n", argv[1], err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Is pid an aisb-gate?  (So that a recycled pid is never killed.) */
+static int
+is_gate(pid_t pid)
+{
+	char	 link[64], exe[PATH_MAX];
+	ssize_t	 n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	if ((n = readlink(link, exe, sizeof(exe) - 1)) <= 0)
+		return 0;
+	exe[n] = '\0';
+	n = (ssize_t)strlen(exe);
+	return n >= 9 && strcmp(exe + n - 9, "aisb-gate") == 0;
+}
+
+int
+launch_cmd_clean(int argc, char **argv)
+{
+	char		 podman[PATH_MAX], dir[PATH_MAX], path[PATH_MAX];
+	char		*out, *line, *save = NULL, *pidtxt, *running;
+	const char	*glob = NULL;
+	struct sess	*v;
+	size_t		 n, i, ncont = 0, ngate = 0, nscratch = 0, nvol = 0;
+	int		 all = 0, volumes = 0, a, rc = 0;
+
+	for (a = 1; a < argc; a++) {
+		if (strcmp(argv[a], "--all") == 0)
+			all = 1;
+		else if (strcmp(argv[a], "--volumes") == 0)
+			volumes = 1;
+		else if (strncmp(argv[a], "--volumes=", 10) == 0) {
+			volumes = 1;
+			glob = argv[a] + 10;
+		} else {
+			fprintf(stderr, "usage: aisb clean [--all] "
+			    "[--volumes[=GLOB]]\n");
+			return EXIT_CONFIG;
+		}
+	}
+	if (launch_find_program("podman", podman, sizeof(podman)) == -1) {
+		fprintf(stderr, "aisb: podman not found\n");
+		return EXIT_ENFORCE;
+	}
+	if ((out = malloc(MANAGE_MAX_PODMAN_OUT)) == NULL)
+		return 1;
+
+	/*
+	 * 1. session containers: stopped ones, and with --all running ones.
+	 * Running ones are listed apart (podman ps without -a), since the
+	 * state column is prose ("Up 2 seconds ago") on podman 4.
+	 */
+	{
+		char *ps[] = { podman, (char *)"ps",
+		    (char *)"--filter=label=io.aisb.kind=session",
+		    (char *)"--format={{.Names}}", NULL };
+
+		if (podman_lines(ps, out, MANAGE_MAX_PODMAN_OUT) == -1) {
+			free(out);
+			return 1;
+		}
+		/* "\nname\nname\n...", so that "\nname\n" finds one exactly */
+		if ((running = malloc(strlen(out) + 3)) == NULL) {
+			free(out);
+			return 1;
+		}
+		snprintf(running, strlen(out) + 3, "\n%s\n", out);
+	}
+	{
+		char *ps[] = { podman, (char *)"ps", (char *)"-a",
+		    (char *)"--filter=label=io.aisb.kind=session",
+		    (char *)"--format={{.Names}}", NULL };
+
+		if (podman_lines(ps, out, MANAGE_MAX_PODMAN_OUT) == -1) {
+			free(running);
+			free(out);
+			return 1;
+		}
+	}
+	for (line = strtok_r(out, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		char err[512], key[128];
+		char *rm[] = { podman, (char *)"rm", (char *)"-f", line, NULL };
+
+		snprintf(key, sizeof(key), "\n%s\n", line);
+		if (!all && strstr(running, key) != NULL)
+			continue;
+		if (launch_exec(rm, NULL, 0, NULL, 0, 60000, 0, err,
+		    sizeof(err)) == 0) {
+			printf("removed container %s\n", line);
+			ncont++;
+		} else {
+			fprintf(stderr, "aisb: podman rm %s: %s\n", line, err);
+			rc = 1;
+		}
+	}
+
+	/* 2. gates and secrets of sessions whose container is gone */
+	if (sessions_dir(dir, sizeof(dir)) == 0 &&
+	    (v = list_sessions(dir, &n)) != NULL) {
+		for (i = 0; i < n; i++) {
+			char name[LAUNCH_ID_HEX + 8];
+
+			snprintf(name, sizeof(name), "\naisb-%s\n", v[i].id);
+			if (strstr(running, name) != NULL)
+				continue;
+			if (join(path, sizeof(path), dir, v[i].id, NULL) == -1)
+				continue;
+			if ((pidtxt = read_bounded(path, "gate.pid", 32)) != NULL) {
+				pid_t pid = (pid_t)strtol(pidtxt, NULL, 10);
+
+				if (pid > 1 && is_gate(pid) &&
+				    kill(pid, SIGTERM) == 0) {
+					printf("stopped gate %d of session %s\n",
+					    (int)pid, v[i].id);
+					ngate++;
+				}
+				free(pidtxt);
+			}
+			if (join(path, sizeof(path), dir, v[i].id, "token") == 0 &&
+			    unlink(path) == 0)
+				nscratch++;
+			if (join(path, sizeof(path), dir, v[i].id, "env") == 0 &&
+			    unlink(path) == 0)
+				nscratch++;
+			if (join(path, sizeof(path), dir, v[i].id, "gate.pid") == 0)
+				(void)unlink(path);
+		}
+		free(v);
+	}
+
+	/* 3. home volumes no container refers to */
+	if (volumes) {
+		char *ls[] = { podman, (char *)"volume", (char *)"ls",
+		    (char *)"--filter=label=io.aisb.kind=home",
+		    (char *)"--format={{.Name}}", NULL };
+		char *names;
+
+		if (podman_lines(ls, out, MANAGE_MAX_PODMAN_OUT) == -1 ||
+		    (names = strdup(out)) == NULL) {
+			free(running);
+			free(out);
+			return 1;
+		}
+		save = NULL;
+		for (line = strtok_r(names, "\n", &save); line != NULL;
+		    line = strtok_r(NULL, "\n", &save)) {
+			char filt[300], err[512], users[256];
+			char *ps[] = { podman, (char *)"ps", (char *)"-a",
+			    filt, (char *)"--format={{.Names}}", NULL };
+			char *rm[] = { podman, (char *)"volume", (char *)"rm",
+			    line, NULL };
+
+			if (glob != NULL && fnmatch(glob, line, 0) != 0)
+				continue;
+			snprintf(filt, sizeof(filt), "--filter=volume=%s", line);
+			if (launch_exec(ps, NULL, 0, users, sizeof(users),
+			    60000, 0, err, sizeof(err)) != 0) {
+				fprintf(stderr, "aisb: podman ps: %s\n", err);
+				rc = 1;
+				continue;
+			}
+			if (users[0] != '\0') {
+				printf("kept volume %s: used by %.*s\n", line,
+				    (int)strcspn(users, "\n"), users);
+				continue;
+			}
+			if (launch_exec(rm, NULL, 0, NULL, 0, 60000, 0, err,
+			    sizeof(err)) == 0) {
+				printf("removed volume %s\n", line);
+				nvol++;
+			} else {
+				fprintf(stderr, "aisb: podman volume rm %s: "
+				    "%s\n", line, err);
+				rc = 1;
+			}
+		}
+		free(names);
+	}
+	free(running);
+	printf("clean: %zu container(s), %zu gate(s), %zu secret file(s), "
+	    "%zu volume(s) removed\n", ncont, ngate, nscratch, nvol);
+	free(out);
+	return rc;
+}
