@@ -25,7 +25,8 @@ endif
 # tests/fuzz/run.sh runs it when "gate_http" is in its list.
 if ENABLE_FUZZ
 noinst_PROGRAMS += tests/fuzz/fuzz_gate_http
-tests_fuzz_fuzz_gate_http_SOURCES = tests/fuzz/fuzz_gate_http.c gate/http.c
+tests_fuzz_fuzz_gate_http_SOURCES = tests/fuzz/fuzz_gate_http.c gate/http.c \
+	gate/tls.c
 tests_fuzz_fuzz_gate_http_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
 tests_fuzz_fuzz_gate_http_CFLAGS = $(AM_CFLAGS)
 tests_fuzz_fuzz_gate_http_LDFLAGS = -fsanitize=fuzzer

@@ -2,7 +2,8 @@
  * libFuzzer: aisb-gate's request head parser and chunked framing.
  * Invariants: the parser gives the same answer fed whole or in two pieces
  * (it is restartable); a parsed head lies inside the input; the forwarded
- * head fits its bound; chunked scanning never claims more than it was given.
+ * head fits its bound; chunked scanning never claims more than it was given;
+ * a TLS server name found is a lower-case name within its bound.
  */
 #include "config.h"
 
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "http.h"
+#include "tls.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -30,6 +32,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size == 0)
 		return 0;
+	{
+		char	 name[254];
+		int	 t = gate_tls_sni(data, size, name, sizeof(name));
+
+		if (t < GATE_TLS_BAD || t > GATE_TLS_NOT_TLS)
+			abort();
+		if (t == GATE_TLS_NAME) {
+			size_t	 k, nl = strnlen(name, sizeof(name));
+
+			if (nl == 0 || nl == sizeof(name))
+				abort();
+			for (k = 0; k < nl; k++)
+				if (name[k] >= 'A' && name[k] <= 'Z')
+					abort();
+		}
+	}
 	split = data[0] % size;
 	gate_http_req_init(&a);
 	ra = gate_http_parse(&a, buf, size);
