@@ -78,7 +78,8 @@ prun() {	# podman run with what this machine kind needs
 
 # build [ARGS...]: aisb image build, the tag on stdout (last line).
 build() {
-	"$AISB" image build --enforcer "$ENFORCE" "$@" >"$out" 2>"$err"
+	"$AISB" image build --enforcer "$ENFORCE" "$@" >"$out" 2>"$err" ||
+	    return
 	tail -n 1 "$out"
 }
 
