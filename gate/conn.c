@@ -46,6 +46,7 @@
 
 #define RELAY_MAX	(256 * 1024)	/* bytes queued towards one side */
 #define RELAY_IO	(64 * 1024)	/* bytes per read(2)/write(2); libevent: 4 KiB */
+#define LIBEVENT_READ	4096		/* its most per read(2): more may wait */
 #define LINGER_SECS	2		/* after an answer, wait for the close */
 #define CLIENT_BUCKETS	256
 #define RULE_MAX	512
@@ -789,7 +790,8 @@ body_bytes(struct gate_conn *c, struct evbuffer *in, int *bad)
  * libevent 2.1 reads at most 4 KiB per read(2) (EVBUFFER_MAX_READ; 2.2 makes
  * it settable), which costs a trip through the loop per 4 KiB of a bulk
  * tunnel.  So after each of its reads, read up to RELAY_IO more of what the
- * socket holds, straight into the other side's output.  An EOF is left for
+ * socket holds, straight into the other side's output (only after a full
+ * 4 KiB read: a shorter one emptied the socket).  An EOF is left for
  * libevent to find on its next read; a hard error is returned as -1.
  */
 static ssize_t
@@ -887,7 +889,7 @@ relay_up(struct gate_conn *c)
 	}
 	if (n > 0) {
 		evbuffer_remove_buffer(in, out, n);
-		if (c->tunnel && !c->c_eof) {
+		if (c->tunnel && !c->c_eof && n >= LIBEVENT_READ) {
 			ssize_t	 r = read_more(c->cbev, out);
 
 			if (r == -1) {
@@ -926,7 +928,7 @@ relay_down(struct gate_conn *c)
 
 	if (n > 0) {
 		evbuffer_add_buffer(out, in);
-		if (!c->u_eof) {
+		if (!c->u_eof && n >= LIBEVENT_READ) {
 			ssize_t	 r = read_more(c->ubev, out);
 
 			if (r == -1) {
@@ -1031,6 +1033,10 @@ head_complete(struct gate_conn *c)
 	char			 err[128], *t;
 	size_t			 tlen;
 
+	/*
+	 * Reading pauses while deciding: bytes sent early wait in the socket,
+	 * and a client that half-closes after its request is still served.
+	 */
 	bufferevent_disable(c->cbev, EV_READ);
 	snprintf(c->method, sizeof(c->method), "%.*s", (int)req->method.len,
 	    c->head + req->method.off);

@@ -140,6 +140,20 @@ expect_audit "$A" method=POST host=cap.test decision=allow
 sleep 0.3
 expect_audit "$A" event=close method=POST host=cap.test
 
+# A client that half-closes right after its request still gets the answer
+check "half-closed client" "$("$PY" -c '
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(b"GET http://ok.test:%s/half HTTP/1.0\r\n\r\n" % sys.argv[2].encode())
+s.shutdown(socket.SHUT_WR)
+d = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    d += b
+print(d.split(b"\r\n")[0].decode())' "$gate_port" "$up")" "HTTP/1.0 200 OK"
+
 # CONNECT to a name: the TLS server name must be that name (else the tunnel
 # is closed before a byte of the handshake reaches the upstream)
 "$PY" - "$gate_port" "$cap" >"$tmp/sni.out" <<'PY'
