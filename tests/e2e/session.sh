@@ -201,6 +201,23 @@ if grep -q "kept volume $vol: used by" "$tmp/out"; then ok; else bad "clean did 
 check "running session spared" "$(podman ps --filter label=io.aisb.kind=session -q | wc -l)" 1
 wait "$bg" || true
 
+# 11. limits, read from inside (cgroup v2 or v1 files)
+rc=0; sess --memory 96m --pids 77 -- sh -c '
+	cat /sys/fs/cgroup/memory.max 2>/dev/null ||
+	    cat /sys/fs/cgroup/memory/memory.limit_in_bytes
+	cat /sys/fs/cgroup/pids.max 2>/dev/null ||
+	    cat /sys/fs/cgroup/pids/pids.max' || rc=$?
+check "limits: exit" "$rc" 0
+check "memory limit" "$(sed -n 1p "$tmp/out")" $((96 * 1024 * 1024))
+check "pids limit" "$(sed -n 2p "$tmp/out")" 77
+
+# 12. --net none: no proxy, no route, the gate not even started
+rc=0; sess --net none -- sh -c 'env | grep -ci _proxy; curl -sS --max-time 5 "http://10.0.2.2:'"$echo_port"'/"' || rc=$?
+check "net none: no proxy variables" "$(sed -n 1p "$tmp/out")" 0
+if [ "$rc" != 0 ]; then ok; else bad "--net none reached the host"; fi
+sd=$(last_session_dir)
+if [ -e "$sd/gate.log" ]; then bad "--net none started a gate"; else ok; fi
+
 # 10. sessions ls/show, and clean after the sessions ended
 "$aisb" sessions ls >"$tmp/out"
 check "sessions ls lines" "$(grep -c '^[0-9a-f]\{24\} ' "$tmp/out")" \
