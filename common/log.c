@@ -4,11 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "log.h"
 
 static const char	*log_prog = "aisb";
 static int		 log_verbose = 0;	/* 0: warnings, 1: info, 2: debug */
+static int		 log_syslog = 0;
 
 void
 log_init(const char *progname, int verbosity)
@@ -16,6 +18,13 @@ log_init(const char *progname, int verbosity)
 	if (progname != NULL)
 		log_prog = progname;
 	log_verbose = verbosity;
+}
+
+void
+log_to_syslog(void)
+{
+	openlog(log_prog, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+	log_syslog = 1;
 }
 
 void
@@ -40,7 +49,12 @@ vlog(enum log_level lvl, const char *fmt, va_list ap)
 	    (lvl == LOG_L_DEBUG && log_verbose < 2))
 		return;
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	fprintf(stderr, "%s: %s\n", log_prog, buf);
+	if (log_syslog)
+		syslog(lvl == LOG_L_ERR ? LOG_ERR : lvl == LOG_L_WARN ?
+		    LOG_WARNING : lvl == LOG_L_INFO ? LOG_INFO : LOG_DEBUG,
+		    "%s", buf);
+	else
+		fprintf(stderr, "%s: %s\n", log_prog, buf);
 }
 
 static void __attribute__((format(printf, 1, 0)))
@@ -49,7 +63,10 @@ vlog_errno(const char *fmt, va_list ap, int saved)
 	char	 buf[1024];
 
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	fprintf(stderr, "%s: %s: %s\n", log_prog, buf, strerror(saved));
+	if (log_syslog)
+		syslog(LOG_ERR, "%s: %s", buf, strerror(saved));
+	else
+		fprintf(stderr, "%s: %s: %s\n", log_prog, buf, strerror(saved));
 }
 
 void

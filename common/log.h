@@ -11,6 +11,8 @@
 enum log_level { LOG_L_ERR = 0, LOG_L_WARN, LOG_L_INFO, LOG_L_DEBUG };
 
 void	log_init(const char *progname, int verbosity);
+/* From now on to syslog (facility daemon) instead of stderr: for daemons. */
+void	log_to_syslog(void);
 void	log_setverbose(int verbosity);
 int	log_getverbose(void);
 void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));

@@ -404,9 +404,12 @@ daemonize(void)
 	}
 	if (setsid() == -1)
 		fatal("setsid");
+	/* from here on nobody reads stderr: log to syslog */
+	log_to_syslog();
 	if ((fd = open("/dev/null", O_RDWR)) != -1) {
 		dup2(fd, STDIN_FILENO);
 		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
 		if (fd > STDERR_FILENO)
 			close(fd);
 	}

@@ -50,7 +50,8 @@ step "fuzz smoke (${fuzz_seconds}s per harness)"
 rm -rf "$out/fuzz" && mkdir -p "$out/fuzz"
 ( cd "$out/fuzz" && "$top/configure" --enable-fuzz --disable-tests CC=clang \
       CFLAGS="-O1 -g -fno-omit-frame-pointer" >configure.out &&
-  make -j"$jobs" tests/fuzz/fuzz_policy tests/fuzz/fuzz_target tests/fuzz/fuzz_plan >make.out 2>&1 ||
+  make -j"$jobs" tests/fuzz/fuzz_policy tests/fuzz/fuzz_target tests/fuzz/fuzz_plan \
+      tests/fuzz/fuzz_gate_http >make.out 2>&1 ||
   { cat make.out; exit 1; }
   make fuzz FUZZ_SECONDS="$fuzz_seconds" )
 
