@@ -22,13 +22,27 @@ sh "$top/contrib/apt-install.sh"
 cd "$top"
 autoreconf -fi
 
+passed=0 failed=0 skipped=0
+count() {	# count TEST-SUITE-LOG: add automake's totals to ours
+	local p f e s
+	p=$(sed -n 's/^# PASS: *//p' "$1"); f=$(sed -n 's/^# FAIL: *//p' "$1")
+	e=$(sed -n 's/^# ERROR: *//p' "$1"); s=$(sed -n 's/^# SKIP: *//p' "$1")
+	passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0} + ${e:-0}))
+	skipped=$((skipped + ${s:-0}))
+}
+
 run_check() {	# run_check DIR CONFIGURE-ARGS...
-	local dir=$1; shift
+	local dir=$1 rc=0; shift
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	( cd "$dir" && "$top/configure" --enable-werror "$@" >configure.out &&
 	  make -j"$jobs" >make.out 2>&1 || { cat make.out; exit 1; }
-	  make -j"$jobs" check || { cat test-suite.log 2>/dev/null; exit 1; } )
+	  make -j"$jobs" check || { cat test-suite.log 2>/dev/null; exit 1; } ) || rc=$?
+	[ -f "$dir/test-suite.log" ] && count "$dir/test-suite.log"
+	if [ "$rc" != 0 ]; then
+		echo "tests: $passed passed, $((failed > 0 ? failed : 1)) failed, $skipped skipped"
+		exit "$rc"
+	fi
 }
 
 step "build and make check (-Werror), with the podman end-to-end tests"
@@ -56,4 +70,5 @@ rm -rf "$out/fuzz" && mkdir -p "$out/fuzz"
   make fuzz FUZZ_SECONDS="$fuzz_seconds" )
 
 step "done"
-echo "all test stages passed"
+echo "all test stages passed (test counts are of the two make check runs)"
+echo "tests: $passed passed, $failed failed, $skipped skipped"
