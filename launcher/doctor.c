@@ -13,9 +13,12 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
+#include <sys/vfs.h>
 
 #include <netinet/in.h>
 #include <arpa/inet.h>
+
+#include <linux/magic.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -160,6 +163,23 @@ check_info(struct launch_host_facts *f, int verbose)
 	    f->runtime, rt, f->runtime);
 }
 
+/*
+ * What check_info() learns, without asking podman: `podman info` looks up
+ * its helpers' Debian packages and costs seconds, too much for every
+ * session.  The cgroup version is the type of /sys/fs/cgroup; the runtime
+ * is runc on v1 or hybrid hosts, else podman's own default (left empty).
+ */
+static void
+check_info_fast(struct launch_host_facts *f)
+{
+	struct statfs	 sf;
+
+	f->cgroups_version = statfs("/sys/fs/cgroup", &sf) == 0 &&
+	    sf.f_type == CGROUP2_SUPER_MAGIC ? 2 : 1;
+	if (f->cgroups_version != 2 && in_path("runc"))
+		snprintf(f->runtime, sizeof(f->runtime), "runc");
+}
+
 /* The value to pass as --ulimit NAME=N:N: the hard limit, capped. */
 static unsigned long
 pick_limit(rlim_t hard, unsigned long cap)
@@ -238,7 +258,10 @@ launch_doctor_host(struct launch_host_facts *f, int verbose)
 	f->rootless = geteuid() != 0;
 	if (check_podman(f, verbose) == -1)
 		return -1;
-	check_info(f, verbose);
+	if (verbose)
+		check_info(f, verbose);
+	else
+		check_info_fast(f);
 	check_limits(f, verbose);
 	check_tun(f, verbose);
 	/* A guess until the network check confirms it. */

@@ -303,10 +303,13 @@ run_session(const struct launch_opts *o, struct policy *p)
 	    sizeof(planfile), err, sizeof(err)) == -1)
 		goto fail;
 
-	/* a runtime the user chose wins over the one doctor found */
+	/*
+	 * A runtime the user chose wins over the one doctor found; with
+	 * neither, podman's own default.
+	 */
 	image_spec(o, pkgs, &spec, enforcer, sizeof(enforcer),
-	    o->src[LO_RUNTIME] != LAUNCH_SRC_DEFAULT || !facts.runtime[0] ?
-	    o->val[LO_RUNTIME] : facts.runtime);
+	    o->src[LO_RUNTIME] != LAUNCH_SRC_DEFAULT ? o->val[LO_RUNTIME] :
+	    facts.runtime[0] ? facts.runtime : NULL);
 	if (spec.enforcer_path == NULL) {
 		snprintf(err, sizeof(err), "aisb-enforce not found next to "
 		    "aisb; build it (make) or install it (make install)");
