@@ -313,6 +313,71 @@ kw_resolver(struct parser *p, char **tok, size_t ntok)
 	return 0;
 }
 
+/* ADDRESS/PREFIX with no bits set past the prefix. */
+static int
+kw_allow_range(struct parser *p, char **tok, size_t ntok)
+{
+	struct enf_plan		*plan = p->plan;
+	struct enf_range	 r;
+	char			 a[INET6_ADDRSTRLEN + 1], *slash;
+	unsigned long		 prefix;
+	size_t			 i, max;
+
+	if (ntok != 2)
+		return perr(p, "usage: allow-range ADDRESS/PREFIX");
+	if ((slash = strchr(tok[1], '/')) == NULL ||
+	    (size_t)(slash - tok[1]) >= sizeof(a))
+		return perr(p, "bad range \"%.64s\" (ADDRESS/PREFIX)", tok[1]);
+	memcpy(a, tok[1], (size_t)(slash - tok[1]));
+	a[slash - tok[1]] = '\0';
+	memset(&r, 0, sizeof(r));
+	if (parse_addr(a, &r.net) == -1)
+		return perr(p, "bad range address \"%s\"", a);
+	max = r.net.family == AF_INET ? 32 : 128;
+	if (strcmp(slash + 1, "0") == 0)
+		prefix = 0;
+	else if (parse_uint(slash + 1, max, &prefix) == -1)
+		return perr(p, "bad prefix \"%s\" (0-%zu)", slash + 1, max);
+	r.prefix = (unsigned)prefix;
+	for (i = r.prefix; i < max; i++)
+		if (r.net.addr[i / 8] & (0x80 >> (i % 8)))
+			return perr(p, "range %s has bits set past /%u",
+			    tok[1], r.prefix);
+	for (i = 0; i < plan->nranges; i++)
+		if (memcmp(&plan->ranges[i], &r, sizeof(r)) == 0)
+			return perr(p, "range listed twice");
+	if (plan->nranges == ENF_PLAN_MAX_RANGES)
+		return perr(p, "more than %d allow-range lines",
+		    ENF_PLAN_MAX_RANGES);
+	plan->ranges[plan->nranges++] = r;
+	return 0;
+}
+
+/* The stub the command asks: a loopback address inside the sandbox. */
+static int
+kw_dns_stub(struct parser *p, char **tok, size_t ntok)
+{
+	struct enf_endpoint	*e = &p->plan->stub;
+	static const uint8_t	 lo6[16] = { [15] = 1 };
+
+	if (ntok != 2 && ntok != 3)
+		return perr(p, "usage: dns-stub ADDRESS [PORT]");
+	if (p->plan->has_stub)
+		return perr(p, "dns-stub given twice");
+	memset(e, 0, sizeof(*e));
+	if (parse_addr(tok[1], &e->addr) == -1 ||
+	    (e->addr.family == AF_INET && e->addr.addr[0] != 127) ||
+	    (e->addr.family == AF_INET6 &&
+	    memcmp(e->addr.addr, lo6, 16) != 0))
+		return perr(p, "bad dns-stub address \"%s\" (127.0.0.0/8 or "
+		    "::1: the stub answers only inside the sandbox)", tok[1]);
+	e->port = 53;
+	if (ntok == 3 && parse_port(tok[2], &e->port) == -1)
+		return perr(p, "bad dns-stub port \"%s\" (1-65535)", tok[2]);
+	p->plan->has_stub = 1;
+	return 0;
+}
+
 static int
 kw_ttl(struct parser *p, char **tok, size_t ntok, uint32_t *out, int *seen)
 {
@@ -394,6 +459,10 @@ parse_line(struct parser *p, char *line)
 		return kw_allow_name(p, tok, ntok);
 	if (strcmp(tok[0], "resolver") == 0)
 		return kw_resolver(p, tok, ntok);
+	if (strcmp(tok[0], "allow-range") == 0)
+		return kw_allow_range(p, tok, ntok);
+	if (strcmp(tok[0], "dns-stub") == 0)
+		return kw_dns_stub(p, tok, ntok);
 	if (strcmp(tok[0], "dns-min-ttl") == 0)
 		return kw_ttl(p, tok, ntok, &p->plan->ttl_min,
 		    &p->seen_ttl_min);
@@ -428,9 +497,10 @@ check_plan(struct parser *p)
 			return perr(p, "mode direct needs at least one "
 			    "resolver line");
 	} else {
-		if (plan->nnames > 0 || plan->nresolvers > 0)
-			return perr(p, "allow-name and resolver lines are "
-			    "only for mode direct");
+		if (plan->nnames > 0 || plan->nresolvers > 0 ||
+		    plan->nranges > 0 || plan->has_stub)
+			return perr(p, "allow-name, allow-range, resolver and "
+			    "dns-stub lines are only for mode direct");
 		if (p->seen_ttl_min || p->seen_ttl_max)
 			return perr(p, "dns-min-ttl and dns-max-ttl are only "
 			    "for mode direct");
@@ -577,6 +647,76 @@ enf_addr_refused(const struct enf_addr *a)
 	    (b[0] == 0x20 && b[1] == 0x02) ||		/* 6to4 2002::/16 */
 	    (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0);
 							/* Teredo 2001::/32 */
+}
+
+struct special {
+	uint8_t		 net[16];
+	unsigned	 prefix;
+	const char	*what;
+};
+
+/* As policy/addr.c's table, less what enf_addr_refused() covers. */
+static const struct special special4[] = {
+	{ { 10 }, 8, "private 10.0.0.0/8" },
+	{ { 100, 64 }, 10, "shared CGNAT 100.64.0.0/10" },
+	{ { 172, 16 }, 12, "private 172.16.0.0/12" },
+	{ { 192, 0, 0 }, 24, "IETF protocol assignments 192.0.0.0/24" },
+	{ { 192, 168 }, 16, "private 192.168.0.0/16" },
+	{ { 198, 18 }, 15, "benchmarking 198.18.0.0/15" },
+};
+
+static const struct special special6[] = {
+	{ { 0xfc }, 7, "unique-local fc00::/7" },
+	{ { 0xfe, 0xc0 }, 10, "site-local fec0::/10" },
+};
+
+static int
+in_prefix(const uint8_t *a, const uint8_t *net, unsigned prefix)
+{
+	unsigned	 whole = prefix / 8, rest = prefix % 8;
+
+	if (memcmp(a, net, whole) != 0)
+		return 0;
+	return rest == 0 ||
+	    ((a[whole] ^ net[whole]) & (uint8_t)(0xff00 >> rest)) == 0;
+}
+
+const char *
+enf_addr_private(const struct enf_addr *a)
+{
+	const struct special	*t;
+	size_t			 i, n;
+
+	t = a->family == AF_INET ? special4 : special6;
+	n = a->family == AF_INET ? sizeof(special4) / sizeof(special4[0]) :
+	    sizeof(special6) / sizeof(special6[0]);
+	for (i = 0; i < n; i++)
+		if (in_prefix(a->addr, t[i].net, t[i].prefix))
+			return t[i].what;
+	return NULL;
+}
+
+int
+enf_plan_addr_ok(const struct enf_plan *plan, const struct enf_addr *a,
+    const char **why)
+{
+	const char	*priv;
+	size_t		 i;
+
+	if (enf_addr_refused(a)) {
+		*why = "loopback, link-local, multicast or an embedded "
+		    "IPv4 form; never allowed";
+		return 0;
+	}
+	if ((priv = enf_addr_private(a)) == NULL)
+		return 1;
+	for (i = 0; i < plan->nranges; i++)
+		if (plan->ranges[i].net.family == a->family &&
+		    in_prefix(a->addr, plan->ranges[i].net.addr,
+		    plan->ranges[i].prefix))
+			return 1;
+	*why = priv;
+	return 0;
 }
 
 const char *

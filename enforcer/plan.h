@@ -21,6 +21,7 @@
 #define ENF_PLAN_MAX_RESOLVERS	3	/* resolver lines */
 #define ENF_PLAN_MAX_NAME	253	/* DNS name, without the final dot */
 #define ENF_PLAN_MAX_PREFIX	64	/* log-prefix (the kernel allows 127) */
+#define ENF_PLAN_MAX_RANGES	16	/* allow-range lines */
 
 /* aisb-enforce's own exit codes (sysexits' EX_NOPERM and EX_CONFIG). */
 #define ENF_EXIT_ENFORCE	77	/* enforcement failed: nothing ran */
@@ -59,6 +60,12 @@ struct enf_name {
 	size_t		 nports;
 };
 
+/* A CIDR block; bits past prefix are zero. */
+struct enf_range {
+	struct enf_addr	 net;
+	unsigned	 prefix;
+};
+
 struct enf_plan {
 	enum enf_mode		 mode;
 	struct enf_endpoint	 gates[ENF_PLAN_MAX_GATES];
@@ -67,6 +74,10 @@ struct enf_plan {
 	size_t			 nnames;
 	struct enf_endpoint	 resolvers[ENF_PLAN_MAX_RESOLVERS];	/* proto unused */
 	size_t			 nresolvers;
+	struct enf_range	 ranges[ENF_PLAN_MAX_RANGES];	/* allow-range */
+	size_t			 nranges;
+	struct enf_endpoint	 stub;		/* dns-stub; proto unused */
+	int			 has_stub;
 	uint32_t		 ttl_min;	/* seconds */
 	uint32_t		 ttl_max;	/* seconds */
 	char			 log_prefix[ENF_PLAN_MAX_PREFIX + 1];	/* "" = no log */
@@ -89,12 +100,27 @@ ssize_t		 enf_plan_read(int fd, char *buf, size_t bufsz, char *err,
 		    size_t errlen);
 
 /*
- * True for addresses no DNS answer may open in direct mode: unspecified,
- * loopback, link-local (cloud metadata), multicast and broadcast, and IPv6
- * forms that carry IPv4 (mapped, compatible, 6to4, Teredo, NAT64).  Private
- * ranges are not refused here: what a name may be is the launcher's call.
+ * True for addresses no DNS answer may open in direct mode, whatever the
+ * plan: unspecified, loopback, link-local (cloud metadata), multicast and
+ * broadcast, and IPv6 forms that carry IPv4 (mapped, compatible, 6to4,
+ * Teredo, NAT64).
  */
 int		 enf_addr_refused(const struct enf_addr *);
+
+/*
+ * The private and special-purpose range an address lies in ("private
+ * 10.0.0.0/8"), or NULL for a public one.  The same ranges the policy
+ * engine denies (docs/policy.md); in direct mode an answer in one of them
+ * is refused unless an allow-range line covers it.
+ */
+const char	*enf_addr_private(const struct enf_addr *);
+
+/*
+ * Whether a DNS answer may go into the sets: not refused, and public or
+ * inside one of the plan's allow-range blocks.  On refusal *why says why.
+ */
+int		 enf_plan_addr_ok(const struct enf_plan *, const struct enf_addr *,
+		    const char **why);
 
 /* True when any address of the plan (gate or resolver) is IPv6. */
 int		 enf_plan_uses_ipv6(const struct enf_plan *);

@@ -22,6 +22,9 @@
  * CAP_NET_ADMIN because signals to the command, which runs as another uid,
  * need it.
  *
+ * With a dns-stub line the refresher also answers the command's queries
+ * (stub.c) from what it has put in the sets.
+ *
  * Bounds: at most REFRESH_MAX_ADDRS addresses per name and family are kept
  * from one answer; answers are parsed by c-ares into fixed arrays.
  */
@@ -48,6 +51,7 @@
 
 #include "log.h"
 #include "refresh.h"
+#include "stub.h"
 
 #define REFRESH_MAX_ADDRS	16	/* per name and family, per answer */
 #define REFRESH_MAX_KNOWN	(4 * REFRESH_MAX_ADDRS)	/* per name */
@@ -78,6 +82,7 @@ struct refresher {
 	ares_channel		 ch;
 	int			 active;	/* ch is initialised */
 	int			 inflight;
+	int			 stubfd;	/* -1 until the command runs */
 };
 
 struct query {
@@ -158,19 +163,21 @@ clamp_ttl(const struct enf_plan *plan, uint32_t ttl)
 }
 
 static void
-add_addr(struct name_state *ns, int family, const void *addr, int ttl)
+add_addr(const struct enf_plan *plan, struct name_state *ns, int family,
+    const void *addr, int ttl)
 {
 	struct enf_addr	 a;
+	const char	*why;
 	size_t		 i, same = 0;
 
 	memset(&a, 0, sizeof(a));
 	a.family = family;
 	memcpy(a.addr, addr, family == AF_INET ? 4 : 16);
-	if (enf_addr_refused(&a)) {
+	if (!enf_plan_addr_ok(plan, &a, &why)) {
 		char	 s[INET6_ADDRSTRLEN];
 
-		log_warnx("%s: refusing address %s", ns->n->name,
-		    enf_addr_str(&a, s, sizeof(s)));
+		log_warnx("%s: refusing address %s (%s)", ns->n->name,
+		    enf_addr_str(&a, s, sizeof(s)), why);
 		return;
 	}
 	for (i = 0; i < ns->naddrs; i++) {
@@ -255,11 +262,13 @@ query_cb(void *arg, int status, int timeouts, unsigned char *abuf, int alen)
 	if (status == ARES_SUCCESS && q->family == AF_INET &&
 	    ares_parse_a_reply(abuf, alen, NULL, a4, &n) == ARES_SUCCESS) {
 		for (i = 0; i < n; i++)
-			add_addr(ns, AF_INET, &a4[i].ipaddr, a4[i].ttl);
+			add_addr(q->r->plan, ns, AF_INET, &a4[i].ipaddr,
+			    a4[i].ttl);
 	} else if (status == ARES_SUCCESS && q->family == AF_INET6 &&
 	    ares_parse_aaaa_reply(abuf, alen, NULL, a6, &n) == ARES_SUCCESS) {
 		for (i = 0; i < n; i++)
-			add_addr(ns, AF_INET6, &a6[i].ip6addr, a6[i].ttl);
+			add_addr(q->r->plan, ns, AF_INET6, &a6[i].ip6addr,
+			    a6[i].ttl);
 	} else if (status != ARES_ENODATA && status != ARES_SUCCESS &&
 	    status != ARES_EDESTRUCTION)
 		log_info("%s: %s query: %s", ns->n->name,
@@ -384,6 +393,73 @@ next_due(const struct refresher *r)
 	return best;
 }
 
+/* The stub's view: what is in the sets for a name, and for how long. */
+static int
+stub_lookup(void *ctx, const char *name, int family,
+    struct enf_stub_answer *ans)
+{
+	struct refresher	*r = ctx;
+	struct name_state	*ns = NULL;
+	int64_t			 now = now_ms();
+	size_t			 i;
+	int			 alive = 0;
+
+	for (i = 0; i < r->plan->nnames; i++)
+		if (strcmp(r->names[i].n->name, name) == 0) {
+			ns = &r->names[i];
+			break;
+		}
+	if (ns == NULL)
+		return -1;
+	for (i = 0; i < ns->nknown; i++) {
+		const struct known	*k = &ns->known[i];
+
+		/* an address about to leave the sets is not handed out */
+		if (k->expires_ms - now <= RENEW_MARGIN_MS)
+			continue;
+		alive = 1;
+		if (k->addr.family != family ||
+		    ans->n == ENF_STUB_MAX_ADDRS)
+			continue;
+		ans->addrs[ans->n] = k->addr;
+		/* half its life left: a client's cache outlives it never */
+		ans->ttl[ans->n] = (uint32_t)((k->expires_ms - now) / 2000);
+		ans->n++;
+	}
+	return alive;
+}
+
+/* Answers what the stub socket holds, a bounded number at a time. */
+static void
+stub_serve(struct refresher *r)
+{
+	struct sockaddr_storage	 from;
+	socklen_t		 fromlen;
+	uint8_t			 q[ENF_STUB_MAX_MSG], out[ENF_STUB_MAX_MSG];
+	ssize_t			 n;
+	size_t			 len;
+	int			 i;
+
+	for (i = 0; i < 64; i++) {
+		fromlen = sizeof(from);
+		n = recvfrom(r->stubfd, q, sizeof(q), MSG_TRUNC,
+		    (struct sockaddr *)&from, &fromlen);
+		if (n == -1) {
+			if (errno != EAGAIN && errno != EINTR)
+				log_warn("dns-stub: recvfrom");
+			return;
+		}
+		if ((size_t)n > sizeof(q))
+			continue;	/* larger than plain DNS: dropped */
+		len = enf_stub_answer(q, (size_t)n, out, sizeof(out),
+		    stub_lookup, r);
+		if (len > 0 && sendto(r->stubfd, out, len, 0,
+		    (struct sockaddr *)&from, fromlen) == -1 &&
+		    errno != EAGAIN)
+			log_warn("dns-stub: sendto");
+	}
+}
+
 /*
  * One wait for c-ares sockets, its timeouts, the next due name and (when
  * sigfd != -1) a signal.  Returns 1 when sigfd is readable, 0 otherwise.
@@ -409,6 +485,11 @@ pump(struct refresher *r, int sigfd)
 		if (sigfd + 1 > nfds)
 			nfds = sigfd + 1;
 	}
+	if (r->stubfd != -1) {
+		FD_SET(r->stubfd, &rfds);
+		if (r->stubfd + 1 > nfds)
+			nfds = r->stubfd + 1;
+	}
 	n = select(nfds, &rfds, &wfds, NULL, tvp);
 	if (n == -1) {
 		if (errno != EINTR)
@@ -419,6 +500,8 @@ pump(struct refresher *r, int sigfd)
 	if (r->active)
 		ares_process(r->ch, &rfds, &wfds);
 	round_end_if_idle(r);
+	if (n > 0 && r->stubfd != -1 && FD_ISSET(r->stubfd, &rfds))
+		stub_serve(r);
 	return sigfd != -1 && n > 0 && FD_ISSET(sigfd, &rfds);
 }
 
@@ -480,6 +563,7 @@ enf_direct_run(const struct enf_plan *plan, struct nft_ruleset *rs,
 	size_t				 i;
 	pid_t				 pid, parent = getpid();
 	int				 go[2] = { -1, -1 }, sigfd = -1;
+	int				 stubfd = -1;
 	int				 status = ENF_EXIT_ENFORCE;
 
 	if ((r = calloc(1, sizeof(*r))) == NULL) {
@@ -487,6 +571,7 @@ enf_direct_run(const struct enf_plan *plan, struct nft_ruleset *rs,
 		return ENF_EXIT_ENFORCE;
 	}
 	r->plan = plan;
+	r->stubfd = -1;
 	for (i = 0; i < plan->nnames; i++)
 		r->names[i].n = &plan->names[i];
 	if (ares_library_init(ARES_LIB_INIT_ALL) != ARES_SUCCESS) {
@@ -502,6 +587,12 @@ enf_direct_run(const struct enf_plan *plan, struct nft_ruleset *rs,
 
 	if (nft_verify(rs, err, sizeof(err)) == -1) {
 		log_warnx("verifying table inet %s: %s", NFT_TABLE, err);
+		goto out;
+	}
+	/* Bound while privileged (port 53); the command must not get it. */
+	if (plan->has_stub &&
+	    (stubfd = enf_stub_open(&plan->stub, err, sizeof(err))) == -1) {
+		log_warnx("%s", err);
 		goto out;
 	}
 
@@ -526,11 +617,12 @@ enf_direct_run(const struct enf_plan *plan, struct nft_ruleset *rs,
 	close(go[0]);
 	go[0] = -1;
 
-	/* Keep only the signal descriptor and the "go" pipe. */
+	/* Keep only the signal descriptor, the "go" pipe and the stub. */
 	{
-		int	 mine[2] = { sigfd, go[1] };
+		int	 mine[3] = { sigfd, go[1], stubfd };
 
-		if (enf_close_fds(mine, 2, err, sizeof(err)) == -1 ||
+		if (enf_close_fds(mine, stubfd != -1 ? 3 : 2, err,
+		    sizeof(err)) == -1 ||
 		    enf_drop_to_refresher(err, sizeof(err)) == -1) {
 			log_warnx("refresher: %s", err);
 			kill(pid, SIGKILL);
@@ -548,6 +640,7 @@ enf_direct_run(const struct enf_plan *plan, struct nft_ruleset *rs,
 	}
 	close(go[1]);
 	go[1] = -1;
+	r->stubfd = stubfd;
 
 	for (;;) {
 		round_start(r);
@@ -569,6 +662,8 @@ out:
 	ares_library_cleanup();
 	if (sigfd != -1)
 		close(sigfd);
+	if (stubfd != -1)
+		close(stubfd);
 	if (go[0] != -1)
 		close(go[0]);
 	if (go[1] != -1)

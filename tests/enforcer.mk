@@ -2,12 +2,15 @@
 # network-namespace integration test (needs root; skips with 77 otherwise).
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test_plan tests/unit/test_nft_batch \
-	tests/unit/test_nft_send tests/unit/test_privdrop
+	tests/unit/test_nft_send tests/unit/test_privdrop tests/unit/test_stub
 TESTS += tests/unit/test_plan tests/unit/test_nft_batch \
-	tests/unit/test_nft_send tests/unit/test_privdrop
+	tests/unit/test_nft_send tests/unit/test_privdrop tests/unit/test_stub
 tests_unit_test_plan_SOURCES = tests/unit/test_plan.c
 tests_unit_test_plan_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -I$(top_srcdir)/enforcer
 tests_unit_test_plan_LDADD = $(ENFORCE_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_stub_SOURCES = tests/unit/test_stub.c
+tests_unit_test_stub_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -I$(top_srcdir)/enforcer
+tests_unit_test_stub_LDADD = $(ENFORCE_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_nft_batch_SOURCES = tests/unit/test_nft_batch.c
 tests_unit_test_nft_batch_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(NFTNL_CFLAGS) -I$(top_srcdir)/enforcer
 tests_unit_test_nft_batch_LDADD = $(ENFORCE_LIBS) $(CMOCKA_LIBS)
@@ -43,11 +46,15 @@ tests_integration_enforce_verify_SOURCES = tests/integration/enforce_verify.c
 tests_integration_enforce_verify_CFLAGS = $(AM_CFLAGS) $(NFTNL_CFLAGS) -I$(top_srcdir)/enforcer
 tests_integration_enforce_verify_LDADD = $(ENFORCE_LIBS)
 
-# libFuzzer harness of the plan parser (tests/fuzz/local.mk runs it when
-# "plan" is in tests/fuzz/run.sh's list).
-EXTRA_DIST += tests/fuzz/corpus/plan
+# libFuzzer harnesses of the plan parser and the DNS stub (tests/fuzz/local.mk
+# runs those in tests/fuzz/run.sh's list).
+EXTRA_DIST += tests/fuzz/corpus/plan tests/fuzz/corpus/stub
 if ENABLE_FUZZ
-noinst_PROGRAMS += tests/fuzz/fuzz_plan
+noinst_PROGRAMS += tests/fuzz/fuzz_plan tests/fuzz/fuzz_stub
+tests_fuzz_fuzz_stub_SOURCES = tests/fuzz/fuzz_stub.c
+tests_fuzz_fuzz_stub_CFLAGS = $(AM_CFLAGS) -I$(top_srcdir)/enforcer
+tests_fuzz_fuzz_stub_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_stub_LDADD = $(ENFORCE_LIBS)
 tests_fuzz_fuzz_plan_SOURCES = tests/fuzz/fuzz_plan.c
 tests_fuzz_fuzz_plan_CFLAGS = $(AM_CFLAGS) $(NFTNL_CFLAGS) -I$(top_srcdir)/enforcer
 tests_fuzz_fuzz_plan_LDFLAGS = -fsanitize=fuzzer

@@ -34,6 +34,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (p->ngates > ENF_PLAN_MAX_GATES || p->nnames > ENF_PLAN_MAX_NAMES ||
 	    p->nresolvers > ENF_PLAN_MAX_RESOLVERS || p->ttl_min > p->ttl_max ||
+	    p->nranges > ENF_PLAN_MAX_RANGES ||
+	    (p->mode != ENF_MODE_DIRECT && (p->nranges > 0 || p->has_stub)) ||
 	    (p->mode == ENF_MODE_GATE) != (p->ngates > 0) ||
 	    (p->mode == ENF_MODE_DIRECT) != (p->nnames > 0) ||
 	    (p->mode == ENF_MODE_DIRECT) != (p->nresolvers > 0) ||

@@ -388,9 +388,12 @@ wait_refresher() {
 ZONE1='svc.test 10.199.0.1 1
 svc6.test fd00:199::1 1
 meta.test 169.254.169.254 1
+private.test 192.168.7.7 1
 other.test 10.199.0.3 1'
 printf '%s\n' "$ZONE1" >"$work/zone"
-printf 'aisb-plan 1\nmode direct\nresolver 10.199.0.1\nallow-name svc.test 43127\nallow-name svc6.test 43127\nallow-name meta.test 80\ndns-min-ttl 2\ndns-max-ttl 2\n' \
+# 10.199/16 and fd00:199::/64 are private: they need allow-range lines,
+# 192.168.7.7 has none and must be refused.  The stub answers the command.
+printf 'aisb-plan 1\nmode direct\nresolver 10.199.0.1\nallow-name svc.test 43127\nallow-name svc6.test 43127\nallow-name meta.test 80\nallow-name private.test 443\nallow-range 10.199.0.0/16\nallow-range fd00:199::/64\ndns-stub 127.0.0.1\ndns-min-ttl 2\ndns-max-ttl 2\n' \
 	>"$work/direct.plan"
 mkdir -m 777 "$work/sync"
 # Runs as uid 1000 inside the sandbox; the test switches the answer for
@@ -400,7 +403,9 @@ P=$1
 S=$2
 "$P" tcp:10.199.0.1:43127 tcp:10.199.0.2:43127 tcp:10.199.0.3:43127 \
 	tcp:10.199.0.1:43128 dns:10.199.0.1:53 tcp:[fd00:199::1]:43127 \
-	tcp:[fd00:199::1]:43128 tcp:[fd00:199::2]:43127 ids caps >"$S/p1"
+	tcp:[fd00:199::1]:43128 tcp:[fd00:199::2]:43127 ids caps \
+	ask:svc.test:A ask:SVC.test:A ask:svc6.test:AAAA ask:svc.test:AAAA \
+	ask:other.test:A ask:meta.test:A ask:private.test:A >"$S/p1"
 touch "$S/phase1"
 i=0
 while [ ! -e "$S/switched" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
@@ -417,7 +422,8 @@ while "$P" tcp:10.199.0.1:43127 | grep -q ' open'; do
 done
 # (a refused connect gives up after the probe's 2 s timeout)
 echo "seconds $(($(date +%s) - start))" >"$S/t3"
-"$P" tcp:10.199.0.1:43127 tcp:10.199.0.2:43127 tcp:10.199.0.3:43127 >"$S/p3"
+"$P" tcp:10.199.0.1:43127 tcp:10.199.0.2:43127 tcp:10.199.0.3:43127 \
+	ask:svc.test:A >"$S/p3"
 exit 5
 SCRIPT
 chmod 644 "$work/direct.sh"
@@ -460,12 +466,25 @@ if grep -q 'meta.test: refusing address 169.254.169.254' "$work/direct.err"; the
 else
 	fail "meta.test: $(cat "$work/direct.err")"
 fi
+if grep -q 'private.test: refusing address 192.168.7.7 (private 192.168.0.0/16)' "$work/direct.err"; then
+	ok "a name resolving to a private address outside allow-range is refused"
+else
+	fail "private.test: $(cat "$work/direct.err")"
+fi
+expect "$work/sync/p1" ask:svc.test:A answer "rcode=0 10.199.0.1"
+expect "$work/sync/p1" ask:SVC.test:A answer "rcode=0 10.199.0.1"
+expect "$work/sync/p1" ask:svc6.test:AAAA answer "rcode=0 fd00:199::1"
+expect "$work/sync/p1" ask:svc.test:AAAA answer "rcode=0"
+expect "$work/sync/p1" ask:other.test:A answer "rcode=3"
+expect "$work/sync/p1" ask:meta.test:A answer "rcode=2"
+expect "$work/sync/p1" ask:private.test:A answer "rcode=2"
 expect "$work/sync/p1" ids is "uid=1000 euid=1000 gid=1000 groups=1000"
 expect "$work/sync/p1" caps is "CapInh=0000000000000000 CapPrm=0000000000000000 CapEff=0000000000000000 CapBnd=0000000000000000 CapAmb=0000000000000000 NoNewPrivs=1"
 expect "$work/sync/p2" tcp:10.199.0.2:43127 open
 expect "$work/sync/p3" tcp:10.199.0.1:43127 blocked
 expect "$work/sync/p3" tcp:10.199.0.2:43127 open
 expect "$work/sync/p3" tcp:10.199.0.3:43127 blocked
+expect "$work/sync/p3" ask:svc.test:A answer "rcode=0 10.199.0.2"
 echo "# direct mode, seconds after the switch: B open $(awk '{print $2}' "$work/sync/t2" 2>/dev/null), A closed $(awk '{print $2}' "$work/sync/t3" 2>/dev/null) (TTL 2 s, element timeout 4 s)"
 
 # Signals reach the command; its death by signal is the refresher's status.

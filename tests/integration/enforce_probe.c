@@ -8,6 +8,8 @@
  *	tcp:ADDR:PORT	connect and read the peer's banner	open | blocked
  *	udp:ADDR:PORT	send a datagram, wait for the echo	open | blocked
  *	dns:ADDR:PORT	an A query for probe.test over UDP	open | blocked
+ *	ask:NAME:TYPE	a TYPE (A or AAAA) query for NAME to the DNS stub at
+ *			127.0.0.1:53	answer rcode=N [ADDR,...] | blocked
  *	icmp:ADDR	echo request on a ping socket		open | blocked
  *	raw		socket(AF_INET, SOCK_RAW)		allowed | denied
  *	packet		socket(AF_PACKET, SOCK_RAW)		allowed | denied
@@ -209,6 +211,88 @@ try_dns(const char *what, const char *spec)
 	};
 
 	try_dgram(what, spec, IPPROTO_UDP, q, sizeof(q));
+}
+
+/* Asks the stub and prints the rcode and the addresses answered. */
+static void
+try_ask(const char *what, const char *spec)
+{
+	struct sockaddr_in	 sin;
+	unsigned char		 q[300], r[512];
+	char			 name[256], out[512], a[INET6_ADDRSTRLEN];
+	const char		*colon = strrchr(spec, ':'), *s, *dot;
+	size_t			 off = 12, ol = 0, an, i, l;
+	ssize_t			 n;
+	int			 fd, aaaa;
+
+	if (colon == NULL || (size_t)(colon - spec) >= sizeof(name)) {
+		result(what, "usage", NULL);
+		return;
+	}
+	memcpy(name, spec, (size_t)(colon - spec));
+	name[colon - spec] = '\0';
+	aaaa = strcmp(colon + 1, "AAAA") == 0;
+	memset(q, 0, sizeof(q));
+	q[0] = 0x42;
+	q[2] = 0x01;
+	q[5] = 1;
+	for (s = name; *s != '\0'; s += l + (dot ? 1 : 0)) {
+		dot = strchr(s, '.');
+		l = dot ? (size_t)(dot - s) : strlen(s);
+		if (l == 0 || l > 63 || off + l + 6 > sizeof(q)) {
+			result(what, "usage", NULL);
+			return;
+		}
+		q[off++] = (unsigned char)l;
+		memcpy(q + off, s, l);
+		off += l;
+	}
+	q[off++] = 0;
+	q[off++] = 0;
+	q[off++] = aaaa ? 28 : 1;
+	q[off++] = 0;
+	q[off++] = 1;
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(53);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((fd = socket(AF_INET, SOCK_DGRAM, 0)) == -1) {
+		blocked_errno(what, "socket");
+		return;
+	}
+	if (sendto(fd, q, off, 0, (struct sockaddr *)&sin, sizeof(sin)) == -1) {
+		blocked_errno(what, "send");
+		goto out;
+	}
+	if (wait_fd(fd, POLLIN) <= 0) {
+		result(what, "blocked", "(no answer)");
+		goto out;
+	}
+	if ((n = recv(fd, r, sizeof(r), 0)) < 12 || r[0] != 0x42) {
+		result(what, "blocked", "(bad answer)");
+		goto out;
+	}
+	ol = (size_t)snprintf(out, sizeof(out), "rcode=%u", r[3] & 0x0f);
+	an = (size_t)r[6] << 8 | r[7];
+	/* the question is echoed as asked; answers follow, 12+4+rdata */
+	for (i = 0; i < an; i++) {
+		size_t	 rdl;
+
+		if (off + 12 > (size_t)n)
+			break;
+		rdl = (size_t)r[off + 10] << 8 | r[off + 11];
+		if (off + 12 + rdl > (size_t)n || (rdl != 4 && rdl != 16))
+			break;
+		inet_ntop(rdl == 4 ? AF_INET : AF_INET6, r + off + 12, a,
+		    sizeof(a));
+		if (ol < sizeof(out))
+			ol += (size_t)snprintf(out + ol, sizeof(out) - ol,
+			    "%s%s", i == 0 ? " " : ",", a);
+		off += 12 + rdl;
+	}
+	result(what, "answer", out);
+out:
+	close(fd);
 }
 
 static void
@@ -418,6 +502,8 @@ main(int argc, char **argv)
 			try_dgram(a, a + 4, IPPROTO_UDP, "ping", 4);
 		else if (strncmp(a, "dns:", 4) == 0)
 			try_dns(a, a + 4);
+		else if (strncmp(a, "ask:", 4) == 0)
+			try_ask(a, a + 4);
 		else if (strncmp(a, "icmp:", 5) == 0)
 			try_icmp(a, a + 5);
 		else if (strcmp(a, "raw") == 0)

@@ -341,6 +341,101 @@ test_addr_refused(void **state)
 	}
 }
 
+static void
+test_ranges_and_stub(void **state)
+{
+	struct enf_plan	*p;
+	char		 err[256];
+
+	p = parse("aisb-plan 1\nmode direct\nresolver 10.0.2.3\n"
+	    "allow-name svc.test 443\nallow-range 10.199.0.0/16\n"
+	    "allow-range fd00:199::/64\nallow-range 192.168.7.7/32\n"
+	    "dns-stub 127.0.0.1\n", err, sizeof(err));
+	assert_non_null(p);
+	assert_int_equal(p->nranges, 3);
+	assert_int_equal(p->ranges[0].prefix, 16);
+	assert_int_equal(p->ranges[1].net.family, AF_INET6);
+	assert_true(p->has_stub);
+	assert_int_equal(p->stub.port, 53);
+	enf_plan_free(p);
+
+	p = parse("aisb-plan 1\nmode direct\nresolver 10.0.2.3\n"
+	    "allow-name svc.test 443\ndns-stub ::1 5300\n", err, sizeof(err));
+	assert_non_null(p);
+	assert_int_equal(p->stub.addr.family, AF_INET6);
+	assert_int_equal(p->stub.port, 5300);
+	assert_int_equal(p->nranges, 0);
+	enf_plan_free(p);
+
+#define DIRECT "aisb-plan 1\nmode direct\nresolver 10.0.2.3\n" \
+	"allow-name svc.test 443\n"
+	expect_error(DIRECT "allow-range 10.199.0.1/16\n", "bits set past");
+	expect_error(DIRECT "allow-range 10.199.0.0\n", "ADDRESS/PREFIX");
+	expect_error(DIRECT "allow-range 10.199.0.0/33\n", "bad prefix");
+	expect_error(DIRECT "allow-range fd00::/129\n", "bad prefix");
+	expect_error(DIRECT "allow-range 10.0.0.0/8\nallow-range 10.0.0.0/8\n",
+	    "listed twice");
+	expect_error(DIRECT "dns-stub 10.0.2.15\n", "127.0.0.0/8 or ::1");
+	expect_error(DIRECT "dns-stub fd00::1\n", "127.0.0.0/8 or ::1");
+	expect_error(DIRECT "dns-stub 127.0.0.1 0\n", "bad dns-stub port");
+	expect_error(DIRECT "dns-stub 127.0.0.1\ndns-stub 127.0.0.2\n",
+	    "given twice");
+#undef DIRECT
+	expect_error("aisb-plan 1\nmode gate\ngate 10.0.2.2 1\n"
+	    "dns-stub 127.0.0.1\n", "only for mode direct");
+	expect_error("aisb-plan 1\nmode none\nallow-range 10.0.0.0/8\n",
+	    "only for mode direct");
+}
+
+static void
+test_addr_ok(void **state)
+{
+	static const struct {
+		const char	*addr;
+		int		 ok;
+	} cases[] = {
+		{ "93.184.216.34", 1 },
+		{ "10.199.0.1", 1 },		/* in allow-range 10.199.0.0/16 */
+		{ "10.198.0.1", 0 },		/* private 10/8, not covered */
+		{ "172.16.0.1", 0 },
+		{ "172.32.0.1", 1 },
+		{ "192.168.7.7", 0 },
+		{ "100.64.0.1", 0 },
+		{ "198.19.255.255", 0 },
+		{ "192.0.0.8", 0 },
+		{ "127.0.0.1", 0 },		/* allow-range cannot open it */
+		{ "169.254.169.254", 0 },
+		{ "fd00:199::1", 1 },		/* in allow-range fd00:199::/64 */
+		{ "fd00:198::1", 0 },
+		{ "fec0::1", 0 },
+		{ "2001:db8::1", 1 },
+		{ "::1", 0 },
+	};
+	struct enf_plan	*p;
+	struct enf_addr	 a;
+	const char	*why;
+	char		 err[256];
+	size_t		 i;
+
+	p = parse("aisb-plan 1\nmode direct\nresolver 10.0.2.3\n"
+	    "allow-name svc.test 443\nallow-range 10.199.0.0/16\n"
+	    "allow-range fd00:199::/64\nallow-range 127.0.0.0/8\n",
+	    err, sizeof(err));
+	assert_non_null(p);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&a, 0, sizeof(a));
+		a.family = strchr(cases[i].addr, ':') ? AF_INET6 : AF_INET;
+		assert_int_equal(inet_pton(a.family, cases[i].addr, a.addr), 1);
+		why = NULL;
+		if (enf_plan_addr_ok(p, &a, &why) != cases[i].ok)
+			fail_msg("%s: ok should be %d", cases[i].addr,
+			    cases[i].ok);
+		if (!cases[i].ok)
+			assert_non_null(why);
+	}
+	enf_plan_free(p);
+}
+
 int
 main(void)
 {
@@ -355,6 +450,8 @@ main(void)
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_read_fd),
 		cmocka_unit_test(test_addr_refused),
+		cmocka_unit_test(test_ranges_and_stub),
+		cmocka_unit_test(test_addr_ok),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
