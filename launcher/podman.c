@@ -63,72 +63,241 @@ add(struct launch_strv *v, const char *fmt, ...)
 	v->s[v->n] = NULL;
 }
 
+#define DIRECT_MAX_NAMES	64	/* the enforcer's bounds (plan.h) */
+#define DIRECT_MAX_PORTS	16
+#define DIRECT_MAX_RESOLVERS	3
+#define DIRECT_MAX_RANGES	16
+
+struct direct_name {
+	const char	*name;		/* the rule's canonical pattern */
+	uint16_t	 ports[DIRECT_MAX_PORTS];
+	size_t		 nports;
+};
+
+/*
+ * Adds the ports of one exact allow rule that the whole policy allows
+ * (a deny rule may take some back) to the name's entry.  -1 with err when
+ * the name would need more ports than the enforcer pins.
+ */
+static int
+direct_ports(const struct policy *p, const struct policy_rule_info *ri,
+    const struct policy_rule *rule, struct direct_name *dn, char *err,
+    size_t errlen)
+{
+	struct policy_decision	 d;
+	char			 where[512];
+	size_t			 k, j, len = strlen(ri->pattern);
+	unsigned		 port;
+
+	for (k = 0; k < ri->nports; k++)
+		for (port = ri->ports[k].lo; port <= ri->ports[k].hi; port++) {
+			policy_decide_name(p, ri->pattern, len, (uint16_t)port,
+			    &d);
+			if (d.verdict != POLICY_ALLOW)
+				continue;
+			for (j = 0; j < dn->nports; j++)
+				if (dn->ports[j] == port)
+					break;
+			if (j < dn->nports)
+				continue;
+			if (dn->nports == DIRECT_MAX_PORTS) {
+				snprintf(err, errlen, "%s: --net direct pins "
+				    "at most %d ports a name; list fewer ports "
+				    "for %s or use --net gate",
+				    policy_rule_describe(rule, where,
+				    sizeof(where)), DIRECT_MAX_PORTS,
+				    ri->pattern);
+				return -1;
+			}
+			dn->ports[dn->nports++] = (uint16_t)port;
+		}
+	return 0;
+}
+
+/*
+ * A DNS server of the policy as the sandbox reaches it: the host's
+ * 127.0.0.1 through the network's mapping of the host loopback.
+ */
+static int
+direct_resolver(struct launch_strv *v, const char *srv,
+    const char *host_loopback, char *err, size_t errlen)
+{
+	const char	*colon = strrchr(srv, ':');
+	char		 addr[64];
+	size_t		 alen;
+
+	if (colon == NULL)
+		goto bad;
+	if (srv[0] == '[') {
+		alen = (size_t)(colon - srv) - 2;
+		srv++;
+	} else
+		alen = (size_t)(colon - srv);
+	if (alen == 0 || alen >= sizeof(addr))
+		goto bad;
+	memcpy(addr, srv, alen);
+	addr[alen] = '\0';
+	if (strcmp(addr, "127.0.0.1") == 0)
+		add(v, "resolver %s %s\n", host_loopback, colon + 1);
+	else if (strncmp(addr, "127.", 4) == 0 || strcmp(addr, "::1") == 0) {
+		snprintf(err, errlen, "DNS server %s: the sandbox reaches the "
+		    "host's loopback only at 127.0.0.1; listen there or use "
+		    "--net gate", srv);
+		return -1;
+	} else
+		add(v, "resolver %s %s\n", addr, colon + 1);
+	return 0;
+bad:
+	snprintf(err, errlen, "DNS server \"%s\" is not ADDRESS:PORT", srv);
+	return -1;
+}
+
+/*
+ * Direct mode: the policy's exact names with the ports it allows them,
+ * its allow_ranges, its DNS servers (or the network's own forwarder), and
+ * the DNS stub the command resolves through.  Wildcard, regex and cidr
+ * allow rules cannot be turned into addresses: they are left out, which
+ * narrows, and the user is told which.  What the enforcer cannot hold is
+ * an error here, not a refusal inside the container.
+ */
+static int
+direct_plan(struct launch_strv *v, const struct policy *p,
+    const char *host_loopback, const char *net_dns, char *err, size_t errlen)
+{
+	struct direct_name	*names;
+	struct policy_rule_info	 ri;
+	struct policy_addr	 net;
+	char			 where[512], a[64];
+	size_t			 i, j, n = 0, left_out = 0, nsrv;
+	unsigned		 prefix;
+	int			 rc = -1;
+
+	if ((names = calloc(DIRECT_MAX_NAMES, sizeof(*names))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	add(v, "mode direct\ndns-min-ttl %u\ndns-max-ttl %u\n",
+	    policy_dns_min_ttl(p) ? policy_dns_min_ttl(p) : 1,
+	    policy_dns_max_ttl(p));
+	nsrv = policy_dns_server_count(p);
+	if (nsrv > DIRECT_MAX_RESOLVERS) {
+		snprintf(err, errlen, "%s: --net direct asks at most %d DNS "
+		    "servers; the policy lists %zu", policy_file(p),
+		    DIRECT_MAX_RESOLVERS, nsrv);
+		goto out;
+	}
+	for (i = 0; i < nsrv; i++)
+		if (direct_resolver(v, policy_dns_server_at(p, i),
+		    host_loopback, err, errlen) == -1)
+			goto out;
+	if (nsrv == 0) {
+		if (net_dns == NULL) {
+			snprintf(err, errlen, "%s: --net direct needs DNS "
+			    "servers (dns: servers:) with this network mode",
+			    policy_file(p));
+			goto out;
+		}
+		add(v, "resolver %s\n", net_dns);
+	}
+	for (i = 0; i < policy_allow_range_count(p); i++) {
+		if (i == DIRECT_MAX_RANGES) {
+			snprintf(err, errlen, "%s: --net direct takes at most "
+			    "%d allow_ranges", policy_file(p),
+			    DIRECT_MAX_RANGES);
+			goto out;
+		}
+		policy_allow_range_at(p, i, &net, &prefix);
+		add(v, "allow-range %s/%u\n", policy_addr_str(&net, a,
+		    sizeof(a)), prefix);
+	}
+	add(v, "dns-stub 127.0.0.1\n");
+
+	for (i = 0; i < policy_rule_count(p); i++) {
+		const struct policy_rule *rule = policy_rule_at(p, i);
+
+		policy_rule_info(rule, &ri);
+		if (ri.action != POLICY_ALLOW)
+			continue;
+		if (ri.kind != POLICY_RULE_EXACT) {
+			if (left_out++ == 0)
+				policy_rule_describe(rule, where,
+				    sizeof(where));
+			continue;
+		}
+		for (j = 0; j < n; j++)
+			if (strcmp(names[j].name, ri.pattern) == 0)
+				break;
+		if (j == n) {
+			if (n == DIRECT_MAX_NAMES) {
+				snprintf(err, errlen, "%s: --net direct pins "
+				    "at most %d names; use --net gate",
+				    policy_file(p), DIRECT_MAX_NAMES);
+				goto out;
+			}
+			names[n++].name = ri.pattern;
+		}
+		if (direct_ports(p, &ri, rule, &names[j], err, errlen) == -1)
+			goto out;
+	}
+	for (i = 0, j = 0; i < n; i++) {
+		char	 ports[DIRECT_MAX_PORTS * 6 + 1];
+		size_t	 k, off = 0;
+
+		if (names[i].nports == 0)
+			continue;	/* every port denied by a deny rule */
+		for (k = 0; k < names[i].nports; k++)
+			off += (size_t)snprintf(ports + off, sizeof(ports) - off,
+			    "%s%u", k ? "," : "", names[i].ports[k]);
+		add(v, "allow-name %s %s\n", names[i].name, ports);
+		j++;
+	}
+	if (left_out > 0)
+		fprintf(stderr, "aisb: --net direct: %zu wildcard, regex or "
+		    "cidr allow rule(s) cannot be pinned to addresses and are "
+		    "left out (first: %s); their hosts are unreachable\n",
+		    left_out, where);
+	if (j == 0) {
+		snprintf(err, errlen, "%s: --net direct needs at least one "
+		    "allow rule with an exact host name (wildcards, regexes "
+		    "and cidr rules cannot be pinned); use --net gate",
+		    policy_file(p));
+		goto out;
+	}
+	rc = 0;
+out:
+	free(names);
+	return rc;
+}
+
 /*
  * The plan aisb-enforce reads (docs/enforcer.md).  Gate mode: only the
- * gate.  Direct mode: the policy's exact names with their ports; other
- * rules cannot be turned into addresses and are left out, which narrows.
+ * gate.  Direct mode: see direct_plan().
  */
 int
 launch_plan_text(const struct launch_opts *o, const struct policy *p,
-    const char *gate_addr, uint16_t gate_port, char **out, char *err,
-    size_t errlen)
+    const char *host_loopback, uint16_t gate_port, const char *net_dns,
+    char **out, char *err, size_t errlen)
 {
 	struct launch_strv	 v = { 0 };
-	size_t			 i, k, left_out = 0, len = 0;
+	size_t			 i, len = 0;
 	char			*text, *w;
 
 	add(&v, "aisb-plan 1\n");
 	switch (o->net) {
 	case LAUNCH_NET_GATE:
-		add(&v, "mode gate\ngate %s %u\n", gate_addr, gate_port);
+		add(&v, "mode gate\ngate %s %u\n", host_loopback, gate_port);
 		break;
 	case LAUNCH_NET_NONE:
 		add(&v, "mode none\n");
 		break;
 	case LAUNCH_NET_DIRECT:
-		add(&v, "mode direct\ndns-min-ttl %u\ndns-max-ttl %u\n",
-		    policy_dns_min_ttl(p) ? policy_dns_min_ttl(p) : 1,
-		    policy_dns_max_ttl(p));
-		for (i = 0; i < policy_dns_server_count(p); i++) {
-			const char *s = policy_dns_server_at(p, i);
-			const char *colon = strrchr(s, ':');
-
-			if (s[0] == '[')
-				add(&v, "resolver %.*s %s\n",
-				    (int)(colon - s - 2), s + 1, colon + 1);
-			else
-				add(&v, "resolver %.*s %s\n",
-				    (int)(colon - s), s, colon + 1);
-		}
-		for (i = 0; i < policy_rule_count(p); i++) {
-			struct policy_rule_info	 r;
-			char			 ports[128] = "";
-			size_t			 off = 0, np = 0;
-
-			policy_rule_info(policy_rule_at(p, i), &r);
-			if (r.action != POLICY_ALLOW)
-				continue;
-			if (r.kind != POLICY_RULE_EXACT) {
-				left_out++;
-				continue;
-			}
-			for (k = 0; k < r.nports && np < 16; k++) {
-				unsigned port;
-
-				for (port = r.ports[k].lo; port <= r.ports[k].hi &&
-				    np < 16; port++, np++)
-					off += (size_t)snprintf(ports + off,
-					    sizeof(ports) - off, "%s%u",
-					    off ? "," : "", port);
-			}
-			add(&v, "allow-name %s %s\n", r.pattern, ports);
+		if (direct_plan(&v, p, host_loopback, net_dns, err,
+		    errlen) == -1) {
+			launch_strv_free(&v);
+			return -1;
 		}
 		break;
 	}
-	if (left_out > 0)
-		fprintf(stderr, "aisb: --net direct: %zu wildcard, regex or "
-		    "cidr rule(s) cannot be pinned and are left out\n",
-		    left_out);
 	if (v.failed) {
 		snprintf(err, errlen, "out of memory");
 		launch_strv_free(&v);
@@ -151,6 +320,13 @@ launch_plan_text(const struct launch_opts *o, const struct policy *p,
 	launch_strv_free(&v);
 	*out = text;
 	return 0;
+}
+
+/* The DNS forwarder a network mode gives the container, if it is known. */
+const char *
+launch_network_dns(const char *network)
+{
+	return strncmp(network, "slirp4netns", 11) == 0 ? "10.0.2.3" : NULL;
 }
 
 static int
@@ -186,16 +362,22 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 	add(v, "--init");
 	/*
 	 * The enforcer needs these, and drops every one before the exec; in
-	 * direct mode its refresher keeps NET_ADMIN and KILL (docs/enforcer.md).
+	 * direct mode its refresher keeps NET_ADMIN and KILL, and binds the
+	 * DNS stub to port 53 before it drops (docs/enforcer.md).
 	 */
 	add(v, "--cap-drop=all");
 	add(v, "--cap-add=NET_ADMIN,SETUID,SETGID,SETPCAP%s",
-	    o->net == LAUNCH_NET_DIRECT ? ",KILL" : "");
+	    o->net == LAUNCH_NET_DIRECT ? ",KILL,NET_BIND_SERVICE" : "");
 	add(v, "--security-opt=no-new-privileges");
 	if (o->net == LAUNCH_NET_NONE)
 		add(v, "--network=none");
 	else
 		add(v, "--network=%s", r->network);
+	if (o->net == LAUNCH_NET_DIRECT) {
+		/* the command resolves through the enforcer's stub only */
+		add(v, "--dns=127.0.0.1");
+		add(v, "--dns-search=.");
+	}
 	add(v, "--env-file=%s", r->envfile);
 	add(v, "--volume=%s:%s:ro%s", r->planfile, LAUNCH_PLAN_PATH,
 	    selinux_enforcing() ? ",z" : "");

@@ -32,10 +32,15 @@ struct launch_run {
 };
 
 void	 launch_strv_free(struct launch_strv *);
-/* The plan text for aisb-enforce; *out is malloc'd.  -1 with err. */
+/*
+ * The plan text for aisb-enforce; *out is malloc'd.  host_loopback is the
+ * address at which the container reaches the host's 127.0.0.1, net_dns
+ * the network mode's DNS forwarder (NULL if none is known).  -1 with err.
+ */
 int	 launch_plan_text(const struct launch_opts *, const struct policy *,
-	    const char *gate_addr, uint16_t gate_port, char **out, char *err,
-	    size_t errlen);
+	    const char *host_loopback, uint16_t gate_port, const char *net_dns,
+	    char **out, char *err, size_t errlen);
+const char	*launch_network_dns(const char *network);
 int	 launch_podman_argv(const struct launch_run *, struct launch_strv *);
 
 #endif

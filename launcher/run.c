@@ -297,8 +297,9 @@ run_session(const struct launch_opts *o, struct policy *p)
 	if (proxy != NULL)
 		explicit_bzero(proxy, strlen(proxy));
 	if (launch_plan_text(o, p, facts.host_loopback[0] ?
-	    facts.host_loopback : "10.0.2.2", gate.port, &plan, err,
-	    sizeof(err)) == -1 ||
+	    facts.host_loopback : "10.0.2.2", gate.port,
+	    launch_network_dns(facts.network[0] ? facts.network :
+	    "slirp4netns"), &plan, err, sizeof(err)) == -1 ||
 	    launch_session_write(&s, "plan", plan, strlen(plan), planfile,
 	    sizeof(planfile), err, sizeof(err)) == -1)
 		goto fail;
@@ -403,8 +404,8 @@ launch_cmd_run(int argc, char **argv)
 	}
 	if (o.print_plan || o.dry_run) {
 		/* the gate's port is known only once it runs */
-		if (launch_plan_text(&o, p, "10.0.2.2", 0, &plan, err,
-		    sizeof(err)) == -1) {
+		if (launch_plan_text(&o, p, "10.0.2.2", 0, "10.0.2.3", &plan,
+		    err, sizeof(err)) == -1) {
 			fprintf(stderr, "aisb: %s\n", err);
 			rc = EXIT_CONFIG;
 		} else {
@@ -446,18 +447,7 @@ launch_cmd_run(int argc, char **argv)
 			launch_strv_free(&v);
 		}
 	}
-	if (!preview && o.net == LAUNCH_NET_DIRECT) {
-		/*
-		 * aisb-enforce pins the allowed names' addresses, but the
-		 * command could not resolve them itself (raw DNS is dropped):
-		 * refuse until the sandbox gets a DNS stub.
-		 */
-		fprintf(stderr, "aisb: --net direct (%s: %s) is not available "
-		    "for sessions in this version; use --net gate (the "
-		    "default) or --net none\n", launch_src_str(o.src[LO_NET]),
-		    o.where[LO_NET]);
-		rc = EXIT_CONFIG;
-	} else if (!preview && (o.record || (o.val[LO_GATE] != NULL &&
+	if (!preview && (o.record || (o.val[LO_GATE] != NULL &&
 	    o.val[LO_GATE][0] != '\0'))) {
 		/* never silently run without what was asked for */
 		enum launch_opt_id id = o.record ? LO_RECORD : LO_GATE;

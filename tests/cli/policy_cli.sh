@@ -99,6 +99,50 @@ else
 	echo "note: npm not installed, derive npm not exercised"
 fi
 
+# --net direct: the plan the launcher writes from a policy (no podman).
+export XDG_CONFIG_HOME=$tmp/config XDG_STATE_HOME=$tmp/state
+cat >"$tmp/direct.yaml" <<'YAML'
+version: 1
+allow:
+  - host: api.example.com
+    ports: [443, 8443]
+  - host: "*.example.org"
+  - host: api.example.com
+    ports: [80]
+  - host: git.example.net
+    ports: [22, 443]
+deny:
+  - host: git.example.net
+    ports: [22]
+allow_ranges: [10.20.0.0/16]
+dns:
+  servers: ["127.0.0.1:5353", "192.0.2.53:53"]
+YAML
+expect_rc 0 "$aisb" --net direct --policy "$tmp/direct.yaml" --print-plan -- true
+expect_grep "$tmp/out" '^mode direct$'
+expect_grep "$tmp/out" '^allow-name api.example.com 80,443,8443$'
+expect_grep "$tmp/out" '^allow-name git.example.net 443$'
+expect_grep "$tmp/out" '^resolver 10.0.2.2 5353$'
+expect_grep "$tmp/out" '^resolver 192.0.2.53 53$'
+expect_grep "$tmp/out" '^allow-range 10.20.0.0/16$'
+expect_grep "$tmp/out" '^dns-stub 127.0.0.1$'
+if grep -q 'example.org' "$tmp/out"; then bad "a wildcard reached the plan"; else ok; fi
+expect_grep "$tmp/err" "1 wildcard, regex or cidr allow rule\(s\) .* \(first: $tmp/direct.yaml:5:5 allow host: \*.example.org\)"
+# without DNS servers, slirp4netns' forwarder
+printf 'version: 1\nallow:\n  - host: a.example.com\n' >"$tmp/d2.yaml"
+expect_rc 0 "$aisb" --net direct --policy "$tmp/d2.yaml" --print-plan -- true
+expect_grep "$tmp/out" '^resolver 10.0.2.3$'
+# what the enforcer could not hold is refused here, naming the rule
+printf 'version: 1\nallow:\n  - host: "*.example.com"\n' >"$tmp/d3.yaml"
+expect_rc 78 "$aisb" --net direct --policy "$tmp/d3.yaml" --print-plan -- true
+expect_grep "$tmp/err" 'needs at least one allow rule with an exact host name'
+printf 'version: 1\nallow:\n  - host: a.example.com\n    ports: [1000-1016]\n' >"$tmp/d4.yaml"
+expect_rc 78 "$aisb" --net direct --policy "$tmp/d4.yaml" --print-plan -- true
+expect_grep "$tmp/err" "$tmp/d4.yaml:3:5 allow host: a.example.com: --net direct pins at most 16 ports"
+printf 'version: 1\nallow:\n  - host: a.example.com\ndns:\n  servers: ["[::1]:53"]\n' >"$tmp/d5.yaml"
+expect_rc 78 "$aisb" --net direct --policy "$tmp/d5.yaml" --print-plan -- true
+expect_grep "$tmp/err" 'reaches the host.s loopback only at 127.0.0.1'
+
 # An invalid policy: exit 78, file:line:col and a hint on stderr.
 printf 'version: 1\nallow:\n  - host: "*.com"\n' >"$tmp/bad.yaml"
 expect_rc 78 "$aisb" policy check "$tmp/bad.yaml"
