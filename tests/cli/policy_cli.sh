@@ -132,16 +132,18 @@ expect_grep "$tmp/err" "1 wildcard, regex or cidr allow rule\(s\) .* \(first: $t
 printf 'version: 1\nallow:\n  - host: a.example.com\n' >"$tmp/d2.yaml"
 expect_rc 0 "$aisb" --net direct --policy "$tmp/d2.yaml" --print-plan -- true
 expect_grep "$tmp/out" '^resolver 10.0.2.3$'
-# what the enforcer could not hold is refused here, naming the rule
-printf 'version: 1\nallow:\n  - host: "*.example.com"\n' >"$tmp/d3.yaml"
-expect_rc 78 "$aisb" --net direct --policy "$tmp/d3.yaml" --print-plan -- true
-expect_grep "$tmp/err" 'needs at least one allow rule with an exact host name'
-printf 'version: 1\nallow:\n  - host: a.example.com\n    ports: [1000-1016]\n' >"$tmp/d4.yaml"
-expect_rc 78 "$aisb" --net direct --policy "$tmp/d4.yaml" --print-plan -- true
-expect_grep "$tmp/err" "$tmp/d4.yaml:3:5 allow host: a.example.com: --net direct pins at most 16 ports"
-printf 'version: 1\nallow:\n  - host: a.example.com\ndns:\n  servers: ["[::1]:53"]\n' >"$tmp/d5.yaml"
-expect_rc 78 "$aisb" --net direct --policy "$tmp/d5.yaml" --print-plan -- true
-expect_grep "$tmp/err" 'reaches the host.s loopback only at 127.0.0.1'
+# what the enforcer could not hold is refused here (78), naming the rule
+direct_refused() {	# direct_refused POLICY_TEXT STDERR_PATTERN
+	printf '%b' "$1" >"$tmp/d.yaml"
+	expect_rc 78 "$aisb" --net direct --policy "$tmp/d.yaml" --print-plan -- true
+	expect_grep "$tmp/err" "$2"
+}
+direct_refused 'version: 1\nallow:\n  - host: "*.example.com"\n' \
+    'needs at least one allow rule with an exact host name'
+direct_refused 'version: 1\nallow:\n  - host: a.example.com\n    ports: [1000-1016]\n' \
+    "$tmp/d.yaml:3:5 allow host: a.example.com: --net direct pins at most 16 ports"
+direct_refused 'version: 1\nallow:\n  - host: a.example.com\ndns:\n  servers: ["[::1]:53"]\n' \
+    'reaches the host.s loopback only at 127.0.0.1'
 
 # An invalid policy: exit 78, file:line:col and a hint on stderr.
 printf 'version: 1\nallow:\n  - host: "*.com"\n' >"$tmp/bad.yaml"
