@@ -28,6 +28,7 @@
 #include <arpa/inet.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,15 +61,12 @@ struct gate_client {
 	unsigned		 n;
 };
 
-struct gate_conn {
-	TAILQ_ENTRY(gate_conn)	 entry;
-	struct gate		*g;
-	uint64_t		 id;
-	enum conn_state		 state;
-	int			 tunnel;	/* CONNECT rather than forward */
-	struct bufferevent	*cbev, *ubev;
-	struct event		*timer;
-	struct gate_client	*client;
+/*
+ * What a connection needs while it is being decided, and for forwarded
+ * requests until they end.  A CONNECT tunnel drops it once it relays on
+ * its own (relay_raw): its audit line needs only conn_tags.
+ */
+struct conn_dec {
 	char			 peer[INET6_ADDRSTRLEN + 8];
 	char			 session[GATE_SESSION_MAX];
 	char			 method[24];
@@ -92,18 +90,65 @@ struct gate_conn {
 	int			 stale;		/* the answer was past its TTL */
 	int			 sni_check;	/* the ClientHello is still to come */
 
-	struct timespec		 t_start, t_dns, t_connect, t_active;
-	double			 dns_ms, connect_ms;
-	uint64_t		 up, down;
+	struct timespec		 t_dns, t_connect;
 
 	/* forward: the request body still to pass upstream */
 	int64_t			 body_left;	/* Content-Length bytes, -1: chunked */
 	struct gate_http_chunk	 chunk;
 	int			 body_done;
+};
 
-	int			 c_eof, u_eof, c_shut, u_shut;
-	int			 up_paused, down_paused;
+/*
+ * The strings of an established tunnel's audit line and status entry, in
+ * one allocation of their own length (a few hundred bytes rather than the
+ * 3.5 KiB of struct conn_dec).  s[0] is the client's address.
+ */
+enum { T_SESSION, T_METHOD, T_HOST, T_HOSTPORT, T_ADDR, T_RULE, T_N };
+struct conn_tags {
+	uint16_t		 port;
+	uint16_t		 off[T_N];
+	char			 s[];
+};
+
+/*
+ * One direction of a raw tunnel: bytes read from one socket and not yet
+ * written to the other sit in a pipe of the pool (splice) or, without
+ * one, in buf.  Idle, a direction holds neither.
+ */
+struct relay_dir {
+	struct gate_pipe	*pipe;
+	char			*buf;		/* g->scratch while borrowed */
+	uint32_t		 len;		/* bytes in pipe or buf */
+	uint32_t		 off;		/* buf: first unwritten byte */
+	uint8_t			 eof;		/* the source said EOF */
+	uint8_t			 shut;		/* ... and it was passed on */
+};
+
+struct gate_conn {
+	TAILQ_ENTRY(gate_conn)	 entry;
+	struct gate		*g;
+	uint64_t		 id;
+	enum conn_state		 state;
+	uint8_t			 tunnel;	/* CONNECT rather than forward */
+	uint8_t			 raw;		/* relaying without bufferevents */
+	uint8_t			 c_eof, u_eof, c_shut, u_shut;
+	uint8_t			 up_paused, down_paused;
+	struct bufferevent	*cbev, *ubev;
+	struct event		*timer;
+	struct gate_client	*client;
+	struct conn_dec		*d;		/* NULL once raw */
+	struct conn_tags	*tags;		/* set once raw */
+
+	struct timespec		 t_start, t_active;
+	double			 dns_ms, connect_ms;
+	uint64_t		 up, down;
 	const char		*close_reason;
+
+	/* raw relay: [0] the client's socket, [1] the upstream's */
+	int			 fd[2];
+	struct event		*ev[2];		/* edge-triggered, read and write */
+	uint8_t			 rd[2], wr[2];	/* readiness not yet used up */
+	struct relay_dir	 dir[2];	/* [0] up: fd[0] -> fd[1], [1] down */
 };
 
 static void	client_read_cb(struct bufferevent *, void *);
@@ -113,6 +158,7 @@ static void	up_read_cb(struct bufferevent *, void *);
 static void	up_write_cb(struct bufferevent *, void *);
 static void	up_event_cb(struct bufferevent *, short, void *);
 static void	timer_cb(evutil_socket_t, short, void *);
+static void	count(struct gate_conn *, int, size_t);
 static void	dial(struct gate_conn *);
 
 double
@@ -215,36 +261,210 @@ gate_clients_free(struct gate *g)
 
 /* --- audit ------------------------------------------------------------------- */
 
+/* The strings that name a connection, wherever it keeps them. */
+struct conn_view {
+	const char	*peer, *session, *method, *host, *hostport, *addr;
+	const char	*rule;
+	unsigned	 port;
+};
+
+static void
+conn_view(const struct gate_conn *c, struct conn_view *v)
+{
+	const struct conn_dec	*d = c->d;
+	const struct conn_tags	*t = c->tags;
+
+	if (d != NULL) {
+		v->peer = d->peer;
+		v->session = d->session;
+		v->method = d->method;
+		v->host = d->tgt.hostlen ? d->tgt.host : "";
+		v->hostport = d->hostport;
+		v->addr = d->addrstr;
+		v->rule = d->rule;
+		v->port = d->tgt.port;
+		return;
+	}
+	v->peer = t->s;
+	v->session = t->s + t->off[T_SESSION];
+	v->method = t->s + t->off[T_METHOD];
+	v->host = t->s + t->off[T_HOST];
+	v->hostport = t->s + t->off[T_HOSTPORT];
+	v->addr = t->s + t->off[T_ADDR];
+	v->rule = t->s + t->off[T_RULE];
+	v->port = t->port;
+}
+
+/* The view of a decided tunnel, copied to one compact allocation. */
+static struct conn_tags *
+tags_new(const struct gate_conn *c)
+{
+	struct conn_view	 v;
+	struct conn_tags	*t;
+	const char		*src[T_N];
+	size_t			 len[T_N + 1], total, i;
+
+	conn_view(c, &v);
+	src[T_SESSION] = v.session;
+	src[T_METHOD] = v.method;
+	src[T_HOST] = v.host;
+	src[T_HOSTPORT] = v.hostport;
+	src[T_ADDR] = v.addr;
+	src[T_RULE] = v.rule;
+	total = len[T_N] = strlen(v.peer) + 1;
+	for (i = 0; i < T_N; i++)
+		total += len[i] = strlen(src[i]) + 1;
+	if (total > UINT16_MAX || (t = malloc(sizeof(*t) + total)) == NULL)
+		return NULL;
+	t->port = (uint16_t)v.port;
+	memcpy(t->s, v.peer, len[T_N]);
+	total = len[T_N];
+	for (i = 0; i < T_N; i++) {
+		t->off[i] = (uint16_t)total;
+		memcpy(t->s + total, src[i], len[i]);
+		total += len[i];
+	}
+	return t;
+}
+
 static void
 audit(struct gate_conn *c, const char *event, const char *decision,
     int status, const char *reason, const char *detail)
 {
 	struct gate_audit_rec	 r;
+	struct conn_view	 v;
 
+	conn_view(c, &v);
 	memset(&r, 0, sizeof(r));
 	r.event = event;
 	r.conn = c->id;
-	r.session = c->session[0] ? c->session : NULL;
-	r.client = c->peer;
-	r.method = c->method[0] ? c->method : NULL;
-	r.host = c->tgt.hostlen ? c->tgt.host : NULL;
-	r.port = c->tgt.port;
-	r.addr = c->addrstr[0] ? c->addrstr : NULL;
+	r.session = v.session[0] ? v.session : NULL;
+	r.client = v.peer;
+	r.method = v.method[0] ? v.method : NULL;
+	r.host = v.host[0] ? v.host : NULL;
+	r.port = v.port;
+	r.addr = v.addr[0] ? v.addr : NULL;
 	r.decision = decision;
 	r.status = status;
 	r.reason = reason;
-	r.rule = c->rule[0] ? c->rule : NULL;
+	r.rule = v.rule[0] ? v.rule : NULL;
 	r.detail = detail;
 	r.dns_ms = c->dns_ms;
 	r.connect_ms = c->connect_ms;
 	r.bytes_up = c->up;
 	r.bytes_down = c->down;
-	r.duration_ms = strcmp(event, "close") == 0 ?
-	    gate_ms_since(&c->t_start) : -1;
+	r.duration_ms = event[0] == 'c' ? gate_ms_since(&c->t_start) : -1;
 	gate_audit_write(c->g->audit, &r, &c->g->ctr.audit_errors);
 }
 
+/* --- the pipe pool ------------------------------------------------------------- */
+
+/*
+ * Pipes for splice(2), shared by all tunnels: a direction takes one when
+ * bytes arrive and gives it back once it is empty, so an idle tunnel holds
+ * none (a pipe is two descriptors).  At most --max-pipes exist; pipes only
+ * use descriptors that the connection limit does not need now: when fewer
+ * than PIPE_SPARE are left, no pipe is made and an empty one is closed
+ * rather than kept.  Without a pipe a direction copies through g->scratch.
+ */
+#define PIPE_SPARE	256
+
+struct gate_pipe {
+	struct gate_pipe	*next;
+	int			 fd[2];
+};
+
+static long
+fds_spare(const struct gate *g)
+{
+	return (long)g->fd_limit - GATE_FD_RESERVE - 2 * (long)g->ctr.active -
+	    2 * (long)g->pipes_total;
+}
+
+static struct gate_pipe *
+pipe_get(struct gate *g)
+{
+	struct gate_pipe	*p;
+
+	if ((p = g->pipes_free) != NULL) {
+		g->pipes_free = p->next;
+		g->pipes_idle--;
+		return p;
+	}
+	if (g->pipes_total >= g->cfg.max_pipes || fds_spare(g) < PIPE_SPARE)
+		return NULL;
+	if ((p = malloc(sizeof(*p))) == NULL)
+		return NULL;
+	if (pipe2(p->fd, O_NONBLOCK | O_CLOEXEC) == -1) {
+		log_debug("pipe2: %s", strerror(errno));
+		free(p);
+		return NULL;
+	}
+	g->pipes_total++;
+	return p;
+}
+
+/* Back to the pool when empty; closed when it holds bytes or fds are short. */
+static void
+pipe_put(struct gate *g, struct gate_pipe *p, int empty)
+{
+	if (p == NULL)
+		return;
+	if (empty && fds_spare(g) >= PIPE_SPARE) {
+		p->next = g->pipes_free;
+		g->pipes_free = p;
+		g->pipes_idle++;
+		return;
+	}
+	close(p->fd[0]);
+	close(p->fd[1]);
+	free(p);
+	g->pipes_total--;
+}
+
+void
+gate_pipes_free(struct gate *g)
+{
+	struct gate_pipe	*p;
+
+	while ((p = g->pipes_free) != NULL) {
+		g->pipes_free = p->next;
+		g->pipes_idle--;
+		pipe_put(g, p, 0);
+	}
+}
+
 /* --- life cycle -------------------------------------------------------------- */
+
+static void
+dec_free(struct conn_dec *d)
+{
+	if (d == NULL)
+		return;
+	gate_dns_cancel(&d->dnsw);
+	free(d->head);
+	free(d->req);
+	policy_free(d->pol);
+	free(d);
+}
+
+static void
+raw_free(struct gate_conn *c)
+{
+	int	 i;
+
+	for (i = 0; i < 2; i++) {
+		struct relay_dir	*r = &c->dir[i];
+
+		if (c->ev[i] != NULL)
+			event_free(c->ev[i]);
+		if (c->fd[i] != -1)
+			close(c->fd[i]);
+		pipe_put(c->g, r->pipe, r->len == 0);
+		if (r->buf != c->g->scratch)
+			free(r->buf);
+	}
+}
 
 static void
 conn_free(struct gate_conn *c)
@@ -258,16 +478,16 @@ conn_free(struct gate_conn *c)
 	}
 	log_debug("conn %llu: closed (%s)", (unsigned long long)c->id,
 	    c->close_reason ? c->close_reason : "done");
-	gate_dns_cancel(&c->dnsw);
 	if (c->cbev != NULL)
 		bufferevent_free(c->cbev);
 	if (c->ubev != NULL)
 		bufferevent_free(c->ubev);
 	if (c->timer != NULL)
 		event_free(c->timer);
-	free(c->head);
-	free(c->req);
-	policy_free(c->pol);
+	if (c->raw)
+		raw_free(c);
+	dec_free(c->d);
+	free(c->tags);
 	client_put(g, c->client);
 	TAILQ_REMOVE(&g->conns, c, entry);
 	g->ctr.active--;
@@ -300,7 +520,7 @@ conn_finish(struct gate_conn *c)
 		audit(c, "close", NULL, 0, c->close_reason ? c->close_reason :
 		    "closed", NULL);
 	}
-	gate_dns_cancel(&c->dnsw);
+	gate_dns_cancel(&c->d->dnsw);
 	if (c->ubev != NULL) {
 		bufferevent_free(c->ubev);
 		c->ubev = NULL;
@@ -378,7 +598,7 @@ conn_refuse(struct gate_conn *c, int status, const char *decision,
 
 	snprintf(d, sizeof(d), "%s", detail ? detail : "");
 	snprintf(f, sizeof(f), "%s", fix ? fix : "");
-	snprintf(rule, sizeof(rule), "%s", c->rule);
+	snprintf(rule, sizeof(rule), "%s", c->d->rule);
 	hdr_clean(d);
 	hdr_clean(f);
 	hdr_clean(rule);
@@ -389,8 +609,8 @@ conn_refuse(struct gate_conn *c, int status, const char *decision,
 	    f[0] ? "; fix=\"" : "", f, f[0] ? "\"" : "");
 	/* For people: what was refused, why, the rule, the fix. */
 	n = (size_t)snprintf(body, sizeof(body), "aisb-gate: %s%s%s %s: %s\n",
-	    c->method[0] ? c->method : "request", c->tgt.hostlen ? " " : "",
-	    c->tgt.hostlen ? c->hostport : "",
+	    c->d->method[0] ? c->d->method : "request", c->d->tgt.hostlen ? " " : "",
+	    c->d->tgt.hostlen ? c->d->hostport : "",
 	    strcmp(decision, "deny") == 0 ? "denied" : "failed",
 	    d[0] ? d : reason);
 	if (rule[0] && n < sizeof(body))
@@ -402,8 +622,8 @@ conn_refuse(struct gate_conn *c, int status, const char *decision,
 		c->g->ctr.denied++;
 	audit(c, "decision", decision, status, reason, detail);
 	log_info("conn %llu: %s %s %s: %s %d %s%s%s",
-	    (unsigned long long)c->id, c->peer, c->method,
-	    c->tgt.hostlen ? c->hostport : "-", decision, status, reason,
+	    (unsigned long long)c->id, c->d->peer, c->d->method,
+	    c->d->tgt.hostlen ? c->d->hostport : "-", decision, status, reason,
 	    detail ? ": " : "", detail ? detail : "");
 	conn_reply(c, status, hdr, body);
 }
@@ -478,7 +698,10 @@ gate_accept(struct gate *g, int fd, const struct sockaddr *sa, int salen)
 	}
 
 	if ((c = calloc(1, sizeof(*c))) == NULL ||
-	    (c->req = malloc(sizeof(*c->req))) == NULL) {
+	    (c->d = calloc(1, sizeof(*c->d))) == NULL ||
+	    (c->d->req = malloc(sizeof(*c->d->req))) == NULL) {
+		if (c != NULL)
+			free(c->d);
 		free(c);
 		log_warn("accept: calloc");
 		if (cl->n == 0) {
@@ -488,14 +711,15 @@ gate_accept(struct gate *g, int fd, const struct sockaddr *sa, int salen)
 		close(fd);
 		return;
 	}
-	gate_http_req_init(c->req);
+	gate_http_req_init(c->d->req);
 	c->g = g;
 	c->id = ++g->next_id;
 	c->state = S_HEAD;
+	c->fd[0] = c->fd[1] = -1;
 	c->dns_ms = c->connect_ms = -1;
 	c->client = cl;
 	cl->n++;
-	snprintf(c->peer, sizeof(c->peer), pa.family == AF_INET6 ?
+	snprintf(c->d->peer, sizeof(c->d->peer), pa.family == AF_INET6 ?
 	    "[%s]:%u" : "%s:%u", ip, port);
 	clock_gettime(CLOCK_MONOTONIC, &c->t_start);
 	TAILQ_INSERT_TAIL(&g->conns, c, entry);
@@ -520,7 +744,7 @@ gate_accept(struct gate *g, int fd, const struct sockaddr *sa, int salen)
 	bufferevent_enable(c->cbev, EV_READ);
 	arm(c, g->cfg.header_timeout);
 	log_debug("conn %llu: accepted from %s", (unsigned long long)c->id,
-	    c->peer);
+	    c->d->peer);
 }
 
 /* --- deciding ----------------------------------------------------------------- */
@@ -541,32 +765,32 @@ reason_token(enum policy_reason r)
 static void
 deny_decision(struct gate_conn *c, const struct policy_decision *d)
 {
-	char	 fix[DETAIL_MAX];
+	char	 fix[DETAIL_MAX + POLICY_MAX_NAME];	/* conn_refuse() cuts it */
 
 	fix[0] = '\0';
 	if (d->rule != NULL)
-		policy_rule_describe(d->rule, c->rule, sizeof(c->rule));
+		policy_rule_describe(d->rule, c->d->rule, sizeof(c->d->rule));
 	switch (d->reason) {
 	case POLICY_R_DENY_RULE:
 		snprintf(fix, sizeof(fix), "remove or narrow the deny rule");
 		break;
 	case POLICY_R_PORT_NOT_ALLOWED:
 		snprintf(fix, sizeof(fix), "add %u to the ports of the rule",
-		    c->tgt.port);
+		    c->d->tgt.port);
 		break;
 	case POLICY_R_HOST_NOT_ALLOWED:
-		if (c->tgt.is_ip)
+		if (c->d->tgt.is_ip)
 			snprintf(fix, sizeof(fix), "add to allow in %s: "
-			    "- cidr: %s/%d%s%u%s", policy_file(c->pol),
-			    c->tgt.host, c->tgt.addr.family == AF_INET ? 32 :
-			    128, "  ports: [", c->tgt.port, "]");
-		else if (c->tgt.port == 80 || c->tgt.port == 443)
+			    "- cidr: %s/%d%s%u%s", policy_file(c->d->pol),
+			    c->d->tgt.host, c->d->tgt.addr.family == AF_INET ? 32 :
+			    128, "  ports: [", c->d->tgt.port, "]");
+		else if (c->d->tgt.port == 80 || c->d->tgt.port == 443)
 			snprintf(fix, sizeof(fix), "add to allow in %s: "
-			    "- host: %s", policy_file(c->pol), c->tgt.host);
+			    "- host: %s", policy_file(c->d->pol), c->d->tgt.host);
 		else
 			snprintf(fix, sizeof(fix), "add to allow in %s: "
-			    "- host: %s  ports: [%u]", policy_file(c->pol),
-			    c->tgt.host, c->tgt.port);
+			    "- host: %s  ports: [%u]", policy_file(c->d->pol),
+			    c->d->tgt.host, c->d->tgt.port);
 		break;
 	default:
 		break;
@@ -612,19 +836,19 @@ classify(struct gate_conn *c, const struct policy_addr *in, size_t n,
 	detail[0] = '\0';
 	for (i = 0; i < n; i++) {
 		policy_addr_str(&in[i], ip, sizeof(ip));
-		if ((cls = policy_classify(c->pol, &in[i])) == NULL &&
-		    gate_is_self(c->g, &in[i], c->tgt.port))
+		if ((cls = policy_classify(c->d->pol, &in[i])) == NULL &&
+		    gate_is_self(c->g, &in[i], c->d->tgt.port))
 			cls = "the gate itself";
 		if (cls != NULL) {
 			log_debug("conn %llu: %s: %s is %s, not dialled",
-			    (unsigned long long)c->id, c->tgt.host, ip, cls);
+			    (unsigned long long)c->id, c->d->tgt.host, ip, cls);
 			if (detail[0] == '\0')
 				snprintf(detail, dlen, "%s is %s", ip, cls);
 			continue;
 		}
-		c->addrs[kept++] = in[i];
+		c->d->addrs[kept++] = in[i];
 	}
-	c->naddrs = kept;
+	c->d->naddrs = kept;
 	return kept;
 }
 
@@ -635,7 +859,7 @@ dns_done(void *arg, int status, const char *err,
 	struct gate_conn	*c = arg;
 	char			 detail[DETAIL_MAX];
 
-	c->dns_ms = gate_ms_since(&c->t_dns);
+	c->dns_ms = gate_ms_since(&c->d->t_dns);
 	if (status == -1) {
 		c->g->ctr.dns_failed++;
 		conn_refuse(c, 502, "error", "dns_failed", err, NULL);
@@ -643,7 +867,7 @@ dns_done(void *arg, int status, const char *err,
 	}
 	if (stale) {
 		c->g->ctr.dns_stale++;
-		c->stale = 1;
+		c->d->stale = 1;
 	}
 	if (classify(c, addrs, n, detail, sizeof(detail)) == 0) {
 		conn_refuse(c, 403, "deny", "address_denied", detail,
@@ -662,13 +886,13 @@ resolve(struct gate_conn *c)
 	char			 detail[DETAIL_MAX];
 	int			 stale = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &c->t_dns);
-	if ((n = gate_dns_cached(c->g->dns, c->tgt.host, addrs,
+	clock_gettime(CLOCK_MONOTONIC, &c->d->t_dns);
+	if ((n = gate_dns_cached(c->g->dns, c->d->tgt.host, addrs,
 	    &stale)) != 0) {
 		c->dns_ms = 0;
 		if (stale) {
 			c->g->ctr.dns_stale++;
-			c->stale = 1;
+			c->d->stale = 1;
 		}
 		if (classify(c, addrs, n, detail, sizeof(detail)) == 0) {
 			conn_refuse(c, 403, "deny", "address_denied", detail,
@@ -681,7 +905,7 @@ resolve(struct gate_conn *c)
 	}
 	c->state = S_RESOLVE;
 	arm(c, c->g->cfg.dns_timeout + 2);
-	if (gate_dns_resolve(c->g->dns, c->tgt.host, &c->dnsw, dns_done,
+	if (gate_dns_resolve(c->g->dns, c->d->tgt.host, &c->d->dnsw, dns_done,
 	    c) == -1) {
 		c->g->ctr.dns_failed++;
 		conn_refuse(c, 502, "error", "dns_failed", "resolver busy",
@@ -696,22 +920,22 @@ dial(struct gate_conn *c)
 	struct sockaddr_storage	 ss;
 	socklen_t		 sslen;
 
-	while (c->next < c->naddrs && c->tries < GATE_MAX_DIALS) {
-		const struct policy_addr *a = &c->addrs[c->next++];
+	while (c->d->next < c->d->naddrs && c->d->tries < GATE_MAX_DIALS) {
+		const struct policy_addr *a = &c->d->addrs[c->d->next++];
 
-		c->tries++;
-		policy_addr_str(a, c->addrstr, sizeof(c->addrstr));
-		sockaddr_of(a, c->tgt.port, &ss, &sslen);
+		c->d->tries++;
+		policy_addr_str(a, c->d->addrstr, sizeof(c->d->addrstr));
+		sockaddr_of(a, c->d->tgt.port, &ss, &sslen);
 		if ((c->ubev = bufferevent_socket_new(g->base, -1,
 		    BEV_OPT_CLOSE_ON_FREE)) == NULL)
 			break;
 		bufferevent_setcb(c->ubev, up_read_cb, up_write_cb,
 		    up_event_cb, c);
-		clock_gettime(CLOCK_MONOTONIC, &c->t_connect);
+		clock_gettime(CLOCK_MONOTONIC, &c->d->t_connect);
 		if (bufferevent_socket_connect(c->ubev, (struct sockaddr *)&ss,
 		    (int)sslen) == -1) {
-			c->dial_errno = errno;
-			c->timed_out = 0;
+			c->d->dial_errno = errno;
+			c->d->timed_out = 0;
 			bufferevent_free(c->ubev);
 			c->ubev = NULL;
 			continue;
@@ -719,17 +943,17 @@ dial(struct gate_conn *c)
 		c->state = S_CONNECT;
 		arm(c, g->cfg.connect_timeout);
 		log_debug("conn %llu: dialling %s port %u",
-		    (unsigned long long)c->id, c->addrstr, c->tgt.port);
+		    (unsigned long long)c->id, c->d->addrstr, c->d->tgt.port);
 		return;
 	}
-	if (c->timed_out) {
+	if (c->d->timed_out) {
 		g->ctr.connect_timeout++;
 		conn_refuse(c, 504, "error", "connect_timeout",
 		    "upstream did not answer", NULL);
 	} else {
 		g->ctr.connect_failed++;
 		conn_refuse(c, 502, "error", "connect_failed",
-		    c->dial_errno == ECONNREFUSED ? "connection refused" :
+		    c->d->dial_errno == ECONNREFUSED ? "connection refused" :
 		    "upstream unreachable", NULL);
 	}
 }
@@ -763,26 +987,26 @@ body_bytes(struct gate_conn *c, struct evbuffer *in, int *bad)
 	*bad = 0;
 	if (c->tunnel)
 		return len;
-	if (c->body_done)
+	if (c->d->body_done)
 		return 0;
-	if (c->body_left >= 0) {
-		if ((uint64_t)len >= (uint64_t)c->body_left) {
-			len = (size_t)c->body_left;
-			c->body_done = 1;
+	if (c->d->body_left >= 0) {
+		if ((uint64_t)len >= (uint64_t)c->d->body_left) {
+			len = (size_t)c->d->body_left;
+			c->d->body_done = 1;
 		}
-		c->body_left -= (int64_t)len;
+		c->d->body_left -= (int64_t)len;
 		return len;
 	}
 	/* chunked: scan what is buffered, in place */
 	if (len > RELAY_MAX)
 		len = RELAY_MAX;
-	n = gate_http_chunk_scan(&c->chunk,
+	n = gate_http_chunk_scan(&c->d->chunk,
 	    (const char *)evbuffer_pullup(in, (ev_ssize_t)len), len, &done);
 	if (n == -1) {
 		*bad = 1;
 		return 0;
 	}
-	c->body_done = done;
+	c->d->body_done = done;
 	return (size_t)n;
 }
 
@@ -850,9 +1074,9 @@ check_sni(struct gate_conn *c, struct evbuffer *in)
 	    sizeof(name));
 	if (r == GATE_TLS_MORE)
 		return 1;
-	c->sni_check = 0;
+	c->d->sni_check = 0;
 	bufferevent_setwatermark(c->cbev, EV_READ, 0, 0);
-	if (r == GATE_TLS_NAME && strcmp(name, c->tgt.host) == 0)
+	if (r == GATE_TLS_NAME && strcmp(name, c->d->tgt.host) == 0)
 		return 0;
 	if (r == GATE_TLS_NO_NAME || r == GATE_TLS_NOT_TLS)
 		return 0;
@@ -864,7 +1088,7 @@ check_sni(struct gate_conn *c, struct evbuffer *in)
 	audit(c, "decision", "deny", 0, r == GATE_TLS_NAME ? "sni_mismatch" :
 	    "tls_malformed", detail);
 	log_info("conn %llu: %s CONNECT %s: deny: %s", (unsigned long long)c->id,
-	    c->peer, c->hostport, detail);
+	    c->d->peer, c->d->hostport, detail);
 	c->close_reason = r == GATE_TLS_NAME ? "sni_mismatch" : "tls_malformed";
 	conn_free(c);
 	return -1;
@@ -879,7 +1103,7 @@ relay_up(struct gate_conn *c)
 	size_t		 n;
 	int		 bad;
 
-	if (c->sni_check && (bad = check_sni(c, in)) != 0)
+	if (c->d->sni_check && (bad = check_sni(c, in)) != 0)
 		return bad == 1 ? 0 : -1;
 	n = body_bytes(c, in, &bad);
 	if (bad) {
@@ -903,7 +1127,7 @@ relay_up(struct gate_conn *c)
 		c->g->ctr.bytes_up += n;
 		clock_gettime(CLOCK_MONOTONIC, &c->t_active);
 	}
-	if (!c->tunnel && c->body_done) {
+	if (!c->tunnel && c->d->body_done) {
 		/*
 		 * Nothing after the one request goes upstream.  What else the
 		 * client sends is read and dropped, so that its close is seen.
@@ -950,6 +1174,307 @@ relay_down(struct gate_conn *c)
 	return 0;
 }
 
+/* --- the raw relay ------------------------------------------------------------ */
+
+/*
+ * An established CONNECT tunnel whose bytes nothing needs to see any more
+ * (the server name check passed or does not apply) leaves its
+ * bufferevents: both sockets get one edge-triggered event each, for read
+ * and write at once, so that no epoll_ctl follows, and each direction
+ * moves bytes socket -> pipe -> socket with splice(2) (or read/write
+ * through g->scratch without a pipe), one direction at a time:
+ *
+ *   fill the pipe from the source (at most RELAY_IO), empty it into the
+ *   destination; when the destination is full (EAGAIN) stop reading the
+ *   source until the destination is writable again.
+ *
+ * So at most one pipe (64 KiB) plus RELAY_IO of fallback buffer is queued
+ * towards a side: that is the backpressure.  A source's EOF is passed on
+ * as shutdown(SHUT_WR) once its bytes are written; both passed on closes
+ * the tunnel ("eof").  rd/wr remember readiness that an edge reported and
+ * that an EAGAIN has not yet used up.
+ */
+#define RELAY_BUDGET	(4 * RELAY_IO)	/* per direction per wake-up: fairness */
+
+/* The source (side d) or destination failed: close, saying which side. */
+static int
+raw_fail(struct gate_conn *c, int side)
+{
+	c->close_reason = side == 0 ? "client error" : "upstream error";
+	conn_free(c);
+	return -1;
+}
+
+static void
+dir_release(struct gate_conn *c, struct relay_dir *r)
+{
+	if (r->pipe != NULL) {
+		pipe_put(c->g, r->pipe, 1);
+		r->pipe = NULL;
+	}
+	if (r->buf != NULL && r->buf != c->g->scratch)
+		free(r->buf);
+	r->buf = NULL;
+	r->off = 0;
+}
+
+/*
+ * Move what direction d can move now.  Returns the bytes written, or -1
+ * when the connection was closed (and freed).
+ */
+static ssize_t
+pump(struct gate_conn *c, int d)
+{
+	struct gate		*g = c->g;
+	struct relay_dir	*r = &c->dir[d];
+	int			 src = c->fd[d], dst = c->fd[!d];
+	size_t			 budget = RELAY_BUDGET, moved = 0;
+	ssize_t			 n;
+
+	for (;;) {
+		if (r->len > 0) {
+			if (!c->wr[!d])
+				break;
+			if (r->pipe != NULL)
+				n = splice(r->pipe->fd[0], NULL, dst, NULL,
+				    r->len, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+			else
+				n = write(dst, r->buf + r->off, r->len);
+			if (n == -1 && errno == EINTR)
+				continue;
+			if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+				c->wr[!d] = 0;
+				break;
+			}
+			if (n <= 0)
+				return raw_fail(c, !d);
+			r->len -= (uint32_t)n;
+			r->off += (uint32_t)n;
+			moved += (size_t)n;
+			if (r->len == 0)
+				dir_release(c, r);
+			continue;
+		}
+		if (r->eof) {
+			if (!r->shut) {
+				r->shut = 1;
+				shutdown(dst, SHUT_WR);
+			}
+			break;
+		}
+		if (!c->rd[d])
+			break;
+		if (budget == 0) {
+			/* come back after the other connections had a turn */
+			event_active(c->ev[d], EV_READ, 1);
+			break;
+		}
+		if (r->pipe == NULL && g->cfg.splice)
+			r->pipe = pipe_get(g);
+		if (r->pipe != NULL)
+			n = splice(src, NULL, r->pipe->fd[1], NULL, RELAY_IO,
+			    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		else {
+			n = read(src, g->scratch, RELAY_IO);
+			g->ctr.relay_copies++;
+		}
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			c->rd[d] = 0;
+			dir_release(c, r);
+			break;
+		}
+		if (n == -1)
+			return raw_fail(c, d);
+		if (n == 0) {
+			r->eof = 1;
+			c->rd[d] = 0;
+			dir_release(c, r);
+			continue;
+		}
+		if (r->pipe == NULL) {
+			r->buf = g->scratch;
+			r->off = 0;
+		} else
+			g->ctr.bytes_spliced += (uint64_t)n;
+		r->len = (uint32_t)n;
+		count(c, d, (size_t)n);
+		budget = budget > (size_t)n ? budget - (size_t)n : 0;
+	}
+	/* bytes left in the shared scratch are copied out before it is reused */
+	if (r->len > 0 && r->buf == g->scratch) {
+		char	*keep;
+
+		if ((keep = malloc(r->len)) == NULL) {
+			c->close_reason = "out of memory";
+			conn_free(c);
+			return -1;
+		}
+		memcpy(keep, r->buf + r->off, r->len);
+		r->buf = keep;
+		r->off = 0;
+	}
+	return (ssize_t)moved;
+}
+
+/* Bytes read from the source of direction d, as the bufferevents count. */
+static void
+count(struct gate_conn *c, int d, size_t n)
+{
+	if (d == 0) {
+		c->up += n;
+		c->g->ctr.bytes_up += n;
+	} else {
+		c->down += n;
+		c->g->ctr.bytes_down += n;
+	}
+}
+
+/* Returns -1 when the connection was closed (and freed). */
+static int
+relay_run(struct gate_conn *c)
+{
+	ssize_t	 up, down;
+
+	if ((up = pump(c, 0)) == -1 || (down = pump(c, 1)) == -1)
+		return -1;
+	if (up + down > 0)
+		clock_gettime(CLOCK_MONOTONIC, &c->t_active);
+	if (c->dir[0].shut && c->dir[1].shut) {
+		c->close_reason = "eof";
+		conn_free(c);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+raw_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct gate_conn	*c = arg;
+	int			 side = fd == c->fd[1];
+
+	if (what & EV_READ)
+		c->rd[side] = 1;
+	if (what & EV_WRITE)
+		c->wr[side] = 1;
+	(void)relay_run(c);
+}
+
+/*
+ * What a direction's bufferevents still hold: first the output towards
+ * the destination, then the source's unread input.  carry_alloc() makes
+ * room (and may fail), carry() moves the bytes (and cannot).
+ */
+static int
+carry_alloc(struct relay_dir *r, struct evbuffer *out, struct evbuffer *in)
+{
+	size_t	 n = evbuffer_get_length(out) + evbuffer_get_length(in);
+
+	if (n == 0)
+		return 0;
+	if ((r->buf = malloc(n)) == NULL)
+		return -1;
+	r->len = (uint32_t)n;
+	r->off = 0;
+	return 0;
+}
+
+static void
+carry(struct gate_conn *c, int d, struct evbuffer *out, struct evbuffer *in)
+{
+	struct relay_dir	*r = &c->dir[d];
+	size_t			 no = evbuffer_get_length(out);
+
+	if (r->buf == NULL)
+		return;
+	evbuffer_remove(out, r->buf, no);
+	evbuffer_remove(in, r->buf + no, r->len - no);
+	count(c, d, r->len - no);	/* out was counted when it was read */
+}
+
+/*
+ * Leave the bufferevents for the raw relay once a tunnel's bytes need no
+ * look (the server name check is over), carrying over what they still
+ * buffer; the decision state goes too.  A tunnel that saw an EOF, or that
+ * cannot allocate, stays on its bufferevents (returns 0).  Returns 1 when
+ * it switched, and then the connection may already be closed (and freed).
+ */
+static int
+maybe_raw(struct gate_conn *c)
+{
+	struct gate	*g = c->g;
+	int		 fd[2], i;
+
+	if (!c->tunnel || c->raw || c->state != S_RELAY || c->d->sni_check ||
+	    c->c_eof || c->u_eof)
+		return 0;
+	fd[0] = bufferevent_getfd(c->cbev);
+	fd[1] = bufferevent_getfd(c->ubev);
+	if ((c->tags = tags_new(c)) == NULL)
+		return 0;
+	for (i = 0; i < 2; i++)
+		if ((c->ev[i] = event_new(g->base, fd[i], EV_READ | EV_WRITE |
+		    EV_PERSIST | EV_ET, raw_cb, c)) == NULL)
+			goto fail;
+	if (carry_alloc(&c->dir[0], bufferevent_get_output(c->ubev),
+	    bufferevent_get_input(c->cbev)) == -1 ||
+	    carry_alloc(&c->dir[1], bufferevent_get_output(c->cbev),
+	    bufferevent_get_input(c->ubev)) == -1)
+		goto fail;
+	/*
+	 * The sockets stay open: the bufferevents forget them first (which
+	 * also thaws the ends of their buffers that a socket bufferevent
+	 * keeps frozen: evbuffer_remove() would fail before).
+	 */
+	bufferevent_setfd(c->cbev, -1);
+	bufferevent_setfd(c->ubev, -1);
+	carry(c, 0, bufferevent_get_output(c->ubev),
+	    bufferevent_get_input(c->cbev));
+	carry(c, 1, bufferevent_get_output(c->cbev),
+	    bufferevent_get_input(c->ubev));
+	bufferevent_free(c->cbev);
+	bufferevent_free(c->ubev);
+	c->cbev = c->ubev = NULL;
+	c->fd[0] = fd[0];
+	c->fd[1] = fd[1];
+	c->raw = 1;
+	g->ctr.raw++;
+	log_debug("conn %llu: relaying raw (%s)", (unsigned long long)c->id,
+	    g->cfg.splice ? "splice" : "read/write");
+	dec_free(c->d);
+	c->d = NULL;
+	for (i = 0; i < 2; i++)
+		if (event_add(c->ev[i], NULL) == -1) {
+			c->close_reason = "event_add failed";
+			conn_free(c);
+			return 1;
+		}
+	/*
+	 * Carried bytes (the 200 answer, say) are written now, without
+	 * waiting for the first epoll_wait to say the sockets are writable.
+	 */
+	if (c->dir[0].len > 0 || c->dir[1].len > 0) {
+		c->wr[0] = c->wr[1] = 1;
+		(void)relay_run(c);
+	}
+	return 1;
+ fail:
+	for (i = 0; i < 2; i++) {
+		if (c->ev[i] != NULL) {
+			event_free(c->ev[i]);
+			c->ev[i] = NULL;
+		}
+		free(c->dir[i].buf);
+		c->dir[i].buf = NULL;
+		c->dir[i].len = 0;
+	}
+	free(c->tags);
+	c->tags = NULL;
+	return 0;
+}
+
 static void
 connected(struct gate_conn *c)
 {
@@ -958,7 +1483,7 @@ connected(struct gate_conn *c)
 	ssize_t		 n;
 	size_t		 cap;
 
-	c->connect_ms = gate_ms_since(&c->t_connect);
+	c->connect_ms = gate_ms_since(&c->d->t_connect);
 	c->state = S_RELAY;
 	nodelay(bufferevent_getfd(c->ubev));
 	g->ctr.allowed++;
@@ -971,29 +1496,29 @@ connected(struct gate_conn *c)
 	bufferevent_set_max_single_read(c->ubev, RELAY_IO);
 	bufferevent_set_max_single_write(c->ubev, RELAY_IO);
 	audit(c, "decision", "allow", c->tunnel ? 200 : 0, "allowed",
-	    c->stale ? "stale DNS answer" : NULL);
+	    c->d->stale ? "stale DNS answer" : NULL);
 	log_info("conn %llu: %s %s %s: allow via %s", (unsigned long long)c->id,
-	    c->peer, c->method, c->hostport, c->addrstr);
+	    c->d->peer, c->d->method, c->d->hostport, c->d->addrstr);
 
 	if (c->tunnel) {
 		evbuffer_add_printf(bufferevent_get_output(c->cbev),
 		    "HTTP/1.1 200 Connection established\r\n\r\n");
-		if (g->cfg.sni_check && !c->tgt.is_ip) {
-			c->sni_check = 1;
+		if (g->cfg.sni_check && !c->d->tgt.is_ip) {
+			c->d->sni_check = 1;
 			/* a ClientHello is one record at most */
 			bufferevent_setwatermark(c->cbev, EV_READ, 0,
 			    5 + GATE_TLS_MAX_RECORD);
 		}
 	} else {
 		/* ": " may add a byte per field; Host and Connection lines */
-		cap = c->headlen + c->req->nhdrs + sizeof(c->hostport) + 64;
+		cap = c->d->headlen + c->d->req->nhdrs + sizeof(c->d->hostport) + 64;
 		if ((fwd = malloc(cap)) == NULL) {
 			c->close_reason = "out of memory";
 			conn_free(c);
 			return;
 		}
-		n = gate_http_forward_head(c->req, c->head, c->path,
-		    c->hostport, fwd, cap);
+		n = gate_http_forward_head(c->d->req, c->d->head, c->d->path,
+		    c->d->hostport, fwd, cap);
 		if (n == -1) {
 			free(fwd);
 			c->close_reason = "forward head too large";
@@ -1004,16 +1529,19 @@ connected(struct gate_conn *c)
 		free(fwd);
 		c->up += (uint64_t)n;
 		g->ctr.bytes_up += (uint64_t)n;
-		c->body_left = c->req->chunked ? -1 :
-		    (c->req->content_length > 0 ? c->req->content_length : 0);
-		c->body_done = c->body_left == 0;
-		gate_http_chunk_init(&c->chunk);
+		c->d->body_left = c->d->req->chunked ? -1 :
+		    (c->d->req->content_length > 0 ? c->d->req->content_length : 0);
+		c->d->body_done = c->d->body_left == 0;
+		gate_http_chunk_init(&c->d->chunk);
 	}
 	/* The head and its parse are not needed by a relay: 1.7 KiB less. */
-	free(c->head);
-	c->head = NULL;
-	free(c->req);
-	c->req = NULL;
+	free(c->d->head);
+	c->d->head = NULL;
+	free(c->d->req);
+	c->d->req = NULL;
+	/* A tunnel with no server name to check is raw from the start. */
+	if (c->tunnel && !c->d->sni_check && maybe_raw(c))
+		return;
 	bufferevent_enable(c->ubev, EV_READ | EV_WRITE);
 	bufferevent_enable(c->cbev, EV_READ | EV_WRITE);
 	/* Bytes the client sent behind the head go first (or are dropped). */
@@ -1027,7 +1555,7 @@ static void
 head_complete(struct gate_conn *c)
 {
 	struct gate		*g = c->g;
-	struct gate_http_req	*req = c->req;
+	struct gate_http_req	*req = c->d->req;
 	struct gate_http_span	 auth;
 	struct policy_decision	 d;
 	char			 err[128], *t;
@@ -1038,15 +1566,15 @@ head_complete(struct gate_conn *c)
 	 * and a client that half-closes after its request is still served.
 	 */
 	bufferevent_disable(c->cbev, EV_READ);
-	snprintf(c->method, sizeof(c->method), "%.*s", (int)req->method.len,
-	    c->head + req->method.off);
-	c->pol = policy_ref(g->policy);
+	snprintf(c->d->method, sizeof(c->d->method), "%.*s", (int)req->method.len,
+	    c->d->head + req->method.off);
+	c->d->pol = policy_ref(g->policy);
 
 	if (g->auth != NULL) {
 		if (req->proxy_auth == -1 || gate_auth_check(g->auth,
-		    c->head + req->hdrs[req->proxy_auth].value.off,
-		    req->hdrs[req->proxy_auth].value.len, c->session,
-		    sizeof(c->session)) == -1) {
+		    c->d->head + req->hdrs[req->proxy_auth].value.off,
+		    req->hdrs[req->proxy_auth].value.len, c->d->session,
+		    sizeof(c->d->session)) == -1) {
 			g->ctr.auth_failed++;
 			conn_refuse(c, 407, "deny", "auth_required",
 			    req->proxy_auth == -1 ? "no credentials" :
@@ -1055,29 +1583,29 @@ head_complete(struct gate_conn *c)
 		}
 	}
 
-	t = c->head + req->target.off;
+	t = c->d->head + req->target.off;
 	tlen = req->target.len;
-	if (gate_http_span_eq(c->head, req->method, "CONNECT")) {
+	if (gate_http_span_eq(c->d->head, req->method, "CONNECT")) {
 		c->tunnel = 1;
-		if (policy_parse_target(t, tlen, 0, &c->tgt, err,
+		if (policy_parse_target(t, tlen, 0, &c->d->tgt, err,
 		    sizeof(err)) == -1) {
-			memset(&c->tgt, 0, sizeof(c->tgt));
+			memset(&c->d->tgt, 0, sizeof(c->d->tgt));
 			g->ctr.bad_request++;
 			conn_refuse(c, 400, "error", "bad_target", err, NULL);
 			return;
 		}
 	} else {
-		if (gate_http_split_url(t, tlen, &auth, &c->path) == -1) {
+		if (gate_http_split_url(t, tlen, &auth, &c->d->path) == -1) {
 			g->ctr.bad_request++;
 			conn_refuse(c, 400, "error", "bad_target",
 			    "only http://authority/path targets are proxied; "
 			    "use CONNECT for TLS", NULL);
 			return;
 		}
-		c->path.off += req->target.off;
-		if (policy_parse_target(t + auth.off, auth.len, 80, &c->tgt,
+		c->d->path.off += req->target.off;
+		if (policy_parse_target(t + auth.off, auth.len, 80, &c->d->tgt,
 		    err, sizeof(err)) == -1) {
-			memset(&c->tgt, 0, sizeof(c->tgt));
+			memset(&c->d->tgt, 0, sizeof(c->d->tgt));
 			g->ctr.bad_request++;
 			conn_refuse(c, 400, "error", "bad_target", err, NULL);
 			return;
@@ -1086,13 +1614,13 @@ head_complete(struct gate_conn *c)
 			struct policy_target	 h;
 			struct gate_http_span	 v = req->hdrs[req->host].value;
 
-			if (policy_parse_target(c->head + v.off, v.len, 80, &h,
+			if (policy_parse_target(c->d->head + v.off, v.len, 80, &h,
 			    err, sizeof(err)) == -1 ||
-			    strcmp(h.host, c->tgt.host) != 0 ||
-			    h.port != c->tgt.port) {
+			    strcmp(h.host, c->d->tgt.host) != 0 ||
+			    h.port != c->d->tgt.port) {
 				g->ctr.bad_request++;
-				snprintf(c->hostport, sizeof(c->hostport),
-				    "%s:%u", c->tgt.host, c->tgt.port);
+				snprintf(c->d->hostport, sizeof(c->d->hostport),
+				    "%s:%u", c->d->tgt.host, c->d->tgt.port);
 				conn_refuse(c, 400, "error", "host_mismatch",
 				    "the Host header does not match the "
 				    "request target", NULL);
@@ -1100,25 +1628,25 @@ head_complete(struct gate_conn *c)
 			}
 		}
 	}
-	if (c->tgt.is_ip && c->tgt.addr.family == AF_INET6)
-		snprintf(c->hostport, sizeof(c->hostport), "[%s]:%u",
-		    c->tgt.host, c->tgt.port);
+	if (c->d->tgt.is_ip && c->d->tgt.addr.family == AF_INET6)
+		snprintf(c->d->hostport, sizeof(c->d->hostport), "[%s]:%u",
+		    c->d->tgt.host, c->d->tgt.port);
 	else
-		snprintf(c->hostport, sizeof(c->hostport), "%s:%u",
-		    c->tgt.host, c->tgt.port);
+		snprintf(c->d->hostport, sizeof(c->d->hostport), "%s:%u",
+		    c->d->tgt.host, c->d->tgt.port);
 
-	policy_decide(c->pol, &c->tgt, &d);
+	policy_decide(c->d->pol, &c->d->tgt, &d);
 	if (d.verdict != POLICY_ALLOW) {
 		deny_decision(c, &d);
 		return;
 	}
 	if (d.rule != NULL)
-		policy_rule_describe(d.rule, c->rule, sizeof(c->rule));
+		policy_rule_describe(d.rule, c->d->rule, sizeof(c->d->rule));
 
-	if (c->tgt.is_ip) {
+	if (c->d->tgt.is_ip) {
 		char	 detail[DETAIL_MAX];
 
-		if (classify(c, &c->tgt.addr, 1, detail, sizeof(detail)) == 0) {
+		if (classify(c, &c->d->tgt.addr, 1, detail, sizeof(detail)) == 0) {
 			conn_refuse(c, 403, "deny", "address_denied", detail,
 			    "if this destination is intended, add its address "
 			    "to allow_ranges");
@@ -1145,33 +1673,34 @@ client_read_cb(struct bufferevent *bev, void *arg)
 		len = evbuffer_get_length(in);
 		if (len > GATE_HTTP_MAX_HEAD)
 			len = GATE_HTTP_MAX_HEAD;
-		r = gate_http_parse(c->req,
+		r = gate_http_parse(c->d->req,
 		    (const char *)evbuffer_pullup(in, (ev_ssize_t)len), len);
 		if (r == 0)
 			return;
 		if (r == -1) {
-			if (c->req->have_line)
-				snprintf(c->method, sizeof(c->method), "%.*s",
-				    (int)c->req->method.len, (const char *)
-				    evbuffer_pullup(in, -1) + c->req->method.off);
+			if (c->d->req->have_line)
+				snprintf(c->d->method, sizeof(c->d->method), "%.*s",
+				    (int)c->d->req->method.len, (const char *)
+				    evbuffer_pullup(in, -1) + c->d->req->method.off);
 			c->g->ctr.bad_request++;
-			conn_refuse(c, c->req->status, "error", "bad_request",
-			    c->req->error, NULL);
+			conn_refuse(c, c->d->req->status, "error", "bad_request",
+			    c->d->req->error, NULL);
 			return;
 		}
-		c->headlen = (size_t)r;
-		if ((c->head = malloc(c->headlen + 1)) == NULL) {
+		c->d->headlen = (size_t)r;
+		if ((c->d->head = malloc(c->d->headlen + 1)) == NULL) {
 			c->close_reason = "out of memory";
 			conn_free(c);
 			return;
 		}
-		evbuffer_remove(in, c->head, c->headlen);
-		c->head[c->headlen] = '\0';
+		evbuffer_remove(in, c->d->head, c->d->headlen);
+		c->d->head[c->d->headlen] = '\0';
 		evtimer_del(c->timer);
 		head_complete(c);
 		return;
 	case S_RELAY:
-		(void)relay_up(c);
+		if (relay_up(c) == 0)
+			(void)maybe_raw(c);
 		return;
 	case S_LINGER:
 		evbuffer_drain(in, evbuffer_get_length(in));
@@ -1212,7 +1741,10 @@ client_write_cb(struct bufferevent *bev, void *arg)
 		c->c_shut = 1;
 		shutdown(bufferevent_getfd(bev), SHUT_WR);
 		maybe_done(c);
+		return;
 	}
+	if (left == 0)
+		(void)maybe_raw(c);
 }
 
 static void
@@ -1238,7 +1770,7 @@ client_event_cb(struct bufferevent *bev, short what, void *arg)
 		return;
 	}
 	if ((what & BEV_EVENT_EOF) && c->state == S_RELAY && !c->tunnel &&
-	    c->body_done && c->down == 0) {
+	    c->d->body_done && c->down == 0) {
 		/*
 		 * The client half-closed after its request: wait for the
 		 * answer.  Once the answer has begun, an EOF means the client
@@ -1280,7 +1812,10 @@ up_write_cb(struct bufferevent *bev, void *arg)
 		c->u_shut = 1;
 		shutdown(bufferevent_getfd(bev), SHUT_WR);
 		maybe_done(c);
+		return;
 	}
+	if (left == 0)
+		(void)maybe_raw(c);
 }
 
 static void
@@ -1294,11 +1829,11 @@ up_event_cb(struct bufferevent *bev, short what, void *arg)
 			connected(c);
 			return;
 		}
-		c->dial_errno = EVUTIL_SOCKET_ERROR();
-		c->timed_out = 0;
+		c->d->dial_errno = EVUTIL_SOCKET_ERROR();
+		c->d->timed_out = 0;
 		log_debug("conn %llu: %s port %u: %s",
-		    (unsigned long long)c->id, c->addrstr, c->tgt.port,
-		    evutil_socket_error_to_string(c->dial_errno));
+		    (unsigned long long)c->id, c->d->addrstr, c->d->tgt.port,
+		    evutil_socket_error_to_string(c->d->dial_errno));
 		bufferevent_free(c->ubev);
 		c->ubev = NULL;
 		dial(c);
@@ -1337,10 +1872,10 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 		return;
 	case S_CONNECT:
 		log_debug("conn %llu: %s port %u: connect timeout",
-		    (unsigned long long)c->id, c->addrstr, c->tgt.port);
+		    (unsigned long long)c->id, c->d->addrstr, c->d->tgt.port);
 		bufferevent_free(c->ubev);
 		c->ubev = NULL;
-		c->timed_out = 1;
+		c->d->timed_out = 1;
 		dial(c);
 		return;
 	case S_RELAY:
@@ -1376,15 +1911,18 @@ gate_conns_status(struct gate *g, struct evbuffer *out)
 
 	evbuffer_add_printf(out, "[");
 	TAILQ_FOREACH(c, &g->conns, entry) {
+		struct conn_view	 v;
+
 		if (c->state != S_RELAY)
 			continue;
-		gate_json_str(host, sizeof(host), c->hostport);
-		gate_json_str(sess, sizeof(sess), c->session);
+		conn_view(c, &v);
+		gate_json_str(host, sizeof(host), v.hostport);
+		gate_json_str(sess, sizeof(sess), v.session);
 		evbuffer_add_printf(out, "%s{\"conn\":%llu,\"client\":\"%s\","
 		    "\"session\":%s,\"target\":%s,\"addr\":\"%s\","
 		    "\"bytes_up\":%llu,\"bytes_down\":%llu,\"age_ms\":%.0f}",
-		    first ? "" : ",", (unsigned long long)c->id, c->peer, sess,
-		    host, c->addrstr, (unsigned long long)c->up,
+		    first ? "" : ",", (unsigned long long)c->id, v.peer, sess,
+		    host, v.addr, (unsigned long long)c->up,
 		    (unsigned long long)c->down, gate_ms_since(&c->t_start));
 		first = 0;
 	}

@@ -73,9 +73,12 @@ ctl_status(struct gate *g, struct evbuffer *out)
 	C(auth_failed); C(dns_failed); C(dns_stale); C(connect_failed);
 	C(connect_timeout); C(header_timeout); C(idle_timeout);
 	C(audit_errors); C(reloads); C(reload_failures); C(bytes_up);
+	C(bytes_down); C(raw); C(bytes_spliced);
 #undef C
-	evbuffer_add_printf(out, "\"bytes_down\":%llu},\"tunnels\":",
-	    (unsigned long long)k->bytes_down);
+	evbuffer_add_printf(out, "\"relay_copies\":%llu},"
+	    "\"pipes\":{\"max\":%u,\"open\":%u,\"idle\":%u},\"tunnels\":",
+	    (unsigned long long)k->relay_copies, g->cfg.splice ?
+	    g->cfg.max_pipes : 0, g->pipes_total, g->pipes_idle);
 	gate_conns_status(g, out);
 	evbuffer_add_printf(out, "}\n");
 }

@@ -43,6 +43,10 @@ struct gate_control;
 #define GATE_DEFAULT_DRAIN_TIMEOUT	10	/* s, SIGTERM to exit */
 #define GATE_DEFAULT_DNS_GRACE		60	/* s, stale answer after a failed refresh */
 #define GATE_DEFAULT_DNS_TIMEOUT	3	/* s, one whole look-up */
+#define GATE_DEFAULT_MAX_PIPES		256	/* splice pipes, two fds each */
+
+#define GATE_FD_RESERVE		64	/* descriptors kept for audit, DNS, control */
+#define GATE_SCRATCH		(64 * 1024)	/* g->scratch: one read(2) of a relay */
 
 #define GATE_MAX_ADDRS		16	/* addresses kept per name (A + AAAA) */
 #define GATE_MAX_DIALS		3	/* addresses tried per request */
@@ -69,6 +73,9 @@ struct gate_counters {
 	uint64_t	 reload_failures;
 	uint64_t	 bytes_up;
 	uint64_t	 bytes_down;
+	uint64_t	 raw;			/* tunnels that left their bufferevents */
+	uint64_t	 bytes_spliced;		/* of bytes_up + bytes_down */
+	uint64_t	 relay_copies;		/* raw reads without a pipe */
 };
 
 struct gate_config {
@@ -85,6 +92,8 @@ struct gate_config {
 	int			 check_only;
 	int			 verbose;
 	int			 sni_check;	/* TLS server name == CONNECT name */
+	int			 splice;	/* relay tunnels with splice(2) */
+	unsigned		 max_pipes;
 	unsigned		 max_conns;
 	unsigned		 max_per_client;
 	unsigned		 header_timeout;
@@ -96,6 +105,7 @@ struct gate_config {
 };
 
 struct gate_client;		/* per client address, for the per-client limit */
+struct gate_pipe;		/* a pipe of the splice pool (conn.c) */
 
 struct gate {
 	struct gate_config	 cfg;
@@ -114,6 +124,11 @@ struct gate {
 	int			 draining;
 	struct timespec		 started;	/* CLOCK_MONOTONIC */
 	struct gate_client	**clients;	/* hash of per-client counts */
+	unsigned long		 fd_limit;	/* RLIMIT_NOFILE */
+	struct gate_pipe	*pipes_free;	/* empty pipes, ready */
+	unsigned		 pipes_total;	/* made and not closed */
+	unsigned		 pipes_idle;	/* of which in pipes_free */
+	char			*scratch;	/* GATE_SCRATCH bytes, for relays */
 };
 
 /* conn.c */
@@ -123,6 +138,7 @@ void	 gate_conns_status(struct gate *, struct evbuffer *);
 double	 gate_ms_since(const struct timespec *);
 int	 gate_clients_init(struct gate *);
 void	 gate_clients_free(struct gate *);
+void	 gate_pipes_free(struct gate *);
 
 /* main.c */
 int	 gate_reload(struct gate *);

@@ -32,7 +32,6 @@
 #include "gate.h"
 
 #define LISTEN_BACKLOG	511
-#define FD_RESERVE	64	/* descriptors kept for audit, DNS, control */
 
 static struct gate	 gate;
 static struct event	*drain_timer;
@@ -47,7 +46,8 @@ usage(void)
 "	[--token-file file | --token-fd n] [--user user]\n"
 "	[--max-conns n] [--max-per-client n] [--header-timeout s]\n"
 "	[--connect-timeout s] [--idle-timeout s] [--drain-timeout s]\n"
-"	[--dns-grace s] [--dns-timeout s] [--no-sni-check]\n");
+"	[--dns-grace s] [--dns-timeout s] [--no-sni-check]\n"
+"	[--no-splice] [--max-pipes n]\n");
 	exit(EX_USAGE);
 }
 
@@ -354,7 +354,7 @@ write_port_file(const char *path, const char *line)
 }
 
 static void
-raise_nofile(struct gate_config *cfg)
+raise_nofile(struct gate *g, struct gate_config *cfg)
 {
 	struct rlimit	 rl;
 	rlim_t		 need;
@@ -365,10 +365,12 @@ raise_nofile(struct gate_config *cfg)
 	if (setrlimit(RLIMIT_NOFILE, &rl) == -1 &&
 	    getrlimit(RLIMIT_NOFILE, &rl) == -1)
 		return;
-	need = (rlim_t)cfg->max_conns * 2 + FD_RESERVE;
+	g->fd_limit = rl.rlim_cur == RLIM_INFINITY ? ULONG_MAX :
+	    (unsigned long)rl.rlim_cur;
+	need = (rlim_t)cfg->max_conns * 2 + GATE_FD_RESERVE;
 	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
-		cfg->max_conns = rl.rlim_cur > 2 * FD_RESERVE ?
-		    (unsigned)((rl.rlim_cur - FD_RESERVE) / 2) : 16;
+		cfg->max_conns = rl.rlim_cur > 2 * GATE_FD_RESERVE ?
+		    (unsigned)((rl.rlim_cur - GATE_FD_RESERVE) / 2) : 16;
 		log_warnx("open file limit %llu: max connections lowered to %u",
 		    (unsigned long long)rl.rlim_cur, cfg->max_conns);
 	}
@@ -420,7 +422,7 @@ enum {
 	OPT_TOKEN_FILE, OPT_TOKEN_FD, OPT_USER, OPT_MAX_CONNS,
 	OPT_MAX_PER_CLIENT, OPT_HEADER_TIMEOUT, OPT_CONNECT_TIMEOUT,
 	OPT_IDLE_TIMEOUT, OPT_DRAIN_TIMEOUT, OPT_DNS_GRACE, OPT_DNS_TIMEOUT,
-	OPT_NO_SNI_CHECK,
+	OPT_NO_SNI_CHECK, OPT_NO_SPLICE, OPT_MAX_PIPES,
 };
 
 static const struct option longopts[] = {
@@ -440,6 +442,8 @@ static const struct option longopts[] = {
 	{ "dns-grace",		required_argument, NULL, OPT_DNS_GRACE },
 	{ "dns-timeout",	required_argument, NULL, OPT_DNS_TIMEOUT },
 	{ "no-sni-check",	no_argument,	   NULL, OPT_NO_SNI_CHECK },
+	{ "no-splice",		no_argument,	   NULL, OPT_NO_SPLICE },
+	{ "max-pipes",		required_argument, NULL, OPT_MAX_PIPES },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ NULL,			0,		   NULL, 0 },
 };
@@ -462,6 +466,8 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 	cfg->dns_grace = GATE_DEFAULT_DNS_GRACE;
 	cfg->dns_timeout = GATE_DEFAULT_DNS_TIMEOUT;
 	cfg->sni_check = 1;
+	cfg->splice = 1;
+	cfg->max_pipes = GATE_DEFAULT_MAX_PIPES;
 
 	while ((ch = getopt_long(argc, argv, "df:hl:nv", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -533,6 +539,12 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 		case OPT_NO_SNI_CHECK:
 			cfg->sni_check = 0;
 			break;
+		case OPT_NO_SPLICE:
+			cfg->splice = 0;
+			break;
+		case OPT_MAX_PIPES:
+			cfg->max_pipes = num("--max-pipes", optarg, 0, 100000);
+			break;
 		default:
 			usage();
 		}
@@ -597,7 +609,10 @@ main(int argc, char **argv)
 	}
 
 	signal(SIGPIPE, SIG_IGN);
-	raise_nofile(cfg);
+	g->fd_limit = 1024;
+	raise_nofile(g, cfg);
+	if ((g->scratch = malloc(GATE_SCRATCH)) == NULL)
+		fatal("malloc");
 	clock_gettime(CLOCK_MONOTONIC, &g->started);
 	TAILQ_INIT(&g->conns);
 	if (gate_clients_init(g) == -1)
@@ -681,6 +696,8 @@ main(int argc, char **argv)
 	gate_audit_close(g->audit);
 	gate_auth_free(g->auth);
 	gate_clients_free(g);
+	gate_pipes_free(g);
+	free(g->scratch);
 	policy_free(g->policy);
 	event_base_free(g->base);
 	log_info("exiting");
