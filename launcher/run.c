@@ -187,9 +187,26 @@ supervise(char **argv, struct launch_gate *gate, const char *podman,
 	return code;
 }
 
+/* Milliseconds on the monotonic clock, for the record's phase timings. */
+static int64_t
+mono_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Where a session's time went: the host checks and session folder, the
+ * gate until ready, the image and home volume, the container from podman
+ * run to its exit, and the teardown.  0 for a phase that did not happen.
+ */
+enum { PH_START, PH_HOST, PH_GATE, PH_IMAGE, PH_RUN, PH_END, PH_N };
+
 static void
 write_record(const struct launch_session *s, const struct launch_opts *o,
-    const struct policy *p, time_t start, int code)
+    const struct policy *p, time_t start, int code, const int64_t *ph)
 {
 	char	*text = NULL, path[PATH_MAX], err[256];
 	size_t	 len = 0;
@@ -219,6 +236,20 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
 		}
 		fputc('\'', f);
 	}
+	fprintf(f, "\ntimings_ms");
+	{
+		static const char *const name[PH_N] = { NULL, "host", "gate",
+		    "image", "run", "teardown" };
+		int64_t	 last = ph[PH_START];
+		int	 k;
+
+		for (k = PH_HOST; k < PH_N; k++) {
+			fprintf(f, " %s %lld", name[k], ph[k] ? (long long)
+			    (ph[k] - last) : 0LL);
+			if (ph[k])
+				last = ph[k];
+		}
+	}
 	fprintf(f, "\n# options (values of --env are redacted)\n");
 	launch_opts_print(o, f);
 	fclose(f);
@@ -245,6 +276,7 @@ run_session(const struct launch_opts *o, struct policy *p)
 	char				 enforcer[PATH_MAX], *plan = NULL;
 	char				*proxy = NULL;
 	time_t				 start = time(NULL);
+	int64_t				 ph[PH_N] = { mono_ms() };
 	int				 code = EXIT_ENFORCE;
 
 	if (launch_find_program("podman", podman, sizeof(podman)) == -1) {
@@ -267,6 +299,7 @@ run_session(const struct launch_opts *o, struct policy *p)
 		snprintf(err, sizeof(err), "session folder path too long");
 		goto fail;
 	}
+	ph[PH_HOST] = mono_ms();
 
 	if (o->net == LAUNCH_NET_GATE) {
 		if (launch_token_file(&s, token, sizeof(token), err,
@@ -290,6 +323,7 @@ run_session(const struct launch_opts *o, struct policy *p)
 			snprintf(err, sizeof(err), "out of memory");
 			goto fail;
 		}
+		ph[PH_GATE] = mono_ms();
 	}
 	if (launch_env_file(&s, o, environ, proxy, envfile, sizeof(envfile),
 	    err, sizeof(err)) == -1)
@@ -321,6 +355,7 @@ run_session(const struct launch_opts *o, struct policy *p)
 	    ensure_home_volume(podman, o->val[LO_HOME_VOLUME], err,
 	    sizeof(err)) == -1)
 		goto fail;
+	ph[PH_IMAGE] = mono_ms();
 
 	memset(&r, 0, sizeof(r));
 	r.opts = o;
@@ -345,6 +380,7 @@ run_session(const struct launch_opts *o, struct policy *p)
 
 		snprintf(name, sizeof(name), "aisb-%s", s.id);
 		code = supervise(argv.s, &gate, podman, name, o->timeout);
+		ph[PH_RUN] = mono_ms();
 	}
 	goto out;
 fail:
@@ -359,7 +395,8 @@ out:
 		(void)unlink(envfile);
 	if (launch_session_path(&s, "gate.pid", token, sizeof(token)) == 0)
 		(void)unlink(token);
-	write_record(&s, o, p, start, code);
+	ph[PH_END] = mono_ms();
+	write_record(&s, o, p, start, code, ph);
 	if (o->keep || code != 0)
 		fprintf(stderr, "aisb: session %s: %s\n", s.id, s.dir);
 	launch_strv_free(&argv);

@@ -75,7 +75,8 @@ cat >"$tmp/zone.json" <<'EOF'
  "denied.test": {"A": ["127.0.0.1"], "ttl": 5},
  "direct.test": {"A": ["10.0.2.2"], "ttl": 5}}
 EOF
-"$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" &
+"$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" \
+    --log "$tmp/dns.log" &
 pids+=($!)
 "$PY" "$here/gate_upstream.py" http --bind 127.0.0.1 --port-file "$tmp/http.port" \
     --log "$tmp/http.log" &
@@ -127,6 +128,8 @@ check "allowed: status" "$(cat "$tmp/out")" 200
 sd=$(last_session_dir)
 if grep -q '"allowed.test"' "$sd/audit.jsonl" 2>/dev/null; then ok; else bad "no audit line for allowed.test"; fi
 check "mode of record" "$(stat -c %a "$sd/record" 2>/dev/null || echo missing)" 600
+if grep -Eq '^timings_ms host [0-9]+ gate [1-9][0-9]* image [0-9]+ run [1-9][0-9]* teardown [0-9]+$' "$sd/record"; then
+	ok; else bad "record timings: $(grep timings "$sd/record")"; fi
 for f in env token; do
 	check "$f removed at the end" "$(test -e "$sd/$f" && echo present || echo gone)" gone
 done
@@ -142,10 +145,19 @@ rc=0; sess -- curl -sS --noproxy '*' --max-time 5 "http://10.0.2.2:$echo_port/" 
 if [ "$rc" != 0 ]; then ok; else bad "direct TCP connection succeeded"; fi
 if grep -q accept "$tmp/echo.log"; then bad "echo server saw a connection"; else ok; fi
 
-# 4. UDP (and so DNS) out of the sandbox
-rc=0; sess -- bash -c "echo hello >/dev/udp/10.0.2.2/$udp; sleep 1" || rc=$?
+# 4. UDP, and DNS to the test's own server, out of the sandbox.  The
+# same query from the host shows that it would be logged if it arrived.
+query() {	# a DNS query for NAME (one label + .test) as printf escapes
+	printf '\\x12\\x34\\x01\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x%02x%s\\x04test\\x00\\x00\\x01\\x00\\x01' \
+	    "${#1}" "$1"
+}
+bash -c "printf '$(query control)' >/dev/udp/127.0.0.1/$dns"
+sleep 0.5
+if grep -q '^control.test' "$tmp/dns.log"; then ok; else bad "the DNS server logs no query from the host"; fi
+rc=0; sess -- bash -c "echo hello >/dev/udp/10.0.2.2/$udp; printf '$(query escape)' >/dev/udp/10.0.2.2/$dns; sleep 1" || rc=$?
 sleep 1
 if [ -s "$tmp/udp.log" ]; then bad "UDP reached the host"; else ok; fi
+if grep -q '^escape.test' "$tmp/dns.log"; then bad "DNS from the sandbox reached the host"; else ok; fi
 
 # 5. who the command runs as
 rc=0; sess -- sh -c 'id -u; grep -E "^(CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):" /proc/self/status' || rc=$?
@@ -203,14 +215,21 @@ check "running session spared" "$(podman ps --filter label=io.aisb.kind=session 
 wait "$bg" || true
 
 # 11. limits, read from inside (cgroup v2 or v1 files)
-rc=0; sess --memory 96m --pids 77 -- sh -c '
+rc=0; sess --memory 96m --pids 77 --cpus 1.5 -- sh -c '
 	cat /sys/fs/cgroup/memory.max 2>/dev/null ||
 	    cat /sys/fs/cgroup/memory/memory.limit_in_bytes
 	cat /sys/fs/cgroup/pids.max 2>/dev/null ||
-	    cat /sys/fs/cgroup/pids/pids.max' || rc=$?
+	    cat /sys/fs/cgroup/pids/pids.max
+	cat /sys/fs/cgroup/cpu.max 2>/dev/null ||
+	    echo "$(cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us) $(cat /sys/fs/cgroup/cpu/cpu.cfs_period_us)"' || rc=$?
 check "limits: exit" "$rc" 0
 check "memory limit" "$(sed -n 1p "$tmp/out")" $((96 * 1024 * 1024))
 check "pids limit" "$(sed -n 2p "$tmp/out")" 77
+check "cpu limit" "$(sed -n 3p "$tmp/out")" "150000 100000"
+# and the pids limit holds: 40 sleepers cannot all start under --pids 20
+rc=0; sess --pids 20 -- sh -c 'for i in $(seq 40); do sleep 20 & done; echo all started' || rc=$?
+if [ "$rc" != 0 ] && grep -qi 'fork' "$tmp/err" && ! grep -q 'all started' "$tmp/out"; then ok; else
+	bad "pids: 40 processes under --pids 20 (rc $rc): $(cat "$tmp/out") $(head -c 300 "$tmp/err")"; fi
 
 # 12. --net none: no proxy, no route, the gate not even started
 rc=0; sess --net none -- sh -c 'env | grep -ci _proxy; curl -sS --max-time 5 "http://10.0.2.2:'"$echo_port"'/"' || rc=$?
@@ -218,6 +237,7 @@ check "net none: no proxy variables" "$(sed -n 1p "$tmp/out")" 0
 if [ "$rc" != 0 ]; then ok; else bad "--net none reached the host"; fi
 sd=$(last_session_dir)
 if [ -e "$sd/gate.log" ]; then bad "--net none started a gate"; else ok; fi
+if grep -Eq '^timings_ms host [0-9]+ gate 0 image' "$sd/record"; then ok; else bad "--net none timings: $(grep timings "$sd/record")"; fi
 
 # 13. --net direct: no gate; the enforcer pins direct.test (the host's
 # loopback as the container sees it, which allow_ranges must open) and its
@@ -235,7 +255,8 @@ dns:
   max_ttl: 5
 EOF
 : >"$tmp/echo.log"; : >"$tmp/udp.log"
-rc=0; sess --net direct --policy "$tmp/direct.yaml" -- sh -c '
+rc=0; sess --net direct --policy "$tmp/direct.yaml" -- bash -c '
+	printf "'"$(query direct-escape)"'" >/dev/udp/10.0.2.2/'"$dns"'
 	env | grep -ci _proxy
 	getent hosts direct.test | cut -d" " -f1
 	curl -sS -o /dev/null -w "%{http_code}\n" "http://direct.test:'"$http"'/d"
@@ -257,6 +278,8 @@ check "direct: NoNewPrivs" "$(sed -n 8p "$tmp/out")" "NoNewPrivs: 1"
 check "direct: uid" "$(sed -n 9p "$tmp/out")" 1000
 if grep -q accept "$tmp/echo.log"; then bad "direct: echo server saw a connection"; else ok; fi
 if [ -s "$tmp/udp.log" ]; then bad "direct: UDP reached the host"; else ok; fi
+if grep -q '^direct-escape.test' "$tmp/dns.log"; then bad "direct: the command's DNS reached the host"; else ok; fi
+if grep -q '^direct.test' "$tmp/dns.log"; then ok; else bad "direct: the refresher never asked the test's DNS server"; fi
 if grep -q 'left out (first: .*wild.test)' "$tmp/err"; then ok; else bad "direct: no word about the wildcard: $(cat "$tmp/err")"; fi
 sd=$(last_session_dir)
 if [ -e "$sd/gate.log" ]; then bad "--net direct started a gate"; else ok; fi
