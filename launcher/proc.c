@@ -215,18 +215,25 @@ fail_child:
 void
 launch_gate_stop(struct launch_gate *g)
 {
-	struct timespec	 ts = { 0, 50 * 1000 * 1000 };
-	int		 status, i;
+	struct timespec	 ts;
+	long		 waited = 0, step = 1;	/* ms */
+	int		 status;
 
 	if (g->pid <= 0)
 		return;
 	kill(g->pid, SIGTERM);
-	for (i = 0; i < 60; i++) {
+	/* a gate exits in a few ms: look again soon, then less often */
+	while (waited < 3000) {
 		if (waitpid(g->pid, &status, WNOHANG) == g->pid) {
 			g->pid = -1;
 			return;
 		}
+		ts.tv_sec = 0;
+		ts.tv_nsec = step * 1000 * 1000;
 		nanosleep(&ts, NULL);
+		waited += step;
+		if (step < 50)
+			step *= 2;
 	}
 	kill(g->pid, SIGKILL);
 	launch_wait(g->pid, &status);

@@ -38,4 +38,4 @@ include tests/launcher-image.mk
 
 # A whole session in real podman (root; AISB_E2E=1).
 TESTS += tests/e2e/session.sh
-EXTRA_DIST += tests/e2e/session.sh
+EXTRA_DIST += tests/e2e/session.sh tests/bench/sessions.sh
