@@ -47,6 +47,9 @@
 
 #define RELAY_MAX	(256 * 1024)	/* bytes queued towards one side */
 #define RELAY_IO	(64 * 1024)	/* bytes per read(2)/write(2); libevent: 4 KiB */
+#ifndef GATE_PIPE_SIZE
+#define GATE_PIPE_SIZE	(256 * 1024)	/* asked of each pipe (F_SETPIPE_SZ) */
+#endif
 #define LIBEVENT_READ	4096		/* its most per read(2): more may wait */
 #define LINGER_SECS	2		/* after an answer, wait for the close */
 #define CLIENT_BUCKETS	256
@@ -121,6 +124,7 @@ struct relay_dir {
 	uint32_t		 len;		/* bytes in pipe or buf */
 	uint32_t		 off;		/* buf: first unwritten byte */
 	uint8_t			 eof;		/* the source said EOF */
+	uint8_t			 bulk;		/* reads fill up: splice them */
 	uint8_t			 shut;		/* ... and it was passed on */
 };
 
@@ -148,6 +152,7 @@ struct gate_conn {
 	int			 fd[2];
 	struct event		*ev[2];		/* edge-triggered, read and write */
 	uint8_t			 rd[2], wr[2];	/* readiness not yet used up */
+	uint8_t			 hup[2];	/* the peer's FIN has arrived */
 	struct relay_dir	 dir[2];	/* [0] up: fd[0] -> fd[1], [1] down */
 };
 
@@ -187,6 +192,16 @@ arm(struct gate_conn *c, unsigned secs)
 	struct timeval	 tv = { (time_t)secs, 0 };
 
 	evtimer_add(c->timer, &tv);
+}
+
+/*
+ * Connection ids are unique in one run of the gate, across its workers
+ * too: worker w of n numbers its connections w + 1, w + 1 + n, ...
+ */
+static uint64_t
+gate_next_id(struct gate *g)
+{
+	return g->next_id++ * g->cfg.workers + g->worker + 1;
 }
 
 /* --- per-client counts ------------------------------------------------------ */
@@ -372,6 +387,7 @@ audit(struct gate_conn *c, const char *event, const char *decision,
 struct gate_pipe {
 	struct gate_pipe	*next;
 	int			 fd[2];
+	uint32_t		 size;		/* bytes it holds */
 };
 
 static long
@@ -399,6 +415,18 @@ pipe_get(struct gate *g)
 		log_debug("pipe2: %s", strerror(errno));
 		free(p);
 		return NULL;
+	}
+	/*
+	 * Bigger than the default 64 KiB, when the kernel agrees: fewer
+	 * splice calls a byte (the size is kernel memory, used only while
+	 * bytes are in transit, and returned with the pipe).
+	 */
+	if (fcntl(p->fd[0], F_SETPIPE_SZ, GATE_PIPE_SIZE) == -1)
+		log_debug("F_SETPIPE_SZ: %s", strerror(errno));
+	{
+		int	 sz = fcntl(p->fd[0], F_GETPIPE_SZ);
+
+		p->size = sz > 0 ? (uint32_t)sz : 65536;
 	}
 	g->pipes_total++;
 	return p;
@@ -686,7 +714,7 @@ gate_accept(struct gate *g, int fd, const struct sockaddr *sa, int salen)
 		    "[%s]:%u" : "%s:%u", ip, port);
 		memset(&r, 0, sizeof(r));
 		r.event = "decision";
-		r.conn = ++g->next_id;
+		r.conn = gate_next_id(g);
 		r.client = peer;
 		r.decision = "error";
 		r.status = 503;
@@ -713,7 +741,7 @@ gate_accept(struct gate *g, int fd, const struct sockaddr *sa, int salen)
 	}
 	gate_http_req_init(c->d->req);
 	c->g = g;
-	c->id = ++g->next_id;
+	c->id = gate_next_id(g);
 	c->state = S_HEAD;
 	c->fd[0] = c->fd[1] = -1;
 	c->dns_ms = c->connect_ms = -1;
@@ -1194,7 +1222,8 @@ relay_down(struct gate_conn *c)
  * the tunnel ("eof").  rd/wr remember readiness that an edge reported and
  * that an EAGAIN has not yet used up.
  */
-#define RELAY_BUDGET	(4 * RELAY_IO)	/* per direction per wake-up: fairness */
+#define RELAY_BUDGET	(1024 * 1024)	/* per direction per wake-up: fairness */
+#define SPLICE_SMALL	(16 * 1024)	/* a splice read below: back to copying */
 
 /* The source (side d) or destination failed: close, saying which side. */
 static int
@@ -1269,11 +1298,12 @@ pump(struct gate_conn *c, int d)
 			event_active(c->ev[d], EV_READ, 1);
 			break;
 		}
-		if (r->pipe == NULL && g->cfg.splice)
-			r->pipe = pipe_get(g);
+		if (r->pipe == NULL && r->bulk && g->cfg.splice &&
+		    (r->pipe = pipe_get(g)) == NULL)
+			g->ctr.pipe_shortage++;
 		if (r->pipe != NULL)
-			n = splice(src, NULL, r->pipe->fd[1], NULL, RELAY_IO,
-			    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+			n = splice(src, NULL, r->pipe->fd[1], NULL,
+			    r->pipe->size, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 		else {
 			n = read(src, g->scratch, RELAY_IO);
 			g->ctr.relay_copies++;
@@ -1285,6 +1315,20 @@ pump(struct gate_conn *c, int d)
 			dir_release(c, r);
 			break;
 		}
+		if (r->pipe == NULL && n > 0) {
+			/*
+			 * A full read says a stream is flowing: splice its
+			 * next reads.  A short one emptied the socket (TCP
+			 * reads all its receive queue holds; data arriving
+			 * later is a new edge), unless the peer's FIN is
+			 * already there, which only a read of 0 consumes.
+			 */
+			if (n == RELAY_IO)
+				r->bulk = 1;
+			else if (!c->hup[d])
+				c->rd[d] = 0;
+		} else if (r->pipe != NULL && n > 0 && n < SPLICE_SMALL)
+			r->bulk = 0;	/* a trickle: copying is cheaper */
 		if (n == -1)
 			return raw_fail(c, d);
 		if (n == 0) {
@@ -1355,7 +1399,9 @@ raw_cb(evutil_socket_t fd, short what, void *arg)
 	struct gate_conn	*c = arg;
 	int			 side = fd == c->fd[1];
 
-	if (what & EV_READ)
+	if (what & EV_CLOSED)
+		c->hup[side] = 1;
+	if (what & (EV_READ | EV_CLOSED))
 		c->rd[side] = 1;
 	if (what & EV_WRITE)
 		c->wr[side] = 1;
@@ -1416,7 +1462,7 @@ maybe_raw(struct gate_conn *c)
 		return 0;
 	for (i = 0; i < 2; i++)
 		if ((c->ev[i] = event_new(g->base, fd[i], EV_READ | EV_WRITE |
-		    EV_PERSIST | EV_ET, raw_cb, c)) == NULL)
+		    EV_CLOSED | EV_PERSIST | EV_ET, raw_cb, c)) == NULL)
 			goto fail;
 	if (carry_alloc(&c->dir[0], bufferevent_get_output(c->ubev),
 	    bufferevent_get_input(c->cbev)) == -1 ||

@@ -14,6 +14,7 @@
 #include <sys/un.h>
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,10 +61,12 @@ ctl_status(struct gate *g, struct evbuffer *out)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	gate_json_str(file, sizeof(file), policy_file(g->policy));
 	gate_sockaddr_str(&g->bound, addr, sizeof(addr));
-	evbuffer_add_printf(out, "{\"pid\":%ld,\"uptime_s\":%lld,"
+	evbuffer_add_printf(out, "{\"pid\":%ld,\"worker\":%u,\"workers\":%u,"
+	    "\"uptime_s\":%lld,"
 	    "\"listen\":\"%s\",\"draining\":%s,"
 	    "\"policy\":{\"file\":%s,\"sha256\":\"%s\"},\"dns_cache\":%zu,",
-	    (long)getpid(), (long long)(now.tv_sec - g->started.tv_sec), addr,
+	    (long)getpid(), g->worker, g->cfg.workers,
+	    (long long)(now.tv_sec - g->started.tv_sec), addr,
 	    g->draining ? "true" : "false", file, policy_sha256(g->policy),
 	    gate_dns_cache_size(g->dns));
 #define C(name)	evbuffer_add_printf(out, "\"" #name "\":%llu,", \
@@ -73,7 +76,7 @@ ctl_status(struct gate *g, struct evbuffer *out)
 	C(auth_failed); C(dns_failed); C(dns_stale); C(connect_failed);
 	C(connect_timeout); C(header_timeout); C(idle_timeout);
 	C(audit_errors); C(reloads); C(reload_failures); C(bytes_up);
-	C(bytes_down); C(raw); C(bytes_spliced);
+	C(bytes_down); C(raw); C(bytes_spliced); C(pipe_shortage);
 #undef C
 	evbuffer_add_printf(out, "\"relay_copies\":%llu},"
 	    "\"pipes\":{\"max\":%u,\"open\":%u,\"idle\":%u},\"tunnels\":",
@@ -102,9 +105,13 @@ ctl_read(struct bufferevent *bev, void *arg)
 	bufferevent_disable(bev, EV_READ);
 	if (strcmp(line, "status") == 0)
 		ctl_status(ctl->g, out);
-	else if (strcmp(line, "reload") == 0)
+	else if (strcmp(line, "reload") == 0) {
+		/* with workers, the supervisor passes a SIGHUP to the others */
+		if (ctl->g->cfg.workers > 1 && kill(getppid(), SIGHUP) == -1)
+			log_warn("reload: telling the other workers");
 		evbuffer_add_printf(out, "{\"reload\":\"%s\"}\n",
 		    gate_reload(ctl->g) == 0 ? "ok" : "failed");
+	}
 	else
 		evbuffer_add_printf(out, "{\"error\":\"unknown command\"}\n");
 	free(line);
@@ -136,10 +143,14 @@ ctl_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	bufferevent_enable(bev, EV_READ | EV_WRITE);
 }
 
-struct gate_control *
-gate_control_open(struct gate *g, const char *path)
+/*
+ * The listening socket at path, mode 0600; -1 on failure (logged).  Made
+ * before privileges are dropped and before workers are forked, so that it
+ * is separate from gate_control_open(), which serves it in a loop.
+ */
+int
+gate_control_listen(const char *path)
 {
-	struct gate_control	*ctl;
 	struct sockaddr_un	 sun;
 	struct stat		 st;
 	mode_t			 old;
@@ -149,54 +160,61 @@ gate_control_open(struct gate *g, const char *path)
 	sun.sun_family = AF_UNIX;
 	if (strlen(path) >= sizeof(sun.sun_path)) {
 		log_warnx("control socket path too long: %s", path);
-		return NULL;
+		return -1;
 	}
 	strncpy(sun.sun_path, path, sizeof(sun.sun_path) - 1);
-	if ((ctl = calloc(1, sizeof(*ctl))) == NULL ||
-	    (ctl->path = strdup(path)) == NULL) {
-		free(ctl);
-		return NULL;
-	}
-	ctl->g = g;
 	/* A stale socket of a dead gate is replaced; anything else is not. */
 	if (lstat(path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode)) {
 			log_warnx("%s exists and is not a socket", path);
-			goto fail;
+			return -1;
 		}
 		if (unlink(path) == -1) {
 			log_warn("unlink %s", path);
-			goto fail;
+			return -1;
 		}
 	}
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
 	    0)) == -1) {
 		log_warn("control socket");
-		goto fail;
+		return -1;
 	}
 	old = umask(077);
 	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
 		umask(old);
 		log_warn("bind %s", sun.sun_path);
 		close(fd);
-		goto fail;
+		return -1;
 	}
 	umask(old);
 	if (chmod(sun.sun_path, 0600) == -1 || listen(fd, 16) == -1) {
 		log_warn("control socket %s", sun.sun_path);
 		close(fd);
 		unlink(sun.sun_path);
-		goto fail;
+		return -1;
 	}
+	return fd;
+}
+
+/* Serve the socket fd of gate_control_listen() in g's loop; owns fd. */
+struct gate_control *
+gate_control_open(struct gate *g, const char *path, int fd)
+{
+	struct gate_control	*ctl;
+
+	if ((ctl = calloc(1, sizeof(*ctl))) == NULL ||
+	    (ctl->path = strdup(path)) == NULL)
+		goto fail;
+	ctl->g = g;
 	if ((ctl->listener = evconnlistener_new(g->base, ctl_accept, ctl,
-	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd)) == NULL) {
-		close(fd);
-		unlink(sun.sun_path);
+	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd)) == NULL)
 		goto fail;
-	}
 	return ctl;
  fail:
-	free(ctl->path);
+	close(fd);
+	unlink(path);
+	if (ctl != NULL)
+		free(ctl->path);
 	free(ctl);
 	return NULL;
 }

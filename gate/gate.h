@@ -76,6 +76,7 @@ struct gate_counters {
 	uint64_t	 raw;			/* tunnels that left their bufferevents */
 	uint64_t	 bytes_spliced;		/* of bytes_up + bytes_down */
 	uint64_t	 relay_copies;		/* raw reads without a pipe */
+	uint64_t	 pipe_shortage;		/* a pipe was wanted, none free */
 };
 
 struct gate_config {
@@ -94,6 +95,7 @@ struct gate_config {
 	int			 sni_check;	/* TLS server name == CONNECT name */
 	int			 splice;	/* relay tunnels with splice(2) */
 	unsigned		 max_pipes;
+	unsigned		 workers;	/* processes; 1: no supervisor */
 	unsigned		 max_conns;
 	unsigned		 max_per_client;
 	unsigned		 header_timeout;
@@ -109,6 +111,7 @@ struct gate_pipe;		/* a pipe of the splice pool (conn.c) */
 
 struct gate {
 	struct gate_config	 cfg;
+	unsigned		 worker;	/* 0 .. cfg.workers - 1 */
 	struct event_base	*base;
 	struct evconnlistener	*listener;
 	struct sockaddr_storage	 bound;		/* the address actually listened on */
@@ -206,7 +209,9 @@ int			 gate_auth_check(const struct gate_auth *,
 			    size_t sessionlen);
 
 /* control.c */
-struct gate_control	*gate_control_open(struct gate *, const char *path);
+int			 gate_control_listen(const char *path);
+struct gate_control	*gate_control_open(struct gate *, const char *path,
+			    int fd);
 void			 gate_control_close(struct gate_control *);
 
 #endif /* AISB_GATE_H */

@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
@@ -32,6 +33,7 @@
 #include "gate.h"
 
 #define LISTEN_BACKLOG	511
+#define MAX_WORKERS	64
 
 static struct gate	 gate;
 static struct event	*drain_timer;
@@ -47,7 +49,7 @@ usage(void)
 "	[--max-conns n] [--max-per-client n] [--header-timeout s]\n"
 "	[--connect-timeout s] [--idle-timeout s] [--drain-timeout s]\n"
 "	[--dns-grace s] [--dns-timeout s] [--no-sni-check]\n"
-"	[--no-splice] [--max-pipes n]\n");
+"	[--no-splice] [--max-pipes n] [--workers n]\n");
 	exit(EX_USAGE);
 }
 
@@ -422,7 +424,7 @@ enum {
 	OPT_TOKEN_FILE, OPT_TOKEN_FD, OPT_USER, OPT_MAX_CONNS,
 	OPT_MAX_PER_CLIENT, OPT_HEADER_TIMEOUT, OPT_CONNECT_TIMEOUT,
 	OPT_IDLE_TIMEOUT, OPT_DRAIN_TIMEOUT, OPT_DNS_GRACE, OPT_DNS_TIMEOUT,
-	OPT_NO_SNI_CHECK, OPT_NO_SPLICE, OPT_MAX_PIPES,
+	OPT_NO_SNI_CHECK, OPT_NO_SPLICE, OPT_MAX_PIPES, OPT_WORKERS,
 };
 
 static const struct option longopts[] = {
@@ -444,6 +446,7 @@ static const struct option longopts[] = {
 	{ "no-sni-check",	no_argument,	   NULL, OPT_NO_SNI_CHECK },
 	{ "no-splice",		no_argument,	   NULL, OPT_NO_SPLICE },
 	{ "max-pipes",		required_argument, NULL, OPT_MAX_PIPES },
+	{ "workers",		required_argument, NULL, OPT_WORKERS },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ NULL,			0,		   NULL, 0 },
 };
@@ -468,6 +471,7 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 	cfg->sni_check = 1;
 	cfg->splice = 1;
 	cfg->max_pipes = GATE_DEFAULT_MAX_PIPES;
+	cfg->workers = 1;
 
 	while ((ch = getopt_long(argc, argv, "df:hl:nv", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -545,6 +549,9 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 		case OPT_MAX_PIPES:
 			cfg->max_pipes = num("--max-pipes", optarg, 0, 100000);
 			break;
+		case OPT_WORKERS:
+			cfg->workers = num("--workers", optarg, 1, MAX_WORKERS);
+			break;
 		default:
 			usage();
 		}
@@ -558,17 +565,206 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 	}
 }
 
+/*
+ * A listening TCP socket on ss.  With reuseport, several sockets share the
+ * address (SO_REUSEPORT) and the kernel spreads connections over them:
+ * one per worker.
+ */
+static int
+listen_on(const struct sockaddr_storage *ss, socklen_t len, int reuseport)
+{
+	int	 fd, one = 1;
+
+	if ((fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0)) == -1)
+		return -1;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) == -1 ||
+	    (reuseport && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one,
+	    sizeof(one)) == -1) ||
+	    bind(fd, (const struct sockaddr *)ss, len) == -1 ||
+	    listen(fd, LISTEN_BACKLOG) == -1) {
+		int	 e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * One event loop: the connections of one listening socket (and of the
+ * control socket, when ctlfd is not -1) until SIGTERM drained them or
+ * SIGINT.  Without --workers it runs in the only process.
+ */
+static int
+run(struct gate *g, int lfd, int ctlfd)
+{
+	struct gate_config	*cfg = &g->cfg;
+	struct event		*sigs[3];
+	sigset_t		 set;
+	int			 i, rc = EX_OK;
+	int			 signums[3] = { SIGHUP, SIGTERM, SIGINT };
+	char			 addr[128];
+
+	clock_gettime(CLOCK_MONOTONIC, &g->started);
+	TAILQ_INIT(&g->conns);
+	if (gate_clients_init(g) == -1 ||
+	    (g->scratch = malloc(GATE_SCRATCH)) == NULL)
+		fatal("malloc");
+	if ((g->base = event_base_new()) == NULL)
+		fatalx("event_base_new failed");
+	if ((g->dns = gate_dns_new(g->base, g->policy, cfg->dns_grace,
+	    cfg->dns_timeout)) == NULL)
+		fatalx("cannot start the resolver");
+	if ((g->listener = evconnlistener_new(g->base, accept_cb, g,
+	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, lfd)) == NULL)
+		fatalx("cannot watch the listening socket");
+	evconnlistener_set_error_cb(g->listener, accept_error_cb);
+	if ((accept_pause = evtimer_new(g->base, accept_resume_cb, g)) == NULL)
+		fatalx("evtimer_new failed");
+	if (ctlfd != -1 && (g->control = gate_control_open(g,
+	    cfg->control_path, ctlfd)) == NULL)
+		fatalx("cannot serve the control socket %s", cfg->control_path);
+	for (i = 0; i < 3; i++)
+		if ((sigs[i] = evsignal_new(g->base, signums[i], signal_cb,
+		    g)) == NULL || evsignal_add(sigs[i], NULL) == -1)
+			fatalx("cannot watch signal %d", signums[i]);
+	/* a worker's signals were blocked by the supervisor: watched now */
+	sigemptyset(&set);
+	for (i = 0; i < 3; i++)
+		sigaddset(&set, signums[i]);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	gate_sockaddr_str(&g->bound, addr, sizeof(addr));
+	if (cfg->workers > 1)
+		log_info("worker %u (pid %ld) listening on %s", g->worker,
+		    (long)getpid(), addr);
+	else
+		log_info("listening on %s, policy %s sha256:%s", addr,
+		    cfg->policy_path, policy_sha256(g->policy));
+
+	if (event_base_dispatch(g->base) == -1) {
+		log_warnx("event loop failed");
+		rc = 1;
+	}
+
+	gate_conn_close_all(g);
+	for (i = 0; i < 3; i++)
+		event_free(sigs[i]);
+	if (drain_timer != NULL)
+		event_free(drain_timer);
+	event_free(accept_pause);
+	if (g->listener != NULL)
+		evconnlistener_free(g->listener);
+	gate_control_close(g->control);
+	gate_dns_free(g->dns);
+	gate_audit_close(g->audit);
+	gate_auth_free(g->auth);
+	gate_clients_free(g);
+	gate_pipes_free(g);
+	free(g->scratch);
+	policy_free(g->policy);
+	event_base_free(g->base);
+	return rc;
+}
+
+/*
+ * --workers N: N processes, each with its own loop, listening socket
+ * (SO_REUSEPORT) and descriptor table, forked after everything that may
+ * need root.  The supervisor only passes signals on: SIGHUP to every
+ * worker (but the one that sent it: a control "reload" in worker 0 reloads
+ * itself), SIGTERM and SIGINT to all; it exits when the last worker has,
+ * 0 when they all exited 0.  A worker that dies is not replaced (its
+ * socket closes with it, so the kernel stops giving it connections).
+ */
+static int
+supervise(struct gate *g, int *lfds, int ctlfd)
+{
+	struct gate_config	*cfg = &g->cfg;
+	pid_t			 pids[MAX_WORKERS], p;
+	sigset_t		 set;
+	siginfo_t		 si;
+	unsigned		 i, live = 0;
+	int			 st, rc = EX_OK;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGCHLD);
+	/* blocked before the fork: a signal then waits for sigwaitinfo */
+	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1)
+		fatal("sigprocmask");
+	for (i = 0; i < cfg->workers; i++) {
+		switch ((p = fork())) {
+		case -1:
+			log_warn("fork of worker %u", i);
+			pids[i] = -1;
+			continue;
+		case 0:
+			g->worker = i;
+			for (unsigned j = 0; j < cfg->workers; j++)
+				if (j != i)
+					close(lfds[j]);
+			if (i != 0 && ctlfd != -1)
+				close(ctlfd);
+			_exit(run(g, lfds[i], i == 0 ? ctlfd : -1));
+		default:
+			pids[i] = p;
+			live++;
+		}
+	}
+	/* the workers hold the sockets now */
+	for (i = 0; i < cfg->workers; i++)
+		close(lfds[i]);
+	if (ctlfd != -1)
+		close(ctlfd);
+	log_info("%u workers listening, policy %s sha256:%s", live,
+	    cfg->policy_path, policy_sha256(g->policy));
+	while (live > 0) {
+		if (sigwaitinfo(&set, &si) == -1)
+			continue;
+		switch (si.si_signo) {
+		case SIGHUP:
+		case SIGTERM:
+		case SIGINT:
+			for (i = 0; i < cfg->workers; i++)
+				if (pids[i] > 0 && !(si.si_signo == SIGHUP &&
+				    si.si_pid == pids[i]))
+					kill(pids[i], si.si_signo);
+			break;
+		case SIGCHLD:
+			while ((p = waitpid(-1, &st, WNOHANG)) > 0)
+				for (i = 0; i < cfg->workers; i++) {
+					if (pids[i] != p)
+						continue;
+					pids[i] = -1;
+					live--;
+					if (!WIFEXITED(st) ||
+					    WEXITSTATUS(st) != 0) {
+						log_warnx("worker %u (pid %ld) "
+						    "ended with status %d", i,
+						    (long)p, st);
+						rc = 1;
+					}
+				}
+			break;
+		}
+	}
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct gate		*g = &gate;
 	struct gate_config	*cfg = &g->cfg;
 	struct sockaddr_storage	 ss;
-	struct event		*sigs[3];
 	socklen_t		 sslen;
-	int			 i, rc = EX_OK;
-	int			 signums[3] = { SIGHUP, SIGTERM, SIGINT };
-	char			 addr[128], line[32];
+	int			 rc, lfds[MAX_WORKERS], ctlfd = -1;
+	unsigned		 i;
+	char			 line[32];
 	struct passwd		*pw;
 	uid_t			 uid = 0;
 	gid_t			 gid = 0;
@@ -611,37 +807,25 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	g->fd_limit = 1024;
 	raise_nofile(g, cfg);
-	if ((g->scratch = malloc(GATE_SCRATCH)) == NULL)
-		fatal("malloc");
-	clock_gettime(CLOCK_MONOTONIC, &g->started);
-	TAILQ_INIT(&g->conns);
-	if (gate_clients_init(g) == -1)
-		fatal("calloc");
-	if ((g->base = event_base_new()) == NULL)
-		fatalx("event_base_new failed");
-	if ((g->dns = gate_dns_new(g->base, g->policy, cfg->dns_grace,
-	    cfg->dns_timeout)) == NULL)
-		fatalx("cannot start the resolver");
 	if (cfg->audit_path != NULL &&
 	    (g->audit = gate_audit_open(cfg->audit_path)) == NULL)
 		fatal("audit log %s", cfg->audit_path);
 
-	g->listener = evconnlistener_new_bind(g->base, accept_cb, g,
-	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_REUSEABLE,
-	    LISTEN_BACKLOG, (struct sockaddr *)&ss, (int)sslen);
-	if (g->listener == NULL)
+	/*
+	 * The first socket settles the port (0: any free one); the sockets of
+	 * the other workers share it.
+	 */
+	if ((lfds[0] = listen_on(&ss, sslen, cfg->workers > 1)) == -1)
 		fatal("listen on %s", cfg->listen);
-	evconnlistener_set_error_cb(g->listener, accept_error_cb);
-	if ((accept_pause = evtimer_new(g->base, accept_resume_cb, g)) == NULL)
-		fatalx("evtimer_new failed");
 	g->boundlen = sizeof(g->bound);
-	if (getsockname(evconnlistener_get_fd(g->listener),
-	    (struct sockaddr *)&g->bound, &g->boundlen) == -1)
+	if (getsockname(lfds[0], (struct sockaddr *)&g->bound,
+	    &g->boundlen) == -1)
 		fatal("getsockname");
-	gate_sockaddr_str(&g->bound, addr, sizeof(addr));
-
+	for (i = 1; i < cfg->workers; i++)
+		if ((lfds[i] = listen_on(&g->bound, g->boundlen, 1)) == -1)
+			fatal("listen on %s (worker %u)", cfg->listen, i);
 	if (cfg->control_path != NULL &&
-	    (g->control = gate_control_open(g, cfg->control_path)) == NULL)
+	    (ctlfd = gate_control_listen(cfg->control_path)) == -1)
 		fatalx("cannot open the control socket %s", cfg->control_path);
 
 	/*
@@ -669,37 +853,21 @@ main(int argc, char **argv)
 	if (!cfg->foreground)
 		daemonize();
 
-	for (i = 0; i < 3; i++)
-		if ((sigs[i] = evsignal_new(g->base, signums[i], signal_cb,
-		    g)) == NULL || evsignal_add(sigs[i], NULL) == -1)
-			fatalx("cannot watch signal %d", signums[i]);
-	log_info("listening on %s, policy %s sha256:%s", addr,
-	    cfg->policy_path, policy_sha256(g->policy));
-
-	if (event_base_dispatch(g->base) == -1) {
-		log_warnx("event loop failed");
-		rc = 1;
-	}
-
-	gate_conn_close_all(g);
-	for (i = 0; i < 3; i++)
-		event_free(sigs[i]);
-	if (drain_timer != NULL)
-		event_free(drain_timer);
-	event_free(accept_pause);
+	if (cfg->workers > 1)
+		rc = supervise(g, lfds, ctlfd);
+	else
+		rc = run(g, lfds[0], ctlfd);
 	if (cfg->port_file != NULL && unlink(cfg->port_file) == -1)
 		log_debug("unlink %s: %s", cfg->port_file, strerror(errno));
-	if (g->listener != NULL)
-		evconnlistener_free(g->listener);
-	gate_control_close(g->control);
-	gate_dns_free(g->dns);
-	gate_audit_close(g->audit);
-	gate_auth_free(g->auth);
-	gate_clients_free(g);
-	gate_pipes_free(g);
-	free(g->scratch);
-	policy_free(g->policy);
-	event_base_free(g->base);
+	if (cfg->workers > 1) {
+		if (cfg->control_path != NULL && unlink(cfg->control_path) == -1 &&
+		    errno != ENOENT)
+			log_debug("unlink %s: %s", cfg->control_path,
+			    strerror(errno));
+		gate_audit_close(g->audit);
+		gate_auth_free(g->auth);
+		policy_free(g->policy);
+	}
 	log_info("exiting");
 	return rc;
 }

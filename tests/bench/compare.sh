@@ -2,7 +2,7 @@
 # compare.sh: aisb-gate against squid, tinyproxy and no proxy on 127.0.0.1.
 #
 #   compare.sh [--smoke] [--gate PATH] [--bindir DIR] [--only LIST]
-#              [--rounds N] [--perf DIR] [--replay FILE]
+#              [--rounds N] [--workers N] [--perf DIR] [--replay FILE]
 #
 # Starts tests/bench/target (echo, endless source, HTTP responder), then in
 # turn no proxy, squid, tinyproxy and aisb-gate, each configured here to
@@ -19,7 +19,13 @@
 #   --bindir DIR	where target and loadgen are (default: next to this
 #			script, else tests/bench of the current directory)
 #   --only LIST		columns to run, comma-separated, of: none,squid,
-#			tinyproxy,gate (default all)
+#			tinyproxy,gate,gatew (default all)
+#   --workers N		add a column "gatew": aisb-gate --workers N, its
+#			own ratios and target lines; its RSS is the sum of
+#			the supervisor and the workers.  Each worker has its
+#			own descriptor table, so it also runs the 10,000
+#			tunnel row when the hard limit keeps the others
+#			below it (a row of its own)
 #   --rounds N		run every column N times, interleaved (none, squid,
 #			tinyproxy, gate, none, ...), and report the median of
 #			each figure, the sum of errors, the worst failures:
@@ -45,7 +51,8 @@ SECS=${BENCH_SECONDS:-5}
 SMOKE=0
 GATE=
 BINDIR=
-ONLY=none,squid,tinyproxy,gate
+ONLY=
+WORKERS=0
 PERFDIR=
 IDLE_N=5000
 ROUNDS=1
@@ -63,6 +70,7 @@ while [ $# -gt 0 ]; do
 	--only) ONLY=$2; shift ;;
 	--perf) PERFDIR=$2; shift ;;
 	--rounds) ROUNDS=$2; shift ;;
+	--workers) WORKERS=$2; shift ;;
 	--replay) REPLAY=$2; shift ;;
 	-h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next }
 		NR > 1 { exit }' "$0"; exit 0 ;;
@@ -72,6 +80,13 @@ while [ $# -gt 0 ]; do
 done
 case $SECS in ''|*[!0-9]*) die "BENCH_SECONDS must be a number" ;; esac
 case $ROUNDS in ''|0|*[!0-9]*) die "--rounds takes a number from 1" ;; esac
+case $WORKERS in ''|*[!0-9]*) die "--workers takes a number" ;; esac
+if [ -z "$ONLY" ]; then
+	ONLY=none,squid,tinyproxy,gate
+	[ "$WORKERS" -gt 1 ] && ONLY=$ONLY,gatew
+fi
+case ",$ONLY," in *,gatew,*) [ "$WORKERS" -gt 1 ] ||
+	die "the gatew column needs --workers N (N >= 2)" ;; esac
 if [ "$SMOKE" = 1 ]; then
 	SECS=1
 	IDLE_N=500
@@ -346,38 +361,50 @@ EOF
 	return 1
 }
 
-start_gate() {
-	local port
+start_gate() {		# start_gate [--workers N]: sets CUR_RSS too
+	local port col=gate c
+	[ $# -gt 0 ] && col=gatew
 	if [ ! -x "$GATE" ]; then
-		NOTE[gate]="no aisb-gate at $GATE (--gate PATH)"
+		NOTE[$col]="no aisb-gate at $GATE (--gate PATH)"
 		return 1
 	fi
-	mkdir -p "$TMP/gate"
-	rm -f "$TMP/gate/port"
+	mkdir -p "$TMP/$col"
+	rm -f "$TMP/$col/port"
 	printf 'version: 1\nallow:\n  - cidr: 127.0.0.1/32\n    ports: ["1-65535"]\nallow_ranges: [127.0.0.1/32]\n' \
-		>"$TMP/gate/policy.yaml"
-	"$GATE" -f "$TMP/gate/policy.yaml" -d -l 127.0.0.1:0 \
-		--port-file "$TMP/gate/port" --audit /dev/null \
-		--max-conns $((SCALE_N + 1000)) \
-		--max-per-client $((SCALE_N + 1000)) \
-		--idle-timeout 600 >>"$TMP/gate/stdout" 2>&1 &
+		>"$TMP/$col/policy.yaml"
+	"$GATE" -f "$TMP/$col/policy.yaml" -d -l 127.0.0.1:0 \
+		--port-file "$TMP/$col/port" --audit /dev/null \
+		--max-conns $((SCALE_WANT + 1000)) \
+		--max-per-client $((SCALE_WANT + 1000)) \
+		--idle-timeout 600 "$@" >>"$TMP/$col/stdout" 2>&1 &
 	CUR_PID=$!
-	CUR_COL=gate
-	CUR_LOG=$TMP/gate/stdout
+	CUR_COL=$col
+	CUR_LOG=$TMP/$col/stdout
 	CUR_OWN=1
 	PIDS+=("$CUR_PID")
 	for _ in $(seq 1 100); do
-		[ -s "$TMP/gate/port" ] && break
+		[ -s "$TMP/$col/port" ] && break
 		kill -0 "$CUR_PID" 2>/dev/null || break
 		sleep 0.1
 	done
-	port=$(tr -dc 0-9 <"$TMP/gate/port" 2>/dev/null)
+	port=$(tr -dc 0-9 <"$TMP/$col/port" 2>/dev/null)
 	CUR_X=127.0.0.1:$port
-	[ -n "$port" ] && wait_port "$port" "$CUR_PID" && return 0
-	NOTE[gate]="aisb-gate did not start: $(tail -3 "$TMP/gate/stdout" | tr '\n' ' ')"
+	if [ -n "$port" ] && wait_port "$port" "$CUR_PID"; then
+		# the workers are the supervisor's children; RSS counts them all
+		CUR_RSS=$CUR_PID
+		if [ $# -gt 0 ]; then
+			sleep 0.3
+			for c in $(cat "/proc/$CUR_PID/task/$CUR_PID/children" 2>/dev/null); do
+				CUR_RSS=$CUR_RSS,$c
+			done
+		fi
+		return 0
+	fi
+	NOTE[$col]="aisb-gate did not start: $(tail -3 "$TMP/$col/stdout" | tr '\n' ' ')"
 	stop_cur
 	return 1
 }
+start_gatew() { start_gate --workers "$WORKERS"; }
 
 # perf_on COLUMN NAME / perf_off: profile aisb-gate during one run (--perf)
 PERF_PID=
@@ -403,11 +430,19 @@ perf_off() {
 suite() {
 	local col=$1
 	note "measuring $col"
+	CUR_RSS=
 	start_"$col" || { note "${NOTE[$col]}"; return; }
-	lg "$col" idle "$CUR_X" idle -n "$IDLE_N" -p "$CUR_PID" -H 1
+	lg "$col" idle "$CUR_X" idle -n "$IDLE_N" -p "${CUR_RSS:-$CUR_PID}" -H 1
 	stop_cur
+	CUR_RSS=
 	start_"$col" || { note "${NOTE[$col]}"; return; }
-	lg "$col" scale "$CUR_X" idle -n "$SCALE_N" -p "$CUR_PID" -H 2
+	lg "$col" scale "$CUR_X" idle -n "$SCALE_N" -p "${CUR_RSS:-$CUR_PID}" -H 2
+	if [ "$col" = gatew ] && [ "$SCALE_N" -lt "$SCALE_WANT" ]; then
+		# one descriptor table per worker: the full count fits
+		stop_cur
+		start_"$col" || { note "${NOTE[$col]}"; return; }
+		lg "$col" scalefull "$CUR_X" idle -n "$SCALE_WANT" -p "$CUR_RSS" -H 2
+	fi
 	lg "$col" setup1 "$CUR_X" setup -c 1 -d "$SECS"
 	perf_on "$col" setup50
 	lg "$col" setup50 "$CUR_X" setup -c 50 -d "$SECS"
@@ -426,7 +461,7 @@ if [ -n "$REPLAY" ]; then
 	# the "  COLUMN FIGURE: loadgen line" records of an earlier run's
 	# stderr: the table again, without running anything
 	while IFS= read -r l; do
-		[[ $l =~ ^\ \ (none|squid|tinyproxy|gate)\ ([a-z0-9]+):\ (.*)$ ]] ||
+		[[ $l =~ ^\ \ (none|squid|tinyproxy|gate|gatew)\ ([a-z0-9]+):\ (.*)$ ]] ||
 			continue
 		want "${BASH_REMATCH[1]}" || continue
 		R[${BASH_REMATCH[1]},${BASH_REMATCH[2]}]+="${BASH_REMATCH[3]}"$'\n'
@@ -437,20 +472,20 @@ if [ -n "$REPLAY" ]; then
 		esac
 	done <"$REPLAY"
 	ROUNDS=0
-	for c in none squid tinyproxy gate; do
+	for c in none squid tinyproxy gate gatew; do
 		n=$(grep -c . <<<"${R[$c,setup1]:-}")
 		[ "$n" -gt "$ROUNDS" ] && ROUNDS=$n
 	done
 	[ "$SCALE_N" -lt "$SCALE_WANT" ] && [ -z "$SCALE_NOTE" ] &&
 		SCALE_NOTE="the run held $SCALE_N tunnels"
-	for c in none squid tinyproxy gate; do
+	for c in none squid tinyproxy gate gatew; do
 		want "$c" && [ -z "${R[$c,setup1]:-}" ] &&
 			NOTE[$c]="not in $REPLAY"
 	done
 else
 for r in $(seq 1 "$ROUNDS"); do
 	[ "$ROUNDS" -gt 1 ] && note "round $r of $ROUNDS"
-	for c in none squid tinyproxy gate; do
+	for c in none squid tinyproxy gate gatew; do
 		want "$c" || continue
 		[ -n "${NOTE[$c]:-}" ] && continue
 		suite "$c"
@@ -505,21 +540,25 @@ fmt() {		# thousands separators for integers, one decimal otherwise
 }
 
 declare -A names
-names=([none]="no proxy" [squid]="squid" [tinyproxy]="tinyproxy" [gate]="aisb-gate")
+names=([none]="no proxy" [squid]="squid" [tinyproxy]="tinyproxy" [gate]="aisb-gate"
+	[gatew]="aisb-gate --workers $WORKERS")
 
 row() {		# row LABEL FIGURE KEY [noratio]
-	local label=$1 fig=$2 key=$3 c line
+	local label=$1 fig=$2 key=$3 c g line
 	line="| $label |"
-	for c in none squid tinyproxy gate; do
+	for c in none squid tinyproxy gate gatew; do
 		want "$c" || continue
 		if [ -n "${NOTE[$c]:-}" ]; then line="$line skipped |"; continue; fi
 		line="$line $(cell "$c" "$fig" "$key") |"
 	done
-	if want gate && [ -n "${4:-}" ]; then
-		line="$line - | - |"
-	elif want gate; then
-		line="$line $(ratio "$(val gate "$fig" "$key")" "$(val squid "$fig" "$key")") | $(ratio "$(val gate "$fig" "$key")" "$(val none "$fig" "$key")") |"
-	fi
+	for g in gate gatew; do
+		want "$g" || continue
+		if [ -n "${4:-}" ]; then
+			line="$line - | - |"
+		else
+			line="$line $(ratio "$(val $g "$fig" "$key")" "$(val squid "$fig" "$key")") | $(ratio "$(val $g "$fig" "$key")" "$(val none "$fig" "$key")") |"
+		fi
+	done
 	echo "$line"
 }
 
@@ -528,11 +567,12 @@ echo "aisb proxy comparison: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $
 echo "squid: $( (squid -v 2>/dev/null || /usr/sbin/squid -v 2>/dev/null) | sed -n '1s/.*Version //p'), tinyproxy: $(tinyproxy -v 2>/dev/null | awk '{print $2}'), nofile: $NOFILE"
 echo
 hdr="| figure |"; sep="| --- |"
-for c in none squid tinyproxy gate; do
+for c in none squid tinyproxy gate gatew; do
 	want "$c" || continue
 	hdr="$hdr ${names[$c]} |"; sep="$sep ---: |"
 done
 if want gate; then hdr="$hdr gate/squid | gate/no proxy |"; sep="$sep ---: | ---: |"; fi
+if want gatew; then hdr="$hdr gate -w$WORKERS/squid | gate -w$WORKERS/no proxy |"; sep="$sep ---: | ---: |"; fi
 echo "$hdr"
 echo "$sep"
 row "tunnel setup, 1 concurrent (tunnels/s)" setup1 rate
@@ -547,61 +587,72 @@ row "idle RSS per tunnel, $IDLE_N tunnels (bytes)" idle per_tunnel
 row "  failures of $IDLE_N" idle failures noratio
 row "$SCALE_N concurrent tunnels: failures" scale failures noratio
 row "  proxy RSS per tunnel at $SCALE_N (bytes)" scale per_tunnel
+if want gatew && [ "$SCALE_N" -lt "$SCALE_WANT" ]; then
+	row "$SCALE_WANT concurrent tunnels, --workers only (fd limit): failures" scalefull failures noratio
+	row "  proxy RSS per tunnel at $SCALE_WANT (bytes)" scalefull per_tunnel
+fi
 row "HTTP forward, 50 concurrent (req/s)" http50 rate
 echo
 echo "MB = 10^6 bytes; latency from connect() to the echoed byte; (N err) = loadgen errors in that run."
 echo "RSS growth of the no-proxy column is the target's own (4 KiB echo buffer per connection)."
 [ -n "$SCALE_NOTE" ] && echo "Scale: $SCALE_NOTE."
-for c in squid tinyproxy gate; do
+for c in squid tinyproxy gate gatew; do
 	[ -n "${NOTE[$c]:-}" ] && echo "Skipped ${names[$c]}: ${NOTE[$c]}"
 	[ -n "${DIED[$c]:-}" ] && echo "${names[$c]} ${DIED[$c]}"
 done
 
 # --- issue-6 targets -----------------------------------------------------
-if want gate && [ -z "${NOTE[gate]:-}" ]; then
+check() {	# check TEXT OK(0/1) DETAIL
+	case $2 in
+	1) echo "- met:    $1 ($3)" ;;
+	*n/a*) echo "- n/a:    $1 ($3: a column is missing)" ;;
+	*) echo "- MISSED: $1 ($3)" ;;
+	esac
+}
+cmp() { awk -v a="${1:-}" -v op="$2" -v b="${3:-}" 'BEGIN {
+	if (a == "" || b == "") { print "n/a"; exit }
+	if (op == ">=") print (a + 0 >= b + 0) ? 1 : 0
+	else print (a + 0 <= b + 0) ? 1 : 0 }'; }
+mul() { awk -v a="${1:-}" -v m="$2" 'BEGIN { if (a == "") print ""; else print a * m }'; }
+targets() {	# targets COLUMN
+	local c=$1 g s n b ok sc sn
 	echo
-	echo "Issue-6 targets for aisb-gate:"
-	check() {	# check TEXT OK(0/1) DETAIL
-		case $2 in
-		1) echo "- met:    $1 ($3)" ;;
-		*n/a*) echo "- n/a:    $1 ($3: a column is missing)" ;;
-		*) echo "- MISSED: $1 ($3)" ;;
-		esac
-	}
-	cmp() { awk -v a="${1:-}" -v op="$2" -v b="${3:-}" 'BEGIN {
-		if (a == "" || b == "") { print "n/a"; exit }
-		if (op == ">=") print (a + 0 >= b + 0) ? 1 : 0
-		else print (a + 0 <= b + 0) ? 1 : 0 }'; }
-	mul() { awk -v a="${1:-}" -v m="$2" 'BEGIN { if (a == "") print ""; else print a * m }'; }
-	g=$(val gate setup50 rate); s=$(val squid setup50 rate)
+	echo "Issue-6 targets for ${names[$c]}:"
+	g=$(val $c setup50 rate); s=$(val squid setup50 rate)
 	check "setup rate at 50 >= 2x squid" "$(cmp "$g" '>=' "$(mul "$s" 2)")" "gate $(fmt "$g")/s, squid $(fmt "${s:--}")/s, $(ratio "$g" "$s")"
-	g=$(val gate setup1 p50_us); s=$(val squid setup1 p50_us)
+	g=$(val $c setup1 p50_us); s=$(val squid setup1 p50_us)
 	check "p50 setup latency at 1 <= squid/2" "$(cmp "$g" '<=' "$(mul "$s" 0.5)")" "gate $g us, squid ${s:--} us"
 	for b in bulk1 bulk8; do
-		g=$(val gate $b mbps); s=$(val squid $b mbps); n=$(val none $b mbps)
+		g=$(val $c $b mbps); s=$(val squid $b mbps); n=$(val none $b mbps)
 		ok="$(cmp "$g" '>=' "$(mul "$s" 1.5)")$(cmp "$g" '>=' "$(mul "$n" 0.6)")"
 		[ "$ok" = 11 ] && ok=1
 		check "$b >= 1.5x squid and >= 0.6x no proxy" "$ok" "gate $(fmt "$g") MB/s, $(ratio "$g" "$s") squid, $(ratio "$g" "$n") no proxy"
 	done
-	g=$(val gate idle per_tunnel)
+	g=$(val $c idle per_tunnel)
 	check "idle tunnel <= 4 KiB of proxy RSS" "$(cmp "$g" '<=' 4096)" "$(fmt "$g") bytes at $IDLE_N"
-	g=$(val gate scale failures)
-	ok=0; [ "$g" = 0 ] && [ "$SCALE_N" -ge 10000 ] && ok=1
-	check "10,000 concurrent tunnels, zero failures" "$ok" "$g failures of $SCALE_N${SCALE_NOTE:+; 10,000 not reachable on this host}$([ "$SMOKE" = 1 ] && echo "; smoke run")"
-fi
+	sc=scale; sn=$SCALE_N
+	if [ -n "${R[$c,scalefull]:-}" ]; then sc=scalefull; sn=$SCALE_WANT; fi
+	g=$(val $c $sc failures)
+	ok=0; [ "$g" = 0 ] && [ "$sn" -ge 10000 ] && ok=1
+	check "10,000 concurrent tunnels, zero failures" "$ok" "$g failures of $sn$([ "$sn" -lt "$SCALE_WANT" ] && [ -n "$SCALE_NOTE" ] && echo "; 10,000 not reachable on this host")$([ "$SMOKE" = 1 ] && echo "; smoke run")"
+}
+for c in gate gatew; do
+	want $c && [ -z "${NOTE[$c]:-}" ] && targets $c
+done
 # The exit status says whether the harness worked, not whether targets
 # were met: 1 when aisb-gate could not be measured, and with --smoke also
 # when any of its runs counted an error.
-if want gate; then
-	[ -n "${NOTE[gate]:-}" ] || [ -n "${DIED[gate]:-}" ] && exit 1
+for c in gate gatew; do
+	want $c || continue
+	[ -n "${NOTE[$c]:-}" ] || [ -n "${DIED[$c]:-}" ] && exit 1
 	if [ "$SMOKE" = 1 ]; then
 		for f in idle scale setup1 setup50 bulk1 bulk8 http50; do
-			e=$(val gate "$f" errors)
-			if [ "${e:-1}" != 0 ] || grep -q '^loadgen failed' <<<"${R[gate,$f]:-}"; then
-				note "smoke: aisb-gate $f: ${e:-no} error(s)"
+			e=$(val $c "$f" errors)
+			if [ "${e:-1}" != 0 ] || grep -q '^loadgen failed' <<<"${R[$c,$f]:-}"; then
+				note "smoke: ${names[$c]} $f: ${e:-no} error(s)"
 				exit 1
 			fi
 		done
 	fi
-fi
+done
 exit 0

@@ -15,10 +15,11 @@
  *   bulk -c N -d SECONDS
  *	N tunnels to the source port, read as fast as they come; MB/s
  *	(10^6 bytes) over SECONDS, counted once all N are established.
- *   idle -n N [-c INFLIGHT] [-p PID] [-H SECONDS]
+ *   idle -n N [-c INFLIGHT] [-p PID[,PID...]] [-H SECONDS]
  *	N tunnels to the echo port, each checked by a one-byte echo, at most
  *	INFLIGHT (default 256) being opened at a time; the VmRSS of PID (the
- *	proxy) is read before the first and after the last (1 s to settle);
+ *	proxy; the sum over several PIDs, for a proxy of several processes)
+ *	is read before the first and after the last (1 s to settle);
  *	prints the growth per established tunnel and the failures, holds the
  *	tunnels for -H seconds (default 1; a tunnel the proxy closes while
  *	held is a failure) and closes them.
@@ -110,7 +111,7 @@ usage(void)
 {
 	fprintf(stderr,
 "usage: loadgen -x 127.0.0.1:PORT|none -e ECHO -s SOURCE -h HTTP\n"
-"	setup|bulk|idle|http [-c n] [-n n] [-d seconds] [-p pid]\n"
+"	setup|bulk|idle|http [-c n] [-n n] [-d seconds] [-p pid[,pid...]]\n"
 "	[-H seconds] [-t seconds]\n");
 	exit(64);
 }
@@ -134,7 +135,7 @@ num(const char *s, unsigned long lo, unsigned long hi)
 
 /* VmRSS of pid in bytes, or -1. */
 static long long
-rss_of(long pid)
+rss_one(long pid)
 {
 	char		 path[64], line[256];
 	FILE		*f;
@@ -150,6 +151,28 @@ rss_of(long pid)
 		}
 	fclose(f);
 	return kb < 0 ? -1 : kb * 1024;
+}
+
+/*
+ * The summed VmRSS of "PID[,PID...]" (a proxy of several processes, as
+ * aisb-gate --workers), or -1 when one cannot be read.
+ */
+static long long
+rss_of(const char *pids)
+{
+	long long	 sum = 0, r;
+	char		*end;
+	long		 pid;
+
+	for (;;) {
+		pid = strtol(pids, &end, 10);
+		if (end == pids || pid <= 0 || (r = rss_one(pid)) < 0)
+			return -1;
+		sum += r;
+		if (*end != ',')
+			return sum;
+		pids = end + 1;
+	}
 }
 
 static int
@@ -543,7 +566,8 @@ main(int argc, char **argv)
 	struct rlimit	 rl;
 	struct sigaction sa;
 	const char	*x = NULL, *colon;
-	unsigned long	 conc = 1, n_idle = 0, secs = 5, hold = 1, pid = 0;
+	unsigned long	 conc = 1, n_idle = 0, secs = 5, hold = 1;
+	const char	*pid = NULL;
 	unsigned long	 maxinfl = 256;
 	unsigned	 i, next = 0, zero = 0;
 	uint64_t	 t0, t1, total;
@@ -559,7 +583,7 @@ main(int argc, char **argv)
 		case 'c': conc = num(optarg, 1, MAX_CONNS); break;
 		case 'n': n_idle = num(optarg, 1, MAX_CONNS); break;
 		case 'd': secs = num(optarg, 1, 3600); break;
-		case 'p': pid = num(optarg, 1, 1UL << 30); break;
+		case 'p': pid = optarg; break;
 		case 'H': hold = num(optarg, 0, 3600); break;
 		case 't':
 			conn_timeout_ns = num(optarg, 1, 600) * 1000000000ULL;
@@ -665,8 +689,8 @@ main(int argc, char **argv)
 		print_errors();
 		break;
 	case M_IDLE:
-		if (pid != 0)
-			rss0 = rss_of((long)pid);
+		if (pid != NULL)
+			rss0 = rss_of(pid);
 		t0 = now_ns();
 		/* a bound on opening: 10 ms a tunnel, at least 60 s */
 		loop(t0 + (60 + n_idle / 100) * 1000000000ULL, &next,
@@ -679,8 +703,8 @@ main(int argc, char **argv)
 				fail(&conns[i], E_TIMEOUT);
 		total = established;
 		loop(now_ns() + 1000000000ULL, &next, 0, 0, 0);	/* settle */
-		if (pid != 0)
-			rss1 = rss_of((long)pid);
+		if (pid != NULL)
+			rss1 = rss_of(pid);
 		loop(now_ns() + hold * 1000000000ULL, &next, 0, 0, 0);
 		printf("mode=idle n=%lu established=%" PRIu64 " held=%" PRIu64
 		    " lost=%" PRIu64 " open_seconds=%.2f rss_before=%lld "
