@@ -165,6 +165,9 @@ static void	up_event_cb(struct bufferevent *, short, void *);
 static void	timer_cb(evutil_socket_t, short, void *);
 static void	count(struct gate_conn *, int, size_t);
 static void	dial(struct gate_conn *);
+static void	connected(struct gate_conn *);
+static void	up_drop(struct gate_conn *);
+static void	raw_cb(evutil_socket_t, short, void *);
 
 double
 gate_ms_since(const struct timespec *t)
@@ -512,8 +515,7 @@ conn_free(struct gate_conn *c)
 		bufferevent_free(c->ubev);
 	if (c->timer != NULL)
 		event_free(c->timer);
-	if (c->raw)
-		raw_free(c);
+	raw_free(c);	/* the upstream socket while dialling, too */
 	dec_free(c->d);
 	free(c->tags);
 	client_put(g, c->client);
@@ -549,10 +551,7 @@ conn_finish(struct gate_conn *c)
 		    "closed", NULL);
 	}
 	gate_dns_cancel(&c->d->dnsw);
-	if (c->ubev != NULL) {
-		bufferevent_free(c->ubev);
-		c->ubev = NULL;
-	}
+	up_drop(c);
 	c->state = S_LINGER;
 	bufferevent_setwatermark(c->cbev, EV_READ, 0, 0);
 	bufferevent_setwatermark(c->cbev, EV_WRITE, 0, 0);
@@ -941,12 +940,37 @@ resolve(struct gate_conn *c)
 	}
 }
 
+/*
+ * The upstream socket is the gate's own until the tunnel needs
+ * bufferevents: one edge-triggered event (raw_cb) sees the connect end and
+ * then, for a raw tunnel, carries on as its relay event: no epoll_ctl
+ * between the connect and the close.
+ */
+static void
+up_drop(struct gate_conn *c)
+{
+	if (c->ubev != NULL) {
+		bufferevent_free(c->ubev);
+		c->ubev = NULL;
+	}
+	if (c->ev[1] != NULL) {
+		event_free(c->ev[1]);
+		c->ev[1] = NULL;
+	}
+	if (c->fd[1] != -1) {
+		close(c->fd[1]);
+		c->fd[1] = -1;
+	}
+	c->rd[1] = c->wr[1] = c->hup[1] = 0;
+}
+
 static void
 dial(struct gate_conn *c)
 {
 	struct gate		*g = c->g;
 	struct sockaddr_storage	 ss;
 	socklen_t		 sslen;
+	int			 fd;
 
 	while (c->d->next < c->d->naddrs && c->d->tries < GATE_MAX_DIALS) {
 		const struct policy_addr *a = &c->d->addrs[c->d->next++];
@@ -954,19 +978,27 @@ dial(struct gate_conn *c)
 		c->d->tries++;
 		policy_addr_str(a, c->d->addrstr, sizeof(c->d->addrstr));
 		sockaddr_of(a, c->d->tgt.port, &ss, &sslen);
-		if ((c->ubev = bufferevent_socket_new(g->base, -1,
-		    BEV_OPT_CLOSE_ON_FREE)) == NULL)
-			break;
-		bufferevent_setcb(c->ubev, up_read_cb, up_write_cb,
-		    up_event_cb, c);
 		clock_gettime(CLOCK_MONOTONIC, &c->d->t_connect);
-		if (bufferevent_socket_connect(c->ubev, (struct sockaddr *)&ss,
-		    (int)sslen) == -1) {
+		if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, 0)) == -1) {
 			c->d->dial_errno = errno;
 			c->d->timed_out = 0;
-			bufferevent_free(c->ubev);
-			c->ubev = NULL;
 			continue;
+		}
+		if (connect(fd, (struct sockaddr *)&ss, sslen) == -1 &&
+		    errno != EINPROGRESS) {
+			c->d->dial_errno = errno;
+			c->d->timed_out = 0;
+			close(fd);
+			continue;
+		}
+		c->fd[1] = fd;
+		if ((c->ev[1] = event_new(g->base, fd, EV_READ | EV_WRITE |
+		    EV_CLOSED | EV_PERSIST | EV_ET, raw_cb, c)) == NULL ||
+		    event_add(c->ev[1], NULL) == -1) {
+			c->d->dial_errno = ENOMEM;
+			up_drop(c);
+			break;
 		}
 		c->state = S_CONNECT;
 		arm(c, g->cfg.connect_timeout);
@@ -984,6 +1016,31 @@ dial(struct gate_conn *c)
 		    c->d->dial_errno == ECONNREFUSED ? "connection refused" :
 		    "upstream unreachable", NULL);
 	}
+}
+
+/* The connect of fd[1] ended (raw_cb in S_CONNECT). */
+static void
+dial_done(struct gate_conn *c)
+{
+	int		 err = 0;
+	socklen_t	 len = sizeof(err);
+
+	if (getsockopt(c->fd[1], SOL_SOCKET, SO_ERROR, &err, &len) == -1)
+		err = errno;
+	if (err == 0 && !c->wr[1])
+		return;		/* not the end of the connect */
+	if (err != 0) {
+		c->d->dial_errno = err;
+		c->d->timed_out = 0;
+		log_debug("conn %llu: %s port %u: %s",
+		    (unsigned long long)c->id, c->d->addrstr, c->d->tgt.port,
+		    strerror(err));
+		up_drop(c);
+		dial(c);
+		return;
+	}
+	evtimer_del(c->timer);
+	connected(c);
 }
 
 /* --- relaying ---------------------------------------------------------------- */
@@ -1405,18 +1462,31 @@ raw_cb(evutil_socket_t fd, short what, void *arg)
 		c->rd[side] = 1;
 	if (what & EV_WRITE)
 		c->wr[side] = 1;
+	if (c->state == S_CONNECT) {
+		dial_done(c);
+		return;
+	}
 	(void)relay_run(c);
 }
 
 /*
- * What a direction's bufferevents still hold: first the output towards
- * the destination, then the source's unread input.  carry_alloc() makes
- * room (and may fail), carry() moves the bytes (and cannot).
+ * What a direction's bufferevents still hold: first pre (the 200 answer
+ * of a tunnel that never used its bufferevents for it), then the output
+ * towards the destination, then the source's unread input (either may be
+ * NULL).  carry_alloc() makes room (and may fail), carry() moves the
+ * bytes (and cannot).
  */
-static int
-carry_alloc(struct relay_dir *r, struct evbuffer *out, struct evbuffer *in)
+static size_t
+evlen(struct evbuffer *b)
 {
-	size_t	 n = evbuffer_get_length(out) + evbuffer_get_length(in);
+	return b == NULL ? 0 : evbuffer_get_length(b);
+}
+
+static int
+carry_alloc(struct relay_dir *r, size_t prelen, struct evbuffer *out,
+    struct evbuffer *in)
+{
+	size_t	 n = prelen + evlen(out) + evlen(in);
 
 	if (n == 0)
 		return 0;
@@ -1428,16 +1498,20 @@ carry_alloc(struct relay_dir *r, struct evbuffer *out, struct evbuffer *in)
 }
 
 static void
-carry(struct gate_conn *c, int d, struct evbuffer *out, struct evbuffer *in)
+carry(struct gate_conn *c, int d, const char *pre, size_t prelen,
+    struct evbuffer *out, struct evbuffer *in)
 {
 	struct relay_dir	*r = &c->dir[d];
-	size_t			 no = evbuffer_get_length(out);
+	size_t			 no = evlen(out), ni = evlen(in);
 
 	if (r->buf == NULL)
 		return;
-	evbuffer_remove(out, r->buf, no);
-	evbuffer_remove(in, r->buf + no, r->len - no);
-	count(c, d, r->len - no);	/* out was counted when it was read */
+	memcpy(r->buf, pre, prelen);
+	if (no > 0)
+		evbuffer_remove(out, r->buf + prelen, no);
+	if (ni > 0)
+		evbuffer_remove(in, r->buf + prelen + no, ni);
+	count(c, d, ni);	/* out was counted when it was read */
 }
 
 /*
@@ -1448,26 +1522,34 @@ carry(struct gate_conn *c, int d, struct evbuffer *out, struct evbuffer *in)
  * it switched, and then the connection may already be closed (and freed).
  */
 static int
-maybe_raw(struct gate_conn *c)
+maybe_raw(struct gate_conn *c, const char *pre, size_t prelen)
 {
-	struct gate	*g = c->g;
-	int		 fd[2], i;
+	struct gate		*g = c->g;
+	struct evbuffer		*uout = NULL, *uin = NULL;
+	struct event		*ev[2] = { NULL, NULL };
+	int			 fd[2], i;
 
 	if (!c->tunnel || c->raw || c->state != S_RELAY || c->d->sni_check ||
 	    c->c_eof || c->u_eof)
 		return 0;
 	fd[0] = bufferevent_getfd(c->cbev);
-	fd[1] = bufferevent_getfd(c->ubev);
+	if (c->ubev != NULL) {
+		fd[1] = bufferevent_getfd(c->ubev);
+		uout = bufferevent_get_output(c->ubev);
+		uin = bufferevent_get_input(c->ubev);
+	} else
+		fd[1] = c->fd[1];	/* ours since the dial: ev[1] watches it */
 	if ((c->tags = tags_new(c)) == NULL)
 		return 0;
 	for (i = 0; i < 2; i++)
-		if ((c->ev[i] = event_new(g->base, fd[i], EV_READ | EV_WRITE |
+		if ((i == 0 || c->ubev != NULL) &&
+		    (ev[i] = event_new(g->base, fd[i], EV_READ | EV_WRITE |
 		    EV_CLOSED | EV_PERSIST | EV_ET, raw_cb, c)) == NULL)
 			goto fail;
-	if (carry_alloc(&c->dir[0], bufferevent_get_output(c->ubev),
+	if (carry_alloc(&c->dir[0], 0, uout,
 	    bufferevent_get_input(c->cbev)) == -1 ||
-	    carry_alloc(&c->dir[1], bufferevent_get_output(c->cbev),
-	    bufferevent_get_input(c->ubev)) == -1)
+	    carry_alloc(&c->dir[1], prelen, bufferevent_get_output(c->cbev),
+	    uin) == -1)
 		goto fail;
 	/*
 	 * The sockets stay open: the bufferevents forget them first (which
@@ -1475,14 +1557,18 @@ maybe_raw(struct gate_conn *c)
 	 * keeps frozen: evbuffer_remove() would fail before).
 	 */
 	bufferevent_setfd(c->cbev, -1);
-	bufferevent_setfd(c->ubev, -1);
-	carry(c, 0, bufferevent_get_output(c->ubev),
-	    bufferevent_get_input(c->cbev));
-	carry(c, 1, bufferevent_get_output(c->cbev),
-	    bufferevent_get_input(c->ubev));
+	if (c->ubev != NULL)
+		bufferevent_setfd(c->ubev, -1);
+	carry(c, 0, NULL, 0, uout, bufferevent_get_input(c->cbev));
+	carry(c, 1, pre, prelen, bufferevent_get_output(c->cbev), uin);
 	bufferevent_free(c->cbev);
-	bufferevent_free(c->ubev);
-	c->cbev = c->ubev = NULL;
+	c->cbev = NULL;
+	if (c->ubev != NULL) {
+		bufferevent_free(c->ubev);
+		c->ubev = NULL;
+		c->ev[1] = ev[1];
+	}
+	c->ev[0] = ev[0];
 	c->fd[0] = fd[0];
 	c->fd[1] = fd[1];
 	c->raw = 1;
@@ -1492,14 +1578,15 @@ maybe_raw(struct gate_conn *c)
 	dec_free(c->d);
 	c->d = NULL;
 	for (i = 0; i < 2; i++)
-		if (event_add(c->ev[i], NULL) == -1) {
+		if (ev[i] != NULL && event_add(ev[i], NULL) == -1) {
 			c->close_reason = "event_add failed";
 			conn_free(c);
 			return 1;
 		}
 	/*
 	 * Carried bytes (the 200 answer, say) are written now, without
-	 * waiting for the first epoll_wait to say the sockets are writable.
+	 * waiting for an epoll_wait to say the sockets are writable (an
+	 * EAGAIN clears that, and the edge to come sets it again).
 	 */
 	if (c->dir[0].len > 0 || c->dir[1].len > 0) {
 		c->wr[0] = c->wr[1] = 1;
@@ -1508,10 +1595,8 @@ maybe_raw(struct gate_conn *c)
 	return 1;
  fail:
 	for (i = 0; i < 2; i++) {
-		if (c->ev[i] != NULL) {
-			event_free(c->ev[i]);
-			c->ev[i] = NULL;
-		}
+		if (ev[i] != NULL)
+			event_free(ev[i]);
 		free(c->dir[i].buf);
 		c->dir[i].buf = NULL;
 		c->dir[i].len = 0;
@@ -1524,31 +1609,58 @@ maybe_raw(struct gate_conn *c)
 static void
 connected(struct gate_conn *c)
 {
-	struct gate	*g = c->g;
-	char		*fwd;
-	ssize_t		 n;
-	size_t		 cap;
+	static const char	 established[] =
+	    "HTTP/1.1 200 Connection established\r\n\r\n";
+	struct gate		*g = c->g;
+	char			*fwd;
+	ssize_t			 n;
+	size_t			 cap;
 
 	c->connect_ms = gate_ms_since(&c->d->t_connect);
 	c->state = S_RELAY;
-	nodelay(bufferevent_getfd(c->ubev));
+	nodelay(c->fd[1]);
 	g->ctr.allowed++;
 	g->ctr.tunnels++;
 	clock_gettime(CLOCK_MONOTONIC, &c->t_active);
 	arm(c, g->cfg.idle_timeout);
-	bufferevent_setwatermark(c->cbev, EV_READ, 0, 0);
-	bufferevent_set_max_single_read(c->cbev, RELAY_IO);
-	bufferevent_set_max_single_write(c->cbev, RELAY_IO);
-	bufferevent_set_max_single_read(c->ubev, RELAY_IO);
-	bufferevent_set_max_single_write(c->ubev, RELAY_IO);
 	audit(c, "decision", "allow", c->tunnel ? 200 : 0, "allowed",
 	    c->d->stale ? "stale DNS answer" : NULL);
 	log_info("conn %llu: %s %s %s: allow via %s", (unsigned long long)c->id,
 	    c->d->peer, c->d->method, c->d->hostport, c->d->addrstr);
 
+	/* The head and its parse are not needed by a relay: 1.7 KiB less. */
 	if (c->tunnel) {
-		evbuffer_add_printf(bufferevent_get_output(c->cbev),
-		    "HTTP/1.1 200 Connection established\r\n\r\n");
+		free(c->d->head);
+		c->d->head = NULL;
+		free(c->d->req);
+		c->d->req = NULL;
+	}
+	/* A tunnel with no server name to check is raw from the start. */
+	if (c->tunnel && (!g->cfg.sni_check || c->d->tgt.is_ip) &&
+	    maybe_raw(c, established, sizeof(established) - 1))
+		return;
+
+	/* Otherwise the upstream socket goes to a bufferevent too. */
+	event_free(c->ev[1]);
+	c->ev[1] = NULL;
+	c->rd[1] = c->wr[1] = c->hup[1] = 0;
+	if ((c->ubev = bufferevent_socket_new(g->base, c->fd[1],
+	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
+		c->close_reason = "out of memory";
+		conn_free(c);
+		return;
+	}
+	c->fd[1] = -1;
+	bufferevent_setcb(c->ubev, up_read_cb, up_write_cb, up_event_cb, c);
+	bufferevent_setwatermark(c->cbev, EV_READ, 0, 0);
+	bufferevent_set_max_single_read(c->cbev, RELAY_IO);
+	bufferevent_set_max_single_write(c->cbev, RELAY_IO);
+	bufferevent_set_max_single_read(c->ubev, RELAY_IO);
+	bufferevent_set_max_single_write(c->ubev, RELAY_IO);
+
+	if (c->tunnel) {
+		evbuffer_add(bufferevent_get_output(c->cbev), established,
+		    sizeof(established) - 1);
 		if (g->cfg.sni_check && !c->d->tgt.is_ip) {
 			c->d->sni_check = 1;
 			/* a ClientHello is one record at most */
@@ -1579,15 +1691,11 @@ connected(struct gate_conn *c)
 		    (c->d->req->content_length > 0 ? c->d->req->content_length : 0);
 		c->d->body_done = c->d->body_left == 0;
 		gate_http_chunk_init(&c->d->chunk);
+		free(c->d->head);
+		c->d->head = NULL;
+		free(c->d->req);
+		c->d->req = NULL;
 	}
-	/* The head and its parse are not needed by a relay: 1.7 KiB less. */
-	free(c->d->head);
-	c->d->head = NULL;
-	free(c->d->req);
-	c->d->req = NULL;
-	/* A tunnel with no server name to check is raw from the start. */
-	if (c->tunnel && !c->d->sni_check && maybe_raw(c))
-		return;
 	bufferevent_enable(c->ubev, EV_READ | EV_WRITE);
 	bufferevent_enable(c->cbev, EV_READ | EV_WRITE);
 	/* Bytes the client sent behind the head go first (or are dropped). */
@@ -1746,7 +1854,7 @@ client_read_cb(struct bufferevent *bev, void *arg)
 		return;
 	case S_RELAY:
 		if (relay_up(c) == 0)
-			(void)maybe_raw(c);
+			(void)maybe_raw(c, NULL, 0);
 		return;
 	case S_LINGER:
 		evbuffer_drain(in, evbuffer_get_length(in));
@@ -1790,7 +1898,7 @@ client_write_cb(struct bufferevent *bev, void *arg)
 		return;
 	}
 	if (left == 0)
-		(void)maybe_raw(c);
+		(void)maybe_raw(c, NULL, 0);
 }
 
 static void
@@ -1861,7 +1969,7 @@ up_write_cb(struct bufferevent *bev, void *arg)
 		return;
 	}
 	if (left == 0)
-		(void)maybe_raw(c);
+		(void)maybe_raw(c, NULL, 0);
 }
 
 static void
@@ -1869,22 +1977,6 @@ up_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct gate_conn	*c = arg;
 
-	if (c->state == S_CONNECT) {
-		if (what & BEV_EVENT_CONNECTED) {
-			evtimer_del(c->timer);
-			connected(c);
-			return;
-		}
-		c->d->dial_errno = EVUTIL_SOCKET_ERROR();
-		c->d->timed_out = 0;
-		log_debug("conn %llu: %s port %u: %s",
-		    (unsigned long long)c->id, c->d->addrstr, c->d->tgt.port,
-		    evutil_socket_error_to_string(c->d->dial_errno));
-		bufferevent_free(c->ubev);
-		c->ubev = NULL;
-		dial(c);
-		return;
-	}
 	if ((what & BEV_EVENT_EOF) && c->state == S_RELAY) {
 		c->u_eof = 1;
 		bufferevent_disable(bev, EV_READ);
@@ -1919,8 +2011,7 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 	case S_CONNECT:
 		log_debug("conn %llu: %s port %u: connect timeout",
 		    (unsigned long long)c->id, c->d->addrstr, c->d->tgt.port);
-		bufferevent_free(c->ubev);
-		c->ubev = NULL;
+		up_drop(c);
 		c->d->timed_out = 1;
 		dial(c);
 		return;
