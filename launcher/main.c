@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gates.h"
 #include "image.h"
 #include "launch.h"
 #include "log.h"
@@ -17,6 +18,9 @@ usage(FILE *f)
 	    "usage: aisb [flags] [--] COMMAND [ARGS...]\n"
 	    "       aisb [flags] --dry-run | --print-config | --print-policy |\n"
 	    "            --print-plan | --print-containerfile\n"
+	    "       aisb [flags] --gate NAME [--] COMMAND [ARGS...]\n"
+	    "       aisb gate up NAME [--idle SECONDS|Nm|Nh] [--policy FILE]\n"
+	    "       aisb gate down NAME | ls | status NAME\n"
 	    "       aisb image build|ls\n"
 	    "       aisb sessions ls | show ID\n"
 	    "       aisb clean [--all] [--volumes[=GLOB]]\n"
@@ -56,10 +60,7 @@ main(int argc, char **argv)
 		return launch_cmd_sessions(argc - 1, argv + 1);
 	if (strcmp(argv[1], "clean") == 0)
 		return launch_cmd_clean(argc - 1, argv + 1);
-	if (strcmp(argv[1], "gate") == 0) {
-		fprintf(stderr, "aisb: '%s' is not available in this build yet\n",
-		    argv[1]);
-		return EXIT_CONFIG;
-	}
+	if (strcmp(argv[1], "gate") == 0)
+		return launch_cmd_gate(argc - 1, argv + 1);
 	return launch_cmd_run(argc, argv);
 }

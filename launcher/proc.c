@@ -111,13 +111,45 @@ launch_exit_code(int status)
 	return 1;
 }
 
+unsigned long long
+launch_proc_start(pid_t pid)
+{
+	char			 path[64], buf[1024], *p;
+	unsigned long long	 start = 0;
+	ssize_t			 n;
+	int			 fd, field;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* after the command name, which may hold anything: field 3 on */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return 0;
+	for (field = 2; field < 22 && p != NULL; field++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL || sscanf(p + 1, "%llu", &start) != 1)
+		return 0;
+	return start;
+}
+
+int
+launch_proc_alive(pid_t pid, unsigned long long start)
+{
+	return pid > 0 && start != 0 && launch_proc_start(pid) == start;
+}
+
 int
 launch_gate_start(struct launch_gate *g, const char *policy,
     const char *tokenfile, const char *auditfile, const char *logfile,
-    char *err, size_t errlen)
+    const char *control, char *err, size_t errlen)
 {
 	char		 bin[PATH_MAX], buf[16];
-	char		*argv[16];
+	char		*argv[20];
 	struct pollfd	 pfd;
 	size_t		 off = 0;
 	ssize_t		 n;
@@ -155,6 +187,10 @@ launch_gate_start(struct launch_gate *g, const char *policy,
 	argv[argc++] = (char *)tokenfile;
 	argv[argc++] = (char *)"--audit";
 	argv[argc++] = (char *)auditfile;
+	if (control != NULL) {
+		argv[argc++] = (char *)"--control";
+		argv[argc++] = (char *)control;
+	}
 	argv[argc] = NULL;
 
 	fds[0] = -1;
@@ -219,8 +255,8 @@ launch_gate_stop(struct launch_gate *g)
 	long		 waited = 0, step = 1;	/* ms */
 	int		 status;
 
-	if (g->pid <= 0)
-		return;
+	if (g->pid <= 0 || g->shared)
+		return;		/* a named gate is its supervisor's to stop */
 	kill(g->pid, SIGTERM);
 	/* a gate exits in a few ms: look again soon, then less often */
 	while (waited < 3000) {

@@ -10,8 +10,10 @@
 #include <stdint.h>
 
 struct launch_gate {
-	pid_t		 pid;		/* -1: not running */
-	uint16_t	 port;		/* on 127.0.0.1 */
+	pid_t			 pid;		/* -1: not running */
+	uint16_t		 port;		/* on 127.0.0.1 */
+	int			 shared;	/* a named gate: not our child */
+	unsigned long long	 start;		/* shared: its /proc start time */
 };
 
 int	 launch_find_program(const char *name, char *out, size_t len);
@@ -19,16 +21,21 @@ pid_t	 launch_spawn(char *const argv[], const int fds[3], int extra_src,
 	    int extra_dst);
 int	 launch_wait(pid_t, int *status);
 int	 launch_exit_code(int status);
+/* A process's start time (/proc/PID/stat), 0 when it is gone. */
+unsigned long long	 launch_proc_start(pid_t);
+/* True while pid runs and is still the process that started at start. */
+int	 launch_proc_alive(pid_t, unsigned long long start);
 
 /*
  * Starts aisb-gate on 127.0.0.1:0 for one session and waits until it
  * accepts connections (it reports its port on a pipe).  Its log goes to
  * logfile, its audit lines to auditfile; the credential stays in
- * tokenfile.  -1 with err when it does not come up.
+ * tokenfile.  control, if not NULL, is its control socket.  -1 with err
+ * when it does not come up.
  */
 int	 launch_gate_start(struct launch_gate *, const char *policy,
 	    const char *tokenfile, const char *auditfile, const char *logfile,
-	    char *err, size_t errlen);
+	    const char *control, char *err, size_t errlen);
 void	 launch_gate_stop(struct launch_gate *);
 
 #endif

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gates.h"
 #include "image.h"
 #include "launch.h"
 #include "options.h"
@@ -54,6 +55,50 @@ load_policy(const struct launch_opts *o)
 	free(out);
 	free(errs);
 	return p;
+}
+
+/*
+ * --gate NAME: the session's policy is the one that gate enforces.  A
+ * policy chosen anywhere but the defaults must be that very file.
+ */
+static int
+use_named_gate(struct launch_opts *o)
+{
+	char	 gpath[PATH_MAX], mine[PATH_MAX], err[512], *copy;
+
+	if (o->net != LAUNCH_NET_GATE) {
+		fprintf(stderr, "aisb: --gate %s (%s: %s) needs --net gate; "
+		    "--net is %s (%s: %s)\n", o->val[LO_GATE],
+		    launch_src_str(o->src[LO_GATE]), o->where[LO_GATE],
+		    o->val[LO_NET], launch_src_str(o->src[LO_NET]),
+		    o->where[LO_NET]);
+		return -1;
+	}
+	if (launch_gate_policy(o->val[LO_GATE], gpath, sizeof(gpath), err,
+	    sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: --gate (%s: %s): %s\n",
+		    launch_src_str(o->src[LO_GATE]), o->where[LO_GATE], err);
+		return -1;
+	}
+	if (o->src[LO_POLICY] != LAUNCH_SRC_DEFAULT &&
+	    (realpath(o->val[LO_POLICY], mine) == NULL ||
+	    strcmp(mine, gpath) != 0)) {
+		fprintf(stderr, "aisb: the policy %s (%s: %s) is not the one "
+		    "gate %s enforces (%s); drop it, or start a gate with it: "
+		    "aisb gate up NAME --policy %s\n", o->val[LO_POLICY],
+		    launch_src_str(o->src[LO_POLICY]), o->where[LO_POLICY],
+		    o->val[LO_GATE], gpath, o->val[LO_POLICY]);
+		return -1;
+	}
+	if ((copy = strdup(gpath)) == NULL) {
+		fprintf(stderr, "aisb: out of memory\n");
+		return -1;
+	}
+	free(o->val[LO_POLICY]);
+	o->val[LO_POLICY] = copy;
+	snprintf(o->where[LO_POLICY], sizeof(o->where[LO_POLICY]), "gate %s",
+	    o->val[LO_GATE]);
+	return 0;
 }
 
 static void
@@ -162,8 +207,9 @@ supervise(char **argv, struct launch_gate *gate, const char *podman,
 			code = launch_exit_code(status);
 			break;
 		}
-		if (gate->pid > 0 && waitpid(gate->pid, &status, WNOHANG) ==
-		    gate->pid) {
+		if (gate->pid > 0 && (gate->shared ?
+		    !launch_proc_alive(gate->pid, gate->start) :
+		    waitpid(gate->pid, &status, WNOHANG) == gate->pid)) {
 			gate->pid = -1;
 			fprintf(stderr, "aisb: the gate died; stopping the "
 			    "session\n");
@@ -263,7 +309,7 @@ static int
 run_session(const struct launch_opts *o, struct policy *p)
 {
 	struct launch_session		 s;
-	struct launch_gate		 gate = { -1, 0 };
+	struct launch_gate		 gate = { .pid = -1 };
 	struct launch_host_facts	 facts;
 	struct launch_image_spec	 spec;
 	struct launch_run		 r;
@@ -277,7 +323,10 @@ run_session(const struct launch_opts *o, struct policy *p)
 	char				*proxy = NULL;
 	time_t				 start = time(NULL);
 	int64_t				 ph[PH_N] = { mono_ms() };
+	struct launch_shared		 shared = { .dir = "" };
 	int				 code = EXIT_ENFORCE;
+	int				 named = o->val[LO_GATE] != NULL &&
+					    o->val[LO_GATE][0] != '\0';
 
 	if (launch_find_program("podman", podman, sizeof(podman)) == -1) {
 		fprintf(stderr, "aisb: podman not found; install it "
@@ -301,11 +350,19 @@ run_session(const struct launch_opts *o, struct policy *p)
 	}
 	ph[PH_HOST] = mono_ms();
 
-	if (o->net == LAUNCH_NET_GATE) {
+	if (o->net == LAUNCH_NET_GATE && named) {
+		if (launch_gate_attach(o->val[LO_GATE], &s, &shared, err,
+		    sizeof(err)) == -1)
+			goto fail;
+		gate.pid = shared.gate_pid;
+		gate.port = shared.port;
+		gate.shared = 1;
+		gate.start = shared.gate_start;
+	} else if (o->net == LAUNCH_NET_GATE) {
 		if (launch_token_file(&s, token, sizeof(token), err,
 		    sizeof(err)) == -1 ||
 		    launch_gate_start(&gate, o->val[LO_POLICY], token, audit,
-		    glog, err, sizeof(err)) == -1)
+		    glog, NULL, err, sizeof(err)) == -1)
 			goto fail;
 		{
 			char pid[16], pidfile[PATH_MAX];
@@ -316,6 +373,8 @@ run_session(const struct launch_opts *o, struct policy *p)
 			    pidfile, sizeof(pidfile), err, sizeof(err)) == -1)
 				goto fail;
 		}
+	}
+	if (o->net == LAUNCH_NET_GATE) {
 		if (asprintf(&proxy, "http://session-%s:%s@%s:%u", s.id,
 		    s.secret, facts.host_loopback[0] ? facts.host_loopback :
 		    "10.0.2.2", gate.port) == -1) {
@@ -388,6 +447,8 @@ fail:
 	code = EXIT_ENFORCE;
 out:
 	launch_gate_stop(&gate);
+	if (named)
+		launch_gate_detach(&shared, &s);
 	/* the credential and the values are useless now: none stay at rest */
 	if (launch_session_path(&s, "token", token, sizeof(token)) == 0)
 		(void)unlink(token);
@@ -426,6 +487,11 @@ launch_cmd_run(int argc, char **argv)
 	}
 	preview = o.print_config || o.print_policy || o.print_plan ||
 	    o.print_containerfile || o.dry_run;
+	if (o.val[LO_GATE] != NULL && o.val[LO_GATE][0] != '\0' &&
+	    use_named_gate(&o) == -1) {
+		launch_opts_free(&o);
+		return EXIT_CONFIG;
+	}
 	if (o.print_config)
 		launch_opts_print(&o, stdout);
 	if ((p = load_policy(&o)) == NULL) {
@@ -484,14 +550,11 @@ launch_cmd_run(int argc, char **argv)
 			launch_strv_free(&v);
 		}
 	}
-	if (!preview && (o.record || (o.val[LO_GATE] != NULL &&
-	    o.val[LO_GATE][0] != '\0'))) {
+	if (!preview && o.record) {
 		/* never silently run without what was asked for */
-		enum launch_opt_id id = o.record ? LO_RECORD : LO_GATE;
-
-		fprintf(stderr, "aisb: %s (%s: %s) is not available in this "
-		    "version; nothing was started\n", launch_opt_name(id),
-		    launch_src_str(o.src[id]), o.where[id]);
+		fprintf(stderr, "aisb: --record (%s: %s) is not available in "
+		    "this version; nothing was started\n",
+		    launch_src_str(o.src[LO_RECORD]), o.where[LO_RECORD]);
 		rc = EXIT_CONFIG;
 	} else if (!preview)
 		rc = run_session(&o, p);

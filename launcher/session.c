@@ -16,8 +16,8 @@
 
 #include "session.h"
 
-static int
-random_hex(char *out, size_t nhex)
+int
+launch_random_hex(char *out, size_t nhex)
 {
 	unsigned char	 b[64];
 	size_t		 i, n = nhex / 2;
@@ -35,9 +35,8 @@ random_hex(char *out, size_t nhex)
 	return 0;
 }
 
-/* mkdir -p with mode 0700 for the parts it creates. */
-static int
-mkdirs(char *path)
+int
+launch_mkdirs(char *path)
 {
 	char	*p;
 
@@ -83,13 +82,13 @@ launch_session_new(struct launch_session *s, char **envp, char *err,
 		    "XDG_STATE_HOME or HOME to an absolute path");
 		return -1;
 	}
-	if (random_hex(s->id, LAUNCH_ID_HEX) == -1 ||
-	    random_hex(s->secret, LAUNCH_SECRET_HEX) == -1) {
+	if (launch_random_hex(s->id, LAUNCH_ID_HEX) == -1 ||
+	    launch_random_hex(s->secret, LAUNCH_SECRET_HEX) == -1) {
 		snprintf(err, errlen, "getrandom: %s", strerror(errno));
 		return -1;
 	}
 	n = snprintf(s->dir, sizeof(s->dir), "%s/sessions/%s", base, s->id);
-	if (n < 0 || (size_t)n >= sizeof(s->dir) || mkdirs(s->dir) == -1) {
+	if (n < 0 || (size_t)n >= sizeof(s->dir) || launch_mkdirs(s->dir) == -1) {
 		snprintf(err, errlen, "%s: %s", s->dir, strerror(errno));
 		launch_session_wipe(s);
 		return -1;

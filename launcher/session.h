@@ -44,6 +44,10 @@ int	 launch_env_file(const struct launch_session *, const struct launch_opts *,
 int	 launch_token_file(const struct launch_session *, char *path,
 	    size_t pathlen, char *err, size_t errlen);
 void	 launch_session_wipe(struct launch_session *);
+/* nhex random hex digits (nhex even, at most 128) and a NUL.  0 or -1. */
+int	 launch_random_hex(char *out, size_t nhex);
+/* mkdir -p with mode 0700 for the parts it creates; path is restored. */
+int	 launch_mkdirs(char *path);
 /* The state folder: $XDG_STATE_HOME/aisb or ~/.local/state/aisb. */
 int	 launch_state_dir(char **envp, char *out, size_t len);
 

@@ -20,7 +20,8 @@ tests_unit_test_options_SOURCES = tests/unit/test_options.c launcher/options.c
 tests_unit_test_options_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
 tests_unit_test_options_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
 tests_unit_test_options_LDADD = $(UNIT_LDADD)
-tests_unit_test_session_SOURCES = tests/unit/test_session.c launcher/session.c launcher/options.c
+tests_unit_test_session_SOURCES = tests/unit/test_session.c launcher/session.c launcher/options.c \
+	launcher/gates.c launcher/proc.c
 tests_unit_test_session_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
 tests_unit_test_session_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
 tests_unit_test_session_LDADD = $(UNIT_LDADD)

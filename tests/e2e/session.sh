@@ -37,7 +37,8 @@ export XDG_CACHE_HOME=$tmp/cache
 vol=aisb-e2e-home-$$
 pids=()
 cleanup() {
-	local rc=$? p m
+	local rc=$? p m g
+	for g in e2e e2e2; do "$aisb" gate down "$g" >/dev/null 2>&1 || true; done
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
 	podman rm -af >/dev/null 2>&1 || true
@@ -294,6 +295,67 @@ check "direct, no range: exit" "$rc" 0
 check "direct, no range: nothing pinned" "$(sed -n 1p "$tmp/out")" "resolve 2"
 if [ "$(sed -n 2p "$tmp/out")" != "curl 0" ]; then ok; else bad "direct: private address reachable without allow_ranges"; fi
 if grep -q 'refusing address 10.0.2.2 (private 10.0.0.0/8)' "$tmp/err"; then ok; else bad "direct: no refusal logged: $(cat "$tmp/err")"; fi
+
+# 14. named gates: one gate shared by sessions, credentials withdrawn when
+# a launcher dies, reaped when idle, stopped by gate down.
+rc=0; "$aisb" gate up e2e --policy "$tmp/policy.yaml" --idle 6 >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "gate up" "$rc" 0
+gdir=$XDG_STATE_HOME/aisb/gates/e2e
+check "gate ls: up" "$("$aisb" gate ls | awk '$1 == "e2e" { print $2 }')" up
+rc=0; "$aisb" gate up e2e --policy "$tmp/policy.yaml" >/dev/null 2>&1 || rc=$?
+check "gate up twice" "$rc" 78
+n0=$(ls "$XDG_STATE_HOME/aisb/sessions" | wc -l)
+(cd "$tmp/ws" && "$aisb" --policy "$tmp/policy.yaml" --gate e2e --home-volume "$vol" \
+    --package curl -- sh -c 'sleep 2; curl -sS -o /dev/null -w "%{http_code}" "http://allowed.test:'"$http"'/one"') \
+    >"$tmp/out1" 2>"$tmp/err1" </dev/null &
+bg=$!
+rc=0; sess --gate e2e -- curl -sS -o /dev/null -w '%{http_code}' "http://allowed.test:$http/two" || rc=$?
+check "named gate: second session" "$(cat "$tmp/out")" 200
+rc1=0; wait "$bg" || rc1=$?
+check "named gate: first session" "$(cat "$tmp/out1")" 200
+if [ -e "$(last_session_dir)/gate.log" ]; then bad "a --gate session started its own gate"; else ok; fi
+# each session folder holds its own decisions, and only those
+for sd in $(ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | head -2); do
+	id=$(basename "$sd")
+	mine=$(grep -c "\"session\":\"session-$id\"" "$sd/audit.jsonl" 2>/dev/null || true)
+	all=$(wc -l <"$sd/audit.jsonl" 2>/dev/null || echo 0)
+	if [ "${mine:-0}" -ge 1 ] && [ "$mine" = "$all" ]; then ok; else
+		bad "session $id audit: $mine of $all lines its own"; fi
+	if grep -q "\"session\":\"session-$id\"" "$gdir/audit.jsonl"; then ok; else
+		bad "gate audit lacks session $id"; fi
+done
+check "sessions run" "$(($(ls "$XDG_STATE_HOME/aisb/sessions" | wc -l) - n0))" 2
+check "credentials withdrawn" "$(grep -c '^session-' "$gdir/tokens")" 0
+rc=0; sess --gate e2e --policy "$tmp/direct.yaml" -- true || rc=$?
+check "named gate, other policy" "$rc" 78
+rc=0; sess --gate e2e --net none -- true || rc=$?
+check "named gate, --net none" "$rc" 78
+rc=0; sess --gate nosuch -- true || rc=$?
+check "named gate not up" "$rc" 78
+if grep -q 'aisb gate up nosuch' "$tmp/err"; then ok; else bad "no hint: $(cat "$tmp/err")"; fi
+# a launcher killed while attached: the supervisor withdraws its credential
+(cd "$tmp/ws" && exec "$aisb" --policy "$tmp/policy.yaml" --gate e2e --home-volume "$vol" \
+    --package curl -- sleep 60) >/dev/null 2>&1 </dev/null &
+bg=$!
+for i in $(seq 100); do grep -q '^session-' "$gdir/tokens" 2>/dev/null && break; sleep 0.2; done
+check "attached credential" "$(grep -c '^session-' "$gdir/tokens")" 1
+kill -9 "$bg"; wait "$bg" 2>/dev/null || true
+for i in $(seq 50); do grep -q '^session-' "$gdir/tokens" || break; sleep 0.2; done
+check "credential of a killed launcher withdrawn" "$(grep -c '^session-' "$gdir/tokens")" 0
+podman rm -f $(podman ps -q --filter label=io.aisb.kind=session) >/dev/null 2>&1 || true
+# idle: down within --idle (6 s) and the supervisor's 1 s tick
+gpid=$(awk '$1 == "gate" { print $2 }' "$gdir/state")
+for i in $(seq 60); do [ "$("$aisb" gate ls | awk '$1 == "e2e" { print $2 }')" = down ] && break; sleep 0.25; done
+check "reaped when idle" "$("$aisb" gate ls | awk '$1 == "e2e" { print $2 }')" down
+if kill -0 "$gpid" 2>/dev/null; then bad "the idle gate still runs"; else ok; fi
+# gate down
+"$aisb" gate up e2e2 --policy "$tmp/policy.yaml" >/dev/null 2>&1 || bad "gate up e2e2"
+gpid=$(awk '$1 == "gate" { print $2 }' "$XDG_STATE_HOME/aisb/gates/e2e2/state")
+rc=0; "$aisb" gate down e2e2 >/dev/null || rc=$?
+check "gate down" "$rc" 0
+if kill -0 "$gpid" 2>/dev/null; then bad "gate down left the gate running"; else ok; fi
+rc=0; "$aisb" gate down e2e2 >/dev/null 2>&1 || rc=$?
+check "gate down twice" "$rc" 78
 
 # 10. sessions ls/show, and clean after the sessions ended
 "$aisb" sessions ls >"$tmp/out"

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "gates.h"
 #include "session.h"
 
 static char	 dir[] = "/tmp/aisb-sess-XXXXXX";
@@ -140,12 +141,54 @@ test_env_refusals(void **state)
 	cleanup_tree(d2);
 }
 
+/* The named gate's credential file: one session out, another in. */
+static void
+test_tokens_edit(void **state)
+{
+	const char	*in = "# comment\nnobody:aaa\nsession-0123:s1\n"
+	    "session-01234:s2\n\nsession-0123x:s3";
+	char		 out[256];
+	ssize_t		 n;
+
+	n = launch_tokens_edit(in, "session-0123", "session-9:s9", out,
+	    sizeof(out));
+	assert_string_equal(out, "# comment\nnobody:aaa\nsession-01234:s2\n"
+	    "session-0123x:s3\nsession-9:s9\n");
+	assert_int_equal(n, (ssize_t)strlen(out));
+	/* nothing to drop, nothing to add: lines normalised, blanks out */
+	assert_true(launch_tokens_edit(in, NULL, NULL, out, sizeof(out)) > 0);
+	assert_non_null(strstr(out, "session-0123:s1\n"));
+	assert_null(strstr(out, "\n\n"));
+	/* too small: refused, not cut */
+	assert_int_equal(launch_tokens_edit(in, NULL, "x:y", out, 20), -1);
+	assert_int_equal(launch_tokens_edit("", NULL, NULL, out, 1), 0);
+	assert_string_equal(out, "");
+}
+
+static void
+test_gate_names(void **state)
+{
+	assert_true(launch_gate_name_ok("ci"));
+	assert_true(launch_gate_name_ok("team-a_2"));
+	assert_true(launch_gate_name_ok("0123456789abcdef0123456789abcdef"));
+	assert_false(launch_gate_name_ok("0123456789abcdef0123456789abcdefx"));
+	assert_false(launch_gate_name_ok(""));
+	assert_false(launch_gate_name_ok("-x"));
+	assert_false(launch_gate_name_ok("_x"));
+	assert_false(launch_gate_name_ok("Team"));
+	assert_false(launch_gate_name_ok("a/b"));
+	assert_false(launch_gate_name_ok(".."));
+	assert_false(launch_gate_name_ok("a b"));
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_session_files),
 		cmocka_unit_test(test_env_refusals),
+		cmocka_unit_test(test_tokens_edit),
+		cmocka_unit_test(test_gate_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,935 @@
+/*
+ * Named gates (gates.h).
+ *
+ * $XDG_STATE_HOME/aisb/gates/NAME/ (0700) holds:
+ *	lock		flock(2)ed around every change below
+ *	state		"supervisor PID START", "gate PID START", "port N",
+ *			"idle SECONDS", "policy PATH"; written once at start
+ *	tokens		the gate's credential file (0600): one line per
+ *			attached session, "session-<id>:<secret>"
+ *	sessions/<id>	"PID START" of the launcher of an attached session
+ *	control		the gate's control socket (reload, status)
+ *	audit.jsonl	the gate's decisions, every session's
+ *	gate.log	the gate's and the supervisor's log
+ *
+ * The supervisor is `aisb gate up` forked into its own session.  It
+ * starts aisb-gate as its child, and once a second takes back the
+ * credentials of sessions whose launcher is gone (killed, say) and
+ * counts the live ones; after --idle seconds with none, or on SIGTERM
+ * (`aisb gate down`), it stops the gate and removes the run-time files.
+ * The audit log and gate.log stay for review.  A process is named by pid
+ * and start time, so a recycled pid is never taken for a live session.
+ */
+#include "config.h"
+
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gates.h"
+#include "launch.h"
+#include "options.h"
+#include "proc.h"
+#include "session.h"
+
+#define GATE_IDLE_DEFAULT	600	/* seconds without a session */
+#define GATE_IDLE_MAX		(7 * 86400)
+#define STATE_MAX		(PATH_MAX + 256)
+#define CONTROL_TIMEOUT_MS	5000
+#define STATUS_MAX		(1024 * 1024)
+#define AUDIT_LINE		16384	/* longer lines are not copied */
+
+extern char	**environ;
+
+struct gate_state {
+	pid_t			 sup, gate;
+	unsigned long long	 sup_start, gate_start;
+	unsigned		 port, idle;
+	char			 policy[PATH_MAX];
+};
+
+int
+launch_gate_name_ok(const char *s)
+{
+	size_t	 i;
+
+	if (s == NULL || s[0] == '\0' || strlen(s) > LAUNCH_GATE_NAME_MAX ||
+	    s[0] == '-' || s[0] == '_')
+		return 0;
+	for (i = 0; s[i] != '\0'; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= '0' && s[i] <= '9') || s[i] == '-' || s[i] == '_'))
+			return 0;
+	return 1;
+}
+
+static int
+gate_dir(const char *name, char *out, size_t len, char *err, size_t errlen)
+{
+	char	 base[PATH_MAX];
+	int	 n;
+
+	if (!launch_gate_name_ok(name)) {
+		snprintf(err, errlen, "bad gate name \"%.40s\": 1-%d of a-z, "
+		    "0-9, '-' and '_', starting with a letter or digit", name,
+		    LAUNCH_GATE_NAME_MAX);
+		return -1;
+	}
+	if (launch_state_dir(environ, base, sizeof(base)) == -1) {
+		snprintf(err, errlen, "cannot find a state folder: set "
+		    "XDG_STATE_HOME or HOME to an absolute path");
+		return -1;
+	}
+	n = snprintf(out, len, "%s/gates/%s", base, name);
+	if (n < 0 || (size_t)n >= len) {
+		snprintf(err, errlen, "state folder path too long");
+		return -1;
+	}
+	return 0;
+}
+
+static int
+join(char *out, size_t len, const char *dir, const char *name)
+{
+	int	 n = snprintf(out, len, "%s/%s", dir, name);
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/* A whole small file into buf, NUL-terminated.  Length, or -1. */
+static ssize_t
+read_small(const char *path, char *buf, size_t len)
+{
+	size_t	 off = 0;
+	ssize_t	 n;
+	int	 fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return -1;
+	while (off < len - 1 &&
+	    ((n = read(fd, buf + off, len - 1 - off)) > 0 ||
+	    (n == -1 && errno == EINTR)))
+		if (n > 0)
+			off += (size_t)n;
+	close(fd);
+	if (off == len - 1) {
+		errno = EFBIG;
+		return -1;
+	}
+	buf[off] = '\0';
+	return (ssize_t)off;
+}
+
+/* Replaces dir/name by data (mode), through a temporary and rename(2). */
+static int
+write_atomic(const char *dir, const char *name, const char *data,
+    size_t len, mode_t mode)
+{
+	char	 tmp[PATH_MAX], dst[PATH_MAX];
+	ssize_t	 n;
+	size_t	 off = 0;
+	int	 fd;
+
+	if (join(dst, sizeof(dst), dir, name) == -1 ||
+	    snprintf(tmp, sizeof(tmp), "%s.tmp", dst) >= (int)sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	(void)unlink(tmp);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+	    O_NOFOLLOW, mode)) == -1)
+		return -1;
+	while (off < len) {
+		if ((n = write(fd, data + off, len - off)) == -1) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		off += (size_t)n;
+	}
+	if (fsync(fd) == -1 || close(fd) == -1) {
+		fd = -1;
+		goto fail;
+	}
+	if (rename(tmp, dst) == -1) {
+		(void)unlink(tmp);
+		return -1;
+	}
+	return 0;
+fail:
+	if (fd != -1)
+		close(fd);
+	(void)unlink(tmp);
+	return -1;
+}
+
+static int
+lock_dir(const char *dir)
+{
+	char	 path[PATH_MAX];
+	int	 fd;
+
+	if (join(path, sizeof(path), dir, "lock") == -1 ||
+	    (fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+	    0600)) == -1)
+		return -1;
+	while (flock(fd, LOCK_EX) == -1)
+		if (errno != EINTR) {
+			close(fd);
+			return -1;
+		}
+	return fd;
+}
+
+static int
+state_read(const char *dir, struct gate_state *st)
+{
+	char	 path[PATH_MAX], buf[STATE_MAX], *line, *save = NULL;
+	long	 pid;
+
+	memset(st, 0, sizeof(*st));
+	if (join(path, sizeof(path), dir, "state") == -1 ||
+	    read_small(path, buf, sizeof(buf)) == -1)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "supervisor %ld %llu", &pid,
+		    &st->sup_start) == 2)
+			st->sup = (pid_t)pid;
+		else if (sscanf(line, "gate %ld %llu", &pid,
+		    &st->gate_start) == 2)
+			st->gate = (pid_t)pid;
+		else if (sscanf(line, "port %u", &st->port) == 1 ||
+		    sscanf(line, "idle %u", &st->idle) == 1)
+			;
+		else if (strncmp(line, "policy ", 7) == 0)
+			snprintf(st->policy, sizeof(st->policy), "%s",
+			    line + 7);
+	}
+	return st->sup > 0 && st->gate > 0 && st->port > 0 &&
+	    st->port < 65536 && st->policy[0] == '/' ? 0 : -1;
+}
+
+static int
+state_up(const struct gate_state *st)
+{
+	return launch_proc_alive(st->sup, st->sup_start) &&
+	    launch_proc_alive(st->gate, st->gate_start);
+}
+
+ssize_t
+launch_tokens_edit(const char *in, const char *drop_session, const char *add,
+    char *out, size_t outlen)
+{
+	size_t	 off = 0, dl = drop_session ? strlen(drop_session) : 0, n;
+	const char *line;
+
+	for (line = in; *line != '\0'; line += n + (line[n] == '\n')) {
+		n = strcspn(line, "\n");
+		if (n == 0)
+			continue;
+		if (dl > 0 && n > dl && strncmp(line, drop_session, dl) == 0 &&
+		    line[dl] == ':')
+			continue;
+		if (off + n + 2 > outlen)
+			return -1;
+		memcpy(out + off, line, n);
+		off += n;
+		out[off++] = '\n';
+	}
+	if (add != NULL) {
+		n = strlen(add);
+		if (off + n + 2 > outlen)
+			return -1;
+		memcpy(out + off, add, n);
+		off += n;
+		out[off++] = '\n';
+	}
+	if (off + 1 > outlen)
+		return -1;
+	out[off] = '\0';
+	return (ssize_t)off;
+}
+
+/* Rewrites the credential file: one session's line out, another in. */
+static int
+tokens_update(const char *dir, const char *drop, const char *add)
+{
+	char	 path[PATH_MAX], *in, *out;
+	ssize_t	 n;
+	int	 rc = -1;
+
+	in = malloc(LAUNCH_TOKENS_MAX);
+	out = malloc(LAUNCH_TOKENS_MAX);
+	if (in == NULL || out == NULL || join(path, sizeof(path), dir,
+	    "tokens") == -1 || read_small(path, in, LAUNCH_TOKENS_MAX) == -1)
+		goto out;
+	if ((n = launch_tokens_edit(in, drop, add, out,
+	    LAUNCH_TOKENS_MAX)) == -1) {
+		errno = EFBIG;
+		goto out;
+	}
+	rc = write_atomic(dir, "tokens", out, (size_t)n, 0600);
+out:
+	if (in != NULL)
+		explicit_bzero(in, LAUNCH_TOKENS_MAX);
+	if (out != NULL)
+		explicit_bzero(out, LAUNCH_TOKENS_MAX);
+	free(in);
+	free(out);
+	return rc;
+}
+
+/*
+ * One command on the gate's control socket; its answer (up to len - 1
+ * bytes, the first line for all but status) into resp.  0 or -1.
+ */
+static int
+control_cmd(const char *dir, const char *cmd, char *resp, size_t len,
+    int whole)
+{
+	struct sockaddr_un	 sun;
+	struct pollfd		 pfd;
+	size_t			 off = 0;
+	ssize_t			 n;
+	int			 fd, rc = -1;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (join(sun.sun_path, sizeof(sun.sun_path), dir, "control") == -1) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
+	    write(fd, cmd, strlen(cmd)) != (ssize_t)strlen(cmd))
+		goto out;
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	while (off < len - 1) {
+		if (poll(&pfd, 1, CONTROL_TIMEOUT_MS) <= 0) {
+			errno = ETIMEDOUT;
+			goto out;
+		}
+		if ((n = read(fd, resp + off, len - 1 - off)) <= 0)
+			break;
+		off += (size_t)n;
+		if (!whole && memchr(resp, '\n', off) != NULL)
+			break;
+	}
+	resp[off] = '\0';
+	rc = off > 0 ? 0 : -1;
+out:
+	close(fd);
+	return rc;
+}
+
+static int
+gate_reload(const char *dir)
+{
+	char	 resp[128];
+
+	return control_cmd(dir, "reload\n", resp, sizeof(resp), 0) == 0 &&
+	    strncmp(resp, "{\"reload\":\"ok\"}", 15) == 0 ? 0 : -1;
+}
+
+/*
+ * Takes back the credentials of sessions whose launcher is gone; returns
+ * how many are attached.  Called with the lock held.
+ */
+static int
+sessions_reap(const char *dir)
+{
+	char		 sdir[PATH_MAX], path[PATH_MAX], buf[64], drop[64];
+	struct dirent	*de;
+	DIR		*d;
+	long		 pid;
+	unsigned long long start;
+	int		 live = 0, changed = 0;
+
+	if (join(sdir, sizeof(sdir), dir, "sessions") == -1 ||
+	    (d = opendir(sdir)) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' || strlen(de->d_name) != LAUNCH_ID_HEX ||
+		    join(path, sizeof(path), sdir, de->d_name) == -1)
+			continue;
+		if (read_small(path, buf, sizeof(buf)) != -1 &&
+		    sscanf(buf, "%ld %llu", &pid, &start) == 2 &&
+		    launch_proc_alive((pid_t)pid, start)) {
+			live++;
+			continue;
+		}
+		snprintf(drop, sizeof(drop), "session-%s", de->d_name);
+		if (tokens_update(dir, drop, NULL) == 0) {
+			(void)unlink(path);
+			changed = 1;
+			fprintf(stderr, "aisb gate: session %s is gone; its "
+			    "credential is withdrawn\n", de->d_name);
+		}
+	}
+	closedir(d);
+	if (changed && gate_reload(dir) == -1)
+		fprintf(stderr, "aisb gate: reload failed\n");
+	return live;
+}
+
+/* Removes the run-time files; the audit log and gate.log stay. */
+static void
+remove_runtime(const char *dir)
+{
+	static const char *const files[] = { "tokens", "state", "control",
+	    "tokens.tmp", "state.tmp" };
+	char		 path[PATH_MAX], sdir[PATH_MAX];
+	struct dirent	*de;
+	DIR		*d;
+	size_t		 i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (join(path, sizeof(path), dir, files[i]) == 0)
+			(void)unlink(path);
+	if (join(sdir, sizeof(sdir), dir, "sessions") == 0 &&
+	    (d = opendir(sdir)) != NULL) {
+		while ((de = readdir(d)) != NULL)
+			if (de->d_name[0] != '.' &&
+			    join(path, sizeof(path), sdir, de->d_name) == 0)
+				(void)unlink(path);
+		closedir(d);
+		(void)rmdir(sdir);
+	}
+}
+
+/* The supervisor: never returns. */
+static void __attribute__((noreturn))
+supervisor(const char *dir, const char *policy, unsigned idle, int ready)
+{
+	struct launch_gate	 g;
+	sigset_t		 set;
+	siginfo_t		 si;
+	struct timespec		 ts = { 1, 0 };
+	char			 tok[PATH_MAX], audit[PATH_MAX], glog[PATH_MAX];
+	char			 ctl[PATH_MAX], st[STATE_MAX], err[512];
+	char			 secret[LAUNCH_SECRET_HEX + 1], line[160];
+	time_t			 idle_since = time(NULL);
+	int			 n, status, fd, lockfd, sig;
+
+	(void)setsid();
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	if (join(tok, sizeof(tok), dir, "tokens") == -1 ||
+	    join(audit, sizeof(audit), dir, "audit.jsonl") == -1 ||
+	    join(glog, sizeof(glog), dir, "gate.log") == -1 ||
+	    join(ctl, sizeof(ctl), dir, "control") == -1)
+		_exit(EXIT_ENFORCE);
+	if ((fd = open(glog, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
+	    O_NOFOLLOW, 0600)) != -1) {
+		dup2(fd, STDERR_FILENO);
+		close(fd);
+	}
+	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) != -1) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		close(fd);
+	}
+	/*
+	 * The gate refuses an empty credential file: until a session
+	 * attaches it holds one whose secret is thrown away at once.
+	 */
+	if (launch_random_hex(secret, LAUNCH_SECRET_HEX) == -1)
+		_exit(EXIT_ENFORCE);
+	n = snprintf(line, sizeof(line), "# sessions add and remove their "
+	    "lines; this one nobody holds\nnobody:%s\n", secret);
+	explicit_bzero(secret, sizeof(secret));
+	if (write_atomic(dir, "tokens", line, (size_t)n, 0600) == -1) {
+		explicit_bzero(line, sizeof(line));
+		dprintf(ready, "%s: %s\n", tok, strerror(errno));
+		_exit(EXIT_ENFORCE);
+	}
+	explicit_bzero(line, sizeof(line));
+	(void)unlink(ctl);
+	if (launch_gate_start(&g, policy, tok, audit, glog, ctl, err,
+	    sizeof(err)) == -1) {
+		dprintf(ready, "%s\n", err);
+		remove_runtime(dir);
+		_exit(EXIT_ENFORCE);
+	}
+	n = snprintf(st, sizeof(st), "supervisor %ld %llu\ngate %ld %llu\n"
+	    "port %u\nidle %u\npolicy %s\n", (long)getpid(),
+	    launch_proc_start(getpid()), (long)g.pid,
+	    launch_proc_start(g.pid), g.port, idle, policy);
+	if (n < 0 || (size_t)n >= sizeof(st) ||
+	    write_atomic(dir, "state", st, (size_t)n, 0600) == -1) {
+		dprintf(ready, "%s/state: cannot write it\n", dir);
+		launch_gate_stop(&g);
+		remove_runtime(dir);
+		_exit(EXIT_ENFORCE);
+	}
+	dprintf(ready, "ok %u\n", g.port);
+	close(ready);
+	fprintf(stderr, "aisb gate: up on 127.0.0.1:%u, policy %s, reaped "
+	    "after %u s without a session\n", g.port, policy, idle);
+
+	for (;;) {
+		sig = sigtimedwait(&set, &si, &ts);
+		if (sig == SIGTERM || sig == SIGINT) {
+			fprintf(stderr, "aisb gate: stopping (signal %d)\n",
+			    sig);
+			break;
+		}
+		if (waitpid(g.pid, &status, WNOHANG) == g.pid) {
+			fprintf(stderr, "aisb gate: the gate exited (%d); "
+			    "its sessions lose their way out\n",
+			    launch_exit_code(status));
+			g.pid = -1;
+			break;
+		}
+		if ((lockfd = lock_dir(dir)) == -1)
+			continue;
+		n = sessions_reap(dir);
+		close(lockfd);
+		if (n > 0)
+			idle_since = time(NULL);
+		else if (time(NULL) - idle_since >= (time_t)idle) {
+			fprintf(stderr, "aisb gate: no session for %u s; "
+			    "stopping\n", idle);
+			break;
+		}
+	}
+	lockfd = lock_dir(dir);
+	launch_gate_stop(&g);
+	remove_runtime(dir);
+	if (lockfd != -1)
+		close(lockfd);
+	_exit(0);
+}
+
+/* Seconds from "600", "10m", "2h"; 0 on error. */
+static unsigned
+parse_idle(const char *s)
+{
+	char		*end;
+	unsigned long	 v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno != 0 || end == s || s[0] == '-')
+		return 0;
+	if (*end == 'm' || *end == 'h') {
+		v *= *end == 'm' ? 60 : 3600;
+		end++;
+	} else if (*end == 's')
+		end++;
+	return *end == '\0' && v > 0 && v <= GATE_IDLE_MAX ? (unsigned)v : 0;
+}
+
+static int
+gate_up(int argc, char **argv)
+{
+	struct launch_opts	 o;
+	struct gate_state	 st;
+	char			 dir[PATH_MAX], err[8192], policy[PATH_MAX];
+	char			 msg[1024], *rargv[64];
+	const char		*name;
+	unsigned		 idle = GATE_IDLE_DEFAULT;
+	int			 i, rargc = 0, p[2], lockfd, rc;
+	ssize_t			 n;
+	size_t			 off = 0;
+	pid_t			 pid;
+
+	/* aisb gate up NAME [--idle D] [option flags: --policy ...] */
+	if (argc < 3 || argv[2][0] == '-') {
+		fprintf(stderr, "usage: aisb gate up NAME [--idle SECONDS|Nm|"
+		    "Nh] [--policy FILE]\n");
+		return EXIT_CONFIG;
+	}
+	name = argv[2];
+	rargv[rargc++] = (char *)"aisb";
+	rargv[rargc++] = (char *)"gate";
+	for (i = 3; i < argc; i++) {
+		if (strcmp(argv[i], "--idle") == 0 && i + 1 < argc) {
+			if ((idle = parse_idle(argv[++i])) == 0) {
+				fprintf(stderr, "aisb: gate up: bad --idle "
+				    "\"%s\": seconds, Nm or Nh, at most 7 "
+				    "days\n", argv[i]);
+				return EXIT_CONFIG;
+			}
+			continue;
+		}
+		if (rargc == 62) {
+			fprintf(stderr, "aisb: gate up: too many arguments\n");
+			return EXIT_CONFIG;
+		}
+		rargv[rargc++] = argv[i];
+	}
+	rargv[rargc] = NULL;
+	if (gate_dir(name, dir, sizeof(dir), err, sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: gate up: %s\n", err);
+		return EXIT_CONFIG;
+	}
+	/* the policy as a session would resolve it: flags, AISB_*, configs */
+	if (launch_opts_resolve(&o, rargc, rargv, environ, err,
+	    sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: gate up: %s\n", err);
+		launch_opts_free(&o);
+		return EXIT_CONFIG;
+	}
+	if (o.ncmd > 0) {
+		fprintf(stderr, "aisb: gate up: unexpected \"%s\"\n", o.cmd[0]);
+		launch_opts_free(&o);
+		return EXIT_CONFIG;
+	}
+	if (realpath(o.val[LO_POLICY], policy) == NULL) {
+		fprintf(stderr, "aisb: gate up: policy %s (%s: %s): %s\n",
+		    o.val[LO_POLICY], launch_src_str(o.src[LO_POLICY]),
+		    o.where[LO_POLICY], strerror(errno));
+		launch_opts_free(&o);
+		return EXIT_CONFIG;
+	}
+	launch_opts_free(&o);
+
+	if (launch_mkdirs(dir) == -1 || (lockfd = lock_dir(dir)) == -1) {
+		fprintf(stderr, "aisb: gate up: %s: %s\n", dir, strerror(errno));
+		return EXIT_ENFORCE;
+	}
+	if (state_read(dir, &st) == 0 && state_up(&st)) {
+		fprintf(stderr, "aisb: gate %s is already up on 127.0.0.1:%u "
+		    "(policy %s); aisb gate down %s first\n", name, st.port,
+		    st.policy, name);
+		close(lockfd);
+		return EXIT_CONFIG;
+	}
+	remove_runtime(dir);	/* what a dead supervisor left */
+	if (pipe2(p, O_CLOEXEC) == -1 || (pid = fork()) == -1) {
+		fprintf(stderr, "aisb: gate up: %s\n", strerror(errno));
+		close(lockfd);
+		return EXIT_ENFORCE;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		close(lockfd);
+		/* a grandchild, so that nobody has to wait for it */
+		if ((pid = fork()) != 0)
+			_exit(pid == -1 ? EXIT_ENFORCE : 0);
+		supervisor(dir, policy, idle, p[1]);
+	}
+	close(p[1]);
+	(void)waitpid(pid, NULL, 0);
+	while (off < sizeof(msg) - 1 &&
+	    ((n = read(p[0], msg + off, sizeof(msg) - 1 - off)) > 0 ||
+	    (n == -1 && errno == EINTR)))
+		if (n > 0)
+			off += (size_t)n;
+	close(p[0]);
+	close(lockfd);
+	msg[off] = '\0';
+	if (strncmp(msg, "ok ", 3) != 0) {
+		fprintf(stderr, "aisb: gate %s did not come up: %s", name,
+		    off > 0 ? msg : "the supervisor died\n");
+		return EXIT_ENFORCE;
+	}
+	rc = atoi(msg + 3);
+	printf("gate %s up on 127.0.0.1:%d, policy %s; reaped after %u s "
+	    "without a session; use it with: aisb --gate %s -- COMMAND\n",
+	    name, rc, policy, idle, name);
+	return 0;
+}
+
+static int
+gate_down(const char *name)
+{
+	struct gate_state	 st;
+	char			 dir[PATH_MAX], err[256];
+	int			 i, lockfd;
+
+	if (gate_dir(name, dir, sizeof(dir), err, sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: gate down: %s\n", err);
+		return EXIT_CONFIG;
+	}
+	if (state_read(dir, &st) == -1 || !state_up(&st)) {
+		fprintf(stderr, "aisb: gate %s is not up\n", name);
+		return EXIT_CONFIG;
+	}
+	if ((lockfd = lock_dir(dir)) != -1) {
+		i = sessions_reap(dir);
+		close(lockfd);
+		if (i > 0)
+			fprintf(stderr, "aisb: gate %s: %d session(s) lose "
+			    "their way out\n", name, i);
+	}
+	kill(st.sup, SIGTERM);
+	for (i = 0; i < 200 && launch_proc_alive(st.sup, st.sup_start); i++)
+		usleep(50 * 1000);
+	if (launch_proc_alive(st.sup, st.sup_start) ||
+	    launch_proc_alive(st.gate, st.gate_start)) {
+		fprintf(stderr, "aisb: gate %s did not stop within 10 s\n",
+		    name);
+		return EXIT_ENFORCE;
+	}
+	printf("gate %s down\n", name);
+	return 0;
+}
+
+static int
+count_sessions(const char *dir)
+{
+	char		 sdir[PATH_MAX];
+	struct dirent	*de;
+	DIR		*d;
+	int		 n = 0;
+
+	if (join(sdir, sizeof(sdir), dir, "sessions") == -1 ||
+	    (d = opendir(sdir)) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL)
+		if (strlen(de->d_name) == LAUNCH_ID_HEX)
+			n++;
+	closedir(d);
+	return n;
+}
+
+static int
+gate_ls(void)
+{
+	struct gate_state	 st;
+	char			 base[PATH_MAX], gdir[PATH_MAX], dir[PATH_MAX];
+	struct dirent		*de;
+	DIR			*d;
+
+	if (launch_state_dir(environ, base, sizeof(base)) == -1 ||
+	    join(gdir, sizeof(gdir), base, "gates") == -1) {
+		fprintf(stderr, "aisb: cannot find a state folder: set "
+		    "XDG_STATE_HOME or HOME to an absolute path\n");
+		return EXIT_CONFIG;
+	}
+	if ((d = opendir(gdir)) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		if (!launch_gate_name_ok(de->d_name) ||
+		    join(dir, sizeof(dir), gdir, de->d_name) == -1)
+			continue;
+		if (state_read(dir, &st) == 0 && state_up(&st))
+			printf("%-16s up   127.0.0.1:%-5u %d session(s)  idle "
+			    "%us  %s\n", de->d_name, st.port,
+			    count_sessions(dir), st.idle, st.policy);
+		else
+			printf("%-16s down (audit log in %s)\n", de->d_name,
+			    dir);
+	}
+	closedir(d);
+	return 0;
+}
+
+static int
+gate_status(const char *name)
+{
+	struct gate_state	 st;
+	char			 dir[PATH_MAX], err[256], *resp;
+
+	if (gate_dir(name, dir, sizeof(dir), err, sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: gate status: %s\n", err);
+		return EXIT_CONFIG;
+	}
+	if (state_read(dir, &st) == -1 || !state_up(&st)) {
+		fprintf(stderr, "aisb: gate %s is not up\n", name);
+		return EXIT_CONFIG;
+	}
+	printf("gate %s\nlisten 127.0.0.1:%u\npolicy %s\nsessions %d\n"
+	    "idle %u\nsupervisor %ld\ngate_pid %ld\nfolder %s\n", name,
+	    st.port, st.policy, count_sessions(dir), st.idle, (long)st.sup,
+	    (long)st.gate, dir);
+	if ((resp = malloc(STATUS_MAX)) == NULL)
+		return EXIT_ENFORCE;
+	if (control_cmd(dir, "status\n", resp, STATUS_MAX, 1) == 0)
+		printf("status %s", resp);
+	else
+		fprintf(stderr, "aisb: gate %s: no answer on its control "
+		    "socket\n", name);
+	free(resp);
+	return 0;
+}
+
+int
+launch_cmd_gate(int argc, char **argv)
+{
+	if (argc >= 2 && strcmp(argv[1], "up") == 0)
+		return gate_up(argc, argv);
+	if (argc == 3 && strcmp(argv[1], "down") == 0)
+		return gate_down(argv[2]);
+	if (argc == 2 && strcmp(argv[1], "ls") == 0)
+		return gate_ls();
+	if (argc == 3 && strcmp(argv[1], "status") == 0)
+		return gate_status(argv[2]);
+	fprintf(stderr, "usage: aisb gate up NAME [--idle D] [--policy FILE]\n"
+	    "       aisb gate down NAME\n       aisb gate ls\n"
+	    "       aisb gate status NAME\n");
+	return EXIT_CONFIG;
+}
+
+int
+launch_gate_policy(const char *name, char *path, size_t len, char *err,
+    size_t errlen)
+{
+	struct gate_state	 st;
+	char			 dir[PATH_MAX];
+
+	if (gate_dir(name, dir, sizeof(dir), err, errlen) == -1)
+		return -1;
+	if (state_read(dir, &st) == -1 || !state_up(&st)) {
+		snprintf(err, errlen, "no gate named %s is up; start it with: "
+		    "aisb gate up %s", name, name);
+		return -1;
+	}
+	if ((size_t)snprintf(path, len, "%s", st.policy) >= len) {
+		snprintf(err, errlen, "policy path too long");
+		return -1;
+	}
+	return 0;
+}
+
+int
+launch_gate_attach(const char *name, const struct launch_session *s,
+    struct launch_shared *sh, char *err, size_t errlen)
+{
+	struct gate_state	 st;
+	struct stat		 sb;
+	char			 path[PATH_MAX], sdir[PATH_MAX], line[160];
+	int			 lockfd, n;
+
+	memset(sh, 0, sizeof(*sh));
+	if (gate_dir(name, sh->dir, sizeof(sh->dir), err, errlen) == -1)
+		return -1;
+	snprintf(sh->name, sizeof(sh->name), "%s", name);
+	if ((lockfd = lock_dir(sh->dir)) == -1) {
+		snprintf(err, errlen, "no gate named %s is up; start it with: "
+		    "aisb gate up %s", name, name);
+		return -1;
+	}
+	if (state_read(sh->dir, &st) == -1 || !state_up(&st)) {
+		snprintf(err, errlen, "no gate named %s is up; start it with: "
+		    "aisb gate up %s", name, name);
+		goto fail;
+	}
+	if (join(path, sizeof(path), sh->dir, "audit.jsonl") == 0 &&
+	    stat(path, &sb) == 0)
+		sh->audit_off = sb.st_size;
+	/* first the file that lets the reaper find us, then the credential */
+	if (join(sdir, sizeof(sdir), sh->dir, "sessions") == -1 ||
+	    launch_mkdirs(sdir) == -1) {
+		snprintf(err, errlen, "%s: %s", sdir, strerror(errno));
+		goto fail;
+	}
+	n = snprintf(line, sizeof(line), "%ld %llu\n", (long)getpid(),
+	    launch_proc_start(getpid()));
+	if (write_atomic(sdir, s->id, line, (size_t)n, 0600) == -1) {
+		snprintf(err, errlen, "%s/%s: %s", sdir, s->id,
+		    strerror(errno));
+		goto fail;
+	}
+	n = snprintf(line, sizeof(line), "session-%s:%s", s->id, s->secret);
+	if (tokens_update(sh->dir, NULL, line) == -1) {
+		explicit_bzero(line, sizeof(line));
+		snprintf(err, errlen, "gate %s: adding the session's "
+		    "credential: %s", name, strerror(errno));
+		goto fail_session;
+	}
+	explicit_bzero(line, sizeof(line));
+	sh->attached = 1;
+	if (gate_reload(sh->dir) == -1) {
+		snprintf(err, errlen, "gate %s did not take the session's "
+		    "credential (reload failed; is its policy still valid? "
+		    "see %s/gate.log)", name, sh->dir);
+		goto fail_session;
+	}
+	sh->gate_pid = st.gate;
+	sh->gate_start = st.gate_start;
+	sh->port = (uint16_t)st.port;
+	close(lockfd);
+	return 0;
+fail_session:
+	close(lockfd);
+	launch_gate_detach(sh, s);
+	return -1;
+fail:
+	close(lockfd);
+	return -1;
+}
+
+/* The session's lines of the gate's audit log, from where it attached. */
+static void
+copy_audit(const struct launch_shared *sh, const struct launch_session *s)
+{
+	char	 src[PATH_MAX], dst[PATH_MAX], want[64], *line;
+	FILE	*in, *out;
+	int	 fd;
+
+	if (join(src, sizeof(src), sh->dir, "audit.jsonl") == -1 ||
+	    launch_session_path(s, "audit.jsonl", dst, sizeof(dst)) == -1 ||
+	    (line = malloc(AUDIT_LINE)) == NULL)
+		return;
+	snprintf(want, sizeof(want), "\"session\":\"session-%s\"", s->id);
+	if ((in = fopen(src, "re")) == NULL) {
+		free(line);
+		return;
+	}
+	if ((fd = open(dst, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
+	    O_NOFOLLOW, 0600)) == -1 || (out = fdopen(fd, "a")) == NULL) {
+		if (fd != -1)
+			close(fd);
+		fclose(in);
+		free(line);
+		return;
+	}
+	if (fseeko(in, sh->audit_off, SEEK_SET) == 0)
+		while (fgets(line, AUDIT_LINE, in) != NULL)
+			if (strchr(line, '\n') != NULL &&
+			    strstr(line, want) != NULL)
+				fputs(line, out);
+	fclose(out);
+	fclose(in);
+	free(line);
+}
+
+void
+launch_gate_detach(struct launch_shared *sh, const struct launch_session *s)
+{
+	char	 path[PATH_MAX], drop[64];
+	int	 lockfd;
+
+	if (sh->dir[0] == '\0')
+		return;
+	if ((lockfd = lock_dir(sh->dir)) != -1) {
+		snprintf(drop, sizeof(drop), "session-%s", s->id);
+		if (sh->attached && (tokens_update(sh->dir, drop, NULL) == -1 ||
+		    gate_reload(sh->dir) == -1))
+			fprintf(stderr, "aisb: gate %s: withdrawing the "
+			    "session's credential failed; its supervisor "
+			    "retries\n", sh->name);
+		else if (snprintf(path, sizeof(path), "%s/sessions/%s",
+		    sh->dir, s->id) < (int)sizeof(path))
+			(void)unlink(path);
+		close(lockfd);
+	}
+	if (sh->attached)
+		copy_audit(sh, s);
+	sh->attached = 0;
+}
