@@ -517,7 +517,13 @@ supervisor(const char *dir, const char *policy, unsigned idle, int ready)
 	}
 	lockfd = lock_dir(dir);
 	launch_gate_stop(&g);
-	remove_runtime(dir);
+	/* a gate up that found ours dead may have started another since */
+	{
+		struct gate_state	 now;
+
+		if (state_read(dir, &now) == -1 || now.sup == getpid())
+			remove_runtime(dir);
+	}
 	if (lockfd != -1)
 		close(lockfd);
 	_exit(0);
