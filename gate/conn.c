@@ -1506,7 +1506,8 @@ carry(struct gate_conn *c, int d, const char *pre, size_t prelen,
 
 	if (r->buf == NULL)
 		return;
-	memcpy(r->buf, pre, prelen);
+	if (prelen > 0)
+		memcpy(r->buf, pre, prelen);
 	if (no > 0)
 		evbuffer_remove(out, r->buf + prelen, no);
 	if (ni > 0)
