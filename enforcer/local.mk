@@ -7,7 +7,8 @@ enforcer_libaisbenforce_a_SOURCES = \
 	enforcer/verify.c \
 	enforcer/privdrop.c enforcer/privdrop.h \
 	enforcer/refresh.c enforcer/refresh.h \
-	enforcer/stub.c enforcer/stub.h
+	enforcer/stub.c enforcer/stub.h \
+	enforcer/envfile.c enforcer/envfile.h
 enforcer_libaisbenforce_a_CFLAGS = $(AM_CFLAGS) $(NFTNL_CFLAGS) $(CARES_CFLAGS)
 ENFORCE_LIBS = enforcer/libaisbenforce.a common/libaisbcommon.a \
 	$(NFTNL_LIBS) $(CARES_LIBS)

@@ -2,12 +2,12 @@
  * aisb-enforce: the first process inside the sandbox.
  *
  *	aisb-enforce [-nv] [--plan FILE | --plan-fd N] [--uid U] [--gid G]
- *	    [--groups G,...] [--keep-fd N]... -- CMD [ARG...]
+ *	    [--groups G,...] [--keep-fd N]... [--env-file FILE] -- CMD [ARG...]
  *
  * Loads table inet aisb from the plan as one batch, reads it back, drops
  * every privilege and execs CMD.  Exit 78 for a bad plan or usage, 77 when
  * enforcement failed; CMD never runs in either case.  This file only wires
- * argv to plan.c, nft.c, verify.c, privdrop.c and refresh.c.
+ * argv to envfile.c, plan.c, nft.c, verify.c, privdrop.c and refresh.c.
  */
 #include "config.h"
 
@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "envfile.h"
 #include "log.h"
 #include "nft.h"
 #include "plan.h"
@@ -33,6 +34,7 @@
 
 struct options {
 	const char	*plan_path;
+	const char	*env_path;
 	int		 plan_fd;
 	struct enf_creds creds;
 	int		 keep[ENF_MAX_KEEP_FDS];
@@ -48,8 +50,8 @@ usage(const char *why)
 	if (why != NULL)
 		log_warnx("%s", why);
 	fprintf(stderr, "usage: aisb-enforce [-nv] [--plan FILE | --plan-fd N] "
-	    "[--uid U] [--gid G]\n\t[--groups G,...] [--keep-fd N]... -- "
-	    "CMD [ARG...]\n");
+	    "[--uid U] [--gid G]\n\t[--groups G,...] [--keep-fd N]... "
+	    "[--env-file FILE] -- CMD [ARG...]\n");
 	exit(ENF_EXIT_CONFIG);
 }
 
@@ -101,6 +103,7 @@ parse_args(struct options *o, int argc, char **argv)
 		{ "gid",	required_argument,	NULL, 'g' },
 		{ "groups",	required_argument,	NULL, 'G' },
 		{ "keep-fd",	required_argument,	NULL, 'k' },
+		{ "env-file",	required_argument,	NULL, 'e' },
 		{ "check",	no_argument,		NULL, 'n' },
 		{ "verbose",	no_argument,		NULL, 'v' },
 		{ NULL,		0,			NULL, 0 }
@@ -144,6 +147,9 @@ parse_args(struct options *o, int argc, char **argv)
 			if (o->nkeep == ENF_MAX_KEEP_FDS)
 				usage("--keep-fd: too many");
 			o->keep[o->nkeep++] = (int)v;
+			break;
+		case 'e':
+			o->env_path = optarg;
 			break;
 		case 'n':
 			o->check_only = 1;
@@ -257,6 +263,12 @@ main(int argc, char **argv)
 	for (i = 0; i < o.nkeep; i++)
 		if (o.keep[i] == o.plan_fd)
 			usage("--keep-fd names the plan descriptor");
+	/* before anything is loaded: a bad file costs nothing but a 78 */
+	if (o.env_path != NULL &&
+	    enf_env_file(o.env_path, err, sizeof(err)) == -1) {
+		log_warnx("--env-file %s", err);
+		return ENF_EXIT_CONFIG;
+	}
 	if ((plan = load_plan(&o)) == NULL)
 		return ENF_EXIT_CONFIG;
 	if (plan->mode == ENF_MODE_DIRECT && o.creds.uid == getuid()) {

@@ -17,6 +17,7 @@
 #include "policy.h"
 
 #define LAUNCH_PLAN_PATH	"/run/aisb/plan"
+#define LAUNCH_ENV_PATH		"/run/aisb/env"
 #define LAUNCH_ENFORCER		"/usr/local/bin/aisb-enforce"
 #define LAUNCH_HOME		"/home/sandbox"
 #define LAUNCH_UID		"1000"
@@ -378,7 +379,13 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 		add(v, "--dns=127.0.0.1");
 		add(v, "--dns-search=.");
 	}
-	add(v, "--env-file=%s", r->envfile);
+	/*
+	 * Not podman's --env-file: that would keep every value in the
+	 * container's configuration for `podman inspect`.  The enforcer
+	 * reads the file (root only) and sets the command's environment.
+	 */
+	add(v, "--volume=%s:%s:ro%s", r->envfile, LAUNCH_ENV_PATH,
+	    selinux_enforcing() ? ",z" : "");
 	add(v, "--volume=%s:%s:ro%s", r->planfile, LAUNCH_PLAN_PATH,
 	    selinux_enforcing() ? ",z" : "");
 	add(v, "--volume=%s:%s:rw%s", o->val[LO_WORKSPACE],
@@ -413,6 +420,8 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 	add(v, "%s", r->image);
 	add(v, "--plan");
 	add(v, "%s", LAUNCH_PLAN_PATH);
+	add(v, "--env-file");
+	add(v, "%s", LAUNCH_ENV_PATH);
 	add(v, "--uid");
 	add(v, "%s", LAUNCH_UID);
 	add(v, "--gid");

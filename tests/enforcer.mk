@@ -2,12 +2,17 @@
 # network-namespace integration test (needs root; skips with 77 otherwise).
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test_plan tests/unit/test_nft_batch \
-	tests/unit/test_nft_send tests/unit/test_privdrop tests/unit/test_stub
+	tests/unit/test_nft_send tests/unit/test_privdrop tests/unit/test_stub \
+	tests/unit/test_envfile
 TESTS += tests/unit/test_plan tests/unit/test_nft_batch \
-	tests/unit/test_nft_send tests/unit/test_privdrop tests/unit/test_stub
+	tests/unit/test_nft_send tests/unit/test_privdrop tests/unit/test_stub \
+	tests/unit/test_envfile
 tests_unit_test_plan_SOURCES = tests/unit/test_plan.c
 tests_unit_test_plan_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -I$(top_srcdir)/enforcer
 tests_unit_test_plan_LDADD = $(ENFORCE_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_envfile_SOURCES = tests/unit/test_envfile.c
+tests_unit_test_envfile_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -I$(top_srcdir)/enforcer
+tests_unit_test_envfile_LDADD = $(ENFORCE_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_stub_SOURCES = tests/unit/test_stub.c
 tests_unit_test_stub_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -I$(top_srcdir)/enforcer
 tests_unit_test_stub_LDADD = $(ENFORCE_LIBS) $(CMOCKA_LIBS)

@@ -189,13 +189,14 @@ sd=$(last_session_dir)
 name=aisb-$(basename "$sd")
 if grep -rqs "$secret" "$sd/record" "$sd/plan" "$sd/gate.log" "$sd/audit.jsonl"; then
 	bad "secret in the session record"; else ok; fi
-# the container's argv as podman keeps it (its environment holds the
-# values by design: that is how they reach the command)
-podman inspect --format '{{.Path}} {{json .Args}} {{json .Config.Cmd}} {{json .Config.Entrypoint}} {{json .Config.CreateCommand}}' \
-    "$name" >"$tmp/inspect" 2>&1 || bad "podman inspect $name failed"
+# everything podman keeps of the container: argv, environment, mounts
+# (the values reach the command through the enforcer, not podman's env)
+podman inspect "$name" >"$tmp/inspect" 2>&1 || bad "podman inspect $name failed"
 if grep -q "$secret" "$tmp/inspect"; then
-	bad "secret in podman inspect (argv)"; else ok; fi
-if grep -q -- "--env-file=" "$tmp/inspect"; then ok; else bad "inspect shows no argv"; fi
+	bad "secret in podman inspect"; else ok; fi
+if grep -q -- '"--env-file"' "$tmp/inspect" && grep -q '/run/aisb/env' "$tmp/inspect"; then
+	ok; else bad "inspect shows no env file for the enforcer"; fi
+if grep -q '_proxy=http' "$tmp/inspect"; then bad "proxy URL in podman inspect"; else ok; fi
 # ps while a session with the secret runs
 (cd "$tmp/ws" && AISB_E2E_SECRET=$secret "$aisb" --policy "$tmp/policy.yaml" \
     --home-volume "$vol" --package curl --env AISB_E2E_SECRET -- sleep 8) \

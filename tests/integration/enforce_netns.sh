@@ -233,6 +233,27 @@ for i in 1 2 3 4; do
 done
 run_enforce 78 noplan "$SBX" "$ENFORCE" --plan "$work/none-such.plan" -- \
 	"$PROBE" ids
+# --env-file: the command's environment, set before the drop; a bad file
+# is a 78 before anything is loaded, and its values are never printed
+printf '# by the launcher\nAISB_ENV_T=from the file\nPATH=/usr/bin:/bin\n' \
+	>"$work/env"
+chmod 600 "$work/env"
+run_enforce 0 envfile "$SBX" "$ENFORCE" --plan "$work/gate.plan" \
+	--env-file "$work/env" -- /bin/sh -c 'echo "env $AISB_ENV_T"'
+if grep -qx 'env from the file' "$work/envfile.out"; then
+	ok "the env file reaches the command"
+else
+	fail "env file: $(cat "$work/envfile.out" "$work/envfile.err")"
+fi
+printf 'AISB_ENV_T=fine\n9BAD=hunter2\n' >"$work/env.bad"
+run_enforce 78 envfile-bad "$SBX" "$ENFORCE" --plan "$work/gate.plan" \
+	--env-file "$work/env.bad" -- "$PROBE" ids
+if grep -q 'line 2: not NAME=VALUE' "$work/envfile-bad.err" &&
+    ! grep -q hunter2 "$work/envfile-bad.err"; then
+	ok "a bad env file names the line, not the value"
+else
+	fail "bad env file: $(cat "$work/envfile-bad.err")"
+fi
 run_enforce 78 nodashdash "$SBX" "$ENFORCE" --plan "$work/gate.plan" \
 	"$PROBE" ids
 run_enforce 78 uid0 "$SBX" "$ENFORCE" --plan "$work/gate.plan" --uid 0 -- \
