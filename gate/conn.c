@@ -166,6 +166,7 @@ static void	timer_cb(evutil_socket_t, short, void *);
 static void	count(struct gate_conn *, int, size_t);
 static void	dial(struct gate_conn *);
 static void	connected(struct gate_conn *);
+static void	dial_done(struct gate_conn *, short);
 static void	up_drop(struct gate_conn *);
 static void	raw_cb(evutil_socket_t, short, void *);
 
@@ -753,7 +754,8 @@ gate_accept(struct gate *g, int fd, const struct sockaddr *sa, int salen)
 	g->ctr.accepted++;
 	g->ctr.active++;
 
-	nodelay(fd);
+	if (g->accept_nodelay)
+		nodelay(fd);
 	if ((c->cbev = bufferevent_socket_new(g->base, fd,
 	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
 		close(fd);
@@ -1018,14 +1020,20 @@ dial(struct gate_conn *c)
 	}
 }
 
-/* The connect of fd[1] ended (raw_cb in S_CONNECT). */
+/*
+ * The connect of fd[1] ended (raw_cb in S_CONNECT).  "Writable" alone is
+ * a connect that succeeded (epoll reports a failure as EPOLLERR, which
+ * libevent passes on as readable and writable): SO_ERROR is asked only
+ * otherwise.
+ */
 static void
-dial_done(struct gate_conn *c)
+dial_done(struct gate_conn *c, short what)
 {
 	int		 err = 0;
 	socklen_t	 len = sizeof(err);
 
-	if (getsockopt(c->fd[1], SOL_SOCKET, SO_ERROR, &err, &len) == -1)
+	if ((what & (EV_READ | EV_WRITE | EV_CLOSED)) != EV_WRITE &&
+	    getsockopt(c->fd[1], SOL_SOCKET, SO_ERROR, &err, &len) == -1)
 		err = errno;
 	if (err == 0 && !c->wr[1])
 		return;		/* not the end of the connect */
@@ -1463,7 +1471,7 @@ raw_cb(evutil_socket_t fd, short what, void *arg)
 	if (what & EV_WRITE)
 		c->wr[side] = 1;
 	if (c->state == S_CONNECT) {
-		dial_done(c);
+		dial_done(c, what);
 		return;
 	}
 	(void)relay_run(c);

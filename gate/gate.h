@@ -128,6 +128,7 @@ struct gate {
 	struct timespec		 started;	/* CLOCK_MONOTONIC */
 	struct gate_client	**clients;	/* hash of per-client counts */
 	unsigned long		 fd_limit;	/* RLIMIT_NOFILE */
+	int			 accept_nodelay; /* the listener lacks TCP_NODELAY */
 	struct gate_pipe	*pipes_free;	/* empty pipes, ready */
 	unsigned		 pipes_total;	/* made and not closed */
 	unsigned		 pipes_idle;	/* of which in pipes_free */
@@ -193,6 +194,8 @@ struct gate_audit_rec {
 };
 
 struct gate_audit	*gate_audit_open(const char *path);
+int			 gate_audit_batch(struct gate_audit *,
+			    struct event_base *);
 int			 gate_audit_reopen(struct gate_audit *);
 void			 gate_audit_close(struct gate_audit *);
 void			 gate_audit_write(struct gate_audit *,

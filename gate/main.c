@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <arpa/inet.h>
 
 #include <errno.h>
@@ -571,7 +572,8 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
  * one per worker.
  */
 static int
-listen_on(const struct sockaddr_storage *ss, socklen_t len, int reuseport)
+listen_on(struct gate *g, const struct sockaddr_storage *ss, socklen_t len,
+    int reuseport)
 {
 	int	 fd, one = 1;
 
@@ -589,6 +591,9 @@ listen_on(const struct sockaddr_storage *ss, socklen_t len, int reuseport)
 		errno = e;
 		return -1;
 	}
+	/* Linux: accepted sockets inherit it, one setsockopt a tunnel less */
+	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) == -1)
+		g->accept_nodelay = 1;
 	return fd;
 }
 
@@ -614,6 +619,8 @@ run(struct gate *g, int lfd, int ctlfd)
 		fatal("malloc");
 	if ((g->base = event_base_new()) == NULL)
 		fatalx("event_base_new failed");
+	if (gate_audit_batch(g->audit, g->base) == -1)
+		fatalx("event_new failed");
 	if ((g->dns = gate_dns_new(g->base, g->policy, cfg->dns_grace,
 	    cfg->dns_timeout)) == NULL)
 		fatalx("cannot start the resolver");
@@ -815,14 +822,14 @@ main(int argc, char **argv)
 	 * The first socket settles the port (0: any free one); the sockets of
 	 * the other workers share it.
 	 */
-	if ((lfds[0] = listen_on(&ss, sslen, cfg->workers > 1)) == -1)
+	if ((lfds[0] = listen_on(g, &ss, sslen, cfg->workers > 1)) == -1)
 		fatal("listen on %s", cfg->listen);
 	g->boundlen = sizeof(g->bound);
 	if (getsockname(lfds[0], (struct sockaddr *)&g->bound,
 	    &g->boundlen) == -1)
 		fatal("getsockname");
 	for (i = 1; i < cfg->workers; i++)
-		if ((lfds[i] = listen_on(&g->bound, g->boundlen, 1)) == -1)
+		if ((lfds[i] = listen_on(g, &g->bound, g->boundlen, 1)) == -1)
 			fatal("listen on %s (worker %u)", cfg->listen, i);
 	if (cfg->control_path != NULL &&
 	    (ctlfd = gate_control_listen(cfg->control_path)) == -1)

@@ -19,8 +19,10 @@ TESTS += tests/unit/test_gate_http
 tests_unit_test_gate_http_SOURCES = tests/unit/test_gate_http.c \
 	gate/http.c gate/tls.c gate/audit.c gate/auth.c
 tests_unit_test_gate_http_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
-tests_unit_test_gate_http_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CRYPTO_CFLAGS)
-tests_unit_test_gate_http_LDADD = common/libaisbcommon.a $(CMOCKA_LIBS) $(CRYPTO_LIBS)
+tests_unit_test_gate_http_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CRYPTO_CFLAGS) \
+	$(LIBEVENT_CFLAGS)
+tests_unit_test_gate_http_LDADD = common/libaisbcommon.a $(CMOCKA_LIBS) $(CRYPTO_LIBS) \
+	$(LIBEVENT_LIBS)
 endif
 
 # libFuzzer harness for the request parser (./configure --enable-fuzz CC=clang);
