@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -683,7 +684,9 @@ run(struct gate *g, int lfd, int ctlfd)
  * worker (but the one that sent it: a control "reload" in worker 0 reloads
  * itself), SIGTERM and SIGINT to all; it exits when the last worker has,
  * 0 when they all exited 0.  A worker that dies is not replaced (its
- * socket closes with it, so the kernel stops giving it connections).
+ * socket closes with it, so the kernel stops giving it connections); a
+ * supervisor that is killed outright takes its workers along: each gets
+ * a SIGTERM (PR_SET_PDEATHSIG) and drains.
  */
 static int
 supervise(struct gate *g, int *lfds, int ctlfd)
@@ -694,6 +697,7 @@ supervise(struct gate *g, int *lfds, int ctlfd)
 	siginfo_t		 si;
 	unsigned		 i, live = 0;
 	int			 st, rc = EX_OK;
+	pid_t			 parent = getpid();
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGHUP);
@@ -710,6 +714,13 @@ supervise(struct gate *g, int *lfds, int ctlfd)
 			pids[i] = -1;
 			continue;
 		case 0:
+			/*
+			 * A supervisor killed outright (SIGKILL) leaves no
+			 * worker behind holding the port: they drain.
+			 */
+			if (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1 ||
+			    getppid() != parent)
+				_exit(1);
 			g->worker = i;
 			for (unsigned j = 0; j < cfg->workers; j++)
 				if (j != i)

@@ -2,7 +2,8 @@
 # aisb-gate --workers 2: two processes listen on one port (SO_REUSEPORT)
 # and both serve; SIGHUP to the supervisor and "reload" on the control
 # socket reach every worker; the audit log gets whole lines from both;
-# SIGTERM drains a live tunnel, refuses new connections and exits 0.
+# SIGTERM drains a live tunnel, refuses new connections and exits 0; a
+# supervisor killed outright takes its workers along.
 set -euo pipefail
 . "$(dirname "$0")/gate_lib.sh"
 
@@ -125,5 +126,17 @@ check "drain exit status" "$rc" 0
 expect_audit "$A" event=close host=echo.test reason=eof bytes_up=4 bytes_down=4
 [ ! -e "$tmp/gate.w.port" ] && ok || bad "port file left behind"
 [ ! -e "$tmp/ctl.sock" ] && ok || bad "control socket left behind"
+
+# SIGKILL of the supervisor: the workers drain and free the port
+start_gate k "$tmp/policy.yaml" --workers 2
+sleep 0.3
+kill -KILL "$gate_pid"
+wait "$gate_pid" 2>/dev/null || true
+for _ in $(seq 50); do
+	[ "$(ss -Hltn "sport = :$gate_port" | wc -l)" = 0 ] && break
+	sleep 0.1
+done
+check "workers gone with their supervisor" \
+    "$(ss -Hltn "sport = :$gate_port" | wc -l)" 0
 
 finish
