@@ -3,7 +3,8 @@
 #   target, loadgen	the proxy comparison driven by compare.sh:
 #			no proxy, squid, tinyproxy and aisb-gate on 127.0.0.1
 # BENCH_SECONDS (default 5) sets each timed run; BENCH_ARGS passes more
-# options to compare.sh (e.g. --smoke, the short run CI may use).
+# options to compare.sh (e.g. --smoke, the short run CI may use; --workers 2,
+# a column for aisb-gate --workers 2).
 EXTRA_PROGRAMS += tests/bench/bench_policy tests/bench/target tests/bench/loadgen
 tests_bench_bench_policy_SOURCES = tests/bench/bench_policy.c
 tests_bench_bench_policy_LDADD = $(POLICY_LIBS)
