@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "file.h"
 #include "gates.h"
 #include "launch.h"
 #include "options.h"
@@ -111,30 +112,6 @@ join(char *out, size_t len, const char *dir, const char *name)
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
-/* A whole small file into buf, NUL-terminated.  Length, or -1. */
-static ssize_t
-read_small(const char *path, char *buf, size_t len)
-{
-	size_t	 off = 0;
-	ssize_t	 n;
-	int	 fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
-		return -1;
-	while (off < len - 1 &&
-	    ((n = read(fd, buf + off, len - 1 - off)) > 0 ||
-	    (n == -1 && errno == EINTR)))
-		if (n > 0)
-			off += (size_t)n;
-	close(fd);
-	if (off == len - 1) {
-		errno = EFBIG;
-		return -1;
-	}
-	buf[off] = '\0';
-	return (ssize_t)off;
-}
-
 /* Replaces dir/name by data (mode), through a temporary and rename(2). */
 static int
 write_atomic(const char *dir, const char *name, const char *data,
@@ -199,12 +176,14 @@ lock_dir(const char *dir)
 static int
 state_read(const char *dir, struct gate_state *st)
 {
-	char	 path[PATH_MAX], buf[STATE_MAX], *line, *save = NULL;
+	char	 path[PATH_MAX], err[64], *buf, *line, *save = NULL;
+	size_t	 len;
 	long	 pid;
 
 	memset(st, 0, sizeof(*st));
 	if (join(path, sizeof(path), dir, "state") == -1 ||
-	    read_small(path, buf, sizeof(buf)) == -1)
+	    (buf = file_read_bounded(path, STATE_MAX, &len, err,
+	    sizeof(err))) == NULL)
 		return -1;
 	for (line = strtok_r(buf, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save)) {
@@ -221,6 +200,7 @@ state_read(const char *dir, struct gate_state *st)
 			snprintf(st->policy, sizeof(st->policy), "%s",
 			    line + 7);
 	}
+	free(buf);
 	return st->sup > 0 && st->gate > 0 && st->port > 0 &&
 	    st->port < 65536 && st->policy[0] == '/' ? 0 : -1;
 }
@@ -270,14 +250,15 @@ launch_tokens_edit(const char *in, const char *drop_session, const char *add,
 static int
 tokens_update(const char *dir, const char *drop, const char *add)
 {
-	char	 path[PATH_MAX], *in, *out;
+	char	 path[PATH_MAX], err[64], *in = NULL, *out;
+	size_t	 inlen = 0;
 	ssize_t	 n;
 	int	 rc = -1;
 
-	in = malloc(LAUNCH_TOKENS_MAX);
-	out = malloc(LAUNCH_TOKENS_MAX);
-	if (in == NULL || out == NULL || join(path, sizeof(path), dir,
-	    "tokens") == -1 || read_small(path, in, LAUNCH_TOKENS_MAX) == -1)
+	if ((out = malloc(LAUNCH_TOKENS_MAX)) == NULL ||
+	    join(path, sizeof(path), dir, "tokens") == -1 ||
+	    (in = file_read_bounded(path, LAUNCH_TOKENS_MAX - 1, &inlen, err,
+	    sizeof(err))) == NULL)
 		goto out;
 	if ((n = launch_tokens_edit(in, drop, add, out,
 	    LAUNCH_TOKENS_MAX)) == -1) {
@@ -287,7 +268,7 @@ tokens_update(const char *dir, const char *drop, const char *add)
 	rc = write_atomic(dir, "tokens", out, (size_t)n, 0600);
 out:
 	if (in != NULL)
-		explicit_bzero(in, LAUNCH_TOKENS_MAX);
+		explicit_bzero(in, inlen);
 	if (out != NULL)
 		explicit_bzero(out, LAUNCH_TOKENS_MAX);
 	free(in);
@@ -356,11 +337,13 @@ gate_reload(const char *dir)
 static int
 sessions_reap(const char *dir)
 {
-	char		 sdir[PATH_MAX], path[PATH_MAX], buf[64], drop[64];
+	char		 sdir[PATH_MAX], path[PATH_MAX], drop[64], err[64];
+	char		*text;
 	struct dirent	*de;
 	DIR		*d;
 	long		 pid;
 	unsigned long long start;
+	size_t		 len;
 	int		 live = 0, changed = 0;
 
 	if (join(sdir, sizeof(sdir), dir, "sessions") == -1 ||
@@ -370,12 +353,15 @@ sessions_reap(const char *dir)
 		if (de->d_name[0] == '.' || strlen(de->d_name) != LAUNCH_ID_HEX ||
 		    join(path, sizeof(path), sdir, de->d_name) == -1)
 			continue;
-		if (read_small(path, buf, sizeof(buf)) != -1 &&
-		    sscanf(buf, "%ld %llu", &pid, &start) == 2 &&
+		if ((text = file_read_bounded(path, 64, &len, err,
+		    sizeof(err))) != NULL &&
+		    sscanf(text, "%ld %llu", &pid, &start) == 2 &&
 		    launch_proc_alive((pid_t)pid, start)) {
+			free(text);
 			live++;
 			continue;
 		}
+		free(text);
 		snprintf(drop, sizeof(drop), "session-%s", de->d_name);
 		if (tokens_update(dir, drop, NULL) == 0) {
 			(void)unlink(path);

@@ -32,6 +32,7 @@
 
 #include "image.h"
 #include "launch.h"
+#include "file.h"
 #include "log.h"
 
 extern char **environ;
@@ -654,56 +655,6 @@ package_union(const struct launch_image_spec *spec, const char ***list)
 	return (ssize_t)o;
 }
 
-/* Reads at most max bytes of path into a new NUL-terminated buffer. */
-static char *
-read_bounded(const char *path, size_t max, size_t *lenp, char *err,
-    size_t errlen)
-{
-	struct stat	 st;
-	char		*buf = NULL;
-	size_t		 len = 0;
-	ssize_t		 n;
-	int		 fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", path);
-		goto fail;
-	}
-	if ((uintmax_t)st.st_size > max) {
-		snprintf(err, errlen, "%s: larger than %zu bytes", path, max);
-		goto fail;
-	}
-	if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		goto fail;
-	}
-	/* Reads to EOF, but never past what was allocated. */
-	while (len < (size_t)st.st_size) {
-		n = read(fd, buf + len, (size_t)st.st_size - len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1) {
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			goto fail;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	close(fd);
-	*lenp = len;
-	return buf;
-fail:
-	free(buf);
-	close(fd);
-	return NULL;
-}
-
 /* VERSION_CODENAME from /etc/os-release, the suite of the offline base. */
 static int
 host_codename(char *buf, size_t len, char *err, size_t errlen)
@@ -712,7 +663,7 @@ host_codename(char *buf, size_t len, char *err, size_t errlen)
 	size_t	 n, vlen;
 	int	 rc = -1;
 
-	if ((text = read_bounded("/etc/os-release", OS_RELEASE_MAX, &n, err,
+	if ((text = file_read_bounded("/etc/os-release", OS_RELEASE_MAX, &n, err,
 	    errlen)) == NULL)
 		return -1;
 	for (line = strtok_r(text, "\n", &save); line != NULL;
@@ -809,7 +760,7 @@ host_sources(struct sources *s, EVP_MD_CTX *ctx, char *err, size_t errlen)
 		}
 		if (access(path, R_OK) == -1)
 			continue;
-		if ((text = read_bounded(path, SOURCE_FILE_MAX, &len, err,
+		if ((text = file_read_bounded(path, SOURCE_FILE_MAX, &len, err,
 		    errlen)) == NULL)
 			goto fail;
 		if (!has_entries(text)) {
@@ -1445,7 +1396,7 @@ launch_image_ensure(const struct launch_image_spec *spec, char *tag,
 		snprintf(err, errlen, "no enforcer binary given");
 		return -1;
 	}
-	if ((enf = read_bounded(spec->enforcer_path, LAUNCH_ENFORCER_MAX,
+	if ((enf = file_read_bounded(spec->enforcer_path, LAUNCH_ENFORCER_MAX,
 	    &enflen, err, errlen)) == NULL)
 		return -1;
 	lockfd = build_lock();

@@ -1,0 +1,65 @@
+/*
+ * Whole small files, read with a bound (file.h).
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "file.h"
+
+char *
+file_read_bounded(const char *path, size_t max, size_t *lenp, char *err,
+    size_t errlen)
+{
+	struct stat	 st;
+	char		*buf = NULL;
+	size_t		 len = 0;
+	ssize_t		 n;
+	int		 fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		goto fail;
+	}
+	if ((uintmax_t)st.st_size > max) {
+		snprintf(err, errlen, "%s: larger than %zu bytes", path, max);
+		goto fail;
+	}
+	if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	/* Reads to EOF, but never past what was allocated. */
+	while (len < (size_t)st.st_size) {
+		n = read(fd, buf + len, (size_t)st.st_size - len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	close(fd);
+	*lenp = len;
+	return buf;
+fail:
+	free(buf);
+	close(fd);
+	return NULL;
+}
