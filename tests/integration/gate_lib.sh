@@ -202,6 +202,46 @@ print(line if line else "closed")
 ' "$1"
 }
 
+# control SOCK CMD [KEY.KEY...]: one command on a gate's control socket;
+# prints its JSON answer, or the value at the dotted key path
+control() {
+	"$PY" - "$1" "$2" "${3:-}" <<'PY'
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(5)
+s.connect(sys.argv[1])
+s.sendall((sys.argv[2] + "\n").encode())
+d = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    d += b
+o = json.loads(d)
+for k in filter(None, sys.argv[3].split(".")):
+    o = o[k]
+print(json.dumps(o) if isinstance(o, (dict, list)) else o)
+PY
+}
+
+# write_policy FILE HOST...: allow HOSTs on ports $up and $echo_port, DNS
+# from the test's server; replaced whole (rename) for reload tests
+write_policy() {
+	local f=$1 h
+	shift
+	{
+		echo "version: 1"
+		echo "allow:"
+		for h in "$@"; do
+			echo "  - host: $h"
+			echo "    ports: [$up, $echo_port]"
+		done
+		echo "dns:"
+		echo "  servers: [\"127.0.0.1:$dns_port\"]"
+	} >"$f.tmp"
+	mv "$f.tmp" "$f"
+}
+
 upstream_accepts() {	# upstream_accepts ADDR: connections accepted on ADDR
 	grep -c "^accept $1\$" "$tmp/upstream.log" 2>/dev/null || true
 }

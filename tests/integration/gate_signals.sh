@@ -21,22 +21,7 @@ up=$up_port
 start_upstream echo 192.0.2.11
 echo_port=$up_port
 start_dns '{"ok.test": {"A": ["192.0.2.10"]}, "echo.test": {"A": ["192.0.2.11"]}}'
-policy() {	# policy FILE HOST...
-	local f=$1 h
-	shift
-	{
-		echo "version: 1"
-		echo "allow:"
-		for h in "$@"; do
-			echo "  - host: $h"
-			echo "    ports: [$up, $echo_port]"
-		done
-		echo "dns:"
-		echo "  servers: [\"127.0.0.1:$dns_port\"]"
-	} >"$f.tmp"
-	mv "$f.tmp" "$f"
-}
-policy "$tmp/policy.yaml" ok.test echo.test
+write_policy "$tmp/policy.yaml" ok.test echo.test
 
 # A helper that holds a tunnel to the echo server and answers commands on
 # stdin: "ping" (one round trip), "close"; it prints one line per command.
@@ -82,7 +67,7 @@ check "tunnel up" "$line" "HTTP/1.1 200 Connection established"
 check "tunnel ping" "$(say T1 ping)" pong
 
 # SIGHUP, valid policy without echo.test: new requests denied, tunnel lives
-policy "$tmp/policy.yaml" ok.test
+write_policy "$tmp/policy.yaml" ok.test
 kill -HUP "$gate_pid"
 sleep 0.5
 check "after reload: echo.test" "$(proxy_get -p "http://echo.test:$echo_port/")" \
@@ -115,7 +100,7 @@ check "rotated log keeps the old lines" \
     "$(audit_count "$tmp/audit.rotated.log" host=ok.test decision=allow)" 2
 
 # reload through the control socket
-policy "$tmp/policy.yaml" ok.test echo.test
+write_policy "$tmp/policy.yaml" ok.test echo.test
 check "control reload" "$("$PY" -c '
 import socket, sys
 s = socket.socket(socket.AF_UNIX)
@@ -147,7 +132,7 @@ check "drain exit status" "$rc" 0
 expect_audit "$A" event=close host=echo.test reason=eof bytes_up=16 bytes_down=16
 
 # SIGTERM with a tunnel that stays open: closed after --drain-timeout
-policy "$tmp/policy.yaml" ok.test echo.test
+write_policy "$tmp/policy.yaml" ok.test echo.test
 start_gate drain "$tmp/policy.yaml" --drain-timeout 1
 hold_tunnel T2
 read -r -t 10 line <&"${T2[0]}" || line=timeout

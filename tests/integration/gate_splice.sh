@@ -74,21 +74,7 @@ PY
 }
 
 # status_counter NAME: a counter from the control socket's status
-status_counter() {
-	"$PY" - "$tmp/ctl.sock" "$1" <<'PY'
-import json, socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.connect(sys.argv[1])
-s.sendall(b"status\n")
-d = b""
-while True:
-    b = s.recv(65536)
-    if not b:
-        break
-    d += b
-print(json.loads(d)["counters"][sys.argv[2]])
-PY
-}
+status_counter() { control "$tmp/ctl.sock" status "counters.$1"; }
 
 # --- splice: one tunnel, 32 MiB each way, half-close ---------------------------
 start_gate splice "$tmp/policy.yaml" -v --control "$tmp/ctl.sock"

@@ -13,21 +13,7 @@ up=$up_port
 start_upstream echo 192.0.2.11
 echo_port=$up_port
 start_dns '{"ok.test": {"A": ["192.0.2.10"]}, "echo.test": {"A": ["192.0.2.11"]}}'
-policy() {	# policy HOST...
-	local h
-	{
-		echo "version: 1"
-		echo "allow:"
-		for h in "$@"; do
-			echo "  - host: $h"
-			echo "    ports: [$up, $echo_port]"
-		done
-		echo "dns:"
-		echo "  servers: [\"127.0.0.1:$dns_port\"]"
-	} >"$tmp/policy.yaml.tmp"
-	mv "$tmp/policy.yaml.tmp" "$tmp/policy.yaml"
-}
-policy ok.test echo.test
+write_policy "$tmp/policy.yaml" ok.test echo.test
 
 # many HOST N: N requests through the gate at once; prints the answers
 # ("CONNECT-CODE HTTP-CODE"), counted
@@ -57,35 +43,18 @@ workers=$(grep -c 'worker [01] (pid [0-9]*) listening' "$tmp/gate.w.err" || true
 check "both workers started" "$workers" 2
 check "accepted 40" "$served" 40
 
-status() {
-	"$PY" - "$tmp/ctl.sock" "$1" <<'PY'
-import json, socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.settimeout(5)
-s.connect(sys.argv[1])
-s.sendall((sys.argv[2] + "\n").encode())
-d = b""
-while True:
-    b = s.recv(65536)
-    if not b:
-        break
-    d += b
-o = json.loads(d)
-print(o.get("reload") or "worker=%d workers=%d" % (o["worker"], o["workers"]))
-PY
-}
-check "control socket: worker 0 of 2" "$(status status)" "worker=0 workers=2"
+check "control socket: worker 0 of 2" "worker=$(control "$tmp/ctl.sock" status worker) workers=$(control "$tmp/ctl.sock" status workers)" "worker=0 workers=2"
 
 # SIGHUP to the supervisor: every worker loads the new policy
-policy echo.test
+write_policy "$tmp/policy.yaml" echo.test
 kill -HUP "$gate_pid"
 sleep 0.5
 check "after SIGHUP: ok.test denied by both" "$(many ok.test 20)" "20 x 403 000"
 check "two reloads logged" "$(grep -c 'reload: policy' "$tmp/gate.w.err")" 2
 
 # "reload" on the control socket (worker 0) reaches worker 1 too
-policy ok.test echo.test
-check "control reload" "$(status reload)" ok
+write_policy "$tmp/policy.yaml" ok.test echo.test
+check "control reload" "$(control "$tmp/ctl.sock" reload reload)" ok
 sleep 0.5
 check "after control reload: ok.test allowed by both" "$(many ok.test 20)" \
     "20 x 200 200"
