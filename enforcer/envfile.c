@@ -7,13 +7,13 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "envfile.h"
+#include "file.h"
 
 /* Length of the NAME before '=', or 0 when the line is not NAME=... */
 static size_t
@@ -98,37 +98,19 @@ enf_env_apply(const char *buf, size_t len, char *err, size_t errlen)
 int
 enf_env_file(const char *path, char *err, size_t errlen)
 {
-	char	*buf;
-	size_t	 off = 0;
-	ssize_t	 n = 0;
-	int	 fd, rc;
+	char	*buf, tmp[256];
+	size_t	 len;
+	int	 rc;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if ((buf = file_read_bounded(path, ENF_ENV_MAX_BYTES, &len, err,
+	    errlen)) == NULL)
 		return -1;
-	}
-	if ((buf = malloc(ENF_ENV_MAX_BYTES + 1)) == NULL) {
-		close(fd);
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	while (off <= ENF_ENV_MAX_BYTES &&
-	    ((n = read(fd, buf + off, ENF_ENV_MAX_BYTES + 1 - off)) > 0 ||
-	    (n == -1 && errno == EINTR)))
-		if (n > 0)
-			off += (size_t)n;
-	close(fd);
-	if (n == -1) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		rc = -1;
-	} else if ((rc = enf_env_apply(buf, off, err, errlen)) == -1) {
+	if ((rc = enf_env_apply(buf, len, err, errlen)) == -1) {
 		/* prefix the path; the message never holds a value */
-		char	 tmp[256];
-
 		snprintf(tmp, sizeof(tmp), "%s", err);
 		snprintf(err, errlen, "%s: %s", path, tmp);
 	}
-	explicit_bzero(buf, off);
+	explicit_bzero(buf, len);
 	free(buf);
 	return rc;
 }
