@@ -102,7 +102,11 @@ B=$tmp/audit.onepipe.log
 check "4 tunnels, 1 pipe" "$(tunnels 4 8)" "ok 4"
 check "4 close lines" "$(audit_count "$B" event=close reason=eof \
     bytes_up=8388608 bytes_down=8388608)" 4
-check "some directions found no pipe" "$([ "$(status_counter pipe_shortage)" -gt 0 ] &&
+# Whether a direction finds the pipe taken depends on backpressure (a pipe
+# goes back to the pool as soon as it is empty), so that is only printed;
+# what must hold is the bound: never more than one pipe.
+echo "# 4 tunnels, 1 pipe: $(status_counter pipe_shortage) direction(s) found no pipe"
+check "at most one pipe" "$([ "$(control "$tmp/ctl.sock" status pipes.open)" -le 1 ] &&
     echo yes)" yes
 kill "$gate_pid"
 
