@@ -11,7 +11,10 @@
  */
 #include "config.h"
 
+#include <sys/socket.h>
 #include <sys/types.h>
+
+#include <netinet/in.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -212,6 +215,61 @@ out:
 	return plan;
 }
 
+/*
+ * A resolver at one of the sandbox's own addresses is a server inside it:
+ * the command reaches it through other local addresses that no rule on the
+ * resolver's address names, or takes its port.  An address is local when
+ * it can be bound.  0, or -1 after saying why.
+ */
+static int
+resolvers_remote(const struct enf_plan *plan)
+{
+	struct sockaddr_storage	 ss;
+	struct sockaddr_in	*sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&ss;
+	char			 as[INET6_ADDRSTRLEN];
+	size_t			 i;
+	socklen_t		 len;
+	int			 fd, rc, saved;
+
+	for (i = 0; i < plan->nresolvers; i++) {
+		const struct enf_addr	*a = &plan->resolvers[i].addr;
+
+		enf_addr_str(a, as, sizeof(as));
+		memset(&ss, 0, sizeof(ss));
+		if (a->family == AF_INET) {
+			sin->sin_family = AF_INET;
+			memcpy(&sin->sin_addr, a->addr, 4);
+			len = sizeof(*sin);
+		} else {
+			sin6->sin6_family = AF_INET6;
+			memcpy(&sin6->sin6_addr, a->addr, 16);
+			len = sizeof(*sin6);
+		}
+		if ((fd = socket(a->family, SOCK_DGRAM | SOCK_CLOEXEC, 0)) ==
+		    -1) {
+			if (errno == EAFNOSUPPORT)
+				continue;	/* no such family: not ours */
+			log_warn("resolver %s: socket", as);
+			return -1;
+		}
+		rc = bind(fd, (struct sockaddr *)&ss, len);
+		saved = errno;
+		(void)close(fd);
+		if (rc == 0) {
+			log_warnx("resolver %s is an address of the sandbox "
+			    "itself; the resolver must be outside it", as);
+			return -1;
+		}
+		if (saved != EADDRNOTAVAIL) {
+			errno = saved;
+			log_warn("resolver %s: is it local", as);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Loads the ruleset as one batch and proves it is in place.  0 or -1. */
 static int
 apply(const struct nft_ruleset *rs)
@@ -283,6 +341,8 @@ main(int argc, char **argv)
 		goto out;
 	}
 
+	if (plan->mode == ENF_MODE_DIRECT && resolvers_remote(plan) == -1)
+		goto out;
 	if ((rs = nft_ruleset_new(plan, getuid(), err, sizeof(err))) == NULL) {
 		log_warnx("%s", err);
 		goto out;

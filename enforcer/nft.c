@@ -6,16 +6,26 @@
  *		set allowed6 { type ipv6_addr . inet_service; flags timeout; }
  *		chain output {
  *			type filter hook output priority 0; policy drop;
+ *			meta skuid UID ip daddr RESOLVER udp|tcp dport 53 accept
+ *			ip daddr RESOLVER udp|tcp dport 53 counter drop
  *			oifname "lo" accept
- *			ct state established,related accept
+ *			ct direction original ct state established,related accept
  *			ip daddr GATE tcp dport PORT accept		(per gate)
  *			icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert } accept
- *			meta skuid UID ip daddr RESOLVER udp|tcp dport 53 accept
  *			ip daddr . tcp dport @allowed4 accept
  *			ip6 daddr . tcp dport @allowed6 accept
  *			counter log prefix "..." drop
  *		}
  *	}
+ *
+ * Order matters.  Conntrack outlives sockets: once the refresher closes its
+ * resolver socket, the flow stays "established" (UDP for 30 s), and a
+ * datagram of the command's from the same source port would match it.  So
+ * every packet to a resolver's address and port is decided by uid before
+ * the established shortcut can see it, whatever conntrack holds.  The
+ * shortcut itself takes only flows this side opened (direction original):
+ * a flow someone else opens towards the sandbox gives the command no way
+ * out through its replies.
  *
  * The sets exist only in direct mode; icmpv6 neighbour discovery only when an
  * IPv6 address may be reached.  The sets key on address AND port, so a name
@@ -38,6 +48,7 @@
 
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_conntrack_common.h>
+#include <linux/netfilter/nf_conntrack_tuple_common.h>
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <libmnl/libmnl.h>
@@ -196,6 +207,22 @@ rule_loopback(struct nft_ruleset *rs)
 }
 
 static int
+x_ct(struct nftnl_rule *r, uint32_t key)
+{
+	struct nftnl_expr	*e = nftnl_expr_alloc("ct");
+
+	if (e == NULL)
+		return -1;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, key);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
+	return add_expr(r, e);
+}
+
+/*
+ * Only flows opened from this side: a reply to a flow opened from outside
+ * (another container on a bridge, the host) is not a way out.
+ */
+static int
 rule_established(struct nft_ruleset *rs)
 {
 	struct nftnl_rule	*r;
@@ -203,14 +230,16 @@ rule_established(struct nft_ruleset *rs)
 	uint32_t		 mask = NF_CT_STATE_BIT(IP_CT_ESTABLISHED) |
 				    NF_CT_STATE_BIT(IP_CT_RELATED);
 	uint32_t		 zero = 0;
+	uint8_t			 orig = IP_CT_DIR_ORIGINAL;
 
-	if ((r = rule_new(rs, "ct state established,related accept")) == NULL)
+	if ((r = rule_new(rs, "ct direction original ct state "
+	    "established,related accept")) == NULL)
 		return -1;
-	if ((e = nftnl_expr_alloc("ct")) == NULL)
+	if (x_ct(r, NFT_CT_DIRECTION) == -1 ||
+	    x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &orig, sizeof(orig)) == -1)
 		return -1;
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_STATE);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
-	nftnl_rule_add_expr(r, e);
+	if (x_ct(r, NFT_CT_STATE) == -1)
+		return -1;
 	if ((e = nftnl_expr_alloc("bitwise")) == NULL)
 		return -1;
 	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
@@ -225,18 +254,23 @@ rule_established(struct nft_ruleset *rs)
 	return x_verdict(r, NF_ACCEPT);
 }
 
-/* [meta skuid == uid] nfproto, l4proto, daddr, dport, accept. */
+/*
+ * [meta skuid == uid] nfproto, l4proto, daddr, dport, then accept, or
+ * (verdict NF_DROP) counter and drop.
+ */
 static int
 rule_endpoint(struct nft_ruleset *rs, const char *what,
-    const struct enf_addr *a, uint16_t port, uint8_t proto, const uid_t *uid)
+    const struct enf_addr *a, uint16_t port, uint8_t proto, const uid_t *uid,
+    uint32_t verdict)
 {
 	struct nftnl_rule	*r;
 	char			 as[INET6_ADDRSTRLEN];
 	uint32_t		 u;
 
-	r = rule_new(rs, "%s: %s %s port %u accept", what,
+	r = rule_new(rs, "%s: %s %s port %u %s", what,
 	    proto == IPPROTO_TCP ? "tcp" : "udp",
-	    enf_addr_str(a, as, sizeof(as)), port);
+	    enf_addr_str(a, as, sizeof(as)), port,
+	    verdict == NF_ACCEPT ? "accept" : "drop");
 	if (r == NULL)
 		return -1;
 	if (uid != NULL) {
@@ -247,7 +281,34 @@ rule_endpoint(struct nft_ruleset *rs, const char *what,
 	if (x_nfproto(r, a->family) == -1 || x_l4proto(r, proto) == -1 ||
 	    x_daddr(r, a) == -1 || x_dport(r, port) == -1)
 		return -1;
-	return x_verdict(r, NF_ACCEPT);
+	if (verdict == NF_DROP &&
+	    add_expr(r, nftnl_expr_alloc("counter")) == -1)
+		return -1;
+	return x_verdict(r, verdict);
+}
+
+/*
+ * The refresher's resolver traffic, then everyone else's to the same
+ * address and port dropped, so that no later accept (loopback, the
+ * established shortcut, an allowed set element on that port) can let it
+ * out.  meta skuid is the uid that opened the socket; a packet with no
+ * socket file (an orphaned socket's last segments) does not match it and
+ * meets the drop: fail closed.
+ */
+static int
+rule_resolver(struct nft_ruleset *rs, const struct enf_endpoint *d,
+    uid_t refresher_uid)
+{
+	static const uint8_t	 protos[] = { IPPROTO_UDP, IPPROTO_TCP };
+	size_t			 i;
+
+	for (i = 0; i < sizeof(protos); i++)
+		if (rule_endpoint(rs, "resolver", &d->addr, d->port, protos[i],
+		    &refresher_uid, NF_ACCEPT) == -1 ||
+		    rule_endpoint(rs, "resolver, other uids", &d->addr,
+		    d->port, protos[i], NULL, NF_DROP) == -1)
+			return -1;
+	return 0;
 }
 
 /* Without neighbour discovery no IPv6 destination is reachable at all. */
@@ -376,26 +437,21 @@ nft_ruleset_new(const struct enf_plan *plan, uid_t refresher_uid, char *err,
 			goto fail;
 	}
 
+	/* Resolvers first: before every accept that ignores the uid. */
+	for (i = 0; i < plan->nresolvers; i++)
+		if (rule_resolver(rs, &plan->resolvers[i], refresher_uid) == -1)
+			goto fail;
 	if (rule_loopback(rs) == -1 || rule_established(rs) == -1)
 		goto fail;
 	for (i = 0; i < plan->ngates; i++) {
 		const struct enf_endpoint	*g = &plan->gates[i];
 
 		if (rule_endpoint(rs, "gate", &g->addr, g->port,
-		    (uint8_t)g->proto, NULL) == -1)
+		    (uint8_t)g->proto, NULL, NF_ACCEPT) == -1)
 			goto fail;
 	}
 	if (plan->mode == ENF_MODE_DIRECT || enf_plan_uses_ipv6(plan)) {
 		if (rule_ndisc(rs, 135) == -1 || rule_ndisc(rs, 136) == -1)
-			goto fail;
-	}
-	for (i = 0; i < plan->nresolvers; i++) {
-		const struct enf_endpoint	*d = &plan->resolvers[i];
-
-		if (rule_endpoint(rs, "resolver", &d->addr, d->port,
-		    IPPROTO_UDP, &refresher_uid) == -1 ||
-		    rule_endpoint(rs, "resolver", &d->addr, d->port,
-		    IPPROTO_TCP, &refresher_uid) == -1)
 			goto fail;
 	}
 	if (plan->mode == ENF_MODE_DIRECT) {

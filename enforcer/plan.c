@@ -289,6 +289,18 @@ kw_allow_name(struct parser *p, char **tok, size_t ntok)
 }
 
 static int
+resolver_is_local(const struct enf_addr *a)
+{
+	static const uint8_t	 lo6[16] = { [15] = 1 };
+	static const uint8_t	 mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (a->family == AF_INET)
+		return a->addr[0] == 127;
+	return memcmp(a->addr, lo6, 16) == 0 ||
+	    memcmp(a->addr, mapped, sizeof(mapped)) == 0;
+}
+
+static int
 kw_resolver(struct parser *p, char **tok, size_t ntok)
 {
 	struct enf_plan		*plan = p->plan;
@@ -300,6 +312,16 @@ kw_resolver(struct parser *p, char **tok, size_t ntok)
 	memset(&e, 0, sizeof(e));
 	if (parse_addr(tok[1], &e.addr) == -1 || addr_is_unusable(&e.addr))
 		return perr(p, "bad resolver address \"%s\"", tok[1]);
+	/*
+	 * A server inside the sandbox is reached by any spelling of a local
+	 * address, which a rule on its address cannot confine, and the
+	 * command could take its port; a mapped address would leave as IPv4
+	 * and miss the IPv6 rules written for it.
+	 */
+	if (resolver_is_local(&e.addr))
+		return perr(p, "resolver %s is a loopback or IPv4-mapped "
+		    "address (the resolver must be outside the sandbox)",
+		    tok[1]);
 	e.port = 53;
 	if (ntok == 3 && parse_port(tok[2], &e.port) == -1)
 		return perr(p, "bad resolver port \"%s\" (1-65535)", tok[2]);

@@ -4,6 +4,9 @@
 #   host ns (aisb-eh-PID)                      sandbox ns (aisb-es-PID)
 #   10.199.0.1 10.199.0.2  fd00:199::1,2  <-veth->  10.199.0.10  fd00:199::10
 #   tcp 43127 43128, udp echo 7777, dns 53         tcp 127.0.0.1:43129
+#   (dns on 10.199.0.1 and fd00:199::1)             dns 127.0.0.53:53
+#                                                   tcp 10.199.0.10:43130
+#                                                   udp echo 10.199.0.10:7778
 #
 # The addresses exist only inside these namespaces.  The probe
 # (enforce_probe.c) runs once without the enforcer as a control, then under
@@ -132,10 +135,13 @@ ip netns exec "$HOST" python3 "$PEER" --ready "$work/host.ready" \
 	--tcp 10.199.0.3:43127 \
 	--tcp '[fd00:199::1]:43127' --tcp '[fd00:199::1]:43128' \
 	--tcp '[fd00:199::2]:43127' --udp 10.199.0.1:7777 \
-	--dns 10.199.0.1:53 --zone "$work/zone" --lifetime 600 &
+	--dns 10.199.0.1:53 --dns '[fd00:199::1]:53' --zone "$work/zone" \
+	--query-log "$work/queries" --lifetime 600 &
 pids+=($!)
 ip netns exec "$SBX" python3 "$PEER" --ready "$work/sbx.ready" \
-	--tcp 127.0.0.1:43129 --lifetime 600 &
+	--tcp 127.0.0.1:43129 --tcp 10.199.0.10:43130 --udp 10.199.0.10:7778 \
+	--dns 127.0.0.53:53 --zone "$work/zone" \
+	--query-log "$work/queries.lo" --lifetime 600 &
 pids+=($!)
 wait_file "$work/host.ready"
 wait_file "$work/sbx.ready"
@@ -159,6 +165,13 @@ ALL="$NET raw packet nft setuid caps ids fds"
 ip netns exec "$SBX" "$PROBE" $NET >"$work/control.out"
 for a in $NET; do
 	expect "$work/control.out" "$a" open
+done
+# Flows opened from outside towards the sandbox: answered while no table.
+INBOUND="tcp:10.199.0.10:43130 udp:10.199.0.10:7778"
+# shellcheck disable=SC2086
+ip netns exec "$HOST" "$PROBE" $INBOUND >"$work/inbound0.out"
+for a in $INBOUND; do
+	expect "$work/inbound0.out" "$a" open
 done
 
 # --- gate mode -----------------------------------------------------------
@@ -189,6 +202,14 @@ expect "$out" setuid denied "(Operation not permitted)"
 expect "$out" caps is "CapInh=0000000000000000 CapPrm=0000000000000000 CapEff=0000000000000000 CapBnd=0000000000000000 CapAmb=0000000000000000 NoNewPrivs=1"
 expect "$out" ids is "uid=1000 euid=1000 gid=1000 groups=1000"
 expect "$out" fds is none
+# The table stays after the command: a flow someone outside opens towards
+# the sandbox gets no reply through the established shortcut, since only
+# flows opened from inside count.
+# shellcheck disable=SC2086
+ip netns exec "$HOST" "$PROBE" $INBOUND >"$work/inbound.out"
+for a in $INBOUND; do
+	expect "$work/inbound.out" "$a" blocked
+done
 if command -v nft >/dev/null; then
 	chain=$(ip netns exec "$SBX" nft list chain inet aisb output)
 	if grep -q 'counter packets [1-9][0-9]* bytes [0-9]* log prefix "aisb-test-drop:" drop' <<<"$chain"; then
@@ -523,6 +544,69 @@ if [ "$rc" = 143 ]; then
 	ok "direct: SIGTERM forwarded, exit 143"
 else
 	fail "direct: exit 143 expected, got $rc: $(cat "$work/sig.err")"
+fi
+
+# --- direct mode: the resolver answers the refresher only ----------------
+
+# Conntrack outlives sockets: once the refresher has closed its resolver
+# socket, its UDP flow stays "established" for 30 s, and a datagram from
+# the same source port to the same server matches it.  The command sweeps
+# the whole ephemeral range with queries while the refresher refreshes
+# every second (TTL 1); the server's query log must show the refresher's
+# queries and none of the command's.  A loopback resolver is checked too:
+# loopback is let out early, before any uid rule.
+# leak_check NAME RESOLVER TARGET QUERY-LOG
+leak_check() {
+	local name=$1 resolver=$2 target=$3 log=$4 skip n
+	printf '%s\n' "$ZONE1" >"$work/zone"
+	printf 'aisb-plan 1\nmode direct\nresolver %s\nallow-name svc.test 43127\nallow-range 10.199.0.0/16\ndns-min-ttl 1\ndns-max-ttl 1\n' \
+		"$resolver" >"$work/$name.plan"
+	touch "$log"
+	skip=$(wc -l <"$log")
+	run_enforce 0 "$name" "$SBX" "$ENFORCE" --plan "$work/$name.plan" \
+		-- "$PROBE" "sweep:$target:5" "dns:$target"
+	tail -n +"$((skip + 1))" "$log" >"$work/$name.queries"
+	# the first round and at least three refreshes during the sweep
+	n=$(grep -c '^svc\.test ' "$work/$name.queries" || true)
+	if [ "$n" -ge 8 ]; then
+		ok "$name: the refresher's queries reached the resolver ($n)"
+	else
+		fail "$name: the refresher did not refresh ($n queries)"
+	fi
+	n=$(grep -c -e '^probe\.test ' -e 'sweep\.test ' "$work/$name.queries" || true)
+	if [ "$n" = 0 ]; then
+		ok "$name: none of the command's queries reached the resolver"
+	else
+		fail "$name: $n of the command's queries reached the resolver, e.g. $(grep -m 3 'sweep\.test ' "$work/$name.queries" | tr '\n' ' ')"
+	fi
+	expect "$work/$name.out" "sweep:$target:5" sent "0 refused $(
+	    awk -v w="sweep:$target:5" '$1 == w { print $5 }' "$work/$name.out")"
+	expect "$work/$name.out" "dns:$target" blocked
+}
+leak_check resolver4 10.199.0.1 10.199.0.1:53 "$work/queries"
+leak_check resolver6 fd00:199::1 '[fd00:199::1]:53' "$work/queries"
+# A resolver inside the sandbox (127.0.0.53 listens here, as a local
+# resolver would) is reached through loopback, let out before any uid rule,
+# and through every other local address: refused, and the command never
+# runs.  The same for the sandbox's own address.
+printf 'aisb-plan 1\nmode direct\nresolver 127.0.0.53\nallow-name svc.test 43127\nallow-range 10.199.0.0/16\n' \
+	>"$work/resolver-lo.plan"
+run_enforce 78 resolver-lo "$SBX" "$ENFORCE" --plan "$work/resolver-lo.plan" \
+	-- "$PROBE" ids sweep:127.0.0.53:53:1
+printf 'aisb-plan 1\nmode direct\nresolver 10.199.0.10\nallow-name svc.test 43127\nallow-range 10.199.0.0/16\n' \
+	>"$work/resolver-self.plan"
+run_enforce 77 resolver-self "$SBX" "$ENFORCE" --plan \
+	"$work/resolver-self.plan" -- "$PROBE" ids
+if grep -q 'resolver 10.199.0.10 is an address of the sandbox itself' \
+    "$work/resolver-self.err"; then
+	ok "resolver-self: the message names the address"
+else
+	fail "resolver-self: $(cat "$work/resolver-self.err")"
+fi
+if [ -s "$work/queries.lo" ]; then
+	fail "the local resolver got queries: $(head -n 3 "$work/queries.lo" | tr '\n' ' ')"
+else
+	ok "the local resolver got no query"
 fi
 
 # The sandbox uid may not be the refresher's.

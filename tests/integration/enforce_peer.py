@@ -53,7 +53,7 @@ def load_zone(path):
     return zone
 
 
-def dns_answer(query, zone_path):
+def dns_answer(query, zone_path, log=None, peer=None):
     if len(query) < 12:
         return None
     qid, flags, qd = struct.unpack("!HHH", query[:6])
@@ -70,6 +70,9 @@ def dns_answer(query, zone_path):
     qtype, qclass = struct.unpack("!HH", query[off:off + 4])
     question = query[12:off + 4]
     name = ".".join(labels).lower()
+    if log is not None:
+        log.write("%s %d %d\n" % (name, qtype, peer[1]))
+        log.flush()
     zone = load_zone(zone_path)
     answers = b""
     count = 0
@@ -95,9 +98,11 @@ def main():
     ap.add_argument("--udp", action="append", default=[])
     ap.add_argument("--dns", action="append", default=[])
     ap.add_argument("--zone")
+    ap.add_argument("--query-log")
     ap.add_argument("--ready", required=True)
     ap.add_argument("--lifetime", type=float, default=300)
     a = ap.parse_args()
+    log = open(a.query_log, "a") if a.query_log else None
 
     sel = selectors.DefaultSelector()
     for spec in a.tcp:
@@ -127,7 +132,7 @@ def main():
                     s.sendto(data, peer)
                 else:
                     data, peer = s.recvfrom(2048)
-                    ans = dns_answer(data, a.zone)
+                    ans = dns_answer(data, a.zone, log, peer)
                     if ans is not None:
                         s.sendto(ans, peer)
             except OSError as e:

@@ -19,6 +19,11 @@
  *	ids		uid, gid and groups
  *	fds		open descriptors above 2
  *	sleep:N		sleep N seconds (between attempts)
+ *	sweep:ADDR:PORT:SECS
+ *			for SECS seconds, from every port of the ephemeral
+ *			range in turn (bound explicitly), a UDP A query for
+ *			pNNNNN.sweep.test to ADDR:PORT; the kernel refuses a
+ *			datagram the rules drop (EPERM)	sent N refused M
  *
  * IPv6 addresses are written in brackets: tcp:[fd00:199::1]:80.  Every
  * network attempt gives up after TIMEOUT_MS.  Exit 0 unless the usage is
@@ -39,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/if_ether.h>
@@ -295,6 +301,100 @@ out:
 	close(fd);
 }
 
+/*
+ * What a command does to reuse the refresher's closed resolver flow:
+ * conntrack keeps a UDP flow for 30 s after its socket is gone, so a
+ * datagram from the same source port to the same server would match it.
+ * The query names carry the source port so that the server's log says
+ * which sweep datagram got through.
+ */
+static void
+try_sweep(const char *what, const char *spec)
+{
+	struct sockaddr_storage	 ss, local;
+	socklen_t		 len;
+	struct timespec		 t0, t;
+	unsigned char		 q[64];
+	char			 spec2[128], *colon, d[64];
+	unsigned long		 sent = 0, refused = 0;
+	unsigned		 lo, hi, port, secs;
+	size_t			 off;
+	FILE			*f;
+	int			 fd;
+
+	if (strlen(spec) >= sizeof(spec2)) {
+		result(what, "usage", NULL);
+		return;
+	}
+	strcpy(spec2, spec);
+	if ((colon = strrchr(spec2, ':')) == NULL) {
+		result(what, "usage", NULL);
+		return;
+	}
+	*colon = '\0';
+	secs = (unsigned)atoi(colon + 1);
+	if (parse_target(spec2, &ss, &len, 1) == -1) {
+		result(what, "usage", NULL);
+		return;
+	}
+	if ((f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r")) ==
+	    NULL || fscanf(f, "%u %u", &lo, &hi) != 2 || lo > hi ||
+	    hi > 65535) {
+		if (f != NULL)
+			fclose(f);
+		result(what, "usage", "(ip_local_port_range)");
+		return;
+	}
+	fclose(f);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (port = lo; port <= hi; port++) {
+			memset(q, 0, sizeof(q));
+			q[0] = (unsigned char)(port >> 8);
+			q[1] = (unsigned char)port;
+			q[2] = 0x01;
+			q[5] = 1;
+			off = 12;
+			q[off] = (unsigned char)snprintf((char *)q + off + 1,
+			    sizeof(q) - off - 1, "p%05u", port);
+			off += 1 + q[off];
+			q[off++] = 5;
+			memcpy(q + off, "sweep", 5);
+			off += 5;
+			q[off++] = 4;
+			memcpy(q + off, "test", 4);
+			off += 4;
+			q[off++] = 0;
+			q[off++] = 0;
+			q[off++] = 1;	/* A */
+			q[off++] = 0;
+			q[off++] = 1;	/* IN */
+			if ((fd = socket(ss.ss_family, SOCK_DGRAM |
+			    SOCK_NONBLOCK, 0)) == -1)
+				continue;
+			memset(&local, 0, sizeof(local));
+			local.ss_family = ss.ss_family;
+			if (ss.ss_family == AF_INET)
+				((struct sockaddr_in *)&local)->sin_port =
+				    htons((uint16_t)port);
+			else
+				((struct sockaddr_in6 *)&local)->sin6_port =
+				    htons((uint16_t)port);
+			if (bind(fd, (struct sockaddr *)&local, len) == 0) {
+				if (sendto(fd, q, off, 0,
+				    (struct sockaddr *)&ss, len) == -1)
+					refused++;
+				else
+					sent++;
+			}
+			close(fd);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < (time_t)secs);
+	snprintf(d, sizeof(d), "%lu refused %lu", sent, refused);
+	result(what, "sent", d);
+}
+
 static void
 try_icmp(const char *what, const char *spec)
 {
@@ -520,6 +620,8 @@ main(int argc, char **argv)
 			show_ids(a);
 		else if (strcmp(a, "fds") == 0)
 			show_fds(a);
+		else if (strncmp(a, "sweep:", 6) == 0)
+			try_sweep(a, a + 6);
 		else if (strncmp(a, "sleep:", 6) == 0)
 			sleep((unsigned)atoi(a + 6));
 		else {

@@ -169,8 +169,12 @@ test_gate_batch(void **state)
 	assert_non_null(strstr(text, "0x00006f6c 0x00000000 0x00000000 "
 	    "0x00000000"));	/* "lo" padded to IFNAMSIZ */
 
+	/* only flows opened from inside: ct direction original first */
 	rule_shape(w.rules[1], shape, sizeof(shape));
-	assert_string_equal(shape, "ct bitwise cmp immediate");
+	assert_string_equal(shape, "ct cmp ct bitwise cmp immediate");
+	rule_text(w.rules[1], text, sizeof(text));
+	assert_non_null(strstr(text, "load direction"));
+	assert_non_null(strstr(text, "load state"));
 
 	/* tcp to 10.199.0.1 port 43127 (0xa877) */
 	rule_shape(w.rules[2], shape, sizeof(shape));
@@ -248,21 +252,47 @@ test_direct_batch(void **state)
 			assert_true(i < 6);
 		}
 	assert_int_equal(sets, 2);
-	/* lo, est, nd x2, resolver udp+tcp, lookup4, lookup6, drop */
-	assert_int_equal(w.nrules, 9);
-
+	/*
+	 * resolver udp accept+drop, tcp accept+drop, lo, est, nd x2,
+	 * lookup4, lookup6, drop.  The resolver's rules come before every
+	 * accept that does not look at the uid: loopback, the established
+	 * shortcut (conntrack outlives the refresher's sockets) and the sets.
+	 */
+	assert_int_equal(w.nrules, 11);
+	for (i = 0; i < 4; i++) {
+		rule_text(w.rules[i], text, sizeof(text));
+		assert_non_null(strstr(text, "0x0100c70a"));	/* 10.199.0.1 */
+		assert_non_null(strstr(text, "0x00003500"));	/* port 53 */
+		assert_non_null(strstr(text, i < 2 ? "0x00000011 ]" :
+		    "0x00000006 ]"));				/* udp, tcp */
+		rule_shape(w.rules[i], shape, sizeof(shape));
+		if (i % 2 == 0) {
+			/* the refresher's uid only */
+			assert_string_equal(shape, "meta cmp meta cmp meta cmp "
+			    "payload cmp payload cmp immediate");
+			assert_non_null(strstr(text, "load skuid"));
+			assert_non_null(strstr(text, "0x00001092"));
+			assert_non_null(strstr(text, "accept"));
+		} else {
+			/* then every other uid, whatever conntrack holds */
+			assert_string_equal(shape, "meta cmp meta cmp "
+			    "payload cmp payload cmp counter immediate");
+			assert_null(strstr(text, "load skuid"));
+			assert_non_null(strstr(text, "drop"));
+		}
+	}
 	rule_text(w.rules[4], text, sizeof(text));
-	assert_non_null(strstr(text, "load skuid"));
-	assert_non_null(strstr(text, "0x00001092"));	/* uid 4242 */
-	assert_non_null(strstr(text, "0x00003500"));	/* port 53 */
+	assert_non_null(strstr(text, "load oifname"));
+	rule_text(w.rules[5], text, sizeof(text));
+	assert_non_null(strstr(text, "load state"));
 
-	rule_shape(w.rules[6], shape, sizeof(shape));
+	rule_shape(w.rules[8], shape, sizeof(shape));
 	assert_string_equal(shape,
 	    "meta cmp meta cmp payload payload lookup immediate");
-	rule_text(w.rules[6], text, sizeof(text));
+	rule_text(w.rules[8], text, sizeof(text));
 	assert_non_null(strstr(text, "set " NFT_SET4));
 	assert_non_null(strstr(text, "=> reg 9"));	/* port after addr */
-	rule_text(w.rules[7], text, sizeof(text));
+	rule_text(w.rules[9], text, sizeof(text));
 	assert_non_null(strstr(text, "set " NFT_SET6));
 	assert_non_null(strstr(text, "=> reg 2"));
 

@@ -223,6 +223,13 @@ test_name_errors(void **state)
 	expect_error("aisb-plan 1\nmode direct\nresolver 10.199.0.1\n"
 	    "allow-name example.com 1\nallow-name EXAMPLE.com 2\n",
 	    "listed twice");
+	/* a resolver inside the sandbox cannot be confined by its address */
+	expect_error("aisb-plan 1\nmode direct\nresolver 127.0.0.53\n"
+	    "allow-name example.com 1\n", "is a loopback or IPv4-mapped");
+	expect_error("aisb-plan 1\nmode direct\nresolver ::1\n"
+	    "allow-name example.com 1\n", "is a loopback or IPv4-mapped");
+	expect_error("aisb-plan 1\nmode direct\nresolver ::ffff:10.0.2.3\n"
+	    "allow-name example.com 1\n", "is a loopback or IPv4-mapped");
 }
 
 static void
