@@ -10,9 +10,15 @@
  *	  `- loop: re-resolve each name when its TTL is up, forward signals,
  *	     reap, exit with the command's status
  *
- * An element lives twice its name's (clamped) TTL: one failed refresh is
- * survived, two are not, and an address that left the answer is gone after
- * at most that long.  An address still in the answer is renewed: deleted
+ * An element lives twice its name's (clamped) TTL and STUB_MARGIN_MS more:
+ * one failed refresh is survived, two are not, and an address that left
+ * the answer is gone after at most that long.  The stub hands an address
+ * out only while more than STUB_MARGIN_MS of its life is left, so the
+ * margin is added to the life rather than taken from it: with a TTL of one
+ * second the address is still handed out when its refresh starts.  The
+ * refresh is scheduled in milliseconds: with whole seconds it ran up to a
+ * second late, into that margin, and the stub answered SERVFAIL for a name
+ * whose address was still in the set.  An address still in the answer is renewed: deleted
  * and added again in one batch, since before Linux 6.10 adding an element
  * twice does not move its expiry (6.10+ also renews through the expiration
  * sent with each element).
@@ -56,6 +62,7 @@
 #define REFRESH_MAX_ADDRS	16	/* per name and family, per answer */
 #define REFRESH_MAX_KNOWN	(4 * REFRESH_MAX_ADDRS)	/* per name */
 #define RENEW_MARGIN_MS		1000	/* closer to expiry: just add */
+#define STUB_MARGIN_MS		1000	/* closer to expiry: not handed out */
 #define QUERY_TIMEOUT_MS	2000
 #define QUERY_TRIES		2
 
@@ -67,7 +74,7 @@ struct known {
 
 struct name_state {
 	const struct enf_name	*n;
-	time_t			 due;		/* monotonic seconds */
+	int64_t			 due_ms;	/* monotonic */
 	int			 pending;	/* queries in flight */
 	struct enf_addr		 addrs[2 * REFRESH_MAX_ADDRS];
 	size_t			 naddrs;
@@ -94,15 +101,6 @@ struct query {
 static const int forwarded[] = {
 	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT
 };
-
-static time_t
-now_mono(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec;
-}
 
 static int64_t
 now_ms(void)
@@ -206,22 +204,23 @@ name_done(struct refresher *r, struct name_state *ns)
 	char			 err[256];
 	size_t			 i, j, n = 0, renew = 0;
 	uint32_t		 ttl;
-	int64_t			 now = now_ms();
+	int64_t			 now = now_ms(), life;
 	int			 rc;
 
 	if (ns->naddrs == 0) {
 		log_warnx("%s: no usable address; retrying in %us",
 		    ns->n->name, plan->ttl_min);
-		ns->due = now_mono() + plan->ttl_min;
+		ns->due_ms = now + (int64_t)plan->ttl_min * 1000;
 		return;
 	}
 	ttl = clamp_ttl(plan, ns->ttl);
+	life = (int64_t)ttl * 2000 + STUB_MARGIN_MS;
 	for (i = 0; i < ns->naddrs; i++) {
 		k = known_find(ns, &ns->addrs[i]);
 		for (j = 0; j < ns->n->nports; j++) {
 			elems[n].addr = ns->addrs[i];
 			elems[n].port = ns->n->ports[j];
-			elems[n].timeout_ms = 2 * ttl * 1000;
+			elems[n].timeout_ms = (uint32_t)life;
 			elems[n].renew = k != NULL &&
 			    k->expires_ms - now > RENEW_MARGIN_MS;
 			renew += (size_t)elems[n].renew;
@@ -239,15 +238,14 @@ name_done(struct refresher *r, struct name_state *ns)
 	if (rc == -1) {
 		/* Fail closed: what is in the sets times out by itself. */
 		log_warnx("%s: adding addresses: %s", ns->n->name, err);
-		ns->due = now_mono() + plan->ttl_min;
+		ns->due_ms = now + (int64_t)plan->ttl_min * 1000;
 		return;
 	}
 	for (i = 0; i < ns->naddrs; i++)
-		known_update(ns, &ns->addrs[i], now,
-		    now + (int64_t)ttl * 2000);
-	log_info("%s: %zu addresses for %us", ns->n->name, ns->naddrs,
-	    2 * ttl);
-	ns->due = now_mono() + ttl;
+		known_update(ns, &ns->addrs[i], now, now + life);
+	log_info("%s: %zu addresses for %lld ms", ns->n->name, ns->naddrs,
+	    (long long)life);
+	ns->due_ms = now + (int64_t)ttl * 1000;
 }
 
 static void
@@ -357,7 +355,7 @@ name_query(struct refresher *r, struct name_state *ns)
 static void
 round_start(struct refresher *r)
 {
-	time_t	 now = now_mono();
+	int64_t	 now = now_ms();
 	size_t	 i;
 
 	if (r->active)
@@ -365,27 +363,27 @@ round_start(struct refresher *r)
 	for (i = 0; i < r->plan->nnames; i++) {
 		struct name_state	*ns = &r->names[i];
 
-		if (ns->due > now)
+		if (ns->due_ms > now)
 			continue;
 		if ((!r->active && channel_open(r) == -1) ||
 		    name_query(r, ns) == -1) {
 			log_warnx("%s: cannot start a look-up; retrying in %us",
 			    ns->n->name, r->plan->ttl_min);
-			ns->due = now + r->plan->ttl_min;
+			ns->due_ms = now + (int64_t)r->plan->ttl_min * 1000;
 		}
 	}
 	round_end_if_idle(r);
 }
 
-/* Seconds until the next name is due (at most an hour). */
-static time_t
+/* Milliseconds until the next name is due (at most an hour). */
+static int64_t
 next_due(const struct refresher *r)
 {
-	time_t	 now = now_mono(), best = 3600;
+	int64_t	 now = now_ms(), best = 3600 * 1000;
 	size_t	 i;
 
 	for (i = 0; i < r->plan->nnames; i++) {
-		time_t	 d = r->names[i].due - now;
+		int64_t	 d = r->names[i].due_ms - now;
 
 		if (d < best)
 			best = d < 0 ? 0 : d;
@@ -415,7 +413,7 @@ stub_lookup(void *ctx, const char *name, int family,
 		const struct known	*k = &ns->known[i];
 
 		/* an address about to leave the sets is not handed out */
-		if (k->expires_ms - now <= RENEW_MARGIN_MS)
+		if (k->expires_ms - now <= STUB_MARGIN_MS)
 			continue;
 		alive = 1;
 		if (k->addr.family != family ||
@@ -469,12 +467,13 @@ pump(struct refresher *r, int sigfd)
 {
 	fd_set		 rfds, wfds;
 	struct timeval	 tv, *tvp, maxtv;
+	int64_t		 due = next_due(r);
 	int		 nfds = 0, n;
 
 	FD_ZERO(&rfds);
 	FD_ZERO(&wfds);
-	maxtv.tv_sec = next_due(r);
-	maxtv.tv_usec = 0;
+	maxtv.tv_sec = (time_t)(due / 1000);
+	maxtv.tv_usec = (suseconds_t)(due % 1000) * 1000;
 	if (r->active) {
 		nfds = ares_fds(r->ch, &rfds, &wfds);
 		tvp = ares_timeout(r->ch, &maxtv, &tv);

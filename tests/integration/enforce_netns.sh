@@ -585,6 +585,36 @@ leak_check() {
 }
 leak_check resolver4 10.199.0.1 10.199.0.1:53 "$work/queries"
 leak_check resolver6 fd00:199::1 '[fd00:199::1]:53' "$work/queries"
+# --- direct mode: the stub answers all along a one-second TTL -------------
+
+# The stub withholds an address with under a second left, so the refresh
+# must come on time: scheduled in whole seconds it ran up to a second late
+# and the stub answered SERVFAIL while the address was still in the set.
+# The resolver (10.199.0.2 here) answers each query after 250 ms, so that
+# the refresh takes half a second (A and AAAA), as a slow resolver does;
+# the command asks the stub every 50 ms for about 7 s (several refreshes).
+printf '%s\n' "$ZONE1" >"$work/zone"
+ip netns exec "$HOST" python3 "$PEER" --ready "$work/slow.ready" \
+	--dns 10.199.0.2:53 --zone "$work/zone" --dns-delay 0.25 \
+	--lifetime 600 &
+pids+=($!)
+wait_file "$work/slow.ready"
+printf 'aisb-plan 1\nmode direct\nresolver 10.199.0.2\nallow-name svc.test 43127\nallow-range 10.199.0.0/16\ndns-stub 127.0.0.1\ndns-min-ttl 1\ndns-max-ttl 1\n' \
+	>"$work/ttl1.plan"
+run_enforce 0 ttl1 "$SBX" "$ENFORCE" --plan "$work/ttl1.plan" -- /bin/sh -c '
+	i=0
+	while [ $i -lt 120 ]; do
+		"$1" ask:svc.test:A
+		sleep 0.05
+		i=$((i + 1))
+	done' sh "$PROBE"
+n=$(grep -c '^ask:svc.test:A answer rcode=0 10.199.0.1$' "$work/ttl1.out" || true)
+if [ "$n" = 120 ]; then
+	ok "ttl1: 120 of 120 stub answers carry the address"
+else
+	fail "ttl1: $n of 120 stub answers carry the address; others: $(grep -v 'rcode=0 10.199.0.1$' "$work/ttl1.out" | sort | uniq -c | tr '\n' ' ')"
+fi
+
 # A resolver inside the sandbox (127.0.0.53 listens here, as a local
 # resolver would) is reached through loopback, let out before any uid rule,
 # and through every other local address: refused, and the command never

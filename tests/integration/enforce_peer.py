@@ -6,8 +6,13 @@ Serves, until killed or --lifetime seconds pass:
   --udp ADDR:PORT   echo every datagram
   --dns ADDR:PORT   answer A and AAAA queries from --zone FILE, re-read on
                     every query: lines "NAME ADDRESS TTL"; other names get
-                    NXDOMAIN, other types an empty answer.  A test changes the file to change
-                    the answer.
+                    NXDOMAIN, other types an empty answer.  A test changes
+                    the file to change the answer.
+  --dns-delay SECS  answer each DNS query only after SECS seconds (a slow
+                    resolver; the whole server waits)
+  --query-log FILE  append "NAME TYPE SOURCE-PORT" for every DNS query
+                    received, flushed at once, so that a test can prove
+                    which queries reached the server
 IPv6 addresses are written in brackets.  Writes --ready FILE once every socket
 is bound.  Python standard library only.
 """
@@ -99,6 +104,7 @@ def main():
     ap.add_argument("--dns", action="append", default=[])
     ap.add_argument("--zone")
     ap.add_argument("--query-log")
+    ap.add_argument("--dns-delay", type=float, default=0)
     ap.add_argument("--ready", required=True)
     ap.add_argument("--lifetime", type=float, default=300)
     a = ap.parse_args()
@@ -134,6 +140,7 @@ def main():
                     data, peer = s.recvfrom(2048)
                     ans = dns_answer(data, a.zone, log, peer)
                     if ans is not None:
+                        time.sleep(a.dns_delay)
                         s.sendto(ans, peer)
             except OSError as e:
                 print("enforce_peer: %s %s:%d: %s" % (kind, host, port, e),
