@@ -795,6 +795,28 @@ nft_socket_open(char *err, size_t errlen)
 	return nl;
 }
 
+/*
+ * The kernel's refusal of message desc.  EPERM has two causes that look
+ * alike: no CAP_NET_ADMIN, or a table owned by another process's netlink
+ * socket (NFT_TABLE_F_OWNER); the message names the one it is.
+ */
+static void
+refused(const char *desc, int error, char *err, size_t errlen)
+{
+	uint32_t	 owner = 0;
+
+	if (error == EPERM && nft_table_owner(&owner) == 1)
+		snprintf(err, errlen, "kernel refused \"%s\": %s: table inet "
+		    "%s is owned by another process (flag NFT_TABLE_F_OWNER, "
+		    "netlink port id %u) and only that process may change it; "
+		    "it goes away when that process closes its netlink socket",
+		    desc, strerror(error), NFT_TABLE, owner);
+	else
+		snprintf(err, errlen, "kernel refused \"%s\": %s%s", desc,
+		    strerror(error), error == EPERM ? " (no CAP_NET_ADMIN?)" :
+		    "");
+}
+
 int
 nft_send(const struct nft_batch *b, char *err, size_t errlen)
 {
@@ -860,10 +882,7 @@ nft_send(const struct nft_batch *b, char *err, size_t errlen)
 				goto out;
 			}
 			if (e->error != 0) {
-				snprintf(err, errlen, "kernel refused \"%s\": "
-				    "%s%s", b->desc[idx], strerror(-e->error),
-				    e->error == -EPERM ? " (no CAP_NET_ADMIN?)" :
-				    "");
+				refused(b->desc[idx], -e->error, err, errlen);
 				goto out;
 			}
 			/* Only the messages between the markers asked. */

@@ -102,4 +102,13 @@ int	nft_add_elems(const struct nft_elem *elems, size_t n, char *err,
  */
 int	nft_verify(const struct nft_ruleset *rs, char *err, size_t errlen);
 
+/*
+ * Whether table inet aisb is owned by a process (NFT_TABLE_F_OWNER): such a
+ * table refuses every change from any other netlink socket with EPERM, as
+ * a missing CAP_NET_ADMIN does, and goes away only when its owner closes
+ * its socket.  1 (portid set, 0 when not reported), 0 (not owned, or no
+ * table), -1 (cannot tell; errno).
+ */
+int	nft_table_owner(uint32_t *portid);
+
 #endif

@@ -309,3 +309,47 @@ out:
 	mnl_socket_close(nl);
 	return rc;
 }
+
+int
+nft_table_owner(uint32_t *portid)
+{
+	struct mnl_socket	*nl;
+	struct nftnl_table	*want = NULL, *got = NULL;
+	struct nlmsghdr		*nlh;
+	char			*buf = NULL, err[256];
+	size_t			 bufsz = 16 * 1024;
+	uint32_t		 seq = (uint32_t)time(NULL);
+	int			 rc = -1, saved;
+
+	if ((nl = nft_socket_open(err, sizeof(err))) == NULL)
+		return -1;
+	if ((buf = malloc(bufsz)) == NULL ||
+	    (want = nftnl_table_alloc()) == NULL ||
+	    (got = nftnl_table_alloc()) == NULL)
+		goto out;
+	nftnl_table_set_u32(want, NFTNL_TABLE_FAMILY, NFPROTO_INET);
+	nftnl_table_set_str(want, NFTNL_TABLE_NAME, NFT_TABLE);
+	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETTABLE, NFPROTO_INET,
+	    NLM_F_ACK, seq);
+	nftnl_table_nlmsg_build_payload(nlh, want);
+	if (query(nl, buf, bufsz, seq, table_cb, got) == -1) {
+		rc = errno == ENOENT ? 0 : -1;
+		goto out;
+	}
+	rc = 0;
+	if (nftnl_table_get_u32(got, NFTNL_TABLE_FLAGS) & NFT_TABLE_F_OWNER) {
+		*portid = nftnl_table_is_set(got, NFTNL_TABLE_OWNER) ?
+		    nftnl_table_get_u32(got, NFTNL_TABLE_OWNER) : 0;
+		rc = 1;
+	}
+out:
+	saved = errno;
+	if (want != NULL)
+		nftnl_table_free(want);
+	if (got != NULL)
+		nftnl_table_free(got);
+	free(buf);
+	mnl_socket_close(nl);
+	errno = saved;
+	return rc;
+}

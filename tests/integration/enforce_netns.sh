@@ -308,6 +308,30 @@ run_enforce 77 no-setuid "$BARE" setpriv --bounding-set=-setuid \
 	--inh-caps=-setuid -- "$ENFORCE" --plan "$work/gate.plan" -- \
 	"$PROBE" ids
 
+# A table inet aisb owned by another process (NFT_TABLE_F_OWNER, as a
+# firewall daemon may hold one) refuses every change with EPERM, as a
+# missing CAP_NET_ADMIN does: 77, and the message names the owner flag.
+rm -f "$work/owned.ready"
+ip netns exec "$BARE" "$VERIFY" own "$work/owned.ready" &
+opid=$!
+pids+=($opid)
+if wait_file "$work/owned.ready"; then
+	run_enforce 77 owned "$BARE" "$ENFORCE" --plan "$work/gate.plan" -- \
+		"$PROBE" ids
+	if grep -q 'table inet aisb is owned by another process (flag NFT_TABLE_F_OWNER, netlink port id [1-9][0-9]*)' \
+	    "$work/owned.err" && ! grep -q CAP_NET_ADMIN "$work/owned.err"; then
+		ok "owned: the message names the owner flag"
+	else
+		fail "owned: $(cat "$work/owned.err")"
+	fi
+else
+	fail "owned: could not create an owned table"
+fi
+kill "$opid" 2>/dev/null || true
+wait "$opid" 2>/dev/null || true
+# The table goes with its owner's socket; the enforcer then loads its own.
+run_enforce 0 owner-gone "$BARE" "$ENFORCE" --plan "$work/gate.plan" -- true
+
 # --- rootless: an ordinary user's user and network namespace --------------
 
 # As rootless podman does: uid 200000 creates a user namespace in which it

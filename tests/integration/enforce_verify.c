@@ -6,8 +6,14 @@
  *	enforce_verify apply PLAN	load the table; exit 0 or 1
  *	enforce_verify verify PLAN	read it back; "verify ok" or
  *					"verify failed: WHY"; exit 0 or 1
+ *	enforce_verify own READY	create table inet aisb owned by this
+ *					process (NFT_TABLE_F_OWNER), as
+ *					another firewall daemon may; touch
+ *					READY, then hold it until killed
  */
 #include "config.h"
+
+#include <sys/socket.h>
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,8 +22,77 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <libmnl/libmnl.h>
+#include <libnftnl/table.h>
+
 #include "nft.h"
 #include "plan.h"
+
+/*
+ * The owner flag holds while this socket is open: the process keeps it.  A
+ * table left by an earlier step is replaced (the flag cannot be added to
+ * an existing table).
+ */
+static int
+own(const char *ready)
+{
+	struct mnl_socket	*nl;
+	struct mnl_nlmsg_batch	*mb;
+	struct nftnl_table	*t;
+	struct nlmsghdr		*nlh;
+	char			 buf[8192];
+	uint32_t		 seq = (uint32_t)time(NULL);
+	ssize_t			 n;
+	int			 fd;
+
+	if ((nl = mnl_socket_open(NETLINK_NETFILTER)) == NULL ||
+	    mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) == -1 ||
+	    (t = nftnl_table_alloc()) == NULL) {
+		perror("own");
+		return 2;
+	}
+	nftnl_table_set_u32(t, NFTNL_TABLE_FAMILY, NFPROTO_INET);
+	nftnl_table_set_str(t, NFTNL_TABLE_NAME, NFT_TABLE);
+	mb = mnl_nlmsg_batch_start(buf, sizeof(buf) / 2);
+	nftnl_batch_begin(mnl_nlmsg_batch_current(mb), seq++);
+	mnl_nlmsg_batch_next(mb);
+	/* add, delete, add with the flag; only the last one asks an ACK */
+	nlh = nftnl_nlmsg_build_hdr(mnl_nlmsg_batch_current(mb),
+	    NFT_MSG_NEWTABLE, NFPROTO_INET, NLM_F_CREATE, seq++);
+	nftnl_table_nlmsg_build_payload(nlh, t);
+	mnl_nlmsg_batch_next(mb);
+	nlh = nftnl_nlmsg_build_hdr(mnl_nlmsg_batch_current(mb),
+	    NFT_MSG_DELTABLE, NFPROTO_INET, 0, seq++);
+	nftnl_table_nlmsg_build_payload(nlh, t);
+	mnl_nlmsg_batch_next(mb);
+	nftnl_table_set_u32(t, NFTNL_TABLE_FLAGS, NFT_TABLE_F_OWNER);
+	nlh = nftnl_nlmsg_build_hdr(mnl_nlmsg_batch_current(mb),
+	    NFT_MSG_NEWTABLE, NFPROTO_INET, NLM_F_CREATE | NLM_F_ACK, seq++);
+	nftnl_table_nlmsg_build_payload(nlh, t);
+	mnl_nlmsg_batch_next(mb);
+	nftnl_batch_end(mnl_nlmsg_batch_current(mb), seq++);
+	mnl_nlmsg_batch_next(mb);
+	if (mnl_socket_sendto(nl, mnl_nlmsg_batch_head(mb),
+	    mnl_nlmsg_batch_size(mb)) == -1 ||
+	    (n = mnl_socket_recvfrom(nl, buf, sizeof(buf))) == -1 ||
+	    mnl_cb_run(buf, (size_t)n, 0, mnl_socket_get_portid(nl), NULL,
+	    NULL) == -1) {
+		perror("own: new table");
+		return 1;
+	}
+	mnl_nlmsg_batch_stop(mb);
+	nftnl_table_free(t);
+	if ((fd = open(ready, O_WRONLY | O_CREAT | O_TRUNC, 0644)) == -1) {
+		perror(ready);
+		return 2;
+	}
+	close(fd);
+	for (;;)
+		pause();
+}
 
 int
 main(int argc, char **argv)
@@ -29,9 +104,12 @@ main(int argc, char **argv)
 	ssize_t			 n;
 	int			 fd, rc = 1;
 
+	if (argc == 3 && strcmp(argv[1], "own") == 0)
+		return own(argv[2]);
 	if (argc != 3 || (strcmp(argv[1], "apply") != 0 &&
 	    strcmp(argv[1], "verify") != 0)) {
-		fprintf(stderr, "usage: enforce_verify apply|verify PLAN\n");
+		fprintf(stderr, "usage: enforce_verify apply|verify PLAN | "
+		    "own READY\n");
 		return 2;
 	}
 	if ((buf = malloc(ENF_PLAN_MAX_BYTES + 1)) == NULL ||
