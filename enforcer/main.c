@@ -336,8 +336,13 @@ main(int argc, char **argv)
 		goto out;
 	}
 	if (o.check_only) {
-		printf("plan OK (mode %s)\n", enf_mode_name(plan->mode));
-		status = 0;
+		/* "OK" that nobody could read is no answer */
+		if (printf("plan OK (mode %s)\n", enf_mode_name(plan->mode)) <
+		    0 || fflush(stdout) == EOF) {
+			log_warn("stdout");
+			status = ENF_EXIT_CONFIG;
+		} else
+			status = 0;
 		goto out;
 	}
 

@@ -114,15 +114,30 @@ check_caps(uint64_t keep, char *err, size_t errlen)
 		    (unsigned long long)inh);
 		return -1;
 	}
+	/*
+	 * EINVAL past the kernel's last capability (and, for the ambient
+	 * set, on kernels without one) ends the walk; any other error means
+	 * the sets cannot be read, which proves nothing.
+	 */
 	for (cap = 0; cap < CAP_MAX_PROBE; cap++) {
-		if ((r = prctl(PR_CAPBSET_READ, cap, 0, 0, 0)) == -1)
-			break;
+		if ((r = prctl(PR_CAPBSET_READ, cap, 0, 0, 0)) == -1) {
+			if (errno == EINVAL)
+				break;
+			snprintf(err, errlen, "reading the bounding set: %s",
+			    strerror(errno));
+			return -1;
+		}
 		if (r != 0 && !(keep & (1ULL << cap))) {
 			snprintf(err, errlen, "capability %d still in the "
 			    "bounding set", cap);
 			return -1;
 		}
 		r = prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap, 0, 0);
+		if (r == -1 && errno != EINVAL) {
+			snprintf(err, errlen, "reading the ambient set: %s",
+			    strerror(errno));
+			return -1;
+		}
 		if (r > 0) {
 			snprintf(err, errlen, "capability %d still ambient",
 			    cap);

@@ -102,12 +102,14 @@ static const int forwarded[] = {
 	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT
 };
 
+/* A monotonic clock that fails is a broken invariant: nothing is due. */
 static int64_t
 now_ms(void)
 {
 	struct timespec	 ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
+		fatal("clock_gettime");
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
@@ -518,8 +520,12 @@ child(int go, const sigset_t *oldmask, pid_t parent,
 		log_warnx("the refresher failed; not running the command");
 		_exit(ENF_EXIT_ENFORCE);
 	}
-	if (sigprocmask(SIG_SETMASK, oldmask, NULL) == -1 ||
-	    enf_close_fds(keep, nkeep, err, sizeof(err)) == -1 ||
+	if (sigprocmask(SIG_SETMASK, oldmask, NULL) == -1) {
+		/* the command must not start with its signals blocked */
+		log_warn("restoring the signal mask");
+		_exit(ENF_EXIT_ENFORCE);
+	}
+	if (enf_close_fds(keep, nkeep, err, sizeof(err)) == -1 ||
 	    enf_drop_all(creds, err, sizeof(err)) == -1) {
 		log_warnx("dropping privileges: %s", err);
 		_exit(ENF_EXIT_ENFORCE);
@@ -533,6 +539,21 @@ child(int go, const sigset_t *oldmask, pid_t parent,
 	execvp(cmd[0], cmd);
 	log_warn("%s", cmd[0]);
 	_exit(errno == ENOENT ? 127 : 126);
+}
+
+/*
+ * Before "go": the child must never exec.  Closing the pipe alone ends it
+ * (it reads EOF and exits 77); SIGKILL makes sure, and it is reaped.
+ */
+static void
+stop_child(pid_t pid, int go[2])
+{
+	if (kill(pid, SIGKILL) == -1 && errno != ESRCH)
+		log_warn("killing the command's process");
+	(void)close(go[1]);
+	go[1] = -1;
+	while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+		;
 }
 
 /* Reaps every exited child; returns 1 once pid has exited (status set). */
@@ -595,10 +616,15 @@ enf_direct_run(const struct enf_plan *plan, struct nft_ruleset *rs,
 		goto out;
 	}
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
+	if (sigemptyset(&set) == -1 || sigaddset(&set, SIGCHLD) == -1) {
+		log_warn("signals");
+		goto out;
+	}
 	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		sigaddset(&set, forwarded[i]);
+		if (sigaddset(&set, forwarded[i]) == -1) {
+			log_warn("signal %d", forwarded[i]);
+			goto out;
+		}
 	if (sigprocmask(SIG_BLOCK, &set, &oldmask) == -1 ||
 	    (sigfd = signalfd(-1, &set, SFD_CLOEXEC)) == -1 ||
 	    pipe2(go, O_CLOEXEC) == -1) {
@@ -610,10 +636,10 @@ enf_direct_run(const struct enf_plan *plan, struct nft_ruleset *rs,
 		goto out;
 	}
 	if (pid == 0) {
-		close(go[1]);
+		(void)close(go[1]);
 		child(go[0], &oldmask, parent, creds, keep, nkeep, cmd);
 	}
-	close(go[0]);
+	(void)close(go[0]);
 	go[0] = -1;
 
 	/* Keep only the signal descriptor, the "go" pipe and the stub. */
@@ -624,20 +650,22 @@ enf_direct_run(const struct enf_plan *plan, struct nft_ruleset *rs,
 		    sizeof(err)) == -1 ||
 		    enf_drop_to_refresher(err, sizeof(err)) == -1) {
 			log_warnx("refresher: %s", err);
-			kill(pid, SIGKILL);
-			close(go[1]);
-			go[1] = -1;
-			(void)waitpid(pid, NULL, 0);
-			status = ENF_EXIT_ENFORCE;
+			stop_child(pid, go);
 			goto out;
 		}
 	}
-	signal(SIGPIPE, SIG_IGN);
+	/* A child gone before "go" must cost an error, not this process. */
+	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
+		log_warn("refresher: SIGPIPE");
+		stop_child(pid, go);
+		goto out;
+	}
 	if (write(go[1], "g", 1) != 1) {
 		log_warn("refresher: go");
-		kill(pid, SIGKILL);
+		stop_child(pid, go);
+		goto out;
 	}
-	close(go[1]);
+	(void)close(go[1]);
 	go[1] = -1;
 	r->stubfd = stubfd;
 
@@ -660,13 +688,13 @@ out:
 		ares_destroy(r->ch);
 	ares_library_cleanup();
 	if (sigfd != -1)
-		close(sigfd);
+		(void)close(sigfd);
 	if (stubfd != -1)
-		close(stubfd);
+		(void)close(stubfd);
 	if (go[0] != -1)
-		close(go[0]);
+		(void)close(go[0]);
 	if (go[1] != -1)
-		close(go[1]);
+		(void)close(go[1]);
 	free(r);
 	return status;
 }

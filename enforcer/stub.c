@@ -195,6 +195,6 @@ fail:
 	snprintf(err, errlen, "dns-stub %s port %u: %s",
 	    enf_addr_str(&e->addr, a, sizeof(a)), e->port, strerror(saved));
 	if (fd != -1)
-		close(fd);
+		(void)close(fd);
 	return -1;
 }

@@ -286,6 +286,12 @@ run_enforce 78 keep-plan-fd "$SBX" "$ENFORCE" --plan-fd 5 --keep-fd 5 -- \
 run_enforce 0 check "$SBX" "$ENFORCE" -n --plan "$work/gate.plan"
 grep -q '^plan OK' "$work/check.out" && ok "-n says plan OK" ||
 	fail "-n: $(cat "$work/check.out")"
+# "plan OK" that cannot be written is not an OK.
+rc=0
+"$ENFORCE" -n --plan "$work/gate.plan" >/dev/full 2>"$work/check-full.err" ||
+	rc=$?
+[ "$rc" = 78 ] && ok "-n with an unwritable stdout: exit 78" ||
+	fail "-n with an unwritable stdout: exit $rc"
 
 # --- missing privileges: 77, nothing runs ---------------------------------
 

@@ -29,6 +29,8 @@
 #define LAST_CAP	40
 #define ALL_CAPS	((1ULL << (LAST_CAP + 1)) - 1)
 #define HAS(c)		(k.eff & (1ULL << (c)))
+#define READ_BND	1
+#define READ_AMB	2
 
 /* The credentials of the process, as the fake kernel keeps them. */
 static struct {
@@ -47,6 +49,11 @@ static struct {
 	int		 nnp_ignored;
 	int		 suid_stays_root;
 	int		 setresuid_fails;
+	int		 amb_sticks;		/* CAP_NET_BIND_SERVICE stays */
+	int		 reads_fail;		/* READ_BND, READ_AMB: those
+						   reads fail (EPERM) once
+						   no_new_privs is asked */
+	int		 nnp_asked;
 } k;
 
 int	__wrap_prctl(int, ...);
@@ -89,14 +96,19 @@ __wrap_prctl(int op, ...)
 	switch (op) {
 	case PR_CAP_AMBIENT:
 		if (a == PR_CAP_AMBIENT_CLEAR_ALL) {
-			k.amb = 0;
+			k.amb = k.amb_sticks ? 1ULL << CAP_NET_BIND_SERVICE : 0;
 			return 0;
 		}
-		if (a == PR_CAP_AMBIENT_IS_SET)
+		if (a == PR_CAP_AMBIENT_IS_SET) {
+			if ((k.reads_fail & READ_AMB) && k.nnp_asked)
+				return fail_errno(EPERM);
 			return b > LAST_CAP ? fail_errno(EINVAL) :
 			    !!(k.amb & (1ULL << b));
+		}
 		return fail_errno(EINVAL);
 	case PR_CAPBSET_READ:
+		if ((k.reads_fail & READ_BND) && k.nnp_asked)
+			return fail_errno(EPERM);
 		return a > LAST_CAP ? fail_errno(EINVAL) :
 		    !!(k.bnd & (1ULL << a));
 	case PR_CAPBSET_DROP:
@@ -109,6 +121,7 @@ __wrap_prctl(int op, ...)
 		k.bnd_done_at = k.step;
 		return 0;
 	case PR_SET_NO_NEW_PRIVS:
+		k.nnp_asked = 1;
 		if (!k.nnp_ignored)
 			k.nnp = 1;
 		return 0;
@@ -193,7 +206,7 @@ __wrap_setresuid(uid_t r, uid_t e, uid_t s)
 	/* Leaving uid 0 entirely clears the sets (no KEEP_CAPS). */
 	if (k.ruid != 0 && k.euid != 0 && k.suid != 0) {
 		k.eff = k.prm = 0;
-		k.amb = 0;
+		k.amb = k.amb_sticks ? 1ULL << CAP_NET_BIND_SERVICE : 0;
 	}
 	return 0;
 }
@@ -312,6 +325,25 @@ test_drop_faults(void **state)
 	reset();
 	k.nnp_ignored = 1;
 	expect_refused("no_new_privs");
+
+	reset();
+	k.amb_sticks = 1;
+	expect_refused("capability 10 still ambient");
+
+	/*
+	 * The proof cannot read the bounding or ambient set (a seccomp
+	 * filter, say): that is no proof.  It used to stop reading at the
+	 * first error and pass whatever was left.
+	 */
+	reset();
+	k.bnd_sticks = 1;
+	k.reads_fail = READ_BND;
+	expect_refused("reading the bounding set: Operation not permitted");
+
+	reset();
+	k.amb_sticks = 1;
+	k.reads_fail = READ_AMB;
+	expect_refused("reading the ambient set: Operation not permitted");
 }
 
 static void
