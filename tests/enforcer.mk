@@ -51,11 +51,17 @@ tests_integration_enforce_verify_SOURCES = tests/integration/enforce_verify.c
 tests_integration_enforce_verify_CFLAGS = $(AM_CFLAGS) $(NFTNL_CFLAGS) -I$(top_srcdir)/enforcer
 tests_integration_enforce_verify_LDADD = $(ENFORCE_LIBS)
 
-# libFuzzer harnesses of the plan parser and the DNS stub (tests/fuzz/local.mk
-# runs those in tests/fuzz/run.sh's list).
-EXTRA_DIST += tests/fuzz/corpus/plan tests/fuzz/corpus/stub
+# libFuzzer harnesses of the plan parser, the DNS stub and the env file
+# (tests/fuzz/local.mk runs those in tests/fuzz/run.sh's list).
+EXTRA_DIST += tests/fuzz/corpus/plan tests/fuzz/corpus/stub \
+	tests/fuzz/corpus/envfile
 if ENABLE_FUZZ
-noinst_PROGRAMS += tests/fuzz/fuzz_plan tests/fuzz/fuzz_stub
+noinst_PROGRAMS += tests/fuzz/fuzz_plan tests/fuzz/fuzz_stub \
+	tests/fuzz/fuzz_envfile
+tests_fuzz_fuzz_envfile_SOURCES = tests/fuzz/fuzz_envfile.c
+tests_fuzz_fuzz_envfile_CFLAGS = $(AM_CFLAGS) -I$(top_srcdir)/enforcer
+tests_fuzz_fuzz_envfile_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_envfile_LDADD = $(ENFORCE_LIBS)
 tests_fuzz_fuzz_stub_SOURCES = tests/fuzz/fuzz_stub.c
 tests_fuzz_fuzz_stub_CFLAGS = $(AM_CFLAGS) -I$(top_srcdir)/enforcer
 tests_fuzz_fuzz_stub_LDFLAGS = -fsanitize=fuzzer

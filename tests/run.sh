@@ -65,7 +65,8 @@ rm -rf "$out/fuzz" && mkdir -p "$out/fuzz"
 ( cd "$out/fuzz" && "$top/configure" --enable-fuzz --disable-tests CC=clang \
       CFLAGS="-O1 -g -fno-omit-frame-pointer" >configure.out &&
   make -j"$jobs" tests/fuzz/fuzz_policy tests/fuzz/fuzz_target tests/fuzz/fuzz_plan \
-      tests/fuzz/fuzz_gate_http >make.out 2>&1 ||
+      tests/fuzz/fuzz_gate_http tests/fuzz/fuzz_stub tests/fuzz/fuzz_envfile \
+      >make.out 2>&1 ||
   { cat make.out; exit 1; }
   make fuzz FUZZ_SECONDS="$fuzz_seconds" )
 
