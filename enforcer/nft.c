@@ -8,7 +8,7 @@
  *			type filter hook output priority 0; policy drop;
  *			meta skuid UID ip daddr RESOLVER udp|tcp dport 53 accept
  *			ip daddr RESOLVER udp|tcp dport 53 counter drop
- *			oifname "lo" accept
+ *			oifname "lo" fib daddr type local accept
  *			ct direction original ct state established,related accept
  *			ip daddr GATE tcp dport PORT accept		(per gate)
  *			icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert } accept
@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include <linux/netfilter.h>
+#include <linux/rtnetlink.h>
 #include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/nf_conntrack_tuple_common.h>
 #include <linux/netfilter/nf_tables.h>
@@ -193,15 +194,32 @@ rule_new(struct nft_ruleset *rs, const char *fmt, ...)
 	return r;
 }
 
+/*
+ * Loopback, to a local address only.  A socket bound to device lo
+ * (SO_BINDTODEVICE needs no privilege on an unbound socket) sends to any
+ * address through lo: today's kernels drop such a packet on its way back
+ * in, but the rule does not rely on that.
+ */
 static int
 rule_loopback(struct nft_ruleset *rs)
 {
 	struct nftnl_rule	*r;
+	struct nftnl_expr	*e;
 	char			 lo[16] = "lo";	/* IFNAMSIZ, zero padded */
+	uint32_t		 local = RTN_LOCAL;
 
-	if ((r = rule_new(rs, "oifname lo accept")) == NULL)
+	if ((r = rule_new(rs, "oifname lo fib daddr type local accept")) ==
+	    NULL)
 		return -1;
 	if (x_meta_cmp(r, NFT_META_OIFNAME, lo, sizeof(lo)) == -1)
+		return -1;
+	if ((e = nftnl_expr_alloc("fib")) == NULL)
+		return -1;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS, NFTA_FIB_F_DADDR);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_ADDRTYPE);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
+	nftnl_rule_add_expr(r, e);
+	if (x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &local, sizeof(local)) == -1)
 		return -1;
 	return x_verdict(r, NF_ACCEPT);
 }

@@ -184,7 +184,8 @@ gate 10.199.0.1 43127
 log-prefix aisb-test-drop:
 EOF
 # shellcheck disable=SC2086
-run_enforce 0 gate "$SBX" "$ENFORCE" --plan "$work/gate.plan" -- "$PROBE" $ALL
+run_enforce 0 gate "$SBX" "$ENFORCE" --plan "$work/gate.plan" -- "$PROBE" $ALL \
+	loudp:10.199.0.10,10.199.0.1:7777
 out=$work/gate.out
 expect "$out" tcp:10.199.0.1:43127 open "hello 10.199.0.1 43127"
 expect "$out" tcp:10.199.0.1:43128 blocked
@@ -192,6 +193,9 @@ expect "$out" tcp:10.199.0.2:43127 blocked
 expect "$out" "tcp:[fd00:199::1]:43127" blocked
 expect "$out" tcp:127.0.0.1:43129 open
 expect "$out" udp:10.199.0.1:7777 blocked
+# bound to device lo, to a remote address: not let out as loopback traffic
+expect "$out" loudp:10.199.0.10,10.199.0.1:7777 blocked \
+	"(send: Operation not permitted)"
 expect "$out" dns:10.199.0.1:53 blocked
 expect "$out" icmp:10.199.0.1 blocked
 expect "$out" "icmp:[fd00:199::1]" blocked

@@ -7,6 +7,11 @@
  * ATTEMPTs are argv words:
  *	tcp:ADDR:PORT	connect and read the peer's banner	open | blocked
  *	udp:ADDR:PORT	send a datagram, wait for the echo	open | blocked
+ *	loudp:SRC,ADDR:PORT
+ *			the same from a socket bound to local address SRC
+ *			and to device lo (SO_BINDTODEVICE needs no privilege
+ *			on an unbound socket): the packet leaves through the
+ *			loopback rule; it must not reach ADDR	open | blocked
  *	dns:ADDR:PORT	an A query for probe.test over UDP	open | blocked
  *	ask:NAME:TYPE	a TYPE (A or AAAA) query for NAME to the DNS stub at
  *			127.0.0.1:53	answer rcode=N [ADDR,...] | blocked
@@ -169,10 +174,36 @@ out:
 	close(fd);
 }
 
+static void	try_dgram_from(const char *, const char *, int,
+		    const void *, size_t, const char *);
+
 /* Sends msg, waits for any answer. */
 static void
 try_dgram(const char *what, const char *spec, int proto, const void *msg,
     size_t msglen)
+{
+	try_dgram_from(what, spec, proto, msg, msglen, NULL);
+}
+
+static void
+try_loudp(const char *what, const char *spec)
+{
+	char		 src[64];
+	const char	*comma = strchr(spec, ',');
+
+	if (comma == NULL || (size_t)(comma - spec) >= sizeof(src)) {
+		result(what, "usage", NULL);
+		return;
+	}
+	memcpy(src, spec, (size_t)(comma - spec));
+	src[comma - spec] = '\0';
+	try_dgram_from(what, comma + 1, IPPROTO_UDP, "ping", 4, src);
+}
+
+/* With src: bound to that address and to device lo first. */
+static void
+try_dgram_from(const char *what, const char *spec, int proto, const void *msg,
+    size_t msglen, const char *src)
 {
 	struct sockaddr_storage	 ss;
 	socklen_t		 len;
@@ -188,6 +219,24 @@ try_dgram(const char *what, const char *spec, int proto, const void *msg,
 	    == -1) {
 		blocked_errno(what, "socket");
 		return;
+	}
+	if (src != NULL) {
+		struct sockaddr_storage	 ls;
+		socklen_t		 ll;
+
+		if (parse_target(src, &ls, &ll, 0) == -1) {
+			result(what, "usage", NULL);
+			goto out;
+		}
+		if (bind(fd, (struct sockaddr *)&ls, ll) == -1) {
+			blocked_errno(what, "bind");
+			goto out;
+		}
+		if (setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, "lo", 3) ==
+		    -1) {
+			blocked_errno(what, "SO_BINDTODEVICE");
+			goto out;
+		}
 	}
 	if (sendto(fd, msg, msglen, 0, (struct sockaddr *)&ss, len) == -1) {
 		blocked_errno(what, "send");
@@ -600,6 +649,8 @@ main(int argc, char **argv)
 			try_tcp(a, a + 4);
 		else if (strncmp(a, "udp:", 4) == 0)
 			try_dgram(a, a + 4, IPPROTO_UDP, "ping", 4);
+		else if (strncmp(a, "loudp:", 6) == 0)
+			try_loudp(a, a + 6);
 		else if (strncmp(a, "dns:", 4) == 0)
 			try_dns(a, a + 4);
 		else if (strncmp(a, "ask:", 4) == 0)

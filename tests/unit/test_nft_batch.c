@@ -162,12 +162,15 @@ test_gate_batch(void **state)
 	assert_string_equal(nftnl_chain_get_str(w.chain, NFTNL_CHAIN_TYPE),
 	    "filter");
 
+	/* loopback, and only to a local address */
 	rule_shape(w.rules[0], shape, sizeof(shape));
-	assert_string_equal(shape, "meta cmp immediate");
+	assert_string_equal(shape, "meta cmp fib cmp immediate");
 	rule_text(w.rules[0], text, sizeof(text));
 	assert_non_null(strstr(text, "load oifname"));
 	assert_non_null(strstr(text, "0x00006f6c 0x00000000 0x00000000 "
 	    "0x00000000"));	/* "lo" padded to IFNAMSIZ */
+	assert_non_null(strstr(text, "fib daddr type"));
+	assert_non_null(strstr(text, "0x00000002 ]"));	/* RTN_LOCAL */
 
 	/* only flows opened from inside: ct direction original first */
 	rule_shape(w.rules[1], shape, sizeof(shape));
