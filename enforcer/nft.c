@@ -94,7 +94,10 @@ x_cmp(struct nftnl_rule *r, uint32_t sreg, uint32_t op, const void *data,
 		return -1;
 	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, sreg);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, op);
-	nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data, len);
+	if (nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data, len) == -1) {
+		nftnl_expr_free(e);
+		return -1;
+	}
 	return add_expr(r, e);
 }
 
@@ -185,8 +188,12 @@ rule_new(struct nft_ruleset *rs, const char *fmt, ...)
 	if (rs->nrules == NFT_MAX_RULES || (r = nftnl_rule_alloc()) == NULL)
 		return NULL;
 	nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, NFPROTO_INET);
-	nftnl_rule_set_str(r, NFTNL_RULE_TABLE, NFT_TABLE);
-	nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, NFT_CHAIN);
+	/* The string setters copy, so they can fail. */
+	if (nftnl_rule_set_str(r, NFTNL_RULE_TABLE, NFT_TABLE) == -1 ||
+	    nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, NFT_CHAIN) == -1) {
+		nftnl_rule_free(r);
+		return NULL;
+	}
 	va_start(ap, fmt);
 	vsnprintf(rs->desc[rs->nrules], NFT_DESC_LEN, fmt, ap);
 	va_end(ap);
@@ -264,8 +271,13 @@ rule_established(struct nft_ruleset *rs)
 	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_OP, NFT_BITWISE_BOOL);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, sizeof(mask));
-	nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, &mask, sizeof(mask));
-	nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, &zero, sizeof(zero));
+	if (nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, &mask,
+	    sizeof(mask)) == -1 ||
+	    nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, &zero,
+	    sizeof(zero)) == -1) {
+		nftnl_expr_free(e);
+		return -1;
+	}
 	nftnl_rule_add_expr(r, e);
 	if (x_cmp(r, NFT_REG_1, NFT_CMP_NEQ, &zero, sizeof(zero)) == -1)
 		return -1;
@@ -373,7 +385,10 @@ rule_lookup(struct nft_ruleset *rs, int family, const char *set, uint32_t id)
 	if ((e = nftnl_expr_alloc("lookup")) == NULL)
 		return -1;
 	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, NFT_REG_1);
-	nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, set);
+	if (nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, set) == -1) {
+		nftnl_expr_free(e);
+		return -1;
+	}
 	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SET_ID, id);
 	/* Not inverted; set because the kernel always reports the flags. */
 	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_FLAGS, 0);
@@ -395,7 +410,11 @@ rule_final_drop(struct nft_ruleset *rs, const char *prefix)
 	if (prefix[0] != '\0') {
 		if ((e = nftnl_expr_alloc("log")) == NULL)
 			return -1;
-		nftnl_expr_set_str(e, NFTNL_EXPR_LOG_PREFIX, prefix);
+		if (nftnl_expr_set_str(e, NFTNL_EXPR_LOG_PREFIX, prefix) ==
+		    -1) {
+			nftnl_expr_free(e);
+			return -1;
+		}
 		/* The kernel's default, set so that the dump reads the same. */
 		nftnl_expr_set_u32(e, NFTNL_EXPR_LOG_LEVEL, 4);	/* warning */
 		nftnl_rule_add_expr(r, e);
@@ -411,8 +430,11 @@ set_new(const char *name, uint32_t id, uint32_t keytype, uint32_t keylen)
 	if ((s = nftnl_set_alloc()) == NULL)
 		return NULL;
 	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_INET);
-	nftnl_set_set_str(s, NFTNL_SET_TABLE, NFT_TABLE);
-	nftnl_set_set_str(s, NFTNL_SET_NAME, name);
+	if (nftnl_set_set_str(s, NFTNL_SET_TABLE, NFT_TABLE) == -1 ||
+	    nftnl_set_set_str(s, NFTNL_SET_NAME, name) == -1) {
+		nftnl_set_free(s);
+		return NULL;
+	}
 	nftnl_set_set_u32(s, NFTNL_SET_ID, id);
 	nftnl_set_set_u32(s, NFTNL_SET_FLAGS, NFT_SET_TIMEOUT);
 	nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, keytype);
@@ -432,14 +454,17 @@ nft_ruleset_new(const struct enf_plan *plan, uid_t refresher_uid, char *err,
 	if ((rs->table = nftnl_table_alloc()) == NULL)
 		goto fail;
 	nftnl_table_set_u32(rs->table, NFTNL_TABLE_FAMILY, NFPROTO_INET);
-	nftnl_table_set_str(rs->table, NFTNL_TABLE_NAME, NFT_TABLE);
+	if (nftnl_table_set_str(rs->table, NFTNL_TABLE_NAME, NFT_TABLE) == -1)
+		goto fail;
 
 	if ((rs->chain = nftnl_chain_alloc()) == NULL)
 		goto fail;
 	nftnl_chain_set_u32(rs->chain, NFTNL_CHAIN_FAMILY, NFPROTO_INET);
-	nftnl_chain_set_str(rs->chain, NFTNL_CHAIN_TABLE, NFT_TABLE);
-	nftnl_chain_set_str(rs->chain, NFTNL_CHAIN_NAME, NFT_CHAIN);
-	nftnl_chain_set_str(rs->chain, NFTNL_CHAIN_TYPE, "filter");
+	if (nftnl_chain_set_str(rs->chain, NFTNL_CHAIN_TABLE, NFT_TABLE) ==
+	    -1 ||
+	    nftnl_chain_set_str(rs->chain, NFTNL_CHAIN_NAME, NFT_CHAIN) == -1 ||
+	    nftnl_chain_set_str(rs->chain, NFTNL_CHAIN_TYPE, "filter") == -1)
+		goto fail;
 	nftnl_chain_set_u32(rs->chain, NFTNL_CHAIN_HOOKNUM, NF_INET_LOCAL_OUT);
 	nftnl_chain_set_s32(rs->chain, NFTNL_CHAIN_PRIO, 0);
 	nftnl_chain_set_u32(rs->chain, NFTNL_CHAIN_POLICY, NF_DROP);
@@ -705,15 +730,21 @@ batch_elem_msg(struct builder *bd, const struct nft_elem *elems, size_t n,
 	if ((s = nftnl_set_alloc()) == NULL)
 		return -1;
 	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_INET);
-	nftnl_set_set_str(s, NFTNL_SET_TABLE, NFT_TABLE);
-	nftnl_set_set_str(s, NFTNL_SET_NAME, v4 ? NFT_SET4 : NFT_SET6);
+	if (nftnl_set_set_str(s, NFTNL_SET_TABLE, NFT_TABLE) == -1 ||
+	    nftnl_set_set_str(s, NFTNL_SET_NAME, v4 ? NFT_SET4 : NFT_SET6) ==
+	    -1)
+		goto out;
 	for (i = 0; i < n; i++) {
 		if (type == NFT_MSG_DELSETELEM && !elems[i].renew)
 			continue;
 		if (elem_key(&elems[i], key, &keylen) == -1 ||
 		    (e = nftnl_set_elem_alloc()) == NULL)
 			goto out;
-		nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, key, keylen);
+		if (nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, key, keylen) ==
+		    -1) {
+			nftnl_set_elem_free(e);
+			goto out;
+		}
 		if (type == NFT_MSG_NEWSETELEM) {
 			/* Expiration too: 6.10+ then renews in place. */
 			nftnl_set_elem_set_u64(e, NFTNL_SET_ELEM_TIMEOUT,

@@ -261,8 +261,11 @@ nft_verify(const struct nft_ruleset *rs, char *err, size_t errlen)
 
 	/* Every rule, in order, and nothing else. */
 	nftnl_rule_set_u32(filter, NFTNL_RULE_FAMILY, NFPROTO_INET);
-	nftnl_rule_set_str(filter, NFTNL_RULE_TABLE, NFT_TABLE);
-	nftnl_rule_set_str(filter, NFTNL_RULE_CHAIN, NFT_CHAIN);
+	if (nftnl_rule_set_str(filter, NFTNL_RULE_TABLE, NFT_TABLE) == -1 ||
+	    nftnl_rule_set_str(filter, NFTNL_RULE_CHAIN, NFT_CHAIN) == -1) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
 	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETRULE, NFPROTO_INET,
 	    NLM_F_DUMP, ++seq);
 	nftnl_rule_nlmsg_build_payload(nlh, filter);
@@ -328,7 +331,8 @@ nft_table_owner(uint32_t *portid)
 	    (got = nftnl_table_alloc()) == NULL)
 		goto out;
 	nftnl_table_set_u32(want, NFTNL_TABLE_FAMILY, NFPROTO_INET);
-	nftnl_table_set_str(want, NFTNL_TABLE_NAME, NFT_TABLE);
+	if (nftnl_table_set_str(want, NFTNL_TABLE_NAME, NFT_TABLE) == -1)
+		goto out;
 	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETTABLE, NFPROTO_INET,
 	    NLM_F_ACK, seq);
 	nftnl_table_nlmsg_build_payload(nlh, want);
