@@ -18,13 +18,16 @@
  * second the address is still handed out when its refresh starts.  The
  * refresh is scheduled in milliseconds: with whole seconds it ran up to a
  * second late, into that margin, and the stub answered SERVFAIL for a name
- * whose address was still in the set.  An address still in the answer is renewed: deleted
- * and added again in one batch, since before Linux 6.10 adding an element
- * twice does not move its expiry (6.10+ also renews through the expiration
- * sent with each element).
+ * whose address was still in the set.
+ *
+ * An address still in the answer is renewed: deleted and added again in
+ * one batch, since before Linux 6.10 adding an element twice does not move
+ * its expiry (6.10+ also renews through the expiration sent with each
+ * element).
  *
  * The refresher's queries leave through the rule that matches its uid
- * (nft.c); the command's uid has no such rule.  CAP_KILL is kept besides
+ * (nft.c), placed before every accept that ignores the uid; the command's
+ * uid has no such rule.  CAP_KILL is kept besides
  * CAP_NET_ADMIN because signals to the command, which runs as another uid,
  * need it.
  *
