@@ -18,6 +18,8 @@
 
 #include <yaml.h>
 
+#include <openssl/evp.h>
+
 #include "options.h"
 
 #ifndef AISB_POLICYDIR
@@ -54,8 +56,9 @@ static const struct optdesc opts[LO__COUNT] = {
 	    "kill the command after this long and exit 124 (s, m, h; 0: never)" },
 	[LO_WORKSPACE] = { "workspace", OT_PATH, 0, NULL,
 	    "directory mounted read-write at the same path (default: the current one)" },
-	[LO_HOME_VOLUME] = { "home_volume", OT_WORD, 0, "aisb-home",
-	    "named volume mounted at /home/sandbox" },
+	[LO_HOME_VOLUME] = { "home_volume", OT_WORD, 0, NULL,
+	    "named volume mounted at /home/sandbox (default: one per "
+	    "workspace, aisb-home-<hash of its real path>)" },
 	[LO_KEEP] = { "keep", OT_BOOL, O_PROJECT, "false",
 	    "keep the container and the session record" },
 	[LO_RECORD] = { "record", OT_BOOL, O_PROJECT, "false",
@@ -862,6 +865,23 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 			return -1;
 	}
 
+	/*
+	 * One home per project: a home volume shared by every project lets
+	 * one repository plant ~/.bashrc or ~/.npmrc for the next.
+	 */
+	if (o->val[LO_HOME_VOLUME] == NULL) {
+		char	 vol[64];
+
+		if (launch_home_volume_name(o->val[LO_WORKSPACE], vol,
+		    sizeof(vol)) == -1) {
+			snprintf(err, errlen, "home volume name: no digest");
+			return -1;
+		}
+		if (opt_set(o, LO_HOME_VOLUME, vol, LAUNCH_SRC_DEFAULT,
+		    "default", NULL, err, errlen) == -1)
+			return -1;
+	}
+
 	/* --env NAME must exist on the host (fail closed) unless NAME?. */
 	for (i = 0; i < o->nenv; i++) {
 		const char *e = o->env[i].text;
@@ -885,6 +905,24 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 fail:
 	launch_opts_free(&flags);
 	return -1;
+}
+
+int
+launch_home_volume_name(const char *workspace, char *out, size_t len)
+{
+	unsigned char	 md[EVP_MAX_MD_SIZE];
+	unsigned int	 mdlen = 0;
+	char		 real[PATH_MAX];
+	const char	*path = realpath(workspace, real) != NULL ? real :
+			    workspace;
+
+	if (len < sizeof(LAUNCH_HOME_PREFIX) + 12 ||
+	    EVP_Digest(path, strlen(path), md, &mdlen, EVP_sha256(),
+	    NULL) != 1 || mdlen < 6)
+		return -1;
+	snprintf(out, len, "%s%02x%02x%02x%02x%02x%02x", LAUNCH_HOME_PREFIX,
+	    md[0], md[1], md[2], md[3], md[4], md[5]);
+	return 0;
 }
 
 void

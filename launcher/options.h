@@ -109,6 +109,12 @@ const char *launch_opt_name(enum launch_opt_id);
 const char *launch_src_str(enum launch_src);
 /* "NAME=<redacted>" / "NAME" / "NAME?" for an --env entry, into buf. */
 const char *launch_env_redacted(const char *entry, char *buf, size_t len);
+/*
+ * The default home volume of a workspace: LAUNCH_HOME_PREFIX and 12 hex
+ * digits of the SHA-256 of its real path.  0, or -1 when len is short.
+ */
+#define LAUNCH_HOME_PREFIX	"aisb-home-"
+int	 launch_home_volume_name(const char *workspace, char *out, size_t len);
 /* Finds NAME in envp; returns the value or NULL. */
 const char *launch_getenv(char **envp, const char *name, size_t namelen);
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "gates.h"
+#include "ids.h"
 #include "image.h"
 #include "launch.h"
 #include "options.h"
@@ -141,24 +142,33 @@ print_argv(FILE *f, char **argv)
 	}
 }
 
-/* The podman volume for /home/sandbox, created labelled if missing. */
+/*
+ * The podman volume for /home/sandbox, created labelled if missing; the
+ * label names the workspace it was made for (aisb clean, sessions show).
+ */
 static int
-ensure_home_volume(const char *podman, const char *name, char *err,
-    size_t errlen)
+ensure_home_volume(const char *podman, const char *name,
+    const char *workspace, char *err, size_t errlen)
 {
 	char	*exists[] = { (char *)podman, (char *)"volume", (char *)"exists",
 	    (char *)name, NULL };
 	char	*create[] = { (char *)podman, (char *)"volume", (char *)"create",
 	    (char *)"--label=io.aisb.managed=1", (char *)"--label=io.aisb.kind=home",
-	    (char *)name, NULL };
-	char	 out[256];
+	    NULL, (char *)name, NULL };
+	char	 out[256], *label;
+	int	 rc;
 
 	if (launch_exec(exists, NULL, 0, NULL, 0, 30000, 0, err, errlen) == 0)
 		return 0;
-	if (launch_exec(create, NULL, 0, out, sizeof(out), 30000, 0, err,
-	    errlen) != 0)
+	if (asprintf(&label, "--label=io.aisb.workspace=%s", workspace) == -1) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
-	return 0;
+	}
+	create[5] = label;
+	rc = launch_exec(create, NULL, 0, out, sizeof(out), 30000, 0, err,
+	    errlen) != 0 ? -1 : 0;
+	free(label);
+	return rc;
 }
 
 /*
@@ -250,9 +260,27 @@ mono_ms(void)
  */
 enum { PH_START, PH_HOST, PH_GATE, PH_IMAGE, PH_RUN, PH_END, PH_N };
 
+/*
+ * The cgroup limits the options ask for that this host will not apply:
+ * rootless podman on cgroups v1 ignores them all (it only warns).  Names
+ * them into buf ("" when every limit holds); 1 when some do not hold.
+ */
+static int
+unheld_limits(const struct launch_opts *o,
+    const struct launch_host_facts *f, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!f->rootless || f->cgroups_version == 2)
+		return 0;
+	snprintf(buf, len, "%s%s%s", o->memory > 0 ? " memory" : "",
+	    o->cpus_milli > 0 ? " cpus" : "", o->pids > 0 ? " pids" : "");
+	return buf[0] != '\0';
+}
+
 static void
 write_record(const struct launch_session *s, const struct launch_opts *o,
-    const struct policy *p, time_t start, int code, const int64_t *ph)
+    const struct policy *p, const struct launch_ids *ids,
+    const char *unheld, time_t start, int code, const int64_t *ph)
 {
 	char	*text = NULL, path[PATH_MAX], err[256];
 	size_t	 len = 0;
@@ -282,6 +310,17 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
 		}
 		fputc('\'', f);
 	}
+	if (ids->mode == LAUNCH_IDS_KEEPID)
+		fprintf(f, "\nidentity keep-id sandbox_uid %u",
+		    (unsigned)ids->owner_uid);
+	else if (ids->mode == LAUNCH_IDS_MAPPED)
+		fprintf(f, "\nidentity mapped sandbox_uid %u owner %u:%u "
+		    "range %u-%u", (unsigned)launch_ids_host_uid(ids),
+		    (unsigned)ids->owner_uid, (unsigned)ids->owner_gid,
+		    (unsigned)ids->uid_base, (unsigned)(ids->uid_base +
+		    ids->count - 1));
+	fprintf(f, "\nhome_volume %s\nlimits_not_applied%s",
+	    o->val[LO_HOME_VOLUME], unheld[0] != '\0' ? unheld : " none");
 	fprintf(f, "\ntimings_ms");
 	{
 		static const char *const name[PH_N] = { NULL, "host", "gate",
@@ -314,8 +353,10 @@ run_session(const struct launch_opts *o, struct policy *p)
 	struct launch_image_spec	 spec;
 	struct launch_run		 r;
 	struct launch_strv		 argv = { 0 };
+	struct launch_ids		 ids;
 	const char			*pkgs[LAUNCH_MAX_LIST];
 	char				 err[1024], podman[PATH_MAX];
+	char				 wsmount[PATH_MAX], unheld[64];
 	char				 token[PATH_MAX], audit[PATH_MAX];
 	char				 glog[PATH_MAX], envfile[PATH_MAX];
 	char				 planfile[PATH_MAX], image[LAUNCH_TAG_MAX];
@@ -324,7 +365,7 @@ run_session(const struct launch_opts *o, struct policy *p)
 	time_t				 start = time(NULL);
 	int64_t				 ph[PH_N] = { mono_ms() };
 	struct launch_shared		 shared = { .dir = "" };
-	int				 code = EXIT_ENFORCE;
+	int				 code = EXIT_ENFORCE, mounted = 0;
 	int				 named = o->val[LO_GATE] != NULL &&
 					    o->val[LO_GATE][0] != '\0';
 
@@ -339,6 +380,16 @@ run_session(const struct launch_opts *o, struct policy *p)
 		    "run aisb doctor for what to fix\n");
 		return EXIT_ENFORCE;
 	}
+	if (launch_ids_resolve(&ids, facts.rootless, o->val[LO_WORKSPACE], 1,
+	    err, sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: %s\n", err);
+		return EXIT_ENFORCE;
+	}
+	if (unheld_limits(o, &facts, unheld, sizeof(unheld)))
+		fprintf(stderr, "aisb: rootless podman on cgroups v1 cannot "
+		    "apply these limits, and this session runs without them:"
+		    "%s (the nofile and nproc ulimits still hold; see aisb "
+		    "doctor)\n", unheld);
 	if (launch_session_new(&s, environ, err, sizeof(err)) == -1) {
 		fprintf(stderr, "aisb: %s\n", err);
 		return EXIT_ENFORCE;
@@ -347,6 +398,19 @@ run_session(const struct launch_opts *o, struct policy *p)
 	    launch_session_path(&s, "gate.log", glog, sizeof(glog)) == -1) {
 		snprintf(err, sizeof(err), "session folder path too long");
 		goto fail;
+	}
+	/* rootful: the owner's files, seen as the sandbox user's (ids.h) */
+	if (ids.mode == LAUNCH_IDS_MAPPED) {
+		if (launch_session_path(&s, "workspace", wsmount,
+		    sizeof(wsmount)) == -1) {
+			snprintf(err, sizeof(err), "session folder path too "
+			    "long");
+			goto fail;
+		}
+		if (launch_ids_mount(&ids, o->val[LO_WORKSPACE], wsmount, err,
+		    sizeof(err)) == -1)
+			goto fail;
+		mounted = 1;
 	}
 	ph[PH_HOST] = mono_ms();
 
@@ -389,6 +453,16 @@ run_session(const struct launch_opts *o, struct policy *p)
 		goto fail;
 	if (proxy != NULL)
 		explicit_bzero(proxy, strlen(proxy));
+	/*
+	 * The enforcer reads the file as the command will run (it is the
+	 * command's own environment): owned by the sandbox user's host id.
+	 */
+	if (ids.mode == LAUNCH_IDS_MAPPED && chown(envfile,
+	    launch_ids_host_uid(&ids), launch_ids_host_gid(&ids)) == -1) {
+		snprintf(err, sizeof(err), "chown of the env file: %s",
+		    strerror(errno));
+		goto fail;
+	}
 	if (launch_plan_text(o, p, facts.host_loopback[0] ?
 	    facts.host_loopback : "10.0.2.2", gate.port,
 	    launch_network_dns(facts.network[0] ? facts.network :
@@ -396,6 +470,12 @@ run_session(const struct launch_opts *o, struct policy *p)
 	    launch_session_write(&s, "plan", plan, strlen(plan), planfile,
 	    sizeof(planfile), err, sizeof(err)) == -1)
 		goto fail;
+	/* no secret in it; the container's root owns no host id to read it */
+	if (chmod(planfile, 0644) == -1) {
+		snprintf(err, sizeof(err), "chmod of the plan: %s",
+		    strerror(errno));
+		goto fail;
+	}
 
 	/*
 	 * A runtime the user chose wins over the one doctor found; with
@@ -411,8 +491,8 @@ run_session(const struct launch_opts *o, struct policy *p)
 	}
 	if (launch_image_ensure(&spec, image, sizeof(image), err,
 	    sizeof(err)) == -1 ||
-	    ensure_home_volume(podman, o->val[LO_HOME_VOLUME], err,
-	    sizeof(err)) == -1)
+	    ensure_home_volume(podman, o->val[LO_HOME_VOLUME],
+	    o->val[LO_WORKSPACE], err, sizeof(err)) == -1)
 		goto fail;
 	ph[PH_IMAGE] = mono_ms();
 
@@ -428,6 +508,9 @@ run_session(const struct launch_opts *o, struct policy *p)
 	r.image = image;
 	r.envfile = envfile;
 	r.planfile = planfile;
+	r.ids = &ids;
+	r.workspace_src = mounted ? wsmount : NULL;
+	r.no_limits = unheld[0] != '\0';
 	r.interactive = 1;	/* stdin reaches the command, piped or not */
 	r.tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
 	if (launch_podman_argv(&r, &argv) == -1) {
@@ -447,6 +530,8 @@ fail:
 	code = EXIT_ENFORCE;
 out:
 	launch_gate_stop(&gate);
+	if (mounted)
+		launch_ids_umount(wsmount);
 	if (named)
 		launch_gate_detach(&shared, &s);
 	/* the credential and the values are useless now: none stay at rest */
@@ -457,7 +542,7 @@ out:
 	if (launch_session_path(&s, "gate.pid", token, sizeof(token)) == 0)
 		(void)unlink(token);
 	ph[PH_END] = mono_ms();
-	write_record(&s, o, p, start, code, ph);
+	write_record(&s, o, p, &ids, unheld, start, code, ph);
 	if (o->keep || code != 0)
 		fprintf(stderr, "aisb: session %s: %s\n", s.id, s.dir);
 	launch_strv_free(&argv);
@@ -474,6 +559,7 @@ launch_cmd_run(int argc, char **argv)
 	struct launch_strv	 v;
 	struct launch_run	 r;
 	struct launch_image_spec spec;
+	struct launch_ids	 ids;
 	struct policy		*p = NULL;
 	const char		*pkgs[LAUNCH_MAX_LIST];
 	char			 err[8192], enforcer[PATH_MAX], *plan = NULL;
@@ -533,6 +619,14 @@ launch_cmd_run(int argc, char **argv)
 		r.image = "<image>";
 		r.envfile = "<session>/env";
 		r.planfile = "<session>/plan";
+		/* the mapping a session would use; nothing is created */
+		if (launch_ids_resolve(&ids, geteuid() != 0,
+		    o.val[LO_WORKSPACE], 0, err, sizeof(err)) == 0) {
+			r.ids = &ids;
+			if (ids.mode == LAUNCH_IDS_MAPPED)
+				r.workspace_src = "<session>/workspace";
+		} else
+			printf("# user namespace: %s\n", err);
 		if (launch_podman_argv(&r, &v) == 0) {
 			size_t i;
 
