@@ -404,3 +404,27 @@ launch_ids_umount(const char *target)
 		    strerror(errno));
 	(void)rmdir(target);
 }
+
+int
+launch_ids_prepare(const struct launch_ids *ids, const char *workspace,
+    const char *mountpoint, const char *envfile, const char *planfile,
+    int *mounted, char *err, size_t errlen)
+{
+	*mounted = 0;
+	if (chmod(planfile, 0644) == -1) {
+		snprintf(err, errlen, "chmod of the plan: %s", strerror(errno));
+		return -1;
+	}
+	if (ids->mode != LAUNCH_IDS_MAPPED)
+		return 0;
+	if (chown(envfile, launch_ids_host_uid(ids),
+	    launch_ids_host_gid(ids)) == -1) {
+		snprintf(err, errlen, "chown of the env file: %s",
+		    strerror(errno));
+		return -1;
+	}
+	if (launch_ids_mount(ids, workspace, mountpoint, err, errlen) == -1)
+		return -1;
+	*mounted = 1;
+	return 0;
+}

@@ -66,6 +66,17 @@ uid_t	 launch_ids_root_uid(const struct launch_ids *);
  */
 int	 launch_ids_mount(const struct launch_ids *, const char *src,
 	    const char *target, char *err, size_t errlen);
+/*
+ * What a container of this mapping needs on the host before podman runs,
+ * for sessions and doctor alike: in MAPPED mode the idmapped workspace at
+ * mountpoint (*mounted set to 1), and the env file given to the sandbox
+ * user's host ids (the enforcer reads it as the command); the plan made
+ * readable by the container's root, which owns no host file (it holds no
+ * secret).  0, or -1 with err; the caller unmounts on every path.
+ */
+int	 launch_ids_prepare(const struct launch_ids *, const char *workspace,
+	    const char *mountpoint, const char *envfile, const char *planfile,
+	    int *mounted, char *err, size_t errlen);
 /* Detaches the mount at target, if any, and removes the folder. */
 void	 launch_ids_umount(const char *target);
 

@@ -260,23 +260,6 @@ mono_ms(void)
  */
 enum { PH_START, PH_HOST, PH_GATE, PH_IMAGE, PH_RUN, PH_END, PH_N };
 
-/*
- * The cgroup limits the options ask for that this host will not apply:
- * rootless podman on cgroups v1 ignores them all (it only warns).  Names
- * them into buf ("" when every limit holds); 1 when some do not hold.
- */
-static int
-unheld_limits(const struct launch_opts *o,
-    const struct launch_host_facts *f, char *buf, size_t len)
-{
-	buf[0] = '\0';
-	if (!f->rootless || f->cgroups_version == 2)
-		return 0;
-	snprintf(buf, len, "%s%s%s", o->memory > 0 ? " memory" : "",
-	    o->cpus_milli > 0 ? " cpus" : "", o->pids > 0 ? " pids" : "");
-	return buf[0] != '\0';
-}
-
 static void
 write_record(const struct launch_session *s, const struct launch_opts *o,
     const struct policy *p, const struct launch_ids *ids,
@@ -385,7 +368,7 @@ run_session(const struct launch_opts *o, struct policy *p)
 		fprintf(stderr, "aisb: %s\n", err);
 		return EXIT_ENFORCE;
 	}
-	if (unheld_limits(o, &facts, unheld, sizeof(unheld)))
+	if (launch_limits_unheld(o, &facts, unheld, sizeof(unheld)))
 		fprintf(stderr, "aisb: rootless podman on cgroups v1 cannot "
 		    "apply these limits, and this session runs without them:"
 		    "%s (the nofile and nproc ulimits still hold; see aisb "
@@ -399,18 +382,10 @@ run_session(const struct launch_opts *o, struct policy *p)
 		snprintf(err, sizeof(err), "session folder path too long");
 		goto fail;
 	}
-	/* rootful: the owner's files, seen as the sandbox user's (ids.h) */
-	if (ids.mode == LAUNCH_IDS_MAPPED) {
-		if (launch_session_path(&s, "workspace", wsmount,
-		    sizeof(wsmount)) == -1) {
-			snprintf(err, sizeof(err), "session folder path too "
-			    "long");
-			goto fail;
-		}
-		if (launch_ids_mount(&ids, o->val[LO_WORKSPACE], wsmount, err,
-		    sizeof(err)) == -1)
-			goto fail;
-		mounted = 1;
+	if (launch_session_path(&s, "workspace", wsmount, sizeof(wsmount)) ==
+	    -1) {
+		snprintf(err, sizeof(err), "session folder path too long");
+		goto fail;
 	}
 	ph[PH_HOST] = mono_ms();
 
@@ -453,16 +428,7 @@ run_session(const struct launch_opts *o, struct policy *p)
 		goto fail;
 	if (proxy != NULL)
 		explicit_bzero(proxy, strlen(proxy));
-	/*
-	 * The enforcer reads the file as the command will run (it is the
-	 * command's own environment): owned by the sandbox user's host id.
-	 */
-	if (ids.mode == LAUNCH_IDS_MAPPED && chown(envfile,
-	    launch_ids_host_uid(&ids), launch_ids_host_gid(&ids)) == -1) {
-		snprintf(err, sizeof(err), "chown of the env file: %s",
-		    strerror(errno));
-		goto fail;
-	}
+
 	if (launch_plan_text(o, p, facts.host_loopback[0] ?
 	    facts.host_loopback : "10.0.2.2", gate.port,
 	    launch_network_dns(facts.network[0] ? facts.network :
@@ -470,12 +436,10 @@ run_session(const struct launch_opts *o, struct policy *p)
 	    launch_session_write(&s, "plan", plan, strlen(plan), planfile,
 	    sizeof(planfile), err, sizeof(err)) == -1)
 		goto fail;
-	/* no secret in it; the container's root owns no host id to read it */
-	if (chmod(planfile, 0644) == -1) {
-		snprintf(err, sizeof(err), "chmod of the plan: %s",
-		    strerror(errno));
+	/* rootful: the owner's files, seen as the sandbox user's (ids.h) */
+	if (launch_ids_prepare(&ids, o->val[LO_WORKSPACE], wsmount, envfile,
+	    planfile, &mounted, err, sizeof(err)) == -1)
 		goto fail;
-	}
 
 	/*
 	 * A runtime the user chose wins over the one doctor found; with
