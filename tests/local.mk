@@ -2,9 +2,9 @@
 # suites of the programs live in their own fragments below.
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test_policy tests/unit/test_target tests/unit/test_addr \
-	tests/unit/test_options tests/unit/test_session
+	tests/unit/test_options tests/unit/test_session tests/unit/test_ids
 TESTS += tests/unit/test_policy tests/unit/test_target tests/unit/test_addr \
-	tests/unit/test_options tests/unit/test_session
+	tests/unit/test_options tests/unit/test_session tests/unit/test_ids
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(PCRE2_CFLAGS)
 UNIT_LDADD = $(POLICY_LIBS) common/libaisbcommon.a $(CMOCKA_LIBS)
 tests_unit_test_policy_SOURCES = tests/unit/test_policy.c
@@ -16,15 +16,18 @@ tests_unit_test_target_LDADD = $(UNIT_LDADD)
 tests_unit_test_addr_SOURCES = tests/unit/test_addr.c
 tests_unit_test_addr_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_addr_LDADD = $(UNIT_LDADD)
-tests_unit_test_options_SOURCES = tests/unit/test_options.c launcher/options.c
+tests_unit_test_options_SOURCES = tests/unit/test_options.c
 tests_unit_test_options_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
 tests_unit_test_options_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
-tests_unit_test_options_LDADD = $(UNIT_LDADD)
-tests_unit_test_session_SOURCES = tests/unit/test_session.c launcher/session.c launcher/options.c \
-	launcher/gates.c launcher/proc.c
+tests_unit_test_options_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_session_SOURCES = tests/unit/test_session.c
 tests_unit_test_session_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
 tests_unit_test_session_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
-tests_unit_test_session_LDADD = $(UNIT_LDADD)
+tests_unit_test_session_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_ids_SOURCES = tests/unit/test_ids.c
+tests_unit_test_ids_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_unit_test_ids_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_ids_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 endif
 
 # aisb policy commands, driven as a user would.
