@@ -395,14 +395,22 @@ out:
 	return rc;
 }
 
-void
+int
 launch_ids_umount(const char *target)
 {
-	if (umount2(target, MNT_DETACH | UMOUNT_NOFOLLOW) == -1 &&
-	    errno != EINVAL && errno != ENOENT)
-		fprintf(stderr, "aisb: umount %s: %s\n", target,
-		    strerror(errno));
+	int	 rc = 1;
+
+	if (umount2(target, MNT_DETACH | UMOUNT_NOFOLLOW) == -1) {
+		rc = 0;
+		if (errno != EINVAL && errno != ENOENT) {
+			fprintf(stderr, "aisb: umount %s: %s\n", target,
+			    strerror(errno));
+			return -1;
+		}
+	}
+	/* never a recursive removal: it could reach the user's files */
 	(void)rmdir(target);
+	return rc;
 }
 
 int

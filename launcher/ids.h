@@ -77,8 +77,11 @@ int	 launch_ids_mount(const struct launch_ids *, const char *src,
 int	 launch_ids_prepare(const struct launch_ids *, const char *workspace,
 	    const char *mountpoint, const char *envfile, const char *planfile,
 	    int *mounted, char *err, size_t errlen);
-/* Detaches the mount at target, if any, and removes the folder. */
-void	 launch_ids_umount(const char *target);
+/*
+ * Detaches the mount at target, if any, and removes the (then empty)
+ * folder.  1 unmounted, 0 nothing was mounted there, -1 (said on stderr).
+ */
+int	 launch_ids_umount(const char *target);
 
 /*
  * Parses one /etc/subuid-style text for the first range of the user

@@ -387,6 +387,16 @@ run_session(const struct launch_opts *o, struct policy *p)
 		snprintf(err, sizeof(err), "session folder path too long");
 		goto fail;
 	}
+	{
+		char	 who[48], path[PATH_MAX];
+		int	 n = snprintf(who, sizeof(who), "%ld %llu\n",
+			    (long)getpid(), launch_proc_start(getpid()));
+
+		/* aisb clean leaves what a live launcher holds alone */
+		if (launch_session_write(&s, "launcher", who, (size_t)n, path,
+		    sizeof(path), err, sizeof(err)) == -1)
+			goto fail;
+	}
 	ph[PH_HOST] = mono_ms();
 
 	if (o->net == LAUNCH_NET_GATE && named) {
