@@ -217,15 +217,22 @@ launch_ids_resolve(struct launch_ids *ids, int rootless, const char *workspace,
     int create, char *err, size_t errlen)
 {
 	struct stat	 st;
+	char		 real[PATH_MAX];
 
 	memset(ids, 0, sizeof(*ids));
+	if (realpath(workspace, real) == NULL) {
+		snprintf(err, errlen, "workspace %s: %s", workspace,
+		    strerror(errno));
+		return -1;
+	}
+
 	if (rootless) {
 		ids->mode = LAUNCH_IDS_KEEPID;
 		ids->owner_uid = getuid();
 		ids->owner_gid = getgid();
 		return 0;
 	}
-	if (stat(workspace, &st) == -1) {
+	if (stat(real, &st) == -1) {
 		snprintf(err, errlen, "workspace %s: %s", workspace,
 		    strerror(errno));
 		return -1;

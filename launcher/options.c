@@ -772,6 +772,50 @@ is_subcommand(const char *s)
 	return 0;
 }
 
+/*
+ * The sandbox may change whatever the workspace's owner may: a folder of
+ * the system as the workspace would hand it the system (as root, through
+ * the idmapped mount, every root-owned file there).  1 for such a path.
+ */
+static int
+system_folder(const char *real)
+{
+	static const char *const roots[] = { "/etc", "/usr", "/boot", "/bin",
+	    "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/sys",
+	    "/dev", "/run", "/var/lib", "/var/log", "/var/cache", "/var/spool" };
+	size_t	 i, n;
+
+	if (strcmp(real, "/") == 0)
+		return 1;
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		n = strlen(roots[i]);
+		if (strncmp(real, roots[i], n) == 0 &&
+		    (real[n] == '\0' || real[n] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+int
+launch_workspace_check(const struct launch_opts *o, char *err, size_t errlen)
+{
+	char	 real[PATH_MAX];
+
+	if (realpath(o->val[LO_WORKSPACE], real) != NULL &&
+	    system_folder(real)) {
+		snprintf(err, errlen, "workspace %s (%s%s%s) is a folder of the "
+		    "system: the sandbox could change it as its owner does; run "
+		    "aisb in a project folder, or pass --workspace DIR", real,
+		    o->src[LO_WORKSPACE] == LAUNCH_SRC_DEFAULT ?
+		    "the current folder" : launch_src_str(o->src[LO_WORKSPACE]),
+		    o->src[LO_WORKSPACE] == LAUNCH_SRC_DEFAULT ? "" : ": ",
+		    o->src[LO_WORKSPACE] == LAUNCH_SRC_DEFAULT ? "" :
+		    o->where[LO_WORKSPACE]);
+		return -1;
+	}
+	return 0;
+}
+
 int
 launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
     char **envp, char *err, size_t errlen)

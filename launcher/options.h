@@ -103,6 +103,14 @@ struct launch_opts {
 int	 launch_opts_resolve(struct launch_opts *, int argc, char **argv,
 	    char **envp, char *err, size_t errlen);
 void	 launch_opts_free(struct launch_opts *);
+/*
+ * Refuses a workspace that is a folder of the system ("/", /etc, /usr...):
+ * the sandbox may change whatever the workspace's owner may.  Sessions
+ * only: a named gate started from "/" (a service) has no workspace.
+ * 0, or -1 with err.
+ */
+int	 launch_workspace_check(const struct launch_opts *, char *err,
+	    size_t errlen);
 /* --print-config: one line per option, value and source; secrets redacted. */
 void	 launch_opts_print(const struct launch_opts *, FILE *);
 const char *launch_opt_name(enum launch_opt_id);

@@ -547,6 +547,12 @@ launch_cmd_run(int argc, char **argv)
 	}
 	preview = o.print_config || o.print_policy || o.print_plan ||
 	    o.print_containerfile || o.dry_run;
+	if ((!preview || o.dry_run) &&
+	    launch_workspace_check(&o, err, sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: %s\n", err);
+		launch_opts_free(&o);
+		return EXIT_CONFIG;
+	}
 	if (o.val[LO_GATE] != NULL && o.val[LO_GATE][0] != '\0' &&
 	    use_named_gate(&o) == -1) {
 		launch_opts_free(&o);

@@ -206,6 +206,43 @@ test_home_per_project(void **state)
 
 	unlink(link);
 	rmdir(ws2);
+
+}
+
+/* A folder of the system is no workspace: it would be handed over. */
+static void
+test_workspace_check(void **state)
+{
+	struct launch_opts	 o;
+	char			 err[1024];
+	const char		*refused[] = { "/", "/etc", "/usr/share",
+	    "/var/lib", "/proc" };
+	size_t			 i;
+
+	(void)state;
+	user_config(NULL);
+	project_config(NULL);
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		char flag[64];
+
+		snprintf(flag, sizeof(flag), "--workspace=%s", refused[i]);
+		/* resolving succeeds: gate up may run from "/" */
+		assert_int_equal(resolve(&o, err, sizeof(err),
+		    ARGS(flag, "true"), NULL), 0);
+		assert_int_equal(launch_workspace_check(&o, err, sizeof(err)),
+		    -1);
+		assert_non_null(strstr(err, "folder of the system"));
+		assert_non_null(strstr(err, "--workspace"));
+		launch_opts_free(&o);
+	}
+	/* a project folder, and a name that only starts like one */
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("true"), NULL), 0);
+	assert_int_equal(launch_workspace_check(&o, err, sizeof(err)), 0);
+	launch_opts_free(&o);
+	assert_int_equal(resolve(&o, err, sizeof(err),
+	    ARGS("--workspace=/tmp", "true"), NULL), 0);
+	assert_int_equal(launch_workspace_check(&o, err, sizeof(err)), 0);
+	launch_opts_free(&o);
 }
 
 static void
@@ -467,6 +504,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_home_per_project),
+		cmocka_unit_test(test_workspace_check),
 		cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_alias_parsing),
 		cmocka_unit_test(test_project_cannot_widen),
