@@ -283,6 +283,30 @@ podman_lines(char *const argv[], char *out, size_t outlen)
 }
 
 /* Is pid an aisb-gate?  (So that a recycled pid is never killed.) */
+/*
+ * podman rm, again while it says "device or resource busy": podman 4.3
+ * leaves the shm mount of a container that ran in a user namespace busy
+ * for a moment after it exits (measured: the first rm a second after the
+ * exit fails, the same rm three seconds later succeeds).  At most ~5 s.
+ */
+#define RM_TRIES	10
+#define RM_WAIT_NS	(500L * 1000 * 1000)
+
+static int
+podman_rm(char **argv, char *err, size_t errlen)
+{
+	struct timespec	 ts = { 0, RM_WAIT_NS };
+	int		 i, rc = -1;
+
+	for (i = 0; i < RM_TRIES; i++) {
+		if ((rc = launch_exec(argv, NULL, 0, NULL, 0, 60000, 0, err,
+		    errlen)) == 0 || strstr(err, "resource busy") == NULL)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	return rc == 0 ? 0 : -1;
+}
+
 /* True while the launcher of session id runs (its "launcher" file). */
 static int
 launcher_alive(const char *dir, const char *id)
@@ -387,8 +411,7 @@ launch_cmd_clean(int argc, char **argv)
 		snprintf(key, sizeof(key), "\n%s\n", line);
 		if (!all && strstr(running, key) != NULL)
 			continue;
-		if (launch_exec(rm, NULL, 0, NULL, 0, 60000, 0, err,
-		    sizeof(err)) == 0) {
+		if (podman_rm(rm, err, sizeof(err)) == 0) {
 			printf("removed container %s\n", line);
 			ncont++;
 		} else {
