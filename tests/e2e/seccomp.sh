@@ -211,6 +211,17 @@ name="strace of its own child"; t sh -c 'strace -f -e trace=execve -o s.out ./he
 name="gdb runs its own child"; t sh -c 'gdb -q -batch -ex "break run" -ex run \
     -ex bt -ex continue ./hello >g.out 2>&1; cat g.out; grep -q "^#0  run (" g.out &&
     grep -q "hello thread" g.out && ! grep -qi "not permitted" g.out'
+# the i386 system call entry from a 64-bit program: killed (SIGSYS)
+if [ "$(uname -m)" = x86_64 ]; then
+	cat >i386.c <<'C'
+int main(void) {
+	long r;
+	__asm__ volatile ("int $0x80" : "=a"(r) : "a"(20L) : "memory"); /* getpid */
+	return r > 0 ? 0 : 1;
+}
+C
+	name="i386 killed"; t sh -c 'gcc -o i386 i386.c; ./i386; test $? = 159'
+fi
 if command -v node >/dev/null; then
 	name="node"; t node -e '
 		const { Worker } = require("worker_threads");
@@ -232,7 +243,7 @@ while read -r verdict what; do
 	if [ "$verdict" = ok ]; then ok; else bad "inside: $what"; fi
 done <"$tmp/verdicts"
 # every check reported (a crash half-way would leave some out)
-want=26; [ "$(uname -m)" = x86_64 ] && want=27	# the x32 check
+want=26; [ "$(uname -m)" = x86_64 ] && want=28	# the x32 and i386 checks
 check "checks run" "$(grep -c '^ok ' "$tmp/verdicts")" "$want"
 sd=$(ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | head -1)
 if grep -q "^timings_ms host [0-9]* gate [1-9]" "$sd/record"; then ok; else
