@@ -35,6 +35,7 @@
 #include "options.h"
 #include "podman.h"
 #include "proc.h"
+#include "seccomp.h"
 #include "session.h"
 #include "launch.h"
 #include "log.h"
@@ -699,7 +700,7 @@ check_session(struct launch_host_facts *f, int verbose)
 	char			 env[PATH_MAX + 8], plan[PATH_MAX + 8];
 	char			 mnt[PATH_MAX + 16], vol[64], id[40];
 	char			 ptext[128], out[64], err[1024], text[16];
-	char			 path[PATH_MAX + 16];
+	char			 path[PATH_MAX + 16], seccomp[PATH_MAX];
 	char			*av[] = { (char *)"aisb", (char *)"--net", NULL,
 	    (char *)"--workspace", ws, (char *)"--home-volume", vol,
 	    (char *)"--", (char *)"/bin/sh", (char *)"-c",
@@ -752,6 +753,11 @@ check_session(struct launch_host_facts *f, int verbose)
 		goto out;
 	}
 	have_opts = 1;
+	if (launch_seccomp_profile(seccomp, sizeof(seccomp), err,
+	    sizeof(err)) == -1) {
+		report(f, verbose, V_FAIL, "session    %s", err);
+		goto out;
+	}
 	if (launch_ids_resolve(&ids, f->rootless, ws, 1, err,
 	    sizeof(err)) == -1 || launch_ids_prepare(&ids, ws, mnt, env,
 	    plan, &mounted, err, sizeof(err)) == -1) {
@@ -773,6 +779,7 @@ check_session(struct launch_host_facts *f, int verbose)
 	r.ids = &ids;
 	r.workspace_src = mounted ? mnt : NULL;
 	r.no_limits = launch_limits_unheld(&o, f, err, sizeof(err));
+	r.seccomp = seccomp;
 	if (launch_podman_argv(&r, &v) == -1) {
 		report(f, verbose, V_FAIL, "session    out of memory");
 		goto out;

@@ -339,7 +339,7 @@ selinux_enforcing(void)
 
 /*
  * `podman run` for one session.  Secrets never appear here: values reach
- * the container through the env file only.
+ * the container through the env file only.  -1 without a seccomp profile.
  */
 int
 launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
@@ -381,6 +381,10 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 		add(v, "--gidmap=0:%u:%u", (unsigned)r->ids->gid_base,
 		    r->ids->count);
 	}
+	/* aisb's own profile (docs/seccomp.md); never podman's, never none */
+	if (r->seccomp == NULL || r->seccomp[0] == '\0')
+		v->failed = 1;
+	add(v, "--security-opt=seccomp=%s", r->seccomp);
 	if (o->net == LAUNCH_NET_NONE)
 		add(v, "--network=none");
 	else

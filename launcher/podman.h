@@ -35,6 +35,7 @@ struct launch_run {
 					   for the workspace itself */
 	const char	*home_volume;	/* NULL: the option's value */
 	int		 no_limits;	/* the host cannot apply cgroup limits */
+	const char	*seccomp;	/* profile path; NULL: no argv */
 	int		 interactive, tty;
 };
 

@@ -24,6 +24,7 @@
 #include "podman.h"
 #include "policy.h"
 #include "proc.h"
+#include "seccomp.h"
 #include "session.h"
 
 #define EXIT_TIMEOUT	124	/* as timeout(1) */
@@ -344,7 +345,7 @@ run_session(const struct launch_opts *o, struct policy *p)
 	char				 glog[PATH_MAX], envfile[PATH_MAX];
 	char				 planfile[PATH_MAX], image[LAUNCH_TAG_MAX];
 	char				 enforcer[PATH_MAX], *plan = NULL;
-	char				*proxy = NULL;
+	char				*proxy = NULL, seccomp[PATH_MAX];
 	time_t				 start = time(NULL);
 	int64_t				 ph[PH_N] = { mono_ms() };
 	struct launch_shared		 shared = { .dir = "" };
@@ -352,6 +353,11 @@ run_session(const struct launch_opts *o, struct policy *p)
 	int				 named = o->val[LO_GATE] != NULL &&
 					    o->val[LO_GATE][0] != '\0';
 
+	if (launch_seccomp_profile(seccomp, sizeof(seccomp), err,
+	    sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: %s\n", err);
+		return EXIT_ENFORCE;
+	}
 	if (launch_find_program("podman", podman, sizeof(podman)) == -1) {
 		fprintf(stderr, "aisb: podman not found; install it "
 		    "(apt-get install podman) or see aisb doctor\n");
@@ -485,6 +491,7 @@ run_session(const struct launch_opts *o, struct policy *p)
 	r.ids = &ids;
 	r.workspace_src = mounted ? wsmount : NULL;
 	r.no_limits = unheld[0] != '\0';
+	r.seccomp = seccomp;
 	r.interactive = 1;	/* stdin reaches the command, piped or not */
 	r.tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
 	if (launch_podman_argv(&r, &argv) == -1) {
@@ -537,6 +544,7 @@ launch_cmd_run(int argc, char **argv)
 	struct policy		*p = NULL;
 	const char		*pkgs[LAUNCH_MAX_LIST];
 	char			 err[8192], enforcer[PATH_MAX], *plan = NULL;
+	char			 seccomp[PATH_MAX];
 	int			 rc = 0, preview;
 
 	if (launch_opts_resolve(&o, argc, argv, environ, err,
@@ -607,7 +615,13 @@ launch_cmd_run(int argc, char **argv)
 				r.workspace_src = "<session>/workspace";
 		} else
 			printf("# user namespace: %s\n", err);
-		if (launch_podman_argv(&r, &v) == 0) {
+		if (launch_seccomp_profile(seccomp, sizeof(seccomp), err,
+		    sizeof(err)) == -1) {
+			fprintf(stderr, "aisb: %s\n", err);
+			rc = EXIT_ENFORCE;
+		} else
+			r.seccomp = seccomp;
+		if (r.seccomp != NULL && launch_podman_argv(&r, &v) == 0) {
 			size_t i;
 
 			printf("# env file (mode 0600)\n");

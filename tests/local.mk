@@ -31,8 +31,8 @@ tests_unit_test_ids_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 endif
 
 # aisb policy commands, driven as a user would.
-TESTS += tests/cli/policy_cli.sh
-EXTRA_DIST += tests/cli/policy_cli.sh tests/run.sh
+TESTS += tests/cli/policy_cli.sh tests/cli/seccomp_profile.sh
+EXTRA_DIST += tests/cli/policy_cli.sh tests/cli/seccomp_profile.sh tests/run.sh
 
 include tests/fuzz/local.mk
 include tests/bench/local.mk
@@ -46,3 +46,6 @@ EXTRA_DIST += tests/e2e/session.sh tests/bench/sessions.sh
 # Sessions on a user's own repository: root and rootless, 0700 folders.
 TESTS += tests/e2e/identity.sh
 EXTRA_DIST += tests/e2e/identity.sh
+# aisb's seccomp profile in real sessions (root; AISB_E2E=1).
+TESTS += tests/e2e/seccomp.sh
+EXTRA_DIST += tests/e2e/seccomp.sh

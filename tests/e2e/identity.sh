@@ -208,6 +208,7 @@ grep -q "^$user:" /etc/subuid || bad "useradd gave $user no subordinate uids"
 chmod 0666 /dev/net/tun		# slirp4netns opens it as the user (doctor says so)
 install -d -m 0755 -o "$user" -g "$user" "$home/bin"
 install -m 0755 "$build/aisb" "$build/aisb-gate" "$build/aisb-enforce" "$home/bin/"
+install -m 0644 "$build/aisb-seccomp.json" "$home/bin/"	# found next to aisb
 install -m 0644 -o "$user" "$tmp/policy.yaml" "$home/policy.yaml"
 # The image the root sessions built, handed over instead of rebuilt.
 img=$(podman images --filter label=io.aisb.kind=sandbox --format '{{.Repository}}:{{.Tag}}' | head -n 1)

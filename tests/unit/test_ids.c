@@ -100,6 +100,7 @@ fill(struct launch_opts *o, struct launch_run *r, char **cmd)
 	r->image = "localhost/aisb:x";
 	r->envfile = "/s/env";
 	r->planfile = "/s/plan";
+	r->seccomp = "/p/seccomp.json";
 }
 
 static void
@@ -154,12 +155,37 @@ test_argv_mappings(void **state)
 	launch_strv_free(&v);
 }
 
+/* Every argv names aisb's seccomp profile; without one there is none. */
+static void
+test_argv_seccomp(void **state)
+{
+	struct launch_opts	 o;
+	struct launch_run	 r;
+	struct launch_strv	 v;
+	char			*cmd[] = { (char *)"true", NULL };
+
+	(void)state;
+	fill(&o, &r, cmd);
+	assert_int_equal(launch_podman_argv(&r, &v), 0);
+	assert_true(has(&v, "--security-opt=seccomp=/p/seccomp.json"));
+	assert_true(has(&v, "--security-opt=no-new-privileges"));
+	launch_strv_free(&v);
+
+	r.seccomp = NULL;
+	assert_int_equal(launch_podman_argv(&r, &v), -1);
+	assert_null(v.s);
+	r.seccomp = "";
+	assert_int_equal(launch_podman_argv(&r, &v), -1);
+	assert_null(v.s);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_subid_find),
 		cmocka_unit_test(test_argv_mappings),
+		cmocka_unit_test(test_argv_seccomp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
