@@ -25,6 +25,7 @@ allow:
     ports: [$up]
 deny:
   - host: blocked.wild.test
+allow_ranges: [$test_ranges]
 dns:
   servers: ["127.0.0.1:$dns_port"]
   min_ttl: 1

@@ -44,8 +44,8 @@ dns:
   max_ttl: 3
 EOF
 }
-policy "$tmp/strict.yaml" "[]"
-policy "$tmp/exempt.yaml" "[127.0.0.1/32, 10.0.0.0/8, \"::1/128\"]"
+policy "$tmp/strict.yaml" "[$test_ranges]"
+policy "$tmp/exempt.yaml" "[$test_ranges, 127.0.0.1/32, 10.0.0.0/8, \"::1/128\"]"
 
 # --- without exemptions: every internal answer is refused, never dialled
 start_gate strict "$tmp/strict.yaml" --dns-timeout 2 --connect-timeout 2

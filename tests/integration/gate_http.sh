@@ -23,6 +23,7 @@ allow:
     ports: [$cap]
   - host: ka.test
     ports: [$ka]
+allow_ranges: [$test_ranges]
 dns:
   servers: ["127.0.0.1:$dns_port"]
 EOF

@@ -43,6 +43,9 @@ ip addr add 169.254.169.254/32 dev lo
 # Packets to 198.51.100.0/24 loop back in and are dropped (not ours, no
 # forwarding): a black hole for connect timeouts.
 ip route add 198.51.100.0/24 dev lo
+# Documentation blocks are denied ranges like any special-purpose block:
+# the policies of the tests exempt the two that play the internet here.
+test_ranges='192.0.2.0/24, 198.51.100.0/24'
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/aisb-gate-test.XXXXXX")
 pids=()
@@ -236,6 +239,7 @@ write_policy() {
 			echo "  - host: $h"
 			echo "    ports: [$up, $echo_port]"
 		done
+		echo "allow_ranges: [$test_ranges]"
 		echo "dns:"
 		echo "  servers: [\"127.0.0.1:$dns_port\"]"
 	} >"$f.tmp"

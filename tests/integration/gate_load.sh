@@ -18,6 +18,7 @@ allow:
     ports: [$up]
   - host: echo.test
     ports: [$echo_port]
+allow_ranges: [$test_ranges]
 dns:
   servers: ["127.0.0.1:$dns_port"]
 EOF
