@@ -93,30 +93,81 @@ gate_sockaddr_str(const struct sockaddr_storage *ss, char *buf, size_t len)
 }
 
 /*
+ * The address the kernel really connects to for a: an IPv4-mapped IPv6
+ * address is its IPv4 address, and the unspecified addresses 0.0.0.0 and
+ * :: are the loopback address of their family (Linux: ip_route_connect,
+ * ip6_dst_lookup).
+ */
+static void
+reached(const struct policy_addr *a, struct policy_addr *out)
+{
+	static const uint8_t	 mapped[12] = { [10] = 0xff, [11] = 0xff };
+	static const uint8_t	 zero[16];
+
+	*out = *a;
+	if (a->family == AF_INET6 && memcmp(a->bytes, mapped, 12) == 0) {
+		memset(out, 0, sizeof(*out));
+		out->family = AF_INET;
+		memcpy(out->bytes, a->bytes + 12, 4);
+	}
+	if (out->family == AF_INET && memcmp(out->bytes, zero, 4) == 0) {
+		out->bytes[0] = 127;
+		out->bytes[3] = 1;
+	} else if (out->family == AF_INET6 &&
+	    memcmp(out->bytes, zero, 16) == 0)
+		out->bytes[15] = 1;
+}
+
+/*
  * Would dialling a:port reach this gate's own listener?  (A policy that
  * exempts loopback must still not let a client loop the gate into itself.)
+ * Both sides are compared as the kernel sees them (reached()): a gate on
+ * 0.0.0.0 is reached by any IPv4 address of the host, one on [::] by any
+ * address (dual stack), one on 127.x by all of 127/8 (a listener on
+ * another 127/8 address of the same port may be a worker, or will be;
+ * refusing the block costs nothing).
  */
 int
 gate_is_self(const struct gate *g, const struct policy_addr *a, uint16_t port)
 {
-	static const uint8_t	 any[16];
+	struct policy_addr	 b, t;
+	uint16_t		 bport;
 
+	memset(&b, 0, sizeof(b));
 	if (g->bound.ss_family == AF_INET) {
 		const struct sockaddr_in *sin = (const void *)&g->bound;
 
-		return port == ntohs(sin->sin_port) && a->family == AF_INET &&
-		    (sin->sin_addr.s_addr == INADDR_ANY ||
-		    memcmp(a->bytes, &sin->sin_addr, 4) == 0);
-	}
-	if (g->bound.ss_family == AF_INET6) {
+		b.family = AF_INET;
+		memcpy(b.bytes, &sin->sin_addr, 4);
+		bport = ntohs(sin->sin_port);
+	} else if (g->bound.ss_family == AF_INET6) {
 		const struct sockaddr_in6 *sin6 = (const void *)&g->bound;
+		static const uint8_t	 any[16];
 
-		return port == ntohs(sin6->sin6_port) &&
-		    (memcmp(&sin6->sin6_addr, any, 16) == 0 ||
-		    (a->family == AF_INET6 &&
-		    memcmp(a->bytes, &sin6->sin6_addr, 16) == 0));
-	}
-	return 0;
+		bport = ntohs(sin6->sin6_port);
+		if (memcmp(&sin6->sin6_addr, any, 16) == 0)
+			return port == bport;	/* [::]: every address */
+		b.family = AF_INET6;
+		memcpy(b.bytes, &sin6->sin6_addr, 16);
+		if (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr)) {
+			/* [::ffff:a.b.c.d] listens as a.b.c.d */
+			memset(&b, 0, sizeof(b));
+			b.family = AF_INET;
+			memcpy(b.bytes, (const uint8_t *)&sin6->sin6_addr + 12,
+			    4);
+		}
+	} else
+		return 0;
+	if (port != bport)
+		return 0;
+	reached(a, &t);
+	if (t.family != b.family)
+		return 0;
+	if (b.family == AF_INET && b.bytes[0] == 0)
+		return 1;			/* 0.0.0.0: every IPv4 address */
+	if (b.family == AF_INET && b.bytes[0] == 127)
+		return t.bytes[0] == 127;
+	return memcmp(t.bytes, b.bytes, b.family == AF_INET ? 4 : 16) == 0;
 }
 
 /*
