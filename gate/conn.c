@@ -1200,8 +1200,17 @@ relay_up(struct gate_conn *c)
 		return bad == 1 ? 0 : -1;
 	n = body_bytes(c, in, &bad);
 	if (bad) {
+		c->g->ctr.bad_request++;
 		c->close_reason = "bad_chunked_body";
-		conn_free(c);
+		if (c->down == 0) {
+			/* No answer has begun: the client learns why. */
+			log_info("conn %llu: %s %s %s: malformed chunked body",
+			    (unsigned long long)c->id, c->d->peer,
+			    c->d->method, c->d->hostport);
+			conn_reply(c, 400, "error; reason=bad_chunked_body",
+			    "aisb-gate: malformed chunked request body\n");
+		} else
+			conn_free(c);
 		return -1;
 	}
 	if (n > 0) {
@@ -1748,7 +1757,7 @@ head_complete(struct gate_conn *c)
 
 	t = c->d->head + req->target.off;
 	tlen = req->target.len;
-	if (gate_http_span_eq(c->d->head, req->method, "CONNECT")) {
+	if (gate_http_span_is(c->d->head, req->method, "CONNECT")) {
 		c->tunnel = 1;
 		if (policy_parse_target(t, tlen, 0, &c->d->tgt, err,
 		    sizeof(err)) == -1) {

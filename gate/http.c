@@ -60,6 +60,31 @@ gate_http_span_eq(const char *buf, struct gate_http_span s, const char *word)
 	return s.len == n && strncasecmp(buf + s.off, word, n) == 0;
 }
 
+int
+gate_http_span_is(const char *buf, struct gate_http_span s, const char *word)
+{
+	size_t	 n = strlen(word);
+
+	return s.len == n && memcmp(buf + s.off, word, n) == 0;
+}
+
+/*
+ * Registered methods are upper-case letters and '-' (the IANA registry);
+ * anything else is a spelling an upstream may read differently.
+ */
+static int
+is_method(const char *m, size_t len)
+{
+	size_t	 i;
+
+	if (len > GATE_HTTP_MAX_METHOD)
+		return 0;
+	for (i = 0; i < len; i++)
+		if ((m[i] < 'A' || m[i] > 'Z') && m[i] != '-')
+			return 0;
+	return 1;
+}
+
 static int
 parse_request_line(struct gate_http_req *req, const char *buf, size_t start,
     size_t end)
@@ -72,6 +97,9 @@ parse_request_line(struct gate_http_req *req, const char *buf, size_t start,
 		return fail(req, 400, "malformed method");
 	req->method.off = start;
 	req->method.len = i - start;
+	req->have_line = 1;
+	if (!is_method(buf + start, i - start))
+		return fail(req, 400, "unknown method");
 
 	v = ++i;
 	while (i < end && (unsigned char)buf[i] > 0x20 &&
@@ -389,6 +417,8 @@ gate_http_chunk_scan(struct gate_http_chunk *c, const char *buf, size_t len,
 				if (++c->digits > 15)
 					return -1;	/* < 2^60 */
 				c->remaining = c->remaining * 16 + (uint64_t)h;
+				if (c->remaining > GATE_HTTP_MAX_CHUNK)
+					return -1;
 			} else if (c->digits == 0) {
 				return -1;
 			} else if (ch == ';' || ch == ' ' || ch == '\t') {

@@ -130,6 +130,12 @@ test_bad(void **state)
 		    "unsupported HTTP version" },
 		{ "GET http://a/\r\n\r\n", 400, "malformed request target" },
 		{ "G(T http://a/ HTTP/1.1\r\n\r\n", 400, "malformed method" },
+		{ "connect a:443 HTTP/1.1\r\n\r\n", 400, "unknown method" },
+		{ "Connect a:443 HTTP/1.1\r\n\r\n", 400, "unknown method" },
+		{ "get http://a/ HTTP/1.1\r\n\r\n", 400, "unknown method" },
+		{ "GET_ http://a/ HTTP/1.1\r\n\r\n", 400, "unknown method" },
+		{ "ABCDEFGHIJKLMNOPQRSTU http://a/ HTTP/1.1\r\n\r\n", 400,
+		    "unknown method" },
 		{ "GET http://a/\x80 HTTP/1.1\r\n\r\n", 400,
 		    "malformed request target" },
 		{ "\r\n", 400, "empty request line" },
@@ -300,6 +306,8 @@ test_chunked(void **state)
 	static const char	*bad[] = {
 		"x\r\n", "5\r\nhelloX\r\n", "5\nhello\r\n0\r\n\r\n",
 		"1234567890123456\r\n", "0\r\nT: \x01\r\n\r\n",
+		"80000000\r\n", "100000000\r\n", "0080000000\r\n",
+		"ffffffff\r\n",
 	};
 	size_t	 step, i;
 	int	 done;
@@ -319,7 +327,11 @@ test_chunked(void **state)
 		assert_true(done);
 	}
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_int_equal(chunk_all(bad[i], strlen(bad[i]), 1, &done), -1);
+		if (chunk_all(bad[i], strlen(bad[i]), 1, &done) != -1)
+			fail_msg("chunk framing accepted: %s", bad[i]);
+	/* the largest chunk is 2^31 - 1 bytes; the size line is accepted */
+	assert_int_equal(chunk_all("7fffffff\r\nab", 12, 1, &done), 12);
+	assert_false(done);
 }
 
 static void
