@@ -481,6 +481,26 @@ test_tls_sni(void **state)
 	n = hello(buf, ext, e, 1);
 	assert_int_equal(gate_tls_sni(buf, n, name, sizeof(name)),
 	    GATE_TLS_BAD);
+	/* one server_name extension, two host_name entries (RFC 6066) */
+	e = sni_ext(ext, "a.example");
+	ext[3] += 12; ext[5] += 12;		/* extension and list lengths */
+	ext[e++] = 0; ext[e++] = 0; ext[e++] = 9;
+	memcpy(ext + e, "b.example", 9);
+	e += 9;
+	n = hello(buf, ext, e, 1);
+	assert_int_equal(gate_tls_sni(buf, n, name, sizeof(name)),
+	    GATE_TLS_BAD);
+	/* ... the same list with the second entry of another type passes */
+	ext[e - 12] = 1;
+	n = hello(buf, ext, e, 1);
+	assert_int_equal(gate_tls_sni(buf, n, name, sizeof(name)),
+	    GATE_TLS_NAME);
+	assert_string_equal(name, "a.example");
+	/* an empty list */
+	ext[0] = 0; ext[1] = 0; ext[2] = 0; ext[3] = 2; ext[4] = 0; ext[5] = 0;
+	n = hello(buf, ext, 6, 1);
+	assert_int_equal(gate_tls_sni(buf, n, name, sizeof(name)),
+	    GATE_TLS_BAD);
 	n = hello(buf, ext, sni_ext(ext, "a b.example"), 1);
 	assert_int_equal(gate_tls_sni(buf, n, name, sizeof(name)),
 	    GATE_TLS_BAD);
