@@ -564,23 +564,6 @@ conn_finish(struct gate_conn *c)
 		client_write_cb(c->cbev, c);
 }
 
-static const char *
-status_text(int status)
-{
-	switch (status) {
-	case 400: return "Bad Request";
-	case 403: return "Forbidden";
-	case 407: return "Proxy Authentication Required";
-	case 408: return "Request Timeout";
-	case 414: return "URI Too Long";
-	case 431: return "Request Header Fields Too Large";
-	case 502: return "Bad Gateway";
-	case 503: return "Service Unavailable";
-	case 504: return "Gateway Timeout";
-	default:  return "Error";
-	}
-}
-
 /* Make s safe inside a quoted header parameter: printable ASCII, no quote. */
 static void
 hdr_clean(char *s)
@@ -600,15 +583,18 @@ static void
 conn_reply(struct gate_conn *c, int status, const char *decision,
     const char *body)
 {
-	struct evbuffer	*out = bufferevent_get_output(c->cbev);
+	char	 buf[GATE_HTTP_REPLY_MAX];
+	ssize_t	 n;
 
-	evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\n"
-	    "Content-Type: text/plain; charset=us-ascii\r\n"
-	    "Content-Length: %zu\r\nConnection: close\r\n%s%s%s%s\r\n%s",
-	    status, status_text(status), strlen(body),
-	    status == 407 ? "Proxy-Authenticate: Basic realm=\"aisb\"\r\n" : "",
-	    decision[0] ? "X-Aisb-Decision: " : "", decision,
-	    decision[0] ? "\r\n" : "", body);
+	/* conn_refuse() bounds header and body to 2 KiB each: it fits */
+	if ((n = gate_http_reply(buf, sizeof(buf), status, decision,
+	    body)) == -1)
+		n = gate_http_reply(buf, sizeof(buf), status, "",
+		    "aisb-gate: refused\n");
+	if (n > 0 && evbuffer_add(bufferevent_get_output(c->cbev), buf,
+	    (size_t)n) == -1)
+		log_warnx("conn %llu: cannot queue the answer",
+		    (unsigned long long)c->id);
 	conn_finish(c);
 }
 
@@ -656,16 +642,25 @@ conn_refuse(struct gate_conn *c, int status, const char *decision,
 	conn_reply(c, status, hdr, body);
 }
 
+/* A fixed answer (gate_http_canned) into buf; its length, or -1. */
+static ssize_t
+canned(const char *reason, char *buf, size_t len)
+{
+	const struct gate_http_canned	*k = gate_http_canned_find(reason);
+	char				 dec[64];
+
+	if (k == NULL)
+		return -1;
+	snprintf(dec, sizeof(dec), "error; reason=%s", reason);
+	return gate_http_reply(buf, len, k->status, dec, k->body);
+}
+
 void
 gate_accept(struct gate *g, int fd, const struct sockaddr *sa, int salen)
 {
-	static const char	 busy[] = "HTTP/1.1 503 Service Unavailable\r\n"
-	    "Content-Type: text/plain\r\nContent-Length: 23\r\n"
-	    "Connection: close\r\nX-Aisb-Decision: error; reason=%s\r\n\r\n"
-	    "aisb-gate: over limit\n";
 	struct gate_conn	*c;
 	struct policy_addr	 pa;
-	char			 ip[INET6_ADDRSTRLEN], msg[256];
+	char			 ip[INET6_ADDRSTRLEN], msg[512];
 	const char		*limit = NULL;
 	uint16_t		 port = 0;
 	struct gate_client	*cl = NULL;
@@ -697,7 +692,7 @@ gate_accept(struct gate *g, int fd, const struct sockaddr *sa, int salen)
 		limit = "limit_client";
 	if (limit != NULL) {
 		struct gate_audit_rec	 r;
-		int			 n;
+		ssize_t			 n;
 		char			 peer[INET6_ADDRSTRLEN + 8];
 
 		g->ctr.rejected_limit++;
@@ -705,7 +700,7 @@ gate_accept(struct gate *g, int fd, const struct sockaddr *sa, int salen)
 			cl->n = 1;	/* so that client_put() frees it */
 			client_put(g, cl);
 		}
-		n = snprintf(msg, sizeof(msg), busy, limit);
+		n = canned(limit, msg, sizeof(msg));
 		/* Best effort on a fresh socket: it has room for this. */
 		if (n > 0 && write(fd, msg, (size_t)n) == -1)
 			log_debug("limit answer: %s", strerror(errno));

@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -504,4 +505,64 @@ gate_http_chunk_scan(struct gate_http_chunk *c, const char *buf, size_t len,
 	}
 	*done = c->state == CH_DONE;
 	return (ssize_t)i;
+}
+
+const int gate_http_statuses[] = {
+	400, 403, 407, 408, 414, 431, 502, 503, 504, 0
+};
+
+const char *
+gate_http_status_text(int status)
+{
+	switch (status) {
+	case 400: return "Bad Request";
+	case 403: return "Forbidden";
+	case 407: return "Proxy Authentication Required";
+	case 408: return "Request Timeout";
+	case 414: return "URI Too Long";
+	case 431: return "Request Header Fields Too Large";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	case 504: return "Gateway Timeout";
+	default:  return "Error";
+	}
+}
+
+ssize_t
+gate_http_reply(char *out, size_t outlen, int status, const char *decision,
+    const char *body)
+{
+	int	 n;
+
+	n = snprintf(out, outlen, "HTTP/1.1 %d %s\r\n"
+	    "Content-Type: text/plain; charset=us-ascii\r\n"
+	    "Content-Length: %zu\r\nConnection: close\r\n%s%s%s%s\r\n%s",
+	    status, gate_http_status_text(status), strlen(body),
+	    status == 407 ? "Proxy-Authenticate: Basic realm=\"aisb\"\r\n" : "",
+	    decision[0] ? "X-Aisb-Decision: " : "", decision,
+	    decision[0] ? "\r\n" : "", body);
+	if (n < 0 || (size_t)n >= outlen)
+		return -1;
+	return n;
+}
+
+const struct gate_http_canned gate_http_canned[] = {
+	{ 503, "limit_total", "aisb-gate: over limit\n" },
+	{ 503, "limit_client", "aisb-gate: over limit\n" },
+	{ 503, "audit_unavailable",
+	    "aisb-gate: the audit log cannot be written; try again later\n" },
+};
+
+const size_t gate_http_ncanned = sizeof(gate_http_canned) /
+    sizeof(gate_http_canned[0]);
+
+const struct gate_http_canned *
+gate_http_canned_find(const char *reason)
+{
+	size_t	 i;
+
+	for (i = 0; i < gate_http_ncanned; i++)
+		if (strcmp(gate_http_canned[i].reason, reason) == 0)
+			return &gate_http_canned[i];
+	return NULL;
 }

@@ -131,4 +131,30 @@ void	 gate_http_chunk_init(struct gate_http_chunk *);
 ssize_t	 gate_http_chunk_scan(struct gate_http_chunk *, const char *buf,
 	    size_t len, int *done);
 
+/*
+ * The gate's own answers.  Every one goes through gate_http_reply(), which
+ * counts the Content-Length itself: a hand-counted length (the over-limit
+ * 503 said 23 for 22 bytes) leaves a client waiting for a byte that never
+ * comes.  decision is the X-Aisb-Decision value ("" for none).  Returns the
+ * length written into out (NUL-terminated), or -1 when it does not fit.
+ */
+#define GATE_HTTP_REPLY_MAX	6144	/* a refusal's header and body fit */
+
+ssize_t	 gate_http_reply(char *out, size_t outlen, int status,
+	    const char *decision, const char *body);
+const char *gate_http_status_text(int status);
+
+/* The answers whose body is fixed, for the accept path and the tests. */
+struct gate_http_canned {
+	int		 status;
+	const char	*reason;	/* the X-Aisb-Decision reason token */
+	const char	*body;
+};
+extern const struct gate_http_canned	 gate_http_canned[];
+extern const size_t			 gate_http_ncanned;
+/* The canned answer for reason, or NULL. */
+const struct gate_http_canned *gate_http_canned_find(const char *reason);
+/* Every status the gate answers with, 0-terminated. */
+extern const int			 gate_http_statuses[];
+
 #endif /* AISB_GATE_HTTP_H */

@@ -444,6 +444,62 @@ sni_ext(uint8_t *out, const char *name)
 	return n + l;
 }
 
+/* The Content-Length of an answer is the length of its body. */
+static void
+check_reply(const char *r, size_t n, const char *what)
+{
+	const char	*end = strstr(r, "\r\n\r\n"), *cl = NULL;
+	unsigned long	 want;
+
+	if (end == NULL || (cl = strstr(r, "\r\nContent-Length: ")) == NULL ||
+	    cl > end)
+		fail_msg("%s: no head or no Content-Length: %s", what, r);
+	want = strtoul(cl + 18, NULL, 10);
+	if (want != n - (size_t)(end + 4 - r))
+		fail_msg("%s: Content-Length %lu, body %zu bytes", what, want,
+		    n - (size_t)(end + 4 - r));
+	assert_int_equal(strlen(r), n);
+}
+
+static void
+test_replies(void **state)
+{
+	char		 buf[GATE_HTTP_REPLY_MAX], dec[128];
+	ssize_t		 n;
+	size_t		 i;
+	const int	*s;
+
+	(void)state;
+	/* every fixed answer, as the accept path sends it */
+	for (i = 0; i < gate_http_ncanned; i++) {
+		snprintf(dec, sizeof(dec), "error; reason=%s",
+		    gate_http_canned[i].reason);
+		n = gate_http_reply(buf, sizeof(buf), gate_http_canned[i].status,
+		    dec, gate_http_canned[i].body);
+		assert_true(n > 0);
+		check_reply(buf, (size_t)n, gate_http_canned[i].reason);
+		assert_ptr_equal(gate_http_canned_find(
+		    gate_http_canned[i].reason), &gate_http_canned[i]);
+	}
+	/* every status, with and without a decision, empty and long bodies */
+	for (s = gate_http_statuses; *s != 0; s++) {
+		static const char *bodies[] = { "", "x\n",
+		    ("aisb-gate: CONNECT a.example:443 denied: port not "
+		    "allowed\nrule: t.yaml:3:5 allow host: a.example\n"
+		    "fix: add 443\n") };
+
+		assert_string_not_equal(gate_http_status_text(*s), "Error");
+		for (i = 0; i < 3; i++) {
+			n = gate_http_reply(buf, sizeof(buf), *s,
+			    i ? "deny; reason=x" : "", bodies[i]);
+			assert_true(n > 0);
+			check_reply(buf, (size_t)n, gate_http_status_text(*s));
+		}
+	}
+	/* too small a buffer is an error, not a cut answer */
+	assert_int_equal(gate_http_reply(buf, 40, 503, "", "body\n"), -1);
+}
+
 static void
 test_tls_sni(void **state)
 {
@@ -535,6 +591,7 @@ main(void)
 		cmocka_unit_test(test_split_url),
 		cmocka_unit_test(test_forward_head),
 		cmocka_unit_test(test_chunked),
+		cmocka_unit_test(test_replies),
 		cmocka_unit_test(test_json_str),
 		cmocka_unit_test(test_auth),
 		cmocka_unit_test(test_tls_sni),
