@@ -216,20 +216,36 @@ parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len)
 	return 0;
 }
 
+/*
+ * At start-up the errors go to stderr as aisb policy check prints them; on
+ * a reload (logged) they go to the log, one line each: a detached gate's
+ * stderr is /dev/null by then, and the file:line:col is what says what to
+ * fix.
+ */
 static struct policy *
-load_policy(const char *path)
+load_policy(const char *path, int logged)
 {
 	struct policy_errors	 errs;
 	struct policy		*p;
-	char			 buf[8192];
+	char			 buf[8192], *line, *next;
 
 	memset(&errs, 0, sizeof(errs));
-	if (policy_load_file(path, &p, &errs) == -1) {
-		policy_errors_format(&errs, buf, sizeof(buf));
+	if (policy_load_file(path, &p, &errs) == 0)
+		return p;
+	policy_errors_format(&errs, buf, sizeof(buf));
+	if (!logged) {
 		fprintf(stderr, "%s", buf);
 		return NULL;
 	}
-	return p;
+	for (line = buf; *line != '\0'; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		else
+			next = line + strlen(line);
+		if (*line != '\0')
+			log_warnx("reload: %s", line);
+	}
+	return NULL;
 }
 
 static struct gate_auth *
@@ -269,7 +285,7 @@ gate_reload(struct gate *g)
 			g->auth = a;
 		}
 	}
-	if ((p = load_policy(g->cfg.policy_path)) == NULL) {
+	if ((p = load_policy(g->cfg.policy_path, 1)) == NULL) {
 		g->ctr.reload_failures++;
 		log_warnx("reload: %s is invalid, keeping policy sha256:%s",
 		    g->cfg.policy_path, policy_sha256(g->policy));
@@ -841,7 +857,7 @@ main(int argc, char **argv)
 	parse_args(cfg, argc, argv);
 	log_init("aisb-gate", cfg->verbose);
 
-	if ((g->policy = load_policy(cfg->policy_path)) == NULL)
+	if ((g->policy = load_policy(cfg->policy_path, 0)) == NULL)
 		return EX_CONFIG;
 	if (parse_listen(cfg->listen, &ss, &sslen) == -1) {
 		fprintf(stderr, "aisb-gate: -l %s: expected an IP address and "
