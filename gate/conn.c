@@ -690,12 +690,18 @@ gate_accept(struct gate *g, int fd, const struct sockaddr *sa, int salen)
 	else if ((cl = client_get(g, &pa)) == NULL ||
 	    cl->n >= g->cfg.max_per_client)
 		limit = "limit_client";
+	else if (!g->cfg.audit_failure_allow && gate_audit_failing(g->audit))
+		/* No decision is made that cannot be recorded. */
+		limit = "audit_unavailable";
 	if (limit != NULL) {
 		struct gate_audit_rec	 r;
 		ssize_t			 n;
 		char			 peer[INET6_ADDRSTRLEN + 8];
 
-		g->ctr.rejected_limit++;
+		if (limit[0] == 'a')
+			g->ctr.rejected_audit++;
+		else
+			g->ctr.rejected_limit++;
 		if (cl != NULL && cl->n == 0) {
 			cl->n = 1;	/* so that client_put() frees it */
 			client_put(g, cl);

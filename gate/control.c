@@ -72,7 +72,7 @@ ctl_status(struct gate *g, struct evbuffer *out)
 #define C(name)	evbuffer_add_printf(out, "\"" #name "\":%llu,", \
 	    (unsigned long long)k->name)
 	evbuffer_add_printf(out, "\"counters\":{");
-	C(accepted); C(active); C(tunnels); C(rejected_limit); C(allowed); C(denied); C(bad_request);
+	C(accepted); C(active); C(tunnels); C(rejected_limit); C(rejected_audit); C(allowed); C(denied); C(bad_request);
 	C(auth_failed); C(dns_failed); C(dns_stale); C(connect_failed);
 	C(connect_timeout); C(header_timeout); C(idle_timeout);
 	C(audit_errors); C(reloads); C(reload_failures); C(bytes_up);

@@ -58,6 +58,7 @@ struct gate_counters {
 	uint64_t	 active;		/* gauge */
 	uint64_t	 tunnels;		/* gauge: relaying connections */
 	uint64_t	 rejected_limit;
+	uint64_t	 rejected_audit;	/* 503 audit_unavailable */
 	uint64_t	 allowed;
 	uint64_t	 denied;
 	uint64_t	 bad_request;
@@ -94,6 +95,7 @@ struct gate_config {
 	int			 verbose;
 	int			 sni_check;	/* TLS server name == CONNECT name */
 	int			 splice;	/* relay tunnels with splice(2) */
+	int			 audit_failure_allow; /* decide on, audit or not */
 	unsigned		 max_pipes;
 	unsigned		 workers;	/* processes; 1: no supervisor */
 	unsigned		 max_conns;
@@ -197,6 +199,7 @@ struct gate_audit	*gate_audit_open(const char *path);
 int			 gate_audit_batch(struct gate_audit *,
 			    struct event_base *);
 int			 gate_audit_reopen(struct gate_audit *);
+int			 gate_audit_failing(struct gate_audit *);
 void			 gate_audit_close(struct gate_audit *);
 void			 gate_audit_write(struct gate_audit *,
 			    const struct gate_audit_rec *, uint64_t *errors);

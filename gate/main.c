@@ -51,7 +51,8 @@ usage(void)
 "	[--max-conns n] [--max-per-client n] [--header-timeout s]\n"
 "	[--connect-timeout s] [--idle-timeout s] [--drain-timeout s]\n"
 "	[--dns-grace s] [--dns-timeout s] [--no-sni-check]\n"
-"	[--no-splice] [--max-pipes n] [--workers n]\n");
+"	[--no-splice] [--max-pipes n] [--workers n]\n"
+"	[--audit-failure deny|allow]\n");
 	exit(EX_USAGE);
 }
 
@@ -494,6 +495,7 @@ enum {
 	OPT_MAX_PER_CLIENT, OPT_HEADER_TIMEOUT, OPT_CONNECT_TIMEOUT,
 	OPT_IDLE_TIMEOUT, OPT_DRAIN_TIMEOUT, OPT_DNS_GRACE, OPT_DNS_TIMEOUT,
 	OPT_NO_SNI_CHECK, OPT_NO_SPLICE, OPT_MAX_PIPES, OPT_WORKERS,
+	OPT_AUDIT_FAILURE,
 };
 
 static const struct option longopts[] = {
@@ -516,6 +518,7 @@ static const struct option longopts[] = {
 	{ "no-splice",		no_argument,	   NULL, OPT_NO_SPLICE },
 	{ "max-pipes",		required_argument, NULL, OPT_MAX_PIPES },
 	{ "workers",		required_argument, NULL, OPT_WORKERS },
+	{ "audit-failure",	required_argument, NULL, OPT_AUDIT_FAILURE },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ NULL,			0,		   NULL, 0 },
 };
@@ -620,6 +623,18 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 			break;
 		case OPT_WORKERS:
 			cfg->workers = num("--workers", optarg, 1, MAX_WORKERS);
+			break;
+		case OPT_AUDIT_FAILURE:
+			if (strcmp(optarg, "deny") == 0)
+				cfg->audit_failure_allow = 0;
+			else if (strcmp(optarg, "allow") == 0)
+				cfg->audit_failure_allow = 1;
+			else {
+				fprintf(stderr, "aisb-gate: --audit-failure: "
+				    "\"%s\" is neither deny nor allow\n",
+				    optarg);
+				exit(EX_USAGE);
+			}
 			break;
 		default:
 			usage();

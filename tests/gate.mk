@@ -1,6 +1,7 @@
 # aisb-gate integration tests: real sockets in a network namespace of their
 # own, a real DNS responder, real curl.  See tests/integration/gate_lib.sh.
 GATE_TESTS = \
+	tests/integration/gate_audit.sh \
 	tests/integration/gate_basic.sh \
 	tests/integration/gate_dns.sh \
 	tests/integration/gate_http.sh \

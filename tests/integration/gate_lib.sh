@@ -57,6 +57,10 @@ cleanup() {
 	for p in "${pids[@]}"; do
 		wait "$p" 2>/dev/null || true
 	done
+	# a suite's own teardown (mounts), once its processes are gone
+	if declare -F cleanup_extra >/dev/null; then
+		cleanup_extra || true
+	fi
 	# A sanitizer build reports into the gate's stderr, at exit for leaks.
 	if grep -lE 'ERROR: (Address|Leak)Sanitizer|runtime error:' \
 	    "$tmp"/gate*.err >/dev/null 2>&1; then
