@@ -137,6 +137,7 @@ struct gate_conn {
 	uint8_t			 raw;		/* relaying without bufferevents */
 	uint8_t			 c_eof, u_eof, c_shut, u_shut;
 	uint8_t			 up_paused, down_paused;
+	uint8_t			 no_timer;	/* evtimer_add failed: close */
 	struct bufferevent	*cbev, *ubev;
 	struct event		*timer;
 	struct gate_client	*client;
@@ -190,12 +191,29 @@ nodelay(int fd)
 		log_debug("TCP_NODELAY: %s", strerror(errno));
 }
 
+/*
+ * (Re)start the connection's one timer.  A connection must never live
+ * without it (no header, connect or idle timeout): when evtimer_add fails
+ * the timer is made active at once instead, and timer_cb closes the
+ * connection on the next turn of the loop.
+ */
+static void
+arm_tv(struct gate_conn *c, const struct timeval *tv)
+{
+	if (evtimer_add(c->timer, tv) == 0)
+		return;
+	log_warnx("conn %llu: cannot arm its timer, closing",
+	    (unsigned long long)c->id);
+	c->no_timer = 1;
+	event_active(c->timer, EV_TIMEOUT, 1);
+}
+
 static void
 arm(struct gate_conn *c, unsigned secs)
 {
 	struct timeval	 tv = { (time_t)secs, 0 };
 
-	evtimer_add(c->timer, &tv);
+	arm_tv(c, &tv);
 }
 
 /*
@@ -1678,8 +1696,12 @@ connected(struct gate_conn *c)
 	bufferevent_set_max_single_write(c->ubev, RELAY_IO);
 
 	if (c->tunnel) {
-		evbuffer_add(bufferevent_get_output(c->cbev), established,
-		    sizeof(established) - 1);
+		if (evbuffer_add(bufferevent_get_output(c->cbev), established,
+		    sizeof(established) - 1) == -1) {
+			c->close_reason = "out of memory";
+			conn_free(c);
+			return;
+		}
 		if (g->cfg.sni_check && !c->d->tgt.is_ip) {
 			c->d->sni_check = 1;
 			/* a ClientHello is one record at most */
@@ -1702,7 +1724,12 @@ connected(struct gate_conn *c)
 			conn_free(c);
 			return;
 		}
-		bufferevent_write(c->ubev, fwd, (size_t)n);
+		if (bufferevent_write(c->ubev, fwd, (size_t)n) == -1) {
+			free(fwd);
+			c->close_reason = "out of memory";
+			conn_free(c);
+			return;
+		}
 		free(fwd);
 		c->up += (uint64_t)n;
 		g->ctr.bytes_up += (uint64_t)n;
@@ -2017,6 +2044,11 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 	struct gate_conn	*c = arg;
 	double			 idle;
 
+	if (c->no_timer) {
+		c->close_reason = "no timer";
+		conn_free(c);
+		return;
+	}
 	switch (c->state) {
 	case S_HEAD:
 		c->g->ctr.header_timeout++;
@@ -2043,7 +2075,7 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 			tv.tv_sec = (time_t)left;
 			tv.tv_usec = (suseconds_t)((left - (double)tv.tv_sec) *
 			    1e6);
-			evtimer_add(c->timer, &tv);
+			arm_tv(c, &tv);
 			return;
 		}
 		c->g->ctr.idle_timeout++;

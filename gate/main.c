@@ -334,8 +334,12 @@ accept_error_cb(struct evconnlistener *l, void *arg)
 
 	log_warnx("accept: %s; pausing for a second",
 	    evutil_socket_error_to_string(e));
+	/* Without the timer to resume it, a paused listener stays paused. */
+	if (evtimer_add(accept_pause, &tv) == -1) {
+		log_warnx("accept: cannot arm the pause timer, not pausing");
+		return;
+	}
 	evconnlistener_disable(l);
-	evtimer_add(accept_pause, &tv);
 }
 
 static void
@@ -480,13 +484,18 @@ daemonize(void)
 		fatal("setsid");
 	/* from here on nobody reads stderr: log to syslog */
 	log_to_syslog();
-	if ((fd = open("/dev/null", O_RDWR)) != -1) {
-		dup2(fd, STDIN_FILENO);
-		dup2(fd, STDOUT_FILENO);
-		dup2(fd, STDERR_FILENO);
-		if (fd > STDERR_FILENO)
-			close(fd);
-	}
+	/*
+	 * A standard descriptor left open on the terminal, or closed and then
+	 * reused by a socket, would take bytes meant for nobody: all three
+	 * must become /dev/null.
+	 */
+	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1)
+		fatal("/dev/null");
+	if (dup2(fd, STDIN_FILENO) == -1 || dup2(fd, STDOUT_FILENO) == -1 ||
+	    dup2(fd, STDERR_FILENO) == -1)
+		fatal("dup2");
+	if (fd > STDERR_FILENO)
+		close(fd);
 }
 
 enum {
@@ -725,7 +734,8 @@ run(struct gate *g, int lfd, int ctlfd)
 	for (i = 0; i < 3; i++)
 		sigaddset(&set, signums[i]);
 	sigaddset(&set, SIGCHLD);
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	if (sigprocmask(SIG_UNBLOCK, &set, NULL) == -1)
+		fatal("sigprocmask");
 	gate_sockaddr_str(&g->bound, addr, sizeof(addr));
 	if (cfg->workers > 1)
 		log_info("worker %u (pid %ld) listening on %s", g->worker,
@@ -904,7 +914,8 @@ main(int argc, char **argv)
 		return EX_OK;
 	}
 
-	signal(SIGPIPE, SIG_IGN);
+	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+		fatal("signal");
 	g->fd_limit = 1024;
 	raise_nofile(g, cfg);
 	if (cfg->audit_path != NULL &&

@@ -4,6 +4,7 @@ GATE_TESTS = \
 	tests/integration/gate_audit.sh \
 	tests/integration/gate_basic.sh \
 	tests/integration/gate_dns.sh \
+	tests/integration/gate_faults.sh \
 	tests/integration/gate_http.sh \
 	tests/integration/gate_load.sh \
 	tests/integration/gate_signals.sh \
@@ -12,6 +13,18 @@ GATE_TESTS = \
 TESTS += $(GATE_TESTS)
 EXTRA_DIST += $(GATE_TESTS) tests/integration/gate_lib.sh \
 	tests/integration/gate_dns.py tests/integration/gate_upstream.py
+
+# aisb-gate with libevent failures injected at link time (gate_faults.sh).
+if ENABLE_TESTS
+check_PROGRAMS += tests/integration/gate_fault
+tests_integration_gate_fault_SOURCES = $(aisb_gate_SOURCES) \
+	tests/integration/gate_fault.c
+tests_integration_gate_fault_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
+tests_integration_gate_fault_CFLAGS = $(aisb_gate_CFLAGS)
+tests_integration_gate_fault_LDFLAGS = -Wl,--wrap=event_add \
+	-Wl,--wrap=bufferevent_write
+tests_integration_gate_fault_LDADD = $(aisb_gate_LDADD)
+endif
 
 # The gate's pure parts (parser, chunked framing, JSON, credentials), unit tested.
 if ENABLE_TESTS
