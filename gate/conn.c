@@ -1093,6 +1093,7 @@ static size_t
 body_bytes(struct gate_conn *c, struct evbuffer *in, int *bad)
 {
 	size_t	 len = evbuffer_get_length(in);
+	const char	*p;
 	ssize_t	 n;
 	int	 done;
 
@@ -1112,8 +1113,12 @@ body_bytes(struct gate_conn *c, struct evbuffer *in, int *bad)
 	/* chunked: scan what is buffered, in place */
 	if (len > RELAY_MAX)
 		len = RELAY_MAX;
-	n = gate_http_chunk_scan(&c->d->chunk,
-	    (const char *)evbuffer_pullup(in, (ev_ssize_t)len), len, &done);
+	if ((p = (const char *)evbuffer_pullup(in, (ev_ssize_t)len)) == NULL &&
+	    len > 0) {
+		*bad = 2;	/* out of memory */
+		return 0;
+	}
+	n = gate_http_chunk_scan(&c->d->chunk, p, len, &done);
 	if (n == -1) {
 		*bad = 1;
 		return 0;
@@ -1177,13 +1182,18 @@ static int
 check_sni(struct gate_conn *c, struct evbuffer *in)
 {
 	size_t	 len = evbuffer_get_length(in);
+	const uint8_t	*p;
 	char	 name[POLICY_MAX_NAME + 2], detail[DETAIL_MAX + POLICY_MAX_NAME];
 	int	 r;
 
 	if (len > 5 + GATE_TLS_MAX_RECORD)
 		len = 5 + GATE_TLS_MAX_RECORD;
-	r = gate_tls_sni(evbuffer_pullup(in, (ev_ssize_t)len), len, name,
-	    sizeof(name));
+	if ((p = evbuffer_pullup(in, (ev_ssize_t)len)) == NULL && len > 0) {
+		c->close_reason = "out of memory";
+		conn_free(c);
+		return -1;
+	}
+	r = gate_tls_sni(p, len, name, sizeof(name));
 	if (r == GATE_TLS_MORE)
 		return 1;
 	c->d->sni_check = 0;
@@ -1218,6 +1228,11 @@ relay_up(struct gate_conn *c)
 	if (c->d->sni_check && (bad = check_sni(c, in)) != 0)
 		return bad == 1 ? 0 : -1;
 	n = body_bytes(c, in, &bad);
+	if (bad == 2) {
+		c->close_reason = "out of memory";
+		conn_free(c);
+		return -1;
+	}
 	if (bad) {
 		c->g->ctr.bad_request++;
 		c->close_reason = "bad_chunked_body";
@@ -1867,21 +1882,28 @@ client_read_cb(struct bufferevent *bev, void *arg)
 	struct evbuffer		*in = bufferevent_get_input(bev);
 	size_t			 len;
 	ssize_t			 r;
+	const char		*p;
 
 	switch (c->state) {
 	case S_HEAD:
 		len = evbuffer_get_length(in);
 		if (len > GATE_HTTP_MAX_HEAD)
 			len = GATE_HTTP_MAX_HEAD;
-		r = gate_http_parse(c->d->req,
-		    (const char *)evbuffer_pullup(in, (ev_ssize_t)len), len);
+		if ((p = (const char *)evbuffer_pullup(in,
+		    (ev_ssize_t)len)) == NULL && len > 0) {
+			c->close_reason = "out of memory";
+			conn_free(c);
+			return;
+		}
+		r = gate_http_parse(c->d->req, p, len);
 		if (r == 0)
 			return;
 		if (r == -1) {
+			/* the method lies in the len bytes parsed */
 			if (c->d->req->have_line)
 				snprintf(c->d->method, sizeof(c->d->method), "%.*s",
-				    (int)c->d->req->method.len, (const char *)
-				    evbuffer_pullup(in, -1) + c->d->req->method.off);
+				    (int)c->d->req->method.len,
+				    p + c->d->req->method.off);
 			c->g->ctr.bad_request++;
 			conn_refuse(c, c->d->req->status, "error", "bad_request",
 			    c->d->req->error, NULL);
@@ -1893,7 +1915,12 @@ client_read_cb(struct bufferevent *bev, void *arg)
 			conn_free(c);
 			return;
 		}
-		evbuffer_remove(in, c->d->head, c->d->headlen);
+		if (evbuffer_remove(in, c->d->head, c->d->headlen) !=
+		    (int)c->d->headlen) {
+			c->close_reason = "out of memory";
+			conn_free(c);
+			return;
+		}
 		c->d->head[c->d->headlen] = '\0';
 		evtimer_del(c->timer);
 		head_complete(c);

@@ -137,6 +137,9 @@ parse_content_length(struct gate_http_req *req, const char *buf,
 			return fail(req, 400, "bad Content-Length");
 		n = n * 10 + (c - '0');
 	}
+	/* as a chunk: an upstream keeping it in 32 bits must not misframe */
+	if (n > (int64_t)GATE_HTTP_MAX_CHUNK)
+		return fail(req, 400, "Content-Length over 2^31 - 1");
 	req->content_length = n;
 	return 0;
 }

@@ -57,6 +57,7 @@ cases = [
  ("empty line first", b"\r\nGET http://ok.test/ HTTP/1.1\r\n\r\n", 400, "empty request line"),
  ("lowercase connect", b"connect ok.test:" + up + b" HTTP/1.1\r\n\r\n", 400, "unknown method"),
  ("mixed-case Get", b"Get http://ok.test:" + up + b"/ HTTP/1.1\r\n\r\n", 400, "unknown method"),
+ ("CL 2^32+5", T + b"Content-Length: 4294967301\r\n\r\nhello", 400, "Content-Length over 2^31 - 1"),
 ]
 for name, data, status, detail in cases:
     s = socket.create_connection(("127.0.0.1", port), timeout=10)
@@ -87,8 +88,8 @@ while IFS='|' read -r name line status detail; do
 	expect_audit "$A" event=decision decision=error status="$status" \
 	    reason=bad_request detail="$detail"
 done <"$tmp/malformed"
-check "malformed cases run" "$n" 21
-check "bad requests audited" "$(audit_count "$A" reason=bad_request)" 21
+check "malformed cases run" "$n" 22
+check "bad requests audited" "$(audit_count "$A" reason=bad_request)" 22
 check "nothing reached an upstream" "$(upstream_accepts 192.0.2.10)" 0
 
 # Bodies: Content-Length and chunked, forwarded whole

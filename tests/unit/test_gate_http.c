@@ -111,6 +111,10 @@ test_bad(void **state)
 		    "1234567890123456789\r\n\r\n", 400, "bad Content-Length" },
 		{ "GET http://a/ HTTP/1.1\r\nContent-Length:\r\n\r\n", 400,
 		    "bad Content-Length" },
+		{ "POST http://a/ HTTP/1.1\r\nContent-Length: 2147483648\r\n"
+		    "\r\n", 400, "Content-Length over 2^31 - 1" },
+		{ "POST http://a/ HTTP/1.1\r\nContent-Length: 4294967301\r\n"
+		    "\r\n", 400, "Content-Length over 2^31 - 1" },
 		{ "GET http://a/ HTTP/1.1\r\nTransfer-Encoding: identity\r\n\r\n",
 		    400, "unsupported Transfer-Encoding" },
 		{ "GET http://a/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n"
