@@ -61,7 +61,9 @@ server_name(const uint8_t *p, size_t len, char *out, size_t outlen)
 		/* a trailing dot is dropped (not from n: it steps the list) */
 		i = out[n - 1] == '.' ? n - 1 : n;
 		out[i] = '\0';
-		if (i == 0)
+		/* no empty label: ".a", "a..b", "a.." are no host names */
+		if (i == 0 || out[0] == '.' || out[i - 1] == '.' ||
+		    memmem(out, i, "..", 2) != NULL)
 			return GATE_TLS_BAD;
 		r = GATE_TLS_NAME;
 	}

@@ -31,7 +31,7 @@ if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test_gate_http
 TESTS += tests/unit/test_gate_http
 tests_unit_test_gate_http_SOURCES = tests/unit/test_gate_http.c \
-	gate/http.c gate/tls.c gate/audit.c gate/auth.c
+	gate/http.c gate/tls.c gate/audit.c gate/auth.c gate/ctlcmd.c
 tests_unit_test_gate_http_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
 tests_unit_test_gate_http_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CRYPTO_CFLAGS) \
 	$(LIBEVENT_CFLAGS)
@@ -48,4 +48,13 @@ tests_fuzz_fuzz_gate_http_SOURCES = tests/fuzz/fuzz_gate_http.c gate/http.c \
 tests_fuzz_fuzz_gate_http_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
 tests_fuzz_fuzz_gate_http_CFLAGS = $(AM_CFLAGS)
 tests_fuzz_fuzz_gate_http_LDFLAGS = -fsanitize=fuzzer
+noinst_PROGRAMS += tests/fuzz/fuzz_gate_tls tests/fuzz/fuzz_gate_ctl
+tests_fuzz_fuzz_gate_tls_SOURCES = tests/fuzz/fuzz_gate_tls.c gate/tls.c
+tests_fuzz_fuzz_gate_tls_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
+tests_fuzz_fuzz_gate_tls_CFLAGS = $(AM_CFLAGS)
+tests_fuzz_fuzz_gate_tls_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_gate_ctl_SOURCES = tests/fuzz/fuzz_gate_ctl.c gate/ctlcmd.c
+tests_fuzz_fuzz_gate_ctl_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
+tests_fuzz_fuzz_gate_ctl_CFLAGS = $(AM_CFLAGS)
+tests_fuzz_fuzz_gate_ctl_LDFLAGS = -fsanitize=fuzzer
 endif

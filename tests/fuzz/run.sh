@@ -5,7 +5,7 @@ set -eu
 secs=$1 corpus=$2 bin=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for h in policy target plan gate_http stub; do
+for h in policy target plan gate_http gate_tls gate_ctl stub; do
 	mkdir -p "$work/$h"
 	cp "$corpus/$h"/* "$work/$h/"
 	echo "fuzz_$h: ${secs}s"

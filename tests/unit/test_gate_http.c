@@ -20,6 +20,7 @@
 #include "gate.h"
 #include "http.h"
 #include "tls.h"
+#include "ctlcmd.h"
 
 /* Parse whole, then again fed one byte at a time: same result. */
 static ssize_t
@@ -505,6 +506,35 @@ test_replies(void **state)
 }
 
 static void
+test_ctl_parse(void **state)
+{
+	char	 line[GATE_CTL_MAX_LINE + 2];
+	size_t	 used = 0;
+
+	(void)state;
+	assert_int_equal(gate_ctl_parse("status\n", 7, &used), GATE_CTL_STATUS);
+	assert_int_equal(used, 7);
+	assert_int_equal(gate_ctl_parse("reload\r\nx", 9, &used),
+	    GATE_CTL_RELOAD);
+	assert_int_equal(used, 8);
+	assert_int_equal(gate_ctl_parse("status", 6, &used), GATE_CTL_MORE);
+	assert_int_equal(gate_ctl_parse("STATUS\n", 7, &used),
+	    GATE_CTL_UNKNOWN);
+	assert_int_equal(gate_ctl_parse("status\0x\n", 9, &used),
+	    GATE_CTL_UNKNOWN);
+	assert_int_equal(gate_ctl_parse("\n", 1, &used), GATE_CTL_UNKNOWN);
+	memset(line, 'a', sizeof(line));
+	assert_int_equal(gate_ctl_parse(line, GATE_CTL_MAX_LINE, &used),
+	    GATE_CTL_MORE);
+	assert_int_equal(gate_ctl_parse(line, GATE_CTL_MAX_LINE + 1, &used),
+	    GATE_CTL_TOO_LONG);
+	line[GATE_CTL_MAX_LINE] = '\n';	/* 256 bytes, then the LF */
+	assert_int_equal(gate_ctl_parse(line, sizeof(line), &used),
+	    GATE_CTL_UNKNOWN);
+	assert_int_equal(used, GATE_CTL_MAX_LINE + 1);
+}
+
+static void
 test_tls_sni(void **state)
 {
 	uint8_t	 buf[1024], ext[512];
@@ -561,6 +591,16 @@ test_tls_sni(void **state)
 	n = hello(buf, ext, 6, 1);
 	assert_int_equal(gate_tls_sni(buf, n, name, sizeof(name)),
 	    GATE_TLS_BAD);
+	/* empty labels */
+	n = hello(buf, ext, sni_ext(ext, "a.example.."), 1);
+	assert_int_equal(gate_tls_sni(buf, n, name, sizeof(name)),
+	    GATE_TLS_BAD);
+	n = hello(buf, ext, sni_ext(ext, ".a.example"), 1);
+	assert_int_equal(gate_tls_sni(buf, n, name, sizeof(name)),
+	    GATE_TLS_BAD);
+	n = hello(buf, ext, sni_ext(ext, "a..example"), 1);
+	assert_int_equal(gate_tls_sni(buf, n, name, sizeof(name)),
+	    GATE_TLS_BAD);
 	n = hello(buf, ext, sni_ext(ext, "a b.example"), 1);
 	assert_int_equal(gate_tls_sni(buf, n, name, sizeof(name)),
 	    GATE_TLS_BAD);
@@ -596,6 +636,7 @@ main(void)
 		cmocka_unit_test(test_forward_head),
 		cmocka_unit_test(test_chunked),
 		cmocka_unit_test(test_replies),
+		cmocka_unit_test(test_ctl_parse),
 		cmocka_unit_test(test_json_str),
 		cmocka_unit_test(test_auth),
 		cmocka_unit_test(test_tls_sni),
