@@ -2,3 +2,12 @@ policiesdir = $(pkgdatadir)/policies
 dist_policies_DATA = contrib/policies/default.yaml contrib/policies/github.yaml \
 	contrib/policies/pypi.yaml contrib/policies/ci-runner.yaml
 EXTRA_DIST += contrib/quickstart.sh contrib/apt-install.sh contrib/debian-packages
+
+# aisb's seccomp profile (docs/seccomp.md): installed as
+# $(pkgdatadir)/seccomp.json, and copied next to aisb in the build tree,
+# where an uninstalled aisb looks first.
+dist_pkgdata_DATA = contrib/seccomp.json
+noinst_DATA = aisb-seccomp.json
+aisb-seccomp.json: $(srcdir)/contrib/seccomp.json
+	$(AM_V_GEN)cp $(srcdir)/contrib/seccomp.json $@
+CLEANFILES += aisb-seccomp.json

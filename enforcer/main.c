@@ -11,6 +11,8 @@
  */
 #include "config.h"
 
+#include <sys/fsuid.h>
+
 #include <sys/types.h>
 
 #include <errno.h>
@@ -212,6 +214,39 @@ out:
 	return plan;
 }
 
+/*
+ * The env file holds the command's own environment, and the launcher
+ * gives it to the sandbox user: under a user namespace the container's
+ * root is a subordinate id that owns nothing of the host's, and has no
+ * CAP_DAC_OVERRIDE.  So it is read with the command's file identity
+ * (setfsuid: nothing else about the process changes), falling back to
+ * our own when that identity cannot read it (a root-owned file, as the
+ * tests and a hand-run enforcer use).  0 or -1 with err.
+ */
+static int
+env_file_as(const struct enf_creds *c, const char *path, char *err,
+    size_t errlen)
+{
+	uid_t	 uid = getuid();
+	gid_t	 gid = getgid();
+	int	 rc;
+
+	(void)setfsgid(c->gid);
+	(void)setfsuid(c->uid);
+	rc = enf_env_file(path, err, errlen);
+	(void)setfsuid(uid);
+	(void)setfsgid(gid);
+	/* setfsuid reports nothing: prove the identity came back */
+	if ((uid_t)setfsuid((uid_t)-1) != uid ||
+	    (gid_t)setfsgid((gid_t)-1) != gid) {
+		snprintf(err, errlen, "cannot restore the file identity");
+		return -1;
+	}
+	if (rc == -1 && access(path, R_OK) == 0)
+		rc = enf_env_file(path, err, errlen);
+	return rc;
+}
+
 /* Loads the ruleset as one batch and proves it is in place.  0 or -1. */
 static int
 apply(const struct nft_ruleset *rs)
@@ -265,7 +300,7 @@ main(int argc, char **argv)
 			usage("--keep-fd names the plan descriptor");
 	/* before anything is loaded: a bad file costs nothing but a 78 */
 	if (o.env_path != NULL &&
-	    enf_env_file(o.env_path, err, sizeof(err)) == -1) {
+	    env_file_as(&o.creds, o.env_path, err, sizeof(err)) == -1) {
 		log_warnx("--env-file %s", err);
 		return ENF_EXIT_CONFIG;
 	}

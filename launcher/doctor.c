@@ -30,7 +30,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ids.h"
 #include "image.h"
+#include "options.h"
+#include "podman.h"
+#include "proc.h"
+#include "seccomp.h"
+#include "session.h"
 #include "launch.h"
 #include "log.h"
 
@@ -582,152 +588,257 @@ probe_dir(char *dir, size_t len)
 	return 0;
 }
 
-/* SELinux hosts need the bind mounts relabelled. */
-static const char *
-mount_relabel(void)
+/* Removes dir/a, dir/b, dir/c (files or empty folders), then dir. */
+static void
+remove_names(const char *dir, const char *a, const char *b, const char *c)
 {
-	return access("/sys/fs/selinux/enforce", F_OK) == 0 ? ",z" : "";
+	const char	*names[] = { a, b, c };
+	char		 path[PATH_MAX];
+	size_t		 i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (unlink(path) == -1)
+			(void)rmdir(path);
+	}
+	(void)rmdir(dir);
 }
 
 /*
- * The enforcer, as the image's entrypoint and with the plan bind-mounted
- * read-only where the launcher puts it, loads table inet aisb, drops to
- * 1000 and runs id.
+ * The cgroup limits the options ask for that this host will not apply:
+ * rootless podman on cgroups v1 ignores them all and only warns.
  */
-static void
-check_nft(struct launch_host_facts *f, int verbose)
+int
+launch_limits_unheld(const struct launch_opts *o,
+    const struct launch_host_facts *f, char *buf, size_t len)
 {
-	struct probe_args	 pa;
-	char			*argv[32], net[128], plan[128], out[64];
-	char			 dir[PATH_MAX], path[PATH_MAX + 8];
-	char			 vol[2 * PATH_MAX], err[256];
-	size_t			 a;
-	int			 rc, fd, n;
-
-	/*
-	 * The gate port is never dialled: loading the table is the test.
-	 * Without a network mode that works, the table of --net none.
-	 */
-	if (f->netmode != LAUNCH_NET_UNKNOWN) {
-		n = snprintf(plan, sizeof(plan), "aisb-plan 1\nmode gate\n"
-		    "gate %s 9\n", f->host_loopback);
-		snprintf(net, sizeof(net), "--network=%s", f->network);
-	} else {
-		n = snprintf(plan, sizeof(plan), "aisb-plan 1\nmode none\n");
-		snprintf(net, sizeof(net), "--network=none");
-	}
-	if (probe_dir(dir, sizeof(dir)) == -1) {
-		report(f, verbose, V_FAIL, "nftables   scratch directory: %s",
-		    strerror(errno));
-		return;
-	}
-	snprintf(path, sizeof(path), "%s/plan", dir);
-	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-	    0644)) == -1 || write(fd, plan, (size_t)n) != n ||
-	    close(fd) == -1) {
-		report(f, verbose, V_FAIL, "nftables   %s: %s", path,
-		    strerror(errno));
-		goto out;
-	}
-	snprintf(vol, sizeof(vol), "--volume=%s:/run/aisb/plan:ro%s", path,
-	    mount_relabel());
-	a = probe_head(f, f->runtime, &pa, argv);
-	argv[a++] = net;
-	argv[a++] = "--cap-add=NET_ADMIN";
-	argv[a++] = vol;
-	argv[a++] = (char *)f->image;
-	argv[a++] = "--plan";
-	argv[a++] = "/run/aisb/plan";
-	argv[a++] = "--";
-	argv[a++] = "/usr/bin/id";
-	argv[a++] = "-u";
-	argv[a] = NULL;
-	rc = launch_exec(argv, NULL, 0, out, sizeof(out), PROBE_TIMEOUT_MS, 0,
-	    err, sizeof(err));
-	chomp(out);
-	if (rc == 0 && strcmp(out, "1000") == 0) {
-		f->nft_ok = 1;
-		report(f, verbose, V_OK, "nftables   aisb-enforce loaded table "
-		    "inet aisb with NET_ADMIN and ran the command as uid %s",
-		    out);
-	} else if (rc == 78)
-		report(f, verbose, V_FAIL, "nftables   aisb-enforce refused "
-		    "the plan or its arguments (%s); fix: rebuild the image "
-		    "with the aisb-enforce of this aisb (aisb image build)",
-		    err);
-	else
-		report(f, verbose, V_FAIL, "nftables   aisb-enforce exited %d "
-		    "(%s); fix: the kernel needs nf_tables (modprobe "
-		    "nf_tables), and podman must grant --cap-add NET_ADMIN",
-		    rc, err);
-out:
-	(void)unlink(path);
-	(void)rmdir(dir);
+	buf[0] = '\0';
+	if (!f->rootless || f->cgroups_version == 2)
+		return 0;
+	snprintf(buf, len, "%s%s%s", o->memory > 0 ? " memory" : "",
+	    o->cpus_milli > 0 ? " cpus" : "", o->pids > 0 ? " pids" : "");
+	return buf[0] != '\0';
 }
 
-/* A file written as uid 1000 inside, owned as expected outside. */
 static void
-check_bind_uid(struct launch_host_facts *f, int verbose)
+check_limits_held(struct launch_host_facts *f, int verbose)
 {
-	struct probe_args	 pa;
-	struct stat		 st;
-	char			*argv[32], dir[PATH_MAX], file[PATH_MAX + 16];
-	char			 vol[PATH_MAX + 64], err[256];
-	size_t			 a;
-	uid_t			 want = f->rootless ? getuid() : LAUNCH_SANDBOX_ID;
-
-	if (probe_dir(dir, sizeof(dir)) == -1) {
-		report(f, verbose, V_FAIL, "bind-uid   scratch directory: %s",
-		    strerror(errno));
+	if (!f->rootless || f->cgroups_version == 2) {
+		report(f, verbose, V_OK, "cgroups    --memory, --cpus and "
+		    "--pids are applied by podman");
 		return;
 	}
-	snprintf(file, sizeof(file), "%s/probe", dir);
-	/* Rootful: container uid 1000 is host uid 1000 and must write. */
-	if (!f->rootless && chown(dir, LAUNCH_SANDBOX_ID,
-	    LAUNCH_SANDBOX_ID) == -1) {
-		report(f, verbose, V_FAIL, "bind-uid   chown %s: %s", dir,
+	report(f, verbose, V_WARN, "cgroups    rootless podman on cgroups v1 "
+	    "cannot apply --memory, --cpus or --pids: sessions say so and run "
+	    "without them (the nofile and nproc ulimits hold); fix: cgroups "
+	    "v2 (systemd.unified_cgroup_hierarchy=1) with the controllers "
+	    "delegated to the user, or rootful podman");
+}
+
+/* Writes len bytes of text to path (mode 0600, a new file).  0 or -1. */
+static int
+write_new(const char *path, const char *text, size_t len)
+{
+	int	 fd, rc = 0;
+
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+	    O_NOFOLLOW, 0600)) == -1)
+		return -1;
+	if (write(fd, text, len) != (ssize_t)len)
+		rc = -1;
+	if (close(fd) == -1)
+		rc = -1;
+	return rc;
+}
+
+/* The owner and the text of dir/name, for the workspace check. */
+static int
+probe_file(const char *dir, const char *name, uid_t *uid, char *text,
+    size_t len)
+{
+	struct stat	 st;
+	char		 path[PATH_MAX];
+	ssize_t		 n = 0;
+	int		 fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (lstat(path, &st) == -1)
+		return -1;
+	*uid = st.st_uid;
+	if (text == NULL)
+		return 0;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return -1;
+	n = read(fd, text, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	text[n] = '\0';
+	return 0;
+}
+
+/*
+ * One container exactly as a session runs it: the options resolved as
+ * for `aisb -- CMD` (user config included), the mapping and mounts of
+ * ids.c, and the argv of launch_podman_argv(), in a fresh 0700 folder of
+ * the invoking user.  The enforcer loads the gate table (--net none
+ * without a working network mode), drops to 1000, and the command edits a
+ * file of the folder's owner, creates a file and a folder.  Outside, they
+ * must belong to that owner.
+ */
+#define SESSION_SCRIPT \
+	"id -u && printf x >> existing && echo new > created && mkdir made"
+
+static void
+check_session(struct launch_host_facts *f, int verbose)
+{
+	struct launch_opts	 o;
+	struct launch_ids	 ids;
+	struct launch_run	 r;
+	struct launch_strv	 v = { 0 };
+	char			 ws[PATH_MAX], run[PATH_MAX], podman[PATH_MAX];
+	char			 env[PATH_MAX + 8], plan[PATH_MAX + 8];
+	char			 mnt[PATH_MAX + 16], vol[64], id[40];
+	char			 ptext[128], out[64], err[1024], text[16];
+	char			 path[PATH_MAX + 16], seccomp[PATH_MAX];
+	char			*av[] = { (char *)"aisb", (char *)"--net", NULL,
+	    (char *)"--workspace", ws, (char *)"--home-volume", vol,
+	    (char *)"--", (char *)"/bin/sh", (char *)"-c",
+	    (char *)SESSION_SCRIPT, NULL };
+	char			*rmvol[] = { podman, (char *)"volume",
+	    (char *)"rm", (char *)"--force", vol, NULL };
+	extern char		**environ;
+	uid_t			 owner;
+	int			 n, rc, mounted = 0, have_opts = 0;
+
+	ws[0] = run[0] = '\0';
+	if (launch_find_program("podman", podman, sizeof(podman)) == -1 ||
+	    launch_random_hex(id, 16) == -1) {
+		report(f, verbose, V_FAIL, "session    podman or randomness "
+		    "not available");
+		return;
+	}
+	snprintf(vol, sizeof(vol), "aisb-doctor-%s", id);
+	if (probe_dir(ws, sizeof(ws)) == -1 || probe_dir(run,
+	    sizeof(run)) == -1) {
+		report(f, verbose, V_FAIL, "session    scratch folder: %s",
 		    strerror(errno));
 		goto out;
 	}
-	snprintf(vol, sizeof(vol), "--volume=%s:/mnt/aisb-doctor:rw%s", dir,
-	    mount_relabel());
-	a = probe_head(f, f->runtime, &pa, argv);
-	argv[a++] = "--network=none";
-	argv[a++] = "--user=1000:1000";
-	if (f->rootless)
-		argv[a++] = "--userns=keep-id:uid=1000,gid=1000";
-	argv[a++] = vol;
-	argv[a++] = "--entrypoint=/usr/bin/touch";
-	argv[a++] = (char *)f->image;
-	argv[a++] = "/mnt/aisb-doctor/probe";
-	argv[a] = NULL;
-	if (launch_exec(argv, NULL, 0, NULL, 0, PROBE_TIMEOUT_MS, 0, err,
-	    sizeof(err)) != 0) {
-		report(f, verbose, V_FAIL, "bind-uid   uid 1000 cannot write a "
-		    "bind-mounted directory (%s); fix: %s", err, f->rootless ?
-		    "podman 4.3+ for --userns=keep-id:uid=1000,gid=1000" :
-		    "check SELinux/AppArmor denials (`:z` on the mount)");
+	/* Without a network mode that works, the table of --net none. */
+	av[2] = f->netmode != LAUNCH_NET_UNKNOWN ? (char *)"gate" :
+	    (char *)"none";
+	n = f->netmode != LAUNCH_NET_UNKNOWN ? snprintf(ptext, sizeof(ptext),
+	    "aisb-plan 1\nmode gate\ngate %s 9\n", f->host_loopback) :
+	    snprintf(ptext, sizeof(ptext), "aisb-plan 1\nmode none\n");
+	snprintf(env, sizeof(env), "%s/env", run);
+	snprintf(plan, sizeof(plan), "%s/plan", run);
+	snprintf(mnt, sizeof(mnt), "%s/workspace", run);
+	if (write_new(env, "", 0) == -1 || write_new(plan, ptext,
+	    (size_t)n) == -1) {
+		report(f, verbose, V_FAIL, "session    %s: %s", run,
+		    strerror(errno));
 		goto out;
 	}
-	if (lstat(file, &st) == -1) {
-		report(f, verbose, V_FAIL, "bind-uid   the file written inside "
-		    "is not there outside: %s", strerror(errno));
+	snprintf(path, sizeof(path), "%s/existing", ws);
+	if (write_new(path, "hi", 2) == -1) {
+		report(f, verbose, V_FAIL, "session    %s: %s", ws,
+		    strerror(errno));
 		goto out;
 	}
-	if (st.st_uid != want) {
-		report(f, verbose, V_FAIL, "bind-uid   written inside as uid "
-		    "1000, owned by uid %u outside (expected %u); fix: %s",
-		    (unsigned)st.st_uid, (unsigned)want, f->rootless ?
-		    "use --userns=keep-id:uid=1000,gid=1000" :
-		    "do not run rootful podman under a user namespace remap");
+	if (launch_opts_resolve(&o, (int)(sizeof(av) / sizeof(av[0])) - 1, av,
+	    environ, err, sizeof(err)) == -1) {
+		report(f, verbose, V_FAIL, "session    the options a session "
+		    "would use: %s", err);
+		goto out;
+	}
+	have_opts = 1;
+	if (launch_seccomp_profile(seccomp, sizeof(seccomp), err,
+	    sizeof(err)) == -1) {
+		report(f, verbose, V_FAIL, "session    %s", err);
+		goto out;
+	}
+	if (launch_ids_resolve(&ids, f->rootless, ws, 1, err,
+	    sizeof(err)) == -1 || launch_ids_prepare(&ids, ws, mnt, env,
+	    plan, &mounted, err, sizeof(err)) == -1) {
+		report(f, verbose, V_FAIL, "session    user namespace: %s",
+		    err);
+		goto out;
+	}
+	memset(&r, 0, sizeof(r));
+	r.opts = &o;
+	r.podman = podman;
+	r.runtime = f->runtime[0] != '\0' ? f->runtime : NULL;
+	r.network = f->network;
+	r.nofile = f->nofile;
+	r.nproc = f->nproc;
+	r.session_id = id;
+	r.image = f->image;
+	r.envfile = env;
+	r.planfile = plan;
+	r.ids = &ids;
+	r.workspace_src = mounted ? mnt : NULL;
+	r.no_limits = launch_limits_unheld(&o, f, err, sizeof(err));
+	r.seccomp = seccomp;
+	if (launch_podman_argv(&r, &v) == -1) {
+		report(f, verbose, V_FAIL, "session    out of memory");
+		goto out;
+	}
+	rc = launch_exec(v.s, NULL, 0, out, sizeof(out), PROBE_TIMEOUT_MS, 0,
+	    err, sizeof(err));
+	chomp(out);
+	if (rc != 0 || strcmp(out, "1000") != 0) {
+		if (rc == 78)
+			report(f, verbose, V_FAIL, "nftables   aisb-enforce "
+			    "refused the plan or its arguments (%s); fix: "
+			    "rebuild the image with the aisb-enforce of this "
+			    "aisb (aisb image build)", err);
+		else if (rc == 77)
+			report(f, verbose, V_FAIL, "nftables   aisb-enforce "
+			    "could not set up the sandbox (%s); fix: the "
+			    "kernel needs nf_tables (modprobe nf_tables), and "
+			    "podman must grant --cap-add NET_ADMIN", err);
+		else
+			report(f, verbose, V_FAIL, "session    a session's "
+			    "container exited %d, printing uid '%s' (%s)", rc,
+			    out, err);
+		goto out;
+	}
+	f->nft_ok = 1;
+	report(f, verbose, V_OK, "nftables   aisb-enforce loaded table inet "
+	    "aisb (--net %s) and ran the command as uid %s", av[2], out);
+	if (probe_file(ws, "existing", &owner, text, sizeof(text)) == -1 ||
+	    strcmp(text, "hix") != 0 || owner != ids.owner_uid ||
+	    probe_file(ws, "created", &owner, NULL, 0) == -1 ||
+	    owner != ids.owner_uid || probe_file(ws, "made", &owner, NULL,
+	    0) == -1 || owner != ids.owner_uid) {
+		report(f, verbose, V_FAIL, "workspace  uid 1000 edited, created "
+		    "and made a folder in a 0700 folder of uid %u, but outside "
+		    "they are not that user's as they should be (%s)",
+		    (unsigned)ids.owner_uid, strerror(errno));
 		goto out;
 	}
 	f->bind_uid_ok = 1;
-	report(f, verbose, V_OK, "bind-uid   written inside as uid 1000, "
-	    "owned by uid %u outside", (unsigned)st.st_uid);
+	report(f, verbose, V_OK, "workspace  in a 0700 folder of uid %u, the "
+	    "command (uid 1000 inside, %s) edited a file and created a file "
+	    "and a folder, owned by uid %u outside", (unsigned)ids.owner_uid,
+	    ids.mode == LAUNCH_IDS_KEEPID ? "--userns=keep-id" :
+	    "the aisb subordinate range and an idmapped mount",
+	    (unsigned)ids.owner_uid);
 out:
-	(void)unlink(file);
-	(void)rmdir(dir);
+	if (mounted)
+		launch_ids_umount(mnt);
+	launch_strv_free(&v);
+	if (have_opts) {
+		(void)launch_exec(rmvol, NULL, 0, NULL, 0, INFO_TIMEOUT_MS, 0,
+		    err, sizeof(err));
+		launch_opts_free(&o);
+	}
+	/* what the probe may have left, and nothing else */
+	if (ws[0] != '\0')
+		remove_names(ws, "existing", "created", "made");
+	if (run[0] != '\0')
+		remove_names(run, "env", "plan", "workspace");
 }
 
 int
@@ -751,8 +862,8 @@ launch_doctor_probe(struct launch_host_facts *f, int verbose)
 		return -1;
 	}
 	(void)check_network(f, verbose);
-	check_nft(f, verbose);
-	check_bind_uid(f, verbose);
+	check_limits_held(f, verbose);
+	check_session(f, verbose);
 	return f->nfail == 0 ? 0 : -1;
 }
 

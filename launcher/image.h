@@ -143,6 +143,15 @@ int	launch_doctor_probe(struct launch_host_facts *, int verbose);
  */
 int	launch_doctor_host(struct launch_host_facts *, int verbose);
 
+/*
+ * The cgroup limits o asks for that this host will not apply (rootless
+ * podman on cgroups v1), named into buf (" memory cpus pids"; "" when all
+ * hold).  1 when some do not hold.
+ */
+struct launch_opts;
+int	launch_limits_unheld(const struct launch_opts *,
+	    const struct launch_host_facts *, char *buf, size_t len);
+
 /* aisb doctor [--image REF]. */
 int	launch_cmd_doctor(int argc, char **argv);
 

@@ -1,10 +1,22 @@
-bin_PROGRAMS += aisb
-aisb_SOURCES = launcher/main.c launcher/cmd_policy.c launcher/derive.c \
+# The launcher's modules as a convenience library, so that the unit tests
+# link the very code aisb runs (doctor's checks build a session's argv).
+noinst_LIBRARIES += launcher/libaisblauncher.a
+launcher_libaisblauncher_a_SOURCES = launcher/cmd_policy.c launcher/derive.c \
 	launcher/options.c launcher/options.h launcher/run.c launcher/launch.h \
 	launcher/session.c launcher/session.h launcher/proc.c launcher/proc.h \
 	launcher/podman.c launcher/podman.h launcher/manage.c \
-	launcher/gates.c launcher/gates.h
-aisb_SOURCES += launcher/image.c launcher/image.h launcher/doctor.c
+	launcher/gates.c launcher/gates.h \
+	launcher/image.c launcher/image.h launcher/doctor.c \
+	launcher/ids.c launcher/ids.h launcher/seccomp.c launcher/seccomp.h
+launcher_libaisblauncher_a_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DAISB_POLICYDIR='"$(pkgdatadir)/policies"' \
+	-DAISB_SECCOMP_PROFILE='"$(pkgdatadir)/seccomp.json"'
+launcher_libaisblauncher_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(CRYPTO_CFLAGS)
+LAUNCHER_LIBS = launcher/libaisblauncher.a $(POLICY_LIBS) \
+	common/libaisbcommon.a $(CRYPTO_LIBS)
+
+bin_PROGRAMS += aisb
+aisb_SOURCES = launcher/main.c
 aisb_CPPFLAGS = $(AM_CPPFLAGS) -DAISB_POLICYDIR='"$(pkgdatadir)/policies"'
 aisb_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(CRYPTO_CFLAGS)
-aisb_LDADD = $(POLICY_LIBS) common/libaisbcommon.a $(CRYPTO_LIBS)
+aisb_LDADD = $(LAUNCHER_LIBS)

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ids.h"
 #include "image.h"
 #include "launch.h"
 #include "proc.h"
@@ -282,6 +283,48 @@ podman_lines(char *const argv[], char *out, size_t outlen)
 }
 
 /* Is pid an aisb-gate?  (So that a recycled pid is never killed.) */
+/*
+ * podman rm, again while it says "device or resource busy": podman 4.3
+ * leaves the shm mount of a container that ran in a user namespace busy
+ * for a moment after it exits (measured: the first rm a second after the
+ * exit fails, the same rm three seconds later succeeds).  At most ~5 s.
+ */
+#define RM_TRIES	10
+#define RM_WAIT_NS	(500L * 1000 * 1000)
+
+static int
+podman_rm(char **argv, char *err, size_t errlen)
+{
+	struct timespec	 ts = { 0, RM_WAIT_NS };
+	int		 i, rc = -1;
+
+	for (i = 0; i < RM_TRIES; i++) {
+		if ((rc = launch_exec(argv, NULL, 0, NULL, 0, 60000, 0, err,
+		    errlen)) == 0 || strstr(err, "resource busy") == NULL)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	return rc == 0 ? 0 : -1;
+}
+
+/* True while the launcher of session id runs (its "launcher" file). */
+static int
+launcher_alive(const char *dir, const char *id)
+{
+	char			 path[PATH_MAX], *text;
+	long			 pid;
+	unsigned long long	 start;
+	int			 alive = 0;
+
+	if (join(path, sizeof(path), dir, id, NULL) == -1 ||
+	    (text = read_bounded(path, "launcher", 64)) == NULL)
+		return 0;
+	if (sscanf(text, "%ld %llu", &pid, &start) == 2 && pid > 1)
+		alive = launch_proc_alive((pid_t)pid, start);
+	free(text);
+	return alive;
+}
+
 static int
 is_gate(pid_t pid)
 {
@@ -304,6 +347,7 @@ launch_cmd_clean(int argc, char **argv)
 	const char	*glob = NULL;
 	struct sess	*v;
 	size_t		 n, i, ncont = 0, ngate = 0, nscratch = 0, nvol = 0;
+	size_t		 nmount = 0;
 	int		 all = 0, volumes = 0, a, rc = 0;
 
 	for (a = 1; a < argc; a++) {
@@ -367,8 +411,7 @@ launch_cmd_clean(int argc, char **argv)
 		snprintf(key, sizeof(key), "\n%s\n", line);
 		if (!all && strstr(running, key) != NULL)
 			continue;
-		if (launch_exec(rm, NULL, 0, NULL, 0, 60000, 0, err,
-		    sizeof(err)) == 0) {
+		if (podman_rm(rm, err, sizeof(err)) == 0) {
 			printf("removed container %s\n", line);
 			ncont++;
 		} else {
@@ -407,6 +450,14 @@ launch_cmd_clean(int argc, char **argv)
 				nscratch++;
 			if (join(path, sizeof(path), dir, v[i].id, "gate.pid") == 0)
 				(void)unlink(path);
+			/* a killed launcher's idmapped workspace (ids.h) */
+			if (!launcher_alive(dir, v[i].id) &&
+			    join(path, sizeof(path), dir, v[i].id,
+			    "workspace") == 0 && launch_ids_umount(path) == 1) {
+				printf("unmounted the workspace of session "
+				    "%s\n", v[i].id);
+				nmount++;
+			}
 		}
 		free(v);
 	}
@@ -461,7 +512,8 @@ launch_cmd_clean(int argc, char **argv)
 	}
 	free(running);
 	printf("clean: %zu container(s), %zu gate(s), %zu secret file(s), "
-	    "%zu volume(s) removed\n", ncont, ngate, nscratch, nvol);
+	    "%zu workspace mount(s), %zu volume(s) removed\n", ncont, ngate,
+	    nscratch, nmount, nvol);
 	free(out);
 	return rc;
 }

@@ -18,6 +18,8 @@
 
 #include <yaml.h>
 
+#include <openssl/evp.h>
+
 #include "options.h"
 
 #ifndef AISB_POLICYDIR
@@ -54,8 +56,9 @@ static const struct optdesc opts[LO__COUNT] = {
 	    "kill the command after this long and exit 124 (s, m, h; 0: never)" },
 	[LO_WORKSPACE] = { "workspace", OT_PATH, 0, NULL,
 	    "directory mounted read-write at the same path (default: the current one)" },
-	[LO_HOME_VOLUME] = { "home_volume", OT_WORD, 0, "aisb-home",
-	    "named volume mounted at /home/sandbox" },
+	[LO_HOME_VOLUME] = { "home_volume", OT_WORD, 0, NULL,
+	    "named volume mounted at /home/sandbox (default: one per "
+	    "workspace, aisb-home-<hash of its real path>)" },
 	[LO_KEEP] = { "keep", OT_BOOL, O_PROJECT, "false",
 	    "keep the container and the session record" },
 	[LO_RECORD] = { "record", OT_BOOL, O_PROJECT, "false",
@@ -769,6 +772,50 @@ is_subcommand(const char *s)
 	return 0;
 }
 
+/*
+ * The sandbox may change whatever the workspace's owner may: a folder of
+ * the system as the workspace would hand it the system (as root, through
+ * the idmapped mount, every root-owned file there).  1 for such a path.
+ */
+static int
+system_folder(const char *real)
+{
+	static const char *const roots[] = { "/etc", "/usr", "/boot", "/bin",
+	    "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/sys",
+	    "/dev", "/run", "/var/lib", "/var/log", "/var/cache", "/var/spool" };
+	size_t	 i, n;
+
+	if (strcmp(real, "/") == 0)
+		return 1;
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		n = strlen(roots[i]);
+		if (strncmp(real, roots[i], n) == 0 &&
+		    (real[n] == '\0' || real[n] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+int
+launch_workspace_check(const struct launch_opts *o, char *err, size_t errlen)
+{
+	char	 real[PATH_MAX];
+
+	if (realpath(o->val[LO_WORKSPACE], real) != NULL &&
+	    system_folder(real)) {
+		snprintf(err, errlen, "workspace %s (%s%s%s) is a folder of the "
+		    "system: the sandbox could change it as its owner does; run "
+		    "aisb in a project folder, or pass --workspace DIR", real,
+		    o->src[LO_WORKSPACE] == LAUNCH_SRC_DEFAULT ?
+		    "the current folder" : launch_src_str(o->src[LO_WORKSPACE]),
+		    o->src[LO_WORKSPACE] == LAUNCH_SRC_DEFAULT ? "" : ": ",
+		    o->src[LO_WORKSPACE] == LAUNCH_SRC_DEFAULT ? "" :
+		    o->where[LO_WORKSPACE]);
+		return -1;
+	}
+	return 0;
+}
+
 int
 launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
     char **envp, char *err, size_t errlen)
@@ -862,6 +909,23 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 			return -1;
 	}
 
+	/*
+	 * One home per project: a home volume shared by every project lets
+	 * one repository plant ~/.bashrc or ~/.npmrc for the next.
+	 */
+	if (o->val[LO_HOME_VOLUME] == NULL) {
+		char	 vol[64];
+
+		if (launch_home_volume_name(o->val[LO_WORKSPACE], vol,
+		    sizeof(vol)) == -1) {
+			snprintf(err, errlen, "home volume name: no digest");
+			return -1;
+		}
+		if (opt_set(o, LO_HOME_VOLUME, vol, LAUNCH_SRC_DEFAULT,
+		    "default", NULL, err, errlen) == -1)
+			return -1;
+	}
+
 	/* --env NAME must exist on the host (fail closed) unless NAME?. */
 	for (i = 0; i < o->nenv; i++) {
 		const char *e = o->env[i].text;
@@ -885,6 +949,24 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 fail:
 	launch_opts_free(&flags);
 	return -1;
+}
+
+int
+launch_home_volume_name(const char *workspace, char *out, size_t len)
+{
+	unsigned char	 md[EVP_MAX_MD_SIZE];
+	unsigned int	 mdlen = 0;
+	char		 real[PATH_MAX];
+	const char	*path = realpath(workspace, real) != NULL ? real :
+			    workspace;
+
+	if (len < sizeof(LAUNCH_HOME_PREFIX) + 12 ||
+	    EVP_Digest(path, strlen(path), md, &mdlen, EVP_sha256(),
+	    NULL) != 1 || mdlen < 6)
+		return -1;
+	snprintf(out, len, "%s%02x%02x%02x%02x%02x%02x", LAUNCH_HOME_PREFIX,
+	    md[0], md[1], md[2], md[3], md[4], md[5]);
+	return 0;
 }
 
 void

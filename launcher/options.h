@@ -103,12 +103,26 @@ struct launch_opts {
 int	 launch_opts_resolve(struct launch_opts *, int argc, char **argv,
 	    char **envp, char *err, size_t errlen);
 void	 launch_opts_free(struct launch_opts *);
+/*
+ * Refuses a workspace that is a folder of the system ("/", /etc, /usr...):
+ * the sandbox may change whatever the workspace's owner may.  Sessions
+ * only: a named gate started from "/" (a service) has no workspace.
+ * 0, or -1 with err.
+ */
+int	 launch_workspace_check(const struct launch_opts *, char *err,
+	    size_t errlen);
 /* --print-config: one line per option, value and source; secrets redacted. */
 void	 launch_opts_print(const struct launch_opts *, FILE *);
 const char *launch_opt_name(enum launch_opt_id);
 const char *launch_src_str(enum launch_src);
 /* "NAME=<redacted>" / "NAME" / "NAME?" for an --env entry, into buf. */
 const char *launch_env_redacted(const char *entry, char *buf, size_t len);
+/*
+ * The default home volume of a workspace: LAUNCH_HOME_PREFIX and 12 hex
+ * digits of the SHA-256 of its real path.  0, or -1 when len is short.
+ */
+#define LAUNCH_HOME_PREFIX	"aisb-home-"
+int	 launch_home_volume_name(const char *workspace, char *out, size_t len);
 /* Finds NAME in envp; returns the value or NULL. */
 const char *launch_getenv(char **envp, const char *name, size_t namelen);
 

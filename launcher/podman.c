@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ids.h"
+#include "image.h"
 #include "podman.h"
 #include "policy.h"
 
@@ -20,7 +22,6 @@
 #define LAUNCH_ENV_PATH		"/run/aisb/env"
 #define LAUNCH_ENFORCER		"/usr/local/bin/aisb-enforce"
 #define LAUNCH_HOME		"/home/sandbox"
-#define LAUNCH_UID		"1000"
 
 void
 launch_strv_free(struct launch_strv *v)
@@ -338,7 +339,7 @@ selinux_enforcing(void)
 
 /*
  * `podman run` for one session.  Secrets never appear here: values reach
- * the container through the env file only.
+ * the container through the env file only.  -1 without a seccomp profile.
  */
 int
 launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
@@ -370,6 +371,20 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 	add(v, "--cap-add=NET_ADMIN,SETUID,SETGID,SETPCAP%s",
 	    o->net == LAUNCH_NET_DIRECT ? ",KILL,NET_BIND_SERVICE" : "");
 	add(v, "--security-opt=no-new-privileges");
+	/* who the sandbox user is on the host: ids.h */
+	if (r->ids != NULL && r->ids->mode == LAUNCH_IDS_KEEPID)
+		add(v, "--userns=keep-id:uid=%u,gid=%u", LAUNCH_SANDBOX_ID,
+		    LAUNCH_SANDBOX_ID);
+	else if (r->ids != NULL && r->ids->mode == LAUNCH_IDS_MAPPED) {
+		add(v, "--uidmap=0:%u:%u", (unsigned)r->ids->uid_base,
+		    r->ids->count);
+		add(v, "--gidmap=0:%u:%u", (unsigned)r->ids->gid_base,
+		    r->ids->count);
+	}
+	/* aisb's own profile (docs/seccomp.md); never podman's, never none */
+	if (r->seccomp == NULL || r->seccomp[0] == '\0')
+		v->failed = 1;
+	add(v, "--security-opt=seccomp=%s", r->seccomp);
 	if (o->net == LAUNCH_NET_NONE)
 		add(v, "--network=none");
 	else
@@ -388,16 +403,22 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 	    selinux_enforcing() ? ",z" : "");
 	add(v, "--volume=%s:%s:ro%s", r->planfile, LAUNCH_PLAN_PATH,
 	    selinux_enforcing() ? ",z" : "");
-	add(v, "--volume=%s:%s:rw%s", o->val[LO_WORKSPACE],
-	    o->val[LO_WORKSPACE], selinux_enforcing() ? ",z" : "");
+	add(v, "--volume=%s:%s:rw%s", r->workspace_src != NULL ?
+	    r->workspace_src : o->val[LO_WORKSPACE], o->val[LO_WORKSPACE],
+	    selinux_enforcing() ? ",z" : "");
 	add(v, "--workdir=%s", o->val[LO_WORKSPACE]);
-	add(v, "--volume=%s:%s", o->val[LO_HOME_VOLUME], LAUNCH_HOME);
-	if (o->memory > 0)
+	add(v, "--volume=%s:%s", r->home_volume != NULL ? r->home_volume :
+	    o->val[LO_HOME_VOLUME], LAUNCH_HOME);
+	/*
+	 * Where the host cannot apply them (rootless on cgroups v1), podman
+	 * would only warn; the session reports that itself, once.
+	 */
+	if (o->memory > 0 && !r->no_limits)
 		add(v, "--memory=%llu", (unsigned long long)o->memory);
-	if (o->cpus_milli > 0)
+	if (o->cpus_milli > 0 && !r->no_limits)
 		add(v, "--cpus=%u.%03u", o->cpus_milli / 1000,
 		    o->cpus_milli % 1000);
-	if (o->pids > 0)
+	if (o->pids > 0 && !r->no_limits)
 		add(v, "--pids-limit=%u", o->pids);
 	/* ulimits inside the host's hard limits, or podman refuses to start */
 	if (r->nofile > 0 || getrlimit(RLIMIT_NOFILE, &rl) == 0) {
@@ -423,9 +444,9 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 	add(v, "--env-file");
 	add(v, "%s", LAUNCH_ENV_PATH);
 	add(v, "--uid");
-	add(v, "%s", LAUNCH_UID);
+	add(v, "%u", LAUNCH_SANDBOX_ID);
 	add(v, "--gid");
-	add(v, "%s", LAUNCH_UID);
+	add(v, "%u", LAUNCH_SANDBOX_ID);
 	add(v, "--");
 	for (i = 0; i < o->ncmd; i++)
 		add(v, "%s", o->cmd[i]);

@@ -9,6 +9,7 @@
 
 #include "options.h"
 
+struct launch_ids;
 struct policy;
 
 /* A NULL-terminated vector of malloc'd strings. */
@@ -28,6 +29,13 @@ struct launch_run {
 	const char	*image;
 	const char	*envfile;
 	const char	*planfile;
+	const struct launch_ids *ids;	/* NULL: no mapping (previews) */
+	const char	*workspace_src;	/* mount source: the idmapped clone
+					   of a rootful session, else NULL
+					   for the workspace itself */
+	const char	*home_volume;	/* NULL: the option's value */
+	int		 no_limits;	/* the host cannot apply cgroup limits */
+	const char	*seccomp;	/* profile path; NULL: no argv */
 	int		 interactive, tty;
 };
 

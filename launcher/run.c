@@ -17,12 +17,14 @@
 #include <unistd.h>
 
 #include "gates.h"
+#include "ids.h"
 #include "image.h"
 #include "launch.h"
 #include "options.h"
 #include "podman.h"
 #include "policy.h"
 #include "proc.h"
+#include "seccomp.h"
 #include "session.h"
 
 #define EXIT_TIMEOUT	124	/* as timeout(1) */
@@ -141,24 +143,33 @@ print_argv(FILE *f, char **argv)
 	}
 }
 
-/* The podman volume for /home/sandbox, created labelled if missing. */
+/*
+ * The podman volume for /home/sandbox, created labelled if missing; the
+ * label names the workspace it was made for (aisb clean, sessions show).
+ */
 static int
-ensure_home_volume(const char *podman, const char *name, char *err,
-    size_t errlen)
+ensure_home_volume(const char *podman, const char *name,
+    const char *workspace, char *err, size_t errlen)
 {
 	char	*exists[] = { (char *)podman, (char *)"volume", (char *)"exists",
 	    (char *)name, NULL };
 	char	*create[] = { (char *)podman, (char *)"volume", (char *)"create",
 	    (char *)"--label=io.aisb.managed=1", (char *)"--label=io.aisb.kind=home",
-	    (char *)name, NULL };
-	char	 out[256];
+	    NULL, (char *)name, NULL };
+	char	 out[256], *label;
+	int	 rc;
 
 	if (launch_exec(exists, NULL, 0, NULL, 0, 30000, 0, err, errlen) == 0)
 		return 0;
-	if (launch_exec(create, NULL, 0, out, sizeof(out), 30000, 0, err,
-	    errlen) != 0)
+	if (asprintf(&label, "--label=io.aisb.workspace=%s", workspace) == -1) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
-	return 0;
+	}
+	create[5] = label;
+	rc = launch_exec(create, NULL, 0, out, sizeof(out), 30000, 0, err,
+	    errlen) != 0 ? -1 : 0;
+	free(label);
+	return rc;
 }
 
 /*
@@ -252,7 +263,8 @@ enum { PH_START, PH_HOST, PH_GATE, PH_IMAGE, PH_RUN, PH_END, PH_N };
 
 static void
 write_record(const struct launch_session *s, const struct launch_opts *o,
-    const struct policy *p, time_t start, int code, const int64_t *ph)
+    const struct policy *p, const struct launch_ids *ids,
+    const char *unheld, time_t start, int code, const int64_t *ph)
 {
 	char	*text = NULL, path[PATH_MAX], err[256];
 	size_t	 len = 0;
@@ -282,6 +294,17 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
 		}
 		fputc('\'', f);
 	}
+	if (ids->mode == LAUNCH_IDS_KEEPID)
+		fprintf(f, "\nidentity keep-id sandbox_uid %u",
+		    (unsigned)ids->owner_uid);
+	else if (ids->mode == LAUNCH_IDS_MAPPED)
+		fprintf(f, "\nidentity mapped sandbox_uid %u owner %u:%u "
+		    "range %u-%u", (unsigned)launch_ids_host_uid(ids),
+		    (unsigned)ids->owner_uid, (unsigned)ids->owner_gid,
+		    (unsigned)ids->uid_base, (unsigned)(ids->uid_base +
+		    ids->count - 1));
+	fprintf(f, "\nhome_volume %s\nlimits_not_applied%s",
+	    o->val[LO_HOME_VOLUME], unheld[0] != '\0' ? unheld : " none");
 	fprintf(f, "\ntimings_ms");
 	{
 		static const char *const name[PH_N] = { NULL, "host", "gate",
@@ -314,20 +337,27 @@ run_session(const struct launch_opts *o, struct policy *p)
 	struct launch_image_spec	 spec;
 	struct launch_run		 r;
 	struct launch_strv		 argv = { 0 };
+	struct launch_ids		 ids;
 	const char			*pkgs[LAUNCH_MAX_LIST];
 	char				 err[1024], podman[PATH_MAX];
+	char				 wsmount[PATH_MAX], unheld[64];
 	char				 token[PATH_MAX], audit[PATH_MAX];
 	char				 glog[PATH_MAX], envfile[PATH_MAX];
 	char				 planfile[PATH_MAX], image[LAUNCH_TAG_MAX];
 	char				 enforcer[PATH_MAX], *plan = NULL;
-	char				*proxy = NULL;
+	char				*proxy = NULL, seccomp[PATH_MAX];
 	time_t				 start = time(NULL);
 	int64_t				 ph[PH_N] = { mono_ms() };
 	struct launch_shared		 shared = { .dir = "" };
-	int				 code = EXIT_ENFORCE;
+	int				 code = EXIT_ENFORCE, mounted = 0;
 	int				 named = o->val[LO_GATE] != NULL &&
 					    o->val[LO_GATE][0] != '\0';
 
+	if (launch_seccomp_profile(seccomp, sizeof(seccomp), err,
+	    sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: %s\n", err);
+		return EXIT_ENFORCE;
+	}
 	if (launch_find_program("podman", podman, sizeof(podman)) == -1) {
 		fprintf(stderr, "aisb: podman not found; install it "
 		    "(apt-get install podman) or see aisb doctor\n");
@@ -339,6 +369,16 @@ run_session(const struct launch_opts *o, struct policy *p)
 		    "run aisb doctor for what to fix\n");
 		return EXIT_ENFORCE;
 	}
+	if (launch_ids_resolve(&ids, facts.rootless, o->val[LO_WORKSPACE], 1,
+	    err, sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: %s\n", err);
+		return EXIT_ENFORCE;
+	}
+	if (launch_limits_unheld(o, &facts, unheld, sizeof(unheld)))
+		fprintf(stderr, "aisb: rootless podman on cgroups v1 cannot "
+		    "apply these limits, and this session runs without them:"
+		    "%s (the nofile and nproc ulimits still hold; see aisb "
+		    "doctor)\n", unheld);
 	if (launch_session_new(&s, environ, err, sizeof(err)) == -1) {
 		fprintf(stderr, "aisb: %s\n", err);
 		return EXIT_ENFORCE;
@@ -347,6 +387,21 @@ run_session(const struct launch_opts *o, struct policy *p)
 	    launch_session_path(&s, "gate.log", glog, sizeof(glog)) == -1) {
 		snprintf(err, sizeof(err), "session folder path too long");
 		goto fail;
+	}
+	if (launch_session_path(&s, "workspace", wsmount, sizeof(wsmount)) ==
+	    -1) {
+		snprintf(err, sizeof(err), "session folder path too long");
+		goto fail;
+	}
+	{
+		char	 who[48], path[PATH_MAX];
+		int	 n = snprintf(who, sizeof(who), "%ld %llu\n",
+			    (long)getpid(), launch_proc_start(getpid()));
+
+		/* aisb clean leaves what a live launcher holds alone */
+		if (launch_session_write(&s, "launcher", who, (size_t)n, path,
+		    sizeof(path), err, sizeof(err)) == -1)
+			goto fail;
 	}
 	ph[PH_HOST] = mono_ms();
 
@@ -389,12 +444,17 @@ run_session(const struct launch_opts *o, struct policy *p)
 		goto fail;
 	if (proxy != NULL)
 		explicit_bzero(proxy, strlen(proxy));
+
 	if (launch_plan_text(o, p, facts.host_loopback[0] ?
 	    facts.host_loopback : "10.0.2.2", gate.port,
 	    launch_network_dns(facts.network[0] ? facts.network :
 	    "slirp4netns"), &plan, err, sizeof(err)) == -1 ||
 	    launch_session_write(&s, "plan", plan, strlen(plan), planfile,
 	    sizeof(planfile), err, sizeof(err)) == -1)
+		goto fail;
+	/* rootful: the owner's files, seen as the sandbox user's (ids.h) */
+	if (launch_ids_prepare(&ids, o->val[LO_WORKSPACE], wsmount, envfile,
+	    planfile, &mounted, err, sizeof(err)) == -1)
 		goto fail;
 
 	/*
@@ -411,8 +471,8 @@ run_session(const struct launch_opts *o, struct policy *p)
 	}
 	if (launch_image_ensure(&spec, image, sizeof(image), err,
 	    sizeof(err)) == -1 ||
-	    ensure_home_volume(podman, o->val[LO_HOME_VOLUME], err,
-	    sizeof(err)) == -1)
+	    ensure_home_volume(podman, o->val[LO_HOME_VOLUME],
+	    o->val[LO_WORKSPACE], err, sizeof(err)) == -1)
 		goto fail;
 	ph[PH_IMAGE] = mono_ms();
 
@@ -428,6 +488,10 @@ run_session(const struct launch_opts *o, struct policy *p)
 	r.image = image;
 	r.envfile = envfile;
 	r.planfile = planfile;
+	r.ids = &ids;
+	r.workspace_src = mounted ? wsmount : NULL;
+	r.no_limits = unheld[0] != '\0';
+	r.seccomp = seccomp;
 	r.interactive = 1;	/* stdin reaches the command, piped or not */
 	r.tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
 	if (launch_podman_argv(&r, &argv) == -1) {
@@ -447,6 +511,8 @@ fail:
 	code = EXIT_ENFORCE;
 out:
 	launch_gate_stop(&gate);
+	if (mounted)
+		launch_ids_umount(wsmount);
 	if (named)
 		launch_gate_detach(&shared, &s);
 	/* the credential and the values are useless now: none stay at rest */
@@ -457,7 +523,7 @@ out:
 	if (launch_session_path(&s, "gate.pid", token, sizeof(token)) == 0)
 		(void)unlink(token);
 	ph[PH_END] = mono_ms();
-	write_record(&s, o, p, start, code, ph);
+	write_record(&s, o, p, &ids, unheld, start, code, ph);
 	if (o->keep || code != 0)
 		fprintf(stderr, "aisb: session %s: %s\n", s.id, s.dir);
 	launch_strv_free(&argv);
@@ -474,9 +540,11 @@ launch_cmd_run(int argc, char **argv)
 	struct launch_strv	 v;
 	struct launch_run	 r;
 	struct launch_image_spec spec;
+	struct launch_ids	 ids;
 	struct policy		*p = NULL;
 	const char		*pkgs[LAUNCH_MAX_LIST];
 	char			 err[8192], enforcer[PATH_MAX], *plan = NULL;
+	char			 seccomp[PATH_MAX];
 	int			 rc = 0, preview;
 
 	if (launch_opts_resolve(&o, argc, argv, environ, err,
@@ -487,6 +555,12 @@ launch_cmd_run(int argc, char **argv)
 	}
 	preview = o.print_config || o.print_policy || o.print_plan ||
 	    o.print_containerfile || o.dry_run;
+	if ((!preview || o.dry_run) &&
+	    launch_workspace_check(&o, err, sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: %s\n", err);
+		launch_opts_free(&o);
+		return EXIT_CONFIG;
+	}
 	if (o.val[LO_GATE] != NULL && o.val[LO_GATE][0] != '\0' &&
 	    use_named_gate(&o) == -1) {
 		launch_opts_free(&o);
@@ -533,7 +607,21 @@ launch_cmd_run(int argc, char **argv)
 		r.image = "<image>";
 		r.envfile = "<session>/env";
 		r.planfile = "<session>/plan";
-		if (launch_podman_argv(&r, &v) == 0) {
+		/* the mapping a session would use; nothing is created */
+		if (launch_ids_resolve(&ids, geteuid() != 0,
+		    o.val[LO_WORKSPACE], 0, err, sizeof(err)) == 0) {
+			r.ids = &ids;
+			if (ids.mode == LAUNCH_IDS_MAPPED)
+				r.workspace_src = "<session>/workspace";
+		} else
+			printf("# user namespace: %s\n", err);
+		if (launch_seccomp_profile(seccomp, sizeof(seccomp), err,
+		    sizeof(err)) == -1) {
+			fprintf(stderr, "aisb: %s\n", err);
+			rc = EXIT_ENFORCE;
+		} else
+			r.seccomp = seccomp;
+		if (r.seccomp != NULL && launch_podman_argv(&r, &v) == 0) {
 			size_t i;
 
 			printf("# env file (mode 0600)\n");

@@ -7,12 +7,10 @@
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test_image
 TESTS += tests/unit/test_image
-tests_unit_test_image_SOURCES = tests/unit/test_image.c \
-	launcher/image.c launcher/doctor.c
+tests_unit_test_image_SOURCES = tests/unit/test_image.c
 tests_unit_test_image_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) \
 	$(CRYPTO_CFLAGS) -I$(top_srcdir)/launcher
-tests_unit_test_image_LDADD = common/libaisbcommon.a $(CRYPTO_LIBS) \
-	$(CMOCKA_LIBS)
+tests_unit_test_image_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 endif
 
 TESTS += tests/e2e/image.sh

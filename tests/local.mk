@@ -2,9 +2,9 @@
 # suites of the programs live in their own fragments below.
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test_policy tests/unit/test_target tests/unit/test_addr \
-	tests/unit/test_options tests/unit/test_session
+	tests/unit/test_options tests/unit/test_session tests/unit/test_ids
 TESTS += tests/unit/test_policy tests/unit/test_target tests/unit/test_addr \
-	tests/unit/test_options tests/unit/test_session
+	tests/unit/test_options tests/unit/test_session tests/unit/test_ids
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(PCRE2_CFLAGS)
 UNIT_LDADD = $(POLICY_LIBS) common/libaisbcommon.a $(CMOCKA_LIBS)
 tests_unit_test_policy_SOURCES = tests/unit/test_policy.c
@@ -23,20 +23,23 @@ tests_unit_test_policy_fault_LDADD = $(UNIT_LDADD)
 tests_unit_test_addr_SOURCES = tests/unit/test_addr.c
 tests_unit_test_addr_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_addr_LDADD = $(UNIT_LDADD)
-tests_unit_test_options_SOURCES = tests/unit/test_options.c launcher/options.c
+tests_unit_test_options_SOURCES = tests/unit/test_options.c
 tests_unit_test_options_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
 tests_unit_test_options_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
-tests_unit_test_options_LDADD = $(UNIT_LDADD)
-tests_unit_test_session_SOURCES = tests/unit/test_session.c launcher/session.c launcher/options.c \
-	launcher/gates.c launcher/proc.c
+tests_unit_test_options_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_session_SOURCES = tests/unit/test_session.c
 tests_unit_test_session_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
 tests_unit_test_session_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
-tests_unit_test_session_LDADD = $(UNIT_LDADD)
+tests_unit_test_session_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_ids_SOURCES = tests/unit/test_ids.c
+tests_unit_test_ids_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_unit_test_ids_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_ids_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 endif
 
 # aisb policy commands, driven as a user would.
-TESTS += tests/cli/policy_cli.sh
-EXTRA_DIST += tests/cli/policy_cli.sh tests/run.sh
+TESTS += tests/cli/policy_cli.sh tests/cli/seccomp_profile.sh
+EXTRA_DIST += tests/cli/policy_cli.sh tests/cli/seccomp_profile.sh tests/run.sh
 
 include tests/fuzz/local.mk
 include tests/bench/local.mk
@@ -47,3 +50,9 @@ include tests/launcher-image.mk
 # A whole session in real podman (root; AISB_E2E=1).
 TESTS += tests/e2e/session.sh
 EXTRA_DIST += tests/e2e/session.sh tests/bench/sessions.sh
+# Sessions on a user's own repository: root and rootless, 0700 folders.
+TESTS += tests/e2e/identity.sh
+EXTRA_DIST += tests/e2e/identity.sh
+# aisb's seccomp profile in real sessions (root; AISB_E2E=1).
+TESTS += tests/e2e/seccomp.sh
+EXTRA_DIST += tests/e2e/seccomp.sh

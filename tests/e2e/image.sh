@@ -195,7 +195,7 @@ rc=$?
 set -e
 cat "$out"
 check "aisb doctor passes (exit $rc)" test "$rc" = 0
-for c in podman cgroups limits tun runtime network nftables bind-uid; do
+for c in podman cgroups limits tun runtime network nftables workspace; do
 	check "doctor: $c ok" grep -Eq "^ok +$c " "$out"
 done
 

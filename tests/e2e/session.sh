@@ -302,6 +302,8 @@ if grep -q 'refusing address 10.0.2.2 (private 10.0.0.0/8)' "$tmp/err"; then ok;
 rc=0; "$aisb" gate up e2e --policy "$tmp/policy.yaml" --idle 6 >"$tmp/out" 2>"$tmp/err" || rc=$?
 check "gate up" "$rc" 0
 gdir=$XDG_STATE_HOME/aisb/gates/e2e
+# read now: on a loaded machine the idle reap below may come first
+gpid=$(awk '$1 == "gate" { print $2 }' "$gdir/state")
 check "gate ls: up" "$("$aisb" gate ls | awk '$1 == "e2e" { print $2 }')" up
 rc=0; "$aisb" gate up e2e --policy "$tmp/policy.yaml" >/dev/null 2>&1 || rc=$?
 check "gate up twice" "$rc" 78
@@ -345,7 +347,6 @@ for i in $(seq 50); do grep -q '^session-' "$gdir/tokens" || break; sleep 0.2; d
 check "credential of a killed launcher withdrawn" "$(grep -c '^session-' "$gdir/tokens")" 0
 podman rm -f $(podman ps -q --filter label=io.aisb.kind=session) >/dev/null 2>&1 || true
 # idle: down within --idle (6 s) and the supervisor's 1 s tick
-gpid=$(awk '$1 == "gate" { print $2 }' "$gdir/state")
 for i in $(seq 60); do [ "$("$aisb" gate ls | awk '$1 == "e2e" { print $2 }')" = down ] && break; sleep 0.25; done
 check "reaped when idle" "$("$aisb" gate ls | awk '$1 == "e2e" { print $2 }')" down
 if kill -0 "$gpid" 2>/dev/null; then bad "the idle gate still runs"; else ok; fi

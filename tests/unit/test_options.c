@@ -16,6 +16,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <openssl/sha.h>
+
 #include "options.h"
 
 static char	 dir[] = "/tmp/aisb-opts-XXXXXX";
@@ -134,11 +136,112 @@ test_defaults(void **state)
 	assert_int_equal(o.cpus_milli, 2000);
 	assert_int_equal(o.pids, 1024);
 	assert_int_equal(o.timeout, 0);
-	assert_string_equal(o.val[LO_HOME_VOLUME], "aisb-home");
+	assert_int_equal(strncmp(o.val[LO_HOME_VOLUME], "aisb-home-", 10), 0);
+	assert_int_equal(o.src[LO_HOME_VOLUME], LAUNCH_SRC_DEFAULT);
 	assert_non_null(strstr(o.val[LO_POLICY], "default.yaml"));
 	assert_int_equal(o.ncmd, 1);
 	assert_string_equal(o.cmd[0], "true");
 	assert_string_equal(o.subcommand, "run");
+	launch_opts_free(&o);
+}
+
+/* aisb-home- and 12 hex digits of SHA-256(path), computed here anew. */
+static void
+want_home(const char *path, char *out, size_t len)
+{
+	unsigned char	 md[SHA256_DIGEST_LENGTH];
+
+	SHA256((const unsigned char *)path, strlen(path), md);
+	snprintf(out, len, "aisb-home-%02x%02x%02x%02x%02x%02x", md[0], md[1],
+	    md[2], md[3], md[4], md[5]);
+}
+
+/*
+ * One home volume per project: keyed by the workspace's real path, so a
+ * symlink to the same folder shares it and another folder does not; a
+ * --home-volume shares one on purpose.
+ */
+static void
+test_home_per_project(void **state)
+{
+	struct launch_opts	 o;
+	char			 err[1024], ws2[300], link[300], flag[320];
+	char			 real[4096], want[64], first[64];
+
+	(void)state;
+	user_config(NULL);
+	project_config(NULL);
+	snprintf(ws2, sizeof(ws2), "%s/ws2", dir);
+	snprintf(link, sizeof(link), "%s/wslink", dir);
+	assert_int_equal(mkdir(ws2, 0700), 0);
+	assert_int_equal(symlink(ws, link), 0);
+
+	assert_non_null(realpath(ws, real));
+	want_home(real, want, sizeof(want));
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("true"), NULL), 0);
+	assert_string_equal(o.val[LO_HOME_VOLUME], want);
+	snprintf(first, sizeof(first), "%s", o.val[LO_HOME_VOLUME]);
+	launch_opts_free(&o);
+
+	snprintf(flag, sizeof(flag), "--workspace=%s", link);
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS(flag, "true"),
+	    NULL), 0);
+	assert_string_equal(o.val[LO_HOME_VOLUME], first);
+	launch_opts_free(&o);
+
+	snprintf(flag, sizeof(flag), "--workspace=%s", ws2);
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS(flag, "true"),
+	    NULL), 0);
+	assert_non_null(realpath(ws2, real));
+	want_home(real, want, sizeof(want));
+	assert_string_equal(o.val[LO_HOME_VOLUME], want);
+	assert_string_not_equal(o.val[LO_HOME_VOLUME], first);
+	launch_opts_free(&o);
+
+	assert_int_equal(resolve(&o, err, sizeof(err),
+	    ARGS("--home-volume", "shared-home", "true"), NULL), 0);
+	assert_string_equal(o.val[LO_HOME_VOLUME], "shared-home");
+	assert_int_equal(o.src[LO_HOME_VOLUME], LAUNCH_SRC_FLAG);
+	launch_opts_free(&o);
+
+	unlink(link);
+	rmdir(ws2);
+
+}
+
+/* A folder of the system is no workspace: it would be handed over. */
+static void
+test_workspace_check(void **state)
+{
+	struct launch_opts	 o;
+	char			 err[1024];
+	const char		*refused[] = { "/", "/etc", "/usr/share",
+	    "/var/lib", "/proc" };
+	size_t			 i;
+
+	(void)state;
+	user_config(NULL);
+	project_config(NULL);
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		char flag[64];
+
+		snprintf(flag, sizeof(flag), "--workspace=%s", refused[i]);
+		/* resolving succeeds: gate up may run from "/" */
+		assert_int_equal(resolve(&o, err, sizeof(err),
+		    ARGS(flag, "true"), NULL), 0);
+		assert_int_equal(launch_workspace_check(&o, err, sizeof(err)),
+		    -1);
+		assert_non_null(strstr(err, "folder of the system"));
+		assert_non_null(strstr(err, "--workspace"));
+		launch_opts_free(&o);
+	}
+	/* a project folder, and a name that only starts like one */
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("true"), NULL), 0);
+	assert_int_equal(launch_workspace_check(&o, err, sizeof(err)), 0);
+	launch_opts_free(&o);
+	assert_int_equal(resolve(&o, err, sizeof(err),
+	    ARGS("--workspace=/tmp", "true"), NULL), 0);
+	assert_int_equal(launch_workspace_check(&o, err, sizeof(err)), 0);
 	launch_opts_free(&o);
 }
 
@@ -400,6 +503,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_home_per_project),
+		cmocka_unit_test(test_workspace_check),
 		cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_alias_parsing),
 		cmocka_unit_test(test_project_cannot_widen),

@@ -1,0 +1,275 @@
+#!/bin/bash
+# End to end: sessions on a user's own repository, where users keep them.
+#
+# As root, in a root-owned 0700 folder (rootful podman: the aisb
+# subordinate range and an idmapped workspace mount), in a 0700 folder of
+# another user as under sudo, and as an ordinary user the test creates,
+# in that user's own 0700 folder (rootless podman, keep-id).  In each the
+# command edits a file, creates a file and folders, runs git init and
+# commit, and fetches through the gate with curl and python; outside,
+# every file belongs to the folder's owner and that owner's git works on
+# the same repository.  Also: the sandbox is no real host user (its
+# processes run as a subordinate uid, not host uid 1000), one home volume
+# per project, no mount left behind, doctor's workspace check, and the
+# nftables guarantee under both mappings (a direct connection to the
+# host's loopback stays blocked).
+#
+# Servers run on the host's loopback only; inside, the host loopback is
+# 10.0.2.2 (slirp4netns), so nothing can leave the machine.  Needs root,
+# podman, mmdebstrap and AISB_E2E=1 (tests/run.sh sets it).  Everything it
+# makes is removed by the EXIT trap: the podman store, the test user (its
+# rootless store and processes), the /dev/net/tun mode it changed, and the
+# system user aisb if this test created it.
+set -euo pipefail
+
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_builddir=${top_builddir:-.}
+build=$(cd "$top_builddir" && pwd)
+aisb=$build/aisb
+here=$top_srcdir/tests/integration
+PY=${PYTHON:-python3}
+
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
+[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
+for t in podman mmdebstrap curl git "$PY" useradd userdel runuser; do
+	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/aisb-e2e-identity.XXXXXX")
+export TMPDIR=$tmp
+printf '[storage]\ndriver = "overlay"\ngraphroot = "%s/graph"\nrunroot = "%s/run"\n' \
+    "$tmp" "$tmp" >"$tmp/storage.conf"
+export CONTAINERS_STORAGE_CONF=$tmp/storage.conf
+export XDG_CACHE_HOME=$tmp/cache XDG_STATE_HOME=$tmp/state XDG_CONFIG_HOME=$tmp/config
+mkdir -p "$XDG_CONFIG_HOME"
+
+user=aisbe2e$$
+uid=
+tun_mode=$(stat -c %a /dev/net/tun 2>/dev/null || echo "")
+had_aisb_user=$(getent passwd aisb >/dev/null && echo yes || echo no)
+pids=()
+cleanup() {
+	local rc=$? p m
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	podman rm -af >/dev/null 2>&1 || true
+	podman volume rm -af >/dev/null 2>&1 || true
+	podman rmi -af >/dev/null 2>&1 || true
+	if [ -n "$uid" ]; then
+		pkill -KILL -u "$uid" 2>/dev/null || true
+		sleep 0.5
+		userdel -r "$user" >/dev/null 2>&1 || true
+		rm -rf "/tmp/podman-run-$uid" "/tmp/containers-user-$uid" \
+		    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null || true
+	fi
+	[ -n "$tun_mode" ] && chmod "$tun_mode" /dev/net/tun 2>/dev/null
+	if [ "$had_aisb_user" = no ] && getent passwd aisb >/dev/null; then
+		userdel aisb >/dev/null 2>&1 || true
+	fi
+	for m in $(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
+	    /proc/self/mounts | sort -r); do
+		umount -l "$m" 2>/dev/null || true
+	done
+	if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
+		echo "--- last output" >&2; cat "$tmp/out" "$tmp/err" >&2 2>/dev/null || true
+	fi
+	rm -rf "$tmp"
+	exit "$rc"
+}
+trap cleanup EXIT
+
+pass=0 fail=0
+ok()  { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+check() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi; }
+
+wait_file() {
+	local i
+	for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
+	echo "FAIL: $1 never appeared" >&2; return 1
+}
+
+# --- host-side servers --------------------------------------------------
+cat >"$tmp/zone.json" <<'EOF'
+{"allowed.test": {"A": ["127.0.0.1"], "ttl": 5}}
+EOF
+"$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" \
+    --log "$tmp/dns.log" &
+pids+=($!)
+"$PY" "$here/gate_upstream.py" http --bind 127.0.0.1 --port-file "$tmp/http.port" \
+    --log "$tmp/http.log" &
+pids+=($!)
+"$PY" "$here/gate_upstream.py" echo --bind 127.0.0.1 --port-file "$tmp/echo.port" \
+    --log "$tmp/echo.log" &
+pids+=($!)
+for f in dns http echo; do wait_file "$tmp/$f.port"; done
+dns=$(cat "$tmp/dns.port") http=$(cat "$tmp/http.port") echo_port=$(cat "$tmp/echo.port")
+
+cat >"$tmp/policy.yaml" <<EOF
+version: 1
+allow:
+  - host: allowed.test
+    ports: [$http]
+allow_ranges: [127.0.0.1/32]
+dns:
+  servers: ["127.0.0.1:$dns"]
+EOF
+chmod 0644 "$tmp/policy.yaml"
+pkgs=(--package curl --package git --package python3)
+
+# What a developer does in a session: edit, create, commit, fetch.
+work='set -e
+id -u
+printf "// edited\n" >> main.c
+echo new > created.txt
+mkdir -p made/sub
+git init -q
+git add -A
+git -c user.name=t -c user.email=t@example.test commit -qm first
+curl -sS -o /dev/null -w "curl %{http_code}\n" "http://allowed.test:$1/curl"
+python3 -c "import sys, urllib.request; print(\"python\", urllib.request.urlopen(\"http://allowed.test:%s/py\" % sys.argv[1]).status)" "$1"'
+
+# owners DIR: the owner uid of each path the session made, one line
+owners() {
+	(cd "$1" && stat -c %u main.c created.txt made made/sub .git .git/objects \
+	    .git/HEAD | sort -u | tr '\n' ' ')
+}
+last_session_dir() { ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | head -1; }
+
+# --- 1. root, in a root-owned 0700 folder -------------------------------
+ws=$tmp/rootws
+mkdir -m 0700 "$ws"
+printf 'int main;\n' >"$ws/main.c"
+rc=0; (cd "$ws" && "$aisb" --policy "$tmp/policy.yaml" "${pkgs[@]}" -- \
+    sh -c "$work" sh "$http") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "root: exit" "$rc" 0
+check "root: uid inside" "$(sed -n 1p "$tmp/out")" 1000
+check "root: curl" "$(grep '^curl' "$tmp/out")" "curl 200"
+check "root: python" "$(grep '^python' "$tmp/out")" "python 200"
+check "root: owners" "$(owners "$ws")" "0 "
+check "root: edit kept" "$(tail -n 1 "$ws/main.c")" "// edited"
+check "root: git status outside" "$(git -C "$ws" status --porcelain 2>&1 | wc -l)" 0
+check "root: git log outside" "$(git -C "$ws" log --format=%s 2>&1)" first
+sd=$(last_session_dir)
+if grep -Eq '^identity mapped sandbox_uid [0-9]+ owner 0:0 range [0-9]+-[0-9]+$' "$sd/record"; then
+	ok; else bad "root: record identity: $(grep identity "$sd/record")"; fi
+check "root: limits all applied" "$(sed -n 's/^limits_not_applied //p' "$sd/record")" none
+home1=$(awk '$1 == "home_volume" && NF == 2 { print $2 }' "$sd/record")
+case $home1 in aisb-home-????????????) ok ;; *) bad "root: home volume '$home1'" ;; esac
+"$aisb" sessions show "$(basename "$sd")" >"$tmp/show" 2>&1 || bad "sessions show failed"
+if grep -q "^home_volume $home1\$" "$tmp/show"; then ok; else bad "sessions show names no home volume"; fi
+check "root: no mount left" "$(grep -c " $tmp/state" /proc/self/mounts || true)" 0
+if [ -e "$sd/workspace" ]; then bad "root: mount point left"; else ok; fi
+
+# The sandbox is no real host user: its processes run as the subordinate
+# uid base + 1000 of the aisb user, never as host uid 1000.
+base=$(awk -F: '$1 == "aisb" { print $2; exit }' /etc/subuid)
+rc=0; (cd "$ws" && "$aisb" --policy "$tmp/policy.yaml" --net none "${pkgs[@]}" -- \
+    sh -c 'cat /proc/self/uid_map; exec sleep 4.321') >"$tmp/out" 2>"$tmp/err" </dev/null &
+spid=$!
+huid=
+for i in $(seq 60); do
+	huid=$(ps -eo uid=,args= | awk '$2 == "sleep" && $3 == "4.321" { print $1; exit }')
+	[ -n "$huid" ] && break
+	sleep 0.1
+done
+wait "$spid" || rc=$?
+check "root: sleep session exit" "$rc" 0
+check "root: the command's host uid" "$huid" "$((base + 1000))"
+check "root: container root on the host" "$(awk '$1 == 0 { print $2 }' "$tmp/out")" "$base"
+check "root: host uid 1000 maps nowhere inside" \
+    "$(awk '$1 <= 1000 && 1000 < $1 + $3 && $2 + 1000 - $1 == 1000' "$tmp/out" | wc -l)" 0
+
+# One home per project: a file planted in one is absent from the other.
+ws2=$tmp/rootws2
+mkdir -m 0700 "$ws2"
+rc=0; (cd "$ws" && "$aisb" --policy "$tmp/policy.yaml" --net none "${pkgs[@]}" -- \
+    sh -c 'echo planted > ~/.planted') >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "plant: exit" "$rc" 0
+rc=0; (cd "$ws2" && "$aisb" --policy "$tmp/policy.yaml" --net none "${pkgs[@]}" -- \
+    sh -c 'test -e ~/.planted && echo present || echo absent') >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "other project: home" "$(cat "$tmp/out")" absent
+home2=$(awk '$1 == "home_volume" && NF == 2 { print $2 }' "$(last_session_dir)/record")
+if [ -n "$home2" ] && [ "$home2" != "$home1" ]; then ok; else bad "same home volume for two projects: $home2"; fi
+rc=0; (cd "$ws" && "$aisb" --policy "$tmp/policy.yaml" --net none "${pkgs[@]}" -- \
+    cat /home/sandbox/.planted) >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "same project: home kept" "$(cat "$tmp/out")" planted
+
+# doctor runs a session's container in a 0700 folder of root
+"$aisb" doctor >"$tmp/doctor" 2>&1 || bad "root: doctor failed: $(grep -v '^ok' "$tmp/doctor")"
+if grep -q '^ok   workspace  in a 0700 folder of uid 0' "$tmp/doctor"; then ok; else
+	bad "root: doctor workspace: $(grep workspace "$tmp/doctor")"; fi
+
+# --- 2. an ordinary user, rootless podman, in that user's 0700 folder ---
+useradd -m -s /bin/bash "$user"
+uid=$(id -u "$user")
+home=$(getent passwd "$user" | cut -d: -f6)
+grep -q "^$user:" /etc/subuid || bad "useradd gave $user no subordinate uids"
+chmod 0666 /dev/net/tun		# slirp4netns opens it as the user (doctor says so)
+install -d -m 0755 -o "$user" -g "$user" "$home/bin"
+install -m 0755 "$build/aisb" "$build/aisb-gate" "$build/aisb-enforce" "$home/bin/"
+install -m 0644 "$build/aisb-seccomp.json" "$home/bin/"	# found next to aisb
+install -m 0644 -o "$user" "$tmp/policy.yaml" "$home/policy.yaml"
+# The image the root sessions built, handed over instead of rebuilt.
+img=$(podman images --filter label=io.aisb.kind=sandbox --format '{{.Repository}}:{{.Tag}}' | head -n 1)
+podman save -q -o "$home/img.tar" "$img"
+chown "$user" "$home/img.tar"
+as_user() {
+	runuser -u "$user" -- env -i HOME="$home" USER="$user" LOGNAME="$user" \
+	    PATH="$home/bin:/usr/local/bin:/usr/bin:/bin" "$@"
+}
+as_user podman load -q -i "$home/img.tar" >/dev/null
+rm -f "$home/img.tar"
+
+uws=$home/proj
+install -d -m 0700 -o "$user" -g "$user" "$uws"
+printf 'int main;\n' >"$uws/main.c"
+chown "$user:$user" "$uws/main.c"
+rc=0; (cd "$uws" && as_user aisb --policy "$home/policy.yaml" "${pkgs[@]}" -- \
+    sh -c "$work" sh "$http") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "user: exit" "$rc" 0
+check "user: uid inside" "$(sed -n 1p "$tmp/out")" 1000
+check "user: curl" "$(grep '^curl' "$tmp/out")" "curl 200"
+check "user: python" "$(grep '^python' "$tmp/out")" "python 200"
+check "user: owners" "$(owners "$uws")" "$uid "
+check "user: edit kept" "$(tail -n 1 "$uws/main.c")" "// edited"
+check "user: git status outside" "$(cd "$uws" && as_user git status --porcelain 2>&1 | wc -l)" 0
+check "user: git log outside" "$(cd "$uws" && as_user git log --format=%s 2>&1)" first
+usd=$(ls -dt "$home"/.local/state/aisb/sessions/* | head -1)
+if grep -Eq "^identity keep-id sandbox_uid $uid\$" "$usd/record"; then
+	ok; else bad "user: record identity: $(grep identity "$usd/record")"; fi
+# cgroups v1 (as on these machines): aisb names the ignored limits, once
+if [ "$(stat -fc %T /sys/fs/cgroup)" != cgroup2fs ]; then
+	check "user: limits named once" "$(grep -c 'cannot apply these limits' "$tmp/err")" 1
+	check "user: limits recorded" "$(sed -n 's/^limits_not_applied //p' "$usd/record")" "memory cpus pids"
+	if grep -q 'Resource limits are not supported' "$tmp/err"; then
+		bad "user: podman still warns about limits"; else ok; fi
+fi
+
+# the nftables guarantee under keep-id: no way around the gate
+: >"$tmp/echo.log"
+rc=0; (cd "$uws" && as_user aisb --policy "$home/policy.yaml" "${pkgs[@]}" -- \
+    curl -sS --noproxy '*' --max-time 5 "http://10.0.2.2:$echo_port/") \
+    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+if [ "$rc" != 0 ]; then ok; else bad "user: direct TCP connection succeeded"; fi
+if grep -q accept "$tmp/echo.log"; then bad "user: echo server saw a connection"; else ok; fi
+
+as_user aisb doctor >"$tmp/doctor" 2>&1 || bad "user: doctor failed: $(grep -v '^ok' "$tmp/doctor")"
+if grep -q "^ok   workspace  in a 0700 folder of uid $uid" "$tmp/doctor"; then ok; else
+	bad "user: doctor workspace: $(grep workspace "$tmp/doctor")"; fi
+
+# --- 3. root in that user's folder, as under sudo: the owner wins -------
+sws=$home/sudo-proj
+install -d -m 0700 -o "$user" -g "$user" "$sws"
+printf 'int main;\n' >"$sws/main.c"
+chown "$user:$user" "$sws/main.c"
+rc=0; (cd "$sws" && SUDO_UID=4242 SUDO_GID=4242 SUDO_USER=nobody "$aisb" \
+    --policy "$tmp/policy.yaml" "${pkgs[@]}" -- sh -c "$work" sh "$http") \
+    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "sudo: exit" "$rc" 0
+check "sudo: owners" "$(owners "$sws")" "$uid "
+check "sudo: git status as the owner" "$(cd "$sws" && as_user git status --porcelain 2>&1 | wc -l)" 0
+check "sudo: no mount left" "$(grep -c " $tmp/state" /proc/self/mounts || true)" 0
+
+echo "identity: $pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,192 @@
+/*
+ * Who the sandbox user is on the host: the /etc/subuid parser, and the
+ * podman argv of each mapping (the same builder sessions and doctor use).
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "ids.h"
+#include "options.h"
+#include "podman.h"
+
+static void
+test_subid_find(void **state)
+{
+	const char	*t = "# comment\n"
+	    "alice:100000:65536\n"
+	    "bad line\n"
+	    "aisb:x:65536\n"		/* not a number: skipped */
+	    "aisb:200000:0\n"		/* empty: skipped */
+	    "aisb:300000:65536:extra\n"	/* four fields: skipped */
+	    "999:400000:65536\n"
+	    "aisb:500000:131072";		/* no newline at the end */
+	unsigned long	 start = 0, count = 0;
+
+	(void)state;
+	/* by name, after every malformed entry */
+	assert_int_equal(launch_subid_find(t, strlen(t), "aisb", 12345, &start,
+	    &count), 1);
+	assert_int_equal(start, 500000);
+	assert_int_equal(count, 131072);
+	/* by uid, first match wins */
+	assert_int_equal(launch_subid_find(t, strlen(t), "aisb", 999, &start,
+	    &count), 1);
+	assert_int_equal(start, 400000);
+	assert_int_equal(launch_subid_find(t, strlen(t), "alice", 1, &start,
+	    &count), 1);
+	assert_int_equal(start, 100000);
+	assert_int_equal(launch_subid_find(t, strlen(t), "bob", 1001, &start,
+	    &count), 0);
+	/* a prefix of a name is not the name */
+	assert_int_equal(launch_subid_find(t, strlen(t), "ali", 1001, &start,
+	    &count), 0);
+	/* the length bounds the text: the last entry cut off is not seen */
+	assert_int_equal(launch_subid_find(t, strlen(t) - 5, "aisb", 1, &start,
+	    &count), 1);
+	assert_int_equal(start, 500000);
+	assert_int_equal(count, 1);
+	assert_int_equal(launch_subid_find("", 0, "aisb", 1, &start, &count),
+	    0);
+}
+
+static int
+has(const struct launch_strv *v, const char *arg)
+{
+	size_t	 i;
+
+	for (i = 0; i < v->n; i++)
+		if (strcmp(v->s[i], arg) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+has_prefix(const struct launch_strv *v, const char *prefix)
+{
+	size_t	 i;
+
+	for (i = 0; i < v->n; i++)
+		if (strncmp(v->s[i], prefix, strlen(prefix)) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+fill(struct launch_opts *o, struct launch_run *r, char **cmd)
+{
+	memset(o, 0, sizeof(*o));
+	o->val[LO_WORKSPACE] = (char *)"/home/u/proj";
+	o->val[LO_HOME_VOLUME] = (char *)"aisb-home-0123456789ab";
+	o->net = LAUNCH_NET_NONE;
+	o->memory = 1 << 30;
+	o->cpus_milli = 1500;
+	o->pids = 100;
+	o->cmd = cmd;
+	o->ncmd = 1;
+	memset(r, 0, sizeof(*r));
+	r->opts = o;
+	r->podman = "podman";
+	r->network = "slirp4netns";
+	r->nofile = r->nproc = 4096;
+	r->session_id = "s1";
+	r->image = "localhost/aisb:x";
+	r->envfile = "/s/env";
+	r->planfile = "/s/plan";
+	r->seccomp = "/p/seccomp.json";
+}
+
+static void
+test_argv_mappings(void **state)
+{
+	struct launch_opts	 o;
+	struct launch_run	 r;
+	struct launch_strv	 v;
+	struct launch_ids	 ids;
+	char			*cmd[] = { (char *)"true", NULL };
+
+	(void)state;
+	/* rootless: keep-id, the workspace itself */
+	fill(&o, &r, cmd);
+	memset(&ids, 0, sizeof(ids));
+	ids.mode = LAUNCH_IDS_KEEPID;
+	r.ids = &ids;
+	assert_int_equal(launch_podman_argv(&r, &v), 0);
+	assert_true(has(&v, "--userns=keep-id:uid=1000,gid=1000"));
+	assert_false(has_prefix(&v, "--uidmap"));
+	assert_true(has(&v, "--volume=/home/u/proj:/home/u/proj:rw"));
+	assert_true(has(&v, "--volume=aisb-home-0123456789ab:/home/sandbox"));
+	assert_true(has(&v, "--memory=1073741824"));
+	assert_true(has(&v, "--cpus=1.500"));
+	assert_true(has(&v, "--pids-limit=100"));
+	launch_strv_free(&v);
+
+	/* rootful: the whole range, the idmapped clone as the source */
+	ids.mode = LAUNCH_IDS_MAPPED;
+	ids.uid_base = 100000;
+	ids.gid_base = 200000;
+	ids.count = 65536;
+	r.workspace_src = "/s/workspace";
+	assert_int_equal(launch_podman_argv(&r, &v), 0);
+	assert_true(has(&v, "--uidmap=0:100000:65536"));
+	assert_true(has(&v, "--gidmap=0:200000:65536"));
+	assert_false(has_prefix(&v, "--userns"));
+	assert_true(has(&v, "--volume=/s/workspace:/home/u/proj:rw"));
+	assert_true(has(&v, "--workdir=/home/u/proj"));
+	assert_int_equal(launch_ids_host_uid(&ids), 101000);
+	assert_int_equal(launch_ids_host_gid(&ids), 201000);
+	assert_int_equal(launch_ids_root_uid(&ids), 100000);
+	launch_strv_free(&v);
+
+	/* limits the host cannot apply are left out, not passed to warn */
+	r.no_limits = 1;
+	assert_int_equal(launch_podman_argv(&r, &v), 0);
+	assert_false(has_prefix(&v, "--memory"));
+	assert_false(has_prefix(&v, "--cpus"));
+	assert_false(has_prefix(&v, "--pids-limit"));
+	assert_true(has(&v, "--ulimit=nofile=4096:4096"));
+	launch_strv_free(&v);
+}
+
+/* Every argv names aisb's seccomp profile; without one there is none. */
+static void
+test_argv_seccomp(void **state)
+{
+	struct launch_opts	 o;
+	struct launch_run	 r;
+	struct launch_strv	 v;
+	char			*cmd[] = { (char *)"true", NULL };
+
+	(void)state;
+	fill(&o, &r, cmd);
+	assert_int_equal(launch_podman_argv(&r, &v), 0);
+	assert_true(has(&v, "--security-opt=seccomp=/p/seccomp.json"));
+	assert_true(has(&v, "--security-opt=no-new-privileges"));
+	launch_strv_free(&v);
+
+	r.seccomp = NULL;
+	assert_int_equal(launch_podman_argv(&r, &v), -1);
+	assert_null(v.s);
+	r.seccomp = "";
+	assert_int_equal(launch_podman_argv(&r, &v), -1);
+	assert_null(v.s);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_subid_find),
+		cmocka_unit_test(test_argv_mappings),
+		cmocka_unit_test(test_argv_seccomp),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
