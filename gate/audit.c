@@ -39,6 +39,7 @@
 
 #include <event2/event.h>
 
+#include "file.h"
 #include "log.h"
 #include "gate.h"
 
@@ -46,6 +47,8 @@
 
 struct gate_audit {
 	char		*path;		/* NULL for stdout */
+	int		 dir;		/* its folder (file_dir_open), for reopen */
+	const char	*name;		/* in dir */
 	int		 fd;
 	int		 failing;	/* the last write failed: lines wait in buf */
 	int		 regular;	/* fd is a regular file (can be truncated) */
@@ -56,10 +59,16 @@ struct gate_audit {
 	char		 buf[PIPE_BUF];
 };
 
+/*
+ * By name in the folder opened at start: a gate that dropped to --user
+ * may reopen the log (rotation) with search permission on that folder
+ * only.
+ */
 static int
-audit_openfd(const char *path)
+audit_openfd(const struct gate_audit *a)
 {
-	return open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+	return openat(a->dir, a->name, O_WRONLY | O_APPEND | O_CREAT |
+	    O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0640);
 }
 
 static int
@@ -82,7 +91,14 @@ gate_audit_open(const char *path)
 		a->regular = is_regular(a->fd);
 		return a;
 	}
-	if ((a->path = strdup(path)) == NULL || (a->fd = audit_openfd(path)) == -1) {
+	if ((a->path = strdup(path)) == NULL) {
+		free(a);
+		return NULL;
+	}
+	a->dir = file_dir_open(a->path, &a->name);
+	if ((a->fd = audit_openfd(a)) == -1) {
+		if (a->dir != AT_FDCWD)
+			close(a->dir);
 		free(a->path);
 		free(a);
 		return NULL;
@@ -242,13 +258,21 @@ gate_audit_reopen(struct gate_audit *a)
 	if (a == NULL || a->path == NULL)
 		return 0;
 	audit_flush(a);
-	if ((fd = audit_openfd(a->path)) == -1)
+	if ((fd = audit_openfd(a)) == -1)
 		return -1;
 	close(a->fd);
 	a->fd = fd;
 	a->regular = is_regular(fd);
 	audit_flush(a);		/* what waited goes to the new file */
 	return 0;
+}
+
+int
+gate_audit_chown(struct gate_audit *a, uid_t uid, gid_t gid)
+{
+	if (a == NULL || a->path == NULL)
+		return 0;
+	return fchown(a->fd, uid, gid);
 }
 
 void
@@ -263,8 +287,11 @@ gate_audit_close(struct gate_audit *a)
 		event_free(a->flush);
 	if (a->retry != NULL)
 		event_free(a->retry);
-	if (a->path != NULL)
+	if (a->path != NULL) {
 		close(a->fd);
+		if (a->dir != AT_FDCWD)
+			close(a->dir);
+	}
 	free(a->path);
 	free(a);
 }

@@ -31,6 +31,7 @@
 #include <event2/listener.h>
 #include <event2/util.h>
 
+#include "file.h"
 #include "log.h"
 #include "gate.h"
 
@@ -224,14 +225,29 @@ parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len)
  * fix.
  */
 static struct policy *
-load_policy(const char *path, int logged)
+load_policy(const struct gate *g, const char *path, int logged)
 {
 	struct policy_errors	 errs;
 	struct policy		*p;
-	char			 buf[8192], *line, *next;
+	char			 buf[8192], *line, *next, *text;
+	size_t			 len;
+	int			 rc;
 
 	memset(&errs, 0, sizeof(errs));
-	if (policy_load_file(path, &p, &errs) == 0)
+	if (!logged)
+		rc = policy_load_file(path, &p, &errs);
+	else {
+		/* by name in its folder: the gate may have dropped to --user */
+		if ((text = file_read_bounded_at(g->policy_dir, g->policy_name,
+		    path, POLICY_MAX_FILE_SIZE, &len, buf, sizeof(buf))) ==
+		    NULL) {
+			log_warnx("reload: %s", buf);
+			return NULL;
+		}
+		rc = policy_load_buffer(path, text, len, &p, &errs);
+		free(text);
+	}
+	if (rc == 0)
 		return p;
 	policy_errors_format(&errs, buf, sizeof(buf));
 	if (!logged) {
@@ -250,13 +266,14 @@ load_policy(const char *path, int logged)
 }
 
 static struct gate_auth *
-load_auth(const struct gate_config *cfg)
+load_auth(const struct gate *g, const struct gate_config *cfg)
 {
 	struct gate_auth	*a;
 	char			 err[256];
 
 	if (cfg->token_file != NULL)
-		a = gate_auth_load_file(cfg->token_file, err, sizeof(err));
+		a = gate_auth_load_file_at(g->token_dir, g->token_name,
+		    cfg->token_file, err, sizeof(err));
 	else
 		a = gate_auth_load_fd(cfg->token_fd, err, sizeof(err));
 	if (a == NULL)
@@ -279,14 +296,14 @@ gate_reload(struct gate *g)
 	if (gate_audit_reopen(g->audit) == -1)
 		log_warn("reload: reopening the audit log, keeping the old one");
 	if (g->cfg.token_file != NULL) {
-		if ((a = load_auth(&g->cfg)) == NULL)
+		if ((a = load_auth(g, &g->cfg)) == NULL)
 			log_warnx("reload: keeping the old credentials");
 		else {
 			gate_auth_free(g->auth);
 			g->auth = a;
 		}
 	}
-	if ((p = load_policy(g->cfg.policy_path, 1)) == NULL) {
+	if ((p = load_policy(g, g->cfg.policy_path, 1)) == NULL) {
 		g->ctr.reload_failures++;
 		log_warnx("reload: %s is invalid, keeping policy sha256:%s",
 		    g->cfg.policy_path, policy_sha256(g->policy));
@@ -452,18 +469,33 @@ raise_nofile(struct gate *g, struct gate_config *cfg)
 	}
 }
 
+/*
+ * --user: the gate parses bytes that sandboxed commands control, so once
+ * its sockets are bound it runs as an unprivileged user: no supplementary
+ * groups, no way back (setuid(0) must fail), no_new_privs, not dumpable
+ * (gates of several sessions share the user; none may trace another or
+ * leave a core with credentials), no core files.  The control socket and
+ * the audit log become the user's, so that it may answer and reopen them.
+ */
 static void
-drop_privileges(uid_t uid, gid_t gid, const char *user,
+drop_privileges(struct gate *g, uid_t uid, gid_t gid, const char *user,
     const char *control_path)
 {
-	/* The control socket belongs to whoever the gate runs as. */
+	struct rlimit	 rl = { 0, 0 };
+
 	if (control_path != NULL && chown(control_path, uid, gid) == -1)
 		fatal("chown %s", control_path);
+	if (gate_audit_chown(g->audit, uid, gid) == -1)
+		fatal("chown of the audit log");
 	if (setgroups(1, &gid) == -1 || setresgid(gid, gid, gid) == -1 ||
 	    setresuid(uid, uid, uid) == -1)
 		fatal("dropping privileges to %s", user);
 	if (uid != 0 && (setuid(0) != -1 || geteuid() == 0))
 		fatalx("still root after dropping privileges to %s", user);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
+	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1 ||
+	    setrlimit(RLIMIT_CORE, &rl) == -1)
+		fatal("no_new_privs, dumpable, core limit");
 	log_info("running as %s (uid %ld)", user, (long)uid);
 }
 
@@ -882,8 +914,13 @@ main(int argc, char **argv)
 	parse_args(cfg, argc, argv);
 	log_init("aisb-gate", cfg->verbose);
 
-	if ((g->policy = load_policy(cfg->policy_path, 0)) == NULL)
+	if ((g->policy = load_policy(g, cfg->policy_path, 0)) == NULL)
 		return EX_CONFIG;
+	g->policy_dir = file_dir_open(cfg->policy_path, &g->policy_name);
+	g->token_dir = AT_FDCWD;
+	g->token_name = cfg->token_file;
+	if (cfg->token_file != NULL)
+		g->token_dir = file_dir_open(cfg->token_file, &g->token_name);
 	if (parse_listen(cfg->listen, &ss, &sslen) == -1) {
 		fprintf(stderr, "aisb-gate: -l %s: expected an IP address and "
 		    "port, such as 127.0.0.1:3128 or [::1]:3128\n", cfg->listen);
@@ -899,7 +936,7 @@ main(int argc, char **argv)
 		gid = pw->pw_gid;
 	}
 	if ((cfg->token_file != NULL || cfg->token_fd != -1) &&
-	    (g->auth = load_auth(cfg)) == NULL)
+	    (g->auth = load_auth(g, cfg)) == NULL)
 		return EX_CONFIG;
 	if (cfg->audit_path != NULL && strcmp(cfg->audit_path, "-") == 0 &&
 	    !cfg->foreground && !cfg->check_only) {
@@ -957,7 +994,8 @@ main(int argc, char **argv)
 	}
 	if (geteuid() == 0) {
 		if (cfg->user != NULL)
-			drop_privileges(uid, gid, cfg->user, cfg->control_path);
+			drop_privileges(g, uid, gid, cfg->user,
+			    cfg->control_path);
 		else
 			log_info("running as root; --user drops privileges");
 	}
