@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,13 +20,50 @@ char *
 file_read_bounded(const char *path, size_t max, size_t *lenp, char *err,
     size_t errlen)
 {
+	return file_read_bounded_at(AT_FDCWD, path, path, max, lenp, err,
+	    errlen);
+}
+
+int
+file_dir_open(const char *path, const char **name)
+{
+	char		 dir[PATH_MAX];
+	const char	*slash = strrchr(path, '/');
+	size_t		 n;
+	int		 fd;
+
+	*name = path;
+	if (slash == NULL)
+		n = 0;
+	else
+		n = slash == path ? 1 : (size_t)(slash - path);
+	if (n >= sizeof(dir))
+		return AT_FDCWD;
+	if (n == 0)
+		snprintf(dir, sizeof(dir), ".");
+	else {
+		memcpy(dir, path, n);
+		dir[n] = '\0';
+	}
+	if ((fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return AT_FDCWD;
+	*name = slash != NULL ? slash + 1 : path;
+	return fd;
+}
+
+char *
+file_read_bounded_at(int dirfd, const char *name, const char *path,
+    size_t max, size_t *lenp, char *err, size_t errlen)
+{
 	struct stat	 st;
 	char		*buf = NULL;
 	size_t		 len = 0;
 	ssize_t		 n;
 	int		 fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+	/* O_NONBLOCK: a FIFO in the file's place must not hang the open */
+	if ((fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY |
+	    O_NONBLOCK)) == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return NULL;
 	}

@@ -14,5 +14,18 @@
  */
 char	*file_read_bounded(const char *path, size_t max, size_t *lenp,
 	    char *err, size_t errlen);
+/* The same for name in the folder dirfd (AT_FDCWD: name is a path);
+ * path names the file in messages. */
+char	*file_read_bounded_at(int dirfd, const char *name, const char *path,
+	    size_t max, size_t *lenp, char *err, size_t errlen);
+
+/*
+ * The folder of path, opened O_PATH while the process may still be
+ * privileged, so that it can open the file by name (*name, pointing into
+ * path) after dropping to a user that may search that folder but not
+ * walk the whole path (a root-only home, say).  The descriptor, or
+ * AT_FDCWD with *name = path when the folder cannot be opened.
+ */
+int	 file_dir_open(const char *path, const char **name);
 
 #endif

@@ -1,3 +1,9 @@
 noinst_LIBRARIES += common/libaisbcommon.a
 common_libaisbcommon_a_SOURCES = common/log.c common/log.h \
 	common/file.c common/file.h
+
+# The special-purpose address table, alone: the policy library and the
+# enforcer link it, and it needs nothing but libc (the enforcer is carried
+# into the image with its shared libraries; this adds none).
+noinst_LIBRARIES += common/libaisbaddr.a
+common_libaisbaddr_a_SOURCES = common/addrclass.c common/addrclass.h

@@ -10,7 +10,7 @@ enforcer_libaisbenforce_a_SOURCES = \
 	enforcer/stub.c enforcer/stub.h \
 	enforcer/envfile.c enforcer/envfile.h
 enforcer_libaisbenforce_a_CFLAGS = $(AM_CFLAGS) $(NFTNL_CFLAGS) $(CARES_CFLAGS)
-ENFORCE_LIBS = enforcer/libaisbenforce.a common/libaisbcommon.a \
+ENFORCE_LIBS = enforcer/libaisbenforce.a common/libaisbcommon.a common/libaisbaddr.a \
 	$(NFTNL_LIBS) $(CARES_LIBS)
 
 bin_PROGRAMS += aisb-enforce

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "addrclass.h"
 #include "plan.h"
 
 #define PLAN_VERSION	1
@@ -648,74 +649,28 @@ enf_plan_uses_ipv6(const struct enf_plan *plan)
 
 /*
  * Addresses a resolved name may never open, whatever the plan: see plan.h.
+ * The blocks are common/addrclass.c's, the table the gate's policy uses.
  */
 int
 enf_addr_refused(const struct enf_addr *a)
 {
-	static const uint8_t	 zero[12];
-	static const uint8_t	 mapped[12] = { [10] = 0xff, [11] = 0xff };
-	static const uint8_t	 nat64[12] = { 0x00, 0x64, 0xff, 0x9b };
-	const uint8_t		*b = a->addr;
+	const struct addrclass	*e;
 
-	if (a->family == AF_INET)
-		return b[0] == 0 || b[0] == 127 ||		/* this, loopback */
-		    (b[0] == 169 && b[1] == 254) ||		/* link-local */
-		    b[0] >= 224;				/* multicast, 240/4 */
-	return memcmp(b, zero, 12) == 0 ||	/* ::, ::1, IPv4-compatible */
-	    memcmp(b, mapped, 12) == 0 ||		/* ::ffff:0:0/96 */
-	    memcmp(b, nat64, 12) == 0 ||		/* 64:ff9b::/96 */
-	    (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) ||	/* fe80::/10 */
-	    b[0] == 0xff ||				/* multicast */
-	    (b[0] == 0x20 && b[1] == 0x02) ||		/* 6to4 2002::/16 */
-	    (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0);
-							/* Teredo 2001::/32 */
-}
-
-struct special {
-	uint8_t		 net[16];
-	unsigned	 prefix;
-	const char	*what;
-};
-
-/* As policy/addr.c's table, less what enf_addr_refused() covers. */
-static const struct special special4[] = {
-	{ { 10 }, 8, "private 10.0.0.0/8" },
-	{ { 100, 64 }, 10, "shared CGNAT 100.64.0.0/10" },
-	{ { 172, 16 }, 12, "private 172.16.0.0/12" },
-	{ { 192, 0, 0 }, 24, "IETF protocol assignments 192.0.0.0/24" },
-	{ { 192, 168 }, 16, "private 192.168.0.0/16" },
-	{ { 198, 18 }, 15, "benchmarking 198.18.0.0/15" },
-};
-
-static const struct special special6[] = {
-	{ { 0xfc }, 7, "unique-local fc00::/7" },
-	{ { 0xfe, 0xc0 }, 10, "site-local fec0::/10" },
-};
-
-static int
-in_prefix(const uint8_t *a, const uint8_t *net, unsigned prefix)
-{
-	unsigned	 whole = prefix / 8, rest = prefix % 8;
-
-	if (memcmp(a, net, whole) != 0)
-		return 0;
-	return rest == 0 ||
-	    ((a[whole] ^ net[whole]) & (uint8_t)(0xff00 >> rest)) == 0;
+	e = addrclass_find(a->family == AF_INET6, a->addr);
+	return e != NULL &&
+	    (e->flags & (ADDRCLASS_LOCAL | ADDRCLASS_CARRIES)) != 0;
 }
 
 const char *
 enf_addr_private(const struct enf_addr *a)
 {
-	const struct special	*t;
-	size_t			 i, n;
+	const struct addrclass	*e;
 
-	t = a->family == AF_INET ? special4 : special6;
-	n = a->family == AF_INET ? sizeof(special4) / sizeof(special4[0]) :
-	    sizeof(special6) / sizeof(special6[0]);
-	for (i = 0; i < n; i++)
-		if (in_prefix(a->addr, t[i].net, t[i].prefix))
-			return t[i].what;
-	return NULL;
+	e = addrclass_find(a->family == AF_INET6, a->addr);
+	if (e == NULL || !(e->flags & ADDRCLASS_DENY) ||
+	    (e->flags & (ADDRCLASS_LOCAL | ADDRCLASS_CARRIES)) != 0)
+		return NULL;
+	return e->what;
 }
 
 int
@@ -734,7 +689,7 @@ enf_plan_addr_ok(const struct enf_plan *plan, const struct enf_addr *a,
 		return 1;
 	for (i = 0; i < plan->nranges; i++)
 		if (plan->ranges[i].net.family == a->family &&
-		    in_prefix(a->addr, plan->ranges[i].net.addr,
+		    addrclass_in(a->addr, plan->ranges[i].net.addr,
 		    plan->ranges[i].prefix))
 			return 1;
 	*why = priv;

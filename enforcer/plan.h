@@ -102,16 +102,18 @@ ssize_t		 enf_plan_read(int fd, char *buf, size_t bufsz, char *err,
 /*
  * True for addresses no DNS answer may open in direct mode, whatever the
  * plan: unspecified, loopback, link-local (cloud metadata), multicast and
- * broadcast, and IPv6 forms that carry IPv4 (mapped, compatible, 6to4,
- * Teredo, NAT64).
+ * broadcast, and IPv6 forms that carry IPv4 (mapped, SIIT, compatible,
+ * 6to4, Teredo, NAT64 and its local-use prefix): the ADDRCLASS_LOCAL and
+ * ADDRCLASS_CARRIES rows of common/addrclass.c.
  */
 int		 enf_addr_refused(const struct enf_addr *);
 
 /*
  * The private and special-purpose range an address lies in ("private
- * 10.0.0.0/8"), or NULL for a public one.  The same ranges the policy
- * engine denies (docs/policy.md); in direct mode an answer in one of them
- * is refused unless an allow-range line covers it.
+ * 10.0.0.0/8"), or NULL for a public one (or one enf_addr_refused() takes).
+ * The same table the policy engine denies (common/addrclass.c,
+ * docs/policy.md); in direct mode an answer in one of them is refused
+ * unless an allow-range line covers it.
  */
 const char	*enf_addr_private(const struct enf_addr *);
 

@@ -4,12 +4,26 @@
  * never interleave.  Lines made in one turn of the event loop are written
  * together at its end, at most PIPE_BUF bytes a write (atomic on a pipe
  * too): two audit lines a tunnel cost less than two syscalls.
- * A failed write is counted and logged (once per burst), never fatal: the
- * gate keeps deciding even with a full disk, and lines already written stay.
+ *
+ * A line is written whole or not at all.  A write cut short (a full disk)
+ * leaves the file as it was before the cut line: the bytes of the cut
+ * line are truncated away (a regular file; a pipe takes PIPE_BUF bytes
+ * whole) and the lines not written stay in buf, to be written first on
+ * the next try: at the next line, at the next connection the gate is
+ * asked for (gate_audit_failing), and every second meanwhile.  Lines that
+ * find buf full while it fails are dropped and counted (audit_errors).
+ * The gate meanwhile answers new connections 503 audit_unavailable, or
+ * goes on (--audit-failure allow): see conn.c.  Failures are logged once
+ * per burst, never fatal.
+ *
+ * The truncation assumes that this process is the file's only writer
+ * between its write and its ftruncate: true of one gate; with --workers
+ * a worker appending in that window could lose its line (never tear it).
  */
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 
 #include <errno.h>
@@ -25,6 +39,7 @@
 
 #include <event2/event.h>
 
+#include "file.h"
 #include "log.h"
 #include "gate.h"
 
@@ -32,18 +47,36 @@
 
 struct gate_audit {
 	char		*path;		/* NULL for stdout */
+	int		 dir;		/* its folder (file_dir_open), for reopen */
+	const char	*name;		/* in dir */
 	int		 fd;
-	int		 failing;	/* the last write failed: do not log again */
+	int		 failing;	/* the last write failed: lines wait in buf */
+	int		 regular;	/* fd is a regular file (can be truncated) */
 	struct event	*flush;		/* NULL: write each line at once */
+	struct event	*retry;		/* while failing, every second */
 	uint64_t	*errors;	/* where failed lines are counted */
 	size_t		 len, lines;	/* waiting in buf */
 	char		 buf[PIPE_BUF];
 };
 
+/*
+ * By name in the folder opened at start: a gate that dropped to --user
+ * may reopen the log (rotation) with search permission on that folder
+ * only.
+ */
 static int
-audit_openfd(const char *path)
+audit_openfd(const struct gate_audit *a)
 {
-	return open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+	return openat(a->dir, a->name, O_WRONLY | O_APPEND | O_CREAT |
+	    O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0640);
+}
+
+static int
+is_regular(int fd)
+{
+	struct stat	 st;
+
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 struct gate_audit *
@@ -55,50 +88,137 @@ gate_audit_open(const char *path)
 		return NULL;
 	if (strcmp(path, "-") == 0) {
 		a->fd = STDOUT_FILENO;
+		a->regular = is_regular(a->fd);
 		return a;
 	}
-	if ((a->path = strdup(path)) == NULL || (a->fd = audit_openfd(path)) == -1) {
+	if ((a->path = strdup(path)) == NULL) {
+		free(a);
+		return NULL;
+	}
+	a->dir = file_dir_open(a->path, &a->name);
+	if ((a->fd = audit_openfd(a)) == -1) {
+		if (a->dir != AT_FDCWD)
+			close(a->dir);
 		free(a->path);
 		free(a);
 		return NULL;
 	}
+	a->regular = is_regular(a->fd);
 	return a;
 }
 
-/* Write what waits in buf; a failure costs those lines, counted. */
+/*
+ * Write len bytes of whole lines from buf.  Returns how many bytes of
+ * whole lines are in the file now (len on success); the bytes of a line
+ * cut short are taken out of the file again.  When that fails *torn is
+ * set: the file then ends in a piece of a line.  *err is the write's errno
+ * (0 for a short write).
+ */
+static size_t
+write_lines(struct gate_audit *a, const char *buf, size_t len, int *torn,
+    int *err)
+{
+	ssize_t	 w;
+	size_t	 whole;
+	off_t	 end;
+
+	*torn = *err = 0;
+	do {
+		w = write(a->fd, buf, len);
+	} while (w == -1 && errno == EINTR);
+	if (w == -1) {
+		*err = errno;
+		return 0;
+	}
+	if ((size_t)w == len)
+		return len;
+	/* cut short: keep the whole lines, take back the rest */
+	for (whole = (size_t)w; whole > 0 && buf[whole - 1] != '\n'; whole--)
+		;
+	if (whole == (size_t)w)
+		return whole;
+	if (!a->regular ||
+	    (end = lseek(a->fd, 0, SEEK_END)) == -1 ||
+	    end < (off_t)((size_t)w - whole) ||
+	    ftruncate(a->fd, end - (off_t)((size_t)w - whole)) == -1) {
+		log_warn("audit: cannot take back a cut line");
+		*torn = 1;
+	}
+	return whole;
+}
+
+static void
+audit_retry_arm(struct gate_audit *a)
+{
+	struct timeval	 tv = { 1, 0 };
+
+	if (a->retry != NULL && !evtimer_pending(a->retry, NULL) &&
+	    evtimer_add(a->retry, &tv) == -1)
+		log_warnx("audit: cannot arm the retry timer");
+}
+
+/*
+ * Write what waits in buf.  What could not be written whole stays for the
+ * next try, and the log says so once per burst.
+ */
 static void
 audit_flush(struct gate_audit *a)
 {
-	ssize_t	 w;
+	size_t	 w, i, lines;
+	int	 e, torn;
 
 	if (a->len == 0)
 		return;
-	do {
-		w = write(a->fd, a->buf, a->len);
-	} while (w == -1 && errno == EINTR);
-	if (w == (ssize_t)a->len) {
+	w = write_lines(a, a->buf, a->len, &torn, &e);
+	if (w == a->len) {
 		if (a->failing)
 			log_warnx("audit: writing again after failures");
 		a->failing = 0;
-	} else {
-		if (a->errors != NULL)
-			*a->errors += a->lines;
-		if (!a->failing) {
-			if (w == -1)
-				log_warn("audit: write");
-			else
-				log_warnx("audit: short write (%zd of %zu bytes)",
-				    w, a->len);
-		}
-		a->failing = 1;
+		a->len = a->lines = 0;
+		return;
 	}
-	a->len = a->lines = 0;
+	for (i = 0, lines = 0; i < w; i++)
+		if (a->buf[i] == '\n')
+			lines++;
+	memmove(a->buf, a->buf + w, a->len - w);
+	a->len -= w;
+	a->lines -= lines < a->lines ? lines : a->lines;
+	if (torn && a->len < sizeof(a->buf)) {
+		/*
+		 * A cut line could not be taken back: the lines kept start
+		 * on a line of their own, so that they at least parse.
+		 */
+		memmove(a->buf + 1, a->buf, a->len);
+		a->buf[0] = '\n';
+		a->len++;
+	}
+	if (!a->failing) {
+		errno = e;
+		if (e != 0)
+			log_warn("audit: write (%zu line(s) kept for retry)",
+			    a->lines);
+		else
+			log_warnx("audit: short write (%zu line(s) kept for "
+			    "retry)", a->lines);
+	}
+	a->failing = 1;
+	audit_retry_arm(a);
 }
 
 static void
 audit_flush_cb(evutil_socket_t fd, short what, void *arg)
 {
 	audit_flush(arg);
+}
+
+static void
+audit_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct gate_audit	*a = arg;
+
+	audit_flush(a);
+	if (a->failing)
+		audit_retry_arm(a);
 }
 
 /*
@@ -110,9 +230,23 @@ gate_audit_batch(struct gate_audit *a, struct event_base *base)
 {
 	if (a == NULL)
 		return 0;
-	if ((a->flush = event_new(base, -1, 0, audit_flush_cb, a)) == NULL)
+	if ((a->flush = event_new(base, -1, 0, audit_flush_cb, a)) == NULL ||
+	    (a->retry = evtimer_new(base, audit_retry_cb, a)) == NULL)
 		return -1;
 	return 0;
+}
+
+/*
+ * Whether audit lines cannot be written now.  Tries once more first, so
+ * that the gate recovers with the first connection after space returns.
+ */
+int
+gate_audit_failing(struct gate_audit *a)
+{
+	if (a == NULL || !a->failing)
+		return 0;
+	audit_flush(a);
+	return a->failing;
 }
 
 /* For log rotation: open the path again; on failure keep the old file. */
@@ -124,11 +258,21 @@ gate_audit_reopen(struct gate_audit *a)
 	if (a == NULL || a->path == NULL)
 		return 0;
 	audit_flush(a);
-	if ((fd = audit_openfd(a->path)) == -1)
+	if ((fd = audit_openfd(a)) == -1)
 		return -1;
 	close(a->fd);
 	a->fd = fd;
+	a->regular = is_regular(fd);
+	audit_flush(a);		/* what waited goes to the new file */
 	return 0;
+}
+
+int
+gate_audit_chown(struct gate_audit *a, uid_t uid, gid_t gid)
+{
+	if (a == NULL || a->path == NULL)
+		return 0;
+	return fchown(a->fd, uid, gid);
 }
 
 void
@@ -137,10 +281,17 @@ gate_audit_close(struct gate_audit *a)
 	if (a == NULL)
 		return;
 	audit_flush(a);
+	if (a->len > 0)
+		log_warnx("audit: %zu line(s) lost at exit", a->lines);
 	if (a->flush != NULL)
 		event_free(a->flush);
-	if (a->path != NULL)
+	if (a->retry != NULL)
+		event_free(a->retry);
+	if (a->path != NULL) {
 		close(a->fd);
+		if (a->dir != AT_FDCWD)
+			close(a->dir);
+	}
 	free(a->path);
 	free(a);
 }
@@ -239,7 +390,7 @@ gate_audit_write(struct gate_audit *a, const struct gate_audit_rec *r,
 	struct timeval	 tv;
 	struct tm	 tm;
 	char		 ts[32];
-	ssize_t		 w;
+	int		 torn, e;
 
 	if (a == NULL)
 		return;
@@ -283,12 +434,16 @@ gate_audit_write(struct gate_audit *a, const struct gate_audit_rec *r,
 	a->errors = errors;
 	if (a->len + l.n > sizeof(a->buf))
 		audit_flush(a);
-	if (l.n > sizeof(a->buf)) {
-		/* a line over PIPE_BUF (not with the bounds above): alone */
-		do {
-			w = write(a->fd, l.buf, l.n);
-		} while (w == -1 && errno == EINTR);
-		if (w != (ssize_t)l.n && errors != NULL)
+	if (l.n > sizeof(a->buf) || a->len + l.n > sizeof(a->buf)) {
+		/*
+		 * A line over PIPE_BUF (not with the bounds above) goes
+		 * alone, after what waits; a line that finds buf still full
+		 * of lines kept for retry is lost, counted.
+		 */
+		if (a->len == 0 && l.n > sizeof(a->buf) &&
+		    write_lines(a, l.buf, l.n, &torn, &e) == l.n)
+			return;
+		if (errors != NULL)
 			(*errors)++;
 		return;
 	}

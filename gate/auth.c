@@ -171,11 +171,19 @@ auth_read_fd(int fd, char *err, size_t errlen)
 struct gate_auth *
 gate_auth_load_file(const char *path, char *err, size_t errlen)
 {
+	return gate_auth_load_file_at(AT_FDCWD, path, path, err, errlen);
+}
+
+struct gate_auth *
+gate_auth_load_file_at(int dirfd, const char *name, const char *path,
+    char *err, size_t errlen)
+{
 	struct gate_auth	*a;
 	struct stat		 st;
 	int			 fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+	if ((fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
+	    O_NONBLOCK)) == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
@@ -184,9 +192,10 @@ gate_auth_load_file(const char *path, char *err, size_t errlen)
 		close(fd);
 		return NULL;
 	}
-	if (st.st_mode & (S_IRWXG | S_IRWXO))
-		log_warnx("token file %s is accessible by group or others",
-		    path);
+	/* group read is how a gate that dropped to --user reads it */
+	if (st.st_mode & (S_IWGRP | S_IXGRP | S_IRWXO))
+		log_warnx("token file %s is accessible by others, or writable "
+		    "by its group", path);
 	a = auth_read_fd(fd, err, errlen);
 	close(fd);
 	return a;

@@ -137,6 +137,7 @@ struct gate_conn {
 	uint8_t			 raw;		/* relaying without bufferevents */
 	uint8_t			 c_eof, u_eof, c_shut, u_shut;
 	uint8_t			 up_paused, down_paused;
+	uint8_t			 no_timer;	/* evtimer_add failed: close */
 	struct bufferevent	*cbev, *ubev;
 	struct event		*timer;
 	struct gate_client	*client;
@@ -190,12 +191,29 @@ nodelay(int fd)
 		log_debug("TCP_NODELAY: %s", strerror(errno));
 }
 
+/*
+ * (Re)start the connection's one timer.  A connection must never live
+ * without it (no header, connect or idle timeout): when evtimer_add fails
+ * the timer is made active at once instead, and timer_cb closes the
+ * connection on the next turn of the loop.
+ */
+static void
+arm_tv(struct gate_conn *c, const struct timeval *tv)
+{
+	if (evtimer_add(c->timer, tv) == 0)
+		return;
+	log_warnx("conn %llu: cannot arm its timer, closing",
+	    (unsigned long long)c->id);
+	c->no_timer = 1;
+	event_active(c->timer, EV_TIMEOUT, 1);
+}
+
 static void
 arm(struct gate_conn *c, unsigned secs)
 {
 	struct timeval	 tv = { (time_t)secs, 0 };
 
-	evtimer_add(c->timer, &tv);
+	arm_tv(c, &tv);
 }
 
 /*
@@ -564,23 +582,6 @@ conn_finish(struct gate_conn *c)
 		client_write_cb(c->cbev, c);
 }
 
-static const char *
-status_text(int status)
-{
-	switch (status) {
-	case 400: return "Bad Request";
-	case 403: return "Forbidden";
-	case 407: return "Proxy Authentication Required";
-	case 408: return "Request Timeout";
-	case 414: return "URI Too Long";
-	case 431: return "Request Header Fields Too Large";
-	case 502: return "Bad Gateway";
-	case 503: return "Service Unavailable";
-	case 504: return "Gateway Timeout";
-	default:  return "Error";
-	}
-}
-
 /* Make s safe inside a quoted header parameter: printable ASCII, no quote. */
 static void
 hdr_clean(char *s)
@@ -600,15 +601,18 @@ static void
 conn_reply(struct gate_conn *c, int status, const char *decision,
     const char *body)
 {
-	struct evbuffer	*out = bufferevent_get_output(c->cbev);
+	char	 buf[GATE_HTTP_REPLY_MAX];
+	ssize_t	 n;
 
-	evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\n"
-	    "Content-Type: text/plain; charset=us-ascii\r\n"
-	    "Content-Length: %zu\r\nConnection: close\r\n%s%s%s%s\r\n%s",
-	    status, status_text(status), strlen(body),
-	    status == 407 ? "Proxy-Authenticate: Basic realm=\"aisb\"\r\n" : "",
-	    decision[0] ? "X-Aisb-Decision: " : "", decision,
-	    decision[0] ? "\r\n" : "", body);
+	/* conn_refuse() bounds header and body to 2 KiB each: it fits */
+	if ((n = gate_http_reply(buf, sizeof(buf), status, decision,
+	    body)) == -1)
+		n = gate_http_reply(buf, sizeof(buf), status, "",
+		    "aisb-gate: refused\n");
+	if (n > 0 && evbuffer_add(bufferevent_get_output(c->cbev), buf,
+	    (size_t)n) == -1)
+		log_warnx("conn %llu: cannot queue the answer",
+		    (unsigned long long)c->id);
 	conn_finish(c);
 }
 
@@ -656,16 +660,25 @@ conn_refuse(struct gate_conn *c, int status, const char *decision,
 	conn_reply(c, status, hdr, body);
 }
 
+/* A fixed answer (gate_http_canned) into buf; its length, or -1. */
+static ssize_t
+canned(const char *reason, char *buf, size_t len)
+{
+	const struct gate_http_canned	*k = gate_http_canned_find(reason);
+	char				 dec[64];
+
+	if (k == NULL)
+		return -1;
+	snprintf(dec, sizeof(dec), "error; reason=%s", reason);
+	return gate_http_reply(buf, len, k->status, dec, k->body);
+}
+
 void
 gate_accept(struct gate *g, int fd, const struct sockaddr *sa, int salen)
 {
-	static const char	 busy[] = "HTTP/1.1 503 Service Unavailable\r\n"
-	    "Content-Type: text/plain\r\nContent-Length: 23\r\n"
-	    "Connection: close\r\nX-Aisb-Decision: error; reason=%s\r\n\r\n"
-	    "aisb-gate: over limit\n";
 	struct gate_conn	*c;
 	struct policy_addr	 pa;
-	char			 ip[INET6_ADDRSTRLEN], msg[256];
+	char			 ip[INET6_ADDRSTRLEN], msg[512];
 	const char		*limit = NULL;
 	uint16_t		 port = 0;
 	struct gate_client	*cl = NULL;
@@ -695,17 +708,23 @@ gate_accept(struct gate *g, int fd, const struct sockaddr *sa, int salen)
 	else if ((cl = client_get(g, &pa)) == NULL ||
 	    cl->n >= g->cfg.max_per_client)
 		limit = "limit_client";
+	else if (!g->cfg.audit_failure_allow && gate_audit_failing(g->audit))
+		/* No decision is made that cannot be recorded. */
+		limit = "audit_unavailable";
 	if (limit != NULL) {
 		struct gate_audit_rec	 r;
-		int			 n;
+		ssize_t			 n;
 		char			 peer[INET6_ADDRSTRLEN + 8];
 
-		g->ctr.rejected_limit++;
+		if (limit[0] == 'a')
+			g->ctr.rejected_audit++;
+		else
+			g->ctr.rejected_limit++;
 		if (cl != NULL && cl->n == 0) {
 			cl->n = 1;	/* so that client_put() frees it */
 			client_put(g, cl);
 		}
-		n = snprintf(msg, sizeof(msg), busy, limit);
+		n = canned(limit, msg, sizeof(msg));
 		/* Best effort on a fresh socket: it has room for this. */
 		if (n > 0 && write(fd, msg, (size_t)n) == -1)
 			log_debug("limit answer: %s", strerror(errno));
@@ -1074,6 +1093,7 @@ static size_t
 body_bytes(struct gate_conn *c, struct evbuffer *in, int *bad)
 {
 	size_t	 len = evbuffer_get_length(in);
+	const char	*p;
 	ssize_t	 n;
 	int	 done;
 
@@ -1093,8 +1113,12 @@ body_bytes(struct gate_conn *c, struct evbuffer *in, int *bad)
 	/* chunked: scan what is buffered, in place */
 	if (len > RELAY_MAX)
 		len = RELAY_MAX;
-	n = gate_http_chunk_scan(&c->d->chunk,
-	    (const char *)evbuffer_pullup(in, (ev_ssize_t)len), len, &done);
+	if ((p = (const char *)evbuffer_pullup(in, (ev_ssize_t)len)) == NULL &&
+	    len > 0) {
+		*bad = 2;	/* out of memory */
+		return 0;
+	}
+	n = gate_http_chunk_scan(&c->d->chunk, p, len, &done);
 	if (n == -1) {
 		*bad = 1;
 		return 0;
@@ -1158,13 +1182,18 @@ static int
 check_sni(struct gate_conn *c, struct evbuffer *in)
 {
 	size_t	 len = evbuffer_get_length(in);
+	const uint8_t	*p;
 	char	 name[POLICY_MAX_NAME + 2], detail[DETAIL_MAX + POLICY_MAX_NAME];
 	int	 r;
 
 	if (len > 5 + GATE_TLS_MAX_RECORD)
 		len = 5 + GATE_TLS_MAX_RECORD;
-	r = gate_tls_sni(evbuffer_pullup(in, (ev_ssize_t)len), len, name,
-	    sizeof(name));
+	if ((p = evbuffer_pullup(in, (ev_ssize_t)len)) == NULL && len > 0) {
+		c->close_reason = "out of memory";
+		conn_free(c);
+		return -1;
+	}
+	r = gate_tls_sni(p, len, name, sizeof(name));
 	if (r == GATE_TLS_MORE)
 		return 1;
 	c->d->sni_check = 0;
@@ -1199,9 +1228,23 @@ relay_up(struct gate_conn *c)
 	if (c->d->sni_check && (bad = check_sni(c, in)) != 0)
 		return bad == 1 ? 0 : -1;
 	n = body_bytes(c, in, &bad);
-	if (bad) {
-		c->close_reason = "bad_chunked_body";
+	if (bad == 2) {
+		c->close_reason = "out of memory";
 		conn_free(c);
+		return -1;
+	}
+	if (bad) {
+		c->g->ctr.bad_request++;
+		c->close_reason = "bad_chunked_body";
+		if (c->down == 0) {
+			/* No answer has begun: the client learns why. */
+			log_info("conn %llu: %s %s %s: malformed chunked body",
+			    (unsigned long long)c->id, c->d->peer,
+			    c->d->method, c->d->hostport);
+			conn_reply(c, 400, "error; reason=bad_chunked_body",
+			    "aisb-gate: malformed chunked request body\n");
+		} else
+			conn_free(c);
 		return -1;
 	}
 	if (n > 0) {
@@ -1668,8 +1711,12 @@ connected(struct gate_conn *c)
 	bufferevent_set_max_single_write(c->ubev, RELAY_IO);
 
 	if (c->tunnel) {
-		evbuffer_add(bufferevent_get_output(c->cbev), established,
-		    sizeof(established) - 1);
+		if (evbuffer_add(bufferevent_get_output(c->cbev), established,
+		    sizeof(established) - 1) == -1) {
+			c->close_reason = "out of memory";
+			conn_free(c);
+			return;
+		}
 		if (g->cfg.sni_check && !c->d->tgt.is_ip) {
 			c->d->sni_check = 1;
 			/* a ClientHello is one record at most */
@@ -1692,7 +1739,12 @@ connected(struct gate_conn *c)
 			conn_free(c);
 			return;
 		}
-		bufferevent_write(c->ubev, fwd, (size_t)n);
+		if (bufferevent_write(c->ubev, fwd, (size_t)n) == -1) {
+			free(fwd);
+			c->close_reason = "out of memory";
+			conn_free(c);
+			return;
+		}
 		free(fwd);
 		c->up += (uint64_t)n;
 		g->ctr.bytes_up += (uint64_t)n;
@@ -1748,7 +1800,7 @@ head_complete(struct gate_conn *c)
 
 	t = c->d->head + req->target.off;
 	tlen = req->target.len;
-	if (gate_http_span_eq(c->d->head, req->method, "CONNECT")) {
+	if (gate_http_span_is(c->d->head, req->method, "CONNECT")) {
 		c->tunnel = 1;
 		if (policy_parse_target(t, tlen, 0, &c->d->tgt, err,
 		    sizeof(err)) == -1) {
@@ -1830,21 +1882,28 @@ client_read_cb(struct bufferevent *bev, void *arg)
 	struct evbuffer		*in = bufferevent_get_input(bev);
 	size_t			 len;
 	ssize_t			 r;
+	const char		*p;
 
 	switch (c->state) {
 	case S_HEAD:
 		len = evbuffer_get_length(in);
 		if (len > GATE_HTTP_MAX_HEAD)
 			len = GATE_HTTP_MAX_HEAD;
-		r = gate_http_parse(c->d->req,
-		    (const char *)evbuffer_pullup(in, (ev_ssize_t)len), len);
+		if ((p = (const char *)evbuffer_pullup(in,
+		    (ev_ssize_t)len)) == NULL && len > 0) {
+			c->close_reason = "out of memory";
+			conn_free(c);
+			return;
+		}
+		r = gate_http_parse(c->d->req, p, len);
 		if (r == 0)
 			return;
 		if (r == -1) {
+			/* the method lies in the len bytes parsed */
 			if (c->d->req->have_line)
 				snprintf(c->d->method, sizeof(c->d->method), "%.*s",
-				    (int)c->d->req->method.len, (const char *)
-				    evbuffer_pullup(in, -1) + c->d->req->method.off);
+				    (int)c->d->req->method.len,
+				    p + c->d->req->method.off);
 			c->g->ctr.bad_request++;
 			conn_refuse(c, c->d->req->status, "error", "bad_request",
 			    c->d->req->error, NULL);
@@ -1856,7 +1915,12 @@ client_read_cb(struct bufferevent *bev, void *arg)
 			conn_free(c);
 			return;
 		}
-		evbuffer_remove(in, c->d->head, c->d->headlen);
+		if (evbuffer_remove(in, c->d->head, c->d->headlen) !=
+		    (int)c->d->headlen) {
+			c->close_reason = "out of memory";
+			conn_free(c);
+			return;
+		}
 		c->d->head[c->d->headlen] = '\0';
 		evtimer_del(c->timer);
 		head_complete(c);
@@ -2007,6 +2071,11 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 	struct gate_conn	*c = arg;
 	double			 idle;
 
+	if (c->no_timer) {
+		c->close_reason = "no timer";
+		conn_free(c);
+		return;
+	}
 	switch (c->state) {
 	case S_HEAD:
 		c->g->ctr.header_timeout++;
@@ -2033,7 +2102,7 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 			tv.tv_sec = (time_t)left;
 			tv.tv_usec = (suseconds_t)((left - (double)tv.tv_sec) *
 			    1e6);
-			evtimer_add(c->timer, &tv);
+			arm_tv(c, &tv);
 			return;
 		}
 		c->g->ctr.idle_timeout++;

@@ -1,6 +1,7 @@
 /*
  * The control socket: a unix stream socket, mode 0600, one command per
- * connection.  Commands (one line, at most CONTROL_MAX_LINE bytes):
+ * connection.  Commands (one line, at most GATE_CTL_MAX_LINE bytes; the
+ * line is read by gate_ctl_parse(), ctlcmd.c):
  *   status	JSON: counters, policy identity, live tunnels
  *   reload	same as SIGHUP; answers {"reload":"ok"} or {"reload":"failed"}
  * Anyone who can open the socket can read the status, so it is created
@@ -28,8 +29,8 @@
 
 #include "log.h"
 #include "gate.h"
+#include "ctlcmd.h"
 
-#define CONTROL_MAX_LINE	256
 #define CONTROL_TIMEOUT		5	/* s, for the command and the answer */
 
 struct gate_control {
@@ -72,7 +73,7 @@ ctl_status(struct gate *g, struct evbuffer *out)
 #define C(name)	evbuffer_add_printf(out, "\"" #name "\":%llu,", \
 	    (unsigned long long)k->name)
 	evbuffer_add_printf(out, "\"counters\":{");
-	C(accepted); C(active); C(tunnels); C(rejected_limit); C(allowed); C(denied); C(bad_request);
+	C(accepted); C(active); C(tunnels); C(rejected_limit); C(rejected_audit); C(allowed); C(denied); C(bad_request);
 	C(auth_failed); C(dns_failed); C(dns_stale); C(connect_failed);
 	C(connect_timeout); C(header_timeout); C(idle_timeout);
 	C(audit_errors); C(reloads); C(reload_failures); C(bytes_up);
@@ -94,18 +95,26 @@ ctl_read(struct bufferevent *bev, void *arg)
 	struct gate_control	*ctl = arg;
 	struct evbuffer		*in = bufferevent_get_input(bev);
 	struct evbuffer		*out = bufferevent_get_output(bev);
-	char			*line;
-	size_t			 n;
+	const char		*p;
+	size_t			 len = evbuffer_get_length(in), used;
+	int			 cmd;
 
-	if ((line = evbuffer_readln(in, &n, EVBUFFER_EOL_CRLF)) == NULL) {
-		if (evbuffer_get_length(in) > CONTROL_MAX_LINE)
-			ctl_close(bev);
+	if (len > GATE_CTL_MAX_LINE + 1)
+		len = GATE_CTL_MAX_LINE + 1;
+	if ((p = (const char *)evbuffer_pullup(in, (ev_ssize_t)len)) == NULL) {
+		ctl_close(bev);
+		return;
+	}
+	if ((cmd = gate_ctl_parse(p, len, &used)) == GATE_CTL_MORE)
+		return;
+	if (cmd == GATE_CTL_TOO_LONG) {
+		ctl_close(bev);
 		return;
 	}
 	bufferevent_disable(bev, EV_READ);
-	if (strcmp(line, "status") == 0)
+	if (cmd == GATE_CTL_STATUS)
 		ctl_status(ctl->g, out);
-	else if (strcmp(line, "reload") == 0) {
+	else if (cmd == GATE_CTL_RELOAD) {
 		/* with workers, the supervisor passes a SIGHUP to the others */
 		if (ctl->g->cfg.workers > 1 && kill(getppid(), SIGHUP) == -1)
 			log_warn("reload: telling the other workers");
@@ -114,7 +123,6 @@ ctl_read(struct bufferevent *bev, void *arg)
 	}
 	else
 		evbuffer_add_printf(out, "{\"error\":\"unknown command\"}\n");
-	free(line);
 	bufferevent_setcb(bev, NULL, ctl_written, ctl_event, ctl);
 }
 
@@ -138,7 +146,7 @@ ctl_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 		return;
 	}
 	bufferevent_setcb(bev, ctl_read, NULL, ctl_event, ctl);
-	bufferevent_setwatermark(bev, EV_READ, 0, CONTROL_MAX_LINE + 1);
+	bufferevent_setwatermark(bev, EV_READ, 0, GATE_CTL_MAX_LINE + 1);
 	bufferevent_set_timeouts(bev, &tv, &tv);
 	bufferevent_enable(bev, EV_READ | EV_WRITE);
 }

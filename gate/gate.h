@@ -58,6 +58,7 @@ struct gate_counters {
 	uint64_t	 active;		/* gauge */
 	uint64_t	 tunnels;		/* gauge: relaying connections */
 	uint64_t	 rejected_limit;
+	uint64_t	 rejected_audit;	/* 503 audit_unavailable */
 	uint64_t	 allowed;
 	uint64_t	 denied;
 	uint64_t	 bad_request;
@@ -94,6 +95,7 @@ struct gate_config {
 	int			 verbose;
 	int			 sni_check;	/* TLS server name == CONNECT name */
 	int			 splice;	/* relay tunnels with splice(2) */
+	int			 audit_failure_allow; /* decide on, audit or not */
 	unsigned		 max_pipes;
 	unsigned		 workers;	/* processes; 1: no supervisor */
 	unsigned		 max_conns;
@@ -133,6 +135,13 @@ struct gate {
 	unsigned		 pipes_total;	/* made and not closed */
 	unsigned		 pipes_idle;	/* of which in pipes_free */
 	char			*scratch;	/* GATE_SCRATCH bytes, for relays */
+	/*
+	 * The folders of the files a reload reads again, opened before
+	 * --user drops privileges (file_dir_open): the gate then needs
+	 * search permission on those folders only.
+	 */
+	int			 policy_dir, token_dir;
+	const char		*policy_name, *token_name;
 };
 
 /* conn.c */
@@ -197,6 +206,9 @@ struct gate_audit	*gate_audit_open(const char *path);
 int			 gate_audit_batch(struct gate_audit *,
 			    struct event_base *);
 int			 gate_audit_reopen(struct gate_audit *);
+/* The file becomes uid's (--user), so that it may reopen it.  0 or -1. */
+int			 gate_audit_chown(struct gate_audit *, uid_t, gid_t);
+int			 gate_audit_failing(struct gate_audit *);
 void			 gate_audit_close(struct gate_audit *);
 void			 gate_audit_write(struct gate_audit *,
 			    const struct gate_audit_rec *, uint64_t *errors);
@@ -206,6 +218,9 @@ size_t			 gate_json_str(char *buf, size_t len, const char *s);
 struct gate_auth	*gate_auth_load_file(const char *path, char *err,
 			    size_t errlen);
 struct gate_auth	*gate_auth_load_fd(int fd, char *err, size_t errlen);
+/* name in the folder dirfd (file_dir_open); path names it in messages */
+struct gate_auth	*gate_auth_load_file_at(int dirfd, const char *name,
+			    const char *path, char *err, size_t errlen);
 void			 gate_auth_free(struct gate_auth *);
 int			 gate_auth_check(const struct gate_auth *,
 			    const char *value, size_t len, char *session,

@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -60,6 +61,31 @@ gate_http_span_eq(const char *buf, struct gate_http_span s, const char *word)
 	return s.len == n && strncasecmp(buf + s.off, word, n) == 0;
 }
 
+int
+gate_http_span_is(const char *buf, struct gate_http_span s, const char *word)
+{
+	size_t	 n = strlen(word);
+
+	return s.len == n && memcmp(buf + s.off, word, n) == 0;
+}
+
+/*
+ * Registered methods are upper-case letters and '-' (the IANA registry);
+ * anything else is a spelling an upstream may read differently.
+ */
+static int
+is_method(const char *m, size_t len)
+{
+	size_t	 i;
+
+	if (len > GATE_HTTP_MAX_METHOD)
+		return 0;
+	for (i = 0; i < len; i++)
+		if ((m[i] < 'A' || m[i] > 'Z') && m[i] != '-')
+			return 0;
+	return 1;
+}
+
 static int
 parse_request_line(struct gate_http_req *req, const char *buf, size_t start,
     size_t end)
@@ -72,6 +98,9 @@ parse_request_line(struct gate_http_req *req, const char *buf, size_t start,
 		return fail(req, 400, "malformed method");
 	req->method.off = start;
 	req->method.len = i - start;
+	req->have_line = 1;
+	if (!is_method(buf + start, i - start))
+		return fail(req, 400, "unknown method");
 
 	v = ++i;
 	while (i < end && (unsigned char)buf[i] > 0x20 &&
@@ -108,6 +137,9 @@ parse_content_length(struct gate_http_req *req, const char *buf,
 			return fail(req, 400, "bad Content-Length");
 		n = n * 10 + (c - '0');
 	}
+	/* as a chunk: an upstream keeping it in 32 bits must not misframe */
+	if (n > (int64_t)GATE_HTTP_MAX_CHUNK)
+		return fail(req, 400, "Content-Length over 2^31 - 1");
 	req->content_length = n;
 	return 0;
 }
@@ -389,6 +421,8 @@ gate_http_chunk_scan(struct gate_http_chunk *c, const char *buf, size_t len,
 				if (++c->digits > 15)
 					return -1;	/* < 2^60 */
 				c->remaining = c->remaining * 16 + (uint64_t)h;
+				if (c->remaining > GATE_HTTP_MAX_CHUNK)
+					return -1;
 			} else if (c->digits == 0) {
 				return -1;
 			} else if (ch == ';' || ch == ' ' || ch == '\t') {
@@ -474,4 +508,64 @@ gate_http_chunk_scan(struct gate_http_chunk *c, const char *buf, size_t len,
 	}
 	*done = c->state == CH_DONE;
 	return (ssize_t)i;
+}
+
+const int gate_http_statuses[] = {
+	400, 403, 407, 408, 414, 431, 502, 503, 504, 0
+};
+
+const char *
+gate_http_status_text(int status)
+{
+	switch (status) {
+	case 400: return "Bad Request";
+	case 403: return "Forbidden";
+	case 407: return "Proxy Authentication Required";
+	case 408: return "Request Timeout";
+	case 414: return "URI Too Long";
+	case 431: return "Request Header Fields Too Large";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	case 504: return "Gateway Timeout";
+	default:  return "Error";
+	}
+}
+
+ssize_t
+gate_http_reply(char *out, size_t outlen, int status, const char *decision,
+    const char *body)
+{
+	int	 n;
+
+	n = snprintf(out, outlen, "HTTP/1.1 %d %s\r\n"
+	    "Content-Type: text/plain; charset=us-ascii\r\n"
+	    "Content-Length: %zu\r\nConnection: close\r\n%s%s%s%s\r\n%s",
+	    status, gate_http_status_text(status), strlen(body),
+	    status == 407 ? "Proxy-Authenticate: Basic realm=\"aisb\"\r\n" : "",
+	    decision[0] ? "X-Aisb-Decision: " : "", decision,
+	    decision[0] ? "\r\n" : "", body);
+	if (n < 0 || (size_t)n >= outlen)
+		return -1;
+	return n;
+}
+
+const struct gate_http_canned gate_http_canned[] = {
+	{ 503, "limit_total", "aisb-gate: over limit\n" },
+	{ 503, "limit_client", "aisb-gate: over limit\n" },
+	{ 503, "audit_unavailable",
+	    "aisb-gate: the audit log cannot be written; try again later\n" },
+};
+
+const size_t gate_http_ncanned = sizeof(gate_http_canned) /
+    sizeof(gate_http_canned[0]);
+
+const struct gate_http_canned *
+gate_http_canned_find(const char *reason)
+{
+	size_t	 i;
+
+	for (i = 0; i < gate_http_ncanned; i++)
+		if (strcmp(gate_http_canned[i].reason, reason) == 0)
+			return &gate_http_canned[i];
+	return NULL;
 }

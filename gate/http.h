@@ -14,7 +14,11 @@
  * byte, whitespace before a colon, a field name that is not a token, both
  * Content-Length and Transfer-Encoding, a duplicate or non-numeric
  * Content-Length, a Transfer-Encoding other than "chunked", a version other
- * than HTTP/1.0 or HTTP/1.1, more than one Host.
+ * than HTTP/1.0 or HTTP/1.1, more than one Host, a Content-Length of 2^31
+ * or more (GATE_HTTP_MAX_CHUNK, for the reason given there), a method that is not
+ * upper case (methods are case-sensitive, RFC 9110 section 9.1: "connect"
+ * is not CONNECT, and an upstream that folds case must not read one as
+ * the other) or longer than GATE_HTTP_MAX_METHOD.
  */
 #ifndef AISB_GATE_HTTP_H
 #define AISB_GATE_HTTP_H
@@ -29,6 +33,7 @@
 #define GATE_HTTP_MAX_HEADERS	100
 #define GATE_HTTP_MAX_HEAD	(GATE_HTTP_MAX_LINE + GATE_HTTP_MAX_HDR_BYTES)
 #define GATE_HTTP_MAX_CL_DIGITS	18	/* Content-Length below 10^18 */
+#define GATE_HTTP_MAX_METHOD	20	/* "UPDATEREDIRECTREF" is 17 */
 
 struct gate_http_span {
 	uint32_t	 off;
@@ -74,6 +79,8 @@ ssize_t	 gate_http_parse(struct gate_http_req *, const char *buf, size_t len);
 
 /* Case-insensitive comparison of a span of buf with a NUL-terminated word. */
 int	 gate_http_span_eq(const char *buf, struct gate_http_span, const char *);
+/* Case-sensitive: for methods. */
+int	 gate_http_span_is(const char *buf, struct gate_http_span, const char *);
 
 /*
  * Split an absolute-form target "http://authority[/path][?query]".
@@ -99,10 +106,13 @@ ssize_t	 gate_http_forward_head(const struct gate_http_req *, const char *buf,
 /*
  * Chunked transfer coding framing, tracked so that exactly one request body
  * is forwarded (nothing smuggled behind it).  Bounds: a chunk-size line
- * (with extensions) of GATE_HTTP_MAX_CHUNK_LINE bytes, a trailer section of
- * GATE_HTTP_MAX_TRAILER bytes.
+ * (with extensions) of GATE_HTTP_MAX_CHUNK_LINE bytes, a chunk of
+ * GATE_HTTP_MAX_CHUNK bytes (2^31 and over are refused: an upstream that
+ * keeps the size in 32 bits would read a second request in the body), a
+ * trailer section of GATE_HTTP_MAX_TRAILER bytes.
  */
 #define GATE_HTTP_MAX_CHUNK_LINE	1024
+#define GATE_HTTP_MAX_CHUNK		0x7fffffffu
 #define GATE_HTTP_MAX_TRAILER		8192
 
 struct gate_http_chunk {
@@ -121,5 +131,31 @@ void	 gate_http_chunk_init(struct gate_http_chunk *);
  */
 ssize_t	 gate_http_chunk_scan(struct gate_http_chunk *, const char *buf,
 	    size_t len, int *done);
+
+/*
+ * The gate's own answers.  Every one goes through gate_http_reply(), which
+ * counts the Content-Length itself: a hand-counted length (the over-limit
+ * 503 said 23 for 22 bytes) leaves a client waiting for a byte that never
+ * comes.  decision is the X-Aisb-Decision value ("" for none).  Returns the
+ * length written into out (NUL-terminated), or -1 when it does not fit.
+ */
+#define GATE_HTTP_REPLY_MAX	6144	/* a refusal's header and body fit */
+
+ssize_t	 gate_http_reply(char *out, size_t outlen, int status,
+	    const char *decision, const char *body);
+const char *gate_http_status_text(int status);
+
+/* The answers whose body is fixed, for the accept path and the tests. */
+struct gate_http_canned {
+	int		 status;
+	const char	*reason;	/* the X-Aisb-Decision reason token */
+	const char	*body;
+};
+extern const struct gate_http_canned	 gate_http_canned[];
+extern const size_t			 gate_http_ncanned;
+/* The canned answer for reason, or NULL. */
+const struct gate_http_canned *gate_http_canned_find(const char *reason);
+/* Every status the gate answers with, 0-terminated. */
+extern const int			 gate_http_statuses[];
 
 #endif /* AISB_GATE_HTTP_H */

@@ -31,6 +31,7 @@
 #include <event2/listener.h>
 #include <event2/util.h>
 
+#include "file.h"
 #include "log.h"
 #include "gate.h"
 
@@ -51,7 +52,8 @@ usage(void)
 "	[--max-conns n] [--max-per-client n] [--header-timeout s]\n"
 "	[--connect-timeout s] [--idle-timeout s] [--drain-timeout s]\n"
 "	[--dns-grace s] [--dns-timeout s] [--no-sni-check]\n"
-"	[--no-splice] [--max-pipes n] [--workers n]\n");
+"	[--no-splice] [--max-pipes n] [--workers n]\n"
+"	[--audit-failure deny|allow]\n");
 	exit(EX_USAGE);
 }
 
@@ -93,30 +95,81 @@ gate_sockaddr_str(const struct sockaddr_storage *ss, char *buf, size_t len)
 }
 
 /*
+ * The address the kernel really connects to for a: an IPv4-mapped IPv6
+ * address is its IPv4 address, and the unspecified addresses 0.0.0.0 and
+ * :: are the loopback address of their family (Linux: ip_route_connect,
+ * ip6_dst_lookup).
+ */
+static void
+reached(const struct policy_addr *a, struct policy_addr *out)
+{
+	static const uint8_t	 mapped[12] = { [10] = 0xff, [11] = 0xff };
+	static const uint8_t	 zero[16];
+
+	*out = *a;
+	if (a->family == AF_INET6 && memcmp(a->bytes, mapped, 12) == 0) {
+		memset(out, 0, sizeof(*out));
+		out->family = AF_INET;
+		memcpy(out->bytes, a->bytes + 12, 4);
+	}
+	if (out->family == AF_INET && memcmp(out->bytes, zero, 4) == 0) {
+		out->bytes[0] = 127;
+		out->bytes[3] = 1;
+	} else if (out->family == AF_INET6 &&
+	    memcmp(out->bytes, zero, 16) == 0)
+		out->bytes[15] = 1;
+}
+
+/*
  * Would dialling a:port reach this gate's own listener?  (A policy that
  * exempts loopback must still not let a client loop the gate into itself.)
+ * Both sides are compared as the kernel sees them (reached()): a gate on
+ * 0.0.0.0 is reached by any IPv4 address of the host, one on [::] by any
+ * address (dual stack), one on 127.x by all of 127/8 (a listener on
+ * another 127/8 address of the same port may be a worker, or will be;
+ * refusing the block costs nothing).
  */
 int
 gate_is_self(const struct gate *g, const struct policy_addr *a, uint16_t port)
 {
-	static const uint8_t	 any[16];
+	struct policy_addr	 b, t;
+	uint16_t		 bport;
 
+	memset(&b, 0, sizeof(b));
 	if (g->bound.ss_family == AF_INET) {
 		const struct sockaddr_in *sin = (const void *)&g->bound;
 
-		return port == ntohs(sin->sin_port) && a->family == AF_INET &&
-		    (sin->sin_addr.s_addr == INADDR_ANY ||
-		    memcmp(a->bytes, &sin->sin_addr, 4) == 0);
-	}
-	if (g->bound.ss_family == AF_INET6) {
+		b.family = AF_INET;
+		memcpy(b.bytes, &sin->sin_addr, 4);
+		bport = ntohs(sin->sin_port);
+	} else if (g->bound.ss_family == AF_INET6) {
 		const struct sockaddr_in6 *sin6 = (const void *)&g->bound;
+		static const uint8_t	 any[16];
 
-		return port == ntohs(sin6->sin6_port) &&
-		    (memcmp(&sin6->sin6_addr, any, 16) == 0 ||
-		    (a->family == AF_INET6 &&
-		    memcmp(a->bytes, &sin6->sin6_addr, 16) == 0));
-	}
-	return 0;
+		bport = ntohs(sin6->sin6_port);
+		if (memcmp(&sin6->sin6_addr, any, 16) == 0)
+			return port == bport;	/* [::]: every address */
+		b.family = AF_INET6;
+		memcpy(b.bytes, &sin6->sin6_addr, 16);
+		if (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr)) {
+			/* [::ffff:a.b.c.d] listens as a.b.c.d */
+			memset(&b, 0, sizeof(b));
+			b.family = AF_INET;
+			memcpy(b.bytes, (const uint8_t *)&sin6->sin6_addr + 12,
+			    4);
+		}
+	} else
+		return 0;
+	if (port != bport)
+		return 0;
+	reached(a, &t);
+	if (t.family != b.family)
+		return 0;
+	if (b.family == AF_INET && b.bytes[0] == 0)
+		return 1;			/* 0.0.0.0: every IPv4 address */
+	if (b.family == AF_INET && b.bytes[0] == 127)
+		return t.bytes[0] == 127;
+	return memcmp(t.bytes, b.bytes, b.family == AF_INET ? 4 : 16) == 0;
 }
 
 /*
@@ -165,30 +218,62 @@ parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len)
 	return 0;
 }
 
+/*
+ * At start-up the errors go to stderr as aisb policy check prints them; on
+ * a reload (logged) they go to the log, one line each: a detached gate's
+ * stderr is /dev/null by then, and the file:line:col is what says what to
+ * fix.
+ */
 static struct policy *
-load_policy(const char *path)
+load_policy(const struct gate *g, const char *path, int logged)
 {
 	struct policy_errors	 errs;
 	struct policy		*p;
-	char			 buf[8192];
+	char			 buf[8192], *line, *next, *text;
+	size_t			 len;
+	int			 rc;
 
 	memset(&errs, 0, sizeof(errs));
-	if (policy_load_file(path, &p, &errs) == -1) {
-		policy_errors_format(&errs, buf, sizeof(buf));
+	if (!logged)
+		rc = policy_load_file(path, &p, &errs);
+	else {
+		/* by name in its folder: the gate may have dropped to --user */
+		if ((text = file_read_bounded_at(g->policy_dir, g->policy_name,
+		    path, POLICY_MAX_FILE_SIZE, &len, buf, sizeof(buf))) ==
+		    NULL) {
+			log_warnx("reload: %s", buf);
+			return NULL;
+		}
+		rc = policy_load_buffer(path, text, len, &p, &errs);
+		free(text);
+	}
+	if (rc == 0)
+		return p;
+	policy_errors_format(&errs, buf, sizeof(buf));
+	if (!logged) {
 		fprintf(stderr, "%s", buf);
 		return NULL;
 	}
-	return p;
+	for (line = buf; *line != '\0'; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		else
+			next = line + strlen(line);
+		if (*line != '\0')
+			log_warnx("reload: %s", line);
+	}
+	return NULL;
 }
 
 static struct gate_auth *
-load_auth(const struct gate_config *cfg)
+load_auth(const struct gate *g, const struct gate_config *cfg)
 {
 	struct gate_auth	*a;
 	char			 err[256];
 
 	if (cfg->token_file != NULL)
-		a = gate_auth_load_file(cfg->token_file, err, sizeof(err));
+		a = gate_auth_load_file_at(g->token_dir, g->token_name,
+		    cfg->token_file, err, sizeof(err));
 	else
 		a = gate_auth_load_fd(cfg->token_fd, err, sizeof(err));
 	if (a == NULL)
@@ -211,14 +296,14 @@ gate_reload(struct gate *g)
 	if (gate_audit_reopen(g->audit) == -1)
 		log_warn("reload: reopening the audit log, keeping the old one");
 	if (g->cfg.token_file != NULL) {
-		if ((a = load_auth(&g->cfg)) == NULL)
+		if ((a = load_auth(g, &g->cfg)) == NULL)
 			log_warnx("reload: keeping the old credentials");
 		else {
 			gate_auth_free(g->auth);
 			g->auth = a;
 		}
 	}
-	if ((p = load_policy(g->cfg.policy_path)) == NULL) {
+	if ((p = load_policy(g, g->cfg.policy_path, 1)) == NULL) {
 		g->ctr.reload_failures++;
 		log_warnx("reload: %s is invalid, keeping policy sha256:%s",
 		    g->cfg.policy_path, policy_sha256(g->policy));
@@ -266,8 +351,12 @@ accept_error_cb(struct evconnlistener *l, void *arg)
 
 	log_warnx("accept: %s; pausing for a second",
 	    evutil_socket_error_to_string(e));
+	/* Without the timer to resume it, a paused listener stays paused. */
+	if (evtimer_add(accept_pause, &tv) == -1) {
+		log_warnx("accept: cannot arm the pause timer, not pausing");
+		return;
+	}
 	evconnlistener_disable(l);
-	evtimer_add(accept_pause, &tv);
 }
 
 static void
@@ -380,18 +469,33 @@ raise_nofile(struct gate *g, struct gate_config *cfg)
 	}
 }
 
+/*
+ * --user: the gate parses bytes that sandboxed commands control, so once
+ * its sockets are bound it runs as an unprivileged user: no supplementary
+ * groups, no way back (setuid(0) must fail), no_new_privs, not dumpable
+ * (gates of several sessions share the user; none may trace another or
+ * leave a core with credentials), no core files.  The control socket and
+ * the audit log become the user's, so that it may answer and reopen them.
+ */
 static void
-drop_privileges(uid_t uid, gid_t gid, const char *user,
+drop_privileges(struct gate *g, uid_t uid, gid_t gid, const char *user,
     const char *control_path)
 {
-	/* The control socket belongs to whoever the gate runs as. */
+	struct rlimit	 rl = { 0, 0 };
+
 	if (control_path != NULL && chown(control_path, uid, gid) == -1)
 		fatal("chown %s", control_path);
+	if (gate_audit_chown(g->audit, uid, gid) == -1)
+		fatal("chown of the audit log");
 	if (setgroups(1, &gid) == -1 || setresgid(gid, gid, gid) == -1 ||
 	    setresuid(uid, uid, uid) == -1)
 		fatal("dropping privileges to %s", user);
 	if (uid != 0 && (setuid(0) != -1 || geteuid() == 0))
 		fatalx("still root after dropping privileges to %s", user);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
+	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1 ||
+	    setrlimit(RLIMIT_CORE, &rl) == -1)
+		fatal("no_new_privs, dumpable, core limit");
 	log_info("running as %s (uid %ld)", user, (long)uid);
 }
 
@@ -412,13 +516,18 @@ daemonize(void)
 		fatal("setsid");
 	/* from here on nobody reads stderr: log to syslog */
 	log_to_syslog();
-	if ((fd = open("/dev/null", O_RDWR)) != -1) {
-		dup2(fd, STDIN_FILENO);
-		dup2(fd, STDOUT_FILENO);
-		dup2(fd, STDERR_FILENO);
-		if (fd > STDERR_FILENO)
-			close(fd);
-	}
+	/*
+	 * A standard descriptor left open on the terminal, or closed and then
+	 * reused by a socket, would take bytes meant for nobody: all three
+	 * must become /dev/null.
+	 */
+	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1)
+		fatal("/dev/null");
+	if (dup2(fd, STDIN_FILENO) == -1 || dup2(fd, STDOUT_FILENO) == -1 ||
+	    dup2(fd, STDERR_FILENO) == -1)
+		fatal("dup2");
+	if (fd > STDERR_FILENO)
+		close(fd);
 }
 
 enum {
@@ -427,6 +536,7 @@ enum {
 	OPT_MAX_PER_CLIENT, OPT_HEADER_TIMEOUT, OPT_CONNECT_TIMEOUT,
 	OPT_IDLE_TIMEOUT, OPT_DRAIN_TIMEOUT, OPT_DNS_GRACE, OPT_DNS_TIMEOUT,
 	OPT_NO_SNI_CHECK, OPT_NO_SPLICE, OPT_MAX_PIPES, OPT_WORKERS,
+	OPT_AUDIT_FAILURE,
 };
 
 static const struct option longopts[] = {
@@ -449,6 +559,7 @@ static const struct option longopts[] = {
 	{ "no-splice",		no_argument,	   NULL, OPT_NO_SPLICE },
 	{ "max-pipes",		required_argument, NULL, OPT_MAX_PIPES },
 	{ "workers",		required_argument, NULL, OPT_WORKERS },
+	{ "audit-failure",	required_argument, NULL, OPT_AUDIT_FAILURE },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ NULL,			0,		   NULL, 0 },
 };
@@ -554,6 +665,18 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 		case OPT_WORKERS:
 			cfg->workers = num("--workers", optarg, 1, MAX_WORKERS);
 			break;
+		case OPT_AUDIT_FAILURE:
+			if (strcmp(optarg, "deny") == 0)
+				cfg->audit_failure_allow = 0;
+			else if (strcmp(optarg, "allow") == 0)
+				cfg->audit_failure_allow = 1;
+			else {
+				fprintf(stderr, "aisb-gate: --audit-failure: "
+				    "\"%s\" is neither deny nor allow\n",
+				    optarg);
+				exit(EX_USAGE);
+			}
+			break;
 		default:
 			usage();
 		}
@@ -643,7 +766,8 @@ run(struct gate *g, int lfd, int ctlfd)
 	for (i = 0; i < 3; i++)
 		sigaddset(&set, signums[i]);
 	sigaddset(&set, SIGCHLD);
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	if (sigprocmask(SIG_UNBLOCK, &set, NULL) == -1)
+		fatal("sigprocmask");
 	gate_sockaddr_str(&g->bound, addr, sizeof(addr));
 	if (cfg->workers > 1)
 		log_info("worker %u (pid %ld) listening on %s", g->worker,
@@ -790,8 +914,13 @@ main(int argc, char **argv)
 	parse_args(cfg, argc, argv);
 	log_init("aisb-gate", cfg->verbose);
 
-	if ((g->policy = load_policy(cfg->policy_path)) == NULL)
+	if ((g->policy = load_policy(g, cfg->policy_path, 0)) == NULL)
 		return EX_CONFIG;
+	g->policy_dir = file_dir_open(cfg->policy_path, &g->policy_name);
+	g->token_dir = AT_FDCWD;
+	g->token_name = cfg->token_file;
+	if (cfg->token_file != NULL)
+		g->token_dir = file_dir_open(cfg->token_file, &g->token_name);
 	if (parse_listen(cfg->listen, &ss, &sslen) == -1) {
 		fprintf(stderr, "aisb-gate: -l %s: expected an IP address and "
 		    "port, such as 127.0.0.1:3128 or [::1]:3128\n", cfg->listen);
@@ -807,7 +936,7 @@ main(int argc, char **argv)
 		gid = pw->pw_gid;
 	}
 	if ((cfg->token_file != NULL || cfg->token_fd != -1) &&
-	    (g->auth = load_auth(cfg)) == NULL)
+	    (g->auth = load_auth(g, cfg)) == NULL)
 		return EX_CONFIG;
 	if (cfg->audit_path != NULL && strcmp(cfg->audit_path, "-") == 0 &&
 	    !cfg->foreground && !cfg->check_only) {
@@ -822,7 +951,8 @@ main(int argc, char **argv)
 		return EX_OK;
 	}
 
-	signal(SIGPIPE, SIG_IGN);
+	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+		fatal("signal");
 	g->fd_limit = 1024;
 	raise_nofile(g, cfg);
 	if (cfg->audit_path != NULL &&
@@ -864,7 +994,8 @@ main(int argc, char **argv)
 	}
 	if (geteuid() == 0) {
 		if (cfg->user != NULL)
-			drop_privileges(uid, gid, cfg->user, cfg->control_path);
+			drop_privileges(g, uid, gid, cfg->user,
+			    cfg->control_path);
 		else
 			log_info("running as root; --user drops privileges");
 	}

@@ -23,12 +23,19 @@ be16(const uint8_t *p)
 	return (unsigned)p[0] << 8 | p[1];
 }
 
+/*
+ * The server_name extension's list (RFC 6066 section 3), read whole: it
+ * must not be empty, must end where the extension does, and must not hold
+ * two names of one type ("MUST NOT"): a server that takes the second
+ * host_name would see another name than the one checked.
+ */
 static int
 server_name(const uint8_t *p, size_t len, char *out, size_t outlen)
 {
 	size_t	 list, i, n;
+	int	 r = GATE_TLS_NO_NAME;
 
-	if (len < 2 || (list = be16(p)) != len - 2)
+	if (len < 2 || (list = be16(p)) != len - 2 || list == 0)
 		return GATE_TLS_BAD;
 	for (p += 2; list >= 3; p += 3 + n, list -= 3 + n) {
 		n = be16(p + 1);
@@ -36,6 +43,8 @@ server_name(const uint8_t *p, size_t len, char *out, size_t outlen)
 			return GATE_TLS_BAD;
 		if (p[0] != 0)		/* not host_name */
 			continue;
+		if (r != GATE_TLS_NO_NAME)
+			return GATE_TLS_BAD;	/* a second host_name */
 		if (n == 0 || n >= outlen)
 			return GATE_TLS_BAD;
 		for (i = 0; i < n; i++) {
@@ -49,12 +58,16 @@ server_name(const uint8_t *p, size_t len, char *out, size_t outlen)
 				return GATE_TLS_BAD;
 			out[i] = (char)c;
 		}
-		if (out[n - 1] == '.')
-			n--;
-		out[n] = '\0';
-		return n ? GATE_TLS_NAME : GATE_TLS_BAD;
+		/* a trailing dot is dropped (not from n: it steps the list) */
+		i = out[n - 1] == '.' ? n - 1 : n;
+		out[i] = '\0';
+		/* no empty label: ".a", "a..b", "a.." are no host names */
+		if (i == 0 || out[0] == '.' || out[i - 1] == '.' ||
+		    memmem(out, i, "..", 2) != NULL)
+			return GATE_TLS_BAD;
+		r = GATE_TLS_NAME;
 	}
-	return list == 0 ? GATE_TLS_NO_NAME : GATE_TLS_BAD;
+	return list == 0 ? r : GATE_TLS_BAD;
 }
 
 int

@@ -42,11 +42,14 @@
 #include <unistd.h>
 
 #include "file.h"
+#include "ids.h"
 #include "gates.h"
 #include "launch.h"
 #include "options.h"
 #include "proc.h"
 #include "session.h"
+
+#define POLICY_COPY_MAX	(1024 * 1024)	/* the policy library's own bound */
 
 #define GATE_IDLE_DEFAULT	600	/* seconds without a session */
 #define GATE_IDLE_MAX		(7 * 86400)
@@ -112,10 +115,32 @@ join(char *out, size_t len, const char *dir, const char *name)
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
-/* Replaces dir/name by data (mode), through a temporary and rename(2). */
+/*
+ * The group of the user the gate drops to (ids.h), which reads the
+ * credential file and the policy copy on reload: (gid_t)-1 when aisb is
+ * not root and the gate runs as the invoking user.
+ */
+static gid_t
+gate_group(void)
+{
+	static int	 known;
+	static gid_t	 gid = (gid_t)-1;
+	char		 name[64], err[256];
+
+	if (!known && launch_gate_user(name, sizeof(name), &gid, err,
+	    sizeof(err)) == -1)
+		gid = (gid_t)-1;
+	known = 1;
+	return gid;
+}
+
+/*
+ * Replaces dir/name by data (mode, and group when not (gid_t)-1), through
+ * a temporary and rename(2).
+ */
 static int
 write_atomic(const char *dir, const char *name, const char *data,
-    size_t len, mode_t mode)
+    size_t len, mode_t mode, gid_t group)
 {
 	char	 tmp[PATH_MAX], dst[PATH_MAX];
 	ssize_t	 n;
@@ -139,6 +164,9 @@ write_atomic(const char *dir, const char *name, const char *data,
 		}
 		off += (size_t)n;
 	}
+	if ((group != (gid_t)-1 && fchown(fd, (uid_t)-1, group) == -1) ||
+	    fchmod(fd, mode) == -1)
+		goto fail;
 	if (fsync(fd) == -1 || close(fd) == -1) {
 		fd = -1;
 		goto fail;
@@ -265,7 +293,7 @@ tokens_update(const char *dir, const char *drop, const char *add)
 		errno = EFBIG;
 		goto out;
 	}
-	rc = write_atomic(dir, "tokens", out, (size_t)n, 0600);
+	rc = write_atomic(dir, "tokens", out, (size_t)n, 0640, gate_group());
 out:
 	if (in != NULL)
 		explicit_bzero(in, inlen);
@@ -321,11 +349,41 @@ out:
 	return rc;
 }
 
+/*
+ * The gate enforces a copy of its policy in its own folder: once it has
+ * dropped to its unprivileged user it reads files by name in folders it
+ * may search (file_dir_open), and the user's policy may sit in a folder
+ * only its owner can (~/.config/aisb).  The copy is made at gate up and
+ * again before every reload, so edits still reach the gate.  0 or -1.
+ */
+static int
+policy_copy(const char *dir, const char *policy, char *err, size_t errlen)
+{
+	char	*text;
+	size_t	 len;
+	int	 rc;
+
+	if ((text = file_read_bounded(policy, POLICY_COPY_MAX, &len, err,
+	    errlen)) == NULL)
+		return -1;
+	if ((rc = write_atomic(dir, "policy.yaml", text, len, 0640,
+	    gate_group())) == -1)
+		snprintf(err, errlen, "%s/policy.yaml: %s", dir,
+		    strerror(errno));
+	free(text);
+	return rc;
+}
+
 static int
 gate_reload(const char *dir)
 {
-	char	 resp[128];
+	struct gate_state	 st;
+	char			 resp[128], err[512];
 
+	if (state_read(dir, &st) == 0 && policy_copy(dir, st.policy, err,
+	    sizeof(err)) == -1)
+		fprintf(stderr, "aisb: the gate keeps its last copy of the "
+		    "policy: %s\n", err);
 	return control_cmd(dir, "reload\n", resp, sizeof(resp), 0) == 0 &&
 	    strncmp(resp, "{\"reload\":\"ok\"}", 15) == 0 ? 0 : -1;
 }
@@ -381,7 +439,7 @@ static void
 remove_runtime(const char *dir)
 {
 	static const char *const files[] = { "tokens", "state", "control",
-	    "tokens.tmp", "state.tmp" };
+	    "tokens.tmp", "state.tmp", "policy.yaml", "policy.yaml.tmp" };
 	char		 path[PATH_MAX], sdir[PATH_MAX];
 	struct dirent	*de;
 	DIR		*d;
@@ -411,6 +469,7 @@ supervisor(const char *dir, const char *policy, unsigned idle, int ready)
 	struct timespec		 ts = { 1, 0 };
 	char			 tok[PATH_MAX], audit[PATH_MAX], glog[PATH_MAX];
 	char			 ctl[PATH_MAX], st[STATE_MAX], err[512];
+	char			 pcopy[PATH_MAX];
 	char			 secret[LAUNCH_SECRET_HEX + 1], line[160];
 	time_t			 idle_since = time(NULL);
 	int			 n, status, fd, lockfd, sig;
@@ -425,7 +484,8 @@ supervisor(const char *dir, const char *policy, unsigned idle, int ready)
 	if (join(tok, sizeof(tok), dir, "tokens") == -1 ||
 	    join(audit, sizeof(audit), dir, "audit.jsonl") == -1 ||
 	    join(glog, sizeof(glog), dir, "gate.log") == -1 ||
-	    join(ctl, sizeof(ctl), dir, "control") == -1)
+	    join(ctl, sizeof(ctl), dir, "control") == -1 ||
+	    join(pcopy, sizeof(pcopy), dir, "policy.yaml") == -1)
 		_exit(EXIT_ENFORCE);
 	if ((fd = open(glog, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
 	    O_NOFOLLOW, 0600)) != -1) {
@@ -446,14 +506,19 @@ supervisor(const char *dir, const char *policy, unsigned idle, int ready)
 	n = snprintf(line, sizeof(line), "# sessions add and remove their "
 	    "lines; this one nobody holds\nnobody:%s\n", secret);
 	explicit_bzero(secret, sizeof(secret));
-	if (write_atomic(dir, "tokens", line, (size_t)n, 0600) == -1) {
+	if (write_atomic(dir, "tokens", line, (size_t)n, 0640, gate_group()) == -1) {
 		explicit_bzero(line, sizeof(line));
 		dprintf(ready, "%s: %s\n", tok, strerror(errno));
 		_exit(EXIT_ENFORCE);
 	}
 	explicit_bzero(line, sizeof(line));
 	(void)unlink(ctl);
-	if (launch_gate_start(&g, policy, tok, audit, glog, ctl, err,
+	if (policy_copy(dir, policy, err, sizeof(err)) == -1) {
+		dprintf(ready, "%s\n", err);
+		remove_runtime(dir);
+		_exit(EXIT_ENFORCE);
+	}
+	if (launch_gate_start(&g, pcopy, tok, audit, glog, ctl, err,
 	    sizeof(err)) == -1) {
 		dprintf(ready, "%s\n", err);
 		remove_runtime(dir);
@@ -464,7 +529,7 @@ supervisor(const char *dir, const char *policy, unsigned idle, int ready)
 	    launch_proc_start(getpid()), (long)g.pid,
 	    launch_proc_start(g.pid), g.port, idle, policy);
 	if (n < 0 || (size_t)n >= sizeof(st) ||
-	    write_atomic(dir, "state", st, (size_t)n, 0600) == -1) {
+	    write_atomic(dir, "state", st, (size_t)n, 0600, (gid_t)-1) == -1) {
 		dprintf(ready, "%s/state: cannot write it\n", dir);
 		launch_gate_stop(&g);
 		remove_runtime(dir);
@@ -599,7 +664,13 @@ gate_up(int argc, char **argv)
 	}
 	launch_opts_free(&o);
 
-	if (launch_mkdirs(dir) == -1 || (lockfd = lock_dir(dir)) == -1) {
+	/*
+	 * The gate, once it has dropped to its user, searches this folder
+	 * (its group may, nobody else) for the credentials and the policy.
+	 */
+	if (launch_mkdirs(dir) == -1 || (gate_group() != (gid_t)-1 &&
+	    (chown(dir, (uid_t)-1, gate_group()) == -1 ||
+	    chmod(dir, 0710) == -1)) || (lockfd = lock_dir(dir)) == -1) {
 		fprintf(stderr, "aisb: gate up: %s: %s\n", dir, strerror(errno));
 		return EXIT_ENFORCE;
 	}
@@ -832,7 +903,7 @@ launch_gate_attach(const char *name, const struct launch_session *s,
 	}
 	n = snprintf(line, sizeof(line), "%ld %llu\n", (long)getpid(),
 	    launch_proc_start(getpid()));
-	if (write_atomic(sdir, s->id, line, (size_t)n, 0600) == -1) {
+	if (write_atomic(sdir, s->id, line, (size_t)n, 0600, (gid_t)-1) == -1) {
 		snprintf(err, errlen, "%s/%s: %s", sdir, s->id,
 		    strerror(errno));
 		goto fail;

@@ -95,8 +95,8 @@ subid_range(const char *path, uid_t uid, unsigned long *start,
  * shadow's useradd allocates them (locked, never overlapping another
  * user's range).  -1 with err.
  */
-static int
-create_subid_user(char *err, size_t errlen)
+int
+launch_ids_create_user(char *err, size_t errlen)
 {
 	char	 useradd[PATH_MAX], out[512];
 	char	*argv[] = { useradd, (char *)"--system",
@@ -177,7 +177,7 @@ resolve_mapped(struct launch_ids *ids, int create, char *err, size_t errlen)
 			    "other user has)");
 			return -1;
 		}
-		if (create_subid_user(err, errlen) == -1)
+		if (launch_ids_create_user(err, errlen) == -1)
 			return -1;
 		made = 1;
 	}
@@ -245,6 +245,47 @@ launch_ids_resolve(struct launch_ids *ids, int rootless, const char *workspace,
 	ids->owner_uid = st.st_uid;
 	ids->owner_gid = st.st_gid;
 	return resolve_mapped(ids, create, err, errlen);
+}
+
+int
+launch_gate_user(char *name, size_t len, gid_t *gid, char *err,
+    size_t errlen)
+{
+	struct passwd	*pw;
+	char		 why[256];
+
+	name[0] = '\0';
+	if (gid != NULL)
+		*gid = (gid_t)-1;
+	if (geteuid() != 0)
+		return 0;
+	if ((pw = getpwnam(LAUNCH_SUBID_USER)) == NULL &&
+	    launch_ids_create_user(why, sizeof(why)) == 0)
+		pw = getpwnam(LAUNCH_SUBID_USER);
+	if (pw == NULL) {
+		if ((pw = getpwnam("nobody")) == NULL) {
+			snprintf(err, errlen, "no user for the gate to drop to: "
+			    "neither %s nor nobody exists; fix: useradd "
+			    "--system --add-subids-for-system %s",
+			    LAUNCH_SUBID_USER, LAUNCH_SUBID_USER);
+			return -1;
+		}
+		fprintf(stderr, "aisb: the gate runs as nobody: no user %s "
+		    "(useradd --system --add-subids-for-system %s)\n",
+		    LAUNCH_SUBID_USER, LAUNCH_SUBID_USER);
+	}
+	if (pw->pw_uid == 0) {
+		snprintf(err, errlen, "the user %s is uid 0: a gate must not "
+		    "run as root", pw->pw_name);
+		return -1;
+	}
+	if ((size_t)snprintf(name, len, "%s", pw->pw_name) >= len) {
+		snprintf(err, errlen, "user name too long");
+		return -1;
+	}
+	if (gid != NULL)
+		*gid = pw->pw_gid;
+	return 0;
 }
 
 uid_t

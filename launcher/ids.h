@@ -53,6 +53,21 @@ struct launch_ids {
 int	 launch_ids_resolve(struct launch_ids *, int rootless,
 	    const char *workspace, int create, char *err, size_t errlen);
 
+/*
+ * Makes the system user LAUNCH_SUBID_USER and its subordinate ranges with
+ * useradd (shadow allocates them, locked).  0, or -1 with err.
+ */
+int	 launch_ids_create_user(char *err, size_t errlen);
+
+/*
+ * The unprivileged user a gate started by root drops to once its sockets
+ * are bound (aisb-gate --user): LAUNCH_SUBID_USER, made when missing,
+ * else nobody.  name "" when not root (nothing to drop); *gid (may be
+ * NULL) its group.  0, or -1 with err.
+ */
+int	 launch_gate_user(char *name, size_t len, gid_t *gid, char *err,
+	    size_t errlen);
+
 /* The host uid and gid of the sandbox user's files in the workspace. */
 uid_t	 launch_ids_host_uid(const struct launch_ids *);
 gid_t	 launch_ids_host_gid(const struct launch_ids *);

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ids.h"
 #include "proc.h"
 
 #define GATE_READY_TIMEOUT_MS	10000
@@ -148,8 +149,8 @@ launch_gate_start(struct launch_gate *g, const char *policy,
     const char *tokenfile, const char *auditfile, const char *logfile,
     const char *control, char *err, size_t errlen)
 {
-	char		 bin[PATH_MAX], buf[16];
-	char		*argv[20];
+	char		 bin[PATH_MAX], buf[16], user[64];
+	char		*argv[24];
 	struct pollfd	 pfd;
 	size_t		 off = 0;
 	ssize_t		 n;
@@ -164,6 +165,9 @@ launch_gate_start(struct launch_gate *g, const char *policy,
 		    "PATH; build it (make) or install it (make install)");
 		return -1;
 	}
+	/* it parses what sandboxed commands send: never as root */
+	if (launch_gate_user(user, sizeof(user), NULL, err, errlen) == -1)
+		return -1;
 	if ((logfd = open(logfile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
 	    O_NOFOLLOW, 0600)) == -1) {
 		snprintf(err, errlen, "%s: %s", logfile, strerror(errno));
@@ -190,6 +194,10 @@ launch_gate_start(struct launch_gate *g, const char *policy,
 	if (control != NULL) {
 		argv[argc++] = (char *)"--control";
 		argv[argc++] = (char *)control;
+	}
+	if (user[0] != '\0') {
+		argv[argc++] = (char *)"--user";
+		argv[argc++] = user;
 	}
 	argv[argc] = NULL;
 

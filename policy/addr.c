@@ -1,10 +1,11 @@
 /*
  * Address classes: the built-in denied ranges, CIDR parsing, containment.
  *
- * The gate checks every address it might dial with policy_classify().
- * IPv6 forms that carry an IPv4 address (mapped, NAT64, 6to4, Teredo) are
- * judged by the IPv4 address they carry, so ::ffff:127.0.0.1 and
- * 64:ff9b::a9fe:a9fe are as denied as 127.0.0.1 and 169.254.169.254.
+ * The gate checks every address it might dial with policy_classify(),
+ * against the one table of common/addrclass.c that the enforcer uses too.
+ * IPv6 forms that carry an IPv4 address (mapped, SIIT, NAT64, 6to4,
+ * Teredo) are judged by the IPv4 address they carry, so ::ffff:127.0.0.1
+ * and 64:ff9b::a9fe:a9fe are as denied as 127.0.0.1 and 169.254.169.254.
  */
 #include "config.h"
 
@@ -15,50 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "addrclass.h"
 #include "policy-int.h"
-
-struct denied4 {
-	uint32_t	 net;		/* host byte order */
-	unsigned	 prefix;
-	const char	*what;
-};
-
-struct denied6 {
-	uint8_t		 net[16];
-	unsigned	 prefix;
-	const char	*what;
-};
-
-static const struct denied4 denied4[] = {
-	{ 0x00000000, 8,  "this-network 0.0.0.0/8" },
-	{ 0x0a000000, 8,  "private 10.0.0.0/8" },
-	{ 0x64400000, 10, "shared CGNAT 100.64.0.0/10" },
-	{ 0x7f000000, 8,  "loopback 127.0.0.0/8" },
-	{ 0xa9fe0000, 16, "link-local 169.254.0.0/16" },
-	{ 0xac100000, 12, "private 172.16.0.0/12" },
-	{ 0xc0000000, 24, "IETF protocol assignments 192.0.0.0/24" },
-	{ 0xc0a80000, 16, "private 192.168.0.0/16" },
-	{ 0xc6120000, 15, "benchmarking 198.18.0.0/15" },
-	{ 0xe0000000, 4,  "multicast 224.0.0.0/4" },
-	{ 0xffffffff, 32, "broadcast 255.255.255.255/32" },
-	{ 0xf0000000, 4,  "reserved 240.0.0.0/4" },
-};
-
-/* Checked after the IPv4-carrying forms below have been handled. */
-static const struct denied6 denied6[] = {
-	{ { 0 }, 128, "unspecified ::/128" },
-	{ { [15] = 1 }, 128, "loopback ::1/128" },
-	/* ::a.b.c.d, deprecated by RFC 4291 and never routed: all of it */
-	{ { 0 }, 96, "IPv4-compatible ::/96" },
-	{ { 0xfc }, 7, "unique-local fc00::/7" },
-	{ { 0xfe, 0x80 }, 10, "link-local fe80::/10" },
-	{ { 0xfe, 0xc0 }, 10, "site-local fec0::/10" },
-	{ { 0xff }, 8, "multicast ff00::/8" },
-};
-
-static const uint8_t mapped_pfx[12] = { [10] = 0xff, [11] = 0xff };
-static const uint8_t nat64_pfx[12] = { 0x00, 0x64, 0xff, 0x9b };
-static const uint8_t nat64l_pfx[6] = { 0x00, 0x64, 0xff, 0x9b, 0x00, 0x01 };
 
 int
 policy_addr_in(const struct policy_addr *a, const struct policy_addr *net,
@@ -99,65 +58,48 @@ exempt(const struct policy *p, const struct policy_addr *a)
 	return 0;
 }
 
+/* An IPv4 address (4 bytes) in a denied block and not exempted. */
 static const char *
 classify4(const struct policy *p, const uint8_t *b)
 {
+	const struct addrclass	*e = addrclass_find(0, b);
 	struct policy_addr	 a;
-	uint32_t		 v;
-	size_t			 i;
 
-	v = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
-	    (uint32_t)b[2] << 8 | b[3];
-	for (i = 0; i < sizeof(denied4) / sizeof(denied4[0]); i++) {
-		uint32_t mask = denied4[i].prefix == 0 ? 0 :
-		    0xffffffffu << (32 - denied4[i].prefix);
-
-		if ((v & mask) == denied4[i].net) {
-			memset(&a, 0, sizeof(a));
-			a.family = AF_INET;
-			memcpy(a.bytes, b, 4);
-			return exempt(p, &a) ? NULL : denied4[i].what;
-		}
-	}
-	return NULL;
+	if (e == NULL || !(e->flags & ADDRCLASS_DENY))
+		return NULL;
+	memset(&a, 0, sizeof(a));
+	a.family = AF_INET;
+	memcpy(a.bytes, b, 4);
+	return exempt(p, &a) ? NULL : e->what;
 }
 
 const char *
 policy_classify(const struct policy *p, const struct policy_addr *a)
 {
-	const uint8_t	*b = a->bytes;
-	const char	*what;
-	uint8_t		 client[4];
-	size_t		 i;
+	const struct addrclass	*e;
+	const char		*what;
+	uint8_t			 v4[ADDRCLASS_MAX_CARRIED][4];
+	size_t			 i, n;
 
 	if (a->family == AF_INET)
-		return classify4(p, b);
+		return classify4(p, a->bytes);
 	if (a->family != AF_INET6)
 		return "unknown address family";
 	if (exempt(p, a))
 		return NULL;
-
-	/* IPv6 forms that carry an IPv4 address are judged by that address. */
-	if (memcmp(b, mapped_pfx, 12) == 0 || memcmp(b, nat64_pfx, 12) == 0 ||
-	    memcmp(b, nat64l_pfx, 6) == 0)
-		return classify4(p, b + 12);
-	if (b[0] == 0x20 && b[1] == 0x02)		/* 6to4 2002::/16 */
-		return classify4(p, b + 2);
-	if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0) {
-		/* Teredo 2001::/32: server at 4..7, client inverted at 12..15 */
-		if ((what = classify4(p, b + 4)) != NULL)
+	if ((e = addrclass_find(1, a->bytes)) == NULL)
+		return NULL;
+	if (!(e->flags & ADDRCLASS_CARRIES))
+		return (e->flags & ADDRCLASS_DENY) ? e->what : NULL;
+	/*
+	 * Judged by the IPv4 address it carries: by every one it may carry
+	 * (64:ff9b:1::/48 has four layouts), so it passes only when each
+	 * of them would.
+	 */
+	n = addrclass_carried(a->bytes, v4);
+	for (i = 0; i < n; i++)
+		if ((what = classify4(p, v4[i])) != NULL)
 			return what;
-		for (i = 0; i < 4; i++)
-			client[i] = (uint8_t)~b[12 + i];
-		return classify4(p, client);
-	}
-	for (i = 0; i < sizeof(denied6) / sizeof(denied6[0]); i++) {
-		struct policy_addr net = { .family = AF_INET6 };
-
-		memcpy(net.bytes, denied6[i].net, 16);
-		if (policy_addr_in(a, &net, denied6[i].prefix))
-			return denied6[i].what;
-	}
 	return NULL;
 }
 

@@ -1213,15 +1213,23 @@ policy_load_file(const char *path, struct policy **out,
 	memset(errs, 0, sizeof(*errs));
 	snprintf(errs->file, sizeof(errs->file), "%s", path);
 	errs->count = 1;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1) {
+	/* O_NONBLOCK: a FIFO in the policy's place must not hang the open */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) ==
+	    -1) {
 		snprintf(errs->err[0].msg, sizeof(errs->err[0].msg),
 		    "cannot open: %s", strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) == -1) {
+		/* st is undefined now: say why, not what it may hold */
 		saved = errno;
 		snprintf(errs->err[0].msg, sizeof(errs->err[0].msg),
-		    "%s", S_ISREG(st.st_mode) ? strerror(saved) :
+		    "cannot stat: %s", strerror(saved));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(errs->err[0].msg, sizeof(errs->err[0].msg),
 		    "not a regular file");
 		close(fd);
 		return -1;

@@ -4,4 +4,4 @@ policy_libaisbpolicy_a_SOURCES = \
 	policy/load.c policy/target.c policy/addr.c policy/match.c \
 	policy/regex.c policy/dump.c
 policy_libaisbpolicy_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(PCRE2_CFLAGS) $(CRYPTO_CFLAGS)
-POLICY_LIBS = policy/libaisbpolicy.a $(YAML_LIBS) $(PCRE2_LIBS) $(CRYPTO_LIBS)
+POLICY_LIBS = policy/libaisbpolicy.a common/libaisbaddr.a $(YAML_LIBS) $(PCRE2_LIBS) $(CRYPTO_LIBS)

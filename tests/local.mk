@@ -13,6 +13,13 @@ tests_unit_test_policy_LDADD = $(UNIT_LDADD)
 tests_unit_test_target_SOURCES = tests/unit/test_target.c
 tests_unit_test_target_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_target_LDADD = $(UNIT_LDADD)
+# fstat(2) failing after open(2): wrapped at link time
+check_PROGRAMS += tests/unit/test_policy_fault
+TESTS += tests/unit/test_policy_fault
+tests_unit_test_policy_fault_SOURCES = tests/unit/test_policy_fault.c
+tests_unit_test_policy_fault_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_policy_fault_LDFLAGS = -Wl,--wrap=fstat
+tests_unit_test_policy_fault_LDADD = $(UNIT_LDADD)
 tests_unit_test_addr_SOURCES = tests/unit/test_addr.c
 tests_unit_test_addr_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_addr_LDADD = $(UNIT_LDADD)

@@ -20,6 +20,12 @@ expect_grep() {	# expect_grep FILE PATTERN
 	if grep -qE -- "$2" "$1"; then ok; else bad "$1 lacks /$2/"; cat "$1" >&2; fi
 }
 
+# A FIFO where the policy should be is refused at once, not waited on
+# (timeout: the hang this guards against).
+mkfifo "$tmp/fifo.yaml"
+expect_rc 78 timeout 10 "$aisb" policy check "$tmp/fifo.yaml"
+expect_grep "$tmp/err" 'not a regular file'
+
 # Every shipped policy is valid, prints canonically, and its dump reloads
 # to the same identity.
 for f in "$top_srcdir"/contrib/policies/*.yaml; do

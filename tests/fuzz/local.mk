@@ -14,7 +14,8 @@ tests_fuzz_fuzz_target_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_target_LDADD = $(POLICY_LIBS)
 FUZZ_SECONDS ?= 60
 fuzz: tests/fuzz/fuzz_policy tests/fuzz/fuzz_target tests/fuzz/fuzz_plan \
-	    tests/fuzz/fuzz_gate_http tests/fuzz/fuzz_stub tests/fuzz/fuzz_envfile
+	    tests/fuzz/fuzz_gate_http tests/fuzz/fuzz_stub tests/fuzz/fuzz_envfile \
+	    tests/fuzz/fuzz_gate_tls tests/fuzz/fuzz_gate_ctl tests/fuzz/fuzz_gate_conn
 	$(SHELL) $(top_srcdir)/tests/fuzz/run.sh $(FUZZ_SECONDS) $(top_srcdir)/tests/fuzz/corpus tests/fuzz
 else
 fuzz:

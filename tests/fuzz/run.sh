@@ -5,11 +5,13 @@ set -eu
 secs=$1 corpus=$2 bin=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for h in policy target plan gate_http stub envfile; do
+for h in policy target plan gate_http gate_tls gate_ctl gate_conn stub envfile; do
 	mkdir -p "$work/$h"
 	cp "$corpus/$h"/* "$work/$h/"
 	echo "fuzz_$h: ${secs}s"
-	"$bin/fuzz_$h" -max_total_time="$secs" -max_len=4096 -timeout=10 \
+	# -timeout 20: fuzz_gate_conn lets one connection run into its 1 s
+	# timeouts, and a few of them in a row
+	"$bin/fuzz_$h" -max_total_time="$secs" -max_len=4096 -timeout=20 \
 	    -rss_limit_mb=2048 -artifact_prefix="$work/" -print_final_stats=1 \
 	    "$work/$h" 2>"$work/$h.log" || {
 		tail -n 60 "$work/$h.log"

@@ -25,6 +25,7 @@ allow:
     ports: [$up]
 deny:
   - host: blocked.wild.test
+allow_ranges: [$test_ranges]
 dns:
   servers: ["127.0.0.1:$dns_port"]
   min_ttl: 1
@@ -150,22 +151,39 @@ grep -qi 'proxy-authorization' "$tmp/body" && bad "credentials forwarded" || ok
 start_gate authfd "$tmp/policy.yaml" --token-fd 3 3<"$tmp/token"
 check "token from fd" "$(proxy_get -p --proxy-user sess-1:s3cret-token \
     "http://ok.test:$up/")" "200 200"
-# A full disk under the audit log: requests still served, failures counted
-# and logged once
+# A full disk under the audit log (/dev/full): the first request is served
+# (nothing had failed yet), the next ones get 503 audit_unavailable, the
+# failure is logged once; with --audit-failure allow requests go on.
+# (gate_audit.sh covers a real filesystem filling and recovering.)
 if [ -w /dev/full ]; then
-	rm -f "$tmp/gate.full.port"
-	"$gate_bin" -d -f "$tmp/policy.yaml" -l 127.0.0.1:0 \
-	    --port-file "$tmp/gate.full.port" --audit /dev/full \
-	    --control "$tmp/full.sock" 2>"$tmp/gate.full.err" &
-	pids+=($!)
-	wait_file "$tmp/gate.full.port"
-	gate_port=$(cat "$tmp/gate.full.port")
-	check "CONNECT, audit disk full" "$(proxy_get -p "http://ok.test:$up/")" "200 200"
-	check "GET, audit disk full" "$(proxy_get "http://nope.test:$up/")" "000 403"
-	check "audit failures logged once" \
-	    "$(grep -c 'audit: write: No space left on device' "$tmp/gate.full.err")" 1
-	[ "$(control "$tmp/full.sock" status counters.audit_errors)" -ge 3 ] && ok ||
-	    bad "audit_errors not counted"
+	for mode in deny allow; do
+		rm -f "$tmp/gate.full.port"
+		"$gate_bin" -d -f "$tmp/policy.yaml" -l 127.0.0.1:0 \
+		    --port-file "$tmp/gate.full.port" --audit /dev/full \
+		    --audit-failure "$mode" --control "$tmp/full.$mode.sock" \
+		    2>"$tmp/gate.full.$mode.err" &
+		pids+=($!)
+		wait_file "$tmp/gate.full.port"
+		gate_port=$(cat "$tmp/gate.full.port")
+		check "$mode: CONNECT, audit disk full" \
+		    "$(proxy_get -p "http://ok.test:$up/")" "200 200"
+		if [ "$mode" = deny ]; then
+			check "deny: GET, audit disk full" \
+			    "$(proxy_get "http://nope.test:$up/")" "000 503"
+			case $(decision_header) in
+			*reason=audit_unavailable*) ok ;;
+			*) bad "deny: no audit_unavailable: $(decision_header)" ;;
+			esac
+			check "deny: refusals counted" "$(control \
+			    "$tmp/full.deny.sock" status counters.rejected_audit)" 1
+		else
+			check "allow: GET, audit disk full" \
+			    "$(proxy_get "http://nope.test:$up/")" "000 403"
+		fi
+		check "$mode: audit failures logged once" "$(grep -c \
+		    'audit: write .*: No space left on device' \
+		    "$tmp/gate.full.$mode.err")" 1
+	done
 fi
 
 # --ready-fd: the port, once listening

@@ -20,6 +20,7 @@ start_dns '{
  "meta.x.test": {"A": ["169.254.169.254"]},
  "six.x.test": {"AAAA": ["::1"]},
  "mapped.x.test": {"AAAA": ["::ffff:127.0.0.1"]},
+ "zero.x.test": {"A": ["0.0.0.0"]},
  "dual.x.test": {"A": ["192.0.2.10"], "AAAA": ["::1"]},
  "nx.x.test": {"rcode": "NXDOMAIN"},
  "slow.x.test": {"rcode": "DROP"},
@@ -44,8 +45,8 @@ dns:
   max_ttl: 3
 EOF
 }
-policy "$tmp/strict.yaml" "[]"
-policy "$tmp/exempt.yaml" "[127.0.0.1/32, 10.0.0.0/8, \"::1/128\"]"
+policy "$tmp/strict.yaml" "[$test_ranges]"
+policy "$tmp/exempt.yaml" "[$test_ranges, 127.0.0.1/32, 10.0.0.0/8, \"::1/128\"]"
 
 # --- without exemptions: every internal answer is refused, never dialled
 start_gate strict "$tmp/strict.yaml" --dns-timeout 2 --connect-timeout 2
@@ -162,6 +163,39 @@ grep -q 'stale.x.test: refresh failed (timeout), serving the last answer' \
 check "stale again" "$(proxy_get -p "http://stale.x.test:$up/")" "200 200"
 check "stale lines" "$(audit_count "$B" host=stale.x.test event=decision \
     detail="stale DNS answer")" 2
+
+# The gate on 127.0.0.1 with all of loopback (and 0.0.0.0, ::) exempted and
+# allowed: no other spelling of its own address on its port may loop it
+# into itself (IPv4-mapped, 0.0.0.0 which the kernel connects to
+# 127.0.0.1, another 127/8 address), by literal or by name.
+cat >"$tmp/self.yaml" <<EOF
+version: 1
+allow:
+  - host: "*.x.test"
+    ports: ["1-65535"]
+  - cidr: 127.0.0.0/8
+    ports: ["1-65535"]
+  - cidr: 0.0.0.0/32
+    ports: ["1-65535"]
+  - cidr: "::ffff:127.0.0.0/104"
+    ports: ["1-65535"]
+allow_ranges: [$test_ranges, 127.0.0.0/8, 0.0.0.0/32, "::1/128", "::/128"]
+dns:
+  servers: ["127.0.0.1:$dns_port"]
+EOF
+start_gate self "$tmp/self.yaml"
+S=$tmp/audit.self.log
+for t in "127.0.0.1" "[::ffff:127.0.0.1]" "0.0.0.0" "127.0.0.2" \
+    "mapped.x.test" "zero.x.test" "lo.x.test"; do
+	check "self-loop via $t" \
+	    "$(proxy_get -p "http://$t:$gate_port/")" "403 000"
+done
+check "self-loop lines" "$(audit_count "$S" event=decision decision=deny \
+    reason=address_denied detail="* is the gate itself")" 7
+check "self-loop: no tunnel" "$(audit_count "$S" decision=allow)" 0
+# the same addresses on another port are dialled
+check "mapped, other port" "$(proxy_get -p "http://mapped.x.test:$up/")" \
+    "200 200"
 
 # No dns.servers in the policy: the system's resolver configuration, here a
 # resolv.conf bind-mounted in a mount namespace of the gate's own.

@@ -43,6 +43,9 @@ ip addr add 169.254.169.254/32 dev lo
 # Packets to 198.51.100.0/24 loop back in and are dropped (not ours, no
 # forwarding): a black hole for connect timeouts.
 ip route add 198.51.100.0/24 dev lo
+# Documentation blocks are denied ranges like any special-purpose block:
+# the policies of the tests exempt the two that play the internet here.
+test_ranges='192.0.2.0/24, 198.51.100.0/24'
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/aisb-gate-test.XXXXXX")
 pids=()
@@ -54,6 +57,10 @@ cleanup() {
 	for p in "${pids[@]}"; do
 		wait "$p" 2>/dev/null || true
 	done
+	# a suite's own teardown (mounts), once its processes are gone
+	if declare -F cleanup_extra >/dev/null; then
+		cleanup_extra || true
+	fi
 	# A sanitizer build reports into the gate's stderr, at exit for leaks.
 	if grep -lE 'ERROR: (Address|Leak)Sanitizer|runtime error:' \
 	    "$tmp"/gate*.err >/dev/null 2>&1; then
@@ -236,6 +243,7 @@ write_policy() {
 			echo "  - host: $h"
 			echo "    ports: [$up, $echo_port]"
 		done
+		echo "allow_ranges: [$test_ranges]"
 		echo "dns:"
 		echo "  servers: [\"127.0.0.1:$dns_port\"]"
 	} >"$f.tmp"

@@ -18,6 +18,7 @@ allow:
     ports: [$up]
   - host: echo.test
     ports: [$echo_port]
+allow_ranges: [$test_ranges]
 dns:
   servers: ["127.0.0.1:$dns_port"]
 EOF
@@ -88,11 +89,23 @@ def conn(src):
     s.connect(("127.0.0.1", port))
     return s
 def answer(s):
+    # the whole answer, and whether its Content-Length is its body's length
+    d = b""
     try:
-        d = s.recv(4096)
+        while True:
+            b = s.recv(4096)
+            if not b:
+                break
+            d += b
     except socket.timeout:
-        return "none"
-    return d.split(b"\r\n", 1)[0].decode() if d else "closed"
+        return "none" if not d else "no close"
+    if not d:
+        return "closed"
+    head, _, body = d.partition(b"\r\n\r\n")
+    cl = [l for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")]
+    ok = len(cl) == 1 and int(cl[0].split(b":")[1]) == len(body)
+    return "%s length=%s" % (head.split(b"\r\n", 1)[0].decode(),
+                             "ok" if ok else "WRONG")
 held = [conn("127.0.0.1") for _ in range(3)]
 time.sleep(0.3)
 print("client:", answer(conn("127.0.0.1")))
@@ -100,9 +113,9 @@ held.append(conn("127.0.0.2"))
 time.sleep(0.3)
 print("total:", answer(conn("127.0.0.3")))
 PY
-grep -q "^client: HTTP/1.1 503 Service Unavailable" "$tmp/lim.out" && ok ||
+grep -q "^client: HTTP/1.1 503 Service Unavailable length=ok$" "$tmp/lim.out" && ok ||
     bad "per-client limit: $(cat "$tmp/lim.out")"
-grep -q "^total: HTTP/1.1 503 Service Unavailable" "$tmp/lim.out" && ok ||
+grep -q "^total: HTTP/1.1 503 Service Unavailable length=ok$" "$tmp/lim.out" && ok ||
     bad "total limit: $(cat "$tmp/lim.out")"
 expect_audit "$B" status=503 reason=limit_client
 expect_audit "$B" status=503 reason=limit_total client=127.0.0.3:*

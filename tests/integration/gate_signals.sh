@@ -84,6 +84,9 @@ kill -HUP "$gate_pid"
 sleep 0.5
 grep -q "reload: .* is invalid, keeping policy sha256:" "$tmp/gate.main.err" &&
     ok || bad "no invalid-reload log line"
+# the details are log lines (so a detached gate's syslog has them too)
+grep -q "^aisb-gate: reload: .*policy.yaml:3:11: error: invalid wildcard" \
+    "$tmp/gate.main.err" && ok || bad "reload error not logged"
 check "after bad reload: ok.test" "$(proxy_get -p "http://ok.test:$up/")" "200 200"
 check "after bad reload: echo.test" \
     "$(proxy_get -p "http://echo.test:$echo_port/")" "403 000"
@@ -156,5 +159,47 @@ check "tunnel 3 closed at once" "$(say T3 wait-close)" closed
 rc=0; wait "$gate_pid" || rc=$?
 check "SIGINT exit status" "$rc" 0
 expect_audit "$tmp/audit.int.log" event=close host=echo.test reason=shutdown
+
+# A detached gate (no -d) logs to syslog, its stderr is /dev/null: a bad
+# policy on SIGHUP must still say file:line:col there.  /dev/log is the
+# test's own datagram socket, in a mount namespace of the gate's own.
+if [ "$(id -u)" = 0 ] && [ -z "${AISB_GATE_USERNS:-}" ] &&
+    unshare -m true 2>/dev/null; then
+	"$PY" - "$tmp/log.sock" "$tmp/syslog" <<'PY' &
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1] + ".tmp")
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+with open(sys.argv[1] + ".ready", "w") as f:
+    f.write("1\n")
+with open(sys.argv[2], "ab", buffering=0) as f:
+    while True:
+        f.write(s.recv(4096) + b"\n")
+PY
+	pids+=($!)
+	wait_file "$tmp/log.sock.ready"
+	write_policy "$tmp/det.yaml" ok.test
+	rm -f "$tmp/gate.det.port"
+	mkdir "$tmp/dev"
+	unshare -m "$BASH" -c '
+	    mount --make-rprivate / && mount --bind /dev "$1/dev" &&
+	    mount -t tmpfs none /dev && touch /dev/null &&
+	    mount --bind "$1/dev/null" /dev/null &&
+	    ln -s "$1/log.sock" /dev/log && shift && exec "$@"' sh "$tmp" \
+	    "$gate_bin" -f "$tmp/det.yaml" -l 127.0.0.1:0 \
+	    --port-file "$tmp/gate.det.port" --control "$tmp/det.sock" \
+	    2>"$tmp/gate.det.err"
+	wait_file "$tmp/gate.det.port"
+	det_pid=$(control "$tmp/det.sock" status pid)
+	pids+=("$det_pid")
+	printf 'version: 1\nallow:\n  - host: "*bob.x"\n' >"$tmp/det.yaml"
+	kill -HUP "$det_pid"
+	sleep 0.5
+	grep -q "reload: .*det.yaml is invalid" "$tmp/syslog" && ok ||
+	    bad "detached: no invalid-reload line in syslog"
+	grep -q "reload: .*det.yaml:3:11: error: invalid wildcard" \
+	    "$tmp/syslog" && ok || bad "detached: reload details not in syslog"
+	kill -INT "$det_pid"
+fi
 
 finish

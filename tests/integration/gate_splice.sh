@@ -17,6 +17,7 @@ version: 1
 allow:
   - host: echo.test
     ports: [$echo_port]
+allow_ranges: [$test_ranges]
 dns:
   servers: ["127.0.0.1:$dns_port"]
 EOF

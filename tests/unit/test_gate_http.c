@@ -20,6 +20,7 @@
 #include "gate.h"
 #include "http.h"
 #include "tls.h"
+#include "ctlcmd.h"
 
 /* Parse whole, then again fed one byte at a time: same result. */
 static ssize_t
@@ -111,6 +112,10 @@ test_bad(void **state)
 		    "1234567890123456789\r\n\r\n", 400, "bad Content-Length" },
 		{ "GET http://a/ HTTP/1.1\r\nContent-Length:\r\n\r\n", 400,
 		    "bad Content-Length" },
+		{ "POST http://a/ HTTP/1.1\r\nContent-Length: 2147483648\r\n"
+		    "\r\n", 400, "Content-Length over 2^31 - 1" },
+		{ "POST http://a/ HTTP/1.1\r\nContent-Length: 4294967301\r\n"
+		    "\r\n", 400, "Content-Length over 2^31 - 1" },
 		{ "GET http://a/ HTTP/1.1\r\nTransfer-Encoding: identity\r\n\r\n",
 		    400, "unsupported Transfer-Encoding" },
 		{ "GET http://a/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n"
@@ -130,6 +135,12 @@ test_bad(void **state)
 		    "unsupported HTTP version" },
 		{ "GET http://a/\r\n\r\n", 400, "malformed request target" },
 		{ "G(T http://a/ HTTP/1.1\r\n\r\n", 400, "malformed method" },
+		{ "connect a:443 HTTP/1.1\r\n\r\n", 400, "unknown method" },
+		{ "Connect a:443 HTTP/1.1\r\n\r\n", 400, "unknown method" },
+		{ "get http://a/ HTTP/1.1\r\n\r\n", 400, "unknown method" },
+		{ "GET_ http://a/ HTTP/1.1\r\n\r\n", 400, "unknown method" },
+		{ "ABCDEFGHIJKLMNOPQRSTU http://a/ HTTP/1.1\r\n\r\n", 400,
+		    "unknown method" },
 		{ "GET http://a/\x80 HTTP/1.1\r\n\r\n", 400,
 		    "malformed request target" },
 		{ "\r\n", 400, "empty request line" },
@@ -300,6 +311,8 @@ test_chunked(void **state)
 	static const char	*bad[] = {
 		"x\r\n", "5\r\nhelloX\r\n", "5\nhello\r\n0\r\n\r\n",
 		"1234567890123456\r\n", "0\r\nT: \x01\r\n\r\n",
+		"80000000\r\n", "100000000\r\n", "0080000000\r\n",
+		"ffffffff\r\n",
 	};
 	size_t	 step, i;
 	int	 done;
@@ -319,7 +332,11 @@ test_chunked(void **state)
 		assert_true(done);
 	}
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_int_equal(chunk_all(bad[i], strlen(bad[i]), 1, &done), -1);
+		if (chunk_all(bad[i], strlen(bad[i]), 1, &done) != -1)
+			fail_msg("chunk framing accepted: %s", bad[i]);
+	/* the largest chunk is 2^31 - 1 bytes; the size line is accepted */
+	assert_int_equal(chunk_all("7fffffff\r\nab", 12, 1, &done), 12);
+	assert_false(done);
 }
 
 static void
@@ -432,6 +449,91 @@ sni_ext(uint8_t *out, const char *name)
 	return n + l;
 }
 
+/* The Content-Length of an answer is the length of its body. */
+static void
+check_reply(const char *r, size_t n, const char *what)
+{
+	const char	*end = strstr(r, "\r\n\r\n"), *cl = NULL;
+	unsigned long	 want;
+
+	if (end == NULL || (cl = strstr(r, "\r\nContent-Length: ")) == NULL ||
+	    cl > end)
+		fail_msg("%s: no head or no Content-Length: %s", what, r);
+	want = strtoul(cl + 18, NULL, 10);
+	if (want != n - (size_t)(end + 4 - r))
+		fail_msg("%s: Content-Length %lu, body %zu bytes", what, want,
+		    n - (size_t)(end + 4 - r));
+	assert_int_equal(strlen(r), n);
+}
+
+static void
+test_replies(void **state)
+{
+	char		 buf[GATE_HTTP_REPLY_MAX], dec[128];
+	ssize_t		 n;
+	size_t		 i;
+	const int	*s;
+
+	(void)state;
+	/* every fixed answer, as the accept path sends it */
+	for (i = 0; i < gate_http_ncanned; i++) {
+		snprintf(dec, sizeof(dec), "error; reason=%s",
+		    gate_http_canned[i].reason);
+		n = gate_http_reply(buf, sizeof(buf), gate_http_canned[i].status,
+		    dec, gate_http_canned[i].body);
+		assert_true(n > 0);
+		check_reply(buf, (size_t)n, gate_http_canned[i].reason);
+		assert_ptr_equal(gate_http_canned_find(
+		    gate_http_canned[i].reason), &gate_http_canned[i]);
+	}
+	/* every status, with and without a decision, empty and long bodies */
+	for (s = gate_http_statuses; *s != 0; s++) {
+		static const char *bodies[] = { "", "x\n",
+		    ("aisb-gate: CONNECT a.example:443 denied: port not "
+		    "allowed\nrule: t.yaml:3:5 allow host: a.example\n"
+		    "fix: add 443\n") };
+
+		assert_string_not_equal(gate_http_status_text(*s), "Error");
+		for (i = 0; i < 3; i++) {
+			n = gate_http_reply(buf, sizeof(buf), *s,
+			    i ? "deny; reason=x" : "", bodies[i]);
+			assert_true(n > 0);
+			check_reply(buf, (size_t)n, gate_http_status_text(*s));
+		}
+	}
+	/* too small a buffer is an error, not a cut answer */
+	assert_int_equal(gate_http_reply(buf, 40, 503, "", "body\n"), -1);
+}
+
+static void
+test_ctl_parse(void **state)
+{
+	char	 line[GATE_CTL_MAX_LINE + 2];
+	size_t	 used = 0;
+
+	(void)state;
+	assert_int_equal(gate_ctl_parse("status\n", 7, &used), GATE_CTL_STATUS);
+	assert_int_equal(used, 7);
+	assert_int_equal(gate_ctl_parse("reload\r\nx", 9, &used),
+	    GATE_CTL_RELOAD);
+	assert_int_equal(used, 8);
+	assert_int_equal(gate_ctl_parse("status", 6, &used), GATE_CTL_MORE);
+	assert_int_equal(gate_ctl_parse("STATUS\n", 7, &used),
+	    GATE_CTL_UNKNOWN);
+	assert_int_equal(gate_ctl_parse("status\0x\n", 9, &used),
+	    GATE_CTL_UNKNOWN);
+	assert_int_equal(gate_ctl_parse("\n", 1, &used), GATE_CTL_UNKNOWN);
+	memset(line, 'a', sizeof(line));
+	assert_int_equal(gate_ctl_parse(line, GATE_CTL_MAX_LINE, &used),
+	    GATE_CTL_MORE);
+	assert_int_equal(gate_ctl_parse(line, GATE_CTL_MAX_LINE + 1, &used),
+	    GATE_CTL_TOO_LONG);
+	line[GATE_CTL_MAX_LINE] = '\n';	/* 256 bytes, then the LF */
+	assert_int_equal(gate_ctl_parse(line, sizeof(line), &used),
+	    GATE_CTL_UNKNOWN);
+	assert_int_equal(used, GATE_CTL_MAX_LINE + 1);
+}
+
 static void
 test_tls_sni(void **state)
 {
@@ -469,6 +571,36 @@ test_tls_sni(void **state)
 	n = hello(buf, ext, e, 1);
 	assert_int_equal(gate_tls_sni(buf, n, name, sizeof(name)),
 	    GATE_TLS_BAD);
+	/* one server_name extension, two host_name entries (RFC 6066) */
+	e = sni_ext(ext, "a.example");
+	ext[3] += 12; ext[5] += 12;		/* extension and list lengths */
+	ext[e++] = 0; ext[e++] = 0; ext[e++] = 9;
+	memcpy(ext + e, "b.example", 9);
+	e += 9;
+	n = hello(buf, ext, e, 1);
+	assert_int_equal(gate_tls_sni(buf, n, name, sizeof(name)),
+	    GATE_TLS_BAD);
+	/* ... the same list with the second entry of another type passes */
+	ext[e - 12] = 1;
+	n = hello(buf, ext, e, 1);
+	assert_int_equal(gate_tls_sni(buf, n, name, sizeof(name)),
+	    GATE_TLS_NAME);
+	assert_string_equal(name, "a.example");
+	/* an empty list */
+	ext[0] = 0; ext[1] = 0; ext[2] = 0; ext[3] = 2; ext[4] = 0; ext[5] = 0;
+	n = hello(buf, ext, 6, 1);
+	assert_int_equal(gate_tls_sni(buf, n, name, sizeof(name)),
+	    GATE_TLS_BAD);
+	/* empty labels */
+	n = hello(buf, ext, sni_ext(ext, "a.example.."), 1);
+	assert_int_equal(gate_tls_sni(buf, n, name, sizeof(name)),
+	    GATE_TLS_BAD);
+	n = hello(buf, ext, sni_ext(ext, ".a.example"), 1);
+	assert_int_equal(gate_tls_sni(buf, n, name, sizeof(name)),
+	    GATE_TLS_BAD);
+	n = hello(buf, ext, sni_ext(ext, "a..example"), 1);
+	assert_int_equal(gate_tls_sni(buf, n, name, sizeof(name)),
+	    GATE_TLS_BAD);
 	n = hello(buf, ext, sni_ext(ext, "a b.example"), 1);
 	assert_int_equal(gate_tls_sni(buf, n, name, sizeof(name)),
 	    GATE_TLS_BAD);
@@ -503,6 +635,8 @@ main(void)
 		cmocka_unit_test(test_split_url),
 		cmocka_unit_test(test_forward_head),
 		cmocka_unit_test(test_chunked),
+		cmocka_unit_test(test_replies),
+		cmocka_unit_test(test_ctl_parse),
 		cmocka_unit_test(test_json_str),
 		cmocka_unit_test(test_auth),
 		cmocka_unit_test(test_tls_sni),

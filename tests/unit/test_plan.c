@@ -333,7 +333,11 @@ test_addr_refused(void **state)
 		{ "ff02::1", 1 },
 		{ "2002:a9fe:a9fe::1", 1 },
 		{ "2001:0:4136:e378::1", 1 },
-		{ "2001:db8::1", 0 },
+		{ "2001:db8::1", 0 },		/* documentation: private */
+		{ "::ffff:0:808:808", 1 },	/* SIIT carries IPv4 */
+		{ "::ffff:0:7f00:1", 1 },
+		{ "64:ff9b:1:808:8:808:808:808", 1 },	/* NAT64 local-use */
+		{ "64:ff9b:1:a08:8:808:808:808", 1 },
 	};
 	struct enf_addr	 a;
 	size_t		 i;
@@ -415,8 +419,11 @@ test_addr_ok(void **state)
 		{ "fd00:199::1", 1 },		/* in allow-range fd00:199::/64 */
 		{ "fd00:198::1", 0 },
 		{ "fec0::1", 0 },
-		{ "2001:db8::1", 1 },
+		{ "2001:db8::1", 0 },		/* documentation 2001:db8::/32 */
+		{ "2606:2800:220:1::1", 1 },
+		{ "203.0.113.9", 0 },		/* documentation 203.0.113.0/24 */
 		{ "::1", 0 },
+		{ "::ffff:0:a00:1", 0 },	/* SIIT form of 10.0.0.1 */
 	};
 	struct enf_plan	*p;
 	struct enf_addr	 a;
