@@ -775,21 +775,33 @@ is_subcommand(const char *s)
 /*
  * The sandbox may change whatever the workspace's owner may: a folder of
  * the system as the workspace would hand it the system (as root, through
- * the idmapped mount, every root-owned file there).  1 for such a path.
+ * the idmapped mount, every root-owned file there).  1 for such a path:
+ * the trees of the system, and the folders that hold other programs'
+ * state themselves (a CI's workspace under /var/lib/NAME stays allowed).
  */
-static int
-system_folder(const char *real)
+int
+launch_system_folder(const char *real)
 {
-	static const char *const roots[] = { "/etc", "/usr", "/boot", "/bin",
+	static const char *const trees[] = { "/etc", "/usr", "/boot", "/bin",
 	    "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/sys",
-	    "/dev", "/run", "/var/lib", "/var/log", "/var/cache", "/var/spool" };
+	    "/dev", "/run" };
+	static const char *const exact[] = { "/", "/var", "/var/lib",
+	    "/var/log", "/var/cache", "/var/spool", "/var/tmp", "/tmp",
+	    "/home", "/srv", "/opt", "/mnt", "/media" };
+	static const char *const allowed[] = { "/usr/src", "/usr/local/src" };
 	size_t	 i, n;
 
-	if (strcmp(real, "/") == 0)
-		return 1;
-	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
-		n = strlen(roots[i]);
-		if (strncmp(real, roots[i], n) == 0 &&
+	for (i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (strcmp(real, exact[i]) == 0)
+			return 1;
+	for (i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
+		n = strlen(allowed[i]);
+		if (strncmp(real, allowed[i], n) == 0 && real[n] == '/')
+			return 0;
+	}
+	for (i = 0; i < sizeof(trees) / sizeof(trees[0]); i++) {
+		n = strlen(trees[i]);
+		if (strncmp(real, trees[i], n) == 0 &&
 		    (real[n] == '\0' || real[n] == '/'))
 			return 1;
 	}
@@ -802,7 +814,7 @@ launch_workspace_check(const struct launch_opts *o, char *err, size_t errlen)
 	char	 real[PATH_MAX];
 
 	if (realpath(o->val[LO_WORKSPACE], real) != NULL &&
-	    system_folder(real)) {
+	    launch_system_folder(real)) {
 		snprintf(err, errlen, "workspace %s (%s%s%s) is a folder of the "
 		    "system: the sandbox could change it as its owner does; run "
 		    "aisb in a project folder, or pass --workspace DIR", real,

@@ -111,6 +111,8 @@ void	 launch_opts_free(struct launch_opts *);
  */
 int	 launch_workspace_check(const struct launch_opts *, char *err,
 	    size_t errlen);
+/* 1 when the real (resolved) path is such a folder of the system. */
+int	 launch_system_folder(const char *real);
 /* --print-config: one line per option, value and source; secrets redacted. */
 void	 launch_opts_print(const struct launch_opts *, FILE *);
 const char *launch_opt_name(enum launch_opt_id);

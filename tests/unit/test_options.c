@@ -216,7 +216,10 @@ test_workspace_check(void **state)
 	struct launch_opts	 o;
 	char			 err[1024];
 	const char		*refused[] = { "/", "/etc", "/usr/share",
-	    "/var/lib", "/proc" };
+	    "/var/lib", "/proc", "/tmp", "/home", "/usr/src", "/run/user" };
+	const char		*allowed[] = { "/usr/src/linux",
+	    "/var/lib/jenkins/workspace", "/var/tmp/x", "/home/u/proj",
+	    "/var/lib/dpkg/x", "/etcetera", "/libfoo", "/usr/local/src/p" };
 	size_t			 i;
 
 	(void)state;
@@ -239,10 +242,12 @@ test_workspace_check(void **state)
 	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("true"), NULL), 0);
 	assert_int_equal(launch_workspace_check(&o, err, sizeof(err)), 0);
 	launch_opts_free(&o);
-	assert_int_equal(resolve(&o, err, sizeof(err),
-	    ARGS("--workspace=/tmp", "true"), NULL), 0);
-	assert_int_equal(launch_workspace_check(&o, err, sizeof(err)), 0);
-	launch_opts_free(&o);
+	/* the classification itself, on paths that need not exist here */
+	for (i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
+		assert_int_equal(launch_system_folder(allowed[i]), 0);
+	assert_int_equal(launch_system_folder("/usr/srcx"), 1);
+	assert_int_equal(launch_system_folder("/lib64/x"), 1);
+	assert_int_equal(launch_system_folder("/etc/aisb"), 1);
 }
 
 static void
