@@ -431,6 +431,12 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 
 		add(v, "--ulimit=nproc=%lu:%lu", n, n);
 	}
+	/*
+	 * A backstop for --timeout that holds when aisb and its watcher are
+	 * both gone: conmon kills the container (docs/launcher.md).
+	 */
+	if (o->timeout > 0)
+		add(v, "--timeout=%u", o->timeout + LAUNCH_BACKSTOP_S);
 	if (r->interactive)
 		add(v, "--interactive");
 	if (r->tty)

@@ -46,3 +46,6 @@ EXTRA_DIST += tests/e2e/session.sh tests/bench/sessions.sh
 # Sessions on a user's own repository: root and rootless, 0700 folders.
 TESTS += tests/e2e/identity.sh
 EXTRA_DIST += tests/e2e/identity.sh
+# Stopping sessions without a terminal; a launcher killed outright.
+TESTS += tests/e2e/signals.sh
+EXTRA_DIST += tests/e2e/signals.sh
