@@ -182,19 +182,40 @@ mono_ms(void)
 }
 
 /*
+ * sig to the container's init, which passes it to the enforcer.  Through
+ * podman kill, not to podman run: rootless podman runs as two processes
+ * (the second in the user namespace), and a signal to the first ended
+ * the session with status 0 whatever the container's.  Before the
+ * container runs, podman kill fails: podman run's own signal proxy gets
+ * it then.
+ */
+static void
+pass_on(const char *podman, const char *name, pid_t run, int sig)
+{
+	char	 arg[32], err[256];
+	char	*argv[] = { (char *)podman, (char *)"kill", arg, (char *)name,
+	    NULL };
+
+	snprintf(arg, sizeof(arg), "--signal=%d", sig);
+	if (launch_exec(argv, NULL, 0, NULL, 0, 10000, 0, err,
+	    sizeof(err)) != 0)
+		kill(run, sig);
+}
+
+/*
  * Runs podman and waits, watching the gate and the timeout.  Returns the
  * exit code for aisb.
  *
- * SIGINT, SIGTERM and SIGHUP sent to aisb are passed to podman, which
- * passes them to the container, where the enforcer passes them to the
- * command's process group (docs/enforcer.md).  If podman has not exited
+ * SIGINT, SIGTERM and SIGHUP sent to aisb are passed to the container
+ * (pass_on), where the enforcer passes them to the command's process
+ * group (docs/enforcer.md).  If podman has not exited
  * LAUNCH_STOP_GRACE_S seconds after the first of them, the container is
  * killed (podman exits 137 then).
  *
  * Each signal must reach the command once.  Without a terminal on stdin,
  * podman runs in a process group of its own, so that a signal to aisb's
- * group (timeout(1), a CI runner, a supervisor) reaches podman only
- * through aisb.  With one, podman must stay in aisb's group, the
+ * group (timeout(1), a CI runner, a supervisor) reaches the container
+ * only through aisb, not through podman's signal proxy as well.  With one, podman must stay in aisb's group, the
  * terminal's foreground, to read it; what the terminal sends (SI_KERNEL:
  * Ctrl-C without --tty, a hangup) then reaches podman directly, and aisb
  * does not pass it on a second time.
@@ -248,7 +269,7 @@ supervise(char **argv, struct launch_gate *gate, const char *podman,
 		sig = sigtimedwait(&set, &si, &ts);
 		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
 			if (own_group || si.si_code != SI_KERNEL)
-				kill(pid, sig);	/* podman passes it on */
+				pass_on(podman, name, pid, sig);
 			if (stop_at == 0)
 				stop_at = mono_ms() +
 				    LAUNCH_STOP_GRACE_S * 1000LL;
