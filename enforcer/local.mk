@@ -7,6 +7,7 @@ enforcer_libaisbenforce_a_SOURCES = \
 	enforcer/verify.c \
 	enforcer/privdrop.c enforcer/privdrop.h \
 	enforcer/refresh.c enforcer/refresh.h \
+	enforcer/supervise.c enforcer/supervise.h \
 	enforcer/stub.c enforcer/stub.h \
 	enforcer/envfile.c enforcer/envfile.h
 enforcer_libaisbenforce_a_CFLAGS = $(AM_CFLAGS) $(NFTNL_CFLAGS) $(CARES_CFLAGS)

@@ -4,10 +4,11 @@
  *	aisb-enforce [-nv] [--plan FILE | --plan-fd N] [--uid U] [--gid G]
  *	    [--groups G,...] [--keep-fd N]... [--env-file FILE] -- CMD [ARG...]
  *
- * Loads table inet aisb from the plan as one batch, reads it back, drops
- * every privilege and execs CMD.  Exit 78 for a bad plan or usage, 77 when
+ * Loads table inet aisb from the plan as one batch, reads it back, forks
+ * CMD, which drops every privilege and execs, and stays as its parent.  Exit 78 for a bad plan or usage, 77 when
  * enforcement failed; CMD never runs in either case.  This file only wires
- * argv to envfile.c, plan.c, nft.c, verify.c, privdrop.c and refresh.c.
+ * argv to envfile.c, plan.c, nft.c, verify.c, privdrop.c, supervise.c and
+ * refresh.c.
  */
 #include "config.h"
 
@@ -33,6 +34,7 @@
 #include "plan.h"
 #include "privdrop.h"
 #include "refresh.h"
+#include "supervise.h"
 
 #define DEFAULT_ID	1000
 
@@ -404,14 +406,8 @@ main(int argc, char **argv)
 	rs = NULL;
 	plan = NULL;
 
-	if (enf_close_fds(o.keep, o.nkeep, err, sizeof(err)) == -1 ||
-	    enf_drop_all(&o.creds, err, sizeof(err)) == -1) {
-		log_warnx("dropping privileges: %s", err);
-		goto out;
-	}
-	execvp(o.cmd[0], o.cmd);
-	log_warn("%s", o.cmd[0]);
-	status = errno == ENOENT ? 127 : 126;
+	/* The command's parent: signals reach its whole group (supervise.h). */
+	status = enf_supervise(&o.creds, o.keep, o.nkeep, o.cmd);
 out:
 	nft_ruleset_free(rs);
 	enf_plan_free(plan);

@@ -205,7 +205,13 @@ enf_drop_all(const struct enf_creds *c, char *err, size_t errlen)
 int
 enf_drop_to_refresher(char *err, size_t errlen)
 {
-	uint64_t	 keep = 1ULL << CAP_NET_ADMIN | 1ULL << CAP_KILL;
+	return enf_drop_keep(1ULL << CAP_NET_ADMIN | 1ULL << CAP_KILL, err,
+	    errlen);
+}
+
+int
+enf_drop_keep(uint64_t keep, char *err, size_t errlen)
+{
 	int		 bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
 			    SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
 			    SECBIT_KEEP_CAPS_LOCKED |

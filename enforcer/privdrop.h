@@ -6,6 +6,7 @@
 #define AISB_ENF_PRIVDROP_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define ENF_MAX_GROUPS		32	/* --groups */
@@ -35,6 +36,12 @@ int	enf_drop_all(const struct enf_creds *creds, char *err, size_t errlen);
  * not dumpable.  0 or -1.
  */
 int	enf_drop_to_refresher(char *err, size_t errlen);
+
+/*
+ * The same with keep (a mask of capabilities < 64) instead: the command's
+ * parent in gate and none modes keeps CAP_KILL only (supervise.h).
+ */
+int	enf_drop_keep(uint64_t keep, char *err, size_t errlen);
 
 /* Closes every fd above 2 except the keep[n] ones.  0 or -1. */
 int	enf_close_fds(const int *keep, size_t n, char *err, size_t errlen);

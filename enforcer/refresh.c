@@ -5,10 +5,12 @@
  *	  |- resolve every allowed name (c-ares, the plan's resolvers only)
  *	  |- add ADDRESS . PORT elements with timeouts, verify the table
  *	  |- fork ------------------------------> child: waits for "go",
- *	  |                                        drops everything, execs CMD
+ *	  |                                        own process group, drops
+ *	  |                                        everything, execs CMD
+ *	  |                                        (supervise.c)
  *	  |- drop to uid 0 + CAP_NET_ADMIN + CAP_KILL, write "go"
- *	  `- loop: re-resolve each name when its TTL is up, forward signals,
- *	     reap, exit with the command's status
+ *	  `- loop: re-resolve each name when its TTL is up, forward signals
+ *	     to the command's process group, reap, exit with its status
  *
  * An element lives twice its name's (clamped) TTL and STUB_MARGIN_MS more:
  * one failed refresh is survived, two are not, and an address that left
@@ -39,7 +41,6 @@
  */
 #include "config.h"
 
-#include <sys/prctl.h>
 #include <sys/select.h>
 #include <sys/signalfd.h>
 #include <sys/types.h>
@@ -61,6 +62,7 @@
 #include "log.h"
 #include "refresh.h"
 #include "stub.h"
+#include "supervise.h"
 
 #define REFRESH_MAX_ADDRS	16	/* per name and family, per answer */
 #define REFRESH_MAX_KNOWN	(4 * REFRESH_MAX_ADDRS)	/* per name */
@@ -99,10 +101,6 @@ struct query {
 	struct refresher	*r;
 	struct name_state	*ns;
 	int			 family;
-};
-
-static const int forwarded[] = {
-	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT
 };
 
 /* A monotonic clock that fails is a broken invariant: nothing is due. */
@@ -509,41 +507,6 @@ pump(struct refresher *r, int sigfd)
 	return sigfd != -1 && n > 0 && FD_ISSET(sigfd, &rfds);
 }
 
-/* The child: wait for the refresher to have dropped, drop, exec. */
-static void __attribute__((noreturn))
-child(int go, const sigset_t *oldmask, pid_t parent,
-    const struct enf_creds *creds, const int *keep, size_t nkeep, char **cmd)
-{
-	char	 err[256], c;
-	ssize_t	 n;
-
-	while ((n = read(go, &c, 1)) == -1 && errno == EINTR)
-		;
-	if (n != 1) {
-		log_warnx("the refresher failed; not running the command");
-		_exit(ENF_EXIT_ENFORCE);
-	}
-	if (sigprocmask(SIG_SETMASK, oldmask, NULL) == -1) {
-		/* the command must not start with its signals blocked */
-		log_warn("restoring the signal mask");
-		_exit(ENF_EXIT_ENFORCE);
-	}
-	if (enf_close_fds(keep, nkeep, err, sizeof(err)) == -1 ||
-	    enf_drop_all(creds, err, sizeof(err)) == -1) {
-		log_warnx("dropping privileges: %s", err);
-		_exit(ENF_EXIT_ENFORCE);
-	}
-	/* After the drop: changing credentials clears the death signal. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1 ||
-	    getppid() != parent) {
-		log_warnx("the refresher is gone; not running the command");
-		_exit(ENF_EXIT_ENFORCE);
-	}
-	execvp(cmd[0], cmd);
-	log_warn("%s", cmd[0]);
-	_exit(errno == ENOENT ? 127 : 126);
-}
-
 /*
  * Before "go": the child must never exec.  Closing the pipe alone ends it
  * (it reads EOF and exits 77); SIGKILL makes sure, and it is reaped.
@@ -559,22 +522,6 @@ stop_child(pid_t pid, int go[2])
 		;
 }
 
-/* Reaps every exited child; returns 1 once pid has exited (status set). */
-static int
-reap(pid_t pid, int *status)
-{
-	pid_t	 p;
-	int	 st, done = 0;
-
-	while ((p = waitpid(-1, &st, WNOHANG)) > 0)
-		if (p == pid) {
-			*status = WIFEXITED(st) ? WEXITSTATUS(st) :
-			    128 + WTERMSIG(st);
-			done = 1;
-		}
-	return done;
-}
-
 int
 enf_direct_run(const struct enf_plan *plan, struct nft_ruleset *rs,
     const struct enf_creds *creds, const int *keep, size_t nkeep, char **cmd)
@@ -586,7 +533,7 @@ enf_direct_run(const struct enf_plan *plan, struct nft_ruleset *rs,
 	size_t				 i;
 	pid_t				 pid, parent = getpid();
 	int				 go[2] = { -1, -1 }, sigfd = -1;
-	int				 stubfd = -1;
+	int				 stubfd = -1, fg;
 	int				 status = ENF_EXIT_ENFORCE;
 
 	if ((r = calloc(1, sizeof(*r))) == NULL) {
@@ -623,9 +570,9 @@ enf_direct_run(const struct enf_plan *plan, struct nft_ruleset *rs,
 		log_warn("signals");
 		goto out;
 	}
-	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		if (sigaddset(&set, forwarded[i]) == -1) {
-			log_warn("signal %d", forwarded[i]);
+	for (i = 0; i < enf_nforwarded; i++)
+		if (sigaddset(&set, enf_forwarded[i]) == -1) {
+			log_warn("signal %d", enf_forwarded[i]);
 			goto out;
 		}
 	if (sigprocmask(SIG_BLOCK, &set, &oldmask) == -1 ||
@@ -634,16 +581,19 @@ enf_direct_run(const struct enf_plan *plan, struct nft_ruleset *rs,
 		log_warn("signals");
 		goto out;
 	}
+	fg = enf_is_foreground();
 	if ((pid = fork()) == -1) {
 		log_warn("fork");
 		goto out;
 	}
 	if (pid == 0) {
 		(void)close(go[1]);
-		child(go[0], &oldmask, parent, creds, keep, nkeep, cmd);
+		enf_cmd_child(go[0], &oldmask, parent, fg, creds, keep, nkeep,
+		    cmd);
 	}
 	(void)close(go[0]);
 	go[0] = -1;
+	(void)setpgid(pid, pid);	/* as the child does: supervise.c */
 
 	/* Keep only the signal descriptor, the "go" pipe and the stub. */
 	{
@@ -679,12 +629,11 @@ enf_direct_run(const struct enf_plan *plan, struct nft_ruleset *rs,
 		if (read(sigfd, &si, sizeof(si)) != sizeof(si))
 			continue;
 		if (si.ssi_signo == SIGCHLD) {
-			if (reap(pid, &status))
+			if (enf_reap(pid, &status))
 				break;
 			continue;
 		}
-		if (kill(pid, (int)si.ssi_signo) == -1 && errno != ESRCH)
-			log_warn("forwarding signal %u", si.ssi_signo);
+		enf_forward(pid, (int)si.ssi_signo);
 	}
 out:
 	if (r->active)

@@ -482,7 +482,12 @@ drop_privileges(struct gate *g, uid_t uid, gid_t gid, const char *user,
     const char *control_path)
 {
 	struct rlimit	 rl = { 0, 0 };
+	pid_t		 parent = getppid();
+	int		 deathsig = 0;
 
+	/* the launcher's parent-death signal: a change of uid clears it */
+	if (prctl(PR_GET_PDEATHSIG, &deathsig, 0, 0, 0) == -1)
+		fatal("PR_GET_PDEATHSIG");
 	if (control_path != NULL && chown(control_path, uid, gid) == -1)
 		fatal("chown %s", control_path);
 	if (gate_audit_chown(g->audit, uid, gid) == -1)
@@ -496,6 +501,9 @@ drop_privileges(struct gate *g, uid_t uid, gid_t gid, const char *user,
 	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1 ||
 	    setrlimit(RLIMIT_CORE, &rl) == -1)
 		fatal("no_new_privs, dumpable, core limit");
+	if (deathsig != 0 && (prctl(PR_SET_PDEATHSIG, deathsig, 0, 0, 0) == -1 ||
+	    getppid() != parent))
+		fatalx("the process that started the gate is gone");
 	log_info("running as %s (uid %ld)", user, (long)uid);
 }
 

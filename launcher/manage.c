@@ -127,6 +127,39 @@ is_id(const char *s)
 	    strspn(s, "0123456789abcdef") == n;
 }
 
+/*
+ * 1 while the launcher of session id runs (its "launcher" file), 0 when
+ * it is gone, -1 when there is no such file to tell.
+ */
+static int
+launcher_state(const char *dir, const char *id)
+{
+	char			 path[PATH_MAX], *text;
+	long			 pid;
+	unsigned long long	 start;
+	int			 alive = -1;
+
+	if (join(path, sizeof(path), dir, id, NULL) == -1 ||
+	    (text = read_bounded(path, "launcher", 64)) == NULL)
+		return -1;
+	if (sscanf(text, "%ld %llu", &pid, &start) == 2 && pid > 1)
+		alive = launch_proc_alive((pid_t)pid, start);
+	free(text);
+	return alive;
+}
+
+static int
+launcher_alive(const char *dir, const char *id)
+{
+	return launcher_state(dir, id) == 1;
+}
+
+static int
+launcher_dead(const char *dir, const char *id)
+{
+	return launcher_state(dir, id) == 0;
+}
+
 /* Every session folder, oldest first.  *np on return; NULL on error. */
 static struct sess *
 list_sessions(const char *dir, size_t *np)
@@ -186,7 +219,9 @@ sessions_ls(void)
 			record_field(rec, "exit", exitc, sizeof(exitc));
 			record_field(rec, "command", cmd, sizeof(cmd));
 		} else {
-			snprintf(exitc, sizeof(exitc), "running");
+			/* no record: running, or its launcher was killed */
+			snprintf(exitc, sizeof(exitc), "%s",
+			    launcher_dead(dir, v[i].id) ? "killed" : "running");
 			snprintf(cmd, sizeof(cmd), "?");
 		}
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", gmtime(&t));
@@ -307,24 +342,6 @@ podman_rm(char **argv, char *err, size_t errlen)
 	return rc == 0 ? 0 : -1;
 }
 
-/* True while the launcher of session id runs (its "launcher" file). */
-static int
-launcher_alive(const char *dir, const char *id)
-{
-	char			 path[PATH_MAX], *text;
-	long			 pid;
-	unsigned long long	 start;
-	int			 alive = 0;
-
-	if (join(path, sizeof(path), dir, id, NULL) == -1 ||
-	    (text = read_bounded(path, "launcher", 64)) == NULL)
-		return 0;
-	if (sscanf(text, "%ld %llu", &pid, &start) == 2 && pid > 1)
-		alive = launch_proc_alive((pid_t)pid, start);
-	free(text);
-	return alive;
-}
-
 static int
 is_gate(pid_t pid)
 {
@@ -348,7 +365,7 @@ launch_cmd_clean(int argc, char **argv)
 	struct sess	*v;
 	size_t		 n, i, ncont = 0, ngate = 0, nscratch = 0, nvol = 0;
 	size_t		 nmount = 0;
-	int		 all = 0, volumes = 0, a, rc = 0;
+	int		 all = 0, volumes = 0, a, rc = 0, have_dir;
 
 	for (a = 1; a < argc; a++) {
 		if (strcmp(argv[a], "--all") == 0)
@@ -403,17 +420,35 @@ launch_cmd_clean(int argc, char **argv)
 			return 1;
 		}
 	}
+	have_dir = sessions_dir(dir, sizeof(dir)) == 0;
 	for (line = strtok_r(out, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save)) {
-		char err[512], key[128];
+		char err[512], key[128], *hit;
 		char *rm[] = { podman, (char *)"rm", (char *)"-f", line, NULL };
+		int orphan = 0;
 
 		snprintf(key, sizeof(key), "\n%s\n", line);
-		if (!all && strstr(running, key) != NULL)
+		hit = strstr(running, key);
+		/*
+		 * A running container whose launcher (and watcher) is gone:
+		 * nothing will stop it but this.  Only a session of this
+		 * state folder, whose launcher file says so, is judged.
+		 */
+		if (hit != NULL && have_dir && strncmp(line, "aisb-", 5) == 0 &&
+		    is_id(line + 5) && launcher_dead(dir, line + 5))
+			orphan = 1;
+		if (!all && !orphan && hit != NULL)
 			continue;
 		if (podman_rm(rm, err, sizeof(err)) == 0) {
-			printf("removed container %s\n", line);
+			if (orphan)
+				printf("removed container %s: running, but its "
+				    "launcher is gone\n", line);
+			else
+				printf("removed container %s\n", line);
 			ncont++;
+			/* no longer running: step 2 cleans up after it */
+			if (hit != NULL)
+				memset(hit + 1, '-', strlen(line));
 		} else {
 			fprintf(stderr, "aisb: podman rm %s: %s\n", line, err);
 			rc = 1;
@@ -421,8 +456,7 @@ launch_cmd_clean(int argc, char **argv)
 	}
 
 	/* 2. gates and secrets of sessions whose container is gone */
-	if (sessions_dir(dir, sizeof(dir)) == 0 &&
-	    (v = list_sessions(dir, &n)) != NULL) {
+	if (have_dir && (v = list_sessions(dir, &n)) != NULL) {
 		for (i = 0; i < n; i++) {
 			char name[LAUNCH_ID_HEX + 8];
 

@@ -363,13 +363,15 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 	/* catatonit as PID 1 reaps what the command orphans */
 	add(v, "--init");
 	/*
-	 * The enforcer needs these, and drops every one before the exec; in
-	 * direct mode its refresher keeps NET_ADMIN and KILL, and binds the
-	 * DNS stub to port 53 before it drops (docs/enforcer.md).
+	 * The enforcer needs these, and the command gets none of them.  It
+	 * stays as the command's parent with KILL alone, to pass stop
+	 * signals on to the command's process group (another uid); in
+	 * direct mode that parent, the refresher, keeps NET_ADMIN too, and
+	 * binds the DNS stub to port 53 before it drops (docs/enforcer.md).
 	 */
 	add(v, "--cap-drop=all");
-	add(v, "--cap-add=NET_ADMIN,SETUID,SETGID,SETPCAP%s",
-	    o->net == LAUNCH_NET_DIRECT ? ",KILL,NET_BIND_SERVICE" : "");
+	add(v, "--cap-add=NET_ADMIN,SETUID,SETGID,SETPCAP,KILL%s",
+	    o->net == LAUNCH_NET_DIRECT ? ",NET_BIND_SERVICE" : "");
 	add(v, "--security-opt=no-new-privileges");
 	/* who the sandbox user is on the host: ids.h */
 	if (r->ids != NULL && r->ids->mode == LAUNCH_IDS_KEEPID)
@@ -433,6 +435,12 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 
 		add(v, "--ulimit=nproc=%lu:%lu", n, n);
 	}
+	/*
+	 * A backstop for --timeout that holds when aisb and its watcher are
+	 * both gone: conmon kills the container (docs/launcher.md).
+	 */
+	if (o->timeout > 0)
+		add(v, "--timeout=%u", o->timeout + LAUNCH_BACKSTOP_S);
 	if (r->interactive)
 		add(v, "--interactive");
 	if (r->tty)

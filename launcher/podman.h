@@ -9,6 +9,14 @@
 
 #include "options.h"
 
+/*
+ * Seconds between the first stop signal passed to the command and the
+ * container's kill, whoever stops it: the launcher, its watcher.
+ */
+#define LAUNCH_STOP_GRACE_S	5
+/* podman's own --timeout: this long after aisb's --timeout. */
+#define LAUNCH_BACKSTOP_S	10
+
 struct launch_ids;
 struct policy;
 

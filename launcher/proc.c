@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -60,19 +61,35 @@ launch_find_program(const char *name, char *out, size_t len)
 /*
  * fork + execv.  fds[i] (or -1: inherit) becomes descriptor i of the child
  * for i < 3; extra_src (or -1) becomes descriptor extra_dst; every other
- * descriptor is closed.
+ * descriptor is closed.  The child runs in a process group of its own,
+ * and gets SIGTERM when the launcher dies.
  */
 pid_t
 launch_spawn(char *const argv[], const int fds[3], int extra_src,
     int extra_dst)
 {
-	pid_t	 pid;
+	pid_t	 pid, parent = getpid();
 	int	 i, fd;
 
 	if ((pid = fork()) == -1)
 		return -1;
 	if (pid > 0)
 		return pid;
+	/*
+	 * Dies with its launcher, even one killed outright: a gate with no
+	 * one to stop it would serve the container on.  getppid: the
+	 * launcher may have died before the prctl.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) == -1 ||
+	    getppid() != parent)
+		_exit(127);
+	/*
+	 * Out of aisb's process group: a signal to that group (timeout(1),
+	 * a CI runner, Ctrl-C) is aisb's to pass on, and must not stop the
+	 * gate under a session that is still ending.
+	 */
+	if (setpgid(0, 0) == -1)
+		_exit(127);
 	for (i = 0; i < 3; i++)
 		if (fds[i] != -1 && fds[i] != i && dup2(fds[i], i) == -1)
 			_exit(127);

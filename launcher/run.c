@@ -172,9 +172,54 @@ ensure_home_volume(const char *podman, const char *name,
 	return rc;
 }
 
+/* Milliseconds on the monotonic clock. */
+static int64_t
+mono_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /*
- * Runs podman and waits, forwarding SIGINT/SIGTERM/SIGHUP, watching the
- * gate and the timeout.  Returns the exit code for aisb.
+ * sig to the container's init, which passes it to the enforcer.  Through
+ * podman kill, not to podman run: rootless podman runs as two processes
+ * (the second in the user namespace), and a signal to the first ended
+ * the session with status 0 whatever the container's.  Before the
+ * container runs, podman kill fails: podman run's own signal proxy gets
+ * it then.
+ */
+static void
+pass_on(const char *podman, const char *name, pid_t run, int sig)
+{
+	char	 arg[32], err[256];
+	char	*argv[] = { (char *)podman, (char *)"kill", arg, (char *)name,
+	    NULL };
+
+	snprintf(arg, sizeof(arg), "--signal=%d", sig);
+	if (launch_exec(argv, NULL, 0, NULL, 0, 10000, 0, err,
+	    sizeof(err)) != 0)
+		kill(run, sig);
+}
+
+/*
+ * Runs podman and waits, watching the gate and the timeout.  Returns the
+ * exit code for aisb.
+ *
+ * SIGINT, SIGTERM and SIGHUP sent to aisb are passed to the container
+ * (pass_on), where the enforcer passes them to the command's process
+ * group (docs/enforcer.md).  If podman has not exited
+ * LAUNCH_STOP_GRACE_S seconds after the first of them, the container is
+ * killed (podman exits 137 then).
+ *
+ * Each signal must reach the command once.  Without a terminal on stdin,
+ * podman runs in a process group of its own, so that a signal to aisb's
+ * group (timeout(1), a CI runner, a supervisor) reaches the container
+ * only through aisb, not through podman's signal proxy as well.  With one, podman must stay in aisb's group, the
+ * terminal's foreground, to read it; what the terminal sends (SI_KERNEL:
+ * Ctrl-C without --tty, a hangup) then reaches podman directly, and aisb
+ * does not pass it on a second time.
  */
 static int
 supervise(char **argv, struct launch_gate *gate, const char *podman,
@@ -183,35 +228,52 @@ supervise(char **argv, struct launch_gate *gate, const char *podman,
 	sigset_t	 set, old;
 	siginfo_t	 si;
 	struct timespec	 ts;
-	time_t		 deadline = timeout ? time(NULL) + timeout : 0;
-	int		 status, code = 1, sig;
+	int64_t		 deadline = timeout ? mono_ms() + timeout * 1000LL : 0;
+	int64_t		 stop_at = 0, now, wait_ms;
+	int		 status, code = 1, sig, own_group;
 	pid_t		 pid;
 	char		 kerr[256];
 	char		*killv[] = { (char *)podman, (char *)"kill", (char *)name,
 	    NULL };
 
+	own_group = !isatty(STDIN_FILENO);
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
-	sigprocmask(SIG_BLOCK, &set, &old);
+	if (sigprocmask(SIG_BLOCK, &set, &old) == -1) {
+		perror("aisb: sigprocmask");
+		return 1;
+	}
 	if ((pid = fork()) == 0) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
+		if ((own_group && setpgid(0, 0) == -1) ||
+		    sigprocmask(SIG_SETMASK, &old, NULL) == -1)
+			_exit(127);
 		execv(argv[0], argv);
 		_exit(127);
 	}
 	if (pid == -1) {
 		perror("aisb: fork");
-		sigprocmask(SIG_SETMASK, &old, NULL);
+		(void)sigprocmask(SIG_SETMASK, &old, NULL);
 		return 1;
 	}
+	if (own_group)
+		(void)setpgid(pid, pid);	/* as the child does */
 	for (;;) {
-		ts.tv_sec = 1;
-		ts.tv_nsec = 0;
+		now = mono_ms();
+		wait_ms = 1000;
+		if (stop_at != 0 && stop_at - now < wait_ms)
+			wait_ms = stop_at - now > 0 ? stop_at - now : 0;
+		ts.tv_sec = wait_ms / 1000;
+		ts.tv_nsec = (wait_ms % 1000) * 1000000;
 		sig = sigtimedwait(&set, &si, &ts);
 		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
-			kill(pid, sig);		/* podman passes it on */
+			if (own_group || si.si_code != SI_KERNEL)
+				pass_on(podman, name, pid, sig);
+			if (stop_at == 0)
+				stop_at = mono_ms() +
+				    LAUNCH_STOP_GRACE_S * 1000LL;
 			continue;
 		}
 		if (waitpid(pid, &status, WNOHANG) == pid) {
@@ -230,7 +292,17 @@ supervise(char **argv, struct launch_gate *gate, const char *podman,
 			code = EXIT_ENFORCE;
 			break;
 		}
-		if (deadline != 0 && time(NULL) >= deadline) {
+		if (stop_at != 0 && mono_ms() >= stop_at) {
+			fprintf(stderr, "aisb: the command is still running "
+			    "%d s after the stop signal; killing the session\n",
+			    LAUNCH_STOP_GRACE_S);
+			(void)launch_exec(killv, NULL, 0, NULL, 0, 30000, 0,
+			    kerr, sizeof(kerr));
+			launch_wait(pid, &status);
+			code = launch_exit_code(status);
+			break;
+		}
+		if (deadline != 0 && mono_ms() >= deadline) {
 			fprintf(stderr, "aisb: --timeout %u s reached; killing "
 			    "the session\n", timeout);
 			(void)launch_exec(killv, NULL, 0, NULL, 0, 30000, 0,
@@ -240,18 +312,8 @@ supervise(char **argv, struct launch_gate *gate, const char *podman,
 			break;
 		}
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	(void)sigprocmask(SIG_SETMASK, &old, NULL);
 	return code;
-}
-
-/* Milliseconds on the monotonic clock, for the record's phase timings. */
-static int64_t
-mono_ms(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /*
@@ -350,6 +412,7 @@ run_session(const struct launch_opts *o, struct policy *p)
 	int64_t				 ph[PH_N] = { mono_ms() };
 	struct launch_shared		 shared = { .dir = "" };
 	int				 code = EXIT_ENFORCE, mounted = 0;
+	int				 watchfd = -1;
 	int				 named = o->val[LO_GATE] != NULL &&
 					    o->val[LO_GATE][0] != '\0';
 
@@ -499,9 +562,31 @@ run_session(const struct launch_opts *o, struct policy *p)
 		goto fail;
 	}
 	{
-		char name[LAUNCH_ID_HEX + 8];
+		struct launch_watch_spec	 w;
+		char				 name[LAUNCH_ID_HEX + 8];
+		static const char *const	 left[] = { "token", "env",
+		    "gate.pid" };
+		char				 f[3][PATH_MAX];
+		size_t				 k, nf = 0;
 
 		snprintf(name, sizeof(name), "aisb-%s", s.id);
+		/* should aisb die, its watcher stops the session (watch.c) */
+		memset(&w, 0, sizeof(w));
+		w.podman = podman;
+		w.container = name;
+		if (!gate.shared && gate.pid > 0) {
+			w.gate_pid = gate.pid;
+			w.gate_start = launch_proc_start(gate.pid);
+		}
+		for (k = 0; k < 3; k++)
+			if (launch_session_path(&s, left[k], f[nf],
+			    sizeof(f[nf])) == 0) {
+				w.unlink[nf] = f[nf];
+				nf++;
+			}
+		w.umount = mounted ? wsmount : NULL;
+		if (launch_watch_start(&w, &watchfd, err, sizeof(err)) == -1)
+			goto fail;
 		code = supervise(argv.s, &gate, podman, name, o->timeout);
 		ph[PH_RUN] = mono_ms();
 	}
@@ -522,6 +607,7 @@ out:
 		(void)unlink(envfile);
 	if (launch_session_path(&s, "gate.pid", token, sizeof(token)) == 0)
 		(void)unlink(token);
+	launch_watch_dismiss(&watchfd);
 	ph[PH_END] = mono_ms();
 	write_record(&s, o, p, &ids, unheld, start, code, ph);
 	if (o->keep || code != 0)

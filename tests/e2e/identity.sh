@@ -254,6 +254,51 @@ rc=0; (cd "$uws" && as_user aisb --policy "$home/policy.yaml" "${pkgs[@]}" -- \
 if [ "$rc" != 0 ]; then ok; else bad "user: direct TCP connection succeeded"; fi
 if grep -q accept "$tmp/echo.log"; then bad "user: echo server saw a connection"; else ok; fi
 
+# stopping a rootless session without a terminal (tests/e2e/signals.sh
+# does it rootful): SIGTERM reaches the command's group and its trap; a
+# SIGKILLed aisb takes its gate along, and its watcher (the user's own
+# process) stops the container.  aisb runs under runuser: found by the
+# test user's uid, which no one else has.
+user_aisb() {
+	local i p
+	for i in $(seq 100); do
+		p=$(ps -u "$uid" -o pid=,comm= | awk '$2 == "aisb" { print $1 }' | head -1)
+		[ -n "$p" ] && { echo "$p"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+for how in TERM KILL; do
+	rm -f "$uws/ready" "$uws/marker"
+	(cd "$uws" && as_user aisb --policy "$home/policy.yaml" "${pkgs[@]}" -- bash -c \
+	    'trap "echo trapped >marker; trap - TERM; kill -TERM \$\$" TERM; echo >ready; sleep 300') \
+	    >"$tmp/out" 2>"$tmp/err" </dev/null &
+	bg=$!
+	for i in $(seq 600); do [ -e "$uws/ready" ] && break; sleep 0.1; done
+	ap=$(user_aisb) || { bad "user $how: no aisb"; continue; }
+	gp=$(ps -u "$uid" -o pid=,comm= | awk '$2 == "aisb-gate" { print $1 }' | head -1)
+	kill -"$how" "$ap"
+	rc=0; wait "$bg" || rc=$?
+	for i in $(seq 100); do
+		[ -z "$(as_user podman ps -q --filter label=io.aisb.kind=session)" ] && break
+		sleep 0.1
+	done
+	check "user $how: container stopped" "$(as_user podman ps -q --filter label=io.aisb.kind=session | wc -l)" 0
+	check "user $how: the trap ran" "$(cat "$uws/marker" 2>/dev/null)" trapped
+	for i in $(seq 30); do
+		[ -n "$gp" ] && [ "$(awk '{ print $3 }' "/proc/$gp/stat" 2>/dev/null || echo gone)" != gone ] &&
+		    [ "$(awk '{ print $3 }' "/proc/$gp/stat" 2>/dev/null)" != Z ] || break
+		sleep 0.1
+	done
+	st=$(awk '{ print $3 }' "/proc/$gp/stat" 2>/dev/null || echo gone)
+	if [ -z "$gp" ] || [ "$st" = gone ] || [ "$st" = Z ]; then ok; else
+		bad "user $how: gate $gp left ($st)"; fi
+	if [ "$how" = TERM ] && [ "$rc" != 143 ]; then
+		bad "user TERM: exit $rc, want 143: $(cat "$tmp/err")"
+	elif [ "$how" = TERM ]; then ok; fi
+done
+rm -f "$uws/ready" "$uws/marker"
+
 as_user aisb doctor >"$tmp/doctor" 2>&1 || bad "user: doctor failed: $(grep -v '^ok' "$tmp/doctor")"
 if grep -q "^ok   workspace  in a 0700 folder of uid $uid" "$tmp/doctor"; then ok; else
 	bad "user: doctor workspace: $(grep workspace "$tmp/doctor")"; fi

@@ -345,7 +345,11 @@ check "attached credential" "$(grep -c '^session-' "$gdir/tokens")" 1
 kill -9 "$bg"; wait "$bg" 2>/dev/null || true
 for i in $(seq 50); do grep -q '^session-' "$gdir/tokens" || break; sleep 0.2; done
 check "credential of a killed launcher withdrawn" "$(grep -c '^session-' "$gdir/tokens")" 0
-podman rm -f $(podman ps -q --filter label=io.aisb.kind=session) >/dev/null 2>&1 || true
+# ... and its watcher stops and removes the container (podman stop, then
+# run --rm); waited for, so that clean below does not race that removal
+others() { podman ps -a --filter label=io.aisb.kind=session --format '{{.Names}}' | grep -vx "$name" || true; }
+for i in $(seq 100); do [ -z "$(others)" ] && break; sleep 0.2; done
+check "killed launcher: its container stopped by the watcher" "$(others)" ""
 # idle: down within --idle (6 s) and the supervisor's 1 s tick
 for i in $(seq 60); do [ "$("$aisb" gate ls | awk '$1 == "e2e" { print $2 }')" = down ] && break; sleep 0.25; done
 check "reaped when idle" "$("$aisb" gate ls | awk '$1 == "e2e" { print $2 }')" down

@@ -673,6 +673,34 @@ else
 	ok "the local resolver got no query"
 fi
 
+# Gate and none modes: the enforcer stays as the command's parent with
+# CAP_KILL alone and passes signals on to the command's process group, so
+# a shell's trap runs while its foreground child sleeps (with the signal
+# to the shell's pid only, bash would wait the 60 s out).
+: >"$work/pg.out"
+ip netns exec "$SBX" "$ENFORCE" --plan "$work/none.plan" -- bash -c '
+	trap "echo trapped; trap - TERM; kill -TERM \$\$" TERM
+	grep ^CapEff: /proc/$PPID/status | tr -d "\t"; echo ready; sleep 60' \
+	>"$work/pg.out" 2>"$work/pg.err" &
+spid=$!
+pids+=($spid)
+for i in $(seq 1 100); do grep -q ready "$work/pg.out" && break; sleep 0.1; done
+rc=0
+t0=$(date +%s)
+kill -TERM "$(refresher_pid "$SBX")" 2>/dev/null || true
+wait "$spid" || rc=$?
+if [ "$rc" = 143 ] && grep -q '^trapped$' "$work/pg.out" &&
+    [ $(($(date +%s) - t0)) -lt 10 ]; then
+	ok "none: SIGTERM reaches the command's group, its trap runs, exit 143"
+else
+	fail "none: want the trap and 143 at once, got $rc after $(($(date +%s) - t0)) s: $(cat "$work/pg.out" "$work/pg.err")"
+fi
+if grep -q '^CapEff:0000000000000020$' "$work/pg.out"; then
+	ok "none: the command's parent keeps CAP_KILL only"
+else
+	fail "none: the command's parent: $(cat "$work/pg.out")"
+fi
+
 # The sandbox uid may not be the refresher's.
 run_enforce 78 direct-uid0 "$SBX" "$ENFORCE" --plan "$work/direct.plan" \
 	--uid 0 -- "$PROBE" ids

@@ -87,4 +87,19 @@ check "control: reload" "$(control "$g/control" reload reload)" ok
 
 kill -TERM "$gate_pid"
 wait "$gate_pid" 2>/dev/null || true
+
+# The parent-death signal the launcher gives its gate survives the drop
+# (a change of uid clears it): the gate of a SIGKILLed launcher stops.
+bash -c '"$@" & echo $! >"'"$tmp"'/orphan.pid"; wait' holder \
+    setpriv --pdeathsig TERM "$gate_bin" -d -f "$g/policy.yaml" -l 127.0.0.1:0 \
+    --user "$user" --port-file "$tmp/orphan.port" 2>"$tmp/gate.orphan.err" &
+holder=$!
+pids+=($holder)
+wait_file "$tmp/orphan.port"
+opid=$(cat "$tmp/orphan.pid")
+pids+=($opid)
+check "orphan: dropped" "$(awk '$1 == "Uid:" { print $2 }' /proc/$opid/status)" "$uid"
+kill -KILL "$holder"
+for i in $(seq 50); do kill -0 "$opid" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$opid" 2>/dev/null; then bad "the gate outlived its parent"; else ok; fi
 finish

@@ -179,6 +179,35 @@ test_argv_seccomp(void **state)
 	assert_null(v.s);
 }
 
+/*
+ * KILL in every mode, for the enforcer that stays as the command's
+ * parent; podman's own --timeout as a backstop past aisb's.
+ */
+static void
+test_argv_stopping(void **state)
+{
+	struct launch_opts	 o;
+	struct launch_run	 r;
+	struct launch_strv	 v;
+	char			*cmd[] = { (char *)"true", NULL };
+
+	(void)state;
+	fill(&o, &r, cmd);
+	assert_int_equal(launch_podman_argv(&r, &v), 0);
+	assert_true(has(&v, "--cap-add=NET_ADMIN,SETUID,SETGID,SETPCAP,KILL"));
+	assert_true(has(&v, "--init"));
+	assert_false(has_prefix(&v, "--timeout"));
+	launch_strv_free(&v);
+
+	o.net = LAUNCH_NET_DIRECT;
+	o.timeout = 3;
+	assert_int_equal(launch_podman_argv(&r, &v), 0);
+	assert_true(has(&v, "--cap-add=NET_ADMIN,SETUID,SETGID,SETPCAP,KILL,"
+	    "NET_BIND_SERVICE"));
+	assert_true(has(&v, "--timeout=13"));
+	launch_strv_free(&v);
+}
+
 int
 main(void)
 {
@@ -186,6 +215,7 @@ main(void)
 		cmocka_unit_test(test_subid_find),
 		cmocka_unit_test(test_argv_mappings),
 		cmocka_unit_test(test_argv_seccomp),
+		cmocka_unit_test(test_argv_stopping),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -366,6 +366,21 @@ test_refresher(void **state)
 	assert_non_null(strstr(err, "capabilities left"));
 }
 
+/* gate and none modes: the command's parent keeps CAP_KILL alone */
+static void
+test_keep_kill(void **state)
+{
+	char	 err[256] = "";
+
+	reset();
+	assert_int_equal(enf_drop_keep(1ULL << CAP_KILL, err, sizeof(err)), 0);
+	assert_int_equal(k.eff, 1ULL << CAP_KILL);
+	assert_int_equal(k.prm, k.eff);
+	assert_int_equal(k.bnd, k.eff);
+	assert_true(k.inh == 0 && k.amb == 0 && k.nnp);
+	assert_int_equal(k.ngroups, 0);
+}
+
 int
 main(void)
 {
@@ -374,6 +389,7 @@ main(void)
 		cmocka_unit_test(test_drop_refuses_root),
 		cmocka_unit_test(test_drop_faults),
 		cmocka_unit_test(test_refresher),
+		cmocka_unit_test(test_keep_kill),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
