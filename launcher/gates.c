@@ -480,23 +480,30 @@ supervisor(const char *dir, const char *policy, unsigned idle, int ready)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &set, NULL);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1)
+		_exit(EXIT_ENFORCE);
 	if (join(tok, sizeof(tok), dir, "tokens") == -1 ||
 	    join(audit, sizeof(audit), dir, "audit.jsonl") == -1 ||
 	    join(glog, sizeof(glog), dir, "gate.log") == -1 ||
 	    join(ctl, sizeof(ctl), dir, "control") == -1 ||
 	    join(pcopy, sizeof(pcopy), dir, "policy.yaml") == -1)
 		_exit(EXIT_ENFORCE);
+	/*
+	 * The supervisor must let go of the terminal and of whatever waits
+	 * on `aisb gate up`'s output: its own descriptors or no supervisor.
+	 */
 	if ((fd = open(glog, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
-	    O_NOFOLLOW, 0600)) != -1) {
-		dup2(fd, STDERR_FILENO);
-		close(fd);
+	    O_NOFOLLOW, 0600)) == -1 || dup2(fd, STDERR_FILENO) == -1) {
+		dprintf(ready, "%s: %s\n", glog, strerror(errno));
+		_exit(EXIT_ENFORCE);
 	}
-	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) != -1) {
-		dup2(fd, STDIN_FILENO);
-		dup2(fd, STDOUT_FILENO);
-		close(fd);
+	close(fd);
+	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1 ||
+	    dup2(fd, STDIN_FILENO) == -1 || dup2(fd, STDOUT_FILENO) == -1) {
+		dprintf(ready, "/dev/null: %s\n", strerror(errno));
+		_exit(EXIT_ENFORCE);
 	}
+	close(fd);
 	/*
 	 * The gate refuses an empty credential file: until a session
 	 * attaches it holds one whose secret is thrown away at once.

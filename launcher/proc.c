@@ -6,6 +6,7 @@
 
 #include <sys/prctl.h>
 #include <sys/types.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -59,6 +60,37 @@ launch_find_program(const char *name, char *out, size_t len)
 }
 
 /*
+ * Closes every descriptor above low but keep (-1: none), however high the
+ * open file limit lets them go: close_range(2), or a loop up to the soft
+ * limit where the kernel has none (before 5.9).  0 or -1.
+ */
+static int
+close_above(int low, int keep)
+{
+	struct rlimit	 rl;
+	unsigned	 first = (unsigned)low + 1;
+	int		 fd;
+
+	if (keep > low) {
+		if ((unsigned)keep > first &&
+		    close_range(first, (unsigned)keep - 1, 0) == -1)
+			goto loop;
+		first = (unsigned)keep + 1;
+	}
+	if (close_range(first, ~0U, 0) == 0)
+		return 0;
+loop:
+	if (errno != ENOSYS)
+		return -1;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		return -1;
+	for (fd = low + 1; (rlim_t)fd < rl.rlim_cur && fd < INT_MAX; fd++)
+		if (fd != keep)
+			(void)close(fd);
+	return 0;
+}
+
+/*
  * fork + execv.  fds[i] (or -1: inherit) becomes descriptor i of the child
  * for i < 3; extra_src (or -1) becomes descriptor extra_dst; every other
  * descriptor is closed.  The child runs in a process group of its own,
@@ -69,7 +101,7 @@ launch_spawn(char *const argv[], const int fds[3], int extra_src,
     int extra_dst)
 {
 	pid_t	 pid, parent = getpid();
-	int	 i, fd;
+	int	 i;
 
 	if ((pid = fork()) == -1)
 		return -1;
@@ -100,9 +132,8 @@ launch_spawn(char *const argv[], const int fds[3], int extra_src,
 		} else if (dup2(extra_src, extra_dst) == -1)
 			_exit(127);
 	}
-	for (fd = 3; fd < 1024; fd++)
-		if (extra_src == -1 || fd != extra_dst)
-			(void)close(fd);
+	if (close_above(2, extra_src != -1 ? extra_dst : -1) == -1)
+		_exit(127);
 	signal(SIGPIPE, SIG_DFL);
 	execv(argv[0], argv);
 	_exit(127);

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include <cmocka.h>
 
 #include "gates.h"
+#include "proc.h"
 #include "session.h"
 
 static char	 dir[] = "/tmp/aisb-sess-XXXXXX";
@@ -181,6 +183,40 @@ test_gate_names(void **state)
 	assert_false(launch_gate_name_ok("a b"));
 }
 
+/*
+ * launch_spawn hands the child descriptors 0-2 and the one it names, and
+ * nothing else, however high: a descriptor above 1024 (the old loop's
+ * bound) must not reach a gate.
+ */
+static void
+test_spawn_closes(void **state)
+{
+	struct rlimit	 rl;
+	char		*argv[] = { (char *)"/bin/sh", (char *)"-c",
+	    (char *)"test -e /proc/self/fd/1500 && exit 3; "
+	    "test -e /proc/self/fd/3 || exit 4; exit 0", NULL };
+	int		 fds[3] = { -1, -1, -1 }, p[2], status;
+	pid_t		 pid;
+
+	(void)state;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max <= 1500)
+		skip();
+	if (rl.rlim_cur <= 1500) {
+		rl.rlim_cur = 1501;
+		assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	}
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(dup2(p[0], 1500), 1500);	/* not close-on-exec */
+	pid = launch_spawn(argv, fds, p[1], 3);
+	assert_true(pid > 0);
+	assert_int_equal(launch_wait(pid, &status), 0);
+	assert_int_equal(launch_exit_code(status), 0);
+	close(1500);
+	close(p[0]);
+	close(p[1]);
+}
+
 int
 main(void)
 {
@@ -189,6 +225,7 @@ main(void)
 		cmocka_unit_test(test_env_refusals),
 		cmocka_unit_test(test_tokens_edit),
 		cmocka_unit_test(test_gate_names),
+		cmocka_unit_test(test_spawn_closes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
