@@ -58,6 +58,12 @@ tests_fuzz_fuzz_gate_ctl_SOURCES = tests/fuzz/fuzz_gate_ctl.c gate/ctlcmd.c
 tests_fuzz_fuzz_gate_ctl_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
 tests_fuzz_fuzz_gate_ctl_CFLAGS = $(AM_CFLAGS)
 tests_fuzz_fuzz_gate_ctl_LDFLAGS = -fsanitize=fuzzer
+noinst_PROGRAMS += tests/fuzz/fuzz_gate_auth
+tests_fuzz_fuzz_gate_auth_SOURCES = tests/fuzz/fuzz_gate_auth.c gate/auth.c
+tests_fuzz_fuzz_gate_auth_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
+tests_fuzz_fuzz_gate_auth_CFLAGS = $(aisb_gate_CFLAGS)
+tests_fuzz_fuzz_gate_auth_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_gate_auth_LDADD = $(aisb_gate_LDADD)
 # the whole connection state machine: the gate's sources but for main()
 noinst_PROGRAMS += tests/fuzz/fuzz_gate_conn
 tests_fuzz_fuzz_gate_conn_SOURCES = tests/fuzz/fuzz_gate_conn.c \

@@ -15,9 +15,18 @@ tests_fuzz_fuzz_target_LDADD = $(POLICY_LIBS)
 FUZZ_SECONDS ?= 60
 fuzz: tests/fuzz/fuzz_policy tests/fuzz/fuzz_target tests/fuzz/fuzz_plan \
 	    tests/fuzz/fuzz_gate_http tests/fuzz/fuzz_stub tests/fuzz/fuzz_envfile \
-	    tests/fuzz/fuzz_gate_tls tests/fuzz/fuzz_gate_ctl tests/fuzz/fuzz_gate_conn
+	    tests/fuzz/fuzz_gate_tls tests/fuzz/fuzz_gate_ctl tests/fuzz/fuzz_gate_conn \
+	    tests/fuzz/fuzz_gate_auth
 	$(SHELL) $(top_srcdir)/tests/fuzz/run.sh $(FUZZ_SECONDS) $(top_srcdir)/tests/fuzz/corpus tests/fuzz
+# Each harness for FUZZ_RUNS executions (10^7: tens of minutes on two
+# cores); prints the executions and the corpus each grew to.
+FUZZ_RUNS ?= 10000000
+fuzz-long: tests/fuzz/fuzz_policy tests/fuzz/fuzz_target tests/fuzz/fuzz_plan \
+	    tests/fuzz/fuzz_gate_http tests/fuzz/fuzz_stub tests/fuzz/fuzz_envfile \
+	    tests/fuzz/fuzz_gate_tls tests/fuzz/fuzz_gate_ctl tests/fuzz/fuzz_gate_conn \
+	    tests/fuzz/fuzz_gate_auth
+	$(SHELL) $(top_srcdir)/tests/fuzz/run.sh runs:$(FUZZ_RUNS) $(top_srcdir)/tests/fuzz/corpus tests/fuzz
 else
-fuzz:
+fuzz fuzz-long:
 	@echo "fuzzing needs: ./configure --enable-fuzz CC=clang" >&2; exit 1
 endif
