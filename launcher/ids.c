@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "file.h"
@@ -28,6 +29,7 @@
 #define SUBUID_PATH	"/etc/subuid"
 #define SUBGID_PATH	"/etc/subgid"
 #define USERADD_TIMEOUT_MS	(30 * 1000)
+#define SUBID_TRIES		20	/* 100 ms apart */
 
 int
 launch_subid_find(const char *text, size_t len, const char *name,
@@ -150,10 +152,18 @@ static int
 resolve_mapped(struct launch_ids *ids, int create, char *err, size_t errlen)
 {
 	struct passwd	*pw;
+	struct timespec	 pause = { 0, 100 * 1000 * 1000 };
 	unsigned long	 us = 0, uc = 0, gs = 0, gc = 0;
-	int		 fu, fg, made = 0;
+	char		 why[256] = "";
+	int		 fu, fg, tries;
 
-	for (;;) {
+	/*
+	 * Two first sessions at once both find no user: one useradd wins,
+	 * the other fails ("exists") and finds the winner's user, whose
+	 * ranges useradd writes a moment after its passwd line.  So with
+	 * create, a missing piece is looked for again for a second or two.
+	 */
+	for (tries = 0;; tries++) {
 		pw = getpwnam(LAUNCH_SUBID_USER);
 		fu = fg = 0;
 		if (pw != NULL &&
@@ -164,12 +174,13 @@ resolve_mapped(struct launch_ids *ids, int create, char *err, size_t errlen)
 			return -1;
 		if (fu && fg)
 			break;
-		if (pw != NULL || !create || made) {
+		if (!create || tries == SUBID_TRIES) {
 			snprintf(err, errlen, "rootful sessions run the "
 			    "container's other users in the subordinate ids of "
-			    "the user %s, and %s; fix: %s", LAUNCH_SUBID_USER,
+			    "the user %s, and %s%s%s; fix: %s", LAUNCH_SUBID_USER,
 			    pw == NULL ? "there is no such user" :
 			    "it has none in " SUBUID_PATH " and " SUBGID_PATH,
+			    why[0] != '\0' ? ": " : "", why,
 			    pw == NULL ? "useradd --system "
 			    "--add-subids-for-system " LAUNCH_SUBID_USER :
 			    "usermod --add-subuids START-END --add-subgids "
@@ -177,9 +188,10 @@ resolve_mapped(struct launch_ids *ids, int create, char *err, size_t errlen)
 			    "other user has)");
 			return -1;
 		}
-		if (launch_ids_create_user(err, errlen) == -1)
-			return -1;
-		made = 1;
+		if (pw == NULL && tries == 0)
+			(void)launch_ids_create_user(why, sizeof(why));
+		else
+			nanosleep(&pause, NULL);
 	}
 	if (uc < LAUNCH_SUBID_COUNT || gc < LAUNCH_SUBID_COUNT) {
 		snprintf(err, errlen, "the user %s has %lu subordinate uids and "
@@ -259,9 +271,11 @@ launch_gate_user(char *name, size_t len, gid_t *gid, char *err,
 		*gid = (gid_t)-1;
 	if (geteuid() != 0)
 		return 0;
-	if ((pw = getpwnam(LAUNCH_SUBID_USER)) == NULL &&
-	    launch_ids_create_user(why, sizeof(why)) == 0)
+	/* made by another session meanwhile when our useradd fails */
+	if ((pw = getpwnam(LAUNCH_SUBID_USER)) == NULL) {
+		(void)launch_ids_create_user(why, sizeof(why));
 		pw = getpwnam(LAUNCH_SUBID_USER);
+	}
 	if (pw == NULL) {
 		if ((pw = getpwnam("nobody")) == NULL) {
 			snprintf(err, errlen, "no user for the gate to drop to: "

@@ -18,8 +18,10 @@
 # 10.0.2.2 (slirp4netns), so nothing can leave the machine.  Needs root,
 # podman, mmdebstrap and AISB_E2E=1 (tests/run.sh sets it).  Everything it
 # makes is removed by the EXIT trap: the podman store, the test user (its
-# rootless store and processes), the /dev/net/tun mode it changed, and the
-# system user aisb if this test created it.
+# rootless store and processes) and the /dev/net/tun mode it changed.  The
+# system user aisb stays: aisb makes it on first use, as any rootful
+# session would, and the other e2e suites, running alongside under make -j,
+# use it at the same time.
 set -euo pipefail
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -46,7 +48,6 @@ mkdir -p "$XDG_CONFIG_HOME"
 user=aisbe2e$$
 uid=
 tun_mode=$(stat -c %a /dev/net/tun 2>/dev/null || echo "")
-had_aisb_user=$(getent passwd aisb >/dev/null && echo yes || echo no)
 pids=()
 cleanup() {
 	local rc=$? p m
@@ -63,9 +64,6 @@ cleanup() {
 		    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null || true
 	fi
 	[ -n "$tun_mode" ] && chmod "$tun_mode" /dev/net/tun 2>/dev/null
-	if [ "$had_aisb_user" = no ] && getent passwd aisb >/dev/null; then
-		userdel aisb >/dev/null 2>&1 || true
-	fi
 	for m in $(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
 	    /proc/self/mounts | sort -r); do
 		umount -l "$m" 2>/dev/null || true
