@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -30,6 +31,7 @@
 #define SUBGID_PATH	"/etc/subgid"
 #define USERADD_TIMEOUT_MS	(30 * 1000)
 #define SUBID_TRIES		20	/* 100 ms apart */
+#define USERADD_LOCK		"/run/aisb-useradd.lock"
 
 int
 launch_subid_find(const char *text, size_t len, const char *name,
@@ -97,8 +99,8 @@ subid_range(const char *path, uid_t uid, unsigned long *start,
  * shadow's useradd allocates them (locked, never overlapping another
  * user's range).  -1 with err.
  */
-int
-launch_ids_create_user(char *err, size_t errlen)
+static int
+run_useradd(char *err, size_t errlen)
 {
 	char	 useradd[PATH_MAX], out[512];
 	char	*argv[] = { useradd, (char *)"--system",
@@ -117,6 +119,29 @@ launch_ids_create_user(char *err, size_t errlen)
 	    "subordinate ids (%s, %s) for the containers' other users\n",
 	    LAUNCH_SUBID_USER, SUBUID_PATH, SUBGID_PATH);
 	return 0;
+}
+
+int
+launch_ids_create_user(char *err, size_t errlen)
+{
+	int	 fd, rc;
+
+	/*
+	 * Two useradd of one name at once both succeed here (shadow checks
+	 * before it locks), leaving two passwd lines: aisb serialises its
+	 * own, under a lock in /run (root's alone to write), and looks
+	 * again once it holds it.
+	 */
+	if ((fd = open(USERADD_LOCK, O_RDWR | O_CREAT | O_CLOEXEC |
+	    O_NOFOLLOW, 0600)) == -1 || flock(fd, LOCK_EX) == -1) {
+		snprintf(err, errlen, "%s: %s", USERADD_LOCK, strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	rc = getpwnam(LAUNCH_SUBID_USER) != NULL ? 0 : run_useradd(err, errlen);
+	close(fd);
+	return rc;
 }
 
 /*

@@ -4,6 +4,9 @@
  */
 #include "config.h"
 
+#include <sys/mount.h>
+#include <sys/wait.h>
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -11,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sched.h>
 #include <cmocka.h>
 
 #include "ids.h"
@@ -208,6 +213,96 @@ test_argv_stopping(void **state)
 	launch_strv_free(&v);
 }
 
+/*
+ * Two first sessions at once on a machine without the aisb user: both
+ * resolve, to the same range.  Runs in a mount namespace of its own over a
+ * copy of /etc without that user, so the host's /etc is never touched.
+ * Root only (useradd, mounts).
+ */
+static int
+race_child(void)
+{
+	char		 dir[] = "/tmp/aisb-ids-race-XXXXXX", cmd[1024], etc[64];
+	char		 ws[96];
+	int		 go[2], i, st, rc = 0;
+	pid_t		 kid[2];
+	unsigned long	 base[2];
+	int		 res[2][2];
+
+	if (unshare(CLONE_NEWNS) == -1 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1 ||
+	    mkdtemp(dir) == NULL)
+		return 10;
+	snprintf(etc, sizeof(etc), "%s/etc", dir);
+	snprintf(ws, sizeof(ws), "%s/ws", dir);
+	/* the test's own folder; no outside input in the command */
+	snprintf(cmd, sizeof(cmd), "cp -a /etc %s && mkdir %s && "
+	    "sed -i '/^aisb:/d' %s/passwd %s/group %s/shadow %s/gshadow "
+	    "%s/subuid %s/subgid 2>/dev/null; true", etc, ws, etc, etc, etc,
+	    etc, etc, etc);
+	if (system(cmd) != 0 || mount(etc, "/etc", NULL, MS_BIND, NULL) == -1)
+		return 11;
+	if (pipe(go) == -1 || pipe(res[0]) == -1 || pipe(res[1]) == -1)
+		return 12;
+	for (i = 0; i < 2; i++) {
+		if ((kid[i] = fork()) == 0) {
+			struct launch_ids	 ids;
+			char			 err[512], c;
+			unsigned long		 b = 0;
+
+			close(go[1]);
+			if (read(go[0], &c, 1) != 0)
+				_exit(13);
+			if (launch_ids_resolve(&ids, 0, ws, 1, err,
+			    sizeof(err)) == 0)
+				b = ids.uid_base;
+			else
+				fprintf(stderr, "resolve: %s\n", err);
+			if (write(res[i][1], &b, sizeof(b)) != sizeof(b))
+				_exit(14);
+			_exit(b != 0 ? 0 : 15);
+		}
+	}
+	close(go[0]);
+	close(go[1]);		/* both start now */
+	for (i = 0; i < 2; i++) {
+		if (waitpid(kid[i], &st, 0) == -1 || !WIFEXITED(st) ||
+		    WEXITSTATUS(st) != 0)
+			rc = 16;
+		if (read(res[i][0], &base[i], sizeof(base[i])) !=
+		    sizeof(base[i]))
+			rc = 17;
+	}
+	if (rc == 0 && base[0] != base[1])
+		rc = 18;
+	/* one user, not one per session */
+	snprintf(cmd, sizeof(cmd), "test \"$(grep -c '^aisb:' %s/passwd)\" = 1 "
+	    "&& test \"$(grep -c '^aisb:' %s/subuid)\" = 1 && "
+	    "test \"$(grep -c '^aisb:' %s/subgid)\" = 1", etc, etc, etc);
+	if (rc == 0 && system(cmd) != 0)
+		rc = 19;
+	(void)umount2("/etc", MNT_DETACH);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	(void)system(cmd);
+	return rc;
+}
+
+static void
+test_resolve_race(void **state)
+{
+	pid_t	 pid;
+	int	 st;
+
+	(void)state;
+	if (geteuid() != 0 || access("/usr/sbin/useradd", X_OK) != 0)
+		skip();
+	if ((pid = fork()) == 0)
+		_exit(race_child());
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int
 main(void)
 {
@@ -216,6 +311,7 @@ main(void)
 		cmocka_unit_test(test_argv_mappings),
 		cmocka_unit_test(test_argv_seccomp),
 		cmocka_unit_test(test_argv_stopping),
+		cmocka_unit_test(test_resolve_race),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
