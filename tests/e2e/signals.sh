@@ -235,8 +235,15 @@ if grep -q "^$sid .* killed " "$tmp/out"; then ok; else bad "sessions ls: $(grep
 # aisb and its watcher killed (a whole cgroup, say): the gate still exits,
 # and aisb clean removes the running container of a dead launcher.
 start gate -- bash -c "$plain_cmd" || true
-w=$(ours aisb-watch)
+# the watcher must be found and really killed, or it does clean's work
+# meanwhile and the checks below say nothing (seen once on a loaded
+# machine: clean found no container, the watcher had stopped it)
+w=
+for i in $(seq 50); do w=$(ours aisb-watch); [ -n "$w" ] && break; sleep 0.1; done
+if [ -n "$w" ]; then ok; else bad "SIGKILL of both: no watcher found"; fi
 kill -KILL "$bg" $w; wait "$bg" 2>/dev/null || true
+for i in $(seq 30); do [ -z "$(ours aisb-watch)" ] && break; sleep 0.1; done
+if [ -z "$(ours aisb-watch)" ]; then ok; else bad "SIGKILL of both: the watcher lives"; fi
 for i in $(seq 30); do gate_gone && break; sleep 0.1; done
 if gate_gone; then ok; else bad "SIGKILL of both: gate $gpid still runs"; fi
 if container_gone; then bad "SIGKILL of both: the container stopped by itself (test broken?)"; else ok; fi
