@@ -52,6 +52,8 @@
 #endif
 #define LIBEVENT_READ	4096		/* its most per read(2): more may wait */
 #define LINGER_SECS	2		/* after an answer, wait for the close */
+#define CLIENT_EOF_SECS	2		/* upstream silence that ends a forwarded
+					   answer once the client said EOF */
 #define CLIENT_BUCKETS	256
 #define RULE_MAX	512
 #define DETAIL_MAX	256
@@ -1301,6 +1303,8 @@ relay_down(struct gate_conn *c)
 		c->down += n;
 		c->g->ctr.bytes_down += n;
 		clock_gettime(CLOCK_MONOTONIC, &c->t_active);
+		if (!c->tunnel && c->c_eof && c->down == n)
+			arm(c, CLIENT_EOF_SECS);	/* see client_event_cb */
 	}
 	if (evbuffer_get_length(out) >= RELAY_MAX) {
 		bufferevent_disable(c->ubev, EV_READ);
@@ -1997,16 +2001,21 @@ client_event_cb(struct bufferevent *bev, short what, void *arg)
 		return;
 	}
 	if ((what & BEV_EVENT_EOF) && c->state == S_RELAY && !c->tunnel &&
-	    c->d->body_done && c->down == 0) {
+	    c->d->body_done) {
 		/*
-		 * The client half-closed after its request: wait for the
-		 * answer.  Once the answer has begun, an EOF means the client
-		 * is done with it (an upstream that ignores "Connection:
-		 * close" would otherwise hold the connection until the idle
-		 * timeout).
+		 * The client half-closed after its request, or closed
+		 * altogether: the two look the same from here.  The answer
+		 * is relayed on (what is queued, and what the upstream still
+		 * sends) until the upstream's EOF; a client that is gone
+		 * answers the next write with a reset.  An upstream that
+		 * ignores "Connection: close" and falls silent would hold the
+		 * connection until the idle timeout: once the answer has
+		 * begun, CLIENT_EOF_SECS of upstream silence end it instead.
 		 */
 		c->c_eof = 1;
 		bufferevent_disable(bev, EV_READ);
+		if (c->down > 0)
+			arm(c, CLIENT_EOF_SECS);
 		return;
 	}
 	c->close_reason = (what & BEV_EVENT_EOF) ? "client closed" :
@@ -2069,7 +2078,8 @@ static void
 timer_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct gate_conn	*c = arg;
-	double			 idle;
+	const char		*reason = "idle_timeout";
+	double			 idle, limit;
 
 	if (c->no_timer) {
 		c->close_reason = "no timer";
@@ -2095,9 +2105,15 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 		return;
 	case S_RELAY:
 		idle = gate_ms_since(&c->t_active) / 1e3;
-		if (idle + 0.01 < c->g->cfg.idle_timeout) {
+		limit = c->g->cfg.idle_timeout;
+		if (!c->tunnel && c->c_eof && c->down > 0) {
+			if (limit > CLIENT_EOF_SECS)
+				limit = CLIENT_EOF_SECS;
+			reason = "client closed";
+		}
+		if (idle + 0.01 < limit) {
 			struct timeval	 tv;
-			double		 left = c->g->cfg.idle_timeout - idle;
+			double		 left = limit - idle;
 
 			tv.tv_sec = (time_t)left;
 			tv.tv_usec = (suseconds_t)((left - (double)tv.tv_sec) *
@@ -2105,8 +2121,9 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 			arm_tv(c, &tv);
 			return;
 		}
-		c->g->ctr.idle_timeout++;
-		c->close_reason = "idle_timeout";
+		if (strcmp(reason, "idle_timeout") == 0)
+			c->g->ctr.idle_timeout++;
+		c->close_reason = reason;
 		conn_free(c);
 		return;
 	case S_LINGER:

@@ -185,6 +185,24 @@ while True:
     d += b
 print(d.split(b"\r\n")[0].decode())' "$gate_port" "$up")" "HTTP/1.0 200 OK"
 
+# ... and one that half-closes once the answer has begun still gets all of
+# it (the upstream sends it in two parts): an EOF from the client is not
+# the end of the answer
+check "half-closed client, answer begun" "$("$PY" -c '
+import json, socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(b"GET http://ok.test:%s/half/slow HTTP/1.0\r\n\r\n" %
+          sys.argv[2].encode())
+d = s.recv(65536)
+s.shutdown(socket.SHUT_WR)
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    d += b
+print(json.loads(d.split(b"\r\n\r\n", 1)[1])["path"])' "$gate_port" "$up")" \
+    "/half/slow"
+
 # CONNECT to a name: the TLS server name must be that name (else the tunnel
 # is closed before a byte of the handshake reaches the upstream)
 "$PY" - "$gate_port" "$cap" >"$tmp/sni.out" <<'PY'
@@ -242,7 +260,13 @@ expect_audit "$A" event=decision host=cap.test decision=deny \
 # once the client has its answer and closes, the gate closes too
 check "GET keep-alive upstream" "$(proxy_get "http://ka.test:$ka/")" "000 200"
 check "keep-alive body" "$(cat "$tmp/body")" ok
-sleep 0.5
+# (two seconds of upstream silence after the client's EOF, not the idle
+# timeout)
+for i in $(seq 40); do
+	[ "$(audit_count "$A" event=close host=ka.test reason="client closed")" \
+	    = 1 ] && break
+	sleep 0.1
+done
 expect_audit "$A" event=close host=ka.test reason="client closed"
 
 finish

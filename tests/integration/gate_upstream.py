@@ -6,7 +6,8 @@
 MODE echo: every byte received is sent back; an EOF is answered by closing.
 MODE http: HTTP/1.0; the answer's body is JSON describing the request
            (method, path, headers, body length) so the test sees what the
-           gate forwarded.
+           gate forwarded.  A path ending in /slow gets its answer in two
+           parts 0.4 s apart.
 MODE hold: accepts and never reads nor answers (a stuck upstream).
 MODE keepalive: answers one request "200 ok" and keeps the connection
            open, "Connection: close" or not (a misbehaving upstream).
@@ -132,6 +133,12 @@ class Http(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(out)))
         self.end_headers()
+        if self.path.endswith("/slow"):
+            # the answer in two parts, 0.4 s apart
+            self.wfile.write(out[:8])
+            self.wfile.flush()
+            threading.Event().wait(0.4)
+            out = out[8:]
         self.wfile.write(out)
 
     do_GET = do_POST = do_PUT = do_HEAD = do_DELETE = answer
