@@ -323,24 +323,14 @@ supervise(char **argv, struct launch_gate *gate, const char *podman,
  */
 enum { PH_START, PH_HOST, PH_GATE, PH_IMAGE, PH_RUN, PH_END, PH_N };
 
+/* One line: arguments quoted, bytes that could break it escaped. */
 static void
-write_record(const struct launch_session *s, const struct launch_opts *o,
-    const struct policy *p, const struct launch_ids *ids,
-    const char *unheld, time_t start, int code, const int64_t *ph)
+record_words(FILE *f, char *const *v, int n)
 {
-	char	*text = NULL, path[PATH_MAX], err[256];
-	size_t	 len = 0;
-	FILE	*f;
 	int	 i;
 
-	if ((f = open_memstream(&text, &len)) == NULL)
-		return;
-	fprintf(f, "session %s\nstarted %lld\nended %lld\nexit %d\n"
-	    "policy %s\npolicy_sha256 %s\ncommand", s->id, (long long)start,
-	    (long long)time(NULL), code, o->val[LO_POLICY], policy_sha256(p));
-	/* one line: arguments quoted, bytes that could break it escaped */
-	for (i = 0; i < o->ncmd; i++) {
-		const unsigned char *a = (const unsigned char *)o->cmd[i];
+	for (i = 0; i < n && v[i] != NULL; i++) {
+		const unsigned char *a = (const unsigned char *)v[i];
 
 		if (a[0] != '\0' && a[strcspn((const char *)a,
 		    " \t\n\r'\"\\")] == '\0') {
@@ -356,6 +346,24 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
 		}
 		fputc('\'', f);
 	}
+}
+
+static void
+write_record(const struct launch_session *s, const struct launch_opts *o,
+    const struct policy *p, const struct launch_ids *ids,
+    const char *unheld, time_t start, int code, const int64_t *ph,
+    const struct launch_strv *argv)
+{
+	char	*text = NULL, path[PATH_MAX], err[256];
+	size_t	 len = 0;
+	FILE	*f;
+
+	if ((f = open_memstream(&text, &len)) == NULL)
+		return;
+	fprintf(f, "session %s\nstarted %lld\nended %lld\nexit %d\n"
+	    "policy %s\npolicy_sha256 %s\ncommand", s->id, (long long)start,
+	    (long long)time(NULL), code, o->val[LO_POLICY], policy_sha256(p));
+	record_words(f, o->cmd, o->ncmd);
 	if (ids->mode == LAUNCH_IDS_KEEPID)
 		fprintf(f, "\nidentity keep-id sandbox_uid %u",
 		    (unsigned)ids->owner_uid);
@@ -367,6 +375,14 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
 		    ids->count - 1));
 	fprintf(f, "\nhome_volume %s\nlimits_not_applied%s",
 	    o->val[LO_HOME_VOLUME], unheld[0] != '\0' ? unheld : " none");
+	/*
+	 * What ran, for tests/bench/startup.sh to derive plain podman from;
+	 * no secret is ever in it (launch_podman_argv).
+	 */
+	if (argv->s != NULL) {
+		fprintf(f, "\npodman");
+		record_words(f, argv->s, (int)argv->n);
+	}
 	fprintf(f, "\ntimings_ms");
 	{
 		static const char *const name[PH_N] = { NULL, "host", "gate",
@@ -609,7 +625,7 @@ out:
 		(void)unlink(token);
 	launch_watch_dismiss(&watchfd);
 	ph[PH_END] = mono_ms();
-	write_record(&s, o, p, &ids, unheld, start, code, ph);
+	write_record(&s, o, p, &ids, unheld, start, code, ph, &argv);
 	if (o->keep || code != 0)
 		fprintf(stderr, "aisb: session %s: %s\n", s.id, s.dir);
 	launch_strv_free(&argv);
