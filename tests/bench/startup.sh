@@ -59,6 +59,8 @@ trap cleanup EXIT
 export XDG_STATE_HOME=$tmp/state XDG_CONFIG_HOME=$tmp/config
 mkdir -p "$tmp/ws"
 chmod 0700 "$tmp/ws"
+# the workspace of every session; both sides start as one fork and exec
+cd "$tmp/ws"
 
 printf '{"bench.test": {"A": ["127.0.0.1"], "ttl": 30}}\n' >"$tmp/zone.json"
 "$PY" "$here/../integration/gate_dns.py" --zone "$tmp/zone.json" \
@@ -80,9 +82,8 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 session() {	# session MODE: wall ms on stdout; fails the script on error
 	local t0 t1 rc=0
 	t0=$(now_ms)
-	(cd "$tmp/ws" && "$aisb" --policy "$tmp/policy.yaml" \
-	    --home-volume "$vol" --net "$1" -- true) >"$tmp/out" 2>"$tmp/err" \
-	    </dev/null || rc=$?
+	"$aisb" --policy "$tmp/policy.yaml" --home-volume "$vol" --net "$1" \
+	    -- true >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 	t1=$(now_ms)
 	[ "$rc" = 0 ] || { echo "session --net $1 failed ($rc): $(head -c 600 "$tmp/err")" >&2; exit 1; }
 	echo $((t1 - t0))
