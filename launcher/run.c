@@ -383,11 +383,18 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
 	    o->val[LO_HOME_VOLUME], unheld[0] != '\0' ? unheld : " none");
 	/*
 	 * What ran, for tests/bench/startup.sh to derive plain podman from;
-	 * no secret is ever in it (launch_podman_argv).
+	 * no secret is ever in it (launch_podman_argv).  The command after
+	 * the enforcer's "--" is the command line above.
 	 */
 	if (argv->s != NULL) {
+		size_t	 n;
+
+		for (n = 0; n < argv->n && strcmp(argv->s[n], "--") != 0; n++)
+			;
 		fprintf(f, "\npodman");
-		record_words(f, argv->s, (int)argv->n);
+		record_words(f, argv->s, (int)n);
+		if (n < argv->n)
+			fprintf(f, " -- (the command)");
 	}
 	fprintf(f, "\ntimings_ms");
 	{
