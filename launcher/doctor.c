@@ -30,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "ids.h"
 #include "image.h"
 #include "options.h"
@@ -109,16 +110,37 @@ in_path(const char *name)
 
 /* ---- host checks ----------------------------------------------------- */
 
+/*
+ * podman's version.  A session takes it from the cache (cache.h: keyed by
+ * the binary and its configuration), which costs no podman run; doctor
+ * asks podman for real, and refreshes the cache.
+ */
 static int
 check_podman(struct launch_host_facts *f, int verbose)
 {
+	extern char			**environ;
+	struct launch_podman_facts	 pf;
 	char *const	argv[] = { "podman", "version", "--format",
 	    "{{.Client.Version}}", NULL };
 	char		out[sizeof(f->podman_version)], err[256];
-	int		major = 0;
+	char		podman[PATH_MAX];
+	int		major = 0, rc;
 
-	if (launch_exec(argv, NULL, 0, out, sizeof(out), INFO_TIMEOUT_MS, 0,
-	    err, sizeof(err)) != 0) {
+	if (launch_find_program("podman", podman, sizeof(podman)) == -1) {
+		report(f, verbose, V_FAIL, "podman     not found; fix: apt-get "
+		    "install podman (4.3 or later)");
+		return -1;
+	}
+	if (verbose) {
+		rc = launch_exec(argv, NULL, 0, out, sizeof(out),
+		    INFO_TIMEOUT_MS, 0, err, sizeof(err)) != 0 ? -1 : 0;
+		if (rc == 0)
+			(void)launch_cache_podman_facts(podman, environ, 1, &pf,
+			    err, sizeof(err));
+	} else if ((rc = launch_cache_podman_facts(podman, environ, 0, &pf,
+	    err, sizeof(err))) == 0)
+		snprintf(out, sizeof(out), "%s", pf.version);
+	if (rc == -1) {
 		report(f, verbose, V_FAIL, "podman     %s; fix: apt-get install "
 		    "podman (4.3 or later)", err);
 		return -1;

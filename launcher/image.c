@@ -30,8 +30,10 @@
 
 #include <openssl/evp.h>
 
+#include "cache.h"
 #include "image.h"
 #include "launch.h"
+#include "proc.h"
 #include "file.h"
 #include "log.h"
 
@@ -374,10 +376,12 @@ run_quiet(char *const argv[], char *out, size_t outlen, int timeout_ms,
 /*
  * One `podman images` answers every existence and id question of an
  * ensure (the base, the offline base, the image) instead of one podman
- * run each, about 0.25 s apiece.  Only fully qualified references are
- * looked up in it (podman lists those); anything else, a listing that
- * did not fit, and everything after a build or pull (list_drop) asks
- * podman directly.
+ * run each, about 0.25 s apiece; and that listing is kept in the cache
+ * for as long as the store's image list is the same file (cache.h), so
+ * that a session whose image exists asks podman nothing.  Only fully
+ * qualified references are looked up in it (podman lists those);
+ * anything else, a listing that did not fit, and everything after a
+ * build or pull (list_drop) asks podman directly.
  */
 #define IMAGE_LIST_MAX	(1024 * 1024)
 
@@ -407,10 +411,7 @@ list_reset(void)
 static const char *
 list_find(const char *ref, int *usable)
 {
-	char *const	 argv[] = { "podman", "images", "--no-trunc",
-	    "--noheading", "--format", "{{.Repository}}:{{.Tag}} {{.ID}}",
-	    NULL };
-	char		 err[256];
+	char		 err[256], podman[PATH_MAX];
 	const char	*line, *slash = strchr(ref, '/');
 	size_t		 rl = strlen(ref), n;
 
@@ -422,9 +423,10 @@ list_find(const char *ref, int *usable)
 	if (!image_list.tried) {
 		image_list.tried = 1;
 		if ((image_list.text = malloc(IMAGE_LIST_MAX)) != NULL &&
-		    (run_quiet(argv, image_list.text, IMAGE_LIST_MAX,
-		    QUICK_TIMEOUT_MS, 0, err, sizeof(err)) == -1 ||
-		    strlen(image_list.text) >= IMAGE_LIST_MAX - 1)) {
+		    (launch_find_program("podman", podman,
+		    sizeof(podman)) == -1 ||
+		    launch_cache_images(podman, environ, image_list.text,
+		    IMAGE_LIST_MAX, err, sizeof(err)) == -1)) {
 			free(image_list.text);	/* failed or did not fit */
 			image_list.text = NULL;
 		}

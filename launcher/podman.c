@@ -355,6 +355,12 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 	add(v, "run");
 	if (!o->keep)
 		add(v, "--rm");
+	/*
+	 * The image was ensured just before (image.c), and may have been
+	 * found from the cached listing (cache.h): should it be gone since,
+	 * podman fails instead of asking a registry for that name.
+	 */
+	add(v, "--pull=never");
 	add(v, "--name=aisb-%s", r->session_id);
 	add(v, "--label=io.aisb.managed=1");
 	add(v, "--label=io.aisb.kind=session");

@@ -197,17 +197,25 @@ launch_gate_start(struct launch_gate *g, const char *policy,
     const char *tokenfile, const char *auditfile, const char *logfile,
     const char *control, char *err, size_t errlen)
 {
-	char		 bin[PATH_MAX], buf[16], user[64];
+	if (launch_gate_spawn(g, policy, tokenfile, auditfile, logfile,
+	    control, err, errlen) == -1)
+		return -1;
+	return launch_gate_ready(g, err, errlen);
+}
+
+int
+launch_gate_spawn(struct launch_gate *g, const char *policy,
+    const char *tokenfile, const char *auditfile, const char *logfile,
+    const char *control, char *err, size_t errlen)
+{
+	char		 bin[PATH_MAX], user[64];
 	char		*argv[24];
-	struct pollfd	 pfd;
-	size_t		 off = 0;
-	ssize_t		 n;
-	int		 p[2], fds[3], logfd, argc = 0, rc;
-	unsigned long	 port;
-	char		*end;
+	int		 p[2], fds[3], logfd, argc = 0;
 
 	memset(g, 0, sizeof(*g));
 	g->pid = -1;
+	g->readyfd = -1;
+	g->logfile = logfile;
 	if (launch_find_program("aisb-gate", bin, sizeof(bin)) == -1) {
 		snprintf(err, errlen, "aisb-gate not found next to aisb or on "
 		    "PATH; build it (make) or install it (make install)");
@@ -262,7 +270,29 @@ launch_gate_start(struct launch_gate *g, const char *policy,
 		close(p[0]);
 		return -1;
 	}
+	g->readyfd = p[0];
+	g->pending = 1;
+	return 0;
+}
 
+int
+launch_gate_ready(struct launch_gate *g, char *err, size_t errlen)
+{
+	struct pollfd	 pfd;
+	char		 buf[16], *end;
+	const char	*logfile = g->logfile;
+	size_t		 off = 0;
+	ssize_t		 n;
+	unsigned long	 port;
+	int		 rc, p[1];
+
+	if (!g->pending) {
+		snprintf(err, errlen, "aisb-gate was not started");
+		return -1;
+	}
+	p[0] = g->readyfd;
+	g->pending = 0;
+	g->readyfd = -1;
 	/* Ready when the port arrives; EOF first means the gate died. */
 	pfd.fd = p[0];
 	pfd.events = POLLIN;
@@ -311,6 +341,11 @@ launch_gate_stop(struct launch_gate *g)
 	long		 waited = 0, step = 1;	/* ms */
 	int		 status;
 
+	if (g->pending) {
+		close(g->readyfd);
+		g->readyfd = -1;
+		g->pending = 0;
+	}
 	if (g->pid <= 0 || g->shared)
 		return;		/* a named gate is its supervisor's to stop */
 	kill(g->pid, SIGTERM);

@@ -14,6 +14,9 @@ struct launch_gate {
 	uint16_t		 port;		/* on 127.0.0.1 */
 	int			 shared;	/* a named gate: not our child */
 	unsigned long long	 start;		/* shared: its /proc start time */
+	int			 readyfd;	/* its ready pipe, while pending */
+	int			 pending;	/* spawned, readiness not read */
+	const char		*logfile;	/* for the messages */
 };
 
 int	 launch_find_program(const char *name, char *out, size_t len);
@@ -36,6 +39,17 @@ int	 launch_proc_alive(pid_t, unsigned long long start);
 int	 launch_gate_start(struct launch_gate *, const char *policy,
 	    const char *tokenfile, const char *auditfile, const char *logfile,
 	    const char *control, char *err, size_t errlen);
+/*
+ * launch_gate_start() in two steps, so that a session prepares its image
+ * while the gate starts: spawn returns once the gate runs (logfile must
+ * outlive the gate), ready once it reported its port.  Nothing may reach
+ * for the gate's port before ready returned 0; on -1 the gate is
+ * stopped.
+ */
+int	 launch_gate_spawn(struct launch_gate *, const char *policy,
+	    const char *tokenfile, const char *auditfile, const char *logfile,
+	    const char *control, char *err, size_t errlen);
+int	 launch_gate_ready(struct launch_gate *, char *err, size_t errlen);
 void	 launch_gate_stop(struct launch_gate *);
 
 /* ---- the session's watcher (watch.c) ----------------------------------- */

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "gates.h"
 #include "ids.h"
 #include "image.h"
@@ -159,6 +160,9 @@ ensure_home_volume(const char *podman, const char *name,
 	char	 out[256], *label;
 	int	 rc;
 
+	/* its folder in podman's volume path: no podman run (cache.h) */
+	if (launch_cache_volume_known(podman, environ, name))
+		return 0;
 	if (launch_exec(exists, NULL, 0, NULL, 0, 30000, 0, err, errlen) == 0)
 		return 0;
 	if (asprintf(&label, "--label=io.aisb.workspace=%s", workspace) == -1) {
@@ -318,29 +322,21 @@ supervise(char **argv, struct launch_gate *gate, const char *podman,
 
 /*
  * Where a session's time went: the host checks and session folder, the
- * gate until ready, the image and home volume, the container from podman
- * run to its exit, and the teardown.  0 for a phase that did not happen.
+ * gate from its start until ready (its own gate starts while the image
+ * phase runs, so the two overlap), the image and home volume, the
+ * container from the session files to its exit, and the teardown.  Each
+ * phase runs from ph0[k] to ph1[k]; 0 for a phase that did not happen.
  */
-enum { PH_START, PH_HOST, PH_GATE, PH_IMAGE, PH_RUN, PH_END, PH_N };
+enum { PH_HOST, PH_GATE, PH_IMAGE, PH_RUN, PH_END, PH_N };
 
+/* One line: arguments quoted, bytes that could break it escaped. */
 static void
-write_record(const struct launch_session *s, const struct launch_opts *o,
-    const struct policy *p, const struct launch_ids *ids,
-    const char *unheld, time_t start, int code, const int64_t *ph)
+record_words(FILE *f, char *const *v, int n)
 {
-	char	*text = NULL, path[PATH_MAX], err[256];
-	size_t	 len = 0;
-	FILE	*f;
 	int	 i;
 
-	if ((f = open_memstream(&text, &len)) == NULL)
-		return;
-	fprintf(f, "session %s\nstarted %lld\nended %lld\nexit %d\n"
-	    "policy %s\npolicy_sha256 %s\ncommand", s->id, (long long)start,
-	    (long long)time(NULL), code, o->val[LO_POLICY], policy_sha256(p));
-	/* one line: arguments quoted, bytes that could break it escaped */
-	for (i = 0; i < o->ncmd; i++) {
-		const unsigned char *a = (const unsigned char *)o->cmd[i];
+	for (i = 0; i < n && v[i] != NULL; i++) {
+		const unsigned char *a = (const unsigned char *)v[i];
 
 		if (a[0] != '\0' && a[strcspn((const char *)a,
 		    " \t\n\r'\"\\")] == '\0') {
@@ -356,6 +352,24 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
 		}
 		fputc('\'', f);
 	}
+}
+
+static void
+write_record(const struct launch_session *s, const struct launch_opts *o,
+    const struct policy *p, const struct launch_ids *ids,
+    const char *unheld, time_t start, int code, const int64_t *ph0,
+    const int64_t *ph1, const struct launch_strv *argv)
+{
+	char	*text = NULL, path[PATH_MAX], err[256];
+	size_t	 len = 0;
+	FILE	*f;
+
+	if ((f = open_memstream(&text, &len)) == NULL)
+		return;
+	fprintf(f, "session %s\nstarted %lld\nended %lld\nexit %d\n"
+	    "policy %s\npolicy_sha256 %s\ncommand", s->id, (long long)start,
+	    (long long)time(NULL), code, o->val[LO_POLICY], policy_sha256(p));
+	record_words(f, o->cmd, o->ncmd);
 	if (ids->mode == LAUNCH_IDS_KEEPID)
 		fprintf(f, "\nidentity keep-id sandbox_uid %u",
 		    (unsigned)ids->owner_uid);
@@ -367,19 +381,30 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
 		    ids->count - 1));
 	fprintf(f, "\nhome_volume %s\nlimits_not_applied%s",
 	    o->val[LO_HOME_VOLUME], unheld[0] != '\0' ? unheld : " none");
+	/*
+	 * What ran, for tests/bench/startup.sh to derive plain podman from;
+	 * no secret is ever in it (launch_podman_argv).  The command after
+	 * the enforcer's "--" is the command line above.
+	 */
+	if (argv->s != NULL) {
+		size_t	 n;
+
+		for (n = 0; n < argv->n && strcmp(argv->s[n], "--") != 0; n++)
+			;
+		fprintf(f, "\npodman");
+		record_words(f, argv->s, (int)n);
+		if (n < argv->n)
+			fprintf(f, " -- (the command)");
+	}
 	fprintf(f, "\ntimings_ms");
 	{
-		static const char *const name[PH_N] = { NULL, "host", "gate",
+		static const char *const name[PH_N] = { "host", "gate",
 		    "image", "run", "teardown" };
-		int64_t	 last = ph[PH_START];
 		int	 k;
 
-		for (k = PH_HOST; k < PH_N; k++) {
-			fprintf(f, " %s %lld", name[k], ph[k] ? (long long)
-			    (ph[k] - last) : 0LL);
-			if (ph[k])
-				last = ph[k];
-		}
+		for (k = PH_HOST; k < PH_N; k++)
+			fprintf(f, " %s %lld", name[k], ph0[k] && ph1[k] ?
+			    (long long)(ph1[k] - ph0[k]) : 0LL);
 	}
 	fprintf(f, "\n# options (values of --env are redacted)\n");
 	launch_opts_print(o, f);
@@ -409,7 +434,8 @@ run_session(const struct launch_opts *o, struct policy *p)
 	char				 enforcer[PATH_MAX], *plan = NULL;
 	char				*proxy = NULL, seccomp[PATH_MAX];
 	time_t				 start = time(NULL);
-	int64_t				 ph[PH_N] = { mono_ms() };
+	int64_t				 ph0[PH_N] = { mono_ms() };
+	int64_t				 ph1[PH_N] = { 0 };
 	struct launch_shared		 shared = { .dir = "" };
 	int				 code = EXIT_ENFORCE, mounted = 0;
 	int				 watchfd = -1;
@@ -466,7 +492,7 @@ run_session(const struct launch_opts *o, struct policy *p)
 		    sizeof(path), err, sizeof(err)) == -1)
 			goto fail;
 	}
-	ph[PH_HOST] = mono_ms();
+	ph1[PH_HOST] = ph0[PH_GATE] = mono_ms();
 
 	if (o->net == LAUNCH_NET_GATE && named) {
 		if (launch_gate_attach(o->val[LO_GATE], &s, &shared, err,
@@ -476,10 +502,19 @@ run_session(const struct launch_opts *o, struct policy *p)
 		gate.port = shared.port;
 		gate.shared = 1;
 		gate.start = shared.gate_start;
+		ph1[PH_GATE] = mono_ms();
 	} else if (o->net == LAUNCH_NET_GATE) {
+		/*
+		 * The credential is in place before the gate starts.  The
+		 * gate starts now and comes up while the image is looked
+		 * up; its port, which the plan and the env file need, is
+		 * read after that (launch_gate_ready), and podman runs
+		 * only once it has been: a gate that does not come up
+		 * ends the session before any container.
+		 */
 		if (launch_token_file(&s, token, sizeof(token), err,
 		    sizeof(err)) == -1 ||
-		    launch_gate_start(&gate, o->val[LO_POLICY], token, audit,
+		    launch_gate_spawn(&gate, o->val[LO_POLICY], token, audit,
 		    glog, NULL, err, sizeof(err)) == -1)
 			goto fail;
 		{
@@ -492,33 +527,7 @@ run_session(const struct launch_opts *o, struct policy *p)
 				goto fail;
 		}
 	}
-	if (o->net == LAUNCH_NET_GATE) {
-		if (asprintf(&proxy, "http://session-%s:%s@%s:%u", s.id,
-		    s.secret, facts.host_loopback[0] ? facts.host_loopback :
-		    "10.0.2.2", gate.port) == -1) {
-			proxy = NULL;
-			snprintf(err, sizeof(err), "out of memory");
-			goto fail;
-		}
-		ph[PH_GATE] = mono_ms();
-	}
-	if (launch_env_file(&s, o, environ, proxy, envfile, sizeof(envfile),
-	    err, sizeof(err)) == -1)
-		goto fail;
-	if (proxy != NULL)
-		explicit_bzero(proxy, strlen(proxy));
-
-	if (launch_plan_text(o, p, facts.host_loopback[0] ?
-	    facts.host_loopback : "10.0.2.2", gate.port,
-	    launch_network_dns(facts.network[0] ? facts.network :
-	    "slirp4netns"), &plan, err, sizeof(err)) == -1 ||
-	    launch_session_write(&s, "plan", plan, strlen(plan), planfile,
-	    sizeof(planfile), err, sizeof(err)) == -1)
-		goto fail;
-	/* rootful: the owner's files, seen as the sandbox user's (ids.h) */
-	if (launch_ids_prepare(&ids, o->val[LO_WORKSPACE], wsmount, envfile,
-	    planfile, &mounted, err, sizeof(err)) == -1)
-		goto fail;
+	ph0[PH_IMAGE] = mono_ms();
 
 	/*
 	 * A runtime the user chose wins over the one doctor found; with
@@ -537,7 +546,40 @@ run_session(const struct launch_opts *o, struct policy *p)
 	    ensure_home_volume(podman, o->val[LO_HOME_VOLUME],
 	    o->val[LO_WORKSPACE], err, sizeof(err)) == -1)
 		goto fail;
-	ph[PH_IMAGE] = mono_ms();
+	ph1[PH_IMAGE] = mono_ms();
+
+	if (o->net == LAUNCH_NET_GATE) {
+		if (!named) {
+			if (launch_gate_ready(&gate, err, sizeof(err)) == -1)
+				goto fail;
+			ph1[PH_GATE] = mono_ms();
+		}
+		if (asprintf(&proxy, "http://session-%s:%s@%s:%u", s.id,
+		    s.secret, facts.host_loopback[0] ? facts.host_loopback :
+		    "10.0.2.2", gate.port) == -1) {
+			proxy = NULL;
+			snprintf(err, sizeof(err), "out of memory");
+			goto fail;
+		}
+	}
+	ph0[PH_RUN] = mono_ms();
+	if (launch_env_file(&s, o, environ, proxy, envfile, sizeof(envfile),
+	    err, sizeof(err)) == -1)
+		goto fail;
+	if (proxy != NULL)
+		explicit_bzero(proxy, strlen(proxy));
+
+	if (launch_plan_text(o, p, facts.host_loopback[0] ?
+	    facts.host_loopback : "10.0.2.2", gate.port,
+	    launch_network_dns(facts.network[0] ? facts.network :
+	    "slirp4netns"), &plan, err, sizeof(err)) == -1 ||
+	    launch_session_write(&s, "plan", plan, strlen(plan), planfile,
+	    sizeof(planfile), err, sizeof(err)) == -1)
+		goto fail;
+	/* rootful: the owner's files, seen as the sandbox user's (ids.h) */
+	if (launch_ids_prepare(&ids, o->val[LO_WORKSPACE], wsmount, envfile,
+	    planfile, &mounted, err, sizeof(err)) == -1)
+		goto fail;
 
 	memset(&r, 0, sizeof(r));
 	r.opts = o;
@@ -588,13 +630,14 @@ run_session(const struct launch_opts *o, struct policy *p)
 		if (launch_watch_start(&w, &watchfd, err, sizeof(err)) == -1)
 			goto fail;
 		code = supervise(argv.s, &gate, podman, name, o->timeout);
-		ph[PH_RUN] = mono_ms();
+		ph1[PH_RUN] = mono_ms();
 	}
 	goto out;
 fail:
 	fprintf(stderr, "aisb: %s\n", err);
 	code = EXIT_ENFORCE;
 out:
+	ph0[PH_END] = mono_ms();
 	launch_gate_stop(&gate);
 	if (mounted)
 		launch_ids_umount(wsmount);
@@ -608,8 +651,8 @@ out:
 	if (launch_session_path(&s, "gate.pid", token, sizeof(token)) == 0)
 		(void)unlink(token);
 	launch_watch_dismiss(&watchfd);
-	ph[PH_END] = mono_ms();
-	write_record(&s, o, p, &ids, unheld, start, code, ph);
+	ph1[PH_END] = mono_ms();
+	write_record(&s, o, p, &ids, unheld, start, code, ph0, ph1, &argv);
 	if (o->keep || code != 0)
 		fprintf(stderr, "aisb: session %s: %s\n", s.id, s.dir);
 	launch_strv_free(&argv);

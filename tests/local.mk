@@ -2,9 +2,11 @@
 # suites of the programs live in their own fragments below.
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test_policy tests/unit/test_target tests/unit/test_addr \
-	tests/unit/test_options tests/unit/test_session tests/unit/test_ids
+	tests/unit/test_options tests/unit/test_session tests/unit/test_ids \
+	tests/unit/test_cache
 TESTS += tests/unit/test_policy tests/unit/test_target tests/unit/test_addr \
-	tests/unit/test_options tests/unit/test_session tests/unit/test_ids
+	tests/unit/test_options tests/unit/test_session tests/unit/test_ids \
+	tests/unit/test_cache
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(PCRE2_CFLAGS)
 UNIT_LDADD = $(POLICY_LIBS) common/libaisbcommon.a $(CMOCKA_LIBS)
 tests_unit_test_policy_SOURCES = tests/unit/test_policy.c
@@ -31,6 +33,10 @@ tests_unit_test_session_SOURCES = tests/unit/test_session.c
 tests_unit_test_session_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
 tests_unit_test_session_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
 tests_unit_test_session_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_cache_SOURCES = tests/unit/test_cache.c
+tests_unit_test_cache_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_unit_test_cache_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_cache_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_ids_SOURCES = tests/unit/test_ids.c
 tests_unit_test_ids_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
 tests_unit_test_ids_CFLAGS = $(UNIT_CFLAGS)

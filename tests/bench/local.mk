@@ -7,6 +7,11 @@
 # BENCH_SECONDS (default 5) sets each timed run; BENCH_ARGS passes more
 # options to compare.sh (e.g. --smoke, the short run CI may use; --workers 2,
 # a column for aisb-gate --workers 2).
+#   bench-startup	startup.sh: sessions of `true` against plain podman of
+#			the same image, runtime, network, init and ulimits,
+#			paired and interleaved (root and podman needed, so
+#			not part of `make bench`); STARTUP_ARGS passes
+#			--rounds R --runs N.
 EXTRA_PROGRAMS += tests/bench/bench_policy tests/bench/target tests/bench/loadgen \
 	tests/bench/splice_relay
 tests_bench_bench_policy_SOURCES = tests/bench/bench_policy.c
@@ -21,3 +26,6 @@ bench: tests/bench/bench_policy tests/bench/target tests/bench/loadgen \
 	tests/bench/bench_policy
 	bash $(top_srcdir)/tests/bench/compare.sh \
 	    --bindir tests/bench --gate ./aisb-gate $(BENCH_ARGS)
+EXTRA_DIST += tests/bench/startup.sh
+bench-startup: aisb aisb-gate aisb-enforce
+	bash $(top_srcdir)/tests/bench/startup.sh --aisb ./aisb $(STARTUP_ARGS)

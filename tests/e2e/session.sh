@@ -384,5 +384,28 @@ if grep -q "$secret" "$tmp/out"; then bad "secret in --dry-run"; else ok; fi
 rc=0; sess --timeout 3 -- sleep 60 || rc=$?
 check "timeout" "$rc" 124
 
+# 15. start-up: with nothing changed, a session runs podman once (its own
+# run) and the record keeps that argv; a removed image is seen at once
+# (the store's image list changed), not taken from the cached listing.
+mkdir -p "$tmp/bin"
+printf '#!/bin/sh\necho "$1 $2" >>"%s"\nexec %s "$@"\n' "$tmp/podman.calls" \
+    "$(command -v podman)" >"$tmp/bin/podman"
+chmod 0755 "$tmp/bin/podman"
+rc=0; PATH=$tmp/bin:$PATH sess --net none -- true || rc=$?
+check "warm-up session" "$rc" 0
+: >"$tmp/podman.calls"
+rc=0; PATH=$tmp/bin:$PATH sess --net none -- true || rc=$?
+check "cached session" "$rc" 0
+# the first word: run, or a global flag such as --runtime=runc before it
+check "podman runs before the session's own" \
+    "$(grep -v -e '^run ' -e '^--[a-z-]*=[^ ]* run$' "$tmp/podman.calls" | head -3 | tr '\n' ';')" ""
+sd=$(last_session_dir)
+img=$(grep '^podman ' "$sd/record" | tr ' ' '\n' | grep -A1 -e '^--entrypoint=' | tail -1)
+case $img in localhost/aisb:*) ok ;; *) bad "no image in the record's podman line: $(grep '^podman' "$sd/record")" ;; esac
+podman rmi "$img" >/dev/null 2>&1 || bad "podman rmi $img failed"
+rc=0; sess --net none -- true || rc=$?
+check "session after its image was removed" "$rc" 0
+if podman image exists "$img"; then ok; else bad "the removed image was not rebuilt: $(head -c 300 "$tmp/err")"; fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -201,6 +201,7 @@ test_argv_stopping(void **state)
 	assert_int_equal(launch_podman_argv(&r, &v), 0);
 	assert_true(has(&v, "--cap-add=NET_ADMIN,SETUID,SETGID,SETPCAP,KILL"));
 	assert_true(has(&v, "--init"));
+	assert_true(has(&v, "--pull=never"));
 	assert_false(has_prefix(&v, "--timeout"));
 	launch_strv_free(&v);
 
