@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "envfile.h"
+#include "hostca.h"
 #include "log.h"
 #include "nft.h"
 #include "plan.h"
@@ -365,6 +366,20 @@ main(int argc, char **argv)
 	}
 	if ((plan = load_plan(&o)) == NULL)
 		return ENF_EXIT_CONFIG;
+	/*
+	 * The host's CAs, while still root; a failure costs TLS to hosts
+	 * they sign, which the command then reports, not the session.
+	 */
+	if (!o.check_only) {
+		int rc = enf_host_ca(ENF_HOST_CA_PATH, ENF_CA_BUNDLE, err,
+		    sizeof(err));
+
+		if (rc == -1)
+			log_warnx("host CAs not added: %s", err);
+		else if (rc == 0 && setenv("NODE_EXTRA_CA_CERTS",
+		    ENF_HOST_CA_PATH, 0) == -1)
+			log_warn("NODE_EXTRA_CA_CERTS");
+	}
 	if (plan->mode == ENF_MODE_DIRECT && o.creds.uid == getuid()) {
 		log_warnx("direct mode: the sandbox uid must differ from the "
 		    "refresher's (%u)", (unsigned)getuid());
