@@ -128,11 +128,14 @@ echo "APT_CONFIG=\$APT_CONFIG"
 mkdir -p "\$HOME/.config/apt/sources.list.d"
 echo "deb [trusted=yes] http://repo.test:$port/ ./" >"\$HOME/.config/apt/sources.list"
 o="-o Dir::Etc::SourceList=\$HOME/.config/apt/sources.list -o Dir::Etc::SourceParts=\$HOME/.config/apt/sources.list.d"
+# control: apt's stock configuration, as images had it before
+rc=0; APT_CONFIG=/dev/null apt-get \$o update >/dev/null 2>control.err || rc=\$?
+echo "control \$rc"
 apt-get \$o update
 apt-get \$o download $pkg
 ls ${pkg}_*.deb
 apt-cache \$o policy $pkg | sed -n 's/^ *Candidate: /candidate /p'
-ls -d "\$HOME/.cache/apt/lists" "\$HOME/.cache/apt/archives"
+ls -d "\$HOME/.cache/apt/lists"
 EOF
 chmod 0755 "$tmp/ws/apt.sh"
 
@@ -145,13 +148,20 @@ check "apt as the sandbox user: exit" "$rc" 0
 check "... as uid 1000" "$(sed -n 1p "$tmp/out")" 1000
 check "... with the image's APT_CONFIG" "$(sed -n 2p "$tmp/out")" \
     APT_CONFIG=/etc/aisb/apt-sandbox.conf
+v=$(awk '$1 == "control" { print $2 }' "$tmp/out")
+if [ -n "$v" ] && [ "$v" != 0 ] && grep -q 'lock' "$tmp/ws/control.err"; then
+	ok "control: without it, apt-get update as uid 1000 fails on the lock ($v)"
+else
+	bad "control: '$v', $(cat "$tmp/ws/control.err" 2>/dev/null)"
+fi
 if grep -q "^${pkg}_1.0-$$_all.deb$" "$tmp/out"; then ok "apt-get download fetched the package"
 else bad "no downloaded .deb"; fi
 check "apt-cache sees the repository's version" \
     "$(awk '$1 == "candidate" { print $2 }' "$tmp/out")" "1.0-$$"
 if grep -qx '/home/sandbox/.cache/apt/lists' "$tmp/out"; then ok "lists in the user's home"
 else bad "no lists folder in the home"; fi
-if grep -q '"GET /Packages' "$tmp/repo.log" && grep -q "\"GET /${pkg}_" "$tmp/repo.log"; then
+if grep -Eq '"GET /(\./)?Packages ' "$tmp/repo.log" &&
+    grep -Eq "\"GET /(\\./)?${pkg}_" "$tmp/repo.log"; then
 	ok "the repository served the index and the package"
 else
 	bad "repository log: $(cat "$tmp/repo.log")"
