@@ -1885,8 +1885,10 @@ cmd_ls(void)
 		    NULL;
 		if (b != NULL && rows[i].size >= b->size)
 			fmt_size(own, sizeof(own), rows[i].size - b->size);
-		else
+		else if (strcmp(rows[i].kind, "base") == 0)
 			snprintf(own, sizeof(own), "%s", size);
+		else	/* built before the io.aisb.base label, or base gone */
+			snprintf(own, sizeof(own), "-");
 		fmt_age(age, sizeof(age), now, rows[i].created);
 		if (strcmp(rows[i].kind, "sandbox") == 0)
 			fmt_age(used, sizeof(used), now, rows[i].used);
