@@ -1101,13 +1101,12 @@ resolve_base(const struct launch_image_spec *spec, int dry_run, char *ref,
 			snprintf(ref, reflen, "%s", spec->base);
 			return 0;
 		}
-		if (dry_run)
-			;
-		else if (pull_failed_recently(spec->base))
+		/* (a preview past this point: the offline base, as below) */
+		if (!dry_run && pull_failed_recently(spec->base))
 			log_info("base image %s could not be pulled in the "
 			    "last %d minutes; using the offline Debian base",
 			    spec->base, PULL_RETRY_SECS / 60);
-		else {
+		else if (!dry_run) {
 			char *const argv[] = { "podman", "pull", "--quiet",
 			    (char *)spec->base, NULL };
 
