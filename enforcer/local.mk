@@ -9,7 +9,8 @@ enforcer_libaisbenforce_a_SOURCES = \
 	enforcer/refresh.c enforcer/refresh.h \
 	enforcer/supervise.c enforcer/supervise.h \
 	enforcer/stub.c enforcer/stub.h \
-	enforcer/envfile.c enforcer/envfile.h
+	enforcer/envfile.c enforcer/envfile.h \
+	enforcer/hostca.c enforcer/hostca.h
 enforcer_libaisbenforce_a_CFLAGS = $(AM_CFLAGS) $(NFTNL_CFLAGS) $(CARES_CFLAGS)
 ENFORCE_LIBS = enforcer/libaisbenforce.a common/libaisbcommon.a common/libaisbaddr.a \
 	$(NFTNL_LIBS) $(CARES_LIBS)

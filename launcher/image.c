@@ -34,6 +34,7 @@
 #include "image.h"
 #include "launch.h"
 #include "proc.h"
+#include "session.h"
 #include "file.h"
 #include "log.h"
 
@@ -43,8 +44,8 @@ extern char **environ;
  * Bumped whenever the recipe changes in a way the hashed inputs do not
  * show (e.g. a different mmdebstrap variant), so old images are not reused.
  */
-#define IMAGE_RECIPE	1
-#define BASE_RECIPE	1
+#define IMAGE_RECIPE	2
+#define BASE_RECIPE	2
 #define BASE_VARIANT	"apt"
 
 /* What the enforcer and the Containerfile need in any Debian-like base. */
@@ -633,22 +634,38 @@ cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+static int
+is_base_package(const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < NBASE_PACKAGES; i++)
+		if (strcmp(base_packages[i], name) == 0)
+			return 1;
+	return 0;
+}
+
 /*
- * The sorted, duplicate-free union of base_packages and spec->packages
- * into list (caller frees the array, not the strings).  The count or -1.
+ * The sorted, duplicate-free list of spec->packages, with base_packages
+ * added (with_base) or taken out (!with_base: what a layer on the offline
+ * base still has to install), into list (caller frees the array, not the
+ * strings).  The count or -1.
  */
 static ssize_t
-package_union(const struct launch_image_spec *spec, const char ***list)
+package_list(const struct launch_image_spec *spec, int with_base,
+    const char ***list)
 {
 	const char	**v;
 	size_t		  n = 0, i, o;
 
-	if ((v = calloc(NBASE_PACKAGES + spec->npackages, sizeof(*v))) == NULL)
+	if ((v = calloc(NBASE_PACKAGES + spec->npackages + 1,
+	    sizeof(*v))) == NULL)
 		return -1;
-	for (i = 0; i < NBASE_PACKAGES; i++)
+	for (i = 0; with_base && i < NBASE_PACKAGES; i++)
 		v[n++] = base_packages[i];
 	for (i = 0; i < spec->npackages; i++)
-		v[n++] = spec->packages[i];
+		if (with_base || !is_base_package(spec->packages[i]))
+			v[n++] = spec->packages[i];
 	qsort(v, n, sizeof(*v), cmp_str);
 	for (i = 0, o = 0; i < n; i++)
 		if (o == 0 || strcmp(v[o - 1], v[i]) != 0)
@@ -824,12 +841,15 @@ base_plan_free(struct base_plan *bp)
 
 /*
  * Everything that shapes the offline base: recipe, variant, suite,
- * architecture, package list and the apt sources it comes from.
+ * architecture, package list and the apt sources it comes from.  Only
+ * base_packages go into it: the packages a session asks for are a layer
+ * on top (containerfile()), so one base serves every package set.
  */
 static int
 base_plan(const struct launch_image_spec *spec, struct base_plan *bp,
     char *err, size_t errlen)
 {
+	struct launch_image_spec none = { 0 };
 	struct utsname	  u;
 	EVP_MD_CTX	 *ctx = NULL;
 	const char	**pk = NULL;
@@ -849,7 +869,7 @@ base_plan(const struct launch_image_spec *spec, struct base_plan *bp,
 		return -1;
 	}
 	if ((ctx = hash_new()) == NULL ||
-	    (n = package_union(spec, &pk)) == -1) {
+	    (n = package_list(&none, 1, &pk)) == -1) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -1009,6 +1029,27 @@ pull_failed_recently(const char *ref)
 	return time(NULL) - st.st_mtime < PULL_RETRY_SECS;
 }
 
+/* 1 when a pull of ref failed once and has not succeeded since. */
+static int
+pull_failed_ever(const char *ref)
+{
+	struct stat	st;
+	char		path[PATH_MAX];
+
+	return pull_marker(ref, path, sizeof(path)) == 0 &&
+	    stat(path, &st) == 0;
+}
+
+/* A pull that worked forgets its failures. */
+static void
+pull_worked(const char *ref)
+{
+	char	path[PATH_MAX];
+
+	if (pull_marker(ref, path, sizeof(path)) == 0)
+		(void)unlink(path);
+}
+
 /* Best effort: a marker that cannot be written costs a retry, no more. */
 static void
 pull_failed(const char *ref)
@@ -1054,15 +1095,20 @@ resolve_base(const struct launch_image_spec *spec, int dry_run, char *ref,
 	if (spec->base != NULL) {
 		if ((rc = image_exists(spec->base, err, errlen)) == -1)
 			return -1;
-		if (rc == 1 || dry_run) {
+		/*
+		 * A preview pulls nothing: it names the base unless the last
+		 * pull of it failed (then sessions use the offline base).
+		 */
+		if (rc == 1 || (dry_run && !pull_failed_ever(spec->base))) {
 			snprintf(ref, reflen, "%s", spec->base);
 			return 0;
 		}
-		if (pull_failed_recently(spec->base))
+		/* (a preview past this point: the offline base, as below) */
+		if (!dry_run && pull_failed_recently(spec->base))
 			log_info("base image %s could not be pulled in the "
 			    "last %d minutes; using the offline Debian base",
 			    spec->base, PULL_RETRY_SECS / 60);
-		else {
+		else if (!dry_run) {
 			char *const argv[] = { "podman", "pull", "--quiet",
 			    (char *)spec->base, NULL };
 
@@ -1070,6 +1116,7 @@ resolve_base(const struct launch_image_spec *spec, int dry_run, char *ref,
 
 			if (run_quiet(argv, NULL, 0, PULL_TIMEOUT_MS, 0,
 			    perr, sizeof(perr)) == 0) {
+				pull_worked(spec->base);
 				snprintf(ref, reflen, "%s", spec->base);
 				return 0;
 			}
@@ -1117,10 +1164,43 @@ sb_printf(struct sbuf *sb, const char *fmt, ...)
 	sb->off += (size_t)n;
 }
 
+/*
+ * apt for the sandbox user: uid 1000 cannot write /var/lib/apt or
+ * /var/cache/apt nor take their locks, so `apt-get update` and `apt-get
+ * download` run against lists, caches and locks under its home (apt makes
+ * the folders below an existing Dir::State / Dir::Cache).  dpkg's status
+ * stays the image's, so apt knows what is installed.  The image's own
+ * installs above ran as root before APT_CONFIG was set.
+ */
+static const char apt_sandbox_conf[] =
+    "// aisb: apt for the sandbox user; see docs/launcher.md, \"apt\".\n"
+    "Dir::State \"" LAUNCH_SANDBOX_HOME "/\";\n"
+    "Dir::State::Lists \"" LAUNCH_SANDBOX_HOME "/.cache/apt/lists/\";\n"
+    "Dir::State::status \"/var/lib/dpkg/status\";\n"
+    "Dir::State::extended_states \"/var/lib/apt/extended_states\";\n"
+    "Dir::Cache \"" LAUNCH_SANDBOX_HOME "/\";\n"
+    "Dir::Cache::archives \"" LAUNCH_SANDBOX_HOME "/.cache/apt/archives/\";\n"
+    "Dir::Cache::pkgcache \"" LAUNCH_SANDBOX_HOME
+    "/.cache/apt/pkgcache.bin\";\n"
+    "Dir::Cache::srcpkgcache \"" LAUNCH_SANDBOX_HOME
+    "/.cache/apt/srcpkgcache.bin\";\n";
+
+/*
+ * The packages the image's RUN installs: all of them over a pulled base,
+ * only those the offline base lacks over that one.  The count, or -1.
+ */
+static ssize_t
+layer_packages(const struct launch_image_spec *spec, int offline,
+    const char ***pk)
+{
+	return package_list(spec, !offline, pk);
+}
+
 static int
 containerfile(const struct launch_image_spec *spec, const char *base_ref,
     int offline, char *buf, size_t len, char *err, size_t errlen)
 {
+	struct launch_image_spec	  none = { 0 };
 	struct sbuf	  sb = { buf, len, 0, 0 };
 	const char	**pk = NULL;
 	ssize_t		  n;
@@ -1136,26 +1216,39 @@ containerfile(const struct launch_image_spec *spec, const char *base_ref,
 	sb_printf(&sb, "# aisb sandbox image, recipe %d; generated by aisb "
 	    "%s, do not edit.\n", IMAGE_RECIPE, PACKAGE_VERSION);
 	sb_printf(&sb, "FROM %s\n", base_ref);
-	if ((n = package_union(spec, &pk)) == -1) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
 	if (offline) {
-		/* mmdebstrap installed them into the base already. */
-		sb_printf(&sb, "# packages, in the offline base:");
+		/* mmdebstrap installed these into the base already. */
+		if ((n = package_list(&none, 1, &pk)) == -1)
+			goto oom;
+		sb_printf(&sb, "# in the offline base:");
 		for (i = 0; i < (size_t)n; i++)
 			sb_printf(&sb, " %s", pk[i]);
 		sb_printf(&sb, "\n");
-	} else {
+		free(pk);
+	}
+	if ((n = layer_packages(spec, offline, &pk)) == -1)
+		goto oom;
+	if (n > 0) {
+		/*
+		 * One layer over the base whatever the package set, so that
+		 * images share the base's layers and a new set costs what
+		 * apt-get install costs.  The lists go: they are stale by
+		 * the next session anyway.
+		 */
 		sb_printf(&sb, "RUN [\"apt-get\", \"update\"]\n");
-		sb_printf(&sb, "RUN [\"apt-get\", \"install\", \"-y\", "
+		sb_printf(&sb, "RUN [\"env\", \"DEBIAN_FRONTEND=noninteractive\", "
+		    "\"apt-get\", \"install\", \"-y\", "
 		    "\"--no-install-recommends\"");
 		for (i = 0; i < (size_t)n; i++)
 			sb_printf(&sb, ", \"%s\"", pk[i]);
 		sb_printf(&sb, "]\n");
+		sb_printf(&sb, "RUN [\"apt-get\", \"clean\"]\n");
+		sb_printf(&sb, "RUN [\"find\", \"/var/lib/apt/lists\", \"-type\", "
+		    "\"f\", \"-delete\"]\n");
 	}
 	free(pk);
 	sb_printf(&sb, "COPY aisb-enforce %s\n", LAUNCH_ENFORCER_IN_IMAGE);
+	sb_printf(&sb, "COPY apt-sandbox.conf %s\n", LAUNCH_APT_CONF_IN_IMAGE);
 	sb_printf(&sb, "RUN [\"/usr/sbin/groupadd\", \"--gid\", \"%d\", "
 	    "\"%s\"]\n", LAUNCH_SANDBOX_ID, LAUNCH_SANDBOX_USER);
 	sb_printf(&sb, "RUN [\"/usr/sbin/useradd\", \"--uid\", \"%d\", "
@@ -1163,6 +1256,13 @@ containerfile(const struct launch_image_spec *spec, const char *base_ref,
 	    "\"--shell\", \"/bin/bash\", \"%s\"]\n", LAUNCH_SANDBOX_ID,
 	    LAUNCH_SANDBOX_ID, LAUNCH_SANDBOX_HOME, LAUNCH_SANDBOX_USER);
 	sb_printf(&sb, "ENV HOME=%s\n", LAUNCH_SANDBOX_HOME);
+	/* after every root install above: from here on apt is the user's */
+	sb_printf(&sb, "ENV APT_CONFIG=%s\n", LAUNCH_APT_CONF_IN_IMAGE);
+	/*
+	 * requests and pip bring certifi's bundle and ignore the system's,
+	 * where the host's CAs go (docs/launcher.md, "Host CAs").
+	 */
+	sb_printf(&sb, "ENV REQUESTS_CA_BUNDLE=%s\n", LAUNCH_CA_BUNDLE);
 	sb_printf(&sb, "WORKDIR %s\n", LAUNCH_SANDBOX_HOME);
 	/*
 	 * The enforcer starts as root with NET_ADMIN, loads the table and
@@ -1175,6 +1275,9 @@ containerfile(const struct launch_image_spec *spec, const char *base_ref,
 		return -1;
 	}
 	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
 }
 
 int
@@ -1205,6 +1308,10 @@ launch_image_print_containerfile(const struct launch_image_spec *spec,
 		log_warnx("%s", err);
 		goto out;
 	}
+	if (!offline && image_exists(ref, err, sizeof(err)) == 0)
+		fprintf(f, "# %s is not here yet: a session pulls it, and "
+		    "builds on the offline Debian base instead when it cannot "
+		    "be pulled.\n", ref);
 	fputs(buf, f);
 	rc = 0;
 out:
@@ -1270,26 +1377,62 @@ unlink_in(const char *dir, const char *name)
 		(void)unlink(path);
 }
 
+/*
+ * "io.aisb.packages=a,b" from the spec's own packages, sorted, for aisb
+ * image ls; NULL when out of memory.
+ */
+static char *
+packages_label(const struct launch_image_spec *spec)
+{
+	const char	**pk;
+	char		 *l;
+	size_t		  len = sizeof(LAUNCH_LABEL_PACKAGES "="), off, i;
+	ssize_t		  n;
+
+	if ((n = package_list(spec, 0, &pk)) == -1)
+		return NULL;
+	for (i = 0; i < (size_t)n; i++)
+		len += strlen(pk[i]) + 1;
+	if ((l = malloc(len)) != NULL) {
+		off = (size_t)snprintf(l, len, "%s=", LAUNCH_LABEL_PACKAGES);
+		for (i = 0; i < (size_t)n; i++)
+			off += (size_t)snprintf(l + off, len - off, "%s%s",
+			    i > 0 ? "," : "", pk[i]);
+	}
+	free(pk);
+	return l;
+}
+
 static int
 build(const struct launch_image_spec *spec, const char *tag,
-    const char *hash, int offline, const char *cf, const char *enf,
-    size_t enflen, char *err, size_t errlen)
+    const char *hash, const char *base_ref, int network, const char *cf,
+    const char *enf, size_t enflen, char *err, size_t errlen)
 {
 	char	*argv[32], dir[PATH_MAX], cfpath[PATH_MAX + 16];
-	char	 lhash[128], rt[64];
+	char	 lhash[128], rt[64], lbase[LAUNCH_TAG_MAX + 32], *lpk;
 	size_t	 a = 0;
 	int	 rc = -1;
 	time_t	 t0 = time(NULL);
 
+	if ((lpk = packages_label(spec)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	snprintf(lbase, sizeof(lbase), "%s=%s", LAUNCH_LABEL_BASE, base_ref);
+
 	list_drop();	/* what it makes is not in the listing */
 
-	if (scratch_dir("build", dir, sizeof(dir), err, errlen) == -1)
+	if (scratch_dir("build", dir, sizeof(dir), err, errlen) == -1) {
+		free(lpk);
 		return -1;
+	}
 	/* The very bytes that were hashed are the bytes that are copied. */
 	if (write_file(dir, "Containerfile", cf, strlen(cf), 0644, err,
 	    errlen) == -1 ||
 	    write_file(dir, "aisb-enforce", enf, enflen, 0755, err,
-	    errlen) == -1)
+	    errlen) == -1 ||
+	    write_file(dir, "apt-sandbox.conf", apt_sandbox_conf,
+	    strlen(apt_sandbox_conf), 0644, err, errlen) == -1)
 		goto out;
 	snprintf(cfpath, sizeof(cfpath), "%s/Containerfile", dir);
 	snprintf(lhash, sizeof(lhash), "%s=%s", LAUNCH_LABEL_HASH, hash);
@@ -1301,8 +1444,11 @@ build(const struct launch_image_spec *spec, const char *tag,
 	}
 	argv[a++] = "--pull=never";
 	argv[a++] = "--layers=false";
-	/* RUN in an offline build never needs the network. */
-	if (offline)
+	/*
+	 * Only apt-get needs the network, to the host's own Debian sources
+	 * (in the offline base) or the pulled base's; nothing else does.
+	 */
+	if (!network)
 		argv[a++] = "--network=none";
 	argv[a++] = "--label";
 	argv[a++] = LAUNCH_LABEL_MANAGED "=1";
@@ -1310,6 +1456,10 @@ build(const struct launch_image_spec *spec, const char *tag,
 	argv[a++] = LAUNCH_LABEL_KIND "=sandbox";
 	argv[a++] = "--label";
 	argv[a++] = lhash;
+	argv[a++] = "--label";
+	argv[a++] = lbase;
+	argv[a++] = "--label";
+	argv[a++] = lpk;
 	argv[a++] = "--tag";
 	argv[a++] = (char *)tag;
 	argv[a++] = "--file";
@@ -1326,7 +1476,9 @@ build(const struct launch_image_spec *spec, const char *tag,
 out:
 	unlink_in(dir, "Containerfile");
 	unlink_in(dir, "aisb-enforce");
+	unlink_in(dir, "apt-sandbox.conf");
 	(void)rmdir(dir);
+	free(lpk);
 	return rc;
 }
 
@@ -1405,9 +1557,11 @@ launch_image_ensure(const struct launch_image_spec *spec, char *tag,
 	if (resolve_base(spec, 0, ref, sizeof(ref), &offline, err,
 	    errlen) == -1 || image_id(ref, id, err, errlen) == -1)
 		goto out;
+	if (spec->base_used != NULL)
+		snprintf(spec->base_used, spec->base_usedlen, "%s", ref);
 	if ((cf = malloc(LAUNCH_CONTAINERFILE_MAX)) == NULL ||
 	    (ctx = hash_new()) == NULL ||
-	    (n = package_union(spec, &pk)) == -1) {
+	    (n = layer_packages(spec, offline, &pk)) == -1) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -1423,6 +1577,7 @@ launch_image_ensure(const struct launch_image_spec *spec, char *tag,
 		hash_str(ctx, pk[i]);
 	hash_field(ctx, enf, enflen);
 	hash_str(ctx, cf);
+	hash_str(ctx, apt_sandbox_conf);
 	if (hash_hex(ctx, hash) == -1) {
 		snprintf(err, errlen, "SHA-256 failed");
 		goto out;
@@ -1439,7 +1594,8 @@ launch_image_ensure(const struct launch_image_spec *spec, char *tag,
 		rc = 0;
 		goto out;
 	}
-	rc = build(spec, tag, hash, offline, cf, enf, enflen, err, errlen);
+	rc = build(spec, tag, hash, ref, n > 0, cf, enf, enflen, err,
+	    errlen);
 out:
 	list_reset();
 	free(pk);
@@ -1478,31 +1634,355 @@ image_usage(FILE *f)
 	    "[--enforcer PATH]\n"
 	    "                        [--runtime NAME] [--suite NAME]\n"
 	    "       aisb image containerfile [same options as build]\n"
-	    "       aisb image ls\n");
+	    "       aisb image ls\n"
+	    "       aisb clean --images [--older-than DURATION]\n");
 }
 
+/* ---- last use, ls, clean --------------------------------------------- */
+
+#define IMAGE_LS_MAX	(512u * 1024)	/* bytes of podman's listing */
+#define IMAGE_ROWS_MAX	1024		/* aisb images judged at once */
+#define NO_VALUE	"<no value>"	/* podman's text for a missing label */
+
+/* $XDG_STATE_HOME/aisb/images/<16 hex of tag> into path.  0 or -1. */
 static int
-cmd_ls(void)
+used_path(const char *tag, char *path, size_t len)
+{
+	char		 dir[PATH_MAX];
+	const char	*hex;
+	size_t		 i;
+
+	if (strncmp(tag, LAUNCH_IMAGE_REPO ":", strlen(LAUNCH_IMAGE_REPO) +
+	    1) != 0)
+		return -1;
+	hex = tag + strlen(LAUNCH_IMAGE_REPO) + 1;
+	for (i = 0; hex[i] != '\0'; i++)
+		if (!((hex[i] >= '0' && hex[i] <= '9') ||
+		    (hex[i] >= 'a' && hex[i] <= 'f')))
+			return -1;
+	if (i != LAUNCH_IMAGE_HASHLEN ||
+	    launch_state_dir(environ, dir, sizeof(dir)) == -1)
+		return -1;
+	i = (size_t)snprintf(path, len, "%s/images/%s", dir, hex);
+	return i >= len ? -1 : 0;
+}
+
+void
+launch_image_mark_used(const char *tag)
+{
+	char	path[PATH_MAX], *slash;
+	int	fd;
+
+	if (used_path(tag, path, sizeof(path)) == -1)
+		return;
+	slash = strrchr(path, '/');
+	*slash = '\0';
+	if (launch_mkdirs(path) == -1)
+		return;
+	*slash = '/';
+	/* best effort: an image never marked counts from its creation */
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	    0600)) != -1) {
+		(void)futimens(fd, NULL);
+		close(fd);
+	}
+}
+
+/* When a session last used tag, or 0 when none is known. */
+static time_t
+last_used(const char *tag)
+{
+	struct stat	st;
+	char		path[PATH_MAX];
+
+	if (used_path(tag, path, sizeof(path)) == -1 ||
+	    stat(path, &st) == -1)
+		return 0;
+	return st.st_mtime;
+}
+
+static void
+forget_used(const char *tag)
+{
+	char	path[PATH_MAX];
+
+	if (used_path(tag, path, sizeof(path)) == 0)
+		(void)unlink(path);
+}
+
+int
+launch_duration_parse(const char *s, long long *secs)
+{
+	char		*end;
+	long long	 n;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	n = strtoll(s, &end, 10);
+	if (errno != 0 || n > 100LL * 365 * 86400)
+		return -1;
+	switch (*end) {
+	case 'd':
+		n *= 86400;
+		end++;
+		break;
+	case 'h':
+		n *= 3600;
+		end++;
+		break;
+	case 'm':
+		n *= 60;
+		end++;
+		break;
+	case 's':
+		end++;
+		break;
+	}
+	if (*end != '\0')
+		return -1;
+	*secs = n;
+	return 0;
+}
+
+struct img_row {
+	const char	*tag, *kind, *base, *packages;
+	time_t		 created, used;
+	unsigned long long size;
+	int		 removed;
+};
+
+/* "2026-12-01 00:11:22 +0000 UTC" (podman's CreatedAt) into a time_t. */
+static time_t
+parse_created(const char *s)
+{
+	struct tm	tm;
+
+	memset(&tm, 0, sizeof(tm));
+	if (strptime(s, "%Y-%m-%d %H:%M:%S %z", &tm) == NULL)
+		return 0;
+	return timegm(&tm) - tm.tm_gmtoff;
+}
+
+/*
+ * aisb's images from one podman images, into rows pointing into text
+ * (which the caller frees).  The count, or -1 with a message on stderr.
+ */
+static int
+list_rows(char **textp, struct img_row *rows)
 {
 	char *const	 argv[] = { "podman", "images", "--filter",
 	    "label=" LAUNCH_LABEL_MANAGED "=1", "--format",
-	    "{{.Repository}}:{{.Tag}}\t{{.ID}}\t{{.CreatedSince}}\t{{.Size}}",
-	    NULL };
-	char		*out, err[256];
-	int		 rc;
+	    "{{.Repository}}:{{.Tag}}\t{{.CreatedAt}}\t{{.VirtualSize}}\t"
+	    "{{index .Labels \"" LAUNCH_LABEL_KIND "\"}}\t"
+	    "{{index .Labels \"" LAUNCH_LABEL_BASE "\"}}\t"
+	    "{{index .Labels \"" LAUNCH_LABEL_PACKAGES "\"}}", NULL };
+	char		*text, *line, *save = NULL, *f[6], *p;
+	char		 err[256];
+	int		 n = 0, k;
 
-	if ((out = malloc(256 * 1024)) == NULL) {
+	if ((text = malloc(IMAGE_LS_MAX)) == NULL) {
+		log_warn("podman images");
+		return -1;
+	}
+	if (launch_exec(argv, NULL, 0, text, IMAGE_LS_MAX, QUICK_TIMEOUT_MS,
+	    0, err, sizeof(err)) != 0) {
+		log_warnx("podman images: %s", err);
+		free(text);
+		return -1;
+	}
+	for (line = strtok_r(text, "\n", &save); line != NULL &&
+	    n < IMAGE_ROWS_MAX; line = strtok_r(NULL, "\n", &save)) {
+		for (k = 0, p = line; k < 6; k++) {
+			f[k] = p;
+			if (k < 5) {
+				if ((p = strchr(p, '\t')) == NULL)
+					break;
+				*p++ = '\0';
+			}
+		}
+		/* untagged leftovers are podman's to prune, not ours */
+		if (k < 6 || strstr(f[0], "<none>") != NULL)
+			continue;
+		memset(&rows[n], 0, sizeof(rows[n]));
+		rows[n].tag = f[0];
+		rows[n].created = parse_created(f[1]);
+		rows[n].size = strtoull(f[2], NULL, 10);
+		rows[n].kind = f[3];
+		rows[n].base = strcmp(f[4], NO_VALUE) == 0 ? "" : f[4];
+		rows[n].packages = strcmp(f[5], NO_VALUE) == 0 ? "" : f[5];
+		rows[n].used = last_used(f[0]);
+		n++;
+	}
+	*textp = text;
+	return n;
+}
+
+static void
+fmt_age(char *buf, size_t len, time_t now, time_t t)
+{
+	long long	d = (long long)(now - t);
+
+	if (t == 0)
+		snprintf(buf, len, "never");
+	else if (d < 120)
+		snprintf(buf, len, "%llds ago", d < 0 ? 0 : d);
+	else if (d < 7200)
+		snprintf(buf, len, "%lldm ago", d / 60);
+	else if (d < 2 * 86400)
+		snprintf(buf, len, "%lldh ago", d / 3600);
+	else
+		snprintf(buf, len, "%lldd ago", d / 86400);
+}
+
+static void
+fmt_size(char *buf, size_t len, unsigned long long b)
+{
+	if (b >= 1000ULL * 1000 * 1000)
+		snprintf(buf, len, "%.1fGB", (double)b / 1e9);
+	else
+		snprintf(buf, len, "%lluMB", (b + 500000) / 1000000);
+}
+
+static const struct img_row *
+find_row(const struct img_row *rows, int n, const char *tag)
+{
+	int	i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(rows[i].tag, tag) == 0)
+			return &rows[i];
+	return NULL;
+}
+
+/*
+ * One line per image: its tag, kind, the packages it adds, its size
+ * (with what it adds over its base, whose layers it shares), when it was
+ * built and when a session last used it.
+ */
+static int
+cmd_ls(void)
+{
+	struct img_row		*rows;
+	const struct img_row	*b;
+	char			*text = NULL, age[32], used[32], size[32];
+	char			 own[32];
+	time_t			 now = time(NULL);
+	int			 n, i;
+
+	if ((rows = calloc(IMAGE_ROWS_MAX, sizeof(*rows))) == NULL) {
 		log_warn("image ls");
 		return 1;
 	}
-	rc = launch_exec(argv, NULL, 0, out, 256 * 1024, QUICK_TIMEOUT_MS, 0,
-	    err, sizeof(err));
-	if (rc == 0)
-		fputs(out, stdout);
-	else
-		log_warnx("podman images: %s", err);
-	free(out);
-	return rc == 0 ? 0 : 1;
+	if ((n = list_rows(&text, rows)) == -1) {
+		free(rows);
+		return 1;
+	}
+	printf("%-36s %-7s %-8s %-8s %-9s %-9s %s\n", "TAG", "KIND", "SIZE",
+	    "OWN", "CREATED", "LAST USE", "PACKAGES");
+	for (i = 0; i < n; i++) {
+		fmt_size(size, sizeof(size), rows[i].size);
+		b = rows[i].base[0] != '\0' ? find_row(rows, n, rows[i].base) :
+		    NULL;
+		if (b != NULL && rows[i].size >= b->size)
+			fmt_size(own, sizeof(own), rows[i].size - b->size);
+		else if (strcmp(rows[i].kind, "base") == 0)
+			snprintf(own, sizeof(own), "%s", size);
+		else	/* built before the io.aisb.base label, or base gone */
+			snprintf(own, sizeof(own), "-");
+		fmt_age(age, sizeof(age), now, rows[i].created);
+		if (strcmp(rows[i].kind, "sandbox") == 0)
+			fmt_age(used, sizeof(used), now, rows[i].used);
+		else
+			snprintf(used, sizeof(used), "-");
+		printf("%-36s %-7s %-8s %-8s %-9s %-9s %s\n", rows[i].tag,
+		    rows[i].kind, size, own, age, used,
+		    rows[i].packages[0] != '\0' ? rows[i].packages : "-");
+	}
+	free(text);
+	free(rows);
+	return 0;
+}
+
+/* podman rmi without --force: podman keeps what a container uses. */
+static int
+rmi(const char *tag, char *err, size_t errlen)
+{
+	char *const	argv[] = { "podman", "rmi", (char *)tag, NULL };
+
+	return launch_exec(argv, NULL, 0, NULL, 0, QUICK_TIMEOUT_MS, 0, err,
+	    errlen) == 0 ? 0 : -1;
+}
+
+int
+launch_image_clean(long long older_than, size_t *nremoved)
+{
+	struct img_row	*rows;
+	char		*text = NULL, err[512], age[32];
+	time_t		 now = time(NULL), last;
+	int		 n, i, j, rc = 0, unlabelled = 0, needed;
+
+	*nremoved = 0;
+	if ((rows = calloc(IMAGE_ROWS_MAX, sizeof(*rows))) == NULL) {
+		log_warn("clean --images");
+		return -1;
+	}
+	if ((n = list_rows(&text, rows)) == -1) {
+		free(rows);
+		return -1;
+	}
+	/* 1. sandbox images no session used for older_than */
+	for (i = 0; i < n; i++) {
+		if (strcmp(rows[i].kind, "sandbox") != 0)
+			continue;
+		last = rows[i].used != 0 ? rows[i].used : rows[i].created;
+		if (now - last < older_than) {
+			if (rows[i].base[0] == '\0')
+				unlabelled = 1;
+			continue;
+		}
+		fmt_age(age, sizeof(age), now, rows[i].used);
+		if (rmi(rows[i].tag, err, sizeof(err)) == -1) {
+			printf("kept image %s: %s\n", rows[i].tag,
+			    strstr(err, "in use by a container") != NULL ?
+			    "a container uses it" : err);
+			if (rows[i].base[0] == '\0')
+				unlabelled = 1;
+			continue;
+		}
+		rows[i].removed = 1;
+		forget_used(rows[i].tag);
+		printf("removed image %s (last used: %s)\n", rows[i].tag, age);
+		(*nremoved)++;
+	}
+	/*
+	 * 2. bases no kept image is built on.  podman itself would remove
+	 * a base that images were built on (they share its layers, but it
+	 * does not count them as children), so aisb counts: a kept image
+	 * from before the io.aisb.base label keeps every base.
+	 */
+	for (i = 0; i < n; i++) {
+		if (strcmp(rows[i].kind, "base") != 0)
+			continue;
+		needed = unlabelled;
+		for (j = 0; j < n && !needed; j++)
+			if (!rows[j].removed &&
+			    strcmp(rows[j].kind, "sandbox") == 0 &&
+			    strcmp(rows[j].base, rows[i].tag) == 0)
+				needed = 1;
+		if (needed || now - rows[i].created < older_than)
+			continue;
+		if (rmi(rows[i].tag, err, sizeof(err)) == -1) {
+			printf("kept base %s: %s\n", rows[i].tag, err);
+			continue;
+		}
+		printf("removed base %s: no kept image is built on it\n",
+		    rows[i].tag);
+		(*nremoved)++;
+	}
+	free(text);
+	free(rows);
+	return rc;
 }
 
 int

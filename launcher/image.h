@@ -17,11 +17,17 @@
 #define LAUNCH_SANDBOX_USER	"sandbox"
 #define LAUNCH_SANDBOX_ID	1000
 #define LAUNCH_SANDBOX_HOME	"/home/sandbox"
+/* apt's configuration for the sandbox user (APT_CONFIG in the image) */
+#define LAUNCH_APT_CONF_IN_IMAGE "/etc/aisb/apt-sandbox.conf"
+/* The system bundle, which the host's CAs join at session start. */
+#define LAUNCH_CA_BUNDLE	"/etc/ssl/certs/ca-certificates.crt"
 
 /* Labels on everything aisb creates, so that clean and tests are exact. */
 #define LAUNCH_LABEL_MANAGED	"io.aisb.managed"
 #define LAUNCH_LABEL_KIND	"io.aisb.kind"	/* base, sandbox, doctor */
 #define LAUNCH_LABEL_HASH	"io.aisb.hash"
+#define LAUNCH_LABEL_BASE	"io.aisb.base"	/* the base it was built on */
+#define LAUNCH_LABEL_PACKAGES	"io.aisb.packages" /* "git,curl" */
 
 /*
  * What shapes an image.  base NULL means the offline base built from the
@@ -40,6 +46,8 @@ struct launch_image_spec {
 	const char		 *runtime;
 	const char		 *suite;	/* NULL: the host's codename */
 	int			  verbose;	/* podman/mmdebstrap output */
+	char			 *base_used;	/* out, may be NULL: the base */
+	size_t			  base_usedlen;	/* really used (offline or not) */
 };
 
 /* Bounds on what is read from outside. */
@@ -75,6 +83,22 @@ int	launch_image_print_containerfile(const struct launch_image_spec *,
 
 /* The enforcer next to the running aisb executable.  0 or -1. */
 int	launch_image_default_enforcer(char *buf, size_t len);
+
+/*
+ * Notes that a session used tag now ($XDG_STATE_HOME/aisb/images/<hash>,
+ * an empty file whose mtime is the last use).  Best effort.
+ */
+void	launch_image_mark_used(const char *tag);
+
+/*
+ * aisb clean --images: removes sandbox images no session used (nor built)
+ * in the last older_than seconds, podman refusing those a container uses,
+ * then offline bases no kept image is built on.  Prints one line per
+ * image.  0, or -1 when podman could not list them.
+ */
+int	launch_image_clean(long long older_than, size_t *nremoved);
+/* "7d", "12h", "30m", "90s", "3600" into seconds.  0 or -1. */
+int	launch_duration_parse(const char *, long long *secs);
 
 /* aisb image build|ls. */
 int	launch_cmd_image(int argc, char **argv);

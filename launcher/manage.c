@@ -1,5 +1,6 @@
 /*
- * aisb sessions ls|show ID, and aisb clean [--all] [--volumes[=GLOB]].
+ * aisb sessions ls|show ID, and aisb clean [--all] [--volumes[=GLOB]]
+ * [--images [--older-than DURATION]].
  */
 #include "config.h"
 
@@ -366,18 +367,36 @@ launch_cmd_clean(int argc, char **argv)
 	size_t		 n, i, ncont = 0, ngate = 0, nscratch = 0, nvol = 0;
 	size_t		 nmount = 0;
 	int		 all = 0, volumes = 0, a, rc = 0, have_dir;
+	int		 images = 0;
+	long long	 older = 7 * 86400;	/* clean --images: a week */
+	size_t		 nimg = 0;
 
 	for (a = 1; a < argc; a++) {
 		if (strcmp(argv[a], "--all") == 0)
 			all = 1;
-		else if (strcmp(argv[a], "--volumes") == 0)
+		else if (strcmp(argv[a], "--images") == 0)
+			images = 1;
+		else if (strncmp(argv[a], "--older-than", 12) == 0 &&
+		    (argv[a][12] == '=' || (argv[a][12] == '\0' &&
+		    a + 1 < argc))) {
+			const char *dur = argv[a][12] == '=' ? argv[a] + 13 :
+			    argv[++a];
+
+			if (launch_duration_parse(dur, &older) == -1) {
+				fprintf(stderr, "aisb: clean: --older-than "
+				    "'%.32s': not a duration (7d, 12h, 30m, "
+				    "90s)\n", dur);
+				return EXIT_CONFIG;
+			}
+		} else if (strcmp(argv[a], "--volumes") == 0)
 			volumes = 1;
 		else if (strncmp(argv[a], "--volumes=", 10) == 0) {
 			volumes = 1;
 			glob = argv[a] + 10;
 		} else {
 			fprintf(stderr, "usage: aisb clean [--all] "
-			    "[--volumes[=GLOB]]\n");
+			    "[--volumes[=GLOB]] [--images [--older-than "
+			    "DURATION]]\n");
 			return EXIT_CONFIG;
 		}
 	}
@@ -545,6 +564,12 @@ launch_cmd_clean(int argc, char **argv)
 		free(names);
 	}
 	free(running);
+	/* 4. after the containers: podman keeps what a container uses */
+	if (images) {
+		if (launch_image_clean(older, &nimg) == -1)
+			rc = 1;
+		printf("clean: %zu image(s) removed\n", nimg);
+	}
 	printf("clean: %zu container(s), %zu gate(s), %zu secret file(s), "
 	    "%zu workspace mount(s), %zu volume(s) removed\n", ncont, ngate,
 	    nscratch, nmount, nvol);

@@ -69,6 +69,8 @@ static const struct optdesc opts[LO__COUNT] = {
 	[LO_RUNTIME] = { "runtime", OT_WORD, 0, "runc", "OCI runtime podman uses" },
 	[LO_PROJECT_POLICY] = { "project_policy", OT_BOOL, 0, "false",
 	    "let .aisb.yaml name the policy (user config only)" },
+	[LO_HOST_CA] = { "host_ca", OT_BOOL, O_PROJECT, "true",
+	    "trust the host's /usr/local/share/ca-certificates inside (--no-host-ca: do not)" },
 };
 
 static const char *const subcommands[] = {
@@ -324,6 +326,8 @@ check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
 			o->keep = b;
 		else if (id == LO_RECORD)
 			o->record = b;
+		else if (id == LO_HOST_CA)
+			o->host_ca = b;
 		else
 			o->project_policy = b;
 		return 0;
@@ -685,7 +689,11 @@ parse_flags(struct launch_opts *o, int argc, char **argv, char *err,
 			o->print_plan = 1;
 		else if (strcmp(a, "--print-containerfile") == 0)
 			o->print_containerfile = 1;
-		else if (strcmp(a, "--keep") == 0 || strcmp(a, "--record") == 0) {
+		else if (strcmp(a, "--no-host-ca") == 0) {
+			if (opt_set(o, LO_HOST_CA, "false", LAUNCH_SRC_FLAG, a,
+			    NULL, err, errlen) == -1)
+				return -1;
+		} else if (strcmp(a, "--keep") == 0 || strcmp(a, "--record") == 0) {
 			id = a[2] == 'k' ? LO_KEEP : LO_RECORD;
 			if (opt_set(o, (enum launch_opt_id)id, "true",
 			    LAUNCH_SRC_FLAG, a, NULL, err, errlen) == -1)

@@ -53,6 +53,7 @@ enum launch_opt_id {
 	LO_ENV,
 	LO_RUNTIME,
 	LO_PROJECT_POLICY,
+	LO_HOST_CA,
 	LO__COUNT
 };
 
@@ -82,6 +83,7 @@ struct launch_opts {
 	unsigned	 pids;			/* 0: no limit */
 	unsigned	 timeout;		/* seconds; 0: none */
 	int		 keep, record, project_policy;
+	int		 host_ca;		/* the host's local CAs inside */
 
 	/* what to do */
 	const char	*subcommand;		/* "run" unless argv[1] named another */

@@ -15,6 +15,7 @@
 
 #include "ids.h"
 #include "image.h"
+#include "hostca.h"
 #include "podman.h"
 #include "policy.h"
 
@@ -411,6 +412,10 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 	    selinux_enforcing() ? ",z" : "");
 	add(v, "--volume=%s:%s:ro%s", r->planfile, LAUNCH_PLAN_PATH,
 	    selinux_enforcing() ? ",z" : "");
+	/* the enforcer adds them to the system bundle (docs/launcher.md) */
+	if (r->hostca != NULL)
+		add(v, "--volume=%s:%s:ro%s", r->hostca,
+		    LAUNCH_HOST_CA_IN_IMAGE, selinux_enforcing() ? ",z" : "");
 	add(v, "--volume=%s:%s:rw%s", r->workspace_src != NULL ?
 	    r->workspace_src : o->val[LO_WORKSPACE], o->val[LO_WORKSPACE],
 	    selinux_enforcing() ? ",z" : "");

@@ -18,6 +18,7 @@
 
 #include "cache.h"
 #include "gates.h"
+#include "hostca.h"
 #include "ids.h"
 #include "image.h"
 #include "launch.h"
@@ -329,6 +330,13 @@ supervise(char **argv, struct launch_gate *gate, const char *podman,
  */
 enum { PH_HOST, PH_GATE, PH_IMAGE, PH_RUN, PH_END, PH_N };
 
+/* What the session ran on, for its record: image, base, host CAs. */
+struct run_image {
+	char	tag[LAUNCH_TAG_MAX];
+	char	base[LAUNCH_TAG_MAX];
+	size_t	host_cas;
+};
+
 /* One line: arguments quoted, bytes that could break it escaped. */
 static void
 record_words(FILE *f, char *const *v, int n)
@@ -358,7 +366,8 @@ static void
 write_record(const struct launch_session *s, const struct launch_opts *o,
     const struct policy *p, const struct launch_ids *ids,
     const char *unheld, time_t start, int code, const int64_t *ph0,
-    const int64_t *ph1, const struct launch_strv *argv)
+    const int64_t *ph1, const struct launch_strv *argv,
+    const struct run_image *ri)
 {
 	char	*text = NULL, path[PATH_MAX], err[256];
 	size_t	 len = 0;
@@ -379,6 +388,9 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
 		    (unsigned)ids->owner_uid, (unsigned)ids->owner_gid,
 		    (unsigned)ids->uid_base, (unsigned)(ids->uid_base +
 		    ids->count - 1));
+	fprintf(f, "\nimage %s\nbase %s\nhost_cas %zu",
+	    ri->tag[0] != '\0' ? ri->tag : "-",
+	    ri->base[0] != '\0' ? ri->base : "-", ri->host_cas);
 	fprintf(f, "\nhome_volume %s\nlimits_not_applied%s",
 	    o->val[LO_HOME_VOLUME], unheld[0] != '\0' ? unheld : " none");
 	/*
@@ -432,6 +444,8 @@ run_session(const struct launch_opts *o, struct policy *p)
 	char				 glog[PATH_MAX], envfile[PATH_MAX];
 	char				 planfile[PATH_MAX], image[LAUNCH_TAG_MAX];
 	char				 enforcer[PATH_MAX], *plan = NULL;
+	char				 hostca[PATH_MAX] = "";
+	struct run_image		 ri = { .host_cas = 0 };
 	char				*proxy = NULL, seccomp[PATH_MAX];
 	time_t				 start = time(NULL);
 	int64_t				 ph0[PH_N] = { mono_ms() };
@@ -541,12 +555,16 @@ run_session(const struct launch_opts *o, struct policy *p)
 		    "aisb; build it (make) or install it (make install)");
 		goto fail;
 	}
+	spec.base_used = ri.base;
+	spec.base_usedlen = sizeof(ri.base);
 	if (launch_image_ensure(&spec, image, sizeof(image), err,
 	    sizeof(err)) == -1 ||
 	    ensure_home_volume(podman, o->val[LO_HOME_VOLUME],
 	    o->val[LO_WORKSPACE], err, sizeof(err)) == -1)
 		goto fail;
 	ph1[PH_IMAGE] = mono_ms();
+	snprintf(ri.tag, sizeof(ri.tag), "%s", image);
+	launch_image_mark_used(image);	/* for aisb image ls and clean */
 
 	if (o->net == LAUNCH_NET_GATE) {
 		if (!named) {
@@ -576,6 +594,12 @@ run_session(const struct launch_opts *o, struct policy *p)
 	    launch_session_write(&s, "plan", plan, strlen(plan), planfile,
 	    sizeof(planfile), err, sizeof(err)) == -1)
 		goto fail;
+	if (o->host_ca && launch_host_ca_file(&s, hostca, sizeof(hostca),
+	    &ri.host_cas, err, sizeof(err)) == -1) {
+		snprintf(err + strlen(err), sizeof(err) - strlen(err),
+		    " (--no-host-ca runs without the host's CAs)");
+		goto fail;
+	}
 	/* rootful: the owner's files, seen as the sandbox user's (ids.h) */
 	if (launch_ids_prepare(&ids, o->val[LO_WORKSPACE], wsmount, envfile,
 	    planfile, &mounted, err, sizeof(err)) == -1)
@@ -597,6 +621,7 @@ run_session(const struct launch_opts *o, struct policy *p)
 	r.workspace_src = mounted ? wsmount : NULL;
 	r.no_limits = unheld[0] != '\0';
 	r.seccomp = seccomp;
+	r.hostca = hostca[0] != '\0' ? hostca : NULL;
 	r.interactive = 1;	/* stdin reaches the command, piped or not */
 	r.tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
 	if (launch_podman_argv(&r, &argv) == -1) {
@@ -652,7 +677,7 @@ out:
 		(void)unlink(token);
 	launch_watch_dismiss(&watchfd);
 	ph1[PH_END] = mono_ms();
-	write_record(&s, o, p, &ids, unheld, start, code, ph0, ph1, &argv);
+	write_record(&s, o, p, &ids, unheld, start, code, ph0, ph1, &argv, &ri);
 	if (o->keep || code != 0)
 		fprintf(stderr, "aisb: session %s: %s\n", s.id, s.dir);
 	launch_strv_free(&argv);
@@ -736,6 +761,20 @@ launch_cmd_run(int argc, char **argv)
 		r.image = "<image>";
 		r.envfile = "<session>/env";
 		r.planfile = "<session>/plan";
+		/* the host's CAs as a session would gather them (hostca.h) */
+		if (o.host_ca) {
+			const char	*cadir = getenv(LAUNCH_HOST_CA_DIR_ENV);
+			char		*pem = NULL, warn[PATH_MAX + 64];
+			size_t		 len, ncerts = 0;
+
+			if (cadir == NULL || cadir[0] != '/')
+				cadir = LAUNCH_HOST_CA_DIR;
+			if (launch_host_ca_gather(cadir, &pem, &len, &ncerts,
+			    warn, sizeof(warn), err, sizeof(err)) == 0 &&
+			    ncerts > 0)
+				r.hostca = "<session>/host-ca.pem";
+			free(pem);
+		}
 		/* the mapping a session would use; nothing is created */
 		if (launch_ids_resolve(&ids, geteuid() != 0,
 		    o.val[LO_WORKSPACE], 0, err, sizeof(err)) == 0) {

@@ -1,9 +1,8 @@
-# aisb image and doctor.  The unit test covers the Containerfile generator
-# and launch_exec(); the e2e test builds the offline base with mmdebstrap
-# in a podman store of its own (needs root, mmdebstrap and AISB_E2E=1;
-# skips with 77 otherwise): 2 to 3 minutes on 2 cores, twice that with
-# AISB_E2E_FULL=1, which also builds a second base for a changed install
-# list.
+# aisb image and doctor.  The unit tests cover the Containerfile generator,
+# launch_exec() and the host CA gathering; the e2e test builds the offline
+# base with mmdebstrap in a podman store of its own, then a package set
+# layered on it (needs root, mmdebstrap and AISB_E2E=1; skips with 77
+# otherwise): about two minutes on 2 cores.
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test_image
 TESTS += tests/unit/test_image
@@ -11,7 +10,18 @@ tests_unit_test_image_SOURCES = tests/unit/test_image.c
 tests_unit_test_image_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) \
 	$(CRYPTO_CFLAGS) -I$(top_srcdir)/launcher
 tests_unit_test_image_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
+# The host's local CAs: gathered from files, bounded, keys never copied.
+check_PROGRAMS += tests/unit/test_hostca
+TESTS += tests/unit/test_hostca
+tests_unit_test_hostca_SOURCES = tests/unit/test_hostca.c
+tests_unit_test_hostca_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) \
+	$(CRYPTO_CFLAGS) -I$(top_srcdir)/launcher
+tests_unit_test_hostca_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 endif
 
 TESTS += tests/e2e/image.sh
 EXTRA_DIST += tests/e2e/image.sh
+# apt as the sandbox user against a repository the test serves; the
+# host's local CAs trusted inside (root, AISB_E2E=1; 77 otherwise).
+TESTS += tests/e2e/apt.sh tests/e2e/hostca.sh
+EXTRA_DIST += tests/e2e/apt.sh tests/e2e/hostca.sh

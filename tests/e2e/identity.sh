@@ -252,6 +252,24 @@ rc=0; (cd "$uws" && as_user aisb --policy "$home/policy.yaml" "${pkgs[@]}" -- \
 if [ "$rc" != 0 ]; then ok; else bad "user: direct TCP connection succeeded"; fi
 if grep -q accept "$tmp/echo.log"; then bad "user: echo server saw a connection"; else ok; fi
 
+# the host's CAs reach a rootless session too: the enforcer, root only in
+# the user namespace, appends them to the image's bundle (tests/e2e/
+# hostca.sh checks TLS clients against them, rootful)
+if command -v openssl >/dev/null; then
+	install -d -m 0755 -o "$user" -g "$user" "$home/hostca"
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -keyout /dev/null \
+	    -subj "/CN=aisb identity CA $$" -out "$home/hostca/id.crt" 2>/dev/null
+	rc=0; (cd "$uws" && as_user env AISB_TEST_HOST_CA_DIR="$home/hostca" \
+	    aisb --policy "$home/policy.yaml" "${pkgs[@]}" -- \
+	    sh -c 'tail -n 2 /etc/ssl/certs/ca-certificates.crt | head -n 1; echo "node=$NODE_EXTRA_CA_CERTS"') \
+	    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+	check "user: host CA: exit" "$rc" 0
+	check "user: host CA: last in the bundle" "$(sed -n 1p "$tmp/out")" \
+	    "$(tail -n 2 "$home/hostca/id.crt" | head -n 1)"
+	check "user: host CA: for node" "$(sed -n 2p "$tmp/out")" node=/run/aisb/host-ca.pem
+	if grep -q 'host CAs' "$tmp/err"; then bad "user: host CA: $(grep 'host CAs' "$tmp/err")"; else ok; fi
+fi
+
 # stopping a rootless session without a terminal (tests/e2e/signals.sh
 # does it rootful): SIGTERM reaches the command's group and its trap; a
 # SIGKILLed aisb takes its gate along, and its watcher (the user's own

@@ -48,10 +48,21 @@ containerfile_offline(void **state)
 	    err, sizeof(err)) == -1)
 		fail_msg("refused: %s", err);
 	assert_true(has_line(cf, "FROM " OFFLINE_BASE));
-	/* Sorted, without duplicates, with what the enforcer needs. */
-	assert_true(has_line(cf, "# packages, in the offline base: "
-	    "ca-certificates curl git libc-ares2 libmnl0 libnftnl11 passwd"));
-	assert_null(strstr(cf, "apt-get"));
+	/* The base has what the enforcer needs; the layer adds the rest. */
+	assert_true(has_line(cf, "# in the offline base: ca-certificates "
+	    "libc-ares2 libmnl0 libnftnl11 passwd"));
+	assert_true(has_line(cf, "RUN [\"apt-get\", \"update\"]"));
+	/* sorted, without duplicates, without what the base has */
+	assert_true(has_line(cf, "RUN [\"env\", \"DEBIAN_FRONTEND="
+	    "noninteractive\", \"apt-get\", \"install\", \"-y\", "
+	    "\"--no-install-recommends\", \"curl\", \"git\"]"));
+	/* the image's apt runs as root before the user's config is set */
+	assert_true(strstr(cf, "apt-get\", \"install") <
+	    strstr(cf, "ENV APT_CONFIG=/etc/aisb/apt-sandbox.conf"));
+	assert_true(has_line(cf, "COPY apt-sandbox.conf "
+	    "/etc/aisb/apt-sandbox.conf"));
+	assert_true(has_line(cf, "ENV REQUESTS_CA_BUNDLE="
+	    "/etc/ssl/certs/ca-certificates.crt"));
 	assert_true(has_line(cf, "COPY aisb-enforce /usr/local/bin/"
 	    "aisb-enforce"));
 	assert_true(has_line(cf, "ENTRYPOINT [\"/usr/local/bin/"
@@ -59,6 +70,50 @@ containerfile_offline(void **state)
 	assert_non_null(strstr(cf, "\"--uid\", \"1000\""));
 	assert_non_null(strstr(cf, "\"--home-dir\", \"/home/sandbox\""));
 	assert_null(strstr(cf, "\nUSER "));
+}
+
+/* The base alone, or only packages it has: no apt-get, no network. */
+static void
+containerfile_offline_bare(void **state)
+{
+	const char *const		pk[] = { "passwd", "ca-certificates" };
+	struct launch_image_spec	spec = { 0 };
+	char				err[256] = "";
+
+	if (launch_image_containerfile(&spec, OFFLINE_BASE, cf, sizeof(cf),
+	    err, sizeof(err)) == -1)
+		fail_msg("refused: %s", err);
+	assert_null(strstr(cf, "apt-get"));
+	spec.packages = pk;
+	spec.npackages = 2;
+	if (launch_image_containerfile(&spec, OFFLINE_BASE, cf, sizeof(cf),
+	    err, sizeof(err)) == -1)
+		fail_msg("refused: %s", err);
+	assert_null(strstr(cf, "apt-get"));
+	assert_true(has_line(cf, "ENV APT_CONFIG=/etc/aisb/apt-sandbox.conf"));
+}
+
+static void
+durations(void **state)
+{
+	long long	s;
+
+	assert_int_equal(launch_duration_parse("7d", &s), 0);
+	assert_int_equal(s, 7 * 86400);
+	assert_int_equal(launch_duration_parse("12h", &s), 0);
+	assert_int_equal(s, 12 * 3600);
+	assert_int_equal(launch_duration_parse("30m", &s), 0);
+	assert_int_equal(s, 1800);
+	assert_int_equal(launch_duration_parse("90s", &s), 0);
+	assert_int_equal(s, 90);
+	assert_int_equal(launch_duration_parse("0", &s), 0);
+	assert_int_equal(s, 0);
+	assert_int_equal(launch_duration_parse("", &s), -1);
+	assert_int_equal(launch_duration_parse("-1d", &s), -1);
+	assert_int_equal(launch_duration_parse("7w", &s), -1);
+	assert_int_equal(launch_duration_parse("7dd", &s), -1);
+	assert_int_equal(launch_duration_parse("99999999999999999999", &s),
+	    -1);
 }
 
 static void
@@ -74,9 +129,11 @@ containerfile_pulled(void **state)
 	    sizeof(cf), err, sizeof(err)) == -1)
 		fail_msg("refused: %s", err);
 	assert_true(has_line(cf, "FROM debian:bookworm-slim"));
-	assert_true(has_line(cf, "RUN [\"apt-get\", \"install\", \"-y\", "
+	assert_true(has_line(cf, "RUN [\"env\", \"DEBIAN_FRONTEND="
+	    "noninteractive\", \"apt-get\", \"install\", \"-y\", "
 	    "\"--no-install-recommends\", \"ca-certificates\", \"libc-ares2\", "
 	    "\"libmnl0\", \"libnftnl11\", \"passwd\", \"python3\"]"));
+	assert_null(strstr(cf, "# in the offline base"));
 	assert_null(strstr(cf, "# packages"));
 }
 
@@ -165,6 +222,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(containerfile_offline),
+		cmocka_unit_test(containerfile_offline_bare),
+		cmocka_unit_test(durations),
 		cmocka_unit_test(containerfile_pulled),
 		cmocka_unit_test(containerfile_refuses),
 		cmocka_unit_test(exec_output),

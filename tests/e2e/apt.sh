@@ -1,0 +1,176 @@
+#!/bin/bash
+# End to end: apt as the sandbox user (uid 1000) inside a session.
+#
+# The test builds a tiny .deb (dpkg-deb), makes a flat apt repository of
+# it (dpkg-scanpackages and a Release file), serves it over HTTP on the
+# host's loopback as repo.test (the test's DNS server), and runs `apt-get
+# update` and `apt-get download` in a session through the gate, the way
+# docs/launcher.md ("apt inside a session") tells users to.  Lists, caches
+# and locks must land in the sandbox user's home, and apt must not need
+# root for any of it.
+#
+# Needs root, podman, mmdebstrap, dpkg-deb and dpkg-scanpackages; builds
+# its image offline in a podman store of its own, which the EXIT trap
+# removes, failure or not.  Runs only with AISB_E2E=1.
+set -euo pipefail
+
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_builddir=${top_builddir:-.}
+aisb=$(cd "$top_builddir" && pwd)/aisb
+here=$top_srcdir/tests/integration
+PY=${PYTHON:-python3}
+
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
+[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
+for t in podman mmdebstrap dpkg-deb dpkg-scanpackages "$PY"; do
+	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/aisb-e2e-apt.XXXXXX")
+export TMPDIR=$tmp
+printf '[storage]\ndriver = "overlay"\ngraphroot = "%s/graph"\nrunroot = "%s/run"\n' \
+    "$tmp" "$tmp" >"$tmp/storage.conf"
+export CONTAINERS_STORAGE_CONF=$tmp/storage.conf
+export XDG_CACHE_HOME=$tmp/cache XDG_STATE_HOME=$tmp/state XDG_CONFIG_HOME=$tmp/config
+# no host CA folder: this test is about apt, not about this machine's CAs
+export AISB_TEST_HOST_CA_DIR=$tmp/no-host-ca
+vol=aisb-e2e-apt-$$
+pids=()
+cleanup() {
+	local rc=$? p m
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	podman rm -af >/dev/null 2>&1 || true
+	podman volume rm -af >/dev/null 2>&1 || true
+	podman rmi -af >/dev/null 2>&1 || true
+	for m in $(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
+	    /proc/self/mounts | sort -r); do
+		umount -l "$m" 2>/dev/null || true
+	done
+	if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
+		echo "--- last output" >&2; cat "$tmp/out" "$tmp/err" >&2 2>/dev/null || true
+	fi
+	rm -rf "$tmp"
+	exit "$rc"
+}
+trap cleanup EXIT
+mkdir -p "$XDG_CONFIG_HOME" "$tmp/ws"
+
+pass=0 fail=0
+ok()  { pass=$((pass + 1)); echo "ok - $*"; }
+bad() { fail=$((fail + 1)); echo "not ok - $*"; }
+check() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: got '$2', want '$3'"; fi; }
+wait_file() {
+	local i
+	for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
+	echo "FAIL: $1 never appeared" >&2; return 1
+}
+
+# --- a package and a repository of it -------------------------------------
+pkg=aisb-e2e-hello
+mkdir -p "$tmp/pkg/DEBIAN" "$tmp/pkg/usr/share/doc/$pkg" "$tmp/repo"
+cat >"$tmp/pkg/DEBIAN/control" <<EOF
+Package: $pkg
+Version: 1.0-$$
+Architecture: all
+Maintainer: aisb tests <tests@invalid>
+Description: a package made by tests/e2e/apt.sh
+EOF
+echo "made by the aisb e2e test" >"$tmp/pkg/usr/share/doc/$pkg/README"
+dpkg-deb --root-owner-group --build "$tmp/pkg" "$tmp/repo/${pkg}_1.0-$$_all.deb" >/dev/null
+(cd "$tmp/repo" && dpkg-scanpackages --multiversion . /dev/null 2>/dev/null >Packages)
+sz=$(stat -c %s "$tmp/repo/Packages")
+sum=$(sha256sum "$tmp/repo/Packages" | cut -d' ' -f1)
+printf 'Origin: aisb-e2e\nLabel: aisb-e2e\nSuite: e2e\nCodename: e2e\nDate: %s\nSHA256:\n %s %s Packages\n' \
+    "$(LC_ALL=C date -u '+%a, %d %b %Y %H:%M:%S UTC')" "$sum" "$sz" >"$tmp/repo/Release"
+
+"$PY" - "$tmp/repo" "$tmp/repo.port" "$tmp/repo.log" <<'EOF' &
+import functools, http.server, os, sys
+class H(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, fmt, *a):
+        with open(sys.argv[3], "a") as f:
+            f.write("%s\n" % (fmt % a))
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+    functools.partial(H, directory=sys.argv[1]))
+open(sys.argv[2] + ".tmp", "w").write("%d\n" % s.server_address[1])
+os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+s.serve_forever()
+EOF
+pids+=($!)
+cat >"$tmp/zone.json" <<'EOF'
+{"repo.test": {"A": ["127.0.0.1"], "ttl": 5}}
+EOF
+"$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" \
+    --log "$tmp/dns.log" &
+pids+=($!)
+wait_file "$tmp/repo.port"
+wait_file "$tmp/dns.port"
+port=$(cat "$tmp/repo.port") dns=$(cat "$tmp/dns.port")
+cat >"$tmp/policy.yaml" <<EOF
+version: 1
+allow:
+  - host: repo.test
+    ports: [$port]
+allow_ranges: [127.0.0.1/32]
+dns:
+  servers: ["127.0.0.1:$dns"]
+  min_ttl: 1
+  max_ttl: 5
+EOF
+
+# What docs/launcher.md tells users to run, with the test's repository as
+# the only source (the image's Debian sources are not in this policy).
+cat >"$tmp/ws/apt.sh" <<EOF
+#!/bin/sh
+set -e
+id -u
+echo "APT_CONFIG=\$APT_CONFIG"
+mkdir -p "\$HOME/.config/apt/sources.list.d"
+echo "deb [trusted=yes] http://repo.test:$port/ ./" >"\$HOME/.config/apt/sources.list"
+o="-o Dir::Etc::SourceList=\$HOME/.config/apt/sources.list -o Dir::Etc::SourceParts=\$HOME/.config/apt/sources.list.d"
+# control: apt's stock configuration, as images had it before
+rc=0; APT_CONFIG=/dev/null apt-get \$o update >/dev/null 2>control.err || rc=\$?
+echo "control \$rc"
+apt-get \$o update
+apt-get \$o download $pkg
+ls ${pkg}_*.deb
+apt-cache \$o policy $pkg | sed -n 's/^ *Candidate: /candidate /p'
+ls -d "\$HOME/.cache/apt/lists"
+EOF
+chmod 0755 "$tmp/ws/apt.sh"
+
+echo "# building the image (the offline base) and running apt as uid 1000"
+rc=0
+(cd "$tmp/ws" && "$aisb" --policy "$tmp/policy.yaml" --home-volume "$vol" \
+    -- ./apt.sh) >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+cat "$tmp/out"
+check "apt as the sandbox user: exit" "$rc" 0
+check "... as uid 1000" "$(sed -n 1p "$tmp/out")" 1000
+check "... with the image's APT_CONFIG" "$(sed -n 2p "$tmp/out")" \
+    APT_CONFIG=/etc/aisb/apt-sandbox.conf
+v=$(awk '$1 == "control" { print $2 }' "$tmp/out")
+if [ -n "$v" ] && [ "$v" != 0 ] && grep -q 'lock' "$tmp/ws/control.err"; then
+	ok "control: without it, apt-get update as uid 1000 fails on the lock ($v)"
+else
+	bad "control: '$v', $(cat "$tmp/ws/control.err" 2>/dev/null)"
+fi
+if grep -q "^${pkg}_1.0-$$_all.deb$" "$tmp/out"; then ok "apt-get download fetched the package"
+else bad "no downloaded .deb"; fi
+check "apt-cache sees the repository's version" \
+    "$(awk '$1 == "candidate" { print $2 }' "$tmp/out")" "1.0-$$"
+if grep -qx '/home/sandbox/.cache/apt/lists' "$tmp/out"; then ok "lists in the user's home"
+else bad "no lists folder in the home"; fi
+if grep -Eq '"GET /(\./)?Packages ' "$tmp/repo.log" &&
+    grep -Eq "\"GET /(\\./)?${pkg}_" "$tmp/repo.log"; then
+	ok "the repository served the index and the package"
+else
+	bad "repository log: $(cat "$tmp/repo.log")"
+fi
+if grep -qi 'lock\|permission denied' "$tmp/err"; then bad "apt complained: $(grep -i 'lock\|permission' "$tmp/err")"
+else ok "no lock or permission complaint"; fi
+check "the downloaded file is the user's, in the workspace" \
+    "$(stat -c %s "$tmp/ws/${pkg}_1.0-$$_all.deb" 2>/dev/null || echo missing)" \
+    "$(stat -c %s "$tmp/repo/${pkg}_1.0-$$_all.deb")"
+
+echo "# $pass passed, $fail failed"
+[ "$fail" = 0 ]
