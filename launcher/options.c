@@ -685,6 +685,8 @@ parse_flags(struct launch_opts *o, int argc, char **argv, char *err,
 			o->print_plan = 1;
 		else if (strcmp(a, "--print-containerfile") == 0)
 			o->print_containerfile = 1;
+		else if (strcmp(a, "--quiet") == 0)
+			o->quiet = 1;
 		else if (strcmp(a, "--keep") == 0 || strcmp(a, "--record") == 0) {
 			id = a[2] == 'k' ? LO_KEEP : LO_RECORD;
 			if (opt_set(o, (enum launch_opt_id)id, "true",
