@@ -62,6 +62,9 @@ EXTRA_DIST += tests/e2e/identity.sh
 # aisb's seccomp profile in real sessions (root; AISB_E2E=1).
 TESTS += tests/e2e/seccomp.sh
 EXTRA_DIST += tests/e2e/seccomp.sh
+# What a session was denied, and commands that cannot run (AISB_E2E=1).
+TESTS += tests/e2e/deny.sh
+EXTRA_DIST += tests/e2e/deny.sh
 # Stopping sessions without a terminal; a launcher killed outright.
 TESTS += tests/e2e/signals.sh
 EXTRA_DIST += tests/e2e/signals.sh
