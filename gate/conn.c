@@ -654,8 +654,8 @@ conn_refuse_fix(struct gate_conn *c, int status, const char *decision,
 		n += (size_t)snprintf(body + n, sizeof(body) - n, "rule: %s\n",
 		    rule);
 	if (fix != NULL && fix[0] && n < sizeof(body))
-		snprintf(body + n, sizeof(body) - n, "to allow it, add to the "
-		    "policy:\n%s", fix);
+		snprintf(body + n, sizeof(body) - n, "to allow it, add to %s:\n%s",
+		    policy_file(c->d->pol), fix);
 	if (strcmp(decision, "deny") == 0)
 		c->g->ctr.denied++;
 	audit(c, "decision", decision, status, reason, detail,

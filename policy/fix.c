@@ -16,7 +16,8 @@
  *   deny rule        a comment only: nothing added allows it
  * Names are validated by the target parser (letters, digits, '-', '_',
  * '.'); a single label is quoted so that YAML never reads it as a null or
- * a boolean; IPv6 is always quoted.
+ * a boolean; IPv6 is always quoted (single quotes in the flow form, which
+ * goes inside a quoted header parameter).
  */
 #include "config.h"
 
@@ -51,19 +52,22 @@ put(struct out *o, const char *fmt, ...)
 		o->n += (size_t)r;
 }
 
+/* The flow form goes into a quoted header parameter: single quotes. */
 static const char *
-quote_of(const struct policy_target *t)
+quote_of(const struct policy_target *t, int flow)
 {
+	const char	*q = flow ? "'" : "\"";
+
 	if (t->is_ip)
-		return t->addr.family == AF_INET6 ? "\"" : "";
-	return strchr(t->host, '.') == NULL ? "\"" : "";
+		return t->addr.family == AF_INET6 ? q : "";
+	return strchr(t->host, '.') == NULL ? q : "";
 }
 
 /* "  - host: NAME\n    ports: [N]\n" or the flow form "{host: NAME, ...}" */
 static void
 put_rule(struct out *o, const struct policy_target *t, int ports, int flow)
 {
-	const char	*q = quote_of(t), *key = t->is_ip ? "cidr" : "host";
+	const char	*q = quote_of(t, flow), *key = t->is_ip ? "cidr" : "host";
 	char		 suffix[8] = "";
 
 	if (t->is_ip)
@@ -85,7 +89,7 @@ static void
 put_range(struct out *o, const struct policy_addr *a, int flow)
 {
 	char		 ip[64];
-	const char	*q = a->family == AF_INET6 ? "\"" : "";
+	const char	*q = a->family != AF_INET6 ? "" : flow ? "'" : "\"";
 
 	policy_addr_str(a, ip, sizeof(ip));
 	put(o, "allow_ranges: [%s%s/%u%s]%s", q, ip,

@@ -84,6 +84,10 @@ expect_audit "$A" event=decision host=nope.test decision=deny status=403 \
     ports: ?$up?
 "
 check "GET nope.test" "$(proxy_get "http://nope.test:$up/")" "000 403"
+# the body says it for people, with the YAML to paste, multi-line
+printf 'aisb-gate: GET nope.test:%s denied: host not allowed\nto allow it, add to %s:\nallow:\n  - host: nope.test\n    ports: [%s]\n' \
+    "$up" "$tmp/policy.yaml" "$up" >"$tmp/want.body"
+cmp -s "$tmp/want.body" "$tmp/body" && ok || bad "403 body: $(cat "$tmp/body")"
 expect_audit "$A" event=decision method=GET host=nope.test reason=host_not_allowed
 
 # Denied port: the rule that matched the name is cited
@@ -110,6 +114,11 @@ expect_audit "$A" host=203.0.113.5 decision=deny reason=host_not_allowed \
     ports: ?$up?
 allow_ranges: ?203.0.113.5/32?
 "
+# an IPv6 literal: the one-line fix quotes it with single quotes, which
+# survive inside the header's quoted parameter
+check "CONNECT [2001:db8::7]" "$(proxy_get -p "http://[2001:db8::7]:$up/")" "403 000"
+decision_header | grep -qF "fix=\"{allow: [{cidr: '2001:db8::7/128', ports: [$up]}], allow_ranges: ['2001:db8::7/128']}\"" &&
+    ok || bad "decision header: $(decision_header)"
 check "CONNECT 10.0.0.1" "$(proxy_get -p "http://10.0.0.1:$up/")" "403 000"
 decision_header | grep -q 'reason=address_denied' && ok ||
     bad "decision header: $(decision_header)"

@@ -118,7 +118,7 @@ fix_single_label_quoted(void **state)
 	/* a bare "null" or "true" would not be a name to YAML */
 	check_fix(empty, "null:8080", POLICY_R_HOST_NOT_ALLOWED,
 	    "allow:\n  - host: \"null\"\n    ports: [8080]\n",
-	    "{allow: [{host: \"null\", ports: [8080]}]}",
+	    "{allow: [{host: 'null', ports: [8080]}]}",
 	    NULL, "null:443");
 }
 
@@ -146,8 +146,8 @@ fix_ip_literal(void **state)
 	check_fix(empty, "[2001:db8::1]:443", POLICY_R_HOST_NOT_ALLOWED,
 	    "allow:\n  - cidr: \"2001:db8::1/128\"\n"
 	    "allow_ranges: [\"2001:db8::1/128\"]\n",
-	    "{allow: [{cidr: \"2001:db8::1/128\"}], "
-	    "allow_ranges: [\"2001:db8::1/128\"]}",
+	    "{allow: [{cidr: '2001:db8::1/128'}], "
+	    "allow_ranges: ['2001:db8::1/128']}",
 	    NULL, "[2001:db8::2]:443");
 }
 
