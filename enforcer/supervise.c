@@ -13,6 +13,8 @@
 #include "config.h"
 
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -80,12 +82,125 @@ own_group(int fg, char *err, size_t errlen)
 	return rc;
 }
 
+/*
+ * Why the command could not be run, in one or two lines that say what to
+ * do: a bare name not found is a package missing from the image; a path
+ * that exists but cannot be run gets its mode, or the noexec mount, or
+ * its #! interpreter that is missing.  Runs as the sandbox user, after
+ * the drop: it sees what the command would have seen.
+ */
+/*
+ * Where execvp would have found name: the first file of that name in a
+ * PATH folder, into buf.  0, or -1 when there is none (folders the user
+ * cannot search count as not having it, as in the shell).
+ */
+static int
+path_lookup(const char *name, char *buf, size_t len)
+{
+	const char	*path = getenv("PATH"), *p, *end;
+	struct stat	 st;
+	int		 n;
+
+	if (path == NULL)
+		path = "/bin:/usr/bin";
+	for (p = path; ; p = end + 1) {
+		if ((end = strchr(p, ':')) == NULL)
+			end = p + strlen(p);
+		n = snprintf(buf, len, "%.*s/%s", (int)(end - p), p, name);
+		if (end > p && n > 0 && (size_t)n < len &&
+		    stat(buf, &st) == 0 && !S_ISDIR(st.st_mode))
+			return 0;
+		if (*end == '\0')
+			return -1;
+	}
+}
+
+int
+enf_exec_failed(const char *name, int e)
+{
+	struct stat	 st;
+	struct statvfs	 vfs;
+	char		 line[128], found[4096];
+	ssize_t		 n;
+	int		 fd;
+
+	if (strchr(name, '/') == NULL) {
+		/*
+		 * execvp says EACCES for a name it did not find when a PATH
+		 * folder was not searchable: not found, for the shell too.
+		 */
+		if (e == ENOENT || (e == EACCES &&
+		    path_lookup(name, found, sizeof(found)) == -1)) {
+			log_warnx("%s: command not found in the sandbox's image;"
+			    " add the Debian package that provides it: aisb "
+			    "--package %s -- ...", name, name);
+			return 127;
+		}
+		if (e == EACCES)
+			name = found;	/* say why that file is not run */
+		else {
+			log_warnx("%s: found in PATH but cannot be run: %s",
+			    name, strerror(e));
+			return 126;
+		}
+	}
+	if (stat(name, &st) == -1) {
+		log_warnx("%s: %s", name, strerror(errno));
+		return e == ENOENT ? 127 : 126;
+	}
+	if (e == ENOENT) {
+		/* the file is there: its interpreter or loader is not */
+		line[0] = '\0';
+		if ((fd = open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY |
+		    O_NONBLOCK)) != -1) {
+			if ((n = read(fd, line, sizeof(line) - 1)) > 2 &&
+			    line[0] == '#' && line[1] == '!') {
+				line[n] = '\0';
+				line[strcspn(line, "\r\n")] = '\0';
+			} else
+				line[0] = '\0';
+			close(fd);
+		}
+		if (line[0] != '\0') {
+			log_warnx("%s: its interpreter is not in the sandbox's "
+			    "image: %.100s", name, line);
+			return 127;
+		} else
+			log_warnx("%s: a program whose loader or libraries "
+			    "are not in the sandbox's image", name);
+		return 127;
+	}
+	if (e == EACCES && S_ISDIR(st.st_mode))
+		log_warnx("%s: is a directory", name);
+	else if (e == EACCES && !S_ISREG(st.st_mode))
+		log_warnx("%s: not a regular file (mode %04o)", name,
+		    (unsigned)(st.st_mode & 07777));
+	else if (e == EACCES && (st.st_mode & 0111) == 0)
+		log_warnx("%s: not executable (mode %04o); make it so: "
+		    "chmod +x %s", name, (unsigned)(st.st_mode & 07777),
+		    name);
+	else if (e == EACCES && statvfs(name, &vfs) == 0 &&
+	    (vfs.f_flag & ST_NOEXEC))
+		log_warnx("%s: its file system is mounted noexec; run it "
+		    "with its interpreter (sh %s, python3 %s)", name, name,
+		    name);
+	else if (e == EACCES)
+		log_warnx("%s: mode %04o, owner %u:%u: not executable by uid "
+		    "%u", name, (unsigned)(st.st_mode & 07777),
+		    (unsigned)st.st_uid, (unsigned)st.st_gid,
+		    (unsigned)getuid());
+	else
+		log_warnx("%s: %s", name, strerror(e));
+	return 126;
+}
+
 void
 enf_cmd_child(int go, const sigset_t *oldmask, pid_t parent, int fg,
     const struct enf_creds *creds, const int *keep, size_t nkeep, char **cmd)
 {
 	char	 err[256], c;
 	ssize_t	 n;
+	int	 e;
 
 	while ((n = read(go, &c, 1)) == -1 && errno == EINTR)
 		;
@@ -116,8 +231,8 @@ enf_cmd_child(int go, const sigset_t *oldmask, pid_t parent, int fg,
 		_exit(ENF_EXIT_ENFORCE);
 	}
 	execvp(cmd[0], cmd);
-	log_warn("%s", cmd[0]);
-	_exit(errno == ENOENT ? 127 : 126);
+	e = errno;
+	_exit(enf_exec_failed(cmd[0], e));
 }
 
 void

@@ -36,6 +36,14 @@ void	enf_cmd_child(int go, const sigset_t *oldmask, pid_t parent, int fg,
 	    const struct enf_creds *creds, const int *keep, size_t nkeep,
 	    char **cmd) __attribute__((noreturn));
 
+/*
+ * Says why cmd could not be exec'd (errno e) and what to do: one line on
+ * stderr (a package to add, the file's mode, a noexec mount, a missing
+ * #! interpreter).  Returns the exit status, the shell's: 127 when
+ * nothing was found to run, 126 when it was found but cannot be run.
+ */
+int	enf_exec_failed(const char *name, int e);
+
 /* True when the enforcer's group owns the terminal on stdin. */
 int	enf_is_foreground(void);
 

@@ -415,6 +415,8 @@ gate_audit_write(struct gate_audit *a, const struct gate_audit_rec *r,
 	add_str(&l, "reason", r->reason);
 	add_str(&l, "rule", r->rule);
 	add_str(&l, "detail", r->detail);
+	/* under POLICY_FIX_MAX: about 300 bytes escaped for the longest name */
+	add_str(&l, "fix", r->fix);
 	add_ms(&l, "dns_ms", r->dns_ms);
 	add_ms(&l, "connect_ms", r->connect_ms);
 	if (strcmp(r->event, "close") == 0)

@@ -368,7 +368,7 @@ tags_new(const struct gate_conn *c)
 
 static void
 audit(struct gate_conn *c, const char *event, const char *decision,
-    int status, const char *reason, const char *detail)
+    int status, const char *reason, const char *detail, const char *fix)
 {
 	struct gate_audit_rec	 r;
 	struct conn_view	 v;
@@ -388,6 +388,7 @@ audit(struct gate_conn *c, const char *event, const char *decision,
 	r.reason = reason;
 	r.rule = v.rule[0] ? v.rule : NULL;
 	r.detail = detail;
+	r.fix = fix;
 	r.dns_ms = c->dns_ms;
 	r.connect_ms = c->connect_ms;
 	r.bytes_up = c->up;
@@ -526,7 +527,7 @@ conn_free(struct gate_conn *c)
 	if (c->state == S_RELAY) {
 		g->ctr.tunnels--;
 		audit(c, "close", NULL, 0, c->close_reason ? c->close_reason :
-		    "closed", NULL);
+		    "closed", NULL, NULL);
 	}
 	log_debug("conn %llu: closed (%s)", (unsigned long long)c->id,
 	    c->close_reason ? c->close_reason : "done");
@@ -569,7 +570,7 @@ conn_finish(struct gate_conn *c)
 	if (c->state == S_RELAY) {
 		c->g->ctr.tunnels--;
 		audit(c, "close", NULL, 0, c->close_reason ? c->close_reason :
-		    "closed", NULL);
+		    "closed", NULL, NULL);
 	}
 	gate_dns_cancel(&c->d->dnsw);
 	up_drop(c);
@@ -620,18 +621,22 @@ conn_reply(struct gate_conn *c, int status, const char *decision,
 
 /*
  * Refuse the request: one audit line, the answer, the close.
- * reason is a stable token (docs/gate.md); detail and fix are for people.
+ * reason is a stable token (docs/gate.md); detail is for people.  fix is
+ * the policy change that would allow it (policy_fix_yaml: YAML, several
+ * lines) and fixline the same on one line, for the header; both NULL for
+ * what no policy change allows (auth, malformed requests, upstreams).
  */
 static void
-conn_refuse(struct gate_conn *c, int status, const char *decision,
-    const char *reason, const char *detail, const char *fix)
+conn_refuse_fix(struct gate_conn *c, int status, const char *decision,
+    const char *reason, const char *detail, const char *fix,
+    const char *fixline)
 {
-	char	 hdr[2048], body[2048], d[DETAIL_MAX], f[DETAIL_MAX];
+	char	 hdr[2048], body[2048], d[DETAIL_MAX], f[POLICY_FIX_MAX];
 	char	 rule[RULE_MAX];
 	size_t	 n;
 
 	snprintf(d, sizeof(d), "%s", detail ? detail : "");
-	snprintf(f, sizeof(f), "%s", fix ? fix : "");
+	snprintf(f, sizeof(f), "%s", fixline ? fixline : "");
 	snprintf(rule, sizeof(rule), "%s", c->d->rule);
 	hdr_clean(d);
 	hdr_clean(f);
@@ -650,16 +655,43 @@ conn_refuse(struct gate_conn *c, int status, const char *decision,
 	if (rule[0] && n < sizeof(body))
 		n += (size_t)snprintf(body + n, sizeof(body) - n, "rule: %s\n",
 		    rule);
-	if (f[0] && n < sizeof(body))
-		snprintf(body + n, sizeof(body) - n, "fix: %s\n", f);
+	if (fix != NULL && fix[0] && n < sizeof(body))
+		snprintf(body + n, sizeof(body) - n, "to allow it, add to %s:\n%s",
+		    policy_file(c->d->pol), fix);
 	if (strcmp(decision, "deny") == 0)
 		c->g->ctr.denied++;
-	audit(c, "decision", decision, status, reason, detail);
+	audit(c, "decision", decision, status, reason, detail,
+	    fix != NULL && fix[0] ? fix : NULL);
 	log_info("conn %llu: %s %s %s: %s %d %s%s%s",
 	    (unsigned long long)c->id, c->d->peer, c->d->method,
 	    c->d->tgt.hostlen ? c->d->hostport : "-", decision, status, reason,
 	    detail ? ": " : "", detail ? detail : "");
 	conn_reply(c, status, hdr, body);
+}
+
+static void
+conn_refuse(struct gate_conn *c, int status, const char *decision,
+    const char *reason, const char *detail)
+{
+	conn_refuse_fix(c, status, decision, reason, detail, NULL, NULL);
+}
+
+/*
+ * Deny by policy (403), with the change that would allow it.  refused is
+ * the address refused by class, NULL when it is not about an address.
+ */
+static void
+conn_deny(struct gate_conn *c, enum policy_reason why, const char *reason,
+    const char *detail, const struct policy_addr *refused)
+{
+	char	 fix[POLICY_FIX_MAX], line[POLICY_FIX_MAX];
+
+	if (policy_fix_yaml(c->d->pol, &c->d->tgt, why, refused, 0, fix,
+	    sizeof(fix)) <= 0 ||
+	    policy_fix_yaml(c->d->pol, &c->d->tgt, why, refused, 1, line,
+	    sizeof(line)) <= 0)
+		fix[0] = line[0] = '\0';
+	conn_refuse_fix(c, 403, "deny", reason, detail, fix, line);
 }
 
 /* A fixed answer (gate_http_canned) into buf; its length, or -1. */
@@ -815,38 +847,10 @@ reason_token(enum policy_reason r)
 static void
 deny_decision(struct gate_conn *c, const struct policy_decision *d)
 {
-	char	 fix[DETAIL_MAX + POLICY_MAX_NAME];	/* conn_refuse() cuts it */
-
-	fix[0] = '\0';
 	if (d->rule != NULL)
 		policy_rule_describe(d->rule, c->d->rule, sizeof(c->d->rule));
-	switch (d->reason) {
-	case POLICY_R_DENY_RULE:
-		snprintf(fix, sizeof(fix), "remove or narrow the deny rule");
-		break;
-	case POLICY_R_PORT_NOT_ALLOWED:
-		snprintf(fix, sizeof(fix), "add %u to the ports of the rule",
-		    c->d->tgt.port);
-		break;
-	case POLICY_R_HOST_NOT_ALLOWED:
-		if (c->d->tgt.is_ip)
-			snprintf(fix, sizeof(fix), "add to allow in %s: "
-			    "- cidr: %s/%d%s%u%s", policy_file(c->d->pol),
-			    c->d->tgt.host, c->d->tgt.addr.family == AF_INET ? 32 :
-			    128, "  ports: [", c->d->tgt.port, "]");
-		else if (c->d->tgt.port == 80 || c->d->tgt.port == 443)
-			snprintf(fix, sizeof(fix), "add to allow in %s: "
-			    "- host: %s", policy_file(c->d->pol), c->d->tgt.host);
-		else
-			snprintf(fix, sizeof(fix), "add to allow in %s: "
-			    "- host: %s  ports: [%u]", policy_file(c->d->pol),
-			    c->d->tgt.host, c->d->tgt.port);
-		break;
-	default:
-		break;
-	}
-	conn_refuse(c, 403, "deny", reason_token(d->reason),
-	    policy_reason_str(d->reason), fix);
+	conn_deny(c, d->reason, reason_token(d->reason),
+	    policy_reason_str(d->reason), NULL);
 }
 
 static void
@@ -873,22 +877,27 @@ sockaddr_of(const struct policy_addr *a, uint16_t port,
 
 /*
  * Keep the addresses of in[] that may be dialled, in order.  Returns how
- * many; when none, detail says why the first was refused.
+ * many; when none, detail says why the first was refused and *first is
+ * the first refused that allow_ranges could exempt (family 0: none; the
+ * gate's own address never is).
  */
 static size_t
 classify(struct gate_conn *c, const struct policy_addr *in, size_t n,
-    char *detail, size_t dlen)
+    char *detail, size_t dlen, struct policy_addr *first)
 {
 	size_t		 i, kept = 0;
 	char		 ip[INET6_ADDRSTRLEN];
 	const char	*cls;
 
 	detail[0] = '\0';
+	memset(first, 0, sizeof(*first));
 	for (i = 0; i < n; i++) {
 		policy_addr_str(&in[i], ip, sizeof(ip));
 		if ((cls = policy_classify(c->d->pol, &in[i])) == NULL &&
 		    gate_is_self(c->g, &in[i], c->d->tgt.port))
 			cls = "the gate itself";
+		else if (cls != NULL && first->family == 0)
+			*first = in[i];
 		if (cls != NULL) {
 			log_debug("conn %llu: %s: %s is %s, not dialled",
 			    (unsigned long long)c->id, c->d->tgt.host, ip, cls);
@@ -903,26 +912,33 @@ classify(struct gate_conn *c, const struct policy_addr *in, size_t n,
 }
 
 static void
+deny_class(struct gate_conn *c, const char *detail,
+    const struct policy_addr *first)
+{
+	conn_deny(c, POLICY_R_ADDR_CLASS, "address_denied", detail,
+	    first->family != 0 ? first : NULL);
+}
+
+static void
 dns_done(void *arg, int status, const char *err,
     const struct policy_addr *addrs, size_t n, int stale)
 {
 	struct gate_conn	*c = arg;
 	char			 detail[DETAIL_MAX];
+	struct policy_addr	 first;
 
 	c->dns_ms = gate_ms_since(&c->d->t_dns);
 	if (status == -1) {
 		c->g->ctr.dns_failed++;
-		conn_refuse(c, 502, "error", "dns_failed", err, NULL);
+		conn_refuse(c, 502, "error", "dns_failed", err);
 		return;
 	}
 	if (stale) {
 		c->g->ctr.dns_stale++;
 		c->d->stale = 1;
 	}
-	if (classify(c, addrs, n, detail, sizeof(detail)) == 0) {
-		conn_refuse(c, 403, "deny", "address_denied", detail,
-		    "if this destination is intended, add its address to "
-		    "allow_ranges");
+	if (classify(c, addrs, n, detail, sizeof(detail), &first) == 0) {
+		deny_class(c, detail, &first);
 		return;
 	}
 	dial(c);
@@ -934,6 +950,7 @@ resolve(struct gate_conn *c)
 	struct policy_addr	 addrs[GATE_MAX_ADDRS];
 	size_t			 n;
 	char			 detail[DETAIL_MAX];
+	struct policy_addr	 first;
 	int			 stale = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &c->d->t_dns);
@@ -944,10 +961,9 @@ resolve(struct gate_conn *c)
 			c->g->ctr.dns_stale++;
 			c->d->stale = 1;
 		}
-		if (classify(c, addrs, n, detail, sizeof(detail)) == 0) {
-			conn_refuse(c, 403, "deny", "address_denied", detail,
-			    "if this destination is intended, add its "
-			    "address to allow_ranges");
+		if (classify(c, addrs, n, detail, sizeof(detail),
+		    &first) == 0) {
+			deny_class(c, detail, &first);
 			return;
 		}
 		dial(c);
@@ -958,8 +974,7 @@ resolve(struct gate_conn *c)
 	if (gate_dns_resolve(c->g->dns, c->d->tgt.host, &c->d->dnsw, dns_done,
 	    c) == -1) {
 		c->g->ctr.dns_failed++;
-		conn_refuse(c, 502, "error", "dns_failed", "resolver busy",
-		    NULL);
+		conn_refuse(c, 502, "error", "dns_failed", "resolver busy");
 	}
 }
 
@@ -1032,12 +1047,12 @@ dial(struct gate_conn *c)
 	if (c->d->timed_out) {
 		g->ctr.connect_timeout++;
 		conn_refuse(c, 504, "error", "connect_timeout",
-		    "upstream did not answer", NULL);
+		    "upstream did not answer");
 	} else {
 		g->ctr.connect_failed++;
 		conn_refuse(c, 502, "error", "connect_failed",
 		    c->d->dial_errno == ECONNREFUSED ? "connection refused" :
-		    "upstream unreachable", NULL);
+		    "upstream unreachable");
 	}
 }
 
@@ -1210,7 +1225,7 @@ check_sni(struct gate_conn *c, struct evbuffer *in)
 		snprintf(detail, sizeof(detail), "malformed TLS ClientHello");
 	c->g->ctr.denied++;
 	audit(c, "decision", "deny", 0, r == GATE_TLS_NAME ? "sni_mismatch" :
-	    "tls_malformed", detail);
+	    "tls_malformed", detail, NULL);
 	log_info("conn %llu: %s CONNECT %s: deny: %s", (unsigned long long)c->id,
 	    c->d->peer, c->d->hostport, detail);
 	c->close_reason = r == GATE_TLS_NAME ? "sni_mismatch" : "tls_malformed";
@@ -1680,7 +1695,7 @@ connected(struct gate_conn *c)
 	clock_gettime(CLOCK_MONOTONIC, &c->t_active);
 	arm(c, g->cfg.idle_timeout);
 	audit(c, "decision", "allow", c->tunnel ? 200 : 0, "allowed",
-	    c->d->stale ? "stale DNS answer" : NULL);
+	    c->d->stale ? "stale DNS answer" : NULL, NULL);
 	log_info("conn %llu: %s %s %s: allow via %s", (unsigned long long)c->id,
 	    c->d->peer, c->d->method, c->d->hostport, c->d->addrstr);
 
@@ -1797,7 +1812,7 @@ head_complete(struct gate_conn *c)
 			g->ctr.auth_failed++;
 			conn_refuse(c, 407, "deny", "auth_required",
 			    req->proxy_auth == -1 ? "no credentials" :
-			    "wrong credentials", NULL);
+			    "wrong credentials");
 			return;
 		}
 	}
@@ -1810,7 +1825,7 @@ head_complete(struct gate_conn *c)
 		    sizeof(err)) == -1) {
 			memset(&c->d->tgt, 0, sizeof(c->d->tgt));
 			g->ctr.bad_request++;
-			conn_refuse(c, 400, "error", "bad_target", err, NULL);
+			conn_refuse(c, 400, "error", "bad_target", err);
 			return;
 		}
 	} else {
@@ -1818,7 +1833,7 @@ head_complete(struct gate_conn *c)
 			g->ctr.bad_request++;
 			conn_refuse(c, 400, "error", "bad_target",
 			    "only http://authority/path targets are proxied; "
-			    "use CONNECT for TLS", NULL);
+			    "use CONNECT for TLS");
 			return;
 		}
 		c->d->path.off += req->target.off;
@@ -1826,7 +1841,7 @@ head_complete(struct gate_conn *c)
 		    err, sizeof(err)) == -1) {
 			memset(&c->d->tgt, 0, sizeof(c->d->tgt));
 			g->ctr.bad_request++;
-			conn_refuse(c, 400, "error", "bad_target", err, NULL);
+			conn_refuse(c, 400, "error", "bad_target", err);
 			return;
 		}
 		if (req->host != -1) {
@@ -1842,7 +1857,7 @@ head_complete(struct gate_conn *c)
 				    "%s:%u", c->d->tgt.host, c->d->tgt.port);
 				conn_refuse(c, 400, "error", "host_mismatch",
 				    "the Host header does not match the "
-				    "request target", NULL);
+				    "request target");
 				return;
 			}
 		}
@@ -1864,11 +1879,11 @@ head_complete(struct gate_conn *c)
 
 	if (c->d->tgt.is_ip) {
 		char	 detail[DETAIL_MAX];
+		struct policy_addr	 first;
 
-		if (classify(c, &c->d->tgt.addr, 1, detail, sizeof(detail)) == 0) {
-			conn_refuse(c, 403, "deny", "address_denied", detail,
-			    "if this destination is intended, add its address "
-			    "to allow_ranges");
+		if (classify(c, &c->d->tgt.addr, 1, detail, sizeof(detail),
+		    &first) == 0) {
+			deny_class(c, detail, &first);
 			return;
 		}
 		dial(c);
@@ -1910,7 +1925,7 @@ client_read_cb(struct bufferevent *bev, void *arg)
 				    p + c->d->req->method.off);
 			c->g->ctr.bad_request++;
 			conn_refuse(c, c->d->req->status, "error", "bad_request",
-			    c->d->req->error, NULL);
+			    c->d->req->error);
 			return;
 		}
 		c->d->headlen = (size_t)r;
@@ -2090,11 +2105,11 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 	case S_HEAD:
 		c->g->ctr.header_timeout++;
 		conn_refuse(c, 408, "error", "header_timeout",
-		    "the request head did not arrive in time", NULL);
+		    "the request head did not arrive in time");
 		return;
 	case S_RESOLVE:
 		c->g->ctr.dns_failed++;
-		conn_refuse(c, 502, "error", "dns_failed", "timeout", NULL);
+		conn_refuse(c, 502, "error", "dns_failed", "timeout");
 		return;
 	case S_CONNECT:
 		log_debug("conn %llu: %s port %u: connect timeout",

@@ -195,6 +195,7 @@ struct gate_audit_rec {
 	const char	*reason;
 	const char	*rule;		/* NULL: none */
 	const char	*detail;	/* NULL: none */
+	const char	*fix;		/* NULL: none; YAML (policy_fix_yaml) */
 	double		 dns_ms;	/* < 0: not measured */
 	double		 connect_ms;	/* < 0: not measured */
 	uint64_t	 bytes_up;

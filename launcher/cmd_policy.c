@@ -94,7 +94,8 @@ launch_cmd_policy(int argc, char **argv)
 	    argc != 5) || (strcmp(argv[1], "test") != 0 && argc != 3)) {
 		fprintf(stderr, "usage: aisb policy check|print FILE\n"
 		    "       aisb policy test FILE HOST[:PORT] [IP]\n"
-		    "       aisb policy derive apt [--root DIR] | npm\n");
+		    "       aisb policy derive apt|npm|pip|git [OPTIONS] "
+		    "(aisb policy derive --help)\n");
 		return EXIT_CONFIG;
 	}
 	if (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "print") != 0 &&

@@ -1,17 +1,29 @@
 /*
- * aisb policy derive npm|apt: a policy allowing the package sources the
+ * aisb policy derive apt|npm|pip|git: a policy allowing the sources the
  * user's own tools are configured with, so that nobody has to copy a
  * registry or mirror name into a policy by hand (and no name is written
- * into aisb itself).
+ * into aisb itself, except pip's documented default index).
  *
  *   apt: the http(s) URIs of /etc/apt/sources.list, the .list files of
  *        sources.list.d (one-line format) and its .sources files (deb822).
  *   npm: the registry `npm config get registry` prints (run with an argv,
  *        never a shell), which honours .npmrc files and npm_config_*.
+ *   pip: index-url, extra-index-url and find-links as pip install would
+ *        see them: PIP_* variables over the configuration files, a later
+ *        file over an earlier one, [install] over [global]; pypi.org and
+ *        files.pythonhosted.org when no index is configured.
+ *   git: the remotes' url and pushurl of the workspace's .git/config
+ *        (a worktree's .git file is followed to the common folder):
+ *        http(s), ssh:// and scp-like user@host:path.
+ *
+ * After the YAML, a comment says the one session command that uses it,
+ * so that `derive apt > apt.yaml` is still a policy.  Every file is read
+ * bounded (DERIVE_MAX_FILE); credentials in URLs are never copied.
  */
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <ctype.h>
@@ -38,6 +50,7 @@ extern char **environ;
 struct source {
 	char		 host[POLICY_MAX_NAME + 3];	/* [v6] fits too */
 	uint16_t	 port;
+	int		 ssh;		/* reached by ssh, not http(s) */
 };
 
 struct sources {
@@ -45,6 +58,34 @@ struct sources {
 	size_t		 n;
 	int		 skipped;	/* URIs that are not http(s) */
 };
+
+/* Adds host[:port] (len bytes), once; what does not parse is counted. */
+static void
+add_host(struct sources *out, const char *p, size_t len, uint16_t defport,
+    int ssh)
+{
+	struct policy_target	 t;
+	char			 err[128];
+	size_t			 i;
+
+	if (policy_parse_target(p, len, defport, &t, err, sizeof(err)) == -1) {
+		out->skipped++;
+		return;
+	}
+	for (i = 0; i < out->n; i++)
+		if (strcmp(out->s[i].host, t.host) == 0 &&
+		    out->s[i].port == t.port)
+			return;
+	if (out->n == DERIVE_MAX_HOSTS) {
+		out->skipped++;
+		return;
+	}
+	snprintf(out->s[out->n].host, sizeof(out->s[out->n].host), "%s",
+	    t.host);
+	out->s[out->n].port = t.port;
+	out->s[out->n].ssh = ssh;
+	out->n++;
+}
 
 /*
  * Adds the host of an http(s) URI.  Other schemes (file:, cdrom:, tor+,
@@ -54,11 +95,8 @@ struct sources {
 static void
 add_uri(struct sources *out, const char *uri, size_t len)
 {
-	struct policy_target	 t;
 	const char		*p, *end;
-	char			 err[128];
 	uint16_t		 defport;
-	size_t			 i;
 
 	if (len > 7 && strncasecmp(uri, "http://", 7) == 0) {
 		p = uri + 7;
@@ -77,34 +115,24 @@ add_uri(struct sources *out, const char *uri, size_t len)
 		/* credentials in a URI: never copy them into a policy */
 		p = (const char *)memchr(p, '@', (size_t)(end - p)) + 1;
 	}
-	if (policy_parse_target(p, (size_t)(end - p), defport, &t, err,
-	    sizeof(err)) == -1) {
-		out->skipped++;
-		return;
-	}
-	for (i = 0; i < out->n; i++)
-		if (strcmp(out->s[i].host, t.host) == 0 &&
-		    out->s[i].port == t.port)
-			return;
-	if (out->n == DERIVE_MAX_HOSTS) {
-		out->skipped++;
-		return;
-	}
-	snprintf(out->s[out->n].host, sizeof(out->s[out->n].host), "%s",
-	    t.host);
-	out->s[out->n].port = t.port;
-	out->n++;
+	add_host(out, p, (size_t)(end - p), defport, 0);
 }
 
+/*
+ * At most DERIVE_MAX_FILE bytes of path, NUL-terminated; NULL when it
+ * cannot be read.  apt's sources are system files, not followed when
+ * links; a user's pip.conf often is one (dotfile managers): follow set.
+ */
 static char *
-read_small(const char *path, size_t *lenp)
+read_file(const char *path, size_t *lenp, int follow)
 {
 	char	*buf;
 	ssize_t	 n;
 	size_t	 off = 0;
 	int	 fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
+	    (follow ? 0 : O_NOFOLLOW))) == -1)
 		return NULL;
 	if ((buf = malloc(DERIVE_MAX_FILE + 1)) == NULL) {
 		close(fd);
@@ -122,6 +150,12 @@ read_small(const char *path, size_t *lenp)
 	buf[off] = '\0';
 	*lenp = off;
 	return buf;
+}
+
+static char *
+read_small(const char *path, size_t *lenp)
+{
+	return read_file(path, lenp, 0);
 }
 
 /* One-line format: "deb [opts] URI suite [component...]". */
@@ -304,30 +338,462 @@ derive_npm(struct sources *out, char *from, size_t fromlen)
 	return 0;
 }
 
+/* --- pip ------------------------------------------------------------------ */
+
+#define PIP_KEYS	3	/* index-url, extra-index-url, find-links */
+
+struct pipcfg {
+	char	*val[PIP_KEYS];		/* malloc'd; NULL: not set */
+	char	 from[PIP_KEYS][1024];	/* where each came from */
+};
+
+static const char *const pip_keys[PIP_KEYS] = {
+	"index-url", "extra-index-url", "find-links"
+};
+
+static void
+pip_set(struct pipcfg *c, int k, const char *v, size_t len, const char *from)
+{
+	free(c->val[k]);
+	c->val[k] = strndup(v, len);
+	snprintf(c->from[k], sizeof(c->from[k]), "%s", from);
+}
+
+/* "index_url" and "index-url" are the same key to pip. */
+static int
+pip_key(const char *s, size_t len)
+{
+	int	 k;
+	size_t	 i;
+
+	for (k = 0; k < PIP_KEYS; k++) {
+		if (strlen(pip_keys[k]) != len)
+			continue;
+		for (i = 0; i < len; i++)
+			if (tolower((unsigned char)s[i]) != pip_keys[k][i] &&
+			    !(s[i] == '_' && pip_keys[k][i] == '-'))
+				break;
+		if (i == len)
+			return k;
+	}
+	return -1;
+}
+
+/*
+ * One pip configuration file (INI): the keys of [global], then of
+ * [install], which pip install prefers.  A value may go on over indented
+ * lines (several URLs).
+ */
+static void
+pip_file(struct pipcfg *c, const char *path)
+{
+	char		*buf, *line, *save = NULL, *eq, *v;
+	char		 val[PIP_KEYS][4096];
+	int		 have[2][PIP_KEYS] = { { 0 } }, sect = -1, k = -1;
+	int		 pass, kk;
+	size_t		 len, l, n;
+	char		*copy;
+
+	if ((buf = read_file(path, &len, 1)) == NULL)
+		return;
+	for (pass = 0; pass < 2; pass++) {
+		if ((copy = strdup(buf)) == NULL)
+			break;
+		sect = -1;
+		k = -1;
+		save = NULL;
+		for (line = strtok_r(copy, "\n", &save); line != NULL;
+		    line = strtok_r(NULL, "\n", &save)) {
+			l = strlen(line);
+			while (l > 0 && isspace((unsigned char)line[l - 1]))
+				line[--l] = '\0';
+			if (l == 0 || line[0] == '#' || line[0] == ';')
+				continue;
+			if (line[0] == '[') {
+				sect = strncasecmp(line, "[global]", 8) == 0 ?
+				    0 : strncasecmp(line, "[install]", 9) == 0 ?
+				    1 : -1;
+				k = -1;
+				continue;
+			}
+			if (isspace((unsigned char)line[0])) {
+				/* a continuation of the last value */
+				if (k >= 0 && sect == pass) {
+					for (v = line; isspace((unsigned char)*v);
+					    v++)
+						;
+					n = strlen(val[k]);
+					snprintf(val[k] + n, sizeof(val[k]) - n,
+					    " %s", v);
+				}
+				continue;
+			}
+			k = -1;
+			if (sect != pass || (eq = strpbrk(line, "=:")) == NULL)
+				continue;
+			for (l = (size_t)(eq - line); l > 0 &&
+			    isspace((unsigned char)line[l - 1]); l--)
+				;
+			if ((k = pip_key(line, l)) == -1)
+				continue;
+			for (v = eq + 1; isspace((unsigned char)*v); v++)
+				;
+			snprintf(val[k], sizeof(val[k]), "%s", v);
+			have[pass][k] = 1;
+		}
+		free(copy);
+		for (kk = 0; kk < PIP_KEYS; kk++)
+			if (have[pass][kk])
+				pip_set(c, kk, val[kk], strlen(val[kk]), path);
+	}
+	free(buf);
+}
+
+/* Each whitespace-separated http(s) URL of v. */
+static void
+add_uris(struct sources *out, const char *v)
+{
+	size_t	 n;
+
+	while (*v != '\0') {
+		while (isspace((unsigned char)*v))
+			v++;
+		n = strcspn(v, " \t\r\n");
+		if (n > 0)
+			add_uri(out, v, n);
+		v += n;
+	}
+}
+
+static int
+derive_pip(struct sources *out, char *from, size_t fromlen, char *use,
+    size_t uselen)
+{
+	static const char *const envs[PIP_KEYS] = {
+		"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS"
+	};
+	struct pipcfg	 c;
+	const char	*home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
+	const char	*v;
+	char		 path[4096], envflags[128] = "";
+	size_t		 i, l;
+	int		 k;
+
+	memset(&c, 0, sizeof(c));
+	/* pip's order: site-wide, legacy user, user, PIP_CONFIG_FILE */
+	pip_file(&c, "/etc/xdg/pip/pip.conf");
+	pip_file(&c, "/etc/pip.conf");
+	if (home != NULL && home[0] != '\0') {
+		snprintf(path, sizeof(path), "%s/.pip/pip.conf", home);
+		pip_file(&c, path);
+	}
+	if (xdg != NULL && xdg[0] == '/')
+		snprintf(path, sizeof(path), "%s/pip/pip.conf", xdg);
+	else if (home != NULL && home[0] != '\0')
+		snprintf(path, sizeof(path), "%s/.config/pip/pip.conf", home);
+	else
+		path[0] = '\0';
+	if (path[0] != '\0')
+		pip_file(&c, path);
+	if ((v = getenv("PIP_CONFIG_FILE")) != NULL && v[0] != '\0' &&
+	    strcmp(v, "os.devnull") != 0)
+		pip_file(&c, v);
+	for (k = 0; k < PIP_KEYS; k++)
+		if ((v = getenv(envs[k])) != NULL && v[0] != '\0') {
+			pip_set(&c, k, v, strlen(v), envs[k]);
+			l = strlen(envflags);
+			/* the name only: the value (it may hold a token) stays */
+			snprintf(envflags + l, sizeof(envflags) - l, " --env %s",
+			    envs[k]);
+		}
+	if (c.val[0] == NULL) {
+		/* pip's documented default index and where it keeps files */
+		add_uri(out, "https://pypi.org/simple", 23);
+		add_uri(out, "https://files.pythonhosted.org/", 31);
+		snprintf(from, fromlen, "pip's default index (nothing "
+		    "configured)");
+	}
+	for (k = 0; k < PIP_KEYS; k++) {
+		if (c.val[k] == NULL)
+			continue;
+		add_uris(out, c.val[k]);
+		l = strlen(from);
+		snprintf(from + l, fromlen - l, "%s%s (%s)", l ? ", " : "",
+		    c.from[k], pip_keys[k]);
+	}
+	for (i = 0; i < PIP_KEYS; i++)
+		free(c.val[i]);
+	if (out->n == 0) {
+		fprintf(stderr, "aisb: pip's index is not an http(s) URL "
+		    "(%s)\n", from);
+		return -1;
+	}
+	/* Debian's pip refuses system installs (PEP 668): a venv */
+	snprintf(use, uselen, "aisb --policy pip.yaml%s --package python3-venv "
+	    "-- sh -c 'python3 -m venv ~/venv && ~/venv/bin/pip install -r "
+	    "requirements.txt'", envflags);
+	return 0;
+}
+
+/* --- git ------------------------------------------------------------------ */
+
+/*
+ * The host of a git remote URL: http(s)://, ssh:// (git+ssh://,
+ * ssh+git://), or scp-like [user@]host:path.  git:// and local paths are
+ * counted and left out.
+ */
+static void
+add_git_url(struct sources *out, const char *u)
+{
+	const char	*p, *end, *at;
+
+	if (strncasecmp(u, "http://", 7) == 0 ||
+	    strncasecmp(u, "https://", 8) == 0) {
+		add_uri(out, u, strlen(u));
+		return;
+	}
+	if ((p = strstr(u, "://")) != NULL) {
+		if ((p - u == 3 && strncasecmp(u, "ssh", 3) == 0) ||
+		    (p - u == 7 && (strncasecmp(u, "git+ssh", 7) == 0 ||
+		    strncasecmp(u, "ssh+git", 7) == 0))) {
+			p += 3;
+			end = p + strcspn(p, "/");
+			if ((at = memchr(p, '@', (size_t)(end - p))) != NULL)
+				p = at + 1;
+			add_host(out, p, (size_t)(end - p), 22, 1);
+		} else
+			out->skipped++;	/* git://, file://, ext:: ... */
+		return;
+	}
+	/* scp-like: a ':' before any '/'; else a local path */
+	end = u + strcspn(u, ":/");
+	if (*end != ':' || end == u) {
+		out->skipped++;
+		return;
+	}
+	p = u;
+	if ((at = memchr(u, '@', (size_t)(end - u))) != NULL)
+		p = at + 1;
+	if (*p == '[') {	/* [host]:path, [host:port]:path */
+		const char *close = strchr(p, ']');
+
+		if (close == NULL || close[1] != ':') {
+			out->skipped++;
+			return;
+		}
+		add_host(out, p + 1, (size_t)(close - p - 1), 22, 1);
+		return;
+	}
+	add_host(out, p, (size_t)(end - p), 22, 1);
+}
+
+/*
+ * The folder that holds the repository's config: ws/.git, or where a
+ * .git file (a worktree, a submodule) points, and its commondir.
+ */
+static int
+git_dir(const char *ws, char *dir, size_t len)
+{
+	char	 path[4096], *buf, *p;
+	size_t	 n;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/.git", ws);
+	if (stat(path, &st) == -1) {
+		fprintf(stderr, "aisb: %s: no git repository here (use "
+		    "--workspace DIR)\n", ws);
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(dir, len, "%s", path);
+		return 0;
+	}
+	if ((buf = read_file(path, &n, 0)) == NULL ||
+	    strncmp(buf, "gitdir: ", 8) != 0) {
+		fprintf(stderr, "aisb: %s: not a git directory nor a gitdir "
+		    "file\n", path);
+		free(buf);
+		return -1;
+	}
+	buf[strcspn(buf, "\r\n")] = '\0';
+	p = buf + 8;
+	if (p[0] == '/')
+		snprintf(dir, len, "%s", p);
+	else
+		snprintf(dir, len, "%s/%s", ws, p);
+	free(buf);
+	/* a worktree's config is the main repository's */
+	if (snprintf(path, sizeof(path), "%s/commondir", dir) >=
+	    (int)sizeof(path))
+		return 0;
+	if ((buf = read_file(path, &n, 0)) != NULL) {
+		buf[strcspn(buf, "\r\n")] = '\0';
+		if ((buf[0] == '/' ? snprintf(path, sizeof(path), "%s", buf) :
+		    snprintf(path, sizeof(path), "%s/%s", dir, buf)) <
+		    (int)sizeof(path))
+			snprintf(dir, len, "%s", path);
+		free(buf);
+	}
+	return 0;
+}
+
+static int
+derive_git(const char *ws, struct sources *out, char *from, size_t fromlen,
+    char *use, size_t uselen)
+{
+	char	 dir[4096], path[4200], *buf, *line, *save = NULL, *v, *q;
+	size_t	 len, l, i;
+	int	 remote = 0, nurls = 0, ssh = 0;
+
+	if (git_dir(ws, dir, sizeof(dir)) == -1)
+		return -1;
+	snprintf(path, sizeof(path), "%s/config", dir);
+	if ((buf = read_small(path, &len)) == NULL) {
+		fprintf(stderr, "aisb: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	for (line = strtok_r(buf, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		while (isspace((unsigned char)*line))
+			line++;
+		if (*line == '[') {
+			remote = strncasecmp(line, "[remote ", 8) == 0 ||
+			    strncasecmp(line, "[remote\t", 8) == 0;
+			continue;
+		}
+		if (!remote || (strncasecmp(line, "url", 3) != 0 &&
+		    strncasecmp(line, "pushurl", 7) != 0))
+			continue;
+		v = line + (tolower((unsigned char)line[0]) == 'u' ? 3 : 7);
+		while (*v == ' ' || *v == '\t')
+			v++;
+		if (*v++ != '=')
+			continue;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		if (*v == '"' && (q = strchr(v + 1, '"')) != NULL) {
+			v++;
+			*q = '\0';
+		}
+		l = strlen(v);
+		while (l > 0 && isspace((unsigned char)v[l - 1]))
+			v[--l] = '\0';
+		if (l > 0) {
+			add_git_url(out, v);
+			nurls++;
+		}
+	}
+	free(buf);
+	if (out->n == 0) {
+		fprintf(stderr, "aisb: %s: no remote with an http(s) or ssh "
+		    "URL (%d URL(s) left out)\n", path, nurls);
+		return -1;
+	}
+	snprintf(from, fromlen, "the remotes in %s", path);
+	for (i = 0; i < out->n; i++)
+		ssh |= out->s[i].ssh;
+	/*
+	 * git over ssh ignores proxy variables: through the gate it cannot
+	 * go; --net direct lets the enforcer open exactly these ports.
+	 */
+	snprintf(use, uselen, "aisb %s--policy git.yaml --package git%s -- "
+	    "git fetch", ssh ? "--net direct " : "",
+	    ssh ? " --package openssh-client" : "");
+	return 0;
+}
+
+/* --- the command ------------------------------------------------------------ */
+
+static const struct {
+	const char	*kind;
+	const char	*args;
+	const char	*help;
+} derivers[] = {
+	{ "apt", "[--root DIR]", "the http(s) sources of /etc/apt "
+	    "(sources.list, .list, .sources)" },
+	{ "npm", "", "the registry `npm config get registry` prints "
+	    "(.npmrc, npm_config_*)" },
+	{ "pip", "", "pip's index, extra index and find-links (PIP_*, "
+	    "pip.conf); else pypi.org" },
+	{ "git", "[--workspace DIR]", "the hosts of the remotes in "
+	    "DIR/.git/config (http(s), ssh, scp-like)" },
+};
+
+void
+launch_derive_usage(FILE *out)
+{
+	size_t	 i;
+
+	fprintf(out, "usage: aisb policy derive KIND [OPTIONS]\n\n"
+	    "Print a policy that allows the sources a tool is configured "
+	    "with, then\n(as a YAML comment) the session command that uses "
+	    "it:\n  aisb policy derive apt > apt.yaml\n\nKinds:\n");
+	for (i = 0; i < sizeof(derivers) / sizeof(derivers[0]); i++)
+		fprintf(out, "  %s%s%s\n      %s\n", derivers[i].kind,
+		    derivers[i].args[0] ? " " : "", derivers[i].args,
+		    derivers[i].help);
+	fprintf(out, "\nOptions:\n"
+	    "  --root DIR        apt: read DIR/etc/apt (default: /)\n"
+	    "  --workspace DIR   git: the repository (default: the current "
+	    "folder)\n"
+	    "  -h, --help        this text\n");
+}
+
 int
 launch_cmd_derive(int argc, char **argv)
 {
 	struct sources	*src;
-	const char	*root = "";
-	char		 from[8192] = "";
+	const char	*root = "", *ws = ".", *kind = NULL;
+	char		 from[8192] = "", use[512] = "";
 	size_t		 i;
-	int		 rc;
+	int		 rc, k;
 
-	if (argc == 5 && strcmp(argv[3], "--root") == 0)
-		root = argv[4];
-	else if (argc != 3) {
-		fprintf(stderr, "usage: aisb policy derive apt [--root DIR]\n"
-		    "       aisb policy derive npm\n");
+	for (k = 2; k < argc; k++) {
+		if (strcmp(argv[k], "-h") == 0 || strcmp(argv[k], "--help") == 0) {
+			launch_derive_usage(stdout);
+			return 0;
+		}
+		if (strcmp(argv[k], "--root") == 0 && k + 1 < argc)
+			root = argv[++k];
+		else if (strcmp(argv[k], "--workspace") == 0 && k + 1 < argc)
+			ws = argv[++k];
+		else if (argv[k][0] != '-' && kind == NULL)
+			kind = argv[k];
+		else {
+			fprintf(stderr, "aisb: derive: unexpected '%.64s'\n",
+			    argv[k]);
+			launch_derive_usage(stderr);
+			return EXIT_CONFIG;
+		}
+	}
+	if (kind == NULL) {
+		launch_derive_usage(stderr);
+		return EXIT_CONFIG;
+	}
+	if ((root[0] != '\0' && strcmp(kind, "apt") != 0) ||
+	    (strcmp(ws, ".") != 0 && strcmp(kind, "git") != 0)) {
+		fprintf(stderr, "aisb: derive %s: %s is for derive %s\n",
+		    kind, root[0] != '\0' ? "--root" : "--workspace",
+		    root[0] != '\0' ? "apt" : "git");
 		return EXIT_CONFIG;
 	}
 	if ((src = calloc(1, sizeof(*src))) == NULL)
 		return 1;
-	if (strcmp(argv[2], "apt") == 0)
+	if (strcmp(kind, "apt") == 0) {
 		rc = derive_apt(root, src, from, sizeof(from));
-	else if (strcmp(argv[2], "npm") == 0 && argc == 3)
+		snprintf(use, sizeof(use), "aisb --policy apt.yaml -- "
+		    "apt-get update");
+	} else if (strcmp(kind, "npm") == 0) {
 		rc = derive_npm(src, from, sizeof(from));
+		snprintf(use, sizeof(use), "aisb --policy npm.yaml --package "
+		    "npm -- npm ci");
+	} else if (strcmp(kind, "pip") == 0)
+		rc = derive_pip(src, from, sizeof(from), use, sizeof(use));
+	else if (strcmp(kind, "git") == 0)
+		rc = derive_git(ws, src, from, sizeof(from), use, sizeof(use));
 	else {
-		fprintf(stderr, "aisb: derive knows apt and npm\n");
+		fprintf(stderr, "aisb: derive knows apt, npm, pip and git, "
+		    "not '%.64s' (aisb policy derive --help)\n", kind);
 		free(src);
 		return EXIT_CONFIG;
 	}
@@ -337,8 +803,8 @@ launch_cmd_derive(int argc, char **argv)
 	}
 	printf("# derived by aisb from %s\n", from);
 	if (src->skipped > 0)
-		printf("# %d source(s) left out: not http(s), or not a host\n",
-		    src->skipped);
+		printf("# %d source(s) left out: not http(s)%s, or not a host\n",
+		    src->skipped, strcmp(kind, "git") == 0 ? " or ssh" : "");
 	printf("version: 1\nallow:\n");
 	for (i = 0; i < src->n; i++) {
 		const char *h = src->s[i].host;
@@ -349,8 +815,17 @@ launch_cmd_derive(int argc, char **argv)
 			printf("  - cidr: %s\n", h);
 		else
 			printf("  - host: %s\n", h);
-		printf("    ports: [%u]\n", src->s[i].port);
+		printf("    ports: [%u]%s\n", src->s[i].port,
+		    src->s[i].ssh ? "    # ssh" : "");
 	}
+	for (i = 0; i < src->n && !src->s[i].ssh; i++)
+		;
+	if (i < src->n)
+		printf("# ssh remotes: git over ssh ignores proxy variables, so "
+		    "the gate never\n# carries it; --net direct lets out exactly "
+		    "these hosts and ports.\n");
+	/* a comment: `derive KIND > KIND.yaml` stays a policy */
+	printf("# save as %s.yaml and run: %s\n", kind, use);
 	free(src);
 	return 0;
 }

@@ -2,6 +2,7 @@
 # link the very code aisb runs (doctor's checks build a session's argv).
 noinst_LIBRARIES += launcher/libaisblauncher.a
 launcher_libaisblauncher_a_SOURCES = launcher/cmd_policy.c launcher/derive.c \
+	launcher/denials.c launcher/denials.h \
 	launcher/options.c launcher/options.h launcher/run.c launcher/launch.h \
 	launcher/session.c launcher/session.h launcher/proc.c launcher/proc.h \
 	launcher/podman.c launcher/podman.h launcher/manage.c \

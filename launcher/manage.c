@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "denials.h"
 #include "ids.h"
 #include "image.h"
 #include "launch.h"
@@ -237,8 +238,9 @@ static int
 sessions_show(const char *want)
 {
 	struct sess	*v;
-	char		 dir[PATH_MAX], path[PATH_MAX], *rec, *audit, *p;
-	size_t		 n, i, found = 0, nallow = 0, ndeny = 0, nerr = 0;
+	struct launch_denials	*d;
+	char		 dir[PATH_MAX], path[PATH_MAX], logpath[PATH_MAX], *rec;
+	size_t		 n, i, found = 0;
 	const char	*id = NULL;
 
 	if (!is_id(want)) {
@@ -271,22 +273,19 @@ sessions_show(const char *want)
 	else
 		printf("(no record: the session is running, or its launcher "
 		    "was killed)\n");
-	if ((audit = read_bounded(path, "audit.jsonl", 16 * 1024 * 1024)) !=
-	    NULL) {
-		for (p = audit; (p = strstr(p, "\"decision\":\"")) != NULL;
-		    p += 12) {
-			if (strncmp(p + 12, "allow\"", 6) == 0)
-				nallow++;
-			else if (strncmp(p + 12, "deny\"", 5) == 0)
-				ndeny++;
-			else
-				nerr++;
+	if (join(logpath, sizeof(logpath), path, "audit.jsonl", NULL) == 0 &&
+	    (d = malloc(sizeof(*d))) != NULL) {
+		launch_denials_init(d);
+		if (launch_denials_read(d, logpath) == 0) {
+			printf("# audit: %lu allowed, %lu denied, %lu failed; "
+			    "lines in %s\n", d->allowed, d->denied, d->failed,
+			    logpath);
+			/* the very lines the session ended with */
+			launch_denials_print(d, stdout, "# ", NULL);
 		}
-		printf("# audit: %zu allowed, %zu denied, %zu failed; "
-		    "lines in %s/audit.jsonl\n", nallow, ndeny, nerr, path);
+		free(d);
 	}
 	free(rec);
-	free(audit);
 	free(v);
 	return 0;
 }

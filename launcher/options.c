@@ -689,6 +689,8 @@ parse_flags(struct launch_opts *o, int argc, char **argv, char *err,
 			o->print_plan = 1;
 		else if (strcmp(a, "--print-containerfile") == 0)
 			o->print_containerfile = 1;
+		else if (strcmp(a, "--quiet") == 0)
+			o->quiet = 1;
 		else if (strcmp(a, "--no-host-ca") == 0) {
 			if (opt_set(o, LO_HOST_CA, "false", LAUNCH_SRC_FLAG, a,
 			    NULL, err, errlen) == -1)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "denials.h"
 #include "gates.h"
 #include "hostca.h"
 #include "ids.h"
@@ -427,6 +428,25 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
 	free(text);
 }
 
+/*
+ * What the session was denied and the YAML that would allow each, from
+ * its audit log (a named gate's lines were copied there at detach).
+ */
+static void
+denial_summary(const struct launch_session *s)
+{
+	struct launch_denials	*d;
+	char			 path[PATH_MAX];
+
+	if (launch_session_path(s, "audit.jsonl", path, sizeof(path)) == -1 ||
+	    (d = malloc(sizeof(*d))) == NULL)
+		return;
+	launch_denials_init(d);
+	if (launch_denials_read(d, path) == 0)
+		launch_denials_print(d, stderr, "aisb: ", path);
+	free(d);
+}
+
 static int
 run_session(const struct launch_opts *o, struct policy *p)
 {
@@ -678,6 +698,8 @@ out:
 	launch_watch_dismiss(&watchfd);
 	ph1[PH_END] = mono_ms();
 	write_record(&s, o, p, &ids, unheld, start, code, ph0, ph1, &argv, &ri);
+	if (!o->quiet)
+		denial_summary(&s);
 	if (o->keep || code != 0)
 		fprintf(stderr, "aisb: session %s: %s\n", s.id, s.dir);
 	launch_strv_free(&argv);

@@ -154,6 +154,23 @@ void	 policy_decide_addr(const struct policy *, const struct policy_addr *,
  */
 const char	*policy_classify(const struct policy *p, const struct policy_addr *);
 
+/*
+ * The change that would allow the destination t refused for reason, as
+ * YAML for people (fix.c): block style with top-level keys (allow:,
+ * allow_ranges:), ending in a newline; with flow set, one line of flow
+ * YAML (for a header).  refused is the address refused by class
+ * (POLICY_R_ADDR_CLASS; NULL: none that allow_ranges could exempt, such
+ * as the gate's own).  p decides whether
+ * an IP literal also needs allow_ranges.  Returns the length written, 0
+ * when nothing in a policy would allow it (buf is then ""), -1 when len
+ * is short (buf ""); POLICY_FIX_MAX is always enough.
+ */
+#define POLICY_FIX_MAX		640
+int		 policy_fix_yaml(const struct policy *p,
+	    const struct policy_target *t, enum policy_reason reason,
+	    const struct policy_addr *refused, int flow, char *buf,
+	    size_t len);
+
 /* Introspection, for the launcher, the enforcer and the dump. */
 size_t	 policy_rule_count(const struct policy *);
 const struct policy_rule	*policy_rule_at(const struct policy *, size_t i);

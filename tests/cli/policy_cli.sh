@@ -105,6 +105,118 @@ else
 	echo "note: npm not installed, derive npm not exercised"
 fi
 
+# derive says the session command after the YAML, as a comment: the
+# output redirected to a file is still a policy.
+expect_grep "$tmp/apt.yaml" '^# save as apt.yaml and run: aisb --policy apt.yaml -- apt-get update$'
+expect_rc 0 "$aisb" policy derive --help
+for k in apt npm pip git; do expect_grep "$tmp/out" "^  $k( |$)"; done
+expect_grep "$tmp/out" '--workspace DIR'
+expect_rc 78 "$aisb" policy derive cargo
+expect_grep "$tmp/err" 'derive knows apt, npm, pip and git'
+expect_rc 78 "$aisb" policy derive pip --root /
+
+# derive pip: PIP_* over the files, a later file over an earlier one,
+# [install] over [global]; pip's default index when nothing is set.
+pipenv() {	# pipenv CMD...: with a home and environment made here
+	env -u PIP_INDEX_URL -u PIP_EXTRA_INDEX_URL -u PIP_FIND_LINKS \
+	    -u PIP_CONFIG_FILE HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/home/.config" "$@"
+}
+mkdir -p "$tmp/home/.config/pip" "$tmp/home/.pip"
+expect_rc 0 pipenv "$aisb" policy derive pip
+[ -e /etc/pip.conf ] || [ -e /etc/xdg/pip/pip.conf ] || {
+	expect_grep "$tmp/out" '^  - host: pypi.org$'
+	expect_grep "$tmp/out" '^  - host: files.pythonhosted.org$'
+}
+cat >"$tmp/home/.pip/pip.conf" <<'INI'
+[global]
+index-url = https://legacy.example.test/simple
+INI
+cat >"$tmp/home/.config/pip/pip.conf" <<'INI'
+# the user's file: after the legacy one, so it wins
+[global]
+index_url = https://user:s3cret@pypi.example.test:8443/simple
+extra-index-url =
+    https://extra1.example.test/simple
+    http://extra2.example.test:8080/simple
+[install]
+find-links = https://links.example.test/wheels
+[freeze]
+index-url = https://freeze.example.test/
+INI
+expect_rc 0 pipenv "$aisb" policy derive pip
+cp "$tmp/out" "$tmp/pip.yaml"
+expect_grep "$tmp/pip.yaml" '^  - host: pypi.example.test$'
+expect_grep "$tmp/pip.yaml" '^    ports: \[8443\]$'
+expect_grep "$tmp/pip.yaml" '^  - host: extra1.example.test$'
+expect_grep "$tmp/pip.yaml" '^  - host: extra2.example.test$'
+expect_grep "$tmp/pip.yaml" '^  - host: links.example.test$'
+if grep -qE 'legacy|freeze|s3cret|pypi.org|pythonhosted' "$tmp/pip.yaml"; then
+	bad "derive pip: $(cat "$tmp/pip.yaml")"; else ok; fi
+expect_grep "$tmp/pip.yaml" "^# save as pip.yaml and run: aisb --policy pip.yaml --package python3-venv -- "
+expect_rc 0 "$aisb" policy check "$tmp/pip.yaml"
+# PIP_CONFIG_FILE after the user's files, the variables over every file;
+# the session command passes the variables by name, never their values
+printf '[global]\nindex-url = https://cfgfile.example.test/simple\n' >"$tmp/pipcfg.conf"
+expect_rc 0 pipenv PIP_CONFIG_FILE="$tmp/pipcfg.conf" "$aisb" policy derive pip
+expect_grep "$tmp/out" '^  - host: cfgfile.example.test$'
+if grep -q 'pypi.example.test' "$tmp/out"; then bad "PIP_CONFIG_FILE did not win"; else ok; fi
+expect_rc 0 pipenv PIP_CONFIG_FILE="$tmp/pipcfg.conf" \
+    PIP_INDEX_URL=https://tok:en@env.example.test/simple "$aisb" policy derive pip
+expect_grep "$tmp/out" '^  - host: env.example.test$'
+expect_grep "$tmp/out" 'aisb --policy pip.yaml --env PIP_INDEX_URL --package python3-venv'
+if grep -qE 'cfgfile|tok:en' "$tmp/out"; then bad "derive pip env: $(cat "$tmp/out")"; else ok; fi
+mkdir -p "$tmp/empty"
+expect_rc 78 pipenv HOME="$tmp/empty" XDG_CONFIG_HOME="$tmp/empty" \
+    PIP_INDEX_URL=file:///srv/wheels "$aisb" policy derive pip
+expect_grep "$tmp/err" "pip's index is not an http\(s\) URL"
+
+# derive git: the remotes of the workspace's .git/config (made here, not
+# by git: no git needed), of a worktree through its .git file too.
+mkdir -p "$tmp/repo/.git" "$tmp/wt"
+cat >"$tmp/repo/.git/config" <<'GIT'
+[core]
+	bare = false
+[remote "origin"]
+	url = https://user:tok@git.example.test/team/repo.git
+	fetch = +refs/heads/*:refs/remotes/origin/*
+[remote "mirror"]
+	url = ssh://git@ssh.example.test:2222/team/repo.git
+	pushurl = git@push.example.test:team/repo.git
+[remote "local"]
+	url = /srv/git/repo.git
+[remote "proto"]
+	url = git://anon.example.test/repo.git
+[url "https://never.example.test/"]
+	insteadOf = gh:
+GIT
+expect_rc 0 "$aisb" policy derive git --workspace "$tmp/repo"
+cp "$tmp/out" "$tmp/git.yaml"
+expect_grep "$tmp/git.yaml" '^  - host: git.example.test$'
+expect_grep "$tmp/git.yaml" '^  - host: ssh.example.test$'
+expect_grep "$tmp/git.yaml" '^    ports: \[2222\]    # ssh$'
+expect_grep "$tmp/git.yaml" '^  - host: push.example.test$'
+expect_grep "$tmp/git.yaml" '^    ports: \[22\]    # ssh$'
+expect_grep "$tmp/git.yaml" '^# 2 source\(s\) left out'
+expect_grep "$tmp/git.yaml" '^# ssh remotes: git over ssh ignores proxy variables, so the gate never$'
+expect_grep "$tmp/git.yaml" '^# save as git.yaml and run: aisb --net direct --policy git.yaml --package git --package openssh-client -- git fetch$'
+if grep -qE 'user:tok|never.example|anon|/srv' "$tmp/git.yaml"; then bad "derive git: $(cat "$tmp/git.yaml")"; else ok; fi
+expect_rc 0 "$aisb" policy check "$tmp/git.yaml"
+# a worktree: .git is a file naming its folder, whose commondir is the repo's
+mkdir -p "$tmp/repo/.git/worktrees/wt"
+printf '../..\n' >"$tmp/repo/.git/worktrees/wt/commondir"
+printf 'gitdir: %s/repo/.git/worktrees/wt\n' "$tmp" >"$tmp/wt/.git"
+aisb_abs=$(cd "$(dirname "$aisb")" && pwd)/$(basename "$aisb")
+cd "$tmp/wt"
+expect_rc 0 "$aisb_abs" policy derive git
+cd - >/dev/null
+expect_grep "$tmp/out" '^  - host: git.example.test$'
+# https only: the gate carries it, no --net direct
+printf '[remote "origin"]\n\turl = https://git.example.test/r.git\n' >"$tmp/repo/.git/config"
+expect_rc 0 "$aisb" policy derive git --workspace "$tmp/repo"
+expect_grep "$tmp/out" '^# save as git.yaml and run: aisb --policy git.yaml --package git -- git fetch$'
+expect_rc 78 "$aisb" policy derive git --workspace "$tmp/nowhere"
+expect_grep "$tmp/err" 'no git repository'
+
 # --net direct: the plan the launcher writes from a policy (no podman).
 export XDG_CONFIG_HOME=$tmp/config XDG_STATE_HOME=$tmp/state
 cat >"$tmp/direct.yaml" <<'YAML'

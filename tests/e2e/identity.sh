@@ -269,6 +269,30 @@ if command -v openssl >/dev/null; then
 	check "user: host CA: for node" "$(sed -n 2p "$tmp/out")" node=/run/aisb/host-ca.pem
 	if grep -q 'host CAs' "$tmp/err"; then bad "user: host CA: $(grep 'host CAs' "$tmp/err")"; else ok; fi
 fi
+# what the user is told, rootless too: a denial summary with its YAML
+# (tests/e2e/deny.sh checks it in full, rootful), a missing command's
+# package, a workspace script's mode
+rc=0; (cd "$uws" && as_user aisb --policy "$home/policy.yaml" "${pkgs[@]}" -- \
+    sh -c "curl -s -o /dev/null -p http://nope-user.test:$http/; true") \
+    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "user: denied session exit" "$rc" 0
+if grep -qx "aisb: denied nope-user.test:$http, 1 time: host not allowed" "$tmp/err" &&
+    grep -qx "  - host: nope-user.test" "$tmp/err"; then ok; else
+	bad "user: denial summary: $(cat "$tmp/err")"; fi
+rc=0; (cd "$uws" && as_user aisb --policy "$home/policy.yaml" "${pkgs[@]}" -- \
+    aisb-nosuchcmd) >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "user: missing command" "$rc" 127
+if grep -qF "aisb --package aisb-nosuchcmd" "$tmp/err"; then ok; else
+	bad "user: missing command hint: $(cat "$tmp/err")"; fi
+printf '#!/bin/sh\necho ran\n' >"$uws/build.sh"
+chown "$user:$user" "$uws/build.sh"
+chmod 0644 "$uws/build.sh"
+rc=0; (cd "$uws" && as_user aisb --policy "$home/policy.yaml" "${pkgs[@]}" -- \
+    ./build.sh) >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "user: script without x" "$rc" 126
+if grep -qF "./build.sh: not executable (mode 0644)" "$tmp/err"; then ok; else
+	bad "user: script mode hint: $(cat "$tmp/err")"; fi
+rm -f "$uws/build.sh"
 
 # stopping a rootless session without a terminal (tests/e2e/signals.sh
 # does it rootful): SIGTERM reaches the command's group and its trap; a

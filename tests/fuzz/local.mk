@@ -12,11 +12,17 @@ tests_fuzz_fuzz_target_SOURCES = tests/fuzz/fuzz_target.c
 tests_fuzz_fuzz_target_CFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_target_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_target_LDADD = $(POLICY_LIBS)
+noinst_PROGRAMS += tests/fuzz/fuzz_denials
+tests_fuzz_fuzz_denials_SOURCES = tests/fuzz/fuzz_denials.c
+tests_fuzz_fuzz_denials_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_fuzz_fuzz_denials_CFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_denials_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_denials_LDADD = $(LAUNCHER_LIBS)
 FUZZ_SECONDS ?= 60
 fuzz: tests/fuzz/fuzz_policy tests/fuzz/fuzz_target tests/fuzz/fuzz_plan \
 	    tests/fuzz/fuzz_gate_http tests/fuzz/fuzz_stub tests/fuzz/fuzz_envfile \
 	    tests/fuzz/fuzz_gate_tls tests/fuzz/fuzz_gate_ctl tests/fuzz/fuzz_gate_conn \
-	    tests/fuzz/fuzz_gate_auth
+	    tests/fuzz/fuzz_gate_auth tests/fuzz/fuzz_denials
 	$(SHELL) $(top_srcdir)/tests/fuzz/run.sh $(FUZZ_SECONDS) $(top_srcdir)/tests/fuzz/corpus tests/fuzz
 # Each harness for FUZZ_RUNS executions (10^7: tens of minutes on two
 # cores); prints the executions and the corpus each grew to.
@@ -24,7 +30,7 @@ FUZZ_RUNS ?= 10000000
 fuzz-long: tests/fuzz/fuzz_policy tests/fuzz/fuzz_target tests/fuzz/fuzz_plan \
 	    tests/fuzz/fuzz_gate_http tests/fuzz/fuzz_stub tests/fuzz/fuzz_envfile \
 	    tests/fuzz/fuzz_gate_tls tests/fuzz/fuzz_gate_ctl tests/fuzz/fuzz_gate_conn \
-	    tests/fuzz/fuzz_gate_auth
+	    tests/fuzz/fuzz_gate_auth tests/fuzz/fuzz_denials
 	$(SHELL) $(top_srcdir)/tests/fuzz/run.sh runs:$(FUZZ_RUNS) $(top_srcdir)/tests/fuzz/corpus tests/fuzz
 else
 fuzz fuzz-long:

@@ -237,6 +237,39 @@ run_enforce 42 status "$SBX" "$ENFORCE" --plan "$work/gate.plan" -- \
 	/bin/sh -c 'exit 42'
 run_enforce 127 missing "$SBX" "$ENFORCE" --plan "$work/gate.plan" -- \
 	"$work/no-such-command"
+# ... and says what to do: a package for a bare name, the mode, the
+# noexec mount or the missing #! interpreter for a file (126 when found).
+errline() { tr '\n' ' ' <"$work/$1.err"; }
+hint() {	# hint NAME TEXT: the enforcer's stderr says TEXT
+	if grep -qF -- "$2" "$work/$1.err"; then ok "$1: says $2"; else
+		fail "$1: \"$2\" expected, got: $(errline "$1")"; fi
+}
+run_enforce 127 nocmd "$SBX" "$ENFORCE" --plan "$work/gate.plan" -- \
+	aisb-no-such-cmd --flag
+hint nocmd "aisb-enforce: aisb-no-such-cmd: command not found in the sandbox's image; add the Debian package that provides it: aisb --package aisb-no-such-cmd -- ..."
+check_lines() {
+	local n
+	n=$(wc -l <"$work/$1.err")
+	if [ "$n" -le 2 ]; then ok "$1: $n line(s)"; else fail "$1: $n lines: $(errline "$1")"; fi
+}
+check_lines nocmd
+printf '#!/bin/sh\necho ran\n' >"$work/script.sh"
+chmod 644 "$work/script.sh"
+run_enforce 126 noexec-mode "$SBX" "$ENFORCE" --plan "$work/gate.plan" -- \
+	"$work/script.sh"
+hint noexec-mode "$work/script.sh: not executable (mode 0644); make it so: chmod +x $work/script.sh"
+check_lines noexec-mode
+printf '#!/nonexistent/interp -x\necho ran\n' >"$work/interp.sh"
+chmod 755 "$work/interp.sh"
+run_enforce 127 nointerp "$SBX" "$ENFORCE" --plan "$work/gate.plan" -- \
+	"$work/interp.sh"
+hint nointerp "$work/interp.sh: its interpreter is not in the sandbox's image: #!/nonexistent/interp -x"
+mkdir -p "$work/nx"
+run_enforce 126 noexec-mount "$SBX" unshare -m sh -c \
+	'mount -t tmpfs -o noexec,mode=755 aisb-nx "$1" && cp "$2" "$1/probe" &&
+	 chmod 755 "$1/probe" && exec "$3" --plan "$4" -- "$1/probe" ids' \
+	sh "$work/nx" "$PROBE" "$ENFORCE" "$work/gate.plan"
+hint noexec-mount "$work/nx/probe: its file system is mounted noexec"
 
 # --- mode none replaces the table: the gate is closed too -----------------
 

@@ -75,11 +75,19 @@ expect_audit "$A" event=decision host=a.wild.test decision=allow
 
 # Denied host: 403, the header names the reason and the fix
 check "CONNECT nope.test" "$(proxy_get -p "http://nope.test:$up/")" "403 000"
-decision_header | grep -q 'deny; reason=host_not_allowed.*fix="add to allow' &&
+decision_header | grep -qF "fix=\"{allow: [{host: nope.test, ports: [$up]}]}\"" &&
     ok || bad "decision header: $(decision_header)"
+# (fnmatch patterns: ? stands for the brackets)
 expect_audit "$A" event=decision host=nope.test decision=deny status=403 \
-    reason=host_not_allowed
+    reason=host_not_allowed "fix=allow:
+  - host: nope.test
+    ports: ?$up?
+"
 check "GET nope.test" "$(proxy_get "http://nope.test:$up/")" "000 403"
+# the body says it for people, with the YAML to paste, multi-line
+printf 'aisb-gate: GET nope.test:%s denied: host not allowed\nto allow it, add to %s:\nallow:\n  - host: nope.test\n    ports: [%s]\n' \
+    "$up" "$tmp/policy.yaml" "$up" >"$tmp/want.body"
+cmp -s "$tmp/want.body" "$tmp/body" && ok || bad "403 body: $(cat "$tmp/body")"
 expect_audit "$A" event=decision method=GET host=nope.test reason=host_not_allowed
 
 # Denied port: the rule that matched the name is cited
@@ -93,17 +101,30 @@ check "CONNECT blocked.wild.test" \
     "$(proxy_get -p "http://blocked.wild.test:$up/")" "403 000"
 decision_header | grep -q 'reason=deny_rule.*deny host: blocked.wild.test' &&
     ok || bad "decision header: $(decision_header)"
-expect_audit "$A" host=blocked.wild.test decision=deny reason=deny_rule
+expect_audit "$A" host=blocked.wild.test decision=deny reason=deny_rule \
+    "fix=# a deny rule refuses it*"
 
 # IP literals: CIDR rules, then address classes
 check "CONNECT 192.0.2.10" "$(proxy_get -p "http://192.0.2.10:$up/")" "200 200"
 expect_audit "$A" host=192.0.2.10 addr=192.0.2.10 decision=allow
 check "CONNECT 203.0.113.5" "$(proxy_get -p "http://203.0.113.5:$up/")" "403 000"
-expect_audit "$A" host=203.0.113.5 decision=deny reason=host_not_allowed
+expect_audit "$A" host=203.0.113.5 decision=deny reason=host_not_allowed \
+    "fix=allow:
+  - cidr: 203.0.113.5/32
+    ports: ?$up?
+allow_ranges: ?203.0.113.5/32?
+"
+# an IPv6 literal: the one-line fix quotes it with single quotes, which
+# survive inside the header's quoted parameter
+check "CONNECT [2001:db8::7]" "$(proxy_get -p "http://[2001:db8::7]:$up/")" "403 000"
+decision_header | grep -qF "fix=\"{allow: [{cidr: '2001:db8::7/128', ports: [$up]}], allow_ranges: ['2001:db8::7/128']}\"" &&
+    ok || bad "decision header: $(decision_header)"
 check "CONNECT 10.0.0.1" "$(proxy_get -p "http://10.0.0.1:$up/")" "403 000"
 decision_header | grep -q 'reason=address_denied' && ok ||
     bad "decision header: $(decision_header)"
-expect_audit "$A" host=10.0.0.1 decision=deny reason=address_denied
+expect_audit "$A" host=10.0.0.1 decision=deny reason=address_denied \
+    "fix=allow_ranges: ?10.0.0.1/32?
+"
 check "10.0.0.1 never dialled" "$(upstream_accepts 10.0.0.1)" 0
 
 # Host must agree with the target; only http:// is forwarded
@@ -136,7 +157,7 @@ B=$tmp/audit.auth.log
 check "no credentials" "$(proxy_get -p "http://ok.test:$up/")" "407 000"
 grep -qi '^Proxy-Authenticate: Basic' "$tmp/headers" && ok ||
     bad "no Proxy-Authenticate"
-expect_audit "$B" host=None status=407 reason=auth_required
+expect_audit "$B" host=None status=407 reason=auth_required fix=None
 check "wrong credentials" "$(proxy_get -p --proxy-user sess-1:nope \
     "http://ok.test:$up/")" "407 000"
 check "wrong session" "$(proxy_get -p --proxy-user other:s3cret-token \

@@ -1,0 +1,52 @@
+/*
+ * What a session was denied, from its audit log (denials.c): read with
+ * bounded memory, aggregated by destination, rendered for people by one
+ * function for the end of a session and for `aisb sessions show`.
+ */
+#ifndef AISB_DENIALS_H
+#define AISB_DENIALS_H
+
+#include <stdio.h>
+
+#include "policy.h"
+
+#define LAUNCH_DENY_MAX		32	/* destinations listed; the rest counted */
+#define LAUNCH_DENY_LINE	16384	/* bytes of an audit line; longer: skipped */
+#define LAUNCH_DENY_READ_MAX	(64UL * 1024 * 1024)	/* bytes read of a log */
+
+struct launch_denial {
+	char		 host[POLICY_MAX_NAME + 1];	/* "" when not parsed */
+	unsigned	 port;
+	char		 reason[32];	/* the audit reason token */
+	char		 detail[160];	/* for people */
+	char		 rule[256];	/* the rule that decided, or "" */
+	char		 fix[POLICY_FIX_MAX];	/* YAML (policy_fix_yaml), or "" */
+	unsigned long	 count;
+};
+
+struct launch_denials {
+	struct launch_denial	 d[LAUNCH_DENY_MAX];	/* in order of first denial */
+	size_t			 n;
+	unsigned long		 more;		/* denials past the table */
+	unsigned long		 allowed, denied, failed;	/* decision lines */
+	int			 truncated;	/* the log was larger than read */
+};
+
+void	 launch_denials_init(struct launch_denials *);
+/* One audit line (JSON, len bytes, no NUL needed); others are ignored. */
+void	 launch_denials_add(struct launch_denials *, const char *line,
+	    size_t len);
+/*
+ * Reads the audit log at path, at most LAUNCH_DENY_READ_MAX bytes.  0, or
+ * -1 when it cannot be opened (errno).
+ */
+int	 launch_denials_read(struct launch_denials *, const char *path);
+/*
+ * For people: one line per denied destination (host:port, count, reason)
+ * and, under it, the YAML that would allow it, pasteable.  prefix starts
+ * each line that is not YAML ("aisb: ").  Prints nothing without denials.
+ */
+void	 launch_denials_print(const struct launch_denials *, FILE *,
+	    const char *prefix, const char *logpath);
+
+#endif

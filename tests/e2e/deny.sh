@@ -1,0 +1,221 @@
+#!/bin/bash
+# End to end: what a session was denied, as the user sees it.
+#
+# A session is denied two destinations, one of them twice: at its end aisb
+# prints one line per destination and the YAML that would allow it; that
+# YAML, fed back to `aisb policy check` and `aisb policy test`, allows
+# exactly that destination; `aisb sessions show` prints the same; --quiet
+# prints nothing; the audit lines carry the fix; a named gate's session
+# gets its own summary.  And a command that is not in the image, or a
+# workspace file that cannot be executed, says what to do.
+#
+# Servers run on the host's loopback only (see session.sh); the denied
+# names are never dialled.  Needs root, podman and mmdebstrap; builds its
+# image offline in a podman store of its own, removed by the EXIT trap.
+# Runs only with AISB_E2E=1, like the other e2e tests (not in the
+# sanitizer build).
+set -euo pipefail
+
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_builddir=${top_builddir:-.}
+aisb=$(cd "$top_builddir" && pwd)/aisb
+here=$top_srcdir/tests/integration
+PY=${PYTHON:-python3}
+
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
+[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
+for t in podman mmdebstrap curl "$PY"; do
+	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/aisb-e2e-deny.XXXXXX")
+export TMPDIR=$tmp
+printf '[storage]\ndriver = "overlay"\ngraphroot = "%s/graph"\nrunroot = "%s/run"\n' \
+    "$tmp" "$tmp" >"$tmp/storage.conf"
+export CONTAINERS_STORAGE_CONF=$tmp/storage.conf
+export XDG_CACHE_HOME=$tmp/cache
+vol=aisb-e2e-deny-$$
+pids=()
+cleanup() {
+	local rc=$? p m
+	"$aisb" gate down e2edeny >/dev/null 2>&1 || true
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	podman rm -af >/dev/null 2>&1 || true
+	podman volume rm -af >/dev/null 2>&1 || true
+	podman rmi -af >/dev/null 2>&1 || true
+	for m in $(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
+	    /proc/self/mounts | sort -r); do
+		umount -l "$m" 2>/dev/null || true
+	done
+	if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
+		echo "--- last output" >&2; cat "$tmp/out" "$tmp/err" >&2 2>/dev/null || true
+	fi
+	rm -rf "$tmp"
+	exit "$rc"
+}
+trap cleanup EXIT
+
+export XDG_STATE_HOME=$tmp/state XDG_CONFIG_HOME=$tmp/config
+# the user's workspace: a 0700 folder of their own
+mkdir -p "$XDG_CONFIG_HOME" "$tmp/ws"
+chmod 700 "$tmp/ws"
+
+pass=0 fail=0
+ok()  { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+check() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi; }
+
+wait_file() {
+	local i
+	for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
+	echo "FAIL: $1 never appeared" >&2; return 1
+}
+
+cat >"$tmp/zone.json" <<'EOF'
+{"allowed.test": {"A": ["127.0.0.1"], "ttl": 5},
+ "den1.test": {"A": ["127.0.0.1"], "ttl": 5},
+ "den2.test": {"A": ["127.0.0.1"], "ttl": 5}}
+EOF
+"$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" \
+    --log "$tmp/dns.log" &
+pids+=($!)
+"$PY" "$here/gate_upstream.py" http --bind 127.0.0.1 --port-file "$tmp/http.port" \
+    --log "$tmp/http.log" &
+pids+=($!)
+for f in dns http; do wait_file "$tmp/$f.port"; done
+dns=$(cat "$tmp/dns.port") http=$(cat "$tmp/http.port")
+
+cat >"$tmp/policy.yaml" <<EOF
+version: 1
+allow:
+  - host: allowed.test
+    ports: [$http]
+allow_ranges: [127.0.0.1/32]
+dns:
+  servers: ["127.0.0.1:$dns"]
+EOF
+
+sess() {
+	local rc=0
+	(cd "$tmp/ws" && "$aisb" --policy "$tmp/policy.yaml" --home-volume "$vol" \
+	    --package curl "$@") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+	return "$rc"
+}
+last_session_dir() { ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | head -1; }
+# the denial summary of a stderr, from its first line on
+summary() { sed -n '/^aisb: [0-9]* request(s) denied/,$p' "$1"; }
+
+# The image is built by a first session (its output is not what we check).
+rc=0; sess -- true || rc=$?
+check "warm-up session" "$rc" 0
+
+# 1. den1 twice (a tunnel, then a forward), den2 once over CONNECT :443
+denied_cmd="curl -s -o /dev/null -p http://den1.test:$http/a;
+    curl -s -o /dev/null http://den1.test:$http/b;
+    curl -s -o /dev/null https://den2.test/;
+    curl -s -o /dev/null -w %{http_code} http://allowed.test:$http/ok"
+rc=0; sess -- sh -c "$denied_cmd" || rc=$?
+check "denials: exit" "$rc" 0
+check "denials: the allowed request" "$(cat "$tmp/out")" 200
+sd=$(last_session_dir)
+summary "$tmp/err" >"$tmp/summary"
+cat >"$tmp/want" <<EOF
+aisb: 3 request(s) denied, to 2 destination(s); the YAML under one would allow it: add its entries to your policy
+aisb: denied den1.test:$http, 2 times: host not allowed
+allow:
+  - host: den1.test
+    ports: [$http]
+aisb: denied den2.test:443, 1 time: host not allowed
+allow:
+  - host: den2.test
+EOF
+if diff -u "$tmp/want" "$tmp/summary" >"$tmp/diff"; then ok; else
+	bad "summary: $(cat "$tmp/diff") -- stderr: $(cat "$tmp/err")"; fi
+
+# 2. each YAML block is a policy that allows exactly its destination
+awk '/^aisb: denied /{n++; next} /^aisb: /{next} n {print > (dir "/fix" n ".yaml")}' \
+    dir="$tmp" "$tmp/summary"
+for n in 1 2; do
+	{ echo "version: 1"; cat "$tmp/fix$n.yaml"; } >"$tmp/p$n.yaml"
+	rc=0; "$aisb" policy check "$tmp/p$n.yaml" >"$tmp/out" 2>&1 || rc=$?
+	check "fix $n: policy check" "$rc" 0
+done
+ptest() {	# ptest FILE TARGET: allow or deny
+	if "$aisb" policy test "$1" "$2" >/dev/null 2>&1; then echo allow; else echo deny; fi
+}
+check "fix 1 allows den1:$http" "$(ptest "$tmp/p1.yaml" "den1.test:$http")" allow
+check "fix 1 not den1:443" "$(ptest "$tmp/p1.yaml" den1.test:443)" deny
+check "fix 1 not den2:$http" "$(ptest "$tmp/p1.yaml" "den2.test:$http")" deny
+check "fix 2 allows den2:443" "$(ptest "$tmp/p2.yaml" den2.test:443)" allow
+check "fix 2 not den1:443" "$(ptest "$tmp/p2.yaml" den1.test:443)" deny
+check "fix 2 not den2:8443" "$(ptest "$tmp/p2.yaml" den2.test:8443)" deny
+
+# 3. the audit lines carry the fix, JSON-escaped
+"$PY" - "$sd/audit.jsonl" "$http" <<'PY' && ok || bad "audit fix fields: $(grep deny "$sd/audit.jsonl")"
+import json, sys
+fixes = {}
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o.get("decision") == "deny":
+        fixes.setdefault((o["host"], o["port"]), set()).add(o.get("fix"))
+port = int(sys.argv[2])
+assert fixes == {
+    ("den1.test", port): {"allow:\n  - host: den1.test\n    ports: [%d]\n" % port},
+    ("den2.test", 443): {"allow:\n  - host: den2.test\n"},
+}, fixes
+PY
+
+# 4. sessions show prints the same, through the same function
+"$aisb" sessions show "$(basename "$sd")" >"$tmp/show"
+sed -n '/^# [0-9]* request(s) denied/,$p' "$tmp/show" >"$tmp/show.summary"
+sed 's/^aisb: /# /' "$tmp/summary" >"$tmp/want"
+if diff -u "$tmp/want" "$tmp/show.summary" >"$tmp/diff"; then ok; else
+	bad "sessions show: $(cat "$tmp/diff")"; fi
+if grep -q "^# audit: 1 allowed, 3 denied, 0 failed" "$tmp/show"; then ok; else
+	bad "sessions show counts: $(grep '^# audit' "$tmp/show")"; fi
+
+# 5. --quiet: nothing of it
+rc=0; sess --quiet -- sh -c "$denied_cmd" || rc=$?
+check "quiet: exit" "$rc" 0
+if grep -q "denied" "$tmp/err"; then bad "--quiet printed: $(cat "$tmp/err")"; else ok; fi
+if grep -q '"fix"' "$(last_session_dir)/audit.jsonl"; then ok; else bad "quiet: no audit fix"; fi
+
+# 6. a session without denials prints no summary
+rc=0; sess -- curl -s -o /dev/null "http://allowed.test:$http/" || rc=$?
+check "no denials: exit" "$rc" 0
+check "no denials: stderr" "$(cat "$tmp/err")" ""
+
+# 7. a named gate: the session's own denials, from its own audit lines
+rc=0; "$aisb" gate up e2edeny --policy "$tmp/policy.yaml" >/dev/null 2>&1 || rc=$?
+check "gate up" "$rc" 0
+rc=0; sess --gate e2edeny -- sh -c "curl -s -o /dev/null https://den2.test:8443/; true" || rc=$?
+check "named gate: exit" "$rc" 0
+summary "$tmp/err" >"$tmp/summary"
+cat >"$tmp/want" <<EOF
+aisb: 1 request(s) denied, to 1 destination(s); the YAML under one would allow it: add its entries to your policy
+aisb: denied den2.test:8443, 1 time: host not allowed
+allow:
+  - host: den2.test
+    ports: [8443]
+EOF
+if diff -u "$tmp/want" "$tmp/summary" >"$tmp/diff"; then ok; else
+	bad "named gate summary: $(cat "$tmp/diff") -- stderr: $(cat "$tmp/err")"; fi
+"$aisb" gate down e2edeny >/dev/null 2>&1 || bad "gate down"
+
+# 8. a command that is not in the image: the package to add; 127
+rc=0; sess -- aisb-nosuchcmd --help || rc=$?
+check "missing command: exit" "$rc" 127
+if grep -qF "aisb-enforce: aisb-nosuchcmd: command not found in the sandbox's image; add the Debian package that provides it: aisb --package aisb-nosuchcmd -- ..." "$tmp/err"; then
+	ok; else bad "missing command: $(cat "$tmp/err")"; fi
+# 9. a workspace script without execute bits: its mode; 126
+printf '#!/bin/sh\necho ran\n' >"$tmp/ws/build.sh"
+chmod 644 "$tmp/ws/build.sh"
+rc=0; sess -- ./build.sh || rc=$?
+check "non-executable script: exit" "$rc" 126
+if grep -qF "aisb-enforce: ./build.sh: not executable (mode 0644); make it so: chmod +x ./build.sh" "$tmp/err"; then
+	ok; else bad "non-executable script: $(cat "$tmp/err")"; fi
+if grep -q '^ran' "$tmp/out"; then bad "the script ran"; else ok; fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

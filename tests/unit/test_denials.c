@@ -1,0 +1,383 @@
+/*
+ * The fix of a denial (policy_fix_yaml) and the denial summary
+ * (launcher/denials.c): every suggested fix, loaded as a policy, allows
+ * exactly the refused destination; the aggregator counts by destination,
+ * bounds its table and never prints a byte a terminal would interpret.
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "denials.h"
+#include "policy.h"
+
+static struct policy *
+load(const char *yaml)
+{
+	struct policy_errors	 errs;
+	struct policy		*p = NULL;
+	char			 msg[4096];
+
+	if (policy_load_buffer("t.yaml", yaml, strlen(yaml), &p, &errs) == -1) {
+		policy_errors_format(&errs, msg, sizeof(msg));
+		fail_msg("policy does not load:\n%s\n%s", yaml, msg);
+	}
+	return p;
+}
+
+static void
+target(const char *s, struct policy_target *t)
+{
+	char	 err[128];
+
+	assert_int_equal(policy_parse_target(s, strlen(s), 443, t, err,
+	    sizeof(err)), 0);
+}
+
+/* The verdict of p for s, address classes included (as the gate). */
+static int
+allows(const struct policy *p, const char *s)
+{
+	struct policy_target	 t;
+	struct policy_decision	 d;
+
+	target(s, &t);
+	policy_decide(p, &t, &d);
+	if (d.verdict != POLICY_ALLOW)
+		return 0;
+	return !t.is_ip || policy_classify(p, &t.addr) == NULL;
+}
+
+/* The fix for s refused by reason in base, and that it does what it says. */
+static void
+check_fix(const char *base_yaml, const char *s, enum policy_reason r,
+    const char *want, const char *want_flow, const char *also,
+    const char *not)
+{
+	struct policy		*base = load(base_yaml), *p;
+	struct policy_target	 t;
+	char			 fix[POLICY_FIX_MAX], yaml[2048];
+
+	target(s, &t);
+	assert_int_equal(policy_fix_yaml(base, &t, r, NULL, 0, fix,
+	    sizeof(fix)), (int)strlen(want));
+	assert_string_equal(fix, want);
+	assert_int_equal(policy_fix_yaml(base, &t, r, NULL, 1, fix,
+	    sizeof(fix)), (int)strlen(want_flow));
+	assert_string_equal(fix, want_flow);
+	/* pasted into an empty policy, it allows exactly that */
+	snprintf(yaml, sizeof(yaml), "version: 1\n%s", want);
+	p = load(yaml);
+	assert_true(allows(p, s));
+	if (also != NULL)
+		assert_true(allows(p, also));
+	assert_false(allows(p, not));
+	policy_free(p);
+	/* and the flow form is the same policy */
+	snprintf(yaml, sizeof(yaml), "{version: 1, %s", want_flow + 1);
+	p = load(yaml);
+	assert_true(allows(p, s));
+	assert_false(allows(p, not));
+	policy_free(p);
+	policy_free(base);
+}
+
+static const char	*empty = "version: 1\n";
+
+static void
+fix_name_default_port(void **state)
+{
+	check_fix(empty, "pkg.example.test:443", POLICY_R_HOST_NOT_ALLOWED,
+	    "allow:\n  - host: pkg.example.test\n",
+	    "{allow: [{host: pkg.example.test}]}",
+	    "pkg.example.test:80", "other.example.test:443");
+}
+
+static void
+fix_name_other_port(void **state)
+{
+	check_fix(empty, "pkg.example.test:8443", POLICY_R_HOST_NOT_ALLOWED,
+	    "allow:\n  - host: pkg.example.test\n    ports: [8443]\n",
+	    "{allow: [{host: pkg.example.test, ports: [8443]}]}",
+	    NULL, "pkg.example.test:443");
+}
+
+static void
+fix_single_label_quoted(void **state)
+{
+	/* a bare "null" or "true" would not be a name to YAML */
+	check_fix(empty, "null:8080", POLICY_R_HOST_NOT_ALLOWED,
+	    "allow:\n  - host: \"null\"\n    ports: [8080]\n",
+	    "{allow: [{host: 'null', ports: [8080]}]}",
+	    NULL, "null:443");
+}
+
+static void
+fix_port_not_allowed(void **state)
+{
+	/* the port is always written: a second rule adds only it */
+	check_fix("version: 1\nallow:\n  - host: a.example.test\n"
+	    "    ports: [443]\n", "a.example.test:80",
+	    POLICY_R_PORT_NOT_ALLOWED,
+	    "allow:\n  - host: a.example.test\n    ports: [80]\n",
+	    "{allow: [{host: a.example.test, ports: [80]}]}",
+	    NULL, "a.example.test:81");
+}
+
+static void
+fix_ip_literal(void **state)
+{
+	check_fix(empty, "198.51.100.7:22", POLICY_R_HOST_NOT_ALLOWED,
+	    "allow:\n  - cidr: 198.51.100.7/32\n    ports: [22]\n"
+	    "allow_ranges: [198.51.100.7/32]\n",
+	    "{allow: [{cidr: 198.51.100.7/32, ports: [22]}], "
+	    "allow_ranges: [198.51.100.7/32]}",
+	    NULL, "198.51.100.8:22");
+	check_fix(empty, "[2001:db8::1]:443", POLICY_R_HOST_NOT_ALLOWED,
+	    "allow:\n  - cidr: \"2001:db8::1/128\"\n"
+	    "allow_ranges: [\"2001:db8::1/128\"]\n",
+	    "{allow: [{cidr: '2001:db8::1/128'}], "
+	    "allow_ranges: ['2001:db8::1/128']}",
+	    NULL, "[2001:db8::2]:443");
+}
+
+static void
+fix_ip_public_no_range(void **state)
+{
+	struct policy		*p = load(empty);
+	struct policy_target	 t;
+	char			 fix[POLICY_FIX_MAX];
+
+	target("8.8.4.4:443", &t);
+	assert_true(policy_fix_yaml(p, &t, POLICY_R_HOST_NOT_ALLOWED, NULL, 0,
+	    fix, sizeof(fix)) > 0);
+	assert_string_equal(fix, "allow:\n  - cidr: 8.8.4.4/32\n");
+	policy_free(p);
+}
+
+static void
+fix_address_class(void **state)
+{
+	struct policy		*p = load("version: 1\nallow:\n"
+	    "  - host: intranet.example.test\n");
+	struct policy_target	 t;
+	struct policy_addr	 a;
+	char			 fix[POLICY_FIX_MAX];
+
+	target("intranet.example.test:443", &t);
+	assert_int_equal(policy_parse_addr("10.1.2.3", 8, &a), 0);
+	assert_true(policy_fix_yaml(p, &t, POLICY_R_ADDR_CLASS, &a, 0, fix,
+	    sizeof(fix)) > 0);
+	assert_string_equal(fix, "allow_ranges: [10.1.2.3/32]\n");
+	/* nothing to exempt (the gate's own address): no fix */
+	assert_int_equal(policy_fix_yaml(p, &t, POLICY_R_ADDR_CLASS, NULL, 0,
+	    fix, sizeof(fix)), 0);
+	assert_string_equal(fix, "");
+	policy_free(p);
+}
+
+static void
+fix_deny_rule_and_bounds(void **state)
+{
+	struct policy		*p = load(empty);
+	struct policy_target	 t;
+	char			 fix[POLICY_FIX_MAX], name[POLICY_MAX_NAME + 8];
+	size_t			 i;
+
+	target("x.example.test:443", &t);
+	assert_true(policy_fix_yaml(p, &t, POLICY_R_DENY_RULE, NULL, 0, fix,
+	    sizeof(fix)) > 0);
+	assert_true(fix[0] == '#' && strchr(fix, '\n') == fix + strlen(fix) - 1);
+	assert_int_equal(policy_fix_yaml(p, &t, POLICY_R_ALLOWED, NULL, 0, fix,
+	    sizeof(fix)), 0);
+	assert_int_equal(policy_fix_yaml(p, &t, POLICY_R_HOST_NOT_ALLOWED,
+	    NULL, 0, fix, 10), -1);
+	assert_string_equal(fix, "");
+	/* the longest name fits POLICY_FIX_MAX */
+	for (i = 0; i < 4; i++)
+		memset(name + i * 62, 'a' + (int)i, 61), name[i * 62 + 61] = '.';
+	snprintf(name + 248, sizeof(name) - 248, "tests:65535");
+	target(name, &t);
+	assert_int_equal(t.hostlen, 253);
+	assert_true(policy_fix_yaml(p, &t, POLICY_R_PORT_NOT_ALLOWED, NULL, 0,
+	    fix, sizeof(fix)) > 0);
+	assert_true(policy_fix_yaml(p, &t, POLICY_R_PORT_NOT_ALLOWED, NULL, 1,
+	    fix, sizeof(fix)) > 0);
+	policy_free(p);
+}
+
+/* --- the summary ---------------------------------------------------------- */
+
+static void
+add(struct launch_denials *d, const char *line)
+{
+	launch_denials_add(d, line, strlen(line));
+}
+
+static char *
+render(const struct launch_denials *d, const char *prefix)
+{
+	static char	 buf[65536];
+	FILE		*f;
+
+	memset(buf, 0, sizeof(buf));
+	assert_non_null(f = fmemopen(buf, sizeof(buf) - 1, "w"));
+	launch_denials_print(d, f, prefix, "/s/audit.jsonl");
+	fclose(f);
+	return buf;
+}
+
+#define DENY(host, port, extra) "{\"time\":\"t\",\"event\":\"decision\"," \
+	"\"conn\":1,\"host\":\"" host "\",\"port\":" #port ",\"decision\":" \
+	"\"deny\",\"status\":403,\"reason\":\"host_not_allowed\",\"detail\":" \
+	"\"host not allowed\"" extra "}"
+
+static void
+summary_counts_by_destination(void **state)
+{
+	struct launch_denials	 d;
+
+	launch_denials_init(&d);
+	add(&d, DENY("a.test", 8443, ",\"fix\":\"allow:\\n  - host: a.test\\n"
+	    "    ports: [8443]\\n\""));
+	add(&d, "{\"event\":\"decision\",\"conn\":2,\"host\":\"ok.test\","
+	    "\"port\":443,\"decision\":\"allow\",\"reason\":\"allowed\"}");
+	add(&d, "{\"event\":\"close\",\"conn\":2,\"host\":\"ok.test\","
+	    "\"port\":443,\"reason\":\"eof\"}");
+	add(&d, DENY("b.test", 443, ",\"fix\":\"allow:\\n  - host: b.test\\n\""));
+	add(&d, DENY("a.test", 8443, ",\"fix\":\"allow:\\n  - host: a.test\\n"
+	    "    ports: [8443]\\n\""));
+	add(&d, "{\"event\":\"decision\",\"conn\":5,\"client\":\"1.2.3.4:5\","
+	    "\"method\":\"CONNECT\",\"decision\":\"deny\",\"status\":407,"
+	    "\"reason\":\"auth_required\",\"detail\":\"no credentials\"}");
+	add(&d, "{\"event\":\"decision\",\"conn\":6,\"decision\":\"error\","
+	    "\"status\":502,\"reason\":\"dns_failed\"}");
+	add(&d, "not json");
+	add(&d, "{\"event\":\"decision\",\"host\":\"c.test\"");	/* cut */
+	assert_int_equal(d.allowed, 1);
+	assert_int_equal(d.denied, 4);
+	assert_int_equal(d.failed, 1);
+	assert_int_equal(d.n, 3);
+	assert_string_equal(render(&d, "aisb: "),
+	    "aisb: 4 request(s) denied, to 3 destination(s); the YAML under "
+	    "one would allow it: add its entries to your policy\n"
+	    "aisb: denied a.test:8443, 2 times: host not allowed\n"
+	    "allow:\n"
+	    "  - host: a.test\n"
+	    "    ports: [8443]\n"
+	    "aisb: denied b.test:443, 1 time: host not allowed\n"
+	    "allow:\n"
+	    "  - host: b.test\n"
+	    "aisb: denied (no target), 1 time: no credentials "
+	    "(auth_required)\n");
+}
+
+static void
+summary_nothing_without_denials(void **state)
+{
+	struct launch_denials	 d;
+
+	launch_denials_init(&d);
+	add(&d, "{\"event\":\"decision\",\"decision\":\"allow\"}");
+	assert_string_equal(render(&d, "aisb: "), "");
+}
+
+static void
+summary_bounded(void **state)
+{
+	struct launch_denials	*d = malloc(sizeof(*d));
+	char			 line[256];
+	size_t			 i;
+
+	launch_denials_init(d);
+	for (i = 0; i < LAUNCH_DENY_MAX + 5; i++) {
+		snprintf(line, sizeof(line), "{\"event\":\"decision\",\"host\":"
+		    "\"h%zu.test\",\"port\":443,\"decision\":\"deny\","
+		    "\"reason\":\"host_not_allowed\"}", i);
+		add(d, line);
+		add(d, line);
+	}
+	assert_int_equal(d->n, LAUNCH_DENY_MAX);
+	assert_int_equal(d->more, 10);
+	assert_non_null(strstr(render(d, "# "),
+	    "# and 10 more denial(s) to other destinations\n"
+	    "# every decision: /s/audit.jsonl\n"));
+	free(d);
+}
+
+static void
+summary_terminal_safe(void **state)
+{
+	struct launch_denials	 d;
+	const char		*out;
+
+	launch_denials_init(&d);
+	add(&d, "{\"event\":\"decision\",\"host\":\"x\\u001b]0;pwned\\u0007\","
+	    "\"port\":1,\"decision\":\"deny\",\"reason\":\"r\\u009b\","
+	    "\"detail\":\"\\r\\u001b[2J\",\"fix\":\"a\\u001bb\\nc\\rd\"}");
+	out = render(&d, "");
+	for (; *out != '\0'; out++)
+		assert_true(*out == '\n' || (*out >= 0x20 && *out < 0x7f));
+}
+
+static void
+summary_reads_file(void **state)
+{
+	struct launch_denials	 d;
+	char			 path[] = "/tmp/aisb-deny-XXXXXX";
+	char			*big;
+	FILE			*f;
+	int			 fd;
+
+	assert_true((fd = mkstemp(path)) != -1);
+	assert_non_null(f = fdopen(fd, "w"));
+	fprintf(f, "%s\n", DENY("a.test", 443, ""));
+	/* a line over the bound is skipped whole, the next one read */
+	big = malloc(LAUNCH_DENY_LINE * 2);
+	memset(big, 'x', LAUNCH_DENY_LINE * 2 - 1);
+	big[LAUNCH_DENY_LINE * 2 - 1] = '\0';
+	fprintf(f, "%s\n", big);
+	fprintf(f, "%s\n", DENY("b.test", 443, ""));
+	fprintf(f, "%s", DENY("c.test", 443, ""));	/* no newline: cut */
+	fclose(f);
+	launch_denials_init(&d);
+	assert_int_equal(launch_denials_read(&d, path), 0);
+	assert_int_equal(d.denied, 2);
+	assert_string_equal(d.d[1].host, "b.test");
+	unlink(path);
+	free(big);
+	launch_denials_init(&d);
+	assert_int_equal(launch_denials_read(&d, path), -1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(fix_name_default_port),
+		cmocka_unit_test(fix_name_other_port),
+		cmocka_unit_test(fix_single_label_quoted),
+		cmocka_unit_test(fix_port_not_allowed),
+		cmocka_unit_test(fix_ip_literal),
+		cmocka_unit_test(fix_ip_public_no_range),
+		cmocka_unit_test(fix_address_class),
+		cmocka_unit_test(fix_deny_rule_and_bounds),
+		cmocka_unit_test(summary_counts_by_destination),
+		cmocka_unit_test(summary_nothing_without_denials),
+		cmocka_unit_test(summary_bounded),
+		cmocka_unit_test(summary_terminal_safe),
+		cmocka_unit_test(summary_reads_file),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
