@@ -25,6 +25,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "launch.h"
 #include "policy.h"
 
@@ -307,30 +308,33 @@ derive_npm(struct sources *out, char *from, size_t fromlen)
 int
 launch_cmd_derive(int argc, char **argv)
 {
+	struct cli_args	 a;
 	struct sources	*src;
 	const char	*root = "";
 	char		 from[8192] = "";
 	size_t		 i;
 	int		 rc;
 
-	if (argc == 5 && strcmp(argv[3], "--root") == 0)
-		root = argv[4];
-	else if (argc != 3) {
-		fprintf(stderr, "usage: aisb policy derive apt [--root DIR]\n"
-		    "       aisb policy derive npm\n");
+	if ((rc = launch_cli_parse("policy derive", argc - 2, argv + 2,
+	    &a)) != 0)
+		return rc == 1 ? 0 : EXIT_CONFIG;
+	if (launch_cli_get(&a, "--root") != NULL)
+		root = launch_cli_get(&a, "--root");
+	if (strcmp(a.pos[0], "apt") != 0 && strcmp(a.pos[0], "npm") != 0) {
+		fprintf(stderr, "aisb policy derive: '%.32s' is not a source "
+		    "aisb knows; write apt or npm\n", a.pos[0]);
+		return EXIT_CONFIG;
+	}
+	if (strcmp(a.pos[0], "npm") == 0 && root[0] != '\0') {
+		fprintf(stderr, "aisb policy derive: --root is for apt\n");
 		return EXIT_CONFIG;
 	}
 	if ((src = calloc(1, sizeof(*src))) == NULL)
 		return 1;
-	if (strcmp(argv[2], "apt") == 0)
+	if (strcmp(a.pos[0], "apt") == 0)
 		rc = derive_apt(root, src, from, sizeof(from));
-	else if (strcmp(argv[2], "npm") == 0 && argc == 3)
+	else
 		rc = derive_npm(src, from, sizeof(from));
-	else {
-		fprintf(stderr, "aisb: derive knows apt and npm\n");
-		free(src);
-		return EXIT_CONFIG;
-	}
 	if (rc == -1) {
 		free(src);
 		return EXIT_CONFIG;

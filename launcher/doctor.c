@@ -30,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "ids.h"
 #include "image.h"
 #include "options.h"
@@ -871,17 +872,20 @@ int
 launch_cmd_doctor(int argc, char **argv)
 {
 	struct launch_host_facts	f;
-	int				i, rc;
+	struct cli_args			a;
+	const char			*image;
+	int				rc;
 
 	memset(&f, 0, sizeof(f));
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--image") == 0 && i + 1 < argc &&
-		    strlen(argv[i + 1]) < sizeof(f.image)) {
-			snprintf(f.image, sizeof(f.image), "%s", argv[++i]);
-			continue;
+	if ((rc = launch_cli_parse("doctor", argc - 1, argv + 1, &a)) != 0)
+		return rc == 1 ? 0 : EXIT_CONFIG;
+	if ((image = launch_cli_get(&a, "--image")) != NULL) {
+		if (image[0] == '\0' || strlen(image) >= sizeof(f.image)) {
+			fprintf(stderr, "aisb doctor: --image: empty or longer "
+			    "than %zu bytes\n", sizeof(f.image) - 1);
+			return EXIT_CONFIG;
 		}
-		fprintf(stderr, "usage: aisb doctor [--image REF]\n");
-		return EXIT_CONFIG;
+		snprintf(f.image, sizeof(f.image), "%s", image);
 	}
 	rc = launch_doctor_probe(&f, 1);
 	if (rc == 0)

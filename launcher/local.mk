@@ -8,7 +8,7 @@ launcher_libaisblauncher_a_SOURCES = launcher/cmd_policy.c launcher/derive.c \
 	launcher/gates.c launcher/gates.h \
 	launcher/image.c launcher/image.h launcher/doctor.c \
 	launcher/ids.c launcher/ids.h launcher/seccomp.c launcher/seccomp.h \
-	launcher/watch.c
+	launcher/watch.c launcher/cli.c launcher/cli.h
 launcher_libaisblauncher_a_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DAISB_POLICYDIR='"$(pkgdatadir)/policies"' \
 	-DAISB_SECCOMP_PROFILE='"$(pkgdatadir)/seccomp.json"'

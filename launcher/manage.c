@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "ids.h"
 #include "image.h"
 #include "launch.h"
@@ -293,12 +294,18 @@ sessions_show(const char *want)
 int
 launch_cmd_sessions(int argc, char **argv)
 {
-	if (argc == 2 && strcmp(argv[1], "ls") == 0)
+	struct cli_args	 a;
+	char		 name[32];
+	int		 rc;
+
+	if ((rc = launch_cli_group("sessions", argc, argv)) != 0)
+		return rc == 1 ? 0 : EXIT_CONFIG;
+	snprintf(name, sizeof(name), "sessions %s", argv[1]);
+	if ((rc = launch_cli_parse(name, argc - 2, argv + 2, &a)) != 0)
+		return rc == 1 ? 0 : EXIT_CONFIG;
+	if (strcmp(argv[1], "ls") == 0)
 		return sessions_ls();
-	if (argc == 3 && strcmp(argv[1], "show") == 0)
-		return sessions_show(argv[2]);
-	fprintf(stderr, "usage: aisb sessions ls\n       aisb sessions show ID\n");
-	return EXIT_CONFIG;
+	return sessions_show(a.pos[0]);
 }
 
 /* ---- clean --------------------------------------------------------------- */
@@ -365,21 +372,16 @@ launch_cmd_clean(int argc, char **argv)
 	struct sess	*v;
 	size_t		 n, i, ncont = 0, ngate = 0, nscratch = 0, nvol = 0;
 	size_t		 nmount = 0;
-	int		 all = 0, volumes = 0, a, rc = 0, have_dir;
+	struct cli_args	 ca;
+	int		 all = 0, volumes = 0, rc = 0, have_dir;
 
-	for (a = 1; a < argc; a++) {
-		if (strcmp(argv[a], "--all") == 0)
-			all = 1;
-		else if (strcmp(argv[a], "--volumes") == 0)
-			volumes = 1;
-		else if (strncmp(argv[a], "--volumes=", 10) == 0) {
-			volumes = 1;
-			glob = argv[a] + 10;
-		} else {
-			fprintf(stderr, "usage: aisb clean [--all] "
-			    "[--volumes[=GLOB]]\n");
-			return EXIT_CONFIG;
-		}
+	if ((rc = launch_cli_parse("clean", argc - 1, argv + 1, &ca)) != 0)
+		return rc == 1 ? 0 : EXIT_CONFIG;
+	all = launch_cli_get(&ca, "--all") != NULL;
+	if ((glob = launch_cli_get(&ca, "--volumes")) != NULL) {
+		volumes = 1;
+		if (glob[0] == '\0')
+			glob = NULL;
 	}
 	if (launch_find_program("podman", podman, sizeof(podman)) == -1) {
 		fprintf(stderr, "aisb: podman not found\n");
