@@ -45,12 +45,6 @@
 #define INFO_TIMEOUT_MS		(60 * 1000)
 #define INFO_MAX		512		/* podman info we parse */
 #define IMAGES_MAX		(64 * 1024)	/* podman images we parse */
-#define NOFILE_CAP		65536UL		/* never ask for more */
-/*
- * podman 4.3 starts conmon with a hard nproc of 32768, and the runtime
- * cannot raise it inside ("error setting rlimit type 6").
- */
-#define NPROC_CAP		32768UL
 #define ULIMIT_MIN		1024UL		/* below: aisb cannot run */
 #define PROBE_WORD		"aisb-doctor"
 #define SLIRP_NETWORK		"slirp4netns:allow_host_loopback=true"
@@ -187,15 +181,6 @@ check_info_fast(struct launch_host_facts *f)
 		snprintf(f->runtime, sizeof(f->runtime), "runc");
 }
 
-/* The value to pass as --ulimit NAME=N:N: the hard limit, capped. */
-static unsigned long
-pick_limit(rlim_t hard, unsigned long cap)
-{
-	if (hard == RLIM_INFINITY || hard > cap)
-		return cap;
-	return (unsigned long)hard;
-}
-
 static void
 check_limits(struct launch_host_facts *f, int verbose)
 {
@@ -207,8 +192,9 @@ check_limits(struct launch_host_facts *f, int verbose)
 		    strerror(errno));
 		return;
 	}
-	f->nofile = pick_limit(nofile.rlim_max, NOFILE_CAP);
-	f->nproc = pick_limit(nproc.rlim_max, NPROC_CAP);
+	/* the builder's choice, which a dry run shows too (podman.c) */
+	f->nofile = launch_ulimit(RLIMIT_NOFILE);
+	f->nproc = launch_ulimit(RLIMIT_NPROC);
 	/*
 	 * podman asks the runtime for nofile 1048576 unless told otherwise,
 	 * and the runtime fails ("error setting rlimit type 7") when that is

@@ -233,6 +233,39 @@ sessions_ls(void)
 	return 0;
 }
 
+/*
+ * A record as it is, but its times (seconds since the epoch in the file,
+ * for programs) as people read them: "started 2026-11-30 23:10:04 UTC".
+ */
+static void
+print_record(const char *rec)
+{
+	const char	*line, *nl;
+	char		*end, when[40];
+	long long	 secs;
+	time_t		 t;
+	struct tm	 tm;
+	size_t		 len;
+
+	for (line = rec; *line != '\0'; line = nl != NULL ? nl + 1 :
+	    line + len) {
+		nl = strchr(line, '\n');
+		len = nl != NULL ? (size_t)(nl - line) : strlen(line);
+		if ((strncmp(line, "started ", 8) == 0 ||
+		    strncmp(line, "ended ", 6) == 0) &&
+		    (secs = strtoll(strchr(line, ' ') + 1, &end, 10)) >= 0 &&
+		    end == line + len && end[-1] != ' ' &&
+		    (t = (time_t)secs, gmtime_r(&t, &tm) != NULL) &&
+		    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC",
+		    &tm) > 0) {
+			printf("%.*s %s\n", (int)(strchr(line, ' ') - line),
+			    line, when);
+			continue;
+		}
+		printf("%.*s\n", (int)len, line);
+	}
+}
+
 static int
 sessions_show(const char *want)
 {
@@ -267,7 +300,7 @@ sessions_show(const char *want)
 	}
 	printf("folder %s\n", path);
 	if ((rec = read_bounded(path, "record", MANAGE_MAX_RECORD)) != NULL)
-		fputs(rec, stdout);
+		print_record(rec);
 	else
 		printf("(no record: the session is running, or its launcher "
 		    "was killed)\n");
