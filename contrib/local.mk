@@ -17,3 +17,10 @@ CLEANFILES += aisb-seccomp.json
 aisb-default-policy.yaml: $(srcdir)/contrib/policies/default.yaml
 	$(AM_V_GEN)cp $(srcdir)/contrib/policies/default.yaml $@
 CLEANFILES += aisb-default-policy.yaml
+
+# Shell completion: both ask the aisb being completed for its command
+# table (aisb help --commands / --flags), so neither can drift from it.
+bashcompletiondir = $(datadir)/bash-completion/completions
+dist_bashcompletion_DATA = contrib/completion/aisb
+zshcompletiondir = $(datadir)/zsh/site-functions
+dist_zshcompletion_DATA = contrib/completion/_aisb

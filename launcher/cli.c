@@ -17,7 +17,7 @@ static const struct cli_opt no_opts[] = { { NULL } };
 static const struct cli_opt clean_opts[] = {
 	{ "--all", CLI_SWITCH, NULL, NULL,
 	    "also remove the containers of sessions still running" },
-	{ "--volumes", CLI_OPTIONAL, "GLOB", "no volumes",
+	{ "--volumes", CLI_OPTIONAL, "GLOB", NULL,
 	    "also remove home volumes no container uses (only those "
 	    "matching GLOB)" },
 	{ NULL }
@@ -56,6 +56,15 @@ static const struct cli_opt gate_up_opts[] = {
 static const struct cli_opt derive_opts[] = {
 	{ "--root", CLI_VALUE, "DIR", "/",
 	    "read apt's sources under DIR (apt only)" },
+	{ NULL }
+};
+
+static const struct cli_opt help_opts[] = {
+	{ "--commands", CLI_SWITCH, NULL, NULL,
+	    "list the commands, one a line (for completion)" },
+	{ "--flags", CLI_VALUE, "COMMAND", NULL,
+	    "list a command's flags, one a line: --flag, --flag=ARG (for "
+	    "completion)" },
 	{ NULL }
 };
 
@@ -104,7 +113,7 @@ static const struct cli_cmd cmds[] = {
 	    "apt or npm is configured with", derive_opts, 1, 1, 0, NULL },
 	{ "version", "", "Print aisb's version", no_opts, 0, 0, 0, NULL },
 	{ "help", "[TOPIC]", "Print help on aisb or on TOPIC (a command: "
-	    "aisb help gate up)", no_opts, 0, 3, 0, NULL },
+	    "aisb help gate up)", help_opts, 0, 3, 0, NULL },
 };
 
 #define NCMDS	(sizeof(cmds) / sizeof(cmds[0]))
@@ -371,35 +380,60 @@ launch_cli_get(const struct cli_args *a, const char *flag)
 }
 
 /*
- * aisb help --commands: one command per line.  aisb help --flags CMD:
- * the flags CMD accepts, one per line, with "=" after those that take a
- * value.  Both from the table, for the completion scripts and the test
- * that holds them to it.
+ * aisb help [--commands | --flags COMMAND | TOPIC...].  --commands: one
+ * command a line.  --flags COMMAND: the flags COMMAND accepts, one a line:
+ * --flag, --flag=ARG, --flag[=ARG].  Both from the table, for the
+ * completion scripts (contrib/completion/), which hold nothing of their own.
  */
 int
-launch_cli_list(int argc, char **argv)
+launch_cli_help_cmd(int argc, char **argv)
 {
 	const struct cli_cmd	*c;
 	const struct cli_opt	*o;
+	struct cli_args		 a;
+	char			 topic[128] = "";
+	const char		*fl;
 	size_t			 i;
+	int			 rc, k;
 
-	if (argc == 1 && strcmp(argv[0], "--commands") == 0) {
+	if ((rc = launch_cli_parse("help", argc - 1, argv + 1, &a)) != 0)
+		return rc == 1 ? 0 : EXIT_CONFIG;
+	fl = launch_cli_get(&a, "--flags");
+	if (fl != NULL)
+		snprintf(topic, sizeof(topic), "%s", fl);
+	for (k = 0; k < a.npos; k++)
+		if (strlen(topic) + strlen(a.pos[k]) + 2 > sizeof(topic)) {
+			fprintf(stderr, "aisb help: topic too long\n");
+			return EXIT_CONFIG;
+		} else
+			snprintf(topic + strlen(topic), sizeof(topic) -
+			    strlen(topic), "%s%s", topic[0] != '\0' ? " " : "",
+			    a.pos[k]);
+	if (launch_cli_get(&a, "--commands") != NULL) {
+		if (fl != NULL || a.npos > 0) {
+			fprintf(stderr, "aisb help: --commands takes nothing "
+			    "else\n");
+			return EXIT_CONFIG;
+		}
 		for (i = 0; i < NCMDS; i++)
 			printf("%s\n", cmds[i].name);
 		return 0;
 	}
-	if (argc == 2 && strcmp(argv[0], "--flags") == 0 &&
-	    (c = launch_cli_find(argv[1])) != NULL) {
-		if (strcmp(c->name, "run") == 0) {
-			launch_opts_flags(stdout);
-			return 0;
-		}
-		for (o = c->opts; o->flag != NULL; o++)
-			printf("%s%s\n", o->flag, o->kind != CLI_SWITCH ?
-			    "=" : "");
-		printf("--help\n");
+	if (fl == NULL)
+		return launch_cli_usage(topic[0] != '\0' ? topic : NULL, stdout);
+	if ((c = launch_cli_find(topic)) == NULL) {
+		fprintf(stderr, "aisb help: --flags: no command '%.64s'; aisb "
+		    "help --commands lists them\n", topic);
+		return EXIT_CONFIG;
+	}
+	if (strcmp(c->name, "run") == 0) {
+		launch_opts_flags(stdout);
 		return 0;
 	}
-	fprintf(stderr, "aisb: help --commands | --flags COMMAND\n");
-	return EXIT_CONFIG;
+	for (o = c->opts; o->flag != NULL; o++)
+		printf("%s%s%s%s\n", o->flag, o->kind == CLI_VALUE ? "=" :
+		    o->kind == CLI_OPTIONAL ? "[=" : "", o->kind != CLI_SWITCH ?
+		    o->arg : "", o->kind == CLI_OPTIONAL ? "]" : "");
+	printf("--help\n");
+	return 0;
 }

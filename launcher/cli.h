@@ -75,9 +75,9 @@ void	 launch_cli_help(const struct cli_cmd *, FILE *);
  */
 int	 launch_cli_usage(const char *topic, FILE *);
 /*
- * aisb help --commands / --flags CMD: machine-readable lists from the same
- * table, for the completion scripts' test.
+ * aisb help [--commands | --flags COMMAND | TOPIC...]: help, or the lists
+ * of commands and flags the completion scripts read, from the same table.
  */
-int	 launch_cli_list(int argc, char **argv);
+int	 launch_cli_help_cmd(int argc, char **argv);
 
 #endif

@@ -13,31 +13,6 @@
 #include "launch.h"
 #include "log.h"
 
-/* aisb help [TOPIC...]: the words of a topic name one command. */
-static int
-cmd_help(int argc, char **argv)
-{
-	char	 topic[128] = "";
-	int	 i;
-
-	if (argc >= 2 && argv[1][0] == '-' && strcmp(argv[1], "--help") != 0 &&
-	    strcmp(argv[1], "-h") != 0)
-		return launch_cli_list(argc - 1, argv + 1);
-	if (argc < 2 || strcmp(argv[1], "--help") == 0 ||
-	    strcmp(argv[1], "-h") == 0)
-		return launch_cli_usage(argc < 2 ? NULL : "help", stdout);
-	for (i = 1; i < argc; i++)
-		if (strlen(topic) + strlen(argv[i]) + 2 > sizeof(topic)) {
-			fprintf(stderr, "aisb: help: topic too long\n");
-			return EXIT_CONFIG;
-		} else {
-			if (i > 1)
-				strcat(topic, " ");
-			strcat(topic, argv[i]);
-		}
-	return launch_cli_usage(topic, stdout);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -63,7 +38,7 @@ main(int argc, char **argv)
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)
 		return launch_cli_usage(NULL, stdout);
 	if (strcmp(argv[1], "help") == 0)
-		return cmd_help(argc - 1, argv + 1);
+		return launch_cli_help_cmd(argc - 1, argv + 1);
 	if (strcmp(argv[1], "image") == 0)
 		return launch_cmd_image(argc - 1, argv + 1);
 	if (strcmp(argv[1], "doctor") == 0)

@@ -54,8 +54,8 @@ static const struct optdesc opts[LO__COUNT] = {
 	    "policy file", "FILE",
 	    "~/.config/aisb/policy.yaml, else the shipped default" },
 	[LO_NET] = { "net", OT_NET, O_PROJECT | O_NARROW, "gate",
-	    "network: gate (through the egress gate), none, direct", "MODE",
-	    NULL },
+	    "network: through the egress gate, none (loopback only), or "
+	    "direct (pinned addresses)", "gate|none|direct", NULL },
 	[LO_IMAGE] = { "image", OT_WORD, O_PROJECT, "docker.io/library/debian:bookworm-slim",
 	    "base image; an offline Debian base when it cannot be pulled",
 	    "REF", NULL },
@@ -771,7 +771,10 @@ parse_flags(struct launch_opts *o, int argc, char **argv, char *err,
 	return 0;
 }
 
-/* The flags of a session, one per line, "=" after those taking a value. */
+/*
+ * The flags of a session, one per line: --flag, or --flag=ARG for those
+ * taking a value (ARG: FILE, DIR, a|b|c choices...), for completion.
+ */
 void
 launch_opts_flags(FILE *f)
 {
@@ -787,7 +790,8 @@ launch_opts_flags(FILE *f)
 		for (i = 0; flag[i] != '\0'; i++)
 			if (flag[i] == '_')
 				flag[i] = '-';
-		fprintf(f, "--%s%s\n", flag, opts[id].arg != NULL ? "=" : "");
+		fprintf(f, "--%s%s%s\n", flag, opts[id].arg != NULL ? "=" : "",
+		    opts[id].arg != NULL ? opts[id].arg : "");
 	}
 	for (k = 0; k < sizeof(acts) / sizeof(acts[0]); k++)
 		fprintf(f, "%s\n", acts[k].flag);

@@ -129,7 +129,7 @@ int	 launch_built_policy(char *buf, size_t len);
 void	 launch_opts_print(const struct launch_opts *, FILE *);
 /* The Options: part of aisb --help, from the table the parser reads. */
 void	 launch_opts_help(FILE *);
-/* The same flags, one per line, "=" after those that take a value. */
+/* The same flags, one per line: --flag or --flag=ARG. */
 void	 launch_opts_flags(FILE *);
 const char *launch_opt_name(enum launch_opt_id);
 const char *launch_src_str(enum launch_src);
