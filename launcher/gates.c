@@ -631,7 +631,7 @@ gate_up(int argc, char **argv)
 		return rc == 1 ? 0 : EXIT_CONFIG;
 	if (ca.npos < 1 || ca.pos[0][0] == '-') {
 		fprintf(stderr, "aisb gate up: missing NAME; usage: aisb gate "
-		    "up [options] NAME\n");
+		    "up NAME [options]\n");
 		return EXIT_CONFIG;
 	}
 	name = ca.pos[0];
