@@ -51,7 +51,8 @@ vlog(enum log_level lvl, const char *fmt, va_list ap)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	if (log_syslog)
 		syslog(lvl == LOG_L_ERR ? LOG_ERR : lvl == LOG_L_WARN ?
-		    LOG_WARNING : lvl == LOG_L_INFO ? LOG_INFO : LOG_DEBUG,
+		    LOG_WARNING : lvl == LOG_L_NOTICE ? LOG_NOTICE :
+		    lvl == LOG_L_INFO ? LOG_INFO : LOG_DEBUG,
 		    "%s", buf);
 	else
 		fprintf(stderr, "%s: %s\n", log_prog, buf);
@@ -88,6 +89,16 @@ log_warnx(const char *fmt, ...)
 
 	va_start(ap, fmt);
 	vlog(LOG_L_WARN, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_notice(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_L_NOTICE, fmt, ap);
 	va_end(ap);
 }
 

@@ -8,7 +8,8 @@
 
 #include <stdarg.h>
 
-enum log_level { LOG_L_ERR = 0, LOG_L_WARN, LOG_L_INFO, LOG_L_DEBUG };
+enum log_level { LOG_L_ERR = 0, LOG_L_WARN, LOG_L_NOTICE, LOG_L_INFO,
+	LOG_L_DEBUG };
 
 void	log_init(const char *progname, int verbosity);
 /* From now on to syslog (facility daemon) instead of stderr: for daemons. */
@@ -17,6 +18,8 @@ void	log_setverbose(int verbosity);
 int	log_getverbose(void);
 void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
+/* What a daemon says once without -v: it is up, a reload's outcome. */
+void	log_notice(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_info(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_debug(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	fatal(const char *, ...) __attribute__((format(printf, 1, 2), noreturn));

@@ -220,18 +220,19 @@ parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len)
 
 /*
  * At start-up the errors go to stderr as aisb policy check prints them; on
- * a reload (logged) they go to the log, one line each: a detached gate's
- * stderr is /dev/null by then, and the file:line:col is what says what to
- * fix.
+ * a reload (logged) the first one, with its file:line:col, goes into why
+ * for the one line that says the reload was refused: a detached gate's
+ * stderr is /dev/null by then, and aisb policy check FILE lists the rest.
  */
 static struct policy *
-load_policy(const struct gate *g, const char *path, int logged)
+load_policy(const struct gate *g, const char *path, int logged, char *why,
+    size_t whylen)
 {
 	struct policy_errors	 errs;
 	struct policy		*p;
 	char			 buf[8192], *line, *next, *text;
 	size_t			 len;
-	int			 rc;
+	int			 rc, more = -1;
 
 	memset(&errs, 0, sizeof(errs));
 	if (!logged)
@@ -241,7 +242,8 @@ load_policy(const struct gate *g, const char *path, int logged)
 		if ((text = file_read_bounded_at(g->policy_dir, g->policy_name,
 		    path, POLICY_MAX_FILE_SIZE, &len, buf, sizeof(buf))) ==
 		    NULL) {
-			log_warnx("reload: %s", buf);
+			snprintf(why, whylen, "%.*s", (int)(whylen > 0 ?
+			    whylen - 1 : 0), buf);
 			return NULL;
 		}
 		rc = policy_load_buffer(path, text, len, &p, &errs);
@@ -254,14 +256,23 @@ load_policy(const struct gate *g, const char *path, int logged)
 		fprintf(stderr, "%s", buf);
 		return NULL;
 	}
+	/* the first error line, and how many more errors follow it */
+	why[0] = '\0';
 	for (line = buf; *line != '\0'; line = next) {
 		if ((next = strchr(line, '\n')) != NULL)
 			*next++ = '\0';
 		else
 			next = line + strlen(line);
-		if (*line != '\0')
-			log_warnx("reload: %s", line);
+		if (strstr(line, ": error: ") == NULL && why[0] != '\0')
+			continue;	/* a hint under an error */
+		if (why[0] == '\0')
+			snprintf(why, whylen, "%s", line);
+		more++;
 	}
+	if (more > 0)
+		snprintf(why + strlen(why), whylen - strlen(why),
+		    " (and %d more; aisb policy check %s lists them)", more,
+		    path);
 	return NULL;
 }
 
@@ -290,6 +301,7 @@ gate_reload(struct gate *g)
 {
 	struct policy		*p;
 	struct gate_auth	*a;
+	char			 why[1024];
 
 	g->ctr.reloads++;
 	/* Log rotation and credentials do not wait for a valid policy. */
@@ -303,23 +315,31 @@ gate_reload(struct gate *g)
 			g->auth = a;
 		}
 	}
-	if ((p = load_policy(g, g->cfg.policy_path, 1)) == NULL) {
+	/* one line either way, -v or not: what runs now, and why */
+	if ((p = load_policy(g, g->cfg.policy_path, 1, why,
+	    sizeof(why))) == NULL) {
 		g->ctr.reload_failures++;
-		log_warnx("reload: %s is invalid, keeping policy sha256:%s",
-		    g->cfg.policy_path, policy_sha256(g->policy));
+		log_warnx("reload: refused: %s is invalid, keeping policy "
+		    "sha256:%.12s (%zu rule%s): %s", g->cfg.policy_path,
+		    policy_sha256(g->policy), policy_rule_count(g->policy),
+		    policy_rule_count(g->policy) == 1 ? "" : "s", why);
 		return -1;
 	}
 	if (gate_dns_configure(g->dns, p) == -1) {
 		g->ctr.reload_failures++;
-		log_warnx("reload: cannot apply the DNS settings, keeping the "
-		    "old policy");
+		log_warnx("reload: refused: cannot apply the DNS settings of "
+		    "%s, keeping policy sha256:%.12s (%zu rule%s)",
+		    g->cfg.policy_path, policy_sha256(g->policy),
+		    policy_rule_count(g->policy),
+		    policy_rule_count(g->policy) == 1 ? "" : "s");
 		policy_free(p);
 		return -1;
 	}
 	policy_free(g->policy);
 	g->policy = p;
-	log_info("reload: policy %s sha256:%s", g->cfg.policy_path,
-	    policy_sha256(p));
+	log_notice("reload: policy %s sha256:%.12s (%zu rule%s) applied",
+	    g->cfg.policy_path, policy_sha256(p), policy_rule_count(p),
+	    policy_rule_count(p) == 1 ? "" : "s");
 	return 0;
 }
 
@@ -777,12 +797,10 @@ run(struct gate *g, int lfd, int ctlfd)
 	if (sigprocmask(SIG_UNBLOCK, &set, NULL) == -1)
 		fatal("sigprocmask");
 	gate_sockaddr_str(&g->bound, addr, sizeof(addr));
+	/* (a single worker's "up" line is main's) */
 	if (cfg->workers > 1)
 		log_info("worker %u (pid %ld) listening on %s", g->worker,
 		    (long)getpid(), addr);
-	else
-		log_info("listening on %s, policy %s sha256:%s", addr,
-		    cfg->policy_path, policy_sha256(g->policy));
 
 	if (event_base_dispatch(g->base) == -1) {
 		log_warnx("event loop failed");
@@ -922,7 +940,8 @@ main(int argc, char **argv)
 	parse_args(cfg, argc, argv);
 	log_init("aisb-gate", cfg->verbose);
 
-	if ((g->policy = load_policy(g, cfg->policy_path, 0)) == NULL)
+	if ((g->policy = load_policy(g, cfg->policy_path, 0, line,
+	    sizeof(line))) == NULL)
 		return EX_CONFIG;
 	g->policy_dir = file_dir_open(cfg->policy_path, &g->policy_name);
 	g->token_dir = AT_FDCWD;
@@ -999,6 +1018,21 @@ main(int argc, char **argv)
 		if (write_all(cfg->ready_fd, line, strlen(line)) == -1)
 			log_warn("ready fd %d", cfg->ready_fd);
 		close(cfg->ready_fd);
+	}
+	/*
+	 * One line without -v, before stderr is let go: where the gate
+	 * listens and which policy it enforces, by the identity aisb policy
+	 * check prints (the hash of its meaning, not of its bytes).
+	 */
+	{
+		char	 addr[128];
+
+		gate_sockaddr_str(&g->bound, addr, sizeof(addr));
+		log_notice("up: listening on %s%s, policy %s sha256:%.12s (%zu "
+		    "rule%s)", addr, cfg->workers > 1 ? " (workers share it)" :
+		    "", cfg->policy_path, policy_sha256(g->policy),
+		    policy_rule_count(g->policy),
+		    policy_rule_count(g->policy) == 1 ? "" : "s");
 	}
 	if (geteuid() == 0) {
 		if (cfg->user != NULL)

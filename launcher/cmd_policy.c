@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "launch.h"
 #include "policy.h"
 
@@ -84,27 +85,20 @@ cmd_test(struct policy *p, const char *target, const char *ip)
 int
 launch_cmd_policy(int argc, char **argv)
 {
+	struct cli_args	 a;
 	struct policy	*p;
-	char		*dump;
-	int		 rc = 0;
+	char		*dump, name[64];
+	int		 rc;
 
-	if (argc >= 2 && strcmp(argv[1], "derive") == 0)
+	if ((rc = launch_cli_group("policy", argc, argv)) != 0)
+		return rc == 1 ? 0 : EXIT_CONFIG;
+	if (strcmp(argv[1], "derive") == 0)
 		return launch_cmd_derive(argc, argv);
-	if (argc < 3 || (strcmp(argv[1], "test") == 0 && argc != 4 &&
-	    argc != 5) || (strcmp(argv[1], "test") != 0 && argc != 3)) {
-		fprintf(stderr, "usage: aisb policy check|print FILE\n"
-		    "       aisb policy test FILE HOST[:PORT] [IP]\n"
-		    "       aisb policy derive apt|npm|pip|git [OPTIONS] "
-		    "(aisb policy derive --help)\n");
-		return EXIT_CONFIG;
-	}
-	if (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "print") != 0 &&
-	    strcmp(argv[1], "test") != 0) {
-		fprintf(stderr, "aisb: unknown policy command '%s' "
-		    "(check, print, test, derive)\n", argv[1]);
-		return EXIT_CONFIG;
-	}
-	if ((p = load_or_report(argv[2])) == NULL)
+	snprintf(name, sizeof(name), "policy %s", argv[1]);
+	if ((rc = launch_cli_parse(name, argc - 2, argv + 2, &a)) != 0)
+		return rc == 1 ? 0 : EXIT_CONFIG;
+	rc = 0;
+	if ((p = load_or_report(a.pos[0])) == NULL)
 		return EXIT_CONFIG;
 	if (strcmp(argv[1], "check") == 0)
 		printf("policy OK sha256:%s\n", policy_sha256(p));
@@ -117,7 +111,7 @@ launch_cmd_policy(int argc, char **argv)
 			free(dump);
 		}
 	} else
-		rc = cmd_test(p, argv[3], argc == 5 ? argv[4] : NULL);
+		rc = cmd_test(p, a.pos[1], a.npos == 3 ? a.pos[2] : NULL);
 	policy_free(p);
 	if (fflush(stdout) == EOF) {
 		perror("aisb: stdout");

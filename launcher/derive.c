@@ -37,6 +37,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "launch.h"
 #include "policy.h"
 
@@ -704,75 +705,35 @@ derive_git(const char *ws, struct sources *out, char *from, size_t fromlen,
 
 /* --- the command ------------------------------------------------------------ */
 
-static const struct {
-	const char	*kind;
-	const char	*args;
-	const char	*help;
-} derivers[] = {
-	{ "apt", "[--root DIR]", "the http(s) sources of /etc/apt "
-	    "(sources.list, .list, .sources)" },
-	{ "npm", "", "the registry `npm config get registry` prints "
-	    "(.npmrc, npm_config_*)" },
-	{ "pip", "", "pip's index, extra index and find-links (PIP_*, "
-	    "pip.conf); else pypi.org" },
-	{ "git", "[--workspace DIR]", "the hosts of the remotes in "
-	    "DIR/.git/config (http(s), ssh, scp-like)" },
-};
 
-void
-launch_derive_usage(FILE *out)
-{
-	size_t	 i;
-
-	fprintf(out, "usage: aisb policy derive KIND [OPTIONS]\n\n"
-	    "Print a policy that allows the sources a tool is configured "
-	    "with, then\n(as a YAML comment) the session command that uses "
-	    "it:\n  aisb policy derive apt > apt.yaml\n\nKinds:\n");
-	for (i = 0; i < sizeof(derivers) / sizeof(derivers[0]); i++)
-		fprintf(out, "  %s%s%s\n      %s\n", derivers[i].kind,
-		    derivers[i].args[0] ? " " : "", derivers[i].args,
-		    derivers[i].help);
-	fprintf(out, "\nOptions:\n"
-	    "  --root DIR        apt: read DIR/etc/apt (default: /)\n"
-	    "  --workspace DIR   git: the repository (default: the current "
-	    "folder)\n"
-	    "  -h, --help        this text\n");
-}
 
 int
 launch_cmd_derive(int argc, char **argv)
 {
+	struct cli_args	 a;
 	struct sources	*src;
 	const char	*root = "", *ws = ".", *kind = NULL;
 	char		 from[8192] = "", use[512] = "";
 	size_t		 i;
-	int		 rc, k;
+	int		 rc;
 
-	for (k = 2; k < argc; k++) {
-		if (strcmp(argv[k], "-h") == 0 || strcmp(argv[k], "--help") == 0) {
-			launch_derive_usage(stdout);
-			return 0;
-		}
-		if (strcmp(argv[k], "--root") == 0 && k + 1 < argc)
-			root = argv[++k];
-		else if (strcmp(argv[k], "--workspace") == 0 && k + 1 < argc)
-			ws = argv[++k];
-		else if (argv[k][0] != '-' && kind == NULL)
-			kind = argv[k];
-		else {
-			fprintf(stderr, "aisb: derive: unexpected '%.64s'\n",
-			    argv[k]);
-			launch_derive_usage(stderr);
-			return EXIT_CONFIG;
-		}
-	}
-	if (kind == NULL) {
-		launch_derive_usage(stderr);
+	if ((rc = launch_cli_parse("policy derive", argc - 2, argv + 2,
+	    &a)) != 0)
+		return rc == 1 ? 0 : EXIT_CONFIG;
+	kind = a.pos[0];
+	if (launch_cli_get(&a, "--root") != NULL)
+		root = launch_cli_get(&a, "--root");
+	if (launch_cli_get(&a, "--workspace") != NULL)
+		ws = launch_cli_get(&a, "--workspace");
+	if (strcmp(kind, "apt") != 0 && strcmp(kind, "npm") != 0 &&
+	    strcmp(kind, "pip") != 0 && strcmp(kind, "git") != 0) {
+		fprintf(stderr, "aisb policy derive: derive knows apt, npm, "
+		    "pip and git, not '%.32s'\n", kind);
 		return EXIT_CONFIG;
 	}
 	if ((root[0] != '\0' && strcmp(kind, "apt") != 0) ||
 	    (strcmp(ws, ".") != 0 && strcmp(kind, "git") != 0)) {
-		fprintf(stderr, "aisb: derive %s: %s is for derive %s\n",
+		fprintf(stderr, "aisb policy derive %s: %s is for derive %s\n",
 		    kind, root[0] != '\0' ? "--root" : "--workspace",
 		    root[0] != '\0' ? "apt" : "git");
 		return EXIT_CONFIG;
@@ -789,14 +750,8 @@ launch_cmd_derive(int argc, char **argv)
 		    "npm -- npm ci");
 	} else if (strcmp(kind, "pip") == 0)
 		rc = derive_pip(src, from, sizeof(from), use, sizeof(use));
-	else if (strcmp(kind, "git") == 0)
+	else
 		rc = derive_git(ws, src, from, sizeof(from), use, sizeof(use));
-	else {
-		fprintf(stderr, "aisb: derive knows apt, npm, pip and git, "
-		    "not '%.64s' (aisb policy derive --help)\n", kind);
-		free(src);
-		return EXIT_CONFIG;
-	}
 	if (rc == -1) {
 		free(src);
 		return EXIT_CONFIG;

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "cli.h"
 #include "ids.h"
 #include "image.h"
 #include "options.h"
@@ -45,12 +46,6 @@
 #define INFO_TIMEOUT_MS		(60 * 1000)
 #define INFO_MAX		512		/* podman info we parse */
 #define IMAGES_MAX		(64 * 1024)	/* podman images we parse */
-#define NOFILE_CAP		65536UL		/* never ask for more */
-/*
- * podman 4.3 starts conmon with a hard nproc of 32768, and the runtime
- * cannot raise it inside ("error setting rlimit type 6").
- */
-#define NPROC_CAP		32768UL
 #define ULIMIT_MIN		1024UL		/* below: aisb cannot run */
 #define PROBE_WORD		"aisb-doctor"
 #define SLIRP_NETWORK		"slirp4netns:allow_host_loopback=true"
@@ -208,15 +203,6 @@ check_info_fast(struct launch_host_facts *f)
 		snprintf(f->runtime, sizeof(f->runtime), "runc");
 }
 
-/* The value to pass as --ulimit NAME=N:N: the hard limit, capped. */
-static unsigned long
-pick_limit(rlim_t hard, unsigned long cap)
-{
-	if (hard == RLIM_INFINITY || hard > cap)
-		return cap;
-	return (unsigned long)hard;
-}
-
 static void
 check_limits(struct launch_host_facts *f, int verbose)
 {
@@ -228,8 +214,9 @@ check_limits(struct launch_host_facts *f, int verbose)
 		    strerror(errno));
 		return;
 	}
-	f->nofile = pick_limit(nofile.rlim_max, NOFILE_CAP);
-	f->nproc = pick_limit(nproc.rlim_max, NPROC_CAP);
+	/* the builder's choice, which a dry run shows too (podman.c) */
+	f->nofile = launch_ulimit(RLIMIT_NOFILE);
+	f->nproc = launch_ulimit(RLIMIT_NPROC);
 	/*
 	 * podman asks the runtime for nofile 1048576 unless told otherwise,
 	 * and the runtime fails ("error setting rlimit type 7") when that is
@@ -893,17 +880,20 @@ int
 launch_cmd_doctor(int argc, char **argv)
 {
 	struct launch_host_facts	f;
-	int				i, rc;
+	struct cli_args			a;
+	const char			*image;
+	int				rc;
 
 	memset(&f, 0, sizeof(f));
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--image") == 0 && i + 1 < argc &&
-		    strlen(argv[i + 1]) < sizeof(f.image)) {
-			snprintf(f.image, sizeof(f.image), "%s", argv[++i]);
-			continue;
+	if ((rc = launch_cli_parse("doctor", argc - 1, argv + 1, &a)) != 0)
+		return rc == 1 ? 0 : EXIT_CONFIG;
+	if ((image = launch_cli_get(&a, "--image")) != NULL) {
+		if (image[0] == '\0' || strlen(image) >= sizeof(f.image)) {
+			fprintf(stderr, "aisb doctor: --image: empty or longer "
+			    "than %zu bytes\n", sizeof(f.image) - 1);
+			return EXIT_CONFIG;
 		}
-		fprintf(stderr, "usage: aisb doctor [--image REF]\n");
-		return EXIT_CONFIG;
+		snprintf(f.image, sizeof(f.image), "%s", image);
 	}
 	rc = launch_doctor_probe(&f, 1);
 	if (rc == 0)

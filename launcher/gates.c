@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "file.h"
 #include "ids.h"
 #include "gates.h"
@@ -611,6 +612,7 @@ gate_up(int argc, char **argv)
 {
 	struct launch_opts	 o;
 	struct gate_state	 st;
+	struct cli_args		 ca;
 	char			 dir[PATH_MAX], err[8192], policy[PATH_MAX];
 	char			 msg[1024], *rargv[64];
 	const char		*name;
@@ -620,30 +622,33 @@ gate_up(int argc, char **argv)
 	size_t			 off = 0;
 	pid_t			 pid;
 
-	/* aisb gate up NAME [--idle D] [option flags: --policy ...] */
-	if (argc < 3 || argv[2][0] == '-') {
-		fprintf(stderr, "usage: aisb gate up NAME [--idle SECONDS|Nm|"
-		    "Nh] [--policy FILE]\n");
+	/*
+	 * aisb gate up NAME [--idle D] [session flags: --policy ...]: the
+	 * table (cli.c) takes --idle; the session's flags go on to the
+	 * session's option table below.
+	 */
+	if ((rc = launch_cli_parse("gate up", argc - 2, argv + 2, &ca)) != 0)
+		return rc == 1 ? 0 : EXIT_CONFIG;
+	if (ca.npos < 1 || ca.pos[0][0] == '-') {
+		fprintf(stderr, "aisb gate up: missing NAME; usage: aisb gate "
+		    "up NAME [options]\n");
 		return EXIT_CONFIG;
 	}
-	name = argv[2];
+	name = ca.pos[0];
+	if (launch_cli_get(&ca, "--idle") != NULL &&
+	    (idle = parse_idle(launch_cli_get(&ca, "--idle"))) == 0) {
+		fprintf(stderr, "aisb: gate up: bad --idle \"%s\": seconds, "
+		    "Nm or Nh, at most 7 days\n", launch_cli_get(&ca, "--idle"));
+		return EXIT_CONFIG;
+	}
 	rargv[rargc++] = (char *)"aisb";
 	rargv[rargc++] = (char *)"gate";
-	for (i = 3; i < argc; i++) {
-		if (strcmp(argv[i], "--idle") == 0 && i + 1 < argc) {
-			if ((idle = parse_idle(argv[++i])) == 0) {
-				fprintf(stderr, "aisb: gate up: bad --idle "
-				    "\"%s\": seconds, Nm or Nh, at most 7 "
-				    "days\n", argv[i]);
-				return EXIT_CONFIG;
-			}
-			continue;
-		}
+	for (i = 1; i < ca.npos; i++) {
 		if (rargc == 62) {
 			fprintf(stderr, "aisb: gate up: too many arguments\n");
 			return EXIT_CONFIG;
 		}
-		rargv[rargc++] = argv[i];
+		rargv[rargc++] = ca.pos[i];
 	}
 	rargv[rargc] = NULL;
 	if (gate_dir(name, dir, sizeof(dir), err, sizeof(err)) == -1) {
@@ -656,6 +661,11 @@ gate_up(int argc, char **argv)
 		fprintf(stderr, "aisb: gate up: %s\n", err);
 		launch_opts_free(&o);
 		return EXIT_CONFIG;
+	}
+	if (o.help) {
+		launch_opts_free(&o);
+		launch_cli_help(launch_cli_find("gate up"), stdout);
+		return 0;
 	}
 	if (o.ncmd > 0) {
 		fprintf(stderr, "aisb: gate up: unexpected \"%s\"\n", o.cmd[0]);
@@ -841,18 +851,22 @@ gate_status(const char *name)
 int
 launch_cmd_gate(int argc, char **argv)
 {
-	if (argc >= 2 && strcmp(argv[1], "up") == 0)
+	struct cli_args	 a;
+	char		 name[32];
+	int		 rc;
+
+	if ((rc = launch_cli_group("gate", argc, argv)) != 0)
+		return rc == 1 ? 0 : EXIT_CONFIG;
+	if (strcmp(argv[1], "up") == 0)
 		return gate_up(argc, argv);
-	if (argc == 3 && strcmp(argv[1], "down") == 0)
-		return gate_down(argv[2]);
-	if (argc == 2 && strcmp(argv[1], "ls") == 0)
+	snprintf(name, sizeof(name), "gate %s", argv[1]);
+	if ((rc = launch_cli_parse(name, argc - 2, argv + 2, &a)) != 0)
+		return rc == 1 ? 0 : EXIT_CONFIG;
+	if (strcmp(argv[1], "down") == 0)
+		return gate_down(a.pos[0]);
+	if (strcmp(argv[1], "ls") == 0)
 		return gate_ls();
-	if (argc == 3 && strcmp(argv[1], "status") == 0)
-		return gate_status(argv[2]);
-	fprintf(stderr, "usage: aisb gate up NAME [--idle D] [--policy FILE]\n"
-	    "       aisb gate down NAME\n       aisb gate ls\n"
-	    "       aisb gate status NAME\n");
-	return EXIT_CONFIG;
+	return gate_status(a.pos[0]);
 }
 
 int

@@ -31,6 +31,7 @@
 #include <openssl/evp.h>
 
 #include "cache.h"
+#include "cli.h"
 #include "image.h"
 #include "launch.h"
 #include "proc.h"
@@ -1626,18 +1627,6 @@ launch_image_default_enforcer(char *buf, size_t len)
 
 /* ---- aisb image ------------------------------------------------------ */
 
-static void
-image_usage(FILE *f)
-{
-	fprintf(f,
-	    "usage: aisb image build [-v] [--base REF] [--package NAME]... "
-	    "[--enforcer PATH]\n"
-	    "                        [--runtime NAME] [--suite NAME]\n"
-	    "       aisb image containerfile [same options as build]\n"
-	    "       aisb image ls\n"
-	    "       aisb clean --images [--older-than DURATION]\n");
-}
-
 /* ---- last use, ls, clean --------------------------------------------- */
 
 #define IMAGE_LS_MAX	(512u * 1024)	/* bytes of podman's listing */
@@ -1992,65 +1981,39 @@ launch_cmd_image(int argc, char **argv)
 	struct launch_host_facts  facts;
 	const char		**pk = NULL;
 	char			  enforcer[PATH_MAX], tag[LAUNCH_TAG_MAX];
-	char			  err[1024];
+	char			  err[1024], name[32];
+	struct cli_args		  a;
 	int			  i, containerfile_only = 0, rc = EXIT_CONFIG;
 
-	if (argc < 2) {
-		image_usage(stderr);
-		return EXIT_CONFIG;
-	}
-	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-		image_usage(stdout);
-		return 0;
-	}
-	if (strcmp(argv[1], "ls") == 0 && argc == 2)
+	if ((i = launch_cli_group("image", argc, argv)) != 0)
+		return i == 1 ? 0 : EXIT_CONFIG;
+	snprintf(name, sizeof(name), "image %s", argv[1]);
+	if ((i = launch_cli_parse(name, argc - 2, argv + 2, &a)) != 0)
+		return i == 1 ? 0 : EXIT_CONFIG;
+	if (strcmp(argv[1], "ls") == 0)
 		return cmd_ls();
-	if (strcmp(argv[1], "containerfile") == 0)
-		containerfile_only = 1;
-	else if (strcmp(argv[1], "build") != 0) {
-		image_usage(stderr);
-		return EXIT_CONFIG;
-	}
+	containerfile_only = strcmp(argv[1], "containerfile") == 0;
 	memset(&spec, 0, sizeof(spec));
 	if ((pk = calloc((size_t)argc, sizeof(*pk))) == NULL) {
 		log_warn("image");
 		return 1;
 	}
 	spec.packages = pk;
-	for (i = 2; i < argc; i++) {
-		const char	*opt = argv[i];
+	for (i = 0; i < a.ngot; i++) {
+		const char	*opt = a.got[i].opt->flag, *v = a.got[i].val;
 
-		if (strcmp(opt, "-v") == 0) {
+		if (strcmp(opt, "-v") == 0)
 			spec.verbose = 1;
-			continue;
-		}
-		if (strcmp(opt, "-h") == 0 || strcmp(opt, "--help") == 0) {
-			image_usage(stdout);
-			rc = 0;
-			goto out;
-		}
-		if (i + 1 >= argc) {
-			log_warnx("image %s: '%s' needs a value or is unknown",
-			    argv[1], opt);
-			image_usage(stderr);
-			goto out;
-		}
-		if (strcmp(opt, "--base") == 0)
-			spec.base = argv[++i];
+		else if (strcmp(opt, "--base") == 0)
+			spec.base = v;
 		else if (strcmp(opt, "--package") == 0)
-			pk[spec.npackages++] = argv[++i];
+			pk[spec.npackages++] = v;
 		else if (strcmp(opt, "--enforcer") == 0)
-			spec.enforcer_path = argv[++i];
+			spec.enforcer_path = v;
 		else if (strcmp(opt, "--runtime") == 0)
-			spec.runtime = argv[++i];
+			spec.runtime = v;
 		else if (strcmp(opt, "--suite") == 0)
-			spec.suite = argv[++i];
-		else {
-			log_warnx("image %s: unknown option '%s'", argv[1],
-			    opt);
-			image_usage(stderr);
-			goto out;
-		}
+			spec.suite = v;
 	}
 	if (check_spec(&spec, err, sizeof(err)) == -1) {
 		log_warnx("%s", err);

@@ -12,7 +12,6 @@ int	launch_cmd_policy(int argc, char **argv);
 int	launch_cmd_derive(int argc, char **argv);
 /* aisb policy derive --help: every kind, its options (derive.c) */
 #include <stdio.h>
-void	launch_derive_usage(FILE *);
 int	launch_cmd_run(int argc, char **argv);
 int	launch_cmd_sessions(int argc, char **argv);
 int	launch_cmd_clean(int argc, char **argv);

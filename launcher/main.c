@@ -1,57 +1,44 @@
 /*
- * aisb: wires argv to the subcommands.  Nothing else lives here.
+ * aisb: wires argv to the subcommands.  Nothing else lives here; the
+ * commands, their flags and their help are the table of cli.c.
  */
 #include "config.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "gates.h"
 #include "image.h"
 #include "launch.h"
 #include "log.h"
-
-static void
-usage(FILE *f)
-{
-	fprintf(f,
-	    "usage: aisb [flags] [--] COMMAND [ARGS...]\n"
-	    "       aisb [flags] --dry-run | --print-config | --print-policy |\n"
-	    "            --print-plan | --print-containerfile\n"
-	    "       aisb [flags] --gate NAME [--] COMMAND [ARGS...]\n"
-	    "       aisb gate up NAME [--idle SECONDS|Nm|Nh] [--policy FILE]\n"
-	    "       aisb gate down NAME | ls | status NAME\n"
-	    "       aisb image build|ls\n"
-	    "       aisb sessions ls | show ID\n"
-	    "       aisb clean [--all] [--volumes[=GLOB]]\n"
-	    "       aisb doctor\n"
-	    "       aisb policy check FILE\n"
-	    "       aisb policy print FILE\n"
-	    "       aisb policy test FILE HOST[:PORT] [IP]\n"
-	    "       aisb policy derive apt [--root DIR] | npm\n"
-	    "       aisb version\n");
-}
 
 int
 main(int argc, char **argv)
 {
 	log_init("aisb", 0);
 	if (argc < 2) {
-		usage(stderr);
+		fprintf(stderr, "aisb: no command to run: aisb [options] [--] "
+		    "COMMAND [ARGS...]; aisb --help lists the options\n");
 		return EXIT_CONFIG;
 	}
 	if (strcmp(argv[1], "policy") == 0)
 		return launch_cmd_policy(argc - 1, argv + 1);
 	if (strcmp(argv[1], "version") == 0 ||
 	    strcmp(argv[1], "--version") == 0) {
+		struct cli_args	 a;
+		int		 rc;
+
+		if (argv[1][0] != '-' && (rc = launch_cli_parse("version",
+		    argc - 2, argv + 2, &a)) != 0)
+			return rc == 1 ? 0 : EXIT_CONFIG;
 		printf("aisb %s\n", PACKAGE_VERSION);
 		return 0;
 	}
-	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
-	    strcmp(argv[1], "help") == 0) {
-		usage(stdout);
-		return 0;
-	}
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)
+		return launch_cli_usage(NULL, stdout);
+	if (strcmp(argv[1], "help") == 0)
+		return launch_cli_help_cmd(argc - 1, argv + 1);
 	if (strcmp(argv[1], "image") == 0)
 		return launch_cmd_image(argc - 1, argv + 1);
 	if (strcmp(argv[1], "doctor") == 0)

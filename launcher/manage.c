@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "denials.h"
 #include "ids.h"
 #include "image.h"
@@ -234,6 +235,39 @@ sessions_ls(void)
 	return 0;
 }
 
+/*
+ * A record as it is, but its times (seconds since the epoch in the file,
+ * for programs) as people read them: "started 2026-11-30 23:10:04 UTC".
+ */
+static void
+print_record(const char *rec)
+{
+	const char	*line, *nl;
+	char		*end, when[40];
+	long long	 secs;
+	time_t		 t;
+	struct tm	 tm;
+	size_t		 len;
+
+	for (line = rec; *line != '\0'; line = nl != NULL ? nl + 1 :
+	    line + len) {
+		nl = strchr(line, '\n');
+		len = nl != NULL ? (size_t)(nl - line) : strlen(line);
+		if ((strncmp(line, "started ", 8) == 0 ||
+		    strncmp(line, "ended ", 6) == 0) &&
+		    (secs = strtoll(strchr(line, ' ') + 1, &end, 10)) >= 0 &&
+		    end == line + len && end[-1] != ' ' &&
+		    (t = (time_t)secs, gmtime_r(&t, &tm) != NULL) &&
+		    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC",
+		    &tm) > 0) {
+			printf("%.*s %s\n", (int)(strchr(line, ' ') - line),
+			    line, when);
+			continue;
+		}
+		printf("%.*s\n", (int)len, line);
+	}
+}
+
 static int
 sessions_show(const char *want)
 {
@@ -269,7 +303,7 @@ sessions_show(const char *want)
 	}
 	printf("folder %s\n", path);
 	if ((rec = read_bounded(path, "record", MANAGE_MAX_RECORD)) != NULL)
-		fputs(rec, stdout);
+		print_record(rec);
 	else
 		printf("(no record: the session is running, or its launcher "
 		    "was killed)\n");
@@ -293,12 +327,18 @@ sessions_show(const char *want)
 int
 launch_cmd_sessions(int argc, char **argv)
 {
-	if (argc == 2 && strcmp(argv[1], "ls") == 0)
+	struct cli_args	 a;
+	char		 name[32];
+	int		 rc;
+
+	if ((rc = launch_cli_group("sessions", argc, argv)) != 0)
+		return rc == 1 ? 0 : EXIT_CONFIG;
+	snprintf(name, sizeof(name), "sessions %s", argv[1]);
+	if ((rc = launch_cli_parse(name, argc - 2, argv + 2, &a)) != 0)
+		return rc == 1 ? 0 : EXIT_CONFIG;
+	if (strcmp(argv[1], "ls") == 0)
 		return sessions_ls();
-	if (argc == 3 && strcmp(argv[1], "show") == 0)
-		return sessions_show(argv[2]);
-	fprintf(stderr, "usage: aisb sessions ls\n       aisb sessions show ID\n");
-	return EXIT_CONFIG;
+	return sessions_show(a.pos[0]);
 }
 
 /* ---- clean --------------------------------------------------------------- */
@@ -365,39 +405,27 @@ launch_cmd_clean(int argc, char **argv)
 	struct sess	*v;
 	size_t		 n, i, ncont = 0, ngate = 0, nscratch = 0, nvol = 0;
 	size_t		 nmount = 0;
-	int		 all = 0, volumes = 0, a, rc = 0, have_dir;
+	struct cli_args	 ca;
+	const char	*dur;
+	int		 all = 0, volumes = 0, rc = 0, have_dir;
 	int		 images = 0;
 	long long	 older = 7 * 86400;	/* clean --images: a week */
 	size_t		 nimg = 0;
 
-	for (a = 1; a < argc; a++) {
-		if (strcmp(argv[a], "--all") == 0)
-			all = 1;
-		else if (strcmp(argv[a], "--images") == 0)
-			images = 1;
-		else if (strncmp(argv[a], "--older-than", 12) == 0 &&
-		    (argv[a][12] == '=' || (argv[a][12] == '\0' &&
-		    a + 1 < argc))) {
-			const char *dur = argv[a][12] == '=' ? argv[a] + 13 :
-			    argv[++a];
-
-			if (launch_duration_parse(dur, &older) == -1) {
-				fprintf(stderr, "aisb: clean: --older-than "
-				    "'%.32s': not a duration (7d, 12h, 30m, "
-				    "90s)\n", dur);
-				return EXIT_CONFIG;
-			}
-		} else if (strcmp(argv[a], "--volumes") == 0)
-			volumes = 1;
-		else if (strncmp(argv[a], "--volumes=", 10) == 0) {
-			volumes = 1;
-			glob = argv[a] + 10;
-		} else {
-			fprintf(stderr, "usage: aisb clean [--all] "
-			    "[--volumes[=GLOB]] [--images [--older-than "
-			    "DURATION]]\n");
-			return EXIT_CONFIG;
-		}
+	if ((rc = launch_cli_parse("clean", argc - 1, argv + 1, &ca)) != 0)
+		return rc == 1 ? 0 : EXIT_CONFIG;
+	all = launch_cli_get(&ca, "--all") != NULL;
+	images = launch_cli_get(&ca, "--images") != NULL;
+	if ((dur = launch_cli_get(&ca, "--older-than")) != NULL &&
+	    launch_duration_parse(dur, &older) == -1) {
+		fprintf(stderr, "aisb: clean: --older-than '%.32s': not a "
+		    "duration (7d, 12h, 30m, 90s)\n", dur);
+		return EXIT_CONFIG;
+	}
+	if ((glob = launch_cli_get(&ca, "--volumes")) != NULL) {
+		volumes = 1;
+		if (glob[0] == '\0')
+			glob = NULL;
 	}
 	if (launch_find_program("podman", podman, sizeof(podman)) == -1) {
 		fprintf(stderr, "aisb: podman not found\n");

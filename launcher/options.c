@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <ctype.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -38,39 +39,89 @@ struct optdesc {
 	unsigned	 flags;
 	const char	*def;		/* NULL: computed at resolve time */
 	const char	*help;
+	const char	*arg;		/* the value's name in --help; NULL: none */
+	const char	*defhelp;	/* the default as --help says it */
 };
 
+#define O_NOFLAG	0x04	/* no command-line flag (user config only) */
+
+/*
+ * The one table of session options: the config files, AISB_*, the flags
+ * and --help (launch_opts_help) all read it.
+ */
 static const struct optdesc opts[LO__COUNT] = {
 	[LO_POLICY] = { "policy", OT_PATH, 0, NULL,
-	    "policy file (default: $XDG_CONFIG_HOME/aisb/policy.yaml, else the shipped default)" },
+	    "policy file", "FILE",
+	    "~/.config/aisb/policy.yaml, else the shipped default" },
 	[LO_NET] = { "net", OT_NET, O_PROJECT | O_NARROW, "gate",
-	    "gate | none | direct" },
+	    "network: through the egress gate, none (loopback only), or "
+	    "direct (pinned addresses)", "gate|none|direct", NULL },
 	[LO_IMAGE] = { "image", OT_WORD, O_PROJECT, "docker.io/library/debian:bookworm-slim",
-	    "base image (an offline Debian base is built when it cannot be pulled)" },
+	    "base image; an offline Debian base when it cannot be pulled",
+	    "REF", NULL },
 	[LO_PACKAGES] = { "packages", OT_LIST, O_PROJECT, NULL,
-	    "Debian packages installed in the image" },
-	[LO_MEMORY] = { "memory", OT_SIZE, O_PROJECT, "4g", "memory limit (k, m, g; 0: none)" },
-	[LO_CPUS] = { "cpus", OT_CPUS, O_PROJECT, "2", "CPU limit (1.5; 0: none)" },
-	[LO_PIDS] = { "pids", OT_UINT, O_PROJECT, "1024", "process limit (0: none)" },
+	    "Debian package installed in the image (repeatable)", "NAME",
+	    "none" },
+	[LO_MEMORY] = { "memory", OT_SIZE, O_PROJECT, "4g",
+	    "memory limit (k, m, g; 0: none)", "SIZE", NULL },
+	[LO_CPUS] = { "cpus", OT_CPUS, O_PROJECT, "2", "CPU limit (1.5; 0: none)",
+	    "N", NULL },
+	[LO_PIDS] = { "pids", OT_UINT, O_PROJECT, "1024",
+	    "process limit (0: none)", "N", NULL },
 	[LO_TIMEOUT] = { "timeout", OT_DURATION, O_PROJECT, "0",
-	    "kill the command after this long and exit 124 (s, m, h; 0: never)" },
+	    "kill the command after this long and exit 124 (s, m, h; 0: never)",
+	    "DURATION", NULL },
 	[LO_WORKSPACE] = { "workspace", OT_PATH, 0, NULL,
-	    "directory mounted read-write at the same path (default: the current one)" },
+	    "directory mounted read-write at the same path", "DIR",
+	    "the current directory" },
 	[LO_HOME_VOLUME] = { "home_volume", OT_WORD, 0, NULL,
-	    "named volume mounted at /home/sandbox (default: one per "
-	    "workspace, aisb-home-<hash of its real path>)" },
+	    "named volume mounted at /home/sandbox", "NAME",
+	    "aisb-home-<hash of the workspace's real path>" },
 	[LO_KEEP] = { "keep", OT_BOOL, O_PROJECT, "false",
-	    "keep the container and the session record" },
+	    "keep the container and the session record", NULL, NULL },
 	[LO_RECORD] = { "record", OT_BOOL, O_PROJECT, "false",
-	    "record the session's traffic (pcap + decision log)" },
-	[LO_GATE] = { "gate", OT_WORD, 0, "", "named gate to use (default: one per session)" },
+	    "record the session's traffic (pcap + decision log)", NULL, NULL },
+	[LO_GATE] = { "gate", OT_WORD, 0, "",
+	    "named gate to use (aisb gate up NAME)", "NAME",
+	    "a gate of the session's own" },
 	[LO_ENV] = { "env", OT_ENVLIST, 0, NULL,
-	    "NAME (host value), NAME=VALUE, NAME? (host value if set)" },
-	[LO_RUNTIME] = { "runtime", OT_WORD, 0, "runc", "OCI runtime podman uses" },
-	[LO_PROJECT_POLICY] = { "project_policy", OT_BOOL, 0, "false",
-	    "let .aisb.yaml name the policy (user config only)" },
+	    "pass NAME (host value), NAME=VALUE, NAME? (host value if set); "
+	    "repeatable", "NAME[=VALUE]", "none" },
+	[LO_RUNTIME] = { "runtime", OT_WORD, 0, "runc", "OCI runtime podman uses",
+	    "NAME", NULL },
+	[LO_QUIET] = { "quiet", OT_BOOL, O_PROJECT, "false",
+	    "print nothing of aisb's own but errors", NULL, NULL },
+	[LO_PROJECT_POLICY] = { "project_policy", OT_BOOL, O_NOFLAG, "false",
+	    "let .aisb.yaml name the policy (user config only)", NULL, NULL },
 	[LO_HOST_CA] = { "host_ca", OT_BOOL, O_PROJECT, "true",
-	    "trust the host's /usr/local/share/ca-certificates inside (--no-host-ca: do not)" },
+	    "do not trust the host's /usr/local/share/ca-certificates "
+	    "inside (trusted by default)", NULL, NULL },
+};
+
+/*
+ * Flags that say what to do rather than how the session looks: no config
+ * key, no AISB_* variable.  Parsed from this table, listed in --help.
+ */
+struct actdesc {
+	const char	*flag;
+	size_t		 off;		/* of the int in struct launch_opts */
+	const char	*help;
+};
+
+static const struct actdesc acts[] = {
+	{ "--dry-run", offsetof(struct launch_opts, dry_run),
+	    "print the plan, the env file and the podman command; run nothing" },
+	{ "--print-config", offsetof(struct launch_opts, print_config),
+	    "print every option, its value and where it came from" },
+	{ "--print-policy", offsetof(struct launch_opts, print_policy),
+	    "print the canonical form of the session's policy" },
+	{ "--print-plan", offsetof(struct launch_opts, print_plan),
+	    "print the enforcer's plan" },
+	{ "--print-containerfile", offsetof(struct launch_opts,
+	    print_containerfile),
+	    "print the Containerfile of the session's image" },
+	{ "--help", offsetof(struct launch_opts, help),
+	    "print this help and exit" },
 };
 
 static const char *const subcommands[] = {
@@ -328,6 +379,8 @@ check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
 			o->record = b;
 		else if (id == LO_HOST_CA)
 			o->host_ca = b;
+		else if (id == LO_QUIET)
+			o->quiet = b;
 		else
 			o->project_policy = b;
 		return 0;
@@ -645,6 +698,7 @@ flag_opt(const char *flag, size_t len)
 {
 	char	 name[64];
 	size_t	 i;
+	int	 id;
 
 	if (len >= sizeof(name))
 		return -1;
@@ -653,20 +707,22 @@ flag_opt(const char *flag, size_t len)
 	name[len] = '\0';
 	if (strcmp(name, "package") == 0)
 		return LO_PACKAGES;
-	if (strcmp(name, "project_policy") == 0)
-		return -1;	/* user config only */
-	return find_opt(name, len);
+	if ((id = find_opt(name, len)) < 0 || (opts[id].flags & O_NOFLAG))
+		return -1;
+	return id;
 }
 
 /*
  * Sandbox flags until the first positional or unknown flag; "--" ends
- * them.  What follows is the command, untouched.
+ * them.  What follows is the command, untouched.  Every flag comes from
+ * opts[] or acts[], the tables --help prints.
  */
 static int
 parse_flags(struct launch_opts *o, int argc, char **argv, char *err,
     size_t errlen)
 {
 	int	 i, id;
+	size_t	 k;
 
 	for (i = 0; i < argc; i++) {
 		const char	*a = argv[i], *val = NULL, *eq;
@@ -677,60 +733,133 @@ parse_flags(struct launch_opts *o, int argc, char **argv, char *err,
 			i++;
 			break;
 		}
+		if (strcmp(a, "-h") == 0)
+			a = "--help";
 		if (a[0] != '-' || a[1] != '-' || a[2] == '\0')
 			break;		/* positional (or "-x"): the command */
-		if (strcmp(a, "--dry-run") == 0)
-			o->dry_run = 1;
-		else if (strcmp(a, "--print-config") == 0)
-			o->print_config = 1;
-		else if (strcmp(a, "--print-policy") == 0)
-			o->print_policy = 1;
-		else if (strcmp(a, "--print-plan") == 0)
-			o->print_plan = 1;
-		else if (strcmp(a, "--print-containerfile") == 0)
-			o->print_containerfile = 1;
-		else if (strcmp(a, "--quiet") == 0)
-			o->quiet = 1;
-		else if (strcmp(a, "--no-host-ca") == 0) {
-			if (opt_set(o, LO_HOST_CA, "false", LAUNCH_SRC_FLAG, a,
-			    NULL, err, errlen) == -1)
-				return -1;
-		} else if (strcmp(a, "--keep") == 0 || strcmp(a, "--record") == 0) {
-			id = a[2] == 'k' ? LO_KEEP : LO_RECORD;
-			if (opt_set(o, (enum launch_opt_id)id, "true",
+		/* --no-NAME: a switch that is on by default, turned off */
+		if (strncmp(a, "--no-", 5) == 0 &&
+		    (id = flag_opt(a + 5, strlen(a + 5))) >= 0 &&
+		    opts[id].type == OT_BOOL) {
+			if (opt_set(o, (enum launch_opt_id)id, "false",
 			    LAUNCH_SRC_FLAG, a, NULL, err, errlen) == -1)
 				return -1;
-		} else {
-			eq = strchr(a + 2, '=');
-			nlen = eq != NULL ? (size_t)(eq - a - 2) : strlen(a + 2);
-			id = flag_opt(a + 2, nlen);
-			if (id < 0 || opts[id].type == OT_BOOL)
-				break;	/* unknown: the command starts here */
-			if (eq != NULL)
-				val = eq + 1;
-			else if (i + 1 < argc)
-				val = argv[++i];
-			else {
-				snprintf(err, errlen, "%s needs a value: %s %s",
-				    a, a, opts[id].help);
-				return -1;
-			}
-			snprintf(where, sizeof(where), "--%.*s", (int)nlen, a + 2);
-			if (opt_set(o, (enum launch_opt_id)id, val,
-			    LAUNCH_SRC_FLAG, where, NULL, err, errlen) == -1)
-				return -1;
+			continue;
 		}
+		for (k = 0; k < sizeof(acts) / sizeof(acts[0]); k++)
+			if (strcmp(a, acts[k].flag) == 0)
+				break;
+		if (k < sizeof(acts) / sizeof(acts[0])) {
+			*(int *)(void *)((char *)o + acts[k].off) = 1;
+			continue;
+		}
+		eq = strchr(a + 2, '=');
+		nlen = eq != NULL ? (size_t)(eq - a - 2) : strlen(a + 2);
+		if ((id = flag_opt(a + 2, nlen)) < 0)
+			break;		/* unknown: the command starts here */
+		snprintf(where, sizeof(where), "--%.*s", (int)nlen, a + 2);
+		if (eq != NULL)
+			val = eq + 1;
+		else if (opts[id].type == OT_BOOL)
+			val = "true";
+		else if (i + 1 < argc)
+			val = argv[++i];
+		else {
+			snprintf(err, errlen, "%s needs a value: %s %s (%s)",
+			    a, a, opts[id].arg, opts[id].help);
+			return -1;
+		}
+		if (opt_set(o, (enum launch_opt_id)id, val, LAUNCH_SRC_FLAG,
+		    where, NULL, err, errlen) == -1)
+			return -1;
 	}
 	o->cmd = argv + i;
 	o->ncmd = argc - i;
 	if (o->ncmd > 0 && o->cmd[0][0] == '-' && (i == 0 ||
 	    strcmp(argv[i - 1], "--") != 0)) {
-		snprintf(err, errlen, "unknown flag '%.64s'; to run a command "
-		    "whose name starts with '-', write: aisb -- %.64s",
-		    o->cmd[0], o->cmd[0]);
+		snprintf(err, errlen, "unknown flag '%.64s' (aisb --help lists "
+		    "them); to run a command whose name starts with '-', "
+		    "write: aisb -- %.64s", o->cmd[0], o->cmd[0]);
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The flags of a session, one per line: --flag, or --flag=ARG for those
+ * taking a value (ARG: FILE, DIR, a|b|c choices...), for completion.
+ */
+/*
+ * The flag of option id as help and completion show it: "--package" for
+ * packages, "--no-NAME" for a switch that is on by default.
+ */
+static void
+flag_name(int id, char *flag, size_t len)
+{
+	const struct optdesc	*d = &opts[id];
+	size_t			 i;
+
+	snprintf(flag, len, "--%s%s", d->type == OT_BOOL && d->def != NULL &&
+	    strcmp(d->def, "true") == 0 ? "no-" : "",
+	    id == LO_PACKAGES ? "package" : d->name);
+	for (i = 0; flag[i] != '\0'; i++)
+		if (flag[i] == '_')
+			flag[i] = '-';
+}
+
+void
+launch_opts_flags(FILE *f)
+{
+	size_t	 k;
+	int	 id;
+	char	 flag[64];
+
+	for (id = 0; id < LO__COUNT; id++) {
+		if (opts[id].flags & O_NOFLAG)
+			continue;
+		flag_name(id, flag, sizeof(flag));
+		fprintf(f, "%s%s%s\n", flag, opts[id].arg != NULL ? "=" : "",
+		    opts[id].arg != NULL ? opts[id].arg : "");
+	}
+	for (k = 0; k < sizeof(acts) / sizeof(acts[0]); k++)
+		fprintf(f, "%s\n", acts[k].flag);
+}
+
+/*
+ * The Options: part of aisb --help, from opts[] and acts[]: one line per
+ * flag, its value's name, what it does, its default.
+ */
+void
+launch_opts_help(FILE *f)
+{
+	char	 flag[64];
+	size_t	 k;
+	int	 id;
+
+	fprintf(f, "Options:\n");
+	for (id = 0; id < LO__COUNT; id++) {
+		const struct optdesc *d = &opts[id];
+
+		if (d->flags & O_NOFLAG)
+			continue;
+		flag_name(id, flag, sizeof(flag));
+		if (d->arg != NULL)
+			snprintf(flag + strlen(flag), sizeof(flag) -
+			    strlen(flag), " %s", d->arg);
+		fprintf(f, "  %-28s %s", flag, d->help);
+		if (d->type == OT_BOOL)
+			;	/* a switch: off unless given */
+		else if (d->defhelp != NULL)
+			fprintf(f, " (default: %s)", d->defhelp);
+		else if (d->def != NULL && d->def[0] != '\0')
+			fprintf(f, " (default: %s)", d->def);
+		fputc('\n', f);
+	}
+	for (k = 0; k < sizeof(acts) / sizeof(acts[0]); k++)
+		fprintf(f, "  %-28s %s\n", acts[k].flag, acts[k].help);
+	fprintf(f, "\nEach option NAME also reads from AISB_NAME (upper case) "
+	    "and from the key name in\n~/.config/aisb/config.yaml or the "
+	    "workspace's .aisb.yaml (docs/launcher.md);\nflags win.\n");
 }
 
 /* ---- resolution -------------------------------------------------------- */
@@ -769,6 +898,35 @@ apply_env_layer(struct launch_opts *o, char **envp, char *err, size_t errlen)
 		free(copy);
 	}
 	return 0;
+}
+
+/*
+ * The shipped default policy of an aisb that runs from its build tree.
+ * make copies contrib/policies/default.yaml next to the aisb it builds,
+ * as LAUNCH_POLICY_BUILT_NAME (as it does aisb-seccomp.json), and
+ * make install installs neither copy next to the installed aisb: so a
+ * copy next to /proc/self/exe means "this aisb is uninstalled", wherever
+ * the build folder is (in the tree, out of it, moved), with no path
+ * baked in at configure time that a moved or deleted source tree would
+ * leave dangling.  An installed aisb finds no such file and uses
+ * AISB_POLICYDIR.  0 with the path in buf, or -1.
+ */
+int
+launch_built_policy(char *buf, size_t len)
+{
+	char	 self[PATH_MAX], *slash;
+	ssize_t	 n;
+
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) == -1)
+		return -1;
+	self[n] = '\0';
+	if ((slash = strrchr(self, '/')) == NULL)
+		return -1;
+	*slash = '\0';
+	if ((size_t)snprintf(buf, len, "%s/%s", self,
+	    LAUNCH_POLICY_BUILT_NAME) >= len)
+		return -1;
+	return access(buf, R_OK) == 0 ? 0 : -1;
 }
 
 static int
@@ -880,6 +1038,12 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 		launch_opts_free(&flags);
 		return -1;
 	}
+	if (flags.help) {
+		/* --help reads no config: a broken one must not hide it */
+		launch_opts_free(&flags);
+		o->help = 1;
+		return 0;
+	}
 
 	/* 2. user config */
 	xdg = launch_getenv(envp, "XDG_CONFIG_HOME", 15);
@@ -890,6 +1054,12 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 	else
 		snprintf(o->user_config, sizeof(o->user_config),
 		    "%s/.config/aisb/config.yaml", home ? home : "");
+	if (xdg != NULL && xdg[0] == '/')
+		snprintf(o->user_policy, sizeof(o->user_policy),
+		    "%s/aisb/policy.yaml", xdg);
+	else
+		snprintf(o->user_policy, sizeof(o->user_policy),
+		    "%s/.config/aisb/policy.yaml", home ? home : "");
 	if (read_config(o, o->user_config, LAUNCH_SRC_USER, err, errlen) == -1)
 		goto fail;
 
@@ -918,14 +1088,16 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 
 	/* The policy when nobody named one. */
 	if (o->val[LO_POLICY] == NULL || o->val[LO_POLICY][0] == '\0') {
-		if (xdg != NULL && xdg[0] == '/')
-			snprintf(path, sizeof(path), "%s/aisb/policy.yaml", xdg);
-		else
-			snprintf(path, sizeof(path), "%s/.config/aisb/policy.yaml",
-			    home ? home : "");
-		if (access(path, R_OK) != 0)
+		snprintf(path, sizeof(path), "%s", o->user_policy);
+		if (access(path, R_OK) == 0)
+			o->policy_origin = LAUNCH_POLICY_USER;
+		else if (launch_built_policy(path, sizeof(path)) == 0)
+			o->policy_origin = LAUNCH_POLICY_BUILT;
+		else {
 			snprintf(path, sizeof(path), "%s/default.yaml",
 			    AISB_POLICYDIR);
+			o->policy_origin = LAUNCH_POLICY_INSTALLED;
+		}
 		if (opt_set(o, LO_POLICY, path, LAUNCH_SRC_DEFAULT, "default",
 		    NULL, err, errlen) == -1)
 			return -1;

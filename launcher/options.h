@@ -52,6 +52,7 @@ enum launch_opt_id {
 	LO_GATE,
 	LO_ENV,
 	LO_RUNTIME,
+	LO_QUIET,
 	LO_PROJECT_POLICY,
 	LO_HOST_CA,
 	LO__COUNT
@@ -82,19 +83,22 @@ struct launch_opts {
 	unsigned	 cpus_milli;		/* 1500 = 1.5 CPUs; 0: no limit */
 	unsigned	 pids;			/* 0: no limit */
 	unsigned	 timeout;		/* seconds; 0: none */
-	int		 keep, record, project_policy;
+	int		 keep, record, quiet, project_policy;
 	int		 host_ca;		/* the host's local CAs inside */
 
 	/* what to do */
 	const char	*subcommand;		/* "run" unless argv[1] named another */
 	int		 dry_run, print_config, print_policy, print_plan;
-	int		 print_containerfile;
-	int		 quiet;			/* --quiet: no denial summary */
+	int		 print_containerfile, help;
 	char		**cmd;			/* points into argv, NULL-terminated */
 	int		 ncmd;
 
+	/* where a policy nobody named came from (LAUNCH_POLICY_*) */
+	int		 policy_origin;
+
 	char		 user_config[1024];	/* paths looked at, for messages */
 	char		 project_config[1024];
+	char		 user_policy[1024];
 };
 
 /*
@@ -116,8 +120,19 @@ int	 launch_workspace_check(const struct launch_opts *, char *err,
 	    size_t errlen);
 /* 1 when the real (resolved) path is such a folder of the system. */
 int	 launch_system_folder(const char *real);
+/* Which policy a session uses when no layer names one. */
+#define LAUNCH_POLICY_NAMED	0	/* a flag, AISB_POLICY or a config */
+#define LAUNCH_POLICY_USER	1	/* ~/.config/aisb/policy.yaml */
+#define LAUNCH_POLICY_BUILT	2	/* the build tree's copy (below) */
+#define LAUNCH_POLICY_INSTALLED	3	/* $(pkgdatadir)/policies/default.yaml */
+#define LAUNCH_POLICY_BUILT_NAME "aisb-default-policy.yaml"
+int	 launch_built_policy(char *buf, size_t len);
 /* --print-config: one line per option, value and source; secrets redacted. */
 void	 launch_opts_print(const struct launch_opts *, FILE *);
+/* The Options: part of aisb --help, from the table the parser reads. */
+void	 launch_opts_help(FILE *);
+/* The same flags, one per line: --flag or --flag=ARG. */
+void	 launch_opts_flags(FILE *);
 const char *launch_opt_name(enum launch_opt_id);
 const char *launch_src_str(enum launch_src);
 /* "NAME=<redacted>" / "NAME" / "NAME?" for an --env entry, into buf. */

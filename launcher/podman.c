@@ -342,11 +342,25 @@ selinux_enforcing(void)
  * `podman run` for one session.  Secrets never appear here: values reach
  * the container through the env file only.  -1 without a seccomp profile.
  */
+unsigned long
+launch_ulimit(int resource)
+{
+	struct rlimit	 rl;
+	unsigned long	 cap = resource == RLIMIT_NPROC ? LAUNCH_NPROC_CAP :
+			    LAUNCH_NOFILE_CAP;
+
+	if (getrlimit(resource, &rl) == -1)
+		return 0;
+	if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > cap)
+		return cap;
+	return (unsigned long)rl.rlim_max;
+}
+
 int
 launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 {
 	const struct launch_opts	*o = r->opts;
-	struct rlimit			 rl;
+	unsigned long			 n;
 	int				 i;
 
 	memset(v, 0, sizeof(*v));
@@ -433,19 +447,15 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 		    o->cpus_milli % 1000);
 	if (o->pids > 0 && !r->no_limits)
 		add(v, "--pids-limit=%u", o->pids);
-	/* ulimits inside the host's hard limits, or podman refuses to start */
-	if (r->nofile > 0 || getrlimit(RLIMIT_NOFILE, &rl) == 0) {
-		unsigned long n = r->nofile > 0 ? r->nofile :
-		    rl.rlim_max < 65536 ? (unsigned long)rl.rlim_max : 65536;
-
+	/*
+	 * ulimits inside the host's hard limits, or podman refuses to start.
+	 * A session passes what its host check chose (which a runtime
+	 * probe may have lowered); a dry run the same choice, made here.
+	 */
+	if ((n = r->nofile > 0 ? r->nofile : launch_ulimit(RLIMIT_NOFILE)) > 0)
 		add(v, "--ulimit=nofile=%lu:%lu", n, n);
-	}
-	if (r->nproc > 0 || getrlimit(RLIMIT_NPROC, &rl) == 0) {
-		unsigned long n = r->nproc > 0 ? r->nproc :
-		    rl.rlim_max < 65536 ? (unsigned long)rl.rlim_max : 65536;
-
+	if ((n = r->nproc > 0 ? r->nproc : launch_ulimit(RLIMIT_NPROC)) > 0)
 		add(v, "--ulimit=nproc=%lu:%lu", n, n);
-	}
 	/*
 	 * A backstop for --timeout that holds when aisb and its watcher are
 	 * both gone: conmon kills the container (docs/launcher.md).

@@ -48,6 +48,18 @@ struct launch_run {
 	int		 interactive, tty;
 };
 
+#define LAUNCH_NOFILE_CAP	65536UL		/* never ask for more */
+/*
+ * podman 4.3 starts conmon with a hard nproc of 32768, and the runtime
+ * cannot raise it inside ("error setting rlimit type 6").
+ */
+#define LAUNCH_NPROC_CAP	32768UL
+/*
+ * The --ulimit value of RLIMIT_NOFILE or RLIMIT_NPROC: the hard limit,
+ * capped; 0 when getrlimit fails.  The one choice of sessions (through
+ * the host check) and of dry runs.
+ */
+unsigned long	 launch_ulimit(int resource);
 void	 launch_strv_free(struct launch_strv *);
 /*
  * The plan text for aisb-enforce; *out is malloc'd.  host_loopback is the

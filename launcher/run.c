@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "cli.h"
 #include "denials.h"
 #include "gates.h"
 #include "hostca.h"
@@ -54,12 +55,30 @@ load_policy(const struct launch_opts *o)
 		if (o->src[LO_POLICY] == LAUNCH_SRC_DEFAULT &&
 		    access(o->val[LO_POLICY], F_OK) != 0)
 			fprintf(stderr, "aisb: no policy: pass --policy FILE, "
-			    "write ~/.config/aisb/policy.yaml, or run make "
-			    "install for the shipped default\n");
+			    "write %s, or run make install for the shipped "
+			    "default\n", o->user_policy);
 	}
 	free(out);
 	free(errs);
 	return p;
+}
+
+/*
+ * A session under a policy nobody named starts by saying so, and how to
+ * write one's own: otherwise the shipped default decides in silence.
+ */
+static void
+say_default_policy(const struct launch_opts *o, const struct policy *p)
+{
+	if (o->policy_origin != LAUNCH_POLICY_BUILT &&
+	    o->policy_origin != LAUNCH_POLICY_INSTALLED)
+		return;
+	fprintf(stderr, "aisb: policy: the shipped default, %s (%s copy, "
+	    "sha256:%.12s)\n"
+	    "aisb: to write your own: copy it to %s and edit it "
+	    "(docs/policy.md), or pass --policy FILE\n", o->val[LO_POLICY],
+	    o->policy_origin == LAUNCH_POLICY_BUILT ? "build tree" :
+	    "installed", policy_sha256(p), o->user_policy);
 }
 
 /*
@@ -729,6 +748,10 @@ launch_cmd_run(int argc, char **argv)
 		launch_opts_free(&o);
 		return EXIT_CONFIG;
 	}
+	if (o.help) {
+		launch_opts_free(&o);
+		return launch_cli_usage(NULL, stdout);
+	}
 	preview = o.print_config || o.print_policy || o.print_plan ||
 	    o.print_containerfile || o.dry_run;
 	if ((!preview || o.dry_run) &&
@@ -748,6 +771,9 @@ launch_cmd_run(int argc, char **argv)
 		launch_opts_free(&o);
 		return EXIT_CONFIG;
 	}
+	/* a dry run is the session's preview: it says the same */
+	if ((!preview || o.dry_run) && !o.quiet)
+		say_default_policy(&o, p);
 	if (o.print_policy) {
 		char *d = policy_dump(p, NULL);
 

@@ -6,6 +6,7 @@ GATE_TESTS = \
 	tests/integration/gate_dns.sh \
 	tests/integration/gate_faults.sh \
 	tests/integration/gate_http.sh \
+	tests/integration/gate_lines.sh \
 	tests/integration/gate_load.sh \
 	tests/integration/gate_privdrop.sh \
 	tests/integration/gate_signals.sh \

@@ -169,6 +169,23 @@ for c in CapPrm CapEff CapBnd CapAmb; do
 done
 check "NoNewPrivs" "$(awk '$1 == "NoNewPrivs:" { print $2 }' "$tmp/out")" 1
 
+# 5b. the ulimits a session has are those its dry run shows (one builder)
+rc=0; sess --dry-run -- true || rc=$?
+want=$(grep -o -- '--ulimit=[a-z]*=[0-9]*' "$tmp/out" | sed 's/.*=//' | paste -sd' ')
+rc=0; sess -- cat /proc/self/limits || rc=$?
+check "ulimits: dry run vs session (nofile nproc)" "$(awk '
+    /^Max open files/ { n = $5 } /^Max processes/ { p = $4 }
+    END { print n, p }' "$tmp/out")" "$want"
+
+# 5c. no policy named anywhere: the build tree's default, said first
+rc=0; (cd "$tmp/ws" && "$aisb" --home-volume "$vol" --package curl -- true) \
+    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "default policy: exit" "$rc" 0
+case $(sed -n 1p "$tmp/err") in
+"aisb: policy: the shipped default, $(cd "$top_builddir" && pwd)/aisb-default-policy.yaml (build tree copy, sha256:"*) ok ;;
+*) bad "default policy: first line: $(sed -n 1p "$tmp/err")" ;;
+esac
+
 # 6. exit status passes through
 rc=0; sess -- sh -c 'exit 42' || rc=$?
 check "exit status" "$rc" 42

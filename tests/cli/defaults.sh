@@ -1,0 +1,105 @@
+#!/bin/bash
+# What aisb does with nothing configured, and what its previews and records
+# say: the policy a session uses when none is named (build tree copy,
+# installed copy, the user's own), the line that says so, the ulimits of
+# --dry-run against the ones a session passes, and sessions show's times.
+set -euo pipefail
+
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_builddir=${top_builddir:-.}
+aisb=$(cd "$top_builddir" && pwd)/aisb
+built=$(cd "$top_builddir" && pwd)/aisb-default-policy.yaml
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/home" "$tmp/ws"
+# a user with no config at all
+export HOME=$tmp/home XDG_CONFIG_HOME=$tmp/home/.config XDG_STATE_HOME=$tmp/state
+unset $(env | sed -n 's/^\(AISB_[A-Z_]*\)=.*/\1/p') 2>/dev/null || true
+
+pass=0 fail=0
+ok()  { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+check() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi; }
+run() {	# run CMD...: out, err, rc in the workspace
+	rc=0
+	(cd "$tmp/ws" && "$@") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+}
+policy_of() { sed -n 's/^policy  *\([^ ]*\) .*/\1/p' "$tmp/out"; }
+
+# 1. the build tree: the shipped default.yaml, copied next to aisb by make
+check "make copied the default policy" "$(cmp -s "$built" \
+    "$top_srcdir/contrib/policies/default.yaml" && echo same)" same
+run "$aisb" --print-config
+check "print-config: exit" "$rc" 0
+check "no config: the build tree's default" "$(policy_of)" "$built"
+sha=$("$aisb" policy check "$built" | sed -n 's/^policy OK sha256:\(.\{12\}\).*/\1/p')
+run "$aisb" --dry-run -- true
+check "dry run: exit" "$rc" 0
+check "dry run: first line" "$(sed -n 1p "$tmp/err")" \
+    "aisb: policy: the shipped default, $built (build tree copy, sha256:$sha)"
+check "dry run: second line" "$(sed -n 2p "$tmp/err")" \
+    "aisb: to write your own: copy it to $XDG_CONFIG_HOME/aisb/policy.yaml and edit it (docs/policy.md), or pass --policy FILE"
+run "$aisb" --quiet --dry-run -- true
+check "--quiet: no policy line" "$(grep -c 'shipped default' "$tmp/err" || true)" 0
+run env AISB_QUIET=1 "$aisb" --dry-run -- true
+check "AISB_QUIET: no policy line" "$(grep -c 'shipped default' "$tmp/err" || true)" 0
+
+# 2. an installed aisb (nothing next to it) uses the installed copy
+mkdir -p "$tmp/bin"
+cp "$aisb" "$tmp/bin/aisb"
+run "$tmp/bin/aisb" --print-config
+case $(policy_of) in
+*/share/aisb/policies/default.yaml) ok ;;
+*) bad "installed: policy $(policy_of)" ;;
+esac
+
+# 3. the user's own policy wins over the shipped one, and nothing is said
+mkdir -p "$XDG_CONFIG_HOME/aisb"
+printf 'version: 1\nallow:\n  - host: own.test\n    ports: [443]\n' \
+    >"$XDG_CONFIG_HOME/aisb/policy.yaml"
+run "$aisb" --print-config
+check "user policy wins" "$(policy_of)" "$XDG_CONFIG_HOME/aisb/policy.yaml"
+run "$aisb" --dry-run -- true
+check "user policy: no default line" "$(grep -c 'shipped default' "$tmp/err" || true)" 0
+# ... and a flag over both
+printf 'version: 1\nallow:\n  - host: flag.test\n    ports: [443]\n' >"$tmp/flag.yaml"
+run "$aisb" --policy "$tmp/flag.yaml" --print-config
+check "--policy wins" "$(policy_of)" "$tmp/flag.yaml"
+rm "$XDG_CONFIG_HOME/aisb/policy.yaml"
+
+# 4. the ulimits --dry-run shows are the session's choice: the hard limit,
+# nofile capped at 65536 and nproc at 32768 (podman's conmon), whatever
+# the host allows above that (it showed nproc 65536, sessions passed 32768)
+ulimits() {	# ulimits PRLIMIT-ARGS...: "NOFILE NPROC" of a dry run
+	rc=0
+	(cd "$tmp/ws" && prlimit "$@" "$aisb" --quiet --dry-run -- true) \
+	    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+	echo "$(sed -n 's/.*--ulimit=nofile=\([0-9]*\):\1.*/\1/p' "$tmp/out") $(sed -n 's/.*--ulimit=nproc=\([0-9]*\):\1.*/\1/p' "$tmp/out")"
+}
+if command -v prlimit >/dev/null; then
+	check "ulimits: nproc above the cap" "$(ulimits --nproc=40000:40000 --nofile=3000:3000)" "3000 32768"
+	check "ulimits: below the caps" "$(ulimits --nproc=2000:2000 --nofile=1500:1500)" "1500 2000"
+	# raising a hard limit needs CAP_SYS_RESOURCE, which a container may lack
+	if prlimit --nproc=unlimited:unlimited --nofile=200000:200000 true 2>/dev/null; then
+		check "ulimits: unlimited" "$(ulimits --nproc=unlimited:unlimited --nofile=200000:200000)" "65536 32768"
+	fi
+else
+	echo "prlimit not found: ulimit checks skipped"
+fi
+
+# 5. sessions show: times in UTC as ls prints them; the record keeps epochs
+id=0123456789abcdef01234567
+mkdir -p "$XDG_STATE_HOME/aisb/sessions/$id"
+printf 'session %s\nstarted 1796080204\nended 1796080265\nexit 0\ncommand true\nstartedness 5\n' \
+    "$id" >"$XDG_STATE_HOME/aisb/sessions/$id/record"
+run "$aisb" sessions show 0123
+check "show: exit" "$rc" 0
+check "show: started" "$(grep '^started ' "$tmp/out")" "started 2026-11-30 23:10:04 UTC"
+check "show: ended" "$(grep '^ended ' "$tmp/out")" "ended 2026-11-30 23:11:05 UTC"
+check "show: other lines as they are" "$(grep '^startedness' "$tmp/out")" "startedness 5"
+run "$aisb" sessions ls
+check "ls: the same start" "$(awk -v id=$id '$1 == id { print $2, $3 }' "$tmp/out")" \
+    "2026-11-30 23:10:04"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
