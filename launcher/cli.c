@@ -12,7 +12,7 @@
 #include "launch.h"
 #include "options.h"
 
-static const struct cli_opt no_opts[] = { { NULL } };
+static const struct cli_opt no_opts[] = { { .flag = NULL } };
 
 static const struct cli_opt clean_opts[] = {
 	{ "--all", CLI_SWITCH, NULL, NULL,
@@ -24,13 +24,13 @@ static const struct cli_opt clean_opts[] = {
 	    "also remove sandbox images no session used lately" },
 	{ "--older-than", CLI_VALUE, "DURATION", "7d",
 	    "with --images: unused for this long (s, m, h, d)" },
-	{ NULL }
+	{ .flag = NULL }
 };
 
 static const struct cli_opt doctor_opts[] = {
 	{ "--image", CLI_VALUE, "REF", "the newest image aisb built",
 	    "image the container checks run in" },
-	{ NULL }
+	{ .flag = NULL }
 };
 
 static const struct cli_opt image_build_opts[] = {
@@ -45,7 +45,7 @@ static const struct cli_opt image_build_opts[] = {
 	    "OCI runtime of the build" },
 	{ "--suite", CLI_VALUE, "NAME", "the host's Debian suite",
 	    "Debian suite of an offline base" },
-	{ NULL }
+	{ .flag = NULL }
 };
 
 static const struct cli_opt gate_up_opts[] = {
@@ -54,7 +54,7 @@ static const struct cli_opt gate_up_opts[] = {
 	    "days)" },
 	{ "--policy", CLI_VALUE, "FILE", "as for a session",
 	    "policy the gate enforces" },
-	{ NULL }
+	{ .flag = NULL }
 };
 
 static const struct cli_opt derive_opts[] = {
@@ -62,7 +62,7 @@ static const struct cli_opt derive_opts[] = {
 	    "read apt's sources under DIR (apt only)" },
 	{ "--workspace", CLI_VALUE, "DIR", "the current directory",
 	    "read the remotes of the repository in DIR (git only)" },
-	{ NULL }
+	{ .flag = NULL }
 };
 
 static const struct cli_opt help_opts[] = {
@@ -71,7 +71,7 @@ static const struct cli_opt help_opts[] = {
 	{ "--flags", CLI_VALUE, "COMMAND", NULL,
 	    "list a command's flags, one a line: --flag, --flag=ARG (for "
 	    "completion)" },
-	{ NULL }
+	{ .flag = NULL }
 };
 
 /*
