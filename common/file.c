@@ -101,3 +101,21 @@ fail:
 	close(fd);
 	return NULL;
 }
+
+int
+file_write_all(int fd, const void *buf, size_t len)
+{
+	const char	*p = buf;
+	ssize_t		 w;
+
+	while (len > 0) {
+		if ((w = write(fd, p, len)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}

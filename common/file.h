@@ -28,4 +28,8 @@ char	*file_read_bounded_at(int dirfd, const char *name, const char *path,
  */
 int	 file_dir_open(const char *path, const char **name);
 
+/* All len bytes of buf to fd, across short writes and EINTR: 0, or -1
+ * with errno set. */
+int	 file_write_all(int fd, const void *buf, size_t len);
+
 #endif

@@ -26,9 +26,7 @@ int
 enf_host_ca(const char *pem, const char *bundle, char *err, size_t errlen)
 {
 	char		*text;
-	const char	*p;
-	size_t		 len, off = 0;
-	ssize_t		 n;
+	size_t		 len;
 	int		 fd;
 
 	if (access(pem, F_OK) == -1 && errno == ENOENT)
@@ -52,15 +50,8 @@ enf_host_ca(const char *pem, const char *bundle, char *err, size_t errlen)
 	/* a bundle that does not end its last line must not glue onto ours */
 	if (write(fd, "\n", 1) != 1)
 		goto fail;
-	for (p = text; off < len; off += (size_t)n) {
-		if ((n = write(fd, p + off, len - off)) == -1) {
-			if (errno == EINTR) {
-				n = 0;
-				continue;
-			}
-			goto fail;
-		}
-	}
+	if (file_write_all(fd, text, len) == -1)
+		goto fail;
 	free(text);
 	if (close(fd) == -1) {
 		snprintf(err, errlen, "%s: %s", bundle, strerror(errno));

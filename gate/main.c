@@ -427,22 +427,6 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 	}
 }
 
-static int
-write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t	 w = write(fd, buf, len);
-
-		if (w == -1 && errno == EINTR)
-			continue;
-		if (w == -1)
-			return -1;
-		buf += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 /* The port file appears complete or not at all: write, then rename. */
 static int
 write_port_file(const char *path, const char *line)
@@ -458,7 +442,7 @@ write_port_file(const char *path, const char *line)
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) ==
 	    -1)
 		return -1;
-	if (write_all(fd, line, strlen(line)) == -1 || close(fd) == -1 ||
+	if (file_write_all(fd, line, strlen(line)) == -1 || close(fd) == -1 ||
 	    rename(tmp, path) == -1) {
 		unlink(tmp);
 		return -1;
@@ -1015,7 +999,7 @@ main(int argc, char **argv)
 	if (cfg->port_file != NULL && write_port_file(cfg->port_file, line) == -1)
 		fatal("port file %s", cfg->port_file);
 	if (cfg->ready_fd != -1) {
-		if (write_all(cfg->ready_fd, line, strlen(line)) == -1)
+		if (file_write_all(cfg->ready_fd, line, strlen(line)) == -1)
 			log_warn("ready fd %d", cfg->ready_fd);
 		close(cfg->ready_fd);
 	}

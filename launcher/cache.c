@@ -24,6 +24,7 @@
 #include <openssl/evp.h>
 
 #include "cache.h"
+#include "file.h"
 #include "image.h"
 #include "options.h"
 #include "session.h"
@@ -103,8 +104,6 @@ launch_cache_write(const char *path, const char *key, const char *body,
     size_t len)
 {
 	char	 dir[PATH_MAX], tmp[PATH_MAX + 16], *slash;
-	size_t	 off = 0;
-	ssize_t	 n;
 	int	 fd, rc = -1;
 
 	if (!valid_key(key) || snprintf(dir, sizeof(dir), "%s", path) >=
@@ -119,14 +118,8 @@ launch_cache_write(const char *path, const char *key, const char *body,
 	if (dprintf(fd, "%s%s\n", CACHE_MAGIC, key) !=
 	    (int)(sizeof(CACHE_MAGIC) - 1 + LAUNCH_CACHE_KEYHEX + 1))
 		goto out;
-	while (off < len) {
-		if ((n = write(fd, body + off, len - off)) == -1 &&
-		    errno == EINTR)
-			continue;
-		if (n <= 0)
-			goto out;
-		off += (size_t)n;
-	}
+	if (file_write_all(fd, body, len) == -1)
+		goto out;
 	rc = 0;
 out:
 	if (close(fd) == -1)

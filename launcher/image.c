@@ -1337,8 +1337,6 @@ write_file(const char *dir, const char *name, const void *p, size_t len,
     mode_t mode, char *err, size_t errlen)
 {
 	char		 path[PATH_MAX];
-	const char	*c = p;
-	ssize_t		 n;
 	int		 fd;
 
 	if (path_join(path, dir, name) == -1) {
@@ -1350,17 +1348,10 @@ write_file(const char *dir, const char *name, const void *p, size_t len,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	while (len > 0) {
-		if ((n = write(fd, c, len)) == -1) {
-			if (errno == EINTR)
-				continue;
-			snprintf(err, errlen, "%s: %s", path,
-			    strerror(errno));
-			close(fd);
-			return -1;
-		}
-		c += n;
-		len -= (size_t)n;
+	if (file_write_all(fd, p, len) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
 	}
 	if (fchmod(fd, mode) == -1 || close(fd) == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));

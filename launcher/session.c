@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "file.h"
 #include "session.h"
 
 int
@@ -116,8 +117,6 @@ launch_session_write(const struct launch_session *s, const char *name,
     const char *data, size_t len, char *path, size_t pathlen, char *err,
     size_t errlen)
 {
-	ssize_t	 w;
-	size_t	 off = 0;
 	int	 fd;
 
 	if (launch_session_path(s, name, path, pathlen) == -1) {
@@ -130,16 +129,11 @@ launch_session_write(const struct launch_session *s, const char *name,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	while (off < len) {
-		if ((w = write(fd, data + off, len - off)) == -1) {
-			if (errno == EINTR)
-				continue;
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			close(fd);
-			unlink(path);
-			return -1;
-		}
-		off += (size_t)w;
+	if (file_write_all(fd, data, len) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
+		unlink(path);
+		return -1;
 	}
 	if (close(fd) == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
