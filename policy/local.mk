@@ -1,7 +1,8 @@
 noinst_LIBRARIES += policy/libaisbpolicy.a
 policy_libaisbpolicy_a_SOURCES = \
 	policy/policy.h policy/policy-int.h \
-	policy/load.c policy/target.c policy/addr.c policy/match.c \
-	policy/regex.c policy/dump.c policy/fix.c
+	policy/load-int.h policy/load.c policy/yaml.c policy/schema.c \
+	policy/compile.c policy/info.c policy/target.c policy/addr.c \
+	policy/match.c policy/regex.c policy/dump.c policy/fix.c
 policy_libaisbpolicy_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(PCRE2_CFLAGS) $(CRYPTO_CFLAGS)
 POLICY_LIBS = policy/libaisbpolicy.a common/libaisbaddr.a $(YAML_LIBS) $(PCRE2_LIBS) $(CRYPTO_LIBS)

@@ -1,0 +1,63 @@
+/*
+ * What the three stages of loading share (yaml.c, schema.c, compile.c,
+ * load.c): the YAML tree, the loading context and its error collector.
+ * Only the files of policy/ include this.
+ */
+#ifndef AISB_POLICY_LOAD_INT_H
+#define AISB_POLICY_LOAD_INT_H
+
+#include <stddef.h>
+
+#include "policy-int.h"
+
+#define YAML_MAX_DEPTH		16	/* the schema needs 5 */
+#define YAML_MAX_NODES		(1u << 20)
+#define POLICY_MAX_PORT_ITEMS	1024	/* entries in one ports: list */
+
+enum ytype { Y_SCALAR, Y_SEQ, Y_MAP };
+
+struct ynode {
+	enum ytype	  type;
+	unsigned	  line, col;
+	int		  plain;	/* scalar written without quotes */
+	char		 *val;		/* scalar, NUL-terminated (may hold NULs) */
+	size_t		  len;
+	struct ynode	**kids;		/* seq: items; map: key, value, key, value... */
+	size_t		  nkids, cap;
+};
+
+struct ctx {
+	struct policy_errors	*errs;
+	const char		*file;
+	unsigned		 nodes;
+	struct policy_rule	**rules;
+	size_t			 nrules, caprules;
+	struct policy		*p;
+	pcre2_compile_context	*cctx;
+};
+
+/* load.c: one error at line:col (0:0 for none), with an optional hint. */
+void	 policy_error_at(struct ctx *c, unsigned line, unsigned col,
+	    const char *hint, const char *fmt, ...)
+	    __attribute__((format(printf, 5, 6)));
+#define ERR(c, n, hint, ...) \
+	policy_error_at(c, (n)->line, (n)->col, hint, __VA_ARGS__)
+
+/*
+ * yaml.c: the document's tree (NULL for an empty one); *failed is set on
+ * a syntax error, an alias or anchor, a second document, too deep or too
+ * many nodes, each reported through c.
+ */
+struct ynode	*policy_yaml_tree(struct ctx *c, const char *buf, size_t len,
+		    int *failed);
+void		 policy_ynode_free(struct ynode *);
+
+/* schema.c: checks the tree against schema version 1, fills c->p and c->rules. */
+void	 policy_schema_read(struct ctx *c, const struct ynode *root);
+
+/* compile.c */
+size_t	 policy_ports_normalize(struct policy_port_range *, size_t n);
+void	 policy_rule_free(struct policy_rule *);
+int	 policy_compile(struct ctx *c);	/* canonical order, indexes, dump */
+
+#endif
