@@ -234,20 +234,24 @@ apply_agent(struct launch_opts *o, struct run_agent *ra, int named,
 			fprintf(stderr, "aisb: %s\n", err);
 			return -1;
 		}
-		policy_free(*pp);
-		*pp = merged;
-		/* the user's deny rules win: say which of its hosts lose */
+		/*
+		 * The user's deny rules win: say which of its hosts lose,
+		 * citing the rule where the user wrote it (the base).
+		 */
 		for (i = 0; i < a->nhosts && !o->quiet; i++) {
 			if (a->hosts[i].host[0] == '*')
 				continue;
-			policy_decide_name(merged, a->hosts[i].host,
+			policy_decide_name(*pp, a->hosts[i].host,
 			    strlen(a->hosts[i].host), a->hosts[i].port, &d);
-			if (d.verdict == POLICY_DENY && d.rule != NULL)
+			if (d.verdict == POLICY_DENY &&
+			    d.reason == POLICY_R_DENY_RULE && d.rule != NULL)
 				fprintf(stderr, "aisb: agent %s: %s:%u stays "
 				    "denied by %s\n", a->name, a->hosts[i].host,
 				    a->hosts[i].port, policy_rule_describe(d.rule,
 				    buf, sizeof(buf)));
 		}
+		policy_free(*pp);
+		*pp = merged;
 	}
 
 	/* setenv: before the user's entries, skipped where the user names it */

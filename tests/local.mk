@@ -61,7 +61,8 @@ TESTS += tests/cli/policy_cli.sh tests/cli/seccomp_profile.sh
 EXTRA_DIST += tests/cli/policy_cli.sh tests/cli/seccomp_profile.sh tests/run.sh
 # The first hour: defaults from the build tree, previews that match the
 # session, help from the parser's table, completion from the same.
-CLI_TESTS = tests/cli/defaults.sh tests/cli/help.sh tests/cli/completion.sh
+CLI_TESTS = tests/cli/defaults.sh tests/cli/help.sh tests/cli/completion.sh \
+	tests/cli/agent.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS)
 
