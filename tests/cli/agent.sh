@@ -160,7 +160,19 @@ if command -v "$top_builddir/aisb-gate" >/dev/null 2>&1 || [ -x "$top_builddir/a
 	has "gate up --agent: why" "$tmp/err" "gate up: --agent: a gate enforces its policy file as written"
 fi
 
-# 10. bad --agent values, and where --print-config says it came from
+# 10. doctor lists the recipes, and fails on a file that does not load
+# (whatever else it finds on this host: only its agents lines are read)
+run "$aisb" doctor
+has "doctor: the count" "$tmp/out" '^ok   agents     4 recipes (.*aisb-agents.yaml; none of yours in '
+has "doctor: claude" "$tmp/out" '^  claude   npm @anthropic-ai/claude-code@[0-9.]*, node [0-9.]*; [0-9]* hosts (.*aisb-agents.yaml:[0-9]*:[0-9]*)$'
+has "doctor: aider" "$tmp/out" '^  aider    pip aider-chat==[0-9.]*; '
+printf 'version: 1\nagents:\n  claude:\n    npm: "x@1"\n' >"$userfile"
+run "$aisb" doctor
+check "doctor, bad recipe: exit" "$rc" 1
+has "doctor, bad recipe: the line" "$tmp/out" "^FAIL agents     $userfile:4:10: agent 'claude': npm: '1' is not an exact version"
+rm "$userfile"
+
+# 11. bad --agent values, and where --print-config says it came from
 run "$aisb" --agent 'Claude Code' --print-config
 check "bad --agent: exit" "$rc" 78
 run "$aisb" --agent claude --print-config
