@@ -87,3 +87,11 @@ EXTRA_DIST += tests/e2e/deny.sh
 # Stopping sessions without a terminal; a launcher killed outright.
 TESTS += tests/e2e/signals.sh
 EXTRA_DIST += tests/e2e/signals.sh
+
+# The slow test of an agent recipe: builds the claude image (downloads the
+# agent) and runs claude --version in a session.  Not part of make check.
+EXTRA_DIST += tests/agents/claude.sh
+check-agents: all
+	top_srcdir=$(top_srcdir) top_builddir=$(top_builddir) \
+	    $(SHELL) $(top_srcdir)/tests/agents/claude.sh
+.PHONY: check-agents
