@@ -95,3 +95,7 @@ check-agents: all
 	top_srcdir=$(top_srcdir) top_builddir=$(top_builddir) \
 	    $(SHELL) $(top_srcdir)/tests/agents/claude.sh
 .PHONY: check-agents
+# An agent recipe in real sessions: the merged policy the gate enforces,
+# setenv in the command's environment (AISB_E2E=1).
+TESTS += tests/e2e/agent.sh
+EXTRA_DIST += tests/e2e/agent.sh
