@@ -157,5 +157,7 @@ void	 launch_agent_spec(const struct launch_agent *,
 
 /* aisb doctor, aisb agents: one line per agent. */
 void	 launch_agents_print(const struct launch_agents *, FILE *);
+/* aisb agents [NAME]: the list, or one recipe with where each field is. */
+int	 launch_cmd_agents(int argc, char **argv);
 
 #endif

@@ -134,7 +134,7 @@ static const struct actdesc acts[] = {
 
 static const char *const subcommands[] = {
 	"run", "policy", "gate", "image", "sessions", "clean", "doctor",
-	"version", "help",
+	"version", "help", "agents",
 };
 
 const char *

@@ -172,7 +172,21 @@ check "doctor, bad recipe: exit" "$rc" 1
 has "doctor, bad recipe: the line" "$tmp/out" "^FAIL agents     $userfile:4:10: agent 'claude': npm: '1' is not an exact version"
 rm "$userfile"
 
-# 11. bad --agent values, and where --print-config says it came from
+# 11. aisb agents: the list, one recipe with where each field was written
+run "$aisb" agents
+check "agents: exit" "$rc" 0
+check "agents: four" "$(grep -c '^  [a-z]' "$tmp/out")" 4
+printf 'version: 1\nagents:\n  codex:\n    hosts: [api.openai.com]\n' >"$userfile"
+run "$aisb" agents codex
+check "agents codex: exit" "$rc" 0
+has "agents codex: changed" "$tmp/out" "^agent codex (.*aisb-agents.yaml:[0-9]*:3, changed by the user's file)$"
+has "agents codex: the user's host" "$tmp/out" "^  hosts    api.openai.com:443 ($userfile:4:13)$"
+has "agents codex: the shipped npm" "$tmp/out" "^  npm      @openai/codex@[0-9.]* (.*aisb-agents.yaml:[0-9]*:10)$"
+rm "$userfile"
+run "$aisb" agents nosuch
+check "agents nosuch: exit" "$rc" 78
+
+# 12. bad --agent values, and where --print-config says it came from
 run "$aisb" --agent 'Claude Code' --print-config
 check "bad --agent: exit" "$rc" 78
 run "$aisb" --agent claude --print-config
