@@ -36,8 +36,10 @@
 
 #include "agent.h"
 #include "cli.h"
+#include "file.h"
 #include "image.h"
 #include "launch.h"
+#include "session.h"
 
 #ifndef AISB_AGENTS_FILE
 #define AISB_AGENTS_FILE	"/usr/local/share/aisb/agents.yaml"
@@ -604,6 +606,14 @@ parse_agent(struct agctx *c, const char *name, const struct agnode *n,
 				    key->val);
 				return -1;
 			}
+		/* the pins file holds versions, which aisb writes */
+		if (c->fileno == LAUNCH_AGENTS_PINS && f != LAF_NODE &&
+		    f != LAF_NPM && f != LAF_PIP) {
+			fail_at(c, key->line, key->col, "agent '%s': %s: the "
+			    "pins file holds node, npm and pip only; write "
+			    "other fields in agents.yaml", name, key->val);
+			return -1;
+		}
 		a->field[f].file = c->fileno;
 		a->field[f].line = val->line;
 		a->field[f].col = val->col;
@@ -1069,11 +1079,20 @@ int
 launch_agents_load_files(struct launch_agents *set, const char *shipped,
     const char *user, char *err, size_t errlen)
 {
+	return launch_agents_load_pinned(set, shipped, NULL, user, err,
+	    errlen);
+}
+
+int
+launch_agents_load_pinned(struct launch_agents *set, const char *shipped,
+    const char *pins, const char *user, char *err, size_t errlen)
+{
 	size_t	 i;
 
 	memset(set, 0, sizeof(*set));
-	if (load_one(set, shipped, 0, err, errlen) == -1 ||
-	    load_one(set, user, 1, err, errlen) == -1)
+	if (load_one(set, shipped, LAUNCH_AGENTS_SHIPPED, err, errlen) == -1 ||
+	    load_one(set, pins, LAUNCH_AGENTS_PINS, err, errlen) == -1 ||
+	    load_one(set, user, LAUNCH_AGENTS_USER, err, errlen) == -1)
 		return -1;
 	for (i = 0; i < set->n; i++)
 		if (set->a[i].command[0] == '\0')
@@ -1128,15 +1147,140 @@ launch_agents_user(char **envp, char *buf, size_t len)
 		buf[0] = '\0';
 }
 
+void
+launch_agents_pins_path(char **envp, char *buf, size_t len)
+{
+	char	*slash;
+
+	launch_agents_user(envp, buf, len);
+	if ((slash = strrchr(buf, '/')) != NULL)
+		snprintf(slash + 1, len - (size_t)(slash + 1 - buf), "%s",
+		    "agent-pins.yaml");
+}
+
 int
 launch_agents_load(struct launch_agents *set, char **envp, char *err,
     size_t errlen)
 {
-	char	 shipped[PATH_MAX], user[PATH_MAX];
+	char	 shipped[PATH_MAX], user[PATH_MAX], pins[PATH_MAX];
 
 	(void)launch_agents_shipped(shipped, sizeof(shipped));
 	launch_agents_user(envp, user, sizeof(user));
-	return launch_agents_load_files(set, shipped, user, err, errlen);
+	launch_agents_pins_path(envp, pins, sizeof(pins));
+	return launch_agents_load_pinned(set, shipped, pins, user, err,
+	    errlen);
+}
+
+/*
+ * Rewrites the pins file with agent's field set to value: the file is
+ * aisb's own (no comments of the user's to keep), so it is generated
+ * whole from what it held, checked by loading it back, and renamed into
+ * place.  value "" drops the pin.
+ */
+int
+launch_agent_pin_write(const char *path, const char *agent,
+    enum launch_agent_field f, const char *value, char *err, size_t errlen)
+{
+	struct launch_agents	*cur;
+	struct launch_agent	*a;
+	char			*text = NULL, tmp[PATH_MAX + 16], dir[PATH_MAX];
+	size_t			 len = 0, i;
+	int			 fd = -1, rc = -1, k;
+	FILE			*out;
+	static const enum launch_agent_field pinned[] = { LAF_NODE, LAF_NPM,
+	    LAF_PIP };
+
+	if (f != LAF_NODE && f != LAF_NPM && f != LAF_PIP) {
+		snprintf(err, errlen, "only node, npm and pip are pinned");
+		return -1;
+	}
+	if (!agent_name_ok(agent) || strlen(value) >= LAUNCH_AGENT_VALUE_MAX ||
+	    strpbrk(value, "\"\\\n\r") != NULL) {
+		snprintf(err, errlen, "pin: bad agent name or value");
+		return -1;
+	}
+	if ((cur = calloc(1, sizeof(*cur))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (load_one(cur, path, LAUNCH_AGENTS_PINS, err, errlen) == -1)
+		goto out;
+	if ((a = find_mut(cur, agent)) == NULL) {
+		if (cur->n >= LAUNCH_AGENTS_MAX) {
+			snprintf(err, errlen, "%s: more than %d agents", path,
+			    LAUNCH_AGENTS_MAX);
+			goto out;
+		}
+		a = &cur->a[cur->n++];
+		snprintf(a->name, sizeof(a->name), "%s", agent);
+	}
+	a->field[f].line = value[0] != '\0';
+	snprintf(f == LAF_NODE ? a->node : f == LAF_NPM ? a->npm : a->pip,
+	    f == LAF_NODE ? sizeof(a->node) : sizeof(a->npm), "%s", value);
+	if ((out = open_memstream(&text, &len)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	fprintf(out, "# Versions pinned by aisb (image build --update): "
+	    "rewritten whole by aisb.\n# Your own pins and changes go in "
+	    "agents.yaml next to it, which wins.\nversion: 1\nagents:\n");
+	for (i = 0; i < cur->n; i++) {
+		a = &cur->a[i];
+		for (k = 0; k < 3; k++)
+			if (a->field[pinned[k]].line != 0)
+				break;
+		if (k == 3)
+			continue;	/* nothing pinned any more */
+		fprintf(out, "  %s:\n", a->name);
+		for (k = 0; k < 3; k++) {
+			enum launch_agent_field pf = pinned[k];
+
+			if (a->field[pf].line == 0)
+				continue;
+			fprintf(out, "    %s: \"%s\"\n", field_names[pf],
+			    pf == LAF_NODE ? a->node : pf == LAF_NPM ? a->npm :
+			    a->pip);
+		}
+	}
+	if (fclose(out) != 0 || text == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	if (strrchr(dir, '/') != NULL) {
+		*strrchr(dir, '/') = '\0';
+		if (dir[0] != '\0' && launch_mkdirs(dir) == -1) {
+			snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+			goto out;
+		}
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+	    O_NOFOLLOW, 0644)) == -1 || file_write_all(fd, text, len) == -1 ||
+	    fsync(fd) == -1 || close(fd) == -1) {
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		if (fd != -1)
+			(void)close(fd);
+		(void)unlink(tmp);
+		goto out;
+	}
+	fd = -1;
+	/* what is written must load, with the checks of any recipe */
+	memset(cur, 0, sizeof(*cur));
+	if (load_one(cur, tmp, LAUNCH_AGENTS_PINS, err, errlen) == -1) {
+		(void)unlink(tmp);
+		goto out;
+	}
+	if (rename(tmp, path) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		(void)unlink(tmp);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(text);
+	free(cur);
+	return rc;
 }
 
 const struct launch_agent *
@@ -1165,7 +1309,7 @@ const char *
 launch_agent_where(const struct launch_agents *set,
     const struct launch_agent_pos *pos, char *buf, size_t len)
 {
-	const char	*file = pos->file < 2 ? set->files[pos->file] : "?";
+	const char	*file = pos->file < 3 ? set->files[pos->file] : "?";
 
 	if (pos->line == 0)
 		snprintf(buf, len, "%s", file);
@@ -1497,8 +1641,9 @@ launch_cmd_agents(int argc, char **argv)
 	}
 	rc = 0;
 	if (ca.npos == 0) {
-		printf("recipes: %s%s%s\n", set->files[0][0] != '\0' ?
-		    set->files[0] : "(no shipped file)", set->files[1][0] !=
+		printf("recipes: %s%s%s%s%s\n", set->files[0][0] != '\0' ?
+		    set->files[0] : "(no shipped file)", set->files[2][0] !=
+		    '\0' ? ", pins " : "", set->files[2], set->files[1][0] !=
 		    '\0' ? ", " : "", set->files[1]);
 		launch_agents_print(set, stdout);
 	} else if ((a = launch_agent_find(set, ca.pos[0])) != NULL)

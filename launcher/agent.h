@@ -79,10 +79,15 @@ struct launch_agent {
 	int		 overridden;		/* the user file changed it */
 };
 
+/* The files, in launch_agents.files and launch_agent_pos.file. */
+#define LAUNCH_AGENTS_SHIPPED	0
+#define LAUNCH_AGENTS_USER	1
+#define LAUNCH_AGENTS_PINS	2	/* aisb's own: node, npm, pip only */
+
 struct launch_agents {
 	struct launch_agent a[LAUNCH_AGENTS_MAX];
 	size_t		 n;
-	char		 files[2][1024];	/* shipped, user; "" none read */
+	char		 files[3][1024];	/* "" when none was read */
 };
 
 const char	*launch_agent_field_name(enum launch_agent_field);
@@ -103,6 +108,24 @@ void	 launch_agents_user(char **envp, char *buf, size_t len);
  */
 int	 launch_agents_load_files(struct launch_agents *, const char *shipped,
 	    const char *user, char *err, size_t errlen);
+/*
+ * The same with the pins file between the two: shipped < pins < user.
+ * The pins file ($XDG_CONFIG_HOME/aisb/agent-pins.yaml) is written by
+ * aisb (launch_agent_pin_write) and holds node, npm and pip only; a
+ * version the user writes in agents.yaml wins over it.
+ */
+int	 launch_agents_load_pinned(struct launch_agents *, const char *shipped,
+	    const char *pins, const char *user, char *err, size_t errlen);
+void	 launch_agents_pins_path(char **envp, char *buf, size_t len);
+/*
+ * Sets agent's node, npm or pip pin to value ("" drops it) in the pins
+ * file at path, rewritten whole and loaded back before it replaces the
+ * old one (an invalid value is refused with the recipe checks' line).
+ * For `aisb image build --agent NAME --update`.  0 or -1 with err.
+ */
+int	 launch_agent_pin_write(const char *path, const char *agent,
+	    enum launch_agent_field, const char *value, char *err,
+	    size_t errlen);
 /* The same with the paths above.  The set is large: allocate it. */
 int	 launch_agents_load(struct launch_agents *, char **envp, char *err,
 	    size_t errlen);

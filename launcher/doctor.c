@@ -887,15 +887,16 @@ check_agents(struct launch_host_facts *f, int verbose)
 {
 	struct launch_agents	*set;
 	char			 shipped[PATH_MAX], user[PATH_MAX];
-	char			 err[1400];
+	char			 pins[PATH_MAX], err[1400];
 	int			 have;
 
 	if ((set = malloc(sizeof(*set))) == NULL)
 		return -1;
 	have = launch_agents_shipped(shipped, sizeof(shipped)) == 0;
 	launch_agents_user(environ, user, sizeof(user));
-	if (launch_agents_load_files(set, have ? shipped : NULL, user, err,
-	    sizeof(err)) == -1) {
+	launch_agents_pins_path(environ, pins, sizeof(pins));
+	if (launch_agents_load_pinned(set, have ? shipped : NULL, pins, user,
+	    err, sizeof(err)) == -1) {
 		report(f, verbose, V_FAIL, "agents     %s; fix: that line "
 		    "(docs/agents.md)", err);
 		free(set);

@@ -500,6 +500,89 @@ test_spec(void **state)
 	assert_null(spec.npm);
 }
 
+static void
+test_pins(void **state)
+{
+	const struct launch_agent	*a;
+	char				 pins[300], where[1200], *text;
+	FILE				*f;
+	long				 n;
+
+	(void)state;
+	snprintf(pins, sizeof(pins), "%s/conf/agent-pins.yaml", dir);
+	write_file(shipped, "version: 1\nagents:\n  claude:\n"
+	    "    node: \"22.23.5\"\n"
+	    "    npm: \"@anthropic-ai/claude-code@2.1.332\"\n"
+	    "    hosts: [api.anthropic.com]\n");
+	(void)unlink(user);
+	/* a pin written (its folder made) and read back between the two */
+	assert_int_equal(launch_agent_pin_write(pins, "claude", LAF_NPM,
+	    "@anthropic-ai/claude-code@2.1.340", err, sizeof(err)), 0);
+	assert_int_equal(launch_agent_pin_write(pins, "claude", LAF_NODE,
+	    "22.24.0", err, sizeof(err)), 0);
+	assert_int_equal(launch_agents_load_pinned(set, shipped, pins, user,
+	    err, sizeof(err)), 0);
+	assert_non_null(a = launch_agent_find(set, "claude"));
+	assert_string_equal(a->npm, "@anthropic-ai/claude-code@2.1.340");
+	assert_string_equal(a->node, "22.24.0");
+	assert_int_equal(a->nhosts, 1);		/* the rest is the recipe's */
+	launch_agent_where(set, &a->field[LAF_NPM], where, sizeof(where));
+	assert_non_null(strstr(where, "agent-pins.yaml:"));
+
+	/* the user's own version wins over the pin */
+	write_file(user, "version: 1\nagents:\n  claude:\n"
+	    "    npm: \"@anthropic-ai/claude-code@2.1.300\"\n");
+	assert_int_equal(launch_agents_load_pinned(set, shipped, pins, user,
+	    err, sizeof(err)), 0);
+	a = launch_agent_find(set, "claude");
+	assert_string_equal(a->npm, "@anthropic-ai/claude-code@2.1.300");
+	assert_string_equal(a->node, "22.24.0");
+	(void)unlink(user);
+
+	/* a bad value is refused and the file stays as it was */
+	f = fopen(pins, "r");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fclose(f);
+	assert_int_equal(launch_agent_pin_write(pins, "claude", LAF_NPM,
+	    "@anthropic-ai/claude-code@latest", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "is not an exact version"));
+	f = fopen(pins, "r");
+	fseek(f, 0, SEEK_END);
+	assert_int_equal(ftell(f), n);
+	fclose(f);
+	assert_int_equal(launch_agent_pin_write(pins, "claude", LAF_HOSTS,
+	    "x", err, sizeof(err)), -1);
+
+	/* dropping both pins leaves no entry */
+	assert_int_equal(launch_agent_pin_write(pins, "claude", LAF_NPM, "",
+	    err, sizeof(err)), 0);
+	assert_int_equal(launch_agent_pin_write(pins, "claude", LAF_NODE, "",
+	    err, sizeof(err)), 0);
+	assert_int_equal(launch_agents_load_pinned(set, shipped, pins, NULL,
+	    err, sizeof(err)), 0);
+	assert_string_equal(launch_agent_find(set, "claude")->npm,
+	    "@anthropic-ai/claude-code@2.1.332");
+	f = fopen(pins, "r");
+	text = calloc(1, 4096);
+	assert_int_equal(fread(text, 1, 4095, f) > 0, 1);
+	fclose(f);
+	assert_null(strstr(text, "claude"));
+	free(text);
+
+	/* the pins file holds versions only */
+	write_file(pins, "version: 1\nagents:\n  claude:\n"
+	    "    hosts: [evil.example]\n");
+	assert_int_equal(launch_agents_load_pinned(set, shipped, pins, NULL,
+	    err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "agent-pins.yaml:4:5: agent 'claude': "
+	    "hosts: the pins file holds node, npm and pip only"));
+	(void)unlink(pins);
+	snprintf(where, sizeof(where), "%s/conf", dir);
+	(void)rmdir(where);
+}
+
 int
 main(void)
 {
@@ -512,6 +595,7 @@ main(void)
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_policy_merge),
 		cmocka_unit_test(test_spec),
+		cmocka_unit_test(test_pins),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
