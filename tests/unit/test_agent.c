@@ -448,6 +448,40 @@ test_policy_merge(void **state)
 	free(yaml);
 }
 
+/*
+ * The merged YAML is generated from the compiled base, so every kind of
+ * rule, port range, allow range and DNS setting must come back as it
+ * was: an agent with no hosts leaves the policy's identity unchanged.
+ */
+static void
+test_policy_roundtrip(void **state)
+{
+	static const char base_text[] = "version: 1\nallow:\n"
+	    "  - host: \"~^[a-z0-9]+\\\\.cdn\\\\.example\\\\.com$\"\n"
+	    "    ports: [443, \"8000-8100\"]\n"
+	    "  - cidr: 192.0.2.0/24\n    ports: [22]\n"
+	    "  - cidr: \"2001:db8::/32\"\n"
+	    "  - host: \"*.example.org\"\n"
+	    "deny:\n  - host: bad.example.org\n  - cidr: 192.0.2.7/32\n"
+	    "allow_ranges: [10.1.0.0/16, \"fd00::/8\"]\n"
+	    "dns:\n  servers: [\"192.0.2.53\", \"[2001:db8::53]:5353\"]\n"
+	    "  min_ttl: 2\n  max_ttl: 100\n";
+	struct policy	*base, *merged;
+	char		*yaml = NULL;
+
+	(void)state;
+	assert_int_equal(load("version: 1\nagents:\n  bare:\n"
+	    "    command: sh\n", NULL), 0);
+	assert_int_equal(policy_load_buffer("base.yaml", base_text,
+	    sizeof(base_text) - 1, &base, NULL), 0);
+	assert_int_equal(launch_agent_policy(set, launch_agent_find(set,
+	    "bare"), base, "merged", &yaml, &merged, err, sizeof(err)), 0);
+	assert_string_equal(policy_sha256(merged), policy_sha256(base));
+	policy_free(merged);
+	policy_free(base);
+	free(yaml);
+}
+
 static void
 test_spec(void **state)
 {
@@ -594,6 +628,7 @@ main(void)
 		cmocka_unit_test(test_override),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_policy_merge),
+		cmocka_unit_test(test_policy_roundtrip),
 		cmocka_unit_test(test_spec),
 		cmocka_unit_test(test_pins),
 	};
