@@ -197,6 +197,20 @@ pick_agent(const struct launch_opts *o, struct run_agent *ra)
 	return 0;
 }
 
+/* 1 when an --env entry (NAME, NAME=VALUE, NAME?) names name. */
+static int
+env_named(const struct launch_opts *o, const char *name)
+{
+	size_t	 k, n, len = strlen(name);
+
+	for (k = 0; k < o->nenv; k++) {
+		n = strcspn(o->env[k].text, "=?");
+		if (n == len && strncmp(o->env[k].text, name, n) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * The recipe in the session: its hosts allowed (merged into *pp, or
  * checked against a named gate's policy, which a session never widens),
@@ -255,17 +269,9 @@ apply_agent(struct launch_opts *o, struct run_agent *ra, int named,
 	}
 
 	/* setenv: before the user's entries, skipped where the user names it */
-	for (i = 0; i < a->nsetenv; i++) {
-		const char *sn = a->setenv[i].name;
-
-		for (k = 0; k < o->nenv; k++) {
-			n = strcspn(o->env[k].text, "=?");
-			if (n == strlen(sn) && strncmp(o->env[k].text, sn, n) == 0)
-				break;
-		}
-		if (k == o->nenv)
+	for (i = 0; i < a->nsetenv; i++)
+		if (!env_named(o, a->setenv[i].name))
 			add++;
-	}
 	if (add > 0) {
 		if (o->nenv + add > LAUNCH_MAX_LIST ||
 		    (l = calloc(o->nenv + add, sizeof(*l))) == NULL) {
@@ -274,18 +280,9 @@ apply_agent(struct launch_opts *o, struct run_agent *ra, int named,
 			return -1;
 		}
 		for (i = 0, n = 0; i < a->nsetenv; i++) {
-			const char *sn = a->setenv[i].name;
-
-			for (k = 0; k < o->nenv; k++) {
-				size_t m = strcspn(o->env[k].text, "=?");
-
-				if (m == strlen(sn) &&
-				    strncmp(o->env[k].text, sn, m) == 0)
-					break;
-			}
-			if (k < o->nenv)
+			if (env_named(o, a->setenv[i].name))
 				continue;
-			if (asprintf(&l[n].text, "%s=%s", sn,
+			if (asprintf(&l[n].text, "%s=%s", a->setenv[i].name,
 			    a->setenv[i].value) == -1) {
 				while (n > 0)
 					free(l[--n].text);
@@ -307,12 +304,7 @@ apply_agent(struct launch_opts *o, struct run_agent *ra, int named,
 
 	/* credentials: only what the user passes; a hint when none is */
 	for (i = 0; i < a->nenv; i++)
-		for (k = 0; k < o->nenv; k++) {
-			n = strcspn(o->env[k].text, "=?");
-			if (n == strlen(a->env[i]) &&
-			    strncmp(o->env[k].text, a->env[i], n) == 0)
-				passed++;
-		}
+		passed += (size_t)env_named(o, a->env[i]);
 	if (hint && a->nenv > 0 && passed == 0 && !o->quiet) {
 		buf[0] = '\0';
 		for (i = 0; i < a->nenv; i++)
