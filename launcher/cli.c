@@ -127,6 +127,10 @@ static const struct cli_cmd cmds[] = {
 	    "(--workspace DIR)\n"
 	    "The last line, a YAML comment, is the session command that "
 	    "uses it." },
+	{ "agents", "[NAME]", "List the agent recipes, or show one: each "
+	    "field and where it was written", no_opts, 0, 1, 0,
+	    "Recipes: contrib/agents.yaml as shipped, changed field by field "
+	    "by ~/.config/aisb/agents.yaml (docs/agents.md)." },
 	{ "version", "", "Print aisb's version", no_opts, 0, 0, 0, NULL },
 	{ "help", "[TOPIC]", "Print help on aisb or on TOPIC (a command: "
 	    "aisb help gate up)", help_opts, 0, 3, 0, NULL },

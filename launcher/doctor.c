@@ -30,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "cache.h"
 #include "cli.h"
 #include "ids.h"
@@ -876,6 +877,41 @@ launch_doctor_probe(struct launch_host_facts *f, int verbose)
 	return f->nfail == 0 ? 0 : -1;
 }
 
+/*
+ * The agent recipes a session would read: a file that does not load
+ * stops every session that could use one (run.c), so it is a failure
+ * here too.  Lists name, package@version and where each came from.
+ */
+static int
+check_agents(struct launch_host_facts *f, int verbose)
+{
+	struct launch_agents	*set;
+	char			 shipped[PATH_MAX], user[PATH_MAX];
+	char			 pins[PATH_MAX], err[1400];
+	int			 have;
+
+	if ((set = malloc(sizeof(*set))) == NULL)
+		return -1;
+	have = launch_agents_shipped(shipped, sizeof(shipped)) == 0;
+	launch_agents_user(environ, user, sizeof(user));
+	launch_agents_pins_path(environ, pins, sizeof(pins));
+	if (launch_agents_load_pinned(set, have ? shipped : NULL, pins, user,
+	    err, sizeof(err)) == -1) {
+		report(f, verbose, V_FAIL, "agents     %s; fix: that line "
+		    "(docs/agents.md)", err);
+		free(set);
+		return -1;
+	}
+	report(f, verbose, have ? V_OK : V_WARN, "agents     %zu recipe%s "
+	    "(%s%s; %s%s)", set->n, set->n == 1 ? "" : "s", have ? "" :
+	    "no shipped file: ", shipped, set->files[1][0] != '\0' ?
+	    "yours: " : "none of yours in ", user);
+	if (verbose)
+		launch_agents_print(set, stdout);
+	free(set);
+	return 0;
+}
+
 int
 launch_cmd_doctor(int argc, char **argv)
 {
@@ -896,6 +932,8 @@ launch_cmd_doctor(int argc, char **argv)
 		snprintf(f.image, sizeof(f.image), "%s", image);
 	}
 	rc = launch_doctor_probe(&f, 1);
+	if (check_agents(&f, 1) == -1)
+		rc = -1;
 	if (rc == 0)
 		printf("aisb can run here%s\n", f.nskip > 0 ?
 		    " (some checks were skipped)" : "");

@@ -667,6 +667,15 @@ gate_up(int argc, char **argv)
 		launch_cli_help(launch_cli_find("gate up"), stdout);
 		return 0;
 	}
+	if (o.src[LO_AGENT] == LAUNCH_SRC_FLAG) {
+		/* not ignored in silence: a gate's policy is only its file */
+		fprintf(stderr, "aisb: gate up: --agent: a gate enforces its "
+		    "policy file as written; add the agent's hosts to it "
+		    "(aisb --agent %s --print-policy shows them merged)\n",
+		    o.val[LO_AGENT]);
+		launch_opts_free(&o);
+		return EXIT_CONFIG;
+	}
 	if (o.ncmd > 0) {
 		fprintf(stderr, "aisb: gate up: unexpected \"%s\"\n", o.cmd[0]);
 		launch_opts_free(&o);

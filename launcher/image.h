@@ -48,6 +48,14 @@ struct launch_image_spec {
 	int			  verbose;	/* podman/mmdebstrap output */
 	char			 *base_used;	/* out, may be NULL: the base */
 	size_t			  base_usedlen;	/* really used (offline or not) */
+	/* agents and CLIs (agent.h; the install layer builds them) */
+	const char *const	 *npm;		/* "name@version" */
+	size_t			  nnpm;
+	const char *const	 *pip;		/* "name==version" */
+	size_t			  npip;
+	const char		 *node;		/* NULL or "22.23.5" */
+	const char *const	 *homedirs;	/* ".claude": made under the */
+	size_t			  nhomedirs;	/* home, the sandbox user's */
 };
 
 /* Bounds on what is read from outside. */

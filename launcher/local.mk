@@ -10,10 +10,12 @@ launcher_libaisblauncher_a_SOURCES = launcher/cmd_policy.c launcher/derive.c \
 	launcher/image.c launcher/image.h launcher/doctor.c \
 	launcher/ids.c launcher/ids.h launcher/seccomp.c launcher/seccomp.h \
 	launcher/watch.c launcher/cache.c launcher/cache.h \
-	launcher/hostca.c launcher/hostca.h launcher/cli.c launcher/cli.h
+	launcher/hostca.c launcher/hostca.h launcher/cli.c launcher/cli.h \
+	launcher/agent.c launcher/agent.h
 launcher_libaisblauncher_a_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DAISB_POLICYDIR='"$(pkgdatadir)/policies"' \
-	-DAISB_SECCOMP_PROFILE='"$(pkgdatadir)/seccomp.json"'
+	-DAISB_SECCOMP_PROFILE='"$(pkgdatadir)/seccomp.json"' \
+	-DAISB_AGENTS_FILE='"$(pkgdatadir)/agents.yaml"'
 launcher_libaisblauncher_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(CRYPTO_CFLAGS)
 LAUNCHER_LIBS = launcher/libaisblauncher.a $(POLICY_LIBS) \
 	common/libaisbcommon.a $(CRYPTO_LIBS)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agent.h"
 #include "cli.h"
 #include "gates.h"
 #include "image.h"
@@ -41,6 +42,8 @@ main(int argc, char **argv)
 		return launch_cli_help_cmd(argc - 1, argv + 1);
 	if (strcmp(argv[1], "image") == 0)
 		return launch_cmd_image(argc - 1, argv + 1);
+	if (strcmp(argv[1], "agents") == 0)
+		return launch_cmd_agents(argc - 1, argv + 1);
 	if (strcmp(argv[1], "doctor") == 0)
 		return launch_cmd_doctor(argc - 1, argv + 1);
 	if (strcmp(argv[1], "sessions") == 0)

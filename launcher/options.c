@@ -96,6 +96,14 @@ static const struct optdesc opts[LO__COUNT] = {
 	[LO_HOST_CA] = { "host_ca", OT_BOOL, O_PROJECT, "true",
 	    "do not trust the host's /usr/local/share/ca-certificates "
 	    "inside (trusted by default)", NULL, NULL },
+	/*
+	 * A recipe adds allow rules to the policy: a project config may
+	 * only turn that off (none), never name one (check_project).
+	 */
+	[LO_AGENT] = { "agent", OT_WORD, O_PROJECT | O_NARROW, NULL,
+	    "agent recipe: its package in the image, its hosts allowed, its "
+	    "settings (docs/agents.md); none: no recipe", "NAME",
+	    "the recipe whose command is COMMAND, if any" },
 };
 
 /*
@@ -126,7 +134,7 @@ static const struct actdesc acts[] = {
 
 static const char *const subcommands[] = {
 	"run", "policy", "gate", "image", "sessions", "clean", "doctor",
-	"version", "help",
+	"version", "help", "agents",
 };
 
 const char *
@@ -256,6 +264,15 @@ check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
 		    "0123456789_.-") != len)) {
 			snprintf(err, errlen, "home_volume: '%.64s' is not a "
 			    "volume name; use letters, digits, '_', '.', '-'", v);
+			return -1;
+		}
+		if (id == LO_AGENT && (len == 0 || len > 32 ||
+		    strchr("abcdefghijklmnopqrstuvwxyz0123456789", v[0]) ==
+		    NULL || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789"
+		    "-_.") != len)) {
+			snprintf(err, errlen, "agent: '%.64s' is not an agent "
+			    "name; write a lower-case name from aisb doctor's "
+			    "list, or none", v);
 			return -1;
 		}
 		if ((id == LO_IMAGE || id == LO_RUNTIME) && len == 0) {
@@ -522,6 +539,14 @@ check_project(const struct launch_opts *o, enum launch_opt_id id,
 		    "config (it would widen what the session can reach or "
 		    "read); set it in %s or on the command line", where,
 		    opts[id].name, o->user_config);
+		return -1;
+	}
+	if (id == LO_AGENT && strcmp(v, "none") != 0) {
+		snprintf(err, errlen, "%s: a project config may not choose an "
+		    "agent: a recipe adds allow rules to the policy; write "
+		    "agent: %.32s in %s or pass --agent %.32s (a project "
+		    "config may only say agent: none)", where, v,
+		    o->user_config, v);
 		return -1;
 	}
 	if ((opts[id].flags & O_NARROW) && id == LO_NET &&
@@ -1179,7 +1204,9 @@ launch_opts_free(struct launch_opts *o)
 static void
 print_src(FILE *f, enum launch_src s, const char *where)
 {
-	if (s == LAUNCH_SRC_DEFAULT)
+	if (s == LAUNCH_SRC_DEFAULT && strncmp(where, "agent ", 6) == 0)
+		fprintf(f, "(%s)\n", where);	/* a recipe's setenv */
+	else if (s == LAUNCH_SRC_DEFAULT)
 		fprintf(f, "(default)\n");
 	else
 		fprintf(f, "(%s: %s)\n", launch_src_str(s), where);

@@ -55,6 +55,7 @@ enum launch_opt_id {
 	LO_QUIET,
 	LO_PROJECT_POLICY,
 	LO_HOST_CA,
+	LO_AGENT,		/* agent.h; "none": no recipe, none picked */
 	LO__COUNT
 };
 

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "cache.h"
 #include "cli.h"
 #include "denials.h"
@@ -122,6 +123,200 @@ use_named_gate(struct launch_opts *o)
 	o->val[LO_POLICY] = copy;
 	snprintf(o->where[LO_POLICY], sizeof(o->where[LO_POLICY]), "gate %s",
 	    o->val[LO_GATE]);
+	return 0;
+}
+
+/* The recipe a session uses, and the policy it adds its hosts to. */
+struct run_agent {
+	struct launch_agents		*set;	/* NULL: no agent */
+	const struct launch_agent	*a;
+	char				*yaml;	/* the merged policy; NULL:
+						   a named gate's, unchanged */
+};
+
+static void
+run_agent_free(struct run_agent *ra)
+{
+	free(ra->yaml);
+	free(ra->set);
+	memset(ra, 0, sizeof(*ra));
+}
+
+/*
+ * Which recipe applies: the one --agent (config agent:, AISB_AGENT)
+ * names, else the one whose command is the command's argv[0], saying
+ * so; agent none: neither.  The recipes are read only when one may
+ * apply, and a broken file stops the session (78) even when it would
+ * not: a recipe file that does not load is not ignored in silence.
+ * 0 (ra->a may be NULL) or -1 after one line on stderr.
+ */
+static int
+pick_agent(const struct launch_opts *o, struct run_agent *ra)
+{
+	const char	*name = o->val[LO_AGENT];
+	char		 err[1400], where[1100];
+	size_t		 i;
+
+	memset(ra, 0, sizeof(*ra));
+	if ((name != NULL && strcmp(name, "none") == 0) ||
+	    (name == NULL && o->ncmd == 0))
+		return 0;
+	if ((ra->set = malloc(sizeof(*ra->set))) == NULL) {
+		fprintf(stderr, "aisb: out of memory\n");
+		return -1;
+	}
+	if (launch_agents_load(ra->set, environ, err, sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: %s\n", err);
+		run_agent_free(ra);
+		return -1;
+	}
+	if (name != NULL) {
+		if ((ra->a = launch_agent_find(ra->set, name)) != NULL)
+			return 0;
+		fprintf(stderr, "aisb: agent %s (%s: %s) has no recipe; known:",
+		    name, launch_src_str(o->src[LO_AGENT]), o->where[LO_AGENT]);
+		for (i = 0; i < ra->set->n; i++)
+			fprintf(stderr, " %s", ra->set->a[i].name);
+		fprintf(stderr, "%s (from %s%s%s); write one in %s, or pass "
+		    "--agent none\n", ra->set->n == 0 ? " none" : "",
+		    ra->set->files[0][0] != '\0' ? ra->set->files[0] :
+		    "no shipped file", ra->set->files[1][0] != '\0' ? " and " :
+		    "", ra->set->files[1], "~/.config/aisb/agents.yaml");
+		run_agent_free(ra);
+		return -1;
+	}
+	if ((ra->a = launch_agent_by_command(ra->set, o->cmd[0])) == NULL) {
+		run_agent_free(ra);
+		return 0;
+	}
+	if (!o->quiet)
+		fprintf(stderr, "aisb: agent %s: its recipe (%s) applies, "
+		    "picked by the command's name; --agent none runs without "
+		    "it\n", ra->a->name, launch_agent_where(ra->set,
+		    &ra->a->pos, where, sizeof(where)));
+	return 0;
+}
+
+/* 1 when an --env entry (NAME, NAME=VALUE, NAME?) names name. */
+static int
+env_named(const struct launch_opts *o, const char *name)
+{
+	size_t	 k, n, len = strlen(name);
+
+	for (k = 0; k < o->nenv; k++) {
+		n = strcspn(o->env[k].text, "=?");
+		if (n == len && strncmp(o->env[k].text, name, n) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The recipe in the session: its hosts allowed (merged into *pp, or
+ * checked against a named gate's policy, which a session never widens),
+ * its setenv ahead of the user's --env (which wins for the same name),
+ * and a hint when none of its credential variables is passed.  0 or -1
+ * after a line on stderr.
+ */
+static int
+apply_agent(struct launch_opts *o, struct run_agent *ra, int named,
+    int hint, struct policy **pp)
+{
+	const struct launch_agent	*a = ra->a;
+	struct policy_decision		 d;
+	struct launch_item		*l;
+	struct policy			*merged;
+	char				 err[1024], buf[2048], name[1200];
+	size_t				 i, k, n, add = 0, passed = 0;
+
+	if (named) {
+		if (launch_agent_missing(a, *pp, buf, sizeof(buf)) > 0) {
+			fprintf(stderr, "aisb: agent %s needs %s, which the "
+			    "policy of gate %s (%s) does not allow, and a "
+			    "session does not widen a shared gate's policy: add "
+			    "them to that file as allow rules (the gate reloads "
+			    "it when a session attaches), or run without "
+			    "--gate\n", a->name, buf, o->val[LO_GATE],
+			    o->val[LO_POLICY]);
+			return -1;
+		}
+	} else {
+		snprintf(name, sizeof(name), "%s + agent %s",
+		    o->val[LO_POLICY], a->name);
+		if (launch_agent_policy(ra->set, a, *pp, name, &ra->yaml,
+		    &merged, err, sizeof(err)) == -1) {
+			fprintf(stderr, "aisb: %s\n", err);
+			return -1;
+		}
+		/*
+		 * The user's deny rules win: say which of its hosts lose,
+		 * citing the rule where the user wrote it (the base).
+		 */
+		for (i = 0; i < a->nhosts && !o->quiet; i++) {
+			if (a->hosts[i].host[0] == '*')
+				continue;
+			policy_decide_name(*pp, a->hosts[i].host,
+			    strlen(a->hosts[i].host), a->hosts[i].port, &d);
+			if (d.verdict == POLICY_DENY &&
+			    d.reason == POLICY_R_DENY_RULE && d.rule != NULL)
+				fprintf(stderr, "aisb: agent %s: %s:%u stays "
+				    "denied by %s\n", a->name, a->hosts[i].host,
+				    a->hosts[i].port, policy_rule_describe(d.rule,
+				    buf, sizeof(buf)));
+		}
+		policy_free(*pp);
+		*pp = merged;
+	}
+
+	/* setenv: before the user's entries, skipped where the user names it */
+	for (i = 0; i < a->nsetenv; i++)
+		if (!env_named(o, a->setenv[i].name))
+			add++;
+	if (add > 0) {
+		if (o->nenv + add > LAUNCH_MAX_LIST ||
+		    (l = calloc(o->nenv + add, sizeof(*l))) == NULL) {
+			fprintf(stderr, "aisb: agent %s: too many variables\n",
+			    a->name);
+			return -1;
+		}
+		for (i = 0, n = 0; i < a->nsetenv; i++) {
+			if (env_named(o, a->setenv[i].name))
+				continue;
+			if (asprintf(&l[n].text, "%s=%s", a->setenv[i].name,
+			    a->setenv[i].value) == -1) {
+				while (n > 0)
+					free(l[--n].text);
+				free(l);
+				fprintf(stderr, "aisb: out of memory\n");
+				return -1;
+			}
+			l[n].src = LAUNCH_SRC_DEFAULT;
+			snprintf(l[n].where, sizeof(l[n].where), "agent %s",
+			    a->name);
+			n++;
+		}
+		for (k = 0; k < o->nenv; k++)
+			l[n++] = o->env[k];
+		free(o->env);
+		o->env = l;
+		o->nenv = n;
+	}
+
+	/* credentials: only what the user passes; a hint when none is */
+	for (i = 0; i < a->nenv; i++)
+		passed += (size_t)env_named(o, a->env[i]);
+	if (hint && a->nenv > 0 && passed == 0 && !o->quiet) {
+		buf[0] = '\0';
+		for (i = 0; i < a->nenv; i++)
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			    "%s%s", i ? ", " : "", a->env[i]);
+		fprintf(stderr, "aisb: agent %s reads its credentials from %s; "
+		    "none is passed: add --env NAME (or env: [NAME] in %s) to "
+		    "pass one, or log in inside%s%s%s\n", a->name, buf,
+		    o->user_config, a->nconfig > 0 ? " (kept in ~/" : "",
+		    a->nconfig > 0 ? a->config[0] : "", a->nconfig > 0 ?
+		    " of the home volume)" : "");
+	}
 	return 0;
 }
 
@@ -387,7 +582,7 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
     const struct policy *p, const struct launch_ids *ids,
     const char *unheld, time_t start, int code, const int64_t *ph0,
     const int64_t *ph1, const struct launch_strv *argv,
-    const struct run_image *ri)
+    const struct run_image *ri, const struct run_agent *ra)
 {
 	char	*text = NULL, path[PATH_MAX], err[256];
 	size_t	 len = 0;
@@ -399,6 +594,14 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
 	    "policy %s\npolicy_sha256 %s\ncommand", s->id, (long long)start,
 	    (long long)time(NULL), code, o->val[LO_POLICY], policy_sha256(p));
 	record_words(f, o->cmd, o->ncmd);
+	if (ra->a != NULL) {
+		char	 where[1100];
+
+		fprintf(f, "\nagent %s %s%s", ra->a->name,
+		    launch_agent_where(ra->set, &ra->a->pos, where,
+		    sizeof(where)), ra->yaml != NULL ?
+		    " (its hosts merged into policy.yaml here)" : "");
+	}
 	if (ids->mode == LAUNCH_IDS_KEEPID)
 		fprintf(f, "\nidentity keep-id sandbox_uid %u",
 		    (unsigned)ids->owner_uid);
@@ -467,7 +670,8 @@ denial_summary(const struct launch_session *s)
 }
 
 static int
-run_session(const struct launch_opts *o, struct policy *p)
+run_session(const struct launch_opts *o, struct policy *p,
+    const struct run_agent *ra)
 {
 	struct launch_session		 s;
 	struct launch_gate		 gate = { .pid = -1 };
@@ -477,6 +681,9 @@ run_session(const struct launch_opts *o, struct policy *p)
 	struct launch_strv		 argv = { 0 };
 	struct launch_ids		 ids;
 	const char			*pkgs[LAUNCH_MAX_LIST];
+	struct launch_agent_lists	 lists;
+	const char			*gpolicy = o->val[LO_POLICY];
+	char				 mpolicy[PATH_MAX];
 	char				 err[1024], podman[PATH_MAX];
 	char				 wsmount[PATH_MAX], unheld[64];
 	char				 token[PATH_MAX], audit[PATH_MAX];
@@ -545,6 +752,14 @@ run_session(const struct launch_opts *o, struct policy *p)
 		    sizeof(path), err, sizeof(err)) == -1)
 			goto fail;
 	}
+	/* an agent's hosts: the gate enforces the merged policy */
+	if (ra->yaml != NULL) {
+		if (launch_session_write(&s, "policy.yaml", ra->yaml,
+		    strlen(ra->yaml), mpolicy, sizeof(mpolicy), err,
+		    sizeof(err)) == -1)
+			goto fail;
+		gpolicy = mpolicy;
+	}
 	ph1[PH_HOST] = ph0[PH_GATE] = mono_ms();
 
 	if (o->net == LAUNCH_NET_GATE && named) {
@@ -567,7 +782,7 @@ run_session(const struct launch_opts *o, struct policy *p)
 		 */
 		if (launch_token_file(&s, token, sizeof(token), err,
 		    sizeof(err)) == -1 ||
-		    launch_gate_spawn(&gate, o->val[LO_POLICY], token, audit,
+		    launch_gate_spawn(&gate, gpolicy, token, audit,
 		    glog, NULL, err, sizeof(err)) == -1)
 			goto fail;
 		{
@@ -589,6 +804,7 @@ run_session(const struct launch_opts *o, struct policy *p)
 	image_spec(o, pkgs, &spec, enforcer, sizeof(enforcer),
 	    o->src[LO_RUNTIME] != LAUNCH_SRC_DEFAULT ? o->val[LO_RUNTIME] :
 	    facts.runtime[0] ? facts.runtime : NULL);
+	launch_agent_spec(ra->a, &lists, &spec);
 	if (spec.enforcer_path == NULL) {
 		snprintf(err, sizeof(err), "aisb-enforce not found next to "
 		    "aisb; build it (make) or install it (make install)");
@@ -716,7 +932,8 @@ out:
 		(void)unlink(token);
 	launch_watch_dismiss(&watchfd);
 	ph1[PH_END] = mono_ms();
-	write_record(&s, o, p, &ids, unheld, start, code, ph0, ph1, &argv, &ri);
+	write_record(&s, o, p, &ids, unheld, start, code, ph0, ph1, &argv, &ri,
+	    ra);
 	if (!o->quiet)
 		denial_summary(&s);
 	if (o->keep || code != 0)
@@ -737,10 +954,12 @@ launch_cmd_run(int argc, char **argv)
 	struct launch_image_spec spec;
 	struct launch_ids	 ids;
 	struct policy		*p = NULL;
+	struct run_agent	 ra;
+	struct launch_agent_lists lists;
 	const char		*pkgs[LAUNCH_MAX_LIST];
 	char			 err[8192], enforcer[PATH_MAX], *plan = NULL;
 	char			 seccomp[PATH_MAX];
-	int			 rc = 0, preview;
+	int			 rc = 0, preview, named;
 
 	if (launch_opts_resolve(&o, argc, argv, environ, err,
 	    sizeof(err)) == -1) {
@@ -760,23 +979,43 @@ launch_cmd_run(int argc, char **argv)
 		launch_opts_free(&o);
 		return EXIT_CONFIG;
 	}
-	if (o.val[LO_GATE] != NULL && o.val[LO_GATE][0] != '\0' &&
-	    use_named_gate(&o) == -1) {
+	named = o.val[LO_GATE] != NULL && o.val[LO_GATE][0] != '\0';
+	if (named && use_named_gate(&o) == -1) {
 		launch_opts_free(&o);
 		return EXIT_CONFIG;
 	}
 	if (o.print_config)
 		launch_opts_print(&o, stdout);
+	if (pick_agent(&o, &ra) == -1) {
+		launch_opts_free(&o);
+		return EXIT_CONFIG;
+	}
 	if ((p = load_policy(&o)) == NULL) {
+		run_agent_free(&ra);
 		launch_opts_free(&o);
 		return EXIT_CONFIG;
 	}
 	/* a dry run is the session's preview: it says the same */
 	if ((!preview || o.dry_run) && !o.quiet)
 		say_default_policy(&o, p);
+	if (ra.a != NULL && apply_agent(&o, &ra, named && o.net ==
+	    LAUNCH_NET_GATE, !preview || o.dry_run, &p) == -1) {
+		policy_free(p);
+		run_agent_free(&ra);
+		launch_opts_free(&o);
+		return EXIT_CONFIG;
+	}
 	if (o.print_policy) {
 		char *d = policy_dump(p, NULL);
+		size_t i;
 
+		/* the canonical form cites nothing: say what the agent added */
+		for (i = 0; ra.a != NULL && ra.yaml != NULL &&
+		    i < ra.a->nhosts; i++)
+			printf("# agent %s: %s:%u (%s)\n", ra.a->name,
+			    ra.a->hosts[i].host, ra.a->hosts[i].port,
+			    launch_agent_where(ra.set, &ra.a->hosts[i].pos, err,
+			    sizeof(err)));
 		if (d != NULL)
 			fputs(d, stdout);
 		free(d);
@@ -796,6 +1035,7 @@ launch_cmd_run(int argc, char **argv)
 	if (o.print_containerfile) {
 		image_spec(&o, pkgs, &spec, enforcer, sizeof(enforcer),
 		    o.val[LO_RUNTIME]);
+		launch_agent_spec(ra.a, &lists, &spec);
 		if (launch_image_print_containerfile(&spec, stdout) == -1)
 			rc = EXIT_CONFIG;
 	}
@@ -846,9 +1086,17 @@ launch_cmd_run(int argc, char **argv)
 				    "lower case)=http://<session credential>@"
 				    "10.0.2.2:<gate port>\nNO_PROXY, no_proxy="
 				    "localhost,127.0.0.1,::1\n");
-			for (i = 0; i < o.nenv; i++)
+			for (i = 0; i < o.nenv; i++) {
+				/* a recipe's setenv holds no secret: shown */
+				if (o.env[i].src == LAUNCH_SRC_DEFAULT &&
+				    strncmp(o.env[i].where, "agent ", 6) == 0) {
+					printf("%s (setenv of %s)\n",
+					    o.env[i].text, o.env[i].where);
+					continue;
+				}
 				printf("%s\n", launch_env_redacted(o.env[i].text,
 				    err, sizeof(err)));
+			}
 			printf("# podman\n");
 			print_argv(stdout, v.s);
 			launch_strv_free(&v);
@@ -861,8 +1109,9 @@ launch_cmd_run(int argc, char **argv)
 		    launch_src_str(o.src[LO_RECORD]), o.where[LO_RECORD]);
 		rc = EXIT_CONFIG;
 	} else if (!preview)
-		rc = run_session(&o, p);
+		rc = run_session(&o, p, &ra);
 	policy_free(p);
+	run_agent_free(&ra);
 	launch_opts_free(&o);
 	return rc;
 }

@@ -47,6 +47,13 @@ tests_unit_test_ids_SOURCES = tests/unit/test_ids.c
 tests_unit_test_ids_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
 tests_unit_test_ids_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_ids_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
+# agent recipes: the loader, its errors, overrides, bounds, the merge
+check_PROGRAMS += tests/unit/test_agent
+TESTS += tests/unit/test_agent
+tests_unit_test_agent_SOURCES = tests/unit/test_agent.c
+tests_unit_test_agent_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_unit_test_agent_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
+tests_unit_test_agent_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 endif
 
 # aisb policy commands, driven as a user would.
@@ -54,7 +61,8 @@ TESTS += tests/cli/policy_cli.sh tests/cli/seccomp_profile.sh
 EXTRA_DIST += tests/cli/policy_cli.sh tests/cli/seccomp_profile.sh tests/run.sh
 # The first hour: defaults from the build tree, previews that match the
 # session, help from the parser's table, completion from the same.
-CLI_TESTS = tests/cli/defaults.sh tests/cli/help.sh tests/cli/completion.sh
+CLI_TESTS = tests/cli/defaults.sh tests/cli/help.sh tests/cli/completion.sh \
+	tests/cli/agent.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS)
 
@@ -79,3 +87,15 @@ EXTRA_DIST += tests/e2e/deny.sh
 # Stopping sessions without a terminal; a launcher killed outright.
 TESTS += tests/e2e/signals.sh
 EXTRA_DIST += tests/e2e/signals.sh
+
+# The slow test of an agent recipe: builds the claude image (downloads the
+# agent) and runs claude --version in a session.  Not part of make check.
+EXTRA_DIST += tests/agents/claude.sh
+check-agents: all
+	top_srcdir=$(top_srcdir) top_builddir=$(top_builddir) \
+	    $(SHELL) $(top_srcdir)/tests/agents/claude.sh
+.PHONY: check-agents
+# An agent recipe in real sessions: the merged policy the gate enforces,
+# setenv in the command's environment (AISB_E2E=1).
+TESTS += tests/e2e/agent.sh
+EXTRA_DIST += tests/e2e/agent.sh

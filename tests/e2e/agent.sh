@@ -1,0 +1,147 @@
+#!/bin/bash
+# End to end: an agent recipe in real sessions (docs/agents.md).  A recipe
+# of the user's own (no package: its command is curl, already in the
+# image) allows one host of a test server; the session's gate must let it
+# through while the same session without the recipe is refused, the
+# recipe's setenv must reach the command, and the session folder must hold
+# the merged policy the gate enforced, with its rule cited in the audit.
+#
+# Servers run on the host's loopback only (a DNS responder and an HTTP
+# upstream); 10.0.2.2 is the host's loopback inside.  Needs root, podman
+# and mmdebstrap; builds its images offline in a podman store of its own,
+# which the EXIT trap removes.  Runs only with AISB_E2E=1.
+set -euo pipefail
+
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_builddir=${top_builddir:-.}
+aisb=$(cd "$top_builddir" && pwd)/aisb
+here=$top_srcdir/tests/integration
+PY=${PYTHON:-python3}
+
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
+[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
+for t in podman mmdebstrap "$PY"; do
+	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/aisb-e2e-agent.XXXXXX")
+export TMPDIR=$tmp
+printf '[storage]\ndriver = "overlay"\ngraphroot = "%s/graph"\nrunroot = "%s/run"\n' \
+    "$tmp" "$tmp" >"$tmp/storage.conf"
+export CONTAINERS_STORAGE_CONF=$tmp/storage.conf
+export XDG_CACHE_HOME=$tmp/cache
+vol=aisb-e2e-agent-home-$$
+pids=()
+cleanup() {
+	local rc=$? p m
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	podman rm -af >/dev/null 2>&1 || true
+	podman volume rm -af >/dev/null 2>&1 || true
+	podman rmi -af >/dev/null 2>&1 || true
+	for m in $(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
+	    /proc/self/mounts | sort -r); do
+		umount -l "$m" 2>/dev/null || true
+	done
+	if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
+		echo "--- last output" >&2; cat "$tmp/out" "$tmp/err" >&2 2>/dev/null || true
+	fi
+	rm -rf "$tmp"
+	exit "$rc"
+}
+trap cleanup EXIT
+
+export XDG_STATE_HOME=$tmp/state XDG_CONFIG_HOME=$tmp/config HOME=$tmp/home
+mkdir -p "$XDG_CONFIG_HOME/aisb" "$tmp/ws" "$HOME"
+
+pass=0 fail=0
+ok()  { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+check() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi; }
+wait_file() {
+	local i
+	for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
+	echo "FAIL: $1 never appeared" >&2; return 1
+}
+
+cat >"$tmp/zone.json" <<'Z'
+{"allowed.test": {"A": ["127.0.0.1"], "ttl": 5},
+ "agent.test": {"A": ["127.0.0.1"], "ttl": 5}}
+Z
+"$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" \
+    --log "$tmp/dns.log" &
+pids+=($!)
+"$PY" "$here/gate_upstream.py" http --bind 127.0.0.1 --port-file "$tmp/http.port" \
+    --log "$tmp/http.log" &
+pids+=($!)
+for f in dns http; do wait_file "$tmp/$f.port"; done
+dns=$(cat "$tmp/dns.port") http=$(cat "$tmp/http.port")
+
+cat >"$tmp/policy.yaml" <<P
+version: 1
+allow:
+  - host: allowed.test
+    ports: [$http]
+allow_ranges: [127.0.0.1/32]
+dns:
+  servers: ["127.0.0.1:$dns"]
+  min_ttl: 1
+  max_ttl: 5
+P
+# the user's own recipe: curl is its command, agent.test its host
+cat >"$XDG_CONFIG_HOME/aisb/agents.yaml" <<A
+version: 1
+agents:
+  probe:
+    command: curl
+    hosts: ["agent.test:$http"]
+    setenv: { PROBE_SETTING: from-the-recipe }
+    config: [.probe]
+A
+
+sess() {
+	local rc=0
+	(cd "$tmp/ws" && "$aisb" --policy "$tmp/policy.yaml" --home-volume "$vol" \
+	    --package curl "$@") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+	return "$rc"
+}
+last_session_dir() { ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | head -1; }
+url="http://agent.test:$http/x"
+
+# 1. without the recipe, the gate refuses the agent's host
+rc=0; sess --agent none -- curl -sS -o /dev/null -w '%{http_code}' "$url" || rc=$?
+case $(cat "$tmp/out") in
+200) bad "no agent: agent.test was reachable" ;;
+*) ok ;;
+esac
+
+# 2. with it (picked by the command's name), the gate lets it through
+rc=0; sess -- curl -sS -o /dev/null -w '%{http_code}' "$url" || rc=$?
+check "agent: exit" "$rc" 0
+check "agent: status" "$(cat "$tmp/out")" 200
+if grep -q "^aisb: agent probe: its recipe ($XDG_CONFIG_HOME/aisb/agents.yaml:3:3) applies, picked by the command's name" "$tmp/err"; then
+	ok; else bad "agent: the pick was not said: $(cat "$tmp/err")"; fi
+sd=$(last_session_dir)
+if grep -q "^  # agent probe, $XDG_CONFIG_HOME/aisb/agents.yaml:5:13$" "$sd/policy.yaml" 2>/dev/null; then
+	ok; else bad "session policy.yaml: $(cat "$sd/policy.yaml" 2>&1)"; fi
+if grep -q "^agent probe $XDG_CONFIG_HOME/aisb/agents.yaml:3:3" "$sd/record"; then
+	ok; else bad "record: no agent line: $(cat "$sd/record")"; fi
+# the gate cited the rule of the merged file, the one with the comment
+if grep '"agent.test"' "$sd/audit.jsonl" | grep -q "$sd/policy.yaml:"; then
+	ok; else bad "audit: $(grep agent.test "$sd/audit.jsonl" || cat "$sd/audit.jsonl")"; fi
+# the policy the record names is the merged one
+want=$("$aisb" policy check "$sd/policy.yaml" | sed -n 's/^policy OK sha256:\([0-9a-f]*\).*/\1/p')
+check "record: the merged policy's sha256" "$(sed -n 's/^policy_sha256 //p' "$sd/record")" "$want"
+
+# 3. its setenv reaches the command, and the allowed host of the policy
+# itself still works next to the agent's
+rc=0; sess --agent probe -- sh -c 'echo "$PROBE_SETTING"; curl -sS -o /dev/null -w "%{http_code}\n" "http://allowed.test:'"$http"'/y"' || rc=$?
+check "setenv: exit" "$rc" 0
+check "setenv: value" "$(sed -n 1p "$tmp/out")" from-the-recipe
+check "setenv: policy's own host" "$(sed -n 2p "$tmp/out")" 200
+# ... and the user's --env of the same name wins
+rc=0; sess --agent probe --env PROBE_SETTING=mine -- sh -c 'echo "$PROBE_SETTING"' || rc=$?
+check "--env wins: value" "$(cat "$tmp/out")" mine
+
+echo "e2e agent: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
