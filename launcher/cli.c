@@ -45,6 +45,10 @@ static const struct cli_opt image_build_opts[] = {
 	    "OCI runtime of the build" },
 	{ "--suite", CLI_VALUE, "NAME", "the host's Debian suite",
 	    "Debian suite of an offline base" },
+	{ "--npm", CLI_VALUE, "PKG[@VER]", "none",
+	    "npm CLI installed by a gated session (repeatable)" },
+	{ "--pip", CLI_VALUE, "PKG==VER", "none",
+	    "pip CLI (repeatable; not in this version)" },
 	{ .flag = NULL }
 };
 

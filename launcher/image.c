@@ -1535,21 +1535,35 @@ launch_image_containerfile(const struct launch_image_spec *spec,
 	    strlen(LAUNCH_BASE_REPO) + 1) == 0, buf, len, err, errlen);
 }
 
+static int	plain_image(const struct launch_image_spec *, int, char *,
+		    size_t, char *, size_t);
+static int	tools_containerfile(const struct launch_image_spec *,
+		    const char *, char *, size_t, char *, size_t);
+static void	under_spec(const struct launch_image_spec *, const char **,
+		    struct launch_image_spec *);
+
 int
 launch_image_print_containerfile(const struct launch_image_spec *spec,
     FILE *f)
 {
-	char	ref[LAUNCH_TAG_MAX], err[512], *buf;
-	int	offline, rc = -1;
+	struct launch_image_spec	  u;
+	const char			**pk = NULL;
+	char				  ref[LAUNCH_TAG_MAX], err[512], *buf;
+	char				  from[LAUNCH_TAG_MAX] = "";
+	int				  offline, rc = -1, tools = has_tools(spec);
 
-	if ((buf = malloc(LAUNCH_CONTAINERFILE_MAX)) == NULL) {
+	if ((buf = malloc(LAUNCH_CONTAINERFILE_MAX)) == NULL ||
+	    (pk = calloc(spec->npackages + 2, sizeof(*pk))) == NULL) {
+		free(buf);
 		log_warn("containerfile");
 		return -1;
 	}
+	/* with tools: the image of the Debian packages, then the layer */
+	under_spec(spec, pk, &u);
 	if (check_spec(spec, err, sizeof(err)) == -1 ||
-	    resolve_base(spec, 1, ref, sizeof(ref), &offline, err,
+	    resolve_base(&u, 1, ref, sizeof(ref), &offline, err,
 	    sizeof(err)) == -1 ||
-	    containerfile(spec, ref, offline, buf, LAUNCH_CONTAINERFILE_MAX,
+	    containerfile(&u, ref, offline, buf, LAUNCH_CONTAINERFILE_MAX,
 	    err, sizeof(err)) == -1) {
 		log_warnx("%s", err);
 		goto out;
@@ -1558,9 +1572,28 @@ launch_image_print_containerfile(const struct launch_image_spec *spec,
 		fprintf(f, "# %s is not here yet: a session pulls it, and "
 		    "builds on the offline Debian base instead when it cannot "
 		    "be pulled.\n", ref);
+	if (tools)
+		fprintf(f, "# 1. the image of the Debian packages (with "
+		    "nodejs when no node is named):\n");
 	fputs(buf, f);
+	if (tools) {
+		if (plain_image(&u, 1, from, sizeof(from), err,
+		    sizeof(err)) == -1 ||
+		    tools_containerfile(spec, from[0] != '\0' ? from :
+		    LAUNCH_IMAGE_REPO ":0000000000000000", buf,
+		    LAUNCH_CONTAINERFILE_MAX, err, sizeof(err)) == -1) {
+			log_warnx("%s", err);
+			goto out;
+		}
+		fprintf(f, "# 2. the tools layer over it%s, built with "
+		    "--network=none from what the install session left:\n",
+		    from[0] != '\0' ? "" : " (not built yet: its tag is a "
+		    "placeholder)");
+		fputs(buf, f);
+	}
 	rc = 0;
 out:
+	free(pk);
 	free(buf);
 	return rc;
 }
@@ -2199,6 +2232,29 @@ out:
 }
 
 int
+launch_image_tools_containerfile(const struct launch_image_spec *spec,
+    const char *from, char *buf, size_t len, char *err, size_t errlen)
+{
+	return tools_containerfile(spec, from, buf, len, err, errlen);
+}
+
+int
+launch_image_tools_tag(const struct launch_image_spec *spec,
+    const char *from, char *tag, size_t taglen, char *err, size_t errlen)
+{
+	char	*cf, hash[LAUNCH_IMAGE_HASHLEN + 1];
+	int	 rc;
+
+	if ((cf = malloc(LAUNCH_CONTAINERFILE_MAX)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	rc = tools_tag(spec, from, cf, hash, tag, taglen, err, errlen);
+	free(cf);
+	return rc;
+}
+
+int
 launch_image_ensure(const struct launch_image_spec *spec, char *tag,
     size_t taglen, char *err, size_t errlen)
 {
@@ -2346,7 +2402,7 @@ launch_duration_parse(const char *s, long long *secs)
 }
 
 struct img_row {
-	const char	*tag, *kind, *base, *packages;
+	const char	*tag, *kind, *base, *packages, *npm, *pip;
 	time_t		 created, used;
 	unsigned long long size;
 	int		 removed;
@@ -2376,8 +2432,10 @@ list_rows(char **textp, struct img_row *rows)
 	    "{{.Repository}}:{{.Tag}}\t{{.CreatedAt}}\t{{.VirtualSize}}\t"
 	    "{{index .Labels \"" LAUNCH_LABEL_KIND "\"}}\t"
 	    "{{index .Labels \"" LAUNCH_LABEL_BASE "\"}}\t"
-	    "{{index .Labels \"" LAUNCH_LABEL_PACKAGES "\"}}", NULL };
-	char		*text, *line, *save = NULL, *f[6], *p;
+	    "{{index .Labels \"" LAUNCH_LABEL_PACKAGES "\"}}\t"
+	    "{{index .Labels \"" LAUNCH_LABEL_NPM "\"}}\t"
+	    "{{index .Labels \"" LAUNCH_LABEL_PIP "\"}}", NULL };
+	char		*text, *line, *save = NULL, *f[8], *p;
 	char		 err[256];
 	int		 n = 0, k;
 
@@ -2393,16 +2451,16 @@ list_rows(char **textp, struct img_row *rows)
 	}
 	for (line = strtok_r(text, "\n", &save); line != NULL &&
 	    n < IMAGE_ROWS_MAX; line = strtok_r(NULL, "\n", &save)) {
-		for (k = 0, p = line; k < 6; k++) {
+		for (k = 0, p = line; k < 8; k++) {
 			f[k] = p;
-			if (k < 5) {
+			if (k < 7) {
 				if ((p = strchr(p, '\t')) == NULL)
 					break;
 				*p++ = '\0';
 			}
 		}
 		/* untagged leftovers are podman's to prune, not ours */
-		if (k < 6 || strstr(f[0], "<none>") != NULL)
+		if (k < 8 || strstr(f[0], "<none>") != NULL)
 			continue;
 		memset(&rows[n], 0, sizeof(rows[n]));
 		rows[n].tag = f[0];
@@ -2411,6 +2469,8 @@ list_rows(char **textp, struct img_row *rows)
 		rows[n].kind = f[3];
 		rows[n].base = strcmp(f[4], NO_VALUE) == 0 ? "" : f[4];
 		rows[n].packages = strcmp(f[5], NO_VALUE) == 0 ? "" : f[5];
+		rows[n].npm = strcmp(f[6], NO_VALUE) == 0 ? "" : f[6];
+		rows[n].pip = strcmp(f[7], NO_VALUE) == 0 ? "" : f[7];
 		rows[n].used = last_used(f[0]);
 		n++;
 	}
@@ -2495,13 +2555,50 @@ cmd_ls(void)
 			fmt_age(used, sizeof(used), now, rows[i].used);
 		else
 			snprintf(used, sizeof(used), "-");
-		printf("%-36s %-7s %-8s %-8s %-9s %-9s %s\n", rows[i].tag,
-		    rows[i].kind, size, own, age, used,
-		    rows[i].packages[0] != '\0' ? rows[i].packages : "-");
+		printf("%-36s %-7s %-8s %-8s %-9s %-9s %s%s%s%s%s\n",
+		    rows[i].tag, rows[i].kind, size, own, age, used,
+		    rows[i].packages[0] != '\0' ? rows[i].packages : "-",
+		    rows[i].npm[0] != '\0' ? " npm:" : "", rows[i].npm,
+		    rows[i].pip[0] != '\0' ? " pip:" : "", rows[i].pip);
 	}
 	free(text);
 	free(rows);
 	return 0;
+}
+
+int
+launch_image_npm_built(const char *name, char *ver, size_t len)
+{
+	char *const	 argv[] = { "podman", "images", "--sort", "created",
+	    "--filter", "label=" LAUNCH_LABEL_MANAGED "=1", "--format",
+	    "{{index .Labels \"" LAUNCH_LABEL_NPM "\"}}", NULL };
+	char		*text, err[256], *line, *save = NULL, *e, *esave;
+	size_t		 nlen = strlen(name);
+	int		 found = 0;
+
+	if ((text = malloc(IMAGE_LS_MAX)) == NULL)
+		return 0;
+	if (launch_exec(argv, NULL, 0, text, IMAGE_LS_MAX, QUICK_TIMEOUT_MS,
+	    0, err, sizeof(err)) != 0) {
+		free(text);
+		return 0;
+	}
+	/* newest first (podman's --sort created): the first match wins */
+	for (line = strtok_r(text, "\n", &save); line != NULL && !found;
+	    line = strtok_r(NULL, "\n", &save)) {
+		esave = NULL;
+		for (e = strtok_r(line, ",", &esave); e != NULL;
+		    e = strtok_r(NULL, ",", &esave))
+			if (strncmp(e, name, nlen) == 0 && e[nlen] == '@' &&
+			    launch_npm_version_ok(e + nlen + 1) &&
+			    strlen(e + nlen + 1) < len) {
+				snprintf(ver, len, "%s", e + nlen + 1);
+				found = 1;
+				break;
+			}
+	}
+	free(text);
+	return found;
 }
 
 /* podman rmi without --force: podman keeps what a container uses. */
@@ -2590,7 +2687,8 @@ launch_cmd_image(int argc, char **argv)
 {
 	struct launch_image_spec  spec;
 	struct launch_host_facts  facts;
-	const char		**pk = NULL;
+	const char		**pk = NULL, **pip = NULL;
+	char			**npm = NULL;
 	char			  enforcer[PATH_MAX], tag[LAUNCH_TAG_MAX];
 	char			  err[1024], name[32];
 	struct cli_args		  a;
@@ -2610,6 +2708,13 @@ launch_cmd_image(int argc, char **argv)
 		return 1;
 	}
 	spec.packages = pk;
+	if ((npm = calloc((size_t)argc, sizeof(*npm))) == NULL ||
+	    (pip = calloc((size_t)argc, sizeof(*pip))) == NULL) {
+		log_warn("image");
+		goto out;
+	}
+	spec.npm = (const char *const *)npm;
+	spec.pip = pip;
 	for (i = 0; i < a.ngot; i++) {
 		const char	*opt = a.got[i].opt->flag, *v = a.got[i].val;
 
@@ -2625,6 +2730,19 @@ launch_cmd_image(int argc, char **argv)
 			spec.runtime = v;
 		else if (strcmp(opt, "--suite") == 0)
 			spec.suite = v;
+		else if (strcmp(opt, "--npm") == 0) {
+			char	buf[LAUNCH_TOOL_MAX + LAUNCH_VERSION_MAX + 2];
+
+			/* a preview asks no registry (tools.h) */
+			if (launch_npm_resolve(v, !containerfile_only, buf,
+			    sizeof(buf), err, sizeof(err)) == -1 ||
+			    (npm[spec.nnpm] = strdup(buf)) == NULL) {
+				log_warnx("%s", err);
+				goto out;
+			}
+			spec.nnpm++;
+		} else if (strcmp(opt, "--pip") == 0)
+			pip[spec.npip++] = v;
 	}
 	if (check_spec(&spec, err, sizeof(err)) == -1) {
 		log_warnx("%s", err);
@@ -2660,6 +2778,10 @@ launch_cmd_image(int argc, char **argv)
 	printf("%s\n", tag);
 	rc = 0;
 out:
+	for (i = 0; npm != NULL && (size_t)i < spec.nnpm; i++)
+		free(npm[i]);
+	free(npm);
+	free(pip);
 	free(pk);
 	return rc;
 }

@@ -111,6 +111,11 @@ int	launch_npm_entry_ok(const char *entry, char *err, size_t errlen);
 int	launch_pip_entry_ok(const char *entry, char *err, size_t errlen);
 /* A bare npm package name (no version), by the same rules.  1 or 0. */
 int	launch_npm_name_ok(const char *name);
+/*
+ * The version of npm package name in the newest aisb image that has it
+ * (its io.aisb.npm label), into ver: 1, or 0 when no image has it.
+ */
+int	launch_image_npm_built(const char *name, char *ver, size_t len);
 /* An exact version as npm view prints it.  1 or 0. */
 int	launch_npm_version_ok(const char *ver);
 
@@ -120,6 +125,17 @@ int	launch_npm_version_ok(const char *ver);
  */
 int	launch_image_containerfile(const struct launch_image_spec *,
 	    const char *base_ref, char *buf, size_t len, char *err,
+	    size_t errlen);
+
+/*
+ * The tools layer of spec (its npm, pip, node and homedirs) over the
+ * image from, and the tag it gets: pure, for the unit tests and the
+ * preview.  0 or -1.
+ */
+int	launch_image_tools_containerfile(const struct launch_image_spec *,
+	    const char *from, char *buf, size_t len, char *err, size_t errlen);
+int	launch_image_tools_tag(const struct launch_image_spec *,
+	    const char *from, char *tag, size_t taglen, char *err,
 	    size_t errlen);
 
 /*

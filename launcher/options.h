@@ -55,6 +55,8 @@ enum launch_opt_id {
 	LO_QUIET,
 	LO_PROJECT_POLICY,
 	LO_HOST_CA,
+	LO_NPM,
+	LO_PIP,
 	LO__COUNT
 };
 
@@ -76,6 +78,10 @@ struct launch_opts {
 	size_t		 nenv;
 	struct launch_item *packages;
 	size_t		 npackages;
+	struct launch_item *npm;		/* "name" or "name@X.Y.Z" */
+	size_t		 nnpm;
+	struct launch_item *pip;		/* "name==X.Y" */
+	size_t		 npip;
 
 	/* typed views, valid after launch_opts_resolve() */
 	enum launch_net	 net;

@@ -557,3 +557,44 @@ out:
 	free(in);
 	return rc;
 }
+
+int
+launch_npm_resolve(const char *entry, int ask, char *out, size_t len,
+    char *err, size_t errlen)
+{
+	char	ver[LAUNCH_VERSION_MAX + 1];
+
+	if (strlen(entry) > 1 && strchr(entry + 1, '@') != NULL) {
+		if (launch_npm_entry_ok(entry, err, errlen) == -1)
+			return -1;
+		if ((size_t)snprintf(out, len, "%s", entry) >= len) {
+			snprintf(err, errlen, "npm '%.64s': too long", entry);
+			return -1;
+		}
+		return 0;
+	}
+	if (!launch_npm_name_ok(entry)) {
+		snprintf(err, errlen, "npm '%.64s': not an npm package name "
+		    "(lower case letters, digits, - . _ ~; @scope/name)", entry);
+		return -1;
+	}
+	if (launch_image_npm_built(entry, ver, sizeof(ver)))
+		fprintf(stderr, "aisb: npm %s: %s, as in the newest image that "
+		    "has it (--npm %s@VERSION for another)\n", entry, ver,
+		    entry);
+	else if (!ask) {
+		snprintf(err, errlen, "npm %.64s: no image has it yet; name a "
+		    "version (--npm %.64s@X.Y.Z)", entry, entry);
+		return -1;
+	} else if (launch_npm_latest(entry, ver, sizeof(ver), err,
+	    errlen) == -1)
+		return -1;
+	else
+		fprintf(stderr, "aisb: npm %s: %s, the newest on the registry "
+		    "(pin it: --npm %s@%s)\n", entry, ver, entry, ver);
+	if ((size_t)snprintf(out, len, "%s@%s", entry, ver) >= len) {
+		snprintf(err, errlen, "npm '%.64s': too long", entry);
+		return -1;
+	}
+	return 0;
+}

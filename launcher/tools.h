@@ -41,4 +41,13 @@ void	launch_tools_remove(const char *scratch);
 int	launch_npm_latest(const char *name, char *ver, size_t len, char *err,
 	    size_t errlen);
 
+/*
+ * "name@X.Y.Z" for an --npm entry into out: the entry itself when it
+ * names a version; else the version in the newest image that has name,
+ * else (when ask) the registry's newest, asked with launch_npm_latest().
+ * The version chosen is said on stderr.  0 or -1 with err.
+ */
+int	launch_npm_resolve(const char *entry, int ask, char *out, size_t len,
+	    char *err, size_t errlen);
+
 #endif
