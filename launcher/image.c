@@ -1577,8 +1577,14 @@ launch_image_print_containerfile(const struct launch_image_spec *spec,
 		    "nodejs when no node is named):\n");
 	fputs(buf, f);
 	if (tools) {
-		if (plain_image(&u, 1, from, sizeof(from), err,
-		    sizeof(err)) == -1 ||
+		char	enforcer[PATH_MAX];
+
+		/* the tag below hashes the enforcer: without one, unknown */
+		if (u.enforcer_path == NULL && launch_image_default_enforcer(
+		    enforcer, sizeof(enforcer)) == 0)
+			u.enforcer_path = enforcer;
+		if ((u.enforcer_path != NULL && plain_image(&u, 1, from,
+		    sizeof(from), err, sizeof(err)) == -1) ||
 		    tools_containerfile(spec, from[0] != '\0' ? from :
 		    LAUNCH_IMAGE_REPO ":0000000000000000", buf,
 		    LAUNCH_CONTAINERFILE_MAX, err, sizeof(err)) == -1) {
