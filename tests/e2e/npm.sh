@@ -12,6 +12,8 @@
 #   and the session, which says what was denied; nothing is tagged
 #   --npm semver takes the version of the newest image that has it
 #   a project config may not name npm packages (exit 78)
+#   as an ordinary user with rootless podman (keep-id): the same layer,
+#   root-owned, from a tree the session left owned by that user
 #
 # The install policy is what `aisb policy derive npm` prints, plus an
 # allow_ranges entry for the addresses the registry's name resolves to
@@ -47,11 +49,23 @@ printf '[storage]\ndriver = "overlay"\ngraphroot = "%s/graph"\nrunroot = "%s/run
 export CONTAINERS_STORAGE_CONF=$tmp/storage.conf
 export XDG_CACHE_HOME=$tmp/cache XDG_STATE_HOME=$tmp/state XDG_CONFIG_HOME=$tmp/config
 unset AISB_INSTALL_POLICY
+user=aisbnpm$$
+uid=
+tun_mode=$(stat -c %a /dev/net/tun 2>/dev/null || echo "")
 cleanup() {
 	local rc=$? m
 	podman rm -af >/dev/null 2>&1 || true
 	podman volume rm -af >/dev/null 2>&1 || true
 	podman rmi -af >/dev/null 2>&1 || true
+	if [ -n "$uid" ]; then
+		# the user this test made: its processes, rootless store, home
+		pkill -KILL -u "$uid" 2>/dev/null || true
+		sleep 0.5
+		userdel -r "$user" >/dev/null 2>&1 || true
+		rm -rf "/tmp/podman-run-$uid" "/tmp/containers-user-$uid" \
+		    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null || true
+	fi
+	[ -n "$tun_mode" ] && chmod "$tun_mode" /dev/net/tun 2>/dev/null
 	for m in $(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
 	    /proc/self/mounts | sort -r); do
 		umount -l "$m" 2>/dev/null || true
@@ -218,6 +232,60 @@ else
 	bad "project npm: $(cat "$tmp/err")"
 fi
 rm -f "$tmp/ws/.aisb.yaml"
+
+# --- an ordinary user, rootless podman (keep-id): the tree the session
+# leaves is that user's on the host, and root's in the image all the same.
+if command -v useradd >/dev/null && command -v runuser >/dev/null &&
+    [ -z "${AISB_E2E_NO_ROOTLESS:-}" ]; then
+	build=$(cd "$top_builddir" && pwd)
+	useradd -m -s /bin/bash "$user"
+	uid=$(id -u "$user")
+	home=$(getent passwd "$user" | cut -d: -f6)
+	chmod 0666 /dev/net/tun		# slirp4netns opens it as the user
+	install -d -m 0755 -o "$user" -g "$user" "$home/bin"
+	install -m 0755 "$build/aisb" "$build/aisb-gate" "$build/aisb-enforce" "$home/bin/"
+	install -m 0644 "$build/aisb-seccomp.json" "$home/bin/"
+	install -m 0644 -o "$user" "$tmp/install.yaml" "$home/install.yaml"
+	install -m 0644 -o "$user" "$tmp/none.yaml" "$home/none.yaml"
+	# the base and the two Debian images, handed over instead of rebuilt
+	# (a load keeps the ids the tags hash); not the tools layer
+	imgs=$(podman images --filter label=io.aisb.managed=1 --format \
+	    '{{.Repository}}:{{.Tag}} {{index .Labels "io.aisb.npm"}}' |
+	    awk '$2 == "" || $2 == "<no value>" { print $1 }')
+	podman save -q -m -o "$home/img.tar" $imgs
+	chown "$user" "$home/img.tar"
+	as_user() {
+		runuser -u "$user" -- env -i HOME="$home" USER="$user" LOGNAME="$user" \
+		    PATH="$home/bin:/usr/local/bin:/usr/bin:/bin" "$@"
+	}
+	as_user podman load -q -i "$home/img.tar" >/dev/null
+	rm -f "$home/img.tar"
+	uws=$home/proj
+	install -d -m 0700 -o "$user" -g "$user" "$uws"
+	install -m 0755 -o "$user" -g "$user" "$tmp/ws/inside.sh" "$uws/inside.sh"
+	rc=0
+	(cd "$uws" && as_user AISB_INSTALL_POLICY="$home/install.yaml" aisb \
+	    --policy "$home/none.yaml" --npm semver@7.6.3 -- ./inside.sh) \
+	    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+	check "rootless: --npm semver@7.6.3: exit" "$rc" 0
+	if grep -q 'installing npm tools' "$tmp/err" &&
+	    grep -q 'tools layer, no network' "$tmp/err"; then
+		ok "rootless: installed by the user's own session, layer built"
+	else
+		bad "rootless: $(cat "$tmp/err")"
+	fi
+	check "rootless: /opt/aisb/npm is root's in the image" \
+	    "$(sed -n 2p "$tmp/out")" "0:0 755"
+	check "rootless: the sandbox user cannot write the tree" \
+	    "$(sed -n 5p "$tmp/out")" readonly
+	check "rootless: no file of the tree is anyone's but root's" \
+	    "$(sed -n 6p "$tmp/out")" 0
+	check "rootless: the lockfile's integrity" "$(sed -n 8p "$tmp/out")" 1
+	check "rootless: no scratch folder left" \
+	    "$(ls -A "$home/.local/state/aisb/install" 2>/dev/null | wc -l)" 0
+else
+	echo "# rootless part skipped"
+fi
 
 echo "# $pass passed, $fail failed"
 [ "$fail" = 0 ]
