@@ -48,7 +48,7 @@ static const struct cli_opt image_build_opts[] = {
 	{ "--npm", CLI_VALUE, "PKG[@VER]", "none",
 	    "npm CLI installed by a gated session (repeatable)" },
 	{ "--pip", CLI_VALUE, "PKG==VER", "none",
-	    "pip CLI (repeatable; not in this version)" },
+	    "pip CLI installed by a gated session (repeatable)" },
 	{ .flag = NULL }
 };
 

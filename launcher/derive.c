@@ -471,7 +471,7 @@ add_uris(struct sources *out, const char *v)
 
 static int
 derive_pip(struct sources *out, char *from, size_t fromlen, char *use,
-    size_t uselen)
+    size_t uselen, char **vals)
 {
 	static const char *const envs[PIP_KEYS] = {
 		"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS"
@@ -525,8 +525,12 @@ derive_pip(struct sources *out, char *from, size_t fromlen, char *use,
 		snprintf(from + l, fromlen - l, "%s%s (%s)", l ? ", " : "",
 		    c.from[k], pip_keys[k]);
 	}
-	for (i = 0; i < PIP_KEYS; i++)
-		free(c.val[i]);
+	for (i = 0; i < PIP_KEYS; i++) {
+		if (vals != NULL)
+			vals[i] = c.val[i];	/* the caller's now */
+		else
+			free(c.val[i]);
+	}
 	if (out->n == 0) {
 		fprintf(stderr, "aisb: pip's index is not an http(s) URL "
 		    "(%s)\n", from);
@@ -754,7 +758,8 @@ launch_cmd_derive(int argc, char **argv)
 		snprintf(use, sizeof(use), "aisb --policy npm.yaml --package "
 		    "npm -- npm ci");
 	} else if (strcmp(kind, "pip") == 0)
-		rc = derive_pip(src, from, sizeof(from), use, sizeof(use));
+		rc = derive_pip(src, from, sizeof(from), use, sizeof(use),
+		    NULL);
 	else
 		rc = derive_git(ws, src, from, sizeof(from), use, sizeof(use));
 	if (rc == -1) {
@@ -779,6 +784,24 @@ launch_derive_npm(FILE *f, char *registry, size_t reglen)
 	    reglen)) == 0)
 		print_policy(f, "npm", src, from, "aisb --policy npm.yaml "
 		    "--package npm -- npm ci");
+	free(src);
+	return rc;
+}
+
+int
+launch_derive_pip(FILE *f, char **vals)
+{
+	struct sources	*src;
+	char		 from[8192] = "", use[512];
+	int		 rc, k;
+
+	for (k = 0; k < 3; k++)
+		vals[k] = NULL;
+	if ((src = calloc(1, sizeof(*src))) == NULL)
+		return -1;
+	if ((rc = derive_pip(src, from, sizeof(from), use, sizeof(use),
+	    vals)) == 0)
+		print_policy(f, "pip", src, from, use);
 	free(src);
 	return rc;
 }

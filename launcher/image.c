@@ -1553,7 +1553,7 @@ launch_image_print_containerfile(const struct launch_image_spec *spec,
 	int				  offline, rc = -1, tools = has_tools(spec);
 
 	if ((buf = malloc(LAUNCH_CONTAINERFILE_MAX)) == NULL ||
-	    (pk = calloc(spec->npackages + 2, sizeof(*pk))) == NULL) {
+	    (pk = calloc(spec->npackages + 3, sizeof(*pk))) == NULL) {
 		free(buf);
 		log_warn("containerfile");
 		return -1;
@@ -1963,6 +1963,7 @@ tools_containerfile(const struct launch_image_spec *spec, const char *from,
 	const char	 *p;
 	ssize_t		  n;
 	size_t		  i, k;
+	int		  npm;
 
 	if (check_spec(spec, err, errlen) == -1)
 		return -1;
@@ -1987,10 +1988,8 @@ tools_containerfile(const struct launch_image_spec *spec, const char *from,
 		    "tarball's sha512 is in %s/package-lock.json\n",
 		    LAUNCH_NPM_IN_IMAGE);
 		sb_printf(&sb, "COPY --chown=0:0 npm %s\n", LAUNCH_NPM_IN_IMAGE);
-		sb_printf(&sb, "ENV PATH=%s/node_modules/.bin:/usr/local/sbin:"
-		    "/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n",
-		    LAUNCH_NPM_IN_IMAGE);
 	}
+	npm = n > 0 || spec->node != NULL;
 	free(v);
 	v = NULL;
 	if ((n = sorted(spec->pip, spec->npip, &v)) == -1)
@@ -1999,8 +1998,19 @@ tools_containerfile(const struct launch_image_spec *spec, const char *from,
 		sb_printf(&sb, "# pip:");
 		for (i = 0; i < (size_t)n; i++)
 			sb_printf(&sb, " %s", v[i]);
-		sb_printf(&sb, "\n");
+		sb_printf(&sb, "\n# installed by a sandbox session (pip install "
+		    "--target); each archive's sha256 is in "
+		    "%s/pip-report.json\n", LAUNCH_PIP_IN_IMAGE);
+		sb_printf(&sb, "COPY --chown=0:0 pip %s\n", LAUNCH_PIP_IN_IMAGE);
+		sb_printf(&sb, "ENV PYTHONPATH=%s\n", LAUNCH_PIP_IN_IMAGE);
 	}
+	if (npm || n > 0)
+		sb_printf(&sb, "ENV PATH=%s%s%s%s/usr/local/sbin:/usr/local/bin:"
+		    "/usr/sbin:/usr/bin:/sbin:/bin\n",
+		    npm ? LAUNCH_NPM_IN_IMAGE : "",
+		    npm ? "/node_modules/.bin:" : "",
+		    n > 0 ? LAUNCH_PIP_IN_IMAGE : "",
+		    n > 0 ? "/bin:" : "");
 	free(v);
 	v = NULL;
 	if ((n = sorted(spec->homedirs, spec->nhomedirs, &v)) == -1)
@@ -2035,8 +2045,8 @@ oom:
 
 /*
  * The spec of the image the tools layer sits on: the spec's Debian
- * packages, and Debian's nodejs when npm tools come without a node of
- * their own.  pk has room for spec->npackages + 1.
+ * packages, Debian's nodejs when npm tools come without a node of
+ * their own, python3 for pip tools.  pk has room for spec->npackages + 2.
  */
 static void
 under_spec(const struct launch_image_spec *spec, const char **pk,
@@ -2052,6 +2062,8 @@ under_spec(const struct launch_image_spec *spec, const char **pk,
 		pk[i] = spec->packages[i];
 	if (spec->nnpm > 0 && spec->node == NULL)
 		pk[i++] = "nodejs";
+	if (spec->npip > 0)
+		pk[i++] = "python3";
 	u->packages = pk;
 	u->npackages = i;
 }
@@ -2182,13 +2194,7 @@ tools_image(const struct launch_image_spec *spec, int dry, char *tag,
 		tag[0] = '\0';
 	if (check_spec(spec, err, errlen) == -1)
 		return -1;
-	if (spec->npip > 0) {
-		snprintf(err, errlen, "pip tools (%s) are not installed by "
-		    "this version of aisb; see docs/launcher.md, \"Tools\"",
-		    spec->pip[0]);
-		return -1;
-	}
-	if ((pk = calloc(spec->npackages + 2, sizeof(*pk))) == NULL ||
+	if ((pk = calloc(spec->npackages + 3, sizeof(*pk))) == NULL ||
 	    (cf = malloc(LAUNCH_CONTAINERFILE_MAX)) == NULL) {
 		free(pk);
 		snprintf(err, errlen, "out of memory");

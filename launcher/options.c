@@ -102,8 +102,8 @@ static const struct optdesc opts[LO__COUNT] = {
 	    "npm CLI installed in the image by a gated session "
 	    "(repeatable; no version: the newest)", "PKG[@VER]", "none" },
 	[LO_PIP] = { "pip", OT_LIST, 0, NULL,
-	    "pip CLI installed in the image (repeatable; not in this "
-	    "version)", "PKG==VER", "none" },
+	    "pip CLI installed in the image by a gated session "
+	    "(repeatable)", "PKG==VER", "none" },
 };
 
 /*

