@@ -29,3 +29,7 @@ EXTRA_DIST += tests/e2e/apt.sh tests/e2e/hostca.sh
 # the host's npm names (root, npm, AISB_E2E=1; 77 otherwise).
 TESTS += tests/e2e/npm.sh
 EXTRA_DIST += tests/e2e/npm.sh
+# pip tools the same way, from an index the test serves on the loopback
+# (root, AISB_E2E=1; 77 otherwise).
+TESTS += tests/e2e/pip.sh
+EXTRA_DIST += tests/e2e/pip.sh
