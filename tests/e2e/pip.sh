@@ -198,6 +198,7 @@ fi
 find /opt/aisb/pip ! -user 0 | wc -l
 grep -o 'sha256=[0-9a-f]*' /opt/aisb/pip/pip-report.json
 command -v aisbhello
+python3 -c 'import aisbhello; print(aisbhello.__file__)'
 EOF
 chmod 0755 "$tmp/ws/inside.sh"
 rc=0
@@ -213,6 +214,8 @@ check "the sandbox user cannot write the tree" "$(sed -n 4p "$tmp/out")" readonl
 check "no file of the tree is anyone's but root's" "$(sed -n 5p "$tmp/out")" 0
 check "pip's report holds the wheel's sha256" "$(sed -n 6p "$tmp/out")" "sha256=$sum10"
 check "aisbhello is found through PATH" "$(sed -n 7p "$tmp/out")" /opt/aisb/pip/bin/aisbhello
+check "the system python imports the tool's modules (the .pth)" \
+    "$(sed -n 8p "$tmp/out")" /opt/aisb/pip/aisbhello/__init__.py
 
 rc=0
 (cd "$tmp/ws" && "$aisb" --policy "$tmp/none.yaml" --pip aisbhello==1.1 \

@@ -253,6 +253,40 @@ containerfile_tools(void **state)
 	assert_null(strstr(cf, "npm install"));
 }
 
+/* pip tools: the --target tree, a .pth for the system python, PATH. */
+static void
+containerfile_pip(void **state)
+{
+	const char *const		npm[] = { "semver@7.6.3" };
+	const char *const		pip[] = { "black==24.1.0", "aider-chat==0.86.1" };
+	struct launch_image_spec	spec = { 0 };
+	char				err[256] = "";
+	const char			*from = LAUNCH_IMAGE_REPO ":00112233445566aa";
+
+	(void)state;
+	spec.pip = pip;
+	spec.npip = 2;
+	if (launch_image_tools_containerfile(&spec, from, cf, sizeof(cf), err,
+	    sizeof(err)) == -1)
+		fail_msg("refused: %s", err);
+	assert_true(has_line(cf, "# pip: aider-chat==0.86.1 black==24.1.0"));
+	assert_true(has_line(cf, "COPY --chown=0:0 pip /opt/aisb/pip"));
+	assert_true(has_line(cf, "COPY --chown=0:0 aisb-pip.pth "
+	    "/usr/lib/python3/dist-packages/aisb-pip.pth"));
+	assert_true(has_line(cf, "ENV PATH=/opt/aisb/pip/bin:/usr/local/sbin:"
+	    "/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"));
+	assert_null(strstr(cf, "PYTHONPATH"));
+	assert_null(strstr(cf, "/opt/aisb/npm"));
+	/* both: one PATH, npm's bin first */
+	spec.npm = npm;
+	spec.nnpm = 1;
+	assert_int_equal(launch_image_tools_containerfile(&spec, from, cf,
+	    sizeof(cf), err, sizeof(err)), 0);
+	assert_true(has_line(cf, "ENV PATH=/opt/aisb/npm/node_modules/.bin:"
+	    "/opt/aisb/pip/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:"
+	    "/usr/bin:/sbin:/bin"));
+}
+
 /* A new version is a new tag; the same list in another order is not. */
 static void
 tools_tag_changes(void **state)
@@ -410,6 +444,7 @@ main(void)
 		cmocka_unit_test(exec_output),
 		cmocka_unit_test(exec_status),
 		cmocka_unit_test(containerfile_tools),
+		cmocka_unit_test(containerfile_pip),
 		cmocka_unit_test(tools_tag_changes),
 		cmocka_unit_test(tool_names),
 		cmocka_unit_test(tools_refused),
