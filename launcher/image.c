@@ -1596,6 +1596,18 @@ launch_image_print_containerfile(const struct launch_image_spec *spec,
 		    from[0] != '\0' ? "" : " (not built yet: its tag is a "
 		    "placeholder)");
 		fputs(buf, f);
+		if (from[0] != '\0') {
+			char	tag[LAUNCH_TAG_MAX];
+			int	here;
+
+			if ((here = launch_image_lookup(spec, tag, sizeof(tag),
+			    err, sizeof(err))) == -1) {
+				log_warnx("%s", err);
+				goto out;
+			}
+			fprintf(f, "# image %s: %s\n", tag, here ? "built" :
+			    "not built yet");
+		}
 	}
 	rc = 0;
 out:
@@ -2221,11 +2233,13 @@ tools_image(const struct launch_image_spec *spec, int dry, char *tag,
 		goto out;
 	if (spec->base_used != NULL)
 		snprintf(spec->base_used, spec->base_usedlen, "%s", ubase);
-	launch_image_mark_used(from);	/* what the kept layer sits on */
 	if (exists || dry) {
+		if (!dry)
+			launch_image_mark_used(from);	/* what it sits on */
 		rc = exists;
 		goto out;
 	}
+	launch_image_mark_used(from);
 	if (launch_tools_install(spec, scratch, sizeof(scratch), ctxdir,
 	    sizeof(ctxdir), err, errlen) == -1) {
 		if (scratch[0] != '\0')
@@ -2289,8 +2303,15 @@ int
 launch_image_lookup(const struct launch_image_spec *spec, char *tag,
     size_t taglen, char *err, size_t errlen)
 {
-	return has_tools(spec) ? tools_image(spec, 1, tag, taglen, err,
-	    errlen) : plain_image(spec, 1, tag, taglen, err, errlen);
+	struct launch_image_spec	s = *spec;
+	char				enforcer[PATH_MAX];
+
+	/* the tag hashes the enforcer: the one a build would copy */
+	if (s.enforcer_path == NULL && launch_image_default_enforcer(enforcer,
+	    sizeof(enforcer)) == 0)
+		s.enforcer_path = enforcer;
+	return has_tools(&s) ? tools_image(&s, 1, tag, taglen, err,
+	    errlen) : plain_image(&s, 1, tag, taglen, err, errlen);
 }
 
 int

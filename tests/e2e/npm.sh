@@ -184,6 +184,18 @@ else
 	bad "image ls: $(cat "$tmp/ls")"
 fi
 
+# the tag without building: built for 7.6.3, not for 7.6.1
+"$aisb" image containerfile --npm semver@7.6.3 >"$tmp/cf" 2>&1 || true
+check "image containerfile --npm semver@7.6.3 names the built image" \
+    "$(grep '^# image ' "$tmp/cf")" "# image $tag3: built"
+"$aisb" image containerfile --npm semver@7.6.1 >"$tmp/cf" 2>&1 || true
+if grep -Eq '^# image localhost/aisb:[0-9a-f]{16}: not built yet$' "$tmp/cf" &&
+    ! grep -q "$tag3" "$tmp/cf"; then
+	ok "... and another tag, not built yet, for 7.6.1"
+else
+	bad "containerfile 7.6.1: $(grep '^# image' "$tmp/cf")"
+fi
+
 # no version: the newest image that has semver (7.6.2, built last)
 rc=0
 (cd "$tmp/ws" && "$aisb" --policy "$tmp/none.yaml" --npm semver \
