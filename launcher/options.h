@@ -56,6 +56,8 @@ enum launch_opt_id {
 	LO_PROJECT_POLICY,
 	LO_HOST_CA,
 	LO_AGENT,		/* agent.h; "none": no recipe, none picked */
+	LO_NPM,
+	LO_PIP,
 	LO__COUNT
 };
 
@@ -77,6 +79,10 @@ struct launch_opts {
 	size_t		 nenv;
 	struct launch_item *packages;
 	size_t		 npackages;
+	struct launch_item *npm;		/* "name" or "name@X.Y.Z" */
+	size_t		 nnpm;
+	struct launch_item *pip;		/* "name==X.Y" */
+	size_t		 npip;
 
 	/* typed views, valid after launch_opts_resolve() */
 	enum launch_net	 net;

@@ -31,6 +31,7 @@ sample() {
 	FILE|PATH) echo "$tmp/x.yaml" ;;
 	DIR) echo "$tmp" ;;
 	NAME\[=VALUE\]) echo X=1 ;;
+	PKG==VER) echo x==1.0 ;;
 	*) echo x ;;
 	esac
 }

