@@ -5,6 +5,7 @@
  *
  *   main.c     argv, configuration, privileges, signals, the loop
  *   conn.c     the connection object: request, decision, dial, relay
+ *              (conn-int.h: its types, private to the files that make it)
  *   http.c     the request parser (pure, restartable; see http.h)
  *   dns.c      c-ares in the event loop, the per-name cache (the pin)
  *   tls.c      the server name of a TLS ClientHello (see tls.h)
