@@ -5,6 +5,7 @@
  * sees a connection through gate.h only.
  *
  *   conn.c     life cycle, replies and refusals, the callbacks, timers
+ *   splice.c   the raw relay (splice(2) or read/write) and its pipe pool
  */
 #ifndef AISB_CONN_INT_H
 #define AISB_CONN_INT_H
@@ -14,6 +15,8 @@
 
 #include <stdint.h>
 #include <time.h>
+
+#include <event2/util.h>
 
 #include "gate.h"
 #include "http.h"
@@ -124,5 +127,16 @@ struct gate_conn {
 	uint8_t			 hup[2];	/* the peer's FIN has arrived */
 	struct relay_dir	 dir[2];	/* [0] up: fd[0] -> fd[1], [1] down */
 };
+
+/* conn.c */
+void		 conn_free(struct gate_conn *);
+void		 conn_dec_free(struct conn_dec *);
+struct conn_tags *conn_tags_new(const struct gate_conn *);
+void		 conn_dial_done(struct gate_conn *, short);
+
+/* splice.c */
+void		 conn_raw_cb(evutil_socket_t, short, void *);
+int		 conn_maybe_raw(struct gate_conn *, const char *, size_t);
+void		 conn_raw_free(struct gate_conn *);
 
 #endif /* AISB_CONN_INT_H */

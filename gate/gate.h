@@ -6,6 +6,7 @@
  *   main.c     argv, configuration, privileges, signals, the loop
  *   conn.c     the connection object: request, decision, dial, relay
  *              (conn-int.h: its types, private to the files that make it)
+ *   splice.c   the raw relay of a tunnel, splice(2) and the pipe pool
  *   http.c     the request parser (pure, restartable; see http.h)
  *   dns.c      c-ares in the event loop, the per-name cache (the pin)
  *   tls.c      the server name of a TLS ClientHello (see tls.h)
@@ -110,7 +111,7 @@ struct gate_config {
 };
 
 struct gate_client;		/* per client address, for the per-client limit */
-struct gate_pipe;		/* a pipe of the splice pool (conn.c) */
+struct gate_pipe;		/* a pipe of the splice pool (splice.c) */
 
 struct gate {
 	struct gate_config	 cfg;
@@ -152,6 +153,8 @@ void	 gate_conns_status(struct gate *, struct evbuffer *);
 double	 gate_ms_since(const struct timespec *);
 int	 gate_clients_init(struct gate *);
 void	 gate_clients_free(struct gate *);
+
+/* splice.c */
 void	 gate_pipes_free(struct gate *);
 
 /* main.c */
