@@ -5,6 +5,7 @@
  * sees a connection through gate.h only.
  *
  *   conn.c     life cycle, replies and refusals, the callbacks, timers
+ *   decide.c   head complete -> deny -> classify -> resolve -> dial
  *   splice.c   the raw relay (splice(2) or read/write) and its pipe pool
  */
 #ifndef AISB_CONN_INT_H
@@ -132,7 +133,18 @@ struct gate_conn {
 void		 conn_free(struct gate_conn *);
 void		 conn_dec_free(struct conn_dec *);
 struct conn_tags *conn_tags_new(const struct gate_conn *);
+void		 conn_arm(struct gate_conn *, unsigned);
+void		 conn_refuse(struct gate_conn *, int, const char *,
+		    const char *, const char *);
+void		 conn_deny(struct gate_conn *, enum policy_reason,
+		    const char *, const char *, const struct policy_addr *);
+void		 conn_connected(struct gate_conn *);
+
+/* decide.c */
+void		 conn_head_complete(struct gate_conn *);
+void		 conn_dial(struct gate_conn *);
 void		 conn_dial_done(struct gate_conn *, short);
+void		 conn_up_drop(struct gate_conn *);
 
 /* splice.c */
 void		 conn_raw_cb(evutil_socket_t, short, void *);

@@ -61,9 +61,6 @@ static void	up_read_cb(struct bufferevent *, void *);
 static void	up_write_cb(struct bufferevent *, void *);
 static void	up_event_cb(struct bufferevent *, short, void *);
 static void	timer_cb(evutil_socket_t, short, void *);
-static void	dial(struct gate_conn *);
-static void	connected(struct gate_conn *);
-static void	up_drop(struct gate_conn *);
 
 double
 gate_ms_since(const struct timespec *t)
@@ -102,8 +99,8 @@ arm_tv(struct gate_conn *c, const struct timeval *tv)
 	event_active(c->timer, EV_TIMEOUT, 1);
 }
 
-static void
-arm(struct gate_conn *c, unsigned secs)
+void
+conn_arm(struct gate_conn *c, unsigned secs)
 {
 	struct timeval	 tv = { (time_t)secs, 0 };
 
@@ -357,14 +354,14 @@ conn_finish(struct gate_conn *c)
 		    "closed", NULL, NULL);
 	}
 	gate_dns_cancel(&c->d->dnsw);
-	up_drop(c);
+	conn_up_drop(c);
 	c->state = S_LINGER;
 	bufferevent_setwatermark(c->cbev, EV_READ, 0, 0);
 	bufferevent_setwatermark(c->cbev, EV_WRITE, 0, 0);
 	bufferevent_enable(c->cbev, EV_READ | EV_WRITE);
 	evbuffer_drain(bufferevent_get_input(c->cbev),
 	    evbuffer_get_length(bufferevent_get_input(c->cbev)));
-	arm(c, LINGER_SECS + 3);
+	conn_arm(c, LINGER_SECS + 3);
 	if (evbuffer_get_length(bufferevent_get_output(c->cbev)) == 0)
 		client_write_cb(c->cbev, c);
 }
@@ -453,7 +450,7 @@ conn_refuse_fix(struct gate_conn *c, int status, const char *decision,
 	conn_reply(c, status, hdr, body);
 }
 
-static void
+void
 conn_refuse(struct gate_conn *c, int status, const char *decision,
     const char *reason, const char *detail)
 {
@@ -464,7 +461,7 @@ conn_refuse(struct gate_conn *c, int status, const char *decision,
  * Deny by policy (403), with the change that would allow it.  refused is
  * the address refused by class, NULL when it is not about an address.
  */
-static void
+void
 conn_deny(struct gate_conn *c, enum policy_reason why, const char *reason,
     const char *detail, const struct policy_addr *refused)
 {
@@ -608,267 +605,9 @@ gate_accept(struct gate *g, int fd, const struct sockaddr *sa, int salen)
 	/* The parser never needs more than this much buffered. */
 	bufferevent_setwatermark(c->cbev, EV_READ, 0, GATE_HTTP_MAX_HEAD + 1);
 	bufferevent_enable(c->cbev, EV_READ);
-	arm(c, g->cfg.header_timeout);
+	conn_arm(c, g->cfg.header_timeout);
 	log_debug("conn %llu: accepted from %s", (unsigned long long)c->id,
 	    c->d->peer);
-}
-
-/* --- deciding ----------------------------------------------------------------- */
-
-static const char *
-reason_token(enum policy_reason r)
-{
-	switch (r) {
-	case POLICY_R_ALLOWED:		return "allowed";
-	case POLICY_R_DENY_RULE:	return "deny_rule";
-	case POLICY_R_HOST_NOT_ALLOWED:	return "host_not_allowed";
-	case POLICY_R_PORT_NOT_ALLOWED:	return "port_not_allowed";
-	case POLICY_R_ADDR_CLASS:	return "address_denied";
-	}
-	return "denied";
-}
-
-static void
-deny_decision(struct gate_conn *c, const struct policy_decision *d)
-{
-	if (d->rule != NULL)
-		policy_rule_describe(d->rule, c->d->rule, sizeof(c->d->rule));
-	conn_deny(c, d->reason, reason_token(d->reason),
-	    policy_reason_str(d->reason), NULL);
-}
-
-static void
-sockaddr_of(const struct policy_addr *a, uint16_t port,
-    struct sockaddr_storage *ss, socklen_t *len)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (a->family == AF_INET) {
-		struct sockaddr_in	*sin = (void *)ss;
-
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		memcpy(&sin->sin_addr, a->bytes, 4);
-		*len = sizeof(*sin);
-	} else {
-		struct sockaddr_in6	*sin6 = (void *)ss;
-
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(port);
-		memcpy(&sin6->sin6_addr, a->bytes, 16);
-		*len = sizeof(*sin6);
-	}
-}
-
-/*
- * Keep the addresses of in[] that may be dialled, in order.  Returns how
- * many; when none, detail says why the first was refused and *first is
- * the first refused that allow_ranges could exempt (family 0: none; the
- * gate's own address never is).
- */
-static size_t
-classify(struct gate_conn *c, const struct policy_addr *in, size_t n,
-    char *detail, size_t dlen, struct policy_addr *first)
-{
-	size_t		 i, kept = 0;
-	char		 ip[INET6_ADDRSTRLEN];
-	const char	*cls;
-
-	detail[0] = '\0';
-	memset(first, 0, sizeof(*first));
-	for (i = 0; i < n; i++) {
-		policy_addr_str(&in[i], ip, sizeof(ip));
-		if ((cls = policy_classify(c->d->pol, &in[i])) == NULL &&
-		    gate_is_self(c->g, &in[i], c->d->tgt.port))
-			cls = "the gate itself";
-		else if (cls != NULL && first->family == 0)
-			*first = in[i];
-		if (cls != NULL) {
-			log_debug("conn %llu: %s: %s is %s, not dialled",
-			    (unsigned long long)c->id, c->d->tgt.host, ip, cls);
-			if (detail[0] == '\0')
-				snprintf(detail, dlen, "%s is %s", ip, cls);
-			continue;
-		}
-		c->d->addrs[kept++] = in[i];
-	}
-	c->d->naddrs = kept;
-	return kept;
-}
-
-static void
-deny_class(struct gate_conn *c, const char *detail,
-    const struct policy_addr *first)
-{
-	conn_deny(c, POLICY_R_ADDR_CLASS, "address_denied", detail,
-	    first->family != 0 ? first : NULL);
-}
-
-static void
-dns_done(void *arg, int status, const char *err,
-    const struct policy_addr *addrs, size_t n, int stale)
-{
-	struct gate_conn	*c = arg;
-	char			 detail[DETAIL_MAX];
-	struct policy_addr	 first;
-
-	c->dns_ms = gate_ms_since(&c->d->t_dns);
-	if (status == -1) {
-		c->g->ctr.dns_failed++;
-		conn_refuse(c, 502, "error", "dns_failed", err);
-		return;
-	}
-	if (stale) {
-		c->g->ctr.dns_stale++;
-		c->d->stale = 1;
-	}
-	if (classify(c, addrs, n, detail, sizeof(detail), &first) == 0) {
-		deny_class(c, detail, &first);
-		return;
-	}
-	dial(c);
-}
-
-static void
-resolve(struct gate_conn *c)
-{
-	struct policy_addr	 addrs[GATE_MAX_ADDRS];
-	size_t			 n;
-	char			 detail[DETAIL_MAX];
-	struct policy_addr	 first;
-	int			 stale = 0;
-
-	clock_gettime(CLOCK_MONOTONIC, &c->d->t_dns);
-	if ((n = gate_dns_cached(c->g->dns, c->d->tgt.host, addrs,
-	    &stale)) != 0) {
-		c->dns_ms = 0;
-		if (stale) {
-			c->g->ctr.dns_stale++;
-			c->d->stale = 1;
-		}
-		if (classify(c, addrs, n, detail, sizeof(detail),
-		    &first) == 0) {
-			deny_class(c, detail, &first);
-			return;
-		}
-		dial(c);
-		return;
-	}
-	c->state = S_RESOLVE;
-	arm(c, c->g->cfg.dns_timeout + 2);
-	if (gate_dns_resolve(c->g->dns, c->d->tgt.host, &c->d->dnsw, dns_done,
-	    c) == -1) {
-		c->g->ctr.dns_failed++;
-		conn_refuse(c, 502, "error", "dns_failed", "resolver busy");
-	}
-}
-
-/*
- * The upstream socket is the gate's own until the tunnel needs
- * bufferevents: one edge-triggered event (conn_raw_cb) sees the connect end and
- * then, for a raw tunnel, carries on as its relay event: no epoll_ctl
- * between the connect and the close.
- */
-static void
-up_drop(struct gate_conn *c)
-{
-	if (c->ubev != NULL) {
-		bufferevent_free(c->ubev);
-		c->ubev = NULL;
-	}
-	if (c->ev[1] != NULL) {
-		event_free(c->ev[1]);
-		c->ev[1] = NULL;
-	}
-	if (c->fd[1] != -1) {
-		close(c->fd[1]);
-		c->fd[1] = -1;
-	}
-	c->rd[1] = c->wr[1] = c->hup[1] = 0;
-}
-
-static void
-dial(struct gate_conn *c)
-{
-	struct gate		*g = c->g;
-	struct sockaddr_storage	 ss;
-	socklen_t		 sslen;
-	int			 fd;
-
-	while (c->d->next < c->d->naddrs && c->d->tries < GATE_MAX_DIALS) {
-		const struct policy_addr *a = &c->d->addrs[c->d->next++];
-
-		c->d->tries++;
-		policy_addr_str(a, c->d->addrstr, sizeof(c->d->addrstr));
-		sockaddr_of(a, c->d->tgt.port, &ss, &sslen);
-		clock_gettime(CLOCK_MONOTONIC, &c->d->t_connect);
-		if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
-		    SOCK_CLOEXEC, 0)) == -1) {
-			c->d->dial_errno = errno;
-			c->d->timed_out = 0;
-			continue;
-		}
-		if (connect(fd, (struct sockaddr *)&ss, sslen) == -1 &&
-		    errno != EINPROGRESS) {
-			c->d->dial_errno = errno;
-			c->d->timed_out = 0;
-			close(fd);
-			continue;
-		}
-		c->fd[1] = fd;
-		if ((c->ev[1] = event_new(g->base, fd, EV_READ | EV_WRITE |
-		    EV_CLOSED | EV_PERSIST | EV_ET, conn_raw_cb, c)) == NULL ||
-		    event_add(c->ev[1], NULL) == -1) {
-			c->d->dial_errno = ENOMEM;
-			up_drop(c);
-			break;
-		}
-		c->state = S_CONNECT;
-		arm(c, g->cfg.connect_timeout);
-		log_debug("conn %llu: dialling %s port %u",
-		    (unsigned long long)c->id, c->d->addrstr, c->d->tgt.port);
-		return;
-	}
-	if (c->d->timed_out) {
-		g->ctr.connect_timeout++;
-		conn_refuse(c, 504, "error", "connect_timeout",
-		    "upstream did not answer");
-	} else {
-		g->ctr.connect_failed++;
-		conn_refuse(c, 502, "error", "connect_failed",
-		    c->d->dial_errno == ECONNREFUSED ? "connection refused" :
-		    "upstream unreachable");
-	}
-}
-
-/*
- * The connect of fd[1] ended (conn_raw_cb in S_CONNECT).  "Writable" alone is
- * a connect that succeeded (epoll reports a failure as EPOLLERR, which
- * libevent passes on as readable and writable): SO_ERROR is asked only
- * otherwise.
- */
-void
-conn_dial_done(struct gate_conn *c, short what)
-{
-	int		 err = 0;
-	socklen_t	 len = sizeof(err);
-
-	if ((what & (EV_READ | EV_WRITE | EV_CLOSED)) != EV_WRITE &&
-	    getsockopt(c->fd[1], SOL_SOCKET, SO_ERROR, &err, &len) == -1)
-		err = errno;
-	if (err == 0 && !c->wr[1])
-		return;		/* not the end of the connect */
-	if (err != 0) {
-		c->d->dial_errno = err;
-		c->d->timed_out = 0;
-		log_debug("conn %llu: %s port %u: %s",
-		    (unsigned long long)c->id, c->d->addrstr, c->d->tgt.port,
-		    strerror(err));
-		up_drop(c);
-		dial(c);
-		return;
-	}
-	evtimer_del(c->timer);
-	connected(c);
 }
 
 /* --- relaying ---------------------------------------------------------------- */
@@ -1103,7 +842,7 @@ relay_down(struct gate_conn *c)
 		c->g->ctr.bytes_down += n;
 		clock_gettime(CLOCK_MONOTONIC, &c->t_active);
 		if (!c->tunnel && c->c_eof && c->down == n)
-			arm(c, CLIENT_EOF_SECS);	/* see client_event_cb */
+			conn_arm(c, CLIENT_EOF_SECS);	/* see client_event_cb */
 	}
 	if (evbuffer_get_length(out) >= RELAY_MAX) {
 		bufferevent_disable(c->ubev, EV_READ);
@@ -1113,8 +852,8 @@ relay_down(struct gate_conn *c)
 	return 0;
 }
 
-static void
-connected(struct gate_conn *c)
+void
+conn_connected(struct gate_conn *c)
 {
 	static const char	 established[] =
 	    "HTTP/1.1 200 Connection established\r\n\r\n";
@@ -1129,7 +868,7 @@ connected(struct gate_conn *c)
 	g->ctr.allowed++;
 	g->ctr.tunnels++;
 	clock_gettime(CLOCK_MONOTONIC, &c->t_active);
-	arm(c, g->cfg.idle_timeout);
+	conn_arm(c, g->cfg.idle_timeout);
 	audit(c, "decision", "allow", c->tunnel ? 200 : 0, "allowed",
 	    c->d->stale ? "stale DNS answer" : NULL, NULL);
 	log_info("conn %llu: %s %s %s: allow via %s", (unsigned long long)c->id,
@@ -1219,115 +958,6 @@ connected(struct gate_conn *c)
 		(void)relay_up(c);
 }
 
-/* --- the request ------------------------------------------------------------- */
-
-static void
-head_complete(struct gate_conn *c)
-{
-	struct gate		*g = c->g;
-	struct gate_http_req	*req = c->d->req;
-	struct gate_http_span	 auth;
-	struct policy_decision	 d;
-	char			 err[128], *t;
-	size_t			 tlen;
-
-	/*
-	 * Reading pauses while deciding: bytes sent early wait in the socket,
-	 * and a client that half-closes after its request is still served.
-	 */
-	bufferevent_disable(c->cbev, EV_READ);
-	snprintf(c->d->method, sizeof(c->d->method), "%.*s", (int)req->method.len,
-	    c->d->head + req->method.off);
-	c->d->pol = policy_ref(g->policy);
-
-	if (g->auth != NULL) {
-		if (req->proxy_auth == -1 || gate_auth_check(g->auth,
-		    c->d->head + req->hdrs[req->proxy_auth].value.off,
-		    req->hdrs[req->proxy_auth].value.len, c->d->session,
-		    sizeof(c->d->session)) == -1) {
-			g->ctr.auth_failed++;
-			conn_refuse(c, 407, "deny", "auth_required",
-			    req->proxy_auth == -1 ? "no credentials" :
-			    "wrong credentials");
-			return;
-		}
-	}
-
-	t = c->d->head + req->target.off;
-	tlen = req->target.len;
-	if (gate_http_span_is(c->d->head, req->method, "CONNECT")) {
-		c->tunnel = 1;
-		if (policy_parse_target(t, tlen, 0, &c->d->tgt, err,
-		    sizeof(err)) == -1) {
-			memset(&c->d->tgt, 0, sizeof(c->d->tgt));
-			g->ctr.bad_request++;
-			conn_refuse(c, 400, "error", "bad_target", err);
-			return;
-		}
-	} else {
-		if (gate_http_split_url(t, tlen, &auth, &c->d->path) == -1) {
-			g->ctr.bad_request++;
-			conn_refuse(c, 400, "error", "bad_target",
-			    "only http://authority/path targets are proxied; "
-			    "use CONNECT for TLS");
-			return;
-		}
-		c->d->path.off += req->target.off;
-		if (policy_parse_target(t + auth.off, auth.len, 80, &c->d->tgt,
-		    err, sizeof(err)) == -1) {
-			memset(&c->d->tgt, 0, sizeof(c->d->tgt));
-			g->ctr.bad_request++;
-			conn_refuse(c, 400, "error", "bad_target", err);
-			return;
-		}
-		if (req->host != -1) {
-			struct policy_target	 h;
-			struct gate_http_span	 v = req->hdrs[req->host].value;
-
-			if (policy_parse_target(c->d->head + v.off, v.len, 80, &h,
-			    err, sizeof(err)) == -1 ||
-			    strcmp(h.host, c->d->tgt.host) != 0 ||
-			    h.port != c->d->tgt.port) {
-				g->ctr.bad_request++;
-				snprintf(c->d->hostport, sizeof(c->d->hostport),
-				    "%s:%u", c->d->tgt.host, c->d->tgt.port);
-				conn_refuse(c, 400, "error", "host_mismatch",
-				    "the Host header does not match the "
-				    "request target");
-				return;
-			}
-		}
-	}
-	if (c->d->tgt.is_ip && c->d->tgt.addr.family == AF_INET6)
-		snprintf(c->d->hostport, sizeof(c->d->hostport), "[%s]:%u",
-		    c->d->tgt.host, c->d->tgt.port);
-	else
-		snprintf(c->d->hostport, sizeof(c->d->hostport), "%s:%u",
-		    c->d->tgt.host, c->d->tgt.port);
-
-	policy_decide(c->d->pol, &c->d->tgt, &d);
-	if (d.verdict != POLICY_ALLOW) {
-		deny_decision(c, &d);
-		return;
-	}
-	if (d.rule != NULL)
-		policy_rule_describe(d.rule, c->d->rule, sizeof(c->d->rule));
-
-	if (c->d->tgt.is_ip) {
-		char	 detail[DETAIL_MAX];
-		struct policy_addr	 first;
-
-		if (classify(c, &c->d->tgt.addr, 1, detail, sizeof(detail),
-		    &first) == 0) {
-			deny_class(c, detail, &first);
-			return;
-		}
-		dial(c);
-		return;
-	}
-	resolve(c);
-}
-
 /* --- callbacks ----------------------------------------------------------------- */
 
 static void
@@ -1378,7 +1008,7 @@ client_read_cb(struct bufferevent *bev, void *arg)
 		}
 		c->d->head[c->d->headlen] = '\0';
 		evtimer_del(c->timer);
-		head_complete(c);
+		conn_head_complete(c);
 		return;
 	case S_RELAY:
 		if (relay_up(c) == 0)
@@ -1403,7 +1033,7 @@ client_write_cb(struct bufferevent *bev, void *arg)
 		if (left == 0 && !c->c_shut) {
 			c->c_shut = 1;
 			shutdown(bufferevent_getfd(bev), SHUT_WR);
-			arm(c, LINGER_SECS);
+			conn_arm(c, LINGER_SECS);
 		}
 		return;
 	}
@@ -1466,7 +1096,7 @@ client_event_cb(struct bufferevent *bev, short what, void *arg)
 		c->c_eof = 1;
 		bufferevent_disable(bev, EV_READ);
 		if (c->down > 0)
-			arm(c, CLIENT_EOF_SECS);
+			conn_arm(c, CLIENT_EOF_SECS);
 		return;
 	}
 	c->close_reason = (what & BEV_EVENT_EOF) ? "client closed" :
@@ -1550,9 +1180,9 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 	case S_CONNECT:
 		log_debug("conn %llu: %s port %u: connect timeout",
 		    (unsigned long long)c->id, c->d->addrstr, c->d->tgt.port);
-		up_drop(c);
+		conn_up_drop(c);
 		c->d->timed_out = 1;
-		dial(c);
+		conn_dial(c);
 		return;
 	case S_RELAY:
 		idle = gate_ms_since(&c->t_active) / 1e3;

@@ -6,6 +6,7 @@
  *   main.c     argv, configuration, privileges, signals, the loop
  *   conn.c     the connection object: request, decision, dial, relay
  *              (conn-int.h: its types, private to the files that make it)
+ *   decide.c   the decision path: policy, resolve, classify, dial
  *   splice.c   the raw relay of a tunnel, splice(2) and the pipe pool
  *   http.c     the request parser (pure, restartable; see http.h)
  *   dns.c      c-ares in the event loop, the per-name cache (the pin)
@@ -159,7 +160,6 @@ void	 gate_pipes_free(struct gate *);
 
 /* main.c */
 int	 gate_reload(struct gate *);
-int	 gate_is_self(const struct gate *, const struct policy_addr *, uint16_t);
 const char *gate_sockaddr_str(const struct sockaddr_storage *, char *, size_t);
 
 /* dns.c: see the comment above gate_dns_resolve(). */
