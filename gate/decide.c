@@ -189,12 +189,28 @@ classify(struct gate_conn *c, const struct policy_addr *in, size_t n,
 	return kept;
 }
 
+/*
+ * The one way from addresses to a socket: the answer for a name (stale:
+ * past its TTL), or the address a target names itself.  Dial those that
+ * classify() keeps, or deny by address class when it keeps none.
+ */
 static void
-deny_class(struct gate_conn *c, const char *detail,
-    const struct policy_addr *first)
+dial_classified(struct gate_conn *c, const struct policy_addr *addrs,
+    size_t n, int stale)
 {
-	conn_deny(c, POLICY_R_ADDR_CLASS, "address_denied", detail,
-	    first->family != 0 ? first : NULL);
+	char			 detail[DETAIL_MAX];
+	struct policy_addr	 first;
+
+	if (stale) {
+		c->g->ctr.dns_stale++;
+		c->d->stale = 1;
+	}
+	if (classify(c, addrs, n, detail, sizeof(detail), &first) == 0) {
+		conn_deny(c, POLICY_R_ADDR_CLASS, "address_denied", detail,
+		    first.family != 0 ? &first : NULL);
+		return;
+	}
+	conn_dial(c);
 }
 
 static void
@@ -202,8 +218,6 @@ dns_done(void *arg, int status, const char *err,
     const struct policy_addr *addrs, size_t n, int stale)
 {
 	struct gate_conn	*c = arg;
-	char			 detail[DETAIL_MAX];
-	struct policy_addr	 first;
 
 	c->dns_ms = gate_ms_since(&c->d->t_dns);
 	if (status == -1) {
@@ -211,15 +225,7 @@ dns_done(void *arg, int status, const char *err,
 		conn_refuse(c, 502, "error", "dns_failed", err);
 		return;
 	}
-	if (stale) {
-		c->g->ctr.dns_stale++;
-		c->d->stale = 1;
-	}
-	if (classify(c, addrs, n, detail, sizeof(detail), &first) == 0) {
-		deny_class(c, detail, &first);
-		return;
-	}
-	conn_dial(c);
+	dial_classified(c, addrs, n, stale);
 }
 
 static void
@@ -227,24 +233,13 @@ resolve(struct gate_conn *c)
 {
 	struct policy_addr	 addrs[GATE_MAX_ADDRS];
 	size_t			 n;
-	char			 detail[DETAIL_MAX];
-	struct policy_addr	 first;
 	int			 stale = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &c->d->t_dns);
 	if ((n = gate_dns_cached(c->g->dns, c->d->tgt.host, addrs,
 	    &stale)) != 0) {
 		c->dns_ms = 0;
-		if (stale) {
-			c->g->ctr.dns_stale++;
-			c->d->stale = 1;
-		}
-		if (classify(c, addrs, n, detail, sizeof(detail),
-		    &first) == 0) {
-			deny_class(c, detail, &first);
-			return;
-		}
-		conn_dial(c);
+		dial_classified(c, addrs, n, stale);
 		return;
 	}
 	c->state = S_RESOLVE;
@@ -460,15 +455,7 @@ conn_head_complete(struct gate_conn *c)
 		policy_rule_describe(d.rule, c->d->rule, sizeof(c->d->rule));
 
 	if (c->d->tgt.is_ip) {
-		char	 detail[DETAIL_MAX];
-		struct policy_addr	 first;
-
-		if (classify(c, &c->d->tgt.addr, 1, detail, sizeof(detail),
-		    &first) == 0) {
-			deny_class(c, detail, &first);
-			return;
-		}
-		conn_dial(c);
+		dial_classified(c, &c->d->tgt.addr, 1, 0);
 		return;
 	}
 	resolve(c);
