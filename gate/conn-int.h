@@ -6,6 +6,7 @@
  *
  *   conn.c     life cycle, replies and refusals, the callbacks, timers
  *   decide.c   head complete -> deny -> classify -> resolve -> dial
+ *   relay.c    the buffered relay: body framing, SNI check, half-close
  *   splice.c   the raw relay (splice(2) or read/write) and its pipe pool
  */
 #ifndef AISB_CONN_INT_H
@@ -138,13 +139,26 @@ void		 conn_refuse(struct gate_conn *, int, const char *,
 		    const char *, const char *);
 void		 conn_deny(struct gate_conn *, enum policy_reason,
 		    const char *, const char *, const struct policy_addr *);
-void		 conn_connected(struct gate_conn *);
+void		 conn_nodelay(int);
+void		 conn_audit(struct gate_conn *, const char *, const char *, int,
+		    const char *, const char *, const char *);
+void		 conn_finish(struct gate_conn *);
+void		 conn_reply(struct gate_conn *, int, const char *, const char *);
+void		 conn_up_read_cb(struct bufferevent *, void *);
+void		 conn_up_write_cb(struct bufferevent *, void *);
+void		 conn_up_event_cb(struct bufferevent *, short, void *);
 
 /* decide.c */
 void		 conn_head_complete(struct gate_conn *);
 void		 conn_dial(struct gate_conn *);
 void		 conn_dial_done(struct gate_conn *, short);
 void		 conn_up_drop(struct gate_conn *);
+
+/* relay.c */
+void		 conn_connected(struct gate_conn *);
+int		 conn_relay_up(struct gate_conn *);
+int		 conn_relay_down(struct gate_conn *);
+void		 conn_maybe_done(struct gate_conn *);
 
 /* splice.c */
 void		 conn_raw_cb(evutil_socket_t, short, void *);

@@ -7,6 +7,7 @@
  *   conn.c     the connection object: request, decision, dial, relay
  *              (conn-int.h: its types, private to the files that make it)
  *   decide.c   the decision path: policy, resolve, classify, dial
+ *   relay.c    the relay on bufferevents: body, SNI check, half-close
  *   splice.c   the raw relay of a tunnel, splice(2) and the pipe pool
  *   http.c     the request parser (pure, restartable; see http.h)
  *   dns.c      c-ares in the event loop, the per-name cache (the pin)
