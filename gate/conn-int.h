@@ -144,8 +144,8 @@ void		 conn_audit(struct gate_conn *, const char *, const char *, int,
 		    const char *, const char *, const char *);
 void		 conn_finish(struct gate_conn *);
 void		 conn_reply(struct gate_conn *, int, const char *, const char *);
+void		 conn_write_cb(struct bufferevent *, void *);
 void		 conn_up_read_cb(struct bufferevent *, void *);
-void		 conn_up_write_cb(struct bufferevent *, void *);
 void		 conn_up_event_cb(struct bufferevent *, short, void *);
 
 /* decide.c */

@@ -55,7 +55,6 @@ struct gate_client {
 };
 
 static void	client_read_cb(struct bufferevent *, void *);
-static void	client_write_cb(struct bufferevent *, void *);
 static void	client_event_cb(struct bufferevent *, short, void *);
 static void	timer_cb(evutil_socket_t, short, void *);
 
@@ -360,7 +359,7 @@ conn_finish(struct gate_conn *c)
 	    evbuffer_get_length(bufferevent_get_input(c->cbev)));
 	conn_arm(c, LINGER_SECS + 3);
 	if (evbuffer_get_length(bufferevent_get_output(c->cbev)) == 0)
-		client_write_cb(c->cbev, c);
+		conn_write_cb(c->cbev, c);
 }
 
 /* Make s safe inside a quoted header parameter: printable ASCII, no quote. */
@@ -597,7 +596,7 @@ gate_accept(struct gate *g, int fd, const struct sockaddr *sa, int salen)
 		conn_free(c);
 		return;
 	}
-	bufferevent_setcb(c->cbev, client_read_cb, client_write_cb,
+	bufferevent_setcb(c->cbev, client_read_cb, conn_write_cb,
 	    client_event_cb, c);
 	/* The parser never needs more than this much buffered. */
 	bufferevent_setwatermark(c->cbev, EV_READ, 0, GATE_HTTP_MAX_HEAD + 1);
@@ -671,15 +670,30 @@ client_read_cb(struct bufferevent *bev, void *arg)
 	}
 }
 
-static void
-client_write_cb(struct bufferevent *bev, void *arg)
+/*
+ * The output towards one side (bev: the client's or the upstream's) was
+ * written down to its watermark.  The same for both directions: resume
+ * reading the other side once the output has drained to half, pass the
+ * other side's EOF on as a shutdown once all before it is written, and go
+ * raw once nothing is queued.  Only the client's side lingers, and only a
+ * tunnel passes an EOF on to the upstream; a forwarded answer ends in the
+ * lingering close (conn_maybe_done) rather than in a shutdown.
+ */
+void
+conn_write_cb(struct bufferevent *bev, void *arg)
 {
 	struct gate_conn	*c = arg;
+	int			 to_client = bev == c->cbev;
+	struct bufferevent	*from = to_client ? c->ubev : c->cbev;
+	uint8_t			*paused = to_client ? &c->down_paused :
+				    &c->up_paused;
+	uint8_t			*shut = to_client ? &c->c_shut : &c->u_shut;
+	int			 from_eof = to_client ? c->u_eof : c->c_eof;
 	size_t			 left = evbuffer_get_length(
 				    bufferevent_get_output(bev));
 
 	if (c->state == S_LINGER) {
-		if (left == 0 && !c->c_shut) {
+		if (to_client && left == 0 && !c->c_shut) {
 			c->c_shut = 1;
 			shutdown(bufferevent_getfd(bev), SHUT_WR);
 			conn_arm(c, LINGER_SECS);
@@ -688,19 +702,17 @@ client_write_cb(struct bufferevent *bev, void *arg)
 	}
 	if (c->state != S_RELAY)
 		return;
-	if (c->down_paused && left <= RELAY_MAX / 2) {
-		c->down_paused = 0;
+	if (*paused && left <= RELAY_MAX / 2) {
+		*paused = 0;
 		bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
-		if (!c->u_eof)
-			bufferevent_enable(c->ubev, EV_READ);
+		if (!from_eof)
+			bufferevent_enable(from, EV_READ);
 	}
-	if (left == 0 && c->u_eof && !c->c_shut) {
-		if (!c->tunnel) {
-			conn_maybe_done(c);
-			return;
+	if (left == 0 && from_eof && !*shut && (c->tunnel || to_client)) {
+		if (c->tunnel) {
+			*shut = 1;
+			shutdown(bufferevent_getfd(bev), SHUT_WR);
 		}
-		c->c_shut = 1;
-		shutdown(bufferevent_getfd(bev), SHUT_WR);
 		conn_maybe_done(c);
 		return;
 	}
@@ -760,31 +772,6 @@ conn_up_read_cb(struct bufferevent *bev, void *arg)
 }
 
 void
-conn_up_write_cb(struct bufferevent *bev, void *arg)
-{
-	struct gate_conn	*c = arg;
-	size_t			 left = evbuffer_get_length(
-				    bufferevent_get_output(bev));
-
-	if (c->state != S_RELAY)
-		return;
-	if (c->up_paused && left <= RELAY_MAX / 2) {
-		c->up_paused = 0;
-		bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
-		if (!c->c_eof)
-			bufferevent_enable(c->cbev, EV_READ);
-	}
-	if (left == 0 && c->c_eof && c->tunnel && !c->u_shut) {
-		c->u_shut = 1;
-		shutdown(bufferevent_getfd(bev), SHUT_WR);
-		conn_maybe_done(c);
-		return;
-	}
-	if (left == 0)
-		(void)conn_maybe_raw(c, NULL, 0);
-}
-
-void
 conn_up_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct gate_conn	*c = arg;
@@ -795,7 +782,7 @@ conn_up_event_cb(struct bufferevent *bev, short what, void *arg)
 		if (conn_relay_down(c) == -1)
 			return;
 		if (evbuffer_get_length(bufferevent_get_output(c->cbev)) == 0)
-			client_write_cb(c->cbev, c);
+			conn_write_cb(c->cbev, c);
 		else
 			conn_maybe_done(c);
 		return;

@@ -318,7 +318,8 @@ conn_connected(struct gate_conn *c)
 		return;
 	}
 	c->fd[1] = -1;
-	bufferevent_setcb(c->ubev, conn_up_read_cb, conn_up_write_cb, conn_up_event_cb, c);
+	bufferevent_setcb(c->ubev, conn_up_read_cb, conn_write_cb,
+	    conn_up_event_cb, c);
 	bufferevent_setwatermark(c->cbev, EV_READ, 0, 0);
 	bufferevent_set_max_single_read(c->cbev, RELAY_IO);
 	bufferevent_set_max_single_write(c->cbev, RELAY_IO);
