@@ -3,7 +3,8 @@
  * the resolver, the audit log and the control socket hang off one
  * struct gate, and every client connection is one struct gate_conn.
  *
- *   main.c     argv, configuration, privileges, signals, the loop
+ *   main.c     argv, privileges, signals, the loop
+ *   config.c   the policy and credentials, loaded and reloaded; -l's address
  *   conn.c     the connection object: request, decision, dial, relay
  *              (conn-int.h: its types, private to the files that make it)
  *   decide.c   the decision path: policy, resolve, classify, dial
@@ -159,8 +160,11 @@ void	 gate_clients_free(struct gate *);
 /* splice.c */
 void	 gate_pipes_free(struct gate *);
 
-/* main.c */
+/* config.c */
+int	 gate_config_load(struct gate *);
+int	 gate_config_auth(struct gate *);
 int	 gate_reload(struct gate *);
+int	 gate_listen_parse(const char *, struct sockaddr_storage *, socklen_t *);
 const char *gate_sockaddr_str(const struct sockaddr_storage *, char *, size_t);
 
 /* dns.c: see the comment above gate_dns_resolve(). */
