@@ -40,7 +40,7 @@ enum conn_state { S_HEAD, S_RESOLVE, S_CONNECT, S_RELAY, S_LINGER };
 /*
  * What a connection needs while it is being decided, and for forwarded
  * requests until they end.  A CONNECT tunnel drops it once it relays on
- * its own (relay_raw): its audit line needs only conn_tags.
+ * its own (conn_maybe_raw): its audit line needs only conn_tags.
  */
 struct conn_dec {
 	char			 peer[INET6_ADDRSTRLEN + 8];
@@ -143,7 +143,8 @@ void		 conn_nodelay(int);
 void		 conn_audit(struct gate_conn *, const char *, const char *, int,
 		    const char *, const char *, const char *);
 void		 conn_finish(struct gate_conn *);
-void		 conn_reply(struct gate_conn *, int, const char *, const char *);
+void		 conn_reply(struct gate_conn *, int, const char *,
+		    const char *);
 void		 conn_write_cb(struct bufferevent *, void *);
 void		 conn_up_read_cb(struct bufferevent *, void *);
 void		 conn_up_event_cb(struct bufferevent *, short, void *);

@@ -17,6 +17,10 @@
  * and port -> resolve -> classify every answer -> dial only the classified
  * addresses this connection holds.  A request never reaches a socket that
  * was not decided on, and every decision writes one audit line.
+ *
+ * This file has the life cycle, the answers and the callbacks; the
+ * decision is decide.c's, the relays are relay.c's (bufferevents) and
+ * splice.c's (raw), all sharing the types of conn-int.h.
  */
 #include "config.h"
 
@@ -303,8 +307,8 @@ conn_free(struct gate_conn *c)
 
 	if (c->state == S_RELAY) {
 		g->ctr.tunnels--;
-		conn_audit(c, "close", NULL, 0, c->close_reason ? c->close_reason :
-		    "closed", NULL, NULL);
+		conn_audit(c, "close", NULL, 0, c->close_reason ?
+		    c->close_reason : "closed", NULL, NULL);
 	}
 	log_debug("conn %llu: closed (%s)", (unsigned long long)c->id,
 	    c->close_reason ? c->close_reason : "done");
@@ -346,8 +350,8 @@ conn_finish(struct gate_conn *c)
 {
 	if (c->state == S_RELAY) {
 		c->g->ctr.tunnels--;
-		conn_audit(c, "close", NULL, 0, c->close_reason ? c->close_reason :
-		    "closed", NULL, NULL);
+		conn_audit(c, "close", NULL, 0, c->close_reason ?
+		    c->close_reason : "closed", NULL, NULL);
 	}
 	gate_dns_cancel(&c->d->dnsw);
 	conn_up_drop(c);

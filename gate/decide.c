@@ -253,9 +253,9 @@ resolve(struct gate_conn *c)
 
 /*
  * The upstream socket is the gate's own until the tunnel needs
- * bufferevents: one edge-triggered event (conn_raw_cb) sees the connect end and
- * then, for a raw tunnel, carries on as its relay event: no epoll_ctl
- * between the connect and the close.
+ * bufferevents: one edge-triggered event (conn_raw_cb) sees the connect
+ * end and then, for a raw tunnel, carries on as its relay event: no
+ * epoll_ctl between the connect and the close.
  */
 void
 conn_up_drop(struct gate_conn *c)

@@ -6,7 +6,7 @@
  *   main.c     argv, privileges, daemonizing: the order of start-up
  *   config.c   the policy and credentials, loaded and reloaded; -l's address
  *   proc.c     listening, the loop, signals and drain, the workers
- *   conn.c     the connection object: request, decision, dial, relay
+ *   conn.c     the connection object: accept, head, answers, callbacks
  *              (conn-int.h: its types, private to the files that make it)
  *   decide.c   the decision path: policy, resolve, classify, dial
  *   relay.c    the relay on bufferevents: body, SNI check, half-close
@@ -172,7 +172,8 @@ void	 gate_pipes_free(struct gate *);
 int	 gate_config_load(struct gate *);
 int	 gate_config_auth(struct gate *);
 int	 gate_reload(struct gate *);
-int	 gate_listen_parse(const char *, struct sockaddr_storage *, socklen_t *);
+int	 gate_listen_parse(const char *, struct sockaddr_storage *,
+	    socklen_t *);
 const char *gate_sockaddr_str(const struct sockaddr_storage *, char *, size_t);
 
 /* proc.c */

@@ -265,7 +265,8 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 			cfg->max_pipes = num("--max-pipes", optarg, 0, 100000);
 			break;
 		case OPT_WORKERS:
-			cfg->workers = num("--workers", optarg, 1, GATE_MAX_WORKERS);
+			cfg->workers = num("--workers", optarg, 1,
+			    GATE_MAX_WORKERS);
 			break;
 		case OPT_AUDIT_FAILURE:
 			if (strcmp(optarg, "deny") == 0)

@@ -412,7 +412,8 @@ gate_listen(struct gate *g, const struct sockaddr_storage *ss, socklen_t sslen)
 	    &g->boundlen) == -1)
 		fatal("getsockname");
 	for (i = 1; i < cfg->workers; i++)
-		if ((g->lfds[i] = listen_on(g, &g->bound, g->boundlen, 1)) == -1)
+		if ((g->lfds[i] = listen_on(g, &g->bound, g->boundlen,
+		    1)) == -1)
 			fatal("listen on %s (worker %u)", cfg->listen, i);
 	g->ctlfd = -1;
 	if (cfg->control_path != NULL &&

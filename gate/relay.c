@@ -168,8 +168,8 @@ check_sni(struct gate_conn *c, struct evbuffer *in)
 	else
 		snprintf(detail, sizeof(detail), "malformed TLS ClientHello");
 	c->g->ctr.denied++;
-	conn_audit(c, "decision", "deny", 0, r == GATE_TLS_NAME ? "sni_mismatch" :
-	    "tls_malformed", detail, NULL);
+	conn_audit(c, "decision", "deny", 0, r == GATE_TLS_NAME ?
+	    "sni_mismatch" : "tls_malformed", detail, NULL);
 	log_info("conn %llu: %s CONNECT %s: deny: %s", (unsigned long long)c->id,
 	    c->d->peer, c->d->hostport, detail);
 	c->close_reason = r == GATE_TLS_NAME ? "sni_mismatch" : "tls_malformed";

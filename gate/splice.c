@@ -2,7 +2,7 @@
  * The raw relay of an established CONNECT tunnel, and the pool of pipes it
  * splices through.  A tunnel comes here (conn_maybe_raw) once nothing
  * needs to look at its bytes any more; until then it relays on its
- * bufferevents (conn.c).  See the comment above RELAY_BUDGET for how the
+ * bufferevents (relay.c).  See the comment above RELAY_BUDGET for how the
  * bytes move, and the one above PIPE_SPARE for how pipes are shared.
  */
 #include "config.h"
