@@ -17,6 +17,10 @@
  * and port -> resolve -> classify every answer -> dial only the classified
  * addresses this connection holds.  A request never reaches a socket that
  * was not decided on, and every decision writes one audit line.
+ *
+ * This file has the life cycle, the answers and the callbacks; the
+ * decision is decide.c's, the relays are relay.c's (bufferevents) and
+ * splice.c's (raw), all sharing the types of conn-int.h.
  */
 #include "config.h"
 
@@ -44,21 +48,9 @@
 #include "gate.h"
 #include "http.h"
 #include "tls.h"
+#include "conn-int.h"
 
-#define RELAY_MAX	(256 * 1024)	/* bytes queued towards one side */
-#define RELAY_IO	(64 * 1024)	/* bytes per read(2)/write(2); libevent: 4 KiB */
-#ifndef GATE_PIPE_SIZE
-#define GATE_PIPE_SIZE	(256 * 1024)	/* asked of each pipe (F_SETPIPE_SZ) */
-#endif
-#define LIBEVENT_READ	4096		/* its most per read(2): more may wait */
-#define LINGER_SECS	2		/* after an answer, wait for the close */
-#define CLIENT_EOF_SECS	2		/* upstream silence that ends a forwarded
-					   answer once the client said EOF */
 #define CLIENT_BUCKETS	256
-#define RULE_MAX	512
-#define DETAIL_MAX	256
-
-enum conn_state { S_HEAD, S_RESOLVE, S_CONNECT, S_RELAY, S_LINGER };
 
 struct gate_client {
 	struct gate_client	*next;
@@ -66,112 +58,9 @@ struct gate_client {
 	unsigned		 n;
 };
 
-/*
- * What a connection needs while it is being decided, and for forwarded
- * requests until they end.  A CONNECT tunnel drops it once it relays on
- * its own (relay_raw): its audit line needs only conn_tags.
- */
-struct conn_dec {
-	char			 peer[INET6_ADDRSTRLEN + 8];
-	char			 session[GATE_SESSION_MAX];
-	char			 method[24];
-
-	struct gate_http_req	*req;		/* until the head is dealt with */
-	char			*head;
-	size_t			 headlen;
-	struct gate_http_span	 path;		/* forward: in head */
-
-	struct policy		*pol;
-	struct policy_target	 tgt;
-	char			 hostport[POLICY_MAX_NAME + 16];
-	char			 rule[RULE_MAX];
-
-	struct gate_dns_wait	 dnsw;
-	struct policy_addr	 addrs[GATE_MAX_ADDRS];
-	size_t			 naddrs, next, tries;
-	char			 addrstr[INET6_ADDRSTRLEN];
-	int			 timed_out;	/* the last dial timed out */
-	int			 dial_errno;
-	int			 stale;		/* the answer was past its TTL */
-	int			 sni_check;	/* the ClientHello is still to come */
-
-	struct timespec		 t_dns, t_connect;
-
-	/* forward: the request body still to pass upstream */
-	int64_t			 body_left;	/* Content-Length bytes, -1: chunked */
-	struct gate_http_chunk	 chunk;
-	int			 body_done;
-};
-
-/*
- * The strings of an established tunnel's audit line and status entry, in
- * one allocation of their own length (a few hundred bytes rather than the
- * 3.5 KiB of struct conn_dec).  s[0] is the client's address.
- */
-enum { T_SESSION, T_METHOD, T_HOST, T_HOSTPORT, T_ADDR, T_RULE, T_N };
-struct conn_tags {
-	uint16_t		 port;
-	uint16_t		 off[T_N];
-	char			 s[];
-};
-
-/*
- * One direction of a raw tunnel: bytes read from one socket and not yet
- * written to the other sit in a pipe of the pool (splice) or, without
- * one, in buf.  Idle, a direction holds neither.
- */
-struct relay_dir {
-	struct gate_pipe	*pipe;
-	char			*buf;		/* g->scratch while borrowed */
-	uint32_t		 len;		/* bytes in pipe or buf */
-	uint32_t		 off;		/* buf: first unwritten byte */
-	uint8_t			 eof;		/* the source said EOF */
-	uint8_t			 bulk;		/* reads fill up: splice them */
-	uint8_t			 shut;		/* ... and it was passed on */
-};
-
-struct gate_conn {
-	TAILQ_ENTRY(gate_conn)	 entry;
-	struct gate		*g;
-	uint64_t		 id;
-	enum conn_state		 state;
-	uint8_t			 tunnel;	/* CONNECT rather than forward */
-	uint8_t			 raw;		/* relaying without bufferevents */
-	uint8_t			 c_eof, u_eof, c_shut, u_shut;
-	uint8_t			 up_paused, down_paused;
-	uint8_t			 no_timer;	/* evtimer_add failed: close */
-	struct bufferevent	*cbev, *ubev;
-	struct event		*timer;
-	struct gate_client	*client;
-	struct conn_dec		*d;		/* NULL once raw */
-	struct conn_tags	*tags;		/* set once raw */
-
-	struct timespec		 t_start, t_active;
-	double			 dns_ms, connect_ms;
-	uint64_t		 up, down;
-	const char		*close_reason;
-
-	/* raw relay: [0] the client's socket, [1] the upstream's */
-	int			 fd[2];
-	struct event		*ev[2];		/* edge-triggered, read and write */
-	uint8_t			 rd[2], wr[2];	/* readiness not yet used up */
-	uint8_t			 hup[2];	/* the peer's FIN has arrived */
-	struct relay_dir	 dir[2];	/* [0] up: fd[0] -> fd[1], [1] down */
-};
-
 static void	client_read_cb(struct bufferevent *, void *);
-static void	client_write_cb(struct bufferevent *, void *);
 static void	client_event_cb(struct bufferevent *, short, void *);
-static void	up_read_cb(struct bufferevent *, void *);
-static void	up_write_cb(struct bufferevent *, void *);
-static void	up_event_cb(struct bufferevent *, short, void *);
 static void	timer_cb(evutil_socket_t, short, void *);
-static void	count(struct gate_conn *, int, size_t);
-static void	dial(struct gate_conn *);
-static void	connected(struct gate_conn *);
-static void	dial_done(struct gate_conn *, short);
-static void	up_drop(struct gate_conn *);
-static void	raw_cb(evutil_socket_t, short, void *);
 
 double
 gate_ms_since(const struct timespec *t)
@@ -184,8 +73,8 @@ gate_ms_since(const struct timespec *t)
 }
 
 /* A relay adds no delay of its own: small writes (TLS records) go at once. */
-static void
-nodelay(int fd)
+void
+conn_nodelay(int fd)
 {
 	int	 one = 1;
 
@@ -210,8 +99,8 @@ arm_tv(struct gate_conn *c, const struct timeval *tv)
 	event_active(c->timer, EV_TIMEOUT, 1);
 }
 
-static void
-arm(struct gate_conn *c, unsigned secs)
+void
+conn_arm(struct gate_conn *c, unsigned secs)
 {
 	struct timeval	 tv = { (time_t)secs, 0 };
 
@@ -335,8 +224,8 @@ conn_view(const struct gate_conn *c, struct conn_view *v)
 }
 
 /* The view of a decided tunnel, copied to one compact allocation. */
-static struct conn_tags *
-tags_new(const struct gate_conn *c)
+struct conn_tags *
+conn_tags_new(const struct gate_conn *c)
 {
 	struct conn_view	 v;
 	struct conn_tags	*t;
@@ -366,8 +255,8 @@ tags_new(const struct gate_conn *c)
 	return t;
 }
 
-static void
-audit(struct gate_conn *c, const char *event, const char *decision,
+void
+conn_audit(struct gate_conn *c, const char *event, const char *decision,
     int status, const char *reason, const char *detail, const char *fix)
 {
 	struct gate_audit_rec	 r;
@@ -397,100 +286,10 @@ audit(struct gate_conn *c, const char *event, const char *decision,
 	gate_audit_write(c->g->audit, &r, &c->g->ctr.audit_errors);
 }
 
-/* --- the pipe pool ------------------------------------------------------------- */
-
-/*
- * Pipes for splice(2), shared by all tunnels: a direction takes one when
- * bytes arrive and gives it back once it is empty, so an idle tunnel holds
- * none (a pipe is two descriptors).  At most --max-pipes exist; pipes only
- * use descriptors that the connection limit does not need now: when fewer
- * than PIPE_SPARE are left, no pipe is made and an empty one is closed
- * rather than kept.  Without a pipe a direction copies through g->scratch.
- */
-#define PIPE_SPARE	256
-
-struct gate_pipe {
-	struct gate_pipe	*next;
-	int			 fd[2];
-	uint32_t		 size;		/* bytes it holds */
-};
-
-static long
-fds_spare(const struct gate *g)
-{
-	return (long)g->fd_limit - GATE_FD_RESERVE - 2 * (long)g->ctr.active -
-	    2 * (long)g->pipes_total;
-}
-
-static struct gate_pipe *
-pipe_get(struct gate *g)
-{
-	struct gate_pipe	*p;
-
-	if ((p = g->pipes_free) != NULL) {
-		g->pipes_free = p->next;
-		g->pipes_idle--;
-		return p;
-	}
-	if (g->pipes_total >= g->cfg.max_pipes || fds_spare(g) < PIPE_SPARE)
-		return NULL;
-	if ((p = malloc(sizeof(*p))) == NULL)
-		return NULL;
-	if (pipe2(p->fd, O_NONBLOCK | O_CLOEXEC) == -1) {
-		log_debug("pipe2: %s", strerror(errno));
-		free(p);
-		return NULL;
-	}
-	/*
-	 * Bigger than the default 64 KiB, when the kernel agrees: fewer
-	 * splice calls a byte (the size is kernel memory, used only while
-	 * bytes are in transit, and returned with the pipe).
-	 */
-	if (fcntl(p->fd[0], F_SETPIPE_SZ, GATE_PIPE_SIZE) == -1)
-		log_debug("F_SETPIPE_SZ: %s", strerror(errno));
-	{
-		int	 sz = fcntl(p->fd[0], F_GETPIPE_SZ);
-
-		p->size = sz > 0 ? (uint32_t)sz : 65536;
-	}
-	g->pipes_total++;
-	return p;
-}
-
-/* Back to the pool when empty; closed when it holds bytes or fds are short. */
-static void
-pipe_put(struct gate *g, struct gate_pipe *p, int empty)
-{
-	if (p == NULL)
-		return;
-	if (empty && fds_spare(g) >= PIPE_SPARE) {
-		p->next = g->pipes_free;
-		g->pipes_free = p;
-		g->pipes_idle++;
-		return;
-	}
-	close(p->fd[0]);
-	close(p->fd[1]);
-	free(p);
-	g->pipes_total--;
-}
-
-void
-gate_pipes_free(struct gate *g)
-{
-	struct gate_pipe	*p;
-
-	while ((p = g->pipes_free) != NULL) {
-		g->pipes_free = p->next;
-		g->pipes_idle--;
-		pipe_put(g, p, 0);
-	}
-}
-
 /* --- life cycle -------------------------------------------------------------- */
 
-static void
-dec_free(struct conn_dec *d)
+void
+conn_dec_free(struct conn_dec *d)
 {
 	if (d == NULL)
 		return;
@@ -501,33 +300,15 @@ dec_free(struct conn_dec *d)
 	free(d);
 }
 
-static void
-raw_free(struct gate_conn *c)
-{
-	int	 i;
-
-	for (i = 0; i < 2; i++) {
-		struct relay_dir	*r = &c->dir[i];
-
-		if (c->ev[i] != NULL)
-			event_free(c->ev[i]);
-		if (c->fd[i] != -1)
-			close(c->fd[i]);
-		pipe_put(c->g, r->pipe, r->len == 0);
-		if (r->buf != c->g->scratch)
-			free(r->buf);
-	}
-}
-
-static void
+void
 conn_free(struct gate_conn *c)
 {
 	struct gate	*g = c->g;
 
 	if (c->state == S_RELAY) {
 		g->ctr.tunnels--;
-		audit(c, "close", NULL, 0, c->close_reason ? c->close_reason :
-		    "closed", NULL, NULL);
+		conn_audit(c, "close", NULL, 0, c->close_reason ?
+		    c->close_reason : "closed", NULL, NULL);
 	}
 	log_debug("conn %llu: closed (%s)", (unsigned long long)c->id,
 	    c->close_reason ? c->close_reason : "done");
@@ -537,8 +318,8 @@ conn_free(struct gate_conn *c)
 		bufferevent_free(c->ubev);
 	if (c->timer != NULL)
 		event_free(c->timer);
-	raw_free(c);	/* the upstream socket while dialling, too */
-	dec_free(c->d);
+	conn_raw_free(c);	/* the upstream socket while dialling, too */
+	conn_dec_free(c->d);
 	free(c->tags);
 	client_put(g, c->client);
 	TAILQ_REMOVE(&g->conns, c, entry);
@@ -564,25 +345,25 @@ gate_conn_close_all(struct gate *g)
  * upstream, and once the output is written shut our side and wait (bounded)
  * for the client to close, discarding what it still sends.
  */
-static void
+void
 conn_finish(struct gate_conn *c)
 {
 	if (c->state == S_RELAY) {
 		c->g->ctr.tunnels--;
-		audit(c, "close", NULL, 0, c->close_reason ? c->close_reason :
-		    "closed", NULL, NULL);
+		conn_audit(c, "close", NULL, 0, c->close_reason ?
+		    c->close_reason : "closed", NULL, NULL);
 	}
 	gate_dns_cancel(&c->d->dnsw);
-	up_drop(c);
+	conn_up_drop(c);
 	c->state = S_LINGER;
 	bufferevent_setwatermark(c->cbev, EV_READ, 0, 0);
 	bufferevent_setwatermark(c->cbev, EV_WRITE, 0, 0);
 	bufferevent_enable(c->cbev, EV_READ | EV_WRITE);
 	evbuffer_drain(bufferevent_get_input(c->cbev),
 	    evbuffer_get_length(bufferevent_get_input(c->cbev)));
-	arm(c, LINGER_SECS + 3);
+	conn_arm(c, LINGER_SECS + 3);
 	if (evbuffer_get_length(bufferevent_get_output(c->cbev)) == 0)
-		client_write_cb(c->cbev, c);
+		conn_write_cb(c->cbev, c);
 }
 
 /* Make s safe inside a quoted header parameter: printable ASCII, no quote. */
@@ -600,7 +381,7 @@ hdr_clean(char *s)
  * decision is the X-Aisb-Decision value ("" for none); it and body must
  * hold nothing the client should not see (no internals, no secrets).
  */
-static void
+void
 conn_reply(struct gate_conn *c, int status, const char *decision,
     const char *body)
 {
@@ -660,7 +441,7 @@ conn_refuse_fix(struct gate_conn *c, int status, const char *decision,
 		    policy_file(c->d->pol), fix);
 	if (strcmp(decision, "deny") == 0)
 		c->g->ctr.denied++;
-	audit(c, "decision", decision, status, reason, detail,
+	conn_audit(c, "decision", decision, status, reason, detail,
 	    fix != NULL && fix[0] ? fix : NULL);
 	log_info("conn %llu: %s %s %s: %s %d %s%s%s",
 	    (unsigned long long)c->id, c->d->peer, c->d->method,
@@ -669,7 +450,7 @@ conn_refuse_fix(struct gate_conn *c, int status, const char *decision,
 	conn_reply(c, status, hdr, body);
 }
 
-static void
+void
 conn_refuse(struct gate_conn *c, int status, const char *decision,
     const char *reason, const char *detail)
 {
@@ -680,7 +461,7 @@ conn_refuse(struct gate_conn *c, int status, const char *decision,
  * Deny by policy (403), with the change that would allow it.  refused is
  * the address refused by class, NULL when it is not about an address.
  */
-static void
+void
 conn_deny(struct gate_conn *c, enum policy_reason why, const char *reason,
     const char *detail, const struct policy_addr *refused)
 {
@@ -808,7 +589,7 @@ gate_accept(struct gate *g, int fd, const struct sockaddr *sa, int salen)
 	g->ctr.active++;
 
 	if (g->accept_nodelay)
-		nodelay(fd);
+		conn_nodelay(fd);
 	if ((c->cbev = bufferevent_socket_new(g->base, fd,
 	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
 		close(fd);
@@ -819,1077 +600,14 @@ gate_accept(struct gate *g, int fd, const struct sockaddr *sa, int salen)
 		conn_free(c);
 		return;
 	}
-	bufferevent_setcb(c->cbev, client_read_cb, client_write_cb,
+	bufferevent_setcb(c->cbev, client_read_cb, conn_write_cb,
 	    client_event_cb, c);
 	/* The parser never needs more than this much buffered. */
 	bufferevent_setwatermark(c->cbev, EV_READ, 0, GATE_HTTP_MAX_HEAD + 1);
 	bufferevent_enable(c->cbev, EV_READ);
-	arm(c, g->cfg.header_timeout);
+	conn_arm(c, g->cfg.header_timeout);
 	log_debug("conn %llu: accepted from %s", (unsigned long long)c->id,
 	    c->d->peer);
-}
-
-/* --- deciding ----------------------------------------------------------------- */
-
-static const char *
-reason_token(enum policy_reason r)
-{
-	switch (r) {
-	case POLICY_R_ALLOWED:		return "allowed";
-	case POLICY_R_DENY_RULE:	return "deny_rule";
-	case POLICY_R_HOST_NOT_ALLOWED:	return "host_not_allowed";
-	case POLICY_R_PORT_NOT_ALLOWED:	return "port_not_allowed";
-	case POLICY_R_ADDR_CLASS:	return "address_denied";
-	}
-	return "denied";
-}
-
-static void
-deny_decision(struct gate_conn *c, const struct policy_decision *d)
-{
-	if (d->rule != NULL)
-		policy_rule_describe(d->rule, c->d->rule, sizeof(c->d->rule));
-	conn_deny(c, d->reason, reason_token(d->reason),
-	    policy_reason_str(d->reason), NULL);
-}
-
-static void
-sockaddr_of(const struct policy_addr *a, uint16_t port,
-    struct sockaddr_storage *ss, socklen_t *len)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (a->family == AF_INET) {
-		struct sockaddr_in	*sin = (void *)ss;
-
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		memcpy(&sin->sin_addr, a->bytes, 4);
-		*len = sizeof(*sin);
-	} else {
-		struct sockaddr_in6	*sin6 = (void *)ss;
-
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(port);
-		memcpy(&sin6->sin6_addr, a->bytes, 16);
-		*len = sizeof(*sin6);
-	}
-}
-
-/*
- * Keep the addresses of in[] that may be dialled, in order.  Returns how
- * many; when none, detail says why the first was refused and *first is
- * the first refused that allow_ranges could exempt (family 0: none; the
- * gate's own address never is).
- */
-static size_t
-classify(struct gate_conn *c, const struct policy_addr *in, size_t n,
-    char *detail, size_t dlen, struct policy_addr *first)
-{
-	size_t		 i, kept = 0;
-	char		 ip[INET6_ADDRSTRLEN];
-	const char	*cls;
-
-	detail[0] = '\0';
-	memset(first, 0, sizeof(*first));
-	for (i = 0; i < n; i++) {
-		policy_addr_str(&in[i], ip, sizeof(ip));
-		if ((cls = policy_classify(c->d->pol, &in[i])) == NULL &&
-		    gate_is_self(c->g, &in[i], c->d->tgt.port))
-			cls = "the gate itself";
-		else if (cls != NULL && first->family == 0)
-			*first = in[i];
-		if (cls != NULL) {
-			log_debug("conn %llu: %s: %s is %s, not dialled",
-			    (unsigned long long)c->id, c->d->tgt.host, ip, cls);
-			if (detail[0] == '\0')
-				snprintf(detail, dlen, "%s is %s", ip, cls);
-			continue;
-		}
-		c->d->addrs[kept++] = in[i];
-	}
-	c->d->naddrs = kept;
-	return kept;
-}
-
-static void
-deny_class(struct gate_conn *c, const char *detail,
-    const struct policy_addr *first)
-{
-	conn_deny(c, POLICY_R_ADDR_CLASS, "address_denied", detail,
-	    first->family != 0 ? first : NULL);
-}
-
-static void
-dns_done(void *arg, int status, const char *err,
-    const struct policy_addr *addrs, size_t n, int stale)
-{
-	struct gate_conn	*c = arg;
-	char			 detail[DETAIL_MAX];
-	struct policy_addr	 first;
-
-	c->dns_ms = gate_ms_since(&c->d->t_dns);
-	if (status == -1) {
-		c->g->ctr.dns_failed++;
-		conn_refuse(c, 502, "error", "dns_failed", err);
-		return;
-	}
-	if (stale) {
-		c->g->ctr.dns_stale++;
-		c->d->stale = 1;
-	}
-	if (classify(c, addrs, n, detail, sizeof(detail), &first) == 0) {
-		deny_class(c, detail, &first);
-		return;
-	}
-	dial(c);
-}
-
-static void
-resolve(struct gate_conn *c)
-{
-	struct policy_addr	 addrs[GATE_MAX_ADDRS];
-	size_t			 n;
-	char			 detail[DETAIL_MAX];
-	struct policy_addr	 first;
-	int			 stale = 0;
-
-	clock_gettime(CLOCK_MONOTONIC, &c->d->t_dns);
-	if ((n = gate_dns_cached(c->g->dns, c->d->tgt.host, addrs,
-	    &stale)) != 0) {
-		c->dns_ms = 0;
-		if (stale) {
-			c->g->ctr.dns_stale++;
-			c->d->stale = 1;
-		}
-		if (classify(c, addrs, n, detail, sizeof(detail),
-		    &first) == 0) {
-			deny_class(c, detail, &first);
-			return;
-		}
-		dial(c);
-		return;
-	}
-	c->state = S_RESOLVE;
-	arm(c, c->g->cfg.dns_timeout + 2);
-	if (gate_dns_resolve(c->g->dns, c->d->tgt.host, &c->d->dnsw, dns_done,
-	    c) == -1) {
-		c->g->ctr.dns_failed++;
-		conn_refuse(c, 502, "error", "dns_failed", "resolver busy");
-	}
-}
-
-/*
- * The upstream socket is the gate's own until the tunnel needs
- * bufferevents: one edge-triggered event (raw_cb) sees the connect end and
- * then, for a raw tunnel, carries on as its relay event: no epoll_ctl
- * between the connect and the close.
- */
-static void
-up_drop(struct gate_conn *c)
-{
-	if (c->ubev != NULL) {
-		bufferevent_free(c->ubev);
-		c->ubev = NULL;
-	}
-	if (c->ev[1] != NULL) {
-		event_free(c->ev[1]);
-		c->ev[1] = NULL;
-	}
-	if (c->fd[1] != -1) {
-		close(c->fd[1]);
-		c->fd[1] = -1;
-	}
-	c->rd[1] = c->wr[1] = c->hup[1] = 0;
-}
-
-static void
-dial(struct gate_conn *c)
-{
-	struct gate		*g = c->g;
-	struct sockaddr_storage	 ss;
-	socklen_t		 sslen;
-	int			 fd;
-
-	while (c->d->next < c->d->naddrs && c->d->tries < GATE_MAX_DIALS) {
-		const struct policy_addr *a = &c->d->addrs[c->d->next++];
-
-		c->d->tries++;
-		policy_addr_str(a, c->d->addrstr, sizeof(c->d->addrstr));
-		sockaddr_of(a, c->d->tgt.port, &ss, &sslen);
-		clock_gettime(CLOCK_MONOTONIC, &c->d->t_connect);
-		if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
-		    SOCK_CLOEXEC, 0)) == -1) {
-			c->d->dial_errno = errno;
-			c->d->timed_out = 0;
-			continue;
-		}
-		if (connect(fd, (struct sockaddr *)&ss, sslen) == -1 &&
-		    errno != EINPROGRESS) {
-			c->d->dial_errno = errno;
-			c->d->timed_out = 0;
-			close(fd);
-			continue;
-		}
-		c->fd[1] = fd;
-		if ((c->ev[1] = event_new(g->base, fd, EV_READ | EV_WRITE |
-		    EV_CLOSED | EV_PERSIST | EV_ET, raw_cb, c)) == NULL ||
-		    event_add(c->ev[1], NULL) == -1) {
-			c->d->dial_errno = ENOMEM;
-			up_drop(c);
-			break;
-		}
-		c->state = S_CONNECT;
-		arm(c, g->cfg.connect_timeout);
-		log_debug("conn %llu: dialling %s port %u",
-		    (unsigned long long)c->id, c->d->addrstr, c->d->tgt.port);
-		return;
-	}
-	if (c->d->timed_out) {
-		g->ctr.connect_timeout++;
-		conn_refuse(c, 504, "error", "connect_timeout",
-		    "upstream did not answer");
-	} else {
-		g->ctr.connect_failed++;
-		conn_refuse(c, 502, "error", "connect_failed",
-		    c->d->dial_errno == ECONNREFUSED ? "connection refused" :
-		    "upstream unreachable");
-	}
-}
-
-/*
- * The connect of fd[1] ended (raw_cb in S_CONNECT).  "Writable" alone is
- * a connect that succeeded (epoll reports a failure as EPOLLERR, which
- * libevent passes on as readable and writable): SO_ERROR is asked only
- * otherwise.
- */
-static void
-dial_done(struct gate_conn *c, short what)
-{
-	int		 err = 0;
-	socklen_t	 len = sizeof(err);
-
-	if ((what & (EV_READ | EV_WRITE | EV_CLOSED)) != EV_WRITE &&
-	    getsockopt(c->fd[1], SOL_SOCKET, SO_ERROR, &err, &len) == -1)
-		err = errno;
-	if (err == 0 && !c->wr[1])
-		return;		/* not the end of the connect */
-	if (err != 0) {
-		c->d->dial_errno = err;
-		c->d->timed_out = 0;
-		log_debug("conn %llu: %s port %u: %s",
-		    (unsigned long long)c->id, c->d->addrstr, c->d->tgt.port,
-		    strerror(err));
-		up_drop(c);
-		dial(c);
-		return;
-	}
-	evtimer_del(c->timer);
-	connected(c);
-}
-
-/* --- relaying ---------------------------------------------------------------- */
-
-static void
-maybe_done(struct gate_conn *c)
-{
-	if (c->tunnel) {
-		if (c->c_eof && c->u_eof && c->c_shut && c->u_shut) {
-			c->close_reason = "eof";
-			conn_free(c);
-		}
-	} else if (c->u_eof &&
-	    evbuffer_get_length(bufferevent_get_output(c->cbev)) == 0) {
-		/* The response is complete: hand over to the lingering close. */
-		c->close_reason = "eof";
-		conn_finish(c);
-	}
-}
-
-/* How many of the client's buffered bytes belong upstream right now. */
-static size_t
-body_bytes(struct gate_conn *c, struct evbuffer *in, int *bad)
-{
-	size_t	 len = evbuffer_get_length(in);
-	const char	*p;
-	ssize_t	 n;
-	int	 done;
-
-	*bad = 0;
-	if (c->tunnel)
-		return len;
-	if (c->d->body_done)
-		return 0;
-	if (c->d->body_left >= 0) {
-		if ((uint64_t)len >= (uint64_t)c->d->body_left) {
-			len = (size_t)c->d->body_left;
-			c->d->body_done = 1;
-		}
-		c->d->body_left -= (int64_t)len;
-		return len;
-	}
-	/* chunked: scan what is buffered, in place */
-	if (len > RELAY_MAX)
-		len = RELAY_MAX;
-	if ((p = (const char *)evbuffer_pullup(in, (ev_ssize_t)len)) == NULL &&
-	    len > 0) {
-		*bad = 2;	/* out of memory */
-		return 0;
-	}
-	n = gate_http_chunk_scan(&c->d->chunk, p, len, &done);
-	if (n == -1) {
-		*bad = 1;
-		return 0;
-	}
-	c->d->body_done = done;
-	return (size_t)n;
-}
-
-/*
- * libevent 2.1 reads at most 4 KiB per read(2) (EVBUFFER_MAX_READ; 2.2 makes
- * it settable), which costs a trip through the loop per 4 KiB of a bulk
- * tunnel.  So after each of its reads, read up to RELAY_IO more of what the
- * socket holds, straight into the other side's output (only after a full
- * 4 KiB read: a shorter one emptied the socket).  An EOF is left for
- * libevent to find on its next read; a hard error is returned as -1.
- */
-static ssize_t
-read_more(struct bufferevent *from, struct evbuffer *to)
-{
-	struct evbuffer_iovec	 v[2];
-	struct iovec		 iov[2];
-	size_t			 have = evbuffer_get_length(to), want, left;
-	ssize_t			 r;
-	int			 nv, i;
-
-	if (have >= RELAY_MAX)
-		return 0;
-	want = RELAY_MAX - have < RELAY_IO ? RELAY_MAX - have : RELAY_IO;
-	if ((nv = evbuffer_reserve_space(to, (ev_ssize_t)want, v, 2)) <= 0)
-		return 0;
-	for (i = 0, left = want; i < nv; i++) {
-		if (v[i].iov_len > left)
-			v[i].iov_len = left;
-		left -= v[i].iov_len;
-		iov[i].iov_base = v[i].iov_base;
-		iov[i].iov_len = v[i].iov_len;
-	}
-	do {
-		r = readv(bufferevent_getfd(from), iov, nv);
-	} while (r == -1 && errno == EINTR);
-	if (r <= 0) {
-		evbuffer_commit_space(to, v, 0);
-		return (r == -1 && errno != EAGAIN && errno != EWOULDBLOCK) ?
-		    -1 : 0;
-	}
-	for (i = 0, left = (size_t)r; i < nv; i++) {
-		if (v[i].iov_len > left)
-			v[i].iov_len = left;
-		left -= v[i].iov_len;
-	}
-	evbuffer_commit_space(to, v, v[1].iov_len && nv == 2 ? 2 : 1);
-	return r;
-}
-
-/*
- * A CONNECT to a name: the TLS server name the client sends, if any, must
- * be that name.  Returns 1 while the ClientHello is incomplete, 0 once the
- * tunnel may carry bytes, -1 when the connection was refused (and freed).
- */
-static int
-check_sni(struct gate_conn *c, struct evbuffer *in)
-{
-	size_t	 len = evbuffer_get_length(in);
-	const uint8_t	*p;
-	char	 name[POLICY_MAX_NAME + 2], detail[DETAIL_MAX + POLICY_MAX_NAME];
-	int	 r;
-
-	if (len > 5 + GATE_TLS_MAX_RECORD)
-		len = 5 + GATE_TLS_MAX_RECORD;
-	if ((p = evbuffer_pullup(in, (ev_ssize_t)len)) == NULL && len > 0) {
-		c->close_reason = "out of memory";
-		conn_free(c);
-		return -1;
-	}
-	r = gate_tls_sni(p, len, name, sizeof(name));
-	if (r == GATE_TLS_MORE)
-		return 1;
-	c->d->sni_check = 0;
-	bufferevent_setwatermark(c->cbev, EV_READ, 0, 0);
-	if (r == GATE_TLS_NAME && strcmp(name, c->d->tgt.host) == 0)
-		return 0;
-	if (r == GATE_TLS_NO_NAME || r == GATE_TLS_NOT_TLS)
-		return 0;
-	if (r == GATE_TLS_NAME)
-		snprintf(detail, sizeof(detail), "TLS server name %s", name);
-	else
-		snprintf(detail, sizeof(detail), "malformed TLS ClientHello");
-	c->g->ctr.denied++;
-	audit(c, "decision", "deny", 0, r == GATE_TLS_NAME ? "sni_mismatch" :
-	    "tls_malformed", detail, NULL);
-	log_info("conn %llu: %s CONNECT %s: deny: %s", (unsigned long long)c->id,
-	    c->d->peer, c->d->hostport, detail);
-	c->close_reason = r == GATE_TLS_NAME ? "sni_mismatch" : "tls_malformed";
-	conn_free(c);
-	return -1;
-}
-
-/* Returns -1 when the connection was closed (and freed). */
-static int
-relay_up(struct gate_conn *c)
-{
-	struct evbuffer	*in = bufferevent_get_input(c->cbev);
-	struct evbuffer	*out = bufferevent_get_output(c->ubev);
-	size_t		 n;
-	int		 bad;
-
-	if (c->d->sni_check && (bad = check_sni(c, in)) != 0)
-		return bad == 1 ? 0 : -1;
-	n = body_bytes(c, in, &bad);
-	if (bad == 2) {
-		c->close_reason = "out of memory";
-		conn_free(c);
-		return -1;
-	}
-	if (bad) {
-		c->g->ctr.bad_request++;
-		c->close_reason = "bad_chunked_body";
-		if (c->down == 0) {
-			/* No answer has begun: the client learns why. */
-			log_info("conn %llu: %s %s %s: malformed chunked body",
-			    (unsigned long long)c->id, c->d->peer,
-			    c->d->method, c->d->hostport);
-			conn_reply(c, 400, "error; reason=bad_chunked_body",
-			    "aisb-gate: malformed chunked request body\n");
-		} else
-			conn_free(c);
-		return -1;
-	}
-	if (n > 0) {
-		evbuffer_remove_buffer(in, out, n);
-		if (c->tunnel && !c->c_eof && n >= LIBEVENT_READ) {
-			ssize_t	 r = read_more(c->cbev, out);
-
-			if (r == -1) {
-				c->close_reason = "client error";
-				conn_free(c);
-				return -1;
-			}
-			n += (size_t)r;
-		}
-		c->up += n;
-		c->g->ctr.bytes_up += n;
-		clock_gettime(CLOCK_MONOTONIC, &c->t_active);
-	}
-	if (!c->tunnel && c->d->body_done) {
-		/*
-		 * Nothing after the one request goes upstream.  What else the
-		 * client sends is read and dropped, so that its close is seen.
-		 */
-		evbuffer_drain(in, evbuffer_get_length(in));
-		return 0;
-	}
-	if (evbuffer_get_length(out) >= RELAY_MAX) {
-		bufferevent_disable(c->cbev, EV_READ);
-		bufferevent_setwatermark(c->ubev, EV_WRITE, RELAY_MAX / 2, 0);
-		c->up_paused = 1;
-	}
-	return 0;
-}
-
-static int
-relay_down(struct gate_conn *c)
-{
-	struct evbuffer	*in = bufferevent_get_input(c->ubev);
-	struct evbuffer	*out = bufferevent_get_output(c->cbev);
-	size_t		 n = evbuffer_get_length(in);
-
-	if (n > 0) {
-		evbuffer_add_buffer(out, in);
-		if (!c->u_eof && n >= LIBEVENT_READ) {
-			ssize_t	 r = read_more(c->ubev, out);
-
-			if (r == -1) {
-				c->close_reason = "upstream error";
-				conn_free(c);
-				return -1;
-			}
-			n += (size_t)r;
-		}
-		c->down += n;
-		c->g->ctr.bytes_down += n;
-		clock_gettime(CLOCK_MONOTONIC, &c->t_active);
-		if (!c->tunnel && c->c_eof && c->down == n)
-			arm(c, CLIENT_EOF_SECS);	/* see client_event_cb */
-	}
-	if (evbuffer_get_length(out) >= RELAY_MAX) {
-		bufferevent_disable(c->ubev, EV_READ);
-		bufferevent_setwatermark(c->cbev, EV_WRITE, RELAY_MAX / 2, 0);
-		c->down_paused = 1;
-	}
-	return 0;
-}
-
-/* --- the raw relay ------------------------------------------------------------ */
-
-/*
- * An established CONNECT tunnel whose bytes nothing needs to see any more
- * (the server name check passed or does not apply) leaves its
- * bufferevents: both sockets get one edge-triggered event each, for read
- * and write at once, so that no epoll_ctl follows, and each direction
- * moves bytes socket -> pipe -> socket with splice(2) (or read/write
- * through g->scratch without a pipe), one direction at a time:
- *
- *   fill the pipe from the source (at most RELAY_IO), empty it into the
- *   destination; when the destination is full (EAGAIN) stop reading the
- *   source until the destination is writable again.
- *
- * So at most one pipe (64 KiB) plus RELAY_IO of fallback buffer is queued
- * towards a side: that is the backpressure.  A source's EOF is passed on
- * as shutdown(SHUT_WR) once its bytes are written; both passed on closes
- * the tunnel ("eof").  rd/wr remember readiness that an edge reported and
- * that an EAGAIN has not yet used up.
- */
-#define RELAY_BUDGET	(1024 * 1024)	/* per direction per wake-up: fairness */
-#define SPLICE_SMALL	(16 * 1024)	/* a splice read below: back to copying */
-
-/* The source (side d) or destination failed: close, saying which side. */
-static int
-raw_fail(struct gate_conn *c, int side)
-{
-	c->close_reason = side == 0 ? "client error" : "upstream error";
-	conn_free(c);
-	return -1;
-}
-
-static void
-dir_release(struct gate_conn *c, struct relay_dir *r)
-{
-	if (r->pipe != NULL) {
-		pipe_put(c->g, r->pipe, 1);
-		r->pipe = NULL;
-	}
-	if (r->buf != NULL && r->buf != c->g->scratch)
-		free(r->buf);
-	r->buf = NULL;
-	r->off = 0;
-}
-
-/*
- * Move what direction d can move now.  Returns the bytes written, or -1
- * when the connection was closed (and freed).
- */
-static ssize_t
-pump(struct gate_conn *c, int d)
-{
-	struct gate		*g = c->g;
-	struct relay_dir	*r = &c->dir[d];
-	int			 src = c->fd[d], dst = c->fd[!d];
-	size_t			 budget = RELAY_BUDGET, moved = 0;
-	ssize_t			 n;
-
-	for (;;) {
-		if (r->len > 0) {
-			if (!c->wr[!d])
-				break;
-			if (r->pipe != NULL)
-				n = splice(r->pipe->fd[0], NULL, dst, NULL,
-				    r->len, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
-			else
-				n = write(dst, r->buf + r->off, r->len);
-			if (n == -1 && errno == EINTR)
-				continue;
-			if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-				c->wr[!d] = 0;
-				break;
-			}
-			if (n <= 0)
-				return raw_fail(c, !d);
-			r->len -= (uint32_t)n;
-			r->off += (uint32_t)n;
-			moved += (size_t)n;
-			if (r->len == 0)
-				dir_release(c, r);
-			continue;
-		}
-		if (r->eof) {
-			if (!r->shut) {
-				r->shut = 1;
-				shutdown(dst, SHUT_WR);
-			}
-			break;
-		}
-		if (!c->rd[d])
-			break;
-		if (budget == 0) {
-			/* come back after the other connections had a turn */
-			event_active(c->ev[d], EV_READ, 1);
-			break;
-		}
-		if (r->pipe == NULL && r->bulk && g->cfg.splice &&
-		    (r->pipe = pipe_get(g)) == NULL)
-			g->ctr.pipe_shortage++;
-		if (r->pipe != NULL)
-			n = splice(src, NULL, r->pipe->fd[1], NULL,
-			    r->pipe->size, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
-		else {
-			n = read(src, g->scratch, RELAY_IO);
-			g->ctr.relay_copies++;
-		}
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			c->rd[d] = 0;
-			dir_release(c, r);
-			break;
-		}
-		if (r->pipe == NULL && n > 0) {
-			/*
-			 * A full read says a stream is flowing: splice its
-			 * next reads.  A short one emptied the socket (TCP
-			 * reads all its receive queue holds; data arriving
-			 * later is a new edge), unless the peer's FIN is
-			 * already there, which only a read of 0 consumes.
-			 */
-			if (n == RELAY_IO)
-				r->bulk = 1;
-			else if (!c->hup[d])
-				c->rd[d] = 0;
-		} else if (r->pipe != NULL && n > 0 && n < SPLICE_SMALL)
-			r->bulk = 0;	/* a trickle: copying is cheaper */
-		if (n == -1)
-			return raw_fail(c, d);
-		if (n == 0) {
-			r->eof = 1;
-			c->rd[d] = 0;
-			dir_release(c, r);
-			continue;
-		}
-		if (r->pipe == NULL) {
-			r->buf = g->scratch;
-			r->off = 0;
-		} else
-			g->ctr.bytes_spliced += (uint64_t)n;
-		r->len = (uint32_t)n;
-		count(c, d, (size_t)n);
-		budget = budget > (size_t)n ? budget - (size_t)n : 0;
-	}
-	/* bytes left in the shared scratch are copied out before it is reused */
-	if (r->len > 0 && r->buf == g->scratch) {
-		char	*keep;
-
-		if ((keep = malloc(r->len)) == NULL) {
-			c->close_reason = "out of memory";
-			conn_free(c);
-			return -1;
-		}
-		memcpy(keep, r->buf + r->off, r->len);
-		r->buf = keep;
-		r->off = 0;
-	}
-	return (ssize_t)moved;
-}
-
-/* Bytes read from the source of direction d, as the bufferevents count. */
-static void
-count(struct gate_conn *c, int d, size_t n)
-{
-	if (d == 0) {
-		c->up += n;
-		c->g->ctr.bytes_up += n;
-	} else {
-		c->down += n;
-		c->g->ctr.bytes_down += n;
-	}
-}
-
-/* Returns -1 when the connection was closed (and freed). */
-static int
-relay_run(struct gate_conn *c)
-{
-	ssize_t	 up, down;
-
-	if ((up = pump(c, 0)) == -1 || (down = pump(c, 1)) == -1)
-		return -1;
-	if (up + down > 0)
-		clock_gettime(CLOCK_MONOTONIC, &c->t_active);
-	if (c->dir[0].shut && c->dir[1].shut) {
-		c->close_reason = "eof";
-		conn_free(c);
-		return -1;
-	}
-	return 0;
-}
-
-static void
-raw_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct gate_conn	*c = arg;
-	int			 side = fd == c->fd[1];
-
-	if (what & EV_CLOSED)
-		c->hup[side] = 1;
-	if (what & (EV_READ | EV_CLOSED))
-		c->rd[side] = 1;
-	if (what & EV_WRITE)
-		c->wr[side] = 1;
-	if (c->state == S_CONNECT) {
-		dial_done(c, what);
-		return;
-	}
-	(void)relay_run(c);
-}
-
-/*
- * What a direction's bufferevents still hold: first pre (the 200 answer
- * of a tunnel that never used its bufferevents for it), then the output
- * towards the destination, then the source's unread input (either may be
- * NULL).  carry_alloc() makes room (and may fail), carry() moves the
- * bytes (and cannot).
- */
-static size_t
-evlen(struct evbuffer *b)
-{
-	return b == NULL ? 0 : evbuffer_get_length(b);
-}
-
-static int
-carry_alloc(struct relay_dir *r, size_t prelen, struct evbuffer *out,
-    struct evbuffer *in)
-{
-	size_t	 n = prelen + evlen(out) + evlen(in);
-
-	if (n == 0)
-		return 0;
-	if ((r->buf = malloc(n)) == NULL)
-		return -1;
-	r->len = (uint32_t)n;
-	r->off = 0;
-	return 0;
-}
-
-static void
-carry(struct gate_conn *c, int d, const char *pre, size_t prelen,
-    struct evbuffer *out, struct evbuffer *in)
-{
-	struct relay_dir	*r = &c->dir[d];
-	size_t			 no = evlen(out), ni = evlen(in);
-
-	if (r->buf == NULL)
-		return;
-	if (prelen > 0)
-		memcpy(r->buf, pre, prelen);
-	if (no > 0)
-		evbuffer_remove(out, r->buf + prelen, no);
-	if (ni > 0)
-		evbuffer_remove(in, r->buf + prelen + no, ni);
-	count(c, d, ni);	/* out was counted when it was read */
-}
-
-/*
- * Leave the bufferevents for the raw relay once a tunnel's bytes need no
- * look (the server name check is over), carrying over what they still
- * buffer; the decision state goes too.  A tunnel that saw an EOF, or that
- * cannot allocate, stays on its bufferevents (returns 0).  Returns 1 when
- * it switched, and then the connection may already be closed (and freed).
- */
-static int
-maybe_raw(struct gate_conn *c, const char *pre, size_t prelen)
-{
-	struct gate		*g = c->g;
-	struct evbuffer		*uout = NULL, *uin = NULL;
-	struct event		*ev[2] = { NULL, NULL };
-	int			 fd[2], i;
-
-	if (!c->tunnel || c->raw || c->state != S_RELAY || c->d->sni_check ||
-	    c->c_eof || c->u_eof)
-		return 0;
-	fd[0] = bufferevent_getfd(c->cbev);
-	if (c->ubev != NULL) {
-		fd[1] = bufferevent_getfd(c->ubev);
-		uout = bufferevent_get_output(c->ubev);
-		uin = bufferevent_get_input(c->ubev);
-	} else
-		fd[1] = c->fd[1];	/* ours since the dial: ev[1] watches it */
-	if ((c->tags = tags_new(c)) == NULL)
-		return 0;
-	for (i = 0; i < 2; i++)
-		if ((i == 0 || c->ubev != NULL) &&
-		    (ev[i] = event_new(g->base, fd[i], EV_READ | EV_WRITE |
-		    EV_CLOSED | EV_PERSIST | EV_ET, raw_cb, c)) == NULL)
-			goto fail;
-	if (carry_alloc(&c->dir[0], 0, uout,
-	    bufferevent_get_input(c->cbev)) == -1 ||
-	    carry_alloc(&c->dir[1], prelen, bufferevent_get_output(c->cbev),
-	    uin) == -1)
-		goto fail;
-	/*
-	 * The sockets stay open: the bufferevents forget them first (which
-	 * also thaws the ends of their buffers that a socket bufferevent
-	 * keeps frozen: evbuffer_remove() would fail before).
-	 */
-	bufferevent_setfd(c->cbev, -1);
-	if (c->ubev != NULL)
-		bufferevent_setfd(c->ubev, -1);
-	carry(c, 0, NULL, 0, uout, bufferevent_get_input(c->cbev));
-	carry(c, 1, pre, prelen, bufferevent_get_output(c->cbev), uin);
-	bufferevent_free(c->cbev);
-	c->cbev = NULL;
-	if (c->ubev != NULL) {
-		bufferevent_free(c->ubev);
-		c->ubev = NULL;
-		c->ev[1] = ev[1];
-	}
-	c->ev[0] = ev[0];
-	c->fd[0] = fd[0];
-	c->fd[1] = fd[1];
-	c->raw = 1;
-	g->ctr.raw++;
-	log_debug("conn %llu: relaying raw (%s)", (unsigned long long)c->id,
-	    g->cfg.splice ? "splice" : "read/write");
-	dec_free(c->d);
-	c->d = NULL;
-	for (i = 0; i < 2; i++)
-		if (ev[i] != NULL && event_add(ev[i], NULL) == -1) {
-			c->close_reason = "event_add failed";
-			conn_free(c);
-			return 1;
-		}
-	/*
-	 * Carried bytes (the 200 answer, say) are written now, without
-	 * waiting for an epoll_wait to say the sockets are writable (an
-	 * EAGAIN clears that, and the edge to come sets it again).
-	 */
-	if (c->dir[0].len > 0 || c->dir[1].len > 0) {
-		c->wr[0] = c->wr[1] = 1;
-		(void)relay_run(c);
-	}
-	return 1;
- fail:
-	for (i = 0; i < 2; i++) {
-		if (ev[i] != NULL)
-			event_free(ev[i]);
-		free(c->dir[i].buf);
-		c->dir[i].buf = NULL;
-		c->dir[i].len = 0;
-	}
-	free(c->tags);
-	c->tags = NULL;
-	return 0;
-}
-
-static void
-connected(struct gate_conn *c)
-{
-	static const char	 established[] =
-	    "HTTP/1.1 200 Connection established\r\n\r\n";
-	struct gate		*g = c->g;
-	char			*fwd;
-	ssize_t			 n;
-	size_t			 cap;
-
-	c->connect_ms = gate_ms_since(&c->d->t_connect);
-	c->state = S_RELAY;
-	nodelay(c->fd[1]);
-	g->ctr.allowed++;
-	g->ctr.tunnels++;
-	clock_gettime(CLOCK_MONOTONIC, &c->t_active);
-	arm(c, g->cfg.idle_timeout);
-	audit(c, "decision", "allow", c->tunnel ? 200 : 0, "allowed",
-	    c->d->stale ? "stale DNS answer" : NULL, NULL);
-	log_info("conn %llu: %s %s %s: allow via %s", (unsigned long long)c->id,
-	    c->d->peer, c->d->method, c->d->hostport, c->d->addrstr);
-
-	/* The head and its parse are not needed by a relay: 1.7 KiB less. */
-	if (c->tunnel) {
-		free(c->d->head);
-		c->d->head = NULL;
-		free(c->d->req);
-		c->d->req = NULL;
-	}
-	/* A tunnel with no server name to check is raw from the start. */
-	if (c->tunnel && (!g->cfg.sni_check || c->d->tgt.is_ip) &&
-	    maybe_raw(c, established, sizeof(established) - 1))
-		return;
-
-	/* Otherwise the upstream socket goes to a bufferevent too. */
-	event_free(c->ev[1]);
-	c->ev[1] = NULL;
-	c->rd[1] = c->wr[1] = c->hup[1] = 0;
-	if ((c->ubev = bufferevent_socket_new(g->base, c->fd[1],
-	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
-		c->close_reason = "out of memory";
-		conn_free(c);
-		return;
-	}
-	c->fd[1] = -1;
-	bufferevent_setcb(c->ubev, up_read_cb, up_write_cb, up_event_cb, c);
-	bufferevent_setwatermark(c->cbev, EV_READ, 0, 0);
-	bufferevent_set_max_single_read(c->cbev, RELAY_IO);
-	bufferevent_set_max_single_write(c->cbev, RELAY_IO);
-	bufferevent_set_max_single_read(c->ubev, RELAY_IO);
-	bufferevent_set_max_single_write(c->ubev, RELAY_IO);
-
-	if (c->tunnel) {
-		if (evbuffer_add(bufferevent_get_output(c->cbev), established,
-		    sizeof(established) - 1) == -1) {
-			c->close_reason = "out of memory";
-			conn_free(c);
-			return;
-		}
-		if (g->cfg.sni_check && !c->d->tgt.is_ip) {
-			c->d->sni_check = 1;
-			/* a ClientHello is one record at most */
-			bufferevent_setwatermark(c->cbev, EV_READ, 0,
-			    5 + GATE_TLS_MAX_RECORD);
-		}
-	} else {
-		/* ": " may add a byte per field; Host and Connection lines */
-		cap = c->d->headlen + c->d->req->nhdrs + sizeof(c->d->hostport) + 64;
-		if ((fwd = malloc(cap)) == NULL) {
-			c->close_reason = "out of memory";
-			conn_free(c);
-			return;
-		}
-		n = gate_http_forward_head(c->d->req, c->d->head, c->d->path,
-		    c->d->hostport, fwd, cap);
-		if (n == -1) {
-			free(fwd);
-			c->close_reason = "forward head too large";
-			conn_free(c);
-			return;
-		}
-		if (bufferevent_write(c->ubev, fwd, (size_t)n) == -1) {
-			free(fwd);
-			c->close_reason = "out of memory";
-			conn_free(c);
-			return;
-		}
-		free(fwd);
-		c->up += (uint64_t)n;
-		g->ctr.bytes_up += (uint64_t)n;
-		c->d->body_left = c->d->req->chunked ? -1 :
-		    (c->d->req->content_length > 0 ? c->d->req->content_length : 0);
-		c->d->body_done = c->d->body_left == 0;
-		gate_http_chunk_init(&c->d->chunk);
-		free(c->d->head);
-		c->d->head = NULL;
-		free(c->d->req);
-		c->d->req = NULL;
-	}
-	bufferevent_enable(c->ubev, EV_READ | EV_WRITE);
-	bufferevent_enable(c->cbev, EV_READ | EV_WRITE);
-	/* Bytes the client sent behind the head go first (or are dropped). */
-	if (evbuffer_get_length(bufferevent_get_input(c->cbev)) > 0)
-		(void)relay_up(c);
-}
-
-/* --- the request ------------------------------------------------------------- */
-
-static void
-head_complete(struct gate_conn *c)
-{
-	struct gate		*g = c->g;
-	struct gate_http_req	*req = c->d->req;
-	struct gate_http_span	 auth;
-	struct policy_decision	 d;
-	char			 err[128], *t;
-	size_t			 tlen;
-
-	/*
-	 * Reading pauses while deciding: bytes sent early wait in the socket,
-	 * and a client that half-closes after its request is still served.
-	 */
-	bufferevent_disable(c->cbev, EV_READ);
-	snprintf(c->d->method, sizeof(c->d->method), "%.*s", (int)req->method.len,
-	    c->d->head + req->method.off);
-	c->d->pol = policy_ref(g->policy);
-
-	if (g->auth != NULL) {
-		if (req->proxy_auth == -1 || gate_auth_check(g->auth,
-		    c->d->head + req->hdrs[req->proxy_auth].value.off,
-		    req->hdrs[req->proxy_auth].value.len, c->d->session,
-		    sizeof(c->d->session)) == -1) {
-			g->ctr.auth_failed++;
-			conn_refuse(c, 407, "deny", "auth_required",
-			    req->proxy_auth == -1 ? "no credentials" :
-			    "wrong credentials");
-			return;
-		}
-	}
-
-	t = c->d->head + req->target.off;
-	tlen = req->target.len;
-	if (gate_http_span_is(c->d->head, req->method, "CONNECT")) {
-		c->tunnel = 1;
-		if (policy_parse_target(t, tlen, 0, &c->d->tgt, err,
-		    sizeof(err)) == -1) {
-			memset(&c->d->tgt, 0, sizeof(c->d->tgt));
-			g->ctr.bad_request++;
-			conn_refuse(c, 400, "error", "bad_target", err);
-			return;
-		}
-	} else {
-		if (gate_http_split_url(t, tlen, &auth, &c->d->path) == -1) {
-			g->ctr.bad_request++;
-			conn_refuse(c, 400, "error", "bad_target",
-			    "only http://authority/path targets are proxied; "
-			    "use CONNECT for TLS");
-			return;
-		}
-		c->d->path.off += req->target.off;
-		if (policy_parse_target(t + auth.off, auth.len, 80, &c->d->tgt,
-		    err, sizeof(err)) == -1) {
-			memset(&c->d->tgt, 0, sizeof(c->d->tgt));
-			g->ctr.bad_request++;
-			conn_refuse(c, 400, "error", "bad_target", err);
-			return;
-		}
-		if (req->host != -1) {
-			struct policy_target	 h;
-			struct gate_http_span	 v = req->hdrs[req->host].value;
-
-			if (policy_parse_target(c->d->head + v.off, v.len, 80, &h,
-			    err, sizeof(err)) == -1 ||
-			    strcmp(h.host, c->d->tgt.host) != 0 ||
-			    h.port != c->d->tgt.port) {
-				g->ctr.bad_request++;
-				snprintf(c->d->hostport, sizeof(c->d->hostport),
-				    "%s:%u", c->d->tgt.host, c->d->tgt.port);
-				conn_refuse(c, 400, "error", "host_mismatch",
-				    "the Host header does not match the "
-				    "request target");
-				return;
-			}
-		}
-	}
-	if (c->d->tgt.is_ip && c->d->tgt.addr.family == AF_INET6)
-		snprintf(c->d->hostport, sizeof(c->d->hostport), "[%s]:%u",
-		    c->d->tgt.host, c->d->tgt.port);
-	else
-		snprintf(c->d->hostport, sizeof(c->d->hostport), "%s:%u",
-		    c->d->tgt.host, c->d->tgt.port);
-
-	policy_decide(c->d->pol, &c->d->tgt, &d);
-	if (d.verdict != POLICY_ALLOW) {
-		deny_decision(c, &d);
-		return;
-	}
-	if (d.rule != NULL)
-		policy_rule_describe(d.rule, c->d->rule, sizeof(c->d->rule));
-
-	if (c->d->tgt.is_ip) {
-		char	 detail[DETAIL_MAX];
-		struct policy_addr	 first;
-
-		if (classify(c, &c->d->tgt.addr, 1, detail, sizeof(detail),
-		    &first) == 0) {
-			deny_class(c, detail, &first);
-			return;
-		}
-		dial(c);
-		return;
-	}
-	resolve(c);
 }
 
 /* --- callbacks ----------------------------------------------------------------- */
@@ -1942,11 +660,11 @@ client_read_cb(struct bufferevent *bev, void *arg)
 		}
 		c->d->head[c->d->headlen] = '\0';
 		evtimer_del(c->timer);
-		head_complete(c);
+		conn_head_complete(c);
 		return;
 	case S_RELAY:
-		if (relay_up(c) == 0)
-			(void)maybe_raw(c, NULL, 0);
+		if (conn_relay_up(c) == 0)
+			(void)conn_maybe_raw(c, NULL, 0);
 		return;
 	case S_LINGER:
 		evbuffer_drain(in, evbuffer_get_length(in));
@@ -1956,41 +674,54 @@ client_read_cb(struct bufferevent *bev, void *arg)
 	}
 }
 
-static void
-client_write_cb(struct bufferevent *bev, void *arg)
+/*
+ * The output towards one side (bev: the client's or the upstream's) was
+ * written down to its watermark.  The same for both directions: resume
+ * reading the other side once the output has drained to half, pass the
+ * other side's EOF on as a shutdown once all before it is written, and go
+ * raw once nothing is queued.  Only the client's side lingers, and only a
+ * tunnel passes an EOF on to the upstream; a forwarded answer ends in the
+ * lingering close (conn_maybe_done) rather than in a shutdown.
+ */
+void
+conn_write_cb(struct bufferevent *bev, void *arg)
 {
 	struct gate_conn	*c = arg;
+	int			 to_client = bev == c->cbev;
+	struct bufferevent	*from = to_client ? c->ubev : c->cbev;
+	uint8_t			*paused = to_client ? &c->down_paused :
+				    &c->up_paused;
+	uint8_t			*shut = to_client ? &c->c_shut : &c->u_shut;
+	int			 from_eof = to_client ? c->u_eof : c->c_eof;
 	size_t			 left = evbuffer_get_length(
 				    bufferevent_get_output(bev));
 
 	if (c->state == S_LINGER) {
-		if (left == 0 && !c->c_shut) {
+		if (to_client && left == 0 && !c->c_shut) {
 			c->c_shut = 1;
 			shutdown(bufferevent_getfd(bev), SHUT_WR);
-			arm(c, LINGER_SECS);
+			conn_arm(c, LINGER_SECS);
 		}
 		return;
 	}
 	if (c->state != S_RELAY)
 		return;
-	if (c->down_paused && left <= RELAY_MAX / 2) {
-		c->down_paused = 0;
+	if (*paused && left <= RELAY_MAX / 2) {
+		*paused = 0;
 		bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
-		if (!c->u_eof)
-			bufferevent_enable(c->ubev, EV_READ);
+		if (!from_eof)
+			bufferevent_enable(from, EV_READ);
 	}
-	if (left == 0 && c->u_eof && !c->c_shut) {
-		if (!c->tunnel) {
-			maybe_done(c);
-			return;
+	if (left == 0 && from_eof && !*shut && (c->tunnel || to_client)) {
+		if (c->tunnel) {
+			*shut = 1;
+			shutdown(bufferevent_getfd(bev), SHUT_WR);
 		}
-		c->c_shut = 1;
-		shutdown(bufferevent_getfd(bev), SHUT_WR);
-		maybe_done(c);
+		conn_maybe_done(c);
 		return;
 	}
 	if (left == 0)
-		(void)maybe_raw(c, NULL, 0);
+		(void)conn_maybe_raw(c, NULL, 0);
 }
 
 static void
@@ -2005,14 +736,14 @@ client_event_cb(struct bufferevent *bev, short what, void *arg)
 	if ((what & BEV_EVENT_EOF) && c->state == S_RELAY && c->tunnel) {
 		c->c_eof = 1;
 		bufferevent_disable(bev, EV_READ);
-		if (relay_up(c) == -1)
+		if (conn_relay_up(c) == -1)
 			return;
 		if (evbuffer_get_length(bufferevent_get_output(c->ubev)) == 0 &&
 		    !c->u_shut) {
 			c->u_shut = 1;
 			shutdown(bufferevent_getfd(c->ubev), SHUT_WR);
 		}
-		maybe_done(c);
+		conn_maybe_done(c);
 		return;
 	}
 	if ((what & BEV_EVENT_EOF) && c->state == S_RELAY && !c->tunnel &&
@@ -2030,7 +761,7 @@ client_event_cb(struct bufferevent *bev, short what, void *arg)
 		c->c_eof = 1;
 		bufferevent_disable(bev, EV_READ);
 		if (c->down > 0)
-			arm(c, CLIENT_EOF_SECS);
+			conn_arm(c, CLIENT_EOF_SECS);
 		return;
 	}
 	c->close_reason = (what & BEV_EVENT_EOF) ? "client closed" :
@@ -2038,51 +769,26 @@ client_event_cb(struct bufferevent *bev, short what, void *arg)
 	conn_free(c);
 }
 
-static void
-up_read_cb(struct bufferevent *bev, void *arg)
+void
+conn_up_read_cb(struct bufferevent *bev, void *arg)
 {
-	(void)relay_down(arg);
+	(void)conn_relay_down(arg);
 }
 
-static void
-up_write_cb(struct bufferevent *bev, void *arg)
-{
-	struct gate_conn	*c = arg;
-	size_t			 left = evbuffer_get_length(
-				    bufferevent_get_output(bev));
-
-	if (c->state != S_RELAY)
-		return;
-	if (c->up_paused && left <= RELAY_MAX / 2) {
-		c->up_paused = 0;
-		bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
-		if (!c->c_eof)
-			bufferevent_enable(c->cbev, EV_READ);
-	}
-	if (left == 0 && c->c_eof && c->tunnel && !c->u_shut) {
-		c->u_shut = 1;
-		shutdown(bufferevent_getfd(bev), SHUT_WR);
-		maybe_done(c);
-		return;
-	}
-	if (left == 0)
-		(void)maybe_raw(c, NULL, 0);
-}
-
-static void
-up_event_cb(struct bufferevent *bev, short what, void *arg)
+void
+conn_up_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct gate_conn	*c = arg;
 
 	if ((what & BEV_EVENT_EOF) && c->state == S_RELAY) {
 		c->u_eof = 1;
 		bufferevent_disable(bev, EV_READ);
-		if (relay_down(c) == -1)
+		if (conn_relay_down(c) == -1)
 			return;
 		if (evbuffer_get_length(bufferevent_get_output(c->cbev)) == 0)
-			client_write_cb(c->cbev, c);
+			conn_write_cb(c->cbev, c);
 		else
-			maybe_done(c);
+			conn_maybe_done(c);
 		return;
 	}
 	c->close_reason = "upstream error";
@@ -2114,9 +820,9 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 	case S_CONNECT:
 		log_debug("conn %llu: %s port %u: connect timeout",
 		    (unsigned long long)c->id, c->d->addrstr, c->d->tgt.port);
-		up_drop(c);
+		conn_up_drop(c);
 		c->d->timed_out = 1;
-		dial(c);
+		conn_dial(c);
 		return;
 	case S_RELAY:
 		idle = gate_ms_since(&c->t_active) / 1e3;

@@ -3,8 +3,14 @@
  * the resolver, the audit log and the control socket hang off one
  * struct gate, and every client connection is one struct gate_conn.
  *
- *   main.c     argv, configuration, privileges, signals, the loop
- *   conn.c     the connection object: request, decision, dial, relay
+ *   main.c     argv, privileges, daemonizing: the order of start-up
+ *   config.c   the policy and credentials, loaded and reloaded; -l's address
+ *   proc.c     listening, the loop, signals and drain, the workers
+ *   conn.c     the connection object: accept, head, answers, callbacks
+ *              (conn-int.h: its types, private to the files that make it)
+ *   decide.c   the decision path: policy, resolve, classify, dial
+ *   relay.c    the relay on bufferevents: body, SNI check, half-close
+ *   splice.c   the raw relay of a tunnel, splice(2) and the pipe pool
  *   http.c     the request parser (pure, restartable; see http.h)
  *   dns.c      c-ares in the event loop, the per-name cache (the pin)
  *   tls.c      the server name of a TLS ClientHello (see tls.h)
@@ -24,6 +30,7 @@
 
 #include "policy.h"
 
+struct event;
 struct event_base;
 struct evbuffer;
 struct evconnlistener;
@@ -51,6 +58,7 @@ struct gate_control;
 #define GATE_MAX_ADDRS		16	/* addresses kept per name (A + AAAA) */
 #define GATE_MAX_DIALS		3	/* addresses tried per request */
 #define GATE_SESSION_MAX	64	/* bytes of a session label */
+#define GATE_MAX_WORKERS	64	/* --workers */
 
 /* Every counter is monotonic except the gauges marked so. */
 struct gate_counters {
@@ -109,7 +117,7 @@ struct gate_config {
 };
 
 struct gate_client;		/* per client address, for the per-client limit */
-struct gate_pipe;		/* a pipe of the splice pool (conn.c) */
+struct gate_pipe;		/* a pipe of the splice pool (splice.c) */
 
 struct gate {
 	struct gate_config	 cfg;
@@ -123,6 +131,11 @@ struct gate {
 	struct gate_audit	*audit;
 	struct gate_auth	*auth;		/* NULL: no proxy authentication */
 	struct gate_control	*control;
+	/* listening, until the workers take them (gate_listen) */
+	int			 lfds[GATE_MAX_WORKERS];
+	int			 ctlfd;		/* -1: no control socket */
+	struct event		*accept_pause;	/* accept resumes (EMFILE) */
+	struct event		*drain_timer;	/* SIGTERM's drain ends */
 	TAILQ_HEAD(, gate_conn)	 conns;
 	uint64_t		 next_id;
 	struct gate_counters	 ctr;
@@ -151,12 +164,23 @@ void	 gate_conns_status(struct gate *, struct evbuffer *);
 double	 gate_ms_since(const struct timespec *);
 int	 gate_clients_init(struct gate *);
 void	 gate_clients_free(struct gate *);
+
+/* splice.c */
 void	 gate_pipes_free(struct gate *);
 
-/* main.c */
+/* config.c */
+int	 gate_config_load(struct gate *);
+int	 gate_config_auth(struct gate *);
 int	 gate_reload(struct gate *);
-int	 gate_is_self(const struct gate *, const struct policy_addr *, uint16_t);
+int	 gate_listen_parse(const char *, struct sockaddr_storage *,
+	    socklen_t *);
 const char *gate_sockaddr_str(const struct sockaddr_storage *, char *, size_t);
+
+/* proc.c */
+void	 gate_proc_prepare(struct gate *);
+void	 gate_listen(struct gate *, const struct sockaddr_storage *, socklen_t);
+void	 gate_announce(struct gate *);
+int	 gate_proc_run(struct gate *);
 
 /* dns.c: see the comment above gate_dns_resolve(). */
 typedef void	(*gate_dns_cb)(void *arg, int status, const char *errstr,

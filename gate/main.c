@@ -1,6 +1,8 @@
 /*
- * aisb-gate: argv, configuration, privileges, signals and the loop.
- * Everything that happens per connection is in conn.c.
+ * aisb-gate: argv, privileges and daemonizing, and the order of start-up.
+ * The configuration (policy, credentials, reload) is config.c's; the
+ * sockets, the loop, signals, drain and workers are proc.c's; everything
+ * that happens per connection is conn.c's and the files of conn-int.h.
  */
 #include "config.h"
 
@@ -8,39 +10,26 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <arpa/inet.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
-#include <limits.h>
 #include <pwd.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
 #include <unistd.h>
 
-#include <event2/event.h>
-#include <event2/listener.h>
-#include <event2/util.h>
-
-#include "file.h"
 #include "log.h"
 #include "gate.h"
 
-#define LISTEN_BACKLOG	511
-#define MAX_WORKERS	64
-
+/*
+ * The one struct gate, static so that what it holds stays reachable until
+ * exit (LeakSanitizer: the early exits free nothing, and need not).
+ */
 static struct gate	 gate;
-static struct event	*drain_timer;
-static struct event	*accept_pause;
 
 static __attribute__((noreturn)) void
 usage(void)
@@ -72,405 +61,6 @@ num(const char *opt, const char *s, unsigned lo, unsigned hi)
 		exit(EX_USAGE);
 	}
 	return (unsigned)v;
-}
-
-const char *
-gate_sockaddr_str(const struct sockaddr_storage *ss, char *buf, size_t len)
-{
-	char	 ip[INET6_ADDRSTRLEN];
-
-	if (ss->ss_family == AF_INET) {
-		const struct sockaddr_in *sin = (const void *)ss;
-
-		inet_ntop(AF_INET, &sin->sin_addr, ip, sizeof(ip));
-		snprintf(buf, len, "%s:%u", ip, ntohs(sin->sin_port));
-	} else if (ss->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *sin6 = (const void *)ss;
-
-		inet_ntop(AF_INET6, &sin6->sin6_addr, ip, sizeof(ip));
-		snprintf(buf, len, "[%s]:%u", ip, ntohs(sin6->sin6_port));
-	} else
-		snprintf(buf, len, "?");
-	return buf;
-}
-
-/*
- * The address the kernel really connects to for a: an IPv4-mapped IPv6
- * address is its IPv4 address, and the unspecified addresses 0.0.0.0 and
- * :: are the loopback address of their family (Linux: ip_route_connect,
- * ip6_dst_lookup).
- */
-static void
-reached(const struct policy_addr *a, struct policy_addr *out)
-{
-	static const uint8_t	 mapped[12] = { [10] = 0xff, [11] = 0xff };
-	static const uint8_t	 zero[16];
-
-	*out = *a;
-	if (a->family == AF_INET6 && memcmp(a->bytes, mapped, 12) == 0) {
-		memset(out, 0, sizeof(*out));
-		out->family = AF_INET;
-		memcpy(out->bytes, a->bytes + 12, 4);
-	}
-	if (out->family == AF_INET && memcmp(out->bytes, zero, 4) == 0) {
-		out->bytes[0] = 127;
-		out->bytes[3] = 1;
-	} else if (out->family == AF_INET6 &&
-	    memcmp(out->bytes, zero, 16) == 0)
-		out->bytes[15] = 1;
-}
-
-/*
- * Would dialling a:port reach this gate's own listener?  (A policy that
- * exempts loopback must still not let a client loop the gate into itself.)
- * Both sides are compared as the kernel sees them (reached()): a gate on
- * 0.0.0.0 is reached by any IPv4 address of the host, one on [::] by any
- * address (dual stack), one on 127.x by all of 127/8 (a listener on
- * another 127/8 address of the same port may be a worker, or will be;
- * refusing the block costs nothing).
- */
-int
-gate_is_self(const struct gate *g, const struct policy_addr *a, uint16_t port)
-{
-	struct policy_addr	 b, t;
-	uint16_t		 bport;
-
-	memset(&b, 0, sizeof(b));
-	if (g->bound.ss_family == AF_INET) {
-		const struct sockaddr_in *sin = (const void *)&g->bound;
-
-		b.family = AF_INET;
-		memcpy(b.bytes, &sin->sin_addr, 4);
-		bport = ntohs(sin->sin_port);
-	} else if (g->bound.ss_family == AF_INET6) {
-		const struct sockaddr_in6 *sin6 = (const void *)&g->bound;
-		static const uint8_t	 any[16];
-
-		bport = ntohs(sin6->sin6_port);
-		if (memcmp(&sin6->sin6_addr, any, 16) == 0)
-			return port == bport;	/* [::]: every address */
-		b.family = AF_INET6;
-		memcpy(b.bytes, &sin6->sin6_addr, 16);
-		if (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr)) {
-			/* [::ffff:a.b.c.d] listens as a.b.c.d */
-			memset(&b, 0, sizeof(b));
-			b.family = AF_INET;
-			memcpy(b.bytes, (const uint8_t *)&sin6->sin6_addr + 12,
-			    4);
-		}
-	} else
-		return 0;
-	if (port != bport)
-		return 0;
-	reached(a, &t);
-	if (t.family != b.family)
-		return 0;
-	if (b.family == AF_INET && b.bytes[0] == 0)
-		return 1;			/* 0.0.0.0: every IPv4 address */
-	if (b.family == AF_INET && b.bytes[0] == 127)
-		return t.bytes[0] == 127;
-	return memcmp(t.bytes, b.bytes, b.family == AF_INET ? 4 : 16) == 0;
-}
-
-/*
- * "ipv4:port" or "[ipv6]:port", port 0 meaning "any free port".  Names are
- * refused: what the gate binds must not depend on a resolver.
- */
-static int
-parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len)
-{
-	char		 host[INET6_ADDRSTRLEN + 2], *end;
-	const char	*colon;
-	unsigned long	 port;
-	size_t		 hl;
-
-	if ((colon = strrchr(s, ':')) == NULL)
-		return -1;
-	hl = (size_t)(colon - s);
-	if (hl == 0 || hl >= sizeof(host))
-		return -1;
-	memcpy(host, s, hl);
-	host[hl] = '\0';
-	errno = 0;
-	port = strtoul(colon + 1, &end, 10);
-	if (colon[1] < '0' || colon[1] > '9' || *end != '\0' || errno != 0 ||
-	    port > 65535)
-		return -1;
-	memset(ss, 0, sizeof(*ss));
-	if (host[0] == '[' && host[hl - 1] == ']') {
-		struct sockaddr_in6	*sin6 = (void *)ss;
-
-		host[hl - 1] = '\0';
-		if (inet_pton(AF_INET6, host + 1, &sin6->sin6_addr) != 1)
-			return -1;
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons((uint16_t)port);
-		*len = sizeof(*sin6);
-	} else {
-		struct sockaddr_in	*sin = (void *)ss;
-
-		if (inet_pton(AF_INET, host, &sin->sin_addr) != 1)
-			return -1;
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons((uint16_t)port);
-		*len = sizeof(*sin);
-	}
-	return 0;
-}
-
-/*
- * At start-up the errors go to stderr as aisb policy check prints them; on
- * a reload (logged) the first one, with its file:line:col, goes into why
- * for the one line that says the reload was refused: a detached gate's
- * stderr is /dev/null by then, and aisb policy check FILE lists the rest.
- */
-static struct policy *
-load_policy(const struct gate *g, const char *path, int logged, char *why,
-    size_t whylen)
-{
-	struct policy_errors	 errs;
-	struct policy		*p;
-	char			 buf[8192], *line, *next, *text;
-	size_t			 len;
-	int			 rc, more = -1;
-
-	memset(&errs, 0, sizeof(errs));
-	if (!logged)
-		rc = policy_load_file(path, &p, &errs);
-	else {
-		/* by name in its folder: the gate may have dropped to --user */
-		if ((text = file_read_bounded_at(g->policy_dir, g->policy_name,
-		    path, POLICY_MAX_FILE_SIZE, &len, buf, sizeof(buf))) ==
-		    NULL) {
-			snprintf(why, whylen, "%.*s", (int)(whylen > 0 ?
-			    whylen - 1 : 0), buf);
-			return NULL;
-		}
-		rc = policy_load_buffer(path, text, len, &p, &errs);
-		free(text);
-	}
-	if (rc == 0)
-		return p;
-	policy_errors_format(&errs, buf, sizeof(buf));
-	if (!logged) {
-		fprintf(stderr, "%s", buf);
-		return NULL;
-	}
-	/* the first error line, and how many more errors follow it */
-	why[0] = '\0';
-	for (line = buf; *line != '\0'; line = next) {
-		if ((next = strchr(line, '\n')) != NULL)
-			*next++ = '\0';
-		else
-			next = line + strlen(line);
-		if (strstr(line, ": error: ") == NULL && why[0] != '\0')
-			continue;	/* a hint under an error */
-		if (why[0] == '\0')
-			snprintf(why, whylen, "%s", line);
-		more++;
-	}
-	if (more > 0)
-		snprintf(why + strlen(why), whylen - strlen(why),
-		    " (and %d more; aisb policy check %s lists them)", more,
-		    path);
-	return NULL;
-}
-
-static struct gate_auth *
-load_auth(const struct gate *g, const struct gate_config *cfg)
-{
-	struct gate_auth	*a;
-	char			 err[256];
-
-	if (cfg->token_file != NULL)
-		a = gate_auth_load_file_at(g->token_dir, g->token_name,
-		    cfg->token_file, err, sizeof(err));
-	else
-		a = gate_auth_load_fd(cfg->token_fd, err, sizeof(err));
-	if (a == NULL)
-		log_warnx("token: %s", err);
-	return a;
-}
-
-/*
- * SIGHUP: a new policy, all or nothing.  An invalid file keeps the old
- * policy; tunnels keep the policy they were decided with (their reference).
- */
-int
-gate_reload(struct gate *g)
-{
-	struct policy		*p;
-	struct gate_auth	*a;
-	char			 why[1024];
-
-	g->ctr.reloads++;
-	/* Log rotation and credentials do not wait for a valid policy. */
-	if (gate_audit_reopen(g->audit) == -1)
-		log_warn("reload: reopening the audit log, keeping the old one");
-	if (g->cfg.token_file != NULL) {
-		if ((a = load_auth(g, &g->cfg)) == NULL)
-			log_warnx("reload: keeping the old credentials");
-		else {
-			gate_auth_free(g->auth);
-			g->auth = a;
-		}
-	}
-	/* one line either way, -v or not: what runs now, and why */
-	if ((p = load_policy(g, g->cfg.policy_path, 1, why,
-	    sizeof(why))) == NULL) {
-		g->ctr.reload_failures++;
-		log_warnx("reload: refused: %s is invalid, keeping policy "
-		    "sha256:%.12s (%zu rule%s): %s", g->cfg.policy_path,
-		    policy_sha256(g->policy), policy_rule_count(g->policy),
-		    policy_rule_count(g->policy) == 1 ? "" : "s", why);
-		return -1;
-	}
-	if (gate_dns_configure(g->dns, p) == -1) {
-		g->ctr.reload_failures++;
-		log_warnx("reload: refused: cannot apply the DNS settings of "
-		    "%s, keeping policy sha256:%.12s (%zu rule%s)",
-		    g->cfg.policy_path, policy_sha256(g->policy),
-		    policy_rule_count(g->policy),
-		    policy_rule_count(g->policy) == 1 ? "" : "s");
-		policy_free(p);
-		return -1;
-	}
-	policy_free(g->policy);
-	g->policy = p;
-	log_notice("reload: policy %s sha256:%.12s (%zu rule%s) applied",
-	    g->cfg.policy_path, policy_sha256(p), policy_rule_count(p),
-	    policy_rule_count(p) == 1 ? "" : "s");
-	return 0;
-}
-
-static void
-accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
-    int salen, void *arg)
-{
-	gate_accept(arg, fd, sa, salen);
-}
-
-static void
-accept_resume_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct gate	*g = arg;
-
-	if (g->listener != NULL)
-		evconnlistener_enable(g->listener);
-}
-
-/*
- * EMFILE and friends.  The listening socket stays readable, so retrying at
- * once would spin: pause accepting for a second instead.
- */
-static void
-accept_error_cb(struct evconnlistener *l, void *arg)
-{
-	struct timeval	 tv = { 1, 0 };
-	int		 e = EVUTIL_SOCKET_ERROR();
-
-	log_warnx("accept: %s; pausing for a second",
-	    evutil_socket_error_to_string(e));
-	/* Without the timer to resume it, a paused listener stays paused. */
-	if (evtimer_add(accept_pause, &tv) == -1) {
-		log_warnx("accept: cannot arm the pause timer, not pausing");
-		return;
-	}
-	evconnlistener_disable(l);
-}
-
-static void
-drain_timeout_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct gate	*g = arg;
-
-	log_warnx("drain: %llu connection(s) still open after %us, closing",
-	    (unsigned long long)g->ctr.active, g->cfg.drain_timeout);
-	gate_conn_close_all(g);
-	event_base_loopexit(g->base, NULL);
-}
-
-static void
-signal_cb(evutil_socket_t sig, short what, void *arg)
-{
-	struct gate	*g = arg;
-	struct timeval	 tv;
-
-	switch (sig) {
-	case SIGHUP:
-		gate_reload(g);
-		break;
-	case SIGTERM:
-		if (g->draining)
-			break;
-		g->draining = 1;
-		if (g->listener != NULL) {
-			evconnlistener_free(g->listener);
-			g->listener = NULL;
-		}
-		log_warnx("SIGTERM: draining %llu connection(s) for up to %us",
-		    (unsigned long long)g->ctr.active, g->cfg.drain_timeout);
-		if (TAILQ_EMPTY(&g->conns)) {
-			event_base_loopexit(g->base, NULL);
-			break;
-		}
-		tv.tv_sec = g->cfg.drain_timeout;
-		tv.tv_usec = 0;
-		drain_timer = evtimer_new(g->base, drain_timeout_cb, g);
-		if (drain_timer == NULL || evtimer_add(drain_timer, &tv) == -1)
-			event_base_loopexit(g->base, NULL);
-		break;
-	case SIGINT:
-		log_warnx("SIGINT: exiting now");
-		event_base_loopbreak(g->base);
-		break;
-	}
-}
-
-/* The port file appears complete or not at all: write, then rename. */
-static int
-write_port_file(const char *path, const char *line)
-{
-	char	 tmp[PATH_MAX];
-	int	 fd;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid()) >=
-	    (int)sizeof(tmp)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) ==
-	    -1)
-		return -1;
-	if (file_write_all(fd, line, strlen(line)) == -1 || close(fd) == -1 ||
-	    rename(tmp, path) == -1) {
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
-}
-
-static void
-raise_nofile(struct gate *g, struct gate_config *cfg)
-{
-	struct rlimit	 rl;
-	rlim_t		 need;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
-		return;
-	rl.rlim_cur = rl.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &rl) == -1 &&
-	    getrlimit(RLIMIT_NOFILE, &rl) == -1)
-		return;
-	g->fd_limit = rl.rlim_cur == RLIM_INFINITY ? ULONG_MAX :
-	    (unsigned long)rl.rlim_cur;
-	need = (rlim_t)cfg->max_conns * 2 + GATE_FD_RESERVE;
-	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
-		cfg->max_conns = rl.rlim_cur > 2 * GATE_FD_RESERVE ?
-		    (unsigned)((rl.rlim_cur - GATE_FD_RESERVE) / 2) : 16;
-		log_warnx("open file limit %llu: max connections lowered to %u",
-		    (unsigned long long)rl.rlim_cur, cfg->max_conns);
-	}
 }
 
 /*
@@ -675,7 +265,8 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 			cfg->max_pipes = num("--max-pipes", optarg, 0, 100000);
 			break;
 		case OPT_WORKERS:
-			cfg->workers = num("--workers", optarg, 1, MAX_WORKERS);
+			cfg->workers = num("--workers", optarg, 1,
+			    GATE_MAX_WORKERS);
 			break;
 		case OPT_AUDIT_FAILURE:
 			if (strcmp(optarg, "deny") == 0)
@@ -702,210 +293,6 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 	}
 }
 
-/*
- * A listening TCP socket on ss.  With reuseport, several sockets share the
- * address (SO_REUSEPORT) and the kernel spreads connections over them:
- * one per worker.
- */
-static int
-listen_on(struct gate *g, const struct sockaddr_storage *ss, socklen_t len,
-    int reuseport)
-{
-	int	 fd, one = 1;
-
-	if ((fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK |
-	    SOCK_CLOEXEC, 0)) == -1)
-		return -1;
-	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) == -1 ||
-	    (reuseport && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one,
-	    sizeof(one)) == -1) ||
-	    bind(fd, (const struct sockaddr *)ss, len) == -1 ||
-	    listen(fd, LISTEN_BACKLOG) == -1) {
-		int	 e = errno;
-
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	/* Linux: accepted sockets inherit it, one setsockopt a tunnel less */
-	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) == -1)
-		g->accept_nodelay = 1;
-	return fd;
-}
-
-/*
- * One event loop: the connections of one listening socket (and of the
- * control socket, when ctlfd is not -1) until SIGTERM drained them or
- * SIGINT.  Without --workers it runs in the only process.
- */
-static int
-run(struct gate *g, int lfd, int ctlfd)
-{
-	struct gate_config	*cfg = &g->cfg;
-	struct event		*sigs[3];
-	sigset_t		 set;
-	int			 i, rc = EX_OK;
-	int			 signums[3] = { SIGHUP, SIGTERM, SIGINT };
-	char			 addr[128];
-
-	clock_gettime(CLOCK_MONOTONIC, &g->started);
-	TAILQ_INIT(&g->conns);
-	if (gate_clients_init(g) == -1 ||
-	    (g->scratch = malloc(GATE_SCRATCH)) == NULL)
-		fatal("malloc");
-	if ((g->base = event_base_new()) == NULL)
-		fatalx("event_base_new failed");
-	if (gate_audit_batch(g->audit, g->base) == -1)
-		fatalx("event_new failed");
-	if ((g->dns = gate_dns_new(g->base, g->policy, cfg->dns_grace,
-	    cfg->dns_timeout)) == NULL)
-		fatalx("cannot start the resolver");
-	if ((g->listener = evconnlistener_new(g->base, accept_cb, g,
-	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, lfd)) == NULL)
-		fatalx("cannot watch the listening socket");
-	evconnlistener_set_error_cb(g->listener, accept_error_cb);
-	if ((accept_pause = evtimer_new(g->base, accept_resume_cb, g)) == NULL)
-		fatalx("evtimer_new failed");
-	if (ctlfd != -1 && (g->control = gate_control_open(g,
-	    cfg->control_path, ctlfd)) == NULL)
-		fatalx("cannot serve the control socket %s", cfg->control_path);
-	for (i = 0; i < 3; i++)
-		if ((sigs[i] = evsignal_new(g->base, signums[i], signal_cb,
-		    g)) == NULL || evsignal_add(sigs[i], NULL) == -1)
-			fatalx("cannot watch signal %d", signums[i]);
-	/* a worker's signals were blocked by the supervisor: watched now */
-	sigemptyset(&set);
-	for (i = 0; i < 3; i++)
-		sigaddset(&set, signums[i]);
-	sigaddset(&set, SIGCHLD);
-	if (sigprocmask(SIG_UNBLOCK, &set, NULL) == -1)
-		fatal("sigprocmask");
-	gate_sockaddr_str(&g->bound, addr, sizeof(addr));
-	/* (a single worker's "up" line is main's) */
-	if (cfg->workers > 1)
-		log_info("worker %u (pid %ld) listening on %s", g->worker,
-		    (long)getpid(), addr);
-
-	if (event_base_dispatch(g->base) == -1) {
-		log_warnx("event loop failed");
-		rc = 1;
-	}
-
-	gate_conn_close_all(g);
-	for (i = 0; i < 3; i++)
-		event_free(sigs[i]);
-	if (drain_timer != NULL)
-		event_free(drain_timer);
-	event_free(accept_pause);
-	if (g->listener != NULL)
-		evconnlistener_free(g->listener);
-	gate_control_close(g->control);
-	gate_dns_free(g->dns);
-	gate_audit_close(g->audit);
-	gate_auth_free(g->auth);
-	gate_clients_free(g);
-	gate_pipes_free(g);
-	free(g->scratch);
-	policy_free(g->policy);
-	event_base_free(g->base);
-	return rc;
-}
-
-/*
- * --workers N: N processes, each with its own loop, listening socket
- * (SO_REUSEPORT) and descriptor table, forked after everything that may
- * need root.  The supervisor only passes signals on: SIGHUP to every
- * worker (but the one that sent it: a control "reload" in worker 0 reloads
- * itself), SIGTERM and SIGINT to all; it exits when the last worker has,
- * 0 when they all exited 0.  A worker that dies is not replaced (its
- * socket closes with it, so the kernel stops giving it connections); a
- * supervisor that is killed outright takes its workers along: each gets
- * a SIGTERM (PR_SET_PDEATHSIG) and drains.
- */
-static int
-supervise(struct gate *g, int *lfds, int ctlfd)
-{
-	struct gate_config	*cfg = &g->cfg;
-	pid_t			 pids[MAX_WORKERS], p;
-	sigset_t		 set;
-	siginfo_t		 si;
-	unsigned		 i, live = 0;
-	int			 st, rc = EX_OK;
-	pid_t			 parent = getpid();
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGCHLD);
-	/* blocked before the fork: a signal then waits for sigwaitinfo */
-	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1)
-		fatal("sigprocmask");
-	for (i = 0; i < cfg->workers; i++) {
-		switch ((p = fork())) {
-		case -1:
-			log_warn("fork of worker %u", i);
-			pids[i] = -1;
-			continue;
-		case 0:
-			/*
-			 * A supervisor killed outright (SIGKILL) leaves no
-			 * worker behind holding the port: they drain.
-			 */
-			if (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1 ||
-			    getppid() != parent)
-				_exit(1);
-			g->worker = i;
-			for (unsigned j = 0; j < cfg->workers; j++)
-				if (j != i)
-					close(lfds[j]);
-			if (i != 0 && ctlfd != -1)
-				close(ctlfd);
-			_exit(run(g, lfds[i], i == 0 ? ctlfd : -1));
-		default:
-			pids[i] = p;
-			live++;
-		}
-	}
-	/* the workers hold the sockets now */
-	for (i = 0; i < cfg->workers; i++)
-		close(lfds[i]);
-	if (ctlfd != -1)
-		close(ctlfd);
-	log_info("%u workers listening, policy %s sha256:%s", live,
-	    cfg->policy_path, policy_sha256(g->policy));
-	while (live > 0) {
-		if (sigwaitinfo(&set, &si) == -1)
-			continue;
-		switch (si.si_signo) {
-		case SIGHUP:
-		case SIGTERM:
-		case SIGINT:
-			for (i = 0; i < cfg->workers; i++)
-				if (pids[i] > 0 && !(si.si_signo == SIGHUP &&
-				    si.si_pid == pids[i]))
-					kill(pids[i], si.si_signo);
-			break;
-		case SIGCHLD:
-			while ((p = waitpid(-1, &st, WNOHANG)) > 0)
-				for (i = 0; i < cfg->workers; i++) {
-					if (pids[i] != p)
-						continue;
-					pids[i] = -1;
-					live--;
-					if (!WIFEXITED(st) ||
-					    WEXITSTATUS(st) != 0) {
-						log_warnx("worker %u (pid %ld) "
-						    "ended with status %d", i,
-						    (long)p, st);
-						rc = 1;
-					}
-				}
-			break;
-		}
-	}
-	return rc;
-}
 
 int
 main(int argc, char **argv)
@@ -914,9 +301,7 @@ main(int argc, char **argv)
 	struct gate_config	*cfg = &g->cfg;
 	struct sockaddr_storage	 ss;
 	socklen_t		 sslen;
-	int			 rc, lfds[MAX_WORKERS], ctlfd = -1;
-	unsigned		 i;
-	char			 line[32];
+	int			 rc;
 	struct passwd		*pw;
 	uid_t			 uid = 0;
 	gid_t			 gid = 0;
@@ -924,15 +309,9 @@ main(int argc, char **argv)
 	parse_args(cfg, argc, argv);
 	log_init("aisb-gate", cfg->verbose);
 
-	if ((g->policy = load_policy(g, cfg->policy_path, 0, line,
-	    sizeof(line))) == NULL)
+	if (gate_config_load(g) == -1)
 		return EX_CONFIG;
-	g->policy_dir = file_dir_open(cfg->policy_path, &g->policy_name);
-	g->token_dir = AT_FDCWD;
-	g->token_name = cfg->token_file;
-	if (cfg->token_file != NULL)
-		g->token_dir = file_dir_open(cfg->token_file, &g->token_name);
-	if (parse_listen(cfg->listen, &ss, &sslen) == -1) {
+	if (gate_listen_parse(cfg->listen, &ss, &sslen) == -1) {
 		fprintf(stderr, "aisb-gate: -l %s: expected an IP address and "
 		    "port, such as 127.0.0.1:3128 or [::1]:3128\n", cfg->listen);
 		return EX_CONFIG;
@@ -946,8 +325,7 @@ main(int argc, char **argv)
 		uid = pw->pw_uid;
 		gid = pw->pw_gid;
 	}
-	if ((cfg->token_file != NULL || cfg->token_fd != -1) &&
-	    (g->auth = load_auth(g, cfg)) == NULL)
+	if (gate_config_auth(g) == -1)
 		return EX_CONFIG;
 	if (cfg->audit_path != NULL && strcmp(cfg->audit_path, "-") == 0 &&
 	    !cfg->foreground && !cfg->check_only) {
@@ -962,62 +340,9 @@ main(int argc, char **argv)
 		return EX_OK;
 	}
 
-	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
-		fatal("signal");
-	g->fd_limit = 1024;
-	raise_nofile(g, cfg);
-	if (cfg->audit_path != NULL &&
-	    (g->audit = gate_audit_open(cfg->audit_path)) == NULL)
-		fatal("audit log %s", cfg->audit_path);
-
-	/*
-	 * The first socket settles the port (0: any free one); the sockets of
-	 * the other workers share it.
-	 */
-	if ((lfds[0] = listen_on(g, &ss, sslen, cfg->workers > 1)) == -1)
-		fatal("listen on %s", cfg->listen);
-	g->boundlen = sizeof(g->bound);
-	if (getsockname(lfds[0], (struct sockaddr *)&g->bound,
-	    &g->boundlen) == -1)
-		fatal("getsockname");
-	for (i = 1; i < cfg->workers; i++)
-		if ((lfds[i] = listen_on(g, &g->bound, g->boundlen, 1)) == -1)
-			fatal("listen on %s (worker %u)", cfg->listen, i);
-	if (cfg->control_path != NULL &&
-	    (ctlfd = gate_control_listen(cfg->control_path)) == -1)
-		fatalx("cannot open the control socket %s", cfg->control_path);
-
-	/*
-	 * The listener is bound and listening: connections made from now on
-	 * are accepted, so this is the moment to say where.  It is said before
-	 * privileges are dropped so that the port file may live in a directory
-	 * only root can write; nothing after this point is expected to fail.
-	 */
-	snprintf(line, sizeof(line), "%u\n", g->bound.ss_family == AF_INET ?
-	    ntohs(((struct sockaddr_in *)&g->bound)->sin_port) :
-	    ntohs(((struct sockaddr_in6 *)&g->bound)->sin6_port));
-	if (cfg->port_file != NULL && write_port_file(cfg->port_file, line) == -1)
-		fatal("port file %s", cfg->port_file);
-	if (cfg->ready_fd != -1) {
-		if (file_write_all(cfg->ready_fd, line, strlen(line)) == -1)
-			log_warn("ready fd %d", cfg->ready_fd);
-		close(cfg->ready_fd);
-	}
-	/*
-	 * One line without -v, before stderr is let go: where the gate
-	 * listens and which policy it enforces, by the identity aisb policy
-	 * check prints (the hash of its meaning, not of its bytes).
-	 */
-	{
-		char	 addr[128];
-
-		gate_sockaddr_str(&g->bound, addr, sizeof(addr));
-		log_notice("up: listening on %s%s, policy %s sha256:%.12s (%zu "
-		    "rule%s)", addr, cfg->workers > 1 ? " (workers share it)" :
-		    "", cfg->policy_path, policy_sha256(g->policy),
-		    policy_rule_count(g->policy),
-		    policy_rule_count(g->policy) == 1 ? "" : "s");
-	}
+	gate_proc_prepare(g);
+	gate_listen(g, &ss, sslen);
+	gate_announce(g);
 	if (geteuid() == 0) {
 		if (cfg->user != NULL)
 			drop_privileges(g, uid, gid, cfg->user,
@@ -1028,21 +353,7 @@ main(int argc, char **argv)
 	if (!cfg->foreground)
 		daemonize();
 
-	if (cfg->workers > 1)
-		rc = supervise(g, lfds, ctlfd);
-	else
-		rc = run(g, lfds[0], ctlfd);
-	if (cfg->port_file != NULL && unlink(cfg->port_file) == -1)
-		log_debug("unlink %s: %s", cfg->port_file, strerror(errno));
-	if (cfg->workers > 1) {
-		if (cfg->control_path != NULL && unlink(cfg->control_path) == -1 &&
-		    errno != ENOENT)
-			log_debug("unlink %s: %s", cfg->control_path,
-			    strerror(errno));
-		gate_audit_close(g->audit);
-		gate_auth_free(g->auth);
-		policy_free(g->policy);
-	}
+	rc = gate_proc_run(g);
 	log_info("exiting");
 	return rc;
 }

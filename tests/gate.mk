@@ -68,11 +68,9 @@ tests_fuzz_fuzz_gate_auth_LDADD = $(aisb_gate_LDADD)
 # the whole connection state machine: the gate's sources but for main()
 noinst_PROGRAMS += tests/fuzz/fuzz_gate_conn
 tests_fuzz_fuzz_gate_conn_SOURCES = tests/fuzz/fuzz_gate_conn.c \
-	gate/main.c gate/conn.c gate/http.c gate/tls.c gate/dns.c \
-	gate/audit.c gate/auth.c gate/control.c gate/ctlcmd.c
-tests_fuzz_fuzz_gate_conn_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate \
-	-Dmain=gate_main_unused
-tests_fuzz_fuzz_gate_conn_CFLAGS = $(aisb_gate_CFLAGS) -Wno-missing-prototypes
+	$(GATE_SOURCES)
+tests_fuzz_fuzz_gate_conn_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
+tests_fuzz_fuzz_gate_conn_CFLAGS = $(aisb_gate_CFLAGS)
 tests_fuzz_fuzz_gate_conn_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_gate_conn_LDADD = $(aisb_gate_LDADD)
 endif

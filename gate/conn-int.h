@@ -1,0 +1,169 @@
+/*
+ * The connection object of aisb-gate, private to the files that make it
+ * (HAProxy's -t.h idea): its types, and the functions those files call in
+ * each other.  Nothing else in the gate includes it; the rest of the gate
+ * sees a connection through gate.h only.
+ *
+ *   conn.c     life cycle, replies and refusals, the callbacks, timers
+ *   decide.c   head complete -> deny -> classify -> resolve -> dial
+ *   relay.c    the buffered relay: body framing, SNI check, half-close
+ *   splice.c   the raw relay (splice(2) or read/write) and its pipe pool
+ */
+#ifndef AISB_CONN_INT_H
+#define AISB_CONN_INT_H
+
+#include <sys/types.h>
+#include <netinet/in.h>
+
+#include <stdint.h>
+#include <time.h>
+
+#include <event2/util.h>
+
+#include "gate.h"
+#include "http.h"
+
+struct bufferevent;
+struct event;
+
+#define RELAY_MAX	(256 * 1024)	/* bytes queued towards one side */
+#define RELAY_IO	(64 * 1024)	/* bytes per read(2)/write(2); libevent: 4 KiB */
+#define LIBEVENT_READ	4096		/* its most per read(2): more may wait */
+#define LINGER_SECS	2		/* after an answer, wait for the close */
+#define CLIENT_EOF_SECS	2		/* upstream silence that ends a forwarded
+					   answer once the client said EOF */
+#define RULE_MAX	512
+#define DETAIL_MAX	256
+
+enum conn_state { S_HEAD, S_RESOLVE, S_CONNECT, S_RELAY, S_LINGER };
+
+/*
+ * What a connection needs while it is being decided, and for forwarded
+ * requests until they end.  A CONNECT tunnel drops it once it relays on
+ * its own (conn_maybe_raw): its audit line needs only conn_tags.
+ */
+struct conn_dec {
+	char			 peer[INET6_ADDRSTRLEN + 8];
+	char			 session[GATE_SESSION_MAX];
+	char			 method[24];
+
+	struct gate_http_req	*req;		/* until the head is dealt with */
+	char			*head;
+	size_t			 headlen;
+	struct gate_http_span	 path;		/* forward: in head */
+
+	struct policy		*pol;
+	struct policy_target	 tgt;
+	char			 hostport[POLICY_MAX_NAME + 16];
+	char			 rule[RULE_MAX];
+
+	struct gate_dns_wait	 dnsw;
+	struct policy_addr	 addrs[GATE_MAX_ADDRS];
+	size_t			 naddrs, next, tries;
+	char			 addrstr[INET6_ADDRSTRLEN];
+	int			 timed_out;	/* the last dial timed out */
+	int			 dial_errno;
+	int			 stale;		/* the answer was past its TTL */
+	int			 sni_check;	/* the ClientHello is still to come */
+
+	struct timespec		 t_dns, t_connect;
+
+	/* forward: the request body still to pass upstream */
+	int64_t			 body_left;	/* Content-Length bytes, -1: chunked */
+	struct gate_http_chunk	 chunk;
+	int			 body_done;
+};
+
+/*
+ * The strings of an established tunnel's audit line and status entry, in
+ * one allocation of their own length (a few hundred bytes rather than the
+ * 3.5 KiB of struct conn_dec).  s[0] is the client's address.
+ */
+enum { T_SESSION, T_METHOD, T_HOST, T_HOSTPORT, T_ADDR, T_RULE, T_N };
+struct conn_tags {
+	uint16_t		 port;
+	uint16_t		 off[T_N];
+	char			 s[];
+};
+
+/*
+ * One direction of a raw tunnel: bytes read from one socket and not yet
+ * written to the other sit in a pipe of the pool (splice) or, without
+ * one, in buf.  Idle, a direction holds neither.
+ */
+struct relay_dir {
+	struct gate_pipe	*pipe;
+	char			*buf;		/* g->scratch while borrowed */
+	uint32_t		 len;		/* bytes in pipe or buf */
+	uint32_t		 off;		/* buf: first unwritten byte */
+	uint8_t			 eof;		/* the source said EOF */
+	uint8_t			 bulk;		/* reads fill up: splice them */
+	uint8_t			 shut;		/* ... and it was passed on */
+};
+
+struct gate_conn {
+	TAILQ_ENTRY(gate_conn)	 entry;
+	struct gate		*g;
+	uint64_t		 id;
+	enum conn_state		 state;
+	uint8_t			 tunnel;	/* CONNECT rather than forward */
+	uint8_t			 raw;		/* relaying without bufferevents */
+	uint8_t			 c_eof, u_eof, c_shut, u_shut;
+	uint8_t			 up_paused, down_paused;
+	uint8_t			 no_timer;	/* evtimer_add failed: close */
+	struct bufferevent	*cbev, *ubev;
+	struct event		*timer;
+	struct gate_client	*client;
+	struct conn_dec		*d;		/* NULL once raw */
+	struct conn_tags	*tags;		/* set once raw */
+
+	struct timespec		 t_start, t_active;
+	double			 dns_ms, connect_ms;
+	uint64_t		 up, down;
+	const char		*close_reason;
+
+	/* raw relay: [0] the client's socket, [1] the upstream's */
+	int			 fd[2];
+	struct event		*ev[2];		/* edge-triggered, read and write */
+	uint8_t			 rd[2], wr[2];	/* readiness not yet used up */
+	uint8_t			 hup[2];	/* the peer's FIN has arrived */
+	struct relay_dir	 dir[2];	/* [0] up: fd[0] -> fd[1], [1] down */
+};
+
+/* conn.c */
+void		 conn_free(struct gate_conn *);
+void		 conn_dec_free(struct conn_dec *);
+struct conn_tags *conn_tags_new(const struct gate_conn *);
+void		 conn_arm(struct gate_conn *, unsigned);
+void		 conn_refuse(struct gate_conn *, int, const char *,
+		    const char *, const char *);
+void		 conn_deny(struct gate_conn *, enum policy_reason,
+		    const char *, const char *, const struct policy_addr *);
+void		 conn_nodelay(int);
+void		 conn_audit(struct gate_conn *, const char *, const char *, int,
+		    const char *, const char *, const char *);
+void		 conn_finish(struct gate_conn *);
+void		 conn_reply(struct gate_conn *, int, const char *,
+		    const char *);
+void		 conn_write_cb(struct bufferevent *, void *);
+void		 conn_up_read_cb(struct bufferevent *, void *);
+void		 conn_up_event_cb(struct bufferevent *, short, void *);
+
+/* decide.c */
+void		 conn_head_complete(struct gate_conn *);
+void		 conn_dial(struct gate_conn *);
+void		 conn_dial_done(struct gate_conn *, short);
+void		 conn_up_drop(struct gate_conn *);
+
+/* relay.c */
+void		 conn_connected(struct gate_conn *);
+int		 conn_relay_up(struct gate_conn *);
+int		 conn_relay_down(struct gate_conn *);
+void		 conn_maybe_done(struct gate_conn *);
+
+/* splice.c */
+void		 conn_raw_cb(evutil_socket_t, short, void *);
+int		 conn_maybe_raw(struct gate_conn *, const char *, size_t);
+void		 conn_raw_free(struct gate_conn *);
+
+#endif /* AISB_CONN_INT_H */
