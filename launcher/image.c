@@ -1988,8 +1988,8 @@ tools_containerfile(const struct launch_image_spec *spec, const char *from,
 	    "do not edit.\n", IMAGE_RECIPE, PACKAGE_VERSION);
 	sb_printf(&sb, "FROM %s\n", from);
 	if (spec->node != NULL)
-		sb_printf(&sb, "# node: %s@%s\n", LAUNCH_NODE_PACKAGE,
-		    spec->node);
+		sb_printf(&sb, "# node: %s@%s, with %s\n", LAUNCH_NODE_PACKAGE,
+		    spec->node, LAUNCH_NPM_PACKAGE);
 	if ((n = sorted(spec->npm, spec->nnpm, &v)) == -1)
 		goto oom;
 	if (n > 0 || spec->node != NULL) {

