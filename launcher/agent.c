@@ -40,6 +40,8 @@
 #include "image.h"
 #include "launch.h"
 #include "session.h"
+#include "spec.h"
+#include "tools.h"
 
 #ifndef AISB_AGENTS_FILE
 #define AISB_AGENTS_FILE	"/usr/local/share/aisb/agents.yaml"
@@ -1555,13 +1557,68 @@ launch_agent_spec(const struct launch_agent *a, struct launch_agent_lists *l,
 	spec->nhomedirs = a->nconfig;
 }
 
+int
+launch_agent_update(struct launch_agents *set, char **envp, const char *name,
+    char *err, size_t errlen)
+{
+	const struct launch_agent	*a;
+	char				 pins[PATH_MAX], where[1100];
+	char				 pkg[LAUNCH_AGENT_VALUE_MAX], ver[64];
+	char				 want[LAUNCH_AGENT_VALUE_MAX + 64];
+	const char			*at;
+
+	if ((a = launch_agent_find(set, name)) == NULL) {
+		snprintf(err, errlen, "agent %.40s: no recipe (aisb agents "
+		    "lists them)", name);
+		return -1;
+	}
+	if (a->npm[0] == '\0') {
+		snprintf(err, errlen, "agent %s: no npm package to update%s",
+		    a->name, a->pip[0] != '\0' ? " (pip versions are not "
+		    "looked up: write pip: NAME==VERSION in agents.yaml)" : "");
+		return -1;
+	}
+	if (a->field[LAF_NPM].line != 0 &&
+	    a->field[LAF_NPM].file == LAUNCH_AGENTS_USER) {
+		snprintf(err, errlen, "agent %s: npm is pinned by your own "
+		    "recipe (%s), which wins over aisb's pins: change the "
+		    "version there", a->name, launch_agent_where(set,
+		    &a->field[LAF_NPM], where, sizeof(where)));
+		return -1;
+	}
+	/* "@scope/pkg@1.2.3": the version is after the last '@' past 0 */
+	at = strrchr(a->npm, '@');
+	if (at == NULL || at == a->npm)
+		at = a->npm + strlen(a->npm);
+	snprintf(pkg, sizeof(pkg), "%.*s", (int)(at - a->npm), a->npm);
+	if (launch_npm_latest(pkg, ver, sizeof(ver), err, errlen) == -1)
+		return -1;
+	if (*at == '@' && strcmp(at + 1, ver) == 0) {
+		fprintf(stderr, "aisb: agent %s: %s is the newest\n", a->name,
+		    a->npm);
+		return 0;
+	}
+	snprintf(want, sizeof(want), "%s@%s", pkg, ver);
+	launch_agents_pins_path(envp, pins, sizeof(pins));
+	if (launch_agent_pin_write(pins, a->name, LAF_NPM, want, err,
+	    errlen) == -1)
+		return -1;
+	fprintf(stderr, "aisb: agent %s: %s -> %s (pinned in %s; the old "
+	    "image stays until aisb clean --images)\n", a->name, a->npm, want,
+	    pins);
+	return launch_agents_load(set, envp, err, errlen);
+}
+
 /* ---- listing ----------------------------------------------------------- */
 
 void
-launch_agents_print(const struct launch_agents *set, FILE *f)
+launch_agents_print(const struct launch_agents *set,
+    const struct launch_opts *o, FILE *f)
 {
 	char	 where[1100], pkg[LAUNCH_AGENT_VALUE_MAX + 48];
+	char	 tag[LAUNCH_TAG_MAX], err[512], img[LAUNCH_TAG_MAX + 32];
 	size_t	 i;
+	int	 built;
 
 	for (i = 0; i < set->n; i++) {
 		const struct launch_agent *a = &set->a[i];
@@ -1573,8 +1630,15 @@ launch_agents_print(const struct launch_agents *set, FILE *f)
 			snprintf(pkg, sizeof(pkg), "pip %s", a->pip);
 		else
 			snprintf(pkg, sizeof(pkg), "no package");
-		fprintf(f, "  %-8s %s; %zu host%s (%s%s)\n", a->name, pkg,
-		    a->nhosts, a->nhosts == 1 ? "" : "s",
+		img[0] = '\0';
+		if (o != NULL) {
+			built = launch_agent_image(o, a, tag, sizeof(tag), err,
+			    sizeof(err));
+			snprintf(img, sizeof(img), "; image %s", built == -1 ?
+			    "unknown" : built ? "built" : "not built yet");
+		}
+		fprintf(f, "  %-8s %s; %zu host%s%s (%s%s)\n", a->name, pkg,
+		    a->nhosts, a->nhosts == 1 ? "" : "s", img,
 		    launch_agent_where(set, &a->pos, where, sizeof(where)),
 		    a->overridden ? ", changed by the user's file" : "");
 	}
@@ -1641,11 +1705,19 @@ launch_cmd_agents(int argc, char **argv)
 	}
 	rc = 0;
 	if (ca.npos == 0) {
+		struct launch_opts	o;
+		int			have;
+
 		printf("recipes: %s%s%s%s%s\n", set->files[0][0] != '\0' ?
 		    set->files[0] : "(no shipped file)", set->files[2][0] !=
 		    '\0' ? ", pins " : "", set->files[2], set->files[1][0] !=
 		    '\0' ? ", " : "", set->files[1]);
-		launch_agents_print(set, stdout);
+		/* the images a session started here would use */
+		if (!(have = launch_spec_opts(&o, err, sizeof(err)) == 0))
+			fprintf(stderr, "aisb agents: images unknown: %s\n",
+			    err);
+		launch_agents_print(set, have ? &o : NULL, stdout);
+		launch_opts_free(&o);
 	} else if ((a = launch_agent_find(set, ca.pos[0])) != NULL)
 		print_agent(set, a, stdout);
 	else {

@@ -126,6 +126,15 @@ void	 launch_agents_pins_path(char **envp, char *buf, size_t len);
 int	 launch_agent_pin_write(const char *path, const char *agent,
 	    enum launch_agent_field, const char *value, char *err,
 	    size_t errlen);
+/*
+ * aisb image build --agent NAME --update: asks the registry (a gated
+ * session, tools.h) for the newest version of the agent's npm package
+ * and pins it (launch_agent_pin_write), saying so on stderr; set is then
+ * loaded again.  A version the user's agents.yaml names is left alone,
+ * with an error saying where to change it.  0 or -1 with err.
+ */
+int	 launch_agent_update(struct launch_agents *, char **envp,
+	    const char *name, char *err, size_t errlen);
 /* The same with the paths above.  The set is large: allocate it. */
 int	 launch_agents_load(struct launch_agents *, char **envp, char *err,
 	    size_t errlen);
@@ -178,8 +187,14 @@ struct launch_image_spec;
 void	 launch_agent_spec(const struct launch_agent *,
 	    struct launch_agent_lists *l, struct launch_image_spec *spec);
 
-/* aisb doctor, aisb agents: one line per agent. */
-void	 launch_agents_print(const struct launch_agents *, FILE *);
+/*
+ * aisb doctor, aisb agents: one line per agent; with o (spec.h,
+ * launch_spec_opts), whether the image a session here would use for it
+ * is built.
+ */
+struct launch_opts;
+void	 launch_agents_print(const struct launch_agents *,
+	    const struct launch_opts *, FILE *);
 /* aisb agents [NAME]: the list, or one recipe with where each field is. */
 int	 launch_cmd_agents(int argc, char **argv);
 

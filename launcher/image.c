@@ -30,6 +30,7 @@
 
 #include <openssl/evp.h>
 
+#include "agent.h"
 #include "cache.h"
 #include "cli.h"
 #include "image.h"
@@ -2731,7 +2732,12 @@ launch_cmd_image(int argc, char **argv)
 	char			  enforcer[PATH_MAX], tag[LAUNCH_TAG_MAX];
 	char			  err[1024], name[32];
 	struct cli_args		  a;
+	struct launch_agents	 *set = NULL;
+	struct launch_agent_lists *lists = NULL;
+	const struct launch_agent *ag;
+	const char		 *agent = NULL;
 	int			  i, containerfile_only = 0, rc = EXIT_CONFIG;
+	int			  update = 0;
 
 	if ((i = launch_cli_group("image", argc, argv)) != 0)
 		return i == 1 ? 0 : EXIT_CONFIG;
@@ -2784,6 +2790,34 @@ launch_cmd_image(int argc, char **argv)
 			pip[spec.npip++] = v;
 		else if (strcmp(opt, "--node") == 0)
 			spec.node = v;
+		else if (strcmp(opt, "--agent") == 0)
+			agent = v;
+		else if (strcmp(opt, "--update") == 0)
+			update = 1;
+	}
+	if (update && (agent == NULL || containerfile_only)) {
+		log_warnx("--update goes with image build --agent NAME");
+		goto out;
+	}
+	if (agent != NULL) {
+		/* the recipe's entries join the flags' (which win) */
+		if ((set = malloc(sizeof(*set))) == NULL ||
+		    (lists = malloc(sizeof(*lists))) == NULL) {
+			log_warn("image");
+			goto out;
+		}
+		if (launch_agents_load(set, environ, err, sizeof(err)) == -1 ||
+		    (update && launch_agent_update(set, environ, agent, err,
+		    sizeof(err)) == -1)) {
+			log_warnx("%s", err);
+			goto out;
+		}
+		if ((ag = launch_agent_find(set, agent)) == NULL) {
+			log_warnx("agent %.40s: no recipe (aisb agents lists "
+			    "them)", agent);
+			goto out;
+		}
+		launch_agent_spec(ag, lists, &spec);
 	}
 	if (check_spec(&spec, err, sizeof(err)) == -1) {
 		log_warnx("%s", err);
@@ -2824,5 +2858,7 @@ out:
 	free(npm);
 	free(pip);
 	free(pk);
+	free(lists);
+	free(set);
 	return rc;
 }

@@ -31,6 +31,7 @@
 #include "proc.h"
 #include "seccomp.h"
 #include "session.h"
+#include "spec.h"
 #include "tools.h"
 
 #define EXIT_TIMEOUT	124	/* as timeout(1) */
@@ -319,79 +320,6 @@ apply_agent(struct launch_opts *o, struct run_agent *ra, int named,
 		    " of the home volume)" : "");
 	}
 	return 0;
-}
-
-/* --npm and --pip entries, versions resolved (tools.h), for the spec. */
-struct tool_lists {
-	const char	*npm[LAUNCH_MAX_LIST];
-	const char	*pip[LAUNCH_MAX_LIST];
-	char		*own[LAUNCH_MAX_LIST];
-	size_t		 nnpm, npip;
-};
-
-static void
-tool_lists_free(struct tool_lists *t)
-{
-	size_t	i;
-
-	for (i = 0; i < t->nnpm; i++)
-		free(t->own[i]);
-	t->nnpm = t->npip = 0;
-}
-
-/*
- * The npm entries with their versions: a version named, else the one in
- * the newest image that has the package, else (ask: a session, not a
- * preview) the registry's newest, asked by a gated session.  pip entries
- * name theirs.  0 or -1 with a line on stderr.
- */
-static int
-tool_lists(const struct launch_opts *o, int ask, struct tool_lists *t)
-{
-	char	 err[1024], buf[LAUNCH_TOOL_MAX + LAUNCH_VERSION_MAX + 2];
-	size_t	 i;
-
-	memset(t, 0, sizeof(*t));
-	err[0] = '\0';
-	for (i = 0; i < o->nnpm; i++) {
-		if (launch_npm_resolve(o->npm[i].text, ask, buf, sizeof(buf),
-		    err, sizeof(err)) == -1 ||
-		    (t->own[i] = strdup(buf)) == NULL) {
-			fprintf(stderr, "aisb: %s (%s: %s)\n", t->own[i] == NULL &&
-			    err[0] == '\0' ? "out of memory" : err,
-			    launch_src_str(o->npm[i].src), o->npm[i].where);
-			tool_lists_free(t);
-			return -1;
-		}
-		t->npm[t->nnpm++] = t->own[i];
-	}
-	for (i = 0; i < o->npip; i++)
-		t->pip[t->npip++] = o->pip[i].text;
-	return 0;
-}
-
-static void
-image_spec(const struct launch_opts *o, const char **pkgs,
-    const struct tool_lists *t, struct launch_image_spec *spec,
-    char *enforcer, size_t enflen, const char *runtime)
-{
-	size_t	 i;
-
-	for (i = 0; i < o->npackages; i++)
-		pkgs[i] = o->packages[i].text;
-	memset(spec, 0, sizeof(*spec));
-	spec->base = o->val[LO_IMAGE];
-	spec->packages = pkgs;
-	spec->npackages = o->npackages;
-	spec->enforcer_path = launch_image_default_enforcer(enforcer,
-	    enflen) == 0 ? enforcer : NULL;
-	spec->runtime = runtime;
-	if (t != NULL) {
-		spec->npm = t->npm;
-		spec->nnpm = t->nnpm;
-		spec->pip = t->pip;
-		spec->npip = t->npip;
-	}
 }
 
 static void
@@ -736,17 +664,15 @@ run_session(const struct launch_opts *o, struct policy *p,
 	struct launch_run		 r;
 	struct launch_strv		 argv = { 0 };
 	struct launch_ids		 ids;
-	const char			*pkgs[LAUNCH_MAX_LIST];
-	struct launch_agent_lists	 lists;
+	struct launch_spec_store	 st = { .nown = 0 };
 	const char			*gpolicy = o->val[LO_POLICY];
 	char				 mpolicy[PATH_MAX];
-	struct tool_lists		 tools = { .nnpm = 0 };
 	char				 err[1024], podman[PATH_MAX];
 	char				 wsmount[PATH_MAX], unheld[64];
 	char				 token[PATH_MAX], audit[PATH_MAX];
 	char				 glog[PATH_MAX], envfile[PATH_MAX];
 	char				 planfile[PATH_MAX], image[LAUNCH_TAG_MAX];
-	char				 enforcer[PATH_MAX], *plan = NULL;
+	char				*plan = NULL;
 	char				 hostca[PATH_MAX] = "";
 	struct run_image		 ri = { .host_cas = 0 };
 	char				*proxy = NULL, seccomp[PATH_MAX];
@@ -858,15 +784,10 @@ run_session(const struct launch_opts *o, struct policy *p,
 	 * A runtime the user chose wins over the one doctor found; with
 	 * neither, podman's own default.
 	 */
-	if (tool_lists(o, 1, &tools) == -1) {
-		snprintf(err, sizeof(err), "no image without the npm tools' "
-		    "versions (above)");
+	if (launch_session_spec(o, ra->a, 1, o->src[LO_RUNTIME] !=
+	    LAUNCH_SRC_DEFAULT ? o->val[LO_RUNTIME] : facts.runtime[0] ?
+	    facts.runtime : NULL, &st, &spec, err, sizeof(err)) == -1)
 		goto fail;
-	}
-	image_spec(o, pkgs, &tools, &spec, enforcer, sizeof(enforcer),
-	    o->src[LO_RUNTIME] != LAUNCH_SRC_DEFAULT ? o->val[LO_RUNTIME] :
-	    facts.runtime[0] ? facts.runtime : NULL);
-	launch_agent_spec(ra->a, &lists, &spec);
 	if (spec.enforcer_path == NULL) {
 		snprintf(err, sizeof(err), "aisb-enforce not found next to "
 		    "aisb; build it (make) or install it (make install)");
@@ -1003,7 +924,7 @@ out:
 	launch_strv_free(&argv);
 	free(plan);
 	free(proxy);
-	tool_lists_free(&tools);
+	launch_spec_store_free(&st);
 	launch_session_wipe(&s);
 	return code;
 }
@@ -1018,9 +939,7 @@ launch_cmd_run(int argc, char **argv)
 	struct launch_ids	 ids;
 	struct policy		*p = NULL;
 	struct run_agent	 ra;
-	struct launch_agent_lists lists;
-	const char		*pkgs[LAUNCH_MAX_LIST];
-	char			 err[8192], enforcer[PATH_MAX], *plan = NULL;
+	char			 err[8192], *plan = NULL;
 	char			 seccomp[PATH_MAX];
 	int			 rc = 0, preview, named;
 
@@ -1096,19 +1015,16 @@ launch_cmd_run(int argc, char **argv)
 		free(plan);
 	}
 	if (o.print_containerfile) {
-		struct tool_lists	t;
+		struct launch_spec_store	st;
 
-		if (tool_lists(&o, 0, &t) == -1)
+		if (launch_session_spec(&o, ra.a, 0, o.val[LO_RUNTIME], &st,
+		    &spec, err, sizeof(err)) == -1) {
+			fprintf(stderr, "aisb: %s\n", err);
 			rc = EXIT_CONFIG;
-		else {
-			image_spec(&o, pkgs, &t, &spec, enforcer,
-			    sizeof(enforcer), o.val[LO_RUNTIME]);
-			launch_agent_spec(ra.a, &lists, &spec);
-			if (launch_image_print_containerfile(&spec,
-			    stdout) == -1)
-				rc = EXIT_CONFIG;
-			tool_lists_free(&t);
-		}
+		} else if (launch_image_print_containerfile(&spec,
+		    stdout) == -1)
+			rc = EXIT_CONFIG;
+		launch_spec_store_free(&st);
 	}
 	if (o.dry_run) {
 		memset(&r, 0, sizeof(r));

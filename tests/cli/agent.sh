@@ -164,7 +164,7 @@ fi
 # (whatever else it finds on this host: only its agents lines are read)
 run "$aisb" doctor
 has "doctor: the count" "$tmp/out" '^ok   agents     4 recipes (.*aisb-agents.yaml; none of yours in '
-has "doctor: claude" "$tmp/out" '^  claude   npm @anthropic-ai/claude-code@[0-9.]*, node [0-9.]*; [0-9]* hosts (.*aisb-agents.yaml:[0-9]*:[0-9]*)$'
+has "doctor: claude" "$tmp/out" '^  claude   npm @anthropic-ai/claude-code@[0-9.]*, node [0-9.]*; [0-9]* hosts; image \(built\|not built yet\|unknown\) (.*aisb-agents.yaml:[0-9]*:[0-9]*)$'
 has "doctor: aider" "$tmp/out" '^  aider    pip aider-chat==[0-9.]*; '
 printf 'version: 1\nagents:\n  claude:\n    npm: "x@1"\n' >"$userfile"
 run "$aisb" doctor

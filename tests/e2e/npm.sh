@@ -208,6 +208,71 @@ else
 	bad "no version: $(cat "$tmp/err")"
 fi
 
+# A shipped recipe: image build --agent NAME --update pins the registry's
+# newest version (asked by a gated session) and builds its image, and aisb
+# agents then says that image is built.  The shipped file is the one next
+# to aisb, so these run a copy of the programs with one more recipe in it.
+mkdir -p "$tmp/bin"
+for f in aisb aisb-enforce aisb-gate aisb-default-policy.yaml aisb-seccomp.json \
+    aisb-agents.yaml; do
+	cp "$(dirname "$aisb")/$f" "$tmp/bin/$f"
+done
+printf '  semv:\n    command: semver\n    npm: "semver@7.6.2"\n' \
+    >>"$tmp/bin/aisb-agents.yaml"
+shipped_aisb=$aisb
+aisb=$tmp/bin/aisb
+# the user's own version wins over aisb's pins: --update says where it is
+mkdir -p "$XDG_CONFIG_HOME/aisb"
+printf 'version: 1\nagents:\n  semv:\n    npm: "semver@7.6.1"\n' \
+    >"$XDG_CONFIG_HOME/aisb/agents.yaml"
+rc=0
+"$aisb" image build --agent semv --update >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "--update of a version the user wrote: exit" "$rc" 78
+if grep -q "^aisb: agent semv: npm is pinned by your own recipe ($XDG_CONFIG_HOME/aisb/agents.yaml:4:10)" "$tmp/err"; then
+	ok "... names the user's line to change instead"
+else
+	bad "user pin: $(cat "$tmp/err")"
+fi
+rm -f "$XDG_CONFIG_HOME/aisb/agents.yaml"
+rc=0
+"$aisb" image build --agent semv --update >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "image build --agent semv --update: exit" "$rc" 0
+newest=$(sed -n 's/^aisb: agent semv: semver@7\.6\.2 -> semver@\([0-9.]*\) (pinned in .*/\1/p' "$tmp/err")
+if [ -n "$newest" ] && [ "$newest" != 7.6.2 ]; then
+	ok "... pins the newest semver ($newest) and says so"
+else
+	bad "--update: $(cat "$tmp/err")"
+fi
+if grep -q "semver@$newest" "$XDG_CONFIG_HOME/aisb/agent-pins.yaml" 2>/dev/null; then
+	ok "... in the pins file"
+else
+	bad "pins file: $(cat "$XDG_CONFIG_HOME/aisb/agent-pins.yaml" 2>&1)"
+fi
+"$aisb" agents >"$tmp/out" 2>&1 || true
+if grep -q "^  semv     npm semver@$newest, node from Debian; 0 hosts; image built (" "$tmp/out"; then
+	ok "aisb agents: the pinned version, its image built"
+else
+	bad "aisb agents: $(cat "$tmp/out")"
+fi
+rc=0
+(cd "$tmp/ws" && "$aisb" --policy "$tmp/none.yaml" -- semver --help) \
+    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "aisb -- semver (the recipe picked by its command): exit" "$rc" 0
+if grep -q "SemVer $newest" "$tmp/out" && ! grep -q 'installing npm tools' "$tmp/err"; then
+	ok "... runs the pinned $newest from the image --update built"
+else
+	bad "semver --help: $(head -2 "$tmp/out") $(cat "$tmp/err")"
+fi
+rc=0
+"$aisb" image build --agent semv --update >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+if [ "$rc" = 0 ] && grep -q "^aisb: agent semv: semver@$newest is the newest" "$tmp/err"; then
+	ok "a second --update finds nothing newer"
+else
+	bad "second --update ($rc): $(cat "$tmp/err")"
+fi
+rm -f "$XDG_CONFIG_HOME/aisb/agent-pins.yaml"
+aisb=$shipped_aisb
+
 # a denied install: the step, the session, nothing tagged
 export AISB_INSTALL_POLICY=$tmp/deny.yaml
 rc=0
