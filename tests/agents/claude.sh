@@ -29,6 +29,28 @@ trap cleanup EXIT
 export XDG_STATE_HOME=$tmp/state
 mkdir -p "$tmp/ws"
 
+# The install session's policy: what `aisb policy derive npm` prints, plus
+# allow_ranges for the addresses the registry's name resolves to here (on
+# hosts whose egress is intercepted they fall in a range the gate denies
+# by default; a user allows them the same way).  No registry name is
+# written here: it comes from the host's npm configuration.
+if command -v npm >/dev/null && command -v getent >/dev/null; then
+	rhost=$(npm config get registry 2>/dev/null |
+	    sed -nE 's#^https?://([^/:@]+).*#\1#p')
+	addrs=$(getent ahostsv4 "$rhost" 2>/dev/null | awk '{ print $1 }' | sort -u)
+	if [ -n "$addrs" ]; then
+		"$aisb" policy derive npm >"$tmp/install.yaml"
+		printf 'allow_ranges: [%s]\n' "$(printf '%s/32\n' $addrs |
+		    paste -sd, - | sed 's/,/, /g')" >>"$tmp/install.yaml"
+		export AISB_INSTALL_POLICY=$tmp/install.yaml
+	fi
+fi
+# the session of the agent, not one of the install sessions it started
+last_session() {
+	grep -l '^agent claude' "$XDG_STATE_HOME"/aisb/sessions/*/record 2>/dev/null |
+	    xargs -r ls -t | head -1 | xargs -r dirname
+}
+
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 start=$(date +%s)
@@ -36,7 +58,7 @@ rc=0
 (cd "$tmp/ws" && "$aisb" --agent claude --home-volume "$vol" -- claude --version) \
     >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 end=$(date +%s)
-sd=$(ls -dt "$XDG_STATE_HOME"/aisb/sessions/* 2>/dev/null | head -1 || true)
+sd=$(last_session || true)
 image=$(grep -m1 '^image ' "$sd/record" 2>/dev/null | cut -d' ' -f2 || true)
 image_ms=$(sed -n 's/^timings_ms .* image \([0-9]*\) .*/\1/p' "$sd/record" 2>/dev/null || true)
 
@@ -71,6 +93,6 @@ rc=0
 (cd "$tmp/ws" && "$aisb" --agent claude --home-volume "$vol" -- claude --version) \
     >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 [ "$rc" = 0 ] || { cat "$tmp/err" >&2; fail "second session exited $rc"; }
-sd=$(ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | head -1)
+sd=$(last_session)
 echo "second session: image $(sed -n 's/^timings_ms .* image \([0-9]*\) .*/\1/p' "$sd/record") ms ($(grep -m1 '^image ' "$sd/record" | cut -d' ' -f2))"
 echo "claude.sh: ok"
