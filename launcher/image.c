@@ -1502,6 +1502,13 @@ containerfile(const struct launch_image_spec *spec, const char *base_ref,
 	    "\"--gid\", \"%d\", \"--create-home\", \"--home-dir\", \"%s\", "
 	    "\"--shell\", \"/bin/bash\", \"%s\"]\n", LAUNCH_SANDBOX_ID,
 	    LAUNCH_SANDBOX_ID, LAUNCH_SANDBOX_HOME, LAUNCH_SANDBOX_USER);
+	/*
+	 * The workspace is mounted at its host path: one under /root (root's
+	 * own projects) is reached by absolute path only if the sandbox user
+	 * may search the image's /root, 0700 in Debian.  0711: searched, not
+	 * listed; the image keeps nothing there.
+	 */
+	sb_printf(&sb, "RUN [\"chmod\", \"0711\", \"/root\"]\n");
 	sb_printf(&sb, "ENV HOME=%s\n", LAUNCH_SANDBOX_HOME);
 	/* after every root install above: from here on apt is the user's */
 	sb_printf(&sb, "ENV APT_CONFIG=%s\n", LAUNCH_APT_CONF_IN_IMAGE);

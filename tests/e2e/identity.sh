@@ -72,6 +72,7 @@ cleanup() {
 		echo "--- last output" >&2; cat "$tmp/out" "$tmp/err" >&2 2>/dev/null || true
 	fi
 	rm -rf "$tmp"
+	[ -n "${rws:-}" ] && rm -rf "$rws"
 	exit "$rc"
 }
 trap cleanup EXIT
@@ -197,6 +198,20 @@ check "same project: home kept" "$(cat "$tmp/out")" planted
 "$aisb" doctor >"$tmp/doctor" 2>&1 || bad "root: doctor failed: $(grep -v '^ok' "$tmp/doctor")"
 if grep -q '^ok   workspace  in a 0700 folder of uid 0' "$tmp/doctor"; then ok; else
 	bad "root: doctor workspace: $(grep workspace "$tmp/doctor")"; fi
+
+# --- 1b. root, in a project under /root: absolute paths reach it -------
+# The workspace is mounted at its host path, so a tool that writes by
+# absolute path (an agent, npm --prefix, node) searches the image's /root
+# on the way; in Debian's images that is 0700, and only relative paths
+# from the working folder used to work there.
+rws=$(mktemp -d /root/aisb-e2e-identity.XXXXXX)
+rc=0; (cd "$rws" && "$aisb" --policy "$tmp/policy.yaml" --net none "${pkgs[@]}" -- \
+    sh -c 'mkdir "$PWD/abs" && echo made >"$PWD/abs/f" && cat "$PWD/abs/f"') \
+    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "root under /root: exit" "$rc" 0
+check "root under /root: absolute path written" "$(cat "$tmp/out")" made
+check "root under /root: owner outside" "$(stat -c %u "$rws/abs/f" 2>&1)" 0
+rm -rf "$rws"
 
 # --- 2. an ordinary user, rootless podman, in that user's 0700 folder ---
 useradd -m -s /bin/bash "$user"
