@@ -74,7 +74,7 @@ include tests/launcher-image.mk
 
 # A whole session in real podman (root; AISB_E2E=1).
 TESTS += tests/e2e/session.sh
-EXTRA_DIST += tests/e2e/session.sh tests/bench/sessions.sh
+EXTRA_DIST += tests/e2e/session.sh tests/e2e/lib.sh tests/bench/sessions.sh
 # Sessions on a user's own repository: root and rootless, 0700 folders.
 TESTS += tests/e2e/identity.sh
 EXTRA_DIST += tests/e2e/identity.sh

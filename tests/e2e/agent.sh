@@ -24,40 +24,11 @@ for t in podman mmdebstrap "$PY"; do
 	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
 done
 
-tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/aisb-e2e-agent.XXXXXX")
-export TMPDIR=$tmp
-printf '[storage]\ndriver = "overlay"\ngraphroot = "%s/graph"\nrunroot = "%s/run"\n' \
-    "$tmp" "$tmp" >"$tmp/storage.conf"
-export CONTAINERS_STORAGE_CONF=$tmp/storage.conf
-export XDG_CACHE_HOME=$tmp/cache
+. "$top_srcdir/tests/e2e/lib.sh"
+e2e_init agent
 vol=aisb-e2e-agent-home-$$
-pids=()
-cleanup() {
-	local rc=$? p m
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	podman rm -af >/dev/null 2>&1 || true
-	podman volume rm -af >/dev/null 2>&1 || true
-	podman rmi -af >/dev/null 2>&1 || true
-	for m in $(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
-	    /proc/self/mounts | sort -r); do
-		umount -l "$m" 2>/dev/null || true
-	done
-	if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
-		echo "--- last output" >&2; cat "$tmp/out" "$tmp/err" >&2 2>/dev/null || true
-	fi
-	rm -rf "$tmp"
-	exit "$rc"
-}
-trap cleanup EXIT
-
-export XDG_STATE_HOME=$tmp/state XDG_CONFIG_HOME=$tmp/config HOME=$tmp/home
-mkdir -p "$XDG_CONFIG_HOME/aisb" "$tmp/ws" "$HOME"
-
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi; }
+export HOME=$tmp/home
+mkdir -p "$XDG_CONFIG_HOME/aisb" "$HOME"
 wait_file() {
 	local i
 	for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done

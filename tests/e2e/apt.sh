@@ -26,40 +26,11 @@ for t in podman mmdebstrap dpkg-deb dpkg-scanpackages "$PY"; do
 	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
 done
 
-tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/aisb-e2e-apt.XXXXXX")
-export TMPDIR=$tmp
-printf '[storage]\ndriver = "overlay"\ngraphroot = "%s/graph"\nrunroot = "%s/run"\n' \
-    "$tmp" "$tmp" >"$tmp/storage.conf"
-export CONTAINERS_STORAGE_CONF=$tmp/storage.conf
-export XDG_CACHE_HOME=$tmp/cache XDG_STATE_HOME=$tmp/state XDG_CONFIG_HOME=$tmp/config
+. "$top_srcdir/tests/e2e/lib.sh"
+e2e_init apt
 # no host CA folder: this test is about apt, not about this machine's CAs
 export AISB_TEST_HOST_CA_DIR=$tmp/no-host-ca
 vol=aisb-e2e-apt-$$
-pids=()
-cleanup() {
-	local rc=$? p m
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	podman rm -af >/dev/null 2>&1 || true
-	podman volume rm -af >/dev/null 2>&1 || true
-	podman rmi -af >/dev/null 2>&1 || true
-	for m in $(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
-	    /proc/self/mounts | sort -r); do
-		umount -l "$m" 2>/dev/null || true
-	done
-	if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
-		echo "--- last output" >&2; cat "$tmp/out" "$tmp/err" >&2 2>/dev/null || true
-	fi
-	rm -rf "$tmp"
-	exit "$rc"
-}
-trap cleanup EXIT
-mkdir -p "$XDG_CONFIG_HOME" "$tmp/ws"
-
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); echo "ok - $*"; }
-bad() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: got '$2', want '$3'"; fi; }
 wait_file() {
 	local i
 	for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done

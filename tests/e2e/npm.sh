@@ -42,21 +42,13 @@ rhost=$(printf '%s\n' "$registry" | sed -nE 's#^https?://([^/:@]+).*#\1#p')
 addrs=$(getent ahostsv4 "$rhost" | awk '{ print $1 }' | sort -u)
 [ -n "$addrs" ] || { echo "SKIP: npm's registry does not resolve here"; exit 77; }
 
-tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/aisb-e2e-npm.XXXXXX")
-export TMPDIR=$tmp
-printf '[storage]\ndriver = "overlay"\ngraphroot = "%s/graph"\nrunroot = "%s/run"\n' \
-    "$tmp" "$tmp" >"$tmp/storage.conf"
-export CONTAINERS_STORAGE_CONF=$tmp/storage.conf
-export XDG_CACHE_HOME=$tmp/cache XDG_STATE_HOME=$tmp/state XDG_CONFIG_HOME=$tmp/config
+. "$top_srcdir/tests/e2e/lib.sh"
+e2e_init npm
 unset AISB_INSTALL_POLICY
 user=aisbnpm$$
 uid=
 tun_mode=$(stat -c %a /dev/net/tun 2>/dev/null || echo "")
-cleanup() {
-	local rc=$? m
-	podman rm -af >/dev/null 2>&1 || true
-	podman volume rm -af >/dev/null 2>&1 || true
-	podman rmi -af >/dev/null 2>&1 || true
+e2e_cleanup_more() {
 	if [ -n "$uid" ]; then
 		# the user this test made: its processes, rootless store, home
 		pkill -KILL -u "$uid" 2>/dev/null || true
@@ -66,23 +58,8 @@ cleanup() {
 		    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null || true
 	fi
 	[ -n "$tun_mode" ] && chmod "$tun_mode" /dev/net/tun 2>/dev/null
-	for m in $(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
-	    /proc/self/mounts | sort -r); do
-		umount -l "$m" 2>/dev/null || true
-	done
-	if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
-		echo "--- last output" >&2; cat "$tmp/out" "$tmp/err" >&2 2>/dev/null || true
-	fi
-	rm -rf "$tmp"
-	exit "$rc"
+	return 0
 }
-trap cleanup EXIT
-mkdir -p "$XDG_CONFIG_HOME" "$tmp/ws"
-
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); echo "ok - $*"; }
-bad() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: got '$2', want '$3'"; fi; }
 # the session ids of install sessions, in start order
 installs() { "$aisb" sessions ls | awk '$5 == "npm" && $6 == "install" { print $1 }'; }
 

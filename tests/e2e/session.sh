@@ -28,41 +28,13 @@ done
 
 # A podman store of our own: images, containers and volumes made here are
 # exactly what the EXIT trap removes, and nothing of the host's is touched.
-tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/aisb-e2e-session.XXXXXX")
-export TMPDIR=$tmp
-printf '[storage]\ndriver = "overlay"\ngraphroot = "%s/graph"\nrunroot = "%s/run"\n' \
-    "$tmp" "$tmp" >"$tmp/storage.conf"
-export CONTAINERS_STORAGE_CONF=$tmp/storage.conf
-export XDG_CACHE_HOME=$tmp/cache
+. "$top_srcdir/tests/e2e/lib.sh"
+e2e_init session
 vol=aisb-e2e-home-$$
-pids=()
-cleanup() {
-	local rc=$? p m g
+e2e_cleanup_more() {
+	local g
 	for g in e2e e2e2; do "$aisb" gate down "$g" >/dev/null 2>&1 || true; done
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	podman rm -af >/dev/null 2>&1 || true
-	podman volume rm -af >/dev/null 2>&1 || true
-	podman rmi -af >/dev/null 2>&1 || true
-	for m in $(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
-	    /proc/self/mounts | sort -r); do
-		umount -l "$m" 2>/dev/null || true
-	done
-	if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
-		echo "--- last output" >&2; cat "$tmp/out" "$tmp/err" >&2 2>/dev/null || true
-	fi
-	rm -rf "$tmp"
-	exit "$rc"
 }
-trap cleanup EXIT
-
-export XDG_STATE_HOME=$tmp/state XDG_CONFIG_HOME=$tmp/config
-mkdir -p "$XDG_CONFIG_HOME" "$tmp/ws"
-
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi; }
 
 wait_file() {
 	local i
