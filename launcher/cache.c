@@ -27,6 +27,7 @@
 #include "file.h"
 #include "image.h"
 #include "options.h"
+#include "proc.h"
 #include "session.h"
 
 #define CACHE_MAGIC		"aisb-cache 1 "

@@ -35,6 +35,7 @@
 #include "cache.h"
 #include "cli.h"
 #include "ids.h"
+#include "doctor.h"
 #include "image.h"
 #include "options.h"
 #include "podman.h"

@@ -23,6 +23,7 @@
 #include "gates.h"
 #include "hostca.h"
 #include "ids.h"
+#include "doctor.h"
 #include "image.h"
 #include "launch.h"
 #include "options.h"

@@ -39,6 +39,7 @@
 
 #include "image.h"
 #include "launch.h"
+#include "proc.h"
 #include "session.h"
 #include "tools.h"
 
