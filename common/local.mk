@@ -1,5 +1,5 @@
 noinst_LIBRARIES += common/libaisbcommon.a
-common_libaisbcommon_a_SOURCES = common/log.c common/log.h \
+common_libaisbcommon_a_SOURCES = common/log.c common/log.h common/exitcode.h \
 	common/file.c common/file.h
 
 # The special-purpose address table, alone: the policy library and the

@@ -10,6 +10,14 @@
 
 #include "image.h"	/* LAUNCH_TAG_MAX */
 
+/*
+ * slirp4netns, the network mode every podman has: the host's loopback is
+ * LAUNCH_SLIRP_HOST inside, its DNS forwarder LAUNCH_SLIRP_DNS.
+ */
+#define LAUNCH_SLIRP_NETWORK	"slirp4netns:allow_host_loopback=true"
+#define LAUNCH_SLIRP_HOST	"10.0.2.2"
+#define LAUNCH_SLIRP_DNS	"10.0.2.3"
+
 enum launch_netmode {
 	LAUNCH_NET_UNKNOWN = 0,
 	LAUNCH_NET_PASTA,		/* pasta --map-host-loopback */

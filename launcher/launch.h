@@ -5,8 +5,7 @@
 #ifndef AISB_LAUNCH_H
 #define AISB_LAUNCH_H
 
-#define EXIT_ENFORCE	77	/* enforcement could not be set up */
-#define EXIT_CONFIG	78	/* usage, configuration or policy error */
+#include "exitcode.h"	/* EXIT_ENFORCE, EXIT_CONFIG */
 
 int	launch_cmd_policy(int argc, char **argv);
 int	launch_cmd_derive(int argc, char **argv);
