@@ -143,6 +143,29 @@ launch_spawn(char *const argv[], const int fds[3], int extra_src,
 	_exit(127);
 }
 
+/*
+ * fork + execv of a session's podman: a child of this terminal, unlike
+ * launch_spawn's.  With own_group it leads a process group of its own
+ * (set on both sides, so that neither races the other); mask is the
+ * signal mask it gets back before the exec.
+ */
+pid_t
+launch_spawn_fg(char *const argv[], int own_group, const sigset_t *mask)
+{
+	pid_t	pid;
+
+	if ((pid = fork()) == 0) {
+		if ((own_group && setpgid(0, 0) == -1) ||
+		    sigprocmask(SIG_SETMASK, mask, NULL) == -1)
+			_exit(127);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (pid != -1 && own_group)
+		(void)setpgid(pid, pid);	/* as the child does */
+	return pid;
+}
+
 int
 launch_wait(pid_t pid, int *status)
 {

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +23,13 @@ struct launch_gate {
 int	 launch_find_program(const char *name, char *out, size_t len);
 pid_t	 launch_spawn(char *const argv[], const int fds[3], int extra_src,
 	    int extra_dst);
+/*
+ * fork + execv of a foreground child (a session's podman): own_group puts
+ * it in a process group of its own, mask is the signal mask it execs
+ * with.  The pid, or -1 with errno.
+ */
+pid_t	 launch_spawn_fg(char *const argv[], int own_group,
+	    const sigset_t *mask);
 int	 launch_wait(pid_t, int *status);
 int	 launch_exit_code(int status);
 /* A podman query (images, inspect, rmi): seconds, not a build. */

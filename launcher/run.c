@@ -450,20 +450,11 @@ supervise(char **argv, struct launch_gate *gate, const char *podman,
 		perror("aisb: sigprocmask");
 		return 1;
 	}
-	if ((pid = fork()) == 0) {
-		if ((own_group && setpgid(0, 0) == -1) ||
-		    sigprocmask(SIG_SETMASK, &old, NULL) == -1)
-			_exit(127);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	if (pid == -1) {
+	if ((pid = launch_spawn_fg(argv, own_group, &old)) == -1) {
 		perror("aisb: fork");
 		(void)sigprocmask(SIG_SETMASK, &old, NULL);
 		return 1;
 	}
-	if (own_group)
-		(void)setpgid(pid, pid);	/* as the child does */
 	for (;;) {
 		now = mono_ms();
 		wait_ms = 1000;
