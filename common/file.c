@@ -16,12 +16,44 @@
 
 #include "file.h"
 
+static char	*read_at(int, const char *, const char *, int, size_t,
+		    size_t *, char *, size_t);
+
 char *
 file_read_bounded(const char *path, size_t max, size_t *lenp, char *err,
     size_t errlen)
 {
-	return file_read_bounded_at(AT_FDCWD, path, path, max, lenp, err,
+	return read_at(AT_FDCWD, path, path, 0, max, lenp, err, errlen);
+}
+
+char *
+file_read_bounded_at(int dirfd, const char *name, const char *path,
+    size_t max, size_t *lenp, char *err, size_t errlen)
+{
+	return read_at(dirfd, name, path, 0, max, lenp, err, errlen);
+}
+
+char *
+file_read_in(const char *dir, const char *name, size_t max, size_t *lenp,
+    char *err, size_t errlen)
+{
+	char	path[PATH_MAX];
+
+	if (file_path_join(path, sizeof(path), dir, name) == -1) {
+		snprintf(err, errlen, "%s/%s: path too long", dir, name);
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	return read_at(AT_FDCWD, path, path, O_NOFOLLOW, max, lenp, err,
 	    errlen);
+}
+
+int
+file_path_join(char *out, size_t len, const char *dir, const char *name)
+{
+	int	n = snprintf(out, len, "%s/%s", dir, name);
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
 int
@@ -51,32 +83,38 @@ file_dir_open(const char *path, const char **name)
 	return fd;
 }
 
-char *
-file_read_bounded_at(int dirfd, const char *name, const char *path,
+/* The readers above, with oflags added to the open; errno says why not. */
+static char *
+read_at(int dirfd, const char *name, const char *path, int oflags,
     size_t max, size_t *lenp, char *err, size_t errlen)
 {
 	struct stat	 st;
 	char		*buf = NULL;
 	size_t		 len = 0;
 	ssize_t		 n;
-	int		 fd;
+	int		 fd, e;
 
 	/* O_NONBLOCK: a FIFO in the file's place must not hang the open */
 	if ((fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY |
-	    O_NONBLOCK)) == -1) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	    O_NONBLOCK | oflags)) == -1) {
+		e = errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		errno = e;
 		return NULL;
 	}
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "%s: not a regular file", path);
+		e = EINVAL;
 		goto fail;
 	}
 	if ((uintmax_t)st.st_size > max) {
 		snprintf(err, errlen, "%s: larger than %zu bytes", path, max);
+		e = EFBIG;
 		goto fail;
 	}
 	if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		e = errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
 		goto fail;
 	}
 	/* Reads to EOF, but never past what was allocated. */
@@ -85,7 +123,8 @@ file_read_bounded_at(int dirfd, const char *name, const char *path,
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1) {
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			e = errno;
+			snprintf(err, errlen, "%s: %s", path, strerror(e));
 			goto fail;
 		}
 		if (n == 0)
@@ -99,6 +138,7 @@ file_read_bounded_at(int dirfd, const char *name, const char *path,
 fail:
 	free(buf);
 	close(fd);
+	errno = e;
 	return NULL;
 }
 

@@ -20,6 +20,19 @@ char	*file_read_bounded_at(int dirfd, const char *name, const char *path,
 	    size_t max, size_t *lenp, char *err, size_t errlen);
 
 /*
+ * name in the folder dir (aisb's own state: a session's, a gate's), as
+ * file_read_bounded() of dir/name but never through a symbolic link.
+ * On NULL, errno says why: ENOENT when there is no such file, EFBIG when
+ * it is larger than max, EINVAL when it is not a regular file.
+ */
+char	*file_read_in(const char *dir, const char *name, size_t max,
+	    size_t *lenp, char *err, size_t errlen);
+
+/* dir/name into out[len]: 0, or -1 when it does not fit. */
+int	 file_path_join(char *out, size_t len, const char *dir,
+	    const char *name);
+
+/*
  * The folder of path, opened O_PATH while the process may still be
  * privileged, so that it can open the file by name (*name, pointing into
  * path) after dropping to a user that may search that folder but not
