@@ -1,5 +1,5 @@
 /*
- * Whole small files, read with a bound (file.h).
+ * Whole small files, read with a bound or replaced at once (file.h).
  */
 #include "config.h"
 
@@ -158,4 +158,37 @@ file_write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)w;
 	}
 	return 0;
+}
+
+int
+file_write_atomic(const char *path, const void *data, size_t len,
+    mode_t mode, gid_t group)
+{
+	char	 tmp[PATH_MAX];
+	int	 fd, e;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >=
+	    (int)sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	/* a name of its own: two writers never share a temporary */
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1)
+		return -1;
+	if (file_write_all(fd, data, len) == -1 ||
+	    (group != (gid_t)-1 && fchown(fd, (uid_t)-1, group) == -1) ||
+	    fchmod(fd, mode) == -1 || fsync(fd) == -1) {
+		e = errno;
+		(void)close(fd);
+		goto fail;
+	}
+	if (close(fd) == -1 || rename(tmp, path) == -1) {
+		e = errno;
+		goto fail;
+	}
+	return 0;
+fail:
+	(void)unlink(tmp);
+	errno = e;
+	return -1;
 }

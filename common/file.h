@@ -1,9 +1,11 @@
 /*
- * Whole small files, read with a bound, for the programs' configuration
- * and state files.
+ * Whole small files, read with a bound or replaced at once, for the
+ * programs' configuration and state files, and the path join they use.
  */
 #ifndef AISB_FILE_H
 #define AISB_FILE_H
+
+#include <sys/types.h>
 
 #include <stddef.h>
 
@@ -44,5 +46,13 @@ int	 file_dir_open(const char *path, const char **name);
 /* All len bytes of buf to fd, across short writes and EINTR: 0, or -1
  * with errno set. */
 int	 file_write_all(int fd, const void *buf, size_t len);
+
+/*
+ * Replaces path by len bytes of data, whole or not at all: a temporary
+ * next to it (path.XXXXXX), mode (and group, unless (gid_t)-1), fsync,
+ * rename(2).  0, or -1 with errno; the temporary never stays.
+ */
+int	 file_write_atomic(const char *path, const void *data, size_t len,
+	    mode_t mode, gid_t group);
 
 #endif

@@ -1298,16 +1298,6 @@ out:
 
 /* ---- the image ------------------------------------------------------- */
 
-/* dir/name into path[PATH_MAX].  0 or -1 when it does not fit. */
-static int
-path_join(char *path, const char *dir, const char *name)
-{
-	int	n;
-
-	n = snprintf(path, PATH_MAX, "%s/%s", dir, name);
-	return n < 0 || n >= PATH_MAX ? -1 : 0;
-}
-
 static int
 write_file(const char *dir, const char *name, const void *p, size_t len,
     mode_t mode, char *err, size_t errlen)
@@ -1315,7 +1305,7 @@ write_file(const char *dir, const char *name, const void *p, size_t len,
 	char		 path[PATH_MAX];
 	int		 fd;
 
-	if (path_join(path, dir, name) == -1) {
+	if (file_path_join(path, sizeof(path), dir, name) == -1) {
 		snprintf(err, errlen, "%s: path too long", dir);
 		return -1;
 	}
@@ -1341,7 +1331,7 @@ unlink_in(const char *dir, const char *name)
 {
 	char	path[PATH_MAX];
 
-	if (path_join(path, dir, name) == 0)
+	if (file_path_join(path, sizeof(path), dir, name) == 0)
 		(void)unlink(path);
 }
 
