@@ -191,11 +191,14 @@ pick_agent(const struct launch_opts *o, struct run_agent *ra)
 		run_agent_free(ra);
 		return 0;
 	}
-	if (!o->quiet)
-		fprintf(stderr, "aisb: agent %s: its recipe (%s) applies, "
-		    "picked by the command's name; --agent none runs without "
-		    "it\n", ra->a->name, launch_agent_where(ra->set,
-		    &ra->a->pos, where, sizeof(where)));
+	/*
+	 * Said even with --quiet: the recipe widens the policy, and nobody
+	 * asked for it by name.
+	 */
+	fprintf(stderr, "aisb: agent %s: its recipe (%s) applies, picked by "
+	    "the command's name; --agent none runs without it\n",
+	    ra->a->name, launch_agent_where(ra->set, &ra->a->pos, where,
+	    sizeof(where)));
 	return 0;
 }
 

@@ -184,7 +184,7 @@ prepare(struct install *in, int npm, int pip, char *err, size_t errlen)
 	const char	*mine = getenv(LAUNCH_INSTALL_POLICY_ENV);
 	FILE		*f;
 	ssize_t		 n;
-	int		 k;
+	int		 k, cwd;
 
 	memset(in, 0, sizeof(*in));
 	if ((n = readlink("/proc/self/exe", in->self,
@@ -228,8 +228,31 @@ prepare(struct install *in, int npm, int pip, char *err, size_t errlen)
 		if ((f = policy_file(in->scratch, "npm-policy.yaml", in->policy,
 		    sizeof(in->policy), err, errlen)) == NULL)
 			return -1;
-		if (launch_derive_npm(f, in->registry,
-		    sizeof(in->registry)) == -1) {
+		/*
+		 * npm reads the .npmrc of the folder it runs in: the
+		 * project's, when aisb runs in one.  The image is shared by
+		 * every project, so the registry is the user's own, asked
+		 * from the scratch folder.
+		 */
+		if ((cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
+		    -1 || chdir(in->scratch) == -1) {
+			snprintf(err, errlen, "%.900s: %s", in->scratch,
+			    strerror(errno));
+			if (cwd != -1)
+				close(cwd);
+			fclose(f);
+			return -1;
+		}
+		k = launch_derive_npm(f, in->registry, sizeof(in->registry));
+		if (fchdir(cwd) == -1) {
+			snprintf(err, errlen, "back to the working folder: %s",
+			    strerror(errno));
+			close(cwd);
+			fclose(f);
+			return -1;
+		}
+		close(cwd);
+		if (k == -1) {
 			fclose(f);
 			snprintf(err, errlen, "deriving the install policy "
 			    "from npm's configuration (aisb policy derive npm) "
@@ -694,8 +717,13 @@ install_npm(const struct install *in, const struct launch_image_spec *spec,
 	if (spec->nnpm > 0 && npm_session(in, spec, spec->node != NULL ?
 	    npm : "npm", prefix, spec->npm, spec->nnpm, err, errlen) == -1)
 		return -1;
-	/* what npm leaves: the tree and the lockfile with the integrity */
-	if (!is_file(prefix, "package-lock.json", S_IFREG) ||
+	/*
+	 * what npm leaves: the tree and the lockfile with the integrity;
+	 * the prefix itself a folder (a link would lead the checks and the
+	 * copy out of the scratch)
+	 */
+	if (!is_file(in->ws, "npm", S_IFDIR) ||
+	    !is_file(prefix, "package-lock.json", S_IFREG) ||
 	    !is_file(prefix, "node_modules", S_IFDIR)) {
 		snprintf(err, errlen, "install: npm left no node_modules and "
 		    "package-lock.json in %s", prefix);
@@ -717,6 +745,7 @@ static int
 install_pip(const struct install *in, const struct launch_image_spec *spec,
     char *err, size_t errlen)
 {
+	struct stat	 sb;
 	char	**cmd, target[PATH_MAX], report[PATH_MAX], serr[1024];
 	char	  sid[LAUNCH_ID_HEX + 1] = "";
 	size_t	  c = 0, i;
@@ -730,6 +759,12 @@ install_pip(const struct install *in, const struct launch_image_spec *spec,
 	    file_path_join(report, sizeof(report), in->ws,
 	    "pip-report.json") == -1) {
 		snprintf(err, errlen, "install: path too long");
+		goto out;
+	}
+	/* pip --target keeps what is there: an npm session's scripts ran here */
+	if (lstat(target, &sb) == 0 || lstat(report, &sb) == 0) {
+		snprintf(err, errlen, "install: %s existed before pip ran; "
+		    "something of the npm install session made it", target);
 		goto out;
 	}
 	cmd[c++] = "python3";

@@ -57,13 +57,13 @@ check "no agent: another policy" "$([ "$(sed -n 's/^# sha256://p' "$tmp/out")" !
 run env AISB_AGENT=codex "$aisb" --print-policy
 has "AISB_AGENT: codex's hosts" "$tmp/out" '^  - host: "chatgpt.com"'
 
-# 3. the command's name picks the recipe, saying so; --quiet and
-# --agent none silence and stop it
+# 3. the command's name picks the recipe, saying so even with --quiet
+# (it widens the policy); --agent none stops it
 run "$aisb" --print-policy -- claude --version
 has "auto-pick: said" "$tmp/err" "^aisb: agent claude: its recipe (.*) applies, picked by the command's name; --agent none runs without it$"
 has "auto-pick: applied" "$tmp/out" '"claude.ai"'
 run "$aisb" --quiet --print-policy -- claude
-check "auto-pick --quiet: nothing said" "$(grep -c 'picked by' "$tmp/err" || true)" 0
+check "auto-pick --quiet: still said" "$(grep -c 'picked by' "$tmp/err" || true)" 1
 has "auto-pick --quiet: still applied" "$tmp/out" '"claude.ai"'
 run "$aisb" --agent none --print-policy -- claude
 hasnt "--agent none: not applied" "$tmp/out" 'claude.ai'

