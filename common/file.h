@@ -1,9 +1,11 @@
 /*
- * Whole small files, read with a bound, for the programs' configuration
- * and state files.
+ * Whole small files, read with a bound or replaced at once, for the
+ * programs' configuration and state files, and the path join they use.
  */
 #ifndef AISB_FILE_H
 #define AISB_FILE_H
+
+#include <sys/types.h>
 
 #include <stddef.h>
 
@@ -20,6 +22,19 @@ char	*file_read_bounded_at(int dirfd, const char *name, const char *path,
 	    size_t max, size_t *lenp, char *err, size_t errlen);
 
 /*
+ * name in the folder dir (aisb's own state: a session's, a gate's), as
+ * file_read_bounded() of dir/name but never through a symbolic link.
+ * On NULL, errno says why: ENOENT when there is no such file, EFBIG when
+ * it is larger than max, EINVAL when it is not a regular file.
+ */
+char	*file_read_in(const char *dir, const char *name, size_t max,
+	    size_t *lenp, char *err, size_t errlen);
+
+/* dir/name into out[len]: 0, or -1 when it does not fit. */
+int	 file_path_join(char *out, size_t len, const char *dir,
+	    const char *name);
+
+/*
  * The folder of path, opened O_PATH while the process may still be
  * privileged, so that it can open the file by name (*name, pointing into
  * path) after dropping to a user that may search that folder but not
@@ -31,5 +46,13 @@ int	 file_dir_open(const char *path, const char **name);
 /* All len bytes of buf to fd, across short writes and EINTR: 0, or -1
  * with errno set. */
 int	 file_write_all(int fd, const void *buf, size_t len);
+
+/*
+ * Replaces path by len bytes of data, whole or not at all: a temporary
+ * next to it (path.XXXXXX), mode (and group, unless (gid_t)-1), fsync,
+ * rename(2).  0, or -1 with errno; the temporary never stays.
+ */
+int	 file_write_atomic(const char *path, const void *data, size_t len,
+	    mode_t mode, gid_t group);
 
 #endif

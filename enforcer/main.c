@@ -30,6 +30,7 @@
 
 #include "envfile.h"
 #include "hostca.h"
+#include "exitcode.h"
 #include "log.h"
 #include "nft.h"
 #include "plan.h"
@@ -59,7 +60,7 @@ usage(const char *why)
 	fprintf(stderr, "usage: aisb-enforce [-nv] [--plan FILE | --plan-fd N] "
 	    "[--uid U] [--gid G]\n\t[--groups G,...] [--keep-fd N]... "
 	    "[--env-file FILE] -- CMD [ARG...]\n");
-	exit(ENF_EXIT_CONFIG);
+	exit(EXIT_CONFIG);
 }
 
 /* A decimal id in 1..max; 0 and (uid_t)-1 are never sandbox ids. */
@@ -380,7 +381,7 @@ main(int argc, char **argv)
 	struct nft_ruleset	*rs = NULL;
 	char			 err[256];
 	size_t			 i;
-	int			 status = ENF_EXIT_ENFORCE;
+	int			 status = EXIT_ENFORCE;
 
 	log_init("aisb-enforce", 0);
 	parse_args(&o, argc, argv);
@@ -392,10 +393,10 @@ main(int argc, char **argv)
 	if (o.env_path != NULL &&
 	    env_file_as(&o.creds, o.env_path, err, sizeof(err)) == -1) {
 		log_warnx("--env-file %s", err);
-		return ENF_EXIT_CONFIG;
+		return EXIT_CONFIG;
 	}
 	if ((plan = load_plan(&o)) == NULL)
-		return ENF_EXIT_CONFIG;
+		return EXIT_CONFIG;
 	/*
 	 * The host's CAs, before any drop; a failure costs TLS to hosts
 	 * they sign, which the command then reports, not the session.
@@ -416,7 +417,7 @@ main(int argc, char **argv)
 	if (plan->mode == ENF_MODE_DIRECT && o.creds.uid == getuid()) {
 		log_warnx("direct mode: the sandbox uid must differ from the "
 		    "refresher's (%u)", (unsigned)getuid());
-		status = ENF_EXIT_CONFIG;
+		status = EXIT_CONFIG;
 		goto out;
 	}
 	if (o.check_only) {
@@ -424,7 +425,7 @@ main(int argc, char **argv)
 		if (printf("plan OK (mode %s)\n", enf_mode_name(plan->mode)) <
 		    0 || fflush(stdout) == EOF) {
 			log_warn("stdout");
-			status = ENF_EXIT_CONFIG;
+			status = EXIT_CONFIG;
 		} else
 			status = 0;
 		goto out;

@@ -23,9 +23,10 @@
 #define ENF_PLAN_MAX_PREFIX	64	/* log-prefix (the kernel allows 127) */
 #define ENF_PLAN_MAX_RANGES	16	/* allow-range lines */
 
-/* aisb-enforce's own exit codes (sysexits' EX_NOPERM and EX_CONFIG). */
-#define ENF_EXIT_ENFORCE	77	/* enforcement failed: nothing ran */
-#define ENF_EXIT_CONFIG		78	/* bad plan or usage: nothing ran */
+/*
+ * aisb-enforce exits EXIT_ENFORCE when enforcement failed and
+ * EXIT_CONFIG on a bad plan or usage (exitcode.h): nothing ran.
+ */
 
 #define ENF_TTL_MIN_DEFAULT	30
 #define ENF_TTL_MAX_DEFAULT	3600

@@ -59,6 +59,7 @@
 
 #include <ares.h>
 
+#include "exitcode.h"
 #include "log.h"
 #include "refresh.h"
 #include "stub.h"
@@ -534,11 +535,11 @@ enf_direct_run(const struct enf_plan *plan, struct nft_ruleset *rs,
 	pid_t				 pid, parent = getpid();
 	int				 go[2] = { -1, -1 }, sigfd = -1;
 	int				 stubfd = -1, fg;
-	int				 status = ENF_EXIT_ENFORCE;
+	int				 status = EXIT_ENFORCE;
 
 	if ((r = calloc(1, sizeof(*r))) == NULL) {
 		log_warn("refresher");
-		return ENF_EXIT_ENFORCE;
+		return EXIT_ENFORCE;
 	}
 	r->plan = plan;
 	r->stubfd = -1;
@@ -547,7 +548,7 @@ enf_direct_run(const struct enf_plan *plan, struct nft_ruleset *rs,
 	if (ares_library_init(ARES_LIB_INIT_ALL) != ARES_SUCCESS) {
 		log_warnx("c-ares initialisation failed");
 		free(r);
-		return ENF_EXIT_ENFORCE;
+		return EXIT_ENFORCE;
 	}
 
 	/* First round, before anything runs: wait for every answer. */

@@ -29,6 +29,7 @@
 
 #include <linux/capability.h>
 
+#include "exitcode.h"
 #include "log.h"
 #include "plan.h"
 #include "supervise.h"
@@ -207,28 +208,28 @@ enf_cmd_child(int go, const sigset_t *oldmask, pid_t parent, int fg,
 	if (n != 1) {
 		log_warnx("the command's parent failed; not running the "
 		    "command");
-		_exit(ENF_EXIT_ENFORCE);
+		_exit(EXIT_ENFORCE);
 	}
 	if (own_group(fg, err, sizeof(err)) == -1) {
 		log_warnx("before the command: %s", err);
-		_exit(ENF_EXIT_ENFORCE);
+		_exit(EXIT_ENFORCE);
 	}
 	if (sigprocmask(SIG_SETMASK, oldmask, NULL) == -1) {
 		/* the command must not start with its signals blocked */
 		log_warn("restoring the signal mask");
-		_exit(ENF_EXIT_ENFORCE);
+		_exit(EXIT_ENFORCE);
 	}
 	if (enf_close_fds(keep, nkeep, err, sizeof(err)) == -1 ||
 	    enf_drop_all(creds, err, sizeof(err)) == -1) {
 		log_warnx("before the command: %s", err);
-		_exit(ENF_EXIT_ENFORCE);
+		_exit(EXIT_ENFORCE);
 	}
 	/* After the drop: changing credentials clears the death signal. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1 ||
 	    getppid() != parent) {
 		log_warnx("the command's parent is gone; not running the "
 		    "command");
-		_exit(ENF_EXIT_ENFORCE);
+		_exit(EXIT_ENFORCE);
 	}
 	execvp(cmd[0], cmd);
 	e = errno;
@@ -273,7 +274,7 @@ enf_supervise(const struct enf_creds *creds, const int *keep, size_t nkeep,
 	char		 err[256];
 	pid_t		 pid, parent = getpid();
 	size_t		 i;
-	int		 go[2] = { -1, -1 }, fg, status = ENF_EXIT_ENFORCE;
+	int		 go[2] = { -1, -1 }, fg, status = EXIT_ENFORCE;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
@@ -282,7 +283,7 @@ enf_supervise(const struct enf_creds *creds, const int *keep, size_t nkeep,
 	if (sigprocmask(SIG_BLOCK, &set, &oldmask) == -1 ||
 	    pipe2(go, O_CLOEXEC) == -1) {
 		log_warn("signals");
-		return ENF_EXIT_ENFORCE;
+		return EXIT_ENFORCE;
 	}
 	/* before the fork: the child's group may exist by the time we look */
 	fg = enf_is_foreground();
@@ -290,7 +291,7 @@ enf_supervise(const struct enf_creds *creds, const int *keep, size_t nkeep,
 		log_warn("fork");
 		close(go[0]);
 		close(go[1]);
-		return ENF_EXIT_ENFORCE;
+		return EXIT_ENFORCE;
 	}
 	if (pid == 0) {
 		close(go[1]);
@@ -310,7 +311,7 @@ enf_supervise(const struct enf_creds *creds, const int *keep, size_t nkeep,
 			kill(pid, SIGKILL);
 			close(go[1]);
 			(void)waitpid(pid, NULL, 0);
-			return ENF_EXIT_ENFORCE;
+			return EXIT_ENFORCE;
 		}
 	}
 	signal(SIGPIPE, SIG_IGN);

@@ -19,9 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 #include <unistd.h>
 
+#include "exitcode.h"
 #include "log.h"
 #include "gate.h"
 
@@ -43,7 +43,7 @@ usage(void)
 "	[--dns-grace s] [--dns-timeout s] [--no-sni-check]\n"
 "	[--no-splice] [--max-pipes n] [--workers n]\n"
 "	[--audit-failure deny|allow]\n");
-	exit(EX_USAGE);
+	exit(EXIT_USAGE);
 }
 
 static unsigned
@@ -58,7 +58,7 @@ num(const char *opt, const char *s, unsigned lo, unsigned hi)
 	    v < lo || v > hi) {
 		fprintf(stderr, "aisb-gate: %s: \"%s\" is not a number from "
 		    "%u to %u\n", opt, s, lo, hi);
-		exit(EX_USAGE);
+		exit(EXIT_USAGE);
 	}
 	return (unsigned)v;
 }
@@ -277,7 +277,7 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 				fprintf(stderr, "aisb-gate: --audit-failure: "
 				    "\"%s\" is neither deny nor allow\n",
 				    optarg);
-				exit(EX_USAGE);
+				exit(EXIT_USAGE);
 			}
 			break;
 		default:
@@ -289,7 +289,7 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 	if (cfg->token_file != NULL && cfg->token_fd != -1) {
 		fprintf(stderr, "aisb-gate: --token-file and --token-fd "
 		    "exclude each other\n");
-		exit(EX_USAGE);
+		exit(EXIT_USAGE);
 	}
 }
 
@@ -310,34 +310,34 @@ main(int argc, char **argv)
 	log_init("aisb-gate", cfg->verbose);
 
 	if (gate_config_load(g) == -1)
-		return EX_CONFIG;
+		return EXIT_CONFIG;
 	if (gate_listen_parse(cfg->listen, &ss, &sslen) == -1) {
 		fprintf(stderr, "aisb-gate: -l %s: expected an IP address and "
 		    "port, such as 127.0.0.1:3128 or [::1]:3128\n", cfg->listen);
-		return EX_CONFIG;
+		return EXIT_CONFIG;
 	}
 	if (cfg->user != NULL) {
 		if ((pw = getpwnam(cfg->user)) == NULL) {
 			fprintf(stderr, "aisb-gate: --user %s: no such user\n",
 			    cfg->user);
-			return EX_CONFIG;
+			return EXIT_CONFIG;
 		}
 		uid = pw->pw_uid;
 		gid = pw->pw_gid;
 	}
 	if (gate_config_auth(g) == -1)
-		return EX_CONFIG;
+		return EXIT_CONFIG;
 	if (cfg->audit_path != NULL && strcmp(cfg->audit_path, "-") == 0 &&
 	    !cfg->foreground && !cfg->check_only) {
 		fprintf(stderr, "aisb-gate: --audit - needs -d\n");
-		return EX_CONFIG;
+		return EXIT_CONFIG;
 	}
 	if (cfg->check_only) {
 		fprintf(stderr, "aisb-gate: configuration OK (policy sha256:%s)\n",
 		    policy_sha256(g->policy));
 		policy_free(g->policy);
 		gate_auth_free(g->auth);
-		return EX_OK;
+		return EXIT_SUCCESS;
 	}
 
 	gate_proc_prepare(g);

@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -29,6 +28,7 @@
 #include <event2/util.h>
 
 #include "file.h"
+#include "exitcode.h"
 #include "log.h"
 #include "gate.h"
 
@@ -208,7 +208,7 @@ run(struct gate *g, int lfd, int ctlfd)
 	struct gate_config	*cfg = &g->cfg;
 	struct event		*sigs[3];
 	sigset_t		 set;
-	int			 i, rc = EX_OK;
+	int			 i, rc = EXIT_SUCCESS;
 	int			 signums[3] = { SIGHUP, SIGTERM, SIGINT };
 	char			 addr[128];
 
@@ -295,7 +295,7 @@ supervise(struct gate *g, int *lfds, int ctlfd)
 	sigset_t		 set;
 	siginfo_t		 si;
 	unsigned		 i, live = 0;
-	int			 st, rc = EX_OK;
+	int			 st, rc = EXIT_SUCCESS;
 	pid_t			 parent = getpid();
 
 	sigemptyset(&set);

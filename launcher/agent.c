@@ -826,58 +826,13 @@ static int
 read_file(const char *path, char **out, size_t *outlen, int *missing,
     char *err, size_t errlen)
 {
-	struct stat	 st;
-	char		*buf;
-	size_t		 off = 0;
-	ssize_t		 n;
-	int		 fd;
-
 	*missing = 0;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
-	    O_NONBLOCK)) == -1) {
-		if (errno == ENOENT) {
-			*missing = 1;
-			return 0;
-		}
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    st.st_size > LAUNCH_AGENTS_MAX_FILE) {
-		snprintf(err, errlen, "%s: not a regular file of at most %d "
-		    "bytes", path, LAUNCH_AGENTS_MAX_FILE);
-		close(fd);
-		return -1;
-	}
-	/* one byte past the bound: a file that grew meanwhile is caught */
-	if ((buf = malloc(LAUNCH_AGENTS_MAX_FILE + 1)) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		close(fd);
-		return -1;
-	}
-	while (off <= LAUNCH_AGENTS_MAX_FILE) {
-		n = read(fd, buf + off, LAUNCH_AGENTS_MAX_FILE + 1 - off);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1) {
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			free(buf);
-			close(fd);
+	if ((*out = file_read_bounded(path, LAUNCH_AGENTS_MAX_FILE, outlen,
+	    err, errlen)) == NULL) {
+		if (errno != ENOENT)
 			return -1;
-		}
-		if (n == 0)
-			break;
-		off += (size_t)n;
+		*missing = 1;
 	}
-	close(fd);
-	if (off > LAUNCH_AGENTS_MAX_FILE) {
-		snprintf(err, errlen, "%s: larger than %d bytes", path,
-		    LAUNCH_AGENTS_MAX_FILE);
-		free(buf);
-		return -1;
-	}
-	*out = buf;
-	*outlen = off;
 	return 0;
 }
 

@@ -195,7 +195,5 @@ void	 launch_agent_spec(const struct launch_agent *,
 struct launch_opts;
 void	 launch_agents_print(const struct launch_agents *,
 	    const struct launch_opts *, FILE *);
-/* aisb agents [NAME]: the list, or one recipe with where each field is. */
-int	 launch_cmd_agents(int argc, char **argv);
 
 #endif

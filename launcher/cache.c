@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include "file.h"
 #include "image.h"
 #include "options.h"
+#include "proc.h"
 #include "session.h"
 
 #define CACHE_MAGIC		"aisb-cache 1 "
@@ -103,31 +105,25 @@ int
 launch_cache_write(const char *path, const char *key, const char *body,
     size_t len)
 {
-	char	 dir[PATH_MAX], tmp[PATH_MAX + 16], *slash;
-	int	 fd, rc = -1;
+	char	 dir[PATH_MAX], *slash, *text;
+	size_t	 hl = sizeof(CACHE_MAGIC) - 1 + LAUNCH_CACHE_KEYHEX + 1;
+	int	 rc;
 
 	if (!valid_key(key) || snprintf(dir, sizeof(dir), "%s", path) >=
 	    (int)sizeof(dir) || (slash = strrchr(dir, '/')) == NULL ||
 	    slash == dir)
 		return -1;
 	*slash = '\0';
-	if (launch_mkdirs(dir) == -1 ||
-	    snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp) ||
-	    (fd = mkostemp(tmp, O_CLOEXEC)) == -1)
+	if (launch_mkdirs(dir) == -1 || len > SIZE_MAX - hl ||
+	    (text = malloc(hl + len)) == NULL)
 		return -1;
-	if (dprintf(fd, "%s%s\n", CACHE_MAGIC, key) !=
-	    (int)(sizeof(CACHE_MAGIC) - 1 + LAUNCH_CACHE_KEYHEX + 1))
-		goto out;
-	if (file_write_all(fd, body, len) == -1)
-		goto out;
-	rc = 0;
-out:
-	if (close(fd) == -1)
-		rc = -1;
-	if (rc == 0 && rename(tmp, path) == -1)
-		rc = -1;
-	if (rc == -1)
-		(void)unlink(tmp);
+	/* the key line, then the body: one file, replaced whole */
+	memcpy(text, CACHE_MAGIC, sizeof(CACHE_MAGIC) - 1);
+	memcpy(text + sizeof(CACHE_MAGIC) - 1, key, LAUNCH_CACHE_KEYHEX);
+	text[hl - 1] = '\n';
+	memcpy(text + hl, body, len);
+	rc = file_write_atomic(path, text, hl + len, 0600, (gid_t)-1);
+	free(text);
 	return rc;
 }
 

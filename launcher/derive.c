@@ -24,13 +24,11 @@
 
 #include <sys/types.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,13 +38,12 @@
 #include "cli.h"
 #include "launch.h"
 #include "policy.h"
+#include "proc.h"
 
 #define DERIVE_MAX_FILE		(256 * 1024)	/* bytes of one sources file */
 #define DERIVE_MAX_FILES	256		/* files in sources.list.d */
 #define DERIVE_MAX_HOSTS	256		/* distinct sources */
 #define DERIVE_MAX_NPM_OUT	4096		/* bytes of npm's answer */
-
-extern char **environ;
 
 struct source {
 	char		 host[POLICY_MAX_NAME + 3];	/* [v6] fits too */
@@ -293,42 +290,23 @@ static int
 derive_npm(struct sources *out, char *from, size_t fromlen, char *url,
     size_t urllen)
 {
-	char			*argv[] = { "npm", "config", "get", "registry",
-	    NULL };
-	char			 buf[DERIVE_MAX_NPM_OUT + 1];
-	posix_spawn_file_actions_t fa;
-	size_t			 off = 0;
-	ssize_t			 n;
-	pid_t			 pid;
-	int			 pfd[2], status, rc;
+	char		*argv[] = { "npm", "config", "get", "registry", NULL };
+	char		 buf[DERIVE_MAX_NPM_OUT + 1], err[256];
+	size_t		 off;
+	int		 rc;
 
-	if (pipe2(pfd, O_CLOEXEC) == -1)
+	/* npm's own complaints go to our stderr */
+	rc = launch_exec(argv, NULL, 0, buf, sizeof(buf), 0, LAUNCH_EXEC_SHOW,
+	    err, sizeof(err));
+	if (rc == -1) {
+		fprintf(stderr, "aisb: cannot run npm: %s\n", err);
 		return -1;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], STDOUT_FILENO);
-	rc = posix_spawnp(&pid, "npm", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(pfd[1]);
+	}
 	if (rc != 0) {
-		close(pfd[0]);
-		fprintf(stderr, "aisb: cannot run npm: %s\n", strerror(rc));
-		return -1;
-	}
-	for (;;) {
-		n = read(pfd[0], buf + off, DERIVE_MAX_NPM_OUT - off);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0 || (off += (size_t)n) == DERIVE_MAX_NPM_OUT)
-			break;
-	}
-	close(pfd[0]);
-	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
-		;
-	buf[off] = '\0';
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		fprintf(stderr, "aisb: npm config get registry failed\n");
 		return -1;
 	}
+	off = strlen(buf);
 	while (off > 0 && isspace((unsigned char)buf[off - 1]))
 		buf[--off] = '\0';
 	add_uri(out, buf, off);

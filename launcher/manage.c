@@ -21,6 +21,7 @@
 
 #include "cli.h"
 #include "denials.h"
+#include "file.h"
 #include "ids.h"
 #include "image.h"
 #include "launch.h"
@@ -33,43 +34,29 @@
 
 extern char **environ;
 
-/* dir/a[/b] into out; -1 when it does not fit. */
+/* dir/a/b into out; -1 when it does not fit. */
 static int
-join(char *out, size_t len, const char *dir, const char *a, const char *b)
+join3(char *out, size_t len, const char *dir, const char *a, const char *b)
 {
-	int	 n = b != NULL ? snprintf(out, len, "%s/%s/%s", dir, a, b) :
-	    snprintf(out, len, "%s/%s", dir, a);
+	char	sub[PATH_MAX];
 
-	return n < 0 || (size_t)n >= len ? -1 : 0;
+	if (file_path_join(sub, sizeof(sub), dir, a) == -1)
+		return -1;
+	return file_path_join(out, len, sub, b);
 }
 
-/* Reads at most max bytes of dir/name into a NUL-terminated malloc'd buffer. */
+/*
+ * dir/name whole into a NUL-terminated malloc'd buffer, or NULL with err
+ * and errno (ENOENT: there is none).  One over max bytes is refused, not
+ * cut short: a record read in part would show another session's end.
+ */
 static char *
-read_bounded(const char *dir, const char *name, size_t max)
+read_bounded(const char *dir, const char *name, size_t max, char *err,
+    size_t errlen)
 {
-	char	 path[PATH_MAX], *buf;
-	ssize_t	 n;
-	size_t	 off = 0;
-	int	 fd;
+	size_t	len;
 
-	if (join(path, sizeof(path), dir, name, NULL) == -1)
-		return NULL;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
-		return NULL;
-	if ((buf = malloc(max + 1)) == NULL) {
-		close(fd);
-		return NULL;
-	}
-	while (off < max && (n = read(fd, buf + off, max - off)) != 0) {
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			break;
-		off += (size_t)n;
-	}
-	close(fd);
-	buf[off] = '\0';
-	return buf;
+	return file_read_in(dir, name, max, &len, err, errlen);
 }
 
 /* The value of "key value" in a record, into out. */
@@ -100,7 +87,7 @@ sessions_dir(char *out, size_t len)
 	char	 base[PATH_MAX];
 
 	if (launch_state_dir(environ, base, sizeof(base)) == -1 ||
-	    join(out, len, base, "sessions", NULL) == -1) {
+	    file_path_join(out, len, base, "sessions") == -1) {
 		fprintf(stderr, "aisb: no state folder: set XDG_STATE_HOME or "
 		    "HOME to an absolute path\n");
 		return -1;
@@ -137,13 +124,14 @@ is_id(const char *s)
 static int
 launcher_state(const char *dir, const char *id)
 {
-	char			 path[PATH_MAX], *text;
+	char			 path[PATH_MAX], err[PATH_MAX + 64], *text;
 	long			 pid;
 	unsigned long long	 start;
 	int			 alive = -1;
 
-	if (join(path, sizeof(path), dir, id, NULL) == -1 ||
-	    (text = read_bounded(path, "launcher", 64)) == NULL)
+	if (file_path_join(path, sizeof(path), dir, id) == -1 ||
+	    (text = read_bounded(path, "launcher", 64, err,
+	    sizeof(err))) == NULL)
 		return -1;
 	if (sscanf(text, "%ld %llu", &pid, &start) == 2 && pid > 1)
 		alive = launch_proc_alive((pid_t)pid, start);
@@ -182,7 +170,7 @@ list_sessions(const char *dir, size_t *np)
 	while ((de = readdir(d)) != NULL && n < MANAGE_MAX_SESSIONS) {
 		if (!is_id(de->d_name) || strlen(de->d_name) != LAUNCH_ID_HEX)
 			continue;
-		if (join(path, sizeof(path), dir, de->d_name, NULL) == -1 ||
+		if (file_path_join(path, sizeof(path), dir, de->d_name) == -1 ||
 		    lstat(path, &st) == -1 ||
 		    !S_ISDIR(st.st_mode))
 			continue;
@@ -201,7 +189,7 @@ sessions_ls(void)
 {
 	struct sess	*v;
 	char		 dir[PATH_MAX], path[PATH_MAX], when[32], exitc[16];
-	char		 cmd[256], start[32], *rec;
+	char		 cmd[256], start[32], err[PATH_MAX + 64], *rec;
 	size_t		 n, i;
 	time_t		 t;
 
@@ -212,11 +200,16 @@ sessions_ls(void)
 	printf("%-24s  %-20s  %-7s  %s\n", "SESSION", "STARTED (UTC)", "EXIT",
 	    "COMMAND");
 	for (i = 0; i < n; i++) {
-		if (join(path, sizeof(path), dir, v[i].id, NULL) == -1)
+		if (file_path_join(path, sizeof(path), dir, v[i].id) == -1)
 			continue;
-		rec = read_bounded(path, "record", MANAGE_MAX_RECORD);
+		rec = read_bounded(path, "record", MANAGE_MAX_RECORD, err,
+		    sizeof(err));
 		t = v[i].mtime;
-		if (rec != NULL) {
+		if (rec == NULL && errno != ENOENT) {
+			fprintf(stderr, "aisb: %s\n", err);
+			snprintf(exitc, sizeof(exitc), "?");
+			snprintf(cmd, sizeof(cmd), "?");
+		} else if (rec != NULL) {
 			record_field(rec, "started", start, sizeof(start));
 			t = (time_t)strtoll(start, NULL, 10);
 			record_field(rec, "exit", exitc, sizeof(exitc));
@@ -274,6 +267,7 @@ sessions_show(const char *want)
 	struct sess	*v;
 	struct launch_denials	*d;
 	char		 dir[PATH_MAX], path[PATH_MAX], logpath[PATH_MAX], *rec;
+	char		 err[PATH_MAX + 64];
 	size_t		 n, i, found = 0;
 	const char	*id = NULL;
 
@@ -297,17 +291,21 @@ sessions_show(const char *want)
 		free(v);
 		return EXIT_CONFIG;
 	}
-	if (join(path, sizeof(path), dir, id, NULL) == -1) {
+	if (file_path_join(path, sizeof(path), dir, id) == -1) {
 		free(v);
 		return 1;
 	}
 	printf("folder %s\n", path);
-	if ((rec = read_bounded(path, "record", MANAGE_MAX_RECORD)) != NULL)
+	if ((rec = read_bounded(path, "record", MANAGE_MAX_RECORD, err,
+	    sizeof(err))) != NULL)
 		print_record(rec);
+	else if (errno != ENOENT)
+		printf("(record refused: %s)\n", err);
 	else
 		printf("(no record: the session is running, or its launcher "
 		    "was killed)\n");
-	if (join(logpath, sizeof(logpath), path, "audit.jsonl", NULL) == 0 &&
+	if (file_path_join(logpath, sizeof(logpath), path,
+	    "audit.jsonl") == 0 &&
 	    (d = malloc(sizeof(*d))) != NULL) {
 		launch_denials_init(d);
 		if (launch_denials_read(d, logpath) == 0) {
@@ -504,14 +502,16 @@ launch_cmd_clean(int argc, char **argv)
 	/* 2. gates and secrets of sessions whose container is gone */
 	if (have_dir && (v = list_sessions(dir, &n)) != NULL) {
 		for (i = 0; i < n; i++) {
-			char name[LAUNCH_ID_HEX + 8];
+			char name[LAUNCH_ID_HEX + 8], err[PATH_MAX + 64];
 
 			snprintf(name, sizeof(name), "\naisb-%s\n", v[i].id);
 			if (strstr(running, name) != NULL)
 				continue;
-			if (join(path, sizeof(path), dir, v[i].id, NULL) == -1)
+			if (file_path_join(path, sizeof(path), dir,
+			    v[i].id) == -1)
 				continue;
-			if ((pidtxt = read_bounded(path, "gate.pid", 32)) != NULL) {
+			if ((pidtxt = read_bounded(path, "gate.pid", 32, err,
+			    sizeof(err))) != NULL) {
 				pid_t pid = (pid_t)strtol(pidtxt, NULL, 10);
 
 				if (pid > 1 && is_gate(pid) &&
@@ -522,17 +522,17 @@ launch_cmd_clean(int argc, char **argv)
 				}
 				free(pidtxt);
 			}
-			if (join(path, sizeof(path), dir, v[i].id, "token") == 0 &&
+			if (join3(path, sizeof(path), dir, v[i].id, "token") == 0 &&
 			    unlink(path) == 0)
 				nscratch++;
-			if (join(path, sizeof(path), dir, v[i].id, "env") == 0 &&
+			if (join3(path, sizeof(path), dir, v[i].id, "env") == 0 &&
 			    unlink(path) == 0)
 				nscratch++;
-			if (join(path, sizeof(path), dir, v[i].id, "gate.pid") == 0)
+			if (join3(path, sizeof(path), dir, v[i].id, "gate.pid") == 0)
 				(void)unlink(path);
 			/* a killed launcher's idmapped workspace (ids.h) */
 			if (!launcher_alive(dir, v[i].id) &&
-			    join(path, sizeof(path), dir, v[i].id,
+			    join3(path, sizeof(path), dir, v[i].id,
 			    "workspace") == 0 && launch_ids_umount(path) == 1) {
 				printf("unmounted the workspace of session "
 				    "%s\n", v[i].id);

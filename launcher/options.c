@@ -21,6 +21,7 @@
 
 #include <openssl/evp.h>
 
+#include "file.h"
 #include "image.h"
 #include "options.h"
 
@@ -609,43 +610,13 @@ read_config(struct launch_opts *o, const char *path, enum launch_src src,
 {
 	yaml_parser_t	 parser;
 	yaml_event_t	 ev;
-	struct stat	 st;
 	char		*buf = NULL, where[1200];
-	int		 fd, rc = -1, depth = 0, id = -1, done = 0, inlist = 0;
-	ssize_t		 n;
+	int		 rc = -1, depth = 0, id = -1, done = 0, inlist = 0;
 	size_t		 off = 0;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		if (errno == ENOENT)
-			return 0;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    st.st_size > LAUNCH_MAX_CONFIG) {
-		snprintf(err, errlen, "%s: not a regular file of at most %d bytes",
-		    path, LAUNCH_MAX_CONFIG);
-		close(fd);
-		return -1;
-	}
-	if ((buf = malloc(LAUNCH_MAX_CONFIG + 1)) == NULL) {
-		close(fd);
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	while (off < LAUNCH_MAX_CONFIG &&
-	    (n = read(fd, buf + off, LAUNCH_MAX_CONFIG - off)) != 0) {
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1) {
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			close(fd);
-			free(buf);
-			return -1;
-		}
-		off += (size_t)n;
-	}
-	close(fd);
+	if ((buf = file_read_bounded(path, LAUNCH_MAX_CONFIG, &off, err,
+	    errlen)) == NULL)
+		return errno == ENOENT ? 0 : -1;
 
 	if (!yaml_parser_initialize(&parser)) {
 		free(buf);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ids.h"
+#include "doctor.h"
 #include "image.h"
 #include "hostca.h"
 #include "podman.h"
@@ -329,7 +330,8 @@ launch_plan_text(const struct launch_opts *o, const struct policy *p,
 const char *
 launch_network_dns(const char *network)
 {
-	return strncmp(network, "slirp4netns", 11) == 0 ? "10.0.2.3" : NULL;
+	return strncmp(network, "slirp4netns", 11) == 0 ? LAUNCH_SLIRP_DNS :
+	    NULL;
 }
 
 static int

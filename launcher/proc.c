@@ -14,14 +14,18 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "file.h"
 #include "ids.h"
 #include "proc.h"
+
+extern char **environ;
 
 #define GATE_READY_TIMEOUT_MS	10000
 
@@ -139,6 +143,29 @@ launch_spawn(char *const argv[], const int fds[3], int extra_src,
 	_exit(127);
 }
 
+/*
+ * fork + execv of a session's podman: a child of this terminal, unlike
+ * launch_spawn's.  With own_group it leads a process group of its own
+ * (set on both sides, so that neither races the other); mask is the
+ * signal mask it gets back before the exec.
+ */
+pid_t
+launch_spawn_fg(char *const argv[], int own_group, const sigset_t *mask)
+{
+	pid_t	pid;
+
+	if ((pid = fork()) == 0) {
+		if ((own_group && setpgid(0, 0) == -1) ||
+		    sigprocmask(SIG_SETMASK, mask, NULL) == -1)
+			_exit(127);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (pid != -1 && own_group)
+		(void)setpgid(pid, pid);	/* as the child does */
+	return pid;
+}
+
 int
 launch_wait(pid_t pid, int *status)
 {
@@ -158,6 +185,331 @@ launch_exit_code(int status)
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return 1;
+}
+
+/* ---- launch_exec: a child with pipes, a deadline and its stderr's tail -- */
+
+#define ERRTAIL_MAX		1024		/* child stderr kept for err */
+
+static int
+ms_left(const struct timespec *deadline)
+{
+	struct timespec	now;
+	long long	ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (long long)(deadline->tv_sec - now.tv_sec) * 1000 +
+	    (deadline->tv_nsec - now.tv_nsec) / 1000000;
+	if (ms < 0)
+		return 0;
+	return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+/* Keeps the last ERRTAIL_MAX bytes the child wrote to stderr. */
+static void
+tail_append(char *tail, size_t *tlen, const char *p, size_t n)
+{
+	if (n >= ERRTAIL_MAX) {
+		memcpy(tail, p + n - ERRTAIL_MAX, ERRTAIL_MAX);
+		*tlen = ERRTAIL_MAX;
+		return;
+	}
+	if (*tlen + n > ERRTAIL_MAX) {
+		memmove(tail, tail + (*tlen + n - ERRTAIL_MAX),
+		    ERRTAIL_MAX - n);
+		*tlen = ERRTAIL_MAX - n;
+	}
+	memcpy(tail + *tlen, p, n);
+	*tlen += n;
+}
+
+/* The last non-empty line of the tail, printable bytes only. */
+static void
+tail_last_line(const char *tail, size_t tlen, char *err, size_t errlen)
+{
+	size_t	end = tlen, start, i, o = 0;
+
+	while (end > 0 && (tail[end - 1] == '\n' || tail[end - 1] == '\r' ||
+	    tail[end - 1] == ' '))
+		end--;
+	start = end;
+	while (start > 0 && tail[start - 1] != '\n')
+		start--;
+	if (errlen == 0)
+		return;
+	for (i = start; i < end && o + 1 < errlen; i++)
+		err[o++] = (tail[i] >= 0x20 && tail[i] < 0x7f) ? tail[i] : '?';
+	err[o] = '\0';
+}
+
+static int
+reap(pid_t pid, int timeout_ms, int *status)
+{
+	struct timespec	deadline;
+	pid_t		r;
+
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += timeout_ms / 1000;
+	for (;;) {
+		r = waitpid(pid, status, timeout_ms < 0 ? 0 : WNOHANG);
+		if (r == pid)
+			return 0;
+		if (r == -1 && errno != EINTR)
+			return -1;
+		if (r == 0) {
+			if (ms_left(&deadline) == 0)
+				return 1;
+			(void)poll(NULL, 0, 20);
+		}
+	}
+}
+
+static void
+kill_and_reap(pid_t pid)
+{
+	int	status;
+
+	(void)kill(pid, SIGTERM);
+	if (reap(pid, 5000, &status) == 1) {
+		(void)kill(pid, SIGKILL);
+		(void)reap(pid, -1, &status);
+	}
+}
+
+int
+launch_exec(char *const argv[], const char *in, size_t inlen, char *out,
+    size_t outlen, int timeout_ms, int flags, char *err, size_t errlen)
+{
+	return launch_exec_env(argv, NULL, in, inlen, out, outlen, timeout_ms,
+	    flags, err, errlen);
+}
+
+int
+launch_exec_env(char *const argv[], char *const envp[], const char *in,
+    size_t inlen, char *out, size_t outlen, int timeout_ms, int flags,
+    char *err, size_t errlen)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t	 attr;
+	struct sigaction	 sa, osa;
+	struct timespec		 deadline;
+	struct pollfd		 pfd[3];
+	sigset_t		 set;
+	char			 buf[4096], tail[ERRTAIL_MAX];
+	size_t			 tlen = 0, olen = 0, inoff = 0;
+	pid_t			 pid;
+	ssize_t			 n;
+	int			 inp[2] = { -1, -1 }, outp[2] = { -1, -1 };
+	int			 errp[2] = { -1, -1 };
+	int			 status, rc = -1, e, i, nfd, timed_out = 0;
+	int			 show = (flags & LAUNCH_EXEC_SHOW) != 0;
+	int			 tee = (flags & LAUNCH_EXEC_TEE) != 0;
+
+	if (tee)
+		show = 0;	/* stderr is read here, and copied to ours */
+
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
+	if (out != NULL && outlen > 0)
+		out[0] = '\0';
+	if ((in != NULL && pipe2(inp, O_CLOEXEC) == -1) ||
+	    (out != NULL && pipe2(outp, O_CLOEXEC) == -1) ||
+	    (!show && pipe2(errp, O_CLOEXEC) == -1)) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		goto closeall;
+	}
+	if ((e = posix_spawn_file_actions_init(&fa)) != 0) {
+		snprintf(err, errlen, "spawn: %s", strerror(e));
+		goto closeall;
+	}
+	if (in != NULL)
+		posix_spawn_file_actions_adddup2(&fa, inp[0], 0);
+	else
+		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
+		    O_RDONLY, 0);
+	if (out != NULL)
+		posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
+	else if (show || tee)
+		posix_spawn_file_actions_adddup2(&fa, 2, 1);
+	else
+		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null",
+		    O_WRONLY, 0);
+	if (!show)
+		posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
+
+	/* The child starts with default signals and an empty mask. */
+	posix_spawnattr_init(&attr);
+	sigemptyset(&set);
+	posix_spawnattr_setsigmask(&attr, &set);
+	sigaddset(&set, SIGPIPE);
+	posix_spawnattr_setsigdefault(&attr, &set);
+	posix_spawnattr_setflags(&attr,
+	    POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+	/* A child that stops reading its stdin must not kill us. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigemptyset(&sa.sa_mask);
+	(void)sigaction(SIGPIPE, &sa, &osa);
+
+	e = posix_spawnp(&pid, argv[0], &fa, &attr, argv,
+	    envp != NULL ? envp : environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	if (e != 0) {
+		snprintf(err, errlen, "%s: %s", argv[0], e == ENOENT ?
+		    "not found in PATH" : strerror(e));
+		goto restore;
+	}
+	/* Our copies of the child's ends. */
+	if (inp[0] != -1) {
+		close(inp[0]);
+		inp[0] = -1;
+		(void)fcntl(inp[1], F_SETFL, O_NONBLOCK);
+		if (inlen == 0) {
+			close(inp[1]);
+			inp[1] = -1;
+		}
+	}
+	if (outp[1] != -1) {
+		close(outp[1]);
+		outp[1] = -1;
+	}
+	if (errp[1] != -1) {
+		close(errp[1]);
+		errp[1] = -1;
+	}
+
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += timeout_ms / 1000;
+	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (deadline.tv_nsec >= 1000000000) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000;
+	}
+	for (;;) {
+		nfd = 0;
+		if (inp[1] != -1) {
+			pfd[nfd].fd = inp[1];
+			pfd[nfd++].events = POLLOUT;
+		}
+		if (outp[0] != -1) {
+			pfd[nfd].fd = outp[0];
+			pfd[nfd++].events = POLLIN;
+		}
+		if (errp[0] != -1) {
+			pfd[nfd].fd = errp[0];
+			pfd[nfd++].events = POLLIN;
+		}
+		if (nfd == 0)
+			break;
+		if (timeout_ms > 0 && ms_left(&deadline) == 0) {
+			timed_out = 1;
+			break;
+		}
+		if (poll(pfd, (nfds_t)nfd, timeout_ms > 0 ?
+		    ms_left(&deadline) : -1) == -1) {
+			if (errno == EINTR)
+				continue;
+			snprintf(err, errlen, "poll: %s", strerror(errno));
+			timed_out = 1;	/* kill it: we cannot watch it */
+			break;
+		}
+		for (i = 0; i < nfd; i++) {
+			if (pfd[i].revents == 0)
+				continue;
+			if (pfd[i].fd == inp[1]) {
+				n = write(inp[1], in + inoff, inlen - inoff);
+				if (n > 0)
+					inoff += (size_t)n;
+				if ((n == -1 && errno != EAGAIN &&
+				    errno != EINTR) || inoff == inlen) {
+					close(inp[1]);
+					inp[1] = -1;
+				}
+				continue;
+			}
+			n = read(pfd[i].fd, buf, sizeof(buf));
+			if (n == -1 && (errno == EAGAIN || errno == EINTR))
+				continue;
+			if (n <= 0) {
+				if (pfd[i].fd == outp[0]) {
+					close(outp[0]);
+					outp[0] = -1;
+				} else {
+					close(errp[0]);
+					errp[0] = -1;
+				}
+				continue;
+			}
+			if (pfd[i].fd == errp[0]) {
+				if (tee)
+					(void)file_write_all(2, buf,
+					    (size_t)n);
+				tail_append(tail, &tlen, buf, (size_t)n);
+			} else if (olen + 1 < outlen) {
+				/* Bounded: the rest is read and dropped. */
+				if ((size_t)n > outlen - 1 - olen)
+					n = (ssize_t)(outlen - 1 - olen);
+				memcpy(out + olen, buf, (size_t)n);
+				olen += (size_t)n;
+				out[olen] = '\0';
+			}
+		}
+	}
+	if (!timed_out) {
+		e = reap(pid, timeout_ms > 0 ? ms_left(&deadline) : -1,
+		    &status);
+		if (e == 1)
+			timed_out = 1;
+		else if (e == -1) {
+			snprintf(err, errlen, "waitpid: %s", strerror(errno));
+			goto restore;
+		}
+	}
+	if (timed_out) {
+		kill_and_reap(pid);
+		if (err != NULL && errlen > 0 && err[0] == '\0')
+			snprintf(err, errlen, "%s: still running after %d%s, "
+			    "killed", argv[0], timeout_ms >= 1000 ?
+			    timeout_ms / 1000 : timeout_ms,
+			    timeout_ms >= 1000 ? " s" : " ms");
+		goto restore;
+	}
+	rc = launch_exit_code(status);
+	if (rc != 0 && err != NULL && errlen > 0) {
+		tail_last_line(tail, tlen, err, errlen);
+		if (err[0] == '\0')
+			snprintf(err, errlen, "%s exited with status %d",
+			    argv[0], rc);
+	}
+restore:
+	(void)sigaction(SIGPIPE, &osa, NULL);
+closeall:
+	for (i = 0; i < 2; i++) {
+		if (inp[i] != -1)
+			close(inp[i]);
+		if (outp[i] != -1)
+			close(outp[i]);
+		if (errp[i] != -1)
+			close(errp[i]);
+	}
+	return rc;
+}
+
+int
+launch_run_quiet(char *const argv[], char *out, size_t outlen, int timeout_ms,
+    int verbose, char *err, size_t errlen)
+{
+	int	rc;
+
+	rc = launch_exec(argv, NULL, 0, out, outlen, timeout_ms,
+	    verbose ? LAUNCH_EXEC_SHOW : 0, err, errlen);
+	if (rc == 0)
+		return 0;
+	if (rc > 0 && verbose)
+		snprintf(err, errlen, "%s exited with status %d", argv[0], rc);
+	return -1;
 }
 
 unsigned long long

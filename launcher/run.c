@@ -23,6 +23,7 @@
 #include "gates.h"
 #include "hostca.h"
 #include "ids.h"
+#include "doctor.h"
 #include "image.h"
 #include "launch.h"
 #include "options.h"
@@ -34,7 +35,6 @@
 #include "spec.h"
 #include "tools.h"
 
-#define EXIT_TIMEOUT	124	/* as timeout(1) */
 
 extern char **environ;
 
@@ -453,20 +453,11 @@ supervise(char **argv, struct launch_gate *gate, const char *podman,
 		perror("aisb: sigprocmask");
 		return 1;
 	}
-	if ((pid = fork()) == 0) {
-		if ((own_group && setpgid(0, 0) == -1) ||
-		    sigprocmask(SIG_SETMASK, &old, NULL) == -1)
-			_exit(127);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	if (pid == -1) {
+	if ((pid = launch_spawn_fg(argv, own_group, &old)) == -1) {
 		perror("aisb: fork");
 		(void)sigprocmask(SIG_SETMASK, &old, NULL);
 		return 1;
 	}
-	if (own_group)
-		(void)setpgid(pid, pid);	/* as the child does */
 	for (;;) {
 		now = mono_ms();
 		wait_ms = 1000;
@@ -815,7 +806,7 @@ run_session(const struct launch_opts *o, struct policy *p,
 		}
 		if (asprintf(&proxy, "http://session-%s:%s@%s:%u", s.id,
 		    s.secret, facts.host_loopback[0] ? facts.host_loopback :
-		    "10.0.2.2", gate.port) == -1) {
+		    LAUNCH_SLIRP_HOST, gate.port) == -1) {
 			proxy = NULL;
 			snprintf(err, sizeof(err), "out of memory");
 			goto fail;
@@ -829,9 +820,9 @@ run_session(const struct launch_opts *o, struct policy *p,
 		explicit_bzero(proxy, strlen(proxy));
 
 	if (launch_plan_text(o, p, facts.host_loopback[0] ?
-	    facts.host_loopback : "10.0.2.2", gate.port,
+	    facts.host_loopback : LAUNCH_SLIRP_HOST, gate.port,
 	    launch_network_dns(facts.network[0] ? facts.network :
-	    "slirp4netns"), &plan, err, sizeof(err)) == -1 ||
+	    LAUNCH_SLIRP_NETWORK), &plan, err, sizeof(err)) == -1 ||
 	    launch_session_write(&s, "plan", plan, strlen(plan), planfile,
 	    sizeof(planfile), err, sizeof(err)) == -1)
 		goto fail;
@@ -850,8 +841,7 @@ run_session(const struct launch_opts *o, struct policy *p,
 	r.opts = o;
 	r.podman = podman;
 	r.runtime = spec.runtime;
-	r.network = facts.network[0] ? facts.network :
-	    "slirp4netns:allow_host_loopback=true";
+	r.network = facts.network[0] ? facts.network : LAUNCH_SLIRP_NETWORK;
 	r.nofile = facts.nofile;
 	r.nproc = facts.nproc;
 	r.session_id = s.id;
@@ -1007,7 +997,7 @@ launch_cmd_run(int argc, char **argv)
 	}
 	if (o.print_plan || o.dry_run) {
 		/* the gate's port is known only once it runs */
-		if (launch_plan_text(&o, p, "10.0.2.2", 0, "10.0.2.3", &plan,
+		if (launch_plan_text(&o, p, LAUNCH_SLIRP_HOST, 0, LAUNCH_SLIRP_DNS, &plan,
 		    err, sizeof(err)) == -1) {
 			fprintf(stderr, "aisb: %s\n", err);
 			rc = EXIT_CONFIG;
@@ -1034,7 +1024,7 @@ launch_cmd_run(int argc, char **argv)
 		r.opts = &o;
 		r.podman = "podman";
 		r.runtime = o.val[LO_RUNTIME];
-		r.network = "slirp4netns:allow_host_loopback=true";
+		r.network = LAUNCH_SLIRP_NETWORK;
 		r.session_id = "<session>";
 		r.image = "<image>";
 		r.envfile = "<session>/env";
@@ -1074,8 +1064,8 @@ launch_cmd_run(int argc, char **argv)
 			if (o.net == LAUNCH_NET_GATE)
 				printf("HTTP_PROXY, HTTPS_PROXY, ALL_PROXY (and "
 				    "lower case)=http://<session credential>@"
-				    "10.0.2.2:<gate port>\nNO_PROXY, no_proxy="
-				    "localhost,127.0.0.1,::1\n");
+				    LAUNCH_SLIRP_HOST ":<gate port>\n"
+				    "NO_PROXY, no_proxy=localhost,127.0.0.1,::1\n");
 			for (i = 0; i < o.nenv; i++) {
 				/* a recipe's setenv holds no secret: shown */
 				if (o.env[i].src == LAUNCH_SRC_DEFAULT &&

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "file.h"
 #include "session.h"
 
@@ -143,44 +144,6 @@ launch_session_write(const struct launch_session *s, const char *name,
 	return 0;
 }
 
-struct buf {
-	char	*p;
-	size_t	 len, cap;
-	int	 failed;
-};
-
-static void
-buf_add(struct buf *b, const char *s, size_t n)
-{
-	char	*np;
-	size_t	 ncap;
-
-	if (b->failed)
-		return;
-	if (b->len + n + 1 > LAUNCH_MAX_ENVFILE) {
-		b->failed = 1;
-		return;
-	}
-	if (b->len + n + 1 > b->cap) {
-		ncap = (b->len + n + 1) * 2;
-		if ((np = malloc(ncap)) == NULL) {
-			b->failed = 1;
-			return;
-		}
-		/* copy by hand so that no secret is left in a freed block */
-		if (b->p != NULL) {
-			memcpy(np, b->p, b->len);
-			explicit_bzero(b->p, b->cap);
-			free(b->p);
-		}
-		b->p = np;
-		b->cap = ncap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
 static void
 buf_var(struct buf *b, const char *name, size_t nlen, const char *val)
 {
@@ -188,14 +151,6 @@ buf_var(struct buf *b, const char *name, size_t nlen, const char *val)
 	buf_add(b, "=", 1);
 	buf_add(b, val, strlen(val));
 	buf_add(b, "\n", 1);
-}
-
-static void
-buf_free(struct buf *b)
-{
-	if (b->p != NULL)
-		explicit_bzero(b->p, b->cap);
-	free(b->p);
 }
 
 int
@@ -208,9 +163,12 @@ launch_env_file(const struct launch_session *s, const struct launch_opts *o,
 		"ALL_PROXY", "all_proxy",
 	};
 	static const char no_proxy[] = "localhost,127.0.0.1,::1";
-	struct buf	 b = { NULL, 0, 0, 0 };
+	struct buf	 b;
 	size_t		 i;
 	int		 rc;
+
+	/* the proxy credential and --env values: wiped when freed */
+	buf_init(&b, LAUNCH_MAX_ENVFILE - 1, BUF_SECRET);
 
 	if (proxy_url != NULL) {
 		for (i = 0; i < sizeof(proxy_vars) / sizeof(proxy_vars[0]); i++)

@@ -37,8 +37,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "file.h"
 #include "image.h"
 #include "launch.h"
+#include "proc.h"
 #include "session.h"
 #include "tools.h"
 
@@ -71,14 +73,6 @@ enum kind { NPM, PIP };
 static const char *const pip_envs[3] = {
 	"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS"
 };
-
-static int
-join(char *out, size_t len, const char *a, const char *b)
-{
-	int	n = snprintf(out, len, "%s/%s", a, b);
-
-	return n < 0 || (size_t)n >= len ? -1 : 0;
-}
 
 /*
  * The registry URL goes into the session's environment: one with
@@ -118,7 +112,7 @@ policy_file(const char *dir, const char *name, char *path, size_t len,
 	FILE	*f;
 	int	 fd;
 
-	if (join(path, len, dir, name) == -1 ||
+	if (file_path_join(path, len, dir, name) == -1 ||
 	    (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, 0600)) == -1) {
 		snprintf(err, errlen, "%.900s: %s", path, strerror(errno));
@@ -200,7 +194,7 @@ prepare(struct install *in, int npm, int pip, char *err, size_t errlen)
 	}
 	in->self[n] = '\0';
 	if (launch_state_dir(environ, state, sizeof(state)) == -1 ||
-	    join(dir, sizeof(dir), state, "install") == -1) {
+	    file_path_join(dir, sizeof(dir), state, "install") == -1) {
 		snprintf(err, errlen, "no state folder (HOME or "
 		    "XDG_STATE_HOME)");
 		return -1;
@@ -220,8 +214,9 @@ prepare(struct install *in, int npm, int pip, char *err, size_t errlen)
 	/* mkdtemp's suffix is [A-Za-z0-9]: a volume name podman takes */
 	snprintf(in->volume, sizeof(in->volume), "%s",
 	    strrchr(in->scratch, '/') + 1);
-	if (join(in->ws, sizeof(in->ws), in->scratch, "ws") == -1 ||
-	    join(in->config, sizeof(in->config), in->scratch, "config") == -1 ||
+	if (file_path_join(in->ws, sizeof(in->ws), in->scratch, "ws") == -1 ||
+	    file_path_join(in->config, sizeof(in->config), in->scratch,
+	    "config") == -1 ||
 	    mkdir(in->ws, 0700) == -1 || mkdir(in->config, 0700) == -1) {
 		snprintf(err, errlen, "%.900s: %s", in->scratch,
 		    strerror(errno));
@@ -603,7 +598,7 @@ is_file(const char *dir, const char *name, mode_t type)
 	struct stat	st;
 	char		path[PATH_MAX];
 
-	return join(path, sizeof(path), dir, name) == 0 &&
+	return file_path_join(path, sizeof(path), dir, name) == 0 &&
 	    lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == type;
 }
 
@@ -628,8 +623,8 @@ take_tree(const char *ws, const char *ctx, const char *name, char *err,
 {
 	char	from[PATH_MAX], to[PATH_MAX];
 
-	if (join(from, sizeof(from), ws, name) == -1 ||
-	    join(to, sizeof(to), ctx, name) == -1 ||
+	if (file_path_join(from, sizeof(from), ws, name) == -1 ||
+	    file_path_join(to, sizeof(to), ctx, name) == -1 ||
 	    rename(from, to) == -1) {
 		snprintf(err, errlen, "install: %s: %s", name,
 		    strerror(errno));
@@ -704,8 +699,9 @@ install_npm(const struct install *in, const struct launch_image_spec *spec,
 	char		 prefix[PATH_MAX], npm[PATH_MAX], nodepkg[96];
 	const char	*boot[2];
 
-	if (join(prefix, sizeof(prefix), in->ws, "npm") == -1 ||
-	    join(npm, sizeof(npm), prefix, "node_modules/.bin/npm") == -1) {
+	if (file_path_join(prefix, sizeof(prefix), in->ws, "npm") == -1 ||
+	    file_path_join(npm, sizeof(npm), prefix,
+	    "node_modules/.bin/npm") == -1) {
 		snprintf(err, errlen, "install: path too long");
 		return -1;
 	}
@@ -759,8 +755,9 @@ install_pip(const struct install *in, const struct launch_image_spec *spec,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (join(target, sizeof(target), in->ws, "pip") == -1 ||
-	    join(report, sizeof(report), in->ws, "pip-report.json") == -1) {
+	if (file_path_join(target, sizeof(target), in->ws, "pip") == -1 ||
+	    file_path_join(report, sizeof(report), in->ws,
+	    "pip-report.json") == -1) {
 		snprintf(err, errlen, "install: path too long");
 		goto out;
 	}
@@ -804,7 +801,8 @@ install_pip(const struct install *in, const struct launch_image_spec *spec,
 		goto out;
 	}
 	/* the report goes into the image with the tree */
-	if (join(target, sizeof(target), in->ws, "pip/pip-report.json") == -1 ||
+	if (file_path_join(target, sizeof(target), in->ws,
+	    "pip/pip-report.json") == -1 ||
 	    rename(report, target) == -1) {
 		snprintf(err, errlen, "install: pip-report.json: %s",
 		    strerror(errno));
@@ -824,7 +822,7 @@ write_pth(const char *ctx, char *err, size_t errlen)
 	char			 path[PATH_MAX];
 	int			 fd;
 
-	if (join(path, sizeof(path), ctx, LAUNCH_PIP_PTH) == -1 ||
+	if (file_path_join(path, sizeof(path), ctx, LAUNCH_PIP_PTH) == -1 ||
 	    (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, 0644)) == -1) {
 		snprintf(err, errlen, "install: %s: %s", LAUNCH_PIP_PTH,
@@ -866,7 +864,7 @@ launch_tools_install(const struct launch_image_spec *spec, char *scratch,
 	if ((npm && install_npm(in, spec, err, errlen) == -1) ||
 	    (pip && install_pip(in, spec, err, errlen) == -1))
 		goto out;
-	if (join(ctx, ctxlen, in->scratch, "ctx") == -1 ||
+	if (file_path_join(ctx, ctxlen, in->scratch, "ctx") == -1 ||
 	    mkdir(ctx, 0700) == -1) {
 		snprintf(err, errlen, "install: %s: %s", in->scratch,
 		    strerror(errno));

@@ -138,7 +138,7 @@ launch_watch_start(const struct launch_watch_spec *w, int *fdp, char *err,
 	close(p[0]);
 	while (waitpid(mid, &status, 0) == -1 && errno == EINTR)
 		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+	if (launch_exit_code(status) != 0) {
 		snprintf(err, errlen, "fork: the session watcher did not start");
 		close(p[1]);
 		return -1;

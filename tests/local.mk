@@ -3,10 +3,10 @@
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test_policy tests/unit/test_target tests/unit/test_addr \
 	tests/unit/test_options tests/unit/test_session tests/unit/test_ids \
-	tests/unit/test_cache
+	tests/unit/test_cache tests/unit/test_common
 TESTS += tests/unit/test_policy tests/unit/test_target tests/unit/test_addr \
 	tests/unit/test_options tests/unit/test_session tests/unit/test_ids \
-	tests/unit/test_cache
+	tests/unit/test_cache tests/unit/test_common
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(PCRE2_CFLAGS)
 UNIT_LDADD = $(POLICY_LIBS) common/libaisbcommon.a $(CMOCKA_LIBS)
 tests_unit_test_policy_SOURCES = tests/unit/test_policy.c
@@ -25,6 +25,9 @@ tests_unit_test_policy_fault_LDADD = $(UNIT_LDADD)
 tests_unit_test_addr_SOURCES = tests/unit/test_addr.c
 tests_unit_test_addr_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_addr_LDADD = $(UNIT_LDADD)
+tests_unit_test_common_SOURCES = tests/unit/test_common.c
+tests_unit_test_common_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_common_LDADD = $(UNIT_LDADD)
 tests_unit_test_options_SOURCES = tests/unit/test_options.c
 tests_unit_test_options_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
 tests_unit_test_options_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)

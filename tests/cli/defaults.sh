@@ -101,5 +101,20 @@ run "$aisb" sessions ls
 check "ls: the same start" "$(awk -v id=$id '$1 == id { print $2, $3 }' "$tmp/out")" \
     "2026-11-30 23:10:04"
 
+# 6. a record over its bound (64 KiB) is refused, not read in part: the
+# fields in its first bytes must not be shown as the session's end
+big=fedcba9876543210fedcba98
+mkdir -p "$XDG_STATE_HOME/aisb/sessions/$big"
+{ printf 'session %s\nstarted 1796080204\nexit 0\ncommand true\n' "$big"
+  head -c 70000 /dev/zero | tr '\0' 'x'; echo; } \
+    >"$XDG_STATE_HOME/aisb/sessions/$big/record"
+run "$aisb" sessions show fedc
+check "big record: show exit" "$rc" 0
+check "big record: no field shown" "$(grep -c '^exit ' "$tmp/out" || true)" 0
+check "big record: refused" "$(grep -c 'record refused: .*larger than 65536 bytes' "$tmp/out" || true)" 1
+run "$aisb" sessions ls
+check "big record: ls exit" "$(awk -v id=$big '$1 == id { print $4 }' "$tmp/out")" "?"
+check "big record: ls says why" "$(grep -c 'larger than 65536 bytes' "$tmp/err" || true)" 1
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

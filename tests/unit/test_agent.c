@@ -339,7 +339,7 @@ test_bounds(void **state)
 	memset(big + off, '#', LAUNCH_AGENTS_MAX_FILE);
 	big[off + LAUNCH_AGENTS_MAX_FILE] = '\0';
 	assert_int_equal(load(big, NULL), -1);
-	assert_non_null(strstr(err, "at most 65536 bytes"));
+	assert_non_null(strstr(err, "larger than 65536 bytes"));
 
 	/* hosts: one more than the bound */
 	off = (size_t)snprintf(big, 128, "version: 1\nagents:\n  x:\n"

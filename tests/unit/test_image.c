@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "image.h"
+#include "proc.h"
 
 #define OFFLINE_BASE	LAUNCH_BASE_REPO ":0123456789abcdef"
 
