@@ -216,7 +216,10 @@ start gate -- bash -c "$plain_cmd" || true
 w=
 for i in $(seq 50); do w=$(ours aisb-watch); [ -n "$w" ] && break; sleep 0.1; done
 if [ -n "$w" ]; then ok; else bad "SIGKILL of both: no watcher found"; fi
-kill -KILL "$bg" $w; wait "$bg" 2>/dev/null || true
+# Stopped first, then killed: between the two kill(2)s of one KILL, a
+# watcher woken by its launcher's death could start podman stop, which
+# outlives it (the container then stopped by itself, on a loaded CI).
+kill -STOP "$bg" $w; kill -KILL "$bg" $w; wait "$bg" 2>/dev/null || true
 for i in $(seq 30); do [ -z "$(ours aisb-watch)" ] && break; sleep 0.1; done
 if [ -z "$(ours aisb-watch)" ]; then ok; else bad "SIGKILL of both: the watcher lives"; fi
 for i in $(seq 30); do gate_gone && break; sleep 0.1; done
