@@ -1,6 +1,7 @@
 noinst_LIBRARIES += common/libaisbcommon.a
 common_libaisbcommon_a_SOURCES = common/log.c common/log.h common/exitcode.h \
-	common/file.c common/file.h common/buf.c common/buf.h
+	common/file.c common/file.h common/buf.c common/buf.h \
+	common/pcapng.c common/pcapng.h
 
 # The special-purpose address table, alone: the policy library and the
 # enforcer link it, and it needs nothing but libc (the enforcer is carried

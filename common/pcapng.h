@@ -1,0 +1,55 @@
+/*
+ * Captures in pcapng (draft-ietf-opsawg-pcapng), written directly: a
+ * section header, one interface of link type RAW (each packet an IPv4 or
+ * IPv6 datagram, no link layer), then one enhanced packet block per packet,
+ * with an optional comment that Wireshark and tshark show
+ * (`frame.comment`).  libpcap's dump API writes pcap only, which cannot
+ * carry the comment that ties a stream to its decision (docs/record.md).
+ *
+ * Every block goes out in one write(2), so a capture cut short by a kill
+ * or a crash ends at the last complete block, or inside one that readers
+ * report as cut short; a block that failed half-written is cut off again
+ * with ftruncate(2).  Nothing here allocates per packet.
+ */
+#ifndef AISB_PCAPNG_H
+#define AISB_PCAPNG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define PCAPNG_LINKTYPE_RAW	101
+#define PCAPNG_SNAPLEN		65535	/* bytes of one packet, at most */
+#define PCAPNG_COMMENT_MAX	1024	/* bytes of one comment, at most */
+
+struct pcapng;
+
+/*
+ * A writer on fd (which it owns from now on: pcapng_close closes it),
+ * positioned at the end of an empty file; the section and interface
+ * headers are written at once.  max bounds the whole file in bytes (0: no
+ * bound); app names the writing program in the section header.  NULL with
+ * errno set on failure (fd is then closed too).
+ */
+struct pcapng	*pcapng_open(int fd, uint64_t max, const char *app);
+
+/*
+ * One packet of len bytes (at most PCAPNG_SNAPLEN) seen at ts, with an
+ * optional comment (NULL: none; cut at PCAPNG_COMMENT_MAX bytes).
+ *   0	written
+ *   1	not written: the block would pass the bound; from now on the
+ *	writer is full and every call returns 1 (pcapng_full)
+ *  -1	not written: a write error (errno) or len too large (EINVAL);
+ *	after a write error every call returns -1
+ */
+int		 pcapng_write(struct pcapng *, const struct timespec *ts,
+		    const void *pkt, size_t len, const char *comment);
+
+/* The bound was reached. */
+int		 pcapng_full(const struct pcapng *);
+/* Bytes in the file. */
+uint64_t	 pcapng_size(const struct pcapng *);
+/* Closes the file.  NULL does nothing. */
+void		 pcapng_close(struct pcapng *);
+
+#endif /* AISB_PCAPNG_H */
