@@ -41,32 +41,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "file.h"
 #include "ids.h"
 #include "gates.h"
+#include "gates-int.h"
 #include "launch.h"
-#include "options.h"
 #include "proc.h"
 #include "session.h"
 
 #define POLICY_COPY_MAX	(1024 * 1024)	/* the policy library's own bound */
 
-#define GATE_IDLE_DEFAULT	600	/* seconds without a session */
-#define GATE_IDLE_MAX		(7 * 86400)
 #define STATE_MAX		(PATH_MAX + 256)
 #define CONTROL_TIMEOUT_MS	5000
-#define STATUS_MAX		(1024 * 1024)
 #define AUDIT_LINE		16384	/* longer lines are not copied */
 
 extern char	**environ;
 
-struct gate_state {
-	pid_t			 sup, gate;
-	unsigned long long	 sup_start, gate_start;
-	unsigned		 port, idle;
-	char			 policy[PATH_MAX];
-};
 
 int
 launch_gate_name_ok(const char *s)
@@ -83,8 +73,8 @@ launch_gate_name_ok(const char *s)
 	return 1;
 }
 
-static int
-gate_dir(const char *name, char *out, size_t len, char *err, size_t errlen)
+int
+gates_dir(const char *name, char *out, size_t len, char *err, size_t errlen)
 {
 	char	 base[PATH_MAX];
 	int	 n;
@@ -113,8 +103,8 @@ gate_dir(const char *name, char *out, size_t len, char *err, size_t errlen)
  * credential file and the policy copy on reload: (gid_t)-1 when aisb is
  * not root and the gate runs as the invoking user.
  */
-static gid_t
-gate_group(void)
+gid_t
+gates_group(void)
 {
 	static int	 known;
 	static gid_t	 gid = (gid_t)-1;
@@ -141,8 +131,8 @@ write_atomic(const char *dir, const char *name, const char *data,
 	return file_write_atomic(dst, data, len, mode, group);
 }
 
-static int
-lock_dir(const char *dir)
+int
+gates_lock(const char *dir)
 {
 	char	 path[PATH_MAX];
 	int	 fd;
@@ -159,8 +149,8 @@ lock_dir(const char *dir)
 	return fd;
 }
 
-static int
-state_read(const char *dir, struct gate_state *st)
+int
+gates_state_read(const char *dir, struct gates_state *st)
 {
 	char	 path[PATH_MAX], err[64], *buf, *line, *save = NULL;
 	size_t	 len;
@@ -191,8 +181,8 @@ state_read(const char *dir, struct gate_state *st)
 	    st->port < 65536 && st->policy[0] == '/' ? 0 : -1;
 }
 
-static int
-state_up(const struct gate_state *st)
+int
+gates_state_up(const struct gates_state *st)
 {
 	return launch_proc_alive(st->sup, st->sup_start) &&
 	    launch_proc_alive(st->gate, st->gate_start);
@@ -251,7 +241,7 @@ tokens_update(const char *dir, const char *drop, const char *add)
 		errno = EFBIG;
 		goto out;
 	}
-	rc = write_atomic(dir, "tokens", out, (size_t)n, 0640, gate_group());
+	rc = write_atomic(dir, "tokens", out, (size_t)n, 0640, gates_group());
 out:
 	if (in != NULL)
 		explicit_bzero(in, inlen);
@@ -266,8 +256,8 @@ out:
  * One command on the gate's control socket; its answer (up to len - 1
  * bytes, the first line for all but status) into resp.  0 or -1.
  */
-static int
-control_cmd(const char *dir, const char *cmd, char *resp, size_t len,
+int
+gates_control(const char *dir, const char *cmd, char *resp, size_t len,
     int whole)
 {
 	struct sockaddr_un	 sun;
@@ -326,7 +316,7 @@ policy_copy(const char *dir, const char *policy, char *err, size_t errlen)
 	    errlen)) == NULL)
 		return -1;
 	if ((rc = write_atomic(dir, "policy.yaml", text, len, 0640,
-	    gate_group())) == -1)
+	    gates_group())) == -1)
 		snprintf(err, errlen, "%s/policy.yaml: %s", dir,
 		    strerror(errno));
 	free(text);
@@ -336,14 +326,14 @@ policy_copy(const char *dir, const char *policy, char *err, size_t errlen)
 static int
 gate_reload(const char *dir)
 {
-	struct gate_state	 st;
+	struct gates_state	 st;
 	char			 resp[128], err[512];
 
-	if (state_read(dir, &st) == 0 && policy_copy(dir, st.policy, err,
+	if (gates_state_read(dir, &st) == 0 && policy_copy(dir, st.policy, err,
 	    sizeof(err)) == -1)
 		fprintf(stderr, "aisb: the gate keeps its last copy of the "
 		    "policy: %s\n", err);
-	return control_cmd(dir, "reload\n", resp, sizeof(resp), 0) == 0 &&
+	return gates_control(dir, "reload\n", resp, sizeof(resp), 0) == 0 &&
 	    strncmp(resp, "{\"reload\":\"ok\"}", 15) == 0 ? 0 : -1;
 }
 
@@ -351,8 +341,8 @@ gate_reload(const char *dir)
  * Takes back the credentials of sessions whose launcher is gone; returns
  * how many are attached.  Called with the lock held.
  */
-static int
-sessions_reap(const char *dir)
+int
+gates_reap(const char *dir)
 {
 	char		 sdir[PATH_MAX], path[PATH_MAX], drop[64], err[64];
 	char		*text;
@@ -394,8 +384,8 @@ sessions_reap(const char *dir)
 }
 
 /* Removes the run-time files; the audit log and gate.log stay. */
-static void
-remove_runtime(const char *dir)
+void
+gates_remove_runtime(const char *dir)
 {
 	static const char *const files[] = { "tokens", "state", "control",
 	    "tokens.tmp", "state.tmp", "policy.yaml", "policy.yaml.tmp" };
@@ -473,7 +463,7 @@ supervisor(const char *dir, const char *policy, unsigned idle, int ready)
 	n = snprintf(line, sizeof(line), "# sessions add and remove their "
 	    "lines; this one nobody holds\nnobody:%s\n", secret);
 	explicit_bzero(secret, sizeof(secret));
-	if (write_atomic(dir, "tokens", line, (size_t)n, 0640, gate_group()) == -1) {
+	if (write_atomic(dir, "tokens", line, (size_t)n, 0640, gates_group()) == -1) {
 		explicit_bzero(line, sizeof(line));
 		dprintf(ready, "%s: %s\n", tok, strerror(errno));
 		_exit(EXIT_ENFORCE);
@@ -482,13 +472,13 @@ supervisor(const char *dir, const char *policy, unsigned idle, int ready)
 	(void)unlink(ctl);
 	if (policy_copy(dir, policy, err, sizeof(err)) == -1) {
 		dprintf(ready, "%s\n", err);
-		remove_runtime(dir);
+		gates_remove_runtime(dir);
 		_exit(EXIT_ENFORCE);
 	}
 	if (launch_gate_start(&g, pcopy, tok, audit, glog, ctl, err,
 	    sizeof(err)) == -1) {
 		dprintf(ready, "%s\n", err);
-		remove_runtime(dir);
+		gates_remove_runtime(dir);
 		_exit(EXIT_ENFORCE);
 	}
 	n = snprintf(st, sizeof(st), "supervisor %ld %llu\ngate %ld %llu\n"
@@ -499,7 +489,7 @@ supervisor(const char *dir, const char *policy, unsigned idle, int ready)
 	    write_atomic(dir, "state", st, (size_t)n, 0600, (gid_t)-1) == -1) {
 		dprintf(ready, "%s/state: cannot write it\n", dir);
 		launch_gate_stop(&g);
-		remove_runtime(dir);
+		gates_remove_runtime(dir);
 		_exit(EXIT_ENFORCE);
 	}
 	dprintf(ready, "ok %u\n", g.port);
@@ -521,9 +511,9 @@ supervisor(const char *dir, const char *policy, unsigned idle, int ready)
 			g.pid = -1;
 			break;
 		}
-		if ((lockfd = lock_dir(dir)) == -1)
+		if ((lockfd = gates_lock(dir)) == -1)
 			continue;
-		n = sessions_reap(dir);
+		n = gates_reap(dir);
 		close(lockfd);
 		if (n > 0)
 			idle_since = time(NULL);
@@ -533,144 +523,37 @@ supervisor(const char *dir, const char *policy, unsigned idle, int ready)
 			break;
 		}
 	}
-	lockfd = lock_dir(dir);
+	lockfd = gates_lock(dir);
 	launch_gate_stop(&g);
 	/* a gate up that found ours dead may have started another since */
 	{
-		struct gate_state	 now;
+		struct gates_state	 now;
 
-		if (state_read(dir, &now) == -1 || now.sup == getpid())
-			remove_runtime(dir);
+		if (gates_state_read(dir, &now) == -1 || now.sup == getpid())
+			gates_remove_runtime(dir);
 	}
 	if (lockfd != -1)
 		close(lockfd);
 	_exit(0);
 }
 
-/* Seconds from "600", "10m", "2h"; 0 on error. */
-static unsigned
-parse_idle(const char *s)
+int
+gates_spawn(const char *dir, const char *policy, unsigned idle, int lockfd,
+    char *msg, size_t msglen)
 {
-	char		*end;
-	unsigned long	 v;
+	size_t	 off = 0;
+	ssize_t	 n;
+	pid_t	 pid;
+	int	 p[2], save;
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno != 0 || end == s || s[0] == '-')
-		return 0;
-	if (*end == 'm' || *end == 'h') {
-		v *= *end == 'm' ? 60 : 3600;
-		end++;
-	} else if (*end == 's')
-		end++;
-	return *end == '\0' && v > 0 && v <= GATE_IDLE_MAX ? (unsigned)v : 0;
-}
-
-static int
-gate_up(int argc, char **argv)
-{
-	struct launch_opts	 o;
-	struct gate_state	 st;
-	struct cli_args		 ca;
-	char			 dir[PATH_MAX], err[8192], policy[PATH_MAX];
-	char			 msg[1024], *rargv[64];
-	const char		*name;
-	unsigned		 idle = GATE_IDLE_DEFAULT;
-	int			 i, rargc = 0, p[2], lockfd, rc;
-	ssize_t			 n;
-	size_t			 off = 0;
-	pid_t			 pid;
-
-	/*
-	 * aisb gate up NAME [--idle D] [session flags: --policy ...]: the
-	 * table (cli.c) takes --idle; the session's flags go on to the
-	 * session's option table below.
-	 */
-	if ((rc = launch_cli_parse("gate up", argc - 2, argv + 2, &ca)) != 0)
-		return rc == 1 ? 0 : EXIT_CONFIG;
-	if (ca.npos < 1 || ca.pos[0][0] == '-') {
-		fprintf(stderr, "aisb gate up: missing NAME; usage: aisb gate "
-		    "up NAME [options]\n");
-		return EXIT_CONFIG;
-	}
-	name = ca.pos[0];
-	if (launch_cli_get(&ca, "--idle") != NULL &&
-	    (idle = parse_idle(launch_cli_get(&ca, "--idle"))) == 0) {
-		fprintf(stderr, "aisb: gate up: bad --idle \"%s\": seconds, "
-		    "Nm or Nh, at most 7 days\n", launch_cli_get(&ca, "--idle"));
-		return EXIT_CONFIG;
-	}
-	rargv[rargc++] = (char *)"aisb";
-	rargv[rargc++] = (char *)"gate";
-	for (i = 1; i < ca.npos; i++) {
-		if (rargc == 62) {
-			fprintf(stderr, "aisb: gate up: too many arguments\n");
-			return EXIT_CONFIG;
-		}
-		rargv[rargc++] = ca.pos[i];
-	}
-	rargv[rargc] = NULL;
-	if (gate_dir(name, dir, sizeof(dir), err, sizeof(err)) == -1) {
-		fprintf(stderr, "aisb: gate up: %s\n", err);
-		return EXIT_CONFIG;
-	}
-	/* the policy as a session would resolve it: flags, AISB_*, configs */
-	if (launch_opts_resolve(&o, rargc, rargv, environ, err,
-	    sizeof(err)) == -1) {
-		fprintf(stderr, "aisb: gate up: %s\n", err);
-		launch_opts_free(&o);
-		return EXIT_CONFIG;
-	}
-	if (o.help) {
-		launch_opts_free(&o);
-		launch_cli_help(launch_cli_find("gate up"), stdout);
-		return 0;
-	}
-	if (o.src[LO_AGENT] == LAUNCH_SRC_FLAG) {
-		/* not ignored in silence: a gate's policy is only its file */
-		fprintf(stderr, "aisb: gate up: --agent: a gate enforces its "
-		    "policy file as written; add the agent's hosts to it "
-		    "(aisb --agent %s --print-policy shows them merged)\n",
-		    o.val[LO_AGENT]);
-		launch_opts_free(&o);
-		return EXIT_CONFIG;
-	}
-	if (o.ncmd > 0) {
-		fprintf(stderr, "aisb: gate up: unexpected \"%s\"\n", o.cmd[0]);
-		launch_opts_free(&o);
-		return EXIT_CONFIG;
-	}
-	if (realpath(o.val[LO_POLICY], policy) == NULL) {
-		fprintf(stderr, "aisb: gate up: policy %s (%s: %s): %s\n",
-		    o.val[LO_POLICY], launch_src_str(o.src[LO_POLICY]),
-		    o.where[LO_POLICY], strerror(errno));
-		launch_opts_free(&o);
-		return EXIT_CONFIG;
-	}
-	launch_opts_free(&o);
-
-	/*
-	 * The gate, once it has dropped to its user, searches this folder
-	 * (its group may, nobody else) for the credentials and the policy.
-	 */
-	if (launch_mkdirs(dir) == -1 || (gate_group() != (gid_t)-1 &&
-	    (chown(dir, (uid_t)-1, gate_group()) == -1 ||
-	    chmod(dir, 0710) == -1)) || (lockfd = lock_dir(dir)) == -1) {
-		fprintf(stderr, "aisb: gate up: %s: %s\n", dir, strerror(errno));
-		return EXIT_ENFORCE;
-	}
-	if (state_read(dir, &st) == 0 && state_up(&st)) {
-		fprintf(stderr, "aisb: gate %s is already up on 127.0.0.1:%u "
-		    "(policy %s); aisb gate down %s first\n", name, st.port,
-		    st.policy, name);
-		close(lockfd);
-		return EXIT_CONFIG;
-	}
-	remove_runtime(dir);	/* what a dead supervisor left */
-	if (pipe2(p, O_CLOEXEC) == -1 || (pid = fork()) == -1) {
-		fprintf(stderr, "aisb: gate up: %s\n", strerror(errno));
-		close(lockfd);
-		return EXIT_ENFORCE;
+	if (pipe2(p, O_CLOEXEC) == -1)
+		return -1;
+	if ((pid = fork()) == -1) {
+		save = errno;
+		close(p[0]);
+		close(p[1]);
+		errno = save;
+		return -1;
 	}
 	if (pid == 0) {
 		close(p[0]);
@@ -682,171 +565,26 @@ gate_up(int argc, char **argv)
 	}
 	close(p[1]);
 	(void)waitpid(pid, NULL, 0);
-	while (off < sizeof(msg) - 1 &&
-	    ((n = read(p[0], msg + off, sizeof(msg) - 1 - off)) > 0 ||
+	while (off < msglen - 1 &&
+	    ((n = read(p[0], msg + off, msglen - 1 - off)) > 0 ||
 	    (n == -1 && errno == EINTR)))
 		if (n > 0)
 			off += (size_t)n;
 	close(p[0]);
-	close(lockfd);
 	msg[off] = '\0';
-	if (strncmp(msg, "ok ", 3) != 0) {
-		fprintf(stderr, "aisb: gate %s did not come up: %s", name,
-		    off > 0 ? msg : "the supervisor died\n");
-		return EXIT_ENFORCE;
-	}
-	rc = atoi(msg + 3);
-	printf("gate %s up on 127.0.0.1:%d, policy %s; reaped after %u s "
-	    "without a session; use it with: aisb --gate %s -- COMMAND\n",
-	    name, rc, policy, idle, name);
 	return 0;
-}
-
-static int
-gate_down(const char *name)
-{
-	struct gate_state	 st;
-	char			 dir[PATH_MAX], err[256];
-	int			 i, lockfd;
-
-	if (gate_dir(name, dir, sizeof(dir), err, sizeof(err)) == -1) {
-		fprintf(stderr, "aisb: gate down: %s\n", err);
-		return EXIT_CONFIG;
-	}
-	if (state_read(dir, &st) == -1 || !state_up(&st)) {
-		fprintf(stderr, "aisb: gate %s is not up\n", name);
-		return EXIT_CONFIG;
-	}
-	if ((lockfd = lock_dir(dir)) != -1) {
-		i = sessions_reap(dir);
-		close(lockfd);
-		if (i > 0)
-			fprintf(stderr, "aisb: gate %s: %d session(s) lose "
-			    "their way out\n", name, i);
-	}
-	kill(st.sup, SIGTERM);
-	for (i = 0; i < 200 && launch_proc_alive(st.sup, st.sup_start); i++)
-		usleep(50 * 1000);
-	if (launch_proc_alive(st.sup, st.sup_start) ||
-	    launch_proc_alive(st.gate, st.gate_start)) {
-		fprintf(stderr, "aisb: gate %s did not stop within 10 s\n",
-		    name);
-		return EXIT_ENFORCE;
-	}
-	printf("gate %s down\n", name);
-	return 0;
-}
-
-static int
-count_sessions(const char *dir)
-{
-	char		 sdir[PATH_MAX];
-	struct dirent	*de;
-	DIR		*d;
-	int		 n = 0;
-
-	if (file_path_join(sdir, sizeof(sdir), dir, "sessions") == -1 ||
-	    (d = opendir(sdir)) == NULL)
-		return 0;
-	while ((de = readdir(d)) != NULL)
-		if (strlen(de->d_name) == LAUNCH_ID_HEX)
-			n++;
-	closedir(d);
-	return n;
-}
-
-static int
-gate_ls(void)
-{
-	struct gate_state	 st;
-	char			 base[PATH_MAX], gdir[PATH_MAX], dir[PATH_MAX];
-	struct dirent		*de;
-	DIR			*d;
-
-	if (launch_state_dir(environ, base, sizeof(base)) == -1 ||
-	    file_path_join(gdir, sizeof(gdir), base, "gates") == -1) {
-		fprintf(stderr, "aisb: cannot find a state folder: set "
-		    "XDG_STATE_HOME or HOME to an absolute path\n");
-		return EXIT_CONFIG;
-	}
-	if ((d = opendir(gdir)) == NULL)
-		return 0;
-	while ((de = readdir(d)) != NULL) {
-		if (!launch_gate_name_ok(de->d_name) ||
-		    file_path_join(dir, sizeof(dir), gdir, de->d_name) == -1)
-			continue;
-		if (state_read(dir, &st) == 0 && state_up(&st))
-			printf("%-16s up   127.0.0.1:%-5u %d session(s)  idle "
-			    "%us  %s\n", de->d_name, st.port,
-			    count_sessions(dir), st.idle, st.policy);
-		else
-			printf("%-16s down (audit log in %s)\n", de->d_name,
-			    dir);
-	}
-	closedir(d);
-	return 0;
-}
-
-static int
-gate_status(const char *name)
-{
-	struct gate_state	 st;
-	char			 dir[PATH_MAX], err[256], *resp;
-
-	if (gate_dir(name, dir, sizeof(dir), err, sizeof(err)) == -1) {
-		fprintf(stderr, "aisb: gate status: %s\n", err);
-		return EXIT_CONFIG;
-	}
-	if (state_read(dir, &st) == -1 || !state_up(&st)) {
-		fprintf(stderr, "aisb: gate %s is not up\n", name);
-		return EXIT_CONFIG;
-	}
-	printf("gate %s\nlisten 127.0.0.1:%u\npolicy %s\nsessions %d\n"
-	    "idle %u\nsupervisor %ld\ngate_pid %ld\nfolder %s\n", name,
-	    st.port, st.policy, count_sessions(dir), st.idle, (long)st.sup,
-	    (long)st.gate, dir);
-	if ((resp = malloc(STATUS_MAX)) == NULL)
-		return EXIT_ENFORCE;
-	if (control_cmd(dir, "status\n", resp, STATUS_MAX, 1) == 0)
-		printf("status %s", resp);
-	else
-		fprintf(stderr, "aisb: gate %s: no answer on its control "
-		    "socket\n", name);
-	free(resp);
-	return 0;
-}
-
-int
-launch_cmd_gate(int argc, char **argv)
-{
-	struct cli_args	 a;
-	char		 name[32];
-	int		 rc;
-
-	if ((rc = launch_cli_group("gate", argc, argv)) != 0)
-		return rc == 1 ? 0 : EXIT_CONFIG;
-	if (strcmp(argv[1], "up") == 0)
-		return gate_up(argc, argv);
-	snprintf(name, sizeof(name), "gate %s", argv[1]);
-	if ((rc = launch_cli_parse(name, argc - 2, argv + 2, &a)) != 0)
-		return rc == 1 ? 0 : EXIT_CONFIG;
-	if (strcmp(argv[1], "down") == 0)
-		return gate_down(a.pos[0]);
-	if (strcmp(argv[1], "ls") == 0)
-		return gate_ls();
-	return gate_status(a.pos[0]);
 }
 
 int
 launch_gate_policy(const char *name, char *path, size_t len, char *err,
     size_t errlen)
 {
-	struct gate_state	 st;
+	struct gates_state	 st;
 	char			 dir[PATH_MAX];
 
-	if (gate_dir(name, dir, sizeof(dir), err, errlen) == -1)
+	if (gates_dir(name, dir, sizeof(dir), err, errlen) == -1)
 		return -1;
-	if (state_read(dir, &st) == -1 || !state_up(&st)) {
+	if (gates_state_read(dir, &st) == -1 || !gates_state_up(&st)) {
 		snprintf(err, errlen, "no gate named %s is up; start it with: "
 		    "aisb gate up %s", name, name);
 		return -1;
@@ -862,21 +600,21 @@ int
 launch_gate_attach(const char *name, const struct launch_session *s,
     struct launch_shared *sh, char *err, size_t errlen)
 {
-	struct gate_state	 st;
+	struct gates_state	 st;
 	struct stat		 sb;
 	char			 path[PATH_MAX], sdir[PATH_MAX], line[160];
 	int			 lockfd, n;
 
 	memset(sh, 0, sizeof(*sh));
-	if (gate_dir(name, sh->dir, sizeof(sh->dir), err, errlen) == -1)
+	if (gates_dir(name, sh->dir, sizeof(sh->dir), err, errlen) == -1)
 		return -1;
 	snprintf(sh->name, sizeof(sh->name), "%s", name);
-	if ((lockfd = lock_dir(sh->dir)) == -1) {
+	if ((lockfd = gates_lock(sh->dir)) == -1) {
 		snprintf(err, errlen, "no gate named %s is up; start it with: "
 		    "aisb gate up %s", name, name);
 		return -1;
 	}
-	if (state_read(sh->dir, &st) == -1 || !state_up(&st)) {
+	if (gates_state_read(sh->dir, &st) == -1 || !gates_state_up(&st)) {
 		snprintf(err, errlen, "no gate named %s is up; start it with: "
 		    "aisb gate up %s", name, name);
 		goto fail;
@@ -969,7 +707,7 @@ launch_gate_detach(struct launch_shared *sh, const struct launch_session *s)
 
 	if (sh->dir[0] == '\0')
 		return;
-	if ((lockfd = lock_dir(sh->dir)) != -1) {
+	if ((lockfd = gates_lock(sh->dir)) != -1) {
 		snprintf(drop, sizeof(drop), "session-%s", s->id);
 		if (sh->attached && (tokens_update(sh->dir, drop, NULL) == -1 ||
 		    gate_reload(sh->dir) == -1))

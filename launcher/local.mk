@@ -6,7 +6,8 @@ launcher_libaisblauncher_a_SOURCES = launcher/cmd_policy.c launcher/derive.c \
 	launcher/options.c launcher/options.h launcher/run.c launcher/launch.h \
 	launcher/session.c launcher/session.h launcher/proc.c launcher/proc.h \
 	launcher/podman.c launcher/podman.h launcher/manage.c \
-	launcher/gates.c launcher/gates.h \
+	launcher/gates.c launcher/gates.h launcher/gates-int.h \
+	launcher/cmd_gate.c \
 	launcher/image.c launcher/image.h launcher/cmd_image.c \
 	launcher/doctor.c launcher/doctor.h \
 	launcher/ids.c launcher/ids.h launcher/seccomp.c launcher/seccomp.h \
