@@ -18,7 +18,8 @@
  *
  * After the YAML, a comment says the one session command that uses it,
  * so that `derive apt > apt.yaml` is still a policy.  Every file is read
- * bounded (DERIVE_MAX_FILE); credentials in URLs are never copied.
+ * whole and bounded (DERIVE_MAX_FILE: a larger one is refused, nothing is
+ * derived); credentials in URLs are never copied.
  */
 #include "config.h"
 
@@ -36,6 +37,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "file.h"
 #include "launch.h"
 #include "policy.h"
 #include "proc.h"
@@ -55,6 +57,7 @@ struct sources {
 	struct source	 s[DERIVE_MAX_HOSTS];
 	size_t		 n;
 	int		 skipped;	/* URIs that are not http(s) */
+	int		 refused;	/* a file over DERIVE_MAX_FILE was read */
 };
 
 /* Adds host[:port] (len bytes), once; what does not parse is counted. */
@@ -117,43 +120,43 @@ add_uri(struct sources *out, const char *uri, size_t len)
 }
 
 /*
- * At most DERIVE_MAX_FILE bytes of path, NUL-terminated; NULL when it
- * cannot be read.  apt's sources are system files, not followed when
- * links; a user's pip.conf often is one (dotfile managers): follow set.
+ * A file whole (file.h), at most DERIVE_MAX_FILE bytes, NUL-terminated.
+ * NULL when it is missing or cannot be read: derive skips it, as it
+ * skips a source it cannot use.  A larger file is refused, never cut (a
+ * policy derived from half a sources file would silently lack the rest):
+ * NULL, a line on stderr naming the file and the bound, and *refused set
+ * so that derive fails.
  */
 static char *
-read_file(const char *path, size_t *lenp, int follow)
+read_checked(char *buf, const char *err, int *refused)
 {
-	char	*buf;
-	ssize_t	 n;
-	size_t	 off = 0;
-	int	 fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
-	    (follow ? 0 : O_NOFOLLOW))) == -1)
-		return NULL;
-	if ((buf = malloc(DERIVE_MAX_FILE + 1)) == NULL) {
-		close(fd);
-		return NULL;
+	if (buf == NULL && errno == EFBIG) {
+		fprintf(stderr, "aisb: policy derive: %s, the most it reads of "
+		    "one file: nothing derived; trim the file or split it "
+		    "(apt reads every file in sources.list.d)\n", err);
+		*refused = 1;
 	}
-	while (off < DERIVE_MAX_FILE) {
-		n = read(fd, buf + off, DERIVE_MAX_FILE - off);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		off += (size_t)n;
-	}
-	close(fd);
-	buf[off] = '\0';
-	*lenp = off;
 	return buf;
 }
 
+/* dir/name, never through a link in name's place: apt's and git's own files. */
 static char *
-read_small(const char *path, size_t *lenp)
+read_in(const char *dir, const char *name, size_t *lenp, int *refused)
 {
-	return read_file(path, lenp, 0);
+	char	 err[4200];
+
+	return read_checked(file_read_in(dir, name, DERIVE_MAX_FILE, lenp,
+	    err, sizeof(err)), err, refused);
+}
+
+/* path, through links: a user's pip.conf often is one (dotfile managers). */
+static char *
+read_path(const char *path, size_t *lenp, int *refused)
+{
+	char	 err[4200];
+
+	return read_checked(file_read_bounded(path, DERIVE_MAX_FILE, lenp,
+	    err, sizeof(err)), err, refused);
 }
 
 /* One-line format: "deb [opts] URI suite [component...]". */
@@ -241,11 +244,12 @@ derive_apt(const char *root, struct sources *out, char *from, size_t fromlen)
 	DIR		*d;
 	struct dirent	*de;
 
-	snprintf(path, sizeof(path), "%s/etc/apt/sources.list", root);
-	if ((buf = read_small(path, &len)) != NULL) {
+	snprintf(path, sizeof(path), "%s/etc/apt", root);
+	if ((buf = read_in(path, "sources.list", &len,
+	    &out->refused)) != NULL) {
 		parse_list(out, buf);
 		free(buf);
-		snprintf(from, fromlen, "%s", path);
+		snprintf(from, fromlen, "%s/sources.list", path);
 	}
 	snprintf(path, sizeof(path), "%s/etc/apt/sources.list.d", root);
 	if ((d = opendir(path)) != NULL) {
@@ -260,9 +264,8 @@ derive_apt(const char *root, struct sources *out, char *from, size_t fromlen)
 		closedir(d);
 		qsort(names, n, sizeof(*names), name_cmp);
 		for (i = 0; i < n; i++) {
-			snprintf(path, sizeof(path),
-			    "%s/etc/apt/sources.list.d/%s", root, names[i]);
-			if ((buf = read_small(path, &len)) != NULL) {
+			if ((buf = read_in(path, names[i], &len,
+			    &out->refused)) != NULL) {
 				if (endswith(names[i], ".list"))
 					parse_list(out, buf);
 				else
@@ -278,6 +281,8 @@ derive_apt(const char *root, struct sources *out, char *from, size_t fromlen)
 			    "sources.list.d", l ? ", " : "", root);
 		}
 	}
+	if (out->refused)
+		return -1;
 	if (out->n == 0) {
 		fprintf(stderr, "aisb: no http(s) sources found under "
 		    "%s/etc/apt\n", root);
@@ -327,6 +332,7 @@ derive_npm(struct sources *out, char *from, size_t fromlen, char *url,
 struct pipcfg {
 	char	*val[PIP_KEYS];		/* malloc'd; NULL: not set */
 	char	 from[PIP_KEYS][1024];	/* where each came from */
+	int	 refused;		/* a file over DERIVE_MAX_FILE */
 };
 
 static const char *const pip_keys[PIP_KEYS] = {
@@ -376,7 +382,7 @@ pip_file(struct pipcfg *c, const char *path)
 	size_t		 len, l, n;
 	char		*copy;
 
-	if ((buf = read_file(path, &len, 1)) == NULL)
+	if ((buf = read_path(path, &len, &c->refused)) == NULL)
 		return;
 	for (pass = 0; pass < 2; pass++) {
 		if ((copy = strdup(buf)) == NULL)
@@ -480,6 +486,11 @@ derive_pip(struct sources *out, char *from, size_t fromlen, char *use,
 	if ((v = getenv("PIP_CONFIG_FILE")) != NULL && v[0] != '\0' &&
 	    strcmp(v, "os.devnull") != 0)
 		pip_file(&c, v);
+	if (c.refused) {
+		for (k = 0; k < PIP_KEYS; k++)
+			free(c.val[k]);
+		return -1;
+	}
 	for (k = 0; k < PIP_KEYS; k++)
 		if ((v = getenv(envs[k])) != NULL && v[0] != '\0') {
 			pip_set(&c, k, v, strlen(v), envs[k]);
@@ -582,6 +593,7 @@ git_dir(const char *ws, char *dir, size_t len)
 {
 	char	 path[4096], *buf, *p;
 	size_t	 n;
+	int	 refused = 0;
 	struct stat st;
 
 	snprintf(path, sizeof(path), "%s/.git", ws);
@@ -594,10 +606,11 @@ git_dir(const char *ws, char *dir, size_t len)
 		snprintf(dir, len, "%s", path);
 		return 0;
 	}
-	if ((buf = read_file(path, &n, 0)) == NULL ||
+	if ((buf = read_in(ws, ".git", &n, &refused)) == NULL ||
 	    strncmp(buf, "gitdir: ", 8) != 0) {
-		fprintf(stderr, "aisb: %s: not a git directory nor a gitdir "
-		    "file\n", path);
+		if (!refused)
+			fprintf(stderr, "aisb: %s: not a git directory nor a "
+			    "gitdir file\n", path);
 		free(buf);
 		return -1;
 	}
@@ -609,10 +622,7 @@ git_dir(const char *ws, char *dir, size_t len)
 		snprintf(dir, len, "%s/%s", ws, p);
 	free(buf);
 	/* a worktree's config is the main repository's */
-	if (snprintf(path, sizeof(path), "%s/commondir", dir) >=
-	    (int)sizeof(path))
-		return 0;
-	if ((buf = read_file(path, &n, 0)) != NULL) {
+	if ((buf = read_in(dir, "commondir", &n, &refused)) != NULL) {
 		buf[strcspn(buf, "\r\n")] = '\0';
 		if ((buf[0] == '/' ? snprintf(path, sizeof(path), "%s", buf) :
 		    snprintf(path, sizeof(path), "%s/%s", dir, buf)) <
@@ -620,7 +630,7 @@ git_dir(const char *ws, char *dir, size_t len)
 			snprintf(dir, len, "%s", path);
 		free(buf);
 	}
-	return 0;
+	return refused ? -1 : 0;
 }
 
 static int
@@ -629,13 +639,15 @@ derive_git(const char *ws, struct sources *out, char *from, size_t fromlen,
 {
 	char	 dir[4096], path[4200], *buf, *line, *save = NULL, *v, *q;
 	size_t	 len, l, i;
-	int	 remote = 0, nurls = 0, ssh = 0;
+	int	 remote = 0, nurls = 0, ssh = 0, refused = 0;
 
 	if (git_dir(ws, dir, sizeof(dir)) == -1)
 		return -1;
 	snprintf(path, sizeof(path), "%s/config", dir);
-	if ((buf = read_small(path, &len)) == NULL) {
-		fprintf(stderr, "aisb: %s: %s\n", path, strerror(errno));
+	if ((buf = read_in(dir, "config", &len, &refused)) == NULL) {
+		if (!refused)
+			fprintf(stderr, "aisb: %s: %s\n", path,
+			    strerror(errno));
 		return -1;
 	}
 	for (line = strtok_r(buf, "\n", &save); line != NULL;

@@ -96,6 +96,17 @@ if grep -qE 'secret|disabled|cdrom' "$tmp/apt.yaml"; then bad "derive leaked: $(
 [ "$(grep -c 'host: mirror.example.test' "$tmp/apt.yaml")" = 1 ] && ok || bad "duplicate source"
 expect_rc 0 "$aisb" policy check "$tmp/apt.yaml"
 expect_rc 78 "$aisb" policy derive apt --root "$tmp/nowhere"
+# a sources file over the bound (256 KiB) is refused with its name and
+# the bound, never cut: the source after the bound would be lost unseen
+mkdir -p "$tmp/bigroot/etc/apt/sources.list.d"
+cp "$tmp/root/etc/apt/sources.list" "$tmp/bigroot/etc/apt/"
+awk 'BEGIN { print "deb http://early.example.test/d bookworm main";
+    for (i = 0; i < 4000; i++) printf "# %070d\n", i;
+    print "deb http://late.example.test/d bookworm main" }' \
+    >"$tmp/bigroot/etc/apt/sources.list.d/big.list"
+expect_rc 78 "$aisb" policy derive apt --root "$tmp/bigroot"
+expect_grep "$tmp/err" 'sources\.list\.d/big\.list: larger than 262144 bytes, the most it reads of one file: nothing derived'
+[ -s "$tmp/out" ] && bad "derive printed a policy from a refused file: $(cat "$tmp/out")" || ok
 if command -v npm >/dev/null 2>&1; then
 	npm_config_registry=https://npm.example.test:4873/ \
 	    expect_rc 0 "$aisb" policy derive npm
