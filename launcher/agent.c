@@ -892,26 +892,20 @@ override(struct launch_agent *dst, const struct launch_agent *src)
 }
 
 /*
- * One file into set.  fileno 0 (shipped) adds agents; 1 (the user's)
- * adds new ones and overrides the fields it writes of known ones.
+ * The text of one file (len bytes; path names it in messages) into set.
+ * fileno 0 (shipped) adds agents; 1 (the user's) adds new ones and
+ * overrides the fields it writes of known ones.
  */
 static int
-load_one(struct launch_agents *set, const char *path, unsigned fileno,
-    char *err, size_t errlen)
+load_text(struct launch_agents *set, const char *path, const char *buf,
+    size_t len, unsigned fileno, char *err, size_t errlen)
 {
 	struct agctx		 c;
 	struct agnode		*root = NULL, *agents = NULL, *version = NULL;
 	struct launch_agent	*scratch = NULL, *dst;
-	char			*buf = NULL;
-	size_t			 len = 0, i, k;
-	int			 missing, rc = -1;
+	size_t			 i, k;
+	int			 rc = -1;
 
-	if (path == NULL || path[0] == '\0')
-		return 0;
-	if (read_file(path, &buf, &len, &missing, err, errlen) == -1)
-		return -1;
-	if (missing)
-		return 0;
 	snprintf(set->files[fileno], sizeof(set->files[fileno]), "%s", path);
 	memset(&c, 0, sizeof(c));
 	c.file = path;
@@ -1006,8 +1000,27 @@ load_one(struct launch_agents *set, const char *path, unsigned fileno,
 out:
 	agnode_free(root);
 	free(scratch);
-	free(buf);
 	return c.failed ? -1 : rc;
+}
+
+/* One file (at most LAUNCH_AGENTS_MAX_FILE bytes) into set: load_text. */
+static int
+load_one(struct launch_agents *set, const char *path, unsigned fileno,
+    char *err, size_t errlen)
+{
+	char	*buf = NULL;
+	size_t	 len = 0;
+	int	 missing, rc;
+
+	if (path == NULL || path[0] == '\0')
+		return 0;
+	if (read_file(path, &buf, &len, &missing, err, errlen) == -1)
+		return -1;
+	if (missing)
+		return 0;
+	rc = load_text(set, path, buf, len, fileno, err, errlen);
+	free(buf);
+	return rc;
 }
 
 /* What a whole recipe needs, once the files are merged. */
@@ -1131,8 +1144,9 @@ launch_agents_load(struct launch_agents *set, char **envp, char *err,
 /*
  * Rewrites the pins file with agent's field set to value: the file is
  * aisb's own (no comments of the user's to keep), so it is generated
- * whole from what it held, checked by loading it back, and renamed into
- * place.  value "" drops the pin.
+ * whole from what it held, checked by loading the text as the file would
+ * be loaded, and only then written (file_write_atomic: whole or not at
+ * all).  value "" drops the pin.
  */
 int
 launch_agent_pin_write(const char *path, const char *agent,
@@ -1140,9 +1154,9 @@ launch_agent_pin_write(const char *path, const char *agent,
 {
 	struct launch_agents	*cur;
 	struct launch_agent	*a;
-	char			*text = NULL, tmp[PATH_MAX + 16], dir[PATH_MAX];
+	char			*text = NULL, dir[PATH_MAX];
 	size_t			 len = 0, i;
-	int			 fd = -1, rc = -1, k;
+	int			 rc = -1, k;
 	FILE			*out;
 	static const enum launch_agent_field pinned[] = { LAF_NODE, LAF_NPM,
 	    LAF_PIP };
@@ -1211,26 +1225,18 @@ launch_agent_pin_write(const char *path, const char *agent,
 			goto out;
 		}
 	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-	    O_NOFOLLOW, 0644)) == -1 || file_write_all(fd, text, len) == -1 ||
-	    fsync(fd) == -1 || close(fd) == -1) {
-		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-		if (fd != -1)
-			(void)close(fd);
-		(void)unlink(tmp);
-		goto out;
-	}
-	fd = -1;
 	/* what is written must load, with the checks of any recipe */
 	memset(cur, 0, sizeof(*cur));
-	if (load_one(cur, tmp, LAUNCH_AGENTS_PINS, err, errlen) == -1) {
-		(void)unlink(tmp);
+	if (len > LAUNCH_AGENTS_MAX_FILE) {
+		snprintf(err, errlen, "%s: would be larger than %d bytes", path,
+		    LAUNCH_AGENTS_MAX_FILE);
 		goto out;
 	}
-	if (rename(tmp, path) == -1) {
+	if (load_text(cur, path, text, len, LAUNCH_AGENTS_PINS, err,
+	    errlen) == -1)
+		goto out;
+	if (file_write_atomic(path, text, len, 0644, (gid_t)-1) == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		(void)unlink(tmp);
 		goto out;
 	}
 	rc = 0;

@@ -8,6 +8,7 @@
 
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -534,6 +535,24 @@ test_spec(void **state)
 	assert_null(spec.npm);
 }
 
+/* Files in the pins' folder: the pins file and no temporary beside it. */
+static int
+conf_files(void)
+{
+	char		 path[300];
+	struct dirent	*de;
+	DIR		*d;
+	int		 n = 0;
+
+	snprintf(path, sizeof(path), "%s/conf", dir);
+	assert_non_null(d = opendir(path));
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
 static void
 test_pins(void **state)
 {
@@ -586,6 +605,7 @@ test_pins(void **state)
 	fseek(f, 0, SEEK_END);
 	assert_int_equal(ftell(f), n);
 	fclose(f);
+	assert_int_equal(conf_files(), 1);	/* checked before written */
 	assert_int_equal(launch_agent_pin_write(pins, "claude", LAF_HOSTS,
 	    "x", err, sizeof(err)), -1);
 
