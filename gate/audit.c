@@ -30,7 +30,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +38,7 @@
 
 #include <event2/event.h>
 
+#include "buf.h"
 #include "file.h"
 #include "log.h"
 #include "gate.h"
@@ -341,52 +341,30 @@ gate_json_str(char *buf, size_t len, const char *s)
 	return n;
 }
 
-struct line {
-	char	 buf[AUDIT_LINE_MAX];
-	size_t	 n;
-	int	 full;
-};
-
-static void __attribute__((format(printf, 2, 3)))
-add(struct line *l, const char *fmt, ...)
-{
-	va_list	 ap;
-	int	 r;
-
-	if (l->full)
-		return;
-	va_start(ap, fmt);
-	r = vsnprintf(l->buf + l->n, sizeof(l->buf) - l->n, fmt, ap);
-	va_end(ap);
-	if (r < 0 || (size_t)r >= sizeof(l->buf) - l->n)
-		l->full = 1;
-	else
-		l->n += (size_t)r;
-}
-
 static void
-add_str(struct line *l, const char *key, const char *val)
+add_str(struct buf *l, const char *key, const char *val)
 {
 	char	 tmp[1024];
 
 	if (val == NULL)
 		return;
 	gate_json_str(tmp, sizeof(tmp), val);
-	add(l, ",\"%s\":%s", key, tmp);
+	buf_printf(l, ",\"%s\":%s", key, tmp);
 }
 
 static void
-add_ms(struct line *l, const char *key, double ms)
+add_ms(struct buf *l, const char *key, double ms)
 {
 	if (ms >= 0)
-		add(l, ",\"%s\":%.3f", key, ms);
+		buf_printf(l, ",\"%s\":%.3f", key, ms);
 }
 
 void
 gate_audit_write(struct gate_audit *a, const struct gate_audit_rec *r,
     uint64_t *errors)
 {
-	struct line	 l;
+	struct buf	 l;
+	char		 line[AUDIT_LINE_MAX];	/* l's: never grown */
 	struct timeval	 tv;
 	struct tm	 tm;
 	char		 ts[32];
@@ -398,20 +376,20 @@ gate_audit_write(struct gate_audit *a, const struct gate_audit_rec *r,
 	gmtime_r(&tv.tv_sec, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
 
-	l.n = 0;
-	l.full = 0;
-	add(&l, "{\"time\":\"%s.%03ldZ\",\"event\":\"%s\",\"conn\":%" PRIu64,
-	    ts, (long)(tv.tv_usec / 1000), r->event, r->conn);
+	buf_fixed(&l, line, sizeof(line));
+	buf_printf(&l, "{\"time\":\"%s.%03ldZ\",\"event\":\"%s\","
+	    "\"conn\":%" PRIu64, ts, (long)(tv.tv_usec / 1000), r->event,
+	    r->conn);
 	add_str(&l, "session", r->session);
 	add_str(&l, "client", r->client);
 	add_str(&l, "method", r->method);
 	add_str(&l, "host", r->host);
 	if (r->port != 0)
-		add(&l, ",\"port\":%u", r->port);
+		buf_printf(&l, ",\"port\":%u", r->port);
 	add_str(&l, "addr", r->addr);
 	add_str(&l, "decision", r->decision);
 	if (r->status != 0)
-		add(&l, ",\"status\":%d", r->status);
+		buf_printf(&l, ",\"status\":%d", r->status);
 	add_str(&l, "reason", r->reason);
 	add_str(&l, "rule", r->rule);
 	add_str(&l, "detail", r->detail);
@@ -420,40 +398,39 @@ gate_audit_write(struct gate_audit *a, const struct gate_audit_rec *r,
 	add_ms(&l, "dns_ms", r->dns_ms);
 	add_ms(&l, "connect_ms", r->connect_ms);
 	if (strcmp(r->event, "close") == 0)
-		add(&l, ",\"bytes_up\":%" PRIu64 ",\"bytes_down\":%" PRIu64,
-		    r->bytes_up, r->bytes_down);
+		buf_printf(&l, ",\"bytes_up\":%" PRIu64 ",\"bytes_down\":%"
+		    PRIu64, r->bytes_up, r->bytes_down);
 	add_ms(&l, "duration_ms", r->duration_ms);
-	if (l.full) {
+	if (l.failed) {
 		/* Cannot happen with the field bounds above; stay valid JSON. */
-		l.n = 0;
-		l.full = 0;
-		add(&l, "{\"time\":\"%s.%03ldZ\",\"event\":\"%s\",\"conn\":%"
-		    PRIu64 ",\"truncated\":true", ts,
+		buf_fixed(&l, line, sizeof(line));
+		buf_printf(&l, "{\"time\":\"%s.%03ldZ\",\"event\":\"%s\","
+		    "\"conn\":%" PRIu64 ",\"truncated\":true", ts,
 		    (long)(tv.tv_usec / 1000), r->event, r->conn);
 	}
-	add(&l, "}\n");
+	buf_printf(&l, "}\n");
 
 	a->errors = errors;
-	if (a->len + l.n > sizeof(a->buf))
+	if (a->len + l.len > sizeof(a->buf))
 		audit_flush(a);
-	if (l.n > sizeof(a->buf) || a->len + l.n > sizeof(a->buf)) {
+	if (l.len > sizeof(a->buf) || a->len + l.len > sizeof(a->buf)) {
 		/*
 		 * A line over PIPE_BUF (not with the bounds above) goes
 		 * alone, after what waits; a line that finds buf still full
 		 * of lines kept for retry is lost, counted.
 		 */
-		if (a->len == 0 && l.n > sizeof(a->buf) &&
-		    write_lines(a, l.buf, l.n, &torn, &e) == l.n)
+		if (a->len == 0 && l.len > sizeof(a->buf) &&
+		    write_lines(a, l.p, l.len, &torn, &e) == l.len)
 			return;
 		if (errors != NULL)
 			(*errors)++;
 		return;
 	}
-	memcpy(a->buf + a->len, l.buf, l.n);
-	a->len += l.n;
+	memcpy(a->buf + a->len, l.p, l.len);
+	a->len += l.len;
 	a->lines++;
 	if (a->flush == NULL)
 		audit_flush(a);
-	else if (a->len == l.n)
+	else if (a->len == l.len)
 		event_active(a->flush, 0, 1);
 }

@@ -23,34 +23,11 @@
 
 #include <sys/socket.h>
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "buf.h"
 #include "policy.h"
-
-struct out {
-	char	*buf;
-	size_t	 len, n;
-	int	 over;
-};
-
-static void __attribute__((format(printf, 2, 3)))
-put(struct out *o, const char *fmt, ...)
-{
-	va_list	 ap;
-	int	 r;
-
-	if (o->over)
-		return;
-	va_start(ap, fmt);
-	r = vsnprintf(o->buf + o->n, o->len - o->n, fmt, ap);
-	va_end(ap);
-	if (r < 0 || (size_t)r >= o->len - o->n)
-		o->over = 1;
-	else
-		o->n += (size_t)r;
-}
 
 /* The flow form goes into a quoted header parameter: single quotes. */
 static const char *
@@ -65,7 +42,7 @@ quote_of(const struct policy_target *t, int flow)
 
 /* "  - host: NAME\n    ports: [N]\n" or the flow form "{host: NAME, ...}" */
 static void
-put_rule(struct out *o, const struct policy_target *t, int ports, int flow)
+put_rule(struct buf *o, const struct policy_target *t, int ports, int flow)
 {
 	const char	*q = quote_of(t, flow), *key = t->is_ip ? "cidr" : "host";
 	char		 suffix[8] = "";
@@ -74,25 +51,25 @@ put_rule(struct out *o, const struct policy_target *t, int ports, int flow)
 		snprintf(suffix, sizeof(suffix), "/%u",
 		    t->addr.family == AF_INET ? 32 : 128);
 	if (flow) {
-		put(o, "{%s: %s%s%s%s", key, q, t->host, suffix, q);
+		buf_printf(o, "{%s: %s%s%s%s", key, q, t->host, suffix, q);
 		if (ports)
-			put(o, ", ports: [%u]", t->port);
-		put(o, "}");
+			buf_printf(o, ", ports: [%u]", t->port);
+		buf_printf(o, "}");
 		return;
 	}
-	put(o, "  - %s: %s%s%s%s\n", key, q, t->host, suffix, q);
+	buf_printf(o, "  - %s: %s%s%s%s\n", key, q, t->host, suffix, q);
 	if (ports)
-		put(o, "    ports: [%u]\n", t->port);
+		buf_printf(o, "    ports: [%u]\n", t->port);
 }
 
 static void
-put_range(struct out *o, const struct policy_addr *a, int flow)
+put_range(struct buf *o, const struct policy_addr *a, int flow)
 {
 	char		 ip[64];
 	const char	*q = a->family != AF_INET6 ? "" : flow ? "'" : "\"";
 
 	policy_addr_str(a, ip, sizeof(ip));
-	put(o, "allow_ranges: [%s%s/%u%s]%s", q, ip,
+	buf_printf(o, "allow_ranges: [%s%s/%u%s]%s", q, ip,
 	    a->family == AF_INET ? 32 : 128, q, flow ? "" : "\n");
 }
 
@@ -101,16 +78,16 @@ policy_fix_yaml(const struct policy *p, const struct policy_target *t,
     enum policy_reason reason, const struct policy_addr *refused,
     int flow, char *buf, size_t len)
 {
-	struct out	 o = { buf, len, 0, 0 };
+	struct buf	 o;
 	int		 ports = t->port != 80 && t->port != 443;
 
 	if (len == 0)
 		return -1;
-	buf[0] = '\0';
+	buf_fixed(&o, buf, len);	/* the caller's: never grown */
 	switch (reason) {
 	case POLICY_R_DENY_RULE:
-		put(&o, "# a deny rule refuses it: remove or narrow that "
-		    "rule%s", flow ? "" : "\n");
+		buf_printf(&o, "# a deny rule refuses it: remove or narrow "
+		    "that rule%s", flow ? "" : "\n");
 		break;
 	case POLICY_R_PORT_NOT_ALLOWED:
 		ports = 1;
@@ -118,30 +95,30 @@ policy_fix_yaml(const struct policy *p, const struct policy_target *t,
 	case POLICY_R_HOST_NOT_ALLOWED:
 		if (t->hostlen == 0)
 			return 0;
-		put(&o, flow ? "{allow: [" : "allow:\n");
+		buf_printf(&o, flow ? "{allow: [" : "allow:\n");
 		put_rule(&o, t, ports, flow);
 		if (flow)
-			put(&o, "]");
+			buf_printf(&o, "]");
 		if (t->is_ip && policy_classify(p, &t->addr) != NULL) {
-			put(&o, flow ? ", " : "");
+			buf_printf(&o, flow ? ", " : "");
 			put_range(&o, &t->addr, flow);
 		}
 		if (flow)
-			put(&o, "}");
+			buf_printf(&o, "}");
 		break;
 	case POLICY_R_ADDR_CLASS:
 		if (refused == NULL)
 			return 0;
-		put(&o, flow ? "{" : "");
+		buf_printf(&o, flow ? "{" : "");
 		put_range(&o, refused, flow);
-		put(&o, flow ? "}" : "");
+		buf_printf(&o, flow ? "}" : "");
 		break;
 	default:
 		return 0;
 	}
-	if (o.over) {
+	if (o.failed) {
 		buf[0] = '\0';
 		return -1;
 	}
-	return (int)o.n;
+	return (int)o.len;
 }

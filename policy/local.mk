@@ -5,4 +5,7 @@ policy_libaisbpolicy_a_SOURCES = \
 	policy/compile.c policy/info.c policy/target.c policy/addr.c \
 	policy/match.c policy/regex.c policy/dump.c policy/fix.c
 policy_libaisbpolicy_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(PCRE2_CFLAGS) $(CRYPTO_CFLAGS)
-POLICY_LIBS = policy/libaisbpolicy.a common/libaisbaddr.a $(YAML_LIBS) $(PCRE2_LIBS) $(CRYPTO_LIBS)
+# common/libaisbcommon.a for the string builder (buf.c, fix.c's): libc
+# only, nothing of it in policy.h
+POLICY_LIBS = policy/libaisbpolicy.a common/libaisbcommon.a \
+	common/libaisbaddr.a $(YAML_LIBS) $(PCRE2_LIBS) $(CRYPTO_LIBS)
