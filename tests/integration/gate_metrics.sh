@@ -100,7 +100,7 @@ check "--metrics on the proxy's address: exit 78" "$rc" 78
 # --- one process ----------------------------------------------------------
 # (each test has a network namespace of its own: a fixed port is free)
 start_gate one "$tmp/policy.yaml" --metrics 127.0.0.1:9128 \
-    --connect-timeout 2
+    --connect-timeout 2 --control "$tmp/ctl.sock"
 A=$tmp/audit.one.log
 scrape 9128
 check "first scrape parses" "$(grep '^invalid' "$tmp/metrics.txt" || true)" ""
@@ -192,6 +192,25 @@ check "reloads ok" "$(m 'aisb_gate_reloads_total{outcome="ok"}')" 1
 check "reloads failed" "$(m 'aisb_gate_reloads_total{outcome="failed"}')" 1
 check "reopens (2 reloads, 1 SIGUSR1)" \
     "$(m 'aisb_gate_audit_reopens_total{outcome="ok"}')" 3
+
+# the control socket's reopen is the signal's
+mv "$A" "$A.1"
+check "control reopen" "$(control "$tmp/ctl.sock" reopen reopen)" ok
+scrape 9128
+check "reopens after control reopen" \
+    "$(m 'aisb_gate_audit_reopens_total{outcome="ok"}')" 4
+[ -e "$A" ] && ok || bad "control reopen did not create the log again"
+# a reopen that fails keeps the old file and is counted
+mv "$A" "$A.2"
+mkdir "$A"
+check "a failed reopen" "$(control "$tmp/ctl.sock" reopen reopen)" failed
+scrape 9128
+check "reopens failed" "$(m 'aisb_gate_audit_reopens_total{outcome="failed"}')" 1
+check "the old file still written" "$(proxy_get "http://evil.test:$up/")" "000 403"
+check "... its line in the old file" \
+    "$(audit_count "$A.2" host=evil.test decision=deny)" 1
+rmdir "$A"
+mv "$A.2" "$A"
 
 # bad scrapes: answered and closed; the gate and its metrics go on
 check "another path: 404" "$(raw_req 9128 'GET /other HTTP/1.1\r\n\r\n')" \
