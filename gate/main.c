@@ -10,6 +10,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -328,8 +329,12 @@ main(int argc, char **argv)
 		    cfg->metrics_listen);
 		return EXIT_CONFIG;
 	}
+	/* port 0 is a free port each: the same text is two sockets then */
 	if (cfg->metrics_listen != NULL &&
-	    strcmp(cfg->metrics_listen, cfg->listen) == 0) {
+	    strcmp(cfg->metrics_listen, cfg->listen) == 0 &&
+	    (mss.ss_family == AF_INET ?
+	    ((struct sockaddr_in *)&mss)->sin_port :
+	    ((struct sockaddr_in6 *)&mss)->sin6_port) != 0) {
 		fprintf(stderr, "aisb-gate: --metrics %s: the proxy listens "
 		    "there (-l); give the metrics a port of their own\n",
 		    cfg->metrics_listen);

@@ -489,8 +489,18 @@ gate_announce(struct gate *g)
 	    "", cfg->policy_path, policy_sha256(g->policy),
 	    policy_rule_count(g->policy),
 	    policy_rule_count(g->policy) == 1 ? "" : "s");
-	if (cfg->metrics_listen != NULL)
-		log_info("metrics on %s (GET /metrics)", cfg->metrics_listen);
+	if (g->metrics_fd != -1) {
+		struct sockaddr_storage	 ms;
+		socklen_t		 mslen = sizeof(ms);
+
+		/* the port bound, when --metrics asked for port 0 */
+		if (getsockname(g->metrics_fd, (struct sockaddr *)&ms,
+		    &mslen) == 0)
+			gate_sockaddr_str(&ms, addr, sizeof(addr));
+		else
+			snprintf(addr, sizeof(addr), "%s", cfg->metrics_listen);
+		log_info("metrics on %s (GET /metrics)", addr);
+	}
 }
 
 /*
