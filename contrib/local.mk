@@ -30,3 +30,37 @@ bashcompletiondir = $(datadir)/bash-completion/completions
 dist_bashcompletion_DATA = contrib/completion/aisb
 zshcompletiondir = $(datadir)/zsh/site-functions
 dist_zshcompletion_DATA = contrib/completion/_aisb
+
+# Service units (docs/gate.md, "Running as a service"): a hardened system
+# unit for the standalone gate, a user unit for named gates, a podman
+# quadlet, the logrotate snippet.  Made from their .in at make time, with
+# the install paths in them; the unit folders come from configure
+# (--with-systemdsystemunitdir, --with-systemduserunitdir, --with-quadletdir).
+AISB_UNITS = contrib/systemd/aisb-gate.service \
+	contrib/systemd/aisb-gate@.service contrib/quadlet/aisb-gate.container \
+	contrib/logrotate/aisb-gate
+EXTRA_DIST += $(AISB_UNITS:=.in)
+CLEANFILES += $(AISB_UNITS)
+noinst_DATA += $(AISB_UNITS)
+aisb_unit_gen = $(AM_V_GEN)$(MKDIR_P) $(@D) && sed \
+	-e 's|@bindir[@]|$(bindir)|g' -e 's|@sysconfdir[@]|$(sysconfdir)|g' \
+	$(srcdir)/$@.in >$@.tmp && mv $@.tmp $@
+contrib/systemd/aisb-gate.service: contrib/systemd/aisb-gate.service.in Makefile
+	$(aisb_unit_gen)
+contrib/systemd/aisb-gate@.service: contrib/systemd/aisb-gate@.service.in Makefile
+	$(aisb_unit_gen)
+contrib/quadlet/aisb-gate.container: contrib/quadlet/aisb-gate.container.in Makefile
+	$(aisb_unit_gen)
+contrib/logrotate/aisb-gate: contrib/logrotate/aisb-gate.in Makefile
+	$(aisb_unit_gen)
+if HAVE_SYSTEMD_SYSTEM
+systemdsystemunit_DATA = contrib/systemd/aisb-gate.service
+endif
+if HAVE_SYSTEMD_USER
+systemduserunit_DATA = contrib/systemd/aisb-gate@.service
+endif
+if HAVE_QUADLET
+quadlet_DATA = contrib/quadlet/aisb-gate.container
+endif
+logrotatedir = $(sysconfdir)/logrotate.d
+logrotate_DATA = contrib/logrotate/aisb-gate

@@ -197,6 +197,29 @@ gate_config_auth(struct gate *g)
 }
 
 /*
+ * Log rotation (SIGUSR1, control "reopen", and every reload): the audit
+ * log is opened again by its name, after what waits was written to the
+ * old file; the lines of one loop turn go whole to one file or the other.
+ * On failure the old file stays in use.  0 or -1 (logged).
+ */
+int
+gate_audit_rotate(struct gate *g)
+{
+	if (g->audit == NULL || g->cfg.audit_path == NULL ||
+	    strcmp(g->cfg.audit_path, "-") == 0)
+		return 0;
+	g->st.reopens++;
+	if (gate_audit_reopen(g->audit) == -1) {
+		g->st.reopen_failures++;
+		log_warn("audit: reopening %s, keeping the old file",
+		    g->cfg.audit_path);
+		return -1;
+	}
+	log_debug("audit: %s reopened", g->cfg.audit_path);
+	return 0;
+}
+
+/*
  * SIGHUP: a new policy, all or nothing.  An invalid file keeps the old
  * policy; tunnels keep the policy they were decided with (their reference).
  */
@@ -209,8 +232,7 @@ gate_reload(struct gate *g)
 
 	g->ctr.reloads++;
 	/* Log rotation and credentials do not wait for a valid policy. */
-	if (gate_audit_reopen(g->audit) == -1)
-		log_warn("reload: reopening the audit log, keeping the old one");
+	(void)gate_audit_rotate(g);
 	if (g->cfg.token_file != NULL) {
 		if ((a = load_auth(g, &g->cfg)) == NULL)
 			log_warnx("reload: keeping the old credentials");

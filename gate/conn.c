@@ -283,6 +283,8 @@ conn_audit(struct gate_conn *c, const char *event, const char *decision,
 	r.bytes_up = c->up;
 	r.bytes_down = c->down;
 	r.duration_ms = event[0] == 'c' ? gate_ms_since(&c->t_start) : -1;
+	if (strcmp(event, "decision") == 0)
+		gate_metrics_decision(c->g, decision, reason);
 	gate_audit_write(c->g->audit, &r, &c->g->ctr.audit_errors);
 }
 
@@ -554,6 +556,7 @@ gate_accept(struct gate *g, int fd, const struct sockaddr *sa, int salen)
 		r.status = 503;
 		r.reason = limit;
 		r.dns_ms = r.connect_ms = r.duration_ms = -1;
+		gate_metrics_decision(g, r.decision, r.reason);
 		gate_audit_write(g->audit, &r, &g->ctr.audit_errors);
 		log_warnx("%s: connection refused: %s", peer, limit);
 		return;

@@ -4,6 +4,7 @@
  * line is read by gate_ctl_parse(), ctlcmd.c):
  *   status	JSON: counters, policy identity, live tunnels
  *   reload	same as SIGHUP; answers {"reload":"ok"} or {"reload":"failed"}
+ *   reopen	same as SIGUSR1 (the audit log); {"reopen":"ok"|"failed"}
  * Anyone who can open the socket can read the status, so it is created
  * with umask 077 and checked for its mode; its directory is the caller's.
  */
@@ -120,6 +121,13 @@ ctl_read(struct bufferevent *bev, void *arg)
 			log_warn("reload: telling the other workers");
 		evbuffer_add_printf(out, "{\"reload\":\"%s\"}\n",
 		    gate_reload(ctl->g) == 0 ? "ok" : "failed");
+	}
+	else if (cmd == GATE_CTL_REOPEN) {
+		/* with workers, the supervisor passes a SIGUSR1 to the others */
+		if (ctl->g->cfg.workers > 1 && kill(getppid(), SIGUSR1) == -1)
+			log_warn("reopen: telling the other workers");
+		evbuffer_add_printf(out, "{\"reopen\":\"%s\"}\n",
+		    gate_audit_rotate(ctl->g) == 0 ? "ok" : "failed");
 	}
 	else
 		evbuffer_add_printf(out, "{\"error\":\"unknown command\"}\n");

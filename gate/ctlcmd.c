@@ -30,5 +30,7 @@ gate_ctl_parse(const char *buf, size_t len, size_t *used)
 		return GATE_CTL_STATUS;
 	if (n == 6 && memcmp(buf, "reload", 6) == 0)
 		return GATE_CTL_RELOAD;
+	if (n == 6 && memcmp(buf, "reopen", 6) == 0)
+		return GATE_CTL_REOPEN;
 	return GATE_CTL_UNKNOWN;
 }

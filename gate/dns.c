@@ -91,6 +91,7 @@ struct gate_dns {
 	struct gate_dns_entry		*buckets[DNS_BUCKETS];
 	size_t				 nentries;
 	unsigned			 min_ttl, max_ttl, grace, timeout;
+	struct gate_stats		*stats;		/* NULL: not counted */
 };
 
 static void	 resolver_timer_update(struct dns_resolver *);
@@ -380,6 +381,7 @@ dns_strerror(int status)
 struct dns_query {
 	struct gate_dns_entry	*e;
 	struct dns_resolver	*r;
+	struct timespec		 sent;		/* for the latency histogram */
 };
 
 static void
@@ -393,6 +395,7 @@ addrinfo_cb(void *arg, int status, int timeouts, struct ares_addrinfo *res)
 	struct timespec			 now;
 	size_t				 n = 0, i;
 	long				 ttl = -1;
+	struct timespec			 sent = q->sent;
 
 	q->r->pending--;
 	if (q->r != dns->cur && q->r->pending == 0)
@@ -435,6 +438,8 @@ addrinfo_cb(void *arg, int status, int timeouts, struct ares_addrinfo *res)
 		status = ARES_ENODATA;
 
 	now_mono(&now);
+	gate_metrics_dns(dns->stats, (double)(now.tv_sec - sent.tv_sec) +
+	    (double)(now.tv_nsec - sent.tv_nsec) / 1e9, status != ARES_SUCCESS);
 	if (status == ARES_SUCCESS) {
 		if (ttl < (long)dns->min_ttl)
 			ttl = dns->min_ttl;
@@ -501,6 +506,7 @@ kick_cb(evutil_socket_t fd, short what, void *arg)
 		}
 		q->e = e;
 		q->r = dns->cur;
+		now_mono(&q->sent);
 		/* A trailing dot: exactly this name, never a search domain. */
 		snprintf(fqdn, sizeof(fqdn), "%s.", e->name);
 		e->resolving = 1;
@@ -631,6 +637,8 @@ gate_dns_cached(struct gate_dns *dns, const char *name,
 	TAILQ_INSERT_TAIL(&dns->lru, e, lru);
 	memcpy(out, e->addrs, e->naddrs * sizeof(out[0]));
 	*stale = !ts_before(&now, &e->good_until);
+	if (dns->stats != NULL)
+		dns->stats->dns_hits++;
 	return e->naddrs;
 }
 
@@ -646,6 +654,8 @@ gate_dns_resolve(struct gate_dns *dns, const char *name,
 {
 	struct gate_dns_entry	*e;
 
+	if (dns->stats != NULL)
+		dns->stats->dns_misses++;
 	if ((e = entry_find(dns, name)) == NULL &&
 	    (e = entry_new(dns, name)) == NULL)
 		return -1;
@@ -670,6 +680,12 @@ gate_dns_cancel(struct gate_dns_wait *w)
 		return;
 	TAILQ_REMOVE(&w->owner->waiters, w, entry);
 	w->owner = NULL;
+}
+
+void
+gate_dns_stats(struct gate_dns *dns, struct gate_stats *st)
+{
+	dns->stats = st;
 }
 
 size_t

@@ -17,6 +17,8 @@
  *   audit.c    JSON lines, one per decision and one per closed tunnel
  *   auth.c     Proxy-Authorization: Basic against a token file
  *   control.c  the unix control socket ("status")
+ *   metrics.c  --metrics: Prometheus text on GET /metrics; the counters
+ *              of --workers in a shared mapping
  */
 #ifndef AISB_GATE_H
 #define AISB_GATE_H
@@ -39,6 +41,7 @@ struct gate_dns;
 struct gate_audit;
 struct gate_auth;
 struct gate_control;
+struct gate_metrics;
 
 /* Defaults; each is a command line option (see aisb-gate(8)). */
 #define GATE_DEFAULT_LISTEN		"127.0.0.1:3128"
@@ -88,6 +91,26 @@ struct gate_counters {
 	uint64_t	 pipe_shortage;		/* a pipe was wanted, none free */
 };
 
+/*
+ * What --metrics reports beyond struct gate_counters (metrics.c).  Each
+ * worker counts into its own; a scrape sums them.
+ */
+enum { GATE_DEC_ALLOW, GATE_DEC_DENY, GATE_DEC_ERROR, GATE_DEC_N };
+#define GATE_REASONS_MAX	24	/* reason tokens (metrics.c), "other" last */
+#define GATE_DNS_BUCKETS	13	/* look-up histogram, +Inf included */
+
+struct gate_stats {
+	uint64_t	 decisions[GATE_DEC_N][GATE_REASONS_MAX];
+	uint64_t	 dns_buckets[GATE_DNS_BUCKETS];	/* not cumulative */
+	uint64_t	 dns_lookups;
+	uint64_t	 dns_failures;
+	double		 dns_seconds;
+	uint64_t	 dns_hits;	/* requests answered by the cache */
+	uint64_t	 dns_misses;	/* requests that waited for a look-up */
+	uint64_t	 reopens;	/* of the audit log */
+	uint64_t	 reopen_failures;
+};
+
 struct gate_config {
 	const char		*policy_path;
 	const char		*listen;
@@ -114,6 +137,7 @@ struct gate_config {
 	unsigned		 drain_timeout;
 	unsigned		 dns_grace;
 	unsigned		 dns_timeout;
+	const char		*metrics_listen; /* --metrics; NULL: none */
 };
 
 struct gate_client;		/* per client address, for the per-client limit */
@@ -155,6 +179,10 @@ struct gate {
 	 */
 	int			 policy_dir, token_dir;
 	const char		*policy_name, *token_name;
+	/* --metrics (metrics.c) */
+	struct gate_stats	 st;
+	int			 metrics_fd;	/* -1: none; until the loop takes it */
+	struct gate_metrics	*metrics;
 };
 
 /* conn.c */
@@ -172,6 +200,7 @@ void	 gate_pipes_free(struct gate *);
 int	 gate_config_load(struct gate *);
 int	 gate_config_auth(struct gate *);
 int	 gate_reload(struct gate *);
+int	 gate_audit_rotate(struct gate *);
 int	 gate_listen_parse(const char *, struct sockaddr_storage *,
 	    socklen_t *);
 const char *gate_sockaddr_str(const struct sockaddr_storage *, char *, size_t);
@@ -203,6 +232,8 @@ void		 gate_dns_cancel(struct gate_dns_wait *);
 size_t		 gate_dns_cached(struct gate_dns *, const char *name,
 		    struct policy_addr *out, int *stale);
 size_t		 gate_dns_cache_size(const struct gate_dns *);
+/* where look-ups and cache hits are counted (NULL: nowhere) */
+void		 gate_dns_stats(struct gate_dns *, struct gate_stats *);
 
 /* audit.c */
 struct gate_audit_rec {
@@ -256,5 +287,16 @@ int			 gate_control_listen(const char *path);
 struct gate_control	*gate_control_open(struct gate *, const char *path,
 			    int fd);
 void			 gate_control_close(struct gate_control *);
+
+/* metrics.c */
+void			 gate_metrics_prepare(struct gate *);
+struct gate		*gate_metrics_worker(struct gate *, unsigned);
+void			 gate_metrics_worker_gone(unsigned);
+int			 gate_metrics_listen(const char *addr);
+struct gate_metrics	*gate_metrics_open(struct gate *, int fd);
+void			 gate_metrics_close(struct gate_metrics *);
+void			 gate_metrics_decision(struct gate *, const char *,
+			    const char *);
+void			 gate_metrics_dns(struct gate_stats *, double, int);
 
 #endif /* AISB_GATE_H */

@@ -10,6 +10,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,7 +43,7 @@ usage(void)
 "	[--connect-timeout s] [--idle-timeout s] [--drain-timeout s]\n"
 "	[--dns-grace s] [--dns-timeout s] [--no-sni-check]\n"
 "	[--no-splice] [--max-pipes n] [--workers n]\n"
-"	[--audit-failure deny|allow]\n");
+"	[--audit-failure deny|allow] [--metrics address:port]\n");
 	exit(EXIT_USAGE);
 }
 
@@ -139,6 +140,7 @@ enum {
 	OPT_IDLE_TIMEOUT, OPT_DRAIN_TIMEOUT, OPT_DNS_GRACE, OPT_DNS_TIMEOUT,
 	OPT_NO_SNI_CHECK, OPT_NO_SPLICE, OPT_MAX_PIPES, OPT_WORKERS,
 	OPT_AUDIT_FAILURE,
+	OPT_METRICS,
 };
 
 static const struct option longopts[] = {
@@ -162,6 +164,7 @@ static const struct option longopts[] = {
 	{ "max-pipes",		required_argument, NULL, OPT_MAX_PIPES },
 	{ "workers",		required_argument, NULL, OPT_WORKERS },
 	{ "audit-failure",	required_argument, NULL, OPT_AUDIT_FAILURE },
+	{ "metrics",		required_argument, NULL, OPT_METRICS },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ NULL,			0,		   NULL, 0 },
 };
@@ -280,6 +283,9 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 				exit(EXIT_USAGE);
 			}
 			break;
+		case OPT_METRICS:
+			cfg->metrics_listen = optarg;
+			break;
 		default:
 			usage();
 		}
@@ -299,8 +305,8 @@ main(int argc, char **argv)
 {
 	struct gate		*g = &gate;
 	struct gate_config	*cfg = &g->cfg;
-	struct sockaddr_storage	 ss;
-	socklen_t		 sslen;
+	struct sockaddr_storage	 ss, mss;
+	socklen_t		 sslen, msslen;
 	int			 rc;
 	struct passwd		*pw;
 	uid_t			 uid = 0;
@@ -314,6 +320,24 @@ main(int argc, char **argv)
 	if (gate_listen_parse(cfg->listen, &ss, &sslen) == -1) {
 		fprintf(stderr, "aisb-gate: -l %s: expected an IP address and "
 		    "port, such as 127.0.0.1:3128 or [::1]:3128\n", cfg->listen);
+		return EXIT_CONFIG;
+	}
+	if (cfg->metrics_listen != NULL &&
+	    gate_listen_parse(cfg->metrics_listen, &mss, &msslen) == -1) {
+		fprintf(stderr, "aisb-gate: --metrics %s: expected an IP address "
+		    "and port, such as 127.0.0.1:9128 or [::1]:9128\n",
+		    cfg->metrics_listen);
+		return EXIT_CONFIG;
+	}
+	/* port 0 is a free port each: the same text is two sockets then */
+	if (cfg->metrics_listen != NULL &&
+	    strcmp(cfg->metrics_listen, cfg->listen) == 0 &&
+	    (mss.ss_family == AF_INET ?
+	    ((struct sockaddr_in *)&mss)->sin_port :
+	    ((struct sockaddr_in6 *)&mss)->sin6_port) != 0) {
+		fprintf(stderr, "aisb-gate: --metrics %s: the proxy listens "
+		    "there (-l); give the metrics a port of their own\n",
+		    cfg->metrics_listen);
 		return EXIT_CONFIG;
 	}
 	if (cfg->user != NULL) {

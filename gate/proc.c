@@ -33,6 +33,7 @@
 #include "gate.h"
 
 #define LISTEN_BACKLOG	511
+#define NSIGS		4	/* watched by a worker's loop (run) */
 
 static void
 accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
@@ -116,6 +117,11 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 	case SIGINT:
 		log_warnx("SIGINT: exiting now");
 		event_base_loopbreak(g->base);
+		break;
+	case SIGUSR1:
+		/* logrotate's postrotate: the audit log only, no reload */
+		if (gate_audit_rotate(g) == 0 && g->audit != NULL)
+			log_info("SIGUSR1: audit log reopened");
 		break;
 	}
 }
@@ -206,10 +212,11 @@ static int
 run(struct gate *g, int lfd, int ctlfd)
 {
 	struct gate_config	*cfg = &g->cfg;
-	struct event		*sigs[3];
+	struct event		*sigs[NSIGS];
 	sigset_t		 set;
 	int			 i, rc = EXIT_SUCCESS;
-	int			 signums[3] = { SIGHUP, SIGTERM, SIGINT };
+	int			 signums[NSIGS] = { SIGHUP, SIGTERM, SIGINT,
+				    SIGUSR1 };
 	char			 addr[128];
 
 	clock_gettime(CLOCK_MONOTONIC, &g->started);
@@ -234,13 +241,20 @@ run(struct gate *g, int lfd, int ctlfd)
 	if (ctlfd != -1 && (g->control = gate_control_open(g,
 	    cfg->control_path, ctlfd)) == NULL)
 		fatalx("cannot serve the control socket %s", cfg->control_path);
-	for (i = 0; i < 3; i++)
+	if (g->metrics_fd != -1) {
+		if ((g->metrics = gate_metrics_open(g, g->metrics_fd)) == NULL)
+			fatalx("cannot serve the metrics socket %s",
+			    cfg->metrics_listen);
+		g->metrics_fd = -1;	/* the listener's now */
+		gate_dns_stats(g->dns, &g->st);
+	}
+	for (i = 0; i < NSIGS; i++)
 		if ((sigs[i] = evsignal_new(g->base, signums[i], signal_cb,
 		    g)) == NULL || evsignal_add(sigs[i], NULL) == -1)
 			fatalx("cannot watch signal %d", signums[i]);
 	/* a worker's signals were blocked by the supervisor: watched now */
 	sigemptyset(&set);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < NSIGS; i++)
 		sigaddset(&set, signums[i]);
 	sigaddset(&set, SIGCHLD);
 	if (sigprocmask(SIG_UNBLOCK, &set, NULL) == -1)
@@ -257,7 +271,9 @@ run(struct gate *g, int lfd, int ctlfd)
 	}
 
 	gate_conn_close_all(g);
-	for (i = 0; i < 3; i++)
+	gate_metrics_close(g->metrics);
+	g->metrics = NULL;
+	for (i = 0; i < NSIGS; i++)
 		event_free(sigs[i]);
 	if (g->drain_timer != NULL)
 		event_free(g->drain_timer);
@@ -279,9 +295,10 @@ run(struct gate *g, int lfd, int ctlfd)
 /*
  * --workers N: N processes, each with its own loop, listening socket
  * (SO_REUSEPORT) and descriptor table, forked after everything that may
- * need root.  The supervisor only passes signals on: SIGHUP to every
- * worker (but the one that sent it: a control "reload" in worker 0 reloads
- * itself), SIGTERM and SIGINT to all; it exits when the last worker has,
+ * need root.  The supervisor only passes signals on: SIGHUP and SIGUSR1
+ * to every worker (but the one that sent it: a control "reload" or
+ * "reopen" in worker 0 does its own part), SIGTERM and SIGINT to all;
+ * it exits when the last worker has,
  * 0 when they all exited 0.  A worker that dies is not replaced (its
  * socket closes with it, so the kernel stops giving it connections); a
  * supervisor that is killed outright takes its workers along: each gets
@@ -302,6 +319,7 @@ supervise(struct gate *g, int *lfds, int ctlfd)
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGUSR1);
 	sigaddset(&set, SIGCHLD);
 	/* blocked before the fork: a signal then waits for sigwaitinfo */
 	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1)
@@ -320,6 +338,8 @@ supervise(struct gate *g, int *lfds, int ctlfd)
 			if (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1 ||
 			    getppid() != parent)
 				_exit(1);
+			/* --metrics: its struct gate in the shared slot */
+			g = gate_metrics_worker(g, i);
 			g->worker = i;
 			for (unsigned j = 0; j < cfg->workers; j++)
 				if (j != i)
@@ -337,6 +357,10 @@ supervise(struct gate *g, int *lfds, int ctlfd)
 		close(lfds[i]);
 	if (ctlfd != -1)
 		close(ctlfd);
+	if (g->metrics_fd != -1) {
+		close(g->metrics_fd);
+		g->metrics_fd = -1;
+	}
 	log_info("%u workers listening, policy %s sha256:%s", live,
 	    cfg->policy_path, policy_sha256(g->policy));
 	while (live > 0) {
@@ -344,10 +368,12 @@ supervise(struct gate *g, int *lfds, int ctlfd)
 			continue;
 		switch (si.si_signo) {
 		case SIGHUP:
+		case SIGUSR1:
 		case SIGTERM:
 		case SIGINT:
 			for (i = 0; i < cfg->workers; i++)
-				if (pids[i] > 0 && !(si.si_signo == SIGHUP &&
+				if (pids[i] > 0 && !((si.si_signo == SIGHUP ||
+				    si.si_signo == SIGUSR1) &&
 				    si.si_pid == pids[i]))
 					kill(pids[i], si.si_signo);
 			break;
@@ -358,6 +384,7 @@ supervise(struct gate *g, int *lfds, int ctlfd)
 						continue;
 					pids[i] = -1;
 					live--;
+					gate_metrics_worker_gone(i);
 					if (!WIFEXITED(st) ||
 					    WEXITSTATUS(st) != 0) {
 						log_warnx("worker %u (pid %ld) "
@@ -419,6 +446,14 @@ gate_listen(struct gate *g, const struct sockaddr_storage *ss, socklen_t sslen)
 	if (cfg->control_path != NULL &&
 	    (g->ctlfd = gate_control_listen(cfg->control_path)) == -1)
 		fatalx("cannot open the control socket %s", cfg->control_path);
+	g->metrics_fd = -1;
+	if (cfg->metrics_listen != NULL) {
+		if ((g->metrics_fd = gate_metrics_listen(cfg->metrics_listen)) ==
+		    -1)
+			fatalx("cannot open the metrics socket %s",
+			    cfg->metrics_listen);
+		gate_metrics_prepare(g);
+	}
 }
 
 /*
@@ -454,6 +489,18 @@ gate_announce(struct gate *g)
 	    "", cfg->policy_path, policy_sha256(g->policy),
 	    policy_rule_count(g->policy),
 	    policy_rule_count(g->policy) == 1 ? "" : "s");
+	if (g->metrics_fd != -1) {
+		struct sockaddr_storage	 ms;
+		socklen_t		 mslen = sizeof(ms);
+
+		/* the port bound, when --metrics asked for port 0 */
+		if (getsockname(g->metrics_fd, (struct sockaddr *)&ms,
+		    &mslen) == 0)
+			gate_sockaddr_str(&ms, addr, sizeof(addr));
+		else
+			snprintf(addr, sizeof(addr), "%s", cfg->metrics_listen);
+		log_info("metrics on %s (GET /metrics)", addr);
+	}
 }
 
 /*

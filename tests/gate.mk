@@ -8,9 +8,12 @@ GATE_TESTS = \
 	tests/integration/gate_http.sh \
 	tests/integration/gate_lines.sh \
 	tests/integration/gate_load.sh \
+	tests/integration/gate_metrics.sh \
 	tests/integration/gate_privdrop.sh \
+	tests/integration/gate_rotate.sh \
 	tests/integration/gate_signals.sh \
 	tests/integration/gate_splice.sh \
+	tests/integration/gate_units.sh \
 	tests/integration/gate_workers.sh
 TESTS += $(GATE_TESTS)
 EXTRA_DIST += $(GATE_TESTS) tests/integration/gate_lib.sh \

@@ -517,6 +517,9 @@ test_ctl_parse(void **state)
 	assert_int_equal(gate_ctl_parse("reload\r\nx", 9, &used),
 	    GATE_CTL_RELOAD);
 	assert_int_equal(used, 8);
+	assert_int_equal(gate_ctl_parse("reopen\n", 7, &used),
+	    GATE_CTL_REOPEN);
+	assert_int_equal(used, 7);
 	assert_int_equal(gate_ctl_parse("status", 6, &used), GATE_CTL_MORE);
 	assert_int_equal(gate_ctl_parse("STATUS\n", 7, &used),
 	    GATE_CTL_UNKNOWN);
