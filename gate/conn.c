@@ -192,7 +192,7 @@ gate_clients_free(struct gate *g)
 /* The strings that name a connection, wherever it keeps them. */
 struct conn_view {
 	const char	*peer, *session, *method, *host, *hostport, *addr;
-	const char	*rule;
+	const char	*rule, *user;
 	unsigned	 port;
 };
 
@@ -210,6 +210,7 @@ conn_view(const struct gate_conn *c, struct conn_view *v)
 		v->hostport = d->hostport;
 		v->addr = d->addrstr;
 		v->rule = d->rule;
+		v->user = d->user;
 		v->port = d->tgt.port;
 		return;
 	}
@@ -220,6 +221,7 @@ conn_view(const struct gate_conn *c, struct conn_view *v)
 	v->hostport = t->s + t->off[T_HOSTPORT];
 	v->addr = t->s + t->off[T_ADDR];
 	v->rule = t->s + t->off[T_RULE];
+	v->user = t->s + t->off[T_USER];
 	v->port = t->port;
 }
 
@@ -239,6 +241,7 @@ conn_tags_new(const struct gate_conn *c)
 	src[T_HOSTPORT] = v.hostport;
 	src[T_ADDR] = v.addr;
 	src[T_RULE] = v.rule;
+	src[T_USER] = v.user;
 	total = len[T_N] = strlen(v.peer) + 1;
 	for (i = 0; i < T_N; i++)
 		total += len[i] = strlen(src[i]) + 1;
@@ -267,6 +270,7 @@ conn_audit(struct gate_conn *c, const char *event, const char *decision,
 	r.event = event;
 	r.conn = c->id;
 	r.session = v.session[0] ? v.session : NULL;
+	r.user = v.user[0] ? v.user : NULL;
 	r.client = v.peer;
 	r.method = v.method[0] ? v.method : NULL;
 	r.host = v.host[0] ? v.host : NULL;

@@ -42,7 +42,8 @@ usage(void)
 "	[--connect-timeout s] [--idle-timeout s] [--drain-timeout s]\n"
 "	[--dns-grace s] [--dns-timeout s] [--no-sni-check]\n"
 "	[--no-splice] [--max-pipes n] [--workers n]\n"
-"	[--audit-failure deny|allow]\n");
+"	[--audit-failure deny|allow]\n"
+"	[--users file]\n");
 	exit(EXIT_USAGE);
 }
 
@@ -139,6 +140,7 @@ enum {
 	OPT_IDLE_TIMEOUT, OPT_DRAIN_TIMEOUT, OPT_DNS_GRACE, OPT_DNS_TIMEOUT,
 	OPT_NO_SNI_CHECK, OPT_NO_SPLICE, OPT_MAX_PIPES, OPT_WORKERS,
 	OPT_AUDIT_FAILURE,
+	OPT_USERS,
 };
 
 static const struct option longopts[] = {
@@ -162,6 +164,7 @@ static const struct option longopts[] = {
 	{ "max-pipes",		required_argument, NULL, OPT_MAX_PIPES },
 	{ "workers",		required_argument, NULL, OPT_WORKERS },
 	{ "audit-failure",	required_argument, NULL, OPT_AUDIT_FAILURE },
+	{ "users",		required_argument, NULL, OPT_USERS },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ NULL,			0,		   NULL, 0 },
 };
@@ -280,6 +283,9 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 				exit(EXIT_USAGE);
 			}
 			break;
+		case OPT_USERS:
+			cfg->users_path = optarg;
+			break;
 		default:
 			usage();
 		}
@@ -289,6 +295,13 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 	if (cfg->token_file != NULL && cfg->token_fd != -1) {
 		fprintf(stderr, "aisb-gate: --token-file and --token-fd "
 		    "exclude each other\n");
+		exit(EXIT_USAGE);
+	}
+	if (cfg->users_path != NULL && (cfg->token_file != NULL ||
+	    cfg->token_fd != -1)) {
+		fprintf(stderr, "aisb-gate: --users holds the credentials: "
+		    "it excludes --token-file and --token-fd (give each "
+		    "session a line of the users file instead)\n");
 		exit(EXIT_USAGE);
 	}
 }
@@ -333,10 +346,17 @@ main(int argc, char **argv)
 		return EXIT_CONFIG;
 	}
 	if (cfg->check_only) {
-		fprintf(stderr, "aisb-gate: configuration OK (policy sha256:%s)\n",
-		    policy_sha256(g->policy));
+		if (g->users != NULL)
+			fprintf(stderr, "aisb-gate: configuration OK (policy "
+			    "sha256:%s, %zu user%s)\n", policy_sha256(g->policy),
+			    gate_users_count(g->users),
+			    gate_users_count(g->users) == 1 ? "" : "s");
+		else
+			fprintf(stderr, "aisb-gate: configuration OK (policy "
+			    "sha256:%s)\n", policy_sha256(g->policy));
 		policy_free(g->policy);
 		gate_auth_free(g->auth);
+		gate_users_free(g->users);
 		return EXIT_SUCCESS;
 	}
 

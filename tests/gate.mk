@@ -12,6 +12,8 @@ GATE_TESTS = \
 	tests/integration/gate_signals.sh \
 	tests/integration/gate_splice.sh \
 	tests/integration/gate_workers.sh
+# --users: per-user policies
+GATE_TESTS += tests/integration/gate_users.sh
 TESTS += $(GATE_TESTS)
 EXTRA_DIST += $(GATE_TESTS) tests/integration/gate_lib.sh \
 	tests/integration/gate_dns.py tests/integration/gate_upstream.py
