@@ -16,7 +16,8 @@
  *   plain:SECRET	the secret itself, 1 to USERS_MAX_SECRET bytes, no
  *		space or tab
  *   policy=PATH	the user's policy file; a relative PATH is relative to
- *		the users file's folder.  Without it the user gets -f's policy.
+ *		the users file's folder (no space, tab or control character).
+ *		Without it the user gets -f's policy.
  *
  * Bounds: USERS_MAX_FILE bytes, USERS_MAX_ENTRIES users, USERS_MAX_LINE
  * bytes a line.  The parser is pure (no file is opened): gate_users_parse
@@ -212,6 +213,11 @@ gate_users_parse(const char *buf, size_t len, const char *path, char *err,
 			if (fl <= 7 || memcmp(f, "policy=", 7) != 0)
 				FAIL(f - ls, "expected policy=PATH or the "
 				    "end of the line");
+			for (i = 7; i < fl; i++)
+				if ((unsigned char)f[i] < 0x20 ||
+				    (unsigned char)f[i] == 0x7f)
+					FAIL(f + i - ls, "a control character "
+					    "in the policy path");
 			if ((e->policy = strndup(f + 7, fl - 7)) == NULL)
 				FAIL(f - ls, "out of memory");
 			if ((fl = field(&q, le, &f)) != 0)
