@@ -13,15 +13,17 @@ set -euo pipefail
 
 start_upstream http 192.0.2.10
 up=$up_port
-echo_port=$up
+start_upstream echo 192.0.2.11
+echo_port=$up_port
 start_dns '{"a.test": {"A": ["192.0.2.10"]}, "b.test": {"A": ["192.0.2.10"]},
-    "c.test": {"A": ["192.0.2.10"]}, "d.test": {"A": ["192.0.2.10"]}}'
+    "c.test": {"A": ["192.0.2.10"]}, "d.test": {"A": ["192.0.2.10"]},
+    "e.test": {"A": ["192.0.2.11"]}}'
 
 U=$tmp/users
 mkdir "$U" "$U/pol"
 write_policy "$U/default.yaml" d.test
 write_policy "$U/pol/alice.yaml" a.test
-write_policy "$tmp/bob.yaml" b.test	# an absolute path
+write_policy "$tmp/bob.yaml" b.test e.test	# an absolute path
 sha() { printf %s "$1" | sha256sum | cut -d' ' -f1; }
 cat >"$U/users.conf" <<EOF
 # name  credential  policy
@@ -117,6 +119,40 @@ if grep -qE 'alice-secret|bob-secret|carol-secret' "$A" "$E"; then
 uget bob:bob-secret "http://a.test:$up/13" >/dev/null
 grep -q "bob.yaml" "$tmp/body" && ok || bad "403 body does not name bob.yaml"
 
+# A tunnel of bob's, to the echo server, held across the reload below that
+# takes bob's policy away: it keeps the policy it was decided with.
+"$PY" - "$gate_port" "$echo_port" "$tmp/hold" <<'PY' 2>"$tmp/hold.err" &
+import base64, os, socket, sys, time
+port, echo, d = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+cred = base64.b64encode(b"bob:bob-secret").decode()
+s = socket.create_connection(("127.0.0.1", port), timeout=20)
+s.sendall(b"CONNECT e.test:%d HTTP/1.1\r\nHost: e.test\r\n"
+          b"Proxy-Authorization: Basic %s\r\n\r\n" % (echo, cred.encode()))
+head = b""
+while b"\r\n\r\n" not in head:
+    head += s.recv(1)
+def ping(msg):
+    s.sendall(msg)
+    got = b""
+    while len(got) < len(msg):
+        b = s.recv(len(msg) - len(got))
+        if not b:
+            break
+        got += b
+    return "ok" if got == msg else "bad"
+first = ping(b"before")
+open(d + ".ready", "w").write(head.split(b"\r\n")[0].decode() + " " + first)
+while not os.path.exists(d + ".go"):	# the reload happened
+    time.sleep(0.05)
+second = ping(b"after the reload")
+s.close()
+open(d + ".tmp", "w").write(second)
+os.rename(d + ".tmp", d + ".done")
+PY
+pids+=($!)
+wait_file "$tmp/hold.ready"
+check "held tunnel of bob's" "$(cat "$tmp/hold.ready")" "HTTP/1.1 200 Connection established ok"
+
 # --- SIGHUP: a changed users file --------------------------------------------
 # alice gets a new secret, bob loses his own policy (-f's then), carol
 # gets bob's
@@ -136,6 +172,11 @@ check "bob: -f's new policy, c.test" "$(uget bob:bob-secret "http://c.test:$up/2
 check "bob: b.test now denied" "$(uget bob:bob-secret "http://b.test:$up/23")" "000 403"
 check "carol: b.test now" "$(uget carol:carol-secret "http://b.test:$up/24" -p)" "200 200"
 expect_audit "$A" user=bob host=c.test decision=allow
+check "bob: e.test denied to new tunnels" "$(uget bob:bob-secret "http://e.test:$echo_port/" -p)" "403 000"
+touch "$tmp/hold.go"
+wait_file "$tmp/hold.done"
+check "the held tunnel goes on with bob's old policy" "$(cat "$tmp/hold.done")" ok
+expect_audit "$A" event=close user=bob host=e.test
 
 # --- an invalid users file keeps the whole old set ---------------------------
 cp "$U/users.conf" "$U/users.good"
