@@ -9,6 +9,7 @@
 
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
@@ -228,7 +229,13 @@ load_users(const struct gate *g, const struct policy *deflt, int logged,
 	char			 pwhy[768], *text;
 	size_t			 len, i, j, n;
 	int			 dirfd;
+	struct stat		 st;
 
+	/* group read is how a gate that dropped to --user reads it */
+	if (fstatat(g->users_dir, g->users_name, &st, 0) == 0 &&
+	    (st.st_mode & (S_IWGRP | S_IXGRP | S_IRWXO)))
+		log_warnx("users file %s is accessible by others, or writable "
+		    "by its group", path);
 	if ((text = file_read_bounded_at(g->users_dir, g->users_name, path,
 	    USERS_MAX_FILE, &len, buf, sizeof(buf))) == NULL) {
 		snprintf(why, whylen, "%s", buf);

@@ -58,11 +58,18 @@ grep -q 'excludes --token-file' "$tmp/excl.err" && ok ||
     bad "no exclusion message: $(cat "$tmp/excl.err")"
 
 rc=0
+chmod 0644 "$U/users.conf"
 "$gate_bin" -n -f "$U/default.yaml" --users "$U/users.conf" \
     2>"$tmp/n.err" || rc=$?
 check "-n with --users" "$rc" 0
 grep -q 'configuration OK (policy sha256:[0-9a-f]*, 3 users)' "$tmp/n.err" &&
     ok || bad "-n said: $(cat "$tmp/n.err")"
+grep -q "users file .*users.conf is accessible by others" "$tmp/n.err" &&
+    ok || bad "no warning for a users file others may read"
+chmod 0600 "$U/users.conf"
+"$gate_bin" -n -f "$U/default.yaml" --users "$U/users.conf" 2>"$tmp/n.err"
+if grep -q "accessible by others" "$tmp/n.err"; then
+	bad "a warning for a 0600 users file"; else ok; fi
 
 # a policy whose dns: section differs from -f's: one gate, one resolver
 write_policy "$tmp/otherdns.yaml" b.test
