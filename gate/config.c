@@ -287,8 +287,8 @@ load_users(const struct gate *g, const struct policy *deflt, int logged,
 		if (!dns_same(p, deflt)) {
 			snprintf(why, whylen, "%s:%u: the policy of user %s, "
 			    "%.256s, configures DNS (dns: servers, TTLs) "
-			    "unlike -f's policy %.256s; one gate has one resolver: give "
-			    "them the same dns: section", path,
+			    "unlike -f's policy %.256s; one gate has one "
+			    "resolver: give them the same dns: section", path,
 			    gate_users_line(u, i), gate_users_name(u, i), full,
 			    policy_file(deflt));
 			policy_free(p);

@@ -864,6 +864,7 @@ gate_conns_status(struct gate *g, struct evbuffer *out)
 	struct gate_conn	*c;
 	char			 host[POLICY_MAX_NAME * 6 + 3];
 	char			 sess[GATE_SESSION_MAX * 6 + 3];
+	char			 user[GATE_SESSION_MAX * 6 + 3];
 	int			 first = 1;
 
 	evbuffer_add_printf(out, "[");
@@ -875,11 +876,13 @@ gate_conns_status(struct gate *g, struct evbuffer *out)
 		conn_view(c, &v);
 		gate_json_str(host, sizeof(host), v.hostport);
 		gate_json_str(sess, sizeof(sess), v.session);
+		/* --users: whose policy decided it; "" otherwise */
+		gate_json_str(user, sizeof(user), v.user);
 		evbuffer_add_printf(out, "%s{\"conn\":%llu,\"client\":\"%s\","
-		    "\"session\":%s,\"target\":%s,\"addr\":\"%s\","
+		    "\"session\":%s,\"user\":%s,\"target\":%s,\"addr\":\"%s\","
 		    "\"bytes_up\":%llu,\"bytes_down\":%llu,\"age_ms\":%.0f}",
 		    first ? "" : ",", (unsigned long long)c->id, v.peer, sess,
-		    host, v.addr, (unsigned long long)c->up,
+		    user, host, v.addr, (unsigned long long)c->up,
 		    (unsigned long long)c->down, gate_ms_since(&c->t_start));
 		first = 0;
 	}

@@ -139,8 +139,8 @@ gate_users_parse(const char *buf, size_t len, const char *path, char *err,
 		goto fail;
 	}
 	while (p < end) {
-		const char		*nl = memchr(p, '\n', (size_t)(end - p));
-		const char		*le = nl != NULL ? nl : end, *q, *f;
+		const char		*nl = memchr(p, '\n', (size_t)(end - p)),
+					*le = nl != NULL ? nl : end, *q, *f;
 		const char		*ls = p;
 		struct users_entry	*e;
 		size_t			 fl;
@@ -190,8 +190,9 @@ gate_users_parse(const char *buf, size_t len, const char *path, char *err,
 				    "not %zu (printf %%s SECRET | sha256sum)",
 				    2 * USERS_DIGEST, fl - 7);
 			for (i = 0; i < USERS_DIGEST; i++) {
-				int	 h = hexval((unsigned char)f[7 + 2 * i]);
-				int	 l = hexval((unsigned char)f[8 + 2 * i]);
+				const unsigned char *x =
+				    (const unsigned char *)f + 7 + 2 * i;
+				int	 h = hexval(x[0]), l = hexval(x[1]);
 
 				if (h == -1 || l == -1)
 					FAIL(f + 7 + 2 * i + (h != -1) - ls,
@@ -323,7 +324,8 @@ gate_users_check(const struct gate_users *u, const char *value, size_t len,
 		int				 ok;
 
 		ok = CRYPTO_memcmp(d, e->digest, USERS_DIGEST) == 0;
-		ok &= strlen(e->name) == ulen && memcmp(e->name, dec, ulen) == 0;
+		ok &= strlen(e->name) == ulen &&
+		    memcmp(e->name, dec, ulen) == 0;
 		if (ok && match == (size_t)-1)
 			match = i;
 	}

@@ -159,6 +159,9 @@ PY
 pids+=($!)
 wait_file "$tmp/hold.ready"
 check "held tunnel of bob's" "$(cat "$tmp/hold.ready")" "HTTP/1.1 200 Connection established ok"
+check "control status: the tunnel's user" "$(control "$tmp/ctl.sock" status tunnels |
+    "$PY" -c 'import json, sys; print([(t["target"].split(":")[0], t["user"]) for t in json.load(sys.stdin)])')" \
+    "[('e.test', 'bob')]"
 
 # --- SIGHUP: a changed users file --------------------------------------------
 # alice gets a new secret, bob loses his own policy (-f's then), carol
