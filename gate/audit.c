@@ -381,6 +381,7 @@ gate_audit_write(struct gate_audit *a, const struct gate_audit_rec *r,
 	    "\"conn\":%" PRIu64, ts, (long)(tv.tv_usec / 1000), r->event,
 	    r->conn);
 	add_str(&l, "session", r->session);
+	add_str(&l, "user", r->user);
 	add_str(&l, "client", r->client);
 	add_str(&l, "method", r->method);
 	add_str(&l, "host", r->host);

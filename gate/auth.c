@@ -267,6 +267,33 @@ b64decode(const char *in, size_t len, unsigned char *out, size_t outlen)
 }
 
 /*
+ * A Proxy-Authorization value "Basic base64(user:secret)", decoded into
+ * dec[declen]: 0 with the user name at dec (*ulen bytes), a ':' and the
+ * secret after it (*slen bytes), or -1.  The caller wipes dec.  Used by
+ * the users file (users.c), which checks its own credentials.
+ */
+int
+gate_auth_basic(const char *value, size_t len, unsigned char *dec,
+    size_t declen, size_t *ulen, size_t *slen)
+{
+	unsigned char	*colon;
+	ssize_t		 n;
+	size_t		 i;
+
+	if (len < 6 || len > declen || strncasecmp(value, "Basic ", 6))
+		return -1;
+	for (i = 6; i < len && value[i] == ' '; i++)
+		;
+	if ((n = b64decode(value + i, len - i, dec, declen)) == -1)
+		return -1;
+	if ((colon = memchr(dec, ':', (size_t)n)) == NULL)
+		return -1;
+	*ulen = (size_t)(colon - dec);
+	*slen = (size_t)n - *ulen - 1;
+	return 0;
+}
+
+/*
  * Check a Proxy-Authorization value.  Returns 0 and the session label in
  * session, or -1.  The decoded credentials are wiped before returning.
  */

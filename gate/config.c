@@ -1,18 +1,21 @@
 /*
- * The gate's configuration: the policy and the proxy credentials, loaded
- * at start-up and again on every reload (SIGHUP, or "reload" on the
- * control socket), all or nothing; and the listening address, parsed from
- * -l and printed for people.
+ * The gate's configuration: the policy and the proxy credentials (a token
+ * file, or --users: credentials with a policy each), loaded at start-up
+ * and again on every reload (SIGHUP, or "reload" on the control socket),
+ * all or nothing; and the listening address, parsed from -l and printed
+ * for people.
  */
 #include "config.h"
 
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,8 +97,8 @@ gate_listen_parse(const char *s, struct sockaddr_storage *ss, socklen_t *len)
  * stderr is /dev/null by then, and aisb policy check FILE lists the rest.
  */
 static struct policy *
-load_policy(const struct gate *g, const char *path, int logged, char *why,
-    size_t whylen)
+load_policy(int dirfd, const char *name, const char *path, int logged,
+    char *why, size_t whylen)
 {
 	struct policy_errors	 errs;
 	struct policy		*p;
@@ -104,13 +107,14 @@ load_policy(const struct gate *g, const char *path, int logged, char *why,
 	int			 rc, more = -1;
 
 	memset(&errs, 0, sizeof(errs));
-	if (!logged)
-		rc = policy_load_file(path, &p, &errs);
+	if (!logged && dirfd == AT_FDCWD)
+		rc = policy_load_file(name, &p, &errs);
 	else {
 		/* by name in its folder: the gate may have dropped to --user */
-		if ((text = file_read_bounded_at(g->policy_dir, g->policy_name,
-		    path, POLICY_MAX_FILE_SIZE, &len, buf, sizeof(buf))) ==
-		    NULL) {
+		if ((text = file_read_bounded_at(dirfd, name, path,
+		    POLICY_MAX_FILE_SIZE, &len, buf, sizeof(buf))) == NULL) {
+			if (!logged)
+				fprintf(stderr, "aisb-gate: %s\n", buf);
 			snprintf(why, whylen, "%.*s", (int)(whylen > 0 ?
 			    whylen - 1 : 0), buf);
 			return NULL;
@@ -174,21 +178,165 @@ gate_config_load(struct gate *g)
 	const struct gate_config	*cfg = &g->cfg;
 	char				 why[32];	/* only on a reload */
 
-	if ((g->policy = load_policy(g, cfg->policy_path, 0, why,
-	    sizeof(why))) == NULL)
+	if ((g->policy = load_policy(AT_FDCWD, cfg->policy_path,
+	    cfg->policy_path, 0, why, sizeof(why))) == NULL)
 		return -1;
 	g->policy_dir = file_dir_open(cfg->policy_path, &g->policy_name);
 	g->token_dir = AT_FDCWD;
 	g->token_name = cfg->token_file;
 	if (cfg->token_file != NULL)
 		g->token_dir = file_dir_open(cfg->token_file, &g->token_name);
+	g->users_dir = AT_FDCWD;
+	g->users_name = cfg->users_path;
+	if (cfg->users_path != NULL)
+		g->users_dir = file_dir_open(cfg->users_path, &g->users_name);
 	return 0;
 }
 
-/* The credentials of --token-file or --token-fd, if any: 0, or -1. */
+/* One gate has one resolver: every policy must configure it alike. */
+static int
+dns_same(const struct policy *a, const struct policy *b)
+{
+	size_t	 i, n = policy_dns_server_count(a);
+
+	if (n != policy_dns_server_count(b) ||
+	    policy_dns_min_ttl(a) != policy_dns_min_ttl(b) ||
+	    policy_dns_max_ttl(a) != policy_dns_max_ttl(b))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (strcmp(policy_dns_server_at(a, i),
+		    policy_dns_server_at(b, i)) != 0)
+			return 0;
+	return 1;
+}
+
+/*
+ * --users FILE and the policy of each user, all or nothing.  deflt is
+ * -f's policy (the resolver's settings, which every user's policy must
+ * share).  A relative policy= path is opened in the users file's folder,
+ * by name in the descriptor opened before the privilege drop; an
+ * absolute one must be readable by --user.  NULL with why filled (at
+ * start-up the policies' own errors also go to stderr, all of them).
+ */
+static struct gate_users *
+load_users(const struct gate *g, const struct policy *deflt, int logged,
+    char *why, size_t whylen)
+{
+	const char		*path = g->cfg.users_path, *slash;
+	struct gate_users	*u = NULL;
+	struct policy		*p;
+	char			 buf[512], dir[PATH_MAX], full[PATH_MAX];
+	char			 pwhy[768], *text;
+	size_t			 len, i, j, n;
+	int			 dirfd;
+	struct stat		 st;
+
+	/* group read is how a gate that dropped to --user reads it */
+	if (fstatat(g->users_dir, g->users_name, &st, 0) == 0 &&
+	    (st.st_mode & (S_IWGRP | S_IXGRP | S_IRWXO)))
+		log_warnx("users file %s is accessible by others, or writable "
+		    "by its group", path);
+	if ((text = file_read_bounded_at(g->users_dir, g->users_name, path,
+	    USERS_MAX_FILE, &len, buf, sizeof(buf))) == NULL) {
+		snprintf(why, whylen, "%s", buf);
+		return NULL;
+	}
+	u = gate_users_parse(text, len, path, why, whylen);
+	explicit_bzero(text, len);	/* plain: secrets */
+	free(text);
+	if (u == NULL)
+		return NULL;
+	if ((slash = strrchr(path, '/')) == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 :
+		    (int)(slash - path), path);
+	n = gate_users_count(u);
+	for (i = 0; i < n; i++) {
+		const char	*pp = gate_users_policy_path(u, i), *name = pp;
+
+		if (pp == NULL)
+			continue;
+		/* users sharing a file share one policy object */
+		for (j = 0; j < i; j++)
+			if (gate_users_policy_path(u, j) != NULL &&
+			    strcmp(gate_users_policy_path(u, j), pp) == 0)
+				break;
+		if (j < i) {
+			gate_users_set_policy(u, i,
+			    policy_ref(gate_users_policy(u, j)));
+			continue;
+		}
+		dirfd = AT_FDCWD;
+		if (pp[0] == '/')
+			snprintf(full, sizeof(full), "%s", pp);
+		else if (file_path_join(full, sizeof(full), dir, pp) == -1) {
+			snprintf(why, whylen, "%s:%u: policy=%s: path too "
+			    "long", path, gate_users_line(u, i), pp);
+			goto fail;
+		} else if ((dirfd = g->users_dir) == AT_FDCWD)
+			name = full;
+		if ((p = load_policy(dirfd, name, full, logged, pwhy,
+		    sizeof(pwhy))) == NULL) {
+			snprintf(why, whylen, "%s:%u: the policy of user %s "
+			    "is invalid: %s", path, gate_users_line(u, i),
+			    gate_users_name(u, i), logged ? pwhy :
+			    "see the errors above");
+			goto fail;
+		}
+		if (!dns_same(p, deflt)) {
+			snprintf(why, whylen, "%s:%u: the policy of user %s, "
+			    "%.256s, configures DNS (dns: servers, TTLs) "
+			    "unlike -f's policy %.256s; one gate has one "
+			    "resolver: give them the same dns: section", path,
+			    gate_users_line(u, i), gate_users_name(u, i), full,
+			    policy_file(deflt));
+			policy_free(p);
+			goto fail;
+		}
+		gate_users_set_policy(u, i, p);
+	}
+	return u;
+ fail:
+	gate_users_free(u);
+	return NULL;
+}
+
+/* The number of distinct policies of a users set, -f's included. */
+static size_t
+users_policies(const struct gate_users *u)
+{
+	size_t	 i, j, n = 1;
+
+	for (i = 0; i < gate_users_count(u); i++) {
+		if (gate_users_policy(u, i) == NULL)
+			continue;
+		for (j = 0; j < i; j++)
+			if (gate_users_policy(u, j) == gate_users_policy(u, i))
+				break;
+		if (j == i)
+			n++;
+	}
+	return n;
+}
+
+/*
+ * The credentials of --token-file or --token-fd, or --users and the
+ * policies it names, if any: 0, or -1 (said on stderr).
+ */
 int
 gate_config_auth(struct gate *g)
 {
+	char	 why[1024];
+
+	if (g->cfg.users_path != NULL) {
+		if ((g->users = load_users(g, g->policy, 0, why,
+		    sizeof(why))) == NULL) {
+			fprintf(stderr, "aisb-gate: --users: %s\n", why);
+			return -1;
+		}
+		return 0;
+	}
 	if (g->cfg.token_file == NULL && g->cfg.token_fd == -1)
 		return 0;
 	if ((g->auth = load_auth(g, &g->cfg)) == NULL)
@@ -222,12 +370,15 @@ gate_audit_rotate(struct gate *g)
 /*
  * SIGHUP: a new policy, all or nothing.  An invalid file keeps the old
  * policy; tunnels keep the policy they were decided with (their reference).
+ * With --users, -f's policy, the users file and every policy it names are
+ * one set: any invalid file keeps the whole old set.
  */
 int
 gate_reload(struct gate *g)
 {
 	struct policy		*p;
 	struct gate_auth	*a;
+	struct gate_users	*u = NULL;
 	char			 why[1024];
 
 	g->ctr.reloads++;
@@ -242,13 +393,21 @@ gate_reload(struct gate *g)
 		}
 	}
 	/* one line either way, -v or not: what runs now, and why */
-	if ((p = load_policy(g, g->cfg.policy_path, 1, why,
-	    sizeof(why))) == NULL) {
+	if ((p = load_policy(g->policy_dir, g->policy_name,
+	    g->cfg.policy_path, 1, why, sizeof(why))) == NULL) {
 		g->ctr.reload_failures++;
 		log_warnx("reload: refused: %s is invalid, keeping policy "
 		    "sha256:%.12s (%zu rule%s): %s", g->cfg.policy_path,
 		    policy_sha256(g->policy), policy_rule_count(g->policy),
 		    policy_rule_count(g->policy) == 1 ? "" : "s", why);
+		return -1;
+	}
+	if (g->cfg.users_path != NULL &&
+	    (u = load_users(g, p, 1, why, sizeof(why))) == NULL) {
+		g->ctr.reload_failures++;
+		log_warnx("reload: refused: users file %s: %s; keeping the "
+		    "old users and policies", g->cfg.users_path, why);
+		policy_free(p);
 		return -1;
 	}
 	if (gate_dns_configure(g->dns, p) == -1) {
@@ -258,6 +417,7 @@ gate_reload(struct gate *g)
 		    g->cfg.policy_path, policy_sha256(g->policy),
 		    policy_rule_count(g->policy),
 		    policy_rule_count(g->policy) == 1 ? "" : "s");
+		gate_users_free(u);
 		policy_free(p);
 		return -1;
 	}
@@ -266,5 +426,13 @@ gate_reload(struct gate *g)
 	log_notice("reload: policy %s sha256:%.12s (%zu rule%s) applied",
 	    g->cfg.policy_path, policy_sha256(p), policy_rule_count(p),
 	    policy_rule_count(p) == 1 ? "" : "s");
+	if (u != NULL) {
+		gate_users_free(g->users);
+		g->users = u;
+		log_notice("reload: users %s: %zu user%s, %zu polic%s applied",
+		    g->cfg.users_path, gate_users_count(u),
+		    gate_users_count(u) == 1 ? "" : "s", users_policies(u),
+		    users_policies(u) == 1 ? "y" : "ies");
+	}
 	return 0;
 }

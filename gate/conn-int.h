@@ -45,6 +45,7 @@ enum conn_state { S_HEAD, S_RESOLVE, S_CONNECT, S_RELAY, S_LINGER };
 struct conn_dec {
 	char			 peer[INET6_ADDRSTRLEN + 8];
 	char			 session[GATE_SESSION_MAX];
+	char			 user[GATE_SESSION_MAX];	/* --users */
 	char			 method[24];
 
 	struct gate_http_req	*req;		/* until the head is dealt with */
@@ -79,7 +80,7 @@ struct conn_dec {
  * one allocation of their own length (a few hundred bytes rather than the
  * 3.5 KiB of struct conn_dec).  s[0] is the client's address.
  */
-enum { T_SESSION, T_METHOD, T_HOST, T_HOSTPORT, T_ADDR, T_RULE, T_N };
+enum { T_SESSION, T_METHOD, T_HOST, T_HOSTPORT, T_ADDR, T_RULE, T_USER, T_N };
 struct conn_tags {
 	uint16_t		 port;
 	uint16_t		 off[T_N];

@@ -192,7 +192,7 @@ gate_clients_free(struct gate *g)
 /* The strings that name a connection, wherever it keeps them. */
 struct conn_view {
 	const char	*peer, *session, *method, *host, *hostport, *addr;
-	const char	*rule;
+	const char	*rule, *user;
 	unsigned	 port;
 };
 
@@ -210,6 +210,7 @@ conn_view(const struct gate_conn *c, struct conn_view *v)
 		v->hostport = d->hostport;
 		v->addr = d->addrstr;
 		v->rule = d->rule;
+		v->user = d->user;
 		v->port = d->tgt.port;
 		return;
 	}
@@ -220,6 +221,7 @@ conn_view(const struct gate_conn *c, struct conn_view *v)
 	v->hostport = t->s + t->off[T_HOSTPORT];
 	v->addr = t->s + t->off[T_ADDR];
 	v->rule = t->s + t->off[T_RULE];
+	v->user = t->s + t->off[T_USER];
 	v->port = t->port;
 }
 
@@ -239,6 +241,7 @@ conn_tags_new(const struct gate_conn *c)
 	src[T_HOSTPORT] = v.hostport;
 	src[T_ADDR] = v.addr;
 	src[T_RULE] = v.rule;
+	src[T_USER] = v.user;
 	total = len[T_N] = strlen(v.peer) + 1;
 	for (i = 0; i < T_N; i++)
 		total += len[i] = strlen(src[i]) + 1;
@@ -267,6 +270,7 @@ conn_audit(struct gate_conn *c, const char *event, const char *decision,
 	r.event = event;
 	r.conn = c->id;
 	r.session = v.session[0] ? v.session : NULL;
+	r.user = v.user[0] ? v.user : NULL;
 	r.client = v.peer;
 	r.method = v.method[0] ? v.method : NULL;
 	r.host = v.host[0] ? v.host : NULL;
@@ -863,6 +867,7 @@ gate_conns_status(struct gate *g, struct evbuffer *out)
 	struct gate_conn	*c;
 	char			 host[POLICY_MAX_NAME * 6 + 3];
 	char			 sess[GATE_SESSION_MAX * 6 + 3];
+	char			 user[GATE_SESSION_MAX * 6 + 3];
 	int			 first = 1;
 
 	evbuffer_add_printf(out, "[");
@@ -874,11 +879,13 @@ gate_conns_status(struct gate *g, struct evbuffer *out)
 		conn_view(c, &v);
 		gate_json_str(host, sizeof(host), v.hostport);
 		gate_json_str(sess, sizeof(sess), v.session);
+		/* --users: whose policy decided it; "" otherwise */
+		gate_json_str(user, sizeof(user), v.user);
 		evbuffer_add_printf(out, "%s{\"conn\":%llu,\"client\":\"%s\","
-		    "\"session\":%s,\"target\":%s,\"addr\":\"%s\","
+		    "\"session\":%s,\"user\":%s,\"target\":%s,\"addr\":\"%s\","
 		    "\"bytes_up\":%llu,\"bytes_down\":%llu,\"age_ms\":%.0f}",
 		    first ? "" : ",", (unsigned long long)c->id, v.peer, sess,
-		    host, v.addr, (unsigned long long)c->up,
+		    user, host, v.addr, (unsigned long long)c->up,
 		    (unsigned long long)c->down, gate_ms_since(&c->t_start));
 		first = 0;
 	}

@@ -381,7 +381,25 @@ conn_head_complete(struct gate_conn *c)
 	    c->d->head + req->method.off);
 	c->d->pol = policy_ref(g->policy);
 
-	if (g->auth != NULL) {
+	if (g->users != NULL) {
+		struct policy	*up = NULL;
+
+		/* the user's own policy; the ref is the connection's */
+		if (req->proxy_auth == -1 || gate_users_check(g->users,
+		    c->d->head + req->hdrs[req->proxy_auth].value.off,
+		    req->hdrs[req->proxy_auth].value.len, c->d->user,
+		    sizeof(c->d->user), &up) == -1) {
+			g->ctr.auth_failed++;
+			conn_refuse(c, 407, "deny", "auth_required",
+			    req->proxy_auth == -1 ? "no credentials" :
+			    "wrong credentials");
+			return;
+		}
+		if (up != NULL) {
+			policy_free(c->d->pol);
+			c->d->pol = policy_ref(up);
+		}
+	} else if (g->auth != NULL) {
 		if (req->proxy_auth == -1 || gate_auth_check(g->auth,
 		    c->d->head + req->hdrs[req->proxy_auth].value.off,
 		    req->hdrs[req->proxy_auth].value.len, c->d->session,

@@ -16,6 +16,7 @@
  *   tls.c      the server name of a TLS ClientHello (see tls.h)
  *   audit.c    JSON lines, one per decision and one per closed tunnel
  *   auth.c     Proxy-Authorization: Basic against a token file
+ *   users.c    --users: credentials mapped to per-user policies
  *   control.c  the unix control socket ("status")
  *   metrics.c  --metrics: Prometheus text on GET /metrics; the counters
  *              of --workers in a shared mapping
@@ -40,6 +41,7 @@ struct gate_conn;
 struct gate_dns;
 struct gate_audit;
 struct gate_auth;
+struct gate_users;
 struct gate_control;
 struct gate_metrics;
 
@@ -118,6 +120,7 @@ struct gate_config {
 	const char		*port_file;
 	const char		*control_path;
 	const char		*token_file;
+	const char		*users_path;	/* --users; NULL: none */
 	const char		*user;
 	int			 token_fd;	/* -1: none */
 	int			 ready_fd;	/* -1: none */
@@ -154,6 +157,7 @@ struct gate {
 	struct gate_dns		*dns;
 	struct gate_audit	*audit;
 	struct gate_auth	*auth;		/* NULL: no proxy authentication */
+	struct gate_users	*users;		/* --users; excludes auth */
 	struct gate_control	*control;
 	/* listening, until the workers take them (gate_listen) */
 	int			 lfds[GATE_MAX_WORKERS];
@@ -183,6 +187,8 @@ struct gate {
 	struct gate_stats	 st;
 	int			 metrics_fd;	/* -1: none; until the loop takes it */
 	struct gate_metrics	*metrics;
+	int			 users_dir;	/* --users: its folder */
+	const char		*users_name;
 };
 
 /* conn.c */
@@ -240,6 +246,7 @@ struct gate_audit_rec {
 	const char	*event;		/* "decision" or "close" */
 	uint64_t	 conn;
 	const char	*session;	/* NULL: none */
+	const char	*user;		/* --users: the user; NULL: none */
 	const char	*client;
 	const char	*method;
 	const char	*host;
@@ -281,6 +288,29 @@ void			 gate_auth_free(struct gate_auth *);
 int			 gate_auth_check(const struct gate_auth *,
 			    const char *value, size_t len, char *session,
 			    size_t sessionlen);
+int			 gate_auth_basic(const char *value, size_t len,
+			    unsigned char *dec, size_t declen, size_t *ulen,
+			    size_t *slen);
+
+/* users.c: --users FILE (see the comment at its top for the format) */
+#define USERS_MAX_FILE		(256 * 1024)
+#define USERS_MAX_ENTRIES	1024
+#define USERS_MAX_LINE		1024
+#define USERS_MAX_SECRET	256
+struct gate_users	*gate_users_parse(const char *buf, size_t len,
+			    const char *path, char *err, size_t errlen);
+void			 gate_users_free(struct gate_users *);
+size_t			 gate_users_count(const struct gate_users *);
+const char		*gate_users_name(const struct gate_users *, size_t);
+unsigned		 gate_users_line(const struct gate_users *, size_t);
+const char		*gate_users_policy_path(const struct gate_users *,
+			    size_t);
+struct policy		*gate_users_policy(const struct gate_users *, size_t);
+void			 gate_users_set_policy(struct gate_users *, size_t,
+			    struct policy *);
+int			 gate_users_check(const struct gate_users *,
+			    const char *value, size_t len, char *name,
+			    size_t namelen, struct policy **pol);
 
 /* control.c */
 int			 gate_control_listen(const char *path);

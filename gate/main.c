@@ -43,7 +43,8 @@ usage(void)
 "	[--connect-timeout s] [--idle-timeout s] [--drain-timeout s]\n"
 "	[--dns-grace s] [--dns-timeout s] [--no-sni-check]\n"
 "	[--no-splice] [--max-pipes n] [--workers n]\n"
-"	[--audit-failure deny|allow] [--metrics address:port]\n");
+"	[--audit-failure deny|allow] [--metrics address:port]\n"
+"	[--users file]\n");
 	exit(EXIT_USAGE);
 }
 
@@ -141,6 +142,7 @@ enum {
 	OPT_NO_SNI_CHECK, OPT_NO_SPLICE, OPT_MAX_PIPES, OPT_WORKERS,
 	OPT_AUDIT_FAILURE,
 	OPT_METRICS,
+	OPT_USERS,
 };
 
 static const struct option longopts[] = {
@@ -165,6 +167,7 @@ static const struct option longopts[] = {
 	{ "workers",		required_argument, NULL, OPT_WORKERS },
 	{ "audit-failure",	required_argument, NULL, OPT_AUDIT_FAILURE },
 	{ "metrics",		required_argument, NULL, OPT_METRICS },
+	{ "users",		required_argument, NULL, OPT_USERS },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ NULL,			0,		   NULL, 0 },
 };
@@ -286,6 +289,9 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 		case OPT_METRICS:
 			cfg->metrics_listen = optarg;
 			break;
+		case OPT_USERS:
+			cfg->users_path = optarg;
+			break;
 		default:
 			usage();
 		}
@@ -295,6 +301,13 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 	if (cfg->token_file != NULL && cfg->token_fd != -1) {
 		fprintf(stderr, "aisb-gate: --token-file and --token-fd "
 		    "exclude each other\n");
+		exit(EXIT_USAGE);
+	}
+	if (cfg->users_path != NULL && (cfg->token_file != NULL ||
+	    cfg->token_fd != -1)) {
+		fprintf(stderr, "aisb-gate: --users holds the credentials: "
+		    "it excludes --token-file and --token-fd (give each "
+		    "session a line of the users file instead)\n");
 		exit(EXIT_USAGE);
 	}
 }
@@ -357,10 +370,17 @@ main(int argc, char **argv)
 		return EXIT_CONFIG;
 	}
 	if (cfg->check_only) {
-		fprintf(stderr, "aisb-gate: configuration OK (policy sha256:%s)\n",
-		    policy_sha256(g->policy));
+		if (g->users != NULL)
+			fprintf(stderr, "aisb-gate: configuration OK (policy "
+			    "sha256:%s, %zu user%s)\n", policy_sha256(g->policy),
+			    gate_users_count(g->users),
+			    gate_users_count(g->users) == 1 ? "" : "s");
+		else
+			fprintf(stderr, "aisb-gate: configuration OK (policy "
+			    "sha256:%s)\n", policy_sha256(g->policy));
 		policy_free(g->policy);
 		gate_auth_free(g->auth);
+		gate_users_free(g->users);
 		return EXIT_SUCCESS;
 	}
 

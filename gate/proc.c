@@ -284,6 +284,7 @@ run(struct gate *g, int lfd, int ctlfd)
 	gate_dns_free(g->dns);
 	gate_audit_close(g->audit);
 	gate_auth_free(g->auth);
+	gate_users_free(g->users);
 	gate_clients_free(g);
 	gate_pipes_free(g);
 	free(g->scratch);
@@ -527,6 +528,7 @@ gate_proc_run(struct gate *g)
 			    strerror(errno));
 		gate_audit_close(g->audit);
 		gate_auth_free(g->auth);
+		gate_users_free(g->users);
 		policy_free(g->policy);
 	}
 	return rc;

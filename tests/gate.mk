@@ -15,6 +15,8 @@ GATE_TESTS = \
 	tests/integration/gate_splice.sh \
 	tests/integration/gate_units.sh \
 	tests/integration/gate_workers.sh
+# --users: per-user policies
+GATE_TESTS += tests/integration/gate_users.sh
 TESTS += $(GATE_TESTS)
 EXTRA_DIST += $(GATE_TESTS) tests/integration/gate_lib.sh \
 	tests/integration/gate_dns.py tests/integration/gate_upstream.py
@@ -41,6 +43,29 @@ tests_unit_test_gate_http_SOURCES = tests/unit/test_gate_http.c
 tests_unit_test_gate_http_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
 tests_unit_test_gate_http_CFLAGS = $(GATE_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_gate_http_LDADD = $(GATE_LIBS) $(CMOCKA_LIBS)
+endif
+
+# --users: the users file parser and the credential check (gate/users.c)
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test_gate_users
+TESTS += tests/unit/test_gate_users
+tests_unit_test_gate_users_SOURCES = tests/unit/test_gate_users.c \
+	gate/users.c gate/auth.c
+tests_unit_test_gate_users_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
+tests_unit_test_gate_users_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CRYPTO_CFLAGS)
+tests_unit_test_gate_users_LDADD = $(POLICY_LIBS) common/libaisbcommon.a \
+	$(CMOCKA_LIBS) $(CRYPTO_LIBS)
+endif
+if ENABLE_FUZZ
+noinst_PROGRAMS += tests/fuzz/fuzz_gate_users
+tests_fuzz_fuzz_gate_users_SOURCES = tests/fuzz/fuzz_gate_users.c \
+	gate/users.c gate/auth.c
+tests_fuzz_fuzz_gate_users_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
+tests_fuzz_fuzz_gate_users_CFLAGS = $(aisb_gate_CFLAGS)
+tests_fuzz_fuzz_gate_users_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_gate_users_LDADD = $(aisb_gate_LDADD)
+# make fuzz and fuzz-long (tests/fuzz/local.mk) run it too
+fuzz fuzz-long: tests/fuzz/fuzz_gate_users
 endif
 
 # libFuzzer harness for the request parser (./configure --enable-fuzz CC=clang);
