@@ -17,6 +17,7 @@
  *   audit.c    JSON lines, one per decision and one per closed tunnel
  *   auth.c     Proxy-Authorization: Basic against a token file
  *   control.c  the unix control socket ("status")
+ *   record.c   --record: every connection as a TCP stream in a pcapng file
  */
 #ifndef AISB_GATE_H
 #define AISB_GATE_H
@@ -39,6 +40,7 @@ struct gate_dns;
 struct gate_audit;
 struct gate_auth;
 struct gate_control;
+struct gate_record;
 
 /* Defaults; each is a command line option (see aisb-gate(8)). */
 #define GATE_DEFAULT_LISTEN		"127.0.0.1:3128"
@@ -59,6 +61,7 @@ struct gate_control;
 #define GATE_MAX_DIALS		3	/* addresses tried per request */
 #define GATE_SESSION_MAX	64	/* bytes of a session label */
 #define GATE_MAX_WORKERS	64	/* --workers */
+#define GATE_DEFAULT_RECORD_MAX	(1024ULL * 1024 * 1024)	/* --record-max, bytes */
 
 /* Every counter is monotonic except the gauges marked so. */
 struct gate_counters {
@@ -114,6 +117,8 @@ struct gate_config {
 	unsigned		 drain_timeout;
 	unsigned		 dns_grace;
 	unsigned		 dns_timeout;
+	const char		*record_path;	/* --record; NULL: none */
+	uint64_t		 record_max;	/* --record-max, bytes */
 };
 
 struct gate_client;		/* per client address, for the per-client limit */
@@ -155,6 +160,7 @@ struct gate {
 	 */
 	int			 policy_dir, token_dir;
 	const char		*policy_name, *token_name;
+	struct gate_record	*record;	/* --record; NULL: off */
 };
 
 /* conn.c */
@@ -256,5 +262,11 @@ int			 gate_control_listen(const char *path);
 struct gate_control	*gate_control_open(struct gate *, const char *path,
 			    int fd);
 void			 gate_control_close(struct gate_control *);
+
+/* record.c: the capture file of --record (see record.c) */
+struct gate_record	*gate_record_open(const char *path, uint64_t max);
+/* The file becomes uid's (--user), like the audit log.  0 or -1. */
+int			 gate_record_chown(struct gate_record *, uid_t, gid_t);
+void			 gate_record_close(struct gate_record *);
 
 #endif /* AISB_GATE_H */

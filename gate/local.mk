@@ -6,6 +6,8 @@ GATE_SOURCES = \
 	gate/config.c gate/proc.c gate/conn.c gate/decide.c gate/relay.c \
 	gate/splice.c gate/http.c gate/tls.c gate/dns.c gate/audit.c \
 	gate/auth.c gate/control.c gate/ctlcmd.c
+# --record (recgate)
+GATE_SOURCES += gate/record.c
 bin_PROGRAMS += aisb-gate
 aisb_gate_SOURCES = gate/main.c $(GATE_SOURCES)
 aisb_gate_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(CARES_CFLAGS) $(CRYPTO_CFLAGS)

@@ -15,6 +15,9 @@ GATE_TESTS = \
 TESTS += $(GATE_TESTS)
 EXTRA_DIST += $(GATE_TESTS) tests/integration/gate_lib.sh \
 	tests/integration/gate_dns.py tests/integration/gate_upstream.py
+# --record (recgate)
+GATE_TESTS += tests/integration/gate_record.sh
+EXTRA_DIST += tests/integration/gate_record_server.py
 
 # aisb-gate with libevent failures injected at link time (gate_faults.sh).
 if ENABLE_TESTS

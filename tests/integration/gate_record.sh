@@ -1,0 +1,251 @@
+#!/bin/bash
+# aisb-gate --record: a gate that records, real curl through it (an HTTP
+# forward request with a body, a CONNECT tunnel carrying TLS to a server
+# made here, a denied request), then tshark reads the capture: no warning,
+# each TCP stream gives back exactly the bytes each side sent (kept by the
+# servers, gate_record_server.py), each stream's comment names the conn id
+# and the decision of its audit line.  Then a gate killed (SIGKILL) in the
+# middle of a transfer leaves a readable capture, --record-max stops the
+# recording with an audit line while the gate goes on, and the refusals
+# (an existing file, --workers).
+set -euo pipefail
+. "$(dirname "$0")/gate_lib.sh"
+
+for tool in tshark openssl; do
+	command -v "$tool" >/dev/null || { echo "SKIP: $tool not found"; exit 77; }
+done
+# tshark's own notices when run as root are not warnings about the file
+tshark_r() {	# tshark_r FILE [ARGS...]: stdout; stderr in $tmp/tshark.err
+	local f=$1
+	shift
+	tshark -n -r "$f" "$@" 2>"$tmp/tshark.err.raw"
+	grep -v -e '^Running as user "root" and group "root". This could be dangerous.$' \
+	    "$tmp/tshark.err.raw" >"$tmp/tshark.err" || true
+}
+
+srv=$here/gate_record_server.py
+mkdir "$tmp/srv"
+start_rec_server() {	# start_rec_server MODE ADDR [ARGS]: sets up_port
+	local f=$tmp/rec.$1.port
+	"$PY" "$srv" "$1" --bind "$2" --port-file "$f" --dir "$tmp/srv" "${@:3}" \
+	    >/dev/null 2>>"$tmp/upstream.err" &
+	pids+=($!)
+	wait_file "$f"
+	up_port=$(cat "$f")
+}
+
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=tls.test \
+    -addext subjectAltName=DNS:tls.test -keyout "$tmp/key.pem" \
+    -out "$tmp/cert.pem" 2>/dev/null
+start_rec_server http 192.0.2.11
+http_port=$up_port
+start_rec_server tls 192.0.2.20 --cert "$tmp/cert.pem" --key "$tmp/key.pem"
+tls_port=$up_port
+start_rec_server echo 192.0.2.10
+echo_port=$up_port
+start_dns '{"web.test": {"A": ["192.0.2.11"]}, "tls.test": {"A": ["192.0.2.20"]},
+    "echo.test": {"A": ["192.0.2.10"]}}'
+cat >"$tmp/policy.yaml" <<EOF
+version: 1
+allow:
+  - host: web.test
+    ports: [$http_port]
+  - host: tls.test
+    ports: [$tls_port]
+  - host: echo.test
+    ports: [$echo_port]
+allow_ranges: [$test_ranges]
+dns:
+  servers: ["127.0.0.1:$dns_port"]
+EOF
+
+# streams FILE: "STREAM<TAB>COMMENT" for each commented packet
+streams() {
+	tshark_r "$1" -Y frame.comment -T fields -e tcp.stream -e frame.comment
+}
+
+# follow FILE STREAM OUT: the bytes of both directions of a stream, from
+# tshark's "follow,tcp,raw", into OUT.0 (client to destination) and OUT.1
+follow() {
+	tshark_r "$1" -q -z "follow,tcp,raw,$2" >"$3.follow"
+	"$PY" - "$3" <<'PY'
+import binascii, sys
+out = sys.argv[1]
+data = [bytearray(), bytearray()]
+body = False
+for line in open(out + ".follow"):
+    line = line.rstrip("\n")
+    if line.startswith("Node 1:"):
+        body = True
+        continue
+    if not body or not line or line.startswith("="):
+        continue
+    side = 1 if line.startswith("\t") else 0
+    data[side] += binascii.unhexlify(line.strip())
+for i in (0, 1):
+    open("%s.%d" % (out, i), "wb").write(data[i])
+PY
+}
+
+same() {	# same WHAT FILE1 FILE2: identical and not empty
+	if [ -s "$2" ] && cmp -s "$2" "$3"; then ok; else
+		bad "$1: $2 ($(stat -c %s "$2" 2>/dev/null) bytes) and $3 ($(stat -c %s "$3" 2>/dev/null) bytes) differ"
+	fi
+}
+
+# --- refusals -------------------------------------------------------------------
+
+"$gate_bin" -d -f "$tmp/policy.yaml" -l 127.0.0.1:0 --record "$tmp/w.pcapng" \
+    --workers 2 >/dev/null 2>"$tmp/refuse.err" && rc=0 || rc=$?
+check "--record with --workers 2: exit" "$rc" 78
+check "--record with --workers 2: no file" "$(ls "$tmp"/w.pcapng* 2>/dev/null | wc -l)" 0
+"$gate_bin" -d -f "$tmp/policy.yaml" --record-max 12 --record "$tmp/w.pcapng" \
+    >/dev/null 2>"$tmp/refuse.err" && rc=0 || rc=$?
+check "--record-max 12: exit" "$rc" 64
+echo planted >"$tmp/exists.pcapng"
+"$gate_bin" -d -f "$tmp/policy.yaml" -l 127.0.0.1:0 --record "$tmp/exists.pcapng" \
+    >/dev/null 2>"$tmp/refuse.err" && rc=0 || rc=$?
+check "--record on an existing file: fails" "$((rc != 0))" 1
+check "--record on an existing file: untouched" "$(cat "$tmp/exists.pcapng")" planted
+ln -s "$tmp/target" "$tmp/link.pcapng"
+"$gate_bin" -d -f "$tmp/policy.yaml" -l 127.0.0.1:0 --record "$tmp/link.pcapng" \
+    >/dev/null 2>"$tmp/refuse.err" && rc=0 || rc=$?
+check "--record on a symbolic link: fails" "$((rc != 0))" 1
+check "--record on a symbolic link: not followed" "$(ls "$tmp/target" 2>/dev/null | wc -l)" 0
+
+# --- a recorded session ---------------------------------------------------------
+
+cap=$tmp/capture.pcapng
+start_gate rec "$tmp/policy.yaml" --record "$cap"
+check "capture mode" "$(stat -c %a "$cap")" 600
+
+head -c 3000 /dev/urandom | base64 -w 0 >"$tmp/post.body"
+code=$(curl -sS -m 15 -o "$tmp/post.out" -w '%{http_code}' \
+    -x "http://127.0.0.1:$gate_port" --data-binary @"$tmp/post.body" \
+    "http://web.test:$http_port/upload" 2>"$tmp/curl.err" || true)
+check "POST through the recording gate" "$code" 200
+code=$(curl -sS -m 15 -o "$tmp/tls.out" -w '%{http_code}' \
+    -x "http://127.0.0.1:$gate_port" --cacert "$tmp/cert.pem" \
+    -d 'hello over tls' "https://tls.test:$tls_port/x" 2>"$tmp/curl.err" || true)
+check "TLS tunnel through the recording gate" "$code" 200
+grep -q "got 14 bytes of body: hello over tls" "$tmp/tls.out" && ok ||
+    bad "the TLS server did not see the body: $(cat "$tmp/tls.out")"
+check "denied CONNECT" "$(proxy_get "https://denied.test:443/")" "403 000"
+# the servers write their bytes once the connections are closed
+wait_file "$tmp/srv/http.1.out"
+wait_file "$tmp/srv/tls.1.out"
+for i in $(seq 50); do
+	[ "$(audit_count "$tmp/audit.rec.log" event=close)" -ge 2 ] && break
+	sleep 0.1
+done
+
+tshark_r "$cap" >"$tmp/tshark.out" && rc=0 || rc=$?
+check "tshark -r: exit" "$rc" 0
+check "tshark -r: stderr" "$(cat "$tmp/tshark.err")" ""
+# checksums: the gate writes valid IP and TCP checksums, tshark checks them
+bad_ck=$(tshark_r "$cap" -o tcp.check_checksum:TRUE -o ip.check_checksum:TRUE \
+    -Y 'tcp.checksum.status == 0 || ip.checksum.status == 0' | wc -l)
+check "packets with a bad checksum" "$bad_ck" 0
+good_ck=$(tshark_r "$cap" -o tcp.check_checksum:TRUE \
+    -Y 'tcp.checksum.status == 1' | wc -l)
+check "packets with a checked good checksum" "$((good_ck > 10))" 1
+
+streams "$cap" >"$tmp/streams"
+check "commented streams (one denied, two allowed)" "$(wc -l <"$tmp/streams")" 3
+# each comment: the conn id and decision of an audit decision line
+while IFS=$'\t' read -r stream comment; do
+	conn=$(sed -n 's/.*conn=\([0-9]*\) .*/\1/p' <<<"$comment")
+	dec=$(sed -n 's/.* decision=\([a-z]*\) .*/\1/p' <<<"$comment")
+	host=$(sed -n 's/.* host=\([^ ]*\) .*/\1/p' <<<"$comment")
+	case $comment in "aisb conn="*" session="*" decision="*" reason="*" host="*" rule=\""*\")
+		ok ;; *) bad "comment format: $comment" ;; esac
+	check "audit line of stream $stream ($comment)" \
+	    "$(audit_count "$tmp/audit.rec.log" event=decision conn="$conn" \
+	    decision="$dec" host="${host%:*}")" 1
+	case $host in
+	web.test:*) s_http=$stream ;;
+	tls.test:*) s_tls=$stream ;;
+	denied.test:*) s_deny=$stream
+		check "denied stream's decision" "$dec" deny ;;
+	esac
+done <"$tmp/streams"
+
+# the bytes of each stream, both ways, against what the servers kept
+follow "$cap" "${s_http:-x}" "$tmp/f.http"
+same "HTTP forward, client to server" "$tmp/f.http.0" "$tmp/srv/http.1.in"
+same "HTTP forward, server to client" "$tmp/f.http.1" "$tmp/srv/http.1.out"
+grep -q "^POST /upload HTTP/1.1" "$tmp/f.http.0" && ok ||
+    bad "the recorded forward request does not start with its line"
+tail -c "$(stat -c %s "$tmp/post.body")" "$tmp/f.http.0" |
+    cmp -s - "$tmp/post.body" && ok ||
+    bad "the recorded forward request does not end with the body"
+follow "$cap" "${s_tls:-x}" "$tmp/f.tls"
+same "TLS tunnel, client to server" "$tmp/f.tls.0" "$tmp/srv/tls.1.in"
+same "TLS tunnel, server to client" "$tmp/f.tls.1" "$tmp/srv/tls.1.out"
+# the client and the destination as dialled, the handshake and the close
+ends=$(tshark_r "$cap" -Y "tcp.stream == ${s_tls:-x}" -T fields -e ip.dst \
+    -e tcp.dstport | sed -n 1p)
+check "TLS stream: destination" "$(cut -f1,2 <<<"$ends")" "192.0.2.20	$tls_port"
+check "TLS stream: SYNs and FINs" "$(tshark_r "$cap" -Y \
+    "tcp.stream == ${s_tls:-x} && (tcp.flags.syn == 1 || tcp.flags.fin == 1)" | wc -l)" 4
+# the denied attempt: a SYN to the placeholder, the placeholder's RST-ACK
+check "denied stream: SYN, RST" "$(tshark_r "$cap" -Y "tcp.stream == ${s_deny:-x}" \
+    -T fields -e ip.src -e ip.dst -e tcp.dstport -e tcp.srcport \
+    -e tcp.flags.syn -e tcp.flags.reset | cut -f1,2,3,5,6 | tr '\t\n' ' /')" \
+    "127.0.0.1 0.0.0.0 443 1 0/0.0.0.0 127.0.0.1 $(tshark_r "$cap" \
+    -Y "tcp.stream == ${s_deny:-x}" -T fields -e tcp.srcport | head -1) 0 1/"
+kill -TERM "$gate_pid"
+wait "$gate_pid" 2>/dev/null || true
+
+# --- SIGKILL in the middle of a transfer --------------------------------------
+
+cap2=$tmp/killed.pcapng
+start_gate kill "$tmp/policy.yaml" --record "$cap2"
+"$PY" - "$gate_port" "$echo_port" >"$tmp/kill.out" 2>&1 <<'PY' &
+import os, socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=20)
+s.sendall(b"CONNECT echo.test:%s HTTP/1.1\r\n\r\n" % sys.argv[2].encode())
+head = b""
+while b"\r\n\r\n" not in head:
+    head += s.recv(1)
+chunk = os.urandom(1 << 16)
+try:
+    while True:
+        s.sendall(chunk)
+        s.recv(1 << 16)
+except OSError:
+    pass
+PY
+pids+=($!)
+for i in $(seq 100); do
+	[ "$(stat -c %s "$cap2")" -gt 1000000 ] && break
+	sleep 0.05
+done
+kill -KILL "$gate_pid"
+wait "$gate_pid" 2>/dev/null || true
+check "killed gate: capture grew past 1 MB" "$(($(stat -c %s "$cap2") > 1000000))" 1
+tshark_r "$cap2" >"$tmp/tshark.out" && rc=0 || rc=$?
+check "killed gate: tshark -r exit" "$rc" 0
+check "killed gate: tshark -r stderr" "$(cat "$tmp/tshark.err")" ""
+check "killed gate: packets read" "$(($(wc -l <"$tmp/tshark.out") > 10))" 1
+
+# --- --record-max ---------------------------------------------------------------
+
+cap3=$tmp/small.pcapng
+start_gate small "$tmp/policy.yaml" --record "$cap3" --record-max 8K
+for i in 1 2 3 4 5 6; do
+	code=$(curl -sS -m 15 -o /dev/null -w '%{http_code}' \
+	    -x "http://127.0.0.1:$gate_port" --data-binary @"$tmp/post.body" \
+	    "http://web.test:$http_port/n$i" 2>"$tmp/curl.err" || true)
+	check "request $i with a full record" "$code" 200
+done
+check "record limit: one audit line" "$(audit_count "$tmp/audit.small.log" \
+    event=record detail='record limit reached at * bytes; recording stopped')" 1
+check "record limit: file within the bound" "$(($(stat -c %s "$cap3") <= 8192))" 1
+grep -q "record limit reached" "$tmp/gate.small.err" && ok ||
+    bad "record limit: no log line"
+tshark_r "$cap3" >"$tmp/tshark.out" && rc=0 || rc=$?
+check "record limit: tshark -r exit" "$rc" 0
+check "record limit: tshark -r stderr" "$(cat "$tmp/tshark.err")" ""
+
+finish
