@@ -68,6 +68,7 @@
 
 struct gate_record {
 	struct pcapng	*w;
+	int		 fd;		/* the writer's: for fchown only */
 	char		*path;
 	uint64_t	 max;
 	int		 stopped;	/* full or failed: nothing more is written */
@@ -114,6 +115,7 @@ gate_record_open(const char *path, uint64_t max)
 		return NULL;
 	}
 	r->max = max;
+	r->fd = fd;
 	if ((r->w = pcapng_open(fd, max, "aisb-gate " PACKAGE_VERSION)) ==
 	    NULL) {
 		saved = errno;
@@ -131,7 +133,8 @@ gate_record_chown(struct gate_record *r, uid_t uid, gid_t gid)
 {
 	if (r == NULL)
 		return 0;
-	return chown(r->path, uid, gid) == -1 ? -1 : 0;
+	/* the file opened, never a name looked up again (no link race) */
+	return fchown(r->fd, uid, gid);
 }
 
 void

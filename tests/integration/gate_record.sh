@@ -24,10 +24,11 @@ tshark_r() {	# tshark_r FILE [ARGS...]: stdout; stderr in $tmp/tshark.err
 }
 
 srv=$here/gate_record_server.py
-mkdir "$tmp/srv"
-start_rec_server() {	# start_rec_server MODE ADDR [ARGS]: sets up_port
-	local f=$tmp/rec.$1.port
-	"$PY" "$srv" "$1" --bind "$2" --port-file "$f" --dir "$tmp/srv" "${@:3}" \
+mkdir "$tmp/srv" "$tmp/srv6"
+# start_rec_server MODE ADDR DIR [ARGS]: sets up_port
+start_rec_server() {
+	local f=$tmp/rec.$1.$2.port
+	"$PY" "$srv" "$1" --bind "$2" --port-file "$f" --dir "$3" "${@:4}" \
 	    >/dev/null 2>>"$tmp/upstream.err" &
 	pids+=($!)
 	wait_file "$f"
@@ -37,14 +38,17 @@ start_rec_server() {	# start_rec_server MODE ADDR [ARGS]: sets up_port
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=tls.test \
     -addext subjectAltName=DNS:tls.test -keyout "$tmp/key.pem" \
     -out "$tmp/cert.pem" 2>/dev/null
-start_rec_server http 192.0.2.11
+start_rec_server http 192.0.2.11 "$tmp/srv"
 http_port=$up_port
-start_rec_server tls 192.0.2.20 --cert "$tmp/cert.pem" --key "$tmp/key.pem"
+start_rec_server tls 192.0.2.20 "$tmp/srv" --cert "$tmp/cert.pem" --key "$tmp/key.pem"
 tls_port=$up_port
-start_rec_server echo 192.0.2.10
+start_rec_server echo 192.0.2.10 "$tmp/srv"
 echo_port=$up_port
+ip addr add 2001:db8::10/128 dev lo nodad
+start_rec_server echo 2001:db8::10 "$tmp/srv6"
+echo6_port=$up_port
 start_dns '{"web.test": {"A": ["192.0.2.11"]}, "tls.test": {"A": ["192.0.2.20"]},
-    "echo.test": {"A": ["192.0.2.10"]}}'
+    "echo.test": {"A": ["192.0.2.10"]}, "echo6.test": {"AAAA": ["2001:db8::10"]}}'
 cat >"$tmp/policy.yaml" <<EOF
 version: 1
 allow:
@@ -54,7 +58,9 @@ allow:
     ports: [$tls_port]
   - host: echo.test
     ports: [$echo_port]
-allow_ranges: [$test_ranges]
+  - host: echo6.test
+    ports: [$echo6_port]
+allow_ranges: [$test_ranges, 2001:db8::/32]
 dns:
   servers: ["127.0.0.1:$dns_port"]
 EOF
@@ -194,6 +200,58 @@ check "denied stream: SYN, RST" "$(tshark_r "$cap" -Y "tcp.stream == ${s_deny:-x
     -e tcp.flags.syn -e tcp.flags.reset | cut -f1,2,3,5,6 | tr '\t\n' ' /')" \
     "127.0.0.1 0.0.0.0 443 1 0/0.0.0.0 127.0.0.1 $(tshark_r "$cap" \
     -Y "tcp.stream == ${s_deny:-x}" -T fields -e tcp.srcport | head -1) 0 1/"
+kill -TERM "$gate_pid"
+wait "$gate_pid" 2>/dev/null || true
+
+# --- an IPv4 client to an IPv6 destination, after --user ---------------------
+
+# tunnel PORT HOST:PORT DATA: CONNECT, send DATA, half-close, print the echo
+tunnel() {
+	"$PY" - "$@" <<'PY'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(b"CONNECT %s HTTP/1.1\r\n\r\n" % sys.argv[2].encode())
+head = b""
+while b"\r\n\r\n" not in head:
+    head += s.recv(1)
+s.sendall(sys.argv[3].encode())
+s.shutdown(socket.SHUT_WR)
+out = b""
+while True:
+    d = s.recv(65536)
+    if not d:
+        break
+    out += d
+print(out.decode())
+PY
+}
+cap6=$tmp/six.pcapng
+user_args=()
+if [ "$(id -u)" = 0 ] && [ -z "${AISB_GATE_USERNS:-}" ] && id nobody >/dev/null 2>&1; then
+	user_args=(--user nobody)
+fi
+start_gate six "$tmp/policy.yaml" --record "$cap6" "${user_args[@]}"
+if [ ${#user_args[@]} -gt 0 ]; then
+	check "--user: the capture is the user's" "$(stat -c %U "$cap6")" nobody
+fi
+check "tunnel to an IPv6 destination" \
+    "$(tunnel "$gate_port" "echo6.test:$echo6_port" "six of one")" "six of one"
+wait_file "$tmp/srv6/echo.1.out"
+for i in $(seq 50); do
+	[ "$(audit_count "$tmp/audit.six.log" event=close)" -ge 1 ] && break
+	sleep 0.1
+done
+tshark_r "$cap6" >/dev/null && rc=0 || rc=$?
+check "IPv6 capture: tshark -r exit" "$rc" 0
+check "IPv6 capture: tshark -r stderr" "$(cat "$tmp/tshark.err")" ""
+check "IPv6 capture: the client as IPv4-mapped" "$(tshark_r "$cap6" -Y frame.comment \
+    -T fields -e ipv6.src -e ipv6.dst -e tcp.dstport)" \
+    "::ffff:127.0.0.1	2001:db8::10	$echo6_port"
+check "IPv6 capture: bad checksums" "$(tshark_r "$cap6" -o tcp.check_checksum:TRUE \
+    -Y 'tcp.checksum.status != 1' | wc -l)" 0
+follow "$cap6" 0 "$tmp/f.six"
+same "IPv6 tunnel, client to server" "$tmp/f.six.0" "$tmp/srv6/echo.1.in"
+same "IPv6 tunnel, server to client" "$tmp/f.six.1" "$tmp/srv6/echo.1.out"
 kill -TERM "$gate_pid"
 wait "$gate_pid" 2>/dev/null || true
 
