@@ -8,6 +8,7 @@ GATE_SOURCES = \
 	gate/auth.c gate/control.c gate/ctlcmd.c
 # --record (recgate)
 GATE_SOURCES += gate/record.c
+EXTRA_DIST += docs/record.md
 bin_PROGRAMS += aisb-gate
 aisb_gate_SOURCES = gate/main.c $(GATE_SOURCES)
 aisb_gate_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(CARES_CFLAGS) $(CRYPTO_CFLAGS)
