@@ -149,25 +149,48 @@ gate_record_close(struct gate_record *r)
 
 /* --- packets ----------------------------------------------------------------- */
 
-static uint32_t
-sum16(uint32_t sum, const unsigned char *p, size_t len)
+/*
+ * The Internet checksum (RFC 1071) in the host's byte order, 32 bits at a
+ * time: the one's complement sum does not depend on the order of the bytes
+ * in a word, so the folded result, stored as it is (memcpy), is right on
+ * the wire.  Numbers added to it go in network order (htons).
+ */
+static uint64_t
+sum_bytes(uint64_t sum, const unsigned char *p, size_t len)
 {
-	while (len > 1) {
-		sum += (uint32_t)p[0] << 8 | p[1];
+	uint32_t	 w;
+	uint16_t	 h = 0;
+
+	while (len >= 4) {
+		memcpy(&w, p, 4);
+		sum += w;
+		p += 4;
+		len -= 4;
+	}
+	if (len >= 2) {
+		memcpy(&h, p, 2);
+		sum += h;
 		p += 2;
 		len -= 2;
 	}
-	if (len == 1)
-		sum += (uint32_t)p[0] << 8;
+	if (len == 1) {
+		h = 0;
+		memcpy(&h, p, 1);	/* the byte, then a zero pad */
+		sum += h;
+	}
 	return sum;
 }
 
-static uint16_t
-fold(uint32_t sum)
+/* The checksum field's two bytes, from the sum. */
+static void
+put_sum(unsigned char *p, uint64_t sum)
 {
+	uint16_t	 v;
+
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
+	v = (uint16_t)~sum;
+	memcpy(p, &v, 2);
 }
 
 static void
@@ -244,7 +267,7 @@ rec_segment(struct gate_conn *c, int from, uint8_t flags, const void *data,
 				    b->family == AF_INET6;
 	size_t			 ip = v6 ? IP6_HDR : IP4_HDR;
 	size_t			 tlen = TCP_HDR + len;
-	uint32_t		 sum;
+	uint64_t		 sum;
 	int			 rc;
 
 	if (r->stopped)
@@ -270,7 +293,7 @@ rec_segment(struct gate_conn *c, int from, uint8_t flags, const void *data,
 		put16(p + 10, 0);
 		memcpy(p + 12, a->bytes, 4);
 		memcpy(p + 16, b->bytes, 4);
-		put16(p + 10, fold(sum16(0, p, IP4_HDR)));
+		put_sum(p + 10, sum_bytes(0, p, IP4_HDR));
 	}
 	tcp = p + ip;
 	put16(tcp, s->port[from]);
@@ -286,11 +309,11 @@ rec_segment(struct gate_conn *c, int from, uint8_t flags, const void *data,
 		memcpy(tcp + TCP_HDR, data, len);
 	/* the pseudo header: addresses, protocol, TCP length */
 	if (v6)
-		sum = sum16(0, p + 8, 32);
+		sum = sum_bytes(0, p + 8, 32);
 	else
-		sum = sum16(0, p + 12, 8);
-	sum += IPPROTO_TCP + (uint32_t)tlen;
-	put16(tcp + 16, fold(sum16(sum, tcp, tlen)));
+		sum = sum_bytes(0, p + 12, 8);
+	sum += htons(IPPROTO_TCP) + htons((uint16_t)tlen);
+	put_sum(tcp + 16, sum_bytes(sum, tcp, tlen));
 
 	s->seq[from] += (uint32_t)len + ((flags & (TH_SYN | TH_FIN)) ? 1 : 0);
 	if ((rc = pcapng_write(r->w, ts, p, ip + tlen, comment)) != 0)
