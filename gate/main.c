@@ -65,7 +65,8 @@ num(const char *opt, const char *s, unsigned lo, unsigned hi)
 }
 
 /*
- * --record-max: bytes, with an optional K, M or G (powers of 1024); at
+ * --record-max: bytes, with an optional K, M or G (powers of 1024, either
+ * case); at
  * least 4 KiB (the file's headers and a few packets), at most 1 PiB.
  */
 static uint64_t
@@ -76,11 +77,11 @@ size_arg(const char *opt, const char *s)
 
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (*end == 'K')
+	if (*end == 'K' || *end == 'k')
 		mul = 1024ULL;
-	else if (*end == 'M')
+	else if (*end == 'M' || *end == 'm')
 		mul = 1024ULL * 1024;
-	else if (*end == 'G')
+	else if (*end == 'G' || *end == 'g')
 		mul = 1024ULL * 1024 * 1024;
 	if (mul != 1)
 		end++;

@@ -108,6 +108,10 @@ check "--record with --workers 2: no file" "$(ls "$tmp"/w.pcapng* 2>/dev/null | 
 "$gate_bin" -d -f "$tmp/policy.yaml" --record-max 12 --record "$tmp/w.pcapng" \
     >/dev/null 2>"$tmp/refuse.err" && rc=0 || rc=$?
 check "--record-max 12: exit" "$rc" 64
+"$gate_bin" -n -f "$tmp/policy.yaml" --record "$tmp/n.pcapng" --record-max 2g \
+    2>"$tmp/refuse.err" && rc=0 || rc=$?
+check "-n with --record: exit" "$rc" 0
+check "-n with --record: no file" "$(ls "$tmp"/n.pcapng 2>/dev/null | wc -l)" 0
 echo planted >"$tmp/exists.pcapng"
 "$gate_bin" -d -f "$tmp/policy.yaml" -l 127.0.0.1:0 --record "$tmp/exists.pcapng" \
     >/dev/null 2>"$tmp/refuse.err" && rc=0 || rc=$?
