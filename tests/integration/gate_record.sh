@@ -48,7 +48,8 @@ ip addr add 2001:db8::10/128 dev lo nodad
 start_rec_server echo 2001:db8::10 "$tmp/srv6"
 echo6_port=$up_port
 start_dns '{"web.test": {"A": ["192.0.2.11"]}, "tls.test": {"A": ["192.0.2.20"]},
-    "echo.test": {"A": ["192.0.2.10"]}, "echo6.test": {"AAAA": ["2001:db8::10"]}}'
+    "echo.test": {"A": ["192.0.2.10"]}, "echo6.test": {"AAAA": ["2001:db8::10"]},
+    "closed.test": {"A": ["192.0.2.11"]}}'
 cat >"$tmp/policy.yaml" <<EOF
 version: 1
 allow:
@@ -60,6 +61,8 @@ allow:
     ports: [$echo_port]
   - host: echo6.test
     ports: [$echo6_port]
+  - host: closed.test
+    ports: [9]
 allow_ranges: [$test_ranges, 2001:db8::/32]
 dns:
   servers: ["127.0.0.1:$dns_port"]
@@ -141,6 +144,8 @@ check "TLS tunnel through the recording gate" "$code" 200
 grep -q "got 14 bytes of body: hello over tls" "$tmp/tls.out" && ok ||
     bad "the TLS server did not see the body: $(cat "$tmp/tls.out")"
 check "denied CONNECT" "$(proxy_get "https://denied.test:443/")" "403 000"
+# allowed, but nothing listens there: a failed connect
+check "connect refused" "$(proxy_get "http://closed.test:9/")" "000 502"
 # the servers write their bytes once the connections are closed
 wait_file "$tmp/srv/http.1.out"
 wait_file "$tmp/srv/tls.1.out"
@@ -161,7 +166,8 @@ good_ck=$(tshark_r "$cap" -o tcp.check_checksum:TRUE \
 check "packets with a checked good checksum" "$((good_ck > 10))" 1
 
 streams "$cap" >"$tmp/streams"
-check "commented streams (one denied, two allowed)" "$(wc -l <"$tmp/streams")" 3
+check "commented streams (two allowed, one denied, one failed)" \
+    "$(wc -l <"$tmp/streams")" 4
 # each comment: the conn id and decision of an audit decision line
 while IFS=$'\t' read -r stream comment; do
 	conn=$(sed -n 's/.*conn=\([0-9]*\) .*/\1/p' <<<"$comment")
@@ -177,6 +183,9 @@ while IFS=$'\t' read -r stream comment; do
 	tls.test:*) s_tls=$stream ;;
 	denied.test:*) s_deny=$stream
 		check "denied stream's decision" "$dec" deny ;;
+	closed.test:*) s_fail=$stream
+		check "failed stream's decision" "$comment" \
+		    "aisb conn=$conn session=- decision=error reason=connect_failed host=closed.test:9 rule=\"$tmp/policy.yaml:11:5 allow host: closed.test\"" ;;
 	esac
 done <"$tmp/streams"
 
@@ -204,6 +213,11 @@ check "denied stream: SYN, RST" "$(tshark_r "$cap" -Y "tcp.stream == ${s_deny:-x
     -e tcp.flags.syn -e tcp.flags.reset | cut -f1,2,3,5,6 | tr '\t\n' ' /')" \
     "127.0.0.1 0.0.0.0 443 1 0/0.0.0.0 127.0.0.1 $(tshark_r "$cap" \
     -Y "tcp.stream == ${s_deny:-x}" -T fields -e tcp.srcport | head -1) 0 1/"
+# the failed connect: a SYN to the address dialled, its RST-ACK
+check "failed stream: SYN, RST" "$(tshark_r "$cap" -Y "tcp.stream == ${s_fail:-x}" \
+    -T fields -e ip.dst -e tcp.dstport -e tcp.flags.syn -e tcp.flags.reset |
+    tr '\t\n' ' /')" "192.0.2.11 9 1 0/127.0.0.1 $(tshark_r "$cap" \
+    -Y "tcp.stream == ${s_fail:-x}" -T fields -e tcp.srcport | head -1) 0 1/"
 kill -TERM "$gate_pid"
 wait "$gate_pid" 2>/dev/null || true
 
