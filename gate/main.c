@@ -66,8 +66,8 @@ num(const char *opt, const char *s, unsigned lo, unsigned hi)
 
 /*
  * --record-max: bytes, with an optional K, M or G (powers of 1024, either
- * case); at
- * least 4 KiB (the file's headers and a few packets), at most 1 PiB.
+ * case); at least 4 KiB (the file's headers and a few packets), at most
+ * 1 PiB.
  */
 static uint64_t
 size_arg(const char *opt, const char *s)
