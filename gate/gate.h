@@ -11,13 +11,13 @@
  *   decide.c   the decision path: policy, resolve, classify, dial
  *   relay.c    the relay on bufferevents: body, SNI check, half-close
  *   splice.c   the raw relay of a tunnel, splice(2) and the pipe pool
+ *   record.c   --record: every connection as a TCP stream in a pcapng file
  *   http.c     the request parser (pure, restartable; see http.h)
  *   dns.c      c-ares in the event loop, the per-name cache (the pin)
  *   tls.c      the server name of a TLS ClientHello (see tls.h)
  *   audit.c    JSON lines, one per decision and one per closed tunnel
  *   auth.c     Proxy-Authorization: Basic against a token file
  *   control.c  the unix control socket ("status")
- *   record.c   --record: every connection as a TCP stream in a pcapng file
  */
 #ifndef AISB_GATE_H
 #define AISB_GATE_H
@@ -34,13 +34,13 @@
 struct event;
 struct event_base;
 struct evbuffer;
+struct gate_record;
 struct evconnlistener;
 struct gate_conn;
 struct gate_dns;
 struct gate_audit;
 struct gate_auth;
 struct gate_control;
-struct gate_record;
 
 /* Defaults; each is a command line option (see aisb-gate(8)). */
 #define GATE_DEFAULT_LISTEN		"127.0.0.1:3128"
@@ -107,6 +107,8 @@ struct gate_config {
 	int			 sni_check;	/* TLS server name == CONNECT name */
 	int			 splice;	/* relay tunnels with splice(2) */
 	int			 audit_failure_allow; /* decide on, audit or not */
+	const char		*record_path;	/* --record; NULL: none */
+	uint64_t		 record_max;	/* --record-max, bytes */
 	unsigned		 max_pipes;
 	unsigned		 workers;	/* processes; 1: no supervisor */
 	unsigned		 max_conns;
@@ -117,8 +119,6 @@ struct gate_config {
 	unsigned		 drain_timeout;
 	unsigned		 dns_grace;
 	unsigned		 dns_timeout;
-	const char		*record_path;	/* --record; NULL: none */
-	uint64_t		 record_max;	/* --record-max, bytes */
 };
 
 struct gate_client;		/* per client address, for the per-client limit */
@@ -153,6 +153,7 @@ struct gate {
 	unsigned		 pipes_total;	/* made and not closed */
 	unsigned		 pipes_idle;	/* of which in pipes_free */
 	char			*scratch;	/* GATE_SCRATCH bytes, for relays */
+	struct gate_record	*record;	/* --record; NULL: off */
 	/*
 	 * The folders of the files a reload reads again, opened before
 	 * --user drops privileges (file_dir_open): the gate then needs
@@ -160,7 +161,6 @@ struct gate {
 	 */
 	int			 policy_dir, token_dir;
 	const char		*policy_name, *token_name;
-	struct gate_record	*record;	/* --record; NULL: off */
 };
 
 /* conn.c */
@@ -245,6 +245,12 @@ void			 gate_audit_write(struct gate_audit *,
 			    const struct gate_audit_rec *, uint64_t *errors);
 size_t			 gate_json_str(char *buf, size_t len, const char *s);
 
+/* record.c: the capture file of --record (see record.c) */
+struct gate_record	*gate_record_open(const char *path, uint64_t max);
+/* The file becomes uid's (--user), like the audit log.  0 or -1. */
+int			 gate_record_chown(struct gate_record *, uid_t, gid_t);
+void			 gate_record_close(struct gate_record *);
+
 /* auth.c */
 struct gate_auth	*gate_auth_load_file(const char *path, char *err,
 			    size_t errlen);
@@ -262,11 +268,5 @@ int			 gate_control_listen(const char *path);
 struct gate_control	*gate_control_open(struct gate *, const char *path,
 			    int fd);
 void			 gate_control_close(struct gate_control *);
-
-/* record.c: the capture file of --record (see record.c) */
-struct gate_record	*gate_record_open(const char *path, uint64_t max);
-/* The file becomes uid's (--user), like the audit log.  0 or -1. */
-int			 gate_record_chown(struct gate_record *, uid_t, gid_t);
-void			 gate_record_close(struct gate_record *);
 
 #endif /* AISB_GATE_H */

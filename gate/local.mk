@@ -6,9 +6,6 @@ GATE_SOURCES = \
 	gate/config.c gate/proc.c gate/conn.c gate/decide.c gate/relay.c \
 	gate/splice.c gate/http.c gate/tls.c gate/dns.c gate/audit.c \
 	gate/auth.c gate/control.c gate/ctlcmd.c
-# --record (recgate)
-GATE_SOURCES += gate/record.c
-EXTRA_DIST += docs/record.md
 bin_PROGRAMS += aisb-gate
 aisb_gate_SOURCES = gate/main.c $(GATE_SOURCES)
 aisb_gate_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(CARES_CFLAGS) $(CRYPTO_CFLAGS)
@@ -16,3 +13,7 @@ aisb_gate_LDADD = $(POLICY_LIBS) common/libaisbcommon.a $(LIBEVENT_LIBS) \
 	$(CARES_LIBS) $(CRYPTO_LIBS)
 dist_man_MANS += docs/aisb-gate.8
 EXTRA_DIST += docs/gate.md
+
+# --record (recgate): one more gate file, and its document
+GATE_SOURCES += gate/record.c
+EXTRA_DIST += docs/record.md

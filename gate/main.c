@@ -41,9 +41,9 @@ usage(void)
 "	[--max-conns n] [--max-per-client n] [--header-timeout s]\n"
 "	[--connect-timeout s] [--idle-timeout s] [--drain-timeout s]\n"
 "	[--dns-grace s] [--dns-timeout s] [--no-sni-check]\n"
+"	[--record file [--record-max bytes[K|M|G]]]\n"
 "	[--no-splice] [--max-pipes n] [--workers n]\n"
-"	[--audit-failure deny|allow]\n"
-"	[--record file [--record-max bytes[K|M|G]]]\n");
+"	[--audit-failure deny|allow]\n");
 	exit(EXIT_USAGE);
 }
 
@@ -168,16 +168,18 @@ daemonize(void)
 
 enum {
 	OPT_AUDIT = 256, OPT_READY_FD, OPT_PORT_FILE, OPT_CONTROL,
+	OPT_RECORD, OPT_RECORD_MAX,
 	OPT_TOKEN_FILE, OPT_TOKEN_FD, OPT_USER, OPT_MAX_CONNS,
 	OPT_MAX_PER_CLIENT, OPT_HEADER_TIMEOUT, OPT_CONNECT_TIMEOUT,
 	OPT_IDLE_TIMEOUT, OPT_DRAIN_TIMEOUT, OPT_DNS_GRACE, OPT_DNS_TIMEOUT,
 	OPT_NO_SNI_CHECK, OPT_NO_SPLICE, OPT_MAX_PIPES, OPT_WORKERS,
 	OPT_AUDIT_FAILURE,
-	OPT_RECORD, OPT_RECORD_MAX,
 };
 
 static const struct option longopts[] = {
 	{ "audit",		required_argument, NULL, OPT_AUDIT },
+	{ "record",		required_argument, NULL, OPT_RECORD },
+	{ "record-max",		required_argument, NULL, OPT_RECORD_MAX },
 	{ "ready-fd",		required_argument, NULL, OPT_READY_FD },
 	{ "port-file",		required_argument, NULL, OPT_PORT_FILE },
 	{ "control",		required_argument, NULL, OPT_CONTROL },
@@ -197,8 +199,6 @@ static const struct option longopts[] = {
 	{ "max-pipes",		required_argument, NULL, OPT_MAX_PIPES },
 	{ "workers",		required_argument, NULL, OPT_WORKERS },
 	{ "audit-failure",	required_argument, NULL, OPT_AUDIT_FAILURE },
-	{ "record",		required_argument, NULL, OPT_RECORD },
-	{ "record-max",		required_argument, NULL, OPT_RECORD_MAX },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ NULL,			0,		   NULL, 0 },
 };
@@ -245,6 +245,12 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 			break;
 		case OPT_AUDIT:
 			cfg->audit_path = optarg;
+			break;
+		case OPT_RECORD:
+			cfg->record_path = optarg;
+			break;
+		case OPT_RECORD_MAX:
+			cfg->record_max = size_arg("--record-max", optarg);
 			break;
 		case OPT_READY_FD:
 			cfg->ready_fd = (int)num("--ready-fd", optarg, 3, 65535);
@@ -318,22 +324,9 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 				exit(EXIT_USAGE);
 			}
 			break;
-		case OPT_RECORD:
-			cfg->record_path = optarg;
-			break;
-		case OPT_RECORD_MAX:
-			cfg->record_max = size_arg("--record-max", optarg);
-			break;
 		default:
 			usage();
 		}
-	}
-	if (optind != argc || cfg->policy_path == NULL)
-		usage();
-	if (cfg->token_file != NULL && cfg->token_fd != -1) {
-		fprintf(stderr, "aisb-gate: --token-file and --token-fd "
-		    "exclude each other\n");
-		exit(EXIT_USAGE);
 	}
 	/*
 	 * One capture file, written by one process: workers would need one
@@ -348,6 +341,13 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 	}
 	if (cfg->record_path != NULL)
 		cfg->splice = 0;
+	if (optind != argc || cfg->policy_path == NULL)
+		usage();
+	if (cfg->token_file != NULL && cfg->token_fd != -1) {
+		fprintf(stderr, "aisb-gate: --token-file and --token-fd "
+		    "exclude each other\n");
+		exit(EXIT_USAGE);
+	}
 }
 
 
