@@ -102,6 +102,33 @@ same() {	# same WHAT FILE1 FILE2: identical and not empty
 	fi
 }
 
+# tunnel PORT HOST:PORT FILE: CONNECT, send FILE's bytes while reading the
+# echo, half-close, print the echo's length and whether it is FILE's bytes
+tunnel() {
+	"$PY" - "$@" <<'PY'
+import socket, sys, threading
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=20)
+s.sendall(b"CONNECT %s HTTP/1.1\r\n\r\n" % sys.argv[2].encode())
+head = b""
+while b"\r\n\r\n" not in head:
+    head += s.recv(1)
+data = open(sys.argv[3], "rb").read()
+def send():
+    s.sendall(data)
+    s.shutdown(socket.SHUT_WR)
+t = threading.Thread(target=send)
+t.start()
+out = bytearray()
+while True:
+    d = s.recv(65536)
+    if not d:
+        break
+    out += d
+t.join()
+print(len(out), out == data)
+PY
+}
+
 # --- refusals -------------------------------------------------------------------
 
 "$gate_bin" -d -f "$tmp/policy.yaml" -l 127.0.0.1:0 --record "$tmp/w.pcapng" \
@@ -146,11 +173,17 @@ grep -q "got 14 bytes of body: hello over tls" "$tmp/tls.out" && ok ||
 check "denied CONNECT" "$(proxy_get "https://denied.test:443/")" "403 000"
 # allowed, but nothing listens there: a failed connect
 check "connect refused" "$(proxy_get "http://closed.test:9/")" "000 502"
+# 3 MiB each way through the raw relay: many reads, segments split at the
+# largest a packet holds
+head -c $((3 << 20)) /dev/urandom >"$tmp/bulk.in"
+check "bulk tunnel" "$(tunnel "$gate_port" "echo.test:$echo_port" "$tmp/bulk.in")" \
+    "$((3 << 20)) True"
+wait_file "$tmp/srv/echo.1.out"
 # the servers write their bytes once the connections are closed
 wait_file "$tmp/srv/http.1.out"
 wait_file "$tmp/srv/tls.1.out"
 for i in $(seq 50); do
-	[ "$(audit_count "$tmp/audit.rec.log" event=close)" -ge 2 ] && break
+	[ "$(audit_count "$tmp/audit.rec.log" event=close)" -ge 3 ] && break
 	sleep 0.1
 done
 
@@ -166,8 +199,8 @@ good_ck=$(tshark_r "$cap" -o tcp.check_checksum:TRUE \
 check "packets with a checked good checksum" "$((good_ck > 10))" 1
 
 streams "$cap" >"$tmp/streams"
-check "commented streams (two allowed, one denied, one failed)" \
-    "$(wc -l <"$tmp/streams")" 4
+check "commented streams (three allowed, one denied, one failed)" \
+    "$(wc -l <"$tmp/streams")" 5
 # each comment: the conn id and decision of an audit decision line
 while IFS=$'\t' read -r stream comment; do
 	conn=$(sed -n 's/.*conn=\([0-9]*\) .*/\1/p' <<<"$comment")
@@ -181,6 +214,7 @@ while IFS=$'\t' read -r stream comment; do
 	case $host in
 	web.test:*) s_http=$stream ;;
 	tls.test:*) s_tls=$stream ;;
+	echo.test:*) s_bulk=$stream ;;
 	denied.test:*) s_deny=$stream
 		check "denied stream's decision" "$dec" deny ;;
 	closed.test:*) s_fail=$stream
@@ -198,6 +232,12 @@ grep -q "^POST /upload HTTP/1.1" "$tmp/f.http.0" && ok ||
 tail -c "$(stat -c %s "$tmp/post.body")" "$tmp/f.http.0" |
     cmp -s - "$tmp/post.body" && ok ||
     bad "the recorded forward request does not end with the body"
+follow "$cap" "${s_bulk:-x}" "$tmp/f.bulk"
+same "bulk tunnel, client to server" "$tmp/f.bulk.0" "$tmp/srv/echo.1.in"
+same "bulk tunnel, server to client" "$tmp/f.bulk.1" "$tmp/srv/echo.1.out"
+same "bulk tunnel, the client's bytes" "$tmp/f.bulk.0" "$tmp/bulk.in"
+check "bulk tunnel: largest packet" "$(tshark_r "$cap" -Y "tcp.stream == ${s_bulk:-x}" \
+    -T fields -e frame.len | sort -n | tail -1)" 65515
 follow "$cap" "${s_tls:-x}" "$tmp/f.tls"
 same "TLS tunnel, client to server" "$tmp/f.tls.0" "$tmp/srv/tls.1.in"
 same "TLS tunnel, server to client" "$tmp/f.tls.1" "$tmp/srv/tls.1.out"
@@ -223,27 +263,8 @@ wait "$gate_pid" 2>/dev/null || true
 
 # --- an IPv4 client to an IPv6 destination, after --user ---------------------
 
-# tunnel PORT HOST:PORT DATA: CONNECT, send DATA, half-close, print the echo
-tunnel() {
-	"$PY" - "$@" <<'PY'
-import socket, sys
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
-s.sendall(b"CONNECT %s HTTP/1.1\r\n\r\n" % sys.argv[2].encode())
-head = b""
-while b"\r\n\r\n" not in head:
-    head += s.recv(1)
-s.sendall(sys.argv[3].encode())
-s.shutdown(socket.SHUT_WR)
-out = b""
-while True:
-    d = s.recv(65536)
-    if not d:
-        break
-    out += d
-print(out.decode())
-PY
-}
 cap6=$tmp/six.pcapng
+printf 'six of one' >"$tmp/six.in"
 user_args=()
 if [ "$(id -u)" = 0 ] && [ -z "${AISB_GATE_USERNS:-}" ] && id nobody >/dev/null 2>&1; then
 	user_args=(--user nobody)
@@ -253,7 +274,7 @@ if [ ${#user_args[@]} -gt 0 ]; then
 	check "--user: the capture is the user's" "$(stat -c %U "$cap6")" nobody
 fi
 check "tunnel to an IPv6 destination" \
-    "$(tunnel "$gate_port" "echo6.test:$echo6_port" "six of one")" "six of one"
+    "$(tunnel "$gate_port" "echo6.test:$echo6_port" "$tmp/six.in")" "10 True"
 wait_file "$tmp/srv6/echo.1.out"
 for i in $(seq 50); do
 	[ "$(audit_count "$tmp/audit.six.log" event=close)" -ge 1 ] && break
