@@ -8,6 +8,7 @@
  *   decide.c   head complete -> deny -> classify -> resolve -> dial
  *   relay.c    the buffered relay: body framing, SNI check, half-close
  *   splice.c   the raw relay (splice(2) or read/write) and its pipe pool
+ *   record.c   --record: the connection's stream in the capture
  */
 #ifndef AISB_CONN_INT_H
 #define AISB_CONN_INT_H
@@ -25,6 +26,8 @@
 
 struct bufferevent;
 struct event;
+struct evbuffer;
+struct conn_rec;
 
 #define RELAY_MAX	(256 * 1024)	/* bytes queued towards one side */
 #define RELAY_IO	(64 * 1024)	/* bytes per read(2)/write(2); libevent: 4 KiB */
@@ -129,6 +132,7 @@ struct gate_conn {
 	uint8_t			 rd[2], wr[2];	/* readiness not yet used up */
 	uint8_t			 hup[2];	/* the peer's FIN has arrived */
 	struct relay_dir	 dir[2];	/* [0] up: fd[0] -> fd[1], [1] down */
+	struct conn_rec		*rec;		/* --record: its stream; NULL: off */
 };
 
 /* conn.c */
@@ -166,5 +170,23 @@ void		 conn_maybe_done(struct gate_conn *);
 void		 conn_raw_cb(evutil_socket_t, short, void *);
 int		 conn_maybe_raw(struct gate_conn *, const char *, size_t);
 void		 conn_raw_free(struct gate_conn *);
+
+/*
+ * record.c: each is called only when c->rec is not NULL.  Side 0 is the
+ * client, 1 the destination; conn_rec_new returns -1 when out of memory.
+ */
+int		 conn_rec_new(struct gate_conn *, const struct policy_addr *,
+		    uint16_t);
+void		 conn_rec_free(struct gate_conn *);
+void		 conn_rec_dial(struct gate_conn *, const struct policy_addr *,
+		    uint16_t);
+void		 conn_rec_open(struct gate_conn *);
+void		 conn_rec_refused(struct gate_conn *, const char *,
+		    const char *);
+void		 conn_rec_data(struct gate_conn *, int, const void *, size_t);
+void		 conn_rec_tail(struct gate_conn *, int, struct evbuffer *,
+		    size_t);
+void		 conn_rec_fin(struct gate_conn *, int);
+void		 conn_rec_end(struct gate_conn *, const char *);
 
 #endif /* AISB_CONN_INT_H */

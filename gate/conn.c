@@ -316,6 +316,10 @@ conn_free(struct gate_conn *c)
 		conn_audit(c, "close", NULL, 0, c->close_reason ?
 		    c->close_reason : "closed", NULL, NULL);
 	}
+	if (c->rec != NULL) {
+		conn_rec_end(c, c->close_reason);
+		conn_rec_free(c);
+	}
 	log_debug("conn %llu: closed (%s)", (unsigned long long)c->id,
 	    c->close_reason ? c->close_reason : "done");
 	if (c->cbev != NULL)
@@ -358,6 +362,8 @@ conn_finish(struct gate_conn *c)
 		c->g->ctr.tunnels--;
 		conn_audit(c, "close", NULL, 0, c->close_reason ?
 		    c->close_reason : "closed", NULL, NULL);
+		if (c->rec != NULL)
+			conn_rec_end(c, c->close_reason);
 	}
 	gate_dns_cancel(&c->d->dnsw);
 	conn_up_drop(c);
@@ -449,6 +455,8 @@ conn_refuse_fix(struct gate_conn *c, int status, const char *decision,
 		c->g->ctr.denied++;
 	conn_audit(c, "decision", decision, status, reason, detail,
 	    fix != NULL && fix[0] ? fix : NULL);
+	if (c->rec != NULL)
+		conn_rec_refused(c, decision, reason);
 	log_info("conn %llu: %s %s %s: %s %d %s%s%s",
 	    (unsigned long long)c->id, c->d->peer, c->d->method,
 	    c->d->tgt.hostlen ? c->d->hostport : "-", decision, status, reason,
@@ -588,6 +596,9 @@ gate_accept(struct gate *g, int fd, const struct sockaddr *sa, int salen)
 	c->dns_ms = c->connect_ms = -1;
 	c->client = cl;
 	cl->n++;
+	if (g->record != NULL && conn_rec_new(c, &pa, port) == -1)
+		log_warnx("conn %llu: out of memory: not recorded",
+		    (unsigned long long)c->id);
 	snprintf(c->d->peer, sizeof(c->d->peer), pa.family == AF_INET6 ?
 	    "[%s]:%u" : "%s:%u", ip, port);
 	clock_gettime(CLOCK_MONOTONIC, &c->t_start);
@@ -723,6 +734,8 @@ conn_write_cb(struct bufferevent *bev, void *arg)
 		if (c->tunnel) {
 			*shut = 1;
 			shutdown(bufferevent_getfd(bev), SHUT_WR);
+			if (c->rec != NULL)
+				conn_rec_fin(c, to_client);
 		}
 		conn_maybe_done(c);
 		return;
@@ -749,6 +762,8 @@ client_event_cb(struct bufferevent *bev, short what, void *arg)
 		    !c->u_shut) {
 			c->u_shut = 1;
 			shutdown(bufferevent_getfd(c->ubev), SHUT_WR);
+			if (c->rec != NULL)
+				conn_rec_fin(c, 0);
 		}
 		conn_maybe_done(c);
 		return;

@@ -304,6 +304,8 @@ conn_dial(struct gate_conn *c)
 			continue;
 		}
 		c->fd[1] = fd;
+		if (c->rec != NULL)
+			conn_rec_dial(c, a, c->d->tgt.port);
 		if ((c->ev[1] = event_new(g->base, fd, EV_READ | EV_WRITE |
 		    EV_CLOSED | EV_PERSIST | EV_ET, conn_raw_cb, c)) == NULL ||
 		    event_add(c->ev[1], NULL) == -1) {

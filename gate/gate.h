@@ -11,6 +11,7 @@
  *   decide.c   the decision path: policy, resolve, classify, dial
  *   relay.c    the relay on bufferevents: body, SNI check, half-close
  *   splice.c   the raw relay of a tunnel, splice(2) and the pipe pool
+ *   record.c   --record: every connection as a TCP stream in a pcapng file
  *   http.c     the request parser (pure, restartable; see http.h)
  *   dns.c      c-ares in the event loop, the per-name cache (the pin)
  *   tls.c      the server name of a TLS ClientHello (see tls.h)
@@ -36,6 +37,7 @@
 struct event;
 struct event_base;
 struct evbuffer;
+struct gate_record;
 struct evconnlistener;
 struct gate_conn;
 struct gate_dns;
@@ -64,6 +66,7 @@ struct gate_metrics;
 #define GATE_MAX_DIALS		3	/* addresses tried per request */
 #define GATE_SESSION_MAX	64	/* bytes of a session label */
 #define GATE_MAX_WORKERS	64	/* --workers */
+#define GATE_DEFAULT_RECORD_MAX	(1024ULL * 1024 * 1024)	/* --record-max, bytes */
 
 /* Every counter is monotonic except the gauges marked so. */
 struct gate_counters {
@@ -130,6 +133,8 @@ struct gate_config {
 	int			 sni_check;	/* TLS server name == CONNECT name */
 	int			 splice;	/* relay tunnels with splice(2) */
 	int			 audit_failure_allow; /* decide on, audit or not */
+	const char		*record_path;	/* --record; NULL: none */
+	uint64_t		 record_max;	/* --record-max, bytes */
 	unsigned		 max_pipes;
 	unsigned		 workers;	/* processes; 1: no supervisor */
 	unsigned		 max_conns;
@@ -176,6 +181,7 @@ struct gate {
 	unsigned		 pipes_total;	/* made and not closed */
 	unsigned		 pipes_idle;	/* of which in pipes_free */
 	char			*scratch;	/* GATE_SCRATCH bytes, for relays */
+	struct gate_record	*record;	/* --record; NULL: off */
 	/*
 	 * The folders of the files a reload reads again, opened before
 	 * --user drops privileges (file_dir_open): the gate then needs
@@ -276,6 +282,12 @@ void			 gate_audit_close(struct gate_audit *);
 void			 gate_audit_write(struct gate_audit *,
 			    const struct gate_audit_rec *, uint64_t *errors);
 size_t			 gate_json_str(char *buf, size_t len, const char *s);
+
+/* record.c: the capture file of --record (see record.c) */
+struct gate_record	*gate_record_open(const char *path, uint64_t max);
+/* The file becomes uid's (--user), like the audit log.  0 or -1. */
+int			 gate_record_chown(struct gate_record *, uid_t, gid_t);
+void			 gate_record_close(struct gate_record *);
 
 /* auth.c */
 struct gate_auth	*gate_auth_load_file(const char *path, char *err,

@@ -22,3 +22,7 @@ aisb_gate_CFLAGS = $(GATE_CFLAGS)
 aisb_gate_LDADD = $(GATE_LIBS)
 dist_man_MANS += docs/aisb-gate.8
 EXTRA_DIST += docs/gate.md
+
+# --record (recgate): one more gate file, and its document
+GATE_SOURCES += gate/record.c
+EXTRA_DIST += docs/record.md

@@ -42,6 +42,7 @@ usage(void)
 "	[--max-conns n] [--max-per-client n] [--header-timeout s]\n"
 "	[--connect-timeout s] [--idle-timeout s] [--drain-timeout s]\n"
 "	[--dns-grace s] [--dns-timeout s] [--no-sni-check]\n"
+"	[--record file [--record-max bytes[K|M|G]]]\n"
 "	[--no-splice] [--max-pipes n] [--workers n]\n"
 "	[--audit-failure deny|allow] [--metrics address:port]\n"
 "	[--users file]\n");
@@ -63,6 +64,37 @@ num(const char *opt, const char *s, unsigned lo, unsigned hi)
 		exit(EXIT_USAGE);
 	}
 	return (unsigned)v;
+}
+
+/*
+ * --record-max: bytes, with an optional K, M or G (powers of 1024, either
+ * case); at least 4 KiB (the file's headers and a few packets), at most
+ * 1 PiB.
+ */
+static uint64_t
+size_arg(const char *opt, const char *s)
+{
+	char			*end;
+	unsigned long long	 v, mul = 1;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end == 'K' || *end == 'k')
+		mul = 1024ULL;
+	else if (*end == 'M' || *end == 'm')
+		mul = 1024ULL * 1024;
+	else if (*end == 'G' || *end == 'g')
+		mul = 1024ULL * 1024 * 1024;
+	if (mul != 1)
+		end++;
+	if (s[0] < '0' || s[0] > '9' || *end != '\0' || errno != 0 ||
+	    v > (1ULL << 50) / mul || v * mul < 4096) {
+		fprintf(stderr, "aisb-gate: %s: \"%s\" is not a size from "
+		    "4096 bytes to 1P (a number of bytes, or with K, M or G)\n",
+		    opt, s);
+		exit(EXIT_USAGE);
+	}
+	return v * mul;
 }
 
 /*
@@ -88,6 +120,8 @@ drop_privileges(struct gate *g, uid_t uid, gid_t gid, const char *user,
 		fatal("chown %s", control_path);
 	if (gate_audit_chown(g->audit, uid, gid) == -1)
 		fatal("chown of the audit log");
+	if (gate_record_chown(g->record, uid, gid) == -1)
+		fatal("chown of the record %s", g->cfg.record_path);
 	if (setgroups(1, &gid) == -1 || setresgid(gid, gid, gid) == -1 ||
 	    setresuid(uid, uid, uid) == -1)
 		fatal("dropping privileges to %s", user);
@@ -136,6 +170,7 @@ daemonize(void)
 
 enum {
 	OPT_AUDIT = 256, OPT_READY_FD, OPT_PORT_FILE, OPT_CONTROL,
+	OPT_RECORD, OPT_RECORD_MAX,
 	OPT_TOKEN_FILE, OPT_TOKEN_FD, OPT_USER, OPT_MAX_CONNS,
 	OPT_MAX_PER_CLIENT, OPT_HEADER_TIMEOUT, OPT_CONNECT_TIMEOUT,
 	OPT_IDLE_TIMEOUT, OPT_DRAIN_TIMEOUT, OPT_DNS_GRACE, OPT_DNS_TIMEOUT,
@@ -147,6 +182,8 @@ enum {
 
 static const struct option longopts[] = {
 	{ "audit",		required_argument, NULL, OPT_AUDIT },
+	{ "record",		required_argument, NULL, OPT_RECORD },
+	{ "record-max",		required_argument, NULL, OPT_RECORD_MAX },
 	{ "ready-fd",		required_argument, NULL, OPT_READY_FD },
 	{ "port-file",		required_argument, NULL, OPT_PORT_FILE },
 	{ "control",		required_argument, NULL, OPT_CONTROL },
@@ -193,6 +230,7 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 	cfg->splice = 1;
 	cfg->max_pipes = GATE_DEFAULT_MAX_PIPES;
 	cfg->workers = 1;
+	cfg->record_max = GATE_DEFAULT_RECORD_MAX;
 
 	while ((ch = getopt_long(argc, argv, "df:hl:nv", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -213,6 +251,12 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 			break;
 		case OPT_AUDIT:
 			cfg->audit_path = optarg;
+			break;
+		case OPT_RECORD:
+			cfg->record_path = optarg;
+			break;
+		case OPT_RECORD_MAX:
+			cfg->record_max = size_arg("--record-max", optarg);
 			break;
 		case OPT_READY_FD:
 			cfg->ready_fd = (int)num("--ready-fd", optarg, 3, 65535);
@@ -296,6 +340,19 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 			usage();
 		}
 	}
+	/*
+	 * One capture file, written by one process: workers would need one
+	 * file each (and a reviewer to merge them), so they are refused.
+	 * A recording gate copies tunnels through userspace to see their
+	 * bytes: splice(2) is off (docs/record.md).
+	 */
+	if (cfg->record_path != NULL && cfg->workers > 1) {
+		fprintf(stderr, "aisb-gate: --record writes one file from one "
+		    "process: leave out --workers (or use --workers 1)\n");
+		exit(EXIT_CONFIG);
+	}
+	if (cfg->record_path != NULL)
+		cfg->splice = 0;
 	if (optind != argc || cfg->policy_path == NULL)
 		usage();
 	if (cfg->token_file != NULL && cfg->token_fd != -1) {

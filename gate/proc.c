@@ -283,6 +283,8 @@ run(struct gate *g, int lfd, int ctlfd)
 	gate_control_close(g->control);
 	gate_dns_free(g->dns);
 	gate_audit_close(g->audit);
+	gate_record_close(g->record);
+	g->record = NULL;
 	gate_auth_free(g->auth);
 	gate_users_free(g->users);
 	gate_clients_free(g);
@@ -417,6 +419,12 @@ gate_proc_prepare(struct gate *g)
 	if (cfg->audit_path != NULL &&
 	    (g->audit = gate_audit_open(cfg->audit_path)) == NULL)
 		fatal("audit log %s", cfg->audit_path);
+	/* created here, never opened again: no folder permission is kept */
+	if (cfg->record_path != NULL &&
+	    (g->record = gate_record_open(cfg->record_path,
+	    cfg->record_max)) == NULL)
+		fatal("record %s%s", cfg->record_path, errno == EEXIST ?
+		    " (it exists: a record is never overwritten)" : "");
 }
 
 /*

@@ -220,6 +220,8 @@ conn_relay_up(struct gate_conn *c)
 			}
 			n += (size_t)r;
 		}
+		if (c->rec != NULL)
+			conn_rec_tail(c, 0, out, n);
 		c->up += n;
 		c->g->ctr.bytes_up += n;
 		clock_gettime(CLOCK_MONOTONIC, &c->t_active);
@@ -259,6 +261,8 @@ conn_relay_down(struct gate_conn *c)
 			}
 			n += (size_t)r;
 		}
+		if (c->rec != NULL)
+			conn_rec_tail(c, 1, out, n);
 		c->down += n;
 		c->g->ctr.bytes_down += n;
 		clock_gettime(CLOCK_MONOTONIC, &c->t_active);
@@ -294,6 +298,8 @@ conn_connected(struct gate_conn *c)
 	    c->d->stale ? "stale DNS answer" : NULL, NULL);
 	log_info("conn %llu: %s %s %s: allow via %s", (unsigned long long)c->id,
 	    c->d->peer, c->d->method, c->d->hostport, c->d->addrstr);
+	if (c->rec != NULL)
+		conn_rec_open(c);
 
 	/* The head and its parse are not needed by a relay: 1.7 KiB less. */
 	if (c->tunnel) {
@@ -361,6 +367,8 @@ conn_connected(struct gate_conn *c)
 			conn_free(c);
 			return;
 		}
+		if (c->rec != NULL)
+			conn_rec_data(c, 0, fwd, (size_t)n);
 		free(fwd);
 		c->up += (uint64_t)n;
 		g->ctr.bytes_up += (uint64_t)n;

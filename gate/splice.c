@@ -225,6 +225,8 @@ pump(struct gate_conn *c, int d)
 			if (!r->shut) {
 				r->shut = 1;
 				shutdown(dst, SHUT_WR);
+				if (c->rec != NULL)
+					conn_rec_fin(c, d);
 			}
 			break;
 		}
@@ -277,6 +279,9 @@ pump(struct gate_conn *c, int d)
 		if (r->pipe == NULL) {
 			r->buf = g->scratch;
 			r->off = 0;
+			/* --record turns splice off: every byte passes here */
+			if (c->rec != NULL)
+				conn_rec_data(c, d, g->scratch, (size_t)n);
 		} else
 			g->ctr.bytes_spliced += (uint64_t)n;
 		r->len = (uint32_t)n;
@@ -392,6 +397,8 @@ carry(struct gate_conn *c, int d, const char *pre, size_t prelen,
 		evbuffer_remove(out, r->buf + prelen, no);
 	if (ni > 0)
 		evbuffer_remove(in, r->buf + prelen + no, ni);
+	if (ni > 0 && c->rec != NULL)
+		conn_rec_data(c, d, r->buf + prelen + no, ni);
 	count(c, d, ni);	/* out was counted when it was read */
 }
 

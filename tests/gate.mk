@@ -20,6 +20,9 @@ GATE_TESTS += tests/integration/gate_users.sh
 TESTS += $(GATE_TESTS)
 EXTRA_DIST += $(GATE_TESTS) tests/integration/gate_lib.sh \
 	tests/integration/gate_dns.py tests/integration/gate_upstream.py
+# --record (recgate)
+GATE_TESTS += tests/integration/gate_record.sh
+EXTRA_DIST += tests/integration/gate_record_server.py
 
 # aisb-gate with libevent failures injected at link time (gate_faults.sh).
 # --wrap rewrites the undefined references of every object linked, the

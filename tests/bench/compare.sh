@@ -3,6 +3,7 @@
 #
 #   compare.sh [--smoke] [--gate PATH] [--bindir DIR] [--only LIST]
 #              [--rounds N] [--workers N] [--perf DIR] [--replay FILE]
+#              [--gate-arg ARG]... [--record]
 #
 # Starts tests/bench/target (echo, endless source, HTTP responder), then in
 # turn no proxy, squid, tinyproxy and aisb-gate, each configured here to
@@ -35,6 +36,16 @@
 #   --perf DIR		record `perf record -g` of aisb-gate during its
 #			setup-50 and bulk-1 runs into DIR (perf slows the
 #			gate: do not report figures from such a run)
+#   --gate-arg ARG	one more argument for every aisb-gate started
+#			(repeat it for several; the words of the environment
+#			variable GATE_ARGS are added too)
+#   --record		measure a recording gate: every aisb-gate started
+#			gets --record into a new file of the temporary
+#			directory (removed when that gate stops) and
+#			--record-max RECORD_MAX (default 1G: a bulk run may
+#			reach it, after which the gate no longer records;
+#			raise it on a disk with room).  A recording gate
+#			runs one process: with --workers its column fails
 #
 # Run as root: it raises RLIMIT_NOFILE as far as the hard limit allows (a
 # tunnel costs a proxy two descriptors, so 10,000 tunnels need a hard limit
@@ -58,6 +69,11 @@ IDLE_N=5000
 ROUNDS=1
 REPLAY=
 SCALE_WANT=10000
+GATE_EXTRA=()
+RECORD=0
+RECORD_N=0
+# shellcheck disable=SC2206
+[ -n "${GATE_ARGS:-}" ] && GATE_EXTRA+=(${GATE_ARGS})
 
 die() { echo "compare.sh: $*" >&2; exit 1; }
 note() { echo "compare.sh: $*" >&2; }
@@ -72,6 +88,8 @@ while [ $# -gt 0 ]; do
 	--rounds) ROUNDS=$2; shift ;;
 	--workers) WORKERS=$2; shift ;;
 	--replay) REPLAY=$2; shift ;;
+	--gate-arg) GATE_EXTRA+=("$2"); shift ;;
+	--record) RECORD=1 ;;
 	-h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next }
 		NR > 1 { exit }' "$0"; exit 0 ;;
 	*) die "unknown argument: $1 (see --help)" ;;
@@ -261,6 +279,8 @@ stop_cur() {
 		fi
 		stop_pid "$CUR_PID"
 	fi
+	# a recording gate's capture: gone with its gate (--record)
+	[ "$RECORD" = 1 ] && [ -n "${CUR_COL:-}" ] && rm -f "$TMP/$CUR_COL"/record.*.pcapng
 	CUR_OWN=0
 }
 
@@ -372,11 +392,18 @@ start_gate() {		# start_gate [--workers N]: sets CUR_RSS too
 	rm -f "$TMP/$col/port"
 	printf 'version: 1\nallow:\n  - cidr: 127.0.0.1/32\n    ports: ["1-65535"]\nallow_ranges: [127.0.0.1/32]\n' \
 		>"$TMP/$col/policy.yaml"
+	local extra=("${GATE_EXTRA[@]}")
+	if [ "$RECORD" = 1 ]; then
+		RECORD_N=$((RECORD_N + 1))
+		rm -f "$TMP/$col"/record.*.pcapng
+		extra+=(--record "$TMP/$col/record.$RECORD_N.pcapng"
+			--record-max "${RECORD_MAX:-1G}")
+	fi
 	"$GATE" -f "$TMP/$col/policy.yaml" -d -l 127.0.0.1:0 \
 		--port-file "$TMP/$col/port" --audit /dev/null \
 		--max-conns $((SCALE_WANT + 1000)) \
 		--max-per-client $((SCALE_WANT + 1000)) \
-		--idle-timeout 600 "$@" >>"$TMP/$col/stdout" 2>&1 &
+		--idle-timeout 600 "${extra[@]}" "$@" >>"$TMP/$col/stdout" 2>&1 &
 	CUR_PID=$!
 	CUR_COL=$col
 	CUR_LOG=$TMP/$col/stdout
@@ -542,6 +569,10 @@ fmt() {		# thousands separators for integers, one decimal otherwise
 declare -A names
 names=([none]="no proxy" [squid]="squid" [tinyproxy]="tinyproxy" [gate]="aisb-gate"
 	[gatew]="aisb-gate --workers $WORKERS")
+if [ "$RECORD" = 1 ]; then
+	names[gate]="aisb-gate --record"
+	names[gatew]="aisb-gate --workers $WORKERS --record"
+fi
 
 row() {		# row LABEL FIGURE KEY [noratio]
 	local label=$1 fig=$2 key=$3 c g line
