@@ -45,6 +45,10 @@ tests_integration_enforce_probe_SOURCES = tests/integration/enforce_probe.c
 TESTS += tests/integration/enforce_netns.sh
 EXTRA_DIST += tests/integration/enforce_netns.sh tests/integration/enforce_peer.py
 
+# Direct mode's recorder: NFLOG to pcapng, read back with tshark.
+TESTS += tests/integration/enforce_record.sh
+EXTRA_DIST += tests/integration/enforce_record.sh
+
 # Loads and reads back the table on its own, for the tampering checks.
 check_PROGRAMS += tests/integration/enforce_verify
 tests_integration_enforce_verify_SOURCES = tests/integration/enforce_verify.c
