@@ -20,10 +20,10 @@
  * ("aisb accept", "aisb drop", "aisb drop dns": nft.h); packets logged
  * without a prefix get none.  The time is the kernel's (NFULA_TIMESTAMP)
  * when it gives one that is plausible, else the time the message is read:
- * the kernel stamps received packets only when some socket asked for
- * stamps, and outgoing TCP segments carry a departure time on another
- * clock.  The message is read at once (queue threshold 1), so the two
- * differ by microseconds.
+ * the kernel stamps packets on their way in, not those on their way out
+ * (and TCP's outgoing segments carry a departure time on another clock).
+ * The message is read at once (queue threshold 1), so the two differ by
+ * microseconds.
  *
  * Bounds: one netlink message is at most RECORD_BUF bytes (a packet of at
  * most 65535 bytes, the copy range, and its attributes); a longer one is

@@ -75,3 +75,7 @@ tests_fuzz_fuzz_plan_CFLAGS = $(AM_CFLAGS) $(NFTNL_CFLAGS) -I$(top_srcdir)/enfor
 tests_fuzz_fuzz_plan_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_plan_LDADD = $(ENFORCE_LIBS)
 endif
+
+# aisb --net direct --record in a real podman session (AISB_E2E=1 only).
+TESTS += tests/e2e/record_direct.sh
+EXTRA_DIST += tests/e2e/record_direct.sh
