@@ -18,7 +18,8 @@
  * (pcapng.c), so the file ends at a complete block after any exit.  The
  * comment of a block is the NFLOG prefix of the rule that logged it
  * ("aisb accept", "aisb drop", "aisb drop dns": nft.h); packets logged
- * without a prefix get none.  The time is the kernel's (NFULA_TIMESTAMP)
+ * without a prefix get none.  The first packet after the kernel dropped
+ * messages (ENOBUFS: the socket buffer overran) also says RECORD_GAP.  The time is the kernel's (NFULA_TIMESTAMP)
  * when it gives one that is plausible, else the time the message is read:
  * the kernel stamps packets on their way in, not those on their way out
  * (and TCP's outgoing segments carry a departure time on another clock).
@@ -65,13 +66,14 @@
 #include "record.h"
 
 #define RECORD_BUF		(128 * 1024)
-#define RECORD_RCVBUF		(8 * 1024 * 1024)	/* socket buffer */
+#define RECORD_RCVBUF		(32 * 1024 * 1024)	/* socket buffer, at most */
 #define RECORD_COPY		0xffff	/* bytes of each packet copied */
 #define RECORD_START_MS		10000	/* the recorder's set-up, at most */
 #define RECORD_IDLE_MS		100	/* drain: quiet this long, done */
 #define RECORD_DRAIN_MS		1000	/* drain: at most this long */
 #define RECORD_ACK_SEC		5
 #define RECORD_TS_SLACK		60	/* seconds a kernel stamp may be off */
+#define RECORD_GAP		"aisb gap: packets lost before this one"
 
 struct enf_recorder {
 	pid_t	 pid;
@@ -87,6 +89,7 @@ struct rec {
 	uint64_t	 packets;
 	uint64_t	 skipped;	/* over PCAPNG_SNAPLEN */
 	uint64_t	 overruns;	/* ENOBUFS: the kernel dropped some */
+	int		 gap;		/* the next packet follows a loss */
 	int		 done;		/* full or failed: stop reading */
 	int		 rc;
 };
@@ -195,6 +198,7 @@ packet_cb(const struct nlmsghdr *nlh, void *arg)
 	struct rec		*r = arg;
 	const struct nlattr	*tb[NFULA_MAX + 1];
 	const char		*comment = NULL;
+	char			 gap[160];	/* prefix (128) and RECORD_GAP */
 	struct timespec		 ts;
 	size_t			 len;
 	int			 rc;
@@ -215,6 +219,12 @@ packet_cb(const struct nlmsghdr *nlh, void *arg)
 	if (tb[NFULA_PREFIX] != NULL &&
 	    mnl_attr_get_str(tb[NFULA_PREFIX])[0] != '\0')
 		comment = mnl_attr_get_str(tb[NFULA_PREFIX]);
+	/* the capture itself says where packets are missing */
+	if (r->gap) {
+		snprintf(gap, sizeof(gap), "%s%s" RECORD_GAP,
+		    comment != NULL ? comment : "", comment != NULL ? "; " : "");
+		comment = gap;
+	}
 	packet_time(tb[NFULA_TIMESTAMP], &ts);
 	rc = pcapng_write(r->w, &ts, mnl_attr_get_payload(tb[NFULA_PAYLOAD]),
 	    len, comment);
@@ -233,6 +243,7 @@ packet_cb(const struct nlmsghdr *nlh, void *arg)
 		return MNL_CB_STOP;
 	}
 	r->packets++;
+	r->gap = 0;
 	return MNL_CB_OK;
 }
 
@@ -318,6 +329,7 @@ read_queued(struct mnl_socket *nl, struct rec *r, char *buf)
 				break;
 			if (errno == ENOBUFS) {
 				r->overruns++;
+				r->gap = 1;
 				continue;
 			}
 			log_warn("record: netlink receive");
