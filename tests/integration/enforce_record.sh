@@ -14,7 +14,9 @@
 # accept", the drops say "aisb drop" and "aisb drop dns", the answer's
 # packets were recorded on the way in, and following the TCP stream gives
 # back exactly the bytes sent each way.  Then: a bound small enough to hit
-# (the command goes on, the file stays readable), a table without a record
+# (the command goes on, the file stays readable), the recorder's
+# credentials and a SIGKILL of it in mid-stream (the command goes on, the
+# file ends at a complete block), a table without a record
 # line has no recording chain, and what must stop the command before it
 # runs (77: a folder the sandbox could write, a file already there; 78: a
 # record line outside mode direct).  Needs root and tshark; skips (77)
@@ -275,6 +277,56 @@ else
 fi
 cmp -s "$work/out/small.ans" /dev/null && fail "bound: no answer" ||
 	ok "bound: the traffic went on"
+
+# --- the recorder killed mid-stream: the file ends at a complete block -------
+
+# The command streams until the test has killed the recorder, then ends.
+cat >"$work/stream.py" <<'PY'
+import os, socket, sys, time
+c = socket.create_connection(("10.198.0.1", 43180), timeout=30)
+open(sys.argv[1] + ".started", "w").close()
+chunk = b"s" * 16384
+while not os.path.exists(sys.argv[1] + ".stop"):
+    c.sendall(chunk)
+    time.sleep(0.002)	# a steady stream, small enough for the server
+c.sendall(b"\n")
+while c.recv(65536):
+    pass
+print("stream done")
+PY
+mkdir -m 700 "$work/killed"
+plan "$work/killed/capture.pcapng" 1073741824 >"$work/killed.plan"
+ip netns exec "$SNS" "$ENFORCE" --plan "$work/killed.plan" -- \
+	python3 "$work/stream.py" "$work/out/killed" \
+	>"$work/killed.out" 2>"$work/killed.err" &
+kpid=$!
+pids+=($kpid)
+recorder=
+if wait_file "$work/out/killed.started"; then
+	for p in $(ip netns pids "$SNS"); do
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = aisb-record ] && recorder=$p
+	done
+fi
+if [ -n "$recorder" ]; then
+	st=$(grep -E '^(Uid|CapEff|CapPrm|CapBnd|NoNewPrivs):' "/proc/$recorder/status" |
+	    tr -s '\t' ' ' | tr '\n' ' ')
+	check "the recorder: uid 0, no capability" "$st" \
+	    "Uid: 0 0 0 0 CapPrm: 0000000000000000 CapEff: 0000000000000000 CapBnd: 0000000000000000 NoNewPrivs: 1 "
+	kill -KILL "$recorder"
+else
+	fail "no aisb-record process in the sandbox's namespace"
+fi
+touch "$work/out/killed.stop"
+rc=0
+wait "$kpid" || rc=$?
+check "recorder killed: the command goes on" "$rc:$(cat "$work/killed.out")" "0:stream done"
+size=$(stat -c %s "$work/killed/capture.pcapng")
+if [ "$size" -gt 100 ] && tshark_q -r "$work/killed/capture.pcapng" >/dev/null &&
+    [ "$(tshark -r "$work/killed/capture.pcapng" -Y _ws.malformed 2>/dev/null | wc -l)" = 0 ]; then
+	ok "recorder killed: tshark reads its $size bytes without a warning"
+else
+	fail "recorder killed: $size bytes, tshark: $(cat "$work/tshark.err")"
+fi
 
 # --- a table without a record line -----------------------------------------
 
