@@ -652,10 +652,11 @@ denial_summary(const struct launch_session *s)
  * the enforcer's recorder (docs/record.md, "Direct mode").  The session
  * layout (reclaunch) makes the folder; made here, 0700, when it is
  * missing.  Rootful: given to the container's root (uid_base), so that
- * the command (uid_base + 1000) cannot enter it; the enforcer refuses a
- * folder the sandbox uid owns or may write, so a rootless one (the user
- * is uid 1000 inside) stops at 77 rather than record where the command
- * could reach.  0, or -1 with err.
+ * the command (uid_base + 1000) cannot enter it.  Rootless it stays the
+ * user's, who is uid 1000 inside: nothing is recorded where the command
+ * could reach, since the enforcer refuses direct mode as the sandbox uid
+ * (78, as keep-id starts it today) and a folder the sandbox uid owns or
+ * may write (77).  0, or -1 with err.
  */
 static int
 record_dir(const struct launch_session *s, const struct launch_ids *ids,
