@@ -7,6 +7,7 @@ enforcer_libaisbenforce_a_SOURCES = \
 	enforcer/verify.c \
 	enforcer/privdrop.c enforcer/privdrop.h \
 	enforcer/refresh.c enforcer/refresh.h \
+	enforcer/record.c enforcer/record.h \
 	enforcer/supervise.c enforcer/supervise.h \
 	enforcer/stub.c enforcer/stub.h \
 	enforcer/envfile.c enforcer/envfile.h \
@@ -22,3 +23,5 @@ aisb_enforce_LDADD = $(ENFORCE_LIBS)
 
 dist_man_MANS += docs/aisb-enforce.8
 EXTRA_DIST += docs/enforcer.md
+# docs/record.md: its "Direct mode" section is the recorder's (record.c)
+EXTRA_DIST += docs/record.md

@@ -7,8 +7,8 @@
  * Loads table inet aisb from the plan as one batch, reads it back, forks
  * CMD, which drops every privilege and execs, and stays as its parent.  Exit 78 for a bad plan or usage, 77 when
  * enforcement failed; CMD never runs in either case.  This file only wires
- * argv to envfile.c, plan.c, nft.c, verify.c, privdrop.c, supervise.c and
- * refresh.c.
+ * argv to envfile.c, plan.c, nft.c, verify.c, privdrop.c, supervise.c,
+ * record.c and refresh.c.
  */
 #include "config.h"
 
@@ -35,6 +35,7 @@
 #include "nft.h"
 #include "plan.h"
 #include "privdrop.h"
+#include "record.h"
 #include "refresh.h"
 #include "supervise.h"
 
@@ -379,6 +380,7 @@ main(int argc, char **argv)
 	struct options		 o;
 	struct enf_plan		*plan;
 	struct nft_ruleset	*rs = NULL;
+	struct enf_recorder	*rec = NULL;
 	char			 err[256];
 	size_t			 i;
 	int			 status = EXIT_ENFORCE;
@@ -442,10 +444,18 @@ main(int argc, char **argv)
 	log_info("table inet %s loaded: mode %s, %zu rules", NFT_TABLE,
 	    enf_mode_name(plan->mode), nft_ruleset_nrules(rs));
 
+	/*
+	 * The recorder runs before anything is sent (the refresher's first
+	 * look-ups included); fail closed: asked for and not running, the
+	 * command does not run either.
+	 */
+	if (plan->record_path[0] != '\0' &&
+	    (rec = enf_record_start(plan, o.creds.uid)) == NULL)
+		goto out;
 	if (plan->mode == ENF_MODE_DIRECT) {
 		/* Returns only in the refresher, with the command's status. */
-		status = enf_direct_run(plan, rs, &o.creds, o.keep, o.nkeep,
-		    o.cmd);
+		status = enf_direct_run(plan, rs, rec, &o.creds, o.keep,
+		    o.nkeep, o.cmd);
 		goto out;
 	}
 	if (verify(rs) == -1)
@@ -458,6 +468,7 @@ main(int argc, char **argv)
 	/* The command's parent: signals reach its whole group (supervise.h). */
 	status = enf_supervise(&o.creds, o.keep, o.nkeep, o.cmd);
 out:
+	enf_record_free(rec);
 	nft_ruleset_free(rs);
 	enf_plan_free(plan);
 	return status;

@@ -14,6 +14,12 @@
 struct nft_ruleset {
 	struct nftnl_table	*table;
 	struct nftnl_chain	*chain;
+	/* record only: hooks output and input, policy accept, log only */
+	struct nftnl_chain	*rec_out;
+	struct nftnl_chain	*rec_in;
+	int			 record;	/* the plan has a record line */
+	const char		*cur_chain;	/* of the rules rule_new makes */
+	const char		*chain_of[NFT_MAX_RULES];
 	struct nftnl_set	*set4;		/* direct mode only */
 	struct nftnl_set	*set6;		/* direct mode only */
 	struct nftnl_rule	*rules[NFT_MAX_RULES];

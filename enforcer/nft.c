@@ -27,6 +27,27 @@
  * a flow someone else opens towards the sandbox gives the command no way
  * out through its replies.
  *
+ * With a record line the drops above also log to NFLOG group
+ * NFT_RECORD_GROUP ("aisb drop dns" on the resolver drops, "aisb drop" on
+ * the last rule), and two chains that only log follow the filter:
+ *
+ *	chain record_out {
+ *		type filter hook output priority 100; policy accept;
+ *		oifname "lo" accept
+ *		ct state new log group 41307 prefix "aisb accept" accept
+ *		log group 41307
+ *	}
+ *	chain record_in {
+ *		type filter hook input priority 100; policy accept;
+ *		iifname "lo" accept
+ *		log group 41307
+ *	}
+ *
+ * A packet the filter dropped never reaches record_out (a drop ends the
+ * hook), so what it logs is what left; loopback stays inside the sandbox
+ * and is not recorded.  Without a record line the table is exactly the
+ * one above.
+ *
  * The sets exist only in direct mode; icmpv6 neighbour discovery only when an
  * IPv6 address may be reached.  The sets key on address AND port, so a name
  * allowed on 443 does not open 22 on a neighbour that shares its address.
@@ -173,6 +194,23 @@ x_dport(struct nftnl_rule *r, uint16_t port)
 	return x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &p, sizeof(p));
 }
 
+/* log group NFT_RECORD_GROUP [prefix prefix]: to the recorder (record.c). */
+static int
+x_log_group(struct nftnl_rule *r, const char *prefix)
+{
+	struct nftnl_expr	*e = nftnl_expr_alloc("log");
+
+	if (e == NULL)
+		return -1;
+	nftnl_expr_set_u16(e, NFTNL_EXPR_LOG_GROUP, NFT_RECORD_GROUP);
+	if (prefix != NULL &&
+	    nftnl_expr_set_str(e, NFTNL_EXPR_LOG_PREFIX, prefix) == -1) {
+		nftnl_expr_free(e);
+		return -1;
+	}
+	return add_expr(r, e);
+}
+
 /* ---- rules ---------------------------------------------------------- */
 
 static struct nftnl_rule *
@@ -190,13 +228,14 @@ rule_new(struct nft_ruleset *rs, const char *fmt, ...)
 	nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, NFPROTO_INET);
 	/* The string setters copy, so they can fail. */
 	if (nftnl_rule_set_str(r, NFTNL_RULE_TABLE, NFT_TABLE) == -1 ||
-	    nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, NFT_CHAIN) == -1) {
+	    nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, rs->cur_chain) == -1) {
 		nftnl_rule_free(r);
 		return NULL;
 	}
 	va_start(ap, fmt);
 	vsnprintf(rs->desc[rs->nrules], NFT_DESC_LEN, fmt, ap);
 	va_end(ap);
+	rs->chain_of[rs->nrules] = rs->cur_chain;
 	rs->rules[rs->nrules++] = r;
 	return r;
 }
@@ -297,10 +336,11 @@ rule_endpoint(struct nft_ruleset *rs, const char *what,
 	char			 as[INET6_ADDRSTRLEN];
 	uint32_t		 u;
 
-	r = rule_new(rs, "%s: %s %s port %u %s", what,
+	r = rule_new(rs, "%s: %s %s port %u %s%s", what,
 	    proto == IPPROTO_TCP ? "tcp" : "udp",
 	    enf_addr_str(a, as, sizeof(as)), port,
-	    verdict == NF_ACCEPT ? "accept" : "drop");
+	    verdict == NF_ACCEPT ? "accept" : "drop",
+	    verdict == NF_DROP && rs->record ? " (recorded)" : "");
 	if (r == NULL)
 		return -1;
 	if (uid != NULL) {
@@ -310,6 +350,9 @@ rule_endpoint(struct nft_ruleset *rs, const char *what,
 	}
 	if (x_nfproto(r, a->family) == -1 || x_l4proto(r, proto) == -1 ||
 	    x_daddr(r, a) == -1 || x_dport(r, port) == -1)
+		return -1;
+	if (verdict == NF_DROP && rs->record &&
+	    x_log_group(r, NFT_REC_DROP_DNS) == -1)
 		return -1;
 	if (verdict == NF_DROP &&
 	    add_expr(r, nftnl_expr_alloc("counter")) == -1)
@@ -402,10 +445,12 @@ rule_final_drop(struct nft_ruleset *rs, const char *prefix)
 	struct nftnl_rule	*r;
 	struct nftnl_expr	*e;
 
-	if ((r = rule_new(rs, "counter%s%s drop", prefix[0] ? " log prefix " :
-	    "", prefix)) == NULL)
+	if ((r = rule_new(rs, "counter%s%s%s drop", prefix[0] ? " log prefix " :
+	    "", prefix, rs->record ? " (recorded)" : "")) == NULL)
 		return -1;
 	if (add_expr(r, nftnl_expr_alloc("counter")) == -1)
+		return -1;
+	if (rs->record && x_log_group(r, NFT_REC_DROP) == -1)
 		return -1;
 	if (prefix[0] != '\0') {
 		if ((e = nftnl_expr_alloc("log")) == NULL)
@@ -442,6 +487,105 @@ set_new(const char *name, uint32_t id, uint32_t keytype, uint32_t keylen)
 	return s;
 }
 
+static struct nftnl_chain *
+chain_new(const char *name, uint32_t hook, int32_t prio, uint32_t policy)
+{
+	struct nftnl_chain	*c;
+
+	if ((c = nftnl_chain_alloc()) == NULL)
+		return NULL;
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, NFPROTO_INET);
+	if (nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, NFT_TABLE) == -1 ||
+	    nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name) == -1 ||
+	    nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, "filter") == -1) {
+		nftnl_chain_free(c);
+		return NULL;
+	}
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, hook);
+	nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, prio);
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, policy);
+	return c;
+}
+
+/* oifname/iifname "lo" accept: loopback stays inside, unrecorded. */
+static int
+rule_rec_lo(struct nft_ruleset *rs, uint32_t key)
+{
+	struct nftnl_rule	*r;
+	char			 lo[16] = "lo";	/* IFNAMSIZ, zero padded */
+
+	if ((r = rule_new(rs, "%s lo accept", key == NFT_META_OIFNAME ?
+	    "oifname" : "iifname")) == NULL)
+		return -1;
+	if (x_meta_cmp(r, key, lo, sizeof(lo)) == -1)
+		return -1;
+	return x_verdict(r, NF_ACCEPT);
+}
+
+/* ct state new log group N prefix "aisb accept" accept */
+static int
+rule_rec_new(struct nft_ruleset *rs)
+{
+	struct nftnl_rule	*r;
+	struct nftnl_expr	*e;
+	uint32_t		 mask = NF_CT_STATE_BIT(IP_CT_NEW), zero = 0;
+
+	if ((r = rule_new(rs, "ct state new log group %u prefix \"%s\" "
+	    "accept", NFT_RECORD_GROUP, NFT_REC_ACCEPT)) == NULL)
+		return -1;
+	if (x_ct(r, NFT_CT_STATE) == -1)
+		return -1;
+	if ((e = nftnl_expr_alloc("bitwise")) == NULL)
+		return -1;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_OP, NFT_BITWISE_BOOL);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, sizeof(mask));
+	if (nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, &mask,
+	    sizeof(mask)) == -1 ||
+	    nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, &zero,
+	    sizeof(zero)) == -1) {
+		nftnl_expr_free(e);
+		return -1;
+	}
+	nftnl_rule_add_expr(r, e);
+	if (x_cmp(r, NFT_REG_1, NFT_CMP_NEQ, &zero, sizeof(zero)) == -1 ||
+	    x_log_group(r, NFT_REC_ACCEPT) == -1)
+		return -1;
+	return x_verdict(r, NF_ACCEPT);
+}
+
+/* log group N, no prefix: recorded without a comment. */
+static int
+rule_rec_all(struct nft_ruleset *rs)
+{
+	struct nftnl_rule	*r;
+
+	if ((r = rule_new(rs, "log group %u", NFT_RECORD_GROUP)) == NULL)
+		return -1;
+	return x_log_group(r, NULL);
+}
+
+/* The two chains that only log (see the top of this file). */
+static int
+record_chains(struct nft_ruleset *rs)
+{
+	if ((rs->rec_out = chain_new(NFT_REC_OUT, NF_INET_LOCAL_OUT,
+	    NFT_REC_PRIO, NF_ACCEPT)) == NULL ||
+	    (rs->rec_in = chain_new(NFT_REC_IN, NF_INET_LOCAL_IN,
+	    NFT_REC_PRIO, NF_ACCEPT)) == NULL)
+		return -1;
+	rs->cur_chain = NFT_REC_OUT;
+	if (rule_rec_lo(rs, NFT_META_OIFNAME) == -1 ||
+	    rule_rec_new(rs) == -1 || rule_rec_all(rs) == -1)
+		return -1;
+	rs->cur_chain = NFT_REC_IN;
+	if (rule_rec_lo(rs, NFT_META_IIFNAME) == -1 || rule_rec_all(rs) == -1)
+		return -1;
+	rs->cur_chain = NFT_CHAIN;
+	return 0;
+}
+
 struct nft_ruleset *
 nft_ruleset_new(const struct enf_plan *plan, uid_t refresher_uid, char *err,
     size_t errlen)
@@ -451,6 +595,8 @@ nft_ruleset_new(const struct enf_plan *plan, uid_t refresher_uid, char *err,
 
 	if ((rs = calloc(1, sizeof(*rs))) == NULL)
 		goto fail;
+	rs->cur_chain = NFT_CHAIN;
+	rs->record = plan->record_path[0] != '\0';
 	if ((rs->table = nftnl_table_alloc()) == NULL)
 		goto fail;
 	nftnl_table_set_u32(rs->table, NFTNL_TABLE_FAMILY, NFPROTO_INET);
@@ -504,6 +650,8 @@ nft_ruleset_new(const struct enf_plan *plan, uid_t refresher_uid, char *err,
 	}
 	if (rule_final_drop(rs, plan->log_prefix) == -1)
 		goto fail;
+	if (rs->record && record_chains(rs) == -1)
+		goto fail;
 	return rs;
 fail:
 	snprintf(err, errlen, "building the ruleset: %s",
@@ -528,6 +676,10 @@ nft_ruleset_free(struct nft_ruleset *rs)
 		nftnl_set_free(rs->set6);
 	if (rs->chain != NULL)
 		nftnl_chain_free(rs->chain);
+	if (rs->rec_out != NULL)
+		nftnl_chain_free(rs->rec_out);
+	if (rs->rec_in != NULL)
+		nftnl_chain_free(rs->rec_in);
 	if (rs->table != NULL)
 		nftnl_table_free(rs->table);
 	free(rs);
@@ -677,6 +829,24 @@ nft_batch_ruleset(const struct nft_ruleset *rs, uint32_t seq,
 	nftnl_chain_nlmsg_build_payload(nlh, rs->chain);
 	if (builder_next(&bd) == -1)
 		goto full;
+	if (rs->rec_out != NULL) {
+		if ((nlh = builder_msg(&bd, NFT_MSG_NEWCHAIN,
+		    NLM_F_CREATE | NLM_F_EXCL, "create chain " NFT_REC_OUT
+		    " (hook output, policy accept)")) == NULL)
+			goto full;
+		nftnl_chain_nlmsg_build_payload(nlh, rs->rec_out);
+		if (builder_next(&bd) == -1)
+			goto full;
+	}
+	if (rs->rec_in != NULL) {
+		if ((nlh = builder_msg(&bd, NFT_MSG_NEWCHAIN,
+		    NLM_F_CREATE | NLM_F_EXCL, "create chain " NFT_REC_IN
+		    " (hook input, policy accept)")) == NULL)
+			goto full;
+		nftnl_chain_nlmsg_build_payload(nlh, rs->rec_in);
+		if (builder_next(&bd) == -1)
+			goto full;
+	}
 
 	for (i = 0; i < rs->nrules; i++) {
 		if ((nlh = builder_msg(&bd, NFT_MSG_NEWRULE,

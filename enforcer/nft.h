@@ -23,6 +23,20 @@
 #define NFT_MAX_RULES	48
 
 /*
+ * With a record line (direct mode): the NFLOG group the table logs to and
+ * the recorder (record.h) reads, the two chains that log what passes, and
+ * the prefixes that become the capture's comments (docs/record.md).  The
+ * group is per network namespace: nothing else in the sandbox's uses it.
+ */
+#define NFT_RECORD_GROUP	41307	/* 0xa15b */
+#define NFT_REC_OUT		"record_out"	/* hook output, priority 100 */
+#define NFT_REC_IN		"record_in"	/* hook input, priority 100 */
+#define NFT_REC_PRIO		100	/* after the filter (0) */
+#define NFT_REC_ACCEPT		"aisb accept"	/* a packet opening a flow */
+#define NFT_REC_DROP		"aisb drop"	/* dropped: not allowed */
+#define NFT_REC_DROP_DNS	"aisb drop dns"	/* raw DNS, not the refresher's */
+
+/*
  * One batch ready to send: buf holds len bytes of netlink messages, nacks of
  * which ask for an ACK (all but the batch begin/end markers); desc[i] names
  * the message of sequence number seq + i for error messages.

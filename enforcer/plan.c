@@ -35,6 +35,7 @@ struct parser {
 	int		 seen_ttl_min;
 	int		 seen_ttl_max;
 	int		 seen_prefix;
+	int		 seen_record;
 };
 
 static int
@@ -441,6 +442,50 @@ kw_log_prefix(struct parser *p, char **tok, size_t ntok)
 	return 0;
 }
 
+/*
+ * record PATH MAXBYTES: an absolute path of [A-Za-z0-9._/-] without "."
+ * or ".." components or empty ones (the enforcer creates the file with
+ * O_EXCL | O_NOFOLLOW; its folder is checked then), and a bound in bytes.
+ */
+static int
+kw_record(struct parser *p, char **tok, size_t ntok)
+{
+	const char	*s;
+	unsigned long	 v;
+	size_t		 len;
+
+	if (ntok != 3)
+		return perr(p, "usage: record PATH MAXBYTES");
+	if (p->seen_record)
+		return perr(p, "record given twice");
+	len = strlen(tok[1]);
+	if (len > ENF_PLAN_MAX_PATH)
+		return perr(p, "record path longer than %d bytes",
+		    ENF_PLAN_MAX_PATH);
+	if (tok[1][0] != '/' || tok[1][len - 1] == '/')
+		return perr(p, "record path \"%.64s\" is not an absolute file "
+		    "path", tok[1]);
+	for (s = tok[1]; *s != '\0'; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		    (*s >= '0' && *s <= '9') || strchr("_.-/", *s) != NULL))
+			return perr(p, "record path has a character outside "
+			    "[A-Za-z0-9_./-]");
+	if (strstr(tok[1], "//") != NULL || strstr(tok[1], "/./") != NULL ||
+	    strstr(tok[1], "/../") != NULL ||
+	    (len >= 2 && strcmp(tok[1] + len - 2, "/.") == 0) ||
+	    (len >= 3 && strcmp(tok[1] + len - 3, "/..") == 0))
+		return perr(p, "record path \"%.64s\" has an empty, \".\" or "
+		    "\"..\" component", tok[1]);
+	if (parse_uint(tok[2], ENF_RECORD_LIMIT, &v) == -1 ||
+	    v < ENF_RECORD_MIN)
+		return perr(p, "bad record size \"%.32s\" (%d-%llu bytes)",
+		    tok[2], ENF_RECORD_MIN, (unsigned long long)ENF_RECORD_LIMIT);
+	memcpy(p->plan->record_path, tok[1], len + 1);
+	p->plan->record_max = v;
+	p->seen_record = 1;
+	return 0;
+}
+
 static int
 parse_line(struct parser *p, char *line)
 {
@@ -494,6 +539,8 @@ parse_line(struct parser *p, char *line)
 		    &p->seen_ttl_max);
 	if (strcmp(tok[0], "log-prefix") == 0)
 		return kw_log_prefix(p, tok, ntok);
+	if (strcmp(tok[0], "record") == 0)
+		return kw_record(p, tok, ntok);
 	return perr(p, "unknown keyword \"%.32s\"", tok[0]);
 }
 
@@ -527,6 +574,9 @@ check_plan(struct parser *p)
 		if (p->seen_ttl_min || p->seen_ttl_max)
 			return perr(p, "dns-min-ttl and dns-max-ttl are only "
 			    "for mode direct");
+		/* in gate mode the gate records (aisb-gate --record) */
+		if (p->seen_record)
+			return perr(p, "record is only for mode direct");
 	}
 	if (plan->ttl_min > plan->ttl_max)
 		return perr(p, "dns-min-ttl %u is above dns-max-ttl %u",

@@ -22,6 +22,9 @@
 #define ENF_PLAN_MAX_NAME	253	/* DNS name, without the final dot */
 #define ENF_PLAN_MAX_PREFIX	64	/* log-prefix (the kernel allows 127) */
 #define ENF_PLAN_MAX_RANGES	16	/* allow-range lines */
+#define ENF_PLAN_MAX_PATH	255	/* record PATH, bytes */
+#define ENF_RECORD_MIN		1024	/* record MAXBYTES: headers and more */
+#define ENF_RECORD_LIMIT	(1ULL << 40)	/* record MAXBYTES: 1 TiB */
 
 /*
  * aisb-enforce exits EXIT_ENFORCE when enforcement failed and
@@ -82,6 +85,9 @@ struct enf_plan {
 	uint32_t		 ttl_min;	/* seconds */
 	uint32_t		 ttl_max;	/* seconds */
 	char			 log_prefix[ENF_PLAN_MAX_PREFIX + 1];	/* "" = no log */
+	/* record: packets to a pcapng file (direct mode; record.h) */
+	char			 record_path[ENF_PLAN_MAX_PATH + 1];	/* "" = none */
+	uint64_t		 record_max;	/* bytes of the file, at most */
 };
 
 /*

@@ -525,7 +525,8 @@ stop_child(pid_t pid, int go[2])
 
 int
 enf_direct_run(const struct enf_plan *plan, struct nft_ruleset *rs,
-    const struct enf_creds *creds, const int *keep, size_t nkeep, char **cmd)
+    struct enf_recorder *rec, const struct enf_creds *creds, const int *keep,
+    size_t nkeep, char **cmd)
 {
 	struct refresher		*r;
 	struct signalfd_siginfo		 si;
@@ -596,12 +597,18 @@ enf_direct_run(const struct enf_plan *plan, struct nft_ruleset *rs,
 	go[0] = -1;
 	(void)setpgid(pid, pid);	/* as the child does: supervise.c */
 
-	/* Keep only the signal descriptor, the "go" pipe and the stub. */
+	/*
+	 * Keep only the signal descriptor, the "go" pipe, the stub and the
+	 * recorder's pipes.
+	 */
 	{
-		int	 mine[3] = { sigfd, go[1], stubfd };
+		int	 mine[5] = { sigfd, go[1], stubfd, -1, -1 };
+		size_t	 nmine = 2;
 
-		if (enf_close_fds(mine, stubfd != -1 ? 3 : 2, err,
-		    sizeof(err)) == -1 ||
+		if (stubfd != -1)
+			nmine++;
+		nmine += enf_record_fds(rec, mine + nmine);
+		if (enf_close_fds(mine, nmine, err, sizeof(err)) == -1 ||
 		    enf_drop_to_refresher(err, sizeof(err)) == -1) {
 			log_warnx("refresher: %s", err);
 			stop_child(pid, go);
@@ -636,6 +643,8 @@ enf_direct_run(const struct enf_plan *plan, struct nft_ruleset *rs,
 		}
 		enf_forward(pid, (int)si.ssi_signo);
 	}
+	/* what the command's last packets logged, before we exit */
+	enf_record_stop(rec);
 out:
 	if (r->active)
 		ares_destroy(r->ch);

@@ -11,15 +11,18 @@
 #include "nft.h"
 #include "plan.h"
 #include "privdrop.h"
+#include "record.h"
 
 /*
  * Resolves, fills the sets, verifies rs, forks the command (which drops to
- * creds and execs cmd) and stays behind as its refresher.  Returns the exit
- * status for main: 77 when enforcement failed before the command ran, else
- * the command's status (128 + signal when it was killed).
+ * creds and execs cmd) and stays behind as its refresher.  rec (NULL
+ * without a record line) keeps its descriptors and is stopped, drained,
+ * once the command has exited.  Returns the exit status for main: 77 when
+ * enforcement failed before the command ran, else the command's status
+ * (128 + signal when it was killed).
  */
 int	enf_direct_run(const struct enf_plan *plan, struct nft_ruleset *rs,
-	    const struct enf_creds *creds, const int *keep, size_t nkeep,
-	    char **cmd);
+	    struct enf_recorder *rec, const struct enf_creds *creds,
+	    const int *keep, size_t nkeep, char **cmd);
 
 #endif

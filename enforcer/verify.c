@@ -193,26 +193,132 @@ out:
 	return rc;
 }
 
+/*
+ * A recording chain (nft.c): a filter on its hook with its priority and
+ * policy accept.  It only logs; what matters is that it is there.
+ */
+static int
+verify_rec_chain(struct mnl_socket *nl, char *buf, size_t bufsz, uint32_t seq,
+    const struct nftnl_chain *want, char *err, size_t errlen)
+{
+	struct nftnl_chain	*got;
+	struct nlmsghdr		*nlh;
+	const char		*name = nftnl_chain_get_str(want, NFTNL_CHAIN_NAME);
+	int			 rc = -1;
+
+	if ((got = nftnl_chain_alloc()) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETCHAIN, NFPROTO_INET,
+	    NLM_F_ACK, seq);
+	nftnl_chain_nlmsg_build_payload(nlh, (struct nftnl_chain *)want);
+	if (query(nl, buf, bufsz, seq, chain_cb, got) == -1) {
+		snprintf(err, errlen, "chain %s: %s", name, strerror(errno));
+		goto out;
+	}
+	if (!nftnl_chain_is_set(got, NFTNL_CHAIN_HOOKNUM) ||
+	    nftnl_chain_get_u32(got, NFTNL_CHAIN_HOOKNUM) !=
+	    nftnl_chain_get_u32(want, NFTNL_CHAIN_HOOKNUM) ||
+	    !nftnl_chain_is_set(got, NFTNL_CHAIN_POLICY) ||
+	    nftnl_chain_get_u32(got, NFTNL_CHAIN_POLICY) != NF_ACCEPT ||
+	    !nftnl_chain_is_set(got, NFTNL_CHAIN_TYPE) ||
+	    strcmp(nftnl_chain_get_str(got, NFTNL_CHAIN_TYPE), "filter") != 0 ||
+	    nftnl_chain_get_s32(got, NFTNL_CHAIN_PRIO) !=
+	    nftnl_chain_get_s32(want, NFTNL_CHAIN_PRIO)) {
+		snprintf(err, errlen, "chain %s is not the recording filter "
+		    "that was sent", name);
+		goto out;
+	}
+	rc = 0;
+out:
+	nftnl_chain_free(got);
+	return rc;
+}
+
+/* Every rule of chain, in order, and nothing else. */
+static int
+verify_rules(struct mnl_socket *nl, char *buf, size_t bufsz, uint32_t seq,
+    const struct nft_ruleset *rs, const char *chain, char *err, size_t errlen)
+{
+	struct nftnl_rule	*filter;
+	struct nlmsghdr		*nlh;
+	struct rule_dump	 d;
+	size_t			 i, k, want = 0;
+	int			 rc = -1;
+
+	memset(&d, 0, sizeof(d));
+	for (i = 0; i < rs->nrules; i++)
+		if (strcmp(rs->chain_of[i], chain) == 0)
+			want++;
+	if ((filter = nftnl_rule_alloc()) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	nftnl_rule_set_u32(filter, NFTNL_RULE_FAMILY, NFPROTO_INET);
+	if (nftnl_rule_set_str(filter, NFTNL_RULE_TABLE, NFT_TABLE) == -1 ||
+	    nftnl_rule_set_str(filter, NFTNL_RULE_CHAIN, chain) == -1) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETRULE, NFPROTO_INET,
+	    NLM_F_DUMP, seq);
+	nftnl_rule_nlmsg_build_payload(nlh, filter);
+	if (query(nl, buf, bufsz, seq, rule_cb, &d) == -1 || d.bad) {
+		snprintf(err, errlen, "listing rules: %s",
+		    d.bad ? "unparsable rule" : strerror(errno));
+		goto out;
+	}
+	if (d.overflow || d.n != want) {
+		snprintf(err, errlen, "chain %s has %s%zu rules, expected %zu",
+		    chain, d.overflow ? "more than " : "", d.n, want);
+		goto out;
+	}
+	for (i = 0, k = 0; i < rs->nrules; i++) {
+		char	 why[EXPR_TEXT * 2 + 64];
+
+		if (strcmp(rs->chain_of[i], chain) != 0)
+			continue;
+		/* The filter is a hint the kernel may ignore: check it. */
+		if (strcmp(nftnl_rule_get_str(d.rules[k], NFTNL_RULE_TABLE),
+		    NFT_TABLE) != 0 ||
+		    strcmp(nftnl_rule_get_str(d.rules[k], NFTNL_RULE_CHAIN),
+		    chain) != 0) {
+			snprintf(err, errlen, "rule %zu is not in %s/%s", k,
+			    NFT_TABLE, chain);
+			goto out;
+		}
+		if (cmp_rule(rs->rules[i], d.rules[k], why, sizeof(why)) == -1) {
+			snprintf(err, errlen, "rule %zu (%s): %s", k,
+			    rs->desc[i], why);
+			goto out;
+		}
+		k++;
+	}
+	rc = 0;
+out:
+	for (i = 0; i < d.n; i++)
+		nftnl_rule_free(d.rules[i]);
+	nftnl_rule_free(filter);
+	return rc;
+}
+
 int
 nft_verify(const struct nft_ruleset *rs, char *err, size_t errlen)
 {
 	struct mnl_socket	*nl;
 	struct nftnl_table	*t = NULL;
 	struct nftnl_chain	*c = NULL;
-	struct nftnl_rule	*filter = NULL;
 	struct nlmsghdr		*nlh;
-	struct rule_dump	 d;
 	char			*buf = NULL;
-	size_t			 bufsz = 64 * 1024, i;
+	size_t			 bufsz = 64 * 1024;
 	uint32_t		 seq = (uint32_t)time(NULL);
 	int			 rc = -1;
 
-	memset(&d, 0, sizeof(d));
 	if ((nl = nft_socket_open(err, errlen)) == NULL)
 		return -1;
 	if ((buf = malloc(bufsz)) == NULL || (t = nftnl_table_alloc()) == NULL ||
-	    (c = nftnl_chain_alloc()) == NULL ||
-	    (filter = nftnl_rule_alloc()) == NULL) {
+	    (c = nftnl_chain_alloc()) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -259,51 +365,22 @@ nft_verify(const struct nft_ruleset *rs, char *err, size_t errlen)
 	    err, errlen) == -1)
 		goto out;
 
-	/* Every rule, in order, and nothing else. */
-	nftnl_rule_set_u32(filter, NFTNL_RULE_FAMILY, NFPROTO_INET);
-	if (nftnl_rule_set_str(filter, NFTNL_RULE_TABLE, NFT_TABLE) == -1 ||
-	    nftnl_rule_set_str(filter, NFTNL_RULE_CHAIN, NFT_CHAIN) == -1) {
-		snprintf(err, errlen, "out of memory");
+	if (rs->rec_out != NULL && verify_rec_chain(nl, buf, bufsz, ++seq,
+	    rs->rec_out, err, errlen) == -1)
 		goto out;
-	}
-	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETRULE, NFPROTO_INET,
-	    NLM_F_DUMP, ++seq);
-	nftnl_rule_nlmsg_build_payload(nlh, filter);
-	if (query(nl, buf, bufsz, seq, rule_cb, &d) == -1 || d.bad) {
-		snprintf(err, errlen, "listing rules: %s",
-		    d.bad ? "unparsable rule" : strerror(errno));
+	if (rs->rec_in != NULL && verify_rec_chain(nl, buf, bufsz, ++seq,
+	    rs->rec_in, err, errlen) == -1)
 		goto out;
-	}
-	if (d.overflow || d.n != rs->nrules) {
-		snprintf(err, errlen, "chain %s has %s%zu rules, expected %zu",
-		    NFT_CHAIN, d.overflow ? "more than " : "", d.n,
-		    rs->nrules);
-		goto out;
-	}
-	for (i = 0; i < rs->nrules; i++) {
-		char	 why[EXPR_TEXT * 2 + 64];
 
-		/* The filter is a hint the kernel may ignore: check it. */
-		if (strcmp(nftnl_rule_get_str(d.rules[i], NFTNL_RULE_TABLE),
-		    NFT_TABLE) != 0 ||
-		    strcmp(nftnl_rule_get_str(d.rules[i], NFTNL_RULE_CHAIN),
-		    NFT_CHAIN) != 0) {
-			snprintf(err, errlen, "rule %zu is not in %s/%s", i,
-			    NFT_TABLE, NFT_CHAIN);
-			goto out;
-		}
-		if (cmp_rule(rs->rules[i], d.rules[i], why, sizeof(why)) == -1) {
-			snprintf(err, errlen, "rule %zu (%s): %s", i,
-			    rs->desc[i], why);
-			goto out;
-		}
-	}
+	if (verify_rules(nl, buf, bufsz, ++seq, rs, NFT_CHAIN, err,
+	    errlen) == -1)
+		goto out;
+	if (rs->rec_out != NULL && (verify_rules(nl, buf, bufsz, ++seq, rs,
+	    NFT_REC_OUT, err, errlen) == -1 || verify_rules(nl, buf, bufsz,
+	    ++seq, rs, NFT_REC_IN, err, errlen) == -1))
+		goto out;
 	rc = 0;
 out:
-	for (i = 0; i < d.n; i++)
-		nftnl_rule_free(d.rules[i]);
-	if (filter != NULL)
-		nftnl_rule_free(filter);
 	if (c != NULL)
 		nftnl_chain_free(c);
 	if (t != NULL)

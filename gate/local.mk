@@ -8,7 +8,7 @@ GATE_SOURCES = \
 	gate/config.c gate/proc.c gate/conn.c gate/decide.c gate/relay.c \
 	gate/splice.c gate/http.c gate/tls.c gate/dns.c gate/audit.c \
 	gate/auth.c gate/control.c gate/ctlcmd.c \
-	gate/metrics.c gate/users.c
+	gate/metrics.c gate/users.c gate/record.c
 GATE_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(CARES_CFLAGS) $(CRYPTO_CFLAGS)
 noinst_LIBRARIES += gate/libaisbgate.a
 gate_libaisbgate_a_SOURCES = $(GATE_SOURCES)
@@ -23,6 +23,3 @@ aisb_gate_LDADD = $(GATE_LIBS)
 dist_man_MANS += docs/aisb-gate.8
 EXTRA_DIST += docs/gate.md
 
-# --record (recgate): one more gate file, and its document
-GATE_SOURCES += gate/record.c
-EXTRA_DIST += docs/record.md

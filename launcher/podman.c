@@ -300,6 +300,10 @@ launch_plan_text(const struct launch_opts *o, const struct policy *p,
 			launch_strv_free(&v);
 			return -1;
 		}
+		/* the enforcer's recorder (docs/record.md, "Direct mode") */
+		if (o->record)
+			add(&v, "record %s %llu\n", LAUNCH_RECORD_FILE,
+			    (unsigned long long)LAUNCH_RECORD_MAX);
 		break;
 	}
 	if (v.failed) {
@@ -432,6 +436,19 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 	if (r->hostca != NULL)
 		add(v, "--volume=%s:%s:ro%s", r->hostca,
 		    LAUNCH_HOST_CA_IN_IMAGE, selinux_enforcing() ? ",z" : "");
+	/*
+	 * --record, direct mode: the recorder writes the capture into the
+	 * session's record folder, which the command cannot enter (its
+	 * owner is the container's root, mode 0700: docs/record.md).  A
+	 * plan that records without the folder would stop at 77 inside:
+	 * refused here.
+	 */
+	if (o->record && o->net == LAUNCH_NET_DIRECT) {
+		if (r->recorddir == NULL)
+			v->failed = 1;
+		add(v, "--volume=%s:%s:rw%s", r->recorddir, LAUNCH_RECORD_DIR,
+		    selinux_enforcing() ? ",z" : "");
+	}
 	add(v, "--volume=%s:%s:rw%s", r->workspace_src != NULL ?
 	    r->workspace_src : o->val[LO_WORKSPACE], o->val[LO_WORKSPACE],
 	    selinux_enforcing() ? ",z" : "");

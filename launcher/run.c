@@ -647,6 +647,47 @@ denial_summary(const struct launch_session *s)
 	free(d);
 }
 
+/*
+ * --record --net direct: SESSION/record, mounted at LAUNCH_RECORD_DIR for
+ * the enforcer's recorder (docs/record.md, "Direct mode").  The session
+ * layout (reclaunch) makes the folder; made here, 0700, when it is
+ * missing.  Rootful: given to the container's root (uid_base), so that
+ * the command (uid_base + 1000) cannot enter it.  Rootless it stays the
+ * user's, who is uid 1000 inside: nothing is recorded where the command
+ * could reach, since the enforcer refuses direct mode as the sandbox uid
+ * (78, as keep-id starts it today) and a folder the sandbox uid owns or
+ * may write (77).  0, or -1 with err.
+ */
+static int
+record_dir(const struct launch_session *s, const struct launch_ids *ids,
+    char *path, size_t len, char *err, size_t errlen)
+{
+	struct stat	 st;
+
+	if (launch_session_path(s, "record", path, len) == -1) {
+		snprintf(err, errlen, "session record folder: path too long");
+		return -1;
+	}
+	if (mkdir(path, 0700) == -1 && errno != EEXIST) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (lstat(path, &st) == -1 || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a folder", path);
+		return -1;
+	}
+	if (ids->mode == LAUNCH_IDS_MAPPED &&
+	    chown(path, ids->uid_base, ids->gid_base) == -1) {
+		snprintf(err, errlen, "chown of %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (chmod(path, 0700) == -1) {
+		snprintf(err, errlen, "chmod of %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static int
 run_session(const struct launch_opts *o, struct policy *p,
     const struct run_agent *ra)
@@ -668,6 +709,7 @@ run_session(const struct launch_opts *o, struct policy *p,
 	char				 planfile[PATH_MAX], image[LAUNCH_TAG_MAX];
 	char				*plan = NULL;
 	char				 hostca[PATH_MAX] = "";
+	char				 recorddir[PATH_MAX] = "";
 	struct run_image		 ri = { .host_cas = 0 };
 	char				*proxy = NULL, seccomp[PATH_MAX];
 	time_t				 start = time(NULL);
@@ -836,6 +878,9 @@ run_session(const struct launch_opts *o, struct policy *p,
 	if (launch_ids_prepare(&ids, o->val[LO_WORKSPACE], wsmount, envfile,
 	    planfile, &mounted, err, sizeof(err)) == -1)
 		goto fail;
+	if (o->record && o->net == LAUNCH_NET_DIRECT && record_dir(&s, &ids,
+	    recorddir, sizeof(recorddir), err, sizeof(err)) == -1)
+		goto fail;
 
 	memset(&r, 0, sizeof(r));
 	r.opts = o;
@@ -853,6 +898,7 @@ run_session(const struct launch_opts *o, struct policy *p,
 	r.no_limits = unheld[0] != '\0';
 	r.seccomp = seccomp;
 	r.hostca = hostca[0] != '\0' ? hostca : NULL;
+	r.recorddir = recorddir[0] != '\0' ? recorddir : NULL;
 	r.interactive = 1;	/* stdin reaches the command, piped or not */
 	r.tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
 	if (launch_podman_argv(&r, &argv) == -1) {
@@ -1029,6 +1075,7 @@ launch_cmd_run(int argc, char **argv)
 		r.image = "<image>";
 		r.envfile = "<session>/env";
 		r.planfile = "<session>/plan";
+		r.recorddir = "<session>/record";
 		/* the host's CAs as a session would gather them (hostca.h) */
 		if (o.host_ca) {
 			const char	*cadir = getenv(LAUNCH_HOST_CA_DIR_ENV);
@@ -1082,7 +1129,8 @@ launch_cmd_run(int argc, char **argv)
 			launch_strv_free(&v);
 		}
 	}
-	if (!preview && o.record) {
+	/* direct mode records in the enforcer (docs/record.md) */
+	if (!preview && o.record && o.net != LAUNCH_NET_DIRECT) {
 		/* never silently run without what was asked for */
 		fprintf(stderr, "aisb: --record (%s: %s) is not available in "
 		    "this version; nothing was started\n",

@@ -45,6 +45,10 @@ tests_integration_enforce_probe_SOURCES = tests/integration/enforce_probe.c
 TESTS += tests/integration/enforce_netns.sh
 EXTRA_DIST += tests/integration/enforce_netns.sh tests/integration/enforce_peer.py
 
+# Direct mode's recorder: NFLOG to pcapng, read back with tshark.
+TESTS += tests/integration/enforce_record.sh
+EXTRA_DIST += tests/integration/enforce_record.sh
+
 # Loads and reads back the table on its own, for the tampering checks.
 check_PROGRAMS += tests/integration/enforce_verify
 tests_integration_enforce_verify_SOURCES = tests/integration/enforce_verify.c
@@ -71,3 +75,7 @@ tests_fuzz_fuzz_plan_CFLAGS = $(AM_CFLAGS) $(NFTNL_CFLAGS) -I$(top_srcdir)/enfor
 tests_fuzz_fuzz_plan_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_plan_LDADD = $(ENFORCE_LIBS)
 endif
+
+# aisb --net direct --record in a real podman session (AISB_E2E=1 only).
+TESTS += tests/e2e/record_direct.sh
+EXTRA_DIST += tests/e2e/record_direct.sh

@@ -39,7 +39,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    (p->mode == ENF_MODE_GATE) != (p->ngates > 0) ||
 	    (p->mode == ENF_MODE_DIRECT) != (p->nnames > 0) ||
 	    (p->mode == ENF_MODE_DIRECT) != (p->nresolvers > 0) ||
-	    strlen(p->log_prefix) > ENF_PLAN_MAX_PREFIX)
+	    strlen(p->log_prefix) > ENF_PLAN_MAX_PREFIX ||
+	    strlen(p->record_path) > ENF_PLAN_MAX_PATH ||
+	    (p->record_path[0] != '\0' && (p->mode != ENF_MODE_DIRECT ||
+	    p->record_path[0] != '/' || p->record_max < ENF_RECORD_MIN ||
+	    p->record_max > ENF_RECORD_LIMIT)))
 		abort();
 	for (i = 0; i < p->nnames; i++) {
 		if (strlen(p->names[i].name) == 0 ||

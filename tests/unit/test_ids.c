@@ -21,6 +21,7 @@
 #include "ids.h"
 #include "options.h"
 #include "podman.h"
+#include "policy.h"
 
 static void
 test_subid_find(void **state)
@@ -288,6 +289,57 @@ race_child(void)
 	return rc;
 }
 
+/*
+ * --record, direct mode: the session's record folder mounted where the
+ * plan's record line points, and only then; a recording plan without
+ * the folder is refused here rather than at 77 inside.
+ */
+static void
+test_argv_record(void **state)
+{
+	static const char	 yaml[] = "version: 1\nallow:\n"
+				    "  - host: example.com\n    ports: [443]\n";
+	struct launch_opts	 o;
+	struct launch_run	 r;
+	struct launch_strv	 v;
+	struct policy		*p = NULL;
+	char			*cmd[] = { (char *)"true", NULL };
+	char			*plan = NULL, err[256];
+
+	(void)state;
+	fill(&o, &r, cmd);
+	o.record = 1;
+	o.net = LAUNCH_NET_DIRECT;
+	r.recorddir = "/s/record";
+	assert_int_equal(launch_podman_argv(&r, &v), 0);
+	assert_true(has(&v, "--volume=/s/record:/run/aisb/record:rw"));
+	launch_strv_free(&v);
+	r.recorddir = NULL;
+	assert_int_equal(launch_podman_argv(&r, &v), -1);
+	assert_null(v.s);
+	/* gate mode: the gate records, the container mounts nothing */
+	o.net = LAUNCH_NET_GATE;
+	r.recorddir = "/s/record";
+	assert_int_equal(launch_podman_argv(&r, &v), 0);
+	assert_false(has_prefix(&v, "--volume=/s/record"));
+	launch_strv_free(&v);
+
+	assert_int_equal(policy_load_buffer("t.yaml", yaml, sizeof(yaml) - 1,
+	    &p, NULL), 0);
+	o.net = LAUNCH_NET_DIRECT;
+	assert_int_equal(launch_plan_text(&o, p, "10.0.2.2", 0, "10.0.2.3",
+	    &plan, err, sizeof(err)), 0);
+	assert_non_null(strstr(plan, "\nrecord /run/aisb/record/capture.pcapng "
+	    "1073741824\n"));
+	free(plan);
+	o.record = 0;
+	assert_int_equal(launch_plan_text(&o, p, "10.0.2.2", 0, "10.0.2.3",
+	    &plan, err, sizeof(err)), 0);
+	assert_null(strstr(plan, "record"));
+	free(plan);
+	policy_free(p);
+}
+
 static void
 test_resolve_race(void **state)
 {
@@ -312,6 +364,7 @@ main(void)
 		cmocka_unit_test(test_argv_mappings),
 		cmocka_unit_test(test_argv_seccomp),
 		cmocka_unit_test(test_argv_stopping),
+		cmocka_unit_test(test_argv_record),
 		cmocka_unit_test(test_resolve_race),
 	};
 

@@ -34,7 +34,9 @@ struct walked {
 	uint16_t		 types[NFT_BATCH_MSGS];
 	struct nftnl_rule	*rules[NFT_MAX_RULES];
 	size_t			 n, nrules;
-	struct nftnl_chain	*chain;
+	struct nftnl_chain	*chain;		/* the first: output */
+	struct nftnl_chain	*chains[4];
+	size_t			 nchains;
 };
 
 static struct enf_plan *
@@ -78,10 +80,13 @@ walk(const struct nft_batch *b, struct walked *w)
 			assert_true(nlh->nlmsg_flags & NLM_F_APPEND);
 			w->rules[w->nrules++] = r;
 		} else if (nlh->nlmsg_type == MSG(NFT_MSG_NEWCHAIN)) {
-			w->chain = nftnl_chain_alloc();
-			assert_non_null(w->chain);
-			assert_int_equal(nftnl_chain_nlmsg_parse(nlh,
-			    w->chain), 0);
+			struct nftnl_chain *c = nftnl_chain_alloc();
+
+			assert_non_null(c);
+			assert_true(w->nchains < 4);
+			assert_int_equal(nftnl_chain_nlmsg_parse(nlh, c), 0);
+			w->chains[w->nchains++] = c;
+			w->chain = w->chains[0];
 		}
 	}
 	assert_int_equal(left, 0);
@@ -98,8 +103,8 @@ walked_free(struct walked *w)
 
 	for (i = 0; i < w->nrules; i++)
 		nftnl_rule_free(w->rules[i]);
-	if (w->chain != NULL)
-		nftnl_chain_free(w->chain);
+	for (i = 0; i < w->nchains; i++)
+		nftnl_chain_free(w->chains[i]);
 }
 
 /* The expression names of a rule, space separated. */
@@ -305,6 +310,105 @@ test_direct_batch(void **state)
 	enf_plan_free(p);
 }
 
+/*
+ * A record line: the drops log to the recorder's group too, and two chains
+ * after the filter log what passes; the output chain's rules are the same
+ * in number and order as without it.
+ */
+static void
+test_record_batch(void **state)
+{
+	struct enf_plan		*p, *q;
+	struct nft_ruleset	*rs, *plain;
+	struct nft_batch	 b;
+	struct walked		 w;
+	char			 err[256], shape[256], text[2048];
+	const char		*chain;
+	size_t			 i, nout = 0, nrout = 0, nrin = 0;
+
+	p = plan_of("aisb-plan 1\nmode direct\nresolver 10.199.0.1\n"
+	    "allow-name example.com 443\nrecord /r/c.pcapng 4096\n");
+	q = plan_of("aisb-plan 1\nmode direct\nresolver 10.199.0.1\n"
+	    "allow-name example.com 443\n");
+	rs = nft_ruleset_new(p, 4242, err, sizeof(err));
+	plain = nft_ruleset_new(q, 4242, err, sizeof(err));
+	assert_non_null(rs);
+	assert_non_null(plain);
+	assert_int_equal(nft_batch_init(&b), 0);
+	assert_int_equal(nft_batch_ruleset(rs, 1, &b, err, sizeof(err)), 0);
+	walk(&b, &w);
+	assert_int_equal(w.nchains, 3);
+	assert_string_equal(nftnl_chain_get_str(w.chains[1], NFTNL_CHAIN_NAME),
+	    NFT_REC_OUT);
+	assert_int_equal(nftnl_chain_get_u32(w.chains[1], NFTNL_CHAIN_HOOKNUM),
+	    NF_INET_LOCAL_OUT);
+	assert_int_equal(nftnl_chain_get_s32(w.chains[1], NFTNL_CHAIN_PRIO),
+	    NFT_REC_PRIO);
+	assert_int_equal(nftnl_chain_get_u32(w.chains[1], NFTNL_CHAIN_POLICY),
+	    NF_ACCEPT);
+	assert_string_equal(nftnl_chain_get_str(w.chains[2], NFTNL_CHAIN_NAME),
+	    NFT_REC_IN);
+	assert_int_equal(nftnl_chain_get_u32(w.chains[2], NFTNL_CHAIN_HOOKNUM),
+	    NF_INET_LOCAL_IN);
+	assert_int_equal(nftnl_chain_get_u32(w.chains[2], NFTNL_CHAIN_POLICY),
+	    NF_ACCEPT);
+
+	for (i = 0; i < w.nrules; i++) {
+		chain = nftnl_rule_get_str(w.rules[i], NFTNL_RULE_CHAIN);
+		rule_shape(w.rules[i], shape, sizeof(shape));
+		rule_text(w.rules[i], text, sizeof(text));
+		if (strcmp(chain, NFT_CHAIN) == 0) {
+			nout++;
+			if (strstr(text, "drop") == NULL)
+				assert_null(strstr(text, "log"));
+			continue;
+		}
+		/* nothing in the recording chains drops */
+		assert_null(strstr(text, "drop"));
+		if (strstr(shape, "log") != NULL)
+			assert_non_null(strstr(text, "group 41307"));
+		if (strcmp(chain, NFT_REC_OUT) == 0)
+			nrout++;
+		else if (strcmp(chain, NFT_REC_IN) == 0)
+			nrin++;
+		else
+			fail_msg("rule in chain %s", chain);
+	}
+	assert_int_equal(nout, nft_ruleset_nrules(plain));
+	assert_int_equal(nrout, 3);
+	assert_int_equal(nrin, 2);
+	/* the resolver's drops and the last rule log to the group */
+	rule_shape(w.rules[1], shape, sizeof(shape));
+	assert_string_equal(shape, "meta cmp meta cmp payload cmp payload cmp "
+	    "log counter immediate");
+	rule_text(w.rules[1], text, sizeof(text));
+	assert_non_null(strstr(text, "prefix " NFT_REC_DROP_DNS));
+	rule_shape(w.rules[nout - 1], shape, sizeof(shape));
+	assert_string_equal(shape, "counter log immediate");
+	rule_text(w.rules[nout - 1], text, sizeof(text));
+	assert_non_null(strstr(text, "prefix " NFT_REC_DROP " group 41307"));
+	/* record_out: lo, ct state new with its comment, then everything */
+	rule_text(w.rules[nout], text, sizeof(text));
+	assert_non_null(strstr(text, "load oifname"));
+	rule_shape(w.rules[nout + 1], shape, sizeof(shape));
+	assert_string_equal(shape, "ct bitwise cmp log immediate");
+	rule_text(w.rules[nout + 1], text, sizeof(text));
+	assert_non_null(strstr(text, "prefix " NFT_REC_ACCEPT " group 41307"));
+	rule_shape(w.rules[nout + 2], shape, sizeof(shape));
+	assert_string_equal(shape, "log");
+	rule_text(w.rules[nout + 3], text, sizeof(text));
+	assert_non_null(strstr(text, "load iifname"));
+	rule_shape(w.rules[nout + 4], shape, sizeof(shape));
+	assert_string_equal(shape, "log");
+
+	walked_free(&w);
+	nft_batch_release(&b);
+	nft_ruleset_free(rs);
+	nft_ruleset_free(plain);
+	enf_plan_free(p);
+	enf_plan_free(q);
+}
+
 static void
 test_elems_batch(void **state)
 {
@@ -397,6 +501,7 @@ main(void)
 		cmocka_unit_test(test_gate_batch),
 		cmocka_unit_test(test_none_batch),
 		cmocka_unit_test(test_direct_batch),
+		cmocka_unit_test(test_record_batch),
 		cmocka_unit_test(test_elems_batch),
 	};
 

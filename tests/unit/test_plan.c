@@ -450,6 +450,71 @@ test_addr_ok(void **state)
 	enf_plan_free(p);
 }
 
+/* record PATH MAXBYTES: direct mode only, bounded, a clean absolute path. */
+static void
+test_record(void **state)
+{
+	struct enf_plan	*p;
+	char		 err[256], long_path[ENF_PLAN_MAX_PATH + 8], text[512];
+#define DIRECT	"aisb-plan 1\nmode direct\nresolver 10.0.2.3\n" \
+		"allow-name example.com 443\n"
+
+	p = parse(DIRECT, err, sizeof(err));
+	assert_non_null(p);
+	assert_string_equal(p->record_path, "");
+	enf_plan_free(p);
+
+	p = parse(DIRECT "record /run/aisb/record/capture.pcapng 1073741824\n",
+	    err, sizeof(err));
+	assert_non_null(p);
+	assert_string_equal(p->record_path, "/run/aisb/record/capture.pcapng");
+	assert_true(p->record_max == 1073741824ULL);
+	enf_plan_free(p);
+
+	p = parse(DIRECT "record /c.pcapng 1099511627776\n", err, sizeof(err));
+	assert_non_null(p);
+	assert_true(p->record_max == ENF_RECORD_LIMIT);
+	enf_plan_free(p);
+
+	expect_error(DIRECT "record /c.pcapng 1099511627777\n",
+	    "bad record size");
+	expect_error(DIRECT "record /c.pcapng 1023\n", "bad record size");
+	expect_error(DIRECT "record /c.pcapng 1G\n", "bad record size");
+	expect_error(DIRECT "record /c.pcapng 01024\n", "bad record size");
+	expect_error(DIRECT "record /c.pcapng\n", "usage: record PATH MAXBYTES");
+	expect_error(DIRECT "record /c.pcapng 2048 x\n",
+	    "usage: record PATH MAXBYTES");
+	expect_error(DIRECT "record /a.pcapng 2048\nrecord /b.pcapng 2048\n",
+	    "record given twice");
+	expect_error(DIRECT "record c.pcapng 2048\n", "not an absolute file");
+	expect_error(DIRECT "record /run/aisb/ 2048\n", "not an absolute file");
+	expect_error(DIRECT "record / 2048\n", "not an absolute file");
+	expect_error(DIRECT "record /run//c 2048\n", "component");
+	expect_error(DIRECT "record /run/../etc/c 2048\n", "component");
+	expect_error(DIRECT "record /run/./c 2048\n", "component");
+	expect_error(DIRECT "record /run/.. 2048\n", "component");
+	expect_error(DIRECT "record /run/. 2048\n", "component");
+	expect_error(DIRECT "record /run/a$b 2048\n", "character outside");
+	expect_error(DIRECT "record /run/a%b 2048\n", "character outside");
+	memset(long_path, 'a', sizeof(long_path));
+	long_path[0] = '/';
+	long_path[ENF_PLAN_MAX_PATH + 1] = '\0';
+	snprintf(text, sizeof(text), DIRECT "record %s 2048\n", long_path);
+	expect_error(text, "longer than");
+	long_path[ENF_PLAN_MAX_PATH] = '\0';
+	snprintf(text, sizeof(text), DIRECT "record %s 2048\n", long_path);
+	p = parse(text, err, sizeof(err));
+	assert_non_null(p);
+	enf_plan_free(p);
+
+	/* in gate mode the gate records; none has nothing to record */
+	expect_error("aisb-plan 1\nmode gate\ngate 10.0.2.2 8080\n"
+	    "record /c.pcapng 2048\n", "record is only for mode direct");
+	expect_error("aisb-plan 1\nmode none\nrecord /c.pcapng 2048\n",
+	    "record is only for mode direct");
+#undef DIRECT
+}
+
 int
 main(void)
 {
@@ -466,6 +531,7 @@ main(void)
 		cmocka_unit_test(test_addr_refused),
 		cmocka_unit_test(test_ranges_and_stub),
 		cmocka_unit_test(test_addr_ok),
+		cmocka_unit_test(test_record),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
