@@ -75,6 +75,9 @@ CLI_TESTS = tests/cli/defaults.sh tests/cli/help.sh tests/cli/completion.sh \
 	tests/cli/agent.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS)
+# --record's options, sessions verify and show, without podman
+TESTS += tests/cli/record.sh
+EXTRA_DIST += tests/cli/record.sh
 
 include tests/fuzz/local.mk
 include tests/bench/local.mk
