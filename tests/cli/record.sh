@@ -64,6 +64,12 @@ check "project record: true: exit" "$rc" 0
 has "project record: true" "$tmp/out" '^record  *true (project config: '
 rm "$tmp/ws/.aisb.yaml"
 
+# a named gate does not record: refused before anything starts
+run "$aisb" gate up recx --record
+check "gate up --record: exit" "$rc" 78
+has "gate up --record: why" "$tmp/err" "a named gate does not record"
+check "gate up --record: no gate folder" "$(ls "$XDG_STATE_HOME/aisb/gates" 2>/dev/null | wc -l)" 0
+
 # 3. sessions verify and show on folders made here
 sd=$XDG_STATE_HOME/aisb/sessions
 id=0123456789abcdef01234567
