@@ -200,14 +200,19 @@ check "show: the capture's size" "$(sed -n 's/^recording_file recording\/capture
 
 # one byte of the TLS server's answer edited in the capture
 cp "$cap" "$tmp/cap.orig"
-off=$("$PY" - "$cap" "$tmp/srv/tls.1.out" <<'PY'
+# one bit of a byte in the middle of the server's answer, flipped in place
+found=$("$PY" - "$cap" "$tmp/srv/tls.1.out" <<'PY'
 import sys
 cap, out = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read()
-print(cap.find(out[100:132]) + 5)
+off = cap.find(out[100:132])
+if off >= 0:
+    with open(sys.argv[1], "r+b") as f:
+        f.seek(off + 5)
+        f.write(bytes([cap[off + 5] ^ 0x01]))
+print("yes" if off >= 0 else "no")
 PY
 )
-[ "$off" -gt 5 ] && ok || bad "the TLS answer is not in the capture"
-printf 'X' | dd of="$cap" bs=1 seek="$off" conv=notrunc 2>/dev/null
+check "the TLS answer is in the capture" "$found" yes
 rc=0; "$aisb" sessions verify "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
 check "edited byte: exit" "$rc" 1
 grep -q '^changed: file recording/capture.pcapng: ' "$tmp/out" && ok ||
@@ -231,8 +236,8 @@ check "bounded: the request still went through" "$(cat "$tmp/out")" "post 200"
 sd=$(last_session_dir)
 size=$(stat -c %s "$sd/recording/capture.pcapng")
 check "bounded: capture within the bound" "$(( size <= 8192 && size > 0 ))" 1
-grep -q '"event":"record".*record limit reached' "$sd/audit.jsonl" && ok ||
-    bad "bounded: no audit line for the limit"
+check "bounded: one audit line for the limit" \
+    "$(grep '"event":"record"' "$sd/audit.jsonl" | grep -c 'record limit reached at [0-9]* bytes')" 1
 tshark_r "$sd/recording/capture.pcapng" >/dev/null && rc=0 || rc=$?
 check "bounded: tshark -r exit" "$rc" 0
 check "bounded: tshark -r stderr" "$(cat "$tmp/tshark.err")" ""
