@@ -42,7 +42,7 @@
 
 /* The files a manifest covers, relative to the session folder. */
 static const char *const record_files[] = {
-	LAUNCH_RECORD_DIR "/" LAUNCH_RECORD_CAPTURE,
+	LAUNCH_RECORDING_DIR "/" LAUNCH_RECORDING_CAPTURE,
 	"audit.jsonl",		/* the decision log */
 	"record",		/* the session's record (run.c) */
 };
@@ -418,11 +418,11 @@ launch_record_prepare(const char *sessdir, char *capture, size_t caplen,
 {
 	char	 dir[PATH_MAX];
 
-	if (file_path_join(dir, sizeof(dir), sessdir, LAUNCH_RECORD_DIR) ==
+	if (file_path_join(dir, sizeof(dir), sessdir, LAUNCH_RECORDING_DIR) ==
 	    -1 || file_path_join(capture, caplen, dir,
-	    LAUNCH_RECORD_CAPTURE) == -1) {
+	    LAUNCH_RECORDING_CAPTURE) == -1) {
 		snprintf(err, errlen, "%s/%s: path too long", sessdir,
-		    LAUNCH_RECORD_DIR);
+		    LAUNCH_RECORDING_DIR);
 		return -1;
 	}
 	if (mkdir(dir, 0700) == -1) {
@@ -485,8 +485,8 @@ launch_record_write_manifest(const char *sessdir, char *err, size_t errlen)
 	char		 path[PATH_MAX];
 	int		 rc = -1;
 
-	if (file_path_join(path, sizeof(path), sessdir, LAUNCH_RECORD_DIR "/"
-	    LAUNCH_RECORD_MANIFEST) == -1) {
+	if (file_path_join(path, sizeof(path), sessdir, LAUNCH_RECORDING_DIR "/"
+	    LAUNCH_RECORDING_MANIFEST) == -1) {
 		snprintf(err, errlen, "%s: path too long", sessdir);
 		return -1;
 	}
@@ -608,25 +608,25 @@ launch_record_verify(const char *sessdir, FILE *out, char *err,
 	int		 rc = -1, differ = 0;
 
 	buf_init(&now, LAUNCH_RECORD_MANIFEST_MAX, 0);
-	if (file_path_join(dir, sizeof(dir), sessdir, LAUNCH_RECORD_DIR) ==
+	if (file_path_join(dir, sizeof(dir), sessdir, LAUNCH_RECORDING_DIR) ==
 	    -1) {
 		snprintf(err, errlen, "%s: path too long", sessdir);
 		goto fail;
 	}
-	if ((text = file_read_in(dir, LAUNCH_RECORD_MANIFEST,
+	if ((text = file_read_in(dir, LAUNCH_RECORDING_MANIFEST,
 	    LAUNCH_RECORD_MANIFEST_MAX, &len, err, errlen)) == NULL) {
 		if (errno == ENOENT)
 			snprintf(err, errlen, "%s/%s: no manifest: the session "
 			    "did not record (--record), or its launcher was "
-			    "killed before the end", dir, LAUNCH_RECORD_MANIFEST);
+			    "killed before the end", dir, LAUNCH_RECORDING_MANIFEST);
 		goto fail;
 	}
 	if (strlen(text) != len) {
 		snprintf(err, errlen, "%s/%s: a NUL byte", dir,
-		    LAUNCH_RECORD_MANIFEST);
+		    LAUNCH_RECORDING_MANIFEST);
 		goto fail;
 	}
-	if (parse_manifest(text, LAUNCH_RECORD_MANIFEST, &want, &nwant, err,
+	if (parse_manifest(text, LAUNCH_RECORDING_MANIFEST, &want, &nwant, err,
 	    errlen) == -1)
 		goto fail;
 	/*
@@ -674,7 +674,7 @@ launch_record_verify(const char *sessdir, FILE *out, char *err,
 		}
 	if (!differ)
 		fprintf(out, "verified: %zu files and streams match %s/%s\n",
-		    nwant, dir, LAUNCH_RECORD_MANIFEST);
+		    nwant, dir, LAUNCH_RECORDING_MANIFEST);
 	rc = differ;
 fail:
 	free(want);
@@ -693,7 +693,7 @@ launch_record_show(const char *sessdir, FILE *out)
 	struct stat	 st;
 	char		 dir[PATH_MAX];
 
-	if (file_path_join(dir, sizeof(dir), sessdir, LAUNCH_RECORD_DIR) ==
+	if (file_path_join(dir, sizeof(dir), sessdir, LAUNCH_RECORDING_DIR) ==
 	    -1 || lstat(dir, &st) == -1 || !S_ISDIR(st.st_mode)) {
 		fprintf(out, "recording none (the session ran without "
 		    "--record)\n");
@@ -707,10 +707,10 @@ launch_record_show(const char *sessdir, FILE *out)
 		fprintf(out, "recording_file %s %llu bytes\n", record_files[i],
 		    (unsigned long long)size);
 	}
-	if (file_sha256(dir, LAUNCH_RECORD_MANIFEST, &size, h, err,
+	if (file_sha256(dir, LAUNCH_RECORDING_MANIFEST, &size, h, err,
 	    sizeof(err)) == 0)
 		fprintf(out, "recording_manifest %s/%s %llu bytes (aisb sessions "
-		    "verify checks it)\n", dir, LAUNCH_RECORD_MANIFEST,
+		    "verify checks it)\n", dir, LAUNCH_RECORDING_MANIFEST,
 		    (unsigned long long)size);
 	else
 		fprintf(out, "recording_manifest none (the launcher did not "

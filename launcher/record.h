@@ -18,9 +18,9 @@ struct buf;
  * SESSION/recording/ (0700): the capture and the manifest.  Not
  * "record/": SESSION/record is the session's record file (sessions ls).
  */
-#define LAUNCH_RECORD_DIR	"recording"
-#define LAUNCH_RECORD_CAPTURE	"capture.pcapng"
-#define LAUNCH_RECORD_MANIFEST	"manifest"
+#define LAUNCH_RECORDING_DIR	"recording"
+#define LAUNCH_RECORDING_CAPTURE	"capture.pcapng"
+#define LAUNCH_RECORDING_MANIFEST	"manifest"
 
 /* --record-max: the default, and the largest a session may ask for */
 #define LAUNCH_RECORD_MAX_DEFAULT	"1G"

@@ -665,8 +665,8 @@ say_recording(const struct launch_session *s, const struct launch_opts *o)
 	}
 	if (o->quiet)
 		return;
-	if (snprintf(cap, sizeof(cap), "%s/%s/%s", s->dir, LAUNCH_RECORD_DIR,
-	    LAUNCH_RECORD_CAPTURE) >= (int)sizeof(cap) ||
+	if (snprintf(cap, sizeof(cap), "%s/%s/%s", s->dir, LAUNCH_RECORDING_DIR,
+	    LAUNCH_RECORDING_CAPTURE) >= (int)sizeof(cap) ||
 	    lstat(cap, &st) == -1)
 		fprintf(stderr, "aisb: --record: no capture was written (see "
 		    "%s/gate.log); the manifest covers the other files\n",
