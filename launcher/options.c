@@ -87,7 +87,7 @@ static const struct optdesc opts[LO__COUNT] = {
 	    "and a manifest of their SHA-256s (docs/record.md)", NULL, NULL },
 	/* not O_PROJECT: a repository must not shrink its own recording */
 	[LO_RECORD_MAX] = { "record_max", OT_SIZE, 0, LAUNCH_RECORD_MAX_DEFAULT,
-	    "with --record: bound of the capture (K, M, G; 1K to 64G); "
+	    "with --record: bound of the capture (K, M, G; 4K to 64G); "
 	    "reaching it stops the recording, not the session", "SIZE",
 	    NULL },
 	[LO_GATE] = { "gate", OT_WORD, 0, "",
@@ -364,9 +364,9 @@ check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
 		if (*end != '\0' || n > (UINT64_C(1) << 40))
 			goto badnum;
 		if (id == LO_RECORD_MAX) {
-			if (n < 1024 || n > LAUNCH_RECORD_MAX_LIMIT) {
+			if (n < 4096 || n > LAUNCH_RECORD_MAX_LIMIT) {
 				snprintf(err, errlen, "record_max: %s is not "
-				    "between 1K and 64G", v);
+				    "between 4K and 64G", v);
 				return -1;
 			}
 			o->record_max = n;

@@ -36,12 +36,14 @@ run "$aisb" --record-max 2M --print-config
 has "flag" "$tmp/out" '^record_max  *2M (flag: --record-max)$'
 rc=0; (cd "$tmp/ws" && AISB_RECORD_MAX=64k "$aisb" --print-config) >"$tmp/out" 2>"$tmp/err" || rc=$?
 has "environment" "$tmp/out" '^record_max  *64k (environment: AISB_RECORD_MAX)$'
-for bad_size in 512 65G 1T 3X -1 ''; do
+for bad_size in 512 4095 65G 1T 3X -1 ''; do
 	run "$aisb" --record-max="$bad_size" --print-config
 	check "--record-max '$bad_size': exit" "$rc" 78
 done
+run "$aisb" --record-max=4K --print-config
+check "--record-max 4K (the gate's least): exit" "$rc" 0
 run "$aisb" --record-max=512 --print-config
-has "bound named" "$tmp/err" "record_max: 512 is not between 1K and 64G"
+has "bound named" "$tmp/err" "record_max: 512 is not between 4K and 64G"
 mkdir -p "$XDG_CONFIG_HOME/aisb"
 printf 'record: true\nrecord_max: 10M\n' >"$XDG_CONFIG_HOME/aisb/config.yaml"
 run "$aisb" --print-config
