@@ -1121,6 +1121,12 @@ launch_cmd_run(int argc, char **argv)
 				printf("%s\n", launch_env_redacted(o.env[i].text,
 				    err, sizeof(err)));
 			}
+			if (o.record)
+				printf("# record: <session>/%s/%s, at most "
+				    "%llu bytes, and a manifest at the end "
+				    "(docs/record.md)\n", LAUNCH_RECORDING_DIR,
+				    LAUNCH_RECORDING_CAPTURE,
+				    (unsigned long long)o.record_max);
 			printf("# podman\n");
 			print_argv(stdout, v.s);
 			launch_strv_free(&v);

@@ -66,6 +66,12 @@ check "project record: true: exit" "$rc" 0
 has "project record: true" "$tmp/out" '^record  *true (project config: '
 rm "$tmp/ws/.aisb.yaml"
 
+# the dry run says where the capture goes and its bound
+run "$aisb" --record --record-max 5M --dry-run -- true
+has "dry run: the record" "$tmp/out" '^# record: <session>/recording/capture.pcapng, at most 5242880 bytes'
+run "$aisb" --dry-run -- true
+check "dry run without --record: no record line" "$(grep -c '^# record' "$tmp/out" || true)" 0
+
 # a named gate does not record: refused before anything starts
 run "$aisb" gate up recx --record
 check "gate up --record: exit" "$rc" 78
