@@ -52,4 +52,51 @@ uint64_t	 pcapng_size(const struct pcapng *);
 /* Closes the file.  NULL does nothing. */
 void		 pcapng_close(struct pcapng *);
 
+/* ---- reader ------------------------------------------------------------ */
+
+/*
+ * Reads what the writer above wrote, and captures of link type RAW, IPv4
+ * (228) or IPv6 (229) from other pcapng writers (Wireshark's, editcap's),
+ * either byte order, several sections.  Pure libc, one block in memory at
+ * a time.  Bounds: a block over PCAPNG_READ_BLOCK_MAX bytes and a file
+ * over the caller's max are refused; at most PCAPNG_READ_IFACES
+ * interfaces per section.  A last block cut short (a writer killed
+ * mid-write, a truncated copy) ends the reading like the end of the file,
+ * and pcapng_reader_cut() says so.
+ */
+#define PCAPNG_READ_BLOCK_MAX	(256 * 1024)	/* bytes of one block */
+#define PCAPNG_READ_IFACES	64		/* interfaces per section */
+
+struct pcapng_reader;
+
+/* One packet of an enhanced packet block; valid until the next call. */
+struct pcapng_pkt {
+	struct timespec		 ts;
+	const unsigned char	*data;		/* captured bytes */
+	size_t			 len;		/* of data */
+	size_t			 origlen;	/* on the wire */
+	uint16_t		 linktype;	/* of its interface */
+	const char		*comment;	/* first opt_comment; NULL: none */
+	size_t			 commentlen;	/* not NUL-terminated */
+	uint64_t		 offset;	/* of its block in the file */
+};
+
+/*
+ * A reader on fd (which it owns from now on: pcapng_reader_close closes
+ * it), refusing a file of more than max bytes.  NULL with err filled in.
+ */
+struct pcapng_reader *pcapng_reader_open(int fd, uint64_t max, char *err,
+		    size_t errlen);
+/*
+ * The next packet: 1 (pkt filled in), 0 at the end of the file (or of
+ * its last complete block), -1 with err (where: the block's offset, and
+ * what is wrong with it).  Other blocks are skipped.
+ */
+int		 pcapng_reader_next(struct pcapng_reader *, struct pcapng_pkt *,
+		    char *err, size_t errlen);
+/* The file ended inside a block: 1, and the bytes of the part. */
+int		 pcapng_reader_cut(const struct pcapng_reader *, uint64_t *part);
+/* Closes the file.  NULL does nothing. */
+void		 pcapng_reader_close(struct pcapng_reader *);
+
 #endif /* AISB_PCAPNG_H */

@@ -97,6 +97,12 @@ static const struct cli_cmd cmds[] = {
 	{ "sessions show", "ID", "Print a session's record, times in UTC, and "
 	    "its gate's decisions", no_opts, 1, 1, 0,
 	    "ID: a session id or a unique prefix of one (aisb sessions ls)" },
+	{ "sessions verify", "ID", "Check a recorded session's files and "
+	    "streams against its manifest; exit 1 naming what changed",
+	    no_opts, 1, 1, 0,
+	    "ID: a session id or a unique prefix of one.  Exit 0: all match; "
+	    "1: something changed, was added or is missing; 78: no such "
+	    "session, or it has no record (docs/record.md)." },
 	{ "clean", "", "Remove what sessions left: stopped containers, gates, "
 	    "secrets and mounts of killed sessions", clean_opts, 0, 0, 0,
 	    NULL },

@@ -118,6 +118,16 @@ gate_up(int argc, char **argv)
 		launch_opts_free(&o);
 		return EXIT_CONFIG;
 	}
+	if (o.record && (o.src[LO_RECORD] == LAUNCH_SRC_FLAG ||
+	    o.src[LO_RECORD] == LAUNCH_SRC_ENV)) {
+		/* not ignored in silence either (docs/record.md) */
+		fprintf(stderr, "aisb: gate up: --record (%s): a shared "
+		    "gate's traffic is not one session's, and a named gate "
+		    "does not record; record a session with a gate of its own: "
+		    "aisb --record -- COMMAND\n", o.where[LO_RECORD]);
+		launch_opts_free(&o);
+		return EXIT_CONFIG;
+	}
 	if (o.ncmd > 0) {
 		fprintf(stderr, "aisb: gate up: unexpected \"%s\"\n", o.cmd[0]);
 		launch_opts_free(&o);

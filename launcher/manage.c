@@ -26,6 +26,7 @@
 #include "image.h"
 #include "launch.h"
 #include "proc.h"
+#include "record.h"
 #include "session.h"
 
 #define MANAGE_MAX_RECORD	(64 * 1024)	/* bytes of a record read */
@@ -261,15 +262,18 @@ print_record(const char *rec)
 	}
 }
 
+/*
+ * The folder of the one session whose id starts with want, into path.
+ * 0, or the exit code after a line on stderr.
+ */
 static int
-sessions_show(const char *want)
+find_session(const char *want, char *path, size_t pathlen)
 {
 	struct sess	*v;
-	struct launch_denials	*d;
-	char		 dir[PATH_MAX], path[PATH_MAX], logpath[PATH_MAX], *rec;
-	char		 err[PATH_MAX + 64];
+	char		 dir[PATH_MAX];
 	size_t		 n, i, found = 0;
 	const char	*id = NULL;
+	int		 rc = 0;
 
 	if (!is_id(want)) {
 		fprintf(stderr, "aisb: '%.32s' is not a session id (hex, as "
@@ -288,13 +292,39 @@ sessions_show(const char *want)
 	if (found != 1) {
 		fprintf(stderr, "aisb: %s session matches '%s'\n",
 		    found == 0 ? "no" : "more than one", want);
-		free(v);
+		rc = EXIT_CONFIG;
+	} else if (file_path_join(path, pathlen, dir, id) == -1)
+		rc = 1;
+	free(v);
+	return rc;
+}
+
+/* aisb sessions verify ID: 0 all match, 1 something differs, 78 no record */
+static int
+sessions_verify(const char *want)
+{
+	char	 path[PATH_MAX], err[PATH_MAX + 256];
+	int	 rc;
+
+	if ((rc = find_session(want, path, sizeof(path))) != 0)
+		return rc;
+	if ((rc = launch_record_verify(path, stdout, err, sizeof(err))) == -1) {
+		fprintf(stderr, "aisb: %s\n", err);
 		return EXIT_CONFIG;
 	}
-	if (file_path_join(path, sizeof(path), dir, id) == -1) {
-		free(v);
-		return 1;
-	}
+	return rc;
+}
+
+static int
+sessions_show(const char *want)
+{
+	struct launch_denials	*d;
+	char		 path[PATH_MAX], logpath[PATH_MAX], *rec;
+	char		 err[PATH_MAX + 64];
+	int		 rc;
+
+	if ((rc = find_session(want, path, sizeof(path))) != 0)
+		return rc;
 	printf("folder %s\n", path);
 	if ((rec = read_bounded(path, "record", MANAGE_MAX_RECORD, err,
 	    sizeof(err))) != NULL)
@@ -304,6 +334,7 @@ sessions_show(const char *want)
 	else
 		printf("(no record: the session is running, or its launcher "
 		    "was killed)\n");
+	launch_record_show(path, stdout);
 	if (file_path_join(logpath, sizeof(logpath), path,
 	    "audit.jsonl") == 0 &&
 	    (d = malloc(sizeof(*d))) != NULL) {
@@ -318,7 +349,6 @@ sessions_show(const char *want)
 		free(d);
 	}
 	free(rec);
-	free(v);
 	return 0;
 }
 
@@ -336,6 +366,8 @@ launch_cmd_sessions(int argc, char **argv)
 		return rc == 1 ? 0 : EXIT_CONFIG;
 	if (strcmp(argv[1], "ls") == 0)
 		return sessions_ls();
+	if (strcmp(argv[1], "verify") == 0)
+		return sessions_verify(a.pos[0]);
 	return sessions_show(a.pos[0]);
 }
 

@@ -24,6 +24,7 @@
 #include "file.h"
 #include "image.h"
 #include "options.h"
+#include "record.h"
 
 #ifndef AISB_POLICYDIR
 #define AISB_POLICYDIR	"/usr/local/share/aisb/policies"
@@ -82,7 +83,13 @@ static const struct optdesc opts[LO__COUNT] = {
 	[LO_KEEP] = { "keep", OT_BOOL, O_PROJECT, "false",
 	    "keep the container and the session record", NULL, NULL },
 	[LO_RECORD] = { "record", OT_BOOL, O_PROJECT, "false",
-	    "record the session's traffic (pcap + decision log)", NULL, NULL },
+	    "record the session's traffic: a pcapng capture, the decision log "
+	    "and a manifest of their SHA-256s (docs/record.md)", NULL, NULL },
+	/* not O_PROJECT: a repository must not shrink its own recording */
+	[LO_RECORD_MAX] = { "record_max", OT_SIZE, 0, LAUNCH_RECORD_MAX_DEFAULT,
+	    "with --record: bound of the capture (K, M, G; 4K to 64G); "
+	    "reaching it stops the recording, not the session", "SIZE",
+	    NULL },
 	[LO_GATE] = { "gate", OT_WORD, 0, "",
 	    "named gate to use (aisb gate up NAME)", "NAME",
 	    "a gate of the session's own" },
@@ -356,6 +363,15 @@ check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
 		}
 		if (*end != '\0' || n > (UINT64_C(1) << 40))
 			goto badnum;
+		if (id == LO_RECORD_MAX) {
+			if (n < 4096 || n > LAUNCH_RECORD_MAX_LIMIT) {
+				snprintf(err, errlen, "record_max: %s is not "
+				    "between 4K and 64G", v);
+				return -1;
+			}
+			o->record_max = n;
+			return 0;
+		}
 		if (n != 0 && n < (UINT64_C(6) << 20)) {
 			snprintf(err, errlen, "memory: %s is below podman's "
 			    "minimum of 6m", v);
@@ -579,6 +595,13 @@ check_project(const struct launch_opts *o, enum launch_opt_id id,
 		    "config (it would widen what the session can reach or "
 		    "read); set it in %s or on the command line", where,
 		    opts[id].name, o->user_config);
+		return -1;
+	}
+	/* a capture the user asked for is not the repository's to drop */
+	if (id == LO_RECORD && strcmp(v, "true") != 0 &&
+	    strcmp(v, "yes") != 0 && strcmp(v, "1") != 0) {
+		snprintf(err, errlen, "%s: a project config may only turn "
+		    "record on (record: true), never off", where);
 		return -1;
 	}
 	if (id == LO_AGENT && strcmp(v, "none") != 0) {

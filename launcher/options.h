@@ -49,6 +49,7 @@ enum launch_opt_id {
 	LO_HOME_VOLUME,
 	LO_KEEP,
 	LO_RECORD,
+	LO_RECORD_MAX,		/* record.h: bound of the capture */
 	LO_GATE,
 	LO_ENV,
 	LO_RUNTIME,
@@ -92,6 +93,7 @@ struct launch_opts {
 	unsigned	 timeout;		/* seconds; 0: none */
 	int		 keep, record, quiet, project_policy;
 	int		 host_ca;		/* the host's local CAs inside */
+	uint64_t	 record_max;		/* bytes of the capture, at most */
 
 	/* what to do */
 	const char	*subcommand;		/* "run" unless argv[1] named another */

@@ -303,7 +303,7 @@ launch_plan_text(const struct launch_opts *o, const struct policy *p,
 		/* the enforcer's recorder (docs/record.md, "Direct mode") */
 		if (o->record)
 			add(&v, "record %s %llu\n", LAUNCH_RECORD_FILE,
-			    (unsigned long long)LAUNCH_RECORD_MAX);
+			    (unsigned long long)o->record_max);
 		break;
 	}
 	if (v.failed) {

@@ -45,18 +45,17 @@ struct launch_run {
 	int		 no_limits;	/* the host cannot apply cgroup limits */
 	const char	*seccomp;	/* profile path; NULL: no argv */
 	const char	*hostca;	/* the host's CAs (hostca.h), or NULL */
-	const char	*recorddir;	/* --record --net direct: SESSION/record */
+	const char	*recorddir;	/* --record --net direct: SESSION/recording */
 	int		 interactive, tty;
 };
 
 /*
- * --record in direct mode (docs/record.md): SESSION/record is mounted
- * here and the plan's record line names the capture in it.  The bound
- * is --record-max's default until the launcher carries the option.
+ * --record in direct mode (docs/record.md): SESSION/recording is mounted
+ * here and the plan's record line names the capture in it, bounded by
+ * --record-max.
  */
 #define LAUNCH_RECORD_DIR	"/run/aisb/record"
 #define LAUNCH_RECORD_FILE	LAUNCH_RECORD_DIR "/capture.pcapng"
-#define LAUNCH_RECORD_MAX	(1ULL << 30)	/* 1 GiB */
 
 #define LAUNCH_NOFILE_CAP	65536UL		/* never ask for more */
 /*

@@ -560,8 +560,18 @@ launch_gate_spawn(struct launch_gate *g, const char *policy,
     const char *tokenfile, const char *auditfile, const char *logfile,
     const char *control, char *err, size_t errlen)
 {
-	char		 bin[PATH_MAX], user[64];
-	char		*argv[24];
+	return launch_gate_spawn_record(g, policy, tokenfile, auditfile,
+	    logfile, control, NULL, 0, err, errlen);
+}
+
+int
+launch_gate_spawn_record(struct launch_gate *g, const char *policy,
+    const char *tokenfile, const char *auditfile, const char *logfile,
+    const char *control, const char *capture, uint64_t capture_max,
+    char *err, size_t errlen)
+{
+	char		 bin[PATH_MAX], user[64], maxarg[24];
+	char		*argv[28];
 	int		 p[2], fds[3], logfd, argc = 0;
 
 	memset(g, 0, sizeof(*g));
@@ -606,6 +616,15 @@ launch_gate_spawn(struct launch_gate *g, const char *policy,
 	if (user[0] != '\0') {
 		argv[argc++] = (char *)"--user";
 		argv[argc++] = user;
+	}
+	/* the gate creates it before its drop, as it does the audit file */
+	if (capture != NULL) {
+		snprintf(maxarg, sizeof(maxarg), "%llu",
+		    (unsigned long long)capture_max);
+		argv[argc++] = (char *)"--record";
+		argv[argc++] = (char *)capture;
+		argv[argc++] = (char *)"--record-max";
+		argv[argc++] = maxarg;
 	}
 	argv[argc] = NULL;
 

@@ -89,6 +89,16 @@ int	 launch_gate_start(struct launch_gate *, const char *policy,
 int	 launch_gate_spawn(struct launch_gate *, const char *policy,
 	    const char *tokenfile, const char *auditfile, const char *logfile,
 	    const char *control, char *err, size_t errlen);
+/*
+ * The same, the gate recording every connection into capture (created by
+ * the gate, O_EXCL, before its privilege drop; its folder must exist)
+ * with a bound of capture_max bytes (aisb-gate --record, --record-max).
+ * capture NULL: no recording.
+ */
+int	 launch_gate_spawn_record(struct launch_gate *, const char *policy,
+	    const char *tokenfile, const char *auditfile, const char *logfile,
+	    const char *control, const char *capture, uint64_t capture_max,
+	    char *err, size_t errlen);
 int	 launch_gate_ready(struct launch_gate *, char *err, size_t errlen);
 void	 launch_gate_stop(struct launch_gate *);
 

@@ -30,6 +30,7 @@
 #include "podman.h"
 #include "policy.h"
 #include "proc.h"
+#include "record.h"
 #include "seccomp.h"
 #include "session.h"
 #include "spec.h"
@@ -664,7 +665,7 @@ record_dir(const struct launch_session *s, const struct launch_ids *ids,
 {
 	struct stat	 st;
 
-	if (launch_session_path(s, "record", path, len) == -1) {
+	if (launch_session_path(s, LAUNCH_RECORDING_DIR, path, len) == -1) {
 		snprintf(err, errlen, "session record folder: path too long");
 		return -1;
 	}
@@ -686,6 +687,31 @@ record_dir(const struct launch_session *s, const struct launch_ids *ids,
 		return -1;
 	}
 	return 0;
+ * The manifest of a recorded session, and where its files are.  A
+ * capture the gate never wrote (it did not start) leaves a manifest of
+ * the other files.
+ */
+static void
+say_recording(const struct launch_session *s, const struct launch_opts *o)
+{
+	char		 err[PATH_MAX + 256], cap[PATH_MAX];
+	struct stat	 st;
+
+	if (launch_record_write_manifest(s->dir, err, sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: --record: no manifest: %s\n", err);
+		return;
+	}
+	if (o->quiet)
+		return;
+	if (snprintf(cap, sizeof(cap), "%s/%s/%s", s->dir, LAUNCH_RECORDING_DIR,
+	    LAUNCH_RECORDING_CAPTURE) >= (int)sizeof(cap) ||
+	    lstat(cap, &st) == -1)
+		fprintf(stderr, "aisb: --record: no capture was written (see "
+		    "%s/gate.log); the manifest covers the other files\n",
+		    s->dir);
+	else
+		fprintf(stderr, "aisb: record: %s (%lld bytes); aisb sessions "
+		    "verify %s checks it\n", cap, (long long)st.st_size, s->id);
 }
 
 static int
@@ -717,7 +743,8 @@ run_session(const struct launch_opts *o, struct policy *p,
 	int64_t				 ph1[PH_N] = { 0 };
 	struct launch_shared		 shared = { .dir = "" };
 	int				 code = EXIT_ENFORCE, mounted = 0;
-	int				 watchfd = -1;
+	int				 watchfd = -1, recording = 0;
+	char				 capture[PATH_MAX];
 	int				 named = o->val[LO_GATE] != NULL &&
 					    o->val[LO_GATE][0] != '\0';
 
@@ -771,6 +798,16 @@ run_session(const struct launch_opts *o, struct policy *p,
 		    sizeof(path), err, sizeof(err)) == -1)
 			goto fail;
 	}
+	/*
+	 * --record: the folder before the gate, which creates the capture
+	 * in it (direct mode: the enforcer's recorder does, docs/record.md).
+	 */
+	if (o->record) {
+		if (launch_record_prepare(s.dir, capture, sizeof(capture), err,
+		    sizeof(err)) == -1)
+			goto fail;
+		recording = 1;
+	}
 	/* an agent's hosts: the gate enforces the merged policy */
 	if (ra->yaml != NULL) {
 		if (launch_session_write(&s, "policy.yaml", ra->yaml,
@@ -801,8 +838,9 @@ run_session(const struct launch_opts *o, struct policy *p,
 		 */
 		if (launch_token_file(&s, token, sizeof(token), err,
 		    sizeof(err)) == -1 ||
-		    launch_gate_spawn(&gate, gpolicy, token, audit,
-		    glog, NULL, err, sizeof(err)) == -1)
+		    launch_gate_spawn_record(&gate, gpolicy, token, audit,
+		    glog, NULL, recording ? capture : NULL, o->record_max, err,
+		    sizeof(err)) == -1)
 			goto fail;
 		{
 			char pid[16], pidfile[PATH_MAX];
@@ -956,6 +994,9 @@ out:
 	ph1[PH_END] = mono_ms();
 	write_record(&s, o, p, &ids, unheld, start, code, ph0, ph1, &argv, &ri,
 	    ra);
+	/* after the gate stopped and the record was written: it covers both */
+	if (recording)
+		say_recording(&s, o);
 	if (!o->quiet)
 		denial_summary(&s);
 	if (o->keep || code != 0)
@@ -1075,7 +1116,7 @@ launch_cmd_run(int argc, char **argv)
 		r.image = "<image>";
 		r.envfile = "<session>/env";
 		r.planfile = "<session>/plan";
-		r.recorddir = "<session>/record";
+		r.recorddir = "<session>/" LAUNCH_RECORDING_DIR;
 		/* the host's CAs as a session would gather them (hostca.h) */
 		if (o.host_ca) {
 			const char	*cadir = getenv(LAUNCH_HOST_CA_DIR_ENV);
@@ -1124,17 +1165,25 @@ launch_cmd_run(int argc, char **argv)
 				printf("%s\n", launch_env_redacted(o.env[i].text,
 				    err, sizeof(err)));
 			}
+			if (o.record)
+				printf("# record: <session>/%s/%s, at most "
+				    "%llu bytes, and a manifest at the end "
+				    "(docs/record.md)\n", LAUNCH_RECORDING_DIR,
+				    LAUNCH_RECORDING_CAPTURE,
+				    (unsigned long long)o.record_max);
 			printf("# podman\n");
 			print_argv(stdout, v.s);
 			launch_strv_free(&v);
 		}
 	}
-	/* direct mode records in the enforcer (docs/record.md) */
-	if (!preview && o.record && o.net != LAUNCH_NET_DIRECT) {
+	if (!preview && o.record && named && o.net == LAUNCH_NET_GATE) {
 		/* never silently run without what was asked for */
-		fprintf(stderr, "aisb: --record (%s: %s) is not available in "
-		    "this version; nothing was started\n",
-		    launch_src_str(o.src[LO_RECORD]), o.where[LO_RECORD]);
+		fprintf(stderr, "aisb: --record (%s: %s) with --gate %s: a "
+		    "shared gate's traffic is not one session's, and it does "
+		    "not record; drop --gate to record with a gate of the "
+		    "session's own; nothing was started\n",
+		    launch_src_str(o.src[LO_RECORD]), o.where[LO_RECORD],
+		    o.val[LO_GATE]);
 		rc = EXIT_CONFIG;
 	} else if (!preview)
 		rc = run_session(&o, p, &ra);

@@ -57,6 +57,13 @@ tests_unit_test_agent_SOURCES = tests/unit/test_agent.c
 tests_unit_test_agent_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
 tests_unit_test_agent_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
 tests_unit_test_agent_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
+# --record: the pcapng reader, stream hashing, manifest and verify
+check_PROGRAMS += tests/unit/test_record
+TESTS += tests/unit/test_record
+tests_unit_test_record_SOURCES = tests/unit/test_record.c
+tests_unit_test_record_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_unit_test_record_CFLAGS = $(UNIT_CFLAGS) $(CRYPTO_CFLAGS)
+tests_unit_test_record_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 endif
 
 # aisb policy commands, driven as a user would.
@@ -68,6 +75,13 @@ CLI_TESTS = tests/cli/defaults.sh tests/cli/help.sh tests/cli/completion.sh \
 	tests/cli/agent.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS)
+# --record's options, sessions verify and show, without podman
+TESTS += tests/cli/record.sh
+EXTRA_DIST += tests/cli/record.sh
+# A recorded session in gate mode: tshark, streams, manifest, verify,
+# --record-max (root, podman, tshark; AISB_E2E=1)
+TESTS += tests/e2e/record.sh
+EXTRA_DIST += tests/e2e/record.sh
 
 include tests/fuzz/local.mk
 include tests/bench/local.mk

@@ -6,7 +6,7 @@
 # 10.0.2.2 (slirp4netns allow_host_loopback), so every packet recorded
 # goes to a service this test started.  The command fetches a page from
 # the allowed name, tries the echo port (not allowed) and raw DNS, and
-# tries the record folder.  Then the capture in SESSION/record: the
+# tries the record folder.  Then the capture in SESSION/recording: the
 # container root's file, mode 0600, in a 0700 folder the command could
 # not enter; tshark reads it without a warning; the allowed flow's SYN
 # says "aisb accept", the echo port's SYN "aisb drop", the raw DNS "aisb
@@ -86,9 +86,9 @@ if [ "$(sed -n 4p "$tmp/out")" != "ls 0" ]; then ok; else bad "the command liste
 if [ "$(sed -n 5p "$tmp/out")" != "write 0" ]; then ok; else bad "the command wrote into the record folder"; fi
 
 sd=$(ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | head -1)
-cap=$sd/record/capture.pcapng
+cap=$sd/recording/capture.pcapng
 base=$(awk -F: '$1 == "aisb" { print $2; exit }' /etc/subuid)
-check "record folder: owner and mode" "$(stat -c '%u %a' "$sd/record" 2>/dev/null)" "$base 700"
+check "record folder: owner and mode" "$(stat -c '%u %a' "$sd/recording" 2>/dev/null)" "$base 700"
 check "capture: owner and mode" "$(stat -c '%u %a' "$cap" 2>/dev/null)" "$base 600"
 
 tshark -r "$cap" -T fields -e frame.number >"$tmp/frames" 2>"$tmp/tshark.err" || true
