@@ -687,6 +687,9 @@ record_dir(const struct launch_session *s, const struct launch_ids *ids,
 		return -1;
 	}
 	return 0;
+}
+
+/*
  * The manifest of a recorded session, and where its files are.  A
  * capture the gate never wrote (it did not start) leaves a manifest of
  * the other files.
