@@ -345,6 +345,13 @@ gate_config_auth(struct gate *g)
 }
 
 /*
+ * Every worker reloads and reopens on the same signal, reading the same
+ * files: worker 0 alone counts it, so that --metrics' sum over the
+ * workers says one reload, not one per worker.
+ */
+#define ONCE(g)	((g)->worker == 0 ? 1 : 0)
+
+/*
  * Log rotation (SIGUSR1, control "reopen", and every reload): the audit
  * log is opened again by its name, after what waits was written to the
  * old file; the lines of one loop turn go whole to one file or the other.
@@ -356,9 +363,9 @@ gate_audit_rotate(struct gate *g)
 	if (g->audit == NULL || g->cfg.audit_path == NULL ||
 	    strcmp(g->cfg.audit_path, "-") == 0)
 		return 0;
-	g->st.reopens++;
+	g->num->st.reopens += ONCE(g);
 	if (gate_audit_reopen(g->audit) == -1) {
-		g->st.reopen_failures++;
+		g->num->st.reopen_failures += ONCE(g);
 		log_warn("audit: reopening %s, keeping the old file",
 		    g->cfg.audit_path);
 		return -1;
@@ -381,7 +388,7 @@ gate_reload(struct gate *g)
 	struct gate_users	*u = NULL;
 	char			 why[1024];
 
-	g->ctr.reloads++;
+	g->num->ctr.reloads += ONCE(g);
 	/* Log rotation and credentials do not wait for a valid policy. */
 	(void)gate_audit_rotate(g);
 	if (g->cfg.token_file != NULL) {
@@ -395,7 +402,7 @@ gate_reload(struct gate *g)
 	/* one line either way, -v or not: what runs now, and why */
 	if ((p = load_policy(g->policy_dir, g->policy_name,
 	    g->cfg.policy_path, 1, why, sizeof(why))) == NULL) {
-		g->ctr.reload_failures++;
+		g->num->ctr.reload_failures += ONCE(g);
 		log_warnx("reload: refused: %s is invalid, keeping policy "
 		    "sha256:%.12s (%zu rule%s): %s", g->cfg.policy_path,
 		    policy_sha256(g->policy), policy_rule_count(g->policy),
@@ -404,14 +411,14 @@ gate_reload(struct gate *g)
 	}
 	if (g->cfg.users_path != NULL &&
 	    (u = load_users(g, p, 1, why, sizeof(why))) == NULL) {
-		g->ctr.reload_failures++;
+		g->num->ctr.reload_failures += ONCE(g);
 		log_warnx("reload: refused: users file %s: %s; keeping the "
 		    "old users and policies", g->cfg.users_path, why);
 		policy_free(p);
 		return -1;
 	}
 	if (gate_dns_configure(g->dns, p) == -1) {
-		g->ctr.reload_failures++;
+		g->num->ctr.reload_failures += ONCE(g);
 		log_warnx("reload: refused: cannot apply the DNS settings of "
 		    "%s, keeping policy sha256:%.12s (%zu rule%s)",
 		    g->cfg.policy_path, policy_sha256(g->policy),

@@ -289,7 +289,7 @@ conn_audit(struct gate_conn *c, const char *event, const char *decision,
 	r.duration_ms = event[0] == 'c' ? gate_ms_since(&c->t_start) : -1;
 	if (strcmp(event, "decision") == 0)
 		gate_metrics_decision(c->g, decision, reason);
-	gate_audit_write(c->g->audit, &r, &c->g->ctr.audit_errors);
+	gate_audit_write(c->g->audit, &r, &c->g->num->ctr.audit_errors);
 }
 
 /* --- life cycle -------------------------------------------------------------- */
@@ -312,7 +312,7 @@ conn_free(struct gate_conn *c)
 	struct gate	*g = c->g;
 
 	if (c->state == S_RELAY) {
-		g->ctr.tunnels--;
+		g->num->ctr.tunnels--;
 		conn_audit(c, "close", NULL, 0, c->close_reason ?
 		    c->close_reason : "closed", NULL, NULL);
 	}
@@ -333,7 +333,7 @@ conn_free(struct gate_conn *c)
 	free(c->tags);
 	client_put(g, c->client);
 	TAILQ_REMOVE(&g->conns, c, entry);
-	g->ctr.active--;
+	g->num->ctr.active--;
 	free(c);
 	if (g->draining && TAILQ_EMPTY(&g->conns))
 		event_base_loopexit(g->base, NULL);
@@ -359,7 +359,7 @@ void
 conn_finish(struct gate_conn *c)
 {
 	if (c->state == S_RELAY) {
-		c->g->ctr.tunnels--;
+		c->g->num->ctr.tunnels--;
 		conn_audit(c, "close", NULL, 0, c->close_reason ?
 		    c->close_reason : "closed", NULL, NULL);
 		if (c->rec != NULL)
@@ -452,7 +452,7 @@ conn_refuse_fix(struct gate_conn *c, int status, const char *decision,
 		snprintf(body + n, sizeof(body) - n, "to allow it, add to %s:\n%s",
 		    policy_file(c->d->pol), fix);
 	if (strcmp(decision, "deny") == 0)
-		c->g->ctr.denied++;
+		c->g->num->ctr.denied++;
 	conn_audit(c, "decision", decision, status, reason, detail,
 	    fix != NULL && fix[0] ? fix : NULL);
 	if (c->rec != NULL)
@@ -532,7 +532,7 @@ gate_accept(struct gate *g, int fd, const struct sockaddr *sa, int salen)
 	}
 	policy_addr_str(&pa, ip, sizeof(ip));
 
-	if (g->ctr.active >= g->cfg.max_conns)
+	if (g->num->ctr.active >= g->cfg.max_conns)
 		limit = "limit_total";
 	else if ((cl = client_get(g, &pa)) == NULL ||
 	    cl->n >= g->cfg.max_per_client)
@@ -546,9 +546,9 @@ gate_accept(struct gate *g, int fd, const struct sockaddr *sa, int salen)
 		char			 peer[INET6_ADDRSTRLEN + 8];
 
 		if (limit[0] == 'a')
-			g->ctr.rejected_audit++;
+			g->num->ctr.rejected_audit++;
 		else
-			g->ctr.rejected_limit++;
+			g->num->ctr.rejected_limit++;
 		if (cl != NULL && cl->n == 0) {
 			cl->n = 1;	/* so that client_put() frees it */
 			client_put(g, cl);
@@ -569,7 +569,7 @@ gate_accept(struct gate *g, int fd, const struct sockaddr *sa, int salen)
 		r.reason = limit;
 		r.dns_ms = r.connect_ms = r.duration_ms = -1;
 		gate_metrics_decision(g, r.decision, r.reason);
-		gate_audit_write(g->audit, &r, &g->ctr.audit_errors);
+		gate_audit_write(g->audit, &r, &g->num->ctr.audit_errors);
 		log_warnx("%s: connection refused: %s", peer, limit);
 		return;
 	}
@@ -603,8 +603,8 @@ gate_accept(struct gate *g, int fd, const struct sockaddr *sa, int salen)
 	    "[%s]:%u" : "%s:%u", ip, port);
 	clock_gettime(CLOCK_MONOTONIC, &c->t_start);
 	TAILQ_INSERT_TAIL(&g->conns, c, entry);
-	g->ctr.accepted++;
-	g->ctr.active++;
+	g->num->ctr.accepted++;
+	g->num->ctr.active++;
 
 	if (g->accept_nodelay)
 		conn_nodelay(fd);
@@ -659,7 +659,7 @@ client_read_cb(struct bufferevent *bev, void *arg)
 				snprintf(c->d->method, sizeof(c->d->method), "%.*s",
 				    (int)c->d->req->method.len,
 				    p + c->d->req->method.off);
-			c->g->ctr.bad_request++;
+			c->g->num->ctr.bad_request++;
 			conn_refuse(c, c->d->req->status, "error", "bad_request",
 			    c->d->req->error);
 			return;
@@ -831,12 +831,12 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 	}
 	switch (c->state) {
 	case S_HEAD:
-		c->g->ctr.header_timeout++;
+		c->g->num->ctr.header_timeout++;
 		conn_refuse(c, 408, "error", "header_timeout",
 		    "the request head did not arrive in time");
 		return;
 	case S_RESOLVE:
-		c->g->ctr.dns_failed++;
+		c->g->num->ctr.dns_failed++;
 		conn_refuse(c, 502, "error", "dns_failed", "timeout");
 		return;
 	case S_CONNECT:
@@ -865,7 +865,7 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 			return;
 		}
 		if (strcmp(reason, "idle_timeout") == 0)
-			c->g->ctr.idle_timeout++;
+			c->g->num->ctr.idle_timeout++;
 		c->close_reason = reason;
 		conn_free(c);
 		return;

@@ -56,7 +56,7 @@ ctl_written(struct bufferevent *bev, void *arg)
 static void
 ctl_status(struct gate *g, struct evbuffer *out)
 {
-	const struct gate_counters	*k = &g->ctr;
+	const struct gate_counters	*k = &g->num->ctr;
 	char				 file[1024], addr[128];
 	struct timespec			 now;
 

@@ -202,7 +202,7 @@ dial_classified(struct gate_conn *c, const struct policy_addr *addrs,
 	struct policy_addr	 first;
 
 	if (stale) {
-		c->g->ctr.dns_stale++;
+		c->g->num->ctr.dns_stale++;
 		c->d->stale = 1;
 	}
 	if (classify(c, addrs, n, detail, sizeof(detail), &first) == 0) {
@@ -221,7 +221,7 @@ dns_done(void *arg, int status, const char *err,
 
 	c->dns_ms = gate_ms_since(&c->d->t_dns);
 	if (status == -1) {
-		c->g->ctr.dns_failed++;
+		c->g->num->ctr.dns_failed++;
 		conn_refuse(c, 502, "error", "dns_failed", err);
 		return;
 	}
@@ -246,7 +246,7 @@ resolve(struct gate_conn *c)
 	conn_arm(c, c->g->cfg.dns_timeout + 2);
 	if (gate_dns_resolve(c->g->dns, c->d->tgt.host, &c->d->dnsw, dns_done,
 	    c) == -1) {
-		c->g->ctr.dns_failed++;
+		c->g->num->ctr.dns_failed++;
 		conn_refuse(c, 502, "error", "dns_failed", "resolver busy");
 	}
 }
@@ -320,11 +320,11 @@ conn_dial(struct gate_conn *c)
 		return;
 	}
 	if (c->d->timed_out) {
-		g->ctr.connect_timeout++;
+		g->num->ctr.connect_timeout++;
 		conn_refuse(c, 504, "error", "connect_timeout",
 		    "upstream did not answer");
 	} else {
-		g->ctr.connect_failed++;
+		g->num->ctr.connect_failed++;
 		conn_refuse(c, 502, "error", "connect_failed",
 		    c->d->dial_errno == ECONNREFUSED ? "connection refused" :
 		    "upstream unreachable");
@@ -391,7 +391,7 @@ conn_head_complete(struct gate_conn *c)
 		    c->d->head + req->hdrs[req->proxy_auth].value.off,
 		    req->hdrs[req->proxy_auth].value.len, c->d->user,
 		    sizeof(c->d->user), &up) == -1) {
-			g->ctr.auth_failed++;
+			g->num->ctr.auth_failed++;
 			conn_refuse(c, 407, "deny", "auth_required",
 			    req->proxy_auth == -1 ? "no credentials" :
 			    "wrong credentials");
@@ -406,7 +406,7 @@ conn_head_complete(struct gate_conn *c)
 		    c->d->head + req->hdrs[req->proxy_auth].value.off,
 		    req->hdrs[req->proxy_auth].value.len, c->d->session,
 		    sizeof(c->d->session)) == -1) {
-			g->ctr.auth_failed++;
+			g->num->ctr.auth_failed++;
 			conn_refuse(c, 407, "deny", "auth_required",
 			    req->proxy_auth == -1 ? "no credentials" :
 			    "wrong credentials");
@@ -421,13 +421,13 @@ conn_head_complete(struct gate_conn *c)
 		if (policy_parse_target(t, tlen, 0, &c->d->tgt, err,
 		    sizeof(err)) == -1) {
 			memset(&c->d->tgt, 0, sizeof(c->d->tgt));
-			g->ctr.bad_request++;
+			g->num->ctr.bad_request++;
 			conn_refuse(c, 400, "error", "bad_target", err);
 			return;
 		}
 	} else {
 		if (gate_http_split_url(t, tlen, &auth, &c->d->path) == -1) {
-			g->ctr.bad_request++;
+			g->num->ctr.bad_request++;
 			conn_refuse(c, 400, "error", "bad_target",
 			    "only http://authority/path targets are proxied; "
 			    "use CONNECT for TLS");
@@ -437,7 +437,7 @@ conn_head_complete(struct gate_conn *c)
 		if (policy_parse_target(t + auth.off, auth.len, 80, &c->d->tgt,
 		    err, sizeof(err)) == -1) {
 			memset(&c->d->tgt, 0, sizeof(c->d->tgt));
-			g->ctr.bad_request++;
+			g->num->ctr.bad_request++;
 			conn_refuse(c, 400, "error", "bad_target", err);
 			return;
 		}
@@ -449,7 +449,7 @@ conn_head_complete(struct gate_conn *c)
 			    err, sizeof(err)) == -1 ||
 			    strcmp(h.host, c->d->tgt.host) != 0 ||
 			    h.port != c->d->tgt.port) {
-				g->ctr.bad_request++;
+				g->num->ctr.bad_request++;
 				snprintf(c->d->hostport, sizeof(c->d->hostport),
 				    "%s:%u", c->d->tgt.host, c->d->tgt.port);
 				conn_refuse(c, 400, "error", "host_mismatch",

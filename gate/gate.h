@@ -116,6 +116,16 @@ struct gate_stats {
 	uint64_t	 reopen_failures;
 };
 
+/*
+ * What --metrics reports.  With --workers and --metrics each worker's
+ * numbers live in a slot of a mapping the workers share (metrics.c), and
+ * nothing else of a worker does.
+ */
+struct gate_numbers {
+	struct gate_counters	 ctr;
+	struct gate_stats	 st;
+};
+
 struct gate_config {
 	const char		*policy_path;
 	const char		*listen;
@@ -171,7 +181,8 @@ struct gate {
 	struct event		*drain_timer;	/* SIGTERM's drain ends */
 	TAILQ_HEAD(, gate_conn)	 conns;
 	uint64_t		 next_id;
-	struct gate_counters	 ctr;
+	struct gate_numbers	*num;		/* &own, or the worker's shared slot */
+	struct gate_numbers	 own;
 	int			 draining;
 	struct timespec		 started;	/* CLOCK_MONOTONIC */
 	struct gate_client	**clients;	/* hash of per-client counts */
@@ -190,7 +201,6 @@ struct gate {
 	int			 policy_dir, token_dir;
 	const char		*policy_name, *token_name;
 	/* --metrics (metrics.c) */
-	struct gate_stats	 st;
 	int			 metrics_fd;	/* -1: none; until the loop takes it */
 	struct gate_metrics	*metrics;
 	int			 users_dir;	/* --users: its folder */
@@ -332,7 +342,7 @@ void			 gate_control_close(struct gate_control *);
 
 /* metrics.c */
 void			 gate_metrics_prepare(struct gate *);
-struct gate		*gate_metrics_worker(struct gate *, unsigned);
+void			 gate_metrics_worker(struct gate *, unsigned);
 void			 gate_metrics_worker_gone(unsigned);
 int			 gate_metrics_listen(const char *addr);
 struct gate_metrics	*gate_metrics_open(struct gate *, int fd);

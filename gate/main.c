@@ -382,6 +382,7 @@ main(int argc, char **argv)
 	uid_t			 uid = 0;
 	gid_t			 gid = 0;
 
+	g->num = &g->own;	/* a worker's may move to a shared slot (metrics.c) */
 	parse_args(cfg, argc, argv);
 	log_init("aisb-gate", cfg->verbose);
 

@@ -3,12 +3,12 @@
  * exposition format (version 0.0.4), answered on GET /metrics by a
  * listener of its own in the gate's event loop.
  *
- * What is counted lives in struct gate: the counters (g->ctr, bumped
- * where each event happens) and g->st (decisions by verdict and reason,
+ * What is counted lives in struct gate: the counters (g->num->ctr, bumped
+ * where each event happens) and g->num->st (decisions by verdict and reason,
  * the DNS look-up histogram, audit reopens).  With --workers N each
- * worker's struct gate lives in a MAP_SHARED anonymous mapping made
- * before the fork (gate_metrics_prepare, gate_metrics_worker): a worker
- * writes only its own slot, and whichever worker accepts a scrape sums
+ * worker's numbers (struct gate_numbers, g->num) live in a MAP_SHARED
+ * anonymous mapping made before the fork (gate_metrics_prepare,
+ * gate_metrics_worker): a worker writes only its own slot, and whichever worker accepts a scrape sums
  * all of them, so the numbers are the gate's, not one worker's.  Every
  * worker watches the one metrics socket (a dead worker does not take
  * the metrics with it); the supervisor zeroes the gauges of a worker
@@ -75,6 +75,7 @@ struct scrape {
 	LIST_ENTRY(scrape)	 entry;
 	struct gate_metrics	*m;
 	struct bufferevent	*bev;
+	struct event		*deadline;	/* the whole scrape's time */
 	struct gate_http_req	 req;
 };
 
@@ -87,7 +88,7 @@ struct gate_metrics {
 };
 
 /* Before the fork: the workers' struct gate, shared (NULL: one process). */
-static struct gate	*slots;
+static struct gate_numbers *slots;
 static unsigned		 nslots;
 static time_t		 start_wall;	/* process_start_time_seconds */
 
@@ -109,7 +110,7 @@ gate_metrics_decision(struct gate *g, const char *decision,
 	for (r = 0; r < NREASONS - 1; r++)
 		if (strcmp(reason, reasons[r]) == 0)
 			break;
-	g->st.decisions[v][r]++;
+	g->num->st.decisions[v][r]++;
 }
 
 void
@@ -134,8 +135,11 @@ gate_metrics_dns(struct gate_stats *st, double secs, int failed)
 /* --- the shared slots of --workers ---------------------------------------- */
 
 /*
- * Before the workers are forked: one struct gate a worker in a mapping
- * they all share.  Without --metrics, or with one process, nothing.
+ * Before the workers are forked: the numbers of each worker in a mapping
+ * they all share.  Only the numbers: a worker's configuration, policy and
+ * pointers stay in its own memory, so a worker taken over through a parser
+ * can at worst falsify a sibling's counts, never change what it decides.
+ * Without --metrics, or with one process, nothing.
  */
 void
 gate_metrics_prepare(struct gate *g)
@@ -149,18 +153,14 @@ gate_metrics_prepare(struct gate *g)
 		fatal("metrics: mmap of %u worker slots", nslots);
 }
 
-/*
- * In worker i, just forked: its struct gate from now on, in the shared
- * slot when there are slots (a copy of g, which holds no pointer into
- * itself yet), else g.
- */
-struct gate *
+/* In worker i, just forked: its numbers from now on in the shared slot. */
+void
 gate_metrics_worker(struct gate *g, unsigned i)
 {
 	if (slots == NULL || i >= nslots)
-		return g;
-	memcpy(&slots[i], g, sizeof(*g));
-	return &slots[i];
+		return;
+	memcpy(&slots[i], g->num, sizeof(slots[i]));
+	g->num = &slots[i];
 }
 
 /* In the supervisor: worker i ended; its connections are gone with it. */
@@ -225,14 +225,14 @@ one(struct evbuffer *o, const char *name, const char *type,
 static void
 sum(const struct gate *g, struct gate_counters *c, struct gate_stats *s)
 {
-	const struct gate	*w;
+	const struct gate_numbers *w;
 	unsigned		 i, n = slots != NULL ? nslots : 1;
 	size_t			 j, k;
 
 	memset(c, 0, sizeof(*c));
 	memset(s, 0, sizeof(*s));
 	for (i = 0; i < n; i++) {
-		w = slots != NULL ? &slots[i] : g;
+		w = slots != NULL ? &slots[i] : g->num;
 #define ADD(f)	c->f += w->ctr.f
 		ADD(accepted); ADD(active); ADD(tunnels); ADD(rejected_limit);
 		ADD(rejected_audit); ADD(allowed); ADD(denied);
@@ -362,8 +362,23 @@ scrape_free(struct scrape *s)
 {
 	s->m->clients--;
 	LIST_REMOVE(s, entry);
+	if (s->deadline != NULL)
+		event_free(s->deadline);
 	bufferevent_free(s->bev);
 	free(s);
+}
+
+/*
+ * GATE_METRICS_TIMEOUT bounds the whole scrape, request and answer: the
+ * bufferevent's own timeouts restart on every byte, so a client sending
+ * one byte now and then would hold its slot for hours.
+ */
+static void
+scrape_deadline(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	scrape_free(arg);
 }
 
 static void
@@ -488,8 +503,12 @@ metrics_accept(struct evconnlistener *l, evutil_socket_t fd,
 		return;
 	}
 	s->m = m;
-	if ((s->bev = bufferevent_socket_new(m->g->base, fd,
+	if ((s->deadline = evtimer_new(m->g->base, scrape_deadline, s)) ==
+	    NULL || evtimer_add(s->deadline, &tv) == -1 ||
+	    (s->bev = bufferevent_socket_new(m->g->base, fd,
 	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
+		if (s->deadline != NULL)
+			event_free(s->deadline);
 		close(fd);
 		free(s);
 		return;

@@ -78,7 +78,7 @@ drain_timeout_cb(evutil_socket_t fd, short what, void *arg)
 	struct gate	*g = arg;
 
 	log_warnx("drain: %llu connection(s) still open after %us, closing",
-	    (unsigned long long)g->ctr.active, g->cfg.drain_timeout);
+	    (unsigned long long)g->num->ctr.active, g->cfg.drain_timeout);
 	gate_conn_close_all(g);
 	event_base_loopexit(g->base, NULL);
 }
@@ -102,7 +102,7 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 			g->listener = NULL;
 		}
 		log_warnx("SIGTERM: draining %llu connection(s) for up to %us",
-		    (unsigned long long)g->ctr.active, g->cfg.drain_timeout);
+		    (unsigned long long)g->num->ctr.active, g->cfg.drain_timeout);
 		if (TAILQ_EMPTY(&g->conns)) {
 			event_base_loopexit(g->base, NULL);
 			break;
@@ -246,7 +246,7 @@ run(struct gate *g, int lfd, int ctlfd)
 			fatalx("cannot serve the metrics socket %s",
 			    cfg->metrics_listen);
 		g->metrics_fd = -1;	/* the listener's now */
-		gate_dns_stats(g->dns, &g->st);
+		gate_dns_stats(g->dns, &g->num->st);
 	}
 	for (i = 0; i < NSIGS; i++)
 		if ((sigs[i] = evsignal_new(g->base, signums[i], signal_cb,
@@ -341,8 +341,8 @@ supervise(struct gate *g, int *lfds, int ctlfd)
 			if (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1 ||
 			    getppid() != parent)
 				_exit(1);
-			/* --metrics: its struct gate in the shared slot */
-			g = gate_metrics_worker(g, i);
+			/* --metrics: its numbers in the shared slot */
+			gate_metrics_worker(g, i);
 			g->worker = i;
 			for (unsigned j = 0; j < cfg->workers; j++)
 				if (j != i)
@@ -419,12 +419,6 @@ gate_proc_prepare(struct gate *g)
 	if (cfg->audit_path != NULL &&
 	    (g->audit = gate_audit_open(cfg->audit_path)) == NULL)
 		fatal("audit log %s", cfg->audit_path);
-	/* created here, never opened again: no folder permission is kept */
-	if (cfg->record_path != NULL &&
-	    (g->record = gate_record_open(cfg->record_path,
-	    cfg->record_max)) == NULL)
-		fatal("record %s%s", cfg->record_path, errno == EEXIST ?
-		    " (it exists: a record is never overwritten)" : "");
 }
 
 /*
@@ -463,6 +457,16 @@ gate_listen(struct gate *g, const struct sockaddr_storage *ss, socklen_t sslen)
 			    cfg->metrics_listen);
 		gate_metrics_prepare(g);
 	}
+	/*
+	 * The capture last of what may fail at start: a gate that cannot
+	 * listen leaves no file behind to refuse its restart.  Created here,
+	 * never opened again: no folder permission is kept.
+	 */
+	if (cfg->record_path != NULL &&
+	    (g->record = gate_record_open(cfg->record_path,
+	    cfg->record_max)) == NULL)
+		fatal("record %s%s", cfg->record_path, errno == EEXIST ?
+		    " (it exists: a record is never overwritten)" : "");
 }
 
 /*

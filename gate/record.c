@@ -246,7 +246,7 @@ rec_stop(struct gate *g, uint64_t conn, int rc)
 	a.reason = "record_limit";
 	a.detail = detail;
 	a.dns_ms = a.connect_ms = a.duration_ms = -1;
-	gate_audit_write(g->audit, &a, &g->ctr.audit_errors);
+	gate_audit_write(g->audit, &a, &g->num->ctr.audit_errors);
 }
 
 /*
@@ -343,23 +343,27 @@ rec_comment(struct gate_conn *c, const char *decision, const char *reason,
     char *buf, size_t len)
 {
 	char	 session[GATE_SESSION_MAX], host[sizeof(c->d->hostport)];
-	char	 rule[RULE_MAX];
+	char	 rule[RULE_MAX], user[sizeof(c->d->user) + 8];
 	size_t	 i;
 
 	snprintf(session, sizeof(session), "%s",
 	    c->d->session[0] ? c->d->session : "-");
+	/* --users: whose policy decided (absent otherwise, as in the audit) */
+	snprintf(user, sizeof(user), "%s%s", c->d->user[0] ? " user=" : "",
+	    c->d->user);
 	snprintf(host, sizeof(host), "%s",
 	    c->d->tgt.hostlen ? c->d->hostport : "-");
 	snprintf(rule, sizeof(rule), "%s", c->d->rule);
 	clean(session);
+	clean(user + (user[0] ? 6 : 0));
 	clean(host);
 	for (i = 0; rule[i] != '\0'; i++)	/* spaces are fine when quoted */
 		if ((unsigned char)rule[i] < 0x20 ||
 		    (unsigned char)rule[i] >= 0x7f || rule[i] == '"' ||
 		    rule[i] == '\\')
 			rule[i] = '?';
-	snprintf(buf, len, "aisb conn=%llu session=%s decision=%s reason=%s "
-	    "host=%s rule=\"%s\"", (unsigned long long)c->id, session,
+	snprintf(buf, len, "aisb conn=%llu session=%s%s decision=%s reason=%s "
+	    "host=%s rule=\"%s\"", (unsigned long long)c->id, session, user,
 	    decision, reason, host, rule);
 }
 

@@ -167,7 +167,7 @@ check_sni(struct gate_conn *c, struct evbuffer *in)
 		snprintf(detail, sizeof(detail), "TLS server name %s", name);
 	else
 		snprintf(detail, sizeof(detail), "malformed TLS ClientHello");
-	c->g->ctr.denied++;
+	c->g->num->ctr.denied++;
 	conn_audit(c, "decision", "deny", 0, r == GATE_TLS_NAME ?
 	    "sni_mismatch" : "tls_malformed", detail, NULL);
 	log_info("conn %llu: %s CONNECT %s: deny: %s", (unsigned long long)c->id,
@@ -195,7 +195,7 @@ conn_relay_up(struct gate_conn *c)
 		return -1;
 	}
 	if (bad) {
-		c->g->ctr.bad_request++;
+		c->g->num->ctr.bad_request++;
 		c->close_reason = "bad_chunked_body";
 		if (c->down == 0) {
 			/* No answer has begun: the client learns why. */
@@ -223,7 +223,7 @@ conn_relay_up(struct gate_conn *c)
 		if (c->rec != NULL)
 			conn_rec_tail(c, 0, out, n);
 		c->up += n;
-		c->g->ctr.bytes_up += n;
+		c->g->num->ctr.bytes_up += n;
 		clock_gettime(CLOCK_MONOTONIC, &c->t_active);
 	}
 	if (!c->tunnel && c->d->body_done) {
@@ -264,7 +264,7 @@ conn_relay_down(struct gate_conn *c)
 		if (c->rec != NULL)
 			conn_rec_tail(c, 1, out, n);
 		c->down += n;
-		c->g->ctr.bytes_down += n;
+		c->g->num->ctr.bytes_down += n;
 		clock_gettime(CLOCK_MONOTONIC, &c->t_active);
 		if (!c->tunnel && c->c_eof && c->down == n)
 			conn_arm(c, CLIENT_EOF_SECS);	/* see client_event_cb */
@@ -290,8 +290,8 @@ conn_connected(struct gate_conn *c)
 	c->connect_ms = gate_ms_since(&c->d->t_connect);
 	c->state = S_RELAY;
 	conn_nodelay(c->fd[1]);
-	g->ctr.allowed++;
-	g->ctr.tunnels++;
+	g->num->ctr.allowed++;
+	g->num->ctr.tunnels++;
 	clock_gettime(CLOCK_MONOTONIC, &c->t_active);
 	conn_arm(c, g->cfg.idle_timeout);
 	conn_audit(c, "decision", "allow", c->tunnel ? 200 : 0, "allowed",
@@ -371,7 +371,7 @@ conn_connected(struct gate_conn *c)
 			conn_rec_data(c, 0, fwd, (size_t)n);
 		free(fwd);
 		c->up += (uint64_t)n;
-		g->ctr.bytes_up += (uint64_t)n;
+		g->num->ctr.bytes_up += (uint64_t)n;
 		c->d->body_left = c->d->req->chunked ? -1 :
 		    (c->d->req->content_length > 0 ? c->d->req->content_length : 0);
 		c->d->body_done = c->d->body_left == 0;

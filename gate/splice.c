@@ -52,7 +52,7 @@ struct gate_pipe {
 static long
 fds_spare(const struct gate *g)
 {
-	return (long)g->fd_limit - GATE_FD_RESERVE - 2 * (long)g->ctr.active -
+	return (long)g->fd_limit - GATE_FD_RESERVE - 2 * (long)g->num->ctr.active -
 	    2 * (long)g->pipes_total;
 }
 
@@ -239,13 +239,13 @@ pump(struct gate_conn *c, int d)
 		}
 		if (r->pipe == NULL && r->bulk && g->cfg.splice &&
 		    (r->pipe = pipe_get(g)) == NULL)
-			g->ctr.pipe_shortage++;
+			g->num->ctr.pipe_shortage++;
 		if (r->pipe != NULL)
 			n = splice(src, NULL, r->pipe->fd[1], NULL,
 			    r->pipe->size, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 		else {
 			n = read(src, g->scratch, RELAY_IO);
-			g->ctr.relay_copies++;
+			g->num->ctr.relay_copies++;
 		}
 		if (n == -1 && errno == EINTR)
 			continue;
@@ -283,7 +283,7 @@ pump(struct gate_conn *c, int d)
 			if (c->rec != NULL)
 				conn_rec_data(c, d, g->scratch, (size_t)n);
 		} else
-			g->ctr.bytes_spliced += (uint64_t)n;
+			g->num->ctr.bytes_spliced += (uint64_t)n;
 		r->len = (uint32_t)n;
 		count(c, d, (size_t)n);
 		budget = budget > (size_t)n ? budget - (size_t)n : 0;
@@ -310,10 +310,10 @@ count(struct gate_conn *c, int d, size_t n)
 {
 	if (d == 0) {
 		c->up += n;
-		c->g->ctr.bytes_up += n;
+		c->g->num->ctr.bytes_up += n;
 	} else {
 		c->down += n;
-		c->g->ctr.bytes_down += n;
+		c->g->num->ctr.bytes_down += n;
 	}
 }
 
@@ -460,7 +460,7 @@ conn_maybe_raw(struct gate_conn *c, const char *pre, size_t prelen)
 	c->fd[0] = fd[0];
 	c->fd[1] = fd[1];
 	c->raw = 1;
-	g->ctr.raw++;
+	g->num->ctr.raw++;
 	log_debug("conn %llu: relaying raw (%s)", (unsigned long long)c->id,
 	    g->cfg.splice ? "splice" : "read/write");
 	conn_dec_free(c->d);

@@ -649,15 +649,14 @@ denial_summary(const struct launch_session *s)
 }
 
 /*
- * --record --net direct: SESSION/record, mounted at LAUNCH_RECORD_DIR for
- * the enforcer's recorder (docs/record.md, "Direct mode").  The session
- * layout (reclaunch) makes the folder; made here, 0700, when it is
- * missing.  Rootful: given to the container's root (uid_base), so that
- * the command (uid_base + 1000) cannot enter it.  Rootless it stays the
- * user's, who is uid 1000 inside: nothing is recorded where the command
- * could reach, since the enforcer refuses direct mode as the sandbox uid
- * (78, as keep-id starts it today) and a folder the sandbox uid owns or
- * may write (77).  0, or -1 with err.
+ * --record --net direct: SESSION/recording (launch_record_prepare made it),
+ * mounted at LAUNCH_RECORD_DIR for the enforcer's recorder (docs/record.md,
+ * "Direct mode").  Rootful: given to the container's root (uid_base), so
+ * that the command (uid_base + 1000) cannot enter it.  Rootless it stays
+ * the user's, who is uid 1000 inside: nothing is recorded where the
+ * command could reach, since the enforcer refuses direct mode as the
+ * sandbox uid (78, as keep-id starts it today) and a folder the sandbox
+ * uid owns or may write (77).  0, or -1 with err.
  */
 static int
 record_dir(const struct launch_session *s, const struct launch_ids *ids,

@@ -82,6 +82,7 @@ init(void)
 	signal(SIGPIPE, SIG_IGN);
 	log_init("fuzz", getenv("FUZZ_GATE_VERBOSE") != NULL ? 2 : 0);
 	memset(&fg, 0, sizeof(fg));
+	fg.num = &fg.own;
 	if ((fg.base = event_base_new()) == NULL)
 		abort();
 	/* the upstream */
@@ -245,7 +246,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 			break;
 		}
-		if (fg.ctr.active == 0)
+		if (fg.num->ctr.active == 0)
 			break;
 		if (r == 0 && off == n) {
 			/* the gate closed our side: close ours */
@@ -254,7 +255,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			/* let it see the close */
 			event_base_loopexit(fg.base, &tick);
 			event_base_loop(fg.base, 0);
-			if (fg.ctr.active == 0)
+			if (fg.num->ctr.active == 0)
 				break;
 		}
 		if (sv[1] == -1)
@@ -263,11 +264,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (sv[1] != -1)
 		close(sv[1]);
 	/* whatever is left is closed now; then nothing may remain */
-	for (turns = 0; fg.ctr.active != 0 && turns < 20000 &&
+	for (turns = 0; fg.num->ctr.active != 0 && turns < 20000 &&
 	    elapsed_ms(&t0) < 16000; turns++) {
 		spin(&tick);
 	}
-	if (fg.ctr.active != 0)
+	if (fg.num->ctr.active != 0)
 		abort();	/* a connection that never ends */
 	for (i = 0; i < up_nfds; i++)
 		close(up_fds[i]);
