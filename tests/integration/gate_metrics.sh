@@ -234,6 +234,23 @@ exec 7<>/dev/tcp/127.0.0.1/9128 8<>/dev/tcp/127.0.0.1/9128
 check "proxy while scrapers hang" "$(proxy_get "http://ok.test:$up/x")" "000 200"
 check "a fifth scraper is closed" "$(raw_req 9128 'GET /metrics HTTP/1.1\r\n\r\n')" closed
 exec 5>&- 6>&- 7>&- 8>&-
+# the 5 s bound is the whole scrape's, not a byte's: one byte a second
+# for 7 s does not keep a slot
+check "a trickling scrape is closed at its deadline" "$("$PY" - <<'PY'
+import socket, time
+s = socket.create_connection(("127.0.0.1", 9128))
+s.settimeout(3)
+try:
+    for c in b"GET /me":
+        s.send(bytes([c]))
+        time.sleep(1)
+    print("closed" if s.recv(100) == b"" else "answered")
+except (BrokenPipeError, ConnectionResetError):
+    print("closed")
+except socket.timeout:
+    print("still open")
+PY
+)" closed
 wait_metric 9128 'aisb_gate_decisions_total{decision="allow",reason="allowed"}' 5
 check "metrics after the bad scrapes" \
     "$(m 'aisb_gate_decisions_total{decision="allow",reason="allowed"}')" 5
@@ -264,10 +281,23 @@ for i in 1 2 3 4 5 6; do
 	check "scrape $i: connections" "$(m aisb_gate_connections_total)" 40
 	check "scrape $i: workers" "$(m aisb_gate_workers)" 2
 done
-# SIGUSR1 to the supervisor: both workers reopen
+# SIGUSR1 to the supervisor: both workers reopen (what each writes next
+# goes to the new file), counted once (by worker 0), as a reload is
+mv "$tmp/audit.two.log" "$tmp/audit.two.log.1"
 kill -USR1 "$gate_pid"
-wait_metric 9129 'aisb_gate_audit_reopens_total{outcome="ok"}' 2
-check "SIGUSR1 reaches both workers" \
-    "$(m 'aisb_gate_audit_reopens_total{outcome="ok"}')" 2
+wait_metric 9129 'aisb_gate_audit_reopens_total{outcome="ok"}' 1
+sleep 0.5
+many ok.test 20
+wait_metric 9129 aisb_gate_connections_active 0
+check "SIGUSR1 counted once" \
+    "$(m 'aisb_gate_audit_reopens_total{outcome="ok"}')" 1
+check "after SIGUSR1 both workers write the new file" \
+    "$(audit_count "$tmp/audit.two.log" event=decision) $(audit_count "$tmp/audit.two.log.1" event=decision)" \
+    "20 40"
+kill -HUP "$gate_pid"
+wait_metric 9129 'aisb_gate_reloads_total{outcome="ok"}' 1
+sleep 0.5
+check "SIGHUP is one reload with two workers" \
+    "$(m 'aisb_gate_reloads_total{outcome="ok"}')" 1
 
 finish
