@@ -82,17 +82,36 @@ void
 buf_printf(struct buf *b, const char *fmt, ...)
 {
 	va_list	ap;
+	size_t	room = 0;
 	int	n;
 
 	if (b->failed)
 		return;
+	/*
+	 * Straight into the room there is, and formatted a second time only
+	 * when it did not fit: the audit line of every connection is built
+	 * here, and measuring first doubled its cost.
+	 */
+	if (b->p != NULL) {
+		room = b->cap - b->len;
+		if (room > b->max - b->len + 1)
+			room = b->max - b->len + 1;
+	}
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(room > 0 ? b->p + b->len : NULL, room, fmt, ap);
 	va_end(ap);
 	if (n < 0) {
 		b->failed = 1;
+		if (room > 0)
+			b->p[b->len] = '\0';
 		return;
 	}
+	if ((size_t)n < room) {
+		b->len += (size_t)n;
+		return;
+	}
+	if (room > 0)
+		b->p[b->len] = '\0';	/* what did fit is not kept */
 	if (reserve(b, (size_t)n) == -1)
 		return;
 	va_start(ap, fmt);

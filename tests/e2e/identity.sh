@@ -238,7 +238,8 @@ uws=$home/proj
 install -d -m 0700 -o "$user" -g "$user" "$uws"
 printf 'int main;\n' >"$uws/main.c"
 chown "$user:$user" "$uws/main.c"
-rc=0; (cd "$uws" && as_user aisb --policy "$home/policy.yaml" "${pkgs[@]}" -- \
+# recorded (--record), as the user would: the gate is the user's own
+rc=0; (cd "$uws" && as_user aisb --record --policy "$home/policy.yaml" "${pkgs[@]}" -- \
     sh -c "$work" sh "$http") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 check "user: exit" "$rc" 0
 check "user: uid inside" "$(sed -n 1p "$tmp/out")" 1000
@@ -251,6 +252,14 @@ check "user: git log outside" "$(cd "$uws" && as_user git log --format=%s 2>&1)"
 usd=$(ls -dt "$home"/.local/state/aisb/sessions/* | head -1)
 if grep -Eq "^identity keep-id sandbox_uid $uid\$" "$usd/record"; then
 	ok; else bad "user: record identity: $(grep identity "$usd/record")"; fi
+check "user: capture owned by the user" \
+    "$(stat -c '%u %a' "$usd/recording/capture.pcapng" 2>&1)" "$uid 600"
+check "user: sessions verify" "$(as_user aisb sessions verify "$(basename "$usd")" >/dev/null 2>&1; echo $?)" 0
+if command -v tshark >/dev/null; then
+	check "user: the capture has the session's streams" \
+	    "$(tshark -r "$usd/recording/capture.pcapng" -Y 'frame.comment contains "decision=allow"' 2>/dev/null | wc -l | tr -d ' ')" \
+	    "$(grep -c '"event":"decision".*"decision":"allow"' "$usd/audit.jsonl")"
+fi
 # cgroups v1 (as on these machines): aisb names the ignored limits, once
 if [ "$(stat -fc %T /sys/fs/cgroup)" != cgroup2fs ]; then
 	check "user: limits named once" "$(grep -c 'cannot apply these limits' "$tmp/err")" 1

@@ -309,6 +309,7 @@ test_argv_record(void **state)
 	(void)state;
 	fill(&o, &r, cmd);
 	o.record = 1;
+	o.record_max = UINT64_C(1) << 30;	/* --record-max's default */
 	o.net = LAUNCH_NET_DIRECT;
 	r.recorddir = "/s/record";
 	assert_int_equal(launch_podman_argv(&r, &v), 0);
