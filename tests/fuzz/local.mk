@@ -37,7 +37,7 @@ fuzz fuzz-long:
 	@echo "fuzzing needs: ./configure --enable-fuzz CC=clang" >&2; exit 1
 endif
 # --record: the pcapng reader and the stream hashing on any capture
-# (make fuzz-record, or run tests/fuzz/fuzz_record on its corpus)
+# (in make fuzz with the others; make fuzz-record alone)
 if ENABLE_FUZZ
 noinst_PROGRAMS += tests/fuzz/fuzz_record
 tests_fuzz_fuzz_record_SOURCES = tests/fuzz/fuzz_record.c
@@ -46,6 +46,7 @@ tests_fuzz_fuzz_record_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher \
 tests_fuzz_fuzz_record_CFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_record_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_record_LDADD = $(LAUNCHER_LIBS)
+fuzz fuzz-long: tests/fuzz/fuzz_record
 fuzz-record: tests/fuzz/fuzz_record
 	rm -rf tests/fuzz/record.work && mkdir -p tests/fuzz/record.work && \
 	cp $(top_srcdir)/tests/fuzz/corpus/record/* tests/fuzz/record.work/ && \
