@@ -14,8 +14,8 @@ enum {
 	GATE_CTL_MORE = 0,	/* no LF yet */
 	GATE_CTL_STATUS,
 	GATE_CTL_RELOAD,
-	GATE_CTL_UNKNOWN,
 	GATE_CTL_REOPEN,	/* the audit log (as SIGUSR1) */
+	GATE_CTL_UNKNOWN,	/* the last: the fuzzer checks the range */
 };
 
 /*

@@ -36,7 +36,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (r2 != r || used2 != used)
 			abort();
 		if (r != GATE_CTL_UNKNOWN && used > 8)
-			abort();	/* "status\r\n" is the longest */
+			abort();	/* "status\r\n", "reopen\r\n": the longest */
 		return 0;
 	}
 	if (memchr(buf, '\n', size > GATE_CTL_MAX_LINE + 1 ?
