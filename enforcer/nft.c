@@ -282,26 +282,13 @@ x_ct(struct nftnl_rule *r, uint32_t key)
 	return add_expr(r, e);
 }
 
-/*
- * Only flows opened from this side: a reply to a flow opened from outside
- * (another container on a bridge, the host) is not a way out.
- */
+/* ct state & mask != 0: the flow is in one of the states of mask. */
 static int
-rule_established(struct nft_ruleset *rs)
+x_ct_state(struct nftnl_rule *r, uint32_t mask)
 {
-	struct nftnl_rule	*r;
 	struct nftnl_expr	*e;
-	uint32_t		 mask = NF_CT_STATE_BIT(IP_CT_ESTABLISHED) |
-				    NF_CT_STATE_BIT(IP_CT_RELATED);
 	uint32_t		 zero = 0;
-	uint8_t			 orig = IP_CT_DIR_ORIGINAL;
 
-	if ((r = rule_new(rs, "ct direction original ct state "
-	    "established,related accept")) == NULL)
-		return -1;
-	if (x_ct(r, NFT_CT_DIRECTION) == -1 ||
-	    x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &orig, sizeof(orig)) == -1)
-		return -1;
 	if (x_ct(r, NFT_CT_STATE) == -1)
 		return -1;
 	if ((e = nftnl_expr_alloc("bitwise")) == NULL)
@@ -318,7 +305,28 @@ rule_established(struct nft_ruleset *rs)
 		return -1;
 	}
 	nftnl_rule_add_expr(r, e);
-	if (x_cmp(r, NFT_REG_1, NFT_CMP_NEQ, &zero, sizeof(zero)) == -1)
+	return x_cmp(r, NFT_REG_1, NFT_CMP_NEQ, &zero, sizeof(zero));
+}
+
+/*
+ * Only flows opened from this side: a reply to a flow opened from outside
+ * (another container on a bridge, the host) is not a way out.
+ */
+static int
+rule_established(struct nft_ruleset *rs)
+{
+	struct nftnl_rule	*r;
+	uint32_t		 mask = NF_CT_STATE_BIT(IP_CT_ESTABLISHED) |
+				    NF_CT_STATE_BIT(IP_CT_RELATED);
+	uint8_t			 orig = IP_CT_DIR_ORIGINAL;
+
+	if ((r = rule_new(rs, "ct direction original ct state "
+	    "established,related accept")) == NULL)
+		return -1;
+	if (x_ct(r, NFT_CT_DIRECTION) == -1 ||
+	    x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &orig, sizeof(orig)) == -1)
+		return -1;
+	if (x_ct_state(r, mask) == -1)
 		return -1;
 	return x_verdict(r, NF_ACCEPT);
 }
@@ -527,30 +535,12 @@ static int
 rule_rec_new(struct nft_ruleset *rs)
 {
 	struct nftnl_rule	*r;
-	struct nftnl_expr	*e;
-	uint32_t		 mask = NF_CT_STATE_BIT(IP_CT_NEW), zero = 0;
+	uint32_t		 mask = NF_CT_STATE_BIT(IP_CT_NEW);
 
 	if ((r = rule_new(rs, "ct state new log group %u prefix \"%s\" "
 	    "accept", NFT_RECORD_GROUP, NFT_REC_ACCEPT)) == NULL)
 		return -1;
-	if (x_ct(r, NFT_CT_STATE) == -1)
-		return -1;
-	if ((e = nftnl_expr_alloc("bitwise")) == NULL)
-		return -1;
-	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_OP, NFT_BITWISE_BOOL);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, sizeof(mask));
-	if (nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, &mask,
-	    sizeof(mask)) == -1 ||
-	    nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, &zero,
-	    sizeof(zero)) == -1) {
-		nftnl_expr_free(e);
-		return -1;
-	}
-	nftnl_rule_add_expr(r, e);
-	if (x_cmp(r, NFT_REG_1, NFT_CMP_NEQ, &zero, sizeof(zero)) == -1 ||
-	    x_log_group(r, NFT_REC_ACCEPT) == -1)
+	if (x_ct_state(r, mask) == -1 || x_log_group(r, NFT_REC_ACCEPT) == -1)
 		return -1;
 	return x_verdict(r, NF_ACCEPT);
 }
