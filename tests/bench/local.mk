@@ -20,7 +20,7 @@ tests_bench_target_SOURCES = tests/bench/target.c
 tests_bench_loadgen_SOURCES = tests/bench/loadgen.c
 tests_bench_splice_relay_SOURCES = tests/bench/splice_relay.c
 CLEANFILES += $(EXTRA_PROGRAMS)
-EXTRA_DIST += tests/bench/compare.sh tests/bench/ceiling.sh
+EXTRA_DIST += tests/bench/compare.sh tests/bench/ceiling.sh tests/bench/instructions.sh
 bench: tests/bench/bench_policy tests/bench/target tests/bench/loadgen \
 	    tests/bench/splice_relay aisb-gate
 	tests/bench/bench_policy
