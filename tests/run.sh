@@ -12,7 +12,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${AISB_BUILD:-$top/build-tests}
 jobs=$(nproc)
-fuzz_seconds=${FUZZ_SECONDS:-45}
+fuzz_seconds=${FUZZ_SECONDS:-30}
 
 step() { printf '\n=== %s\n' "$*"; }
 

@@ -147,6 +147,20 @@ if __name__ == "__main__":
         got = pool.map(square, range(8))
     say(got == [x * x for x in range(8)], "multiprocessing", repr(got))
 PY
+# The i386 entry (int 0x80) from a 64-bit program is killed by the profile
+# (SIGSYS, 159).  A kernel without IA32 emulation has no such entry: the
+# instruction faults (SIGSEGV, 139) before any filter sees it, on the host
+# as inside, and there is nothing for the profile to stop.
+printf 'int main(void) { long r; __asm__ volatile ("int $0x80" : "=a"(r) : "a"(20L) : "memory"); return r > 0 ? 0 : 1; }\n' \
+    >"$tmp/i386-host.c"
+echo 159 >"$tmp/ws/i386.want"
+if [ "$(uname -m)" = x86_64 ] && gcc -o "$tmp/i386-host" "$tmp/i386-host.c" 2>/dev/null; then
+	rc=0; "$tmp/i386-host" 2>/dev/null || rc=$?
+	if [ "$rc" = 139 ]; then
+		echo 139 >"$tmp/ws/i386.want"
+		echo "# this kernel has no IA32 entry (int 0x80 faults on the host too)"
+	fi
+fi
 cat >"$tmp/ws/work.sh" <<'SH'
 # ordinary agent work, in a scratch folder of the sandbox user's
 set -u
@@ -191,7 +205,10 @@ int main(void) {
 	return r > 0 ? 0 : 1;
 }
 C
-	name="i386 killed"; t sh -c 'gcc -o i386 i386.c; ./i386; test $? = 159'
+	# i386.want (written on the host, below): 159, or 139 where the
+	# kernel has no IA32 entry at all
+	name="i386 killed"; t sh -c 'gcc -o i386 i386.c; ./i386; test $? = "$(cat "$1")"' \
+	    sh "$ws/i386.want"
 fi
 if command -v node >/dev/null; then
 	name="node"; t node -e '
