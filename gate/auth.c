@@ -36,7 +36,7 @@
 #define AUTH_MAX_ENTRIES	1024
 #define AUTH_MAX_LINE		512
 #define AUTH_MAX_HEADER		1024	/* bytes of the header value checked */
-#define AUTH_DIGEST		32
+#define AUTH_DIGEST		GATE_AUTH_DIGEST
 
 struct auth_entry {
 	char		 session[GATE_SESSION_MAX];	/* "" for any user */
@@ -48,8 +48,9 @@ struct gate_auth {
 	struct auth_entry	 e[];
 };
 
-static int
-digest(const void *p, size_t len, unsigned char out[AUTH_DIGEST])
+int
+gate_auth_digest(const void *p, size_t len,
+    unsigned char out[GATE_AUTH_DIGEST])
 {
 	unsigned int	 olen = 0;
 
@@ -109,7 +110,8 @@ auth_parse(char *buf, size_t len, char *err, size_t errlen)
 			snprintf(err, errlen, "line %zu: empty secret", lines);
 			goto fail;
 		}
-		if (digest(secret, (size_t)(le - secret), a->e[n].digest) == -1) {
+		if (gate_auth_digest(secret, (size_t)(le - secret),
+		    a->e[n].digest) == -1) {
 			snprintf(err, errlen, "SHA-256 failed");
 			goto fail;
 		}
@@ -316,7 +318,7 @@ gate_auth_check(const struct gate_auth *a, const char *value, size_t len,
 	if ((colon = memchr(dec, ':', (size_t)n)) == NULL)
 		goto out;
 	ulen = (size_t)(colon - dec);
-	if (digest(colon + 1, (size_t)n - ulen - 1, d) == -1)
+	if (gate_auth_digest(colon + 1, (size_t)n - ulen - 1, d) == -1)
 		goto out;
 	for (i = 0; i < a->n; i++) {
 		const struct auth_entry	*e = &a->e[i];

@@ -300,6 +300,10 @@ int			 gate_record_chown(struct gate_record *, uid_t, gid_t);
 void			 gate_record_close(struct gate_record *);
 
 /* auth.c */
+#define GATE_AUTH_DIGEST	32	/* SHA-256 of a secret: all a gate keeps */
+/* The SHA-256 of len bytes at p into out: 0, or -1. */
+int			 gate_auth_digest(const void *p, size_t len,
+			    unsigned char out[GATE_AUTH_DIGEST]);
 struct gate_auth	*gate_auth_load_file(const char *path, char *err,
 			    size_t errlen);
 struct gate_auth	*gate_auth_load_fd(int fd, char *err, size_t errlen);

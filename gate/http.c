@@ -392,8 +392,8 @@ gate_http_chunk_init(struct gate_http_chunk *c)
 	c->state = CH_SIZE;
 }
 
-static int
-hexval(unsigned char c)
+int
+gate_hexval(unsigned char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -417,7 +417,7 @@ gate_http_chunk_scan(struct gate_http_chunk *c, const char *buf, size_t len,
 
 		switch (c->state) {
 		case CH_SIZE:
-			if ((h = hexval(ch)) != -1) {
+			if ((h = gate_hexval(ch)) != -1) {
 				if (++c->digits > 15)
 					return -1;	/* < 2^60 */
 				c->remaining = c->remaining * 16 + (uint64_t)h;

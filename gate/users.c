@@ -40,8 +40,9 @@
 
 #include "policy.h"
 #include "gate.h"
+#include "http.h"
 
-#define USERS_DIGEST		32
+#define USERS_DIGEST		GATE_AUTH_DIGEST
 #define USERS_MAX_HEADER	1024	/* bytes of the header value checked */
 
 struct users_entry {
@@ -57,28 +58,6 @@ struct gate_users {
 	struct users_entry	 e[];
 };
 
-static int
-digest(const void *p, size_t len, unsigned char out[USERS_DIGEST])
-{
-	unsigned int	 olen = 0;
-
-	if (EVP_Digest(p, len, out, &olen, EVP_sha256(), NULL) != 1 ||
-	    olen != USERS_DIGEST)
-		return -1;
-	return 0;
-}
-
-static int
-hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 static int
 name_char(unsigned char c)
@@ -192,7 +171,7 @@ gate_users_parse(const char *buf, size_t len, const char *path, char *err,
 			for (i = 0; i < USERS_DIGEST; i++) {
 				const unsigned char *x =
 				    (const unsigned char *)f + 7 + 2 * i;
-				int	 h = hexval(x[0]), l = hexval(x[1]);
+				int	 h = gate_hexval(x[0]), l = gate_hexval(x[1]);
 
 				if (h == -1 || l == -1)
 					FAIL(f + 7 + 2 * i + (h != -1) - ls,
@@ -203,7 +182,7 @@ gate_users_parse(const char *buf, size_t len, const char *path, char *err,
 			if (fl - 6 > USERS_MAX_SECRET)
 				FAIL(f + 6 - ls, "secret longer than %d bytes",
 				    USERS_MAX_SECRET);
-			if (digest(f + 6, fl - 6, e->digest) == -1)
+			if (gate_auth_digest(f + 6, fl - 6, e->digest) == -1)
 				FAIL(f - ls, "SHA-256 failed");
 		} else
 			FAIL(f - ls, "a credential is sha256:HEX or "
@@ -317,7 +296,7 @@ gate_users_check(const struct gate_users *u, const char *value, size_t len,
 	*pol = NULL;
 	if (gate_auth_basic(value, len, dec, sizeof(dec), &ulen, &slen) == -1)
 		goto out;
-	if (digest(dec + ulen + 1, slen, d) == -1)
+	if (gate_auth_digest(dec + ulen + 1, slen, d) == -1)
 		goto out;
 	for (i = 0; i < u->n; i++) {
 		const struct users_entry	*e = &u->e[i];

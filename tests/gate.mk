@@ -52,21 +52,18 @@ endif
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test_gate_users
 TESTS += tests/unit/test_gate_users
-tests_unit_test_gate_users_SOURCES = tests/unit/test_gate_users.c \
-	gate/users.c gate/auth.c
+tests_unit_test_gate_users_SOURCES = tests/unit/test_gate_users.c
 tests_unit_test_gate_users_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
-tests_unit_test_gate_users_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CRYPTO_CFLAGS)
-tests_unit_test_gate_users_LDADD = $(POLICY_LIBS) common/libaisbcommon.a \
-	$(CMOCKA_LIBS) $(CRYPTO_LIBS)
+tests_unit_test_gate_users_CFLAGS = $(GATE_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_gate_users_LDADD = $(GATE_LIBS) $(CMOCKA_LIBS)
 endif
 if ENABLE_FUZZ
 noinst_PROGRAMS += tests/fuzz/fuzz_gate_users
-tests_fuzz_fuzz_gate_users_SOURCES = tests/fuzz/fuzz_gate_users.c \
-	gate/users.c gate/auth.c
+tests_fuzz_fuzz_gate_users_SOURCES = tests/fuzz/fuzz_gate_users.c
 tests_fuzz_fuzz_gate_users_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
-tests_fuzz_fuzz_gate_users_CFLAGS = $(aisb_gate_CFLAGS)
+tests_fuzz_fuzz_gate_users_CFLAGS = $(GATE_CFLAGS)
 tests_fuzz_fuzz_gate_users_LDFLAGS = -fsanitize=fuzzer
-tests_fuzz_fuzz_gate_users_LDADD = $(aisb_gate_LDADD)
+tests_fuzz_fuzz_gate_users_LDADD = $(GATE_LIBS)
 # make fuzz and fuzz-long (tests/fuzz/local.mk) run it too
 fuzz fuzz-long: tests/fuzz/fuzz_gate_users
 endif
