@@ -329,6 +329,7 @@ conn_free(struct gate_conn *c)
 	if (c->timer != NULL)
 		event_free(c->timer);
 	conn_raw_free(c);	/* the upstream socket while dialling, too */
+	conn_dns_free(c);	/* AISB-DNS: its timer */
 	conn_dec_free(c->d);
 	free(c->tags);
 	client_put(g, c->client);
