@@ -176,6 +176,10 @@ dnsmsg_parse(const uint8_t *m, size_t len, struct dnsmsg_query *q)
 		return DNSMSG_R_BADVERS;
 	return 0;
 formerr:
+	/* nothing of a malformed query is kept: no name half read */
+	q->name[0] = '\0';
+	q->namelen = 0;
+	q->ldh = 0;
 	q->qend = 0;
 	q->edns = 0;
 	return DNSMSG_R_FORMERR;

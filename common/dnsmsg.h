@@ -77,7 +77,8 @@ struct dnsmsg_rr {
  *       malformed: not one question, answer or authority records, a bad
  *       name, a cut record, two OPT records, trailing bytes),
  *       DNSMSG_R_BADVERS (an EDNS version other than 0).  q->qend is 0
- *       unless the question was read whole (it is echoed then).
+ *       unless the question was read whole (it is echoed then); after
+ *       FORMERR the name is "" and edns 0.
  * Bounds: the first DNSMSG_TCP_MAX bytes at most are looked at; at most
  * DNSMSG_MAX_ADDITIONAL additional records.
  */

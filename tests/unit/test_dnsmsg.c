@@ -142,6 +142,8 @@ test_parse_formerr(void **state)
 	for (i = 12; i < ml; i++) {			/* every cut */
 		assert_int_equal(dnsmsg_parse(m, i, &q), DNSMSG_R_FORMERR);
 		assert_int_equal(q.qend, 0);
+		assert_string_equal(q.name, "");	/* none half read */
+		assert_int_equal(q.namelen, 0);
 		assert_int_equal(q.id, 0x1234);
 	}
 	m[5] = 0;					/* no question */
