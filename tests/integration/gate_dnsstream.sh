@@ -101,6 +101,9 @@ check "other session" "$(dq sess-2:s3cret exact.test/A)" \
     "HTTP/1.1 407 Proxy Authentication Required"
 expect_audit "$A" event=decision method=AISB-DNS status=407 \
     reason=auth_required
+# ... also to a client that half-closes before the 407 is written
+check "no credentials, half-close" "$(dq --shut - exact.test/A)" \
+    "HTTP/1.1 407 Proxy Authentication Required"
 
 # A frame too short to be a query, or a response: the stream is closed
 check "runt frame" "$(dq sess-1:s3cret frame:5 exact.test/A)" "closed"
