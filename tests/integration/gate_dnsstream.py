@@ -19,6 +19,9 @@ A QUERY is NAME/TYPE (TYPE: A, AAAA, TXT or a number), optionally with a
 prefix: "edns:" (an OPT record, version 0), "badvers:" (version 1),
 "notimp:" (opcode STATUS), "twoq:" (two questions: FORMERR), "cut:" (the
 question cut short: FORMERR), "frame:N" (a bare frame of N zero bytes).
+"many:N:QUERY" is QUERY N times; then only a summary is printed per run
+of equal answers: "N x ANSWER".  The queries are written by a thread
+while the answers are read, as RFC 7766 asks of a pipelining client.
 
     gate_dnsstream.py --synth NAME  prints the synthetic address of NAME
 """
@@ -26,6 +29,7 @@ import base64
 import socket
 import struct
 import sys
+import threading
 
 TYPES = {"A": 1, "AAAA": 28, "TXT": 16, "CNAME": 5, "HTTPS": 65}
 RCODES = {0: "NOERROR", 1: "FORMERR", 2: "SERVFAIL", 3: "NXDOMAIN",
@@ -118,7 +122,15 @@ def main():
     shut = args[0] == "--shut"
     if shut:
         args = args[1:]
-    port, cred, specs = int(args[0]), args[1], args[2:]
+    port, cred, specs = int(args[0]), args[1], []
+    summary = False
+    for a in args[2:]:
+        if a.startswith("many:"):
+            _, n, q = a.split(":", 2)
+            specs += [q] * int(n)
+            summary = True
+        else:
+            specs.append(a)
     head = b"AISB-DNS * HTTP/1.1\r\nHost: *\r\n"
     if cred != "-":
         head += (b"Proxy-Authorization: Basic " +
@@ -126,12 +138,19 @@ def main():
     head += b"\r\n"
     data = head
     for i, spec in enumerate(specs):
-        m = build(0x100 + i, spec)
+        m = build((0x100 + i) & 0xffff, spec)
         data += struct.pack(">H", len(m)) + m
     s = socket.create_connection(("127.0.0.1", port), timeout=10)
-    s.sendall(data)
-    if shut:
-        s.shutdown(socket.SHUT_WR)
+    def writer():
+        try:
+            s.sendall(data)
+            if shut:
+                s.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+    t = threading.Thread(target=writer)
+    t.start()
     buf = b""
 
     def answers(buf):
@@ -150,21 +169,33 @@ def main():
             buf += b
     except OSError as e:
         buf += ("error %s" % e).encode()
+    t.join()
     if buf.startswith(b"HTTP/"):
         print(buf.split(b"\r\n", 1)[0].decode("latin-1"))
         return
     i = 0
+    lines = []
     while len(buf) >= 2:
         n = struct.unpack(">H", buf[:2])[0]
         if len(buf) < 2 + n:
             print("cut")
             break
         qid, text = parse(buf[2:2 + n])
-        if qid != 0x100 + i:
+        if qid != (0x100 + i) & 0xffff:
             text += " id-mismatch"
-        print(text)
+        lines.append(text)
         buf = buf[2 + n:]
         i += 1
+    if summary:
+        runs = []
+        for x in lines:
+            if runs and runs[-1][1] == x:
+                runs[-1][0] += 1
+            else:
+                runs.append([1, x])
+        lines = ["%d x %s" % (n, x) for n, x in runs]
+    for x in lines:
+        print(x)
     if buf:
         print("trailing")
     if i == 0:

@@ -35,7 +35,9 @@ dns:
 EOF
 printf 'sess-1:s3cret\n' >"$tmp/token"
 chmod 600 "$tmp/token"
-start_gate main "$tmp/policy.yaml" --token-file "$tmp/token"
+# (a bucket large enough for the 3,000 below; the bound has its own gate)
+start_gate main "$tmp/policy.yaml" --token-file "$tmp/token" \
+    --dns-rate 100000 --dns-burst 100000
 A=$tmp/audit.main.log
 dq() {
 	if [ "$1" = --shut ]; then
@@ -81,6 +83,11 @@ check "stable address, half-close" \
     "NOERROR $(synth exact.test)@30
 NXDOMAIN"
 
+# 3,000 queries pipelined, written while the answers are read (140 KiB
+# each way): all answered, in order, ids matching
+check "3000 pipelined" "$(dq --shut sess-1:s3cret many:3000:x.wild.test/A)" \
+    "3000 x NOERROR $(synth x.wild.test)@30"
+
 # One audit line per query, with the session
 expect_audit "$A" event=dns session=sess-1 name=exact.test qtype=A \
     answer="$(synth exact.test)" rule='*exact.test'
@@ -91,7 +98,7 @@ expect_audit "$A" event=dns name=unlisted.test qtype=A answer=NXDOMAIN
 expect_audit "$A" event=dns name=bad.wild.test answer=NXDOMAIN
 expect_audit "$A" event=dns answer=FORMERR
 expect_audit "$A" event=dns answer=BADVERS
-check "audit lines" "$(audit_count "$A" event=dns)" 17
+check "audit lines" "$(audit_count "$A" event=dns)" 3017
 
 # Credentials: none, wrong, of another session
 check "no credentials" "$(dq - exact.test/A)" "HTTP/1.1 407 Proxy Authentication Required"
