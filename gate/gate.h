@@ -15,6 +15,8 @@
  *   http.c     the request parser (pure, restartable; see http.h)
  *   dns.c      c-ares in the event loop, the per-name cache (the pin)
  *   tls.c      the server name of a TLS ClientHello (see tls.h)
+ *   transparent.c  AISB-TRANSPARENT: a relay's captured stream, named by
+ *              its SNI or Host, then decided as CONNECT or a forward
  *   audit.c    JSON lines, one per decision and one per closed tunnel
  *   auth.c     Proxy-Authorization: Basic against a token file
  *   users.c    --users: credentials mapped to per-user policies
@@ -94,6 +96,7 @@ struct gate_counters {
 	uint64_t	 bytes_spliced;		/* of bytes_up + bytes_down */
 	uint64_t	 relay_copies;		/* raw reads without a pipe */
 	uint64_t	 pipe_shortage;		/* a pipe was wanted, none free */
+	uint64_t	 transparent;		/* AISB-TRANSPARENT heads accepted */
 };
 
 /*
@@ -279,6 +282,10 @@ struct gate_audit_rec {
 	uint64_t	 bytes_up;
 	uint64_t	 bytes_down;
 	double		 duration_ms;	/* < 0: not measured */
+	/* AISB-TRANSPARENT (transparent.c) */
+	int		 transparent;	/* "transparent":true */
+	const char	*tool;		/* the relay's X-Aisb-Tool; NULL: none */
+	const char	*dialled;	/* its X-Aisb-Dialled; NULL: none */
 };
 
 struct gate_audit	*gate_audit_open(const char *path);
