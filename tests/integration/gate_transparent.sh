@@ -66,6 +66,16 @@ expect_audit "$A" event=close host=tls.test transparent=True tool=node \
     dialled=192.0.2.99 'bytes_up=[1-9]*' 'bytes_down=[1-9]*'
 check "one TLS connection reached the server" "$(tlsconns)" 1
 
+# as a relay sends it: the head and the ClientHello in one write
+"$PY" "$client" "$gate_port" "$tls" tls --sni tls.test --ca "$tmp/cert.pem" \
+    "${cred[@]}" --pipelined >"$tmp/out" 2>&1 || true
+check "pipelined TLS by SNI" "$(head -n 1 "$tmp/out")" "tls HTTP/1.1 200 OK"
+"$PY" "$client" "$gate_port" "$tls" tls --sni evil.test --ca "$tmp/cert.pem" \
+    "${cred[@]}" --pipelined >"$tmp/out" 2>&1 || true
+check "pipelined, unlisted SNI: TLS alert" "$(cat "$tmp/out")" \
+    "alert TLSV1_ALERT_ACCESS_DENIED"
+check "two TLS connections reached the server" "$(tlsconns)" 2
+
 # an unlisted name, even towards the allowed server's address
 "$PY" "$client" "$gate_port" "$tls" tls --sni evil.test --ca "$tmp/cert.pem" \
     "${cred[@]}" --dialled 192.0.2.20 >"$tmp/out" 2>&1 || true
@@ -87,7 +97,7 @@ check "malformed ClientHello: closed after the alert" "$("$PY" "$client" \
     "alert-record 15030100020231"
 expect_audit "$A" event=decision decision=deny reason=tls_malformed \
     transparent=True
-check "refused TLS: nothing reached the server" "$(tlsconns)" 1
+check "refused TLS: nothing reached the server" "$(tlsconns)" 2
 
 # --- HTTP -----------------------------------------------------------------
 get() {	# get HOST-LINE [TOOL]: prints the status line
@@ -161,7 +171,7 @@ for p in 0 65536 80x 080; do
 done
 expect_audit "$A" event=decision reason=bad_target method=AISB-TRANSPARENT
 
-allowed_tls=1
+allowed_tls=2
 # --- --record: the stream as for CONNECT (read with tshark when there is one)
 if command -v tshark >/dev/null; then
 	start_gate rec "$tmp/policy.yaml" --token-file "$tmp/token" \
@@ -175,7 +185,7 @@ if command -v tshark >/dev/null; then
 	    "$(tshark -n -r "$tmp/rec.pcapng" -Y \
 	    'tls.handshake.extensions_server_name == "tls.test"' \
 	    -T fields -e ip.dst 2>/dev/null)" 192.0.2.20
-	allowed_tls=2
+	allowed_tls=3
 	check "the capture: its comment" "$(tshark -n -r "$tmp/rec.pcapng" \
 	    -Y frame.comment -T fields -e frame.comment 2>/dev/null |
 	    grep -c "session=sess-1 decision=allow reason=allowed host=tls.test:$tls")" 1
