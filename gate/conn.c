@@ -919,10 +919,11 @@ gate_conns_status(struct gate *g, struct evbuffer *out)
 		gate_json_str(user, sizeof(user), v.user);
 		evbuffer_add_printf(out, "%s{\"conn\":%llu,\"client\":\"%s\","
 		    "\"session\":%s,\"user\":%s,\"target\":%s,\"addr\":\"%s\","
-		    "\"bytes_up\":%llu,\"bytes_down\":%llu,\"age_ms\":%.0f}",
+		    "\"bytes_up\":%llu,\"bytes_down\":%llu,\"age_ms\":%.0f%s}",
 		    first ? "" : ",", (unsigned long long)c->id, v.peer, sess,
 		    user, host, v.addr, (unsigned long long)c->up,
-		    (unsigned long long)c->down, gate_ms_since(&c->t_start));
+		    (unsigned long long)c->down, gate_ms_since(&c->t_start),
+		    c->transparent ? ",\"transparent\":true" : "");
 		first = 0;
 	}
 	evbuffer_add_printf(out, "]");

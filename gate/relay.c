@@ -294,8 +294,8 @@ conn_connected(struct gate_conn *c)
 	g->num->ctr.tunnels++;
 	clock_gettime(CLOCK_MONOTONIC, &c->t_active);
 	conn_arm(c, g->cfg.idle_timeout);
-	conn_audit(c, "decision", "allow", c->tunnel && !c->transparent ? 200 :
-	    0, "allowed",
+	conn_audit(c, "decision", "allow",
+	    c->tunnel && !c->transparent ? 200 : 0, "allowed",
 	    c->d->stale ? "stale DNS answer" : NULL, NULL);
 	log_info("conn %llu: %s %s %s: allow via %s", (unsigned long long)c->id,
 	    c->d->peer, c->d->method, c->d->hostport, c->d->addrstr);

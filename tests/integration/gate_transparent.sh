@@ -41,7 +41,7 @@ EOF
 printf 'sess-1:s3cret-token\n' >"$tmp/token"
 chmod 600 "$tmp/token"
 start_gate main "$tmp/policy.yaml" --token-file "$tmp/token" \
-    --metrics 127.0.0.1:9128
+    --metrics 127.0.0.1:9128 --control "$tmp/ctl.sock"
 A=$tmp/audit.main.log
 cred=(--auth sess-1:s3cret-token)
 tlsconns() { ls "$tmp/srv" | grep -c '^tls\.[0-9]*\.in$' || true; }
@@ -200,6 +200,8 @@ PY
 n=$(audit_count "$A" event=decision transparent=True)
 check "metrics count every transparent head" \
     "$(sed -n 's/^aisb_gate_transparent_total //p' "$tmp/metrics.txt")" "$n"
+check "the control socket counts them too" \
+    "$(control "$tmp/ctl.sock" status counters.transparent)" "$n"
 grep -q '^aisb_gate_decisions_total{decision="deny",reason="no_sni"} 1$' \
     "$tmp/metrics.txt" && ok || bad "no no_sni decision in the metrics"
 check "nothing refused reached a server" "$(tlsconns)" "$allowed_tls"
