@@ -133,6 +133,8 @@ struct gate_conn {
 	uint8_t			 hup[2];	/* the peer's FIN has arrived */
 	struct relay_dir	 dir[2];	/* [0] up: fd[0] -> fd[1], [1] down */
 	struct conn_rec		*rec;		/* --record: its stream; NULL: off */
+	const char		*would;		/* --learn: the policy's reason
+						   token (static); NULL: none */
 };
 
 /* conn.c */

@@ -287,6 +287,8 @@ conn_audit(struct gate_conn *c, const char *event, const char *decision,
 	r.bytes_up = c->up;
 	r.bytes_down = c->down;
 	r.duration_ms = event[0] == 'c' ? gate_ms_since(&c->t_start) : -1;
+	r.learn = c->g->cfg.learn;
+	r.would = c->would;
 	if (strcmp(event, "decision") == 0)
 		gate_metrics_decision(c->g, decision, reason);
 	gate_audit_write(c->g->audit, &r, &c->g->num->ctr.audit_errors);

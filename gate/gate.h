@@ -156,6 +156,8 @@ struct gate_config {
 	unsigned		 dns_grace;
 	unsigned		 dns_timeout;
 	const char		*metrics_listen; /* --metrics; NULL: none */
+	int			 learn;		/* --learn: names and ports are not
+						   refused; address checks stay */
 };
 
 struct gate_client;		/* per client address, for the per-client limit */
@@ -279,6 +281,9 @@ struct gate_audit_rec {
 	uint64_t	 bytes_up;
 	uint64_t	 bytes_down;
 	double		 duration_ms;	/* < 0: not measured */
+	int		 learn;		/* --learn: "learn":true */
+	const char	*would;		/* --learn: the reason token the policy
+					   would have decided with; NULL: none */
 };
 
 struct gate_audit	*gate_audit_open(const char *path);

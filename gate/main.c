@@ -45,7 +45,7 @@ usage(void)
 "	[--record file [--record-max bytes[K|M|G]]]\n"
 "	[--no-splice] [--max-pipes n] [--workers n]\n"
 "	[--audit-failure deny|allow] [--metrics address:port]\n"
-"	[--users file]\n");
+"	[--users file] [--learn]\n");
 	exit(EXIT_USAGE);
 }
 
@@ -178,6 +178,7 @@ enum {
 	OPT_AUDIT_FAILURE,
 	OPT_METRICS,
 	OPT_USERS,
+	OPT_LEARN,
 };
 
 static const struct option longopts[] = {
@@ -205,6 +206,7 @@ static const struct option longopts[] = {
 	{ "audit-failure",	required_argument, NULL, OPT_AUDIT_FAILURE },
 	{ "metrics",		required_argument, NULL, OPT_METRICS },
 	{ "users",		required_argument, NULL, OPT_USERS },
+	{ "learn",		no_argument,	   NULL, OPT_LEARN },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ NULL,			0,		   NULL, 0 },
 };
@@ -336,6 +338,9 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 		case OPT_USERS:
 			cfg->users_path = optarg;
 			break;
+		case OPT_LEARN:
+			cfg->learn = 1;
+			break;
 		default:
 			usage();
 		}
@@ -427,6 +432,12 @@ main(int argc, char **argv)
 		fprintf(stderr, "aisb-gate: --audit - needs -d\n");
 		return EXIT_CONFIG;
 	}
+	if (cfg->learn)
+		log_warnx("LEARNING MODE (--learn): NOTHING IS BLOCKED BY THE "
+		    "POLICY: every name and port is allowed; only the denied "
+		    "address ranges and the gate's own address are refused. "
+		    "Each audit line says what the policy would have decided "
+		    "(\"would\")");
 	if (cfg->check_only) {
 		if (g->users != NULL)
 			fprintf(stderr, "aisb-gate: configuration OK (policy "

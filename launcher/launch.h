@@ -24,6 +24,17 @@ int	launch_derive_npm(FILE *, char *registry, size_t reglen);
  */
 int	launch_derive_pip(FILE *, char **vals);
 int	launch_cmd_run(int argc, char **argv);
+/*
+ * --learn (suggest.c): aisb policy suggest ID|LOG, and the summary a
+ * learning session ends with, from its audit log.
+ */
+int	launch_cmd_suggest(int argc, char **argv);
+void	launch_learn_summary(const char *auditpath, const char *id, FILE *);
+/*
+ * A session's folder from its id or a unique prefix (manage.c): 0, or an
+ * exit status after one line on stderr.
+ */
+int	launch_session_find(const char *want, char *path, size_t pathlen);
 int	launch_cmd_sessions(int argc, char **argv);
 int	launch_cmd_clean(int argc, char **argv);
 /* aisb image build|ls. */

@@ -102,3 +102,5 @@ tests_fuzz_fuzz_gate_conn_CFLAGS = $(GATE_CFLAGS)
 tests_fuzz_fuzz_gate_conn_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_gate_conn_LDADD = $(GATE_LIBS)
 endif
+# --learn: learning mode and aisb policy suggest over its log (learn)
+GATE_TESTS += tests/integration/gate_learn.sh
