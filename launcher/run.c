@@ -1058,6 +1058,17 @@ launch_cmd_run(int argc, char **argv)
 		return EXIT_CONFIG;
 	}
 	named = o.val[LO_GATE] != NULL && o.val[LO_GATE][0] != '\0';
+	if (o.learn && (o.net != LAUNCH_NET_GATE || named)) {
+		/* never silently run without what was asked for */
+		fprintf(stderr, "aisb: --learn needs a gate of the session's "
+		    "own: %s; nothing was started\n", o.net !=
+		    LAUNCH_NET_GATE ? "--net none and --net direct have no "
+		    "gate to learn through (use --net gate)" : "a shared "
+		    "gate (--gate) enforces its policy for every session, and "
+		    "learning would open it for all of them (drop --gate)");
+		launch_opts_free(&o);
+		return EXIT_CONFIG;
+	}
 	if (named && use_named_gate(&o) == -1) {
 		launch_opts_free(&o);
 		return EXIT_CONFIG;
@@ -1196,16 +1207,7 @@ launch_cmd_run(int argc, char **argv)
 			launch_strv_free(&v);
 		}
 	}
-	if (o.learn && (o.net != LAUNCH_NET_GATE || named)) {
-		/* never silently run without what was asked for */
-		fprintf(stderr, "aisb: --learn needs a gate of the session's "
-		    "own: %s; nothing was started\n", o.net !=
-		    LAUNCH_NET_GATE ? "--net none and --net direct have no "
-		    "gate to learn through (use --net gate)" : "a shared "
-		    "gate (--gate) enforces its policy for every session, and "
-		    "learning would open it for all of them (drop --gate)");
-		rc = EXIT_CONFIG;
-	} else if (!preview && o.record && named && o.net == LAUNCH_NET_GATE) {
+	if (!preview && o.record && named && o.net == LAUNCH_NET_GATE) {
 		/* never silently run without what was asked for */
 		fprintf(stderr, "aisb: --record (%s: %s) with --gate %s: a "
 		    "shared gate's traffic is not one session's, and it does "
