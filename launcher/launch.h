@@ -24,12 +24,8 @@ int	launch_derive_npm(FILE *, char *registry, size_t reglen);
  */
 int	launch_derive_pip(FILE *, char **vals);
 int	launch_cmd_run(int argc, char **argv);
-/*
- * --learn (suggest.c): aisb policy suggest ID|LOG, and the summary a
- * learning session ends with, from its audit log.
- */
+/* aisb policy suggest ID|LOG (suggest.c; suggest.h) */
 int	launch_cmd_suggest(int argc, char **argv);
-void	launch_learn_summary(const char *auditpath, const char *id, FILE *);
 /*
  * A session's folder from its id or a unique prefix (manage.c): 0, or an
  * exit status after one line on stderr.

@@ -34,6 +34,7 @@
 #include "seccomp.h"
 #include "session.h"
 #include "spec.h"
+#include "suggest.h"
 #include "tools.h"
 
 

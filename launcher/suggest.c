@@ -43,6 +43,7 @@
 #include "file.h"
 #include "launch.h"
 #include "policy.h"
+#include "suggest.h"
 
 #define LEARN_MAX_DEST		4096	/* host:port pairs kept from one log */
 #define LEARN_HASH		8192	/* slots: a power of two > MAX_DEST */
@@ -157,7 +158,7 @@ learn_line(void *arg, const char *line, size_t len)
 }
 
 static struct learnlog *
-learnlog_read(const char *path)
+learnlog_new(void)
 {
 	struct learnlog	*l;
 	size_t		 i;
@@ -165,11 +166,22 @@ learnlog_read(const char *path)
 	if ((l = calloc(1, sizeof(*l))) == NULL ||
 	    (l->d = calloc(LEARN_MAX_DEST, sizeof(*l->d))) == NULL) {
 		free(l);
-		fprintf(stderr, "aisb: out of memory\n");
 		return NULL;
 	}
 	for (i = 0; i < LEARN_HASH; i++)
 		l->slot[i] = -1;
+	return l;
+}
+
+static struct learnlog *
+learnlog_read(const char *path)
+{
+	struct learnlog	*l;
+
+	if ((l = learnlog_new()) == NULL) {
+		fprintf(stderr, "aisb: out of memory\n");
+		return NULL;
+	}
 	if (launch_audit_each(path, learn_line, l, &l->truncated) == -1) {
 		fprintf(stderr, "aisb: %s: %s\n", path, strerror(errno));
 		free(l->d);
@@ -710,27 +722,115 @@ load_base(const char *path)
 	return p;
 }
 
+/*
+ * The suggestion for the destinations of l, on out: a whole policy, or
+ * with base a diff against its canonical form (basepath names it).  0;
+ * -1 when out of memory; -2 when the suggestion did not load (a bug:
+ * nothing is printed then).
+ */
+static int
+suggest_print(struct learnlog *l, const char *id, const struct policy *base,
+    const char *basepath, unsigned flags, FILE *out)
+{
+	struct dest	**v = NULL;
+	struct rule	*r = NULL;
+	char		*rules = NULL, *full = NULL;
+	size_t		 i, flen = 0;
+	ssize_t		 nr;
+	int		 rc = -1;
+	FILE		*f;
+
+	if ((v = calloc(l->n + 1, sizeof(*v))) == NULL)
+		goto out;
+	for (i = 0; i < l->n; i++)
+		v[i] = &l->d[i];
+	qsort(v, l->n, sizeof(*v), cmp_dest);
+	choose(v, l->n, (flags & LAUNCH_SUGGEST_ALLOW_IP) != 0, base);
+	if ((nr = make_rules(v, l->n, (flags & LAUNCH_SUGGEST_GROUP) != 0,
+	    &r)) == -1 || (rules = rules_text(r, (size_t)nr, v, l->n)) == NULL)
+		goto out;
+	if ((f = open_memstream(&full, &flen)) == NULL)
+		goto out;
+	if (base != NULL && nr == 0)
+		fprintf(f, "# nothing to add: %s allows what session %s used\n",
+		    basepath, id);
+	else if (base != NULL) {
+		if ((rc = print_diff(f, basepath, base, rules, id)) != 0) {
+			fclose(f);
+			goto out;
+		}
+		rc = -1;
+	} else {
+		fprintf(f, "# aisb policy suggest: what session %s used, as a "
+		    "policy; review it (docs/policy.md, \"Writing a "
+		    "policy\")\n", id);
+		fprintf(f, "version: %d\n", POLICY_SCHEMA_VERSION);
+		if (nr == 0)
+			fprintf(f, "allow: []\n");
+		else
+			fprintf(f, "allow:\n%s", rules);
+	}
+	not_proposed(f, v, l->n);
+	if (fclose(f) == EOF)
+		goto out;
+	if (base == NULL && loads("the suggestion", full) == -1) {
+		rc = -2;
+		goto out;
+	}
+	fputs(full, out);
+	rc = 0;
+out:
+	free(full);
+	free(rules);
+	free(r);
+	free(v);
+	return rc;
+}
+
+int
+launch_suggest_buffer(const char *buf, size_t len, const struct policy *base,
+    unsigned flags, FILE *out)
+{
+	struct learnlog	*l;
+	const char	*nl;
+	size_t		 n;
+	int		 rc;
+
+	if ((l = learnlog_new()) == NULL)
+		return -1;
+	while (len > 0) {
+		nl = memchr(buf, '\n', len);
+		n = nl != NULL ? (size_t)(nl - buf) : len;
+		if (nl != NULL && n < LAUNCH_DENY_LINE)	/* as the file reader */
+			learn_line(l, buf, n);
+		buf += n + (nl != NULL);
+		len -= n + (nl != NULL);
+	}
+	rc = suggest_print(l, "(buffer)", base, "(base)", flags, out);
+	learnlog_free(l);
+	return rc;
+}
+
 int
 launch_cmd_suggest(int argc, char **argv)
 {
 	struct cli_args		 a;
 	struct learnlog		*l = NULL;
 	struct policy		*base = NULL;
-	struct dest		**v = NULL;
-	struct rule		*r = NULL;
-	char			 dir[PATH_MAX], log[PATH_MAX], *rules = NULL;
-	char			*full = NULL;
+	char			 dir[PATH_MAX], log[PATH_MAX];
 	const char		*want, *basepath, *id;
-	size_t			 i, flen = 0;
-	ssize_t			 nr;
+	unsigned		 flags = 0;
 	int			 rc;
-	FILE			*f;
 
 	if ((rc = launch_cli_parse("policy suggest", argc - 2, argv + 2,
 	    &a)) != 0)
 		return rc == 1 ? 0 : EXIT_CONFIG;
 	want = a.pos[0];
 	basepath = launch_cli_get(&a, "--base");
+	if (launch_cli_get(&a, "--allow-ip") != NULL)
+		flags |= LAUNCH_SUGGEST_ALLOW_IP;
+	if (launch_cli_get(&a, "--group") != NULL)
+		flags |= LAUNCH_SUGGEST_GROUP;
 	/* a path (with a '/'): the audit log of a standalone aisb-gate --learn */
 	if (strchr(want, '/') != NULL) {
 		if (snprintf(log, sizeof(log), "%s", want) >= (int)sizeof(log))
@@ -762,57 +862,21 @@ launch_cmd_suggest(int argc, char **argv)
 		fprintf(stderr, "aisb: %s: only the first %lu MiB and %d "
 		    "destinations were read; the suggestion may be short\n",
 		    log, LAUNCH_DENY_READ_MAX >> 20, LEARN_MAX_DEST);
-	if ((v = calloc(l->n + 1, sizeof(*v))) == NULL)
-		goto oom;
-	for (i = 0; i < l->n; i++)
-		v[i] = &l->d[i];
-	qsort(v, l->n, sizeof(*v), cmp_dest);
-	choose(v, l->n, launch_cli_get(&a, "--allow-ip") != NULL, base);
-	if ((nr = make_rules(v, l->n, launch_cli_get(&a, "--group") != NULL,
-	    &r)) == -1 || (rules = rules_text(r, (size_t)nr, v, l->n)) == NULL)
-		goto oom;
-
-	if (base != NULL) {
-		if (nr == 0) {
-			printf("# nothing to add: %s allows what session %s "
-			    "used\n", basepath, id);
-			not_proposed(stdout, v, l->n);
-		} else if (print_diff(stdout, basepath, base, rules, id) == -1)
-			goto out;
-		else
-			not_proposed(stdout, v, l->n);
-	} else {
-		if ((f = open_memstream(&full, &flen)) == NULL)
-			goto oom;
-		fprintf(f, "# aisb policy suggest: what session %s used, as a "
-		    "policy; review it (docs/policy.md, \"Writing a "
-		    "policy\")\n", id);
-		fprintf(f, "version: %d\n", POLICY_SCHEMA_VERSION);
-		if (nr == 0)
-			fprintf(f, "allow: []\n");
-		else
-			fprintf(f, "allow:\n%s", rules);
-		not_proposed(f, v, l->n);
-		if (fclose(f) == EOF)
-			goto oom;
-		if (loads("the suggestion", full) == -1)
-			goto out;
-		fputs(full, stdout);
+	switch (suggest_print(l, id, base, basepath, flags, stdout)) {
+	case 0:
+		rc = 0;
+		break;
+	case -1:
+		fprintf(stderr, "aisb: out of memory\n");
+		break;
+	default:
+		break;			/* loads() said why */
 	}
-	rc = 0;
 	if (fflush(stdout) == EOF) {
 		perror("aisb: stdout");
 		rc = 1;
 	}
-	goto out;
-oom:
-	fprintf(stderr, "aisb: out of memory\n");
-	rc = 1;
 out:
-	free(full);
-	free(rules);
-	free(r);
-	free(v);
 	learnlog_free(l);
 	policy_free(base);
 	return rc;
