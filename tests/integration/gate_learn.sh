@@ -51,8 +51,9 @@ rc=0; "$gate_bin" -n --learn -f "$tmp/policy.yaml" 2>"$tmp/n.err" || rc=$?
 check "-n --learn" "$rc" 0
 grep -q "LEARNING MODE" "$tmp/n.err" && ok || bad "-n: $(cat "$tmp/n.err")"
 
-start_gate learn "$tmp/policy.yaml" --learn
+start_gate learn "$tmp/policy.yaml" --learn --control "$tmp/ctl.sock"
 A=$tmp/audit.learn.log
+check "status says learn" "$(control "$tmp/ctl.sock" status learn)" True
 grep -q "LEARNING MODE.*NOTHING IS BLOCKED BY THE POLICY" \
     "$tmp/gate.learn.err" && ok || bad "no loud line at start"
 
@@ -156,7 +157,8 @@ check "patched base still denies blocked.test" "$rc" 1
 	echo "dns:"
 	echo "  servers: [\"127.0.0.1:$dns_port\"]"
 } >"$tmp/next.yaml"
-start_gate next "$tmp/next.yaml"
+start_gate next "$tmp/next.yaml" --control "$tmp/ctl2.sock"
+check "status: not learning" "$(control "$tmp/ctl2.sock" status learn)" False
 check "next: new.test" "$(proxy_get -p "http://new.test:$up/")" "200 200"
 check "next: new.test other port" "$(proxy_get -p "http://new.test:$up2/")" \
     "200 200"
