@@ -69,8 +69,8 @@ struct dest {
 };
 
 struct learnlog {
-	struct dest	*d;
-	size_t		 n;
+	struct dest	*d;			/* grown by doubling */
+	size_t		 n, cap;
 	int32_t		 slot[LEARN_HASH];	/* index into d, -1: free */
 	unsigned long	 more;			/* lines of destinations past d */
 	unsigned long	 learn_lines, decision_lines;
@@ -101,6 +101,15 @@ dest_get(struct learnlog *l, const char *host, unsigned port)
 	}
 	if (l->n == LEARN_MAX_DEST)
 		return NULL;
+	if (l->n == l->cap) {
+		size_t	 ncap = l->cap * 2;
+		void	*nd;
+
+		if ((nd = reallocarray(l->d, ncap, sizeof(*l->d))) == NULL)
+			return NULL;
+		l->d = nd;
+		l->cap = ncap;
+	}
 	e = &l->d[l->n];
 	memset(e, 0, sizeof(*e));
 	snprintf(e->host, sizeof(e->host), "%s", host);
@@ -164,7 +173,7 @@ learnlog_new(void)
 	size_t		 i;
 
 	if ((l = calloc(1, sizeof(*l))) == NULL ||
-	    (l->d = calloc(LEARN_MAX_DEST, sizeof(*l->d))) == NULL) {
+	    (l->d = calloc(l->cap = 64, sizeof(*l->d))) == NULL) {
 		free(l);
 		return NULL;
 	}
@@ -375,7 +384,8 @@ dest_comment(FILE *f, const char *indent, const struct dest *e)
 	fprintf(f, ": %lu connection(s), %s up, %s down", e->decisions, up,
 	    down);
 	if (e->would[0] != '\0') {
-		fprintf(f, "; the session's policy: %s", e->would);
+		fputs("; the session's policy: ", f);
+		put_clean(f, e->would);
 		if (strcmp(e->would, "deny") == 0) {
 			fputs(" (", f);
 			put_clean(f, e->would_reason);
@@ -753,7 +763,7 @@ suggest_print(struct learnlog *l, const char *id, const struct policy *base,
 		goto out;
 	if (base != NULL && nr == 0)
 		fprintf(f, "# nothing to add: %s allows what session %s used\n",
-		    basepath, id);
+		    basepath, id);	/* from argv: the caller's own words */
 	else if (base != NULL) {
 		if ((rc = print_diff(f, basepath, base, rules, id)) != 0) {
 			fclose(f);
@@ -761,9 +771,10 @@ suggest_print(struct learnlog *l, const char *id, const struct policy *base,
 		}
 		rc = -1;
 	} else {
-		fprintf(f, "# aisb policy suggest: what session %s used, as a "
-		    "policy; review it (docs/policy.md, \"Writing a "
-		    "policy\")\n", id);
+		fputs("# aisb policy suggest: what session ", f);
+		put_clean(f, id);
+		fputs(" used, as a policy; review it (docs/policy.md, "
+		    "\"Writing a policy\")\n", f);
 		fprintf(f, "version: %d\n", POLICY_SCHEMA_VERSION);
 		if (nr == 0)
 			fprintf(f, "allow: []\n");
