@@ -402,6 +402,13 @@ gate_audit_write(struct gate_audit *a, const struct gate_audit_rec *r,
 	add_str(&l, "answer", r->answer);
 	if (r->refused != 0)
 		buf_printf(&l, ",\"refused\":%" PRIu64, r->refused);
+	/* --learn: what the policy would have said; tokens, no escaping */
+	if (r->learn)
+		buf_printf(&l, ",\"learn\":true");
+	if (r->would != NULL)
+		buf_printf(&l, ",\"would\":\"%s\",\"would_reason\":\"%s\"",
+		    strcmp(r->would, "allowed") == 0 ? "allow" : "deny",
+		    r->would);
 	add_ms(&l, "dns_ms", r->dns_ms);
 	add_ms(&l, "connect_ms", r->connect_ms);
 	if (strcmp(r->event, "close") == 0)

@@ -154,6 +154,8 @@ struct gate_conn {
 	struct relay_dir	 dir[2];	/* [0] up: fd[0] -> fd[1], [1] down */
 	struct conn_rec		*rec;		/* --record: its stream; NULL: off */
 	struct conn_dns		*dns;		/* AISB-DNS stream; NULL: not one */
+	const char		*would;		/* --learn: the policy's reason
+						   token (static); NULL: none */
 };
 
 /* conn.c */

@@ -297,6 +297,8 @@ conn_audit(struct gate_conn *c, const char *event, const char *decision,
 	r.transparent = c->transparent;
 	r.tool = v.tool[0] ? v.tool : NULL;
 	r.dialled = v.dialled[0] ? v.dialled : NULL;
+	r.learn = c->g->cfg.learn;
+	r.would = c->would;
 	if (strcmp(event, "decision") == 0)
 		gate_metrics_decision(c->g, decision, reason);
 	gate_audit_write(c->g->audit, &r, &c->g->num->ctr.audit_errors);

@@ -71,6 +71,9 @@ ctl_status(struct gate *g, struct evbuffer *out)
 	    (long long)(now.tv_sec - g->started.tv_sec), addr,
 	    g->draining ? "true" : "false", file, policy_sha256(g->policy),
 	    gate_dns_cache_size(g->dns));
+	/* --learn: the policy is not enforced (docs/gate.md) */
+	evbuffer_add_printf(out, "\"learn\":%s,", g->cfg.learn ? "true" :
+	    "false");
 #define C(name)	evbuffer_add_printf(out, "\"" #name "\":%llu,", \
 	    (unsigned long long)k->name)
 	evbuffer_add_printf(out, "\"counters\":{");

@@ -131,6 +131,20 @@ deny_decision(struct gate_conn *c, const struct policy_decision *d)
 	    policy_reason_str(d->reason), NULL);
 }
 
+/*
+ * --learn: the policy's decision on the name and port is kept for the
+ * audit lines ("would") and the connection goes on as if allowed, with
+ * the rule that decided (a deny rule too) as its rule.  Nothing after this
+ * changes: every address is still classified, and the denied ranges and
+ * the gate's own address are refused as ever.
+ */
+static void
+learn(struct gate_conn *c, struct policy_decision *d)
+{
+	c->would = reason_token(d->reason);
+	d->verdict = POLICY_ALLOW;
+}
+
 static void
 sockaddr_of(const struct policy_addr *a, uint16_t port,
     struct sockaddr_storage *ss, socklen_t *len)
@@ -490,6 +504,8 @@ conn_decide(struct gate_conn *c)
 		    c->d->tgt.host, c->d->tgt.port);
 
 	policy_decide(c->d->pol, &c->d->tgt, &d);
+	if (g->cfg.learn)
+		learn(c, &d);
 	if (d.verdict != POLICY_ALLOW) {
 		deny_decision(c, &d);
 		return;

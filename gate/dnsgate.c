@@ -160,6 +160,7 @@ dns_audit(struct gate_conn *c, const struct dnsmsg_query *q,
 	    NULL;
 	r.answer = answer;
 	r.refused = refused;
+	r.learn = c->g->cfg.learn;
 	gate_audit_write(c->g->audit, &r, &c->g->num->ctr.audit_errors);
 }
 
@@ -219,9 +220,14 @@ dns_query(struct gate_conn *c, const uint8_t *m, size_t len,
 		g->num->ctr.dns_q_error++;
 	} else {
 		pol = g->users != NULL ? c->d->pol : g->policy;
+		/*
+		 * --learn: every valid name gets its address, so that a tool
+		 * that resolves first is caught connecting and learnt
+		 */
 		if (!q.ldh || policy_normalize_name(q.name, q.namelen, norm,
 		    &nlen, err, sizeof(err)) == -1 ||
-		    !policy_name_allowed_any(pol, norm, nlen, &d)) {
+		    (!policy_name_allowed_any(pol, norm, nlen, &d) &&
+		    !g->cfg.learn)) {
 			rcode = DNSMSG_R_NXDOMAIN;
 			answer = "NXDOMAIN";
 			g->num->ctr.dns_q_nxdomain++;

@@ -171,6 +171,8 @@ struct gate_config {
 	const char		*metrics_listen; /* --metrics; NULL: none */
 	unsigned		 dns_rate;	/* --dns-rate: AISB-DNS queries/s */
 	unsigned		 dns_burst;	/* --dns-burst */
+	int			 learn;		/* --learn: names and ports are not
+						   refused; address checks stay */
 };
 
 struct gate_client;		/* per client address, for the per-client limit */
@@ -304,6 +306,9 @@ struct gate_audit_rec {
 	int		 transparent;	/* "transparent":true */
 	const char	*tool;		/* the relay's X-Aisb-Tool; NULL: none */
 	const char	*dialled;	/* its X-Aisb-Dialled; NULL: none */
+	int		 learn;		/* --learn: "learn":true */
+	const char	*would;		/* --learn: the reason token the policy
+					   would have decided with; NULL: none */
 };
 
 struct gate_audit	*gate_audit_open(const char *path);

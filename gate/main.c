@@ -45,7 +45,7 @@ usage(void)
 "	[--record file [--record-max bytes[K|M|G]]]\n"
 "	[--no-splice] [--max-pipes n] [--workers n]\n"
 "	[--audit-failure deny|allow] [--metrics address:port]\n"
-"	[--users file]\n"
+"	[--users file] [--learn]\n"
 "	[--dns-rate n] [--dns-burst n]\n");
 	exit(EXIT_USAGE);
 }
@@ -181,6 +181,7 @@ enum {
 	OPT_USERS,
 	OPT_DNS_RATE,
 	OPT_DNS_BURST,
+	OPT_LEARN,
 };
 
 static const struct option longopts[] = {
@@ -210,6 +211,7 @@ static const struct option longopts[] = {
 	{ "users",		required_argument, NULL, OPT_USERS },
 	{ "dns-rate",		required_argument, NULL, OPT_DNS_RATE },
 	{ "dns-burst",		required_argument, NULL, OPT_DNS_BURST },
+	{ "learn",		no_argument,	   NULL, OPT_LEARN },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ NULL,			0,		   NULL, 0 },
 };
@@ -349,6 +351,9 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 		case OPT_USERS:
 			cfg->users_path = optarg;
 			break;
+		case OPT_LEARN:
+			cfg->learn = 1;
+			break;
 		default:
 			usage();
 		}
@@ -440,6 +445,12 @@ main(int argc, char **argv)
 		fprintf(stderr, "aisb-gate: --audit - needs -d\n");
 		return EXIT_CONFIG;
 	}
+	if (cfg->learn)
+		log_warnx("LEARNING MODE (--learn): NOTHING IS BLOCKED BY THE "
+		    "POLICY: every name and port is allowed; only the denied "
+		    "address ranges and the gate's own address are refused. "
+		    "Each audit line says what the policy would have decided "
+		    "(\"would\")");
 	if (cfg->check_only) {
 		if (g->users != NULL)
 			fprintf(stderr, "aisb-gate: configuration OK (policy "

@@ -75,6 +75,18 @@ static const struct cli_opt derive_opts[] = {
 	{ .flag = NULL }
 };
 
+static const struct cli_opt suggest_opts[] = {
+	{ "--base", CLI_VALUE, "POLICY", "none",
+	    "leave out what POLICY allows; print the rest as a diff against "
+	    "aisb policy print POLICY" },
+	{ "--group", CLI_SWITCH, NULL, NULL,
+	    "one \"*.domain\" rule for two or more names below the same "
+	    "registrable domain" },
+	{ "--allow-ip", CLI_SWITCH, NULL, NULL,
+	    "propose IP literals the session dialled (never a denied range)" },
+	{ .flag = NULL }
+};
+
 static const struct cli_opt help_opts[] = {
 	{ "--commands", CLI_SWITCH, NULL, NULL,
 	    "list the commands, one a line (for completion)" },
@@ -143,6 +155,12 @@ static const struct cli_cmd cmds[] = {
 	    "(--workspace DIR)\n"
 	    "The last line, a YAML comment, is the session command that "
 	    "uses it." },
+	{ "policy suggest", "ID|LOG", "Print a policy allowing what a session "
+	    "used (a learning session: aisb --learn)", suggest_opts, 1, 1, 0,
+	    "ID: a session id or a unique prefix of one; LOG: an audit log "
+	    "path (with a '/'), such as a standalone aisb-gate --learn's.  "
+	    "What is printed loads as a policy; names refused by address "
+	    "(denied ranges, the gate) are never proposed." },
 	{ "agents", "[NAME]", "List the agent recipes, or show one: each "
 	    "field and where it was written", no_opts, 0, 1, 0,
 	    "Recipes: contrib/agents.yaml as shipped, changed field by field "

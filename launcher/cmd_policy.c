@@ -94,6 +94,8 @@ launch_cmd_policy(int argc, char **argv)
 		return rc == 1 ? 0 : EXIT_CONFIG;
 	if (strcmp(argv[1], "derive") == 0)
 		return launch_cmd_derive(argc, argv);
+	if (strcmp(argv[1], "suggest") == 0)
+		return launch_cmd_suggest(argc, argv);
 	snprintf(name, sizeof(name), "policy %s", argv[1]);
 	if ((rc = launch_cli_parse(name, argc - 2, argv + 2, &a)) != 0)
 		return rc == 1 ? 0 : EXIT_CONFIG;

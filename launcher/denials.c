@@ -94,23 +94,18 @@ json_string(const char **p, const char *end, char *out, size_t outlen)
 	return 0;
 }
 
-struct fields {
-	char		 event[16], decision[16], host[POLICY_MAX_NAME + 1];
-	char		 reason[32], detail[160], rule[256], fix[POLICY_FIX_MAX];
-	unsigned	 port;
-};
-
 /* Where the value of key goes, or out NULL when it is not wanted. */
 static void
-field_of(struct fields *f, const char *key, char **out, size_t *outlen)
+field_of(struct launch_audit_line *f, const char *key, char **out,
+    size_t *outlen)
 {
 	const struct {
 		const char	*key;
 		size_t		 off, len;
 	} map[] = {
-#define F(k)	{ #k, offsetof(struct fields, k), sizeof(f->k) }
+#define F(k)	{ #k, offsetof(struct launch_audit_line, k), sizeof(f->k) }
 		F(event), F(decision), F(host), F(reason), F(detail), F(rule),
-		F(fix),
+		F(fix), F(would), F(would_reason),
 #undef F
 	};
 	size_t	 i;
@@ -125,8 +120,8 @@ field_of(struct fields *f, const char *key, char **out, size_t *outlen)
 }
 
 /* The fields of one flat JSON object; -1 when it is not one. */
-static int
-parse_line(const char *s, size_t len, struct fields *f)
+int
+launch_audit_parse(const char *s, size_t len, struct launch_audit_line *f)
 {
 	const char	*p = s, *end = s + len;
 	char		 key[16];
@@ -162,7 +157,20 @@ parse_line(const char *s, size_t len, struct fields *f)
 			while (p < end && *p >= '0' && *p <= '9' && v <= 65535)
 				v = v * 10 + (unsigned long)(*p++ - '0');
 			f->port = v <= 65535 ? (unsigned)v : 0;
-		}
+		} else if (strcmp(key, "bytes_up") == 0 ||
+		    strcmp(key, "bytes_down") == 0) {
+			uint64_t	 v = 0;
+
+			/* at most 19 digits: no overflow */
+			while (p < end && *p >= '0' && *p <= '9' &&
+			    v < UINT64_C(1000000000000000000))
+				v = v * 10 + (uint64_t)(*p++ - '0');
+			if (key[6] == 'u')
+				f->bytes_up = v;
+			else
+				f->bytes_down = v;
+		} else if (strcmp(key, "learn") == 0)
+			f->learn = end - p >= 4 && memcmp(p, "true", 4) == 0;
 		while (p < end && *p != ',' && *p != '}')
 			p++;
 	}
@@ -171,11 +179,11 @@ parse_line(const char *s, size_t len, struct fields *f)
 void
 launch_denials_add(struct launch_denials *d, const char *line, size_t len)
 {
-	struct fields		 f;
-	struct launch_denial	*e;
-	size_t			 i;
+	struct launch_audit_line	 f;
+	struct launch_denial		*e;
+	size_t				 i;
 
-	if (parse_line(line, len, &f) == -1 ||
+	if (launch_audit_parse(line, len, &f) == -1 ||
 	    strcmp(f.event, "decision") != 0)
 		return;
 	if (strcmp(f.decision, "allow") == 0) {
@@ -209,8 +217,21 @@ launch_denials_add(struct launch_denials *d, const char *line, size_t len)
 	e->count = 1;
 }
 
+static void
+denials_line(void *arg, const char *line, size_t len)
+{
+	launch_denials_add(arg, line, len);
+}
+
 int
 launch_denials_read(struct launch_denials *d, const char *path)
+{
+	return launch_audit_each(path, denials_line, d, &d->truncated);
+}
+
+int
+launch_audit_each(const char *path, launch_audit_fn fn, void *arg,
+    int *truncated)
 {
 	char		*buf;
 	size_t		 have = 0, total = 0, i, start;
@@ -225,7 +246,7 @@ launch_denials_read(struct launch_denials *d, const char *path)
 	}
 	for (;;) {
 		if (total >= LAUNCH_DENY_READ_MAX) {
-			d->truncated = 1;
+			*truncated = 1;
 			break;
 		}
 		n = read(fd, buf + have, LAUNCH_DENY_LINE - have);
@@ -239,7 +260,7 @@ launch_denials_read(struct launch_denials *d, const char *path)
 			if (buf[i] != '\n')
 				continue;
 			if (!skipping)
-				launch_denials_add(d, buf + start, i - start);
+				fn(arg, buf + start, i - start);
 			skipping = 0;
 			start = i + 1;
 		}

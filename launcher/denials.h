@@ -6,6 +6,7 @@
 #ifndef AISB_DENIALS_H
 #define AISB_DENIALS_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "policy.h"
@@ -31,6 +32,32 @@ struct launch_denials {
 	unsigned long		 allowed, denied, failed;	/* decision lines */
 	int			 truncated;	/* the log was larger than read */
 };
+
+/*
+ * The fields of one audit line the launcher reads: strings cut to their
+ * buffers, "" and 0 when absent.
+ */
+struct launch_audit_line {
+	char		 event[16], decision[16], host[POLICY_MAX_NAME + 1];
+	char		 reason[32], detail[160], rule[256], fix[POLICY_FIX_MAX];
+	unsigned	 port;
+	/* close lines; --learn lines (suggest.c) */
+	uint64_t	 bytes_up, bytes_down;
+	int		 learn;
+	char		 would[8], would_reason[32];
+};
+
+/* One flat JSON object of len bytes (no NUL needed) into f: 0, or -1. */
+int	 launch_audit_parse(const char *line, size_t len,
+	    struct launch_audit_line *f);
+/*
+ * Each line of the audit log at path to fn, lines over LAUNCH_DENY_LINE
+ * skipped, at most LAUNCH_DENY_READ_MAX bytes (*truncated set when there
+ * was more).  0, or -1 when it cannot be opened (errno).
+ */
+typedef void	(*launch_audit_fn)(void *arg, const char *line, size_t len);
+int	 launch_audit_each(const char *path, launch_audit_fn fn, void *arg,
+	    int *truncated);
 
 void	 launch_denials_init(struct launch_denials *);
 /* One audit line (JSON, len bytes, no NUL needed); others are ignored. */

@@ -16,6 +16,8 @@ launcher_libaisblauncher_a_SOURCES = launcher/cmd_policy.c launcher/derive.c \
 	launcher/agent.c launcher/agent.h \
 	launcher/tools.c launcher/tools.h launcher/spec.c launcher/spec.h \
 	launcher/record.c launcher/record.h
+# --learn: aisb policy suggest, the learning session's summary
+launcher_libaisblauncher_a_SOURCES += launcher/suggest.c launcher/suggest.h
 launcher_libaisblauncher_a_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DAISB_POLICYDIR='"$(pkgdatadir)/policies"' \
 	-DAISB_SECCOMP_PROFILE='"$(pkgdatadir)/seccomp.json"' \

@@ -146,6 +146,14 @@ static const struct actdesc acts[] = {
 	    "print the Containerfile of the session's image" },
 	{ "--help", offsetof(struct launch_opts, help),
 	    "print this help and exit" },
+	/*
+	 * A flag only, never a config key or AISB_* variable: learning
+	 * lets the command reach any name, so each session asks for it.
+	 */
+	{ "--learn", offsetof(struct launch_opts, learn),
+	    "learning mode: allow every name and port (not the denied "
+	    "address ranges), record what the policy would have denied; "
+	    "then aisb policy suggest ID" },
 };
 
 static const char *const subcommands[] = {

@@ -99,6 +99,7 @@ struct launch_opts {
 	const char	*subcommand;		/* "run" unless argv[1] named another */
 	int		 dry_run, print_config, print_policy, print_plan;
 	int		 print_containerfile, help;
+	int		 learn;			/* --learn: a flag only (run.c) */
 	char		**cmd;			/* points into argv, NULL-terminated */
 	int		 ncmd;
 

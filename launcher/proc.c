@@ -570,9 +570,19 @@ launch_gate_spawn_record(struct launch_gate *g, const char *policy,
     const char *control, const char *capture, uint64_t capture_max,
     char *err, size_t errlen)
 {
+	return launch_gate_spawn_args(g, policy, tokenfile, auditfile,
+	    logfile, control, capture, capture_max, NULL, err, errlen);
+}
+
+int
+launch_gate_spawn_args(struct launch_gate *g, const char *policy,
+    const char *tokenfile, const char *auditfile, const char *logfile,
+    const char *control, const char *capture, uint64_t capture_max,
+    const char *const *extra, char *err, size_t errlen)
+{
 	char		 bin[PATH_MAX], user[64], maxarg[24];
-	char		*argv[28];
-	int		 p[2], fds[3], logfd, argc = 0;
+	char		*argv[28 + LAUNCH_GATE_EXTRA];
+	int		 p[2], fds[3], logfd, argc = 0, k;
 
 	memset(g, 0, sizeof(*g));
 	g->pid = -1;
@@ -626,6 +636,9 @@ launch_gate_spawn_record(struct launch_gate *g, const char *policy,
 		argv[argc++] = (char *)"--record-max";
 		argv[argc++] = maxarg;
 	}
+	for (k = 0; extra != NULL && extra[k] != NULL &&
+	    k < LAUNCH_GATE_EXTRA; k++)
+		argv[argc++] = (char *)extra[k];
 	argv[argc] = NULL;
 
 	fds[0] = -1;

@@ -99,6 +99,16 @@ int	 launch_gate_spawn_record(struct launch_gate *, const char *policy,
 	    const char *tokenfile, const char *auditfile, const char *logfile,
 	    const char *control, const char *capture, uint64_t capture_max,
 	    char *err, size_t errlen);
+/*
+ * The same with more aisb-gate flags after the others: extra is a
+ * NULL-terminated list of at most LAUNCH_GATE_EXTRA words (no secret:
+ * argv is visible), or NULL.  --learn passes "--learn" (run.c).
+ */
+#define LAUNCH_GATE_EXTRA	8
+int	 launch_gate_spawn_args(struct launch_gate *, const char *policy,
+	    const char *tokenfile, const char *auditfile, const char *logfile,
+	    const char *control, const char *capture, uint64_t capture_max,
+	    const char *const *extra, char *err, size_t errlen);
 int	 launch_gate_ready(struct launch_gate *, char *err, size_t errlen);
 void	 launch_gate_stop(struct launch_gate *);
 

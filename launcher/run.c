@@ -34,6 +34,7 @@
 #include "seccomp.h"
 #include "session.h"
 #include "spec.h"
+#include "suggest.h"
 #include "tools.h"
 
 
@@ -590,6 +591,9 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
 		    (unsigned)ids->owner_uid, (unsigned)ids->owner_gid,
 		    (unsigned)ids->uid_base, (unsigned)(ids->uid_base +
 		    ids->count - 1));
+	if (o->learn)
+		fprintf(f, "\nlearn yes (learning mode: nothing was blocked by "
+		    "the policy)");
 	fprintf(f, "\nimage %s\nbase %s\nhost_cas %zu",
 	    ri->tag[0] != '\0' ? ri->tag : "-",
 	    ri->base[0] != '\0' ? ri->base : "-", ri->host_cas);
@@ -838,11 +842,13 @@ run_session(const struct launch_opts *o, struct policy *p,
 		 * only once it has been: a gate that does not come up
 		 * ends the session before any container.
 		 */
+		static const char *const learn[] = { "--learn", NULL };
+
 		if (launch_token_file(&s, token, sizeof(token), err,
 		    sizeof(err)) == -1 ||
-		    launch_gate_spawn_record(&gate, gpolicy, token, audit,
-		    glog, NULL, recording ? capture : NULL, o->record_max, err,
-		    sizeof(err)) == -1)
+		    launch_gate_spawn_args(&gate, gpolicy, token, audit,
+		    glog, NULL, recording ? capture : NULL, o->record_max,
+		    o->learn ? learn : NULL, err, sizeof(err)) == -1)
 			goto fail;
 		{
 			char pid[16], pidfile[PATH_MAX];
@@ -971,6 +977,13 @@ run_session(const struct launch_opts *o, struct policy *p,
 		w.umount = mounted ? wsmount : NULL;
 		if (launch_watch_start(&w, &watchfd, err, sizeof(err)) == -1)
 			goto fail;
+		/* said even with --quiet: the policy does not hold */
+		if (o->learn)
+			fprintf(stderr, "aisb: LEARNING MODE: NOTHING IS BLOCKED "
+			    "BY THE POLICY in session %s: every name and port "
+			    "is allowed (the denied address ranges still are "
+			    "not) and recorded for aisb policy suggest %s\n",
+			    s.id, s.id);
 		code = supervise(argv.s, &gate, podman, name, o->timeout);
 		ph1[PH_RUN] = mono_ms();
 	}
@@ -1001,6 +1014,8 @@ out:
 		say_recording(&s, o);
 	if (!o->quiet)
 		denial_summary(&s);
+	if (o->learn && gate.port != 0)
+		launch_learn_summary(audit, s.id, stderr);
 	if (o->keep || code != 0)
 		fprintf(stderr, "aisb: session %s: %s\n", s.id, s.dir);
 	launch_strv_free(&argv);
@@ -1044,6 +1059,17 @@ launch_cmd_run(int argc, char **argv)
 		return EXIT_CONFIG;
 	}
 	named = o.val[LO_GATE] != NULL && o.val[LO_GATE][0] != '\0';
+	if (o.learn && (o.net != LAUNCH_NET_GATE || named)) {
+		/* never silently run without what was asked for */
+		fprintf(stderr, "aisb: --learn needs a gate of the session's "
+		    "own: %s; nothing was started\n", o.net !=
+		    LAUNCH_NET_GATE ? "--net none and --net direct have no "
+		    "gate to learn through (use --net gate)" : "a shared "
+		    "gate (--gate) enforces its policy for every session, and "
+		    "learning would open it for all of them (drop --gate)");
+		launch_opts_free(&o);
+		return EXIT_CONFIG;
+	}
 	if (named && use_named_gate(&o) == -1) {
 		launch_opts_free(&o);
 		return EXIT_CONFIG;
@@ -1167,6 +1193,10 @@ launch_cmd_run(int argc, char **argv)
 				printf("%s\n", launch_env_redacted(o.env[i].text,
 				    err, sizeof(err)));
 			}
+			if (o.learn)
+				printf("# learn: the gate runs with --learn: "
+				    "NOTHING IS BLOCKED BY THE POLICY (the "
+				    "denied address ranges still are)\n");
 			if (o.record)
 				printf("# record: <session>/%s/%s, at most "
 				    "%llu bytes, and a manifest at the end "

@@ -108,3 +108,5 @@ endif
 # AISB-TRANSPARENT: a relay's captured stream, named by SNI or Host (tgate)
 GATE_TESTS += tests/integration/gate_transparent.sh
 EXTRA_DIST += tests/integration/gate_transparent.py
+# --learn: learning mode and aisb policy suggest over its log (learn)
+GATE_TESTS += tests/integration/gate_learn.sh

@@ -122,3 +122,9 @@ check-agents: all
 # setenv in the command's environment (AISB_E2E=1).
 TESTS += tests/e2e/agent.sh
 EXTRA_DIST += tests/e2e/agent.sh
+# --learn: aisb policy suggest over learning logs, --learn's refusals (learn)
+TESTS += tests/cli/learn_suggest.sh
+EXTRA_DIST += tests/cli/learn_suggest.sh
+# --learn end to end: a learning session, suggest, the suggestion used (learn)
+TESTS += tests/e2e/learn.sh
+EXTRA_DIST += tests/e2e/learn.sh

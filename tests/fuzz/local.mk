@@ -63,3 +63,18 @@ tests_fuzz_fuzz_dnsmsg_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_dnsmsg_LDADD = common/libaisbcommon.a
 fuzz fuzz-long: tests/fuzz/fuzz_dnsmsg
 endif
+# --learn: aisb policy suggest over any audit log (learn)
+if ENABLE_FUZZ
+noinst_PROGRAMS += tests/fuzz/fuzz_suggest
+tests_fuzz_fuzz_suggest_SOURCES = tests/fuzz/fuzz_suggest.c
+tests_fuzz_fuzz_suggest_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_fuzz_fuzz_suggest_CFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_suggest_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_suggest_LDADD = $(LAUNCHER_LIBS)
+fuzz fuzz-long: tests/fuzz/fuzz_suggest
+fuzz-suggest: tests/fuzz/fuzz_suggest
+	rm -rf tests/fuzz/suggest.work && mkdir -p tests/fuzz/suggest.work && \
+	cp $(top_srcdir)/tests/fuzz/corpus/suggest/* tests/fuzz/suggest.work/ && \
+	tests/fuzz/fuzz_suggest -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+	    -artifact_prefix=tests/fuzz/ tests/fuzz/suggest.work
+endif
