@@ -504,7 +504,7 @@ conn_decide(struct gate_conn *c)
 		    c->d->tgt.host, c->d->tgt.port);
 
 	policy_decide(c->d->pol, &c->d->tgt, &d);
-	if (g->cfg.learn)
+	if (c->g->cfg.learn)
 		learn(c, &d);
 	if (d.verdict != POLICY_ALLOW) {
 		deny_decision(c, &d);

@@ -133,6 +133,14 @@ check "refusals audited once a second" \
     "$(audit_count "$R" event=dns answer=REFUSED)" 1
 check "answered lines" "$(audit_count "$R" event=dns answer='198.*')" 3
 
+# --learn: every valid name gets its address (a tool that resolves first
+# is learnt when it connects); invalid names still NXDOMAIN
+start_gate learn "$tmp/policy.yaml" --token-file "$tmp/token" --learn
+out=$(dq sess-1:s3cret unlisted.test/A exact.test/A 'bad!name.test/A' | tr '\n' ' ')
+check "learning: unlisted names answered" "$out" \
+    "NOERROR $(synth unlisted.test)@30 NOERROR $(synth exact.test)@30 NXDOMAIN "
+expect_audit "$tmp/audit.learn.log" event=dns name=unlisted.test learn=True
+
 # Nothing ever reached the upstream DNS server
 if [ -s "$tmp/dns.log" ]; then
 	bad "the DNS server was asked: $(cat "$tmp/dns.log")"
