@@ -56,7 +56,7 @@ tests_integration_enforce_verify_CFLAGS = $(AM_CFLAGS) $(NFTNL_CFLAGS) -I$(top_s
 tests_integration_enforce_verify_LDADD = $(ENFORCE_LIBS)
 
 # libFuzzer harnesses of the plan parser, the DNS stub and the env file
-# (tests/fuzz/local.mk runs those in tests/fuzz/run.sh's list).
+# (make fuzz runs those: FUZZ_HARNESSES in tests/fuzz/local.mk).
 EXTRA_DIST += tests/fuzz/corpus/plan tests/fuzz/corpus/stub \
 	tests/fuzz/corpus/envfile
 if ENABLE_FUZZ

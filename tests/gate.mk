@@ -68,11 +68,10 @@ tests_fuzz_fuzz_gate_users_CFLAGS = $(GATE_CFLAGS)
 tests_fuzz_fuzz_gate_users_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_gate_users_LDADD = $(GATE_LIBS)
 # make fuzz and fuzz-long (tests/fuzz/local.mk) run it too
-fuzz fuzz-long: tests/fuzz/fuzz_gate_users
 endif
 
 # libFuzzer harness for the request parser (./configure --enable-fuzz CC=clang);
-# tests/fuzz/run.sh runs it when "gate_http" is in its list.
+# make fuzz runs it: "gate_http" is in FUZZ_HARNESSES (tests/fuzz/local.mk).
 if ENABLE_FUZZ
 noinst_PROGRAMS += tests/fuzz/fuzz_gate_http
 tests_fuzz_fuzz_gate_http_SOURCES = tests/fuzz/fuzz_gate_http.c

@@ -1,5 +1,9 @@
 # libFuzzer harnesses: ./configure --enable-fuzz CC=clang, then
 # `make fuzz` runs each for FUZZ_SECONDS and fails on a crash or a leak.
+# FUZZ_HARNESSES is the one list: `make fuzz`, `make fuzz-long` and CI
+# (tests/run.sh) run these; each has its seeds in tests/fuzz/corpus/NAME.
+FUZZ_HARNESSES = policy target plan gate_http gate_tls gate_ctl gate_conn \
+	gate_auth gate_users stub envfile denials record dnsmsg suggest
 EXTRA_DIST += tests/fuzz/corpus tests/fuzz/run.sh
 if ENABLE_FUZZ
 noinst_PROGRAMS += tests/fuzz/fuzz_policy tests/fuzz/fuzz_target
@@ -19,21 +23,20 @@ tests_fuzz_fuzz_denials_CFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_denials_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_denials_LDADD = $(LAUNCHER_LIBS)
 FUZZ_SECONDS ?= 60
-fuzz: tests/fuzz/fuzz_policy tests/fuzz/fuzz_target tests/fuzz/fuzz_plan \
-	    tests/fuzz/fuzz_gate_http tests/fuzz/fuzz_stub tests/fuzz/fuzz_envfile \
-	    tests/fuzz/fuzz_gate_tls tests/fuzz/fuzz_gate_ctl tests/fuzz/fuzz_gate_conn \
-	    tests/fuzz/fuzz_gate_auth tests/fuzz/fuzz_denials
-	$(SHELL) $(top_srcdir)/tests/fuzz/run.sh $(FUZZ_SECONDS) $(top_srcdir)/tests/fuzz/corpus tests/fuzz
 # Each harness for FUZZ_RUNS executions (10^7: tens of minutes on two
 # cores); prints the executions and the corpus each grew to.
 FUZZ_RUNS ?= 10000000
-fuzz-long: tests/fuzz/fuzz_policy tests/fuzz/fuzz_target tests/fuzz/fuzz_plan \
-	    tests/fuzz/fuzz_gate_http tests/fuzz/fuzz_stub tests/fuzz/fuzz_envfile \
-	    tests/fuzz/fuzz_gate_tls tests/fuzz/fuzz_gate_ctl tests/fuzz/fuzz_gate_conn \
-	    tests/fuzz/fuzz_gate_auth tests/fuzz/fuzz_denials
-	$(SHELL) $(top_srcdir)/tests/fuzz/run.sh runs:$(FUZZ_RUNS) $(top_srcdir)/tests/fuzz/corpus tests/fuzz
+# How many harnesses run at once (each is one process).
+FUZZ_JOBS ?= 2
+fuzz-build: $(FUZZ_HARNESSES:%=tests/fuzz/fuzz_%)
+fuzz: fuzz-build
+	FUZZ_JOBS=$(FUZZ_JOBS) $(SHELL) $(top_srcdir)/tests/fuzz/run.sh $(FUZZ_SECONDS) \
+	    $(top_srcdir)/tests/fuzz/corpus tests/fuzz $(FUZZ_HARNESSES)
+fuzz-long: fuzz-build
+	FUZZ_JOBS=$(FUZZ_JOBS) $(SHELL) $(top_srcdir)/tests/fuzz/run.sh runs:$(FUZZ_RUNS) \
+	    $(top_srcdir)/tests/fuzz/corpus tests/fuzz $(FUZZ_HARNESSES)
 else
-fuzz fuzz-long:
+fuzz fuzz-long fuzz-build:
 	@echo "fuzzing needs: ./configure --enable-fuzz CC=clang" >&2; exit 1
 endif
 # --record: the pcapng reader and the stream hashing on any capture
@@ -46,7 +49,6 @@ tests_fuzz_fuzz_record_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher \
 tests_fuzz_fuzz_record_CFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_record_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_record_LDADD = $(LAUNCHER_LIBS)
-fuzz fuzz-long: tests/fuzz/fuzz_record
 fuzz-record: tests/fuzz/fuzz_record
 	rm -rf tests/fuzz/record.work && mkdir -p tests/fuzz/record.work && \
 	cp $(top_srcdir)/tests/fuzz/corpus/record/* tests/fuzz/record.work/ && \
@@ -61,7 +63,6 @@ tests_fuzz_fuzz_dnsmsg_SOURCES = tests/fuzz/fuzz_dnsmsg.c
 tests_fuzz_fuzz_dnsmsg_CFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_dnsmsg_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_dnsmsg_LDADD = common/libaisbcommon.a
-fuzz fuzz-long: tests/fuzz/fuzz_dnsmsg
 endif
 # --learn: aisb policy suggest over any audit log (learn)
 if ENABLE_FUZZ
@@ -71,7 +72,6 @@ tests_fuzz_fuzz_suggest_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
 tests_fuzz_fuzz_suggest_CFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_suggest_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_suggest_LDADD = $(LAUNCHER_LIBS)
-fuzz fuzz-long: tests/fuzz/fuzz_suggest
 fuzz-suggest: tests/fuzz/fuzz_suggest
 	rm -rf tests/fuzz/suggest.work && mkdir -p tests/fuzz/suggest.work && \
 	cp $(top_srcdir)/tests/fuzz/corpus/suggest/* tests/fuzz/suggest.work/ && \
