@@ -26,6 +26,7 @@
 #include "doctor.h"
 #include "image.h"
 #include "launch.h"
+#include "lockfile.h"
 #include "options.h"
 #include "podman.h"
 #include "policy.h"
@@ -1064,6 +1065,15 @@ launch_cmd_run(int argc, char **argv)
 		say_default_policy(&o, p);
 	if (ra.a != NULL && apply_agent(&o, &ra, named && o.net ==
 	    LAUNCH_NET_GATE, !preview || o.dry_run, &p) == -1) {
+		policy_free(p);
+		run_agent_free(&ra);
+		launch_opts_free(&o);
+		return EXIT_CONFIG;
+	}
+	/* --allow-from-lockfile (lockfile.h): on top of the agent's merge */
+	if (o.allow_from_lockfile && launch_lockfile_apply(o.val[LO_WORKSPACE],
+	    named && o.net == LAUNCH_NET_GATE ? o.val[LO_GATE] : NULL, &p,
+	    &ra.yaml, o.print_policy ? stdout : NULL) == -1) {
 		policy_free(p);
 		run_agent_free(&ra);
 		launch_opts_free(&o);
