@@ -246,9 +246,8 @@ add_url(struct ctx *c, const char *u, size_t n)
 			at = p + i;
 	if (at != NULL)
 		p = at + 1;
-	if (end == p)
-		return fail(c, "a URL without a host: %s", shown(u,
-		    (size_t)(p - u), s, sizeof(s)));
+	if (end == p)	/* (what came before may be a credential) */
+		return fail(c, "a URL without a host");
 	if (policy_parse_target(p, (size_t)(end - p), defport, &t, e,
 	    sizeof(e)) == -1)
 		return fail(c, "the host of a URL, '%s': %s", shown(p,
