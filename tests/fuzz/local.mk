@@ -53,3 +53,14 @@ fuzz-record: tests/fuzz/fuzz_record
 	tests/fuzz/fuzz_record -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 	    -artifact_prefix=tests/fuzz/ tests/fuzz/record.work
 endif
+# lockfiles and tool configs (issue 19): every scanner of launcher/lockfile.c,
+# a format selector byte first (in make fuzz with the others)
+if ENABLE_FUZZ
+noinst_PROGRAMS += tests/fuzz/fuzz_lockfile
+tests_fuzz_fuzz_lockfile_SOURCES = tests/fuzz/fuzz_lockfile.c launcher/lockfile.c
+tests_fuzz_fuzz_lockfile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_fuzz_fuzz_lockfile_CFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_lockfile_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_lockfile_LDADD = $(POLICY_LIBS)
+fuzz fuzz-long: tests/fuzz/fuzz_lockfile
+endif
