@@ -195,10 +195,27 @@ lock_workspace(struct lockset *s, const char *ws)
 		fprintf(stderr, "aisb: %s: %s\n", ws, strerror(errno));
 		return -1;
 	}
-	while ((de = readdir(d)) != NULL && nreq < LOCKFILE_MAX_FILES / 2)
-		if (lockfile_kind_of(de->d_name) == LOCKFILE_PIPREQ &&
-		    (req[nreq] = strdup(de->d_name)) != NULL)
-			nreq++;
+	while ((de = readdir(d)) != NULL) {
+		if (lockfile_kind_of(de->d_name) != LOCKFILE_PIPREQ)
+			continue;
+		if (nreq == LOCKFILE_MAX_FILES / 2) {
+			fprintf(stderr, "aisb: %s: more than %d requirements*.txt"
+			    ": name the ones to read (aisb policy derive "
+			    "lockfile PATH...)\n", ws, LOCKFILE_MAX_FILES / 2);
+			closedir(d);
+			while (nreq > 0)
+				free(req[--nreq]);
+			return -1;
+		}
+		if ((req[nreq] = strdup(de->d_name)) == NULL) {
+			fprintf(stderr, "aisb: out of memory\n");
+			closedir(d);
+			while (nreq > 0)
+				free(req[--nreq]);
+			return -1;
+		}
+		nreq++;
+	}
 	closedir(d);
 	for (i = 0; i + 1 < nreq; i++) {	/* few: a plain sort */
 		size_t j;
