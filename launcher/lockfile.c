@@ -118,6 +118,9 @@ shown(const char *s, size_t n, char *buf, size_t len)
 	return buf;
 }
 
+static int	fail(struct ctx *, const char *, ...)
+		    __attribute__((format(printf, 2, 3)));
+
 static int
 fail(struct ctx *c, const char *fmt, ...)
 {
