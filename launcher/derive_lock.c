@@ -67,6 +67,35 @@ put_where(FILE *f, const struct lockset *s, size_t i)
 }
 
 /*
+ * go env GOPROXY with GOTOOLCHAIN=local: in a module whose go.mod asks
+ * for a newer go, go would otherwise fetch that toolchain first, over
+ * the network, because an untrusted repository said so.  The exit
+ * status, or -1.
+ */
+static int
+go_env(char **argv, char *out, size_t outlen, char *err, size_t errlen)
+{
+	extern char	**environ;
+	char		**envp;
+	size_t		 n, i, k = 0;
+	int		 rc;
+
+	for (n = 0; environ[n] != NULL; n++)
+		;
+	if ((envp = calloc(n + 2, sizeof(*envp))) == NULL)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (strncmp(environ[i], "GOTOOLCHAIN=", 12) != 0)
+			envp[k++] = environ[i];
+	envp[k++] = (char *)"GOTOOLCHAIN=local";
+	envp[k] = NULL;
+	rc = launch_exec_env(argv, envp, NULL, 0, out, outlen, 10000, 0, err,
+	    errlen);
+	free(envp);
+	return rc;
+}
+
+/*
  * go.sum's proxy: go env GOPROXY when go is installed, else $GOPROXY,
  * else go's default (lockfile.c), and which one it was.
  */
@@ -83,8 +112,8 @@ lock_goproxy(struct lockset *s)
 	s->have_goproxy = 1;
 	s->goproxy[0] = '\0';
 	if (launch_find_program("go", prog, sizeof(prog)) == 0 &&
-	    launch_exec(argv, NULL, 0, s->goproxy, sizeof(s->goproxy), 10000,
-	    0, err, sizeof(err)) == 0) {
+	    go_env(argv, s->goproxy, sizeof(s->goproxy), err,
+	    sizeof(err)) == 0) {
 		n = strcspn(s->goproxy, "\r\n");
 		s->goproxy[n] = '\0';
 		s->goproxy_from = "go env GOPROXY";
@@ -315,7 +344,7 @@ print_lockset(FILE *f, const struct lockset *s, const char *kind)
 
 	fprintf(f, "# derived by aisb from ");
 	for (i = 0; i < s->nfiles; i++) {
-		/* list only the files that gave something or were named */
+		/* every file read, whether it gave a host or not */
 		fprintf(f, "%s", i ? ", " : "");
 		put_clean(f, s->files[i]);
 	}

@@ -901,11 +901,14 @@ parse_pipreq(struct ctx *c, const char *b, size_t len)
 
 			c->line = start;
 			t = l;
-			tn = strcspn(t, " \t=");
-			if (t[0] == '.' || t[0] == '/')
-				c->out->other++;	/* a local path */
-			else if (t[0] != '-') {
-				if (req_url(c, l, n, &named) == -1)
+			/* (every scan stops at n: isspace trims more than " \t") */
+			for (tn = 0; tn < n && !isspace((unsigned char)t[tn]) &&
+			    t[tn] != '='; tn++)
+				;
+			if (t[0] != '-') {
+				if (t[0] == '.' || t[0] == '/')
+					c->out->other++;	/* a local path */
+				else if (req_url(c, l, n, &named) == -1)
 					goto out;
 				c->line = here;
 				continue;
@@ -915,7 +918,9 @@ parse_pipreq(struct ctx *c, const char *b, size_t len)
 			if (vn > 0 && *v == '=')
 				v++, vn--;
 			trim(&v, &vn);
-			vn = strcspn(v, " \t");
+			for (i = 0; i < vn && !isspace((unsigned char)v[i]); i++)
+				;
+			vn = i;
 #define OPT(s)	(tn == strlen(s) && memcmp(t, s, tn) == 0)
 			if (OPT("-i") || OPT("--index-url") ||
 			    OPT("--extra-index-url") || OPT("-f") ||

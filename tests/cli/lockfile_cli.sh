@@ -122,6 +122,19 @@ expect_rc 0 env PATH="$PATH_NOGO" GOPROXY=https://goproxy.example.test,direct \
     "$aisb" policy derive lockfile go.sum Gemfile.lock
 expect_hosts "$tmp/out" "goproxy.example.test:443 rubygems.org:443"
 expect_grep "$tmp/out" 'GOPROXY \(go is not installed\): https://goproxy.example.test,direct'
+# go installed: go env GOPROXY, run so that no go.mod makes it fetch a toolchain
+mkdir -p "$tmp/fakego"
+cat >"$tmp/fakego/go" <<'EOF'
+#!/bin/sh
+[ "$GOTOOLCHAIN" = local ] || { echo "go run with GOTOOLCHAIN=$GOTOOLCHAIN" >&2; exit 1; }
+[ "$1 $2" = "env GOPROXY" ] || exit 2
+echo "https://goproxy-env.example.test,direct"
+EOF
+chmod +x "$tmp/fakego/go"
+expect_rc 0 env PATH="$tmp/fakego:$PATH_NOGO" GOTOOLCHAIN=auto \
+    GOPROXY=https://not-this.example.test "$aisb" policy derive lockfile go.sum
+expect_hosts "$tmp/out" "goproxy-env.example.test:443"
+expect_grep "$tmp/out" "^# go.sum's modules come through go env GOPROXY: https://goproxy-env"
 # --workspace DIR
 cd "$tmp"
 expect_rc 0 env PATH="$PATH_NOGO" "$aisb" policy derive lockfile --workspace "$tmp/ws"

@@ -396,6 +396,10 @@ requirements_txt(void **state)
 	assert_true(H.notes & LOCKFILE_NOTE_PYPI);
 	expect_hosts(LOCKFILE_PIPREQ, "--no-index\n-f ./wheels\nrequests\n", 0,
 	    NULL, "");
+	/* white space other than " \t" (the fuzzer's find: a read before
+	   the line) */
+	expect_hosts(LOCKFILE_PIPREQ, "-a\v# c\n--index-url\v https://v."
+	    "example.test/\v\n", 0, NULL, "v.example.test:443");
 	expect_error(LOCKFILE_PIPREQ, "requests\n--index-url\n", 0,
 	    "line 2: --index-url needs a value");
 	expect_error(LOCKFILE_PIPREQ, "-i https://user:s3cret@/simple\n", 0,
