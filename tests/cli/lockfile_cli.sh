@@ -7,7 +7,13 @@ set -euo pipefail
 aisb=${AISB:-./aisb}
 aisb=$(cd "$(dirname "$aisb")" && pwd)/$(basename "$aisb")
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+gates=()
+cleanup() {
+	local g
+	for g in "${gates[@]}"; do "$aisb" gate down "$g" >/dev/null 2>&1 || true; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
 
 pass=0 fail=0
 ok()   { pass=$((pass + 1)); }
@@ -33,7 +39,9 @@ expect_hosts() {	# expect_hosts FILE "h:443 ..."
 	if [ "$got" = "$2" ]; then ok; else bad "hosts '$got', expected '$2'"; cat "$1" >&2; fi
 }
 # the user's own configuration stays out of it
-export HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/home/.config"
+export HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/home/.config" \
+    XDG_STATE_HOME="$tmp/state"
+unset $(env | sed -n 's/^\(AISB_[A-Z_]*\)=.*/\1/p') 2>/dev/null || true
 unset GOPROXY NPM_CONFIG_USERCONFIG npm_config_userconfig CARGO_HOME \
     PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_FIND_LINKS PIP_CONFIG_FILE || true
 mkdir -p "$HOME" "$tmp/ws" "$tmp/empty"
@@ -253,6 +261,27 @@ expect_grep "$tmp/err" 'the session does not start'
 cd "$tmp/empty"
 expect_rc 78 "$aisb" --policy "$tmp/base.yaml" --allow-from-lockfile --print-policy -- true
 expect_grep "$tmp/err" 'no lockfile in'
+
+# a named gate's policy is checked, never widened; gate up does not take it
+aisbgate=$(dirname "$aisb")/aisb-gate
+if [ -x "$aisbgate" ]; then
+	cd "$tmp/ws"
+	g=aisbtest-lockfile-$$
+	gates+=("$g")
+	expect_rc 78 "$aisb" gate up "$g" --allow-from-lockfile
+	expect_grep "$tmp/err" 'gate up: --allow-from-lockfile \(--allow-from-lockfile\): a gate enforces its policy file as written'
+	expect_rc 0 "$aisb" gate up "$g" --idle 60s --policy "$tmp/base.yaml"
+	expect_rc 78 env PATH="$PATH_NOGO" "$aisb" --gate "$g" --allow-from-lockfile --dry-run -- true
+	expect_grep "$tmp/err" "^aisb: --allow-from-lockfile: registry.example.test:443 \\($tmp/ws/package-lock.json:9\\) is not allowed by gate $g's policy"
+	"$aisb" gate down "$g" >/dev/null 2>&1 || true
+	# a gate whose policy has them all: the session runs under it as it is
+	sed -n '/^version:/,$p' "$tmp/session.yaml" | sed '/^# sha256/d' >"$tmp/gate.yaml"
+	sed -i '/^deny:/,/^allow_ranges/{/^deny:/d;/^  /d}' "$tmp/gate.yaml"
+	expect_rc 0 "$aisb" gate up "$g" --idle 60s --policy "$tmp/gate.yaml"
+	expect_rc 0 env PATH="$PATH_NOGO" "$aisb" --gate "$g" --allow-from-lockfile --print-policy -- true
+	expect_grep "$tmp/out" "^# lockfile $tmp/ws/package-lock\\.json:9: registry\\.example\\.test:443\$"
+	"$aisb" gate down "$g" >/dev/null 2>&1 || true
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
