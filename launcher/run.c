@@ -582,6 +582,11 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
 		    sizeof(where)), ra->yaml != NULL ?
 		    " (its hosts merged into policy.yaml here)" : "");
 	}
+	/* --allow-from-lockfile (lockfile.h): why the policy differs */
+	if (o->allow_from_lockfile)
+		fprintf(f, "\nallow_from_lockfile %s", ra->yaml != NULL ?
+		    "(the lockfiles' hosts merged into policy.yaml here)" :
+		    "(checked against the named gate's policy)");
 	if (ids->mode == LAUNCH_IDS_KEEPID)
 		fprintf(f, "\nidentity keep-id sandbox_uid %u",
 		    (unsigned)ids->owner_uid);
