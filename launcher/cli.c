@@ -69,9 +69,12 @@ static const struct cli_opt gate_up_opts[] = {
 
 static const struct cli_opt derive_opts[] = {
 	{ "--root", CLI_VALUE, "DIR", "/",
-	    "read apt's sources under DIR (apt only)" },
+	    "read apt's sources under DIR (apt, env)" },
 	{ "--workspace", CLI_VALUE, "DIR", "the current directory",
-	    "read the remotes of the repository in DIR (git only)" },
+	    "read the remotes of the repository in DIR (git), its lockfiles "
+	    "(lockfile), its tool configurations (env)" },
+	{ "--allow-http", CLI_SWITCH, NULL, NULL,
+	    "also http:// URLs, on port 80 (lockfile only)" },
 	{ .flag = NULL }
 };
 
@@ -143,9 +146,10 @@ static const struct cli_cmd cmds[] = {
 	{ "policy test", "FILE HOST[:PORT] [IP]", "Decide a connection as the "
 	    "gate would: allow or deny, reason, rule", no_opts, 2, 3, 0,
 	    "PORT defaults to 443; IP is the address HOST resolved to." },
-	{ "policy derive", "apt|npm|pip|git", "Print a policy allowing the "
-	    "sources apt, npm or pip is configured with, or the remotes of "
-	    "the workspace's git repository", derive_opts, 1, 1, 0,
+	{ "policy derive", "apt|npm|pip|git|lockfile|env [PATH...]", "Print a "
+	    "policy allowing the sources apt, npm or pip is configured with, "
+	    "the remotes of the workspace's git repository, or the hosts of "
+	    "lockfiles or tool configurations", derive_opts, 1, 65, 0,
 	    "Sources:\n"
 	    "  apt   the mirrors in apt's sources (--root DIR: DIR/etc/apt)\n"
 	    "  npm   the registry npm config get registry prints\n"
@@ -153,6 +157,13 @@ static const struct cli_cmd cmds[] = {
 	    "pip.conf); else pypi.org\n"
 	    "  git   the hosts of the remotes in DIR/.git/config "
 	    "(--workspace DIR)\n"
+	    "  lockfile  the https hosts of the lockfiles PATH..., else of "
+	    "those in DIR\n"
+	    "        (package-lock.json, yarn.lock, pnpm-lock.yaml, "
+	    "Cargo.lock, poetry.lock,\n"
+	    "        requirements*.txt, go.sum, Gemfile.lock)\n"
+	    "  env   .npmrc, .yarnrc.yml, pip, cargo's config.toml, git's "
+	    "insteadOf, apt\n"
 	    "The last line, a YAML comment, is the session command that "
 	    "uses it." },
 	{ "policy suggest", "ID|LOG", "Print a policy allowing what a session "

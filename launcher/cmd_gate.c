@@ -118,6 +118,17 @@ gate_up(int argc, char **argv)
 		launch_opts_free(&o);
 		return EXIT_CONFIG;
 	}
+	if (o.allow_from_lockfile &&
+	    (o.src[LO_ALLOW_FROM_LOCKFILE] == LAUNCH_SRC_FLAG ||
+	    o.src[LO_ALLOW_FROM_LOCKFILE] == LAUNCH_SRC_ENV)) {
+		/* not ignored in silence: a gate's policy is only its file */
+		fprintf(stderr, "aisb: gate up: --allow-from-lockfile (%s): a "
+		    "gate enforces its policy file as written; add the hosts "
+		    "to it (aisb policy derive lockfile prints them)\n",
+		    o.where[LO_ALLOW_FROM_LOCKFILE]);
+		launch_opts_free(&o);
+		return EXIT_CONFIG;
+	}
 	if (o.record && (o.src[LO_RECORD] == LAUNCH_SRC_FLAG ||
 	    o.src[LO_RECORD] == LAUNCH_SRC_ENV)) {
 		/* not ignored in silence either (docs/record.md) */

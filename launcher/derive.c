@@ -39,6 +39,7 @@
 #include "cli.h"
 #include "file.h"
 #include "launch.h"
+#include "lockfile.h"
 #include "policy.h"
 #include "proc.h"
 
@@ -487,6 +488,7 @@ derive_pip(struct sources *out, char *from, size_t fromlen, char *use,
 	    strcmp(v, "os.devnull") != 0)
 		pip_file(&c, v);
 	if (c.refused) {
+		out->refused = 1;
 		for (k = 0; k < PIP_KEYS; k++)
 			free(c.val[k]);
 		return -1;
@@ -724,10 +726,18 @@ launch_cmd_derive(int argc, char **argv)
 		root = launch_cli_get(&a, "--root");
 	if (launch_cli_get(&a, "--workspace") != NULL)
 		ws = launch_cli_get(&a, "--workspace");
+	/* lockfile, env: derive_lock.c (issue 19) */
+	if (strcmp(kind, "lockfile") == 0 || strcmp(kind, "env") == 0)
+		return launch_derive_lock(&a, kind);
+	if (a.npos > 1 || launch_cli_get(&a, "--allow-http") != NULL) {
+		fprintf(stderr, "aisb policy derive %.32s: %s is for derive "
+		    "lockfile\n", kind, a.npos > 1 ? "a PATH" : "--allow-http");
+		return EXIT_CONFIG;
+	}
 	if (strcmp(kind, "apt") != 0 && strcmp(kind, "npm") != 0 &&
 	    strcmp(kind, "pip") != 0 && strcmp(kind, "git") != 0) {
 		fprintf(stderr, "aisb policy derive: derive knows apt, npm, "
-		    "pip and git, not '%.32s'\n", kind);
+		    "pip, git, lockfile and env, not '%.32s'\n", kind);
 		return EXIT_CONFIG;
 	}
 	if ((root[0] != '\0' && strcmp(kind, "apt") != 0) ||
@@ -830,3 +840,51 @@ print_policy(FILE *f, const char *kind, const struct sources *src,
 	fprintf(f, "# save as %s.yaml and run: %s\n", kind, use);
 }
 
+
+/* --- derive env's pip and apt (lockfile.h; issue 19) ----------------------- */
+
+static void
+env_copy(const struct sources *src, struct lockfile_hosts *out, unsigned file)
+{
+	size_t	 i;
+
+	for (i = 0; i < src->n; i++)
+		if (!src->s[i].ssh)
+			(void)lockfile_add(out, src->s[i].host, src->s[i].port,
+			    file, 0);
+}
+
+int
+launch_derive_env_pip_apt(const char *root, struct lockfile_hosts *out,
+    unsigned pipfile, unsigned aptfile, char *from, size_t fromlen)
+{
+	struct sources	*src;
+	char		*vals[PIP_KEYS] = { NULL }, use[512], path[4096];
+	struct stat	 st;
+	int		 k, configured = 0, rc = 0;
+
+	if ((src = calloc(1, sizeof(*src))) == NULL) {
+		fprintf(stderr, "aisb: out of memory\n");
+		return -1;
+	}
+	/* pip: only what the user configured, not pip's default index */
+	if (derive_pip(src, from, fromlen, use, sizeof(use), vals) == 0) {
+		for (k = 0; k < PIP_KEYS; k++)
+			configured |= vals[k] != NULL;
+		if (configured)
+			env_copy(src, out, pipfile);
+	} else if (src->refused)
+		rc = -1;
+	for (k = 0; k < PIP_KEYS; k++)
+		free(vals[k]);
+	memset(src, 0, sizeof(*src));
+	snprintf(path, sizeof(path), "%s/etc/apt", root);
+	if (rc == 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (derive_apt(root, src, from, fromlen) == 0)
+			env_copy(src, out, aptfile);
+		else if (src->refused)
+			rc = -1;
+	}
+	free(src);
+	return rc;
+}

@@ -15,7 +15,8 @@ launcher_libaisblauncher_a_SOURCES = launcher/cmd_policy.c launcher/derive.c \
 	launcher/hostca.c launcher/hostca.h launcher/cli.c launcher/cli.h \
 	launcher/agent.c launcher/agent.h \
 	launcher/tools.c launcher/tools.h launcher/spec.c launcher/spec.h \
-	launcher/record.c launcher/record.h
+	launcher/record.c launcher/record.h \
+	launcher/lockfile.c launcher/lockfile.h launcher/derive_lock.c
 # --learn: aisb policy suggest, the learning session's summary
 launcher_libaisblauncher_a_SOURCES += launcher/suggest.c launcher/suggest.h
 launcher_libaisblauncher_a_CPPFLAGS = $(AM_CPPFLAGS) \

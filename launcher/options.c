@@ -120,6 +120,13 @@ static const struct optdesc opts[LO__COUNT] = {
 	[LO_PIP] = { "pip", OT_LIST, 0, NULL,
 	    "pip CLI installed in the image by a gated session "
 	    "(repeatable)", "PKG==VER", "none" },
+	/*
+	 * not O_PROJECT: it widens the policy by what the repository's
+	 * lockfiles say (https hosts only, lockfile.h)
+	 */
+	[LO_ALLOW_FROM_LOCKFILE] = { "allow_from_lockfile", OT_BOOL, 0,
+	    "false", "allow the https hosts the workspace's lockfiles "
+	    "name (aisb policy derive lockfile lists them)", NULL, NULL },
 };
 
 /*
@@ -446,6 +453,8 @@ check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
 			o->host_ca = b;
 		else if (id == LO_QUIET)
 			o->quiet = b;
+		else if (id == LO_ALLOW_FROM_LOCKFILE)
+			o->allow_from_lockfile = b;
 		else
 			o->project_policy = b;
 		return 0;

@@ -59,6 +59,7 @@ enum launch_opt_id {
 	LO_AGENT,		/* agent.h; "none": no recipe, none picked */
 	LO_NPM,
 	LO_PIP,
+	LO_ALLOW_FROM_LOCKFILE,	/* lockfile.h: the workspace's hosts added */
 	LO__COUNT
 };
 
@@ -93,6 +94,7 @@ struct launch_opts {
 	unsigned	 timeout;		/* seconds; 0: none */
 	int		 keep, record, quiet, project_policy;
 	int		 host_ca;		/* the host's local CAs inside */
+	int		 allow_from_lockfile;	/* LO_ALLOW_FROM_LOCKFILE */
 	uint64_t	 record_max;		/* bytes of the capture, at most */
 
 	/* what to do */

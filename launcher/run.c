@@ -26,6 +26,7 @@
 #include "doctor.h"
 #include "image.h"
 #include "launch.h"
+#include "lockfile.h"
 #include "options.h"
 #include "podman.h"
 #include "policy.h"
@@ -582,6 +583,11 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
 		    sizeof(where)), ra->yaml != NULL ?
 		    " (its hosts merged into policy.yaml here)" : "");
 	}
+	/* --allow-from-lockfile (lockfile.h): why the policy differs */
+	if (o->allow_from_lockfile)
+		fprintf(f, "\nallow_from_lockfile %s", ra->yaml != NULL ?
+		    "(the lockfiles' hosts merged into policy.yaml here)" :
+		    "(checked against the named gate's policy)");
 	if (ids->mode == LAUNCH_IDS_KEEPID)
 		fprintf(f, "\nidentity keep-id sandbox_uid %u",
 		    (unsigned)ids->owner_uid);
@@ -1090,6 +1096,15 @@ launch_cmd_run(int argc, char **argv)
 		say_default_policy(&o, p);
 	if (ra.a != NULL && apply_agent(&o, &ra, named && o.net ==
 	    LAUNCH_NET_GATE, !preview || o.dry_run, &p) == -1) {
+		policy_free(p);
+		run_agent_free(&ra);
+		launch_opts_free(&o);
+		return EXIT_CONFIG;
+	}
+	/* --allow-from-lockfile (lockfile.h): on top of the agent's merge */
+	if (o.allow_from_lockfile && launch_lockfile_apply(o.val[LO_WORKSPACE],
+	    named && o.net == LAUNCH_NET_GATE ? o.val[LO_GATE] : NULL, &p,
+	    &ra.yaml, o.print_policy ? stdout : NULL) == -1) {
 		policy_free(p);
 		run_agent_free(&ra);
 		launch_opts_free(&o);

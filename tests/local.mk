@@ -70,11 +70,21 @@ TESTS += tests/unit/test_dnsmsg
 tests_unit_test_dnsmsg_SOURCES = tests/unit/test_dnsmsg.c
 tests_unit_test_dnsmsg_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_dnsmsg_LDADD = $(UNIT_LDADD)
+# lockfiles and tool configs -> hosts (issue 19): each format, bounds, errors
+check_PROGRAMS += tests/unit/test_lockfile
+TESTS += tests/unit/test_lockfile
+tests_unit_test_lockfile_SOURCES = tests/unit/test_lockfile.c
+tests_unit_test_lockfile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_unit_test_lockfile_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_lockfile_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 endif
 
 # aisb policy commands, driven as a user would.
 TESTS += tests/cli/policy_cli.sh tests/cli/seccomp_profile.sh
 EXTRA_DIST += tests/cli/policy_cli.sh tests/cli/seccomp_profile.sh tests/run.sh
+# aisb policy derive lockfile|env, --allow-from-lockfile (issue 19)
+TESTS += tests/cli/lockfile_cli.sh
+EXTRA_DIST += tests/cli/lockfile_cli.sh
 # The first hour: defaults from the build tree, previews that match the
 # session, help from the parser's table, completion from the same.
 CLI_TESTS = tests/cli/defaults.sh tests/cli/help.sh tests/cli/completion.sh \

@@ -50,7 +50,7 @@ check "bash: aisb --net none --" "$(comp --net none --)" "$(help_flags | tr ' ' 
 check "bash: first word" "$(comp '')" "$(cut -d' ' -f1 "$tmp/commands" | sort -u | paste -sd' ')"
 check "bash: gate" "$(comp gate '')" "$(sed -n 's/^gate //p' "$tmp/commands" | sort | paste -sd' ')"
 check "bash: policy d" "$(comp policy d)" derive
-check "bash: derive's sources" "$(comp policy derive '')" "apt git npm pip"
+check "bash: derive's sources" "$(comp policy derive '')" "apt env git lockfile npm pip"
 check "bash: --net" "$(comp --net '')" "direct gate none"
 check "bash: clean --v" "$(comp clean --v)" "--volumes"
 mkdir "$tmp/d" && touch "$tmp/d/p.yaml"

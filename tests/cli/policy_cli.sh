@@ -123,7 +123,7 @@ expect_rc 0 "$aisb" policy derive --help
 for k in apt npm pip git; do expect_grep "$tmp/out" "^  $k( |$)"; done
 expect_grep "$tmp/out" '--workspace DIR'
 expect_rc 78 "$aisb" policy derive cargo
-expect_grep "$tmp/err" 'derive knows apt, npm, pip and git'
+expect_grep "$tmp/err" 'derive knows apt, npm, pip, git, lockfile and env'
 expect_rc 78 "$aisb" policy derive pip --root /
 
 # derive pip: PIP_* over the files, a later file over an earlier one,

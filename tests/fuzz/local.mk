@@ -3,7 +3,7 @@
 # FUZZ_HARNESSES is the one list: `make fuzz`, `make fuzz-long` and CI
 # (tests/run.sh) run these; each has its seeds in tests/fuzz/corpus/NAME.
 FUZZ_HARNESSES = policy target plan gate_http gate_tls gate_ctl gate_conn \
-	gate_auth gate_users stub envfile denials record dnsmsg suggest
+	gate_auth gate_users stub envfile denials record dnsmsg suggest lockfile
 EXTRA_DIST += tests/fuzz/corpus tests/fuzz/run.sh
 if ENABLE_FUZZ
 noinst_PROGRAMS += tests/fuzz/fuzz_policy tests/fuzz/fuzz_target
@@ -77,4 +77,13 @@ fuzz-suggest: tests/fuzz/fuzz_suggest
 	cp $(top_srcdir)/tests/fuzz/corpus/suggest/* tests/fuzz/suggest.work/ && \
 	tests/fuzz/fuzz_suggest -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 	    -artifact_prefix=tests/fuzz/ tests/fuzz/suggest.work
+# lockfiles and tool configs (issue 19): every scanner of launcher/lockfile.c,
+# a format selector byte first (in make fuzz with the others)
+if ENABLE_FUZZ
+noinst_PROGRAMS += tests/fuzz/fuzz_lockfile
+tests_fuzz_fuzz_lockfile_SOURCES = tests/fuzz/fuzz_lockfile.c launcher/lockfile.c
+tests_fuzz_fuzz_lockfile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_fuzz_fuzz_lockfile_CFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_lockfile_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_lockfile_LDADD = $(POLICY_LIBS)
 endif
