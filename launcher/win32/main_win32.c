@@ -244,6 +244,8 @@ main(void)
 	}
 	if (o.self_test)
 		return w32_self_test(argv[0]);
+	if (o.clean != NULL)
+		return w32_clean(o.clean, o.stage_root);
 
 	rc = w32_run(&o, &r);
 	if ((n = winrun_result_encode(&r, doc, sizeof(doc))) == -1) {

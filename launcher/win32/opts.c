@@ -15,6 +15,7 @@
 const char winrun_usage[] =
 "usage: aisb-run --lease FILE --result FILE [options] -- COMMAND [ARG...]\n"
 "       aisb-run --self-test\n"
+"       aisb-run --clean LEASE --stage-root DIR\n"
 "  --run-id HEX32      this run's id (default: random)\n"
 "  --lease FILE        lease document, written before the command starts\n"
 "  --result FILE       result document, written at the end\n"
@@ -32,6 +33,9 @@ const char winrun_usage[] =
 "  --no-appcontainer   TESTS ONLY: run without the AppContainer; refused\n"
 "                      unless " WINRUN_TEST_ENV "=" WINRUN_TEST_ENV_VALUE "\n"
 "  --self-test         check the isolation on this host (docs/windows.md)\n"
+"  --clean LEASE       remove a dead run's profile and stage, exactly as\n"
+"                      its lease names them (a live run is left alone)\n"
+"  --stage-root DIR    the folder the stages of runs are made in\n"
 "Standard input: the line \"cancel\" kills the job.\n";
 
 static int
@@ -146,7 +150,8 @@ winrun_opts_parse(struct winrun_opts *o, int argc, char *const *argv,
 		    strcmp(a, "--env") && strcmp(a, "--env-file") &&
 		    strcmp(a, "--timeout") && strcmp(a, "--memory") &&
 		    strcmp(a, "--procs") && strcmp(a, "--cpu") &&
-		    strcmp(a, "--gate-port"))
+		    strcmp(a, "--gate-port") && strcmp(a, "--clean") &&
+		    strcmp(a, "--stage-root"))
 			return fail(err, errlen, "unknown option \"%.64s\" "
 			    "(aisb-run --help lists them)", a);
 		if (i + 1 >= argc)
@@ -169,6 +174,14 @@ winrun_opts_parse(struct winrun_opts *o, int argc, char *const *argv,
 			if (winpath(a, val, err, errlen) == -1)
 				return -1;
 			o->stage = val;
+		} else if (strcmp(a, "--clean") == 0) {
+			if (winpath(a, val, err, errlen) == -1)
+				return -1;
+			o->clean = val;
+		} else if (strcmp(a, "--stage-root") == 0) {
+			if (winpath(a, val, err, errlen) == -1)
+				return -1;
+			o->stage_root = val;
 		} else if (strcmp(a, "--env-file") == 0) {
 			if (winpath(a, val, err, errlen) == -1)
 				return -1;
@@ -219,6 +232,14 @@ winrun_opts_parse(struct winrun_opts *o, int argc, char *const *argv,
 	if (o->no_appcontainer && o->gate_port != 0)
 		return fail(err, errlen, "--gate-port needs the AppContainer "
 		    "(the network rules are the profile's)");
+	if (o->clean != NULL) {
+		if (i < argc || o->self_test)
+			return fail(err, errlen, "--clean takes no command");
+		if (o->stage_root == NULL)
+			return fail(err, errlen, "--clean needs --stage-root DIR: "
+			    "a stage is removed only inside it");
+		return 0;
+	}
 	if (o->self_test) {
 		if (i < argc)
 			return fail(err, errlen, "--self-test takes no command");

@@ -69,6 +69,11 @@ int	w32_run(const struct winrun_opts *o, struct winrun_result *r);
 /* Removes a folder tree without following links; 0 if it is gone. */
 int	w32_remove_tree(const wchar_t *path, char *err, size_t errlen);
 
+/* ---- aisb clean's step (clean_win32.c) ---------------------------- */
+
+/* Acts on one lease; prints what it did; 0 done/skipped, 1 refused. */
+int	w32_clean(const char *lease, const char *stage_root);
+
 /* ---- the host self-test (selftest_win32.c) ------------------------- */
 
 int	w32_self_test(const char *self);

@@ -57,6 +57,8 @@ struct winrun_opts {
 	int		 keep_stage;	/* leave the stage for writeback */
 	int		 no_appcontainer;	/* tests only: see opts.c */
 	int		 self_test;
+	const char	*clean;		/* --clean LEASE: aisb clean's step */
+	const char	*stage_root;	/* where stages may be (--clean) */
 	int		 help;
 	int		 argc;		/* the command */
 	char *const	*argv;

@@ -97,6 +97,11 @@ opts_refused(void **state)
 	    "8080", "--lease", "C:\\l", "--result", "C:\\r", "x" };
 	char *const selftest[] = { "aisb-run", "--self-test", "x" };
 	char *const runid[] = { "aisb-run", "--run-id", "ABC", "x" };
+	char *const clean1[] = { "aisb-run", "--clean", "C:\\l" };
+	char *const clean2[] = { "aisb-run", "--clean", "C:\\l",
+	    "--stage-root", "C:\\s", "x" };
+	char *const clean3[] = { "aisb-run", "--clean", "C:\\l",
+	    "--stage-root", "C:\\s" };
 	struct winrun_opts o;
 
 	expect_refused(ARGC(noac), noac, NULL, "test suite only");
@@ -118,6 +123,12 @@ opts_refused(void **state)
 	    "needs the AppContainer");
 	expect_refused(ARGC(selftest), selftest, NULL, "takes no command");
 	expect_refused(ARGC(runid), runid, NULL, "hex digits");
+	expect_refused(ARGC(clean1), clean1, NULL, "--stage-root");
+	expect_refused(ARGC(clean2), clean2, NULL, "takes no command");
+	assert_int_equal(winrun_opts_parse(&o, ARGC(clean3), clean3, NULL, err,
+	    sizeof(err)), 0);
+	assert_string_equal(o.clean, "C:\\l");
+	assert_string_equal(o.stage_root, "C:\\s");
 }
 
 /*
