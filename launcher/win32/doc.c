@@ -26,8 +26,7 @@ struct out {
 	int	 full;
 };
 
-static void
-put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct out *, const char *, ...) WINRUN_PRINTF(2, 3);
 
 static void
 put(struct out *o, const char *fmt, ...)

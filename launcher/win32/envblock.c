@@ -36,6 +36,8 @@ struct var {
 	char	*text;		/* NAME=VALUE, owned */
 };
 
+static int fail(char *, size_t, const char *, ...) WINRUN_PRINTF(3, 4);
+
 static int
 fail(char *err, size_t errlen, const char *fmt, ...)
 {

@@ -38,6 +38,8 @@ const char winrun_usage[] =
 "  --stage-root DIR    the folder the stages of runs are made in\n"
 "Standard input: the line \"cancel\" kills the job.\n";
 
+static int fail(char *, size_t, const char *, ...) WINRUN_PRINTF(3, 4);
+
 static int
 fail(char *err, size_t errlen, const char *fmt, ...)
 {

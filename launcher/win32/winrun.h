@@ -16,6 +16,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* printf checking: mingw-w64's C99 printf is gnu_printf, not Microsoft's
+ * (configure defines __USE_MINGW_ANSI_STDIO for a Windows host) */
+#if defined(__MINGW32__)
+#define WINRUN_PRINTF(f, a)	__attribute__((format(gnu_printf, f, a)))
+#else
+#define WINRUN_PRINTF(f, a)	__attribute__((format(printf, f, a)))
+#endif
+
 #define WINRUN_PROTOCOL		1	/* lease and result documents */
 #define WINRUN_ARGS_MAX		256	/* words of the command */
 #define WINRUN_ARG_MAX		8192	/* bytes of one word */
