@@ -4,7 +4,8 @@
 # Cross-builds the runner with mingw-w64 in a build folder of its own, makes
 # a Wine prefix in a temporary folder, and runs aisb-run.exe on
 # tests/win/winchild.exe (a small program with one mode per behaviour).
-# Wine has no AppContainer, so the runs use --no-appcontainer, which the
+# Then tests/win/snapsmoke.exe runs the snapshot core (snap/) through
+# snap/fs_win32.c.  Wine has no AppContainer, so the runs use --no-appcontainer, which the
 # runner allows only with the test variable set; the AppContainer path is
 # checked to refuse cleanly here.  Run by tests/run.sh after the Linux
 # stages; SKIP (77) when the cross compiler, Wine or python3 is missing.
@@ -198,6 +199,18 @@ check "clean: a stage outside the root refused" bash -c '[ '"$rc"' = 1 ] && [ -d
 # the running runner's own lease, read by its command: a live run
 runner $T --keep-stage --stage "$(winpath "$d/root/r2")" -- "$RUN" --clean "$LEASE" --stage-root "$ROOT"; rc=$?
 check "clean: a live run skipped" bash -c '[ '"$rc"' = 0 ] && grep -q "^skipped" "'"$d"'/out" && [ -d "'"$d"'/root/r2" ]'
+
+# 13. the snapshot core (snap/) on Windows, through snap/fs_win32.c: stage,
+# change set, transaction, conflict (snapsmoke prints one line per check)
+"$WINE" "$build/tests/win/snapsmoke.exe" "$(winpath "$d/snap")" >"$d/out" 2>&1; rc=$?
+sed -i 's/\r$//' "$d/out"
+while read -r verdict what; do
+	case $verdict in
+	ok) ok "snap on Windows: $what" ;;
+	FAIL) bad "snap on Windows: $what" ;;
+	esac
+done <"$d/out"
+check "snap on Windows: snapsmoke exit 0" is "$rc" 0
 
 echo "# TOTAL: $((pass + fail + skip))"
 echo "# PASS: $pass"
