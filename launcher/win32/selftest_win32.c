@@ -189,12 +189,17 @@ w32_self_test(const char *self)
 	check(rc == 0, "every check inside the child passed");
 	check(r.profile_cleanup == WINRUN_CLEAN_REMOVED, "the profile was removed");
 	check(r.stage_cleanup == WINRUN_CLEAN_REMOVED, "the stage was removed");
+	/* the profile is gone when its name can be made again */
 	winrun_profile_name(id, prof, sizeof(prof));
 	if ((w = w32_wide(prof)) != NULL) {
-		check(DeriveAppContainerSidFromAppContainerName(w, &sid) == S_OK,
-		    "the profile's SID is still derivable (name-based)");
-		if (sid != NULL)
+		HRESULT hr = CreateAppContainerProfile(w, w, L"aisb self-test",
+		    NULL, 0, &sid);
+
+		check(SUCCEEDED(hr), "the profile is gone (its name is free)");
+		if (SUCCEEDED(hr)) {
+			DeleteAppContainerProfile(w);
 			FreeSid(sid);
+		}
 		free(w);
 	}
 	if ((w = w32_wide(stage)) != NULL) {
