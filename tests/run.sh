@@ -7,7 +7,8 @@
 #      image builds are not worth repeating),
 #   4. `make distcheck`, running the unit tests in the distributed tree,
 #   5. build the libFuzzer harnesses with clang and run each FUZZ_SECONDS,
-#      two at a time (FUZZ_JOBS: the number of cores).
+#      two at a time (FUZZ_JOBS: the number of cores),
+#   6. cross-build aisb-run.exe (mingw-w64) and run it under Wine.
 # Build trees go to $AISB_BUILD (default: build-tests/ in the source tree).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -73,6 +74,18 @@ rm -rf "$out/fuzz" && mkdir -p "$out/fuzz"
   make -j"$jobs" fuzz-build >make.out 2>&1 ||
   { cat make.out; exit 1; }
   make fuzz FUZZ_SECONDS="$fuzz_seconds" FUZZ_JOBS="$jobs" )
+
+step "Windows runner: mingw-w64 cross build, then under Wine (tests/win/wine.sh)"
+# its own build folder; prints automake's summary lines, counted as the rest
+wrc=0
+AISB_WIN_BUILD="$out/win" bash "$top/tests/win/wine.sh" >"$out/wine.log" 2>&1 || wrc=$?
+cat "$out/wine.log"
+if [ "$wrc" = 77 ]; then
+	skipped=$((skipped + 1))
+else
+	count "$out/wine.log"
+	[ "$wrc" = 0 ] || { echo "tests: $passed passed, $failed failed, $skipped skipped"; exit 1; }
+fi
 
 step "done"
 echo "all test stages passed (test counts are of the two make check runs)"

@@ -1,0 +1,55 @@
+# aisb-run.exe, the Windows runner (docs/windows.md).  Its pure logic is a
+# library built on both hosts: on Linux for the unit tests
+# (tests/unit/test_winrun), with mingw-w64 for the runner.  The Win32 calls
+# are in the *_win32.c files, built only for a Windows host.
+noinst_LIBRARIES += launcher/win32/libaisbwinrun.a
+launcher_win32_libaisbwinrun_a_SOURCES = launcher/win32/winrun.h \
+	launcher/win32/opts.c launcher/win32/cmdline.c \
+	launcher/win32/envblock.c launcher/win32/handles.c \
+	launcher/win32/ids.c launcher/win32/doc.c launcher/win32/clean.c \
+	launcher/win32/net.c
+
+if HOST_WIN32
+bin_PROGRAMS += aisb-run
+aisb_run_SOURCES = launcher/win32/main_win32.c launcher/win32/run_win32.c \
+	launcher/win32/appc_win32.c launcher/win32/selftest_win32.c \
+	launcher/win32/clean_win32.c \
+	launcher/win32/win32.h
+aisb_run_LDADD = launcher/win32/libaisbwinrun.a $(WIN32_LIBS)
+# a small program the wine tests run inside the job (tests/win/wine.sh)
+noinst_PROGRAMS += tests/win/winchild
+tests_win_winchild_SOURCES = tests/win/winchild.c
+else
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test_winrun
+TESTS += tests/unit/test_winrun
+tests_unit_test_winrun_SOURCES = tests/unit/test_winrun.c
+tests_unit_test_winrun_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher/win32
+tests_unit_test_winrun_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_winrun_LDADD = launcher/win32/libaisbwinrun.a $(CMOCKA_LIBS)
+endif
+endif
+EXTRA_DIST += tests/win/wine.sh
+
+# The snapshot core (snap/, docs/snapshot.md) cross-built for Windows, for
+# the runner's writeback: its portable files, with snap/fs_win32.c and
+# snap/hash_win32.c (BCrypt SHA-256) in place of fs_posix.c and hash.c.
+# compat.h brings memmem and explicit_bzero, which mingw-w64 lacks; the
+# format checks are off here only (mingw's printf archetype is Microsoft's
+# for the files' own format attributes; the Linux build checks them).
+if HOST_WIN32
+noinst_LIBRARIES += launcher/win32/libaisbsnapwin.a
+launcher_win32_libaisbsnapwin_a_SOURCES = snap/snap.h snap/snap-int.h \
+	snap/snap-test.h snap/fs.h snap/util.c snap/rules.c snap/manifest.c \
+	snap/stage.c snap/changes.c snap/print.c snap/tx.c common/buf.c \
+	common/buf.h snap/fs_win32.c snap/hash_win32.c \
+	launcher/win32/compat_win32.c launcher/win32/compat.h
+launcher_win32_libaisbsnapwin_a_CPPFLAGS = $(AM_CPPFLAGS) \
+	-include $(top_srcdir)/launcher/win32/compat.h
+launcher_win32_libaisbsnapwin_a_CFLAGS = $(AM_CFLAGS) -Wno-format
+# the core on Windows, run under Wine by tests/win/wine.sh
+noinst_PROGRAMS += tests/win/snapsmoke
+tests_win_snapsmoke_SOURCES = tests/win/snapsmoke.c
+tests_win_snapsmoke_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/snap
+tests_win_snapsmoke_LDADD = launcher/win32/libaisbsnapwin.a -lbcrypt
+endif

@@ -1,0 +1,262 @@
+/*
+ * aisb-run's command line.  Pure: the Win32 side hands it UTF-8 argv and
+ * the value of the test variable; unit-tested on Linux.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "winrun.h"
+
+const char winrun_usage[] =
+"usage: aisb-run --lease FILE --result FILE [options] -- COMMAND [ARG...]\n"
+"       aisb-run --self-test\n"
+"       aisb-run --clean LEASE --stage-root DIR\n"
+"  --run-id HEX32      this run's id (default: random)\n"
+"  --lease FILE        lease document, written before the command starts\n"
+"  --result FILE       result document, written at the end\n"
+"  --stage DIR         the command's working folder (absolute), removed at\n"
+"                      the end unless --keep-stage\n"
+"  --keep-stage        leave the stage (the caller writes it back)\n"
+"  --env NAME          pass the host's NAME (repeatable; never a credential)\n"
+"  --env-file FILE     NAME=VALUE lines set in the child (<= 64 KiB)\n"
+"  --timeout SEC       kill the job after SEC seconds (default 120, 0: none)\n"
+"  --memory MIB        job committed memory limit (default 1024)\n"
+"  --procs N           active processes in the job (default 32)\n"
+"  --cpu SEC           job user CPU time limit (default: none)\n"
+"  --gate-port PORT    network to the gate on 127.0.0.1:PORT only\n"
+"                      (docs/windows.md; default: no network at all)\n"
+"  --no-appcontainer   TESTS ONLY: run without the AppContainer; refused\n"
+"                      unless " WINRUN_TEST_ENV "=" WINRUN_TEST_ENV_VALUE "\n"
+"  --self-test         check the isolation on this host (docs/windows.md)\n"
+"  --clean LEASE       remove a dead run's profile and stage, exactly as\n"
+"                      its lease names them (a live run is left alone)\n"
+"  --stage-root DIR    the folder the stages of runs are made in\n"
+"Standard input: the line \"cancel\" kills the job.\n";
+
+static int fail(char *, size_t, const char *, ...) WINRUN_PRINTF(3, 4);
+
+static int
+fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* A decimal number in [min, max]; nothing else (no sign, no suffix). */
+static int
+number(const char *opt, const char *s, uint64_t min, uint64_t max,
+    uint64_t *out, char *err, size_t errlen)
+{
+	uint64_t v = 0;
+	const char *p;
+
+	if (*s == '\0' || strlen(s) > 20)
+		goto bad;
+	for (p = s; *p != '\0'; p++) {
+		if (*p < '0' || *p > '9')
+			goto bad;
+		if (v > (UINT64_MAX - 9) / 10)
+			goto bad;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (v < min || v > max)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	return fail(err, errlen, "%s: \"%.32s\" is not a number from %llu to "
+	    "%llu", opt, s, (unsigned long long)min, (unsigned long long)max);
+}
+
+/* An absolute Windows path (X:\... or \\server\...), bounded. */
+static int
+winpath(const char *opt, const char *s, char *err, size_t errlen)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= WINRUN_PATH_MAX)
+		return fail(err, errlen, "%s: the path must be 1 to %d bytes",
+		    opt, WINRUN_PATH_MAX - 1);
+	if (!(((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')) &&
+	    s[1] == ':' && (s[2] == '\\' || s[2] == '/')) &&
+	    !(s[0] == '\\' && s[1] == '\\'))
+		return fail(err, errlen, "%s: \"%.64s\" is not an absolute path "
+		    "(write it as C:\\dir\\file)", opt, s);
+	return 0;
+}
+
+static int
+envname(const char *s)
+{
+	const char *p;
+
+	if (*s == '\0' || strlen(s) > 64)
+		return 0;
+	for (p = s; *p != '\0'; p++)
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		    (*p >= '0' && *p <= '9') || *p == '_' || *p == '(' ||
+		    *p == ')'))
+			return 0;
+	return 1;
+}
+
+int
+winrun_opts_parse(struct winrun_opts *o, int argc, char *const *argv,
+    const char *test_env, char *err, size_t errlen)
+{
+	uint64_t v;
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	o->timeout_ms = WINRUN_DEF_TIMEOUT_MS;
+	o->memory = WINRUN_DEF_MEMORY;
+	o->procs = WINRUN_DEF_PROCS;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = NULL;
+
+		if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		}
+		if (a[0] != '-')
+			break;
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			o->help = 1;
+			return 0;
+		}
+		if (strcmp(a, "--keep-stage") == 0) {
+			o->keep_stage = 1;
+			continue;
+		}
+		if (strcmp(a, "--no-appcontainer") == 0) {
+			o->no_appcontainer = 1;
+			continue;
+		}
+		if (strcmp(a, "--self-test") == 0) {
+			o->self_test = 1;
+			continue;
+		}
+		/* the rest take a value */
+		if (strcmp(a, "--run-id") && strcmp(a, "--lease") &&
+		    strcmp(a, "--result") && strcmp(a, "--stage") &&
+		    strcmp(a, "--env") && strcmp(a, "--env-file") &&
+		    strcmp(a, "--timeout") && strcmp(a, "--memory") &&
+		    strcmp(a, "--procs") && strcmp(a, "--cpu") &&
+		    strcmp(a, "--gate-port") && strcmp(a, "--clean") &&
+		    strcmp(a, "--stage-root"))
+			return fail(err, errlen, "unknown option \"%.64s\" "
+			    "(aisb-run --help lists them)", a);
+		if (i + 1 >= argc)
+			return fail(err, errlen, "%s needs a value", a);
+		val = argv[++i];
+		if (strcmp(a, "--run-id") == 0) {
+			if (!winrun_runid_valid(val))
+				return fail(err, errlen, "--run-id: give %d "
+				    "lowercase hex digits", WINRUN_RUNID_LEN);
+			memcpy(o->run_id, val, WINRUN_RUNID_LEN + 1);
+		} else if (strcmp(a, "--lease") == 0) {
+			if (winpath(a, val, err, errlen) == -1)
+				return -1;
+			o->lease = val;
+		} else if (strcmp(a, "--result") == 0) {
+			if (winpath(a, val, err, errlen) == -1)
+				return -1;
+			o->result = val;
+		} else if (strcmp(a, "--stage") == 0) {
+			if (winpath(a, val, err, errlen) == -1)
+				return -1;
+			o->stage = val;
+		} else if (strcmp(a, "--clean") == 0) {
+			if (winpath(a, val, err, errlen) == -1)
+				return -1;
+			o->clean = val;
+		} else if (strcmp(a, "--stage-root") == 0) {
+			if (winpath(a, val, err, errlen) == -1)
+				return -1;
+			o->stage_root = val;
+		} else if (strcmp(a, "--env-file") == 0) {
+			if (winpath(a, val, err, errlen) == -1)
+				return -1;
+			o->env_file = val;
+		} else if (strcmp(a, "--env") == 0) {
+			if (!envname(val))
+				return fail(err, errlen, "--env: \"%.64s\" is "
+				    "not a variable name ([A-Za-z0-9_()], "
+				    "1 to 64)", val);
+			if (winrun_env_secret(val))
+				return fail(err, errlen, "--env: %s looks like "
+				    "a credential and is never passed from the "
+				    "host; put what the command needs in "
+				    "--env-file", val);
+			if (o->n_env_pass >= WINRUN_ENV_MAX)
+				return fail(err, errlen, "--env: at most %d",
+				    WINRUN_ENV_MAX);
+			o->env_pass[o->n_env_pass++] = val;
+		} else if (strcmp(a, "--timeout") == 0) {
+			if (number(a, val, 0, 86400, &v, err, errlen) == -1)
+				return -1;
+			o->timeout_ms = v * 1000;
+		} else if (strcmp(a, "--cpu") == 0) {
+			if (number(a, val, 0, 86400, &v, err, errlen) == -1)
+				return -1;
+			o->cpu_ms = v * 1000;
+		} else if (strcmp(a, "--memory") == 0) {
+			if (number(a, val, 16, 65536, &v, err, errlen) == -1)
+				return -1;
+			o->memory = v * 1024 * 1024;
+		} else if (strcmp(a, "--procs") == 0) {
+			if (number(a, val, 1, 1024, &v, err, errlen) == -1)
+				return -1;
+			o->procs = (uint32_t)v;
+		} else {	/* --gate-port */
+			if (number(a, val, 1, 65535, &v, err, errlen) == -1)
+				return -1;
+			o->gate_port = (uint16_t)v;
+		}
+	}
+
+	if (o->no_appcontainer && (test_env == NULL ||
+	    strcmp(test_env, WINRUN_TEST_ENV_VALUE) != 0))
+		return fail(err, errlen, "--no-appcontainer is for the test "
+		    "suite only (it runs the command without isolation) and is "
+		    "refused unless %s=%s", WINRUN_TEST_ENV,
+		    WINRUN_TEST_ENV_VALUE);
+	if (o->no_appcontainer && o->gate_port != 0)
+		return fail(err, errlen, "--gate-port needs the AppContainer "
+		    "(the network rules are the profile's)");
+	if (o->clean != NULL) {
+		if (i < argc || o->self_test)
+			return fail(err, errlen, "--clean takes no command");
+		if (o->stage_root == NULL)
+			return fail(err, errlen, "--clean needs --stage-root DIR: "
+			    "a stage is removed only inside it");
+		return 0;
+	}
+	if (o->self_test) {
+		if (i < argc)
+			return fail(err, errlen, "--self-test takes no command");
+		return 0;
+	}
+	if (i >= argc)
+		return fail(err, errlen, "no command: aisb-run [options] -- "
+		    "COMMAND [ARG...]");
+	if (argc - i > WINRUN_ARGS_MAX)
+		return fail(err, errlen, "the command has %d words; at most %d",
+		    argc - i, WINRUN_ARGS_MAX);
+	if (o->lease == NULL || o->result == NULL)
+		return fail(err, errlen, "--lease FILE and --result FILE are "
+		    "required (aisb clean and the caller read them)");
+	o->argc = argc - i;
+	o->argv = argv + i;
+	return 0;
+}

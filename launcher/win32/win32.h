@@ -1,0 +1,82 @@
+/*
+ * aisb-run.exe's Win32 side: the functions its files share.  Built only
+ * for a Windows host (configure --host=x86_64-w64-mingw32).
+ */
+#ifndef AISB_WIN32_H
+#define AISB_WIN32_H
+
+#include <windows.h>
+
+#include "winrun.h"
+
+/* ---- strings and files (main_win32.c) ------------------------------ */
+
+/* UTF-8 <-> UTF-16; NULL on a bad sequence or no memory.  Caller frees. */
+wchar_t	*w32_wide(const char *s);
+wchar_t	*w32_wide_n(const char *s, size_t len);
+char	*w32_utf8(const wchar_t *w);
+/* The text of a Win32 error, UTF-8, in buf (no trailing newline). */
+const char *w32_strerror(DWORD code, char *buf, size_t len);
+/* Writes len bytes to path through path.tmp and a replacing rename. */
+int	w32_write_atomic(const char *path, const char *data, size_t len,
+	    char *err, size_t errlen);
+/* Reads at most max bytes of path; -1 if larger. Caller frees *out. */
+int	w32_read_file(const char *path, size_t max, char **out, size_t *len,
+	    char *err, size_t errlen);
+/* FILETIME of a process's creation, as an integer; 0 if unknown. */
+uint64_t w32_process_start(HANDLE proc);
+/* 16 random bytes from the system's generator. */
+int	w32_random(uint8_t out[16]);
+
+/* ---- the AppContainer (appc_win32.c) ------------------------------- */
+
+struct w32_appc {
+	wchar_t	*name;		/* aisb.run.<id> */
+	PSID	 sid;		/* from CreateAppContainerProfile */
+	SID_AND_ATTRIBUTES caps[2];	/* capabilities granted */
+	DWORD	 ncaps;
+	int	 created;
+	int	 loopback;	/* exemption added: remove at the end */
+	HANDLE	 wfp;		/* WFP dynamic session, or NULL */
+};
+
+/* Whether this host has AppContainers at all (not Wine, Windows 8+). */
+int	w32_appc_available(char *err, size_t errlen);
+/* Creates the unique profile (fails if it exists: ids never repeat). */
+int	w32_appc_create(struct w32_appc *, const char *name, uint16_t gate_port,
+	    char *err, size_t errlen);
+/* Grants the profile's SID full access to folder (inherited). */
+int	w32_appc_grant(struct w32_appc *, const char *folder, DWORD access,
+	    char *err, size_t errlen);
+/* The suspended child's token: AppContainer, exactly our SID. */
+int	w32_appc_verify(struct w32_appc *, HANDLE proc, char *err,
+	    size_t errlen);
+/* Network to the gate only: loopback exemption + WFP (needs admin). */
+int	w32_appc_network(struct w32_appc *, uint16_t gate_port, char *err,
+	    size_t errlen);
+/* Takes the grant back (a stage kept for writeback). */
+int	w32_appc_revoke(struct w32_appc *, const char *folder, char *err,
+	    size_t errlen);
+/* Undoes everything; returns 0 if the profile is gone. */
+int	w32_appc_delete(struct w32_appc *, char *err, size_t errlen);
+/* The profile by name only (aisb clean of a dead runner). */
+int	w32_appc_delete_name(const char *name, char *err, size_t errlen);
+
+/* ---- one run (run_win32.c) ----------------------------------------- */
+
+/* Runs o's command; fills r; returns the runner's exit code. */
+int	w32_run(const struct winrun_opts *o, struct winrun_result *r);
+/* Removes a folder tree without following links; 0 if it is gone. */
+int	w32_remove_tree(const wchar_t *path, char *err, size_t errlen);
+
+/* ---- aisb clean's step (clean_win32.c) ---------------------------- */
+
+/* Acts on one lease; prints what it did; 0 done/skipped, 1 refused. */
+int	w32_clean(const char *lease, const char *stage_root);
+
+/* ---- the host self-test (selftest_win32.c) ------------------------- */
+
+int	w32_self_test(const char *self);
+int	w32_self_test_child(int argc, char **argv);
+
+#endif
