@@ -77,6 +77,7 @@ fuzz-suggest: tests/fuzz/fuzz_suggest
 	cp $(top_srcdir)/tests/fuzz/corpus/suggest/* tests/fuzz/suggest.work/ && \
 	tests/fuzz/fuzz_suggest -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 	    -artifact_prefix=tests/fuzz/ tests/fuzz/suggest.work
+endif
 # lockfiles and tool configs (issue 19): every scanner of launcher/lockfile.c,
 # a format selector byte first (in make fuzz with the others)
 if ENABLE_FUZZ
