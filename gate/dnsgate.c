@@ -182,7 +182,8 @@ dns_query(struct gate_conn *c, const uint8_t *m, size_t len,
 	uint8_t			 ans[2 + DNSGATE_FRAME_MAX + 64];
 	char			 norm[POLICY_MAX_NAME + 1], addr[INET6_ADDRSTRLEN];
 	char			 rule[RULE_MAX], err[128];
-	const char		*answer;
+	char			 byaddr[INET6_ADDRSTRLEN + 8];
+	const char		*answer, *label;
 	size_t			 n, nlen, nrr = 0;
 	int			 rc, rcode;
 
@@ -191,8 +192,17 @@ dns_query(struct gate_conn *c, const uint8_t *m, size_t len,
 	rule[0] = '\0';
 	memset(&rr, 0, sizeof(rr));
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if ((b = bucket_get(g, c->d->session[0] ? c->d->session : c->d->user,
-	    &now)) == NULL)
+	label = c->d->session[0] ? c->d->session : c->d->user;
+	if (label[0] == '\0') {
+		/* no credentials (a standalone gate): a bucket per address */
+		const char	*colon = strrchr(c->d->peer, ':');
+
+		snprintf(byaddr, sizeof(byaddr), "@%.*s", colon != NULL ?
+		    (int)(colon - c->d->peer) : (int)strlen(c->d->peer),
+		    c->d->peer);
+		label = byaddr;
+	}
+	if ((b = bucket_get(g, label, &now)) == NULL)
 		return -1;
 	if (!bucket_take(g, b, &now)) {
 		/* over the bound: REFUSED, one audit line a second */
@@ -279,9 +289,11 @@ dns_close(struct gate_conn *c, const char *why)
 /*
  * Nothing more is read: the answers queued are written, then our FIN,
  * then the client's is waited for (bounded), what it still sends thrown
- * away, so that no answer is lost to a reset.
+ * away, so that no answer is lost to a reset.  Returns 1 when the
+ * connection is freed already (a timer could not be set): the caller
+ * touches nothing of it then.
  */
-static void
+static int
 dns_finish(struct gate_conn *c, const char *why)
 {
 	struct conn_dns	*ds = c->dns;
@@ -294,17 +306,20 @@ dns_finish(struct gate_conn *c, const char *why)
 		/* a client that reads nothing is not waited for long */
 		if (evtimer_add(ds->timer, &flush) == -1) {
 			dns_close(c, ds->why);
-			return;
+			return 1;
 		}
 	}
 	if (ds->shut ||
 	    evbuffer_get_length(bufferevent_get_output(c->cbev)) != 0)
-		return;			/* the write callback comes back */
+		return 0;		/* the write callback comes back */
 	ds->shut = 1;
 	shutdown(bufferevent_getfd(c->cbev), SHUT_WR);
 	bufferevent_enable(c->cbev, EV_READ);
-	if (evtimer_add(ds->timer, &linger) == -1)
+	if (evtimer_add(ds->timer, &linger) == -1) {
 		dns_close(c, ds->why);
+		return 1;
+	}
+	return 0;
 }
 
 static void
@@ -392,14 +407,16 @@ dns_pump(struct gate_conn *c)
 			    "bytes (%d-%d): closed", (unsigned long long)c->id,
 			    c->d->peer, flen, DNSMSG_HDR, DNSGATE_FRAME_MAX);
 			c->g->num->ctr.bad_request++;
-			dns_finish(c, "bad_frame");
+			if (dns_finish(c, "bad_frame"))
+				return;	/* freed */
 			break;
 		}
 		if (evbuffer_get_length(in) < 2 + flen)
 			break;
 		evbuffer_drain(in, 2);
 		if (evbuffer_remove(in, m, flen) != (int)flen) {
-			dns_finish(c, "out of memory");
+			if (dns_finish(c, "out of memory"))
+				return;	/* freed */
 			break;
 		}
 		c->up += 2 + flen;
@@ -409,11 +426,13 @@ dns_pump(struct gate_conn *c)
 			log_info("conn %llu: %s AISB-DNS: not a query: closed",
 			    (unsigned long long)c->id, c->d->peer);
 			c->g->num->ctr.bad_request++;
-			dns_finish(c, "bad_query");
+			if (dns_finish(c, "bad_query"))
+				return;	/* freed */
 			break;
 		}
-		if (ds->queries >= DNSGATE_MAX_QUERIES)
-			dns_finish(c, "query_limit");
+		if (ds->queries >= DNSGATE_MAX_QUERIES &&
+		    dns_finish(c, "query_limit"))
+			return;		/* freed */
 	}
 	if (answered > 0 && !ds->closing && evtimer_add(ds->timer, &tv) == -1)
 		dns_finish(c, "no timer");

@@ -151,6 +151,11 @@ lockfile_add(struct lockfile_hosts *out, const char *host, uint16_t port,
 	if (policy_parse_target(host, strlen(host), port, &t, e,
 	    sizeof(e)) == -1 || t.port != port)
 		return -1;
+	/* an address is never a host to allow (go.sum's "1.2.3.4/x") */
+	if (t.is_ip) {
+		out->ip++;
+		return 1;
+	}
 	for (i = 0; i < out->n; i++)
 		if (out->h[i].port == port && strcmp(out->h[i].host,
 		    t.host) == 0)

@@ -93,7 +93,8 @@ int	 lockfile_parse(enum lockfile_kind, const char *buf, size_t len,
 	    struct lockfile_hosts *out, char *err, size_t errlen);
 /*
  * Adds host:port once (a config that is not a lockfile: apt's http
- * mirrors).  0; 1 when it was there; -1 when out is full or the name is
+ * mirrors).  0; 1 when it was there, or is an IP address (counted in
+ * out->ip, never added); -1 when out is full or the name is
  * not a host name.
  */
 int	 lockfile_add(struct lockfile_hosts *, const char *host, uint16_t port,

@@ -40,17 +40,17 @@ static const struct {
 	const char	*reason;
 	enum rule_kind	 kind;
 } defaults[] = {
-	{ ".git/hooks",				"git hooks run code",
+	{ "**/.git/hooks",			"git hooks run code",
 	    RULE_EXCLUDE },
-	{ ".git/modules/**/hooks",		"git hooks run code",
+	{ "**/.git/modules/**/hooks",		"git hooks run code",
 	    RULE_EXCLUDE },
-	{ ".git/modules/**/config",		"git config runs code",
+	{ "**/.git/modules/**/config",		"git config runs code",
 	    RULE_EXCLUDE },
-	{ ".git/config.worktree",		"git config runs code",
+	{ "**/.git/config.worktree",		"git config runs code",
 	    RULE_EXCLUDE },
-	{ ".git/worktrees/*/config.worktree",	"git config runs code",
+	{ "**/.git/worktrees/*/config.worktree", "git config runs code",
 	    RULE_EXCLUDE },
-	{ ".git/config",			"sanitized copy",
+	{ "**/.git/config",			"sanitized copy",
 	    RULE_SANITIZE },
 	{ ".git-credentials",			"credential", RULE_EXCLUDE },
 	{ ".env",				"credential", RULE_EXCLUDE },

@@ -253,15 +253,19 @@ snap_cmp_path(const void *a, const void *b)
 
 /*
  * Lexically, from the folder of rel: an absolute target, or one whose
- * ".." climbs above the root, leaves the tree.  (A link inside may still
- * name a link that leaves: the stage has none such, and writing back
- * never goes through a link: tx.c.)
+ * ".." climbs above the root, leaves the tree.  A ".." after a name is
+ * refused too: "l1/../x" is judged as "x", but the kernel applies ".."
+ * to where l1 leads, and l1 may be another link ("sub/l1 -> .." makes
+ * "sub/x -> l1/../.ssh" the tree's parent's .ssh).  With ".." only at
+ * the front, each link lands below an ancestor of its own folder, so no
+ * chain of links judged here can leave the tree.
  */
 int
 snap_link_inside(const char *rel, const char *target)
 {
 	const char	*p, *e;
 	size_t		 depth = 0, n;
+	int		 named = 0;
 
 	if (target[0] == '\0' || target[0] == '/' || target[0] == '\\')
 		return 0;
@@ -271,11 +275,13 @@ snap_link_inside(const char *rel, const char *target)
 		e = strchr(p, '/');
 		n = e != NULL ? (size_t)(e - p) : strlen(p);
 		if (n == 2 && p[0] == '.' && p[1] == '.') {
-			if (depth == 0)
+			if (depth == 0 || named)
 				return 0;
 			depth--;
-		} else if (n > 0 && !(n == 1 && p[0] == '.'))
+		} else if (n > 0 && !(n == 1 && p[0] == '.')) {
 			depth++;
+			named = 1;
+		}
 		if (e == NULL)
 			return 1;
 	}

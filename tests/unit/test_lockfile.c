@@ -447,6 +447,11 @@ gosum(void **state)
 	    "github.com:443 golang.org:443");
 	assert_true(H.notes & LOCKFILE_NOTE_GODIRECT);
 	expect_hosts(LOCKFILE_GOSUM, go_sum, 0, "off", "");
+	/* a module path on an address: counted, never a host to allow */
+	expect_hosts(LOCKFILE_GOSUM, "1.2.3.4/x v1.0.0 h1:abc=\n"
+	    "169.254.169.254/y v1.0.0 h1:abc=\ngithub.com/a v1 h1:x=\n", 0,
+	    "direct", "github.com:443");
+	assert_int_equal(H.ip, 2);
 	expect_hosts(LOCKFILE_GOSUM, "", 0, NULL, "");
 	expect_error(LOCKFILE_GOSUM, "github.com/a v1 h1:x\nnot a go sum line\n",
 	    0, "line 2: not 'MODULE VERSION h1:HASH'");

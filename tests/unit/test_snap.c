@@ -102,8 +102,13 @@ globs(void **state)
 	assert_true(snap_link_inside("a/b", "../c"));
 	assert_false(snap_link_inside("a/b", "../../c"));
 	assert_false(snap_link_inside("a", "/etc/passwd"));
-	assert_true(snap_link_inside("a/b", "x/../../y"));
+	/* ".." after a name: that name may be a link, so it counts as out */
+	assert_false(snap_link_inside("a/b", "x/../../y"));
 	assert_false(snap_link_inside("a/b", "x/../../../y"));
+	assert_true(snap_link_inside("sub/l1", ".."));
+	assert_false(snap_link_inside("sub/x", "l1/../.ssh"));
+	assert_true(snap_link_inside("sub/x", "l1/.ssh"));
+	assert_true(snap_link_inside("a/b/c", "../../d/./e"));
 	assert_false(snap_link_inside("a", ""));
 }
 
@@ -247,6 +252,12 @@ rules_configurable(void **state)
 	assert_string_equal(snap_rules_match(f->rules, "secrets/a/b", 0),
 	    "configured");
 	assert_null(snap_rules_match(f->rules, "src/main.c", 0));
+	/* the git rules at any depth: a nested clone, or one a command made */
+	assert_non_null(snap_rules_match(f->rules, "sub/.git/hooks", 1));
+	assert_non_null(snap_rules_match(f->rules, "vendor/x/.git/config", 0));
+	assert_non_null(snap_rules_match(f->rules,
+	    "a/.git/modules/m/config", 0));
+	assert_null(snap_rules_match(f->rules, "sub/git/config", 0));
 	assert_int_equal(snap_stage_create(f->src, f->stage, f->rules, &f->lim,
 	    &f->m, f->err, sizeof(f->err)), SNAP_OK);
 	assert_true(exists(f->stage, ".env"));
