@@ -31,7 +31,7 @@
 #endif
 
 enum otype { OT_PATH, OT_NET, OT_WORD, OT_LIST, OT_SIZE, OT_CPUS, OT_UINT,
-	OT_DURATION, OT_BOOL, OT_ENVLIST };
+	OT_DURATION, OT_BOOL, OT_ENVLIST, OT_CHOICE };
 
 #define O_PROJECT	0x01	/* a project config may set it */
 #define O_NARROW	0x02	/* ... but only to narrow it (see check_project) */
@@ -120,6 +120,37 @@ static const struct optdesc opts[LO__COUNT] = {
 	[LO_PIP] = { "pip", OT_LIST, 0, NULL,
 	    "pip CLI installed in the image by a gated session "
 	    "(repeatable)", "PKG==VER", "none" },
+	/*
+	 * Snapshot sessions (docs/snapshot.md).  A project config may
+	 * choose snapshot (it narrows what the command reaches), never
+	 * direct; nor when to write back, which is the user's to say.
+	 */
+	[LO_WORKSPACE_MODE] = { "workspace_mode", OT_CHOICE,
+	    O_PROJECT | O_NARROW, "direct",
+	    "direct: the command writes the workspace; snapshot: a copy of "
+	    "it, whose changes aisb apply ID writes back", "direct|snapshot",
+	    NULL },
+	[LO_APPLY] = { "apply", OT_CHOICE, 0, "auto",
+	    "snapshot sessions: at the end ask on the terminal (ask), or "
+	    "only keep the draft (never); auto: ask when stdin and stderr "
+	    "are a terminal", "auto|ask|never", NULL },
+};
+
+/*
+ * Flags that stand for an option's value: --snapshot is
+ * --workspace-mode snapshot.  Listed in --help after the table.
+ */
+struct aliasdesc {
+	const char		*flag;
+	enum launch_opt_id	 id;
+	const char		*val;
+	const char		*help;
+};
+
+static const struct aliasdesc aliases[] = {
+	{ "--snapshot", LO_WORKSPACE_MODE, "snapshot",
+	    "run on a copy of the workspace; its changes wait for aisb apply "
+	    "(--workspace-mode snapshot)" },
 };
 
 /*
@@ -151,6 +182,7 @@ static const struct actdesc acts[] = {
 static const char *const subcommands[] = {
 	"run", "policy", "gate", "image", "sessions", "clean", "doctor",
 	"version", "help", "agents",
+	"changes", "apply", "discard", "recover", "transactions",
 };
 
 const char *
@@ -251,6 +283,32 @@ check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
 	case OT_PATH:
 		if (len == 0 && id != LO_POLICY) {
 			snprintf(err, errlen, "%s: empty path", d->name);
+			return -1;
+		}
+		return 0;
+	case OT_CHOICE:
+		if (id == LO_WORKSPACE_MODE && (strcmp(v, "direct") == 0 ||
+		    strcmp(v, "snapshot") == 0)) {
+			o->snapshot = v[0] == 's';
+			return 0;
+		}
+		if (id == LO_APPLY && strcmp(v, "auto") == 0)
+			o->apply = LAUNCH_APPLY_AUTO;
+		else if (id == LO_APPLY && strcmp(v, "ask") == 0)
+			o->apply = LAUNCH_APPLY_ASK;
+		else if (id == LO_APPLY && strcmp(v, "never") == 0)
+			o->apply = LAUNCH_APPLY_NEVER;
+		else if (id == LO_APPLY && (strcmp(v, "yes") == 0 ||
+		    strcmp(v, "always") == 0)) {
+			/* a person approves a write-back (docs/snapshot.md) */
+			snprintf(err, errlen, "apply: '%s' is not offered: a "
+			    "session's changes are written back when a person "
+			    "says so; write never and run aisb apply ID after "
+			    "the session (a script may), or ask", v);
+			return -1;
+		} else {
+			snprintf(err, errlen, "%s: '%.32s' is not one of %s",
+			    d->name, v, d->arg);
 			return -1;
 		}
 		return 0;
@@ -612,6 +670,11 @@ check_project(const struct launch_opts *o, enum launch_opt_id id,
 		    o->user_config, v);
 		return -1;
 	}
+	if (id == LO_WORKSPACE_MODE && strcmp(v, "snapshot") != 0) {
+		snprintf(err, errlen, "%s: a project config may only choose "
+		    "workspace_mode: snapshot, never direct", where);
+		return -1;
+	}
 	if ((opts[id].flags & O_NARROW) && id == LO_NET &&
 	    strcmp(v, "none") != 0) {
 		snprintf(err, errlen, "%s: a project config may only narrow the "
@@ -804,6 +867,15 @@ parse_flags(struct launch_opts *o, int argc, char **argv, char *err,
 				return -1;
 			continue;
 		}
+		for (k = 0; k < sizeof(aliases) / sizeof(aliases[0]); k++)
+			if (strcmp(a, aliases[k].flag) == 0)
+				break;
+		if (k < sizeof(aliases) / sizeof(aliases[0])) {
+			if (opt_set(o, aliases[k].id, aliases[k].val,
+			    LAUNCH_SRC_FLAG, a, NULL, err, errlen) == -1)
+				return -1;
+			continue;
+		}
 		for (k = 0; k < sizeof(acts) / sizeof(acts[0]); k++)
 			if (strcmp(a, acts[k].flag) == 0)
 				break;
@@ -879,6 +951,8 @@ launch_opts_flags(FILE *f)
 		fprintf(f, "%s%s%s\n", flag, opts[id].arg != NULL ? "=" : "",
 		    opts[id].arg != NULL ? opts[id].arg : "");
 	}
+	for (k = 0; k < sizeof(aliases) / sizeof(aliases[0]); k++)
+		fprintf(f, "%s\n", aliases[k].flag);
 	for (k = 0; k < sizeof(acts) / sizeof(acts[0]); k++)
 		fprintf(f, "%s\n", acts[k].flag);
 }
@@ -913,6 +987,8 @@ launch_opts_help(FILE *f)
 			fprintf(f, " (default: %s)", d->def);
 		fputc('\n', f);
 	}
+	for (k = 0; k < sizeof(aliases) / sizeof(aliases[0]); k++)
+		fprintf(f, "  %-28s %s\n", aliases[k].flag, aliases[k].help);
 	for (k = 0; k < sizeof(acts) / sizeof(acts[0]); k++)
 		fprintf(f, "  %-28s %s\n", acts[k].flag, acts[k].help);
 	fprintf(f, "\nEach option NAME also reads from AISB_NAME (upper case) "
