@@ -1,0 +1,338 @@
+/*
+ * libaisbsnap: snapshot sessions (issue 17).  A command never touches the
+ * user's tree: it works on a private COPY (the stage); after it succeeds
+ * the library computes what it changed (the change set), prints it, and
+ * writes it back under a journalled transaction that a crash leaves
+ * recoverable to "nothing applied" (docs/snapshot.md).
+ *
+ * Portable C: every call to the operating system goes through snap/fs.h
+ * (snap/fs_posix.c; a Windows implementation may follow).  Paths given to
+ * and returned by this API are UTF-8; paths inside a tree are relative,
+ * '/'-separated, without "." or ".." components.
+ *
+ * Errors: every function that can fail returns SNAP_OK (0) or one of the
+ * negative SNAP_E* codes below and, when err is not NULL, writes one line
+ * into err[errlen] saying what, where (the path), and how to fix it.  No
+ * file content ever appears in a message.
+ *
+ * Ownership: x_new/x_load/x_compute return objects the caller frees with
+ * the matching x_free; x_free(NULL) does nothing.  Strings returned by
+ * accessors belong to the object and live as long as it.
+ */
+#ifndef AISB_SNAP_H
+#define AISB_SNAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define SNAP_OK		  0
+#define SNAP_ESYS	 -1	/* the system said no (I/O, permission, space) */
+#define SNAP_EBOUND	 -2	/* a limit of struct snap_limits was exceeded:
+				   the launcher exits 78; err names the limit,
+				   the number reached and the option to raise */
+#define SNAP_ECONFLICT	 -3	/* the host tree changed since the stage was
+				   made: err names the first file; nothing was
+				   written */
+#define SNAP_EINVAL	 -4	/* bad input: a pattern, an unsafe path, a
+				   corrupt manifest, change set or journal */
+#define SNAP_ECRASH	 -5	/* tests only: the crash hook fired (snap-test.h) */
+
+#define SNAP_SHA256_HEX	64	/* hex digits of a SHA-256 (plus NUL: 65) */
+
+/* ------------------------------------------------------------------ */
+/* Rules: what the stage leaves out, and what is never written back.   */
+
+/*
+ * The default rules (docs/snapshot.md, "Exclusions"), by pattern:
+ *   .git/hooks  .git/modules/ ** /hooks  .git/modules/ ** /config
+ *   .git/config.worktree  .git/worktrees/ * /config.worktree
+ *   .git-credentials  .env  .env.*  *.pem  *.key  *.p12  *.pfx
+ *   id_*  (only when the file holds "PRIVATE KEY")
+ *   .npmrc .pypirc .netrc _netrc  (only when they hold a token/password)
+ *   .aws/credentials  .docker/config.json
+ *   .git/config is copied SANITIZED: only [core] format keys, [branch]
+ *   remote/merge/rebase and [remote] url (without user:password@) and
+ *   fetch survive; hooksPath, fsmonitor, filters, credential helpers,
+ *   sshCommand, aliases and includes do not.  It is never written back.
+ * Always, not configurable: symbolic links whose target leaves the tree
+ * (absolute, or ".." past the root), files with more than one link,
+ * devices, fifos, sockets.
+ *
+ * Pattern syntax: without '/', matched against the last component at any
+ * depth; with '/', against the whole relative path; '*' and '?' never
+ * match '/'; a "**" component matches zero or more components.  A matched
+ * folder is left out with everything beneath it.
+ *
+ * The same rules hold on the way back: a change to a path they match (or
+ * a path under one) is listed as skipped and never written to the host,
+ * so a command cannot plant a hook, a config or a key file in the user's
+ * tree.  Setuid, setgid and sticky bits are never written back.
+ */
+struct snap_rules;
+
+/* The defaults above; NULL on memory exhaustion. */
+struct snap_rules	*snap_rules_new(void);
+void			 snap_rules_free(struct snap_rules *);
+/* One more pattern left out ("configured"): SNAP_OK, or SNAP_EINVAL for
+ * an empty pattern, one over 255 bytes, or one with a ".." component. */
+int	 snap_rules_add(struct snap_rules *, const char *pattern, char *err,
+	    size_t errlen);
+/* Drops a default by its exact pattern text (".env", ".git/config": the
+ * latter copies .git/config unchanged and lets it be written back):
+ * SNAP_OK, or SNAP_EINVAL naming the defaults when there is none such. */
+int	 snap_rules_drop(struct snap_rules *, const char *pattern, char *err,
+	    size_t errlen);
+/* NULL when path (relative) is staged and may be written back; else the
+ * reason it is not ("git hooks run code", "credential", "configured",
+ * "sanitized copy", ...).  is_dir: path is a folder. */
+const char *snap_rules_match(const struct snap_rules *, const char *path,
+	    int is_dir);
+
+/* ------------------------------------------------------------------ */
+/* Bounds on a tree, checked when staging and again on the change set. */
+
+struct snap_limits {
+	uint64_t	entries;	/* files, folders, links walked */
+	uint64_t	bytes;		/* file bytes in all */
+	uint64_t	file_bytes;	/* bytes of one file */
+	size_t		path_len;	/* bytes of a relative path */
+	size_t		depth;		/* components of a relative path */
+};
+
+/* The documented defaults: 100,000 entries, 2 GiB, 512 MiB per file,
+ * 4,096-byte paths, depth 128. */
+void	 snap_limits_default(struct snap_limits *);
+
+/* ------------------------------------------------------------------ */
+/* The stage and its manifest.                                          */
+
+enum snap_type {
+	SNAP_FILE = 1,
+	SNAP_DIR,
+	SNAP_LINK,
+	SNAP_SPECIAL		/* device, fifo, socket: listed, never staged */
+};
+
+/* One entry of a manifest: what the source held when it was staged. */
+struct snap_entry {
+	const char	*path;		/* relative; never "" (the root is not
+					   an entry) */
+	enum snap_type	 type;
+	uint32_t	 mode;		/* permission bits, 07777 */
+	uint64_t	 size;		/* files: bytes; links: target length */
+	const char	*sha256;	/* files: hex of the content; "" else */
+	const char	*link;		/* links: the target; NULL else */
+	const char	*excluded;	/* NULL: staged; else the reason it was
+					   not (or "sanitized copy") */
+};
+
+struct snap_stage_stats {
+	uint64_t	entries;	/* in the manifest, excluded included */
+	uint64_t	files, dirs, links;
+	uint64_t	bytes;		/* file bytes staged */
+	uint64_t	excluded;	/* entries left out */
+	uint64_t	cloned;		/* files staged by reflink (FICLONE) */
+};
+
+struct snap_manifest;
+
+/*
+ * Copies the tree at src_root into stage_root (which must not exist; its
+ * parent must: keep it in a private 0700 folder; it is created with the
+ * mode of src_root), following no symbolic link, leaving out what rules
+ * match, and hashing every file it copies.  Files are cloned (FICLONE)
+ * where the filesystem can, else copied in the kernel, else read and
+ * written.  The manifest records, per entry, its type, mode, size, SHA-256
+ * and the stat identity of both the source and the stage copy (so that a
+ * later walk hashes only what changed).
+ * SNAP_OK with *out set; SNAP_EBOUND past a limit, SNAP_ESYS, SNAP_EINVAL
+ * (src_root not a folder, stage_root exists).  On error the partial stage
+ * is removed and *out is NULL.
+ */
+int	 snap_stage_create(const char *src_root, const char *stage_root,
+	    const struct snap_rules *, const struct snap_limits *,
+	    struct snap_manifest **out, char *err, size_t errlen);
+
+/* Removes a stage (or any tree aisb made), never following a link:
+ * SNAP_OK (also when root does not exist) or SNAP_ESYS. */
+int	 snap_tree_remove(const char *root, char *err, size_t errlen);
+
+/*
+ * A manifest to a file and back (text, docs/snapshot.md "Manifest"),
+ * written whole or not at all (temporary, fsync, rename).  Load bounds:
+ * 256 MiB, 16 KiB per line; anything malformed is SNAP_EINVAL naming the
+ * line.
+ */
+int	 snap_manifest_save(const struct snap_manifest *, const char *path,
+	    char *err, size_t errlen);
+int	 snap_manifest_load(const char *path, struct snap_manifest **out,
+	    char *err, size_t errlen);
+void	 snap_manifest_free(struct snap_manifest *);
+size_t	 snap_manifest_count(const struct snap_manifest *);
+/* Entry i < count, in path order; NULL past the end. */
+const struct snap_entry *snap_manifest_entry(const struct snap_manifest *,
+	    size_t i);
+void	 snap_manifest_stats(const struct snap_manifest *,
+	    struct snap_stage_stats *);
+
+/* ------------------------------------------------------------------ */
+/* The change set: what the command did to the stage.                   */
+
+enum snap_change_kind {
+	SNAP_CREATE = 1,	/* a new file, folder or link */
+	SNAP_MODIFY,		/* new content (file) or target (link); mode
+				   may change with it */
+	SNAP_DELETE,		/* gone from the stage */
+	SNAP_MODE,		/* same content, new permission bits */
+	SNAP_SKIP		/* a change that is never written back: see
+				   reason */
+};
+
+struct snap_change {
+	enum snap_change_kind	 kind;
+	enum snap_type		 type;		/* of the new entry (CREATE,
+						   MODIFY, MODE) or of the
+						   old one (DELETE) */
+	const char		*path;
+	uint32_t		 old_mode, new_mode;	/* 0 when none */
+	uint64_t		 old_size, new_size;
+	const char		*old_sha256, *new_sha256; /* files; "" else */
+	const char		*old_link, *new_link;	/* links; NULL else */
+	const char		*reason;	/* SKIP: why ("excluded:
+						   credential", "link leaves
+						   the tree", ...); NULL else */
+};
+
+struct snap_changes;
+
+/*
+ * Walks stage_root and compares it with the manifest made when it was
+ * staged.  A rename is a delete and a create; a type change (file to
+ * folder) too.  Files whose stage stat identity is unchanged are not read;
+ * others are hashed.  The same rules and limits as staging hold: what the
+ * rules match becomes SKIP, a link whose target leaves the tree or a
+ * device/fifo/socket becomes SKIP; entries, bytes, file bytes, path length
+ * and depth past the limits are SNAP_EBOUND (with the number).
+ * The changes are in canonical order (by path, bytewise); their digest is
+ * the SHA-256 of the canonical serialisation (snap_changes_save).
+ */
+int	 snap_changes_compute(const struct snap_manifest *,
+	    const char *stage_root, const struct snap_rules *,
+	    const struct snap_limits *, struct snap_changes **out,
+	    char *err, size_t errlen);
+void	 snap_changes_free(struct snap_changes *);
+size_t	 snap_changes_count(const struct snap_changes *);
+const struct snap_change *snap_changes_get(const struct snap_changes *,
+	    size_t i);
+/* Changes that would be written (count minus SKIPs): 0 = nothing to
+ * propose. */
+size_t	 snap_changes_effective(const struct snap_changes *);
+/* Hex SHA-256 of the canonical form, SNAP_SHA256_HEX digits. */
+const char *snap_changes_digest(const struct snap_changes *);
+
+/* The canonical text form to a file and back (whole or not at all; load
+ * bounded at 256 MiB, 16 KiB per line; a digest that does not match the
+ * content is SNAP_EINVAL). */
+int	 snap_changes_save(const struct snap_changes *, const char *path,
+	    char *err, size_t errlen);
+int	 snap_changes_load(const char *path, struct snap_changes **out,
+	    char *err, size_t errlen);
+
+/*
+ * Prints a summary: one line per change ("A path", "M path", "D path",
+ * "m path 0644 -> 0755", "S path (reason)"; folders end in '/', links show
+ * "-> target"), then a totals line with the digest.  max_lines bounds the
+ * per-change lines (0: no bound); "... N more" says what was left out.
+ * SNAP_OK or SNAP_ESYS (write error).
+ */
+int	 snap_changes_print_summary(const struct snap_changes *, FILE *out,
+	    size_t max_lines);
+
+/*
+ * A unified diff (3 lines of context) of every changed file, old content
+ * from host_root (checked against the manifest's hash; a file changed on
+ * the host since staging is printed as "conflict", not diffed) and new
+ * content from stage_root (checked against the change set's hash).  Text
+ * files up to max_file_bytes each (0: 1 MiB) are diffed; binary (a NUL
+ * byte in the first 8 KiB) or larger ones are shown by size and SHA-256.
+ * SNAP_OK, SNAP_ESYS.
+ */
+int	 snap_changes_print_diff(const struct snap_changes *,
+	    const char *host_root, const char *stage_root,
+	    size_t max_file_bytes, FILE *out, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------ */
+/* Transactions: the change set written back to the host.               */
+
+enum snap_tx_state {
+	SNAP_TX_NONE = 0,	/* no journal: nothing was ever written */
+	SNAP_TX_PREPARING,	/* intent recorded, backups being made: the
+				   host is untouched */
+	SNAP_TX_APPLYING,	/* some step may have written: needs
+				   snap_tx_recover */
+	SNAP_TX_APPLIED,	/* done: all applied */
+	SNAP_TX_ROLLED_BACK	/* recovered: nothing applied */
+};
+
+/* "none", "preparing", "applying", "applied", "rolled-back". */
+const char *snap_tx_state_name(enum snap_tx_state);
+
+/*
+ * Writes the change set back into host_root, with new content from
+ * stage_root.  tx_dir (must not exist; its parent must, private) receives
+ * the journal, a copy of the change set and the backups.
+ * 1. Before any host write, every target is checked against the manifest:
+ *    a file to modify or delete must still hold the hash it had when the
+ *    stage was made, a path to create must not exist, a folder to delete
+ *    must hold nothing the manifest does not know, no folder on the way
+ *    may be a link.  Any difference is SNAP_ECONFLICT naming the path;
+ *    nothing is written (the tx_dir stays, state "rolled-back").
+ * 2. Backups of every file to be changed or deleted go to tx_dir/backup,
+ *    fsync'd, with the journal's intent record (the change set's digest).
+ * 3. Steps: the journal records each step and is fsync'd before it runs;
+ *    deletes (children first), then folders, then files and links (each
+ *    through a temporary next to its target, fsync, rename, fsync of the
+ *    folder), then modes.  Then "done".
+ * A failure during 3 rolls back at once (snap_tx_recover); its error is
+ * returned.  SNAP_OK: all applied.
+ */
+int	 snap_tx_apply(const char *tx_dir, const char *host_root,
+	    const char *stage_root, const struct snap_manifest *,
+	    const struct snap_changes *, char *err, size_t errlen);
+
+/*
+ * Brings an interrupted transaction to a settled state: "applied" stays
+ * applied; otherwise every step the journal recorded is undone from the
+ * backups (ROLL BACK: the backups are the only content the transaction
+ * made durable itself; the stage may be gone), children created removed,
+ * folders deleted made again.  Before writing, every target is checked to
+ * be either as the transaction left it or as it was before: anything else
+ * (a later edit by someone else) is SNAP_ECONFLICT naming the path, and
+ * nothing is written.  Idempotent: recovering a settled transaction does
+ * nothing and returns SNAP_OK.  *state (may be NULL) receives the state
+ * after.
+ */
+int	 snap_tx_recover(const char *tx_dir, const char *host_root,
+	    enum snap_tx_state *state, char *err, size_t errlen);
+
+/*
+ * The state of the transaction in tx_dir from its journal, and (digest
+ * not NULL, SNAP_SHA256_HEX + 1 bytes) its change set's digest ("" when
+ * none).  A tx_dir without a journal is SNAP_TX_NONE.  SNAP_OK, SNAP_ESYS,
+ * SNAP_EINVAL (a corrupt journal).
+ */
+int	 snap_tx_state(const char *tx_dir, enum snap_tx_state *state,
+	    char *digest, char *err, size_t errlen);
+
+/*
+ * Calls fn(name, state, digest, arg) for every transaction folder under
+ * parent (a folder holding tx folders), in name order; fn returning
+ * non-zero stops the walk.  Unreadable entries are passed with state
+ * SNAP_TX_NONE and digest "".  SNAP_OK, SNAP_ESYS.
+ */
+int	 snap_tx_list(const char *parent,
+	    int (*fn)(const char *name, enum snap_tx_state, const char *digest,
+		void *arg), void *arg, char *err, size_t errlen);
+
+#endif
