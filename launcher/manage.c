@@ -299,6 +299,12 @@ find_session(const char *want, char *path, size_t pathlen)
 	return rc;
 }
 
+int
+launch_session_find(const char *want, char *path, size_t pathlen)
+{
+	return find_session(want, path, pathlen);
+}
+
 /* aisb sessions verify ID: 0 all match, 1 something differs, 78 no record */
 static int
 sessions_verify(const char *want)

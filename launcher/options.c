@@ -134,6 +134,14 @@ static const struct optdesc opts[LO__COUNT] = {
 	    "snapshot sessions: at the end ask on the terminal (ask), or "
 	    "only keep the draft (never); auto: ask when stdin and stderr "
 	    "are a terminal", "auto|ask|never", NULL },
+	/*
+	 * Not O_PROJECT: a list of a higher layer replaces a lower one's,
+	 * and a repository must not drop the user's exclusions.
+	 */
+	[LO_SNAPSHOT_EXCLUDE] = { "snapshot_exclude", OT_LIST, 0, NULL,
+	    "snapshot sessions: also leave out of the stage what PATTERN "
+	    "matches (repeatable; docs/snapshot.md)", "PATTERN",
+	    "the documented list only" },
 };
 
 /*
@@ -370,6 +378,17 @@ check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
 		}
 		if (id == LO_PIP)
 			return launch_pip_entry_ok(v, err, errlen);
+		if (id == LO_SNAPSHOT_EXCLUDE) {
+			/* the library checks the rest (snap_rules_add) */
+			if (len == 0 || len > 255 || strpbrk(v, "\n\r") !=
+			    NULL) {
+				snprintf(err, errlen, "snapshot_exclude: '%.64s' "
+				    "is not a pattern of 1 to 255 bytes on one "
+				    "line", v);
+				return -1;
+			}
+			return 0;
+		}
 		/* Debian package names */
 		if (len == 0 || len > 128 || !isalnum((unsigned char)v[0]) ||
 		    strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789+.-") != len) {
@@ -597,6 +616,9 @@ opt_set(struct launch_opts *o, enum launch_opt_id id, const char *v,
 		} else if (id == LO_PIP) {
 			l = &o->pip;
 			n = &o->npip;
+		} else if (id == LO_SNAPSHOT_EXCLUDE) {
+			l = &o->exclude;
+			n = &o->nexclude;
 		}
 		if (*n > 0 && (*l)[0].src != src)
 			list_free(l, n);
@@ -1310,6 +1332,7 @@ launch_opts_free(struct launch_opts *o)
 	list_free(&o->packages, &o->npackages);
 	list_free(&o->npm, &o->nnpm);
 	list_free(&o->pip, &o->npip);
+	list_free(&o->exclude, &o->nexclude);
 }
 
 static void
@@ -1344,9 +1367,11 @@ launch_opts_print(const struct launch_opts *o, FILE *f)
 		}
 		if (opts[id].type == OT_LIST) {
 			const struct launch_item *l = id == LO_NPM ? o->npm :
-			    id == LO_PIP ? o->pip : o->packages;
+			    id == LO_PIP ? o->pip : id == LO_SNAPSHOT_EXCLUDE ?
+			    o->exclude : o->packages;
 			size_t n = id == LO_NPM ? o->nnpm : id == LO_PIP ?
-			    o->npip : o->npackages;
+			    o->npip : id == LO_SNAPSHOT_EXCLUDE ? o->nexclude :
+			    o->npackages;
 
 			fprintf(f, "%-15s", opts[id].name);
 			if (n == 0)

@@ -61,6 +61,7 @@ enum launch_opt_id {
 	LO_PIP,
 	LO_WORKSPACE_MODE,	/* snapshot.h: direct or snapshot */
 	LO_APPLY,		/* snapshot.h: auto, ask or never */
+	LO_SNAPSHOT_EXCLUDE,	/* snapshot.h: patterns left out of the stage */
 	LO__COUNT
 };
 
@@ -86,6 +87,8 @@ struct launch_opts {
 	size_t		 nnpm;
 	struct launch_item *pip;		/* "name==X.Y" */
 	size_t		 npip;
+	struct launch_item *exclude;		/* snapshot_exclude patterns */
+	size_t		 nexclude;
 
 	/* typed views, valid after launch_opts_resolve() */
 	enum launch_net	 net;
