@@ -1,0 +1,77 @@
+/*
+ * The operating system calls of libaisbsnap, and nothing else: the rest of
+ * snap/ is portable C over these.  snap/fs_posix.c implements them for
+ * Linux and other POSIX systems; a Windows backend implements the same.
+ *
+ * Paths are UTF-8 strings.  No function here follows a symbolic link in
+ * its last component (open, stat, chmod, remove); callers walk trees
+ * entry by entry.  Failures return -1 with errno set (a Windows backend
+ * maps its errors to errno values).
+ */
+#ifndef AISB_SNAP_FS_H
+#define AISB_SNAP_FS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum snap_fs_type {
+	SNAP_FS_FILE = 1,
+	SNAP_FS_DIR,
+	SNAP_FS_LINK,
+	SNAP_FS_OTHER		/* device, fifo, socket */
+};
+
+struct snap_stat {
+	int		type;		/* enum snap_fs_type */
+	uint32_t	mode;		/* permission bits, 07777 */
+	uint64_t	size;
+	int64_t		mtime_ns;
+	int64_t		ctime_ns;	/* on Windows: the change time */
+	uint64_t	dev;
+	uint64_t	ino;		/* on Windows: the file index */
+	uint64_t	nlink;
+};
+
+struct snap_file;	/* an open file */
+struct snap_dir;	/* an open folder listing */
+
+int	 snap_fs_lstat(const char *path, struct snap_stat *);
+
+/* Folder listing without "." and "..": next returns the name (valid until
+ * the next call), NULL at the end (errno 0) or on error (errno set). */
+struct snap_dir	*snap_fs_opendir(const char *path);
+const char	*snap_fs_readdir(struct snap_dir *);
+void		 snap_fs_closedir(struct snap_dir *);
+
+/* A regular file for reading, never through a link. */
+struct snap_file *snap_fs_open_read(const char *path);
+/* A new file (it must not exist) for writing, with mode. */
+struct snap_file *snap_fs_create(const char *path, uint32_t mode);
+/* An existing regular file for appending (a journal), never through a
+ * link. */
+struct snap_file *snap_fs_open_append(const char *path);
+/* >0 bytes, 0 at the end, -1. */
+long	 snap_fs_read(struct snap_file *, void *, size_t);
+int	 snap_fs_write(struct snap_file *, const void *, size_t);
+int	 snap_fs_fstat(struct snap_file *, struct snap_stat *);
+int	 snap_fs_fsync(struct snap_file *);
+/* 0, or -1 when close reported an error; the file is closed either way. */
+int	 snap_fs_close(struct snap_file *);
+/* dst shares src's blocks (reflink): 0, or -1 (errno EOPNOTSUPP, EXDEV,
+ * ... when the filesystem cannot: the caller copies instead). */
+int	 snap_fs_clone(struct snap_file *src, struct snap_file *dst);
+
+int	 snap_fs_mkdir(const char *path, uint32_t mode);
+int	 snap_fs_rmdir(const char *path);
+int	 snap_fs_unlink(const char *path);
+/* Replaces to when it exists (a file or link; atomic on POSIX). */
+int	 snap_fs_rename(const char *from, const char *to);
+int	 snap_fs_chmod(const char *path, uint32_t mode);
+/* The target into buf[len], NUL-terminated: its length, or -1
+ * (ENAMETOOLONG when it does not fit). */
+long	 snap_fs_readlink(const char *path, char *buf, size_t len);
+int	 snap_fs_symlink(const char *target, const char *path);
+/* Makes a folder's entries (creations, renames, removals) durable. */
+int	 snap_fs_fsync_dir(const char *path);
+
+#endif

@@ -1,0 +1,450 @@
+/*
+ * The change set for people: a summary, and a unified diff (snap.h).
+ * Bounded: files over max_file_bytes, binary files and pairs that differ
+ * in more than DIFF_D_MAX lines are shown by size and hash.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "snap-int.h"
+
+#define DIFF_FILE_DEFAULT	((size_t)1 << 20)
+#define DIFF_D_MAX		2000	/* lines changed, for the O(ND) diff */
+#define DIFF_CONTEXT		3
+#define BINARY_PEEK		8192
+
+static const char *
+dir_slash(const struct snap_change *x)
+{
+	return x->type == SNAP_DIR ? "/" : "";
+}
+
+int
+snap_changes_print_summary(const struct snap_changes *c, FILE *out,
+    size_t max_lines)
+{
+	const struct snap_change	*x;
+	size_t				 i, shown = 0, counts[6] = { 0 };
+
+	for (i = 0; i < c->n; i++) {
+		x = &c->v[i].pub;
+		counts[x->kind]++;
+		if (max_lines != 0 && shown == max_lines)
+			continue;
+		shown++;
+		switch (x->kind) {
+		case SNAP_CREATE:
+			fprintf(out, "A %s%s", x->path, dir_slash(x));
+			break;
+		case SNAP_MODIFY:
+			fprintf(out, "M %s", x->path);
+			break;
+		case SNAP_DELETE:
+			fprintf(out, "D %s%s", x->path, dir_slash(x));
+			break;
+		case SNAP_MODE:
+			fprintf(out, "m %s%s %04o -> %04o", x->path,
+			    dir_slash(x), x->old_mode, x->new_mode);
+			break;
+		case SNAP_SKIP:
+			fprintf(out, "S %s%s (%s)", x->path, dir_slash(x),
+			    x->reason);
+			break;
+		}
+		if (x->type == SNAP_LINK && x->new_link != NULL &&
+		    x->kind != SNAP_SKIP)
+			fprintf(out, " -> %s", x->new_link);
+		if (x->kind == SNAP_MODIFY && x->type == SNAP_FILE &&
+		    x->old_mode != x->new_mode)
+			fprintf(out, " (%04o -> %04o)", x->old_mode,
+			    x->new_mode);
+		fputc('\n', out);
+	}
+	if (shown < c->n)
+		fprintf(out, "... %zu more\n", c->n - shown);
+	fprintf(out, "%zu created, %zu modified, %zu deleted, %zu mode "
+	    "changes, %zu skipped; digest %s\n", counts[SNAP_CREATE],
+	    counts[SNAP_MODIFY], counts[SNAP_DELETE], counts[SNAP_MODE],
+	    counts[SNAP_SKIP], c->digest);
+	return ferror(out) ? SNAP_ESYS : SNAP_OK;
+}
+
+struct lines {
+	char		 *text;
+	size_t		  len;
+	const char	**p;	/* line starts */
+	size_t		 *l;	/* line lengths, without the newline */
+	size_t		  n;
+	int		  noeol;	/* the last line has no newline */
+};
+
+static void
+lines_free(struct lines *ls)
+{
+	free(ls->text);
+	free(ls->p);
+	free(ls->l);
+	memset(ls, 0, sizeof(*ls));
+}
+
+static int
+lines_split(struct lines *ls)
+{
+	size_t		 i, n = 0, start = 0;
+
+	for (i = 0; i < ls->len; i++)
+		if (ls->text[i] == '\n')
+			n++;
+	if (ls->len > 0 && ls->text[ls->len - 1] != '\n') {
+		n++;
+		ls->noeol = 1;
+	}
+	if ((ls->p = calloc(n + 1, sizeof(*ls->p))) == NULL ||
+	    (ls->l = calloc(n + 1, sizeof(*ls->l))) == NULL)
+		return -1;
+	for (i = 0; i < ls->len; i++)
+		if (ls->text[i] == '\n') {
+			ls->p[ls->n] = ls->text + start;
+			ls->l[ls->n++] = i - start;
+			start = i + 1;
+		}
+	if (start < ls->len) {
+		ls->p[ls->n] = ls->text + start;
+		ls->l[ls->n++] = ls->len - start;
+	}
+	return 0;
+}
+
+static int
+is_binary(const struct lines *ls)
+{
+	size_t	n = ls->len < BINARY_PEEK ? ls->len : BINARY_PEEK;
+
+	return memchr(ls->text, '\0', n) != NULL;
+}
+
+static int
+same_line(const struct lines *a, size_t i, const struct lines *b, size_t j)
+{
+	return a->l[i] == b->l[j] && memcmp(a->p[i], b->p[j], a->l[i]) == 0;
+}
+
+/*
+ * Myers' O(ND) diff, keeping every V for the way back: ops[] receives
+ * '=' '-' '+' per line, in order.  The number of ops, or -1 when the
+ * files differ in more than DIFF_D_MAX lines (or memory fails).
+ */
+static long
+myers(const struct lines *a, const struct lines *b, char **opsp)
+{
+	long	 n = (long)a->n, m = (long)b->n, max = n + m, d, k, x, y;
+	long	 dmax = max < DIFF_D_MAX ? max : DIFF_D_MAX, off, nops, i;
+	long	**trace = NULL, *v = NULL;
+	char	*ops = NULL;
+
+	*opsp = NULL;
+	if ((trace = calloc((size_t)dmax + 1, sizeof(*trace))) == NULL ||
+	    (v = calloc((size_t)(2 * dmax + 3), sizeof(*v))) == NULL)
+		goto fail;
+	off = dmax + 1;
+	for (d = 0; d <= dmax; d++) {
+		for (k = -d; k <= d; k += 2) {
+			if (k == -d || (k != d && v[off + k - 1] <
+			    v[off + k + 1]))
+				x = v[off + k + 1];
+			else
+				x = v[off + k - 1] + 1;
+			y = x - k;
+			while (x < n && y < m && same_line(a, (size_t)x, b,
+			    (size_t)y)) {
+				x++;
+				y++;
+			}
+			v[off + k] = x;
+			if (x >= n && y >= m)
+				goto found;
+		}
+		if ((trace[d] = malloc((size_t)(2 * dmax + 3) *
+		    sizeof(*v))) == NULL)
+			goto fail;
+		memcpy(trace[d], v, (size_t)(2 * dmax + 3) * sizeof(*v));
+	}
+	goto fail;		/* too different */
+found:
+	if ((ops = malloc((size_t)(n + m + 1))) == NULL)
+		goto fail;
+	/* backwards from (n, m): ops are written from the end */
+	nops = 0;
+	x = n;
+	y = m;
+	for (; d > 0; d--) {
+		long	*pv = trace[d - 1], pk, px, py;
+
+		k = x - y;
+		if (k == -d || (k != d && pv[off + k - 1] < pv[off + k + 1]))
+			pk = k + 1;
+		else
+			pk = k - 1;
+		px = pv[off + pk];
+		py = px - pk;
+		while (x > px && y > py) {
+			ops[nops++] = '=';
+			x--;
+			y--;
+		}
+		if (x == px)
+			ops[nops++] = '+';
+		else
+			ops[nops++] = '-';
+		x = px;
+		y = py;
+	}
+	while (x > 0 && y > 0) {
+		ops[nops++] = '=';
+		x--;
+		y--;
+	}
+	for (i = 0; i < nops / 2; i++) {
+		char	tmp = ops[i];
+
+		ops[i] = ops[nops - 1 - i];
+		ops[nops - 1 - i] = tmp;
+	}
+	for (d = 0; d <= dmax; d++)
+		free(trace[d]);
+	free(trace);
+	free(v);
+	*opsp = ops;
+	return nops;
+fail:
+	if (trace != NULL)
+		for (d = 0; d <= dmax; d++)
+			free(trace[d]);
+	free(trace);
+	free(v);
+	free(ops);
+	return -1;
+}
+
+static void
+put_line(FILE *out, char c, const struct lines *ls, size_t i)
+{
+	fputc(c, out);
+	fwrite(ls->p[i], 1, ls->l[i], out);
+	fputc('\n', out);
+	if (i + 1 == ls->n && ls->noeol)
+		fputs("\\ No newline at end of file\n", out);
+}
+
+/* Hunks of DIFF_CONTEXT lines of context around the changes. */
+static void
+print_hunks(FILE *out, const struct lines *a, const struct lines *b,
+    const char *ops, long nops)
+{
+	long	i = 0, j, end, ai, bi, a0, b0, an, bn, k, last;
+
+	/* positions in a and b before op i */
+	while (i < nops) {
+		if (ops[i] == '=') {
+			i++;
+			continue;
+		}
+		/* a hunk from i - context to the last change within
+		 * 2 * context of the next, plus context */
+		j = i;
+		last = i;
+		while (j < nops) {
+			if (ops[j] != '=')
+				last = j;
+			else if (j - last > 2 * DIFF_CONTEXT)
+				break;
+			j++;
+		}
+		end = last + 1 + DIFF_CONTEXT;
+		if (end > nops)
+			end = nops;
+		k = i - DIFF_CONTEXT;
+		if (k < 0)
+			k = 0;
+		/* line numbers at k */
+		ai = bi = 0;
+		for (j = 0; j < k; j++) {
+			if (ops[j] != '+')
+				ai++;
+			if (ops[j] != '-')
+				bi++;
+		}
+		a0 = ai;
+		b0 = bi;
+		an = bn = 0;
+		for (j = k; j < end; j++) {
+			if (ops[j] != '+')
+				an++;
+			if (ops[j] != '-')
+				bn++;
+		}
+		fprintf(out, "@@ -%ld,%ld +%ld,%ld @@\n",
+		    an == 0 ? a0 : a0 + 1, an, bn == 0 ? b0 : b0 + 1, bn);
+		for (j = k; j < end; j++) {
+			if (ops[j] == '=') {
+				put_line(out, ' ', a, (size_t)ai++);
+				bi++;
+			} else if (ops[j] == '-')
+				put_line(out, '-', a, (size_t)ai++);
+			else
+				put_line(out, '+', b, (size_t)bi++);
+		}
+		i = end;
+	}
+}
+
+/*
+ * The content of root/rel into ls when its hash is want: 0; 1 when it is
+ * larger than max (ls empty, *size set); 2 when the hash differs or it is
+ * gone; -1 on error.
+ */
+static int
+load(const char *root, const char *rel, const char *want, size_t max,
+    struct lines *ls)
+{
+	char			 full[SNAP_PATH_MAX];
+	char			 hex[SNAP_SHA256_HEX + 1];
+	struct snap_stat	 st;
+
+	memset(ls, 0, sizeof(*ls));
+	if (snap_join(full, root, rel) == -1)
+		return -1;
+	if (snap_fs_lstat(full, &st) == -1)
+		return errno == ENOENT ? 2 : -1;
+	if (st.type != SNAP_FS_FILE)
+		return 2;
+	if (st.size > max) {
+		if (snap_sha_file(full, hex, NULL) == -1)
+			return -1;
+		return strcmp(hex, want) == 0 ? 1 : 2;
+	}
+	if ((ls->text = snap_slurp(full, max, &ls->len)) == NULL)
+		return errno == EFBIG ? 1 : -1;
+	if (snap_sha_buf(ls->text, ls->len, hex) == -1)
+		return -1;
+	if (strcmp(hex, want) != 0) {
+		lines_free(ls);
+		return 2;
+	}
+	return 0;
+}
+
+static int
+diff_file(const struct snap_change *x, const char *host, const char *stage,
+    size_t max, FILE *out, char *err, size_t errlen)
+{
+	struct lines	 a, b;
+	char		*ops = NULL;
+	long		 nops;
+	int		 ra = 0, rb = 0, rc = SNAP_OK;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	if (x->kind != SNAP_CREATE &&
+	    (ra = load(host, x->path, x->old_sha256, max, &a)) == -1)
+		return snap_err(err, errlen, SNAP_ESYS, "%s/%s: %s", host,
+		    x->path, strerror(errno));
+	if (ra == 2) {
+		fprintf(out, "conflict %s: changed on the host since it was "
+		    "staged: not diffed\n", x->path);
+		goto done;
+	}
+	if (x->kind != SNAP_DELETE &&
+	    (rb = load(stage, x->path, x->new_sha256, max, &b)) == -1) {
+		rc = snap_err(err, errlen, SNAP_ESYS, "%s/%s: %s", stage,
+		    x->path, strerror(errno));
+		goto done;
+	}
+	if (rb == 2) {
+		fprintf(out, "stale %s: changed in the stage since the change "
+		    "set was made: not diffed\n", x->path);
+		goto done;
+	}
+	if (ra == 1 || rb == 1 || is_binary(&a) || is_binary(&b) ||
+	    lines_split(&a) == -1 || lines_split(&b) == -1 ||
+	    (nops = myers(&a, &b, &ops)) == -1) {
+		fprintf(out, "binary %s: ", x->path);
+		if (x->kind == SNAP_CREATE)
+			fprintf(out, "(none)");
+		else
+			fprintf(out, "%" PRIu64 " bytes sha256 %s",
+			    x->old_size, x->old_sha256);
+		fprintf(out, " -> ");
+		if (x->kind == SNAP_DELETE)
+			fprintf(out, "(none)\n");
+		else
+			fprintf(out, "%" PRIu64 " bytes sha256 %s\n",
+			    x->new_size, x->new_sha256);
+		goto done;
+	}
+	fprintf(out, "--- %s%s\n+++ %s%s\n",
+	    x->kind == SNAP_CREATE ? "/dev/null" : "a/",
+	    x->kind == SNAP_CREATE ? "" : x->path,
+	    x->kind == SNAP_DELETE ? "/dev/null" : "b/",
+	    x->kind == SNAP_DELETE ? "" : x->path);
+	print_hunks(out, &a, &b, ops, nops);
+done:
+	free(ops);
+	lines_free(&a);
+	lines_free(&b);
+	return rc;
+}
+
+int
+snap_changes_print_diff(const struct snap_changes *c, const char *host_root,
+    const char *stage_root, size_t max_file_bytes, FILE *out, char *err,
+    size_t errlen)
+{
+	const struct snap_change	*x;
+	size_t				 i;
+	int				 rc;
+
+	if (max_file_bytes == 0)
+		max_file_bytes = DIFF_FILE_DEFAULT;
+	for (i = 0; i < c->n; i++) {
+		x = &c->v[i].pub;
+		fprintf(out, "diff --aisb %s%s\n", x->path, dir_slash(x));
+		switch (x->kind) {
+		case SNAP_SKIP:
+			fprintf(out, "skipped %s (%s)\n", x->path, x->reason);
+			continue;
+		case SNAP_MODE:
+			fprintf(out, "mode %s%s %04o -> %04o\n", x->path,
+			    dir_slash(x), x->old_mode, x->new_mode);
+			continue;
+		default:
+			break;
+		}
+		if (x->type == SNAP_DIR) {
+			fprintf(out, "%s folder %s/\n", x->kind == SNAP_CREATE ?
+			    "new" : "deleted", x->path);
+			continue;
+		}
+		if (x->type == SNAP_LINK) {
+			fprintf(out, "link %s: %s => %s\n", x->path,
+			    x->old_link != NULL ? x->old_link : "(none)",
+			    x->new_link != NULL ? x->new_link : "(none)");
+			continue;
+		}
+		if (x->kind == SNAP_MODIFY && x->old_mode != x->new_mode)
+			fprintf(out, "mode %s %04o -> %04o\n", x->path,
+			    x->old_mode, x->new_mode);
+		if ((rc = diff_file(x, host_root, stage_root, max_file_bytes,
+		    out, err, errlen)) != SNAP_OK)
+			return rc;
+	}
+	if (ferror(out))
+		return snap_err(err, errlen, SNAP_ESYS, "writing the diff: %s",
+		    strerror(errno));
+	return SNAP_OK;
+}

@@ -1,0 +1,463 @@
+/*
+ * What a stage leaves out and what is never written back (snap.h, "Rules";
+ * docs/snapshot.md, "Exclusions"): glob patterns, two of them conditional
+ * on the file's content, and the .git/config sanitizer.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "snap-int.h"
+
+#define RULE_PATTERN_MAX	255	/* bytes of one pattern */
+#define RULES_MAX		256	/* patterns in all */
+#define CONTENT_PEEK		65536	/* bytes a content rule reads */
+
+enum rule_kind {
+	RULE_EXCLUDE,		/* by name alone */
+	RULE_KEY,		/* by name, when it holds a private key */
+	RULE_TOKEN,		/* by name, when it holds a token/password */
+	RULE_SANITIZE		/* staged sanitized, never written back */
+};
+
+struct rule {
+	char		*pattern;
+	const char	*reason;
+	enum rule_kind	 kind;
+};
+
+struct snap_rules {
+	struct rule	v[RULES_MAX];
+	size_t		n;
+};
+
+static const struct {
+	const char	*pattern;
+	const char	*reason;
+	enum rule_kind	 kind;
+} defaults[] = {
+	{ ".git/hooks",				"git hooks run code",
+	    RULE_EXCLUDE },
+	{ ".git/modules/**/hooks",		"git hooks run code",
+	    RULE_EXCLUDE },
+	{ ".git/modules/**/config",		"git config runs code",
+	    RULE_EXCLUDE },
+	{ ".git/config.worktree",		"git config runs code",
+	    RULE_EXCLUDE },
+	{ ".git/worktrees/*/config.worktree",	"git config runs code",
+	    RULE_EXCLUDE },
+	{ ".git/config",			"sanitized copy",
+	    RULE_SANITIZE },
+	{ ".git-credentials",			"credential", RULE_EXCLUDE },
+	{ ".env",				"credential", RULE_EXCLUDE },
+	{ ".env.*",				"credential", RULE_EXCLUDE },
+	{ "*.pem",				"credential", RULE_EXCLUDE },
+	{ "*.key",				"credential", RULE_EXCLUDE },
+	{ "*.p12",				"credential", RULE_EXCLUDE },
+	{ "*.pfx",				"credential", RULE_EXCLUDE },
+	{ "id_*",				"private key", RULE_KEY },
+	{ ".npmrc",				"credential", RULE_TOKEN },
+	{ ".pypirc",				"credential", RULE_TOKEN },
+	{ ".netrc",				"credential", RULE_TOKEN },
+	{ "_netrc",				"credential", RULE_TOKEN },
+	{ "**/.aws/credentials",		"credential", RULE_EXCLUDE },
+	{ "**/.docker/config.json",		"credential", RULE_EXCLUDE },
+};
+
+/* One component: '*' any run, '?' one byte; neither matches '/'. */
+static int
+match_comp(const char *p, const char *pe, const char *s, const char *se)
+{
+	while (p < pe) {
+		if (*p == '*') {
+			while (p < pe && *p == '*')
+				p++;
+			if (p == pe)
+				return 1;
+			for (; s <= se; s++)
+				if (match_comp(p, pe, s, se))
+					return 1;
+			return 0;
+		}
+		if (s == se || (*p != '?' && *p != *s))
+			return 0;
+		p++;
+		s++;
+	}
+	return s == se;
+}
+
+static const char *
+comp_end(const char *s)
+{
+	const char	*e = strchr(s, '/');
+
+	return e != NULL ? e : s + strlen(s);
+}
+
+/* Component lists; "**" matches zero or more components. */
+static int
+match_path(const char *p, const char *s)
+{
+	const char	*pe, *se;
+
+	for (;;) {
+		if (*p == '\0')
+			return *s == '\0';
+		pe = comp_end(p);
+		if (pe - p == 2 && p[0] == '*' && p[1] == '*') {
+			const char	*np = *pe == '/' ? pe + 1 : pe;
+
+			for (;;) {
+				if (match_path(np, s))
+					return 1;
+				if (*s == '\0')
+					return 0;
+				se = comp_end(s);
+				s = *se == '/' ? se + 1 : se;
+			}
+		}
+		if (*s == '\0')
+			return 0;
+		se = comp_end(s);
+		if (!match_comp(p, pe, s, se))
+			return 0;
+		p = *pe == '/' ? pe + 1 : pe;
+		s = *se == '/' ? se + 1 : se;
+	}
+}
+
+int
+snap_glob(const char *pattern, const char *path)
+{
+	const char	*base;
+
+	if (strchr(pattern, '/') != NULL)
+		return match_path(pattern, path);
+	base = strrchr(path, '/');
+	base = base != NULL ? base + 1 : path;
+	return match_comp(pattern, pattern + strlen(pattern), base,
+	    base + strlen(base));
+}
+
+struct snap_rules *
+snap_rules_new(void)
+{
+	struct snap_rules	*r;
+	size_t			 i;
+
+	if ((r = calloc(1, sizeof(*r))) == NULL)
+		return NULL;
+	for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) {
+		if ((r->v[i].pattern = strdup(defaults[i].pattern)) == NULL) {
+			snap_rules_free(r);
+			return NULL;
+		}
+		r->v[i].reason = defaults[i].reason;
+		r->v[i].kind = defaults[i].kind;
+		r->n++;
+	}
+	return r;
+}
+
+void
+snap_rules_free(struct snap_rules *r)
+{
+	size_t	i;
+
+	if (r == NULL)
+		return;
+	for (i = 0; i < r->n; i++)
+		free(r->v[i].pattern);
+	free(r);
+}
+
+int
+snap_rules_add(struct snap_rules *r, const char *pattern, char *err,
+    size_t errlen)
+{
+	size_t	len = strlen(pattern);
+	char	tmp[RULE_PATTERN_MAX + 1];
+	char	*s;
+
+	if (len == 0 || len > RULE_PATTERN_MAX)
+		return snap_err(err, errlen, SNAP_EINVAL, "exclude pattern "
+		    "of %zu bytes: give 1 to %d bytes", len, RULE_PATTERN_MAX);
+	/* "**" is fine here; ".." and empty components are not */
+	memcpy(tmp, pattern, len + 1);
+	for (s = tmp; *s != '\0'; s++)
+		if (*s == '*' || *s == '?')
+			*s = 'x';
+	if (!snap_path_ok(tmp))
+		return snap_err(err, errlen, SNAP_EINVAL, "exclude pattern "
+		    "'%s': a relative path without '.', '..' or empty "
+		    "components, e.g. 'secrets/**' or '*.sqlite'", pattern);
+	if (r->n == RULES_MAX)
+		return snap_err(err, errlen, SNAP_EINVAL, "exclude pattern "
+		    "'%s': more than %d patterns", pattern, RULES_MAX);
+	if ((r->v[r->n].pattern = strdup(pattern)) == NULL)
+		return snap_err(err, errlen, SNAP_ESYS, "exclude pattern: "
+		    "out of memory");
+	r->v[r->n].reason = "configured";
+	r->v[r->n].kind = RULE_EXCLUDE;
+	r->n++;
+	return SNAP_OK;
+}
+
+int
+snap_rules_drop(struct snap_rules *r, const char *pattern, char *err,
+    size_t errlen)
+{
+	struct buf	b;
+	size_t		i, j;
+	int		found = 0;
+
+	for (i = 0; i < r->n; ) {
+		if (strcmp(r->v[i].pattern, pattern) != 0 ||
+		    strcmp(r->v[i].reason, "configured") == 0) {
+			i++;
+			continue;
+		}
+		free(r->v[i].pattern);
+		for (j = i; j + 1 < r->n; j++)
+			r->v[j] = r->v[j + 1];
+		r->n--;
+		found = 1;
+	}
+	if (found)
+		return SNAP_OK;
+	buf_init(&b, 1024, 0);
+	for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
+		buf_printf(&b, "%s%s", i > 0 ? " " : "", defaults[i].pattern);
+	(void)snap_err(err, errlen, SNAP_EINVAL, "'%s' is no default "
+	    "exclusion (or was dropped already); the defaults are: %s",
+	    pattern, b.failed ? "(see docs/snapshot.md)" : b.p);
+	buf_free(&b);
+	return SNAP_EINVAL;
+}
+
+/* The first CONTENT_PEEK bytes of full hold needle (ASCII, any case). */
+static int
+content_has(const char *full, const char *const *needles)
+{
+	struct snap_file	*f;
+	char			 b[CONTENT_PEEK + 1];
+	size_t			 len = 0, i;
+	long			 n;
+
+	if ((f = snap_fs_open_read(full)) == NULL)
+		return 1;	/* unreadable: left out, fail closed */
+	while (len < CONTENT_PEEK &&
+	    (n = snap_fs_read(f, b + len, CONTENT_PEEK - len)) > 0)
+		len += (size_t)n;
+	snap_fs_close(f);
+	for (i = 0; i < len; i++)
+		b[i] = b[i] == '\0' ? ' ' : (char)tolower((unsigned char)b[i]);
+	b[len] = '\0';
+	for (i = 0; needles[i] != NULL; i++)
+		if (strstr(b, needles[i]) != NULL)
+			return 1;
+	return 0;
+}
+
+static const char *const key_needles[] = { "private key", NULL };
+static const char *const token_needles[] = { "token", "_auth", "password",
+    "passwd", "secret", NULL };
+
+static const char *
+match_one(const struct snap_rules *r, const char *rel, const char *full,
+    int is_dir)
+{
+	size_t	i;
+
+	for (i = 0; i < r->n; i++) {
+		if (!snap_glob(r->v[i].pattern, rel))
+			continue;
+		switch (r->v[i].kind) {
+		case RULE_KEY:
+		case RULE_TOKEN:
+			if (is_dir)
+				continue;
+			if (full != NULL && !content_has(full,
+			    r->v[i].kind == RULE_KEY ? key_needles :
+			    token_needles))
+				continue;
+			break;
+		case RULE_SANITIZE:
+			if (is_dir)
+				continue;
+			break;
+		case RULE_EXCLUDE:
+			break;
+		}
+		return r->v[i].reason;
+	}
+	return NULL;
+}
+
+const char *
+snap_rules_match(const struct snap_rules *r, const char *path, int is_dir)
+{
+	char		 pre[SNAP_PATH_MAX];
+	const char	*s, *why;
+	size_t		 n;
+
+	if (strlen(path) >= sizeof(pre))
+		return "path too long";
+	/* every folder on the way, then the path itself */
+	for (s = path; (s = strchr(s, '/')) != NULL; s++) {
+		n = (size_t)(s - path);
+		memcpy(pre, path, n);
+		pre[n] = '\0';
+		if ((why = match_one(r, pre, NULL, 1)) != NULL)
+			return why;
+	}
+	return match_one(r, path, NULL, is_dir);
+}
+
+const char *
+snap_rules_match_file(const struct snap_rules *r, const char *rel,
+    const char *full, int is_dir)
+{
+	return match_one(r, rel, full, is_dir);
+}
+
+int
+snap_rules_sanitizes(const struct snap_rules *r, const char *rel)
+{
+	size_t	i;
+
+	for (i = 0; i < r->n; i++)
+		if (r->v[i].kind == RULE_SANITIZE &&
+		    snap_glob(r->v[i].pattern, rel))
+			return 1;
+	return 0;
+}
+
+/* Keys kept, as "section.key" ("section" is the part before any
+ * subsection, lower case). */
+static const char *const git_keep[] = {
+	"core.repositoryformatversion", "core.filemode", "core.bare",
+	"core.logallrefupdates", "core.ignorecase", "core.precomposeunicode",
+	"core.symlinks", "extensions.objectformat",
+	"branch.remote", "branch.merge", "branch.rebase",
+	"remote.url", "remote.pushurl", "remote.fetch",
+	NULL
+};
+
+/* A remote URL without user:password@ in its authority. */
+static void
+add_url(struct buf *b, const char *v, size_t n)
+{
+	const char	*sch, *at, *sl;
+
+	sch = memmem(v, n, "://", 3);
+	if (sch != NULL) {
+		sch += 3;
+		at = memchr(sch, '@', n - (size_t)(sch - v));
+		sl = memchr(sch, '/', n - (size_t)(sch - v));
+		if (at != NULL && (sl == NULL || at < sl)) {
+			buf_add(b, v, (size_t)(sch - v));
+			buf_add(b, at + 1, n - (size_t)(at + 1 - v));
+			return;
+		}
+	}
+	buf_add(b, v, n);
+}
+
+char *
+snap_git_config_sanitize(const char *in, size_t len, size_t *outlen)
+{
+	struct buf	 b;
+	char		 sect[64] = "", key[128];
+	const char	*p = in, *e, *end = in + len, *q;
+	size_t		 n, i;
+	int		 cont = 0, keep;
+
+	buf_init(&b, len + 256, 0);
+	buf_printf(&b, "# aisb: a sanitized copy of .git/config (only format,"
+	    " branch and remote keys; docs/snapshot.md)\n");
+	for (; p < end; p = e < end ? e + 1 : end) {
+		if ((e = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			e = end;
+		n = (size_t)(e - p);
+		/* a continued value is dropped with its key line */
+		if (cont) {
+			cont = n > 0 && p[n - 1] == '\\';
+			continue;
+		}
+		while (n > 0 && (*p == ' ' || *p == '\t')) {
+			p++;
+			n--;
+		}
+		if (n == 0 || *p == '#' || *p == ';')
+			continue;
+		if (*p == '[') {
+			/* [name "sub"] or [name.sub] or [name] */
+			for (i = 0, q = p + 1; q < p + n && i + 1 < sizeof(sect) &&
+			    (isalnum((unsigned char)*q) || *q == '-'); q++)
+				sect[i++] = (char)tolower((unsigned char)*q);
+			sect[i] = '\0';
+			if (memchr(p, ']', n) == NULL)
+				sect[0] = '\0';
+			else {
+				keep = 0;
+				for (i = 0; git_keep[i] != NULL; i++)
+					if (strncmp(git_keep[i], sect,
+					    strlen(sect)) == 0 &&
+					    git_keep[i][strlen(sect)] == '.')
+						keep = 1;
+				if (keep && sect[0] != '\0') {
+					buf_add(&b, p, (size_t)((const char *)
+					    memchr(p, ']', n) - p) + 1);
+					buf_add(&b, "\n", 1);
+				} else
+					sect[0] = '\0';
+			}
+			continue;
+		}
+		if (p[n - 1] == '\\') {
+			cont = 1;
+			continue;
+		}
+		if (sect[0] == '\0')
+			continue;
+		for (i = 0, q = p; q < p + n && i + 1 < sizeof(key) &&
+		    (isalnum((unsigned char)*q) || *q == '-'); q++)
+			key[i++] = (char)tolower((unsigned char)*q);
+		key[i] = '\0';
+		keep = 0;
+		for (i = 0; git_keep[i] != NULL; i++) {
+			size_t	sl = strlen(sect);
+
+			if (strncmp(git_keep[i], sect, sl) == 0 &&
+			    git_keep[i][sl] == '.' &&
+			    strcmp(git_keep[i] + sl + 1, key) == 0)
+				keep = 1;
+		}
+		if (!keep)
+			continue;
+		buf_add(&b, "\t", 1);
+		if (strcmp(key, "url") == 0 || strcmp(key, "pushurl") == 0)
+			add_url(&b, p, n);
+		else
+			buf_add(&b, p, n);
+		buf_add(&b, "\n", 1);
+	}
+	if (b.failed) {
+		buf_free(&b);
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (b.p == NULL) {
+		buf_free(&b);
+		errno = ENOMEM;
+		return NULL;
+	}
+	*outlen = b.len;
+	return b.p;
+}

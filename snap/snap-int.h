@@ -1,0 +1,140 @@
+/*
+ * libaisbsnap's insides, shared by its files and its unit tests; not part
+ * of the API (snap.h).
+ */
+#ifndef AISB_SNAP_INT_H
+#define AISB_SNAP_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snap.h"
+#include "fs.h"
+
+/* Full paths aisb builds (root + relative path); relative paths are
+ * bounded far below by struct snap_limits (4,096 by default, at most
+ * SNAP_REL_MAX). */
+#define SNAP_PATH_MAX	8192
+#define SNAP_REL_MAX	4096
+/* A manifest or change set file, and one of its lines. */
+#define SNAP_FILE_MAX	((size_t)256 << 20)
+#define SNAP_LINE_MAX	16384
+/* A link target. */
+#define SNAP_LINK_MAX	4096
+
+/* The stat identity of one entry at one moment. */
+struct snap_ident {
+	uint64_t	dev, ino, size;
+	int64_t		mtime_ns, ctime_ns;
+};
+
+struct snap_ment {
+	struct snap_entry	 pub;	/* points into the fields below */
+	char			*path;
+	char			*link;
+	char			*excluded;
+	char			 sha[SNAP_SHA256_HEX + 1];
+	struct snap_ident	 src, stg;
+};
+
+struct snap_manifest {
+	struct snap_ment	*v;
+	size_t			 n, cap;
+	struct snap_stage_stats	 stats;
+};
+
+struct snap_chg {
+	struct snap_change	 pub;
+	char			*path, *old_link, *new_link, *reason;
+	char			 old_sha[SNAP_SHA256_HEX + 1];
+	char			 new_sha[SNAP_SHA256_HEX + 1];
+};
+
+struct snap_changes {
+	struct snap_chg	*v;
+	size_t		 n, cap;
+	char		 digest[SNAP_SHA256_HEX + 1];
+};
+
+/* util.c */
+int	 snap_err(char *err, size_t errlen, int code, const char *fmt, ...)
+	    __attribute__((format(printf, 4, 5)));
+/* root/rel into out[SNAP_PATH_MAX] (rel "" is root itself): 0 or -1. */
+int	 snap_join(char *out, const char *root, const char *rel);
+/* The folder part of rel ("" at the top) into out[SNAP_PATH_MAX]. */
+void	 snap_dirname(char *out, const char *rel);
+/* Percent-encoding of one token of the text formats ("-" for NULL). */
+struct buf;
+void	 snap_enc(struct buf *, const char *);
+/* Decodes token s in place; NULL for "-"; -1 on a bad escape. */
+int	 snap_dec(char *s, char **out);
+/* Splits a line into at most max space-separated tokens: their count. */
+size_t	 snap_split(char *line, char **tok, size_t max);
+/* The relative path is safe: not empty, no "", "." or ".." component, no
+ * leading or trailing '/'. */
+int	 snap_path_ok(const char *rel);
+/* Reads a whole file of at most max bytes: a NUL-terminated buffer. */
+char	*snap_slurp(const char *path, size_t max, size_t *lenp);
+/* Writes data to path whole or not at all (temporary, fsync, rename,
+ * fsync of its folder). */
+int	 snap_write_atomic(const char *path, const void *, size_t);
+int	 snap_cmp_path(const void *, const void *);
+
+/* hash.c: SHA-256 through the project's libcrypto */
+struct snap_sha;
+struct snap_sha	*snap_sha_new(void);
+int	 snap_sha_update(struct snap_sha *, const void *, size_t);
+/* Finishes into hex[SNAP_SHA256_HEX + 1] and frees. */
+int	 snap_sha_final(struct snap_sha *, char *hex);
+void	 snap_sha_free(struct snap_sha *);
+int	 snap_sha_buf(const void *, size_t, char *hex);
+/* The hash of a file (never through a link), its size in *size. */
+int	 snap_sha_file(const char *path, char *hex, uint64_t *size);
+
+/* rules.c */
+/* As snap_rules_match, and for files the content rules read full (the
+ * file on disk) to decide. */
+const char *snap_rules_match_file(const struct snap_rules *,
+	    const char *rel, const char *full, int is_dir);
+/* The rule that sanitizes rather than excludes: .git/config. */
+int	 snap_rules_sanitizes(const struct snap_rules *, const char *rel);
+/* .git/config text -> the sanitized text (snap.h): a new buffer. */
+char	*snap_git_config_sanitize(const char *in, size_t len, size_t *outlen);
+/* glob (snap.h's syntax) against a relative path. */
+int	 snap_glob(const char *pattern, const char *path);
+
+/* stage.c */
+/* The names in the folder root/rel, sorted bytewise: their count, or -1
+ * (errno); free with snap_names_free. */
+long	 snap_list_dir(const char *root, const char *rel, char ***names);
+void	 snap_names_free(char **, long);
+
+/* manifest.c */
+struct snap_manifest *snap_manifest_new(void);
+struct snap_ment *snap_manifest_add(struct snap_manifest *, const char *path);
+void	 snap_manifest_sort(struct snap_manifest *);
+struct snap_ment *snap_manifest_find(const struct snap_manifest *,
+	    const char *path);
+void	 snap_ment_publish(struct snap_ment *);
+/* Tokens of the text formats: 0, or -1 when malformed. */
+int	 snap_parse_u64(const char *, uint64_t *);
+int	 snap_parse_mode(const char *, uint32_t *);
+/* "-" -> "", else 64 lower-case hex digits into out[65]. */
+int	 snap_parse_sha(const char *, char *out);
+/* "f" "d" "l" "s" -> enum snap_type; -1 else. */
+int	 snap_parse_type(const char *);
+extern const char snap_type_chars[];
+
+/* changes.c */
+struct snap_chg *snap_changes_add(struct snap_changes *, int kind,
+	    int type, const char *path);
+const struct snap_chg *snap_changes_find(const struct snap_changes *,
+	    const char *path, int kind);
+/* The canonical text (ends with the digest line) into a struct buf. */
+int	 snap_changes_text(const struct snap_changes *, struct buf *);
+
+/* The link target stays inside the tree when resolved lexically from the
+ * folder of rel. */
+int	 snap_link_inside(const char *rel, const char *target);
+
+#endif

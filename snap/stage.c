@@ -1,0 +1,535 @@
+/*
+ * The stage: a private copy of the source tree, made entry by entry
+ * without following a link, leaving out what the rules match, hashing
+ * every file it copies into the manifest (snap.h, docs/snapshot.md).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "snap-int.h"
+
+#define COPY_CHUNK	(256 * 1024)	/* bytes read and written at once */
+#define GITCONFIG_MAX	(1 << 20)	/* bytes of .git/config sanitized */
+#define COPY_TRIES	3		/* a file changing while copied */
+#define NAMES_MAX	((size_t)1 << 20)	/* names in one folder */
+
+struct stage {
+	const char			*src, *dst;
+	const struct snap_rules		*rules;
+	const struct snap_limits	*lim;
+	struct snap_manifest		*m;
+	uint64_t			 entries, bytes;
+	int				 no_clone;
+	unsigned char			*chunk;
+	char				*err;
+	size_t				 errlen;
+};
+
+void
+snap_limits_default(struct snap_limits *l)
+{
+	l->entries = 100000;
+	l->bytes = (uint64_t)2 << 30;
+	l->file_bytes = (uint64_t)512 << 20;
+	l->path_len = 4096;
+	l->depth = 128;
+}
+
+static void
+ident_of(const struct snap_stat *st, struct snap_ident *id)
+{
+	id->dev = st->dev;
+	id->ino = st->ino;
+	id->size = st->size;
+	id->mtime_ns = st->mtime_ns;
+	id->ctime_ns = st->ctime_ns;
+}
+
+static int
+same_ident(const struct snap_stat *a, const struct snap_stat *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+	    a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns;
+}
+
+/*
+ * src to a new dst of mode, hashed on the way: cloned when the
+ * filesystem can (and then hashed from src), else read, hashed, written.
+ * 0 with *st the source's identity as it was copied, 1 when the source
+ * changed meanwhile (try again), -1 on error (errno).
+ */
+static int
+copy_file(struct stage *s, const char *src, const char *dst, uint32_t mode,
+    char *sha, struct snap_stat *st, struct snap_stat *dst_st, int *cloned)
+{
+	struct snap_file	*in = NULL, *out = NULL;
+	struct snap_sha		*h = NULL;
+	struct snap_stat	 after;
+	long			 n;
+	int			 e, rc = -1, clone = 0;
+
+	*cloned = 0;
+	if ((in = snap_fs_open_read(src)) == NULL)
+		return -1;
+	if (snap_fs_fstat(in, st) == -1 || (h = snap_sha_new()) == NULL)
+		goto fail;
+	(void)snap_fs_unlink(dst);	/* an earlier try's */
+	if ((out = snap_fs_create(dst, mode)) == NULL)
+		goto fail;
+	if (!s->no_clone) {
+		if (snap_fs_clone(in, out) == 0)
+			clone = 1;
+		else if (errno == EOPNOTSUPP || errno == ENOTTY ||
+		    errno == EXDEV || errno == EINVAL || errno == ENOSYS)
+			s->no_clone = 1;	/* not here: never again */
+		else
+			goto fail;
+	}
+	while ((n = snap_fs_read(in, s->chunk, COPY_CHUNK)) > 0) {
+		if (snap_sha_update(h, s->chunk, (size_t)n) == -1)
+			goto fail;
+		if (!clone && snap_fs_write(out, s->chunk, (size_t)n) == -1)
+			goto fail;
+	}
+	if (n == -1 || snap_fs_fstat(in, &after) == -1 ||
+	    snap_fs_fstat(out, dst_st) == -1)
+		goto fail;
+	if (!same_ident(st, &after) || dst_st->size != st->size) {
+		rc = 1;
+		goto fail;
+	}
+	if (snap_fs_close(out) == -1) {
+		out = NULL;
+		goto fail;
+	}
+	out = NULL;
+	snap_fs_close(in);
+	*cloned = clone;
+	return snap_sha_final(h, sha);
+fail:
+	e = errno;
+	snap_sha_free(h);
+	snap_fs_close(in);
+	snap_fs_close(out);
+	if (rc == -1)
+		errno = e;
+	return rc;
+}
+
+/* A sanitized .git/config, or NULL (left out) when it is too large. */
+static int
+stage_gitconfig(struct stage *s, const char *src, const char *dst,
+    uint32_t mode, struct snap_ment *e, struct snap_stat *st)
+{
+	struct snap_file	*out = NULL;
+	struct snap_stat	 dst_st;
+	char			*text = NULL, *clean = NULL;
+	size_t			 len, clen;
+	int			 rc = -1, e2;
+
+	if ((text = snap_slurp(src, GITCONFIG_MAX, &len)) == NULL)
+		return -1;
+	if (snap_sha_buf(text, len, e->sha) == -1 ||
+	    (clean = snap_git_config_sanitize(text, len, &clen)) == NULL)
+		goto done;
+	if ((out = snap_fs_create(dst, mode)) == NULL ||
+	    snap_fs_write(out, clean, clen) == -1 ||
+	    snap_fs_fstat(out, &dst_st) == -1)
+		goto done;
+	ident_of(&dst_st, &e->stg);
+	e->pub.size = st->size;
+	rc = 0;
+done:
+	e2 = errno;
+	if (snap_fs_close(out) == -1 && rc == 0) {
+		e2 = errno;
+		rc = -1;
+	}
+	free(text);
+	free(clean);
+	errno = e2;
+	return rc;
+}
+
+static int
+add_excluded(struct stage *s, const char *rel, const struct snap_stat *st,
+    const char *why)
+{
+	struct snap_ment	*e;
+
+	if ((e = snap_manifest_add(s->m, rel)) == NULL ||
+	    (e->excluded = strdup(why)) == NULL)
+		return snap_err(s->err, s->errlen, SNAP_ESYS,
+		    "stage: out of memory");
+	e->pub.type = st->type == SNAP_FS_FILE ? SNAP_FILE :
+	    st->type == SNAP_FS_DIR ? SNAP_DIR :
+	    st->type == SNAP_FS_LINK ? SNAP_LINK : SNAP_SPECIAL;
+	e->pub.mode = st->mode & 0777;
+	e->pub.size = st->type == SNAP_FS_FILE ? st->size : 0;
+	ident_of(st, &e->src);
+	return SNAP_OK;
+}
+
+static int
+depth_of(const char *rel)
+{
+	int	d = 1;
+
+	for (; *rel != '\0'; rel++)
+		if (*rel == '/')
+			d++;
+	return d;
+}
+
+/* The bounds every walked entry is held to (also by changes.c). */
+static int
+check_path(struct stage *s, const char *rel)
+{
+	size_t	len = strlen(rel);
+
+	if (++s->entries > s->lim->entries)
+		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s: more "
+		    "than %" PRIu64 " entries (limit entries): exclude "
+		    "folders or raise the limit", s->src, s->lim->entries);
+	if (len > s->lim->path_len || len >= SNAP_REL_MAX)
+		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s: a path "
+		    "of %zu bytes, over %zu (limit path_len)", s->src, len,
+		    s->lim->path_len);
+	if ((size_t)depth_of(rel) > s->lim->depth)
+		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s: a path "
+		    "%d folders deep, over %zu (limit depth)", s->src,
+		    depth_of(rel), s->lim->depth);
+	return SNAP_OK;
+}
+
+static int	walk(struct stage *, const char *);
+
+static int
+stage_entry(struct stage *s, const char *rel)
+{
+	char			 src[SNAP_PATH_MAX], dst[SNAP_PATH_MAX];
+	char			 link[SNAP_LINK_MAX];
+	struct snap_stat	 st, dst_st;
+	struct snap_ment	*e;
+	const char		*why;
+	int			 rc, tries, cloned;
+
+	if ((rc = check_path(s, rel)) != SNAP_OK)
+		return rc;
+	if (snap_join(src, s->src, rel) == -1 ||
+	    snap_join(dst, s->dst, rel) == -1)
+		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s/%s: path "
+		    "too long", s->src, rel);
+	if (snap_fs_lstat(src, &st) == -1)
+		return snap_err(s->err, s->errlen, SNAP_ESYS, "%s: %s", src,
+		    strerror(errno));
+	why = snap_rules_match_file(s->rules, rel, src,
+	    st.type == SNAP_FS_DIR);
+	if (why != NULL && strcmp(why, "sanitized copy") == 0 &&
+	    st.type == SNAP_FS_FILE && st.nlink == 1) {
+		if ((e = snap_manifest_add(s->m, rel)) == NULL ||
+		    (e->excluded = strdup(why)) == NULL)
+			return snap_err(s->err, s->errlen, SNAP_ESYS,
+			    "stage: out of memory");
+		e->pub.type = SNAP_FILE;
+		e->pub.mode = st.mode & 0777;
+		ident_of(&st, &e->src);
+		if (stage_gitconfig(s, src, dst, st.mode & 0777, e, &st) == -1) {
+			if (errno != EFBIG)
+				return snap_err(s->err, s->errlen, SNAP_ESYS,
+				    "%s: %s", src, strerror(errno));
+			free(e->excluded);
+			if ((e->excluded = strdup("git config too large")) ==
+			    NULL)
+				return snap_err(s->err, s->errlen, SNAP_ESYS,
+				    "stage: out of memory");
+		}
+		return SNAP_OK;
+	}
+	if (why != NULL)
+		return add_excluded(s, rel, &st, why);
+	switch (st.type) {
+	case SNAP_FS_OTHER:
+		return add_excluded(s, rel, &st, "special file");
+	case SNAP_FS_LINK:
+		if (snap_fs_readlink(src, link, sizeof(link)) == -1)
+			return snap_err(s->err, s->errlen, SNAP_ESYS, "%s: %s",
+			    src, strerror(errno));
+		if (!snap_link_inside(rel, link))
+			return add_excluded(s, rel, &st, "link leaves the tree");
+		if (snap_fs_symlink(link, dst) == -1)
+			return snap_err(s->err, s->errlen, SNAP_ESYS, "%s: %s",
+			    dst, strerror(errno));
+		if ((e = snap_manifest_add(s->m, rel)) == NULL ||
+		    (e->link = strdup(link)) == NULL)
+			return snap_err(s->err, s->errlen, SNAP_ESYS,
+			    "stage: out of memory");
+		e->pub.type = SNAP_LINK;
+		e->pub.mode = 0777;
+		e->pub.size = strlen(link);
+		ident_of(&st, &e->src);
+		if (snap_fs_lstat(dst, &dst_st) == 0)
+			ident_of(&dst_st, &e->stg);
+		return SNAP_OK;
+	case SNAP_FS_DIR:
+		/* writable while filled; its own mode once full */
+		if (snap_fs_mkdir(dst, 0700) == -1)
+			return snap_err(s->err, s->errlen, SNAP_ESYS, "%s: %s",
+			    dst, strerror(errno));
+		if ((e = snap_manifest_add(s->m, rel)) == NULL)
+			return snap_err(s->err, s->errlen, SNAP_ESYS,
+			    "stage: out of memory");
+		e->pub.type = SNAP_DIR;
+		e->pub.mode = st.mode & 0777;
+		ident_of(&st, &e->src);
+		if ((rc = walk(s, rel)) != SNAP_OK)
+			return rc;
+		if (snap_fs_chmod(dst, st.mode & 0777) == -1)
+			return snap_err(s->err, s->errlen, SNAP_ESYS, "%s: %s",
+			    dst, strerror(errno));
+		return SNAP_OK;
+	case SNAP_FS_FILE:
+		break;
+	}
+	if (st.nlink > 1)
+		return add_excluded(s, rel, &st, "multi-link file");
+	if (st.size > s->lim->file_bytes)
+		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s: %" PRIu64
+		    " bytes, over %" PRIu64 " (limit file_bytes): exclude it "
+		    "or raise the limit", src, st.size, s->lim->file_bytes);
+	if ((e = snap_manifest_add(s->m, rel)) == NULL)
+		return snap_err(s->err, s->errlen, SNAP_ESYS,
+		    "stage: out of memory");
+	for (tries = 0; ; tries++) {
+		rc = copy_file(s, src, dst, st.mode & 0777, e->sha, &st,
+		    &dst_st, &cloned);
+		if (rc == 0)
+			break;
+		if (rc == -1)
+			return snap_err(s->err, s->errlen, SNAP_ESYS, "%s: %s",
+			    src, strerror(errno));
+		if (tries + 1 == COPY_TRIES)
+			return snap_err(s->err, s->errlen, SNAP_ESYS, "%s: "
+			    "changed while it was copied, %d times: stop "
+			    "what writes it and start again", src, COPY_TRIES);
+	}
+	if (st.size > s->lim->file_bytes)
+		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s: %" PRIu64
+		    " bytes, over %" PRIu64 " (limit file_bytes)", src,
+		    st.size, s->lim->file_bytes);
+	s->bytes += st.size;
+	if (s->bytes > s->lim->bytes)
+		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s: more "
+		    "than %" PRIu64 " bytes of files (limit bytes; %" PRIu64
+		    " at %s): exclude folders or raise the limit", s->src,
+		    s->lim->bytes, s->bytes, rel);
+	if (cloned)
+		s->m->stats.cloned++;
+	e->pub.type = SNAP_FILE;
+	e->pub.mode = st.mode & 0777;
+	e->pub.size = st.size;
+	ident_of(&st, &e->src);
+	ident_of(&dst_st, &e->stg);
+	return SNAP_OK;
+}
+
+/*
+ * The names in the folder rel of root, sorted, into *names (one block of
+ * NUL-separated names) and *v: their count, or -1 (errno).
+ */
+static long
+list_dir(const char *root, const char *rel, char ***vp)
+{
+	char		 path[SNAP_PATH_MAX];
+	struct snap_dir	*d;
+	const char	*name;
+	char		**v = NULL, **nv;
+	size_t		 n = 0, cap = 0, i;
+	int		 e;
+
+	*vp = NULL;
+	if (snap_join(path, root, rel) == -1 ||
+	    (d = snap_fs_opendir(path)) == NULL)
+		return -1;
+	while ((name = snap_fs_readdir(d)) != NULL) {
+		if (n == NAMES_MAX) {
+			errno = EFBIG;
+			goto fail;
+		}
+		if (n == cap) {
+			cap = cap == 0 ? 32 : cap * 2;
+			if ((nv = realloc(v, cap * sizeof(*v))) == NULL)
+				goto fail;
+			v = nv;
+		}
+		if ((v[n] = strdup(name)) == NULL)
+			goto fail;
+		n++;
+	}
+	if (errno != 0)
+		goto fail;
+	snap_fs_closedir(d);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), snap_cmp_path);
+	*vp = v;
+	return (long)n;
+fail:
+	e = errno;
+	snap_fs_closedir(d);
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	errno = e;
+	return -1;
+}
+
+void
+snap_names_free(char **v, long n)
+{
+	long	i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+long
+snap_list_dir(const char *root, const char *rel, char ***vp)
+{
+	return list_dir(root, rel, vp);
+}
+
+static int
+walk(struct stage *s, const char *rel)
+{
+	char	 child[SNAP_PATH_MAX];
+	char	**names;
+	long	 n, i;
+	int	 rc = SNAP_OK, len;
+
+	if ((n = list_dir(s->src, rel, &names)) == -1)
+		return snap_err(s->err, s->errlen, SNAP_ESYS, "%s/%s: %s",
+		    s->src, rel, strerror(errno));
+	for (i = 0; i < n && rc == SNAP_OK; i++) {
+		len = rel[0] == '\0' ?
+		    snprintf(child, sizeof(child), "%s", names[i]) :
+		    snprintf(child, sizeof(child), "%s/%s", rel, names[i]);
+		if (len < 0 || (size_t)len >= SNAP_REL_MAX) {
+			rc = snap_err(s->err, s->errlen, SNAP_EBOUND, "%s/%s/"
+			    "%s: path too long (limit path_len)", s->src, rel,
+			    names[i]);
+			break;
+		}
+		rc = stage_entry(s, child);
+	}
+	snap_names_free(names, n);
+	return rc;
+}
+
+int
+snap_stage_create(const char *src_root, const char *stage_root,
+    const struct snap_rules *rules, const struct snap_limits *lim,
+    struct snap_manifest **out, char *err, size_t errlen)
+{
+	struct stage		 s;
+	struct snap_stat	 st;
+	int			 rc;
+
+	*out = NULL;
+	memset(&s, 0, sizeof(s));
+	if (snap_fs_lstat(src_root, &st) == -1)
+		return snap_err(err, errlen, SNAP_EINVAL, "%s: %s", src_root,
+		    strerror(errno));
+	if (st.type != SNAP_FS_DIR)
+		return snap_err(err, errlen, SNAP_EINVAL, "%s: not a folder "
+		    "(give the workspace's real path, not a link)", src_root);
+	if (snap_fs_lstat(stage_root, &st) == 0 || errno != ENOENT)
+		return snap_err(err, errlen, SNAP_EINVAL, "%s: exists already "
+		    "(a stage is made in a new folder)", stage_root);
+	if (snap_fs_mkdir(stage_root, 0700) == -1)
+		return snap_err(err, errlen, SNAP_ESYS, "%s: %s", stage_root,
+		    strerror(errno));
+	s.src = src_root;
+	s.dst = stage_root;
+	s.rules = rules;
+	s.lim = lim;
+	s.err = err;
+	s.errlen = errlen;
+	if ((s.m = snap_manifest_new()) == NULL ||
+	    (s.chunk = malloc(COPY_CHUNK)) == NULL) {
+		rc = snap_err(err, errlen, SNAP_ESYS, "stage: out of memory");
+		goto fail;
+	}
+	if ((rc = walk(&s, "")) != SNAP_OK)
+		goto fail;
+	(void)snap_fs_lstat(src_root, &st);
+	if (snap_fs_chmod(stage_root, st.mode & 0777) == -1) {
+		rc = snap_err(err, errlen, SNAP_ESYS, "%s: %s", stage_root,
+		    strerror(errno));
+		goto fail;
+	}
+	free(s.chunk);
+	snap_manifest_sort(s.m);
+	*out = s.m;
+	return SNAP_OK;
+fail:
+	free(s.chunk);
+	snap_manifest_free(s.m);
+	(void)snap_tree_remove(stage_root, NULL, 0);
+	return rc;
+}
+
+static int
+remove_rec(char *path, size_t len)
+{
+	struct snap_stat	  st;
+	char			**names;
+	long			  n, i;
+	int			  k, rc = 0, e = 0;
+
+	if (snap_fs_lstat(path, &st) == -1)
+		return errno == ENOENT ? 0 : -1;
+	if (st.type != SNAP_FS_DIR)
+		return snap_fs_unlink(path);
+	if ((st.mode & 0700) != 0700)
+		(void)snap_fs_chmod(path, st.mode | 0700);
+	if ((n = list_dir(path, "", &names)) == -1)
+		return -1;
+	for (i = 0; i < n && rc == 0; i++) {
+		k = snprintf(path + len, SNAP_PATH_MAX - len, "/%s", names[i]);
+		if (k < 0 || (size_t)k >= SNAP_PATH_MAX - len) {
+			e = ENAMETOOLONG;
+			rc = -1;
+		} else if ((rc = remove_rec(path, len + (size_t)k)) == -1)
+			e = errno;
+		path[len] = '\0';
+	}
+	snap_names_free(names, n);
+	if (rc == -1) {
+		errno = e;
+		return -1;
+	}
+	return snap_fs_rmdir(path);
+}
+
+int
+snap_tree_remove(const char *root, char *err, size_t errlen)
+{
+	char	path[SNAP_PATH_MAX];
+	int	n;
+
+	n = snprintf(path, sizeof(path), "%s", root);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return snap_err(err, errlen, SNAP_ESYS, "%s: path too long",
+		    root);
+	if (remove_rec(path, (size_t)n) == -1)
+		return snap_err(err, errlen, SNAP_ESYS, "%s: %s (removing "
+		    "it)", path, strerror(errno));
+	return SNAP_OK;
+}

@@ -1,0 +1,282 @@
+/*
+ * Small helpers of libaisbsnap: messages, paths, the token encoding of
+ * its text formats, whole-file reads and atomic writes through fs.h.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "snap-int.h"
+
+int
+snap_err(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+	va_list	ap;
+
+	if (err != NULL && errlen > 0) {
+		va_start(ap, fmt);
+		(void)vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+int
+snap_join(char *out, const char *root, const char *rel)
+{
+	int	n;
+
+	if (rel[0] == '\0')
+		n = snprintf(out, SNAP_PATH_MAX, "%s", root);
+	else
+		n = snprintf(out, SNAP_PATH_MAX, "%s/%s", root, rel);
+	if (n < 0 || n >= SNAP_PATH_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+void
+snap_dirname(char *out, const char *rel)
+{
+	const char	*s;
+	size_t		 n;
+
+	if ((s = strrchr(rel, '/')) == NULL) {
+		out[0] = '\0';
+		return;
+	}
+	n = (size_t)(s - rel);
+	if (n >= SNAP_PATH_MAX)
+		n = SNAP_PATH_MAX - 1;
+	memcpy(out, rel, n);
+	out[n] = '\0';
+}
+
+/*
+ * Tokens are separated by one space: bytes up to ' ', '%' and DEL are
+ * written %XX, and a token that is "-" itself (which stands for none) is
+ * written %2D.
+ */
+void
+snap_enc(struct buf *b, const char *s)
+{
+	const unsigned char	*p;
+
+	if (s == NULL) {
+		buf_add(b, "-", 1);
+		return;
+	}
+	if (strcmp(s, "-") == 0) {
+		buf_add(b, "%2D", 3);
+		return;
+	}
+	for (p = (const unsigned char *)s; *p != '\0'; p++) {
+		if (*p <= ' ' || *p == '%' || *p == 0x7f)
+			buf_printf(b, "%%%02X", *p);
+		else
+			buf_add(b, p, 1);
+	}
+}
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+int
+snap_dec(char *s, char **out)
+{
+	char	*r, *w;
+	int	 h, l;
+
+	if (strcmp(s, "-") == 0) {
+		*out = NULL;
+		return 0;
+	}
+	for (r = w = s; *r != '\0'; r++) {
+		if (*r != '%') {
+			*w++ = *r;
+			continue;
+		}
+		if ((h = hexval(r[1])) == -1 || (l = hexval(r[2])) == -1 ||
+		    (h == 0 && l == 0))
+			return -1;
+		*w++ = (char)(h << 4 | l);
+		r += 2;
+	}
+	*w = '\0';
+	if (s[0] == '\0')
+		return -1;
+	*out = s;
+	return 0;
+}
+
+size_t
+snap_split(char *line, char **tok, size_t max)
+{
+	size_t	 n = 0;
+	char	*p = line;
+
+	while (n < max && *p != '\0') {
+		tok[n++] = p;
+		if ((p = strchr(p, ' ')) == NULL)
+			break;
+		*p++ = '\0';
+	}
+	/* more tokens than max: the caller sees max and a leftover */
+	if (n == max && p != NULL && *p != '\0')
+		return max + 1;
+	return n;
+}
+
+int
+snap_path_ok(const char *rel)
+{
+	const char	*p = rel, *e;
+	size_t		 n;
+
+	if (rel[0] == '\0' || rel[0] == '/')
+		return 0;
+	for (;;) {
+		e = strchr(p, '/');
+		n = e != NULL ? (size_t)(e - p) : strlen(p);
+		if (n == 0 || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
+			return 0;
+		if (e == NULL)
+			return 1;
+		p = e + 1;
+	}
+}
+
+char *
+snap_slurp(const char *path, size_t max, size_t *lenp)
+{
+	struct snap_file	*f;
+	struct snap_stat	 st;
+	char			*b = NULL;
+	size_t			 len = 0;
+	long			 n;
+	int			 e;
+
+	if ((f = snap_fs_open_read(path)) == NULL)
+		return NULL;
+	if (snap_fs_fstat(f, &st) == -1)
+		goto fail;
+	if (st.size > max) {
+		errno = EFBIG;
+		goto fail;
+	}
+	if ((b = malloc((size_t)st.size + 1)) == NULL)
+		goto fail;
+	/* the size is read once; a file that grows meanwhile is cut there */
+	while (len < (size_t)st.size) {
+		if ((n = snap_fs_read(f, b + len, (size_t)st.size - len)) == -1)
+			goto fail;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	b[len] = '\0';
+	snap_fs_close(f);
+	*lenp = len;
+	return b;
+fail:
+	e = errno;
+	free(b);
+	snap_fs_close(f);
+	errno = e;
+	return NULL;
+}
+
+int
+snap_write_atomic(const char *path, const void *data, size_t len)
+{
+	char			 tmp[SNAP_PATH_MAX], dir[SNAP_PATH_MAX];
+	struct snap_file	*f = NULL;
+	char			*s;
+	int			 n, e;
+
+	n = snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (n < 0 || (size_t)n >= sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	(void)snap_fs_unlink(tmp);	/* a crashed earlier attempt's */
+	if ((f = snap_fs_create(tmp, 0600)) == NULL)
+		return -1;
+	if (snap_fs_write(f, data, len) == -1 || snap_fs_fsync(f) == -1)
+		goto fail;
+	if (snap_fs_close(f) == -1) {
+		f = NULL;
+		goto fail;
+	}
+	f = NULL;
+	if (snap_fs_rename(tmp, path) == -1)
+		goto fail;
+	snprintf(dir, sizeof(dir), "%s", path);
+	if ((s = strrchr(dir, '/')) != NULL) {
+		if (s == dir)
+			s[1] = '\0';
+		else
+			*s = '\0';
+	} else
+		snprintf(dir, sizeof(dir), ".");
+	return snap_fs_fsync_dir(dir);
+fail:
+	e = errno;
+	snap_fs_close(f);
+	(void)snap_fs_unlink(tmp);
+	errno = e;
+	return -1;
+}
+
+int
+snap_cmp_path(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Lexically, from the folder of rel: an absolute target, or one whose
+ * ".." climbs above the root, leaves the tree.  (A link inside may still
+ * name a link that leaves: the stage has none such, and writing back
+ * never goes through a link: tx.c.)
+ */
+int
+snap_link_inside(const char *rel, const char *target)
+{
+	const char	*p, *e;
+	size_t		 depth = 0, n;
+
+	if (target[0] == '\0' || target[0] == '/' || target[0] == '\\')
+		return 0;
+	for (p = rel; (p = strchr(p, '/')) != NULL; p++)
+		depth++;
+	for (p = target; ; p = e + 1) {
+		e = strchr(p, '/');
+		n = e != NULL ? (size_t)(e - p) : strlen(p);
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			if (depth == 0)
+				return 0;
+			depth--;
+		} else if (n > 0 && !(n == 1 && p[0] == '.'))
+			depth++;
+		if (e == NULL)
+			return 1;
+	}
+}
