@@ -1000,7 +1000,9 @@ launch_opts_help(FILE *f)
 		if (d->arg != NULL)
 			snprintf(flag + strlen(flag), sizeof(flag) -
 			    strlen(flag), " %s", d->arg);
-		fprintf(f, "  %-28s %s", flag, d->help);
+		/* two spaces at least: --workspace-mode direct|snapshot */
+		fprintf(f, "  %-28s%s%s", flag, strlen(flag) >= 28 ? "  " : " ",
+		    d->help);
 		if (d->type == OT_BOOL)
 			;	/* a switch: off unless given */
 		else if (d->defhelp != NULL)

@@ -598,18 +598,19 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
 	fprintf(f, "\nhome_volume %s\nlimits_not_applied%s",
 	    o->val[LO_HOME_VOLUME], unheld[0] != '\0' ? unheld : " none");
 	/*
-	 * A snapshot session: its stage, its change set's digest and the
-	 * outcome when the session ended (SESSION/snapshot follows apply,
-	 * discard and recover after that: snapshot.h).
+	 * A snapshot session (workspace_mode among the options below): its
+	 * stage, its change set's digest and the outcome when the session
+	 * ended (SESSION/snapshot follows apply, discard and recover after
+	 * that: snapshot.h).
 	 */
-	fprintf(f, "\nworkspace_mode %s", o->snapshot ? "snapshot" : "direct");
 	if (sn != NULL && sn->stage[0] != '\0')
 		fprintf(f, "\nsnapshot_stage %s entries %llu bytes %llu "
 		    "excluded %llu cloned %llu\nsnapshot_changes %llu sha256 "
-		    "%s\nsnapshot_outcome %s", sn->stage, sn->entries,
-		    sn->bytes, sn->excluded, sn->cloned, sn->nchanges,
-		    sn->digest[0] != '\0' ? sn->digest : "-",
-		    sn->outcome[0] != '\0' ? sn->outcome : "none");
+		    "%s\nsnapshot_outcome %s\nsnapshot_ms stage %lld changes "
+		    "%lld", sn->stage, sn->entries, sn->bytes, sn->excluded,
+		    sn->cloned, sn->nchanges, sn->digest[0] != '\0' ?
+		    sn->digest : "-", sn->outcome[0] != '\0' ? sn->outcome :
+		    "none", sn->stage_ms, sn->changes_ms);
 	/*
 	 * What ran, for tests/bench/startup.sh to derive plain podman from;
 	 * no secret is ever in it (launch_podman_argv).  The command after

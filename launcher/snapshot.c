@@ -31,6 +31,15 @@
 
 extern char **environ;
 
+static long long
+now_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* ---- the state file ---------------------------------------------------- */
 
 /*
@@ -323,6 +332,7 @@ launch_snap_stage(struct launch_snap *sn, const struct launch_session *s,
 		goto fail;
 	}
 	snap_limits_default(&lim);
+	sn->stage_ms = now_ms();
 	if ((rc = snap_stage_create(sn->workspace, sn->stage, rules, &lim, &m,
 	    err, errlen)) != SNAP_OK) {
 		code = snap_code(rc);
@@ -334,6 +344,7 @@ launch_snap_stage(struct launch_snap *sn, const struct launch_session *s,
 		goto fail;
 	if (snap_manifest_save(m, path, err, errlen) != SNAP_OK)
 		goto fail;
+	sn->stage_ms = now_ms() - sn->stage_ms;
 	snap_manifest_stats(m, &stats);
 	sn->entries = stats.entries;
 	sn->bytes = stats.bytes;
@@ -350,8 +361,9 @@ launch_snap_stage(struct launch_snap *sn, const struct launch_session *s,
 	sn->staged = 1;
 	if (!o->quiet)
 		fprintf(stderr, "aisb: snapshot: %llu entries, %llu bytes staged "
-		    "(%llu left out); the command sees the copy, not %s\n",
-		    sn->entries, sn->bytes, sn->excluded, sn->workspace);
+		    "in %lld ms (%llu left out); the command sees the copy, not "
+		    "%s\n", sn->entries, sn->bytes, sn->stage_ms, sn->excluded,
+		    sn->workspace);
 	snap_manifest_free(m);
 	snap_rules_free(rules);
 	return 0;
@@ -361,6 +373,9 @@ fail:
 
 		(void)snap_tree_remove(sn->stage, e2, sizeof(e2));
 	}
+	/* the record says the stage was refused; nothing ran on it */
+	snprintf(sn->outcome, sizeof(sn->outcome), "%s", LAUNCH_SNAP_FAILED);
+	sn->stage_ms = 0;
 	snap_manifest_free(m);
 	snap_rules_free(rules);
 	return code;
@@ -438,6 +453,7 @@ launch_snap_end(struct launch_snap *sn, const struct launch_session *s,
 	struct snap_limits	 lim;
 	struct sstate		 st;
 	char			 err[2048], path[PATH_MAX], e2[256];
+	long long		 t0;
 	int			 rc, out = code;
 
 	(void)ids;
@@ -460,6 +476,7 @@ launch_snap_end(struct launch_snap *sn, const struct launch_session *s,
 		goto save;
 	}
 	snap_limits_default(&lim);
+	t0 = now_ms();
 	if (file_path_join(path, sizeof(path), s->dir, "manifest") == -1 ||
 	    (rc = snap_manifest_load(path, &m, err, sizeof(err))) != SNAP_OK ||
 	    (rules = make_rules(st.exclude, st.nexclude, err,
@@ -483,6 +500,7 @@ launch_snap_end(struct launch_snap *sn, const struct launch_session *s,
 		out = EXIT_ENFORCE;
 		goto save;
 	}
+	sn->changes_ms = now_ms() - t0;
 	if (st.nchanges == 0) {
 		snprintf(st.state, sizeof(st.state), "%s",
 		    LAUNCH_SNAP_UNCHANGED);

@@ -46,6 +46,8 @@ struct launch_snap {
 	char	 outcome[16];		/* LAUNCH_SNAP_* for the record */
 	char	 digest[72];		/* the change set's, or "" */
 	unsigned long long entries, bytes, excluded, cloned, nchanges;
+	long long stage_ms;		/* copying and hashing the workspace */
+	long long changes_ms;		/* computing and saving the change set */
 	int	 staged;		/* stage made, state file written */
 };
 

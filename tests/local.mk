@@ -78,6 +78,9 @@ EXTRA_DIST += $(CLI_TESTS)
 # --record's options, sessions verify and show, without podman
 TESTS += tests/cli/record.sh
 EXTRA_DIST += tests/cli/record.sh
+# Snapshot sessions' commands on drafts in each state, without podman
+TESTS += tests/cli/snapshot.sh
+EXTRA_DIST += tests/cli/snapshot.sh
 # A recorded session in gate mode: tshark, streams, manifest, verify,
 # --record-max (root, podman, tshark; AISB_E2E=1)
 TESTS += tests/e2e/record.sh

@@ -108,7 +108,7 @@ check "root: host unchanged before apply" "$(cmp -s "$tmp/before" "$tmp/after" &
 id=$(last_session "$XDG_STATE_HOME")
 sd=$XDG_STATE_HOME/aisb/sessions/$id
 if grep -q "aisb apply $id" "$tmp/err"; then ok; else bad "root: no apply hint: $(cat "$tmp/err")"; fi
-check "root: record mode" "$(field workspace_mode "$sd/record")" snapshot
+check "root: record mode" "$(grep -Ec '^workspace_mode +snapshot \(flag: --snapshot\)$' "$sd/record")" 1
 check "root: record outcome" "$(field snapshot_outcome "$sd/record")" kept
 digest=$(field snapshot_changes "$sd/record" | awk '{ print $3 }')
 case $digest in [0-9a-f]*) [ ${#digest} = 64 ] && ok || bad "root: digest '$digest'" ;;
@@ -210,8 +210,10 @@ install -d -m 0755 -o "$user" -g "$user" "$home/bin"
 install -m 0755 "$build/aisb" "$build/aisb-gate" "$build/aisb-enforce" "$home/bin/"
 install -m 0644 "$build/aisb-seccomp.json" "$home/bin/"
 install -m 0644 -o "$user" "$tmp/policy.yaml" "$home/policy.yaml"
-img=$(podman images --filter label=io.aisb.kind=sandbox --format '{{.Repository}}:{{.Tag}}' | head -n 1)
-podman save -q -o "$home/img.tar" "$img"
+# The images the root sessions built, the base with them (the session's
+# tag names its base), handed over instead of rebuilt.
+mapfile -t imgs < <(podman images --filter label=io.aisb.managed=1 --format '{{.Repository}}:{{.Tag}}')
+podman save -q -m -o "$home/img.tar" "${imgs[@]}"
 chown "$user" "$home/img.tar"
 as_user() {
 	runuser -u "$user" -- env -i HOME="$home" USER="$user" LOGNAME="$user" \
