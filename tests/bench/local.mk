@@ -29,3 +29,10 @@ bench: tests/bench/bench_policy tests/bench/target tests/bench/loadgen \
 EXTRA_DIST += tests/bench/startup.sh
 bench-startup: aisb aisb-gate aisb-enforce
 	bash $(top_srcdir)/tests/bench/startup.sh --aisb ./aisb $(STARTUP_ARGS)
+# Snapshot sessions (issue 17): stage, change set, session and apply times
+# of a FILES-file tree (root and podman needed; not part of make bench).
+# SNAPSHOT_ARGS passes --files N --mb N --edit N --runs N --dir DIR.
+EXTRA_DIST += tests/bench/snapshot.sh
+bench-snapshot: aisb aisb-gate aisb-enforce
+	bash $(top_srcdir)/tests/bench/snapshot.sh --aisb ./aisb $(SNAPSHOT_ARGS)
+.PHONY: bench-snapshot
