@@ -325,6 +325,7 @@ launch_snap_stage(struct launch_snap *sn, const struct launch_session *s,
 		snprintf(err, errlen, "session folder path too long");
 		return EXIT_ENFORCE;
 	}
+	/* borrowed from o, saved with the state, never freed here */
 	for (i = 0; i < o->nexclude && i < SNAP_MAX_EXCLUDE; i++)
 		st.exclude[st.nexclude++] = o->exclude[i].text;
 	if ((rules = make_rules(st.exclude, st.nexclude, err, errlen)) == NULL) {
@@ -961,6 +962,23 @@ cmd_transactions(void)
 	}
 	closedir(d);
 	return 0;
+}
+
+void
+launch_snap_show(const char *sdir, FILE *out)
+{
+	struct sstate	 st;
+	char		 err[1024];
+
+	if (sstate_load(sdir, &st, err, sizeof(err)) == -1) {
+		if (errno != ENOENT)
+			fprintf(out, "# snapshot: %s\n", err);
+		return;
+	}
+	fprintf(out, "# snapshot: draft %s now, %llu change(s), %u "
+	    "transaction(s); aisb changes %s\n", st.state, st.nchanges, st.tx,
+	    strrchr(sdir, '/') != NULL ? strrchr(sdir, '/') + 1 : sdir);
+	sstate_free(&st);
 }
 
 int

@@ -18,6 +18,7 @@
 #define AISB_SNAPSHOT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "ids.h"
 #include "options.h"
@@ -73,5 +74,11 @@ int	 launch_snap_stage(struct launch_snap *, const struct launch_session *,
  */
 int	 launch_snap_end(struct launch_snap *, const struct launch_session *,
 	    const struct launch_opts *, const struct launch_ids *, int code);
+
+/*
+ * For aisb sessions show: one line with the draft's state now, when the
+ * session in sdir is a snapshot session (its record says how it ended).
+ */
+void	 launch_snap_show(const char *sdir, FILE *out);
 
 #endif

@@ -110,6 +110,9 @@ check "kept, no change set: state" "$(sed -n 's/^state //p' "$sessions/fffffffff
 run "$aisb" discard ffff
 check "kept: discard" "$rc" 0
 check "kept: discarded" "$(sed -n 's/^state //p' "$sessions/ffffffffffffffffffffffff/snapshot")" discarded
+run "$aisb" sessions show ffff
+if grep -q '^# snapshot: draft discarded now, 2 change(s), 0 transaction(s)' "$tmp/out"; then ok; else
+	bad "sessions show: $(cat "$tmp/out")"; fi
 # the patterns of the session survive a rewrite of its state
 check "kept: exclude kept" "$(sed -n 's/^exclude //p' "$sessions/ffffffffffffffffffffffff/snapshot")" '*.log'
 
