@@ -301,7 +301,8 @@ parse_line(struct snap_manifest *m, char *line)
 	    path == NULL || snap_dec(t[16], &link) == -1 ||
 	    !snap_path_ok(path) || strlen(path) >= SNAP_REL_MAX)
 		return -1;
-	if ((type == SNAP_LINK) != (link != NULL))
+	/* a staged link has its target; an excluded one is not read */
+	if (excl == NULL && (type == SNAP_LINK) != (link != NULL))
 		return -1;
 	if ((e = snap_manifest_add(m, path)) == NULL)
 		return -2;

@@ -125,12 +125,15 @@ is_binary(const struct lines *ls)
 {
 	size_t	n = ls->len < BINARY_PEEK ? ls->len : BINARY_PEEK;
 
-	return memchr(ls->text, '\0', n) != NULL;
+	return ls->text != NULL && memchr(ls->text, '\0', n) != NULL;
 }
 
 static int
 same_line(const struct lines *a, size_t i, const struct lines *b, size_t j)
 {
+	/* "x" at the end without a newline is not "x\n" */
+	if ((i + 1 == a->n && a->noeol) != (j + 1 == b->n && b->noeol))
+		return 0;
 	return a->l[i] == b->l[j] && memcmp(a->p[i], b->p[j], a->l[i]) == 0;
 }
 

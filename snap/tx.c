@@ -331,7 +331,9 @@ check_one(struct tx *t, size_t i, int backup)
 	if ((rc = host_path(t, full, x->path)) != SNAP_OK)
 		return rc;
 	if (snap_fs_lstat(full, &st) == -1) {
-		if (errno != ENOENT)
+		/* ENOTDIR: a file above, which this change set replaces by
+		 * a folder (check_ancestors said so) */
+		if (errno != ENOENT && errno != ENOTDIR)
 			return sys(t, full);
 		if (x->pub.kind == SNAP_CREATE)
 			return SNAP_OK;
@@ -764,7 +766,7 @@ file_is(const char *full, const char *a, const char *b,
 	char	hex[SNAP_SHA256_HEX + 1];
 
 	if (snap_fs_lstat(full, st) == -1)
-		return errno == ENOENT ? 0 : -1;
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
 	if (st->type != SNAP_FS_FILE)
 		return 0;
 	if (snap_sha_file(full, hex, NULL) == -1)
@@ -784,7 +786,7 @@ link_is(const char *full, const char *a, const char *b)
 	struct snap_stat	st;
 
 	if (snap_fs_lstat(full, &st) == -1)
-		return errno == ENOENT ? 0 : -1;
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
 	if (st.type != SNAP_FS_LINK ||
 	    snap_fs_readlink(full, link, sizeof(link)) == -1)
 		return 0;
@@ -802,7 +804,20 @@ absent(const char *full)
 
 	if (snap_fs_lstat(full, &st) == 0)
 		return 0;
-	return errno == ENOENT ? 1 : -1;
+	return errno == ENOENT || errno == ENOTDIR ? 1 : -1;
+}
+
+/* The change y was written by a step up to last. */
+static int
+made_by(struct tx *t, const struct snap_chg *y, long last)
+{
+	long	s;
+
+	for (s = 0; s <= last; s++)
+		if (&t->c->v[t->steps[s].ci] == y &&
+		    (t->steps[s].a == A_PUT || t->steps[s].a == A_MKDIR))
+			return 1;
+	return 0;
 }
 
 /* Step k's target is as before it or as after it. */
@@ -814,7 +829,7 @@ undo_check(struct tx *t, size_t k, long last)
 	const struct snap_chg	*y;
 	struct snap_stat	 st;
 	char			**names;
-	long			 n, i, s;
+	long			 n, i;
 	int			 rc, r;
 
 	if ((rc = host_path(t, full, x->path)) != SNAP_OK)
@@ -825,6 +840,10 @@ undo_check(struct tx *t, size_t k, long last)
 			r = link_is(full, x->new_link, x->old_link);
 			if (r == -1)
 				return sys(t, full);
+			if (r == 0 && x->pub.kind == SNAP_CREATE &&
+			    snap_changes_find(t->c, x->path, SNAP_DELETE) !=
+			    NULL)
+				return SNAP_OK;
 			if (r == 0 && !(x->pub.kind == SNAP_CREATE &&
 			    (r = absent(full)) == 1))
 				return r == -1 ? sys(t, full) : snap_err(t->err,
@@ -838,6 +857,10 @@ undo_check(struct tx *t, size_t k, long last)
 		    x->old_sha : NULL, &st);
 		if (r == -1)
 			return sys(t, full);
+		if (r == 0 && x->pub.kind == SNAP_CREATE &&
+		    snap_changes_find(t->c, x->path, SNAP_DELETE) != NULL)
+			return SNAP_OK;	/* the old one back: its DELETE's
+					   check looks at it */
 		if (r == 0 && !(x->pub.kind == SNAP_CREATE &&
 		    (r = absent(full)) == 1))
 			return r == -1 ? sys(t, full) : snap_err(t->err,
@@ -859,6 +882,11 @@ undo_check(struct tx *t, size_t k, long last)
 				return SNAP_OK;
 		} else if (file_is(full, x->old_sha, NULL, &st) == 1)
 			return SNAP_OK;
+		/* another type in its place, made by a later step of this
+		 * transaction (whose own check looks at it): undone first */
+		if ((y = snap_changes_find(t->c, x->path, SNAP_CREATE)) !=
+		    NULL && made_by(t, y, last))
+			return SNAP_OK;
 		return snap_err(t->err, t->errlen, SNAP_ECONFLICT, "%s: "
 		    "created again after the transaction removed it: not "
 		    "rolled back (move it away, then recover again)", full);
@@ -867,6 +895,9 @@ undo_check(struct tx *t, size_t k, long last)
 			return SNAP_OK;
 		if (r == -1)
 			return sys(t, full);
+		if (snap_fs_lstat(full, &st) == 0 && st.type != SNAP_FS_DIR &&
+		    snap_changes_find(t->c, x->path, SNAP_DELETE) != NULL)
+			return SNAP_OK;	/* the old one back (see A_PUT) */
 		if (snap_fs_lstat(full, &st) == -1 || st.type != SNAP_FS_DIR)
 			return snap_err(t->err, t->errlen, SNAP_ECONFLICT,
 			    "%s: not the folder the transaction made: not "
@@ -881,10 +912,7 @@ undo_check(struct tx *t, size_t k, long last)
 			snprintf(child, sizeof(child), "%s/%s", x->path,
 			    names[i]);
 			y = snap_changes_find(t->c, child, SNAP_CREATE);
-			for (s = 0; y != NULL && s <= last; s++)
-				if (&t->c->v[t->steps[s].ci] == y)
-					break;
-			if (y == NULL || s > last)
+			if (y == NULL || !made_by(t, y, last))
 				rc = snap_err(t->err, t->errlen,
 				    SNAP_ECONFLICT, "%s/%s: added after the "
 				    "transaction made its folder: not rolled "
@@ -950,7 +978,8 @@ undo(struct tx *t, size_t k)
 	case A_PUT:
 		if ((rc = temp_path(t, tmp, x->path, k)) != SNAP_OK)
 			return rc;
-		if (snap_fs_unlink(tmp) == -1 && errno != ENOENT)
+		if (snap_fs_unlink(tmp) == -1 && errno != ENOENT &&
+		    errno != ENOTDIR)
 			return sys(t, tmp);
 		if (x->pub.type == SNAP_LINK) {
 			if (link_is(full, x->new_link, NULL) != 1)
@@ -990,7 +1019,8 @@ undo(struct tx *t, size_t k)
 		}
 		return restore(t, k, full);
 	case A_MKDIR:
-		if (absent(full) == 1)
+		if (absent(full) == 1 || snap_fs_lstat(full, &st) == -1 ||
+		    st.type != SNAP_FS_DIR)
 			return SNAP_OK;
 		if (snap_fs_rmdir(full) == -1)
 			return sys(t, full);
@@ -999,7 +1029,9 @@ undo(struct tx *t, size_t k)
 		if (x->pub.kind != SNAP_MODE) {
 			/* a folder it made: writable again, so that what
 			 * went into it can go */
-			if (absent(full) == 1)
+			if (absent(full) == 1 ||
+			    snap_fs_lstat(full, &st) == -1 ||
+			    st.type != SNAP_FS_DIR)
 				return SNAP_OK;
 			if (snap_fs_chmod(full, 0700) == -1)
 				return sys(t, full);

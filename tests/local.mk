@@ -86,6 +86,7 @@ EXTRA_DIST += tests/cli/snapshot.sh
 TESTS += tests/e2e/record.sh
 EXTRA_DIST += tests/e2e/record.sh
 
+include tests/snap.mk
 include tests/fuzz/local.mk
 include tests/bench/local.mk
 include tests/gate.mk

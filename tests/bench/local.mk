@@ -36,3 +36,12 @@ EXTRA_DIST += tests/bench/snapshot.sh
 bench-snapshot: aisb aisb-gate aisb-enforce
 	bash $(top_srcdir)/tests/bench/snapshot.sh --aisb ./aisb $(SNAPSHOT_ARGS)
 .PHONY: bench-snapshot
+# snap_bench: stage, change set and apply of snapshot sessions on a
+# 10,000-file, 200 MB tree (docs/performance.md, "Snapshot sessions");
+# SNAP_BENCH_ARGS passes -d DIR -f FILES -m MB -r ROUNDS.
+EXTRA_PROGRAMS += tests/bench/snap_bench
+tests_bench_snap_bench_SOURCES = tests/bench/snap_bench.c
+tests_bench_snap_bench_LDADD = $(SNAP_LIBS)
+bench-snap: tests/bench/snap_bench
+	tests/bench/snap_bench $(SNAP_BENCH_ARGS)
+.PHONY: bench-snap

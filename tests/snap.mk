@@ -1,0 +1,13 @@
+# snap/ (libaisbsnap): the stage, the change set, the printers; the
+# transactions with a crash injected after every step, then recovered.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test_snap tests/unit/test_snap_tx
+TESTS += tests/unit/test_snap tests/unit/test_snap_tx
+tests_unit_test_snap_SOURCES = tests/unit/test_snap.c tests/unit/snap_util.h
+tests_unit_test_snap_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_snap_LDADD = $(SNAP_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_snap_tx_SOURCES = tests/unit/test_snap_tx.c \
+	tests/unit/snap_util.h
+tests_unit_test_snap_tx_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_snap_tx_LDADD = $(SNAP_LIBS) $(CMOCKA_LIBS)
+endif

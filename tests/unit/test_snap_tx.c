@@ -1,0 +1,423 @@
+/*
+ * snap/tx.c: a change set written back under a transaction.  Conflicts
+ * refused before any write; a crash injected at every crash point of
+ * apply (and of a recovery interrupted in turn), then recovery: the host
+ * tree is exactly as before (or exactly as after, once "done" is in the
+ * journal), and recovering again changes nothing.  Real files.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "snap/snap.h"
+#include "snap/snap-test.h"
+#include "snap_util.h"
+
+struct fx {
+	char			*base;
+	char			 src[4096], stage[4096], tx[4096];
+	struct snap_rules	*rules;
+	struct snap_limits	 lim;
+	struct snap_manifest	*m;
+	struct snap_changes	*c;
+	char			*before, *after;
+	char			 err[1024];
+};
+
+/* The host tree, staged, an agent's edits in the stage, the change set. */
+static struct fx *
+build(void)
+{
+	struct fx	*f = calloc(1, sizeof(*f));
+
+	f->base = tmpdir();
+	xsnprintf(f->src, sizeof(f->src), "%s/src", f->base);
+	xsnprintf(f->stage, sizeof(f->stage), "%s/stage", f->base);
+	xsnprintf(f->tx, sizeof(f->tx), "%s/tx", f->base);
+	mkd(f->base, "src", 0755);
+	put(f->src, "keep.txt", "keep\n", 0644);
+	put(f->src, "edit.txt", "old edit\n", 0644);
+	put(f->src, "gone.txt", "gone\n", 0640);
+	put(f->src, "mode.sh", "#!/bin/sh\n", 0644);
+	lnk(f->src, "link", "keep.txt");
+	lnk(f->src, "oldlink", "keep.txt");
+	put(f->src, "dir/a", "a\n", 0644);
+	put(f->src, "dir/sub/b", "b\n", 0600);
+	put(f->src, "swap", "a file, then a folder\n", 0644);
+	put(f->src, "ro/x", "x\n", 0644);
+	f->rules = snap_rules_new();
+	snap_limits_default(&f->lim);
+	if (snap_stage_create(f->src, f->stage, f->rules, &f->lim, &f->m,
+	    f->err, sizeof(f->err)) != SNAP_OK)
+		fail_msg("stage: %s", f->err);
+	put(f->stage, "edit.txt", "new edit\nwith more\n", 0644);
+	unlink(at(f->stage, "gone.txt"));
+	chmod(at(f->stage, "mode.sh"), 0755);
+	lnk(f->stage, "link", "edit.txt");
+	unlink(at(f->stage, "oldlink"));
+	rm_rf(at(f->stage, "dir"));
+	unlink(at(f->stage, "swap"));
+	put(f->stage, "swap/in", "in\n", 0644);
+	put(f->stage, "new/deeper/n", "n\n", 0600);
+	lnk(f->stage, "newlink", "new/deeper/n");
+	chmod(at(f->stage, "ro"), 0555);
+	put(f->stage, "sealed/f", "f\n", 0444);
+	chmod(at(f->stage, "sealed"), 0555);
+	if (snap_changes_compute(f->m, f->stage, f->rules, &f->lim, &f->c,
+	    f->err, sizeof(f->err)) != SNAP_OK)
+		fail_msg("changes: %s", f->err);
+	f->before = dump(f->src);
+	f->after = dump(f->stage);
+	return f;
+}
+
+static void
+done(struct fx *f)
+{
+	rm_rf(f->base);
+	free(f->base);
+	snap_rules_free(f->rules);
+	snap_manifest_free(f->m);
+	snap_changes_free(f->c);
+	free(f->before);
+	free(f->after);
+	free(f);
+}
+
+static void
+same_tree(const char *root, const char *want)
+{
+	char	*got = dump(root);
+
+	if (strcmp(got, want) != 0)
+		fail_msg("tree %s:\n%s\nexpected:\n%s", root, got, want);
+	free(got);
+}
+
+static enum snap_tx_state
+state_of(struct fx *f)
+{
+	enum snap_tx_state	s;
+
+	assert_int_equal(snap_tx_state(f->tx, &s, NULL, f->err,
+	    sizeof(f->err)), SNAP_OK);
+	return s;
+}
+
+static void
+applies(void **state)
+{
+	struct fx	*f = build();
+	char		 digest[SNAP_SHA256_HEX + 1];
+	enum snap_tx_state s;
+
+	(void)state;
+	/* edit, gone, mode, link, oldlink, dir/a, dir/sub/b, dir/sub, dir,
+	 * swap (file) and swap (folder), swap/in, new, new/deeper,
+	 * new/deeper/n, newlink, ro, sealed, sealed/f */
+	assert_int_equal(snap_changes_effective(f->c), 19);
+	if (snap_tx_apply(f->tx, f->src, f->stage, f->m, f->c, f->err,
+	    sizeof(f->err)) != SNAP_OK)
+		fail_msg("apply: %s", f->err);
+	same_tree(f->src, f->after);
+	assert_int_equal(snap_tx_state(f->tx, &s, digest, f->err,
+	    sizeof(f->err)), SNAP_OK);
+	assert_int_equal(s, SNAP_TX_APPLIED);
+	assert_string_equal(digest, snap_changes_digest(f->c));
+	/* settled: recovering does nothing */
+	assert_int_equal(snap_tx_recover(f->tx, f->src, &s, f->err,
+	    sizeof(f->err)), SNAP_OK);
+	assert_int_equal(s, SNAP_TX_APPLIED);
+	same_tree(f->src, f->after);
+	/* a second apply into the same folder is refused */
+	assert_int_equal(snap_tx_apply(f->tx, f->src, f->stage, f->m, f->c,
+	    f->err, sizeof(f->err)), SNAP_EINVAL);
+	done(f);
+}
+
+static void
+refused(struct fx *f, const char *name)
+{
+	char	*host = dump(f->src);
+
+	assert_int_equal(snap_tx_apply(f->tx, f->src, f->stage, f->m, f->c,
+	    f->err, sizeof(f->err)), SNAP_ECONFLICT);
+	if (strstr(f->err, name) == NULL)
+		fail_msg("'%s' does not name %s", f->err, name);
+	same_tree(f->src, host);
+	assert_int_equal(state_of(f), SNAP_TX_ROLLED_BACK);
+	free(host);
+}
+
+static void
+conflicts(void **state)
+{
+	struct fx	*f;
+
+	(void)state;
+	/* the user edited a file the change set modifies */
+	f = build();
+	put(f->src, "edit.txt", "the user's own edit\n", 0644);
+	refused(f, "edit.txt");
+	done(f);
+	/* ... or one it deletes, even keeping the size */
+	f = build();
+	put(f->src, "gone.txt", "GONE\n", 0640);
+	refused(f, "gone.txt");
+	done(f);
+	/* created a file where the change set creates one */
+	f = build();
+	put(f->src, "new/deeper/n", "mine\n", 0644);
+	refused(f, "new");
+	done(f);
+	/* added a file to a folder the change set deletes */
+	f = build();
+	put(f->src, "dir/sub/mine", "mine\n", 0644);
+	refused(f, "dir/sub/mine");
+	done(f);
+	/* replaced a folder by a link */
+	f = build();
+	rm_rf(at(f->src, "ro"));
+	lnk(f->src, "ro", "/tmp");
+	refused(f, "ro");
+	done(f);
+	/* changed a mode */
+	f = build();
+	chmod(at(f->src, "mode.sh"), 0600);
+	refused(f, "mode.sh");
+	done(f);
+	/* repointed a link */
+	f = build();
+	lnk(f->src, "link", "elsewhere");
+	refused(f, "link");
+	done(f);
+}
+
+static size_t
+count_dir(const char *path)
+{
+	struct dirent	*de;
+	DIR		*d = opendir(path);
+	size_t		 n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+/*
+ * One run: apply crashes at point n; when m > 0 the recovery crashes at
+ * its point m; then recovery runs to its end.  0 when apply got past n
+ * points (no crash happened: the loop is over), 1 else; *mdone is set
+ * when the recovery finished before its point m.
+ */
+static int
+crash_run(unsigned n, unsigned m, int *mdone)
+{
+	struct fx		*f = build();
+	enum snap_tx_state	 s, s2;
+	char			 bk[4096];
+	int			 rc;
+
+	*mdone = 1;
+	snap_test_crash_after(n);
+	rc = snap_tx_apply(f->tx, f->src, f->stage, f->m, f->c, f->err,
+	    sizeof(f->err));
+	snap_test_crash_after(0);
+	if (rc == SNAP_OK) {
+		same_tree(f->src, f->after);
+		done(f);
+		return 0;
+	}
+	if (rc != SNAP_ECRASH)
+		fail_msg("apply, crash at %u: %d %s", n, rc, f->err);
+	s = state_of(f);
+	if (s == SNAP_TX_APPLYING) {
+		/* the backups are all there before any host write:
+		 * edit.txt, gone.txt, dir/a, dir/sub/b, swap */
+		xsnprintf(bk, sizeof(bk), "%s/backup", f->tx);
+		assert_int_equal(count_dir(bk), 5);
+	}
+	if (m > 0) {
+		snap_test_crash_after(m);
+		rc = snap_tx_recover(f->tx, f->src, &s2, f->err,
+		    sizeof(f->err));
+		snap_test_crash_after(0);
+		if (rc == SNAP_OK)
+			*mdone = 1;
+		else if (rc == SNAP_ECRASH)
+			*mdone = 0;
+		else
+			fail_msg("recover, crashes at %u then %u: %s", n, m,
+			    f->err);
+	}
+	if (snap_tx_recover(f->tx, f->src, &s2, f->err, sizeof(f->err)) !=
+	    SNAP_OK)
+		fail_msg("recover after crash at %u/%u: %s", n, m, f->err);
+	if (s == SNAP_TX_APPLIED) {
+		assert_int_equal(s2, SNAP_TX_APPLIED);
+		same_tree(f->src, f->after);
+	} else {
+		assert_int_equal(s2, SNAP_TX_ROLLED_BACK);
+		same_tree(f->src, f->before);
+	}
+	/* again: nothing changes */
+	assert_int_equal(snap_tx_recover(f->tx, f->src, &s2, f->err,
+	    sizeof(f->err)), SNAP_OK);
+	same_tree(f->src, s == SNAP_TX_APPLIED ? f->after : f->before);
+	done(f);
+	return 1;
+}
+
+static void
+crash_everywhere(void **state)
+{
+	unsigned	n, m, points, stride;
+	int		mdone;
+
+	(void)state;
+	for (n = 1; crash_run(n, 0, &mdone); n++)
+		;
+	points = n - 1;
+	if (getenv("SNAP_TX_VERBOSE") != NULL)
+		fprintf(stderr, "%u crash points in apply\n", points);
+	/* intent, 5 backups, ready, 2 per step + 2 per written file or
+	 * link, done: well over 30 */
+	if (points < 30)
+		fail_msg("only %u crash points", points);
+	/*
+	 * And a recovery interrupted at each of its own points, after a
+	 * crash at every STRIDE-th point of apply (every point with
+	 * SNAP_TX_ALL=1: some minutes on a slow disk, every run fsyncs).
+	 */
+	stride = getenv("SNAP_TX_ALL") != NULL ? 1 : 5;
+	for (n = 1; n <= points; n += stride)
+		for (m = 1; ; m++) {
+			(void)crash_run(n, m, &mdone);
+			if (mdone)
+				break;
+		}
+}
+
+static void
+recovery_refuses_later_edit(void **state)
+{
+	struct fx		*f;
+	enum snap_tx_state	 s;
+	unsigned		 n;
+	char			*host;
+
+	(void)state;
+	for (n = 1; ; n++) {
+		f = build();
+		snap_test_crash_after(n);
+		if (snap_tx_apply(f->tx, f->src, f->stage, f->m, f->c, f->err,
+		    sizeof(f->err)) == SNAP_OK)
+			fail_msg("no crash point left edit.txt written");
+		snap_test_crash_after(0);
+		host = dump(f->src);
+		if (strstr(host, "edit.txt f 0644 [new edit") != NULL)
+			break;
+		free(host);
+		done(f);
+	}
+	free(host);
+	/* the user edits the file the transaction wrote */
+	put(f->src, "edit.txt", "edited after the crash\n", 0644);
+	host = dump(f->src);
+	assert_int_equal(snap_tx_recover(f->tx, f->src, &s, f->err,
+	    sizeof(f->err)), SNAP_ECONFLICT);
+	assert_non_null(strstr(f->err, "edit.txt"));
+	same_tree(f->src, host);
+	assert_int_equal(state_of(f), SNAP_TX_APPLYING);
+	/* moved away: the recovery completes */
+	put(f->src, "edit.txt", "new edit\nwith more\n", 0644);
+	if (snap_tx_recover(f->tx, f->src, &s, f->err, sizeof(f->err)) !=
+	    SNAP_OK)
+		fail_msg("recover: %s", f->err);
+	assert_int_equal(s, SNAP_TX_ROLLED_BACK);
+	same_tree(f->src, f->before);
+	free(host);
+	done(f);
+}
+
+static void
+stage_changed_after_compute(void **state)
+{
+	struct fx	*f = build();
+
+	(void)state;
+	put(f->stage, "new/deeper/n", "changed later\n", 0600);
+	assert_int_equal(snap_tx_apply(f->tx, f->src, f->stage, f->m, f->c,
+	    f->err, sizeof(f->err)), SNAP_EINVAL);
+	if (strstr(f->err, "rolled back: nothing applied") == NULL)
+		fail_msg("%s", f->err);
+	same_tree(f->src, f->before);
+	assert_int_equal(state_of(f), SNAP_TX_ROLLED_BACK);
+	done(f);
+}
+
+static int
+list_cb(const char *name, enum snap_tx_state s, const char *digest,
+    void *arg)
+{
+	char	*out = arg;
+
+	xsnprintf(out + strlen(out), 512 - strlen(out), "%s %s %zu\n", name,
+	    snap_tx_state_name(s), strlen(digest));
+	return 0;
+}
+
+static void
+listed(void **state)
+{
+	struct fx	*f = build();
+	char		 out[512] = "";
+
+	(void)state;
+	assert_int_equal(snap_tx_apply(f->tx, f->src, f->stage, f->m, f->c,
+	    f->err, sizeof(f->err)), SNAP_OK);
+	mkd(f->base, "empty", 0700);
+	assert_int_equal(snap_tx_list(f->base, list_cb, out, f->err,
+	    sizeof(f->err)), SNAP_OK);
+	assert_string_equal(out, "empty none 0\nsrc none 0\nstage none 0\n"
+	    "tx applied 64\n");
+	/* a damaged journal is an error, not a state */
+	put(f->tx, "journal", "aisb-snap-journal 1\nstep 7\n", 0600);
+	{
+		enum snap_tx_state	s;
+
+		assert_int_equal(snap_tx_state(f->tx, &s, NULL, f->err,
+		    sizeof(f->err)), SNAP_EINVAL);
+	}
+	done(f);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(applies),
+		cmocka_unit_test(conflicts),
+		cmocka_unit_test(crash_everywhere),
+		cmocka_unit_test(recovery_refuses_later_edit),
+		cmocka_unit_test(stage_changed_after_compute),
+		cmocka_unit_test(listed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
