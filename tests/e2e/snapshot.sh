@@ -10,7 +10,9 @@
 # session and apply is refused as a conflict and nothing is written; a
 # failed command proposes nothing; .git/hooks and .env are not in the
 # stage (the command cannot see them); recover and apply again are
-# harmless.  --net none: nothing talks to any network.
+# harmless.  Root in a folder of that user, as under sudo: the stage and
+# what apply writes are the folder owner's.  --net none: nothing talks to
+# any network.
 #
 # Needs root, podman, mmdebstrap and AISB_E2E=1 (tests/run.sh sets it).
 # Everything it makes is removed by the EXIT trap (tests/e2e/lib.sh, and
@@ -253,6 +255,24 @@ rc=0; (cd "$uws" && as_user aisb --snapshot --apply=never --net none \
     --policy "$home/policy.yaml" -- sh -c 'echo x >nope.txt; false') >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 check "user: failed exit" "$rc" 1
 [ -e "$uws/nope.txt" ] && bad "user: failed command's file written" || ok
+
+# --- 3. root in that user's folder, as under sudo: the owner's files ----
+sws=$home/sudo-proj
+install -d -m 0700 -o "$user" -g "$user" "$sws"
+make_repo "$sws"
+chown -R "$user:$user" "$sws"
+rc=0; (cd "$sws" && SUDO_UID=4242 SUDO_GID=4242 SUDO_USER=nobody "$aisb" --snapshot \
+    --apply=never --net none --policy "$tmp/policy.yaml" -- sh -c "$agent") \
+    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "sudo: exit" "$rc" 0
+id=$(last_session "$XDG_STATE_HOME")
+ssd=$XDG_STATE_HOME/aisb/sessions/$id
+check "sudo: stage given to the owner" "$(stat -c %u "$ssd/stage/new.txt" "$ssd/stage/edit.txt" | sort -u)" "$uid"
+rc=0; "$aisb" apply "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "sudo: apply exit" "$rc" 0
+check "sudo: owners after apply" "$(cd "$sws" && stat -c %u new.txt made made/sub made/sub/deep.txt edit.txt run.sh | sort -u)" "$uid"
+check "sudo: the owner reads the edit" "$(cd "$sws" && as_user sh -c 'cat edit.txt >/dev/null && echo readable')" readable
+check "sudo: no mount left" "$(grep -c " $tmp/state" /proc/self/mounts || true)" 0
 
 echo "snapshot: $pass passed, $fail failed"
 [ "$fail" = 0 ]
