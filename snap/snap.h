@@ -85,7 +85,9 @@ int	 snap_rules_drop(struct snap_rules *, const char *pattern, char *err,
 	    size_t errlen);
 /* NULL when path (relative) is staged and may be written back; else the
  * reason it is not ("git hooks run code", "credential", "configured",
- * "sanitized copy", ...).  is_dir: path is a folder. */
+ * "sanitized copy", ...).  is_dir: path is a folder.  The folders above
+ * path are matched too.  Rules that depend on content (id_*, .npmrc, ...)
+ * match here by name alone: staging and the change set read the file. */
 const char *snap_rules_match(const struct snap_rules *, const char *path,
 	    int is_dir);
 

@@ -557,8 +557,19 @@ snap_tx_apply(const char *tx_dir, const char *host_root,
 		rc = check_one(&t, i, x->pub.type == SNAP_FILE &&
 		    (x->pub.kind == SNAP_MODIFY || x->pub.kind == SNAP_DELETE));
 		if (rc == SNAP_ECONFLICT) {
+			struct buf	b;
+
 			/* nothing was written: settled at once */
-			(void)jrec(&t, "conflict %.4000s", x->path);
+			buf_init(&b, SNAP_LINE_MAX - 16, 0);
+			snap_enc(&b, x->path);
+			if (!b.failed)
+				(void)jrec(&t, "conflict %s", b.p);
+			buf_free(&b);
+			(void)jrec(&t, "rolledback");
+			goto out;
+		}
+		if (rc != SNAP_OK && rc != SNAP_ECRASH) {
+			/* no host write yet either */
 			(void)jrec(&t, "rolledback");
 			goto out;
 		}
