@@ -9,6 +9,10 @@
 #define AISB_EXITCODE_H
 
 #define EXIT_USAGE	64	/* EX_USAGE: a bad command line */
+/* aisb apply/recover: a target changed since its stage was made */
+#define EXIT_CONFLICT	65	/* EX_DATAERR */
+/* aisb apply: stopped part way; aisb recover ID brings it to an end */
+#define EXIT_IOERR	74	/* EX_IOERR */
 #define EXIT_ENFORCE	77	/* EX_NOPERM: enforcement could not be set up */
 #define EXIT_CONFIG	78	/* EX_CONFIG: usage, configuration or policy */
 #define EXIT_TIMEOUT	124	/* as timeout(1): ran past its time limit */

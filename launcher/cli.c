@@ -90,6 +90,14 @@ static const struct cli_opt suggest_opts[] = {
 	{ .flag = NULL }
 };
 
+/* snapshot sessions (snapshot.c, docs/snapshot.md) */
+static const struct cli_opt changes_opts[] = {
+	{ "--diff", CLI_SWITCH, NULL, NULL,
+	    "a unified diff of each text file; binary files by size and "
+	    "SHA-256" },
+	{ .flag = NULL }
+};
+
 static const struct cli_opt help_opts[] = {
 	{ "--commands", CLI_SWITCH, NULL, NULL,
 	    "list the commands, one a line (for completion)" },
@@ -176,6 +184,23 @@ static const struct cli_cmd cmds[] = {
 	    "field and where it was written", no_opts, 0, 1, 0,
 	    "Recipes: contrib/agents.yaml as shipped, changed field by field "
 	    "by ~/.config/aisb/agents.yaml (docs/agents.md)." },
+	{ "changes", "ID", "Show what a snapshot session changed: created, "
+	    "modified, deleted, mode", changes_opts, 1, 1, 0,
+	    "ID: a session id or a unique prefix of one (aisb sessions ls)." },
+	{ "apply", "ID", "Write a snapshot session's changes into its "
+	    "workspace, as one checked transaction", no_opts, 1, 1, 0,
+	    "Typing it is the approval.  Every target is checked against the "
+	    "hash it had when the\nstage was made; a later edit is a conflict: "
+	    "nothing is written, exit 65.\nExit 0 applied, 65 conflict, 74 "
+	    "interrupted (aisb recover ID), 78 no such draft." },
+	{ "discard", "ID", "Drop a snapshot session's changes and its stage",
+	    no_opts, 1, 1, 0, NULL },
+	{ "recover", "ID", "Finish or undo an interrupted apply: all applied "
+	    "or nothing applied", no_opts, 1, 1, 0,
+	    "Refuses to overwrite a file edited after the apply began (exit "
+	    "65); recovering twice is harmless." },
+	{ "transactions", "", "List the snapshot sessions' drafts and "
+	    "transactions with their state", no_opts, 0, 0, 0, NULL },
 	{ "version", "", "Print aisb's version", no_opts, 0, 0, 0, NULL },
 	{ "help", "[TOPIC]", "Print help on aisb or on TOPIC (a command: "
 	    "aisb help gate up)", help_opts, 0, 3, 0, NULL },

@@ -41,5 +41,7 @@ int	launch_cmd_doctor(int argc, char **argv);
 int	launch_cmd_gate(int argc, char **argv);
 /* aisb agents [NAME]: the list, or one recipe with where each field is. */
 int	launch_cmd_agents(int argc, char **argv);
+/* aisb changes|apply|discard|recover ID, aisb transactions (snapshot.c) */
+int	launch_cmd_snapshot(int argc, char **argv);
 
 #endif

@@ -52,5 +52,10 @@ main(int argc, char **argv)
 		return launch_cmd_clean(argc - 1, argv + 1);
 	if (strcmp(argv[1], "gate") == 0)
 		return launch_cmd_gate(argc - 1, argv + 1);
+	/* snapshot sessions' drafts (snapshot.c) */
+	if (strcmp(argv[1], "changes") == 0 || strcmp(argv[1], "apply") == 0 ||
+	    strcmp(argv[1], "discard") == 0 || strcmp(argv[1], "recover") == 0 ||
+	    strcmp(argv[1], "transactions") == 0)
+		return launch_cmd_snapshot(argc - 1, argv + 1);
 	return launch_cmd_run(argc, argv);
 }

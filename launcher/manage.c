@@ -28,6 +28,7 @@
 #include "proc.h"
 #include "record.h"
 #include "session.h"
+#include "snapshot.h"
 
 #define MANAGE_MAX_RECORD	(64 * 1024)	/* bytes of a record read */
 #define MANAGE_MAX_SESSIONS	4096		/* listed at most */
@@ -341,6 +342,7 @@ sessions_show(const char *want)
 		printf("(no record: the session is running, or its launcher "
 		    "was killed)\n");
 	launch_record_show(path, stdout);
+	launch_snap_show(path, stdout);	/* a snapshot session's draft now */
 	if (file_path_join(logpath, sizeof(logpath), path,
 	    "audit.jsonl") == 0 &&
 	    (d = malloc(sizeof(*d))) != NULL) {

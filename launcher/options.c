@@ -31,7 +31,7 @@
 #endif
 
 enum otype { OT_PATH, OT_NET, OT_WORD, OT_LIST, OT_SIZE, OT_CPUS, OT_UINT,
-	OT_DURATION, OT_BOOL, OT_ENVLIST };
+	OT_DURATION, OT_BOOL, OT_ENVLIST, OT_CHOICE };
 
 #define O_PROJECT	0x01	/* a project config may set it */
 #define O_NARROW	0x02	/* ... but only to narrow it (see check_project) */
@@ -127,6 +127,45 @@ static const struct optdesc opts[LO__COUNT] = {
 	[LO_ALLOW_FROM_LOCKFILE] = { "allow_from_lockfile", OT_BOOL, 0,
 	    "false", "allow the https hosts the workspace's lockfiles "
 	    "name (aisb policy derive lockfile lists them)", NULL, NULL },
+	/*
+	 * Snapshot sessions (docs/snapshot.md).  A project config may
+	 * choose snapshot (it narrows what the command reaches), never
+	 * direct; nor when to write back, which is the user's to say.
+	 */
+	[LO_WORKSPACE_MODE] = { "workspace_mode", OT_CHOICE,
+	    O_PROJECT | O_NARROW, "direct",
+	    "direct: the command writes the workspace; snapshot: a copy of "
+	    "it, whose changes aisb apply ID writes back", "direct|snapshot",
+	    NULL },
+	[LO_APPLY] = { "apply", OT_CHOICE, 0, "auto",
+	    "snapshot sessions: at the end ask on the terminal (ask), or "
+	    "only keep the draft (never); auto: ask when stdin and stderr "
+	    "are a terminal", "auto|ask|never", NULL },
+	/*
+	 * Not O_PROJECT: a list of a higher layer replaces a lower one's,
+	 * and a repository must not drop the user's exclusions.
+	 */
+	[LO_SNAPSHOT_EXCLUDE] = { "snapshot_exclude", OT_LIST, 0, NULL,
+	    "snapshot sessions: also leave out of the stage what PATTERN "
+	    "matches (repeatable; docs/snapshot.md)", "PATTERN",
+	    "the documented list only" },
+};
+
+/*
+ * Flags that stand for an option's value: --snapshot is
+ * --workspace-mode snapshot.  Listed in --help after the table.
+ */
+struct aliasdesc {
+	const char		*flag;
+	enum launch_opt_id	 id;
+	const char		*val;
+	const char		*help;
+};
+
+static const struct aliasdesc aliases[] = {
+	{ "--snapshot", LO_WORKSPACE_MODE, "snapshot",
+	    "run on a copy of the workspace; its changes wait for aisb apply "
+	    "(--workspace-mode snapshot)" },
 };
 
 /*
@@ -166,6 +205,7 @@ static const struct actdesc acts[] = {
 static const char *const subcommands[] = {
 	"run", "policy", "gate", "image", "sessions", "clean", "doctor",
 	"version", "help", "agents",
+	"changes", "apply", "discard", "recover", "transactions",
 };
 
 const char *
@@ -269,6 +309,32 @@ check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
 			return -1;
 		}
 		return 0;
+	case OT_CHOICE:
+		if (id == LO_WORKSPACE_MODE && (strcmp(v, "direct") == 0 ||
+		    strcmp(v, "snapshot") == 0)) {
+			o->snapshot = v[0] == 's';
+			return 0;
+		}
+		if (id == LO_APPLY && strcmp(v, "auto") == 0)
+			o->apply = LAUNCH_APPLY_AUTO;
+		else if (id == LO_APPLY && strcmp(v, "ask") == 0)
+			o->apply = LAUNCH_APPLY_ASK;
+		else if (id == LO_APPLY && strcmp(v, "never") == 0)
+			o->apply = LAUNCH_APPLY_NEVER;
+		else if (id == LO_APPLY && (strcmp(v, "yes") == 0 ||
+		    strcmp(v, "always") == 0)) {
+			/* a person approves a write-back (docs/snapshot.md) */
+			snprintf(err, errlen, "apply: '%s' is not offered: a "
+			    "session's changes are written back when a person "
+			    "says so; write never and run aisb apply ID after "
+			    "the session (a script may), or ask", v);
+			return -1;
+		} else {
+			snprintf(err, errlen, "%s: '%.32s' is not one of %s",
+			    d->name, v, d->arg);
+			return -1;
+		}
+		return 0;
 	case OT_NET:
 		if (strcmp(v, "gate") == 0)
 			o->net = LAUNCH_NET_GATE;
@@ -327,6 +393,17 @@ check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
 		}
 		if (id == LO_PIP)
 			return launch_pip_entry_ok(v, err, errlen);
+		if (id == LO_SNAPSHOT_EXCLUDE) {
+			/* the library checks the rest (snap_rules_add) */
+			if (len == 0 || len > 255 || strpbrk(v, "\n\r") !=
+			    NULL) {
+				snprintf(err, errlen, "snapshot_exclude: '%.64s' "
+				    "is not a pattern of 1 to 255 bytes on one "
+				    "line", v);
+				return -1;
+			}
+			return 0;
+		}
 		/* Debian package names */
 		if (len == 0 || len > 128 || !isalnum((unsigned char)v[0]) ||
 		    strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789+.-") != len) {
@@ -556,6 +633,9 @@ opt_set(struct launch_opts *o, enum launch_opt_id id, const char *v,
 		} else if (id == LO_PIP) {
 			l = &o->pip;
 			n = &o->npip;
+		} else if (id == LO_SNAPSHOT_EXCLUDE) {
+			l = &o->exclude;
+			n = &o->nexclude;
 		}
 		if (*n > 0 && (*l)[0].src != src)
 			list_free(l, n);
@@ -627,6 +707,11 @@ check_project(const struct launch_opts *o, enum launch_opt_id id,
 		    "agent: %.32s in %s or pass --agent %.32s (a project "
 		    "config may only say agent: none)", where, v,
 		    o->user_config, v);
+		return -1;
+	}
+	if (id == LO_WORKSPACE_MODE && strcmp(v, "snapshot") != 0) {
+		snprintf(err, errlen, "%s: a project config may only choose "
+		    "workspace_mode: snapshot, never direct", where);
 		return -1;
 	}
 	if ((opts[id].flags & O_NARROW) && id == LO_NET &&
@@ -821,6 +906,15 @@ parse_flags(struct launch_opts *o, int argc, char **argv, char *err,
 				return -1;
 			continue;
 		}
+		for (k = 0; k < sizeof(aliases) / sizeof(aliases[0]); k++)
+			if (strcmp(a, aliases[k].flag) == 0)
+				break;
+		if (k < sizeof(aliases) / sizeof(aliases[0])) {
+			if (opt_set(o, aliases[k].id, aliases[k].val,
+			    LAUNCH_SRC_FLAG, a, NULL, err, errlen) == -1)
+				return -1;
+			continue;
+		}
 		for (k = 0; k < sizeof(acts) / sizeof(acts[0]); k++)
 			if (strcmp(a, acts[k].flag) == 0)
 				break;
@@ -896,6 +990,8 @@ launch_opts_flags(FILE *f)
 		fprintf(f, "%s%s%s\n", flag, opts[id].arg != NULL ? "=" : "",
 		    opts[id].arg != NULL ? opts[id].arg : "");
 	}
+	for (k = 0; k < sizeof(aliases) / sizeof(aliases[0]); k++)
+		fprintf(f, "%s\n", aliases[k].flag);
 	for (k = 0; k < sizeof(acts) / sizeof(acts[0]); k++)
 		fprintf(f, "%s\n", acts[k].flag);
 }
@@ -921,7 +1017,9 @@ launch_opts_help(FILE *f)
 		if (d->arg != NULL)
 			snprintf(flag + strlen(flag), sizeof(flag) -
 			    strlen(flag), " %s", d->arg);
-		fprintf(f, "  %-28s %s", flag, d->help);
+		/* two spaces at least: --workspace-mode direct|snapshot */
+		fprintf(f, "  %-28s%s%s", flag, strlen(flag) >= 28 ? "  " : " ",
+		    d->help);
 		if (d->type == OT_BOOL)
 			;	/* a switch: off unless given */
 		else if (d->defhelp != NULL)
@@ -930,6 +1028,8 @@ launch_opts_help(FILE *f)
 			fprintf(f, " (default: %s)", d->def);
 		fputc('\n', f);
 	}
+	for (k = 0; k < sizeof(aliases) / sizeof(aliases[0]); k++)
+		fprintf(f, "  %-28s %s\n", aliases[k].flag, aliases[k].help);
 	for (k = 0; k < sizeof(acts) / sizeof(acts[0]); k++)
 		fprintf(f, "  %-28s %s\n", acts[k].flag, acts[k].help);
 	fprintf(f, "\nEach option NAME also reads from AISB_NAME (upper case) "
@@ -1251,6 +1351,7 @@ launch_opts_free(struct launch_opts *o)
 	list_free(&o->packages, &o->npackages);
 	list_free(&o->npm, &o->nnpm);
 	list_free(&o->pip, &o->npip);
+	list_free(&o->exclude, &o->nexclude);
 }
 
 static void
@@ -1285,9 +1386,11 @@ launch_opts_print(const struct launch_opts *o, FILE *f)
 		}
 		if (opts[id].type == OT_LIST) {
 			const struct launch_item *l = id == LO_NPM ? o->npm :
-			    id == LO_PIP ? o->pip : o->packages;
+			    id == LO_PIP ? o->pip : id == LO_SNAPSHOT_EXCLUDE ?
+			    o->exclude : o->packages;
 			size_t n = id == LO_NPM ? o->nnpm : id == LO_PIP ?
-			    o->npip : o->npackages;
+			    o->npip : id == LO_SNAPSHOT_EXCLUDE ? o->nexclude :
+			    o->npackages;
 
 			fprintf(f, "%-15s", opts[id].name);
 			if (n == 0)

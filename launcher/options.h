@@ -60,6 +60,9 @@ enum launch_opt_id {
 	LO_NPM,
 	LO_PIP,
 	LO_ALLOW_FROM_LOCKFILE,	/* lockfile.h: the workspace's hosts added */
+	LO_WORKSPACE_MODE,	/* snapshot.h: direct or snapshot */
+	LO_APPLY,		/* snapshot.h: auto, ask or never */
+	LO_SNAPSHOT_EXCLUDE,	/* snapshot.h: patterns left out of the stage */
 	LO__COUNT
 };
 
@@ -85,6 +88,8 @@ struct launch_opts {
 	size_t		 nnpm;
 	struct launch_item *pip;		/* "name==X.Y" */
 	size_t		 npip;
+	struct launch_item *exclude;		/* snapshot_exclude patterns */
+	size_t		 nexclude;
 
 	/* typed views, valid after launch_opts_resolve() */
 	enum launch_net	 net;
@@ -96,6 +101,10 @@ struct launch_opts {
 	int		 host_ca;		/* the host's local CAs inside */
 	int		 allow_from_lockfile;	/* LO_ALLOW_FROM_LOCKFILE */
 	uint64_t	 record_max;		/* bytes of the capture, at most */
+
+	/* snapshot sessions (snapshot.h), valid after resolve */
+	int		 snapshot;		/* workspace_mode: snapshot */
+	int		 apply;			/* LAUNCH_APPLY_* */
 
 	/* what to do */
 	const char	*subcommand;		/* "run" unless argv[1] named another */
@@ -132,6 +141,10 @@ int	 launch_workspace_check(const struct launch_opts *, char *err,
 	    size_t errlen);
 /* 1 when the real (resolved) path is such a folder of the system. */
 int	 launch_system_folder(const char *real);
+/* apply: what a snapshot session does with its changes at its end */
+#define LAUNCH_APPLY_AUTO	0	/* ask on a terminal, else keep */
+#define LAUNCH_APPLY_ASK	1	/* ask on the terminal */
+#define LAUNCH_APPLY_NEVER	2	/* keep the draft; aisb apply ID */
 /* Which policy a session uses when no layer names one. */
 #define LAUNCH_POLICY_NAMED	0	/* a flag, AISB_POLICY or a config */
 #define LAUNCH_POLICY_USER	1	/* ~/.config/aisb/policy.yaml */

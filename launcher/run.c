@@ -34,6 +34,7 @@
 #include "record.h"
 #include "seccomp.h"
 #include "session.h"
+#include "snapshot.h"
 #include "spec.h"
 #include "suggest.h"
 #include "tools.h"
@@ -563,7 +564,8 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
     const struct policy *p, const struct launch_ids *ids,
     const char *unheld, time_t start, int code, const int64_t *ph0,
     const int64_t *ph1, const struct launch_strv *argv,
-    const struct run_image *ri, const struct run_agent *ra)
+    const struct run_image *ri, const struct run_agent *ra,
+    const struct launch_snap *sn)
 {
 	char	*text = NULL, path[PATH_MAX], err[256];
 	size_t	 len = 0;
@@ -605,6 +607,20 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
 	    ri->base[0] != '\0' ? ri->base : "-", ri->host_cas);
 	fprintf(f, "\nhome_volume %s\nlimits_not_applied%s",
 	    o->val[LO_HOME_VOLUME], unheld[0] != '\0' ? unheld : " none");
+	/*
+	 * A snapshot session (workspace_mode among the options below): its
+	 * stage, its change set's digest and the outcome when the session
+	 * ended (SESSION/snapshot follows apply, discard and recover after
+	 * that: snapshot.h).
+	 */
+	if (sn != NULL && sn->stage[0] != '\0')
+		fprintf(f, "\nsnapshot_stage %s entries %llu bytes %llu "
+		    "excluded %llu cloned %llu\nsnapshot_changes %llu sha256 "
+		    "%s\nsnapshot_outcome %s\nsnapshot_ms stage %lld changes "
+		    "%lld", sn->stage, sn->entries, sn->bytes, sn->excluded,
+		    sn->cloned, sn->nchanges, sn->digest[0] != '\0' ?
+		    sn->digest : "-", sn->outcome[0] != '\0' ? sn->outcome :
+		    "none", sn->stage_ms, sn->changes_ms);
 	/*
 	 * What ran, for tests/bench/startup.sh to derive plain podman from;
 	 * no secret is ever in it (launch_podman_argv).  The command after
@@ -757,9 +773,11 @@ run_session(const struct launch_opts *o, struct policy *p,
 	int				 code = EXIT_ENFORCE, mounted = 0;
 	int				 watchfd = -1, recording = 0;
 	char				 capture[PATH_MAX];
+	struct launch_snap		 snap;
 	int				 named = o->val[LO_GATE] != NULL &&
 					    o->val[LO_GATE][0] != '\0';
 
+	memset(&snap, 0, sizeof(snap));
 	if (launch_seccomp_profile(seccomp, sizeof(seccomp), err,
 	    sizeof(err)) == -1) {
 		fprintf(stderr, "aisb: %s\n", err);
@@ -809,6 +827,21 @@ run_session(const struct launch_opts *o, struct policy *p,
 		if (launch_session_write(&s, "launcher", who, (size_t)n, path,
 		    sizeof(path), err, sizeof(err)) == -1)
 			goto fail;
+	}
+	/*
+	 * --snapshot: the command gets a copy of the workspace, mounted
+	 * where the workspace would be (snapshot.h); a bound exceeded is
+	 * 78 with the number.
+	 */
+	if (o->snapshot) {
+		int	 sc;
+
+		if ((sc = launch_snap_stage(&snap, &s, o, &ids, err,
+		    sizeof(err))) != 0) {
+			fprintf(stderr, "aisb: snapshot: %s\n", err);
+			code = sc;
+			goto out;
+		}
 	}
 	/*
 	 * --record: the folder before the gate, which creates the capture
@@ -927,8 +960,9 @@ run_session(const struct launch_opts *o, struct policy *p,
 		goto fail;
 	}
 	/* rootful: the owner's files, seen as the sandbox user's (ids.h) */
-	if (launch_ids_prepare(&ids, o->val[LO_WORKSPACE], wsmount, envfile,
-	    planfile, &mounted, err, sizeof(err)) == -1)
+	if (launch_ids_prepare(&ids, o->snapshot ? snap.stage :
+	    o->val[LO_WORKSPACE], wsmount, envfile, planfile, &mounted, err,
+	    sizeof(err)) == -1)
 		goto fail;
 	if (o->record && o->net == LAUNCH_NET_DIRECT && record_dir(&s, &ids,
 	    recorddir, sizeof(recorddir), err, sizeof(err)) == -1)
@@ -946,7 +980,7 @@ run_session(const struct launch_opts *o, struct policy *p,
 	r.envfile = envfile;
 	r.planfile = planfile;
 	r.ids = &ids;
-	r.workspace_src = mounted ? wsmount : NULL;
+	r.workspace_src = mounted ? wsmount : o->snapshot ? snap.stage : NULL;
 	r.no_limits = unheld[0] != '\0';
 	r.seccomp = seccomp;
 	r.hostca = hostca[0] != '\0' ? hostca : NULL;
@@ -1012,9 +1046,12 @@ out:
 	if (launch_session_path(&s, "gate.pid", token, sizeof(token)) == 0)
 		(void)unlink(token);
 	launch_watch_dismiss(&watchfd);
+	/* the container is gone: the change set, the question, the apply */
+	if (o->snapshot)
+		code = launch_snap_end(&snap, &s, o, &ids, code);
 	ph1[PH_END] = mono_ms();
 	write_record(&s, o, p, &ids, unheld, start, code, ph0, ph1, &argv, &ri,
-	    ra);
+	    ra, o->snapshot ? &snap : NULL);
 	/* after the gate stopped and the record was written: it covers both */
 	if (recording)
 		say_recording(&s, o);
@@ -1180,6 +1217,8 @@ launch_cmd_run(int argc, char **argv)
 			r.ids = &ids;
 			if (ids.mode == LAUNCH_IDS_MAPPED)
 				r.workspace_src = "<session>/workspace";
+			else if (o.snapshot)
+				r.workspace_src = "<session>/stage";
 		} else
 			printf("# user namespace: %s\n", err);
 		if (launch_seccomp_profile(seccomp, sizeof(seccomp), err,

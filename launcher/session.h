@@ -48,6 +48,12 @@ void	 launch_session_wipe(struct launch_session *);
 int	 launch_random_hex(char *out, size_t nhex);
 /* mkdir -p with mode 0700 for the parts it creates; path is restored. */
 int	 launch_mkdirs(char *path);
+/*
+ * The folder of the one session whose id starts with want (manage.c;
+ * snapshot.c's commands take the same ID).  0, or the exit code after a
+ * line on stderr.
+ */
+int	 launch_session_find(const char *want, char *path, size_t pathlen);
 /* The state folder: $XDG_STATE_HOME/aisb or ~/.local/state/aisb. */
 int	 launch_state_dir(char **envp, char *out, size_t len);
 

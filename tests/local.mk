@@ -94,6 +94,9 @@ EXTRA_DIST += $(CLI_TESTS)
 # --record's options, sessions verify and show, without podman
 TESTS += tests/cli/record.sh
 EXTRA_DIST += tests/cli/record.sh
+# Snapshot sessions' commands on drafts in each state, without podman
+TESTS += tests/cli/snapshot.sh
+EXTRA_DIST += tests/cli/snapshot.sh
 # A recorded session in gate mode: tshark, streams, manifest, verify,
 # --record-max (root, podman, tshark; AISB_E2E=1)
 TESTS += tests/e2e/record.sh
@@ -121,6 +124,10 @@ EXTRA_DIST += tests/e2e/deny.sh
 # Stopping sessions without a terminal; a launcher killed outright.
 TESTS += tests/e2e/signals.sh
 EXTRA_DIST += tests/e2e/signals.sh
+# Snapshot sessions: the stage, apply, conflict, failure; root and
+# rootless (issue 17; AISB_E2E=1).
+TESTS += tests/e2e/snapshot.sh
+EXTRA_DIST += tests/e2e/snapshot.sh
 
 # The slow test of an agent recipe: builds the claude image (downloads the
 # agent) and runs claude --version in a session.  Not part of make check.

@@ -32,6 +32,13 @@ EXTRA_DIST += tests/bench/startup.sh
 EXTRA_DIST += tests/bench/transparent.sh
 bench-startup: aisb aisb-gate aisb-enforce
 	bash $(top_srcdir)/tests/bench/startup.sh --aisb ./aisb $(STARTUP_ARGS)
+# Snapshot sessions (issue 17): stage, change set, session and apply times
+# of a FILES-file tree (root and podman needed; not part of make bench).
+# SNAPSHOT_ARGS passes --files N --mb N --edit N --runs N --dir DIR.
+EXTRA_DIST += tests/bench/snapshot.sh
+bench-snapshot: aisb aisb-gate aisb-enforce
+	bash $(top_srcdir)/tests/bench/snapshot.sh --aisb ./aisb $(SNAPSHOT_ARGS)
+.PHONY: bench-snapshot
 # snap_bench: stage, change set and apply of snapshot sessions on a
 # 10,000-file, 200 MB tree (docs/performance.md, "Snapshot sessions");
 # SNAP_BENCH_ARGS passes -d DIR -f FILES -m MB -r ROUNDS.

@@ -26,6 +26,7 @@ run() { rc=0; "$@" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?; }
 sample() {
 	case $1 in
 	gate\|*) echo none ;;
+	*\|*) echo "${1%%|*}" ;;	# a choice: the first
 	SIZE) echo 1g ;;
 	N|DURATION) echo 5 ;;
 	FILE|PATH) echo "$tmp/x.yaml" ;;

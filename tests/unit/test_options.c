@@ -556,6 +556,91 @@ test_tools(void **state)
 	project_config(NULL);
 }
 
+/*
+ * Snapshot sessions' options: --snapshot is --workspace-mode snapshot; a
+ * project may choose snapshot, never direct, nor apply, nor exclusions;
+ * --apply=yes is refused saying how to apply; patterns from every layer
+ * but the project's.
+ */
+static void
+test_snapshot(void **state)
+{
+	static const char *const bad[] = {
+		"workspace_mode: direct\n",
+		"apply: ask\n",
+		"snapshot_exclude: [secret]\n",
+	};
+	struct launch_opts	 o;
+	char			 err[1024];
+	size_t			 i;
+
+	(void)state;
+	user_config(NULL);
+	project_config(NULL);
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), 0);
+	assert_int_equal(o.snapshot, 0);
+	assert_int_equal(o.apply, LAUNCH_APPLY_AUTO);
+	assert_int_equal(o.nexclude, 0);
+	launch_opts_free(&o);
+
+	assert_int_equal(resolve(&o, err, sizeof(err),
+	    ARGS("--snapshot", "--apply=never", "--snapshot-exclude", "*.log",
+	    "cmd"), NULL), 0);
+	assert_int_equal(o.snapshot, 1);
+	assert_int_equal(o.src[LO_WORKSPACE_MODE], LAUNCH_SRC_FLAG);
+	assert_string_equal(o.where[LO_WORKSPACE_MODE], "--snapshot");
+	assert_int_equal(o.apply, LAUNCH_APPLY_NEVER);
+	assert_int_equal(o.nexclude, 1);
+	assert_string_equal(o.exclude[0].text, "*.log");
+	assert_string_equal(o.cmd[0], "cmd");
+	launch_opts_free(&o);
+
+	/* a flag after --snapshot wins, as any later flag */
+	assert_int_equal(resolve(&o, err, sizeof(err),
+	    ARGS("--snapshot", "--workspace-mode", "direct", "cmd"), NULL), 0);
+	assert_int_equal(o.snapshot, 0);
+	launch_opts_free(&o);
+
+	/* there is no unattended yes */
+	assert_int_equal(resolve(&o, err, sizeof(err),
+	    ARGS("--apply=yes", "cmd"), NULL), -1);
+	assert_non_null(strstr(err, "aisb apply ID"));
+	launch_opts_free(&o);
+	assert_int_equal(resolve(&o, err, sizeof(err),
+	    ARGS("--workspace-mode", "copy", "cmd"), NULL), -1);
+	assert_non_null(strstr(err, "direct|snapshot"));
+	launch_opts_free(&o);
+	assert_int_equal(resolve(&o, err, sizeof(err),
+	    ARGS("--snapshot-exclude", "a\nb", "cmd"), NULL), -1);
+	launch_opts_free(&o);
+
+	/* environment and user config */
+	user_config("snapshot_exclude: [\"*.tmp\", build]\napply: ask\n");
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"),
+	    ARGS("AISB_WORKSPACE_MODE=snapshot")), 0);
+	assert_int_equal(o.snapshot, 1);
+	assert_int_equal(o.src[LO_WORKSPACE_MODE], LAUNCH_SRC_ENV);
+	assert_int_equal(o.apply, LAUNCH_APPLY_ASK);
+	assert_int_equal(o.nexclude, 2);
+	launch_opts_free(&o);
+	user_config(NULL);
+
+	/* the project narrows to snapshot, and no further */
+	project_config("workspace_mode: snapshot\n");
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), 0);
+	assert_int_equal(o.snapshot, 1);
+	assert_int_equal(o.src[LO_WORKSPACE_MODE], LAUNCH_SRC_PROJECT);
+	launch_opts_free(&o);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		project_config(bad[i]);
+		if (resolve(&o, err, sizeof(err), ARGS("cmd"), NULL) != -1)
+			fail_msg("project config accepted: %s", bad[i]);
+		assert_non_null(strstr(err, ".aisb.yaml:1:"));
+		launch_opts_free(&o);
+	}
+	project_config(NULL);
+}
+
 int
 main(void)
 {
@@ -570,6 +655,7 @@ main(void)
 		cmocka_unit_test(test_env),
 		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_tools),
+		cmocka_unit_test(test_snapshot),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

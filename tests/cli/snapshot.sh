@@ -1,0 +1,155 @@
+#!/bin/bash
+# Snapshot sessions' commands without podman (tests/e2e/snapshot.sh runs
+# real sessions): aisb changes|apply|discard|recover ID and transactions
+# on drafts in each state, on sessions that are not snapshot sessions, on
+# corrupt state files; the options' refusals; one line and the
+# documented exit code for each refusal.
+set -euo pipefail
+
+top_builddir=${top_builddir:-.}
+aisb=$(cd "$top_builddir" && pwd)/aisb
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/home" "$tmp/ws"
+export HOME=$tmp/home XDG_CONFIG_HOME=$tmp/home/.config XDG_STATE_HOME=$tmp/state
+cd "$tmp/ws"
+
+pass=0 fail=0
+ok()  { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+check() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi; }
+run() { rc=0; "$@" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?; }
+lines() { wc -l <"$tmp/err" | tr -d ' '; }
+
+sessions=$XDG_STATE_HOME/aisb/sessions
+# draft ID STATE [TX]: a session folder with a state file and no stage
+draft() {
+	mkdir -p "$sessions/$1"
+	cat >"$sessions/$1/snapshot" <<EOF
+# aisb snapshot state 1 (docs/snapshot.md)
+workspace $tmp/ws
+stage $sessions/$1/stage
+owner 0:0
+state $2
+exit 0
+changes 2
+digest $(printf '%064d' 7)
+tx ${3:-0}
+updated 0
+exclude *.log
+EOF
+}
+
+# 1. no state folder yet: an empty listing
+run "$aisb" transactions
+check "transactions, none: exit" "$rc" 0
+check "transactions, none: header only" "$(wc -l <"$tmp/out" | tr -d ' ')" 1
+
+# 2. no such session, not an id
+for c in changes apply discard recover; do
+	run "$aisb" $c 0123abcd
+	check "$c nothing: exit" "$rc" 78
+	check "$c nothing: one line" "$(lines)" 1
+	run "$aisb" $c ../etc
+	check "$c not an id: exit" "$rc" 78
+	check "$c not an id: one line" "$(lines)" 1
+	run "$aisb" $c
+	check "$c without ID: exit" "$rc" 78
+done
+
+# 3. a session that is not a snapshot session
+mkdir -p "$sessions/aaaaaaaaaaaaaaaaaaaaaaaa"
+for c in changes apply discard recover; do
+	run "$aisb" $c aaaa
+	check "$c direct session: exit" "$rc" 78
+	if grep -q 'not a snapshot session' "$tmp/err"; then ok; else bad "$c direct session: $(cat "$tmp/err")"; fi
+done
+
+# 4. a corrupt state file: refused, not guessed at
+mkdir -p "$sessions/bbbbbbbbbbbbbbbbbbbbbbbb"
+printf 'state kept\n' >"$sessions/bbbbbbbbbbbbbbbbbbbbbbbb/snapshot"
+run "$aisb" apply bbbb
+check "corrupt: apply exit" "$rc" 78
+if grep -q 'not a snapshot state' "$tmp/err"; then ok; else bad "corrupt: $(cat "$tmp/err")"; fi
+head -c 20000 /dev/zero | tr '\0' x >"$sessions/bbbbbbbbbbbbbbbbbbbbbbbb/snapshot"
+run "$aisb" changes bbbb
+check "oversized state: exit" "$rc" 78
+rm -rf "$sessions/bbbbbbbbbbbbbbbbbbbbbbbb"
+
+# 5. drafts in each state
+draft cccccccccccccccccccccccc failed
+run "$aisb" apply cccc
+check "failed: apply" "$rc" 78
+if grep -q 'nothing to apply (its draft is failed)' "$tmp/err"; then ok; else bad "failed: $(cat "$tmp/err")"; fi
+run "$aisb" changes cccc
+check "failed: changes" "$rc" 0
+if grep -q '^(no change set: the command did not succeed)$' "$tmp/out"; then ok; else bad "failed changes: $(cat "$tmp/out")"; fi
+run "$aisb" recover cccc
+check "failed: recover" "$rc" 0
+if grep -q 'no transaction; nothing to recover' "$tmp/out"; then ok; else bad "failed recover: $(cat "$tmp/out")"; fi
+
+draft dddddddddddddddddddddddd applied 1
+run "$aisb" apply dddd
+check "applied: apply again" "$rc" 0
+if grep -q 'already applied' "$tmp/err"; then ok; else bad "applied: $(cat "$tmp/err")"; fi
+run "$aisb" discard dddd
+check "applied: discard" "$rc" 78
+
+draft eeeeeeeeeeeeeeeeeeeeeeee recovery 2
+run "$aisb" apply eeee
+check "recovery: apply" "$rc" 74
+if grep -q 'aisb recover eeeeeeeeeeeeeeeeeeeeeeee' "$tmp/err"; then ok; else bad "recovery: $(cat "$tmp/err")"; fi
+run "$aisb" discard eeee
+check "recovery: discard" "$rc" 74
+
+draft ffffffffffffffffffffffff kept
+# the change set on file is missing: nothing is applied
+run "$aisb" apply ffff
+check "kept, no change set: apply" "$rc" 78
+check "kept, no change set: state" "$(sed -n 's/^state //p' "$sessions/ffffffffffffffffffffffff/snapshot")" kept
+run "$aisb" discard ffff
+check "kept: discard" "$rc" 0
+check "kept: discarded" "$(sed -n 's/^state //p' "$sessions/ffffffffffffffffffffffff/snapshot")" discarded
+run "$aisb" sessions show ffff
+if grep -q '^# snapshot: draft discarded now, 2 change(s), 0 transaction(s)' "$tmp/out"; then ok; else
+	bad "sessions show: $(cat "$tmp/out")"; fi
+# the patterns of the session survive a rewrite of its state
+check "kept: exclude kept" "$(sed -n 's/^exclude //p' "$sessions/ffffffffffffffffffffffff/snapshot")" '*.log'
+
+# a staged draft whose launcher runs is not discarded under it
+draft 111111111111111111111111 staged
+printf '%s %s\n' $$ "$(awk '{ print $22 }' /proc/$$/stat)" >"$sessions/111111111111111111111111/launcher"
+run "$aisb" discard 1111
+check "staged, launcher alive: discard" "$rc" 78
+# ...and is, once it is gone
+printf '999999999 1\n' >"$sessions/111111111111111111111111/launcher"
+run "$aisb" discard 1111
+check "staged, launcher gone: discard" "$rc" 0
+
+run "$aisb" transactions
+check "transactions: exit" "$rc" 0
+for want in "cccccccccccccccccccccccc  failed" "dddddddddddddddddddddddd  applied" \
+    "eeeeeeeeeeeeeeeeeeeeeeee  recovery" "ffffffffffffffffffffffff  discarded"; do
+	if grep -q "^$want " "$tmp/out"; then ok; else bad "transactions lack '$want': $(cat "$tmp/out")"; fi
+done
+if grep -q aaaaaaaa "$tmp/out"; then bad "transactions list a direct session"; else ok; fi
+
+# 6. options: no unattended yes; choices; one line each
+for args in "--apply=yes true" "--apply always true" "--workspace-mode copy true" \
+    "--snapshot-exclude= true"; do
+	run "$aisb" $args
+	check "aisb $args: exit" "$rc" 78
+	check "aisb $args: one line" "$(lines)" 1
+done
+run "$aisb" --snapshot --print-config
+check "print-config: exit" "$rc" 0
+if grep -Eq '^workspace_mode +snapshot \(flag: --snapshot\)$' "$tmp/out"; then ok; else
+	bad "print-config: $(grep workspace_mode "$tmp/out")"; fi
+printf 'workspace_mode: direct\n' >"$tmp/ws/.aisb.yaml"
+run "$aisb" --print-config
+check "project direct: exit" "$rc" 78
+if grep -q 'may only choose workspace_mode: snapshot' "$tmp/err"; then ok; else bad "project direct: $(cat "$tmp/err")"; fi
+rm -f "$tmp/ws/.aisb.yaml"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,278 @@
+#!/bin/bash
+# End to end: snapshot sessions (aisb --snapshot, docs/snapshot.md) in real
+# podman, as root in a root-owned 0700 folder (rootful: the stage through
+# the idmapped mount) and as an ordinary user in that user's 0700 folder
+# (rootless podman, keep-id).
+#
+# An agent-like shell command edits, creates and deletes files and
+# folders and changes a mode in its stage; the host tree stays as it was
+# until aisb apply, and then matches the stage; a host edit between the
+# session and apply is refused as a conflict and nothing is written; a
+# failed command proposes nothing; .git/hooks and .env are not in the
+# stage (the command cannot see them); recover and apply again are
+# harmless.  Root in a folder of that user, as under sudo: the stage and
+# what apply writes are the folder owner's.  --net none: nothing talks to
+# any network.
+#
+# Needs root, podman, mmdebstrap and AISB_E2E=1 (tests/run.sh sets it).
+# Everything it makes is removed by the EXIT trap (tests/e2e/lib.sh, and
+# e2e_cleanup_more below for the test user and the /dev/net/tun mode).
+set -euo pipefail
+
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_builddir=${top_builddir:-.}
+build=$(cd "$top_builddir" && pwd)
+aisb=$build/aisb
+
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
+[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
+for t in podman mmdebstrap useradd userdel runuser sha256sum; do
+	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
+done
+
+. "$top_srcdir/tests/e2e/lib.sh"
+e2e_init snapshot
+user=aisbsnap$$
+uid=
+tun_mode=$(stat -c %a /dev/net/tun 2>/dev/null || echo "")
+e2e_cleanup_more() {
+	if [ -n "$uid" ]; then
+		pkill -KILL -u "$uid" 2>/dev/null || true
+		sleep 0.5
+		userdel -r "$user" >/dev/null 2>&1 || true
+		rm -rf "/tmp/podman-run-$uid" "/tmp/containers-user-$uid" \
+		    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null || true
+	fi
+	[ -n "$tun_mode" ] && chmod "$tun_mode" /dev/net/tun 2>/dev/null
+	return 0
+}
+
+cat >"$tmp/policy.yaml" <<'EOF'
+version: 1
+allow:
+  - host: allowed.test
+    ports: [443]
+EOF
+chmod 0644 "$tmp/policy.yaml"
+
+# A repository as users have them: files, a folder, a script, a hook that
+# would run code, a secret.
+make_repo() {	# make_repo DIR
+	mkdir -p "$1/sub/deeper" "$1/.git/hooks" "$1/.git/objects"
+	printf 'keep\n' >"$1/keep.txt"
+	printf 'line 1\nline 2\n' >"$1/edit.txt"
+	printf 'doomed\n' >"$1/del.txt"
+	printf 'in sub\n' >"$1/sub/deeper/f.txt"
+	printf '#!/bin/sh\necho run\n' >"$1/run.sh"
+	chmod 0644 "$1/run.sh"
+	printf 'SECRET=e2e-not-a-real-secret\n' >"$1/.env"
+	printf '#!/bin/sh\necho pwned >/tmp/pwned\n' >"$1/.git/hooks/pre-commit"
+	chmod 0755 "$1/.git/hooks/pre-commit"
+	printf 'ref: refs/heads/main\n' >"$1/.git/HEAD"
+}
+
+# What the agent does: looks, edits, creates, deletes, chmods.
+agent='set -e
+[ -e .env ] && echo ".env present" || echo ".env absent"
+[ -e .git/hooks/pre-commit ] && echo "hook present" || echo "hook absent"
+[ -e edit.txt ] && echo "workspace visible"
+echo "line 3" >> edit.txt
+echo new >new.txt
+mkdir -p made/sub
+echo deep >made/sub/deep.txt
+rm del.txt
+rm -r sub
+chmod 0755 run.sh'
+
+# tree DIR: every path but .git and .env, its type, mode and content hash
+tree() {
+	(cd "$1" && find . -mindepth 1 \( -path ./.git -o -path ./.env \) -prune -o \
+	    -printf '%P %y %m\n' | sort &&
+	    find . \( -path ./.git -o -path ./.env \) -prune -o -type f \
+	    -exec sha256sum {} + | sort -k2)
+}
+last_session() { basename "$(ls -dt "$1"/aisb/sessions/* | head -1)"; }
+field() { sed -n "s/^$1 //p" "$2"; }
+
+# --- 1. root, in a root-owned 0700 folder -------------------------------
+ws=$tmp/rootws
+mkdir -m 0700 "$ws"
+make_repo "$ws"
+tree "$ws" >"$tmp/before"
+rc=0; (cd "$ws" && "$aisb" --snapshot --apply=never --net none \
+    --policy "$tmp/policy.yaml" -- sh -c "$agent") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "root: exit" "$rc" 0
+check "root: .env not in the stage" "$(grep -c '^.env absent$' "$tmp/out")" 1
+check "root: hook not in the stage" "$(grep -c '^hook absent$' "$tmp/out")" 1
+check "root: the stage at the workspace's path" "$(grep -c '^workspace visible$' "$tmp/out")" 1
+tree "$ws" >"$tmp/after"
+check "root: host unchanged before apply" "$(cmp -s "$tmp/before" "$tmp/after" && echo same)" same
+id=$(last_session "$XDG_STATE_HOME")
+sd=$XDG_STATE_HOME/aisb/sessions/$id
+if grep -q "aisb apply $id" "$tmp/err"; then ok; else bad "root: no apply hint: $(cat "$tmp/err")"; fi
+check "root: record mode" "$(grep -Ec '^workspace_mode +snapshot \(flag: --snapshot\)$' "$sd/record")" 1
+check "root: record outcome" "$(field snapshot_outcome "$sd/record")" kept
+digest=$(field snapshot_changes "$sd/record" | awk '{ print $3 }')
+case $digest in [0-9a-f]*) [ ${#digest} = 64 ] && ok || bad "root: digest '$digest'" ;;
+*) bad "root: record digest: $(grep snapshot "$sd/record")" ;; esac
+"$aisb" changes "$id" >"$tmp/changes" 2>&1 || bad "root: changes failed: $(cat "$tmp/changes")"
+for want in 'A new.txt' 'M edit.txt' 'D del.txt' 'D sub/' 'A made/'; do
+	if grep -qF -- "$want" "$tmp/changes"; then ok; else bad "root: changes lack '$want': $(cat "$tmp/changes")"; fi
+done
+if grep -q 'run.sh' "$tmp/changes"; then ok; else bad "root: no mode change listed"; fi
+"$aisb" changes "$id" --diff >"$tmp/diff" 2>&1 || bad "root: changes --diff failed"
+if grep -qx '+line 3' "$tmp/diff"; then ok; else bad "root: diff: $(cat "$tmp/diff")"; fi
+"$aisb" transactions >"$tmp/tx" 2>&1
+if grep -Eq "^$id +kept " "$tmp/tx"; then ok; else bad "root: transactions: $(cat "$tmp/tx")"; fi
+tree "$sd/stage" >"$tmp/stage"
+[ -e "$sd/stage/.git/hooks" ] && bad "root: hooks in the stage" || ok
+
+rc=0; "$aisb" apply "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "root: apply exit" "$rc" 0
+tree "$ws" >"$tmp/after"
+check "root: host matches the stage" "$(cmp -s "$tmp/stage" "$tmp/after" && echo same)" same
+check "root: .env kept" "$(cat "$ws/.env")" "SECRET=e2e-not-a-real-secret"
+check "root: hook kept" "$(stat -c %a "$ws/.git/hooks/pre-commit")" 755
+check "root: edit" "$(tail -n 1 "$ws/edit.txt")" "line 3"
+check "root: owner of new files" "$(stat -c %u "$ws/new.txt" "$ws/made/sub/deep.txt" | sort -u)" 0
+check "root: mode" "$(stat -c %a "$ws/run.sh")" 755
+[ -e "$ws/del.txt" ] || [ -e "$ws/sub" ] && bad "root: deleted files back" || ok
+check "root: state" "$(field state "$sd/snapshot")" applied
+[ -e "$sd/stage" ] && bad "root: stage left after apply" || ok
+rc=0; "$aisb" apply "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "root: apply twice" "$rc" 0
+for n in 1 2; do
+	rc=0; "$aisb" recover "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	check "root: recover $n" "$rc" 0
+done
+tree "$ws" >"$tmp/again"
+check "root: recover changed nothing" "$(cmp -s "$tmp/again" "$tmp/after" && echo same)" same
+"$aisb" transactions >"$tmp/tx" 2>&1
+if grep -Eq '^  tx 1 +applied ' "$tmp/tx"; then ok; else bad "root: tx listing: $(cat "$tmp/tx")"; fi
+
+# a host edit between the session and apply: a conflict, nothing written
+rc=0; (cd "$ws" && "$aisb" --snapshot --apply=never --net none \
+    --policy "$tmp/policy.yaml" -- sh -c 'echo agent >>edit.txt; echo x >conflict-new.txt') \
+    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "conflict: session exit" "$rc" 0
+id=$(last_session "$XDG_STATE_HOME")
+sd=$XDG_STATE_HOME/aisb/sessions/$id
+echo "host edit" >>"$ws/edit.txt"
+tree "$ws" >"$tmp/before"
+rc=0; "$aisb" apply "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "conflict: apply exit" "$rc" 65
+if grep -q 'edit.txt' "$tmp/err"; then ok; else bad "conflict: no file named: $(cat "$tmp/err")"; fi
+tree "$ws" >"$tmp/after"
+check "conflict: nothing written" "$(cmp -s "$tmp/before" "$tmp/after" && echo same)" same
+check "conflict: state" "$(field state "$sd/snapshot")" conflict
+rc=0; "$aisb" discard "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "conflict: discard" "$rc" 0
+check "conflict: discarded" "$(field state "$sd/snapshot")" discarded
+[ -e "$sd/stage" ] && bad "discard left the stage" || ok
+rc=0; "$aisb" apply "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "discarded: apply refused" "$rc" 78
+
+# a failed command proposes nothing
+rc=0; (cd "$ws" && "$aisb" --snapshot --apply=never --net none \
+    --policy "$tmp/policy.yaml" -- sh -c 'echo x >failed-new.txt; rm keep.txt; exit 3') \
+    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "failed: exit" "$rc" 3
+id=$(last_session "$XDG_STATE_HOME")
+sd=$XDG_STATE_HOME/aisb/sessions/$id
+tree "$ws" >"$tmp/again"
+check "failed: host unchanged" "$(cmp -s "$tmp/again" "$tmp/after" && echo same)" same
+check "failed: state" "$(field state "$sd/snapshot")" failed
+check "failed: record outcome" "$(field snapshot_outcome "$sd/record")" failed
+[ -e "$sd/stage" ] && bad "failed: stage left" || ok
+rc=0; "$aisb" apply "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "failed: apply refused" "$rc" 78
+
+# --apply=ask with no terminal: said, and the draft is kept
+rc=0; (cd "$ws" && setsid -w "$aisb" --snapshot --apply=ask --net none \
+    --policy "$tmp/policy.yaml" -- sh -c 'echo y >ask.txt') \
+    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "ask: exit" "$rc" 0
+[ -e "$ws/ask.txt" ] && bad "ask: applied without an answer" || ok
+if grep -q 'no terminal to ask on' "$tmp/err"; then ok; else bad "ask: $(cat "$tmp/err")"; fi
+
+# a project config may choose snapshot, never direct
+printf 'workspace_mode: snapshot\n' >"$ws/.aisb.yaml"
+rc=0; (cd "$ws" && "$aisb" --apply=never --net none --policy "$tmp/policy.yaml" -- \
+    sh -c 'echo p >project.txt') >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "project snapshot: exit" "$rc" 0
+[ -e "$ws/project.txt" ] && bad "project snapshot: written directly" || ok
+rm -f "$ws/.aisb.yaml"
+
+# --- 2. an ordinary user, rootless podman, in that user's 0700 folder ---
+# other suites add and remove users alongside: /etc/passwd may be locked
+for i in $(seq 40); do
+	useradd -m -s /bin/bash "$user" 2>"$tmp/useradd.err" && break
+	grep -q 'cannot lock' "$tmp/useradd.err" || { cat "$tmp/useradd.err" >&2; exit 1; }
+	sleep 0.5
+done
+uid=$(id -u "$user")
+home=$(getent passwd "$user" | cut -d: -f6)
+chmod 0666 /dev/net/tun
+install -d -m 0755 -o "$user" -g "$user" "$home/bin"
+install -m 0755 "$build/aisb" "$build/aisb-gate" "$build/aisb-enforce" "$home/bin/"
+install -m 0644 "$build/aisb-seccomp.json" "$home/bin/"
+install -m 0644 -o "$user" "$tmp/policy.yaml" "$home/policy.yaml"
+# The images the root sessions built, the base with them (the session's
+# tag names its base), handed over instead of rebuilt.
+mapfile -t imgs < <(podman images --filter label=io.aisb.managed=1 --format '{{.Repository}}:{{.Tag}}')
+podman save -q -m -o "$home/img.tar" "${imgs[@]}"
+chown "$user" "$home/img.tar"
+as_user() {
+	runuser -u "$user" -- env -i HOME="$home" USER="$user" LOGNAME="$user" \
+	    PATH="$home/bin:/usr/local/bin:/usr/bin:/bin" "$@"
+}
+as_user podman load -q -i "$home/img.tar" >/dev/null
+rm -f "$home/img.tar"
+uws=$home/proj
+install -d -m 0700 -o "$user" -g "$user" "$uws"
+make_repo "$uws"
+chown -R "$user:$user" "$uws"
+tree "$uws" >"$tmp/before"
+rc=0; (cd "$uws" && as_user aisb --snapshot --apply=never --net none \
+    --policy "$home/policy.yaml" -- sh -c "$agent") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "user: exit" "$rc" 0
+check "user: .env not in the stage" "$(grep -c '^.env absent$' "$tmp/out")" 1
+check "user: hook not in the stage" "$(grep -c '^hook absent$' "$tmp/out")" 1
+tree "$uws" >"$tmp/after"
+check "user: host unchanged before apply" "$(cmp -s "$tmp/before" "$tmp/after" && echo same)" same
+id=$(last_session "$home/.local/state")
+usd=$home/.local/state/aisb/sessions/$id
+check "user: stage owned by the user" "$(stat -c %u "$usd/stage/new.txt")" "$uid"
+tree "$usd/stage" >"$tmp/stage"
+rc=0; as_user aisb apply "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "user: apply exit" "$rc" 0
+tree "$uws" >"$tmp/after"
+check "user: host matches the stage" "$(cmp -s "$tmp/stage" "$tmp/after" && echo same)" same
+check "user: owners" "$(cd "$uws" && stat -c %u new.txt made made/sub/deep.txt edit.txt | sort -u)" "$uid"
+check "user: .env kept" "$(cat "$uws/.env")" "SECRET=e2e-not-a-real-secret"
+# a failed command proposes nothing, rootless too
+rc=0; (cd "$uws" && as_user aisb --snapshot --apply=never --net none \
+    --policy "$home/policy.yaml" -- sh -c 'echo x >nope.txt; false') >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "user: failed exit" "$rc" 1
+[ -e "$uws/nope.txt" ] && bad "user: failed command's file written" || ok
+
+# --- 3. root in that user's folder, as under sudo: the owner's files ----
+sws=$home/sudo-proj
+install -d -m 0700 -o "$user" -g "$user" "$sws"
+make_repo "$sws"
+chown -R "$user:$user" "$sws"
+rc=0; (cd "$sws" && SUDO_UID=4242 SUDO_GID=4242 SUDO_USER=nobody "$aisb" --snapshot \
+    --apply=never --net none --policy "$tmp/policy.yaml" -- sh -c "$agent") \
+    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "sudo: exit" "$rc" 0
+id=$(last_session "$XDG_STATE_HOME")
+ssd=$XDG_STATE_HOME/aisb/sessions/$id
+check "sudo: stage given to the owner" "$(stat -c %u "$ssd/stage/new.txt" "$ssd/stage/edit.txt" | sort -u)" "$uid"
+rc=0; "$aisb" apply "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "sudo: apply exit" "$rc" 0
+check "sudo: owners after apply" "$(cd "$sws" && stat -c %u new.txt made made/sub made/sub/deep.txt edit.txt run.sh | sort -u)" "$uid"
+check "sudo: the owner reads the edit" "$(cd "$sws" && as_user sh -c 'cat edit.txt >/dev/null && echo readable')" readable
+check "sudo: no mount left" "$(grep -c " $tmp/state" /proc/self/mounts || true)" 0
+
+echo "snapshot: $pass passed, $fail failed"
+[ "$fail" = 0 ]
