@@ -97,7 +97,9 @@ json_string(const char **p, const char *end, char *out, size_t outlen)
 struct fields {
 	char		 event[16], decision[16], host[POLICY_MAX_NAME + 1];
 	char		 reason[32], detail[160], rule[256], fix[POLICY_FIX_MAX];
+	char		 tool[LAUNCH_TPROXY_TOOL + 1];
 	unsigned	 port;
+	int		 transparent;	/* "transparent":true */
 };
 
 /* Where the value of key goes, or out NULL when it is not wanted. */
@@ -110,7 +112,7 @@ field_of(struct fields *f, const char *key, char **out, size_t *outlen)
 	} map[] = {
 #define F(k)	{ #k, offsetof(struct fields, k), sizeof(f->k) }
 		F(event), F(decision), F(host), F(reason), F(detail), F(rule),
-		F(fix),
+		F(fix), F(tool),
 #undef F
 	};
 	size_t	 i;
@@ -163,9 +165,33 @@ parse_line(const char *s, size_t len, struct fields *f)
 				v = v * 10 + (unsigned long)(*p++ - '0');
 			f->port = v <= 65535 ? (unsigned)v : 0;
 		}
+		if (strcmp(key, "transparent") == 0 && end - p >= 4 &&
+		    memcmp(p, "true", 4) == 0)
+			f->transparent = 1;
 		while (p < end && *p != ',' && *p != '}')
 			p++;
 	}
+}
+
+/* One transparent connection of tool ("" when the relay could not tell). */
+static void
+tool_add(struct launch_denials *d, const char *tool)
+{
+	size_t	 i;
+
+	d->transparent++;
+	for (i = 0; i < d->ntools; i++)
+		if (strcmp(d->tools[i].name, tool) == 0) {
+			d->tools[i].count++;
+			return;
+		}
+	if (d->ntools == LAUNCH_TPROXY_TOOLS) {
+		d->tools_more++;
+		return;
+	}
+	snprintf(d->tools[d->ntools].name, sizeof(d->tools[0].name), "%s",
+	    tool);
+	d->tools[d->ntools++].count = 1;
 }
 
 void
@@ -178,6 +204,8 @@ launch_denials_add(struct launch_denials *d, const char *line, size_t len)
 	if (parse_line(line, len, &f) == -1 ||
 	    strcmp(f.event, "decision") != 0)
 		return;
+	if (f.transparent)
+		tool_add(d, f.tool);
 	if (strcmp(f.decision, "allow") == 0) {
 		d->allowed++;
 		return;
@@ -337,4 +365,26 @@ launch_denials_print(const struct launch_denials *d, FILE *out,
 		    "read\n", prefix, LAUNCH_DENY_READ_MAX >> 20);
 	if (logpath != NULL && (d->more > 0 || d->truncated))
 		fprintf(out, "%severy decision: %s\n", prefix, logpath);
+}
+
+void
+launch_denials_print_tools(const struct launch_denials *d, FILE *out,
+    const char *prefix)
+{
+	size_t	 i;
+
+	if (d->transparent == 0)
+		return;
+	fprintf(out, "%s%lu connection(s) came in transparently; tools that "
+	    "ignored the proxy variables: ", prefix, d->transparent);
+	for (i = 0; i < d->ntools; i++) {
+		if (i > 0)
+			fputs(", ", out);
+		put_clean(out, d->tools[i].name[0] ? d->tools[i].name :
+		    "(unknown program)", 0);
+		fprintf(out, " (%lu)", d->tools[i].count);
+	}
+	if (d->tools_more > 0)
+		fprintf(out, ", others (%lu)", d->tools_more);
+	putc('\n', out);
 }

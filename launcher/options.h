@@ -59,6 +59,9 @@ enum launch_opt_id {
 	LO_AGENT,		/* agent.h; "none": no recipe, none picked */
 	LO_NPM,
 	LO_PIP,
+	/* issue 16: transparent capture of 80/443 and DNS (gate mode) */
+	LO_TRANSPARENT,
+	LO_TRANSPARENT_PORTS,
 	LO__COUNT
 };
 
@@ -94,6 +97,9 @@ struct launch_opts {
 	int		 keep, record, quiet, project_policy;
 	int		 host_ca;		/* the host's local CAs inside */
 	uint64_t	 record_max;		/* bytes of the capture, at most */
+	int		 transparent;		/* gate mode: capture and DNS */
+	uint16_t	 tports[16];		/* transparent_ports, distinct */
+	size_t		 ntports;
 
 	/* what to do */
 	const char	*subcommand;		/* "run" unless argv[1] named another */
