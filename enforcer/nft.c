@@ -9,6 +9,8 @@
  *			meta skuid UID ip daddr RESOLVER udp|tcp dport 53 accept
  *			ip daddr RESOLVER udp|tcp dport 53 counter drop
  *			oifname "lo" fib daddr type local accept
+ *			ct status dnat fib daddr type local tcp dport R accept
+ *			ct status dnat fib daddr type local udp|tcp dport D accept
  *			ct direction original ct state established,related accept
  *			ip daddr GATE tcp dport PORT accept		(per gate)
  *			icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert } accept
@@ -43,8 +45,13 @@
  *		log group 41307
  *	}
  *
+ * (the two "ct status dnat" rules only with transparent / dns-gate lines,
+ * below: the nat chain runs in the same pass of the output hook, where
+ * meta oifname is still the first route's device, so the loopback rule
+ * cannot take a redirected packet.)
+ *
  * With transparent or dns-gate lines (gate mode; the relay's local ports
- * R and D are set by aisb-enforce once it has bound them, relay.h):
+ * R and D are set by aisb-enforce once it has bound them, tproxy.h):
  *
  *	chain transparent {
  *		type nat hook output priority -100; policy accept;

@@ -23,7 +23,7 @@
 #define NFT_MAX_RULES	48
 
 /*
- * With transparent or dns-gate lines (gate mode, relay.h): a nat chain
+ * With transparent or dns-gate lines (gate mode, tproxy.h): a nat chain
  * that redirects the sandbox's TCP to the transparent ports, and its DNS,
  * to the relay's local ports.  Priority -100 (dstnat): before the filter,
  * which then sees the redirected packet going to a local address on lo.

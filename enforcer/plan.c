@@ -489,7 +489,7 @@ kw_record(struct parser *p, char **tok, size_t ntok)
 
 /*
  * transparent PORT[,PORT...]: the sandbox's TCP to these ports goes to the
- * relay (relay.h), 1..ENF_PLAN_MAX_TPORTS distinct ports.
+ * relay (tproxy.h), 1..ENF_PLAN_MAX_TPORTS distinct ports.
  */
 static int
 kw_transparent(struct parser *p, char **tok, size_t ntok)

@@ -90,7 +90,7 @@ struct enf_plan {
 	char			 record_path[ENF_PLAN_MAX_PATH + 1];	/* "" = none */
 	uint64_t		 record_max;	/* bytes of the file, at most */
 	/*
-	 * Gate mode (relay.h): "transparent PORT[,PORT...]" catches the
+	 * Gate mode (tproxy.h): "transparent PORT[,PORT...]" catches the
 	 * sandbox's TCP to these ports, "dns-gate" its DNS, both carried
 	 * to the first TCP gate by the relay.  The relay's two local ports
 	 * are no plan line: aisb-enforce sets them once it has bound them,

@@ -51,6 +51,10 @@ tests_integration_enforce_probe_SOURCES = tests/integration/enforce_probe.c
 TESTS += tests/integration/enforce_netns.sh
 EXTRA_DIST += tests/integration/enforce_netns.sh tests/integration/enforce_peer.py
 
+# issue 16: transparent capture, the relay and the real gate in namespaces.
+TESTS += tests/integration/enforce_transparent.sh
+EXTRA_DIST += tests/integration/enforce_transparent.sh
+
 # Direct mode's recorder: NFLOG to pcapng, read back with tshark.
 TESTS += tests/integration/enforce_record.sh
 EXTRA_DIST += tests/integration/enforce_record.sh
