@@ -131,7 +131,7 @@ static const struct optdesc opts[LO__COUNT] = {
 	    "variables, nor their DNS (caught by default)", NULL, NULL },
 	[LO_TRANSPARENT_PORTS] = { "transparent_ports", OT_WORD, O_PROJECT,
 	    "80,443", "gate mode: the TCP ports caught for the gate "
-	    "(1 to 16, comma-separated)", "PORT,...", NULL },
+	    "(1 to 16, comma-separated)", "PORTS", NULL },
 };
 
 /*
