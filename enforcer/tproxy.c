@@ -639,9 +639,10 @@ pair_free(struct loop *lp, size_t i)
 static void
 accept_tcp(struct loop *lp, const struct listener *l)
 {
-	struct sockaddr_storage	 peer, orig;
+	struct sockaddr_storage	 peer, orig, self;
 	struct pair		*p;
 	socklen_t		 plen = sizeof(peer), olen = sizeof(orig);
+	socklen_t		 slen = sizeof(self);
 	char			 tool[ENF_TPROXY_MAX_TOOL + 1] = "";
 	char			 dialled[INET6_ADDRSTRLEN] = "";
 	uint16_t		 port = 0;
@@ -663,6 +664,7 @@ accept_tcp(struct loop *lp, const struct listener *l)
 	}
 	if (l->kind == L_TCP) {
 		memset(&orig, 0, sizeof(orig));
+		memset(&self, 0, sizeof(self));
 		if (peer.ss_family == AF_INET6)
 			rc = getsockopt(fd, SOL_IPV6, IP6T_SO_ORIGINAL_DST,
 			    &orig, &olen);
@@ -673,6 +675,14 @@ accept_tcp(struct loop *lp, const struct listener *l)
 			/* not redirected: someone dialled the relay itself */
 			log_debug("relay: a connection without an original "
 			    "destination closed");
+			close(fd);
+			return;
+		}
+		/* the relay's own address: dialled, not redirected */
+		if (getsockname(fd, (struct sockaddr *)&self, &slen) == 0 &&
+		    slen == olen && memcmp(&self, &orig, slen) == 0) {
+			log_debug("relay: a connection to the relay itself "
+			    "closed");
 			close(fd);
 			return;
 		}
