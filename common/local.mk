@@ -2,6 +2,8 @@ noinst_LIBRARIES += common/libaisbcommon.a
 common_libaisbcommon_a_SOURCES = common/log.c common/log.h common/exitcode.h \
 	common/file.c common/file.h common/buf.c common/buf.h \
 	common/pcapng.c common/pcapng.h
+# DNS messages (issue 16): the enforcer's stub and the gate's AISB-DNS entry
+common_libaisbcommon_a_SOURCES += common/dnsmsg.c common/dnsmsg.h
 
 # The special-purpose address table, alone: the policy library and the
 # enforcer link it, and it needs nothing but libc (the enforcer is carried

@@ -6,10 +6,13 @@
  * for the plan's names with what the refresher has pinned in the sets (so
  * the command never learns an address it may not dial), NODATA for other
  * types of those names, NXDOMAIN for every other name, SERVFAIL for a plan
- * name nothing is pinned for yet.  Queries are parsed with bounds on every
- * read: one question, no compression in it, a name of at most 255 bytes;
- * anything else is FORMERR or NOTIMP.  Replies fit 512 bytes: addresses
- * that do not fit are left out (a resolver would get nothing more from TC).
+ * name nothing is pinned for yet.  Queries are parsed by common/dnsmsg.c
+ * with bounds on every read: one question, a name of at most 255 bytes,
+ * an OPT record at most; anything else is FORMERR (NOTIMP for an opcode
+ * other than QUERY, BADVERS for an EDNS version other than 0).  Replies
+ * fit 512 bytes, or the client's EDNS size up to ENF_STUB_MAX_MSG, with an
+ * OPT record when the query had one: addresses that do not fit are left
+ * out (the stub has no TCP for a resolver to retry on after TC).
  */
 #include "config.h"
 
@@ -24,139 +27,52 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dnsmsg.h"
 #include "stub.h"
-
-#define HDR		12
-#define T_A		1
-#define T_AAAA		28
-#define C_IN		1
-#define R_FORMERR	1
-#define R_SERVFAIL	2
-#define R_NXDOMAIN	3
-#define R_NOTIMP	4
-#define R_REFUSED	5
-
-static void
-put16(uint8_t *p, unsigned v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-/* The reply header: the query's id, opcode and RD; QR, AA and RA set. */
-static size_t
-header(const uint8_t *q, uint8_t *out, int rcode, unsigned qd, unsigned an)
-{
-	out[0] = q[0];
-	out[1] = q[1];
-	out[2] = (uint8_t)(0x80 | (q[2] & 0x78) | 0x04 | (q[2] & 0x01));
-	out[3] = (uint8_t)(0x80 | rcode);
-	put16(out + 4, qd);
-	put16(out + 6, an);
-	put16(out + 8, 0);
-	put16(out + 10, 0);
-	return HDR;
-}
-
-/*
- * The question's name into name (lower case, dots, no final dot); *ldh is
- * cleared when a label holds anything but letters, digits, '-' and '_'
- * (no plan name can match it then).  Returns the offset after the name,
- * or 0 when the name is malformed.
- */
-static size_t
-qname(const uint8_t *q, size_t qlen, char *name, size_t namesz, int *ldh)
-{
-	size_t	 off = HDR, nl = 0, len, i;
-
-	*ldh = 1;
-	for (;;) {
-		if (off >= qlen)
-			return 0;
-		len = q[off++];
-		if (len == 0)
-			break;
-		if ((len & 0xc0) != 0 || len > qlen - off ||
-		    nl + len + 1 >= namesz)
-			return 0;	/* compression, overrun, too long */
-		if (nl > 0)
-			name[nl++] = '.';
-		for (i = 0; i < len; i++) {
-			uint8_t	 c = q[off + i];
-
-			if (c >= 'A' && c <= 'Z')
-				c = (uint8_t)(c - 'A' + 'a');
-			if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-			    c == '-' || c == '_')) {
-				*ldh = 0;
-				c = '?';
-			}
-			name[nl++] = (char)c;
-		}
-		off += len;
-	}
-	name[nl] = '\0';
-	return off;
-}
 
 size_t
 enf_stub_answer(const uint8_t *q, size_t qlen, uint8_t *out, size_t outlen,
     enf_stub_lookup_fn lookup, void *ctx)
 {
 	struct enf_stub_answer	 ans;
-	char			 name[256];
-	size_t			 off, end, i, an = 0;
-	unsigned		 qtype, qclass;
-	int			 ldh, family, found;
+	struct dnsmsg_query	 dq;
+	struct dnsmsg_rr	 rr[ENF_STUB_MAX_ADDRS];
+	size_t			 limit, i, n = 0;
+	int			 rc, family, found;
 
-	if (qlen < HDR || outlen < ENF_STUB_MAX_MSG || (q[2] & 0x80) != 0)
+	if (outlen < ENF_STUB_MAX_MSG || (rc = dnsmsg_parse(q, qlen, &dq)) == -1)
 		return 0;		/* a runt or a reply: say nothing */
-	if (((q[2] >> 3) & 0x0f) != 0)
-		return header(q, out, R_NOTIMP, 0, 0);
-	/* exactly one question; answers or authority in a query are junk */
-	if (q[4] != 0 || q[5] != 1 || q[6] != 0 || q[7] != 0 || q[8] != 0 ||
-	    q[9] != 0)
-		return header(q, out, R_FORMERR, 0, 0);
-	if ((off = qname(q, qlen, name, sizeof(name), &ldh)) == 0 ||
-	    qlen - off < 4)
-		return header(q, out, R_FORMERR, 0, 0);
-	qtype = (unsigned)q[off] << 8 | q[off + 1];
-	qclass = (unsigned)q[off + 2] << 8 | q[off + 3];
-	end = off + 4;
-	if (end > ENF_STUB_MAX_MSG)
-		return header(q, out, R_FORMERR, 0, 0);
-	memcpy(out + HDR, q + HDR, end - HDR);
-	if (qclass != C_IN || name[0] == '\0')
-		return header(q, out, R_REFUSED, 1, 0) + (end - HDR);
+	/* plain DNS: 512 bytes; with EDNS the client's size, at most ours */
+	limit = dnsmsg_udp_limit(&dq, ENF_STUB_MAX_MSG);
+	if (rc != 0)			/* FORMERR, NOTIMP, BADVERS */
+		return dnsmsg_answer(q, &dq, rc, NULL, 0, 0, out, outlen,
+		    limit);
+	if (dq.qclass != DNSMSG_C_IN || dq.name[0] == '\0')
+		return dnsmsg_answer(q, &dq, DNSMSG_R_REFUSED, NULL, 0, 0, out,
+		    outlen, limit);
 
-	family = qtype == T_A ? AF_INET : qtype == T_AAAA ? AF_INET6 : 0;
+	family = dq.qtype == DNSMSG_T_A ? AF_INET :
+	    dq.qtype == DNSMSG_T_AAAA ? AF_INET6 : 0;
 	memset(&ans, 0, sizeof(ans));
-	found = ldh ? lookup(ctx, name, family, &ans) : -1;
+	found = dq.ldh ? lookup(ctx, dq.name, family, &ans) : -1;
 	if (found == -1)
-		return header(q, out, R_NXDOMAIN, 1, 0) + (end - HDR);
+		return dnsmsg_answer(q, &dq, DNSMSG_R_NXDOMAIN, NULL, 0, 0, out,
+		    outlen, limit);
 	if (found == 0)
-		return header(q, out, R_SERVFAIL, 1, 0) + (end - HDR);
-
-	off = end;
+		return dnsmsg_answer(q, &dq, DNSMSG_R_SERVFAIL, NULL, 0, 0, out,
+		    outlen, limit);
 	for (i = 0; i < ans.n && i < ENF_STUB_MAX_ADDRS; i++) {
-		size_t	 alen = ans.addrs[i].family == AF_INET ? 4 : 16;
-
 		if (ans.addrs[i].family != family)
 			continue;
-		if (off + 12 + alen > ENF_STUB_MAX_MSG)
-			break;
-		put16(out + off, 0xc000 | HDR);	/* the question's name */
-		put16(out + off + 2, qtype);
-		put16(out + off + 4, C_IN);
-		put16(out + off + 6, ans.ttl[i] >> 16);
-		put16(out + off + 8, ans.ttl[i] & 0xffff);
-		put16(out + off + 10, (unsigned)alen);
-		memcpy(out + off + 12, ans.addrs[i].addr, alen);
-		off += 12 + alen;
-		an++;
+		rr[n].type = dq.qtype;
+		rr[n].ttl = ans.ttl[i];
+		rr[n].rdlen = family == AF_INET ? 4 : 16;
+		memcpy(rr[n].rdata, ans.addrs[i].addr, rr[n].rdlen);
+		n++;
 	}
-	header(q, out, 0, 1, (unsigned)an);
-	return off;
+	/* what does not fit is left out: the stub has no TCP to retry on */
+	return dnsmsg_answer(q, &dq, DNSMSG_R_NOERROR, rr, n, DNSMSG_PARTIAL,
+	    out, outlen, limit);
 }
 
 int

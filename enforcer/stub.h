@@ -12,7 +12,7 @@
 
 #include "plan.h"
 
-#define ENF_STUB_MAX_MSG	512	/* plain DNS over UDP; no EDNS, no TCP */
+#define ENF_STUB_MAX_MSG	1232	/* EDNS over UDP (plain DNS: 512); no TCP */
 #define ENF_STUB_MAX_ADDRS	32	/* per answer, before the size cap */
 
 struct enf_stub_answer {

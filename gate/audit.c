@@ -396,6 +396,12 @@ gate_audit_write(struct gate_audit *a, const struct gate_audit_rec *r,
 	add_str(&l, "detail", r->detail);
 	/* under POLICY_FIX_MAX: about 300 bytes escaped for the longest name */
 	add_str(&l, "fix", r->fix);
+	/* event "dns": at most 253 + 12 + 46 bytes */
+	add_str(&l, "name", r->name);
+	add_str(&l, "qtype", r->qtype);
+	add_str(&l, "answer", r->answer);
+	if (r->refused != 0)
+		buf_printf(&l, ",\"refused\":%" PRIu64, r->refused);
 	add_ms(&l, "dns_ms", r->dns_ms);
 	add_ms(&l, "connect_ms", r->connect_ms);
 	if (strcmp(r->event, "close") == 0)

@@ -9,6 +9,7 @@
  *   relay.c    the buffered relay: body framing, SNI check, half-close
  *   splice.c   the raw relay (splice(2) or read/write) and its pipe pool
  *   record.c   --record: the connection's stream in the capture
+ *   dnsgate.c  AISB-DNS: the connection as a stream of DNS queries
  */
 #ifndef AISB_CONN_INT_H
 #define AISB_CONN_INT_H
@@ -28,6 +29,7 @@ struct bufferevent;
 struct event;
 struct evbuffer;
 struct conn_rec;
+struct conn_dns;
 
 #define RELAY_MAX	(256 * 1024)	/* bytes queued towards one side */
 #define RELAY_IO	(64 * 1024)	/* bytes per read(2)/write(2); libevent: 4 KiB */
@@ -133,6 +135,7 @@ struct gate_conn {
 	uint8_t			 hup[2];	/* the peer's FIN has arrived */
 	struct relay_dir	 dir[2];	/* [0] up: fd[0] -> fd[1], [1] down */
 	struct conn_rec		*rec;		/* --record: its stream; NULL: off */
+	struct conn_dns		*dns;		/* AISB-DNS stream; NULL: not one */
 };
 
 /* conn.c */
@@ -159,6 +162,10 @@ void		 conn_head_complete(struct gate_conn *);
 void		 conn_dial(struct gate_conn *);
 void		 conn_dial_done(struct gate_conn *, short);
 void		 conn_up_drop(struct gate_conn *);
+
+/* dnsgate.c: the AISB-DNS stream, after the head is authenticated */
+void		 conn_dns_start(struct gate_conn *);
+void		 conn_dns_free(struct gate_conn *);
 
 /* relay.c */
 void		 conn_connected(struct gate_conn *);

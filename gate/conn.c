@@ -329,6 +329,7 @@ conn_free(struct gate_conn *c)
 	if (c->timer != NULL)
 		event_free(c->timer);
 	conn_raw_free(c);	/* the upstream socket while dialling, too */
+	conn_dns_free(c);	/* AISB-DNS: its timer */
 	conn_dec_free(c->d);
 	free(c->tags);
 	client_put(g, c->client);
@@ -718,6 +719,10 @@ conn_write_cb(struct bufferevent *bev, void *arg)
 		if (to_client && left == 0 && !c->c_shut) {
 			c->c_shut = 1;
 			shutdown(bufferevent_getfd(bev), SHUT_WR);
+			if (c->c_eof) {		/* the client is done: written */
+				conn_free(c);
+				return;
+			}
 			conn_arm(c, LINGER_SECS);
 		}
 		return;
@@ -750,6 +755,16 @@ client_event_cb(struct bufferevent *bev, short what, void *arg)
 	struct gate_conn	*c = arg;
 
 	if (c->state == S_LINGER) {
+		/*
+		 * A client that half-closed before its answer was written
+		 * (it sent the request, maybe more, then its FIN) still gets
+		 * the answer: the close waits for the write.
+		 */
+		if ((what & BEV_EVENT_EOF) && !c->c_shut &&
+		    evbuffer_get_length(bufferevent_get_output(bev)) > 0) {
+			c->c_eof = 1;
+			return;
+		}
 		conn_free(c);
 		return;
 	}

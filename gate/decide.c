@@ -414,6 +414,12 @@ conn_head_complete(struct gate_conn *c)
 		}
 	}
 
+	/* AISB-DNS: DNS answered from the policy, no reply to the head */
+	if (gate_http_span_is(c->d->head, req->method, "AISB-DNS")) {
+		conn_dns_start(c);
+		return;
+	}
+
 	t = c->d->head + req->target.off;
 	tlen = req->target.len;
 	if (gate_http_span_is(c->d->head, req->method, "CONNECT")) {

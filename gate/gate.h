@@ -21,6 +21,7 @@
  *   control.c  the unix control socket ("status")
  *   metrics.c  --metrics: Prometheus text on GET /metrics; the counters
  *              of --workers in a shared mapping
+ *   dnsgate.c  AISB-DNS: DNS over the proxy port, answered from the policy
  */
 #ifndef AISB_GATE_H
 #define AISB_GATE_H
@@ -46,6 +47,7 @@ struct gate_auth;
 struct gate_users;
 struct gate_control;
 struct gate_metrics;
+struct gate_dnsgate;
 
 /* Defaults; each is a command line option (see aisb-gate(8)). */
 #define GATE_DEFAULT_LISTEN		"127.0.0.1:3128"
@@ -58,6 +60,8 @@ struct gate_metrics;
 #define GATE_DEFAULT_DNS_GRACE		60	/* s, stale answer after a failed refresh */
 #define GATE_DEFAULT_DNS_TIMEOUT	3	/* s, one whole look-up */
 #define GATE_DEFAULT_MAX_PIPES		256	/* splice pipes, two fds each */
+#define GATE_DEFAULT_DNS_RATE		50	/* AISB-DNS queries/s per session */
+#define GATE_DEFAULT_DNS_BURST		200	/* ... and the bucket's size */
 
 #define GATE_FD_RESERVE		64	/* descriptors kept for audit, DNS, control */
 #define GATE_SCRATCH		(64 * 1024)	/* g->scratch: one read(2) of a relay */
@@ -94,6 +98,12 @@ struct gate_counters {
 	uint64_t	 bytes_spliced;		/* of bytes_up + bytes_down */
 	uint64_t	 relay_copies;		/* raw reads without a pipe */
 	uint64_t	 pipe_shortage;		/* a pipe was wanted, none free */
+	/* AISB-DNS (dnsgate.c): queries by answer */
+	uint64_t	 dns_q_addr;		/* A: the synthetic address */
+	uint64_t	 dns_q_nodata;		/* allowed name, other type */
+	uint64_t	 dns_q_nxdomain;
+	uint64_t	 dns_q_ratelimited;	/* REFUSED: over the rate bound */
+	uint64_t	 dns_q_error;		/* FORMERR, NOTIMP, BADVERS, class */
 };
 
 /*
@@ -156,6 +166,8 @@ struct gate_config {
 	unsigned		 dns_grace;
 	unsigned		 dns_timeout;
 	const char		*metrics_listen; /* --metrics; NULL: none */
+	unsigned		 dns_rate;	/* --dns-rate: AISB-DNS queries/s */
+	unsigned		 dns_burst;	/* --dns-burst */
 };
 
 struct gate_client;		/* per client address, for the per-client limit */
@@ -205,6 +217,7 @@ struct gate {
 	struct gate_metrics	*metrics;
 	int			 users_dir;	/* --users: its folder */
 	const char		*users_name;
+	struct gate_dnsgate	*dnsgate;	/* AISB-DNS rate buckets; NULL: none yet */
 };
 
 /* conn.c */
@@ -279,6 +292,11 @@ struct gate_audit_rec {
 	uint64_t	 bytes_up;
 	uint64_t	 bytes_down;
 	double		 duration_ms;	/* < 0: not measured */
+	/* event "dns" (dnsgate.c); NULL / 0: not written */
+	const char	*name;		/* the question's name */
+	const char	*qtype;		/* "A", "AAAA", "TYPE65" */
+	const char	*answer;	/* an address, "NODATA", "NXDOMAIN", ... */
+	uint64_t	 refused;	/* queries refused by the rate bound */
 };
 
 struct gate_audit	*gate_audit_open(const char *path);
@@ -354,5 +372,8 @@ void			 gate_metrics_close(struct gate_metrics *);
 void			 gate_metrics_decision(struct gate *, const char *,
 			    const char *);
 void			 gate_metrics_dns(struct gate_stats *, double, int);
+
+/* dnsgate.c: the AISB-DNS entry's per-session rate buckets */
+void			 gate_dnsgate_free(struct gate *);
 
 #endif /* AISB_GATE_H */

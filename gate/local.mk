@@ -9,6 +9,8 @@ GATE_SOURCES = \
 	gate/splice.c gate/http.c gate/tls.c gate/dns.c gate/audit.c \
 	gate/auth.c gate/control.c gate/ctlcmd.c \
 	gate/metrics.c gate/users.c gate/record.c
+# issue 16: the AISB-DNS entry
+GATE_SOURCES += gate/dnsgate.c
 GATE_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(CARES_CFLAGS) $(CRYPTO_CFLAGS)
 noinst_LIBRARIES += gate/libaisbgate.a
 gate_libaisbgate_a_SOURCES = $(GATE_SOURCES)

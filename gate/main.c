@@ -45,7 +45,8 @@ usage(void)
 "	[--record file [--record-max bytes[K|M|G]]]\n"
 "	[--no-splice] [--max-pipes n] [--workers n]\n"
 "	[--audit-failure deny|allow] [--metrics address:port]\n"
-"	[--users file]\n");
+"	[--users file]\n"
+"	[--dns-rate n] [--dns-burst n]\n");
 	exit(EXIT_USAGE);
 }
 
@@ -178,6 +179,8 @@ enum {
 	OPT_AUDIT_FAILURE,
 	OPT_METRICS,
 	OPT_USERS,
+	OPT_DNS_RATE,
+	OPT_DNS_BURST,
 };
 
 static const struct option longopts[] = {
@@ -205,6 +208,8 @@ static const struct option longopts[] = {
 	{ "audit-failure",	required_argument, NULL, OPT_AUDIT_FAILURE },
 	{ "metrics",		required_argument, NULL, OPT_METRICS },
 	{ "users",		required_argument, NULL, OPT_USERS },
+	{ "dns-rate",		required_argument, NULL, OPT_DNS_RATE },
+	{ "dns-burst",		required_argument, NULL, OPT_DNS_BURST },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ NULL,			0,		   NULL, 0 },
 };
@@ -231,6 +236,8 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 	cfg->max_pipes = GATE_DEFAULT_MAX_PIPES;
 	cfg->workers = 1;
 	cfg->record_max = GATE_DEFAULT_RECORD_MAX;
+	cfg->dns_rate = GATE_DEFAULT_DNS_RATE;
+	cfg->dns_burst = GATE_DEFAULT_DNS_BURST;
 
 	while ((ch = getopt_long(argc, argv, "df:hl:nv", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -332,6 +339,12 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 			break;
 		case OPT_METRICS:
 			cfg->metrics_listen = optarg;
+			break;
+		case OPT_DNS_RATE:
+			cfg->dns_rate = num("--dns-rate", optarg, 1, 100000);
+			break;
+		case OPT_DNS_BURST:
+			cfg->dns_burst = num("--dns-burst", optarg, 1, 1000000);
 			break;
 		case OPT_USERS:
 			cfg->users_path = optarg;

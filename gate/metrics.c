@@ -242,6 +242,8 @@ sum(const struct gate *g, struct gate_counters *c, struct gate_stats *s)
 		ADD(reloads); ADD(reload_failures); ADD(bytes_up);
 		ADD(bytes_down); ADD(raw); ADD(bytes_spliced);
 		ADD(relay_copies); ADD(pipe_shortage);
+		ADD(dns_q_addr); ADD(dns_q_nodata); ADD(dns_q_nxdomain);
+		ADD(dns_q_ratelimited); ADD(dns_q_error);
 #undef ADD
 		for (j = 0; j < GATE_DEC_N; j++)
 			for (k = 0; k < GATE_REASONS_MAX; k++)
@@ -317,6 +319,18 @@ render(const struct gate *g, struct evbuffer *o)
 	one(o, "aisb_gate_dns_stale_total", "counter",
 	    "Requests served a stale answer after a failed refresh.",
 	    c.dns_stale);
+
+	header(o, "aisb_gate_dns_queries_total", "counter",
+	    "AISB-DNS queries, by the answer the gate gave.");
+#define Q(kind, v)	evbuffer_add_printf(o, \
+	    "aisb_gate_dns_queries_total{answer=\"%s\"} %llu\n", kind, \
+	    (unsigned long long)(v))
+	Q("address", c.dns_q_addr);
+	Q("nodata", c.dns_q_nodata);
+	Q("nxdomain", c.dns_q_nxdomain);
+	Q("ratelimited", c.dns_q_ratelimited);
+	Q("error", c.dns_q_error);
+#undef Q
 
 	header(o, "aisb_gate_errors_total", "counter", "Errors by kind.");
 #define E(kind, v)	evbuffer_add_printf(o, \

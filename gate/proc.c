@@ -289,6 +289,7 @@ run(struct gate *g, int lfd, int ctlfd)
 	gate_users_free(g->users);
 	gate_clients_free(g);
 	gate_pipes_free(g);
+	gate_dnsgate_free(g);
 	free(g->scratch);
 	policy_free(g->policy);
 	event_base_free(g->base);

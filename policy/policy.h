@@ -144,6 +144,13 @@ void	 policy_decide_name(const struct policy *, const char *name,
 	    size_t namelen, uint16_t port, struct policy_decision *);
 void	 policy_decide_addr(const struct policy *, const struct policy_addr *,
 	    uint16_t port, struct policy_decision *);
+/*
+ * Whether some port of the (normalised) name is allowed: 1 with d the
+ * decision of policy_decide_name() for the lowest such port of a rule's
+ * range (its rule allowed it), or 0 with d a denial.  Never allocates.
+ */
+int	 policy_name_allowed_any(const struct policy *, const char *name,
+	    size_t namelen, struct policy_decision *d);
 
 /*
  * Address classification against the built-in denied ranges, less the

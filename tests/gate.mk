@@ -20,6 +20,9 @@ GATE_TESTS += tests/integration/gate_users.sh
 TESTS += $(GATE_TESTS)
 EXTRA_DIST += $(GATE_TESTS) tests/integration/gate_lib.sh \
 	tests/integration/gate_dns.py tests/integration/gate_upstream.py
+# AISB-DNS (issue 16): DNS answered from the policy over the proxy port
+GATE_TESTS += tests/integration/gate_dnsstream.sh
+EXTRA_DIST += tests/integration/gate_dnsstream.py
 # --record (recgate)
 GATE_TESTS += tests/integration/gate_record.sh
 EXTRA_DIST += tests/integration/gate_record_server.py

@@ -64,6 +64,12 @@ tests_unit_test_record_SOURCES = tests/unit/test_record.c
 tests_unit_test_record_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
 tests_unit_test_record_CFLAGS = $(UNIT_CFLAGS) $(CRYPTO_CFLAGS)
 tests_unit_test_record_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
+# DNS messages (common/dnsmsg.c): rcodes, EDNS, compression, truncation
+check_PROGRAMS += tests/unit/test_dnsmsg
+TESTS += tests/unit/test_dnsmsg
+tests_unit_test_dnsmsg_SOURCES = tests/unit/test_dnsmsg.c
+tests_unit_test_dnsmsg_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_dnsmsg_LDADD = $(UNIT_LDADD)
 endif
 
 # aisb policy commands, driven as a user would.

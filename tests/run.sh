@@ -68,6 +68,7 @@ rm -rf "$out/fuzz" && mkdir -p "$out/fuzz"
       tests/fuzz/fuzz_gate_http tests/fuzz/fuzz_stub tests/fuzz/fuzz_envfile \
       tests/fuzz/fuzz_gate_tls tests/fuzz/fuzz_gate_ctl tests/fuzz/fuzz_gate_conn \
       tests/fuzz/fuzz_gate_auth tests/fuzz/fuzz_gate_users tests/fuzz/fuzz_record \
+      tests/fuzz/fuzz_dnsmsg \
       >make.out 2>&1 ||
   { cat make.out; exit 1; }
   make fuzz FUZZ_SECONDS="$fuzz_seconds" )

@@ -15,7 +15,8 @@
  * Invariants: the loop ends with no connection left (every path closes),
  * and what the client got back is empty, starts as an HTTP status line,
  * or is the upstream's bytes as they were sent (a forwarded answer is
- * relayed verbatim).  ASan and UBSan watch the rest.
+ * relayed verbatim); after an AISB-DNS head, DNS responses in TCP framing
+ * (dnsgate.c).  ASan and UBSan watch the rest.
  */
 #include "config.h"
 
@@ -126,6 +127,8 @@ init(void)
 	fg.cfg.splice = 1;
 	fg.cfg.max_pipes = 4;
 	fg.cfg.workers = 1;
+	fg.cfg.dns_rate = 1000;		/* AISB-DNS: answers, and REFUSED */
+	fg.cfg.dns_burst = 1000;
 	fg.fd_limit = 1024;
 	TAILQ_INIT(&fg.conns);
 	if (gate_clients_init(&fg) == -1 ||
@@ -273,6 +276,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < up_nfds; i++)
 		close(up_fds[i]);
 	up_nfds = 0;
+	/* AISB-DNS: a frame of at least a header holding a response */
+	if (gotn > 0 && n >= 9 && memcmp(cbuf, "AISB-DNS ", 9) == 0 &&
+	    memcmp(got, "HTTP/", gotn < 5 ? gotn : 5) != 0) {
+		if (gotn >= 5 && (((unsigned)(uint8_t)got[0] << 8 |
+		    (uint8_t)got[1]) < 12 || ((uint8_t)got[4] & 0x80) == 0))
+			abort();
+		return 0;
+	}
 	/* an answer of the gate's own, or the upstream's bytes as sent */
 	if (gotn > 0 && memcmp(got, "HTTP/", gotn < 5 ? gotn : 5) != 0 &&
 	    (gotn > up_len || memcmp(got, up_data, gotn) != 0))

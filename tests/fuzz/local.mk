@@ -53,3 +53,13 @@ fuzz-record: tests/fuzz/fuzz_record
 	tests/fuzz/fuzz_record -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 	    -artifact_prefix=tests/fuzz/ tests/fuzz/record.work
 endif
+# DNS messages (common/dnsmsg.c, issue 16): parse, answer, truncate
+EXTRA_DIST += tests/fuzz/corpus/dnsmsg
+if ENABLE_FUZZ
+noinst_PROGRAMS += tests/fuzz/fuzz_dnsmsg
+tests_fuzz_fuzz_dnsmsg_SOURCES = tests/fuzz/fuzz_dnsmsg.c
+tests_fuzz_fuzz_dnsmsg_CFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_dnsmsg_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_dnsmsg_LDADD = common/libaisbcommon.a
+fuzz fuzz-long: tests/fuzz/fuzz_dnsmsg
+endif

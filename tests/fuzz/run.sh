@@ -11,7 +11,7 @@ runs:*) limit="-runs=${secs#runs:}" ;;
 esac
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for h in policy target plan gate_http gate_tls gate_ctl gate_conn gate_auth gate_users stub envfile denials record; do
+for h in policy target plan gate_http gate_tls gate_ctl gate_conn gate_auth gate_users stub envfile denials record dnsmsg; do
 	mkdir -p "$work/$h"
 	cp "$corpus/$h"/* "$work/$h/"
 	echo "fuzz_$h: $limit"

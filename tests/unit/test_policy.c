@@ -596,6 +596,72 @@ test_introspection(void **state)
 	policy_free(NULL);
 }
 
+/* A name allowed on some port, as the gate's DNS entry asks. */
+static void
+any(const struct policy *p, const char *name, int want, unsigned rule_line)
+{
+	struct policy_decision	 d;
+	struct policy_rule_info	 info;
+
+	if (policy_name_allowed_any(p, name, strlen(name), &d) != want)
+		fail_msg("%s: expected %s", name, want ? "allowed" : "denied");
+	assert_int_equal(d.verdict, want ? POLICY_ALLOW : POLICY_DENY);
+	if (rule_line == 0)
+		return;
+	assert_non_null(d.rule);
+	policy_rule_info(d.rule, &info);
+	if (info.line != rule_line)
+		fail_msg("%s: decided by line %u, expected %u", name,
+		    info.line, rule_line);
+}
+
+static void
+test_allowed_any(void **state)
+{
+	struct policy	*p;
+
+	(void)state;
+	p = load(precedence_yaml);
+	any(p, "example.com", 1, 3);
+	any(p, "a.example.org", 1, 4);
+	any(p, "a.b.example.org", 1, 4);
+	any(p, "example.org", 0, 0);		/* never the apex */
+	any(p, "cdn7.example.net", 1, 5);
+	any(p, "cdnx.example.net", 0, 0);
+	any(p, "api.example.com", 1, 9);	/* only 9000-9100 */
+	any(p, "upload.example.org", 0, 12);	/* denied on every port */
+	any(p, "a.evil.example.org", 0, 13);
+	any(p, "cdn666.example.net", 0, 14);
+	any(p, "x.deep.example.org", 1, 0);
+	any(p, "unlisted.test", 0, 0);
+	any(p, "192.0.2.200", 0, 0);		/* cidr rules: not names */
+	policy_free(p);
+
+	/* the port left free between two deny ranges is found */
+	p = load("version: 1\n"
+	    "allow:\n"
+	    "  - host: gap.x.test\n"
+	    "    ports: [\"1-65535\"]\n"
+	    "deny:\n"
+	    "  - host: gap.x.test\n"
+	    "    ports: [\"1-7999\"]\n"
+	    "  - host: \"*.x.test\"\n"
+	    "    ports: [\"8001-65535\"]\n");
+	any(p, "gap.x.test", 1, 3);
+	policy_free(p);
+	p = load("version: 1\n"
+	    "allow:\n"
+	    "  - host: gap.x.test\n"
+	    "    ports: [\"1-65535\"]\n"
+	    "deny:\n"
+	    "  - host: gap.x.test\n"
+	    "    ports: [\"1-8000\"]\n"
+	    "  - host: \"*.x.test\"\n"
+	    "    ports: [\"8001-65535\"]\n");
+	any(p, "gap.x.test", 0, 0);
+	policy_free(p);
+}
+
 static void
 test_defaults(void **state)
 {
@@ -631,6 +697,7 @@ main(void)
 		cmocka_unit_test(test_same_meaning_same_hash),
 		cmocka_unit_test(test_introspection),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_allowed_any),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

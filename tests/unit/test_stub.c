@@ -252,13 +252,66 @@ test_size_cap(void **state)
 
 	ql = query(q, "many.test", 28);
 	rl = ask(q, ql, r);
-	assert_true(rl <= ENF_STUB_MAX_MSG);
-	assert_int_equal(ancount(r), (ENF_STUB_MAX_MSG - ql) / 28);
+	assert_true(rl <= 512);			/* no EDNS: plain DNS */
+	assert_int_equal(ancount(r), (512 - ql) / 28);
 	assert_int_equal(rl, ql + ancount(r) * 28);
 	/* A for a name with only AAAA: nothing of the wrong family */
 	ql = query(q, "many.test", 1);
 	assert_int_equal(ask(q, ql, r), ql);
 	assert_int_equal(ancount(r), 0);
+}
+
+/* An OPT record appended to a query of ql bytes: UDP size, version. */
+static size_t
+opt(uint8_t *q, size_t ql, unsigned size, unsigned version)
+{
+	q[11] = 1;
+	memset(q + ql, 0, 11);
+	q[ql + 2] = 41;
+	q[ql + 3] = (uint8_t)(size >> 8);
+	q[ql + 4] = (uint8_t)size;
+	q[ql + 6] = (uint8_t)version;
+	return ql + 11;
+}
+
+/* EDNS: an OPT back, the client's size (up to 1232) used; BADVERS. */
+static void
+test_edns(void **state)
+{
+	uint8_t	 q[512], r[ENF_STUB_MAX_MSG];
+	size_t	 ql, q0, rl;
+
+	q0 = query(q, "many.test", 28);
+	ql = opt(q, q0, 4096, 0);
+	rl = ask(q, ql, r);
+	/* all 32 fit 1232 bytes: question, 32 x 28, OPT */
+	assert_int_equal(ancount(r), ENF_STUB_MAX_ADDRS);
+	assert_int_equal(rl, q0 + 32 * 28 + 11);
+	assert_int_equal(r[11], 1);			/* ARCOUNT */
+	assert_int_equal(r[rl - 11 + 2], 41);		/* the OPT */
+	assert_true(rl <= 1232);
+
+	ql = opt(q, q0, 600, 0);			/* a 600-byte client */
+	rl = ask(q, ql, r);
+	assert_true(rl <= 600);
+	assert_int_equal(ancount(r), (600 - q0 - 11) / 28);
+
+	ql = opt(q, q0, 1232, 1);			/* version 1 */
+	rl = ask(q, ql, r);
+	assert_int_equal(rl, q0 + 11);
+	assert_int_equal(rcode(r), 0);			/* 16: in the OPT */
+	assert_int_equal(r[q0 + 5], 1);
+	assert_int_equal(ancount(r), 0);
+
+	q0 = query(q, "other.test", 1);		/* NXDOMAIN keeps the OPT */
+	ql = opt(q, q0, 1232, 0);
+	rl = ask(q, ql, r);
+	assert_int_equal(rcode(r), 3);
+	assert_int_equal(rl, q0 + 11);
+
+	q[ql] = 0;					/* a trailing byte */
+	assert_int_equal(ask(q, ql + 1, r), 12);
+	assert_int_equal(rcode(r), 1);
 }
 
 /* Arbitrary bytes: a reply is never larger than the cap. */
@@ -298,6 +351,7 @@ main(void)
 		cmocka_unit_test(test_label_with_dot),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_size_cap),
+		cmocka_unit_test(test_edns),
 		cmocka_unit_test(test_noise),
 	};
 

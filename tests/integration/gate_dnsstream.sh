@@ -1,0 +1,155 @@
+#!/bin/bash
+# aisb-gate's AISB-DNS entry (issue 16), spoken by a python client
+# (gate_dnsstream.py): the head with the session's credential, then DNS
+# over TCP frames, pipelined.  Allowed exact, wildcard and regex names get
+# their synthetic address in 198.18.0.0/15; AAAA of them NODATA; unlisted,
+# denied and apex names NXDOMAIN; malformed queries FORMERR, another
+# opcode NOTIMP, EDNS an OPT record, EDNS version 1 BADVERS; answers come
+# in order; a wrong or missing credential gets 407; over the rate bound
+# REFUSED, audited; a CONNECT to a synthetic address is refused; every
+# query has its audit line.  And the test's upstream DNS server, which the
+# policy names, is asked nothing at all.
+set -euo pipefail
+. "$(dirname "$0")/gate_lib.sh"
+
+start_upstream http 192.0.2.10
+up=$up_port
+# what a resolver would answer, if the gate ever asked it
+start_dns '{"exact.test": {"A": ["192.0.2.10"], "AAAA": ["2001:db8::1"]},
+ "a.wild.test": {"A": ["192.0.2.10"]}, "unlisted.test": {"A": ["192.0.2.10"]}}'
+
+cat >"$tmp/policy.yaml" <<EOF
+version: 1
+allow:
+  - host: exact.test
+    ports: [443]
+  - host: "*.wild.test"
+    ports: [$up]
+  - host: "~^api[0-9]+\\\\.re\\\\.test\$"
+    ports: ["8000-8100"]
+deny:
+  - host: bad.wild.test
+allow_ranges: [$test_ranges]
+dns:
+  servers: ["127.0.0.1:$dns_port"]
+EOF
+printf 'sess-1:s3cret\n' >"$tmp/token"
+chmod 600 "$tmp/token"
+# (a bucket large enough for the 3,000 below; the bound has its own gate)
+start_gate main "$tmp/policy.yaml" --token-file "$tmp/token" \
+    --dns-rate 100000 --dns-burst 100000
+A=$tmp/audit.main.log
+dq() {
+	if [ "$1" = --shut ]; then
+		shift
+		"$PY" "$here/gate_dnsstream.py" --shut "$gate_port" "$@" 2>&1 || true
+	else
+		"$PY" "$here/gate_dnsstream.py" "$gate_port" "$@" 2>&1 || true
+	fi
+}
+synth() { "$PY" "$here/gate_dnsstream.py" --synth "$1"; }
+
+# Every kind of answer, pipelined in one write, in order
+out=$(dq sess-1:s3cret exact.test/A a.b.wild.test/A api7.re.test/A \
+    Exact.TEST/AAAA exact.test/TXT unlisted.test/A bad.wild.test/A \
+    wild.test/A api.re.test/A twoq:exact.test/A cut:exact.test/A \
+    notimp:exact.test/A edns:exact.test/A badvers:exact.test/A \
+    edns:unlisted.test/A)
+want="NOERROR $(synth exact.test)@30
+NOERROR $(synth a.b.wild.test)@30
+NOERROR $(synth api7.re.test)@30
+NODATA
+NODATA
+NXDOMAIN
+NXDOMAIN
+NXDOMAIN
+NXDOMAIN
+FORMERR
+FORMERR
+NOTIMP
+NOERROR $(synth exact.test)@30 opt
+BADVERS opt
+NXDOMAIN opt"
+check "answers in order" "$out" "$want"
+case $(synth exact.test) in
+198.1[89].*) ok ;;
+*) bad "synthetic address outside 198.18.0.0/15: $(synth exact.test)" ;;
+esac
+
+# The same name, the same address, on another connection; a client that
+# half-closes after its queries gets every answer, then the gate's close
+check "stable address, half-close" \
+    "$(dq --shut sess-1:s3cret exact.test/A unlisted.test/AAAA)" \
+    "NOERROR $(synth exact.test)@30
+NXDOMAIN"
+
+# 3,000 queries pipelined, written while the answers are read (140 KiB
+# each way): all answered, in order, ids matching
+check "3000 pipelined" "$(dq --shut sess-1:s3cret many:3000:x.wild.test/A)" \
+    "3000 x NOERROR $(synth x.wild.test)@30"
+
+# One audit line per query, with the session
+expect_audit "$A" event=dns session=sess-1 name=exact.test qtype=A \
+    answer="$(synth exact.test)" rule='*exact.test'
+expect_audit "$A" event=dns session=sess-1 name=api7.re.test qtype=A \
+    answer="$(synth api7.re.test)"
+expect_audit "$A" event=dns name=exact.test qtype=AAAA answer=NODATA
+expect_audit "$A" event=dns name=unlisted.test qtype=A answer=NXDOMAIN
+expect_audit "$A" event=dns name=bad.wild.test answer=NXDOMAIN
+expect_audit "$A" event=dns answer=FORMERR
+expect_audit "$A" event=dns answer=BADVERS
+check "audit lines" "$(audit_count "$A" event=dns)" 3017
+
+# Credentials: none, wrong, of another session
+check "no credentials" "$(dq - exact.test/A)" "HTTP/1.1 407 Proxy Authentication Required"
+check "wrong credentials" "$(dq sess-1:nope exact.test/A)" \
+    "HTTP/1.1 407 Proxy Authentication Required"
+check "other session" "$(dq sess-2:s3cret exact.test/A)" \
+    "HTTP/1.1 407 Proxy Authentication Required"
+expect_audit "$A" event=decision method=AISB-DNS status=407 \
+    reason=auth_required
+# ... also to a client that half-closes before the 407 is written
+check "no credentials, half-close" "$(dq --shut - exact.test/A)" \
+    "HTTP/1.1 407 Proxy Authentication Required"
+
+# A frame too short to be a query, or a response: the stream is closed
+check "runt frame" "$(dq sess-1:s3cret frame:5 exact.test/A)" "closed"
+
+# A CONNECT to a synthetic address is refused: it is not a place
+check "CONNECT to the synthetic address" \
+    "$(proxy_get -p --proxy-user sess-1:s3cret "https://$(synth exact.test):443/")" \
+    "403 000"
+
+# The rate bound: 3 at once, then 1 a second; refusals audited, counted
+start_gate rate "$tmp/policy.yaml" --token-file "$tmp/token" \
+    --dns-rate 1 --dns-burst 3
+R=$tmp/audit.rate.log
+out=$(dq sess-1:s3cret exact.test/A exact.test/A exact.test/A exact.test/A \
+    unlisted.test/A exact.test/A | tr '\n' ' ')
+check "over the rate bound" "$out" \
+    "NOERROR $(synth exact.test)@30 NOERROR $(synth exact.test)@30 NOERROR $(synth exact.test)@30 REFUSED REFUSED REFUSED "
+expect_audit "$R" event=dns session=sess-1 answer=REFUSED refused=1
+check "refusals audited once a second" \
+    "$(audit_count "$R" event=dns answer=REFUSED)" 1
+check "answered lines" "$(audit_count "$R" event=dns answer='198.*')" 3
+
+# Nothing ever reached the upstream DNS server
+if [ -s "$tmp/dns.log" ]; then
+	bad "the DNS server was asked: $(cat "$tmp/dns.log")"
+else
+	ok
+fi
+# ... which does answer when asked (so the check above can fail)
+"$PY" - "$dns_port" <<'PY' >/dev/null
+import socket, struct, sys
+q = struct.pack(">HHHHHH", 7, 0x100, 1, 0, 0, 0) + b"\x05probe\x04test\x00\x00\x01\x00\x01"
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(5)
+s.sendto(q, ("127.0.0.1", int(sys.argv[1])))
+s.recv(512)
+PY
+[ -s "$tmp/dns.log" ] && ok || bad "the DNS server logs no query"
+
+kill "$gate_pid"
+wait "$gate_pid" 2>/dev/null || true
+finish
