@@ -408,6 +408,11 @@ gate_audit_write(struct gate_audit *a, const struct gate_audit_rec *r,
 		buf_printf(&l, ",\"bytes_up\":%" PRIu64 ",\"bytes_down\":%"
 		    PRIu64, r->bytes_up, r->bytes_down);
 	add_ms(&l, "duration_ms", r->duration_ms);
+	/* AISB-TRANSPARENT: tool and dialled are at most 64 bytes, escaped */
+	if (r->transparent)
+		buf_printf(&l, ",\"transparent\":true");
+	add_str(&l, "tool", r->tool);
+	add_str(&l, "dialled", r->dialled);
 	if (l.failed) {
 		/* Cannot happen with the field bounds above; stay valid JSON. */
 		buf_fixed(&l, line, sizeof(line));

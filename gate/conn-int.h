@@ -10,6 +10,7 @@
  *   splice.c   the raw relay (splice(2) or read/write) and its pipe pool
  *   record.c   --record: the connection's stream in the capture
  *   dnsgate.c  AISB-DNS: the connection as a stream of DNS queries
+ *   transparent.c  AISB-TRANSPARENT: the name from the client's first bytes
  */
 #ifndef AISB_CONN_INT_H
 #define AISB_CONN_INT_H
@@ -41,6 +42,15 @@ struct conn_dns;
 #define DETAIL_MAX	256
 
 enum conn_state { S_HEAD, S_RESOLVE, S_CONNECT, S_RELAY, S_LINGER };
+
+/*
+ * AISB-TRANSPARENT (transparent.c): what the client's own stream turned
+ * out to be, which also says how a refusal is answered (conn_reply): an
+ * HTTP answer, a TLS alert, or nothing at all.
+ */
+enum conn_tp { TP_NONE = 0, TP_PEEK, TP_TLS, TP_HTTP, TP_UNKNOWN };
+#define TP_TOOL_MAX	32	/* X-Aisb-Tool: bytes of [A-Za-z0-9._+-] */
+#define TP_DIALLED_MAX	64	/* X-Aisb-Dialled: bytes of an address */
 
 /*
  * What a connection needs while it is being decided, and for forwarded
@@ -78,6 +88,12 @@ struct conn_dec {
 	int64_t			 body_left;	/* Content-Length bytes, -1: chunked */
 	struct gate_http_chunk	 chunk;
 	int			 body_done;
+
+	/* AISB-TRANSPARENT (transparent.c) */
+	uint8_t			 tp;		/* enum conn_tp */
+	uint16_t		 tp_port;	/* the port the client dialled */
+	char			 tool[TP_TOOL_MAX + 1];		/* "": none */
+	char			 dialled[TP_DIALLED_MAX + 1];	/* "": none */
 };
 
 /*
@@ -85,7 +101,8 @@ struct conn_dec {
  * one allocation of their own length (a few hundred bytes rather than the
  * 3.5 KiB of struct conn_dec).  s[0] is the client's address.
  */
-enum { T_SESSION, T_METHOD, T_HOST, T_HOSTPORT, T_ADDR, T_RULE, T_USER, T_N };
+enum { T_SESSION, T_METHOD, T_HOST, T_HOSTPORT, T_ADDR, T_RULE, T_USER,
+    T_TOOL, T_DIALLED, T_N };
 struct conn_tags {
 	uint16_t		 port;
 	uint16_t		 off[T_N];
@@ -117,6 +134,7 @@ struct gate_conn {
 	uint8_t			 c_eof, u_eof, c_shut, u_shut;
 	uint8_t			 up_paused, down_paused;
 	uint8_t			 no_timer;	/* evtimer_add failed: close */
+	uint8_t			 transparent;	/* came as AISB-TRANSPARENT */
 	struct bufferevent	*cbev, *ubev;
 	struct event		*timer;
 	struct gate_client	*client;
@@ -159,6 +177,7 @@ void		 conn_up_event_cb(struct bufferevent *, short, void *);
 
 /* decide.c */
 void		 conn_head_complete(struct gate_conn *);
+void		 conn_decide(struct gate_conn *);
 void		 conn_dial(struct gate_conn *);
 void		 conn_dial_done(struct gate_conn *, short);
 void		 conn_up_drop(struct gate_conn *);
@@ -195,5 +214,16 @@ void		 conn_rec_tail(struct gate_conn *, int, struct evbuffer *,
 		    size_t);
 void		 conn_rec_fin(struct gate_conn *, int);
 void		 conn_rec_end(struct gate_conn *, const char *);
+
+/*
+ * transparent.c: conn_transparent_start() takes over from
+ * conn_head_complete() once the head is an authenticated
+ * AISB-TRANSPARENT; conn_transparent_read() is the client's read callback
+ * until the name is known (d->tp == TP_PEEK); conn_transparent_alert()
+ * queues the TLS alert that refuses a TLS stream.
+ */
+void		 conn_transparent_start(struct gate_conn *);
+void		 conn_transparent_read(struct gate_conn *);
+void		 conn_transparent_alert(struct gate_conn *, const char *);
 
 #endif /* AISB_CONN_INT_H */

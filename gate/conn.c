@@ -193,6 +193,7 @@ gate_clients_free(struct gate *g)
 struct conn_view {
 	const char	*peer, *session, *method, *host, *hostport, *addr;
 	const char	*rule, *user;
+	const char	*tool, *dialled;	/* AISB-TRANSPARENT; "": none */
 	unsigned	 port;
 };
 
@@ -211,6 +212,8 @@ conn_view(const struct gate_conn *c, struct conn_view *v)
 		v->addr = d->addrstr;
 		v->rule = d->rule;
 		v->user = d->user;
+		v->tool = d->tool;
+		v->dialled = d->dialled;
 		v->port = d->tgt.port;
 		return;
 	}
@@ -222,6 +225,8 @@ conn_view(const struct gate_conn *c, struct conn_view *v)
 	v->addr = t->s + t->off[T_ADDR];
 	v->rule = t->s + t->off[T_RULE];
 	v->user = t->s + t->off[T_USER];
+	v->tool = t->s + t->off[T_TOOL];
+	v->dialled = t->s + t->off[T_DIALLED];
 	v->port = t->port;
 }
 
@@ -242,6 +247,8 @@ conn_tags_new(const struct gate_conn *c)
 	src[T_ADDR] = v.addr;
 	src[T_RULE] = v.rule;
 	src[T_USER] = v.user;
+	src[T_TOOL] = v.tool;
+	src[T_DIALLED] = v.dialled;
 	total = len[T_N] = strlen(v.peer) + 1;
 	for (i = 0; i < T_N; i++)
 		total += len[i] = strlen(src[i]) + 1;
@@ -287,6 +294,9 @@ conn_audit(struct gate_conn *c, const char *event, const char *decision,
 	r.bytes_up = c->up;
 	r.bytes_down = c->down;
 	r.duration_ms = event[0] == 'c' ? gate_ms_since(&c->t_start) : -1;
+	r.transparent = c->transparent;
+	r.tool = v.tool[0] ? v.tool : NULL;
+	r.dialled = v.dialled[0] ? v.dialled : NULL;
 	if (strcmp(event, "decision") == 0)
 		gate_metrics_decision(c->g, decision, reason);
 	gate_audit_write(c->g->audit, &r, &c->g->num->ctr.audit_errors);
@@ -401,6 +411,13 @@ conn_reply(struct gate_conn *c, int status, const char *decision,
 	char	 buf[GATE_HTTP_REPLY_MAX];
 	ssize_t	 n;
 
+	/* AISB-TRANSPARENT: a TLS stream gets an alert; an unknown, nothing */
+	if (c->d != NULL && c->d->tp != TP_NONE && c->d->tp != TP_HTTP) {
+		if (c->d->tp == TP_TLS)
+			conn_transparent_alert(c, decision);
+		conn_finish(c);
+		return;
+	}
 	/* conn_refuse() bounds header and body to 2 KiB each: it fits */
 	if ((n = gate_http_reply(buf, sizeof(buf), status, decision,
 	    body)) == -1)
@@ -642,6 +659,10 @@ client_read_cb(struct bufferevent *bev, void *arg)
 
 	switch (c->state) {
 	case S_HEAD:
+		if (c->d->tp != TP_NONE) {	/* AISB-TRANSPARENT */
+			conn_transparent_read(c);
+			return;
+		}
 		len = evbuffer_get_length(in);
 		if (len > GATE_HTTP_MAX_HEAD)
 			len = GATE_HTTP_MAX_HEAD;
@@ -913,10 +934,11 @@ gate_conns_status(struct gate *g, struct evbuffer *out)
 		gate_json_str(user, sizeof(user), v.user);
 		evbuffer_add_printf(out, "%s{\"conn\":%llu,\"client\":\"%s\","
 		    "\"session\":%s,\"user\":%s,\"target\":%s,\"addr\":\"%s\","
-		    "\"bytes_up\":%llu,\"bytes_down\":%llu,\"age_ms\":%.0f}",
+		    "\"bytes_up\":%llu,\"bytes_down\":%llu,\"age_ms\":%.0f%s}",
 		    first ? "" : ",", (unsigned long long)c->id, v.peer, sess,
 		    user, host, v.addr, (unsigned long long)c->up,
-		    (unsigned long long)c->down, gate_ms_since(&c->t_start));
+		    (unsigned long long)c->down, gate_ms_since(&c->t_start),
+		    c->transparent ? ",\"transparent\":true" : "");
 		first = 0;
 	}
 	evbuffer_add_printf(out, "]");

@@ -79,6 +79,7 @@ ctl_status(struct gate *g, struct evbuffer *out)
 	C(connect_timeout); C(header_timeout); C(idle_timeout);
 	C(audit_errors); C(reloads); C(reload_failures); C(bytes_up);
 	C(bytes_down); C(raw); C(bytes_spliced); C(pipe_shortage);
+	C(transparent);		/* AISB-TRANSPARENT */
 #undef C
 	evbuffer_add_printf(out, "\"relay_copies\":%llu},"
 	    "\"pipes\":{\"max\":%u,\"open\":%u,\"idle\":%u},\"tunnels\":",

@@ -370,7 +370,6 @@ conn_head_complete(struct gate_conn *c)
 	struct gate		*g = c->g;
 	struct gate_http_req	*req = c->d->req;
 	struct gate_http_span	 auth;
-	struct policy_decision	 d;
 	char			 err[128], *t;
 	size_t			 tlen;
 
@@ -414,9 +413,14 @@ conn_head_complete(struct gate_conn *c)
 		}
 	}
 
-	/* AISB-DNS: DNS answered from the policy, no reply to the head */
+	/* the gate's own heads: each parses its target itself */
 	if (gate_http_span_is(c->d->head, req->method, "AISB-DNS")) {
+		/* DNS answered from the policy, no reply to the head */
 		conn_dns_start(c);
+		return;
+	}
+	if (gate_http_span_is(c->d->head, req->method, "AISB-TRANSPARENT")) {
+		conn_transparent_start(c);
 		return;
 	}
 
@@ -465,6 +469,19 @@ conn_head_complete(struct gate_conn *c)
 			}
 		}
 	}
+	conn_decide(c);
+}
+
+/*
+ * The target (d->tgt) is known: policy on the name and port, then the
+ * address (a literal) or the resolver.  CONNECT, forwarded requests and
+ * AISB-TRANSPARENT (transparent.c) all come this one way.
+ */
+void
+conn_decide(struct gate_conn *c)
+{
+	struct policy_decision	 d;
+
 	if (c->d->tgt.is_ip && c->d->tgt.addr.family == AF_INET6)
 		snprintf(c->d->hostport, sizeof(c->d->hostport), "[%s]:%u",
 		    c->d->tgt.host, c->d->tgt.port);

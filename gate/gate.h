@@ -15,6 +15,8 @@
  *   http.c     the request parser (pure, restartable; see http.h)
  *   dns.c      c-ares in the event loop, the per-name cache (the pin)
  *   tls.c      the server name of a TLS ClientHello (see tls.h)
+ *   transparent.c  AISB-TRANSPARENT: a relay's captured stream, named by
+ *              its SNI or Host, then decided as CONNECT or a forward
  *   audit.c    JSON lines, one per decision and one per closed tunnel
  *   auth.c     Proxy-Authorization: Basic against a token file
  *   users.c    --users: credentials mapped to per-user policies
@@ -104,6 +106,7 @@ struct gate_counters {
 	uint64_t	 dns_q_nxdomain;
 	uint64_t	 dns_q_ratelimited;	/* REFUSED: over the rate bound */
 	uint64_t	 dns_q_error;		/* FORMERR, NOTIMP, BADVERS, class */
+	uint64_t	 transparent;		/* AISB-TRANSPARENT heads accepted */
 };
 
 /*
@@ -297,6 +300,10 @@ struct gate_audit_rec {
 	const char	*qtype;		/* "A", "AAAA", "TYPE65" */
 	const char	*answer;	/* an address, "NODATA", "NXDOMAIN", ... */
 	uint64_t	 refused;	/* queries refused by the rate bound */
+	/* AISB-TRANSPARENT (transparent.c) */
+	int		 transparent;	/* "transparent":true */
+	const char	*tool;		/* the relay's X-Aisb-Tool; NULL: none */
+	const char	*dialled;	/* its X-Aisb-Dialled; NULL: none */
 };
 
 struct gate_audit	*gate_audit_open(const char *path);

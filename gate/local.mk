@@ -11,6 +11,7 @@ GATE_SOURCES = \
 	gate/metrics.c gate/users.c gate/record.c
 # issue 16: the AISB-DNS entry
 GATE_SOURCES += gate/dnsgate.c
+GATE_SOURCES += gate/transparent.c
 GATE_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(CARES_CFLAGS) $(CRYPTO_CFLAGS)
 noinst_LIBRARIES += gate/libaisbgate.a
 gate_libaisbgate_a_SOURCES = $(GATE_SOURCES)

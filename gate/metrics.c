@@ -60,7 +60,9 @@ static const char *const reasons[] = {
 	"address_denied", "sni_mismatch", "tls_malformed", "auth_required",
 	"bad_request", "bad_target", "host_mismatch", "dns_failed",
 	"connect_failed", "connect_timeout", "header_timeout", "limit_total",
-	"limit_client", "audit_unavailable", "other",
+	"limit_client", "audit_unavailable",
+	"no_sni", "no_host", "transparent_unknown",	/* AISB-TRANSPARENT */
+	"other",
 };
 #define NREASONS	(sizeof(reasons) / sizeof(reasons[0]))
 
@@ -244,6 +246,7 @@ sum(const struct gate *g, struct gate_counters *c, struct gate_stats *s)
 		ADD(relay_copies); ADD(pipe_shortage);
 		ADD(dns_q_addr); ADD(dns_q_nodata); ADD(dns_q_nxdomain);
 		ADD(dns_q_ratelimited); ADD(dns_q_error);
+		ADD(transparent);
 #undef ADD
 		for (j = 0; j < GATE_DEC_N; j++)
 			for (k = 0; k < GATE_REASONS_MAX; k++)
@@ -288,6 +291,9 @@ render(const struct gate *g, struct evbuffer *o)
 	    "requests).", c.allowed);
 	one(o, "aisb_gate_tunnels_active", "gauge",
 	    "Connections relaying now.", c.tunnels);
+	one(o, "aisb_gate_transparent_total", "counter",
+	    "AISB-TRANSPARENT connections: a relay's capture of a tool that "
+	    "ignored the proxy variables.", c.transparent);
 	header(o, "aisb_gate_bytes_total", "counter",
 	    "Bytes relayed: up from clients, down to them.");
 	evbuffer_add_printf(o, "aisb_gate_bytes_total{direction=\"up\"} %llu\n"

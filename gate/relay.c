@@ -294,7 +294,8 @@ conn_connected(struct gate_conn *c)
 	g->num->ctr.tunnels++;
 	clock_gettime(CLOCK_MONOTONIC, &c->t_active);
 	conn_arm(c, g->cfg.idle_timeout);
-	conn_audit(c, "decision", "allow", c->tunnel ? 200 : 0, "allowed",
+	conn_audit(c, "decision", "allow",
+	    c->tunnel && !c->transparent ? 200 : 0, "allowed",
 	    c->d->stale ? "stale DNS answer" : NULL, NULL);
 	log_info("conn %llu: %s %s %s: allow via %s", (unsigned long long)c->id,
 	    c->d->peer, c->d->method, c->d->hostport, c->d->addrstr);
@@ -308,8 +309,15 @@ conn_connected(struct gate_conn *c)
 		free(c->d->req);
 		c->d->req = NULL;
 	}
-	/* A tunnel with no server name to check is raw from the start. */
-	if (c->tunnel && (!g->cfg.sni_check || c->d->tgt.is_ip) &&
+	/*
+	 * A tunnel with no server name to check is raw from the start; so is
+	 * a transparent one (its name came from the ClientHello waiting in
+	 * the client's input), which gets no 200 either: no proxy is spoken.
+	 */
+	if (c->tunnel && c->transparent && conn_maybe_raw(c, NULL, 0))
+		return;
+	if (c->tunnel && !c->transparent &&
+	    (!g->cfg.sni_check || c->d->tgt.is_ip) &&
 	    conn_maybe_raw(c, established, sizeof(established) - 1))
 		return;
 
@@ -332,7 +340,7 @@ conn_connected(struct gate_conn *c)
 	bufferevent_set_max_single_read(c->ubev, RELAY_IO);
 	bufferevent_set_max_single_write(c->ubev, RELAY_IO);
 
-	if (c->tunnel) {
+	if (c->tunnel && !c->transparent) {
 		if (evbuffer_add(bufferevent_get_output(c->cbev), established,
 		    sizeof(established) - 1) == -1) {
 			c->close_reason = "out of memory";

@@ -105,3 +105,6 @@ tests_fuzz_fuzz_gate_conn_CFLAGS = $(GATE_CFLAGS)
 tests_fuzz_fuzz_gate_conn_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_gate_conn_LDADD = $(GATE_LIBS)
 endif
+# AISB-TRANSPARENT: a relay's captured stream, named by SNI or Host (tgate)
+GATE_TESTS += tests/integration/gate_transparent.sh
+EXTRA_DIST += tests/integration/gate_transparent.py

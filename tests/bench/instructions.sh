@@ -9,6 +9,9 @@
 # HTTP_SECONDS), bulk (1 stream, BULK_SECONDS).  It prints one line per
 # run: the gate's total instructions over the tunnels, requests or
 # megabytes served.  ROUNDS (default 3) rounds interleave the gates.
+# MODES (default "setup http bulk") picks the runs; tsetup is the
+# transparent tunnel's setup (AISB-TRANSPARENT and a ClientHello, 1 client,
+# SETUP_SECONDS), to set against setup: MODES="setup tsetup".
 # Run from the build tree (make bench builds target and loadgen).
 # Traffic: 127.0.0.1 only; every process it starts is killed on exit.
 set -u
@@ -28,7 +31,7 @@ SRC=$(awk '$1=="source"{print $2}' "$T/ports")
 HTTP=$(awk '$1=="http"{print $2}' "$T/ports")
 printf 'version: 1\nallow:\n  - cidr: 127.0.0.1/32\n    ports: ["1-65535"]\nallow_ranges: [127.0.0.1/32]\n' >"$T/policy.yaml"
 for round in $(seq 1 "$ROUNDS"); do
-for mode in setup http bulk; do
+for mode in ${MODES:-setup http bulk}; do
 	for spec in "$@"; do
 		G=${spec%%:*} extra=()
 		if [ "$G" != "$spec" ]; then
@@ -49,6 +52,7 @@ for mode in setup http bulk; do
 		setup) out=$("$B/loadgen" -x "127.0.0.1:$P" -e "$ECHO" -s "$SRC" -h "$HTTP" setup -c 1 -d "${SETUP_SECONDS:-20}" 2>&1) ;;
 		http) out=$("$B/loadgen" -x "127.0.0.1:$P" -e "$ECHO" -s "$SRC" -h "$HTTP" http -c 4 -d "${HTTP_SECONDS:-20}" 2>&1) ;;
 		bulk) out=$("$B/loadgen" -x "127.0.0.1:$P" -e "$ECHO" -s "$SRC" -h "$HTTP" bulk -c 1 -d "${BULK_SECONDS:-10}" 2>&1) ;;
+		tsetup) out=$("$B/loadgen" -x "127.0.0.1:$P" -e "$ECHO" -s "$SRC" -h "$HTTP" tsetup -c 1 -d "${SETUP_SECONDS:-20}" 2>&1) ;;
 		esac
 		kill -TERM "$GP"; wait "$GP"; GP=
 		ir=$(awk '/^(summary|totals):/ { print $2; exit }' "$T/cg.out")

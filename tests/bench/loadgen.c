@@ -26,6 +26,13 @@
  *   http -c CONC -d SECONDS
  *	one "GET http://127.0.0.1:HTTP/ HTTP/1.1" (origin-form with -x none)
  *	per connection, response read to its Content-Length; requests/s.
+ *   tsetup -c CONC -d SECONDS
+ *	setup's transparent twin (aisb-gate only, issue 16): each slot
+ *	connects, sends "AISB-TRANSPARENT ECHO HTTP/1.1" and, in the same
+ *	write as a relay does, a TLS ClientHello whose server name is
+ *	127.0.0.1 (TLS_HELLO_LEN bytes), and reads them back from the
+ *	echo.  Same figures as setup; the exchange is the ClientHello
+ *	rather than one byte after a 200.
  *
  * Output is one line of key=value pairs on stdout, e.g.
  *   mode=setup conc=50 seconds=5.00 ok=51234 rate=10246.8 p50_us=4512
@@ -63,8 +70,29 @@
 #define MAX_EVENTS	512
 #define MAX_CONNS	200000
 
-enum mode { M_SETUP, M_BULK, M_IDLE, M_HTTP };
-enum state { S_FREE, S_CONNECTING, S_HEAD, S_ECHO, S_BULK, S_IDLE, S_BODY };
+enum mode { M_SETUP, M_BULK, M_IDLE, M_HTTP, M_TSETUP };
+enum state { S_FREE, S_CONNECTING, S_HEAD, S_ECHO, S_BULK, S_IDLE, S_BODY,
+    S_TECHO };
+
+/*
+ * tsetup: the smallest ClientHello that names a server: TLS 1.2, one
+ * cipher suite, no compression, one extension (server_name 127.0.0.1).
+ */
+static const unsigned char tls_hello[] = {
+	0x16, 0x03, 0x01, 0x00, 0x41,		/* handshake record, 65 bytes */
+	0x01, 0x00, 0x00, 0x3d,			/* ClientHello, 61 bytes */
+	0x03, 0x03,				/* TLS 1.2 */
+	1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+	17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32,
+	0x00,					/* no session id */
+	0x00, 0x02, 0xc0, 0x2f,			/* one cipher suite */
+	0x01, 0x00,				/* null compression */
+	0x00, 0x12,				/* extensions, 18 bytes */
+	0x00, 0x00, 0x00, 0x0e,			/* server_name, 14 bytes */
+	0x00, 0x0c, 0x00, 0x00, 0x09,		/* host_name, 9 bytes */
+	'1', '2', '7', '.', '0', '.', '0', '.', '1',
+};
+#define TLS_HELLO_LEN	sizeof(tls_hello)
 enum err { E_CONNECT, E_STATUS, E_EOF, E_RESET, E_TIMEOUT, E_OTHER, E_N };
 
 static const char *err_names[E_N] = {
@@ -111,7 +139,7 @@ usage(void)
 {
 	fprintf(stderr,
 "usage: loadgen -x 127.0.0.1:PORT|none -e ECHO -s SOURCE -h HTTP\n"
-"	setup|bulk|idle|http [-c n] [-n n] [-d seconds] [-p pid[,pid...]]\n"
+"	setup|bulk|idle|http|tsetup [-c n] [-n n] [-d seconds] [-p pid[,pid...]]\n"
 "	[-H seconds] [-t seconds]\n");
 	exit(64);
 }
@@ -402,12 +430,31 @@ on_event(struct lconn *c, unsigned events)
 		c->sent += (size_t)n;
 		if (c->sent < req_len)
 			return;
-		c->state = S_HEAD;
+		c->state = mode == M_TSETUP ? S_TECHO : S_HEAD;
 		if (reg(c, EPOLL_CTL_MOD, EPOLLIN) == -1)
 			fail(c, E_OTHER);
 		return;
 	case S_HEAD:
 		on_head(c, t);
+		return;
+	case S_TECHO:	/* tsetup: the ClientHello comes back whole */
+		n = read(c->fd, c->head + c->len, TLS_HELLO_LEN - c->len);
+		if (n == -1 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n <= 0) {
+			fail(c, read_err(n));
+			return;
+		}
+		c->len += (size_t)n;
+		if (c->len < TLS_HELLO_LEN)
+			return;
+		if (memcmp(c->head, tls_hello, TLS_HELLO_LEN) != 0) {
+			fail(c, E_OTHER);
+			return;
+		}
+		record_latency(c, t);
+		ok++;
+		conn_close(c);
 		return;
 	case S_ECHO:
 		n = read(c->fd, b, sizeof(b));
@@ -601,8 +648,14 @@ main(int argc, char **argv)
 		mode = M_IDLE;
 	else if (strcmp(argv[optind], "http") == 0)
 		mode = M_HTTP;
+	else if (strcmp(argv[optind], "tsetup") == 0)
+		mode = M_TSETUP;
 	else
 		usage();
+	if (mode == M_TSETUP && strcmp(x, "none") == 0) {
+		fprintf(stderr, "loadgen: tsetup needs aisb-gate (-x)\n");
+		return 64;
+	}
 
 	/* Only loopback: the proxy address must be 127.0.0.1. */
 	memset(&proxy_sa, 0, sizeof(proxy_sa));
@@ -634,7 +687,13 @@ main(int argc, char **argv)
 		    "GET http://127.0.0.1:%u/ HTTP/1.1\r\n"
 		    "Host: 127.0.0.1:%u\r\nUser-Agent: aisb-loadgen\r\n\r\n",
 		    port_http, port_http);
-	else if (!direct)
+	else if (mode == M_TSETUP) {	/* the head, then the client's bytes */
+		req_len = (size_t)snprintf(req, sizeof(req),
+		    "AISB-TRANSPARENT %u HTTP/1.1\r\nX-Aisb-Tool: loadgen\r\n"
+		    "\r\n", port_echo);
+		memcpy(req + req_len, tls_hello, TLS_HELLO_LEN);
+		req_len += TLS_HELLO_LEN;
+	} else if (!direct)
 		req_len = (size_t)snprintf(req, sizeof(req),
 		    "CONNECT 127.0.0.1:%u HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
 		    "\r\n", mode == M_BULK ? port_source : port_echo,
@@ -662,12 +721,14 @@ main(int argc, char **argv)
 	switch (mode) {
 	case M_SETUP:
 	case M_HTTP:
+	case M_TSETUP:
 		t0 = now_ns();
 		loop(t0 + secs * 1000000000ULL, &zero, 0, 0, 0);
 		t1 = now_ns();
 		printf("mode=%s conc=%lu seconds=%.2f ok=%" PRIu64
 		    " rate=%.1f p50_us=%" PRIu64 " p99_us=%" PRIu64,
-		    mode == M_SETUP ? "setup" : "http", conc,
+		    mode == M_SETUP ? "setup" : mode == M_TSETUP ? "tsetup" :
+		    "http", conc,
 		    (double)(t1 - t0) / 1e9, ok,
 		    (double)ok * 1e9 / (double)(t1 - t0),
 		    percentile(ok, 0.50), percentile(ok, 0.99));

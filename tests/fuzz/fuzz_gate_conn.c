@@ -1,7 +1,8 @@
 /*
  * libFuzzer: the gate's whole connection state machine from one input:
  * request head, credentials, decision, dial, tunnel or forwarded request
- * (body, chunked framing, the TLS server name check), relay and close.
+ * (body, chunked framing, the TLS server name check), relay and close;
+ * AISB-TRANSPARENT heads too (the client's stream named by SNI or Host).
  *
  * The input is two streams: a 16-bit length, that many bytes the client
  * sends, and the rest, which the upstream answers.  The client is one end
@@ -284,9 +285,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		return 0;
 	}
-	/* an answer of the gate's own, or the upstream's bytes as sent */
+	/*
+	 * an answer of the gate's own, or the upstream's bytes as sent; an
+	 * AISB-TRANSPARENT TLS stream refused gets one fatal TLS alert
+	 */
 	if (gotn > 0 && memcmp(got, "HTTP/", gotn < 5 ? gotn : 5) != 0 &&
-	    (gotn > up_len || memcmp(got, up_data, gotn) != 0))
+	    (gotn > up_len || memcmp(got, up_data, gotn) != 0) &&
+	    (gotn != 7 || memcmp(got, "\x15\x03\x01\x00\x02\x02", 6) != 0))
 		abort();
 	return 0;
 }
