@@ -55,17 +55,19 @@
  *
  *	chain transparent {
  *		type nat hook output priority -100; policy accept;
- *		ip daddr GATE return				(per gate)
  *		udp dport 53 redirect to :D			(dns-gate)
  *		tcp dport 53 redirect to :D			(dns-gate)
+ *		ip daddr GATE return				(per gate)
  *		fib daddr type local return
  *		tcp dport PORT redirect to :R			(per port)
  *	}
  *
- * The gate's own address is never redirected (the relay dials it, and
- * the filter decides what else reaches it); a server inside the sandbox
- * keeps its own ports; DNS goes to the relay whatever the address asked,
- * loopback included (the command's resolv.conf names 127.0.0.1).  A
+ * DNS goes to the relay whatever the address asked, loopback and the
+ * gates' included (the command's resolv.conf names 127.0.0.1; plan.c
+ * refuses a tcp gate on port 53 with dns-gate, which would catch the
+ * relay's own connection).  Otherwise a gate's address is never
+ * redirected (the relay dials it, and the filter decides what else
+ * reaches it), and a server inside the sandbox keeps its own ports.  A
  * redirected packet leaves the nat hook for 127.0.0.1 or ::1 through lo,
  * where the filter's loopback rule takes it: everything else meets the
  * filter exactly as before.  Nothing here accepts a packet: a nat chain
@@ -747,13 +749,14 @@ nat_chain(struct nft_ruleset *rs, const struct enf_plan *plan)
 	    NFT_NAT_PRIO, NF_ACCEPT)) == NULL)
 		return -1;
 	rs->cur_chain = NFT_NAT_CHAIN;
-	for (i = 0; i < plan->ngates; i++)
-		if (rule_nat_gate(rs, &plan->gates[i].addr) == -1)
-			return -1;
+	/* DNS to any address, a gate's too (none listens on 53: plan.c) */
 	if (plan->dns_gate && (rule_redirect(rs, IPPROTO_UDP, 53,
 	    plan->relay_dns_port) == -1 || rule_redirect(rs, IPPROTO_TCP, 53,
 	    plan->relay_dns_port) == -1))
 		return -1;
+	for (i = 0; i < plan->ngates; i++)
+		if (rule_nat_gate(rs, &plan->gates[i].addr) == -1)
+			return -1;
 	if (plan->ntports > 0 && rule_nat_local(rs) == -1)
 		return -1;
 	for (i = 0; i < plan->ntports; i++)

@@ -628,6 +628,11 @@ check_plan(struct parser *p)
 	if ((p->seen_transparent || plan->dns_gate) &&
 	    enf_plan_relay_gate(plan) == NULL)
 		return perr(p, "transparent and dns-gate need a tcp gate line");
+	/* dns-gate catches TCP to port 53 whatever the address */
+	if (plan->dns_gate && enf_plan_relay_gate(plan)->port == 53)
+		return perr(p, "dns-gate with a gate on port 53: the relay's "
+		    "own connection to it would be caught; give the gate "
+		    "another port");
 	if (plan->ttl_min > plan->ttl_max)
 		return perr(p, "dns-min-ttl %u is above dns-max-ttl %u",
 		    plan->ttl_min, plan->ttl_max);

@@ -354,14 +354,17 @@ check "16 ports and 8 gates load and verify" \
 
 # --- fail closed -------------------------------------------------------------
 
-# the relay's listeners cannot be made (no IPv4 loopback): 77, nothing runs
+# the relay's listeners cannot be made (one descriptor to spare, taken by
+# the first): 77, nothing runs
 rc=0
-ip netns exec "$SBX" unshare -n "$ENFORCE" --plan "$work/plan" \
-    --env-file "$work/env" -- /bin/echo ran >"$work/nolo.out" \
-    2>"$work/nolo.err" || rc=$?
-check "no loopback for the relay: exit 77" "$rc" 77
-check "no loopback for the relay: the command did not run" \
+ip netns exec "$SBX" /bin/sh -c 'ulimit -n 4 && exec "$@"' sh "$ENFORCE" \
+    --plan "$work/plan" --env-file "$work/env" -- /bin/echo ran \
+    >"$work/nolo.out" 2>"$work/nolo.err" || rc=$?
+check "no descriptors for the relay: exit 77" "$rc" 77
+check "no descriptors for the relay: the command did not run" \
     "$(cat "$work/nolo.out")" ""
+grep -q "relay socket" "$work/nolo.err" && ok "... and says it was the relay" ||
+	bad "no relay line: $(cat "$work/nolo.err")"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

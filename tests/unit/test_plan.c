@@ -567,6 +567,8 @@ test_transparent(void **state)
 	    "more than 16 ports");
 	expect_error("aisb-plan 1\nmode gate\ngate 10.199.0.1 1\n"
 	    "dns-gate yes\n", "usage: dns-gate");
+	expect_error("aisb-plan 1\nmode gate\ngate 10.199.0.1 53\n"
+	    "dns-gate\n", "gate on port 53");
 	expect_error("aisb-plan 1\nmode gate\ngate 10.199.0.1 1\n"
 	    "dns-gate\ndns-gate\n", "dns-gate given twice");
 }
