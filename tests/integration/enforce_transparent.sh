@@ -49,6 +49,13 @@ cleanup() {
 		ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null
 		ip netns del "$ns" 2>/dev/null
 	done
+	# a sanitizer build reports into stderr: the relay's is the enforcer's
+	if grep -lE 'ERROR: (Address|Leak)Sanitizer|runtime error:' \
+	    "$work"/*.err >/dev/null 2>&1; then
+		echo "FAIL: sanitizer report" >&2
+		grep -hE -A5 'Sanitizer|runtime error:' "$work"/*.err >&2
+		rc=1
+	fi
 	if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
 		echo "--- gate" >&2; cat "$work/gate.err" >&2 2>/dev/null
 		echo "--- audit" >&2; cat "$work/audit.log" >&2 2>/dev/null
