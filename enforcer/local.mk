@@ -11,7 +11,8 @@ enforcer_libaisbenforce_a_SOURCES = \
 	enforcer/supervise.c enforcer/supervise.h \
 	enforcer/stub.c enforcer/stub.h \
 	enforcer/envfile.c enforcer/envfile.h \
-	enforcer/hostca.c enforcer/hostca.h
+	enforcer/hostca.c enforcer/hostca.h \
+	enforcer/tproxy.c enforcer/tproxy.h
 enforcer_libaisbenforce_a_CFLAGS = $(AM_CFLAGS) $(NFTNL_CFLAGS) $(CARES_CFLAGS)
 ENFORCE_LIBS = enforcer/libaisbenforce.a common/libaisbcommon.a common/libaisbaddr.a \
 	$(NFTNL_LIBS) $(CARES_LIBS)

@@ -8,7 +8,7 @@
  * CMD, which drops every privilege and execs, and stays as its parent.  Exit 78 for a bad plan or usage, 77 when
  * enforcement failed; CMD never runs in either case.  This file only wires
  * argv to envfile.c, plan.c, nft.c, verify.c, privdrop.c, supervise.c,
- * record.c and refresh.c.
+ * record.c, refresh.c and tproxy.c.
  */
 #include "config.h"
 
@@ -38,6 +38,7 @@
 #include "record.h"
 #include "refresh.h"
 #include "supervise.h"
+#include "tproxy.h"
 
 #define DEFAULT_ID	1000
 
@@ -381,6 +382,7 @@ main(int argc, char **argv)
 	struct enf_plan		*plan;
 	struct nft_ruleset	*rs = NULL;
 	struct enf_recorder	*rec = NULL;
+	struct enf_tproxy	*relay = NULL;
 	char			 err[256];
 	size_t			 i;
 	int			 status = EXIT_ENFORCE;
@@ -435,6 +437,16 @@ main(int argc, char **argv)
 
 	if (plan->mode == ENF_MODE_DIRECT && resolvers_remote(plan) == -1)
 		goto out;
+	/*
+	 * Transparent capture (gate mode): the relay's listeners first, for
+	 * their ports are in the nat rules; the relay itself starts once the
+	 * table is verified.  Asked for and not running: nothing runs.
+	 */
+	if ((plan->ntports > 0 || plan->dns_gate) &&
+	    (relay = enf_tproxy_open(plan, err, sizeof(err))) == NULL) {
+		log_warnx("%s", err);
+		goto out;
+	}
 	if ((rs = nft_ruleset_new(plan, getuid(), err, sizeof(err))) == NULL) {
 		log_warnx("%s", err);
 		goto out;
@@ -460,6 +472,18 @@ main(int argc, char **argv)
 	}
 	if (verify(rs) == -1)
 		goto out;
+	if (relay != NULL) {
+		if (enf_tproxy_start(relay, &o.creds, err, sizeof(err)) ==
+		    -1) {
+			log_warnx("%s", err);
+			goto out;
+		}
+		log_info("relay: transparent ports %zu, dns %s", plan->ntports,
+		    plan->dns_gate ? "to the gate" : "not caught");
+		/* the relay has its own copies; the command gets none */
+		enf_tproxy_free(relay);
+		relay = NULL;
+	}
 	nft_ruleset_free(rs);
 	enf_plan_free(plan);
 	rs = NULL;
@@ -468,6 +492,7 @@ main(int argc, char **argv)
 	/* The command's parent: signals reach its whole group (supervise.h). */
 	status = enf_supervise(&o.creds, o.keep, o.nkeep, o.cmd);
 out:
+	enf_tproxy_free(relay);
 	enf_record_free(rec);
 	nft_ruleset_free(rs);
 	enf_plan_free(plan);

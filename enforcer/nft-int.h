@@ -18,6 +18,8 @@ struct nft_ruleset {
 	struct nftnl_chain	*rec_out;
 	struct nftnl_chain	*rec_in;
 	int			 record;	/* the plan has a record line */
+	/* transparent / dns-gate only: hooks output, type nat (tproxy.h) */
+	struct nftnl_chain	*nat;
 	const char		*cur_chain;	/* of the rules rule_new makes */
 	const char		*chain_of[NFT_MAX_RULES];
 	struct nftnl_set	*set4;		/* direct mode only */

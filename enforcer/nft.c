@@ -9,6 +9,8 @@
  *			meta skuid UID ip daddr RESOLVER udp|tcp dport 53 accept
  *			ip daddr RESOLVER udp|tcp dport 53 counter drop
  *			oifname "lo" fib daddr type local accept
+ *			ct status dnat fib daddr type local tcp dport R accept
+ *			ct status dnat fib daddr type local udp|tcp dport D accept
  *			ct direction original ct state established,related accept
  *			ip daddr GATE tcp dport PORT accept		(per gate)
  *			icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert } accept
@@ -43,6 +45,34 @@
  *		log group 41307
  *	}
  *
+ * (the two "ct status dnat" rules only with transparent / dns-gate lines,
+ * below: the nat chain runs in the same pass of the output hook, where
+ * meta oifname is still the first route's device, so the loopback rule
+ * cannot take a redirected packet.)
+ *
+ * With transparent or dns-gate lines (gate mode; the relay's local ports
+ * R and D are set by aisb-enforce once it has bound them, tproxy.h):
+ *
+ *	chain transparent {
+ *		type nat hook output priority -100; policy accept;
+ *		udp dport 53 redirect to :D			(dns-gate)
+ *		tcp dport 53 redirect to :D			(dns-gate)
+ *		ip daddr GATE return				(per gate)
+ *		fib daddr type local return
+ *		tcp dport PORT redirect to :R			(per port)
+ *	}
+ *
+ * DNS goes to the relay whatever the address asked, loopback and the
+ * gates' included (the command's resolv.conf names 127.0.0.1; plan.c
+ * refuses a tcp gate on port 53 with dns-gate, which would catch the
+ * relay's own connection).  Otherwise a gate's address is never
+ * redirected (the relay dials it, and the filter decides what else
+ * reaches it), and a server inside the sandbox keeps its own ports.  A
+ * redirected packet leaves the nat hook for 127.0.0.1 or ::1 through lo,
+ * where the filter's loopback rule takes it: everything else meets the
+ * filter exactly as before.  Nothing here accepts a packet: a nat chain
+ * only rewrites, and its policy accept means "not rewritten".
+ *
  * A packet the filter dropped never reaches record_out (a drop ends the
  * hook), so what it logs is what left; loopback stays inside the sandbox
  * and is not recorded.  Without a record line the table is exactly the
@@ -71,6 +101,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/nf_conntrack_tuple_common.h>
+#include <linux/netfilter/nf_nat.h>
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <libmnl/libmnl.h>
@@ -282,14 +313,23 @@ x_ct(struct nftnl_rule *r, uint32_t key)
 	return add_expr(r, e);
 }
 
+static int x_ct_bits(struct nftnl_rule *, uint32_t, uint32_t);
+
 /* ct state & mask != 0: the flow is in one of the states of mask. */
 static int
 x_ct_state(struct nftnl_rule *r, uint32_t mask)
 {
+	return x_ct_bits(r, NFT_CT_STATE, mask);
+}
+
+/* ct KEY & mask != 0 (state or status). */
+static int
+x_ct_bits(struct nftnl_rule *r, uint32_t key, uint32_t mask)
+{
 	struct nftnl_expr	*e;
 	uint32_t		 zero = 0;
 
-	if (x_ct(r, NFT_CT_STATE) == -1)
+	if (x_ct(r, key) == -1)
 		return -1;
 	if ((e = nftnl_expr_alloc("bitwise")) == NULL)
 		return -1;
@@ -475,6 +515,115 @@ rule_final_drop(struct nft_ruleset *rs, const char *prefix)
 	return x_verdict(r, NF_DROP);
 }
 
+/* nat: redirect to :port, the relay's (proto_min in NFT_REG_1). */
+static int
+x_redir(struct nftnl_rule *r, uint16_t port)
+{
+	struct nftnl_expr	*e;
+	uint16_t		 p = htons(port);
+
+	if ((e = nftnl_expr_alloc("immediate")) == NULL)
+		return -1;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_1);
+	if (nftnl_expr_set(e, NFTNL_EXPR_IMM_DATA, &p, sizeof(p)) == -1) {
+		nftnl_expr_free(e);
+		return -1;
+	}
+	nftnl_rule_add_expr(r, e);
+	if ((e = nftnl_expr_alloc("redir")) == NULL)
+		return -1;
+	/* max as the kernel reports it back: one port, min == max */
+	nftnl_expr_set_u32(e, NFTNL_EXPR_REDIR_REG_PROTO_MIN, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_REDIR_REG_PROTO_MAX, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_REDIR_FLAGS,
+	    NF_NAT_RANGE_PROTO_SPECIFIED);
+	return add_expr(r, e);
+}
+
+/* [l4proto] dport == port redirect to :to */
+static int
+rule_redirect(struct nft_ruleset *rs, uint8_t proto, uint16_t port,
+    uint16_t to)
+{
+	struct nftnl_rule	*r;
+
+	if ((r = rule_new(rs, "%s dport %u redirect to :%u",
+	    proto == IPPROTO_TCP ? "tcp" : "udp", port, to)) == NULL)
+		return -1;
+	if (x_l4proto(r, proto) == -1 || x_dport(r, port) == -1)
+		return -1;
+	return x_redir(r, to);
+}
+
+/* ip daddr GATE return: the relay's own way to the gate. */
+static int
+rule_nat_gate(struct nft_ruleset *rs, const struct enf_addr *a)
+{
+	struct nftnl_rule	*r;
+	char			 as[INET6_ADDRSTRLEN];
+
+	if ((r = rule_new(rs, "%s daddr %s return", a->family == AF_INET ?
+	    "ip" : "ip6", enf_addr_str(a, as, sizeof(as)))) == NULL)
+		return -1;
+	if (x_nfproto(r, a->family) == -1 || x_daddr(r, a) == -1)
+		return -1;
+	return x_verdict(r, (uint32_t)NFT_RETURN);
+}
+
+/*
+ * ct status dnat fib daddr type local [l4proto] dport RELAY accept: a
+ * packet the nat chain redirected to the relay.  The filter runs in the
+ * same pass of the output hook as the nat chain, and meta oifname is the
+ * device the packet was first routed to, not lo: the loopback rule cannot
+ * take it.  Only a rewritten packet (ct status dnat) whose new address is
+ * local, to the relay's port, passes.
+ */
+static int
+rule_relay_accept(struct nft_ruleset *rs, uint8_t proto, uint16_t port)
+{
+	struct nftnl_rule	*r;
+	struct nftnl_expr	*e;
+	uint32_t		 local = RTN_LOCAL;
+
+	if ((r = rule_new(rs, "ct status dnat fib daddr type local %s dport "
+	    "%u accept", proto == IPPROTO_TCP ? "tcp" : "udp", port)) == NULL)
+		return -1;
+	if (x_ct_bits(r, NFT_CT_STATUS, IPS_DST_NAT) == -1)
+		return -1;
+	if ((e = nftnl_expr_alloc("fib")) == NULL)
+		return -1;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS, NFTA_FIB_F_DADDR);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_ADDRTYPE);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
+	nftnl_rule_add_expr(r, e);
+	if (x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &local, sizeof(local)) == -1)
+		return -1;
+	if (x_l4proto(r, proto) == -1 || x_dport(r, port) == -1)
+		return -1;
+	return x_verdict(r, NF_ACCEPT);
+}
+
+/* fib daddr type local return: a server inside keeps its ports. */
+static int
+rule_nat_local(struct nft_ruleset *rs)
+{
+	struct nftnl_rule	*r;
+	struct nftnl_expr	*e;
+	uint32_t		 local = RTN_LOCAL;
+
+	if ((r = rule_new(rs, "fib daddr type local return")) == NULL)
+		return -1;
+	if ((e = nftnl_expr_alloc("fib")) == NULL)
+		return -1;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS, NFTA_FIB_F_DADDR);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_ADDRTYPE);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
+	nftnl_rule_add_expr(r, e);
+	if (x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &local, sizeof(local)) == -1)
+		return -1;
+	return x_verdict(r, (uint32_t)NFT_RETURN);
+}
+
 static struct nftnl_set *
 set_new(const char *name, uint32_t id, uint32_t keytype, uint32_t keylen)
 {
@@ -496,7 +645,18 @@ set_new(const char *name, uint32_t id, uint32_t keytype, uint32_t keylen)
 }
 
 static struct nftnl_chain *
+chain_typed(const char *name, const char *type, uint32_t hook, int32_t prio,
+    uint32_t policy);
+
+static struct nftnl_chain *
 chain_new(const char *name, uint32_t hook, int32_t prio, uint32_t policy)
+{
+	return chain_typed(name, "filter", hook, prio, policy);
+}
+
+static struct nftnl_chain *
+chain_typed(const char *name, const char *type, uint32_t hook, int32_t prio,
+    uint32_t policy)
 {
 	struct nftnl_chain	*c;
 
@@ -505,7 +665,7 @@ chain_new(const char *name, uint32_t hook, int32_t prio, uint32_t policy)
 	nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, NFPROTO_INET);
 	if (nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, NFT_TABLE) == -1 ||
 	    nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name) == -1 ||
-	    nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, "filter") == -1) {
+	    nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, type) == -1) {
 		nftnl_chain_free(c);
 		return NULL;
 	}
@@ -576,8 +736,53 @@ record_chains(struct nft_ruleset *rs)
 	return 0;
 }
 
+static struct nft_ruleset *ruleset_build(const struct enf_plan *, uid_t,
+		    char *, size_t);
+
+/* The nat chain of transparent and dns-gate (see the top of this file). */
+static int
+nat_chain(struct nft_ruleset *rs, const struct enf_plan *plan)
+{
+	size_t	 i;
+
+	if ((rs->nat = chain_typed(NFT_NAT_CHAIN, "nat", NF_INET_LOCAL_OUT,
+	    NFT_NAT_PRIO, NF_ACCEPT)) == NULL)
+		return -1;
+	rs->cur_chain = NFT_NAT_CHAIN;
+	/* DNS to any address, a gate's too (none listens on 53: plan.c) */
+	if (plan->dns_gate && (rule_redirect(rs, IPPROTO_UDP, 53,
+	    plan->relay_dns_port) == -1 || rule_redirect(rs, IPPROTO_TCP, 53,
+	    plan->relay_dns_port) == -1))
+		return -1;
+	for (i = 0; i < plan->ngates; i++)
+		if (rule_nat_gate(rs, &plan->gates[i].addr) == -1)
+			return -1;
+	if (plan->ntports > 0 && rule_nat_local(rs) == -1)
+		return -1;
+	for (i = 0; i < plan->ntports; i++)
+		if (rule_redirect(rs, IPPROTO_TCP, plan->tports[i],
+		    plan->relay_port) == -1)
+			return -1;
+	rs->cur_chain = NFT_CHAIN;
+	return 0;
+}
+
 struct nft_ruleset *
 nft_ruleset_new(const struct enf_plan *plan, uid_t refresher_uid, char *err,
+    size_t errlen)
+{
+	/* the relay's ports come from aisb-enforce, never from the text */
+	if ((plan->ntports > 0 && plan->relay_port == 0) ||
+	    (plan->dns_gate && plan->relay_dns_port == 0)) {
+		snprintf(err, errlen, "building the ruleset: the relay's "
+		    "local ports are not set");
+		return NULL;
+	}
+	return ruleset_build(plan, refresher_uid, err, errlen);
+}
+
+static struct nft_ruleset *
+ruleset_build(const struct enf_plan *plan, uid_t refresher_uid, char *err,
     size_t errlen)
 {
 	struct nft_ruleset	*rs;
@@ -620,7 +825,17 @@ nft_ruleset_new(const struct enf_plan *plan, uid_t refresher_uid, char *err,
 	for (i = 0; i < plan->nresolvers; i++)
 		if (rule_resolver(rs, &plan->resolvers[i], refresher_uid) == -1)
 			goto fail;
-	if (rule_loopback(rs) == -1 || rule_established(rs) == -1)
+	if (rule_loopback(rs) == -1)
+		goto fail;
+	/* transparent / dns-gate: what the nat chain sent to the relay */
+	if (plan->ntports > 0 &&
+	    rule_relay_accept(rs, IPPROTO_TCP, plan->relay_port) == -1)
+		goto fail;
+	if (plan->dns_gate &&
+	    (rule_relay_accept(rs, IPPROTO_UDP, plan->relay_dns_port) == -1 ||
+	    rule_relay_accept(rs, IPPROTO_TCP, plan->relay_dns_port) == -1))
+		goto fail;
+	if (rule_established(rs) == -1)
 		goto fail;
 	for (i = 0; i < plan->ngates; i++) {
 		const struct enf_endpoint	*g = &plan->gates[i];
@@ -641,6 +856,8 @@ nft_ruleset_new(const struct enf_plan *plan, uid_t refresher_uid, char *err,
 	if (rule_final_drop(rs, plan->log_prefix) == -1)
 		goto fail;
 	if (rs->record && record_chains(rs) == -1)
+		goto fail;
+	if ((plan->ntports > 0 || plan->dns_gate) && nat_chain(rs, plan) == -1)
 		goto fail;
 	return rs;
 fail:
@@ -670,6 +887,8 @@ nft_ruleset_free(struct nft_ruleset *rs)
 		nftnl_chain_free(rs->rec_out);
 	if (rs->rec_in != NULL)
 		nftnl_chain_free(rs->rec_in);
+	if (rs->nat != NULL)
+		nftnl_chain_free(rs->nat);
 	if (rs->table != NULL)
 		nftnl_table_free(rs->table);
 	free(rs);
@@ -834,6 +1053,16 @@ nft_batch_ruleset(const struct nft_ruleset *rs, uint32_t seq,
 		    " (hook input, policy accept)")) == NULL)
 			goto full;
 		nftnl_chain_nlmsg_build_payload(nlh, rs->rec_in);
+		if (builder_next(&bd) == -1)
+			goto full;
+	}
+
+	if (rs->nat != NULL) {
+		if ((nlh = builder_msg(&bd, NFT_MSG_NEWCHAIN,
+		    NLM_F_CREATE | NLM_F_EXCL, "create chain " NFT_NAT_CHAIN
+		    " (nat, hook output)")) == NULL)
+			goto full;
+		nftnl_chain_nlmsg_build_payload(nlh, rs->nat);
 		if (builder_next(&bd) == -1)
 			goto full;
 	}

@@ -23,6 +23,15 @@
 #define NFT_MAX_RULES	48
 
 /*
+ * With transparent or dns-gate lines (gate mode, tproxy.h): a nat chain
+ * that redirects the sandbox's TCP to the transparent ports, and its DNS,
+ * to the relay's local ports.  Priority -100 (dstnat): before the filter,
+ * which then sees the redirected packet going to a local address on lo.
+ */
+#define NFT_NAT_CHAIN	"transparent"
+#define NFT_NAT_PRIO	(-100)
+
+/*
  * With a record line (direct mode): the NFLOG group the table logs to and
  * the recorder (record.h) reads, the two chains that log what passes, and
  * the prefixes that become the capture's comments (docs/record.md).  The

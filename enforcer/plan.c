@@ -36,6 +36,7 @@ struct parser {
 	int		 seen_ttl_max;
 	int		 seen_prefix;
 	int		 seen_record;
+	int		 seen_transparent;
 };
 
 static int
@@ -486,6 +487,43 @@ kw_record(struct parser *p, char **tok, size_t ntok)
 	return 0;
 }
 
+/*
+ * transparent PORT[,PORT...]: the sandbox's TCP to these ports goes to the
+ * relay (tproxy.h), 1..ENF_PLAN_MAX_TPORTS distinct ports.
+ */
+static int
+kw_transparent(struct parser *p, char **tok, size_t ntok)
+{
+	struct enf_name	 n;
+	size_t		 i;
+
+	if (ntok != 2)
+		return perr(p, "usage: transparent PORT[,PORT...]");
+	if (p->seen_transparent)
+		return perr(p, "transparent given twice (put all its ports "
+		    "on one line)");
+	memset(&n, 0, sizeof(n));
+	if (parse_port_list(p, tok[1], &n) == -1)
+		return -1;
+	for (i = 0; i < n.nports; i++)
+		p->plan->tports[i] = n.ports[i];
+	p->plan->ntports = n.nports;
+	p->seen_transparent = 1;
+	return 0;
+}
+
+static int
+kw_dns_gate(struct parser *p, char **tok, size_t ntok)
+{
+	(void)tok;
+	if (ntok != 1)
+		return perr(p, "usage: dns-gate (no argument)");
+	if (p->plan->dns_gate)
+		return perr(p, "dns-gate given twice");
+	p->plan->dns_gate = 1;
+	return 0;
+}
+
 static int
 parse_line(struct parser *p, char *line)
 {
@@ -541,6 +579,10 @@ parse_line(struct parser *p, char *line)
 		return kw_log_prefix(p, tok, ntok);
 	if (strcmp(tok[0], "record") == 0)
 		return kw_record(p, tok, ntok);
+	if (strcmp(tok[0], "transparent") == 0)
+		return kw_transparent(p, tok, ntok);
+	if (strcmp(tok[0], "dns-gate") == 0)
+		return kw_dns_gate(p, tok, ntok);
 	return perr(p, "unknown keyword \"%.32s\"", tok[0]);
 }
 
@@ -578,6 +620,19 @@ check_plan(struct parser *p)
 		if (p->seen_record)
 			return perr(p, "record is only for mode direct");
 	}
+	if (plan->mode != ENF_MODE_GATE &&
+	    (p->seen_transparent || plan->dns_gate))
+		return perr(p, "transparent and dns-gate are only for mode "
+		    "gate");
+	/* the relay carries both to a gate over TCP */
+	if ((p->seen_transparent || plan->dns_gate) &&
+	    enf_plan_relay_gate(plan) == NULL)
+		return perr(p, "transparent and dns-gate need a tcp gate line");
+	/* dns-gate catches TCP to port 53 whatever the address */
+	if (plan->dns_gate && enf_plan_relay_gate(plan)->port == 53)
+		return perr(p, "dns-gate with a gate on port 53: the relay's "
+		    "own connection to it would be caught; give the gate "
+		    "another port");
 	if (plan->ttl_min > plan->ttl_max)
 		return perr(p, "dns-min-ttl %u is above dns-max-ttl %u",
 		    plan->ttl_min, plan->ttl_max);
@@ -681,6 +736,17 @@ enf_plan_read(int fd, char *buf, size_t bufsz, char *err, size_t errlen)
 		}
 	}
 	return (ssize_t)off;
+}
+
+const struct enf_endpoint *
+enf_plan_relay_gate(const struct enf_plan *plan)
+{
+	size_t	 i;
+
+	for (i = 0; i < plan->ngates; i++)
+		if (plan->gates[i].proto == ENF_PROTO_TCP)
+			return &plan->gates[i];
+	return NULL;
 }
 
 int

@@ -25,6 +25,7 @@
 #define ENF_PLAN_MAX_PATH	255	/* record PATH, bytes */
 #define ENF_RECORD_MIN		1024	/* record MAXBYTES: headers and more */
 #define ENF_RECORD_LIMIT	(1ULL << 40)	/* record MAXBYTES: 1 TiB */
+#define ENF_PLAN_MAX_TPORTS	16	/* ports on the transparent line */
 
 /*
  * aisb-enforce exits EXIT_ENFORCE when enforcement failed and
@@ -88,6 +89,18 @@ struct enf_plan {
 	/* record: packets to a pcapng file (direct mode; record.h) */
 	char			 record_path[ENF_PLAN_MAX_PATH + 1];	/* "" = none */
 	uint64_t		 record_max;	/* bytes of the file, at most */
+	/*
+	 * Gate mode (tproxy.h): "transparent PORT[,PORT...]" catches the
+	 * sandbox's TCP to these ports, "dns-gate" its DNS, both carried
+	 * to the first TCP gate by the relay.  The relay's two local ports
+	 * are no plan line: aisb-enforce sets them once it has bound them,
+	 * before the ruleset is built from the plan.
+	 */
+	uint16_t		 tports[ENF_PLAN_MAX_TPORTS];	/* host order */
+	size_t			 ntports;
+	int			 dns_gate;
+	uint16_t		 relay_port;	/* TCP, set at run time */
+	uint16_t		 relay_dns_port; /* UDP and TCP, at run time */
 };
 
 /*
@@ -130,6 +143,9 @@ const char	*enf_addr_private(const struct enf_addr *);
  */
 int		 enf_plan_addr_ok(const struct enf_plan *, const struct enf_addr *,
 		    const char **why);
+
+/* The gate the relay dials: the first TCP gate line, or NULL. */
+const struct enf_endpoint *enf_plan_relay_gate(const struct enf_plan *);
 
 /* True when any address of the plan (gate or resolver) is IPv6. */
 int		 enf_plan_uses_ipv6(const struct enf_plan *);

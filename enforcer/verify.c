@@ -195,7 +195,8 @@ out:
 
 /*
  * A recording chain (nft.c): a filter on its hook with its priority and
- * policy accept.  It only logs; what matters is that it is there.
+ * policy accept.  It only logs; what matters is that it is there.  The
+ * transparent chain likewise, of type nat: its rules only rewrite.
  */
 static int
 verify_rec_chain(struct mnl_socket *nl, char *buf, size_t bufsz, uint32_t seq,
@@ -223,11 +224,12 @@ verify_rec_chain(struct mnl_socket *nl, char *buf, size_t bufsz, uint32_t seq,
 	    !nftnl_chain_is_set(got, NFTNL_CHAIN_POLICY) ||
 	    nftnl_chain_get_u32(got, NFTNL_CHAIN_POLICY) != NF_ACCEPT ||
 	    !nftnl_chain_is_set(got, NFTNL_CHAIN_TYPE) ||
-	    strcmp(nftnl_chain_get_str(got, NFTNL_CHAIN_TYPE), "filter") != 0 ||
+	    strcmp(nftnl_chain_get_str(got, NFTNL_CHAIN_TYPE),
+	    nftnl_chain_get_str(want, NFTNL_CHAIN_TYPE)) != 0 ||
 	    nftnl_chain_get_s32(got, NFTNL_CHAIN_PRIO) !=
 	    nftnl_chain_get_s32(want, NFTNL_CHAIN_PRIO)) {
-		snprintf(err, errlen, "chain %s is not the recording filter "
-		    "that was sent", name);
+		snprintf(err, errlen, "chain %s is not the %s chain that was "
+		    "sent", name, nftnl_chain_get_str(want, NFTNL_CHAIN_TYPE));
 		goto out;
 	}
 	rc = 0;
@@ -378,6 +380,10 @@ nft_verify(const struct nft_ruleset *rs, char *err, size_t errlen)
 	if (rs->rec_out != NULL && (verify_rules(nl, buf, bufsz, ++seq, rs,
 	    NFT_REC_OUT, err, errlen) == -1 || verify_rules(nl, buf, bufsz,
 	    ++seq, rs, NFT_REC_IN, err, errlen) == -1))
+		goto out;
+	if (rs->nat != NULL && (verify_rec_chain(nl, buf, bufsz, ++seq,
+	    rs->nat, err, errlen) == -1 || verify_rules(nl, buf, bufsz, ++seq,
+	    rs, NFT_NAT_CHAIN, err, errlen) == -1))
 		goto out;
 	rc = 0;
 out:

@@ -105,7 +105,7 @@ field_of(struct launch_audit_line *f, const char *key, char **out,
 	} map[] = {
 #define F(k)	{ #k, offsetof(struct launch_audit_line, k), sizeof(f->k) }
 		F(event), F(decision), F(host), F(reason), F(detail), F(rule),
-		F(fix), F(would), F(would_reason),
+		F(fix), F(would), F(would_reason), F(tool),
 #undef F
 	};
 	size_t	 i;
@@ -171,9 +171,33 @@ launch_audit_parse(const char *s, size_t len, struct launch_audit_line *f)
 				f->bytes_down = v;
 		} else if (strcmp(key, "learn") == 0)
 			f->learn = end - p >= 4 && memcmp(p, "true", 4) == 0;
+		} else if (strcmp(key, "transparent") == 0)
+			f->transparent = end - p >= 4 &&
+			    memcmp(p, "true", 4) == 0;
 		while (p < end && *p != ',' && *p != '}')
 			p++;
 	}
+}
+
+/* One transparent connection of tool ("" when the relay could not tell). */
+static void
+tool_add(struct launch_denials *d, const char *tool)
+{
+	size_t	 i;
+
+	d->transparent++;
+	for (i = 0; i < d->ntools; i++)
+		if (strcmp(d->tools[i].name, tool) == 0) {
+			d->tools[i].count++;
+			return;
+		}
+	if (d->ntools == LAUNCH_TPROXY_TOOLS) {
+		d->tools_more++;
+		return;
+	}
+	snprintf(d->tools[d->ntools].name, sizeof(d->tools[0].name), "%s",
+	    tool);
+	d->tools[d->ntools++].count = 1;
 }
 
 void
@@ -186,6 +210,8 @@ launch_denials_add(struct launch_denials *d, const char *line, size_t len)
 	if (launch_audit_parse(line, len, &f) == -1 ||
 	    strcmp(f.event, "decision") != 0)
 		return;
+	if (f.transparent)
+		tool_add(d, f.tool);
 	if (strcmp(f.decision, "allow") == 0) {
 		d->allowed++;
 		return;
@@ -358,4 +384,26 @@ launch_denials_print(const struct launch_denials *d, FILE *out,
 		    "read\n", prefix, LAUNCH_DENY_READ_MAX >> 20);
 	if (logpath != NULL && (d->more > 0 || d->truncated))
 		fprintf(out, "%severy decision: %s\n", prefix, logpath);
+}
+
+void
+launch_denials_print_tools(const struct launch_denials *d, FILE *out,
+    const char *prefix)
+{
+	size_t	 i;
+
+	if (d->transparent == 0)
+		return;
+	fprintf(out, "%s%lu connection(s) came in transparently; tools that "
+	    "ignored the proxy variables: ", prefix, d->transparent);
+	for (i = 0; i < d->ntools; i++) {
+		if (i > 0)
+			fputs(", ", out);
+		put_clean(out, d->tools[i].name[0] ? d->tools[i].name :
+		    "(unknown program)", 0);
+		fprintf(out, " (%lu)", d->tools[i].count);
+	}
+	if (d->tools_more > 0)
+		fprintf(out, ", others (%lu)", d->tools_more);
+	putc('\n', out);
 }

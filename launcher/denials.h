@@ -25,12 +25,29 @@ struct launch_denial {
 	unsigned long	 count;
 };
 
+/*
+ * Transparent capture (issue 16): the connections the gate's audit marks
+ * "transparent":true, by the program the relay named ("tool"); those of no
+ * known program are counted under "".
+ */
+#define LAUNCH_TPROXY_TOOLS	16	/* tools listed; the rest counted */
+#define LAUNCH_TPROXY_TOOL	32	/* bytes of a tool's name */
+
+struct launch_tool {
+	char		 name[LAUNCH_TPROXY_TOOL + 1];
+	unsigned long	 count;
+};
+
 struct launch_denials {
 	struct launch_denial	 d[LAUNCH_DENY_MAX];	/* in order of first denial */
 	size_t			 n;
 	unsigned long		 more;		/* denials past the table */
 	unsigned long		 allowed, denied, failed;	/* decision lines */
 	int			 truncated;	/* the log was larger than read */
+	struct launch_tool	 tools[LAUNCH_TPROXY_TOOLS];
+	size_t			 ntools;
+	unsigned long		 transparent;	/* connections, all tools */
+	unsigned long		 tools_more;	/* of tools past the table */
 };
 
 /*
@@ -45,6 +62,9 @@ struct launch_audit_line {
 	uint64_t	 bytes_up, bytes_down;
 	int		 learn;
 	char		 would[8], would_reason[32];
+	/* transparent capture (the relay's X-Aisb-Tool) */
+	int		 transparent;
+	char		 tool[LAUNCH_TPROXY_TOOL + 1];
 };
 
 /* One flat JSON object of len bytes (no NUL needed) into f: 0, or -1. */
@@ -75,5 +95,12 @@ int	 launch_denials_read(struct launch_denials *, const char *path);
  */
 void	 launch_denials_print(const struct launch_denials *, FILE *,
 	    const char *prefix, const char *logpath);
+
+/*
+ * "tools that ignored the proxy variables: curl (3), node (1)": one line
+ * when any connection came in transparently, nothing otherwise.
+ */
+void	 launch_denials_print_tools(const struct launch_denials *, FILE *,
+	    const char *prefix);
 
 #endif

@@ -149,6 +149,18 @@ static const struct optdesc opts[LO__COUNT] = {
 	    "snapshot sessions: also leave out of the stage what PATTERN "
 	    "matches (repeatable; docs/snapshot.md)", "PATTERN",
 	    "the documented list only" },
+	/*
+	 * Transparent capture (docs/launcher.md): a tool that ignores the
+	 * proxy variables reaches what the gate allows by name, and nothing
+	 * more; a project config may turn it off or change the ports, which
+	 * widens nothing (the gate decides every connection).
+	 */
+	[LO_TRANSPARENT] = { "transparent", OT_BOOL, O_PROJECT, "true",
+	    "gate mode: do not catch the TCP of tools that ignore the proxy "
+	    "variables, nor their DNS (caught by default)", NULL, NULL },
+	[LO_TRANSPARENT_PORTS] = { "transparent_ports", OT_WORD, O_PROJECT,
+	    "80,443", "gate mode: the TCP ports caught for the gate "
+	    "(1 to 16, comma-separated)", "PORTS", NULL },
 };
 
 /*
@@ -287,6 +299,41 @@ env_name_ok(const char *s, size_t len)
 	return 1;
 }
 
+/* transparent_ports: 1..16 distinct ports 1-65535, comma-separated. */
+static int
+tports_parse(struct launch_opts *o, const char *v, char *err, size_t errlen)
+{
+	const char	*p = v, *end;
+	uint64_t	 n;
+	size_t		 i;
+
+	o->ntports = 0;
+	for (;;) {
+		if (parse_u64(p, 65535, &n, &end) == -1 || n == 0 ||
+		    (*end != ',' && *end != '\0'))
+			goto bad;
+		for (i = 0; i < o->ntports; i++)
+			if (o->tports[i] == n) {
+				snprintf(err, errlen, "transparent_ports: port "
+				    "%u listed twice", (unsigned)n);
+				return -1;
+			}
+		if (o->ntports == sizeof(o->tports) / sizeof(o->tports[0])) {
+			snprintf(err, errlen, "transparent_ports: more than "
+			    "16 ports");
+			return -1;
+		}
+		o->tports[o->ntports++] = (uint16_t)n;
+		if (*end == '\0')
+			return 0;
+		p = end + 1;
+	}
+bad:
+	snprintf(err, errlen, "transparent_ports: '%.64s' is not a list of "
+	    "ports; write 80,443 (1 to 16 ports, 1-65535)", v);
+	return -1;
+}
+
 /* Checks one value for its type; fills the typed view for scalars. */
 static int
 check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
@@ -372,6 +419,8 @@ check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
 			    "list, or none", v);
 			return -1;
 		}
+		if (id == LO_TRANSPARENT_PORTS)
+			return tports_parse(o, v, err, errlen);
 		if ((id == LO_IMAGE || id == LO_RUNTIME) && len == 0) {
 			snprintf(err, errlen, "%s: empty", d->name);
 			return -1;
@@ -532,6 +581,8 @@ check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
 			o->quiet = b;
 		else if (id == LO_ALLOW_FROM_LOCKFILE)
 			o->allow_from_lockfile = b;
+		else if (id == LO_TRANSPARENT)
+			o->transparent = b;
 		else
 			o->project_policy = b;
 		return 0;

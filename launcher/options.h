@@ -63,6 +63,9 @@ enum launch_opt_id {
 	LO_WORKSPACE_MODE,	/* snapshot.h: direct or snapshot */
 	LO_APPLY,		/* snapshot.h: auto, ask or never */
 	LO_SNAPSHOT_EXCLUDE,	/* snapshot.h: patterns left out of the stage */
+	/* issue 16: transparent capture of 80/443 and DNS (gate mode) */
+	LO_TRANSPARENT,
+	LO_TRANSPARENT_PORTS,
 	LO__COUNT
 };
 
@@ -101,6 +104,9 @@ struct launch_opts {
 	int		 host_ca;		/* the host's local CAs inside */
 	int		 allow_from_lockfile;	/* LO_ALLOW_FROM_LOCKFILE */
 	uint64_t	 record_max;		/* bytes of the capture, at most */
+	int		 transparent;		/* gate mode: capture and DNS */
+	uint16_t	 tports[16];		/* transparent_ports, distinct */
+	size_t		 ntports;
 
 	/* snapshot sessions (snapshot.h), valid after resolve */
 	int		 snapshot;		/* workspace_mode: snapshot */

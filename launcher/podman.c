@@ -290,6 +290,19 @@ launch_plan_text(const struct launch_opts *o, const struct policy *p,
 	switch (o->net) {
 	case LAUNCH_NET_GATE:
 		add(&v, "mode gate\ngate %s %u\n", host_loopback, gate_port);
+		/*
+		 * Transparent capture (docs/enforcer.md): TCP to these ports
+		 * and all DNS go to the enforcer's relay, then to the gate.
+		 */
+		if (o->transparent && o->ntports > 0) {
+			add(&v, "transparent ");
+			for (i = 0; i < o->ntports; i++)
+				add(&v, "%s%u", i > 0 ? "," : "",
+				    (unsigned)o->tports[i]);
+			add(&v, "\n");
+		}
+		if (o->transparent)
+			add(&v, "dns-gate\n");
 		break;
 	case LAUNCH_NET_NONE:
 		add(&v, "mode none\n");
@@ -420,6 +433,15 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 		add(v, "--network=%s", r->network);
 	if (o->net == LAUNCH_NET_DIRECT) {
 		/* the command resolves through the enforcer's stub only */
+		add(v, "--dns=127.0.0.1");
+		add(v, "--dns-search=.");
+	}
+	/*
+	 * Gate mode with transparent capture: the nat rule takes every
+	 * query to port 53 to the relay, whatever the address; 127.0.0.1
+	 * and no search domain make that one address and one query a name.
+	 */
+	if (o->net == LAUNCH_NET_GATE && o->transparent) {
 		add(v, "--dns=127.0.0.1");
 		add(v, "--dns-search=.");
 	}

@@ -669,8 +669,10 @@ denial_summary(const struct launch_session *s)
 	    (d = malloc(sizeof(*d))) == NULL)
 		return;
 	launch_denials_init(d);
-	if (launch_denials_read(d, path) == 0)
+	if (launch_denials_read(d, path) == 0) {
 		launch_denials_print(d, stderr, "aisb: ", path);
+		launch_denials_print_tools(d, stderr, "aisb: ");
+	}
 	free(d);
 }
 

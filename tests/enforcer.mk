@@ -7,6 +7,12 @@ check_PROGRAMS += tests/unit/test_plan tests/unit/test_nft_batch \
 TESTS += tests/unit/test_plan tests/unit/test_nft_batch \
 	tests/unit/test_nft_send tests/unit/test_privdrop tests/unit/test_stub \
 	tests/unit/test_envfile
+# issue 16: the relay's pure parts (enforcer/tproxy.c)
+check_PROGRAMS += tests/unit/test_tproxy
+TESTS += tests/unit/test_tproxy
+tests_unit_test_tproxy_SOURCES = tests/unit/test_tproxy.c
+tests_unit_test_tproxy_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -I$(top_srcdir)/enforcer
+tests_unit_test_tproxy_LDADD = $(ENFORCE_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_plan_SOURCES = tests/unit/test_plan.c
 tests_unit_test_plan_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -I$(top_srcdir)/enforcer
 tests_unit_test_plan_LDADD = $(ENFORCE_LIBS) $(CMOCKA_LIBS)
@@ -44,6 +50,10 @@ tests_integration_enforce_probe_SOURCES = tests/integration/enforce_probe.c
 
 TESTS += tests/integration/enforce_netns.sh
 EXTRA_DIST += tests/integration/enforce_netns.sh tests/integration/enforce_peer.py
+
+# issue 16: transparent capture, the relay and the real gate in namespaces.
+TESTS += tests/integration/enforce_transparent.sh
+EXTRA_DIST += tests/integration/enforce_transparent.sh
 
 # Direct mode's recorder: NFLOG to pcapng, read back with tshark.
 TESTS += tests/integration/enforce_record.sh

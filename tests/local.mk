@@ -121,6 +121,10 @@ EXTRA_DIST += tests/e2e/seccomp.sh
 # What a session was denied, and commands that cannot run (AISB_E2E=1).
 TESTS += tests/e2e/deny.sh
 EXTRA_DIST += tests/e2e/deny.sh
+
+# issue 16: tools that ignore the proxy, caught and decided by name
+TESTS += tests/e2e/transparent.sh
+EXTRA_DIST += tests/e2e/transparent.sh
 # Stopping sessions without a terminal; a launcher killed outright.
 TESTS += tests/e2e/signals.sh
 EXTRA_DIST += tests/e2e/signals.sh

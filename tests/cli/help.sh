@@ -33,6 +33,7 @@ sample() {
 	DIR) echo "$tmp" ;;
 	NAME\[=VALUE\]) echo X=1 ;;
 	PKG==VER) echo x==1.0 ;;
+	PORTS) echo 80,443 ;;	# --transparent-ports
 	*) echo x ;;
 	esac
 }

@@ -59,6 +59,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (p->gates[i].port == 0 || (p->gates[i].addr.family !=
 		    AF_INET && p->gates[i].addr.family != AF_INET6))
 			abort();
+	/* transparent / dns-gate: gate mode, a tcp gate, bounded ports */
+	if ((p->ntports > 0 || p->dns_gate) && (p->mode != ENF_MODE_GATE ||
+	    enf_plan_relay_gate(p) == NULL ||
+	    p->ntports > ENF_PLAN_MAX_TPORTS || p->relay_port != 0 ||
+	    p->relay_dns_port != 0))
+		abort();
+	for (i = 0; i < p->ntports; i++)
+		if (p->tports[i] == 0)
+			abort();
+	/* the ports aisb-enforce would have bound: the largest ruleset */
+	p->relay_port = 65535;
+	p->relay_dns_port = 65534;
 	if (b.buf == NULL && nft_batch_init(&b) == -1)
 		abort();
 	if ((rs = nft_ruleset_new(p, 0, err, sizeof(err))) == NULL ||

@@ -360,6 +360,49 @@ summary_reads_file(void **state)
 	assert_int_equal(launch_denials_read(&d, path), -1);
 }
 
+/* issue 16: transparent connections counted by tool, terminal-safe */
+static void
+summary_transparent_tools(void **state)
+{
+	struct launch_denials	 d;
+	static char		 buf[4096];
+	FILE			*f;
+
+	(void)state;
+	launch_denials_init(&d);
+	add(&d, "{\"event\":\"decision\",\"host\":\"a.test\",\"port\":443,"
+	    "\"decision\":\"allow\",\"transparent\":true,\"tool\":\"curl\"}");
+	add(&d, "{\"event\":\"decision\",\"host\":\"a.test\",\"port\":443,"
+	    "\"decision\":\"allow\"}");
+	add(&d, DENY("b.test", 443, ",\"transparent\":true,\"tool\":\"node\""));
+	add(&d, "{\"event\":\"decision\",\"decision\":\"deny\",\"reason\":"
+	    "\"no_sni\",\"transparent\":true}");
+	add(&d, "{\"event\":\"decision\",\"decision\":\"allow\",\"tool\":"
+	    "\"curl\",\"transparent\":true}");
+	add(&d, "{\"event\":\"decision\",\"decision\":\"allow\",\"tool\":"
+	    "\"x\\u001b[2J\",\"transparent\":true}");
+	/* false, or another event: not counted */
+	add(&d, "{\"event\":\"decision\",\"decision\":\"allow\",\"tool\":"
+	    "\"wget\",\"transparent\":false}");
+	add(&d, "{\"event\":\"dns\",\"name\":\"a.test\",\"transparent\":true}");
+	assert_int_equal(d.transparent, 5);
+	assert_int_equal(d.ntools, 4);
+	memset(buf, 0, sizeof(buf));
+	assert_non_null(f = fmemopen(buf, sizeof(buf) - 1, "w"));
+	launch_denials_print_tools(&d, f, "aisb: ");
+	fclose(f);
+	assert_string_equal(buf, "aisb: 5 connection(s) came in "
+	    "transparently; tools that ignored the proxy variables: curl (2), "
+	    "node (1), (unknown program) (1), x?[2J (1)\n");
+	/* nothing at all without transparent connections */
+	launch_denials_init(&d);
+	memset(buf, 0, sizeof(buf));
+	assert_non_null(f = fmemopen(buf, sizeof(buf) - 1, "w"));
+	launch_denials_print_tools(&d, f, "aisb: ");
+	fclose(f);
+	assert_string_equal(buf, "");
+}
+
 int
 main(void)
 {
@@ -377,6 +420,7 @@ main(void)
 		cmocka_unit_test(summary_bounded),
 		cmocka_unit_test(summary_terminal_safe),
 		cmocka_unit_test(summary_reads_file),
+		cmocka_unit_test(summary_transparent_tools),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

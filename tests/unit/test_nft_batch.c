@@ -494,11 +494,91 @@ test_elems_batch(void **state)
 	nft_batch_release(&b);
 }
 
+/*
+ * transparent + dns-gate: the filter takes what the nat chain sent to the
+ * relay, and the nat chain redirects, gate first; no ports, no ruleset.
+ */
+static void
+test_transparent_batch(void **state)
+{
+	static const char *const want[] = {
+		"oifname lo fib daddr type local accept",
+		"ct status dnat fib daddr type local tcp dport 15001 accept",
+		"ct status dnat fib daddr type local udp dport 15053 accept",
+		"ct status dnat fib daddr type local tcp dport 15053 accept",
+		"ct direction original ct state established,related accept",
+		"gate: tcp 10.199.0.1 port 43127 accept",
+		"counter drop",
+		"udp dport 53 redirect to :15053",
+		"tcp dport 53 redirect to :15053",
+		"ip daddr 10.199.0.1 return",
+		"fib daddr type local return",
+		"tcp dport 80 redirect to :15001",
+		"tcp dport 443 redirect to :15001",
+	};
+	struct enf_plan		*p;
+	struct nft_ruleset	*rs;
+	struct nft_batch	 b;
+	struct walked		 w;
+	char			 err[256], shape[256], text[2048];
+	size_t			 i;
+
+	(void)state;
+	p = plan_of("aisb-plan 1\nmode gate\ngate 10.199.0.1 43127\n"
+	    "transparent 80,443\ndns-gate\n");
+	/* the relay's ports come from aisb-enforce, never from the text */
+	assert_null(nft_ruleset_new(p, 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "relay"));
+	p->relay_port = 15001;
+	p->relay_dns_port = 15053;
+	rs = nft_ruleset_new(p, 0, err, sizeof(err));
+	assert_non_null(rs);
+	assert_int_equal(nft_ruleset_nrules(rs), sizeof(want) / sizeof(want[0]));
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		assert_string_equal(nft_ruleset_rule_desc(rs, i), want[i]);
+	assert_int_equal(nft_batch_init(&b), 0);
+	assert_int_equal(nft_batch_ruleset(rs, 1000, &b, err, sizeof(err)), 0);
+	walk(&b, &w);
+	assert_int_equal(w.nchains, 2);
+	assert_string_equal(nftnl_chain_get_str(w.chains[1], NFTNL_CHAIN_NAME),
+	    NFT_NAT_CHAIN);
+	assert_string_equal(nftnl_chain_get_str(w.chains[1], NFTNL_CHAIN_TYPE),
+	    "nat");
+	assert_int_equal(nftnl_chain_get_u32(w.chains[1], NFTNL_CHAIN_HOOKNUM),
+	    NF_INET_LOCAL_OUT);
+	assert_int_equal(nftnl_chain_get_s32(w.chains[1], NFTNL_CHAIN_PRIO),
+	    NFT_NAT_PRIO);
+	assert_int_equal(nftnl_chain_get_u32(w.chains[1], NFTNL_CHAIN_POLICY),
+	    NF_ACCEPT);
+	assert_int_equal(w.nrules, sizeof(want) / sizeof(want[0]));
+	/* the relay accept: ct status, fib, l4proto, dport */
+	rule_shape(w.rules[1], shape, sizeof(shape));
+	assert_string_equal(shape,
+	    "ct bitwise cmp fib cmp meta cmp payload cmp immediate");
+	rule_text(w.rules[1], text, sizeof(text));
+	assert_non_null(strstr(text, "load status"));
+	assert_non_null(strstr(text, "0x0000993a"));	/* 15001 */
+	/* the redirect: port into a register, then redir with it */
+	rule_shape(w.rules[11], shape, sizeof(shape));
+	assert_string_equal(shape, "meta cmp payload cmp immediate redir");
+	rule_text(w.rules[11], text, sizeof(text));
+	assert_non_null(strstr(text, "0x00005000"));	/* dport 80 */
+	assert_non_null(strstr(text, "0x0000993a"));	/* to 15001 */
+	assert_non_null(strstr(text, "proto_min reg 1"));
+	assert_string_equal(nftnl_rule_get_str(w.rules[11], NFTNL_RULE_CHAIN),
+	    NFT_NAT_CHAIN);
+	walked_free(&w);
+	nft_batch_release(&b);
+	nft_ruleset_free(rs);
+	enf_plan_free(p);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gate_batch),
+		cmocka_unit_test(test_transparent_batch),
 		cmocka_unit_test(test_none_batch),
 		cmocka_unit_test(test_direct_batch),
 		cmocka_unit_test(test_record_batch),

@@ -515,6 +515,64 @@ test_record(void **state)
 #undef DIRECT
 }
 
+static void
+test_transparent(void **state)
+{
+	struct enf_plan	*p;
+	char		 err[256];
+
+	(void)state;
+	p = parse("aisb-plan 1\nmode gate\ngate 10.199.0.1 5353 udp\n"
+	    "gate 10.199.0.1 43127\ntransparent 443,80,8443\ndns-gate\n", err,
+	    sizeof(err));
+	assert_non_null(p);
+	assert_int_equal(p->ntports, 3);
+	assert_int_equal(p->tports[0], 443);
+	assert_int_equal(p->tports[1], 80);
+	assert_int_equal(p->tports[2], 8443);
+	assert_true(p->dns_gate);
+	/* set at run time only */
+	assert_int_equal(p->relay_port, 0);
+	assert_int_equal(p->relay_dns_port, 0);
+	/* the relay dials the tcp gate, not the first line */
+	assert_ptr_equal(enf_plan_relay_gate(p), &p->gates[1]);
+	enf_plan_free(p);
+
+	p = parse("aisb-plan 1\nmode gate\ngate 10.199.0.1 43127\n"
+	    "dns-gate\n", err, sizeof(err));
+	assert_non_null(p);
+	assert_int_equal(p->ntports, 0);
+	assert_true(p->dns_gate);
+	enf_plan_free(p);
+
+	expect_error("aisb-plan 1\nmode direct\nresolver 10.199.0.1\n"
+	    "allow-name a.test 443\ntransparent 443\n",
+	    "only for mode gate");
+	expect_error("aisb-plan 1\nmode none\ndns-gate\n",
+	    "only for mode gate");
+	expect_error("aisb-plan 1\nmode gate\ngate 10.199.0.1 53 udp\n"
+	    "dns-gate\n", "need a tcp gate line");
+	expect_error("aisb-plan 1\nmode gate\ngate 10.199.0.1 1\n"
+	    "transparent 80\ntransparent 443\n", "transparent given twice");
+	expect_error("aisb-plan 1\nmode gate\ngate 10.199.0.1 1\n"
+	    "transparent 80,80\n", "port 80 listed twice");
+	expect_error("aisb-plan 1\nmode gate\ngate 10.199.0.1 1\n"
+	    "transparent 0\n", "bad port");
+	expect_error("aisb-plan 1\nmode gate\ngate 10.199.0.1 1\n"
+	    "transparent 80,\n", "empty port");
+	expect_error("aisb-plan 1\nmode gate\ngate 10.199.0.1 1\n"
+	    "transparent\n", "usage: transparent");
+	expect_error("aisb-plan 1\nmode gate\ngate 10.199.0.1 1\n"
+	    "transparent 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17\n",
+	    "more than 16 ports");
+	expect_error("aisb-plan 1\nmode gate\ngate 10.199.0.1 1\n"
+	    "dns-gate yes\n", "usage: dns-gate");
+	expect_error("aisb-plan 1\nmode gate\ngate 10.199.0.1 53\n"
+	    "dns-gate\n", "gate on port 53");
+	expect_error("aisb-plan 1\nmode gate\ngate 10.199.0.1 1\n"
+	    "dns-gate\ndns-gate\n", "dns-gate given twice");
+}
+
 int
 main(void)
 {
@@ -532,6 +590,7 @@ main(void)
 		cmocka_unit_test(test_ranges_and_stub),
 		cmocka_unit_test(test_addr_ok),
 		cmocka_unit_test(test_record),
+		cmocka_unit_test(test_transparent),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,1085 @@
+/*
+ * The relay of transparent capture: listeners, the gate heads, the poll
+ * loop (tproxy.h, docs/enforcer.md).
+ *
+ * One process, one poll(2) loop, no allocation but one object per TCP
+ * client (two bounded buffers).  A failure costs the one connection it
+ * happened on; only a broken loop ends the relay, and then the sandbox
+ * loses transparent capture, nothing else (the filter is unchanged).
+ */
+#include "config.h"
+
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <linux/netfilter_ipv4.h>
+#include <linux/netfilter_ipv6/ip6_tables.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dnsmsg.h"
+#include "log.h"
+#include "tproxy.h"
+
+#define NLISTEN		6	/* tcp4, tcp6, dns tcp4, dns tcp6, udp4, udp6 */
+#define PROC_NET_MAX	(4 << 20)	/* bytes of /proc/net/tcp{,6} read */
+#define PROC_FD_MAX	65536	/* descriptors looked at to name a tool */
+#define DNS_OUT		(ENF_TPROXY_MAX_QUERIES * (ENF_TPROXY_MAX_UDP + 2))
+
+enum lkind { L_TCP, L_DNS_TCP, L_DNS_UDP };
+
+struct listener {
+	int		 fd;
+	enum lkind	 kind;
+};
+
+struct enf_tproxy {
+	struct listener	 l[NLISTEN];
+	size_t		 nl;
+	struct sockaddr_storage gate;
+	socklen_t	 gatelen;
+	char		 auth[ENF_TPROXY_MAX_AUTH];	/* "" when none */
+};
+
+/* One direction of a pair: bytes read from one side, not yet written. */
+struct pipebuf {
+	char	 buf[ENF_TPROXY_BUF];
+	size_t	 off, len;
+	int	 eof;		/* the reading side said EOF */
+	int	 shut;		/* shutdown(SHUT_WR) passed it on */
+};
+
+struct pair {
+	int		 cfd, gfd;
+	int		 connecting;	/* the gate's connect in progress */
+	time_t		 last;		/* of the last byte moved */
+	unsigned long	 id;
+	struct pipebuf	 up;		/* client -> gate (head first) */
+	struct pipebuf	 down;		/* gate -> client */
+};
+
+/* A UDP query sent to the gate, awaiting its answer (FIFO). */
+struct query {
+	int			 fd;	/* the listener it came on */
+	struct sockaddr_storage	 from;
+	socklen_t		 fromlen;
+	uint16_t		 id;
+	size_t			 limit;
+};
+
+struct dnsconn {
+	int		 fd;		/* -1: none yet */
+	int		 connecting;
+	char		 out[DNS_OUT];
+	size_t		 outoff, outlen;
+	uint8_t		 in[ENF_TPROXY_MAX_ANSWER + 2];
+	size_t		 inlen;
+	struct query	 q[ENF_TPROXY_MAX_QUERIES];
+	size_t		 qhead, qn;
+	int		 said_http;	/* the gate's refusal logged once */
+	size_t		 answered;	/* on this connection */
+};
+
+struct loop {
+	struct enf_tproxy *t;
+	struct pair	*pairs[ENF_TPROXY_MAX_CONNS];
+	size_t		 npairs;
+	unsigned long	 nextid;
+	struct dnsconn	 dns;
+};
+
+/* ---- pure helpers ---------------------------------------------------- */
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Percent-decodes n bytes of s into out; -1 on a bad escape or overflow. */
+static int
+pct_decode(const char *s, size_t n, char *out, size_t outlen, size_t *olen)
+{
+	size_t	 i, o = 0;
+
+	for (i = 0; i < n; i++) {
+		int	 c = (unsigned char)s[i];
+
+		if (c == '%') {
+			int hi, lo;
+
+			if (i + 2 >= n ||
+			    (hi = hexval(s[i + 1])) == -1 ||
+			    (lo = hexval(s[i + 2])) == -1)
+				return -1;
+			c = hi << 4 | lo;
+			i += 2;
+		}
+		if (o == outlen)
+			return -1;
+		out[o++] = (char)c;
+	}
+	*olen = o;
+	return 0;
+}
+
+static size_t
+b64(const unsigned char *in, size_t n, char *out, size_t outlen)
+{
+	static const char	 tab[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t			 i, o = 0;
+
+	if (outlen < (n + 2) / 3 * 4 + 1)
+		return 0;
+	for (i = 0; i + 2 < n; i += 3) {
+		out[o++] = tab[in[i] >> 2];
+		out[o++] = tab[(in[i] & 3) << 4 | in[i + 1] >> 4];
+		out[o++] = tab[(in[i + 1] & 15) << 2 | in[i + 2] >> 6];
+		out[o++] = tab[in[i + 2] & 63];
+	}
+	if (i < n) {
+		out[o++] = tab[in[i] >> 2];
+		if (i + 1 < n) {
+			out[o++] = tab[(in[i] & 3) << 4 | in[i + 1] >> 4];
+			out[o++] = tab[(in[i + 1] & 15) << 2];
+		} else {
+			out[o++] = tab[(in[i] & 3) << 4];
+			out[o++] = '=';
+		}
+		out[o++] = '=';
+	}
+	out[o] = '\0';
+	return o;
+}
+
+int
+enf_tproxy_auth(const char *url, const struct enf_endpoint *gate, char *out,
+    size_t outlen)
+{
+	char		 cred[ENF_TPROXY_MAX_AUTH], hp[INET6_ADDRSTRLEN + 16];
+	char		 as[INET6_ADDRSTRLEN];
+	const char	*s, *at, *end, *colon;
+	size_t		 ulen, plen, n;
+	int		 rc = -1;
+
+	if (strlen(url) > ENF_TPROXY_MAX_AUTH ||
+	    strncasecmp(url, "http://", 7) != 0)
+		return -1;
+	s = url + 7;
+	end = s + strcspn(s, "/?#");
+	/* the last '@' before the path ends the userinfo */
+	for (at = end; at > s && at[-1] != '@'; at--)
+		;
+	if (at == s)
+		return -1;	/* no credential */
+	at--;
+	if ((colon = memchr(s, ':', (size_t)(at - s))) == NULL)
+		return -1;
+	/* HOST:PORT after the '@' must be the gate's, spelled as we would */
+	enf_addr_str(&gate->addr, as, sizeof(as));
+	snprintf(hp, sizeof(hp), gate->addr.family == AF_INET6 ? "[%s]:%u" :
+	    "%s:%u", as, gate->port);
+	if ((size_t)(end - at - 1) != strlen(hp) ||
+	    strncasecmp(at + 1, hp, strlen(hp)) != 0)
+		return -1;
+	if (pct_decode(s, (size_t)(colon - s), cred, sizeof(cred) - 1,
+	    &ulen) == -1 || memchr(cred, ':', ulen) != NULL)
+		goto out;
+	cred[ulen] = ':';
+	if (pct_decode(colon + 1, (size_t)(at - colon - 1), cred + ulen + 1,
+	    sizeof(cred) - ulen - 1, &plen) == -1)
+		goto out;
+	n = ulen + 1 + plen;
+	if (outlen < 7 || b64((unsigned char *)cred, n, out + 6,
+	    outlen - 6) == 0)
+		goto out;
+	memcpy(out, "Basic ", 6);
+	rc = 0;
+out:
+	explicit_bzero(cred, sizeof(cred));
+	return rc;
+}
+
+size_t
+enf_tproxy_head(char *out, size_t outlen, int dns, uint16_t port,
+    const char *auth, const char *tool, const char *dialled)
+{
+	char	 first[32];
+	int	 n;
+
+	if (dns)
+		snprintf(first, sizeof(first), "AISB-DNS *");
+	else
+		snprintf(first, sizeof(first), "AISB-TRANSPARENT %u", port);
+	n = snprintf(out, outlen, "%s HTTP/1.1\r\n%s%s%s%s%s%s%s%s%s\r\n",
+	    first,
+	    auth != NULL && auth[0] ? "Proxy-Authorization: " : "",
+	    auth != NULL && auth[0] ? auth : "",
+	    auth != NULL && auth[0] ? "\r\n" : "",
+	    tool != NULL && tool[0] ? "X-Aisb-Tool: " : "",
+	    tool != NULL && tool[0] ? tool : "",
+	    tool != NULL && tool[0] ? "\r\n" : "",
+	    dialled != NULL && dialled[0] ? "X-Aisb-Dialled: " : "",
+	    dialled != NULL && dialled[0] ? dialled : "",
+	    dialled != NULL && dialled[0] ? "\r\n" : "");
+	if (n < 0 || (size_t)n >= outlen)
+		return 0;
+	return (size_t)n;
+}
+
+/* Skips a name at off; the new offset, or 0 when it runs out or loops. */
+static size_t
+skip_name(const uint8_t *q, size_t len, size_t off)
+{
+	size_t	 labels = 0;
+
+	while (off < len && labels++ < 128) {
+		uint8_t	 l = q[off];
+
+		if (l == 0)
+			return off + 1;
+		if ((l & 0xc0) == 0xc0)
+			return off + 2 <= len ? off + 2 : 0;
+		if ((l & 0xc0) != 0)
+			return 0;
+		off += 1 + (size_t)l;
+	}
+	return 0;
+}
+
+size_t
+enf_tproxy_udp_limit(const uint8_t *q, size_t len)
+{
+	size_t	 off = 12, i, n, size;
+
+	if (len < 12)
+		return 512;
+	n = (size_t)(q[4] << 8 | q[5]);
+	for (i = 0; i < n; i++) {
+		if ((off = skip_name(q, len, off)) == 0 || off + 4 > len)
+			return 512;
+		off += 4;
+	}
+	/* answers and authorities: a query has none, but walk them */
+	n = (size_t)(q[6] << 8 | q[7]) + (size_t)(q[8] << 8 | q[9]);
+	for (i = 0; i < n + (size_t)(q[10] << 8 | q[11]); i++) {
+		uint16_t	 type, rdlen;
+
+		if ((off = skip_name(q, len, off)) == 0 || off + 10 > len)
+			return 512;
+		type = (uint16_t)(q[off] << 8 | q[off + 1]);
+		rdlen = (uint16_t)(q[off + 8] << 8 | q[off + 9]);
+		if (i >= n && type == 41) {	/* OPT: class is the size */
+			size = (size_t)(q[off + 2] << 8 | q[off + 3]);
+			return size < 512 ? 512 : size;
+		}
+		off += 10 + rdlen;
+		if (off > len)
+			return 512;
+	}
+	return 512;
+}
+
+void
+enf_tproxy_tool_clean(const char *in, char *out, size_t outlen)
+{
+	size_t	 i;
+
+	if (outlen == 0)
+		return;
+	for (i = 0; in[i] != '\0' && in[i] != '\n' &&
+	    i < ENF_TPROXY_MAX_TOOL && i + 1 < outlen; i++) {
+		char	 c = in[i];
+
+		out[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+		    c == '+' || c == '-' ? c : '_';
+	}
+	out[i] = '\0';
+}
+
+/* ---- set-up ---------------------------------------------------------- */
+
+static int
+listen_on(struct enf_tproxy *t, int family, int type, uint16_t *port,
+    enum lkind kind, char *err, size_t errlen)
+{
+	struct sockaddr_storage	 ss;
+	struct sockaddr_in	*sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&ss;
+	socklen_t		 len;
+	int			 fd, one = 1;
+
+	memset(&ss, 0, sizeof(ss));
+	if (family == AF_INET) {
+		sin->sin_family = AF_INET;
+		sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		sin->sin_port = htons(*port);
+		len = sizeof(*sin);
+	} else {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_addr = in6addr_loopback;
+		sin6->sin6_port = htons(*port);
+		len = sizeof(*sin6);
+	}
+	if ((fd = socket(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) ==
+	    -1) {
+		if (family == AF_INET6 && errno == EAFNOSUPPORT)
+			return 0;	/* no IPv6 at all: nothing to catch */
+		snprintf(err, errlen, "relay socket: %s", strerror(errno));
+		return -1;
+	}
+	if (family == AF_INET6)
+		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+		    sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, len) == -1) {
+		int	 e = errno;
+
+		close(fd);
+		/* a sandbox without ::1 has no IPv6 for us to redirect */
+		if (family == AF_INET6 && (e == EADDRNOTAVAIL ||
+		    e == EAFNOSUPPORT))
+			return 0;
+		snprintf(err, errlen, "relay bind %s port %u: %s",
+		    family == AF_INET ? "127.0.0.1" : "::1", *port,
+		    strerror(e));
+		return -1;
+	}
+	if (type == SOCK_STREAM && listen(fd, 128) == -1) {
+		snprintf(err, errlen, "relay listen: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) == -1) {
+		snprintf(err, errlen, "relay getsockname: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	*port = ntohs(family == AF_INET ? sin->sin_port : sin6->sin6_port);
+	t->l[t->nl].fd = fd;
+	t->l[t->nl].kind = kind;
+	t->nl++;
+	return 0;
+}
+
+/* The credential from the first proxy variable that names the gate. */
+static void
+find_auth(struct enf_tproxy *t, const struct enf_endpoint *gate)
+{
+	static const char *const vars[] = { "HTTPS_PROXY", "https_proxy",
+	    "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy" };
+	const char	*v;
+	size_t		 i;
+
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if ((v = getenv(vars[i])) != NULL &&
+		    enf_tproxy_auth(v, gate, t->auth, sizeof(t->auth)) == 0)
+			return;
+	t->auth[0] = '\0';
+	log_warnx("relay: no proxy variable names the gate with a "
+	    "credential; transparent connections carry none");
+}
+
+struct enf_tproxy *
+enf_tproxy_open(struct enf_plan *plan, char *err, size_t errlen)
+{
+	struct enf_tproxy		*t;
+	const struct enf_endpoint	*g;
+	struct sockaddr_in		*sin;
+	struct sockaddr_in6		*sin6;
+	uint16_t			 port;
+	size_t				 i;
+
+	if ((g = enf_plan_relay_gate(plan)) == NULL) {
+		snprintf(err, errlen, "relay: the plan has no tcp gate");
+		return NULL;
+	}
+	if ((t = calloc(1, sizeof(*t))) == NULL) {
+		snprintf(err, errlen, "relay: out of memory");
+		return NULL;
+	}
+	for (i = 0; i < NLISTEN; i++)
+		t->l[i].fd = -1;
+	if (g->addr.family == AF_INET) {
+		sin = (struct sockaddr_in *)&t->gate;
+		sin->sin_family = AF_INET;
+		memcpy(&sin->sin_addr, g->addr.addr, 4);
+		sin->sin_port = htons(g->port);
+		t->gatelen = sizeof(*sin);
+	} else {
+		sin6 = (struct sockaddr_in6 *)&t->gate;
+		sin6->sin6_family = AF_INET6;
+		memcpy(&sin6->sin6_addr, g->addr.addr, 16);
+		sin6->sin6_port = htons(g->port);
+		t->gatelen = sizeof(*sin6);
+	}
+	/* the IPv6 listener takes the port its IPv4 twin got */
+	if (plan->ntports > 0) {
+		port = 0;
+		if (listen_on(t, AF_INET, SOCK_STREAM, &port, L_TCP, err,
+		    errlen) == -1 || listen_on(t, AF_INET6, SOCK_STREAM, &port,
+		    L_TCP, err, errlen) == -1)
+			goto fail;
+		plan->relay_port = port;
+	}
+	if (plan->dns_gate) {
+		port = 0;
+		if (listen_on(t, AF_INET, SOCK_DGRAM, &port, L_DNS_UDP, err,
+		    errlen) == -1 || listen_on(t, AF_INET, SOCK_STREAM, &port,
+		    L_DNS_TCP, err, errlen) == -1 ||
+		    listen_on(t, AF_INET6, SOCK_DGRAM, &port, L_DNS_UDP, err,
+		    errlen) == -1 || listen_on(t, AF_INET6, SOCK_STREAM, &port,
+		    L_DNS_TCP, err, errlen) == -1)
+			goto fail;
+		plan->relay_dns_port = port;
+	}
+	find_auth(t, g);
+	return t;
+fail:
+	enf_tproxy_free(t);
+	return NULL;
+}
+
+void
+enf_tproxy_free(struct enf_tproxy *t)
+{
+	size_t	 i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < t->nl; i++)
+		if (t->l[i].fd != -1)
+			close(t->l[i].fd);
+	explicit_bzero(t->auth, sizeof(t->auth));
+	free(t);
+}
+
+/* ---- naming the tool ------------------------------------------------- */
+
+/* The /proc/net/tcp{,6} spelling of a socket's local address:port. */
+static void
+proc_addr(const struct sockaddr_storage *ss, int six, char *out, size_t len)
+{
+	const struct sockaddr_in	*sin = (const void *)ss;
+	const struct sockaddr_in6	*sin6 = (const void *)ss;
+	uint32_t			 w[4];
+
+	if (ss->ss_family == AF_INET && !six) {
+		snprintf(out, len, "%08X:%04X", sin->sin_addr.s_addr,
+		    ntohs(sin->sin_port));
+		return;
+	}
+	if (ss->ss_family == AF_INET) {		/* a v4-mapped socket */
+		w[0] = w[1] = 0;
+		memcpy(&w[2], "\0\0\xff\xff", 4);
+		w[3] = sin->sin_addr.s_addr;
+		snprintf(out, len, "%08X%08X%08X%08X:%04X", w[0], w[1], w[2],
+		    w[3], ntohs(sin->sin_port));
+		return;
+	}
+	memcpy(w, &sin6->sin6_addr, 16);
+	snprintf(out, len, "%08X%08X%08X%08X:%04X", w[0], w[1], w[2], w[3],
+	    ntohs(sin6->sin6_port));
+}
+
+/* The inode of the socket whose local address is want, or 0. */
+static unsigned long
+socket_inode(const char *path, const char *want)
+{
+	char		 line[512];
+	FILE		*f;
+	size_t		 seen = 0;
+	unsigned long	 inode = 0;
+
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	while (seen < PROC_NET_MAX && fgets(line, sizeof(line), f) != NULL) {
+		char		 local[64], rem[64];
+		unsigned	 st, uid;
+		unsigned long	 ino;
+
+		seen += strlen(line);
+		if (sscanf(line, " %*u: %63s %63s %x %*s %*s %*s %u %*u %lu",
+		    local, rem, &st, &uid, &ino) != 5)
+			continue;
+		if (strcmp(local, want) == 0 && st != 10 /* LISTEN */ &&
+		    ino != 0) {
+			inode = ino;
+			break;
+		}
+	}
+	fclose(f);
+	return inode;
+}
+
+/* The comm of the process holding socket inode, into tool ("" if none). */
+static void
+inode_owner(unsigned long inode, char *tool, size_t len)
+{
+	DIR		*proc, *fds;
+	struct dirent	*p, *d;
+	char		 path[64], link[64], want[40], comm[64];
+	size_t		 looked = 0;
+	ssize_t		 n;
+	int		 fd;
+
+	tool[0] = '\0';
+	snprintf(want, sizeof(want), "socket:[%lu]", inode);
+	if ((proc = opendir("/proc")) == NULL)
+		return;
+	while ((p = readdir(proc)) != NULL && looked < PROC_FD_MAX) {
+		if (p->d_name[0] < '1' || p->d_name[0] > '9' ||
+		    strlen(p->d_name) > 10)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/fd", p->d_name);
+		if ((fds = opendir(path)) == NULL)
+			continue;	/* not ours to look at */
+		while ((d = readdir(fds)) != NULL && looked++ < PROC_FD_MAX) {
+			if (d->d_name[0] == '.' || strlen(d->d_name) > 10)
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/fd/%s",
+			    p->d_name, d->d_name);
+			if ((n = readlink(path, link, sizeof(link) - 1)) <= 0)
+				continue;
+			link[n] = '\0';
+			if (strcmp(link, want) != 0)
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/comm",
+			    p->d_name);
+			if ((fd = open(path, O_RDONLY | O_CLOEXEC)) != -1) {
+				if ((n = read(fd, comm, sizeof(comm) - 1)) > 0) {
+					comm[n] = '\0';
+					enf_tproxy_tool_clean(comm, tool, len);
+				}
+				close(fd);
+			}
+			closedir(fds);
+			closedir(proc);
+			return;
+		}
+		closedir(fds);
+	}
+	closedir(proc);
+}
+
+/* Which program opened the connection whose client end is peer. */
+static void
+tool_of(const struct sockaddr_storage *peer, char *tool, size_t len)
+{
+	char		 want[64];
+	unsigned long	 inode;
+
+	tool[0] = '\0';
+	proc_addr(peer, 0, want, sizeof(want));
+	inode = peer->ss_family == AF_INET ?
+	    socket_inode("/proc/net/tcp", want) : 0;
+	if (inode == 0) {
+		proc_addr(peer, 1, want, sizeof(want));
+		inode = socket_inode("/proc/net/tcp6", want);
+	}
+	if (inode != 0)
+		inode_owner(inode, tool, len);
+}
+
+/* ---- the loop -------------------------------------------------------- */
+
+static int
+gate_connect(const struct enf_tproxy *t, int *connecting)
+{
+	int	 fd;
+
+	if ((fd = socket(t->gate.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0)) == -1)
+		return -1;
+	*connecting = 0;
+	if (connect(fd, (const struct sockaddr *)&t->gate, t->gatelen) ==
+	    -1) {
+		if (errno != EINPROGRESS) {
+			close(fd);
+			return -1;
+		}
+		*connecting = 1;
+	}
+	return fd;
+}
+
+static void
+pair_free(struct loop *lp, size_t i)
+{
+	struct pair	*p = lp->pairs[i];
+
+	if (p->cfd != -1)
+		close(p->cfd);
+	if (p->gfd != -1)
+		close(p->gfd);
+	free(p);
+	lp->pairs[i] = lp->pairs[--lp->npairs];
+	lp->pairs[lp->npairs] = NULL;
+}
+
+static void
+accept_tcp(struct loop *lp, const struct listener *l)
+{
+	struct sockaddr_storage	 peer, orig, self;
+	struct pair		*p;
+	socklen_t		 plen = sizeof(peer), olen = sizeof(orig);
+	socklen_t		 slen = sizeof(self);
+	char			 tool[ENF_TPROXY_MAX_TOOL + 1] = "";
+	char			 dialled[INET6_ADDRSTRLEN] = "";
+	uint16_t		 port = 0;
+	size_t			 n;
+	int			 fd, rc;
+
+	if ((fd = accept4(l->fd, (struct sockaddr *)&peer, &plen,
+	    SOCK_NONBLOCK | SOCK_CLOEXEC)) == -1) {
+		if (errno != EAGAIN && errno != EINTR &&
+		    errno != ECONNABORTED)
+			log_warn("relay: accept");
+		return;
+	}
+	if (lp->npairs == ENF_TPROXY_MAX_CONNS) {
+		log_warnx("relay: %d connections already; one refused",
+		    ENF_TPROXY_MAX_CONNS);
+		close(fd);
+		return;
+	}
+	if (l->kind == L_TCP) {
+		memset(&orig, 0, sizeof(orig));
+		memset(&self, 0, sizeof(self));
+		if (peer.ss_family == AF_INET6)
+			rc = getsockopt(fd, SOL_IPV6, IP6T_SO_ORIGINAL_DST,
+			    &orig, &olen);
+		else
+			rc = getsockopt(fd, SOL_IP, SO_ORIGINAL_DST, &orig,
+			    &olen);
+		if (rc == -1) {
+			/* not redirected: someone dialled the relay itself */
+			log_debug("relay: a connection without an original "
+			    "destination closed");
+			close(fd);
+			return;
+		}
+		/* the relay's own address: dialled, not redirected */
+		if (getsockname(fd, (struct sockaddr *)&self, &slen) == 0 &&
+		    slen == olen && memcmp(&self, &orig, slen) == 0) {
+			log_debug("relay: a connection to the relay itself "
+			    "closed");
+			close(fd);
+			return;
+		}
+		if (orig.ss_family == AF_INET) {
+			port = ntohs(((struct sockaddr_in *)&orig)->sin_port);
+			inet_ntop(AF_INET, &((struct sockaddr_in *)&orig)->
+			    sin_addr, dialled, sizeof(dialled));
+		} else {
+			port = ntohs(((struct sockaddr_in6 *)&orig)->sin6_port);
+			inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&orig)->
+			    sin6_addr, dialled, sizeof(dialled));
+		}
+		tool_of(&peer, tool, sizeof(tool));
+	}
+	if ((p = calloc(1, sizeof(*p))) == NULL) {
+		log_warnx("relay: out of memory; one connection refused");
+		close(fd);
+		return;
+	}
+	p->cfd = fd;
+	p->id = ++lp->nextid;
+	p->last = time(NULL);
+	n = enf_tproxy_head(p->up.buf, sizeof(p->up.buf), l->kind != L_TCP,
+	    port, lp->t->auth, tool, dialled);
+	if (n == 0 || (p->gfd = gate_connect(lp->t, &p->connecting)) == -1) {
+		log_warn("relay: connection %lu: to the gate", p->id);
+		close(fd);
+		explicit_bzero(p->up.buf, sizeof(p->up.buf));
+		free(p);
+		return;
+	}
+	p->up.len = n;
+	lp->pairs[lp->npairs++] = p;
+	log_debug("relay: connection %lu: %s port %u%s%s", p->id,
+	    l->kind == L_TCP ? "transparent" : "dns", port,
+	    tool[0] ? " from " : "", tool);
+}
+
+/* Moves what it can from rfd into b, and from b to wfd.  -1: pair done. */
+static int
+pump(int rfd, int wfd, struct pipebuf *b, short rev, short wev)
+{
+	ssize_t	 n;
+
+	if ((rev & (POLLIN | POLLHUP | POLLERR)) && !b->eof &&
+	    b->off + b->len < sizeof(b->buf)) {
+		n = read(rfd, b->buf + b->off + b->len,
+		    sizeof(b->buf) - b->off - b->len);
+		if (n == 0)
+			b->eof = 1;
+		else if (n > 0)
+			b->len += (size_t)n;
+		else if (errno != EAGAIN && errno != EINTR)
+			return -1;
+	}
+	if ((wev & POLLOUT) && b->len > 0) {
+		n = send(wfd, b->buf + b->off, b->len, MSG_NOSIGNAL);
+		if (n > 0) {
+			b->off += (size_t)n;
+			b->len -= (size_t)n;
+		} else if (n == -1 && errno != EAGAIN && errno != EINTR)
+			return -1;
+	}
+	if (b->len == 0)
+		b->off = 0;
+	else if (b->off + b->len == sizeof(b->buf) && b->off > 0) {
+		memmove(b->buf, b->buf + b->off, b->len);
+		b->off = 0;
+	}
+	if (b->eof && b->len == 0 && !b->shut) {
+		(void)shutdown(wfd, SHUT_WR);
+		b->shut = 1;
+	}
+	return 0;
+}
+
+static short
+want_read(const struct pipebuf *b)
+{
+	return !b->eof && b->off + b->len < sizeof(b->buf) ? POLLIN : 0;
+}
+
+/* ---- DNS over UDP ---------------------------------------------------- */
+
+static void
+dns_close(struct dnsconn *d, const char *why)
+{
+	if (d->fd == -1)
+		return;
+	if (d->qn > 0)
+		log_debug("relay: dns connection closed (%s); %zu queries "
+		    "unanswered", why, d->qn);
+	close(d->fd);
+	d->fd = -1;
+	d->connecting = 0;
+	d->outoff = d->outlen = d->inlen = 0;
+	d->qhead = d->qn = 0;
+	d->answered = 0;
+}
+
+static void
+udp_query(struct loop *lp, const struct listener *l)
+{
+	struct dnsconn	*d = &lp->dns;
+	struct query	*q;
+	uint8_t		 msg[ENF_TPROXY_MAX_UDP + 1];
+	struct sockaddr_storage from;
+	socklen_t	 fromlen = sizeof(from);
+	ssize_t		 n;
+	size_t		 head;
+
+	if ((n = recvfrom(l->fd, msg, sizeof(msg), 0,
+	    (struct sockaddr *)&from, &fromlen)) == -1)
+		return;
+	/* a runt has no id to answer; an oversized query is no query */
+	if (n < 12 || n > ENF_TPROXY_MAX_UDP || (msg[2] & 0x80))
+		return;
+	if (d->outoff > 0 && d->outoff + d->outlen + 2 + (size_t)n >
+	    sizeof(d->out)) {
+		memmove(d->out, d->out + d->outoff, d->outlen);
+		d->outoff = 0;
+	}
+	if (d->qn == ENF_TPROXY_MAX_QUERIES ||
+	    d->outoff + d->outlen + 2 + (size_t)n > sizeof(d->out)) {
+		log_debug("relay: dns queue full; a query dropped");
+		return;
+	}
+	if (d->fd == -1) {
+		if ((d->fd = gate_connect(lp->t, &d->connecting)) == -1) {
+			log_warn("relay: dns: to the gate");
+			return;
+		}
+		head = enf_tproxy_head(d->out, sizeof(d->out), 1, 0,
+		    lp->t->auth, NULL, NULL);
+		d->outoff = 0;
+		d->outlen = head;
+	}
+	q = &d->q[(d->qhead + d->qn) % ENF_TPROXY_MAX_QUERIES];
+	q->fd = l->fd;
+	memcpy(&q->from, &from, sizeof(from));
+	q->fromlen = fromlen;
+	q->id = (uint16_t)(msg[0] << 8 | msg[1]);
+	q->limit = enf_tproxy_udp_limit(msg, (size_t)n);
+	d->qn++;
+	d->out[d->outoff + d->outlen++] = (char)(n >> 8);
+	d->out[d->outoff + d->outlen++] = (char)(n & 0xff);
+	memcpy(d->out + d->outoff + d->outlen, msg, (size_t)n);
+	d->outlen += (size_t)n;
+}
+
+/* Each whole answer in d->in goes to the client of the oldest query. */
+static void
+dns_answers(struct dnsconn *d)
+{
+	static uint8_t	 tc[ENF_TPROXY_MAX_ANSWER];
+	size_t		 off = 0;
+
+	if (d->answered == 0 && d->inlen >= 5 &&
+	    memcmp(d->in, "HTTP/", 5) == 0) {
+		/* 407 or another refusal instead of an answer */
+		if (!d->said_http)
+			log_warnx("relay: the gate refused the DNS "
+			    "connection (an HTTP answer, not DNS)");
+		d->said_http = 1;
+		dns_close(d, "refused");
+		return;
+	}
+	while (d->inlen - off >= 2) {
+		size_t		 len = (size_t)(d->in[off] << 8 | d->in[off + 1]);
+		const uint8_t	*a = d->in + off + 2, *send_p;
+		struct query	*q;
+		size_t		 slen;
+
+		if (d->inlen - off - 2 < len)
+			break;
+		off += 2 + len;
+		if (d->qn == 0 || len < 12) {
+			dns_close(d, "an answer nobody asked for");
+			return;
+		}
+		q = &d->q[d->qhead];
+		d->answered++;
+		d->qhead = (d->qhead + 1) % ENF_TPROXY_MAX_QUERIES;
+		d->qn--;
+		if ((uint16_t)(a[0] << 8 | a[1]) != q->id) {
+			dns_close(d, "answers out of order");
+			return;
+		}
+		send_p = a;
+		slen = len;
+		if (len > q->limit) {
+			slen = dnsmsg_truncate(a, len, tc, sizeof(tc), q->limit);
+			send_p = tc;
+		}
+		if (slen > 0)
+			(void)sendto(q->fd, send_p, slen, MSG_NOSIGNAL,
+			    (struct sockaddr *)&q->from, q->fromlen);
+	}
+	if (off > 0) {
+		memmove(d->in, d->in + off, d->inlen - off);
+		d->inlen -= off;
+	}
+}
+
+static void
+dns_io(struct dnsconn *d, short rev)
+{
+	ssize_t	 n;
+	int	 e = 0;
+	socklen_t el = sizeof(e);
+
+	if (d->connecting && (rev & (POLLOUT | POLLERR | POLLHUP))) {
+		if (getsockopt(d->fd, SOL_SOCKET, SO_ERROR, &e, &el) == -1 ||
+		    e != 0) {
+			log_warnx("relay: dns: to the gate: %s",
+			    strerror(e != 0 ? e : errno));
+			dns_close(d, "connect");
+			return;
+		}
+		d->connecting = 0;
+	}
+	if (d->connecting)
+		return;
+	if ((rev & POLLOUT) && d->outlen > 0) {
+		n = send(d->fd, d->out + d->outoff, d->outlen, MSG_NOSIGNAL);
+		if (n > 0) {
+			d->outoff += (size_t)n;
+			d->outlen -= (size_t)n;
+			if (d->outlen == 0)
+				d->outoff = 0;
+		} else if (n == -1 && errno != EAGAIN && errno != EINTR) {
+			dns_close(d, "write");
+			return;
+		}
+	}
+	if (rev & (POLLIN | POLLHUP | POLLERR)) {
+		n = read(d->fd, d->in + d->inlen, sizeof(d->in) - d->inlen);
+		if (n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR)) {
+			dns_close(d, n == 0 ? "closed by the gate" : "read");
+			return;
+		}
+		if (n > 0) {
+			d->inlen += (size_t)n;
+			dns_answers(d);
+		}
+	}
+}
+
+/* ---- main loop ------------------------------------------------------- */
+
+static void __attribute__((noreturn))
+serve(struct enf_tproxy *t)
+{
+	static struct loop	 lp;
+	struct pollfd		 pfd[NLISTEN + 1 + 2 * ENF_TPROXY_MAX_CONNS];
+	size_t			 i, n;
+
+	lp.t = t;
+	lp.dns.fd = -1;
+	for (;;) {
+		time_t	 now;
+
+		n = 0;
+		for (i = 0; i < t->nl; i++) {
+			pfd[n].fd = t->l[i].fd;
+			pfd[n].events = POLLIN;
+			n++;
+		}
+		pfd[n].fd = lp.dns.fd;
+		pfd[n].events = lp.dns.fd == -1 ? 0 : lp.dns.connecting ?
+		    POLLOUT : (short)(POLLIN | (lp.dns.outlen ? POLLOUT : 0));
+		n++;
+		/*
+		 * A side with nothing to wait for is left out (fd -1): a
+		 * hung-up socket would otherwise wake the loop at once,
+		 * every time, until the other side moved.
+		 */
+		for (i = 0; i < lp.npairs; i++) {
+			struct pair	*p = lp.pairs[i];
+
+			pfd[n].events = p->connecting ? 0 :
+			    (short)(want_read(&p->up) |
+			    (p->down.len ? POLLOUT : 0));
+			pfd[n].fd = pfd[n].events ? p->cfd : -1;
+			n++;
+			pfd[n].events = p->connecting ? POLLOUT :
+			    (short)(want_read(&p->down) |
+			    (p->up.len ? POLLOUT : 0));
+			pfd[n].fd = pfd[n].events ? p->gfd : -1;
+			n++;
+		}
+		if (poll(pfd, n, 1000) == -1) {
+			if (errno == EINTR)
+				continue;
+			log_warn("relay: poll");
+			_exit(1);
+		}
+		now = time(NULL);
+		/* pairs first: accepting moves the array */
+		for (i = lp.npairs; i-- > 0; ) {
+			struct pair	*p = lp.pairs[i];
+			struct pollfd	*c = &pfd[t->nl + 1 + 2 * i];
+			struct pollfd	*g = c + 1;
+			int		 e = 0;
+			socklen_t	 el = sizeof(e);
+
+			if (c->revents | g->revents)
+				p->last = now;
+			if (p->connecting && g->revents) {
+				if (getsockopt(p->gfd, SOL_SOCKET, SO_ERROR,
+				    &e, &el) == -1 || e != 0) {
+					log_warnx("relay: connection %lu: to "
+					    "the gate: %s", p->id,
+					    strerror(e ? e : errno));
+					pair_free(&lp, i);
+					continue;
+				}
+				p->connecting = 0;
+				g->revents = POLLOUT;
+			}
+			if (p->connecting) {
+				if (now - p->last > ENF_TPROXY_IDLE_S)
+					pair_free(&lp, i);
+				continue;
+			}
+			if (pump(p->cfd, p->gfd, &p->up, c->revents,
+			    g->revents) == -1 ||
+			    pump(p->gfd, p->cfd, &p->down, g->revents,
+			    c->revents) == -1 ||
+			    (p->up.shut && p->down.shut) ||
+			    now - p->last > ENF_TPROXY_IDLE_S) {
+				pair_free(&lp, i);
+				continue;
+			}
+		}
+		if (lp.dns.fd != -1 && pfd[t->nl].revents)
+			dns_io(&lp.dns, pfd[t->nl].revents);
+		for (i = 0; i < t->nl; i++) {
+			if (!(pfd[i].revents & POLLIN))
+				continue;
+			if (t->l[i].kind == L_DNS_UDP)
+				udp_query(&lp, &t->l[i]);
+			else
+				accept_tcp(&lp, &t->l[i]);
+		}
+	}
+}
+
+pid_t
+enf_tproxy_start(struct enf_tproxy *t, const struct enf_creds *creds,
+    char *err, size_t errlen)
+{
+	int	 ready[2], keep[NLISTEN + 1];
+	pid_t	 pid, parent = getpid();
+	size_t	 i;
+	ssize_t	 n;
+	char	 c;
+
+	if (pipe2(ready, O_CLOEXEC) == -1) {
+		snprintf(err, errlen, "relay: pipe: %s", strerror(errno));
+		return -1;
+	}
+	if ((pid = fork()) == -1) {
+		snprintf(err, errlen, "relay: fork: %s", strerror(errno));
+		close(ready[0]);
+		close(ready[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		char	 e[256];
+
+		close(ready[0]);
+		for (i = 0; i < t->nl; i++)
+			keep[i] = t->l[i].fd;
+		keep[t->nl] = ready[1];
+		if (enf_close_fds(keep, t->nl + 1, e, sizeof(e)) == -1 ||
+		    enf_drop_all(creds, e, sizeof(e)) == -1) {
+			log_warnx("relay: %s", e);
+			_exit(1);
+		}
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1 ||
+		    getppid() != parent)
+			_exit(1);
+		signal(SIGPIPE, SIG_IGN);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
+		close(ready[1]);
+		serve(t);
+	}
+	close(ready[1]);
+	while ((n = read(ready[0], &c, 1)) == -1 && errno == EINTR)
+		;
+	close(ready[0]);
+	if (n != 1) {
+		snprintf(err, errlen, "the relay of transparent capture did "
+		    "not start (see its message above)");
+		return -1;
+	}
+	return pid;
+}
