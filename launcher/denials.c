@@ -171,7 +171,7 @@ launch_audit_parse(const char *s, size_t len, struct launch_audit_line *f)
 				f->bytes_down = v;
 		} else if (strcmp(key, "learn") == 0)
 			f->learn = end - p >= 4 && memcmp(p, "true", 4) == 0;
-		} else if (strcmp(key, "transparent") == 0)
+		else if (strcmp(key, "transparent") == 0)
 			f->transparent = end - p >= 4 &&
 			    memcmp(p, "true", 4) == 0;
 		while (p < end && *p != ',' && *p != '}')
