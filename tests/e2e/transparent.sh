@@ -11,8 +11,10 @@
 # --noproxy '*' over TLS and plain HTTP, a python3 program that resolves
 # and connects itself, an unlisted name (NXDOMAIN, never asked of the DNS
 # server), an unlisted SNI at the allowed address and TLS without SNI
-# (refused), and the audit and the summary naming the tool.
-# --no-transparent: resolution fails as before.
+# (refused), and the audit and the summary naming the tool.  On a named
+# gate the same, the session known by the relay's credential (its summary
+# counts its own transparent connection).  --no-transparent: resolution
+# fails as before.
 #
 # Needs root, podman and mmdebstrap, and 127.0.0.77 ports 80 and 443 free;
 # builds its images offline in a podman store of its own, which the EXIT
@@ -34,6 +36,7 @@ done
 
 . "$top_srcdir/tests/e2e/lib.sh"
 e2e_init transparent
+e2e_cleanup_more() { "$aisb" gate down e2etp >/dev/null 2>&1 || true; }
 chmod 0755 "$tmp"
 vol=aisb-e2e-transparent-$$
 mkdir -p "$tmp/hostca/test"
@@ -206,6 +209,20 @@ else
 fi
 grep -q 'python3 (' "$tmp/err" && ok "the summary names python3" ||
 	bad "summary without python3: $(grep transparently "$tmp/err" || echo none)"
+
+# --- a named gate: the relay's credential says whose session it is --------------
+rc=0; (cd "$tmp/ws" && "$aisb" gate up e2etp --policy "$tmp/policy.yaml") \
+    >/dev/null 2>&1 || rc=$?
+check "named gate up" "$rc" 0
+rc=0
+sess --gate e2etp -- sh -c 'set -f; echo "tls $(curl -sS -m 20 --noproxy * https://tls.test/ 2>/dev/null | tr " " _)"; python3 resolve.py unlisted.test nx' || rc=$?
+check "named gate: session exit" "$rc" 0
+check "named gate: curl --noproxy https by name" "$(val tls)" "hello_tls_tls.test"
+check "named gate: unlisted name NXDOMAIN" "$(val nx)" nxdomain
+grep -q 'tools that ignored the proxy variables: .*curl (1)' "$tmp/err" &&
+	ok "named gate: the session's summary names curl" ||
+	bad "named gate summary: $(grep transparently "$tmp/err" || echo none)"
+"$aisb" gate down e2etp >/dev/null 2>&1 || bad "named gate down"
 
 # --- --no-transparent: as before ---------------------------------------------
 rc=0
