@@ -48,7 +48,13 @@ run_check() {	# run_check DIR CONFIGURE-ARGS...
 }
 
 step "build and make check (-Werror), with the podman end-to-end tests"
+# the offline base, built by the first e2e test and loaded by the others
+# (tests/e2e/lib.sh, e2e_seed_base)
+export AISB_E2E_SEED=$out/e2e-seed
+rm -rf "$AISB_E2E_SEED" && mkdir -m 0700 -p "$AISB_E2E_SEED"
 AISB_E2E=1 run_check "$out/plain" CFLAGS="-O2 -g"
+rm -rf "$AISB_E2E_SEED"
+unset AISB_E2E_SEED
 
 step "ASan+UBSan build and make check"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

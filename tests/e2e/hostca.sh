@@ -29,6 +29,7 @@ done
 
 . "$top_srcdir/tests/e2e/lib.sh"
 e2e_init hostca
+e2e_seed_base
 chmod 0755 "$tmp"
 vol=aisb-e2e-hostca-$$
 mkdir -p "$tmp/hostca/corp"

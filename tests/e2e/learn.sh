@@ -31,6 +31,7 @@ done
 
 . "$top_srcdir/tests/e2e/lib.sh"
 e2e_init learn
+e2e_seed_base
 vol=aisb-e2e-learn-$$
 chmod 700 "$tmp/ws"
 

@@ -14,6 +14,16 @@
 # removes $tmp, keeping the test's exit status.  Failure or not, nothing
 # of the test stays.
 #
+#   e2e_seed_base
+#
+# (after e2e_init, in tests that do not test the base build itself): with
+# AISB_E2E_SEED, a folder tests/run.sh makes for one run, the offline base
+# the first such test built is saved there once (at its end) and loaded
+# into the next tests' stores, so that mmdebstrap runs about once a run,
+# not once a test.  The base's tag is the hash of everything that shapes
+# it (launcher/image.c), so aisb uses a loaded base only where it is the
+# one it would build; each test still builds its own image on it.
+#
 #   ok [MSG]  bad MSG  check MSG GOT WANT     count into $pass and $fail
 # shellcheck shell=bash
 
@@ -40,6 +50,7 @@ e2e_cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
 	podman rm -af -t 0 >/dev/null 2>&1 || true
+	[ -z "${e2e_seed:-}" ] || e2e_seed_save || true
 	podman volume rm -af >/dev/null 2>&1 || true
 	podman rmi -af >/dev/null 2>&1 || true
 	for m in $(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
@@ -57,3 +68,32 @@ e2e_cleanup() {
 ok()  { pass=$((pass + 1)); [ $# -eq 0 ] || echo "ok - $*"; }
 bad() { fail=$((fail + 1)); echo "not ok - $*"; }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: got '$2', want '$3'"; fi; }
+
+e2e_seed_base() {
+	e2e_seed=${AISB_E2E_SEED:-}
+	if [ -z "$e2e_seed" ] || [ ! -d "$e2e_seed" ]; then
+		e2e_seed=
+		return 0
+	fi
+	if [ -s "$e2e_seed/base.tar" ]; then
+		podman load -q -i "$e2e_seed/base.tar" >/dev/null 2>&1 || true
+	fi
+}
+
+# The store's offline base into the seed folder, once (flock: tests run
+# two at a time).
+e2e_seed_save() {
+	local img
+
+	[ -s "$e2e_seed/base.tar" ] && return 0
+	img=$(podman images --filter label=io.aisb.kind=base \
+	    --format '{{.Repository}}:{{.Tag}}' 2>/dev/null | head -n 1)
+	[ -n "$img" ] || return 0
+	(
+		flock 9
+		[ -s "$e2e_seed/base.tar" ] && exit 0
+		podman save -q -o "$e2e_seed/base.tar.$$" "$img" >/dev/null 2>&1 &&
+		    mv "$e2e_seed/base.tar.$$" "$e2e_seed/base.tar"
+	) 9>"$e2e_seed/lock"
+	rm -f "$e2e_seed/base.tar.$$"
+}

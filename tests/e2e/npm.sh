@@ -44,6 +44,7 @@ addrs=$(getent ahostsv4 "$rhost" | awk '{ print $1 }' | sort -u)
 
 . "$top_srcdir/tests/e2e/lib.sh"
 e2e_init npm
+e2e_seed_base
 unset AISB_INSTALL_POLICY
 user=aisbnpm$$
 uid=

@@ -32,6 +32,7 @@ done
 
 . "$top_srcdir/tests/e2e/lib.sh"
 e2e_init pip
+e2e_seed_base
 unset PIP_EXTRA_INDEX_URL PIP_CONFIG_FILE
 mkdir -p "$tmp/idx"
 wait_file() {

@@ -32,6 +32,7 @@ done
 
 . "$top_srcdir/tests/e2e/lib.sh"
 e2e_init record-direct
+e2e_seed_base
 vol=aisb-e2e-home-$$
 
 wait_file() {

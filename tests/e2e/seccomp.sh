@@ -26,6 +26,7 @@ done
 
 . "$top_srcdir/tests/e2e/lib.sh"
 e2e_init seccomp
+e2e_seed_base
 vol=aisb-e2e-seccomp-$$
 chmod 0755 "$tmp" "$tmp/ws"	# the sandbox user reads the checks from here
 

@@ -36,6 +36,7 @@ done
 
 . "$top_srcdir/tests/e2e/lib.sh"
 e2e_init transparent
+e2e_seed_base
 e2e_cleanup_more() { "$aisb" gate down e2etp >/dev/null 2>&1 || true; }
 chmod 0755 "$tmp"
 vol=aisb-e2e-transparent-$$
