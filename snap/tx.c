@@ -629,9 +629,11 @@ snap_tx_apply(const char *tx_dir, const char *host_root,
 	/* 3: the steps; the new contents written and synced before the
 	 * first rename; everything synced before "done" */
 	for (k = 0; k < t.nsteps; k++) {
-		if (t.steps[k].a == A_PUT && !temps &&
-		    (temps = 1, rc = put_temps(&t)) != SNAP_OK)
-			break;
+		if (t.steps[k].a == A_PUT && !temps) {
+			temps = 1;
+			if ((rc = put_temps(&t)) != SNAP_OK)
+				break;
+		}
 		if ((rc = do_step(&t, k)) != SNAP_OK)
 			break;
 		if (crash()) {
