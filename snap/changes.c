@@ -20,7 +20,7 @@
 static const char	kind_chars[] = "?AMDmS";
 
 struct walk {
-	const struct snap_manifest	*m;
+	struct snap_manifest		*m;
 	const char			*stage;
 	const struct snap_rules		*rules;
 	const struct snap_limits	*lim;
@@ -352,11 +352,33 @@ old_of(struct snap_chg *x, const struct snap_ment *e)
 	memcpy(x->old_sha, e->sha, sizeof(x->old_sha));
 }
 
+/* The staged content's hash of file entry e, when it can be known (not
+ * hashed at stage time: read from the source now, if unchanged since). */
 static int
-deleted(struct walk *w, const struct snap_ment *e)
+orig_hash(struct walk *w, struct snap_ment *e, int *known)
+{
+	int	r;
+
+	*known = 1;
+	if (e->pub.type != SNAP_FILE || e->sha[0] != '\0')
+		return SNAP_OK;
+	if ((r = snap_ment_hash(w->m, e)) == -1)
+		return snap_err(w->err, w->errlen, SNAP_ESYS, "%s/%s: %s",
+		    w->m->source != NULL ? w->m->source : "?", e->path,
+		    strerror(errno));
+	*known = r == 0;
+	return SNAP_OK;
+}
+
+static int
+deleted(struct walk *w, struct snap_ment *e)
 {
 	struct snap_chg	*x;
+	int		 rc, known;
 
+	/* unknown (the source changed since): "-", a conflict at apply */
+	if ((rc = orig_hash(w, e, &known)) != SNAP_OK)
+		return rc;
 	if ((x = snap_changes_add(w->c, SNAP_DELETE, e->pub.type,
 	    e->path)) == NULL ||
 	    (e->link != NULL && (x->old_link = strdup(e->link)) == NULL))
@@ -375,7 +397,7 @@ entry(struct walk *w, const char *rel)
 	struct snap_chg		*x;
 	const char		*why;
 	uint64_t		 size;
-	int			 rc, same, type;
+	int			 rc, known, type;
 
 	if ((rc = bounds(w, rel)) != SNAP_OK)
 		return rc;
@@ -441,21 +463,25 @@ entry(struct walk *w, const char *rel)
 	}
 	if ((rc = file_bounds(w, rel, st.size)) != SNAP_OK)
 		return rc;
-	/* the stage copy's identity unchanged: its content is too */
-	same = st.dev == e->stg.dev && st.ino == e->stg.ino &&
-	    st.size == e->stg.size && st.mtime_ns == e->stg.mtime_ns &&
-	    st.ctime_ns == e->stg.ctime_ns;
-	if (same)
-		memcpy(sha, e->sha, sizeof(sha));
-	else if (snap_sha_file(full, sha, &size) == -1)
+	/* the stage copy's identity unchanged: its content is too (a mode
+	 * change moves the ctime) */
+	if (snap_ident_is(&st, &e->stg) && (st.mode & 0777) == e->pub.mode)
+		return SNAP_OK;
+	if (snap_sha_file(full, sha, &size) == -1)
 		return snap_err(w->err, w->errlen, SNAP_ESYS, "%s: %s", full,
 		    strerror(errno));
-	if (strcmp(sha, e->sha) == 0 && (st.mode & 0777) == e->pub.mode)
+	/* the original's hash: from the manifest, else from the source if
+	 * it is as staged; unknown, the file is proposed as modified with
+	 * an unknown old side, which apply refuses as a conflict */
+	if ((rc = orig_hash(w, e, &known)) != SNAP_OK)
+		return rc;
+	if (known && strcmp(sha, e->sha) == 0 &&
+	    (st.mode & 0777) == e->pub.mode)
 		return SNAP_OK;
 	/* a change to a file the content rules now match is not taken */
 	if ((why = snap_rules_match_file(w->rules, rel, full, 0)) != NULL)
 		return skip(w, rel, SNAP_FILE, "excluded", why);
-	if ((x = snap_changes_add(w->c, strcmp(sha, e->sha) != 0 ?
+	if ((x = snap_changes_add(w->c, !known || strcmp(sha, e->sha) != 0 ?
 	    SNAP_MODIFY : SNAP_MODE, SNAP_FILE, rel)) == NULL)
 		return oom(w);
 	old_of(x, e);
@@ -512,7 +538,7 @@ hold_excluded(const struct snap_manifest *m, size_t i)
 }
 
 int
-snap_changes_compute(const struct snap_manifest *m, const char *stage_root,
+snap_changes_compute(struct snap_manifest *m, const char *stage_root,
     const struct snap_rules *rules, const struct snap_limits *lim,
     struct snap_changes **out, char *err, size_t errlen)
 {
@@ -553,6 +579,11 @@ snap_changes_compute(const struct snap_manifest *m, const char *stage_root,
 		if (rc != SNAP_OK)
 			goto fail;
 	}
+	/* the hashes found, kept: the same change set (digest) later,
+	 * whatever the host does meanwhile */
+	if (m->dirty && m->file != NULL &&
+	    (rc = snap_manifest_save(m, m->file, err, errlen)) != SNAP_OK)
+		goto fail;
 	if (finish(w.c) == -1) {
 		rc = snap_err(err, errlen, SNAP_EBOUND, "changes: the change "
 		    "set is over %zu bytes: nothing is proposed",
@@ -626,7 +657,7 @@ parse_line(struct snap_changes *c, char *line)
 	if ((x->pub.kind == SNAP_SKIP) != (why != NULL))
 		return -1;
 	if (type == SNAP_FILE && x->pub.kind != SNAP_SKIP &&
-	    ((x->pub.kind != SNAP_CREATE && x->old_sha[0] == '\0') ||
+	    ((x->pub.kind == SNAP_MODE && x->old_sha[0] == '\0') ||
 	    (x->pub.kind != SNAP_DELETE && x->new_sha[0] == '\0')))
 		return -1;
 	if (type == SNAP_LINK && x->pub.kind != SNAP_SKIP &&

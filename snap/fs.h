@@ -60,6 +60,11 @@ int	 snap_fs_close(struct snap_file *);
 /* dst shares src's blocks (reflink): 0, or -1 (errno EOPNOTSUPP, EXDEV,
  * ... when the filesystem cannot: the caller copies instead). */
 int	 snap_fs_clone(struct snap_file *src, struct snap_file *dst);
+/* The rest of src (from its offset) appended to dst inside the kernel
+ * (copy_file_range): 0, or -1 (errno EXDEV, ENOSYS, EINVAL, EOPNOTSUPP
+ * when it cannot: the caller reads and writes instead, from where the
+ * offsets are). */
+int	 snap_fs_copy(struct snap_file *src, struct snap_file *dst);
 
 int	 snap_fs_mkdir(const char *path, uint32_t mode);
 int	 snap_fs_rmdir(const char *path);
@@ -73,5 +78,8 @@ long	 snap_fs_readlink(const char *path, char *buf, size_t len);
 int	 snap_fs_symlink(const char *target, const char *path);
 /* Makes a folder's entries (creations, renames, removals) durable. */
 int	 snap_fs_fsync_dir(const char *path);
+/* Makes everything written to the filesystem that holds path durable
+ * (syncfs; where there is none, sync): one call for a batch of writes. */
+int	 snap_fs_sync_fs(const char *path);
 
 #endif

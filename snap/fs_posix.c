@@ -235,6 +235,28 @@ snap_fs_clone(struct snap_file *src, struct snap_file *dst)
 }
 
 int
+snap_fs_copy(struct snap_file *src, struct snap_file *dst)
+{
+#if defined(__linux__)
+	ssize_t	n;
+
+	/* 1 GiB at a time: a file is at most file_bytes (512 MiB) */
+	while ((n = copy_file_range(src->fd, NULL, dst->fd, NULL,
+	    (size_t)1 << 30, 0)) != 0) {
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+	}
+	return 0;
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+int
 snap_fs_mkdir(const char *path, uint32_t mode)
 {
 	return mkdir(path, (mode_t)(mode & 07777));
@@ -311,4 +333,25 @@ snap_fs_fsync_dir(const char *path)
 	close(fd);
 	errno = e;
 	return rc;
+}
+
+int
+snap_fs_sync_fs(const char *path)
+{
+#if defined(__linux__)
+	int	fd, rc, e;
+
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return -1;
+	rc = syncfs(fd);
+	e = errno;
+	close(fd);
+	errno = e;
+	return rc;
+#else
+	(void)path;
+	sync();
+	return 0;
+#endif
 }

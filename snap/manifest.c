@@ -13,7 +13,8 @@
 #include "buf.h"
 #include "snap-int.h"
 
-#define MANIFEST_HEAD	"aisb-snap-manifest 1"
+#define MANIFEST_HEAD	"aisb-snap-manifest 2"
+#define MANIFEST_HEAD1	"aisb-snap-manifest 1"	/* read: all hashed, no source */
 #define MANIFEST_TOKENS	17
 
 struct snap_manifest *
@@ -35,7 +36,51 @@ snap_manifest_free(struct snap_manifest *m)
 		free(m->v[i].excluded);
 	}
 	free(m->v);
+	free(m->source);
+	free(m->file);
 	free(m);
+}
+
+int
+snap_ment_hash(struct snap_manifest *m, struct snap_ment *e)
+{
+	char			 full[SNAP_PATH_MAX], hex[SNAP_SHA256_HEX + 1];
+	struct snap_stat	 st;
+	uint64_t		 size;
+
+	if (e->sha[0] != '\0')
+		return 0;
+	if (m->source == NULL || e->pub.type != SNAP_FILE) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (snap_join(full, m->source, e->path) == -1) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	/* unchanged since staging, before and after the read: then it
+	 * held the staged content all along */
+	if (snap_fs_lstat(full, &st) == -1)
+		return errno == ENOENT || errno == ENOTDIR ? 1 : -1;
+	if (!snap_ident_is(&st, &e->src))
+		return 1;
+	if (snap_sha_file(full, hex, &size) == -1)
+		return errno == ENOENT || errno == ELOOP ? 1 : -1;
+	if (snap_fs_lstat(full, &st) == -1)
+		return errno == ENOENT || errno == ENOTDIR ? 1 : -1;
+	if (!snap_ident_is(&st, &e->src) || size != e->src.size)
+		return 1;
+	memcpy(e->sha, hex, sizeof(e->sha));
+	m->dirty = 1;
+	return 0;
+}
+
+int
+snap_ident_is(const struct snap_stat *st, const struct snap_ident *id)
+{
+	return st->type == SNAP_FS_FILE && st->dev == id->dev &&
+	    st->ino == id->ino && st->size == id->size &&
+	    st->mtime_ns == id->mtime_ns && st->ctime_ns == id->ctime_ns;
 }
 
 struct snap_ment *
@@ -146,6 +191,27 @@ snap_manifest_stats(const struct snap_manifest *m, struct snap_stage_stats *s)
 
 const char	snap_type_chars[] = "?fdls";
 
+/* Where m lives from now on: snap_changes_compute writes the hashes it
+ * finds back there. */
+static int
+set_file(const struct snap_manifest *cm, const char *path, char *err,
+    size_t errlen)
+{
+	struct snap_manifest	*m = (struct snap_manifest *)cm;
+	char			*p;
+
+	if (m->file != NULL && strcmp(m->file, path) == 0) {
+		m->dirty = 0;
+		return SNAP_OK;
+	}
+	if ((p = strdup(path)) == NULL)
+		return snap_err(err, errlen, SNAP_ESYS, "out of memory");
+	free(m->file);
+	m->file = p;
+	m->dirty = 0;
+	return SNAP_OK;
+}
+
 int
 snap_manifest_save(const struct snap_manifest *m, const char *path,
     char *err, size_t errlen)
@@ -156,8 +222,10 @@ snap_manifest_save(const struct snap_manifest *m, const char *path,
 	int			 rc;
 
 	buf_init(&b, SNAP_FILE_MAX, 0);
-	buf_printf(&b, "%s\ncloned %" PRIu64 "\n", MANIFEST_HEAD,
+	buf_printf(&b, "%s\ncloned %" PRIu64 "\nsource ", MANIFEST_HEAD,
 	    m->stats.cloned);
+	snap_enc(&b, m->source);
+	buf_add(&b, "\n", 1);
 	for (i = 0; i < m->n && !b.failed; i++) {
 		e = &m->v[i];
 		buf_printf(&b, "%c %o %" PRIu64 " %s", snap_type_chars[e->pub.type],
@@ -187,7 +255,7 @@ snap_manifest_save(const struct snap_manifest *m, const char *path,
 	if (rc == -1)
 		return snap_err(err, errlen, SNAP_ESYS, "%s: %s", path,
 		    strerror(errno));
-	return SNAP_OK;
+	return set_file(m, path, err, errlen);
 }
 
 static int
@@ -321,8 +389,9 @@ parse_line(struct snap_manifest *m, char *line)
 	    num_i64(t[12], &e->stg.mtime_ns) == -1 ||
 	    num_i64(t[13], &e->stg.ctime_ns) == -1)
 		return -1;
-	if (type == SNAP_FILE && excl == NULL && e->sha[0] == '\0')
-		return -1;
+	if (type == SNAP_FILE && excl == NULL && e->sha[0] == '\0' &&
+	    m->source == NULL)
+		return -1;	/* version 1: every file hashed */
 	if ((link != NULL && (e->link = strdup(link)) == NULL) ||
 	    (excl != NULL && (e->excluded = strdup(excl)) == NULL))
 		return -2;
@@ -337,7 +406,8 @@ snap_manifest_load(const char *path, struct snap_manifest **out,
 	char			*text, *p, *e;
 	size_t			 len, lineno = 0, i;
 	uint64_t		 n;
-	int			 rc, ended = 0;
+	char			*src;
+	int			 rc, ended = 0, v1 = 0;
 
 	*out = NULL;
 	if ((text = snap_slurp(path, SNAP_FILE_MAX, &len)) == NULL)
@@ -355,11 +425,19 @@ snap_manifest_load(const char *path, struct snap_manifest **out,
 			goto bad;
 		*e = '\0';
 		if (lineno == 1) {
-			if (strcmp(p, MANIFEST_HEAD) != 0)
+			if (strcmp(p, MANIFEST_HEAD1) == 0)
+				v1 = 1;
+			else if (strcmp(p, MANIFEST_HEAD) != 0)
 				goto bad;
 		} else if (lineno == 2) {
 			if (strncmp(p, "cloned ", 7) != 0 ||
 			    num_u64(p + 7, &m->stats.cloned) == -1)
+				goto bad;
+		} else if (lineno == 3 && !v1) {
+			/* the source tree: a path, bounded by the line */
+			if (strncmp(p, "source ", 7) != 0 ||
+			    snap_dec(p + 7, &src) == -1 ||
+			    (src != NULL && (m->source = strdup(src)) == NULL))
 				goto bad;
 		} else if (strncmp(p, "end ", 4) == 0) {
 			if (num_u64(p + 4, &n) == -1 || n != m->n)
@@ -385,6 +463,8 @@ snap_manifest_load(const char *path, struct snap_manifest **out,
 			goto bad;
 		}
 	free(text);
+	if ((rc = set_file(m, path, err, errlen)) != SNAP_OK)
+		goto fail0;
 	*out = m;
 	return SNAP_OK;
 bad:
@@ -393,6 +473,7 @@ bad:
 	    "draft)", path, lineno);
 fail:
 	free(text);
+fail0:
 	snap_manifest_free(m);
 	return rc;
 }

@@ -33,7 +33,8 @@ struct snap_ment {
 	char			*path;
 	char			*link;
 	char			*excluded;
-	char			 sha[SNAP_SHA256_HEX + 1];
+	char			 sha[SNAP_SHA256_HEX + 1];	/* "": not
+						   hashed yet (files) */
 	struct snap_ident	 src, stg;
 };
 
@@ -41,6 +42,10 @@ struct snap_manifest {
 	struct snap_ment	*v;
 	size_t			 n, cap;
 	struct snap_stage_stats	 stats;
+	char			*source;	/* the tree staged; NULL in a
+						   version 1 file (all hashed) */
+	char			*file;		/* saved to or loaded from */
+	int			 dirty;		/* hashes found since */
 };
 
 struct snap_chg {
@@ -110,6 +115,14 @@ long	 snap_list_dir(const char *root, const char *rel, char ***names);
 void	 snap_names_free(char **, long);
 
 /* manifest.c */
+/* The content hash of file entry e as staged, into e->sha, read from the
+ * source tree when e has none yet and the source file's stat identity is
+ * still e->src (so it still holds what was staged).  0 with e->sha set;
+ * 1 when it cannot be known (the source changed since: e->sha stays "");
+ * -1 on error (errno). */
+int	 snap_ment_hash(struct snap_manifest *, struct snap_ment *);
+/* st is a regular file with the identity id. */
+int	 snap_ident_is(const struct snap_stat *, const struct snap_ident *);
 struct snap_manifest *snap_manifest_new(void);
 struct snap_ment *snap_manifest_add(struct snap_manifest *, const char *path);
 void	 snap_manifest_sort(struct snap_manifest *);

@@ -123,7 +123,10 @@ struct snap_entry {
 	enum snap_type	 type;
 	uint32_t	 mode;		/* permission bits, 07777 */
 	uint64_t	 size;		/* files: bytes; links: target length */
-	const char	*sha256;	/* files: hex of the content; "" else */
+	const char	*sha256;	/* files: hex of the content; "" else,
+					   and "" while not hashed (staging
+					   does not hash; the change set
+					   fills what it needs) */
 	const char	*link;		/* links: the target; NULL else */
 	const char	*excluded;	/* NULL: staged; else the reason it was
 					   not (or "sanitized copy") */
@@ -143,11 +146,14 @@ struct snap_manifest;
  * Copies the tree at src_root into stage_root (which must not exist; its
  * parent must: keep it in a private 0700 folder; it is created with the
  * mode of src_root), following no symbolic link, leaving out what rules
- * match, and hashing every file it copies.  Files are cloned (FICLONE)
- * where the filesystem can, else copied in the kernel, else read and
- * written.  The manifest records, per entry, its type, mode, size, SHA-256
- * and the stat identity of both the source and the stage copy (so that a
- * later walk hashes only what changed).
+ * match, hashing nothing.  Files are cloned (FICLONE) where the
+ * filesystem can, else copied in the kernel (copy_file_range), else read
+ * and written; nothing is fsync'd (the stage is scratch).  The manifest
+ * records src_root and, per entry, its type, mode, size and the stat
+ * identity (device, inode, size, mtime, ctime) of both the source and the
+ * stage copy: the change set hashes only stage files whose identity
+ * changed, and the source's original only then (see
+ * snap_changes_compute).
  * SNAP_OK with *out set; SNAP_EBOUND past a limit, SNAP_ESYS, SNAP_EINVAL
  * (src_root not a folder, stage_root exists).  On error the partial stage
  * is removed and *out is NULL.
@@ -164,7 +170,8 @@ int	 snap_tree_remove(const char *root, char *err, size_t errlen);
  * A manifest to a file and back (text, docs/snapshot.md "Manifest"),
  * written whole or not at all (temporary, fsync, rename).  Load bounds:
  * 256 MiB, 16 KiB per line; anything malformed is SNAP_EINVAL naming the
- * line.
+ * line.  The manifest remembers the file it was saved to or loaded from:
+ * snap_changes_compute writes the hashes it finds back there.
  */
 int	 snap_manifest_save(const struct snap_manifest *, const char *path,
 	    char *err, size_t errlen);
@@ -212,14 +219,22 @@ struct snap_changes;
  * Walks stage_root and compares it with the manifest made when it was
  * staged.  A rename is a delete and a create; a type change (file to
  * folder) too.  Files whose stage stat identity is unchanged are not read;
- * others are hashed.  The same rules and limits as staging hold: what the
+ * others are hashed, and so is their original in the manifest's source
+ * tree (once, when the manifest has no hash yet) if the source file's
+ * stat identity is still the one staged: then it still holds the staged
+ * content.  If it is not, the original is unknown: the file is MODIFY
+ * (or DELETE) with old_sha256 "", which snap_tx_apply refuses as a
+ * conflict.  The hashes found go into the manifest and, when it has a
+ * file (snap_manifest_save/_load), are saved there (SNAP_ESYS if that
+ * fails), so that computing again later gives the same change set
+ * whatever the host does meanwhile.  The same rules and limits as staging hold: what the
  * rules match becomes SKIP, a link whose target leaves the tree or a
  * device/fifo/socket becomes SKIP; entries, bytes, file bytes, path length
  * and depth past the limits are SNAP_EBOUND (with the number).
  * The changes are in canonical order (by path, bytewise); their digest is
  * the SHA-256 of the canonical serialisation (snap_changes_save).
  */
-int	 snap_changes_compute(const struct snap_manifest *,
+int	 snap_changes_compute(struct snap_manifest *,
 	    const char *stage_root, const struct snap_rules *,
 	    const struct snap_limits *, struct snap_changes **out,
 	    char *err, size_t errlen);
@@ -286,16 +301,18 @@ const char *snap_tx_state_name(enum snap_tx_state);
  * the journal, a copy of the change set and the backups.
  * 1. Before any host write, every target is checked against the manifest:
  *    a file to modify or delete must still hold the hash it had when the
- *    stage was made, a path to create must not exist, a folder to delete
+ *    stage was made (an unknown one, "", is a conflict: see
+ *    snap_changes_compute), a path to create must not exist, a folder to delete
  *    must hold nothing the manifest does not know, no folder on the way
  *    may be a link.  Any difference is SNAP_ECONFLICT naming the path;
  *    nothing is written (the tx_dir stays, state "rolled-back").
  * 2. Backups of every file to be changed or deleted go to tx_dir/backup,
- *    fsync'd, with the journal's intent record (the change set's digest).
- * 3. Steps: the journal records each step and is fsync'd before it runs;
- *    deletes (children first), then folders, then files and links (each
- *    through a temporary next to its target, fsync, rename, fsync of the
- *    folder), then modes.  Then "done".
+ *    after the journal's intent record (the change set's digest); one
+ *    syncfs makes them durable, then the journal says "ready".
+ * 3. Steps, not journalled one by one: deletes (children first), then
+ *    folders, then files and links (every new content to a temporary
+ *    next to its target, one syncfs of the host's filesystem, then the
+ *    renames), then modes.  One more syncfs, then "done".
  * A failure during 3 rolls back at once (snap_tx_recover); its error is
  * returned.  SNAP_OK: all applied.
  */
@@ -305,8 +322,8 @@ int	 snap_tx_apply(const char *tx_dir, const char *host_root,
 
 /*
  * Brings an interrupted transaction to a settled state: "applied" stays
- * applied; otherwise every step the journal recorded is undone from the
- * backups (ROLL BACK: the backups are the only content the transaction
+ * applied; otherwise every step whose target shows it ran is undone from
+ * the backups (a target as it was before its step is left alone) (ROLL BACK: the backups are the only content the transaction
  * made durable itself; the stage may be gone), children created removed,
  * folders deleted made again.  Before writing, every target is checked to
  * be either as the transaction left it or as it was before: anything else

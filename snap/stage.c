@@ -1,7 +1,9 @@
 /*
  * The stage: a private copy of the source tree, made entry by entry
- * without following a link, leaving out what the rules match, hashing
- * every file it copies into the manifest (snap.h, docs/snapshot.md).
+ * without following a link, leaving out what the rules match, recording
+ * the stat identity of every source entry and of its copy in the manifest
+ * (no hashing: the change set hashes only what changed; snap.h,
+ * docs/snapshot.md).
  */
 #include "config.h"
 
@@ -14,7 +16,7 @@
 #include "buf.h"
 #include "snap-int.h"
 
-#define COPY_CHUNK	(256 * 1024)	/* bytes read and written at once */
+#define COPY_CHUNK	(1024 * 1024)	/* bytes read and written at once */
 #define GITCONFIG_MAX	(1 << 20)	/* bytes of .git/config sanitized */
 #define COPY_TRIES	3		/* a file changing while copied */
 #define NAMES_MAX	((size_t)1 << 20)	/* names in one folder */
@@ -25,7 +27,7 @@ struct stage {
 	const struct snap_limits	*lim;
 	struct snap_manifest		*m;
 	uint64_t			 entries, bytes;
-	int				 no_clone;
+	int				 no_clone, no_kcopy;
 	unsigned char			*chunk;
 	char				*err;
 	size_t				 errlen;
@@ -59,44 +61,51 @@ same_ident(const struct snap_stat *a, const struct snap_stat *b)
 }
 
 /*
- * src to a new dst of mode, hashed on the way: cloned when the
- * filesystem can (and then hashed from src), else read, hashed, written.
- * 0 with *st the source's identity as it was copied, 1 when the source
- * changed meanwhile (try again), -1 on error (errno).
+ * src to a new dst of mode, not hashed (the change set hashes only what
+ * the command changed): cloned when the filesystem can, else copied in
+ * the kernel (copy_file_range), else read and written.  The stage is
+ * scratch: no fsync.  0 with *st the source's identity as it was copied,
+ * 1 when the source changed meanwhile (try again), -1 on error (errno).
  */
 static int
 copy_file(struct stage *s, const char *src, const char *dst, uint32_t mode,
-    char *sha, struct snap_stat *st, struct snap_stat *dst_st, int *cloned)
+    struct snap_stat *st, struct snap_stat *dst_st, int *cloned)
 {
 	struct snap_file	*in = NULL, *out = NULL;
-	struct snap_sha		*h = NULL;
 	struct snap_stat	 after;
-	long			 n;
-	int			 e, rc = -1, clone = 0;
+	long			 n = 0;
+	int			 e, rc = -1, done = 0;
 
 	*cloned = 0;
 	if ((in = snap_fs_open_read(src)) == NULL)
 		return -1;
-	if (snap_fs_fstat(in, st) == -1 || (h = snap_sha_new()) == NULL)
+	if (snap_fs_fstat(in, st) == -1)
 		goto fail;
 	(void)snap_fs_unlink(dst);	/* an earlier try's */
 	if ((out = snap_fs_create(dst, mode)) == NULL)
 		goto fail;
-	if (!s->no_clone) {
+	if (!s->no_clone && st->size > 0) {
 		if (snap_fs_clone(in, out) == 0)
-			clone = 1;
+			done = *cloned = 1;
 		else if (errno == EOPNOTSUPP || errno == ENOTTY ||
 		    errno == EXDEV || errno == EINVAL || errno == ENOSYS)
 			s->no_clone = 1;	/* not here: never again */
 		else
 			goto fail;
 	}
-	while ((n = snap_fs_read(in, s->chunk, COPY_CHUNK)) > 0) {
-		if (snap_sha_update(h, s->chunk, (size_t)n) == -1)
-			goto fail;
-		if (!clone && snap_fs_write(out, s->chunk, (size_t)n) == -1)
+	if (!done && !s->no_kcopy && st->size > 0) {
+		if (snap_fs_copy(in, out) == 0)
+			done = 1;
+		else if (errno == EXDEV || errno == ENOSYS || errno == EINVAL ||
+		    errno == EOPNOTSUPP)
+			s->no_kcopy = 1;	/* from the offsets it reached */
+		else
 			goto fail;
 	}
+	if (!done)
+		while ((n = snap_fs_read(in, s->chunk, COPY_CHUNK)) > 0)
+			if (snap_fs_write(out, s->chunk, (size_t)n) == -1)
+				goto fail;
 	if (n == -1 || snap_fs_fstat(in, &after) == -1 ||
 	    snap_fs_fstat(out, dst_st) == -1)
 		goto fail;
@@ -110,11 +119,9 @@ copy_file(struct stage *s, const char *src, const char *dst, uint32_t mode,
 	}
 	out = NULL;
 	snap_fs_close(in);
-	*cloned = clone;
-	return snap_sha_final(h, sha);
+	return 0;
 fail:
 	e = errno;
-	snap_sha_free(h);
 	snap_fs_close(in);
 	snap_fs_close(out);
 	if (rc == -1)
@@ -307,8 +314,8 @@ stage_entry(struct stage *s, const char *rel)
 		return snap_err(s->err, s->errlen, SNAP_ESYS,
 		    "stage: out of memory");
 	for (tries = 0; ; tries++) {
-		rc = copy_file(s, src, dst, st.mode & 0777, e->sha, &st,
-		    &dst_st, &cloned);
+		rc = copy_file(s, src, dst, st.mode & 0777, &st, &dst_st,
+		    &cloned);
 		if (rc == 0)
 			break;
 		if (rc == -1)
@@ -462,6 +469,7 @@ snap_stage_create(const char *src_root, const char *stage_root,
 	s.err = err;
 	s.errlen = errlen;
 	if ((s.m = snap_manifest_new()) == NULL ||
+	    (s.m->source = strdup(src_root)) == NULL ||
 	    (s.chunk = malloc(COPY_CHUNK)) == NULL) {
 		rc = snap_err(err, errlen, SNAP_ESYS, "stage: out of memory");
 		goto fail;

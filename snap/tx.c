@@ -11,11 +11,20 @@
  *		  aisb-snap-journal 1
  *		  intent DIGEST NSTEPS	  backups about to be made
  *		  ready			  backups durable: host writes follow
- *		  step K		  step K is about to run
  *		  conflict PATH		  refused before any host write
- *		  done			  all applied
+ *		  done			  all applied (and durable)
  *		  rolledback		  nothing applied
- *		a last line without its newline was never written.
+ *		a last line without its newline was never written ("step K"
+ *		records of older versions are read and ignored).
+ *
+ * Durability is batched: the backups are written without an fsync each,
+ * then one syncfs(2) of their filesystem makes them durable before
+ * "ready"; the new contents go to temporaries next to their targets, one
+ * syncfs makes them durable before the first rename, and one more after
+ * the last step comes before "done".  Recovery needs no per-step record:
+ * it looks at every target of every step and undoes what it finds done
+ * (the content is the new one: back from the backup), leaves what it
+ * finds as it was, and refuses anything else (an edit made since).
  */
 #include "config.h"
 
@@ -215,12 +224,13 @@ fsync_parent(struct tx *t, const char *rel)
 }
 
 /*
- * src to a new file dst of mode, fsync'd; its hash must be want (when
- * want is not NULL).  0, -1 (errno), or 1 when the hash differs.
+ * src to a new file dst of mode, fsync'd when dosync (else the caller syncs
+ * the filesystem once for a batch); its hash must be want (when want is
+ * not NULL).  0, -1 (errno), or 1 when the hash differs.
  */
 static int
 copy_to(const char *src, const char *dst, uint32_t mode, const char *want,
-    char *got)
+    int dosync)
 {
 	struct snap_file	*in = NULL, *out = NULL;
 	struct snap_sha		*h = NULL;
@@ -239,7 +249,7 @@ copy_to(const char *src, const char *dst, uint32_t mode, const char *want,
 		if (snap_sha_update(h, b, (size_t)n) == -1 ||
 		    snap_fs_write(out, b, (size_t)n) == -1)
 			goto fail;
-	if (n == -1 || snap_fs_fsync(out) == -1)
+	if (n == -1 || (dosync && snap_fs_fsync(out) == -1))
 		goto fail;
 	if (snap_fs_close(out) == -1) {
 		out = NULL;
@@ -250,8 +260,6 @@ copy_to(const char *src, const char *dst, uint32_t mode, const char *want,
 	h = NULL;
 	if (rc == -1)
 		goto fail;
-	if (got != NULL)
-		memcpy(got, hex, sizeof(hex));
 	rc = want != NULL && strcmp(want, hex) != 0 ? 1 : 0;
 	snap_fs_close(in);
 	free(b);
@@ -351,12 +359,16 @@ check_one(struct tx *t, size_t i, int backup)
 			return conflict(t, x->path, "is no longer a file");
 		if ((st.mode & 0777) != x->pub.old_mode)
 			return conflict(t, x->path, "changed mode");
+		/* the source changed before the change set was made: its
+		 * staged content is unknown (snap_changes_compute) */
+		if (x->old_sha[0] == '\0')
+			return conflict(t, x->path, "was edited");
 		if (backup) {
 			if (snprintf(bk, sizeof(bk), "%s/backup/%zu", t->dir,
 			    i) >= (int)sizeof(bk))
 				return snap_err(t->err, t->errlen, SNAP_EINVAL,
 				    "%s: path too long", t->dir);
-			rc = copy_to(full, bk, 0600, x->old_sha, NULL);
+			rc = copy_to(full, bk, 0600, x->old_sha, 0);
 			if (rc == -1)
 				return sys(t, full);
 			if (rc == 1)
@@ -413,7 +425,6 @@ do_step(struct tx *t, size_t k)
 {
 	const struct snap_chg	*x = &t->c->v[t->steps[k].ci];
 	char			 full[SNAP_PATH_MAX], tmp[SNAP_PATH_MAX];
-	char			 src[SNAP_PATH_MAX];
 	int			 rc;
 
 	if ((rc = host_path(t, full, x->path)) != SNAP_OK)
@@ -423,11 +434,11 @@ do_step(struct tx *t, size_t k)
 		if ((x->pub.type == SNAP_DIR ? snap_fs_rmdir(full) :
 		    snap_fs_unlink(full)) == -1)
 			return sys(t, full);
-		return fsync_parent(t, x->path);
+		return SNAP_OK;
 	case A_MKDIR:
 		if (snap_fs_mkdir(full, 0700) == -1)
 			return sys(t, full);
-		return fsync_parent(t, x->path);
+		return SNAP_OK;
 	case A_CHMOD:
 		if (snap_fs_chmod(full, x->pub.new_mode & 0777) == -1)
 			return sys(t, full);
@@ -435,35 +446,62 @@ do_step(struct tx *t, size_t k)
 	case A_PUT:
 		break;
 	}
+	/* the temporary was written (and synced) by put_temps */
 	if ((rc = temp_path(t, tmp, x->path, k)) != SNAP_OK)
 		return rc;
-	if (x->pub.type == SNAP_LINK) {
-		(void)snap_fs_unlink(tmp);
-		if (snap_fs_symlink(x->new_link, tmp) == -1)
-			return sys(t, tmp);
-	} else {
-		if (snap_join(src, t->stage, x->path) == -1)
-			return snap_err(t->err, t->errlen, SNAP_EINVAL,
-			    "path too long");
-		rc = copy_to(src, tmp, x->pub.new_mode & 0777, x->new_sha,
-		    NULL);
-		if (rc == -1)
-			return sys(t, src);
-		if (rc == 1) {
-			(void)snap_fs_unlink(tmp);
-			return snap_err(t->err, t->errlen, SNAP_EINVAL, "%s: "
-			    "changed in the stage since the change set was "
-			    "made: compute it again", src);
-		}
-	}
-	CRASH(t);
 	if (snap_fs_rename(tmp, full) == -1) {
 		rc = sys(t, full);
 		(void)snap_fs_unlink(tmp);
 		return rc;
 	}
 	CRASH(t);
-	return fsync_parent(t, x->path);
+	return SNAP_OK;
+}
+
+/*
+ * The temporaries of every A_PUT step, next to their targets (after the
+ * folders are made, before the first rename), then one sync of the host
+ * filesystem: a rename never makes a name point at content that is not
+ * durable.
+ */
+static int
+put_temps(struct tx *t)
+{
+	const struct snap_chg	*x;
+	char			 tmp[SNAP_PATH_MAX], src[SNAP_PATH_MAX];
+	size_t			 k;
+	int			 rc;
+
+	for (k = 0; k < t->nsteps; k++) {
+		if (t->steps[k].a != A_PUT)
+			continue;
+		x = &t->c->v[t->steps[k].ci];
+		if ((rc = temp_path(t, tmp, x->path, k)) != SNAP_OK)
+			return rc;
+		if (x->pub.type == SNAP_LINK) {
+			(void)snap_fs_unlink(tmp);
+			if (snap_fs_symlink(x->new_link, tmp) == -1)
+				return sys(t, tmp);
+		} else {
+			if (snap_join(src, t->stage, x->path) == -1)
+				return snap_err(t->err, t->errlen, SNAP_EINVAL,
+				    "path too long");
+			rc = copy_to(src, tmp, x->pub.new_mode & 0777,
+			    x->new_sha, 0);
+			if (rc == -1)
+				return sys(t, src);
+			if (rc == 1) {
+				(void)snap_fs_unlink(tmp);
+				return snap_err(t->err, t->errlen, SNAP_EINVAL,
+				    "%s: changed in the stage since the change "
+				    "set was made: compute it again", src);
+			}
+		}
+		CRASH(t);
+	}
+	if (snap_fs_sync_fs(t->host) == -1)
+		return sys(t, t->host);
+	return SNAP_OK;
 }
 
 static int
@@ -501,7 +539,7 @@ snap_tx_apply(const char *tx_dir, const char *host_root,
 	const struct snap_chg		*x;
 	struct snap_stat		 st;
 	size_t				 i, k;
-	int				 rc, rc2;
+	int				 rc, rc2, temps = 0;
 	enum snap_tx_state		 state;
 	char				 err2[512];
 
@@ -576,8 +614,9 @@ snap_tx_apply(const char *tx_dir, const char *host_root,
 		if (rc != SNAP_OK)
 			goto out;
 	}
+	/* every backup durable at once */
 	if (snap_join(path, tx_dir, "backup") == -1 ||
-	    snap_fs_fsync_dir(path) == -1) {
+	    snap_fs_sync_fs(path) == -1 || snap_fs_fsync_dir(path) == -1) {
 		rc = sys(&t, path);
 		goto out;
 	}
@@ -587,13 +626,13 @@ snap_tx_apply(const char *tx_dir, const char *host_root,
 		rc = snap_err(err, errlen, SNAP_ECRASH, "crash point");
 		goto out;
 	}
-	/* 3: the steps, each announced first */
+	/* 3: the steps; the new contents written and synced before the
+	 * first rename; everything synced before "done" */
 	for (k = 0; k < t.nsteps; k++) {
-		if ((rc = jrec(&t, "step %zu", k)) != SNAP_OK)
-			break;
-		if (crash()) {
-			rc = snap_err(err, errlen, SNAP_ECRASH, "crash point");
-			goto out;
+		if (t.steps[k].a == A_PUT && !temps) {
+			temps = 1;
+			if ((rc = put_temps(&t)) != SNAP_OK)
+				break;
 		}
 		if ((rc = do_step(&t, k)) != SNAP_OK)
 			break;
@@ -602,6 +641,8 @@ snap_tx_apply(const char *tx_dir, const char *host_root,
 			goto out;
 		}
 	}
+	if (rc == SNAP_OK && snap_fs_sync_fs(host_root) == -1)
+		rc = sys(&t, host_root);
 	if (rc == SNAP_OK)
 		rc = jrec(&t, "done");
 	if (rc == SNAP_ECRASH)
@@ -961,7 +1002,7 @@ restore(struct tx *t, size_t k, const char *full)
 	    t->steps[k].ci) >= (int)sizeof(bk))
 		return snap_err(t->err, t->errlen, SNAP_EINVAL, "path too "
 		    "long");
-	rc = copy_to(bk, tmp, x->pub.old_mode, x->old_sha, NULL);
+	rc = copy_to(bk, tmp, x->pub.old_mode, x->old_sha, 1);
 	if (rc == -1)
 		return sys(t, bk);
 	if (rc == 1) {
@@ -1061,7 +1102,7 @@ recover(struct tx *t, enum snap_tx_state *state)
 	char		 path[SNAP_PATH_MAX], full[SNAP_PATH_MAX];
 	struct jstate	 js;
 	struct snap_changes *c = NULL;
-	long		 k;
+	long		 k, last;
 	int		 rc;
 
 	if ((rc = read_journal(t->dir, &js, t->err, t->errlen)) != SNAP_OK)
@@ -1095,11 +1136,17 @@ recover(struct tx *t, enum snap_tx_state *state)
 		    "the journal says %zu", path, t->nsteps, js.nsteps);
 		goto out;
 	}
-	/* first look, then write: a conflict leaves everything as it is */
-	for (k = js.last; k >= 0; k--)
-		if ((rc = undo_check(t, (size_t)k, js.last)) != SNAP_OK)
+	/*
+	 * Every step, not only those announced (no step is announced any
+	 * more): each target is found as before its step (left alone), as
+	 * after it (undone) or otherwise (a conflict).  First look, then
+	 * write: a conflict leaves everything as it is.
+	 */
+	last = (long)t->nsteps - 1;
+	for (k = last; k >= 0; k--)
+		if ((rc = undo_check(t, (size_t)k, last)) != SNAP_OK)
 			goto out;
-	for (k = js.last; k >= 0; k--) {
+	for (k = last; k >= 0; k--) {
 		if ((rc = undo(t, (size_t)k)) != SNAP_OK)
 			goto out;
 		if (crash()) {
@@ -1109,7 +1156,7 @@ recover(struct tx *t, enum snap_tx_state *state)
 		}
 	}
 	/* folders made again get their old mode, deepest first */
-	for (k = 0; k <= js.last; k++) {
+	for (k = 0; k <= last; k++) {
 		const struct snap_chg	*x = &c->v[t->steps[k].ci];
 
 		if (t->steps[k].a != A_DEL || x->pub.type != SNAP_DIR)

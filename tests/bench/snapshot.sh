@@ -4,7 +4,8 @@
 # agent-like command on its stage (it edits EDIT files, creates and
 # deletes some), then aisb apply.  Prints, per run, the stage and change
 # set times the session recorded (snapshot_ms), the session's wall time
-# next to a direct session's, and apply's wall time.
+# next to a direct session's, and apply's wall and CPU time
+# (/usr/bin/time, package time).
 #
 #   bash tests/bench/snapshot.sh --aisb build/aisb [--files N] [--mb N]
 #       [--edit N] [--runs N] [--dir DIR]
@@ -81,7 +82,7 @@ rm -f d099/f*"
 # one session first: the image is built, not timed
 (cd "$ws" && "$aisb" --net none --policy "$tmp/policy.yaml" -- true) >/dev/null 2>&1 </dev/null
 
-printf '%-4s %10s %10s %12s %12s %10s\n' run stage_ms changes_ms snapshot_ms direct_ms apply_ms
+printf '%-4s %10s %10s %12s %12s %10s %12s\n' run stage_ms changes_ms snapshot_ms direct_ms apply_ms apply_cpu_ms
 for r in $(seq "$runs"); do
 	t0=$(ms)
 	(cd "$ws" && "$aisb" --net none --policy "$tmp/policy.yaml" -- true) >/dev/null 2>&1 </dev/null
@@ -93,9 +94,13 @@ for r in $(seq "$runs"); do
 	sd=$(ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | head -1)
 	read -r _ _ stage _ changes < <(grep '^snapshot_ms ' "$sd/record")
 	t0=$(ms)
-	"$aisb" apply "$(basename "$sd")" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
+	# CPU time too (user + system): load inflates it less than the wall
+	# clock (it includes the stage's removal once applied)
+	/usr/bin/time -f '%U %S' -o "$tmp/cpu" "$aisb" apply "$(basename "$sd")" \
+	    >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
 	apply=$(($(ms) - t0))
-	printf '%-4s %10s %10s %12s %12s %10s\n' "$r" "$stage" "$changes" "$snap" "$direct" "$apply"
+	apply_cpu=$(awk '{ printf "%d", ($1 + $2) * 1000 }' "$tmp/cpu")
+	printf '%-4s %10s %10s %12s %12s %10s %12s\n' "$r" "$stage" "$changes" "$snap" "$direct" "$apply" "$apply_cpu"
 	# the next run starts from the tree as applied: put the deleted folder back
 	python3 - "$ws" "$files" "$per" <<'EOF'
 import os, sys

@@ -192,11 +192,12 @@ stage_leaves_out(void **state)
 		assert_string_equal(e->excluded, out[i].why);
 	}
 	assert_null(entry(f->m, ".git/hooks/pre-commit"));
-	/* the file's hash and mode are in the manifest */
+	/* the file's mode is in the manifest; its hash is not made at
+	 * stage time (the change set hashes what changed) */
 	assert_non_null(e = entry(f->m, "bin/run.sh"));
 	assert_int_equal(e->type, SNAP_FILE);
 	assert_int_equal(e->mode, 0755);
-	assert_int_equal(strlen(e->sha256), 64);
+	assert_string_equal(e->sha256, "");
 	assert_null(e->excluded);
 	assert_non_null(e = entry(f->m, "bin/up"));
 	assert_string_equal(e->link, "../README");
@@ -523,6 +524,115 @@ manifest_file(void **state)
 	assert_null(m2);
 }
 
+static void
+touch_ns(const char *base, const char *rel, long ns)
+{
+	struct timespec	ts[2] = { { 0, UTIME_OMIT }, { 1000000000, ns } };
+
+	if (utimensat(AT_FDCWD, at(base, rel), ts, AT_SYMLINK_NOFOLLOW) == -1)
+		abort();
+}
+
+static const struct snap_change *
+change_at(const struct snap_changes *c, const char *path)
+{
+	const struct snap_change	*x;
+	size_t				 i;
+
+	for (i = 0; (x = snap_changes_get(c, i)) != NULL; i++)
+		if (strcmp(x->path, path) == 0)
+			return x;
+	return NULL;
+}
+
+/*
+ * Nothing is hashed at stage time: the change set hashes the stage files
+ * whose identity changed and their originals from the source while the
+ * source is as staged; a source changed meanwhile makes the original
+ * unknown ("", a conflict at apply); the hashes found are kept in the
+ * manifest's file, so the digest does not move when the host does.
+ */
+static void
+changes_lazy_hash(void **state)
+{
+	struct fx			*f = *state;
+	struct snap_manifest		*m2 = NULL;
+	struct snap_changes		*c2 = NULL;
+	const struct snap_change	*x;
+	const struct snap_entry		*e;
+	char				 path[4096], tx[4096];
+	char				 two[SNAP_SHA256_HEX + 1];
+	char				 four[SNAP_SHA256_HEX + 1];
+	char				 digest[SNAP_SHA256_HEX + 1];
+	char				*text;
+	size_t				 len;
+
+	put(f->src, "a.txt", "one\n", 0644);
+	put(f->src, "b.txt", "two\n", 0644);
+	put(f->src, "c.txt", "three\n", 0644);
+	put(f->src, "d.txt", "four\n", 0644);
+	put(f->src, "e.txt", "five\n", 0644);
+	assert_int_equal(snap_sha_buf("two\n", 4, two), 0);
+	assert_int_equal(snap_sha_buf("four\n", 5, four), 0);
+	assert_int_equal(snap_stage_create(f->src, f->stage, f->rules, &f->lim,
+	    &f->m, f->err, sizeof(f->err)), SNAP_OK);
+	xsnprintf(path, sizeof(path), "%s/manifest", f->base);
+	assert_int_equal(snap_manifest_save(f->m, path, f->err,
+	    sizeof(f->err)), SNAP_OK);
+	snap_manifest_free(f->m);
+	f->m = NULL;
+	if (snap_manifest_load(path, &f->m, f->err, sizeof(f->err)) != SNAP_OK)
+		fail_msg("load: %s", f->err);
+	assert_non_null(e = entry(f->m, "b.txt"));
+	assert_string_equal(e->sha256, "");
+
+	touch_ns(f->stage, "a.txt", 1);		/* same content */
+	put(f->stage, "b.txt", "TWO\n", 0644);	/* modified */
+	put(f->stage, "c.txt", "THREE\n", 0644);	/* modified ... */
+	put(f->src, "c.txt", "host three\n", 0644);	/* ... and on the host */
+	assert_int_equal(unlink(at(f->stage, "d.txt")), 0);
+	touch_ns(f->src, "e.txt", 2);		/* only the host touched */
+	if (snap_changes_compute(f->m, f->stage, f->rules, &f->lim, &f->c,
+	    f->err, sizeof(f->err)) != SNAP_OK)
+		fail_msg("compute: %s", f->err);
+	assert_int_equal(snap_changes_count(f->c), 3);
+	assert_non_null(x = change_at(f->c, "b.txt"));
+	assert_int_equal(x->kind, SNAP_MODIFY);
+	assert_string_equal(x->old_sha256, two);
+	assert_non_null(x = change_at(f->c, "c.txt"));
+	assert_int_equal(x->kind, SNAP_MODIFY);
+	assert_string_equal(x->old_sha256, "");	/* unknown */
+	assert_non_null(x = change_at(f->c, "d.txt"));
+	assert_int_equal(x->kind, SNAP_DELETE);
+	assert_string_equal(x->old_sha256, four);
+	xsnprintf(digest, sizeof(digest), "%s", snap_changes_digest(f->c));
+
+	/* the unknown original is a conflict, nothing written */
+	xsnprintf(tx, sizeof(tx), "%s/tx1", f->base);
+	assert_int_equal(snap_tx_apply(tx, f->src, f->stage, f->m, f->c,
+	    f->err, sizeof(f->err)), SNAP_ECONFLICT);
+	assert_non_null(strstr(f->err, "c.txt"));
+	assert_non_null(text = snap_slurp(at(f->src, "b.txt"), 1 << 20, &len));
+	assert_string_equal(text, "two\n");
+	free(text);
+	assert_true(exists(f->src, "d.txt"));
+
+	/* the hashes found are in the file: the host edits b and d since,
+	 * the change set is the same */
+	assert_int_equal(snap_manifest_load(path, &m2, f->err,
+	    sizeof(f->err)), SNAP_OK);
+	assert_non_null(e = entry(m2, "b.txt"));
+	assert_string_equal(e->sha256, two);
+	put(f->src, "b.txt", "host two\n", 0644);
+	put(f->src, "d.txt", "host four\n", 0644);
+	if (snap_changes_compute(m2, f->stage, f->rules, &f->lim, &c2,
+	    f->err, sizeof(f->err)) != SNAP_OK)
+		fail_msg("compute again: %s", f->err);
+	assert_string_equal(snap_changes_digest(c2), digest);
+	snap_changes_free(c2);
+	snap_manifest_free(m2);
+}
+
 static char *
 printed(int diff, struct fx *f)
 {
@@ -620,6 +730,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(manifest_file, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(printers, setup, teardown),
+		cmocka_unit_test_setup_teardown(changes_lazy_hash, setup,
+		    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
