@@ -81,7 +81,6 @@ copy_file(struct stage *s, const char *src, const char *dst, uint32_t mode,
 		return -1;
 	if (snap_fs_fstat(in, st) == -1)
 		goto fail;
-	(void)snap_fs_unlink(dst);	/* an earlier try's */
 	if ((out = snap_fs_create(dst, mode)) == NULL)
 		goto fail;
 	if (!s->no_clone && st->size > 0) {
@@ -124,6 +123,8 @@ fail:
 	e = errno;
 	snap_fs_close(in);
 	snap_fs_close(out);
+	if (rc == 1)
+		(void)snap_fs_unlink(dst);	/* the next try makes it anew */
 	if (rc == -1)
 		errno = e;
 	return rc;
