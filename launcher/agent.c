@@ -1283,41 +1283,27 @@ launch_agent_where(const struct launch_agents *set,
 
 /* ---- the session's policy ---------------------------------------------- */
 
-static void
-yaml_quoted(FILE *f, const char *s)
+struct agent_hosts {
+	const struct launch_agents	*set;
+	const struct launch_agent	*a;
+};
+
+/* The recipe's hosts, as allow rules (launch_policy_yaml's extra). */
+static size_t
+agent_hosts(FILE *f, void *ctx)
 {
-	fputc('"', f);
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
+	const struct agent_hosts	*h = ctx;
+	char				 where[1100];
+	size_t				 i;
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(f, "\\x%02x", c);
-		else
-			fputc(c, f);
+	for (i = 0; i < h->a->nhosts; i++) {
+		fprintf(f, "  # agent %s, %s\n  - host: ", h->a->name,
+		    launch_agent_where(h->set, &h->a->hosts[i].pos, where,
+		    sizeof(where)));
+		launch_yaml_str(f, h->a->hosts[i].host);
+		fprintf(f, "\n    ports: [%u]\n", h->a->hosts[i].port);
 	}
-	fputc('"', f);
-}
-
-static void
-emit_rule(FILE *f, const struct policy_rule_info *ri)
-{
-	size_t	 i;
-
-	fprintf(f, "  # %s:%u:%u\n  - %s: ", ri->file != NULL ? ri->file :
-	    "?", ri->line, ri->column, ri->kind == POLICY_RULE_CIDR ? "cidr" :
-	    "host");
-	yaml_quoted(f, ri->pattern);
-	fprintf(f, "\n    ports: [");
-	for (i = 0; i < ri->nports; i++) {
-		if (ri->ports[i].lo == ri->ports[i].hi)
-			fprintf(f, "%s%u", i ? ", " : "", ri->ports[i].lo);
-		else
-			fprintf(f, "%s\"%u-%u\"", i ? ", " : "",
-			    ri->ports[i].lo, ri->ports[i].hi);
-	}
-	fprintf(f, "]\n");
+	return h->a->nhosts;
 }
 
 int
@@ -1326,13 +1312,10 @@ launch_agent_policy(const struct launch_agents *set,
     const char *name, char **yaml, struct policy **out, char *err,
     size_t errlen)
 {
-	struct policy_rule_info	 ri;
+	struct agent_hosts	 h = { set, a };
 	struct policy_errors	*errs;
-	struct policy_addr	 net;
-	char			*text = NULL, where[1100], addr[64];
-	size_t			 len = 0, i, n = policy_rule_count(base);
-	unsigned		 prefix;
-	int			 section = 0;
+	char			*text = NULL, where[1100];
+	size_t			 len = 0;
 	FILE			*f;
 
 	*yaml = NULL;
@@ -1343,48 +1326,10 @@ launch_agent_policy(const struct launch_agents *set,
 	}
 	fprintf(f, "# %s with the hosts of agent %s (%s) added as allow "
 	    "rules;\n# written by aisb for one session.  Each rule's comment "
-	    "says where it was written.\nversion: %d\nallow:\n",
+	    "says where it was written.\nversion: %d\n",
 	    policy_file(base), a->name, launch_agent_where(set, &a->pos, where,
 	    sizeof(where)), POLICY_SCHEMA_VERSION);
-	for (i = 0; i < n; i++) {
-		policy_rule_info(policy_rule_at(base, i), &ri);
-		if (ri.action != POLICY_ALLOW)
-			continue;
-		emit_rule(f, &ri);
-		section = 1;
-	}
-	for (i = 0; i < a->nhosts; i++) {
-		fprintf(f, "  # agent %s, %s\n  - host: ", a->name,
-		    launch_agent_where(set, &a->hosts[i].pos, where,
-		    sizeof(where)));
-		yaml_quoted(f, a->hosts[i].host);
-		fprintf(f, "\n    ports: [%u]\n", a->hosts[i].port);
-		section = 1;
-	}
-	if (!section)
-		fprintf(f, "  []\n");
-	for (i = 0, section = 0; i < n; i++) {
-		policy_rule_info(policy_rule_at(base, i), &ri);
-		if (ri.action != POLICY_DENY)
-			continue;
-		if (!section)
-			fprintf(f, "deny:\n");
-		section = 1;
-		emit_rule(f, &ri);
-	}
-	fprintf(f, "allow_ranges: [");
-	for (i = 0; i < policy_allow_range_count(base); i++) {
-		policy_allow_range_at(base, i, &net, &prefix);
-		fprintf(f, "%s\"%s/%u\"", i ? ", " : "",
-		    policy_addr_str(&net, addr, sizeof(addr)), prefix);
-	}
-	fprintf(f, "]\ndns:\n  servers: [");
-	for (i = 0; i < policy_dns_server_count(base); i++) {
-		fprintf(f, "%s", i ? ", " : "");
-		yaml_quoted(f, policy_dns_server_at(base, i));
-	}
-	fprintf(f, "]\n  min_ttl: %u\n  max_ttl: %u\n",
-	    policy_dns_min_ttl(base), policy_dns_max_ttl(base));
+	launch_policy_yaml(f, base, agent_hosts, &h);
 	if (fclose(f) != 0 || text == NULL) {
 		free(text);
 		snprintf(err, errlen, "out of memory");

@@ -459,100 +459,38 @@ out:
 
 /* --- --allow-from-lockfile ------------------------------------------------- */
 
-static void
-yaml_str(FILE *f, const char *s)
+/* The lockfiles' hosts, as allow rules (launch_policy_yaml's extra). */
+static size_t
+lock_hosts(FILE *f, void *ctx)
 {
-	fputc('"', f);
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
+	const struct lockset	*s = ctx;
+	size_t			 i;
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(f, "\\x%02x", c);
-		else
-			fputc(c, f);
+	for (i = 0; i < s->hosts.n; i++) {
+		fprintf(f, "  # lockfile ");
+		put_where(f, s, i);
+		fprintf(f, "\n  - host: ");
+		launch_yaml_str(f, s->hosts.h[i].host);
+		fprintf(f, "\n    ports: [%u]\n", s->hosts.h[i].port);
 	}
-	fputc('"', f);
-}
-
-static void
-yaml_rule(FILE *f, const struct policy_rule_info *ri)
-{
-	size_t	 i;
-
-	fprintf(f, "  # %s:%u:%u\n  - %s: ", ri->file != NULL ? ri->file :
-	    "?", ri->line, ri->column, ri->kind == POLICY_RULE_CIDR ? "cidr" :
-	    "host");
-	yaml_str(f, ri->pattern);	/* "*.x", "~re": as written */
-	fprintf(f, "\n    ports: [");
-	for (i = 0; i < ri->nports; i++) {
-		if (ri->ports[i].lo == ri->ports[i].hi)
-			fprintf(f, "%s%u", i ? ", " : "", ri->ports[i].lo);
-		else
-			fprintf(f, "%s\"%u-%u\"", i ? ", " : "",
-			    ri->ports[i].lo, ri->ports[i].hi);
-	}
-	fprintf(f, "]\n");
+	return s->hosts.n;
 }
 
 /* base with s's hosts added as allow rules, as YAML text. */
 static char *
 merged_yaml(const struct policy *base, const struct lockset *s, size_t *lenp)
 {
-	struct policy_rule_info	 ri;
-	struct policy_addr	 net;
-	char			*text = NULL, addr[64];
-	size_t			 len = 0, i, n = policy_rule_count(base);
-	unsigned		 prefix;
-	int			 section = 0;
-	FILE			*f;
+	char	*text = NULL;
+	size_t	 len = 0;
+	FILE	*f;
 
 	if ((f = open_memstream(&text, &len)) == NULL)
 		return NULL;
 	fprintf(f, "# %s with the hosts of the workspace's lockfiles added "
 	    "as allow rules\n# (--allow-from-lockfile); written by aisb for "
-	    "one session.\nversion: %d\nallow:\n", policy_file(base),
+	    "one session.\nversion: %d\n", policy_file(base),
 	    POLICY_SCHEMA_VERSION);
-	for (i = 0; i < n; i++) {
-		policy_rule_info(policy_rule_at(base, i), &ri);
-		if (ri.action != POLICY_ALLOW)
-			continue;
-		yaml_rule(f, &ri);
-		section = 1;
-	}
-	for (i = 0; i < s->hosts.n; i++) {
-		fprintf(f, "  # lockfile ");
-		put_where(f, s, i);
-		fprintf(f, "\n  - host: ");
-		yaml_str(f, s->hosts.h[i].host);
-		fprintf(f, "\n    ports: [%u]\n", s->hosts.h[i].port);
-		section = 1;
-	}
-	if (!section)
-		fprintf(f, "  []\n");
-	for (i = 0, section = 0; i < n; i++) {
-		policy_rule_info(policy_rule_at(base, i), &ri);
-		if (ri.action != POLICY_DENY)
-			continue;
-		if (!section)
-			fprintf(f, "deny:\n");
-		section = 1;
-		yaml_rule(f, &ri);
-	}
-	fprintf(f, "allow_ranges: [");
-	for (i = 0; i < policy_allow_range_count(base); i++) {
-		policy_allow_range_at(base, i, &net, &prefix);
-		fprintf(f, "%s\"%s/%u\"", i ? ", " : "",
-		    policy_addr_str(&net, addr, sizeof(addr)), prefix);
-	}
-	fprintf(f, "]\ndns:\n  servers: [");
-	for (i = 0; i < policy_dns_server_count(base); i++) {
-		fprintf(f, "%s", i ? ", " : "");
-		yaml_str(f, policy_dns_server_at(base, i));
-	}
-	fprintf(f, "]\n  min_ttl: %u\n  max_ttl: %u\n",
-	    policy_dns_min_ttl(base), policy_dns_max_ttl(base));
+	launch_policy_yaml(f, base, lock_hosts, (void *)s);
 	if (fclose(f) != 0) {
 		free(text);
 		return NULL;

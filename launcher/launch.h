@@ -44,4 +44,14 @@ int	launch_cmd_agents(int argc, char **argv);
 /* aisb changes|apply|discard|recover ID, aisb transactions (snapshot.c) */
 int	launch_cmd_snapshot(int argc, char **argv);
 
+struct policy;
+/*
+ * polyaml.c: base as policy YAML from its "allow:" on, with the entries
+ * extra writes (it returns how many) after base's allow rules; s as a
+ * double-quoted YAML string.
+ */
+void	launch_policy_yaml(FILE *, const struct policy *base,
+	    size_t (*extra)(FILE *, void *), void *ctx);
+void	launch_yaml_str(FILE *, const char *s);
+
 #endif

@@ -21,6 +21,8 @@ launcher_libaisblauncher_a_SOURCES = launcher/cmd_policy.c launcher/derive.c \
 launcher_libaisblauncher_a_SOURCES += launcher/suggest.c launcher/suggest.h
 # snapshot sessions: the launcher's side of libaisbsnap (snap/)
 launcher_libaisblauncher_a_SOURCES += launcher/snapshot.c launcher/snapshot.h
+# a policy with hosts added, as YAML (agent recipes, --allow-from-lockfile)
+launcher_libaisblauncher_a_SOURCES += launcher/polyaml.c
 launcher_libaisblauncher_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/snap \
 	-DAISB_POLICYDIR='"$(pkgdatadir)/policies"' \
 	-DAISB_SECCOMP_PROFILE='"$(pkgdatadir)/seccomp.json"' \
