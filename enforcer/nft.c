@@ -968,6 +968,34 @@ builder_next(struct builder *bd)
 	return mnl_nlmsg_batch_next(bd->mb) ? 0 : -1;
 }
 
+/* One NEWCHAIN of c into the batch: 0, or -1 when full. */
+static int
+builder_chain(struct builder *bd, struct nftnl_chain *c, const char *desc)
+{
+	struct nlmsghdr	*nlh;
+
+	if ((nlh = builder_msg(bd, NFT_MSG_NEWCHAIN, NLM_F_CREATE |
+	    NLM_F_EXCL, desc)) == NULL)
+		return -1;
+	nftnl_chain_nlmsg_build_payload(nlh, c);
+	return builder_next(bd);
+}
+
+/* One NEWSET of set into the batch (none for NULL): 0, or -1 when full. */
+static int
+builder_set(struct builder *bd, struct nftnl_set *set, const char *desc)
+{
+	struct nlmsghdr	*nlh;
+
+	if (set == NULL)
+		return 0;
+	if ((nlh = builder_msg(bd, NFT_MSG_NEWSET, NLM_F_CREATE |
+	    NLM_F_EXCL, desc)) == NULL)
+		return -1;
+	nftnl_set_nlmsg_build_payload(nlh, set);
+	return builder_next(bd);
+}
+
 static int
 builder_end(struct builder *bd)
 {
@@ -1015,57 +1043,20 @@ nft_batch_ruleset(const struct nft_ruleset *rs, uint32_t seq,
 	if (builder_next(&bd) == -1)
 		goto full;
 
-	if (rs->set4 != NULL) {
-		if ((nlh = builder_msg(&bd, NFT_MSG_NEWSET,
-		    NLM_F_CREATE | NLM_F_EXCL, "create set " NFT_SET4)) == NULL)
-			goto full;
-		nftnl_set_nlmsg_build_payload(nlh, rs->set4);
-		if (builder_next(&bd) == -1)
-			goto full;
-	}
-	if (rs->set6 != NULL) {
-		if ((nlh = builder_msg(&bd, NFT_MSG_NEWSET,
-		    NLM_F_CREATE | NLM_F_EXCL, "create set " NFT_SET6)) == NULL)
-			goto full;
-		nftnl_set_nlmsg_build_payload(nlh, rs->set6);
-		if (builder_next(&bd) == -1)
-			goto full;
-	}
-
-	if ((nlh = builder_msg(&bd, NFT_MSG_NEWCHAIN, NLM_F_CREATE | NLM_F_EXCL,
-	    "create chain " NFT_CHAIN " (hook output, policy drop)")) == NULL)
+	if (builder_set(&bd, rs->set4, "create set " NFT_SET4) == -1 ||
+	    builder_set(&bd, rs->set6, "create set " NFT_SET6) == -1)
 		goto full;
-	nftnl_chain_nlmsg_build_payload(nlh, rs->chain);
-	if (builder_next(&bd) == -1)
-		goto full;
-	if (rs->rec_out != NULL) {
-		if ((nlh = builder_msg(&bd, NFT_MSG_NEWCHAIN,
-		    NLM_F_CREATE | NLM_F_EXCL, "create chain " NFT_REC_OUT
-		    " (hook output, policy accept)")) == NULL)
-			goto full;
-		nftnl_chain_nlmsg_build_payload(nlh, rs->rec_out);
-		if (builder_next(&bd) == -1)
-			goto full;
-	}
-	if (rs->rec_in != NULL) {
-		if ((nlh = builder_msg(&bd, NFT_MSG_NEWCHAIN,
-		    NLM_F_CREATE | NLM_F_EXCL, "create chain " NFT_REC_IN
-		    " (hook input, policy accept)")) == NULL)
-			goto full;
-		nftnl_chain_nlmsg_build_payload(nlh, rs->rec_in);
-		if (builder_next(&bd) == -1)
-			goto full;
-	}
 
-	if (rs->nat != NULL) {
-		if ((nlh = builder_msg(&bd, NFT_MSG_NEWCHAIN,
-		    NLM_F_CREATE | NLM_F_EXCL, "create chain " NFT_NAT_CHAIN
-		    " (nat, hook output)")) == NULL)
-			goto full;
-		nftnl_chain_nlmsg_build_payload(nlh, rs->nat);
-		if (builder_next(&bd) == -1)
-			goto full;
-	}
+	/* the filter chain always; the others when the plan asks */
+	if (builder_chain(&bd, rs->chain, "create chain " NFT_CHAIN
+	    " (hook output, policy drop)") == -1 ||
+	    (rs->rec_out != NULL && builder_chain(&bd, rs->rec_out,
+	    "create chain " NFT_REC_OUT " (hook output, policy accept)") == -1) ||
+	    (rs->rec_in != NULL && builder_chain(&bd, rs->rec_in,
+	    "create chain " NFT_REC_IN " (hook input, policy accept)") == -1) ||
+	    (rs->nat != NULL && builder_chain(&bd, rs->nat,
+	    "create chain " NFT_NAT_CHAIN " (nat, hook output)") == -1))
+		goto full;
 
 	for (i = 0; i < rs->nrules; i++) {
 		if ((nlh = builder_msg(&bd, NFT_MSG_NEWRULE,
