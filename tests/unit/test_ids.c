@@ -237,11 +237,16 @@ race_child(void)
 		return 10;
 	snprintf(etc, sizeof(etc), "%s/etc", dir);
 	snprintf(ws, sizeof(ws), "%s/ws", dir);
-	/* the test's own folder; no outside input in the command */
+	/*
+	 * The test's own folder; no outside input in the command.  Lock
+	 * files another program held while /etc was copied (an e2e test's
+	 * useradd) would stay held in the copy: removed.
+	 */
 	snprintf(cmd, sizeof(cmd), "cp -a /etc %s && mkdir %s && "
+	    "rm -f %s/*.lock %s/.pwd.lock && "
 	    "sed -i '/^aisb:/d' %s/passwd %s/group %s/shadow %s/gshadow "
 	    "%s/subuid %s/subgid 2>/dev/null; true", etc, ws, etc, etc, etc,
-	    etc, etc, etc);
+	    etc, etc, etc, etc, etc);
 	if (system(cmd) != 0 || mount(etc, "/etc", NULL, MS_BIND, NULL) == -1)
 		return 11;
 	if (pipe(go) == -1 || pipe(res[0]) == -1 || pipe(res[1]) == -1)
