@@ -95,37 +95,3 @@ snap_sha_buf(const void *p, size_t len, char *hex)
 	tohex(md, mdlen, hex);
 	return 0;
 }
-
-int
-snap_sha_file(const char *path, char *hex, uint64_t *size)
-{
-	unsigned char		 b[1 << 16];
-	struct snap_file	*f;
-	struct snap_sha		*s;
-	uint64_t		 total = 0;
-	long			 n;
-	int			 e;
-
-	if ((f = snap_fs_open_read(path)) == NULL)
-		return -1;
-	if ((s = snap_sha_new()) == NULL) {
-		snap_fs_close(f);
-		return -1;
-	}
-	while ((n = snap_fs_read(f, b, sizeof(b))) > 0) {
-		if (snap_sha_update(s, b, (size_t)n) == -1)
-			break;
-		total += (uint64_t)n;
-	}
-	if (n != 0) {
-		e = errno;
-		snap_sha_free(s);
-		snap_fs_close(f);
-		errno = e;
-		return -1;
-	}
-	snap_fs_close(f);
-	if (size != NULL)
-		*size = total;
-	return snap_sha_final(s, hex);
-}
