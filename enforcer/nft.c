@@ -271,6 +271,23 @@ rule_new(struct nft_ruleset *rs, const char *fmt, ...)
 	return r;
 }
 
+
+/* fib daddr type local: the destination is an address of this host. */
+static int
+x_fib_local(struct nftnl_rule *r)
+{
+	struct nftnl_expr	*e;
+	uint32_t		 local = RTN_LOCAL;
+
+	if ((e = nftnl_expr_alloc("fib")) == NULL)
+		return -1;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS, NFTA_FIB_F_DADDR);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_ADDRTYPE);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
+	nftnl_rule_add_expr(r, e);
+	return x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &local, sizeof(local));
+}
+
 /*
  * Loopback, to a local address only.  A socket bound to device lo
  * (SO_BINDTODEVICE needs no privilege on an unbound socket) sends to any
@@ -281,22 +298,14 @@ static int
 rule_loopback(struct nft_ruleset *rs)
 {
 	struct nftnl_rule	*r;
-	struct nftnl_expr	*e;
 	char			 lo[16] = "lo";	/* IFNAMSIZ, zero padded */
-	uint32_t		 local = RTN_LOCAL;
 
 	if ((r = rule_new(rs, "oifname lo fib daddr type local accept")) ==
 	    NULL)
 		return -1;
 	if (x_meta_cmp(r, NFT_META_OIFNAME, lo, sizeof(lo)) == -1)
 		return -1;
-	if ((e = nftnl_expr_alloc("fib")) == NULL)
-		return -1;
-	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS, NFTA_FIB_F_DADDR);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_ADDRTYPE);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
-	nftnl_rule_add_expr(r, e);
-	if (x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &local, sizeof(local)) == -1)
+	if (x_fib_local(r) == -1)
 		return -1;
 	return x_verdict(r, NF_ACCEPT);
 }
@@ -582,21 +591,13 @@ static int
 rule_relay_accept(struct nft_ruleset *rs, uint8_t proto, uint16_t port)
 {
 	struct nftnl_rule	*r;
-	struct nftnl_expr	*e;
-	uint32_t		 local = RTN_LOCAL;
 
 	if ((r = rule_new(rs, "ct status dnat fib daddr type local %s dport "
 	    "%u accept", proto == IPPROTO_TCP ? "tcp" : "udp", port)) == NULL)
 		return -1;
 	if (x_ct_bits(r, NFT_CT_STATUS, IPS_DST_NAT) == -1)
 		return -1;
-	if ((e = nftnl_expr_alloc("fib")) == NULL)
-		return -1;
-	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS, NFTA_FIB_F_DADDR);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_ADDRTYPE);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
-	nftnl_rule_add_expr(r, e);
-	if (x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &local, sizeof(local)) == -1)
+	if (x_fib_local(r) == -1)
 		return -1;
 	if (x_l4proto(r, proto) == -1 || x_dport(r, port) == -1)
 		return -1;
@@ -608,18 +609,10 @@ static int
 rule_nat_local(struct nft_ruleset *rs)
 {
 	struct nftnl_rule	*r;
-	struct nftnl_expr	*e;
-	uint32_t		 local = RTN_LOCAL;
 
 	if ((r = rule_new(rs, "fib daddr type local return")) == NULL)
 		return -1;
-	if ((e = nftnl_expr_alloc("fib")) == NULL)
-		return -1;
-	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS, NFTA_FIB_F_DADDR);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_ADDRTYPE);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
-	nftnl_rule_add_expr(r, e);
-	if (x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &local, sizeof(local)) == -1)
+	if (x_fib_local(r) == -1)
 		return -1;
 	return x_verdict(r, (uint32_t)NFT_RETURN);
 }
