@@ -612,7 +612,7 @@ snap_changes_save(const struct snap_changes *c, const char *path,
 		return snap_err(err, errlen, SNAP_EBOUND, "%s: the change set "
 		    "is over %zu bytes", path, SNAP_FILE_MAX);
 	}
-	rc = snap_write_atomic(path, b.p, b.len);
+	rc = snap_file_write(path, b.p, b.len);
 	buf_free(&b);
 	if (rc == -1)
 		return snap_err(err, errlen, SNAP_ESYS, "%s: %s", path,
@@ -681,7 +681,7 @@ snap_changes_load(const char *path, struct snap_changes **out, char *err,
 	int			 rc;
 
 	*out = NULL;
-	if ((text = snap_slurp(path, SNAP_FILE_MAX, &len)) == NULL)
+	if ((text = snap_file_read(path, SNAP_FILE_MAX, &len)) == NULL)
 		return snap_err(err, errlen, SNAP_ESYS, "%s: %s", path,
 		    errno == EFBIG ? "larger than 256 MiB" : strerror(errno));
 	if ((c = calloc(1, sizeof(*c))) == NULL) {

@@ -250,7 +250,7 @@ snap_manifest_save(const struct snap_manifest *m, const char *path,
 		    "is over %zu bytes (limit entries lower)", path,
 		    SNAP_FILE_MAX);
 	}
-	rc = snap_write_atomic(path, b.p, b.len);
+	rc = snap_file_write(path, b.p, b.len);
 	buf_free(&b);
 	if (rc == -1)
 		return snap_err(err, errlen, SNAP_ESYS, "%s: %s", path,
@@ -410,7 +410,7 @@ snap_manifest_load(const char *path, struct snap_manifest **out,
 	int			 rc, ended = 0, v1 = 0;
 
 	*out = NULL;
-	if ((text = snap_slurp(path, SNAP_FILE_MAX, &len)) == NULL)
+	if ((text = snap_file_read(path, SNAP_FILE_MAX, &len)) == NULL)
 		return snap_err(err, errlen, SNAP_ESYS, "%s: %s", path,
 		    errno == EFBIG ? "larger than 256 MiB" : strerror(errno));
 	if ((m = snap_manifest_new()) == NULL) {

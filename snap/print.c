@@ -331,7 +331,7 @@ load(const char *root, const char *rel, const char *want, size_t max,
 			return -1;
 		return strcmp(hex, want) == 0 ? 1 : 2;
 	}
-	if ((ls->text = snap_slurp(full, max, &ls->len)) == NULL)
+	if ((ls->text = snap_file_read(full, max, &ls->len)) == NULL)
 		return errno == EFBIG ? 1 : -1;
 	if (snap_sha_buf(ls->text, ls->len, hex) == -1)
 		return -1;

@@ -78,11 +78,6 @@ size_t	 snap_split(char *line, char **tok, size_t max);
 /* The relative path is safe: not empty, no "", "." or ".." component, no
  * leading or trailing '/'. */
 int	 snap_path_ok(const char *rel);
-/* Reads a whole file of at most max bytes: a NUL-terminated buffer. */
-char	*snap_slurp(const char *path, size_t max, size_t *lenp);
-/* Writes data to path whole or not at all (temporary, fsync, rename,
- * fsync of its folder). */
-int	 snap_write_atomic(const char *path, const void *, size_t);
 int	 snap_cmp_path(const void *, const void *);
 
 /* hash.c: SHA-256 through the project's libcrypto */

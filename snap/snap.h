@@ -354,4 +354,15 @@ int	 snap_tx_list(const char *parent,
 	    int (*fn)(const char *name, enum snap_tx_state, const char *digest,
 		void *arg), void *arg, char *err, size_t errlen);
 
+/* ------------------------------------------------------------------ */
+/* Small files kept beside a stage (the launchers' state files).        */
+
+/* A whole file of at most max bytes, never through a link: a
+ * NUL-terminated buffer the caller frees, its length in *lenp; NULL with
+ * errno set (EFBIG past max). */
+char	*snap_file_read(const char *path, size_t max, size_t *lenp);
+/* data written to path whole or not at all (a temporary, fsync, rename,
+ * fsync of its folder): 0, or -1 with errno set. */
+int	 snap_file_write(const char *path, const void *, size_t);
+
 #endif

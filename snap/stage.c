@@ -141,7 +141,7 @@ stage_gitconfig(struct stage *s, const char *src, const char *dst,
 	size_t			 len, clen;
 	int			 rc = -1, e2;
 
-	if ((text = snap_slurp(src, GITCONFIG_MAX, &len)) == NULL)
+	if ((text = snap_file_read(src, GITCONFIG_MAX, &len)) == NULL)
 		return -1;
 	if (snap_sha_buf(text, len, e->sha) == -1 ||
 	    (clean = snap_git_config_sanitize(text, len, &clen)) == NULL)

@@ -700,7 +700,7 @@ read_journal(const char *tx_dir, struct jstate *js, char *err,
 	if (snap_join(path, tx_dir, "journal") == -1)
 		return snap_err(err, errlen, SNAP_EINVAL, "%s: path too long",
 		    tx_dir);
-	if ((text = snap_slurp(path, SNAP_FILE_MAX, &len)) == NULL) {
+	if ((text = snap_file_read(path, SNAP_FILE_MAX, &len)) == NULL) {
 		if (errno == ENOENT)
 			return SNAP_OK;
 		return snap_err(err, errlen, SNAP_ESYS, "%s: %s", path,

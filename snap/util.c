@@ -164,7 +164,7 @@ snap_path_ok(const char *rel)
 }
 
 char *
-snap_slurp(const char *path, size_t max, size_t *lenp)
+snap_file_read(const char *path, size_t max, size_t *lenp)
 {
 	struct snap_file	*f;
 	struct snap_stat	 st;
@@ -204,7 +204,7 @@ fail:
 }
 
 int
-snap_write_atomic(const char *path, const void *data, size_t len)
+snap_file_write(const char *path, const void *data, size_t len)
 {
 	char			 tmp[SNAP_PATH_MAX], dir[SNAP_PATH_MAX];
 	struct snap_file	*f = NULL;

@@ -204,7 +204,7 @@ stage_leaves_out(void **state)
 	/* .git/config: sanitized */
 	assert_non_null(e = entry(f->m, ".git/config"));
 	assert_string_equal(e->excluded, "sanitized copy");
-	assert_non_null(cfg = snap_slurp(at(f->stage, ".git/config"), 1 << 20,
+	assert_non_null(cfg = snap_file_read(at(f->stage, ".git/config"), 1 << 20,
 	    &len));
 	assert_non_null(strstr(cfg, "repositoryformatversion = 0"));
 	assert_non_null(strstr(cfg, "url = https://example.org/r"));
@@ -435,7 +435,7 @@ changes_computed(void **state)
 	assert_int_equal(snap_changes_count(c2), snap_changes_count(f->c));
 	snap_changes_free(c2);
 	c2 = NULL;
-	assert_non_null(text = snap_slurp(path, 1 << 20, &len));
+	assert_non_null(text = snap_file_read(path, 1 << 20, &len));
 	text[strstr(text, "edit.txt") - text] = 'E';
 	put(f->base, "changes", text, 0600);
 	free(text);
@@ -513,7 +513,7 @@ manifest_file(void **state)
 	snap_manifest_free(m2);
 	m2 = NULL;
 	/* cut short: refused */
-	assert_non_null(text = snap_slurp(path, 1 << 20, &len));
+	assert_non_null(text = snap_file_read(path, 1 << 20, &len));
 	text[len / 2] = '\0';
 	*strrchr(text, '\n') = '\0';
 	strcat(text, "\n");
@@ -612,7 +612,7 @@ changes_lazy_hash(void **state)
 	assert_int_equal(snap_tx_apply(tx, f->src, f->stage, f->m, f->c,
 	    f->err, sizeof(f->err)), SNAP_ECONFLICT);
 	assert_non_null(strstr(f->err, "c.txt"));
-	assert_non_null(text = snap_slurp(at(f->src, "b.txt"), 1 << 20, &len));
+	assert_non_null(text = snap_file_read(at(f->src, "b.txt"), 1 << 20, &len));
 	assert_string_equal(text, "two\n");
 	free(text);
 	assert_true(exists(f->src, "d.txt"));
