@@ -353,6 +353,7 @@ sessions_show(const char *want)
 			    logpath);
 			/* the very lines the session ended with */
 			launch_denials_print(d, stdout, "# ", NULL);
+			launch_denials_print_tools(d, stdout, "# ");
 		}
 		free(d);
 	}
