@@ -131,7 +131,7 @@ EXTRA_DIST += tests/e2e/signals.sh
 # Snapshot sessions: the stage, apply, conflict, failure; root and
 # rootless (issue 17; AISB_E2E=1).
 TESTS += tests/e2e/snapshot.sh
-EXTRA_DIST += tests/e2e/snapshot.sh
+EXTRA_DIST += tests/e2e/snapshot.sh tests/e2e/ptyask.py
 
 # The slow test of an agent recipe: builds the claude image (downloads the
 # agent) and runs claude --version in a session.  Not part of make check.

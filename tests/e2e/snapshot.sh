@@ -30,6 +30,7 @@ for t in podman mmdebstrap useradd userdel runuser sha256sum; do
 	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
 done
 
+ptyask=$(cd "$top_srcdir" && pwd)/tests/e2e/ptyask.py
 . "$top_srcdir/tests/e2e/lib.sh"
 e2e_init snapshot
 e2e_seed_base
@@ -195,6 +196,24 @@ rc=0; (cd "$ws" && setsid -w "$aisb" --snapshot --apply=ask --net none \
 check "ask: exit" "$rc" 0
 [ -e "$ws/ask.txt" ] && bad "ask: applied without an answer" || ok
 if grep -q 'no terminal to ask on' "$tmp/err"; then ok; else bad "ask: $(cat "$tmp/err")"; fi
+
+# --apply=ask at a terminal: "d" shows the diff and asks again, "y" applies;
+# at the next session "n" keeps the draft
+rc=0; (cd "$ws" && python3 "$ptyask" 300 '[d]iff: ' d \
+    '[d]iff: ' y -- "$aisb" --snapshot --apply=ask --net none \
+    --policy "$tmp/policy.yaml" -- sh -c 'echo asked >ask2.txt') \
+    >"$tmp/out" 2>&1 </dev/null || rc=$?
+check "ask at a terminal: exit" "$rc" 0
+check "ask: 'y' applied" "$(cat "$ws/ask2.txt" 2>/dev/null)" asked
+if grep -q '^+asked' "$tmp/out"; then ok; else bad "ask: 'd' showed no diff: $(tail -n 5 "$tmp/out")"; fi
+check "ask: asked twice" "$(grep -o 'write these 1 change(s)' "$tmp/out" | wc -l | tr -d ' ')" 2
+rc=0; (cd "$ws" && python3 "$ptyask" 300 '[d]iff: ' n \
+    -- "$aisb" --snapshot --apply=ask --net none \
+    --policy "$tmp/policy.yaml" -- sh -c 'echo refused >ask3.txt') \
+    >"$tmp/out" 2>&1 </dev/null || rc=$?
+check "ask 'n': exit" "$rc" 0
+[ -e "$ws/ask3.txt" ] && bad "ask: 'n' applied" || ok
+check "ask 'n': kept" "$(field state "$XDG_STATE_HOME/aisb/sessions/$(last_session "$XDG_STATE_HOME")/snapshot")" kept
 
 # a project config may choose snapshot, never direct
 printf 'workspace_mode: snapshot\n' >"$ws/.aisb.yaml"
