@@ -29,6 +29,9 @@ struct walk {
 	uint64_t			 entries, bytes;
 	char				*err;
 	size_t				 errlen;
+	char				 hooks[SNAP_REL_MAX];	/* core.hooksPath
+							   inside the tree,
+							   or "" */
 };
 
 void
@@ -525,9 +528,20 @@ walk_dir(struct walk *w, const char *rel)
 static int
 hold_excluded(const struct snap_manifest *m, size_t i)
 {
-	size_t	len = strlen(m->v[i].path), j;
+	size_t	len = strlen(m->v[i].path), lo = i + 1, hi = m->n, mid, j;
 
-	for (j = i + 1; j < m->n; j++) {
+	/* the entries under "path/" are one run, but not right after path:
+	 * "path-x" and "path.x" sort between (both below '/') */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strncmp(m->v[mid].path, m->v[i].path, len) < 0 ||
+		    (strncmp(m->v[mid].path, m->v[i].path, len) == 0 &&
+		    (unsigned char)m->v[mid].path[len] < '/'))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (j = lo; j < m->n; j++) {
 		if (strncmp(m->v[j].path, m->v[i].path, len) != 0 ||
 		    m->v[j].path[len] != '/')
 			break;
@@ -535,6 +549,232 @@ hold_excluded(const struct snap_manifest *m, size_t i)
 			return 1;
 	}
 	return 0;
+}
+
+/* ---- git's metadata on the way back ------------------------------------ */
+
+/*
+ * What a command's git work (commit, fetch, merge, rebase, gc) writes in
+ * a repository's folder, and nothing else is written back there: git
+ * reads code to run, or a folder to take its config and hooks from, from
+ * most of the rest (config, hooks, commondir, gitdir, worktrees, modules,
+ * info, objects/info/alternates...).
+ */
+static const char *const git_back[] = {
+	"objects", "refs", "logs", "index", "HEAD", "packed-refs",
+	"ORIG_HEAD", "FETCH_HEAD", "MERGE_HEAD", "MERGE_MSG", "MERGE_MODE",
+	"COMMIT_EDITMSG", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD",
+	"AUTO_MERGE", "shallow", "description", "rebase-merge",
+	"rebase-apply", "sequencer", NULL
+};
+
+/* n bytes at s are ".git", in any case (as case-insensitive volumes
+ * take it). */
+static int
+is_dotgit(const char *s, size_t n)
+{
+	static const char	 g[] = ".git";
+	size_t			 i;
+
+	if (n != 4)
+		return 0;
+	for (i = 0; i < 4; i++)
+		if (s[i] != g[i] && s[i] != g[i] - 'a' + 'A')
+			return 0;
+	return 1;
+}
+
+/* The folder rel[0..n) of the stage ("" its top) holds a HEAD file and
+ * an objects folder: a repository's folder, whatever its name (bare). */
+static int
+holds_repo(struct walk *w, const char *rel, size_t n)
+{
+	char			 full[SNAP_PATH_MAX];
+	struct snap_stat	 st;
+	int			 len;
+
+	len = snprintf(full, sizeof(full), "%s%s%.*s/HEAD", w->stage,
+	    n > 0 ? "/" : "", (int)n, rel);
+	if (len < 0 || (size_t)len >= sizeof(full) ||
+	    snap_fs_lstat(full, &st) == -1 || st.type != SNAP_FS_FILE)
+		return 0;
+	memcpy(full + len - 4, "objects", 8);
+	return snap_fs_lstat(full, &st) == 0 && st.type == SNAP_FS_DIR;
+}
+
+/*
+ * The host repository's core.hooksPath, when it names a folder inside the
+ * tree (husky's ".husky", say), into w->hooks: what the command writes
+ * there is a hook the user's next commit runs.  Read from the tree's
+ * .git/config now (at most 1 MiB; a file that cannot be read sets
+ * nothing: the default hooks folder is excluded anyway).
+ */
+static void
+git_hooks_path(struct walk *w)
+{
+	char		 path[SNAP_PATH_MAX], sect[16] = "", key[16];
+	char		*text, *line, *next, *v, *e;
+	const char	*src = w->m->source;
+	size_t		 len, n;
+
+	w->hooks[0] = '\0';
+	if (src == NULL || snap_join(path, src, ".git/config") == -1 ||
+	    (text = snap_file_read(path, 1 << 20, &len)) == NULL)
+		return;
+	for (line = text; line != NULL; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		line += strspn(line, " \t");
+		if (*line == '[') {
+			n = strcspn(line + 1, " \t\"].");
+			snprintf(sect, sizeof(sect), "%.*s", (int)(n < 15 ?
+			    n : 15), line + 1);
+			for (v = sect; *v != '\0'; v++)
+				*v = (char)(*v >= 'A' && *v <= 'Z' ? *v + 32 :
+				    *v);
+			continue;
+		}
+		if (strcmp(sect, "core") != 0 || (v = strchr(line, '=')) ==
+		    NULL)
+			continue;
+		n = strcspn(line, " \t=");
+		snprintf(key, sizeof(key), "%.*s", (int)(n < 15 ? n : 15),
+		    line);
+		for (e = key; *e != '\0'; e++)
+			*e = (char)(*e >= 'A' && *e <= 'Z' ? *e + 32 : *e);
+		if (strcmp(key, "hookspath") != 0)
+			continue;
+		v += 1 + strspn(v + 1, " \t");
+		e = v + strlen(v);
+		while (e > v && (e[-1] == ' ' || e[-1] == '\t' ||
+		    e[-1] == '\r'))
+			*--e = '\0';
+		if (*v == '"' && e > v + 1 && e[-1] == '"') {
+			*--e = '\0';
+			v++;
+		}
+		len = strlen(src);
+		if (strncmp(v, src, len) == 0 && v[len] == '/')
+			v += len + 1;		/* absolute, inside the tree */
+		else if (*v == '/' || *v == '~' || *v == '\0')
+			continue;		/* outside: not ours */
+		while (v[0] == '.' && v[1] == '/')
+			v += 2;
+		e = v + strlen(v);
+		while (e > v && e[-1] == '/')
+			*--e = '\0';
+		/* the last one wins, as in git */
+		if (*v != '\0' && strlen(v) < sizeof(w->hooks))
+			snprintf(w->hooks, sizeof(w->hooks), "%s", v);
+		else
+			w->hooks[0] = '\0';
+	}
+	free(text);
+}
+
+/* Why the change x may not reach the host for git's sake, or NULL. */
+static const char *
+git_refused(struct walk *w, const struct snap_chg *x)
+{
+	const char	*rel = x->path, *c, *next, *base, *alast = rel;
+	size_t		 clen, i, n;
+	int		 repo;
+
+	n = strlen(w->hooks);
+	if (n > 0 && strncmp(rel, w->hooks, n) == 0 &&
+	    (rel[n] == '/' || rel[n] == '\0'))
+		return "git hooks run code (core.hooksPath)";
+	base = strrchr(rel, '/');
+	base = base != NULL ? base + 1 : rel;
+	if (is_dotgit(base, strlen(base)) && x->pub.type != SNAP_DIR)
+		return "git: a .git file or link points git at another folder";
+	/* c: each component; the folder above it, rel[0 .. c - 1), is a
+	 * repository's when it is named .git or holds HEAD and objects */
+	for (c = rel;; c = next + 1) {
+		next = strchr(c, '/');
+		clen = next != NULL ? (size_t)(next - c) : strlen(c);
+		if (c == rel)
+			repo = holds_repo(w, rel, 0);
+		else
+			repo = is_dotgit(alast, (size_t)(c - 1 - alast)) ||
+			    holds_repo(w, rel, (size_t)(c - 1 - rel));
+		if (repo) {
+			if (x->pub.type == SNAP_LINK)
+				return "git: a link in a repository's folder";
+			for (i = 0; git_back[i] != NULL; i++)
+				if (strlen(git_back[i]) == clen &&
+				    strncmp(git_back[i], c, clen) == 0)
+					break;
+			if (git_back[i] == NULL)
+				return "git: repository metadata that can run "
+				    "code (only objects, refs, logs, index, "
+				    "HEAD and the like are written back)";
+			if (i == 0 && next != NULL &&
+			    (strcmp(next + 1, "info/alternates") == 0 ||
+			    strcmp(next + 1, "info/http-alternates") == 0))
+				return "git: alternates point git at other "
+				    "folders";
+		}
+		if (next == NULL)
+			break;
+		alast = c;
+	}
+	return NULL;
+}
+
+/*
+ * The changes git's rules refuse become SKIP; then a folder delete over
+ * anything kept is kept too (its rmdir could not happen).  Sorted on
+ * return.
+ */
+static int
+git_pass(struct walk *w)
+{
+	struct snap_changes	*ch = w->c;
+	struct snap_chg		*x;
+	const char		*why;
+	size_t			 i, j, len;
+
+	for (i = 0; i < ch->n; i++) {
+		x = &ch->v[i];
+		if (x->pub.kind == SNAP_SKIP ||
+		    (why = git_refused(w, x)) == NULL)
+			continue;
+		free(x->old_link);
+		free(x->new_link);
+		x->old_link = x->new_link = NULL;
+		x->pub.old_mode = x->pub.new_mode = 0;
+		x->pub.old_size = x->pub.new_size = 0;
+		x->old_sha[0] = x->new_sha[0] = '\0';
+		x->pub.kind = SNAP_SKIP;
+		if ((x->reason = strdup(why)) == NULL)
+			return oom(w);
+	}
+	if (ch->n > 1)
+		qsort(ch->v, ch->n, sizeof(ch->v[0]), cmp_chg);
+	/* children sort after their folder: from the end, a folder sees
+	 * its children settled */
+	for (i = ch->n; i-- > 0;) {
+		x = &ch->v[i];
+		if (x->pub.kind != SNAP_DELETE || x->pub.type != SNAP_DIR)
+			continue;
+		len = strlen(x->path);
+		for (j = i + 1; j < ch->n; j++) {
+			if (strncmp(ch->v[j].path, x->path, len) != 0)
+				break;
+			if (ch->v[j].path[len] != '/' ||
+			    ch->v[j].pub.kind != SNAP_SKIP)
+				continue;
+			x->pub.kind = SNAP_SKIP;
+			x->pub.old_mode = 0;
+			x->old_sha[0] = '\0';
+			if ((x->reason = strdup("folder holds entries that are "
+			    "kept: kept")) == NULL)
+				return oom(w);
+			break;
+		}
+	}
+	return SNAP_OK;
 }
 
 int
@@ -579,6 +819,9 @@ snap_changes_compute(struct snap_manifest *m, const char *stage_root,
 		if (rc != SNAP_OK)
 			goto fail;
 	}
+	git_hooks_path(&w);
+	if ((rc = git_pass(&w)) != SNAP_OK)
+		goto fail;
 	/* the hashes found, kept: the same change set (digest) later,
 	 * whatever the host does meanwhile */
 	if (m->dirty && m->file != NULL &&

@@ -24,6 +24,71 @@ dir_slash(const struct snap_change *x)
 	return x->type == SNAP_DIR ? "/" : "";
 }
 
+/* Length of the valid UTF-8 sequence at s[0..n), not a C1 control
+ * (U+0080..U+009F) nor an overlong or surrogate form; 0 if none. */
+static size_t
+utf8_ok(const unsigned char *s, size_t n)
+{
+	size_t		 len, i;
+	unsigned long	 cp;
+
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	len = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+	if (len > n)
+		return 0;
+	cp = s[0] & (0x3f >> (len - 1));
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < 0xa0 || (len == 3 && cp < 0x800) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/*
+ * n bytes of s to out with what a terminal would act on escaped as \xNN:
+ * control bytes (a tab kept when text, and a carriage return when it
+ * ends the line), DEL, C1 controls and bytes that are not UTF-8.  Names,
+ * link targets and diff lines come from the command: printed raw, a
+ * name could move the cursor and hide or forge lines of what the user
+ * is asked to approve.
+ */
+static void
+put_esc(FILE *out, const char *s, size_t n, int text)
+{
+	const unsigned char	*p = (const unsigned char *)s;
+	size_t			 i = 0, k;
+
+	while (i < n) {
+		if (p[i] >= 0x20 && p[i] < 0x7f) {
+			for (k = i; k < n && p[k] >= 0x20 && p[k] < 0x7f; k++)
+				;
+			fwrite(p + i, 1, k - i, out);
+			i = k;
+		} else if (p[i] >= 0x80 && (k = utf8_ok(p + i, n - i)) > 0) {
+			fwrite(p + i, 1, k, out);
+			i += k;
+		} else {
+			if (text && (p[i] == '\t' || (p[i] == '\r' && i + 1 == n)))
+				fputc(p[i], out);
+			else
+				fprintf(out, "\\x%02x", p[i]);
+			i++;
+		}
+	}
+}
+
+static void
+put_name(FILE *out, const char *s)
+{
+	put_esc(out, s, strlen(s), 0);
+}
+
 int
 snap_changes_print_summary(const struct snap_changes *c, FILE *out,
     size_t max_lines)
@@ -39,26 +104,39 @@ snap_changes_print_summary(const struct snap_changes *c, FILE *out,
 		shown++;
 		switch (x->kind) {
 		case SNAP_CREATE:
-			fprintf(out, "A %s%s", x->path, dir_slash(x));
+			fputs("A ", out);
+			put_name(out, x->path);
+			fputs(dir_slash(x), out);
 			break;
 		case SNAP_MODIFY:
-			fprintf(out, "M %s", x->path);
+			fputs("M ", out);
+			put_name(out, x->path);
 			break;
 		case SNAP_DELETE:
-			fprintf(out, "D %s%s", x->path, dir_slash(x));
+			fputs("D ", out);
+			put_name(out, x->path);
+			fputs(dir_slash(x), out);
 			break;
 		case SNAP_MODE:
-			fprintf(out, "m %s%s %04o -> %04o", x->path,
-			    dir_slash(x), x->old_mode, x->new_mode);
+			fputs("m ", out);
+			put_name(out, x->path);
+			fprintf(out, "%s %04o -> %04o", dir_slash(x),
+			    x->old_mode, x->new_mode);
 			break;
 		case SNAP_SKIP:
-			fprintf(out, "S %s%s (%s)", x->path, dir_slash(x),
-			    x->reason);
+			fputs("S ", out);
+			put_name(out, x->path);
+			fprintf(out, "%s (", dir_slash(x));
+			put_name(out, x->reason);
+			fputc(')', out);
 			break;
 		}
 		if (x->type == SNAP_LINK && x->new_link != NULL &&
 		    x->kind != SNAP_SKIP)
-			fprintf(out, " -> %s", x->new_link);
+		{
+			fputs(" -> ", out);
+			put_name(out, x->new_link);
+		}
 		if (x->kind == SNAP_MODIFY && x->type == SNAP_FILE &&
 		    x->old_mode != x->new_mode)
 			fprintf(out, " (%04o -> %04o)", x->old_mode,
@@ -238,7 +316,7 @@ static void
 put_line(FILE *out, char c, const struct lines *ls, size_t i)
 {
 	fputc(c, out);
-	fwrite(ls->p[i], 1, ls->l[i], out);
+	put_esc(out, ls->p[i], ls->l[i], 1);
 	fputc('\n', out);
 	if (i + 1 == ls->n && ls->noeol)
 		fputs("\\ No newline at end of file\n", out);
@@ -358,8 +436,10 @@ diff_file(const struct snap_change *x, const char *host, const char *stage,
 		return snap_err(err, errlen, SNAP_ESYS, "%s/%s: %s", host,
 		    x->path, strerror(errno));
 	if (ra == 2) {
-		fprintf(out, "conflict %s: changed on the host since it was "
-		    "staged: not diffed\n", x->path);
+		fputs("conflict ", out);
+		put_name(out, x->path);
+		fputs(": changed on the host since it was staged: not "
+		    "diffed\n", out);
 		goto done;
 	}
 	if (x->kind != SNAP_DELETE &&
@@ -369,14 +449,18 @@ diff_file(const struct snap_change *x, const char *host, const char *stage,
 		goto done;
 	}
 	if (rb == 2) {
-		fprintf(out, "stale %s: changed in the stage since the change "
-		    "set was made: not diffed\n", x->path);
+		fputs("stale ", out);
+		put_name(out, x->path);
+		fputs(": changed in the stage since the change set was made: "
+		    "not diffed\n", out);
 		goto done;
 	}
 	if (ra == 1 || rb == 1 || is_binary(&a) || is_binary(&b) ||
 	    lines_split(&a) == -1 || lines_split(&b) == -1 ||
 	    (nops = myers(&a, &b, &ops)) == -1) {
-		fprintf(out, "binary %s: ", x->path);
+		fputs("binary ", out);
+		put_name(out, x->path);
+		fputs(": ", out);
 		if (x->kind == SNAP_CREATE)
 			fprintf(out, "(none)");
 		else
@@ -390,11 +474,13 @@ diff_file(const struct snap_change *x, const char *host, const char *stage,
 			    x->new_size, x->new_sha256);
 		goto done;
 	}
-	fprintf(out, "--- %s%s\n+++ %s%s\n",
-	    x->kind == SNAP_CREATE ? "/dev/null" : "a/",
-	    x->kind == SNAP_CREATE ? "" : x->path,
-	    x->kind == SNAP_DELETE ? "/dev/null" : "b/",
-	    x->kind == SNAP_DELETE ? "" : x->path);
+	fputs(x->kind == SNAP_CREATE ? "--- /dev/null" : "--- a/", out);
+	if (x->kind != SNAP_CREATE)
+		put_name(out, x->path);
+	fputs(x->kind == SNAP_DELETE ? "\n+++ /dev/null" : "\n+++ b/", out);
+	if (x->kind != SNAP_DELETE)
+		put_name(out, x->path);
+	fputc('\n', out);
 	print_hunks(out, &a, &b, ops, nops);
 done:
 	free(ops);
@@ -416,32 +502,52 @@ snap_changes_print_diff(const struct snap_changes *c, const char *host_root,
 		max_file_bytes = DIFF_FILE_DEFAULT;
 	for (i = 0; i < c->n; i++) {
 		x = &c->v[i].pub;
-		fprintf(out, "diff --aisb %s%s\n", x->path, dir_slash(x));
+		fputs("diff --aisb ", out);
+		put_name(out, x->path);
+		fprintf(out, "%s\n", dir_slash(x));
 		switch (x->kind) {
 		case SNAP_SKIP:
-			fprintf(out, "skipped %s (%s)\n", x->path, x->reason);
+			fputs("skipped ", out);
+			put_name(out, x->path);
+			fputs(" (", out);
+			put_name(out, x->reason);
+			fputs(")\n", out);
 			continue;
 		case SNAP_MODE:
-			fprintf(out, "mode %s%s %04o -> %04o\n", x->path,
-			    dir_slash(x), x->old_mode, x->new_mode);
+			fputs("mode ", out);
+			put_name(out, x->path);
+			fprintf(out, "%s %04o -> %04o\n", dir_slash(x),
+			    x->old_mode, x->new_mode);
 			continue;
 		default:
 			break;
 		}
 		if (x->type == SNAP_DIR) {
-			fprintf(out, "%s folder %s/\n", x->kind == SNAP_CREATE ?
-			    "new" : "deleted", x->path);
+			fputs(x->kind == SNAP_CREATE ? "new folder " :
+			    "deleted folder ", out);
+			put_name(out, x->path);
+			fputs("/\n", out);
 			continue;
 		}
 		if (x->type == SNAP_LINK) {
-			fprintf(out, "link %s: %s => %s\n", x->path,
-			    x->old_link != NULL ? x->old_link : "(none)",
-			    x->new_link != NULL ? x->new_link : "(none)");
+			fputs("link ", out);
+			put_name(out, x->path);
+			fputs(": ", out);
+			put_name(out, x->old_link != NULL ? x->old_link :
+			    "(none)");
+			fputs(" => ", out);
+			put_name(out, x->new_link != NULL ? x->new_link :
+			    "(none)");
+			fputc('\n', out);
 			continue;
 		}
 		if (x->kind == SNAP_MODIFY && x->old_mode != x->new_mode)
-			fprintf(out, "mode %s %04o -> %04o\n", x->path,
-			    x->old_mode, x->new_mode);
+		{
+			fputs("mode ", out);
+			put_name(out, x->path);
+			fprintf(out, " %04o -> %04o\n", x->old_mode,
+			    x->new_mode);
+		}
 		if ((rc = diff_file(x, host_root, stage_root, max_file_bytes,
 		    out, err, errlen)) != SNAP_OK)
 			return rc;

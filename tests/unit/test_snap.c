@@ -713,6 +713,129 @@ printers(void **state)
 	free(s);
 }
 
+static enum snap_change_kind
+kind_at(const struct snap_changes *c, const char *path)
+{
+	const struct snap_change	*x = change_at(c, path);
+
+	if (x == NULL)
+		fail_msg("no change at %s", path);
+	return x->kind;
+}
+
+/*
+ * Git's metadata on the way back: what a commit writes goes; what makes
+ * git run code or look elsewhere (commondir, a .git file, config and
+ * hooks of a planted or bare repository, alternates, links, the folder
+ * core.hooksPath names) does not, whatever its spelling of ".git".
+ */
+static void
+changes_git_metadata(void **state)
+{
+	struct fx	*f = *state;
+
+	put(f->src, ".git/HEAD", "ref: refs/heads/main\n", 0644);
+	put(f->src, ".git/config", "[core]\n\tbare = false\n"
+	    "\thooksPath = .husky\n", 0644);
+	put(f->src, ".git/refs/heads/main", "0000\n", 0644);
+	mkd(f->src, ".git/objects", 0755);
+	put(f->src, ".git-blame-ignore-revs", "x\n", 0644);
+	put(f->src, ".husky/pre-commit", "npm test\n", 0755);
+	put(f->src, "src/a.c", "int a;\n", 0644);
+	assert_int_equal(snap_stage_create(f->src, f->stage, f->rules,
+	    &f->lim, &f->m, f->err, sizeof(f->err)), SNAP_OK);
+	/* a commit */
+	put(f->stage, ".git/objects/ab/cdef", "blob", 0444);
+	put(f->stage, ".git/refs/heads/main", "1111\n", 0644);
+	put(f->stage, ".git/logs/HEAD", "log\n", 0644);
+	put(f->stage, ".git/index", "idx", 0644);
+	put(f->stage, ".git/COMMIT_EDITMSG", "msg\n", 0644);
+	/* git pointed elsewhere, or at code */
+	put(f->stage, ".git/commondir", "x\n", 0644);
+	put(f->stage, ".git/x/HEAD", "ref: refs/heads/main\n", 0644);
+	put(f->stage, ".git/x/config", "[core]\n\tfsmonitor = evil\n", 0644);
+	put(f->stage, ".git/x/hooks/pre-commit", "evil\n", 0755);
+	put(f->stage, ".git/info/exclude", "*\n", 0644);
+	put(f->stage, ".git/objects/info/alternates", "/tmp\n", 0644);
+	lnk(f->stage, ".git/refs/heads/l", "main");
+	put(f->stage, "sub/.git", "gitdir: ../evil\n", 0644);
+	put(f->stage, "sub/.GIT/config", "[core]\n", 0644);
+	put(f->stage, "bare/HEAD", "ref: refs/heads/main\n", 0644);
+	mkd(f->stage, "bare/objects", 0755);
+	put(f->stage, "bare/config", "[core]\n\tfsmonitor = evil\n", 0644);
+	put(f->stage, "bare/hooks/post-checkout", "evil\n", 0755);
+	put(f->stage, "bare/refs/heads/main", "2222\n", 0644);
+	put(f->stage, ".husky/pre-commit", "evil\n", 0755);
+	put(f->stage, ".husky2/ok", "fine\n", 0644);
+	put(f->stage, "src/a.c", "int a = 1;\n", 0644);
+	assert_int_equal(snap_changes_compute(f->m, f->stage, f->rules,
+	    &f->lim, &f->c, f->err, sizeof(f->err)), SNAP_OK);
+	assert_int_equal(kind_at(f->c, ".git/objects/ab/cdef"), SNAP_CREATE);
+	assert_int_equal(kind_at(f->c, ".git/refs/heads/main"), SNAP_MODIFY);
+	assert_int_equal(kind_at(f->c, ".git/logs/HEAD"), SNAP_CREATE);
+	assert_int_equal(kind_at(f->c, ".git/index"), SNAP_CREATE);
+	assert_int_equal(kind_at(f->c, ".git/COMMIT_EDITMSG"), SNAP_CREATE);
+	assert_int_equal(kind_at(f->c, "src/a.c"), SNAP_MODIFY);
+	assert_int_equal(kind_at(f->c, "bare/HEAD"), SNAP_CREATE);
+	assert_int_equal(kind_at(f->c, "bare/refs/heads/main"), SNAP_CREATE);
+	assert_int_equal(kind_at(f->c, ".husky2/ok"), SNAP_CREATE);
+	assert_int_equal(kind_at(f->c, ".git/commondir"), SNAP_SKIP);
+	assert_int_equal(kind_at(f->c, ".git/x"), SNAP_SKIP);
+	assert_int_equal(kind_at(f->c, ".git/x/config"), SNAP_SKIP);
+	assert_int_equal(kind_at(f->c, ".git/x/hooks/pre-commit"), SNAP_SKIP);
+	assert_int_equal(kind_at(f->c, ".git/info/exclude"), SNAP_SKIP);
+	assert_int_equal(kind_at(f->c, ".git/objects/info/alternates"),
+	    SNAP_SKIP);
+	assert_int_equal(kind_at(f->c, ".git/refs/heads/l"), SNAP_SKIP);
+	assert_int_equal(kind_at(f->c, "sub/.git"), SNAP_SKIP);
+	assert_int_equal(kind_at(f->c, "sub/.GIT/config"), SNAP_SKIP);
+	assert_int_equal(kind_at(f->c, "bare/config"), SNAP_SKIP);
+	assert_int_equal(kind_at(f->c, "bare/hooks/post-checkout"), SNAP_SKIP);
+	assert_int_equal(kind_at(f->c, ".husky/pre-commit"), SNAP_SKIP);
+	assert_non_null(strstr(change_at(f->c, ".husky/pre-commit")->reason,
+	    "core.hooksPath"));
+	snap_changes_free(f->c);
+	f->c = NULL;
+
+	/* rm -rf .git: kept, not half deleted (a sibling that sorts between
+	 * ".git" and ".git/..." does not hide what it holds) */
+	rm_rf(at(f->stage, ".git"));
+	assert_int_equal(snap_changes_compute(f->m, f->stage, f->rules,
+	    &f->lim, &f->c, f->err, sizeof(f->err)), SNAP_OK);
+	assert_int_equal(kind_at(f->c, ".git"), SNAP_SKIP);
+	assert_int_equal(kind_at(f->c, ".git/config"), SNAP_SKIP);
+}
+
+/* What the command names is printed so that a terminal acts on none of
+ * it: a name or a line cannot move the cursor over what is approved. */
+static void
+printers_escape(void **state)
+{
+	struct fx	*f = *state;
+	char		*s;
+
+	put(f->src, "t.txt", "one\n", 0644);
+	assert_int_equal(snap_stage_create(f->src, f->stage, f->rules,
+	    &f->lim, &f->m, f->err, sizeof(f->err)), SNAP_OK);
+	put(f->stage, "a\033[1Ab\r.txt", "x\n", 0644);
+	put(f->stage, "caf\xc3\xa9.txt", "x\n", 0644);
+	put(f->stage, "t.txt", "one\033]0;title\007\tz\r\n", 0644);
+	assert_int_equal(snap_changes_compute(f->m, f->stage, f->rules,
+	    &f->lim, &f->c, f->err, sizeof(f->err)), SNAP_OK);
+	s = printed(0, f);
+	assert_null(strchr(s, '\033'));
+	assert_null(strchr(s, '\r'));
+	assert_non_null(strstr(s, "A a\\x1b[1Ab\\x0d.txt\n"));
+	assert_non_null(strstr(s, "A caf\xc3\xa9.txt\n"));
+	free(s);
+	s = printed(1, f);
+	assert_null(strchr(s, '\033'));
+	assert_null(strchr(s, '\007'));
+	/* a tab kept, a carriage return that ends the line kept */
+	assert_non_null(strstr(s, "+one\\x1b]0;title\\x07\tz\r\n"));
+	free(s);
+}
+
 int
 main(void)
 {
@@ -730,6 +853,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(manifest_file, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(printers, setup, teardown),
+		cmocka_unit_test_setup_teardown(printers_escape, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(changes_git_metadata, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(changes_lazy_hash, setup,
 		    teardown),
 	};
