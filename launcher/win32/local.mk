@@ -13,7 +13,7 @@ if HOST_WIN32
 bin_PROGRAMS += aisb-run
 aisb_run_SOURCES = launcher/win32/main_win32.c launcher/win32/run_win32.c \
 	launcher/win32/appc_win32.c launcher/win32/selftest_win32.c \
-	launcher/win32/clean_win32.c \
+	launcher/win32/clean_win32.c launcher/win32/util_win32.c \
 	launcher/win32/win32.h
 aisb_run_LDADD = launcher/win32/libaisbwinrun.a $(WIN32_LIBS)
 # a small program the wine tests run inside the job (tests/win/wine.sh)
