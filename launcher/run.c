@@ -565,7 +565,7 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
     const char *unheld, time_t start, int code, const int64_t *ph0,
     const int64_t *ph1, const struct launch_strv *argv,
     const struct run_image *ri, const struct run_agent *ra,
-    const struct launch_snap *sn)
+    const struct draft_info *sn)
 {
 	char	*text = NULL, path[PATH_MAX], err[256];
 	size_t	 len = 0;
@@ -775,7 +775,7 @@ run_session(const struct launch_opts *o, struct policy *p,
 	int				 code = EXIT_ENFORCE, mounted = 0;
 	int				 watchfd = -1, recording = 0;
 	char				 capture[PATH_MAX];
-	struct launch_snap		 snap;
+	struct draft_info		 snap;
 	int				 named = o->val[LO_GATE] != NULL &&
 					    o->val[LO_GATE][0] != '\0';
 
@@ -1050,7 +1050,7 @@ out:
 	launch_watch_dismiss(&watchfd);
 	/* the container is gone: the change set, the question, the apply */
 	if (o->snapshot)
-		code = launch_snap_end(&snap, &s, o, &ids, code);
+		code = launch_snap_end(&snap, &s, o, code);
 	ph1[PH_END] = mono_ms();
 	write_record(&s, o, p, &ids, unheld, start, code, ph0, ph1, &argv, &ri,
 	    ra, o->snapshot ? &snap : NULL);
