@@ -27,6 +27,7 @@ aisb_run_LDADD = launcher/win32/libaisbwinrun.a $(WIN32_LIBS)
 # a small program the wine tests run inside the job (tests/win/wine.sh)
 noinst_PROGRAMS += tests/win/winchild
 tests_win_winchild_SOURCES = tests/win/winchild.c
+tests_win_winchild_LDADD = -lws2_32
 # aisb.exe, the Windows launcher (docs/windows.md, "aisb on Windows"):
 # the draft (launcher/draft.c, shared with Linux) over the snapshot core,
 # the runner's pure logic for its argv and result
@@ -38,11 +39,12 @@ aisb_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher \
 aisb_LDADD = launcher/win32/libaisbdraftwin.a \
 	launcher/win32/libaisbwlaunch.a launcher/win32/libaisbwinrun.a \
 	launcher/win32/libaisbsnapwin.a $(WIN32_LIBS)
-# launcher/draft.c as the snapshot core is built for Windows (below)
+# launcher/draft.c as the snapshot core is built for Windows (below);
+# config.h forced in for mingw's C99 printf (draft.c does not include it)
 noinst_LIBRARIES += launcher/win32/libaisbdraftwin.a
 launcher_win32_libaisbdraftwin_a_SOURCES = launcher/draft.c launcher/draft.h
 launcher_win32_libaisbdraftwin_a_CPPFLAGS = $(AM_CPPFLAGS) \
-	-I$(top_srcdir)/launcher -I$(top_srcdir)/snap \
+	-I$(top_srcdir)/launcher -I$(top_srcdir)/snap -include config.h \
 	-include $(top_srcdir)/launcher/win32/compat.h
 launcher_win32_libaisbdraftwin_a_CFLAGS = $(AM_CFLAGS) -Wno-format
 else
