@@ -299,6 +299,25 @@ check "credential files absent from the stage (.env, id_rsa)" bash -c '[ '"$rc"'
 aisb --workspace "$WSW" $T --timeout 1 -- "$CH" sleep 600000 made.txt; rc=$?
 check "timeout: exit 124, nothing proposed" bash -c '[ '"$rc"' = 124 ] && [ ! -e "'"$SESSIONS/$sid"'/stage" ] && [ ! -e "'"$ws"'/made.txt" ] && grep -qx "limits_hit timeout" "'"$SESSIONS/$sid"'/record"'
 
+# aisb.exe dies mid-run: the runner kills the job (its parent is gone);
+# discard refuses while aisb runs, and works once it is gone
+"$WINE" "$AISB" --workspace "$WSW" $T --timeout 0 -- "$CH" sleep 600000 \
+    </dev/null >"$d/bout" 2>"$d/berr" &
+bg=$!
+bsid=
+for _ in $(seq 300); do
+	bsid=$(sed -n 's/^aisb: session \([0-9a-f]\{24\}\) (.*/\1/p' "$d/berr" | head -n 1)
+	[ -n "$bsid" ] && [ -s "$SESSIONS/$bsid/lease.json" ] && break
+	sleep 0.1
+done
+aisb discard "$bsid"; rc=$?
+check "discard while aisb.exe runs: refused (78), stage kept" bash -c '[ '"$rc"' = 78 ] && grep -q "still running" "'"$d"'/aerr" && [ -d "'"$SESSIONS/$bsid"'/stage" ]'
+kill -KILL "$bg" 2>/dev/null; wait "$bg" 2>/dev/null
+for _ in $(seq 300); do [ -s "$SESSIONS/$bsid/result.json" ] && break; sleep 0.1; done
+check "  aisb.exe killed: the runner killed the job (limits_hit parent)" is "$(python3 -c 'import json,sys;r=json.load(open(sys.argv[1]));print(r["state"], r["limits_hit"])' "$SESSIONS/$bsid/result.json" 2>&1)" "killed ['parent']"
+aisb discard "$bsid"; rc=$?
+check "  then discard removes the stage (0)" bash -c '[ '"$rc"' = 0 ] && [ ! -e "'"$SESSIONS/$bsid"'/stage" ] && [ ! -e "'"$ws"'/made.txt" ]'
+
 # aisb clean: a dead runner's lease in a session folder; a forged one
 mkdir -p "$SESSIONS/00000000000000000000dead/stage" "$tmp/outside"
 # the sessions folder as aisb.exe names it: C:\users\...
