@@ -348,6 +348,64 @@ fail:
 	return rc;
 }
 
+/* Whether sdir\name exists. */
+static int
+exists_in(const char *sdir, const char *name)
+{
+	char path[WINRUN_PATH_MAX];
+	wchar_t *w;
+	DWORD attr;
+
+	if (join(path, sizeof(path), sdir, name) == -1 ||
+	    (w = w32_wide(path)) == NULL)
+		return 0;
+	attr = GetFileAttributesW(w);
+	free(w);
+	return attr != INVALID_FILE_ATTRIBUTES;
+}
+
+/*
+ * Waits until the runner has read its env file, which it does before it
+ * writes its lease: then the file with the credential can go, so that it
+ * does not outlive a killed aisb.  0 once the lease exists; -1 when the
+ * runner ended first (the caller removes the file then).  Woken by a
+ * change notification on sdir, else every 100 ms.
+ */
+static int
+wait_env_read(HANDLE proc, const char *sdir)
+{
+	HANDLE h[2];
+	wchar_t *w;
+	DWORD n = 1, r;
+
+	if ((w = w32_wide(sdir)) == NULL)
+		return -1;
+	h[0] = proc;
+	h[1] = FindFirstChangeNotificationW(w, FALSE,
+	    FILE_NOTIFY_CHANGE_FILE_NAME);
+	free(w);
+	if (h[1] != INVALID_HANDLE_VALUE)
+		n = 2;
+	for (;;) {
+		if (exists_in(sdir, "lease.json"))
+			break;
+		r = WaitForMultipleObjects(n, h, FALSE, 100);
+		if (r == WAIT_OBJECT_0 || r == WAIT_FAILED) {
+			if (n == 2)
+				FindCloseChangeNotification(h[1]);
+			return -1;
+		}
+		if (r == WAIT_OBJECT_0 + 1 &&
+		    !FindNextChangeNotification(h[1])) {
+			FindCloseChangeNotification(h[1]);
+			n = 1;
+		}
+	}
+	if (n == 2)
+		FindCloseChangeNotification(h[1]);
+	return 0;
+}
+
 /* ---- a session ------------------------------------------------------ */
 
 static int
@@ -476,6 +534,10 @@ run_session(const struct wlaunch_opts *o, const char *root)
 	ctl_runner = proc;
 	CloseHandle(rd);
 	rd = NULL;
+	if (have_env && wait_env_read(proc, sdir) == 0) {
+		remove_file(envfile);
+		have_env = 0;
+	}
 	WaitForSingleObject(proc, INFINITE);
 	GetExitCodeProcess(proc, &code);
 	ctl_runner = NULL;
@@ -565,7 +627,8 @@ clean(const char *root)
 	HANDLE f, proc;
 	wchar_t *pat = NULL;
 	char runner[WINRUN_PATH_MAX], lease[WINRUN_PATH_MAX], err[512];
-	char glob[WINRUN_PATH_MAX], *name;
+	char glob[WINRUN_PATH_MAX], *name, sdir[WINRUN_PATH_MAX];
+	char envfile[WINRUN_PATH_MAX];
 	char *argv[6];
 	DWORD code, attr;
 	wchar_t *wl;
@@ -594,6 +657,15 @@ clean(const char *root)
 		    name) >= (int)sizeof(lease)) {
 			free(name);
 			continue;
+		}
+		/* a killed aisb's env file (the gate's credential) */
+		if (snprintf(sdir, sizeof(sdir), "%s\\%s", root, name) <
+		    (int)sizeof(sdir) && exists_in(sdir, "gate.env") &&
+		    !draft_os_launcher_running(sdir) &&
+		    join(envfile, sizeof(envfile), sdir, "gate.env") == 0) {
+			remove_file(envfile);
+			printf("removed the gate credential file of session "
+			    "%s (its aisb is gone)\n", name);
 		}
 		free(name);
 		if ((wl = w32_wide(lease)) == NULL)

@@ -324,8 +324,12 @@ mkdir -p "$SESSIONS/00000000000000000000dead/stage" "$tmp/outside"
 cpath() { local p=${1#"$WINEPREFIX"/drive_c}; printf 'C:%s' "${p//\//\\}"; }
 printf '{"protocol":1,"run_id":"00000000000000000000dead00000000","runner_pid":4000000,"runner_start":1,"profile":"","stage":"%s"}' \
     "$(cpath "$SESSIONS/00000000000000000000dead/stage" | sed 's/\\/\\\\/g')" >"$SESSIONS/00000000000000000000dead/lease.json"
+# and the gate's env file a killed aisb left (its launcher file: a dead pid)
+echo 'HTTPS_PROXY=http://alice:x@127.0.0.1:9' >"$SESSIONS/00000000000000000000dead/gate.env"
+echo '4000000 1' >"$SESSIONS/00000000000000000000dead/launcher"
 aisb clean; rc=$?
 check "aisb clean: a dead run's stage removed" bash -c '[ '"$rc"' = 0 ] && [ ! -e "'"$SESSIONS"'/00000000000000000000dead/stage" ] && grep -q "^removed stage" "'"$d"'/aout"'
+check "  and a dead aisb's gate env file" bash -c '[ ! -e "'"$SESSIONS"'/00000000000000000000dead/gate.env" ] && grep -q "^removed the gate credential file" "'"$d"'/aout"'
 check "  the applied session untouched" test -e "$SESSIONS/$applied/snapshot"
 mkdir -p "$SESSIONS/00000000000000000000beef"
 printf '{"protocol":1,"run_id":"00000000000000000000beef00000000","runner_pid":4000000,"runner_start":1,"profile":"","stage":"%s"}' \
@@ -399,6 +403,31 @@ PY
 		aisb --workspace "$WSW" $T --gate "127.0.0.1:$gp" \
 		    --gate-credential-file "$(winpath "$g/bad.txt")" -- "$CH" exit 0; rc=$?
 		check "gate: a malformed credential file: 78, the secret not said" bash -c '[ '"$rc"' = 78 ] && ! grep -q "Zq9" "'"$d"'/aerr" && grep -q "gate-credential-file" "'"$d"'/aerr"'
+		# Wine shows a Windows process's command line in /proc/PID/cmdline:
+		# the runner's (with --gate-port, --env-file) must not hold the secret
+		"$WINE" "$AISB" --workspace "$WSW" $T --gate "127.0.0.1:$gp" \
+		    --gate-credential-file "$CRED" --timeout 0 -- "$CH" sleep 600000 \
+		    </dev/null >"$d/gout" 2>"$d/gerr" &
+		gbg=$!
+		runner_seen=0
+		for _ in $(seq 300); do
+			for c in /proc/[0-9]*/cmdline; do
+				{ tr '\0' ' ' <"$c"; } 2>/dev/null | grep -q -- "aisb-run.exe --run-id .*--gate-port $gp --env-file " &&
+				    { runner_seen=1; break; }
+			done
+			[ "$runner_seen" = 1 ] && break
+			sleep 0.1
+		done
+		# the pattern is not the secret itself: grep's own argv must not match
+		leaked=$(for c in /proc/[0-9]*/cmdline; do { tr '\0' ' ' <"$c"; } 2>/dev/null; echo; done |
+		    grep -c "${SECRET%?}[${SECRET: -1}]")
+		check "gate: the runner's command line (seen: $runner_seen) holds no secret" is "$runner_seen $leaked" "1 0"
+		kill -KILL "$gbg" 2>/dev/null; wait "$gbg" 2>/dev/null
+		gsid=$(sed -n 's/^aisb: session \([0-9a-f]\{24\}\) (.*/\1/p' "$d/gerr" | head -n 1)
+		for _ in $(seq 300); do [ -s "$SESSIONS/$gsid/result.json" ] && break; sleep 0.1; done
+		check "  aisb killed: its gate env file was already gone (read, then removed)" \
+		    test ! -e "$SESSIONS/$gsid/gate.env"
+		aisb discard "$gsid" >/dev/null 2>&1
 		check "gate: the secret in no session file, output or log" bash -c '! grep -rlF "'"$SECRET"'" "'"$SESSIONS"'" "'"$d"'" "'"$g"'/audit.log" "'"$g"'/gate.err"'
 	fi
 	kill "${gpids[@]}" 2>/dev/null; wait "${gpids[@]}" 2>/dev/null
