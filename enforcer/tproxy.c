@@ -36,6 +36,9 @@
 #define NLISTEN		6	/* tcp4, tcp6, dns tcp4, dns tcp6, udp4, udp6 */
 #define PROC_NET_MAX	(4 << 20)	/* bytes of /proc/net/tcp{,6} read */
 #define PROC_FD_MAX	65536	/* descriptors looked at to name a tool */
+_Static_assert(ENF_TPROXY_MAX_UDP <= DNSMSG_EDNS_SIZE,
+    "a query the relay forwards must be one the gate accepts");
+
 #define DNS_OUT		(ENF_TPROXY_MAX_QUERIES * (ENF_TPROXY_MAX_UDP + 2))
 
 enum lkind { L_TCP, L_DNS_TCP, L_DNS_UDP };
@@ -636,6 +639,31 @@ pair_free(struct loop *lp, size_t i)
 	lp->pairs[lp->npairs] = NULL;
 }
 
+int
+enf_tproxy_same_endpoint(const struct sockaddr_storage *a,
+    const struct sockaddr_storage *b)
+{
+	const struct sockaddr_in	*a4, *b4;
+	const struct sockaddr_in6	*a6, *b6;
+
+	if (a->ss_family != b->ss_family)
+		return 0;
+	if (a->ss_family == AF_INET) {
+		a4 = (const struct sockaddr_in *)a;
+		b4 = (const struct sockaddr_in *)b;
+		return a4->sin_port == b4->sin_port &&
+		    a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+	}
+	if (a->ss_family == AF_INET6) {
+		a6 = (const struct sockaddr_in6 *)a;
+		b6 = (const struct sockaddr_in6 *)b;
+		return a6->sin6_port == b6->sin6_port &&
+		    memcmp(&a6->sin6_addr, &b6->sin6_addr,
+		    sizeof(a6->sin6_addr)) == 0;
+	}
+	return 0;
+}
+
 static void
 accept_tcp(struct loop *lp, const struct listener *l)
 {
@@ -678,9 +706,10 @@ accept_tcp(struct loop *lp, const struct listener *l)
 			close(fd);
 			return;
 		}
-		/* the relay's own address: dialled, not redirected */
+		/* the relay's own address: dialled, not redirected (the
+		 * kernel leaves olen as it was: compare the fields) */
 		if (getsockname(fd, (struct sockaddr *)&self, &slen) == 0 &&
-		    slen == olen && memcmp(&self, &orig, slen) == 0) {
+		    enf_tproxy_same_endpoint(&self, &orig)) {
 			log_debug("relay: a connection to the relay itself "
 			    "closed");
 			close(fd);

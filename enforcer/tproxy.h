@@ -34,7 +34,11 @@
 #define ENF_TPROXY_MAX_CONNS	256	/* TCP clients at once; more: closed */
 #define ENF_TPROXY_BUF		16384	/* bytes buffered each way, each */
 #define ENF_TPROXY_MAX_QUERIES	64	/* UDP queries awaiting their answer */
-#define ENF_TPROXY_MAX_UDP	4096	/* bytes of a UDP query; larger: dropped */
+#define ENF_TPROXY_MAX_UDP	1232	/* bytes of a UDP query; larger: dropped
+					   here, for the gate closes the shared
+					   DNS stream on a frame over
+					   DNSMSG_EDNS_SIZE, and with it every
+					   other query waiting on it */
 #define ENF_TPROXY_MAX_ANSWER	65535	/* bytes of an answer (TCP framing) */
 #define ENF_TPROXY_MAX_TOOL	32	/* bytes of X-Aisb-Tool */
 #define ENF_TPROXY_MAX_AUTH	512	/* bytes of the Proxy-Authorization value */
@@ -42,6 +46,16 @@
 #define ENF_TPROXY_IDLE_S	300	/* a silent TCP pair is closed after it */
 
 struct enf_tproxy;
+struct sockaddr_storage;
+
+/*
+ * Whether two socket addresses name the same endpoint (family, address,
+ * port): how the relay tells a connection dialled to itself from one
+ * the nat chain redirected (SO_ORIGINAL_DST fills a sockaddr_in or _in6
+ * and leaves the length as given, so lengths say nothing).
+ */
+int	 enf_tproxy_same_endpoint(const struct sockaddr_storage *,
+	    const struct sockaddr_storage *);
 
 /*
  * Binds the listeners the plan asks for (TCP for transparent, UDP and TCP

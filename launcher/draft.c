@@ -773,6 +773,50 @@ out:
 	return code;
 }
 
+int
+draft_reap(const char *sdir, const char *id)
+{
+	struct dstate	 st;
+	char		 err[DRAFT_PATH_MAX + 128];
+	intptr_t	 lock;
+	int		 rc = 0;
+
+	/* most sessions are not snapshot sessions: no lock file for them */
+	if (dstate_load(sdir, &st, err, sizeof(err)) == -1)
+		return errno == ENOENT ? 0 : (fprintf(stderr, "aisb: %s\n",
+		    err), -1);
+	rc = dstate_is(&st, DRAFT_STAGED);
+	dstate_free(&st);
+	if (!rc || draft_os_launcher_running(sdir))
+		return 0;
+	if (draft_os_lock(sdir, &lock) != 0)
+		return -1;
+	rc = 0;
+	if (dstate_load(sdir, &st, err, sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: %s\n", err);
+		rc = -1;
+	} else if (dstate_is(&st, DRAFT_STAGED)) {
+		if (snap_tree_remove(st.stage, err, sizeof(err)) != SNAP_OK) {
+			fprintf(stderr, "aisb: %s\n", err);
+			rc = -1;
+		} else {
+			dstate_set(&st, DRAFT_FAILED);
+			if (dstate_save(sdir, &st, err, sizeof(err)) == -1) {
+				fprintf(stderr, "aisb: %s\n", err);
+				rc = -1;
+			} else {
+				printf("removed the stage of session %s: its "
+				    "launcher is gone, nothing is proposed\n",
+				    id);
+				rc = 1;
+			}
+		}
+	}
+	dstate_free(&st);
+	draft_os_unlock(lock);
+	return rc;
+}
+
 static int
 print_tx(const char *name, enum snap_tx_state s, const char *digest,
     void *arg)

@@ -116,6 +116,16 @@ int	 draft_recover(const char *sdir, const char *id);
  */
 int	 draft_list(const char *sessions_dir, size_t idlen);
 
+/*
+ * aisb clean's step for one session folder: a draft still "staged" whose
+ * launcher is gone (killed before the command ended) proposes nothing;
+ * its stage is removed and the draft becomes "failed", said on stdout.
+ * 1 when a stage was removed, 0 when there was nothing to do (not a
+ * snapshot session, another state, a launcher that runs or cannot be
+ * told), -1 on error (said).
+ */
+int	 draft_reap(const char *sdir, const char *id);
+
 /* For aisb sessions show: one "# snapshot: ..." line when sdir is a
  * snapshot session. */
 void	 draft_show(const char *sdir, FILE *out);

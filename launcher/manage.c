@@ -353,6 +353,7 @@ sessions_show(const char *want)
 			    logpath);
 			/* the very lines the session ended with */
 			launch_denials_print(d, stdout, "# ", NULL);
+			launch_denials_print_tools(d, stdout, "# ");
 		}
 		free(d);
 	}
@@ -442,7 +443,7 @@ launch_cmd_clean(int argc, char **argv)
 	const char	*glob = NULL;
 	struct sess	*v;
 	size_t		 n, i, ncont = 0, ngate = 0, nscratch = 0, nvol = 0;
-	size_t		 nmount = 0;
+	size_t		 nmount = 0, nstage = 0;
 	struct cli_args	 ca;
 	const char	*dur;
 	int		 all = 0, volumes = 0, rc = 0, have_dir;
@@ -578,6 +579,16 @@ launch_cmd_clean(int argc, char **argv)
 				    "%s\n", v[i].id);
 				nmount++;
 			}
+			/* a killed snapshot session's stage (draft.h) */
+			if (launcher_dead(dir, v[i].id) && file_path_join(path,
+			    sizeof(path), dir, v[i].id) == 0) {
+				int r = draft_reap(path, v[i].id);
+
+				if (r == 1)
+					nstage++;
+				else if (r == -1)
+					rc = 1;
+			}
 		}
 		free(v);
 	}
@@ -638,8 +649,8 @@ launch_cmd_clean(int argc, char **argv)
 		printf("clean: %zu image(s) removed\n", nimg);
 	}
 	printf("clean: %zu container(s), %zu gate(s), %zu secret file(s), "
-	    "%zu workspace mount(s), %zu volume(s) removed\n", ncont, ngate,
-	    nscratch, nmount, nvol);
+	    "%zu workspace mount(s), %zu snapshot stage(s), %zu volume(s) "
+	    "removed\n", ncont, ngate, nscratch, nmount, nstage, nvol);
 	free(out);
 	return rc;
 }

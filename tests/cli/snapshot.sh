@@ -126,6 +126,31 @@ printf '999999999 1\n' >"$sessions/111111111111111111111111/launcher"
 run "$aisb" discard 1111
 check "staged, launcher gone: discard" "$rc" 0
 
+# aisb clean: a staged draft whose launcher runs keeps its stage; once the
+# launcher is gone, its stage goes and the draft proposes nothing
+if command -v podman >/dev/null; then
+	draft 222222222222222222222222 staged
+	mkdir -p "$sessions/222222222222222222222222/stage/sub"
+	echo x >"$sessions/222222222222222222222222/stage/sub/f"
+	printf '%s %s\n' $$ "$(awk '{ print $22 }' /proc/$$/stat)" >"$sessions/222222222222222222222222/launcher"
+	run "$aisb" clean
+	check "clean, launcher alive: exit" "$rc" 0
+	if [ -f "$sessions/222222222222222222222222/stage/sub/f" ]; then ok; else bad "clean removed a live session's stage"; fi
+	check "clean, launcher alive: state" "$(sed -n 's/^state //p' "$sessions/222222222222222222222222/snapshot")" staged
+	printf '999999999 1\n' >"$sessions/222222222222222222222222/launcher"
+	run "$aisb" clean
+	check "clean, launcher gone: exit" "$rc" 0
+	if [ -e "$sessions/222222222222222222222222/stage" ]; then bad "clean kept a dead session's stage"; else ok; fi
+	check "clean, launcher gone: state" "$(sed -n 's/^state //p' "$sessions/222222222222222222222222/snapshot")" failed
+	if grep -q '^removed the stage of session 222222222222222222222222: its launcher is gone' "$tmp/out" &&
+	    grep -q ' 1 snapshot stage(s)' "$tmp/out"; then ok; else bad "clean said: $(cat "$tmp/out")"; fi
+	# nothing left to do the second time
+	run "$aisb" clean
+	if grep -q ' 0 snapshot stage(s)' "$tmp/out"; then ok; else bad "clean again said: $(cat "$tmp/out")"; fi
+else
+	echo "# podman not installed: aisb clean's stage step not run"
+fi
+
 run "$aisb" transactions
 check "transactions: exit" "$rc" 0
 for want in "cccccccccccccccccccccccc  failed" "dddddddddddddddddddddddd  applied" \

@@ -210,6 +210,10 @@ else
 fi
 grep -q 'python3 (' "$tmp/err" && ok "the summary names python3" ||
 	bad "summary without python3: $(grep transparently "$tmp/err" || echo none)"
+"$aisb" sessions show "$(basename "$sd")" >"$tmp/show" 2>&1 || true
+grep -q '^# [0-9]* connection(s) came in transparently; tools that ignored the proxy variables: .*curl ([0-9]*)' \
+    "$tmp/show" && ok "sessions show: the tools line" ||
+	bad "sessions show: $(grep -c . "$tmp/show") lines, no tools line"
 
 # --- a named gate: the relay's credential says whose session it is --------------
 rc=0; (cd "$tmp/ws" && "$aisb" gate up e2etp --policy "$tmp/policy.yaml") \

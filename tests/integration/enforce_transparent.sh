@@ -339,6 +339,63 @@ sandbox "$work/plan" tcp53 "$PY" "$work/rawdns.py" 127.0.0.1 tcp >/dev/null
 check "DNS over TCP: the gate answers" "$(cat "$work/tcp53.out")" \
     "id=4242 rcode=0 an=1"
 check "no query reached the DNS server" "$(wc -l <"$work/dns.log")" 0
+# one oversized UDP query (over the 1232 bytes the gate takes in a frame)
+# costs only itself: the queries around it on the shared stream are answered
+cat >"$work/bigdns.py" <<'PY'
+import socket, struct, sys
+def q(qid, pad=0):
+    m = struct.pack("!HHHHHH", qid, 0x0100, 1, 0, 1 if pad else 0, 0) + \
+        b"\x03www\x07allowed\x04test\x00" + struct.pack("!HH", 1, 1)
+    if pad:	# OPT with a padding option of pad bytes
+        m += b"\x00" + struct.pack("!HHIH", 41, 4096, 0, pad + 4) + \
+            struct.pack("!HH", 12, pad) + b"\x00" * pad
+    return m
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(5)
+for m in (q(2), q(3, 1500), q(4)):
+    s.sendto(m, (sys.argv[1], 53))
+got = []
+try:
+    while True:
+        got.append(struct.unpack("!H", s.recv(4096)[:2])[0])
+except OSError:
+    pass
+print(" ".join(str(i) for i in sorted(got)))
+PY
+chmod 644 "$work/bigdns.py"
+sandbox "$work/plan" bigdns "$PY" "$work/bigdns.py" 127.0.0.1 >/dev/null
+check "an oversized UDP query costs only itself" "$(cat "$work/bigdns.out")" "2 4"
+# the relay dialled directly (its port read from /proc/net/tcp), not
+# redirected: closed, never carried to the gate as a transparent connection
+cat >"$work/direct.py" <<'PY'
+import socket, ssl, sys
+ports = set()
+for line in open("/proc/net/tcp").read().splitlines()[1:]:
+    f = line.split()
+    if f[3] == "0A":	# LISTEN
+        ports.add(int(f[1].split(":")[1], 16))
+out = []
+for port in sorted(ports):
+    ctx = ssl.create_default_context(cafile=sys.argv[1])
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            with ctx.wrap_socket(s, server_hostname="www.allowed.test") as t:
+                out.append("reached")
+    except (OSError, ssl.SSLError):
+        out.append("refused")
+print(len(ports), " ".join(sorted(set(out))))
+print(" ".join(str(p) for p in sorted(ports)))
+PY
+chmod 644 "$work/direct.py"
+sandbox "$work/plan" direct "$PY" "$work/direct.py" "$work/ca.pem" >/dev/null
+case $(head -n 1 "$work/direct.out") in
+[1-9]*" refused") ok "the relay dialled directly: closed ($(head -n 1 "$work/direct.out"))" ;;
+*) bad "the relay dialled directly: $(cat "$work/direct.out")" ;;
+esac
+for p in $(sed -n 2p "$work/direct.out"); do
+	n=$(audit_count event=decision transparent=True port="$p")
+	check "no transparent decision for the relay's own port $p" "$n" 0
+done
 
 # --- without the plan lines: today's behaviour ----------------------------
 

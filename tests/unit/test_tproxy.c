@@ -12,6 +12,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <sys/socket.h>
+#include <netinet/in.h>
 #include <arpa/inet.h>
 #include <string.h>
 
@@ -165,6 +167,46 @@ test_tool_clean(void **state)
 	assert_string_equal(out, "");
 }
 
+/* What the relay compares: getsockname's address against what
+ * SO_ORIGINAL_DST filled, whose length the kernel leaves at the storage's
+ * size and whose bytes past the sockaddr_in are whatever was there. */
+static void
+test_same_endpoint(void **state)
+{
+	struct sockaddr_storage	 a, b;
+	struct sockaddr_in	*a4 = (struct sockaddr_in *)&a;
+	struct sockaddr_in	*b4 = (struct sockaddr_in *)&b;
+	struct sockaddr_in6	*a6 = (struct sockaddr_in6 *)&a;
+	struct sockaddr_in6	*b6 = (struct sockaddr_in6 *)&b;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0xa5, sizeof(b));	/* garbage past the sockaddr_in */
+	a4->sin_family = b4->sin_family = AF_INET;
+	a4->sin_port = b4->sin_port = htons(40000);
+	inet_pton(AF_INET, "127.0.0.1", &a4->sin_addr);
+	inet_pton(AF_INET, "127.0.0.1", &b4->sin_addr);
+	assert_true(enf_tproxy_same_endpoint(&a, &b));
+	b4->sin_port = htons(443);
+	assert_false(enf_tproxy_same_endpoint(&a, &b));
+	b4->sin_port = htons(40000);
+	inet_pton(AF_INET, "127.0.0.2", &b4->sin_addr);
+	assert_false(enf_tproxy_same_endpoint(&a, &b));
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	a6->sin6_family = b6->sin6_family = AF_INET6;
+	a6->sin6_port = b6->sin6_port = htons(40000);
+	inet_pton(AF_INET6, "::1", &a6->sin6_addr);
+	inet_pton(AF_INET6, "::1", &b6->sin6_addr);
+	b6->sin6_flowinfo = 7;		/* not part of the endpoint */
+	assert_true(enf_tproxy_same_endpoint(&a, &b));
+	inet_pton(AF_INET6, "::ffff:127.0.0.1", &b6->sin6_addr);
+	assert_false(enf_tproxy_same_endpoint(&a, &b));
+	b4->sin_family = AF_INET;
+	assert_false(enf_tproxy_same_endpoint(&a, &b));
+}
+
 int
 main(void)
 {
@@ -173,6 +215,7 @@ main(void)
 		cmocka_unit_test(test_head),
 		cmocka_unit_test(test_udp_limit),
 		cmocka_unit_test(test_tool_clean),
+		cmocka_unit_test(test_same_endpoint),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
