@@ -614,23 +614,52 @@ out:
 
 /* ---- aisb clean ----------------------------------------------------- */
 
+/* aisb-run --clean LEASE --stage-root ROOT: 0 done or skipped, else 1. */
+static int
+clean_lease(char *runner, char *lease, const char *root)
+{
+	char *argv[6], err[512];
+	HANDLE proc;
+	DWORD code;
+	int rc = 0;
+
+	argv[0] = runner;
+	argv[1] = "--clean";
+	argv[2] = lease;
+	argv[3] = "--stage-root";
+	argv[4] = (char *)root;
+	argv[5] = NULL;
+	fflush(stdout);
+	if ((proc = spawn(5, argv, NULL, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "aisb: %s\n", err);
+		return 1;
+	}
+	WaitForSingleObject(proc, INFINITE);
+	if (!GetExitCodeProcess(proc, &code) || code != 0)
+		rc = 1;
+	CloseHandle(proc);
+	return rc;
+}
+
 /*
- * For each session folder with a lease: aisb-run --clean LEASE
+ * For each session folder: with a lease, aisb-run --clean LEASE
  * --stage-root SESSIONS, which removes a dead runner's profile (and a
  * stage it owned) exactly as the lease names them and skips a live one
- * (winrun_clean_decide).  0, or 1 when one was refused or failed.
+ * (winrun_clean_decide); then draft_reap, which removes the stage of a
+ * session whose aisb was killed before its command ended (nothing is
+ * proposed); and a gate env file such an aisb left.  A session whose aisb
+ * runs is left alone.  0, or 1 when one was refused or failed.
  */
 static int
 clean(const char *root)
 {
 	WIN32_FIND_DATAW fd;
-	HANDLE f, proc;
+	HANDLE f;
 	wchar_t *pat = NULL;
 	char runner[WINRUN_PATH_MAX], lease[WINRUN_PATH_MAX], err[512];
 	char glob[WINRUN_PATH_MAX], *name, sdir[WINRUN_PATH_MAX];
 	char envfile[WINRUN_PATH_MAX];
-	char *argv[6];
-	DWORD code, attr;
+	DWORD attr;
 	wchar_t *wl;
 	int rc = 0, n = 0;
 
@@ -658,42 +687,38 @@ clean(const char *root)
 			free(name);
 			continue;
 		}
+		if (snprintf(sdir, sizeof(sdir), "%s\\%s", root, name) >=
+		    (int)sizeof(sdir)) {
+			free(name);
+			continue;
+		}
 		/* a killed aisb's env file (the gate's credential) */
-		if (snprintf(sdir, sizeof(sdir), "%s\\%s", root, name) <
-		    (int)sizeof(sdir) && exists_in(sdir, "gate.env") &&
+		if (exists_in(sdir, "gate.env") &&
 		    !draft_os_launcher_running(sdir) &&
 		    join(envfile, sizeof(envfile), sdir, "gate.env") == 0) {
 			remove_file(envfile);
 			printf("removed the gate credential file of session "
 			    "%s (its aisb is gone)\n", name);
 		}
-		free(name);
-		if ((wl = w32_wide(lease)) == NULL)
-			continue;
-		attr = GetFileAttributesW(wl);
-		free(wl);
-		if (attr == INVALID_FILE_ATTRIBUTES)
-			continue;
-		argv[0] = runner;
-		argv[1] = "--clean";
-		argv[2] = lease;
-		argv[3] = "--stage-root";
-		argv[4] = (char *)root;
-		argv[5] = NULL;
-		fflush(stdout);
-		if ((proc = spawn(5, argv, NULL, err, sizeof(err))) == NULL) {
-			fprintf(stderr, "aisb: %s\n", err);
-			rc = 1;
+		if ((wl = w32_wide(lease)) == NULL) {
+			free(name);
 			continue;
 		}
-		WaitForSingleObject(proc, INFINITE);
-		if (!GetExitCodeProcess(proc, &code) || code != 0)
+		attr = GetFileAttributesW(wl);
+		free(wl);
+		if (attr != INVALID_FILE_ATTRIBUTES &&
+		    clean_lease(runner, lease, root) != 0)
 			rc = 1;
-		CloseHandle(proc);
+		/* after the runner's profile: the draft of a killed aisb */
+		fflush(stdout);
+		if (draft_reap(sdir, name) == -1)
+			rc = 1;
+		fflush(stdout);
+		free(name);
 		n++;
 	} while (FindNextFileW(f, &fd));
 	FindClose(f);
-	printf("%d lease(s) looked at in %s\n", n, root);
+	printf("%d session(s) looked at in %s\n", n, root);
 	return rc;
 }
 

@@ -36,6 +36,9 @@ aisb_SOURCES = launcher/win32/aisb_win32.c launcher/win32/draft_win32.c \
 	launcher/win32/util_win32.c launcher/win32/win32.h
 aisb_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher \
 	-I$(top_srcdir)/snap -I$(top_srcdir)/launcher/win32
+# set here too: the Linux aisb's aisb_CFLAGS (launcher/local.mk) would
+# leave this condition with none, and the warnings off
+aisb_CFLAGS = $(AM_CFLAGS)
 aisb_LDADD = launcher/win32/libaisbdraftwin.a \
 	launcher/win32/libaisbwlaunch.a launcher/win32/libaisbwinrun.a \
 	launcher/win32/libaisbsnapwin.a $(WIN32_LIBS)

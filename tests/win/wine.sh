@@ -274,6 +274,7 @@ applied=$sid
 # a host edit between the run and the apply: 65, nothing written
 rm -rf "$tmp/ws.orig"; newws
 aisb --workspace "$WSW" $T --apply never -- "$CH" write a.txt changed new.txt hello
+kept=$sid
 echo edited >"$ws/a.txt"
 aisb apply "$sid"; rc=$?
 check "aisb apply after a host edit: exit 65 (conflict)" is "$rc" 65
@@ -300,7 +301,7 @@ aisb --workspace "$WSW" $T --timeout 1 -- "$CH" sleep 600000 made.txt; rc=$?
 check "timeout: exit 124, nothing proposed" bash -c '[ '"$rc"' = 124 ] && [ ! -e "'"$SESSIONS/$sid"'/stage" ] && [ ! -e "'"$ws"'/made.txt" ] && grep -qx "limits_hit timeout" "'"$SESSIONS/$sid"'/record"'
 
 # aisb.exe dies mid-run: the runner kills the job (its parent is gone);
-# discard refuses while aisb runs, and works once it is gone
+# discard refuses while aisb runs; aisb clean reaps the draft once it is gone
 "$WINE" "$AISB" --workspace "$WSW" $T --timeout 0 -- "$CH" sleep 600000 \
     </dev/null >"$d/bout" 2>"$d/berr" &
 bg=$!
@@ -315,8 +316,9 @@ check "discard while aisb.exe runs: refused (78), stage kept" bash -c '[ '"$rc"'
 kill -KILL "$bg" 2>/dev/null; wait "$bg" 2>/dev/null
 for _ in $(seq 300); do [ -s "$SESSIONS/$bsid/result.json" ] && break; sleep 0.1; done
 check "  aisb.exe killed: the runner killed the job (limits_hit parent)" is "$(python3 -c 'import json,sys;r=json.load(open(sys.argv[1]));print(r["state"], r["limits_hit"])' "$SESSIONS/$bsid/result.json" 2>&1)" "killed ['parent']"
-aisb discard "$bsid"; rc=$?
-check "  then discard removes the stage (0)" bash -c '[ '"$rc"' = 0 ] && [ ! -e "'"$SESSIONS/$bsid"'/stage" ] && [ ! -e "'"$ws"'/made.txt" ]'
+aisb clean; rc=$?
+check "  then aisb clean reaps it: stage removed, draft failed" bash -c '[ '"$rc"' = 0 ] && grep -q "^removed the stage of session '"$bsid"'" "'"$d"'/aout" && [ ! -e "'"$SESSIONS/$bsid"'/stage" ] && grep -qx "state failed" "'"$SESSIONS/$bsid"'/snapshot"'
+check "  a kept draft is not reaped" test -d "$SESSIONS/$kept/stage"
 
 # aisb clean: a dead runner's lease in a session folder; a forged one
 mkdir -p "$SESSIONS/00000000000000000000dead/stage" "$tmp/outside"
