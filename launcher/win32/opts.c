@@ -231,9 +231,9 @@ winrun_opts_parse(struct winrun_opts *o, int argc, char *const *argv,
 		    "suite only (it runs the command without isolation) and is "
 		    "refused unless %s=%s", WINRUN_TEST_ENV,
 		    WINRUN_TEST_ENV_VALUE);
-	if (o->no_appcontainer && o->gate_port != 0)
-		return fail(err, errlen, "--gate-port needs the AppContainer "
-		    "(the network rules are the profile's)");
+	/* --gate-port with --no-appcontainer: the proxy variables are set,
+	 * the profile's network rules are not (there is no profile); the
+	 * launcher builds one argv whatever the mode */
 	if (o->clean != NULL) {
 		if (i < argc || o->self_test)
 			return fail(err, errlen, "--clean takes no command");

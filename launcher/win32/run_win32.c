@@ -27,6 +27,24 @@ struct run {
 	int			 have_appc;
 };
 
+/*
+ * Ctrl+C, Ctrl+Break or the console closing reach every process on the
+ * console, the runner too: they cancel the run (the result is written)
+ * instead of killing the runner before it could say what happened.
+ */
+static HANDLE ctrl_cancel;
+
+static BOOL WINAPI
+ctrl_handler(DWORD type)
+{
+	if (type != CTRL_C_EVENT && type != CTRL_BREAK_EVENT &&
+	    type != CTRL_CLOSE_EVENT)
+		return FALSE;
+	if (ctrl_cancel != NULL)
+		SetEvent(ctrl_cancel);
+	return TRUE;
+}
+
 static DWORD WINAPI
 cancel_reader(LPVOID arg)
 {
@@ -359,7 +377,9 @@ start(struct run *rn, const struct winrun_opts *o, struct winrun_result *r)
 		goto fail;
 	}
 
-	/* the profile, its stage access, its network */
+	/* the profile, its stage access, its network (--no-appcontainer,
+	 * tests only: no profile, so --gate-port sets the proxy variables
+	 * above and no network rule; the result says appcontainer false) */
 	if (!o->no_appcontainer) {
 		winrun_profile_name(r->run_id, profile, sizeof(profile));
 		if (w32_appc_create(&rn->appc, profile, o->gate_port, err,
@@ -532,6 +552,8 @@ w32_run(const struct winrun_opts *o, struct winrun_result *r)
 		fail_at(r, "CreateEvent", GetLastError());
 		goto done;
 	}
+	ctrl_cancel = rn.cancel;
+	SetConsoleCtrlHandler(ctrl_handler, TRUE);
 	if (start(&rn, o, r) == -1)
 		goto done;
 	th = CreateThread(NULL, 0, cancel_reader, rn.cancel, 0, NULL);
@@ -609,8 +631,11 @@ done:
 		CloseHandle(rn.thread);
 	if (rn.parent != NULL)
 		CloseHandle(rn.parent);
-	if (rn.cancel != NULL)
+	if (rn.cancel != NULL) {
+		SetConsoleCtrlHandler(ctrl_handler, FALSE);
+		ctrl_cancel = NULL;
 		CloseHandle(rn.cancel);
+	}
 	if (rn.in != NULL)
 		CloseHandle(rn.in);
 	if (rn.out != NULL)

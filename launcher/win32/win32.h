@@ -9,7 +9,7 @@
 
 #include "winrun.h"
 
-/* ---- strings and files (main_win32.c) ------------------------------ */
+/* ---- strings and files (util_win32.c; aisb-run and aisb) ----------- */
 
 /* UTF-8 <-> UTF-16; NULL on a bad sequence or no memory.  Caller frees. */
 wchar_t	*w32_wide(const char *s);

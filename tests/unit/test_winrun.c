@@ -119,8 +119,12 @@ opts_refused(void **state)
 	expect_refused(ARGC(nocmd), nocmd, NULL, "no command");
 	expect_refused(ARGC(unknown), unknown, NULL, "unknown option");
 	expect_refused(ARGC(novalue), novalue, NULL, "needs a value");
-	expect_refused(ARGC(gate), gate, WINRUN_TEST_ENV_VALUE,
-	    "needs the AppContainer");
+	/* one argv for both modes: the test mode takes --gate-port too */
+	assert_int_equal(winrun_opts_parse(&o, ARGC(gate), gate,
+	    WINRUN_TEST_ENV_VALUE, err, sizeof(err)), 0);
+	assert_int_equal(o.gate_port, 8080);
+	assert_int_equal(o.no_appcontainer, 1);
+	expect_refused(ARGC(gate), gate, NULL, "test suite only");
 	expect_refused(ARGC(selftest), selftest, NULL, "takes no command");
 	expect_refused(ARGC(runid), runid, NULL, "hex digits");
 	expect_refused(ARGC(clean1), clean1, NULL, "--stage-root");

@@ -1,8 +1,8 @@
 /*
  * The program tests/win/wine.sh runs inside aisb-run's Job, cross-built
  * with it.  One mode per run:
- *   exit N        exit with N
- *   sleep MS      sleep MS milliseconds, then exit 0
+ *   exit N [FILE] exit with N (after writing FILE in the working folder)
+ *   sleep MS [FILE]  sleep MS milliseconds, then exit 0 (FILE: as exit)
  *   env           print the environment, one NAME=VALUE a line
  *   cat FILE      print FILE (the lease, while the run is on)
  *   spawn N       start N copies of itself sleeping 2 s, print how many
@@ -13,7 +13,17 @@
  *                 Windows parent, and aisb-run refuses to run without one
  *   orphan LEASE PROG ARG...  start PROG, wait until the file LEASE exists
  *                 (the run is on), exit 0: aisb-run's parent dies
+ *   write FILE TEXT...  write the words (one line each) into FILE, made or
+ *                 replaced, relative to the working folder; then the next
+ *                 FILE TEXT pair, and so on ("-" as TEXT: delete FILE)
+ *   ls            print the working folder's tree, one relative name a line
+ *   connect HOST:PORT   an HTTP CONNECT through %HTTPS_PROXY%
+ *                 (http://[user:secret@]127.0.0.1:PORT, the credential as
+ *                 Proxy-Authorization Basic); prints "connect CODE" and,
+ *                 when tunnelled, "upstream STATUS-LINE" for a GET / through
+ *                 it; exit 0 on 200, else 3
  */
+#include <winsock2.h>
 #include <windows.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +56,157 @@ launch(int argc, char **argv)
 	return pi.hProcess;
 }
 
+
+static void
+ls(const char *dir, const char *rel)
+{
+	WIN32_FIND_DATAA fd;
+	char pat[MAX_PATH], sub[MAX_PATH], name[MAX_PATH];
+	HANDLE f;
+
+	snprintf(pat, sizeof(pat), "%s\\*", dir);
+	if ((f = FindFirstFileA(pat, &fd)) == INVALID_HANDLE_VALUE)
+		return;
+	do {
+		if (strcmp(fd.cFileName, ".") == 0 ||
+		    strcmp(fd.cFileName, "..") == 0)
+			continue;
+		snprintf(name, sizeof(name), "%s%s%s", rel, *rel ? "/" : "",
+		    fd.cFileName);
+		printf("%s\n", name);
+		if (fd.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) {
+			snprintf(sub, sizeof(sub), "%s\\%s", dir, fd.cFileName);
+			ls(sub, name);
+		}
+	} while (FindNextFileA(f, &fd));
+	FindClose(f);
+}
+
+static void
+b64(const char *in, char *out)
+{
+	static const char t[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t n = strlen(in), i;
+
+	for (i = 0; i + 2 < n; i += 3) {
+		unsigned v = (unsigned char)in[i] << 16 |
+		    (unsigned char)in[i + 1] << 8 | (unsigned char)in[i + 2];
+
+		*out++ = t[v >> 18 & 63];
+		*out++ = t[v >> 12 & 63];
+		*out++ = t[v >> 6 & 63];
+		*out++ = t[v & 63];
+	}
+	if (n - i == 1) {
+		unsigned v = (unsigned char)in[i] << 16;
+
+		*out++ = t[v >> 18 & 63];
+		*out++ = t[v >> 12 & 63];
+		*out++ = '=';
+		*out++ = '=';
+	} else if (n - i == 2) {
+		unsigned v = (unsigned char)in[i] << 16 |
+		    (unsigned char)in[i + 1] << 8;
+
+		*out++ = t[v >> 18 & 63];
+		*out++ = t[v >> 12 & 63];
+		*out++ = t[v >> 6 & 63];
+		*out++ = '=';
+	}
+	*out = '\0';
+}
+
+/* one line (without CRLF) from s into buf; 0 on EOF or error */
+static int
+readline(SOCKET s, char *buf, size_t len)
+{
+	size_t n = 0;
+	char c;
+
+	while (recv(s, &c, 1, 0) == 1) {
+		if (c == '\n') {
+			if (n > 0 && buf[n - 1] == '\r')
+				n--;
+			buf[n] = '\0';
+			return 1;
+		}
+		if (n + 1 < len)
+			buf[n++] = c;
+	}
+	buf[n] = '\0';
+	return n > 0;
+}
+
+static int
+connect_mode(const char *target)
+{
+	char proxy[512], cred[256], auth[400], req[1024], line[512], *p, *at;
+	char host[256];
+	struct sockaddr_in sin;
+	WSADATA wsa;
+	SOCKET s;
+	int port, code = 0;
+	DWORD n;
+
+	n = GetEnvironmentVariableA("HTTPS_PROXY", proxy, sizeof(proxy));
+	if (n == 0 || n >= sizeof(proxy) || strncmp(proxy, "http://", 7) != 0) {
+		printf("connect no-proxy\n");
+		return 3;
+	}
+	p = proxy + 7;
+	cred[0] = '\0';
+	if ((at = strchr(p, '@')) != NULL) {
+		snprintf(cred, sizeof(cred), "%.*s", (int)(at - p), p);
+		p = at + 1;
+	}
+	if (sscanf(p, "%255[^:]:%d", host, &port) != 2 ||
+	    strcmp(host, "127.0.0.1") != 0) {
+		printf("connect bad-proxy\n");
+		return 3;
+	}
+	if (WSAStartup(MAKEWORD(2, 2), &wsa) != 0)
+		return 3;
+	s = socket(AF_INET, SOCK_STREAM, 0);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons((unsigned short)port);
+	sin.sin_addr.s_addr = htonl(0x7f000001);
+	if (s == INVALID_SOCKET ||
+	    connect(s, (struct sockaddr *)&sin, sizeof(sin)) != 0) {
+		printf("connect refused\n");
+		return 3;
+	}
+	auth[0] = '\0';
+	if (cred[0] != '\0') {
+		char enc[380];
+
+		b64(cred, enc);
+		snprintf(auth, sizeof(auth), "Proxy-Authorization: Basic %s\r\n",
+		    enc);
+	}
+	snprintf(req, sizeof(req), "CONNECT %s HTTP/1.1\r\nHost: %s\r\n%s\r\n",
+	    target, target, auth);
+	send(s, req, (int)strlen(req), 0);
+	if (!readline(s, line, sizeof(line)) ||
+	    sscanf(line, "HTTP/1.%*d %d", &code) != 1) {
+		printf("connect closed\n");
+		return 3;
+	}
+	printf("connect %d\n", code);
+	while (readline(s, line, sizeof(line)) && line[0] != '\0')
+		;
+	if (code == 200) {
+		snprintf(req, sizeof(req), "GET / HTTP/1.0\r\nHost: %s\r\n\r\n",
+		    target);
+		send(s, req, (int)strlen(req), 0);
+		if (readline(s, line, sizeof(line)))
+			printf("upstream %s\n", line);
+	}
+	closesocket(s);
+	return code == 200 ? 0 : 3;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -76,9 +237,42 @@ main(int argc, char **argv)
 		}
 		return 253;
 	}
-	if (argc == 3 && strcmp(argv[1], "exit") == 0)
-		return atoi(argv[2]);
-	if (argc == 3 && strcmp(argv[1], "sleep") == 0) {
+	if (argc >= 4 && argc % 2 == 0 && strcmp(argv[1], "write") == 0) {
+		int i;
+
+		for (i = 2; i + 1 < argc; i += 2) {
+			FILE *f;
+
+			if (strcmp(argv[i + 1], "-") == 0) {
+				if (!DeleteFileA(argv[i]))
+					return 4;
+				continue;
+			}
+			if ((f = fopen(argv[i], "wb")) == NULL)
+				return 4;
+			fprintf(f, "%s\n", argv[i + 1]);
+			if (fclose(f) != 0)
+				return 4;
+		}
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "ls") == 0) {
+		ls(".", "");
+		return 0;
+	}
+	if (argc == 3 && strcmp(argv[1], "connect") == 0)
+		return connect_mode(argv[2]);
+	if ((argc == 3 || argc == 4) && (strcmp(argv[1], "exit") == 0 ||
+	    strcmp(argv[1], "sleep") == 0)) {
+		if (argc == 4) {
+			FILE *f = fopen(argv[3], "wb");
+
+			if (f == NULL || fputs("written\n", f) < 0 ||
+			    fclose(f) != 0)
+				return 4;
+		}
+		if (strcmp(argv[1], "exit") == 0)
+			return atoi(argv[2]);
 		Sleep((DWORD)atoi(argv[2]));
 		return 0;
 	}

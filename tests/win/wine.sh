@@ -7,9 +7,14 @@
 # Then tests/win/snapsmoke.exe runs the snapshot core (snap/) through
 # snap/fs_win32.c.  Wine has no AppContainer, so the runs use --no-appcontainer, which the
 # runner allows only with the test variable set; the AppContainer path is
-# checked to refuse cleanly here.  Run by tests/run.sh after the Linux
+# checked to refuse cleanly here.  Then aisb.exe, the Windows launcher:
+# sessions staged, run, kept, applied, refused, discarded and cleaned in a
+# workspace of the test, and (with a Linux aisb-gate) the gate through
+# --gate with a credential file.  Run by tests/run.sh after the Linux
 # stages; SKIP (77) when the cross compiler, Wine or python3 is missing.
 #   AISB_WIN_BUILD   the cross build folder (default: a temporary one)
+#   AISB_GATE        a Linux aisb-gate (default: AISB_WIN_BUILD/../plain,
+#                    tests/run.sh's layout; without one the gate is a SKIP)
 set -uo pipefail
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -211,6 +216,225 @@ while read -r verdict what; do
 	esac
 done <"$d/out"
 check "snap on Windows: snapsmoke exit 0" is "$rc" 0
+
+# 14. aisb.exe, the Windows launcher: every session a snapshot session.
+# The workspace is a folder of the test; the sessions are in the prefix's
+# %LOCALAPPDATA%\aisb\sessions.  aisb.exe is started from the shell (it is
+# the runner's Windows parent); stdin is /dev/null: no console to ask on.
+AISB=$build/aisb.exe
+SESSIONS=$(echo "$WINEPREFIX"/drive_c/users/*/AppData/Local)/aisb/sessions
+ws=$tmp/ws
+# aisb ARGS...: out in $d/aout, err in $d/aerr, a new session's id in $sid
+aisb() {
+	"$WINE" "$AISB" "$@" </dev/null >"$d/aout" 2>"$d/aerr"
+	local rc=$?
+	sed -i 's/\r$//' "$d/aout" "$d/aerr"
+	# a run says its session; changes, apply... leave $sid as it was
+	local s
+	s=$(sed -n 's/^aisb: session \([0-9a-f]\{24\}\) (.*/\1/p' "$d/aerr" | head -n 1)
+	[ -n "$s" ] && sid=$s
+	return $rc
+}
+newws() {	# a fresh workspace: a.txt, sub/b.txt, d.txt, credentials
+	rm -rf "$ws" && mkdir -p "$ws/sub" &&
+	echo a >"$ws/a.txt" && echo b >"$ws/sub/b.txt" && echo keep >"$ws/d.txt" &&
+	echo 'API_TOKEN=canary-env' >"$ws/.env" &&
+	printf -- '-----BEGIN OPENSSH PRIVATE KEY-----\ncanary\n' >"$ws/id_rsa"
+	cp -a "$ws" "$tmp/ws.orig"
+}
+WSW=$(winpath "$ws")
+CH=$CHILD
+cd "$tmp" || exit 1
+
+# usage errors
+aisb --bogus -- x; rc=$?
+check "aisb: unknown option: exit 64 with the usage" bash -c '[ '"$rc"' = 64 ] && grep -q "^usage: aisb" "'"$d"'/aerr"'
+AISB_RUN_TEST_NO_APPCONTAINER= aisb --no-appcontainer -- "$CH" exit 0; rc=$?
+check "aisb: --no-appcontainer refused outside tests (64)" is "$rc" 64
+aisb --gate 192.0.2.1:80 -- "$CH" exit 0; rc=$?
+check "aisb: --gate other than 127.0.0.1 refused (64)" is "$rc" 64
+
+# --apply never: the host is unchanged, the draft lists exactly A/M/D
+rm -rf "$tmp/ws.orig"; newws
+aisb --workspace "$WSW" $T --apply never -- "$CH" write a.txt changed new.txt hello d.txt -; rc=$?
+check "aisb --apply never: exit 0" is "$rc" 0
+check "  a session id was said" test -n "$sid"
+check "  the host is unchanged" diff -r "$tmp/ws.orig" "$ws"
+aisb changes "$sid"; rc=$?
+check "  aisb changes: exactly M a.txt, D d.txt, A new.txt" is "$rc $(grep -E '^[AMD] ' "$d/aout" | sort | tr '\n' ,)" "0 A new.txt,D d.txt,M a.txt,"
+check "  record: exited 0, appcontainer false, outcome kept" bash -c 'grep -qx "state exited" "'"$SESSIONS/$sid"'/record" && grep -qx "appcontainer false" "'"$SESSIONS/$sid"'/record" && grep -qx "outcome kept" "'"$SESSIONS/$sid"'/record"'
+check "  no lease left (the runner cleaned up itself)" test ! -e "$SESSIONS/$sid/lease.json"
+aisb apply "$sid"; rc=$?
+check "aisb apply: exit 0" is "$rc" 0
+check "  the host now holds what the command wrote" bash -c '[ "$(cat "'"$ws"'/a.txt")" = changed ] && [ "$(cat "'"$ws"'/new.txt")" = hello ] && [ ! -e "'"$ws"'/d.txt" ] && [ "$(cat "'"$ws"'/sub/b.txt")" = b ]'
+aisb transactions; rc=$?
+check "  aisb transactions: the session applied" bash -c '[ '"$rc"' = 0 ] && grep -Eq "^'"$sid"' +applied" "'"$d"'/aout"'
+applied=$sid
+
+# a host edit between the run and the apply: 65, nothing written
+rm -rf "$tmp/ws.orig"; newws
+aisb --workspace "$WSW" $T --apply never -- "$CH" write a.txt changed new.txt hello
+kept=$sid
+echo edited >"$ws/a.txt"
+aisb apply "$sid"; rc=$?
+check "aisb apply after a host edit: exit 65 (conflict)" is "$rc" 65
+check "  nothing written" bash -c '[ "$(cat "'"$ws"'/a.txt")" = edited ] && [ ! -e "'"$ws"'/new.txt" ]'
+
+# a failing command proposes nothing: the stage removed, the host unchanged
+rm -rf "$tmp/ws.orig"; newws
+aisb --workspace "$WSW" $T -- "$CH" exit 3 made.txt; rc=$?
+check "a failing command: its exit code (3)" is "$rc" 3
+check "  nothing proposed: stage removed, host unchanged" bash -c '[ ! -e "'"$SESSIONS/$sid"'/stage" ] && diff -r "'"$tmp"'/ws.orig" "'"$ws"'" && grep -qx "outcome failed" "'"$SESSIONS/$sid"'/record"'
+
+# --apply auto without a console keeps the draft; discard drops the stage
+aisb --workspace "$WSW" $T --apply auto -- "$CH" write new.txt hello; rc=$?
+check "--apply auto, no console: the draft is kept (0)" bash -c '[ '"$rc"' = 0 ] && [ -d "'"$SESSIONS/$sid"'/stage" ] && [ ! -e "'"$ws"'/new.txt" ] && grep -q "kept as a draft" "'"$d"'/aerr"'
+aisb discard "$sid"; rc=$?
+check "  aisb discard: the stage removed" bash -c '[ '"$rc"' = 0 ] && [ ! -e "'"$SESSIONS/$sid"'/stage" ] && [ ! -e "'"$ws"'/new.txt" ]'
+
+# credential files of the workspace are not in the stage
+aisb --workspace "$WSW" $T --apply never -- "$CH" ls; rc=$?
+check "credential files absent from the stage (.env, id_rsa)" bash -c '[ '"$rc"' = 0 ] && grep -qx a.txt "'"$d"'/aout" && grep -qx sub/b.txt "'"$d"'/aout" && ! grep -Eq "^(\.env|id_rsa)$" "'"$d"'/aout"'
+
+# the timeout: 124, nothing proposed
+aisb --workspace "$WSW" $T --timeout 1 -- "$CH" sleep 600000 made.txt; rc=$?
+check "timeout: exit 124, nothing proposed" bash -c '[ '"$rc"' = 124 ] && [ ! -e "'"$SESSIONS/$sid"'/stage" ] && [ ! -e "'"$ws"'/made.txt" ] && grep -qx "limits_hit timeout" "'"$SESSIONS/$sid"'/record"'
+
+# aisb.exe dies mid-run: the runner kills the job (its parent is gone);
+# discard refuses while aisb runs; aisb clean reaps the draft once it is gone
+"$WINE" "$AISB" --workspace "$WSW" $T --timeout 0 -- "$CH" sleep 600000 \
+    </dev/null >"$d/bout" 2>"$d/berr" &
+bg=$!
+bsid=
+for _ in $(seq 300); do
+	bsid=$(sed -n 's/^aisb: session \([0-9a-f]\{24\}\) (.*/\1/p' "$d/berr" | head -n 1)
+	[ -n "$bsid" ] && [ -s "$SESSIONS/$bsid/lease.json" ] && break
+	sleep 0.1
+done
+aisb discard "$bsid"; rc=$?
+check "discard while aisb.exe runs: refused (78), stage kept" bash -c '[ '"$rc"' = 78 ] && grep -q "still running" "'"$d"'/aerr" && [ -d "'"$SESSIONS/$bsid"'/stage" ]'
+kill -KILL "$bg" 2>/dev/null; wait "$bg" 2>/dev/null
+for _ in $(seq 300); do [ -s "$SESSIONS/$bsid/result.json" ] && break; sleep 0.1; done
+check "  aisb.exe killed: the runner killed the job (limits_hit parent)" is "$(python3 -c 'import json,sys;r=json.load(open(sys.argv[1]));print(r["state"], r["limits_hit"])' "$SESSIONS/$bsid/result.json" 2>&1)" "killed ['parent']"
+aisb clean; rc=$?
+check "  then aisb clean reaps it: stage removed, draft failed" bash -c '[ '"$rc"' = 0 ] && grep -q "^removed the stage of session '"$bsid"'" "'"$d"'/aout" && [ ! -e "'"$SESSIONS/$bsid"'/stage" ] && grep -qx "state failed" "'"$SESSIONS/$bsid"'/snapshot"'
+check "  a kept draft is not reaped" test -d "$SESSIONS/$kept/stage"
+
+# aisb clean: a dead runner's lease in a session folder; a forged one
+mkdir -p "$SESSIONS/00000000000000000000dead/stage" "$tmp/outside"
+# the sessions folder as aisb.exe names it: C:\users\...
+cpath() { local p=${1#"$WINEPREFIX"/drive_c}; printf 'C:%s' "${p//\//\\}"; }
+printf '{"protocol":1,"run_id":"00000000000000000000dead00000000","runner_pid":4000000,"runner_start":1,"profile":"","stage":"%s"}' \
+    "$(cpath "$SESSIONS/00000000000000000000dead/stage" | sed 's/\\/\\\\/g')" >"$SESSIONS/00000000000000000000dead/lease.json"
+# and the gate's env file a killed aisb left (its launcher file: a dead pid)
+echo 'HTTPS_PROXY=http://alice:x@127.0.0.1:9' >"$SESSIONS/00000000000000000000dead/gate.env"
+echo '4000000 1' >"$SESSIONS/00000000000000000000dead/launcher"
+aisb clean; rc=$?
+check "aisb clean: a dead run's stage removed" bash -c '[ '"$rc"' = 0 ] && [ ! -e "'"$SESSIONS"'/00000000000000000000dead/stage" ] && grep -q "^removed stage" "'"$d"'/aout"'
+check "  and a dead aisb's gate env file" bash -c '[ ! -e "'"$SESSIONS"'/00000000000000000000dead/gate.env" ] && grep -q "^removed the gate credential file" "'"$d"'/aout"'
+check "  the applied session untouched" test -e "$SESSIONS/$applied/snapshot"
+mkdir -p "$SESSIONS/00000000000000000000beef"
+printf '{"protocol":1,"run_id":"00000000000000000000beef00000000","runner_pid":4000000,"runner_start":1,"profile":"","stage":"%s"}' \
+    "$(winpath "$tmp/outside" | sed 's/\\/\\\\/g')" >"$SESSIONS/00000000000000000000beef/lease.json"
+aisb clean; rc=$?
+check "  a stage outside the sessions refused (1), kept" bash -c '[ '"$rc"' = 1 ] && [ -d "'"$tmp"'/outside" ] && grep -q "^refused" "'"$d"'/aout"'
+rm -rf "$SESSIONS/00000000000000000000dead" "$SESSIONS/00000000000000000000beef"
+
+# 15. the gate: the real Linux aisb-gate on 127.0.0.1:0 with a users file;
+# a DNS server and an HTTP server of the test on 127.0.0.1 (the policy
+# exempts 127.0.0.1/32 in allow_ranges, as tests/integration/gate_dns.sh
+# does).  aisb.exe --gate gives the command the proxy variables with the
+# credential from the file; the gate decides and audits.
+gate_bin=${AISB_GATE:-}
+[ -z "$gate_bin" ] && [ -x "$build/../plain/aisb-gate" ] && gate_bin=$build/../plain/aisb-gate
+if [ -z "$gate_bin" ] || [ ! -x "$gate_bin" ]; then
+	skp "gate through aisb.exe: no Linux aisb-gate (set AISB_GATE=BUILD/aisb-gate)"
+else
+	g=$tmp/gate && mkdir -p "$g"
+	gpids=()
+	wait_file() { local i; for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done; return 1; }
+	echo '{"allowed.test": {"A": ["127.0.0.1"]}, "denied.test": {"A": ["127.0.0.1"]}}' >"$g/zone.json"
+	python3 "$top_srcdir/tests/integration/gate_dns.py" --zone "$g/zone.json" \
+	    --port-file "$g/dns.port" --log "$g/dns.log" >/dev/null 2>&1 &
+	gpids+=($!)
+	python3 "$top_srcdir/tests/integration/gate_upstream.py" http --bind 127.0.0.1 \
+	    --port-file "$g/up.port" --log "$g/up.log" >/dev/null 2>&1 &
+	gpids+=($!)
+	wait_file "$g/dns.port" && wait_file "$g/up.port"
+	up=$(cat "$g/up.port")
+	printf 'version: 1\nallow:\n  - host: allowed.test\n    ports: [%s]\nallow_ranges: [127.0.0.1/32]\ndns:\n  servers: ["127.0.0.1:%s"]\n' \
+	    "$up" "$(cat "$g/dns.port")" >"$g/policy.yaml"
+	SECRET=wlZq9secretCanary
+	printf 'alice plain:%s\n' "$SECRET" >"$g/users" && chmod 0600 "$g/users"
+	"$gate_bin" -d -v -f "$g/policy.yaml" -l 127.0.0.1:0 --port-file "$g/gate.port" \
+	    --audit "$g/audit.log" --users "$g/users" >/dev/null 2>"$g/gate.err" &
+	gpids+=($!)
+	trap 'kill "${gpids[@]}" 2>/dev/null; wait "${gpids[@]}" 2>/dev/null; cleanup' EXIT
+	if ! wait_file "$g/gate.port"; then
+		bad "the gate did not start: $(tail -n 3 "$g/gate.err")"
+	else
+		gp=$(cat "$g/gate.port")
+		# outside the workspace: the stage is a copy of it
+		printf 'alice:%s\n' "$SECRET" >"$g/cred.txt"
+		CRED=$(winpath "$g/cred.txt")
+		aisb --workspace "$WSW" $T --apply never --gate "127.0.0.1:$gp" \
+		    --gate-credential-file "$CRED" -- "$CH" connect "allowed.test:$up"; rc=$?
+		check "gate: an allowed name through aisb.exe: 200 and the upstream" bash -c '[ '"$rc"' = 0 ] && grep -qx "connect 200" "'"$d"'/aout" && grep -q "^upstream HTTP/1.[01] 200" "'"$d"'/aout"'
+		s1=$sid
+		check "  the env file with the credential removed" test ! -e "$SESSIONS/$s1/gate.env"
+		check "  record: gate and user, no secret" bash -c 'grep -qx "gate 127.0.0.1:'"$gp"'" "'"$SESSIONS/$s1"'/record" && grep -qx "gate_user alice" "'"$SESSIONS/$s1"'/record"'
+		aisb --workspace "$WSW" $T --apply never --gate "127.0.0.1:$gp" \
+		    --gate-credential-file "$CRED" -- "$CH" connect "denied.test:$up"; rc=$?
+		check "gate: a denied name: 403" bash -c '[ '"$rc"' = 3 ] && grep -qx "connect 403" "'"$d"'/aout"'
+		s2=$sid
+		sleep 0.5	# the audit line of the last tunnel's close
+		check "  audit: both decisions attributed to alice" python3 - "$g/audit.log" "$up" <<'PY'
+import json, sys
+seen = set()
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o.get("user") == "alice" and str(o.get("port")) == sys.argv[2]:
+        seen.add((o.get("host"), o.get("decision")))
+sys.exit(0 if {("allowed.test", "allow"), ("denied.test", "deny")} <= seen else 1)
+PY
+		printf 'alice:wrongsecret\n' >"$g/bad.txt"
+		aisb --workspace "$WSW" $T --apply never --gate "127.0.0.1:$gp" \
+		    --gate-credential-file "$(winpath "$g/bad.txt")" -- "$CH" connect "allowed.test:$up"; rc=$?
+		check "gate: a wrong secret: 407" bash -c '[ '"$rc"' = 3 ] && grep -qx "connect 407" "'"$d"'/aout"'
+		printf 'alice:Zq9 bad\n' >"$g/bad.txt"
+		aisb --workspace "$WSW" $T --gate "127.0.0.1:$gp" \
+		    --gate-credential-file "$(winpath "$g/bad.txt")" -- "$CH" exit 0; rc=$?
+		check "gate: a malformed credential file: 78, the secret not said" bash -c '[ '"$rc"' = 78 ] && ! grep -q "Zq9" "'"$d"'/aerr" && grep -q "gate-credential-file" "'"$d"'/aerr"'
+		# Wine shows a Windows process's command line in /proc/PID/cmdline:
+		# the runner's (with --gate-port, --env-file) must not hold the secret
+		"$WINE" "$AISB" --workspace "$WSW" $T --gate "127.0.0.1:$gp" \
+		    --gate-credential-file "$CRED" --timeout 0 -- "$CH" sleep 600000 \
+		    </dev/null >"$d/gout" 2>"$d/gerr" &
+		gbg=$!
+		runner_seen=0
+		for _ in $(seq 300); do
+			for c in /proc/[0-9]*/cmdline; do
+				{ tr '\0' ' ' <"$c"; } 2>/dev/null | grep -q -- "aisb-run.exe --run-id .*--gate-port $gp --env-file " &&
+				    { runner_seen=1; break; }
+			done
+			[ "$runner_seen" = 1 ] && break
+			sleep 0.1
+		done
+		# the pattern is not the secret itself: grep's own argv must not match
+		leaked=$(for c in /proc/[0-9]*/cmdline; do { tr '\0' ' ' <"$c"; } 2>/dev/null; echo; done |
+		    grep -c "${SECRET%?}[${SECRET: -1}]")
+		check "gate: the runner's command line (seen: $runner_seen) holds no secret" is "$runner_seen $leaked" "1 0"
+		kill -KILL "$gbg" 2>/dev/null; wait "$gbg" 2>/dev/null
+		gsid=$(sed -n 's/^aisb: session \([0-9a-f]\{24\}\) (.*/\1/p' "$d/gerr" | head -n 1)
+		for _ in $(seq 300); do [ -s "$SESSIONS/$gsid/result.json" ] && break; sleep 0.1; done
+		check "  aisb killed: its gate env file was already gone (read, then removed)" \
+		    test ! -e "$SESSIONS/$gsid/gate.env"
+		aisb discard "$gsid" >/dev/null 2>&1
+		check "gate: the secret in no session file, output or log" bash -c '! grep -rlF "'"$SECRET"'" "'"$SESSIONS"'" "'"$d"'" "'"$g"'/audit.log" "'"$g"'/gate.err"'
+	fi
+	kill "${gpids[@]}" 2>/dev/null; wait "${gpids[@]}" 2>/dev/null
+	trap cleanup EXIT
+fi
 
 echo "# TOTAL: $((pass + fail + skip))"
 echo "# PASS: $pass"
