@@ -3,6 +3,8 @@
  * launcher (launcher/draft.h).  Portable C: files through libaisbsnap
  * (snap/fs.h), the rest through draft_os_*.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,15 +139,20 @@ dstate_load(const char *sdir, struct dstate *st, char *err, size_t errlen)
 		if (line[0] == '#' || (v = strchr(line, ' ')) == NULL)
 			continue;
 		*v++ = '\0';
-		if (strcmp(line, "workspace") == 0 &&
-		    draft_os_path_absolute(v)) {
+		/* each of these once: a second would retarget the draft */
+		if (strcmp(line, "workspace") == 0) {
+			if ((seen & 1) || !draft_os_path_absolute(v))
+				seen |= 8;
 			snprintf(st->workspace, sizeof(st->workspace), "%s", v);
 			seen |= 1;
-		} else if (strcmp(line, "stage") == 0 &&
-		    draft_os_path_absolute(v)) {
+		} else if (strcmp(line, "stage") == 0) {
+			if ((seen & 2) || !draft_os_path_absolute(v))
+				seen |= 8;
 			snprintf(st->stage, sizeof(st->stage), "%s", v);
 			seen |= 2;
 		} else if (strcmp(line, "state") == 0) {
+			if (seen & 4)
+				seen |= 8;
 			snprintf(st->state, sizeof(st->state), "%s", v);
 			seen |= 4;
 		} else if (strcmp(line, "owner") == 0)
@@ -166,8 +173,9 @@ dstate_load(const char *sdir, struct dstate *st, char *err, size_t errlen)
 	}
 	free(text);
 	if (seen != 7 || st->tx > DRAFT_MAX_TX) {
-		snprintf(err, errlen, "%s: not a snapshot state (no workspace, "
-		    "stage or state line)", path);
+		snprintf(err, errlen, "%s: not a snapshot state (a workspace, "
+		    "stage or state line missing, repeated or not absolute)",
+		    path);
 		dstate_free(st);
 		errno = EINVAL;
 		return -1;

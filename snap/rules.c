@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,6 +188,12 @@ snap_rules_add(struct snap_rules *r, const char *pattern, char *err,
 	if (len == 0 || len > RULE_PATTERN_MAX)
 		return snap_err(err, errlen, SNAP_EINVAL, "exclude pattern "
 		    "of %zu bytes: give 1 to %d bytes", len, RULE_PATTERN_MAX);
+	for (s = (char *)(uintptr_t)pattern; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return snap_err(err, errlen, SNAP_EINVAL, "exclude "
+			    "pattern of %zu bytes: a control character "
+			    "(byte %zu): patterns are names", len,
+			    (size_t)(s - pattern));
 	/* "**" is fine here; ".." and empty components are not */
 	memcpy(tmp, pattern, len + 1);
 	for (s = tmp; *s != '\0'; s++)

@@ -42,12 +42,11 @@ aisb_CFLAGS = $(AM_CFLAGS)
 aisb_LDADD = launcher/win32/libaisbdraftwin.a \
 	launcher/win32/libaisbwlaunch.a launcher/win32/libaisbwinrun.a \
 	launcher/win32/libaisbsnapwin.a $(WIN32_LIBS)
-# launcher/draft.c as the snapshot core is built for Windows (below);
-# config.h forced in for mingw's C99 printf (draft.c does not include it)
+# launcher/draft.c as the snapshot core is built for Windows (below)
 noinst_LIBRARIES += launcher/win32/libaisbdraftwin.a
 launcher_win32_libaisbdraftwin_a_SOURCES = launcher/draft.c launcher/draft.h
 launcher_win32_libaisbdraftwin_a_CPPFLAGS = $(AM_CPPFLAGS) \
-	-I$(top_srcdir)/launcher -I$(top_srcdir)/snap -include config.h \
+	-I$(top_srcdir)/launcher -I$(top_srcdir)/snap \
 	-include $(top_srcdir)/launcher/win32/compat.h
 launcher_win32_libaisbdraftwin_a_CFLAGS = $(AM_CFLAGS) -Wno-format
 else

@@ -71,6 +71,13 @@ printf 'state kept\n' >"$sessions/bbbbbbbbbbbbbbbbbbbbbbbb/snapshot"
 run "$aisb" apply bbbb
 check "corrupt: apply exit" "$rc" 78
 if grep -q 'not a snapshot state' "$tmp/err"; then ok; else bad "corrupt: $(cat "$tmp/err")"; fi
+# a second workspace line (a pattern with a line break could have written
+# one): refused, never the last one taken
+draft bbbbbbbbbbbbbbbbbbbbbbbb kept
+printf 'workspace /etc\n' >>"$sessions/bbbbbbbbbbbbbbbbbbbbbbbb/snapshot"
+run "$aisb" apply bbbb
+check "repeated workspace: apply exit" "$rc" 78
+if grep -q 'repeated' "$tmp/err"; then ok; else bad "repeated workspace: $(cat "$tmp/err")"; fi
 head -c 20000 /dev/zero | tr '\0' x >"$sessions/bbbbbbbbbbbbbbbbbbbbbbbb/snapshot"
 run "$aisb" changes bbbb
 check "oversized state: exit" "$rc" 78
@@ -158,6 +165,11 @@ for want in "cccccccccccccccccccccccc  failed" "dddddddddddddddddddddddd  applie
 	if grep -q "^$want " "$tmp/out"; then ok; else bad "transactions lack '$want': $(cat "$tmp/out")"; fi
 done
 if grep -q aaaaaaaa "$tmp/out"; then bad "transactions list a direct session"; else ok; fi
+
+# a pattern with a line break: refused before anything is staged
+run "$aisb" --snapshot --net none --snapshot-exclude "$(printf 'x\nworkspace /etc')" -- true
+check "pattern with a line break: exit" "$rc" 78
+if grep -q 'on one line' "$tmp/err"; then ok; else bad "pattern with a line break: $(cat "$tmp/err")"; fi
 
 # 6. options: no unattended yes; choices; one line each
 for args in "--apply=yes true" "--apply always true" "--workspace-mode copy true" \

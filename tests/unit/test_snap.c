@@ -248,6 +248,12 @@ rules_configurable(void **state)
 	    sizeof(f->err)), SNAP_OK);
 	assert_int_equal(snap_rules_add(f->rules, "../x", f->err,
 	    sizeof(f->err)), SNAP_EINVAL);
+	/* a line break would add a line to the launcher's state file */
+	assert_int_equal(snap_rules_add(f->rules, "x\nworkspace /etc",
+	    f->err, sizeof(f->err)), SNAP_EINVAL);
+	assert_non_null(strstr(f->err, "control character"));
+	assert_int_equal(snap_rules_add(f->rules, "a\033b", f->err,
+	    sizeof(f->err)), SNAP_EINVAL);
 	assert_int_equal(snap_rules_add(f->rules, "", f->err,
 	    sizeof(f->err)), SNAP_EINVAL);
 	assert_string_equal(snap_rules_match(f->rules, "secrets/a/b", 0),
