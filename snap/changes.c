@@ -737,9 +737,16 @@ git_pass(struct walk *w)
 
 	for (i = 0; i < ch->n; i++) {
 		x = &ch->v[i];
-		if (x->pub.kind == SNAP_SKIP ||
+		if (x->pub.kind == SNAP_SKIP)
+			continue;
+#ifdef _WIN32
+		if ((why = snap_win_name_bad(x->path)) == NULL &&
 		    (why = git_refused(w, x)) == NULL)
 			continue;
+#else
+		if ((why = git_refused(w, x)) == NULL)
+			continue;
+#endif
 		free(x->old_link);
 		free(x->new_link);
 		x->old_link = x->new_link = NULL;

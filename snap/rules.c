@@ -84,8 +84,16 @@ match_comp(const char *p, const char *pe, const char *s, const char *se)
 					return 1;
 			return 0;
 		}
+		/* Windows' names ignore case: ".GIT/Hooks" is .git/hooks */
+#ifdef _WIN32
+		if (s == se || (*p != '?' && *p != *s &&
+		    !((*p | 0x20) == (*s | 0x20) && (*p | 0x20) >= 'a' &&
+		    (*p | 0x20) <= 'z')))
+			return 0;
+#else
 		if (s == se || (*p != '?' && *p != *s))
 			return 0;
+#endif
 		p++;
 		s++;
 	}

@@ -79,6 +79,13 @@ size_t	 snap_split(char *line, char **tok, size_t max);
  * leading or trailing '/'. */
 int	 snap_path_ok(const char *rel);
 int	 snap_cmp_path(const void *, const void *);
+/* Why Windows would take the relative path rel for another name (a
+ * component with a trailing dot or space, a ':' that names a stream,
+ * <>"|?*\ or a control character, a device name such as NUL or COM1
+ * with any extension), or NULL.  The change set of a Windows build skips
+ * such a path: a command could write ".git/hooks./x" or ".env " that the
+ * host then opens as ".git/hooks/x" or ".env". */
+const char *snap_win_name_bad(const char *rel);
 
 /* hash.c: SHA-256 through the project's libcrypto */
 struct snap_sha;

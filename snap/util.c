@@ -324,3 +324,54 @@ snap_sha_file(const char *path, char *hex, uint64_t *size)
 		*size = total;
 	return snap_sha_final(s, hex);
 }
+
+/* ASCII case-insensitive equality of n bytes of a with b (NUL-ended). */
+static int
+name_is(const char *a, size_t n, const char *b)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		if (b[i] == '\0' || ((a[i] | 0x20) != (b[i] | 0x20) &&
+		    a[i] != b[i]))
+			return 0;
+	}
+	return b[n] == '\0';
+}
+
+const char *
+snap_win_name_bad(const char *rel)
+{
+	static const char *const dev[] = { "con", "prn", "aux", "nul",
+	    "conin$", "conout$", "clock$", NULL };
+	const char	*c = rel, *e, *dot;
+	size_t		 n, stem, i;
+
+	for (;; c = e + 1) {
+		e = strchr(c, '/');
+		n = e != NULL ? (size_t)(e - c) : strlen(c);
+		if (n > 0 && (c[n - 1] == '.' || c[n - 1] == ' '))
+			return "a name Windows reads as another (a trailing "
+			    "dot or space)";
+		for (i = 0; i < n; i++)
+			if (strchr("<>:\"|?*\\", c[i]) != NULL ||
+			    (unsigned char)c[i] < 0x20)
+				return "a name Windows reads as another (':' "
+				    "names a stream; <>\"|?*\\ and control "
+				    "characters)";
+		/* a device name, with any extension: NUL.txt is NUL */
+		dot = memchr(c, '.', n);
+		stem = dot != NULL ? (size_t)(dot - c) : n;
+		while (stem > 0 && c[stem - 1] == ' ')
+			stem--;
+		for (i = 0; dev[i] != NULL; i++)
+			if (name_is(c, stem, dev[i]))
+				return "a Windows device name";
+		if (stem == 4 && (name_is(c, 3, "com") || name_is(c, 3,
+		    "lpt")) && ((c[3] >= '0' && c[3] <= '9') ||
+		    (unsigned char)c[3] >= 0x80))
+			return "a Windows device name";
+		if (e == NULL)
+			return NULL;
+	}
+}

@@ -110,6 +110,21 @@ globs(void **state)
 	assert_true(snap_link_inside("sub/x", "l1/.ssh"));
 	assert_true(snap_link_inside("a/b/c", "../../d/./e"));
 	assert_false(snap_link_inside("a", ""));
+	/* names Windows would open as another */
+	assert_null(snap_win_name_bad("src/a.c"));
+	assert_null(snap_win_name_bad(".git/hooks/x"));
+	assert_null(snap_win_name_bad("console.log"));
+	assert_null(snap_win_name_bad("com10"));
+	assert_non_null(snap_win_name_bad(".git/hooks./x"));
+	assert_non_null(snap_win_name_bad(".env "));
+	assert_non_null(snap_win_name_bad("a/NUL.txt"));
+	assert_non_null(snap_win_name_bad("nul"));
+	assert_non_null(snap_win_name_bad("Com1.c"));
+	assert_non_null(snap_win_name_bad("lpt9"));
+	assert_non_null(snap_win_name_bad("conin$"));
+	assert_non_null(snap_win_name_bad("a.txt:stream"));
+	assert_non_null(snap_win_name_bad("a\\b"));
+	assert_non_null(snap_win_name_bad("a/b?"));
 }
 
 /* A tree with one of each thing the stage leaves out. */
