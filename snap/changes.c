@@ -297,6 +297,18 @@ file_bounds(struct walk *w, const char *rel, uint64_t size)
 	return SNAP_OK;
 }
 
+/*
+ * The permission bits written back for a stage entry of mode now whose
+ * original had old (0 for a new one): the command's, but never write for
+ * everyone unless the original had it: a world-writable file or folder
+ * in the user's tree lets any local user change it.
+ */
+static uint32_t
+back_mode(uint32_t now, uint32_t old)
+{
+	return (now & 0777) & ~(0002 & ~old);
+}
+
 /* A new entry of the stage (not in the manifest, or of another type). */
 static int
 created(struct walk *w, const char *rel, const char *full,
@@ -331,7 +343,7 @@ created(struct walk *w, const char *rel, const char *full,
 		if ((x = snap_changes_add(w->c, SNAP_CREATE, SNAP_DIR, rel)) ==
 		    NULL)
 			return oom(w);
-		x->pub.new_mode = st->mode & 0777;
+		x->pub.new_mode = back_mode(st->mode, 0);
 		return walk_dir(w, rel);
 	case SNAP_FS_FILE:
 		break;
@@ -343,7 +355,7 @@ created(struct walk *w, const char *rel, const char *full,
 	if (snap_sha_file(full, x->new_sha, &x->pub.new_size) == -1)
 		return snap_err(w->err, w->errlen, SNAP_ESYS, "%s: %s", full,
 		    strerror(errno));
-	x->pub.new_mode = st->mode & 0777;
+	x->pub.new_mode = back_mode(st->mode, 0);
 	return SNAP_OK;
 }
 
@@ -434,12 +446,12 @@ entry(struct walk *w, const char *rel)
 	}
 	switch (type) {
 	case SNAP_DIR:
-		if ((st.mode & 0777) != e->pub.mode) {
+		if (back_mode(st.mode, e->pub.mode) != e->pub.mode) {
 			if ((x = snap_changes_add(w->c, SNAP_MODE, SNAP_DIR,
 			    rel)) == NULL)
 				return oom(w);
 			old_of(x, e);
-			x->pub.new_mode = st.mode & 0777;
+			x->pub.new_mode = back_mode(st.mode, e->pub.mode);
 		}
 		return walk_dir(w, rel);
 	case SNAP_LINK:
@@ -468,7 +480,8 @@ entry(struct walk *w, const char *rel)
 		return rc;
 	/* the stage copy's identity unchanged: its content is too (a mode
 	 * change moves the ctime) */
-	if (snap_ident_is(&st, &e->stg) && (st.mode & 0777) == e->pub.mode)
+	if (snap_ident_is(&st, &e->stg) &&
+	    back_mode(st.mode, e->pub.mode) == e->pub.mode)
 		return SNAP_OK;
 	if (snap_sha_file(full, sha, &size) == -1)
 		return snap_err(w->err, w->errlen, SNAP_ESYS, "%s: %s", full,
@@ -479,7 +492,7 @@ entry(struct walk *w, const char *rel)
 	if ((rc = orig_hash(w, e, &known)) != SNAP_OK)
 		return rc;
 	if (known && strcmp(sha, e->sha) == 0 &&
-	    (st.mode & 0777) == e->pub.mode)
+	    back_mode(st.mode, e->pub.mode) == e->pub.mode)
 		return SNAP_OK;
 	/* a change to a file the content rules now match is not taken */
 	if ((why = snap_rules_match_file(w->rules, rel, full, 0)) != NULL)
@@ -488,7 +501,7 @@ entry(struct walk *w, const char *rel)
 	    SNAP_MODIFY : SNAP_MODE, SNAP_FILE, rel)) == NULL)
 		return oom(w);
 	old_of(x, e);
-	x->pub.new_mode = st.mode & 0777;
+	x->pub.new_mode = back_mode(st.mode, e->pub.mode);
 	x->pub.new_size = st.size;
 	memcpy(x->new_sha, sha, sizeof(sha));
 	return SNAP_OK;

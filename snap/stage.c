@@ -108,6 +108,13 @@ copy_file(struct stage *s, const char *src, const char *dst, uint32_t mode,
 	if (n == -1 || snap_fs_fstat(in, &after) == -1 ||
 	    snap_fs_fstat(out, dst_st) == -1)
 		goto fail;
+	/* the umask took bits from the mode created with (a 0664 file would
+	 * come back as a mode change to 0644): given back, and the identity
+	 * taken again (chmod moves the ctime) */
+	if (dst_st->mode != (mode & 07777) &&
+	    (snap_fs_chmod(dst, mode & 07777) == -1 ||
+	    snap_fs_fstat(out, dst_st) == -1))
+		goto fail;
 	if (!same_ident(st, &after) || dst_st->size != st->size) {
 		rc = 1;
 		goto fail;

@@ -827,6 +827,34 @@ changes_git_metadata(void **state)
 	assert_int_equal(kind_at(f->c, ".git/config"), SNAP_SKIP);
 }
 
+/* Write for everyone is not written back unless the original had it. */
+static void
+changes_modes(void **state)
+{
+	struct fx			*f = *state;
+	const struct snap_change	*x;
+
+	put(f->src, "shared.txt", "s\n", 0666);
+	put(f->src, "mine.txt", "m\n", 0644);
+	assert_int_equal(chmod(at(f->src, "shared.txt"), 0666), 0);
+	assert_int_equal(snap_stage_create(f->src, f->stage, f->rules,
+	    &f->lim, &f->m, f->err, sizeof(f->err)), SNAP_OK);
+	put(f->stage, "new.sh", "#!/bin/sh\n", 0777);
+	assert_int_equal(chmod(at(f->stage, "new.sh"), 0777), 0);
+	mkd(f->stage, "newdir", 0777);
+	assert_int_equal(chmod(at(f->stage, "newdir"), 0777), 0);
+	assert_int_equal(chmod(at(f->stage, "mine.txt"), 0646), 0);
+	assert_int_equal(snap_changes_compute(f->m, f->stage, f->rules,
+	    &f->lim, &f->c, f->err, sizeof(f->err)), SNAP_OK);
+	assert_non_null((x = change_at(f->c, "new.sh")));
+	assert_int_equal(x->new_mode, 0775);
+	assert_non_null((x = change_at(f->c, "newdir")));
+	assert_int_equal(x->new_mode, 0775);
+	/* o+w alone added: no change at all; a 0666 original stays 0666 */
+	assert_null(change_at(f->c, "mine.txt"));
+	assert_null(change_at(f->c, "shared.txt"));
+}
+
 /* What the command names is printed so that a terminal acts on none of
  * it: a name or a line cannot move the cursor over what is approved. */
 static void
@@ -875,6 +903,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(printers, setup, teardown),
 		cmocka_unit_test_setup_teardown(printers_escape, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(changes_modes, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(changes_git_metadata, setup,
 		    teardown),
