@@ -89,6 +89,30 @@ put_name(FILE *out, const char *s)
 	put_esc(out, s, strlen(s), 0);
 }
 
+/*
+ * A change the bound on lines never hides: what can run (a new or
+ * changed executable, a link, a mode change) and what goes into a
+ * repository's folder.  Else a command could push them past the
+ * summary's last line with a crowd of harmless files.
+ */
+static int
+notable(const struct snap_change *x)
+{
+	const char	*g;
+
+	if (x->kind == SNAP_SKIP)
+		return 0;
+	if (x->type == SNAP_LINK || x->kind == SNAP_MODE ||
+	    (x->type == SNAP_FILE && (x->new_mode & 0111) != 0 &&
+	    x->kind != SNAP_DELETE))
+		return 1;
+	for (g = x->path; (g = strstr(g, ".git")) != NULL; g += 4)
+		if ((g == x->path || g[-1] == '/') &&
+		    (g[4] == '/' || g[4] == '\0'))
+			return 1;
+	return 0;
+}
+
 int
 snap_changes_print_summary(const struct snap_changes *c, FILE *out,
     size_t max_lines)
@@ -99,7 +123,7 @@ snap_changes_print_summary(const struct snap_changes *c, FILE *out,
 	for (i = 0; i < c->n; i++) {
 		x = &c->v[i].pub;
 		counts[x->kind]++;
-		if (max_lines != 0 && shown == max_lines)
+		if (max_lines != 0 && shown >= max_lines && !notable(x))
 			continue;
 		shown++;
 		switch (x->kind) {
@@ -141,10 +165,14 @@ snap_changes_print_summary(const struct snap_changes *c, FILE *out,
 		    x->old_mode != x->new_mode)
 			fprintf(out, " (%04o -> %04o)", x->old_mode,
 			    x->new_mode);
+		if (x->kind == SNAP_CREATE && x->type == SNAP_FILE &&
+		    (x->new_mode & 0111) != 0)
+			fprintf(out, " (%04o)", x->new_mode);
 		fputc('\n', out);
 	}
 	if (shown < c->n)
-		fprintf(out, "... %zu more\n", c->n - shown);
+		fprintf(out, "... %zu more (none of them executable, a link, a "
+		    "mode change or in a .git folder)\n", c->n - shown);
 	fprintf(out, "%zu created, %zu modified, %zu deleted, %zu mode "
 	    "changes, %zu skipped; digest %s\n", counts[SNAP_CREATE],
 	    counts[SNAP_MODIFY], counts[SNAP_DELETE], counts[SNAP_MODE],

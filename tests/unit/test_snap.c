@@ -855,6 +855,40 @@ changes_modes(void **state)
 	assert_null(change_at(f->c, "shared.txt"));
 }
 
+/* The summary's bound hides no executable, link, mode change or git
+ * metadata behind a crowd of harmless files. */
+static void
+summary_notable(void **state)
+{
+	struct fx	*f = *state;
+	char		*p = NULL, name[32];
+	size_t		 len = 0;
+	FILE		*out;
+	int		 i;
+
+	mkd(f->src, ".git", 0755);
+	assert_int_equal(snap_stage_create(f->src, f->stage, f->rules,
+	    &f->lim, &f->m, f->err, sizeof(f->err)), SNAP_OK);
+	for (i = 0; i < 60; i++) {
+		xsnprintf(name, sizeof(name), "!%02d.txt", i);
+		put(f->stage, name, "x\n", 0644);
+	}
+	put(f->stage, "zz/run.sh", "#!/bin/sh\n", 0755);
+	put(f->stage, ".git/refs/heads/x", "0\n", 0644);
+	lnk(f->stage, "zz/l", "run.sh");
+	assert_int_equal(snap_changes_compute(f->m, f->stage, f->rules,
+	    &f->lim, &f->c, f->err, sizeof(f->err)), SNAP_OK);
+	out = open_memstream(&p, &len);
+	assert_int_equal(snap_changes_print_summary(f->c, out, 10), SNAP_OK);
+	fclose(out);
+	assert_non_null(strstr(p, "A zz/run.sh (0755)\n"));
+	assert_non_null(strstr(p, "A zz/l -> run.sh\n"));
+	assert_non_null(strstr(p, "A .git/refs/heads/x\n"));
+	assert_null(strstr(p, "!59.txt"));
+	assert_non_null(strstr(p, " more (none of them executable"));
+	free(p);
+}
+
 /* What the command names is printed so that a terminal acts on none of
  * it: a name or a line cannot move the cursor over what is approved. */
 static void
@@ -905,6 +939,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(printers_escape, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(changes_modes, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(summary_notable, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(changes_git_metadata, setup,
 		    teardown),
