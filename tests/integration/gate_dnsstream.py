@@ -24,12 +24,20 @@ of equal answers: "N x ANSWER".  The queries are written by a thread
 while the answers are read, as RFC 7766 asks of a pipelining client.
 
     gate_dnsstream.py --synth NAME  prints the synthetic address of NAME
+
+    gate_dnsstream.py --conns K PORT CRED QUERY...
+        the same queries on K connections, one after another, each with
+        CRED, "%d" in it replaced by the connection's number (0 to K-1):
+        prints one line per connection (its answers, space separated),
+        then "elapsed SECONDS" (from the first connection to the last
+        answer).
 """
 import base64
 import socket
 import struct
 import sys
 import threading
+import time
 
 TYPES = {"A": 1, "AAAA": 28, "TXT": 16, "CNAME": 5, "HTTPS": 65}
 RCODES = {0: "NOERROR", 1: "FORMERR", 2: "SERVFAIL", 3: "NXDOMAIN",
@@ -119,12 +127,25 @@ def main():
         print(synth(sys.argv[2]))
         return
     args = sys.argv[1:]
+    if args[0] == "--conns":
+        t0 = time.monotonic()
+        for i in range(int(args[1])):
+            print(" ".join(run(False, int(args[2]),
+                               args[3].replace("%d", str(i)), args[4:])))
+        print("elapsed %.3f" % (time.monotonic() - t0))
+        return
     shut = args[0] == "--shut"
     if shut:
         args = args[1:]
-    port, cred, specs = int(args[0]), args[1], []
+    for x in run(shut, int(args[0]), args[1], args[2:]):
+        print(x)
+
+
+def run(shut, port, cred, queries):
+    """One connection: its answers, as the lines main prints."""
+    specs = []
     summary = False
-    for a in args[2:]:
+    for a in queries:
         if a.startswith("many:"):
             _, n, q = a.split(":", 2)
             specs += [q] * int(n)
@@ -170,15 +191,16 @@ def main():
     except OSError as e:
         buf += ("error %s" % e).encode()
     t.join()
+    s.close()
     if buf.startswith(b"HTTP/"):
-        print(buf.split(b"\r\n", 1)[0].decode("latin-1"))
-        return
+        return [buf.split(b"\r\n", 1)[0].decode("latin-1")]
     i = 0
     lines = []
+    cut = False
     while len(buf) >= 2:
         n = struct.unpack(">H", buf[:2])[0]
         if len(buf) < 2 + n:
-            print("cut")
+            cut = True
             break
         qid, text = parse(buf[2:2 + n])
         if qid != (0x100 + i) & 0xffff:
@@ -194,12 +216,13 @@ def main():
             else:
                 runs.append([1, x])
         lines = ["%d x %s" % (n, x) for n, x in runs]
-    for x in lines:
-        print(x)
+    if cut:
+        lines.insert(0, "cut")
     if buf:
-        print("trailing")
+        lines.append("trailing")
     if i == 0:
-        print("closed")
+        lines.append("closed")
+    return lines
 
 
 if __name__ == "__main__":

@@ -8,7 +8,9 @@
 # in order; a wrong or missing credential gets 407; over the rate bound
 # REFUSED, audited; a CONNECT to a synthetic address is refused; every
 # query has its audit line.  And the test's upstream DNS server, which the
-# policy names, is asked nothing at all.
+# policy names, is asked nothing at all.  The rate bound is the session's
+# across its connections, holds within a connection with --workers 2, and
+# more sessions than have a bucket (256) are all answered.
 set -euo pipefail
 . "$(dirname "$0")/gate_lib.sh"
 
@@ -132,6 +134,61 @@ expect_audit "$R" event=dns session=sess-1 answer=REFUSED refused=1
 check "refusals audited once a second" \
     "$(audit_count "$R" event=dns answer=REFUSED)" 1
 check "answered lines" "$(audit_count "$R" event=dns answer='198.*')" 3
+# ... of the session, not of a connection: the same session on 4 more
+# connections of 4 queries each gets no new burst, only what is left (at
+# most the burst, 3) and the refill of the time the client took (1 a
+# second); a bucket per connection would answer 12
+out=$("$PY" "$here/gate_dnsstream.py" --conns 4 "$gate_port" sess-1:s3cret \
+    exact.test/A exact.test/A exact.test/A exact.test/A) || true
+words() {	# words WORD: how many times it is in $out
+	printf '%s\n' "$out" | awk -v w="$1" \
+	    '{ for (i = 1; i <= NF; i++) n += $i == w } END { print n + 0 }'
+}
+n=$(words NOERROR)
+max=$(printf '%s\n' "$out" | awk '/^elapsed / { print 3 + int($2) }')
+if [ -n "$max" ] && [ "$n" -le "$max" ]; then ok; else
+	bad "one session on 4 connections: $n answered, at most ${max:-?} wanted: $out"
+fi
+check "one session on 4 connections: all answered" \
+    "$(($(words NOERROR) + $(words REFUSED)))" 16
+
+# --workers 2: each worker has buckets of its own, and one connection is
+# served by one worker, so within a connection the bound holds as above.
+# Across connections it is not pinned: the kernel spreads connections
+# over the workers by a hash of the client's port (SO_REUSEPORT), so a
+# session's connections draw on one bucket or on two (3 to 6 answered at
+# once), and the test cannot choose which.
+start_gate rate2 "$tmp/policy.yaml" --token-file "$tmp/token" \
+    --dns-rate 1 --dns-burst 3 --workers 2
+out=$(dq sess-1:s3cret exact.test/A exact.test/A exact.test/A exact.test/A \
+    exact.test/A exact.test/A | tr '\n' ' ')
+check "--workers 2: over the rate bound" "$out" \
+    "NOERROR $(synth exact.test)@30 NOERROR $(synth exact.test)@30 NOERROR $(synth exact.test)@30 REFUSED REFUSED REFUSED "
+kill "$gate_pid"
+wait "$gate_pid" 2>/dev/null || true
+
+# More sessions than have a bucket (256 a process): any user name with
+# the secret is a session of its own, 300 of them, one after another.
+# The least recently used bucket is handed on, as a new one: every session
+# gets its burst (2) and then REFUSED, the last ones too; the gate lives.
+printf 's3cret-any\n' >"$tmp/token.any"
+chmod 600 "$tmp/token.any"
+start_gate evict "$tmp/policy.yaml" --token-file "$tmp/token.any" \
+    --dns-rate 1 --dns-burst 2
+three="NOERROR $(synth exact.test)@30 NOERROR $(synth exact.test)@30 REFUSED"
+out=$("$PY" "$here/gate_dnsstream.py" --conns 300 "$gate_port" \
+    'u%d:s3cret-any' exact.test/A exact.test/A exact.test/A) || true
+check "300 sessions: each its own bucket" \
+    "$(printf '%s\n' "$out" | grep -v '^elapsed ' | sort | uniq -c |
+    sed 's/^ *//')" "300 $three"
+# session 0's bucket was the first given up: it comes back to a new one
+check "an evicted session again" "$(dq u0:s3cret-any exact.test/A \
+    exact.test/A exact.test/A | tr '\n' ' ')" "$three "
+check "a fresh session after them" "$(dq fresh:s3cret-any exact.test/A \
+    exact.test/A exact.test/A | tr '\n' ' ')" "$three "
+kill -0 "$gate_pid" 2>/dev/null && ok || bad "the gate died under 300 sessions"
+check "every session audited" "$(audit_count "$tmp/audit.evict.log" \
+    event=dns answer=REFUSED)" 302
 
 # --learn: every valid name gets its address (a tool that resolves first
 # is learnt when it connects); invalid names still NXDOMAIN

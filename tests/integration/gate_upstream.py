@@ -13,7 +13,9 @@ MODE keepalive: answers one request "200 ok" and keeps the connection
            open, "Connection: close" or not (a misbehaving upstream).
 MODE capture: reads until the client is silent for 0.5 s, then answers
            HTTP/1.0 200 with every byte it received as the body (to see
-           exactly what the gate sent, smuggled bytes included).
+           exactly what the gate sent, smuggled bytes included), and logs
+           them too, as "recv LOCALADDR JSON-STRING" (Latin-1), so that a
+           test sees them whatever became of the answer.
 
 Each accepted connection is logged as "accept LOCALADDR" so that a test can
 prove an address was never dialled.  Bounds: request heads of 64 KiB, bodies
@@ -66,6 +68,11 @@ class Capture(socketserver.BaseRequestHandler):
             if not b:
                 break
             data += b
+        if LOG is not None:
+            with LOCK:
+                LOG.write("recv %s %s\n" % (self.request.getsockname()[0],
+                                            json.dumps(data.decode("latin-1"))))
+                LOG.flush()
         self.request.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: %d\r\n"
                              b"Connection: close\r\n\r\n" % len(data) + data)
 
