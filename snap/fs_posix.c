@@ -153,7 +153,10 @@ walk_open(const char *path, int leaf_flags, mode_t mode)
 
 /*
  * openat2(AT_FDCWD, path, flags, RESOLVE_NO_SYMLINKS): the fd, -1 (errno),
- * or -2 when the kernel has no openat2 (the caller walks instead).
+ * or -2 when the kernel has no openat2 (the caller walks instead).  A
+ * link anywhere is ELOOP, also the last component, unless flags hold
+ * O_PATH|O_NOFOLLOW: then that link itself is opened.  (O_NOFOLLOW with
+ * O_DIRECTORY would make a last link ENOTDIR: not added here.)
  */
 static int
 try_openat2(const char *path, int flags, mode_t mode)
@@ -165,7 +168,7 @@ try_openat2(const char *path, int flags, mode_t mode)
 	if (no_openat2)
 		return -2;
 	memset(&how, 0, sizeof(how));
-	how.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC);
+	how.flags = (uint64_t)(flags | O_CLOEXEC);
 	how.mode = (flags & O_CREAT) ? (uint64_t)(mode & 07777) : 0;
 	how.resolve = RESOLVE_NO_SYMLINKS;
 	do
@@ -183,18 +186,33 @@ try_openat2(const char *path, int flags, mode_t mode)
 }
 
 /*
- * path opened with flags (O_CLOEXEC and O_NOFOLLOW added), no link
- * followed in any component: with O_PATH|O_NOFOLLOW a link in the last
- * component is opened itself (as openat2 does), else it is ELOOP.
+ * path opened with flags (O_CLOEXEC added), no link followed in any
+ * component: with O_PATH|O_NOFOLLOW a link in the last component is
+ * opened itself (as openat2 does), else it is ELOOP.
  */
 static int
 open_nolink(const char *path, int flags, mode_t mode)
 {
-	int	fd;
+	struct stat	st;
+	int		fd, lfd;
 
-	if ((fd = try_openat2(path, flags, mode)) != -2)
-		return fd;
-	return walk_open(path, flags, mode);
+	if ((fd = try_openat2(path, flags, mode)) == -2)
+		fd = walk_open(path, flags, mode);
+	/* O_DIRECTORY|O_NOFOLLOW on a link says ENOTDIR: say ELOOP, as
+	 * for any other link met */
+	if (fd == -1 && errno == ENOTDIR && (flags & O_DIRECTORY) &&
+	    !(flags & O_PATH)) {
+		if ((lfd = open_nolink(path, O_PATH | O_NOFOLLOW, 0)) != -1) {
+			if (fstat(lfd, &st) == 0 && S_ISLNK(st.st_mode)) {
+				close(lfd);
+				errno = ELOOP;
+				return -1;
+			}
+			close(lfd);
+		}
+		errno = ENOTDIR;
+	}
+	return fd;
 }
 
 /*
@@ -525,7 +543,7 @@ snap_fs_chmod(const char *path, uint32_t mode)
 	struct stat	 st, st2;
 	int		 fd, fd2, rc, e;
 
-	if ((fd = open_nolink(path, O_PATH, 0)) == -1)
+	if ((fd = open_nolink(path, O_PATH | O_NOFOLLOW, 0)) == -1)
 		return -1;
 	if (fstat(fd, &st) == -1)
 		goto fail;
