@@ -159,6 +159,30 @@ for want in "cccccccccccccccccccccccc  failed" "dddddddddddddddddddddddd  applie
 done
 if grep -q aaaaaaaa "$tmp/out"; then bad "transactions list a direct session"; else ok; fi
 
+# 5b. links on the way (docs/snapshot.md): one in the state folder's path
+# is resolved once, at the start; a session folder that is itself a link
+# is refused, and nothing where it points is touched
+ln -s "$XDG_STATE_HOME" "$tmp/statelink"
+draft 333333333333333333333333 kept
+mkdir -p "$sessions/333333333333333333333333/stage"
+run env XDG_STATE_HOME="$tmp/statelink" "$aisb" transactions
+check "state via a link: transactions" "$rc" 0
+if grep -q '^333333333333333333333333  kept ' "$tmp/out"; then ok; else bad "state via a link: $(cat "$tmp/out")"; fi
+run env XDG_STATE_HOME="$tmp/statelink" "$aisb" discard 3333
+check "state via a link: discard" "$rc" 0
+if [ -e "$sessions/333333333333333333333333/stage" ]; then bad "state via a link: stage kept"; else ok; fi
+mkdir -p "$tmp/elsewhere/stage"
+echo keep >"$tmp/elsewhere/stage/f"
+draft 444444444444444444444444 kept
+mv "$sessions/444444444444444444444444/snapshot" "$tmp/elsewhere/snapshot"
+rmdir "$sessions/444444444444444444444444"
+ln -s "$tmp/elsewhere" "$sessions/444444444444444444444444"
+run "$aisb" discard 4444
+if [ "$rc" != 0 ]; then ok; else bad "a linked session folder was discarded"; fi
+if [ -f "$tmp/elsewhere/stage/f" ]; then ok; else bad "discard went through a linked session folder"; fi
+check "linked session folder: state" "$(sed -n 's/^state //p' "$tmp/elsewhere/snapshot")" kept
+rm -f "$sessions/444444444444444444444444"
+
 # 6. options: no unattended yes; choices; one line each
 for args in "--apply=yes true" "--apply always true" "--workspace-mode copy true" \
     "--snapshot-exclude= true"; do
