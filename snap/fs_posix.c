@@ -541,7 +541,7 @@ snap_fs_chmod(const char *path, uint32_t mode)
 {
 	char		 proc[64];
 	struct stat	 st, st2;
-	int		 fd, fd2, rc, e;
+	int		 fd, fd2, rc;
 
 	if ((fd = open_nolink(path, O_PATH | O_NOFOLLOW, 0)) == -1)
 		return -1;
@@ -565,11 +565,13 @@ snap_fs_chmod(const char *path, uint32_t mode)
 	if ((fd2 = open_nolink(path, O_RDONLY | O_NONBLOCK | O_NOCTTY |
 	    (S_ISDIR(st.st_mode) ? O_DIRECTORY : 0), 0)) == -1)
 		goto fail;
-	if (fstat(fd2, &st2) == -1 || st2.st_dev != st.st_dev ||
-	    st2.st_ino != st.st_ino) {
-		e = errno;
+	if (fstat(fd2, &st2) == -1) {
+		close_keep_errno(fd2);
+		goto fail;
+	}
+	if (st2.st_dev != st.st_dev || st2.st_ino != st.st_ino) {
 		close(fd2);
-		errno = st2.st_ino != st.st_ino ? ESTALE : e;
+		errno = ESTALE;		/* replaced meanwhile */
 		goto fail;
 	}
 	rc = fchmod(fd2, (mode_t)(mode & 07777));
