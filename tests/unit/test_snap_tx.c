@@ -418,7 +418,8 @@ swap_during_apply(void **state)
 	unsigned		 n, failed = 0;
 	int			 rc;
 
-	(void)state;
+	/* with openat2, and with the walk of kernels without it */
+	snap_test_fs_walk(*(int *)*state);
 	snap_limits_default(&lim);
 	for (n = 1; ; n++) {
 		memset(&x, 0, sizeof(x));
@@ -503,6 +504,7 @@ swap_during_apply(void **state)
 		fprintf(stderr, "swap: %u points, %u failed\n", n - 1, failed);
 	/* the checks, the backups and the writes in d come before its
 	 * last write: most points fail */
+	snap_test_fs_walk(0);
 	if (failed < 5)
 		fail_msg("only %u of %u swaps failed the apply", failed, n - 1);
 	snap_rules_free(rules);
@@ -547,6 +549,7 @@ listed(void **state)
 int
 main(void)
 {
+	static int	 openat2 = 0, walk = 1;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(applies),
 		cmocka_unit_test(conflicts),
@@ -554,7 +557,8 @@ main(void)
 		cmocka_unit_test(recovery_refuses_later_edit),
 		cmocka_unit_test(stage_changed_after_compute),
 		cmocka_unit_test(listed),
-		cmocka_unit_test(swap_during_apply),
+		cmocka_unit_test_prestate(swap_during_apply, &openat2),
+		cmocka_unit_test_prestate(swap_during_apply, &walk),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
