@@ -39,12 +39,30 @@ struct fx {
  * base/in: the tree, holding f, sub/g and l -> base/out (a link to a
  * folder outside);  base/out: secret (0600), d/, lk -> secret, and f.
  */
+/* the running test's folder: removed by cleanup() also when it fails */
+static char	*cur_base;
+
+static int
+cleanup(void **state)
+{
+	(void)state;
+	snap_test_fs_walk(0);
+	snap_test_stage_hook(NULL, NULL);
+	if (cur_base != NULL)
+		rm_rf(cur_base);
+	free(cur_base);
+	cur_base = NULL;
+	return 0;
+}
+
 static struct fx *
 build(void)
 {
 	struct fx	*f = calloc(1, sizeof(*f));
 
 	f->base = tmpdir();
+	free(cur_base);
+	cur_base = strdup(f->base);
 	xsnprintf(f->in, sizeof(f->in), "%s/in", f->base);
 	xsnprintf(f->out, sizeof(f->out), "%s/out", f->base);
 	mkd(f->base, "in", 0755);
@@ -64,6 +82,8 @@ build(void)
 static void
 done(struct fx *f)
 {
+	free(cur_base);
+	cur_base = NULL;
 	rm_rf(f->base);
 	free(f->base);
 	free(f->out_before);
@@ -328,12 +348,18 @@ main(void)
 {
 	static int	 openat2 = 0, walk = 1;
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_prestate(refuses_links, &openat2),
-		cmocka_unit_test_prestate(refuses_links, &walk),
-		cmocka_unit_test_prestate(chmod_link_target, &openat2),
-		cmocka_unit_test_prestate(chmod_link_target, &walk),
-		cmocka_unit_test_prestate(stage_swap, &openat2),
-		cmocka_unit_test_prestate(stage_swap, &walk),
+		cmocka_unit_test_prestate_setup_teardown(refuses_links, NULL,
+		    cleanup, &openat2),
+		cmocka_unit_test_prestate_setup_teardown(refuses_links, NULL,
+		    cleanup, &walk),
+		cmocka_unit_test_prestate_setup_teardown(chmod_link_target, NULL,
+		    cleanup, &openat2),
+		cmocka_unit_test_prestate_setup_teardown(chmod_link_target, NULL,
+		    cleanup, &walk),
+		cmocka_unit_test_prestate_setup_teardown(stage_swap, NULL,
+		    cleanup, &openat2),
+		cmocka_unit_test_prestate_setup_teardown(stage_swap, NULL,
+		    cleanup, &walk),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -385,6 +385,24 @@ struct swapfx {
 	int	 fired;
 };
 
+/* the running swap's folder: removed by swap_cleanup() also when the
+ * test fails */
+static char	*swap_base;
+
+static int
+swap_cleanup(void **state)
+{
+	(void)state;
+	snap_test_fs_walk(0);
+	snap_test_hook_at(0, NULL, NULL);
+	if (swap_base != NULL) {
+		rm_rf(swap_base);
+		free(swap_base);
+		swap_base = NULL;
+	}
+	return 0;
+}
+
 static void
 swap_d(void *arg)
 {
@@ -423,7 +441,7 @@ swap_during_apply(void **state)
 	snap_limits_default(&lim);
 	for (n = 1; ; n++) {
 		memset(&x, 0, sizeof(x));
-		x.base = tmpdir();
+		x.base = swap_base = tmpdir();
 		xsnprintf(x.src, sizeof(x.src), "%s/src", x.base);
 		xsnprintf(x.stage, sizeof(x.stage), "%s/stage", x.base);
 		xsnprintf(x.tx, sizeof(x.tx), "%s/tx", x.base);
@@ -497,6 +515,7 @@ swap_during_apply(void **state)
 		snap_manifest_free(m);
 		rm_rf(x.base);
 		free(x.base);
+		swap_base = NULL;
 		if (!x.fired)
 			break;
 	}
@@ -557,8 +576,10 @@ main(void)
 		cmocka_unit_test(recovery_refuses_later_edit),
 		cmocka_unit_test(stage_changed_after_compute),
 		cmocka_unit_test(listed),
-		cmocka_unit_test_prestate(swap_during_apply, &openat2),
-		cmocka_unit_test_prestate(swap_during_apply, &walk),
+		cmocka_unit_test_prestate_setup_teardown(swap_during_apply,
+		    NULL, swap_cleanup, &openat2),
+		cmocka_unit_test_prestate_setup_teardown(swap_during_apply,
+		    NULL, swap_cleanup, &walk),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
