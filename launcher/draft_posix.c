@@ -8,6 +8,10 @@
 
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#ifdef SYS_openat2
+#include <linux/openat2.h>
+#endif
 
 #include <errno.h>
 #include <fcntl.h>
@@ -118,6 +122,53 @@ own_path(int rootfd, const char *rel, uid_t uid, gid_t gid)
 }
 
 /*
+ * The workspace (an absolute, real path) opened O_PATH without going
+ * through a link in any component, as libaisbsnap opens every path
+ * (docs/snapshot.md, "Links on the way"): the owner may swap a folder
+ * above the workspace for a link between apply and this, and root must
+ * not then chown what the change set's paths name under where it points.
+ * openat2(RESOLVE_NO_SYMLINKS); without it, a walk from "/".
+ */
+static int
+open_root_nolink(const char *path)
+{
+	char	 buf[PATH_MAX], *p, *slash;
+	int	 fd, next;
+#ifdef SYS_openat2
+	struct open_how	 how;
+	long		 r;
+
+	memset(&how, 0, sizeof(how));
+	how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+	how.resolve = RESOLVE_NO_SYMLINKS;
+	r = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (r != -1 || errno != ENOSYS)
+		return (int)r;
+#endif
+	if (path[0] != '/' || snprintf(buf, sizeof(buf), "%s", path) >=
+	    (int)sizeof(buf)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return -1;
+	for (p = buf + 1; p != NULL && *p != '\0'; p = slash) {
+		if ((slash = strchr(p, '/')) != NULL)
+			*slash++ = '\0';
+		if (*p == '\0')
+			continue;
+		/* O_NOFOLLOW|O_DIRECTORY: a link is refused (ENOTDIR) */
+		next = openat(fd, p, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		close(fd);
+		if (next == -1)
+			return -1;
+		fd = next;
+	}
+	return fd;
+}
+
+/*
  * After root applied a change set to another user's tree: what it
  * created or replaced is root's; given back to the tree's owner.
  * Failures are said, not fatal: the content is written.
@@ -132,8 +183,7 @@ draft_os_own_applied(const char *workspace, unsigned owner_uid,
 
 	if (geteuid() != 0 || owner_uid == 0)
 		return;
-	if ((rootfd = open(workspace, O_PATH | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1) {
+	if ((rootfd = open_root_nolink(workspace)) == -1) {
 		fprintf(stderr, "aisb: %s: %s; the files applied stay root's\n",
 		    workspace, strerror(errno));
 		return;

@@ -582,7 +582,7 @@ launch_cmd_clean(int argc, char **argv)
 			/* a killed snapshot session's stage (draft.h) */
 			if (launcher_dead(dir, v[i].id) && file_path_join(path,
 			    sizeof(path), dir, v[i].id) == 0) {
-				int r = draft_reap(path, v[i].id);
+				int r = launch_snap_reap(path, v[i].id);
 
 				if (r == 1)
 					nstage++;

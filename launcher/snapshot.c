@@ -59,6 +59,44 @@ own_stage(const char *stage, void *arg, char *err, size_t errlen)
 	return 0;
 }
 
+/* ---- real paths --------------------------------------------------------- */
+
+/*
+ * sdir with its folder resolved (realpath) and its last component kept,
+ * into out[PATH_MAX]: libaisbsnap never goes through a link on the way
+ * (docs/snapshot.md, "Links on the way"), so a link in the state folder's
+ * path (XDG_STATE_HOME or HOME under a linked /home) is resolved here,
+ * once; the session folder itself must be no link (it is refused later).
+ * 0, or -1 (errno).
+ */
+static int
+real_sdir(const char *sdir, char *out)
+{
+	char		 dir[PATH_MAX], real[PATH_MAX];
+	const char	*base;
+	size_t		 n;
+
+	if ((base = strrchr(sdir, '/')) == NULL || base[1] == '\0') {
+		errno = EINVAL;
+		return -1;
+	}
+	n = (size_t)(base - sdir);
+	if (n >= sizeof(dir)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(dir, sdir, n);
+	dir[n] = '\0';
+	if (realpath(n == 0 ? "/" : dir, real) == NULL)
+		return -1;
+	if (snprintf(out, PATH_MAX, "%s/%s", strcmp(real, "/") == 0 ? "" :
+	    real, base + 1) >= PATH_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- the session ------------------------------------------------------- */
 
 int
@@ -66,18 +104,24 @@ launch_snap_stage(struct draft_info *sn, const struct launch_session *s,
     const struct launch_opts *o, const struct launch_ids *ids, char *err,
     size_t errlen)
 {
-	char	 ws[PATH_MAX], *exclude[DRAFT_MAX_EXCLUDE];
+	char	 ws[PATH_MAX], sdir[PATH_MAX], *exclude[DRAFT_MAX_EXCLUDE];
 	size_t	 i, n = 0;
 
 	memset(sn, 0, sizeof(*sn));
+	/* both real: nothing in either path is a link from here on */
 	if (realpath(o->val[LO_WORKSPACE], ws) == NULL) {
 		snprintf(err, errlen, "workspace %s: %s", o->val[LO_WORKSPACE],
 		    strerror(errno));
 		return EXIT_CONFIG;
 	}
+	if (real_sdir(s->dir, sdir) == -1) {
+		snprintf(err, errlen, "session folder %s: %s", s->dir,
+		    strerror(errno));
+		return EXIT_ENFORCE;
+	}
 	for (i = 0; i < o->nexclude && n < DRAFT_MAX_EXCLUDE; i++)
 		exclude[n++] = o->exclude[i].text;
-	return draft_stage(s->dir, ws, exclude, n, (unsigned)ids->owner_uid,
+	return draft_stage(sdir, ws, exclude, n, (unsigned)ids->owner_uid,
 	    (unsigned)ids->owner_gid, own_stage, (void *)(uintptr_t)ids,
 	    o->quiet, sn, err, errlen);
 }
@@ -87,17 +131,41 @@ launch_snap_end(struct draft_info *sn, const struct launch_session *s,
     const struct launch_opts *o, int code)
 {
 	enum draft_apply	 apply;
+	char			 sdir[PATH_MAX];
 
 	apply = o->apply == LAUNCH_APPLY_ASK ? DRAFT_APPLY_ASK :
 	    o->apply == LAUNCH_APPLY_NEVER ? DRAFT_APPLY_NEVER :
 	    DRAFT_APPLY_AUTO;
-	return draft_end(s->dir, s->id, code, apply, o->quiet, sn);
+	if (real_sdir(s->dir, sdir) == -1) {
+		fprintf(stderr, "aisb: snapshot: session folder %s: %s\n",
+		    s->dir, strerror(errno));
+		return code != 0 ? code : EXIT_ENFORCE;
+	}
+	return draft_end(sdir, s->id, code, apply, o->quiet, sn);
 }
 
 void
 launch_snap_show(const char *sdir, FILE *out)
 {
-	draft_show(sdir, out);
+	char	 real[PATH_MAX];
+
+	if (real_sdir(sdir, real) == -1) {
+		fprintf(out, "# snapshot: %s: %s\n", sdir, strerror(errno));
+		return;
+	}
+	draft_show(real, out);
+}
+
+int
+launch_snap_reap(const char *sdir, const char *id)
+{
+	char	 real[PATH_MAX];
+
+	if (real_sdir(sdir, real) == -1) {
+		fprintf(stderr, "aisb: %s: %s\n", sdir, strerror(errno));
+		return -1;
+	}
+	return draft_reap(real, id);
 }
 
 int
@@ -105,6 +173,7 @@ launch_cmd_snapshot(int argc, char **argv)
 {
 	struct cli_args	 a;
 	char		 sdir[PATH_MAX], base[PATH_MAX], dir[PATH_MAX];
+	char		 real[PATH_MAX];
 	const char	*id;
 	int		 rc;
 
@@ -118,10 +187,16 @@ launch_cmd_snapshot(int argc, char **argv)
 			    "XDG_STATE_HOME or HOME to an absolute path\n");
 			return EXIT_CONFIG;
 		}
-		return draft_list(dir, LAUNCH_ID_HEX);
+		/* no sessions folder yet: the (empty) list as before */
+		return draft_list(realpath(dir, real) != NULL ? real : dir,
+		    LAUNCH_ID_HEX);
 	}
-	if ((rc = launch_session_find(a.pos[0], sdir, sizeof(sdir))) != 0)
+	if ((rc = launch_session_find(a.pos[0], real, sizeof(real))) != 0)
 		return rc;
+	if (real_sdir(real, sdir) == -1) {
+		fprintf(stderr, "aisb: %s: %s\n", real, strerror(errno));
+		return EXIT_CONFIG;
+	}
 	if ((id = strrchr(sdir, '/')) == NULL)
 		return EXIT_CONFIG;
 	id++;

@@ -43,4 +43,12 @@ int	 launch_snap_end(struct draft_info *, const struct launch_session *,
  */
 void	 launch_snap_show(const char *sdir, FILE *out);
 
+/*
+ * aisb clean: draft_reap of the session in sdir (a killed launcher's
+ * stage removed), with sdir's folder resolved first, as every call of
+ * this file does (libaisbsnap refuses a link on the way).  1 removed,
+ * 0 nothing to do, -1 said on stderr.
+ */
+int	 launch_snap_reap(const char *sdir, const char *id);
+
 #endif

@@ -5,8 +5,12 @@
  *
  * Paths are UTF-8 strings.  No function here follows a symbolic link in
  * its last component (open, stat, chmod, remove); callers walk trees
- * entry by entry.  Failures return -1 with errno set (a Windows backend
- * maps its errors to errno values).
+ * entry by entry.  On POSIX (fs_posix.c) no function goes through a link
+ * in any other component either: a link on the way is -1 with ELOOP, so
+ * roots are given as real paths (docs/snapshot.md, "Links on the way";
+ * the Windows backend does not check the components yet).  Failures
+ * return -1 with errno set (a Windows backend maps its errors to errno
+ * values).
  */
 #ifndef AISB_SNAP_FS_H
 #define AISB_SNAP_FS_H

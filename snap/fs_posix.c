@@ -1,6 +1,17 @@
 /*
  * snap/fs.h for Linux and other POSIX systems.  The only file of snap/
  * that includes system headers beyond the C library.
+ *
+ * No call here goes through a symbolic link in any component of its path
+ * (docs/snapshot.md, "Links on the way"): whoever owns the tree (or a
+ * sandboxed command of another session in it) may swap a folder for a
+ * link while aisb works, and aisb, maybe root, must not then write,
+ * chmod, delete or read where the link points.  A path is opened with
+ * openat2(RESOLVE_NO_SYMLINKS) (Linux 5.6), its parent folder when the
+ * operation names an entry (mkdirat, unlinkat, renameat, ...); where
+ * openat2 is missing (ENOSYS), the path is walked from "/" (or the
+ * current folder) one component at a time with O_NOFOLLOW.  A link met
+ * on the way fails with ELOOP.
  */
 #include "config.h"
 
@@ -8,7 +19,11 @@
 #include <sys/stat.h>
 #include <sys/ioctl.h>
 #ifdef __linux__
+#include <sys/syscall.h>
 #include <linux/fs.h>
+#ifdef SYS_openat2
+#include <linux/openat2.h>
+#endif
 #endif
 
 #include <dirent.h>
@@ -21,6 +36,10 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "snap-test.h"
+
+/* a path, and its parent folder's part, are at most this long (bytes) */
+#define FS_PATH_MAX	8192
 
 struct snap_file {
 	int	fd;
@@ -29,6 +48,14 @@ struct snap_file {
 struct snap_dir {
 	DIR	*d;
 };
+
+static int	no_openat2;	/* ENOSYS seen (or forced by a test) */
+
+void
+snap_test_fs_walk(int on)
+{
+	no_openat2 = on;
+}
 
 static void
 stat_from(const struct stat *st, struct snap_stat *out)
@@ -53,12 +80,197 @@ stat_from(const struct stat *st, struct snap_stat *out)
 	out->nlink = (uint64_t)st->st_nlink;
 }
 
+static void
+close_keep_errno(int fd)
+{
+	int	e = errno;
+
+	if (fd >= 0)
+		close(fd);
+	errno = e;
+}
+
+/*
+ * The walk without openat2: path (a folder, or with leaf_flags != -1 an
+ * entry opened with those flags plus O_NOFOLLOW) from "/" or the current
+ * folder, each folder on the way opened O_PATH|O_NOFOLLOW and checked to
+ * be a folder: a link is ELOOP, anything else ENOTDIR.
+ */
+static int
+walk_open(const char *path, int leaf_flags, mode_t mode)
+{
+	char		 buf[FS_PATH_MAX], *p, *slash;
+	struct stat	 st;
+	size_t		 len = strlen(path);
+	int		 fd, next;
+
+	if (len == 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (len >= sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(buf, path, len + 1);
+	if ((fd = open(buf[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) == -1)
+		return -1;
+	for (p = buf; ; p = slash + 1) {
+		while (*p == '/')
+			p++;
+		slash = strchr(p, '/');
+		if (slash != NULL)
+			*slash = '\0';
+		else if (leaf_flags != -1) {
+			if (*p == '\0')
+				p = (char *)".";
+			next = openat(fd, p, leaf_flags | O_NOFOLLOW |
+			    O_CLOEXEC, mode);
+			close_keep_errno(fd);
+			return next;
+		}
+		if (*p != '\0' && strcmp(p, ".") != 0) {
+			next = openat(fd, p, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+			close_keep_errno(fd);
+			if (next == -1)
+				return -1;
+			fd = next;
+			if (fstat(fd, &st) == -1) {
+				close_keep_errno(fd);
+				return -1;
+			}
+			if (!S_ISDIR(st.st_mode)) {
+				close(fd);
+				errno = S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
+				return -1;
+			}
+		}
+		if (slash == NULL)
+			return fd;
+	}
+}
+
+/*
+ * openat2(AT_FDCWD, path, flags, RESOLVE_NO_SYMLINKS): the fd, -1 (errno),
+ * or -2 when the kernel has no openat2 (the caller walks instead).  A
+ * link anywhere is ELOOP, also the last component, unless flags hold
+ * O_PATH|O_NOFOLLOW: then that link itself is opened.  (O_NOFOLLOW with
+ * O_DIRECTORY would make a last link ENOTDIR: not added here.)
+ */
+static int
+try_openat2(const char *path, int flags, mode_t mode)
+{
+#ifdef SYS_openat2
+	struct open_how	 how;
+	long		 fd;
+
+	if (no_openat2)
+		return -2;
+	memset(&how, 0, sizeof(how));
+	how.flags = (uint64_t)(flags | O_CLOEXEC);
+	how.mode = (flags & O_CREAT) ? (uint64_t)(mode & 07777) : 0;
+	how.resolve = RESOLVE_NO_SYMLINKS;
+	do
+		fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	while (fd == -1 && errno == EINTR);
+	if (fd != -1 || errno != ENOSYS)
+		return (int)fd;
+	no_openat2 = 1;
+#else
+	(void)path;
+	(void)flags;
+	(void)mode;
+#endif
+	return -2;
+}
+
+/*
+ * path opened with flags (O_CLOEXEC added), no link followed in any
+ * component: with O_PATH|O_NOFOLLOW a link in the last component is
+ * opened itself (as openat2 does), else it is ELOOP.
+ */
+static int
+open_nolink(const char *path, int flags, mode_t mode)
+{
+	struct stat	st;
+	int		fd, lfd;
+
+	if ((fd = try_openat2(path, flags, mode)) == -2)
+		fd = walk_open(path, flags, mode);
+	/* O_DIRECTORY|O_NOFOLLOW on a link says ENOTDIR: say ELOOP, as
+	 * for any other link met */
+	if (fd == -1 && errno == ENOTDIR && (flags & O_DIRECTORY) &&
+	    !(flags & O_PATH)) {
+		if ((lfd = open_nolink(path, O_PATH | O_NOFOLLOW, 0)) != -1) {
+			if (fstat(lfd, &st) == 0 && S_ISLNK(st.st_mode)) {
+				close(lfd);
+				errno = ELOOP;
+				return -1;
+			}
+			close(lfd);
+		}
+		errno = ENOTDIR;
+	}
+	return fd;
+}
+
+/*
+ * The folder that holds path's last component, opened O_PATH without a
+ * link on the way, and that component (a pointer into name[FS_PATH_MAX],
+ * "." when path is "/"): the fd, or -1 (errno).
+ */
+static int
+open_parent(const char *path, char *name, const char **leaf)
+{
+	char	 dir[FS_PATH_MAX], *s;
+	size_t	 len = strlen(path);
+	int	 fd;
+
+	if (len == 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (len >= FS_PATH_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(dir, path, len + 1);
+	while (len > 1 && dir[len - 1] == '/')	/* "a/b/" is "a/b" */
+		dir[--len] = '\0';
+	if ((s = strrchr(dir, '/')) == NULL) {
+		memcpy(name, dir, len + 1);
+		dir[0] = '.';
+		dir[1] = '\0';
+	} else if (s[1] == '\0') {		/* "/" */
+		name[0] = '.';
+		name[1] = '\0';
+	} else {
+		memcpy(name, s + 1, strlen(s + 1) + 1);
+		if (s == dir)
+			s[1] = '\0';
+		else
+			*s = '\0';
+	}
+	*leaf = name;
+	if ((fd = try_openat2(dir, O_PATH | O_DIRECTORY, 0)) != -2)
+		return fd;
+	return walk_open(dir, -1, 0);
+}
+
 int
 snap_fs_lstat(const char *path, struct snap_stat *out)
 {
-	struct stat	st;
+	char		 name[FS_PATH_MAX];
+	const char	*leaf;
+	struct stat	 st;
+	int		 fd, rc;
 
-	if (lstat(path, &st) == -1)
+	if ((fd = open_parent(path, name, &leaf)) == -1)
+		return -1;
+	rc = fstatat(fd, leaf, &st, AT_SYMLINK_NOFOLLOW);
+	close_keep_errno(fd);
+	if (rc == -1)
 		return -1;
 	stat_from(&st, out);
 	return 0;
@@ -70,11 +282,11 @@ snap_fs_opendir(const char *path)
 	struct snap_dir	*d;
 	int		 fd, e;
 
-	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1)
+	if ((fd = open_nolink(path, O_RDONLY | O_DIRECTORY, 0)) == -1)
 		return NULL;
 	if ((d = malloc(sizeof(*d))) == NULL) {
 		close(fd);
+		errno = ENOMEM;
 		return NULL;
 	}
 	if ((d->d = fdopendir(fd)) == NULL) {
@@ -133,8 +345,8 @@ snap_fs_open_read(const char *path)
 	struct stat	st;
 	int		fd, e;
 
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
-	    O_NONBLOCK)) == -1)
+	if ((fd = open_nolink(path, O_RDONLY | O_NONBLOCK | O_NOCTTY,
+	    0)) == -1)
 		return NULL;
 	/* a fifo opened by mistake must not block; a folder is no file */
 	if (fstat(fd, &st) == -1) {
@@ -154,15 +366,14 @@ snap_fs_open_read(const char *path)
 struct snap_file *
 snap_fs_create(const char *path, uint32_t mode)
 {
-	return file_of(open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, (mode_t)(mode & 07777)));
+	return file_of(open_nolink(path, O_WRONLY | O_CREAT | O_EXCL,
+	    (mode_t)(mode & 07777)));
 }
 
 struct snap_file *
 snap_fs_open_append(const char *path)
 {
-	return file_of(open(path, O_WRONLY | O_APPEND | O_NOFOLLOW |
-	    O_CLOEXEC));
+	return file_of(open_nolink(path, O_WRONLY | O_APPEND | O_NOCTTY, 0));
 }
 
 long
@@ -256,55 +467,139 @@ snap_fs_copy(struct snap_file *src, struct snap_file *dst)
 #endif
 }
 
+
 int
 snap_fs_mkdir(const char *path, uint32_t mode)
 {
-	return mkdir(path, (mode_t)(mode & 07777));
+	char		 name[FS_PATH_MAX];
+	const char	*leaf;
+	int		 fd, rc;
+
+	if ((fd = open_parent(path, name, &leaf)) == -1)
+		return -1;
+	rc = mkdirat(fd, leaf, (mode_t)(mode & 07777));
+	close_keep_errno(fd);
+	return rc;
+}
+
+static int
+remove_at(const char *path, int flags)
+{
+	char		 name[FS_PATH_MAX];
+	const char	*leaf;
+	int		 fd, rc;
+
+	if ((fd = open_parent(path, name, &leaf)) == -1)
+		return -1;
+	rc = unlinkat(fd, leaf, flags);
+	close_keep_errno(fd);
+	return rc;
 }
 
 int
 snap_fs_rmdir(const char *path)
 {
-	return rmdir(path);
+	return remove_at(path, AT_REMOVEDIR);
 }
 
 int
 snap_fs_unlink(const char *path)
 {
-	return unlink(path);
+	return remove_at(path, 0);
 }
 
 int
 snap_fs_rename(const char *from, const char *to)
 {
-	return rename(from, to);
+	char		 fname[FS_PATH_MAX], tname[FS_PATH_MAX];
+	const char	*fleaf, *tleaf;
+	int		 ffd, tfd, rc;
+
+	if ((ffd = open_parent(from, fname, &fleaf)) == -1)
+		return -1;
+	if ((tfd = open_parent(to, tname, &tleaf)) == -1) {
+		close_keep_errno(ffd);
+		return -1;
+	}
+	rc = renameat(ffd, fleaf, tfd, tleaf);
+	close_keep_errno(ffd);
+	close_keep_errno(tfd);
+	return rc;
 }
 
+/*
+ * chmod(2) follows links, and so does fchmodat() of Linux before 6.6
+ * (fchmodat2).  The entry is opened O_PATH|O_NOFOLLOW (no link anywhere
+ * on its path), refused when it is a link itself, and the mode set on
+ * that very inode through /proc/self/fd (a magic link to the open file,
+ * not a path walk; as glibc's fchmodat(AT_SYMLINK_NOFOLLOW) does).
+ * Without /proc, a file or folder is opened for reading (never a device
+ * or fifo) and checked to be the same inode, then fchmod.
+ */
 int
 snap_fs_chmod(const char *path, uint32_t mode)
 {
-	struct stat	st;
+	char		 proc[64];
+	struct stat	 st, st2;
+	int		 fd, fd2, rc;
 
-	/* chmod(2) follows links; a link's own mode means nothing here */
-	if (lstat(path, &st) == -1)
+	if ((fd = open_nolink(path, O_PATH | O_NOFOLLOW, 0)) == -1)
 		return -1;
+	if (fstat(fd, &st) == -1)
+		goto fail;
 	if (S_ISLNK(st.st_mode)) {
 		errno = ELOOP;
-		return -1;
+		goto fail;
 	}
-	return chmod(path, (mode_t)(mode & 07777));
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if ((rc = chmod(proc, (mode_t)(mode & 07777))) == 0 ||
+	    errno != ENOENT) {
+		close_keep_errno(fd);
+		return rc;
+	}
+	/* no /proc */
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		errno = EOPNOTSUPP;
+		goto fail;
+	}
+	if ((fd2 = open_nolink(path, O_RDONLY | O_NONBLOCK | O_NOCTTY |
+	    (S_ISDIR(st.st_mode) ? O_DIRECTORY : 0), 0)) == -1)
+		goto fail;
+	if (fstat(fd2, &st2) == -1) {
+		close_keep_errno(fd2);
+		goto fail;
+	}
+	if (st2.st_dev != st.st_dev || st2.st_ino != st.st_ino) {
+		close(fd2);
+		errno = ESTALE;		/* replaced meanwhile */
+		goto fail;
+	}
+	rc = fchmod(fd2, (mode_t)(mode & 07777));
+	close_keep_errno(fd2);
+	close_keep_errno(fd);
+	return rc;
+fail:
+	close_keep_errno(fd);
+	return -1;
 }
 
 long
 snap_fs_readlink(const char *path, char *buf, size_t len)
 {
-	ssize_t	n;
+	char		 name[FS_PATH_MAX];
+	const char	*leaf;
+	ssize_t		 n;
+	int		 fd;
 
 	if (len == 0) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if ((n = readlink(path, buf, len)) == -1)
+	if ((fd = open_parent(path, name, &leaf)) == -1)
+		return -1;
+	n = readlinkat(fd, leaf, buf, len);
+	close_keep_errno(fd);
+	if (n == -1)
 		return -1;
 	if ((size_t)n >= len) {
 		errno = ENAMETOOLONG;
@@ -317,21 +612,26 @@ snap_fs_readlink(const char *path, char *buf, size_t len)
 int
 snap_fs_symlink(const char *target, const char *path)
 {
-	return symlink(target, path);
+	char		 name[FS_PATH_MAX];
+	const char	*leaf;
+	int		 fd, rc;
+
+	if ((fd = open_parent(path, name, &leaf)) == -1)
+		return -1;
+	rc = symlinkat(target, fd, leaf);
+	close_keep_errno(fd);
+	return rc;
 }
 
 int
 snap_fs_fsync_dir(const char *path)
 {
-	int	fd, rc, e;
+	int	fd, rc;
 
-	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1)
+	if ((fd = open_nolink(path, O_RDONLY | O_DIRECTORY, 0)) == -1)
 		return -1;
 	rc = fsync(fd);
-	e = errno;
-	close(fd);
-	errno = e;
+	close_keep_errno(fd);
 	return rc;
 }
 
@@ -339,18 +639,19 @@ int
 snap_fs_sync_fs(const char *path)
 {
 #if defined(__linux__)
-	int	fd, rc, e;
+	int	fd, rc;
 
-	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1)
+	if ((fd = open_nolink(path, O_RDONLY | O_DIRECTORY, 0)) == -1)
 		return -1;
 	rc = syncfs(fd);
-	e = errno;
-	close(fd);
-	errno = e;
+	close_keep_errno(fd);
 	return rc;
 #else
-	(void)path;
+	int	fd;
+
+	if ((fd = open_nolink(path, O_RDONLY | O_DIRECTORY, 0)) == -1)
+		return -1;
+	close(fd);
 	sync();
 	return 0;
 #endif

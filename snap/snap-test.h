@@ -14,4 +14,21 @@ void		snap_test_crash_after(unsigned n);
 /* Crash points passed since the last snap_test_crash_after(). */
 unsigned	snap_test_crash_points(void);
 
+/*
+ * At the n-th crash point from now, fn(arg) is called and the code goes
+ * on (no crash): a test changes the host tree there, as a racing process
+ * would.  n 0 disarms.  Transactions (tx.c) only.
+ */
+void		snap_test_hook_at(unsigned n, void (*fn)(void *), void *arg);
+
+/*
+ * Staging (stage.c) calls fn(arg, rel) before it looks at each entry rel
+ * of the source: a test swaps a folder for a link there.  NULL disarms.
+ */
+void		snap_test_stage_hook(void (*fn)(void *, const char *), void *arg);
+
+/* POSIX (fs_posix.c): 1 makes every call walk a path component by
+ * component, as on a kernel without openat2; 0 uses openat2 again. */
+void		snap_test_fs_walk(int on);
+
 #endif

@@ -15,6 +15,7 @@
 
 #include "buf.h"
 #include "snap-int.h"
+#include "snap-test.h"
 
 #define COPY_CHUNK	(1024 * 1024)	/* bytes read and written at once */
 #define GITCONFIG_MAX	(1 << 20)	/* bytes of .git/config sanitized */
@@ -225,6 +226,17 @@ check_path(struct stage *s, const char *rel)
 
 static int	walk(struct stage *, const char *);
 
+/* The test hook (snap-test.h): a racing process, before each entry. */
+static void	(*stage_hook)(void *, const char *);
+static void	*stage_hook_arg;
+
+void
+snap_test_stage_hook(void (*fn)(void *, const char *), void *arg)
+{
+	stage_hook = fn;
+	stage_hook_arg = arg;
+}
+
 static int
 stage_entry(struct stage *s, const char *rel)
 {
@@ -237,6 +249,8 @@ stage_entry(struct stage *s, const char *rel)
 
 	if ((rc = check_path(s, rel)) != SNAP_OK)
 		return rc;
+	if (stage_hook != NULL)
+		stage_hook(stage_hook_arg, rel);
 	if (snap_join(src, s->src, rel) == -1 ||
 	    snap_join(dst, s->dst, rel) == -1)
 		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s/%s: path "

@@ -68,6 +68,9 @@ struct tx {
 /* The crash hook (snap-test.h).                                      */
 
 static unsigned	crash_left, crash_passed;
+static unsigned	hook_left;
+static void	(*hook_fn)(void *);
+static void	*hook_arg;
 
 void
 snap_test_crash_after(unsigned n)
@@ -82,10 +85,20 @@ snap_test_crash_points(void)
 	return crash_passed;
 }
 
+void
+snap_test_hook_at(unsigned n, void (*fn)(void *), void *arg)
+{
+	hook_left = n;
+	hook_fn = fn;
+	hook_arg = arg;
+}
+
 static int
 crash(void)
 {
 	crash_passed++;
+	if (hook_left > 0 && --hook_left == 0 && hook_fn != NULL)
+		hook_fn(hook_arg);
 	if (crash_left == 0)
 		return 0;
 	return --crash_left == 0;

@@ -183,6 +183,10 @@ main(int argc, char **argv)
 	    dir != NULL ? dir : "/tmp");
 	if (mkdtemp(base) == NULL)
 		die(base, strerror(errno));
+	/* libaisbsnap refuses a link anywhere on a path: the real one */
+	if (realpath(base, src) == NULL)
+		die(base, strerror(errno));
+	xsnprintf(base, sizeof(base), "%s", src);
 	xsnprintf(src, sizeof(src), "%s/src", base);
 	xsnprintf(stage, sizeof(stage), "%s/stage", base);
 	xsnprintf(tx, sizeof(tx), "%s/tx", base);

@@ -170,6 +170,42 @@ if grep -q aaaaaaaa "$tmp/out"; then bad "transactions list a direct session"; e
 run "$aisb" --snapshot --net none --snapshot-exclude "$(printf 'x\nworkspace /etc')" -- true
 check "pattern with a line break: exit" "$rc" 78
 if grep -q 'on one line' "$tmp/err"; then ok; else bad "pattern with a line break: $(cat "$tmp/err")"; fi
+# 5b. links on the way (docs/snapshot.md): one in the state folder's path
+# is resolved once, at the start; a session folder that is itself a link
+# is refused, and nothing where it points is touched
+ln -s "$XDG_STATE_HOME" "$tmp/statelink"
+draft 333333333333333333333333 kept
+mkdir -p "$sessions/333333333333333333333333/stage"
+run env XDG_STATE_HOME="$tmp/statelink" "$aisb" transactions
+check "state via a link: transactions" "$rc" 0
+if grep -q '^333333333333333333333333  kept ' "$tmp/out"; then ok; else bad "state via a link: $(cat "$tmp/out")"; fi
+run env XDG_STATE_HOME="$tmp/statelink" "$aisb" discard 3333
+check "state via a link: discard" "$rc" 0
+if [ -e "$sessions/333333333333333333333333/stage" ]; then bad "state via a link: stage kept"; else ok; fi
+# a state file naming its stage through a link (not one aisb writes: it
+# writes real paths): refused, and the stage is not removed through it
+draft 444444444444444444444444 kept
+mkdir -p "$sessions/444444444444444444444444/stage"
+echo keep >"$sessions/444444444444444444444444/stage/f"
+sed -i "s|^stage .*|stage $tmp/statelink/aisb/sessions/444444444444444444444444/stage|" \
+    "$sessions/444444444444444444444444/snapshot"
+run "$aisb" discard 4444
+if [ "$rc" != 0 ]; then ok; else bad "a stage named through a link was discarded"; fi
+if grep -q 'Too many levels of symbolic links' "$tmp/err"; then ok; else bad "stage through a link: $(cat "$tmp/err")"; fi
+if [ -f "$sessions/444444444444444444444444/stage/f" ]; then ok; else bad "discard removed a stage through a link"; fi
+check "stage through a link: state" "$(sed -n 's/^state //p' "$sessions/444444444444444444444444/snapshot")" kept
+# a session folder that is itself a link is not taken
+mkdir -p "$tmp/elsewhere/stage"
+echo keep >"$tmp/elsewhere/stage/f"
+draft 555555555555555555555555 kept
+mv "$sessions/555555555555555555555555/snapshot" "$tmp/elsewhere/snapshot"
+rmdir "$sessions/555555555555555555555555"
+ln -s "$tmp/elsewhere" "$sessions/555555555555555555555555"
+run "$aisb" discard 5555
+if [ "$rc" != 0 ]; then ok; else bad "a linked session folder was discarded"; fi
+if [ -f "$tmp/elsewhere/stage/f" ]; then ok; else bad "discard went through a linked session folder"; fi
+rm -f "$sessions/555555555555555555555555"
+rm -rf "$sessions/444444444444444444444444"
 
 # 6. options: no unattended yes; choices; one line each
 for args in "--apply=yes true" "--apply always true" "--workspace-mode copy true" \

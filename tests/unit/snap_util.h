@@ -189,17 +189,20 @@ rm_rf(const char *path)
 	rmdir(path);
 }
 
-/* A fresh folder under TMPDIR; removed by rm_rf. */
+/* A fresh folder under TMPDIR, by its real path (libaisbsnap refuses a
+ * link anywhere on a path: a TMPDIR through a link is resolved here);
+ * removed by rm_rf. */
 TU char *
 tmpdir(void)
 {
 	const char	*t = getenv("TMPDIR");
-	char		*p;
+	char		*p, *r;
 
 	if (asprintf(&p, "%s/aisb-snap.XXXXXX", t != NULL ? t : "/tmp") ==
-	    -1 || mkdtemp(p) == NULL)
+	    -1 || mkdtemp(p) == NULL || (r = realpath(p, NULL)) == NULL)
 		abort();
-	return p;
+	free(p);
+	return r;
 }
 
 #endif

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -371,6 +372,163 @@ stage_changed_after_compute(void **state)
 	done(f);
 }
 
+/*
+ * A folder above the targets swapped for a link to an outside folder
+ * between the check and the writes, at every crash point of apply (a
+ * racing owner of the tree): nothing is written outside, apply fails
+ * unless d had nothing left to write, and once the folder is back,
+ * recovery leaves the tree as before (or as after, when "done" made it).
+ */
+struct swapfx {
+	char	*base;
+	char	 src[4096], stage[4096], tx[4096], out[4096], real[4096];
+	int	 fired;
+};
+
+/* the running swap's folder: removed by swap_cleanup() also when the
+ * test fails */
+static char	*swap_base;
+
+static int
+swap_cleanup(void **state)
+{
+	(void)state;
+	snap_test_fs_walk(0);
+	snap_test_hook_at(0, NULL, NULL);
+	if (swap_base != NULL) {
+		rm_rf(swap_base);
+		free(swap_base);
+		swap_base = NULL;
+	}
+	return 0;
+}
+
+static void
+swap_d(void *arg)
+{
+	struct swapfx	*x = arg;
+
+	x->fired = 1;
+	if (rename(at(x->src, "d"), x->real) == -1 ||
+	    symlink(x->out, at(x->src, "d")) == -1)
+		fail_msg("swap: %s", strerror(errno));
+}
+
+static void
+unswap_d(struct swapfx *x)
+{
+	if (unlink(at(x->src, "d")) == -1 ||
+	    rename(x->real, at(x->src, "d")) == -1)
+		fail_msg("unswap: %s", strerror(errno));
+}
+
+static void
+swap_during_apply(void **state)
+{
+	struct swapfx		 x;
+	struct snap_rules	*rules = snap_rules_new();
+	struct snap_limits	 lim;
+	struct snap_manifest	*m;
+	struct snap_changes	*c;
+	enum snap_tx_state	 s;
+	char			 err[1024], *out_before, *before, *after;
+	char			*d_after, *now;
+	unsigned		 n, failed = 0;
+	int			 rc;
+
+	/* with openat2, and with the walk of kernels without it */
+	snap_test_fs_walk(*(int *)*state);
+	snap_limits_default(&lim);
+	for (n = 1; ; n++) {
+		memset(&x, 0, sizeof(x));
+		x.base = swap_base = tmpdir();
+		xsnprintf(x.src, sizeof(x.src), "%s/src", x.base);
+		xsnprintf(x.stage, sizeof(x.stage), "%s/stage", x.base);
+		xsnprintf(x.tx, sizeof(x.tx), "%s/tx", x.base);
+		xsnprintf(x.out, sizeof(x.out), "%s/out", x.base);
+		xsnprintf(x.real, sizeof(x.real), "%s/d.real", x.base);
+		mkd(x.base, "src", 0755);
+		mkd(x.base, "out", 0755);
+		put(x.src, "top.txt", "top\n", 0644);
+		put(x.src, "d/e.txt", "old e\n", 0644);
+		put(x.src, "d/g.txt", "g\n", 0644);
+		put(x.src, "d/m.sh", "m\n", 0644);
+		/* what the link shows: the same names, other content */
+		put(x.out, "e.txt", "outside e\n", 0644);
+		put(x.out, "g.txt", "outside g\n", 0644);
+		put(x.out, "m.sh", "outside m\n", 0644);
+		out_before = dump(x.out);
+		if (snap_stage_create(x.src, x.stage, rules, &lim, &m, err,
+		    sizeof(err)) != SNAP_OK)
+			fail_msg("stage: %s", err);
+		put(x.stage, "top.txt", "top, edited\n", 0644);
+		put(x.stage, "d/e.txt", "new e\n", 0644);
+		unlink(at(x.stage, "d/g.txt"));
+		chmod(at(x.stage, "d/m.sh"), 0755);
+		put(x.stage, "d/n.txt", "n\n", 0644);
+		if (snap_changes_compute(m, x.stage, rules, &lim, &c, err,
+		    sizeof(err)) != SNAP_OK)
+			fail_msg("changes: %s", err);
+		before = dump(x.src);
+		after = dump(x.stage);
+		d_after = dump(at(x.stage, "d"));
+
+		snap_test_hook_at(n, swap_d, &x);
+		rc = snap_tx_apply(x.tx, x.src, x.stage, m, c, err,
+		    sizeof(err));
+		snap_test_hook_at(0, NULL, NULL);
+		now = dump(x.out);
+		if (strcmp(now, out_before) != 0)
+			fail_msg("swap at point %u: written outside:\n%s", n,
+			    now);
+		free(now);
+		if (x.fired && rc == SNAP_OK) {
+			/* d had nothing left to write: all of it is in
+			 * the real folder */
+			now = dump(x.real);
+			if (strcmp(now, d_after) != 0)
+				fail_msg("swap at point %u: applied, but d "
+				    "is\n%s", n, now);
+			free(now);
+		} else if (x.fired) {
+			failed++;
+			/* recovery refuses the link too, writing nothing */
+			(void)snap_tx_recover(x.tx, x.src, &s, err,
+			    sizeof(err));
+			now = dump(x.out);
+			if (strcmp(now, out_before) != 0)
+				fail_msg("swap at point %u: recovery wrote "
+				    "outside:\n%s", n, now);
+			free(now);
+		}
+		if (x.fired)
+			unswap_d(&x);
+		if (snap_tx_recover(x.tx, x.src, &s, err, sizeof(err)) !=
+		    SNAP_OK)
+			fail_msg("swap at point %u: recover: %s", n, err);
+		same_tree(x.src, s == SNAP_TX_APPLIED ? after : before);
+		free(out_before);
+		free(before);
+		free(after);
+		free(d_after);
+		snap_changes_free(c);
+		snap_manifest_free(m);
+		rm_rf(x.base);
+		free(x.base);
+		swap_base = NULL;
+		if (!x.fired)
+			break;
+	}
+	if (getenv("SNAP_TX_VERBOSE") != NULL)
+		fprintf(stderr, "swap: %u points, %u failed\n", n - 1, failed);
+	/* the checks, the backups and the writes in d come before its
+	 * last write: most points fail */
+	snap_test_fs_walk(0);
+	if (failed < 5)
+		fail_msg("only %u of %u swaps failed the apply", failed, n - 1);
+	snap_rules_free(rules);
+}
+
 static int
 list_cb(const char *name, enum snap_tx_state s, const char *digest,
     void *arg)
@@ -410,6 +568,7 @@ listed(void **state)
 int
 main(void)
 {
+	static int	 openat2 = 0, walk = 1;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(applies),
 		cmocka_unit_test(conflicts),
@@ -417,6 +576,10 @@ main(void)
 		cmocka_unit_test(recovery_refuses_later_edit),
 		cmocka_unit_test(stage_changed_after_compute),
 		cmocka_unit_test(listed),
+		cmocka_unit_test_prestate_setup_teardown(swap_during_apply,
+		    NULL, swap_cleanup, &openat2),
+		cmocka_unit_test_prestate_setup_teardown(swap_during_apply,
+		    NULL, swap_cleanup, &walk),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
