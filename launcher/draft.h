@@ -35,11 +35,13 @@
 #include "snap.h"
 
 #define DRAFT_PATH_MAX		4096	/* bytes of a workspace or stage path */
-#define DRAFT_STATE_MAX		(16 * 1024)	/* bytes of a state file */
+#define DRAFT_STATE_MAX		(128 * 1024)	/* bytes of a state file:
+						   room for every pattern */
 #define DRAFT_SUMMARY		50	/* change lines a session prints */
 #define DRAFT_MAX_TX		1000	/* apply attempts of one draft */
 #define DRAFT_ANSWER		64	/* bytes of an answer to the prompt */
-#define DRAFT_MAX_EXCLUDE	64	/* snapshot_exclude patterns kept */
+#define DRAFT_MAX_EXCLUDE	256	/* snapshot_exclude patterns (the
+					   launchers' list bound) */
 
 /* A draft's states, as the state file and aisb transactions say them. */
 #define DRAFT_STAGED	"staged"	/* the command is running */

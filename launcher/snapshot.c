@@ -119,7 +119,16 @@ launch_snap_stage(struct draft_info *sn, const struct launch_session *s,
 		    strerror(errno));
 		return EXIT_ENFORCE;
 	}
-	for (i = 0; i < o->nexclude && n < DRAFT_MAX_EXCLUDE; i++)
+	/* every pattern: one past the bound is draft_stage's error, never
+	 * a pattern silently left out */
+	_Static_assert(DRAFT_MAX_EXCLUDE >= LAUNCH_MAX_LIST,
+	    "every snapshot_exclude entry reaches the stage's rules");
+	if (o->nexclude > DRAFT_MAX_EXCLUDE) {
+		snprintf(err, errlen, "more than %d snapshot_exclude patterns",
+		    DRAFT_MAX_EXCLUDE);
+		return EXIT_CONFIG;
+	}
+	for (i = 0; i < o->nexclude; i++)
 		exclude[n++] = o->exclude[i].text;
 	return draft_stage(sdir, ws, exclude, n, (unsigned)ids->owner_uid,
 	    (unsigned)ids->owner_gid, own_stage, (void *)(uintptr_t)ids,

@@ -577,9 +577,19 @@ static const char *const git_back[] = {
 	"objects", "refs", "logs", "index", "HEAD", "packed-refs",
 	"ORIG_HEAD", "FETCH_HEAD", "MERGE_HEAD", "MERGE_MSG", "MERGE_MODE",
 	"COMMIT_EDITMSG", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD",
-	"AUTO_MERGE", "shallow", "description", "rebase-merge",
-	"rebase-apply", "sequencer", NULL
+	"AUTO_MERGE", "shallow", "description", NULL
 };
+
+/* s equals t (lower case) in any ASCII case, as case-insensitive
+ * volumes compare names. */
+static int
+name_fold_eq(const char *s, const char *t)
+{
+	for (; *s != '\0' && *t != '\0'; s++, t++)
+		if (*s != *t && !(*s >= 'A' && *s <= 'Z' && *s + 32 == *t))
+			return 0;
+	return *s == *t;
+}
 
 /* n bytes at s are ".git", in any case (as case-insensitive volumes
  * take it). */
@@ -597,22 +607,29 @@ is_dotgit(const char *s, size_t n)
 	return 1;
 }
 
-/* The folder rel[0..n) of the stage ("" its top) holds a HEAD file and
- * an objects folder: a repository's folder, whatever its name (bare). */
+/*
+ * The folder rel[0..n) ("" the top) is one git would take for a
+ * repository's: it holds an entry named HEAD, of any type (git takes a
+ * file, a link, and an "objects" that is an executable file), in the
+ * stage or in the tree as staged (a command that deletes HEAD in its
+ * stage still writes into the host's repository).  What git needs
+ * besides (objects, refs) may be anywhere a commondir points.
+ */
 static int
 holds_repo(struct walk *w, const char *rel, size_t n)
 {
-	char			 full[SNAP_PATH_MAX];
+	char			 full[SNAP_PATH_MAX], sub[SNAP_PATH_MAX];
 	struct snap_stat	 st;
 	int			 len;
 
-	len = snprintf(full, sizeof(full), "%s%s%.*s/HEAD", w->stage,
-	    n > 0 ? "/" : "", (int)n, rel);
-	if (len < 0 || (size_t)len >= sizeof(full) ||
-	    snap_fs_lstat(full, &st) == -1 || st.type != SNAP_FS_FILE)
+	len = snprintf(sub, sizeof(sub), "%.*s%sHEAD", (int)n, rel,
+	    n > 0 ? "/" : "");
+	if (len < 0 || (size_t)len >= sizeof(sub))
 		return 0;
-	memcpy(full + len - 4, "objects", 8);
-	return snap_fs_lstat(full, &st) == 0 && st.type == SNAP_FS_DIR;
+	if (snap_manifest_find(w->m, sub) != NULL)
+		return 1;
+	return snap_join(full, w->stage, sub) == 0 &&
+	    snap_fs_lstat(full, &st) == 0;
 }
 
 /*
@@ -666,16 +683,36 @@ git_hooks_path(struct walk *w)
 			*--e = '\0';
 			v++;
 		}
+#ifdef _WIN32
+		/* git on Windows writes either separator, and any case */
+		for (e = v; *e != '\0'; e++)
+			if (*e == '\\')
+				*e = '/';
+		len = strlen(src);
+		if (strlen(v) > len && v[len] == '/' &&
+		    _strnicmp(v, src, len) == 0)
+			v += len + 1;		/* absolute, inside the tree */
+		else if (*v == '/' || *v == '~' || *v == '\0' ||
+		    (v[0] != '\0' && v[1] == ':'))
+			continue;		/* outside: not ours */
+#else
 		len = strlen(src);
 		if (strncmp(v, src, len) == 0 && v[len] == '/')
 			v += len + 1;		/* absolute, inside the tree */
 		else if (*v == '/' || *v == '~' || *v == '\0')
 			continue;		/* outside: not ours */
+#endif
 		while (v[0] == '.' && v[1] == '/')
 			v += 2;
 		e = v + strlen(v);
 		while (e > v && e[-1] == '/')
 			*--e = '\0';
+		/* husky 9: hooksPath .husky/_, whose scripts run the hooks
+		 * in .husky itself: the folder above is the hooks' too */
+		if (e - v >= 2 && strcmp(e - 2, "/_") == 0)
+			*(e - 2) = '\0';
+		else if (strcmp(v, "_") == 0)
+			continue;
 		/* the last one wins, as in git */
 		if (*v != '\0' && strlen(v) < sizeof(w->hooks))
 			snprintf(w->hooks, sizeof(w->hooks), "%s", v);
@@ -723,8 +760,8 @@ git_refused(struct walk *w, const struct snap_chg *x)
 				    "code (only objects, refs, logs, index, "
 				    "HEAD and the like are written back)";
 			if (i == 0 && next != NULL &&
-			    (strcmp(next + 1, "info/alternates") == 0 ||
-			    strcmp(next + 1, "info/http-alternates") == 0))
+			    (name_fold_eq(next + 1, "info/alternates") ||
+			    name_fold_eq(next + 1, "info/http-alternates")))
 				return "git: alternates point git at other "
 				    "folders";
 		}

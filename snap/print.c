@@ -25,7 +25,8 @@ dir_slash(const struct snap_change *x)
 }
 
 /* Length of the valid UTF-8 sequence at s[0..n), not a C1 control
- * (U+0080..U+009F) nor an overlong or surrogate form; 0 if none. */
+ * (U+0080..U+009F), a bidi or zero-width control, nor an overlong or
+ * surrogate form; 0 if none. */
 static size_t
 utf8_ok(const unsigned char *s, size_t n)
 {
@@ -46,6 +47,11 @@ utf8_ok(const unsigned char *s, size_t n)
 	if (cp < 0xa0 || (len == 3 && cp < 0x800) ||
 	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
 	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	/* what reorders or hides text: bidi controls, zero-width marks,
+	 * line and paragraph separators, the byte order mark */
+	if ((cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 &&
+	    cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0xfeff)
 		return 0;
 	return len;
 }

@@ -367,10 +367,20 @@ snap_win_name_bad(const char *rel)
 		for (i = 0; dev[i] != NULL; i++)
 			if (name_is(c, stem, dev[i]))
 				return "a Windows device name";
-		if (stem == 4 && (name_is(c, 3, "com") || name_is(c, 3,
-		    "lpt")) && ((c[3] >= '0' && c[3] <= '9') ||
-		    (unsigned char)c[3] >= 0x80))
+		/* COM0-9 and LPT0-9, and with a superscript 1, 2 or 3
+		 * (U+00B9, U+00B2, U+00B3: two bytes in UTF-8) */
+		if ((stem == 4 || stem == 5) && (name_is(c, 3, "com") ||
+		    name_is(c, 3, "lpt")) && ((stem == 4 && c[3] >= '0' &&
+		    c[3] <= '9') || (stem == 5 && (unsigned char)c[3] == 0xc2 &&
+		    ((unsigned char)c[4] == 0xb9 || (unsigned char)c[4] == 0xb2 ||
+		    (unsigned char)c[4] == 0xb3))))
 			return "a Windows device name";
+		/* an 8.3 short name ("GIT~1" may be ".git" on the host's
+		 * volume): what git's core.protectNTFS refuses too */
+		for (i = 0; i + 1 < n; i++)
+			if (c[i] == '~' && c[i + 1] >= '0' && c[i + 1] <= '9')
+				return "a Windows short (8.3) name, which may "
+				    "be another name's";
 		if (e == NULL)
 			return NULL;
 	}

@@ -67,12 +67,15 @@ main(void)
 	if ((n = winrun_result_encode(&r, doc, sizeof(doc))) == -1) {
 		fprintf(stderr, "aisb-run: the result does not fit %d bytes\n",
 		    WINRUN_DOC_MAX);
+		w32_run_finished();
 		return EXIT_ENFORCE;
 	}
 	if (w32_write_atomic(o.result, doc, (size_t)n, e2, sizeof(e2)) == -1) {
 		fprintf(stderr, "aisb-run: writing the result: %s\n", e2);
+		w32_run_finished();
 		return EXIT_ENFORCE;
 	}
+	w32_run_finished();
 	if (r.error[0] != '\0')
 		fprintf(stderr, "aisb-run: %s\n", r.error);
 	return rc;

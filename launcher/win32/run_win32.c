@@ -28,21 +28,63 @@ struct run {
 };
 
 /*
- * Ctrl+C, Ctrl+Break or the console closing reach every process on the
- * console, the runner too: they cancel the run (the result is written)
- * instead of killing the runner before it could say what happened.
+ * Ctrl+C, Ctrl+Break, the console closing, logoff and shutdown reach
+ * every process on the console, the runner too: they cancel the run
+ * (the result is written) instead of killing the runner before it could
+ * say what happened.  For the last three Windows ends the process as
+ * soon as the handler returns: the handler holds it (Windows allows
+ * about 5 s) until w32_run_finished() says the result is written.
  */
-static HANDLE ctrl_cancel;
+static HANDLE ctrl_cancel, ctrl_done;
 
 static BOOL WINAPI
 ctrl_handler(DWORD type)
 {
-	if (type != CTRL_C_EVENT && type != CTRL_BREAK_EVENT &&
-	    type != CTRL_CLOSE_EVENT)
-		return FALSE;
-	if (ctrl_cancel != NULL)
-		SetEvent(ctrl_cancel);
-	return TRUE;
+	switch (type) {
+	case CTRL_C_EVENT:
+	case CTRL_BREAK_EVENT:
+		if (ctrl_cancel != NULL)
+			SetEvent(ctrl_cancel);
+		return TRUE;
+	case CTRL_CLOSE_EVENT:
+	case CTRL_LOGOFF_EVENT:
+	case CTRL_SHUTDOWN_EVENT:
+		if (ctrl_cancel != NULL)
+			SetEvent(ctrl_cancel);
+		if (ctrl_done != NULL)
+			WaitForSingleObject(ctrl_done, 4500);
+		return TRUE;
+	}
+	return FALSE;
+}
+
+void
+w32_run_finished(void)
+{
+	if (ctrl_done != NULL)
+		SetEvent(ctrl_done);
+}
+
+/*
+ * TerminateJobObject returns before the job's processes are gone: waits
+ * until none is active (at most 10 s), so that none still writes to the
+ * stage when the caller reads it.  0, or -1 when some outlived the wait.
+ */
+static int
+job_drain(HANDLE job)
+{
+	JOBOBJECT_BASIC_ACCOUNTING_INFORMATION	ai;
+	int					i;
+
+	for (i = 0; i < 1000; i++) {
+		if (!QueryInformationJobObject(job,
+		    JobObjectBasicAccountingInformation, &ai, sizeof(ai), NULL))
+			return -1;
+		if (ai.ActiveProcesses == 0)
+			return 0;
+		Sleep(10);
+	}
+	return -1;
 }
 
 static DWORD WINAPI
@@ -552,6 +594,8 @@ w32_run(const struct winrun_opts *o, struct winrun_result *r)
 		fail_at(r, "CreateEvent", GetLastError());
 		goto done;
 	}
+	if (ctrl_done == NULL)
+		ctrl_done = CreateEventW(NULL, TRUE, FALSE, NULL);
 	ctrl_cancel = rn.cancel;
 	SetConsoleCtrlHandler(ctrl_handler, TRUE);
 	if (start(&rn, o, r) == -1)
@@ -619,8 +663,17 @@ w32_run(const struct winrun_opts *o, struct winrun_result *r)
 		rc = (int)code;
 done:
 	r->wall_ms = GetTickCount64() - t0;
-	if (rn.proc != NULL && rn.job != NULL)
+	if (rn.proc != NULL && rn.job != NULL) {
 		TerminateJobObject(rn.job, EXIT_ENFORCE);
+		if (job_drain(rn.job) == -1) {
+			/* something may still write to the stage: nothing
+			 * of this run may be proposed */
+			r->state = WINRUN_FAILED;
+			snprintf(r->error, sizeof(r->error), "the job's "
+			    "processes did not end within 10 s of being "
+			    "terminated");
+		}
+	}
 	if (rn.job != NULL)
 		CloseHandle(rn.job);	/* KILL_ON_JOB_CLOSE */
 	if (rn.port != NULL)
@@ -631,8 +684,9 @@ done:
 		CloseHandle(rn.thread);
 	if (rn.parent != NULL)
 		CloseHandle(rn.parent);
+	/* the handler stays: a console closing before the result is
+	 * written still waits for it (w32_run_finished) */
 	if (rn.cancel != NULL) {
-		SetConsoleCtrlHandler(ctrl_handler, FALSE);
 		ctrl_cancel = NULL;
 		CloseHandle(rn.cancel);
 	}

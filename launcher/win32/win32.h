@@ -66,6 +66,9 @@ int	w32_appc_delete_name(const char *name, char *err, size_t errlen);
 
 /* Runs o's command; fills r; returns the runner's exit code. */
 int	w32_run(const struct winrun_opts *o, struct winrun_result *r);
+/* The result is written: a console close event held by the runner's
+ * handler may end the process now (run_win32.c). */
+void	w32_run_finished(void);
 /* Removes a folder tree without following links; 0 if it is gone. */
 int	w32_remove_tree(const wchar_t *path, char *err, size_t errlen);
 

@@ -125,6 +125,11 @@ globs(void **state)
 	assert_non_null(snap_win_name_bad("a.txt:stream"));
 	assert_non_null(snap_win_name_bad("a\\b"));
 	assert_non_null(snap_win_name_bad("a/b?"));
+	assert_non_null(snap_win_name_bad("GIT~1/hooks/x"));
+	assert_non_null(snap_win_name_bad("COM\xc2\xb9"));
+	assert_non_null(snap_win_name_bad("a/lpt\xc2\xb3.txt"));
+	assert_null(snap_win_name_bad("com\xc2\xb9x"));
+	assert_null(snap_win_name_bad("a~b"));
 }
 
 /* A tree with one of each thing the stage leaves out. */
@@ -788,6 +793,18 @@ changes_git_metadata(void **state)
 	put(f->stage, "bare/refs/heads/main", "2222\n", 0644);
 	put(f->stage, ".husky/pre-commit", "evil\n", 0755);
 	put(f->stage, ".husky2/ok", "fine\n", 0644);
+	/* what git takes for a repository besides the textbook layout */
+	put(f->stage, "e4/HEAD", "ref: refs/heads/main\n", 0644);
+	put(f->stage, "e4/objects", "#!/bin/sh\n", 0755);
+	mkd(f->stage, "e4/refs", 0755);
+	put(f->stage, "e4/config", "[core]\n\tpager = evil\n", 0644);
+	put(f->stage, "e2/HEAD", "ref: refs/heads/main\n", 0644);
+	put(f->stage, "e2/commondir", "../e3\n", 0644);
+	mkd(f->stage, "e5", 0755);
+	lnk(f->stage, "e5/HEAD", "refs/heads/main");
+	put(f->stage, "e5/config", "[core]\n\tpager = evil\n", 0644);
+	put(f->stage, ".git/rebase-merge/git-rebase-todo", "exec evil\n", 0644);
+	put(f->stage, ".git/objects/info/ALTERNATES", "/tmp\n", 0644);
 	put(f->stage, "src/a.c", "int a = 1;\n", 0644);
 	assert_int_equal(snap_changes_compute(f->m, f->stage, f->rules,
 	    &f->lim, &f->c, f->err, sizeof(f->err)), SNAP_OK);
@@ -813,8 +830,26 @@ changes_git_metadata(void **state)
 	assert_int_equal(kind_at(f->c, "bare/config"), SNAP_SKIP);
 	assert_int_equal(kind_at(f->c, "bare/hooks/post-checkout"), SNAP_SKIP);
 	assert_int_equal(kind_at(f->c, ".husky/pre-commit"), SNAP_SKIP);
+	assert_int_equal(kind_at(f->c, "e4/config"), SNAP_SKIP);
+	assert_int_equal(kind_at(f->c, "e4/HEAD"), SNAP_CREATE);
+	assert_int_equal(kind_at(f->c, "e2/commondir"), SNAP_SKIP);
+	assert_int_equal(kind_at(f->c, "e5/HEAD"), SNAP_SKIP);
+	assert_int_equal(kind_at(f->c, "e5/config"), SNAP_SKIP);
+	assert_int_equal(kind_at(f->c, ".git/rebase-merge/git-rebase-todo"),
+	    SNAP_SKIP);
+	assert_int_equal(kind_at(f->c, ".git/objects/info/ALTERNATES"),
+	    SNAP_SKIP);
 	assert_non_null(strstr(change_at(f->c, ".husky/pre-commit")->reason,
 	    "core.hooksPath"));
+	snap_changes_free(f->c);
+	f->c = NULL;
+
+	/* husky 9: core.hooksPath .husky/_ guards .husky itself */
+	put(f->src, ".git/config", "[core]\n\thooksPath = .husky/_\n", 0644);
+	assert_int_equal(snap_changes_compute(f->m, f->stage, f->rules,
+	    &f->lim, &f->c, f->err, sizeof(f->err)), SNAP_OK);
+	assert_int_equal(kind_at(f->c, ".husky/pre-commit"), SNAP_SKIP);
+	assert_int_equal(kind_at(f->c, ".husky2/ok"), SNAP_CREATE);
 	snap_changes_free(f->c);
 	f->c = NULL;
 
@@ -902,6 +937,7 @@ printers_escape(void **state)
 	    &f->lim, &f->m, f->err, sizeof(f->err)), SNAP_OK);
 	put(f->stage, "a\033[1Ab\r.txt", "x\n", 0644);
 	put(f->stage, "caf\xc3\xa9.txt", "x\n", 0644);
+	put(f->stage, "rev\xe2\x80\xaetxt.exe", "x\n", 0644);
 	put(f->stage, "t.txt", "one\033]0;title\007\tz\r\n", 0644);
 	assert_int_equal(snap_changes_compute(f->m, f->stage, f->rules,
 	    &f->lim, &f->c, f->err, sizeof(f->err)), SNAP_OK);
@@ -910,6 +946,7 @@ printers_escape(void **state)
 	assert_null(strchr(s, '\r'));
 	assert_non_null(strstr(s, "A a\\x1b[1Ab\\x0d.txt\n"));
 	assert_non_null(strstr(s, "A caf\xc3\xa9.txt\n"));
+	assert_non_null(strstr(s, "A rev\\xe2\\x80\\xaetxt.exe\n"));
 	free(s);
 	s = printed(1, f);
 	assert_null(strchr(s, '\033'));
