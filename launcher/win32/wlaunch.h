@@ -30,7 +30,8 @@
 #define WLAUNCH_CRED_USER_MAX	64	/* bytes of its user */
 #define WLAUNCH_CRED_SECRET_MAX	63	/* bytes of its secret (the URL's
 					   userinfo fits winrun_gate_env's 128) */
-#define WLAUNCH_PATTERN_MAX	1024	/* bytes of one --snapshot-exclude */
+#define WLAUNCH_PATTERN_MAX	255	/* bytes of one --snapshot-exclude (the
+					   snapshot rules' bound, as on Linux) */
 #define WLAUNCH_LAUNCHER_MAX	64	/* bytes of sdir\launcher */
 #define WLAUNCH_RECORD_MAX	(WINRUN_CMDLINE_MAX + 8192)	/* sdir\record */
 /* the sessions folder under %LOCALAPPDATA% */

@@ -189,13 +189,13 @@ opts_refused(void **state)
 static void
 opts_bounds(void **state)
 {
-	char *argv[WINRUN_ARGS_MAX + 8];
-	char buf[DRAFT_MAX_EXCLUDE + 2][8];
+	char *argv[2 * DRAFT_MAX_EXCLUDE + WINRUN_ARGS_MAX + 8];
+	char buf[DRAFT_MAX_EXCLUDE + 2][8], want[32];
 	struct wlaunch_opts o;
 	int i, n = 0;
 
 	(void)state;
-	/* 65 exclude patterns */
+	/* one exclude pattern past the bound */
 	argv[n++] = "aisb";
 	for (i = 0; i <= DRAFT_MAX_EXCLUDE && n + 2 < ARGC(argv); i++) {
 		snprintf(buf[i], sizeof(buf[i]), "p%d", i);
@@ -203,7 +203,8 @@ opts_bounds(void **state)
 		argv[n++] = buf[i];
 	}
 	argv[n++] = "x";
-	expect_refused(n, argv, NULL, "at most 64");
+	snprintf(want, sizeof(want), "at most %d", DRAFT_MAX_EXCLUDE);
+	expect_refused(n, argv, NULL, want);
 	/* a command of WINRUN_ARGS_MAX + 1 words */
 	n = 0;
 	argv[n++] = "aisb";
