@@ -16,7 +16,31 @@ out=${AISB_BUILD:-$top/build-tests}
 jobs=$(nproc)
 fuzz_seconds=${FUZZ_SECONDS:-20}
 
-step() { printf '\n=== %s\n' "$*"; }
+# Each stage's wall time, and at the end (also of a failed run) the
+# stages and the slowest tests: every test's .log ends with "TIME name
+# seconds" (tests/timed-driver).
+stage= stage_t0=$SECONDS stages=()
+step() {
+	[ -z "$stage" ] || stages+=("$((SECONDS - stage_t0)) s  $stage")
+	stage=$* stage_t0=$SECONDS
+	printf '\n=== %s\n' "$*"
+}
+show_times() {
+	local d
+	[ -z "$stage" ] || stages+=("$((SECONDS - stage_t0)) s  $stage")
+	stage=
+	printf '\n=== times\n'
+	printf '%s\n' "${stages[@]}"
+	for d in plain asan; do
+		[ -d "$out/$d/tests" ] || continue
+		echo "--- $d: the slowest tests (seconds; sum of all, two at a time)"
+		find "$out/$d/tests" -name '*.log' -exec sed -n 's/^TIME //p' {} + |
+		    sort -k2,2nr | awk '{ s += $2 } NR <= 25 { printf "%8s %s\n", $2, $1 }
+			END { printf "%8.1f sum of %d tests\n", s, NR }'
+	done
+	echo "total: $SECONDS s"
+}
+trap show_times EXIT
 
 step "packages"
 sh "$top/contrib/apt-install.sh"
@@ -25,6 +49,12 @@ cd "$top"
 autoreconf -fi
 
 passed=0 failed=0 skipped=0
+finish() {	# finish STATUS: the times, then the counts as the last line
+	trap - EXIT
+	show_times
+	echo "tests: $passed passed, $failed failed, $skipped skipped"
+	exit "$1"
+}
 count() {	# count TEST-SUITE-LOG: add automake's totals to ours
 	local p f e s
 	p=$(sed -n 's/^# PASS: *//p' "$1"); f=$(sed -n 's/^# FAIL: *//p' "$1")
@@ -42,8 +72,8 @@ run_check() {	# run_check DIR CONFIGURE-ARGS...
 	  make -j"$jobs" check || { cat test-suite.log 2>/dev/null; exit 1; } ) || rc=$?
 	[ -f "$dir/test-suite.log" ] && count "$dir/test-suite.log"
 	if [ "$rc" != 0 ]; then
-		echo "tests: $passed passed, $((failed > 0 ? failed : 1)) failed, $skipped skipped"
-		exit "$rc"
+		[ "$failed" -gt 0 ] || failed=1
+		finish "$rc"
 	fi
 }
 
@@ -90,9 +120,9 @@ if [ "$wrc" = 77 ]; then
 	skipped=$((skipped + 1))
 else
 	count "$out/wine.log"
-	[ "$wrc" = 0 ] || { echo "tests: $passed passed, $failed failed, $skipped skipped"; exit 1; }
+	[ "$wrc" = 0 ] || finish 1
 fi
 
 step "done"
 echo "all test stages passed (test counts are of the two make check runs)"
-echo "tests: $passed passed, $failed failed, $skipped skipped"
+finish 0
