@@ -32,7 +32,7 @@ done
 
 . "$top_srcdir/tests/e2e/lib.sh"
 e2e_init snapshot
-e2e_seed_base
+e2e_seed_image
 user=aisbsnap$$
 uid=
 tun_mode=$(stat -c %a /dev/net/tun 2>/dev/null || echo "")
