@@ -16,7 +16,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${AISB_BUILD:-$top/build-tests}
 jobs=$(nproc)
-fuzz_seconds=${FUZZ_SECONDS:-20}
+fuzz_seconds=${FUZZ_SECONDS:-15}
 
 # Each stage's wall time, and at the end (also of a failed run) the
 # stages and the slowest tests: every test's .log ends with "TIME name
