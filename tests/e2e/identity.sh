@@ -55,7 +55,7 @@ cleanup() {
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
 	podman rm -af >/dev/null 2>&1 || true
 	podman volume rm -af >/dev/null 2>&1 || true
-	# its images go with $tmp (tests/e2e/lib.sh)
+	podman rmi -af >/dev/null 2>&1 || true
 	if [ -n "$uid" ]; then
 		pkill -KILL -u "$uid" 2>/dev/null || true
 		sleep 0.5

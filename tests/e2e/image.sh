@@ -43,7 +43,7 @@ cleanup() {
 	local rc=$? m
 	podman rm -f --filter "label=$run_label" >/dev/null 2>&1 || true
 	podman rm -af >/dev/null 2>&1 || true
-	# its images go with $tmp (tests/e2e/lib.sh)
+	podman rmi -af >/dev/null 2>&1 || true
 	# Leftover overlay mounts of our store only, deepest first.
 	for m in $(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
 	    /proc/self/mounts | sort -r); do

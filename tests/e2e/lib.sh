@@ -8,12 +8,11 @@
 # XDG cache, state and config folders under $tmp, $tmp/ws, pids=(),
 # pass=0 fail=0, and the EXIT trap.  The trap runs the test's own
 # e2e_cleanup_more first when it defines one (named gates down, a user
-# removed), kills and reaps "${pids[@]}", removes every container and
-# volume of the store (the test's alone), unmounts what is left under
+# removed), kills and reaps "${pids[@]}", removes every container, volume
+# and image of the store (the test's alone), unmounts what is left under
 # $tmp, shows the last output ($tmp/out, $tmp/err) of a failed run, and
-# removes $tmp, keeping the test's exit status; the store's images go
-# with it (a podman rmi -a of them first took 2 to 8 s a test, for
-# nothing).  Failure or not, nothing of the test stays.
+# removes $tmp, keeping the test's exit status.  Failure or not, nothing
+# of the test stays.
 #
 #   e2e_seed_base
 #   e2e_seed_image [PACKAGE...]
@@ -60,6 +59,7 @@ e2e_cleanup() {
 	podman rm -af -t 0 >/dev/null 2>&1 || true
 	[ -z "${e2e_seed:-}" ] || e2e_seed_save || true
 	podman volume rm -af >/dev/null 2>&1 || true
+	podman rmi -af >/dev/null 2>&1 || true
 	for m in $(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
 	    /proc/self/mounts | sort -r); do
 		umount -l "$m" 2>/dev/null || true
