@@ -48,7 +48,6 @@ endif
 check_PROGRAMS += tests/integration/enforce_probe
 tests_integration_enforce_probe_SOURCES = tests/integration/enforce_probe.c
 
-TESTS += tests/integration/enforce_netns.sh
 EXTRA_DIST += tests/integration/enforce_netns.sh tests/integration/enforce_peer.py
 
 # issue 16: transparent capture, the relay and the real gate in namespaces.
@@ -87,5 +86,4 @@ tests_fuzz_fuzz_plan_LDADD = $(ENFORCE_LIBS)
 endif
 
 # aisb --net direct --record in a real podman session (AISB_E2E=1 only).
-TESTS += tests/e2e/record_direct.sh
 EXTRA_DIST += tests/e2e/record_direct.sh

@@ -1,3 +1,22 @@
+# The slow tests first, longest first: make -j2 check starts the tests
+# in this order, so these start at once and the many short unit, CLI and
+# integration tests after them fill both lanes to the end, where a long
+# test started last would run alone.  The podman end-to-end tests
+# (AISB_E2E=1; each skips at once without it, as in the sanitizer build),
+# then the slowest of the others.  image.sh second: it builds its own
+# base while the first test builds the one the others load (AISB_E2E_SEED,
+# tests/e2e/lib.sh); the first of the curl tests (session.sh) builds the
+# curl image the other five load, so they come after it.  Seconds: the
+# TIME line of each test's .log; tests/run.sh prints them.  Each test is
+# described, and distributed, in the fragment of its part.
+TESTS += tests/e2e/identity.sh tests/e2e/image.sh tests/e2e/npm.sh \
+	tests/e2e/pip.sh tests/e2e/session.sh tests/e2e/seccomp.sh \
+	tests/e2e/hostca.sh tests/e2e/snapshot.sh tests/e2e/signals.sh \
+	tests/e2e/transparent.sh tests/e2e/record.sh tests/e2e/agent.sh \
+	tests/e2e/deny.sh tests/e2e/record_direct.sh tests/e2e/learn.sh \
+	tests/e2e/apt.sh \
+	tests/integration/enforce_netns.sh
+
 # Unit tests (cmocka), fuzz harnesses and benchmarks.  Integration and e2e
 # suites of the programs live in their own fragments below.
 if ENABLE_TESTS
@@ -99,7 +118,6 @@ TESTS += tests/cli/snapshot.sh
 EXTRA_DIST += tests/cli/snapshot.sh
 # A recorded session in gate mode: tshark, streams, manifest, verify,
 # --record-max (root, podman, tshark; AISB_E2E=1)
-TESTS += tests/e2e/record.sh
 EXTRA_DIST += tests/e2e/record.sh
 
 include tests/snap.mk
@@ -110,27 +128,20 @@ include tests/enforcer.mk
 include tests/launcher-image.mk
 
 # A whole session in real podman (root; AISB_E2E=1).
-TESTS += tests/e2e/session.sh
 EXTRA_DIST += tests/e2e/session.sh tests/e2e/lib.sh tests/bench/sessions.sh
 # Sessions on a user's own repository: root and rootless, 0700 folders.
-TESTS += tests/e2e/identity.sh
 EXTRA_DIST += tests/e2e/identity.sh
 # aisb's seccomp profile in real sessions (root; AISB_E2E=1).
-TESTS += tests/e2e/seccomp.sh
 EXTRA_DIST += tests/e2e/seccomp.sh
 # What a session was denied, and commands that cannot run (AISB_E2E=1).
-TESTS += tests/e2e/deny.sh
 EXTRA_DIST += tests/e2e/deny.sh
 
 # issue 16: tools that ignore the proxy, caught and decided by name
-TESTS += tests/e2e/transparent.sh
 EXTRA_DIST += tests/e2e/transparent.sh
 # Stopping sessions without a terminal; a launcher killed outright.
-TESTS += tests/e2e/signals.sh
 EXTRA_DIST += tests/e2e/signals.sh
 # Snapshot sessions: the stage, apply, conflict, failure; root and
 # rootless (issue 17; AISB_E2E=1).
-TESTS += tests/e2e/snapshot.sh
 EXTRA_DIST += tests/e2e/snapshot.sh tests/e2e/ptyask.py
 
 # The slow test of an agent recipe: builds the claude image (downloads the
@@ -142,11 +153,9 @@ check-agents: all
 .PHONY: check-agents
 # An agent recipe in real sessions: the merged policy the gate enforces,
 # setenv in the command's environment (AISB_E2E=1).
-TESTS += tests/e2e/agent.sh
 EXTRA_DIST += tests/e2e/agent.sh
 # --learn: aisb policy suggest over learning logs, --learn's refusals (learn)
 TESTS += tests/cli/learn_suggest.sh
 EXTRA_DIST += tests/cli/learn_suggest.sh
 # --learn end to end: a learning session, suggest, the suggestion used (learn)
-TESTS += tests/e2e/learn.sh
 EXTRA_DIST += tests/e2e/learn.sh

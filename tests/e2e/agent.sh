@@ -26,7 +26,7 @@ done
 
 . "$top_srcdir/tests/e2e/lib.sh"
 e2e_init agent
-e2e_seed_base
+e2e_seed_image curl
 vol=aisb-e2e-agent-home-$$
 export HOME=$tmp/home
 mkdir -p "$XDG_CONFIG_HOME/aisb" "$HOME"

@@ -28,7 +28,7 @@ done
 
 . "$top_srcdir/tests/e2e/lib.sh"
 e2e_init apt
-e2e_seed_base
+e2e_seed_image
 # no host CA folder: this test is about apt, not about this machine's CAs
 export AISB_TEST_HOST_CA_DIR=$tmp/no-host-ca
 vol=aisb-e2e-apt-$$

@@ -30,7 +30,7 @@ done
 
 . "$top_srcdir/tests/e2e/lib.sh"
 e2e_init deny
-e2e_seed_base
+e2e_seed_image curl
 vol=aisb-e2e-deny-$$
 e2e_cleanup_more() { "$aisb" gate down e2edeny >/dev/null 2>&1; }
 # the user's workspace: a 0700 folder of their own

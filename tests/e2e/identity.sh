@@ -76,6 +76,10 @@ cleanup() {
 	exit "$rc"
 }
 trap cleanup EXIT
+# The run's offline base (AISB_E2E_SEED, tests/e2e/lib.sh) into the root
+# store; the user's rootless store gets the image built on it, as below.
+. "$top_srcdir/tests/e2e/lib.sh"
+e2e_seed_base
 
 pass=0 fail=0
 ok()  { pass=$((pass + 1)); }
@@ -223,9 +227,12 @@ install -d -m 0755 -o "$user" -g "$user" "$home/bin"
 install -m 0755 "$build/aisb" "$build/aisb-gate" "$build/aisb-enforce" "$home/bin/"
 install -m 0644 "$build/aisb-seccomp.json" "$home/bin/"	# found next to aisb
 install -m 0644 -o "$user" "$tmp/policy.yaml" "$home/policy.yaml"
-# The image the root sessions built, handed over instead of rebuilt.
+# The image the root sessions built, handed over instead of rebuilt, and
+# its base with it: the tag hashes the base's id, so without it the user's
+# aisb built a base of its own (mmdebstrap) and the image again on it.
 img=$(podman images --filter label=io.aisb.kind=sandbox --format '{{.Repository}}:{{.Tag}}' | head -n 1)
-podman save -q -o "$home/img.tar" "$img"
+podman save -q -m -o "$home/img.tar" "$img" \
+    "$(podman image inspect --format '{{index .Labels "io.aisb.base"}}' "$img")"
 chown "$user" "$home/img.tar"
 as_user() {
 	runuser -u "$user" -- env -i HOME="$home" USER="$user" LOGNAME="$user" \

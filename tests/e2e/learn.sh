@@ -31,7 +31,7 @@ done
 
 . "$top_srcdir/tests/e2e/lib.sh"
 e2e_init learn
-e2e_seed_base
+e2e_seed_image curl
 vol=aisb-e2e-learn-$$
 chmod 700 "$tmp/ws"
 

@@ -15,14 +15,21 @@
 # of the test stays.
 #
 #   e2e_seed_base
+#   e2e_seed_image [PACKAGE...]
 #
-# (after e2e_init, in tests that do not test the base build itself): with
-# AISB_E2E_SEED, a folder tests/run.sh makes for one run, the offline base
-# the first such test built is saved there once (at its end) and loaded
-# into the next tests' stores, so that mmdebstrap runs about once a run,
-# not once a test.  The base's tag is the hash of everything that shapes
-# it (launcher/image.c), so aisb uses a loaded base only where it is the
-# one it would build; each test still builds its own image on it.
+# (after e2e_init, in tests that do not test the image build itself): with
+# AISB_E2E_SEED, a folder tests/run.sh makes for one run, e2e_seed_base
+# loads the offline base into the test's store: the first test to ask
+# builds it (with the plain image, aisb image build) under a lock and
+# saves it there at once, the others wait for that and load it, so that
+# mmdebstrap runs once a run, not once a test.  e2e_seed_image does the
+# same for the image of a package set (the --package set of the test's
+# sessions; none: the plain image), which several tests use (curl in
+# six), saved with its base: each set is built once a run.  Tags are the hash
+# of everything that shapes an image (launcher/image.c), so aisb uses a
+# loaded base or image only where it is the one it would build, and
+# builds anything else as it would without a seed; a seed build that
+# fails is left to the test's own first session to show.
 #
 #   ok [MSG]  bad MSG  check MSG GOT WANT     count into $pass and $fail
 # shellcheck shell=bash
@@ -75,9 +82,55 @@ e2e_seed_base() {
 		e2e_seed=
 		return 0
 	fi
-	if [ -s "$e2e_seed/base.tar" ]; then
+	# the first test builds it, with the plain image (image.tar)
+	[ -s "$e2e_seed/base.tar" ] ||
+	    e2e_seed_build "$e2e_seed/image.tar" 9>"$e2e_seed/image.tar.lock" || true
+	if [ -s "$e2e_seed/base.tar" ] && [ -z "${e2e_seed_built:-}" ]; then
 		podman load -q -i "$e2e_seed/base.tar" >/dev/null 2>&1 || true
 	fi
+}
+
+e2e_seed_image() {
+	local f key
+
+	e2e_seed=${AISB_E2E_SEED:-}
+	if [ -z "$e2e_seed" ] || [ ! -d "$e2e_seed" ]; then
+		e2e_seed=
+		return 0
+	fi
+	# image.tar (no package), image-curl.tar, image-curl+git.tar
+	[ $# = 0 ] || key=-$(printf '%s\n' "$@" | sort -u | paste -sd+)
+	f=$e2e_seed/image${key:-}.tar
+	if [ ! -s "$f" ]; then
+		e2e_seed_base
+		e2e_seed_build "$f" "$@" 9>"$f.lock" || true
+	fi
+	# (its base is in it)
+	if [ -s "$f" ] && [ "$f" != "${e2e_seed_built:-}" ]; then
+		podman load -q -i "$f" >/dev/null 2>&1 || true
+	fi
+}
+
+# e2e_seed_build FILE PACKAGE... (fd 9 open on FILE.lock): the image of
+# the package set (and the base, when the store has none) built in this
+# test's store and saved with its base into FILE, the base alone into
+# base.tar, unless a test that held the lock before did that already.
+# The lock is not passed on: nothing the build starts may keep it.
+e2e_seed_build() {
+	local f=$1 p tag base args=()
+
+	flock 9
+	[ -s "$f" ] && return 0
+	shift
+	for p; do args+=(--package "$p"); done
+	tag=$("${aisb:?}" image build "${args[@]}" </dev/null 2>/dev/null 9>&- |
+	    tail -n 1) || return 0
+	base=$(podman image inspect --format '{{index .Labels "io.aisb.base"}}' \
+	    "$tag" 2>/dev/null 9>&-) || return 0
+	podman save -q -m -o "$f.$$" "$base" "$tag" >/dev/null 2>&1 9>&- &&
+	    mv "$f.$$" "$f" && e2e_seed_built=$f
+	rm -f "$f.$$"
+	e2e_seed_save 9>&-
 }
 
 # The store's offline base into the seed folder, once (flock: tests run

@@ -29,7 +29,7 @@ done
 
 . "$top_srcdir/tests/e2e/lib.sh"
 e2e_init record
-e2e_seed_base
+e2e_seed_image curl
 chmod 0755 "$tmp"
 vol=aisb-e2e-record-$$
 e2e_cleanup_more() { "$aisb" gate down e2erec >/dev/null 2>&1 || true; }

@@ -32,7 +32,7 @@ done
 
 . "$top_srcdir/tests/e2e/lib.sh"
 e2e_init record-direct
-e2e_seed_base
+e2e_seed_image curl
 vol=aisb-e2e-home-$$
 
 wait_file() {

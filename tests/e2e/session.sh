@@ -30,7 +30,7 @@ done
 # exactly what the EXIT trap removes, and nothing of the host's is touched.
 . "$top_srcdir/tests/e2e/lib.sh"
 e2e_init session
-e2e_seed_base
+e2e_seed_image curl
 vol=aisb-e2e-home-$$
 e2e_cleanup_more() {
 	local g

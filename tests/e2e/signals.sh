@@ -35,7 +35,7 @@ done
 
 . "$top_srcdir/tests/e2e/lib.sh"
 e2e_init signals
-e2e_seed_base
+e2e_seed_image
 vol=aisb-e2e-sig-home-$$
 
 # Our processes: those whose environment names the scratch folder (aisb,

@@ -33,7 +33,7 @@ done
 ptyask=$(cd "$top_srcdir" && pwd)/tests/e2e/ptyask.py
 . "$top_srcdir/tests/e2e/lib.sh"
 e2e_init snapshot
-e2e_seed_base
+e2e_seed_image
 user=aisbsnap$$
 uid=
 tun_mode=$(stat -c %a /dev/net/tun 2>/dev/null || echo "")
