@@ -47,7 +47,6 @@ mkdir -p "$XDG_CONFIG_HOME"
 
 user=aisbe2e$$
 uid=
-tun_mode=$(stat -c %a /dev/net/tun 2>/dev/null || echo "")
 pids=()
 cleanup() {
 	local rc=$? p m
@@ -63,7 +62,7 @@ cleanup() {
 		rm -rf "/tmp/podman-run-$uid" "/tmp/containers-user-$uid" \
 		    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null || true
 	fi
-	[ -n "$tun_mode" ] && chmod "$tun_mode" /dev/net/tun 2>/dev/null
+	declare -F e2e_tun_close >/dev/null && { e2e_tun_close || true; }
 	for m in $(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
 	    /proc/self/mounts | sort -r); do
 		umount -l "$m" 2>/dev/null || true
@@ -222,7 +221,7 @@ useradd -m -s /bin/bash "$user"
 uid=$(id -u "$user")
 home=$(getent passwd "$user" | cut -d: -f6)
 grep -q "^$user:" /etc/subuid || bad "useradd gave $user no subordinate uids"
-chmod 0666 /dev/net/tun		# slirp4netns opens it as the user (doctor says so)
+e2e_tun_open		# slirp4netns opens it as the user (doctor says so)
 install -d -m 0755 -o "$user" -g "$user" "$home/bin"
 install -m 0755 "$build/aisb" "$build/aisb-gate" "$build/aisb-enforce" "$home/bin/"
 install -m 0644 "$build/aisb-seccomp.json" "$home/bin/"	# found next to aisb

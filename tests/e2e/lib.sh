@@ -48,12 +48,51 @@ e2e_init() {
 	trap e2e_cleanup EXIT
 }
 
+# /dev/net/tun opened to every user (slirp4netns opens it as the rootless
+# user) while any e2e test needs it.  Tests run two at a time: each holds
+# a shared flock on E2E_TUN_LOCK from e2e_tun_open to its cleanup, and
+# the last one out puts back the mode the first one in saw; both steps
+# under E2E_TUN_SAVE_LOCK, so that one test's restore never lands between
+# another's chmod and its lock.  (Before, each test restored the mode it
+# had seen: one test ending broke another's rootless sessions.)
+E2E_TUN_LOCK=/run/aisb-e2e-tun.lock
+E2E_TUN_SAVE_LOCK=/run/aisb-e2e-tun.save.lock
+E2E_TUN_SAVED=/run/aisb-e2e-tun.mode
+e2e_tun_fd=
+e2e_tun_open() {
+	local s
+	[ -z "$e2e_tun_fd" ] || return 0
+	exec {s}>>"$E2E_TUN_SAVE_LOCK"
+	flock -x "$s"
+	[ -s "$E2E_TUN_SAVED" ] || stat -c %a /dev/net/tun >"$E2E_TUN_SAVED"
+	chmod 0666 /dev/net/tun
+	exec {e2e_tun_fd}>>"$E2E_TUN_LOCK"
+	flock -s "$e2e_tun_fd"
+	exec {s}>&-
+}
+e2e_tun_close() {
+	local s
+	[ -n "$e2e_tun_fd" ] || return 0
+	exec {s}>>"$E2E_TUN_SAVE_LOCK"
+	flock -x "$s"
+	flock -u "$e2e_tun_fd"
+	if flock -x -n "$e2e_tun_fd"; then
+		[ -s "$E2E_TUN_SAVED" ] &&
+		    chmod "$(cat "$E2E_TUN_SAVED")" /dev/net/tun 2>/dev/null
+		rm -f "$E2E_TUN_SAVED"
+	fi
+	exec {e2e_tun_fd}>&-
+	e2e_tun_fd=
+	exec {s}>&-
+}
+
 e2e_cleanup() {
 	local rc=$? p m
 
 	if declare -F e2e_cleanup_more >/dev/null; then
 		e2e_cleanup_more || true
 	fi
+	e2e_tun_close || true
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
 	podman rm -af -t 0 >/dev/null 2>&1 || true

@@ -48,7 +48,6 @@ e2e_seed_base
 unset AISB_INSTALL_POLICY
 user=aisbnpm$$
 uid=
-tun_mode=$(stat -c %a /dev/net/tun 2>/dev/null || echo "")
 e2e_cleanup_more() {
 	if [ -n "$uid" ]; then
 		# the user this test made: its processes, rootless store, home
@@ -58,7 +57,6 @@ e2e_cleanup_more() {
 		rm -rf "/tmp/podman-run-$uid" "/tmp/containers-user-$uid" \
 		    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null || true
 	fi
-	[ -n "$tun_mode" ] && chmod "$tun_mode" /dev/net/tun 2>/dev/null
 	return 0
 }
 # the session ids of install sessions, in start order
@@ -296,7 +294,7 @@ if command -v useradd >/dev/null && command -v runuser >/dev/null &&
 	useradd -m -s /bin/bash "$user"
 	uid=$(id -u "$user")
 	home=$(getent passwd "$user" | cut -d: -f6)
-	chmod 0666 /dev/net/tun		# slirp4netns opens it as the user
+	e2e_tun_open		# slirp4netns opens it as the user
 	install -d -m 0755 -o "$user" -g "$user" "$home/bin"
 	install -m 0755 "$build/aisb" "$build/aisb-gate" "$build/aisb-enforce" "$home/bin/"
 	install -m 0644 "$build/aisb-seccomp.json" "$home/bin/"

@@ -36,7 +36,6 @@ e2e_init snapshot
 e2e_seed_image
 user=aisbsnap$$
 uid=
-tun_mode=$(stat -c %a /dev/net/tun 2>/dev/null || echo "")
 e2e_cleanup_more() {
 	if [ -n "$uid" ]; then
 		pkill -KILL -u "$uid" 2>/dev/null || true
@@ -45,7 +44,6 @@ e2e_cleanup_more() {
 		rm -rf "/tmp/podman-run-$uid" "/tmp/containers-user-$uid" \
 		    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null || true
 	fi
-	[ -n "$tun_mode" ] && chmod "$tun_mode" /dev/net/tun 2>/dev/null
 	return 0
 }
 
@@ -232,7 +230,7 @@ for i in $(seq 40); do
 done
 uid=$(id -u "$user")
 home=$(getent passwd "$user" | cut -d: -f6)
-chmod 0666 /dev/net/tun
+e2e_tun_open
 install -d -m 0755 -o "$user" -g "$user" "$home/bin"
 install -m 0755 "$build/aisb" "$build/aisb-gate" "$build/aisb-enforce" "$home/bin/"
 install -m 0644 "$build/aisb-seccomp.json" "$home/bin/"
