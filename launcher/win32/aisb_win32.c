@@ -173,20 +173,6 @@ runner_path(char *out, size_t len, char *err, size_t errlen)
 	return 0;
 }
 
-/* An inheritable copy of a standard handle, or of NUL without one. */
-static HANDLE
-inheritable(DWORD which, HANDLE nul)
-{
-	HANDLE h = GetStdHandle(which), dup = NULL;
-
-	if (h == NULL || h == INVALID_HANDLE_VALUE)
-		h = nul;
-	if (!DuplicateHandle(GetCurrentProcess(), h, GetCurrentProcess(), &dup,
-	    0, TRUE, DUPLICATE_SAME_ACCESS))
-		return NULL;
-	return dup;
-}
-
 /*
  * Starts argv[0] (an absolute path: no search) with argv, stdin in, and
  * aisb's stdout and stderr, inheriting those three handles only.  The
@@ -218,8 +204,8 @@ spawn(int argc, char **argv, HANDLE in, char *err, size_t errlen)
 	if (nul == INVALID_HANDLE_VALUE ||
 	    !DuplicateHandle(GetCurrentProcess(), in != NULL ? in : nul,
 	    GetCurrentProcess(), &hin, 0, TRUE, DUPLICATE_SAME_ACCESS) ||
-	    (hout = inheritable(STD_OUTPUT_HANDLE, nul)) == NULL ||
-	    (herr = inheritable(STD_ERROR_HANDLE, nul)) == NULL) {
+	    (hout = w32_inheritable(STD_OUTPUT_HANDLE, nul)) == NULL ||
+	    (herr = w32_inheritable(STD_ERROR_HANDLE, nul)) == NULL) {
 		snprintf(err, errlen, "standard handles: %s",
 		    w32_strerror(GetLastError(), e, sizeof(e)));
 		goto fail;

@@ -94,19 +94,24 @@ winpath(const char *opt, const char *s, char *err, size_t errlen)
 	return 0;
 }
 
-static int
-envname(const char *s)
+int
+winrun_env_pass_check(const char *s, char *err, size_t errlen)
 {
 	const char *p;
 
-	if (*s == '\0' || strlen(s) > 64)
-		return 0;
 	for (p = s; *p != '\0'; p++)
 		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
 		    (*p >= '0' && *p <= '9') || *p == '_' || *p == '(' ||
 		    *p == ')'))
-			return 0;
-	return 1;
+			break;
+	if (*s == '\0' || strlen(s) > 64 || *p != '\0')
+		return fail(err, errlen, "--env: \"%.64s\" is not a variable "
+		    "name ([A-Za-z0-9_()], 1 to 64)", s);
+	if (winrun_env_secret(s))
+		return fail(err, errlen, "--env: %s looks like a credential "
+		    "and is never passed from the host; put what the command "
+		    "needs in --env-file", s);
+	return 0;
 }
 
 int
@@ -189,15 +194,8 @@ winrun_opts_parse(struct winrun_opts *o, int argc, char *const *argv,
 				return -1;
 			o->env_file = val;
 		} else if (strcmp(a, "--env") == 0) {
-			if (!envname(val))
-				return fail(err, errlen, "--env: \"%.64s\" is "
-				    "not a variable name ([A-Za-z0-9_()], "
-				    "1 to 64)", val);
-			if (winrun_env_secret(val))
-				return fail(err, errlen, "--env: %s looks like "
-				    "a credential and is never passed from the "
-				    "host; put what the command needs in "
-				    "--env-file", val);
+			if (winrun_env_pass_check(val, err, errlen) == -1)
+				return -1;
 			if (o->n_env_pass >= WINRUN_ENV_MAX)
 				return fail(err, errlen, "--env: at most %d",
 				    WINRUN_ENV_MAX);

@@ -164,20 +164,6 @@ open_parent(char *err, size_t errlen)
 	return h;
 }
 
-/* An inheritable copy of a standard handle, or NUL when there is none. */
-static HANDLE
-inheritable(DWORD which, HANDLE nul)
-{
-	HANDLE h = GetStdHandle(which), dup = NULL;
-
-	if (h == NULL || h == INVALID_HANDLE_VALUE)
-		h = nul;
-	if (!DuplicateHandle(GetCurrentProcess(), h, GetCurrentProcess(), &dup,
-	    0, TRUE, DUPLICATE_SAME_ACCESS))
-		return NULL;
-	return dup;
-}
-
 static int
 fail_at(struct winrun_result *r, const char *what, DWORD code)
 {
@@ -457,8 +443,8 @@ start(struct run *rn, const struct winrun_opts *o, struct winrun_result *r)
 		goto fail;
 	}
 	rn->in = nul;
-	rn->out = inheritable(STD_OUTPUT_HANDLE, nul);
-	rn->errh = inheritable(STD_ERROR_HANDLE, nul);
+	rn->out = w32_inheritable(STD_OUTPUT_HANDLE, nul);
+	rn->errh = w32_inheritable(STD_ERROR_HANDLE, nul);
 	if (rn->out == NULL || rn->errh == NULL) {
 		fail_at(r, "standard handles", GetLastError());
 		goto fail;

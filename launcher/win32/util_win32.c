@@ -195,3 +195,16 @@ w32_random(uint8_t out[16])
 	return BCryptGenRandom(NULL, out, 16,
 	    BCRYPT_USE_SYSTEM_PREFERRED_RNG) == 0 ? 0 : -1;
 }
+
+HANDLE
+w32_inheritable(DWORD which, HANDLE nul)
+{
+	HANDLE h = GetStdHandle(which), dup = NULL;
+
+	if (h == NULL || h == INVALID_HANDLE_VALUE)
+		h = nul;
+	if (!DuplicateHandle(GetCurrentProcess(), h, GetCurrentProcess(), &dup,
+	    0, TRUE, DUPLICATE_SAME_ACCESS))
+		return NULL;
+	return dup;
+}

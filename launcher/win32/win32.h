@@ -27,6 +27,9 @@ int	w32_read_file(const char *path, size_t max, char **out, size_t *len,
 uint64_t w32_process_start(HANDLE proc);
 /* 16 random bytes from the system's generator. */
 int	w32_random(uint8_t out[16]);
+/* An inheritable copy of the standard handle which (STD_*_HANDLE), or of
+ * nul when there is none; NULL on failure. */
+HANDLE	w32_inheritable(DWORD which, HANDLE nul);
 
 /* ---- the AppContainer (appc_win32.c) ------------------------------- */
 

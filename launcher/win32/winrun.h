@@ -94,6 +94,10 @@ int	winrun_cmdline(int argc, char *const *argv, char **out,
 
 /* ---- the environment block (envblock.c) ---------------------------- */
 
+/* --env NAME: a variable name ([A-Za-z0-9_()], 1 to 64 bytes) that does
+ * not look like a credential; 0, or -1 with err (the runner's parser
+ * and the launcher's share it). */
+int	winrun_env_pass_check(const char *name, char *err, size_t errlen);
 /* Whether NAME looks like a credential (never passed from the host). */
 int	winrun_env_secret(const char *name);
 /* Whether NAME is one of the variables passed by default. */

@@ -73,21 +73,6 @@ bad:
 }
 
 static int
-envname(const char *s)
-{
-	const char *p;
-
-	if (*s == '\0' || strlen(s) > 64)
-		return 0;
-	for (p = s; *p != '\0'; p++)
-		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
-		    (*p >= '0' && *p <= '9') || *p == '_' || *p == '(' ||
-		    *p == ')'))
-			return 0;
-	return 1;
-}
-
-static int
 is_hex_lower(const char *s, size_t n)
 {
 	size_t i;
@@ -380,14 +365,10 @@ wlaunch_opts_parse(struct wlaunch_opts *o, int argc, char *const *argv,
 				return -1;
 			o->procs = val;
 		} else if (strcmp(name, "--env") == 0) {
-			if (!envname(val))
-				return fail(err, errlen, "--env: \"%.64s\" is "
-				    "not a variable name ([A-Za-z0-9_()], 1 to "
-				    "64)", val);
-			if (winrun_env_secret(val))
-				return fail(err, errlen, "--env: %s looks like "
-				    "a credential and is never passed into the "
-				    "sandbox", val);
+			/* the runner's own check, for an error before
+			 * anything is staged */
+			if (winrun_env_pass_check(val, err, errlen) == -1)
+				return -1;
 			if (o->nenv >= WINRUN_ENV_MAX)
 				return fail(err, errlen, "--env: at most %d",
 				    WINRUN_ENV_MAX);
