@@ -8,10 +8,6 @@
 
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#ifdef SYS_openat2
-#include <linux/openat2.h>
-#endif
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +20,7 @@
 
 #include "draft.h"
 #include "file.h"
+#include "fs.h"
 #include "proc.h"
 
 int
@@ -92,83 +89,6 @@ draft_os_launcher_running(const char *sdir)
 }
 
 /*
- * rel (relative, '/'-separated) under the folder rootfd given to
- * uid:gid, opening each folder on the way without following a link: the
- * owner of the tree may swap a component for a link at any time, and
- * root must not chown what it points to.  0 or -1.
- */
-static int
-own_path(int rootfd, const char *rel, uid_t uid, gid_t gid)
-{
-	char	 buf[PATH_MAX], *p, *slash;
-	int	 fd, next, rc;
-
-	if (snprintf(buf, sizeof(buf), "%s", rel) >= (int)sizeof(buf))
-		return -1;
-	if ((fd = dup(rootfd)) == -1)
-		return -1;
-	for (p = buf; (slash = strchr(p, '/')) != NULL; p = slash + 1) {
-		*slash = '\0';
-		next = openat(fd, p, O_PATH | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
-		close(fd);
-		if (next == -1)
-			return -1;
-		fd = next;
-	}
-	rc = fchownat(fd, p, uid, gid, AT_SYMLINK_NOFOLLOW);
-	close(fd);
-	return rc;
-}
-
-/*
- * The workspace (an absolute, real path) opened O_PATH without going
- * through a link in any component, as libaisbsnap opens every path
- * (docs/snapshot.md, "Links on the way"): the owner may swap a folder
- * above the workspace for a link between apply and this, and root must
- * not then chown what the change set's paths name under where it points.
- * openat2(RESOLVE_NO_SYMLINKS); without it, a walk from "/".
- */
-static int
-open_root_nolink(const char *path)
-{
-	char	 buf[PATH_MAX], *p, *slash;
-	int	 fd, next;
-#ifdef SYS_openat2
-	struct open_how	 how;
-	long		 r;
-
-	memset(&how, 0, sizeof(how));
-	how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
-	how.resolve = RESOLVE_NO_SYMLINKS;
-	r = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
-	if (r != -1 || errno != ENOSYS)
-		return (int)r;
-#endif
-	if (path[0] != '/' || snprintf(buf, sizeof(buf), "%s", path) >=
-	    (int)sizeof(buf)) {
-		errno = EINVAL;
-		return -1;
-	}
-	if ((fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return -1;
-	for (p = buf + 1; p != NULL && *p != '\0'; p = slash) {
-		if ((slash = strchr(p, '/')) != NULL)
-			*slash++ = '\0';
-		if (*p == '\0')
-			continue;
-		/* O_NOFOLLOW|O_DIRECTORY: a link is refused (ENOTDIR) */
-		next = openat(fd, p, O_PATH | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
-		close(fd);
-		if (next == -1)
-			return -1;
-		fd = next;
-	}
-	return fd;
-}
-
-/*
  * After root applied a change set to another user's tree: what it
  * created or replaced is root's; given back to the tree's owner.
  * Failures are said, not fatal: the content is written.
@@ -178,26 +98,24 @@ draft_os_own_applied(const char *workspace, unsigned owner_uid,
     unsigned owner_gid, const struct snap_changes *ch)
 {
 	const struct snap_change	*c;
+	char				 full[PATH_MAX + DRAFT_PATH_MAX];
 	size_t				 i, n = snap_changes_count(ch), bad = 0;
-	int				 rootfd;
 
 	if (geteuid() != 0 || owner_uid == 0)
 		return;
-	if ((rootfd = open_root_nolink(workspace)) == -1) {
-		fprintf(stderr, "aisb: %s: %s; the files applied stay root's\n",
-		    workspace, strerror(errno));
-		return;
-	}
+	/* by the snapshot core, which goes through no link on the way:
+	 * the owner may swap a folder for one meanwhile, and root must not
+	 * chown what it points to */
 	for (i = 0; i < n; i++) {
 		c = snap_changes_get(ch, i);
 		if (c->kind != SNAP_CREATE && c->kind != SNAP_MODIFY &&
 		    c->kind != SNAP_MODE)
 			continue;
-		if (own_path(rootfd, c->path, (uid_t)owner_uid,
-		    (gid_t)owner_gid) == -1)
+		if (snprintf(full, sizeof(full), "%s/%s", workspace, c->path) >=
+		    (int)sizeof(full) || snap_fs_lchown(full, owner_uid,
+		    owner_gid) == -1)
 			bad++;
 	}
-	close(rootfd);
 	if (bad > 0)
 		fprintf(stderr, "aisb: %zu file(s) applied could not be given "
 		    "to uid %u; they are root's\n", bad, owner_uid);

@@ -76,6 +76,9 @@ int	 snap_fs_unlink(const char *path);
 /* Replaces to when it exists (a file or link; atomic on POSIX). */
 int	 snap_fs_rename(const char *from, const char *to);
 int	 snap_fs_chmod(const char *path, uint32_t mode);
+/* The entry itself (a link is not followed) given to uid:gid.  POSIX
+ * only: the Linux launcher's hand-back of what root applied. */
+int	 snap_fs_lchown(const char *path, uint32_t uid, uint32_t gid);
 /* The target into buf[len], NUL-terminated: its length, or -1
  * (ENAMETOOLONG when it does not fit). */
 long	 snap_fs_readlink(const char *path, char *buf, size_t len);

@@ -497,6 +497,20 @@ remove_at(const char *path, int flags)
 }
 
 int
+snap_fs_lchown(const char *path, uint32_t uid, uint32_t gid)
+{
+	char		 name[FS_PATH_MAX];
+	const char	*leaf;
+	int		 fd, rc;
+
+	if ((fd = open_parent(path, name, &leaf)) == -1)
+		return -1;
+	rc = fchownat(fd, leaf, (uid_t)uid, (gid_t)gid, AT_SYMLINK_NOFOLLOW);
+	close_keep_errno(fd);
+	return rc;
+}
+
+int
 snap_fs_rmdir(const char *path)
 {
 	return remove_at(path, AT_REMOVEDIR);
