@@ -36,18 +36,6 @@ struct var {
 	char	*text;		/* NAME=VALUE, owned */
 };
 
-static int fail(char *, size_t, const char *, ...) WINRUN_PRINTF(3, 4);
-
-static int
-fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static int
 casecmp(const char *a, size_t alen, const char *b, size_t blen)
@@ -103,17 +91,17 @@ set(struct var *v, size_t *nv, const char *s, size_t len, char *err,
 	char *t;
 
 	if (eq == NULL || eq == s)
-		return fail(err, errlen, "a variable needs NAME=VALUE");
+		return winrun_fail(err, errlen, "a variable needs NAME=VALUE");
 	namelen = (size_t)(eq - s);
 	if (len > WINRUN_ENVVAL_MAX)
-		return fail(err, errlen, "variable %.*s is %zu bytes; at most "
+		return winrun_fail(err, errlen, "variable %.*s is %zu bytes; at most "
 		    "%d", (int)(namelen > 64 ? 64 : namelen), s, len,
 		    WINRUN_ENVVAL_MAX);
 	if (memchr(s, '\0', len) != NULL)
-		return fail(err, errlen, "variable %.*s holds a NUL byte",
+		return winrun_fail(err, errlen, "variable %.*s holds a NUL byte",
 		    (int)(namelen > 64 ? 64 : namelen), s);
 	if ((t = malloc(len + 1)) == NULL)
-		return fail(err, errlen, "out of memory");
+		return winrun_fail(err, errlen, "out of memory");
 	memcpy(t, s, len);
 	t[len] = '\0';
 	for (i = 0; i < *nv; i++)
@@ -122,7 +110,7 @@ set(struct var *v, size_t *nv, const char *s, size_t len, char *err,
 	if (i == *nv) {
 		if (*nv >= WINRUN_ENV_MAX) {
 			free(t);
-			return fail(err, errlen, "more than %d variables for "
+			return winrun_fail(err, errlen, "more than %d variables for "
 			    "the command", WINRUN_ENV_MAX);
 		}
 		(*nv)++;
@@ -193,7 +181,7 @@ winrun_envblock(char *const *host, const char *const *pass, size_t npass,
 	/* 2. the caller's file */
 	if (envfile != NULL) {
 		if (envfile_len > WINRUN_ENVFILE_MAX) {
-			fail(err, errlen, "--env-file is %zu bytes; at most %d",
+			winrun_fail(err, errlen, "--env-file is %zu bytes; at most %d",
 			    envfile_len, WINRUN_ENVFILE_MAX);
 			goto done;
 		}
@@ -211,7 +199,7 @@ winrun_envblock(char *const *host, const char *const *pass, size_t npass,
 				continue;
 			eq = memchr(p, '=', len);
 			if (eq == NULL || eq == p) {
-				fail(err, errlen, "--env-file line %zu: write "
+				winrun_fail(err, errlen, "--env-file line %zu: write "
 				    "NAME=VALUE", line);
 				goto done;
 			}
@@ -231,7 +219,7 @@ winrun_envblock(char *const *host, const char *const *pass, size_t npass,
 			    stagevars[k], stage);
 
 			if (n < 0 || (size_t)n >= sizeof(fixed)) {
-				fail(err, errlen, "the stage path is too long");
+				winrun_fail(err, errlen, "the stage path is too long");
 				goto done;
 			}
 			if (set(v, &nv, fixed, (size_t)n, err, errlen) == -1)
@@ -245,12 +233,12 @@ winrun_envblock(char *const *host, const char *const *pass, size_t npass,
 	for (total = 1, i = 0; i < nv; i++)
 		total += strlen(v[i].text) + 1;
 	if (total > WINRUN_ENVBLOCK_MAX) {
-		fail(err, errlen, "the environment is %zu bytes; at most %d",
+		winrun_fail(err, errlen, "the environment is %zu bytes; at most %d",
 		    total, WINRUN_ENVBLOCK_MAX);
 		goto done;
 	}
 	if ((b = malloc(total)) == NULL) {
-		fail(err, errlen, "out of memory");
+		winrun_fail(err, errlen, "out of memory");
 		goto done;
 	}
 	for (off = 0, i = 0; i < nv; i++) {

@@ -38,10 +38,8 @@ const char winrun_usage[] =
 "  --stage-root DIR    the folder the stages of runs are made in\n"
 "Standard input: the line \"cancel\" kills the job.\n";
 
-static int fail(char *, size_t, const char *, ...) WINRUN_PRINTF(3, 4);
-
-static int
-fail(char *err, size_t errlen, const char *fmt, ...)
+int
+winrun_fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -73,7 +71,7 @@ number(const char *opt, const char *s, uint64_t min, uint64_t max,
 	*out = v;
 	return 0;
 bad:
-	return fail(err, errlen, "%s: \"%.32s\" is not a number from %llu to "
+	return winrun_fail(err, errlen, "%s: \"%.32s\" is not a number from %llu to "
 	    "%llu", opt, s, (unsigned long long)min, (unsigned long long)max);
 }
 
@@ -84,12 +82,12 @@ winpath(const char *opt, const char *s, char *err, size_t errlen)
 	size_t n = strlen(s);
 
 	if (n == 0 || n >= WINRUN_PATH_MAX)
-		return fail(err, errlen, "%s: the path must be 1 to %d bytes",
+		return winrun_fail(err, errlen, "%s: the path must be 1 to %d bytes",
 		    opt, WINRUN_PATH_MAX - 1);
 	if (!(((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')) &&
 	    s[1] == ':' && (s[2] == '\\' || s[2] == '/')) &&
 	    !(s[0] == '\\' && s[1] == '\\'))
-		return fail(err, errlen, "%s: \"%.64s\" is not an absolute path "
+		return winrun_fail(err, errlen, "%s: \"%.64s\" is not an absolute path "
 		    "(write it as C:\\dir\\file)", opt, s);
 	return 0;
 }
@@ -105,10 +103,10 @@ winrun_env_pass_check(const char *s, char *err, size_t errlen)
 		    *p == ')'))
 			break;
 	if (*s == '\0' || strlen(s) > 64 || *p != '\0')
-		return fail(err, errlen, "--env: \"%.64s\" is not a variable "
+		return winrun_fail(err, errlen, "--env: \"%.64s\" is not a variable "
 		    "name ([A-Za-z0-9_()], 1 to 64)", s);
 	if (winrun_env_secret(s))
-		return fail(err, errlen, "--env: %s looks like a credential "
+		return winrun_fail(err, errlen, "--env: %s looks like a credential "
 		    "and is never passed from the host; put what the command "
 		    "needs in --env-file", s);
 	return 0;
@@ -159,14 +157,14 @@ winrun_opts_parse(struct winrun_opts *o, int argc, char *const *argv,
 		    strcmp(a, "--procs") && strcmp(a, "--cpu") &&
 		    strcmp(a, "--gate-port") && strcmp(a, "--clean") &&
 		    strcmp(a, "--stage-root"))
-			return fail(err, errlen, "unknown option \"%.64s\" "
+			return winrun_fail(err, errlen, "unknown option \"%.64s\" "
 			    "(aisb-run --help lists them)", a);
 		if (i + 1 >= argc)
-			return fail(err, errlen, "%s needs a value", a);
+			return winrun_fail(err, errlen, "%s needs a value", a);
 		val = argv[++i];
 		if (strcmp(a, "--run-id") == 0) {
 			if (!winrun_runid_valid(val))
-				return fail(err, errlen, "--run-id: give %d "
+				return winrun_fail(err, errlen, "--run-id: give %d "
 				    "lowercase hex digits", WINRUN_RUNID_LEN);
 			memcpy(o->run_id, val, WINRUN_RUNID_LEN + 1);
 		} else if (strcmp(a, "--lease") == 0) {
@@ -197,7 +195,7 @@ winrun_opts_parse(struct winrun_opts *o, int argc, char *const *argv,
 			if (winrun_env_pass_check(val, err, errlen) == -1)
 				return -1;
 			if (o->n_env_pass >= WINRUN_ENV_MAX)
-				return fail(err, errlen, "--env: at most %d",
+				return winrun_fail(err, errlen, "--env: at most %d",
 				    WINRUN_ENV_MAX);
 			o->env_pass[o->n_env_pass++] = val;
 		} else if (strcmp(a, "--timeout") == 0) {
@@ -225,7 +223,7 @@ winrun_opts_parse(struct winrun_opts *o, int argc, char *const *argv,
 
 	if (o->no_appcontainer && (test_env == NULL ||
 	    strcmp(test_env, WINRUN_TEST_ENV_VALUE) != 0))
-		return fail(err, errlen, "--no-appcontainer is for the test "
+		return winrun_fail(err, errlen, "--no-appcontainer is for the test "
 		    "suite only (it runs the command without isolation) and is "
 		    "refused unless %s=%s", WINRUN_TEST_ENV,
 		    WINRUN_TEST_ENV_VALUE);
@@ -234,25 +232,25 @@ winrun_opts_parse(struct winrun_opts *o, int argc, char *const *argv,
 	 * launcher builds one argv whatever the mode */
 	if (o->clean != NULL) {
 		if (i < argc || o->self_test)
-			return fail(err, errlen, "--clean takes no command");
+			return winrun_fail(err, errlen, "--clean takes no command");
 		if (o->stage_root == NULL)
-			return fail(err, errlen, "--clean needs --stage-root DIR: "
+			return winrun_fail(err, errlen, "--clean needs --stage-root DIR: "
 			    "a stage is removed only inside it");
 		return 0;
 	}
 	if (o->self_test) {
 		if (i < argc)
-			return fail(err, errlen, "--self-test takes no command");
+			return winrun_fail(err, errlen, "--self-test takes no command");
 		return 0;
 	}
 	if (i >= argc)
-		return fail(err, errlen, "no command: aisb-run [options] -- "
+		return winrun_fail(err, errlen, "no command: aisb-run [options] -- "
 		    "COMMAND [ARG...]");
 	if (argc - i > WINRUN_ARGS_MAX)
-		return fail(err, errlen, "the command has %d words; at most %d",
+		return winrun_fail(err, errlen, "the command has %d words; at most %d",
 		    argc - i, WINRUN_ARGS_MAX);
 	if (o->lease == NULL || o->result == NULL)
-		return fail(err, errlen, "--lease FILE and --result FILE are "
+		return winrun_fail(err, errlen, "--lease FILE and --result FILE are "
 		    "required (aisb clean and the caller read them)");
 	o->argc = argc - i;
 	o->argv = argv + i;

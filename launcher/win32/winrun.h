@@ -47,6 +47,11 @@
 #define WINRUN_TEST_ENV		"AISB_RUN_TEST_NO_APPCONTAINER"
 #define WINRUN_TEST_ENV_VALUE	"i-am-a-test"
 
+/* err[errlen] = the formatted message; returns -1 (every parser's error
+ * path, opts.c). */
+int	winrun_fail(char *err, size_t errlen, const char *fmt, ...)
+	    WINRUN_PRINTF(3, 4);
+
 /* ---- options (opts.c) ---------------------------------------------- */
 
 struct winrun_opts {

@@ -36,18 +36,6 @@ const char wlaunch_usage[] =
 "  --no-appcontainer      TESTS ONLY: refused unless " WINRUN_TEST_ENV "="
     WINRUN_TEST_ENV_VALUE "\n";
 
-static int fail(char *, size_t, const char *, ...) WINRUN_PRINTF(3, 4);
-
-static int
-fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* A decimal number in [min, max], as the runner takes it. */
 static int
@@ -68,7 +56,7 @@ number(const char *opt, const char *s, unsigned long max, uint64_t min,
 		goto bad;
 	return 0;
 bad:
-	return fail(err, errlen, "%s: \"%.32s\" is not a number from %llu to "
+	return winrun_fail(err, errlen, "%s: \"%.32s\" is not a number from %llu to "
 	    "%lu", opt, s, (unsigned long long)min, max);
 }
 
@@ -108,7 +96,7 @@ wlaunch_gate_parse(const char *s, uint16_t *port, char *err, size_t errlen)
 	const char *p;
 
 	if (strncmp(s, lo, sizeof(lo) - 1) != 0)
-		return fail(err, errlen, "--gate: \"%.64s\" is not "
+		return winrun_fail(err, errlen, "--gate: \"%.64s\" is not "
 		    "127.0.0.1:PORT (the gate listens on loopback; on Windows "
 		    "run aisb-gate where it runs, e.g. WSL2, and give its "
 		    "port)", s);
@@ -125,7 +113,7 @@ wlaunch_gate_parse(const char *s, uint16_t *port, char *err, size_t errlen)
 	*port = (uint16_t)v;
 	return 0;
 bad:
-	return fail(err, errlen, "--gate: \"%.64s\": the port must be a "
+	return winrun_fail(err, errlen, "--gate: \"%.64s\": the port must be a "
 	    "number from 1 to 65535", s);
 }
 
@@ -136,7 +124,7 @@ wlaunch_cred_parse(const char *text, size_t len, char *cred, size_t credlen,
 	size_t i, colon = (size_t)-1, end = len, nuser, nsecret;
 
 	if (len > WLAUNCH_CRED_FILE_MAX)
-		return fail(err, errlen, "longer than %d bytes: give one line "
+		return winrun_fail(err, errlen, "longer than %d bytes: give one line "
 		    "user:secret", WLAUNCH_CRED_FILE_MAX);
 	/* one optional line break at the end, nothing after it */
 	if (end > 0 && text[end - 1] == '\n')
@@ -151,28 +139,28 @@ wlaunch_cred_parse(const char *text, size_t len, char *cred, size_t credlen,
 			continue;
 		}
 		if (c == '\n' || c == '\r')
-			return fail(err, errlen, "more than one line: give one "
+			return winrun_fail(err, errlen, "more than one line: give one "
 			    "line user:secret");
 		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
 		    (c >= '0' && c <= '9') || c == '.' || c == '_' ||
 		    c == '-' || (colon != (size_t)-1 && c == '~')))
-			return fail(err, errlen, "byte %zu is not allowed: the "
+			return winrun_fail(err, errlen, "byte %zu is not allowed: the "
 			    "user is [A-Za-z0-9._-], the secret [A-Za-z0-9._~-]"
 			    " (it goes into the proxy URL)", i + 1);
 	}
 	if (colon == (size_t)-1 || colon == 0)
-		return fail(err, errlen, "no \"user:\" before the secret: give "
+		return winrun_fail(err, errlen, "no \"user:\" before the secret: give "
 		    "one line user:secret");
 	nuser = colon;
 	nsecret = end - colon - 1;
 	if (nuser > WLAUNCH_CRED_USER_MAX)
-		return fail(err, errlen, "the user is longer than %d bytes",
+		return winrun_fail(err, errlen, "the user is longer than %d bytes",
 		    WLAUNCH_CRED_USER_MAX);
 	if (nsecret == 0 || nsecret > WLAUNCH_CRED_SECRET_MAX)
-		return fail(err, errlen, "the secret must be 1 to %d bytes",
+		return winrun_fail(err, errlen, "the secret must be 1 to %d bytes",
 		    WLAUNCH_CRED_SECRET_MAX);
 	if (credlen < nuser + nsecret + 2)
-		return fail(err, errlen, "no room for the credential");
+		return winrun_fail(err, errlen, "no room for the credential");
 	memcpy(cred, text, end);
 	cred[end] = '\0';
 	memcpy(user, text, nuser);
@@ -190,14 +178,14 @@ wlaunch_state_path(const char *localappdata, const char *id, char *out,
 	int r;
 
 	if (localappdata == NULL || *localappdata == '\0')
-		return fail(err, errlen, "LOCALAPPDATA is not set: aisb keeps "
+		return winrun_fail(err, errlen, "LOCALAPPDATA is not set: aisb keeps "
 		    "its sessions in %%LOCALAPPDATA%%\\%s", WLAUNCH_SESSIONS);
 	if (!wlaunch_path_absolute(localappdata) ||
 	    strchr(localappdata, '\n') != NULL)
-		return fail(err, errlen, "LOCALAPPDATA (%.64s) is not an "
+		return winrun_fail(err, errlen, "LOCALAPPDATA (%.64s) is not an "
 		    "absolute path", localappdata);
 	if (id != NULL && !wlaunch_id_valid(id))
-		return fail(err, errlen, "\"%.64s\" is not a session id (%d "
+		return winrun_fail(err, errlen, "\"%.64s\" is not a session id (%d "
 		    "lowercase hex digits: aisb transactions lists them)", id,
 		    WLAUNCH_ID_HEX);
 	n = strlen(localappdata);
@@ -211,7 +199,7 @@ wlaunch_state_path(const char *localappdata, const char *id, char *out,
 		r = snprintf(out, room, "%.*s\\%s", (int)n, localappdata,
 		    WLAUNCH_SESSIONS);
 	if (r < 0 || (size_t)r >= room)
-		return fail(err, errlen, "LOCALAPPDATA (%.64s...) is too long "
+		return winrun_fail(err, errlen, "LOCALAPPDATA (%.64s...) is too long "
 		    "for the session folders (%zu bytes at most)", localappdata,
 		    room - 1 - WLAUNCH_ID_HEX - sizeof(WLAUNCH_SESSIONS) - 1);
 	return 0;
@@ -239,7 +227,7 @@ wlaunch_opts_parse(struct wlaunch_opts *o, int argc, char *const *argv,
 	memset(o, 0, sizeof(*o));
 	o->apply = DRAFT_APPLY_AUTO;
 	if (argc < 2)
-		return fail(err, errlen, "no command");
+		return winrun_fail(err, errlen, "no command");
 
 	for (k = 0; k < sizeof(subs) / sizeof(subs[0]); k++) {
 		if (strcmp(argv[1], subs[k].name) != 0)
@@ -252,20 +240,20 @@ wlaunch_opts_parse(struct wlaunch_opts *o, int argc, char *const *argv,
 			    strcmp(a, "--diff") == 0)
 				o->diff = 1;
 			else if (a[0] == '-')
-				return fail(err, errlen, "aisb %s: unknown "
+				return winrun_fail(err, errlen, "aisb %s: unknown "
 				    "option \"%.64s\"", subs[k].name, a);
 			else if (subs[k].takes_id && o->id == NULL)
 				o->id = a;
 			else
-				return fail(err, errlen, "aisb %s: one %s at "
+				return winrun_fail(err, errlen, "aisb %s: one %s at "
 				    "most (\"%.64s\" is extra)", subs[k].name,
 				    subs[k].takes_id ? "ID" : "word", a);
 		}
 		if (subs[k].takes_id && o->id == NULL)
-			return fail(err, errlen, "aisb %s ID: which session? "
+			return winrun_fail(err, errlen, "aisb %s ID: which session? "
 			    "(aisb transactions lists them)", subs[k].name);
 		if (o->id != NULL && !wlaunch_id_valid(o->id))
-			return fail(err, errlen, "\"%.64s\" is not a session id "
+			return winrun_fail(err, errlen, "\"%.64s\" is not a session id "
 			    "(%d lowercase hex digits: aisb transactions lists "
 			    "them)", o->id, WLAUNCH_ID_HEX);
 		return 0;
@@ -296,14 +284,14 @@ wlaunch_opts_parse(struct wlaunch_opts *o, int argc, char *const *argv,
 		/* the rest take a value: --opt VAL or --opt=VAL */
 		if ((eq = strchr(a, '=')) != NULL) {
 			if ((size_t)(eq - a) >= sizeof(name))
-				return fail(err, errlen, "unknown option "
+				return winrun_fail(err, errlen, "unknown option "
 				    "\"%.40s...\"", a);
 			memcpy(name, a, (size_t)(eq - a));
 			name[eq - a] = '\0';
 			val = eq + 1;
 		} else {
 			if (strlen(a) >= sizeof(name))
-				return fail(err, errlen, "unknown option "
+				return winrun_fail(err, errlen, "unknown option "
 				    "\"%.40s...\"", a);
 			snprintf(name, sizeof(name), "%s", a);
 			val = NULL;
@@ -314,17 +302,17 @@ wlaunch_opts_parse(struct wlaunch_opts *o, int argc, char *const *argv,
 		    strcmp(name, "--procs") && strcmp(name, "--cpu") &&
 		    strcmp(name, "--env") && strcmp(name, "--gate") &&
 		    strcmp(name, "--gate-credential-file"))
-			return fail(err, errlen, "unknown option \"%.64s\"", a);
+			return winrun_fail(err, errlen, "unknown option \"%.64s\"", a);
 		if (val == NULL) {
 			if (i + 1 >= argc)
-				return fail(err, errlen, "%s needs a value",
+				return winrun_fail(err, errlen, "%s needs a value",
 				    name);
 			val = argv[++i];
 		}
 		if (strcmp(name, "--workspace") == 0) {
 			if (*val == '\0' || strlen(val) >= DRAFT_PATH_MAX ||
 			    strpbrk(val, "\r\n") != NULL)
-				return fail(err, errlen, "--workspace: give a "
+				return winrun_fail(err, errlen, "--workspace: give a "
 				    "folder (1 to %d bytes, no line break)",
 				    DRAFT_PATH_MAX - 1);
 			o->workspace = val;
@@ -336,16 +324,16 @@ wlaunch_opts_parse(struct wlaunch_opts *o, int argc, char *const *argv,
 			else if (strcmp(val, "never") == 0)
 				o->apply = DRAFT_APPLY_NEVER;
 			else
-				return fail(err, errlen, "--apply: \"%.32s\": "
+				return winrun_fail(err, errlen, "--apply: \"%.32s\": "
 				    "give auto, ask or never", val);
 		} else if (strcmp(name, "--snapshot-exclude") == 0) {
 			if (*val == '\0' || strlen(val) > WLAUNCH_PATTERN_MAX ||
 			    strpbrk(val, "\r\n") != NULL)
-				return fail(err, errlen, "--snapshot-exclude: "
+				return winrun_fail(err, errlen, "--snapshot-exclude: "
 				    "a pattern is 1 to %d bytes on one line",
 				    WLAUNCH_PATTERN_MAX);
 			if (o->nexclude >= DRAFT_MAX_EXCLUDE)
-				return fail(err, errlen, "--snapshot-exclude: "
+				return winrun_fail(err, errlen, "--snapshot-exclude: "
 				    "at most %d", DRAFT_MAX_EXCLUDE);
 			o->exclude[o->nexclude++] = (char *)val;
 		} else if (strcmp(name, "--timeout") == 0) {
@@ -370,7 +358,7 @@ wlaunch_opts_parse(struct wlaunch_opts *o, int argc, char *const *argv,
 			if (winrun_env_pass_check(val, err, errlen) == -1)
 				return -1;
 			if (o->nenv >= WINRUN_ENV_MAX)
-				return fail(err, errlen, "--env: at most %d",
+				return winrun_fail(err, errlen, "--env: at most %d",
 				    WINRUN_ENV_MAX);
 			o->env[o->nenv++] = val;
 		} else if (strcmp(name, "--gate") == 0) {
@@ -379,7 +367,7 @@ wlaunch_opts_parse(struct wlaunch_opts *o, int argc, char *const *argv,
 				return -1;
 		} else {	/* --gate-credential-file */
 			if (*val == '\0' || strlen(val) >= WINRUN_PATH_MAX)
-				return fail(err, errlen, "--gate-credential-"
+				return winrun_fail(err, errlen, "--gate-credential-"
 				    "file: the path must be 1 to %d bytes",
 				    WINRUN_PATH_MAX - 1);
 			o->cred_file = val;
@@ -388,18 +376,18 @@ wlaunch_opts_parse(struct wlaunch_opts *o, int argc, char *const *argv,
 
 	if (o->no_appcontainer && (test_env == NULL ||
 	    strcmp(test_env, WINRUN_TEST_ENV_VALUE) != 0))
-		return fail(err, errlen, "--no-appcontainer is for the test "
+		return winrun_fail(err, errlen, "--no-appcontainer is for the test "
 		    "suite only (it runs the command without isolation) and is "
 		    "refused unless %s=%s", WINRUN_TEST_ENV,
 		    WINRUN_TEST_ENV_VALUE);
 	if (o->cred_file != NULL && o->gate_port == 0)
-		return fail(err, errlen, "--gate-credential-file needs --gate "
+		return winrun_fail(err, errlen, "--gate-credential-file needs --gate "
 		    "127.0.0.1:PORT");
 	if (i >= argc)
-		return fail(err, errlen, "no command: aisb [options] [--] "
+		return winrun_fail(err, errlen, "no command: aisb [options] [--] "
 		    "COMMAND [ARG...]");
 	if (argc - i > WINRUN_ARGS_MAX)
-		return fail(err, errlen, "the command has %d words; at most %d",
+		return winrun_fail(err, errlen, "the command has %d words; at most %d",
 		    argc - i, WINRUN_ARGS_MAX);
 	o->cmd = WLAUNCH_RUN;
 	o->argc = argc - i;
@@ -450,14 +438,14 @@ wlaunch_runner_argv(const struct wlaunch_opts *o, const char *runner,
 	*argvp = NULL;
 	*argcp = 0;
 	if (!winrun_runid_valid(run_id))
-		return fail(err, errlen, "bad run id");
+		return winrun_fail(err, errlen, "bad run id");
 	if (o->gate_port != 0 && env_file == NULL)
-		return fail(err, errlen, "--gate needs the env file");
+		return winrun_fail(err, errlen, "--gate needs the env file");
 	if (strlen(sdir) + 20 >= WINRUN_PATH_MAX)
-		return fail(err, errlen, "%.64s...: the session folder's path "
+		return winrun_fail(err, errlen, "%.64s...: the session folder's path "
 		    "is too long", sdir);
 	if ((argv = calloc(max, sizeof(*argv))) == NULL)
-		return fail(err, errlen, "out of memory");
+		return winrun_fail(err, errlen, "out of memory");
 	if (push(argv, &n, runner, NULL) || push(argv, &n, "--run-id", NULL) ||
 	    push(argv, &n, run_id, NULL) || push(argv, &n, "--lease", NULL) ||
 	    push(argv, &n, sdir, "\\lease.json") ||
@@ -498,7 +486,7 @@ wlaunch_runner_argv(const struct wlaunch_opts *o, const char *runner,
 out:
 	if (!ok) {
 		wlaunch_argv_free(argv);
-		return fail(err, errlen, "out of memory");
+		return winrun_fail(err, errlen, "out of memory");
 	}
 	*argvp = argv;
 	*argcp = n;
