@@ -581,7 +581,7 @@ draft_apply(const char *sdir, const char *id, int quiet)
 	rc = snap_tx_apply(tx, st.workspace, st.stage, m, ch, err, sizeof(err));
 	if (rc == SNAP_OK) {
 		draft_os_own_applied(st.workspace, st.owner_uid, st.owner_gid,
-		    ch);
+		    ch, 0);
 		dstate_set(&st, DRAFT_APPLIED);
 		if (snap_tree_remove(st.stage, e2, sizeof(e2)) != SNAP_OK)
 			fprintf(stderr, "aisb: %s\n", e2);
@@ -599,6 +599,9 @@ draft_apply(const char *sdir, const char *id, int quiet)
 	} else {
 		if (snap_tx_state(tx, &txs, NULL, e2, sizeof(e2)) != SNAP_OK)
 			txs = SNAP_TX_APPLYING;
+		if (txs == SNAP_TX_APPLIED || txs == SNAP_TX_ROLLED_BACK)
+			draft_os_own_applied(st.workspace, st.owner_uid,
+			    st.owner_gid, ch, txs == SNAP_TX_ROLLED_BACK);
 		if (txs == SNAP_TX_APPLIED) {
 			dstate_set(&st, DRAFT_APPLIED);
 			code = 0;
@@ -719,6 +722,25 @@ draft_discard(const char *sdir, const char *id)
 	return code;
 }
 
+/* draft_os_own_applied over the change set transaction tx kept. */
+static void
+own_settled(const struct dstate *st, const char *tx, int rolled_back)
+{
+	struct snap_changes	*ch = NULL;
+	char			 path[DRAFT_PATH_MAX], err[2048];
+
+	if (dpath(path, tx, "changes") == -1)
+		return;
+	if (snap_changes_load(path, &ch, err, sizeof(err)) != SNAP_OK) {
+		fprintf(stderr, "aisb: recover: %s; the files are not given to "
+		    "uid %u\n", err, st->owner_uid);
+		return;
+	}
+	draft_os_own_applied(st->workspace, st->owner_uid, st->owner_gid, ch,
+	    rolled_back);
+	snap_changes_free(ch);
+}
+
 int
 draft_recover(const char *sdir, const char *id)
 {
@@ -757,6 +779,12 @@ draft_recover(const char *sdir, const char *id)
 		code = rc == SNAP_EINVAL ? EXIT_CONFIG : EXIT_IOERR;
 		goto out;
 	}
+	/* an apply that ended before the draft said so (a crash after the
+	 * journal's done, or during it): what it wrote, or what the roll
+	 * back put back, goes to the tree's owner as apply's would */
+	if ((dstate_is(&st, DRAFT_APPLYING) || dstate_is(&st, DRAFT_RECOVERY)) &&
+	    (txs == SNAP_TX_APPLIED || txs == SNAP_TX_ROLLED_BACK))
+		own_settled(&st, tx, txs == SNAP_TX_ROLLED_BACK);
 	if (txs == SNAP_TX_APPLIED) {
 		if (!dstate_is(&st, DRAFT_APPLIED) &&
 		    snap_tree_remove(st.stage, e2, sizeof(e2)) != SNAP_OK)

@@ -151,9 +151,12 @@ FILE	*draft_os_terminal(int always);
 int	 draft_os_launcher_running(const char *sdir);
 /* After an apply into workspace: the files it created or replaced given
  * to owner_uid:owner_gid where that means something (root applying to
- * another user's tree); failures said, not fatal. */
+ * another user's tree); failures said, not fatal.  rolled_back: the
+ * transaction was undone instead (snap_tx_recover, or apply's own roll
+ * back): what it put back from its backups (files modified or deleted,
+ * folders deleted) and now belongs to the one who applied is given. */
 void	 draft_os_own_applied(const char *workspace, unsigned owner_uid,
-	    unsigned owner_gid, const struct snap_changes *);
+	    unsigned owner_gid, const struct snap_changes *, int rolled_back);
 /* Whether path is absolute on this system ("/..." or "C:\..."). */
 int	 draft_os_path_absolute(const char *path);
 /* The monotonic clock, in milliseconds. */

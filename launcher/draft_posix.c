@@ -90,14 +90,19 @@ draft_os_launcher_running(const char *sdir)
 
 /*
  * After root applied a change set to another user's tree: what it
- * created or replaced is root's; given back to the tree's owner.
- * Failures are said, not fatal: the content is written.
+ * created or replaced is root's; given back to the tree's owner.  After
+ * a roll back, what root put back from the backups (a new inode each)
+ * is root's too: the entries modified or deleted that root owns now are
+ * given back (one of another user that the transaction never reached
+ * keeps its owner).  Failures are said, not fatal: the content is
+ * written.
  */
 void
 draft_os_own_applied(const char *workspace, unsigned owner_uid,
-    unsigned owner_gid, const struct snap_changes *ch)
+    unsigned owner_gid, const struct snap_changes *ch, int rolled_back)
 {
 	const struct snap_change	*c;
+	struct snap_stat		 st;
 	char				 full[PATH_MAX + DRAFT_PATH_MAX];
 	size_t				 i, n = snap_changes_count(ch), bad = 0;
 
@@ -108,17 +113,25 @@ draft_os_own_applied(const char *workspace, unsigned owner_uid,
 	 * chown what it points to */
 	for (i = 0; i < n; i++) {
 		c = snap_changes_get(ch, i);
-		if (c->kind != SNAP_CREATE && c->kind != SNAP_MODIFY &&
-		    c->kind != SNAP_MODE)
+		if (rolled_back ? c->kind != SNAP_MODIFY &&
+		    c->kind != SNAP_DELETE : c->kind != SNAP_CREATE &&
+		    c->kind != SNAP_MODIFY && c->kind != SNAP_MODE)
 			continue;
 		if (snprintf(full, sizeof(full), "%s/%s", workspace, c->path) >=
-		    (int)sizeof(full) || snap_fs_lchown(full, owner_uid,
-		    owner_gid) == -1)
+		    (int)sizeof(full)) {
+			bad++;
+			continue;
+		}
+		if (rolled_back && (snap_fs_lstat(full, &st) == -1 ||
+		    st.uid != 0))
+			continue;
+		if (snap_fs_lchown(full, owner_uid, owner_gid) == -1)
 			bad++;
 	}
 	if (bad > 0)
-		fprintf(stderr, "aisb: %zu file(s) applied could not be given "
-		    "to uid %u; they are root's\n", bad, owner_uid);
+		fprintf(stderr, "aisb: %zu file(s) %s could not be given "
+		    "to uid %u; they are root's\n", bad, rolled_back ?
+		    "restored" : "applied", owner_uid);
 }
 
 int

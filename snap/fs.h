@@ -34,6 +34,7 @@ struct snap_stat {
 	uint64_t	dev;
 	uint64_t	ino;		/* on Windows: the file index */
 	uint64_t	nlink;
+	uint32_t	uid, gid;	/* owner; 0 on Windows */
 };
 
 struct snap_file;	/* an open file */

@@ -78,6 +78,8 @@ stat_from(const struct stat *st, struct snap_stat *out)
 	out->dev = (uint64_t)st->st_dev;
 	out->ino = (uint64_t)st->st_ino;
 	out->nlink = (uint64_t)st->st_nlink;
+	out->uid = (uint32_t)st->st_uid;
+	out->gid = (uint32_t)st->st_gid;
 }
 
 static void

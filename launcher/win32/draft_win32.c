@@ -166,13 +166,14 @@ out:
 
 void
 draft_os_own_applied(const char *workspace, unsigned owner_uid,
-    unsigned owner_gid, const struct snap_changes *ch)
+    unsigned owner_gid, const struct snap_changes *ch, int rolled_back)
 {
 	/* files written by the user's own process are the user's */
 	(void)workspace;
 	(void)owner_uid;
 	(void)owner_gid;
 	(void)ch;
+	(void)rolled_back;
 }
 
 int
