@@ -18,7 +18,8 @@ launcher_libaisblauncher_a_SOURCES = launcher/cmd_policy.c launcher/derive.c \
 	launcher/record.c launcher/record.h \
 	launcher/lockfile.c launcher/lockfile.h launcher/derive_lock.c
 # --learn: aisb policy suggest, the learning session's summary
-launcher_libaisblauncher_a_SOURCES += launcher/suggest.c launcher/suggest.h
+launcher_libaisblauncher_a_SOURCES += launcher/suggest.c launcher/suggest.h \
+	launcher/psl.c launcher/psl.h
 # snapshot sessions: the launcher's side of libaisbsnap (snap/)
 launcher_libaisblauncher_a_SOURCES += launcher/snapshot.c launcher/snapshot.h \
 	launcher/draft.c launcher/draft.h launcher/draft_posix.c
@@ -28,9 +29,10 @@ launcher_libaisblauncher_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/snap \
 	-DAISB_POLICYDIR='"$(pkgdatadir)/policies"' \
 	-DAISB_SECCOMP_PROFILE='"$(pkgdatadir)/seccomp.json"' \
 	-DAISB_AGENTS_FILE='"$(pkgdatadir)/agents.yaml"'
-launcher_libaisblauncher_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(CRYPTO_CFLAGS)
+launcher_libaisblauncher_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(CRYPTO_CFLAGS) \
+	$(PSL_CFLAGS)
 LAUNCHER_LIBS = launcher/libaisblauncher.a snap/libaisbsnap.a $(POLICY_LIBS) \
-	common/libaisbcommon.a $(CRYPTO_LIBS)
+	common/libaisbcommon.a $(CRYPTO_LIBS) $(PSL_LIBS)
 
 bin_PROGRAMS += aisb
 aisb_SOURCES = launcher/main.c
