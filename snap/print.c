@@ -97,9 +97,10 @@ put_name(FILE *out, const char *s)
 
 /*
  * A change the bound on lines never hides: what can run (a new or
- * changed executable, a link, a mode change) and what goes into a
- * repository's folder.  Else a command could push them past the
- * summary's last line with a crowd of harmless files.
+ * changed executable, a link, a mode change, a file that runs on its
+ * own: snap_autorun) and what goes into a repository's folder.  Else a
+ * command could push them past the summary's last line with a crowd of
+ * harmless files.
  */
 static int
 notable(const struct snap_change *x)
@@ -108,6 +109,8 @@ notable(const struct snap_change *x)
 
 	if (x->kind == SNAP_SKIP)
 		return 0;
+	if (snap_autorun(x->path) != NULL)
+		return 1;
 	if (x->type == SNAP_LINK || x->kind == SNAP_MODE ||
 	    (x->type == SNAP_FILE && (x->new_mode & 0111) != 0 &&
 	    x->kind != SNAP_DELETE))
@@ -124,6 +127,7 @@ snap_changes_print_summary(const struct snap_changes *c, FILE *out,
     size_t max_lines)
 {
 	const struct snap_change	*x;
+	const char			*why;
 	size_t				 i, shown = 0, counts[6] = { 0 };
 
 	for (i = 0; i < c->n; i++) {
@@ -174,11 +178,16 @@ snap_changes_print_summary(const struct snap_changes *c, FILE *out,
 		if (x->kind == SNAP_CREATE && x->type == SNAP_FILE &&
 		    (x->new_mode & 0111) != 0)
 			fprintf(out, " (%04o)", x->new_mode);
+		/* marked: the one line a reader must not skim past */
+		if (x->kind != SNAP_SKIP && (why = snap_autorun(x->path)) !=
+		    NULL)
+			fprintf(out, "  [!] %s", why);
 		fputc('\n', out);
 	}
 	if (shown < c->n)
 		fprintf(out, "... %zu more (none of them executable, a link, a "
-		    "mode change or in a .git folder)\n", c->n - shown);
+		    "mode change, in a .git folder or a file that runs on its "
+		    "own)\n", c->n - shown);
 	fprintf(out, "%zu created, %zu modified, %zu deleted, %zu mode "
 	    "changes, %zu skipped; digest %s\n", counts[SNAP_CREATE],
 	    counts[SNAP_MODIFY], counts[SNAP_DELETE], counts[SNAP_MODE],

@@ -91,6 +91,18 @@ int	 snap_rules_drop(struct snap_rules *, const char *pattern, char *err,
 const char *snap_rules_match(const struct snap_rules *, const char *path,
 	    int is_dir);
 
+/*
+ * Why the file or folder at rel (relative, '/'-separated) is one that
+ * runs, or chooses what runs, without anyone reading it first: a git
+ * hook or husky's, .pre-commit-config.yaml, .envrc, .vscode/ and .idea/,
+ * package.json's scripts, a Makefile, CI workflows, and what aisb itself
+ * reads from the workspace (.aisb.yaml; the lockfiles of
+ * --allow-from-lockfile); "make runs it", "aisb reads it: ...".  NULL
+ * when it is none of them.  The table is snap/autorun.c's; a snapshot
+ * session's summary never folds such a change away and marks it.
+ */
+const char *snap_autorun(const char *rel);
+
 /* ------------------------------------------------------------------ */
 /* Bounds on a tree, checked when staging and again on the change set. */
 

@@ -1,0 +1,204 @@
+/*
+ * snap/: what guards the write-back and the approval (issue 27): files
+ * that run on their own are never folded out of the summary, scripts are
+ * diffed as text, a repository made by an apply is judged as it will be,
+ * core.hooksPath from every config git reads, and a stage holds only what
+ * the workspace's owner may read, on the workspace's own filesystem.
+ * Real files in a temporary folder.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "snap/snap.h"
+#include "snap/snap-int.h"
+#include "snap_util.h"
+
+struct fx {
+	char			*base;
+	char			 src[4096], stage[4096];
+	struct snap_rules	*rules;
+	struct snap_limits	 lim;
+	struct snap_manifest	*m;
+	struct snap_changes	*c;
+	char			 err[1024];
+};
+
+static int
+setup(void **state)
+{
+	struct fx	*f = calloc(1, sizeof(*f));
+
+	f->base = tmpdir();
+	xsnprintf(f->src, sizeof(f->src), "%s/src", f->base);
+	xsnprintf(f->stage, sizeof(f->stage), "%s/stage", f->base);
+	mkd(f->base, "src", 0755);
+	f->rules = snap_rules_new();
+	snap_limits_default(&f->lim);
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fx	*f = *state;
+
+	rm_rf(f->base);
+	free(f->base);
+	snap_rules_free(f->rules);
+	snap_manifest_free(f->m);
+	snap_changes_free(f->c);
+	free(f);
+	return 0;
+}
+
+static void
+stage(struct fx *f)
+{
+	if (snap_stage_create(f->src, f->stage, f->rules, &f->lim, &f->m,
+	    f->err, sizeof(f->err)) != SNAP_OK)
+		fail_msg("stage: %s", f->err);
+}
+
+static void
+compute(struct fx *f)
+{
+	snap_changes_free(f->c);
+	f->c = NULL;
+	if (snap_changes_compute(f->m, f->stage, f->rules, &f->lim, &f->c,
+	    f->err, sizeof(f->err)) != SNAP_OK)
+		fail_msg("compute: %s", f->err);
+}
+
+static const struct snap_change *
+change_at(const struct snap_changes *c, const char *path)
+{
+	const struct snap_change	*x;
+	size_t				 i;
+
+	for (i = 0; (x = snap_changes_get(c, i)) != NULL; i++)
+		if (strcmp(x->path, path) == 0)
+			return x;
+	return NULL;
+}
+
+static enum snap_change_kind
+kind_at(const struct snap_changes *c, const char *path)
+{
+	const struct snap_change	*x = change_at(c, path);
+
+	if (x == NULL)
+		fail_msg("no change at %s", path);
+	return x->kind;
+}
+
+/* The summary (bound max) or the diff, as a string the caller frees. */
+static char *
+printed(struct fx *f, int diff, size_t max)
+{
+	char	*p = NULL;
+	size_t	 len = 0;
+	FILE	*out = open_memstream(&p, &len);
+
+	if (diff)
+		assert_int_equal(snap_changes_print_diff(f->c, f->src,
+		    f->stage, 0, out, f->err, sizeof(f->err)), SNAP_OK);
+	else
+		assert_int_equal(snap_changes_print_summary(f->c, out, max),
+		    SNAP_OK);
+	fclose(out);
+	return p;
+}
+
+/* ---- 8, 2: files that run on their own ---------------------------------- */
+
+static void
+autorun_table(void **state)
+{
+	(void)state;
+	assert_non_null(snap_autorun(".envrc"));
+	assert_non_null(snap_autorun("sub/.envrc"));
+	assert_non_null(snap_autorun(".vscode"));
+	assert_non_null(snap_autorun(".vscode/tasks.json"));
+	assert_non_null(snap_autorun("web/.vscode/settings.json"));
+	assert_non_null(snap_autorun(".idea/workspace.xml"));
+	assert_non_null(snap_autorun(".pre-commit-config.yaml"));
+	assert_non_null(snap_autorun(".husky/pre-commit"));
+	assert_non_null(snap_autorun("packages/a/package.json"));
+	assert_non_null(snap_autorun("Makefile"));
+	assert_non_null(snap_autorun("src/rules.mk"));
+	assert_non_null(snap_autorun(".git/hooks/pre-commit"));
+	assert_non_null(snap_autorun(".github/workflows/ci.yml"));
+	assert_non_null(strstr(snap_autorun(".aisb.yaml"), "aisb"));
+	assert_non_null(snap_autorun("package-lock.json"));
+	/* aisb reads its own files at the top only */
+	assert_null(snap_autorun("sub/.aisb.yaml"));
+	assert_null(snap_autorun("vendor/x/package-lock.json"));
+	assert_null(snap_autorun("src/main.c"));
+	assert_null(snap_autorun("package.json.bak"));
+	assert_null(snap_autorun("docs/vscode.md"));
+}
+
+/*
+ * A crowd of harmless files does not push a file that runs on its own
+ * past the summary's last line: each is shown, and marked.
+ */
+static void
+summary_autorun(void **state)
+{
+	struct fx	*f = *state;
+	static const char *const runs[] = {
+		".envrc", ".vscode/tasks.json", ".vscode/settings.json",
+		".idea/workspace.xml", ".pre-commit-config.yaml",
+		".husky/pre-commit", "package.json", "Makefile", ".aisb.yaml",
+		"sub/.envrc",
+	};
+	char	*s, name[64], line[128];
+	size_t	 i;
+
+	put(f->src, "package.json", "{}\n", 0644);
+	stage(f);
+	for (i = 0; i < 80; i++) {
+		xsnprintf(name, sizeof(name), "!%02zu.txt", i);
+		put(f->stage, name, "x\n", 0644);
+	}
+	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++)
+		put(f->stage, runs[i], "{ \"scripts\": {} }\n", 0644);
+	compute(f);
+	assert_int_equal(kind_at(f->c, "Makefile"), SNAP_CREATE);
+	s = printed(f, 0, 50);
+	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		xsnprintf(line, sizeof(line), "%c %s  [!] ",
+		    strcmp(runs[i], "package.json") == 0 ? 'M' : 'A', runs[i]);
+		if (strstr(s, line) == NULL)
+			fail_msg("summary lacks '%s':\n%s", line, s);
+	}
+	assert_non_null(strstr(s, "A .aisb.yaml  [!] aisb reads it"));
+	assert_null(strstr(s, "!79.txt"));
+	assert_non_null(strstr(s, " more (none of them executable"));
+	free(s);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(autorun_table),
+		cmocka_unit_test_setup_teardown(summary_autorun, setup,
+		    teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
