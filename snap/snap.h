@@ -284,7 +284,10 @@ int	 snap_changes_print_summary(const struct snap_changes *, FILE *out,
  * the host since staging is printed as "conflict", not diffed) and new
  * content from stage_root (checked against the change set's hash).  Text
  * files up to max_file_bytes each (0: 1 MiB) are diffed; binary (a NUL
- * byte in the first 8 KiB) or larger ones are shown by size and SHA-256.
+ * byte in the first 8 KiB), larger ones and pairs differing in more than
+ * 2,000 lines are shown by size and SHA-256 with the reason.  A script
+ * (executable, "#!", snap_autorun) is always diffed as text within
+ * max_file_bytes, NUL bytes escaped, shown whole past 2,000 lines.
  * SNAP_OK, SNAP_ESYS.
  */
 int	 snap_changes_print_diff(const struct snap_changes *,

