@@ -313,27 +313,63 @@ fail:
 }
 
 /*
- * The question at the end of a session: 1 apply, 0 keep (no terminal to
- * ask on keeps, and with always says so).
+ * What puts a terminal back where what aisb prints is seen as printed,
+ * whatever the command's last output left: a sequence cut short (CAN), a
+ * string that swallows text (an OSC, DCS or APC left open: ST), a shifted
+ * or line-drawing character set, concealed or same-colour text, a hidden
+ * cursor, origin or insert mode (DECSTR, and each on its own for
+ * terminals without it), the alternate screen, a scroll region, a link
+ * left open (OSC 8), mouse reports that would type into the answer,
+ * output held back (synchronized updates); then a fresh line, and what
+ * the command left right of and below the cursor erased, so no forged
+ * line stands after aisb's.  Nothing above the cursor moves or goes: the
+ * command's own output stays to be read.
+ */
+static const char term_reset[] =
+	"\030\033\\\017\033(B\033[!p\033[0m\033[?25h"
+	/* the normal screen (the cursor saved first: outside the alternate
+	 * screen, 1049l restores a saved cursor, home by default) */
+	"\0337\033[?1049l\033[?47l"
+	/* margins reset, which homes the cursor: saved and restored */
+	"\0337\033[r\0338"
+	"\033[?7h\033[4l\033]8;;\033\\\033[?1000l\033[?1002l\033[?1003l"
+	"\033[?1006l\033[?2004l\033[?2026l\033[K\r\n\033[J";
+
+/*
+ * Before the summary at a terminal: the terminal reset, and a line that
+ * opens aisb's block with a mark drawn now, after the command ended, so
+ * that no output of the command can carry it; the question repeats it.
+ * A forged summary and question printed by the command stay above this
+ * line, without the mark.
+ */
+static void
+ask_header(const char *id, const char *mark)
+{
+	fputs(term_reset, stderr);
+	fprintf(stderr, "---- aisb, session %s, mark %s: the command's output "
+	    "ends above; what follows is aisb's ----\n", id, mark);
+}
+
+/*
+ * The question at the end of a session, asked on in (draft_os_terminal):
+ * 1 apply, 0 keep.  mark (may be "") is ask_header's.
  */
 static int
-ask_apply(const struct dstate *st, const char *sdir, int always)
+ask_apply(const struct dstate *st, const char *sdir, FILE *in,
+    const char *mark)
 {
 	struct snap_changes	*ch = NULL;
 	char			 line[DRAFT_ANSWER], path[DRAFT_PATH_MAX];
 	char			 err[2048];
-	FILE			*in;
 	int			 c, yes = 0;
 
-	if ((in = draft_os_terminal(always)) == NULL) {
-		if (always)
-			fprintf(stderr, "aisb: --apply=ask: no terminal to ask "
-			    "on; the draft is kept\n");
-		return 0;
-	}
 	for (;;) {
-		fprintf(stderr, "aisb: write these %llu change(s) into %s? "
-		    "[y]es, [n]o: keep the draft, [d]iff: ", st->nchanges,
+		if (mark[0] != '\0')
+			fprintf(stderr, "aisb [mark %s]: ", mark);
+		else
+			fputs("aisb: ", stderr);
+		fprintf(stderr, "write these %llu change(s) into %s? [y]es, "
+		    "[n]o: keep the draft, [d]iff: ", st->nchanges,
 		    st->workspace);
 		fflush(stderr);
 		if (fgets(line, sizeof(line), in) == NULL)
@@ -360,6 +396,44 @@ ask_apply(const struct dstate *st, const char *sdir, int always)
 			fprintf(stderr, "aisb: diff: %s\n", err);
 	}
 	snap_changes_free(ch);
+	return yes;
+}
+
+/*
+ * The summary of a kept draft and, as apply says, the question: 1 when
+ * the person said yes.  Asked at a terminal: its state reset and aisb's
+ * block marked before the summary (no mark drawn: not asked, kept).
+ */
+static int
+end_ask(const struct dstate *st, const char *sdir, const char *id,
+    const struct snap_changes *ch, enum draft_apply apply, int quiet)
+{
+	char	 mark[DRAFT_MARK_HEX + 1] = "";
+	FILE	*in;
+	int	 yes;
+
+	in = apply != DRAFT_APPLY_NEVER ?
+	    draft_os_terminal(apply == DRAFT_APPLY_ASK) : NULL;
+	if (in != NULL && draft_os_is_terminal(stderr)) {
+		if (draft_os_random_hex(mark, DRAFT_MARK_HEX) == -1) {
+			fprintf(stderr, "aisb: snapshot: no random mark for the "
+			    "question; not asked\n");
+			fclose(in);
+			in = NULL;
+		} else
+			ask_header(id, mark);
+	}
+	if (!quiet) {
+		fprintf(stderr, "aisb: snapshot: the command changed:\n");
+		(void)snap_changes_print_summary(ch, stderr, DRAFT_SUMMARY);
+	}
+	if (in == NULL) {
+		if (apply == DRAFT_APPLY_ASK)
+			fprintf(stderr, "aisb: --apply=ask: no terminal to ask "
+			    "on; the draft is kept\n");
+		return 0;
+	}
+	yes = ask_apply(st, sdir, in, mark);
 	fclose(in);
 	return yes;
 }
@@ -440,17 +514,15 @@ draft_end(const char *sdir, const char *id, int code, enum draft_apply apply,
 		goto save;
 	}
 	dstate_set(&st, DRAFT_KEPT);
-	if (!quiet) {
-		fprintf(stderr, "aisb: snapshot: the command changed:\n");
-		(void)snap_changes_print_summary(ch, stderr, DRAFT_SUMMARY);
-	}
 	if (dstate_save(sdir, &st, err, sizeof(err)) == -1) {
+		if (!quiet)
+			(void)snap_changes_print_summary(ch, stderr,
+			    DRAFT_SUMMARY);
 		fprintf(stderr, "aisb: snapshot: %s\n", err);
 		out = EXIT_ENFORCE;
 		goto done;
 	}
-	if (apply != DRAFT_APPLY_NEVER &&
-	    ask_apply(&st, sdir, apply == DRAFT_APPLY_ASK)) {
+	if (end_ask(&st, sdir, id, ch, apply, quiet)) {
 		rc = draft_apply(sdir, id, quiet);
 		if (rc != 0)
 			out = rc;

@@ -42,6 +42,7 @@
 #define DRAFT_ANSWER		64	/* bytes of an answer to the prompt */
 #define DRAFT_MAX_EXCLUDE	256	/* snapshot_exclude patterns (the
 					   launchers' list bound) */
+#define DRAFT_MARK_HEX		8	/* the question's mark, hex digits */
 
 /* A draft's states, as the state file and aisb transactions say them. */
 #define DRAFT_STAGED	"staged"	/* the command is running */
@@ -143,9 +144,18 @@ void	 draft_os_unlock(intptr_t lock);
 /*
  * Where to ask "write these changes?": stdin when it is a terminal (and,
  * unless always, stderr is too), else with always the console or
- * controlling terminal; NULL when there is none.  The caller fcloses it.
+ * controlling terminal; NULL when there is none.  What waits to be read
+ * there is discarded: an answer typed ahead, or one the terminal itself
+ * gave to a query in the command's output, is not taken for a person's.
+ * The caller fcloses it.
  */
 FILE	*draft_os_terminal(int always);
+/* 1 when out is a terminal that acts on escape sequences (where the
+ * command's output may have left it in any state), else 0. */
+int	 draft_os_is_terminal(FILE *out);
+/* nhex random lower-case hex digits (even, at most 64) and a NUL into
+ * out: 0, or -1. */
+int	 draft_os_random_hex(char *out, size_t nhex);
 /* 1 while the launcher that wrote sdir/launcher runs, or when that
  * cannot be told; 0 when it is gone. */
 int	 draft_os_launcher_running(const char *sdir);

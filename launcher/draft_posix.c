@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <termios.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "file.h"
 #include "fs.h"
 #include "proc.h"
+#include "session.h"
 
 int
 draft_os_lock(const char *sdir, intptr_t *lock)
@@ -67,7 +69,23 @@ draft_os_terminal(int always)
 	} else if (always && (fd = open("/dev/tty", O_RDWR | O_NOCTTY |
 	    O_CLOEXEC)) != -1 && (in = fdopen(fd, "r")) == NULL)
 		close(fd);
+	/* typed ahead, or a terminal's answer to a query the command
+	 * printed (a cursor report, a title report): not a person's answer */
+	if (in != NULL)
+		(void)tcflush(fileno(in), TCIFLUSH);
 	return in;
+}
+
+int
+draft_os_is_terminal(FILE *out)
+{
+	return isatty(fileno(out));
+}
+
+int
+draft_os_random_hex(char *out, size_t nhex)
+{
+	return launch_random_hex(out, nhex);
 }
 
 int
