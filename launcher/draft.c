@@ -196,12 +196,16 @@ dstate_load_said(const char *sdir, struct dstate *st)
 	return -1;
 }
 
-/* The default rules and the patterns the user configured. */
+/* The default rules, the patterns the user configured, and where git
+ * reads its configuration for owner_uid. */
 static struct snap_rules *
-make_rules(char *const *exclude, size_t n, char *err, size_t errlen)
+make_rules(char *const *exclude, size_t n, unsigned owner_uid, char *err,
+    size_t errlen)
 {
 	struct snap_rules	*r;
+	char			 home[DRAFT_PATH_MAX];
 	size_t			 i;
+	int			 self;
 
 	if ((r = snap_rules_new()) == NULL) {
 		snprintf(err, errlen, "out of memory");
@@ -212,6 +216,15 @@ make_rules(char *const *exclude, size_t n, char *err, size_t errlen)
 			snap_rules_free(r);
 			return NULL;
 		}
+	/* git, for the tree's owner: that user's home (the launcher's own
+	 * XDG_CONFIG_HOME only when it runs as that user) */
+	self = draft_os_owner_home(owner_uid, home, sizeof(home));
+	if (snap_rules_git_environ(r, self >= 0 ? home : NULL, self == 1 ?
+	    getenv("XDG_CONFIG_HOME") : NULL, draft_os_git_system(), err,
+	    errlen) != SNAP_OK) {
+		snap_rules_free(r);
+		return NULL;
+	}
 	return r;
 }
 
@@ -264,7 +277,8 @@ draft_stage(const char *sdir, const char *workspace, char *const *exclude,
 	st.borrowed = 1;
 	for (i = 0; i < nexclude; i++)
 		st.exclude[st.nexclude++] = exclude[i];
-	if ((rules = make_rules(st.exclude, st.nexclude, err, errlen)) == NULL) {
+	if ((rules = make_rules(st.exclude, st.nexclude, owner_uid, err,
+	    errlen)) == NULL) {
 		code = EXIT_CONFIG;
 		goto fail;
 	}
@@ -312,132 +326,6 @@ fail:
 	return code;
 }
 
-/*
- * What puts a terminal back where what aisb prints is seen as printed,
- * whatever the command's last output left: a sequence cut short (CAN), a
- * string that swallows text (an OSC, DCS or APC left open: ST), a shifted
- * or line-drawing character set, concealed or same-colour text, a hidden
- * cursor, origin or insert mode (DECSTR, and each on its own for
- * terminals without it), the alternate screen, a scroll region, a link
- * left open (OSC 8), mouse reports that would type into the answer,
- * output held back (synchronized updates); then a fresh line, and what
- * the command left right of and below the cursor erased, so no forged
- * line stands after aisb's.  Nothing above the cursor moves or goes: the
- * command's own output stays to be read.
- */
-static const char term_reset[] =
-	"\030\033\\\017\033(B\033[!p\033[0m\033[?25h"
-	/* the normal screen (the cursor saved first: outside the alternate
-	 * screen, 1049l restores a saved cursor, home by default) */
-	"\0337\033[?1049l\033[?47l"
-	/* margins reset, which homes the cursor: saved and restored */
-	"\0337\033[r\0338"
-	"\033[?7h\033[4l\033]8;;\033\\\033[?1000l\033[?1002l\033[?1003l"
-	"\033[?1006l\033[?2004l\033[?2026l\033[K\r\n\033[J";
-
-/*
- * Before the summary at a terminal: the terminal reset, and a line that
- * opens aisb's block with a mark drawn now, after the command ended, so
- * that no output of the command can carry it; the question repeats it.
- * A forged summary and question printed by the command stay above this
- * line, without the mark.
- */
-static void
-ask_header(const char *id, const char *mark)
-{
-	fputs(term_reset, stderr);
-	fprintf(stderr, "---- aisb, session %s, mark %s: the command's output "
-	    "ends above; what follows is aisb's ----\n", id, mark);
-}
-
-/*
- * The question at the end of a session, asked on in (draft_os_terminal):
- * 1 apply, 0 keep.  mark (may be "") is ask_header's.
- */
-static int
-ask_apply(const struct dstate *st, const char *sdir, FILE *in,
-    const char *mark)
-{
-	struct snap_changes	*ch = NULL;
-	char			 line[DRAFT_ANSWER], path[DRAFT_PATH_MAX];
-	char			 err[2048];
-	int			 c, yes = 0;
-
-	for (;;) {
-		if (mark[0] != '\0')
-			fprintf(stderr, "aisb [mark %s]: ", mark);
-		else
-			fputs("aisb: ", stderr);
-		fprintf(stderr, "write these %llu change(s) into %s? [y]es, "
-		    "[n]o: keep the draft, [d]iff: ", st->nchanges,
-		    st->workspace);
-		fflush(stderr);
-		if (fgets(line, sizeof(line), in) == NULL)
-			break;
-		if (strchr(line, '\n') == NULL)
-			while ((c = fgetc(in)) != EOF && c != '\n')
-				;
-		if (line[0] == 'y' || line[0] == 'Y') {
-			yes = 1;
-			break;
-		}
-		if (line[0] == 'n' || line[0] == 'N' || line[0] == '\n' ||
-		    line[0] == '\r')
-			break;
-		if (line[0] != 'd' && line[0] != 'D')
-			continue;
-		if (ch == NULL && (dpath(path, sdir, "changes") == -1 ||
-		    snap_changes_load(path, &ch, err, sizeof(err)) != SNAP_OK)) {
-			fprintf(stderr, "aisb: %s\n", err);
-			continue;
-		}
-		if (snap_changes_print_diff(ch, st->workspace, st->stage, 0,
-		    stderr, err, sizeof(err)) != SNAP_OK)
-			fprintf(stderr, "aisb: diff: %s\n", err);
-	}
-	snap_changes_free(ch);
-	return yes;
-}
-
-/*
- * The summary of a kept draft and, as apply says, the question: 1 when
- * the person said yes.  Asked at a terminal: its state reset and aisb's
- * block marked before the summary (no mark drawn: not asked, kept).
- */
-static int
-end_ask(const struct dstate *st, const char *sdir, const char *id,
-    const struct snap_changes *ch, enum draft_apply apply, int quiet)
-{
-	char	 mark[DRAFT_MARK_HEX + 1] = "";
-	FILE	*in;
-	int	 yes;
-
-	in = apply != DRAFT_APPLY_NEVER ?
-	    draft_os_terminal(apply == DRAFT_APPLY_ASK) : NULL;
-	if (in != NULL && draft_os_is_terminal(stderr)) {
-		if (draft_os_random_hex(mark, DRAFT_MARK_HEX) == -1) {
-			fprintf(stderr, "aisb: snapshot: no random mark for the "
-			    "question; not asked\n");
-			fclose(in);
-			in = NULL;
-		} else
-			ask_header(id, mark);
-	}
-	if (!quiet) {
-		fprintf(stderr, "aisb: snapshot: the command changed:\n");
-		(void)snap_changes_print_summary(ch, stderr, DRAFT_SUMMARY);
-	}
-	if (in == NULL) {
-		if (apply == DRAFT_APPLY_ASK)
-			fprintf(stderr, "aisb: --apply=ask: no terminal to ask "
-			    "on; the draft is kept\n");
-		return 0;
-	}
-	yes = ask_apply(st, sdir, in, mark);
-	fclose(in);
-	return yes;
-}
-
 int
 draft_end(const char *sdir, const char *id, int code, enum draft_apply apply,
     int quiet, struct draft_info *info)
@@ -477,8 +365,8 @@ draft_end(const char *sdir, const char *id, int code, enum draft_apply apply,
 		snprintf(err, sizeof(err), "%s: path too long", sdir);
 		rc = SNAP_EINVAL;
 	} else if ((rc = snap_manifest_load(path, &m, err, sizeof(err))) ==
-	    SNAP_OK && (rules = make_rules(st.exclude, st.nexclude, err,
-	    sizeof(err))) == NULL)
+	    SNAP_OK && (rules = make_rules(st.exclude, st.nexclude,
+	    st.owner_uid, err, sizeof(err))) == NULL)
 		rc = SNAP_EINVAL;
 	else if (rc == SNAP_OK)
 		rc = snap_changes_compute(m, st.stage, rules, &lim, &ch, err,
@@ -522,7 +410,8 @@ draft_end(const char *sdir, const char *id, int code, enum draft_apply apply,
 		out = EXIT_ENFORCE;
 		goto done;
 	}
-	if (end_ask(&st, sdir, id, ch, apply, quiet)) {
+	if (draft_end_ask(sdir, id, st.workspace, st.stage, st.nchanges, ch,
+	    apply, quiet)) {
 		rc = draft_apply(sdir, id, quiet);
 		if (rc != 0)
 			out = rc;
@@ -621,7 +510,7 @@ draft_apply(const char *sdir, const char *id, int quiet)
 	if (snap_manifest_load(path, &m, err, sizeof(err)) != SNAP_OK ||
 	    dpath(path, sdir, "changes") == -1 ||
 	    snap_changes_load(path, &ch, err, sizeof(err)) != SNAP_OK ||
-	    (rules = make_rules(st.exclude, st.nexclude, err,
+	    (rules = make_rules(st.exclude, st.nexclude, st.owner_uid, err,
 	    sizeof(err))) == NULL ||
 	    snap_changes_compute(m, st.stage, rules, &lim, &now, err,
 	    sizeof(err)) != SNAP_OK) {

@@ -105,6 +105,16 @@ int	 draft_stage(const char *sdir, const char *workspace,
 int	 draft_end(const char *sdir, const char *id, int code,
 	    enum draft_apply apply, int quiet, struct draft_info *info);
 
+/*
+ * draft_end's summary of a kept draft (nchanges to write into workspace,
+ * their change set ch, the copy at stage, saved in sdir) and, as apply
+ * says, the question (launcher/draft_ask.c): 1 when the person said yes,
+ * 0 to keep the draft (said on stderr when asked for and impossible).
+ */
+int	 draft_end_ask(const char *sdir, const char *id, const char *workspace,
+	    const char *stage, unsigned long long nchanges,
+	    const struct snap_changes *ch, enum draft_apply apply, int quiet);
+
 /* aisb changes ID [--diff], apply ID, discard ID, recover ID. */
 int	 draft_changes(const char *sdir, const char *id, int diff);
 int	 draft_apply(const char *sdir, const char *id, int quiet);
@@ -167,6 +177,14 @@ int	 draft_os_launcher_running(const char *sdir);
  * folders deleted) and now belongs to the one who applied is given. */
 void	 draft_os_own_applied(const char *workspace, unsigned owner_uid,
 	    unsigned owner_gid, const struct snap_changes *, int rolled_back);
+/*
+ * The home folder of the user owner_uid, as git finds it for that user,
+ * into out[len]: 1 when this process is that user (its own HOME), 0 when
+ * not (the system's record of the user), -1 when there is none.
+ */
+int	 draft_os_owner_home(unsigned owner_uid, char *out, size_t len);
+/* The system's git configuration files, NULL-terminated. */
+const char *const *draft_os_git_system(void);
 /* Whether path is absolute on this system ("/..." or "C:\..."). */
 int	 draft_os_path_absolute(const char *path);
 /* The monotonic clock, in milliseconds. */

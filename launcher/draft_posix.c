@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <termios.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +151,40 @@ draft_os_own_applied(const char *workspace, unsigned owner_uid,
 		fprintf(stderr, "aisb: %zu file(s) %s could not be given "
 		    "to uid %u; they are root's\n", bad, rolled_back ?
 		    "restored" : "applied", owner_uid);
+}
+
+int
+draft_os_owner_home(unsigned owner_uid, char *out, size_t len)
+{
+	struct passwd	 pw, *res = NULL;
+	char		 buf[4096], real[PATH_MAX];
+	const char	*home = NULL;
+	int		 self = geteuid() == (uid_t)owner_uid;
+
+	/* the owner's git reads the owner's HOME: the launcher's own when
+	 * it runs as the owner; root's is not the owner's (sudo) */
+	if (self)
+		home = getenv("HOME");
+	if ((home == NULL || home[0] != '/') && getpwuid_r((uid_t)owner_uid,
+	    &pw, buf, sizeof(buf), &res) == 0 && res != NULL)
+		home = pw.pw_dir;
+	if (home == NULL || home[0] != '/')
+		return -1;
+	/* real: a tree named through it is compared with the tree's real
+	 * path */
+	if (realpath(home, real) != NULL)
+		home = real;
+	if (snprintf(out, len, "%s", home) >= (int)len)
+		return -1;
+	return self;
+}
+
+const char *const *
+draft_os_git_system(void)
+{
+	static const char *const sys[] = { "/etc/gitconfig", NULL };
+
+	return sys;
 }
 
 int

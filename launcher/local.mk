@@ -22,7 +22,8 @@ launcher_libaisblauncher_a_SOURCES += launcher/suggest.c launcher/suggest.h \
 	launcher/psl.c launcher/psl.h
 # snapshot sessions: the launcher's side of libaisbsnap (snap/)
 launcher_libaisblauncher_a_SOURCES += launcher/snapshot.c launcher/snapshot.h \
-	launcher/draft.c launcher/draft.h launcher/draft_posix.c
+	launcher/draft.c launcher/draft.h launcher/draft_posix.c \
+	launcher/draft_ask.c
 # a policy with hosts added, as YAML (agent recipes, --allow-from-lockfile)
 launcher_libaisblauncher_a_SOURCES += launcher/polyaml.c
 launcher_libaisblauncher_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/snap \

@@ -50,6 +50,10 @@ void		 snap_fs_closedir(struct snap_dir *);
 
 /* A regular file for reading, never through a link. */
 struct snap_file *snap_fs_open_read(const char *path);
+/* A regular file for reading with links followed, as any program opens
+ * it: only for what git reads outside the trees aisb writes (a user's
+ * ~/.gitconfig is often a link into a dotfiles folder). */
+struct snap_file *snap_fs_open_follow(const char *path);
 /* A new file (it must not exist) for writing, with mode. */
 struct snap_file *snap_fs_create(const char *path, uint32_t mode);
 /* An existing regular file for appending (a journal), never through a

@@ -366,6 +366,29 @@ snap_fs_open_read(const char *path)
 }
 
 struct snap_file *
+snap_fs_open_follow(const char *path)
+{
+	struct stat	st;
+	int		fd, e;
+
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) ==
+	    -1)
+		return NULL;
+	if (fstat(fd, &st) == -1) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		return NULL;
+	}
+	return file_of(fd);
+}
+
+struct snap_file *
 snap_fs_create(const char *path, uint32_t mode)
 {
 	return file_of(open_nolink(path, O_WRONLY | O_CREAT | O_EXCL,

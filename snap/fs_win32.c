@@ -305,6 +305,30 @@ snap_fs_open_read(const char *path)
 }
 
 struct snap_file *
+snap_fs_open_follow(const char *path)
+{
+	struct snap_stat st;
+	wchar_t *w;
+	HANDLE h;
+
+	if ((w = wide(path)) == NULL)
+		return NULL;
+	h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE |
+	    FILE_SHARE_DELETE, NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+	free(w);
+	if (h == INVALID_HANDLE_VALUE) {
+		fail_win();
+		return NULL;
+	}
+	if (stat_handle(h, &st) == -1 || st.type != SNAP_FS_FILE) {
+		CloseHandle(h);
+		errno = st.type == SNAP_FS_DIR ? EISDIR : EINVAL;
+		return NULL;
+	}
+	return file_of(h);
+}
+
+struct snap_file *
 snap_fs_create(const char *path, uint32_t mode)
 {
 	wchar_t *w;

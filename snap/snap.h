@@ -83,6 +83,37 @@ int	 snap_rules_add(struct snap_rules *, const char *pattern, char *err,
  * SNAP_OK, or SNAP_EINVAL naming the defaults when there is none such. */
 int	 snap_rules_drop(struct snap_rules *, const char *pattern, char *err,
 	    size_t errlen);
+/*
+ * Where git reads configuration outside the tree, as git would for the
+ * user whose tree it is (the change set resolves core.hooksPath and
+ * included files from these and from every repository's own files:
+ * docs/snapshot.md, "core.hooksPath").  NULL members: none of that.
+ */
+#define SNAP_GIT_SYSTEM_MAX	4
+#define SNAP_GIT_PAIRS_MAX	64
+struct snap_git_env {
+	const char	*home;		/* "~", ~/.gitconfig */
+	const char	*xdg_config;	/* $XDG_CONFIG_HOME (else home/.config):
+					   its git/config */
+	const char	*global;	/* $GIT_CONFIG_GLOBAL (read besides the
+					   two above: the safe side) */
+	const char	*system[SNAP_GIT_SYSTEM_MAX];	/* /etc/gitconfig,
+					   $GIT_CONFIG_SYSTEM; NULL ends */
+	const char	*const *pairs;	/* $GIT_CONFIG_KEY_n=$GIT_CONFIG_VALUE_n,
+					   "key=value" each */
+	size_t		 npairs;	/* at most SNAP_GIT_PAIRS_MAX */
+};
+/* The rules take a copy of env: SNAP_OK, SNAP_EINVAL (too many), or
+ * SNAP_ESYS (memory).  Without it only the tree's own git files count. */
+int	 snap_rules_git(struct snap_rules *, const struct snap_git_env *env,
+	    char *err, size_t errlen);
+/* snap_rules_git with home, xdg_config and the system files given (NULL
+ * ends system) and the rest from this process's environment:
+ * $GIT_CONFIG_GLOBAL, $GIT_CONFIG_SYSTEM, $GIT_CONFIG_COUNT's pairs. */
+int	 snap_rules_git_environ(struct snap_rules *, const char *home,
+	    const char *xdg_config, const char *const *system, char *err,
+	    size_t errlen);
+
 /* NULL when path (relative) is staged and may be written back; else the
  * reason it is not ("git hooks run code", "credential", "configured",
  * "sanitized copy", ...).  is_dir: path is a folder.  The folders above

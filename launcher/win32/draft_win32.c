@@ -209,6 +209,40 @@ draft_os_own_applied(const char *workspace, unsigned owner_uid,
 	(void)rolled_back;
 }
 
+/* Git for Windows' HOME: %HOME% when set, else %USERPROFILE%; the
+ * launcher runs as the workspace's user. */
+int
+draft_os_owner_home(unsigned owner_uid, char *out, size_t len)
+{
+	const char	*home = getenv("HOME");
+
+	(void)owner_uid;
+	if (home == NULL || !wlaunch_path_absolute(home))
+		home = getenv("USERPROFILE");
+	if (home == NULL || !wlaunch_path_absolute(home) ||
+	    snprintf(out, len, "%s", home) >= (int)len)
+		return -1;
+	return 1;
+}
+
+/* Git for Windows' system file, in its default place, and the one for
+ * all users of the machine. */
+const char *const *
+draft_os_git_system(void)
+{
+	static char		 pd[DRAFT_PATH_MAX];
+	static const char	*sys[3];
+	const char		*v = getenv("PROGRAMDATA");
+	size_t			 n = 0;
+
+	sys[n++] = "C:/Program Files/Git/etc/gitconfig";
+	if (v != NULL && snprintf(pd, sizeof(pd), "%s/Git/config", v) <
+	    (int)sizeof(pd))
+		sys[n++] = pd;
+	sys[n] = NULL;
+	return sys;
+}
+
 int
 draft_os_path_absolute(const char *path)
 {

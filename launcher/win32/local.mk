@@ -44,7 +44,8 @@ aisb_LDADD = launcher/win32/libaisbdraftwin.a \
 	launcher/win32/libaisbsnapwin.a $(WIN32_LIBS)
 # launcher/draft.c as the snapshot core is built for Windows (below)
 noinst_LIBRARIES += launcher/win32/libaisbdraftwin.a
-launcher_win32_libaisbdraftwin_a_SOURCES = launcher/draft.c launcher/draft.h
+launcher_win32_libaisbdraftwin_a_SOURCES = launcher/draft.c launcher/draft.h \
+	launcher/draft_ask.c
 launcher_win32_libaisbdraftwin_a_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/launcher -I$(top_srcdir)/snap \
 	-include $(top_srcdir)/launcher/win32/compat.h
@@ -81,7 +82,7 @@ noinst_LIBRARIES += launcher/win32/libaisbsnapwin.a
 launcher_win32_libaisbsnapwin_a_SOURCES = snap/snap.h snap/snap-int.h \
 	snap/snap-test.h snap/fs.h snap/util.c snap/rules.c snap/manifest.c \
 	snap/stage.c snap/changes.c snap/print.c snap/tx.c snap/autorun.c \
-	common/buf.c \
+	snap/git.c snap/gitcfg.c common/buf.c \
 	common/buf.h snap/fs_win32.c snap/hash_win32.c \
 	launcher/win32/compat_win32.c launcher/win32/compat.h
 launcher_win32_libaisbsnapwin_a_CPPFLAGS = $(AM_CPPFLAGS) \

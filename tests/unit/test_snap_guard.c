@@ -262,6 +262,185 @@ diff_scripts(void **state)
 	free(s);
 }
 
+/* ---- 6: a repository as the tree will be --------------------------------- */
+
+/*
+ * A config planted over two sessions: the first writes dir/config (no
+ * HEAD: no repository, so it is taken), the second adds HEAD, which would
+ * make dir a repository of that config.  Judged against the tree as it
+ * will be: the HEAD is refused.  A repository the command makes whole
+ * still comes back (its HEAD, objects and refs; not its config).
+ */
+static void
+repo_as_it_will_be(void **state)
+{
+	struct fx	*f = *state;
+
+	/* what the first session left, taken as no repository's */
+	put(f->src, "dir/config", "[core]\n\tfsmonitor = evil\n", 0644);
+	mkd(f->src, "dir/objects", 0755);
+	mkd(f->src, "dir/refs", 0755);
+	put(f->src, "other/x", "x\n", 0644);
+	stage(f);
+	put(f->stage, "dir/HEAD", "ref: refs/heads/main\n", 0644);
+	/* a repository the command made itself */
+	put(f->stage, "fresh/HEAD", "ref: refs/heads/main\n", 0644);
+	put(f->stage, "fresh/config", "[core]\n\tbare = true\n", 0644);
+	put(f->stage, "fresh/objects/ab/cd", "blob", 0444);
+	/* the host gets other/HEAD after staging (another session's
+	 * apply): other is a repository when this one is applied */
+	put(f->stage, "other/config", "[core]\n\tfsmonitor = evil\n", 0644);
+	put(f->src, "other/HEAD", "ref: refs/heads/main\n", 0644);
+	compute(f);
+	assert_int_equal(kind_at(f->c, "dir/HEAD"), SNAP_SKIP);
+	assert_non_null(strstr(change_at(f->c, "dir/HEAD")->reason,
+	    "would make dir/ a repository of what it holds (config)"));
+	assert_int_equal(kind_at(f->c, "fresh/HEAD"), SNAP_CREATE);
+	assert_int_equal(kind_at(f->c, "fresh/objects/ab/cd"), SNAP_CREATE);
+	assert_int_equal(kind_at(f->c, "fresh/config"), SNAP_SKIP);
+	assert_int_equal(kind_at(f->c, "other/config"), SNAP_SKIP);
+}
+
+/* ---- 5: core.hooksPath as git resolves it --------------------------------- */
+
+/* A change at each of paths (a file in the stage). */
+static void
+put_all(const char *stage, const char *const *paths)
+{
+	for (; *paths != NULL; paths++)
+		put(stage, *paths, "#!/bin/sh\nevil\n", 0755);
+}
+
+static void
+all_skipped(struct fx *f, const char *const *paths, const char *why)
+{
+	const struct snap_change	*x;
+
+	for (; *paths != NULL; paths++) {
+		if ((x = change_at(f->c, *paths)) == NULL)
+			fail_msg("no change at %s", *paths);
+		if (x->kind != SNAP_SKIP || strstr(x->reason, why) == NULL)
+			fail_msg("%s: kind %d (%s), not skipped for '%s'",
+			    *paths, x->kind, x->reason != NULL ? x->reason :
+			    "-", why);
+	}
+}
+
+/*
+ * From the tree's own files: a linked worktree's git folder (outside the
+ * tree) and its commondir, config.worktree, include.path and includeIf
+ * (relative to the including file), a nested repository, a repository
+ * above the tree, a husky 9 "_" folder; and a config file the tree's
+ * config includes is itself refused.
+ */
+static void
+hooks_path_in_tree(void **state)
+{
+	struct fx	*f = *state;
+	char		 line[4096];
+	static const char *const hooks[] = {
+		"wt-hooks/pre-commit", "common-hooks/pre-push",
+		"cwt-hooks/post-checkout", "inc-hooks/x", "incif-hooks/x",
+		"sub/sub-hooks/x", "up-hooks/x", ".husky/pre-commit", NULL
+	};
+	static const char *const fine[] = { "wt-hooksx/y", "src/a.c", NULL };
+
+	/* the tree is base/up/src; base/up is a repository itself */
+	xsnprintf(f->src, sizeof(f->src), "%s/up/src", f->base);
+	mkd(f->base, "up", 0755);
+	mkd(f->base, "up/src", 0755);
+	put(f->base, "up/.git/HEAD", "ref: refs/heads/main\n", 0644);
+	put(f->base, "up/.git/config", "[core]\n\thooksPath = "
+	    "src/up-hooks\n", 0644);
+	/* the tree: a linked worktree of base/main */
+	xsnprintf(line, sizeof(line), "gitdir: %s/main/.git/worktrees/w\n",
+	    f->base);
+	put(f->src, ".git", line, 0644);
+	put(f->base, "main/.git/worktrees/w/HEAD", "ref: x\n", 0644);
+	put(f->base, "main/.git/worktrees/w/commondir", "../..\n", 0644);
+	put(f->base, "main/.git/worktrees/w/config.worktree",
+	    "[core]\n\thooksPath = cwt-hooks\n", 0644);
+	put(f->base, "main/.git/config", "[core]\n"
+	    "\thooksPath = \"wt-hooks\" ; a comment\n"
+	    "[CORE]\n\tHooksPath = common-hooks\n"
+	    "[include]\n\tpath = ../inc.cfg\n"
+	    "[includeIf \"gitdir:/nowhere/\"]\n\tpath = incif.cfg\n"
+	    "[include]\n\tpath = ../../up/src/project.gitconfig\n", 0644);
+	put(f->base, "main/inc.cfg", "[core]\nhooksPath=inc-hooks\n", 0644);
+	put(f->base, "main/.git/incif.cfg", "[core]\n\thooksPath = "
+	    "incif-hooks\n", 0644);
+	put(f->src, "project.gitconfig", "[core]\n\thooksPath = .husky/_\n",
+	    0644);
+	/* a nested repository */
+	put(f->src, "sub/.git/HEAD", "ref: refs/heads/main\n", 0644);
+	put(f->src, "sub/.git/config", "[core]\n\thooksPath = sub-hooks\n",
+	    0644);
+	put(f->src, "src/a.c", "int a;\n", 0644);
+	stage(f);
+	put_all(f->stage, hooks);
+	put_all(f->stage, fine);
+	put(f->stage, "project.gitconfig", "[core]\n\tfsmonitor = evil\n",
+	    0644);
+	compute(f);
+	all_skipped(f, hooks, "core.hooksPath");
+	assert_int_equal(kind_at(f->c, "wt-hooksx/y"), SNAP_CREATE);
+	assert_int_equal(kind_at(f->c, "src/a.c"), SNAP_MODIFY);
+	assert_int_equal(kind_at(f->c, "project.gitconfig"), SNAP_SKIP);
+	assert_non_null(strstr(change_at(f->c, "project.gitconfig")->reason,
+	    "git config"));
+}
+
+/*
+ * From outside the tree: the system file, ~/.gitconfig ("~/" at the
+ * home), $XDG_CONFIG_HOME/git/config, $GIT_CONFIG_GLOBAL and the
+ * GIT_CONFIG_KEY_n pairs; a relative value counts for every repository,
+ * one the command makes too.
+ */
+static void
+hooks_path_outside(void **state)
+{
+	struct fx		*f = *state;
+	struct snap_git_env	 env;
+	char			 home[4096], xdg[4096], sys[4096], glob[4096];
+	char			 line[4096];
+	const char		*pairs[] = { "core.hooksPath=env-hooks" };
+	static const char *const hooks[] = {
+		"sys-hooks/x", "tilde-hooks/x", "xdg-hooks/x", "glob-hooks/x",
+		"env-hooks/x", "made/home-hooks/x", "home-hooks/x", NULL
+	};
+
+	xsnprintf(home, sizeof(home), "%s/home", f->base);
+	xsnprintf(xdg, sizeof(xdg), "%s/xdg", f->base);
+	xsnprintf(sys, sizeof(sys), "%s/etc/gitconfig", f->base);
+	xsnprintf(glob, sizeof(glob), "%s/global.cfg", f->base);
+	put(f->base, "etc/gitconfig", "[core]\n\thooksPath = "
+	    "sys-hooks\n", 0644);
+	xsnprintf(line, sizeof(line), "[core]\n\thooksPath = home-hooks\n"
+	    "\thooksPath = ~/../src/tilde-hooks\n");
+	put(f->base, "home/.gitconfig", line, 0644);
+	put(f->base, "xdg/git/config", "[core]\n\thooksPath = xdg-hooks\n",
+	    0644);
+	put(f->base, "global.cfg", "[core]\n\thooksPath = glob-hooks\n",
+	    0644);
+	put(f->src, ".git/HEAD", "ref: refs/heads/main\n", 0644);
+	put(f->src, ".git/config", "[core]\n\tbare = false\n", 0644);
+	memset(&env, 0, sizeof(env));
+	env.home = home;
+	env.xdg_config = xdg;
+	env.global = glob;
+	env.system[0] = sys;
+	env.pairs = pairs;
+	env.npairs = 1;
+	assert_int_equal(snap_rules_git(f->rules, &env, f->err,
+	    sizeof(f->err)), SNAP_OK);
+	stage(f);
+	put_all(f->stage, hooks);
+	/* a repository the command makes: the global value holds there */
+	put(f->stage, "made/.git/HEAD", "ref: refs/heads/main\n", 0644);
+	compute(f);
+	all_skipped(f, hooks, "core.hooksPath");
+}
+
 int
 main(void)
 {
@@ -270,6 +449,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(summary_autorun, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(diff_scripts, setup, teardown),
+		cmocka_unit_test_setup_teardown(repo_as_it_will_be, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(hooks_path_in_tree, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(hooks_path_outside, setup,
+		    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
