@@ -196,11 +196,11 @@ dstate_load_said(const char *sdir, struct dstate *st)
 	return -1;
 }
 
-/* The default rules, the patterns the user configured, and where git
- * reads its configuration for owner_uid. */
+/* The default rules, the patterns the user configured, the reading of
+ * owner_uid:owner_gid, and where git reads its configuration for them. */
 static struct snap_rules *
-make_rules(char *const *exclude, size_t n, unsigned owner_uid, char *err,
-    size_t errlen)
+make_rules(char *const *exclude, size_t n, unsigned owner_uid,
+    unsigned owner_gid, char *err, size_t errlen)
 {
 	struct snap_rules	*r;
 	char			 home[DRAFT_PATH_MAX];
@@ -216,6 +216,8 @@ make_rules(char *const *exclude, size_t n, unsigned owner_uid, char *err,
 			snap_rules_free(r);
 			return NULL;
 		}
+	/* the stage holds what a bind session of the owner could read */
+	snap_rules_reader(r, owner_uid, owner_gid);
 	/* git, for the tree's owner: that user's home (the launcher's own
 	 * XDG_CONFIG_HOME only when it runs as that user) */
 	self = draft_os_owner_home(owner_uid, home, sizeof(home));
@@ -236,6 +238,35 @@ snap_code(int rc)
 }
 
 /* ---- the session -------------------------------------------------------- */
+
+/*
+ * One line for what the stage left out for why (a reason of the
+ * owner's reading or of a mount): how many, the first (escaped: the
+ * names are the tree's), and why that is right.
+ */
+static void
+left_out(const struct snap_manifest *m, const char *why, unsigned uid)
+{
+	const struct snap_entry	*e, *first = NULL;
+	size_t			 i, n = 0;
+
+	for (i = 0; (e = snap_manifest_entry(m, i)) != NULL; i++)
+		if (e->excluded != NULL && strcmp(e->excluded, why) == 0 &&
+		    n++ == 0)
+			first = e;
+	if (n == 0)
+		return;
+	fprintf(stderr, "aisb: snapshot: left out %zu %s (", n,
+	    strcmp(why, SNAP_WHY_MOUNT) == 0 ? "mount point(s) in the "
+	    "workspace: another filesystem, not the workspace's" :
+	    "entries the workspace's owner cannot read: a bind session "
+	    "could not read them either");
+	if (strcmp(why, SNAP_WHY_MOUNT) != 0)
+		fprintf(stderr, "; uid %u", uid);
+	fputs("), first ", stderr);
+	snap_print_name(stderr, first->path);
+	fputs("; never written back, never deleted\n", stderr);
+}
 
 int
 draft_stage(const char *sdir, const char *workspace, char *const *exclude,
@@ -277,8 +308,8 @@ draft_stage(const char *sdir, const char *workspace, char *const *exclude,
 	st.borrowed = 1;
 	for (i = 0; i < nexclude; i++)
 		st.exclude[st.nexclude++] = exclude[i];
-	if ((rules = make_rules(st.exclude, st.nexclude, owner_uid, err,
-	    errlen)) == NULL) {
+	if ((rules = make_rules(st.exclude, st.nexclude, owner_uid,
+	    owner_gid, err, errlen)) == NULL) {
 		code = EXIT_CONFIG;
 		goto fail;
 	}
@@ -308,11 +339,14 @@ draft_stage(const char *sdir, const char *workspace, char *const *exclude,
 	if (dstate_save(sdir, &st, err, errlen) == -1)
 		goto fail;
 	info->staged = 1;
-	if (!quiet)
+	if (!quiet) {
 		fprintf(stderr, "aisb: snapshot: %llu entries, %llu bytes staged "
 		    "in %lld ms (%llu left out); the command sees the copy, not "
 		    "%s\n", info->entries, info->bytes, info->stage_ms,
 		    info->excluded, workspace);
+		left_out(m, SNAP_WHY_UNREADABLE, owner_uid);
+		left_out(m, SNAP_WHY_MOUNT, owner_uid);
+	}
 	snap_manifest_free(m);
 	snap_rules_free(rules);
 	return 0;
@@ -366,7 +400,7 @@ draft_end(const char *sdir, const char *id, int code, enum draft_apply apply,
 		rc = SNAP_EINVAL;
 	} else if ((rc = snap_manifest_load(path, &m, err, sizeof(err))) ==
 	    SNAP_OK && (rules = make_rules(st.exclude, st.nexclude,
-	    st.owner_uid, err, sizeof(err))) == NULL)
+	    st.owner_uid, st.owner_gid, err, sizeof(err))) == NULL)
 		rc = SNAP_EINVAL;
 	else if (rc == SNAP_OK)
 		rc = snap_changes_compute(m, st.stage, rules, &lim, &ch, err,
@@ -510,8 +544,8 @@ draft_apply(const char *sdir, const char *id, int quiet)
 	if (snap_manifest_load(path, &m, err, sizeof(err)) != SNAP_OK ||
 	    dpath(path, sdir, "changes") == -1 ||
 	    snap_changes_load(path, &ch, err, sizeof(err)) != SNAP_OK ||
-	    (rules = make_rules(st.exclude, st.nexclude, st.owner_uid, err,
-	    sizeof(err))) == NULL ||
+	    (rules = make_rules(st.exclude, st.nexclude, st.owner_uid,
+	    st.owner_gid, err, sizeof(err))) == NULL ||
 	    snap_changes_compute(m, st.stage, rules, &lim, &now, err,
 	    sizeof(err)) != SNAP_OK) {
 		fprintf(stderr, "aisb: session %s: %s\n", id, err);

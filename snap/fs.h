@@ -75,6 +75,29 @@ int	 snap_fs_clone(struct snap_file *src, struct snap_file *dst);
  * offsets are). */
 int	 snap_fs_copy(struct snap_file *src, struct snap_file *dst);
 
+/* The stat of an open folder listing (POSIX; -1 ENOSYS elsewhere). */
+int	 snap_fs_dirstat(struct snap_dir *, struct snap_stat *);
+
+/*
+ * Whose reading a stage is limited to (docs/snapshot.md, "Who may
+ * read"): uid:gid and no other group, as a bind session's sandbox reads
+ * the workspace.  Where this process is not root, or uid is root, the
+ * kernel already refuses what it may not read: every answer is yes
+ * (snap_fs_reader_self).  Else a helper process running with exactly
+ * those ids answers for each open file or folder passed to it (its
+ * access(2) on the descriptor: ACLs and all); what uid owns is readable
+ * without asking (its owner may chmod it).  POSIX; on Windows the
+ * launcher runs as the user: always self.
+ */
+struct snap_reader;
+/* NULL with errno when the helper cannot be started. */
+struct snap_reader *snap_fs_reader_new(uint32_t uid, uint32_t gid);
+void	 snap_fs_reader_free(struct snap_reader *);
+int	 snap_fs_reader_self(const struct snap_reader *);
+/* 1 may read (a folder: list and enter), 0 may not, -1 error (errno). */
+int	 snap_fs_reader_file(struct snap_reader *, struct snap_file *);
+int	 snap_fs_reader_dir(struct snap_reader *, struct snap_dir *);
+
 int	 snap_fs_mkdir(const char *path, uint32_t mode);
 int	 snap_fs_rmdir(const char *path);
 int	 snap_fs_unlink(const char *path);

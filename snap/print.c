@@ -97,6 +97,12 @@ put_name(FILE *out, const char *s)
 	put_esc(out, s, strlen(s), 0);
 }
 
+void
+snap_print_name(FILE *out, const char *name)
+{
+	put_name(out, name);
+}
+
 /*
  * A change the bound on lines never hides: what can run (a new or
  * changed executable, a link, a mode change, a file that runs on its

@@ -39,6 +39,9 @@ struct snap_rules {
 	int			has_git;
 	char			*gstr[3 + SNAP_GIT_SYSTEM_MAX];
 	char			*gpair[SNAP_GIT_PAIRS_MAX];
+	/* snap_rules_reader's */
+	int			 has_reader;
+	uint32_t		 reader_uid, reader_gid;
 };
 
 static const struct {
@@ -545,4 +548,21 @@ snap_git_config_sanitize(const char *in, size_t len, size_t *outlen)
 	}
 	*outlen = b.len;
 	return b.p;
+}
+
+void
+snap_rules_reader(struct snap_rules *r, uint32_t uid, uint32_t gid)
+{
+	r->has_reader = 1;
+	r->reader_uid = uid;
+	r->reader_gid = gid;
+}
+
+int
+snap_rules_reader_of(const struct snap_rules *r, uint32_t *uid,
+    uint32_t *gid)
+{
+	*uid = r->reader_uid;
+	*gid = r->reader_gid;
+	return r->has_reader;
 }

@@ -107,6 +107,9 @@ const char *snap_rules_match_file(const struct snap_rules *,
 	    const char *rel, const char *full, int is_dir);
 /* snap_rules_git's copy, or NULL when none was given. */
 const struct snap_git_env *snap_rules_git_env(const struct snap_rules *);
+/* snap_rules_reader's uid and gid: 1 when set, else 0. */
+int	 snap_rules_reader_of(const struct snap_rules *, uint32_t *uid,
+	    uint32_t *gid);
 /* The rule that sanitizes rather than excludes: .git/config. */
 int	 snap_rules_sanitizes(const struct snap_rules *, const char *rel);
 /* .git/config text -> the sanitized text (snap.h): a new buffer. */
@@ -119,6 +122,8 @@ int	 snap_glob(const char *pattern, const char *path);
  * (errno); free with snap_names_free. */
 long	 snap_list_dir(const char *root, const char *rel, char ***names);
 void	 snap_names_free(char **, long);
+/* The same of an open listing, which is closed. */
+long	 snap_list_open(struct snap_dir *, char ***names);
 
 /* manifest.c */
 /* The content hash of file entry e as staged, into e->sha, read from the

@@ -114,6 +114,19 @@ int	 snap_rules_git_environ(struct snap_rules *, const char *home,
 	    const char *xdg_config, const char *const *system, char *err,
 	    size_t errlen);
 
+/*
+ * Whose reading the stage is limited to: the workspace's owner, uid:gid
+ * with no other group, as a bind session's sandbox reads the workspace
+ * (docs/snapshot.md, "Who may read").  What that user may not read (a
+ * file or folder of another user, mode 0600 or 0700) is left out with
+ * SNAP_WHY_UNREADABLE.  Without it: what this process can read.  Also,
+ * always: nothing on another filesystem than the tree's top (a mount
+ * point, mounted over the workspace) is staged: SNAP_WHY_MOUNT.
+ */
+void	 snap_rules_reader(struct snap_rules *, uint32_t uid, uint32_t gid);
+#define SNAP_WHY_UNREADABLE	"the workspace's owner cannot read it"
+#define SNAP_WHY_MOUNT		"another filesystem (a mount point)"
+
 /* NULL when path (relative) is staged and may be written back; else the
  * reason it is not ("git hooks run code", "credential", "configured",
  * "sanitized copy", ...).  is_dir: path is a folder.  The folders above
@@ -308,6 +321,10 @@ int	 snap_changes_load(const char *path, struct snap_changes **out,
  */
 int	 snap_changes_print_summary(const struct snap_changes *, FILE *out,
 	    size_t max_lines);
+
+/* A name (a path of the tree, a link target) on out, escaped as the
+ * printers escape it: nothing in it can act on a terminal. */
+void	 snap_print_name(FILE *out, const char *name);
 
 /*
  * A unified diff (3 lines of context) of every changed file, old content

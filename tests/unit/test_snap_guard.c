@@ -8,10 +8,13 @@
  */
 #include "config.h"
 
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/xattr.h>
 
 #include <fcntl.h>
+#include <sched.h>
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -441,6 +444,140 @@ hooks_path_outside(void **state)
 	all_skipped(f, hooks, "core.hooksPath");
 }
 
+/* ---- 10: the stage holds what the workspace's owner may read ------------- */
+
+#define OWNER	4242u
+#define OTHER	4343u
+
+static void
+own(const char *base, const char *rel, uid_t uid, gid_t gid, mode_t mode)
+{
+	if (lchown(at(base, rel), uid, gid) == -1 ||
+	    chmod(at(base, rel), mode) == -1)
+		abort();
+}
+
+/* A POSIX ACL: user::rw- user:OWNER:--- group::r-- mask::r-- other::r--
+ * (what setfacl -m u:OWNER:- writes), little-endian as the kernel reads
+ * it.  0, or -1 where the filesystem has none. */
+static int
+acl_deny(const char *path)
+{
+	static const struct { uint16_t tag, perm; uint32_t id; } e[] = {
+		{ 0x01, 6, 0xffffffff }, { 0x02, 0, OWNER },
+		{ 0x04, 4, 0xffffffff }, { 0x10, 4, 0xffffffff },
+		{ 0x20, 4, 0xffffffff },
+	};
+	unsigned char	 b[4 + sizeof(e)];
+	uint32_t	 v2 = 2;
+	size_t		 i;
+
+	memcpy(b, &v2, 4);
+	for (i = 0; i < sizeof(e) / sizeof(e[0]); i++)
+		memcpy(b + 4 + 8 * i, &e[i], 8);
+	return setxattr(path, "system.posix_acl_access", b, sizeof(b), 0);
+}
+
+static const char *
+why_at(const struct snap_manifest *m, const char *path)
+{
+	const struct snap_entry	*e;
+	size_t			 i;
+
+	for (i = 0; (e = snap_manifest_entry(m, i)) != NULL; i++)
+		if (strcmp(e->path, path) == 0)
+			return e->excluded != NULL ? e->excluded : "staged";
+	return "absent";
+}
+
+/*
+ * As root, for a tree another user owns (root under sudo): the stage
+ * holds what that user, with the tree's group and no other, may read,
+ * as a bind session's sandbox reads it; nothing of a filesystem mounted
+ * in the tree.  The command cannot read what was left out, and nothing
+ * it writes in its place goes back.
+ */
+static void
+stage_owner_reads(void **state)
+{
+	struct fx	*f = *state;
+	int		 acl;
+
+	if (geteuid() != 0)
+		skip();
+	put(f->src, "mine.txt", "mine\n", 0600);
+	put(f->src, "own0000.txt", "mine too\n", 0600);
+	put(f->src, "other.txt", "another user's\n", 0600);
+	put(f->src, "group.txt", "the group's\n", 0640);
+	put(f->src, "world.txt", "anyone's\n", 0644);
+	put(f->src, "rootgroup.txt", "root's group's\n", 0640);
+	put(f->src, "acl.txt", "not for the owner\n", 0644);
+	put(f->src, "secret/f", "inside\n", 0644);
+	put(f->src, "open/f", "readable\n", 0644);
+	own(f->src, "", OWNER, OWNER, 0755);
+	own(f->src, "mine.txt", OWNER, OWNER, 0600);
+	own(f->src, "own0000.txt", OWNER, OWNER, 0000);
+	own(f->src, "other.txt", OTHER, OTHER, 0600);
+	own(f->src, "group.txt", OTHER, OWNER, 0640);
+	own(f->src, "world.txt", OTHER, OTHER, 0644);
+	own(f->src, "rootgroup.txt", OTHER, 0, 0640);
+	own(f->src, "acl.txt", OTHER, OTHER, 0644);
+	own(f->src, "secret", OTHER, OTHER, 0700);
+	own(f->src, "open", OTHER, OTHER, 0755);
+	if ((acl = acl_deny(at(f->src, "acl.txt"))) == -1 &&
+	    errno != EOPNOTSUPP)
+		fail_msg("setxattr: %s", strerror(errno));
+	snap_rules_reader(f->rules, OWNER, OWNER);
+	stage(f);
+	assert_string_equal(why_at(f->m, "mine.txt"), "staged");
+	assert_string_equal(why_at(f->m, "own0000.txt"), "staged");
+	assert_string_equal(why_at(f->m, "group.txt"), "staged");
+	assert_string_equal(why_at(f->m, "world.txt"), "staged");
+	assert_string_equal(why_at(f->m, "open/f"), "staged");
+	assert_string_equal(why_at(f->m, "other.txt"), SNAP_WHY_UNREADABLE);
+	assert_string_equal(why_at(f->m, "rootgroup.txt"), SNAP_WHY_UNREADABLE);
+	assert_string_equal(why_at(f->m, "secret"), SNAP_WHY_UNREADABLE);
+	assert_string_equal(why_at(f->m, "secret/f"), "absent");
+	if (acl == 0)
+		assert_string_equal(why_at(f->m, "acl.txt"),
+		    SNAP_WHY_UNREADABLE);
+	assert_false(exists(f->stage, "other.txt"));
+	assert_false(exists(f->stage, "secret"));
+	assert_true(exists(f->stage, "group.txt"));
+	/* what the command writes in their place is not written back */
+	put(f->stage, "other.txt", "forged\n", 0644);
+	put(f->stage, "secret/f", "forged\n", 0644);
+	compute(f);
+	assert_int_equal(kind_at(f->c, "other.txt"), SNAP_SKIP);
+	assert_int_equal(kind_at(f->c, "secret"), SNAP_SKIP);
+	assert_null(change_at(f->c, "secret/f"));
+}
+
+/* A filesystem mounted in the tree is not the tree's: left out (in a
+ * mount namespace of this test's own). */
+static void
+stage_no_mounts(void **state)
+{
+	struct fx	*f = *state;
+
+	if (geteuid() != 0)
+		skip();
+	if (unshare(CLONE_NEWNS) == -1 ||
+	    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
+		skip();
+	put(f->src, "a.txt", "a\n", 0644);
+	mkd(f->src, "mnt", 0755);
+	if (mount("aisb-test", at(f->src, "mnt"), "tmpfs", 0, "size=64k") ==
+	    -1)
+		fail_msg("mount: %s", strerror(errno));
+	put(f->src, "mnt/secret", "mounted\n", 0644);
+	stage(f);
+	assert_string_equal(why_at(f->m, "mnt"), SNAP_WHY_MOUNT);
+	assert_false(exists(f->stage, "mnt"));
+	assert_string_equal(why_at(f->m, "a.txt"), "staged");
+	(void)umount2(at(f->src, "mnt"), MNT_DETACH);
+}
+
 int
 main(void)
 {
@@ -454,6 +591,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(hooks_path_in_tree, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(hooks_path_outside, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(stage_owner_reads, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(stage_no_mounts, setup,
 		    teardown),
 	};
 
