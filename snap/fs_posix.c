@@ -346,16 +346,16 @@ file_of(int fd)
 	return f;
 }
 
-struct snap_file *
-snap_fs_open_read(const char *path)
+/* fd (opened O_NONBLOCK: a fifo opened by mistake must not block) as a
+ * file when it is a regular one; a folder is no file (EISDIR). */
+static struct snap_file *
+regular_of(int fd)
 {
 	struct stat	st;
-	int		fd, e;
+	int		e;
 
-	if ((fd = open_nolink(path, O_RDONLY | O_NONBLOCK | O_NOCTTY,
-	    0)) == -1)
+	if (fd == -1)
 		return NULL;
-	/* a fifo opened by mistake must not block; a folder is no file */
 	if (fstat(fd, &st) == -1) {
 		e = errno;
 		close(fd);
@@ -371,26 +371,17 @@ snap_fs_open_read(const char *path)
 }
 
 struct snap_file *
+snap_fs_open_read(const char *path)
+{
+	return regular_of(open_nolink(path, O_RDONLY | O_NONBLOCK | O_NOCTTY,
+	    0));
+}
+
+struct snap_file *
 snap_fs_open_follow(const char *path)
 {
-	struct stat	st;
-	int		fd, e;
-
-	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) ==
-	    -1)
-		return NULL;
-	if (fstat(fd, &st) == -1) {
-		e = errno;
-		close(fd);
-		errno = e;
-		return NULL;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-		return NULL;
-	}
-	return file_of(fd);
+	return regular_of(open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY |
+	    O_CLOEXEC));
 }
 
 struct snap_file *

@@ -235,13 +235,6 @@ git_refused(struct gitw *w, const struct snap_chg *x)
 	return NULL;
 }
 
-static int
-oom(struct gitw *w)
-{
-	return snap_err(w->err, w->errlen, SNAP_ESYS, "changes: out of "
-	    "memory");
-}
-
 /* The change x becomes SKIP for why. */
 static int
 refuse(struct gitw *w, struct snap_chg *x, const char *why)
@@ -254,7 +247,8 @@ refuse(struct gitw *w, struct snap_chg *x, const char *why)
 	x->old_sha[0] = x->new_sha[0] = '\0';
 	x->pub.kind = SNAP_SKIP;
 	if ((x->reason = strdup(why)) == NULL)
-		return oom(w);
+		return snap_err(w->err, w->errlen, SNAP_ESYS, "git: out of "
+		    "memory");
 	return SNAP_OK;
 }
 
@@ -320,7 +314,8 @@ snap_git_pass(struct snap_changes *ch, const struct snap_manifest *m,
 			x->old_sha[0] = '\0';
 			if ((x->reason = strdup("folder holds entries that are "
 			    "kept: kept")) == NULL)
-				return oom(&w);
+				return snap_err(err, errlen, SNAP_ESYS, "git: "
+				    "out of memory");
 			break;
 		}
 	}

@@ -28,46 +28,7 @@
 
 #include "snap/snap.h"
 #include "snap/snap-int.h"
-#include "snap_util.h"
-
-struct fx {
-	char			*base;
-	char			 src[4096], stage[4096];
-	struct snap_rules	*rules;
-	struct snap_limits	 lim;
-	struct snap_manifest	*m;
-	struct snap_changes	*c;
-	char			 err[1024];
-};
-
-static int
-setup(void **state)
-{
-	struct fx	*f = calloc(1, sizeof(*f));
-
-	f->base = tmpdir();
-	xsnprintf(f->src, sizeof(f->src), "%s/src", f->base);
-	xsnprintf(f->stage, sizeof(f->stage), "%s/stage", f->base);
-	mkd(f->base, "src", 0755);
-	f->rules = snap_rules_new();
-	snap_limits_default(&f->lim);
-	*state = f;
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	struct fx	*f = *state;
-
-	rm_rf(f->base);
-	free(f->base);
-	snap_rules_free(f->rules);
-	snap_manifest_free(f->m);
-	snap_changes_free(f->c);
-	free(f);
-	return 0;
-}
+#include "snap_fx.h"
 
 static void
 stage(struct fx *f)
@@ -85,28 +46,6 @@ compute(struct fx *f)
 	if (snap_changes_compute(f->m, f->stage, f->rules, &f->lim, &f->c,
 	    f->err, sizeof(f->err)) != SNAP_OK)
 		fail_msg("compute: %s", f->err);
-}
-
-static const struct snap_change *
-change_at(const struct snap_changes *c, const char *path)
-{
-	const struct snap_change	*x;
-	size_t				 i;
-
-	for (i = 0; (x = snap_changes_get(c, i)) != NULL; i++)
-		if (strcmp(x->path, path) == 0)
-			return x;
-	return NULL;
-}
-
-static enum snap_change_kind
-kind_at(const struct snap_changes *c, const char *path)
-{
-	const struct snap_change	*x = change_at(c, path);
-
-	if (x == NULL)
-		fail_msg("no change at %s", path);
-	return x->kind;
 }
 
 /* The summary (bound max) or the diff, as a string the caller frees. */
