@@ -286,7 +286,10 @@ lower(char ch)
 }
 
 /* "[section]", "[section.sub]", "[section "sub"]" at *pp: the section,
- * lower case, into sect[64]; the rest of the line is skipped. */
+ * lower case, into sect[64] (the subsection is not needed: only core,
+ * include and includeif are read); *pp after the ']', where a key may
+ * follow on the same line.  A malformed header (git refuses the file)
+ * ends the section and the line. */
 static void
 parse_header(const char **pp, const char *end, char *sect)
 {
@@ -296,9 +299,22 @@ parse_header(const char **pp, const char *end, char *sect)
 	while (p < end && (name_char(*p) || *p == '.') && n < 63)
 		sect[n++] = lower(*p++);
 	sect[n] = '\0';
-	/* the subsection is not needed: only core, include, includeif */
 	if ((n = strcspn(sect, ".")) < strlen(sect))
 		sect[n] = '\0';
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p < end && *p == '"') {
+		for (p++; p < end && *p != '"' && *p != '\n'; p++)
+			if (*p == '\\' && p + 1 < end && p[1] != '\n')
+				p++;
+		if (p < end && *p == '"')
+			p++;
+	}
+	if (p < end && *p == ']') {
+		*pp = p + 1;
+		return;
+	}
+	sect[0] = '\0';
 	while (p < end && *p != '\n')
 		p++;
 	*pp = p;

@@ -121,12 +121,12 @@ EXTRA_DIST += tests/cli/snapshot.sh
 # does, without podman
 if ENABLE_TESTS
 check_PROGRAMS += tests/cli/snapask
+TESTS += tests/cli/snapshot_ask.sh
 endif
 tests_cli_snapask_SOURCES = tests/cli/snapask.c
 tests_cli_snapask_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher \
 	-I$(top_srcdir)/snap
 tests_cli_snapask_LDADD = $(LAUNCHER_LIBS)
-TESTS += tests/cli/snapshot_ask.sh
 EXTRA_DIST += tests/cli/snapshot_ask.sh
 # A recorded session in gate mode: tshark, streams, manifest, verify,
 # --record-max (root, podman, tshark; AISB_E2E=1)

@@ -308,14 +308,16 @@ hooks_path_in_tree(void **state)
 	    "[include]\n\tpath = ../inc.cfg\n"
 	    "[includeIf \"gitdir:/nowhere/\"]\n\tpath = incif.cfg\n"
 	    "[include]\n\tpath = ../../up/src/project.gitconfig\n", 0644);
-	put(f->base, "main/inc.cfg", "[core]\nhooksPath=inc-hooks\n", 0644);
+	/* a key on the header's line */
+	put(f->base, "main/inc.cfg", "[core] hooksPath=inc-hooks\n", 0644);
 	put(f->base, "main/.git/incif.cfg", "[core]\n\thooksPath = "
 	    "incif-hooks\n", 0644);
 	put(f->src, "project.gitconfig", "[core]\n\thooksPath = .husky/_\n",
 	    0644);
 	/* a nested repository */
 	put(f->src, "sub/.git/HEAD", "ref: refs/heads/main\n", 0644);
-	put(f->src, "sub/.git/config", "[core]\n\thooksPath = sub-hooks\n",
+	/* a value continued on the next line */
+	put(f->src, "sub/.git/config", "[core]\n\thooksPath = sub\\\n-hooks\n",
 	    0644);
 	put(f->src, "src/a.c", "int a;\n", 0644);
 	stage(f);
