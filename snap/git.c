@@ -15,6 +15,8 @@
 
 #include "snap-int.h"
 
+#define HEAD_CACHE	256	/* folders whose HEAD was looked for */
+
 struct gitw {
 	struct snap_changes	*c;
 	const struct snap_manifest *m;
@@ -24,6 +26,12 @@ struct gitw {
 	size_t			 errlen;
 	char			 why[SNAP_REL_MAX + 160];	/* a reason
 							   made here */
+	/* head_where's answers by folder, direct-mapped: the changes of
+	 * one folder come together, and each asks for every folder above */
+	struct {
+		char	*dir;
+		int	 at;
+	}			 cache[HEAD_CACHE];
 };
 
 /*
@@ -87,7 +95,16 @@ head_where(struct gitw *w, const char *rel, size_t n)
 {
 	char			 full[SNAP_PATH_MAX], sub[SNAP_PATH_MAX];
 	struct snap_stat	 st;
+	unsigned		 h = 5381;
+	size_t			 i;
 	int			 len, at = 0;
+
+	for (i = 0; i < n; i++)
+		h = h * 33 + (unsigned char)rel[i];
+	h %= HEAD_CACHE;
+	if (w->cache[h].dir != NULL && strlen(w->cache[h].dir) == n &&
+	    memcmp(w->cache[h].dir, rel, n) == 0)
+		return w->cache[h].at;
 
 	len = snprintf(sub, sizeof(sub), "%.*s%sHEAD", (int)n, rel,
 	    n > 0 ? "/" : "");
@@ -103,6 +120,12 @@ head_where(struct gitw *w, const char *rel, size_t n)
 	if (snap_join(full, w->stage, sub) == 0 && snap_fs_lstat(full,
 	    &st) == 0)
 		at |= 4;
+	free(w->cache[h].dir);
+	if ((w->cache[h].dir = malloc(n + 1)) != NULL) {
+		memcpy(w->cache[h].dir, rel, n);
+		w->cache[h].dir[n] = '\0';
+		w->cache[h].at = at;
+	}
 	return at;
 }
 
@@ -292,6 +315,8 @@ snap_git_pass(struct snap_changes *ch, const struct snap_manifest *m,
 		rc = refuse(&w, x, why);
 	}
 	snap_gitguard_free(w.guard);
+	for (i = 0; i < HEAD_CACHE; i++)
+		free(w.cache[i].dir);
 	if (rc != SNAP_OK)
 		return rc;
 	if (ch->n > 1)
