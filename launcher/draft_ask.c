@@ -69,8 +69,10 @@ ask_apply(const char *sdir, const char *workspace, const char *stage,
 			fprintf(stderr, "aisb [mark %s]: ", mark);
 		else
 			fputs("aisb: ", stderr);
-		fprintf(stderr, "write these %llu change(s) into %s? [y]es, "
-		    "[n]o: keep the draft, [d]iff: ", nchanges, workspace);
+		/* the folder's name escaped, as the summary's names are */
+		fprintf(stderr, "write these %llu change(s) into ", nchanges);
+		snap_print_name(stderr, workspace);
+		fputs("? [y]es, [n]o: keep the draft, [d]iff: ", stderr);
 		fflush(stderr);
 		if (fgets(line, sizeof(line), in) == NULL)
 			break;
@@ -86,6 +88,7 @@ ask_apply(const char *sdir, const char *workspace, const char *stage,
 			break;
 		if (line[0] != 'd' && line[0] != 'D')
 			continue;
+		snprintf(err, sizeof(err), "%s/changes: path too long", sdir);
 		if (ch == NULL && (snprintf(path, sizeof(path), "%s/changes",
 		    sdir) >= (int)sizeof(path) || snap_changes_load(path, &ch,
 		    err, sizeof(err)) != SNAP_OK)) {
