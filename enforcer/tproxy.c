@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "dnsmsg.h"
+#include "hex.h"
 #include "log.h"
 #include "tproxy.h"
 
@@ -105,18 +106,6 @@ struct loop {
 
 /* ---- pure helpers ---------------------------------------------------- */
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Percent-decodes n bytes of s into out; -1 on a bad escape or overflow. */
 static int
 pct_decode(const char *s, size_t n, char *out, size_t outlen, size_t *olen)
@@ -127,13 +116,8 @@ pct_decode(const char *s, size_t n, char *out, size_t outlen, size_t *olen)
 		int	 c = (unsigned char)s[i];
 
 		if (c == '%') {
-			int hi, lo;
-
-			if (i + 2 >= n ||
-			    (hi = hexval(s[i + 1])) == -1 ||
-			    (lo = hexval(s[i + 2])) == -1)
+			if (i + 2 >= n || (c = hex_byte(s + i + 1)) == -1)
 				return -1;
-			c = hi << 4 | lo;
 			i += 2;
 		}
 		if (o == outlen)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "hex.h"
 #include "snap-int.h"
 
 int
@@ -85,23 +86,11 @@ snap_enc(struct buf *b, const char *s)
 	}
 }
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 int
 snap_dec(char *s, char **out)
 {
 	char	*r, *w;
-	int	 h, l;
+	int	 c;
 
 	if (strcmp(s, "-") == 0) {
 		*out = NULL;
@@ -112,10 +101,10 @@ snap_dec(char *s, char **out)
 			*w++ = *r;
 			continue;
 		}
-		if ((h = hexval(r[1])) == -1 || (l = hexval(r[2])) == -1 ||
-		    (h == 0 && l == 0))
+		/* %00 would end the string: never written, refused */
+		if ((c = hex_byte(r + 1)) <= 0)
 			return -1;
-		*w++ = (char)(h << 4 | l);
+		*w++ = (char)c;
 		r += 2;
 	}
 	*w = '\0';
