@@ -85,7 +85,6 @@
 #include "config.h"
 
 #include <sys/socket.h>
-#include <sys/time.h>
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -109,7 +108,6 @@
 
 #include "nft-int.h"
 
-#define ACK_TIMEOUT_SEC	5	/* the kernel answers at once; a hang is a bug */
 #define ELEMS_PER_MSG	100	/* at most 56 bytes each */
 #define MSGS_PER_BATCH	8	/* 8 * 100 * 56 bytes stay inside NFT_BATCH_LIMIT */
 
@@ -1186,142 +1184,6 @@ nft_batch_elems(const struct nft_elem *elems, size_t n, uint32_t seq,
 		return -1;
 	}
 	return (ssize_t)off;
-}
-
-/* ---- sending -------------------------------------------------------- */
-
-struct mnl_socket *
-nft_socket_open(char *err, size_t errlen)
-{
-	struct mnl_socket	*nl;
-	struct timeval		 tv = { .tv_sec = ACK_TIMEOUT_SEC };
-	int			 one = 1;
-
-	if ((nl = mnl_socket_open(NETLINK_NETFILTER)) == NULL) {
-		snprintf(err, errlen, "netlink socket: %s", strerror(errno));
-		return NULL;
-	}
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) == -1) {
-		snprintf(err, errlen, "netlink bind: %s", strerror(errno));
-		mnl_socket_close(nl);
-		return NULL;
-	}
-	/* Errors echo our message unless capped; we only need the header. */
-	(void)mnl_socket_setsockopt(nl, NETLINK_CAP_ACK, &one, sizeof(one));
-	if (setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVTIMEO, &tv,
-	    sizeof(tv)) == -1) {
-		snprintf(err, errlen, "SO_RCVTIMEO: %s", strerror(errno));
-		mnl_socket_close(nl);
-		return NULL;
-	}
-	return nl;
-}
-
-/*
- * The kernel's refusal of message desc.  EPERM has two causes that look
- * alike: no CAP_NET_ADMIN, or a table owned by another process's netlink
- * socket (NFT_TABLE_F_OWNER); the message names the one it is.
- */
-static void
-refused(const char *desc, int error, char *err, size_t errlen)
-{
-	uint32_t	 owner = 0;
-
-	if (error == EPERM && nft_table_owner(&owner) == 1)
-		snprintf(err, errlen, "kernel refused \"%s\": %s: table inet "
-		    "%s is owned by another process (flag NFT_TABLE_F_OWNER, "
-		    "netlink port id %u) and only that process may change it; "
-		    "it goes away when that process closes its netlink socket",
-		    desc, strerror(error), NFT_TABLE, owner);
-	else
-		snprintf(err, errlen, "kernel refused \"%s\": %s%s", desc,
-		    strerror(error), error == EPERM ? " (no CAP_NET_ADMIN?)" :
-		    "");
-}
-
-int
-nft_send(const struct nft_batch *b, char *err, size_t errlen)
-{
-	struct mnl_socket	*nl;
-	char			 seen[NFT_BATCH_MSGS];
-	char			*rbuf = NULL;
-	size_t			 acks = 0, rbufsz = 64 * 1024;
-	uint32_t		 portid;
-	ssize_t			 n;
-	int			 rc = -1;
-
-	if ((nl = nft_socket_open(err, errlen)) == NULL)
-		return -1;
-	portid = mnl_socket_get_portid(nl);
-	memset(seen, 0, sizeof(seen));
-	if ((rbuf = malloc(rbufsz)) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	if (mnl_socket_sendto(nl, b->buf, b->len) == -1) {
-		snprintf(err, errlen, "netlink send: %s", strerror(errno));
-		goto out;
-	}
-	/*
-	 * One ACK per message asked for: an error for any one message means
-	 * the kernel dropped the whole transaction.  Stop at the first error;
-	 * a reply that never comes is a failure too (SO_RCVTIMEO).
-	 */
-	while (acks < b->nacks) {
-		const struct nlmsghdr	*nlh;
-		int			 left;
-
-		n = mnl_socket_recvfrom(nl, rbuf, rbufsz);
-		if (n == -1) {
-			if (errno == EINTR)
-				continue;
-			snprintf(err, errlen, "netlink receive (%zu of %zu "
-			    "acks): %s", acks, b->nacks,
-			    errno == EAGAIN ? "timed out" : strerror(errno));
-			goto out;
-		}
-		left = (int)n;
-		for (nlh = (const struct nlmsghdr *)rbuf;
-		    mnl_nlmsg_ok(nlh, left);
-		    nlh = mnl_nlmsg_next(nlh, &left)) {
-			const struct nlmsgerr	*e;
-			uint32_t		 idx;
-
-			if (nlh->nlmsg_pid != 0 && nlh->nlmsg_pid != portid)
-				continue;
-			if (nlh->nlmsg_type != NLMSG_ERROR)
-				continue;	/* no echo asked; ignore */
-			if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e))) {
-				snprintf(err, errlen, "truncated netlink ack");
-				goto out;
-			}
-			e = mnl_nlmsg_get_payload(nlh);
-			idx = nlh->nlmsg_seq - b->seq;
-			if (idx >= b->nmsgs) {
-				snprintf(err, errlen, "netlink ack for an "
-				    "unknown sequence number %u",
-				    nlh->nlmsg_seq);
-				goto out;
-			}
-			if (e->error != 0) {
-				refused(b->desc[idx], -e->error, err, errlen);
-				goto out;
-			}
-			/* Only the messages between the markers asked. */
-			if (idx == 0 || idx == b->nmsgs - 1 || seen[idx]) {
-				snprintf(err, errlen, "unexpected netlink ack "
-				    "for \"%s\"", b->desc[idx]);
-				goto out;
-			}
-			seen[idx] = 1;
-			acks++;
-		}
-	}
-	rc = 0;
-out:
-	free(rbuf);
-	mnl_socket_close(nl);
-	return rc;
 }
 
 int
