@@ -12,7 +12,8 @@ enforcer_libaisbenforce_a_SOURCES = \
 	enforcer/stub.c enforcer/stub.h \
 	enforcer/envfile.c enforcer/envfile.h \
 	enforcer/hostca.c enforcer/hostca.h \
-	enforcer/tproxy.c enforcer/tproxy.h
+	enforcer/tproxy.c enforcer/tproxy.h enforcer/tproxy_head.c \
+	enforcer/tproxy_tool.c
 enforcer_libaisbenforce_a_CFLAGS = $(AM_CFLAGS) $(NFTNL_CFLAGS) $(CARES_CFLAGS)
 ENFORCE_LIBS = enforcer/libaisbenforce.a common/libaisbcommon.a common/libaisbaddr.a \
 	$(NFTNL_LIBS) $(CARES_LIBS)

@@ -7,7 +7,7 @@ check_PROGRAMS += tests/unit/test_plan tests/unit/test_nft_batch \
 TESTS += tests/unit/test_plan tests/unit/test_nft_batch \
 	tests/unit/test_nft_send tests/unit/test_privdrop tests/unit/test_stub \
 	tests/unit/test_envfile
-# issue 16: the relay's pure parts (enforcer/tproxy.c)
+# issue 16: the relay's pure parts (enforcer/tproxy_head.c)
 check_PROGRAMS += tests/unit/test_tproxy
 TESTS += tests/unit/test_tproxy
 tests_unit_test_tproxy_SOURCES = tests/unit/test_tproxy.c
