@@ -107,7 +107,7 @@
 #include <libmnl/libmnl.h>
 #include <libnftnl/expr.h>
 
-#include "nft-int.h"
+#include "enforcer/nft-int.h"
 
 /* ---- expressions ---------------------------------------------------- */
 
