@@ -4,7 +4,8 @@
  * struct gate, and every client connection is one struct gate_conn.
  *
  *   main.c     argv, privileges, daemonizing: the order of start-up
- *   config.c   the policy and credentials, loaded and reloaded; -l's address
+ *   config.c   the policy and credentials, loaded and reloaded
+ *   sockaddr.c -l's and --metrics' addresses, parsed and printed
  *   proc.c     listening, the loop, signals and drain, the workers
  *   conn.c     the connection object: accept, head, answers, callbacks
  *              (conn-int.h: its types, private to the files that make it)
@@ -241,6 +242,8 @@ int	 gate_config_load(struct gate *);
 int	 gate_config_auth(struct gate *);
 int	 gate_reload(struct gate *);
 int	 gate_audit_rotate(struct gate *);
+
+/* sockaddr.c */
 int	 gate_listen_parse(const char *, struct sockaddr_storage *,
 	    socklen_t *);
 const char *gate_sockaddr_str(const struct sockaddr_storage *, char *, size_t);

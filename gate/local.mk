@@ -8,7 +8,7 @@ GATE_SOURCES = \
 	gate/config.c gate/proc.c gate/conn.c gate/decide.c gate/relay.c \
 	gate/splice.c gate/http.c gate/tls.c gate/dns.c gate/audit.c \
 	gate/auth.c gate/control.c gate/ctlcmd.c \
-	gate/metrics.c gate/users.c gate/record.c
+	gate/metrics.c gate/users.c gate/record.c gate/sockaddr.c
 # issue 16: the AISB-DNS entry
 GATE_SOURCES += gate/dnsgate.c
 GATE_SOURCES += gate/transparent.c
