@@ -21,7 +21,7 @@
 
 #include "file.h"
 #include "log.h"
-#include "gate.h"
+#include "gate/gate.h"
 
 /*
  * At start-up the errors go to stderr as aisb policy check prints them; on

@@ -13,7 +13,7 @@
 #include <strings.h>
 
 #include "hex.h"
-#include "http.h"
+#include "gate/http.h"
 
 enum {
 	CH_SIZE = 0, CH_EXT, CH_SIZE_LF, CH_DATA, CH_DATA_CR, CH_DATA_LF,

@@ -14,8 +14,7 @@ GATE_SOURCES = \
 GATE_SOURCES += gate/conn/conn-int.h gate/conn/conn.c gate/conn/decide.c \
 	gate/conn/relay.c gate/conn/splice.c gate/conn/record.c \
 	gate/conn/dnsgate.c gate/conn/transparent.c
-GATE_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(CARES_CFLAGS) $(CRYPTO_CFLAGS) \
-	-I$(top_srcdir)/gate
+GATE_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(CARES_CFLAGS) $(CRYPTO_CFLAGS)
 noinst_LIBRARIES += gate/libaisbgate.a
 gate_libaisbgate_a_SOURCES = $(GATE_SOURCES)
 gate_libaisbgate_a_CFLAGS = $(GATE_CFLAGS)

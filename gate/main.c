@@ -24,7 +24,7 @@
 
 #include "exitcode.h"
 #include "log.h"
-#include "gate.h"
+#include "gate/gate.h"
 
 /*
  * The one struct gate, static so that what it holds stays reachable until

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gate.h"
+#include "gate/gate.h"
 
 const char *
 gate_sockaddr_str(const struct sockaddr_storage *ss, char *buf, size_t len)

@@ -40,8 +40,8 @@
 
 #include "hex.h"
 #include "policy.h"
-#include "gate.h"
-#include "http.h"
+#include "gate/gate.h"
+#include "gate/http.h"
 
 #define USERS_DIGEST		GATE_AUTH_DIGEST
 #define USERS_MAX_HEADER	1024	/* bytes of the header value checked */
