@@ -147,6 +147,11 @@ const struct snap_chg *snap_changes_find(const struct snap_changes *,
 	    const char *path, int kind);
 /* The canonical text (ends with the digest line) into a struct buf. */
 int	 snap_changes_text(const struct snap_changes *, struct buf *);
+/* In canonical order: by path, then delete, create, modify, mode, skip. */
+void	 snap_changes_sort(struct snap_changes *);
+/* Sorted, its entries' public fields set, its digest made: 0, or -1 when
+ * its text is over SNAP_FILE_MAX. */
+int	 snap_changes_finish(struct snap_changes *);
 
 /* The link target stays inside the tree when resolved lexically from the
  * folder of rel. */

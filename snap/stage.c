@@ -203,7 +203,7 @@ depth_of(const char *rel)
 	return d;
 }
 
-/* The bounds every walked entry is held to (also by changes.c). */
+/* The bounds every walked entry is held to (also by compare.c). */
 static int
 check_path(struct stage *s, const char *rel)
 {
