@@ -159,7 +159,8 @@ uescape(struct rd *r, size_t at)
 static int
 escape(struct rd *r)
 {
-	static const char	 from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+	static const char	 from[] = "\"\\/bfnrt";
+	static const char	 to[] = "\"\\/\b\f\n\r\t";
 	const char		*e;
 	size_t			 at = r->i;
 	unsigned char		 c;
