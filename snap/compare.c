@@ -56,37 +56,10 @@ skip(struct walk *w, const char *rel, int type, const char *prefix,
 }
 
 static int
-depth_of(const char *rel)
-{
-	int	d = 1;
-
-	for (; *rel != '\0'; rel++)
-		if (*rel == '/')
-			d++;
-	return d;
-}
-
-static int
 bounds(struct walk *w, const char *rel)
 {
-	size_t	len = strlen(rel);
-
-	if (++w->entries > w->lim->entries)
-		return snap_err(w->err, w->errlen, SNAP_EBOUND, "%s: more "
-		    "than %" PRIu64 " entries after the command (limit "
-		    "entries): nothing is proposed", w->stage,
-		    w->lim->entries);
-	if (len > w->lim->path_len || len >= SNAP_REL_MAX)
-		return snap_err(w->err, w->errlen, SNAP_EBOUND, "%s: a path "
-		    "of %zu bytes after the command, over %zu (limit "
-		    "path_len): nothing is proposed", w->stage, len,
-		    w->lim->path_len);
-	if ((size_t)depth_of(rel) > w->lim->depth)
-		return snap_err(w->err, w->errlen, SNAP_EBOUND, "%s: a path "
-		    "%d folders deep after the command, over %zu (limit "
-		    "depth): nothing is proposed", w->stage, depth_of(rel),
-		    w->lim->depth);
-	return SNAP_OK;
+	return snap_bound_entry(w->lim, &w->entries, w->stage, rel,
+	    " after the command", "nothing is proposed", w->err, w->errlen);
 }
 
 static int	walk_dir(struct walk *, const char *);

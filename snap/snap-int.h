@@ -73,6 +73,16 @@ struct buf;
 void	 snap_enc(struct buf *, const char *);
 /* Decodes token s in place; NULL for "-"; -1 on a bad escape. */
 int	 snap_dec(char *s, char **out);
+/*
+ * The bounds every walked entry is held to, by the stage (stage.c) and
+ * by the change set (compare.c): one more entry (counted in *entries),
+ * rel's length and depth within lim.  SNAP_OK, or SNAP_EBOUND with
+ * "ROOT: what WHEN, over N (limit NAME): FIX" in err; when says which
+ * walk ("" or " after the command"), fix what to do.
+ */
+int	 snap_bound_entry(const struct snap_limits *lim, uint64_t *entries,
+	    const char *root, const char *rel, const char *when,
+	    const char *fix, char *err, size_t errlen);
 /* Splits a line into at most max space-separated tokens: their count. */
 size_t	 snap_split(char *line, char **tok, size_t max);
 /* The relative path is safe: not empty, no "", "." or ".." component, no

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,39 @@ snap_dirname(char *out, const char *rel)
 		n = SNAP_PATH_MAX - 1;
 	memcpy(out, rel, n);
 	out[n] = '\0';
+}
+
+static int
+depth_of(const char *rel)
+{
+	int	d = 1;
+
+	for (; *rel != '\0'; rel++)
+		if (*rel == '/')
+			d++;
+	return d;
+}
+
+int
+snap_bound_entry(const struct snap_limits *lim, uint64_t *entries,
+    const char *root, const char *rel, const char *when, const char *fix,
+    char *err, size_t errlen)
+{
+	size_t	len = strlen(rel);
+
+	if (++*entries > lim->entries)
+		return snap_err(err, errlen, SNAP_EBOUND, "%s: more than %"
+		    PRIu64 " entries%s (limit entries): %s", root,
+		    lim->entries, when, fix);
+	if (len > lim->path_len || len >= SNAP_REL_MAX)
+		return snap_err(err, errlen, SNAP_EBOUND, "%s: a path of %zu "
+		    "bytes%s, over %zu (limit path_len): %s", root, len, when,
+		    lim->path_len, fix);
+	if ((size_t)depth_of(rel) > lim->depth)
+		return snap_err(err, errlen, SNAP_EBOUND, "%s: a path %d "
+		    "folders deep%s, over %zu (limit depth): %s", root,
+		    depth_of(rel), when, lim->depth, fix);
+	return SNAP_OK;
 }
 
 /*
