@@ -319,8 +319,7 @@ snap_git_pass(struct snap_changes *ch, const struct snap_manifest *m,
 		free(w.cache[i].dir);
 	if (rc != SNAP_OK)
 		return rc;
-	if (ch->n > 1)
-		qsort(ch->v, ch->n, sizeof(ch->v[0]), snap_cmp_chg);
+	snap_changes_sort(ch);
 	/* children sort after their folder: from the end, a folder sees
 	 * its children settled */
 	for (i = ch->n; i-- > 0;) {
