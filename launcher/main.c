@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent.h"
-#include "cli.h"
-#include "gates.h"
-#include "image.h"
-#include "launch.h"
+#include "image/agent.h"
+#include "cmd/cli.h"
+#include "session/gates.h"
+#include "image/image.h"
+#include "cmd/cmd.h"
 #include "log.h"
 
 int

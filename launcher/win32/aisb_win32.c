@@ -26,9 +26,9 @@
 #include <string.h>
 
 #include "common/exitcode.h"
-#include "draft.h"
-#include "win32.h"
-#include "wlaunch.h"
+#include "draft/draft.h"
+#include "win32/win32.h"
+#include "win32/wlaunch.h"
 
 /* The runner's control pipe, for the console handler. */
 static HANDLE ctl_write = NULL;

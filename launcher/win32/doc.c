@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "winrun.h"
+#include "win32/winrun.h"
 
 /* ---- writing ------------------------------------------------------- */
 

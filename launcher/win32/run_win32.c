@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "common/exitcode.h"
-#include "win32.h"
+#include "win32/win32.h"
 
 #define EXIT_CANCELLED	130	/* cancelled, or the caller died */
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "exitcode.h"
-#include "wlaunch.h"
+#include "win32/wlaunch.h"
 
 #define EXIT_CANCELLED	130	/* as the runner: cancelled, or the caller died */
 

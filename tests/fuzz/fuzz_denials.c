@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "denials.h"
+#include "policytools/denials.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

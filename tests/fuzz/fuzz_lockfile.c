@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lockfile.h"
+#include "policytools/lockfile.h"
 #include "policy.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

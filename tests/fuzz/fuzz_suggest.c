@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "policy.h"
-#include "suggest.h"
+#include "policytools/suggest.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

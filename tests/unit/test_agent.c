@@ -19,8 +19,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "agent.h"
-#include "image.h"
+#include "image/agent.h"
+#include "image/image.h"
 #include "policy.h"
 
 static char	 dir[] = "/tmp/aisb-agent-XXXXXX";

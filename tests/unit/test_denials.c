@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "denials.h"
+#include "policytools/denials.h"
 #include "policy.h"
 
 static struct policy *

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lockfile.h"
+#include "policytools/lockfile.h"
 
 static struct lockfile_hosts	 H;
 

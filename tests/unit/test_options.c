@@ -18,7 +18,7 @@
 
 #include <openssl/sha.h>
 
-#include "options.h"
+#include "session/options.h"
 
 static char	 dir[] = "/tmp/aisb-opts-XXXXXX";
 static char	 xdg[256], ws[256], envxdg[300], envhome[300];

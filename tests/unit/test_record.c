@@ -28,7 +28,7 @@
 #include "buf.h"
 #include "file.h"
 #include "pcapng.h"
-#include "record.h"
+#include "session/record.h"
 
 static char	 tmpdir[64];
 

@@ -1,0 +1,123 @@
+/*
+ * aisb policy check|print|test: the policy engine from the command line.
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cli.h"
+#include "cmd/cmd.h"
+#include "policy.h"
+
+static struct policy *
+load_or_report(const char *path)
+{
+	struct policy_errors	*errs;
+	struct policy		*p = NULL;
+	char			*buf;
+	size_t			 len = 64 * 1024;
+
+	if ((errs = calloc(1, sizeof(*errs))) == NULL) {
+		fprintf(stderr, "aisb: out of memory\n");
+		return NULL;
+	}
+	if (policy_load_file(path, &p, errs) == -1) {
+		if ((buf = malloc(len)) != NULL) {
+			policy_errors_format(errs, buf, len);
+			fputs(buf, stderr);
+			free(buf);
+		}
+	}
+	free(errs);
+	return p;
+}
+
+static int
+cmd_test(struct policy *p, const char *target, const char *ip)
+{
+	struct policy_target	 t;
+	struct policy_decision	 d;
+	struct policy_addr	 a;
+	const char		*cls = NULL;
+	char			 err[128], rule[512], abuf[64];
+
+	if (policy_parse_target(target, strlen(target), 443, &t, err,
+	    sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: %s: %s\n", target, err);
+		return EXIT_CONFIG;
+	}
+	if (ip != NULL && policy_parse_addr(ip, strlen(ip), &a) == -1) {
+		fprintf(stderr, "aisb: %s: not an IPv4 or IPv6 address\n", ip);
+		return EXIT_CONFIG;
+	}
+	policy_decide(p, &t, &d);
+	if (d.verdict == POLICY_ALLOW) {
+		if (t.is_ip)
+			cls = policy_classify(p, &t.addr);
+		else if (ip != NULL)
+			cls = policy_classify(p, &a);
+		if (cls != NULL) {
+			d.verdict = POLICY_DENY;
+			d.reason = POLICY_R_ADDR_CLASS;
+		}
+	}
+	printf("%s %s%s%s:%u\n", d.verdict == POLICY_ALLOW ? "allow" : "deny",
+	    t.addr.family == AF_INET6 && t.is_ip ? "[" : "", t.host,
+	    t.addr.family == AF_INET6 && t.is_ip ? "]" : "", t.port);
+	printf("reason: %s\n", policy_reason_str(d.reason));
+	printf("rule: %s\n", policy_rule_describe(d.rule, rule, sizeof(rule)));
+	if (ip != NULL || t.is_ip) {
+		const struct policy_addr *x = t.is_ip ? &t.addr : &a;
+		const char *c = policy_classify(p, x);
+
+		printf("address %s: %s%s%s\n",
+		    policy_addr_str(x, abuf, sizeof(abuf)),
+		    c != NULL ? "denied range (" : "may be dialled",
+		    c != NULL ? c : "", c != NULL ? ")" : "");
+	}
+	return d.verdict == POLICY_ALLOW ? 0 : 1;
+}
+
+int
+launch_cmd_policy(int argc, char **argv)
+{
+	struct cli_args	 a;
+	struct policy	*p;
+	char		*dump, name[64];
+	int		 rc;
+
+	if ((rc = launch_cli_group("policy", argc, argv)) != 0)
+		return rc == 1 ? 0 : EXIT_CONFIG;
+	if (strcmp(argv[1], "derive") == 0)
+		return launch_cmd_derive(argc, argv);
+	if (strcmp(argv[1], "suggest") == 0)
+		return launch_cmd_suggest(argc, argv);
+	snprintf(name, sizeof(name), "policy %s", argv[1]);
+	if ((rc = launch_cli_parse(name, argc - 2, argv + 2, &a)) != 0)
+		return rc == 1 ? 0 : EXIT_CONFIG;
+	rc = 0;
+	if ((p = load_or_report(a.pos[0])) == NULL)
+		return EXIT_CONFIG;
+	if (strcmp(argv[1], "check") == 0)
+		printf("policy OK sha256:%s\n", policy_sha256(p));
+	else if (strcmp(argv[1], "print") == 0) {
+		if ((dump = policy_dump(p, NULL)) == NULL) {
+			fprintf(stderr, "aisb: out of memory\n");
+			rc = 1;
+		} else {
+			fputs(dump, stdout);
+			free(dump);
+		}
+	} else
+		rc = cmd_test(p, a.pos[1], a.npos == 3 ? a.pos[2] : NULL);
+	policy_free(p);
+	if (fflush(stdout) == EOF) {
+		perror("aisb: stdout");
+		rc = 1;
+	}
+	return rc;
+}

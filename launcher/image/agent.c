@@ -1,0 +1,1636 @@
+/*
+ * Agent recipes (agent.h, docs/agents.md): the loader, the field checks,
+ * the user's field-level overrides, and what a recipe adds to a session:
+ * allow rules in its policy, packages in its image.
+ *
+ * A recipe file is YAML:
+ *
+ *	version: 1
+ *	agents:
+ *	  NAME:
+ *	    command: claude
+ *	    npm: "@scope/pkg@1.2.3"
+ *	    ...
+ *
+ * read with libyaml into a small tree (bounded: file size, nodes, depth,
+ * every string), then checked field by field.  Loading stops at the first
+ * problem: one line is easier to act on than a list, and a recipe file is
+ * short.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <yaml.h>
+
+#include "image/agent.h"
+#include "cmd/cli.h"
+#include "file.h"
+#include "image/image.h"
+#include "cmd/cmd.h"
+#include "session/folder.h"
+#include "session/spec.h"
+#include "image/tools.h"
+
+#ifndef AISB_AGENTS_FILE
+#define AISB_AGENTS_FILE	"/usr/local/share/aisb/agents.yaml"
+#endif
+
+#define AG_MAX_NODES	4096	/* a recipe file has a few hundred */
+#define AG_MAX_DEPTH	6	/* the format needs 4 */
+#define AG_SCHEMA	1
+
+static const char *const field_names[LAF__COUNT] = {
+	[LAF_COMMAND] = "command",
+	[LAF_NODE] = "node",
+	[LAF_NPM] = "npm",
+	[LAF_PIP] = "pip",
+	[LAF_HOSTS] = "hosts",
+	[LAF_ENV] = "env",
+	[LAF_SETENV] = "setenv",
+	[LAF_CONFIG] = "config",
+};
+
+const char *
+launch_agent_field_name(enum launch_agent_field f)
+{
+	return f < LAF__COUNT ? field_names[f] : "?";
+}
+
+/* ---- YAML to a small tree ---------------------------------------------- */
+
+enum agtype { AG_SCALAR, AG_SEQ, AG_MAP };
+
+struct agnode {
+	enum agtype	  type;
+	unsigned	  line, col;
+	char		 *val;		/* scalar, NUL-terminated */
+	size_t		  len;
+	struct agnode	**kids;		/* seq: items; map: key, value, ... */
+	size_t		  nkids, cap;
+};
+
+/* What one load is doing, for its error line. */
+struct agctx {
+	const char	*file;
+	unsigned	 fileno;	/* index in launch_agents.files */
+	unsigned	 nodes;
+	char		*err;
+	size_t		 errlen;
+	int		 failed;
+};
+
+static void __attribute__((format(printf, 4, 5)))
+fail_at(struct agctx *c, unsigned line, unsigned col, const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 n;
+
+	if (c->failed)
+		return;		/* the first problem is the one reported */
+	c->failed = 1;
+	if (line > 0)
+		n = snprintf(c->err, c->errlen, "%s:%u:%u: ", c->file, line,
+		    col);
+	else
+		n = snprintf(c->err, c->errlen, "%s: ", c->file);
+	if (n < 0 || (size_t)n >= c->errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(c->err + n, c->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+}
+
+static void
+agnode_free(struct agnode *n)
+{
+	size_t	 i;
+
+	if (n == NULL)
+		return;
+	for (i = 0; i < n->nkids; i++)
+		agnode_free(n->kids[i]);
+	free(n->kids);
+	free(n->val);
+	free(n);
+}
+
+static struct agnode *
+agnode_new(struct agctx *c, enum agtype t, const yaml_mark_t *m)
+{
+	struct agnode	*n;
+
+	if (++c->nodes > AG_MAX_NODES) {
+		fail_at(c, (unsigned)m->line + 1, (unsigned)m->column + 1,
+		    "more than %d YAML nodes; a recipe file is short",
+		    AG_MAX_NODES);
+		return NULL;
+	}
+	if ((n = calloc(1, sizeof(*n))) == NULL) {
+		fail_at(c, 0, 0, "out of memory");
+		return NULL;
+	}
+	n->type = t;
+	n->line = (unsigned)m->line + 1;
+	n->col = (unsigned)m->column + 1;
+	return n;
+}
+
+static int
+agnode_add(struct agctx *c, struct agnode *parent, struct agnode *kid)
+{
+	if (parent->nkids == parent->cap) {
+		size_t		 ncap = parent->cap ? parent->cap * 2 : 4;
+		struct agnode	**k = reallocarray(parent->kids, ncap,
+		    sizeof(*k));
+
+		if (k == NULL) {
+			fail_at(c, 0, 0, "out of memory");
+			return -1;
+		}
+		parent->kids = k;
+		parent->cap = ncap;
+	}
+	parent->kids[parent->nkids++] = kid;
+	return 0;
+}
+
+static int
+anchored(const yaml_event_t *ev)
+{
+	switch (ev->type) {
+	case YAML_SCALAR_EVENT:
+		return ev->data.scalar.anchor != NULL;
+	case YAML_SEQUENCE_START_EVENT:
+		return ev->data.sequence_start.anchor != NULL;
+	case YAML_MAPPING_START_EVENT:
+		return ev->data.mapping_start.anchor != NULL;
+	default:
+		return 0;
+	}
+}
+
+/* The document's root, or NULL (empty file, or c->failed). */
+static struct agnode *
+yaml_tree(struct agctx *c, const char *buf, size_t len)
+{
+	yaml_parser_t	 parser;
+	yaml_event_t	 ev;
+	struct agnode	*stack[AG_MAX_DEPTH + 1], *root = NULL, *n;
+	int		 depth = 0, done = 0, docs = 0;
+
+	if (!yaml_parser_initialize(&parser)) {
+		fail_at(c, 0, 0, "out of memory");
+		return NULL;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
+	while (!done && !c->failed) {
+		if (!yaml_parser_parse(&parser, &ev)) {
+			fail_at(c, (unsigned)parser.problem_mark.line + 1,
+			    (unsigned)parser.problem_mark.column + 1,
+			    "YAML syntax: %s", parser.problem != NULL ?
+			    parser.problem : "error");
+			break;
+		}
+		n = NULL;
+		if (anchored(&ev) || ev.type == YAML_ALIAS_EVENT) {
+			fail_at(c, (unsigned)ev.start_mark.line + 1,
+			    (unsigned)ev.start_mark.column + 1,
+			    "YAML anchors and aliases are not allowed; write "
+			    "each value out");
+			yaml_event_delete(&ev);
+			break;
+		}
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT:
+			done = 1;
+			break;
+		case YAML_DOCUMENT_START_EVENT:
+			if (++docs > 1)
+				fail_at(c, (unsigned)ev.start_mark.line + 1,
+				    (unsigned)ev.start_mark.column + 1,
+				    "one YAML document per file; drop this "
+				    "'---' and what follows");
+			break;
+		case YAML_SCALAR_EVENT:
+			if ((n = agnode_new(c, AG_SCALAR, &ev.start_mark)) ==
+			    NULL)
+				break;
+			if (memchr(ev.data.scalar.value, '\0',
+			    ev.data.scalar.length) != NULL) {
+				fail_at(c, n->line, n->col, "NUL byte in a "
+				    "value");
+				agnode_free(n);
+				n = NULL;
+				break;
+			}
+			n->len = ev.data.scalar.length;
+			if ((n->val = malloc(n->len + 1)) == NULL) {
+				fail_at(c, 0, 0, "out of memory");
+				agnode_free(n);
+				n = NULL;
+				break;
+			}
+			memcpy(n->val, ev.data.scalar.value, n->len);
+			n->val[n->len] = '\0';
+			break;
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			if (depth >= AG_MAX_DEPTH) {
+				fail_at(c, (unsigned)ev.start_mark.line + 1,
+				    (unsigned)ev.start_mark.column + 1,
+				    "nested deeper than a recipe is");
+				break;
+			}
+			n = agnode_new(c, ev.type == YAML_SEQUENCE_START_EVENT ?
+			    AG_SEQ : AG_MAP, &ev.start_mark);
+			if (n == NULL)
+				break;
+			if (depth == 0)
+				root = n;
+			else if (agnode_add(c, stack[depth - 1], n) == -1) {
+				agnode_free(n);
+				break;
+			}
+			stack[depth++] = n;
+			n = NULL;
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			depth--;
+			break;
+		default:
+			break;
+		}
+		if (n != NULL) {	/* a scalar */
+			if (depth == 0)
+				root = n;
+			else if (agnode_add(c, stack[depth - 1], n) == -1)
+				agnode_free(n);
+		}
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&parser);
+	if (c->failed) {
+		agnode_free(root);
+		return NULL;
+	}
+	return root;
+}
+
+/* ---- field checks ------------------------------------------------------ */
+
+static int
+is_null(const struct agnode *n)
+{
+	return n->type == AG_SCALAR && (n->len == 0 ||
+	    strcmp(n->val, "~") == 0 || strcmp(n->val, "null") == 0);
+}
+
+static const char *
+type_name(const struct agnode *n)
+{
+	return n->type == AG_MAP ? "a mapping" : n->type == AG_SEQ ? "a list" :
+	    "a scalar";
+}
+
+static int
+span(const char *s, const char *set)
+{
+	return s[strspn(s, set)] == '\0';
+}
+
+#define LOWER	"abcdefghijklmnopqrstuvwxyz"
+#define UPPER	"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+#define DIGITS	"0123456789"
+
+static int
+agent_name_ok(const char *s)
+{
+	size_t	 len = strlen(s);
+
+	return len > 0 && len <= LAUNCH_AGENT_NAME_MAX &&
+	    strchr(LOWER DIGITS, s[0]) != NULL && span(s, LOWER DIGITS "-_.");
+}
+
+static int
+env_name_ok(const char *s)
+{
+	size_t	 len = strlen(s);
+
+	return len > 0 && len <= LAUNCH_AGENT_NAME_MAX * 2 &&
+	    !isdigit((unsigned char)s[0]) && span(s, LOWER UPPER DIGITS "_");
+}
+
+/* digits.digits.digits */
+static int
+exact_numeric(const char *s)
+{
+	int	 parts = 0;
+
+	for (;;) {
+		if (!isdigit((unsigned char)*s))
+			return 0;
+		while (isdigit((unsigned char)*s))
+			s++;
+		parts++;
+		if (*s == '\0')
+			return parts == 3;
+		if (*s++ != '.' || parts == 3)
+			return 0;
+	}
+}
+
+/* A semver with no range: 1.2.3, 1.2.3-rc.1, 1.2.3+build. */
+static int
+exact_semver(const char *s)
+{
+	char		 core[64];
+	size_t		 n = strcspn(s, "-+");
+
+	if (n == 0 || n >= sizeof(core))
+		return 0;
+	memcpy(core, s, n);
+	core[n] = '\0';
+	if (!exact_numeric(core))
+		return 0;
+	return s[n] == '\0' || (s[n + 1] != '\0' &&
+	    span(s + n + 1, LOWER UPPER DIGITS ".-+"));
+}
+
+/* An npm package name, with its scope. */
+static int
+npm_name_ok(const char *s, size_t len)
+{
+	char		 buf[215];
+	const char	*slash;
+
+	if (len == 0 || len >= sizeof(buf))
+		return 0;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (buf[0] == '@') {
+		if ((slash = strchr(buf, '/')) == NULL || slash == buf + 1)
+			return 0;
+		buf[slash - buf] = '\0';
+		if (!span(buf + 1, LOWER DIGITS "-._~") ||
+		    strchr(LOWER DIGITS, buf[1]) == NULL)
+			return 0;
+		memmove(buf, slash + 1, strlen(slash + 1) + 1);
+	}
+	return buf[0] != '\0' && strchr(LOWER DIGITS, buf[0]) != NULL &&
+	    span(buf, LOWER DIGITS "-._~");
+}
+
+/* Where the version starts in "[@scope/]name@version"; NULL if none. */
+static const char *
+npm_at(const char *s)
+{
+	return strchr(s[0] == '@' ? s + 1 : s, '@');
+}
+
+/* "name==version", the version exact (no *, no other operator). */
+static int
+pip_ok(const char *s, size_t *namelen)
+{
+	const char	*eq = strstr(s, "==");
+	size_t		 n;
+
+	if (eq == NULL)
+		return 0;
+	n = (size_t)(eq - s);
+	*namelen = n;
+	if (n == 0 || n > 128 || strchr(LOWER UPPER DIGITS, s[0]) == NULL)
+		return 0;
+	{
+		char name[129];
+
+		memcpy(name, s, n);
+		name[n] = '\0';
+		if (!span(name, LOWER UPPER DIGITS "._-"))
+			return 0;
+	}
+	eq += 2;
+	return isdigit((unsigned char)eq[0]) && strlen(eq) <= 64 &&
+	    span(eq, LOWER UPPER DIGITS ".!+_-");
+}
+
+/* A folder under the home: relative, no '..', no '.' component. */
+static int
+home_path_ok(const char *s)
+{
+	const char	*p = s;
+	size_t		 n;
+
+	if (s[0] == '\0' || s[0] == '/' || strlen(s) >= LAUNCH_AGENT_PATH_MAX ||
+	    !span(s, LOWER UPPER DIGITS "._-/"))
+		return 0;
+	while (*p != '\0') {
+		n = strcspn(p, "/");
+		if (n == 0 || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
+			return 0;
+		p += n;
+		if (*p == '/')
+			p++;
+	}
+	return s[strlen(s) - 1] != '/';
+}
+
+/*
+ * HOST, HOST:PORT, *.DOMAIN or *.DOMAIN:PORT (443 when absent).  No IP
+ * literal (a recipe names services), no regex.  0 or -1 with why.
+ */
+static int
+parse_host(const char *v, size_t len, struct launch_agent_host *h,
+    char *why, size_t whylen)
+{
+	struct policy_target	 t;
+	char			 name[POLICY_MAX_NAME + 1], e[128];
+	const char		*colon;
+	size_t			 nlen, hlen = len;
+	unsigned long		 port = 443;
+
+	if (len == 0 || len > POLICY_MAX_NAME + 6) {
+		snprintf(why, whylen, "empty or too long");
+		return -1;
+	}
+	if (v[0] == '~' || v[0] == '[' || strchr(v, '/') != NULL) {
+		snprintf(why, whylen, "a host is a name, not a regex, an "
+		    "address or a URL");
+		return -1;
+	}
+	if (v[0] != '*') {
+		if (policy_parse_target(v, len, 443, &t, e, sizeof(e)) == -1) {
+			snprintf(why, whylen, "%s", e);
+			return -1;
+		}
+		if (t.is_ip || t.port == 0) {
+			snprintf(why, whylen, t.is_ip ? "an IP address; a "
+			    "recipe names hosts" : "port 0");
+			return -1;
+		}
+		snprintf(h->host, sizeof(h->host), "%s", t.host);
+		h->port = t.port;
+		return 0;
+	}
+	if ((colon = memchr(v, ':', len)) != NULL) {
+		char	*end;
+
+		hlen = (size_t)(colon - v);
+		errno = 0;
+		port = strtoul(colon + 1, &end, 10);
+		if (!isdigit((unsigned char)colon[1]) || *end != '\0' ||
+		    port == 0 || port > 65535) {
+			snprintf(why, whylen, "bad port '%s'", colon + 1);
+			return -1;
+		}
+	}
+	if (hlen < 3 || v[1] != '.' || memchr(v + 1, '*', hlen - 1) != NULL ||
+	    policy_normalize_name(v + 2, hlen - 2, name, &nlen, e,
+	    sizeof(e)) == -1 || memchr(name, '.', nlen) == NULL) {
+		snprintf(why, whylen, "a wildcard is *. and a domain of two or "
+		    "more labels");
+		return -1;
+	}
+	snprintf(h->host, sizeof(h->host), "*.%s", name);
+	h->port = (uint16_t)port;
+	return 0;
+}
+
+static int
+is_proxy_var(const char *s)
+{
+	return strcasecmp(s, "http_proxy") == 0 ||
+	    strcasecmp(s, "https_proxy") == 0 ||
+	    strcasecmp(s, "all_proxy") == 0 || strcasecmp(s, "no_proxy") == 0;
+}
+
+/* ---- one agent --------------------------------------------------------- */
+
+/* A scalar field's value, or NULL after an error. */
+static const char *
+scalar(struct agctx *c, const struct agnode *n, const char *agent,
+    const char *field, const char *example)
+{
+	if (n->type != AG_SCALAR) {
+		fail_at(c, n->line, n->col, "agent '%s': %s: %s where a value "
+		    "belongs; write %s", agent, field, type_name(n), example);
+		return NULL;
+	}
+	if (n->len >= LAUNCH_AGENT_VALUE_MAX) {
+		fail_at(c, n->line, n->col, "agent '%s': %s: longer than %d "
+		    "bytes; write %s", agent, field, LAUNCH_AGENT_VALUE_MAX - 1,
+		    example);
+		return NULL;
+	}
+	return n->val;
+}
+
+/* A list field: the node is a list (or empty), at most max items. */
+static int
+list_of(struct agctx *c, const struct agnode *n, const char *agent,
+    const char *field, size_t max, const char *example)
+{
+	if (is_null(n))
+		return 0;
+	if (n->type != AG_SEQ) {
+		fail_at(c, n->line, n->col, "agent '%s': %s: %s where a list "
+		    "belongs; write %s", agent, field, type_name(n), example);
+		return -1;
+	}
+	if (n->nkids > max) {
+		fail_at(c, n->line, n->col, "agent '%s': %s: more than %zu "
+		    "entries", agent, field, max);
+		return -1;
+	}
+	return 0;
+}
+
+#define EX_HOSTS	"hosts: [api.example.com:443] (a name or *.domain, " \
+			"optional :PORT, 443 when absent)"
+#define EX_ENV		"env: [EXAMPLE_API_KEY] (variable names only)"
+#define EX_CONFIG	"config: [.example] (folders under the home)"
+#define EX_SETENV	"setenv: { NAME: value }"
+
+/*
+ * Reads the mapping n of agent name into a (whose other fields it leaves
+ * alone) and marks the fields it wrote in a->field.  -1 after an error.
+ */
+static int
+parse_agent(struct agctx *c, const char *name, const struct agnode *n,
+    struct launch_agent *a)
+{
+	const char	*v;
+	char		 why[160];
+	size_t		 i, k, nl;
+	int		 f;
+
+	if (n->type != AG_MAP) {
+		fail_at(c, n->line, n->col, "agent '%s': %s where its fields "
+		    "belong; write command:, npm:, hosts: ... under it "
+		    "(docs/agents.md)", name, is_null(n) ? "nothing" :
+		    type_name(n));
+		return -1;
+	}
+	for (i = 0; i + 1 < n->nkids; i += 2) {
+		const struct agnode *key = n->kids[i], *val = n->kids[i + 1];
+
+		if (key->type != AG_SCALAR) {
+			fail_at(c, key->line, key->col, "agent '%s': a field "
+			    "name must be a word", name);
+			return -1;
+		}
+		for (f = 0; f < LAF__COUNT; f++)
+			if (strcmp(key->val, field_names[f]) == 0)
+				break;
+		if (f == LAF__COUNT) {
+			fail_at(c, key->line, key->col, "agent '%s': unknown "
+			    "field '%.40s'; write one of command, node, npm, "
+			    "pip, hosts, env, setenv, config", name, key->val);
+			return -1;
+		}
+		for (k = 0; k < i; k += 2)
+			if (strcmp(n->kids[k]->val, key->val) == 0) {
+				fail_at(c, key->line, key->col, "agent '%s': "
+				    "%s: given twice; keep one", name,
+				    key->val);
+				return -1;
+			}
+		/* the pins file holds versions, which aisb writes */
+		if (c->fileno == LAUNCH_AGENTS_PINS && f != LAF_NODE &&
+		    f != LAF_NPM && f != LAF_PIP) {
+			fail_at(c, key->line, key->col, "agent '%s': %s: the "
+			    "pins file holds node, npm and pip only; write "
+			    "other fields in agents.yaml", name, key->val);
+			return -1;
+		}
+		a->field[f].file = c->fileno;
+		a->field[f].line = val->line;
+		a->field[f].col = val->col;
+		switch (f) {
+		case LAF_COMMAND:
+			if ((v = scalar(c, val, name, "command",
+			    "command: NAME")) == NULL)
+				return -1;
+			if (strlen(v) > LAUNCH_AGENT_NAME_MAX * 2 ||
+			    v[0] == '-' || v[0] == '.' ||
+			    !span(v, LOWER UPPER DIGITS "._+-") || v[0] == '\0') {
+				fail_at(c, val->line, val->col, "agent '%s': "
+				    "command: '%.64s' is not a program name; "
+				    "write the name the agent runs as "
+				    "(command: claude), no path", name, v);
+				return -1;
+			}
+			snprintf(a->command, sizeof(a->command), "%s", v);
+			break;
+		case LAF_NODE:
+			if ((v = scalar(c, val, name, "node",
+			    "node: \"22.23.5\"")) == NULL)
+				return -1;
+			if (!is_null(val) && !exact_numeric(v)) {
+				fail_at(c, val->line, val->col, "agent '%s': "
+				    "node: '%.32s' is not an exact version; "
+				    "write node: \"22.23.5\" (quoted), or "
+				    "leave node out for Debian's nodejs", name,
+				    v);
+				return -1;
+			}
+			snprintf(a->node, sizeof(a->node), "%s",
+			    is_null(val) ? "" : v);
+			break;
+		case LAF_NPM:
+			if ((v = scalar(c, val, name, "npm",
+			    "npm: \"@scope/name@1.2.3\"")) == NULL)
+				return -1;
+			if (!is_null(val)) {
+				const char *at = npm_at(v);
+
+				if (at == NULL || !npm_name_ok(v,
+				    (size_t)(at - v))) {
+					fail_at(c, val->line, val->col,
+					    "agent '%s': npm: '%.64s' is not a "
+					    "package with a version; write npm: "
+					    "\"@scope/name@1.2.3\" or \"name@"
+					    "1.2.3\" (quoted)", name, v);
+					return -1;
+				}
+				if (!exact_semver(at + 1)) {
+					fail_at(c, val->line, val->col,
+					    "agent '%s': npm: '%.64s' is not an "
+					    "exact version (no ranges, tags or "
+					    "x); write npm: \"%.*s@1.2.3\"",
+					    name, at + 1, (int)(at - v), v);
+					return -1;
+				}
+			}
+			snprintf(a->npm, sizeof(a->npm), "%s",
+			    is_null(val) ? "" : v);
+			break;
+		case LAF_PIP:
+			if ((v = scalar(c, val, name, "pip",
+			    "pip: \"name==1.2.3\"")) == NULL)
+				return -1;
+			if (!is_null(val) && !pip_ok(v, &nl)) {
+				fail_at(c, val->line, val->col, "agent '%s': "
+				    "pip: '%.64s' is not a package pinned to "
+				    "an exact version; write pip: "
+				    "\"name==1.2.3\"", name, v);
+				return -1;
+			}
+			snprintf(a->pip, sizeof(a->pip), "%s",
+			    is_null(val) ? "" : v);
+			break;
+		case LAF_HOSTS:
+			if (list_of(c, val, name, "hosts",
+			    LAUNCH_AGENT_MAX_HOSTS, EX_HOSTS) == -1)
+				return -1;
+			a->nhosts = 0;
+			for (k = 0; k < val->nkids; k++) {
+				const struct agnode *h = val->kids[k];
+				struct launch_agent_host *ah =
+				    &a->hosts[a->nhosts];
+
+				if ((v = scalar(c, h, name, "hosts",
+				    EX_HOSTS)) == NULL)
+					return -1;
+				if (parse_host(v, h->len, ah, why,
+				    sizeof(why)) == -1) {
+					fail_at(c, h->line, h->col, "agent "
+					    "'%s': hosts: '%.64s': %s; write "
+					    EX_HOSTS, name, v, why);
+					return -1;
+				}
+				ah->pos.file = c->fileno;
+				ah->pos.line = h->line;
+				ah->pos.col = h->col;
+				a->nhosts++;
+			}
+			break;
+		case LAF_ENV:
+			if (list_of(c, val, name, "env", LAUNCH_AGENT_MAX_ENV,
+			    EX_ENV) == -1)
+				return -1;
+			a->nenv = 0;
+			for (k = 0; k < val->nkids; k++) {
+				const struct agnode *e = val->kids[k];
+
+				if ((v = scalar(c, e, name, "env",
+				    EX_ENV)) == NULL)
+					return -1;
+				if (!env_name_ok(v)) {
+					fail_at(c, e->line, e->col, "agent "
+					    "'%s': env: '%.64s' is not a "
+					    "variable name; write " EX_ENV
+					    " and pass values with --env NAME",
+					    name, v);
+					return -1;
+				}
+				snprintf(a->env[a->nenv++], sizeof(a->env[0]),
+				    "%s", v);
+			}
+			break;
+		case LAF_SETENV:
+			if (is_null(val)) {
+				a->nsetenv = 0;
+				break;
+			}
+			if (val->type != AG_MAP) {
+				fail_at(c, val->line, val->col, "agent '%s': "
+				    "setenv: %s where a mapping belongs; write "
+				    EX_SETENV, name, type_name(val));
+				return -1;
+			}
+			if (val->nkids / 2 > LAUNCH_AGENT_MAX_SETENV) {
+				fail_at(c, val->line, val->col, "agent '%s': "
+				    "setenv: more than %d variables", name,
+				    LAUNCH_AGENT_MAX_SETENV);
+				return -1;
+			}
+			a->nsetenv = 0;
+			for (k = 0; k + 1 < val->nkids; k += 2) {
+				const struct agnode *sk = val->kids[k];
+				const struct agnode *sv = val->kids[k + 1];
+				struct launch_agent_setenv *se =
+				    &a->setenv[a->nsetenv];
+
+				if (sk->type != AG_SCALAR ||
+				    !env_name_ok(sk->val) ||
+				    is_proxy_var(sk->val)) {
+					fail_at(c, sk->line, sk->col, "agent "
+					    "'%s': setenv: '%.64s' is not a "
+					    "variable a recipe may set (a name; "
+					    "not a proxy variable, which the "
+					    "gate owns); write " EX_SETENV,
+					    name, sk->type == AG_SCALAR ?
+					    sk->val : "?");
+					return -1;
+				}
+				if ((v = scalar(c, sv, name, "setenv",
+				    EX_SETENV)) == NULL)
+					return -1;
+				if (strpbrk(v, "\n\r") != NULL) {
+					fail_at(c, sv->line, sv->col, "agent "
+					    "'%s': setenv: %s: a line break, "
+					    "which an env file cannot carry; "
+					    "write one line", name, sk->val);
+					return -1;
+				}
+				snprintf(se->name, sizeof(se->name), "%s",
+				    sk->val);
+				snprintf(se->value, sizeof(se->value), "%s", v);
+				a->nsetenv++;
+			}
+			break;
+		case LAF_CONFIG:
+			if (list_of(c, val, name, "config",
+			    LAUNCH_AGENT_MAX_CONFIG, EX_CONFIG) == -1)
+				return -1;
+			a->nconfig = 0;
+			for (k = 0; k < val->nkids; k++) {
+				const struct agnode *e = val->kids[k];
+
+				if ((v = scalar(c, e, name, "config",
+				    EX_CONFIG)) == NULL)
+					return -1;
+				if (!home_path_ok(v)) {
+					fail_at(c, e->line, e->col, "agent "
+					    "'%s': config: '%.64s' is not a "
+					    "folder under the home; write "
+					    EX_CONFIG, name, v);
+					return -1;
+				}
+				snprintf(a->config[a->nconfig++],
+				    sizeof(a->config[0]), "%s", v);
+			}
+			break;
+		}
+	}
+	return 0;
+}
+
+/* ---- files ------------------------------------------------------------- */
+
+static int
+read_file(const char *path, char **out, size_t *outlen, int *missing,
+    char *err, size_t errlen)
+{
+	*missing = 0;
+	if ((*out = file_read_bounded(path, LAUNCH_AGENTS_MAX_FILE, outlen,
+	    err, errlen)) == NULL) {
+		if (errno != ENOENT)
+			return -1;
+		*missing = 1;
+	}
+	return 0;
+}
+
+static struct launch_agent *
+find_mut(struct launch_agents *set, const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < set->n; i++)
+		if (strcmp(set->a[i].name, name) == 0)
+			return &set->a[i];
+	return NULL;
+}
+
+/* The fields src wrote (src->field[f].line != 0) copied into dst. */
+static void
+override(struct launch_agent *dst, const struct launch_agent *src)
+{
+	int	 f;
+
+	for (f = 0; f < LAF__COUNT; f++) {
+		if (src->field[f].line == 0)
+			continue;
+		dst->field[f] = src->field[f];
+		switch (f) {
+		case LAF_COMMAND:
+			memcpy(dst->command, src->command, sizeof(dst->command));
+			break;
+		case LAF_NODE:
+			memcpy(dst->node, src->node, sizeof(dst->node));
+			break;
+		case LAF_NPM:
+			memcpy(dst->npm, src->npm, sizeof(dst->npm));
+			break;
+		case LAF_PIP:
+			memcpy(dst->pip, src->pip, sizeof(dst->pip));
+			break;
+		case LAF_HOSTS:
+			memcpy(dst->hosts, src->hosts, sizeof(dst->hosts));
+			dst->nhosts = src->nhosts;
+			break;
+		case LAF_ENV:
+			memcpy(dst->env, src->env, sizeof(dst->env));
+			dst->nenv = src->nenv;
+			break;
+		case LAF_SETENV:
+			memcpy(dst->setenv, src->setenv, sizeof(dst->setenv));
+			dst->nsetenv = src->nsetenv;
+			break;
+		case LAF_CONFIG:
+			memcpy(dst->config, src->config, sizeof(dst->config));
+			dst->nconfig = src->nconfig;
+			break;
+		}
+	}
+	dst->overridden = 1;
+}
+
+/*
+ * The text of one file (len bytes; path names it in messages) into set.
+ * fileno 0 (shipped) adds agents; 1 (the user's) adds new ones and
+ * overrides the fields it writes of known ones.
+ */
+static int
+load_text(struct launch_agents *set, const char *path, const char *buf,
+    size_t len, unsigned fileno, char *err, size_t errlen)
+{
+	struct agctx		 c;
+	struct agnode		*root = NULL, *agents = NULL, *version = NULL;
+	struct launch_agent	*scratch = NULL, *dst;
+	size_t			 i, k;
+	int			 rc = -1;
+
+	snprintf(set->files[fileno], sizeof(set->files[fileno]), "%s", path);
+	memset(&c, 0, sizeof(c));
+	c.file = path;
+	c.fileno = fileno;
+	c.err = err;
+	c.errlen = errlen;
+	root = yaml_tree(&c, buf, len);
+	if (c.failed)
+		goto out;
+	if (root == NULL || is_null(root)) {
+		rc = 0;		/* an empty file: no agents */
+		goto out;
+	}
+	if (root->type != AG_MAP) {
+		fail_at(&c, root->line, root->col, "a recipe file is a mapping; "
+		    "start it with 'version: 1' and 'agents:'");
+		goto out;
+	}
+	for (i = 0; i + 1 < root->nkids; i += 2) {
+		struct agnode *key = root->kids[i];
+
+		if (key->type == AG_SCALAR && strcmp(key->val, "version") == 0)
+			version = root->kids[i + 1];
+		else if (key->type == AG_SCALAR &&
+		    strcmp(key->val, "agents") == 0)
+			agents = root->kids[i + 1];
+		else {
+			fail_at(&c, key->line, key->col, "unknown key '%.40s'; "
+			    "a recipe file has version: 1 and agents:",
+			    key->type == AG_SCALAR ? key->val : "?");
+			goto out;
+		}
+	}
+	if (version == NULL || version->type != AG_SCALAR ||
+	    strcmp(version->val, "1") != 0) {
+		fail_at(&c, version != NULL ? version->line : root->line,
+		    version != NULL ? version->col : root->col,
+		    "this aisb reads recipe files of 'version: %d'; write it at "
+		    "the top", AG_SCHEMA);
+		goto out;
+	}
+	if (agents == NULL || is_null(agents)) {
+		rc = 0;
+		goto out;
+	}
+	if (agents->type != AG_MAP) {
+		fail_at(&c, agents->line, agents->col, "agents: %s; write one "
+		    "NAME: mapping per agent under it", type_name(agents));
+		goto out;
+	}
+	if ((scratch = malloc(sizeof(*scratch))) == NULL) {
+		fail_at(&c, 0, 0, "out of memory");
+		goto out;
+	}
+	for (i = 0; i + 1 < agents->nkids; i += 2) {
+		struct agnode	*key = agents->kids[i];
+		const char	*name = key->type == AG_SCALAR ? key->val : "";
+
+		if (!agent_name_ok(name) || strcmp(name, "none") == 0) {
+			fail_at(&c, key->line, key->col, "agent name '%.40s': "
+			    "write a lower-case word of at most %d letters, "
+			    "digits, '-', '_', '.' ('none' is taken: "
+			    "--agent none)", name, LAUNCH_AGENT_NAME_MAX);
+			goto out;
+		}
+		for (k = 0; k < i; k += 2)
+			if (strcmp(agents->kids[k]->val, name) == 0) {
+				fail_at(&c, key->line, key->col, "agent '%s' "
+				    "is named twice in this file; keep one",
+				    name);
+				goto out;
+			}
+		memset(scratch, 0, sizeof(*scratch));
+		snprintf(scratch->name, sizeof(scratch->name), "%s", name);
+		scratch->pos.file = fileno;
+		scratch->pos.line = key->line;
+		scratch->pos.col = key->col;
+		if (parse_agent(&c, name, agents->kids[i + 1], scratch) == -1)
+			goto out;
+		if ((dst = find_mut(set, name)) != NULL) {
+			override(dst, scratch);
+			continue;
+		}
+		if (set->n >= LAUNCH_AGENTS_MAX) {
+			fail_at(&c, key->line, key->col, "more than %d agents",
+			    LAUNCH_AGENTS_MAX);
+			goto out;
+		}
+		set->a[set->n++] = *scratch;
+	}
+	rc = 0;
+out:
+	agnode_free(root);
+	free(scratch);
+	return c.failed ? -1 : rc;
+}
+
+/* One file (at most LAUNCH_AGENTS_MAX_FILE bytes) into set: load_text. */
+static int
+load_one(struct launch_agents *set, const char *path, unsigned fileno,
+    char *err, size_t errlen)
+{
+	char	*buf = NULL;
+	size_t	 len = 0;
+	int	 missing, rc;
+
+	if (path == NULL || path[0] == '\0')
+		return 0;
+	if (read_file(path, &buf, &len, &missing, err, errlen) == -1)
+		return -1;
+	if (missing)
+		return 0;
+	rc = load_text(set, path, buf, len, fileno, err, errlen);
+	free(buf);
+	return rc;
+}
+
+/* What a whole recipe needs, once the files are merged. */
+static int
+check_merged(const struct launch_agents *set, char *err, size_t errlen)
+{
+	char	 where[1100];
+	size_t	 i;
+
+	for (i = 0; i < set->n; i++) {
+		const struct launch_agent *a = &set->a[i];
+
+		if (a->node[0] != '\0' && a->npm[0] == '\0') {
+			snprintf(err, errlen, "%s: agent '%s': node: a Node "
+			    "runtime with no npm package; add npm: "
+			    "\"name@1.2.3\" or drop node:",
+			    launch_agent_where(set, &a->field[LAF_NODE], where,
+			    sizeof(where)), a->name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int
+launch_agents_load_files(struct launch_agents *set, const char *shipped,
+    const char *user, char *err, size_t errlen)
+{
+	return launch_agents_load_pinned(set, shipped, NULL, user, err,
+	    errlen);
+}
+
+int
+launch_agents_load_pinned(struct launch_agents *set, const char *shipped,
+    const char *pins, const char *user, char *err, size_t errlen)
+{
+	size_t	 i;
+
+	memset(set, 0, sizeof(*set));
+	if (load_one(set, shipped, LAUNCH_AGENTS_SHIPPED, err, errlen) == -1 ||
+	    load_one(set, pins, LAUNCH_AGENTS_PINS, err, errlen) == -1 ||
+	    load_one(set, user, LAUNCH_AGENTS_USER, err, errlen) == -1)
+		return -1;
+	for (i = 0; i < set->n; i++)
+		if (set->a[i].command[0] == '\0')
+			snprintf(set->a[i].command, sizeof(set->a[i].command),
+			    "%s", set->a[i].name);
+	return check_merged(set, err, errlen);
+}
+
+int
+launch_agents_shipped(char *buf, size_t len)
+{
+	char	 self[PATH_MAX], *slash;
+	ssize_t	 n;
+
+	/* as launch_built_policy(): a copy next to aisb means uninstalled */
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) != -1) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL) {
+			*slash = '\0';
+			if ((size_t)snprintf(buf, len, "%s/%s", self,
+			    LAUNCH_AGENTS_BUILT_NAME) < len &&
+			    access(buf, R_OK) == 0)
+				return 0;
+		}
+	}
+	snprintf(buf, len, "%s", AISB_AGENTS_FILE);
+	return access(buf, R_OK) == 0 ? 0 : -1;
+}
+
+static const char *
+getenv_in(char **envp, const char *name)
+{
+	size_t	 n = strlen(name);
+
+	for (; envp != NULL && *envp != NULL; envp++)
+		if (strncmp(*envp, name, n) == 0 && (*envp)[n] == '=')
+			return *envp + n + 1;
+	return NULL;
+}
+
+void
+launch_agents_user(char **envp, char *buf, size_t len)
+{
+	const char	*xdg = getenv_in(envp, "XDG_CONFIG_HOME");
+	const char	*home = getenv_in(envp, "HOME");
+
+	if (xdg != NULL && xdg[0] == '/')
+		snprintf(buf, len, "%s/aisb/agents.yaml", xdg);
+	else if (home != NULL && home[0] == '/')
+		snprintf(buf, len, "%s/.config/aisb/agents.yaml", home);
+	else
+		buf[0] = '\0';
+}
+
+void
+launch_agents_pins_path(char **envp, char *buf, size_t len)
+{
+	char	*slash;
+
+	launch_agents_user(envp, buf, len);
+	if ((slash = strrchr(buf, '/')) != NULL)
+		snprintf(slash + 1, len - (size_t)(slash + 1 - buf), "%s",
+		    "agent-pins.yaml");
+}
+
+int
+launch_agents_load(struct launch_agents *set, char **envp, char *err,
+    size_t errlen)
+{
+	char	 shipped[PATH_MAX], user[PATH_MAX], pins[PATH_MAX];
+
+	(void)launch_agents_shipped(shipped, sizeof(shipped));
+	launch_agents_user(envp, user, sizeof(user));
+	launch_agents_pins_path(envp, pins, sizeof(pins));
+	return launch_agents_load_pinned(set, shipped, pins, user, err,
+	    errlen);
+}
+
+/*
+ * Rewrites the pins file with agent's field set to value: the file is
+ * aisb's own (no comments of the user's to keep), so it is generated
+ * whole from what it held, checked by loading the text as the file would
+ * be loaded, and only then written (file_write_atomic: whole or not at
+ * all).  value "" drops the pin.
+ */
+int
+launch_agent_pin_write(const char *path, const char *agent,
+    enum launch_agent_field f, const char *value, char *err, size_t errlen)
+{
+	struct launch_agents	*cur;
+	struct launch_agent	*a;
+	char			*text = NULL, dir[PATH_MAX];
+	size_t			 len = 0, i;
+	int			 rc = -1, k;
+	FILE			*out;
+	static const enum launch_agent_field pinned[] = { LAF_NODE, LAF_NPM,
+	    LAF_PIP };
+
+	if (f != LAF_NODE && f != LAF_NPM && f != LAF_PIP) {
+		snprintf(err, errlen, "only node, npm and pip are pinned");
+		return -1;
+	}
+	if (!agent_name_ok(agent) || strlen(value) >= LAUNCH_AGENT_VALUE_MAX ||
+	    strpbrk(value, "\"\\\n\r") != NULL) {
+		snprintf(err, errlen, "pin: bad agent name or value");
+		return -1;
+	}
+	if ((cur = calloc(1, sizeof(*cur))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (load_one(cur, path, LAUNCH_AGENTS_PINS, err, errlen) == -1)
+		goto out;
+	if ((a = find_mut(cur, agent)) == NULL) {
+		if (cur->n >= LAUNCH_AGENTS_MAX) {
+			snprintf(err, errlen, "%s: more than %d agents", path,
+			    LAUNCH_AGENTS_MAX);
+			goto out;
+		}
+		a = &cur->a[cur->n++];
+		snprintf(a->name, sizeof(a->name), "%s", agent);
+	}
+	a->field[f].line = value[0] != '\0';
+	snprintf(f == LAF_NODE ? a->node : f == LAF_NPM ? a->npm : a->pip,
+	    f == LAF_NODE ? sizeof(a->node) : sizeof(a->npm), "%s", value);
+	if ((out = open_memstream(&text, &len)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	fprintf(out, "# Versions pinned by aisb (image build --update): "
+	    "rewritten whole by aisb.\n# Your own pins and changes go in "
+	    "agents.yaml next to it, which wins.\nversion: 1\nagents:\n");
+	for (i = 0; i < cur->n; i++) {
+		a = &cur->a[i];
+		for (k = 0; k < 3; k++)
+			if (a->field[pinned[k]].line != 0)
+				break;
+		if (k == 3)
+			continue;	/* nothing pinned any more */
+		fprintf(out, "  %s:\n", a->name);
+		for (k = 0; k < 3; k++) {
+			enum launch_agent_field pf = pinned[k];
+
+			if (a->field[pf].line == 0)
+				continue;
+			fprintf(out, "    %s: \"%s\"\n", field_names[pf],
+			    pf == LAF_NODE ? a->node : pf == LAF_NPM ? a->npm :
+			    a->pip);
+		}
+	}
+	if (fclose(out) != 0 || text == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	if (strrchr(dir, '/') != NULL) {
+		*strrchr(dir, '/') = '\0';
+		if (dir[0] != '\0' && launch_mkdirs(dir) == -1) {
+			snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+			goto out;
+		}
+	}
+	/* what is written must load, with the checks of any recipe */
+	memset(cur, 0, sizeof(*cur));
+	if (len > LAUNCH_AGENTS_MAX_FILE) {
+		snprintf(err, errlen, "%s: would be larger than %d bytes", path,
+		    LAUNCH_AGENTS_MAX_FILE);
+		goto out;
+	}
+	if (load_text(cur, path, text, len, LAUNCH_AGENTS_PINS, err,
+	    errlen) == -1)
+		goto out;
+	if (file_write_atomic(path, text, len, 0644, (gid_t)-1) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	free(text);
+	free(cur);
+	return rc;
+}
+
+const struct launch_agent *
+launch_agent_find(const struct launch_agents *set, const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < set->n; i++)
+		if (strcmp(set->a[i].name, name) == 0)
+			return &set->a[i];
+	return NULL;
+}
+
+const struct launch_agent *
+launch_agent_by_command(const struct launch_agents *set, const char *cmd)
+{
+	size_t	 i;
+
+	for (i = 0; i < set->n; i++)
+		if (strcmp(set->a[i].command, cmd) == 0)
+			return &set->a[i];
+	return NULL;
+}
+
+const char *
+launch_agent_where(const struct launch_agents *set,
+    const struct launch_agent_pos *pos, char *buf, size_t len)
+{
+	const char	*file = pos->file < 3 ? set->files[pos->file] : "?";
+
+	if (pos->line == 0)
+		snprintf(buf, len, "%s", file);
+	else
+		snprintf(buf, len, "%s:%u:%u", file, pos->line, pos->col);
+	return buf;
+}
+
+/* ---- the session's policy ---------------------------------------------- */
+
+struct agent_hosts {
+	const struct launch_agents	*set;
+	const struct launch_agent	*a;
+};
+
+/* The recipe's hosts, as allow rules (launch_policy_yaml's extra). */
+static size_t
+agent_hosts(FILE *f, void *ctx)
+{
+	const struct agent_hosts	*h = ctx;
+	char				 where[1100];
+	size_t				 i;
+
+	for (i = 0; i < h->a->nhosts; i++) {
+		fprintf(f, "  # agent %s, %s\n  - host: ", h->a->name,
+		    launch_agent_where(h->set, &h->a->hosts[i].pos, where,
+		    sizeof(where)));
+		launch_yaml_str(f, h->a->hosts[i].host);
+		fprintf(f, "\n    ports: [%u]\n", h->a->hosts[i].port);
+	}
+	return h->a->nhosts;
+}
+
+int
+launch_agent_policy(const struct launch_agents *set,
+    const struct launch_agent *a, const struct policy *base,
+    const char *name, char **yaml, struct policy **out, char *err,
+    size_t errlen)
+{
+	struct agent_hosts	 h = { set, a };
+	struct policy_errors	*errs;
+	char			*text = NULL, where[1100];
+	size_t			 len = 0;
+	FILE			*f;
+
+	*yaml = NULL;
+	*out = NULL;
+	if ((f = open_memstream(&text, &len)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	fprintf(f, "# %s with the hosts of agent %s (%s) added as allow "
+	    "rules;\n# written by aisb for one session.  Each rule's comment "
+	    "says where it was written.\nversion: %d\n",
+	    policy_file(base), a->name, launch_agent_where(set, &a->pos, where,
+	    sizeof(where)), POLICY_SCHEMA_VERSION);
+	launch_policy_yaml(f, base, agent_hosts, &h);
+	if (fclose(f) != 0 || text == NULL) {
+		free(text);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if ((errs = calloc(1, sizeof(*errs))) == NULL) {
+		free(text);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (policy_load_buffer(name, text, len, out, errs) == -1) {
+		/* a recipe's hosts are checked as the loader does: a bug */
+		snprintf(err, errlen, "agent %s: the merged policy does not "
+		    "load: %s", a->name, errs->count > 0 ? errs->err[0].msg :
+		    "?");
+		free(errs);
+		free(text);
+		return -1;
+	}
+	free(errs);
+	*yaml = text;
+	return 0;
+}
+
+size_t
+launch_agent_missing(const struct launch_agent *a, const struct policy *p,
+    char *buf, size_t len)
+{
+	struct policy_decision	 d;
+	char			 name[POLICY_MAX_NAME + 16];
+	size_t			 i, n = 0, off = 0;
+
+	if (len > 0)
+		buf[0] = '\0';
+	for (i = 0; i < a->nhosts; i++) {
+		const struct launch_agent_host *h = &a->hosts[i];
+
+		/* a name under the wildcard stands for all of them */
+		if (h->host[0] == '*')
+			snprintf(name, sizeof(name), "aisb-check%s", h->host + 1);
+		else
+			snprintf(name, sizeof(name), "%s", h->host);
+		policy_decide_name(p, name, strlen(name), h->port, &d);
+		if (d.verdict == POLICY_ALLOW)
+			continue;
+		n++;
+		if (off < len) {
+			int k = snprintf(buf + off, len - off, "%s%s:%u",
+			    off ? " " : "", h->host, h->port);
+
+			if (k > 0)
+				off += (size_t)k;
+		}
+	}
+	return n;
+}
+
+/* ---- the image --------------------------------------------------------- */
+
+/* The package name of "name@ver" / "@s/name@ver" / "name==ver". */
+static size_t
+pkg_name_len(const char *spec, int pip)
+{
+	const char	*p;
+
+	if (pip)
+		return (p = strstr(spec, "==")) != NULL ? (size_t)(p - spec) :
+		    strlen(spec);
+	return (p = npm_at(spec)) != NULL ? (size_t)(p - spec) : strlen(spec);
+}
+
+/* pip names compare case-blind with '-', '_' and '.' alike (PEP 503). */
+static int
+same_pkg(const char *a, const char *b, int pip)
+{
+	size_t	 la = pkg_name_len(a, pip), lb = pkg_name_len(b, pip), i;
+
+	if (la != lb)
+		return 0;
+	if (!pip)
+		return strncmp(a, b, la) == 0;
+	for (i = 0; i < la; i++) {
+		int x = tolower((unsigned char)a[i]);
+		int y = tolower((unsigned char)b[i]);
+
+		if (x == '_' || x == '.')
+			x = '-';
+		if (y == '_' || y == '.')
+			y = '-';
+		if (x != y)
+			return 0;
+	}
+	return 1;
+}
+
+static size_t
+merge_list(const char *mine, const char *const *theirs, size_t ntheirs,
+    const char **out, int pip)
+{
+	size_t	 i, n = 0;
+
+	if (mine[0] != '\0') {
+		for (i = 0; i < ntheirs; i++)
+			if (same_pkg(mine, theirs[i], pip))
+				break;
+		if (i == ntheirs)
+			out[n++] = mine;	/* the user's own entry wins */
+	}
+	for (i = 0; i < ntheirs && n < LAUNCH_AGENT_SPEC_MAX; i++)
+		out[n++] = theirs[i];
+	return n;
+}
+
+void
+launch_agent_spec(const struct launch_agent *a, struct launch_agent_lists *l,
+    struct launch_image_spec *spec)
+{
+	size_t	 i;
+
+	if (a == NULL)
+		return;
+	spec->nnpm = merge_list(a->npm, spec->npm, spec->nnpm, l->npm, 0);
+	spec->npm = l->npm;
+	spec->npip = merge_list(a->pip, spec->pip, spec->npip, l->pip, 1);
+	spec->pip = l->pip;
+	if (a->node[0] != '\0')
+		spec->node = a->node;
+	for (i = 0; i < a->nconfig; i++)
+		l->homedirs[i] = a->config[i];
+	spec->homedirs = l->homedirs;
+	spec->nhomedirs = a->nconfig;
+}
+
+int
+launch_agent_update(struct launch_agents *set, char **envp, const char *name,
+    char *err, size_t errlen)
+{
+	const struct launch_agent	*a;
+	char				 pins[PATH_MAX], where[1100];
+	char				 pkg[LAUNCH_AGENT_VALUE_MAX], ver[64];
+	char				 want[LAUNCH_AGENT_VALUE_MAX + 64];
+	const char			*at;
+
+	if ((a = launch_agent_find(set, name)) == NULL) {
+		snprintf(err, errlen, "agent %.40s: no recipe (aisb agents "
+		    "lists them)", name);
+		return -1;
+	}
+	if (a->npm[0] == '\0') {
+		snprintf(err, errlen, "agent %s: no npm package to update%s",
+		    a->name, a->pip[0] != '\0' ? " (pip versions are not "
+		    "looked up: write pip: NAME==VERSION in agents.yaml)" : "");
+		return -1;
+	}
+	if (a->field[LAF_NPM].line != 0 &&
+	    a->field[LAF_NPM].file == LAUNCH_AGENTS_USER) {
+		snprintf(err, errlen, "agent %s: npm is pinned by your own "
+		    "recipe (%s), which wins over aisb's pins: change the "
+		    "version there", a->name, launch_agent_where(set,
+		    &a->field[LAF_NPM], where, sizeof(where)));
+		return -1;
+	}
+	/* "@scope/pkg@1.2.3": the version is after the last '@' past 0 */
+	at = strrchr(a->npm, '@');
+	if (at == NULL || at == a->npm)
+		at = a->npm + strlen(a->npm);
+	snprintf(pkg, sizeof(pkg), "%.*s", (int)(at - a->npm), a->npm);
+	if (launch_npm_latest(pkg, ver, sizeof(ver), err, errlen) == -1)
+		return -1;
+	if (*at == '@' && strcmp(at + 1, ver) == 0) {
+		fprintf(stderr, "aisb: agent %s: %s is the newest\n", a->name,
+		    a->npm);
+		return 0;
+	}
+	snprintf(want, sizeof(want), "%s@%s", pkg, ver);
+	launch_agents_pins_path(envp, pins, sizeof(pins));
+	if (launch_agent_pin_write(pins, a->name, LAF_NPM, want, err,
+	    errlen) == -1)
+		return -1;
+	fprintf(stderr, "aisb: agent %s: %s -> %s (pinned in %s; the old "
+	    "image stays until aisb clean --images)\n", a->name, a->npm, want,
+	    pins);
+	return launch_agents_load(set, envp, err, errlen);
+}
+
+/* ---- listing ----------------------------------------------------------- */
+
+void
+launch_agents_print(const struct launch_agents *set,
+    const struct launch_opts *o, FILE *f)
+{
+	char	 where[1100], pkg[LAUNCH_AGENT_VALUE_MAX + 48];
+	char	 tag[LAUNCH_TAG_MAX], err[512], img[LAUNCH_TAG_MAX + 32];
+	size_t	 i;
+	int	 built;
+
+	for (i = 0; i < set->n; i++) {
+		const struct launch_agent *a = &set->a[i];
+
+		if (a->npm[0] != '\0')
+			snprintf(pkg, sizeof(pkg), "npm %s, node %s", a->npm,
+			    a->node[0] != '\0' ? a->node : "from Debian");
+		else if (a->pip[0] != '\0')
+			snprintf(pkg, sizeof(pkg), "pip %s", a->pip);
+		else
+			snprintf(pkg, sizeof(pkg), "no package");
+		img[0] = '\0';
+		if (o != NULL) {
+			built = launch_agent_image(o, a, tag, sizeof(tag), err,
+			    sizeof(err));
+			snprintf(img, sizeof(img), "; image %s", built == -1 ?
+			    "unknown" : built ? "built" : "not built yet");
+		}
+		fprintf(f, "  %-8s %s; %zu host%s%s (%s%s)\n", a->name, pkg,
+		    a->nhosts, a->nhosts == 1 ? "" : "s", img,
+		    launch_agent_where(set, &a->pos, where, sizeof(where)),
+		    a->overridden ? ", changed by the user's file" : "");
+	}
+}
+
+/* One recipe in full, each field with where it was written. */
+static void
+print_agent(const struct launch_agents *set, const struct launch_agent *a,
+    FILE *f)
+{
+	char	 where[1100];
+	size_t	 i;
+
+#define FROM(fld) (a->field[fld].line != 0 ? launch_agent_where(set, \
+	&a->field[fld], where, sizeof(where)) : "default")
+	fprintf(f, "agent %s (%s%s)\n", a->name, launch_agent_where(set,
+	    &a->pos, where, sizeof(where)), a->overridden ?
+	    ", changed by the user's file" : "");
+	fprintf(f, "  command  %s (%s)\n", a->command, FROM(LAF_COMMAND));
+	fprintf(f, "  node     %s (%s)\n", a->node[0] != '\0' ? a->node :
+	    "Debian's nodejs", FROM(LAF_NODE));
+	fprintf(f, "  npm      %s (%s)\n", a->npm[0] != '\0' ? a->npm : "-",
+	    FROM(LAF_NPM));
+	fprintf(f, "  pip      %s (%s)\n", a->pip[0] != '\0' ? a->pip : "-",
+	    FROM(LAF_PIP));
+	for (i = 0; i < a->nhosts; i++)
+		fprintf(f, "  %-8s %s:%u (%s)\n", i == 0 ? "hosts" : "",
+		    a->hosts[i].host, a->hosts[i].port, launch_agent_where(set,
+		    &a->hosts[i].pos, where, sizeof(where)));
+	fprintf(f, "  env     ");
+	for (i = 0; i < a->nenv; i++)
+		fprintf(f, " %s", a->env[i]);
+	fprintf(f, "%s (passed only with --env NAME)\n", a->nenv ? "" : " -");
+	for (i = 0; i < a->nsetenv; i++)
+		fprintf(f, "  %-8s %s=%s\n", i == 0 ? "setenv" : "",
+		    a->setenv[i].name, a->setenv[i].value);
+	fprintf(f, "  config  ");
+	for (i = 0; i < a->nconfig; i++)
+		fprintf(f, " ~/%s", a->config[i]);
+	fprintf(f, "%s\n", a->nconfig ? "" : " -");
+#undef FROM
+}
+
+int
+launch_cmd_agents(int argc, char **argv)
+{
+	extern char			**environ;
+	struct launch_agents		*set;
+	const struct launch_agent	*a;
+	struct cli_args			 ca;
+	char				 err[1400];
+	int				 rc;
+
+	if ((rc = launch_cli_parse("agents", argc - 1, argv + 1, &ca)) != 0)
+		return rc == 1 ? 0 : EXIT_CONFIG;
+	if ((set = malloc(sizeof(*set))) == NULL) {
+		fprintf(stderr, "aisb agents: out of memory\n");
+		return EXIT_CONFIG;
+	}
+	if (launch_agents_load(set, environ, err, sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: %s\n", err);
+		free(set);
+		return EXIT_CONFIG;
+	}
+	rc = 0;
+	if (ca.npos == 0) {
+		struct launch_opts	o;
+		int			have;
+
+		printf("recipes: %s%s%s%s%s\n", set->files[0][0] != '\0' ?
+		    set->files[0] : "(no shipped file)", set->files[2][0] !=
+		    '\0' ? ", pins " : "", set->files[2], set->files[1][0] !=
+		    '\0' ? ", " : "", set->files[1]);
+		/* the images a session started here would use */
+		if (!(have = launch_spec_opts(&o, err, sizeof(err)) == 0))
+			fprintf(stderr, "aisb agents: images unknown: %s\n",
+			    err);
+		launch_agents_print(set, have ? &o : NULL, stdout);
+		launch_opts_free(&o);
+	} else if ((a = launch_agent_find(set, ca.pos[0])) != NULL)
+		print_agent(set, a, stdout);
+	else {
+		fprintf(stderr, "aisb agents: no recipe named '%.40s'; aisb "
+		    "agents lists them\n", ca.pos[0]);
+		rc = EXIT_CONFIG;
+	}
+	free(set);
+	return rc;
+}

@@ -1,0 +1,60 @@
+/*
+ * A session's files: its folder under $XDG_STATE_HOME/aisb/sessions/<id>/
+ * (mode 0700), the proxy credential, and the environment file the
+ * container reads (mode 0600: the only way values reach the container).
+ */
+#ifndef AISB_SESSION_H
+#define AISB_SESSION_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "session/options.h"
+
+#define LAUNCH_ID_HEX		24	/* 96 random bits */
+#define LAUNCH_SECRET_HEX	64	/* 256 random bits */
+#define LAUNCH_MAX_ENVFILE	(1024 * 1024)
+
+struct launch_session {
+	char	 id[LAUNCH_ID_HEX + 1];
+	char	 dir[PATH_MAX];
+	char	 secret[LAUNCH_SECRET_HEX + 1];	/* wiped by launch_session_wipe */
+};
+
+/* Makes a new id, the folder (0700) and the secret.  -1 with err. */
+int	 launch_session_new(struct launch_session *, char **envp, char *err,
+	    size_t errlen);
+/* dir/name into path; -1 when it does not fit. */
+int	 launch_session_path(const struct launch_session *, const char *name,
+	    char *path, size_t pathlen);
+/* Writes dir/name with mode 0600, refusing to follow or reuse a file. */
+int	 launch_session_write(const struct launch_session *, const char *name,
+	    const char *data, size_t len, char *path, size_t pathlen,
+	    char *err, size_t errlen);
+/*
+ * The environment file: the proxy variables in every spelling tools read
+ * (HTTP_PROXY, http_proxy, HTTPS_PROXY, ... NO_PROXY), then the --env
+ * entries.  proxy_url may be NULL (--net none/direct).  Values come from
+ * envp for --env NAME.  The text is built in memory and written once.
+ */
+int	 launch_env_file(const struct launch_session *, const struct launch_opts *,
+	    char **envp, const char *proxy_url, char *path, size_t pathlen,
+	    char *err, size_t errlen);
+/* The token file aisb-gate reads: "session-<id>:<secret>". */
+int	 launch_token_file(const struct launch_session *, char *path,
+	    size_t pathlen, char *err, size_t errlen);
+void	 launch_session_wipe(struct launch_session *);
+/* nhex random hex digits (nhex even, at most 128) and a NUL.  0 or -1. */
+int	 launch_random_hex(char *out, size_t nhex);
+/* mkdir -p with mode 0700 for the parts it creates; path is restored. */
+int	 launch_mkdirs(char *path);
+/*
+ * The folder of the one session whose id starts with want (manage.c;
+ * snapshot.c's commands take the same ID).  0, or the exit code after a
+ * line on stderr.
+ */
+int	 launch_session_find(const char *want, char *path, size_t pathlen);
+/* The state folder: $XDG_STATE_HOME/aisb or ~/.local/state/aisb. */
+int	 launch_state_dir(char **envp, char *out, size_t len);
+
+#endif

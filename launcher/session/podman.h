@@ -1,0 +1,84 @@
+/*
+ * Builders for the sandbox container: the enforcer plan and the podman
+ * argv.  Nothing here runs anything.
+ */
+#ifndef AISB_PODMAN_H
+#define AISB_PODMAN_H
+
+#include <stdint.h>
+
+#include "session/options.h"
+
+/*
+ * Seconds between the first stop signal passed to the command and the
+ * container's kill, whoever stops it: the launcher, its watcher.
+ */
+#define LAUNCH_STOP_GRACE_S	5
+/* podman's own --timeout: this long after aisb's --timeout. */
+#define LAUNCH_BACKSTOP_S	10
+
+struct launch_ids;
+struct policy;
+
+/* A NULL-terminated vector of malloc'd strings. */
+struct launch_strv {
+	char	**s;
+	size_t	  n, cap;
+	int	  failed;
+};
+
+struct launch_run {
+	const struct launch_opts *opts;
+	const char	*podman;	/* path of the podman binary */
+	const char	*runtime;	/* OCI runtime, or NULL for podman's */
+	const char	*network;	/* --network value for gate/direct */
+	unsigned long	 nofile, nproc;	/* --ulimit values; 0: from getrlimit */
+	const char	*session_id;
+	const char	*image;
+	const char	*envfile;
+	const char	*planfile;
+	const struct launch_ids *ids;	/* NULL: no mapping (previews) */
+	const char	*workspace_src;	/* mount source: the idmapped clone
+					   of a rootful session, else NULL
+					   for the workspace itself */
+	const char	*home_volume;	/* NULL: the option's value */
+	int		 no_limits;	/* the host cannot apply cgroup limits */
+	const char	*seccomp;	/* profile path; NULL: no argv */
+	const char	*hostca;	/* the host's CAs (hostca.h), or NULL */
+	const char	*recorddir;	/* --record --net direct: SESSION/recording */
+	int		 interactive, tty;
+};
+
+/*
+ * --record in direct mode (docs/record.md): SESSION/recording is mounted
+ * here and the plan's record line names the capture in it, bounded by
+ * --record-max.
+ */
+#define LAUNCH_RECORD_DIR	"/run/aisb/record"
+#define LAUNCH_RECORD_FILE	LAUNCH_RECORD_DIR "/capture.pcapng"
+
+#define LAUNCH_NOFILE_CAP	65536UL		/* never ask for more */
+/*
+ * podman 4.3 starts conmon with a hard nproc of 32768, and the runtime
+ * cannot raise it inside ("error setting rlimit type 6").
+ */
+#define LAUNCH_NPROC_CAP	32768UL
+/*
+ * The --ulimit value of RLIMIT_NOFILE or RLIMIT_NPROC: the hard limit,
+ * capped; 0 when getrlimit fails.  The one choice of sessions (through
+ * the host check) and of dry runs.
+ */
+unsigned long	 launch_ulimit(int resource);
+void	 launch_strv_free(struct launch_strv *);
+/*
+ * The plan text for aisb-enforce; *out is malloc'd.  host_loopback is the
+ * address at which the container reaches the host's 127.0.0.1, net_dns
+ * the network mode's DNS forwarder (NULL if none is known).  -1 with err.
+ */
+int	 launch_plan_text(const struct launch_opts *, const struct policy *,
+	    const char *host_loopback, uint16_t gate_port, const char *net_dns,
+	    char **out, char *err, size_t errlen);
+const char	*launch_network_dns(const char *network);
+int	 launch_podman_argv(const struct launch_run *, struct launch_strv *);
+
+#endif
