@@ -43,6 +43,7 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/draft/draft_posix.c
 # host/: plumbing that knows no launcher domain
 launcher_libaisblauncher_a_SOURCES += \
+	launcher/host/paths.c launcher/host/paths.h \
 	launcher/host/proc.c launcher/host/proc.h \
 	launcher/host/cache.c launcher/host/cache.h \
 	launcher/host/facts.h

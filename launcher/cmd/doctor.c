@@ -30,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "host/paths.h"
 #include "image/agent.h"
 #include "session/spec.h"
 #include "host/cache.h"
@@ -41,7 +42,6 @@
 #include "session/podman.h"
 #include "host/proc.h"
 #include "session/seccomp.h"
-#include "session/folder.h"
 #include "cmd/cmd.h"
 #include "log.h"
 

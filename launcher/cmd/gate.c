@@ -20,12 +20,12 @@
 
 #include "cmd/cli.h"
 #include "file.h"
+#include "host/paths.h"
 #include "session/gates.h"
 #include "session/gates-int.h"
 #include "cmd/cmd.h"
 #include "session/options.h"
 #include "host/proc.h"
-#include "session/folder.h"
 
 #define GATE_IDLE_DEFAULT	600	/* seconds without a session */
 #define GATE_IDLE_MAX		(7 * 86400)

@@ -29,6 +29,7 @@
 
 #include <openssl/evp.h>
 
+#include "host/paths.h"
 #include "image/agent.h"
 #include "host/cache.h"
 #include "cmd/cli.h"
@@ -36,7 +37,6 @@
 #include "image/image.h"
 #include "cmd/cmd.h"
 #include "host/proc.h"
-#include "session/folder.h"
 #include "image/tools.h"
 #include "file.h"
 #include "log.h"

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cmd/cli.h"
+#include "host/paths.h"
 #include "policytools/denials.h"
 #include "file.h"
 #include "session/ids.h"

@@ -26,10 +26,8 @@
 
 #include "host/cache.h"
 #include "file.h"
-#include "image/image.h"
-#include "session/options.h"
+#include "host/paths.h"
 #include "host/proc.h"
-#include "session/folder.h"
 
 #define CACHE_MAGIC		"aisb-cache 1 "
 #define IMAGES_CACHE_MAX	(1024u * 1024)	/* as image.c's listing */

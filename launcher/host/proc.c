@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "file.h"
+#include "host/paths.h"
 #include "session/ids.h"
 #include "host/proc.h"
 
@@ -36,19 +37,10 @@ extern char **environ;
 int
 launch_find_program(const char *name, char *out, size_t len)
 {
-	char		 self[PATH_MAX], *slash;
 	const char	*path, *p, *end;
-	ssize_t		 n;
 
-	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0) {
-		self[n] = '\0';
-		if ((slash = strrchr(self, '/')) != NULL) {
-			*slash = '\0';
-			if ((size_t)snprintf(out, len, "%s/%s", self, name) < len &&
-			    access(out, X_OK) == 0)
-				return 0;
-		}
-	}
+	if (launch_beside_self(name, out, len) == 0 && access(out, X_OK) == 0)
+		return 0;
 	if ((path = getenv("PATH")) == NULL)
 		return -1;
 	for (p = path; *p != '\0'; p = *end ? end + 1 : end) {

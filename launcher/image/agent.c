@@ -34,12 +34,12 @@
 
 #include <yaml.h>
 
+#include "host/paths.h"
 #include "image/agent.h"
 #include "cmd/cli.h"
 #include "file.h"
 #include "image/image.h"
 #include "cmd/cmd.h"
-#include "session/folder.h"
 #include "session/spec.h"
 #include "image/tools.h"
 
@@ -1074,40 +1074,19 @@ launch_agents_load_pinned(struct launch_agents *set, const char *shipped,
 int
 launch_agents_shipped(char *buf, size_t len)
 {
-	char	 self[PATH_MAX], *slash;
-	ssize_t	 n;
-
-	/* as launch_built_policy(): a copy next to aisb means uninstalled */
-	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) != -1) {
-		self[n] = '\0';
-		if ((slash = strrchr(self, '/')) != NULL) {
-			*slash = '\0';
-			if ((size_t)snprintf(buf, len, "%s/%s", self,
-			    LAUNCH_AGENTS_BUILT_NAME) < len &&
-			    access(buf, R_OK) == 0)
-				return 0;
-		}
-	}
+	/* a copy beside aisb means uninstalled (paths.h) */
+	if (launch_beside_self(LAUNCH_AGENTS_BUILT_NAME, buf, len) == 0 &&
+	    access(buf, R_OK) == 0)
+		return 0;
 	snprintf(buf, len, "%s", AISB_AGENTS_FILE);
 	return access(buf, R_OK) == 0 ? 0 : -1;
-}
-
-static const char *
-getenv_in(char **envp, const char *name)
-{
-	size_t	 n = strlen(name);
-
-	for (; envp != NULL && *envp != NULL; envp++)
-		if (strncmp(*envp, name, n) == 0 && (*envp)[n] == '=')
-			return *envp + n + 1;
-	return NULL;
 }
 
 void
 launch_agents_user(char **envp, char *buf, size_t len)
 {
-	const char	*xdg = getenv_in(envp, "XDG_CONFIG_HOME");
-	const char	*home = getenv_in(envp, "HOME");
+	const char	*xdg = launch_getenv(envp, "XDG_CONFIG_HOME", 15);
+	const char	*home = launch_getenv(envp, "HOME", 4);
 
 	if (xdg != NULL && xdg[0] == '/')
 		snprintf(buf, len, "%s/aisb/agents.yaml", xdg);

@@ -30,6 +30,7 @@
 
 #include <openssl/evp.h>
 
+#include "host/paths.h"
 #include "image/agent.h"
 #include "buf.h"
 #include "host/cache.h"
@@ -37,7 +38,6 @@
 #include "image/image.h"
 #include "cmd/cmd.h"
 #include "host/proc.h"
-#include "session/folder.h"
 #include "image/tools.h"
 #include "file.h"
 #include "log.h"
@@ -1966,16 +1966,7 @@ launch_image_lookup(const struct launch_image_spec *spec, char *tag,
 int
 launch_image_default_enforcer(char *buf, size_t len)
 {
-	char	self[PATH_MAX], *slash;
-	ssize_t	n;
-
-	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) == -1)
-		return -1;
-	self[n] = '\0';
-	if ((slash = strrchr(self, '/')) == NULL)
-		return -1;
-	*slash = '\0';
-	if ((size_t)snprintf(buf, len, "%s/aisb-enforce", self) >= len)
+	if (launch_beside_self("aisb-enforce", buf, len) == -1)
 		return -1;
 	return access(buf, R_OK) == 0 ? 0 : -1;
 }

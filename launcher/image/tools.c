@@ -38,10 +38,10 @@
 #include <unistd.h>
 
 #include "file.h"
+#include "host/paths.h"
 #include "image/image.h"
 #include "cmd/cmd.h"
 #include "host/proc.h"
-#include "session/folder.h"
 #include "image/tools.h"
 
 extern char **environ;
@@ -183,16 +183,13 @@ prepare(struct install *in, int npm, int pip, char *err, size_t errlen)
 	char		 state[PATH_MAX], dir[PATH_MAX];
 	const char	*mine = getenv(LAUNCH_INSTALL_POLICY_ENV);
 	FILE		*f;
-	ssize_t		 n;
 	int		 k, cwd;
 
 	memset(in, 0, sizeof(*in));
-	if ((n = readlink("/proc/self/exe", in->self,
-	    sizeof(in->self) - 1)) == -1) {
+	if (launch_beside_self(NULL, in->self, sizeof(in->self)) == -1) {
 		snprintf(err, errlen, "/proc/self/exe: %s", strerror(errno));
 		return -1;
 	}
-	in->self[n] = '\0';
 	if (launch_state_dir(environ, state, sizeof(state)) == -1 ||
 	    file_path_join(dir, sizeof(dir), state, "install") == -1) {
 		snprintf(err, errlen, "no state folder (HOME or "

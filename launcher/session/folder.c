@@ -4,7 +4,6 @@
  */
 #include "config.h"
 
-#include <sys/random.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -16,60 +15,8 @@
 
 #include "buf.h"
 #include "file.h"
+#include "host/paths.h"
 #include "session/folder.h"
-
-int
-launch_random_hex(char *out, size_t nhex)
-{
-	unsigned char	 b[64];
-	size_t		 i, n = nhex / 2;
-	ssize_t		 r;
-
-	if (n > sizeof(b))
-		return -1;
-	while ((r = getrandom(b, n, 0)) == -1 && errno == EINTR)
-		;
-	if (r != (ssize_t)n)
-		return -1;
-	for (i = 0; i < n; i++)
-		snprintf(out + 2 * i, 3, "%02x", b[i]);
-	explicit_bzero(b, sizeof(b));
-	return 0;
-}
-
-int
-launch_mkdirs(char *path)
-{
-	char	*p;
-
-	for (p = path + 1; *p != '\0'; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0700) == -1 && errno != EEXIST) {
-			*p = '/';
-			return -1;
-		}
-		*p = '/';
-	}
-	return mkdir(path, 0700) == -1 && errno != EEXIST ? -1 : 0;
-}
-
-int
-launch_state_dir(char **envp, char *out, size_t len)
-{
-	const char	*xdg = launch_getenv(envp, "XDG_STATE_HOME", 14);
-	const char	*home = launch_getenv(envp, "HOME", 4);
-	int		 n;
-
-	if (xdg != NULL && xdg[0] == '/')
-		n = snprintf(out, len, "%s/aisb", xdg);
-	else if (home != NULL && home[0] == '/')
-		n = snprintf(out, len, "%s/.local/state/aisb", home);
-	else
-		return -1;
-	return n < 0 || (size_t)n >= len ? -1 : 0;
-}
 
 int
 launch_session_new(struct launch_session *s, char **envp, char *err,

@@ -9,9 +9,9 @@
 #include <limits.h>
 #include <stdint.h>
 
+#include "host/paths.h"
 #include "session/options.h"
 
-#define LAUNCH_ID_HEX		24	/* 96 random bits */
 #define LAUNCH_SECRET_HEX	64	/* 256 random bits */
 #define LAUNCH_MAX_ENVFILE	(1024 * 1024)
 
@@ -44,17 +44,11 @@ int	 launch_env_file(const struct launch_session *, const struct launch_opts *,
 int	 launch_token_file(const struct launch_session *, char *path,
 	    size_t pathlen, char *err, size_t errlen);
 void	 launch_session_wipe(struct launch_session *);
-/* nhex random hex digits (nhex even, at most 128) and a NUL.  0 or -1. */
-int	 launch_random_hex(char *out, size_t nhex);
-/* mkdir -p with mode 0700 for the parts it creates; path is restored. */
-int	 launch_mkdirs(char *path);
 /*
  * The folder of the one session whose id starts with want (manage.c;
  * snapshot.c's commands take the same ID).  0, or the exit code after a
  * line on stderr.
  */
 int	 launch_session_find(const char *want, char *path, size_t pathlen);
-/* The state folder: $XDG_STATE_HOME/aisb or ~/.local/state/aisb. */
-int	 launch_state_dir(char **envp, char *out, size_t len);
 
 #endif

@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "file.h"
+#include "host/paths.h"
 #include "session/ids.h"
 #include "session/gates.h"
 #include "session/gates-int.h"

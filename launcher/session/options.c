@@ -22,6 +22,7 @@
 #include <openssl/evp.h>
 
 #include "file.h"
+#include "host/paths.h"
 #include "image/image.h"
 #include "session/options.h"
 #include "session/record.h"
@@ -242,16 +243,6 @@ launch_src_str(enum launch_src s)
 		return "flag";
 	}
 	return "?";
-}
-
-const char *
-launch_getenv(char **envp, const char *name, size_t namelen)
-{
-	for (; envp != NULL && *envp != NULL; envp++)
-		if (strncmp(*envp, name, namelen) == 0 &&
-		    (*envp)[namelen] == '=')
-			return *envp + namelen + 1;
-	return NULL;
 }
 
 const char *
@@ -1140,17 +1131,7 @@ apply_env_layer(struct launch_opts *o, char **envp, char *err, size_t errlen)
 int
 launch_built_policy(char *buf, size_t len)
 {
-	char	 self[PATH_MAX], *slash;
-	ssize_t	 n;
-
-	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) == -1)
-		return -1;
-	self[n] = '\0';
-	if ((slash = strrchr(self, '/')) == NULL)
-		return -1;
-	*slash = '\0';
-	if ((size_t)snprintf(buf, len, "%s/%s", self,
-	    LAUNCH_POLICY_BUILT_NAME) >= len)
+	if (launch_beside_self(LAUNCH_POLICY_BUILT_NAME, buf, len) == -1)
 		return -1;
 	return access(buf, R_OK) == 0 ? 0 : -1;
 }

@@ -174,7 +174,5 @@ const char *launch_env_redacted(const char *entry, char *buf, size_t len);
  */
 #define LAUNCH_HOME_PREFIX	"aisb-home-"
 int	 launch_home_volume_name(const char *workspace, char *out, size_t len);
-/* Finds NAME in envp; returns the value or NULL. */
-const char *launch_getenv(char **envp, const char *name, size_t namelen);
 
 #endif

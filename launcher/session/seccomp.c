@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "host/paths.h"
 #include "session/seccomp.h"
 
 #ifndef AISB_SECCOMP_PROFILE
@@ -59,20 +60,12 @@ usable(const char *path, char *err, size_t errlen)
 int
 launch_seccomp_profile(char *buf, size_t len, char *err, size_t errlen)
 {
-	char	 self[PATH_MAX], built[PATH_MAX], *slash;
-	ssize_t	 n;
+	char	 built[PATH_MAX];
 	int	 rc;
 
-	built[0] = '\0';
-	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) != -1) {
-		self[n] = '\0';
-		if ((slash = strrchr(self, '/')) != NULL) {
-			*slash = '\0';
-			if ((size_t)snprintf(built, sizeof(built), "%s/%s",
-			    self, LAUNCH_SECCOMP_BUILT) >= sizeof(built))
-				built[0] = '\0';
-		}
-	}
+	if (launch_beside_self(LAUNCH_SECCOMP_BUILT, built,
+	    sizeof(built)) == -1)
+		built[0] = '\0';
 	if (built[0] != '\0') {
 		if ((rc = usable(built, err, errlen)) == -1)
 			return -1;

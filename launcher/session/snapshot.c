@@ -17,6 +17,7 @@
 #include "draft/draft.h"
 #include "exitcode.h"
 #include "cmd/cmd.h"
+#include "host/paths.h"
 #include "session/snapshot.h"
 
 extern char **environ;
