@@ -549,7 +549,7 @@ launch_cmd_image(int argc, char **argv)
 	if (spec.runtime == NULL) {
 		/* What doctor would pick, without running a container. */
 		memset(&facts, 0, sizeof(facts));
-		if (launch_doctor_host(&facts, 0) == 0 &&
+		if (launch_host_check(&facts, 0) == 0 &&
 		    facts.runtime[0] != '\0')
 			spec.runtime = facts.runtime;
 	}

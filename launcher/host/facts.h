@@ -1,14 +1,13 @@
 /*
- * What `aisb doctor` learns about the host (podman, the runtime, cgroups,
- * limits, the network mode), for the launcher to adapt to.  See
- * docs/launcher.md, "Doctor".
+ * What the launcher knows of the host (podman, the runtime, cgroups,
+ * limits, the network mode), for sessions to adapt to; aisb doctor
+ * learns more with containers (cmd/doctor.c).  See docs/launcher.md,
+ * "Doctor".
  */
-#ifndef AISB_DOCTOR_H
-#define AISB_DOCTOR_H
+#ifndef AISB_HOST_FACTS_H
+#define AISB_HOST_FACTS_H
 
 #include <stddef.h>
-
-#include "image/image.h"	/* LAUNCH_TAG_MAX */
 
 /*
  * slirp4netns, the network mode every podman has: the host's loopback is
@@ -41,35 +40,42 @@ struct launch_host_facts {
 	int		tun_ok;			/* /dev/net/tun usable */
 	int		nft_ok;			/* enforcer loads its table */
 	int		bind_uid_ok;		/* uid 1000 round trip */
-	char		image[LAUNCH_TAG_MAX];	/* used for the probes */
+	char		image[256];		/* doctor's probes: an image
+						   tag (LAUNCH_TAG_MAX) */
 	int		nfail;			/* failed checks */
 	int		nskip;			/* checks that could not run */
 };
 
 /*
- * Probes the host and, with an aisb image, real containers, and fills
- * facts.  The caller zeroes facts; a non-empty facts->image on entry names
- * the image to probe with, else the newest aisb image is used, and without
- * one the container checks are skipped.  With verbose, prints one line per
- * check to stdout.  Returns 0 when aisb can run here, -1 otherwise.
+ * The checks that run no container (podman, runtime by cgroups, limits,
+ * /dev/net/tun): fast enough for every session.  network then is a guess
+ * from podman's version and netmode stays LAUNCH_NET_UNKNOWN.  With
+ * verbose, one line per check on stdout (aisb doctor).  The caller zeroes
+ * the facts.  0, or -1 when aisb cannot run here.
  */
-int	launch_doctor_probe(struct launch_host_facts *, int verbose);
+int	launch_host_check(struct launch_host_facts *, int verbose);
 
-/*
- * Only the checks that run no container (podman, runtime by cgroups,
- * limits, /dev/net/tun): fast enough for every session.  network then is
- * a guess from podman's version and netmode stays LAUNCH_NET_UNKNOWN.
- * 0 or -1, as launch_doctor_probe().
- */
-int	launch_doctor_host(struct launch_host_facts *, int verbose);
+/* One line of aisb doctor's (verbose), counted in nfail and nskip. */
+enum launch_verdict {
+	LAUNCH_V_OK, LAUNCH_V_WARN, LAUNCH_V_FAIL, LAUNCH_V_SKIP
+};
+void	launch_facts_say(struct launch_host_facts *, int verbose,
+	    enum launch_verdict, const char *fmt, ...)
+	    __attribute__((format(printf, 4, 5)));
 
+#define LAUNCH_INFO_TIMEOUT_MS	(60 * 1000)	/* podman info, images */
+#define LAUNCH_ULIMIT_MIN	1024UL		/* below: aisb cannot run */
+#define LAUNCH_NOFILE_CAP	65536UL		/* never ask for more */
 /*
- * The cgroup limits o asks for that this host will not apply (rootless
- * podman on cgroups v1), named into buf (" memory cpus pids"; "" when all
- * hold).  1 when some do not hold.
+ * podman 4.3 starts conmon with a hard nproc of 32768, and the runtime
+ * cannot raise it inside ("error setting rlimit type 6").
  */
-struct launch_opts;
-int	launch_limits_unheld(const struct launch_opts *,
-	    const struct launch_host_facts *, char *buf, size_t len);
+#define LAUNCH_NPROC_CAP	32768UL
+/*
+ * The --ulimit value of RLIMIT_NOFILE or RLIMIT_NPROC: the hard limit,
+ * capped; 0 when getrlimit fails.  The one choice of sessions (through
+ * the host check) and of dry runs.
+ */
+unsigned long	 launch_ulimit(int resource);
 
 #endif

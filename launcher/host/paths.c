@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -94,3 +95,23 @@ launch_beside_self(const char *name, char *buf, size_t len)
 	*slash = '\0';
 	return (size_t)snprintf(buf, len, "%s/%s", self, name) < len ? 0 : -1;
 }
+
+int
+launch_on_path(const char *name)
+{
+	const char	*path = getenv("PATH"), *p, *e;
+	char		 buf[PATH_MAX];
+
+	if (path == NULL)
+		path = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
+	for (p = path; *p != '\0'; p = *e == ':' ? e + 1 : e) {
+		e = p + strcspn(p, ":");
+		if (e == p)
+			continue;
+		if ((size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)(e - p),
+		    p, name) < sizeof(buf) && access(buf, X_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+

@@ -30,5 +30,10 @@ const char *launch_getenv(char **envp, const char *name, size_t namelen);
  * when it cannot be made.
  */
 int	 launch_beside_self(const char *name, char *buf, size_t len);
+/*
+ * 1 when an executable named name is on PATH (a default PATH when none
+ * is set), else 0.
+ */
+int	 launch_on_path(const char *name);
 
 #endif

@@ -351,6 +351,23 @@ launch_network_dns(const char *network)
 	    NULL;
 }
 
+/*
+ * The cgroup limits the options ask for that this host will not apply:
+ * rootless podman on cgroups v1 ignores them all and only warns.
+ */
+int
+launch_limits_unheld(const struct launch_opts *o,
+    const struct launch_host_facts *f, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!f->rootless || f->cgroups_version == 2)
+		return 0;
+	snprintf(buf, len, "%s%s%s", o->memory > 0 ? " memory" : "",
+	    o->cpus_milli > 0 ? " cpus" : "", o->pids > 0 ? " pids" : "");
+	return buf[0] != '\0';
+}
+
+
 static int
 selinux_enforcing(void)
 {
@@ -361,20 +378,6 @@ selinux_enforcing(void)
  * `podman run` for one session.  Secrets never appear here: values reach
  * the container through the env file only.  -1 without a seccomp profile.
  */
-unsigned long
-launch_ulimit(int resource)
-{
-	struct rlimit	 rl;
-	unsigned long	 cap = resource == RLIMIT_NPROC ? LAUNCH_NPROC_CAP :
-			    LAUNCH_NOFILE_CAP;
-
-	if (getrlimit(resource, &rl) == -1)
-		return 0;
-	if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > cap)
-		return cap;
-	return (unsigned long)rl.rlim_max;
-}
-
 int
 launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 {

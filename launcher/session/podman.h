@@ -57,18 +57,6 @@ struct launch_run {
 #define LAUNCH_RECORD_DIR	"/run/aisb/record"
 #define LAUNCH_RECORD_FILE	LAUNCH_RECORD_DIR "/capture.pcapng"
 
-#define LAUNCH_NOFILE_CAP	65536UL		/* never ask for more */
-/*
- * podman 4.3 starts conmon with a hard nproc of 32768, and the runtime
- * cannot raise it inside ("error setting rlimit type 6").
- */
-#define LAUNCH_NPROC_CAP	32768UL
-/*
- * The --ulimit value of RLIMIT_NOFILE or RLIMIT_NPROC: the hard limit,
- * capped; 0 when getrlimit fails.  The one choice of sessions (through
- * the host check) and of dry runs.
- */
-unsigned long	 launch_ulimit(int resource);
 void	 launch_strv_free(struct launch_strv *);
 /*
  * The plan text for aisb-enforce; *out is malloc'd.  host_loopback is the
@@ -80,5 +68,14 @@ int	 launch_plan_text(const struct launch_opts *, const struct policy *,
 	    char **out, char *err, size_t errlen);
 const char	*launch_network_dns(const char *network);
 int	 launch_podman_argv(const struct launch_run *, struct launch_strv *);
+
+/*
+ * The cgroup limits o asks for that this host will not apply (rootless
+ * podman on cgroups v1), named into buf (" memory cpus pids"; "" when all
+ * hold).  1 when some do not hold.
+ */
+struct launch_host_facts;
+int	 launch_limits_unheld(const struct launch_opts *,
+	    const struct launch_host_facts *, char *buf, size_t len);
 
 #endif

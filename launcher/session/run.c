@@ -791,7 +791,7 @@ run_session(const struct launch_opts *o, struct policy *p,
 		return EXIT_ENFORCE;
 	}
 	memset(&facts, 0, sizeof(facts));
-	if (launch_doctor_host(&facts, 0) == -1) {
+	if (launch_host_check(&facts, 0) == -1) {
 		fprintf(stderr, "aisb: this host cannot run sandboxes; "
 		    "run aisb doctor for what to fix\n");
 		return EXIT_ENFORCE;
