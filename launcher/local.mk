@@ -21,7 +21,8 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/session/ids.c launcher/session/ids.h \
 	launcher/session/seccomp.c launcher/session/seccomp.h \
 	launcher/session/hostca.c launcher/session/hostca.h \
-	launcher/session/watch.c \
+	launcher/session/gate.c launcher/session/gate.h \
+	launcher/session/watch.c launcher/session/watch.h \
 	launcher/session/record.c launcher/session/record.h \
 	launcher/session/snapshot.c launcher/session/snapshot.h
 # image/: the sandbox image, its tools and the agent recipes

@@ -43,6 +43,7 @@
 
 #include "file.h"
 #include "host/paths.h"
+#include "session/gate.h"
 #include "session/ids.h"
 #include "session/gates.h"
 #include "session/gates-int.h"

@@ -20,6 +20,7 @@
 #include "host/cache.h"
 #include "cmd/cli.h"
 #include "policytools/denials.h"
+#include "session/gate.h"
 #include "session/gates.h"
 #include "session/hostca.h"
 #include "session/ids.h"
@@ -38,6 +39,7 @@
 #include "session/spec.h"
 #include "policytools/suggest.h"
 #include "image/tools.h"
+#include "session/watch.h"
 
 
 extern char **environ;

@@ -34,6 +34,7 @@
 #include "image/image.h"
 #include "session/podman.h"
 #include "host/proc.h"
+#include "session/watch.h"
 
 /* The gate still runs: the same process, not yet a zombie. */
 static int
