@@ -29,7 +29,8 @@ launcher_libaisblauncher_a_SOURCES += \
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/image/image.c launcher/image/image.h \
 	launcher/image/agent.c launcher/image/agent.h \
-	launcher/image/tools.c launcher/image/tools.h
+	launcher/image/tools.c launcher/image/tools.h \
+	launcher/image/store.c launcher/image/store.h
 # policytools/: policies written from what a host, a workspace or a
 # session shows
 launcher_libaisblauncher_a_SOURCES += \

@@ -5,7 +5,9 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cli.h"
@@ -527,3 +529,39 @@ launch_cli_help_cmd(int argc, char **argv)
 	printf("--help\n");
 	return 0;
 }
+
+int
+launch_duration_parse(const char *s, long long *secs)
+{
+	char		*end;
+	long long	 n;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	n = strtoll(s, &end, 10);
+	if (errno != 0 || n > 100LL * 365 * 86400)
+		return -1;
+	switch (*end) {
+	case 'd':
+		n *= 86400;
+		end++;
+		break;
+	case 'h':
+		n *= 3600;
+		end++;
+		break;
+	case 'm':
+		n *= 60;
+		end++;
+		break;
+	case 's':
+		end++;
+		break;
+	}
+	if (*end != '\0')
+		return -1;
+	*secs = n;
+	return 0;
+}
+

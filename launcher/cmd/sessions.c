@@ -21,6 +21,7 @@
 
 #include "cmd/cli.h"
 #include "host/paths.h"
+#include "image/store.h"
 #include "policytools/denials.h"
 #include "file.h"
 #include "session/ids.h"

@@ -38,6 +38,7 @@
 #include "image/image.h"
 #include "cmd/cmd.h"
 #include "host/proc.h"
+#include "image/store.h"
 #include "image/tools.h"
 #include "file.h"
 #include "log.h"

@@ -130,11 +130,6 @@ int	launch_npm_entry_ok(const char *entry, char *err, size_t errlen);
 int	launch_pip_entry_ok(const char *entry, char *err, size_t errlen);
 /* A bare npm package name (no version), by the same rules.  1 or 0. */
 int	launch_npm_name_ok(const char *name);
-/*
- * The version of npm package name in the newest aisb image that has it
- * (its io.aisb.npm label), into ver: 1, or 0 when no image has it.
- */
-int	launch_image_npm_built(const char *name, char *ver, size_t len);
 /* An exact version as npm view prints it.  1 or 0. */
 int	launch_npm_version_ok(const char *ver);
 
@@ -167,21 +162,5 @@ int	launch_image_print_containerfile(const struct launch_image_spec *,
 
 /* The enforcer next to the running aisb executable.  0 or -1. */
 int	launch_image_default_enforcer(char *buf, size_t len);
-
-/*
- * Notes that a session used tag now ($XDG_STATE_HOME/aisb/images/<hash>,
- * an empty file whose mtime is the last use).  Best effort.
- */
-void	launch_image_mark_used(const char *tag);
-
-/*
- * aisb clean --images: removes sandbox images no session used (nor built)
- * in the last older_than seconds, podman refusing those a container uses,
- * then offline bases no kept image is built on.  Prints one line per
- * image.  0, or -1 when podman could not list them.
- */
-int	launch_image_clean(long long older_than, size_t *nremoved);
-/* "7d", "12h", "30m", "90s", "3600" into seconds.  0 or -1. */
-int	launch_duration_parse(const char *, long long *secs);
 
 #endif

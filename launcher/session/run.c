@@ -19,6 +19,7 @@
 #include "image/agent.h"
 #include "host/cache.h"
 #include "cmd/cli.h"
+#include "image/store.h"
 #include "policytools/denials.h"
 #include "session/gate.h"
 #include "session/gates.h"

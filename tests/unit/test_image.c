@@ -14,6 +14,7 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include "cmd/cli.h"
 #include "image/image.h"
 #include "host/proc.h"
 
