@@ -27,6 +27,7 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/session/snapshot.c launcher/session/snapshot.h
 # image/: the sandbox image, its tools and the agent recipes
 launcher_libaisblauncher_a_SOURCES += \
+	launcher/image/names.c launcher/image/names.h \
 	launcher/image/image.c launcher/image/image.h \
 	launcher/image/agent.c launcher/image/agent.h \
 	launcher/image/tools.c launcher/image/tools.h \

@@ -76,6 +76,13 @@ tests_unit_test_agent_SOURCES = tests/unit/test_agent.c
 tests_unit_test_agent_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_agent_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
 tests_unit_test_agent_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
+# one grammar per name: flags, recipes and the image spec agree on it
+check_PROGRAMS += tests/unit/test_names
+TESTS += tests/unit/test_names
+tests_unit_test_names_SOURCES = tests/unit/test_names.c
+tests_unit_test_names_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
+tests_unit_test_names_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
+tests_unit_test_names_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 # --record: the pcapng reader, stream hashing, manifest and verify
 check_PROGRAMS += tests/unit/test_record
 TESTS += tests/unit/test_record

@@ -40,6 +40,7 @@
 #include "file.h"
 #include "image/image.h"
 #include "cmd/cmd.h"
+#include "image/names.h"
 #include "session/spec.h"
 #include "image/tools.h"
 
@@ -311,142 +312,31 @@ span(const char *s, const char *set)
 	return s[strspn(s, set)] == '\0';
 }
 
+/* The npm name of "name@version", at its version's '@' (names.h). */
+static int
+npm_name_in(const char *v, const char *at)
+{
+	char	 name[LAUNCH_TOOL_MAX + 1];
+
+	if ((size_t)(at - v) > LAUNCH_TOOL_MAX)
+		return 0;
+	memcpy(name, v, (size_t)(at - v));
+	name[at - v] = '\0';
+	return launch_npm_name_ok(name);
+}
+
+/* A variable's name (names.h) that fits a recipe's field. */
+static int
+var_ok(const char *s)
+{
+	size_t	 len = strlen(s);
+
+	return len <= LAUNCH_AGENT_NAME_MAX * 2 && launch_env_name_ok(s, len);
+}
+
 #define LOWER	"abcdefghijklmnopqrstuvwxyz"
 #define UPPER	"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 #define DIGITS	"0123456789"
-
-static int
-agent_name_ok(const char *s)
-{
-	size_t	 len = strlen(s);
-
-	return len > 0 && len <= LAUNCH_AGENT_NAME_MAX &&
-	    strchr(LOWER DIGITS, s[0]) != NULL && span(s, LOWER DIGITS "-_.");
-}
-
-static int
-env_name_ok(const char *s)
-{
-	size_t	 len = strlen(s);
-
-	return len > 0 && len <= LAUNCH_AGENT_NAME_MAX * 2 &&
-	    !isdigit((unsigned char)s[0]) && span(s, LOWER UPPER DIGITS "_");
-}
-
-/* digits.digits.digits */
-static int
-exact_numeric(const char *s)
-{
-	int	 parts = 0;
-
-	for (;;) {
-		if (!isdigit((unsigned char)*s))
-			return 0;
-		while (isdigit((unsigned char)*s))
-			s++;
-		parts++;
-		if (*s == '\0')
-			return parts == 3;
-		if (*s++ != '.' || parts == 3)
-			return 0;
-	}
-}
-
-/* A semver with no range: 1.2.3, 1.2.3-rc.1, 1.2.3+build. */
-static int
-exact_semver(const char *s)
-{
-	char		 core[64];
-	size_t		 n = strcspn(s, "-+");
-
-	if (n == 0 || n >= sizeof(core))
-		return 0;
-	memcpy(core, s, n);
-	core[n] = '\0';
-	if (!exact_numeric(core))
-		return 0;
-	return s[n] == '\0' || (s[n + 1] != '\0' &&
-	    span(s + n + 1, LOWER UPPER DIGITS ".-+"));
-}
-
-/* An npm package name, with its scope. */
-static int
-npm_name_ok(const char *s, size_t len)
-{
-	char		 buf[215];
-	const char	*slash;
-
-	if (len == 0 || len >= sizeof(buf))
-		return 0;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	if (buf[0] == '@') {
-		if ((slash = strchr(buf, '/')) == NULL || slash == buf + 1)
-			return 0;
-		buf[slash - buf] = '\0';
-		if (!span(buf + 1, LOWER DIGITS "-._~") ||
-		    strchr(LOWER DIGITS, buf[1]) == NULL)
-			return 0;
-		memmove(buf, slash + 1, strlen(slash + 1) + 1);
-	}
-	return buf[0] != '\0' && strchr(LOWER DIGITS, buf[0]) != NULL &&
-	    span(buf, LOWER DIGITS "-._~");
-}
-
-/* Where the version starts in "[@scope/]name@version"; NULL if none. */
-static const char *
-npm_at(const char *s)
-{
-	return strchr(s[0] == '@' ? s + 1 : s, '@');
-}
-
-/* "name==version", the version exact (no *, no other operator). */
-static int
-pip_ok(const char *s, size_t *namelen)
-{
-	const char	*eq = strstr(s, "==");
-	size_t		 n;
-
-	if (eq == NULL)
-		return 0;
-	n = (size_t)(eq - s);
-	*namelen = n;
-	if (n == 0 || n > 128 || strchr(LOWER UPPER DIGITS, s[0]) == NULL)
-		return 0;
-	{
-		char name[129];
-
-		memcpy(name, s, n);
-		name[n] = '\0';
-		if (!span(name, LOWER UPPER DIGITS "._-"))
-			return 0;
-	}
-	eq += 2;
-	return isdigit((unsigned char)eq[0]) && strlen(eq) <= 64 &&
-	    span(eq, LOWER UPPER DIGITS ".!+_-");
-}
-
-/* A folder under the home: relative, no '..', no '.' component. */
-static int
-home_path_ok(const char *s)
-{
-	const char	*p = s;
-	size_t		 n;
-
-	if (s[0] == '\0' || s[0] == '/' || strlen(s) >= LAUNCH_AGENT_PATH_MAX ||
-	    !span(s, LOWER UPPER DIGITS "._-/"))
-		return 0;
-	while (*p != '\0') {
-		n = strcspn(p, "/");
-		if (n == 0 || (n == 1 && p[0] == '.') ||
-		    (n == 2 && p[0] == '.' && p[1] == '.'))
-			return 0;
-		p += n;
-		if (*p == '/')
-			p++;
-	}
-	return s[strlen(s) - 1] != '/';
-}
 
 /*
  * HOST, HOST:PORT, *.DOMAIN or *.DOMAIN:PORT (443 when absent).  No IP
@@ -574,7 +464,7 @@ parse_agent(struct agctx *c, const char *name, const struct agnode *n,
 {
 	const char	*v;
 	char		 why[160];
-	size_t		 i, k, nl;
+	size_t		 i, k;
 	int		 f;
 
 	if (n->type != AG_MAP) {
@@ -639,7 +529,8 @@ parse_agent(struct agctx *c, const char *name, const struct agnode *n,
 			if ((v = scalar(c, val, name, "node",
 			    "node: \"22.23.5\"")) == NULL)
 				return -1;
-			if (!is_null(val) && !exact_numeric(v)) {
+			if (!is_null(val) && (!launch_node_version_ok(v) ||
+			    strlen(v) >= sizeof(a->node))) {
 				fail_at(c, val->line, val->col, "agent '%s': "
 				    "node: '%.32s' is not an exact version; "
 				    "write node: \"22.23.5\" (quoted), or "
@@ -655,10 +546,9 @@ parse_agent(struct agctx *c, const char *name, const struct agnode *n,
 			    "npm: \"@scope/name@1.2.3\"")) == NULL)
 				return -1;
 			if (!is_null(val)) {
-				const char *at = npm_at(v);
+				const char *at = launch_npm_at(v);
 
-				if (at == NULL || !npm_name_ok(v,
-				    (size_t)(at - v))) {
+				if (at == NULL || !npm_name_in(v, at)) {
 					fail_at(c, val->line, val->col,
 					    "agent '%s': npm: '%.64s' is not a "
 					    "package with a version; write npm: "
@@ -666,7 +556,7 @@ parse_agent(struct agctx *c, const char *name, const struct agnode *n,
 					    "1.2.3\" (quoted)", name, v);
 					return -1;
 				}
-				if (!exact_semver(at + 1)) {
+				if (!launch_npm_version_ok(at + 1)) {
 					fail_at(c, val->line, val->col,
 					    "agent '%s': npm: '%.64s' is not an "
 					    "exact version (no ranges, tags or "
@@ -682,7 +572,8 @@ parse_agent(struct agctx *c, const char *name, const struct agnode *n,
 			if ((v = scalar(c, val, name, "pip",
 			    "pip: \"name==1.2.3\"")) == NULL)
 				return -1;
-			if (!is_null(val) && !pip_ok(v, &nl)) {
+			if (!is_null(val) && launch_pip_entry_ok(v, why,
+			    sizeof(why)) == -1) {
 				fail_at(c, val->line, val->col, "agent '%s': "
 				    "pip: '%.64s' is not a package pinned to "
 				    "an exact version; write pip: "
@@ -729,7 +620,7 @@ parse_agent(struct agctx *c, const char *name, const struct agnode *n,
 				if ((v = scalar(c, e, name, "env",
 				    EX_ENV)) == NULL)
 					return -1;
-				if (!env_name_ok(v)) {
+				if (!var_ok(v)) {
 					fail_at(c, e->line, e->col, "agent "
 					    "'%s': env: '%.64s' is not a "
 					    "variable name; write " EX_ENV
@@ -766,7 +657,7 @@ parse_agent(struct agctx *c, const char *name, const struct agnode *n,
 				    &a->setenv[a->nsetenv];
 
 				if (sk->type != AG_SCALAR ||
-				    !env_name_ok(sk->val) ||
+				    !var_ok(sk->val) ||
 				    is_proxy_var(sk->val)) {
 					fail_at(c, sk->line, sk->col, "agent "
 					    "'%s': setenv: '%.64s' is not a "
@@ -804,7 +695,7 @@ parse_agent(struct agctx *c, const char *name, const struct agnode *n,
 				if ((v = scalar(c, e, name, "config",
 				    EX_CONFIG)) == NULL)
 					return -1;
-				if (!home_path_ok(v)) {
+				if (!launch_homedir_ok(v)) {
 					fail_at(c, e->line, e->col, "agent "
 					    "'%s': config: '%.64s' is not a "
 					    "folder under the home; write "
@@ -964,7 +855,7 @@ load_text(struct launch_agents *set, const char *path, const char *buf,
 		struct agnode	*key = agents->kids[i];
 		const char	*name = key->type == AG_SCALAR ? key->val : "";
 
-		if (!agent_name_ok(name) || strcmp(name, "none") == 0) {
+		if (!launch_agent_name_ok(name) || strcmp(name, "none") == 0) {
 			fail_at(&c, key->line, key->col, "agent name '%.40s': "
 			    "write a lower-case word of at most %d letters, "
 			    "digits, '-', '_', '.' ('none' is taken: "
@@ -1144,7 +1035,7 @@ launch_agent_pin_write(const char *path, const char *agent,
 		snprintf(err, errlen, "only node, npm and pip are pinned");
 		return -1;
 	}
-	if (!agent_name_ok(agent) || strlen(value) >= LAUNCH_AGENT_VALUE_MAX ||
+	if (!launch_agent_name_ok(agent) || strlen(value) >= LAUNCH_AGENT_VALUE_MAX ||
 	    strpbrk(value, "\"\\\n\r") != NULL) {
 		snprintf(err, errlen, "pin: bad agent name or value");
 		return -1;
@@ -1377,7 +1268,8 @@ pkg_name_len(const char *spec, int pip)
 	if (pip)
 		return (p = strstr(spec, "==")) != NULL ? (size_t)(p - spec) :
 		    strlen(spec);
-	return (p = npm_at(spec)) != NULL ? (size_t)(p - spec) : strlen(spec);
+	return (p = launch_npm_at(spec)) != NULL ? (size_t)(p - spec) :
+	    strlen(spec);
 }
 
 /* pip names compare case-blind with '-', '_' and '.' alike (PEP 503). */

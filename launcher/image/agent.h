@@ -18,12 +18,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "image/names.h"	/* LAUNCH_AGENT_NAME_MAX */
 #include "policy.h"
 
 #define LAUNCH_AGENTS_BUILT_NAME "aisb-agents.yaml"
 #define LAUNCH_AGENTS_MAX_FILE	(64 * 1024)	/* bytes of one recipe file */
 #define LAUNCH_AGENTS_MAX	32	/* agents in the shipped + user sets */
-#define LAUNCH_AGENT_NAME_MAX	32	/* bytes of a name, a command */
 #define LAUNCH_AGENT_MAX_HOSTS	32
 #define LAUNCH_AGENT_MAX_ENV	16	/* credential variable names */
 #define LAUNCH_AGENT_MAX_SETENV	16

@@ -38,6 +38,7 @@
 #include "image/image.h"
 #include "cmd/cmd.h"
 #include "host/proc.h"
+#include "image/names.h"
 #include "image/store.h"
 #include "image/tools.h"
 #include "file.h"
@@ -257,23 +258,6 @@ hash_new(void)
 
 /* ---- inputs ---------------------------------------------------------- */
 
-/* A Debian package name (Policy 5.6.1), so it is safe in any argv. */
-static int
-valid_package(const char *s)
-{
-	size_t	i, len = strlen(s);
-
-	if (len < 2 || len > LAUNCH_PACKAGE_NAME_MAX ||
-	    !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9')))
-		return 0;
-	for (i = 1; i < len; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') ||
-		    (s[i] >= '0' && s[i] <= '9') || s[i] == '+' ||
-		    s[i] == '-' || s[i] == '.'))
-			return 0;
-	return 1;
-}
-
 /* An image reference we are willing to hand podman and hash. */
 static int
 valid_ref(const char *s)
@@ -288,190 +272,6 @@ valid_ref(const char *s)
 		    (s[i] >= '0' && s[i] <= '9') ||
 		    strchr("._-/:@", s[i]) != NULL))
 			return 0;
-	return 1;
-}
-
-/* ---- npm and pip entries --------------------------------------------- */
-
-static int
-is_lower_alnum(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-}
-
-static int
-is_alnum(char c)
-{
-	return is_lower_alnum(c) || (c >= 'A' && c <= 'Z');
-}
-
-/*
- * One part of an npm name (the scope or the name after it), as npm's
- * validate-npm-package-name takes new names: lower case, URL-safe, not
- * starting with '.' or '_' (nor '-' here, so that it is never a flag).
- */
-static int
-npm_part_ok(const char *s, size_t len)
-{
-	size_t	i;
-
-	if (len == 0 || !is_lower_alnum(s[0]))
-		return 0;
-	for (i = 1; i < len; i++)
-		if (!is_lower_alnum(s[i]) && s[i] != '-' && s[i] != '.' &&
-		    s[i] != '_' && s[i] != '~')
-			return 0;
-	return 1;
-}
-
-int
-launch_npm_name_ok(const char *name)
-{
-	const char	*slash;
-	size_t		 len = strlen(name);
-
-	if (len == 0 || len > LAUNCH_TOOL_MAX)
-		return 0;
-	if (name[0] != '@')
-		return npm_part_ok(name, len);
-	/* @scope/name */
-	if ((slash = strchr(name, '/')) == NULL)
-		return 0;
-	return npm_part_ok(name + 1, (size_t)(slash - name - 1)) &&
-	    npm_part_ok(slash + 1, len - (size_t)(slash - name) - 1);
-}
-
-/* digits, no leading zero but for "0" itself; the count consumed or 0 */
-static size_t
-semver_number(const char *s)
-{
-	size_t	n = 0;
-
-	while (s[n] >= '0' && s[n] <= '9')
-		n++;
-	if (n > 1 && s[0] == '0')
-		return 0;
-	return n;
-}
-
-/* X.Y.Z[-pre][+build], exact: no ranges, tags or 'v'. */
-int
-launch_npm_version_ok(const char *v)
-{
-	size_t	len = strlen(v), i, n, k;
-
-	if (len == 0 || len > LAUNCH_VERSION_MAX)
-		return 0;
-	for (i = 0, k = 0; k < 3; k++) {
-		if ((n = semver_number(v + i)) == 0)
-			return 0;
-		i += n;
-		if (k < 2 && v[i++] != '.')
-			return 0;
-	}
-	if (v[i] == '-' || v[i] == '+') {
-		if (v[i + 1] == '\0')
-			return 0;
-		for (i++; v[i] != '\0'; i++)
-			if (!is_alnum(v[i]) && v[i] != '.' && v[i] != '-' &&
-			    v[i] != '+')
-				return 0;
-	}
-	return v[i] == '\0';
-}
-
-int
-launch_npm_entry_ok(const char *e, char *err, size_t errlen)
-{
-	const char	*at;
-	char		 name[LAUNCH_TOOL_MAX + 1];
-	size_t		 len = strlen(e);
-
-	/* the version's '@', not a scope's */
-	at = len > 1 ? strrchr(e + 1, '@') : NULL;
-	if (len > LAUNCH_TOOL_MAX + 1 + LAUNCH_VERSION_MAX || at == NULL ||
-	    (size_t)(at - e) > LAUNCH_TOOL_MAX) {
-		snprintf(err, errlen, "npm '%.64s': write NAME@VERSION with an "
-		    "exact version (semver@7.6.3, @scope/name@1.0.0)", e);
-		return -1;
-	}
-	memcpy(name, e, (size_t)(at - e));
-	name[at - e] = '\0';
-	if (!launch_npm_name_ok(name)) {
-		snprintf(err, errlen, "npm '%.64s': '%.64s' is not an npm "
-		    "package name (lower case letters, digits, - . _ ~; "
-		    "@scope/name)", e, name);
-		return -1;
-	}
-	if (!launch_npm_version_ok(at + 1)) {
-		snprintf(err, errlen, "npm '%.64s': '%.32s' is not an exact "
-		    "version (X.Y.Z, no ranges or tags)", e, at + 1);
-		return -1;
-	}
-	return 0;
-}
-
-/* PEP 508 names: letters, digits, . _ -, starting and ending alnum. */
-static int
-pip_name_ok(const char *s, size_t len)
-{
-	size_t	i;
-
-	if (len == 0 || len > LAUNCH_TOOL_MAX || !is_alnum(s[0]) ||
-	    !is_alnum(s[len - 1]))
-		return 0;
-	for (i = 1; i < len; i++)
-		if (!is_alnum(s[i]) && s[i] != '.' && s[i] != '_' &&
-		    s[i] != '-')
-			return 0;
-	return 1;
-}
-
-int
-launch_pip_entry_ok(const char *e, char *err, size_t errlen)
-{
-	const char	*eq = strstr(e, "==");
-	size_t		 i;
-
-	if (eq == NULL || !pip_name_ok(e, (size_t)(eq - e))) {
-		snprintf(err, errlen, "pip '%.64s': write NAME==VERSION with a "
-		    "PEP 508 name (letters, digits, . _ -)", e);
-		return -1;
-	}
-	/* PEP 440 exact: digits first, then [0-9A-Za-z.!+-]; no '*' */
-	eq += 2;
-	if (eq[0] < '0' || eq[0] > '9' || strlen(eq) > LAUNCH_VERSION_MAX)
-		goto badver;
-	for (i = 0; eq[i] != '\0'; i++)
-		if (!is_alnum(eq[i]) && strchr(".!+-", eq[i]) == NULL)
-			goto badver;
-	return 0;
-badver:
-	snprintf(err, errlen, "pip '%.64s': '%.32s' is not an exact version",
-	    e, eq);
-	return -1;
-}
-
-/* A folder under the home: a/b, each part [A-Za-z0-9._-], no . or .. */
-static int
-homedir_ok(const char *s)
-{
-	size_t	len = strlen(s), i, part = 0;
-
-	if (len == 0 || len > 128 || s[0] == '/' || s[len - 1] == '/')
-		return 0;
-	for (i = 0; i <= len; i++) {
-		if (s[i] == '/' || s[i] == '\0') {
-			if (part == 0 || (part == 1 && s[i - 1] == '.') ||
-			    (part == 2 && s[i - 1] == '.' && s[i - 2] == '.'))
-				return 0;
-			part = 0;
-			continue;
-		}
-		if (!is_alnum(s[i]) && strchr("._-", s[i]) == NULL)
-			return 0;
-		part++;
-	}
 	return 1;
 }
 
@@ -492,14 +292,13 @@ check_tools(const struct launch_image_spec *spec, char *err, size_t errlen)
 	for (i = 0; i < spec->npip; i++)
 		if (launch_pip_entry_ok(spec->pip[i], err, errlen) == -1)
 			return -1;
-	if (spec->node != NULL && (!launch_npm_version_ok(spec->node) ||
-	    strpbrk(spec->node, "-+") != NULL)) {
+	if (spec->node != NULL && !launch_node_version_ok(spec->node)) {
 		snprintf(err, errlen, "node '%.32s': not a Node release "
 		    "(X.Y.Z)", spec->node);
 		return -1;
 	}
 	for (i = 0; i < spec->nhomedirs; i++)
-		if (!homedir_ok(spec->homedirs[i])) {
+		if (!launch_homedir_ok(spec->homedirs[i])) {
 			snprintf(err, errlen, "home folder '%.64s': a relative "
 			    "path under %s of letters, digits, . _ -",
 			    spec->homedirs[i], LAUNCH_SANDBOX_HOME);
@@ -535,13 +334,13 @@ launch_image_spec_check(const struct launch_image_spec *spec, char *err,
 		return -1;
 	}
 	for (i = 0; i < spec->npackages; i++)
-		if (!valid_package(spec->packages[i])) {
+		if (!launch_deb_package_ok(spec->packages[i])) {
 			snprintf(err, errlen, "package '%.64s': not a Debian "
 			    "package name (lower case letters, digits, + - .)",
 			    spec->packages[i]);
 			return -1;
 		}
-	if (spec->suite != NULL && !valid_package(spec->suite)) {
+	if (spec->suite != NULL && !launch_deb_package_ok(spec->suite)) {
 		snprintf(err, errlen, "suite '%.64s': not a suite name",
 		    spec->suite);
 		return -1;
@@ -618,7 +417,7 @@ host_codename(char *buf, size_t len, char *err, size_t errlen)
 			break;
 		memcpy(buf, p, vlen);
 		buf[vlen] = '\0';
-		if (!valid_package(buf))
+		if (!launch_deb_package_ok(buf))
 			break;
 		rc = 0;
 		break;

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "image/names.h"
+
 #define LAUNCH_IMAGE_REPO	"localhost/aisb"
 #define LAUNCH_BASE_REPO	"localhost/aisb-base"
 #define LAUNCH_IMAGE_HASHLEN	16	/* hex digits of SHA-256 in a tag */
@@ -90,10 +92,7 @@ struct launch_image_spec {
 #define LAUNCH_ENFORCER_MAX	(64u * 1024 * 1024)
 #define LAUNCH_CONTAINERFILE_MAX (16u * 1024)
 #define LAUNCH_PACKAGES_MAX	256
-#define LAUNCH_PACKAGE_NAME_MAX	128
 #define LAUNCH_TOOLS_MAX	64	/* npm, pip entries and homedirs each */
-#define LAUNCH_TOOL_MAX		214	/* bytes of one (npm's name limit) */
-#define LAUNCH_VERSION_MAX	64	/* bytes of one exact version */
 
 /*
  * Ensures the image for spec exists and writes its reference ("localhost/
@@ -120,18 +119,6 @@ int	launch_image_lookup(const struct launch_image_spec *, char *tag,
 int	launch_image_spec_check(const struct launch_image_spec *, char *err,
 	    size_t errlen);
 
-/*
- * Checks the npm/pip entries of a spec: "name@X.Y.Z" (npm's name rules,
- * @scope/name included; a semver version, exact) and "name==X.Y"
- * (PEP 508 name, a version of digits, letters and . + - !).  What passes
- * is safe in an argv and a Containerfile.  0 or -1 with err.
- */
-int	launch_npm_entry_ok(const char *entry, char *err, size_t errlen);
-int	launch_pip_entry_ok(const char *entry, char *err, size_t errlen);
-/* A bare npm package name (no version), by the same rules.  1 or 0. */
-int	launch_npm_name_ok(const char *name);
-/* An exact version as npm view prints it.  1 or 0. */
-int	launch_npm_version_ok(const char *ver);
 
 /*
  * Writes the Containerfile for spec over the given base reference (NUL-

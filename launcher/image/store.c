@@ -22,6 +22,7 @@
 #include "image/image.h"
 #include "host/proc.h"
 #include "file.h"
+#include "image/names.h"
 #include "image/store.h"
 #include "log.h"
 

@@ -42,6 +42,7 @@
 #include "image/image.h"
 #include "cmd/cmd.h"
 #include "host/proc.h"
+#include "image/names.h"
 #include "image/store.h"
 #include "image/tools.h"
 

@@ -23,7 +23,7 @@
 
 #include "file.h"
 #include "host/paths.h"
-#include "image/image.h"
+#include "image/names.h"
 #include "session/options.h"
 #include "session/record.h"
 
@@ -277,19 +277,6 @@ parse_u64(const char *s, uint64_t max, uint64_t *out, const char **end)
 	return 0;
 }
 
-static int
-env_name_ok(const char *s, size_t len)
-{
-	size_t	 i;
-
-	if (len == 0 || len > 255 || isdigit((unsigned char)s[0]))
-		return 0;
-	for (i = 0; i < len; i++)
-		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
-			return 0;
-	return 1;
-}
-
 /* transparent_ports: 1..16 distinct ports 1-65535, comma-separated. */
 static int
 tports_parse(struct launch_opts *o, const char *v, char *err, size_t errlen)
@@ -401,10 +388,7 @@ check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
 			    "volume name; use letters, digits, '_', '.', '-'", v);
 			return -1;
 		}
-		if (id == LO_AGENT && (len == 0 || len > 32 ||
-		    strchr("abcdefghijklmnopqrstuvwxyz0123456789", v[0]) ==
-		    NULL || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789"
-		    "-_.") != len)) {
+		if (id == LO_AGENT && !launch_agent_name_ok(v)) {
 			snprintf(err, errlen, "agent: '%.64s' is not an agent "
 			    "name; write a lower-case name from aisb doctor's "
 			    "list, or none", v);
@@ -444,9 +428,7 @@ check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
 			}
 			return 0;
 		}
-		/* Debian package names */
-		if (len == 0 || len > 128 || !isalnum((unsigned char)v[0]) ||
-		    strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789+.-") != len) {
+		if (!launch_deb_package_ok(v)) {
 			snprintf(err, errlen, "packages: '%.64s' is not a Debian "
 			    "package name", v);
 			return -1;
@@ -458,7 +440,7 @@ check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
 
 		if (eq == NULL && nlen > 0 && v[nlen - 1] == '?')
 			nlen--;
-		if (!env_name_ok(v, nlen)) {
+		if (!launch_env_name_ok(v, nlen)) {
 			snprintf(err, errlen, "env: '%.*s' is not a variable "
 			    "name; write NAME, NAME=VALUE or NAME?",
 			    (int)(nlen > 64 ? 64 : nlen), v);
