@@ -32,8 +32,6 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include <yaml.h>
-
 #include "host/paths.h"
 #include "image/agent.h"
 #include "cmd/cli.h"
@@ -43,6 +41,7 @@
 #include "image/names.h"
 #include "session/spec.h"
 #include "image/tools.h"
+#include "yamltree.h"
 
 #ifndef AISB_AGENTS_FILE
 #define AISB_AGENTS_FILE	"/usr/local/share/aisb/agents.yaml"
@@ -69,24 +68,10 @@ launch_agent_field_name(enum launch_agent_field f)
 	return f < LAF__COUNT ? field_names[f] : "?";
 }
 
-/* ---- YAML to a small tree ---------------------------------------------- */
-
-enum agtype { AG_SCALAR, AG_SEQ, AG_MAP };
-
-struct agnode {
-	enum agtype	  type;
-	unsigned	  line, col;
-	char		 *val;		/* scalar, NUL-terminated */
-	size_t		  len;
-	struct agnode	**kids;		/* seq: items; map: key, value, ... */
-	size_t		  nkids, cap;
-};
-
 /* What one load is doing, for its error line. */
 struct agctx {
 	const char	*file;
 	unsigned	 fileno;	/* index in launch_agents.files */
-	unsigned	 nodes;
 	char		*err;
 	size_t		 errlen;
 	int		 failed;
@@ -113,196 +98,62 @@ fail_at(struct agctx *c, unsigned line, unsigned col, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void
-agnode_free(struct agnode *n)
-{
-	size_t	 i;
-
-	if (n == NULL)
-		return;
-	for (i = 0; i < n->nkids; i++)
-		agnode_free(n->kids[i]);
-	free(n->kids);
-	free(n->val);
-	free(n);
-}
-
-static struct agnode *
-agnode_new(struct agctx *c, enum agtype t, const yaml_mark_t *m)
-{
-	struct agnode	*n;
-
-	if (++c->nodes > AG_MAX_NODES) {
-		fail_at(c, (unsigned)m->line + 1, (unsigned)m->column + 1,
-		    "more than %d YAML nodes; a recipe file is short",
-		    AG_MAX_NODES);
-		return NULL;
-	}
-	if ((n = calloc(1, sizeof(*n))) == NULL) {
-		fail_at(c, 0, 0, "out of memory");
-		return NULL;
-	}
-	n->type = t;
-	n->line = (unsigned)m->line + 1;
-	n->col = (unsigned)m->column + 1;
-	return n;
-}
-
-static int
-agnode_add(struct agctx *c, struct agnode *parent, struct agnode *kid)
-{
-	if (parent->nkids == parent->cap) {
-		size_t		 ncap = parent->cap ? parent->cap * 2 : 4;
-		struct agnode	**k = reallocarray(parent->kids, ncap,
-		    sizeof(*k));
-
-		if (k == NULL) {
-			fail_at(c, 0, 0, "out of memory");
-			return -1;
-		}
-		parent->kids = k;
-		parent->cap = ncap;
-	}
-	parent->kids[parent->nkids++] = kid;
-	return 0;
-}
-
-static int
-anchored(const yaml_event_t *ev)
-{
-	switch (ev->type) {
-	case YAML_SCALAR_EVENT:
-		return ev->data.scalar.anchor != NULL;
-	case YAML_SEQUENCE_START_EVENT:
-		return ev->data.sequence_start.anchor != NULL;
-	case YAML_MAPPING_START_EVENT:
-		return ev->data.mapping_start.anchor != NULL;
-	default:
-		return 0;
-	}
-}
+/* ---- YAML to a small tree (common/yamltree.c) ------------------------- */
 
 /* The document's root, or NULL (empty file, or c->failed). */
-static struct agnode *
+static struct ynode *
 yaml_tree(struct agctx *c, const char *buf, size_t len)
 {
-	yaml_parser_t	 parser;
-	yaml_event_t	 ev;
-	struct agnode	*stack[AG_MAX_DEPTH + 1], *root = NULL, *n;
-	int		 depth = 0, done = 0, docs = 0;
+	struct ytree_error	 e;
+	struct ynode		*root;
 
-	if (!yaml_parser_initialize(&parser)) {
+	root = ytree_parse(buf, len, AG_MAX_NODES, AG_MAX_DEPTH, YTREE_NO_NUL,
+	    &e);
+	switch (e.fault) {
+	case YTREE_OK:
+		break;
+	case YTREE_NOMEM:
 		fail_at(c, 0, 0, "out of memory");
-		return NULL;
-	}
-	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
-	while (!done && !c->failed) {
-		if (!yaml_parser_parse(&parser, &ev)) {
-			fail_at(c, (unsigned)parser.problem_mark.line + 1,
-			    (unsigned)parser.problem_mark.column + 1,
-			    "YAML syntax: %s", parser.problem != NULL ?
-			    parser.problem : "error");
-			break;
-		}
-		n = NULL;
-		if (anchored(&ev) || ev.type == YAML_ALIAS_EVENT) {
-			fail_at(c, (unsigned)ev.start_mark.line + 1,
-			    (unsigned)ev.start_mark.column + 1,
-			    "YAML anchors and aliases are not allowed; write "
-			    "each value out");
-			yaml_event_delete(&ev);
-			break;
-		}
-		switch (ev.type) {
-		case YAML_STREAM_END_EVENT:
-			done = 1;
-			break;
-		case YAML_DOCUMENT_START_EVENT:
-			if (++docs > 1)
-				fail_at(c, (unsigned)ev.start_mark.line + 1,
-				    (unsigned)ev.start_mark.column + 1,
-				    "one YAML document per file; drop this "
-				    "'---' and what follows");
-			break;
-		case YAML_SCALAR_EVENT:
-			if ((n = agnode_new(c, AG_SCALAR, &ev.start_mark)) ==
-			    NULL)
-				break;
-			if (memchr(ev.data.scalar.value, '\0',
-			    ev.data.scalar.length) != NULL) {
-				fail_at(c, n->line, n->col, "NUL byte in a "
-				    "value");
-				agnode_free(n);
-				n = NULL;
-				break;
-			}
-			n->len = ev.data.scalar.length;
-			if ((n->val = malloc(n->len + 1)) == NULL) {
-				fail_at(c, 0, 0, "out of memory");
-				agnode_free(n);
-				n = NULL;
-				break;
-			}
-			memcpy(n->val, ev.data.scalar.value, n->len);
-			n->val[n->len] = '\0';
-			break;
-		case YAML_SEQUENCE_START_EVENT:
-		case YAML_MAPPING_START_EVENT:
-			if (depth >= AG_MAX_DEPTH) {
-				fail_at(c, (unsigned)ev.start_mark.line + 1,
-				    (unsigned)ev.start_mark.column + 1,
-				    "nested deeper than a recipe is");
-				break;
-			}
-			n = agnode_new(c, ev.type == YAML_SEQUENCE_START_EVENT ?
-			    AG_SEQ : AG_MAP, &ev.start_mark);
-			if (n == NULL)
-				break;
-			if (depth == 0)
-				root = n;
-			else if (agnode_add(c, stack[depth - 1], n) == -1) {
-				agnode_free(n);
-				break;
-			}
-			stack[depth++] = n;
-			n = NULL;
-			break;
-		case YAML_SEQUENCE_END_EVENT:
-		case YAML_MAPPING_END_EVENT:
-			depth--;
-			break;
-		default:
-			break;
-		}
-		if (n != NULL) {	/* a scalar */
-			if (depth == 0)
-				root = n;
-			else if (agnode_add(c, stack[depth - 1], n) == -1)
-				agnode_free(n);
-		}
-		yaml_event_delete(&ev);
-	}
-	yaml_parser_delete(&parser);
-	if (c->failed) {
-		agnode_free(root);
-		return NULL;
+		break;
+	case YTREE_SYNTAX:
+		fail_at(c, e.line, e.col, "YAML syntax: %s", e.problem);
+		break;
+	case YTREE_ALIAS:
+		fail_at(c, e.line, e.col, "YAML anchors and aliases are not "
+		    "allowed; write each value out");
+		break;
+	case YTREE_DOCS:
+		fail_at(c, e.line, e.col, "one YAML document per file; drop "
+		    "this '---' and what follows");
+		break;
+	case YTREE_NODES:
+		fail_at(c, e.line, e.col, "more than %d YAML nodes; a recipe "
+		    "file is short", AG_MAX_NODES);
+		break;
+	case YTREE_DEPTH:
+		fail_at(c, e.line, e.col, "nested deeper than a recipe is");
+		break;
+	case YTREE_NUL:
+		fail_at(c, e.line, e.col, "NUL byte in a value");
+		break;
 	}
 	return root;
 }
 
+
 /* ---- field checks ------------------------------------------------------ */
 
 static int
-is_null(const struct agnode *n)
+is_null(const struct ynode *n)
 {
-	return n->type == AG_SCALAR && (n->len == 0 ||
+	return n->type == Y_SCALAR && (n->len == 0 ||
 	    strcmp(n->val, "~") == 0 || strcmp(n->val, "null") == 0);
 }
 
 static const char *
-type_name(const struct agnode *n)
+type_name(const struct ynode *n)
 {
-	return n->type == AG_MAP ? "a mapping" : n->type == AG_SEQ ? "a list" :
+	return n->type == Y_MAP ? "a mapping" : n->type == Y_SEQ ? "a list" :
 	    "a scalar";
 }
 
@@ -411,10 +262,10 @@ is_proxy_var(const char *s)
 
 /* A scalar field's value, or NULL after an error. */
 static const char *
-scalar(struct agctx *c, const struct agnode *n, const char *agent,
+scalar(struct agctx *c, const struct ynode *n, const char *agent,
     const char *field, const char *example)
 {
-	if (n->type != AG_SCALAR) {
+	if (n->type != Y_SCALAR) {
 		fail_at(c, n->line, n->col, "agent '%s': %s: %s where a value "
 		    "belongs; write %s", agent, field, type_name(n), example);
 		return NULL;
@@ -430,12 +281,12 @@ scalar(struct agctx *c, const struct agnode *n, const char *agent,
 
 /* A list field: the node is a list (or empty), at most max items. */
 static int
-list_of(struct agctx *c, const struct agnode *n, const char *agent,
+list_of(struct agctx *c, const struct ynode *n, const char *agent,
     const char *field, size_t max, const char *example)
 {
 	if (is_null(n))
 		return 0;
-	if (n->type != AG_SEQ) {
+	if (n->type != Y_SEQ) {
 		fail_at(c, n->line, n->col, "agent '%s': %s: %s where a list "
 		    "belongs; write %s", agent, field, type_name(n), example);
 		return -1;
@@ -459,7 +310,7 @@ list_of(struct agctx *c, const struct agnode *n, const char *agent,
  * alone) and marks the fields it wrote in a->field.  -1 after an error.
  */
 static int
-parse_agent(struct agctx *c, const char *name, const struct agnode *n,
+parse_agent(struct agctx *c, const char *name, const struct ynode *n,
     struct launch_agent *a)
 {
 	const char	*v;
@@ -467,7 +318,7 @@ parse_agent(struct agctx *c, const char *name, const struct agnode *n,
 	size_t		 i, k;
 	int		 f;
 
-	if (n->type != AG_MAP) {
+	if (n->type != Y_MAP) {
 		fail_at(c, n->line, n->col, "agent '%s': %s where its fields "
 		    "belong; write command:, npm:, hosts: ... under it "
 		    "(docs/agents.md)", name, is_null(n) ? "nothing" :
@@ -475,9 +326,9 @@ parse_agent(struct agctx *c, const char *name, const struct agnode *n,
 		return -1;
 	}
 	for (i = 0; i + 1 < n->nkids; i += 2) {
-		const struct agnode *key = n->kids[i], *val = n->kids[i + 1];
+		const struct ynode *key = n->kids[i], *val = n->kids[i + 1];
 
-		if (key->type != AG_SCALAR) {
+		if (key->type != Y_SCALAR) {
 			fail_at(c, key->line, key->col, "agent '%s': a field "
 			    "name must be a word", name);
 			return -1;
@@ -589,7 +440,7 @@ parse_agent(struct agctx *c, const char *name, const struct agnode *n,
 				return -1;
 			a->nhosts = 0;
 			for (k = 0; k < val->nkids; k++) {
-				const struct agnode *h = val->kids[k];
+				const struct ynode *h = val->kids[k];
 				struct launch_agent_host *ah =
 				    &a->hosts[a->nhosts];
 
@@ -615,7 +466,7 @@ parse_agent(struct agctx *c, const char *name, const struct agnode *n,
 				return -1;
 			a->nenv = 0;
 			for (k = 0; k < val->nkids; k++) {
-				const struct agnode *e = val->kids[k];
+				const struct ynode *e = val->kids[k];
 
 				if ((v = scalar(c, e, name, "env",
 				    EX_ENV)) == NULL)
@@ -637,7 +488,7 @@ parse_agent(struct agctx *c, const char *name, const struct agnode *n,
 				a->nsetenv = 0;
 				break;
 			}
-			if (val->type != AG_MAP) {
+			if (val->type != Y_MAP) {
 				fail_at(c, val->line, val->col, "agent '%s': "
 				    "setenv: %s where a mapping belongs; write "
 				    EX_SETENV, name, type_name(val));
@@ -651,12 +502,12 @@ parse_agent(struct agctx *c, const char *name, const struct agnode *n,
 			}
 			a->nsetenv = 0;
 			for (k = 0; k + 1 < val->nkids; k += 2) {
-				const struct agnode *sk = val->kids[k];
-				const struct agnode *sv = val->kids[k + 1];
+				const struct ynode *sk = val->kids[k];
+				const struct ynode *sv = val->kids[k + 1];
 				struct launch_agent_setenv *se =
 				    &a->setenv[a->nsetenv];
 
-				if (sk->type != AG_SCALAR ||
+				if (sk->type != Y_SCALAR ||
 				    !var_ok(sk->val) ||
 				    is_proxy_var(sk->val)) {
 					fail_at(c, sk->line, sk->col, "agent "
@@ -664,7 +515,7 @@ parse_agent(struct agctx *c, const char *name, const struct agnode *n,
 					    "variable a recipe may set (a name; "
 					    "not a proxy variable, which the "
 					    "gate owns); write " EX_SETENV,
-					    name, sk->type == AG_SCALAR ?
+					    name, sk->type == Y_SCALAR ?
 					    sk->val : "?");
 					return -1;
 				}
@@ -690,7 +541,7 @@ parse_agent(struct agctx *c, const char *name, const struct agnode *n,
 				return -1;
 			a->nconfig = 0;
 			for (k = 0; k < val->nkids; k++) {
-				const struct agnode *e = val->kids[k];
+				const struct ynode *e = val->kids[k];
 
 				if ((v = scalar(c, e, name, "config",
 				    EX_CONFIG)) == NULL)
@@ -792,7 +643,7 @@ load_text(struct launch_agents *set, const char *path, const char *buf,
     size_t len, unsigned fileno, char *err, size_t errlen)
 {
 	struct agctx		 c;
-	struct agnode		*root = NULL, *agents = NULL, *version = NULL;
+	struct ynode		*root = NULL, *agents = NULL, *version = NULL;
 	struct launch_agent	*scratch = NULL, *dst;
 	size_t			 i, k;
 	int			 rc = -1;
@@ -810,27 +661,27 @@ load_text(struct launch_agents *set, const char *path, const char *buf,
 		rc = 0;		/* an empty file: no agents */
 		goto out;
 	}
-	if (root->type != AG_MAP) {
+	if (root->type != Y_MAP) {
 		fail_at(&c, root->line, root->col, "a recipe file is a mapping; "
 		    "start it with 'version: 1' and 'agents:'");
 		goto out;
 	}
 	for (i = 0; i + 1 < root->nkids; i += 2) {
-		struct agnode *key = root->kids[i];
+		struct ynode *key = root->kids[i];
 
-		if (key->type == AG_SCALAR && strcmp(key->val, "version") == 0)
+		if (key->type == Y_SCALAR && strcmp(key->val, "version") == 0)
 			version = root->kids[i + 1];
-		else if (key->type == AG_SCALAR &&
+		else if (key->type == Y_SCALAR &&
 		    strcmp(key->val, "agents") == 0)
 			agents = root->kids[i + 1];
 		else {
 			fail_at(&c, key->line, key->col, "unknown key '%.40s'; "
 			    "a recipe file has version: 1 and agents:",
-			    key->type == AG_SCALAR ? key->val : "?");
+			    key->type == Y_SCALAR ? key->val : "?");
 			goto out;
 		}
 	}
-	if (version == NULL || version->type != AG_SCALAR ||
+	if (version == NULL || version->type != Y_SCALAR ||
 	    strcmp(version->val, "1") != 0) {
 		fail_at(&c, version != NULL ? version->line : root->line,
 		    version != NULL ? version->col : root->col,
@@ -842,7 +693,7 @@ load_text(struct launch_agents *set, const char *path, const char *buf,
 		rc = 0;
 		goto out;
 	}
-	if (agents->type != AG_MAP) {
+	if (agents->type != Y_MAP) {
 		fail_at(&c, agents->line, agents->col, "agents: %s; write one "
 		    "NAME: mapping per agent under it", type_name(agents));
 		goto out;
@@ -852,8 +703,8 @@ load_text(struct launch_agents *set, const char *path, const char *buf,
 		goto out;
 	}
 	for (i = 0; i + 1 < agents->nkids; i += 2) {
-		struct agnode	*key = agents->kids[i];
-		const char	*name = key->type == AG_SCALAR ? key->val : "";
+		struct ynode	*key = agents->kids[i];
+		const char	*name = key->type == Y_SCALAR ? key->val : "";
 
 		if (!launch_agent_name_ok(name) || strcmp(name, "none") == 0) {
 			fail_at(&c, key->line, key->col, "agent name '%.40s': "
@@ -889,7 +740,7 @@ load_text(struct launch_agents *set, const char *path, const char *buf,
 	}
 	rc = 0;
 out:
-	agnode_free(root);
+	ytree_free(root);
 	free(scratch);
 	return c.failed ? -1 : rc;
 }
