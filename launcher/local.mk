@@ -8,7 +8,7 @@ noinst_LIBRARIES += launcher/libaisblauncher.a
 launcher_libaisblauncher_a_SOURCES = launcher/cmd/cmd.h \
 	launcher/cmd/cli.c launcher/cmd/cli.h launcher/cmd/policy.c \
 	launcher/cmd/sessions.c launcher/cmd/gate.c launcher/cmd/image.c \
-	launcher/cmd/doctor.c
+	launcher/cmd/doctor.c launcher/cmd/agents.c
 # session/: one session, in the order it runs
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/session/options.c launcher/session/options.h \
@@ -36,9 +36,10 @@ launcher_libaisblauncher_a_SOURCES += \
 # session shows
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/policytools/derive.c launcher/policytools/derive_lock.c \
+	launcher/policytools/derive.h \
 	launcher/policytools/lockfile.c launcher/policytools/lockfile.h \
 	launcher/policytools/suggest.c launcher/policytools/suggest.h \
-	launcher/policytools/polyaml.c \
+	launcher/policytools/polyaml.c launcher/policytools/polyaml.h \
 	launcher/policytools/denials.c launcher/policytools/denials.h
 # draft/: a snapshot session's draft, shared with the Windows launcher
 launcher_libaisblauncher_a_SOURCES += \

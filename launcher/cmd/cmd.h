@@ -8,24 +8,7 @@
 #include "exitcode.h"	/* EXIT_ENFORCE, EXIT_CONFIG */
 
 int	launch_cmd_policy(int argc, char **argv);
-int	launch_cmd_derive(int argc, char **argv);
-/* aisb policy derive --help: every kind, its options (derive.c) */
-#include <stdio.h>
-/*
- * The policy `aisb policy derive npm` prints, written to f, and the
- * registry URL npm is configured with into registry (derive.c; the
- * install session of tools.c uses both).  0, or -1 with a line on stderr.
- */
-int	launch_derive_npm(FILE *, char *registry, size_t reglen);
-/*
- * The same for pip: the policy `aisb policy derive pip` prints, and pip's
- * index-url, extra-index-url and find-links as pip install would see them
- * into vals[0..2] (malloc'd, the caller frees; NULL: not configured).
- */
-int	launch_derive_pip(FILE *, char **vals);
 int	launch_cmd_run(int argc, char **argv);
-/* aisb policy suggest ID|LOG (suggest.c; suggest.h) */
-int	launch_cmd_suggest(int argc, char **argv);
 /*
  * A session's folder from its id or a unique prefix (manage.c): 0, or an
  * exit status after one line on stderr.
@@ -44,14 +27,15 @@ int	launch_cmd_agents(int argc, char **argv);
 /* aisb changes|apply|discard|recover ID, aisb transactions (snapshot.c) */
 int	launch_cmd_snapshot(int argc, char **argv);
 
-struct policy;
+
 /*
- * polyaml.c: base as policy YAML from its "allow:" on, with the entries
- * extra writes (it returns how many) after base's allow rules; s as a
- * double-quoted YAML string.
+ * aisb doctor, aisb agents (agents.c): one line per agent; with o
+ * (spec.h, launch_spec_opts), whether the image a session here would use
+ * for it is built.
  */
-void	launch_policy_yaml(FILE *, const struct policy *base,
-	    size_t (*extra)(FILE *, void *), void *ctx);
-void	launch_yaml_str(FILE *, const char *s);
+struct launch_agents;
+struct launch_opts;
+void	launch_agents_print(const struct launch_agents *,
+	    const struct launch_opts *, FILE *);
 
 #endif

@@ -1,17 +1,25 @@
 /*
- * aisb policy check|print|test: the policy engine from the command line.
+ * aisb policy check|print|test: the policy engine from the command line;
+ * aisb policy derive and suggest: policies written from what the host, a
+ * workspace or a session shows (the engines are in policytools/).
  */
 #include "config.h"
 
 #include <sys/socket.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
+#include "file.h"
 #include "policy.h"
+#include "policytools/derive.h"
+#include "policytools/lockfile.h"
+#include "policytools/suggest.h"
+#include "session/folder.h"
 
 static struct policy *
 load_or_report(const char *path)
@@ -82,6 +90,92 @@ cmd_test(struct policy *p, const char *target, const char *ip)
 	return d.verdict == POLICY_ALLOW ? 0 : 1;
 }
 
+/* aisb policy derive KIND [PATH...]: the flags each kind takes, then the engine */
+static int
+cmd_derive(int argc, char **argv)
+{
+	struct cli_args	 a;
+	const char	*root = "", *ws = ".", *kind = NULL;
+	int		 rc, lock, http;
+
+	if ((rc = launch_cli_parse("policy derive", argc - 2, argv + 2,
+	    &a)) != 0)
+		return rc == 1 ? 0 : EXIT_CONFIG;
+	kind = a.pos[0];
+	if (launch_cli_get(&a, "--root") != NULL)
+		root = launch_cli_get(&a, "--root");
+	if (launch_cli_get(&a, "--workspace") != NULL)
+		ws = launch_cli_get(&a, "--workspace");
+	http = launch_cli_get(&a, "--allow-http") != NULL;
+	/* lockfile, env: derive_lock.c (issue 19) */
+	if (strcmp(kind, "lockfile") == 0 || strcmp(kind, "env") == 0) {
+		lock = strcmp(kind, "lockfile") == 0;
+		if ((lock && root[0] != '\0') || (!lock && a.npos > 1) ||
+		    (!lock && http)) {
+			fprintf(stderr, "aisb policy derive %s: %s\n", kind,
+			    lock ? "--root is for derive apt and env" :
+			    a.npos > 1 ? "takes no PATH (derive lockfile "
+			    "does)" : "--allow-http is for derive lockfile");
+			return EXIT_CONFIG;
+		}
+		return launch_derive_lock(kind, ws, root, a.pos + 1,
+		    a.npos - 1, http);
+	}
+	if (a.npos > 1 || http) {
+		fprintf(stderr, "aisb policy derive %.32s: %s is for derive "
+		    "lockfile\n", kind, a.npos > 1 ? "a PATH" : "--allow-http");
+		return EXIT_CONFIG;
+	}
+	if (strcmp(kind, "apt") != 0 && strcmp(kind, "npm") != 0 &&
+	    strcmp(kind, "pip") != 0 && strcmp(kind, "git") != 0) {
+		fprintf(stderr, "aisb policy derive: derive knows apt, npm, "
+		    "pip, git, lockfile and env, not '%.32s'\n", kind);
+		return EXIT_CONFIG;
+	}
+	if ((root[0] != '\0' && strcmp(kind, "apt") != 0) ||
+	    (strcmp(ws, ".") != 0 && strcmp(kind, "git") != 0)) {
+		fprintf(stderr, "aisb policy derive %s: %s is for derive %s\n",
+		    kind, root[0] != '\0' ? "--root" : "--workspace",
+		    root[0] != '\0' ? "apt" : "git");
+		return EXIT_CONFIG;
+	}
+	return launch_derive(kind, root, ws, stdout) == 0 ? 0 : EXIT_CONFIG;
+}
+
+/* aisb policy suggest ID|LOG: a session's log, or a gate's */
+static int
+cmd_suggest(int argc, char **argv)
+{
+	struct cli_args		 a;
+	char			 dir[PATH_MAX], log[PATH_MAX];
+	const char		*want, *id;
+	unsigned		 flags = 0;
+	int			 rc;
+
+	if ((rc = launch_cli_parse("policy suggest", argc - 2, argv + 2,
+	    &a)) != 0)
+		return rc == 1 ? 0 : EXIT_CONFIG;
+	want = a.pos[0];
+	if (launch_cli_get(&a, "--allow-ip") != NULL)
+		flags |= LAUNCH_SUGGEST_ALLOW_IP;
+	if (launch_cli_get(&a, "--group") != NULL)
+		flags |= LAUNCH_SUGGEST_GROUP;
+	/* a path (with a '/'): the audit log of a standalone aisb-gate --learn */
+	if (strchr(want, '/') != NULL) {
+		if (snprintf(log, sizeof(log), "%s", want) >= (int)sizeof(log))
+			return EXIT_CONFIG;
+		id = want;
+	} else {
+		if ((rc = launch_session_find(want, dir, sizeof(dir))) != 0)
+			return rc;
+		if (file_path_join(log, sizeof(log), dir, "audit.jsonl") == -1)
+			return EXIT_CONFIG;
+		id = strrchr(dir, '/') != NULL ? strrchr(dir, '/') + 1 : dir;
+	}
+	return launch_suggest_log(log, id, launch_cli_get(&a, "--base"),
+	    flags);
+}
+
 int
 launch_cmd_policy(int argc, char **argv)
 {
@@ -93,9 +187,9 @@ launch_cmd_policy(int argc, char **argv)
 	if ((rc = launch_cli_group("policy", argc, argv)) != 0)
 		return rc == 1 ? 0 : EXIT_CONFIG;
 	if (strcmp(argv[1], "derive") == 0)
-		return launch_cmd_derive(argc, argv);
+		return cmd_derive(argc, argv);
 	if (strcmp(argv[1], "suggest") == 0)
-		return launch_cmd_suggest(argc, argv);
+		return cmd_suggest(argc, argv);
 	snprintf(name, sizeof(name), "policy %s", argv[1]);
 	if ((rc = launch_cli_parse(name, argc - 2, argv + 2, &a)) != 0)
 		return rc == 1 ? 0 : EXIT_CONFIG;

@@ -187,13 +187,5 @@ struct launch_image_spec;
 void	 launch_agent_spec(const struct launch_agent *,
 	    struct launch_agent_lists *l, struct launch_image_spec *spec);
 
-/*
- * aisb doctor, aisb agents: one line per agent; with o (spec.h,
- * launch_spec_opts), whether the image a session here would use for it
- * is built.
- */
-struct launch_opts;
-void	 launch_agents_print(const struct launch_agents *,
-	    const struct launch_opts *, FILE *);
 
 #endif

@@ -31,12 +31,9 @@
 #include <openssl/evp.h>
 
 #include "host/paths.h"
-#include "image/agent.h"
 #include "buf.h"
 #include "host/cache.h"
-#include "cmd/cli.h"
 #include "image/image.h"
-#include "cmd/cmd.h"
 #include "host/proc.h"
 #include "image/names.h"
 #include "image/store.h"

@@ -40,11 +40,11 @@
 #include "file.h"
 #include "host/paths.h"
 #include "image/image.h"
-#include "cmd/cmd.h"
 #include "host/proc.h"
 #include "image/names.h"
 #include "image/store.h"
 #include "image/tools.h"
+#include "policytools/derive.h"
 
 extern char **environ;
 

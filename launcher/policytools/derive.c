@@ -36,9 +36,8 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "cmd/cli.h"
 #include "file.h"
-#include "cmd/cmd.h"
+#include "policytools/derive.h"
 #include "policytools/lockfile.h"
 #include "policy.h"
 #include "host/proc.h"
@@ -710,45 +709,16 @@ static void	print_policy(FILE *, const char *, const struct sources *,
 
 
 int
-launch_cmd_derive(int argc, char **argv)
+launch_derive(const char *kind, const char *root, const char *ws, FILE *out)
 {
-	struct cli_args	 a;
 	struct sources	*src;
-	const char	*root = "", *ws = ".", *kind = NULL;
 	char		 from[8192] = "", use[512] = "";
 	int		 rc;
 
-	if ((rc = launch_cli_parse("policy derive", argc - 2, argv + 2,
-	    &a)) != 0)
-		return rc == 1 ? 0 : EXIT_CONFIG;
-	kind = a.pos[0];
-	if (launch_cli_get(&a, "--root") != NULL)
-		root = launch_cli_get(&a, "--root");
-	if (launch_cli_get(&a, "--workspace") != NULL)
-		ws = launch_cli_get(&a, "--workspace");
-	/* lockfile, env: derive_lock.c (issue 19) */
-	if (strcmp(kind, "lockfile") == 0 || strcmp(kind, "env") == 0)
-		return launch_derive_lock(&a, kind);
-	if (a.npos > 1 || launch_cli_get(&a, "--allow-http") != NULL) {
-		fprintf(stderr, "aisb policy derive %.32s: %s is for derive "
-		    "lockfile\n", kind, a.npos > 1 ? "a PATH" : "--allow-http");
-		return EXIT_CONFIG;
+	if ((src = calloc(1, sizeof(*src))) == NULL) {
+		fprintf(stderr, "aisb: out of memory\n");
+		return -1;
 	}
-	if (strcmp(kind, "apt") != 0 && strcmp(kind, "npm") != 0 &&
-	    strcmp(kind, "pip") != 0 && strcmp(kind, "git") != 0) {
-		fprintf(stderr, "aisb policy derive: derive knows apt, npm, "
-		    "pip, git, lockfile and env, not '%.32s'\n", kind);
-		return EXIT_CONFIG;
-	}
-	if ((root[0] != '\0' && strcmp(kind, "apt") != 0) ||
-	    (strcmp(ws, ".") != 0 && strcmp(kind, "git") != 0)) {
-		fprintf(stderr, "aisb policy derive %s: %s is for derive %s\n",
-		    kind, root[0] != '\0' ? "--root" : "--workspace",
-		    root[0] != '\0' ? "apt" : "git");
-		return EXIT_CONFIG;
-	}
-	if ((src = calloc(1, sizeof(*src))) == NULL)
-		return 1;
 	if (strcmp(kind, "apt") == 0) {
 		rc = derive_apt(root, src, from, sizeof(from));
 		snprintf(use, sizeof(use), "aisb --policy apt.yaml -- "
@@ -762,13 +732,10 @@ launch_cmd_derive(int argc, char **argv)
 		    NULL);
 	else
 		rc = derive_git(ws, src, from, sizeof(from), use, sizeof(use));
-	if (rc == -1) {
-		free(src);
-		return EXIT_CONFIG;
-	}
-	print_policy(stdout, kind, src, from, use);
+	if (rc == 0)
+		print_policy(out, kind, src, from, use);
 	free(src);
-	return 0;
+	return rc;
 }
 
 int

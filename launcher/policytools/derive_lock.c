@@ -30,9 +30,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cli.h"
+#include "exitcode.h"
 #include "file.h"
-#include "cmd/cmd.h"
+#include "policytools/derive.h"
+#include "policytools/polyaml.h"
 #include "policytools/lockfile.h"
 #include "policy.h"
 #include "host/proc.h"
@@ -387,39 +388,26 @@ print_lockset(FILE *f, const struct lockset *s, const char *kind)
 }
 
 int
-launch_derive_lock(const struct cli_args *a, const char *kind)
+launch_derive_lock(const char *kind, const char *ws, const char *root,
+    char *const *paths, int npaths, int allow_http)
 {
 	struct lockset	*s;
-	const char	*ws = launch_cli_get(a, "--workspace");
-	const char	*root = launch_cli_get(a, "--root");
 	int		 i, rc = EXIT_CONFIG, lock = strcmp(kind, "lockfile") == 0;
 	struct stat	 st;
 
-	if (ws == NULL)
-		ws = ".";
-	if (root == NULL)
-		root = "";
-	if ((lock && root[0] != '\0') || (!lock && a->npos > 1) ||
-	    (!lock && launch_cli_get(a, "--allow-http") != NULL)) {
-		fprintf(stderr, "aisb policy derive %s: %s\n", kind, lock ?
-		    "--root is for derive apt and env" : a->npos > 1 ?
-		    "takes no PATH (derive lockfile does)" :
-		    "--allow-http is for derive lockfile");
-		return EXIT_CONFIG;
-	}
 	if ((s = calloc(1, sizeof(*s))) == NULL) {
 		fprintf(stderr, "aisb: out of memory\n");
 		return 1;
 	}
-	if (launch_cli_get(a, "--allow-http") != NULL)
+	if (allow_http)
 		s->flags |= LOCKFILE_HTTP;
 	if (!lock) {
 		if (lock_env(s, ws, root) == -1)
 			goto out;
-	} else if (a->npos > 1) {
-		for (i = 1; i < a->npos; i++)
-			if (lock_file(s, NULL, a->pos[i],
-			    lockfile_kind_of(a->pos[i]), 0, 0) == -1)
+	} else if (npaths > 0) {
+		for (i = 0; i < npaths; i++)
+			if (lock_file(s, NULL, paths[i],
+			    lockfile_kind_of(paths[i]), 0, 0) == -1)
 				goto out;
 	} else {
 		if (stat(ws, &st) == -1 || !S_ISDIR(st.st_mode)) {

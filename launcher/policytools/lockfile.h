@@ -102,29 +102,4 @@ int	 lockfile_add(struct lockfile_hosts *, const char *host, uint16_t port,
 /* One line per note in notes, each starting with prefix, into f. */
 void	 lockfile_notes(unsigned notes, const char *prefix, FILE *f);
 
-/* --- the launcher's side (derive_lock.c, derive.c) ---------------------- */
-
-struct cli_args;
-/* aisb policy derive lockfile|env: the exit status. */
-int	 launch_derive_lock(const struct cli_args *, const char *kind);
-/*
- * --allow-from-lockfile: the https hosts of the lockfiles at the top of
- * ws added to *pp as allow rules; *yaml (freed first) is the merged
- * policy's text, the one the session's gate loads.  gate != NULL: a
- * named gate's policy is never widened: every host must be allowed by
- * *pp already, which stays as it is.  Comment lines (each host and where
- * it was found) to cf unless NULL.  0, or -1 after lines on stderr.
- */
-int	 launch_lockfile_apply(const char *ws, const char *gate,
-	    struct policy **pp, char **yaml, FILE *cf);
-/*
- * derive env's pip and apt parts (derive.c): pip's configured index,
- * extra index and find-links (nothing when none is configured), and the
- * http(s) sources under root/etc/apt, into out tagged with the file
- * indexes given.  0, or -1 after a line on stderr.
- */
-int	 launch_derive_env_pip_apt(const char *root,
-	    struct lockfile_hosts *out, unsigned pipfile, unsigned aptfile,
-	    char *from, size_t fromlen);
-
 #endif

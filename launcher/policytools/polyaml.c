@@ -10,8 +10,8 @@
 
 #include <stdio.h>
 
-#include "cmd/cmd.h"
 #include "policy.h"
+#include "policytools/polyaml.h"
 
 void
 launch_yaml_str(FILE *f, const char *s)

@@ -38,10 +38,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cli.h"
 #include "policytools/denials.h"
 #include "file.h"
-#include "cmd/cmd.h"
+#include "exitcode.h"
 #include "policy.h"
 #include "policytools/suggest.h"
 
@@ -823,37 +822,13 @@ launch_suggest_buffer(const char *buf, size_t len, const struct policy *base,
 }
 
 int
-launch_cmd_suggest(int argc, char **argv)
+launch_suggest_log(const char *log, const char *id, const char *basepath,
+    unsigned flags)
 {
-	struct cli_args		 a;
 	struct learnlog		*l = NULL;
 	struct policy		*base = NULL;
-	char			 dir[PATH_MAX], log[PATH_MAX];
-	const char		*want, *basepath, *id;
-	unsigned		 flags = 0;
 	int			 rc;
 
-	if ((rc = launch_cli_parse("policy suggest", argc - 2, argv + 2,
-	    &a)) != 0)
-		return rc == 1 ? 0 : EXIT_CONFIG;
-	want = a.pos[0];
-	basepath = launch_cli_get(&a, "--base");
-	if (launch_cli_get(&a, "--allow-ip") != NULL)
-		flags |= LAUNCH_SUGGEST_ALLOW_IP;
-	if (launch_cli_get(&a, "--group") != NULL)
-		flags |= LAUNCH_SUGGEST_GROUP;
-	/* a path (with a '/'): the audit log of a standalone aisb-gate --learn */
-	if (strchr(want, '/') != NULL) {
-		if (snprintf(log, sizeof(log), "%s", want) >= (int)sizeof(log))
-			return EXIT_CONFIG;
-		id = want;
-	} else {
-		if ((rc = launch_session_find(want, dir, sizeof(dir))) != 0)
-			return rc;
-		if (file_path_join(log, sizeof(log), dir, "audit.jsonl") == -1)
-			return EXIT_CONFIG;
-		id = strrchr(dir, '/') != NULL ? strrchr(dir, '/') + 1 : dir;
-	}
 	if (basepath != NULL && (base = load_base(basepath)) == NULL)
 		return EXIT_CONFIG;
 	rc = 1;

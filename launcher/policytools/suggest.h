@@ -27,5 +27,13 @@ void	launch_learn_summary(const char *auditpath, const char *id, FILE *out);
  */
 int	launch_suggest_buffer(const char *buf, size_t len,
 	    const struct policy *base, unsigned flags, FILE *out);
+/*
+ * aisb policy suggest: the suggestion for the audit log at log (id names
+ * its session in the text), on stdout; with basepath, leaving out what
+ * that policy allows.  The exit status: 0, 1 (out of memory, a bad
+ * log), 78 (no decisions in it, a bad base), after a line on stderr.
+ */
+int	launch_suggest_log(const char *log, const char *id,
+	    const char *basepath, unsigned flags);
 
 #endif

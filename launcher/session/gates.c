@@ -41,13 +41,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exitcode.h"
 #include "file.h"
 #include "host/paths.h"
 #include "session/gate.h"
 #include "session/ids.h"
 #include "session/gates.h"
 #include "session/gates-int.h"
-#include "cmd/cmd.h"
 #include "host/proc.h"
 #include "session/folder.h"
 

@@ -16,18 +16,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd/cmd.h"
+#include "exitcode.h"
 #include "image/agent.h"
 #include "host/cache.h"
 #include "cmd/cli.h"
 #include "image/store.h"
 #include "policytools/denials.h"
+#include "policytools/derive.h"
 #include "session/gate.h"
 #include "session/gates.h"
 #include "session/hostca.h"
 #include "session/ids.h"
 #include "host/facts.h"
 #include "image/image.h"
-#include "cmd/cmd.h"
 #include "policytools/lockfile.h"
 #include "session/options.h"
 #include "session/podman.h"

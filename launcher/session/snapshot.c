@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "cmd/cli.h"
+#include "cmd/cmd.h"
 #include "draft/draft.h"
 #include "exitcode.h"
-#include "cmd/cmd.h"
 #include "host/paths.h"
 #include "session/snapshot.h"
 
