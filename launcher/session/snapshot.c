@@ -1,5 +1,6 @@
 /*
- * Snapshot sessions, the Linux launcher's side (launcher/snapshot.h).
+ * Snapshot sessions, the Linux launcher's side (snapshot.h); the commands
+ * on their drafts are cmd/snapshot.c.
  */
 #include "config.h"
 
@@ -13,14 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/cli.h"
-#include "cmd/cmd.h"
 #include "draft/draft.h"
 #include "exitcode.h"
-#include "host/paths.h"
 #include "session/snapshot.h"
-
-extern char **environ;
 
 /* ---- ownership ---------------------------------------------------------- */
 
@@ -70,8 +66,8 @@ own_stage(const char *stage, void *arg, char *err, size_t errlen)
  * once; the session folder itself must be no link (it is refused later).
  * 0, or -1 (errno).
  */
-static int
-real_sdir(const char *sdir, char *out)
+int
+launch_snap_real(const char *sdir, char *out)
 {
 	char		 dir[PATH_MAX], real[PATH_MAX];
 	const char	*base;
@@ -115,7 +111,7 @@ launch_snap_stage(struct draft_info *sn, const struct launch_session *s,
 		    strerror(errno));
 		return EXIT_CONFIG;
 	}
-	if (real_sdir(s->dir, sdir) == -1) {
+	if (launch_snap_real(s->dir, sdir) == -1) {
 		snprintf(err, errlen, "session folder %s: %s", s->dir,
 		    strerror(errno));
 		return EXIT_ENFORCE;
@@ -146,7 +142,7 @@ launch_snap_end(struct draft_info *sn, const struct launch_session *s,
 	apply = o->apply == LAUNCH_APPLY_ASK ? DRAFT_APPLY_ASK :
 	    o->apply == LAUNCH_APPLY_NEVER ? DRAFT_APPLY_NEVER :
 	    DRAFT_APPLY_AUTO;
-	if (real_sdir(s->dir, sdir) == -1) {
+	if (launch_snap_real(s->dir, sdir) == -1) {
 		fprintf(stderr, "aisb: snapshot: session folder %s: %s\n",
 		    s->dir, strerror(errno));
 		return code != 0 ? code : EXIT_ENFORCE;
@@ -159,7 +155,7 @@ launch_snap_show(const char *sdir, FILE *out)
 {
 	char	 real[PATH_MAX];
 
-	if (real_sdir(sdir, real) == -1) {
+	if (launch_snap_real(sdir, real) == -1) {
 		fprintf(out, "# snapshot: %s: %s\n", sdir, strerror(errno));
 		return;
 	}
@@ -171,51 +167,9 @@ launch_snap_reap(const char *sdir, const char *id)
 {
 	char	 real[PATH_MAX];
 
-	if (real_sdir(sdir, real) == -1) {
+	if (launch_snap_real(sdir, real) == -1) {
 		fprintf(stderr, "aisb: %s: %s\n", sdir, strerror(errno));
 		return -1;
 	}
 	return draft_reap(real, id);
-}
-
-int
-launch_cmd_snapshot(int argc, char **argv)
-{
-	struct cli_args	 a;
-	char		 sdir[PATH_MAX], base[PATH_MAX], dir[PATH_MAX];
-	char		 real[PATH_MAX];
-	const char	*id;
-	int		 rc;
-
-	if ((rc = launch_cli_parse(argv[0], argc - 1, argv + 1, &a)) != 0)
-		return rc == 1 ? 0 : EXIT_CONFIG;
-	if (strcmp(argv[0], "transactions") == 0) {
-		if (launch_state_dir(environ, base, sizeof(base)) == -1 ||
-		    snprintf(dir, sizeof(dir), "%s/sessions", base) >=
-		    (int)sizeof(dir)) {
-			fprintf(stderr, "aisb: no state folder: set "
-			    "XDG_STATE_HOME or HOME to an absolute path\n");
-			return EXIT_CONFIG;
-		}
-		/* no sessions folder yet: the (empty) list as before */
-		return draft_list(realpath(dir, real) != NULL ? real : dir,
-		    LAUNCH_ID_HEX);
-	}
-	if ((rc = launch_session_find(a.pos[0], real, sizeof(real))) != 0)
-		return rc;
-	if (real_sdir(real, sdir) == -1) {
-		fprintf(stderr, "aisb: %s: %s\n", real, strerror(errno));
-		return EXIT_CONFIG;
-	}
-	if ((id = strrchr(sdir, '/')) == NULL)
-		return EXIT_CONFIG;
-	id++;
-	if (strcmp(argv[0], "changes") == 0)
-		return draft_changes(sdir, id, launch_cli_get(&a, "--diff") !=
-		    NULL);
-	if (strcmp(argv[0], "apply") == 0)
-		return draft_apply(sdir, id, 0);
-	if (strcmp(argv[0], "discard") == 0)
-		return draft_discard(sdir, id);
-	return draft_recover(sdir, id);
 }

@@ -2,10 +2,11 @@
  * Snapshot sessions, the Linux launcher's side (docs/snapshot.md, "Using
  * snapshot sessions"): the stage in the session folder, mounted instead
  * of the workspace; after the command, its change set kept as a draft;
- * aisb changes|apply|discard|recover ID and aisb transactions.  The
- * draft itself (state file, change set, apply, recover) is
- * launcher/draft.c, the same code the Windows launcher runs; the copy,
- * the change set and the transactions are libaisbsnap's (snap/).
+ * the commands aisb changes|apply|discard|recover ID (cmd/snapshot.c)
+ * find the draft here.  The draft itself (state file, change set,
+ * apply, recover) is launcher/draft/, the same code the Windows launcher
+ * runs; the copy, the change set and the transactions are libaisbsnap's
+ * (snap/).
  */
 #ifndef AISB_SNAPSHOT_H
 #define AISB_SNAPSHOT_H
@@ -50,5 +51,13 @@ void	 launch_snap_show(const char *sdir, FILE *out);
  * 0 nothing to do, -1 said on stderr.
  */
 int	 launch_snap_reap(const char *sdir, const char *id);
+
+/*
+ * A session folder sdir with its own folder resolved (realpath) and its
+ * last component kept, into out[PATH_MAX]: libaisbsnap never goes
+ * through a link on the way, so a link in the state folder's path is
+ * resolved here, once.  0, or -1 (errno).
+ */
+int	 launch_snap_real(const char *sdir, char *out);
 
 #endif
