@@ -7,7 +7,7 @@ noinst_LIBRARIES += launcher/libaisblauncher.a
 # cmd/: the commands, their parser and help
 launcher_libaisblauncher_a_SOURCES = launcher/cmd/cmd.h \
 	launcher/cmd/cli.c launcher/cmd/cli.h launcher/cmd/policy.c \
-	launcher/cmd/sessions.c launcher/cmd/gate.c launcher/cmd/image.c \
+	launcher/cmd/sessions.c launcher/cmd/clean.c launcher/cmd/gate.c launcher/cmd/image.c \
 	launcher/cmd/doctor.c launcher/cmd/agents.c launcher/cmd/snapshot.c
 # session/: one session, in the order it runs
 launcher_libaisblauncher_a_SOURCES += \

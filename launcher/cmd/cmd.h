@@ -9,11 +9,6 @@
 
 int	launch_cmd_policy(int argc, char **argv);
 int	launch_cmd_run(int argc, char **argv);
-/*
- * A session's folder from its id or a unique prefix (manage.c): 0, or an
- * exit status after one line on stderr.
- */
-int	launch_session_find(const char *want, char *path, size_t pathlen);
 int	launch_cmd_sessions(int argc, char **argv);
 int	launch_cmd_clean(int argc, char **argv);
 /* aisb image build|ls. */

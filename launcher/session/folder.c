@@ -1,11 +1,14 @@
 /*
  * Session files.  Everything secret is written once, 0600, into a 0700
- * folder the user owns, and never passes through argv or a log.
+ * folder the user owns, and never passes through argv or a log.  And the
+ * sessions of the state folder: listed, found by an id's prefix, their
+ * launcher alive or not (aisb sessions, clean, the snapshot commands).
  */
 #include "config.h"
 
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,7 +19,11 @@
 #include "buf.h"
 #include "file.h"
 #include "host/paths.h"
+#include "exitcode.h"
+#include "host/proc.h"
 #include "session/folder.h"
+
+extern char **environ;
 
 int
 launch_session_new(struct launch_session *s, char **envp, char *err,
@@ -178,5 +185,123 @@ launch_token_file(const struct launch_session *s, char *path, size_t pathlen,
 	rc = launch_session_write(s, "token", line, (size_t)n, path, pathlen,
 	    err, errlen);
 	explicit_bzero(line, sizeof(line));
+	return rc;
+}
+
+/* ---- every session of the state folder --------------------------------- */
+
+int
+launch_sessions_dir(char *out, size_t len)
+{
+	char	 base[PATH_MAX];
+
+	if (launch_state_dir(environ, base, sizeof(base)) == -1 ||
+	    file_path_join(out, len, base, "sessions") == -1) {
+		fprintf(stderr, "aisb: no state folder: set XDG_STATE_HOME or "
+		    "HOME to an absolute path\n");
+		return -1;
+	}
+	return 0;
+}
+
+int
+launch_session_id_ok(const char *s)
+{
+	size_t	 n = strlen(s);
+
+	return n > 0 && n <= LAUNCH_ID_HEX &&
+	    strspn(s, "0123456789abcdef") == n;
+}
+
+int
+launch_session_launcher(const char *dir, const char *id)
+{
+	char			 path[PATH_MAX], err[PATH_MAX + 64], *text;
+	long			 pid;
+	unsigned long long	 start;
+	size_t			 len;
+	int			 alive = -1;
+
+	if (file_path_join(path, sizeof(path), dir, id) == -1 ||
+	    (text = file_read_in(path, "launcher", 64, &len, err,
+	    sizeof(err))) == NULL)
+		return -1;
+	if (sscanf(text, "%ld %llu", &pid, &start) == 2 && pid > 1)
+		alive = launch_proc_alive((pid_t)pid, start);
+	free(text);
+	return alive;
+}
+
+static int
+sess_cmp(const void *a, const void *b)
+{
+	const struct launch_sess *x = a, *y = b;
+
+	return x->mtime < y->mtime ? -1 : x->mtime > y->mtime;
+}
+
+struct launch_sess *
+launch_sessions_list(const char *dir, size_t *np)
+{
+	struct launch_sess	*v;
+	struct dirent		*de;
+	struct stat		 st;
+	char			 path[PATH_MAX];
+	DIR			*d;
+	size_t			 n = 0;
+
+	*np = 0;
+	if ((v = calloc(LAUNCH_SESSIONS_MAX, sizeof(*v))) == NULL)
+		return NULL;
+	if ((d = opendir(dir)) == NULL)
+		return v;	/* no session yet */
+	while ((de = readdir(d)) != NULL && n < LAUNCH_SESSIONS_MAX) {
+		if (!launch_session_id_ok(de->d_name) ||
+		    strlen(de->d_name) != LAUNCH_ID_HEX)
+			continue;
+		if (file_path_join(path, sizeof(path), dir, de->d_name) == -1 ||
+		    lstat(path, &st) == -1 ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		snprintf(v[n].id, sizeof(v[n].id), "%s", de->d_name);
+		v[n].mtime = st.st_mtime;
+		n++;
+	}
+	closedir(d);
+	qsort(v, n, sizeof(*v), sess_cmp);
+	*np = n;
+	return v;
+}
+
+int
+launch_session_find(const char *want, char *path, size_t pathlen)
+{
+	struct launch_sess	*v;
+	char			 dir[PATH_MAX];
+	size_t			 n, i, found = 0;
+	const char		*id = NULL;
+	int			 rc = 0;
+
+	if (!launch_session_id_ok(want)) {
+		fprintf(stderr, "aisb: '%.32s' is not a session id (hex, as "
+		    "aisb sessions ls prints)\n", want);
+		return EXIT_CONFIG;
+	}
+	if (launch_sessions_dir(dir, sizeof(dir)) == -1)
+		return EXIT_CONFIG;
+	if ((v = launch_sessions_list(dir, &n)) == NULL)
+		return 1;
+	for (i = 0; i < n; i++)
+		if (strncmp(v[i].id, want, strlen(want)) == 0) {
+			id = v[i].id;
+			found++;
+		}
+	if (found != 1) {
+		fprintf(stderr, "aisb: %s session matches '%s'\n",
+		    found == 0 ? "no" : "more than one", want);
+		rc = EXIT_CONFIG;
+	} else if (file_path_join(path, pathlen, dir, id) == -1)
+		rc = 1;
+	free(v);
 	return rc;
 }

@@ -8,6 +8,7 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "host/paths.h"
 #include "session/options.h"
@@ -44,11 +45,35 @@ int	 launch_env_file(const struct launch_session *, const struct launch_opts *,
 int	 launch_token_file(const struct launch_session *, char *path,
 	    size_t pathlen, char *err, size_t errlen);
 void	 launch_session_wipe(struct launch_session *);
+
+/* ---- every session of the state folder --------------------------------- */
+
+#define LAUNCH_SESSIONS_MAX	4096	/* listed at most */
+
+/* STATE/sessions into out.  0, or -1 after a line on stderr. */
+int	 launch_sessions_dir(char *out, size_t len);
+/* 1 when s may be (a prefix of) a session id: lower-case hex. */
+int	 launch_session_id_ok(const char *s);
+
+struct launch_sess {
+	char	 id[LAUNCH_ID_HEX + 1];
+	time_t	 mtime;
+};
 /*
- * The folder of the one session whose id starts with want (manage.c;
- * snapshot.c's commands take the same ID).  0, or the exit code after a
- * line on stderr.
+ * Every session folder under dir, oldest first, at most
+ * LAUNCH_SESSIONS_MAX; their count in *np.  NULL when out of memory.
+ */
+struct launch_sess *launch_sessions_list(const char *dir, size_t *np);
+/*
+ * The folder of the one session whose id starts with want (aisb
+ * sessions, policy suggest and the snapshot commands take such an ID).
+ * 0, or the exit code after a line on stderr.
  */
 int	 launch_session_find(const char *want, char *path, size_t pathlen);
+/*
+ * 1 while the launcher of session id (under dir) runs, as its
+ * "launcher" file says; 0 when it is gone; -1 when no file tells.
+ */
+int	 launch_session_launcher(const char *dir, const char *id);
 
 #endif
