@@ -6,14 +6,15 @@
 noinst_LIBRARIES += launcher/libaisblauncher.a
 # cmd/: the commands, their parser and help
 launcher_libaisblauncher_a_SOURCES = launcher/cmd/cmd.h \
-	launcher/cmd/cli.c launcher/cmd/cli.h launcher/cmd/policy.c \
+	launcher/cmd/cli.c launcher/cmd/cli.h launcher/cmd/run.c launcher/cmd/policy.c \
 	launcher/cmd/sessions.c launcher/cmd/clean.c launcher/cmd/gate.c launcher/cmd/image.c \
 	launcher/cmd/doctor.c launcher/cmd/agents.c launcher/cmd/snapshot.c
 # session/: one session, in the order it runs
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/session/options.c launcher/session/options.h \
 	launcher/session/spec.c launcher/session/spec.h \
-	launcher/session/run.c \
+	launcher/session/prepare.c launcher/session/prepare.h \
+	launcher/session/run.c launcher/session/run.h \
 	launcher/session/folder.c launcher/session/folder.h \
 	launcher/session/gates.c launcher/session/gates.h \
 	launcher/session/gates-int.h \

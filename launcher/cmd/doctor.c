@@ -456,6 +456,7 @@ check_session(struct launch_host_facts *f, int verbose)
 	struct launch_opts	 o;
 	struct launch_ids	 ids;
 	struct launch_run	 r;
+	struct launch_run_src	 src;
 	struct launch_strv	 v = { 0 };
 	char			 ws[PATH_MAX], run[PATH_MAX], podman[PATH_MAX];
 	char			 env[PATH_MAX + 8], plan[PATH_MAX + 8];
@@ -527,21 +528,19 @@ check_session(struct launch_host_facts *f, int verbose)
 		    "namespace: %s", err);
 		goto out;
 	}
-	memset(&r, 0, sizeof(r));
-	r.opts = &o;
-	r.podman = podman;
-	r.runtime = f->runtime[0] != '\0' ? f->runtime : NULL;
-	r.network = f->network;
-	r.nofile = f->nofile;
-	r.nproc = f->nproc;
-	r.session_id = id;
-	r.image = f->image;
-	r.envfile = env;
-	r.planfile = plan;
-	r.ids = &ids;
-	r.workspace_src = mounted ? mnt : NULL;
-	r.no_limits = launch_limits_unheld(&o, f, err, sizeof(err));
-	r.seccomp = seccomp;
+	/* the session's own builder, with the probe's files */
+	memset(&src, 0, sizeof(src));
+	src.facts = f;
+	src.ids = &ids;
+	src.podman = podman;
+	src.runtime = f->runtime[0] != '\0' ? f->runtime : NULL;
+	src.seccomp = seccomp;
+	src.session_id = id;
+	src.image = f->image;
+	src.envfile = env;
+	src.planfile = plan;
+	src.clone = mounted ? mnt : NULL;
+	launch_run_build(&r, &o, &src);
 	if (launch_podman_argv(&r, &v) == -1) {
 		launch_facts_say(f, verbose, LAUNCH_V_FAIL, "session    out "
 		    "of memory");

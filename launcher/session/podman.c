@@ -529,3 +529,39 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 	}
 	return 0;
 }
+
+void
+launch_run_build(struct launch_run *r, const struct launch_opts *o,
+    const struct launch_run_src *src)
+{
+	const struct launch_host_facts	*f = src->facts;
+	char				 unheld[64];
+
+	memset(r, 0, sizeof(*r));
+	r->opts = o;
+	r->podman = src->podman;
+	r->runtime = src->runtime;
+	r->network = f != NULL && f->network[0] != '\0' ? f->network :
+	    LAUNCH_SLIRP_NETWORK;
+	r->nofile = f != NULL ? f->nofile : 0;	/* 0: launch_ulimit() */
+	r->nproc = f != NULL ? f->nproc : 0;
+	r->session_id = src->session_id;
+	r->image = src->image;
+	r->envfile = src->envfile;
+	r->planfile = src->planfile;
+	r->ids = src->ids;
+	/* rootful: the owner's files through the idmapped clone (ids.h) */
+	if (src->ids != NULL && src->ids->mode == LAUNCH_IDS_MAPPED)
+		r->workspace_src = src->clone;
+	else if (o->snapshot)
+		r->workspace_src = src->stage;
+	r->no_limits = f != NULL && launch_limits_unheld(o, f, unheld,
+	    sizeof(unheld));
+	r->seccomp = src->seccomp;
+	r->hostca = src->hostca;
+	r->recorddir = src->recorddir;
+	/* stdin reaches the command, piped or not; a terminal if both are */
+	r->interactive = src->attached;
+	r->tty = src->attached && isatty(STDIN_FILENO) &&
+	    isatty(STDOUT_FILENO);
+}

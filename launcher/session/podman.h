@@ -70,6 +70,34 @@ const char	*launch_network_dns(const char *network);
 int	 launch_podman_argv(const struct launch_run *, struct launch_strv *);
 
 /*
+ * What a session holds when podman runs, or what a preview says in its
+ * place: the one builder of struct launch_run (launch_run_build), for the
+ * session, its dry run and doctor's probe of a session's container, so
+ * that the three cannot drift apart.
+ */
+struct launch_run_src {
+	const struct launch_host_facts *facts;	/* NULL: not probed (a dry
+						   run): slirp4netns, the
+						   hard limits */
+	const struct launch_ids *ids;	/* NULL: no mapping known */
+	const char	*podman, *runtime, *seccomp;
+	const char	*session_id, *image, *envfile, *planfile;
+	const char	*hostca;	/* the host's CAs, or NULL */
+	const char	*recorddir;	/* --record --net direct's folder */
+	const char	*clone;		/* the idmapped workspace (MAPPED) */
+	const char	*stage;		/* a snapshot session's stage */
+	int		 attached;	/* the user's stdin (and terminal) */
+};
+/*
+ * r from o and src: the network and the ulimits from the facts, the
+ * workspace's mount source (the idmapped clone, else a snapshot's stage,
+ * else the workspace), the limits this host will not apply, stdin and a
+ * terminal when attached.
+ */
+void	 launch_run_build(struct launch_run *r, const struct launch_opts *o,
+	    const struct launch_run_src *src);
+
+/*
  * The cgroup limits o asks for that this host will not apply (rootless
  * podman on cgroups v1), named into buf (" memory cpus pids"; "" when all
  * hold).  1 when some do not hold.

@@ -1,7 +1,10 @@
 /*
- * aisb [flags] [--] COMMAND: option resolution, previews, and the session:
- * policy -> gate -> image -> container, torn down in reverse whatever
- * happens, the command's exit status returned.
+ * One session, in the order it runs (run.h): the host and the session
+ * folder, the gate (started while the image is looked up), the image,
+ * the session's files, the container watched and supervised, torn down
+ * in reverse whatever happens, its record written; the command's exit
+ * status returned.  aisb run (cmd/run.c) prepares the options and the
+ * policy (prepare.c) and calls it.
  */
 #include "config.h"
 
@@ -16,345 +19,33 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd/cmd.h"
 #include "exitcode.h"
 #include "image/agent.h"
 #include "host/cache.h"
-#include "cmd/cli.h"
 #include "image/store.h"
 #include "policytools/denials.h"
-#include "policytools/derive.h"
 #include "session/gate.h"
 #include "session/gates.h"
 #include "session/hostca.h"
 #include "session/ids.h"
 #include "host/facts.h"
 #include "image/image.h"
-#include "policytools/lockfile.h"
 #include "session/options.h"
 #include "session/podman.h"
 #include "policy.h"
 #include "host/proc.h"
+#include "session/prepare.h"
 #include "session/record.h"
+#include "session/run.h"
 #include "session/seccomp.h"
 #include "session/folder.h"
 #include "session/snapshot.h"
 #include "session/spec.h"
 #include "policytools/suggest.h"
-#include "image/tools.h"
 #include "session/watch.h"
 
 
 extern char **environ;
-
-static struct policy *
-load_policy(const struct launch_opts *o)
-{
-	struct policy_errors	*errs;
-	struct policy		*p = NULL;
-	char			*out;
-
-	if ((errs = calloc(1, sizeof(*errs))) == NULL ||
-	    (out = malloc(64 * 1024)) == NULL) {
-		free(errs);
-		fprintf(stderr, "aisb: out of memory\n");
-		return NULL;
-	}
-	if (policy_load_file(o->val[LO_POLICY], &p, errs) == -1) {
-		policy_errors_format(errs, out, 64 * 1024);
-		fprintf(stderr, "%s(policy from %s: %s)\n", out,
-		    launch_src_str(o->src[LO_POLICY]), o->where[LO_POLICY]);
-		if (o->src[LO_POLICY] == LAUNCH_SRC_DEFAULT &&
-		    access(o->val[LO_POLICY], F_OK) != 0)
-			fprintf(stderr, "aisb: no policy: pass --policy FILE, "
-			    "write %s, or run make install for the shipped "
-			    "default\n", o->user_policy);
-	}
-	free(out);
-	free(errs);
-	return p;
-}
-
-/*
- * A session under a policy nobody named starts by saying so, and how to
- * write one's own: otherwise the shipped default decides in silence.
- */
-static void
-say_default_policy(const struct launch_opts *o, const struct policy *p)
-{
-	if (o->policy_origin != LAUNCH_POLICY_BUILT &&
-	    o->policy_origin != LAUNCH_POLICY_INSTALLED)
-		return;
-	fprintf(stderr, "aisb: policy: the shipped default, %s (%s copy, "
-	    "sha256:%.12s)\n"
-	    "aisb: to write your own: copy it to %s and edit it "
-	    "(docs/policy.md), or pass --policy FILE\n", o->val[LO_POLICY],
-	    o->policy_origin == LAUNCH_POLICY_BUILT ? "build tree" :
-	    "installed", policy_sha256(p), o->user_policy);
-}
-
-/*
- * --gate NAME: the session's policy is the one that gate enforces.  A
- * policy chosen anywhere but the defaults must be that very file.
- */
-static int
-use_named_gate(struct launch_opts *o)
-{
-	char	 gpath[PATH_MAX], mine[PATH_MAX], err[512], *copy;
-
-	if (o->net != LAUNCH_NET_GATE) {
-		fprintf(stderr, "aisb: --gate %s (%s: %s) needs --net gate; "
-		    "--net is %s (%s: %s)\n", o->val[LO_GATE],
-		    launch_src_str(o->src[LO_GATE]), o->where[LO_GATE],
-		    o->val[LO_NET], launch_src_str(o->src[LO_NET]),
-		    o->where[LO_NET]);
-		return -1;
-	}
-	if (launch_gate_policy(o->val[LO_GATE], gpath, sizeof(gpath), err,
-	    sizeof(err)) == -1) {
-		fprintf(stderr, "aisb: --gate (%s: %s): %s\n",
-		    launch_src_str(o->src[LO_GATE]), o->where[LO_GATE], err);
-		return -1;
-	}
-	if (o->src[LO_POLICY] != LAUNCH_SRC_DEFAULT &&
-	    (realpath(o->val[LO_POLICY], mine) == NULL ||
-	    strcmp(mine, gpath) != 0)) {
-		fprintf(stderr, "aisb: the policy %s (%s: %s) is not the one "
-		    "gate %s enforces (%s); drop it, or start a gate with it: "
-		    "aisb gate up NAME --policy %s\n", o->val[LO_POLICY],
-		    launch_src_str(o->src[LO_POLICY]), o->where[LO_POLICY],
-		    o->val[LO_GATE], gpath, o->val[LO_POLICY]);
-		return -1;
-	}
-	if ((copy = strdup(gpath)) == NULL) {
-		fprintf(stderr, "aisb: out of memory\n");
-		return -1;
-	}
-	free(o->val[LO_POLICY]);
-	o->val[LO_POLICY] = copy;
-	snprintf(o->where[LO_POLICY], sizeof(o->where[LO_POLICY]), "gate %s",
-	    o->val[LO_GATE]);
-	return 0;
-}
-
-/* The recipe a session uses, and the policy it adds its hosts to. */
-struct run_agent {
-	struct launch_agents		*set;	/* NULL: no agent */
-	const struct launch_agent	*a;
-	char				*yaml;	/* the merged policy; NULL:
-						   a named gate's, unchanged */
-};
-
-static void
-run_agent_free(struct run_agent *ra)
-{
-	free(ra->yaml);
-	free(ra->set);
-	memset(ra, 0, sizeof(*ra));
-}
-
-/*
- * Which recipe applies: the one --agent (config agent:, AISB_AGENT)
- * names, else the one whose command is the command's argv[0], saying
- * so; agent none: neither.  The recipes are read only when one may
- * apply, and a broken file stops the session (78) even when it would
- * not: a recipe file that does not load is not ignored in silence.
- * 0 (ra->a may be NULL) or -1 after one line on stderr.
- */
-static int
-pick_agent(const struct launch_opts *o, struct run_agent *ra)
-{
-	const char	*name = o->val[LO_AGENT];
-	char		 err[1400], where[1100];
-	size_t		 i;
-
-	memset(ra, 0, sizeof(*ra));
-	if ((name != NULL && strcmp(name, "none") == 0) ||
-	    (name == NULL && o->ncmd == 0))
-		return 0;
-	if ((ra->set = malloc(sizeof(*ra->set))) == NULL) {
-		fprintf(stderr, "aisb: out of memory\n");
-		return -1;
-	}
-	if (launch_agents_load(ra->set, environ, err, sizeof(err)) == -1) {
-		fprintf(stderr, "aisb: %s\n", err);
-		run_agent_free(ra);
-		return -1;
-	}
-	if (name != NULL) {
-		if ((ra->a = launch_agent_find(ra->set, name)) != NULL)
-			return 0;
-		fprintf(stderr, "aisb: agent %s (%s: %s) has no recipe; known:",
-		    name, launch_src_str(o->src[LO_AGENT]), o->where[LO_AGENT]);
-		for (i = 0; i < ra->set->n; i++)
-			fprintf(stderr, " %s", ra->set->a[i].name);
-		fprintf(stderr, "%s (from %s%s%s); write one in %s, or pass "
-		    "--agent none\n", ra->set->n == 0 ? " none" : "",
-		    ra->set->files[0][0] != '\0' ? ra->set->files[0] :
-		    "no shipped file", ra->set->files[1][0] != '\0' ? " and " :
-		    "", ra->set->files[1], "~/.config/aisb/agents.yaml");
-		run_agent_free(ra);
-		return -1;
-	}
-	if ((ra->a = launch_agent_by_command(ra->set, o->cmd[0])) == NULL) {
-		run_agent_free(ra);
-		return 0;
-	}
-	/*
-	 * Said even with --quiet: the recipe widens the policy, and nobody
-	 * asked for it by name.
-	 */
-	fprintf(stderr, "aisb: agent %s: its recipe (%s) applies, picked by "
-	    "the command's name; --agent none runs without it\n",
-	    ra->a->name, launch_agent_where(ra->set, &ra->a->pos, where,
-	    sizeof(where)));
-	return 0;
-}
-
-/* 1 when an --env entry (NAME, NAME=VALUE, NAME?) names name. */
-static int
-env_named(const struct launch_opts *o, const char *name)
-{
-	size_t	 k, n, len = strlen(name);
-
-	for (k = 0; k < o->nenv; k++) {
-		n = strcspn(o->env[k].text, "=?");
-		if (n == len && strncmp(o->env[k].text, name, n) == 0)
-			return 1;
-	}
-	return 0;
-}
-
-/*
- * The recipe in the session: its hosts allowed (merged into *pp, or
- * checked against a named gate's policy, which a session never widens),
- * its setenv ahead of the user's --env (which wins for the same name),
- * and a hint when none of its credential variables is passed.  0 or -1
- * after a line on stderr.
- */
-static int
-apply_agent(struct launch_opts *o, struct run_agent *ra, int named,
-    int hint, struct policy **pp)
-{
-	const struct launch_agent	*a = ra->a;
-	struct policy_decision		 d;
-	struct launch_item		*l;
-	struct policy			*merged;
-	char				 err[1024], buf[2048], name[1200];
-	size_t				 i, k, n, add = 0, passed = 0;
-
-	if (named) {
-		if (launch_agent_missing(a, *pp, buf, sizeof(buf)) > 0) {
-			fprintf(stderr, "aisb: agent %s needs %s, which the "
-			    "policy of gate %s (%s) does not allow, and a "
-			    "session does not widen a shared gate's policy: add "
-			    "them to that file as allow rules (the gate reloads "
-			    "it when a session attaches), or run without "
-			    "--gate\n", a->name, buf, o->val[LO_GATE],
-			    o->val[LO_POLICY]);
-			return -1;
-		}
-	} else {
-		snprintf(name, sizeof(name), "%s + agent %s",
-		    o->val[LO_POLICY], a->name);
-		if (launch_agent_policy(ra->set, a, *pp, name, &ra->yaml,
-		    &merged, err, sizeof(err)) == -1) {
-			fprintf(stderr, "aisb: %s\n", err);
-			return -1;
-		}
-		/*
-		 * The user's deny rules win: say which of its hosts lose,
-		 * citing the rule where the user wrote it (the base).
-		 */
-		for (i = 0; i < a->nhosts && !o->quiet; i++) {
-			if (a->hosts[i].host[0] == '*')
-				continue;
-			policy_decide_name(*pp, a->hosts[i].host,
-			    strlen(a->hosts[i].host), a->hosts[i].port, &d);
-			if (d.verdict == POLICY_DENY &&
-			    d.reason == POLICY_R_DENY_RULE && d.rule != NULL)
-				fprintf(stderr, "aisb: agent %s: %s:%u stays "
-				    "denied by %s\n", a->name, a->hosts[i].host,
-				    a->hosts[i].port, policy_rule_describe(d.rule,
-				    buf, sizeof(buf)));
-		}
-		policy_free(*pp);
-		*pp = merged;
-	}
-
-	/* setenv: before the user's entries, skipped where the user names it */
-	for (i = 0; i < a->nsetenv; i++)
-		if (!env_named(o, a->setenv[i].name))
-			add++;
-	if (add > 0) {
-		if (o->nenv + add > LAUNCH_MAX_LIST ||
-		    (l = calloc(o->nenv + add, sizeof(*l))) == NULL) {
-			fprintf(stderr, "aisb: agent %s: too many variables\n",
-			    a->name);
-			return -1;
-		}
-		for (i = 0, n = 0; i < a->nsetenv; i++) {
-			if (env_named(o, a->setenv[i].name))
-				continue;
-			if (asprintf(&l[n].text, "%s=%s", a->setenv[i].name,
-			    a->setenv[i].value) == -1) {
-				while (n > 0)
-					free(l[--n].text);
-				free(l);
-				fprintf(stderr, "aisb: out of memory\n");
-				return -1;
-			}
-			l[n].src = LAUNCH_SRC_DEFAULT;
-			snprintf(l[n].where, sizeof(l[n].where), "agent %s",
-			    a->name);
-			n++;
-		}
-		for (k = 0; k < o->nenv; k++)
-			l[n++] = o->env[k];
-		free(o->env);
-		o->env = l;
-		o->nenv = n;
-	}
-
-	/* credentials: only what the user passes; a hint when none is */
-	for (i = 0; i < a->nenv; i++)
-		passed += (size_t)env_named(o, a->env[i]);
-	if (hint && a->nenv > 0 && passed == 0 && !o->quiet) {
-		buf[0] = '\0';
-		for (i = 0; i < a->nenv; i++)
-			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
-			    "%s%s", i ? ", " : "", a->env[i]);
-		fprintf(stderr, "aisb: agent %s reads its credentials from %s; "
-		    "none is passed: add --env NAME (or env: [NAME] in %s) to "
-		    "pass one, or log in inside%s%s%s\n", a->name, buf,
-		    o->user_config, a->nconfig > 0 ? " (kept in ~/" : "",
-		    a->nconfig > 0 ? a->config[0] : "", a->nconfig > 0 ?
-		    " of the home volume)" : "");
-	}
-	return 0;
-}
-
-static void
-print_argv(FILE *f, char **argv)
-{
-	for (; *argv != NULL; argv++) {
-		const char *a = *argv;
-
-		if (a[strcspn(a, " \t\n'\"\\$`*?[]{}()<>|&;#~")] == '\0' &&
-		    a[0] != '\0')
-			fprintf(f, "%s", a);
-		else {
-			fputc('\'', f);
-			for (; *a != '\0'; a++)
-				if (*a == '\'')
-					fputs("'\\''", f);
-				else
-					fputc(*a, f);
-			fputc('\'', f);
-		}
-		fputc(argv[1] != NULL ? ' ' : '\n', f);
-	}
-}
 
 /*
  * The podman volume for /home/sandbox, created labelled if missing; the
@@ -569,7 +260,7 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
     const struct policy *p, const struct launch_ids *ids,
     const char *unheld, time_t start, int code, const int64_t *ph0,
     const int64_t *ph1, const struct launch_strv *argv,
-    const struct run_image *ri, const struct run_agent *ra,
+    const struct run_image *ri, const struct launch_run_agent *ra,
     const struct draft_info *sn)
 {
 	char	*text = NULL, path[PATH_MAX], err[256];
@@ -749,539 +440,422 @@ say_recording(const struct launch_session *s, const struct launch_opts *o)
 		    "verify %s checks it\n", cap, (long long)st.st_size, s->id);
 }
 
-static int
-run_session(const struct launch_opts *o, struct policy *p,
-    const struct run_agent *ra)
-{
+/* One session's state, from its host checks to its record. */
+struct run {
+	const struct launch_opts	*o;
+	struct policy			*p;
+	const struct launch_run_agent	*ra;
 	struct launch_session		 s;
-	struct launch_gate		 gate = { .pid = -1 };
+	struct launch_gate		 gate;
 	struct launch_host_facts	 facts;
-	struct launch_image_spec	 spec;
-	struct launch_run		 r;
-	struct launch_strv		 argv = { 0 };
 	struct launch_ids		 ids;
-	struct launch_spec_store	 st = { .nown = 0 };
-	const char			*gpolicy = o->val[LO_POLICY];
-	char				 mpolicy[PATH_MAX];
-	char				 err[1024], podman[PATH_MAX];
+	struct launch_spec_store	 st;
+	struct launch_shared		 shared;
+	struct launch_strv		 argv;
+	struct draft_info		 snap;
+	struct run_image		 ri;
+	const char			*gpolicy;
+	char				 mpolicy[PATH_MAX], podman[PATH_MAX];
 	char				 wsmount[PATH_MAX], unheld[64];
 	char				 token[PATH_MAX], audit[PATH_MAX];
 	char				 glog[PATH_MAX], envfile[PATH_MAX];
-	char				 planfile[PATH_MAX], image[LAUNCH_TAG_MAX];
-	char				*plan = NULL;
-	char				 hostca[PATH_MAX] = "";
-	char				 recorddir[PATH_MAX] = "";
-	struct run_image		 ri = { .host_cas = 0 };
-	char				*proxy = NULL, seccomp[PATH_MAX];
-	time_t				 start = time(NULL);
-	int64_t				 ph0[PH_N] = { mono_ms() };
-	int64_t				 ph1[PH_N] = { 0 };
-	struct launch_shared		 shared = { .dir = "" };
-	int				 code = EXIT_ENFORCE, mounted = 0;
-	int				 watchfd = -1, recording = 0;
-	char				 capture[PATH_MAX];
-	struct draft_info		 snap;
-	int				 named = o->val[LO_GATE] != NULL &&
-					    o->val[LO_GATE][0] != '\0';
+	char				 planfile[PATH_MAX];
+	char				 image[LAUNCH_TAG_MAX];
+	char				 hostca[PATH_MAX], recorddir[PATH_MAX];
+	char				 seccomp[PATH_MAX], capture[PATH_MAX];
+	char				*plan, *proxy;
+	time_t				 start;
+	int64_t				 ph0[PH_N], ph1[PH_N];
+	const char			*runtime;	/* podman's --runtime */
+	int				 named, mounted, watchfd, recording;
+	int				 have_session;
+	char				 err[PATH_MAX + 256];
+};
 
-	memset(&snap, 0, sizeof(snap));
-	if (launch_seccomp_profile(seccomp, sizeof(seccomp), err,
-	    sizeof(err)) == -1) {
-		fprintf(stderr, "aisb: %s\n", err);
+/*
+ * The host: its seccomp profile, podman, its facts and the sandbox
+ * user's ids; then the session folder and what goes in it before the
+ * gate (the launcher's pid, a snapshot's stage, the record folder, an
+ * agent's merged policy).  0; -1 with r->err; or an exit code > 0 after
+ * a line on stderr.
+ */
+static int
+run_host(struct run *r)
+{
+	const struct launch_opts	*o = r->o;
+	char				 who[48], path[PATH_MAX];
+	int				 n, sc;
+
+	if (launch_seccomp_profile(r->seccomp, sizeof(r->seccomp), r->err,
+	    sizeof(r->err)) == -1) {
+		fprintf(stderr, "aisb: %s\n", r->err);
 		return EXIT_ENFORCE;
 	}
-	if (launch_find_program("podman", podman, sizeof(podman)) == -1) {
+	if (launch_find_program("podman", r->podman, sizeof(r->podman)) ==
+	    -1) {
 		fprintf(stderr, "aisb: podman not found; install it "
 		    "(apt-get install podman) or see aisb doctor\n");
 		return EXIT_ENFORCE;
 	}
-	memset(&facts, 0, sizeof(facts));
-	if (launch_host_check(&facts, 0) == -1) {
+	if (launch_host_check(&r->facts, 0) == -1) {
 		fprintf(stderr, "aisb: this host cannot run sandboxes; "
 		    "run aisb doctor for what to fix\n");
 		return EXIT_ENFORCE;
 	}
-	if (launch_ids_resolve(&ids, facts.rootless, o->val[LO_WORKSPACE], 1,
-	    err, sizeof(err)) == -1) {
-		fprintf(stderr, "aisb: %s\n", err);
+	if (launch_ids_resolve(&r->ids, r->facts.rootless,
+	    o->val[LO_WORKSPACE], 1, r->err, sizeof(r->err)) == -1) {
+		fprintf(stderr, "aisb: %s\n", r->err);
 		return EXIT_ENFORCE;
 	}
-	if (launch_limits_unheld(o, &facts, unheld, sizeof(unheld)))
+	if (launch_limits_unheld(o, &r->facts, r->unheld, sizeof(r->unheld)))
 		fprintf(stderr, "aisb: rootless podman on cgroups v1 cannot "
 		    "apply these limits, and this session runs without them:"
 		    "%s (the nofile and nproc ulimits still hold; see aisb "
-		    "doctor)\n", unheld);
-	if (launch_session_new(&s, environ, err, sizeof(err)) == -1) {
-		fprintf(stderr, "aisb: %s\n", err);
+		    "doctor)\n", r->unheld);
+	if (launch_session_new(&r->s, environ, r->err, sizeof(r->err)) == -1) {
+		fprintf(stderr, "aisb: %s\n", r->err);
 		return EXIT_ENFORCE;
 	}
-	if (launch_session_path(&s, "audit.jsonl", audit, sizeof(audit)) == -1 ||
-	    launch_session_path(&s, "gate.log", glog, sizeof(glog)) == -1) {
-		snprintf(err, sizeof(err), "session folder path too long");
-		goto fail;
+	r->have_session = 1;
+	if (launch_session_path(&r->s, "audit.jsonl", r->audit,
+	    sizeof(r->audit)) == -1 || launch_session_path(&r->s, "gate.log",
+	    r->glog, sizeof(r->glog)) == -1 || launch_session_path(&r->s,
+	    "workspace", r->wsmount, sizeof(r->wsmount)) == -1) {
+		snprintf(r->err, sizeof(r->err), "session folder path too "
+		    "long");
+		return -1;
 	}
-	if (launch_session_path(&s, "workspace", wsmount, sizeof(wsmount)) ==
-	    -1) {
-		snprintf(err, sizeof(err), "session folder path too long");
-		goto fail;
-	}
-	{
-		char	 who[48], path[PATH_MAX];
-		int	 n = snprintf(who, sizeof(who), "%ld %llu\n",
-			    (long)getpid(), launch_proc_start(getpid()));
-
-		/* aisb clean leaves what a live launcher holds alone */
-		if (launch_session_write(&s, "launcher", who, (size_t)n, path,
-		    sizeof(path), err, sizeof(err)) == -1)
-			goto fail;
-	}
+	/* aisb clean leaves what a live launcher holds alone */
+	n = snprintf(who, sizeof(who), "%ld %llu\n", (long)getpid(),
+	    launch_proc_start(getpid()));
+	if (launch_session_write(&r->s, "launcher", who, (size_t)n, path,
+	    sizeof(path), r->err, sizeof(r->err)) == -1)
+		return -1;
 	/*
 	 * --snapshot: the command gets a copy of the workspace, mounted
 	 * where the workspace would be (snapshot.h); a bound exceeded is
 	 * 78 with the number.
 	 */
-	if (o->snapshot) {
-		int	 sc;
-
-		if ((sc = launch_snap_stage(&snap, &s, o, &ids, err,
-		    sizeof(err))) != 0) {
-			fprintf(stderr, "aisb: snapshot: %s\n", err);
-			code = sc;
-			goto out;
-		}
+	if (o->snapshot && (sc = launch_snap_stage(&r->snap, &r->s, o, &r->ids,
+	    r->err, sizeof(r->err))) != 0) {
+		fprintf(stderr, "aisb: snapshot: %s\n", r->err);
+		return sc;
 	}
 	/*
 	 * --record: the folder before the gate, which creates the capture
 	 * in it (direct mode: the enforcer's recorder does, docs/record.md).
 	 */
 	if (o->record) {
-		if (launch_record_prepare(s.dir, capture, sizeof(capture), err,
-		    sizeof(err)) == -1)
-			goto fail;
-		recording = 1;
+		if (launch_record_prepare(r->s.dir, r->capture,
+		    sizeof(r->capture), r->err, sizeof(r->err)) == -1)
+			return -1;
+		r->recording = 1;
 	}
 	/* an agent's hosts: the gate enforces the merged policy */
-	if (ra->yaml != NULL) {
-		if (launch_session_write(&s, "policy.yaml", ra->yaml,
-		    strlen(ra->yaml), mpolicy, sizeof(mpolicy), err,
-		    sizeof(err)) == -1)
-			goto fail;
-		gpolicy = mpolicy;
+	if (r->ra->yaml != NULL) {
+		if (launch_session_write(&r->s, "policy.yaml", r->ra->yaml,
+		    strlen(r->ra->yaml), r->mpolicy, sizeof(r->mpolicy), r->err,
+		    sizeof(r->err)) == -1)
+			return -1;
+		r->gpolicy = r->mpolicy;
 	}
-	ph1[PH_HOST] = ph0[PH_GATE] = mono_ms();
+	return 0;
+}
 
-	if (o->net == LAUNCH_NET_GATE && named) {
-		if (launch_gate_attach(o->val[LO_GATE], &s, &shared, err,
-		    sizeof(err)) == -1)
-			goto fail;
-		gate.pid = shared.gate_pid;
-		gate.port = shared.port;
-		gate.shared = 1;
-		gate.start = shared.gate_start;
-		ph1[PH_GATE] = mono_ms();
-	} else if (o->net == LAUNCH_NET_GATE) {
-		/*
-		 * The credential is in place before the gate starts.  The
-		 * gate starts now and comes up while the image is looked
-		 * up; its port, which the plan and the env file need, is
-		 * read after that (launch_gate_ready), and podman runs
-		 * only once it has been: a gate that does not come up
-		 * ends the session before any container.
-		 */
-		static const char *const learn[] = { "--learn", NULL };
+/*
+ * The gate: a named one attached, or the session's own started.  The
+ * credential is in place before the gate starts.  The gate comes up
+ * while the image is looked up; its port, which the plan and the env
+ * file need, is read after that (run_files), and podman runs only once
+ * it has been: a gate that does not come up ends the session before any
+ * container.  0 or -1 with r->err.
+ */
+static int
+run_gate(struct run *r)
+{
+	static const char *const learn[] = { "--learn", NULL };
+	const struct launch_opts	*o = r->o;
+	char				 pid[16], pidfile[PATH_MAX];
+	int				 n;
 
-		if (launch_token_file(&s, token, sizeof(token), err,
-		    sizeof(err)) == -1 ||
-		    launch_gate_spawn_args(&gate, gpolicy, token, audit,
-		    glog, NULL, recording ? capture : NULL, o->record_max,
-		    o->learn ? learn : NULL, err, sizeof(err)) == -1)
-			goto fail;
-		{
-			char pid[16], pidfile[PATH_MAX];
-			int n = snprintf(pid, sizeof(pid), "%d\n", (int)gate.pid);
-
-			/* for aisb clean, should this launcher be killed */
-			if (launch_session_write(&s, "gate.pid", pid, (size_t)n,
-			    pidfile, sizeof(pidfile), err, sizeof(err)) == -1)
-				goto fail;
-		}
+	if (o->net == LAUNCH_NET_GATE && r->named) {
+		if (launch_gate_attach(o->val[LO_GATE], &r->s, &r->shared,
+		    r->err, sizeof(r->err)) == -1)
+			return -1;
+		r->gate.pid = r->shared.gate_pid;
+		r->gate.port = r->shared.port;
+		r->gate.shared = 1;
+		r->gate.start = r->shared.gate_start;
+		r->ph1[PH_GATE] = mono_ms();
+		return 0;
 	}
-	ph0[PH_IMAGE] = mono_ms();
+	if (o->net != LAUNCH_NET_GATE)
+		return 0;
+	if (launch_token_file(&r->s, r->token, sizeof(r->token), r->err,
+	    sizeof(r->err)) == -1 ||
+	    launch_gate_spawn_args(&r->gate, r->gpolicy, r->token, r->audit,
+	    r->glog, NULL, r->recording ? r->capture : NULL, o->record_max,
+	    o->learn ? learn : NULL, r->err, sizeof(r->err)) == -1)
+		return -1;
+	/* for aisb clean, should this launcher be killed */
+	n = snprintf(pid, sizeof(pid), "%d\n", (int)r->gate.pid);
+	return launch_session_write(&r->s, "gate.pid", pid, (size_t)n,
+	    pidfile, sizeof(pidfile), r->err, sizeof(r->err));
+}
 
-	/*
-	 * A runtime the user chose wins over the one doctor found; with
-	 * neither, podman's own default.
-	 */
-	if (launch_session_spec(o, ra->a, 1, o->src[LO_RUNTIME] !=
-	    LAUNCH_SRC_DEFAULT ? o->val[LO_RUNTIME] : facts.runtime[0] ?
-	    facts.runtime : NULL, &st, &spec, err, sizeof(err)) == -1)
-		goto fail;
+/*
+ * The image (built when missing) and the home volume.  A runtime the
+ * user chose wins over the one doctor found; with neither, podman's
+ * own default.  0 or -1 with r->err.
+ */
+static int
+run_image(struct run *r)
+{
+	const struct launch_opts	*o = r->o;
+	struct launch_image_spec	 spec;
+
+	if (launch_session_spec(o, r->ra->a, 1, o->src[LO_RUNTIME] !=
+	    LAUNCH_SRC_DEFAULT ? o->val[LO_RUNTIME] : r->facts.runtime[0] ?
+	    r->facts.runtime : NULL, &r->st, &spec, r->err,
+	    sizeof(r->err)) == -1)
+		return -1;
 	if (spec.enforcer_path == NULL) {
-		snprintf(err, sizeof(err), "aisb-enforce not found next to "
-		    "aisb; build it (make) or install it (make install)");
-		goto fail;
+		snprintf(r->err, sizeof(r->err), "aisb-enforce not found next "
+		    "to aisb; build it (make) or install it (make install)");
+		return -1;
 	}
-	spec.base_used = ri.base;
-	spec.base_usedlen = sizeof(ri.base);
-	if (launch_image_ensure(&spec, image, sizeof(image), err,
-	    sizeof(err)) == -1 ||
-	    ensure_home_volume(podman, o->val[LO_HOME_VOLUME],
-	    o->val[LO_WORKSPACE], err, sizeof(err)) == -1)
-		goto fail;
-	ph1[PH_IMAGE] = mono_ms();
-	snprintf(ri.tag, sizeof(ri.tag), "%s", image);
-	launch_image_mark_used(image);	/* for aisb image ls and clean */
+	spec.base_used = r->ri.base;
+	spec.base_usedlen = sizeof(r->ri.base);
+	if (launch_image_ensure(&spec, r->image, sizeof(r->image), r->err,
+	    sizeof(r->err)) == -1 ||
+	    ensure_home_volume(r->podman, o->val[LO_HOME_VOLUME],
+	    o->val[LO_WORKSPACE], r->err, sizeof(r->err)) == -1)
+		return -1;
+	r->runtime = spec.runtime;
+	snprintf(r->ri.tag, sizeof(r->ri.tag), "%s", r->image);
+	launch_image_mark_used(r->image);	/* for aisb image ls and clean */
+	return 0;
+}
+
+/*
+ * The gate ready, then the session's files: the env file (with the
+ * proxy's credential), the enforcer's plan, the host's CAs, the idmapped
+ * workspace, the direct mode's record folder.  0 or -1 with r->err.
+ */
+static int
+run_files(struct run *r)
+{
+	const struct launch_opts	*o = r->o;
+	const char			*loopback = r->facts.host_loopback[0] ?
+					    r->facts.host_loopback :
+					    LAUNCH_SLIRP_HOST;
 
 	if (o->net == LAUNCH_NET_GATE) {
-		if (!named) {
-			if (launch_gate_ready(&gate, err, sizeof(err)) == -1)
-				goto fail;
-			ph1[PH_GATE] = mono_ms();
+		if (!r->named) {
+			if (launch_gate_ready(&r->gate, r->err,
+			    sizeof(r->err)) == -1)
+				return -1;
+			r->ph1[PH_GATE] = mono_ms();
 		}
-		if (asprintf(&proxy, "http://session-%s:%s@%s:%u", s.id,
-		    s.secret, facts.host_loopback[0] ? facts.host_loopback :
-		    LAUNCH_SLIRP_HOST, gate.port) == -1) {
-			proxy = NULL;
-			snprintf(err, sizeof(err), "out of memory");
-			goto fail;
+		if (asprintf(&r->proxy, "http://session-%s:%s@%s:%u", r->s.id,
+		    r->s.secret, loopback, r->gate.port) == -1) {
+			r->proxy = NULL;
+			snprintf(r->err, sizeof(r->err), "out of memory");
+			return -1;
 		}
 	}
-	ph0[PH_RUN] = mono_ms();
-	if (launch_env_file(&s, o, environ, proxy, envfile, sizeof(envfile),
-	    err, sizeof(err)) == -1)
-		goto fail;
-	if (proxy != NULL)
-		explicit_bzero(proxy, strlen(proxy));
-
-	if (launch_plan_text(o, p, facts.host_loopback[0] ?
-	    facts.host_loopback : LAUNCH_SLIRP_HOST, gate.port,
-	    launch_network_dns(facts.network[0] ? facts.network :
-	    LAUNCH_SLIRP_NETWORK), &plan, err, sizeof(err)) == -1 ||
-	    launch_session_write(&s, "plan", plan, strlen(plan), planfile,
-	    sizeof(planfile), err, sizeof(err)) == -1)
-		goto fail;
-	if (o->host_ca && launch_host_ca_file(&s, hostca, sizeof(hostca),
-	    &ri.host_cas, err, sizeof(err)) == -1) {
-		snprintf(err + strlen(err), sizeof(err) - strlen(err),
-		    " (--no-host-ca runs without the host's CAs)");
-		goto fail;
+	r->ph0[PH_RUN] = mono_ms();
+	if (launch_env_file(&r->s, o, environ, r->proxy, r->envfile,
+	    sizeof(r->envfile), r->err, sizeof(r->err)) == -1)
+		return -1;
+	if (r->proxy != NULL)
+		explicit_bzero(r->proxy, strlen(r->proxy));
+	if (launch_plan_text(o, r->p, loopback, r->gate.port,
+	    launch_network_dns(r->facts.network[0] ? r->facts.network :
+	    LAUNCH_SLIRP_NETWORK), &r->plan, r->err, sizeof(r->err)) == -1 ||
+	    launch_session_write(&r->s, "plan", r->plan, strlen(r->plan),
+	    r->planfile, sizeof(r->planfile), r->err, sizeof(r->err)) == -1)
+		return -1;
+	if (o->host_ca && launch_host_ca_file(&r->s, r->hostca,
+	    sizeof(r->hostca), &r->ri.host_cas, r->err,
+	    sizeof(r->err)) == -1) {
+		snprintf(r->err + strlen(r->err), sizeof(r->err) -
+		    strlen(r->err), " (--no-host-ca runs without the host's "
+		    "CAs)");
+		return -1;
 	}
 	/* rootful: the owner's files, seen as the sandbox user's (ids.h) */
-	if (launch_ids_prepare(&ids, o->snapshot ? snap.stage :
-	    o->val[LO_WORKSPACE], wsmount, envfile, planfile, &mounted, err,
-	    sizeof(err)) == -1)
-		goto fail;
-	if (o->record && o->net == LAUNCH_NET_DIRECT && record_dir(&s, &ids,
-	    recorddir, sizeof(recorddir), err, sizeof(err)) == -1)
-		goto fail;
+	if (launch_ids_prepare(&r->ids, o->snapshot ? r->snap.stage :
+	    o->val[LO_WORKSPACE], r->wsmount, r->envfile, r->planfile,
+	    &r->mounted, r->err, sizeof(r->err)) == -1)
+		return -1;
+	if (o->record && o->net == LAUNCH_NET_DIRECT && record_dir(&r->s,
+	    &r->ids, r->recorddir, sizeof(r->recorddir), r->err,
+	    sizeof(r->err)) == -1)
+		return -1;
+	return 0;
+}
 
-	memset(&r, 0, sizeof(r));
-	r.opts = o;
-	r.podman = podman;
-	r.runtime = spec.runtime;
-	r.network = facts.network[0] ? facts.network : LAUNCH_SLIRP_NETWORK;
-	r.nofile = facts.nofile;
-	r.nproc = facts.nproc;
-	r.session_id = s.id;
-	r.image = image;
-	r.envfile = envfile;
-	r.planfile = planfile;
-	r.ids = &ids;
-	r.workspace_src = mounted ? wsmount : o->snapshot ? snap.stage : NULL;
-	r.no_limits = unheld[0] != '\0';
-	r.seccomp = seccomp;
-	r.hostca = hostca[0] != '\0' ? hostca : NULL;
-	r.recorddir = recorddir[0] != '\0' ? recorddir : NULL;
-	r.interactive = 1;	/* stdin reaches the command, piped or not */
-	r.tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
-	if (launch_podman_argv(&r, &argv) == -1) {
-		snprintf(err, sizeof(err), "out of memory");
-		goto fail;
+/*
+ * podman run, watched: should aisb die, its watcher stops the session
+ * (watch.c).  The container's exit code; -1 with r->err when it could
+ * not start.
+ */
+static int
+run_container(struct run *r)
+{
+	static const char *const	 left[] = { "token", "env", "gate.pid" };
+	const struct launch_opts	*o = r->o;
+	struct launch_run_src		 src;
+	struct launch_run		 run;
+	struct launch_watch_spec	 w;
+	char				 name[LAUNCH_ID_HEX + 8];
+	char				 f[3][PATH_MAX];
+	size_t				 k, nf = 0;
+
+	memset(&src, 0, sizeof(src));
+	src.facts = &r->facts;
+	src.ids = &r->ids;
+	src.podman = r->podman;
+	src.runtime = r->runtime;
+	src.seccomp = r->seccomp;
+	src.session_id = r->s.id;
+	src.image = r->image;
+	src.envfile = r->envfile;
+	src.planfile = r->planfile;
+	src.hostca = r->hostca[0] != '\0' ? r->hostca : NULL;
+	src.recorddir = r->recorddir[0] != '\0' ? r->recorddir : NULL;
+	src.clone = r->mounted ? r->wsmount : NULL;
+	src.stage = o->snapshot ? r->snap.stage : NULL;
+	src.attached = 1;
+	launch_run_build(&run, o, &src);
+	if (launch_podman_argv(&run, &r->argv) == -1) {
+		snprintf(r->err, sizeof(r->err), "out of memory");
+		return -1;
 	}
-	{
-		struct launch_watch_spec	 w;
-		char				 name[LAUNCH_ID_HEX + 8];
-		static const char *const	 left[] = { "token", "env",
-		    "gate.pid" };
-		char				 f[3][PATH_MAX];
-		size_t				 k, nf = 0;
-
-		snprintf(name, sizeof(name), "aisb-%s", s.id);
-		/* should aisb die, its watcher stops the session (watch.c) */
-		memset(&w, 0, sizeof(w));
-		w.podman = podman;
-		w.container = name;
-		if (!gate.shared && gate.pid > 0) {
-			w.gate_pid = gate.pid;
-			w.gate_start = launch_proc_start(gate.pid);
+	snprintf(name, sizeof(name), "aisb-%s", r->s.id);
+	memset(&w, 0, sizeof(w));
+	w.podman = r->podman;
+	w.container = name;
+	if (!r->gate.shared && r->gate.pid > 0) {
+		w.gate_pid = r->gate.pid;
+		w.gate_start = launch_proc_start(r->gate.pid);
+	}
+	for (k = 0; k < 3; k++)
+		if (launch_session_path(&r->s, left[k], f[nf],
+		    sizeof(f[nf])) == 0) {
+			w.unlink[nf] = f[nf];
+			nf++;
 		}
-		for (k = 0; k < 3; k++)
-			if (launch_session_path(&s, left[k], f[nf],
-			    sizeof(f[nf])) == 0) {
-				w.unlink[nf] = f[nf];
-				nf++;
-			}
-		w.umount = mounted ? wsmount : NULL;
-		if (launch_watch_start(&w, &watchfd, err, sizeof(err)) == -1)
-			goto fail;
-		/* said even with --quiet: the policy does not hold */
-		if (o->learn)
-			fprintf(stderr, "aisb: LEARNING MODE: NOTHING IS BLOCKED "
-			    "BY THE POLICY in session %s: every name and port "
-			    "is allowed (the denied address ranges still are "
-			    "not) and recorded for aisb policy suggest %s\n",
-			    s.id, s.id);
-		code = supervise(argv.s, &gate, podman, name, o->timeout);
-		ph1[PH_RUN] = mono_ms();
-	}
-	goto out;
-fail:
-	fprintf(stderr, "aisb: %s\n", err);
-	code = EXIT_ENFORCE;
-out:
-	ph0[PH_END] = mono_ms();
-	launch_gate_stop(&gate);
-	if (mounted)
-		launch_ids_umount(wsmount);
-	if (named)
-		launch_gate_detach(&shared, &s);
+	w.umount = r->mounted ? r->wsmount : NULL;
+	if (launch_watch_start(&w, &r->watchfd, r->err, sizeof(r->err)) == -1)
+		return -1;
+	/* said even with --quiet: the policy does not hold */
+	if (o->learn)
+		fprintf(stderr, "aisb: LEARNING MODE: NOTHING IS BLOCKED BY THE "
+		    "POLICY in session %s: every name and port is allowed (the "
+		    "denied address ranges still are not) and recorded for "
+		    "aisb policy suggest %s\n", r->s.id, r->s.id);
+	return supervise(r->argv.s, &r->gate, r->podman, name, o->timeout);
+}
+
+/*
+ * The teardown, whatever happened: the gate, the mount, the secrets at
+ * rest, the watcher; a snapshot's draft; the record and what the
+ * session's end says.  Returns the session's exit code.
+ */
+static int
+run_end(struct run *r, int code)
+{
+	const struct launch_opts	*o = r->o;
+	char				 path[PATH_MAX];
+	static const char *const	 secrets[] = { "token", "env",
+	    "gate.pid" };
+	size_t				 k;
+
+	r->ph0[PH_END] = mono_ms();
+	launch_gate_stop(&r->gate);
+	if (r->mounted)
+		launch_ids_umount(r->wsmount);
+	if (r->named)
+		launch_gate_detach(&r->shared, &r->s);
 	/* the credential and the values are useless now: none stay at rest */
-	if (launch_session_path(&s, "token", token, sizeof(token)) == 0)
-		(void)unlink(token);
-	if (launch_session_path(&s, "env", envfile, sizeof(envfile)) == 0)
-		(void)unlink(envfile);
-	if (launch_session_path(&s, "gate.pid", token, sizeof(token)) == 0)
-		(void)unlink(token);
-	launch_watch_dismiss(&watchfd);
+	for (k = 0; k < 3; k++)
+		if (launch_session_path(&r->s, secrets[k], path,
+		    sizeof(path)) == 0)
+			(void)unlink(path);
+	launch_watch_dismiss(&r->watchfd);
 	/* the container is gone: the change set, the question, the apply */
 	if (o->snapshot)
-		code = launch_snap_end(&snap, &s, o, code);
-	ph1[PH_END] = mono_ms();
-	write_record(&s, o, p, &ids, unheld, start, code, ph0, ph1, &argv, &ri,
-	    ra, o->snapshot ? &snap : NULL);
+		code = launch_snap_end(&r->snap, &r->s, o, code);
+	r->ph1[PH_END] = mono_ms();
+	write_record(&r->s, o, r->p, &r->ids, r->unheld, r->start, code,
+	    r->ph0, r->ph1, &r->argv, &r->ri, r->ra, o->snapshot ? &r->snap :
+	    NULL);
 	/* after the gate stopped and the record was written: it covers both */
-	if (recording)
-		say_recording(&s, o);
+	if (r->recording)
+		say_recording(&r->s, o);
 	if (!o->quiet)
-		denial_summary(&s);
-	if (o->learn && gate.port != 0)
-		launch_learn_summary(audit, s.id, stderr);
+		denial_summary(&r->s);
+	if (o->learn && r->gate.port != 0)
+		launch_learn_summary(r->audit, r->s.id, stderr);
 	if (o->keep || code != 0)
-		fprintf(stderr, "aisb: session %s: %s\n", s.id, s.dir);
-	launch_strv_free(&argv);
-	free(plan);
-	free(proxy);
-	launch_spec_store_free(&st);
-	launch_session_wipe(&s);
+		fprintf(stderr, "aisb: session %s: %s\n", r->s.id, r->s.dir);
 	return code;
 }
 
 int
-launch_cmd_run(int argc, char **argv)
+launch_session_run(const struct launch_opts *o, struct policy *p,
+    const struct launch_run_agent *ra)
 {
-	struct launch_opts	 o;
-	struct launch_strv	 v;
-	struct launch_run	 r;
-	struct launch_image_spec spec;
-	struct launch_ids	 ids;
-	struct policy		*p = NULL;
-	struct run_agent	 ra;
-	char			 err[8192], *plan = NULL;
-	char			 seccomp[PATH_MAX];
-	int			 rc = 0, preview, named;
+	struct run	*r;
+	int		 code, rc;
 
-	if (launch_opts_resolve(&o, argc, argv, environ, err,
-	    sizeof(err)) == -1) {
-		fprintf(stderr, "aisb: %s\n", err);
-		launch_opts_free(&o);
-		return EXIT_CONFIG;
+	if ((r = calloc(1, sizeof(*r))) == NULL) {
+		fprintf(stderr, "aisb: out of memory\n");
+		return EXIT_ENFORCE;
 	}
-	if (o.help) {
-		launch_opts_free(&o);
-		return launch_cli_usage(NULL, stdout);
+	r->o = o;
+	r->p = p;
+	r->ra = ra;
+	r->gate.pid = -1;
+	r->shared.dir[0] = '\0';
+	r->watchfd = -1;
+	r->gpolicy = o->val[LO_POLICY];
+	r->start = time(NULL);
+	r->ph0[PH_HOST] = mono_ms();
+	r->named = o->val[LO_GATE] != NULL && o->val[LO_GATE][0] != '\0';
+	if ((rc = run_host(r)) > 0 && !r->have_session) {
+		free(r);		/* nothing made yet: nothing to undo */
+		return rc;
 	}
-	preview = o.print_config || o.print_policy || o.print_plan ||
-	    o.print_containerfile || o.dry_run;
-	if ((!preview || o.dry_run) &&
-	    launch_workspace_check(&o, err, sizeof(err)) == -1) {
-		fprintf(stderr, "aisb: %s\n", err);
-		launch_opts_free(&o);
-		return EXIT_CONFIG;
+	if (rc > 0) {
+		code = rc;
+		goto out;
 	}
-	named = o.val[LO_GATE] != NULL && o.val[LO_GATE][0] != '\0';
-	if (o.learn && (o.net != LAUNCH_NET_GATE || named)) {
-		/* never silently run without what was asked for */
-		fprintf(stderr, "aisb: --learn needs a gate of the session's "
-		    "own: %s; nothing was started\n", o.net !=
-		    LAUNCH_NET_GATE ? "--net none and --net direct have no "
-		    "gate to learn through (use --net gate)" : "a shared "
-		    "gate (--gate) enforces its policy for every session, and "
-		    "learning would open it for all of them (drop --gate)");
-		launch_opts_free(&o);
-		return EXIT_CONFIG;
-	}
-	if (named && use_named_gate(&o) == -1) {
-		launch_opts_free(&o);
-		return EXIT_CONFIG;
-	}
-	if (o.print_config)
-		launch_opts_print(&o, stdout);
-	if (pick_agent(&o, &ra) == -1) {
-		launch_opts_free(&o);
-		return EXIT_CONFIG;
-	}
-	if ((p = load_policy(&o)) == NULL) {
-		run_agent_free(&ra);
-		launch_opts_free(&o);
-		return EXIT_CONFIG;
-	}
-	/* a dry run is the session's preview: it says the same */
-	if ((!preview || o.dry_run) && !o.quiet)
-		say_default_policy(&o, p);
-	if (ra.a != NULL && apply_agent(&o, &ra, named && o.net ==
-	    LAUNCH_NET_GATE, !preview || o.dry_run, &p) == -1) {
-		policy_free(p);
-		run_agent_free(&ra);
-		launch_opts_free(&o);
-		return EXIT_CONFIG;
-	}
-	/* --allow-from-lockfile (lockfile.h): on top of the agent's merge */
-	if (o.allow_from_lockfile && launch_lockfile_apply(o.val[LO_WORKSPACE],
-	    named && o.net == LAUNCH_NET_GATE ? o.val[LO_GATE] : NULL, &p,
-	    &ra.yaml, o.print_policy ? stdout : NULL) == -1) {
-		policy_free(p);
-		run_agent_free(&ra);
-		launch_opts_free(&o);
-		return EXIT_CONFIG;
-	}
-	if (o.print_policy) {
-		char *d = policy_dump(p, NULL);
-		size_t i;
-
-		/* the canonical form cites nothing: say what the agent added */
-		for (i = 0; ra.a != NULL && ra.yaml != NULL &&
-		    i < ra.a->nhosts; i++)
-			printf("# agent %s: %s:%u (%s)\n", ra.a->name,
-			    ra.a->hosts[i].host, ra.a->hosts[i].port,
-			    launch_agent_where(ra.set, &ra.a->hosts[i].pos, err,
-			    sizeof(err)));
-		if (d != NULL)
-			fputs(d, stdout);
-		free(d);
-	}
-	if (o.print_plan || o.dry_run) {
-		/* the gate's port is known only once it runs */
-		if (launch_plan_text(&o, p, LAUNCH_SLIRP_HOST, 0, LAUNCH_SLIRP_DNS, &plan,
-		    err, sizeof(err)) == -1) {
-			fprintf(stderr, "aisb: %s\n", err);
-			rc = EXIT_CONFIG;
-		} else {
-			printf("# plan (the gate's port is chosen when it "
-			    "starts)\n%s", plan);
-		}
-		free(plan);
-	}
-	if (o.print_containerfile) {
-		struct launch_spec_store	st;
-
-		if (launch_session_spec(&o, ra.a, 0, o.val[LO_RUNTIME], &st,
-		    &spec, err, sizeof(err)) == -1) {
-			fprintf(stderr, "aisb: %s\n", err);
-			rc = EXIT_CONFIG;
-		} else if (launch_image_print_containerfile(&spec,
-		    stdout) == -1)
-			rc = EXIT_CONFIG;
-		launch_spec_store_free(&st);
-	}
-	if (o.dry_run) {
-		memset(&r, 0, sizeof(r));
-		r.opts = &o;
-		r.podman = "podman";
-		r.runtime = o.val[LO_RUNTIME];
-		r.network = LAUNCH_SLIRP_NETWORK;
-		r.session_id = "<session>";
-		r.image = "<image>";
-		r.envfile = "<session>/env";
-		r.planfile = "<session>/plan";
-		r.recorddir = "<session>/" LAUNCH_RECORDING_DIR;
-		/* the host's CAs as a session would gather them (hostca.h) */
-		if (o.host_ca) {
-			const char	*cadir = getenv(LAUNCH_HOST_CA_DIR_ENV);
-			char		*pem = NULL, warn[PATH_MAX + 64];
-			size_t		 len, ncerts = 0;
-
-			if (cadir == NULL || cadir[0] != '/')
-				cadir = LAUNCH_HOST_CA_DIR;
-			if (launch_host_ca_gather(cadir, &pem, &len, &ncerts,
-			    warn, sizeof(warn), err, sizeof(err)) == 0 &&
-			    ncerts > 0)
-				r.hostca = "<session>/host-ca.pem";
-			free(pem);
-		}
-		/* the mapping a session would use; nothing is created */
-		if (launch_ids_resolve(&ids, geteuid() != 0,
-		    o.val[LO_WORKSPACE], 0, err, sizeof(err)) == 0) {
-			r.ids = &ids;
-			if (ids.mode == LAUNCH_IDS_MAPPED)
-				r.workspace_src = "<session>/workspace";
-			else if (o.snapshot)
-				r.workspace_src = "<session>/stage";
-		} else
-			printf("# user namespace: %s\n", err);
-		if (launch_seccomp_profile(seccomp, sizeof(seccomp), err,
-		    sizeof(err)) == -1) {
-			fprintf(stderr, "aisb: %s\n", err);
-			rc = EXIT_ENFORCE;
-		} else
-			r.seccomp = seccomp;
-		if (r.seccomp != NULL && launch_podman_argv(&r, &v) == 0) {
-			size_t i;
-
-			printf("# env file (mode 0600)\n");
-			if (o.net == LAUNCH_NET_GATE)
-				printf("HTTP_PROXY, HTTPS_PROXY, ALL_PROXY (and "
-				    "lower case)=http://<session credential>@"
-				    LAUNCH_SLIRP_HOST ":<gate port>\n"
-				    "NO_PROXY, no_proxy=localhost,127.0.0.1,::1\n");
-			for (i = 0; i < o.nenv; i++) {
-				/* a recipe's setenv holds no secret: shown */
-				if (o.env[i].src == LAUNCH_SRC_DEFAULT &&
-				    strncmp(o.env[i].where, "agent ", 6) == 0) {
-					printf("%s (setenv of %s)\n",
-					    o.env[i].text, o.env[i].where);
-					continue;
-				}
-				printf("%s\n", launch_env_redacted(o.env[i].text,
-				    err, sizeof(err)));
-			}
-			if (o.learn)
-				printf("# learn: the gate runs with --learn: "
-				    "NOTHING IS BLOCKED BY THE POLICY (the "
-				    "denied address ranges still are)\n");
-			if (o.record)
-				printf("# record: <session>/%s/%s, at most "
-				    "%llu bytes, and a manifest at the end "
-				    "(docs/record.md)\n", LAUNCH_RECORDING_DIR,
-				    LAUNCH_RECORDING_CAPTURE,
-				    (unsigned long long)o.record_max);
-			printf("# podman\n");
-			print_argv(stdout, v.s);
-			launch_strv_free(&v);
-		}
-	}
-	if (!preview && o.record && named && o.net == LAUNCH_NET_GATE) {
-		/* never silently run without what was asked for */
-		fprintf(stderr, "aisb: --record (%s: %s) with --gate %s: a "
-		    "shared gate's traffic is not one session's, and it does "
-		    "not record; drop --gate to record with a gate of the "
-		    "session's own; nothing was started\n",
-		    launch_src_str(o.src[LO_RECORD]), o.where[LO_RECORD],
-		    o.val[LO_GATE]);
-		rc = EXIT_CONFIG;
-	} else if (!preview)
-		rc = run_session(&o, p, &ra);
-	policy_free(p);
-	run_agent_free(&ra);
-	launch_opts_free(&o);
-	return rc;
+	if (rc == -1)
+		goto fail;
+	r->ph1[PH_HOST] = r->ph0[PH_GATE] = mono_ms();
+	if (run_gate(r) == -1)
+		goto fail;
+	r->ph0[PH_IMAGE] = mono_ms();
+	if (run_image(r) == -1)
+		goto fail;
+	r->ph1[PH_IMAGE] = mono_ms();
+	if (run_files(r) == -1 || (code = run_container(r)) == -1)
+		goto fail;
+	r->ph1[PH_RUN] = mono_ms();
+	goto out;
+fail:
+	fprintf(stderr, "aisb: %s\n", r->err);
+	code = EXIT_ENFORCE;
+out:
+	code = run_end(r, code);
+	launch_strv_free(&r->argv);
+	free(r->plan);
+	free(r->proxy);
+	launch_spec_store_free(&r->st);
+	launch_session_wipe(&r->s);
+	free(r);
+	return code;
 }
