@@ -565,3 +565,24 @@ launch_duration_parse(const char *s, long long *secs)
 	return 0;
 }
 
+int
+launch_cmd_version(int argc, char **argv)
+{
+	struct cli_args	 a;
+	int		 rc;
+
+	/* --version takes nothing and refuses nothing */
+	if (argv[0][0] != '-' && (rc = launch_cli_parse("version", argc - 1,
+	    argv + 1, &a)) != 0)
+		return rc == 1 ? 0 : EXIT_CONFIG;
+	printf("aisb %s\n", PACKAGE_VERSION);
+	return 0;
+}
+
+int
+launch_cmd_usage(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return launch_cli_usage(NULL, stdout);
+}

@@ -1,10 +1,12 @@
 /*
- * The command table of aisb: every subcommand, its arguments and its
- * flags, in one place.  Each subcommand's parser is launch_cli_parse()
- * over its entry, and --help, aisb help TOPIC and the completion test
- * print the same entry: a flag cannot be accepted without being listed.
- * The session's own flags (aisb [flags] COMMAND) are the option table of
- * options.c, printed by launch_opts_help().
+ * The help and flag table of aisb (cli.c): every command and subcommand,
+ * its arguments and its flags, in one place; main.c's table dispatches
+ * each first word to its handler.  Each command's parser is
+ * launch_cli_parse() over its entry, and --help, aisb help TOPIC and the
+ * completion test print the same entry: a flag cannot be accepted
+ * without being listed.  The session's own flags (aisb [flags] COMMAND)
+ * are the option table of session/options.c, printed by
+ * launch_opts_help().
  */
 #ifndef AISB_CLI_H
 #define AISB_CLI_H

@@ -1,27 +1,44 @@
 /*
- * aisb, the launcher: subcommand entry points.  Each returns the process
- * exit status.
+ * aisb's commands (cmd/): the front of the launcher.  A command parses
+ * its argv with cli.c's table, calls the engine below it and prints;
+ * main.c's table dispatches to it (and says, beside the table, how to add
+ * one).  The layers, each including only those below it (docs/
+ * launcher.md, "Layout"; tests/cli/layout.sh):
+ *
+ *	main.c -> cmd/ -> session/ -> image/, win32/ -> policytools/,
+ *	draft/ -> host/
+ *
+ * Every handler takes argv from its own name on (aisb run: aisb's whole
+ * argv) and returns the process's exit status.
  */
-#ifndef AISB_LAUNCH_H
-#define AISB_LAUNCH_H
+#ifndef AISB_CMD_H
+#define AISB_CMD_H
+
+#include <stdio.h>
 
 #include "exitcode.h"	/* EXIT_ENFORCE, EXIT_CONFIG */
 
-int	launch_cmd_policy(int argc, char **argv);
+/* aisb [flags] [--] COMMAND, aisb run (run.c) */
 int	launch_cmd_run(int argc, char **argv);
+/* aisb sessions ls|show|verify (sessions.c) */
 int	launch_cmd_sessions(int argc, char **argv);
+/* aisb clean (clean.c) */
 int	launch_cmd_clean(int argc, char **argv);
-/* aisb image build|ls. */
-int	launch_cmd_image(int argc, char **argv);
-/* aisb doctor [--image REF]. */
+/* aisb doctor [--image REF] (doctor.c) */
 int	launch_cmd_doctor(int argc, char **argv);
-/* aisb gate up|down|ls|status */
+/* aisb image build|containerfile|ls (image.c) */
+int	launch_cmd_image(int argc, char **argv);
+/* aisb gate up|down|ls|status (gate.c) */
 int	launch_cmd_gate(int argc, char **argv);
-/* aisb agents [NAME]: the list, or one recipe with where each field is. */
+/* aisb policy check|print|test|derive|suggest (policy.c) */
+int	launch_cmd_policy(int argc, char **argv);
+/* aisb agents [NAME]: the list, or one recipe with where each field is */
 int	launch_cmd_agents(int argc, char **argv);
 /* aisb changes|apply|discard|recover ID, aisb transactions (snapshot.c) */
 int	launch_cmd_snapshot(int argc, char **argv);
-
+/* aisb version, aisb --version; aisb --help (cli.c) */
+int	launch_cmd_version(int argc, char **argv);
+int	launch_cmd_usage(int argc, char **argv);
 
 /*
  * aisb doctor, aisb agents (agents.c): one line per agent; with o

@@ -84,9 +84,8 @@ gate_up(int argc, char **argv)
 		return EXIT_CONFIG;
 	}
 	rargv[rargc++] = (char *)"aisb";
-	rargv[rargc++] = (char *)"gate";
 	for (i = 1; i < ca.npos; i++) {
-		if (rargc == 62) {
+		if (rargc == 63) {
 			fprintf(stderr, "aisb: gate up: too many arguments\n");
 			return EXIT_CONFIG;
 		}

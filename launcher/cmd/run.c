@@ -248,6 +248,13 @@ launch_cmd_run(int argc, char **argv)
 		launch_opts_free(&o);
 		return launch_cli_usage(NULL, stdout);
 	}
+	if (o.ncmd == 0 && !o.print_config && !o.print_policy &&
+	    !o.print_plan && !o.print_containerfile) {
+		fprintf(stderr, "aisb: no command to run: aisb [flags] [--] "
+		    "COMMAND [ARGS...]\n");
+		launch_opts_free(&o);
+		return EXIT_CONFIG;
+	}
 	preview = o.print_config || o.print_policy || o.print_plan ||
 	    o.print_containerfile || o.dry_run;
 	named = o.val[LO_GATE] != NULL && o.val[LO_GATE][0] != '\0';

@@ -215,12 +215,6 @@ static const struct actdesc acts[] = {
 	    "then aisb policy suggest ID" },
 };
 
-static const char *const subcommands[] = {
-	"run", "policy", "gate", "image", "sessions", "clean", "doctor",
-	"version", "help", "agents",
-	"changes", "apply", "discard", "recover", "transactions",
-};
-
 const char *
 launch_opt_name(enum launch_opt_id id)
 {
@@ -1118,17 +1112,6 @@ launch_built_policy(char *buf, size_t len)
 	return access(buf, R_OK) == 0 ? 0 : -1;
 }
 
-static int
-is_subcommand(const char *s)
-{
-	size_t	 i;
-
-	for (i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
-		if (strcmp(s, subcommands[i]) == 0)
-			return 1;
-	return 0;
-}
-
 /*
  * The sandbox may change whatever the workspace's owner may: a folder of
  * the system as the workspace would hand it the system (as root, through
@@ -1197,9 +1180,8 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 
 	memset(o, 0, sizeof(*o));
 	memset(&flags, 0, sizeof(flags));
-	o->subcommand = "run";
-	if (argc > 1 && is_subcommand(argv[1])) {
-		o->subcommand = argv[1];
+	/* aisb run FLAGS COMMAND: main.c hands run its name */
+	if (argc > 1 && strcmp(argv[1], "run") == 0) {
 		argc--;
 		argv++;
 	}
@@ -1320,13 +1302,6 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 			    "only when set", o->env[i].where, e, e, e);
 			return -1;
 		}
-	}
-	if (strcmp(o->subcommand, "run") == 0 && o->ncmd == 0 &&
-	    !o->print_config && !o->print_policy && !o->print_plan &&
-	    !o->print_containerfile) {
-		snprintf(err, errlen, "no command to run: aisb [flags] [--] "
-		    "COMMAND [ARGS...]");
-		return -1;
 	}
 	return 0;
 fail:

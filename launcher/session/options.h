@@ -113,7 +113,6 @@ struct launch_opts {
 	int		 apply;			/* LAUNCH_APPLY_* */
 
 	/* what to do */
-	const char	*subcommand;		/* "run" unless argv[1] named another */
 	int		 dry_run, print_config, print_policy, print_plan;
 	int		 print_containerfile, help;
 	int		 learn;			/* --learn: a flag only (run.c) */
@@ -130,9 +129,10 @@ struct launch_opts {
 
 /*
  * Resolves every option from the four layers.  argv/envp are the
- * process's (envp is passed so that tests control it).  Returns 0, or -1
- * with a message in err (what is wrong, where, what to type instead); the
- * caller exits 78.
+ * process's (envp is passed so that tests control it); a first word
+ * "run" (aisb run FLAGS COMMAND) is skipped.  Returns 0, or -1 with a
+ * message in err (what is wrong, where, what to type instead); the
+ * caller exits 78.  Whether a command is needed is the caller's to say.
  */
 int	 launch_opts_resolve(struct launch_opts *, int argc, char **argv,
 	    char **envp, char *err, size_t errlen);
