@@ -30,6 +30,8 @@ launcher_libaisblauncher_a_SOURCES += \
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/image/names.c launcher/image/names.h \
 	launcher/image/image.c launcher/image/image.h \
+	launcher/image/image-t.h launcher/image/image-int.h \
+	launcher/image/base.c launcher/image/layer.c \
 	launcher/image/agent.c launcher/image/agent.h \
 	launcher/image/tools.c launcher/image/tools.h \
 	launcher/image/store.c launcher/image/store.h

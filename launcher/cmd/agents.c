@@ -12,7 +12,7 @@
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
 #include "image/agent.h"
-#include "image/image.h"
+#include "image/image-t.h"
 #include "session/options.h"
 #include "session/spec.h"
 

@@ -33,7 +33,7 @@
 #include "cmd/cli.h"
 #include "session/ids.h"
 #include "host/facts.h"
-#include "image/image.h"
+#include "image/image-t.h"
 #include "session/options.h"
 #include "session/podman.h"
 #include "host/proc.h"

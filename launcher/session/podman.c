@@ -15,7 +15,7 @@
 
 #include "session/ids.h"
 #include "host/facts.h"
-#include "image/image.h"
+#include "image/image-t.h"
 #include "session/hostca.h"
 #include "session/podman.h"
 #include "policy.h"

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "image/image.h"
 #include "session/spec.h"
 #include "image/tools.h"
 

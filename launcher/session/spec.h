@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #include "image/agent.h"
-#include "image/image.h"
+#include "image/image-t.h"
 #include "session/options.h"
 
 /* What the spec's lists point into: keep it while the spec is used. */

@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "session/ids.h"
-#include "image/image.h"
+#include "image/image-t.h"
 #include "session/podman.h"
 #include "host/proc.h"
 #include "session/watch.h"
