@@ -33,6 +33,8 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/image/image-t.h launcher/image/image-int.h \
 	launcher/image/base.c launcher/image/layer.c \
 	launcher/image/agent.c launcher/image/agent.h \
+	launcher/image/agent-int.h launcher/image/agent_files.c \
+	launcher/image/agent_merge.c \
 	launcher/image/tools.c launcher/image/tools.h \
 	launcher/image/store.c launcher/image/store.h
 # policytools/: policies written from what a host, a workspace or a
