@@ -25,35 +25,18 @@
 #include "host/paths.h"
 #include "image/names.h"
 #include "session/options.h"
+#include "session/options-int.h"
 #include "session/record.h"
 
 #ifndef AISB_POLICYDIR
 #define AISB_POLICYDIR	"/usr/local/share/aisb/policies"
 #endif
 
-enum otype { OT_PATH, OT_NET, OT_WORD, OT_LIST, OT_SIZE, OT_CPUS, OT_UINT,
-	OT_DURATION, OT_BOOL, OT_ENVLIST, OT_CHOICE };
-
-#define O_PROJECT	0x01	/* a project config may set it */
-#define O_NARROW	0x02	/* ... but only to narrow it (see check_project) */
-
-struct optdesc {
-	const char	*name;		/* config key; flag is --name with '_' -> '-' */
-	enum otype	 type;
-	unsigned	 flags;
-	const char	*def;		/* NULL: computed at resolve time */
-	const char	*help;
-	const char	*arg;		/* the value's name in --help; NULL: none */
-	const char	*defhelp;	/* the default as --help says it */
-};
-
-#define O_NOFLAG	0x04	/* no command-line flag (user config only) */
-
 /*
  * The one table of session options: the config files, AISB_*, the flags
  * and --help (launch_opts_help) all read it.
  */
-static const struct optdesc opts[LO__COUNT] = {
+const struct optdesc launch_optdesc[LO__COUNT] = {
 	[LO_POLICY] = { "policy", OT_PATH, 0, NULL,
 	    "policy file", "FILE",
 	    "~/.config/aisb/policy.yaml, else the shipped default" },
@@ -218,7 +201,7 @@ static const struct actdesc acts[] = {
 const char *
 launch_opt_name(enum launch_opt_id id)
 {
-	return id < LO__COUNT ? opts[id].name : "?";
+	return id < LO__COUNT ? launch_optdesc[id].name : "?";
 }
 
 const char *
@@ -249,317 +232,6 @@ launch_env_redacted(const char *entry, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%.*s=<redacted>", (int)(eq - entry), entry);
 	return buf;
-}
-
-/* ---- value checks ------------------------------------------------------ */
-
-static int
-parse_u64(const char *s, uint64_t max, uint64_t *out, const char **end)
-{
-	uint64_t	 v = 0;
-	const char	*p = s;
-
-	if (!isdigit((unsigned char)*p))
-		return -1;
-	for (; isdigit((unsigned char)*p); p++) {
-		if (v > (max - (uint64_t)(*p - '0')) / 10)
-			return -1;
-		v = v * 10 + (uint64_t)(*p - '0');
-	}
-	*out = v;
-	*end = p;
-	return 0;
-}
-
-/* transparent_ports: 1..16 distinct ports 1-65535, comma-separated. */
-static int
-tports_parse(struct launch_opts *o, const char *v, char *err, size_t errlen)
-{
-	const char	*p = v, *end;
-	uint64_t	 n;
-	size_t		 i;
-
-	o->ntports = 0;
-	for (;;) {
-		if (parse_u64(p, 65535, &n, &end) == -1 || n == 0 ||
-		    (*end != ',' && *end != '\0'))
-			goto bad;
-		for (i = 0; i < o->ntports; i++)
-			if (o->tports[i] == n) {
-				snprintf(err, errlen, "transparent_ports: port "
-				    "%u listed twice", (unsigned)n);
-				return -1;
-			}
-		if (o->ntports == sizeof(o->tports) / sizeof(o->tports[0])) {
-			snprintf(err, errlen, "transparent_ports: more than "
-			    "16 ports");
-			return -1;
-		}
-		o->tports[o->ntports++] = (uint16_t)n;
-		if (*end == '\0')
-			return 0;
-		p = end + 1;
-	}
-bad:
-	snprintf(err, errlen, "transparent_ports: '%.64s' is not a list of "
-	    "ports; write 80,443 (1 to 16 ports, 1-65535)", v);
-	return -1;
-}
-
-/* Checks one value for its type; fills the typed view for scalars. */
-static int
-check_value(struct launch_opts *o, enum launch_opt_id id, const char *v,
-    char *err, size_t errlen)
-{
-	const struct optdesc	*d = &opts[id];
-	const char		*end;
-	uint64_t		 n, frac = 0;
-	size_t			 len = strlen(v), i;
-
-	if (len > LAUNCH_MAX_VALUE) {
-		snprintf(err, errlen, "%s: value longer than %d bytes", d->name,
-		    LAUNCH_MAX_VALUE);
-		return -1;
-	}
-	switch (d->type) {
-	case OT_PATH:
-		if (len == 0 && id != LO_POLICY) {
-			snprintf(err, errlen, "%s: empty path", d->name);
-			return -1;
-		}
-		return 0;
-	case OT_CHOICE:
-		if (id == LO_WORKSPACE_MODE && (strcmp(v, "direct") == 0 ||
-		    strcmp(v, "snapshot") == 0)) {
-			o->snapshot = v[0] == 's';
-			return 0;
-		}
-		if (id == LO_APPLY && strcmp(v, "auto") == 0)
-			o->apply = LAUNCH_APPLY_AUTO;
-		else if (id == LO_APPLY && strcmp(v, "ask") == 0)
-			o->apply = LAUNCH_APPLY_ASK;
-		else if (id == LO_APPLY && strcmp(v, "never") == 0)
-			o->apply = LAUNCH_APPLY_NEVER;
-		else if (id == LO_APPLY && (strcmp(v, "yes") == 0 ||
-		    strcmp(v, "always") == 0)) {
-			/* a person approves a write-back (docs/snapshot.md) */
-			snprintf(err, errlen, "apply: '%s' is not offered: a "
-			    "session's changes are written back when a person "
-			    "says so; write never and run aisb apply ID after "
-			    "the session (a script may), or ask", v);
-			return -1;
-		} else {
-			snprintf(err, errlen, "%s: '%.32s' is not one of %s",
-			    d->name, v, d->arg);
-			return -1;
-		}
-		return 0;
-	case OT_NET:
-		if (strcmp(v, "gate") == 0)
-			o->net = LAUNCH_NET_GATE;
-		else if (strcmp(v, "none") == 0)
-			o->net = LAUNCH_NET_NONE;
-		else if (strcmp(v, "direct") == 0)
-			o->net = LAUNCH_NET_DIRECT;
-		else {
-			snprintf(err, errlen, "net: '%.32s' is not a network "
-			    "mode; write gate, none or direct", v);
-			return -1;
-		}
-		return 0;
-	case OT_WORD:
-		for (i = 0; i < len; i++)
-			if (!isgraph((unsigned char)v[i])) {
-				snprintf(err, errlen, "%s: '%.64s' has a space or "
-				    "control character", d->name, v);
-				return -1;
-			}
-		if (id == LO_HOME_VOLUME && (len == 0 || len > 128 ||
-		    !isalnum((unsigned char)v[0]) ||
-		    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		    "0123456789_.-") != len)) {
-			snprintf(err, errlen, "home_volume: '%.64s' is not a "
-			    "volume name; use letters, digits, '_', '.', '-'", v);
-			return -1;
-		}
-		if (id == LO_AGENT && !launch_agent_name_ok(v)) {
-			snprintf(err, errlen, "agent: '%.64s' is not an agent "
-			    "name; write a lower-case name from aisb doctor's "
-			    "list, or none", v);
-			return -1;
-		}
-		if (id == LO_TRANSPARENT_PORTS)
-			return tports_parse(o, v, err, errlen);
-		if ((id == LO_IMAGE || id == LO_RUNTIME) && len == 0) {
-			snprintf(err, errlen, "%s: empty", d->name);
-			return -1;
-		}
-		return 0;
-	case OT_LIST:
-		if (id == LO_NPM) {
-			char sub[256];
-
-			if (strchr(v + (v[0] == '@'), '@') != NULL ?
-			    launch_npm_entry_ok(v, sub, sizeof(sub)) == -1 :
-			    !launch_npm_name_ok(v)) {
-				snprintf(err, errlen, "npm: '%.64s' is not "
-				    "NAME or NAME@X.Y.Z (npm's names: lower "
-				    "case, digits, - . _ ~; @scope/name)", v);
-				return -1;
-			}
-			return 0;
-		}
-		if (id == LO_PIP)
-			return launch_pip_entry_ok(v, err, errlen);
-		if (id == LO_SNAPSHOT_EXCLUDE) {
-			/* the library checks the rest (snap_rules_add) */
-			if (len == 0 || len > 255 || strpbrk(v, "\n\r") !=
-			    NULL) {
-				snprintf(err, errlen, "snapshot_exclude: '%.64s' "
-				    "is not a pattern of 1 to 255 bytes on one "
-				    "line", v);
-				return -1;
-			}
-			return 0;
-		}
-		if (!launch_deb_package_ok(v)) {
-			snprintf(err, errlen, "packages: '%.64s' is not a Debian "
-			    "package name", v);
-			return -1;
-		}
-		return 0;
-	case OT_ENVLIST: {
-		const char *eq = strchr(v, '=');
-		size_t nlen = eq != NULL ? (size_t)(eq - v) : len;
-
-		if (eq == NULL && nlen > 0 && v[nlen - 1] == '?')
-			nlen--;
-		if (!launch_env_name_ok(v, nlen)) {
-			snprintf(err, errlen, "env: '%.*s' is not a variable "
-			    "name; write NAME, NAME=VALUE or NAME?",
-			    (int)(nlen > 64 ? 64 : nlen), v);
-			return -1;
-		}
-		if (eq != NULL && strpbrk(eq, "\n\r") != NULL) {
-			snprintf(err, errlen, "env: the value of %.*s holds a "
-			    "line break, which an env file cannot carry",
-			    (int)nlen, v);
-			return -1;
-		}
-		return 0;
-	}
-	case OT_SIZE:
-		if (parse_u64(v, UINT64_C(1) << 40, &n, &end) == -1)
-			goto badnum;
-		switch (tolower((unsigned char)*end)) {
-		case '\0':
-			break;
-		case 'k':
-			n <<= 10;
-			end++;
-			break;
-		case 'm':
-			n <<= 20;
-			end++;
-			break;
-		case 'g':
-			n <<= 30;
-			end++;
-			break;
-		default:
-			goto badnum;
-		}
-		if (*end != '\0' || n > (UINT64_C(1) << 40))
-			goto badnum;
-		if (id == LO_RECORD_MAX) {
-			if (n < 4096 || n > LAUNCH_RECORD_MAX_LIMIT) {
-				snprintf(err, errlen, "record_max: %s is not "
-				    "between 4K and 64G", v);
-				return -1;
-			}
-			o->record_max = n;
-			return 0;
-		}
-		if (n != 0 && n < (UINT64_C(6) << 20)) {
-			snprintf(err, errlen, "memory: %s is below podman's "
-			    "minimum of 6m", v);
-			return -1;
-		}
-		o->memory = n;
-		return 0;
-	case OT_CPUS:
-		if (parse_u64(v, 1024, &n, &end) == -1)
-			goto badnum;
-		if (*end == '.') {
-			const char *f = end + 1;
-			unsigned digits = 0;
-
-			for (end = f; isdigit((unsigned char)*end) && digits < 3;
-			    end++, digits++)
-				frac = frac * 10 + (uint64_t)(*end - '0');
-			if (digits == 0)
-				goto badnum;
-			while (digits++ < 3)
-				frac *= 10;
-		}
-		if (*end != '\0')
-			goto badnum;
-		o->cpus_milli = (unsigned)(n * 1000 + frac);
-		return 0;
-	case OT_UINT:
-		if (parse_u64(v, 1000000, &n, &end) == -1 || *end != '\0')
-			goto badnum;
-		o->pids = (unsigned)n;
-		return 0;
-	case OT_DURATION:
-		if (parse_u64(v, 7 * 86400, &n, &end) == -1)
-			goto badnum;
-		if (*end == 'm')
-			n *= 60, end++;
-		else if (*end == 'h')
-			n *= 3600, end++;
-		else if (*end == 's')
-			end++;
-		if (*end != '\0' || n > 7 * 86400)
-			goto badnum;
-		o->timeout = (unsigned)n;
-		return 0;
-	case OT_BOOL: {
-		int b;
-
-		if (strcmp(v, "true") == 0 || strcmp(v, "yes") == 0 ||
-		    strcmp(v, "1") == 0)
-			b = 1;
-		else if (strcmp(v, "false") == 0 || strcmp(v, "no") == 0 ||
-		    strcmp(v, "0") == 0)
-			b = 0;
-		else {
-			snprintf(err, errlen, "%s: '%.16s' is not true or false",
-			    d->name, v);
-			return -1;
-		}
-		if (id == LO_KEEP)
-			o->keep = b;
-		else if (id == LO_RECORD)
-			o->record = b;
-		else if (id == LO_HOST_CA)
-			o->host_ca = b;
-		else if (id == LO_QUIET)
-			o->quiet = b;
-		else if (id == LO_ALLOW_FROM_LOCKFILE)
-			o->allow_from_lockfile = b;
-		else if (id == LO_TRANSPARENT)
-			o->transparent = b;
-		else
-			o->project_policy = b;
-		return 0;
-	}
-	}
-	return 0;
-badnum:
-	snprintf(err, errlen, "%s: '%.32s' is not valid (%s)", d->name, v,
-	    d->help);
-	return -1;
 }
 
 /* ---- setting values ---------------------------------------------------- */
@@ -627,21 +299,21 @@ resolve_path(const char *v, const char *base_file)
  * Sets one option from one layer.  Lists: env accumulates over the layers,
  * packages are replaced by the first entry a higher layer gives.
  */
-static int
-opt_set(struct launch_opts *o, enum launch_opt_id id, const char *v,
+int
+launch_opt_set(struct launch_opts *o, enum launch_opt_id id, const char *v,
     enum launch_src src, const char *where, const char *base_file,
     char *err, size_t errlen)
 {
 	char	*copy;
 	char	 sub[LAUNCH_MAX_VALUE + 200];
 
-	if (check_value(o, id, v, sub, sizeof(sub)) == -1) {
+	if (launch_opt_check(o, id, v, sub, sizeof(sub)) == -1) {
 		snprintf(err, errlen, "%s: %s", where, sub);
 		return -1;
 	}
-	if (opts[id].type == OT_ENVLIST)
+	if (launch_optdesc[id].type == OT_ENVLIST)
 		return list_add(&o->env, &o->nenv, v, src, where, err, errlen);
-	if (opts[id].type == OT_LIST) {
+	if (launch_optdesc[id].type == OT_LIST) {
 		struct launch_item	**l = &o->packages;
 		size_t			 *n = &o->npackages;
 
@@ -659,7 +331,7 @@ opt_set(struct launch_opts *o, enum launch_opt_id id, const char *v,
 			list_free(l, n);
 		return list_add(l, n, v, src, where, err, errlen);
 	}
-	copy = opts[id].type == OT_PATH ? resolve_path(v, base_file) : strdup(v);
+	copy = launch_optdesc[id].type == OT_PATH ? resolve_path(v, base_file) : strdup(v);
 	if (copy == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -671,202 +343,16 @@ opt_set(struct launch_opts *o, enum launch_opt_id id, const char *v,
 	return 0;
 }
 
-static int
-find_opt(const char *name, size_t len)
+int
+launch_opt_find(const char *name, size_t len)
 {
 	int	 i;
 
 	for (i = 0; i < LO__COUNT; i++)
-		if (strlen(opts[i].name) == len &&
-		    strncmp(opts[i].name, name, len) == 0)
+		if (strlen(launch_optdesc[i].name) == len &&
+		    strncmp(launch_optdesc[i].name, name, len) == 0)
 			return i;
 	return -1;
-}
-
-/*
- * What a project config may not do.  Returns -1 with the reason.
- */
-static int
-check_project(const struct launch_opts *o, enum launch_opt_id id,
-    const char *v, const char *where, char *err, size_t errlen)
-{
-	if (id == LO_POLICY && o->project_policy)
-		return 0;
-	if (id == LO_POLICY) {
-		snprintf(err, errlen, "%s: a project config may not choose the "
-		    "policy; to allow it, set 'project_policy: true' in %s",
-		    where, o->user_config);
-		return -1;
-	}
-	if (id == LO_NPM || id == LO_PIP) {
-		snprintf(err, errlen, "%s: a project config may not add %s "
-		    "packages: their install runs the packages' own scripts "
-		    "with network access; name them in %s or with --%s",
-		    where, opts[id].name, o->user_config, opts[id].name);
-		return -1;
-	}
-	if (!(opts[id].flags & O_PROJECT)) {
-		snprintf(err, errlen, "%s: '%s' may not be set by a project "
-		    "config (it would widen what the session can reach or "
-		    "read); set it in %s or on the command line", where,
-		    opts[id].name, o->user_config);
-		return -1;
-	}
-	/* a capture the user asked for is not the repository's to drop */
-	if (id == LO_RECORD && strcmp(v, "true") != 0 &&
-	    strcmp(v, "yes") != 0 && strcmp(v, "1") != 0) {
-		snprintf(err, errlen, "%s: a project config may only turn "
-		    "record on (record: true), never off", where);
-		return -1;
-	}
-	if (id == LO_AGENT && strcmp(v, "none") != 0) {
-		snprintf(err, errlen, "%s: a project config may not choose an "
-		    "agent: a recipe adds allow rules to the policy; write "
-		    "agent: %.32s in %s or pass --agent %.32s (a project "
-		    "config may only say agent: none)", where, v,
-		    o->user_config, v);
-		return -1;
-	}
-	if (id == LO_WORKSPACE_MODE && strcmp(v, "snapshot") != 0) {
-		snprintf(err, errlen, "%s: a project config may only choose "
-		    "workspace_mode: snapshot, never direct", where);
-		return -1;
-	}
-	if ((opts[id].flags & O_NARROW) && id == LO_NET &&
-	    strcmp(v, "none") != 0) {
-		snprintf(err, errlen, "%s: a project config may only narrow the "
-		    "network to 'none'", where);
-		return -1;
-	}
-	return 0;
-}
-
-/* ---- config files ------------------------------------------------------ */
-
-/*
- * A config file is one flat YAML mapping: key: scalar, or key: [list].
- * Missing file: fine.  Anything else wrong: an error naming file:line:col.
- */
-static int
-read_config(struct launch_opts *o, const char *path, enum launch_src src,
-    char *err, size_t errlen)
-{
-	yaml_parser_t	 parser;
-	yaml_event_t	 ev;
-	char		*buf = NULL, where[1200];
-	int		 rc = -1, depth = 0, id = -1, done = 0, inlist = 0;
-	size_t		 off = 0;
-
-	if ((buf = file_read_bounded(path, LAUNCH_MAX_CONFIG, &off, err,
-	    errlen)) == NULL)
-		return errno == ENOENT ? 0 : -1;
-
-	if (!yaml_parser_initialize(&parser)) {
-		free(buf);
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	yaml_parser_set_input_string(&parser, (unsigned char *)buf, off);
-	while (!done) {
-		unsigned line, col;
-
-		if (!yaml_parser_parse(&parser, &ev)) {
-			snprintf(err, errlen, "%s:%zu:%zu: YAML syntax: %s", path,
-			    parser.problem_mark.line + 1,
-			    parser.problem_mark.column + 1,
-			    parser.problem ? parser.problem : "error");
-			goto out;
-		}
-		line = (unsigned)ev.start_mark.line + 1;
-		col = (unsigned)ev.start_mark.column + 1;
-		snprintf(where, sizeof(where), "%s:%u:%u", path, line, col);
-		switch (ev.type) {
-		case YAML_STREAM_END_EVENT:
-			done = 1;
-			break;
-		case YAML_ALIAS_EVENT:
-			snprintf(err, errlen, "%s: YAML aliases are not allowed",
-			    where);
-			goto fail_ev;
-		case YAML_MAPPING_START_EVENT:
-			if (depth++ != 0) {
-				snprintf(err, errlen, "%s: nested mappings are "
-				    "not part of the config; write key: value",
-				    where);
-				goto fail_ev;
-			}
-			break;
-		case YAML_MAPPING_END_EVENT:
-			depth--;
-			break;
-		case YAML_SEQUENCE_START_EVENT:
-			if (depth != 1 || id < 0 || inlist ||
-			    (opts[id].type != OT_LIST &&
-			    opts[id].type != OT_ENVLIST)) {
-				snprintf(err, errlen, "%s: a list is not valid "
-				    "here", where);
-				goto fail_ev;
-			}
-			inlist = 1;
-			break;
-		case YAML_SEQUENCE_END_EVENT:
-			inlist = 0;
-			id = -1;
-			break;
-		case YAML_SCALAR_EVENT: {
-			const char *v = (const char *)ev.data.scalar.value;
-			size_t vlen = ev.data.scalar.length;
-
-			if (depth != 1) {
-				snprintf(err, errlen, "%s: a config file is a "
-				    "mapping of key: value", where);
-				goto fail_ev;
-			}
-			if (memchr(v, '\0', vlen) != NULL) {
-				snprintf(err, errlen, "%s: NUL byte", where);
-				goto fail_ev;
-			}
-			if (id < 0) {
-				if ((id = find_opt(v, vlen)) < 0) {
-					snprintf(err, errlen, "%s: unknown key "
-					    "'%.64s'; see aisb --print-config "
-					    "for the keys", where, v);
-					goto fail_ev;
-				}
-				break;
-			}
-			if (src == LAUNCH_SRC_PROJECT &&
-			    check_project(o, (enum launch_opt_id)id, v, where,
-			    err, errlen) == -1)
-				goto fail_ev;
-			if (src == LAUNCH_SRC_USER && id == LO_PROJECT_POLICY)
-				; /* only here */
-			else if (id == LO_PROJECT_POLICY) {
-				snprintf(err, errlen, "%s: project_policy belongs "
-				    "in the user config", where);
-				goto fail_ev;
-			}
-			if (opt_set(o, (enum launch_opt_id)id, v, src, where,
-			    path, err, errlen) == -1)
-				goto fail_ev;
-			if (!inlist)
-				id = -1;
-			break;
-		}
-		default:
-			break;
-		}
-		yaml_event_delete(&ev);
-	}
-	rc = 0;
-	goto out;
-fail_ev:
-	yaml_event_delete(&ev);
-out:
-	yaml_parser_delete(&parser);
-	explicit_bzero(buf, off);
-	free(buf);
-	return rc;
 }
 
 /* ---- the command line -------------------------------------------------- */
@@ -885,7 +371,7 @@ flag_opt(const char *flag, size_t len)
 	name[len] = '\0';
 	if (strcmp(name, "package") == 0)
 		return LO_PACKAGES;
-	if ((id = find_opt(name, len)) < 0 || (opts[id].flags & O_NOFLAG))
+	if ((id = launch_opt_find(name, len)) < 0 || (launch_optdesc[id].flags & O_NOFLAG))
 		return -1;
 	return id;
 }
@@ -893,7 +379,7 @@ flag_opt(const char *flag, size_t len)
 /*
  * Sandbox flags until the first positional or unknown flag; "--" ends
  * them.  What follows is the command, untouched.  Every flag comes from
- * opts[] or acts[], the tables --help prints.
+ * launch_optdesc[] or acts[], the tables --help prints.
  */
 static int
 parse_flags(struct launch_opts *o, int argc, char **argv, char *err,
@@ -918,8 +404,8 @@ parse_flags(struct launch_opts *o, int argc, char **argv, char *err,
 		/* --no-NAME: a switch that is on by default, turned off */
 		if (strncmp(a, "--no-", 5) == 0 &&
 		    (id = flag_opt(a + 5, strlen(a + 5))) >= 0 &&
-		    opts[id].type == OT_BOOL) {
-			if (opt_set(o, (enum launch_opt_id)id, "false",
+		    launch_optdesc[id].type == OT_BOOL) {
+			if (launch_opt_set(o, (enum launch_opt_id)id, "false",
 			    LAUNCH_SRC_FLAG, a, NULL, err, errlen) == -1)
 				return -1;
 			continue;
@@ -928,7 +414,7 @@ parse_flags(struct launch_opts *o, int argc, char **argv, char *err,
 			if (strcmp(a, aliases[k].flag) == 0)
 				break;
 		if (k < sizeof(aliases) / sizeof(aliases[0])) {
-			if (opt_set(o, aliases[k].id, aliases[k].val,
+			if (launch_opt_set(o, aliases[k].id, aliases[k].val,
 			    LAUNCH_SRC_FLAG, a, NULL, err, errlen) == -1)
 				return -1;
 			continue;
@@ -947,16 +433,16 @@ parse_flags(struct launch_opts *o, int argc, char **argv, char *err,
 		snprintf(where, sizeof(where), "--%.*s", (int)nlen, a + 2);
 		if (eq != NULL)
 			val = eq + 1;
-		else if (opts[id].type == OT_BOOL)
+		else if (launch_optdesc[id].type == OT_BOOL)
 			val = "true";
 		else if (i + 1 < argc)
 			val = argv[++i];
 		else {
 			snprintf(err, errlen, "%s needs a value: %s %s (%s)",
-			    a, a, opts[id].arg, opts[id].help);
+			    a, a, launch_optdesc[id].arg, launch_optdesc[id].help);
 			return -1;
 		}
-		if (opt_set(o, (enum launch_opt_id)id, val, LAUNCH_SRC_FLAG,
+		if (launch_opt_set(o, (enum launch_opt_id)id, val, LAUNCH_SRC_FLAG,
 		    where, NULL, err, errlen) == -1)
 			return -1;
 	}
@@ -983,7 +469,7 @@ parse_flags(struct launch_opts *o, int argc, char **argv, char *err,
 static void
 flag_name(int id, char *flag, size_t len)
 {
-	const struct optdesc	*d = &opts[id];
+	const struct optdesc	*d = &launch_optdesc[id];
 	size_t			 i;
 
 	snprintf(flag, len, "--%s%s", d->type == OT_BOOL && d->def != NULL &&
@@ -1002,11 +488,11 @@ launch_opts_flags(FILE *f)
 	char	 flag[64];
 
 	for (id = 0; id < LO__COUNT; id++) {
-		if (opts[id].flags & O_NOFLAG)
+		if (launch_optdesc[id].flags & O_NOFLAG)
 			continue;
 		flag_name(id, flag, sizeof(flag));
-		fprintf(f, "%s%s%s\n", flag, opts[id].arg != NULL ? "=" : "",
-		    opts[id].arg != NULL ? opts[id].arg : "");
+		fprintf(f, "%s%s%s\n", flag, launch_optdesc[id].arg != NULL ? "=" : "",
+		    launch_optdesc[id].arg != NULL ? launch_optdesc[id].arg : "");
 	}
 	for (k = 0; k < sizeof(aliases) / sizeof(aliases[0]); k++)
 		fprintf(f, "%s\n", aliases[k].flag);
@@ -1015,7 +501,7 @@ launch_opts_flags(FILE *f)
 }
 
 /*
- * The Options: part of aisb --help, from opts[] and acts[]: one line per
+ * The Options: part of aisb --help, from launch_optdesc[] and acts[]: one line per
  * flag, its value's name, what it does, its default.
  */
 void
@@ -1027,7 +513,7 @@ launch_opts_help(FILE *f)
 
 	fprintf(f, "Options:\n");
 	for (id = 0; id < LO__COUNT; id++) {
-		const struct optdesc *d = &opts[id];
+		const struct optdesc *d = &launch_optdesc[id];
 
 		if (d->flags & O_NOFLAG)
 			continue;
@@ -1056,42 +542,6 @@ launch_opts_help(FILE *f)
 }
 
 /* ---- resolution -------------------------------------------------------- */
-
-static int
-apply_env_layer(struct launch_opts *o, char **envp, char *err, size_t errlen)
-{
-	char		 var[64], *copy, *tok, *save = NULL;
-	const char	*v;
-	int		 i, k;
-
-	for (i = 0; i < LO__COUNT; i++) {
-		if (i == LO_ENV || i == LO_PROJECT_POLICY)
-			continue;	/* secrets and trust: flags and user config only */
-		snprintf(var, sizeof(var), "AISB_");
-		for (k = 0; opts[i].name[k] != '\0' && k < 50; k++)
-			var[5 + k] = (char)toupper((unsigned char)opts[i].name[k]);
-		var[5 + k] = '\0';
-		if ((v = launch_getenv(envp, var, strlen(var))) == NULL)
-			continue;
-		if (opts[i].type != OT_LIST) {
-			if (opt_set(o, (enum launch_opt_id)i, v, LAUNCH_SRC_ENV,
-			    var, NULL, err, errlen) == -1)
-				return -1;
-			continue;
-		}
-		if ((copy = strdup(v)) == NULL)
-			return -1;
-		for (tok = strtok_r(copy, " \t,", &save); tok != NULL;
-		    tok = strtok_r(NULL, " \t,", &save))
-			if (opt_set(o, (enum launch_opt_id)i, tok,
-			    LAUNCH_SRC_ENV, var, NULL, err, errlen) == -1) {
-				free(copy);
-				return -1;
-			}
-		free(copy);
-	}
-	return 0;
-}
 
 /*
  * The shipped default policy of an aisb that runs from its build tree.
@@ -1188,15 +638,15 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 
 	/* 1. built-in defaults */
 	for (id = 0; id < LO__COUNT; id++)
-		if (opts[id].def != NULL && opt_set(o, (enum launch_opt_id)id,
-		    opts[id].def, LAUNCH_SRC_DEFAULT, "default", NULL, err,
+		if (launch_optdesc[id].def != NULL && launch_opt_set(o, (enum launch_opt_id)id,
+		    launch_optdesc[id].def, LAUNCH_SRC_DEFAULT, "default", NULL, err,
 		    errlen) == -1)
 			return -1;
 	if (getcwd(cwd, sizeof(cwd)) == NULL) {
 		snprintf(err, errlen, "getcwd: %s", strerror(errno));
 		return -1;
 	}
-	if (opt_set(o, LO_WORKSPACE, cwd, LAUNCH_SRC_DEFAULT, "default",
+	if (launch_opt_set(o, LO_WORKSPACE, cwd, LAUNCH_SRC_DEFAULT, "default",
 	    NULL, err, errlen) == -1)
 		return -1;
 
@@ -1231,7 +681,7 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 	else
 		snprintf(o->user_policy, sizeof(o->user_policy),
 		    "%s/.config/aisb/policy.yaml", home ? home : "");
-	if (read_config(o, o->user_config, LAUNCH_SRC_USER, err, errlen) == -1)
+	if (launch_opt_read_config(o, o->user_config, LAUNCH_SRC_USER, err, errlen) == -1)
 		goto fail;
 
 	/* 3. project config, at the workspace the higher layers name */
@@ -1244,12 +694,12 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 		snprintf(o->project_config, sizeof(o->project_config),
 		    "%s/.aisb.yaml", ws);
 	}
-	if (read_config(o, o->project_config, LAUNCH_SRC_PROJECT, err,
+	if (launch_opt_read_config(o, o->project_config, LAUNCH_SRC_PROJECT, err,
 	    errlen) == -1)
 		goto fail;
 
 	/* 4. AISB_* environment */
-	if (apply_env_layer(o, envp, err, errlen) == -1)
+	if (launch_opt_env_layer(o, envp, err, errlen) == -1)
 		goto fail;
 
 	/* 5. flags */
@@ -1269,7 +719,7 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 			    AISB_POLICYDIR);
 			o->policy_origin = LAUNCH_POLICY_INSTALLED;
 		}
-		if (opt_set(o, LO_POLICY, path, LAUNCH_SRC_DEFAULT, "default",
+		if (launch_opt_set(o, LO_POLICY, path, LAUNCH_SRC_DEFAULT, "default",
 		    NULL, err, errlen) == -1)
 			return -1;
 	}
@@ -1286,7 +736,7 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 			snprintf(err, errlen, "home volume name: no digest");
 			return -1;
 		}
-		if (opt_set(o, LO_HOME_VOLUME, vol, LAUNCH_SRC_DEFAULT,
+		if (launch_opt_set(o, LO_HOME_VOLUME, vol, LAUNCH_SRC_DEFAULT,
 		    "default", NULL, err, errlen) == -1)
 			return -1;
 	}
@@ -1373,7 +823,7 @@ launch_opts_print(const struct launch_opts *o, FILE *f)
 			}
 			continue;
 		}
-		if (opts[id].type == OT_LIST) {
+		if (launch_optdesc[id].type == OT_LIST) {
 			const struct launch_item *l = id == LO_NPM ? o->npm :
 			    id == LO_PIP ? o->pip : id == LO_SNAPSHOT_EXCLUDE ?
 			    o->exclude : o->packages;
@@ -1381,7 +831,7 @@ launch_opts_print(const struct launch_opts *o, FILE *f)
 			    o->npip : id == LO_SNAPSHOT_EXCLUDE ? o->nexclude :
 			    o->npackages;
 
-			fprintf(f, "%-15s", opts[id].name);
+			fprintf(f, "%-15s", launch_optdesc[id].name);
 			if (n == 0)
 				fprintf(f, " (none) (default)\n");
 			else {
@@ -1392,7 +842,7 @@ launch_opts_print(const struct launch_opts *o, FILE *f)
 			}
 			continue;
 		}
-		fprintf(f, "%-15s %s ", opts[id].name,
+		fprintf(f, "%-15s %s ", launch_optdesc[id].name,
 		    o->val[id] && o->val[id][0] ? o->val[id] : "\"\"");
 		print_src(f, o->src[id], o->where[id]);
 	}
