@@ -1,7 +1,8 @@
 /*
- * Option resolution: the table of options, the config file reader, the
- * AISB_* environment, the alias-friendly command line, and the one
- * function that applies them in order.
+ * Option resolution: the table of options, the alias-friendly command
+ * line, the help, and the one function that applies the layers in order
+ * (the values' checks: optvalue.c; the config files and AISB_*:
+ * optconfig.c).
  */
 #include "config.h"
 
