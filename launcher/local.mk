@@ -45,6 +45,8 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/policytools/derive.c launcher/policytools/derive_lock.c \
 	launcher/policytools/derive.h \
 	launcher/policytools/lockfile.c launcher/policytools/lockfile.h \
+	launcher/policytools/lockfile-int.h \
+	launcher/policytools/lockfile_formats.c \
 	launcher/policytools/suggest.c launcher/policytools/suggest.h \
 	launcher/policytools/polyaml.c launcher/policytools/polyaml.h \
 	launcher/policytools/denials.c launcher/policytools/denials.h

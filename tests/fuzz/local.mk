@@ -78,11 +78,13 @@ fuzz-suggest: tests/fuzz/fuzz_suggest
 	tests/fuzz/fuzz_suggest -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 	    -artifact_prefix=tests/fuzz/ tests/fuzz/suggest.work
 endif
-# lockfiles and tool configs (issue 19): every scanner of launcher/policytools/lockfile.c,
-# a format selector byte first (in make fuzz with the others)
+# lockfiles and tool configs (issue 19): every scanner of
+# launcher/policytools/lockfile*.c, a format selector byte first (in make
+# fuzz with the others)
 if ENABLE_FUZZ
 noinst_PROGRAMS += tests/fuzz/fuzz_lockfile
-tests_fuzz_fuzz_lockfile_SOURCES = tests/fuzz/fuzz_lockfile.c launcher/policytools/lockfile.c
+tests_fuzz_fuzz_lockfile_SOURCES = tests/fuzz/fuzz_lockfile.c \
+	launcher/policytools/lockfile.c launcher/policytools/lockfile_formats.c
 tests_fuzz_fuzz_lockfile_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_fuzz_fuzz_lockfile_CFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_lockfile_LDFLAGS = -fsanitize=fuzzer
