@@ -273,58 +273,50 @@ launch_exec(char *const argv[], const char *in, size_t inlen, char *out,
 	    flags, err, errlen);
 }
 
-int
-launch_exec_env(char *const argv[], char *const envp[], const char *in,
-    size_t inlen, char *out, size_t outlen, int timeout_ms, int flags,
-    char *err, size_t errlen)
+/* The pipes and buffers of one launch_exec_env() while the child runs. */
+struct exec_io {
+	int		 inp[2], outp[2], errp[2];
+	const char	*in;
+	size_t		 inlen, inoff;
+	char		*out;
+	size_t		 outlen, olen;
+	char		 tail[ERRTAIL_MAX];	/* the child's stderr's end */
+	size_t		 tlen;
+	int		 show, tee;
+};
+
+/*
+ * The child of launch_exec_env(): its stdin, stdout and stderr from io's
+ * pipes (or /dev/null, or ours), default signals and an empty mask.  Our
+ * copies of its ends are closed.  0, or -1 with err.
+ */
+static int
+exec_spawn(char *const argv[], char *const envp[], struct exec_io *io,
+    pid_t *pid, char *err, size_t errlen)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t	 attr;
-	struct sigaction	 sa, osa;
-	struct timespec		 deadline;
-	struct pollfd		 pfd[3];
 	sigset_t		 set;
-	char			 buf[4096], tail[ERRTAIL_MAX];
-	size_t			 tlen = 0, olen = 0, inoff = 0;
-	pid_t			 pid;
-	ssize_t			 n;
-	int			 inp[2] = { -1, -1 }, outp[2] = { -1, -1 };
-	int			 errp[2] = { -1, -1 };
-	int			 status, rc = -1, e, i, nfd, timed_out = 0;
-	int			 show = (flags & LAUNCH_EXEC_SHOW) != 0;
-	int			 tee = (flags & LAUNCH_EXEC_TEE) != 0;
+	int			 e;
 
-	if (tee)
-		show = 0;	/* stderr is read here, and copied to ours */
-
-	if (err != NULL && errlen > 0)
-		err[0] = '\0';
-	if (out != NULL && outlen > 0)
-		out[0] = '\0';
-	if ((in != NULL && pipe2(inp, O_CLOEXEC) == -1) ||
-	    (out != NULL && pipe2(outp, O_CLOEXEC) == -1) ||
-	    (!show && pipe2(errp, O_CLOEXEC) == -1)) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		goto closeall;
-	}
 	if ((e = posix_spawn_file_actions_init(&fa)) != 0) {
 		snprintf(err, errlen, "spawn: %s", strerror(e));
-		goto closeall;
+		return -1;
 	}
-	if (in != NULL)
-		posix_spawn_file_actions_adddup2(&fa, inp[0], 0);
+	if (io->in != NULL)
+		posix_spawn_file_actions_adddup2(&fa, io->inp[0], 0);
 	else
 		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
 		    O_RDONLY, 0);
-	if (out != NULL)
-		posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
-	else if (show || tee)
+	if (io->out != NULL)
+		posix_spawn_file_actions_adddup2(&fa, io->outp[1], 1);
+	else if (io->show || io->tee)
 		posix_spawn_file_actions_adddup2(&fa, 2, 1);
 	else
 		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null",
 		    O_WRONLY, 0);
-	if (!show)
-		posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
+	if (!io->show)
+		posix_spawn_file_actions_adddup2(&fa, io->errp[1], 2);
 
 	/* The child starts with default signals and an empty mask. */
 	posix_spawnattr_init(&attr);
@@ -334,40 +326,162 @@ launch_exec_env(char *const argv[], char *const envp[], const char *in,
 	posix_spawnattr_setsigdefault(&attr, &set);
 	posix_spawnattr_setflags(&attr,
 	    POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-
-	/* A child that stops reading its stdin must not kill us. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_IGN;
-	sigemptyset(&sa.sa_mask);
-	(void)sigaction(SIGPIPE, &sa, &osa);
-
-	e = posix_spawnp(&pid, argv[0], &fa, &attr, argv,
+	e = posix_spawnp(pid, argv[0], &fa, &attr, argv,
 	    envp != NULL ? envp : environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	if (e != 0) {
 		snprintf(err, errlen, "%s: %s", argv[0], e == ENOENT ?
 		    "not found in PATH" : strerror(e));
-		goto restore;
+		return -1;
 	}
 	/* Our copies of the child's ends. */
-	if (inp[0] != -1) {
-		close(inp[0]);
-		inp[0] = -1;
-		(void)fcntl(inp[1], F_SETFL, O_NONBLOCK);
-		if (inlen == 0) {
-			close(inp[1]);
-			inp[1] = -1;
+	if (io->inp[0] != -1) {
+		close(io->inp[0]);
+		io->inp[0] = -1;
+		(void)fcntl(io->inp[1], F_SETFL, O_NONBLOCK);
+		if (io->inlen == 0) {
+			close(io->inp[1]);
+			io->inp[1] = -1;
 		}
 	}
-	if (outp[1] != -1) {
-		close(outp[1]);
-		outp[1] = -1;
+	if (io->outp[1] != -1) {
+		close(io->outp[1]);
+		io->outp[1] = -1;
 	}
-	if (errp[1] != -1) {
-		close(errp[1]);
-		errp[1] = -1;
+	if (io->errp[1] != -1) {
+		close(io->errp[1]);
+		io->errp[1] = -1;
 	}
+	return 0;
+}
+
+/* One descriptor poll() said is ready: its input written, or read. */
+static void
+exec_ready(struct exec_io *io, int fd)
+{
+	char	 buf[4096];
+	ssize_t	 n;
+
+	if (fd == io->inp[1]) {
+		n = write(io->inp[1], io->in + io->inoff, io->inlen - io->inoff);
+		if (n > 0)
+			io->inoff += (size_t)n;
+		if ((n == -1 && errno != EAGAIN && errno != EINTR) ||
+		    io->inoff == io->inlen) {
+			close(io->inp[1]);
+			io->inp[1] = -1;
+		}
+		return;
+	}
+	n = read(fd, buf, sizeof(buf));
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		if (fd == io->outp[0]) {
+			close(io->outp[0]);
+			io->outp[0] = -1;
+		} else {
+			close(io->errp[0]);
+			io->errp[0] = -1;
+		}
+		return;
+	}
+	if (fd == io->errp[0]) {
+		if (io->tee)
+			(void)file_write_all(2, buf, (size_t)n);
+		tail_append(io->tail, &io->tlen, buf, (size_t)n);
+	} else if (io->olen + 1 < io->outlen) {
+		/* Bounded: the rest is read and dropped. */
+		if ((size_t)n > io->outlen - 1 - io->olen)
+			n = (ssize_t)(io->outlen - 1 - io->olen);
+		memcpy(io->out + io->olen, buf, (size_t)n);
+		io->olen += (size_t)n;
+		io->out[io->olen] = '\0';
+	}
+}
+
+/*
+ * Feeds the child's stdin and reads its stdout and stderr until all are
+ * closed: 0, or 1 when the deadline passed or poll failed (the child is
+ * to be killed then; err says why for the latter).
+ */
+static int
+exec_pump(struct exec_io *io, int timeout_ms,
+    const struct timespec *deadline, char *err, size_t errlen)
+{
+	struct pollfd	 pfd[3];
+	int		 i, nfd;
+
+	for (;;) {
+		nfd = 0;
+		if (io->inp[1] != -1) {
+			pfd[nfd].fd = io->inp[1];
+			pfd[nfd++].events = POLLOUT;
+		}
+		if (io->outp[0] != -1) {
+			pfd[nfd].fd = io->outp[0];
+			pfd[nfd++].events = POLLIN;
+		}
+		if (io->errp[0] != -1) {
+			pfd[nfd].fd = io->errp[0];
+			pfd[nfd++].events = POLLIN;
+		}
+		if (nfd == 0)
+			return 0;
+		if (timeout_ms > 0 && ms_left(deadline) == 0)
+			return 1;
+		if (poll(pfd, (nfds_t)nfd, timeout_ms > 0 ?
+		    ms_left(deadline) : -1) == -1) {
+			if (errno == EINTR)
+				continue;
+			snprintf(err, errlen, "poll: %s", strerror(errno));
+			return 1;	/* kill it: we cannot watch it */
+		}
+		for (i = 0; i < nfd; i++)
+			if (pfd[i].revents != 0)
+				exec_ready(io, pfd[i].fd);
+	}
+}
+
+int
+launch_exec_env(char *const argv[], char *const envp[], const char *in,
+    size_t inlen, char *out, size_t outlen, int timeout_ms, int flags,
+    char *err, size_t errlen)
+{
+	struct exec_io		 io_, *io = &io_;
+	struct sigaction	 sa, osa;
+	struct timespec		 deadline;
+	pid_t			 pid;
+	int			 status, rc = -1, e, i, timed_out;
+
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
+	if (out != NULL && outlen > 0)
+		out[0] = '\0';
+	memset(io, 0, sizeof(*io));
+	for (i = 0; i < 2; i++)
+		io->inp[i] = io->outp[i] = io->errp[i] = -1;
+	io->in = in;
+	io->inlen = inlen;
+	io->out = out;
+	io->outlen = outlen;
+	io->tee = (flags & LAUNCH_EXEC_TEE) != 0;
+	/* with tee, stderr is read here, and copied to ours */
+	io->show = !io->tee && (flags & LAUNCH_EXEC_SHOW) != 0;
+	if ((in != NULL && pipe2(io->inp, O_CLOEXEC) == -1) ||
+	    (out != NULL && pipe2(io->outp, O_CLOEXEC) == -1) ||
+	    (!io->show && pipe2(io->errp, O_CLOEXEC) == -1)) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		goto closeall;
+	}
+	/* A child that stops reading its stdin must not kill us. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigemptyset(&sa.sa_mask);
+	(void)sigaction(SIGPIPE, &sa, &osa);
+	if (exec_spawn(argv, envp, io, &pid, err, errlen) == -1)
+		goto restore;
 
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += timeout_ms / 1000;
@@ -376,76 +490,7 @@ launch_exec_env(char *const argv[], char *const envp[], const char *in,
 		deadline.tv_sec++;
 		deadline.tv_nsec -= 1000000000;
 	}
-	for (;;) {
-		nfd = 0;
-		if (inp[1] != -1) {
-			pfd[nfd].fd = inp[1];
-			pfd[nfd++].events = POLLOUT;
-		}
-		if (outp[0] != -1) {
-			pfd[nfd].fd = outp[0];
-			pfd[nfd++].events = POLLIN;
-		}
-		if (errp[0] != -1) {
-			pfd[nfd].fd = errp[0];
-			pfd[nfd++].events = POLLIN;
-		}
-		if (nfd == 0)
-			break;
-		if (timeout_ms > 0 && ms_left(&deadline) == 0) {
-			timed_out = 1;
-			break;
-		}
-		if (poll(pfd, (nfds_t)nfd, timeout_ms > 0 ?
-		    ms_left(&deadline) : -1) == -1) {
-			if (errno == EINTR)
-				continue;
-			snprintf(err, errlen, "poll: %s", strerror(errno));
-			timed_out = 1;	/* kill it: we cannot watch it */
-			break;
-		}
-		for (i = 0; i < nfd; i++) {
-			if (pfd[i].revents == 0)
-				continue;
-			if (pfd[i].fd == inp[1]) {
-				n = write(inp[1], in + inoff, inlen - inoff);
-				if (n > 0)
-					inoff += (size_t)n;
-				if ((n == -1 && errno != EAGAIN &&
-				    errno != EINTR) || inoff == inlen) {
-					close(inp[1]);
-					inp[1] = -1;
-				}
-				continue;
-			}
-			n = read(pfd[i].fd, buf, sizeof(buf));
-			if (n == -1 && (errno == EAGAIN || errno == EINTR))
-				continue;
-			if (n <= 0) {
-				if (pfd[i].fd == outp[0]) {
-					close(outp[0]);
-					outp[0] = -1;
-				} else {
-					close(errp[0]);
-					errp[0] = -1;
-				}
-				continue;
-			}
-			if (pfd[i].fd == errp[0]) {
-				if (tee)
-					(void)file_write_all(2, buf,
-					    (size_t)n);
-				tail_append(tail, &tlen, buf, (size_t)n);
-			} else if (olen + 1 < outlen) {
-				/* Bounded: the rest is read and dropped. */
-				if ((size_t)n > outlen - 1 - olen)
-					n = (ssize_t)(outlen - 1 - olen);
-				memcpy(out + olen, buf, (size_t)n);
-				olen += (size_t)n;
-				out[olen] = '\0';
-			}
-		}
-	}
+	timed_out = exec_pump(io, timeout_ms, &deadline, err, errlen);
 	if (!timed_out) {
 		e = reap(pid, timeout_ms > 0 ? ms_left(&deadline) : -1,
 		    &status);
@@ -467,7 +512,7 @@ launch_exec_env(char *const argv[], char *const envp[], const char *in,
 	}
 	rc = launch_exit_code(status);
 	if (rc != 0 && err != NULL && errlen > 0) {
-		tail_last_line(tail, tlen, err, errlen);
+		tail_last_line(io->tail, io->tlen, err, errlen);
 		if (err[0] == '\0')
 			snprintf(err, errlen, "%s exited with status %d",
 			    argv[0], rc);
@@ -476,12 +521,12 @@ restore:
 	(void)sigaction(SIGPIPE, &osa, NULL);
 closeall:
 	for (i = 0; i < 2; i++) {
-		if (inp[i] != -1)
-			close(inp[i]);
-		if (outp[i] != -1)
-			close(outp[i]);
-		if (errp[i] != -1)
-			close(errp[i]);
+		if (io->inp[i] != -1)
+			close(io->inp[i]);
+		if (io->outp[i] != -1)
+			close(io->outp[i]);
+		if (io->errp[i] != -1)
+			close(io->errp[i]);
 	}
 	return rc;
 }
