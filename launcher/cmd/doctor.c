@@ -439,6 +439,37 @@ probe_file(const char *dir, const char *name, uid_t *uid, char *text,
 }
 
 /*
+ * After the probe's script (SESSION_SCRIPT) ran as uid 1000: the file it
+ * edited, created and the folder it made in ws are the owner's outside.
+ */
+static void
+check_owner(struct launch_host_facts *f, int verbose, const char *ws,
+    const struct launch_ids *ids)
+{
+	char	 text[16];
+	uid_t	 owner;
+
+	if (probe_file(ws, "existing", &owner, text, sizeof(text)) == -1 ||
+	    strcmp(text, "hix") != 0 || owner != ids->owner_uid ||
+	    probe_file(ws, "created", &owner, NULL, 0) == -1 ||
+	    owner != ids->owner_uid || probe_file(ws, "made", &owner, NULL,
+	    0) == -1 || owner != ids->owner_uid) {
+		launch_facts_say(f, verbose, LAUNCH_V_FAIL, "workspace  uid "
+		    "1000 edited, created and made a folder in a 0700 folder "
+		    "of uid %u, but outside they are not that user's as they "
+		    "should be (%s)", (unsigned)ids->owner_uid, strerror(errno));
+		return;
+	}
+	f->bind_uid_ok = 1;
+	launch_facts_say(f, verbose, LAUNCH_V_OK, "workspace  in a 0700 "
+	    "folder of uid %u, the command (uid 1000 inside, %s) edited a "
+	    "file and created a file and a folder, owned by uid %u outside",
+	    (unsigned)ids->owner_uid, ids->mode == LAUNCH_IDS_KEEPID ?
+	    "--userns=keep-id" : "the aisb subordinate range and an idmapped "
+	    "mount", (unsigned)ids->owner_uid);
+}
+
+/*
  * One container exactly as a session runs it: the options resolved as
  * for `aisb -- CMD` (user config included), the mapping and mounts of
  * ids.c, and the argv of launch_podman_argv(), in a fresh 0700 folder of
@@ -461,7 +492,7 @@ check_session(struct launch_host_facts *f, int verbose)
 	char			 ws[PATH_MAX], run[PATH_MAX], podman[PATH_MAX];
 	char			 env[PATH_MAX + 8], plan[PATH_MAX + 8];
 	char			 mnt[PATH_MAX + 16], vol[64], id[40];
-	char			 ptext[128], out[64], err[1024], text[16], uid[16];
+	char			 ptext[128], out[64], err[1024], uid[16];
 	char			 path[PATH_MAX + 16], seccomp[PATH_MAX];
 	char			*av[] = { (char *)"aisb", (char *)"--net", NULL,
 	    (char *)"--workspace", ws, (char *)"--home-volume", vol,
@@ -470,7 +501,6 @@ check_session(struct launch_host_facts *f, int verbose)
 	char			*rmvol[] = { podman, (char *)"volume",
 	    (char *)"rm", (char *)"--force", vol, NULL };
 	extern char		**environ;
-	uid_t			 owner;
 	int			 n, rc, mounted = 0, have_opts = 0;
 
 	ws[0] = run[0] = '\0';
@@ -574,24 +604,7 @@ check_session(struct launch_host_facts *f, int verbose)
 	launch_facts_say(f, verbose, LAUNCH_V_OK, "nftables   aisb-enforce "
 	    "loaded table inet aisb (--net %s) and ran the command as uid %s",
 	    av[2], out);
-	if (probe_file(ws, "existing", &owner, text, sizeof(text)) == -1 ||
-	    strcmp(text, "hix") != 0 || owner != ids.owner_uid ||
-	    probe_file(ws, "created", &owner, NULL, 0) == -1 ||
-	    owner != ids.owner_uid || probe_file(ws, "made", &owner, NULL,
-	    0) == -1 || owner != ids.owner_uid) {
-		launch_facts_say(f, verbose, LAUNCH_V_FAIL, "workspace  uid "
-		    "1000 edited, created and made a folder in a 0700 folder "
-		    "of uid %u, but outside they are not that user's as they "
-		    "should be (%s)", (unsigned)ids.owner_uid, strerror(errno));
-		goto out;
-	}
-	f->bind_uid_ok = 1;
-	launch_facts_say(f, verbose, LAUNCH_V_OK, "workspace  in a 0700 "
-	    "folder of uid %u, the command (uid 1000 inside, %s) edited a "
-	    "file and created a file and a folder, owned by uid %u outside",
-	    (unsigned)ids.owner_uid, ids.mode == LAUNCH_IDS_KEEPID ?
-	    "--userns=keep-id" : "the aisb subordinate range and an idmapped "
-	    "mount", (unsigned)ids.owner_uid);
+	check_owner(f, verbose, ws, &ids);
 out:
 	if (mounted)
 		launch_ids_umount(mnt);
