@@ -38,7 +38,6 @@
 #include "host/proc.h"
 #include "image/names.h"
 #include "image/store.h"
-#include "image/tools.h"
 #include "file.h"
 #include "log.h"
 

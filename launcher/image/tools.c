@@ -39,7 +39,7 @@
 
 #include "file.h"
 #include "host/paths.h"
-#include "image/image.h"
+#include "image/image-t.h"
 #include "host/proc.h"
 #include "image/names.h"
 #include "image/store.h"
