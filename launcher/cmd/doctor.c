@@ -654,8 +654,8 @@ doctor_probe(struct launch_host_facts *f, int verbose)
 
 /*
  * The agent recipes a session would read: a file that does not load
- * stops every session that could use one (run.c), so it is a failure
- * here too.  Lists name, package@version and where each came from.
+ * stops every session that could use one (session/prepare.c), so it is
+ * a failure here too.  Lists name, package@version and where each came from.
  */
 static int
 check_agents(struct launch_host_facts *f, int verbose)

@@ -2,7 +2,7 @@
  * aisb policy suggest ID|LOG [--base POLICY] [--group] [--allow-ip]: a
  * policy that allows what a session used, from its audit log (a learning
  * session, aisb --learn, above all); and the summary a learning session
- * ends with (launch_learn_summary, run.c).
+ * ends with (launch_learn_summary, session/run.c).
  *
  * The log is read with denials.c's bounded reader (launch_audit_each):
  * each decision and close line is counted into a table of at most

@@ -1,5 +1,5 @@
 /*
- * Named gates, private to the launcher: what `aisb gate` (cmd_gate.c)
+ * Named gates, private to the launcher: what `aisb gate` (cmd/gate.c)
  * needs of the machinery in gates.c (the gate's folder, its lock and
  * state file, its control socket, the supervisor).  Sessions use gates.h.
  */

@@ -1,6 +1,6 @@
 /*
- * The lockfile and tool-configuration scanners (launcher/lockfile.c):
- * a real-shaped sample of each format gives exactly the expected hosts,
+ * The lockfile and tool-configuration scanners
+ * (launcher/policytools/lockfile*.c): a real-shaped sample of each format gives exactly the expected hosts,
  * in order; what a lockfile may not add (http without the flag, IP
  * literals, other ports, other schemes) is counted and left out; a
  * malformed or oversized input is one error naming its line, and no
