@@ -20,7 +20,7 @@ static void
 fault(struct build *b, enum ytree_fault f, const yaml_mark_t *m)
 {
 	if (b->err->fault != YTREE_OK)
-		return;		/* the first problem is the one reported */
+		return;	/* the first problem is the one reported */
 	b->err->fault = f;
 	b->err->line = m != NULL ? (unsigned)m->line + 1 : 0;
 	b->err->col = m != NULL ? (unsigned)m->column + 1 : 0;

@@ -18,10 +18,10 @@ struct ynode {
 	enum ytype	  type;
 	unsigned	  line, col;	/* 1-based */
 	int		  plain;	/* scalar written without quotes */
-	char		 *val;		/* scalar, NUL-terminated (may hold
-					   NULs but with YTREE_NO_NUL) */
+	char		 *val;		/* scalar, NUL-terminated (NULs
+					   inside but with YTREE_NO_NUL) */
 	size_t		  len;
-	struct ynode	**kids;		/* seq: items; map: key, value, ... */
+	struct ynode	**kids;		/* seq: items; map: key, value */
 	size_t		  nkids, cap;
 };
 
@@ -29,7 +29,7 @@ struct ynode {
 enum ytree_fault {
 	YTREE_OK = 0,
 	YTREE_NOMEM,
-	YTREE_SYNTAX,		/* problem and context say what libyaml saw */
+	YTREE_SYNTAX,		/* problem, context: libyaml's words */
 	YTREE_ALIAS,		/* an anchor or an alias */
 	YTREE_DOCS,		/* a second document */
 	YTREE_NODES,		/* more than max_nodes */
@@ -51,8 +51,9 @@ struct ytree_error {
  * YTREE_OK) or after the first problem, which is in err (nothing is
  * kept then).  max_depth is at most YTREE_DEPTH_MAX.
  */
-struct ynode	*ytree_parse(const char *buf, size_t len, unsigned max_nodes,
-		    unsigned max_depth, int flags, struct ytree_error *err);
+struct ynode	*ytree_parse(const char *buf, size_t len,
+		    unsigned max_nodes, unsigned max_depth, int flags,
+		    struct ytree_error *err);
 /* The tree and everything under it; NULL does nothing. */
 void		 ytree_free(struct ynode *);
 

@@ -30,12 +30,13 @@
 #include "session/ids.h"
 #include "session/snapshot.h"
 
-#define CLEAN_MAX_PODMAN_OUT	(256 * 1024)	/* bytes of a podman listing */
+/* bytes of a podman listing */
+#define CLEAN_MAX_PODMAN_OUT	(256 * 1024)
 
 /* What one clean did, for its last line, and whether all of it worked. */
 struct clean {
 	const char	*podman;
-	char		 dir[PATH_MAX];		/* the sessions folder */
+	char		 dir[PATH_MAX];	/* the sessions folder */
 	int		 have_dir;
 	char		*running;		/* "\nname\nname\n" */
 	size_t		 ncont, ngate, nscratch, nmount, nstage, nvol;
@@ -48,7 +49,8 @@ podman_lines(char *const argv[], char *out, size_t outlen)
 	char	 err[512];
 	int	 rc;
 
-	rc = launch_exec(argv, NULL, 0, out, outlen, 60000, 0, err, sizeof(err));
+	rc = launch_exec(argv, NULL, 0, out, outlen, 60000, 0, err,
+	    sizeof(err));
 	if (rc != 0) {
 		fprintf(stderr, "aisb: %s: %s\n", argv[1], err);
 		return -1;
@@ -178,7 +180,10 @@ clean_containers(struct clean *c, int all, char *out)
 	return 0;
 }
 
-/* 2. the gate, secrets, mount and stage of one session whose container is gone */
+/*
+ * 2. what one session whose container is gone left: its gate, secrets,
+ * workspace mount and stage
+ */
 static void
 clean_session(struct clean *c, const char *id)
 {
@@ -277,7 +282,8 @@ launch_cmd_clean(int argc, char **argv)
 {
 	struct clean	 c;
 	struct launch_sess *v;
-	char		 podman[PATH_MAX], name[LAUNCH_ID_HEX + 8], *out = NULL;
+	char		 podman[PATH_MAX], name[LAUNCH_ID_HEX + 8];
+	char		*out = NULL;
 	const char	*glob, *dur;
 	struct cli_args	 ca;
 	size_t		 n, i, nimg = 0;

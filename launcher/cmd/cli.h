@@ -81,7 +81,7 @@ int	 launch_cli_usage(const char *topic, FILE *);
  * of commands and flags the completion scripts read, from the same table.
  */
 int	 launch_cli_help_cmd(int argc, char **argv);
-/* A flag's duration: "7d", "12h", "30m", "90s", "3600" into seconds.  0 or -1. */
+/* A flag's duration: "7d", "12h", "30m", "90s", "3600" into seconds. */
 int	 launch_duration_parse(const char *, long long *secs);
 
 #endif

@@ -457,7 +457,8 @@ check_owner(struct launch_host_facts *f, int verbose, const char *ws,
 		launch_facts_say(f, verbose, LAUNCH_V_FAIL, "workspace  uid "
 		    "1000 edited, created and made a folder in a 0700 folder "
 		    "of uid %u, but outside they are not that user's as they "
-		    "should be (%s)", (unsigned)ids->owner_uid, strerror(errno));
+		    "should be (%s)", (unsigned)ids->owner_uid,
+		    strerror(errno));
 		return;
 	}
 	f->bind_uid_ok = 1;

@@ -90,7 +90,7 @@ cmd_test(struct policy *p, const char *target, const char *ip)
 	return d.verdict == POLICY_ALLOW ? 0 : 1;
 }
 
-/* aisb policy derive KIND [PATH...]: the flags each kind takes, then the engine */
+/* aisb policy derive KIND [PATH...]: each kind's flags, then the engine */
 static int
 cmd_derive(int argc, char **argv)
 {

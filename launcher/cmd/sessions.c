@@ -77,7 +77,8 @@ sessions_ls(void)
 		} else {
 			/* no record: running, or its launcher was killed */
 			snprintf(exitc, sizeof(exitc), "%s",
-			    launch_session_launcher(dir, v[i].id) == 0 ? "killed" : "running");
+			    launch_session_launcher(dir, v[i].id) == 0 ?
+			    "killed" : "running");
 			snprintf(cmd, sizeof(cmd), "?");
 		}
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", gmtime(&t));

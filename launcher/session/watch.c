@@ -2,8 +2,8 @@
  * The session's watcher: a process that outlives the launcher by design.
  *
  * If aisb dies without its teardown (SIGKILL, the OOM killer, a crash),
- * its per-session gate dies with it (PR_SET_PDEATHSIG, host/proc.c), but the
- * container does not: podman's conmon keeps it running, with its way out
+ * its per-session gate dies with it (PR_SET_PDEATHSIG, host/proc.c), but
+ * the container does not: podman's conmon keeps it running, with its way out
  * if the gate were a named one, and past any --timeout, which only the
  * launcher enforces.  The watcher is forked just before podman run, in a
  * session of its own (a kill of aisb's process group spares it), holding
