@@ -119,6 +119,23 @@ by_image(const char *kind, const char *value)
 	return launch_image_spec_check(&spec, err, sizeof(err));
 }
 
+/*
+ * The recipes' field, the flag and the image spec all give want (0
+ * taken, -1 refused) for value.
+ */
+static void
+agree(const char *field, const char *flag, const char *value, int want)
+{
+	if (by_recipe(field, value) != want)
+		fail_msg("recipe %s: '%s' %s", field, value, want ? "taken" :
+		    "refused");
+	if (by_flag(flag, value) != want)
+		fail_msg("%s '%s' %s", flag, value, want ? "taken" : "refused");
+	if (by_image(field, value) != want)
+		fail_msg("image %s '%s' %s", field, value, want ? "taken" :
+		    "refused");
+}
+
 /* semver 2.0.0, item 2: "MUST NOT contain leading zeroes" */
 static void
 leading_zeros(void **state)
@@ -132,21 +149,10 @@ leading_zeros(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_false(launch_npm_version_ok(strchr(bad[i], '@') + 1));
-		if (by_recipe("npm", bad[i]) != -1)
-			fail_msg("recipe npm: %s taken", bad[i]);
-		if (by_flag("--npm", bad[i]) != -1)
-			fail_msg("--npm %s taken", bad[i]);
-		if (by_image("npm", bad[i]) != -1)
-			fail_msg("image npm %s taken", bad[i]);
+		agree("npm", "--npm", bad[i], -1);
 	}
-	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-		if (by_recipe("npm", good[i]) != 0)
-			fail_msg("recipe npm: %s refused", good[i]);
-		if (by_flag("--npm", good[i]) != 0)
-			fail_msg("--npm %s refused", good[i]);
-		if (by_image("npm", good[i]) != 0)
-			fail_msg("image npm %s refused", good[i]);
-	}
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		agree("npm", "--npm", good[i], 0);
 	/* a Node release: X.Y.Z alone, no leading zero either */
 	assert_int_equal(by_recipe("node", "22.023.5"), -1);
 	assert_int_equal(by_image("node", "22.023.5"), -1);
@@ -166,22 +172,10 @@ pip_name_ends(void **state)
 	size_t	i;
 
 	(void)state;
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		if (by_recipe("pip", bad[i]) != -1)
-			fail_msg("recipe pip: %s taken", bad[i]);
-		if (by_flag("--pip", bad[i]) != -1)
-			fail_msg("--pip %s taken", bad[i]);
-		if (by_image("pip", bad[i]) != -1)
-			fail_msg("image pip %s taken", bad[i]);
-	}
-	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-		if (by_recipe("pip", good[i]) != 0)
-			fail_msg("recipe pip: %s refused", good[i]);
-		if (by_flag("--pip", good[i]) != 0)
-			fail_msg("--pip %s refused", good[i]);
-		if (by_image("pip", good[i]) != 0)
-			fail_msg("image pip %s refused", good[i]);
-	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		agree("pip", "--pip", bad[i], -1);
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		agree("pip", "--pip", good[i], 0);
 	assert_false(launch_pip_name_ok("a-", 2));
 	assert_true(launch_pip_name_ok("a-b", 3));
 	assert_false(launch_pip_version_ok("1.*"));
