@@ -53,8 +53,7 @@ launcher_libaisblauncher_a_SOURCES += \
 # draft/: a snapshot session's draft, shared with the Windows launcher
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/draft/draft.c launcher/draft/draft.h \
-	launcher/draft/draft-int.h launcher/draft/state.c \
-	launcher/draft/stage.c \
+	launcher/draft/draft-int.h launcher/draft/stage.c \
 	launcher/draft/draft_posix.c
 # host/: plumbing that knows no launcher domain
 launcher_libaisblauncher_a_SOURCES += \

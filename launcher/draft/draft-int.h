@@ -1,7 +1,7 @@
 /*
- * What the draft's files share (state.c: the state file; stage.c: the
- * stage and the session's end; draft.c: the commands on a draft).  Only
- * they include this.
+ * What the draft's files share (draft.c: the state file and the commands
+ * on a draft; stage.c: the stage and the session's end).  Only they
+ * include this.
  */
 #ifndef AISB_DRAFT_INT_H
 #define AISB_DRAFT_INT_H

@@ -46,7 +46,7 @@ aisb_LDADD = launcher/win32/libaisbdraftwin.a \
 noinst_LIBRARIES += launcher/win32/libaisbdraftwin.a
 launcher_win32_libaisbdraftwin_a_SOURCES = launcher/draft/draft.c \
 	launcher/draft/draft.h launcher/draft/draft-int.h \
-	launcher/draft/state.c launcher/draft/stage.c
+	launcher/draft/stage.c
 launcher_win32_libaisbdraftwin_a_CPPFLAGS = $(LAUNCHER_CPPFLAGS) \
 	-include $(top_srcdir)/common/compat.h
 launcher_win32_libaisbdraftwin_a_CFLAGS = $(AM_CFLAGS) -Wno-format
