@@ -23,10 +23,10 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/session/podman.c launcher/session/podman.h \
 	launcher/session/ids.c launcher/session/ids.h \
 	launcher/session/seccomp.c launcher/session/seccomp.h \
-	launcher/session/hostca.c launcher/session/hostca.h \
-	launcher/session/gate.c launcher/session/gate.h \
+	launcher/session/hostcas.c launcher/session/hostcas.h \
+	launcher/session/gateproc.c launcher/session/gateproc.h \
 	launcher/session/watch.c launcher/session/watch.h \
-	launcher/session/record.c launcher/session/record.h \
+	launcher/session/recording.c launcher/session/recording.h \
 	launcher/session/snapshot.c launcher/session/snapshot.h
 # image/: the sandbox image, its tools and the agent recipes
 launcher_libaisblauncher_a_SOURCES += \

@@ -19,12 +19,12 @@
 #include "image/image.h"
 #include "policy.h"
 #include "policytools/derive.h"
-#include "session/hostca.h"
+#include "session/hostcas.h"
 #include "session/ids.h"
 #include "session/options.h"
 #include "session/podman.h"
 #include "session/prepare.h"
-#include "session/record.h"
+#include "session/recording.h"
 #include "session/run.h"
 #include "session/seccomp.h"
 #include "session/spec.h"
@@ -101,7 +101,7 @@ dry_run(const struct launch_opts *o)
 	src.envfile = "<session>/env";
 	src.planfile = "<session>/plan";
 	src.recorddir = "<session>/" LAUNCH_RECORDING_DIR;
-	/* the host's CAs as a session would gather them (hostca.h) */
+	/* the host's CAs as a session would gather them (hostcas.h) */
 	if (o->host_ca) {
 		const char	*cadir = getenv(LAUNCH_HOST_CA_DIR_ENV);
 		char		*pem = NULL, warn[PATH_MAX + 64];

@@ -16,7 +16,7 @@
 #include "file.h"
 #include "policytools/denials.h"
 #include "session/folder.h"
-#include "session/record.h"
+#include "session/recording.h"
 #include "session/snapshot.h"
 
 #define MANAGE_MAX_RECORD	(64 * 1024)	/* bytes of a record read */

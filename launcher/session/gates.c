@@ -44,7 +44,7 @@
 #include "exitcode.h"
 #include "file.h"
 #include "host/paths.h"
-#include "session/gate.h"
+#include "session/gateproc.h"
 #include "session/ids.h"
 #include "session/gates.h"
 #include "session/gates-int.h"

@@ -27,7 +27,7 @@
 #include "image/names.h"
 #include "session/options.h"
 #include "session/options-int.h"
-#include "session/record.h"
+#include "session/recording.h"
 
 #ifndef AISB_POLICYDIR
 #define AISB_POLICYDIR	"/usr/local/share/aisb/policies"

@@ -49,7 +49,7 @@ enum launch_opt_id {
 	LO_HOME_VOLUME,
 	LO_KEEP,
 	LO_RECORD,
-	LO_RECORD_MAX,		/* record.h: bound of the capture */
+	LO_RECORD_MAX,		/* recording.h: bound of the capture */
 	LO_GATE,
 	LO_ENV,
 	LO_RUNTIME,

@@ -13,7 +13,7 @@
 
 #include "image/names.h"
 #include "session/options-int.h"
-#include "session/record.h"
+#include "session/recording.h"
 
 static int
 parse_u64(const char *s, uint64_t max, uint64_t *out, const char **end)

@@ -16,7 +16,7 @@
 #include "session/ids.h"
 #include "host/facts.h"
 #include "image/image-t.h"
-#include "session/hostca.h"
+#include "session/hostcas.h"
 #include "session/podman.h"
 #include "policy.h"
 

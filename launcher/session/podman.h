@@ -44,7 +44,7 @@ struct launch_run {
 	const char	*home_volume;	/* NULL: the option's value */
 	int		 no_limits;	/* the host cannot apply cgroup limits */
 	const char	*seccomp;	/* profile path; NULL: no argv */
-	const char	*hostca;	/* the host's CAs (hostca.h), or NULL */
+	const char	*hostca;	/* the host's CAs (hostcas.h), or NULL */
 	const char	*recorddir;	/* --record --net direct: SESSION/recording */
 	int		 interactive, tty;
 };

@@ -6,7 +6,9 @@
 #             a file includes headers of its own folder and of the folders
 #             below its own, never one above it or beside it; a file of
 #             launcher/ itself is main.c only; a launcher header is
-#             included by its path ("session/options.h"), never bare.
+#             included by its path ("session/options.h"), never bare;
+#             and no two headers of the tree share a name (in the folders
+#             checked), so that no bare include can find the wrong one.
 #  2. cycles  no include cycle: a file and its headers (x.c, x.h,
 #             x-int.h) are one unit, a types-only header (x-t.h) a unit of
 #             its own, and no units may include each other round a circle,
@@ -191,9 +193,15 @@ END {
 		said[ab[1] SUBSEP p] = 1
 		fail("cycles", ab[1] " -> " p)
 	}
-	# 3. and 4., file by file
+	# 3. and 4., file by file, and the header names of 1.
 	while ((getline p < listfile) > 0) {
 		if (!under(p, checked)) continue
+		if (p ~ /\.h$/) {
+			b = basename(p)
+			if (b in header)
+				fail("order", p " and " header[b] " share a name")
+			header[b] = p
+		}
 		n = 0; start = 0; name = ""
 		while ((getline line < p) > 0) {
 			n++

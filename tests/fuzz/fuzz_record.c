@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "session/record.h"
+#include "session/recording.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

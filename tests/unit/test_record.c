@@ -28,7 +28,7 @@
 #include "buf.h"
 #include "file.h"
 #include "pcapng.h"
-#include "session/record.h"
+#include "session/recording.h"
 
 static char	 tmpdir[64];
 

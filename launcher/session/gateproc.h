@@ -1,9 +1,9 @@
 /*
- * A session's own gate (gate.c): aisb-gate on 127.0.0.1:0, up before any
+ * A session's own gate (gateproc.c): aisb-gate on 127.0.0.1:0, up before any
  * container, stopped with the session.
  */
-#ifndef AISB_SESSION_GATE_H
-#define AISB_SESSION_GATE_H
+#ifndef AISB_SESSION_GATEPROC_H
+#define AISB_SESSION_GATEPROC_H
 
 #include <sys/types.h>
 

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "host/proc.h"
-#include "session/gate.h"
+#include "session/gateproc.h"
 #include "session/ids.h"
 
 #define GATE_READY_TIMEOUT_MS	10000

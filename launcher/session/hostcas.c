@@ -1,5 +1,5 @@
 /*
- * The host's local CAs (hostca.h).  Only what parses as an X.509
+ * The host's local CAs (hostcas.h).  Only what parses as an X.509
  * certificate leaves the host, re-encoded by OpenSSL, so that neither a
  * stray private key nor arbitrary bytes in that folder reach a sandbox.
  */
@@ -20,7 +20,7 @@
 #include <openssl/x509.h>
 
 #include "file.h"
-#include "session/hostca.h"
+#include "session/hostcas.h"
 #include "session/folder.h"
 
 struct gather {

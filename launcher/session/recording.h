@@ -5,8 +5,8 @@
  * (aisb sessions verify).  The layout and the manifest's format are in
  * docs/record.md.
  */
-#ifndef AISB_RECORD_H
-#define AISB_RECORD_H
+#ifndef AISB_SESSION_RECORDING_H
+#define AISB_SESSION_RECORDING_H
 
 #include <stddef.h>
 #include <stdint.h>

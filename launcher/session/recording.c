@@ -1,6 +1,6 @@
 /*
  * A session's recording: its folder, its manifest, its verification
- * (record.h; the format in docs/record.md).
+ * (recording.h; the format in docs/record.md).
  *
  * Input bounds: a capture of at most LAUNCH_RECORD_READ_MAX bytes, read
  * one block at a time (common/pcapng.h: blocks of at most
@@ -28,7 +28,7 @@
 #include "buf.h"
 #include "file.h"
 #include "pcapng.h"
-#include "session/record.h"
+#include "session/recording.h"
 
 #define SHA_HEX		(2 * 32)
 #define CONNID_MAX	32		/* bytes of a conn id kept */

@@ -3,8 +3,8 @@
  * where companies put their TLS-inspection CA), for the sandbox to trust
  * too.  See docs/launcher.md, "Host CAs".
  */
-#ifndef AISB_HOSTCA_H
-#define AISB_HOSTCA_H
+#ifndef AISB_SESSION_HOSTCAS_H
+#define AISB_SESSION_HOSTCAS_H
 
 #include <stddef.h>
 
