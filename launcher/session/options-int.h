@@ -1,7 +1,7 @@
 /*
- * What the option table's files share (options.c: the table, the flags,
- * the resolution; optvalue.c: each value checked for its type;
- * optconfig.c: the config files and AISB_*).  Only they include this.
+ * What the option table's files share (optvalue.c: the table, each value
+ * checked and set; options.c: the config files, AISB_*, the flags, the
+ * resolution, on top of it).  Only they include this.
  */
 #ifndef AISB_SESSION_OPTIONS_INT_H
 #define AISB_SESSION_OPTIONS_INT_H
@@ -28,7 +28,7 @@ struct optdesc {
 
 #define O_NOFLAG	0x04	/* no command-line flag (user config only) */
 
-/* The one table of session options (options.c). */
+/* The one table of session options (optvalue.c). */
 extern const struct optdesc launch_optdesc[LO__COUNT];
 
 /* The option named name (len bytes), or -1. */
@@ -45,11 +45,5 @@ int	 launch_opt_set(struct launch_opts *, enum launch_opt_id,
 /* One value checked for its option's type; the typed view filled. */
 int	 launch_opt_check(struct launch_opts *, enum launch_opt_id,
 	    const char *v, char *err, size_t errlen);
-/* A config file (missing: fine) as layer src.  0 or -1 with err. */
-int	 launch_opt_read_config(struct launch_opts *, const char *path,
-	    enum launch_src src, char *err, size_t errlen);
-/* The AISB_* environment as a layer.  0 or -1 with err. */
-int	 launch_opt_env_layer(struct launch_opts *, char **envp, char *err,
-	    size_t errlen);
 
 #endif

@@ -1,8 +1,8 @@
 /*
- * Option resolution: the table of options, the alias-friendly command
- * line, the help, and the one function that applies the layers in order
- * (the values' checks: optvalue.c; the config files and AISB_*:
- * optconfig.c).
+ * Option resolution: the config files, the AISB_* environment, the
+ * alias-friendly command line, the help, and the one function that
+ * applies the layers in order.  The table and each value's check are
+ * optvalue.c's.
  */
 #include "config.h"
 
@@ -33,120 +33,6 @@
 #define AISB_POLICYDIR	"/usr/local/share/aisb/policies"
 #endif
 
-/*
- * The one table of session options: the config files, AISB_*, the flags
- * and --help (launch_opts_help) all read it.
- */
-const struct optdesc launch_optdesc[LO__COUNT] = {
-	[LO_POLICY] = { "policy", OT_PATH, 0, NULL,
-	    "policy file", "FILE",
-	    "~/.config/aisb/policy.yaml, else the shipped default" },
-	[LO_NET] = { "net", OT_NET, O_PROJECT | O_NARROW, "gate",
-	    "network: through the egress gate, none (loopback only), or "
-	    "direct (pinned addresses)", "gate|none|direct", NULL },
-	[LO_IMAGE] = { "image", OT_WORD, O_PROJECT, "docker.io/library/debian:bookworm-slim",
-	    "base image; an offline Debian base when it cannot be pulled",
-	    "REF", NULL },
-	[LO_PACKAGES] = { "packages", OT_LIST, O_PROJECT, NULL,
-	    "Debian package installed in the image (repeatable)", "NAME",
-	    "none" },
-	[LO_MEMORY] = { "memory", OT_SIZE, O_PROJECT, "4g",
-	    "memory limit (k, m, g; 0: none)", "SIZE", NULL },
-	[LO_CPUS] = { "cpus", OT_CPUS, O_PROJECT, "2", "CPU limit (1.5; 0: none)",
-	    "N", NULL },
-	[LO_PIDS] = { "pids", OT_UINT, O_PROJECT, "1024",
-	    "process limit (0: none)", "N", NULL },
-	[LO_TIMEOUT] = { "timeout", OT_DURATION, O_PROJECT, "0",
-	    "kill the command after this long and exit 124 (s, m, h; 0: never)",
-	    "DURATION", NULL },
-	[LO_WORKSPACE] = { "workspace", OT_PATH, 0, NULL,
-	    "directory mounted read-write at the same path", "DIR",
-	    "the current directory" },
-	[LO_HOME_VOLUME] = { "home_volume", OT_WORD, 0, NULL,
-	    "named volume mounted at /home/sandbox", "NAME",
-	    "aisb-home-<hash of the workspace's real path>" },
-	[LO_KEEP] = { "keep", OT_BOOL, O_PROJECT, "false",
-	    "keep the container and the session record", NULL, NULL },
-	[LO_RECORD] = { "record", OT_BOOL, O_PROJECT, "false",
-	    "record the session's traffic: a pcapng capture, the decision log "
-	    "and a manifest of their SHA-256s (docs/record.md)", NULL, NULL },
-	/* not O_PROJECT: a repository must not shrink its own recording */
-	[LO_RECORD_MAX] = { "record_max", OT_SIZE, 0, LAUNCH_RECORD_MAX_DEFAULT,
-	    "with --record: bound of the capture (K, M, G; 4K to 64G); "
-	    "reaching it stops the recording, not the session", "SIZE",
-	    NULL },
-	[LO_GATE] = { "gate", OT_WORD, 0, "",
-	    "named gate to use (aisb gate up NAME)", "NAME",
-	    "a gate of the session's own" },
-	[LO_ENV] = { "env", OT_ENVLIST, 0, NULL,
-	    "pass NAME (host value), NAME=VALUE, NAME? (host value if set); "
-	    "repeatable", "NAME[=VALUE]", "none" },
-	[LO_RUNTIME] = { "runtime", OT_WORD, 0, "runc", "OCI runtime podman uses",
-	    "NAME", NULL },
-	[LO_QUIET] = { "quiet", OT_BOOL, O_PROJECT, "false",
-	    "print nothing of aisb's own but errors", NULL, NULL },
-	[LO_PROJECT_POLICY] = { "project_policy", OT_BOOL, O_NOFLAG, "false",
-	    "let .aisb.yaml name the policy (user config only)", NULL, NULL },
-	[LO_HOST_CA] = { "host_ca", OT_BOOL, O_PROJECT, "true",
-	    "do not trust the host's /usr/local/share/ca-certificates "
-	    "inside (trusted by default)", NULL, NULL },
-	/*
-	 * A recipe adds allow rules to the policy: a project config may
-	 * only turn that off (none), never name one (check_project).
-	 */
-	[LO_AGENT] = { "agent", OT_WORD, O_PROJECT | O_NARROW, NULL,
-	    "agent recipe: its package in the image, its hosts allowed, its "
-	    "settings (docs/agents.md); none: no recipe", "NAME",
-	    "the recipe whose command is COMMAND, if any" },
-	/* not O_PROJECT: installing runs packages' scripts with network */
-	[LO_NPM] = { "npm", OT_LIST, 0, NULL,
-	    "npm CLI installed in the image by a gated session "
-	    "(repeatable; no version: the newest)", "PKG[@VER]", "none" },
-	[LO_PIP] = { "pip", OT_LIST, 0, NULL,
-	    "pip CLI installed in the image by a gated session "
-	    "(repeatable)", "PKG==VER", "none" },
-	/*
-	 * not O_PROJECT: it widens the policy by what the repository's
-	 * lockfiles say (https hosts only, lockfile.h)
-	 */
-	[LO_ALLOW_FROM_LOCKFILE] = { "allow_from_lockfile", OT_BOOL, 0,
-	    "false", "allow the https hosts the workspace's lockfiles "
-	    "name (aisb policy derive lockfile lists them)", NULL, NULL },
-	/*
-	 * Snapshot sessions (docs/snapshot.md).  A project config may
-	 * choose snapshot (it narrows what the command reaches), never
-	 * direct; nor when to write back, which is the user's to say.
-	 */
-	[LO_WORKSPACE_MODE] = { "workspace_mode", OT_CHOICE,
-	    O_PROJECT | O_NARROW, "direct",
-	    "direct: the command writes the workspace; snapshot: a copy of "
-	    "it, whose changes aisb apply ID writes back", "direct|snapshot",
-	    NULL },
-	[LO_APPLY] = { "apply", OT_CHOICE, 0, "auto",
-	    "snapshot sessions: at the end ask on the terminal (ask), or "
-	    "only keep the draft (never); auto: ask when stdin and stderr "
-	    "are a terminal", "auto|ask|never", NULL },
-	/*
-	 * Not O_PROJECT: a list of a higher layer replaces a lower one's,
-	 * and a repository must not drop the user's exclusions.
-	 */
-	[LO_SNAPSHOT_EXCLUDE] = { "snapshot_exclude", OT_LIST, 0, NULL,
-	    "snapshot sessions: also leave out of the stage what PATTERN "
-	    "matches (repeatable; docs/snapshot.md)", "PATTERN",
-	    "the documented list only" },
-	/*
-	 * Transparent capture (docs/launcher.md): a tool that ignores the
-	 * proxy variables reaches what the gate allows by name, and nothing
-	 * more; a project config may turn it off or change the ports, which
-	 * widens nothing (the gate decides every connection).
-	 */
-	[LO_TRANSPARENT] = { "transparent", OT_BOOL, O_PROJECT, "true",
-	    "gate mode: do not catch the TCP of tools that ignore the proxy "
-	    "variables, nor their DNS (caught by default)", NULL, NULL },
-	[LO_TRANSPARENT_PORTS] = { "transparent_ports", OT_WORD, O_PROJECT,
-	    "80,443", "gate mode: the TCP ports caught for the gate "
-	    "(1 to 16, comma-separated)", "PORTS", NULL },
-};
 
 /*
  * Flags that stand for an option's value: --snapshot is
@@ -200,12 +86,6 @@ static const struct actdesc acts[] = {
 };
 
 const char *
-launch_opt_name(enum launch_opt_id id)
-{
-	return id < LO__COUNT ? launch_optdesc[id].name : "?";
-}
-
-const char *
 launch_src_str(enum launch_src s)
 {
 	switch (s) {
@@ -235,125 +115,229 @@ launch_env_redacted(const char *entry, char *buf, size_t len)
 	return buf;
 }
 
-/* ---- setting values ---------------------------------------------------- */
+/* ---- config files and AISB_* ------------------------------------------- */
 
+/*
+ * What a project config may not do.  Returns -1 with the reason.
+ */
 static int
-list_add(struct launch_item **list, size_t *n, const char *v,
-    enum launch_src src, const char *where, char *err, size_t errlen)
+check_project(const struct launch_opts *o, enum launch_opt_id id,
+    const char *v, const char *where, char *err, size_t errlen)
 {
-	struct launch_item	*l;
-
-	if (*n >= LAUNCH_MAX_LIST) {
-		snprintf(err, errlen, "%s: more than %d entries", where,
-		    LAUNCH_MAX_LIST);
+	if (id == LO_POLICY && o->project_policy)
+		return 0;
+	if (id == LO_POLICY) {
+		snprintf(err, errlen, "%s: a project config may not choose the "
+		    "policy; to allow it, set 'project_policy: true' in %s",
+		    where, o->user_config);
 		return -1;
 	}
-	if ((l = reallocarray(*list, *n + 1, sizeof(*l))) == NULL ||
-	    (l[*n].text = strdup(v)) == NULL) {
-		if (l != NULL)
-			*list = l;
-		snprintf(err, errlen, "out of memory");
+	if (id == LO_NPM || id == LO_PIP) {
+		snprintf(err, errlen, "%s: a project config may not add %s "
+		    "packages: their install runs the packages' own scripts "
+		    "with network access; name them in %s or with --%s",
+		    where, launch_optdesc[id].name, o->user_config, launch_optdesc[id].name);
 		return -1;
 	}
-	l[*n].src = src;
-	snprintf(l[*n].where, sizeof(l[*n].where), "%s", where);
-	*list = l;
-	(*n)++;
+	if (!(launch_optdesc[id].flags & O_PROJECT)) {
+		snprintf(err, errlen, "%s: '%s' may not be set by a project "
+		    "config (it would widen what the session can reach or "
+		    "read); set it in %s or on the command line", where,
+		    launch_optdesc[id].name, o->user_config);
+		return -1;
+	}
+	/* a capture the user asked for is not the repository's to drop */
+	if (id == LO_RECORD && strcmp(v, "true") != 0 &&
+	    strcmp(v, "yes") != 0 && strcmp(v, "1") != 0) {
+		snprintf(err, errlen, "%s: a project config may only turn "
+		    "record on (record: true), never off", where);
+		return -1;
+	}
+	if (id == LO_AGENT && strcmp(v, "none") != 0) {
+		snprintf(err, errlen, "%s: a project config may not choose an "
+		    "agent: a recipe adds allow rules to the policy; write "
+		    "agent: %.32s in %s or pass --agent %.32s (a project "
+		    "config may only say agent: none)", where, v,
+		    o->user_config, v);
+		return -1;
+	}
+	if (id == LO_WORKSPACE_MODE && strcmp(v, "snapshot") != 0) {
+		snprintf(err, errlen, "%s: a project config may only choose "
+		    "workspace_mode: snapshot, never direct", where);
+		return -1;
+	}
+	if ((launch_optdesc[id].flags & O_NARROW) && id == LO_NET &&
+	    strcmp(v, "none") != 0) {
+		snprintf(err, errlen, "%s: a project config may only narrow the "
+		    "network to 'none'", where);
+		return -1;
+	}
 	return 0;
 }
 
-static void
-list_free(struct launch_item **list, size_t *n)
-{
-	size_t	 i;
-
-	for (i = 0; i < *n; i++) {
-		if ((*list)[i].text != NULL)
-			explicit_bzero((*list)[i].text, strlen((*list)[i].text));
-		free((*list)[i].text);
-	}
-	free(*list);
-	*list = NULL;
-	*n = 0;
-}
 
 /*
- * A relative path in a config file is relative to that file's folder;
- * given on the command line or in the environment, to the current one.
+ * A config file is one flat YAML mapping: key: scalar, or key: [list].
+ * Missing file: fine.  Anything else wrong: an error naming file:line:col.
  */
-static char *
-resolve_path(const char *v, const char *base_file)
-{
-	const char	*slash;
-	char		*out;
-
-	if (v[0] == '/' || v[0] == '\0' || base_file == NULL ||
-	    (slash = strrchr(base_file, '/')) == NULL)
-		return strdup(v);
-	if (asprintf(&out, "%.*s/%s", (int)(slash - base_file), base_file,
-	    v) == -1)
-		return NULL;
-	return out;
-}
-
-/*
- * Sets one option from one layer.  Lists: env accumulates over the layers,
- * packages are replaced by the first entry a higher layer gives.
- */
-int
-launch_opt_set(struct launch_opts *o, enum launch_opt_id id, const char *v,
-    enum launch_src src, const char *where, const char *base_file,
+static int
+read_config(struct launch_opts *o, const char *path, enum launch_src src,
     char *err, size_t errlen)
 {
-	char	*copy;
-	char	 sub[LAUNCH_MAX_VALUE + 200];
+	yaml_parser_t	 parser;
+	yaml_event_t	 ev;
+	char		*buf = NULL, where[1200];
+	int		 rc = -1, depth = 0, id = -1, done = 0, inlist = 0;
+	size_t		 off = 0;
 
-	if (launch_opt_check(o, id, v, sub, sizeof(sub)) == -1) {
-		snprintf(err, errlen, "%s: %s", where, sub);
-		return -1;
-	}
-	if (launch_optdesc[id].type == OT_ENVLIST)
-		return list_add(&o->env, &o->nenv, v, src, where, err, errlen);
-	if (launch_optdesc[id].type == OT_LIST) {
-		struct launch_item	**l = &o->packages;
-		size_t			 *n = &o->npackages;
+	if ((buf = file_read_bounded(path, LAUNCH_MAX_CONFIG, &off, err,
+	    errlen)) == NULL)
+		return errno == ENOENT ? 0 : -1;
 
-		if (id == LO_NPM) {
-			l = &o->npm;
-			n = &o->nnpm;
-		} else if (id == LO_PIP) {
-			l = &o->pip;
-			n = &o->npip;
-		} else if (id == LO_SNAPSHOT_EXCLUDE) {
-			l = &o->exclude;
-			n = &o->nexclude;
-		}
-		if (*n > 0 && (*l)[0].src != src)
-			list_free(l, n);
-		return list_add(l, n, v, src, where, err, errlen);
-	}
-	copy = launch_optdesc[id].type == OT_PATH ? resolve_path(v, base_file) : strdup(v);
-	if (copy == NULL) {
+	if (!yaml_parser_initialize(&parser)) {
+		free(buf);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	free(o->val[id]);
-	o->val[id] = copy;
-	o->src[id] = src;
-	snprintf(o->where[id], sizeof(o->where[id]), "%s", where);
-	return 0;
+	yaml_parser_set_input_string(&parser, (unsigned char *)buf, off);
+	while (!done) {
+		unsigned line, col;
+
+		if (!yaml_parser_parse(&parser, &ev)) {
+			snprintf(err, errlen, "%s:%zu:%zu: YAML syntax: %s", path,
+			    parser.problem_mark.line + 1,
+			    parser.problem_mark.column + 1,
+			    parser.problem ? parser.problem : "error");
+			goto out;
+		}
+		line = (unsigned)ev.start_mark.line + 1;
+		col = (unsigned)ev.start_mark.column + 1;
+		snprintf(where, sizeof(where), "%s:%u:%u", path, line, col);
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT:
+			done = 1;
+			break;
+		case YAML_ALIAS_EVENT:
+			snprintf(err, errlen, "%s: YAML aliases are not allowed",
+			    where);
+			goto fail_ev;
+		case YAML_MAPPING_START_EVENT:
+			if (depth++ != 0) {
+				snprintf(err, errlen, "%s: nested mappings are "
+				    "not part of the config; write key: value",
+				    where);
+				goto fail_ev;
+			}
+			break;
+		case YAML_MAPPING_END_EVENT:
+			depth--;
+			break;
+		case YAML_SEQUENCE_START_EVENT:
+			if (depth != 1 || id < 0 || inlist ||
+			    (launch_optdesc[id].type != OT_LIST &&
+			    launch_optdesc[id].type != OT_ENVLIST)) {
+				snprintf(err, errlen, "%s: a list is not valid "
+				    "here", where);
+				goto fail_ev;
+			}
+			inlist = 1;
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+			inlist = 0;
+			id = -1;
+			break;
+		case YAML_SCALAR_EVENT: {
+			const char *v = (const char *)ev.data.scalar.value;
+			size_t vlen = ev.data.scalar.length;
+
+			if (depth != 1) {
+				snprintf(err, errlen, "%s: a config file is a "
+				    "mapping of key: value", where);
+				goto fail_ev;
+			}
+			if (memchr(v, '\0', vlen) != NULL) {
+				snprintf(err, errlen, "%s: NUL byte", where);
+				goto fail_ev;
+			}
+			if (id < 0) {
+				if ((id = launch_opt_find(v, vlen)) < 0) {
+					snprintf(err, errlen, "%s: unknown key "
+					    "'%.64s'; see aisb --print-config "
+					    "for the keys", where, v);
+					goto fail_ev;
+				}
+				break;
+			}
+			if (src == LAUNCH_SRC_PROJECT &&
+			    check_project(o, (enum launch_opt_id)id, v, where,
+			    err, errlen) == -1)
+				goto fail_ev;
+			if (src == LAUNCH_SRC_USER && id == LO_PROJECT_POLICY)
+				; /* only here */
+			else if (id == LO_PROJECT_POLICY) {
+				snprintf(err, errlen, "%s: project_policy belongs "
+				    "in the user config", where);
+				goto fail_ev;
+			}
+			if (launch_opt_set(o, (enum launch_opt_id)id, v, src, where,
+			    path, err, errlen) == -1)
+				goto fail_ev;
+			if (!inlist)
+				id = -1;
+			break;
+		}
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	rc = 0;
+	goto out;
+fail_ev:
+	yaml_event_delete(&ev);
+out:
+	yaml_parser_delete(&parser);
+	explicit_bzero(buf, off);
+	free(buf);
+	return rc;
 }
 
-int
-launch_opt_find(const char *name, size_t len)
-{
-	int	 i;
 
-	for (i = 0; i < LO__COUNT; i++)
-		if (strlen(launch_optdesc[i].name) == len &&
-		    strncmp(launch_optdesc[i].name, name, len) == 0)
-			return i;
-	return -1;
+
+static int
+apply_env_layer(struct launch_opts *o, char **envp, char *err, size_t errlen)
+{
+	char		 var[64], *copy, *tok, *save = NULL;
+	const char	*v;
+	int		 i, k;
+
+	for (i = 0; i < LO__COUNT; i++) {
+		if (i == LO_ENV || i == LO_PROJECT_POLICY)
+			continue;	/* secrets and trust: flags and user config only */
+		snprintf(var, sizeof(var), "AISB_");
+		for (k = 0; launch_optdesc[i].name[k] != '\0' && k < 50; k++)
+			var[5 + k] = (char)toupper((unsigned char)launch_optdesc[i].name[k]);
+		var[5 + k] = '\0';
+		if ((v = launch_getenv(envp, var, strlen(var))) == NULL)
+			continue;
+		if (launch_optdesc[i].type != OT_LIST) {
+			if (launch_opt_set(o, (enum launch_opt_id)i, v, LAUNCH_SRC_ENV,
+			    var, NULL, err, errlen) == -1)
+				return -1;
+			continue;
+		}
+		if ((copy = strdup(v)) == NULL)
+			return -1;
+		for (tok = strtok_r(copy, " \t,", &save); tok != NULL;
+		    tok = strtok_r(NULL, " \t,", &save))
+			if (launch_opt_set(o, (enum launch_opt_id)i, tok,
+			    LAUNCH_SRC_ENV, var, NULL, err, errlen) == -1) {
+				free(copy);
+				return -1;
+			}
+		free(copy);
+	}
+	return 0;
 }
 
 /* ---- the command line -------------------------------------------------- */
@@ -682,7 +666,7 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 	else
 		snprintf(o->user_policy, sizeof(o->user_policy),
 		    "%s/.config/aisb/policy.yaml", home ? home : "");
-	if (launch_opt_read_config(o, o->user_config, LAUNCH_SRC_USER, err, errlen) == -1)
+	if (read_config(o, o->user_config, LAUNCH_SRC_USER, err, errlen) == -1)
 		goto fail;
 
 	/* 3. project config, at the workspace the higher layers name */
@@ -695,12 +679,12 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 		snprintf(o->project_config, sizeof(o->project_config),
 		    "%s/.aisb.yaml", ws);
 	}
-	if (launch_opt_read_config(o, o->project_config, LAUNCH_SRC_PROJECT, err,
+	if (read_config(o, o->project_config, LAUNCH_SRC_PROJECT, err,
 	    errlen) == -1)
 		goto fail;
 
 	/* 4. AISB_* environment */
-	if (launch_opt_env_layer(o, envp, err, errlen) == -1)
+	if (apply_env_layer(o, envp, err, errlen) == -1)
 		goto fail;
 
 	/* 5. flags */
@@ -776,22 +760,6 @@ launch_home_volume_name(const char *workspace, char *out, size_t len)
 	snprintf(out, len, "%s%02x%02x%02x%02x%02x%02x", LAUNCH_HOME_PREFIX,
 	    md[0], md[1], md[2], md[3], md[4], md[5]);
 	return 0;
-}
-
-void
-launch_opts_free(struct launch_opts *o)
-{
-	int	 i;
-
-	for (i = 0; i < LO__COUNT; i++) {
-		free(o->val[i]);
-		o->val[i] = NULL;
-	}
-	list_free(&o->env, &o->nenv);
-	list_free(&o->packages, &o->npackages);
-	list_free(&o->npm, &o->nnpm);
-	list_free(&o->pip, &o->npip);
-	list_free(&o->exclude, &o->nexclude);
 }
 
 static void

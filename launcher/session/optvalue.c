@@ -1,7 +1,9 @@
 /*
- * Each option's value checked for its type (options-int.h), with the
- * typed view filled: sizes, CPUs, durations, choices, the names of the
- * grammar (image/names.c) in lists.  Every check bounds the value first.
+ * The option table and its values (options-int.h): each value checked
+ * for its type, with the typed view filled (sizes, CPUs, durations,
+ * choices, the names of the grammar of image/names.c in lists; every
+ * check bounds the value first), set from one layer, and freed.  The
+ * config files (optconfig.c) and the resolution (options.c) build on it.
  */
 #include "config.h"
 
@@ -14,6 +16,121 @@
 #include "image/names.h"
 #include "session/options-int.h"
 #include "session/recording.h"
+
+/*
+ * The one table of session options: the config files, AISB_*, the flags
+ * and --help (launch_opts_help) all read it.
+ */
+const struct optdesc launch_optdesc[LO__COUNT] = {
+	[LO_POLICY] = { "policy", OT_PATH, 0, NULL,
+	    "policy file", "FILE",
+	    "~/.config/aisb/policy.yaml, else the shipped default" },
+	[LO_NET] = { "net", OT_NET, O_PROJECT | O_NARROW, "gate",
+	    "network: through the egress gate, none (loopback only), or "
+	    "direct (pinned addresses)", "gate|none|direct", NULL },
+	[LO_IMAGE] = { "image", OT_WORD, O_PROJECT, "docker.io/library/debian:bookworm-slim",
+	    "base image; an offline Debian base when it cannot be pulled",
+	    "REF", NULL },
+	[LO_PACKAGES] = { "packages", OT_LIST, O_PROJECT, NULL,
+	    "Debian package installed in the image (repeatable)", "NAME",
+	    "none" },
+	[LO_MEMORY] = { "memory", OT_SIZE, O_PROJECT, "4g",
+	    "memory limit (k, m, g; 0: none)", "SIZE", NULL },
+	[LO_CPUS] = { "cpus", OT_CPUS, O_PROJECT, "2", "CPU limit (1.5; 0: none)",
+	    "N", NULL },
+	[LO_PIDS] = { "pids", OT_UINT, O_PROJECT, "1024",
+	    "process limit (0: none)", "N", NULL },
+	[LO_TIMEOUT] = { "timeout", OT_DURATION, O_PROJECT, "0",
+	    "kill the command after this long and exit 124 (s, m, h; 0: never)",
+	    "DURATION", NULL },
+	[LO_WORKSPACE] = { "workspace", OT_PATH, 0, NULL,
+	    "directory mounted read-write at the same path", "DIR",
+	    "the current directory" },
+	[LO_HOME_VOLUME] = { "home_volume", OT_WORD, 0, NULL,
+	    "named volume mounted at /home/sandbox", "NAME",
+	    "aisb-home-<hash of the workspace's real path>" },
+	[LO_KEEP] = { "keep", OT_BOOL, O_PROJECT, "false",
+	    "keep the container and the session record", NULL, NULL },
+	[LO_RECORD] = { "record", OT_BOOL, O_PROJECT, "false",
+	    "record the session's traffic: a pcapng capture, the decision log "
+	    "and a manifest of their SHA-256s (docs/record.md)", NULL, NULL },
+	/* not O_PROJECT: a repository must not shrink its own recording */
+	[LO_RECORD_MAX] = { "record_max", OT_SIZE, 0, LAUNCH_RECORD_MAX_DEFAULT,
+	    "with --record: bound of the capture (K, M, G; 4K to 64G); "
+	    "reaching it stops the recording, not the session", "SIZE",
+	    NULL },
+	[LO_GATE] = { "gate", OT_WORD, 0, "",
+	    "named gate to use (aisb gate up NAME)", "NAME",
+	    "a gate of the session's own" },
+	[LO_ENV] = { "env", OT_ENVLIST, 0, NULL,
+	    "pass NAME (host value), NAME=VALUE, NAME? (host value if set); "
+	    "repeatable", "NAME[=VALUE]", "none" },
+	[LO_RUNTIME] = { "runtime", OT_WORD, 0, "runc", "OCI runtime podman uses",
+	    "NAME", NULL },
+	[LO_QUIET] = { "quiet", OT_BOOL, O_PROJECT, "false",
+	    "print nothing of aisb's own but errors", NULL, NULL },
+	[LO_PROJECT_POLICY] = { "project_policy", OT_BOOL, O_NOFLAG, "false",
+	    "let .aisb.yaml name the policy (user config only)", NULL, NULL },
+	[LO_HOST_CA] = { "host_ca", OT_BOOL, O_PROJECT, "true",
+	    "do not trust the host's /usr/local/share/ca-certificates "
+	    "inside (trusted by default)", NULL, NULL },
+	/*
+	 * A recipe adds allow rules to the policy: a project config may
+	 * only turn that off (none), never name one (check_project).
+	 */
+	[LO_AGENT] = { "agent", OT_WORD, O_PROJECT | O_NARROW, NULL,
+	    "agent recipe: its package in the image, its hosts allowed, its "
+	    "settings (docs/agents.md); none: no recipe", "NAME",
+	    "the recipe whose command is COMMAND, if any" },
+	/* not O_PROJECT: installing runs packages' scripts with network */
+	[LO_NPM] = { "npm", OT_LIST, 0, NULL,
+	    "npm CLI installed in the image by a gated session "
+	    "(repeatable; no version: the newest)", "PKG[@VER]", "none" },
+	[LO_PIP] = { "pip", OT_LIST, 0, NULL,
+	    "pip CLI installed in the image by a gated session "
+	    "(repeatable)", "PKG==VER", "none" },
+	/*
+	 * not O_PROJECT: it widens the policy by what the repository's
+	 * lockfiles say (https hosts only, lockfile.h)
+	 */
+	[LO_ALLOW_FROM_LOCKFILE] = { "allow_from_lockfile", OT_BOOL, 0,
+	    "false", "allow the https hosts the workspace's lockfiles "
+	    "name (aisb policy derive lockfile lists them)", NULL, NULL },
+	/*
+	 * Snapshot sessions (docs/snapshot.md).  A project config may
+	 * choose snapshot (it narrows what the command reaches), never
+	 * direct; nor when to write back, which is the user's to say.
+	 */
+	[LO_WORKSPACE_MODE] = { "workspace_mode", OT_CHOICE,
+	    O_PROJECT | O_NARROW, "direct",
+	    "direct: the command writes the workspace; snapshot: a copy of "
+	    "it, whose changes aisb apply ID writes back", "direct|snapshot",
+	    NULL },
+	[LO_APPLY] = { "apply", OT_CHOICE, 0, "auto",
+	    "snapshot sessions: at the end ask on the terminal (ask), or "
+	    "only keep the draft (never); auto: ask when stdin and stderr "
+	    "are a terminal", "auto|ask|never", NULL },
+	/*
+	 * Not O_PROJECT: a list of a higher layer replaces a lower one's,
+	 * and a repository must not drop the user's exclusions.
+	 */
+	[LO_SNAPSHOT_EXCLUDE] = { "snapshot_exclude", OT_LIST, 0, NULL,
+	    "snapshot sessions: also leave out of the stage what PATTERN "
+	    "matches (repeatable; docs/snapshot.md)", "PATTERN",
+	    "the documented list only" },
+	/*
+	 * Transparent capture (docs/launcher.md): a tool that ignores the
+	 * proxy variables reaches what the gate allows by name, and nothing
+	 * more; a project config may turn it off or change the ports, which
+	 * widens nothing (the gate decides every connection).
+	 */
+	[LO_TRANSPARENT] = { "transparent", OT_BOOL, O_PROJECT, "true",
+	    "gate mode: do not catch the TCP of tools that ignore the proxy "
+	    "variables, nor their DNS (caught by default)", NULL, NULL },
+	[LO_TRANSPARENT_PORTS] = { "transparent_ports", OT_WORD, O_PROJECT,
+	    "80,443", "gate mode: the TCP ports caught for the gate "
+	    "(1 to 16, comma-separated)", "PORTS", NULL },
+};
 
 static int
 parse_u64(const char *s, uint64_t max, uint64_t *out, const char **end)
@@ -380,3 +497,151 @@ launch_opt_check(struct launch_opts *o, enum launch_opt_id id, const char *v,
 	}
 }
 
+/* ---- setting values ---------------------------------------------------- */
+
+const char *
+launch_opt_name(enum launch_opt_id id)
+{
+	return id < LO__COUNT ? launch_optdesc[id].name : "?";
+}
+
+
+static int
+list_add(struct launch_item **list, size_t *n, const char *v,
+    enum launch_src src, const char *where, char *err, size_t errlen)
+{
+	struct launch_item	*l;
+
+	if (*n >= LAUNCH_MAX_LIST) {
+		snprintf(err, errlen, "%s: more than %d entries", where,
+		    LAUNCH_MAX_LIST);
+		return -1;
+	}
+	if ((l = reallocarray(*list, *n + 1, sizeof(*l))) == NULL ||
+	    (l[*n].text = strdup(v)) == NULL) {
+		if (l != NULL)
+			*list = l;
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	l[*n].src = src;
+	snprintf(l[*n].where, sizeof(l[*n].where), "%s", where);
+	*list = l;
+	(*n)++;
+	return 0;
+}
+
+
+static void
+list_free(struct launch_item **list, size_t *n)
+{
+	size_t	 i;
+
+	for (i = 0; i < *n; i++) {
+		if ((*list)[i].text != NULL)
+			explicit_bzero((*list)[i].text, strlen((*list)[i].text));
+		free((*list)[i].text);
+	}
+	free(*list);
+	*list = NULL;
+	*n = 0;
+}
+
+
+/*
+ * A relative path in a config file is relative to that file's folder;
+ * given on the command line or in the environment, to the current one.
+ */
+static char *
+resolve_path(const char *v, const char *base_file)
+{
+	const char	*slash;
+	char		*out;
+
+	if (v[0] == '/' || v[0] == '\0' || base_file == NULL ||
+	    (slash = strrchr(base_file, '/')) == NULL)
+		return strdup(v);
+	if (asprintf(&out, "%.*s/%s", (int)(slash - base_file), base_file,
+	    v) == -1)
+		return NULL;
+	return out;
+}
+
+
+/*
+ * Sets one option from one layer.  Lists: env accumulates over the layers,
+ * packages are replaced by the first entry a higher layer gives.
+ */
+int
+launch_opt_set(struct launch_opts *o, enum launch_opt_id id, const char *v,
+    enum launch_src src, const char *where, const char *base_file,
+    char *err, size_t errlen)
+{
+	char	*copy;
+	char	 sub[LAUNCH_MAX_VALUE + 200];
+
+	if (launch_opt_check(o, id, v, sub, sizeof(sub)) == -1) {
+		snprintf(err, errlen, "%s: %s", where, sub);
+		return -1;
+	}
+	if (launch_optdesc[id].type == OT_ENVLIST)
+		return list_add(&o->env, &o->nenv, v, src, where, err, errlen);
+	if (launch_optdesc[id].type == OT_LIST) {
+		struct launch_item	**l = &o->packages;
+		size_t			 *n = &o->npackages;
+
+		if (id == LO_NPM) {
+			l = &o->npm;
+			n = &o->nnpm;
+		} else if (id == LO_PIP) {
+			l = &o->pip;
+			n = &o->npip;
+		} else if (id == LO_SNAPSHOT_EXCLUDE) {
+			l = &o->exclude;
+			n = &o->nexclude;
+		}
+		if (*n > 0 && (*l)[0].src != src)
+			list_free(l, n);
+		return list_add(l, n, v, src, where, err, errlen);
+	}
+	copy = launch_optdesc[id].type == OT_PATH ? resolve_path(v, base_file) : strdup(v);
+	if (copy == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	free(o->val[id]);
+	o->val[id] = copy;
+	o->src[id] = src;
+	snprintf(o->where[id], sizeof(o->where[id]), "%s", where);
+	return 0;
+}
+
+
+int
+launch_opt_find(const char *name, size_t len)
+{
+	int	 i;
+
+	for (i = 0; i < LO__COUNT; i++)
+		if (strlen(launch_optdesc[i].name) == len &&
+		    strncmp(launch_optdesc[i].name, name, len) == 0)
+			return i;
+	return -1;
+}
+
+
+void
+launch_opts_free(struct launch_opts *o)
+{
+	int	 i;
+
+	for (i = 0; i < LO__COUNT; i++) {
+		free(o->val[i]);
+		o->val[i] = NULL;
+	}
+	list_free(&o->env, &o->nenv);
+	list_free(&o->packages, &o->npackages);
+	list_free(&o->npm, &o->nnpm);
+	list_free(&o->pip, &o->npip);
+	list_free(&o->exclude, &o->nexclude);
+}
