@@ -32,7 +32,7 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/image/names.c launcher/image/names.h \
 	launcher/image/image.c launcher/image/image.h \
 	launcher/image/image-t.h launcher/image/image-int.h \
-	launcher/image/base.c launcher/image/layer.c \
+	launcher/image/build.c launcher/image/base.c launcher/image/layer.c \
 	launcher/image/agent.c launcher/image/agent.h \
 	launcher/image/agent-int.h launcher/image/agent_files.c \
 	launcher/image/agent_merge.c \

@@ -1,9 +1,9 @@
 /*
- * What the files of the sandbox image share (image.c, base.c, layer.c):
- * only they include this.  image.c: the listing of podman's images, the
- * tag hash, the plain image (base + Debian packages) and its build;
- * base.c: the offline Debian base and the pull of a named one; layer.c:
- * the tools layer over the plain image.
+ * What the files of the sandbox image share; only they include this.
+ * In one direction: layer.c (the tools layer; ensure, lookup, preview)
+ * -> image.c (the plain image: base + Debian packages) -> base.c (the
+ * offline base, a named one pulled) -> build.c (hash, checks, files,
+ * lock) and store.c (what podman has, last use).
  */
 #ifndef AISB_IMAGE_INT_H
 #define AISB_IMAGE_INT_H
@@ -22,14 +22,19 @@
 #define IMAGE_RECIPE		2
 #define BUILD_TIMEOUT_MS	(30 * 60 * 1000)
 
-/* ---- image.c ----------------------------------------------------------- */
+/* ---- store.c ----------------------------------------------------------- */
 
 /* 1 when the image exists locally, 0 when not, -1 when podman failed. */
 int	 image_exists(const char *ref, char *err, size_t errlen);
+/* The image's full id (64 hex digits) into id[65].  0 or -1. */
+int	 image_id(const char *ref, char id[65], char *err, size_t errlen);
 /* After a build or pull: the listing is stale, podman is asked. */
 void	 image_list_drop(void);
 /* Forgets the listing; the next question lists again. */
 void	 image_list_reset(void);
+
+/* ---- build.c ----------------------------------------------------------- */
+
 /* SHA-256 with length-prefixed fields, finished into hex digits. */
 EVP_MD_CTX *image_hash_new(void);
 void	 image_hash_field(EVP_MD_CTX *, const void *, size_t);
@@ -37,6 +42,8 @@ void	 image_hash_str(EVP_MD_CTX *, const char *);
 int	 image_hash_hex(EVP_MD_CTX *, char hex[LAUNCH_IMAGE_HASHLEN + 1]);
 /* An image reference we are willing to hand podman and hash.  1 or 0. */
 int	 image_valid_ref(const char *);
+/* 1 when spec installs npm or pip tools (a layer of its own). */
+int	 image_has_tools(const struct launch_image_spec *);
 /*
  * The sorted, duplicate-free list of spec->packages, with base_packages
  * when with_base (the caller frees the array); the count or -1.
@@ -59,12 +66,6 @@ int	 image_write_file(const char *dir, const char *name, const void *p,
 void	 image_unlink_in(const char *dir, const char *name);
 /* The build lock's descriptor (flock held), or -1 when there is none. */
 int	 image_build_lock(void);
-/*
- * The image of spec's base and Debian packages, built unless dry: 1 it
- * is here (tag), 0 not (dry), -1 with err.
- */
-int	 image_plain(const struct launch_image_spec *, int dry, char *tag,
-	    size_t taglen, char *err, size_t errlen);
 
 /* ---- base.c ------------------------------------------------------------ */
 
@@ -75,6 +76,22 @@ int	 image_plain(const struct launch_image_spec *, int dry, char *tag,
  */
 int	 image_resolve_base(const struct launch_image_spec *, int dry_run,
 	    char *ref, size_t reflen, int *offline, char *err, size_t errlen);
+
+/* ---- image.c ----------------------------------------------------------- */
+
+/*
+ * The Containerfile of spec over base_ref (offline: the offline base,
+ * whose packages are in it already).  0 or -1 with err.
+ */
+int	 image_containerfile(const struct launch_image_spec *,
+	    const char *base_ref, int offline, char *buf, size_t len, char *err,
+	    size_t errlen);
+/*
+ * The image of spec's base and Debian packages, built unless dry: 1 it
+ * is here (tag), 0 not (dry), -1 with err.
+ */
+int	 image_plain(const struct launch_image_spec *, int dry, char *tag,
+	    size_t taglen, char *err, size_t errlen);
 
 /* ---- layer.c ----------------------------------------------------------- */
 

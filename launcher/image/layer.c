@@ -3,7 +3,8 @@
  * gated sandbox session (tools.c), copied root-owned into a layer over
  * the plain image, its tag a hash of the layer's Containerfile and what
  * it sits on (image-int.h).  Nothing in the layer's build needs the
- * network.
+ * network.  And the entry points of image.h that choose between the
+ * plain image (image.c) and one with tools: ensure, lookup, the preview.
  */
 #include "config.h"
 
@@ -361,4 +362,110 @@ launch_image_tools_tag(const struct launch_image_spec *spec,
 	rc = tools_tag(spec, from, cf, hash, tag, taglen, err, errlen);
 	free(cf);
 	return rc;
+}
+
+/* ---- the entry points: a spec's image, plain or with tools ------------- */
+
+int
+launch_image_print_containerfile(const struct launch_image_spec *spec,
+    FILE *f)
+{
+	struct launch_image_spec	  u;
+	const char			**pk = NULL;
+	char				  ref[LAUNCH_TAG_MAX], err[512], *buf;
+	char				  from[LAUNCH_TAG_MAX] = "";
+	int				  offline, rc = -1, tools = image_has_tools(spec);
+
+	if ((buf = malloc(LAUNCH_CONTAINERFILE_MAX)) == NULL ||
+	    (pk = calloc(spec->npackages + 3, sizeof(*pk))) == NULL) {
+		free(buf);
+		log_warn("containerfile");
+		return -1;
+	}
+	/* with tools: the image of the Debian packages, then the layer */
+	image_under_spec(spec, pk, &u);
+	if (launch_image_spec_check(spec, err, sizeof(err)) == -1 ||
+	    image_resolve_base(&u, 1, ref, sizeof(ref), &offline, err,
+	    sizeof(err)) == -1 ||
+	    image_containerfile(&u, ref, offline, buf, LAUNCH_CONTAINERFILE_MAX,
+	    err, sizeof(err)) == -1) {
+		log_warnx("%s", err);
+		goto out;
+	}
+	if (!offline && image_exists(ref, err, sizeof(err)) == 0)
+		fprintf(f, "# %s is not here yet: a session pulls it, and "
+		    "builds on the offline Debian base instead when it cannot "
+		    "be pulled.\n", ref);
+	if (tools)
+		fprintf(f, "# 1. the image of the Debian packages (with "
+		    "nodejs when no node is named):\n");
+	fputs(buf, f);
+	if (tools) {
+		char	enforcer[PATH_MAX];
+
+		/* the tag below hashes the enforcer: without one, unknown */
+		if (u.enforcer_path == NULL && launch_image_default_enforcer(
+		    enforcer, sizeof(enforcer)) == 0)
+			u.enforcer_path = enforcer;
+		if ((u.enforcer_path != NULL && image_plain(&u, 1, from,
+		    sizeof(from), err, sizeof(err)) == -1) ||
+		    image_tools_containerfile(spec, from[0] != '\0' ? from :
+		    LAUNCH_IMAGE_REPO ":0000000000000000", buf,
+		    LAUNCH_CONTAINERFILE_MAX, err, sizeof(err)) == -1) {
+			log_warnx("%s", err);
+			goto out;
+		}
+		fprintf(f, "# 2. the tools layer over it%s, built with "
+		    "--network=none from what the install session left:\n",
+		    from[0] != '\0' ? "" : " (not built yet: its tag is a "
+		    "placeholder)");
+		fputs(buf, f);
+		if (from[0] != '\0') {
+			char	tag[LAUNCH_TAG_MAX];
+			int	here;
+
+			if ((here = launch_image_lookup(spec, tag, sizeof(tag),
+			    err, sizeof(err))) == -1) {
+				log_warnx("%s", err);
+				goto out;
+			}
+			fprintf(f, "# image %s: %s\n", tag, here ? "built" :
+			    "not built yet");
+		}
+	}
+	rc = 0;
+out:
+	free(pk);
+	free(buf);
+	return rc;
+}
+
+
+int
+launch_image_ensure(const struct launch_image_spec *spec, char *tag,
+    size_t taglen, char *err, size_t errlen)
+{
+	int	rc;
+
+	rc = image_has_tools(spec) ? image_tools(spec, 0, tag, taglen, err,
+	    errlen) : image_plain(spec, 0, tag, taglen, err, errlen);
+	if (rc == 0 && err[0] == '\0')
+		snprintf(err, errlen, "image %s was not built", tag);
+	return rc == 1 ? 0 : -1;
+}
+
+
+int
+launch_image_lookup(const struct launch_image_spec *spec, char *tag,
+    size_t taglen, char *err, size_t errlen)
+{
+	struct launch_image_spec	s = *spec;
+	char				enforcer[PATH_MAX];
+
+	/* the tag hashes the enforcer: the one a build would copy */
+	if (s.enforcer_path == NULL && launch_image_default_enforcer(enforcer,
+	    sizeof(enforcer)) == 0)
+		s.enforcer_path = enforcer;
+	return image_has_tools(&s) ? image_tools(&s, 1, tag, taglen, err,
+	    errlen) : image_plain(&s, 1, tag, taglen, err, errlen);
 }

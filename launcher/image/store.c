@@ -1,8 +1,10 @@
 /*
- * The store of aisb's images: the last use of each (a file per image
- * under the state folder), their rows from podman, the listing of aisb
- * image ls, the newest built version of an npm tool, and aisb clean
- * --images.  The images themselves are made by image.c.
+ * The store of aisb's images: what is there (one cached `podman images`
+ * listing answers an ensure's questions), the last use of each (a file
+ * per image under the state folder), their rows from podman, the listing
+ * of aisb image ls, the newest built version of an npm tool, and aisb
+ * clean --images.  The images themselves are made by image.c, base.c and
+ * layer.c.
  */
 #include "config.h"
 
@@ -18,8 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host/cache.h"
 #include "host/paths.h"
 #include "image/image-t.h"
+#include "image/image-int.h"
 #include "host/proc.h"
 #include "file.h"
 #include "image/names.h"
@@ -27,6 +31,144 @@
 #include "log.h"
 
 extern char **environ;
+
+/*
+ * One `podman images` answers every existence and id question of an
+ * ensure (the base, the offline base, the image) instead of one podman
+ * run each, about 0.25 s apiece; and that listing is kept in the cache
+ * for as long as the store's image list is the same file (cache.h), so
+ * that a session whose image exists asks podman nothing.  Only fully
+ * qualified references are looked up in it (podman lists those);
+ * anything else, a listing that did not fit, and everything after a
+ * build or pull (list_drop) asks podman directly.
+ */
+#define IMAGE_LIST_MAX	(1024 * 1024)
+
+static struct {
+	char	*text;		/* "REPO:TAG sha256:ID\n" lines */
+	int	 tried;
+} image_list;
+
+void
+image_list_drop(void)
+{
+	free(image_list.text);
+	image_list.text = NULL;
+	image_list.tried = 1;	/* stale now: podman is asked directly */
+}
+
+
+/* Forgets the listing; the next question lists again. */
+void
+image_list_reset(void)
+{
+	free(image_list.text);
+	image_list.text = NULL;
+	image_list.tried = 0;
+}
+
+
+/* The listed line of ref, or NULL (not listed, or no listing to use). */
+static const char *
+list_find(const char *ref, int *usable)
+{
+	char		 err[256], podman[PATH_MAX];
+	const char	*line, *slash = strchr(ref, '/');
+	size_t		 rl = strlen(ref), n;
+
+	*usable = 0;
+	/* registry/repo:tag, as podman lists it; no digests, no short names */
+	if (slash == NULL || strchr(slash, ':') == NULL ||
+	    strchr(ref, '@') != NULL || strchr(ref, ' ') != NULL)
+		return NULL;
+	if (!image_list.tried) {
+		image_list.tried = 1;
+		if ((image_list.text = malloc(IMAGE_LIST_MAX)) != NULL &&
+		    (launch_find_program("podman", podman,
+		    sizeof(podman)) == -1 ||
+		    launch_cache_images(podman, environ, image_list.text,
+		    IMAGE_LIST_MAX, err, sizeof(err)) == -1)) {
+			free(image_list.text);	/* failed or did not fit */
+			image_list.text = NULL;
+		}
+	}
+	if (image_list.text == NULL)
+		return NULL;
+	*usable = 1;
+	for (line = image_list.text; *line != '\0'; line += n + 1) {
+		n = strcspn(line, "\n");
+		if (n > rl && strncmp(line, ref, rl) == 0 && line[rl] == ' ')
+			return line;
+		if (line[n] == '\0')
+			break;
+	}
+	return NULL;
+}
+
+
+/* 1 when the image exists locally, 0 when not, -1 when podman failed. */
+int
+image_exists(const char *ref, char *err, size_t errlen)
+{
+	char *const	argv[] = { "podman", "image", "exists", (char *)ref,
+	    NULL };
+	int		rc, usable;
+
+	if (list_find(ref, &usable) != NULL)
+		return 1;
+	if (usable) {
+		if (errlen > 0)
+			err[0] = '\0';
+		return 0;
+	}
+
+	rc = launch_exec(argv, NULL, 0, NULL, 0, LAUNCH_QUICK_TIMEOUT_MS, 0,
+	    err, errlen);
+	if (rc == 0)
+		return 1;
+	if (rc == 1) {
+		if (errlen > 0)
+			err[0] = '\0';
+		return 0;
+	}
+	if (rc > 1)
+		snprintf(err, errlen, "podman image exists %s: status %d",
+		    ref, rc);
+	return -1;
+}
+
+
+/* The image's full id (64 hex digits) into id[65].  0 or -1. */
+int
+image_id(const char *ref, char id[65], char *err, size_t errlen)
+{
+	char *const	argv[] = { "podman", "image", "inspect", "--format",
+	    "{{.Id}}", (char *)ref, NULL };
+	char		out[128];
+	const char	*line, *sp;
+	size_t		i;
+	int		usable;
+
+	if ((line = list_find(ref, &usable)) != NULL &&
+	    (sp = strchr(line, ' ')) != NULL &&
+	    strncmp(sp + 1, "sha256:", 7) == 0) {
+		snprintf(out, sizeof(out), "%.64s", sp + 8);
+	} else if (launch_run_quiet(argv, out, sizeof(out),
+	    LAUNCH_QUICK_TIMEOUT_MS, 0, err, errlen) == -1)
+		return -1;
+	for (i = 0; i < 64; i++)
+		if (!((out[i] >= '0' && out[i] <= '9') ||
+		    (out[i] >= 'a' && out[i] <= 'f')))
+			break;
+	if (i != 64 || (out[64] != '\n' && out[64] != '\0')) {
+		snprintf(err, errlen, "podman image inspect %s: not an image "
+		    "id", ref);
+		return -1;
+	}
+	memcpy(id, out, 64);
+	id[64] = '\0';
+	return 0;
+}
 
 #define IMAGE_LS_MAX	(512u * 1024)	/* bytes of podman's listing */
 #define IMAGE_ROWS_MAX	1024		/* aisb images judged at once */
