@@ -135,4 +135,3 @@ launch_cmd_agents(int argc, char **argv)
 	free(set);
 	return rc;
 }
-

@@ -161,4 +161,3 @@ out:
 	free(set);
 	return rc;
 }
-

@@ -60,4 +60,3 @@ launch_cmd_snapshot(int argc, char **argv)
 		return draft_discard(sdir, id);
 	return draft_recover(sdir, id);
 }
-

@@ -254,4 +254,3 @@ launch_ulimit(int resource)
 		return cap;
 	return (unsigned long)rl.rlim_max;
 }
-

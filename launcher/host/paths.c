@@ -114,4 +114,3 @@ launch_on_path(const char *name)
 	}
 	return 0;
 }
-

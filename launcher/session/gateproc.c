@@ -236,4 +236,3 @@ launch_gate_stop(struct launch_gate *g)
 	launch_wait(g->pid, &status);
 	g->pid = -1;
 }
-

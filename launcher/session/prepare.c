@@ -304,4 +304,3 @@ launch_apply_agent(struct launch_opts *o, struct launch_run_agent *ra, int named
 	}
 	return 0;
 }
-
