@@ -14,7 +14,7 @@ TESTS += tests/unit/test_mnl
 tests_unit_test_mnl_SOURCES = tests/unit/test_mnl.c
 tests_unit_test_mnl_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(NFTNL_CFLAGS)
 tests_unit_test_mnl_LDADD = enforcer/libaisbmnl.a $(CMOCKA_LIBS)
-# issue 16: the relay's pure parts (enforcer/tproxy.c)
+# issue 16: the relay's pure parts (enforcer/tproxy_head.c)
 check_PROGRAMS += tests/unit/test_tproxy
 TESTS += tests/unit/test_tproxy
 tests_unit_test_tproxy_SOURCES = tests/unit/test_tproxy.c
