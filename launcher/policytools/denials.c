@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "policytools/denials.h"
 
 void
@@ -29,68 +30,25 @@ launch_denials_init(struct launch_denials *d)
 	memset(d, 0, sizeof(*d));
 }
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
- * A JSON string at *p (after its opening quote) up to end.  Decoded into
- * out (cut to outlen - 1 bytes; out may be NULL to skip); *p ends after
- * the closing quote.  0, or -1 when malformed.
+ * The JSON string whose opening quote is at *p, up to end, decoded as the
+ * gate writes it (\u escapes are bytes: common/json.c) and cut to
+ * outlen - 1 bytes into out (NULL: skipped); *p ends after its closing
+ * quote.  0, or -1 when it is not a string.
  */
 static int
-json_string(const char **p, const char *end, char *out, size_t outlen)
+field_string(const char **p, const char *end, char *out, size_t outlen)
 {
-	const char	*s = *p;
-	size_t		 n = 0;
-	int		 c, i, h;
+	char	 buf[LAUNCH_DENY_LINE];
+	ssize_t	 n;
 
-	while (s < end && *s != '"') {
-		c = (unsigned char)*s++;
-		if (c == '\\') {
-			if (s >= end)
-				return -1;
-			switch (*s++) {
-			case 'n':	c = '\n'; break;
-			case 't':	c = '\t'; break;
-			case 'r':	c = '\r'; break;
-			case 'b':	c = '\b'; break;
-			case 'f':	c = '\f'; break;
-			case '/':	c = '/'; break;
-			case '\\':	c = '\\'; break;
-			case '"':	c = '"'; break;
-			case 'u':
-				if (end - s < 4)
-					return -1;
-				for (c = 0, i = 0; i < 4; i++) {
-					if ((h = hexval(s[i])) == -1)
-						return -1;
-					c = c * 16 + h;
-				}
-				s += 4;
-				if (c > 0xff)
-					c = '?';	/* the gate writes bytes */
-				break;
-			default:
-				return -1;
-			}
-		}
-		if (out != NULL && n + 1 < outlen)
-			out[n++] = (char)c;
-	}
-	if (s >= end)
+	n = json_string(*p, (size_t)(end - *p), out != NULL ? buf : NULL,
+	    sizeof(buf), NULL, JSON_BYTES, NULL, 0);
+	if (n <= 0)
 		return -1;
 	if (out != NULL && outlen > 0)
-		out[n] = '\0';
-	*p = s + 1;
+		snprintf(out, outlen, "%s", buf);
+	*p += n;
 	return 0;
 }
 
@@ -138,15 +96,14 @@ launch_audit_parse(const char *s, size_t len, struct launch_audit_line *f)
 			p++;
 		if (p < end && *p == '}')
 			return 0;
-		if (p >= end || *p++ != '"' ||
-		    json_string(&p, end, key, sizeof(key)) == -1)
+		if (p >= end || *p != '"' ||
+		    field_string(&p, end, key, sizeof(key)) == -1)
 			return -1;
 		if (p >= end || *p++ != ':')
 			return -1;
 		field_of(f, key, &out, &outlen);
 		if (p < end && *p == '"') {
-			p++;
-			if (json_string(&p, end, out, outlen) == -1)
+			if (field_string(&p, end, out, outlen) == -1)
 				return -1;
 			continue;
 		}

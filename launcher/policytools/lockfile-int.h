@@ -48,7 +48,7 @@ void	lockfile_trim(const char **s, size_t *n);
  */
 int	lockfile_value_at(struct ctx *c, const char *s, size_t n,
 	    const char *stop, const char **vp, size_t *vn, size_t *used);
-/* A JSON string at b[*i] ('"'), decoded into str (LOCKFILE_MAX_LINE). */
+/* A JSON string at b[*i] ('"'), into str (LOCKFILE_MAX_LINE + 1 bytes). */
 int	lockfile_json_string(struct ctx *c, const char *b, size_t len,
 	    size_t *i, char *str, size_t *slen);
 

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "json.h"
 #include "policytools/lockfile.h"
 #include "policytools/lockfile-int.h"
 #include "policy.h"
@@ -336,54 +337,29 @@ lockfile_value_at(struct ctx *c, const char *s, size_t n, const char *stop,
 
 /* --- package-lock.json, npm-shrinkwrap.json ------------------------------- */
 
-/* A JSON string at b[*i] ('"'), decoded into str (LOCKFILE_MAX_LINE). */
+/*
+ * A JSON string at b[*i] ('"'), decoded into str (LOCKFILE_MAX_LINE + 1
+ * bytes) by the one JSON string reader (common/json.c); *i after it.
+ */
 int
 lockfile_json_string(struct ctx *c, const char *b, size_t len, size_t *i,
     char *str, size_t *slen)
 {
-	size_t	 k = *i + 1, o = 0, h;
+	char		 e[192];
+	const char	*why = e;
+	ssize_t		 n;
 
-	for (;;) {
-		if (k >= len)
-			return lockfile_fail(c, "the file ends inside a string");
-		if (b[k] == '"')
-			break;
-		if ((unsigned char)b[k] < 0x20)
-			return lockfile_fail(c, "a control byte inside a string (a "
-			    "JSON string is on one line)");
-		if (o == LOCKFILE_MAX_LINE)
-			return lockfile_fail(c, "a string longer than %d bytes",
-			    LOCKFILE_MAX_LINE);
-		if (b[k] != '\\') {
-			str[o++] = b[k++];
-			continue;
-		}
-		if (++k >= len)
-			return lockfile_fail(c, "the file ends inside a string");
-		switch (b[k]) {
-		case '"': case '\\': case '/':
-			str[o++] = b[k];
-			break;
-		case 'b': case 'f': case 'n': case 'r': case 't':
-			str[o++] = ' ';
-			break;
-		case 'u':
-			for (h = 1; h <= 4; h++)
-				if (k + h >= len ||
-				    !isxdigit((unsigned char)b[k + h]))
-					return lockfile_fail(c, "a \\u escape without "
-					    "four hex digits");
-			k += 4;
-			str[o++] = '?';	/* no host has one */
-			break;
-		default:
-			return lockfile_fail(c, "an unknown escape \\%c",
-			    isprint((unsigned char)b[k]) ? b[k] : '?');
-		}
-		k++;
+	n = json_string(b + *i, len - *i, str, LOCKFILE_MAX_LINE + 1, slen, 0,
+	    e, sizeof(e));
+	if (n == 0)
+		return lockfile_fail(c, "the file ends inside a string");
+	if (n == -1) {
+		/* the line says where; the offset in the string does not */
+		if (strncmp(e, "byte ", 5) == 0 && strchr(e, ':') != NULL)
+			why = strchr(e, ':') + 2;
+		return lockfile_fail(c, "%s", why);
 	}
-	*i = k + 1;
-	*slen = o;
+	*i += (size_t)n;
 	return 0;
 }
 

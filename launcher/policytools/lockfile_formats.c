@@ -26,7 +26,7 @@ parse_npm(struct ctx *c, const char *b, size_t len)
 	size_t	 i = 0, depth = 0, slen = 0, j;
 	int	 started = 0, done = 0, want = 0, rc = -1;
 
-	if ((str = malloc(LOCKFILE_MAX_LINE)) == NULL)
+	if ((str = malloc(LOCKFILE_MAX_LINE + 1)) == NULL)
 		return lockfile_fail(c, "out of memory");
 	c->line = 1;
 	for (;;) {

@@ -8,6 +8,9 @@ launcher_win32_libaisbwinrun_a_SOURCES = launcher/win32/winrun.h \
 	launcher/win32/envblock.c launcher/win32/handles.c \
 	launcher/win32/ids.c launcher/win32/doc.c launcher/win32/clean.c \
 	launcher/win32/net.c
+# the one JSON string reader (doc.c) and its hex digits, libc only
+launcher_win32_libaisbwinrun_a_SOURCES += common/json.c common/json.h \
+	common/hex.c common/hex.h
 launcher_win32_libaisbwinrun_a_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 
 # aisb.exe's pure logic (wlaunch.h: options, paths, the runner's argv, the
