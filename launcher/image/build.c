@@ -18,12 +18,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/evp.h>
 
 #include "file.h"
 #include "host/paths.h"
+#include "host/proc.h"
 #include "image/image.h"
 #include "image/image-int.h"
 #include "image/names.h"
@@ -398,4 +400,56 @@ launch_image_default_enforcer(char *buf, size_t len)
 	if (launch_beside_self("aisb-enforce", buf, len) == -1)
 		return -1;
 	return access(buf, R_OK) == 0 ? 0 : -1;
+}
+
+int
+image_podman_build(const struct launch_image_spec *spec, const char *dir,
+    const char *tag, const char *hash, const char *base,
+    const char *const *labels, int network, const char *what, char *err,
+    size_t errlen)
+{
+	char	*argv[40], cfpath[PATH_MAX + 16], lhash[128], rt[64];
+	char	 lbase[LAUNCH_TAG_MAX + 32];
+	size_t	 a = 0, k;
+	time_t	 t0 = time(NULL);
+
+	snprintf(cfpath, sizeof(cfpath), "%s/Containerfile", dir);
+	snprintf(lhash, sizeof(lhash), "%s=%s", LAUNCH_LABEL_HASH, hash);
+	snprintf(lbase, sizeof(lbase), "%s=%s", LAUNCH_LABEL_BASE, base);
+	argv[a++] = "podman";
+	argv[a++] = "build";
+	if (spec->runtime != NULL) {
+		snprintf(rt, sizeof(rt), "--runtime=%s", spec->runtime);
+		argv[a++] = rt;
+	}
+	argv[a++] = "--pull=never";
+	argv[a++] = "--layers=false";
+	if (!network)
+		argv[a++] = "--network=none";
+	argv[a++] = "--label";
+	argv[a++] = LAUNCH_LABEL_MANAGED "=1";
+	argv[a++] = "--label";
+	argv[a++] = LAUNCH_LABEL_KIND "=sandbox";
+	argv[a++] = "--label";
+	argv[a++] = lhash;
+	argv[a++] = "--label";
+	argv[a++] = lbase;
+	for (k = 0; labels[k] != NULL && a + 8 < sizeof(argv) / sizeof(argv[0]);
+	    k++) {
+		argv[a++] = "--label";
+		argv[a++] = (char *)labels[k];
+	}
+	argv[a++] = "--tag";
+	argv[a++] = (char *)tag;
+	argv[a++] = "--file";
+	argv[a++] = cfpath;
+	argv[a++] = (char *)dir;
+	argv[a] = NULL;
+	fprintf(stderr, "aisb: building image %s%s\n", tag, what);
+	if (launch_run_quiet(argv, NULL, 0, BUILD_TIMEOUT_MS, spec->verbose,
+	    err, errlen) == -1)
+		return -1;
+	fprintf(stderr, "aisb: image %s built in %lds\n", tag,
+	    (long)(time(NULL) - t0));
+	return 0;
 }

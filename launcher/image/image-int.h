@@ -66,6 +66,16 @@ int	 image_write_file(const char *dir, const char *name, const void *p,
 void	 image_unlink_in(const char *dir, const char *name);
 /* The build lock's descriptor (flock held), or -1 when there is none. */
 int	 image_build_lock(void);
+/*
+ * podman build of dir/Containerfile into tag, with aisb's labels
+ * (managed, kind sandbox, hash, base) and then labels (NULL-terminated
+ * "key=value"), never pulling, without the network unless network; what
+ * follows the tag in the line on stderr.  0 or -1 with err.
+ */
+int	 image_podman_build(const struct launch_image_spec *, const char *dir,
+	    const char *tag, const char *hash, const char *base,
+	    const char *const *labels, int network, const char *what,
+	    char *err, size_t errlen);
 
 /* ---- base.c ------------------------------------------------------------ */
 

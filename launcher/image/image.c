@@ -209,20 +209,17 @@ build(const struct launch_image_spec *spec, const char *tag,
     const char *hash, const char *base_ref, int network, const char *cf,
     const char *enf, size_t enflen, char *err, size_t errlen)
 {
-	char	*argv[32], dir[PATH_MAX], cfpath[PATH_MAX + 16];
-	char	 lhash[128], rt[64], lbase[LAUNCH_TAG_MAX + 32], *lpk;
-	size_t	 a = 0;
-	int	 rc = -1;
-	time_t	 t0 = time(NULL);
+	char		 dir[PATH_MAX], *lpk;
+	const char	*labels[2];
+	int		 rc = -1;
 
 	if ((lpk = packages_label(spec)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	snprintf(lbase, sizeof(lbase), "%s=%s", LAUNCH_LABEL_BASE, base_ref);
-
+	labels[0] = lpk;
+	labels[1] = NULL;
 	image_list_drop();	/* what it makes is not in the listing */
-
 	if (image_scratch_dir("build", dir, sizeof(dir), err, errlen) == -1) {
 		free(lpk);
 		return -1;
@@ -235,45 +232,12 @@ build(const struct launch_image_spec *spec, const char *tag,
 	    image_write_file(dir, "apt-sandbox.conf", apt_sandbox_conf,
 	    strlen(apt_sandbox_conf), 0644, err, errlen) == -1)
 		goto out;
-	snprintf(cfpath, sizeof(cfpath), "%s/Containerfile", dir);
-	snprintf(lhash, sizeof(lhash), "%s=%s", LAUNCH_LABEL_HASH, hash);
-	argv[a++] = "podman";
-	argv[a++] = "build";
-	if (spec->runtime != NULL) {
-		snprintf(rt, sizeof(rt), "--runtime=%s", spec->runtime);
-		argv[a++] = rt;
-	}
-	argv[a++] = "--pull=never";
-	argv[a++] = "--layers=false";
 	/*
 	 * Only apt-get needs the network, to the host's own Debian sources
 	 * (in the offline base) or the pulled base's; nothing else does.
 	 */
-	if (!network)
-		argv[a++] = "--network=none";
-	argv[a++] = "--label";
-	argv[a++] = LAUNCH_LABEL_MANAGED "=1";
-	argv[a++] = "--label";
-	argv[a++] = LAUNCH_LABEL_KIND "=sandbox";
-	argv[a++] = "--label";
-	argv[a++] = lhash;
-	argv[a++] = "--label";
-	argv[a++] = lbase;
-	argv[a++] = "--label";
-	argv[a++] = lpk;
-	argv[a++] = "--tag";
-	argv[a++] = (char *)tag;
-	argv[a++] = "--file";
-	argv[a++] = cfpath;
-	argv[a++] = dir;
-	argv[a] = NULL;
-	fprintf(stderr, "aisb: building image %s\n", tag);
-	if (launch_run_quiet(argv, NULL, 0, BUILD_TIMEOUT_MS, spec->verbose,
-	    err, errlen) == -1)
-		goto out;
-	fprintf(stderr, "aisb: image %s built in %lds\n", tag,
-	    (long)(time(NULL) - t0));
-	rc = 0;
+	rc = image_podman_build(spec, dir, tag, hash, base_ref, labels,
+	    network, "", err, errlen);
 out:
 	image_unlink_in(dir, "Containerfile");
 	image_unlink_in(dir, "aisb-enforce");

@@ -201,12 +201,9 @@ build_tools(const struct launch_image_spec *spec, const char *tag,
     const char *hash, const char *base, const char *cf, const char *ctx,
     char *err, size_t errlen)
 {
-	char	*argv[40], cfpath[PATH_MAX + 16], lhash[128], rt[64];
-	char	 lbase[LAUNCH_TAG_MAX + 32], *lnpm = NULL, *lpip = NULL;
-	char	 lnode[96];
-	size_t	 a = 0;
-	int	 rc = -1;
-	time_t	 t0 = time(NULL);
+	char		*lnpm = NULL, *lpip = NULL, lnode[96];
+	const char	*labels[4];
+	int		 rc = -1;
 
 	image_list_drop();
 	if ((lnpm = image_list_label(LAUNCH_LABEL_NPM, spec->npm,
@@ -218,48 +215,15 @@ build_tools(const struct launch_image_spec *spec, const char *tag,
 	if (image_write_file(ctx, "Containerfile", cf, strlen(cf), 0644, err,
 	    errlen) == -1)
 		goto out;
-	snprintf(cfpath, sizeof(cfpath), "%s/Containerfile", ctx);
-	snprintf(lhash, sizeof(lhash), "%s=%s", LAUNCH_LABEL_HASH, hash);
-	snprintf(lbase, sizeof(lbase), "%s=%s", LAUNCH_LABEL_BASE, base);
 	snprintf(lnode, sizeof(lnode), "%s=%s", LAUNCH_LABEL_NODE,
 	    spec->node != NULL ? spec->node : "");
-	argv[a++] = "podman";
-	argv[a++] = "build";
-	if (spec->runtime != NULL) {
-		snprintf(rt, sizeof(rt), "--runtime=%s", spec->runtime);
-		argv[a++] = rt;
-	}
-	argv[a++] = "--pull=never";
-	argv[a++] = "--layers=false";
-	argv[a++] = "--network=none";	/* the session did the downloads */
-	argv[a++] = "--label";
-	argv[a++] = LAUNCH_LABEL_MANAGED "=1";
-	argv[a++] = "--label";
-	argv[a++] = LAUNCH_LABEL_KIND "=sandbox";
-	argv[a++] = "--label";
-	argv[a++] = lhash;
-	argv[a++] = "--label";
-	argv[a++] = lbase;
-	argv[a++] = "--label";
-	argv[a++] = lnpm;
-	argv[a++] = "--label";
-	argv[a++] = lpip;
-	argv[a++] = "--label";
-	argv[a++] = lnode;
-	argv[a++] = "--tag";
-	argv[a++] = (char *)tag;
-	argv[a++] = "--file";
-	argv[a++] = cfpath;
-	argv[a++] = (char *)ctx;
-	argv[a] = NULL;
-	fprintf(stderr, "aisb: building image %s (tools layer, no network)\n",
-	    tag);
-	if (launch_run_quiet(argv, NULL, 0, BUILD_TIMEOUT_MS, spec->verbose,
-	    err, errlen) == -1)
-		goto out;
-	fprintf(stderr, "aisb: image %s built in %lds\n", tag,
-	    (long)(time(NULL) - t0));
-	rc = 0;
+	labels[0] = lnpm;
+	labels[1] = lpip;
+	labels[2] = lnode;
+	labels[3] = NULL;
+	/* the session did the downloads */
+	rc = image_podman_build(spec, ctx, tag, hash, base, labels, 0,
+	    " (tools layer, no network)", err, errlen);
 out:
 	image_unlink_in(ctx, "Containerfile");
 	free(lnpm);
