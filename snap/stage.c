@@ -269,6 +269,67 @@ snap_test_stage_hook(void (*fn)(void *, const char *), void *arg)
 	stage_hook_arg = arg;
 }
 
+/* A regular file of the tree (lstat'ed as *st) copied to the stage. */
+static int
+stage_file(struct stage *s, const char *rel, const char *src,
+    const char *dst, struct snap_stat *st)
+{
+	struct snap_stat	 dst_st;
+	struct snap_ment	*e;
+	int			 rc, tries, cloned;
+
+	if (st->nlink > 1)
+		return add_excluded(s, rel, st, "multi-link file");
+	if (st->size > s->lim->file_bytes)
+		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s: %" PRIu64
+		    " bytes, over %" PRIu64 " (limit file_bytes): exclude it "
+		    "or raise the limit", src, st->size, s->lim->file_bytes);
+	if ((e = snap_manifest_add(s->m, rel)) == NULL)
+		return snap_err(s->err, s->errlen, SNAP_ESYS,
+		    "stage: out of memory");
+	for (tries = 0; ; tries++) {
+		rc = copy_file(s, src, dst, st->mode & 0777, st, &dst_st,
+		    &cloned);
+		if (rc == 0)
+			break;
+		if (rc == 2) {
+			/* the owner may not read it: listed, not staged */
+			if ((e->excluded = strdup(SNAP_WHY_UNREADABLE)) == NULL)
+				return snap_err(s->err, s->errlen, SNAP_ESYS,
+				    "stage: out of memory");
+			e->pub.type = SNAP_FILE;
+			e->pub.mode = st->mode & 0777;
+			ident_of(st, &e->src);
+			return SNAP_OK;
+		}
+		if (rc == -1)
+			return snap_err(s->err, s->errlen, SNAP_ESYS, "%s: %s",
+			    src, strerror(errno));
+		if (tries + 1 == COPY_TRIES)
+			return snap_err(s->err, s->errlen, SNAP_ESYS, "%s: "
+			    "changed while it was copied, %d times: stop "
+			    "what writes it and start again", src, COPY_TRIES);
+	}
+	if (st->size > s->lim->file_bytes)
+		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s: %" PRIu64
+		    " bytes, over %" PRIu64 " (limit file_bytes)", src,
+		    st->size, s->lim->file_bytes);
+	s->bytes += st->size;
+	if (s->bytes > s->lim->bytes)
+		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s: more "
+		    "than %" PRIu64 " bytes of files (limit bytes; %" PRIu64
+		    " at %s): exclude folders or raise the limit", s->src,
+		    s->lim->bytes, s->bytes, rel);
+	if (cloned)
+		s->m->stats.cloned++;
+	e->pub.type = SNAP_FILE;
+	e->pub.mode = st->mode & 0777;
+	e->pub.size = st->size;
+	ident_of(st, &e->src);
+	ident_of(&dst_st, &e->stg);
+	return SNAP_OK;
+}
+
 static int
 stage_entry(struct stage *s, const char *rel)
 {
@@ -279,7 +340,7 @@ stage_entry(struct stage *s, const char *rel)
 	const char		*why;
 	char			**names;
 	long			 n;
-	int			 rc, tries, cloned;
+	int			 rc;
 
 	if ((rc = check_path(s, rel)) != SNAP_OK)
 		return rc;
@@ -372,56 +433,7 @@ stage_entry(struct stage *s, const char *rel)
 	case SNAP_FS_FILE:
 		break;
 	}
-	if (st.nlink > 1)
-		return add_excluded(s, rel, &st, "multi-link file");
-	if (st.size > s->lim->file_bytes)
-		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s: %" PRIu64
-		    " bytes, over %" PRIu64 " (limit file_bytes): exclude it "
-		    "or raise the limit", src, st.size, s->lim->file_bytes);
-	if ((e = snap_manifest_add(s->m, rel)) == NULL)
-		return snap_err(s->err, s->errlen, SNAP_ESYS,
-		    "stage: out of memory");
-	for (tries = 0; ; tries++) {
-		rc = copy_file(s, src, dst, st.mode & 0777, &st, &dst_st,
-		    &cloned);
-		if (rc == 0)
-			break;
-		if (rc == 2) {
-			/* the owner may not read it: listed, not staged */
-			if ((e->excluded = strdup(SNAP_WHY_UNREADABLE)) == NULL)
-				return snap_err(s->err, s->errlen, SNAP_ESYS,
-				    "stage: out of memory");
-			e->pub.type = SNAP_FILE;
-			e->pub.mode = st.mode & 0777;
-			ident_of(&st, &e->src);
-			return SNAP_OK;
-		}
-		if (rc == -1)
-			return snap_err(s->err, s->errlen, SNAP_ESYS, "%s: %s",
-			    src, strerror(errno));
-		if (tries + 1 == COPY_TRIES)
-			return snap_err(s->err, s->errlen, SNAP_ESYS, "%s: "
-			    "changed while it was copied, %d times: stop "
-			    "what writes it and start again", src, COPY_TRIES);
-	}
-	if (st.size > s->lim->file_bytes)
-		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s: %" PRIu64
-		    " bytes, over %" PRIu64 " (limit file_bytes)", src,
-		    st.size, s->lim->file_bytes);
-	s->bytes += st.size;
-	if (s->bytes > s->lim->bytes)
-		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s: more "
-		    "than %" PRIu64 " bytes of files (limit bytes; %" PRIu64
-		    " at %s): exclude folders or raise the limit", s->src,
-		    s->lim->bytes, s->bytes, rel);
-	if (cloned)
-		s->m->stats.cloned++;
-	e->pub.type = SNAP_FILE;
-	e->pub.mode = st.mode & 0777;
-	e->pub.size = st.size;
-	ident_of(&st, &e->src);
-	ident_of(&dst_st, &e->stg);
-	return SNAP_OK;
+	return stage_file(s, rel, src, dst, &st);
 }
 
 /*

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "draft.h"
+#include "draft/draft.h"
 
 int
 main(int argc, char **argv)
