@@ -38,8 +38,10 @@ screen() { tmux -S "$sock" capture-pane -p $1 -t t; }
 # blanks)
 wait_for() {
 	local i
+	local now
 	for i in $(seq 100); do
-		screen "" | grep -qF -- "$1" && return 0
+		now=$(screen "")
+		[[ $now == *"$1"* ]] && return 0
 		sleep 0.1
 	done
 	return 1
@@ -54,7 +56,8 @@ ask() {
 	{ printf '%s' "$forged"; printf "$2"; } >"$tmp/$name/out"
 	tmux -S "$sock" -f /dev/null new-session -d -s t -x 200 -y 50 \
 	    "$snapask $sd $ws $tmp/$name/out; echo EXIT=\$?; sleep 60"
-	if ! wait_for '[d]iff:'; then
+	# aisb's own question names the workspace; the forged one does not
+	if ! wait_for "change(s) into $ws? "; then
 		bad "$name: no question on the screen: $(screen '')"
 		tmux -S "$sock" kill-server 2>/dev/null || true
 		return
