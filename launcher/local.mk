@@ -26,7 +26,8 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/session/gateproc.c launcher/session/gateproc.h \
 	launcher/session/watch.c launcher/session/watch.h \
 	launcher/session/recording.c launcher/session/recording.h \
-	launcher/session/snapshot.c launcher/session/snapshot.h
+	launcher/session/snapshot.c launcher/session/snapshot.h \
+	launcher/session/enforcer.c launcher/session/enforcer.h
 # image/: the sandbox image, its tools and the agent recipes
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/image/names.c launcher/image/names.h \
@@ -60,7 +61,8 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/host/paths.c launcher/host/paths.h \
 	launcher/host/proc.c launcher/host/proc.h \
 	launcher/host/cache.c launcher/host/cache.h \
-	launcher/host/facts.c launcher/host/facts.h
+	launcher/host/facts.c launcher/host/facts.h \
+	launcher/host/elf.c launcher/host/elf.h
 launcher_libaisblauncher_a_CPPFLAGS = $(LAUNCHER_CPPFLAGS) \
 	-DAISB_POLICYDIR='"$(pkgdatadir)/policies"' \
 	-DAISB_SECCOMP_PROFILE='"$(pkgdatadir)/seccomp.json"' \

@@ -10,6 +10,14 @@ tests_unit_test_image_SOURCES = tests/unit/test_image.c
 tests_unit_test_image_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_image_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CRYPTO_CFLAGS)
 tests_unit_test_image_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
+# The enforcer a session mounts: its ELF program headers read bounded,
+# a dynamic one (PT_INTERP) refused, its mode.
+check_PROGRAMS += tests/unit/test_elf
+TESTS += tests/unit/test_elf
+tests_unit_test_elf_SOURCES = tests/unit/test_elf.c
+tests_unit_test_elf_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
+tests_unit_test_elf_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_elf_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 # The host's local CAs: gathered from files, bounded, keys never copied.
 check_PROGRAMS += tests/unit/test_hostca
 TESTS += tests/unit/test_hostca

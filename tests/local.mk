@@ -129,6 +129,10 @@ CLI_TESTS = tests/cli/defaults.sh tests/cli/help.sh tests/cli/completion.sh \
 	tests/cli/agent.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS)
+# The enforcer a session mounts: the host's static binary, checked before
+# podman runs; the image's variables glibc reads before main, dropped
+TESTS += tests/cli/enforcer.sh
+EXTRA_DIST += tests/cli/enforcer.sh
 # --record's options, sessions verify and show, without podman
 TESTS += tests/cli/record.sh
 EXTRA_DIST += tests/cli/record.sh

@@ -41,8 +41,6 @@ static const struct cli_opt image_build_opts[] = {
 	    "base", "base image" },
 	{ "--package", CLI_VALUE, "NAME", "none",
 	    "Debian package to install (repeatable)" },
-	{ "--enforcer", CLI_VALUE, "PATH", "aisb-enforce next to aisb",
-	    "the aisb-enforce binary copied into the image" },
 	{ "--runtime", CLI_VALUE, "NAME", "the one aisb doctor picks",
 	    "OCI runtime of the build" },
 	{ "--suite", CLI_VALUE, "NAME", "the host's Debian suite",

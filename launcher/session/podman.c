@@ -16,13 +16,13 @@
 #include "session/ids.h"
 #include "host/facts.h"
 #include "image/image-t.h"
+#include "session/enforcer.h"
 #include "session/hostcas.h"
 #include "session/podman.h"
 #include "policy.h"
 
 #define LAUNCH_PLAN_PATH	"/run/aisb/plan"
 #define LAUNCH_ENV_PATH		"/run/aisb/env"
-#define LAUNCH_ENFORCER		"/usr/local/bin/aisb-enforce"
 #define LAUNCH_HOME		"/home/sandbox"
 
 void
@@ -375,79 +375,47 @@ selinux_enforcing(void)
 }
 
 /*
- * `podman run` for one session.  Secrets never appear here: values reach
- * the container through the env file only.  -1 without a seccomp profile.
+ * The enforcer: the host's binary, read-only at a path of aisb's, as
+ * the entrypoint (docs/enforcer.md, "Nothing of the image").  What the
+ * image's configuration would otherwise decide about its process is
+ * said here: the variables a static glibc reads before main are
+ * dropped, no health check of the image runs beside it (podman would
+ * run it as the container's root with its capabilities), and stop
+ * means SIGTERM whatever the image's STOPSIGNAL.  Without the binary,
+ * no argv.
  */
-int
-launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
+static void
+add_enforcer(struct launch_strv *v, const struct launch_run *r)
+{
+	size_t	 i;
+
+	/*
+	 * --mount's list cannot quote a comma.  Not relabelled under
+	 * SELinux, unlike the session's own files: the binary is the
+	 * host's (an installed one is every session's), not the session's.
+	 */
+	if (r->enforcer == NULL || r->enforcer[0] == '\0' ||
+	    strchr(r->enforcer, ',') != NULL)
+		v->failed = 1;
+	add(v, "--mount=type=bind,src=%s,dst=%s,ro=true", r->enforcer,
+	    LAUNCH_ENFORCER_IN_CONTAINER);
+	for (i = 0; launch_enforcer_unsetenv[i] != NULL; i++)
+		add(v, "--unsetenv=%s", launch_enforcer_unsetenv[i]);
+	add(v, "--no-healthcheck");
+	add(v, "--stop-signal=SIGTERM");
+	add(v, "--entrypoint=%s", LAUNCH_ENFORCER_IN_CONTAINER);
+}
+
+/*
+ * The session's files and folders: the env file and the plan, the
+ * host's CAs, direct mode's record folder, the workspace (the working
+ * folder) and the home volume.
+ */
+static void
+add_files(struct launch_strv *v, const struct launch_run *r)
 {
 	const struct launch_opts	*o = r->opts;
-	unsigned long			 n;
-	int				 i;
 
-	memset(v, 0, sizeof(*v));
-	add(v, "%s", r->podman);
-	if (r->runtime != NULL && r->runtime[0] != '\0')
-		add(v, "--runtime=%s", r->runtime);
-	add(v, "run");
-	if (!o->keep)
-		add(v, "--rm");
-	/*
-	 * The image was ensured just before (image.c), and may have been
-	 * found from the cached listing (cache.h): should it be gone since,
-	 * podman fails instead of asking a registry for that name.
-	 */
-	add(v, "--pull=never");
-	add(v, "--name=aisb-%s", r->session_id);
-	add(v, "--label=io.aisb.managed=1");
-	add(v, "--label=io.aisb.kind=session");
-	add(v, "--label=io.aisb.session=%s", r->session_id);
-	add(v, "--hostname=aisb");
-	/* catatonit as PID 1 reaps what the command orphans */
-	add(v, "--init");
-	/*
-	 * The enforcer needs these, and the command gets none of them.  It
-	 * stays as the command's parent with KILL alone, to pass stop
-	 * signals on to the command's process group (another uid); in
-	 * direct mode that parent, the refresher, keeps NET_ADMIN too, and
-	 * binds the DNS stub to port 53 before it drops (docs/enforcer.md).
-	 */
-	add(v, "--cap-drop=all");
-	add(v, "--cap-add=NET_ADMIN,SETUID,SETGID,SETPCAP,KILL%s",
-	    o->net == LAUNCH_NET_DIRECT ? ",NET_BIND_SERVICE" : "");
-	add(v, "--security-opt=no-new-privileges");
-	/* who the sandbox user is on the host: ids.h */
-	if (r->ids != NULL && r->ids->mode == LAUNCH_IDS_KEEPID)
-		add(v, "--userns=keep-id:uid=%u,gid=%u", LAUNCH_SANDBOX_ID,
-		    LAUNCH_SANDBOX_ID);
-	else if (r->ids != NULL && r->ids->mode == LAUNCH_IDS_MAPPED) {
-		add(v, "--uidmap=0:%u:%u", (unsigned)r->ids->uid_base,
-		    r->ids->count);
-		add(v, "--gidmap=0:%u:%u", (unsigned)r->ids->gid_base,
-		    r->ids->count);
-	}
-	/* aisb's own profile (docs/seccomp.md); never podman's, never none */
-	if (r->seccomp == NULL || r->seccomp[0] == '\0')
-		v->failed = 1;
-	add(v, "--security-opt=seccomp=%s", r->seccomp);
-	if (o->net == LAUNCH_NET_NONE)
-		add(v, "--network=none");
-	else
-		add(v, "--network=%s", r->network);
-	if (o->net == LAUNCH_NET_DIRECT) {
-		/* the command resolves through the enforcer's stub only */
-		add(v, "--dns=127.0.0.1");
-		add(v, "--dns-search=.");
-	}
-	/*
-	 * Gate mode with transparent capture: the nat rule takes every
-	 * query to port 53 to the relay, whatever the address; 127.0.0.1
-	 * and no search domain make that one address and one query a name.
-	 */
-	if (o->net == LAUNCH_NET_GATE && o->transparent) {
-		add(v, "--dns=127.0.0.1");
-		add(v, "--dns-search=.");
-	}
 	/*
 	 * Not podman's --env-file: that would keep every value in the
 	 * container's configuration for `podman inspect`.  The enforcer
@@ -480,6 +448,92 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 	add(v, "--workdir=%s", o->val[LO_WORKSPACE]);
 	add(v, "--volume=%s:%s", r->home_volume != NULL ? r->home_volume :
 	    o->val[LO_HOME_VOLUME], LAUNCH_HOME);
+}
+
+/*
+ * `podman run` for one session.  Secrets never appear here: values reach
+ * the container through the env file only.  -1 without a seccomp profile
+ * or an enforcer.
+ */
+int
+launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
+{
+	const struct launch_opts	*o = r->opts;
+	unsigned long			 n;
+	int				 i, keepid;
+
+	memset(v, 0, sizeof(*v));
+	keepid = r->ids != NULL && r->ids->mode == LAUNCH_IDS_KEEPID;
+	add(v, "%s", r->podman);
+	if (r->runtime != NULL && r->runtime[0] != '\0')
+		add(v, "--runtime=%s", r->runtime);
+	add(v, "run");
+	if (!o->keep)
+		add(v, "--rm");
+	/*
+	 * The image was ensured just before (image.c), and may have been
+	 * found from the cached listing (cache.h): should it be gone since,
+	 * podman fails instead of asking a registry for that name.
+	 */
+	add(v, "--pull=never");
+	add(v, "--name=aisb-%s", r->session_id);
+	add(v, "--label=io.aisb.managed=1");
+	add(v, "--label=io.aisb.kind=session");
+	add(v, "--label=io.aisb.session=%s", r->session_id);
+	add(v, "--hostname=aisb");
+	/* catatonit as PID 1 reaps what the command orphans */
+	add(v, "--init");
+	/*
+	 * Whoever the image says (its USER), the enforcer starts as the
+	 * container's root, or as the sandbox user keep-id maps the
+	 * invoking user to (ids.h), with the capabilities below.
+	 */
+	add(v, "--user=%u:%u", keepid ? LAUNCH_SANDBOX_ID : 0,
+	    keepid ? LAUNCH_SANDBOX_ID : 0);
+	/*
+	 * The enforcer needs these, and the command gets none of them.  It
+	 * stays as the command's parent with KILL alone, to pass stop
+	 * signals on to the command's process group (another uid); in
+	 * direct mode that parent, the refresher, keeps NET_ADMIN too, and
+	 * binds the DNS stub to port 53 before it drops (docs/enforcer.md).
+	 */
+	add(v, "--cap-drop=all");
+	add(v, "--cap-add=NET_ADMIN,SETUID,SETGID,SETPCAP,KILL%s",
+	    o->net == LAUNCH_NET_DIRECT ? ",NET_BIND_SERVICE" : "");
+	add(v, "--security-opt=no-new-privileges");
+	/* who the sandbox user is on the host: ids.h */
+	if (keepid)
+		add(v, "--userns=keep-id:uid=%u,gid=%u", LAUNCH_SANDBOX_ID,
+		    LAUNCH_SANDBOX_ID);
+	else if (r->ids != NULL && r->ids->mode == LAUNCH_IDS_MAPPED) {
+		add(v, "--uidmap=0:%u:%u", (unsigned)r->ids->uid_base,
+		    r->ids->count);
+		add(v, "--gidmap=0:%u:%u", (unsigned)r->ids->gid_base,
+		    r->ids->count);
+	}
+	/* aisb's own profile (docs/seccomp.md); never podman's, never none */
+	if (r->seccomp == NULL || r->seccomp[0] == '\0')
+		v->failed = 1;
+	add(v, "--security-opt=seccomp=%s", r->seccomp);
+	if (o->net == LAUNCH_NET_NONE)
+		add(v, "--network=none");
+	else
+		add(v, "--network=%s", r->network);
+	if (o->net == LAUNCH_NET_DIRECT) {
+		/* the command resolves through the enforcer's stub only */
+		add(v, "--dns=127.0.0.1");
+		add(v, "--dns-search=.");
+	}
+	/*
+	 * Gate mode with transparent capture: the nat rule takes every
+	 * query to port 53 to the relay, whatever the address; 127.0.0.1
+	 * and no search domain make that one address and one query a name.
+	 */
+	if (o->net == LAUNCH_NET_GATE && o->transparent) {
+		add(v, "--dns=127.0.0.1");
+		add(v, "--dns-search=.");
+	}
+	add_files(v, r);
 	/*
 	 * Where the host cannot apply them (rootless on cgroups v1), podman
 	 * would only warn; the session reports that itself, once.
@@ -510,7 +564,7 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 		add(v, "--interactive");
 	if (r->tty)
 		add(v, "--tty");
-	add(v, "--entrypoint=%s", LAUNCH_ENFORCER);
+	add_enforcer(v, r);
 	add(v, "%s", r->image);
 	add(v, "--plan");
 	add(v, "%s", LAUNCH_PLAN_PATH);
@@ -558,6 +612,7 @@ launch_run_build(struct launch_run *r, const struct launch_opts *o,
 	r->no_limits = f != NULL && launch_limits_unheld(o, f, unheld,
 	    sizeof(unheld));
 	r->seccomp = src->seccomp;
+	r->enforcer = src->enforcer;
 	r->hostca = src->hostca;
 	r->recorddir = src->recorddir;
 	/* stdin reaches the command, piped or not; a terminal if both are */

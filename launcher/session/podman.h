@@ -44,6 +44,8 @@ struct launch_run {
 	const char	*home_volume;	/* NULL: the option's value */
 	int		 no_limits;	/* the host cannot apply cgroup limits */
 	const char	*seccomp;	/* profile path; NULL: no argv */
+	const char	*enforcer;	/* the host's aisb-enforce (enforcer.h);
+					   NULL: no argv */
 	const char	*hostca;	/* the host's CAs (hostcas.h), or NULL */
 	const char	*recorddir;	/* --record --net direct: SESSION/recording */
 	int		 interactive, tty;
@@ -80,7 +82,7 @@ struct launch_run_src {
 						   run): slirp4netns, the
 						   hard limits */
 	const struct launch_ids *ids;	/* NULL: no mapping known */
-	const char	*podman, *runtime, *seccomp;
+	const char	*podman, *runtime, *seccomp, *enforcer;
 	const char	*session_id, *image, *envfile, *planfile;
 	const char	*hostca;	/* the host's CAs, or NULL */
 	const char	*recorddir;	/* --record --net direct's folder */

@@ -26,6 +26,7 @@
 #include "policytools/denials.h"
 #include "session/gateproc.h"
 #include "session/gates.h"
+#include "session/enforcer.h"
 #include "session/hostcas.h"
 #include "session/ids.h"
 #include "host/facts.h"
@@ -463,6 +464,7 @@ struct run {
 	char				 image[LAUNCH_TAG_MAX];
 	char				 hostca[PATH_MAX], recorddir[PATH_MAX];
 	char				 seccomp[PATH_MAX], capture[PATH_MAX];
+	char				 enforcer[PATH_MAX];
 	char				*plan, *proxy;
 	time_t				 start;
 	int64_t				 ph0[PH_N], ph1[PH_N];
@@ -487,7 +489,8 @@ run_host(struct run *r)
 	int				 n, sc;
 
 	if (launch_seccomp_profile(r->seccomp, sizeof(r->seccomp), r->err,
-	    sizeof(r->err)) == -1) {
+	    sizeof(r->err)) == -1 || launch_enforcer_find(r->enforcer,
+	    sizeof(r->enforcer), r->err, sizeof(r->err)) == -1) {
 		fprintf(stderr, "aisb: %s\n", r->err);
 		return EXIT_ENFORCE;
 	}
@@ -606,7 +609,8 @@ run_gate(struct run *r)
 /*
  * The image (built when missing) and the home volume.  A runtime the
  * user chose wins over the one doctor found; with neither, podman's
- * own default.  0 or -1 with r->err.
+ * own default.  0; -1 with r->err; or 78 after a line on stderr for a
+ * spec the image refuses (packages on a foreign base).
  */
 static int
 run_image(struct run *r)
@@ -619,10 +623,10 @@ run_image(struct run *r)
 	    r->facts.runtime : NULL, &r->st, &spec, r->err,
 	    sizeof(r->err)) == -1)
 		return -1;
-	if (spec.enforcer_path == NULL) {
-		snprintf(r->err, sizeof(r->err), "aisb-enforce not found next "
-		    "to aisb; build it (make) or install it (make install)");
-		return -1;
+	if (launch_image_spec_check(&spec, r->err, sizeof(r->err)) == -1) {
+		fprintf(stderr, "aisb: %s (image: %s: %s)\n", r->err,
+		    launch_src_str(o->src[LO_IMAGE]), o->where[LO_IMAGE]);
+		return EXIT_CONFIG;
 	}
 	spec.base_used = r->ri.base;
 	spec.base_usedlen = sizeof(r->ri.base);
@@ -719,6 +723,7 @@ run_container(struct run *r)
 	src.podman = r->podman;
 	src.runtime = r->runtime;
 	src.seccomp = r->seccomp;
+	src.enforcer = r->enforcer;
 	src.session_id = r->s.id;
 	src.image = r->image;
 	src.envfile = r->envfile;
@@ -839,7 +844,11 @@ launch_session_run(const struct launch_opts *o, struct policy *p,
 	if (run_gate(r) == -1)
 		goto fail;
 	r->ph0[PH_IMAGE] = mono_ms();
-	if (run_image(r) == -1)
+	if ((rc = run_image(r)) > 0) {
+		code = rc;
+		goto out;
+	}
+	if (rc == -1)
 		goto fail;
 	r->ph1[PH_IMAGE] = mono_ms();
 	if (run_files(r) == -1 || (code = run_container(r)) == -1)
