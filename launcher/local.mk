@@ -8,7 +8,8 @@ noinst_LIBRARIES += launcher/libaisblauncher.a
 launcher_libaisblauncher_a_SOURCES = launcher/cmd/cmd.h \
 	launcher/cmd/cli.c launcher/cmd/cli.h launcher/cmd/run.c launcher/cmd/policy.c \
 	launcher/cmd/sessions.c launcher/cmd/clean.c launcher/cmd/gate.c launcher/cmd/image.c \
-	launcher/cmd/doctor.c launcher/cmd/agents.c launcher/cmd/snapshot.c
+	launcher/cmd/doctor.c launcher/cmd/agents.c launcher/cmd/snapshot.c \
+	launcher/cmd/trust.c
 # session/: one session, in the order it runs
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/session/options.c launcher/session/options.h \
@@ -27,7 +28,8 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/session/watch.c launcher/session/watch.h \
 	launcher/session/recording.c launcher/session/recording.h \
 	launcher/session/snapshot.c launcher/session/snapshot.h \
-	launcher/session/enforcer.c launcher/session/enforcer.h
+	launcher/session/enforcer.c launcher/session/enforcer.h \
+	launcher/session/trust.c launcher/session/trust.h
 # image/: the sandbox image, its tools and the agent recipes
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/image/names.c launcher/image/names.h \

@@ -65,6 +65,13 @@ tests_unit_test_denials_SOURCES = tests/unit/test_denials.c
 tests_unit_test_denials_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_denials_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_denials_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
+# files a bind session wrote: watched, refused until accepted (trust.c)
+check_PROGRAMS += tests/unit/test_trust
+TESTS += tests/unit/test_trust
+tests_unit_test_trust_SOURCES = tests/unit/test_trust.c
+tests_unit_test_trust_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
+tests_unit_test_trust_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
+tests_unit_test_trust_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_ids_SOURCES = tests/unit/test_ids.c
 tests_unit_test_ids_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_ids_CFLAGS = $(UNIT_CFLAGS)

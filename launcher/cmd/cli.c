@@ -202,6 +202,13 @@ static const struct cli_cmd cmds[] = {
 	    "65); recovering twice is harmless." },
 	{ "transactions", "", "List the snapshot sessions' drafts and "
 	    "transactions with their state", no_opts, 0, 0, 0, NULL },
+	{ "trust", "FILE...", "Accept, as they are now, files aisb reads "
+	    "(.aisb.yaml, a policy) that a bind session's command created, "
+	    "changed or deleted", no_opts, 1, 16, 0,
+	    "Sessions refuse such a file (exit 78, naming the session) until "
+	    "it is accepted here\nor the change is undone; look at it first "
+	    "(git diff, cat).  docs/launcher.md,\n\"Files a session may not "
+	    "choose\"." },
 	{ "version", "", "Print aisb's version", no_opts, 0, 0, 0, NULL },
 	{ "help", "[TOPIC]", "Print help on aisb or on TOPIC (a command: "
 	    "aisb help gate up)", help_opts, 0, 3, 0, NULL },

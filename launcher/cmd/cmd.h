@@ -36,6 +36,8 @@ int	launch_cmd_policy(int argc, char **argv);
 int	launch_cmd_agents(int argc, char **argv);
 /* aisb changes|apply|discard|recover ID, aisb transactions (snapshot.c) */
 int	launch_cmd_snapshot(int argc, char **argv);
+/* aisb trust FILE...: accept what a bind session wrote (trust.c) */
+int	launch_cmd_trust(int argc, char **argv);
 /* aisb version, aisb --version; aisb --help (cli.c) */
 int	launch_cmd_version(int argc, char **argv);
 int	launch_cmd_usage(int argc, char **argv);

@@ -13,8 +13,19 @@
 enum otype { OT_PATH, OT_NET, OT_WORD, OT_LIST, OT_SIZE, OT_CPUS, OT_UINT,
 	OT_DURATION, OT_BOOL, OT_ENVLIST, OT_CHOICE };
 
-#define O_PROJECT	0x01	/* a project config may set it */
-#define O_NARROW	0x02	/* ... but only to narrow it (see check_project) */
+/*
+ * What a project config (.aisb.yaml, which comes with the repository)
+ * may do with an option: every option says it, in the table, and
+ * check_project (options.c) applies it.  It may narrow a session, never
+ * widen what it reaches or reads, nor hide what happened in it.
+ */
+enum oproject {
+	P_NEVER = 0,	/* refused, with the line for the user config */
+	P_ANY,		/* any value: the table's comment says why none widens */
+	P_ONLY,		/* only the value .only (net: none, agent: none...) */
+	P_LOWER,	/* a limit: at most the lower layers' value, never 0 */
+	P_POLICY,	/* only with project_policy: true in the user config */
+};
 
 struct optdesc {
 	const char	*name;		/* config key; flag is --name with '_' -> '-' */
@@ -24,9 +35,13 @@ struct optdesc {
 	const char	*help;
 	const char	*arg;		/* the value's name in --help; NULL: none */
 	const char	*defhelp;	/* the default as --help says it */
+	enum oproject	 project;	/* what a project config may do */
+	const char	*only;		/* P_ONLY: the one value it may say */
+	const char	*why;		/* why it may not do more: the message */
 };
 
 #define O_NOFLAG	0x04	/* no command-line flag (user config only) */
+#define O_NOENV		0x08	/* no AISB_* variable (secrets and trust) */
 
 /* The one table of session options (optvalue.c). */
 extern const struct optdesc launch_optdesc[LO__COUNT];

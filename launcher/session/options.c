@@ -28,6 +28,7 @@
 #include "session/options.h"
 #include "session/options-int.h"
 #include "session/recording.h"
+#include "session/trust.h"
 
 #ifndef AISB_POLICYDIR
 #define AISB_POLICYDIR	"/usr/local/share/aisb/policies"
@@ -115,64 +116,137 @@ launch_env_redacted(const char *entry, char *buf, size_t len)
 	return buf;
 }
 
+static void	flag_name(int, char *, size_t);
+
 /* ---- config files and AISB_* ------------------------------------------- */
 
 /*
- * What a project config may not do.  Returns -1 with the reason.
+ * The line the user config would hold instead of the project's value:
+ * "key: value", a list's entry in brackets; and the flag, when there is
+ * one that takes it.
+ */
+static void
+user_line(enum launch_opt_id id, const char *v, char *line, size_t len,
+    char *flag, size_t flaglen)
+{
+	const struct optdesc	*d = &launch_optdesc[id];
+	int			 list = d->type == OT_LIST ||
+				    d->type == OT_ENVLIST;
+
+	snprintf(line, len, "%s: %s%.200s%s", d->name, list ? "[" : "", v,
+	    list ? "]" : "");
+	flag[0] = '\0';
+	if ((d->flags & O_NOFLAG) || d->type == OT_BOOL)
+		return;
+	flag_name((int)id, flag, flaglen);
+	snprintf(flag + strlen(flag), flaglen - strlen(flag), " %.200s", v);
+}
+
+/*
+ * A limit from a project config: at most what the layers below say
+ * (0 there: none), and a limit (0 is none).  1 when v is such, 0 when
+ * not, -1 when v is no value of the option at all.
+ */
+static int
+project_lower(const struct launch_opts *o, enum launch_opt_id id,
+    const char *v)
+{
+	struct launch_opts	 n;
+	char			 sub[256];
+	uint64_t		 was, now;
+
+	memset(&n, 0, sizeof(n));
+	if (launch_opt_check(&n, id, v, sub, sizeof(sub)) == -1)
+		return -1;
+	switch (id) {
+	case LO_MEMORY:
+		was = o->memory, now = n.memory;
+		break;
+	case LO_CPUS:
+		was = o->cpus_milli, now = n.cpus_milli;
+		break;
+	case LO_PIDS:
+		was = o->pids, now = n.pids;
+		break;
+	default:
+		was = o->timeout, now = n.timeout;
+		break;
+	}
+	return now != 0 && (was == 0 || now <= was);
+}
+
+/* 1 when v says what d->only says (true, yes, 1 alike for a switch). */
+static int
+project_only(enum launch_opt_id id, const char *v)
+{
+	struct launch_opts	 a, b;
+	char			 sub[256];
+
+	if (launch_optdesc[id].type != OT_BOOL)
+		return strcmp(v, launch_optdesc[id].only) == 0;
+	/* the typed views of both, which differ in this option's alone */
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	if (launch_opt_check(&a, id, v, sub, sizeof(sub)) == -1 ||
+	    launch_opt_check(&b, id, launch_optdesc[id].only, sub,
+	    sizeof(sub)) == -1)
+		return 0;
+	return memcmp(&a, &b, sizeof(a)) == 0;
+}
+
+/*
+ * What a project config may do with option id, by the table
+ * (options-int.h, enum oproject): -1 with the reason and the line to
+ * put in the user config instead.  A value that is no value of the
+ * option passes here and fails its own check after.
  */
 static int
 check_project(const struct launch_opts *o, enum launch_opt_id id,
     const char *v, const char *where, char *err, size_t errlen)
 {
-	if (id == LO_POLICY && o->project_policy)
+	const struct optdesc	*d = &launch_optdesc[id];
+	char			 line[320], flag[320], also[400];
+	int			 rc;
+
+	user_line(id, v, line, sizeof(line), flag, sizeof(flag));
+	snprintf(also, sizeof(also), "%s%s", flag[0] != '\0' ?
+	    ", or pass " : "", flag);
+	switch (d->project) {
+	case P_ANY:
 		return 0;
-	if (id == LO_POLICY) {
+	case P_POLICY:
+		if (o->project_policy)
+			return 0;
 		snprintf(err, errlen, "%s: a project config may not choose the "
-		    "policy; to allow it, set 'project_policy: true' in %s",
-		    where, o->user_config);
+		    "policy (%s); to allow it, set 'project_policy: true' in "
+		    "%s", where, d->why, o->user_config);
 		return -1;
-	}
-	if (id == LO_NPM || id == LO_PIP) {
-		snprintf(err, errlen, "%s: a project config may not add %s "
-		    "packages: their install runs the packages' own scripts "
-		    "with network access; name them in %s or with --%s",
-		    where, launch_optdesc[id].name, o->user_config, launch_optdesc[id].name);
+	case P_ONLY:
+		if (project_only(id, v))
+			return 0;
+		snprintf(err, errlen, "%s: a project config may only say '%s: "
+		    "%s' (%s); to have '%s', write it in %s%s", where,
+		    d->name, d->only, d->why, line, o->user_config, also);
 		return -1;
-	}
-	if (!(launch_optdesc[id].flags & O_PROJECT)) {
-		snprintf(err, errlen, "%s: '%s' may not be set by a project "
-		    "config (it would widen what the session can reach or "
-		    "read); set it in %s or on the command line", where,
-		    launch_optdesc[id].name, o->user_config);
+	case P_LOWER:
+		if ((rc = project_lower(o, id, v)) != 0)
+			return 0;	/* 1, or -1: the value's own error */
+		snprintf(err, errlen, "%s: a project config may only lower "
+		    "%s, to at most %s (%s%s%s), and never to 0, no limit "
+		    "(%s); to have '%s', write it in %s%s", where, d->name,
+		    o->val[id] != NULL && strcmp(o->val[id], "0") != 0 ?
+		    o->val[id] : "no limit", launch_src_str(o->src[id]),
+		    o->src[id] != LAUNCH_SRC_DEFAULT ? ": " : "",
+		    o->src[id] != LAUNCH_SRC_DEFAULT ? o->where[id] : "",
+		    d->why, line, o->user_config, also);
 		return -1;
+	case P_NEVER:
+		break;
 	}
-	/* a capture the user asked for is not the repository's to drop */
-	if (id == LO_RECORD && strcmp(v, "true") != 0 &&
-	    strcmp(v, "yes") != 0 && strcmp(v, "1") != 0) {
-		snprintf(err, errlen, "%s: a project config may only turn "
-		    "record on (record: true), never off", where);
-		return -1;
-	}
-	if (id == LO_AGENT && strcmp(v, "none") != 0) {
-		snprintf(err, errlen, "%s: a project config may not choose an "
-		    "agent: a recipe adds allow rules to the policy; write "
-		    "agent: %.32s in %s or pass --agent %.32s (a project "
-		    "config may only say agent: none)", where, v,
-		    o->user_config, v);
-		return -1;
-	}
-	if (id == LO_WORKSPACE_MODE && strcmp(v, "snapshot") != 0) {
-		snprintf(err, errlen, "%s: a project config may only choose "
-		    "workspace_mode: snapshot, never direct", where);
-		return -1;
-	}
-	if ((launch_optdesc[id].flags & O_NARROW) && id == LO_NET &&
-	    strcmp(v, "none") != 0) {
-		snprintf(err, errlen, "%s: a project config may only narrow the "
-		    "network to 'none'", where);
-		return -1;
-	}
-	return 0;
+	snprintf(err, errlen, "%s: a project config may not set '%s' (%s); "
+	    "to have it, write '%s' in %s%s", where, d->name, d->why, line,
+	    o->user_config, also);
+	return -1;
 }
 
 
@@ -312,7 +386,7 @@ apply_env_layer(struct launch_opts *o, char **envp, char *err, size_t errlen)
 	int		 i, k;
 
 	for (i = 0; i < LO__COUNT; i++) {
-		if (i == LO_ENV || i == LO_PROJECT_POLICY)
+		if (launch_optdesc[i].flags & O_NOENV)
 			continue;	/* secrets and trust: flags and user config only */
 		snprintf(var, sizeof(var), "AISB_");
 		for (k = 0; launch_optdesc[i].name[k] != '\0' && k < 50; k++)
@@ -666,7 +740,9 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 	else
 		snprintf(o->user_policy, sizeof(o->user_policy),
 		    "%s/.config/aisb/policy.yaml", home ? home : "");
-	if (read_config(o, o->user_config, LAUNCH_SRC_USER, err, errlen) == -1)
+	/* a file a bind session wrote is read once the user accepted it */
+	if (launch_trust_check(envp, o->user_config, err, errlen) == -1 ||
+	    read_config(o, o->user_config, LAUNCH_SRC_USER, err, errlen) == -1)
 		goto fail;
 
 	/* 3. project config, at the workspace the higher layers name */
@@ -679,7 +755,8 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 		snprintf(o->project_config, sizeof(o->project_config),
 		    "%s/.aisb.yaml", ws);
 	}
-	if (read_config(o, o->project_config, LAUNCH_SRC_PROJECT, err,
+	if (launch_trust_check(envp, o->project_config, err, errlen) == -1 ||
+	    read_config(o, o->project_config, LAUNCH_SRC_PROJECT, err,
 	    errlen) == -1)
 		goto fail;
 

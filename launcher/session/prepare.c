@@ -18,6 +18,7 @@
 #include "session/gates.h"
 #include "session/options.h"
 #include "session/prepare.h"
+#include "session/trust.h"
 
 extern char **environ;
 
@@ -34,7 +35,10 @@ launch_load_policy(const struct launch_opts *o)
 		fprintf(stderr, "aisb: out of memory\n");
 		return NULL;
 	}
-	if (policy_load_file(o->val[LO_POLICY], &p, errs) == -1) {
+	if (launch_trust_check(environ, o->val[LO_POLICY], out,
+	    64 * 1024) == -1)
+		fprintf(stderr, "aisb: %s\n", out);
+	else if (policy_load_file(o->val[LO_POLICY], &p, errs) == -1) {
 		policy_errors_format(errs, out, 64 * 1024);
 		fprintf(stderr, "%s(policy from %s: %s)\n", out,
 		    launch_src_str(o->src[LO_POLICY]), o->where[LO_POLICY]);

@@ -42,6 +42,7 @@
 #include "session/folder.h"
 #include "session/snapshot.h"
 #include "session/spec.h"
+#include "session/trust.h"
 #include "policytools/suggest.h"
 #include "session/watch.h"
 
@@ -454,6 +455,7 @@ struct run {
 	struct launch_shared		 shared;
 	struct launch_strv		 argv;
 	struct draft_info		 snap;
+	struct launch_trust		 trust;	/* a bind session's files */
 	struct run_image		 ri;
 	const char			*gpolicy;
 	char				 mpolicy[PATH_MAX], podman[PATH_MAX];
@@ -470,7 +472,7 @@ struct run {
 	int64_t				 ph0[PH_N], ph1[PH_N];
 	const char			*runtime;	/* podman's --runtime */
 	int				 named, mounted, watchfd, recording;
-	int				 have_session;
+	int				 have_session, watching;
 	char				 err[PATH_MAX + 256];
 };
 
@@ -543,6 +545,21 @@ run_host(struct run *r)
 	    r->err, sizeof(r->err))) != 0) {
 		fprintf(stderr, "aisb: snapshot: %s\n", r->err);
 		return sc;
+	}
+	/*
+	 * A bind session's command writes the workspace: what aisb read
+	 * from it for this session (trust.h) is watched until the end.  A
+	 * snapshot's changes wait for an apply, which shows them.
+	 */
+	if (!o->snapshot) {
+		const char *const files[] = { o->project_config,
+		    o->val[LO_POLICY], o->user_config, o->user_policy };
+
+		if (launch_trust_begin(&r->trust, environ, o->val[LO_WORKSPACE],
+		    files, sizeof(files) / sizeof(files[0]), r->s.id, r->err,
+		    sizeof(r->err)) == -1)
+			return -1;
+		r->watching = 1;
 	}
 	/*
 	 * --record: the folder before the gate, which creates the capture
@@ -790,7 +807,10 @@ run_end(struct run *r, int code)
 		    sizeof(path)) == 0)
 			(void)unlink(path);
 	launch_watch_dismiss(&r->watchfd);
-	/* the container is gone: the change set, the question, the apply */
+	/* the container is gone: what it wrote of aisb's files, said */
+	if (r->watching)
+		(void)launch_trust_end(&r->trust, r->s.id, stderr);
+	/* the change set, the question, the apply */
 	if (o->snapshot)
 		code = launch_snap_end(&r->snap, &r->s, o, code);
 	r->ph1[PH_END] = mono_ms();

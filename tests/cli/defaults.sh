@@ -73,7 +73,8 @@ rm "$XDG_CONFIG_HOME/aisb/policy.yaml"
 
 # 3b. a base image a config file or the environment chose is said, with
 # the file and line, or the variable; one typed on the command line is
-# not
+# not; a project config may not choose one at all (78, with the line for
+# the user config)
 image_line() { grep '^aisb: image: ' "$tmp/err" || true; }
 printf 'image: localhost/team/base:2\n' >"$XDG_CONFIG_HOME/aisb/config.yaml"
 run "$aisb" --dry-run -- true
@@ -90,6 +91,12 @@ run "$aisb" --image localhost/team/base:2 --dry-run -- true
 check "--image: not said" "$(image_line)" ""
 run "$aisb" --dry-run -- true
 check "default: not said" "$(image_line)" ""
+printf 'image: localhost/team/base:2\n' >"$tmp/ws/.aisb.yaml"
+run "$aisb" --dry-run -- true
+check "project config image: exit" "$rc" 78
+check "project config image: refused" "$(cat "$tmp/err")" \
+    "aisb: $tmp/ws/.aisb.yaml:1:8: a project config may not set 'image' (the base's programs run in every session and in the image build); to have it, write 'image: localhost/team/base:2' in $XDG_CONFIG_HOME/aisb/config.yaml, or pass --image localhost/team/base:2"
+rm "$tmp/ws/.aisb.yaml"
 
 # 4. the ulimits --dry-run shows are the session's choice: the hard limit,
 # nofile capped at 65536 and nproc at 32768 (podman's conmon), whatever

@@ -7,8 +7,8 @@
 # main dropped: each MALLOC_* name in the binary, GLIBC_TUNABLES,
 # LD_HWCAP_MASK); and that a session refuses, with 77 and before podman
 # runs, an enforcer beside aisb that is dynamically linked, missing,
-# or of a mode the container's root cannot run.  Everything is under a
-# folder of the test's.
+# or of a mode the container's root cannot run.  Also aisb trust on a
+# file no session changed.  Everything is under a folder of the test's.
 set -euo pipefail
 
 top_builddir=${top_builddir:-.}
@@ -103,6 +103,16 @@ run "$tmp/bin/aisb" --quiet --dry-run -- true
 check "static copy: dry run exit" "$rc" 0
 if has_arg "--mount=type=bind,src=$tmp/bin/aisb-enforce,dst=/run/aisb/aisb-enforce,ro=true"; then
 	ok; else bad "the copy beside that aisb is not the one mounted"; fi
+
+# 3. aisb trust with nothing to accept; a folder that is not there
+run "$aisb" trust "$tmp/ws/.aisb.yaml"
+check "trust, nothing changed: exit" "$rc" 0
+check "trust, nothing changed: says so" "$(cat "$tmp/out")" \
+    "aisb: $tmp/ws/.aisb.yaml: no session changed it; nothing to accept"
+run "$aisb" trust "$tmp/nowhere/.aisb.yaml"
+check "trust, no folder: exit" "$rc" 78
+run "$aisb" trust
+check "trust, no file: exit" "$rc" 78
 
 echo "enforcer: $pass passed, $fail failed"
 [ "$fail" = 0 ]
