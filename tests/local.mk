@@ -47,7 +47,7 @@ tests_unit_test_addr_LDADD = $(UNIT_LDADD)
 tests_unit_test_common_SOURCES = tests/unit/test_common.c
 tests_unit_test_common_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_common_LDADD = $(UNIT_LDADD)
-tests_unit_test_options_SOURCES = tests/unit/test_options.c
+tests_unit_test_options_SOURCES = tests/unit/test_options.c tests/unit/write_file.h
 tests_unit_test_options_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_options_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
 tests_unit_test_options_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
@@ -68,7 +68,7 @@ tests_unit_test_denials_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 # files a bind session wrote: watched, refused until accepted (trust.c)
 check_PROGRAMS += tests/unit/test_trust
 TESTS += tests/unit/test_trust
-tests_unit_test_trust_SOURCES = tests/unit/test_trust.c
+tests_unit_test_trust_SOURCES = tests/unit/test_trust.c tests/unit/write_file.h
 tests_unit_test_trust_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_trust_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
 tests_unit_test_trust_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
@@ -79,7 +79,7 @@ tests_unit_test_ids_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 # agent recipes: the loader, its errors, overrides, bounds, the merge
 check_PROGRAMS += tests/unit/test_agent
 TESTS += tests/unit/test_agent
-tests_unit_test_agent_SOURCES = tests/unit/test_agent.c
+tests_unit_test_agent_SOURCES = tests/unit/test_agent.c tests/unit/write_file.h
 tests_unit_test_agent_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_agent_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
 tests_unit_test_agent_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)

@@ -17,22 +17,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "write_file.h"
 #include <openssl/sha.h>
 
 #include "session/options.h"
 
 static char	 dir[] = "/tmp/aisb-opts-XXXXXX";
 static char	 xdg[256], ws[256], envxdg[300], envhome[300];
-
-static void
-write_file(const char *path, const char *text)
-{
-	FILE	*f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
 
 static int
 setup(void **state)

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "write_file.h"
 #include "session/options.h"
 #include "session/trust.h"
 
@@ -28,16 +29,6 @@ static char	 dir[] = "/tmp/aisb-trust-XXXXXX";
 static char	 ws[256], other[256], cfg[300], pol[300], outside[300];
 static char	 envstate[300], envhome[300], envxdg[300];
 static char	*envp[4];
-
-static void
-write_file(const char *path, const char *text)
-{
-	FILE	*f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
 
 static int
 setup(void **state)
