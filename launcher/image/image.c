@@ -69,14 +69,17 @@ static const char apt_sandbox_conf[] =
     "/.cache/apt/srcpkgcache.bin\";\n";
 
 /*
- * The packages the image's RUN installs: all of them over a pulled base,
- * only those the offline base lacks over that one.  The count, or -1.
+ * The packages the image's RUN installs: all of them over the default
+ * base, only those the offline base lacks over that one, and none the
+ * base lacks over a foreign one, whose build has no network (the spec's
+ * own were refused: launch_image_spec_check).  The count, or -1.
  */
 static ssize_t
-layer_packages(const struct launch_image_spec *spec, int offline,
-    const char ***pk)
+layer_packages(const struct launch_image_spec *spec, const char *base_ref,
+    int offline, const char ***pk)
 {
-	return image_package_list(spec, !offline, pk);
+	return image_package_list(spec, !offline && !image_foreign(base_ref,
+	    offline), pk);
 }
 
 int
@@ -105,6 +108,10 @@ image_containerfile(const struct launch_image_spec *spec,
 	 * base's ONBUILD triggers, which run before this line, excepted).
 	 */
 	buf_printf(&sb, "USER 0:0\n");
+	if (image_foreign(base_ref, offline))
+		buf_printf(&sb, "# not aisb's own base: built with "
+		    "--network=none; its own useradd and groupadd (Debian's "
+		    "passwd) run below\n");
 	if (offline) {
 		/* mmdebstrap installed these into the base already. */
 		if ((n = image_package_list(&none, 1, &pk)) == -1)
@@ -115,7 +122,7 @@ image_containerfile(const struct launch_image_spec *spec,
 		buf_printf(&sb, "\n");
 		free(pk);
 	}
-	if ((n = layer_packages(spec, offline, &pk)) == -1)
+	if ((n = layer_packages(spec, base_ref, offline, &pk)) == -1)
 		goto oom;
 	if (n > 0) {
 		/*
@@ -285,7 +292,7 @@ image_plain(const struct launch_image_spec *spec, int dry, char *tag,
 		snprintf(spec->base_used, spec->base_usedlen, "%s", ref);
 	if ((cf = malloc(LAUNCH_CONTAINERFILE_MAX)) == NULL ||
 	    (ctx = image_hash_new()) == NULL ||
-	    (n = layer_packages(spec, offline, &pk)) == -1) {
+	    (n = layer_packages(spec, ref, offline, &pk)) == -1) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}

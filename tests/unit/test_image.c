@@ -111,6 +111,19 @@ containerfile_foreign(void **state)
 	assert_int_equal(launch_image_spec_check(&spec, err, sizeof(err)), 0);
 	spec.base = NULL;
 	assert_int_equal(launch_image_spec_check(&spec, err, sizeof(err)), 0);
+
+	/*
+	 * Its Containerfile asks no apt (it would need the network), not
+	 * even for what the steps need: the base must have it.
+	 */
+	memset(&spec, 0, sizeof(spec));
+	spec.base = "localhost/someone/else:1";
+	if (launch_image_containerfile(&spec, spec.base, cf, sizeof(cf), err,
+	    sizeof(err)) == -1)
+		fail_msg("refused: %s", err);
+	assert_null(strstr(cf, "apt-get"));
+	assert_non_null(strstr(cf, "--network=none"));
+	assert_true(has_line(cf, "ENTRYPOINT [\"/run/aisb/aisb-enforce\"]"));
 }
 
 /* The base alone, or only packages it has: no apt-get, no network. */
@@ -166,10 +179,10 @@ containerfile_pulled(void **state)
 
 	spec.packages = pk;
 	spec.npackages = 1;
-	if (launch_image_containerfile(&spec, "debian:bookworm-slim", cf,
+	if (launch_image_containerfile(&spec, LAUNCH_DEFAULT_BASE, cf,
 	    sizeof(cf), err, sizeof(err)) == -1)
 		fail_msg("refused: %s", err);
-	assert_true(has_line(cf, "FROM debian:bookworm-slim"));
+	assert_true(has_line(cf, "FROM " LAUNCH_DEFAULT_BASE));
 	assert_true(has_line(cf, "RUN [\"env\", \"DEBIAN_FRONTEND="
 	    "noninteractive\", \"apt-get\", \"install\", \"-y\", "
 	    "\"--no-install-recommends\", \"ca-certificates\", \"passwd\", "
