@@ -28,6 +28,11 @@ tests_unit_test_hostca_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 endif
 
 EXTRA_DIST += tests/e2e/image.sh
+# A hostile base image (an ld.so.preload library that deletes the
+# firewall, USER, ENV, HEALTHCHECK, ONBUILD) by every route, root and
+# rootless: the host's enforcer, the table intact, no network in its
+# build (root, podman, cc, AISB_E2E=1; 77 otherwise).
+EXTRA_DIST += tests/e2e/hostile_image.sh tests/e2e/evil_preload.c
 # apt as the sandbox user against a repository the test serves; the
 # host's local CAs trusted inside (root, AISB_E2E=1; 77 otherwise).
 EXTRA_DIST += tests/e2e/apt.sh tests/e2e/hostca.sh

@@ -14,7 +14,7 @@ TESTS += tests/e2e/identity.sh tests/e2e/image.sh tests/e2e/npm.sh \
 	tests/e2e/hostca.sh tests/e2e/snapshot.sh tests/e2e/signals.sh \
 	tests/e2e/transparent.sh tests/e2e/record.sh tests/e2e/agent.sh \
 	tests/e2e/deny.sh tests/e2e/record_direct.sh tests/e2e/learn.sh \
-	tests/e2e/apt.sh \
+	tests/e2e/apt.sh tests/e2e/hostile_image.sh \
 	tests/integration/enforce_netns.sh
 
 # Unit tests (cmocka), fuzz harnesses and benchmarks.  Integration and e2e

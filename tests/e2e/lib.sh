@@ -31,6 +31,17 @@
 # builds anything else as it would without a seed; a seed build that
 # fails is left to the test's own first session to show.
 #
+#   e2e_user_add NAME
+#
+# an ordinary user for rootless sessions, made with useradd as users are
+# made, its uid in $uid and home in $home, /dev/net/tun opened to it
+# (slirp4netns opens it as the user), and this build's aisb, gate,
+# enforcer, seccomp profile and default policy installed in $home/bin;
+# e2e_as_user CMD... runs CMD as that user with a clean environment, and
+# e2e_user_load IMAGE... hands the images over to its store (a load keeps
+# the ids the tags hash, so aisb builds nothing again).  The EXIT trap
+# kills its processes and removes it with its rootless store.
+#
 #   ok [MSG]  bad MSG  check MSG GOT WANT     count into $pass and $fail
 # shellcheck shell=bash
 
@@ -86,12 +97,47 @@ e2e_tun_close() {
 	exec {s}>&-
 }
 
+e2e_user_add() {
+	local build
+
+	build=$(cd "${top_builddir:?}" && pwd)
+	e2e_user=$1
+	useradd -m -s /bin/bash "$e2e_user"
+	uid=$(id -u "$e2e_user")
+	home=$(getent passwd "$e2e_user" | cut -d: -f6)
+	e2e_tun_open
+	install -d -m 0755 -o "$e2e_user" -g "$e2e_user" "$home/bin"
+	install -m 0755 "$build/aisb" "$build/aisb-gate" "$build/aisb-enforce" \
+	    "$home/bin/"
+	install -m 0644 "$build/aisb-seccomp.json" \
+	    "$build/aisb-default-policy.yaml" "$home/bin/"
+}
+e2e_as_user() {
+	runuser -u "$e2e_user" -- env -i HOME="$home" USER="$e2e_user" \
+	    LOGNAME="$e2e_user" PATH="$home/bin:/usr/local/bin:/usr/bin:/bin" "$@"
+}
+e2e_user_load() {
+	podman save -q -m -o "$home/img.tar" "$@"
+	chown "$e2e_user" "$home/img.tar"
+	e2e_as_user podman load -q -i "$home/img.tar" >/dev/null
+	rm -f "$home/img.tar"
+}
+e2e_user_remove() {
+	[ -n "${e2e_user:-}" ] && [ -n "${uid:-}" ] || return 0
+	pkill -KILL -u "$uid" 2>/dev/null || true
+	sleep 0.5
+	userdel -r "$e2e_user" >/dev/null 2>&1 || true
+	rm -rf "/tmp/podman-run-$uid" "/tmp/containers-user-$uid" \
+	    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null || true
+}
+
 e2e_cleanup() {
 	local rc=$? p m
 
 	if declare -F e2e_cleanup_more >/dev/null; then
 		e2e_cleanup_more || true
 	fi
+	e2e_user_remove || true
 	e2e_tun_close || true
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
