@@ -13,7 +13,7 @@ TESTS += tests/e2e/identity.sh tests/e2e/image.sh tests/e2e/npm.sh \
 	tests/e2e/pip.sh tests/e2e/session.sh tests/e2e/seccomp.sh \
 	tests/e2e/hostca.sh tests/e2e/snapshot.sh tests/e2e/signals.sh \
 	tests/e2e/transparent.sh tests/e2e/record.sh tests/e2e/agent.sh \
-	tests/e2e/deny.sh tests/e2e/record_direct.sh tests/e2e/learn.sh \
+	tests/e2e/deny.sh tests/e2e/direct.sh tests/e2e/learn.sh \
 	tests/e2e/apt.sh \
 	tests/integration/enforce_netns.sh
 
