@@ -37,6 +37,7 @@ struct parser {
 	int		 seen_prefix;
 	int		 seen_record;
 	int		 seen_transparent;
+	int		 seen_serve;
 };
 
 static int
@@ -524,6 +525,49 @@ kw_dns_gate(struct parser *p, char **tok, size_t ntok)
 	return 0;
 }
 
+/*
+ * gate-uid UID: a gate runs in the sandbox's network namespace as UID
+ * (aisb-enforce --init, a sidecar).  Not 0: the uid would be let out
+ * anywhere, and root is what an app container most often runs as.
+ */
+static int
+kw_gate_uid(struct parser *p, char **tok, size_t ntok)
+{
+	unsigned long	 v;
+
+	if (ntok != 2)
+		return perr(p, "usage: gate-uid UID");
+	if (p->plan->gate_uid != 0)
+		return perr(p, "gate-uid given twice");
+	if (parse_uint(tok[1], (unsigned long)(uid_t)-2, &v) == -1)
+		return perr(p, "bad gate-uid \"%.32s\" (a numeric uid other "
+		    "than 0: the gate runs as a uid of its own)", tok[1]);
+	p->plan->gate_uid = (uid_t)v;
+	return 0;
+}
+
+/* serve PORT[,PORT...]: 1..ENF_PLAN_MAX_SERVE distinct local TCP ports. */
+static int
+kw_serve(struct parser *p, char **tok, size_t ntok)
+{
+	struct enf_name	 n;
+	size_t		 i;
+
+	if (ntok != 2)
+		return perr(p, "usage: serve PORT[,PORT...]");
+	if (p->seen_serve)
+		return perr(p, "serve given twice (put all its ports on one "
+		    "line)");
+	memset(&n, 0, sizeof(n));
+	if (parse_port_list(p, tok[1], &n) == -1)
+		return -1;
+	for (i = 0; i < n.nports; i++)
+		p->plan->serve[i] = n.ports[i];
+	p->plan->nserve = n.nports;
+	p->seen_serve = 1;
+	return 0;
+}
+
 static int
 parse_line(struct parser *p, char *line)
 {
@@ -583,6 +627,10 @@ parse_line(struct parser *p, char *line)
 		return kw_transparent(p, tok, ntok);
 	if (strcmp(tok[0], "dns-gate") == 0)
 		return kw_dns_gate(p, tok, ntok);
+	if (strcmp(tok[0], "gate-uid") == 0)
+		return kw_gate_uid(p, tok, ntok);
+	if (strcmp(tok[0], "serve") == 0)
+		return kw_serve(p, tok, ntok);
 	return perr(p, "unknown keyword \"%.32s\"", tok[0]);
 }
 
@@ -620,10 +668,18 @@ check_plan(struct parser *p)
 		if (p->seen_record)
 			return perr(p, "record is only for mode direct");
 	}
+	if (plan->mode != ENF_MODE_GATE && plan->gate_uid != 0)
+		return perr(p, "gate-uid is only for mode gate");
 	if (plan->mode != ENF_MODE_GATE &&
 	    (p->seen_transparent || plan->dns_gate))
 		return perr(p, "transparent and dns-gate are only for mode "
 		    "gate");
+	/* a pod's lines (aisb-enforce --init, which has no relay) */
+	if ((plan->gate_uid != 0 || p->seen_serve) &&
+	    (p->seen_transparent || plan->dns_gate))
+		return perr(p, "gate-uid and serve (aisb-enforce --init) "
+		    "exclude transparent and dns-gate (the relay of a "
+		    "session)");
 	/* the relay carries both to a gate over TCP */
 	if ((p->seen_transparent || plan->dns_gate) &&
 	    enf_plan_relay_gate(plan) == NULL)

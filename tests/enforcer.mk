@@ -66,6 +66,11 @@ EXTRA_DIST += tests/integration/enforce_transparent.sh
 TESTS += tests/integration/enforce_image.sh
 EXTRA_DIST += tests/integration/enforce_image.sh
 
+# --init: the init container of a Kubernetes pod, its table alone
+# (gate-uid, serve, the refusals), in namespaces (issue 32).
+TESTS += tests/integration/enforce_init.sh
+EXTRA_DIST += tests/integration/enforce_init.sh
+
 # Direct mode's recorder: NFLOG to pcapng, read back with tshark.
 TESTS += tests/integration/enforce_record.sh
 EXTRA_DIST += tests/integration/enforce_record.sh
