@@ -48,39 +48,46 @@ tests_unit_test_common_SOURCES = tests/unit/test_common.c
 tests_unit_test_common_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_common_LDADD = $(UNIT_LDADD)
 tests_unit_test_options_SOURCES = tests/unit/test_options.c
-tests_unit_test_options_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_unit_test_options_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_options_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
 tests_unit_test_options_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_session_SOURCES = tests/unit/test_session.c
-tests_unit_test_session_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_unit_test_session_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_session_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
 tests_unit_test_session_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_cache_SOURCES = tests/unit/test_cache.c
-tests_unit_test_cache_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_unit_test_cache_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_cache_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_cache_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 check_PROGRAMS += tests/unit/test_denials
 TESTS += tests/unit/test_denials
 tests_unit_test_denials_SOURCES = tests/unit/test_denials.c
-tests_unit_test_denials_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_unit_test_denials_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_denials_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_denials_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_ids_SOURCES = tests/unit/test_ids.c
-tests_unit_test_ids_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_unit_test_ids_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_ids_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_ids_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 # agent recipes: the loader, its errors, overrides, bounds, the merge
 check_PROGRAMS += tests/unit/test_agent
 TESTS += tests/unit/test_agent
 tests_unit_test_agent_SOURCES = tests/unit/test_agent.c
-tests_unit_test_agent_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_unit_test_agent_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_agent_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
 tests_unit_test_agent_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
+# one grammar per name: flags, recipes and the image spec agree on it
+check_PROGRAMS += tests/unit/test_names
+TESTS += tests/unit/test_names
+tests_unit_test_names_SOURCES = tests/unit/test_names.c
+tests_unit_test_names_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
+tests_unit_test_names_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
+tests_unit_test_names_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 # --record: the pcapng reader, stream hashing, manifest and verify
 check_PROGRAMS += tests/unit/test_record
 TESTS += tests/unit/test_record
 tests_unit_test_record_SOURCES = tests/unit/test_record.c
-tests_unit_test_record_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_unit_test_record_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_record_CFLAGS = $(UNIT_CFLAGS) $(CRYPTO_CFLAGS)
 tests_unit_test_record_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 # DNS messages (common/dnsmsg.c): rcodes, EDNS, compression, truncation
@@ -100,11 +107,16 @@ tests_unit_test_json_LDADD = $(UNIT_LDADD)
 check_PROGRAMS += tests/unit/test_lockfile
 TESTS += tests/unit/test_lockfile
 tests_unit_test_lockfile_SOURCES = tests/unit/test_lockfile.c
-tests_unit_test_lockfile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_unit_test_lockfile_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_lockfile_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_lockfile_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 endif
 
+# The tree's layout (README.md, "Layout"; docs/launcher.md): the
+# launcher's one direction of dependence, no include cycle, no file over
+# 1,000 lines, no function over 150; on the sources, no build needed.
+TESTS += tests/cli/layout.sh
+EXTRA_DIST += tests/cli/layout.sh
 # aisb policy commands, driven as a user would.
 TESTS += tests/cli/policy_cli.sh tests/cli/seccomp_profile.sh
 EXTRA_DIST += tests/cli/policy_cli.sh tests/cli/seccomp_profile.sh tests/run.sh

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "draft.h"
-#include "win32.h"
-#include "wlaunch.h"
+#include "draft/draft.h"
+#include "win32/win32.h"
+#include "win32/wlaunch.h"
 
 /* sdir "\\" name as UTF-16; NULL if it does not fit or is not UTF-8. */
 static wchar_t *
