@@ -489,27 +489,31 @@ kw_record(struct parser *p, char **tok, size_t ntok)
 }
 
 /*
- * transparent PORT[,PORT...]: the sandbox's TCP to these ports goes to the
- * relay (tproxy.h), 1..ENF_PLAN_MAX_TPORTS distinct ports.
+ * KEYWORD PORT[,PORT...], once: 1..ENF_PLAN_MAX_PORTS distinct ports into
+ * out (transparent: the relay's, tproxy.h; serve: --init's servers).
  */
+_Static_assert(ENF_PLAN_MAX_TPORTS >= ENF_PLAN_MAX_PORTS &&
+    ENF_PLAN_MAX_SERVE >= ENF_PLAN_MAX_PORTS, "a port line fits its array");
+
 static int
-kw_transparent(struct parser *p, char **tok, size_t ntok)
+kw_port_line(struct parser *p, char **tok, size_t ntok, uint16_t *out,
+    size_t *n, int *seen)
 {
-	struct enf_name	 n;
+	struct enf_name	 ports;
 	size_t		 i;
 
 	if (ntok != 2)
-		return perr(p, "usage: transparent PORT[,PORT...]");
-	if (p->seen_transparent)
-		return perr(p, "transparent given twice (put all its ports "
-		    "on one line)");
-	memset(&n, 0, sizeof(n));
-	if (parse_port_list(p, tok[1], &n) == -1)
+		return perr(p, "usage: %s PORT[,PORT...]", tok[0]);
+	if (*seen)
+		return perr(p, "%s given twice (put all its ports on one line)",
+		    tok[0]);
+	memset(&ports, 0, sizeof(ports));
+	if (parse_port_list(p, tok[1], &ports) == -1)
 		return -1;
-	for (i = 0; i < n.nports; i++)
-		p->plan->tports[i] = n.ports[i];
-	p->plan->ntports = n.nports;
-	p->seen_transparent = 1;
+	for (i = 0; i < ports.nports; i++)
+		out[i] = ports.ports[i];
+	*n = ports.nports;
+	*seen = 1;
 	return 0;
 }
 
@@ -543,28 +547,6 @@ kw_gate_uid(struct parser *p, char **tok, size_t ntok)
 		return perr(p, "bad gate-uid \"%.32s\" (a numeric uid other "
 		    "than 0: the gate runs as a uid of its own)", tok[1]);
 	p->plan->gate_uid = (uid_t)v;
-	return 0;
-}
-
-/* serve PORT[,PORT...]: 1..ENF_PLAN_MAX_SERVE distinct local TCP ports. */
-static int
-kw_serve(struct parser *p, char **tok, size_t ntok)
-{
-	struct enf_name	 n;
-	size_t		 i;
-
-	if (ntok != 2)
-		return perr(p, "usage: serve PORT[,PORT...]");
-	if (p->seen_serve)
-		return perr(p, "serve given twice (put all its ports on one "
-		    "line)");
-	memset(&n, 0, sizeof(n));
-	if (parse_port_list(p, tok[1], &n) == -1)
-		return -1;
-	for (i = 0; i < n.nports; i++)
-		p->plan->serve[i] = n.ports[i];
-	p->plan->nserve = n.nports;
-	p->seen_serve = 1;
 	return 0;
 }
 
@@ -624,13 +606,15 @@ parse_line(struct parser *p, char *line)
 	if (strcmp(tok[0], "record") == 0)
 		return kw_record(p, tok, ntok);
 	if (strcmp(tok[0], "transparent") == 0)
-		return kw_transparent(p, tok, ntok);
+		return kw_port_line(p, tok, ntok, p->plan->tports,
+		    &p->plan->ntports, &p->seen_transparent);
 	if (strcmp(tok[0], "dns-gate") == 0)
 		return kw_dns_gate(p, tok, ntok);
 	if (strcmp(tok[0], "gate-uid") == 0)
 		return kw_gate_uid(p, tok, ntok);
 	if (strcmp(tok[0], "serve") == 0)
-		return kw_serve(p, tok, ntok);
+		return kw_port_line(p, tok, ntok, p->plan->serve,
+		    &p->plan->nserve, &p->seen_serve);
 	return perr(p, "unknown keyword \"%.32s\"", tok[0]);
 }
 

@@ -55,7 +55,8 @@ endif
 check_PROGRAMS += tests/integration/enforce_probe
 tests_integration_enforce_probe_SOURCES = tests/integration/enforce_probe.c
 
-EXTRA_DIST += tests/integration/enforce_netns.sh tests/integration/enforce_peer.py
+EXTRA_DIST += tests/integration/enforce_netns.sh tests/integration/enforce_peer.py \
+	tests/integration/enforce_lib.sh
 
 # issue 16: transparent capture, the relay and the real gate in namespaces.
 TESTS += tests/integration/enforce_transparent.sh
