@@ -281,7 +281,8 @@ look(evutil_socket_t fd, short what, void *arg)
 		if (signature(g) != w->sig)
 			settle_arm(w);
 	}
-	if (!evtimer_pending(w->poll, NULL))
+	/* without inotify (maybe lost just now) the poll is the fast one */
+	if (w->ifd == -1 || !evtimer_pending(w->poll, NULL))
 		poll_arm(w);
 }
 
