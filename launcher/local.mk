@@ -48,12 +48,13 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/policytools/lockfile_formats.c \
 	launcher/policytools/suggest.c launcher/policytools/suggest.h \
 	launcher/policytools/polyaml.c launcher/policytools/polyaml.h \
-	launcher/policytools/denials.c launcher/policytools/denials.h
+	launcher/policytools/denials.c launcher/policytools/denials.h \
+	launcher/policytools/psl.c launcher/policytools/psl.h
 # draft/: a snapshot session's draft, shared with the Windows launcher
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/draft/draft.c launcher/draft/draft.h \
 	launcher/draft/draft-int.h launcher/draft/stage.c \
-	launcher/draft/draft_posix.c
+	launcher/draft/draft_posix.c launcher/draft/draft_ask.c
 # host/: plumbing that knows no launcher domain
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/host/paths.c launcher/host/paths.h \
@@ -64,9 +65,10 @@ launcher_libaisblauncher_a_CPPFLAGS = $(LAUNCHER_CPPFLAGS) \
 	-DAISB_POLICYDIR='"$(pkgdatadir)/policies"' \
 	-DAISB_SECCOMP_PROFILE='"$(pkgdatadir)/seccomp.json"' \
 	-DAISB_AGENTS_FILE='"$(pkgdatadir)/agents.yaml"'
-launcher_libaisblauncher_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(CRYPTO_CFLAGS)
+launcher_libaisblauncher_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(CRYPTO_CFLAGS) \
+	$(PSL_CFLAGS)
 LAUNCHER_LIBS = launcher/libaisblauncher.a snap/libaisbsnap.a $(POLICY_LIBS) \
-	common/libaisbcommon.a $(CRYPTO_LIBS)
+	common/libaisbcommon.a $(CRYPTO_LIBS) $(PSL_LIBS)
 
 bin_PROGRAMS += aisb
 aisb_SOURCES = launcher/main.c

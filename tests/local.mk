@@ -135,6 +135,17 @@ EXTRA_DIST += tests/cli/record.sh
 # Snapshot sessions' commands on drafts in each state, without podman
 TESTS += tests/cli/snapshot.sh
 EXTRA_DIST += tests/cli/snapshot.sh
+# The question at a session's end on a real terminal (tmux), after output
+# that forges it and hides what follows: snapask ends a session as aisb
+# does, without podman
+if ENABLE_TESTS
+check_PROGRAMS += tests/cli/snapask
+TESTS += tests/cli/snapshot_ask.sh
+endif
+tests_cli_snapask_SOURCES = tests/cli/snapask.c
+tests_cli_snapask_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
+tests_cli_snapask_LDADD = $(LAUNCHER_LIBS)
+EXTRA_DIST += tests/cli/snapshot_ask.sh
 # A recorded session in gate mode: tshark, streams, manifest, verify,
 # --record-max (root, podman, tshark; AISB_E2E=1)
 EXTRA_DIST += tests/e2e/record.sh

@@ -86,7 +86,8 @@ static const struct cli_opt suggest_opts[] = {
 	    "aisb policy print POLICY" },
 	{ "--group", CLI_SWITCH, NULL, NULL,
 	    "one \"*.domain\" rule for two or more names below the same "
-	    "registrable domain" },
+	    "registrable domain (Public Suffix List; never over a domain "
+	    "many owners share)" },
 	{ "--allow-ip", CLI_SWITCH, NULL, NULL,
 	    "propose IP literals the session dialled (never a denied range)" },
 	{ .flag = NULL }

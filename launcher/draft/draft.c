@@ -186,12 +186,16 @@ dstate_load_said(const char *sdir, struct dstate *st)
 }
 
 
-/* The default rules and the patterns the user configured. */
+/* The default rules, the patterns the user configured, the reading of
+ * owner_uid:owner_gid, and where git reads its configuration for them. */
 struct snap_rules *
-draft_rules(char *const *exclude, size_t n, char *err, size_t errlen)
+draft_rules(char *const *exclude, size_t n, unsigned owner_uid,
+    unsigned owner_gid, char *err, size_t errlen)
 {
 	struct snap_rules	*r;
+	char			 home[DRAFT_PATH_MAX];
 	size_t			 i;
+	int			 self;
 
 	if ((r = snap_rules_new()) == NULL) {
 		snprintf(err, errlen, "out of memory");
@@ -202,6 +206,17 @@ draft_rules(char *const *exclude, size_t n, char *err, size_t errlen)
 			snap_rules_free(r);
 			return NULL;
 		}
+	/* the stage holds what a bind session of the owner could read */
+	snap_rules_reader(r, owner_uid, owner_gid);
+	/* git, for the tree's owner: that user's home (the launcher's own
+	 * XDG_CONFIG_HOME only when it runs as that user) */
+	self = draft_os_owner_home(owner_uid, home, sizeof(home));
+	if (snap_rules_git_environ(r, self >= 0 ? home : NULL, self == 1 ?
+	    getenv("XDG_CONFIG_HOME") : NULL, draft_os_git_system(), err,
+	    errlen) != SNAP_OK) {
+		snap_rules_free(r);
+		return NULL;
+	}
 	return r;
 }
 
@@ -278,8 +293,8 @@ draft_apply(const char *sdir, const char *id, int quiet)
 	if (snap_manifest_load(path, &m, err, sizeof(err)) != SNAP_OK ||
 	    draft_path(path, sdir, "changes") == -1 ||
 	    snap_changes_load(path, &ch, err, sizeof(err)) != SNAP_OK ||
-	    (rules = draft_rules(st.exclude, st.nexclude, err,
-	    sizeof(err))) == NULL ||
+	    (rules = draft_rules(st.exclude, st.nexclude, st.owner_uid,
+	    st.owner_gid, err, sizeof(err))) == NULL ||
 	    snap_changes_compute(m, st.stage, rules, &lim, &now, err,
 	    sizeof(err)) != SNAP_OK) {
 		fprintf(stderr, "aisb: session %s: %s\n", id, err);
@@ -310,7 +325,7 @@ draft_apply(const char *sdir, const char *id, int quiet)
 	rc = snap_tx_apply(tx, st.workspace, st.stage, m, ch, err, sizeof(err));
 	if (rc == SNAP_OK) {
 		draft_os_own_applied(st.workspace, st.owner_uid, st.owner_gid,
-		    ch);
+		    ch, 0);
 		dstate_set(&st, DRAFT_APPLIED);
 		if (snap_tree_remove(st.stage, e2, sizeof(e2)) != SNAP_OK)
 			fprintf(stderr, "aisb: %s\n", e2);
@@ -328,6 +343,9 @@ draft_apply(const char *sdir, const char *id, int quiet)
 	} else {
 		if (snap_tx_state(tx, &txs, NULL, e2, sizeof(e2)) != SNAP_OK)
 			txs = SNAP_TX_APPLYING;
+		if (txs == SNAP_TX_APPLIED || txs == SNAP_TX_ROLLED_BACK)
+			draft_os_own_applied(st.workspace, st.owner_uid,
+			    st.owner_gid, ch, txs == SNAP_TX_ROLLED_BACK);
 		if (txs == SNAP_TX_APPLIED) {
 			dstate_set(&st, DRAFT_APPLIED);
 			code = 0;
@@ -448,6 +466,25 @@ draft_discard(const char *sdir, const char *id)
 	return code;
 }
 
+/* draft_os_own_applied over the change set transaction tx kept. */
+static void
+own_settled(const struct dstate *st, const char *tx, int rolled_back)
+{
+	struct snap_changes	*ch = NULL;
+	char			 path[DRAFT_PATH_MAX], err[2048];
+
+	if (draft_path(path, tx, "changes") == -1)
+		return;
+	if (snap_changes_load(path, &ch, err, sizeof(err)) != SNAP_OK) {
+		fprintf(stderr, "aisb: recover: %s; the files are not given to "
+		    "uid %u\n", err, st->owner_uid);
+		return;
+	}
+	draft_os_own_applied(st->workspace, st->owner_uid, st->owner_gid, ch,
+	    rolled_back);
+	snap_changes_free(ch);
+}
+
 int
 draft_recover(const char *sdir, const char *id)
 {
@@ -486,6 +523,12 @@ draft_recover(const char *sdir, const char *id)
 		code = rc == SNAP_EINVAL ? EXIT_CONFIG : EXIT_IOERR;
 		goto out;
 	}
+	/* an apply that ended before the draft said so (a crash after the
+	 * journal's done, or during it): what it wrote, or what the roll
+	 * back put back, goes to the tree's owner as apply's would */
+	if ((dstate_is(&st, DRAFT_APPLYING) || dstate_is(&st, DRAFT_RECOVERY)) &&
+	    (txs == SNAP_TX_APPLIED || txs == SNAP_TX_ROLLED_BACK))
+		own_settled(&st, tx, txs == SNAP_TX_ROLLED_BACK);
 	if (txs == SNAP_TX_APPLIED) {
 		if (!dstate_is(&st, DRAFT_APPLIED) &&
 		    snap_tree_remove(st.stage, e2, sizeof(e2)) != SNAP_OK)

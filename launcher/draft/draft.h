@@ -42,6 +42,7 @@
 #define DRAFT_ANSWER		64	/* bytes of an answer to the prompt */
 #define DRAFT_MAX_EXCLUDE	256	/* snapshot_exclude patterns (the
 					   launchers' list bound) */
+#define DRAFT_MARK_HEX		8	/* the question's mark, hex digits */
 
 /* A draft's states, as the state file and aisb transactions say them. */
 #define DRAFT_STAGED	"staged"	/* the command is running */
@@ -104,6 +105,16 @@ int	 draft_stage(const char *sdir, const char *workspace,
 int	 draft_end(const char *sdir, const char *id, int code,
 	    enum draft_apply apply, int quiet, struct draft_info *info);
 
+/*
+ * draft_end's summary of a kept draft (nchanges to write into workspace,
+ * their change set ch, the copy at stage, saved in sdir) and, as apply
+ * says, the question (launcher/draft_ask.c): 1 when the person said yes,
+ * 0 to keep the draft (said on stderr when asked for and impossible).
+ */
+int	 draft_end_ask(const char *sdir, const char *id, const char *workspace,
+	    const char *stage, unsigned long long nchanges,
+	    const struct snap_changes *ch, enum draft_apply apply, int quiet);
+
 /* aisb changes ID [--diff], apply ID, discard ID, recover ID. */
 int	 draft_changes(const char *sdir, const char *id, int diff);
 int	 draft_apply(const char *sdir, const char *id, int quiet);
@@ -143,17 +154,37 @@ void	 draft_os_unlock(intptr_t lock);
 /*
  * Where to ask "write these changes?": stdin when it is a terminal (and,
  * unless always, stderr is too), else with always the console or
- * controlling terminal; NULL when there is none.  The caller fcloses it.
+ * controlling terminal; NULL when there is none.  What waits to be read
+ * there is discarded: an answer typed ahead, or one the terminal itself
+ * gave to a query in the command's output, is not taken for a person's.
+ * The caller fcloses it.
  */
 FILE	*draft_os_terminal(int always);
+/* 1 when out is a terminal that acts on escape sequences (where the
+ * command's output may have left it in any state), else 0. */
+int	 draft_os_is_terminal(FILE *out);
+/* nhex random lower-case hex digits (even, at most 64) and a NUL into
+ * out: 0, or -1. */
+int	 draft_os_random_hex(char *out, size_t nhex);
 /* 1 while the launcher that wrote sdir/launcher runs, or when that
  * cannot be told; 0 when it is gone. */
 int	 draft_os_launcher_running(const char *sdir);
 /* After an apply into workspace: the files it created or replaced given
  * to owner_uid:owner_gid where that means something (root applying to
- * another user's tree); failures said, not fatal. */
+ * another user's tree); failures said, not fatal.  rolled_back: the
+ * transaction was undone instead (snap_tx_recover, or apply's own roll
+ * back): what it put back from its backups (files modified or deleted,
+ * folders deleted) and now belongs to the one who applied is given. */
 void	 draft_os_own_applied(const char *workspace, unsigned owner_uid,
-	    unsigned owner_gid, const struct snap_changes *);
+	    unsigned owner_gid, const struct snap_changes *, int rolled_back);
+/*
+ * The home folder of the user owner_uid, as git finds it for that user,
+ * into out[len]: 1 when this process is that user (its own HOME), 0 when
+ * not (the system's record of the user), -1 when there is none.
+ */
+int	 draft_os_owner_home(unsigned owner_uid, char *out, size_t len);
+/* The system's git configuration files, NULL-terminated. */
+const char *const *draft_os_git_system(void);
 /* Whether path is absolute on this system ("/..." or "C:\..."). */
 int	 draft_os_path_absolute(const char *path);
 /* The monotonic clock, in milliseconds. */

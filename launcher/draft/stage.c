@@ -23,6 +23,35 @@ snap_code(int rc)
 }
 
 
+/*
+ * One line for what the stage left out for why (a reason of the
+ * owner's reading or of a mount): how many, the first (escaped: the
+ * names are the tree's), and why that is right.
+ */
+static void
+left_out(const struct snap_manifest *m, const char *why, unsigned uid)
+{
+	const struct snap_entry	*e, *first = NULL;
+	size_t			 i, n = 0;
+
+	for (i = 0; (e = snap_manifest_entry(m, i)) != NULL; i++)
+		if (e->excluded != NULL && strcmp(e->excluded, why) == 0 &&
+		    n++ == 0)
+			first = e;
+	if (n == 0)
+		return;
+	fprintf(stderr, "aisb: snapshot: left out %zu %s (", n,
+	    strcmp(why, SNAP_WHY_MOUNT) == 0 ? "mount point(s) in the "
+	    "workspace: another filesystem, not the workspace's" :
+	    "entries the workspace's owner cannot read: a bind session "
+	    "could not read them either");
+	if (strcmp(why, SNAP_WHY_MOUNT) != 0)
+		fprintf(stderr, "; uid %u", uid);
+	fputs("), first ", stderr);
+	snap_print_name(stderr, first->path);
+	fputs("; never written back, never deleted\n", stderr);
+}
+
 int
 draft_stage(const char *sdir, const char *workspace, char *const *exclude,
     size_t nexclude, unsigned owner_uid, unsigned owner_gid,
@@ -63,7 +92,8 @@ draft_stage(const char *sdir, const char *workspace, char *const *exclude,
 	st.borrowed = 1;
 	for (i = 0; i < nexclude; i++)
 		st.exclude[st.nexclude++] = exclude[i];
-	if ((rules = draft_rules(st.exclude, st.nexclude, err, errlen)) == NULL) {
+	if ((rules = draft_rules(st.exclude, st.nexclude, owner_uid,
+	    owner_gid, err, errlen)) == NULL) {
 		code = EXIT_CONFIG;
 		goto fail;
 	}
@@ -93,11 +123,14 @@ draft_stage(const char *sdir, const char *workspace, char *const *exclude,
 	if (dstate_save(sdir, &st, err, errlen) == -1)
 		goto fail;
 	info->staged = 1;
-	if (!quiet)
+	if (!quiet) {
 		fprintf(stderr, "aisb: snapshot: %llu entries, %llu bytes staged "
 		    "in %lld ms (%llu left out); the command sees the copy, not "
 		    "%s\n", info->entries, info->bytes, info->stage_ms,
 		    info->excluded, workspace);
+		left_out(m, SNAP_WHY_UNREADABLE, owner_uid);
+		left_out(m, SNAP_WHY_MOUNT, owner_uid);
+	}
 	snap_manifest_free(m);
 	snap_rules_free(rules);
 	return 0;
@@ -109,59 +142,6 @@ fail:
 	snap_manifest_free(m);
 	snap_rules_free(rules);
 	return code;
-}
-
-
-/*
- * The question at the end of a session: 1 apply, 0 keep (no terminal to
- * ask on keeps, and with always says so).
- */
-static int
-ask_apply(const struct dstate *st, const char *sdir, int always)
-{
-	struct snap_changes	*ch = NULL;
-	char			 line[DRAFT_ANSWER], path[DRAFT_PATH_MAX];
-	char			 err[2048];
-	FILE			*in;
-	int			 c, yes = 0;
-
-	if ((in = draft_os_terminal(always)) == NULL) {
-		if (always)
-			fprintf(stderr, "aisb: --apply=ask: no terminal to ask "
-			    "on; the draft is kept\n");
-		return 0;
-	}
-	for (;;) {
-		fprintf(stderr, "aisb: write these %llu change(s) into %s? "
-		    "[y]es, [n]o: keep the draft, [d]iff: ", st->nchanges,
-		    st->workspace);
-		fflush(stderr);
-		if (fgets(line, sizeof(line), in) == NULL)
-			break;
-		if (strchr(line, '\n') == NULL)
-			while ((c = fgetc(in)) != EOF && c != '\n')
-				;
-		if (line[0] == 'y' || line[0] == 'Y') {
-			yes = 1;
-			break;
-		}
-		if (line[0] == 'n' || line[0] == 'N' || line[0] == '\n' ||
-		    line[0] == '\r')
-			break;
-		if (line[0] != 'd' && line[0] != 'D')
-			continue;
-		if (ch == NULL && (draft_path(path, sdir, "changes") == -1 ||
-		    snap_changes_load(path, &ch, err, sizeof(err)) != SNAP_OK)) {
-			fprintf(stderr, "aisb: %s\n", err);
-			continue;
-		}
-		if (snap_changes_print_diff(ch, st->workspace, st->stage, 0,
-		    stderr, err, sizeof(err)) != SNAP_OK)
-			fprintf(stderr, "aisb: diff: %s\n", err);
-	}
-	snap_changes_free(ch);
-	fclose(in);
-	return yes;
 }
 
 
@@ -204,8 +184,8 @@ draft_end(const char *sdir, const char *id, int code, enum draft_apply apply,
 		snprintf(err, sizeof(err), "%s: path too long", sdir);
 		rc = SNAP_EINVAL;
 	} else if ((rc = snap_manifest_load(path, &m, err, sizeof(err))) ==
-	    SNAP_OK && (rules = draft_rules(st.exclude, st.nexclude, err,
-	    sizeof(err))) == NULL)
+	    SNAP_OK && (rules = draft_rules(st.exclude, st.nexclude,
+	    st.owner_uid, st.owner_gid, err, sizeof(err))) == NULL)
 		rc = SNAP_EINVAL;
 	else if (rc == SNAP_OK)
 		rc = snap_changes_compute(m, st.stage, rules, &lim, &ch, err,
@@ -241,17 +221,16 @@ draft_end(const char *sdir, const char *id, int code, enum draft_apply apply,
 		goto save;
 	}
 	dstate_set(&st, DRAFT_KEPT);
-	if (!quiet) {
-		fprintf(stderr, "aisb: snapshot: the command changed:\n");
-		(void)snap_changes_print_summary(ch, stderr, DRAFT_SUMMARY);
-	}
 	if (dstate_save(sdir, &st, err, sizeof(err)) == -1) {
+		if (!quiet)
+			(void)snap_changes_print_summary(ch, stderr,
+			    DRAFT_SUMMARY);
 		fprintf(stderr, "aisb: snapshot: %s\n", err);
 		out = EXIT_ENFORCE;
 		goto done;
 	}
-	if (apply != DRAFT_APPLY_NEVER &&
-	    ask_apply(&st, sdir, apply == DRAFT_APPLY_ASK)) {
+	if (draft_end_ask(sdir, id, st.workspace, st.stage, st.nchanges, ch,
+	    apply, quiet)) {
 		rc = draft_apply(sdir, id, quiet);
 		if (rc != 0)
 			out = rc;

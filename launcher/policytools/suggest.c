@@ -16,10 +16,9 @@
  *
  * --group: names that share a registrable domain, two or more of them
  * below it, become one "*.domain" rule.  The registrable domain is the
- * last two labels, or three when the last two are one of the few public
- * suffixes of public_suffix2[] (co.uk, github.io, ...); this is not the
- * Public Suffix List, and docs/policy.md says what that means: review a
- * wildcard before keeping it.
+ * Public Suffix List's, private section included, and never one under
+ * which many owners get names (launcher/psl.c): no wildcard admits
+ * another tenant of a cloud or tunnel service.
  *
  * --base POLICY: the destinations POLICY already allows are left out,
  * and the rest are printed as a unified diff against POLICY's canonical
@@ -42,6 +41,7 @@
 #include "file.h"
 #include "exitcode.h"
 #include "policy.h"
+#include "policytools/psl.h"
 #include "policytools/suggest.h"
 
 #define LEARN_MAX_DEST		4096	/* host:port pairs kept from one log */
@@ -65,6 +65,8 @@ struct dest {
 	const char	*why;			/* not proposed: why (static) */
 	char		 note[320];		/* --base: what the base says */
 	char		 group[POLICY_MAX_NAME + 8];	/* --group: its rule */
+	const char	*reg;			/* --group: the domain it may
+						   be grouped under, or NULL */
 };
 
 struct learnlog {
@@ -273,55 +275,6 @@ launch_learn_summary(const char *auditpath, const char *id, FILE *out)
 	learnlog_free(l);
 }
 
-/* --- the registrable domain (--group) ----------------------------------- */
-
-/*
- * Two-label public suffixes under which the registrable domain has three
- * labels.  A short list of the common ones, not the Public Suffix List:
- * under a suffix missing here, --group may propose "*.suffix" over
- * several owners' names (docs/policy.md: review a wildcard).
- */
-static const char *const public_suffix2[] = {
-	"co.uk", "org.uk", "ac.uk", "gov.uk", "me.uk", "ltd.uk", "plc.uk",
-	"com.au", "net.au", "org.au", "edu.au", "gov.au",
-	"co.nz", "co.jp", "ne.jp", "or.jp", "co.kr", "co.in", "co.za",
-	"com.br", "com.cn", "com.mx", "com.tr", "com.tw", "com.sg", "com.hk",
-	"github.io", "gitlab.io", "githubusercontent.com", "herokuapp.com",
-	"appspot.com", "blogspot.com", "cloudfront.net", "amazonaws.com",
-	"azurewebsites.net", "pages.dev", "workers.dev", "vercel.app",
-	"netlify.app", "web.app", "firebaseapp.com", "fly.dev",
-};
-
-/* The start of the last n labels of name, or NULL when it has fewer. */
-static const char *
-last_labels(const char *name, int n)
-{
-	const char	*p = name + strlen(name);
-
-	while (p > name) {
-		p--;
-		if (*p == '.' && --n == 0)
-			return p + 1;
-	}
-	return n == 1 ? name : NULL;
-}
-
-/* The registrable domain of name, or NULL when name is no more than that. */
-static const char *
-registrable(const char *name)
-{
-	const char	*two = last_labels(name, 2);
-	size_t		 i;
-
-	if (two == NULL)
-		return NULL;
-	for (i = 0; i < sizeof(public_suffix2) / sizeof(public_suffix2[0]);
-	    i++)
-		if (strcmp(two, public_suffix2[i]) == 0)
-			return last_labels(name, 3);
-	return two;
-}
-
 /* --- building the suggestion -------------------------------------------- */
 
 struct rule {
@@ -482,8 +435,7 @@ names_below(struct dest *const *v, size_t nv, const char *reg)
 	size_t		 j, n = 0;
 
 	for (j = 0; j < nv; j++) {
-		if (!v[j]->keep || v[j]->is_ip ||
-		    (r2 = registrable(v[j]->host)) == NULL ||
+		if (!v[j]->keep || (r2 = v[j]->reg) == NULL ||
 		    strcmp(r2, reg) != 0 || strcmp(v[j]->host, reg) == 0)
 			continue;
 		if (j > 0 && v[j - 1]->keep &&
@@ -500,7 +452,8 @@ names_below(struct dest *const *v, size_t nv, const char *reg)
  * registrable domain.  Returns how many, or -1 when out of memory.
  */
 static ssize_t
-make_rules(struct dest *const *v, size_t nv, int group, struct rule **out)
+make_rules(struct dest *const *v, size_t nv, const struct launch_psl *psl,
+    struct rule **out)
 {
 	struct rule	*r;
 	size_t		 i, j, n = 0, below;
@@ -509,6 +462,9 @@ make_rules(struct dest *const *v, size_t nv, int group, struct rule **out)
 	*out = NULL;
 	if ((r = calloc(nv + 1, sizeof(*r))) == NULL)
 		return -1;
+	for (i = 0; i < nv; i++)
+		v[i]->reg = psl != NULL && !v[i]->is_ip ?
+		    launch_psl_group_domain(psl, v[i]->host) : NULL;
 	for (i = 0; i < nv; i++) {
 		struct dest	*e = v[i];
 		struct rule	*x = NULL;
@@ -517,7 +473,7 @@ make_rules(struct dest *const *v, size_t nv, int group, struct rule **out)
 		if (!e->keep)
 			continue;
 		e->group[0] = '\0';
-		reg = group && !e->is_ip ? registrable(e->host) : NULL;
+		reg = e->reg;
 		if (reg != NULL && strcmp(reg, e->host) != 0 &&
 		    (below = names_below(v, nv, reg)) >= 2) {
 			snprintf(name, sizeof(name), "*.%s", reg);
@@ -741,22 +697,27 @@ static int
 suggest_print(struct learnlog *l, const char *id, const struct policy *base,
     const char *basepath, unsigned flags, FILE *out)
 {
-	struct dest	**v = NULL;
-	struct rule	*r = NULL;
-	char		*rules = NULL, *full = NULL;
-	size_t		 i, flen = 0;
-	ssize_t		 nr;
-	int		 rc = -1;
-	FILE		*f;
+	struct dest		**v = NULL;
+	struct rule		*r = NULL;
+	struct launch_psl	*psl = NULL;
+	char			*rules = NULL, *full = NULL, err[512];
+	size_t			 i, flen = 0;
+	ssize_t			 nr;
+	int			 rc = -1;
+	FILE			*f;
 
+	/* no list to check a wildcard against: none is proposed */
+	if ((flags & LAUNCH_SUGGEST_GROUP) &&
+	    (psl = launch_psl_new(err, sizeof(err))) == NULL)
+		fprintf(stderr, "aisb: --group: %s; nothing is grouped "
+		    "(apt-get install publicsuffix)\n", err);
 	if ((v = calloc(l->n + 1, sizeof(*v))) == NULL)
 		goto out;
 	for (i = 0; i < l->n; i++)
 		v[i] = &l->d[i];
 	qsort(v, l->n, sizeof(*v), cmp_dest);
 	choose(v, l->n, (flags & LAUNCH_SUGGEST_ALLOW_IP) != 0, base);
-	if ((nr = make_rules(v, l->n, (flags & LAUNCH_SUGGEST_GROUP) != 0,
-	    &r)) == -1 || (rules = rules_text(r, (size_t)nr, v, l->n)) == NULL)
+	if ((nr = make_rules(v, l->n, psl, &r)) == -1 || (rules = rules_text(r, (size_t)nr, v, l->n)) == NULL)
 		goto out;
 	if ((f = open_memstream(&full, &flen)) == NULL)
 		goto out;
@@ -790,6 +751,7 @@ suggest_print(struct learnlog *l, const char *id, const struct policy *base,
 	fputs(full, out);
 	rc = 0;
 out:
+	launch_psl_free(psl);
 	free(full);
 	free(rules);
 	free(r);
