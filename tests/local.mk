@@ -98,6 +98,10 @@ tests_unit_test_lockfile_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_lockfile_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 endif
 
+# Sourced by every test under set -e: a test that dies of a failing
+# command names it, with its file, line and status.
+EXTRA_DIST += tests/errtrap.sh
+
 # aisb policy commands, driven as a user would.
 TESTS += tests/cli/policy_cli.sh tests/cli/seccomp_profile.sh
 EXTRA_DIST += tests/cli/policy_cli.sh tests/cli/seccomp_profile.sh tests/run.sh

@@ -4,6 +4,7 @@
 # a path), and aisb --learn's refusals.  What suggest prints must load as
 # a policy, whatever the log holds.  No network: the logs are text.
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 aisb=${AISB:-./aisb}

@@ -3,6 +3,7 @@
 # refusal to run without it.  No podman here: tests/e2e/seccomp.sh runs
 # sessions under the profile.
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-.}

@@ -32,7 +32,12 @@
 # fails is left to the test's own first session to show.
 #
 #   ok [MSG]  bad MSG  check MSG GOT WANT     count into $pass and $fail
+#
+# Sourcing this file also sources tests/errtrap.sh: a test that dies of a
+# failing command says which, and where, before the EXIT trap.
 # shellcheck shell=bash
+
+. "$(dirname "${BASH_SOURCE[0]}")/../errtrap.sh"
 
 e2e_init() {
 	tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/aisb-e2e-$1.XXXXXX")

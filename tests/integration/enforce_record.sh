@@ -22,6 +22,7 @@
 # record line outside mode direct).  Needs root and tshark; skips (77)
 # otherwise.  Everything made here is removed on exit, also on failure.
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=$(pwd)
