@@ -86,7 +86,7 @@ if [ "$(sed -n 2p "$tmp/out")" != "echo 0" ]; then ok; else bad "the echo port w
 if [ "$(sed -n 4p "$tmp/out")" != "ls 0" ]; then ok; else bad "the command listed the record folder"; fi
 if [ "$(sed -n 5p "$tmp/out")" != "write 0" ]; then ok; else bad "the command wrote into the record folder"; fi
 
-sd=$(ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | head -1)
+sd=$(e2e_session)
 cap=$sd/recording/capture.pcapng
 base=$(awk -F: '$1 == "aisb" { print $2; exit }' /etc/subuid)
 check "record folder: owner and mode" "$(stat -c '%u %a' "$sd/recording" 2>/dev/null)" "$base 700"
@@ -104,17 +104,17 @@ fields() {
 	tshark -r "$cap" -Y "$1" -T fields -e "$2" 2>/dev/null
 }
 check "the allowed flow's SYN" \
-    "$(fields "tcp.dstport == $http && tcp.flags.syn == 1 && tcp.flags.ack == 0" frame.comment | head -1)" \
+    "$(fields "tcp.dstport == $http && tcp.flags.syn == 1 && tcp.flags.ack == 0" frame.comment | sed -n 1p)" \
     "aisb accept"
 check "the echo port's SYN" \
     "$(fields "tcp.dstport == $echo_port" frame.comment | sort -u | tr '\n' ' ')" "aisb drop "
-if fields "udp.dstport == $dns && ip.src != 10.0.2.2" frame.comment | grep -qx 'aisb drop dns'; then
+if grep -qx 'aisb drop dns' <<<"$(fields "udp.dstport == $dns && ip.src != 10.0.2.2" frame.comment)"; then
 	ok; else bad "no aisb drop dns: $(fields "udp.dstport == $dns" frame.comment | sort | uniq -c)"; fi
 if [ "$(fields "tcp.srcport == $http" frame.number | wc -l)" -ge 3 ]; then ok; else bad "no received packets recorded"; fi
 
 # The HTTP stream, each way: the request as the server logged it, the body
 # curl saved at the end of the answer.
-stream=$(fields "tcp.dstport == $http" tcp.stream | head -1)
+stream=$(fields "tcp.dstport == $http" tcp.stream | sed -n 1p)
 tshark -r "$cap" -q -z "follow,tcp,raw,$stream" 2>/dev/null >"$tmp/follow"
 "$PY" - "$tmp/follow" "$tmp/ws/body" <<'PY' >"$tmp/follow.res"
 import sys
