@@ -122,10 +122,10 @@ cp "$tmp/out" "$tmp/g.yaml"
 loads "$tmp/g.yaml"
 check "grouped names" "$(names "$tmp/g.yaml")" \
     "*.example.com *.shop.co.uk a.github.io b.github.io example.com upload.example.net "
-grep -A1 '^  - host: "\*.example.com"$' "$tmp/g.yaml" |
-    grep -q 'ports: \[443, 8443\]$' && ok || bad "group ports: $(cat "$tmp/g.yaml")"
-grep -A1 '^  - host: "\*.shop.co.uk"$' "$tmp/g.yaml" |
-    grep -q 'ports: \[80, 443\]$' && ok || bad "co.uk ports: $(cat "$tmp/g.yaml")"
+rule=$(grep -A1 '^  - host: "\*.example.com"$' "$tmp/g.yaml" || true)
+grep -q 'ports: \[443, 8443\]$' <<<"$rule" && ok || bad "group ports: $(cat "$tmp/g.yaml")"
+rule=$(grep -A1 '^  - host: "\*.shop.co.uk"$' "$tmp/g.yaml" || true)
+grep -q 'ports: \[80, 443\]$' <<<"$rule" && ok || bad "co.uk ports: $(cat "$tmp/g.yaml")"
 expect_grep "$tmp/g.yaml" '# --group: 3 names below example.com:'
 
 # --base: left out what the base allows or denies by a rule; a diff that

@@ -89,7 +89,7 @@ if [ "$rc" = 0 ] && grep -q -- "--security-opt=seccomp=$top_builddir/aisb-seccom
 # make install put one there) none installed
 mkdir "$tmp/bin"
 cp "$aisb" "$tmp/bin/aisb"
-installed=$(grep -aoE -m1 '/[[:graph:]]*/seccomp\.json' "$aisb" | head -n1 || true)
+installed=$(grep -aoE -m1 '/[[:graph:]]*/seccomp\.json' "$aisb" | sed -n 1p || true)
 if [ -n "$installed" ] && [ -e "$installed" ]; then
 	echo "note: $installed exists; the missing-profile case is not checked"
 else

@@ -74,7 +74,7 @@ wait_file() {
 # expect OUTPUT ATTEMPT RESULT [DETAIL]: the probe's line for ATTEMPT.
 expect() {
 	local out=$1 what=$2 want=$3 detail=${4-} line
-	line=$(awk -v w="$what" '$1 == w' "$out" 2>/dev/null | head -n 1 || true)
+	line=$(awk -v w="$what" '$1 == w { print; exit }' "$out" 2>/dev/null || true)
 	if [ -z "$line" ]; then
 		fail "$what: no line from the probe"
 		return
@@ -447,7 +447,7 @@ tamper() {
 # handle NS PATTERN: the handle of the rule of chain output matching PATTERN.
 handle() {
 	ip netns exec "$1" nft -a list chain inet aisb output |
-	    awk -v p="$2" 'index($0, p) { print $NF; exit }'
+	    awk -v p="$2" 'index($0, p) && !n++ { print $NF }'
 }
 
 if command -v nft >/dev/null; then
