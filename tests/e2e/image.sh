@@ -50,11 +50,12 @@ cleanup() {
 	    /proc/self/mounts | sort -r); do
 		umount -l "$m" 2>/dev/null || true
 	done
-	rm -rf "$tmp"
+	# (before $tmp goes: they are in it)
 	if [ "$rc" != 0 ]; then
 		echo "--- last output" >&2
 		cat "$out" "$err" >&2 2>/dev/null || true
 	fi
+	rm -rf "$tmp"
 	exit "$rc"
 }
 out=$tmp/out
