@@ -101,6 +101,11 @@ endif
 # Sourced by every test under set -e: a test that dies of a failing
 # command names it, with its file, line and status.
 EXTRA_DIST += tests/errtrap.sh
+# No pipe in the tree's shell scripts ends in a reader that may leave
+# before its writer is done: under pipefail the writer's SIGPIPE is the
+# pipeline's status (tests/sigpipe_lint.sh says what to write instead).
+TESTS += tests/sigpipe_lint.sh
+EXTRA_DIST += tests/sigpipe_lint.sh tests/sigpipe_lint.awk
 
 # aisb policy commands, driven as a user would.
 TESTS += tests/cli/policy_cli.sh tests/cli/seccomp_profile.sh
