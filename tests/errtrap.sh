@@ -24,13 +24,16 @@
 # failed, the next the line that started it.  Of a pipeline bash names
 # the last command, with the status pipefail gave the whole pipeline.
 # The trap leaves $? to set -e, so the test's exit status, and its EXIT
-# trap, are unchanged.
+# trap, are unchanged.  The verdict line a test ends with ([ "$fail" = 0 ]
+# after its counts) is no death and says nothing.
 
 # tests_errtrap STATUS LINE COMMAND: the trap (not called directly)
 tests_errtrap() {
 	local st=$1 line=$2 cmd=$3 why i
 
 	case $- in *e*) ;; *) return 0 ;; esac
+	# the verdict a test ends with, its counts printed just before
+	case $cmd in '[ "$fail" = 0 ]' | '[ "$fail" -eq 0 ]' | '[ "$failed" = 0 ]') return 0 ;; esac
 	why="status $st"
 	if [ "$st" -gt 128 ] && [ "$st" -lt 160 ]; then
 		why="$why (SIG$(kill -l "$((st - 128))" 2>/dev/null || echo "$((st - 128))"))"
