@@ -199,8 +199,12 @@ rc=0; (cd "$ws" && "$aisb" --policy "$tmp/policy.yaml" --net none "${pkgs[@]}" -
     cat /home/sandbox/.planted) >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 check "same project: home kept" "$(cat "$tmp/out")" planted
 
-# doctor runs a session's container in a 0700 folder of root
-"$aisb" doctor >"$tmp/doctor" 2>&1 || bad "root: doctor failed: $(grep -v '^ok' "$tmp/doctor")"
+# doctor runs a session's container in a 0700 folder of root: in the
+# image the sessions ran (its default, the newest image labelled sandbox,
+# may be any other the store holds)
+img=$(e2e_record_field image "$sd/record")
+"$aisb" doctor --image "$img" >"$tmp/doctor" 2>&1 ||
+    bad "root: doctor failed: $(grep -v '^ok' "$tmp/doctor")"
 if grep -q '^ok   workspace  in a 0700 folder of uid 0' "$tmp/doctor"; then ok; else
 	bad "root: doctor workspace: $(grep workspace "$tmp/doctor")"; fi
 
@@ -380,7 +384,9 @@ for how in TERM KILL; do
 done
 rm -f "$uws/ready" "$uws/marker"
 
-as_user aisb doctor >"$tmp/doctor" 2>&1 || bad "user: doctor failed: $(grep -v '^ok' "$tmp/doctor")"
+img=$(e2e_record_field image "$usd/record")
+as_user aisb doctor --image "$img" >"$tmp/doctor" 2>&1 ||
+    bad "user: doctor failed: $(grep -v '^ok' "$tmp/doctor")"
 if grep -q "^ok   workspace  in a 0700 folder of uid $uid" "$tmp/doctor"; then ok; else
 	bad "user: doctor workspace: $(grep workspace "$tmp/doctor")"; fi
 
