@@ -4,6 +4,9 @@ common_libaisbcommon_a_SOURCES = common/log.c common/log.h common/exitcode.h \
 	common/pcapng.c common/pcapng.h
 # DNS messages (issue 16): the enforcer's stub and the gate's AISB-DNS entry
 common_libaisbcommon_a_SOURCES += common/dnsmsg.c common/dnsmsg.h
+# hex digits and the bounded JSON string reader (issue 28: one copy each)
+common_libaisbcommon_a_SOURCES += common/hex.c common/hex.h \
+	common/json.c common/json.h
 
 # The special-purpose address table, alone: the policy library and the
 # enforcer link it, and it needs nothing but libc (the enforcer is carried

@@ -3,8 +3,8 @@
 noinst_LIBRARIES += enforcer/libaisbenforce.a
 enforcer_libaisbenforce_a_SOURCES = \
 	enforcer/plan.c enforcer/plan.h \
-	enforcer/nft.c enforcer/nft.h enforcer/nft-int.h \
-	enforcer/verify.c \
+	enforcer/nft.c enforcer/nft.h enforcer/nft-int.h enforcer/batch.c \
+	enforcer/verify.c enforcer/netlink.c enforcer/netlink.h \
 	enforcer/privdrop.c enforcer/privdrop.h \
 	enforcer/refresh.c enforcer/refresh.h \
 	enforcer/record.c enforcer/record.h \
@@ -12,14 +12,24 @@ enforcer_libaisbenforce_a_SOURCES = \
 	enforcer/stub.c enforcer/stub.h \
 	enforcer/envfile.c enforcer/envfile.h \
 	enforcer/hostca.c enforcer/hostca.h \
-	enforcer/tproxy.c enforcer/tproxy.h
+	enforcer/tproxy.c enforcer/tproxy.h enforcer/tproxy_head.c \
+	enforcer/tproxy_tool.c
 enforcer_libaisbenforce_a_CFLAGS = $(AM_CFLAGS) $(NFTNL_CFLAGS) $(CARES_CFLAGS)
+# libnftnl from its static archive, its libmnl calls answered by mnl.c:
+# one netlink layer in every build, the one a session runs (mnl.c).
+noinst_LIBRARIES += enforcer/libaisbmnl.a
+enforcer_libaisbmnl_a_SOURCES = enforcer/mnl.c
+enforcer_libaisbmnl_a_CFLAGS = $(AM_CFLAGS) $(NFTNL_CFLAGS)
 ENFORCE_LIBS = enforcer/libaisbenforce.a common/libaisbcommon.a common/libaisbaddr.a \
-	$(NFTNL_LIBS) $(CARES_LIBS)
+	$(NFTNL_A) enforcer/libaisbmnl.a $(CARES_LIBS)
 
 bin_PROGRAMS += aisb-enforce
-aisb_enforce_SOURCES = enforcer/main.c
+aisb_enforce_SOURCES = enforcer/main.c enforcer/nonss.c
 aisb_enforce_CFLAGS = $(AM_CFLAGS) $(NFTNL_CFLAGS) $(CARES_CFLAGS)
+# static (configure: ENFORCE_LDFLAGS), and never into glibc's NSS: c-ares'
+# service look-ups are answered by nonss.c
+aisb_enforce_LDFLAGS = $(ENFORCE_LDFLAGS) \
+	-Wl,--wrap=getservbyname -Wl,--wrap=getservbyport_r
 aisb_enforce_LDADD = $(ENFORCE_LIBS)
 
 dist_man_MANS += docs/aisb-enforce.8

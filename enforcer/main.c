@@ -28,17 +28,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "envfile.h"
-#include "hostca.h"
+#include "enforcer/envfile.h"
+#include "enforcer/hostca.h"
 #include "exitcode.h"
 #include "log.h"
-#include "nft.h"
-#include "plan.h"
-#include "privdrop.h"
-#include "record.h"
-#include "refresh.h"
-#include "supervise.h"
-#include "tproxy.h"
+#include "enforcer/nft.h"
+#include "enforcer/plan.h"
+#include "enforcer/privdrop.h"
+#include "enforcer/record.h"
+#include "enforcer/refresh.h"
+#include "enforcer/supervise.h"
+#include "enforcer/tproxy.h"
 
 #define DEFAULT_ID	1000
 

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "addrclass.h"
-#include "plan.h"
+#include "enforcer/plan.h"
 
 #define PLAN_VERSION	1
 #define MAX_TOKENS	8

@@ -61,9 +61,9 @@
 
 #include "exitcode.h"
 #include "log.h"
-#include "refresh.h"
-#include "stub.h"
-#include "supervise.h"
+#include "enforcer/refresh.h"
+#include "enforcer/stub.h"
+#include "enforcer/supervise.h"
 
 #define REFRESH_MAX_ADDRS	16	/* per name and family, per answer */
 #define REFRESH_MAX_KNOWN	(4 * REFRESH_MAX_ADDRS)	/* per name */
@@ -284,16 +284,32 @@ query_cb(void *arg, int status, int timeouts, unsigned char *abuf, int alen)
 static int
 channel_open(struct refresher *r)
 {
+	static char			 lookups[] = "b";
 	struct ares_options		 opts;
 	struct ares_addr_port_node	 srv[ENF_PLAN_MAX_RESOLVERS];
 	size_t				 i;
 
+	/*
+	 * Every setting c-ares would otherwise read from the image's
+	 * resolv.conf, nsswitch.conf, host.conf or svc.conf, or from
+	 * LOCALDOMAIN and RES_OPTIONS, is given here, so that it reads none
+	 * of them: nothing of the image decides how the refresher resolves.
+	 * No servers yet (the plan's follow), no search domains, no sort
+	 * list, DNS only ("b": never /etc/hosts).
+	 */
 	memset(&opts, 0, sizeof(opts));
 	opts.flags = ARES_FLAG_NOSEARCH;
 	opts.timeout = QUERY_TIMEOUT_MS;
 	opts.tries = QUERY_TRIES;
+	opts.ndots = 1;
+	opts.nservers = 0;
+	opts.ndomains = 0;
+	opts.nsort = 0;
+	opts.lookups = lookups;
 	if (ares_init_options(&r->ch, &opts, ARES_OPT_FLAGS |
-	    ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES) != ARES_SUCCESS)
+	    ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES | ARES_OPT_NDOTS |
+	    ARES_OPT_SERVERS | ARES_OPT_DOMAINS | ARES_OPT_SORTLIST |
+	    ARES_OPT_LOOKUPS | ARES_OPT_NOROTATE) != ARES_SUCCESS)
 		return -1;
 	memset(srv, 0, sizeof(srv));
 	for (i = 0; i < r->plan->nresolvers; i++) {

@@ -41,7 +41,7 @@
 #include "buf.h"
 #include "file.h"
 #include "log.h"
-#include "gate.h"
+#include "gate/gate.h"
 
 #define AUDIT_LINE_MAX	4096	/* bytes of one line; fields are truncated */
 

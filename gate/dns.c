@@ -40,7 +40,7 @@
 #include <event2/event.h>
 
 #include "log.h"
-#include "gate.h"
+#include "gate/gate.h"
 
 #define DNS_MAX_ENTRIES		4096
 #define DNS_BUCKETS		1024

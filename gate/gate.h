@@ -4,26 +4,29 @@
  * struct gate, and every client connection is one struct gate_conn.
  *
  *   main.c     argv, privileges, daemonizing: the order of start-up
- *   config.c   the policy and credentials, loaded and reloaded; -l's address
+ *   config.c   the policy and credentials, loaded and reloaded
+ *   sockaddr.c -l's and --metrics' addresses, parsed and printed
  *   proc.c     listening, the loop, signals and drain, the workers
- *   conn.c     the connection object: accept, head, answers, callbacks
- *              (conn-int.h: its types, private to the files that make it)
- *   decide.c   the decision path: policy, resolve, classify, dial
- *   relay.c    the relay on bufferevents: body, SNI check, half-close
- *   splice.c   the raw relay of a tunnel, splice(2) and the pipe pool
- *   record.c   --record: every connection as a TCP stream in a pcapng file
+ *   conn/      the connection object, one struct gate_conn across files
+ *              that call each other (conn/conn-int.h: its types, private
+ *              to them):
+ *     conn.c     accept, head, answers, callbacks
+ *     decide.c   the decision path: policy, resolve, classify, dial
+ *     relay.c    the relay on bufferevents: body, SNI check, half-close
+ *     splice.c   the raw relay of a tunnel, splice(2) and the pipe pool
+ *     record.c   --record: every connection as a TCP stream in a pcapng file
+ *     dnsgate.c  AISB-DNS: DNS over the proxy port, answered from the policy
+ *     transparent.c  AISB-TRANSPARENT: a relay's captured stream, named by
+ *                its SNI or Host, then decided as CONNECT or a forward
  *   http.c     the request parser (pure, restartable; see http.h)
  *   dns.c      c-ares in the event loop, the per-name cache (the pin)
  *   tls.c      the server name of a TLS ClientHello (see tls.h)
- *   transparent.c  AISB-TRANSPARENT: a relay's captured stream, named by
- *              its SNI or Host, then decided as CONNECT or a forward
  *   audit.c    JSON lines, one per decision and one per closed tunnel
  *   auth.c     Proxy-Authorization: Basic against a token file
  *   users.c    --users: credentials mapped to per-user policies
  *   control.c  the unix control socket ("status")
  *   metrics.c  --metrics: Prometheus text on GET /metrics; the counters
  *              of --workers in a shared mapping
- *   dnsgate.c  AISB-DNS: DNS over the proxy port, answered from the policy
  */
 #ifndef AISB_GATE_H
 #define AISB_GATE_H
@@ -241,6 +244,8 @@ int	 gate_config_load(struct gate *);
 int	 gate_config_auth(struct gate *);
 int	 gate_reload(struct gate *);
 int	 gate_audit_rotate(struct gate *);
+
+/* sockaddr.c */
 int	 gate_listen_parse(const char *, struct sockaddr_storage *,
 	    socklen_t *);
 const char *gate_sockaddr_str(const struct sockaddr_storage *, char *, size_t);

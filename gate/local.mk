@@ -4,14 +4,16 @@
 # and the fuzzers (tests/gate.mk) link the same objects.  A new gate file
 # is one more line here.
 GATE_SOURCES = \
-	gate/gate.h gate/http.h gate/tls.h gate/ctlcmd.h gate/conn-int.h \
-	gate/config.c gate/proc.c gate/conn.c gate/decide.c gate/relay.c \
-	gate/splice.c gate/http.c gate/tls.c gate/dns.c gate/audit.c \
-	gate/auth.c gate/control.c gate/ctlcmd.c \
-	gate/metrics.c gate/users.c gate/record.c
-# issue 16: the AISB-DNS entry
-GATE_SOURCES += gate/dnsgate.c
-GATE_SOURCES += gate/transparent.c
+	gate/gate.h gate/http.h gate/tls.h gate/ctlcmd.h \
+	gate/config.c gate/proc.c gate/http.c gate/tls.c gate/dns.c \
+	gate/audit.c gate/auth.c gate/control.c gate/ctlcmd.c \
+	gate/metrics.c gate/users.c gate/sockaddr.c
+# The connection object, one struct gate_conn across the files of
+# gate/conn/ (conn-int.h): they call each other, and nothing else in the
+# tree may.
+GATE_SOURCES += gate/conn/conn-int.h gate/conn/conn.c gate/conn/decide.c \
+	gate/conn/relay.c gate/conn/splice.c gate/conn/record.c \
+	gate/conn/dnsgate.c gate/conn/transparent.c
 GATE_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(CARES_CFLAGS) $(CRYPTO_CFLAGS)
 noinst_LIBRARIES += gate/libaisbgate.a
 gate_libaisbgate_a_SOURCES = $(GATE_SOURCES)

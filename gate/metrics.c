@@ -43,8 +43,8 @@
 #include <event2/listener.h>
 
 #include "log.h"
-#include "gate.h"
-#include "http.h"
+#include "gate/gate.h"
+#include "gate/http.h"
 
 #define GATE_METRICS_MAX_HEAD		4096	/* bytes of a scrape's request */
 #define GATE_METRICS_TIMEOUT		5	/* s, to read it and answer */

@@ -30,7 +30,7 @@
 #include "file.h"
 #include "exitcode.h"
 #include "log.h"
-#include "gate.h"
+#include "gate/gate.h"
 
 #define LISTEN_BACKLOG	511
 #define NSIGS		4	/* watched by a worker's loop (run) */

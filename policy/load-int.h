@@ -36,7 +36,7 @@ struct ctx {
 	pcre2_compile_context	*cctx;
 };
 
-/* load.c: one error at line:col (0:0 for none), with an optional hint. */
+/* errors.c: one error at line:col (0:0 for none), with an optional hint. */
 void	 policy_error_at(struct ctx *c, unsigned line, unsigned col,
 	    const char *hint, const char *fmt, ...)
 	    __attribute__((format(printf, 5, 6)));

@@ -73,6 +73,16 @@ struct buf;
 void	 snap_enc(struct buf *, const char *);
 /* Decodes token s in place; NULL for "-"; -1 on a bad escape. */
 int	 snap_dec(char *s, char **out);
+/*
+ * The bounds every walked entry is held to, by the stage (stage.c) and
+ * by the change set (compare.c): one more entry (counted in *entries),
+ * rel's length and depth within lim.  SNAP_OK, or SNAP_EBOUND with
+ * "ROOT: what WHEN, over N (limit NAME): FIX" in err; when says which
+ * walk ("" or " after the command"), fix what to do.
+ */
+int	 snap_bound_entry(const struct snap_limits *lim, uint64_t *entries,
+	    const char *root, const char *rel, const char *when,
+	    const char *fix, char *err, size_t errlen);
 /* Splits a line into at most max space-separated tokens: their count. */
 size_t	 snap_split(char *line, char **tok, size_t max);
 /* The relative path is safe: not empty, no "", "." or ".." component, no
@@ -147,6 +157,11 @@ const struct snap_chg *snap_changes_find(const struct snap_changes *,
 	    const char *path, int kind);
 /* The canonical text (ends with the digest line) into a struct buf. */
 int	 snap_changes_text(const struct snap_changes *, struct buf *);
+/* In canonical order: by path, then delete, create, modify, mode, skip. */
+void	 snap_changes_sort(struct snap_changes *);
+/* Sorted, its entries' public fields set, its digest made: 0, or -1 when
+ * its text is over SNAP_FILE_MAX. */
+int	 snap_changes_finish(struct snap_changes *);
 
 /* The link target stays inside the tree when resolved lexically from the
  * folder of rel. */

@@ -192,36 +192,12 @@ add_excluded(struct stage *s, const char *rel, const struct snap_stat *st,
 	return SNAP_OK;
 }
 
-static int
-depth_of(const char *rel)
-{
-	int	d = 1;
-
-	for (; *rel != '\0'; rel++)
-		if (*rel == '/')
-			d++;
-	return d;
-}
-
-/* The bounds every walked entry is held to (also by changes.c). */
+/* The bounds every walked entry is held to (util.c, with compare.c's). */
 static int
 check_path(struct stage *s, const char *rel)
 {
-	size_t	len = strlen(rel);
-
-	if (++s->entries > s->lim->entries)
-		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s: more "
-		    "than %" PRIu64 " entries (limit entries): exclude "
-		    "folders or raise the limit", s->src, s->lim->entries);
-	if (len > s->lim->path_len || len >= SNAP_REL_MAX)
-		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s: a path "
-		    "of %zu bytes, over %zu (limit path_len)", s->src, len,
-		    s->lim->path_len);
-	if ((size_t)depth_of(rel) > s->lim->depth)
-		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s: a path "
-		    "%d folders deep, over %zu (limit depth)", s->src,
-		    depth_of(rel), s->lim->depth);
-	return SNAP_OK;
+	return snap_bound_entry(s->lim, &s->entries, s->src, rel, "",
+	    "exclude folders or raise the limit", s->err, s->errlen);
 }
 
 static int	walk(struct stage *, const char *);

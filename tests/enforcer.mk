@@ -7,7 +7,14 @@ check_PROGRAMS += tests/unit/test_plan tests/unit/test_nft_batch \
 TESTS += tests/unit/test_plan tests/unit/test_nft_batch \
 	tests/unit/test_nft_send tests/unit/test_privdrop tests/unit/test_stub \
 	tests/unit/test_envfile
-# issue 16: the relay's pure parts (enforcer/tproxy.c)
+# enforcer/mnl.c: the netlink layer of the static enforcer, against the
+# kernel too (an unprivileged NETLINK_ROUTE dump)
+check_PROGRAMS += tests/unit/test_mnl
+TESTS += tests/unit/test_mnl
+tests_unit_test_mnl_SOURCES = tests/unit/test_mnl.c
+tests_unit_test_mnl_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(NFTNL_CFLAGS)
+tests_unit_test_mnl_LDADD = enforcer/libaisbmnl.a $(CMOCKA_LIBS)
+# issue 16: the relay's pure parts (enforcer/tproxy_head.c)
 check_PROGRAMS += tests/unit/test_tproxy
 TESTS += tests/unit/test_tproxy
 tests_unit_test_tproxy_SOURCES = tests/unit/test_tproxy.c
@@ -53,6 +60,11 @@ EXTRA_DIST += tests/integration/enforce_netns.sh tests/integration/enforce_peer.
 # issue 16: transparent capture, the relay and the real gate in namespaces.
 TESTS += tests/integration/enforce_transparent.sh
 EXTRA_DIST += tests/integration/enforce_transparent.sh
+
+# Nothing of the image reaches the enforcer: a hostile root folder
+# (ld.so.preload, NSS, resolver files, LD_* and the like), strace.
+TESTS += tests/integration/enforce_image.sh
+EXTRA_DIST += tests/integration/enforce_image.sh
 
 # Direct mode's recorder: NFLOG to pcapng, read back with tshark.
 TESTS += tests/integration/enforce_record.sh

@@ -89,6 +89,13 @@ TESTS += tests/unit/test_dnsmsg
 tests_unit_test_dnsmsg_SOURCES = tests/unit/test_dnsmsg.c
 tests_unit_test_dnsmsg_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_dnsmsg_LDADD = $(UNIT_LDADD)
+# JSON strings and hex digits (common/json.c, common/hex.c): escapes,
+# surrogates, the byte mode, both bounds
+check_PROGRAMS += tests/unit/test_json
+TESTS += tests/unit/test_json
+tests_unit_test_json_SOURCES = tests/unit/test_json.c
+tests_unit_test_json_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_json_LDADD = $(UNIT_LDADD)
 # lockfiles and tool configs -> hosts (issue 19): each format, bounds, errors
 check_PROGRAMS += tests/unit/test_lockfile
 TESTS += tests/unit/test_lockfile

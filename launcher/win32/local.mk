@@ -80,8 +80,10 @@ if HOST_WIN32
 noinst_LIBRARIES += launcher/win32/libaisbsnapwin.a
 launcher_win32_libaisbsnapwin_a_SOURCES = snap/snap.h snap/snap-int.h \
 	snap/snap-test.h snap/fs.h snap/util.c snap/rules.c snap/manifest.c \
-	snap/stage.c snap/changes.c snap/print.c snap/tx.c common/buf.c \
-	common/buf.h snap/fs_win32.c snap/hash_win32.c \
+	snap/stage.c snap/changes.c snap/compare.c snap/print.c snap/tx.c \
+	snap/tx-int.h snap/journal.c snap/recover.c common/buf.c \
+	common/buf.h common/hex.c common/hex.h snap/fs_win32.c \
+	snap/hash_win32.c \
 	launcher/win32/compat_win32.c launcher/win32/compat.h
 launcher_win32_libaisbsnapwin_a_CPPFLAGS = $(AM_CPPFLAGS) \
 	-include $(top_srcdir)/launcher/win32/compat.h

@@ -3,7 +3,8 @@
 # FUZZ_HARNESSES is the one list: `make fuzz`, `make fuzz-long` and CI
 # (tests/run.sh) run these; each has its seeds in tests/fuzz/corpus/NAME.
 FUZZ_HARNESSES = policy target plan gate_http gate_tls gate_ctl gate_conn \
-	gate_auth gate_users stub envfile denials record dnsmsg suggest lockfile
+	gate_auth gate_users stub envfile denials record dnsmsg suggest lockfile \
+	json
 EXTRA_DIST += tests/fuzz/corpus tests/fuzz/run.sh
 if ENABLE_FUZZ
 noinst_PROGRAMS += tests/fuzz/fuzz_policy tests/fuzz/fuzz_target
@@ -63,6 +64,15 @@ tests_fuzz_fuzz_dnsmsg_SOURCES = tests/fuzz/fuzz_dnsmsg.c
 tests_fuzz_fuzz_dnsmsg_CFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_dnsmsg_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_dnsmsg_LDADD = common/libaisbcommon.a
+endif
+# JSON strings (common/json.c): both bounds, never a cut string
+EXTRA_DIST += tests/fuzz/corpus/json
+if ENABLE_FUZZ
+noinst_PROGRAMS += tests/fuzz/fuzz_json
+tests_fuzz_fuzz_json_SOURCES = tests/fuzz/fuzz_json.c
+tests_fuzz_fuzz_json_CFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_json_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_json_LDADD = common/libaisbcommon.a
 endif
 # --learn: aisb policy suggest over any audit log (learn)
 if ENABLE_FUZZ

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the batch builder (enforcer/nft.c): the netlink messages are
+ * Unit tests of the batch builder (enforcer/batch.c): the netlink messages are
  * produced without a socket and read back with libnftnl's own parsers.
  */
 #include "config.h"

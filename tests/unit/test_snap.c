@@ -330,7 +330,8 @@ stage_bounds(void **state)
 	l.depth = 4;
 	assert_int_equal(snap_stage_create(f->src, f->stage, f->rules, &l,
 	    &f->m, f->err, sizeof(f->err)), SNAP_EBOUND);
-	assert_non_null(strstr(f->err, "5 folders deep, over 4"));
+	assert_non_null(strstr(f->err, "5 folders deep, over 4 (limit depth): "
+	    "exclude folders or raise the limit"));
 	l = f->lim;
 	l.path_len = 8;
 	assert_int_equal(snap_stage_create(f->src, f->stage, f->rules, &l,
@@ -505,6 +506,19 @@ changes_bounded(void **state)
 	assert_int_equal(snap_changes_compute(f->m, f->stage, f->rules, &l,
 	    &f->c, f->err, sizeof(f->err)), SNAP_EBOUND);
 	assert_non_null(strstr(f->err, "10 bytes after the command, over 5"));
+	/* the walk's bounds are the stage's, said for this walk */
+	l = f->lim;
+	l.depth = 1;
+	assert_int_equal(snap_changes_compute(f->m, f->stage, f->rules, &l,
+	    &f->c, f->err, sizeof(f->err)), SNAP_EBOUND);
+	assert_non_null(strstr(f->err, "a path 2 folders deep after the "
+	    "command, over 1 (limit depth): nothing is proposed"));
+	l = f->lim;
+	l.path_len = 3;
+	assert_int_equal(snap_changes_compute(f->m, f->stage, f->rules, &l,
+	    &f->c, f->err, sizeof(f->err)), SNAP_EBOUND);
+	assert_non_null(strstr(f->err, "a path of 4 bytes after the command, "
+	    "over 3 (limit path_len): nothing is proposed"));
 }
 
 static void

@@ -23,8 +23,8 @@
 
 #include <event2/util.h>
 
-#include "gate.h"
-#include "http.h"
+#include "gate/gate.h"
+#include "gate/http.h"
 
 struct bufferevent;
 struct event;

@@ -25,9 +25,9 @@
 #include <event2/util.h>
 
 #include "log.h"
-#include "gate.h"
-#include "http.h"
-#include "conn-int.h"
+#include "gate/gate.h"
+#include "gate/http.h"
+#include "gate/conn/conn-int.h"
 
 /*
  * The address the kernel really connects to for a: an IPv4-mapped IPv6

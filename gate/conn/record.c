@@ -50,8 +50,8 @@
 
 #include "log.h"
 #include "pcapng.h"
-#include "gate.h"
-#include "conn-int.h"
+#include "gate/gate.h"
+#include "gate/conn/conn-int.h"
 
 #define IP4_HDR		20
 #define IP6_HDR		40

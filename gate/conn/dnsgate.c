@@ -40,9 +40,9 @@
 
 #include "dnsmsg.h"
 #include "log.h"
-#include "gate.h"
-#include "http.h"
-#include "conn-int.h"
+#include "gate/gate.h"
+#include "gate/http.h"
+#include "gate/conn/conn-int.h"
 
 #define DNSGATE_FRAME_MAX	DNSMSG_EDNS_SIZE /* bytes of one query; larger: close */
 #define DNSGATE_MAX_QUERIES	10000	/* per connection, then it is closed */

@@ -26,10 +26,10 @@
 #include <event2/util.h>
 
 #include "log.h"
-#include "gate.h"
-#include "http.h"
-#include "tls.h"
-#include "conn-int.h"
+#include "gate/gate.h"
+#include "gate/http.h"
+#include "gate/tls.h"
+#include "gate/conn/conn-int.h"
 
 /* --- relaying ---------------------------------------------------------------- */
 

@@ -22,8 +22,8 @@
 #include <event2/util.h>
 
 #include "log.h"
-#include "gate.h"
-#include "conn-int.h"
+#include "gate/gate.h"
+#include "gate/conn/conn-int.h"
 
 #ifndef GATE_PIPE_SIZE
 #define GATE_PIPE_SIZE	(256 * 1024)	/* asked of each pipe (F_SETPIPE_SZ) */

@@ -42,10 +42,10 @@
 #include <event2/event.h>
 
 #include "log.h"
-#include "gate.h"
-#include "http.h"
-#include "tls.h"
-#include "conn-int.h"
+#include "gate/gate.h"
+#include "gate/http.h"
+#include "gate/tls.h"
+#include "gate/conn/conn-int.h"
 
 /* TLS alert descriptions (RFC 8446 section 6) */
 #define ALERT_ACCESS_DENIED	49
