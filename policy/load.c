@@ -114,7 +114,7 @@ policy_load_buffer(const char *name, const char *buf, size_t len,
 	root = policy_yaml_tree(&c, buf, len, &failed);
 	if (!failed)
 		policy_schema_read(&c, root);
-	policy_ynode_free(root);
+	ytree_free(root);
 	if (errs->count > 0 || failed)
 		goto fail;
 	if (policy_compile(&c) == -1) {

@@ -2,7 +2,7 @@
  * The change set computed (snap_changes_compute, snap.h): the stage
  * walked and compared with the manifest made when it was staged, within
  * the limits (entries, bytes, depth); then the entries git's rules keep
- * from the host (docs/snapshot.md, "Exclusions"); then the manifest's
+ * from the host (git.c; docs/snapshot.md, "Exclusions"); then the manifest's
  * new hashes saved.  The change set itself is changes.c's.
  */
 #include "config.h"
@@ -26,9 +26,6 @@ struct walk {
 	uint64_t			 entries, bytes;
 	char				*err;
 	size_t				 errlen;
-	char				 hooks[SNAP_REL_MAX];	/* core.hooksPath
-							   inside the tree,
-							   or "" */
 };
 
 static int
@@ -350,273 +347,6 @@ hold_excluded(const struct snap_manifest *m, size_t i)
 
 /* ---- git's metadata on the way back ------------------------------------ */
 
-/*
- * What a command's git work (commit, fetch, merge, rebase, gc) writes in
- * a repository's folder, and nothing else is written back there: git
- * reads code to run, or a folder to take its config and hooks from, from
- * most of the rest (config, hooks, commondir, gitdir, worktrees, modules,
- * info, objects/info/alternates...).
- */
-static const char *const git_back[] = {
-	"objects", "refs", "logs", "index", "HEAD", "packed-refs",
-	"ORIG_HEAD", "FETCH_HEAD", "MERGE_HEAD", "MERGE_MSG", "MERGE_MODE",
-	"COMMIT_EDITMSG", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD",
-	"AUTO_MERGE", "shallow", "description", NULL
-};
-
-/* s equals t (lower case) in any ASCII case, as case-insensitive
- * volumes compare names. */
-static int
-name_fold_eq(const char *s, const char *t)
-{
-	for (; *s != '\0' && *t != '\0'; s++, t++)
-		if (*s != *t && !(*s >= 'A' && *s <= 'Z' && *s + 32 == *t))
-			return 0;
-	return *s == *t;
-}
-
-/* n bytes at s are ".git", in any case (as case-insensitive volumes
- * take it). */
-static int
-is_dotgit(const char *s, size_t n)
-{
-	static const char	 g[] = ".git";
-	size_t			 i;
-
-	if (n != 4)
-		return 0;
-	for (i = 0; i < 4; i++)
-		if (s[i] != g[i] && s[i] != g[i] - 'a' + 'A')
-			return 0;
-	return 1;
-}
-
-/*
- * The folder rel[0..n) ("" the top) is one git would take for a
- * repository's: it holds an entry named HEAD, of any type (git takes a
- * file, a link, and an "objects" that is an executable file), in the
- * stage or in the tree as staged (a command that deletes HEAD in its
- * stage still writes into the host's repository).  What git needs
- * besides (objects, refs) may be anywhere a commondir points.
- */
-static int
-holds_repo(struct walk *w, const char *rel, size_t n)
-{
-	char			 full[SNAP_PATH_MAX], sub[SNAP_PATH_MAX];
-	struct snap_stat	 st;
-	int			 len;
-
-	len = snprintf(sub, sizeof(sub), "%.*s%sHEAD", (int)n, rel,
-	    n > 0 ? "/" : "");
-	if (len < 0 || (size_t)len >= sizeof(sub))
-		return 0;
-	if (snap_manifest_find(w->m, sub) != NULL)
-		return 1;
-	return snap_join(full, w->stage, sub) == 0 &&
-	    snap_fs_lstat(full, &st) == 0;
-}
-
-/*
- * The host repository's core.hooksPath, when it names a folder inside the
- * tree (husky's ".husky", say), into w->hooks: what the command writes
- * there is a hook the user's next commit runs.  Read from the tree's
- * .git/config now (at most 1 MiB; a file that cannot be read sets
- * nothing: the default hooks folder is excluded anyway).
- */
-static void
-git_hooks_path(struct walk *w)
-{
-	char		 path[SNAP_PATH_MAX], sect[16] = "", key[16];
-	char		*text, *line, *next, *v, *e;
-	const char	*src = w->m->source;
-	size_t		 len, n;
-
-	w->hooks[0] = '\0';
-	if (src == NULL || snap_join(path, src, ".git/config") == -1 ||
-	    (text = snap_file_read(path, 1 << 20, &len)) == NULL)
-		return;
-	for (line = text; line != NULL; line = next) {
-		if ((next = strchr(line, '\n')) != NULL)
-			*next++ = '\0';
-		line += strspn(line, " \t");
-		if (*line == '[') {
-			n = strcspn(line + 1, " \t\"].");
-			snprintf(sect, sizeof(sect), "%.*s", (int)(n < 15 ?
-			    n : 15), line + 1);
-			for (v = sect; *v != '\0'; v++)
-				*v = (char)(*v >= 'A' && *v <= 'Z' ? *v + 32 :
-				    *v);
-			continue;
-		}
-		if (strcmp(sect, "core") != 0 || (v = strchr(line, '=')) ==
-		    NULL)
-			continue;
-		n = strcspn(line, " \t=");
-		snprintf(key, sizeof(key), "%.*s", (int)(n < 15 ? n : 15),
-		    line);
-		for (e = key; *e != '\0'; e++)
-			*e = (char)(*e >= 'A' && *e <= 'Z' ? *e + 32 : *e);
-		if (strcmp(key, "hookspath") != 0)
-			continue;
-		v += 1 + strspn(v + 1, " \t");
-		e = v + strlen(v);
-		while (e > v && (e[-1] == ' ' || e[-1] == '\t' ||
-		    e[-1] == '\r'))
-			*--e = '\0';
-		if (*v == '"' && e > v + 1 && e[-1] == '"') {
-			*--e = '\0';
-			v++;
-		}
-#ifdef _WIN32
-		/* git on Windows writes either separator, and any case */
-		for (e = v; *e != '\0'; e++)
-			if (*e == '\\')
-				*e = '/';
-		len = strlen(src);
-		if (strlen(v) > len && v[len] == '/' &&
-		    _strnicmp(v, src, len) == 0)
-			v += len + 1;		/* absolute, inside the tree */
-		else if (*v == '/' || *v == '~' || *v == '\0' ||
-		    (v[0] != '\0' && v[1] == ':'))
-			continue;		/* outside: not ours */
-#else
-		len = strlen(src);
-		if (strncmp(v, src, len) == 0 && v[len] == '/')
-			v += len + 1;		/* absolute, inside the tree */
-		else if (*v == '/' || *v == '~' || *v == '\0')
-			continue;		/* outside: not ours */
-#endif
-		while (v[0] == '.' && v[1] == '/')
-			v += 2;
-		e = v + strlen(v);
-		while (e > v && e[-1] == '/')
-			*--e = '\0';
-		/* husky 9: hooksPath .husky/_, whose scripts run the hooks
-		 * in .husky itself: the folder above is the hooks' too */
-		if (e - v >= 2 && strcmp(e - 2, "/_") == 0)
-			*(e - 2) = '\0';
-		else if (strcmp(v, "_") == 0)
-			continue;
-		/* the last one wins, as in git */
-		if (*v != '\0' && strlen(v) < sizeof(w->hooks))
-			snprintf(w->hooks, sizeof(w->hooks), "%s", v);
-		else
-			w->hooks[0] = '\0';
-	}
-	free(text);
-}
-
-/* Why the change x may not reach the host for git's sake, or NULL. */
-static const char *
-git_refused(struct walk *w, const struct snap_chg *x)
-{
-	const char	*rel = x->path, *c, *next, *base, *alast = rel;
-	size_t		 clen, i, n;
-	int		 repo;
-
-	n = strlen(w->hooks);
-	if (n > 0 && strncmp(rel, w->hooks, n) == 0 &&
-	    (rel[n] == '/' || rel[n] == '\0'))
-		return "git hooks run code (core.hooksPath)";
-	base = strrchr(rel, '/');
-	base = base != NULL ? base + 1 : rel;
-	if (is_dotgit(base, strlen(base)) && x->pub.type != SNAP_DIR)
-		return "git: a .git file or link points git at another folder";
-	/* c: each component; the folder above it, rel[0 .. c - 1), is a
-	 * repository's when it is named .git or holds HEAD and objects */
-	for (c = rel;; c = next + 1) {
-		next = strchr(c, '/');
-		clen = next != NULL ? (size_t)(next - c) : strlen(c);
-		if (c == rel)
-			repo = holds_repo(w, rel, 0);
-		else
-			repo = is_dotgit(alast, (size_t)(c - 1 - alast)) ||
-			    holds_repo(w, rel, (size_t)(c - 1 - rel));
-		if (repo) {
-			if (x->pub.type == SNAP_LINK)
-				return "git: a link in a repository's folder";
-			for (i = 0; git_back[i] != NULL; i++)
-				if (strlen(git_back[i]) == clen &&
-				    strncmp(git_back[i], c, clen) == 0)
-					break;
-			if (git_back[i] == NULL)
-				return "git: repository metadata that can run "
-				    "code (only objects, refs, logs, index, "
-				    "HEAD and the like are written back)";
-			if (i == 0 && next != NULL &&
-			    (name_fold_eq(next + 1, "info/alternates") ||
-			    name_fold_eq(next + 1, "info/http-alternates")))
-				return "git: alternates point git at other "
-				    "folders";
-		}
-		if (next == NULL)
-			break;
-		alast = c;
-	}
-	return NULL;
-}
-
-/*
- * The changes git's rules refuse become SKIP; then a folder delete over
- * anything kept is kept too (its rmdir could not happen).  Sorted on
- * return.
- */
-static int
-git_pass(struct walk *w)
-{
-	struct snap_changes	*ch = w->c;
-	struct snap_chg		*x;
-	const char		*why;
-	size_t			 i, j, len;
-
-	for (i = 0; i < ch->n; i++) {
-		x = &ch->v[i];
-		if (x->pub.kind == SNAP_SKIP)
-			continue;
-#ifdef _WIN32
-		if ((why = snap_win_name_bad(x->path)) == NULL &&
-		    (why = git_refused(w, x)) == NULL)
-			continue;
-#else
-		if ((why = git_refused(w, x)) == NULL)
-			continue;
-#endif
-		free(x->old_link);
-		free(x->new_link);
-		x->old_link = x->new_link = NULL;
-		x->pub.old_mode = x->pub.new_mode = 0;
-		x->pub.old_size = x->pub.new_size = 0;
-		x->old_sha[0] = x->new_sha[0] = '\0';
-		x->pub.kind = SNAP_SKIP;
-		if ((x->reason = strdup(why)) == NULL)
-			return oom(w);
-	}
-	snap_changes_sort(ch);
-	/* children sort after their folder: from the end, a folder sees
-	 * its children settled */
-	for (i = ch->n; i-- > 0;) {
-		x = &ch->v[i];
-		if (x->pub.kind != SNAP_DELETE || x->pub.type != SNAP_DIR)
-			continue;
-		len = strlen(x->path);
-		for (j = i + 1; j < ch->n; j++) {
-			if (strncmp(ch->v[j].path, x->path, len) != 0)
-				break;
-			if (ch->v[j].path[len] != '/' ||
-			    ch->v[j].pub.kind != SNAP_SKIP)
-				continue;
-			x->pub.kind = SNAP_SKIP;
-			x->pub.old_mode = 0;
-			x->old_sha[0] = '\0';
-			if ((x->reason = strdup("folder holds entries that are "
-			    "kept: kept")) == NULL)
-				return oom(w);
-			break;
-		}
-	}
-	return SNAP_OK;
-}
-
 int
 snap_changes_compute(struct snap_manifest *m, const char *stage_root,
     const struct snap_rules *rules, const struct snap_limits *lim,
@@ -659,8 +389,8 @@ snap_changes_compute(struct snap_manifest *m, const char *stage_root,
 		if (rc != SNAP_OK)
 			goto fail;
 	}
-	git_hooks_path(&w);
-	if ((rc = git_pass(&w)) != SNAP_OK)
+	if ((rc = snap_git_pass(w.c, m, stage_root, rules, err, errlen)) !=
+	    SNAP_OK)
 		goto fail;
 	/* the hashes found, kept: the same change set (digest) later,
 	 * whatever the host does meanwhile */

@@ -186,17 +186,16 @@ snap_path_ok(const char *rel)
 	}
 }
 
-char *
-snap_file_read(const char *path, size_t max, size_t *lenp)
+static char *
+read_whole(struct snap_file *f, size_t max, size_t *lenp)
 {
-	struct snap_file	*f;
 	struct snap_stat	 st;
 	char			*b = NULL;
 	size_t			 len = 0;
 	long			 n;
 	int			 e;
 
-	if ((f = snap_fs_open_read(path)) == NULL)
+	if (f == NULL)
 		return NULL;
 	if (snap_fs_fstat(f, &st) == -1)
 		goto fail;
@@ -224,6 +223,18 @@ fail:
 	snap_fs_close(f);
 	errno = e;
 	return NULL;
+}
+
+char *
+snap_file_read(const char *path, size_t max, size_t *lenp)
+{
+	return read_whole(snap_fs_open_read(path), max, lenp);
+}
+
+char *
+snap_file_read_follow(const char *path, size_t max, size_t *lenp)
+{
+	return read_whole(snap_fs_open_follow(path), max, lenp);
 }
 
 int

@@ -19,7 +19,7 @@ tests_fuzz_fuzz_target_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_target_LDADD = $(POLICY_LIBS)
 noinst_PROGRAMS += tests/fuzz/fuzz_denials
 tests_fuzz_fuzz_denials_SOURCES = tests/fuzz/fuzz_denials.c
-tests_fuzz_fuzz_denials_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_fuzz_fuzz_denials_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_fuzz_fuzz_denials_CFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_denials_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_denials_LDADD = $(LAUNCHER_LIBS)
@@ -45,7 +45,7 @@ endif
 if ENABLE_FUZZ
 noinst_PROGRAMS += tests/fuzz/fuzz_record
 tests_fuzz_fuzz_record_SOURCES = tests/fuzz/fuzz_record.c
-tests_fuzz_fuzz_record_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher \
+tests_fuzz_fuzz_record_CPPFLAGS = $(LAUNCHER_CPPFLAGS) \
 	-I$(top_srcdir)/common
 tests_fuzz_fuzz_record_CFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_record_LDFLAGS = -fsanitize=fuzzer
@@ -78,7 +78,7 @@ endif
 if ENABLE_FUZZ
 noinst_PROGRAMS += tests/fuzz/fuzz_suggest
 tests_fuzz_fuzz_suggest_SOURCES = tests/fuzz/fuzz_suggest.c
-tests_fuzz_fuzz_suggest_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_fuzz_fuzz_suggest_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_fuzz_fuzz_suggest_CFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_suggest_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_suggest_LDADD = $(LAUNCHER_LIBS)
@@ -88,12 +88,14 @@ fuzz-suggest: tests/fuzz/fuzz_suggest
 	tests/fuzz/fuzz_suggest -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 	    -artifact_prefix=tests/fuzz/ tests/fuzz/suggest.work
 endif
-# lockfiles and tool configs (issue 19): every scanner of launcher/lockfile.c,
-# a format selector byte first (in make fuzz with the others)
+# lockfiles and tool configs (issue 19): every scanner of
+# launcher/policytools/lockfile*.c, a format selector byte first (in make
+# fuzz with the others)
 if ENABLE_FUZZ
 noinst_PROGRAMS += tests/fuzz/fuzz_lockfile
-tests_fuzz_fuzz_lockfile_SOURCES = tests/fuzz/fuzz_lockfile.c launcher/lockfile.c
-tests_fuzz_fuzz_lockfile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_fuzz_fuzz_lockfile_SOURCES = tests/fuzz/fuzz_lockfile.c \
+	launcher/policytools/lockfile.c launcher/policytools/lockfile_formats.c
+tests_fuzz_fuzz_lockfile_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_fuzz_fuzz_lockfile_CFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_lockfile_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_lockfile_LDADD = $(POLICY_LIBS)

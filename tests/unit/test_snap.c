@@ -21,46 +21,7 @@
 
 #include "snap/snap.h"
 #include "snap/snap-int.h"
-#include "snap_util.h"
-
-struct fx {
-	char			*base;
-	char			 src[4096], stage[4096];
-	struct snap_rules	*rules;
-	struct snap_limits	 lim;
-	struct snap_manifest	*m;
-	struct snap_changes	*c;
-	char			 err[1024];
-};
-
-static int
-setup(void **state)
-{
-	struct fx	*f = calloc(1, sizeof(*f));
-
-	f->base = tmpdir();
-	xsnprintf(f->src, sizeof(f->src), "%s/src", f->base);
-	xsnprintf(f->stage, sizeof(f->stage), "%s/stage", f->base);
-	mkd(f->base, "src", 0755);
-	f->rules = snap_rules_new();
-	snap_limits_default(&f->lim);
-	*state = f;
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	struct fx	*f = *state;
-
-	rm_rf(f->base);
-	free(f->base);
-	snap_rules_free(f->rules);
-	snap_manifest_free(f->m);
-	snap_changes_free(f->c);
-	free(f);
-	return 0;
-}
+#include "snap_fx.h"
 
 static const struct snap_entry *
 entry(const struct snap_manifest *m, const char *path)
@@ -573,18 +534,6 @@ touch_ns(const char *base, const char *rel, long ns)
 		abort();
 }
 
-static const struct snap_change *
-change_at(const struct snap_changes *c, const char *path)
-{
-	const struct snap_change	*x;
-	size_t				 i;
-
-	for (i = 0; (x = snap_changes_get(c, i)) != NULL; i++)
-		if (strcmp(x->path, path) == 0)
-			return x;
-	return NULL;
-}
-
 /*
  * Nothing is hashed at stage time: the change set hashes the stage files
  * whose identity changed and their originals from the source while the
@@ -751,16 +700,6 @@ printers(void **state)
 	s = printed(1, f);
 	assert_non_null(strstr(s, "conflict ctx.txt"));
 	free(s);
-}
-
-static enum snap_change_kind
-kind_at(const struct snap_changes *c, const char *path)
-{
-	const struct snap_change	*x = change_at(c, path);
-
-	if (x == NULL)
-		fail_msg("no change at %s", path);
-	return x->kind;
 }
 
 /*
