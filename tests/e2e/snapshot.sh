@@ -290,7 +290,7 @@ rc=0; (cd "$uws" && as_user aisb --snapshot --apply=never --net none \
 printf "#!/bin/sh\ntouch /tmp/aisb-e2e-hook-ran\n" >.githooks/pre-commit &&
 chmod 0755 .githooks/pre-commit && echo ok >hooked.txt') >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 check "user hooksPath: exit" "$rc" 0
-id=$(last_session "$home/.local/state")
+id=$(session_id "$home/.local/state")
 rc=0; as_user aisb changes "$id" >"$tmp/changes" 2>&1 || rc=$?
 if grep -q '^S .githooks/pre-commit (git hooks run code (core.hooksPath))$' "$tmp/changes"; then ok; else
 	bad "user hooksPath: not skipped: $(cat "$tmp/changes")"; fi
@@ -361,7 +361,7 @@ done
 if grep -q "left out 2 entries the workspace's owner cannot read" "$tmp/err" &&
     grep -q 'left out 1 mount point' "$tmp/err"; then ok; else
 	bad "sudo guard: what was left out not said: $(cat "$tmp/err")"; fi
-id=$(last_session "$XDG_STATE_HOME")
+id=$(session_id)
 "$aisb" changes "$id" >"$tmp/changes" 2>&1 || bad "sudo guard: changes failed"
 if grep -q '^S .githooks/pre-commit (git hooks run code (core.hooksPath))$' "$tmp/changes"; then ok; else
 	bad "sudo guard: hook not skipped: $(cat "$tmp/changes")"; fi
