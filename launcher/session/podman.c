@@ -375,6 +375,22 @@ selinux_enforcing(void)
 }
 
 /*
+ * Who the sandbox user and the container's root are on the host (ids.h);
+ * nothing for a preview that knows no mapping.
+ */
+static void
+add_ids(struct launch_strv *v, const struct launch_ids *ids)
+{
+	if (ids != NULL && ids->mode == LAUNCH_IDS_KEEPID)
+		add(v, "--userns=keep-id:uid=%u,gid=%u", LAUNCH_SANDBOX_ID,
+		    LAUNCH_SANDBOX_ID);
+	else if (ids != NULL && ids->mode == LAUNCH_IDS_MAPPED) {
+		add(v, "--uidmap=0:%u:%u", (unsigned)ids->uid_base, ids->count);
+		add(v, "--gidmap=0:%u:%u", (unsigned)ids->gid_base, ids->count);
+	}
+}
+
+/*
  * The enforcer: the host's binary, read-only at a path of aisb's, as
  * the entrypoint (docs/enforcer.md, "Nothing of the image").  What the
  * image's configuration would otherwise decide about its process is
@@ -460,10 +476,9 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 {
 	const struct launch_opts	*o = r->opts;
 	unsigned long			 n;
-	int				 i, keepid;
+	int				 i;
 
 	memset(v, 0, sizeof(*v));
-	keepid = r->ids != NULL && r->ids->mode == LAUNCH_IDS_KEEPID;
 	add(v, "%s", r->podman);
 	if (r->runtime != NULL && r->runtime[0] != '\0')
 		add(v, "--runtime=%s", r->runtime);
@@ -484,12 +499,14 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 	/* catatonit as PID 1 reaps what the command orphans */
 	add(v, "--init");
 	/*
-	 * Whoever the image says (its USER), the enforcer starts as the
-	 * container's root, or as the sandbox user keep-id maps the
-	 * invoking user to (ids.h), with the capabilities below.
+	 * The enforcer starts as the container's root, with the
+	 * capabilities below: not as whoever the image names (its USER),
+	 * nor, under keep-id, as 1000, the command's uid, which could then
+	 * signal catatonit and the enforcer, and which direct mode's per-uid
+	 * rule could not tell from the refresher.  The container's root is
+	 * a subordinate id (ids.h).
 	 */
-	add(v, "--user=%u:%u", keepid ? LAUNCH_SANDBOX_ID : 0,
-	    keepid ? LAUNCH_SANDBOX_ID : 0);
+	add(v, "--user=0:0");
 	/*
 	 * The enforcer needs these, and the command gets none of them.  It
 	 * stays as the command's parent with KILL alone, to pass stop
@@ -501,16 +518,7 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 	add(v, "--cap-add=NET_ADMIN,SETUID,SETGID,SETPCAP,KILL%s",
 	    o->net == LAUNCH_NET_DIRECT ? ",NET_BIND_SERVICE" : "");
 	add(v, "--security-opt=no-new-privileges");
-	/* who the sandbox user is on the host: ids.h */
-	if (keepid)
-		add(v, "--userns=keep-id:uid=%u,gid=%u", LAUNCH_SANDBOX_ID,
-		    LAUNCH_SANDBOX_ID);
-	else if (r->ids != NULL && r->ids->mode == LAUNCH_IDS_MAPPED) {
-		add(v, "--uidmap=0:%u:%u", (unsigned)r->ids->uid_base,
-		    r->ids->count);
-		add(v, "--gidmap=0:%u:%u", (unsigned)r->ids->gid_base,
-		    r->ids->count);
-	}
+	add_ids(v, r->ids);
 	/* aisb's own profile (docs/seccomp.md); never podman's, never none */
 	if (r->seccomp == NULL || r->seccomp[0] == '\0')
 		v->failed = 1;

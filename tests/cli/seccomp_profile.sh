@@ -3,6 +3,7 @@
 # refusal to run without it.  No podman here: tests/e2e/seccomp.sh runs
 # sessions under the profile.
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-.}
@@ -91,7 +92,7 @@ cp "$aisb" "$tmp/bin/aisb"
 # the enforcer a session mounts is found beside aisb too (it is checked
 # after the profile)
 cp "$(dirname "$aisb")/aisb-enforce" "$tmp/bin/aisb-enforce"
-installed=$(grep -aoE -m1 '/[[:graph:]]*/seccomp\.json' "$aisb" | head -n1 || true)
+installed=$(grep -aoE -m1 '/[[:graph:]]*/seccomp\.json' "$aisb" | sed -n 1p || true)
 if [ -n "$installed" ] && [ -e "$installed" ]; then
 	echo "note: $installed exists; the missing-profile case is not checked"
 else

@@ -198,7 +198,6 @@ enforcer_checks() {	# enforcer_checks LABEL WS BIN HOSTUID
 	check "$label: the echo server saw no connection" \
 	    "$(grep -c accept "$tmp/echo.log" 2>/dev/null || true)" 0
 }
-last_record() { ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | head -1; }
 
 ws=$tmp/rootws
 mkdir -m 0700 "$ws"
@@ -213,7 +212,7 @@ enforcer_checks "user config" "$ws" "$build/aisb-enforce" "$base_uid"
 if grep -qxF "aisb: image: base $evil, from the config file $XDG_CONFIG_HOME/aisb/config.yaml:1:8 (not aisb's own base: its build steps run without network, and it takes no --package)" "$tmp/err"; then
 	ok "user config: the start says where the base came from"; else
 	bad "user config: start line: $(grep '^aisb: image' "$tmp/err")"; fi
-rec=$(last_record)/record
+rec=$(e2e_session)/record
 for a in --no-healthcheck --stop-signal=SIGTERM --user=0:0 \
     --entrypoint=/run/aisb/aisb-enforce; do
 	if grep '^podman ' "$rec" | tr ' ' '\n' | grep -qxF -- "$a"; then
@@ -289,17 +288,23 @@ if grep -q '^net  *none (project config: ' "$tmp/out"; then
 rm -f "$ws/.aisb.yaml"
 
 # --- 7. rootless: a user's own session in a 0700 folder ----------------------
-e2e_user_add "aisbhost$$"
-install -m 0644 -o "$e2e_user" "$tmp/policy.yaml" "$home/policy.yaml"
-# the hostile base and the image aisb built on it, handed over
-e2e_user_load "$evil" "$(sed -n 's|^image \(localhost/aisb:[0-9a-f]*\)$|\1|p' "$rec")"
-uws=$home/proj
-install -d -m 0700 -o "$e2e_user" -g "$e2e_user" "$uws"
+e2e_user aisbhost
+install -m 0644 -o "$e2e_user_name" "$tmp/policy.yaml" "$e2e_home/policy.yaml"
+# the hostile base too: e2e_user hands over aisb's own images only
+podman save -q -o "$e2e_home/evil.tar" "$evil"
+chown "$e2e_user_name" "$e2e_home/evil.tar"
+as_user podman load -q -i "$e2e_home/evil.tar" >/dev/null
+rm -f "$e2e_home/evil.tar"
+# the container's root under keep-id with --user 0:0: the user's first
+# subordinate id
+subuid=$(awk -F: -v u="$e2e_user_name" '$1 == u { print $2; exit }' /etc/subuid)
+uws=$e2e_home/proj
+install -d -m 0700 -o "$e2e_user_name" -g "$e2e_user_name" "$uws"
 : >"$tmp/echo.log"
-session "rootless" "$uws" e2e_as_user aisb --policy "$home/policy.yaml" \
+session "rootless" "$uws" as_user aisb --policy "$e2e_home/policy.yaml" \
     --image "$evil"
-enforcer_checks "rootless" "$uws" "$home/bin/aisb-enforce" "$uid"
-plants "$uws" e2e_as_user aisb --policy "$home/policy.yaml" --image "$evil"
+enforcer_checks "rootless" "$uws" "$e2e_home/bin/aisb-enforce" "$subuid"
+plants "$uws" as_user aisb --policy "$e2e_home/policy.yaml" --image "$evil"
 
 echo "hostile_image: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -22,13 +22,15 @@
 # record line outside mode direct).  Needs root and tshark; skips (77)
 # otherwise.  Everything made here is removed on exit, also on failure.
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+# skip, ok, fail, check, wait_file, expect; the EXIT trap (nss, work)
+. "$srcdir/tests/integration/enforce_lib.sh"
 builddir=$(pwd)
 ENFORCE=$builddir/aisb-enforce
 PEER=$srcdir/tests/integration/enforce_peer.py
 
-skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root (network namespaces)"
 command -v ip >/dev/null || skip "needs ip (iproute2)"
 command -v python3 >/dev/null || skip "needs python3"
@@ -40,39 +42,7 @@ SNS=aisb-rs-$$
 VP=arp$$
 VS=ars$$
 work=$(mktemp -d /tmp/aisb-record-test.XXXXXX)
-pids=()
-passed=0
-failed=0
-
-cleanup() {
-	local rc=$?
-	set +e
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-	for ns in "$PNS" "$SNS"; do
-		ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null
-		ip netns del "$ns" 2>/dev/null
-	done
-	rm -rf "$work"
-	exit "$rc"
-}
-trap cleanup EXIT
-
-ok()   { passed=$((passed + 1)); echo "ok - $*"; }
-fail() { failed=$((failed + 1)); echo "not ok - $*"; }
-check() { if [ "$2" = "$3" ]; then ok "$1"; else fail "$1: got '$2', want '$3'"; fi; }
-
-wait_file() {
-	local i
-	for i in $(seq 1 100); do
-		[ -e "$1" ] && return 0
-		sleep 0.1
-	done
-	echo "timed out waiting for $1" >&2
-	return 1
-}
+nss=("$PNS" "$SNS")
 
 # tshark as root says so on stderr; anything else there is a warning.
 tshark_q() {
@@ -209,7 +179,7 @@ fields() {	# fields FILTER FIELD...: one line per packet
 	tshark -r "$cap" -Y "$f" -T fields -E separator=' ' \
 	    $(printf -- '-e %s ' "$@") 2>/dev/null
 }
-syn=$(fields 'tcp.dstport == 43180 && tcp.flags.syn == 1 && tcp.flags.ack == 0' frame.comment | head -n 1)
+syn=$(fields 'tcp.dstport == 43180 && tcp.flags.syn == 1 && tcp.flags.ack == 0' frame.comment | sed -n 1p)
 check "the flow's SYN says aisb accept" "$syn" "aisb accept"
 other=$(fields 'tcp.dstport == 43180 && tcp.flags.syn == 0' frame.comment | sort -u | tr '\n' ' ')
 check "later packets of the flow carry no comment" "$other" " "
@@ -232,7 +202,7 @@ dnsin=$(fields 'udp.srcport == 53 && ip.src == 10.198.0.1' frame.number | wc -l)
 	fail "no answer of the resolver recorded"
 
 # The stream gives back exactly what was sent, each way.
-stream=$(fields 'tcp.dstport == 43180' tcp.stream | head -n 1)
+stream=$(fields 'tcp.dstport == 43180' tcp.stream | sed -n 1p)
 tshark -r "$cap" -q -z "follow,tcp,raw,$stream" 2>/dev/null >"$work/follow"
 # raw: the client's chunks at column 1, the server's indented by a tab
 python3 - "$work/follow" "$work/out/rec" <<'PY' >"$work/follow.res"

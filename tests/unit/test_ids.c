@@ -127,6 +127,8 @@ test_argv_mappings(void **state)
 	r.ids = &ids;
 	assert_int_equal(launch_podman_argv(&r, &v), 0);
 	assert_true(has(&v, "--userns=keep-id:uid=1000,gid=1000"));
+	/* the container's root, not 1000: the command cannot signal it */
+	assert_true(has(&v, "--user=0:0"));
 	assert_false(has_prefix(&v, "--uidmap"));
 	assert_true(has(&v, "--volume=/home/u/proj:/home/u/proj:rw"));
 	assert_true(has(&v, "--volume=aisb-home-0123456789ab:/home/sandbox"));
@@ -145,6 +147,8 @@ test_argv_mappings(void **state)
 	assert_true(has(&v, "--uidmap=0:100000:65536"));
 	assert_true(has(&v, "--gidmap=0:200000:65536"));
 	assert_false(has_prefix(&v, "--userns"));
+	/* the container's root too, whatever USER the image names */
+	assert_true(has(&v, "--user=0:0"));
 	assert_true(has(&v, "--volume=/s/workspace:/home/u/proj:rw"));
 	assert_true(has(&v, "--workdir=/home/u/proj"));
 	assert_int_equal(launch_ids_host_uid(&ids), 101000);
@@ -212,7 +216,8 @@ test_argv_enforcer(void **state)
 	struct launch_strv	 v;
 	struct launch_ids	 ids;
 	char			*cmd[] = { (char *)"true", NULL };
-	int			 img;
+	size_t			 i;
+	int			 img, n;
 
 	(void)state;
 	fill(&o, &r, cmd);
@@ -238,11 +243,13 @@ test_argv_enforcer(void **state)
 	assert_string_equal(v.s[img + 1], "--plan");
 	launch_strv_free(&v);
 
-	/* keep-id: the sandbox user keep-id maps the invoking user to */
+	/* keep-id too: its root, not 1000, and only once */
 	ids.mode = LAUNCH_IDS_KEEPID;
 	assert_int_equal(launch_podman_argv(&r, &v), 0);
-	assert_true(has(&v, "--user=1000:1000"));
-	assert_false(has(&v, "--user=0:0"));
+	for (i = 0, n = 0; i < v.n; i++)
+		n += strncmp(v.s[i], "--user=", 7) == 0;
+	assert_int_equal(n, 1);
+	assert_true(has(&v, "--user=0:0"));
 	launch_strv_free(&v);
 
 	r.enforcer = NULL;
