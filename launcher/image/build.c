@@ -24,6 +24,7 @@
 #include <openssl/evp.h>
 
 #include "file.h"
+#include "hex.h"
 #include "host/paths.h"
 #include "host/proc.h"
 #include "image/image.h"
@@ -67,18 +68,13 @@ image_hash_str(EVP_MD_CTX *ctx, const char *s)
 int
 image_hash_hex(EVP_MD_CTX *ctx, char hex[LAUNCH_IMAGE_HASHLEN + 1])
 {
-	static const char	 digits[] = "0123456789abcdef";
 	unsigned char		 md[EVP_MAX_MD_SIZE];
-	unsigned int		 mdlen = 0, i;
+	unsigned int		 mdlen = 0;
 
 	if (EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 ||
 	    mdlen * 2 < LAUNCH_IMAGE_HASHLEN)
 		return -1;
-	for (i = 0; i < LAUNCH_IMAGE_HASHLEN / 2; i++) {
-		hex[2 * i] = digits[md[i] >> 4];
-		hex[2 * i + 1] = digits[md[i] & 0xf];
-	}
-	hex[LAUNCH_IMAGE_HASHLEN] = '\0';
+	hex_encode(md, LAUNCH_IMAGE_HASHLEN / 2, hex);
 	return 0;
 }
 

@@ -40,6 +40,7 @@
 #include <openssl/evp.h>
 
 #include "file.h"
+#include "hex.h"
 #include "host/paths.h"
 #include "host/proc.h"
 #include "session/trust.h"
@@ -110,18 +111,13 @@ canon(const char *path, char *out, size_t len)
 static int
 path_key(const char *path, char key[KEY_HEX + 1])
 {
-	static const char	 digits[] = "0123456789abcdef";
 	unsigned char		 md[EVP_MAX_MD_SIZE];
-	unsigned int		 mdlen = 0, i;
+	unsigned int		 mdlen = 0;
 
 	if (EVP_Digest(path, strlen(path), md, &mdlen, EVP_sha256(),
 	    NULL) != 1 || mdlen * 2 < KEY_HEX)
 		return -1;
-	for (i = 0; i < KEY_HEX / 2; i++) {
-		key[2 * i] = digits[md[i] >> 4];
-		key[2 * i + 1] = digits[md[i] & 0xf];
-	}
-	key[KEY_HEX] = '\0';
+	hex_encode(md, KEY_HEX / 2, key);
 	return 0;
 }
 
@@ -129,13 +125,11 @@ path_key(const char *path, char key[KEY_HEX + 1])
 static int
 hash_fd(int fd, char *out, size_t len, char *err, size_t errlen)
 {
-	static const char	 digits[] = "0123456789abcdef";
 	unsigned char		 buf[16384], md[EVP_MAX_MD_SIZE];
-	unsigned int		 mdlen = 0, i;
+	unsigned int		 mdlen = 0;
 	unsigned long long	 total = 0;
 	EVP_MD_CTX		*ctx;
 	ssize_t			 n;
-	size_t			 off;
 	int			 rc = -1;
 
 	if ((ctx = EVP_MD_CTX_new()) == NULL ||
@@ -161,12 +155,8 @@ hash_fd(int fd, char *out, size_t len, char *err, size_t errlen)
 		snprintf(err, errlen, "SHA-256 failed");
 		goto out;
 	}
-	off = (size_t)snprintf(out, len, "sha256:");
-	for (i = 0; i < mdlen; i++) {
-		out[off++] = digits[md[i] >> 4];
-		out[off++] = digits[md[i] & 0xf];
-	}
-	out[off] = '\0';
+	memcpy(out, "sha256:", 7);
+	hex_encode(md, mdlen, out + 7);
 	rc = 0;
 out:
 	EVP_MD_CTX_free(ctx);
