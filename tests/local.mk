@@ -148,7 +148,7 @@ EXTRA_DIST += $(CLI_TESTS)
 # The enforcer a session mounts: the host's static binary, checked before
 # podman runs; the image's variables glibc reads before main, dropped
 TESTS += tests/cli/enforcer.sh
-EXTRA_DIST += tests/cli/enforcer.sh
+EXTRA_DIST += tests/cli/enforcer.sh tests/cli/lib.sh
 # --record's options, sessions verify and show, without podman
 TESTS += tests/cli/record.sh
 EXTRA_DIST += tests/cli/record.sh

@@ -10,26 +10,15 @@
 # or of a mode the container's root cannot run.  Also aisb trust on a
 # file no session changed.  Everything is under a folder of the test's.
 set -euo pipefail
-
-top_builddir=${top_builddir:-.}
-build=$(cd "$top_builddir" && pwd)
-aisb=$build/aisb
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/home" "$tmp/ws" "$tmp/bin"
-export HOME=$tmp/home XDG_CONFIG_HOME=$tmp/home/.config XDG_STATE_HOME=$tmp/state
+. "$(dirname "$0")/lib.sh"	# $aisb, $tmp, a user with no config, check, run
+build=$(dirname "$aisb")
+mkdir -p "$tmp/bin"
 export XDG_CACHE_HOME=$tmp/cache
-unset $(env | sed -n 's/^\(AISB_[A-Z_]*\)=.*/\1/p') 2>/dev/null || true
-
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi; }
-run() {	# run CMD...: out, err, rc in the workspace
-	rc=0
-	(cd "$tmp/ws" && "$@") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+# has_arg ARG: ARG is a word of the dry run's podman line
+has_arg() {
+	tr ' ' '\n' <"$tmp/out" >"$tmp/args"
+	grep -qxF -- "$1" "$tmp/args"
 }
-has_arg() { tr ' ' '\n' <"$tmp/out" | grep -qxF -- "$1"; }
 
 # 1. the build's own enforcer: static, mounted, the entrypoint
 phdrs=$(LC_ALL=C readelf -l "$build/aisb-enforce" 2>/dev/null || true)
