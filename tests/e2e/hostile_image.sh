@@ -73,12 +73,8 @@ wait_file() {
 pids+=($!)
 wait_file "$tmp/echo.port"
 port=$(cat "$tmp/echo.port")
-cat >"$tmp/policy.yaml" <<'EOF'
-version: 1
-allow:
-  - host: allowed.test
-    ports: [443]
-EOF
+# a policy that allows nothing the command tries
+printf 'version: 1\nallow:\n  - host: allowed.test\n' >"$tmp/policy.yaml"
 chmod 0644 "$tmp/policy.yaml"
 
 # --- the trap is armed: the library deletes the table where it can -------
@@ -100,7 +96,7 @@ fi
 "$aisb" image build >"$tmp/out" 2>"$tmp/err" </dev/null ||
     { bad "image build: $(tail -3 "$tmp/err")"; exit 1; }
 base=$(podman images --filter label=io.aisb.kind=base \
-    --format '{{.Repository}}:{{.Tag}}' | head -n 1)
+    --format '{{.Repository}}:{{.Tag}}' | sed -n 1p)
 [ -n "$base" ] || { bad "no offline base"; exit 1; }
 cat >"$tmp/ctx/Containerfile" <<EOF
 FROM $base
@@ -131,7 +127,9 @@ enforcer_of() {	# enforcer_of: the pid of the aisb-enforce above sleep $nap
 	local p c i
 	# a session starts in seconds, more on a loaded machine
 	for i in $(seq 1200); do
-		p=$(ps -eo pid=,args= | awk -v n="$nap" '$2 == "sleep" && $3 == n { print $1; exit }')
+		p=$(ps -eo pid=,args= |
+		    awk -v n="$nap" '$2 == "sleep" && $3 == n && !p { p = $1 }
+		    END { print p }')
 		[ -n "$p" ] && break
 		sleep 0.1
 	done
@@ -158,7 +156,7 @@ session() {	# session LABEL WS RUNNER...
 		grep -c 'evil' "/proc/$p/maps" >"$tmp/enf.maps" 2>/dev/null || true
 	else
 		echo "# $label: no aisb-enforce above sleep $nap:" \
-		    "$(ps -eo pid=,ppid=,comm=,args= | grep -F -- "$nap" | head -3)"
+		    "$(ps -eo pid=,ppid=,comm=,args= | grep -F -- "$nap" | sed -n 1,3p)"
 	fi
 	wait "$e" || rc=$?
 	check "$label: exit" "$rc" 0
@@ -213,9 +211,10 @@ if grep -qxF "aisb: image: base $evil, from the config file $XDG_CONFIG_HOME/ais
 	ok "user config: the start says where the base came from"; else
 	bad "user config: start line: $(grep '^aisb: image' "$tmp/err")"; fi
 rec=$(e2e_session)/record
+grep '^podman ' "$rec" | tr ' ' '\n' >"$tmp/argv"
 for a in --no-healthcheck --stop-signal=SIGTERM --user=0:0 \
     --entrypoint=/run/aisb/aisb-enforce; do
-	if grep '^podman ' "$rec" | tr ' ' '\n' | grep -qxF -- "$a"; then
+	if grep -qxF -- "$a" "$tmp/argv"; then
 		ok "the session's argv: $a"; else bad "the session's argv has no $a"; fi
 done
 rm "$XDG_CONFIG_HOME/aisb/config.yaml"
@@ -233,12 +232,19 @@ enforcer_checks "AISB_IMAGE" "$ws" "$build/aisb-enforce" "$base_uid"
 if grep -q "^aisb: image: base $evil, from the environment, AISB_IMAGE " "$tmp/err"; then
 	ok "AISB_IMAGE: said"; else bad "AISB_IMAGE: start line: $(grep '^aisb: image' "$tmp/err")"; fi
 
+# refused LABEL FLAG...: a session in $ws stops with 78
+refused() {
+	local label=$1
+	shift
+	rc=0; (cd "$ws" && "$aisb" --policy "$tmp/policy.yaml" "$@" -- true) \
+	    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+	check "$label: exit" "$rc" 78
+}
+
 # 4. the repository: refused before anything starts
 printf 'image: %s\n' "$evil" >"$ws/.aisb.yaml"
 n0=$(ls "$XDG_STATE_HOME/aisb/sessions" | wc -l)
-rc=0; (cd "$ws" && "$aisb" --policy "$tmp/policy.yaml" -- true) \
-    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
-check "project config: exit" "$rc" 78
+refused "project config"
 if grep -qF "a project config may not set 'image'" "$tmp/err" &&
     grep -qF "write 'image: $evil' in $XDG_CONFIG_HOME/aisb/config.yaml" "$tmp/err"; then
 	ok "project config: refused with the line for the user config"; else
@@ -248,9 +254,7 @@ rm "$ws/.aisb.yaml"
 
 # 5. packages on it: its apt would run with network; refused, nothing built
 ni=$(podman images -q | wc -l)
-rc=0; (cd "$ws" && "$aisb" --policy "$tmp/policy.yaml" --image "$evil" \
-    --package curl -- true) >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
-check "--package on a foreign base: exit" "$rc" 78
+refused "--package on a foreign base" --image "$evil" --package curl
 if grep -q "is not aisb's own" "$tmp/err" && grep -q "bake" "$tmp/err"; then
 	ok "--package on a foreign base: says what to do"; else
 	bad "--package on a foreign base: $(cat "$tmp/err")"; fi
