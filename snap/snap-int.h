@@ -122,8 +122,12 @@ int	 snap_rules_reader_of(const struct snap_rules *, uint32_t *uid,
 	    uint32_t *gid);
 /* The rule that sanitizes rather than excludes: .git/config. */
 int	 snap_rules_sanitizes(const struct snap_rules *, const char *rel);
-/* .git/config text -> the sanitized text (snap.h): a new buffer. */
+/* gitkeys.c: .git/config text -> the sanitized text (snap.h): a new
+ * buffer, with only the keys snap_git_key_staged keeps. */
 char	*snap_git_config_sanitize(const char *in, size_t len, size_t *outlen);
+/* 1 when section.key (sub: its subsection or NULL) survives the stage's
+ * sanitized copy. */
+int	 snap_git_key_staged(const char *sect, const char *sub, const char *key);
 /* glob (snap.h's syntax) against a relative path. */
 int	 snap_glob(const char *pattern, const char *path);
 

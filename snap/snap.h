@@ -52,9 +52,10 @@
  *   .npmrc .pypirc .netrc _netrc  (only when they hold a token/password)
  *   .aws/credentials  .docker/config.json
  *   .git/config is copied SANITIZED: only [core] format keys, [branch]
- *   remote/merge/rebase and [remote] url (without user:password@) and
- *   fetch survive; hooksPath, fsmonitor, filters, credential helpers,
- *   sshCommand, aliases and includes do not.  It is never written back.
+ *   remote/merge/rebase and [remote] url, pushurl (without credentials),
+ *   fetch and push survive (snap/gitkeys.c's allowlist); hooksPath,
+ *   fsmonitor, filters, credential helpers, sshCommand, aliases and
+ *   includes do not.  It is never written back.
  * Always, not configurable: symbolic links whose target leaves the tree
  * (absolute, or ".." past the root), files with more than one link,
  * devices, fifos, sockets.
@@ -113,6 +114,46 @@ int	 snap_rules_git(struct snap_rules *, const struct snap_git_env *env,
 int	 snap_rules_git_environ(struct snap_rules *, const char *home,
 	    const char *xdg_config, const char *const *system, char *err,
 	    size_t errlen);
+
+/*
+ * Git's config syntax, the one reader of it (snap/gitsyntax.c): fn is
+ * called for every "key = value" of text, in order, with the section
+ * and key lower case, the subsection as written (NULL: none), the value
+ * unquoted and unescaped (NULL: a key without '=', a boolean true).  A
+ * line git would refuse, or a name or value over its bound, is skipped.
+ * fn returning -1 stops the reading: -1; also -1 (ENOMEM) without
+ * memory; else 0.
+ */
+#define SNAP_GITCFG_NAME_MAX	64	/* bytes of a section or key name */
+#define SNAP_GITCFG_SUB_MAX	256	/* bytes of a subsection */
+#define SNAP_GITCFG_VALUE_MAX	4096	/* bytes of a value */
+typedef int (*snap_gitcfg_fn)(void *arg, const char *sect, const char *sub,
+	    const char *key, const char *value);
+int	 snap_gitcfg_parse(const char *text, size_t len, snap_gitcfg_fn fn,
+	    void *arg);
+
+/*
+ * NULL when "sect.sub.key = value" (snap_gitcfg_parse's names) may go
+ * into a host's git config: the key is on the allowlist of those that
+ * cannot run code (remote.NAME.url, pushurl, fetch, push; branch.NAME.
+ * remote, merge, rebase) and its value names no code either (a URL of
+ * https, http, ssh or git, without a credential; a branch's remote is
+ * "." or one of remotes, the names of the remotes with a URL in the
+ * config it goes into, NULL-terminated).  Else why not, one phrase
+ * (snap/gitkeys.c).
+ */
+const char *snap_git_key_back(const char *sect, const char *sub,
+	    const char *key, const char *value, const char *const *remotes);
+
+/*
+ * 1 when name, an entry at the top of a git folder, is one that git's
+ * own work writes (objects, refs, logs, lfs, index, HEAD, packed-refs,
+ * ORIG_HEAD, FETCH_HEAD, COMMIT_EDITMSG, ...: docs/snapshot.md, "Git's
+ * metadata on the way back"); 0 for what git reads code or another
+ * folder from (config, hooks, info, commondir, worktrees, modules, a
+ * rebase's todo list, anything else).
+ */
+int	 snap_git_back_name(const char *name);
 
 /*
  * Whose reading the stage is limited to: the workspace's owner, uid:gid
