@@ -104,12 +104,12 @@ url_why(const char *v)
 	const char	*host, *e, *at, *colon;
 	size_t		 i, n;
 
-	if (!word_ok(v))
-		return "not a plain URL (a blank, a control byte, a leading "
-		    "'-' or a byte beyond ASCII)";
 	if (strstr(v, "::") != NULL)
 		return "a transport (ext::, fd::, NAME::) runs a command or a "
 		    "helper";
+	if (!word_ok(v))
+		return "not a plain URL (a blank, a control byte, a leading "
+		    "'-' or a byte beyond ASCII)";
 	if ((e = strstr(v, "://")) != NULL) {
 		for (i = 0; schemes[i] != NULL; i++)
 			if (strncmp(v, schemes[i], strlen(schemes[i])) == 0)
@@ -158,7 +158,7 @@ snap_git_key_back(const char *sect, const char *sub, const char *key,
 	    strchr(sub, '\\') != NULL))
 		return "its name is not plain ASCII";
 	if (value == NULL)
-		return "no value";
+		return NULL;		/* the key removed */
 	switch (k->v) {
 	case V_URL:
 		return url_why(value);

@@ -72,6 +72,9 @@
  */
 struct snap_rules;
 
+/* 1 when pattern (the syntax above) matches the relative path. */
+int	 snap_glob(const char *pattern, const char *path);
+
 /* The defaults above; NULL on memory exhaustion. */
 struct snap_rules	*snap_rules_new(void);
 void			 snap_rules_free(struct snap_rules *);
@@ -139,11 +142,17 @@ int	 snap_gitcfg_parse(const char *text, size_t len, snap_gitcfg_fn fn,
  * remote, merge, rebase) and its value names no code either (a URL of
  * https, http, ssh or git, without a credential; a branch's remote is
  * "." or one of remotes, the names of the remotes with a URL in the
- * config it goes into, NULL-terminated).  Else why not, one phrase
+ * config it goes into, NULL-terminated); value NULL: the key removed,
+ * which the allowlist alone decides.  Else why not, one phrase
  * (snap/gitkeys.c).
  */
 const char *snap_git_key_back(const char *sect, const char *sub,
 	    const char *key, const char *value, const char *const *remotes);
+/* 1 when section.key (sub: its subsection or NULL) survives the stage's
+ * sanitized copy: the repository's format keys and the allowlist above.
+ * Every other key may run code or redirect git. */
+int	 snap_git_key_staged(const char *sect, const char *sub,
+	    const char *key);
 
 /*
  * 1 when name, an entry at the top of a git folder, is one that git's
@@ -461,6 +470,11 @@ int	 snap_tx_list(const char *parent,
 /* ------------------------------------------------------------------ */
 /* Small files kept beside a stage (the launchers' state files).        */
 
+/* The names in the folder root/rel ("" root itself; never through a
+ * link), sorted bytewise: their count, or -1 (errno); free with
+ * snap_names_free. */
+long	 snap_list_dir(const char *root, const char *rel, char ***names);
+void	 snap_names_free(char **, long);
 /* A whole file of at most max bytes, never through a link: a
  * NUL-terminated buffer the caller frees, its length in *lenp; NULL with
  * errno set (EFBIG past max). */

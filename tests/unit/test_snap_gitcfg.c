@@ -133,7 +133,10 @@ keys_back(void **state)
 	assert_non_null(BACK("o", "url", "remote", "https://tok@example.org/r"));
 	assert_non_null(BACK("o", "url", "remote", "https://example.org/a b"));
 	assert_non_null(BACK("o", "url", "remote", "https://example.org/\x1b"));
-	assert_non_null(BACK("o", "url", "remote", NULL));
+	/* removing a key of the list runs nothing; one off it, no */
+	assert_null(BACK("o", "url", "remote", NULL));
+	assert_null(BACK("main", "merge", "branch", NULL));
+	assert_non_null(BACK(NULL, "fsmonitor", "core", NULL));
 	/* a branch's remote that is no remote is a path or URL */
 	assert_non_null(BACK("main", "remote", "branch", "../planted"));
 	assert_non_null(BACK("main", "remote", "branch", "other"));
