@@ -65,6 +65,13 @@ tests_unit_test_denials_SOURCES = tests/unit/test_denials.c
 tests_unit_test_denials_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_denials_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_denials_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
+# a direct session's git guard and workspace walk, on real repositories
+check_PROGRAMS += tests/unit/test_gitguard
+TESTS += tests/unit/test_gitguard
+tests_unit_test_gitguard_SOURCES = tests/unit/test_gitguard.c
+tests_unit_test_gitguard_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
+tests_unit_test_gitguard_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_gitguard_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_ids_SOURCES = tests/unit/test_ids.c
 tests_unit_test_ids_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_ids_CFLAGS = $(UNIT_CFLAGS)

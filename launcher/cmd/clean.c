@@ -28,6 +28,7 @@
 #include "image/store.h"
 #include "session/folder.h"
 #include "session/ids.h"
+#include "session/mounts.h"
 #include "session/snapshot.h"
 
 /* bytes of a podman listing */
@@ -211,10 +212,16 @@ clean_session(struct clean *c, const char *id)
 		c->nscratch++;
 	if (join3(path, sizeof(path), c->dir, id, "gate.pid") == 0)
 		(void)unlink(path);
-	/* a killed launcher's idmapped workspace (ids.h) */
+	/* a killed launcher's idmapped workspace (ids.h) and --mount
+	 * sources (mounts.h) */
 	if (launcher != 1 && join3(path, sizeof(path), c->dir, id,
 	    "workspace") == 0 && launch_ids_umount(path) == 1) {
 		printf("unmounted the workspace of session %s\n", id);
+		c->nmount++;
+	}
+	if (launcher != 1 && file_path_join(path, sizeof(path), c->dir,
+	    id) == 0 && launch_mounts_detach(path, LAUNCH_MOUNT_MAX) > 0) {
+		printf("unmounted the --mount sources of session %s\n", id);
 		c->nmount++;
 	}
 	/* a killed snapshot session's stage (draft.h) */

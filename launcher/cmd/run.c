@@ -28,6 +28,7 @@
 #include "session/run.h"
 #include "session/seccomp.h"
 #include "session/spec.h"
+#include "session/wsmode.h"
 
 extern char **environ;
 
@@ -91,7 +92,9 @@ dry_run(const struct launch_opts *o)
 	struct launch_run	 r;
 	struct launch_strv	 v;
 	struct launch_ids	 ids;
+	struct launch_wsmode	 w;
 	char			 err[1024], seccomp[PATH_MAX];
+	int			 k;
 
 	memset(&src, 0, sizeof(src));
 	src.podman = "podman";
@@ -128,8 +131,20 @@ dry_run(const struct launch_opts *o)
 		return EXIT_ENFORCE;
 	}
 	src.seccomp = seccomp;
+	/* the git guard's mounts, the protected paths, --mount: planned as
+	 * a session would, nothing made (wsmode.h) */
+	if ((k = launch_wsmode_prepare(&w, o, src.ids, "<session>",
+	    src.ids != NULL && src.ids->mode == LAUNCH_IDS_MAPPED ?
+	    src.clone : NULL, 1, err, sizeof(err))) != 0) {
+		fprintf(stderr, "aisb: %s\n", err);
+		launch_wsmode_free(&w);
+		return k;
+	}
+	src.mounts = &w.mounts;
 	launch_run_build(&r, o, &src);
-	if (launch_podman_argv(&r, &v) == -1)
+	k = launch_podman_argv(&r, &v);
+	launch_wsmode_free(&w);
+	if (k == -1)
 		return 0;
 	print_env(o);
 	if (o->learn)

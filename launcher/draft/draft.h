@@ -106,6 +106,24 @@ int	 draft_end(const char *sdir, const char *id, int code,
 	    enum draft_apply apply, int quiet, struct draft_info *info);
 
 /*
+ * Before what aisb asks at a terminal after a command ran: the terminal
+ * put back in order (whatever the command's output left hiding text),
+ * and a line opening aisb's block with mark, drawn after the command
+ * ended (draft_os_random_hex), which the question repeats; a forged
+ * question the command printed stays above it, without the mark.  The
+ * snapshot's question and a bind session's git keys use it.
+ */
+void	 draft_ask_header(const char *id, const char *mark);
+/*
+ * Asks on stderr ("aisb [mark M]: " when mark is not "", question, name
+ * escaped as the summary's names are, choices) and reads one answer from
+ * in, the rest of its line dropped: its first byte, lower case ('\n' for
+ * an empty one), or EOF.
+ */
+int	 draft_ask_answer(FILE *in, const char *mark, const char *question,
+	    const char *name, const char *choices);
+
+/*
  * draft_end's summary of a kept draft (nchanges to write into workspace,
  * their change set ch, the copy at stage, saved in sdir) and, as apply
  * says, the question (launcher/draft_ask.c): 1 when the person said yes,

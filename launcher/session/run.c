@@ -43,6 +43,7 @@
 #include "session/spec.h"
 #include "policytools/suggest.h"
 #include "session/watch.h"
+#include "session/wsmode.h"
 
 
 extern char **environ;
@@ -301,7 +302,8 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
 	fprintf(f, "\nimage %s\nbase %s\nhost_cas %zu",
 	    ri->tag[0] != '\0' ? ri->tag : "-",
 	    ri->base[0] != '\0' ? ri->base : "-", ri->host_cas);
-	fprintf(f, "\nhome_volume %s\nlimits_not_applied%s",
+	fprintf(f, "\nhome_volume %s\nlimits_not_applied%s", o->quarantine ?
+	    "- (quarantine: an anonymous volume, gone with the container)" :
 	    o->val[LO_HOME_VOLUME], unheld[0] != '\0' ? unheld : " none");
 	/*
 	 * A snapshot session (workspace_mode among the options below): its
@@ -453,6 +455,7 @@ struct run {
 	struct launch_shared		 shared;
 	struct launch_strv		 argv;
 	struct draft_info		 snap;
+	struct launch_wsmode		 ws;	/* guards and mounts */
 	struct run_image		 ri;
 	const char			*gpolicy;
 	char				 mpolicy[PATH_MAX], podman[PATH_MAX];
@@ -468,7 +471,7 @@ struct run {
 	int64_t				 ph0[PH_N], ph1[PH_N];
 	const char			*runtime;	/* podman's --runtime */
 	int				 named, mounted, watchfd, recording;
-	int				 have_session;
+	int				 have_session, have_ws, ran;
 	char				 err[PATH_MAX + 256];
 };
 
@@ -539,6 +542,24 @@ run_host(struct run *r)
 	if (o->snapshot && (sc = launch_snap_stage(&r->snap, &r->s, o, &r->ids,
 	    r->err, sizeof(r->err))) != 0) {
 		fprintf(stderr, "aisb: snapshot: %s\n", r->err);
+		return sc;
+	}
+	/*
+	 * The workspace as the command sees it (wsmode.h): a direct
+	 * session's repositories guarded and protected paths, --mount.
+	 * The session folder by its real path: what is made in it is
+	 * opened never through a link.
+	 */
+	if (launch_snap_real(r->s.dir, path) == -1) {
+		snprintf(r->err, sizeof(r->err), "%s: %s", r->s.dir,
+		    strerror(errno));
+		return -1;
+	}
+	r->have_ws = 1;
+	if ((sc = launch_wsmode_prepare(&r->ws, o, &r->ids, path,
+	    r->ids.mode == LAUNCH_IDS_MAPPED ? r->wsmount : NULL, 0, r->err,
+	    sizeof(r->err))) != 0) {
+		fprintf(stderr, "aisb: %s\n", r->err);
 		return sc;
 	}
 	/*
@@ -626,10 +647,11 @@ run_image(struct run *r)
 	}
 	spec.base_used = r->ri.base;
 	spec.base_usedlen = sizeof(r->ri.base);
+	/* a quarantined session's home is an anonymous volume (podman.c) */
 	if (launch_image_ensure(&spec, r->image, sizeof(r->image), r->err,
-	    sizeof(r->err)) == -1 ||
+	    sizeof(r->err)) == -1 || (!o->quarantine &&
 	    ensure_home_volume(r->podman, o->val[LO_HOME_VOLUME],
-	    o->val[LO_WORKSPACE], r->err, sizeof(r->err)) == -1)
+	    o->val[LO_WORKSPACE], r->err, sizeof(r->err)) == -1))
 		return -1;
 	r->runtime = spec.runtime;
 	snprintf(r->ri.tag, sizeof(r->ri.tag), "%s", r->image);
@@ -727,6 +749,7 @@ run_container(struct run *r)
 	src.recorddir = r->recorddir[0] != '\0' ? r->recorddir : NULL;
 	src.clone = r->mounted ? r->wsmount : NULL;
 	src.stage = o->snapshot ? r->snap.stage : NULL;
+	src.mounts = &r->ws.mounts;
 	src.attached = 1;
 	launch_run_build(&run, o, &src);
 	if (launch_podman_argv(&run, &r->argv) == -1) {
@@ -756,6 +779,7 @@ run_container(struct run *r)
 		    "POLICY in session %s: every name and port is allowed (the "
 		    "denied address ranges still are not) and recorded for "
 		    "aisb policy suggest %s\n", r->s.id, r->s.id);
+	r->ran = 1;
 	return supervise(r->argv.s, &r->gate, r->podman, name, o->timeout);
 }
 
@@ -785,6 +809,10 @@ run_end(struct run *r, int code)
 		    sizeof(path)) == 0)
 			(void)unlink(path);
 	launch_watch_dismiss(&r->watchfd);
+	/* the container is gone: git's files back, its keys offered, what
+	 * runs on its own listed (wsmode.h) */
+	if (r->have_ws)
+		launch_wsmode_end(&r->ws, o, r->s.id, r->ran);
 	/* the container is gone: the change set, the question, the apply */
 	if (o->snapshot)
 		code = launch_snap_end(&r->snap, &r->s, o, code);
@@ -852,6 +880,7 @@ fail:
 out:
 	code = run_end(r, code);
 	launch_strv_free(&r->argv);
+	launch_wsmode_free(&r->ws);
 	free(r->plan);
 	free(r->proxy);
 	launch_spec_store_free(&r->st);
