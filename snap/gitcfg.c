@@ -609,19 +609,17 @@ collect(const struct snap_manifest *m, const struct snap_changes *ch,
 	return 0;
 }
 
-struct snap_gitguard *
-snap_gitguard_new(const char *root, const struct snap_manifest *m,
-    const struct snap_changes *ch, const struct snap_git_env *env,
-    char *err, size_t errlen, int *rc)
+/* The guard of the repositories wt (worktrees) and bare (git folders),
+ * relative to root, and those the tree is in. */
+static struct snap_gitguard *
+build(const char *root, struct strv *wt, struct strv *bare,
+    const struct snap_git_env *env, char *err, size_t errlen, int *rc)
 {
 	struct gcfg	 c;
-	struct strv	 wt, bare;
 	char		 abs[SNAP_PATH_MAX];
 	size_t		 i;
 
 	memset(&c, 0, sizeof(c));
-	memset(&wt, 0, sizeof(wt));
-	memset(&bare, 0, sizeof(bare));
 	c.env = env;
 	c.err = err;
 	c.errlen = errlen;
@@ -636,31 +634,25 @@ snap_gitguard_new(const char *root, const struct snap_manifest *m,
 		goto done;
 	read_outer(&c);
 	enclosing(&c);
-	if (collect(m, ch, &wt, &bare) == -1) {
-		(void)fail(&c, SNAP_ESYS, "git: out of memory");
-		goto done;
-	}
-	if (wt.n + bare.n > GCFG_REPOS_MAX) {
+	if (wt->n + bare->n > GCFG_REPOS_MAX) {
 		(void)fail(&c, SNAP_EBOUND, "git: more than 4096 repositories "
 		    "in %s (limit of the change set): nothing is proposed",
 		    c.root);
 		goto done;
 	}
-	for (i = 0; i < wt.n && c.rc == SNAP_OK; i++)
+	for (i = 0; i < wt->n && c.rc == SNAP_OK; i++)
 		if (snprintf(abs, sizeof(abs), "%s%s%s", c.root,
-		    wt.v[i][0] != '\0' ? "/" : "", wt.v[i]) < (int)sizeof(abs) &&
-		    normalize(abs) == 0)
+		    wt->v[i][0] != '\0' ? "/" : "", wt->v[i]) <
+		    (int)sizeof(abs) && normalize(abs) == 0)
 			(void)worktree(&c, abs, 1);
-	for (i = 0; i < bare.n && c.rc == SNAP_OK; i++)
+	for (i = 0; i < bare->n && c.rc == SNAP_OK; i++)
 		if (snprintf(abs, sizeof(abs), "%s%s%s", c.root,
-		    bare.v[i][0] != '\0' ? "/" : "", bare.v[i]) <
+		    bare->v[i][0] != '\0' ? "/" : "", bare->v[i]) <
 		    (int)sizeof(abs) && normalize(abs) == 0)
 			one_repo(&c, NULL, abs);
 	strv_uniq(&c.g->hooks);
 	strv_uniq(&c.g->files);
 done:
-	strv_free(&wt);
-	strv_free(&bare);
 	strv_free(&c.outer);
 	*rc = c.rc;
 	if (c.rc != SNAP_OK) {
@@ -668,6 +660,65 @@ done:
 		return NULL;
 	}
 	return c.g;
+}
+
+struct snap_gitguard *
+snap_gitguard_new(const char *root, const struct snap_manifest *m,
+    const struct snap_changes *ch, const struct snap_git_env *env,
+    char *err, size_t errlen, int *rc)
+{
+	struct snap_gitguard	*g = NULL;
+	struct strv		 wt, bare;
+
+	memset(&wt, 0, sizeof(wt));
+	memset(&bare, 0, sizeof(bare));
+	if (root != NULL && collect(m, ch, &wt, &bare) == -1)
+		*rc = snap_err(err, errlen, SNAP_ESYS, "git: out of memory");
+	else
+		g = build(root, &wt, &bare, env, err, errlen, rc);
+	strv_free(&wt);
+	strv_free(&bare);
+	return g;
+}
+
+int
+snap_git_guarded(const char *root, char *const *wt, size_t nwt,
+    char *const *bare, size_t nbare, const struct snap_rules *rules,
+    snap_guarded_fn fn, void *arg, char *err, size_t errlen)
+{
+	struct snap_gitguard	*g = NULL;
+	struct strv		 w, b;
+	size_t			 i, j;
+	int			 rc = SNAP_OK;
+
+	memset(&w, 0, sizeof(w));
+	memset(&b, 0, sizeof(b));
+	for (i = 0; i < nwt && rc == SNAP_OK; i++)
+		if (strv_add(&w, wt[i]) == -1)
+			rc = snap_err(err, errlen, SNAP_ESYS, "out of memory");
+	for (i = 0; i < nbare && rc == SNAP_OK; i++)
+		if (strv_add(&b, bare[i]) == -1)
+			rc = snap_err(err, errlen, SNAP_ESYS, "out of memory");
+	if (rc == SNAP_OK && (g = build(root, &w, &b, rules != NULL ?
+	    snap_rules_git_env(rules) : NULL, err, errlen, &rc)) != NULL) {
+		for (i = 0; i < g->hooks.n && rc == SNAP_OK; i++) {
+			if (g->hooks.v[i][0] != '\0') {
+				rc = fn(arg, g->hooks.v[i], 1);
+				continue;
+			}
+			/* the top itself: its hooks by name */
+			for (j = 0; hook_names[j] != NULL && rc == SNAP_OK; j++)
+				rc = fn(arg, hook_names[j], 0);
+		}
+		for (i = 0; i < g->files.n && rc == SNAP_OK; i++)
+			rc = fn(arg, g->files.v[i], 0);
+		if (rc != SNAP_OK)
+			rc = snap_err(err, errlen, SNAP_ESYS, "out of memory");
+	}
+	snap_gitguard_free(g);
+	strv_free(&w);
+	strv_free(&b);
+	return rc;
 }
 
 void

@@ -165,6 +165,24 @@ int	 snap_git_key_staged(const char *sect, const char *sub,
 int	 snap_git_back_name(const char *name);
 
 /*
+ * What git would run or read as its config from inside the tree root,
+ * resolved as the change set resolves it (docs/snapshot.md,
+ * "core.hooksPath": every config git reads, from rules' snap_rules_git
+ * environment, includeIf as if it held) for the repositories of the
+ * folders wt (holding a .git; relative, "" the top) and the bare git
+ * folders bare, and those the tree is in: fn is called with each folder
+ * core.hooksPath names inside the tree (hooks 1; a hooks path that is
+ * the top itself: each hook's name, hooks 0) and each config file inside
+ * it that git includes (hooks 0).  A bind session keeps them read-only.
+ * fn returns SNAP_OK, else the walk stops.  SNAP_OK, SNAP_ESYS,
+ * SNAP_EBOUND, with err.
+ */
+typedef int (*snap_guarded_fn)(void *arg, const char *rel, int hooks);
+int	 snap_git_guarded(const char *root, char *const *wt, size_t nwt,
+	    char *const *bare, size_t nbare, const struct snap_rules *rules,
+	    snap_guarded_fn fn, void *arg, char *err, size_t errlen);
+
+/*
  * Whose reading the stage is limited to: the workspace's owner, uid:gid
  * with no other group, as a bind session's sandbox reads the workspace
  * (docs/snapshot.md, "Who may read").  What that user may not read (a
