@@ -106,6 +106,16 @@ int	 draft_end(const char *sdir, const char *id, int code,
 	    enum draft_apply apply, int quiet, struct draft_info *info);
 
 /*
+ * The default rules and the patterns the user configured, the reading of
+ * owner_uid:owner_gid, and where git reads its configuration for that
+ * user (snap_rules_git_environ): a snapshot's stage and change set, and a
+ * direct session's git guard (core.hooksPath, included files), read the
+ * same files.  NULL with err.
+ */
+struct snap_rules *draft_rules(char *const *exclude, size_t n,
+	    unsigned owner_uid, unsigned owner_gid, char *err, size_t errlen);
+
+/*
  * Before what aisb asks at a terminal after a command ran: the terminal
  * put back in order (whatever the command's output left hiding text),
  * and a line opening aisb's block with mark, drawn after the command

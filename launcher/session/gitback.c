@@ -31,12 +31,15 @@ struct notes {
 	const struct launch_gitguard	*g;
 	size_t				 n;
 	int				 head;
+	int				 kept;	/* something stays in
+						   SESSION/git */
 };
 
 /* One line of what did not go back, the block's head before the first. */
 static void
 note(struct notes *t, const char *rel, int dir, const char *what)
 {
+	t->kept = 1;
 	if (t->n++ >= NOTES_MAX)
 		return;
 	if (!t->head) {
@@ -125,7 +128,8 @@ out:
  */
 static void
 back_one(struct launch_gitguard *g, const struct gg_repo *r,
-    const struct gg_node *n, const char *rel, const char *priv, int gone)
+    const struct gg_node *n, const char *rel, const char *priv, int gone,
+    struct notes *t)
 {
 	struct snap_stat	 st;
 	char			 host[PATH_MAX], err[256];
@@ -142,6 +146,7 @@ back_one(struct launch_gitguard *g, const struct gg_repo *r,
 		    "kept, the session's is ", stderr);
 		snap_print_name(stderr, priv);
 		fputc('\n', stderr);
+		t->kept = 1;
 		return;
 	}
 	err[0] = '\0';
@@ -155,6 +160,7 @@ back_one(struct launch_gitguard *g, const struct gg_repo *r,
 		    err[0] != '\0' ? err : strerror(errno));
 		snap_print_name(stderr, priv);
 		fputc('\n', stderr);
+		t->kept = 1;
 	}
 }
 
@@ -190,7 +196,7 @@ back_copies(struct launch_gitguard *g, size_t k, struct notes *t)
 		    sha) == 0 && strcmp(sha, n->sha) == 0)))
 			continue;	/* as copied */
 		if (n->back)
-			back_one(g, r, n, n->rel, priv, gone);
+			back_one(g, r, n, n->rel, priv, gone, t);
 		else if (!is_config(r, n->rel))
 			note(t, n->rel, 0, gone ? "removed" : "changed");
 	}
@@ -221,7 +227,7 @@ back_made(struct launch_gitguard *g, size_t k, struct notes *t)
 		if (i < g->nrepos || snap_fs_lstat(priv, &st) == -1)
 			continue;
 		if (st.type == SNAP_FS_FILE && snap_git_back_name(names[j]))
-			back_one(g, r, NULL, rel, priv, 0);
+			back_one(g, r, NULL, rel, priv, 0, t);
 		else
 			note(t, rel, st.type == SNAP_FS_DIR, "made by the "
 			    "command");
@@ -234,7 +240,7 @@ launch_gitguard_end(struct launch_gitguard *g, const char *id, int apply)
 {
 	struct notes		 t;
 	struct snap_stat	 st;
-	char			 host[PATH_MAX];
+	char			 host[PATH_MAX], err[PATH_MAX + 128];
 	size_t			 k;
 
 	if (g == NULL || g->nrepos == 0)
@@ -250,6 +256,7 @@ launch_gitguard_end(struct launch_gitguard *g, const char *id, int apply)
 			snap_print_name(stderr, g->repos[k].rel);
 			fputs(" is not the folder it was when the session "
 			    "started: nothing goes back into it\n", stderr);
+			t.kept = 1;
 			continue;
 		}
 		back_copies(g, k, &t);
@@ -258,4 +265,9 @@ launch_gitguard_end(struct launch_gitguard *g, const char *id, int apply)
 	if (t.n > NOTES_MAX)
 		fprintf(stderr, "aisb:   and %zu more\n", t.n - NOTES_MAX);
 	gg_offer(g, id, apply);
+	/* all went back, or was nothing: the copies go (an index is often
+	 * megabytes); what stayed is named above, with its folder */
+	if (!t.kept && gg_path(host, g->sdir, "git") == 0 &&
+	    snap_tree_remove(host, err, sizeof(err)) != SNAP_OK)
+		fprintf(stderr, "aisb: git: %s\n", err);
 }

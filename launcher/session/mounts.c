@@ -121,7 +121,9 @@ dst_why(const char *dst, const char *ws)
 			    "and env file), /proc, /sys or /dev";
 	if (overlaps(dst, ws))
 		return "over, inside or above the workspace";
-	if (overlaps(LAUNCH_HOME, dst) && !inside(dst, LAUNCH_HOME "/"))
+	if (overlaps(LAUNCH_HOME, dst) && !(strncmp(dst, LAUNCH_HOME,
+	    sizeof(LAUNCH_HOME) - 1) == 0 && dst[sizeof(LAUNCH_HOME) - 1] ==
+	    '/'))
 		return "over the home (inside it is fine: " LAUNCH_HOME
 		    "/.claude/skills)";
 	return NULL;

@@ -24,22 +24,50 @@
 #include "session/wsscan.h"
 
 #define LAUNCH_PROTECT_MAX	64	/* protected paths mounted read-only */
+#define LAUNCH_GITPATHS_MAX	256	/* hooks folders, included configs */
 #define LAUNCH_REPORT_MAX	1000	/* lines of the end's list */
 
 struct launch_mounts;
 
 /*
- * The protected paths scan found in ws, read-only from src (the mount
- * source) into m.  0, or -1 with err (more than LAUNCH_PROTECT_MAX).
+ * What git itself runs or reads as config from the work tree: the
+ * folders core.hooksPath names inside it (husky's .husky), the config
+ * files inside it that a config includes (include.path =
+ * ../.gitconfig), as snap resolves them (snap_git_guarded: every config
+ * git reads for the workspace's owner).  Read-only where they exist,
+ * listed at the end when made.
  */
-int	 launch_protect_mounts(const struct launch_wsscan *, const char *ws,
-	    const char *src, struct launch_mounts *m, char *err, size_t errlen);
+struct launch_gitpaths {
+	char		**rel;
+	unsigned char	 *hooks;	/* a folder of hooks */
+	unsigned char	 *existed;	/* at the start */
+	size_t		  n;
+};
+
 /*
- * The end of a direct session: ws walked again and compared with before;
- * what was made or changed listed on stderr.
+ * gp from the repositories scan found in ws, for the owner owner_uid:
+ * owner_gid (whose global git config counts).  0, or -1 with err.
+ */
+int	 launch_protect_git(struct launch_gitpaths *gp, const char *ws,
+	    const struct launch_wsscan *scan, unsigned owner_uid,
+	    unsigned owner_gid, char *err, size_t errlen);
+void	 launch_gitpaths_free(struct launch_gitpaths *);
+/*
+ * The protected paths scan found in ws and the paths of gp that exist,
+ * read-only from src (the mount source) into m.  0, or -1 with err (more
+ * than LAUNCH_PROTECT_MAX protected paths).
+ */
+int	 launch_protect_mounts(const struct launch_wsscan *,
+	    const struct launch_gitpaths *gp, const char *ws, const char *src,
+	    struct launch_mounts *m, char *err, size_t errlen);
+/*
+ * The end of a direct session: ws walked again and compared with before,
+ * gp's paths that were missing looked at again; what was made or changed
+ * listed on stderr.
  */
 void	 launch_protect_report(const struct launch_wsscan *before,
-	    const char *ws, char *const *protect, size_t nprotect);
+	    const struct launch_gitpaths *gp, const char *ws,
+	    char *const *protect, size_t nprotect);
 /* --quarantine: the warning before the command runs. */
 void	 launch_protect_warn(const struct launch_wsscan *, const char *ws);
 

@@ -77,8 +77,17 @@ direct(struct launch_wsmode *w, const struct launch_opts *o,
 		snprintf(err, errlen, "out of memory");
 		return EXIT_ENFORCE;
 	}
-	if (launch_protect_mounts(&w->scan, w->ws, src, &w->mounts, err,
-	    errlen) == -1)
+	/* core.hooksPath and included configs in the work tree */
+	if (launch_protect_git(&w->gitpaths, w->ws, &w->scan, ids != NULL ?
+	    (unsigned)ids->owner_uid : (unsigned)getuid(), ids != NULL ?
+	    (unsigned)ids->owner_gid : (unsigned)getgid(), sub,
+	    sizeof(sub)) == -1) {
+		snprintf(err, errlen, "the git configuration of %s cannot be "
+		    "read: %s; run with --snapshot or --read-only", w->ws, sub);
+		return EXIT_CONFIG;
+	}
+	if (launch_protect_mounts(&w->scan, &w->gitpaths, w->ws, src,
+	    &w->mounts, err, errlen) == -1)
 		return EXIT_CONFIG;
 	return 0;
 }
@@ -134,7 +143,8 @@ launch_wsmode_end(struct launch_wsmode *w, const struct launch_opts *o,
 	if (w->git != NULL)
 		launch_gitguard_end(w->git, id, o->apply);
 	if (w->scanned && (pat = patterns(o)) != NULL) {
-		launch_protect_report(&w->scan, w->ws, pat, o->nprotect);
+		launch_protect_report(&w->scan, &w->gitpaths, w->ws, pat,
+		    o->nprotect);
 		free(pat);
 	}
 }
@@ -144,6 +154,7 @@ launch_wsmode_free(struct launch_wsmode *w)
 {
 	launch_gitguard_free(w->git);
 	w->git = NULL;
+	launch_gitpaths_free(&w->gitpaths);
 	launch_wsscan_free(&w->scan);
 	launch_mounts_free(&w->mounts);
 }

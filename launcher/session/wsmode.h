@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "session/podman.h"
+#include "session/protect.h"
 #include "session/wsscan.h"
 
 struct launch_gitguard;
@@ -26,6 +27,7 @@ struct launch_wsmode {
 	struct launch_wsscan	 scan;
 	int			 scanned;	/* direct: for the end's list */
 	struct launch_gitguard	*git;
+	struct launch_gitpaths	 gitpaths;	/* protect.h */
 	struct launch_mounts	 mounts;	/* for launch_run_src */
 	size_t			 umade;		/* --mount idmapped, made */
 };

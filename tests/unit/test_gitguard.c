@@ -401,7 +401,7 @@ walk(void **state)
 		fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		dup2(fd, 2);
 		close(fd);
-		launch_protect_report(&s, ws, pat, 2);
+		launch_protect_report(&s, NULL, ws, pat, 2);
 		fflush(stderr);
 		dup2(saved, 2);
 		close(saved);
@@ -422,6 +422,61 @@ walk(void **state)
 	launch_wsscan_free(&s);
 }
 
+/*
+ * What git runs or includes from the work tree, as its config says
+ * (core.hooksPath, include.path): read-only where it exists, listed when
+ * the command makes it.
+ */
+static void
+hooks_path(void **state)
+{
+	struct launch_wsscan	 s;
+	struct launch_gitpaths	 gp;
+	struct launch_mounts	 m;
+	char			 err[1024];
+	size_t			 i;
+	int			 fd, saved;
+	const char		*said;
+
+	(void)state;
+	GIT(ws, "config", "core.hooksPath", ".husky/_");
+	GIT(ws, "config", "include.path", "../shared.gitconfig");
+	assert_int_equal(mkdir(at(ws, ".husky"), 0755), 0);
+	put(at(ws, ".husky/pre-commit"), "#!/bin/sh\n");
+	assert_int_equal(launch_wsscan(ws, NULL, 0, &s, err, sizeof(err)), 0);
+	assert_int_equal(launch_protect_git(&gp, ws, &s, getuid(), getgid(),
+	    err, sizeof(err)), 0);
+	for (i = 0; i < gp.n; i++)
+		if (strcmp(gp.rel[i], ".husky") == 0)
+			assert_true(gp.hooks[i] && gp.existed[i]);
+		else if (strcmp(gp.rel[i], "shared.gitconfig") == 0)
+			assert_true(!gp.hooks[i] && !gp.existed[i]);
+	assert_int_equal(gp.n, 3);	/* .husky/_ and .husky; the file */
+	memset(&m, 0, sizeof(m));
+	assert_int_equal(launch_protect_mounts(&s, &gp, ws, "/SRC", &m, err,
+	    sizeof(err)), 0);
+	assert_non_null(mount_at(&m, ".husky"));
+	assert_int_equal(mount_at(&m, ".husky")->ro, 1);
+	assert_null(mount_at(&m, "shared.gitconfig"));
+	launch_mounts_free(&m);
+
+	put(at(ws, "shared.gitconfig"), "[core]\n\tfsmonitor = evil\n");
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	dup2(fd, 2);
+	close(fd);
+	launch_protect_report(&s, &gp, ws, NULL, 0);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	said = slurp(errf);
+	assert_non_null(strstr(said, "A shared.gitconfig  [!] git reads it "
+	    "as config"));
+	launch_gitpaths_free(&gp);
+	launch_wsscan_free(&s);
+}
+
 int
 main(void)
 {
@@ -431,6 +486,7 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(conflict, setup, teardown),
 		cmocka_unit_test_setup_teardown(walk, setup, teardown),
+		cmocka_unit_test_setup_teardown(hooks_path, setup, teardown),
 	};
 
 	if (access("/usr/bin/git", X_OK) != 0) {
