@@ -79,8 +79,32 @@
  * and is not recorded.  Without a record line the table is exactly the
  * one above.
  *
+ * aisb-enforce --init (a Kubernetes pod: the table outlives the enforcer)
+ * with a gate-uid line, a gate runs in the pod as that uid (a sidecar):
+ *
+ *		meta skuid GATE accept			(first)
+ *		oifname "lo" fib daddr type local accept
+ *		ct direction reply tcp sport PORT accept	(per serve port)
+ *		ip daddr GATE tcp dport PORT accept		(per gate)
+ *		meta skuid != GATE counter drop
+ *		ct direction original ct state established,related accept
+ *		icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert } accept
+ *		counter log prefix "..." drop
+ *
+ * The gate's flows are in conntrack like any: a datagram of another uid
+ * from the source port of one of the gate's closed sockets (to the
+ * cluster's DNS, say) would be "established", and so would a segment
+ * forged on a raw socket into one of its tunnels.  So a packet with a
+ * socket of any other uid meets the drop before the shortcut; only a
+ * packet without a socket (an orphaned socket's last segments: meta skuid
+ * matches neither way) reaches it.  meta skuid takes a SYN-ACK's
+ * listener, so the gate answers its probes.  The serve lines (with or
+ * without a gate-uid) let out the answers of a server in the pod to
+ * connections opened to it, as a Kubernetes NetworkPolicy does.
+ *
  * The sets exist only in direct mode; icmpv6 neighbour discovery only when an
- * IPv6 address may be reached.  The sets key on address AND port, so a name
+ * IPv6 address may be reached (by a gate line, or by the gate of a gate-uid
+ * line).  The sets key on address AND port, so a name
  * allowed on 443 does not open 22 on a neighbour that shares its address.
  */
 #include "config.h"
@@ -435,6 +459,49 @@ rule_resolver(struct nft_ruleset *rs, const struct enf_endpoint *d,
 		    d->port, protos[i], NULL, NF_DROP) == -1)
 			return -1;
 	return 0;
+}
+
+/*
+ * meta skuid == uid accept (the gate of a gate-uid line), or
+ * meta skuid != uid counter drop (every other socket's packets).
+ */
+static int
+rule_uid(struct nft_ruleset *rs, uid_t uid, uint32_t verdict)
+{
+	struct nftnl_rule	*r;
+	uint32_t		 u = (uint32_t)uid;
+
+	if ((r = rule_new(rs, "meta skuid %s %u %s", verdict == NF_ACCEPT ?
+	    "==" : "!=", u, verdict == NF_ACCEPT ? "accept" :
+	    "counter drop")) == NULL)
+		return -1;
+	if (x_meta(r, NFT_META_SKUID, NFT_REG_1) == -1 ||
+	    x_cmp(r, NFT_REG_1, verdict == NF_ACCEPT ? NFT_CMP_EQ :
+	    NFT_CMP_NEQ, &u, sizeof(u)) == -1)
+		return -1;
+	if (verdict == NF_DROP && add_expr(r, nftnl_expr_alloc("counter")) == -1)
+		return -1;
+	return x_verdict(r, verdict);
+}
+
+/* ct direction reply tcp sport PORT accept: a server's answers. */
+static int
+rule_serve(struct nft_ruleset *rs, uint16_t port)
+{
+	struct nftnl_rule	*r;
+	uint8_t			 reply = IP_CT_DIR_REPLY;
+	uint16_t		 p = htons(port);
+
+	if ((r = rule_new(rs, "ct direction reply tcp sport %u accept",
+	    port)) == NULL)
+		return -1;
+	if (x_ct(r, NFT_CT_DIRECTION) == -1 ||
+	    x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &reply, sizeof(reply)) == -1 ||
+	    x_l4proto(r, IPPROTO_TCP) == -1 ||
+	    x_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 2, NFT_REG_1) == -1 ||
+	    x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &p, sizeof(p)) == -1)
+		return -1;
+	return x_verdict(r, NF_ACCEPT);
 }
 
 /* Without neighbour discovery no IPv6 destination is reachable at all. */
@@ -810,12 +877,18 @@ ruleset_build(const struct enf_plan *plan, uid_t refresher_uid, char *err,
 			goto fail;
 	}
 
+	/* --init's gate in the pod: its sockets, anywhere (see the top) */
+	if (plan->gate_uid != 0 && rule_uid(rs, plan->gate_uid, NF_ACCEPT) == -1)
+		goto fail;
 	/* Resolvers first: before every accept that ignores the uid. */
 	for (i = 0; i < plan->nresolvers; i++)
 		if (rule_resolver(rs, &plan->resolvers[i], refresher_uid) == -1)
 			goto fail;
 	if (rule_loopback(rs) == -1)
 		goto fail;
+	for (i = 0; i < plan->nserve; i++)
+		if (rule_serve(rs, plan->serve[i]) == -1)
+			goto fail;
 	/* transparent / dns-gate: what the nat chain sent to the relay */
 	if (plan->ntports > 0 &&
 	    rule_relay_accept(rs, IPPROTO_TCP, plan->relay_port) == -1)
@@ -824,7 +897,7 @@ ruleset_build(const struct enf_plan *plan, uid_t refresher_uid, char *err,
 	    (rule_relay_accept(rs, IPPROTO_UDP, plan->relay_dns_port) == -1 ||
 	    rule_relay_accept(rs, IPPROTO_TCP, plan->relay_dns_port) == -1))
 		goto fail;
-	if (rule_established(rs) == -1)
+	if (plan->gate_uid == 0 && rule_established(rs) == -1)
 		goto fail;
 	for (i = 0; i < plan->ngates; i++) {
 		const struct enf_endpoint	*g = &plan->gates[i];
@@ -833,7 +906,12 @@ ruleset_build(const struct enf_plan *plan, uid_t refresher_uid, char *err,
 		    (uint8_t)g->proto, NULL, NF_ACCEPT) == -1)
 			goto fail;
 	}
-	if (plan->mode == ENF_MODE_DIRECT || enf_plan_uses_ipv6(plan)) {
+	/* other uids' packets never take the gate's flows (see the top) */
+	if (plan->gate_uid != 0 && (rule_uid(rs, plan->gate_uid,
+	    NF_DROP) == -1 || rule_established(rs) == -1))
+		goto fail;
+	if (plan->mode == ENF_MODE_DIRECT || enf_plan_uses_ipv6(plan) ||
+	    plan->gate_uid != 0) {
 		if (rule_ndisc(rs, 135) == -1 || rule_ndisc(rs, 136) == -1)
 			goto fail;
 	}

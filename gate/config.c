@@ -336,8 +336,9 @@ gate_reload(struct gate *g)
 	if ((p = load_policy(g->policy_dir, g->policy_name,
 	    g->cfg.policy_path, 1, why, sizeof(why))) == NULL) {
 		g->num->ctr.reload_failures += ONCE(g);
-		log_warnx("reload: refused: %s is invalid, keeping policy "
-		    "sha256:%.12s (%zu rule%s): %s", g->cfg.policy_path,
+		gate_reload_said(g, 0, "reload: refused: %s is invalid, "
+		    "keeping policy sha256:%.12s (%zu rule%s): %s",
+		    g->cfg.policy_path,
 		    policy_sha256(g->policy), policy_rule_count(g->policy),
 		    policy_rule_count(g->policy) == 1 ? "" : "s", why);
 		return -1;
@@ -345,15 +346,16 @@ gate_reload(struct gate *g)
 	if (g->cfg.users_path != NULL &&
 	    (u = load_users(g, p, 1, why, sizeof(why))) == NULL) {
 		g->num->ctr.reload_failures += ONCE(g);
-		log_warnx("reload: refused: users file %s: %s; keeping the "
-		    "old users and policies", g->cfg.users_path, why);
+		gate_reload_said(g, 0, "reload: refused: users file %s: %s; "
+		    "keeping the old users and policies", g->cfg.users_path,
+		    why);
 		policy_free(p);
 		return -1;
 	}
 	if (gate_dns_configure(g->dns, p) == -1) {
 		g->num->ctr.reload_failures += ONCE(g);
-		log_warnx("reload: refused: cannot apply the DNS settings of "
-		    "%s, keeping policy sha256:%.12s (%zu rule%s)",
+		gate_reload_said(g, 0, "reload: refused: cannot apply the DNS "
+		    "settings of %s, keeping policy sha256:%.12s (%zu rule%s)",
 		    g->cfg.policy_path, policy_sha256(g->policy),
 		    policy_rule_count(g->policy),
 		    policy_rule_count(g->policy) == 1 ? "" : "s");
@@ -363,13 +365,14 @@ gate_reload(struct gate *g)
 	}
 	policy_free(g->policy);
 	g->policy = p;
-	log_notice("reload: policy %s sha256:%.12s (%zu rule%s) applied",
-	    g->cfg.policy_path, policy_sha256(p), policy_rule_count(p),
-	    policy_rule_count(p) == 1 ? "" : "s");
+	gate_reload_said(g, 1, "reload: policy %s sha256:%.12s (%zu rule%s) "
+	    "applied", g->cfg.policy_path, policy_sha256(p),
+	    policy_rule_count(p), policy_rule_count(p) == 1 ? "" : "s");
 	if (u != NULL) {
 		gate_users_free(g->users);
 		g->users = u;
-		log_notice("reload: users %s: %zu user%s, %zu polic%s applied",
+		gate_reload_said(g, 1, "reload: users %s: %zu user%s, %zu "
+		    "polic%s applied",
 		    g->cfg.users_path, gate_users_count(u),
 		    gate_users_count(u) == 1 ? "" : "s", users_policies(u),
 		    users_policies(u) == 1 ? "y" : "ies");

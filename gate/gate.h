@@ -27,6 +27,8 @@
  *   control.c  the unix control socket ("status")
  *   metrics.c  --metrics: Prometheus text on GET /metrics; the counters
  *              of --workers in a shared mapping
+ *   health.c   /healthz and /readyz on the metrics listener (probes)
+ *   watch.c    --watch: a reload when the configuration's files change
  */
 #ifndef AISB_GATE_H
 #define AISB_GATE_H
@@ -53,6 +55,7 @@ struct gate_users;
 struct gate_control;
 struct gate_metrics;
 struct gate_dnsgate;
+struct gate_watch;
 
 /* Defaults; each is a command line option (see aisb-gate(8)). */
 #define GATE_DEFAULT_LISTEN		"127.0.0.1:3128"
@@ -176,6 +179,7 @@ struct gate_config {
 	unsigned		 dns_burst;	/* --dns-burst */
 	int			 learn;		/* --learn: names and ports are not
 						   refused; address checks stay */
+	int			 watch;		/* --watch: reload on a change */
 };
 
 struct gate_client;		/* per client address, for the per-client limit */
@@ -226,6 +230,7 @@ struct gate {
 	int			 users_dir;	/* --users: its folder */
 	const char		*users_name;
 	struct gate_dnsgate	*dnsgate;	/* AISB-DNS rate buckets; NULL: none yet */
+	struct gate_watch	*watch;		/* --watch, in worker 0; NULL: none */
 };
 
 /* conn.c */
@@ -279,6 +284,15 @@ size_t		 gate_dns_cached(struct gate_dns *, const char *name,
 size_t		 gate_dns_cache_size(const struct gate_dns *);
 /* where look-ups and cache hits are counted (NULL: nowhere) */
 void		 gate_dns_stats(struct gate_dns *, struct gate_stats *);
+/* does the resolver answer (health.c); see gate_dns_probe() */
+struct gate_dns_probe {
+	void		(*cb)(void *arg, int answered, const char *why);
+	void		*arg;
+	struct probe_query *q;		/* NULL when not waiting */
+};
+int		 gate_dns_probe(struct gate_dns *, struct gate_dns_probe *,
+		    void (*)(void *, int, const char *), void *arg);
+void		 gate_dns_probe_cancel(struct gate_dns_probe *);
 
 /* audit.c */
 struct gate_audit_rec {
@@ -327,6 +341,10 @@ void			 gate_audit_close(struct gate_audit *);
 void			 gate_audit_write(struct gate_audit *,
 			    const struct gate_audit_rec *, uint64_t *errors);
 size_t			 gate_json_str(char *buf, size_t len, const char *s);
+/* a reload's outcome: logged, and audited as event "reload" */
+void			 gate_reload_said(struct gate *, int applied,
+			    const char *, ...)
+			    __attribute__((format(printf, 3, 4)));
 
 /* record.c: the capture file of --record (see record.c) */
 struct gate_record	*gate_record_open(const char *path, uint64_t max);
@@ -389,6 +407,26 @@ void			 gate_metrics_close(struct gate_metrics *);
 void			 gate_metrics_decision(struct gate *, const char *,
 			    const char *);
 void			 gate_metrics_dns(struct gate_stats *, double, int);
+
+/* health.c: /healthz and /readyz on the metrics listener */
+struct gate_health;
+struct gate_health_wait {
+	TAILQ_ENTRY(gate_health_wait)	 entry;
+	struct gate_health		*h;	/* NULL when not waiting */
+	void				(*cb)(void *, int, const char *);
+	void				*arg;
+};
+struct gate_health	*gate_health_new(struct gate *);
+void			 gate_health_free(struct gate_health *);
+int			 gate_health_ready(struct gate_health *,
+			    struct gate_health_wait *,
+			    void (*)(void *, int, const char *), void *,
+			    char *, size_t);
+void			 gate_health_cancel(struct gate_health_wait *);
+
+/* watch.c: --watch, a reload when the configuration's files change */
+struct gate_watch	*gate_watch_open(struct gate *);
+void			 gate_watch_close(struct gate_watch *);
 
 /* dnsgate.c: the AISB-DNS entry's per-session rate buckets */
 void			 gate_dnsgate_free(struct gate *);

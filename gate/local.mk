@@ -7,7 +7,8 @@ GATE_SOURCES = \
 	gate/gate.h gate/http.h gate/tls.h gate/ctlcmd.h \
 	gate/config.c gate/proc.c gate/http.c gate/tls.c gate/dns.c \
 	gate/audit.c gate/auth.c gate/control.c gate/ctlcmd.c \
-	gate/metrics.c gate/users.c gate/sockaddr.c
+	gate/metrics.c gate/users.c gate/sockaddr.c gate/health.c \
+	gate/watch.c
 # The connection object, one struct gate_conn across the files of
 # gate/conn/ (conn-int.h): they call each other, and nothing else in the
 # tree may.

@@ -46,7 +46,7 @@ usage(void)
 "	[--no-splice] [--max-pipes n] [--workers n]\n"
 "	[--audit-failure deny|allow] [--metrics address:port]\n"
 "	[--users file] [--learn]\n"
-"	[--dns-rate n] [--dns-burst n]\n");
+"	[--dns-rate n] [--dns-burst n] [--watch]\n");
 	exit(EXIT_USAGE);
 }
 
@@ -182,6 +182,7 @@ enum {
 	OPT_DNS_RATE,
 	OPT_DNS_BURST,
 	OPT_LEARN,
+	OPT_WATCH,
 };
 
 static const struct option longopts[] = {
@@ -212,6 +213,7 @@ static const struct option longopts[] = {
 	{ "dns-rate",		required_argument, NULL, OPT_DNS_RATE },
 	{ "dns-burst",		required_argument, NULL, OPT_DNS_BURST },
 	{ "learn",		no_argument,	   NULL, OPT_LEARN },
+	{ "watch",		no_argument,	   NULL, OPT_WATCH },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ NULL,			0,		   NULL, 0 },
 };
@@ -356,6 +358,9 @@ parse_option(struct gate_config *cfg, int ch)
 		break;
 	case OPT_LEARN:
 		cfg->learn = 1;
+		break;
+	case OPT_WATCH:
+		cfg->watch = 1;
 		break;
 	default:
 		usage();

@@ -55,7 +55,8 @@ endif
 check_PROGRAMS += tests/integration/enforce_probe
 tests_integration_enforce_probe_SOURCES = tests/integration/enforce_probe.c
 
-EXTRA_DIST += tests/integration/enforce_netns.sh tests/integration/enforce_peer.py
+EXTRA_DIST += tests/integration/enforce_netns.sh tests/integration/enforce_peer.py \
+	tests/integration/enforce_lib.sh
 
 # issue 16: transparent capture, the relay and the real gate in namespaces.
 TESTS += tests/integration/enforce_transparent.sh
@@ -65,6 +66,11 @@ EXTRA_DIST += tests/integration/enforce_transparent.sh
 # (ld.so.preload, NSS, resolver files, LD_* and the like), strace.
 TESTS += tests/integration/enforce_image.sh
 EXTRA_DIST += tests/integration/enforce_image.sh
+
+# --init: the init container of a Kubernetes pod, its table alone
+# (gate-uid, serve, the refusals), in namespaces (issue 32).
+TESTS += tests/integration/enforce_init.sh
+EXTRA_DIST += tests/integration/enforce_init.sh
 
 # Direct mode's recorder: NFLOG to pcapng, read back with tshark.
 TESTS += tests/integration/enforce_record.sh
@@ -97,5 +103,6 @@ tests_fuzz_fuzz_plan_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_plan_LDADD = $(ENFORCE_LIBS)
 endif
 
-# aisb --net direct --record in a real podman session (AISB_E2E=1 only).
-EXTRA_DIST += tests/e2e/record_direct.sh
+# --net direct in real podman sessions, rootful and rootless, and the
+# supervisors out of the command's reach in every mode (AISB_E2E=1 only).
+EXTRA_DIST += tests/e2e/direct.sh

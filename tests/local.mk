@@ -13,8 +13,8 @@ TESTS += tests/e2e/identity.sh tests/e2e/image.sh tests/e2e/npm.sh \
 	tests/e2e/pip.sh tests/e2e/session.sh tests/e2e/seccomp.sh \
 	tests/e2e/hostca.sh tests/e2e/snapshot.sh tests/e2e/signals.sh \
 	tests/e2e/transparent.sh tests/e2e/record.sh tests/e2e/agent.sh \
-	tests/e2e/deny.sh tests/e2e/record_direct.sh tests/e2e/learn.sh \
-	tests/e2e/apt.sh tests/e2e/gitguard.sh \
+	tests/e2e/deny.sh tests/e2e/direct.sh tests/e2e/learn.sh \
+	tests/e2e/apt.sh tests/e2e/kube.sh tests/e2e/gitguard.sh \
 	tests/integration/enforce_netns.sh
 
 # Unit tests (cmocka), fuzz harnesses and benchmarks.  Integration and e2e
@@ -191,8 +191,16 @@ check-agents: all
 # An agent recipe in real sessions: the merged policy the gate enforces,
 # setenv in the command's environment (AISB_E2E=1).
 EXTRA_DIST += tests/e2e/agent.sh
+# The Kubernetes manifests of contrib/kube/ against the tree's build: the
+# image, its programs, mounts, ports, uids; aisb-gate -n and aisb-enforce
+# --init -n on what they are given (issue 32)
+TESTS += tests/cli/kube_manifests.sh
+EXTRA_DIST += tests/cli/kube_manifests.sh tests/cli/kube_manifests.py
 # --learn: aisb policy suggest over learning logs, --learn's refusals (learn)
 TESTS += tests/cli/learn_suggest.sh
 EXTRA_DIST += tests/cli/learn_suggest.sh
 # --learn end to end: a learning session, suggest, the suggestion used (learn)
 EXTRA_DIST += tests/e2e/learn.sh
+# The sidecar pattern of contrib/kube/ played by podman kube play: the
+# init container's table, the gate, the ConfigMap's swap (issue 32)
+EXTRA_DIST += tests/e2e/kube.sh

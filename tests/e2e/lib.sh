@@ -31,6 +31,18 @@
 # builds anything else as it would without a seed; a seed build that
 # fails is left to the test's own first session to show.
 #
+#   e2e_user NAME
+#
+# (after the root sessions that built the images it needs): an ordinary
+# user NAME<pid> for rootless sessions, its subordinate ids from useradd,
+# /dev/net/tun opened to it (slirp4netns opens it as the user), an
+# overlay store (a new user's is vfs here: seconds a container), aisb's
+# binaries in its ~/bin, and the aisb images of the test's store handed
+# over (podman save and load keep the ids the tags hash: nothing is
+# rebuilt).  Sets e2e_uid and e2e_home; as_user CMD... runs CMD as that
+# user in a clean environment.  The EXIT trap removes the user, its
+# processes and its store.
+#
 #   ok [MSG]  bad MSG  check MSG GOT WANT     count into $pass and $fail
 # shellcheck shell=bash
 
@@ -92,6 +104,7 @@ e2e_cleanup() {
 	if declare -F e2e_cleanup_more >/dev/null; then
 		e2e_cleanup_more || true
 	fi
+	e2e_user_remove || true
 	e2e_tun_close || true
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
@@ -188,4 +201,52 @@ e2e_seed_save() {
 		    mv "$e2e_seed/base.tar.$$" "$e2e_seed/base.tar"
 	) 9>"$e2e_seed/lock"
 	rm -f "$e2e_seed/base.tar.$$"
+}
+
+e2e_user_name= e2e_uid= e2e_home=
+e2e_user() {
+	local i bin imgs
+
+	bin=$(dirname "${aisb:?}")
+	e2e_user_name=$1$$
+	# other suites add and remove users alongside: /etc/passwd may be locked
+	for i in $(seq 40); do
+		useradd -m -s /bin/bash "$e2e_user_name" 2>"$tmp/useradd.err" && break
+		grep -q 'cannot lock' "$tmp/useradd.err" || {
+			cat "$tmp/useradd.err" >&2; return 1; }
+		sleep 0.5
+	done
+	e2e_uid=$(id -u "$e2e_user_name")
+	e2e_home=$(getent passwd "$e2e_user_name" | cut -d: -f6)
+	e2e_tun_open
+	install -d -m 0755 -o "$e2e_user_name" -g "$e2e_user_name" \
+	    "$e2e_home/bin" "$e2e_home/.config" "$e2e_home/.config/containers"
+	printf '[storage]\ndriver = "overlay"\n' \
+	    >"$e2e_home/.config/containers/storage.conf"
+	install -m 0755 "$bin/aisb" "$bin/aisb-gate" "$bin/aisb-enforce" \
+	    "$e2e_home/bin/"
+	install -m 0644 "$bin/aisb-seccomp.json" "$e2e_home/bin/"
+	mapfile -t imgs < <(podman images --filter label=io.aisb.managed=1 \
+	    --format '{{.Repository}}:{{.Tag}}')
+	podman save -q -m -o "$e2e_home/img.tar" "${imgs[@]}"
+	chown "$e2e_user_name" "$e2e_home/img.tar"
+	as_user podman load -q -i "$e2e_home/img.tar" >/dev/null
+	rm -f "$e2e_home/img.tar"
+}
+
+as_user() {
+	runuser -u "$e2e_user_name" -- env -i HOME="$e2e_home" \
+	    USER="$e2e_user_name" LOGNAME="$e2e_user_name" \
+	    PATH="$e2e_home/bin:/usr/local/bin:/usr/bin:/bin" "$@"
+}
+
+# The user e2e_user made: its processes, rootless store and home.
+e2e_user_remove() {
+	[ -n "$e2e_uid" ] || return 0
+	pkill -KILL -u "$e2e_uid" 2>/dev/null || true
+	sleep 0.5
+	userdel -r "$e2e_user_name" >/dev/null 2>&1 || true
+	rm -rf "/tmp/podman-run-$e2e_uid" "/tmp/containers-user-$e2e_uid" \
+	    "/tmp/run-$e2e_uid" /tmp/aisb-image-"$e2e_uid"-*.lock 2>/dev/null
+	e2e_uid=
 }
