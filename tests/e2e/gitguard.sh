@@ -24,7 +24,7 @@
 # --net none: nothing talks to any network (an ssh fetch to 127.0.0.1:1
 # on the host is refused at once).  Needs root, podman, mmdebstrap, git
 # and AISB_E2E=1 (tests/run.sh sets it).  Everything it makes is removed
-# by the EXIT trap (tests/e2e/lib.sh; e2e_cleanup_more for the test user).
+# by the EXIT trap (tests/e2e/lib.sh, which makes and removes the test user).
 set -euo pipefail
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -43,17 +43,6 @@ ptyask=$(cd "$top_srcdir" && pwd)/tests/e2e/ptyask.py
 e2e_init gitguard
 e2e_seed_image git
 user=aisbgg$$
-uid=
-e2e_cleanup_more() {
-	if [ -n "$uid" ]; then
-		pkill -KILL -u "$uid" 2>/dev/null || true
-		sleep 0.5
-		userdel -r "$user" >/dev/null 2>&1 || true
-		rm -rf "/tmp/podman-run-$uid" "/tmp/containers-user-$uid" \
-		    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null || true
-	fi
-	return 0
-}
 
 printf 'version: 1\nallow:\n  - host: allowed.test\n' >"$tmp/policy.yaml"
 chmod 0644 "$tmp/policy.yaml"
@@ -323,30 +312,8 @@ grep -q '^aisb:   A notes.txt  \[!\] protected' "$tmp/err" && ok ||
     bad "protect: notes.txt not listed: $(cat "$tmp/err")"
 
 # --- 2. an ordinary user, rootless podman, in that user's 0700 repository
-for i in $(seq 40); do
-	useradd -m -s /bin/bash "$user" 2>"$tmp/useradd.err" && break
-	grep -q 'cannot lock' "$tmp/useradd.err" || { cat "$tmp/useradd.err" >&2; exit 1; }
-	sleep 0.5
-done
-uid=$(id -u "$user")
-home=$(getent passwd "$user" | cut -d: -f6)
-e2e_tun_open		# the host check asks for it, whatever the network
-install -d -m 0755 -o "$user" -g "$user" "$home/bin" "$home/.config" \
-    "$home/.config/containers"
-printf '[storage]\ndriver = "overlay"\n' >"$home/.config/containers/storage.conf"
-chown "$user:$user" "$home/.config/containers/storage.conf"
-install -m 0755 "$build/aisb" "$build/aisb-gate" "$build/aisb-enforce" "$home/bin/"
-install -m 0644 "$build/aisb-seccomp.json" "$home/bin/"
+e2e_user "$user"
 install -m 0644 -o "$user" "$tmp/policy.yaml" "$home/policy.yaml"
-mapfile -t imgs < <(podman images --filter label=io.aisb.managed=1 --format '{{.Repository}}:{{.Tag}}')
-podman save -q -m -o "$home/img.tar" "${imgs[@]}"
-chown "$user" "$home/img.tar"
-as_user() {
-	runuser -u "$user" -- env -i HOME="$home" USER="$user" LOGNAME="$user" \
-	    PATH="$home/bin:/usr/local/bin:/usr/bin:/bin" "$@"
-}
-as_user podman load -q -i "$home/img.tar" >/dev/null
-rm -f "$home/img.tar"
 run_as=(as_user)
 owner=$user
 policy=$home/policy.yaml
