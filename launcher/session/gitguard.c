@@ -1,7 +1,7 @@
 /*
  * Git in a bind session (gitguard.h): the plan of the private git
- * folders, their making, their mounts, and the files of git's own work
- * written back at the end.  Every path on the host is opened through
+ * folders, their making and their mounts (the end is gitback.c's and
+ * gitoffer.c's).  Every path on the host is opened through
  * snap/fs.h, which never goes through a link (the command may have
  * planted one anywhere in the workspace and in the private folders):
  * ws and the session folder are real paths.
@@ -210,10 +210,24 @@ copy_entry(struct plan *p, size_t repo, const char *rel, const char *name,
 {
 	struct gg_node	*n;
 
+	char		 host[PATH_MAX], real[PATH_MAX];
+	size_t		 k = strlen(p->g->ws);
+
 	if (st->type != SNAP_FS_FILE && st->type != SNAP_FS_LINK)
 		return 0;		/* a fifo, a socket: nothing of git's */
 	if ((n = add_node(p, st->type == SNAP_FS_FILE ? GG_COPY : GG_LINK,
 	    rel, repo)) == NULL)
+		return -1;
+	/*
+	 * A link (.git/hooks -> ../githooks, a config kept in the tree):
+	 * the copy points where the host's does, which in the workspace the
+	 * command could write, and the host's git would then read or run:
+	 * its target is read-only inside.
+	 */
+	if (st->type == SNAP_FS_LINK && gg_path(host, p->g->ws, rel) == 0 &&
+	    realpath(host, real) != NULL && strncmp(real, p->g->ws, k) == 0 &&
+	    real[k] == '/' && add_node(p, GG_RO, real + k + 1,
+	    (size_t)-1) == NULL)
 		return -1;
 	n->back = top && st->type == SNAP_FS_FILE && snap_git_back_name(name);
 	n->mode = st->mode;

@@ -28,7 +28,14 @@ launch_mounts_add(struct launch_mounts *m, const char *src, const char *dst,
     int ro)
 {
 	struct launch_mount	*nv;
+	size_t			 i;
 
+	/* one mount per place (podman refuses two): read-only wins */
+	for (i = 0; i < m->n; i++)
+		if (strcmp(m->v[i].dst, dst) == 0) {
+			m->v[i].ro |= ro;
+			return 0;
+		}
 	if (m->n == m->cap) {
 		m->cap = m->cap == 0 ? 16 : m->cap * 2;
 		if ((nv = reallocarray(m->v, m->cap, sizeof(*nv))) == NULL)

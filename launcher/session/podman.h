@@ -42,7 +42,8 @@ struct launch_mounts {
 	size_t			 n, cap;
 };
 
-/* 0, or -1 (memory). */
+/* 0, or -1 (memory).  A second mount at dst is none: the first stays,
+ * made read-only when either is. */
 int	 launch_mounts_add(struct launch_mounts *, const char *src,
 	    const char *dst, int ro);
 void	 launch_mounts_free(struct launch_mounts *);

@@ -477,6 +477,29 @@ hooks_path(void **state)
 	launch_wsscan_free(&s);
 }
 
+/* A link in a git folder (.git/hooks -> ../githooks): its target in the
+ * work tree is read-only inside, and the link is copied. */
+static void
+hooks_link(void **state)
+{
+	struct launch_wsscan	 s;
+	struct launch_mounts	 m;
+	struct launch_gitguard	*g;
+	const struct launch_mount *x;
+
+	(void)state;
+	assert_int_equal(rename(at(ws, ".git/hooks"), at(ws, "githooks")), 0);
+	assert_int_equal(symlink("../githooks", at(ws, ".git/hooks")), 0);
+	g = plan(&s, &m);
+	assert_non_null(x = mount_at(&m, "githooks"));
+	assert_string_equal(x->src, "/SRC/githooks");
+	assert_int_equal(x->ro, 1);
+	assert_null(mount_at(&m, ".git/hooks"));	/* a link, copied */
+	launch_mounts_free(&m);
+	launch_gitguard_free(g);
+	launch_wsscan_free(&s);
+}
+
 int
 main(void)
 {
@@ -487,6 +510,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(conflict, setup, teardown),
 		cmocka_unit_test_setup_teardown(walk, setup, teardown),
 		cmocka_unit_test_setup_teardown(hooks_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(hooks_link, setup, teardown),
 	};
 
 	if (access("/usr/bin/git", X_OK) != 0) {
