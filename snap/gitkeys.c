@@ -196,13 +196,16 @@ struct san {
 static void
 add_url(struct buf *b, const char *v)
 {
-	const char	*sch, *at, *sl;
+	const char	*sch, *at, *sl, *q;
 
 	if ((sch = strstr(v, "://")) != NULL) {
 		sch += 3;
-		at = strchr(sch, '@');
-		sl = strchr(sch, '/');
-		if (at != NULL && (sl == NULL || at < sl)) {
+		/* the last '@' of the authority: a password may hold one */
+		sl = sch + strcspn(sch, "/");
+		for (at = NULL, q = sch; q < sl; q++)
+			if (*q == '@')
+				at = q;
+		if (at != NULL) {
 			buf_add(b, v, (size_t)(sch - v));
 			v = at + 1;
 		}

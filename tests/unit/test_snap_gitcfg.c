@@ -173,6 +173,7 @@ sanitized(void **state)
 	    "\thooksPath = .husky\n\tsshCommand = evil\n"
 	    "[remote \"or \\\"x\\\"\"]\n"
 	    "\turl = https://user:s3cret@example.org/r\n"
+	    "\turl = https://user:pa@ss@example.net/r\n"
 	    "\tpushurl = \"ext::sh -c 'a # b'\"\n"
 	    "\tuploadpack = evil\n"
 	    "\tfetch = +refs/heads/*:refs/remotes/o/*\n"
@@ -189,11 +190,13 @@ sanitized(void **state)
 	assert_string_equal(s,
 	    "core|-|repositoryformatversion=0\n"
 	    "remote|or \"x\"|url=https://example.org/r\n"
+	    "remote|or \"x\"|url=https://example.net/r\n"
 	    "remote|or \"x\"|pushurl=ext::sh -c 'a # b'\n"
 	    "remote|or \"x\"|fetch=+refs/heads/*:refs/remotes/o/*\n"
 	    "branch|main|remote=origin\n"
 	    "branch|main|merge=refs/heads/main\n");
 	assert_null(strstr(clean, "s3cret"));
+	assert_null(strstr(clean, "ss@"));
 	assert_null(strstr(clean, "evil"));
 	free(s);
 	free(clean);
