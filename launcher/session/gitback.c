@@ -9,8 +9,9 @@
  *
  * A file goes back the way git writes it: NAME.lock made next to it
  * (O_EXCL: a git running on the host meanwhile holds it, and the file
- * is kept instead), written, synced, given the owner and mode of the
- * file it replaces, renamed over it.  Never through a link: the command
+ * is kept instead), the host's file checked with the lock held, written,
+ * synced, given the owner and mode of the file it replaces, renamed over
+ * it.  Never through a link: the command
  * may have planted links anywhere in the workspace and in the private
  * folders (snap/fs.h refuses a link on the way).
  */
@@ -68,20 +69,21 @@ node_at(const struct launch_gitguard *g, size_t k, const char *rel)
 }
 
 int
-gg_put(const char *priv, const char *host, uint32_t mode, uint32_t uid,
-    uint32_t gid, char *err, size_t errlen)
+gg_put(const char *priv, const char *host, const struct gg_ident *want,
+    uint32_t mode, uint32_t uid, uint32_t gid, char *err, size_t errlen)
 {
 	struct snap_file	*in = NULL, *out = NULL;
+	struct snap_stat	 st;
 	char			 lock[PATH_MAX + 8], buf[65536];
 	long			 k = 0;
-	int			 rc = -1, made = 0;
+	int			 rc = -1, made = 0, at;
 
 	if (snprintf(lock, sizeof(lock), "%s.lock", host) >=
 	    (int)sizeof(lock)) {
 		snprintf(err, errlen, "path too long");
 		return -1;
 	}
-	if ((in = snap_fs_open_read(priv)) == NULL) {
+	if (priv != NULL && (in = snap_fs_open_read(priv)) == NULL) {
 		snprintf(err, errlen, "%s", strerror(errno));
 		goto out;
 	}
@@ -91,6 +93,22 @@ gg_put(const char *priv, const char *host, uint32_t mode, uint32_t uid,
 		goto out;
 	}
 	made = 1;
+	/* with the lock held, no git of the host's changes it: still the
+	 * one copied (or still none)? */
+	at = snap_fs_lstat(host, &st) == 0;
+	if (want != NULL ? !at || st.type != SNAP_FS_FILE || !gg_same(want,
+	    &st) : at) {
+		rc = 1;
+		goto out;
+	}
+	if (priv == NULL) {
+		if (snap_fs_unlink(host) == -1 && errno != ENOENT) {
+			snprintf(err, errlen, "%s", strerror(errno));
+			goto out;
+		}
+		rc = 0;
+		goto out;
+	}
 	while ((k = snap_fs_read(in, buf, sizeof(buf))) > 0)
 		if (snap_fs_write(out, buf, (size_t)k) == -1)
 			break;
@@ -124,44 +142,36 @@ out:
 /*
  * One file of git's own work back: n the node copied at the start, or
  * NULL for one the command made; gone: the command removed it.  The
- * host's must still be what was copied (or still absent).
+ * host's must still be what was copied (or still absent), which gg_put
+ * checks with the lock held.
  */
 static void
 back_one(struct launch_gitguard *g, const struct gg_repo *r,
     const struct gg_node *n, const char *rel, const char *priv, int gone,
     struct notes *t)
 {
-	struct snap_stat	 st;
 	char			 host[PATH_MAX], err[256];
-	int			 at;
+	int			 rc;
 
 	if (gg_path(host, g->ws, rel) == -1)
 		return;
-	at = snap_fs_lstat(host, &st) == 0;
-	if (n != NULL ? !at || st.type != SNAP_FS_FILE || !gg_same(&n->host,
-	    &st) : at) {
-		fputs("aisb: git: ", stderr);
-		snap_print_name(stderr, rel);
+	err[0] = '\0';
+	rc = gg_put(gone ? NULL : priv, host, n != NULL ? &n->host : NULL,
+	    n != NULL ? n->mode & 0666 : 0644, n != NULL ? n->uid : r->uid,
+	    n != NULL ? n->gid : r->gid, err, sizeof(err));
+	if (rc == 0)
+		return;
+	t->kept = 1;
+	fputs("aisb: git: ", stderr);
+	snap_print_name(stderr, rel);
+	if (rc == 1)
 		fputs(" changed on the host during the session: yours is "
 		    "kept, the session's is ", stderr);
-		snap_print_name(stderr, priv);
-		fputc('\n', stderr);
-		t->kept = 1;
-		return;
-	}
-	err[0] = '\0';
-	if (gone ? snap_fs_unlink(host) == -1 && errno != ENOENT :
-	    gg_put(priv, host, n != NULL ? n->mode & 0666 : 0644, n != NULL ?
-	    n->uid : r->uid, n != NULL ? n->gid : r->gid, err,
-	    sizeof(err)) == -1) {
-		fputs("aisb: git: ", stderr);
-		snap_print_name(stderr, rel);
+	else
 		fprintf(stderr, " not written back (%s): the session's is ",
-		    err[0] != '\0' ? err : strerror(errno));
-		snap_print_name(stderr, priv);
-		fputc('\n', stderr);
-		t->kept = 1;
-	}
+		    err);
+	snap_print_name(stderr, priv);
+	fputc('\n', stderr);
 }
 
 /* rel is the config of its repository (offered, not noted). */

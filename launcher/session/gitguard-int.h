@@ -78,12 +78,15 @@ int	 gg_same(const struct gg_ident *a, const struct snap_stat *st);
  * 0, or -1. */
 int	 gg_hash(const char *path, char *sha);
 /*
- * The file at priv written over host as git writes it: host.lock made
- * (O_EXCL: a git at work there holds it), synced, given mode and
- * uid:gid, renamed over host.  0, or -1 with err.
+ * The file at priv (NULL: none, host removed) written over host as git
+ * writes it: host.lock made (O_EXCL: a git at work there holds it), the
+ * host's file then checked against want (NULL: there must be none),
+ * written, synced, given mode and uid:gid, renamed over host.  0; 1 when
+ * host is not what want says (nothing written); -1 with err.
  */
-int	 gg_put(const char *priv, const char *host, uint32_t mode,
-	    uint32_t uid, uint32_t gid, char *err, size_t errlen);
+int	 gg_put(const char *priv, const char *host, const struct gg_ident *want,
+	    uint32_t mode, uint32_t uid, uint32_t gid, char *err,
+	    size_t errlen);
 /* ws/rel (or priv/...) into out[PATH_MAX]; -1 when too long. */
 int	 gg_path(char *out, const char *a, const char *b);
 /* The private path of node n into out[PATH_MAX]. */

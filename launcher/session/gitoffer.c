@@ -336,7 +336,7 @@ apply_keys(const struct launch_gitguard *g, size_t k, const struct offer *o,
 	static char	 env2[] = "GIT_CONFIG_GLOBAL=/dev/null";
 	static char	 env3[] = "LC_ALL=C";
 	const struct gg_repo	*r = &g->repos[k];
-	struct snap_stat	 st, now;
+	struct snap_stat	 st;
 	struct gg_ident		 id;
 	char			 tmp[PATH_MAX], ceil[PATH_MAX + 32];
 	char			 home[PATH_MAX + 8], err[512], *argv[12];
@@ -391,15 +391,13 @@ apply_keys(const struct launch_gitguard *g, size_t k, const struct offer *o,
 		id.mtime_ns = st.mtime_ns;
 		id.ctime_ns = st.ctime_ns;
 	}
-	if (at ? snap_fs_lstat(cfg, &now) == -1 || !gg_same(&id, &now) :
-	    snap_fs_lstat(cfg, &now) == 0) {
+	rc = gg_put(tmp, cfg, at ? &id : NULL, at ? st.mode & 0666 : 0644,
+	    at ? st.uid : r->uid, at ? st.gid : r->gid, err, sizeof(err));
+	if (rc == 1) {
 		fputs("aisb: git: your config changed meanwhile: nothing "
 		    "written\n", stderr);
-		goto out;
-	}
-	rc = gg_put(tmp, cfg, at ? st.mode & 0666 : 0644, at ? st.uid :
-	    r->uid, at ? st.gid : r->gid, err, sizeof(err));
-	if (rc == -1)
+		rc = -1;
+	} else if (rc == -1)
 		fprintf(stderr, "aisb: git: your config: %s\n", err);
 out:
 	free(text);

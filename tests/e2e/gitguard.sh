@@ -12,7 +12,7 @@
 # include.path, credential.helper, a submodule's hook and config, a
 # worktree's config.worktree, a .git file pointed elsewhere) the host's
 # git then runs status, add, commit, a fetch from a local bare repository,
-# credential fill and an ssh fetch, and no marker file the planted
+# a checkout in the submodule, credential fill and an ssh fetch, and no marker file the planted
 # command would make appears.  Ordinary git work inside (commit, branch,
 # checkout -b, remote add, fetch from a bare repository mounted with
 # --mount, push -u into a bare one in the workspace) is on the host
@@ -144,6 +144,7 @@ host_git() {
 	 G -C "$w" commit -qm host >/dev/null 2>&1 || true
 	 G -C "$w" fetch -q "$t/remote.git" >/dev/null 2>&1 || true
 	 G -C "$w/sub" status >/dev/null 2>&1 || true
+	 G -C "$w/sub" checkout -q --detach >/dev/null 2>&1 || true
 	 G -C "$w/wt" status >/dev/null 2>&1 || true
 	 printf 'protocol=https\nhost=example.org\n\n' | "${run_as[@]}" env \
 	     GIT_TERMINAL_PROMPT=0 git -C "$w" credential fill >/dev/null 2>&1 || true
