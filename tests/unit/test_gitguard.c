@@ -216,25 +216,36 @@ mounts(void **state)
 	launch_wsscan_free(&s);
 }
 
-/* Runs launch_gitguard_end with its stderr into errf: what it said. */
-static char *
-end(struct launch_gitguard *g)
+/* stderr into errf (on 1) and back (on 0): what was said, after 0. */
+static const char *
+capture(int on)
 {
 	static char	 said[65536];
-	int	 fd, saved;
+	static int	 saved = -1;
+	int		 fd;
 
 	fflush(stderr);
-	saved = dup(2);
-	fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	assert_true(fd != -1 && saved != -1);
-	dup2(fd, 2);
-	close(fd);
-	launch_gitguard_end(g, "test", LAUNCH_APPLY_NEVER);
-	fflush(stderr);
+	if (on) {
+		saved = dup(2);
+		fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		assert_true(fd != -1 && saved != -1);
+		dup2(fd, 2);
+		close(fd);
+		return NULL;
+	}
 	dup2(saved, 2);
 	close(saved);
 	snprintf(said, sizeof(said), "%s", slurp(errf));
 	return said;
+}
+
+/* Runs launch_gitguard_end: what it said. */
+static const char *
+end(struct launch_gitguard *g)
+{
+	capture(1);
+	launch_gitguard_end(g, "test", LAUNCH_APPLY_NEVER);
+	return capture(0);
 }
 
 /*
@@ -393,19 +404,12 @@ walk(void **state)
 	put(at(ws, "Makefile"), "all:\n\ttouch ran\n");
 	put(at(ws, "secret.txt"), "x\n");
 	GIT(ws, "init", "-q", "planted");
-	fflush(stderr);
 	{
-		int	 fd, saved = dup(2);
 		const char *said;
 
-		fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		dup2(fd, 2);
-		close(fd);
+		capture(1);
 		launch_protect_report(&s, NULL, ws, pat, 2);
-		fflush(stderr);
-		dup2(saved, 2);
-		close(saved);
-		said = slurp(errf);
+		said = capture(0);
 		assert_non_null(strstr(said, "A .envrc  [!] direnv"));
 		assert_non_null(strstr(said, "M Makefile  [!] make"));
 		assert_non_null(strstr(said, "A secret.txt  [!] protected"));
@@ -435,7 +439,6 @@ hooks_path(void **state)
 	struct launch_mounts	 m;
 	char			 err[1024];
 	size_t			 i;
-	int			 fd, saved;
 	const char		*said;
 
 	(void)state;
@@ -461,16 +464,9 @@ hooks_path(void **state)
 	launch_mounts_free(&m);
 
 	put(at(ws, "shared.gitconfig"), "[core]\n\tfsmonitor = evil\n");
-	fflush(stderr);
-	saved = dup(2);
-	fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	dup2(fd, 2);
-	close(fd);
+	capture(1);
 	launch_protect_report(&s, &gp, ws, NULL, 0);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	said = slurp(errf);
+	said = capture(0);
 	assert_non_null(strstr(said, "A shared.gitconfig  [!] git reads it "
 	    "as config"));
 	launch_gitpaths_free(&gp);
