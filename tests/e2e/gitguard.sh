@@ -242,7 +242,7 @@ rc=0; (cd "$tmp/r/ws" && "$aisb" --net none --policy "$policy" "${pkgs[@]}" -- \
     >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 check "home: direct session" "$rc" 0
 check "home: apart" "$(cat "$tmp/out")" apart
-sd=$(ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | head -1)
+sd=$(ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | awk 'NR == 1')
 case $(awk '$1 == "home_volume" && NF == 2 { print $2 }' "$sd/record") in
 aisb-home-????????????-direct) ok ;;
 *) bad "home: name: $(grep home_volume "$sd/record")" ;;
