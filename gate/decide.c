@@ -118,6 +118,9 @@ reason_token(enum policy_reason r)
 	case POLICY_R_HOST_NOT_ALLOWED:	return "host_not_allowed";
 	case POLICY_R_PORT_NOT_ALLOWED:	return "port_not_allowed";
 	case POLICY_R_ADDR_CLASS:	return "address_denied";
+	case POLICY_R_REQUEST_DENIED:	return "request_denied";
+	case POLICY_R_REQUEST_NOT_ALLOWED: return "request_not_allowed";
+	case POLICY_R_REQUEST_BAD_PATH:	return "bad_path";
 	}
 	return "denied";
 }

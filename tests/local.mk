@@ -34,6 +34,12 @@ tests_unit_test_policy_LDADD = $(UNIT_LDADD)
 tests_unit_test_target_SOURCES = tests/unit/test_target.c
 tests_unit_test_target_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_target_LDADD = $(UNIT_LDADD)
+# issue 29: inspected hosts' keys, request decisions, fixes, identity
+check_PROGRAMS += tests/unit/test_policy_inspect
+TESTS += tests/unit/test_policy_inspect
+tests_unit_test_policy_inspect_SOURCES = tests/unit/test_policy_inspect.c
+tests_unit_test_policy_inspect_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_policy_inspect_LDADD = $(UNIT_LDADD)
 # fstat(2) failing after open(2): wrapped at link time
 check_PROGRAMS += tests/unit/test_policy_fault
 TESTS += tests/unit/test_policy_fault
