@@ -24,6 +24,10 @@
  *   metrics.c  --metrics: Prometheus text on GET /metrics; the counters
  *              of --workers in a shared mapping
  *   dnsgate.c  AISB-DNS: DNS over the proxy port, answered from the policy
+ *   inspect.c  inspected hosts: TLS terminated both ways, then each HTTP
+ *              request decided and its secrets added (inspect_http.c,
+ *              inject.c); mint.c the CA and its leaves, secrets.c the
+ *              secrets from --secrets-fd
  */
 #ifndef AISB_GATE_H
 #define AISB_GATE_H
@@ -50,6 +54,9 @@ struct gate_users;
 struct gate_control;
 struct gate_metrics;
 struct gate_dnsgate;
+struct gate_inspect;
+struct gate_ca;
+struct gate_secrets;
 
 /* Defaults; each is a command line option (see aisb-gate(8)). */
 #define GATE_DEFAULT_LISTEN		"127.0.0.1:3128"
@@ -107,6 +114,10 @@ struct gate_counters {
 	uint64_t	 dns_q_ratelimited;	/* REFUSED: over the rate bound */
 	uint64_t	 dns_q_error;		/* FORMERR, NOTIMP, BADVERS, class */
 	uint64_t	 transparent;		/* AISB-TRANSPARENT heads accepted */
+	/* inspected hosts (inspect.c) */
+	uint64_t	 inspected;		/* connections with both TLS legs */
+	uint64_t	 insp_requests;		/* requests on them, one audit line each */
+	uint64_t	 insp_refused;		/* ... that the gate answered itself */
 };
 
 /*
@@ -114,7 +125,7 @@ struct gate_counters {
  * worker counts into its own; a scrape sums them.
  */
 enum { GATE_DEC_ALLOW, GATE_DEC_DENY, GATE_DEC_ERROR, GATE_DEC_N };
-#define GATE_REASONS_MAX	24	/* reason tokens (metrics.c), "other" last */
+#define GATE_REASONS_MAX	32	/* reason tokens (metrics.c), "other" last */
 #define GATE_DNS_BUCKETS	13	/* look-up histogram, +Inf included */
 
 struct gate_stats {
@@ -173,6 +184,11 @@ struct gate_config {
 	unsigned		 dns_burst;	/* --dns-burst */
 	int			 learn;		/* --learn: names and ports are not
 						   refused; address checks stay */
+	/* inspected hosts (inspect.c) */
+	const char		*ca_key;	/* --ca-key; NULL: a session CA */
+	const char		*ca_out;	/* --ca-out; NULL: none */
+	const char		*upstream_ca;	/* --upstream-ca; NULL: none */
+	int			 secrets_fd;	/* --secrets-fd; -1: none */
 };
 
 struct gate_client;		/* per client address, for the per-client limit */
@@ -223,6 +239,7 @@ struct gate {
 	int			 users_dir;	/* --users: its folder */
 	const char		*users_name;
 	struct gate_dnsgate	*dnsgate;	/* AISB-DNS rate buckets; NULL: none yet */
+	struct gate_inspect	*insp;		/* the CA, TLS contexts, secrets */
 };
 
 /* conn.c */
@@ -309,6 +326,13 @@ struct gate_audit_rec {
 	int		 learn;		/* --learn: "learn":true */
 	const char	*would;		/* --learn: the reason token the policy
 					   would have decided with; NULL: none */
+	/* inspected connections (inspect.c); NULL / 0: not written */
+	int		 inspect;	/* "inspect":true */
+	const char	*path;		/* event "request": the path, no query */
+	const char	*entry;		/* the requests: entry that decided */
+	const char	*inject;	/* the secrets added, comma-separated */
+	const char	*placeholder;	/* secrets whose placeholder went to a
+					   host they do not belong to */
 };
 
 struct gate_audit	*gate_audit_open(const char *path);
@@ -387,5 +411,45 @@ void			 gate_metrics_dns(struct gate_stats *, double, int);
 
 /* dnsgate.c: the AISB-DNS entry's per-session rate buckets */
 void			 gate_dnsgate_free(struct gate *);
+
+/* inspect.c: the gate's inspection: CA, TLS contexts, secrets */
+int			 gate_inspect_init(struct gate *);
+void			 gate_inspect_free(struct gate *);
+/* the CA's certificate, PEM (control "ca"); NULL: none */
+char			*gate_inspect_ca_pem(struct gate *, size_t *);
+
+/* mint.c: the CA of inspected connections and its leaf certificates */
+struct gate_ca		*gate_ca_new(char *err, size_t errlen);
+struct gate_ca		*gate_ca_load(const char *path, int *loose, char *err,
+			    size_t errlen);
+void			 gate_ca_free(struct gate_ca *);
+int			 gate_ca_write(const struct gate_ca *, const char *path,
+			    char *err, size_t errlen);
+char			*gate_ca_pem(const struct gate_ca *, size_t *lenp);
+size_t			 gate_ca_cached(const struct gate_ca *);
+
+/* secrets.c: --secrets-fd (see the comment at its top for the format) */
+#define SECRETS_MAX		32
+#define SECRETS_MAX_VALUE	4096
+#define SECRETS_MIN_PLACEHOLDER	16
+#define SECRETS_MAX_PLACEHOLDER	128
+#define SECRETS_MAX_FILE	(160 * 1024)
+struct gate_secret {
+	const char	*name;
+	size_t		 namelen;
+	const char	*placeholder;
+	size_t		 plen;
+	const char	*value;
+	size_t		 vlen;
+};
+struct gate_secrets	*gate_secrets_parse(const char *buf, size_t len,
+			    char *err, size_t errlen);
+struct gate_secrets	*gate_secrets_read(int fd, char *err, size_t errlen);
+void			 gate_secrets_free(struct gate_secrets *);
+size_t			 gate_secrets_count(const struct gate_secrets *);
+const struct gate_secret *gate_secrets_at(const struct gate_secrets *,
+			    size_t);
+const struct gate_secret *gate_secrets_find(const struct gate_secrets *,
+			    const char *name);
 
 #endif /* AISB_GATE_H */

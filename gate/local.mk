@@ -12,12 +12,17 @@ GATE_SOURCES = \
 # issue 16: the AISB-DNS entry
 GATE_SOURCES += gate/dnsgate.c
 GATE_SOURCES += gate/transparent.c
-GATE_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(CARES_CFLAGS) $(CRYPTO_CFLAGS)
+# issue 29: inspected hosts: TLS terminated, requests decided, secrets added
+GATE_SOURCES += gate/inspect-int.h gate/inspect.c gate/inspect_http.c \
+	gate/inject.h gate/inject.c gate/mint.c gate/secrets.c
+GATE_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(LIBEVENT_OPENSSL_CFLAGS) \
+	$(CARES_CFLAGS) $(CRYPTO_CFLAGS) $(SSL_CFLAGS)
 noinst_LIBRARIES += gate/libaisbgate.a
 gate_libaisbgate_a_SOURCES = $(GATE_SOURCES)
 gate_libaisbgate_a_CFLAGS = $(GATE_CFLAGS)
 GATE_LIBS = gate/libaisbgate.a $(POLICY_LIBS) common/libaisbcommon.a \
-	$(LIBEVENT_LIBS) $(CARES_LIBS) $(CRYPTO_LIBS)
+	$(LIBEVENT_OPENSSL_LIBS) $(LIBEVENT_LIBS) $(CARES_LIBS) $(SSL_LIBS) \
+	$(CRYPTO_LIBS)
 
 bin_PROGRAMS += aisb-gate
 aisb_gate_SOURCES = gate/main.c
