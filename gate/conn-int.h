@@ -204,6 +204,7 @@ void		 conn_dns_free(struct gate_conn *);
 /* relay.c */
 ssize_t		 conn_body_take(int64_t *, struct gate_http_chunk *,
 		    struct evbuffer *, int *);
+ssize_t		 conn_read_more(struct bufferevent *, struct evbuffer *);
 void		 conn_connected(struct gate_conn *);
 void		 conn_allowed(struct gate_conn *);
 int		 conn_check_sni(struct gate_conn *, struct evbuffer *);

@@ -20,12 +20,23 @@
 #include "conn-int.h"
 #include "inject.h"
 
+/*
+ * TLS sessions with upstreams, to resume (inspect.c): one slot per
+ * host:port by its hash, the newer session of a colliding name taking it.
+ */
+#define INSP_SESSIONS	1024
+
+struct insp_session {
+	SSL_SESSION		*sess;
+	char			 hostport[POLICY_MAX_NAME + 16];	/* conn_dec's */
+};
+
 struct gate_inspect {
 	struct gate_ca		*ca;
 	SSL_CTX			*srv;		/* towards clients: minted leaves */
 	SSL_CTX			*up;		/* towards upstreams: verified */
 	struct gate_secrets	*secrets;	/* NULL: none given */
-	int			 ex;		/* SSL ex_data: the gate_conn */
+	struct insp_session	 sessions[INSP_SESSIONS];
 };
 
 /* mint.c, with OpenSSL's types */
@@ -75,9 +86,6 @@ struct conn_insp {
 	struct timespec		 t_req;
 	const char		*would;		/* --learn: the request's */
 
-	/* before the client's TLS: the bytes of its ClientHello read */
-	char			*prefix;
-	size_t			 prefixlen, prefixoff;
 	/*
 	 * --record, during the client's handshake: its bytes held back
 	 * (direction, length, bytes), so that the capture has the keys'
@@ -85,10 +93,16 @@ struct conn_insp {
 	 * traffic secrets after it wrote the flight they follow.
 	 */
 	struct evbuffer		*held;
+	struct event		*done;		/* closing: the close, once flushed */
 };
 
 /* inspect.c */
 struct gate_inspect	*conn_inspection(const struct gate_conn *);
+/*
+ * Whether the client's leg has written all it holds to its socket; when
+ * not, the connection is freed (on the next turn of the loop) once it has.
+ */
+int		 conn_inspect_flushed(struct gate_conn *);
 /* inspect_http.c: both legs up, the first request awaited */
 void		 conn_inspect_http(struct gate_conn *);
 

@@ -19,19 +19,24 @@
  *      the close;
  *   5. HTTP/1.1 both ways (inspect_http.c).
  *
- * The bytes the client sent before its TLS (its ClientHello, read for
- * the server name check) go to OpenSSL through a filter BIO in front of
- * the socket's, which also writes the client leg's TLS records into the
- * --record capture, with that leg's keys (a keylog callback, set only
- * when recording) as a Decryption Secrets Block: the capture decrypts to
- * what the client sent and saw, placeholders and all.  The upstream leg,
- * which carries the secrets, is neither recorded nor logged.
+ * Both legs are OpenSSL filters over the connection's socket
+ * bufferevents: the socket is read and written in large pieces (64 KiB a
+ * turn, many TLS records at once) and OpenSSL works on memory; the
+ * client's ClientHello, read for the server name check, is already in its
+ * socket bufferevent's input, where the handshake finds it.  With
+ * --record, the bytes entering and leaving the client's socket
+ * bufferevent are the capture's (its TLS records, exactly), with that
+ * leg's keys (a keylog callback, set only when recording) as Decryption
+ * Secrets Blocks: the capture decrypts to what the client sent and saw,
+ * placeholders and all.  The upstream leg, which carries the secrets, is
+ * neither recorded nor logged.
  */
 #include "config.h"
 
 #include <sys/types.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -53,7 +58,6 @@
 #include "inspect-int.h"
 
 static const unsigned char	 alpn_http11[] = "\x08http/1.1";
-static BIO_METHOD		*prefix_method;
 static int			 conn_ex = -1;	/* SSL ex_data: the gate_conn */
 
 /* --- the gate's inspection ------------------------------------------------ */
@@ -110,6 +114,72 @@ server_ctx(const struct gate *g)
 	return ctx;
 }
 
+/*
+ * Upstream sessions, resumed: a new connection to a host:port the gate
+ * verified before offers the session (or TLS 1.3 ticket) it got then, and
+ * a resumed handshake sends no certificate: no chain to parse and verify,
+ * no signature to check, which is most of what the upstream leg costs.
+ * A session is only ever stored from a handshake that verified the name
+ * (SSL_VERIFY_PEER fails every other), and only offered to the same
+ * host:port, the name the server name and the check were made for.
+ */
+static struct insp_session *
+session_slot(struct gate_inspect *in, const char *hostport)
+{
+	uint32_t	 h = 2166136261u;
+	const char	*p;
+
+	for (p = hostport; *p != '\0'; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	return &in->sessions[h % INSP_SESSIONS];
+}
+
+static int
+session_new(SSL *ssl, SSL_SESSION *sess)
+{
+	struct gate_conn	*c = SSL_get_ex_data(ssl, conn_ex);
+	struct insp_session	*slot;
+
+	if (c == NULL || c->d == NULL || c->g->insp == NULL)
+		return 0;
+	slot = session_slot(c->g->insp, c->d->hostport);
+	SSL_SESSION_free(slot->sess);
+	slot->sess = sess;		/* the reference is the slot's */
+	snprintf(slot->hostport, sizeof(slot->hostport), "%s",
+	    c->d->hostport);
+	return 1;
+}
+
+static void
+session_offer(struct gate_inspect *in, SSL *ssl, const char *hostport)
+{
+	struct insp_session	*slot = session_slot(in, hostport);
+
+	if (slot->sess != NULL && strcmp(slot->hostport, hostport) == 0 &&
+	    SSL_SESSION_is_resumable(slot->sess))
+		(void)SSL_set_session(ssl, slot->sess);
+}
+
+/*
+ * The system's trust store: its hashed folder (SSL_CERT_DIR, else
+ * OpenSSL's: /etc/ssl/certs), from which a CA is read when a chain needs
+ * it; only without one, its bundle file, read whole.  Reading Debian's
+ * bundle at start costs some 80 ms of the gate's start-up (144
+ * certificates decoded), paid by every session that inspects.
+ */
+static int
+system_store(SSL_CTX *ctx)
+{
+	const char	*dir = getenv(X509_get_default_cert_dir_env());
+	struct stat	 st;
+
+	if (dir == NULL)
+		dir = X509_get_default_cert_dir();
+	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+		return SSL_CTX_set_default_verify_dir(ctx) == 1 ? 0 : -1;
+	return SSL_CTX_set_default_verify_file(ctx) == 1 ? 0 : -1;
+}
+
 static SSL_CTX *
 upstream_ctx(const struct gate *g, char *err, size_t errlen)
 {
@@ -134,7 +204,10 @@ upstream_ctx(const struct gate *g, char *err, size_t errlen)
 	/* the upstream never picks h2: the gate reads HTTP/1.1 */
 	(void)SSL_CTX_set_alpn_protos(ctx, alpn_http11,
 	    sizeof(alpn_http11) - 1);
-	if (SSL_CTX_set_default_verify_paths(ctx) != 1)
+	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT |
+	    SSL_SESS_CACHE_NO_INTERNAL_STORE);
+	SSL_CTX_sess_set_new_cb(ctx, session_new);
+	if (system_store(ctx) == -1)
 		log_warnx("inspect: the system's trust store could not be "
 		    "read; upstreams verify against --upstream-ca only");
 	ERR_clear_error();
@@ -193,66 +266,61 @@ held_flush(struct gate_conn *c)
 		evbuffer_free(h);
 }
 
-/*
- * The filter BIO in front of the client's socket: reads come first from
- * the bytes read before the handshake (the ClientHello), then from the
- * socket; with --record every byte read or written is the capture's.
- */
-static int
-prefix_read(BIO *b, char *out, int outl)
+/* The last n bytes of buf, from side dir, into the capture (rec_client). */
+static void
+rec_tail(struct gate_conn *c, int dir, struct evbuffer *buf, size_t n)
 {
-	struct gate_conn	*c = BIO_get_data(b);
-	struct conn_insp	*x = c->insp;
-	size_t			 left;
-	int			 n;
+	struct evbuffer_ptr	 pos;
+	struct evbuffer_iovec	 v[8];
+	size_t			 have = evbuffer_get_length(buf), k;
+	int			 nv, i;
 
-	BIO_clear_retry_flags(b);
-	if (outl <= 0)
-		return 0;
-	if (x != NULL && x->prefixoff < x->prefixlen) {
-		left = x->prefixlen - x->prefixoff;
-		n = left < (size_t)outl ? (int)left : outl;
-		memcpy(out, x->prefix + x->prefixoff, (size_t)n);
-		x->prefixoff += (size_t)n;
-	} else {
-		n = BIO_read(BIO_next(b), out, outl);
-		BIO_copy_next_retry(b);
+	if (n == 0 || n > have ||
+	    evbuffer_ptr_set(buf, &pos, have - n, EVBUFFER_PTR_SET) == -1)
+		return;
+	while (n > 0 && (nv = evbuffer_peek(buf, (ev_ssize_t)n, &pos, v,
+	    8)) > 0) {
+		for (i = 0; i < nv && i < 8 && n > 0; i++) {
+			k = v[i].iov_len < n ? v[i].iov_len : n;
+			rec_client(c, dir, v[i].iov_base, k);
+			n -= k;
+			if (evbuffer_ptr_set(buf, &pos, k, EVBUFFER_PTR_ADD) ==
+			    -1)
+				return;
+		}
 	}
-	if (n > 0 && c->rec != NULL)
-		rec_client(c, 0, out, (size_t)n);
-	return n;
 }
 
-static int
-prefix_write(BIO *b, const char *in, int inl)
+/* --record: what enters and leaves the client's socket, as it does. */
+static void
+rec_in_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
+    void *arg)
 {
-	struct gate_conn	*c = BIO_get_data(b);
-	int			 n;
+	struct gate_conn	*c = arg;
 
-	BIO_clear_retry_flags(b);
-	n = BIO_write(BIO_next(b), in, inl);
-	BIO_copy_next_retry(b);
-	if (n > 0 && c->rec != NULL)
-		rec_client(c, 1, in, (size_t)n);
-	return n;
+	if (info->n_added > 0 && c->rec != NULL)
+		rec_tail(c, 0, buf, info->n_added);
 }
 
-static long
-prefix_ctrl(BIO *b, int cmd, long num, void *ptr)
+static void
+rec_out_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
+    void *arg)
 {
-	struct gate_conn	*c = BIO_get_data(b);
-	long			 pend = 0;
+	struct gate_conn	*c = arg;
 
-	if (cmd == BIO_CTRL_PENDING && c != NULL && c->insp != NULL)
-		pend = (long)(c->insp->prefixlen - c->insp->prefixoff);
-	return pend + BIO_ctrl(BIO_next(b), cmd, num, ptr);
+	if (info->n_added > 0 && c->rec != NULL)
+		rec_tail(c, 1, buf, info->n_added);
 }
 
 static void
 insp_free(struct gate_inspect *in)
 {
+	size_t	 i;
+
 	if (in == NULL)
 		return;
+	for (i = 0; i < INSP_SESSIONS; i++)
+		SSL_SESSION_free(in->sessions[i].sess);
 	SSL_CTX_free(in->srv);
 	SSL_CTX_free(in->up);
 	gate_ca_free(in->ca);
@@ -314,15 +382,6 @@ gate_inspect_init(struct gate *g)
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1 ||
 	    setrlimit(RLIMIT_CORE, &rl) == -1)
 		log_warn("inspect: not dumpable, no core");
-	if (prefix_method == NULL &&
-	    ((prefix_method = BIO_meth_new(BIO_get_new_index() |
-	    BIO_TYPE_FILTER, "aisb client prefix")) == NULL ||
-	    BIO_meth_set_read(prefix_method, prefix_read) != 1 ||
-	    BIO_meth_set_write(prefix_method, prefix_write) != 1 ||
-	    BIO_meth_set_ctrl(prefix_method, prefix_ctrl) != 1)) {
-		snprintf(err, sizeof(err), "inspect: out of memory");
-		goto fail;
-	}
 	if (conn_ex == -1 &&
 	    (conn_ex = SSL_get_ex_new_index(0, NULL, NULL, NULL, NULL)) == -1) {
 		snprintf(err, sizeof(err), "inspect: out of memory");
@@ -375,6 +434,55 @@ char *
 gate_inspect_ca_pem(struct gate *g, size_t *lenp)
 {
 	return g->insp != NULL ? gate_ca_pem(g->insp->ca, lenp) : NULL;
+}
+
+/*
+ * libevent 2.1 reads a socket 4 KiB a call: after each read that full,
+ * the rest of what the socket holds, into the same input (conn_read_more,
+ * as the buffered relay does), where the filter then decrypts every
+ * record.  Registered first, it runs after the capture's callback, so
+ * the capture keeps the bytes in order.
+ */
+static void
+more_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info, void *arg)
+{
+	if (info->n_added == LIBEVENT_READ)
+		(void)conn_read_more(arg, buf);
+}
+
+/*
+ * An OpenSSL filter over a socket bufferevent, which reads and writes
+ * RELAY_IO a turn: many records a system call.  The filter's callbacks
+ * are set by the caller (a handshake that failed at once is reported
+ * through them, on the next turn of the loop: the filter is made with
+ * nothing to read yet).  NULL when out of memory; the SSL and the
+ * socket's bufferevent are then freed.
+ */
+static struct bufferevent *
+filter_new(struct gate_conn *c, struct bufferevent *under, SSL *ssl,
+    enum bufferevent_ssl_state state)
+{
+	struct bufferevent	*f;
+
+	bufferevent_set_max_single_read(under, RELAY_IO);
+	bufferevent_set_max_single_write(under, RELAY_IO);
+	/* OpenSSL encrypts into it up to this much, then the filter's output
+	 * fills: the backpressure of inspect_http.c's move() */
+	bufferevent_setwatermark(under, EV_WRITE, 0, RELAY_MAX);
+	if (evbuffer_add_cb(bufferevent_get_input(under), more_cb, under) ==
+	    NULL) {
+		SSL_free(ssl);
+		bufferevent_free(under);
+		return NULL;
+	}
+	if ((f = bufferevent_openssl_filter_new(c->g->base, under, ssl, state,
+	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
+		SSL_free(ssl);
+		bufferevent_free(under);
+		return NULL;
+	}
+	bufferevent_openssl_set_allow_dirty_shutdown(f, 1);
+	return f;
 }
 
 /* --- a connection: the upstream's TLS ------------------------------------- */
@@ -450,6 +558,7 @@ conn_inspect_connected(struct gate_conn *c)
 {
 	struct gate_inspect	*in = conn_inspection(c);
 	struct conn_insp	*x = c->insp;
+	struct bufferevent	*under;
 	SSL			*ssl;
 
 	if (in == NULL) {
@@ -474,17 +583,21 @@ conn_inspect_connected(struct gate_conn *c)
 		goto oom;
 	}
 	SSL_set_hostflags(ssl, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
-	/*
-	 * On failure libevent may have closed the socket and freed the SSL,
-	 * or not: the descriptor is given up either way (a leak on an
-	 * allocation failure, never a double close).
-	 */
-	c->ubev = bufferevent_openssl_socket_new(c->g->base, c->fd[1], ssl,
-	    BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE);
-	c->fd[1] = -1;
-	if (c->ubev == NULL)
+	if (SSL_set_ex_data(ssl, conn_ex, c) != 1) {
+		SSL_free(ssl);
 		goto oom;
-	bufferevent_openssl_set_allow_dirty_shutdown(c->ubev, 1);
+	}
+	session_offer(in, ssl, c->d->hostport);
+	if ((under = bufferevent_socket_new(c->g->base, c->fd[1],
+	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
+		SSL_free(ssl);
+		goto oom;
+	}
+	c->fd[1] = -1;
+	/* the filter owns the SSL and the socket's bufferevent from here */
+	if ((c->ubev = filter_new(c, under, ssl,
+	    BUFFEREVENT_SSL_CONNECTING)) == NULL)
+		goto oom;
 	bufferevent_setcb(c->ubev, NULL, NULL, up_tls_cb, c);
 	(void)bufferevent_enable(c->ubev, EV_READ | EV_WRITE);
 	conn_arm(c, c->g->cfg.connect_timeout);
@@ -525,9 +638,6 @@ client_tls_cb(struct bufferevent *bev, short what, void *arg)
 	if (what & BEV_EVENT_CONNECTED) {
 		while (bufferevent_get_openssl_error(bev) != 0)
 			;
-		free(c->insp->prefix);
-		c->insp->prefix = NULL;
-		c->insp->prefixlen = c->insp->prefixoff = 0;
 		conn_inspect_http(c);
 		return;
 	}
@@ -581,51 +691,56 @@ use_leaf(SSL *ssl, struct gate_inspect *in, const char *name)
 }
 
 /*
- * The client's TLS: what it sent so far becomes the prefix its handshake
- * reads first; its socket leaves the plain bufferevent for OpenSSL's.
+ * The client's TLS, over its socket bufferevent: what the client sent so
+ * far (its ClientHello) waits in that bufferevent's input, set aside
+ * while the filter is made (so that the handshake does not run before
+ * its callbacks are set), then put back and read.
  */
 static void
 client_accept(struct gate_conn *c)
 {
 	struct gate_inspect	*in = conn_inspection(c);
-	struct conn_insp	*x = c->insp;
-	struct evbuffer		*input = bufferevent_get_input(c->cbev);
-	size_t			 n = evbuffer_get_length(input);
+	struct bufferevent	*under = c->cbev;
+	struct evbuffer		*input = bufferevent_get_input(under);
+	struct evbuffer		*hello;
 	SSL			*ssl;
-	BIO			*b = NULL, *sock;
-	int			 fd = bufferevent_getfd(c->cbev);
 
-	if (n > 0 && ((x->prefix = malloc(n)) == NULL ||
-	    evbuffer_remove(input, x->prefix, n) != (int)n))
-		goto oom;
-	x->prefixlen = n;
-	x->prefixoff = 0;
-	if ((ssl = SSL_new(in->srv)) == NULL)
+	if ((hello = evbuffer_new()) == NULL ||
+	    evbuffer_add_buffer(hello, input) == -1 ||
+	    (ssl = SSL_new(in->srv)) == NULL)
 		goto oom;
 	if (use_leaf(ssl, in, c->d->tgt.host) == -1 ||
-	    SSL_set_ex_data(ssl, conn_ex, c) != 1 ||
-	    (b = BIO_new(prefix_method)) == NULL ||
-	    (sock = BIO_new_socket(fd, BIO_NOCLOSE)) == NULL) {
-		BIO_free(b);
+	    SSL_set_ex_data(ssl, conn_ex, c) != 1) {
 		SSL_free(ssl);
 		goto oom;
 	}
-	BIO_set_data(b, c);
-	BIO_set_init(b, 1);
-	/* one BIO both ways: SSL_set_bio takes its one reference */
-	SSL_set_bio(ssl, BIO_push(b, sock), b);
-	bufferevent_setfd(c->cbev, -1);
-	bufferevent_free(c->cbev);
-	x->phase = IP_CLIENT_TLS;
-	/* on failure, as for the upstream: the descriptor is given up */
-	if ((c->cbev = bufferevent_openssl_socket_new(c->g->base, fd, ssl,
-	    BUFFEREVENT_SSL_ACCEPTING, BEV_OPT_CLOSE_ON_FREE)) == NULL)
+	c->insp->phase = IP_CLIENT_TLS;
+	bufferevent_setwatermark(under, EV_READ, 0, 0);
+	c->cbev = NULL;		/* the filter's now, and freed with it */
+	if ((c->cbev = filter_new(c, under, ssl,
+	    BUFFEREVENT_SSL_ACCEPTING)) == NULL)
 		goto oom;
-	bufferevent_openssl_set_allow_dirty_shutdown(c->cbev, 1);
 	bufferevent_setcb(c->cbev, NULL, NULL, client_tls_cb, c);
 	(void)bufferevent_enable(c->cbev, EV_READ | EV_WRITE);
+	/* its end is the socket's to add to (frozen): at the front, then */
+	if (evbuffer_prepend_buffer(input, hello) == -1)
+		goto oom;
+	evbuffer_free(hello);
+	hello = NULL;
+	/* --record: the ClientHello, then whatever enters and leaves */
+	if (c->rec != NULL) {
+		rec_tail(c, 0, input, evbuffer_get_length(input));
+		if (evbuffer_add_cb(input, rec_in_cb, c) == NULL ||
+		    evbuffer_add_cb(bufferevent_get_output(under), rec_out_cb,
+		    c) == NULL)
+			goto oom;
+	}
+	/* the handshake reads what was put back */
+	bufferevent_trigger(under, EV_READ, BEV_TRIG_IGNORE_WATERMARKS);
 	return;
  oom:
+	if (hello != NULL)
+		evbuffer_free(hello);
 	c->close_reason = "out of memory";
 	conn_free(c);
 }
@@ -662,12 +777,7 @@ hello_read_cb(struct bufferevent *bev, void *arg)
 		hello_write_cb(bev, c);
 		return;
 	}
-	/* the 200 goes out before the socket changes hands */
-	if (evbuffer_get_length(bufferevent_get_output(bev)) > 0) {
-		c->insp->phase = IP_CLIENT_TLS;
-		bufferevent_disable(bev, EV_READ);
-		return;
-	}
+	/* the 200, still queued or not, goes before the TLS records */
 	client_accept(c);
 }
 
@@ -676,12 +786,9 @@ hello_write_cb(struct bufferevent *bev, void *arg)
 {
 	struct gate_conn	*c = arg;
 
-	if (evbuffer_get_length(bufferevent_get_output(bev)) > 0)
-		return;
-	if (c->insp->closing)
+	if (c->insp->closing &&
+	    evbuffer_get_length(bufferevent_get_output(bev)) == 0)
 		conn_free(c);
-	else if (c->insp->phase == IP_CLIENT_TLS)
-		client_accept(c);
 }
 
 static void
@@ -711,33 +818,93 @@ client_hello(struct gate_conn *c)
 		hello_read_cb(c->cbev, c);
 }
 
+static void
+done_cb(evutil_socket_t fd, short what, void *arg)
+{
+	conn_free(arg);
+}
+
+/* The client's socket bufferevent drained: the close may come now. */
+static void
+drained_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
+    void *arg)
+{
+	struct gate_conn	*c = arg;
+
+	if (evbuffer_get_length(buf) == 0 && c->insp->done != NULL)
+		event_active(c->insp->done, EV_TIMEOUT, 1);
+}
+
+int
+conn_inspect_flushed(struct gate_conn *c)
+{
+	struct conn_insp	*x = c->insp;
+	struct bufferevent	*under = bufferevent_get_underlying(c->cbev);
+
+	if (evbuffer_get_length(bufferevent_get_output(c->cbev)) == 0 &&
+	    (under == NULL ||
+	    evbuffer_get_length(bufferevent_get_output(under)) == 0))
+		return 1;
+	/* the idle timer still bounds the wait for a client that reads not */
+	if (x->done == NULL && under != NULL &&
+	    ((x->done = event_new(c->g->base, -1, 0, done_cb, c)) == NULL ||
+	    evbuffer_add_cb(bufferevent_get_output(under), drained_cb,
+	    c) == NULL))
+		return 1;	/* no memory to wait with: close now */
+	return 0;
+}
+
+/*
+ * A close_notify on a leg whose TLS stands and owes nothing more: written
+ * by OpenSSL into the socket bufferevent's output, then to the socket at
+ * once (best effort: the connection is closing).
+ */
+static void
+notify(struct bufferevent *f)
+{
+	struct bufferevent	*under;
+	SSL			*ssl;
+
+	if (f == NULL || evbuffer_get_length(bufferevent_get_output(f)) > 0 ||
+	    (ssl = bufferevent_openssl_get_ssl(f)) == NULL ||
+	    (under = bufferevent_get_underlying(f)) == NULL)
+		return;
+	(void)SSL_shutdown(ssl);
+	(void)evbuffer_write(bufferevent_get_output(under),
+	    bufferevent_getfd(under));
+}
+
 /*
  * The connection's inspection ends (conn_free): a close_notify each way
- * when the TLS stands and nothing waits to be written before it, then
- * its state.  The sockets are the bufferevents' to close.
+ * when the TLS stands, then its state.  The sockets are the filters' to
+ * close.
  */
 void
 conn_inspect_free(struct gate_conn *c)
 {
 	struct conn_insp	*x = c->insp;
-	SSL			*ssl;
+	struct bufferevent	*under;
 
 	if (x == NULL)
 		return;
 	if (x->phase == IP_HTTP) {
-		if (c->cbev != NULL && evbuffer_get_length(
-		    bufferevent_get_output(c->cbev)) == 0 &&
-		    (ssl = bufferevent_openssl_get_ssl(c->cbev)) != NULL)
-			(void)SSL_shutdown(ssl);
-		if (c->ubev != NULL && evbuffer_get_length(
-		    bufferevent_get_output(c->ubev)) == 0 &&
-		    (ssl = bufferevent_openssl_get_ssl(c->ubev)) != NULL)
-			(void)SSL_shutdown(ssl);
+		notify(c->cbev);
+		notify(c->ubev);
 		ERR_clear_error();
 	}
+	if (c->cbev != NULL && (under = bufferevent_get_underlying(c->cbev)) !=
+	    NULL) {
+		(void)evbuffer_remove_cb(bufferevent_get_input(under),
+		    rec_in_cb, c);
+		(void)evbuffer_remove_cb(bufferevent_get_output(under),
+		    rec_out_cb, c);
+		(void)evbuffer_remove_cb(bufferevent_get_output(under),
+		    drained_cb, c);
+	}
+	if (x->done != NULL)
+		event_free(x->done);
 	free(x->req);
 	free(x->resp);
-	free(x->prefix);
 	if (x->held != NULL)
 		evbuffer_free(x->held);
 	free(x);

@@ -111,9 +111,11 @@ body_bytes(struct gate_conn *c, struct evbuffer *in, int *bad)
  * socket holds, straight into the other side's output (only after a full
  * 4 KiB read: a shorter one emptied the socket).  An EOF is left for
  * libevent to find on its next read; a hard error is returned as -1.
+ * An inspected connection's TLS legs read their sockets the same way
+ * (inspect.c).
  */
-static ssize_t
-read_more(struct bufferevent *from, struct evbuffer *to)
+ssize_t
+conn_read_more(struct bufferevent *from, struct evbuffer *to)
 {
 	struct evbuffer_iovec	 v[2];
 	struct iovec		 iov[2];
@@ -228,7 +230,7 @@ conn_relay_up(struct gate_conn *c)
 	if (n > 0) {
 		evbuffer_remove_buffer(in, out, n);
 		if (c->tunnel && !c->c_eof && n >= LIBEVENT_READ) {
-			ssize_t	 r = read_more(c->cbev, out);
+			ssize_t	 r = conn_read_more(c->cbev, out);
 
 			if (r == -1) {
 				c->close_reason = "client error";
@@ -269,7 +271,7 @@ conn_relay_down(struct gate_conn *c)
 	if (n > 0) {
 		evbuffer_add_buffer(out, in);
 		if (!c->u_eof && n >= LIBEVENT_READ) {
-			ssize_t	 r = read_more(c->ubev, out);
+			ssize_t	 r = conn_read_more(c->ubev, out);
 
 			if (r == -1) {
 				c->close_reason = "upstream error";

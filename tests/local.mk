@@ -28,7 +28,7 @@ TESTS += tests/unit/test_policy tests/unit/test_target tests/unit/test_addr \
 	tests/unit/test_cache tests/unit/test_common
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(PCRE2_CFLAGS)
 UNIT_LDADD = $(POLICY_LIBS) common/libaisbcommon.a $(CMOCKA_LIBS)
-tests_unit_test_policy_SOURCES = tests/unit/test_policy.c
+tests_unit_test_policy_SOURCES = tests/unit/test_policy.c tests/unit/policy_util.h
 tests_unit_test_policy_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_policy_LDADD = $(UNIT_LDADD)
 tests_unit_test_target_SOURCES = tests/unit/test_target.c
@@ -37,7 +37,8 @@ tests_unit_test_target_LDADD = $(UNIT_LDADD)
 # issue 29: inspected hosts' keys, request decisions, fixes, identity
 check_PROGRAMS += tests/unit/test_policy_inspect
 TESTS += tests/unit/test_policy_inspect
-tests_unit_test_policy_inspect_SOURCES = tests/unit/test_policy_inspect.c
+tests_unit_test_policy_inspect_SOURCES = tests/unit/test_policy_inspect.c \
+	tests/unit/policy_util.h
 tests_unit_test_policy_inspect_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_policy_inspect_LDADD = $(UNIT_LDADD)
 # fstat(2) failing after open(2): wrapped at link time
