@@ -54,6 +54,7 @@ enum insp_rs { RS_IDLE, RS_HEAD, RS_BODY, RS_TUNNEL };
 #define INSP_PATH_MAX	256	/* bytes of a path in an audit line */
 #define INSP_ENTRY_MAX	(POLICY_MAX_REQ_PATTERN + 64)
 #define INSP_HELD_MAX	(64 * 1024)	/* bytes of a handshake held back */
+#define INSP_READ	(16 * 1024 - 64)	/* bytes a leg decrypts a read */
 #define RS_UNTIL_CLOSE	(-2)	/* a response body that ends with the
 				   upstream's close */
 

@@ -739,13 +739,16 @@ conn_inspect_http(struct gate_conn *c)
 	bufferevent_setwatermark(c->cbev, EV_READ, 0, RELAY_MAX);
 	bufferevent_setwatermark(c->ubev, EV_READ, 0, RELAY_MAX);
 	/*
-	 * libevent reads 16 KiB a turn and writes its output chain by
-	 * chain: 64 KiB a turn both ways makes fewer, fuller TLS records
-	 * (a bulk download: the records the upstream sent, not quarters)
+	 * libevent writes its output chain by chain: 64 KiB a turn makes
+	 * fewer, fuller TLS records.  A filter reads (decrypts) until
+	 * OpenSSL wants more, into space it reserves first: the last,
+	 * empty reservation stays with an idle connection, so a read is
+	 * one record's worth (INSP_READ: a 16 KiB chain with libevent's
+	 * header; 64 KiB made it 128 KiB, 300 KiB of heap a connection).
 	 */
-	bufferevent_set_max_single_read(c->cbev, RELAY_IO);
+	bufferevent_set_max_single_read(c->cbev, INSP_READ);
 	bufferevent_set_max_single_write(c->cbev, RELAY_IO);
-	bufferevent_set_max_single_read(c->ubev, RELAY_IO);
+	bufferevent_set_max_single_read(c->ubev, INSP_READ);
 	bufferevent_set_max_single_write(c->ubev, RELAY_IO);
 	(void)bufferevent_enable(c->cbev, EV_READ | EV_WRITE);
 	(void)bufferevent_enable(c->ubev, EV_READ | EV_WRITE);

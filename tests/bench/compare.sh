@@ -176,53 +176,8 @@ stop_pid() {
 	PIDS=("${keep[@]}")
 }
 
-# free_port: a TCP port on 127.0.0.1 below the ephemeral range, unused
-free_port() {
-	local p
-	for _ in $(seq 1 100); do
-		p=$((20000 + RANDOM % 12000))
-		if ! ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; then
-			echo "$p"
-			return 0
-		fi
-	done
-	return 1
-}
-
-# wait_port PORT PID: until PORT listens, PID dies or 15 s pass
-wait_port() {
-	for _ in $(seq 1 150); do
-		kill -0 "$2" 2>/dev/null || return 1
-		ss -Hltn "sport = :$1" 2>/dev/null | grep -q . && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-have_or_install() {	# have_or_install BINARY PACKAGE
-	command -v "$1" >/dev/null 2>&1 && return 0
-	[ -x "/usr/sbin/$1" ] && return 0
-	[ "$(id -u)" = 0 ] || return 1
-	note "installing $2 with apt-get"
-	# keep the package's own service from starting: the benchmark starts
-	# its own instance with its own configuration
-	if [ ! -e /usr/sbin/policy-rc.d ]; then
-		printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d &&
-			chmod 0755 /usr/sbin/policy-rc.d && POLICY_RC_MADE=1
-	fi
-	if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" \
-		>"$TMP/apt-$2.log" 2>&1; then
-		apt-get update -q >>"$TMP/apt-$2.log" 2>&1
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" \
-			>>"$TMP/apt-$2.log" 2>&1 ||
-			note "apt-get install $2 failed: $(tail -1 "$TMP/apt-$2.log")"
-	fi
-	if [ "$POLICY_RC_MADE" = 1 ]; then
-		rm -f /usr/sbin/policy-rc.d
-		POLICY_RC_MADE=0
-	fi
-	command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ]
-}
+# free_port, wait_port, have_or_install: tests/bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # --- target ------------------------------------------------------------
 if [ -z "$REPLAY" ]; then

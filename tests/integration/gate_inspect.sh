@@ -185,6 +185,11 @@ curl -sS -m 10 "${px[@]}" -o /dev/null -H 'X-Api-Key: mine' -H 'x-api-key: two' 
     https://api.test/v1/models/list || true
 check "client's fields dropped" "$(upstream_saw /v1/models/list x-api-key)" "$API"
 
+# the gate resumes its sessions with an upstream: no certificate again
+check "upstream sessions resumed" "$("$PY" -c '
+import json, sys
+print(any(json.loads(l).get("resumed") for l in open(sys.argv[1])))' "$tmp/up.log")" True
+
 # refused: not allowed (with the fix), denied, a path not in its normal form
 code=$(proxy_get "${px[@]:2}" https://api.test/v1/complete -d x)
 check "request not allowed: 403" "$code" "200 403"

@@ -27,7 +27,8 @@ One server, HTTP/1.1 with keep-alive, answering by path:
 
 Every request is logged as one JSON line (method, path, headers as
 received: the test reads what the upstream saw, the real secret among
-them) with the connection's number.  Bounds: heads as the stdlib's
+them) with the connection's number and whether its TLS session was
+resumed.  Bounds: heads as the stdlib's
 http.server reads them (64 KiB lines, 100 fields), bodies of 64 MiB.
 """
 import argparse
@@ -118,7 +119,8 @@ class Handler(BaseHTTPRequestHandler):
         q = urllib.parse.parse_qs(u.query)
         log({"conn": self.conn_no, "method": self.command,
              "path": self.path, "headers": [[k, v] for k, v in
-                                            self.headers.items()]})
+                                            self.headers.items()],
+             "resumed": self.connection.session_reused})
         if GIT_ROOT is not None and ".git/" in u.path:
             return self.git(u)
         if u.path == "/sse":
