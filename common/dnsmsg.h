@@ -1,7 +1,7 @@
 /*
  * DNS messages, bounded: the query parser and the answer builder shared by
  * the enforcer's direct-mode stub (enforcer/stub.c), the gate's AISB-DNS
- * entry (gate/dnsgate.c) and the in-container relay (dnsmsg_truncate).
+ * entry (gate/conn/dnsgate.c) and the in-container relay (dnsmsg_truncate).
  *
  * Pure: no I/O, no allocation, only libc (the enforcer is carried into the
  * image with its shared libraries; this adds none).  Every read is bounded

@@ -64,3 +64,15 @@ quadlet_DATA = contrib/quadlet/aisb-gate.container
 endif
 logrotatedir = $(sysconfdir)/logrotate.d
 logrotate_DATA = contrib/logrotate/aisb-gate
+
+# The gate's OCI image and the Kubernetes manifests (docs/kubernetes.md):
+# `make gate-image` builds localhost/aisb-gate:VERSION offline, FROM
+# scratch (contrib/gate-image/build.sh), the tag the manifests of
+# contrib/kube/ name; tests/cli/kube_manifests.sh holds them to it.
+AISB_GATE_IMAGE = localhost/aisb-gate:$(PACKAGE_VERSION)
+# (folders: a manifest added is distributed without a line here)
+EXTRA_DIST += contrib/gate-image contrib/kube
+gate-image: aisb-gate aisb-enforce
+	$(SHELL) $(srcdir)/contrib/gate-image/build.sh $(AISB_GATE_IMAGE) \
+	    aisb-gate aisb-enforce
+.PHONY: gate-image

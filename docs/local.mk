@@ -4,3 +4,4 @@ EXTRA_DIST += docs/launcher.md docs/seccomp.md docs/agents.md
 EXTRA_DIST += docs/record.md
 EXTRA_DIST += docs/windows.md
 EXTRA_DIST += docs/snapshot.md
+EXTRA_DIST += docs/kubernetes.md

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "envfile.h"
+#include "enforcer/envfile.h"
 #include "file.h"
 
 /* Length of the NAME before '=', or 0 when the line is not NAME=... */

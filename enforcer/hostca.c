@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "file.h"
-#include "hostca.h"
+#include "enforcer/hostca.h"
 
 #define PEM_BEGIN	"-----BEGIN CERTIFICATE-----"
 

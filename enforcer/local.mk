@@ -3,8 +3,8 @@
 noinst_LIBRARIES += enforcer/libaisbenforce.a
 enforcer_libaisbenforce_a_SOURCES = \
 	enforcer/plan.c enforcer/plan.h \
-	enforcer/nft.c enforcer/nft.h enforcer/nft-int.h \
-	enforcer/verify.c \
+	enforcer/nft.c enforcer/nft.h enforcer/nft-int.h enforcer/batch.c \
+	enforcer/verify.c enforcer/netlink.c enforcer/netlink.h \
 	enforcer/privdrop.c enforcer/privdrop.h \
 	enforcer/refresh.c enforcer/refresh.h \
 	enforcer/record.c enforcer/record.h \
@@ -12,7 +12,8 @@ enforcer_libaisbenforce_a_SOURCES = \
 	enforcer/stub.c enforcer/stub.h \
 	enforcer/envfile.c enforcer/envfile.h \
 	enforcer/hostca.c enforcer/hostca.h \
-	enforcer/tproxy.c enforcer/tproxy.h
+	enforcer/tproxy.c enforcer/tproxy.h enforcer/tproxy_head.c \
+	enforcer/tproxy_tool.c
 enforcer_libaisbenforce_a_CFLAGS = $(AM_CFLAGS) $(NFTNL_CFLAGS) $(CARES_CFLAGS)
 # libnftnl from its static archive, its libmnl calls answered by mnl.c:
 # one netlink layer in every build, the one a session runs (mnl.c).

@@ -3,10 +3,14 @@
  *
  *	aisb-enforce [-nv] [--plan FILE | --plan-fd N] [--uid U] [--gid G]
  *	    [--groups G,...] [--keep-fd N]... [--env-file FILE] -- CMD [ARG...]
+ *	aisb-enforce --init [-nv] --plan FILE | --plan-fd N
  *
  * Loads table inet aisb from the plan as one batch, reads it back, forks
  * CMD, which drops every privilege and execs, and stays as its parent.  Exit 78 for a bad plan or usage, 77 when
- * enforcement failed; CMD never runs in either case.  This file only wires
+ * enforcement failed; CMD never runs in either case.  --init (the init
+ * container of a Kubernetes pod) loads and verifies the table and exits
+ * 0, leaving it in the network namespace for the containers after it.
+  This file only wires
  * argv to envfile.c, plan.c, nft.c, verify.c, privdrop.c, supervise.c,
  * record.c, refresh.c and tproxy.c.
  */
@@ -28,17 +32,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "envfile.h"
-#include "hostca.h"
+#include "enforcer/envfile.h"
+#include "enforcer/hostca.h"
 #include "exitcode.h"
 #include "log.h"
-#include "nft.h"
-#include "plan.h"
-#include "privdrop.h"
-#include "record.h"
-#include "refresh.h"
-#include "supervise.h"
-#include "tproxy.h"
+#include "enforcer/nft.h"
+#include "enforcer/plan.h"
+#include "enforcer/privdrop.h"
+#include "enforcer/record.h"
+#include "enforcer/refresh.h"
+#include "enforcer/supervise.h"
+#include "enforcer/tproxy.h"
 
 #define DEFAULT_ID	1000
 
@@ -50,6 +54,7 @@ struct options {
 	int		 keep[ENF_MAX_KEEP_FDS];
 	size_t		 nkeep;
 	int		 check_only;
+	int		 init;		/* --init: the table, then exit */
 	int		 verbose;
 	char		**cmd;
 };
@@ -61,7 +66,8 @@ usage(const char *why)
 		log_warnx("%s", why);
 	fprintf(stderr, "usage: aisb-enforce [-nv] [--plan FILE | --plan-fd N] "
 	    "[--uid U] [--gid G]\n\t[--groups G,...] [--keep-fd N]... "
-	    "[--env-file FILE] -- CMD [ARG...]\n");
+	    "[--env-file FILE] -- CMD [ARG...]\n"
+	    "       aisb-enforce --init [-nv] --plan FILE | --plan-fd N\n");
 	exit(EXIT_CONFIG);
 }
 
@@ -115,11 +121,12 @@ parse_args(struct options *o, int argc, char **argv)
 		{ "keep-fd",	required_argument,	NULL, 'k' },
 		{ "env-file",	required_argument,	NULL, 'e' },
 		{ "check",	no_argument,		NULL, 'n' },
+		{ "init",	no_argument,		NULL, 'I' },
 		{ "verbose",	no_argument,		NULL, 'v' },
 		{ NULL,		0,			NULL, 0 }
 	};
 	unsigned long	 v;
-	int		 ch, groups_given = 0;
+	int		 ch, groups_given = 0, ids_given = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->plan_fd = -1;
@@ -141,11 +148,13 @@ parse_args(struct options *o, int argc, char **argv)
 			if (parse_id(optarg, UINT_MAX - 1, &v) == -1 || v == 0)
 				usage("--uid: a numeric uid other than 0");
 			o->creds.uid = (uid_t)v;
+			ids_given = 1;
 			break;
 		case 'g':
 			if (parse_id(optarg, UINT_MAX - 1, &v) == -1 || v == 0)
 				usage("--gid: a numeric gid other than 0");
 			o->creds.gid = (gid_t)v;
+			ids_given = 1;
 			break;
 		case 'G':
 			parse_groups(o, optarg);
@@ -164,6 +173,9 @@ parse_args(struct options *o, int argc, char **argv)
 		case 'n':
 			o->check_only = 1;
 			break;
+		case 'I':
+			o->init = 1;
+			break;
 		case 'v':
 			o->verbose++;
 			break;
@@ -177,7 +189,14 @@ parse_args(struct options *o, int argc, char **argv)
 		o->creds.groups[0] = o->creds.gid;
 		o->creds.ngroups = 1;
 	}
-	if (o->check_only) {
+	/* --init runs nothing: what only a command uses is a mistake */
+	if (o->init && (ids_given || groups_given || o->nkeep > 0 ||
+	    o->env_path != NULL))
+		usage("--init runs no command: --uid, --gid, --groups, "
+		    "--keep-fd and --env-file do not apply");
+	if (o->init && optind != argc)
+		usage("--init takes no command");
+	if (o->check_only || o->init) {
 		if (optind != argc)
 			usage("-n takes no command");
 		return;
@@ -375,6 +394,60 @@ verify(const struct nft_ruleset *rs)
 	return 0;
 }
 
+/*
+ * What the plan asks of the process against how it was started.  --init
+ * exits once the table is verified, so nothing may need a process of the
+ * enforcer's after it: no refresher (direct mode), no relay (transparent,
+ * dns-gate).  gate-uid and serve describe a pod (docs/kubernetes.md), and
+ * a session's launcher never writes them.  0, or -1 after saying why.
+ */
+static int
+plan_fits(const struct options *o, const struct enf_plan *plan)
+{
+	if (!o->init && (plan->gate_uid != 0 || plan->nserve > 0)) {
+		log_warnx("gate-uid and serve lines are for --init (the init "
+		    "container of a pod) only");
+		return -1;
+	}
+	if (!o->init)
+		return 0;
+	if (plan->mode == ENF_MODE_DIRECT) {
+		log_warnx("--init: mode direct needs the refresher, which "
+		    "would have to outlive the init container; use mode gate "
+		    "with a gate in the pod (gate-uid) or a shared one");
+		return -1;
+	}
+	if (plan->ntports > 0 || plan->dns_gate) {
+		log_warnx("--init: transparent and dns-gate need the relay, "
+		    "which would have to outlive the init container; leave "
+		    "them out (the app uses the proxy variables)");
+		return -1;
+	}
+	return 0;
+}
+
+/* --init: the table, verified, left in the namespace; 0 or EXIT_ENFORCE. */
+static int
+init_table(const struct enf_plan *plan)
+{
+	struct nft_ruleset	*rs;
+	char			 err[256];
+	int			 rc = EXIT_ENFORCE;
+
+	if ((rs = nft_ruleset_new(plan, getuid(), err, sizeof(err))) == NULL) {
+		log_warnx("%s", err);
+		return EXIT_ENFORCE;
+	}
+	if (apply(rs) == 0 && verify(rs) == 0) {
+		log_notice("table inet %s loaded and verified: mode %s, %zu "
+		    "rules; exiting (--init)", NFT_TABLE,
+		    enf_mode_name(plan->mode), nft_ruleset_nrules(rs));
+		rc = 0;
+	}
+	nft_ruleset_free(rs);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -401,11 +474,19 @@ main(int argc, char **argv)
 	}
 	if ((plan = load_plan(&o)) == NULL)
 		return EXIT_CONFIG;
+	if (plan_fits(&o, plan) == -1) {
+		status = EXIT_CONFIG;
+		goto out;
+	}
+	if (o.init && !o.check_only) {
+		status = init_table(plan);
+		goto out;
+	}
 	/*
 	 * The host's CAs, before any drop; a failure costs TLS to hosts
 	 * they sign, which the command then reports, not the session.
 	 */
-	if (!o.check_only) {
+	if (!o.check_only && !o.init) {
 		int rc = host_ca_as_root(err, sizeof(err));
 
 		if (rc == -2) {
@@ -426,8 +507,8 @@ main(int argc, char **argv)
 	}
 	if (o.check_only) {
 		/* "OK" that nobody could read is no answer */
-		if (printf("plan OK (mode %s)\n", enf_mode_name(plan->mode)) <
-		    0 || fflush(stdout) == EOF) {
+		if (printf("plan OK (mode %s%s)\n", enf_mode_name(plan->mode),
+		    o.init ? ", --init" : "") < 0 || fflush(stdout) == EOF) {
 			log_warn("stdout");
 			status = EXIT_CONFIG;
 		} else

@@ -1,4 +1,5 @@
-/* Shared between nft.c and verify.c only. */
+/* The expected table, shared by its builder (nft.c), the batch that
+ * sends it (batch.c) and its read-back (verify.c) only. */
 #ifndef AISB_ENF_NFT_INT_H
 #define AISB_ENF_NFT_INT_H
 
@@ -7,7 +8,7 @@
 #include <libnftnl/set.h>
 #include <libnftnl/table.h>
 
-#include "nft.h"
+#include "enforcer/nft.h"
 
 #define NFT_DESC_LEN	96
 
@@ -36,8 +37,5 @@ struct nft_ruleset {
 #define NFT_CONCAT(a, b)	(((a) << 6) | (b))
 #define NFT_SET4_KEYLEN		8	/* 4 + port padded to 4 */
 #define NFT_SET6_KEYLEN		20	/* 16 + port padded to 4 */
-
-/* Opens and binds a NETLINK_NETFILTER socket with a receive timeout. */
-struct mnl_socket	*nft_socket_open(char *err, size_t errlen);
 
 #endif

@@ -1,5 +1,6 @@
 /*
- * Table `inet aisb` from a plan, through libnftnl and one libmnl batch.
+ * Table `inet aisb` from a plan, as libnftnl objects: the ones batch.c
+ * sends as one libmnl batch and verify.c compares with the kernel's.
  *
  *	table inet aisb {
  *		set allowed4 { type ipv4_addr . inet_service; flags timeout; }
@@ -78,14 +79,37 @@
  * and is not recorded.  Without a record line the table is exactly the
  * one above.
  *
+ * aisb-enforce --init (a Kubernetes pod: the table outlives the enforcer)
+ * with a gate-uid line, a gate runs in the pod as that uid (a sidecar):
+ *
+ *		meta skuid GATE accept			(first)
+ *		oifname "lo" fib daddr type local accept
+ *		ct direction reply tcp sport PORT accept	(per serve port)
+ *		ip daddr GATE tcp dport PORT accept		(per gate)
+ *		meta skuid != GATE counter drop
+ *		ct direction original ct state established,related accept
+ *		icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert } accept
+ *		counter log prefix "..." drop
+ *
+ * The gate's flows are in conntrack like any: a datagram of another uid
+ * from the source port of one of the gate's closed sockets (to the
+ * cluster's DNS, say) would be "established", and so would a segment
+ * forged on a raw socket into one of its tunnels.  So a packet with a
+ * socket of any other uid meets the drop before the shortcut; only a
+ * packet without a socket (an orphaned socket's last segments: meta skuid
+ * matches neither way) reaches it.  meta skuid takes a SYN-ACK's
+ * listener, so the gate answers its probes.  The serve lines (with or
+ * without a gate-uid) let out the answers of a server in the pod to
+ * connections opened to it, as a Kubernetes NetworkPolicy does.
+ *
  * The sets exist only in direct mode; icmpv6 neighbour discovery only when an
- * IPv6 address may be reached.  The sets key on address AND port, so a name
+ * IPv6 address may be reached (by a gate line, or by the gate of a gate-uid
+ * line).  The sets key on address AND port, so a name
  * allowed on 443 does not open 22 on a neighbour that shares its address.
  */
 #include "config.h"
 
 #include <sys/socket.h>
-#include <sys/time.h>
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -107,11 +131,7 @@
 #include <libmnl/libmnl.h>
 #include <libnftnl/expr.h>
 
-#include "nft-int.h"
-
-#define ACK_TIMEOUT_SEC	5	/* the kernel answers at once; a hang is a bug */
-#define ELEMS_PER_MSG	100	/* at most 56 bytes each */
-#define MSGS_PER_BATCH	8	/* 8 * 100 * 56 bytes stay inside NFT_BATCH_LIMIT */
+#include "enforcer/nft-int.h"
 
 /* ---- expressions ---------------------------------------------------- */
 
@@ -439,6 +459,49 @@ rule_resolver(struct nft_ruleset *rs, const struct enf_endpoint *d,
 		    d->port, protos[i], NULL, NF_DROP) == -1)
 			return -1;
 	return 0;
+}
+
+/*
+ * meta skuid == uid accept (the gate of a gate-uid line), or
+ * meta skuid != uid counter drop (every other socket's packets).
+ */
+static int
+rule_uid(struct nft_ruleset *rs, uid_t uid, uint32_t verdict)
+{
+	struct nftnl_rule	*r;
+	uint32_t		 u = (uint32_t)uid;
+
+	if ((r = rule_new(rs, "meta skuid %s %u %s", verdict == NF_ACCEPT ?
+	    "==" : "!=", u, verdict == NF_ACCEPT ? "accept" :
+	    "counter drop")) == NULL)
+		return -1;
+	if (x_meta(r, NFT_META_SKUID, NFT_REG_1) == -1 ||
+	    x_cmp(r, NFT_REG_1, verdict == NF_ACCEPT ? NFT_CMP_EQ :
+	    NFT_CMP_NEQ, &u, sizeof(u)) == -1)
+		return -1;
+	if (verdict == NF_DROP && add_expr(r, nftnl_expr_alloc("counter")) == -1)
+		return -1;
+	return x_verdict(r, verdict);
+}
+
+/* ct direction reply tcp sport PORT accept: a server's answers. */
+static int
+rule_serve(struct nft_ruleset *rs, uint16_t port)
+{
+	struct nftnl_rule	*r;
+	uint8_t			 reply = IP_CT_DIR_REPLY;
+	uint16_t		 p = htons(port);
+
+	if ((r = rule_new(rs, "ct direction reply tcp sport %u accept",
+	    port)) == NULL)
+		return -1;
+	if (x_ct(r, NFT_CT_DIRECTION) == -1 ||
+	    x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &reply, sizeof(reply)) == -1 ||
+	    x_l4proto(r, IPPROTO_TCP) == -1 ||
+	    x_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 2, NFT_REG_1) == -1 ||
+	    x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &p, sizeof(p)) == -1)
+		return -1;
+	return x_verdict(r, NF_ACCEPT);
 }
 
 /* Without neighbour discovery no IPv6 destination is reachable at all. */
@@ -814,12 +877,18 @@ ruleset_build(const struct enf_plan *plan, uid_t refresher_uid, char *err,
 			goto fail;
 	}
 
+	/* --init's gate in the pod: its sockets, anywhere (see the top) */
+	if (plan->gate_uid != 0 && rule_uid(rs, plan->gate_uid, NF_ACCEPT) == -1)
+		goto fail;
 	/* Resolvers first: before every accept that ignores the uid. */
 	for (i = 0; i < plan->nresolvers; i++)
 		if (rule_resolver(rs, &plan->resolvers[i], refresher_uid) == -1)
 			goto fail;
 	if (rule_loopback(rs) == -1)
 		goto fail;
+	for (i = 0; i < plan->nserve; i++)
+		if (rule_serve(rs, plan->serve[i]) == -1)
+			goto fail;
 	/* transparent / dns-gate: what the nat chain sent to the relay */
 	if (plan->ntports > 0 &&
 	    rule_relay_accept(rs, IPPROTO_TCP, plan->relay_port) == -1)
@@ -828,7 +897,7 @@ ruleset_build(const struct enf_plan *plan, uid_t refresher_uid, char *err,
 	    (rule_relay_accept(rs, IPPROTO_UDP, plan->relay_dns_port) == -1 ||
 	    rule_relay_accept(rs, IPPROTO_TCP, plan->relay_dns_port) == -1))
 		goto fail;
-	if (rule_established(rs) == -1)
+	if (plan->gate_uid == 0 && rule_established(rs) == -1)
 		goto fail;
 	for (i = 0; i < plan->ngates; i++) {
 		const struct enf_endpoint	*g = &plan->gates[i];
@@ -837,7 +906,12 @@ ruleset_build(const struct enf_plan *plan, uid_t refresher_uid, char *err,
 		    (uint8_t)g->proto, NULL, NF_ACCEPT) == -1)
 			goto fail;
 	}
-	if (plan->mode == ENF_MODE_DIRECT || enf_plan_uses_ipv6(plan)) {
+	/* other uids' packets never take the gate's flows (see the top) */
+	if (plan->gate_uid != 0 && (rule_uid(rs, plan->gate_uid,
+	    NF_DROP) == -1 || rule_established(rs) == -1))
+		goto fail;
+	if (plan->mode == ENF_MODE_DIRECT || enf_plan_uses_ipv6(plan) ||
+	    plan->gate_uid != 0) {
 		if (rule_ndisc(rs, 135) == -1 || rule_ndisc(rs, 136) == -1)
 			goto fail;
 	}
@@ -897,462 +971,4 @@ const char *
 nft_ruleset_rule_desc(const struct nft_ruleset *rs, size_t i)
 {
 	return i < rs->nrules ? rs->desc[i] : "?";
-}
-
-/* ---- batches -------------------------------------------------------- */
-
-/*
- * libmnl's batch lets the last message run past the limit and reports it
- * full afterwards, so the buffer is twice the limit (mnl_nlmsg_batch_start).
- */
-int
-nft_batch_init(struct nft_batch *b)
-{
-	memset(b, 0, sizeof(*b));
-	if ((b->buf = malloc(2 * NFT_BATCH_LIMIT)) == NULL)
-		return -1;
-	return 0;
-}
-
-void
-nft_batch_release(struct nft_batch *b)
-{
-	free(b->buf);
-	b->buf = NULL;
-}
-
-struct builder {
-	struct nft_batch	*b;
-	struct mnl_nlmsg_batch	*mb;
-	uint32_t		 seq;
-};
-
-static void
-builder_start(struct builder *bd, struct nft_batch *b, uint32_t seq)
-{
-	b->len = 0;
-	b->nmsgs = 0;
-	b->nacks = 0;
-	b->seq = seq;
-	bd->b = b;
-	bd->seq = seq;
-	bd->mb = mnl_nlmsg_batch_start(b->buf, NFT_BATCH_LIMIT);
-	nftnl_batch_begin(mnl_nlmsg_batch_current(bd->mb), bd->seq++);
-	b->desc[b->nmsgs++] = "batch begin";
-	mnl_nlmsg_batch_next(bd->mb);
-}
-
-/* Header for the next message; NULL when the batch has no room left. */
-static struct nlmsghdr *
-builder_msg(struct builder *bd, uint16_t type, uint16_t flags, const char *desc)
-{
-	if (bd->b->nmsgs >= NFT_BATCH_MSGS - 1)	/* keep room for the end */
-		return NULL;
-	bd->b->desc[bd->b->nmsgs++] = desc;
-	bd->b->nacks++;
-	return nftnl_nlmsg_build_hdr(mnl_nlmsg_batch_current(bd->mb), type,
-	    NFPROTO_INET, flags | NLM_F_ACK, bd->seq++);
-}
-
-/* Closes the message just built; -1 when it did not fit. */
-static int
-builder_next(struct builder *bd)
-{
-	return mnl_nlmsg_batch_next(bd->mb) ? 0 : -1;
-}
-
-/* One NEWCHAIN of c into the batch: 0, or -1 when full. */
-static int
-builder_chain(struct builder *bd, struct nftnl_chain *c, const char *desc)
-{
-	struct nlmsghdr	*nlh;
-
-	if ((nlh = builder_msg(bd, NFT_MSG_NEWCHAIN, NLM_F_CREATE |
-	    NLM_F_EXCL, desc)) == NULL)
-		return -1;
-	nftnl_chain_nlmsg_build_payload(nlh, c);
-	return builder_next(bd);
-}
-
-/* One NEWSET of set into the batch (none for NULL): 0, or -1 when full. */
-static int
-builder_set(struct builder *bd, struct nftnl_set *set, const char *desc)
-{
-	struct nlmsghdr	*nlh;
-
-	if (set == NULL)
-		return 0;
-	if ((nlh = builder_msg(bd, NFT_MSG_NEWSET, NLM_F_CREATE |
-	    NLM_F_EXCL, desc)) == NULL)
-		return -1;
-	nftnl_set_nlmsg_build_payload(nlh, set);
-	return builder_next(bd);
-}
-
-static int
-builder_end(struct builder *bd)
-{
-	nftnl_batch_end(mnl_nlmsg_batch_current(bd->mb), bd->seq++);
-	bd->b->desc[bd->b->nmsgs++] = "batch end";
-	if (!mnl_nlmsg_batch_next(bd->mb)) {
-		mnl_nlmsg_batch_stop(bd->mb);
-		return -1;
-	}
-	bd->b->len = mnl_nlmsg_batch_size(bd->mb);
-	mnl_nlmsg_batch_stop(bd->mb);
-	return 0;
-}
-
-int
-nft_batch_ruleset(const struct nft_ruleset *rs, uint32_t seq,
-    struct nft_batch *b, char *err, size_t errlen)
-{
-	struct builder	 bd;
-	struct nlmsghdr	*nlh;
-	size_t		 i;
-
-	builder_start(&bd, b, seq);
-
-	/*
-	 * Add, delete, add: a table left from an earlier run is replaced as a
-	 * whole inside the same transaction, without ENOENT when there is none.
-	 */
-	if ((nlh = builder_msg(&bd, NFT_MSG_NEWTABLE, NLM_F_CREATE,
-	    "add table")) == NULL)
-		goto full;
-	nftnl_table_nlmsg_build_payload(nlh, rs->table);
-	if (builder_next(&bd) == -1)
-		goto full;
-	if ((nlh = builder_msg(&bd, NFT_MSG_DELTABLE, 0,
-	    "delete old table")) == NULL)
-		goto full;
-	nftnl_table_nlmsg_build_payload(nlh, rs->table);
-	if (builder_next(&bd) == -1)
-		goto full;
-	if ((nlh = builder_msg(&bd, NFT_MSG_NEWTABLE, NLM_F_CREATE | NLM_F_EXCL,
-	    "create table inet " NFT_TABLE)) == NULL)
-		goto full;
-	nftnl_table_nlmsg_build_payload(nlh, rs->table);
-	if (builder_next(&bd) == -1)
-		goto full;
-
-	if (builder_set(&bd, rs->set4, "create set " NFT_SET4) == -1 ||
-	    builder_set(&bd, rs->set6, "create set " NFT_SET6) == -1)
-		goto full;
-
-	/* the filter chain always; the others when the plan asks */
-	if (builder_chain(&bd, rs->chain, "create chain " NFT_CHAIN
-	    " (hook output, policy drop)") == -1 ||
-	    (rs->rec_out != NULL && builder_chain(&bd, rs->rec_out,
-	    "create chain " NFT_REC_OUT " (hook output, policy accept)") == -1) ||
-	    (rs->rec_in != NULL && builder_chain(&bd, rs->rec_in,
-	    "create chain " NFT_REC_IN " (hook input, policy accept)") == -1) ||
-	    (rs->nat != NULL && builder_chain(&bd, rs->nat,
-	    "create chain " NFT_NAT_CHAIN " (nat, hook output)") == -1))
-		goto full;
-
-	for (i = 0; i < rs->nrules; i++) {
-		if ((nlh = builder_msg(&bd, NFT_MSG_NEWRULE,
-		    NLM_F_CREATE | NLM_F_APPEND, rs->desc[i])) == NULL)
-			goto full;
-		nftnl_rule_nlmsg_build_payload(nlh, rs->rules[i]);
-		if (builder_next(&bd) == -1)
-			goto full;
-	}
-	if (builder_end(&bd) == -1)
-		goto full_stopped;
-	return 0;
-full:
-	mnl_nlmsg_batch_stop(bd.mb);
-full_stopped:
-	snprintf(err, errlen, "ruleset does not fit in one batch");
-	return -1;
-}
-
-static int
-elem_key(const struct nft_elem *el, uint8_t *key, uint32_t *keylen)
-{
-	uint16_t	 port = htons(el->port);
-	size_t		 alen = el->addr.family == AF_INET ? 4 : 16;
-
-	if (el->addr.family != AF_INET && el->addr.family != AF_INET6)
-		return -1;
-	memset(key, 0, NFT_SET6_KEYLEN);
-	memcpy(key, el->addr.addr, alen);
-	memcpy(key + alen, &port, sizeof(port));	/* + 2 bytes of padding */
-	*keylen = (uint32_t)alen + 4;
-	return 0;
-}
-
-/*
- * One NEWSETELEM (or, for the renewed ones, DELSETELEM) message for the n
- * elements, all of one family; n is at most ELEMS_PER_MSG.  0 or -1.
- */
-static int
-batch_elem_msg(struct builder *bd, const struct nft_elem *elems, size_t n,
-    uint16_t type)
-{
-	struct nftnl_set	*s;
-	struct nftnl_set_elem	*e;
-	struct nlmsghdr		*nlh;
-	uint8_t			 key[NFT_SET6_KEYLEN];
-	uint32_t		 keylen;
-	size_t			 i, taken = 0;
-	int			 v4 = elems[0].addr.family == AF_INET, rc = -1;
-
-	if ((s = nftnl_set_alloc()) == NULL)
-		return -1;
-	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_INET);
-	if (nftnl_set_set_str(s, NFTNL_SET_TABLE, NFT_TABLE) == -1 ||
-	    nftnl_set_set_str(s, NFTNL_SET_NAME, v4 ? NFT_SET4 : NFT_SET6) ==
-	    -1)
-		goto out;
-	for (i = 0; i < n; i++) {
-		if (type == NFT_MSG_DELSETELEM && !elems[i].renew)
-			continue;
-		if (elem_key(&elems[i], key, &keylen) == -1 ||
-		    (e = nftnl_set_elem_alloc()) == NULL)
-			goto out;
-		if (nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, key, keylen) ==
-		    -1) {
-			nftnl_set_elem_free(e);
-			goto out;
-		}
-		if (type == NFT_MSG_NEWSETELEM) {
-			/* Expiration too: 6.10+ then renews in place. */
-			nftnl_set_elem_set_u64(e, NFTNL_SET_ELEM_TIMEOUT,
-			    elems[i].timeout_ms);
-			nftnl_set_elem_set_u64(e, NFTNL_SET_ELEM_EXPIRATION,
-			    elems[i].timeout_ms);
-		}
-		nftnl_set_elem_add(s, e);
-		taken++;
-	}
-	if (taken > 0) {
-		if (type == NFT_MSG_NEWSETELEM)
-			nlh = builder_msg(bd, type, NLM_F_CREATE, v4 ?
-			    "add elements to " NFT_SET4 :
-			    "add elements to " NFT_SET6);
-		else
-			nlh = builder_msg(bd, type, 0, v4 ?
-			    "renew elements of " NFT_SET4 :
-			    "renew elements of " NFT_SET6);
-		if (nlh == NULL)
-			goto out;
-		nftnl_set_elems_nlmsg_build_payload(nlh, s);
-		if (builder_next(bd) == -1)
-			goto out;
-	}
-	rc = 0;
-out:
-	nftnl_set_free(s);
-	return rc;
-}
-
-/*
- * Runs of one family, ELEMS_PER_MSG at most, each as a delete message (when
- * some are renewed) and an add message; MSGS_PER_BATCH messages at most.
- */
-ssize_t
-nft_batch_elems(const struct nft_elem *elems, size_t n, uint32_t seq,
-    struct nft_batch *b, char *err, size_t errlen)
-{
-	struct builder	 bd;
-	size_t		 off = 0, msgs = 0;
-
-	builder_start(&bd, b, seq);
-	while (off < n && msgs + 2 <= MSGS_PER_BATCH) {
-		size_t	 run = 0, renew = 0;
-
-		while (off + run < n && run < ELEMS_PER_MSG &&
-		    elems[off + run].addr.family == elems[off].addr.family) {
-			if (elems[off + run].renew)
-				renew++;
-			run++;
-		}
-		if ((renew > 0 && batch_elem_msg(&bd, elems + off, run,
-		    NFT_MSG_DELSETELEM) == -1) ||
-		    batch_elem_msg(&bd, elems + off, run,
-		    NFT_MSG_NEWSETELEM) == -1) {
-			mnl_nlmsg_batch_stop(bd.mb);
-			snprintf(err, errlen, "bad element or out of memory");
-			return -1;
-		}
-		off += run;
-		msgs += renew > 0 ? 2 : 1;
-	}
-	if (builder_end(&bd) == -1) {
-		snprintf(err, errlen, "elements do not fit in one batch");
-		return -1;
-	}
-	return (ssize_t)off;
-}
-
-/* ---- sending -------------------------------------------------------- */
-
-struct mnl_socket *
-nft_socket_open(char *err, size_t errlen)
-{
-	struct mnl_socket	*nl;
-	struct timeval		 tv = { .tv_sec = ACK_TIMEOUT_SEC };
-	int			 one = 1;
-
-	if ((nl = mnl_socket_open(NETLINK_NETFILTER)) == NULL) {
-		snprintf(err, errlen, "netlink socket: %s", strerror(errno));
-		return NULL;
-	}
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) == -1) {
-		snprintf(err, errlen, "netlink bind: %s", strerror(errno));
-		mnl_socket_close(nl);
-		return NULL;
-	}
-	/* Errors echo our message unless capped; we only need the header. */
-	(void)mnl_socket_setsockopt(nl, NETLINK_CAP_ACK, &one, sizeof(one));
-	if (setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVTIMEO, &tv,
-	    sizeof(tv)) == -1) {
-		snprintf(err, errlen, "SO_RCVTIMEO: %s", strerror(errno));
-		mnl_socket_close(nl);
-		return NULL;
-	}
-	return nl;
-}
-
-/*
- * The kernel's refusal of message desc.  EPERM has two causes that look
- * alike: no CAP_NET_ADMIN, or a table owned by another process's netlink
- * socket (NFT_TABLE_F_OWNER); the message names the one it is.
- */
-static void
-refused(const char *desc, int error, char *err, size_t errlen)
-{
-	uint32_t	 owner = 0;
-
-	if (error == EPERM && nft_table_owner(&owner) == 1)
-		snprintf(err, errlen, "kernel refused \"%s\": %s: table inet "
-		    "%s is owned by another process (flag NFT_TABLE_F_OWNER, "
-		    "netlink port id %u) and only that process may change it; "
-		    "it goes away when that process closes its netlink socket",
-		    desc, strerror(error), NFT_TABLE, owner);
-	else
-		snprintf(err, errlen, "kernel refused \"%s\": %s%s", desc,
-		    strerror(error), error == EPERM ? " (no CAP_NET_ADMIN?)" :
-		    "");
-}
-
-int
-nft_send(const struct nft_batch *b, char *err, size_t errlen)
-{
-	struct mnl_socket	*nl;
-	char			 seen[NFT_BATCH_MSGS];
-	char			*rbuf = NULL;
-	size_t			 acks = 0, rbufsz = 64 * 1024;
-	uint32_t		 portid;
-	ssize_t			 n;
-	int			 rc = -1;
-
-	if ((nl = nft_socket_open(err, errlen)) == NULL)
-		return -1;
-	portid = mnl_socket_get_portid(nl);
-	memset(seen, 0, sizeof(seen));
-	if ((rbuf = malloc(rbufsz)) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	if (mnl_socket_sendto(nl, b->buf, b->len) == -1) {
-		snprintf(err, errlen, "netlink send: %s", strerror(errno));
-		goto out;
-	}
-	/*
-	 * One ACK per message asked for: an error for any one message means
-	 * the kernel dropped the whole transaction.  Stop at the first error;
-	 * a reply that never comes is a failure too (SO_RCVTIMEO).
-	 */
-	while (acks < b->nacks) {
-		const struct nlmsghdr	*nlh;
-		int			 left;
-
-		n = mnl_socket_recvfrom(nl, rbuf, rbufsz);
-		if (n == -1) {
-			if (errno == EINTR)
-				continue;
-			snprintf(err, errlen, "netlink receive (%zu of %zu "
-			    "acks): %s", acks, b->nacks,
-			    errno == EAGAIN ? "timed out" : strerror(errno));
-			goto out;
-		}
-		left = (int)n;
-		for (nlh = (const struct nlmsghdr *)rbuf;
-		    mnl_nlmsg_ok(nlh, left);
-		    nlh = mnl_nlmsg_next(nlh, &left)) {
-			const struct nlmsgerr	*e;
-			uint32_t		 idx;
-
-			if (nlh->nlmsg_pid != 0 && nlh->nlmsg_pid != portid)
-				continue;
-			if (nlh->nlmsg_type != NLMSG_ERROR)
-				continue;	/* no echo asked; ignore */
-			if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e))) {
-				snprintf(err, errlen, "truncated netlink ack");
-				goto out;
-			}
-			e = mnl_nlmsg_get_payload(nlh);
-			idx = nlh->nlmsg_seq - b->seq;
-			if (idx >= b->nmsgs) {
-				snprintf(err, errlen, "netlink ack for an "
-				    "unknown sequence number %u",
-				    nlh->nlmsg_seq);
-				goto out;
-			}
-			if (e->error != 0) {
-				refused(b->desc[idx], -e->error, err, errlen);
-				goto out;
-			}
-			/* Only the messages between the markers asked. */
-			if (idx == 0 || idx == b->nmsgs - 1 || seen[idx]) {
-				snprintf(err, errlen, "unexpected netlink ack "
-				    "for \"%s\"", b->desc[idx]);
-				goto out;
-			}
-			seen[idx] = 1;
-			acks++;
-		}
-	}
-	rc = 0;
-out:
-	free(rbuf);
-	mnl_socket_close(nl);
-	return rc;
-}
-
-int
-nft_add_elems(const struct nft_elem *elems, size_t n, char *err,
-    size_t errlen)
-{
-	struct nft_batch	 b;
-	size_t			 off = 0;
-	ssize_t			 k;
-	uint32_t		 seq = (uint32_t)time(NULL);
-	int			 rc = -1;
-
-	if (nft_batch_init(&b) == -1) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	while (off < n) {
-		if ((k = nft_batch_elems(elems + off, n - off, seq, &b, err,
-		    errlen)) == -1)
-			goto out;
-		if (k == 0) {
-			snprintf(err, errlen, "element batch made no progress");
-			goto out;
-		}
-		if (nft_send(&b, err, errlen) == -1)
-			goto out;
-		off += (size_t)k;
-		seq += (uint32_t)b.nmsgs;
-	}
-	rc = 0;
-out:
-	nft_batch_release(&b);
-	return rc;
 }

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "plan.h"
+#include "enforcer/plan.h"
 
 #define NFT_TABLE	"aisb"
 #define NFT_CHAIN	"output"

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "addrclass.h"
-#include "plan.h"
+#include "enforcer/plan.h"
 
 #define PLAN_VERSION	1
 #define MAX_TOKENS	8
@@ -37,6 +37,7 @@ struct parser {
 	int		 seen_prefix;
 	int		 seen_record;
 	int		 seen_transparent;
+	int		 seen_serve;
 };
 
 static int
@@ -488,27 +489,31 @@ kw_record(struct parser *p, char **tok, size_t ntok)
 }
 
 /*
- * transparent PORT[,PORT...]: the sandbox's TCP to these ports goes to the
- * relay (tproxy.h), 1..ENF_PLAN_MAX_TPORTS distinct ports.
+ * KEYWORD PORT[,PORT...], once: 1..ENF_PLAN_MAX_PORTS distinct ports into
+ * out (transparent: the relay's, tproxy.h; serve: --init's servers).
  */
+_Static_assert(ENF_PLAN_MAX_TPORTS >= ENF_PLAN_MAX_PORTS &&
+    ENF_PLAN_MAX_SERVE >= ENF_PLAN_MAX_PORTS, "a port line fits its array");
+
 static int
-kw_transparent(struct parser *p, char **tok, size_t ntok)
+kw_port_line(struct parser *p, char **tok, size_t ntok, uint16_t *out,
+    size_t *n, int *seen)
 {
-	struct enf_name	 n;
+	struct enf_name	 ports;
 	size_t		 i;
 
 	if (ntok != 2)
-		return perr(p, "usage: transparent PORT[,PORT...]");
-	if (p->seen_transparent)
-		return perr(p, "transparent given twice (put all its ports "
-		    "on one line)");
-	memset(&n, 0, sizeof(n));
-	if (parse_port_list(p, tok[1], &n) == -1)
+		return perr(p, "usage: %s PORT[,PORT...]", tok[0]);
+	if (*seen)
+		return perr(p, "%s given twice (put all its ports on one line)",
+		    tok[0]);
+	memset(&ports, 0, sizeof(ports));
+	if (parse_port_list(p, tok[1], &ports) == -1)
 		return -1;
-	for (i = 0; i < n.nports; i++)
-		p->plan->tports[i] = n.ports[i];
-	p->plan->ntports = n.nports;
-	p->seen_transparent = 1;
+	for (i = 0; i < ports.nports; i++)
+		out[i] = ports.ports[i];
+	*n = ports.nports;
+	*seen = 1;
 	return 0;
 }
 
@@ -521,6 +526,27 @@ kw_dns_gate(struct parser *p, char **tok, size_t ntok)
 	if (p->plan->dns_gate)
 		return perr(p, "dns-gate given twice");
 	p->plan->dns_gate = 1;
+	return 0;
+}
+
+/*
+ * gate-uid UID: a gate runs in the sandbox's network namespace as UID
+ * (aisb-enforce --init, a sidecar).  Not 0: the uid would be let out
+ * anywhere, and root is what an app container most often runs as.
+ */
+static int
+kw_gate_uid(struct parser *p, char **tok, size_t ntok)
+{
+	unsigned long	 v;
+
+	if (ntok != 2)
+		return perr(p, "usage: gate-uid UID");
+	if (p->plan->gate_uid != 0)
+		return perr(p, "gate-uid given twice");
+	if (parse_uint(tok[1], (unsigned long)(uid_t)-2, &v) == -1)
+		return perr(p, "bad gate-uid \"%.32s\" (a numeric uid other "
+		    "than 0: the gate runs as a uid of its own)", tok[1]);
+	p->plan->gate_uid = (uid_t)v;
 	return 0;
 }
 
@@ -580,9 +606,15 @@ parse_line(struct parser *p, char *line)
 	if (strcmp(tok[0], "record") == 0)
 		return kw_record(p, tok, ntok);
 	if (strcmp(tok[0], "transparent") == 0)
-		return kw_transparent(p, tok, ntok);
+		return kw_port_line(p, tok, ntok, p->plan->tports,
+		    &p->plan->ntports, &p->seen_transparent);
 	if (strcmp(tok[0], "dns-gate") == 0)
 		return kw_dns_gate(p, tok, ntok);
+	if (strcmp(tok[0], "gate-uid") == 0)
+		return kw_gate_uid(p, tok, ntok);
+	if (strcmp(tok[0], "serve") == 0)
+		return kw_port_line(p, tok, ntok, p->plan->serve,
+		    &p->plan->nserve, &p->seen_serve);
 	return perr(p, "unknown keyword \"%.32s\"", tok[0]);
 }
 
@@ -620,10 +652,18 @@ check_plan(struct parser *p)
 		if (p->seen_record)
 			return perr(p, "record is only for mode direct");
 	}
+	if (plan->mode != ENF_MODE_GATE && plan->gate_uid != 0)
+		return perr(p, "gate-uid is only for mode gate");
 	if (plan->mode != ENF_MODE_GATE &&
 	    (p->seen_transparent || plan->dns_gate))
 		return perr(p, "transparent and dns-gate are only for mode "
 		    "gate");
+	/* a pod's lines (aisb-enforce --init, which has no relay) */
+	if ((plan->gate_uid != 0 || p->seen_serve) &&
+	    (p->seen_transparent || plan->dns_gate))
+		return perr(p, "gate-uid and serve (aisb-enforce --init) "
+		    "exclude transparent and dns-gate (the relay of a "
+		    "session)");
 	/* the relay carries both to a gate over TCP */
 	if ((p->seen_transparent || plan->dns_gate) &&
 	    enf_plan_relay_gate(plan) == NULL)

@@ -26,6 +26,7 @@
 #define ENF_RECORD_MIN		1024	/* record MAXBYTES: headers and more */
 #define ENF_RECORD_LIMIT	(1ULL << 40)	/* record MAXBYTES: 1 TiB */
 #define ENF_PLAN_MAX_TPORTS	16	/* ports on the transparent line */
+#define ENF_PLAN_MAX_SERVE	16	/* ports on the serve line */
 
 /*
  * aisb-enforce exits EXIT_ENFORCE when enforcement failed and
@@ -101,6 +102,17 @@ struct enf_plan {
 	int			 dns_gate;
 	uint16_t		 relay_port;	/* TCP, set at run time */
 	uint16_t		 relay_dns_port; /* UDP and TCP, at run time */
+	/*
+	 * aisb-enforce --init only (a Kubernetes pod, docs/kubernetes.md):
+	 * "gate-uid UID", the uid of a gate in the sandbox's own network
+	 * namespace (a sidecar), whose sockets may reach any address while
+	 * every other uid's reach only loopback and the gate lines; "serve
+	 * PORT[,PORT...]", local TCP ports whose answers to connections
+	 * opened from outside may leave (a server in the pod, a probe).
+	 */
+	uid_t			 gate_uid;	/* 0: no gate-uid line */
+	uint16_t		 serve[ENF_PLAN_MAX_SERVE];	/* host order */
+	size_t			 nserve;
 };
 
 /*

@@ -26,7 +26,7 @@
 #include <linux/capability.h>
 #include <linux/securebits.h>
 
-#include "privdrop.h"
+#include "enforcer/privdrop.h"
 
 #define CAP_MAX_PROBE	64	/* capability numbers probed; 41 in 2026 */
 

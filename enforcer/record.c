@@ -60,10 +60,10 @@
 
 #include "exitcode.h"
 #include "log.h"
-#include "nft.h"
+#include "enforcer/nft.h"
 #include "pcapng.h"
-#include "privdrop.h"
-#include "record.h"
+#include "enforcer/privdrop.h"
+#include "enforcer/record.h"
 
 #define RECORD_BUF		(128 * 1024)
 #define RECORD_RCVBUF		(32 * 1024 * 1024)	/* socket buffer, at most */

@@ -12,7 +12,7 @@
 
 #include <sys/types.h>
 
-#include "plan.h"
+#include "enforcer/plan.h"
 
 struct enf_recorder;
 

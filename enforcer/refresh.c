@@ -61,9 +61,9 @@
 
 #include "exitcode.h"
 #include "log.h"
-#include "refresh.h"
-#include "stub.h"
-#include "supervise.h"
+#include "enforcer/refresh.h"
+#include "enforcer/stub.h"
+#include "enforcer/supervise.h"
 
 #define REFRESH_MAX_ADDRS	16	/* per name and family, per answer */
 #define REFRESH_MAX_KNOWN	(4 * REFRESH_MAX_ADDRS)	/* per name */

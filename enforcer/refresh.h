@@ -8,10 +8,10 @@
 
 #include <stddef.h>
 
-#include "nft.h"
-#include "plan.h"
-#include "privdrop.h"
-#include "record.h"
+#include "enforcer/nft.h"
+#include "enforcer/plan.h"
+#include "enforcer/privdrop.h"
+#include "enforcer/record.h"
 
 /*
  * Resolves, fills the sets, verifies rs, forks the command (which drops to

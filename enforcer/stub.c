@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "dnsmsg.h"
-#include "stub.h"
+#include "enforcer/stub.h"
 
 size_t
 enf_stub_answer(const uint8_t *q, size_t qlen, uint8_t *out, size_t outlen,

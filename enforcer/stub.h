@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "plan.h"
+#include "enforcer/plan.h"
 
 #define ENF_STUB_MAX_MSG	1232	/* EDNS over UDP (plain DNS: 512); no TCP */
 #define ENF_STUB_MAX_ADDRS	32	/* per answer, before the size cap */

@@ -31,8 +31,8 @@
 
 #include "exitcode.h"
 #include "log.h"
-#include "plan.h"
-#include "supervise.h"
+#include "enforcer/plan.h"
+#include "enforcer/supervise.h"
 
 const int enf_forwarded[] = {
 	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "privdrop.h"
+#include "enforcer/privdrop.h"
 
 /* What the parent passes on to the command's group. */
 extern const int	enf_forwarded[];

@@ -1,6 +1,7 @@
 /*
- * The relay of transparent capture: listeners, the gate heads, the poll
- * loop (tproxy.h, docs/enforcer.md).
+ * The relay of transparent capture: listeners, the poll loop, DNS over
+ * UDP (tproxy.h, docs/enforcer.md).  What it sends the gate is built in
+ * tproxy_head.c; the tool's name comes from tproxy_tool.c.
  *
  * One process, one poll(2) loop, no allocation but one object per TCP
  * client (two bounded buffers).  A failure costs the one connection it
@@ -18,7 +19,6 @@
 #include <linux/netfilter_ipv4.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -31,11 +31,9 @@
 
 #include "dnsmsg.h"
 #include "log.h"
-#include "tproxy.h"
+#include "enforcer/tproxy.h"
 
 #define NLISTEN		6	/* tcp4, tcp6, dns tcp4, dns tcp6, udp4, udp6 */
-#define PROC_NET_MAX	(4 << 20)	/* bytes of /proc/net/tcp{,6} read */
-#define PROC_FD_MAX	65536	/* descriptors looked at to name a tool */
 _Static_assert(ENF_TPROXY_MAX_UDP <= DNSMSG_EDNS_SIZE,
     "a query the relay forwards must be one the gate accepts");
 
@@ -102,223 +100,6 @@ struct loop {
 	unsigned long	 nextid;
 	struct dnsconn	 dns;
 };
-
-/* ---- pure helpers ---------------------------------------------------- */
-
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Percent-decodes n bytes of s into out; -1 on a bad escape or overflow. */
-static int
-pct_decode(const char *s, size_t n, char *out, size_t outlen, size_t *olen)
-{
-	size_t	 i, o = 0;
-
-	for (i = 0; i < n; i++) {
-		int	 c = (unsigned char)s[i];
-
-		if (c == '%') {
-			int hi, lo;
-
-			if (i + 2 >= n ||
-			    (hi = hexval(s[i + 1])) == -1 ||
-			    (lo = hexval(s[i + 2])) == -1)
-				return -1;
-			c = hi << 4 | lo;
-			i += 2;
-		}
-		if (o == outlen)
-			return -1;
-		out[o++] = (char)c;
-	}
-	*olen = o;
-	return 0;
-}
-
-static size_t
-b64(const unsigned char *in, size_t n, char *out, size_t outlen)
-{
-	static const char	 tab[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t			 i, o = 0;
-
-	if (outlen < (n + 2) / 3 * 4 + 1)
-		return 0;
-	for (i = 0; i + 2 < n; i += 3) {
-		out[o++] = tab[in[i] >> 2];
-		out[o++] = tab[(in[i] & 3) << 4 | in[i + 1] >> 4];
-		out[o++] = tab[(in[i + 1] & 15) << 2 | in[i + 2] >> 6];
-		out[o++] = tab[in[i + 2] & 63];
-	}
-	if (i < n) {
-		out[o++] = tab[in[i] >> 2];
-		if (i + 1 < n) {
-			out[o++] = tab[(in[i] & 3) << 4 | in[i + 1] >> 4];
-			out[o++] = tab[(in[i + 1] & 15) << 2];
-		} else {
-			out[o++] = tab[(in[i] & 3) << 4];
-			out[o++] = '=';
-		}
-		out[o++] = '=';
-	}
-	out[o] = '\0';
-	return o;
-}
-
-int
-enf_tproxy_auth(const char *url, const struct enf_endpoint *gate, char *out,
-    size_t outlen)
-{
-	char		 cred[ENF_TPROXY_MAX_AUTH], hp[INET6_ADDRSTRLEN + 16];
-	char		 as[INET6_ADDRSTRLEN];
-	const char	*s, *at, *end, *colon;
-	size_t		 ulen, plen, n;
-	int		 rc = -1;
-
-	if (strlen(url) > ENF_TPROXY_MAX_AUTH ||
-	    strncasecmp(url, "http://", 7) != 0)
-		return -1;
-	s = url + 7;
-	end = s + strcspn(s, "/?#");
-	/* the last '@' before the path ends the userinfo */
-	for (at = end; at > s && at[-1] != '@'; at--)
-		;
-	if (at == s)
-		return -1;	/* no credential */
-	at--;
-	if ((colon = memchr(s, ':', (size_t)(at - s))) == NULL)
-		return -1;
-	/* HOST:PORT after the '@' must be the gate's, spelled as we would */
-	enf_addr_str(&gate->addr, as, sizeof(as));
-	snprintf(hp, sizeof(hp), gate->addr.family == AF_INET6 ? "[%s]:%u" :
-	    "%s:%u", as, gate->port);
-	if ((size_t)(end - at - 1) != strlen(hp) ||
-	    strncasecmp(at + 1, hp, strlen(hp)) != 0)
-		return -1;
-	if (pct_decode(s, (size_t)(colon - s), cred, sizeof(cred) - 1,
-	    &ulen) == -1 || memchr(cred, ':', ulen) != NULL)
-		goto out;
-	cred[ulen] = ':';
-	if (pct_decode(colon + 1, (size_t)(at - colon - 1), cred + ulen + 1,
-	    sizeof(cred) - ulen - 1, &plen) == -1)
-		goto out;
-	n = ulen + 1 + plen;
-	if (outlen < 7 || b64((unsigned char *)cred, n, out + 6,
-	    outlen - 6) == 0)
-		goto out;
-	memcpy(out, "Basic ", 6);
-	rc = 0;
-out:
-	explicit_bzero(cred, sizeof(cred));
-	return rc;
-}
-
-size_t
-enf_tproxy_head(char *out, size_t outlen, int dns, uint16_t port,
-    const char *auth, const char *tool, const char *dialled)
-{
-	char	 first[32];
-	int	 n;
-
-	if (dns)
-		snprintf(first, sizeof(first), "AISB-DNS *");
-	else
-		snprintf(first, sizeof(first), "AISB-TRANSPARENT %u", port);
-	n = snprintf(out, outlen, "%s HTTP/1.1\r\n%s%s%s%s%s%s%s%s%s\r\n",
-	    first,
-	    auth != NULL && auth[0] ? "Proxy-Authorization: " : "",
-	    auth != NULL && auth[0] ? auth : "",
-	    auth != NULL && auth[0] ? "\r\n" : "",
-	    tool != NULL && tool[0] ? "X-Aisb-Tool: " : "",
-	    tool != NULL && tool[0] ? tool : "",
-	    tool != NULL && tool[0] ? "\r\n" : "",
-	    dialled != NULL && dialled[0] ? "X-Aisb-Dialled: " : "",
-	    dialled != NULL && dialled[0] ? dialled : "",
-	    dialled != NULL && dialled[0] ? "\r\n" : "");
-	if (n < 0 || (size_t)n >= outlen)
-		return 0;
-	return (size_t)n;
-}
-
-/* Skips a name at off; the new offset, or 0 when it runs out or loops. */
-static size_t
-skip_name(const uint8_t *q, size_t len, size_t off)
-{
-	size_t	 labels = 0;
-
-	while (off < len && labels++ < 128) {
-		uint8_t	 l = q[off];
-
-		if (l == 0)
-			return off + 1;
-		if ((l & 0xc0) == 0xc0)
-			return off + 2 <= len ? off + 2 : 0;
-		if ((l & 0xc0) != 0)
-			return 0;
-		off += 1 + (size_t)l;
-	}
-	return 0;
-}
-
-size_t
-enf_tproxy_udp_limit(const uint8_t *q, size_t len)
-{
-	size_t	 off = 12, i, n, size;
-
-	if (len < 12)
-		return 512;
-	n = (size_t)(q[4] << 8 | q[5]);
-	for (i = 0; i < n; i++) {
-		if ((off = skip_name(q, len, off)) == 0 || off + 4 > len)
-			return 512;
-		off += 4;
-	}
-	/* answers and authorities: a query has none, but walk them */
-	n = (size_t)(q[6] << 8 | q[7]) + (size_t)(q[8] << 8 | q[9]);
-	for (i = 0; i < n + (size_t)(q[10] << 8 | q[11]); i++) {
-		uint16_t	 type, rdlen;
-
-		if ((off = skip_name(q, len, off)) == 0 || off + 10 > len)
-			return 512;
-		type = (uint16_t)(q[off] << 8 | q[off + 1]);
-		rdlen = (uint16_t)(q[off + 8] << 8 | q[off + 9]);
-		if (i >= n && type == 41) {	/* OPT: class is the size */
-			size = (size_t)(q[off + 2] << 8 | q[off + 3]);
-			return size < 512 ? 512 : size;
-		}
-		off += 10 + rdlen;
-		if (off > len)
-			return 512;
-	}
-	return 512;
-}
-
-void
-enf_tproxy_tool_clean(const char *in, char *out, size_t outlen)
-{
-	size_t	 i;
-
-	if (outlen == 0)
-		return;
-	for (i = 0; in[i] != '\0' && in[i] != '\n' &&
-	    i < ENF_TPROXY_MAX_TOOL && i + 1 < outlen; i++) {
-		char	 c = in[i];
-
-		out[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-		    c == '+' || c == '-' ? c : '_';
-	}
-	out[i] = '\0';
-}
 
 /* ---- set-up ---------------------------------------------------------- */
 
@@ -476,133 +257,6 @@ enf_tproxy_free(struct enf_tproxy *t)
 	free(t);
 }
 
-/* ---- naming the tool ------------------------------------------------- */
-
-/* The /proc/net/tcp{,6} spelling of a socket's local address:port. */
-static void
-proc_addr(const struct sockaddr_storage *ss, int six, char *out, size_t len)
-{
-	const struct sockaddr_in	*sin = (const void *)ss;
-	const struct sockaddr_in6	*sin6 = (const void *)ss;
-	uint32_t			 w[4];
-
-	if (ss->ss_family == AF_INET && !six) {
-		snprintf(out, len, "%08X:%04X", sin->sin_addr.s_addr,
-		    ntohs(sin->sin_port));
-		return;
-	}
-	if (ss->ss_family == AF_INET) {		/* a v4-mapped socket */
-		w[0] = w[1] = 0;
-		memcpy(&w[2], "\0\0\xff\xff", 4);
-		w[3] = sin->sin_addr.s_addr;
-		snprintf(out, len, "%08X%08X%08X%08X:%04X", w[0], w[1], w[2],
-		    w[3], ntohs(sin->sin_port));
-		return;
-	}
-	memcpy(w, &sin6->sin6_addr, 16);
-	snprintf(out, len, "%08X%08X%08X%08X:%04X", w[0], w[1], w[2], w[3],
-	    ntohs(sin6->sin6_port));
-}
-
-/* The inode of the socket whose local address is want, or 0. */
-static unsigned long
-socket_inode(const char *path, const char *want)
-{
-	char		 line[512];
-	FILE		*f;
-	size_t		 seen = 0;
-	unsigned long	 inode = 0;
-
-	if ((f = fopen(path, "re")) == NULL)
-		return 0;
-	while (seen < PROC_NET_MAX && fgets(line, sizeof(line), f) != NULL) {
-		char		 local[64], rem[64];
-		unsigned	 st, uid;
-		unsigned long	 ino;
-
-		seen += strlen(line);
-		if (sscanf(line, " %*u: %63s %63s %x %*s %*s %*s %u %*u %lu",
-		    local, rem, &st, &uid, &ino) != 5)
-			continue;
-		if (strcmp(local, want) == 0 && st != 10 /* LISTEN */ &&
-		    ino != 0) {
-			inode = ino;
-			break;
-		}
-	}
-	fclose(f);
-	return inode;
-}
-
-/* The comm of the process holding socket inode, into tool ("" if none). */
-static void
-inode_owner(unsigned long inode, char *tool, size_t len)
-{
-	DIR		*proc, *fds;
-	struct dirent	*p, *d;
-	char		 path[64], link[64], want[40], comm[64];
-	size_t		 looked = 0;
-	ssize_t		 n;
-	int		 fd;
-
-	tool[0] = '\0';
-	snprintf(want, sizeof(want), "socket:[%lu]", inode);
-	if ((proc = opendir("/proc")) == NULL)
-		return;
-	while ((p = readdir(proc)) != NULL && looked < PROC_FD_MAX) {
-		if (p->d_name[0] < '1' || p->d_name[0] > '9' ||
-		    strlen(p->d_name) > 10)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/fd", p->d_name);
-		if ((fds = opendir(path)) == NULL)
-			continue;	/* not ours to look at */
-		while ((d = readdir(fds)) != NULL && looked++ < PROC_FD_MAX) {
-			if (d->d_name[0] == '.' || strlen(d->d_name) > 10)
-				continue;
-			snprintf(path, sizeof(path), "/proc/%s/fd/%s",
-			    p->d_name, d->d_name);
-			if ((n = readlink(path, link, sizeof(link) - 1)) <= 0)
-				continue;
-			link[n] = '\0';
-			if (strcmp(link, want) != 0)
-				continue;
-			snprintf(path, sizeof(path), "/proc/%s/comm",
-			    p->d_name);
-			if ((fd = open(path, O_RDONLY | O_CLOEXEC)) != -1) {
-				if ((n = read(fd, comm, sizeof(comm) - 1)) > 0) {
-					comm[n] = '\0';
-					enf_tproxy_tool_clean(comm, tool, len);
-				}
-				close(fd);
-			}
-			closedir(fds);
-			closedir(proc);
-			return;
-		}
-		closedir(fds);
-	}
-	closedir(proc);
-}
-
-/* Which program opened the connection whose client end is peer. */
-static void
-tool_of(const struct sockaddr_storage *peer, char *tool, size_t len)
-{
-	char		 want[64];
-	unsigned long	 inode;
-
-	tool[0] = '\0';
-	proc_addr(peer, 0, want, sizeof(want));
-	inode = peer->ss_family == AF_INET ?
-	    socket_inode("/proc/net/tcp", want) : 0;
-	if (inode == 0) {
-		proc_addr(peer, 1, want, sizeof(want));
-		inode = socket_inode("/proc/net/tcp6", want);
-	}
-	if (inode != 0)
-		inode_owner(inode, tool, len);
-}
-
 /* ---- the loop -------------------------------------------------------- */
 
 static int
@@ -724,7 +378,7 @@ accept_tcp(struct loop *lp, const struct listener *l)
 			inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&orig)->
 			    sin6_addr, dialled, sizeof(dialled));
 		}
-		tool_of(&peer, tool, sizeof(tool));
+		enf_tproxy_tool_of(&peer, tool, sizeof(tool));
 	}
 	if ((p = calloc(1, sizeof(*p))) == NULL) {
 		log_warnx("relay: out of memory; one connection refused");

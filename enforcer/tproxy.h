@@ -28,8 +28,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "plan.h"
-#include "privdrop.h"
+#include "enforcer/plan.h"
+#include "enforcer/privdrop.h"
 
 #define ENF_TPROXY_MAX_CONNS	256	/* TCP clients at once; more: closed */
 #define ENF_TPROXY_BUF		16384	/* bytes buffered each way, each */
@@ -79,6 +79,14 @@ pid_t		 enf_tproxy_start(struct enf_tproxy *, const struct enf_creds *,
 
 /* Closes the listeners (the parent's copies) and wipes the credential. */
 void		 enf_tproxy_free(struct enf_tproxy *);
+
+/*
+ * The relay's own (tproxy_tool.c): the name of the program that opened
+ * the connection whose client end is peer, cleaned as
+ * enf_tproxy_tool_clean() does, into tool; "" when it cannot be told.
+ */
+void		 enf_tproxy_tool_of(const struct sockaddr_storage *peer,
+		    char *tool, size_t len);
 
 /*
  * Pure helpers, exported for the tests.

@@ -24,7 +24,8 @@
 #include <libmnl/libmnl.h>
 #include <libnftnl/expr.h>
 
-#include "nft-int.h"
+#include "enforcer/netlink.h"
+#include "enforcer/nft-int.h"
 
 #define EXPR_TEXT	512
 
@@ -34,13 +35,6 @@ struct rule_dump {
 	int			 overflow;
 	int			 bad;
 };
-
-static int
-table_cb(const struct nlmsghdr *nlh, void *arg)
-{
-	return nftnl_table_nlmsg_parse(nlh, arg) == -1 ? MNL_CB_ERROR :
-	    MNL_CB_OK;
-}
 
 static int
 chain_cb(const struct nlmsghdr *nlh, void *arg)
@@ -77,33 +71,6 @@ rule_cb(const struct nlmsghdr *nlh, void *arg)
 	}
 	d->rules[d->n++] = r;
 	return MNL_CB_OK;
-}
-
-/*
- * One request and its answers.  req is already built in buf; cb parses each
- * answer.  Returns 0, or -1 with errno (ENOENT: no such object).
- */
-static int
-query(struct mnl_socket *nl, char *buf, size_t bufsz, uint32_t seq,
-    mnl_cb_t cb, void *data)
-{
-	const struct nlmsghdr	*req = (const struct nlmsghdr *)buf;
-	uint32_t		 portid = mnl_socket_get_portid(nl);
-	ssize_t			 n;
-	int			 ret = MNL_CB_OK;
-
-	if (mnl_socket_sendto(nl, buf, req->nlmsg_len) == -1)
-		return -1;
-	do {
-		n = mnl_socket_recvfrom(nl, buf, bufsz);
-		if (n == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		ret = mnl_cb_run(buf, (size_t)n, seq, portid, cb, data);
-	} while (ret > MNL_CB_STOP);
-	return ret == -1 ? -1 : 0;
 }
 
 static int
@@ -174,7 +141,7 @@ verify_set(struct mnl_socket *nl, char *buf, size_t bufsz, uint32_t seq,
 	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETSET, NFPROTO_INET,
 	    NLM_F_ACK, seq);
 	nftnl_set_nlmsg_build_payload(nlh, (struct nftnl_set *)want);
-	if (query(nl, buf, bufsz, seq, set_cb, got) == -1) {
+	if (nft_query(nl, buf, bufsz, seq, set_cb, got) == -1) {
 		snprintf(err, errlen, "set %s: %s", name, strerror(errno));
 		goto out;
 	}
@@ -214,7 +181,7 @@ verify_rec_chain(struct mnl_socket *nl, char *buf, size_t bufsz, uint32_t seq,
 	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETCHAIN, NFPROTO_INET,
 	    NLM_F_ACK, seq);
 	nftnl_chain_nlmsg_build_payload(nlh, (struct nftnl_chain *)want);
-	if (query(nl, buf, bufsz, seq, chain_cb, got) == -1) {
+	if (nft_query(nl, buf, bufsz, seq, chain_cb, got) == -1) {
 		snprintf(err, errlen, "chain %s: %s", name, strerror(errno));
 		goto out;
 	}
@@ -266,7 +233,7 @@ verify_rules(struct mnl_socket *nl, char *buf, size_t bufsz, uint32_t seq,
 	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETRULE, NFPROTO_INET,
 	    NLM_F_DUMP, seq);
 	nftnl_rule_nlmsg_build_payload(nlh, filter);
-	if (query(nl, buf, bufsz, seq, rule_cb, &d) == -1 || d.bad) {
+	if (nft_query(nl, buf, bufsz, seq, rule_cb, &d) == -1 || d.bad) {
 		snprintf(err, errlen, "listing rules: %s",
 		    d.bad ? "unparsable rule" : strerror(errno));
 		goto out;
@@ -326,10 +293,7 @@ nft_verify(const struct nft_ruleset *rs, char *err, size_t errlen)
 	}
 
 	/* The table exists and is not dormant (a dormant table hooks nothing). */
-	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETTABLE, NFPROTO_INET,
-	    NLM_F_ACK, ++seq);
-	nftnl_table_nlmsg_build_payload(nlh, rs->table);
-	if (query(nl, buf, bufsz, seq, table_cb, t) == -1) {
+	if (nft_query_table(nl, buf, bufsz, ++seq, rs->table, t) == -1) {
 		snprintf(err, errlen, "table inet %s: %s", NFT_TABLE,
 		    strerror(errno));
 		goto out;
@@ -343,7 +307,7 @@ nft_verify(const struct nft_ruleset *rs, char *err, size_t errlen)
 	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETCHAIN, NFPROTO_INET,
 	    NLM_F_ACK, ++seq);
 	nftnl_chain_nlmsg_build_payload(nlh, rs->chain);
-	if (query(nl, buf, bufsz, seq, chain_cb, c) == -1) {
+	if (nft_query(nl, buf, bufsz, seq, chain_cb, c) == -1) {
 		snprintf(err, errlen, "chain %s: %s", NFT_CHAIN,
 		    strerror(errno));
 		goto out;
@@ -393,50 +357,5 @@ out:
 		nftnl_table_free(t);
 	free(buf);
 	mnl_socket_close(nl);
-	return rc;
-}
-
-int
-nft_table_owner(uint32_t *portid)
-{
-	struct mnl_socket	*nl;
-	struct nftnl_table	*want = NULL, *got = NULL;
-	struct nlmsghdr		*nlh;
-	char			*buf = NULL, err[256];
-	size_t			 bufsz = 16 * 1024;
-	uint32_t		 seq = (uint32_t)time(NULL);
-	int			 rc = -1, saved;
-
-	if ((nl = nft_socket_open(err, sizeof(err))) == NULL)
-		return -1;
-	if ((buf = malloc(bufsz)) == NULL ||
-	    (want = nftnl_table_alloc()) == NULL ||
-	    (got = nftnl_table_alloc()) == NULL)
-		goto out;
-	nftnl_table_set_u32(want, NFTNL_TABLE_FAMILY, NFPROTO_INET);
-	if (nftnl_table_set_str(want, NFTNL_TABLE_NAME, NFT_TABLE) == -1)
-		goto out;
-	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETTABLE, NFPROTO_INET,
-	    NLM_F_ACK, seq);
-	nftnl_table_nlmsg_build_payload(nlh, want);
-	if (query(nl, buf, bufsz, seq, table_cb, got) == -1) {
-		rc = errno == ENOENT ? 0 : -1;
-		goto out;
-	}
-	rc = 0;
-	if (nftnl_table_get_u32(got, NFTNL_TABLE_FLAGS) & NFT_TABLE_F_OWNER) {
-		*portid = nftnl_table_is_set(got, NFTNL_TABLE_OWNER) ?
-		    nftnl_table_get_u32(got, NFTNL_TABLE_OWNER) : 0;
-		rc = 1;
-	}
-out:
-	saved = errno;
-	if (want != NULL)
-		nftnl_table_free(want);
-	if (got != NULL)
-		nftnl_table_free(got);
-	free(buf);
-	mnl_socket_close(nl);
-	errno = saved;
 	return rc;
 }

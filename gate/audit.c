@@ -30,6 +30,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,7 @@
 #include "buf.h"
 #include "file.h"
 #include "log.h"
-#include "gate.h"
+#include "gate/gate.h"
 
 #define AUDIT_LINE_MAX	4096	/* bytes of one line; fields are truncated */
 
@@ -461,4 +462,36 @@ gate_audit_write(struct gate_audit *a, const struct gate_audit_rec *r,
 		audit_flush(a);
 	else if (a->len == l.len)
 		event_active(a->flush, 0, 1);
+}
+
+/*
+ * A reload's outcome (SIGHUP, control "reload", --watch): the one line of
+ * the log that says what runs now and why, also as an audit line of its
+ * own, event "reload", reason "applied" or "refused", detail that text.
+ * Every worker reloads; worker 0 alone writes the line, as it alone
+ * counts the reload.
+ */
+void
+gate_reload_said(struct gate *g, int applied, const char *fmt, ...)
+{
+	struct gate_audit_rec	 r;
+	char			 text[2048];	/* a path, the first error */
+	va_list			 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (applied)
+		log_notice("%s", text);
+	else
+		log_warnx("%s", text);
+	if (g->worker != 0)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.event = "reload";
+	r.reason = applied ? "applied" : "refused";
+	/* without "reload: ", which the event says */
+	r.detail = strncmp(text, "reload: ", 8) == 0 ? text + 8 : text;
+	r.dns_ms = r.connect_ms = r.duration_ms = -1;
+	gate_audit_write(g->audit, &r, &g->num->ctr.audit_errors);
 }

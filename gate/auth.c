@@ -30,7 +30,7 @@
 #include <openssl/evp.h>
 
 #include "log.h"
-#include "gate.h"
+#include "gate/gate.h"
 
 #define AUTH_MAX_FILE		65536
 #define AUTH_MAX_ENTRIES	1024

@@ -2,8 +2,7 @@
  * The gate's configuration: the policy and the proxy credentials (a token
  * file, or --users: credentials with a policy each), loaded at start-up
  * and again on every reload (SIGHUP, or "reload" on the control socket),
- * all or nothing; and the listening address, parsed from -l and printed
- * for people.
+ * all or nothing.
  */
 #include "config.h"
 
@@ -22,73 +21,7 @@
 
 #include "file.h"
 #include "log.h"
-#include "gate.h"
-
-const char *
-gate_sockaddr_str(const struct sockaddr_storage *ss, char *buf, size_t len)
-{
-	char	 ip[INET6_ADDRSTRLEN];
-
-	if (ss->ss_family == AF_INET) {
-		const struct sockaddr_in *sin = (const void *)ss;
-
-		inet_ntop(AF_INET, &sin->sin_addr, ip, sizeof(ip));
-		snprintf(buf, len, "%s:%u", ip, ntohs(sin->sin_port));
-	} else if (ss->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *sin6 = (const void *)ss;
-
-		inet_ntop(AF_INET6, &sin6->sin6_addr, ip, sizeof(ip));
-		snprintf(buf, len, "[%s]:%u", ip, ntohs(sin6->sin6_port));
-	} else
-		snprintf(buf, len, "?");
-	return buf;
-}
-
-/*
- * "ipv4:port" or "[ipv6]:port", port 0 meaning "any free port".  Names are
- * refused: what the gate binds must not depend on a resolver.
- */
-int
-gate_listen_parse(const char *s, struct sockaddr_storage *ss, socklen_t *len)
-{
-	char		 host[INET6_ADDRSTRLEN + 2], *end;
-	const char	*colon;
-	unsigned long	 port;
-	size_t		 hl;
-
-	if ((colon = strrchr(s, ':')) == NULL)
-		return -1;
-	hl = (size_t)(colon - s);
-	if (hl == 0 || hl >= sizeof(host))
-		return -1;
-	memcpy(host, s, hl);
-	host[hl] = '\0';
-	errno = 0;
-	port = strtoul(colon + 1, &end, 10);
-	if (colon[1] < '0' || colon[1] > '9' || *end != '\0' || errno != 0 ||
-	    port > 65535)
-		return -1;
-	memset(ss, 0, sizeof(*ss));
-	if (host[0] == '[' && host[hl - 1] == ']') {
-		struct sockaddr_in6	*sin6 = (void *)ss;
-
-		host[hl - 1] = '\0';
-		if (inet_pton(AF_INET6, host + 1, &sin6->sin6_addr) != 1)
-			return -1;
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons((uint16_t)port);
-		*len = sizeof(*sin6);
-	} else {
-		struct sockaddr_in	*sin = (void *)ss;
-
-		if (inet_pton(AF_INET, host, &sin->sin_addr) != 1)
-			return -1;
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons((uint16_t)port);
-		*len = sizeof(*sin);
-	}
-	return 0;
-}
+#include "gate/gate.h"
 
 /*
  * At start-up the errors go to stderr as aisb policy check prints them; on
@@ -403,8 +336,9 @@ gate_reload(struct gate *g)
 	if ((p = load_policy(g->policy_dir, g->policy_name,
 	    g->cfg.policy_path, 1, why, sizeof(why))) == NULL) {
 		g->num->ctr.reload_failures += ONCE(g);
-		log_warnx("reload: refused: %s is invalid, keeping policy "
-		    "sha256:%.12s (%zu rule%s): %s", g->cfg.policy_path,
+		gate_reload_said(g, 0, "reload: refused: %s is invalid, "
+		    "keeping policy sha256:%.12s (%zu rule%s): %s",
+		    g->cfg.policy_path,
 		    policy_sha256(g->policy), policy_rule_count(g->policy),
 		    policy_rule_count(g->policy) == 1 ? "" : "s", why);
 		return -1;
@@ -412,15 +346,16 @@ gate_reload(struct gate *g)
 	if (g->cfg.users_path != NULL &&
 	    (u = load_users(g, p, 1, why, sizeof(why))) == NULL) {
 		g->num->ctr.reload_failures += ONCE(g);
-		log_warnx("reload: refused: users file %s: %s; keeping the "
-		    "old users and policies", g->cfg.users_path, why);
+		gate_reload_said(g, 0, "reload: refused: users file %s: %s; "
+		    "keeping the old users and policies", g->cfg.users_path,
+		    why);
 		policy_free(p);
 		return -1;
 	}
 	if (gate_dns_configure(g->dns, p) == -1) {
 		g->num->ctr.reload_failures += ONCE(g);
-		log_warnx("reload: refused: cannot apply the DNS settings of "
-		    "%s, keeping policy sha256:%.12s (%zu rule%s)",
+		gate_reload_said(g, 0, "reload: refused: cannot apply the DNS "
+		    "settings of %s, keeping policy sha256:%.12s (%zu rule%s)",
 		    g->cfg.policy_path, policy_sha256(g->policy),
 		    policy_rule_count(g->policy),
 		    policy_rule_count(g->policy) == 1 ? "" : "s");
@@ -430,13 +365,14 @@ gate_reload(struct gate *g)
 	}
 	policy_free(g->policy);
 	g->policy = p;
-	log_notice("reload: policy %s sha256:%.12s (%zu rule%s) applied",
-	    g->cfg.policy_path, policy_sha256(p), policy_rule_count(p),
-	    policy_rule_count(p) == 1 ? "" : "s");
+	gate_reload_said(g, 1, "reload: policy %s sha256:%.12s (%zu rule%s) "
+	    "applied", g->cfg.policy_path, policy_sha256(p),
+	    policy_rule_count(p), policy_rule_count(p) == 1 ? "" : "s");
 	if (u != NULL) {
 		gate_users_free(g->users);
 		g->users = u;
-		log_notice("reload: users %s: %zu user%s, %zu polic%s applied",
+		gate_reload_said(g, 1, "reload: users %s: %zu user%s, %zu "
+		    "polic%s applied",
 		    g->cfg.users_path, gate_users_count(u),
 		    gate_users_count(u) == 1 ? "" : "s", users_policies(u),
 		    users_policies(u) == 1 ? "y" : "ies");

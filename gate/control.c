@@ -31,8 +31,8 @@
 #include <event2/listener.h>
 
 #include "log.h"
-#include "gate.h"
-#include "ctlcmd.h"
+#include "gate/gate.h"
+#include "gate/ctlcmd.h"
 
 #define CONTROL_TIMEOUT		5	/* s, for the command and the answer */
 

@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "ctlcmd.h"
+#include "gate/ctlcmd.h"
 
 int
 gate_ctl_parse(const char *buf, size_t len, size_t *used)

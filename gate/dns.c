@@ -40,7 +40,7 @@
 #include <event2/event.h>
 
 #include "log.h"
-#include "gate.h"
+#include "gate/gate.h"
 
 #define DNS_MAX_ENTRIES		4096
 #define DNS_BUCKETS		1024
@@ -680,6 +680,82 @@ gate_dns_cancel(struct gate_dns_wait *w)
 		return;
 	TAILQ_REMOVE(&w->owner->waiters, w, entry);
 	w->owner = NULL;
+}
+
+/* --- the health probe (health.c) ---------------------------------------- */
+
+struct probe_query {
+	struct gate_dns_probe	*p;	/* NULL once cancelled */
+	struct dns_resolver	*r;
+};
+
+static void
+probe_cb(void *arg, int status, int timeouts, unsigned char *abuf, int alen)
+{
+	struct probe_query	*q = arg;
+	struct gate_dns_probe	*p = q->p;
+	struct gate_dns		*dns = q->r->dns;
+
+	(void)timeouts;
+	(void)abuf;
+	(void)alen;
+	q->r->pending--;
+	if (q->r != dns->cur && q->r->pending == 0)
+		event_active(dns->reaper, 0, 0);
+	free(q);
+	if (p == NULL)
+		return;
+	p->q = NULL;
+	switch (status) {
+	case ARES_SUCCESS:
+	case ARES_ENODATA:
+	case ARES_ENOTFOUND:
+	case ARES_ESERVFAIL:
+	case ARES_EREFUSED:
+	case ARES_ENOTIMP:
+	case ARES_EFORMERR:
+		/* a response came back, whatever its rcode */
+		p->cb(p->arg, 1, NULL);
+		break;
+	default:
+		p->cb(p->arg, 0, dns_strerror(status));
+		break;
+	}
+}
+
+/*
+ * Ask the resolver for the root's NS records, to learn whether it
+ * answers at all (health.c).  cb(arg, 1, NULL) once any DNS response came
+ * back, cb(arg, 0, why) on a time-out or a refused or broken exchange,
+ * maybe before this returns (c-ares fails some queries at once: call it
+ * from a callback of the loop's).  p is the caller's until then, or
+ * until gate_dns_probe_cancel(p).  0, or -1 (out of memory).
+ */
+int
+gate_dns_probe(struct gate_dns *dns, struct gate_dns_probe *p,
+    void (*cb)(void *, int, const char *), void *arg)
+{
+	struct probe_query	*q;
+
+	if ((q = malloc(sizeof(*q))) == NULL)
+		return -1;
+	q->p = p;
+	q->r = dns->cur;
+	p->cb = cb;
+	p->arg = arg;
+	p->q = q;
+	dns->cur->pending++;
+	ares_query(dns->cur->ch, ".", 1 /* C_IN */, 2 /* T_NS */, probe_cb, q);
+	resolver_timer_update(dns->cur);
+	return 0;
+}
+
+void
+gate_dns_probe_cancel(struct gate_dns_probe *p)
+{
+	if (p->q != NULL)
+		p->q->p = NULL;
+	p->q = NULL;
 }
 
 void

@@ -4,30 +4,39 @@
  * struct gate, and every client connection is one struct gate_conn.
  *
  *   main.c     argv, privileges, daemonizing: the order of start-up
- *   config.c   the policy and credentials, loaded and reloaded; -l's address
+ *   config.c   the policy and credentials, loaded and reloaded
+ *   sockaddr.c -l's and --metrics' addresses, parsed and printed
  *   proc.c     listening, the loop, signals and drain, the workers
- *   conn.c     the connection object: accept, head, answers, callbacks
- *              (conn-int.h: its types, private to the files that make it)
- *   decide.c   the decision path: policy, resolve, classify, dial
- *   relay.c    the relay on bufferevents: body, SNI check, half-close
- *   splice.c   the raw relay of a tunnel, splice(2) and the pipe pool
- *   record.c   --record: every connection as a TCP stream in a pcapng file
+ *   conn/      the connection object, one struct gate_conn across files
+ *              that call each other (conn/conn-int.h: its types, private
+ *              to them):
+ *     conn.c     accept, head, answers, callbacks
+ *     decide.c   the decision path: policy, resolve, classify, dial
+ *     relay.c    the relay on bufferevents: body, SNI check, half-close
+ *     splice.c   the raw relay of a tunnel, splice(2) and the pipe pool
+ *     record.c   --record: every connection as a TCP stream in a pcapng file
+ *     dnsgate.c  AISB-DNS: DNS over the proxy port, answered from the policy
+ *     transparent.c  AISB-TRANSPARENT: a relay's captured stream, named by
+ *                its SNI or Host, then decided as CONNECT or a forward
+ *     inspect.c  inspected hosts: TLS terminated both ways (a leaf minted
+ *                for the name), the upstream's sessions resumed
+ *     inspect_http.c  inside them, each HTTP/1.1 request decided and its
+ *                secrets added, each answer streamed (inspect-int.h)
  *   http.c     the request parser (pure, restartable; see http.h)
  *   dns.c      c-ares in the event loop, the per-name cache (the pin)
  *   tls.c      the server name of a TLS ClientHello (see tls.h)
- *   transparent.c  AISB-TRANSPARENT: a relay's captured stream, named by
- *              its SNI or Host, then decided as CONNECT or a forward
  *   audit.c    JSON lines, one per decision and one per closed tunnel
  *   auth.c     Proxy-Authorization: Basic against a token file
  *   users.c    --users: credentials mapped to per-user policies
  *   control.c  the unix control socket ("status")
  *   metrics.c  --metrics: Prometheus text on GET /metrics; the counters
  *              of --workers in a shared mapping
- *   dnsgate.c  AISB-DNS: DNS over the proxy port, answered from the policy
- *   inspect.c  inspected hosts: TLS terminated both ways, then each HTTP
- *              request decided and its secrets added (inspect_http.c,
- *              inject.c); mint.c the CA and its leaves, secrets.c the
- *              secrets from --secrets-fd
+ *   health.c   /healthz and /readyz on the metrics listener (probes)
+ *   watch.c    --watch: a reload when the configuration's files change
+ *   mint.c     inspected hosts: the CA (made at start, or --ca-key) and
+ *              the leaves it signs per server name (mint.h)
+ *   inject.c   inspected hosts: a request head's secrets (inject.h)
+ *   secrets.c  inspected hosts: the secrets read from --secrets-fd
  */
 #ifndef AISB_GATE_H
 #define AISB_GATE_H
@@ -54,8 +63,8 @@ struct gate_users;
 struct gate_control;
 struct gate_metrics;
 struct gate_dnsgate;
+struct gate_watch;
 struct gate_inspect;
-struct gate_ca;
 struct gate_secrets;
 
 /* Defaults; each is a command line option (see aisb-gate(8)). */
@@ -184,6 +193,7 @@ struct gate_config {
 	unsigned		 dns_burst;	/* --dns-burst */
 	int			 learn;		/* --learn: names and ports are not
 						   refused; address checks stay */
+	int			 watch;		/* --watch: reload on a change */
 	/* inspected hosts (inspect.c) */
 	const char		*ca_key;	/* --ca-key; NULL: a session CA */
 	const char		*ca_out;	/* --ca-out; NULL: none */
@@ -239,6 +249,7 @@ struct gate {
 	int			 users_dir;	/* --users: its folder */
 	const char		*users_name;
 	struct gate_dnsgate	*dnsgate;	/* AISB-DNS rate buckets; NULL: none yet */
+	struct gate_watch	*watch;		/* --watch, in worker 0; NULL: none */
 	struct gate_inspect	*insp;		/* the CA, TLS contexts, secrets */
 };
 
@@ -258,6 +269,8 @@ int	 gate_config_load(struct gate *);
 int	 gate_config_auth(struct gate *);
 int	 gate_reload(struct gate *);
 int	 gate_audit_rotate(struct gate *);
+
+/* sockaddr.c */
 int	 gate_listen_parse(const char *, struct sockaddr_storage *,
 	    socklen_t *);
 const char *gate_sockaddr_str(const struct sockaddr_storage *, char *, size_t);
@@ -291,6 +304,15 @@ size_t		 gate_dns_cached(struct gate_dns *, const char *name,
 size_t		 gate_dns_cache_size(const struct gate_dns *);
 /* where look-ups and cache hits are counted (NULL: nowhere) */
 void		 gate_dns_stats(struct gate_dns *, struct gate_stats *);
+/* does the resolver answer (health.c); see gate_dns_probe() */
+struct gate_dns_probe {
+	void		(*cb)(void *arg, int answered, const char *why);
+	void		*arg;
+	struct probe_query *q;		/* NULL when not waiting */
+};
+int		 gate_dns_probe(struct gate_dns *, struct gate_dns_probe *,
+		    void (*)(void *, int, const char *), void *arg);
+void		 gate_dns_probe_cancel(struct gate_dns_probe *);
 
 /* audit.c */
 struct gate_audit_rec {
@@ -346,6 +368,10 @@ void			 gate_audit_close(struct gate_audit *);
 void			 gate_audit_write(struct gate_audit *,
 			    const struct gate_audit_rec *, uint64_t *errors);
 size_t			 gate_json_str(char *buf, size_t len, const char *s);
+/* a reload's outcome: logged, and audited as event "reload" */
+void			 gate_reload_said(struct gate *, int applied,
+			    const char *, ...)
+			    __attribute__((format(printf, 3, 4)));
 
 /* record.c: the capture file of --record (see record.c) */
 struct gate_record	*gate_record_open(const char *path, uint64_t max);
@@ -409,6 +435,26 @@ void			 gate_metrics_decision(struct gate *, const char *,
 			    const char *);
 void			 gate_metrics_dns(struct gate_stats *, double, int);
 
+/* health.c: /healthz and /readyz on the metrics listener */
+struct gate_health;
+struct gate_health_wait {
+	TAILQ_ENTRY(gate_health_wait)	 entry;
+	struct gate_health		*h;	/* NULL when not waiting */
+	void				(*cb)(void *, int, const char *);
+	void				*arg;
+};
+struct gate_health	*gate_health_new(struct gate *);
+void			 gate_health_free(struct gate_health *);
+int			 gate_health_ready(struct gate_health *,
+			    struct gate_health_wait *,
+			    void (*)(void *, int, const char *), void *,
+			    char *, size_t);
+void			 gate_health_cancel(struct gate_health_wait *);
+
+/* watch.c: --watch, a reload when the configuration's files change */
+struct gate_watch	*gate_watch_open(struct gate *);
+void			 gate_watch_close(struct gate_watch *);
+
 /* dnsgate.c: the AISB-DNS entry's per-session rate buckets */
 void			 gate_dnsgate_free(struct gate *);
 
@@ -417,16 +463,6 @@ int			 gate_inspect_init(struct gate *);
 void			 gate_inspect_free(struct gate *);
 /* the CA's certificate, PEM (control "ca"); NULL: none */
 char			*gate_inspect_ca_pem(struct gate *, size_t *);
-
-/* mint.c: the CA of inspected connections and its leaf certificates */
-struct gate_ca		*gate_ca_new(char *err, size_t errlen);
-struct gate_ca		*gate_ca_load(const char *path, int *loose, char *err,
-			    size_t errlen);
-void			 gate_ca_free(struct gate_ca *);
-int			 gate_ca_write(const struct gate_ca *, const char *path,
-			    char *err, size_t errlen);
-char			*gate_ca_pem(const struct gate_ca *, size_t *lenp);
-size_t			 gate_ca_cached(const struct gate_ca *);
 
 /* secrets.c: --secrets-fd (see the comment at its top for the format) */
 #define SECRETS_MAX		32

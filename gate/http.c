@@ -12,7 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "http.h"
+#include "hex.h"
+#include "gate/http.h"
 
 enum {
 	CH_SIZE = 0, CH_EXT, CH_SIZE_LF, CH_DATA, CH_DATA_CR, CH_DATA_LF,
@@ -446,18 +447,6 @@ gate_http_chunk_init(struct gate_http_chunk *c)
 	c->state = CH_SIZE;
 }
 
-int
-gate_hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 ssize_t
 gate_http_chunk_scan(struct gate_http_chunk *c, const char *buf, size_t len,
     int *done)
@@ -471,7 +460,7 @@ gate_http_chunk_scan(struct gate_http_chunk *c, const char *buf, size_t len,
 
 		switch (c->state) {
 		case CH_SIZE:
-			if ((h = gate_hexval(ch)) != -1) {
+			if ((h = hex_digit(ch)) != -1) {
 				if (++c->digits > 15)
 					return -1;	/* < 2^60 */
 				c->remaining = c->remaining * 16 + (uint64_t)h;

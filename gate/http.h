@@ -176,7 +176,4 @@ const struct gate_http_canned *gate_http_canned_find(const char *reason);
 /* Every status the gate answers with, 0-terminated. */
 extern const int			 gate_http_statuses[];
 
-/* The value of a hexadecimal digit, or -1 (chunk sizes, digests). */
-int	gate_hexval(unsigned char);
-
 #endif /* AISB_GATE_HTTP_H */

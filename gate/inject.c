@@ -23,9 +23,9 @@
 #include <openssl/evp.h>
 
 #include "buf.h"
-#include "gate.h"
-#include "http.h"
-#include "inject.h"
+#include "gate/gate.h"
+#include "gate/http.h"
+#include "gate/inject.h"
 
 #define BASIC_MAX	1024	/* bytes of a Basic credential looked into */
 

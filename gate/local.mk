@@ -4,17 +4,23 @@
 # and the fuzzers (tests/gate.mk) link the same objects.  A new gate file
 # is one more line here.
 GATE_SOURCES = \
-	gate/gate.h gate/http.h gate/tls.h gate/ctlcmd.h gate/conn-int.h \
-	gate/config.c gate/proc.c gate/conn.c gate/decide.c gate/relay.c \
-	gate/splice.c gate/http.c gate/tls.c gate/dns.c gate/audit.c \
-	gate/auth.c gate/control.c gate/ctlcmd.c \
-	gate/metrics.c gate/users.c gate/record.c
-# issue 16: the AISB-DNS entry
-GATE_SOURCES += gate/dnsgate.c
-GATE_SOURCES += gate/transparent.c
-# issue 29: inspected hosts: TLS terminated, requests decided, secrets added
-GATE_SOURCES += gate/inspect-int.h gate/inspect.c gate/inspect_http.c \
-	gate/inject.h gate/inject.c gate/mint.c gate/secrets.c
+	gate/gate.h gate/http.h gate/tls.h gate/ctlcmd.h \
+	gate/config.c gate/proc.c gate/http.c gate/tls.c gate/dns.c \
+	gate/audit.c gate/auth.c gate/control.c gate/ctlcmd.c \
+	gate/metrics.c gate/users.c gate/sockaddr.c gate/health.c \
+	gate/watch.c
+# The connection object, one struct gate_conn across the files of
+# gate/conn/ (conn-int.h): they call each other, and nothing else in the
+# tree may.
+GATE_SOURCES += gate/conn/conn-int.h gate/conn/conn.c gate/conn/decide.c \
+	gate/conn/relay.c gate/conn/splice.c gate/conn/record.c \
+	gate/conn/dnsgate.c gate/conn/transparent.c
+# issue 29, inspected hosts: TLS terminated, requests decided, secrets
+# added; the connection's side in gate/conn/ (inspect-int.h), the CA, the
+# header rewriting and the secrets' store beside the other gate files
+GATE_SOURCES += gate/conn/inspect-int.h gate/conn/inspect.c \
+	gate/conn/inspect_http.c \
+	gate/mint.h gate/mint.c gate/inject.h gate/inject.c gate/secrets.c
 GATE_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(LIBEVENT_OPENSSL_CFLAGS) \
 	$(CARES_CFLAGS) $(CRYPTO_CFLAGS) $(SSL_CFLAGS)
 noinst_LIBRARIES += gate/libaisbgate.a

@@ -24,7 +24,7 @@
 
 #include "exitcode.h"
 #include "log.h"
-#include "gate.h"
+#include "gate/gate.h"
 
 /*
  * The one struct gate, static so that what it holds stays reachable until
@@ -46,7 +46,7 @@ usage(void)
 "	[--no-splice] [--max-pipes n] [--workers n]\n"
 "	[--audit-failure deny|allow] [--metrics address:port]\n"
 "	[--users file] [--learn]\n"
-"	[--dns-rate n] [--dns-burst n]\n"
+"	[--dns-rate n] [--dns-burst n] [--watch]\n"
 "	[--ca-key file | --ca-out file] [--upstream-ca file]\n"
 "	[--secrets-fd n]\n");
 	exit(EXIT_USAGE);
@@ -184,6 +184,7 @@ enum {
 	OPT_DNS_RATE,
 	OPT_DNS_BURST,
 	OPT_LEARN,
+	OPT_WATCH,
 	OPT_CA_KEY, OPT_CA_OUT, OPT_UPSTREAM_CA, OPT_SECRETS_FD,
 };
 
@@ -215,6 +216,7 @@ static const struct option longopts[] = {
 	{ "dns-rate",		required_argument, NULL, OPT_DNS_RATE },
 	{ "dns-burst",		required_argument, NULL, OPT_DNS_BURST },
 	{ "learn",		no_argument,	   NULL, OPT_LEARN },
+	{ "watch",		no_argument,	   NULL, OPT_WATCH },
 	{ "ca-key",		required_argument, NULL, OPT_CA_KEY },
 	{ "ca-out",		required_argument, NULL, OPT_CA_OUT },
 	{ "upstream-ca",	required_argument, NULL, OPT_UPSTREAM_CA },
@@ -223,11 +225,10 @@ static const struct option longopts[] = {
 	{ NULL,			0,		   NULL, 0 },
 };
 
+/* Every option's default (aisb-gate(8)). */
 static void
-parse_args(struct gate_config *cfg, int argc, char **argv)
+config_defaults(struct gate_config *cfg)
 {
-	int	 ch;
-
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->listen = GATE_DEFAULT_LISTEN;
 	cfg->token_fd = -1;
@@ -248,137 +249,152 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 	cfg->dns_rate = GATE_DEFAULT_DNS_RATE;
 	cfg->dns_burst = GATE_DEFAULT_DNS_BURST;
 	cfg->secrets_fd = -1;
+}
 
-	while ((ch = getopt_long(argc, argv, "df:hl:nv", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'd':
-			cfg->foreground = 1;
-			break;
-		case 'f':
-			cfg->policy_path = optarg;
-			break;
-		case 'l':
-			cfg->listen = optarg;
-			break;
-		case 'n':
-			cfg->check_only = 1;
-			break;
-		case 'v':
-			cfg->verbose++;
-			break;
-		case OPT_AUDIT:
-			cfg->audit_path = optarg;
-			break;
-		case OPT_RECORD:
-			cfg->record_path = optarg;
-			break;
-		case OPT_RECORD_MAX:
-			cfg->record_max = size_arg("--record-max", optarg);
-			break;
-		case OPT_READY_FD:
-			cfg->ready_fd = (int)num("--ready-fd", optarg, 3, 65535);
-			break;
-		case OPT_PORT_FILE:
-			cfg->port_file = optarg;
-			break;
-		case OPT_CONTROL:
-			cfg->control_path = optarg;
-			break;
-		case OPT_TOKEN_FILE:
-			cfg->token_file = optarg;
-			break;
-		case OPT_TOKEN_FD:
-			cfg->token_fd = (int)num("--token-fd", optarg, 0, 65535);
-			break;
-		case OPT_USER:
-			cfg->user = optarg;
-			break;
-		case OPT_MAX_CONNS:
-			cfg->max_conns = num("--max-conns", optarg, 1, 1000000);
-			break;
-		case OPT_MAX_PER_CLIENT:
-			cfg->max_per_client = num("--max-per-client", optarg,
-			    1, 1000000);
-			break;
-		case OPT_HEADER_TIMEOUT:
-			cfg->header_timeout = num("--header-timeout", optarg,
-			    1, 3600);
-			break;
-		case OPT_CONNECT_TIMEOUT:
-			cfg->connect_timeout = num("--connect-timeout", optarg,
-			    1, 3600);
-			break;
-		case OPT_IDLE_TIMEOUT:
-			cfg->idle_timeout = num("--idle-timeout", optarg, 1,
-			    86400);
-			break;
-		case OPT_DRAIN_TIMEOUT:
-			cfg->drain_timeout = num("--drain-timeout", optarg, 0,
-			    3600);
-			break;
-		case OPT_DNS_GRACE:
-			cfg->dns_grace = num("--dns-grace", optarg, 0, 86400);
-			break;
-		case OPT_DNS_TIMEOUT:
-			cfg->dns_timeout = num("--dns-timeout", optarg, 1, 60);
-			break;
-		case OPT_NO_SNI_CHECK:
-			cfg->sni_check = 0;
-			break;
-		case OPT_NO_SPLICE:
-			cfg->splice = 0;
-			break;
-		case OPT_MAX_PIPES:
-			cfg->max_pipes = num("--max-pipes", optarg, 0, 100000);
-			break;
-		case OPT_WORKERS:
-			cfg->workers = num("--workers", optarg, 1,
-			    GATE_MAX_WORKERS);
-			break;
-		case OPT_AUDIT_FAILURE:
-			if (strcmp(optarg, "deny") == 0)
-				cfg->audit_failure_allow = 0;
-			else if (strcmp(optarg, "allow") == 0)
-				cfg->audit_failure_allow = 1;
-			else {
-				fprintf(stderr, "aisb-gate: --audit-failure: "
-				    "\"%s\" is neither deny nor allow\n",
-				    optarg);
-				exit(EXIT_USAGE);
-			}
-			break;
-		case OPT_METRICS:
-			cfg->metrics_listen = optarg;
-			break;
-		case OPT_DNS_RATE:
-			cfg->dns_rate = num("--dns-rate", optarg, 1, 100000);
-			break;
-		case OPT_DNS_BURST:
-			cfg->dns_burst = num("--dns-burst", optarg, 1, 1000000);
-			break;
-		case OPT_USERS:
-			cfg->users_path = optarg;
-			break;
-		case OPT_LEARN:
-			cfg->learn = 1;
-			break;
-		case OPT_CA_KEY:
-			cfg->ca_key = optarg;
-			break;
-		case OPT_CA_OUT:
-			cfg->ca_out = optarg;
-			break;
-		case OPT_UPSTREAM_CA:
-			cfg->upstream_ca = optarg;
-			break;
-		case OPT_SECRETS_FD:
-			cfg->secrets_fd = (int)num("--secrets-fd", optarg, 3,
-			    65535);
-			break;
-		default:
-			usage();
+/* One option from getopt_long, its value in optarg; usage() if unknown. */
+static void
+parse_option(struct gate_config *cfg, int ch)
+{
+	switch (ch) {
+	case 'd':
+		cfg->foreground = 1;
+		break;
+	case 'f':
+		cfg->policy_path = optarg;
+		break;
+	case 'l':
+		cfg->listen = optarg;
+		break;
+	case 'n':
+		cfg->check_only = 1;
+		break;
+	case 'v':
+		cfg->verbose++;
+		break;
+	case OPT_AUDIT:
+		cfg->audit_path = optarg;
+		break;
+	case OPT_RECORD:
+		cfg->record_path = optarg;
+		break;
+	case OPT_RECORD_MAX:
+		cfg->record_max = size_arg("--record-max", optarg);
+		break;
+	case OPT_READY_FD:
+		cfg->ready_fd = (int)num("--ready-fd", optarg, 3, 65535);
+		break;
+	case OPT_PORT_FILE:
+		cfg->port_file = optarg;
+		break;
+	case OPT_CONTROL:
+		cfg->control_path = optarg;
+		break;
+	case OPT_TOKEN_FILE:
+		cfg->token_file = optarg;
+		break;
+	case OPT_TOKEN_FD:
+		cfg->token_fd = (int)num("--token-fd", optarg, 0, 65535);
+		break;
+	case OPT_USER:
+		cfg->user = optarg;
+		break;
+	case OPT_MAX_CONNS:
+		cfg->max_conns = num("--max-conns", optarg, 1, 1000000);
+		break;
+	case OPT_MAX_PER_CLIENT:
+		cfg->max_per_client = num("--max-per-client", optarg,
+		    1, 1000000);
+		break;
+	case OPT_HEADER_TIMEOUT:
+		cfg->header_timeout = num("--header-timeout", optarg,
+		    1, 3600);
+		break;
+	case OPT_CONNECT_TIMEOUT:
+		cfg->connect_timeout = num("--connect-timeout", optarg,
+		    1, 3600);
+		break;
+	case OPT_IDLE_TIMEOUT:
+		cfg->idle_timeout = num("--idle-timeout", optarg, 1,
+		    86400);
+		break;
+	case OPT_DRAIN_TIMEOUT:
+		cfg->drain_timeout = num("--drain-timeout", optarg, 0,
+		    3600);
+		break;
+	case OPT_DNS_GRACE:
+		cfg->dns_grace = num("--dns-grace", optarg, 0, 86400);
+		break;
+	case OPT_DNS_TIMEOUT:
+		cfg->dns_timeout = num("--dns-timeout", optarg, 1, 60);
+		break;
+	case OPT_NO_SNI_CHECK:
+		cfg->sni_check = 0;
+		break;
+	case OPT_NO_SPLICE:
+		cfg->splice = 0;
+		break;
+	case OPT_MAX_PIPES:
+		cfg->max_pipes = num("--max-pipes", optarg, 0, 100000);
+		break;
+	case OPT_WORKERS:
+		cfg->workers = num("--workers", optarg, 1,
+		    GATE_MAX_WORKERS);
+		break;
+	case OPT_AUDIT_FAILURE:
+		if (strcmp(optarg, "deny") == 0)
+			cfg->audit_failure_allow = 0;
+		else if (strcmp(optarg, "allow") == 0)
+			cfg->audit_failure_allow = 1;
+		else {
+			fprintf(stderr, "aisb-gate: --audit-failure: "
+			    "\"%s\" is neither deny nor allow\n",
+			    optarg);
+			exit(EXIT_USAGE);
 		}
+		break;
+	case OPT_METRICS:
+		cfg->metrics_listen = optarg;
+		break;
+	case OPT_DNS_RATE:
+		cfg->dns_rate = num("--dns-rate", optarg, 1, 100000);
+		break;
+	case OPT_DNS_BURST:
+		cfg->dns_burst = num("--dns-burst", optarg, 1, 1000000);
+		break;
+	case OPT_USERS:
+		cfg->users_path = optarg;
+		break;
+	case OPT_LEARN:
+		cfg->learn = 1;
+		break;
+	case OPT_CA_KEY:
+		cfg->ca_key = optarg;
+		break;
+	case OPT_CA_OUT:
+		cfg->ca_out = optarg;
+		break;
+	case OPT_UPSTREAM_CA:
+		cfg->upstream_ca = optarg;
+		break;
+	case OPT_SECRETS_FD:
+		cfg->secrets_fd = (int)num("--secrets-fd", optarg, 3, 65535);
+		break;
+	case OPT_WATCH:
+		cfg->watch = 1;
+		break;
+	default:
+		usage();
 	}
+}
+
+static void
+parse_args(struct gate_config *cfg, int argc, char **argv)
+{
+	int	 ch;
+
+	config_defaults(cfg);
+	while ((ch = getopt_long(argc, argv, "df:hl:nv", longopts, NULL)) != -1)
+		parse_option(cfg, ch);
 	/*
 	 * One capture file, written by one process: workers would need one
 	 * file each (and a reviewer to merge them), so they are refused.

@@ -22,6 +22,8 @@
  * the proxy's own (http.c).  Only "GET /metrics" is answered 200 (a query
  * string is ignored); another path is 404, another method 405, anything
  * malformed or longer 400.  A scrape never touches a proxy connection.
+ * GET /healthz and GET /readyz are the probes of health.c, on the same
+ * listener, under the same bounds.
  */
 #include "config.h"
 
@@ -43,8 +45,8 @@
 #include <event2/listener.h>
 
 #include "log.h"
-#include "gate.h"
-#include "http.h"
+#include "gate/gate.h"
+#include "gate/http.h"
 
 #define GATE_METRICS_MAX_HEAD		4096	/* bytes of a scrape's request */
 #define GATE_METRICS_TIMEOUT		5	/* s, to read it and answer */
@@ -81,6 +83,7 @@ struct scrape {
 	struct bufferevent	*bev;
 	struct event		*deadline;	/* the whole scrape's time */
 	struct gate_http_req	 req;
+	struct gate_health_wait	 hw;		/* /readyz, waiting for DNS */
 };
 
 struct gate_metrics {
@@ -89,7 +92,12 @@ struct gate_metrics {
 	struct event		*pause;		/* accept resumes (EMFILE) */
 	LIST_HEAD(, scrape)	 scrapes;
 	unsigned		 clients;	/* scrapes in progress */
+	struct gate_health	*health;	/* /healthz, /readyz */
 };
+
+/* route()'s answers besides HTTP statuses */
+#define ROUTE_HEALTHZ	1
+#define ROUTE_READYZ	2
 
 /* Before the fork: the workers' struct gate, shared (NULL: one process). */
 static struct gate_numbers *slots;
@@ -393,6 +401,7 @@ static void
 scrape_free(struct scrape *s)
 {
 	s->m->clients--;
+	gate_health_cancel(&s->hw);
 	LIST_REMOVE(s, entry);
 	if (s->deadline != NULL)
 		event_free(s->deadline);
@@ -428,8 +437,9 @@ scrape_event(struct bufferevent *bev, short what, void *arg)
 	scrape_free(arg);
 }
 
+/* The answer, and the close; text: the body of a probe (200 or 503). */
 static void
-answer(struct scrape *s, int status)
+answer(struct scrape *s, int status, const char *probe)
 {
 	struct evbuffer	*out = bufferevent_get_output(s->bev);
 	struct evbuffer	*body;
@@ -442,8 +452,15 @@ answer(struct scrape *s, int status)
 	}
 	switch (status) {
 	case 200:
-		render(s->m->g, body);
+		if (probe != NULL)
+			evbuffer_add(body, probe, strlen(probe));
+		else
+			render(s->m->g, body);
 		text = "OK";
+		break;
+	case 503:
+		evbuffer_add(body, probe, strlen(probe));
+		text = "Service Unavailable";
 		break;
 	case 404:
 		evbuffer_add_printf(body, "aisb-gate: only /metrics is here\n");
@@ -461,8 +478,8 @@ answer(struct scrape *s, int status)
 	}
 	evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\n"
 	    "Content-Type: %s\r\nContent-Length: %zu\r\n%s"
-	    "Connection: close\r\n\r\n", status, text, status == 200 ?
-	    "text/plain; version=0.0.4; charset=utf-8" :
+	    "Connection: close\r\n\r\n", status, text, status == 200 &&
+	    probe == NULL ? "text/plain; version=0.0.4; charset=utf-8" :
 	    "text/plain; charset=utf-8", evbuffer_get_length(body),
 	    status == 405 ? "Allow: GET\r\n" : "");
 	evbuffer_add_buffer(out, body);
@@ -485,7 +502,45 @@ route(const struct gate_http_req *req, const char *p)
 		len = (size_t)(q - (p + t.off));
 	if (len == 8 && memcmp(p + t.off, "/metrics", 8) == 0)
 		return 200;
+	if (len == 8 && memcmp(p + t.off, "/healthz", 8) == 0)
+		return ROUTE_HEALTHZ;
+	if (len == 7 && memcmp(p + t.off, "/readyz", 7) == 0)
+		return ROUTE_READYZ;
 	return 404;
+}
+
+/* health.c's answer to a /readyz that waited for the resolver. */
+static void
+readyz_done(void *arg, int ready, const char *text)
+{
+	answer(arg, ready ? 200 : 503, text);
+}
+
+static void
+respond(struct scrape *s, int route)
+{
+	char	 text[256];
+	int	 r;
+
+	switch (route) {
+	case ROUTE_HEALTHZ:
+		answer(s, 200, "ok\n");
+		break;
+	case ROUTE_READYZ:
+		if (s->m->health == NULL) {
+			answer(s, 503, "not ready: out of memory\n");
+			break;
+		}
+		bufferevent_disable(s->bev, EV_READ);
+		r = gate_health_ready(s->m->health, &s->hw, readyz_done, s,
+		    text, sizeof(text));
+		if (r != -1)
+			answer(s, r ? 200 : 503, text);
+		break;
+	default:
+		answer(s, route, NULL);
+		break;
+	}
 }
 
 static void
@@ -505,15 +560,15 @@ scrape_read(struct bufferevent *bev, void *arg)
 	}
 	gate_http_req_init(&s->req);	/* parse again from the start: small */
 	if ((r = gate_http_parse(&s->req, p, len)) == -1) {
-		answer(s, 400);
+		answer(s, 400, NULL);
 		return;
 	}
 	if (r == 0) {
 		if (len >= GATE_METRICS_MAX_HEAD)
-			answer(s, 400);
+			answer(s, 400, NULL);
 		return;
 	}
-	answer(s, route(&s->req, p));
+	respond(s, route(&s->req, p));
 }
 
 static void
@@ -588,8 +643,12 @@ gate_metrics_open(struct gate *g, int fd)
 	}
 	m->g = g;
 	LIST_INIT(&m->scrapes);
+	/* without it /readyz says so; the metrics are served all the same */
+	if ((m->health = gate_health_new(g)) == NULL)
+		log_warnx("metrics: no memory for /readyz");
 	if ((m->pause = evtimer_new(g->base, metrics_resume, m)) == NULL) {
 		close(fd);
+		gate_health_free(m->health);
 		free(m);
 		return NULL;
 	}
@@ -597,6 +656,7 @@ gate_metrics_open(struct gate *g, int fd)
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd)) == NULL) {
 		close(fd);
 		event_free(m->pause);
+		gate_health_free(m->health);
 		free(m);
 		return NULL;
 	}
@@ -614,6 +674,7 @@ gate_metrics_close(struct gate_metrics *m)
 		return;
 	while ((s = LIST_FIRST(&m->scrapes)) != NULL)
 		scrape_free(s);
+	gate_health_free(m->health);
 	evconnlistener_free(m->listener);
 	event_free(m->pause);
 	free(m);

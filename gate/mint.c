@@ -42,8 +42,8 @@
 #include <openssl/x509v3.h>
 
 #include "file.h"
-#include "gate.h"
-#include "inspect-int.h"
+#include "gate/gate.h"
+#include "gate/mint.h"
 
 #define MINT_CACHE	1024		/* leaves kept */
 #define MINT_BUCKETS	2048

@@ -30,7 +30,7 @@
 #include "file.h"
 #include "exitcode.h"
 #include "log.h"
-#include "gate.h"
+#include "gate/gate.h"
 
 #define LISTEN_BACKLOG	511
 #define NSIGS		4	/* watched by a worker's loop (run) */
@@ -241,6 +241,10 @@ run(struct gate *g, int lfd, int ctlfd)
 	if (ctlfd != -1 && (g->control = gate_control_open(g,
 	    cfg->control_path, ctlfd)) == NULL)
 		fatalx("cannot serve the control socket %s", cfg->control_path);
+	/* --watch: one watcher, worker 0's (the others get its SIGHUP) */
+	if (cfg->watch && g->worker == 0 &&
+	    (g->watch = gate_watch_open(g)) == NULL)
+		fatalx("--watch: out of memory");
 	if (g->metrics_fd != -1) {
 		if ((g->metrics = gate_metrics_open(g, g->metrics_fd)) == NULL)
 			fatalx("cannot serve the metrics socket %s",
@@ -281,6 +285,8 @@ run(struct gate *g, int lfd, int ctlfd)
 	if (g->listener != NULL)
 		evconnlistener_free(g->listener);
 	gate_control_close(g->control);
+	gate_watch_close(g->watch);
+	g->watch = NULL;
 	gate_dns_free(g->dns);
 	gate_audit_close(g->audit);
 	gate_record_close(g->record);

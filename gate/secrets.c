@@ -35,7 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gate.h"
+#include "gate/gate.h"
 
 struct gate_secrets {
 	size_t			 n;

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "tls.h"
+#include "gate/tls.h"
 
 static unsigned
 be16(const uint8_t *p)

@@ -38,9 +38,10 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
+#include "hex.h"
 #include "policy.h"
-#include "gate.h"
-#include "http.h"
+#include "gate/gate.h"
+#include "gate/http.h"
 
 #define USERS_DIGEST		GATE_AUTH_DIGEST
 #define USERS_MAX_HEADER	1024	/* bytes of the header value checked */
@@ -171,7 +172,7 @@ gate_users_parse(const char *buf, size_t len, const char *path, char *err,
 			for (i = 0; i < USERS_DIGEST; i++) {
 				const unsigned char *x =
 				    (const unsigned char *)f + 7 + 2 * i;
-				int	 h = gate_hexval(x[0]), l = gate_hexval(x[1]);
+				int	 h = hex_digit(x[0]), l = hex_digit(x[1]);
 
 				if (h == -1 || l == -1)
 					FAIL(f + 7 + 2 * i + (h != -1) - ls,

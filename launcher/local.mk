@@ -1,39 +1,78 @@
 # The launcher's modules as a convenience library, so that the unit tests
 # link the very code aisb runs (doctor's checks build a session's argv).
+# One folder per layer, each including only those below it
+# (docs/launcher.md, "Layout"; tests/cli/layout.sh checks it):
+#   main.c -> cmd/ -> session/ -> image/, win32/ -> policytools/, draft/ -> host/
 noinst_LIBRARIES += launcher/libaisblauncher.a
-launcher_libaisblauncher_a_SOURCES = launcher/cmd_policy.c launcher/derive.c \
-	launcher/denials.c launcher/denials.h \
-	launcher/options.c launcher/options.h launcher/run.c launcher/launch.h \
-	launcher/session.c launcher/session.h launcher/proc.c launcher/proc.h \
-	launcher/podman.c launcher/podman.h launcher/manage.c \
-	launcher/gates.c launcher/gates.h launcher/gates-int.h \
-	launcher/cmd_gate.c \
-	launcher/image.c launcher/image.h launcher/cmd_image.c \
-	launcher/doctor.c launcher/doctor.h \
-	launcher/ids.c launcher/ids.h launcher/seccomp.c launcher/seccomp.h \
-	launcher/watch.c launcher/cache.c launcher/cache.h \
-	launcher/hostca.c launcher/hostca.h launcher/cli.c launcher/cli.h \
-	launcher/agent.c launcher/agent.h \
-	launcher/tools.c launcher/tools.h launcher/spec.c launcher/spec.h \
-	launcher/record.c launcher/record.h \
-	launcher/lockfile.c launcher/lockfile.h launcher/derive_lock.c
-# --learn: aisb policy suggest, the learning session's summary
-launcher_libaisblauncher_a_SOURCES += launcher/suggest.c launcher/suggest.h
-# snapshot sessions: the launcher's side of libaisbsnap (snap/)
-launcher_libaisblauncher_a_SOURCES += launcher/snapshot.c launcher/snapshot.h \
-	launcher/draft.c launcher/draft.h launcher/draft_posix.c
-# a policy with hosts added, as YAML (agent recipes, --allow-from-lockfile)
-launcher_libaisblauncher_a_SOURCES += launcher/polyaml.c
-launcher_libaisblauncher_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/snap \
+# cmd/: the commands, their parser and help
+launcher_libaisblauncher_a_SOURCES = launcher/cmd/cmd.h \
+	launcher/cmd/cli.c launcher/cmd/cli.h launcher/cmd/run.c launcher/cmd/policy.c \
+	launcher/cmd/sessions.c launcher/cmd/clean.c launcher/cmd/gate.c launcher/cmd/image.c \
+	launcher/cmd/doctor.c launcher/cmd/agents.c launcher/cmd/snapshot.c
+# session/: one session, in the order it runs
+launcher_libaisblauncher_a_SOURCES += \
+	launcher/session/options.c launcher/session/options.h \
+	launcher/session/options-int.h launcher/session/optvalue.c \
+	launcher/session/spec.c launcher/session/spec.h \
+	launcher/session/prepare.c launcher/session/prepare.h \
+	launcher/session/run.c launcher/session/run.h \
+	launcher/session/folder.c launcher/session/folder.h \
+	launcher/session/gates.c launcher/session/gates.h \
+	launcher/session/gates-int.h \
+	launcher/session/podman.c launcher/session/podman.h \
+	launcher/session/ids.c launcher/session/ids.h \
+	launcher/session/seccomp.c launcher/session/seccomp.h \
+	launcher/session/hostcas.c launcher/session/hostcas.h \
+	launcher/session/gateproc.c launcher/session/gateproc.h \
+	launcher/session/watch.c launcher/session/watch.h \
+	launcher/session/recording.c launcher/session/recording.h \
+	launcher/session/snapshot.c launcher/session/snapshot.h
+# image/: the sandbox image, its tools and the agent recipes
+launcher_libaisblauncher_a_SOURCES += \
+	launcher/image/names.c launcher/image/names.h \
+	launcher/image/image.c launcher/image/image.h \
+	launcher/image/image-t.h launcher/image/image-int.h \
+	launcher/image/build.c launcher/image/base.c launcher/image/layer.c \
+	launcher/image/agent.c launcher/image/agent.h \
+	launcher/image/agent-int.h launcher/image/agent_files.c \
+	launcher/image/agent_merge.c \
+	launcher/image/tools.c launcher/image/tools.h \
+	launcher/image/store.c launcher/image/store.h
+# policytools/: policies written from what a host, a workspace or a
+# session shows
+launcher_libaisblauncher_a_SOURCES += \
+	launcher/policytools/derive.c launcher/policytools/derive_lock.c \
+	launcher/policytools/derive.h \
+	launcher/policytools/lockfile.c launcher/policytools/lockfile.h \
+	launcher/policytools/lockfile-int.h \
+	launcher/policytools/lockfile_formats.c \
+	launcher/policytools/suggest.c launcher/policytools/suggest.h \
+	launcher/policytools/polyaml.c launcher/policytools/polyaml.h \
+	launcher/policytools/denials.c launcher/policytools/denials.h \
+	launcher/policytools/psl.c launcher/policytools/psl.h
+# draft/: a snapshot session's draft, shared with the Windows launcher
+launcher_libaisblauncher_a_SOURCES += \
+	launcher/draft/draft.c launcher/draft/draft.h \
+	launcher/draft/draft-int.h launcher/draft/stage.c \
+	launcher/draft/draft_posix.c launcher/draft/draft_ask.c
+# host/: plumbing that knows no launcher domain
+launcher_libaisblauncher_a_SOURCES += \
+	launcher/host/paths.c launcher/host/paths.h \
+	launcher/host/proc.c launcher/host/proc.h \
+	launcher/host/cache.c launcher/host/cache.h \
+	launcher/host/facts.c launcher/host/facts.h
+launcher_libaisblauncher_a_CPPFLAGS = $(LAUNCHER_CPPFLAGS) \
 	-DAISB_POLICYDIR='"$(pkgdatadir)/policies"' \
 	-DAISB_SECCOMP_PROFILE='"$(pkgdatadir)/seccomp.json"' \
 	-DAISB_AGENTS_FILE='"$(pkgdatadir)/agents.yaml"'
-launcher_libaisblauncher_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(CRYPTO_CFLAGS)
+launcher_libaisblauncher_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(CRYPTO_CFLAGS) \
+	$(PSL_CFLAGS)
 LAUNCHER_LIBS = launcher/libaisblauncher.a snap/libaisbsnap.a $(POLICY_LIBS) \
-	common/libaisbcommon.a $(CRYPTO_LIBS)
+	common/libaisbcommon.a $(CRYPTO_LIBS) $(PSL_LIBS)
 
 bin_PROGRAMS += aisb
 aisb_SOURCES = launcher/main.c
-aisb_CPPFLAGS = $(AM_CPPFLAGS) -DAISB_POLICYDIR='"$(pkgdatadir)/policies"'
+aisb_CPPFLAGS = $(LAUNCHER_CPPFLAGS) \
+	-DAISB_POLICYDIR='"$(pkgdatadir)/policies"'
 aisb_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(CRYPTO_CFLAGS)
 aisb_LDADD = $(LAUNCHER_LIBS)

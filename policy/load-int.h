@@ -9,34 +9,22 @@
 #include <stddef.h>
 
 #include "policy-int.h"
+#include "yamltree.h"	/* struct ynode (common/) */
 
 #define YAML_MAX_DEPTH		16	/* the schema needs 5 */
 #define YAML_MAX_NODES		(1u << 20)
 #define POLICY_MAX_PORT_ITEMS	1024	/* entries in one ports: list */
 
-enum ytype { Y_SCALAR, Y_SEQ, Y_MAP };
-
-struct ynode {
-	enum ytype	  type;
-	unsigned	  line, col;
-	int		  plain;	/* scalar written without quotes */
-	char		 *val;		/* scalar, NUL-terminated (may hold NULs) */
-	size_t		  len;
-	struct ynode	**kids;		/* seq: items; map: key, value, key, value... */
-	size_t		  nkids, cap;
-};
-
 struct ctx {
 	struct policy_errors	*errs;
 	const char		*file;
-	unsigned		 nodes;
 	struct policy_rule	**rules;
 	size_t			 nrules, caprules;
 	struct policy		*p;
 	pcre2_compile_context	*cctx;
 };
 
-/* load.c: one error at line:col (0:0 for none), with an optional hint. */
+/* errors.c: one error at line:col (0:0 for none), with an optional hint. */
 void	 policy_error_at(struct ctx *c, unsigned line, unsigned col,
 	    const char *hint, const char *fmt, ...)
 	    __attribute__((format(printf, 5, 6)));
@@ -46,11 +34,10 @@ void	 policy_error_at(struct ctx *c, unsigned line, unsigned col,
 /*
  * yaml.c: the document's tree (NULL for an empty one); *failed is set on
  * a syntax error, an alias or anchor, a second document, too deep or too
- * many nodes, each reported through c.
+ * many nodes, each reported through c.  Free it with ytree_free().
  */
 struct ynode	*policy_yaml_tree(struct ctx *c, const char *buf, size_t len,
 		    int *failed);
-void		 policy_ynode_free(struct ynode *);
 
 /* schema.c: checks the tree against schema version 1, fills c->p and c->rules. */
 void	 policy_schema_read(struct ctx *c, const struct ynode *root);

@@ -3,8 +3,8 @@
  * yaml.c turns the text into a small tree (no aliases, bounded depth),
  * schema.c checks the tree against schema version 1 and reads the rules,
  * compile.c puts them in canonical order and builds the indexes of the
- * immutable struct policy.  This file holds the entry points, the error
- * collector the stages share, and the policy's reference count.
+ * immutable struct policy.  This file holds the entry points and the
+ * policy's reference count; errors.c the error collector the stages share.
  *
  * Every problem is reported with file:line:column and, where one exists,
  * what to write instead.  Loading goes on after an error so that one run
@@ -25,62 +25,6 @@
 #include <unistd.h>
 
 #include "load-int.h"
-void
-policy_error_at(struct ctx *c, unsigned line, unsigned col, const char *hint,
-    const char *fmt, ...)
-{
-	struct policy_error	*e;
-	va_list			 ap;
-
-	if (c->errs->count >= POLICY_MAX_ERRORS) {
-		c->errs->dropped++;
-		return;
-	}
-	e = &c->errs->err[c->errs->count++];
-	e->line = line;
-	e->column = col;
-	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	va_end(ap);
-	snprintf(e->hint, sizeof(e->hint), "%s", hint != NULL ? hint : "");
-}
-
-size_t
-policy_errors_format(const struct policy_errors *errs, char *buf, size_t len)
-{
-	size_t	 off = 0;
-	unsigned i;
-	int	 n;
-
-	if (len > 0)
-		buf[0] = '\0';
-	for (i = 0; i < errs->count && off < len; i++) {
-		const struct policy_error *e = &errs->err[i];
-
-		if (e->line > 0)
-			n = snprintf(buf + off, len - off, "%s:%u:%u: error: %s\n",
-			    errs->file, e->line, e->column, e->msg);
-		else
-			n = snprintf(buf + off, len - off, "%s: error: %s\n",
-			    errs->file, e->msg);
-		if (n < 0)
-			break;
-		off += (size_t)n;
-		if (e->hint[0] != '\0' && off < len) {
-			n = snprintf(buf + off, len - off, "  hint: %s\n", e->hint);
-			if (n < 0)
-				break;
-			off += (size_t)n;
-		}
-	}
-	if (errs->dropped > 0 && off < len) {
-		n = snprintf(buf + off, len - off, "%s: %u more errors not shown\n",
-		    errs->file, errs->dropped);
-		if (n > 0)
-			off += (size_t)n;
-	}
-	return off < len ? off : len;
-}
 
 static void
 policy_destroy(struct policy *p)
@@ -170,7 +114,7 @@ policy_load_buffer(const char *name, const char *buf, size_t len,
 	root = policy_yaml_tree(&c, buf, len, &failed);
 	if (!failed)
 		policy_schema_read(&c, root);
-	policy_ynode_free(root);
+	ytree_free(root);
 	if (errs->count > 0 || failed)
 		goto fail;
 	if (policy_compile(&c) == -1) {

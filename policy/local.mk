@@ -1,7 +1,7 @@
 noinst_LIBRARIES += policy/libaisbpolicy.a
 policy_libaisbpolicy_a_SOURCES = \
 	policy/policy.h policy/policy-int.h \
-	policy/load-int.h policy/load.c policy/yaml.c policy/schema.c \
+	policy/load-int.h policy/load.c policy/errors.c policy/yaml.c policy/schema.c \
 	policy/compile.c policy/info.c policy/target.c policy/addr.c \
 	policy/match.c policy/regex.c policy/dump.c policy/fix.c
 # issue 16: is a name allowed on any port (the gate's DNS entry)

@@ -34,6 +34,7 @@ struct snap_stat {
 	uint64_t	dev;
 	uint64_t	ino;		/* on Windows: the file index */
 	uint64_t	nlink;
+	uint32_t	uid, gid;	/* owner; 0 on Windows */
 };
 
 struct snap_file;	/* an open file */
@@ -49,6 +50,10 @@ void		 snap_fs_closedir(struct snap_dir *);
 
 /* A regular file for reading, never through a link. */
 struct snap_file *snap_fs_open_read(const char *path);
+/* A regular file for reading with links followed, as any program opens
+ * it: only for what git reads outside the trees aisb writes (a user's
+ * ~/.gitconfig is often a link into a dotfiles folder). */
+struct snap_file *snap_fs_open_follow(const char *path);
 /* A new file (it must not exist) for writing, with mode. */
 struct snap_file *snap_fs_create(const char *path, uint32_t mode);
 /* An existing regular file for appending (a journal), never through a
@@ -69,6 +74,29 @@ int	 snap_fs_clone(struct snap_file *src, struct snap_file *dst);
  * when it cannot: the caller reads and writes instead, from where the
  * offsets are). */
 int	 snap_fs_copy(struct snap_file *src, struct snap_file *dst);
+
+/* The stat of an open folder listing (POSIX; -1 ENOSYS elsewhere). */
+int	 snap_fs_dirstat(struct snap_dir *, struct snap_stat *);
+
+/*
+ * Whose reading a stage is limited to (docs/snapshot.md, "Who may
+ * read"): uid:gid and no other group, as a bind session's sandbox reads
+ * the workspace.  Where this process is not root, or uid is root, the
+ * kernel already refuses what it may not read: every answer is yes
+ * (snap_fs_reader_self).  Else a helper process running with exactly
+ * those ids answers for each open file or folder passed to it (its
+ * access(2) on the descriptor: ACLs and all); what uid owns is readable
+ * without asking (its owner may chmod it).  POSIX; on Windows the
+ * launcher runs as the user: always self.
+ */
+struct snap_reader;
+/* NULL with errno when the helper cannot be started. */
+struct snap_reader *snap_fs_reader_new(uint32_t uid, uint32_t gid);
+void	 snap_fs_reader_free(struct snap_reader *);
+int	 snap_fs_reader_self(const struct snap_reader *);
+/* 1 may read (a folder: list and enter), 0 may not, -1 error (errno). */
+int	 snap_fs_reader_file(struct snap_reader *, struct snap_file *);
+int	 snap_fs_reader_dir(struct snap_reader *, struct snap_dir *);
 
 int	 snap_fs_mkdir(const char *path, uint32_t mode);
 int	 snap_fs_rmdir(const char *path);

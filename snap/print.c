@@ -1,7 +1,9 @@
 /*
  * The change set for people: a summary, and a unified diff (snap.h).
  * Bounded: files over max_file_bytes, binary files and pairs that differ
- * in more than DIFF_D_MAX lines are shown by size and hash.
+ * in more than DIFF_D_MAX lines are shown by size and hash, with the
+ * reason; a script (what a shell, make or node would run) is always
+ * diffed as text within max_file_bytes (is_script).
  */
 #include "config.h"
 
@@ -95,11 +97,18 @@ put_name(FILE *out, const char *s)
 	put_esc(out, s, strlen(s), 0);
 }
 
+void
+snap_print_name(FILE *out, const char *name)
+{
+	put_name(out, name);
+}
+
 /*
  * A change the bound on lines never hides: what can run (a new or
- * changed executable, a link, a mode change) and what goes into a
- * repository's folder.  Else a command could push them past the
- * summary's last line with a crowd of harmless files.
+ * changed executable, a link, a mode change, a file that runs on its
+ * own: snap_autorun) and what goes into a repository's folder.  Else a
+ * command could push them past the summary's last line with a crowd of
+ * harmless files.
  */
 static int
 notable(const struct snap_change *x)
@@ -108,6 +117,8 @@ notable(const struct snap_change *x)
 
 	if (x->kind == SNAP_SKIP)
 		return 0;
+	if (snap_autorun(x->path) != NULL)
+		return 1;
 	if (x->type == SNAP_LINK || x->kind == SNAP_MODE ||
 	    (x->type == SNAP_FILE && (x->new_mode & 0111) != 0 &&
 	    x->kind != SNAP_DELETE))
@@ -124,6 +135,7 @@ snap_changes_print_summary(const struct snap_changes *c, FILE *out,
     size_t max_lines)
 {
 	const struct snap_change	*x;
+	const char			*why;
 	size_t				 i, shown = 0, counts[6] = { 0 };
 
 	for (i = 0; i < c->n; i++) {
@@ -174,11 +186,16 @@ snap_changes_print_summary(const struct snap_changes *c, FILE *out,
 		if (x->kind == SNAP_CREATE && x->type == SNAP_FILE &&
 		    (x->new_mode & 0111) != 0)
 			fprintf(out, " (%04o)", x->new_mode);
+		/* marked: the one line a reader must not skim past */
+		if (x->kind != SNAP_SKIP && (why = snap_autorun(x->path)) !=
+		    NULL)
+			fprintf(out, "  [!] %s", why);
 		fputc('\n', out);
 	}
 	if (shown < c->n)
 		fprintf(out, "... %zu more (none of them executable, a link, a "
-		    "mode change or in a .git folder)\n", c->n - shown);
+		    "mode change, in a .git folder or a file that runs on its "
+		    "own)\n", c->n - shown);
 	fprintf(out, "%zu created, %zu modified, %zu deleted, %zu mode "
 	    "changes, %zu skipped; digest %s\n", counts[SNAP_CREATE],
 	    counts[SNAP_MODIFY], counts[SNAP_DELETE], counts[SNAP_MODE],
@@ -454,14 +471,66 @@ load(const char *root, const char *rel, const char *want, size_t max,
 	return 0;
 }
 
+/*
+ * What a shell, make or node would run: an executable (before or after),
+ * a file snap_autorun names, a "#!" first line on either side.  Its diff
+ * is shown as text whatever it holds: NUL bytes are escaped like any
+ * control byte, and past DIFF_D_MAX changed lines it is shown whole
+ * (every old line out, every new line in), never as "binary".
+ */
+static int
+is_script(const struct snap_change *x, const struct lines *a,
+    const struct lines *b)
+{
+	return ((x->old_mode | x->new_mode) & 0111) != 0 ||
+	    snap_autorun(x->path) != NULL ||
+	    (a->len >= 2 && memcmp(a->text, "#!", 2) == 0) ||
+	    (b->len >= 2 && memcmp(b->text, "#!", 2) == 0);
+}
+
+/* "WORD path: OLD -> NEW (why)": a file shown by size and hash only. */
+static void
+withheld(FILE *out, const struct snap_change *x, const char *word,
+    const char *why)
+{
+	fprintf(out, "%s ", word);
+	put_name(out, x->path);
+	fputs(": ", out);
+	if (x->kind == SNAP_CREATE)
+		fprintf(out, "(none)");
+	else
+		fprintf(out, "%" PRIu64 " bytes sha256 %s", x->old_size,
+		    x->old_sha256);
+	fprintf(out, " -> ");
+	if (x->kind == SNAP_DELETE)
+		fprintf(out, "(none)");
+	else
+		fprintf(out, "%" PRIu64 " bytes sha256 %s", x->new_size,
+		    x->new_sha256);
+	fprintf(out, " (%s)\n", why);
+}
+
+/* Every line of a out, every line of b in: ops for print_hunks. */
+static long
+whole(const struct lines *a, const struct lines *b, char **opsp)
+{
+	char	*ops;
+
+	if ((*opsp = ops = malloc(a->n + b->n + 1)) == NULL)
+		return -1;
+	memset(ops, '-', a->n);
+	memset(ops + a->n, '+', b->n);
+	return (long)(a->n + b->n);
+}
+
 static int
 diff_file(const struct snap_change *x, const char *host, const char *stage,
     size_t max, FILE *out, char *err, size_t errlen)
 {
 	struct lines	 a, b;
-	char		*ops = NULL;
+	char		*ops = NULL, why[128];
 	long		 nops;
-	int		 ra = 0, rb = 0, rc = SNAP_OK;
+	int		 ra = 0, rb = 0, rc = SNAP_OK, script;
 
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
@@ -489,23 +558,30 @@ diff_file(const struct snap_change *x, const char *host, const char *stage,
 		    "not diffed\n", out);
 		goto done;
 	}
-	if (ra == 1 || rb == 1 || is_binary(&a) || is_binary(&b) ||
-	    lines_split(&a) == -1 || lines_split(&b) == -1 ||
-	    (nops = myers(&a, &b, &ops)) == -1) {
-		fputs("binary ", out);
-		put_name(out, x->path);
-		fputs(": ", out);
-		if (x->kind == SNAP_CREATE)
-			fprintf(out, "(none)");
-		else
-			fprintf(out, "%" PRIu64 " bytes sha256 %s",
-			    x->old_size, x->old_sha256);
-		fprintf(out, " -> ");
-		if (x->kind == SNAP_DELETE)
-			fprintf(out, "(none)\n");
-		else
-			fprintf(out, "%" PRIu64 " bytes sha256 %s\n",
-			    x->new_size, x->new_sha256);
+	script = is_script(x, &a, &b);
+	if (ra == 1 || rb == 1) {
+		snprintf(why, sizeof(why), "over the %zu bytes a diff shows%s",
+		    max, script ? "; it runs: read it in the stage before you "
+		    "approve" : "");
+		withheld(out, x, "withheld", why);
+		goto done;
+	}
+	if (!script && (is_binary(&a) || is_binary(&b))) {
+		withheld(out, x, "binary", "a NUL byte in the first 8 KiB");
+		goto done;
+	}
+	if (lines_split(&a) == -1 || lines_split(&b) == -1) {
+		rc = snap_err(err, errlen, SNAP_ESYS, "diff: out of memory");
+		goto done;
+	}
+	if ((nops = myers(&a, &b, &ops)) == -1 && !script) {
+		snprintf(why, sizeof(why), "more than %d lines differ",
+		    DIFF_D_MAX);
+		withheld(out, x, "withheld", why);
+		goto done;
+	}
+	if (nops == -1 && (nops = whole(&a, &b, &ops)) == -1) {
+		rc = snap_err(err, errlen, SNAP_ESYS, "diff: out of memory");
 		goto done;
 	}
 	fputs(x->kind == SNAP_CREATE ? "--- /dev/null" : "--- a/", out);

@@ -32,8 +32,16 @@ struct rule {
 };
 
 struct snap_rules {
-	struct rule	v[RULES_MAX];
-	size_t		n;
+	struct rule		v[RULES_MAX];
+	size_t			n;
+	/* snap_rules_git's copy: the strings below, env pointing at them */
+	struct snap_git_env	git;
+	int			has_git;
+	char			*gstr[3 + SNAP_GIT_SYSTEM_MAX];
+	char			*gpair[SNAP_GIT_PAIRS_MAX];
+	/* snap_rules_reader's */
+	int			 has_reader;
+	uint32_t		 reader_uid, reader_gid;
 };
 
 static const struct {
@@ -173,6 +181,21 @@ snap_rules_new(void)
 	return r;
 }
 
+static void
+git_env_clear(struct snap_rules *r)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof(r->gstr) / sizeof(r->gstr[0]); i++)
+		free(r->gstr[i]);
+	for (i = 0; i < sizeof(r->gpair) / sizeof(r->gpair[0]); i++)
+		free(r->gpair[i]);
+	memset(r->gstr, 0, sizeof(r->gstr));
+	memset(r->gpair, 0, sizeof(r->gpair));
+	memset(&r->git, 0, sizeof(r->git));
+	r->has_git = 0;
+}
+
 void
 snap_rules_free(struct snap_rules *r)
 {
@@ -182,7 +205,57 @@ snap_rules_free(struct snap_rules *r)
 		return;
 	for (i = 0; i < r->n; i++)
 		free(r->v[i].pattern);
+	git_env_clear(r);
 	free(r);
+}
+
+/* A copy of s into *slot (NULL stays NULL): 0, or -1. */
+static int
+dup_opt(char **slot, const char *s)
+{
+	return s == NULL || (*slot = strdup(s)) != NULL ? 0 : -1;
+}
+
+int
+snap_rules_git(struct snap_rules *r, const struct snap_git_env *env,
+    char *err, size_t errlen)
+{
+	size_t	i, n;
+
+	git_env_clear(r);
+	if (env->npairs > SNAP_GIT_PAIRS_MAX)
+		return snap_err(err, errlen, SNAP_EINVAL, "git: %zu "
+		    "GIT_CONFIG_KEY_n pairs, more than %d", env->npairs,
+		    SNAP_GIT_PAIRS_MAX);
+	if (dup_opt(&r->gstr[0], env->home) == -1 ||
+	    dup_opt(&r->gstr[1], env->xdg_config) == -1 ||
+	    dup_opt(&r->gstr[2], env->global) == -1)
+		goto oom;
+	for (n = 0; n < SNAP_GIT_SYSTEM_MAX && env->system[n] != NULL; n++)
+		if (dup_opt(&r->gstr[3 + n], env->system[n]) == -1)
+			goto oom;
+	for (i = 0; i < env->npairs; i++)
+		if (dup_opt(&r->gpair[i], env->pairs[i]) == -1 ||
+		    r->gpair[i] == NULL)
+			goto oom;
+	r->git.home = r->gstr[0];
+	r->git.xdg_config = r->gstr[1];
+	r->git.global = r->gstr[2];
+	for (i = 0; i < n; i++)
+		r->git.system[i] = r->gstr[3 + i];
+	r->git.pairs = (const char *const *)r->gpair;
+	r->git.npairs = env->npairs;
+	r->has_git = 1;
+	return SNAP_OK;
+oom:
+	git_env_clear(r);
+	return snap_err(err, errlen, SNAP_ESYS, "git: out of memory");
+}
+
+const struct snap_git_env *
+snap_rules_git_env(const struct snap_rules *r)
+{
+	return r->has_git ? &r->git : NULL;
 }
 
 int
@@ -475,4 +548,21 @@ snap_git_config_sanitize(const char *in, size_t len, size_t *outlen)
 	}
 	*outlen = b.len;
 	return b.p;
+}
+
+void
+snap_rules_reader(struct snap_rules *r, uint32_t uid, uint32_t gid)
+{
+	r->has_reader = 1;
+	r->reader_uid = uid;
+	r->reader_gid = gid;
+}
+
+int
+snap_rules_reader_of(const struct snap_rules *r, uint32_t *uid,
+    uint32_t *gid)
+{
+	*uid = r->reader_uid;
+	*gid = r->reader_gid;
+	return r->has_reader;
 }

@@ -62,6 +62,8 @@ struct snap_changes {
 };
 
 /* util.c */
+/* snap_file_read (snap.h) with links followed (snap_fs_open_follow). */
+char	*snap_file_read_follow(const char *path, size_t max, size_t *lenp);
 int	 snap_err(char *err, size_t errlen, int code, const char *fmt, ...)
 	    __attribute__((format(printf, 4, 5)));
 /* root/rel into out[SNAP_PATH_MAX] (rel "" is root itself): 0 or -1. */
@@ -73,6 +75,16 @@ struct buf;
 void	 snap_enc(struct buf *, const char *);
 /* Decodes token s in place; NULL for "-"; -1 on a bad escape. */
 int	 snap_dec(char *s, char **out);
+/*
+ * The bounds every walked entry is held to, by the stage (stage.c) and
+ * by the change set (compare.c): one more entry (counted in *entries),
+ * rel's length and depth within lim.  SNAP_OK, or SNAP_EBOUND with
+ * "ROOT: what WHEN, over N (limit NAME): FIX" in err; when says which
+ * walk ("" or " after the command"), fix what to do.
+ */
+int	 snap_bound_entry(const struct snap_limits *lim, uint64_t *entries,
+	    const char *root, const char *rel, const char *when,
+	    const char *fix, char *err, size_t errlen);
 /* Splits a line into at most max space-separated tokens: their count. */
 size_t	 snap_split(char *line, char **tok, size_t max);
 /* The relative path is safe: not empty, no "", "." or ".." component, no
@@ -103,6 +115,11 @@ int	 snap_sha_file(const char *path, char *hex, uint64_t *size);
  * file on disk) to decide. */
 const char *snap_rules_match_file(const struct snap_rules *,
 	    const char *rel, const char *full, int is_dir);
+/* snap_rules_git's copy, or NULL when none was given. */
+const struct snap_git_env *snap_rules_git_env(const struct snap_rules *);
+/* snap_rules_reader's uid and gid: 1 when set, else 0. */
+int	 snap_rules_reader_of(const struct snap_rules *, uint32_t *uid,
+	    uint32_t *gid);
 /* The rule that sanitizes rather than excludes: .git/config. */
 int	 snap_rules_sanitizes(const struct snap_rules *, const char *rel);
 /* .git/config text -> the sanitized text (snap.h): a new buffer. */
@@ -115,6 +132,8 @@ int	 snap_glob(const char *pattern, const char *path);
  * (errno); free with snap_names_free. */
 long	 snap_list_dir(const char *root, const char *rel, char ***names);
 void	 snap_names_free(char **, long);
+/* The same of an open listing, which is closed. */
+long	 snap_list_open(struct snap_dir *, char ***names);
 
 /* manifest.c */
 /* The content hash of file entry e as staged, into e->sha, read from the
@@ -147,6 +166,30 @@ const struct snap_chg *snap_changes_find(const struct snap_changes *,
 	    const char *path, int kind);
 /* The canonical text (ends with the digest line) into a struct buf. */
 int	 snap_changes_text(const struct snap_changes *, struct buf *);
+/* In canonical order: by path, then delete, create, modify, mode, skip. */
+void	 snap_changes_sort(struct snap_changes *);
+/* Sorted, its entries' public fields set, its digest made: 0, or -1 when
+ * its text is over SNAP_FILE_MAX. */
+int	 snap_changes_finish(struct snap_changes *);
+
+/* git.c: git's rules on the change set c (unsorted; sorted on return):
+ * what they refuse becomes SKIP.  SNAP_OK, SNAP_ESYS, SNAP_EBOUND. */
+int	 snap_git_pass(struct snap_changes *c, const struct snap_manifest *,
+	    const char *stage, const struct snap_rules *, char *err,
+	    size_t errlen);
+
+/* gitcfg.c: core.hooksPath and included config files, as git reads them
+ * for the tree's repositories (docs/snapshot.md, "core.hooksPath"). */
+struct snap_gitguard;
+/* NULL with *rc and err set on error (SNAP_EBOUND past a bound). */
+struct snap_gitguard *snap_gitguard_new(const char *root,
+	    const struct snap_manifest *, const struct snap_changes *,
+	    const struct snap_git_env *, char *err, size_t errlen, int *rc);
+void	 snap_gitguard_free(struct snap_gitguard *);
+/* Why a change at rel may not be written (a hooks folder, an included
+ * config file), or NULL. */
+const char *snap_gitguard_refuses(const struct snap_gitguard *,
+	    const char *rel);
 
 /* The link target stays inside the tree when resolved lexically from the
  * folder of rel. */

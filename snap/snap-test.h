@@ -1,10 +1,11 @@
 /*
- * Tests only: a simulated crash inside the transaction code (tx.c).  The
- * code passes numbered crash points (after every journal record, every
- * backup, every half of a step, every undo); snap_test_crash_after(n)
- * makes the n-th point from now return SNAP_ECRASH at once, writing
- * nothing more, as if the process had died there.  No program of aisb
- * calls these: they are not in snap.h.
+ * Tests only: a simulated crash inside the transaction code (tx.c,
+ * recover.c; the hook is journal.c's).  The code passes numbered crash
+ * points (after every journal record, every backup, every half of a
+ * step, every undo); snap_test_crash_after(n) makes the n-th point from
+ * now return SNAP_ECRASH at once, writing nothing more, as if the process
+ * had died there.  No program of aisb calls these: they are not in
+ * snap.h.
  */
 #ifndef AISB_SNAP_TEST_H
 #define AISB_SNAP_TEST_H
@@ -17,7 +18,7 @@ unsigned	snap_test_crash_points(void);
 /*
  * At the n-th crash point from now, fn(arg) is called and the code goes
  * on (no crash): a test changes the host tree there, as a racing process
- * would.  n 0 disarms.  Transactions (tx.c) only.
+ * would.  n 0 disarms.  Transactions (tx.c, recover.c) only.
  */
 void		snap_test_hook_at(unsigned n, void (*fn)(void *), void *arg);
 

@@ -83,6 +83,50 @@ int	 snap_rules_add(struct snap_rules *, const char *pattern, char *err,
  * SNAP_OK, or SNAP_EINVAL naming the defaults when there is none such. */
 int	 snap_rules_drop(struct snap_rules *, const char *pattern, char *err,
 	    size_t errlen);
+/*
+ * Where git reads configuration outside the tree, as git would for the
+ * user whose tree it is (the change set resolves core.hooksPath and
+ * included files from these and from every repository's own files:
+ * docs/snapshot.md, "core.hooksPath").  NULL members: none of that.
+ */
+#define SNAP_GIT_SYSTEM_MAX	4
+#define SNAP_GIT_PAIRS_MAX	64
+struct snap_git_env {
+	const char	*home;		/* "~", ~/.gitconfig */
+	const char	*xdg_config;	/* $XDG_CONFIG_HOME (else home/.config):
+					   its git/config */
+	const char	*global;	/* $GIT_CONFIG_GLOBAL (read besides the
+					   two above: the safe side) */
+	const char	*system[SNAP_GIT_SYSTEM_MAX];	/* /etc/gitconfig,
+					   $GIT_CONFIG_SYSTEM; NULL ends */
+	const char	*const *pairs;	/* $GIT_CONFIG_KEY_n=$GIT_CONFIG_VALUE_n,
+					   "key=value" each */
+	size_t		 npairs;	/* at most SNAP_GIT_PAIRS_MAX */
+};
+/* The rules take a copy of env: SNAP_OK, SNAP_EINVAL (too many), or
+ * SNAP_ESYS (memory).  Without it only the tree's own git files count. */
+int	 snap_rules_git(struct snap_rules *, const struct snap_git_env *env,
+	    char *err, size_t errlen);
+/* snap_rules_git with home, xdg_config and the system files given (NULL
+ * ends system) and the rest from this process's environment:
+ * $GIT_CONFIG_GLOBAL, $GIT_CONFIG_SYSTEM, $GIT_CONFIG_COUNT's pairs. */
+int	 snap_rules_git_environ(struct snap_rules *, const char *home,
+	    const char *xdg_config, const char *const *system, char *err,
+	    size_t errlen);
+
+/*
+ * Whose reading the stage is limited to: the workspace's owner, uid:gid
+ * with no other group, as a bind session's sandbox reads the workspace
+ * (docs/snapshot.md, "Who may read").  What that user may not read (a
+ * file or folder of another user, mode 0600 or 0700) is left out with
+ * SNAP_WHY_UNREADABLE.  Without it: what this process can read.  Also,
+ * always: nothing on another filesystem than the tree's top (a mount
+ * point, mounted over the workspace) is staged: SNAP_WHY_MOUNT.
+ */
+void	 snap_rules_reader(struct snap_rules *, uint32_t uid, uint32_t gid);
+#define SNAP_WHY_UNREADABLE	"the workspace's owner cannot read it"
+#define SNAP_WHY_MOUNT		"another filesystem (a mount point)"
+
 /* NULL when path (relative) is staged and may be written back; else the
  * reason it is not ("git hooks run code", "credential", "configured",
  * "sanitized copy", ...).  is_dir: path is a folder.  The folders above
@@ -90,6 +134,18 @@ int	 snap_rules_drop(struct snap_rules *, const char *pattern, char *err,
  * match here by name alone: staging and the change set read the file. */
 const char *snap_rules_match(const struct snap_rules *, const char *path,
 	    int is_dir);
+
+/*
+ * Why the file or folder at rel (relative, '/'-separated) is one that
+ * runs, or chooses what runs, without anyone reading it first: a git
+ * hook or husky's, .pre-commit-config.yaml, .envrc, .vscode/ and .idea/,
+ * package.json's scripts, a Makefile, CI workflows, and what aisb itself
+ * reads from the workspace (.aisb.yaml; the lockfiles of
+ * --allow-from-lockfile); "make runs it", "aisb reads it: ...".  NULL
+ * when it is none of them.  The table is snap/autorun.c's; a snapshot
+ * session's summary never folds such a change away and marks it.
+ */
+const char *snap_autorun(const char *rel);
 
 /* ------------------------------------------------------------------ */
 /* Bounds on a tree, checked when staging and again on the change set. */
@@ -266,13 +322,20 @@ int	 snap_changes_load(const char *path, struct snap_changes **out,
 int	 snap_changes_print_summary(const struct snap_changes *, FILE *out,
 	    size_t max_lines);
 
+/* A name (a path of the tree, a link target) on out, escaped as the
+ * printers escape it: nothing in it can act on a terminal. */
+void	 snap_print_name(FILE *out, const char *name);
+
 /*
  * A unified diff (3 lines of context) of every changed file, old content
  * from host_root (checked against the manifest's hash; a file changed on
  * the host since staging is printed as "conflict", not diffed) and new
  * content from stage_root (checked against the change set's hash).  Text
  * files up to max_file_bytes each (0: 1 MiB) are diffed; binary (a NUL
- * byte in the first 8 KiB) or larger ones are shown by size and SHA-256.
+ * byte in the first 8 KiB), larger ones and pairs differing in more than
+ * 2,000 lines are shown by size and SHA-256 with the reason.  A script
+ * (executable, "#!", snap_autorun) is always diffed as text within
+ * max_file_bytes, NUL bytes escaped, shown whole past 2,000 lines.
  * SNAP_OK, SNAP_ESYS.
  */
 int	 snap_changes_print_diff(const struct snap_changes *,

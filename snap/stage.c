@@ -21,12 +21,18 @@
 #define GITCONFIG_MAX	(1 << 20)	/* bytes of .git/config sanitized */
 #define COPY_TRIES	3		/* a file changing while copied */
 #define NAMES_MAX	((size_t)1 << 20)	/* names in one folder */
+#ifndef ESTALE
+#define ESTALE		EAGAIN	/* mingw has none; the check that says it
+				   runs only with a reader helper (POSIX) */
+#endif
 
 struct stage {
 	const char			*src, *dst;
 	const struct snap_rules		*rules;
 	const struct snap_limits	*lim;
 	struct snap_manifest		*m;
+	struct snap_reader		*reader;	/* NULL: ours */
+	uint64_t			 dev;	/* the top's filesystem */
 	uint64_t			 entries, bytes;
 	int				 no_clone, no_kcopy;
 	unsigned char			*chunk;
@@ -79,9 +85,18 @@ copy_file(struct stage *s, const char *src, const char *dst, uint32_t mode,
 
 	*cloned = 0;
 	if ((in = snap_fs_open_read(src)) == NULL)
-		return -1;
+		return errno == EACCES ? 2 : -1;
 	if (snap_fs_fstat(in, st) == -1)
 		goto fail;
+	/* the workspace's owner may read what is read here, this one
+	 * open file: no other is copied in its place */
+	if (s->reader != NULL && (rc = snap_fs_reader_file(s->reader,
+	    in)) != 1) {
+		if (rc == 0)
+			rc = 2;
+		goto fail;
+	}
+	rc = -1;
 	if ((out = snap_fs_create(dst, mode)) == NULL)
 		goto fail;
 	if (!s->no_clone && st->size > 0) {
@@ -138,6 +153,47 @@ fail:
 	return rc;
 }
 
+/*
+ * The names in the folder rel of the source, into *vp, when the
+ * workspace's owner may list it (s->reader) and it is still the folder
+ * st says (the one checked is the one listed): their count, -2 when the
+ * owner may not read it, -1 on error (errno; ESTALE: swapped since).
+ */
+static long
+list_checked(struct stage *s, const char *rel, const struct snap_stat *st,
+    char ***vp)
+{
+	struct snap_stat	 now;
+	struct snap_dir		*d;
+	char			 path[SNAP_PATH_MAX];
+	int			 r, e;
+
+	*vp = NULL;
+	if (snap_join(path, s->src, rel) == -1) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if ((d = snap_fs_opendir(path)) == NULL)
+		return errno == EACCES ? -2 : -1;
+	if (s->reader != NULL && !snap_fs_reader_self(s->reader)) {
+		if ((r = snap_fs_reader_dir(s->reader, d)) == 1) {
+			if (snap_fs_dirstat(d, &now) == -1)
+				r = -1;
+			else if (now.dev != st->dev || now.ino != st->ino) {
+				errno = ESTALE;	/* swapped since its lstat */
+				r = -1;
+			}
+		}
+		if (r != 1) {
+			e = errno;
+			snap_fs_closedir(d);
+			errno = e;
+			return r == 0 ? -2 : -1;
+		}
+	}
+	return snap_list_open(d, vp);
+}
+
 /* A sanitized .git/config, or NULL (left out) when it is too large. */
 static int
 stage_gitconfig(struct stage *s, const char *src, const char *dst,
@@ -192,39 +248,15 @@ add_excluded(struct stage *s, const char *rel, const struct snap_stat *st,
 	return SNAP_OK;
 }
 
-static int
-depth_of(const char *rel)
-{
-	int	d = 1;
-
-	for (; *rel != '\0'; rel++)
-		if (*rel == '/')
-			d++;
-	return d;
-}
-
-/* The bounds every walked entry is held to (also by changes.c). */
+/* The bounds every walked entry is held to (util.c, with compare.c's). */
 static int
 check_path(struct stage *s, const char *rel)
 {
-	size_t	len = strlen(rel);
-
-	if (++s->entries > s->lim->entries)
-		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s: more "
-		    "than %" PRIu64 " entries (limit entries): exclude "
-		    "folders or raise the limit", s->src, s->lim->entries);
-	if (len > s->lim->path_len || len >= SNAP_REL_MAX)
-		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s: a path "
-		    "of %zu bytes, over %zu (limit path_len)", s->src, len,
-		    s->lim->path_len);
-	if ((size_t)depth_of(rel) > s->lim->depth)
-		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s: a path "
-		    "%d folders deep, over %zu (limit depth)", s->src,
-		    depth_of(rel), s->lim->depth);
-	return SNAP_OK;
+	return snap_bound_entry(s->lim, &s->entries, s->src, rel, "",
+	    "exclude folders or raise the limit", s->err, s->errlen);
 }
 
-static int	walk(struct stage *, const char *);
+static int	walk(struct stage *, const char *, char **, long);
 
 /* The test hook (snap-test.h): a racing process, before each entry. */
 static void	(*stage_hook)(void *, const char *);
@@ -237,6 +269,67 @@ snap_test_stage_hook(void (*fn)(void *, const char *), void *arg)
 	stage_hook_arg = arg;
 }
 
+/* A regular file of the tree (lstat'ed as *st) copied to the stage. */
+static int
+stage_file(struct stage *s, const char *rel, const char *src,
+    const char *dst, struct snap_stat *st)
+{
+	struct snap_stat	 dst_st;
+	struct snap_ment	*e;
+	int			 rc, tries, cloned;
+
+	if (st->nlink > 1)
+		return add_excluded(s, rel, st, "multi-link file");
+	if (st->size > s->lim->file_bytes)
+		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s: %" PRIu64
+		    " bytes, over %" PRIu64 " (limit file_bytes): exclude it "
+		    "or raise the limit", src, st->size, s->lim->file_bytes);
+	if ((e = snap_manifest_add(s->m, rel)) == NULL)
+		return snap_err(s->err, s->errlen, SNAP_ESYS,
+		    "stage: out of memory");
+	for (tries = 0; ; tries++) {
+		rc = copy_file(s, src, dst, st->mode & 0777, st, &dst_st,
+		    &cloned);
+		if (rc == 0)
+			break;
+		if (rc == 2) {
+			/* the owner may not read it: listed, not staged */
+			if ((e->excluded = strdup(SNAP_WHY_UNREADABLE)) == NULL)
+				return snap_err(s->err, s->errlen, SNAP_ESYS,
+				    "stage: out of memory");
+			e->pub.type = SNAP_FILE;
+			e->pub.mode = st->mode & 0777;
+			ident_of(st, &e->src);
+			return SNAP_OK;
+		}
+		if (rc == -1)
+			return snap_err(s->err, s->errlen, SNAP_ESYS, "%s: %s",
+			    src, strerror(errno));
+		if (tries + 1 == COPY_TRIES)
+			return snap_err(s->err, s->errlen, SNAP_ESYS, "%s: "
+			    "changed while it was copied, %d times: stop "
+			    "what writes it and start again", src, COPY_TRIES);
+	}
+	if (st->size > s->lim->file_bytes)
+		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s: %" PRIu64
+		    " bytes, over %" PRIu64 " (limit file_bytes)", src,
+		    st->size, s->lim->file_bytes);
+	s->bytes += st->size;
+	if (s->bytes > s->lim->bytes)
+		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s: more "
+		    "than %" PRIu64 " bytes of files (limit bytes; %" PRIu64
+		    " at %s): exclude folders or raise the limit", s->src,
+		    s->lim->bytes, s->bytes, rel);
+	if (cloned)
+		s->m->stats.cloned++;
+	e->pub.type = SNAP_FILE;
+	e->pub.mode = st->mode & 0777;
+	e->pub.size = st->size;
+	ident_of(st, &e->src);
+	ident_of(&dst_st, &e->stg);
+	return SNAP_OK;
+}
+
 static int
 stage_entry(struct stage *s, const char *rel)
 {
@@ -245,7 +338,9 @@ stage_entry(struct stage *s, const char *rel)
 	struct snap_stat	 st, dst_st;
 	struct snap_ment	*e;
 	const char		*why;
-	int			 rc, tries, cloned;
+	char			**names;
+	long			 n;
+	int			 rc;
 
 	if ((rc = check_path(s, rel)) != SNAP_OK)
 		return rc;
@@ -258,6 +353,9 @@ stage_entry(struct stage *s, const char *rel)
 	if (snap_fs_lstat(src, &st) == -1)
 		return snap_err(s->err, s->errlen, SNAP_ESYS, "%s: %s", src,
 		    strerror(errno));
+	/* mounted over the workspace: not the workspace's */
+	if (st.dev != s->dev)
+		return add_excluded(s, rel, &st, SNAP_WHY_MOUNT);
 	why = snap_rules_match_file(s->rules, rel, src,
 	    st.type == SNAP_FS_DIR);
 	if (why != NULL && strcmp(why, "sanitized copy") == 0 &&
@@ -307,17 +405,26 @@ stage_entry(struct stage *s, const char *rel)
 			ident_of(&dst_st, &e->stg);
 		return SNAP_OK;
 	case SNAP_FS_DIR:
+		if ((n = list_checked(s, rel, &st, &names)) == -2)
+			return add_excluded(s, rel, &st, SNAP_WHY_UNREADABLE);
+		if (n < 0)
+			return snap_err(s->err, s->errlen, errno == EFBIG ?
+			    SNAP_EBOUND : SNAP_ESYS, "%s: %s", src, errno ==
+			    EFBIG ? "too many names in one folder" :
+			    errno == ESTALE ? "replaced while it was staged: "
+			    "stop what changes it and start again" :
+			    strerror(errno));
 		/* writable while filled; its own mode once full */
-		if (snap_fs_mkdir(dst, 0700) == -1)
+		if (snap_fs_mkdir(dst, 0700) == -1 ||
+		    (e = snap_manifest_add(s->m, rel)) == NULL) {
+			snap_names_free(names, n);
 			return snap_err(s->err, s->errlen, SNAP_ESYS, "%s: %s",
 			    dst, strerror(errno));
-		if ((e = snap_manifest_add(s->m, rel)) == NULL)
-			return snap_err(s->err, s->errlen, SNAP_ESYS,
-			    "stage: out of memory");
+		}
 		e->pub.type = SNAP_DIR;
 		e->pub.mode = st.mode & 0777;
 		ident_of(&st, &e->src);
-		if ((rc = walk(s, rel)) != SNAP_OK)
+		if ((rc = walk(s, rel, names, n)) != SNAP_OK)
 			return rc;
 		if (snap_fs_chmod(dst, st.mode & 0777) == -1)
 			return snap_err(s->err, s->errlen, SNAP_ESYS, "%s: %s",
@@ -326,66 +433,22 @@ stage_entry(struct stage *s, const char *rel)
 	case SNAP_FS_FILE:
 		break;
 	}
-	if (st.nlink > 1)
-		return add_excluded(s, rel, &st, "multi-link file");
-	if (st.size > s->lim->file_bytes)
-		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s: %" PRIu64
-		    " bytes, over %" PRIu64 " (limit file_bytes): exclude it "
-		    "or raise the limit", src, st.size, s->lim->file_bytes);
-	if ((e = snap_manifest_add(s->m, rel)) == NULL)
-		return snap_err(s->err, s->errlen, SNAP_ESYS,
-		    "stage: out of memory");
-	for (tries = 0; ; tries++) {
-		rc = copy_file(s, src, dst, st.mode & 0777, &st, &dst_st,
-		    &cloned);
-		if (rc == 0)
-			break;
-		if (rc == -1)
-			return snap_err(s->err, s->errlen, SNAP_ESYS, "%s: %s",
-			    src, strerror(errno));
-		if (tries + 1 == COPY_TRIES)
-			return snap_err(s->err, s->errlen, SNAP_ESYS, "%s: "
-			    "changed while it was copied, %d times: stop "
-			    "what writes it and start again", src, COPY_TRIES);
-	}
-	if (st.size > s->lim->file_bytes)
-		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s: %" PRIu64
-		    " bytes, over %" PRIu64 " (limit file_bytes)", src,
-		    st.size, s->lim->file_bytes);
-	s->bytes += st.size;
-	if (s->bytes > s->lim->bytes)
-		return snap_err(s->err, s->errlen, SNAP_EBOUND, "%s: more "
-		    "than %" PRIu64 " bytes of files (limit bytes; %" PRIu64
-		    " at %s): exclude folders or raise the limit", s->src,
-		    s->lim->bytes, s->bytes, rel);
-	if (cloned)
-		s->m->stats.cloned++;
-	e->pub.type = SNAP_FILE;
-	e->pub.mode = st.mode & 0777;
-	e->pub.size = st.size;
-	ident_of(&st, &e->src);
-	ident_of(&dst_st, &e->stg);
-	return SNAP_OK;
+	return stage_file(s, rel, src, dst, &st);
 }
 
 /*
  * The names in the folder rel of root, sorted, into *names (one block of
  * NUL-separated names) and *v: their count, or -1 (errno).
  */
-static long
-list_dir(const char *root, const char *rel, char ***vp)
+long
+snap_list_open(struct snap_dir *d, char ***vp)
 {
-	char		 path[SNAP_PATH_MAX];
-	struct snap_dir	*d;
 	const char	*name;
 	char		**v = NULL, **nv;
 	size_t		 n = 0, cap = 0, i;
 	int		 e;
 
 	*vp = NULL;
-	if (snap_join(path, root, rel) == -1 ||
-	    (d = snap_fs_opendir(path)) == NULL)
-		return -1;
 	while ((name = snap_fs_readdir(d)) != NULL) {
 		if (n == NAMES_MAX) {
 			errno = EFBIG;
@@ -428,23 +491,33 @@ snap_names_free(char **v, long n)
 	free(v);
 }
 
+static long
+list_dir(const char *root, const char *rel, char ***vp)
+{
+	char		 path[SNAP_PATH_MAX];
+	struct snap_dir	*d;
+
+	*vp = NULL;
+	if (snap_join(path, root, rel) == -1 ||
+	    (d = snap_fs_opendir(path)) == NULL)
+		return -1;
+	return snap_list_open(d, vp);
+}
+
 long
 snap_list_dir(const char *root, const char *rel, char ***vp)
 {
 	return list_dir(root, rel, vp);
 }
 
+/* The entries names[n] of the folder rel, staged; names freed. */
 static int
-walk(struct stage *s, const char *rel)
+walk(struct stage *s, const char *rel, char **names, long n)
 {
 	char	 child[SNAP_PATH_MAX];
-	char	**names;
-	long	 n, i;
+	long	 i;
 	int	 rc = SNAP_OK, len;
 
-	if ((n = list_dir(s->src, rel, &names)) == -1)
-		return snap_err(s->err, s->errlen, SNAP_ESYS, "%s/%s: %s",
-		    s->src, rel, strerror(errno));
 	for (i = 0; i < n && rc == SNAP_OK; i++) {
 		len = rel[0] == '\0' ?
 		    snprintf(child, sizeof(child), "%s", names[i]) :
@@ -468,6 +541,9 @@ snap_stage_create(const char *src_root, const char *stage_root,
 {
 	struct stage		 s;
 	struct snap_stat	 st;
+	char			**names;
+	uint32_t		 uid, gid;
+	long			 n;
 	int			 rc;
 
 	*out = NULL;
@@ -496,7 +572,26 @@ snap_stage_create(const char *src_root, const char *stage_root,
 		rc = snap_err(err, errlen, SNAP_ESYS, "stage: out of memory");
 		goto fail;
 	}
-	if ((rc = walk(&s, "")) != SNAP_OK)
+	if (snap_fs_lstat(src_root, &st) == -1) {
+		rc = snap_err(err, errlen, SNAP_ESYS, "%s: %s", src_root,
+		    strerror(errno));
+		goto fail;
+	}
+	s.dev = st.dev;
+	if (snap_rules_reader_of(rules, &uid, &gid) &&
+	    (s.reader = snap_fs_reader_new(uid, gid)) == NULL) {
+		rc = snap_err(err, errlen, SNAP_ESYS, "stage: a process to "
+		    "check what uid %u may read: %s", (unsigned)uid,
+		    strerror(errno));
+		goto fail;
+	}
+	if ((n = list_checked(&s, "", &st, &names)) < 0) {
+		rc = snap_err(err, errlen, SNAP_ESYS, "%s: %s", src_root,
+		    n == -2 ? "the workspace's owner cannot read it" :
+		    strerror(errno));
+		goto fail;
+	}
+	if ((rc = walk(&s, "", names, n)) != SNAP_OK)
 		goto fail;
 	(void)snap_fs_lstat(src_root, &st);
 	if (snap_fs_chmod(stage_root, st.mode & 0777) == -1) {
@@ -505,11 +600,13 @@ snap_stage_create(const char *src_root, const char *stage_root,
 		goto fail;
 	}
 	free(s.chunk);
+	snap_fs_reader_free(s.reader);
 	snap_manifest_sort(s.m);
 	*out = s.m;
 	return SNAP_OK;
 fail:
 	free(s.chunk);
+	snap_fs_reader_free(s.reader);
 	snap_manifest_free(s.m);
 	(void)snap_tree_remove(stage_root, NULL, 0);
 	return rc;

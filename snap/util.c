@@ -5,12 +5,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
+#include "hex.h"
 #include "snap-int.h"
 
 int
@@ -59,6 +61,39 @@ snap_dirname(char *out, const char *rel)
 	out[n] = '\0';
 }
 
+static int
+depth_of(const char *rel)
+{
+	int	d = 1;
+
+	for (; *rel != '\0'; rel++)
+		if (*rel == '/')
+			d++;
+	return d;
+}
+
+int
+snap_bound_entry(const struct snap_limits *lim, uint64_t *entries,
+    const char *root, const char *rel, const char *when, const char *fix,
+    char *err, size_t errlen)
+{
+	size_t	len = strlen(rel);
+
+	if (++*entries > lim->entries)
+		return snap_err(err, errlen, SNAP_EBOUND, "%s: more than %"
+		    PRIu64 " entries%s (limit entries): %s", root,
+		    lim->entries, when, fix);
+	if (len > lim->path_len || len >= SNAP_REL_MAX)
+		return snap_err(err, errlen, SNAP_EBOUND, "%s: a path of %zu "
+		    "bytes%s, over %zu (limit path_len): %s", root, len, when,
+		    lim->path_len, fix);
+	if ((size_t)depth_of(rel) > lim->depth)
+		return snap_err(err, errlen, SNAP_EBOUND, "%s: a path %d "
+		    "folders deep%s, over %zu (limit depth): %s", root,
+		    depth_of(rel), when, lim->depth, fix);
+	return SNAP_OK;
+}
+
 /*
  * Tokens are separated by one space: bytes up to ' ', '%' and DEL are
  * written %XX, and a token that is "-" itself (which stands for none) is
@@ -85,23 +120,11 @@ snap_enc(struct buf *b, const char *s)
 	}
 }
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 int
 snap_dec(char *s, char **out)
 {
 	char	*r, *w;
-	int	 h, l;
+	int	 c;
 
 	if (strcmp(s, "-") == 0) {
 		*out = NULL;
@@ -112,10 +135,10 @@ snap_dec(char *s, char **out)
 			*w++ = *r;
 			continue;
 		}
-		if ((h = hexval(r[1])) == -1 || (l = hexval(r[2])) == -1 ||
-		    (h == 0 && l == 0))
+		/* %00 would end the string: never written, refused */
+		if ((c = hex_byte(r + 1)) <= 0)
 			return -1;
-		*w++ = (char)(h << 4 | l);
+		*w++ = (char)c;
 		r += 2;
 	}
 	*w = '\0';
@@ -163,17 +186,16 @@ snap_path_ok(const char *rel)
 	}
 }
 
-char *
-snap_file_read(const char *path, size_t max, size_t *lenp)
+static char *
+read_whole(struct snap_file *f, size_t max, size_t *lenp)
 {
-	struct snap_file	*f;
 	struct snap_stat	 st;
 	char			*b = NULL;
 	size_t			 len = 0;
 	long			 n;
 	int			 e;
 
-	if ((f = snap_fs_open_read(path)) == NULL)
+	if (f == NULL)
 		return NULL;
 	if (snap_fs_fstat(f, &st) == -1)
 		goto fail;
@@ -201,6 +223,18 @@ fail:
 	snap_fs_close(f);
 	errno = e;
 	return NULL;
+}
+
+char *
+snap_file_read(const char *path, size_t max, size_t *lenp)
+{
+	return read_whole(snap_fs_open_read(path), max, lenp);
+}
+
+char *
+snap_file_read_follow(const char *path, size_t max, size_t *lenp)
+{
+	return read_whole(snap_fs_open_follow(path), max, lenp);
 }
 
 int

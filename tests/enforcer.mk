@@ -14,7 +14,7 @@ TESTS += tests/unit/test_mnl
 tests_unit_test_mnl_SOURCES = tests/unit/test_mnl.c
 tests_unit_test_mnl_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(NFTNL_CFLAGS)
 tests_unit_test_mnl_LDADD = enforcer/libaisbmnl.a $(CMOCKA_LIBS)
-# issue 16: the relay's pure parts (enforcer/tproxy.c)
+# issue 16: the relay's pure parts (enforcer/tproxy_head.c)
 check_PROGRAMS += tests/unit/test_tproxy
 TESTS += tests/unit/test_tproxy
 tests_unit_test_tproxy_SOURCES = tests/unit/test_tproxy.c
@@ -55,7 +55,8 @@ endif
 check_PROGRAMS += tests/integration/enforce_probe
 tests_integration_enforce_probe_SOURCES = tests/integration/enforce_probe.c
 
-EXTRA_DIST += tests/integration/enforce_netns.sh tests/integration/enforce_peer.py
+EXTRA_DIST += tests/integration/enforce_netns.sh tests/integration/enforce_peer.py \
+	tests/integration/enforce_lib.sh
 
 # issue 16: transparent capture, the relay and the real gate in namespaces.
 TESTS += tests/integration/enforce_transparent.sh
@@ -65,6 +66,11 @@ EXTRA_DIST += tests/integration/enforce_transparent.sh
 # (ld.so.preload, NSS, resolver files, LD_* and the like), strace.
 TESTS += tests/integration/enforce_image.sh
 EXTRA_DIST += tests/integration/enforce_image.sh
+
+# --init: the init container of a Kubernetes pod, its table alone
+# (gate-uid, serve, the refusals), in namespaces (issue 32).
+TESTS += tests/integration/enforce_init.sh
+EXTRA_DIST += tests/integration/enforce_init.sh
 
 # Direct mode's recorder: NFLOG to pcapng, read back with tshark.
 TESTS += tests/integration/enforce_record.sh

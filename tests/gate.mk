@@ -23,6 +23,9 @@ EXTRA_DIST += $(GATE_TESTS) tests/integration/gate_lib.sh \
 # AISB-DNS (issue 16): DNS answered from the policy over the proxy port
 GATE_TESTS += tests/integration/gate_dnsstream.sh
 EXTRA_DIST += tests/integration/gate_dnsstream.py
+# --watch (a ConfigMap's symlink swap), /healthz and /readyz, --audit -
+# (issue 32: the gate in a Kubernetes pod)
+GATE_TESTS += tests/integration/gate_watch.sh
 # --record (recgate)
 GATE_TESTS += tests/integration/gate_record.sh
 EXTRA_DIST += tests/integration/gate_record_server.py

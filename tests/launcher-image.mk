@@ -7,15 +7,15 @@ if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test_image
 TESTS += tests/unit/test_image
 tests_unit_test_image_SOURCES = tests/unit/test_image.c
-tests_unit_test_image_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) \
-	$(CRYPTO_CFLAGS) -I$(top_srcdir)/launcher
+tests_unit_test_image_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
+tests_unit_test_image_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CRYPTO_CFLAGS)
 tests_unit_test_image_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 # The host's local CAs: gathered from files, bounded, keys never copied.
 check_PROGRAMS += tests/unit/test_hostca
 TESTS += tests/unit/test_hostca
 tests_unit_test_hostca_SOURCES = tests/unit/test_hostca.c
-tests_unit_test_hostca_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) \
-	$(CRYPTO_CFLAGS) -I$(top_srcdir)/launcher
+tests_unit_test_hostca_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
+tests_unit_test_hostca_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CRYPTO_CFLAGS)
 tests_unit_test_hostca_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 endif
 

@@ -26,9 +26,9 @@
 #include <string.h>
 
 #include "common/exitcode.h"
-#include "draft.h"
-#include "win32.h"
-#include "wlaunch.h"
+#include "draft/draft.h"
+#include "win32/win32.h"
+#include "win32/wlaunch.h"
 
 /* The runner's control pipe, for the console handler. */
 static HANDLE ctl_write = NULL;
@@ -394,6 +394,145 @@ wait_env_read(HANDLE proc, const char *sdir)
 
 /* ---- a session ------------------------------------------------------ */
 
+/*
+ * %LOCALAPPDATA%\aisb, \sessions and the session's own folder \<id>
+ * (new), the user's only, into sdir; *sd is its security descriptor
+ * (the caller frees it with LocalFree).  0, or -1 with err.
+ */
+static int
+session_folder(const char *root, const char *id, char *sdir, size_t len,
+    PSECURITY_DESCRIPTOR *sd, char *err, size_t errlen)
+{
+	char	parent[WINRUN_PATH_MAX], path[WINRUN_PATH_MAX];
+	int	n;
+
+	if (private_sd(sd, err, errlen) == -1)
+		return -1;
+	n = snprintf(parent, sizeof(parent), "%s", root);
+	if (n > 0 && (n = (int)(strrchr(parent, '\\') - parent)) > 0)
+		parent[n] = '\0';
+	if (make_folder(parent, *sd, 0, err, errlen) == -1 ||
+	    make_folder(root, *sd, 0, err, errlen) == -1 ||
+	    join(path, sizeof(path), root, id) == -1 ||
+	    make_folder(path, *sd, 1, err, errlen) == -1)
+		return -1;
+	if (strlen(path) >= len) {
+		snprintf(err, errlen, "the session folder's path is too long");
+		return -1;
+	}
+	memcpy(sdir, path, strlen(path) + 1);
+	return 0;
+}
+
+/*
+ * The runner's result for run_id (SESSION\result.json) into res, or NULL
+ * with a line saying that nothing is proposed.
+ */
+static struct winrun_result *
+read_result(const char *sdir, const char *run_id, DWORD code,
+    struct winrun_result *res)
+{
+	char	path[WINRUN_PATH_MAX], e2[256] = "", *doc = NULL;
+	size_t	len;
+	int	ok;
+
+	ok = join(path, sizeof(path), sdir, "result.json") == 0 &&
+	    w32_read_file(path, WINRUN_DOC_MAX, &doc, &len, e2,
+	    sizeof(e2)) == 0 &&
+	    winrun_result_decode(doc, len, res, e2, sizeof(e2)) == 0 &&
+	    strcmp(res->run_id, run_id) == 0;
+	free(doc);
+	if (ok)
+		return res;
+	fprintf(stderr, "aisb: the runner (exit %lu) left no result (%s): "
+	    "nothing is proposed\n", (unsigned long)code, e2);
+	return NULL;
+}
+
+/* The session's record (SESSION\record), or a line saying why not. */
+static void
+write_record(const char *sdir, const struct wlaunch_record *rec)
+{
+	char	path[WINRUN_PATH_MAX], err[512], *buf;
+	int	n;
+
+	if ((buf = malloc(WLAUNCH_RECORD_MAX)) == NULL ||
+	    join(path, sizeof(path), sdir, "record") == -1) {
+		free(buf);
+		return;
+	}
+	if ((n = wlaunch_record_format(rec, buf, WLAUNCH_RECORD_MAX)) == -1 ||
+	    w32_write_atomic(path, buf, (size_t)n, err, sizeof(err)) == -1)
+		fprintf(stderr, "aisb: the session record: %s\n",
+		    n == -1 ? "too long" : err);
+	free(buf);
+}
+
+/*
+ * The proxy URL with the credential (cred, "" for none): in a file of
+ * the private session folder (its DACL is inherited), never in argv.
+ * *have_env once the file may exist.  0, or -1 with err.
+ */
+static int
+gate_env_file(const struct wlaunch_opts *o, const char *sdir,
+    const char *cred, char *envfile, size_t len, int *have_env, char *err,
+    size_t errlen)
+{
+	char	gate[512];
+	int	n, rc;
+
+	if (join(envfile, len, sdir, "gate.env") == -1 ||
+	    (n = winrun_gate_env(o->gate_port, cred[0] ? cred : NULL, gate,
+	    sizeof(gate))) == -1) {
+		snprintf(err, errlen, "the gate's variables do not fit");
+		return -1;
+	}
+	*have_env = 1;
+	rc = w32_write_atomic(envfile, gate, (size_t)n, err, errlen);
+	SecureZeroMemory(gate, sizeof(gate));
+	return rc == -1 ? -1 : 0;
+}
+
+/*
+ * The runner started with a pipe only aisb writes ("cancel") as its
+ * stdin, and waited for; the gate's env file (*have_env) removed as soon
+ * as the runner read it.  *proc and *wr are the caller's to close, after
+ * the console handler is gone.  0, or -1 with err.
+ */
+static int
+run_runner(int argc, char **argv, const char *sdir, const char *envfile,
+    int *have_env, HANDLE *proc, HANDLE *wr, DWORD *code, char *err,
+    size_t errlen)
+{
+	SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, TRUE };
+	HANDLE rd = NULL;
+	char e2[256];
+
+	if (!CreatePipe(&rd, wr, &sa, 0) ||
+	    !SetHandleInformation(*wr, HANDLE_FLAG_INHERIT, 0)) {
+		snprintf(err, errlen, "a pipe: %s",
+		    w32_strerror(GetLastError(), e2, sizeof(e2)));
+		if (rd != NULL)
+			CloseHandle(rd);
+		return -1;
+	}
+	ctl_write = *wr;
+	SetConsoleCtrlHandler(ctrl_handler, TRUE);
+	*proc = spawn(argc, argv, rd, err, errlen);
+	CloseHandle(rd);
+	if (*proc == NULL)
+		return -1;
+	ctl_runner = *proc;
+	if (*have_env && wait_env_read(*proc, sdir) == 0) {
+		remove_file(envfile);
+		*have_env = 0;
+	}
+	WaitForSingleObject(*proc, INFINITE);
+	GetExitCodeProcess(*proc, code);
+	ctl_runner = NULL;
+	return 0;
+}
+
 static int
 run_session(const struct wlaunch_opts *o, const char *root)
 {
@@ -401,16 +540,15 @@ run_session(const struct wlaunch_opts *o, const char *root)
 	struct winrun_result res, *r = NULL;
 	struct wlaunch_record rec;
 	PSECURITY_DESCRIPTOR sd = NULL;
-	SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, TRUE };
-	HANDLE proc = NULL, rd = NULL, wr = NULL;
+	HANDLE proc = NULL, wr = NULL;
 	char workspace[DRAFT_PATH_MAX], sdir[WINRUN_PATH_MAX];
 	char runner[WINRUN_PATH_MAX], envfile[WINRUN_PATH_MAX];
-	char path[WINRUN_PATH_MAX], parent[WINRUN_PATH_MAX];
+	char path[WINRUN_PATH_MAX];
 	char run_id[WINRUN_RUNID_LEN + 1], id[WLAUNCH_ID_HEX + 1];
 	char cred[WLAUNCH_CRED_USER_MAX + WLAUNCH_CRED_SECRET_MAX + 2];
-	char user[WLAUNCH_CRED_USER_MAX + 1], gate[512], line[64];
-	char err[2048], e2[256], *text = NULL, *cmdline = NULL, *doc = NULL;
-	char **argv = NULL, *recbuf = NULL;
+	char user[WLAUNCH_CRED_USER_MAX + 1], line[64];
+	char err[2048], e2[256], *text = NULL, *cmdline = NULL;
+	char **argv = NULL;
 	size_t len;
 	uint8_t rnd[16];
 	DWORD code = 0;
@@ -449,18 +587,9 @@ run_session(const struct wlaunch_opts *o, const char *root)
 	memcpy(id, run_id, WLAUNCH_ID_HEX);
 	id[WLAUNCH_ID_HEX] = '\0';
 
-	/* %LOCALAPPDATA%\aisb, \sessions, \<id>: the user's only */
-	if (private_sd(&sd, err, sizeof(err)) == -1)
+	if (session_folder(root, id, sdir, sizeof(sdir), &sd, err,
+	    sizeof(err)) == -1)
 		goto fail_msg;
-	n = snprintf(parent, sizeof(parent), "%s", root);
-	if (n > 0 && (n = (int)(strrchr(parent, '\\') - parent)) > 0)
-		parent[n] = '\0';
-	if (make_folder(parent, sd, 0, err, sizeof(err)) == -1 ||
-	    make_folder(root, sd, 0, err, sizeof(err)) == -1 ||
-	    join(path, sizeof(path), root, id) == -1 ||
-	    make_folder(path, sd, 1, err, sizeof(err)) == -1)
-		goto fail_msg;
-	memcpy(sdir, path, strlen(path) + 1);
 	if (!o->quiet)
 		fprintf(stderr, "aisb: session %s (%s)\n", id, sdir);
 
@@ -479,24 +608,9 @@ run_session(const struct wlaunch_opts *o, const char *root)
 	staged = 1;
 	rc = EXIT_ENFORCE;
 
-	/* the proxy URL with the credential: in a file of the private
-	 * session folder (its DACL is inherited), never in argv */
-	if (o->gate_port != 0) {
-		if (join(envfile, sizeof(envfile), sdir, "gate.env") == -1 ||
-		    (n = winrun_gate_env(o->gate_port, cred[0] ? cred : NULL,
-		    gate, sizeof(gate))) == -1) {
-			snprintf(err, sizeof(err), "the gate's variables do not "
-			    "fit");
-			goto fail_msg;
-		}
-		have_env = 1;
-		if (w32_write_atomic(envfile, gate, (size_t)n, err,
-		    sizeof(err)) == -1) {
-			SecureZeroMemory(gate, sizeof(gate));
-			goto fail_msg;
-		}
-		SecureZeroMemory(gate, sizeof(gate));
-	}
+	if (o->gate_port != 0 && gate_env_file(o, sdir, cred, envfile,
+	    sizeof(envfile), &have_env, err, sizeof(err)) == -1)
+		goto fail_msg;
 	SecureZeroMemory(cred, sizeof(cred));
 
 	if (wlaunch_runner_argv(o, runner, sdir, run_id,
@@ -506,41 +620,15 @@ run_session(const struct wlaunch_opts *o, const char *root)
 	if (winrun_cmdline(o->argc, o->argv, &cmdline, e2, sizeof(e2)) == -1)
 		cmdline = NULL;
 
-	/* the runner's stdin: a pipe only aisb writes ("cancel") */
-	if (!CreatePipe(&rd, &wr, &sa, 0) ||
-	    !SetHandleInformation(wr, HANDLE_FLAG_INHERIT, 0)) {
-		snprintf(err, sizeof(err), "a pipe: %s",
-		    w32_strerror(GetLastError(), e2, sizeof(e2)));
+	if (run_runner(argc, argv, sdir, envfile, &have_env, &proc, &wr,
+	    &code, err, sizeof(err)) == -1)
 		goto fail_msg;
-	}
-	ctl_write = wr;
-	SetConsoleCtrlHandler(ctrl_handler, TRUE);
-	if ((proc = spawn(argc, argv, rd, err, sizeof(err))) == NULL)
-		goto fail_msg;
-	ctl_runner = proc;
-	CloseHandle(rd);
-	rd = NULL;
-	if (have_env && wait_env_read(proc, sdir) == 0) {
-		remove_file(envfile);
-		have_env = 0;
-	}
-	WaitForSingleObject(proc, INFINITE);
-	GetExitCodeProcess(proc, &code);
-	ctl_runner = NULL;
 
 	if (have_env) {
 		remove_file(envfile);
 		have_env = 0;
 	}
-	if (join(path, sizeof(path), sdir, "result.json") == 0 &&
-	    w32_read_file(path, WINRUN_DOC_MAX, &doc, &len, e2,
-	    sizeof(e2)) == 0 &&
-	    winrun_result_decode(doc, len, &res, e2, sizeof(e2)) == 0 &&
-	    strcmp(res.run_id, run_id) == 0)
-		r = &res;
-	else
-		fprintf(stderr, "aisb: the runner (exit %lu) left no result "
-		    "(%s): nothing is proposed\n", (unsigned long)code, e2);
+	r = read_result(sdir, run_id, code, &res);
 	/* nothing left for aisb clean once the runner cleaned up itself */
 	if (r != NULL && r->profile_cleanup != WINRUN_CLEAN_FAILED &&
 	    join(path, sizeof(path), sdir, "lease.json") == 0)
@@ -554,8 +642,7 @@ fail_msg:
 		rc = draft_end(sdir, id, EXIT_ENFORCE, o->apply, o->quiet,
 		    &info);
 record:
-	if (sdir[0] != '\0' && (recbuf = malloc(WLAUNCH_RECORD_MAX)) != NULL &&
-	    join(path, sizeof(path), sdir, "record") == 0) {
+	if (sdir[0] != '\0') {
 		memset(&rec, 0, sizeof(rec));
 		rec.id = id;
 		rec.run_id = run_id;
@@ -566,12 +653,7 @@ record:
 		rec.result = r;
 		rec.draft = &info;
 		rec.code = rc;
-		if ((n = wlaunch_record_format(&rec, recbuf,
-		    WLAUNCH_RECORD_MAX)) == -1 ||
-		    w32_write_atomic(path, recbuf, (size_t)n, err,
-		    sizeof(err)) == -1)
-			fprintf(stderr, "aisb: the session record: %s\n",
-			    n == -1 ? "too long" : err);
+		write_record(sdir, &rec);
 	}
 out:
 	SetConsoleCtrlHandler(ctrl_handler, FALSE);
@@ -585,16 +667,12 @@ out:
 	SecureZeroMemory(cred, sizeof(cred));
 	if (proc != NULL)
 		CloseHandle(proc);
-	if (rd != NULL)
-		CloseHandle(rd);
 	if (wr != NULL)
 		CloseHandle(wr);
 	if (sd != NULL)
 		LocalFree(sd);
 	wlaunch_argv_free(argv);
-	free(recbuf);
 	free(cmdline);
-	free(doc);
 	return rc;
 }
 

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <userenv.h>
 
-#include "win32.h"
+#include "win32/win32.h"
 
 /* WFP keys that mingw-w64's fwpmu.h does not define (fwpmu.h, SDK). */
 static const GUID layer_connect_v4 = { 0xc38d57d1, 0x05a7, 0x4c33,

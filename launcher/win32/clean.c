@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "winrun.h"
+#include "win32/winrun.h"
 
 static int
 sep(char c)

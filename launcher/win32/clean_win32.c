@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "win32.h"
+#include "win32/win32.h"
 
 int
 w32_clean(const char *lease, const char *stage_root)

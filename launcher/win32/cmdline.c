@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "winrun.h"
+#include "win32/winrun.h"
 
 static int
 plain(const char *s)

@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "winrun.h"
+#include "json.h"
+#include "win32/winrun.h"
 
 /* ---- writing ------------------------------------------------------- */
 
@@ -185,82 +186,29 @@ ws(struct in *in)
 		in->p++;
 }
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* A string into s (size WINRUN_PATH_MAX); BMP escapes only. */
+/*
+ * A string into s (WINRUN_PATH_MAX bytes), by the one JSON string reader
+ * (common/json.c): \u escapes as UTF-8, a surrogate pair as its one
+ * character, refused when it does not fit.
+ */
 static int
 jstring(struct in *in, char *s)
 {
-	size_t n = 0;
-	unsigned cp;
-	int i, h;
+	char		 e[192];
+	const char	*why = e;
+	ssize_t		 n;
 
-	if (in->p >= in->end || *in->p != '"')
-		return bad(in, "a string was expected");
-	in->p++;
-	for (;;) {
-		if (in->p >= in->end)
-			return bad(in, "unterminated string");
-		if (n + 4 >= WINRUN_PATH_MAX)
-			return bad(in, "string too long");
-		if (*in->p == '"') {
-			in->p++;
-			break;
-		}
-		if ((unsigned char)*in->p < 0x20)
-			return bad(in, "control byte in a string");
-		if (*in->p != '\\') {
-			s[n++] = *in->p++;
-			continue;
-		}
-		if (++in->p >= in->end)
-			return bad(in, "unterminated escape");
-		switch (*in->p++) {
-		case '"': s[n++] = '"'; break;
-		case '\\': s[n++] = '\\'; break;
-		case '/': s[n++] = '/'; break;
-		case 'b': s[n++] = '\b'; break;
-		case 'f': s[n++] = '\f'; break;
-		case 'n': s[n++] = '\n'; break;
-		case 'r': s[n++] = '\r'; break;
-		case 't': s[n++] = '\t'; break;
-		case 'u':
-			if (in->end - in->p < 4)
-				return bad(in, "short \\u escape");
-			for (cp = 0, i = 0; i < 4; i++) {
-				if ((h = hexval(in->p[i])) == -1)
-					return bad(in, "bad \\u escape");
-				cp = cp << 4 | (unsigned)h;
-			}
-			in->p += 4;
-			if (cp == 0 || (cp >= 0xd800 && cp <= 0xdfff))
-				return bad(in, "\\u0000 or a surrogate");
-			if (cp < 0x80)
-				s[n++] = (char)cp;
-			else if (cp < 0x800) {
-				s[n++] = (char)(0xc0 | cp >> 6);
-				s[n++] = (char)(0x80 | (cp & 0x3f));
-			} else {
-				s[n++] = (char)(0xe0 | cp >> 12);
-				s[n++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-				s[n++] = (char)(0x80 | (cp & 0x3f));
-			}
-			break;
-		default:
-			return bad(in, "unknown escape");
-		}
+	n = json_string(in->p, (size_t)(in->end - in->p), s, WINRUN_PATH_MAX,
+	    NULL, 0, e, sizeof(e));
+	if (n == 0)
+		return bad(in, "unterminated string");
+	if (n == -1) {
+		/* bad() says where the string starts */
+		if (strncmp(e, "byte ", 5) == 0 && strchr(e, ':') != NULL)
+			why = strchr(e, ':') + 2;
+		return bad(in, why);
 	}
-	s[n] = '\0';
+	in->p += n;
 	return 0;
 }
 

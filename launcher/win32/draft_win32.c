@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "draft.h"
-#include "win32.h"
-#include "wlaunch.h"
+#include "draft/draft.h"
+#include "win32/win32.h"
+#include "win32/wlaunch.h"
 
 /* sdir "\\" name as UTF-16; NULL if it does not fit or is not UTF-8. */
 static wchar_t *
@@ -112,6 +112,11 @@ draft_os_terminal(int always)
 			return NULL;
 		if ((f = _fdopen(fd, "r")) == NULL)
 			_close(fd);
+		/* typed ahead, or the console's answer to a query in the
+		 * command's output: not a person's answer */
+		else
+			(void)FlushConsoleInputBuffer(GetStdHandle(
+			    STD_INPUT_HANDLE));
 		return f;
 	}
 	if (!always)
@@ -121,6 +126,7 @@ draft_os_terminal(int always)
 	    FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING, 0, NULL);
 	if (h == INVALID_HANDLE_VALUE)
 		return NULL;
+	(void)FlushConsoleInputBuffer(h);
 	if ((fd = _open_osfhandle((intptr_t)h, _O_RDONLY | _O_TEXT)) == -1) {
 		CloseHandle(h);
 		return NULL;
@@ -128,6 +134,33 @@ draft_os_terminal(int always)
 	if ((f = _fdopen(fd, "r")) == NULL)
 		_close(fd);
 	return f;
+}
+
+/* A console that interprets escape sequences; one that does not prints
+ * them, and nothing the command printed changed its state. */
+int
+draft_os_is_terminal(FILE *out)
+{
+	HANDLE	 h = (HANDLE)_get_osfhandle(_fileno(out));
+	DWORD	 mode;
+
+	return h != INVALID_HANDLE_VALUE && GetConsoleMode(h, &mode) &&
+	    (mode & ENABLE_VIRTUAL_TERMINAL_PROCESSING) != 0;
+}
+
+int
+draft_os_random_hex(char *out, size_t nhex)
+{
+	uint8_t	 b[16];
+	size_t	 i;
+
+	if (nhex % 2 != 0 || nhex > 2 * sizeof(b) || w32_random(b) == -1)
+		return -1;
+	for (i = 0; i < nhex / 2; i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+	out[nhex] = '\0';
+	SecureZeroMemory(b, sizeof(b));
+	return 0;
 }
 
 int
@@ -166,13 +199,48 @@ out:
 
 void
 draft_os_own_applied(const char *workspace, unsigned owner_uid,
-    unsigned owner_gid, const struct snap_changes *ch)
+    unsigned owner_gid, const struct snap_changes *ch, int rolled_back)
 {
 	/* files written by the user's own process are the user's */
 	(void)workspace;
 	(void)owner_uid;
 	(void)owner_gid;
 	(void)ch;
+	(void)rolled_back;
+}
+
+/* Git for Windows' HOME: %HOME% when set, else %USERPROFILE%; the
+ * launcher runs as the workspace's user. */
+int
+draft_os_owner_home(unsigned owner_uid, char *out, size_t len)
+{
+	const char	*home = getenv("HOME");
+
+	(void)owner_uid;
+	if (home == NULL || !wlaunch_path_absolute(home))
+		home = getenv("USERPROFILE");
+	if (home == NULL || !wlaunch_path_absolute(home) ||
+	    snprintf(out, len, "%s", home) >= (int)len)
+		return -1;
+	return 1;
+}
+
+/* Git for Windows' system file, in its default place, and the one for
+ * all users of the machine. */
+const char *const *
+draft_os_git_system(void)
+{
+	static char		 pd[DRAFT_PATH_MAX];
+	static const char	*sys[3];
+	const char		*v = getenv("PROGRAMDATA");
+	size_t			 n = 0;
+
+	sys[n++] = "C:/Program Files/Git/etc/gitconfig";
+	if (v != NULL && snprintf(pd, sizeof(pd), "%s/Git/config", v) <
+	    (int)sizeof(pd))
+		sys[n++] = pd;
+	sys[n] = NULL;
+	return sys;
 }
 
 int

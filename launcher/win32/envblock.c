@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "winrun.h"
+#include "win32/winrun.h"
 
 /* Passed from the host by default: what programs need to start. */
 static const char *const defaults[] = {

@@ -7,7 +7,7 @@
  */
 #include "config.h"
 
-#include "winrun.h"
+#include "win32/winrun.h"
 
 size_t
 winrun_handle_list(uintptr_t in, uintptr_t out, uintptr_t errh,

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "winrun.h"
+#include "win32/winrun.h"
 
 void
 winrun_runid_format(const uint8_t rnd[16], char id[WINRUN_RUNID_LEN + 1])

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "common/exitcode.h"
-#include "win32.h"
+#include "win32/win32.h"
 
 int
 main(void)

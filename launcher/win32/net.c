@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "winrun.h"
+#include "win32/winrun.h"
 
 int
 winrun_gate_env(uint16_t port, const char *cred, char *buf, size_t len)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "winrun.h"
+#include "win32/winrun.h"
 
 const char winrun_usage[] =
 "usage: aisb-run --lease FILE --result FILE [options] -- COMMAND [ARG...]\n"

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "common/exitcode.h"
-#include "win32.h"
+#include "win32/win32.h"
 
 #define EXIT_CANCELLED	130	/* cancelled, or the caller died */
 
@@ -333,9 +333,118 @@ write_lease(const struct winrun_opts *o, struct run *rn,
 	return 0;
 }
 
-/* Everything up to a suspended, verified child in the job. */
+/*
+ * The command's environment block (UTF-8, *env of *envlen bytes): the
+ * host's variables --env passes, the gate's proxy variables, then the
+ * caller's --env-file over them.  What was read is wiped.  0 or -1 with
+ * r->error.
+ */
 static int
-start(struct run *rn, const struct winrun_opts *o, struct winrun_result *r)
+build_env(const struct winrun_opts *o, struct winrun_result *r, char **env,
+    size_t *envlen)
+{
+	char *envfile = NULL, **host = NULL, gate[512], err[512];
+	size_t envfile_len = 0, nhost = 0, i;
+	wchar_t *henv = NULL, *p;
+	int ret = -1, n;
+
+	if (o->env_file != NULL && w32_read_file(o->env_file,
+	    WINRUN_ENVFILE_MAX, &envfile, &envfile_len, err, sizeof(err)) == -1) {
+		snprintf(r->error, sizeof(r->error), "--env-file: %s", err);
+		goto out;
+	}
+	if (o->gate_port != 0) {
+		if ((n = winrun_gate_env(o->gate_port, NULL, gate,
+		    sizeof(gate))) == -1) {
+			snprintf(r->error, sizeof(r->error), "gate variables");
+			goto out;
+		}
+		/* the caller's file comes after: its proxy URL (with the
+		 * session's credential) wins over the plain one */
+		if (envfile != NULL) {
+			char *both = malloc((size_t)n + envfile_len + 1);
+
+			if (both == NULL)
+				goto out;
+			memcpy(both, gate, (size_t)n);
+			memcpy(both + n, envfile, envfile_len + 1);
+			SecureZeroMemory(envfile, envfile_len);
+			free(envfile);
+			envfile = both;
+			envfile_len += (size_t)n;
+		} else if ((envfile = strdup(gate)) != NULL)
+			envfile_len = (size_t)n;
+	}
+	if ((henv = GetEnvironmentStringsW()) == NULL)
+		goto out;
+	for (p = henv; *p != L'\0'; p += wcslen(p) + 1)
+		nhost++;
+	if ((host = calloc(nhost + 1, sizeof(*host))) == NULL)
+		goto out;
+	for (i = 0, p = henv; *p != L'\0'; p += wcslen(p) + 1)
+		if ((host[i] = w32_utf8(p)) != NULL)
+			i++;
+	if (winrun_envblock(host, o->env_pass, o->n_env_pass, envfile,
+	    envfile_len, o->stage, env, envlen, err, sizeof(err)) == -1) {
+		snprintf(r->error, sizeof(r->error), "environment: %s", err);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (henv != NULL)
+		FreeEnvironmentStringsW(henv);
+	for (i = 0; host != NULL && host[i] != NULL; i++)
+		free(host[i]);
+	free(host);
+	if (envfile != NULL) {
+		SecureZeroMemory(envfile, envfile_len);
+		free(envfile);
+	}
+	return ret;
+}
+
+/*
+ * The profile, its stage access, its network (--no-appcontainer, tests
+ * only: no profile, so --gate-port sets the proxy variables and no
+ * network rule; the result says appcontainer false).  0 or -1.
+ */
+static int
+make_profile(struct run *rn, const struct winrun_opts *o,
+    struct winrun_result *r)
+{
+	char profile[WINRUN_PROFILE_LEN + 1], err[512];
+
+	if (o->no_appcontainer)
+		return 0;
+	winrun_profile_name(r->run_id, profile, sizeof(profile));
+	if (w32_appc_create(&rn->appc, profile, o->gate_port, err,
+	    sizeof(err)) == -1) {
+		snprintf(r->error, sizeof(r->error), "%s", err);
+		return -1;
+	}
+	rn->have_appc = 1;
+	r->appcontainer = 1;
+	if (o->stage != NULL && w32_appc_grant(&rn->appc, o->stage,
+	    GENERIC_ALL, err, sizeof(err)) == -1) {
+		snprintf(r->error, sizeof(r->error), "stage access: %s", err);
+		return -1;
+	}
+	if (o->gate_port != 0 && w32_appc_network(&rn->appc, o->gate_port,
+	    err, sizeof(err)) == -1) {
+		snprintf(r->error, sizeof(r->error), "gate network: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The child, suspended: stdin NUL (the runner's own stdin carries
+ * "cancel"), stdout and stderr ours, only those handles inherited, in
+ * the AppContainer when there is one.  0 or -1 with r->error.
+ */
+static int
+spawn_suspended(struct run *rn, struct winrun_result *r, wchar_t *wcmd,
+    wchar_t *wenv, const wchar_t *wcwd)
 {
 	STARTUPINFOEXW si;
 	PROCESS_INFORMATION pi;
@@ -344,111 +453,17 @@ start(struct run *rn, const struct winrun_opts *o, struct winrun_result *r)
 	uintptr_t list[3];
 	HANDLE hl[3], nul;
 	SIZE_T asz = 0;
-	size_t nh, i, envlen = 0, envfile_len = 0;
-	char *cmd = NULL, *env = NULL, *envfile = NULL, err[512];
-	char **host = NULL, profile[WINRUN_PROFILE_LEN + 1];
-	char gate[512];
-	wchar_t *wcmd = NULL, *wenv = NULL, *wcwd = NULL, *henv = NULL, *p;
-	size_t nhost = 0;
-	int ret = -1, n;
+	size_t nh, i;
 
-	/* the command line and the environment, before anything exists */
-	if (winrun_cmdline(o->argc, o->argv, &cmd, err, sizeof(err)) == -1) {
-		snprintf(r->error, sizeof(r->error), "%s", err);
-		goto fail;
-	}
-	if (o->env_file != NULL && w32_read_file(o->env_file,
-	    WINRUN_ENVFILE_MAX, &envfile, &envfile_len, err, sizeof(err)) == -1) {
-		snprintf(r->error, sizeof(r->error), "--env-file: %s", err);
-		goto fail;
-	}
-	if (o->gate_port != 0) {
-		if ((n = winrun_gate_env(o->gate_port, NULL, gate,
-		    sizeof(gate))) == -1) {
-			snprintf(r->error, sizeof(r->error), "gate variables");
-			goto fail;
-		}
-		/* the caller's file comes after: its proxy URL (with the
-		 * session's credential) wins over the plain one */
-		if (envfile != NULL) {
-			char *both = malloc((size_t)n + envfile_len + 1);
-
-			if (both == NULL)
-				goto fail;
-			memcpy(both, gate, (size_t)n);
-			memcpy(both + n, envfile, envfile_len + 1);
-			free(envfile);
-			envfile = both;
-			envfile_len += (size_t)n;
-		} else if ((envfile = strdup(gate)) != NULL)
-			envfile_len = (size_t)n;
-	}
-	if ((henv = GetEnvironmentStringsW()) == NULL)
-		goto fail;
-	for (p = henv; *p != L'\0'; p += wcslen(p) + 1)
-		nhost++;
-	if ((host = calloc(nhost + 1, sizeof(*host))) == NULL)
-		goto fail;
-	for (i = 0, p = henv; *p != L'\0'; p += wcslen(p) + 1)
-		if ((host[i] = w32_utf8(p)) != NULL)
-			i++;
-	if (winrun_envblock(host, o->env_pass, o->n_env_pass, envfile,
-	    envfile_len, o->stage, &env, &envlen, err, sizeof(err)) == -1) {
-		snprintf(r->error, sizeof(r->error), "environment: %s", err);
-		goto fail;
-	}
-	if ((wcmd = w32_wide(cmd)) == NULL ||
-	    (wenv = w32_wide_n(env, envlen)) == NULL ||
-	    (o->stage != NULL && (wcwd = w32_wide(o->stage)) == NULL)) {
-		snprintf(r->error, sizeof(r->error), "the command or its "
-		    "environment is not valid UTF-8");
-		goto fail;
-	}
-
-	/* the profile, its stage access, its network (--no-appcontainer,
-	 * tests only: no profile, so --gate-port sets the proxy variables
-	 * above and no network rule; the result says appcontainer false) */
-	if (!o->no_appcontainer) {
-		winrun_profile_name(r->run_id, profile, sizeof(profile));
-		if (w32_appc_create(&rn->appc, profile, o->gate_port, err,
-		    sizeof(err)) == -1) {
-			snprintf(r->error, sizeof(r->error), "%s", err);
-			goto fail;
-		}
-		rn->have_appc = 1;
-		r->appcontainer = 1;
-		if (o->stage != NULL && w32_appc_grant(&rn->appc, o->stage,
-		    GENERIC_ALL, err, sizeof(err)) == -1) {
-			snprintf(r->error, sizeof(r->error), "stage access: %s",
-			    err);
-			goto fail;
-		}
-		if (o->gate_port != 0 && w32_appc_network(&rn->appc,
-		    o->gate_port, err, sizeof(err)) == -1) {
-			snprintf(r->error, sizeof(r->error), "gate network: %s",
-			    err);
-			goto fail;
-		}
-	}
-	if (make_job(rn, o, r) == -1)
-		goto fail;
-	if (write_lease(o, rn, r) == -1)
-		goto fail;
-
-	/* stdin is NUL (the runner's own stdin carries "cancel") */
 	nul = CreateFileW(L"NUL", GENERIC_READ | GENERIC_WRITE,
 	    FILE_SHARE_READ | FILE_SHARE_WRITE, &sa, OPEN_EXISTING, 0, NULL);
-	if (nul == INVALID_HANDLE_VALUE) {
-		fail_at(r, "NUL", GetLastError());
-		goto fail;
-	}
+	if (nul == INVALID_HANDLE_VALUE)
+		return fail_at(r, "NUL", GetLastError());
 	rn->in = nul;
 	rn->out = w32_inheritable(STD_OUTPUT_HANDLE, nul);
 	rn->errh = w32_inheritable(STD_ERROR_HANDLE, nul);
-	if (rn->out == NULL || rn->errh == NULL) {
-		fail_at(r, "standard handles", GetLastError());
-		goto fail;
-	}
+	if (rn->out == NULL || rn->errh == NULL)
+		return fail_at(r, "standard handles", GetLastError());
 	nh = winrun_handle_list((uintptr_t)rn->in, (uintptr_t)rn->out,
 	    (uintptr_t)rn->errh, (uintptr_t)INVALID_HANDLE_VALUE, list);
 	for (i = 0; i < nh; i++)
@@ -456,16 +471,12 @@ start(struct run *rn, const struct winrun_opts *o, struct winrun_result *r)
 
 	InitializeProcThreadAttributeList(NULL, 2, 0, &asz);
 	if ((rn->attrs = malloc(asz)) == NULL ||
-	    !InitializeProcThreadAttributeList(rn->attrs, 2, 0, &asz)) {
-		fail_at(r, "attribute list", GetLastError());
-		goto fail;
-	}
+	    !InitializeProcThreadAttributeList(rn->attrs, 2, 0, &asz))
+		return fail_at(r, "attribute list", GetLastError());
 	if (!UpdateProcThreadAttribute(rn->attrs, 0,
 	    PROC_THREAD_ATTRIBUTE_HANDLE_LIST, hl, nh * sizeof(HANDLE), NULL,
-	    NULL)) {
-		fail_at(r, "the handle list", GetLastError());
-		goto fail;
-	}
+	    NULL))
+		return fail_at(r, "the handle list", GetLastError());
 	if (rn->have_appc) {
 		memset(&sc, 0, sizeof(sc));
 		sc.AppContainerSid = rn->appc.sid;
@@ -473,10 +484,9 @@ start(struct run *rn, const struct winrun_opts *o, struct winrun_result *r)
 		sc.CapabilityCount = rn->appc.ncaps;
 		if (!UpdateProcThreadAttribute(rn->attrs, 0,
 		    PROC_THREAD_ATTRIBUTE_SECURITY_CAPABILITIES, &sc, sizeof(sc),
-		    NULL, NULL)) {
-			fail_at(r, "the security capabilities", GetLastError());
-			goto fail;
-		}
+		    NULL, NULL))
+			return fail_at(r, "the security capabilities",
+			    GetLastError());
 	}
 	memset(&si, 0, sizeof(si));
 	si.StartupInfo.cb = sizeof(si);
@@ -487,12 +497,40 @@ start(struct run *rn, const struct winrun_opts *o, struct winrun_result *r)
 	si.lpAttributeList = rn->attrs;
 	if (!CreateProcessW(NULL, wcmd, NULL, NULL, TRUE, CREATE_SUSPENDED |
 	    CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT, wenv,
-	    wcwd, &si.StartupInfo, &pi)) {
-		fail_at(r, "starting the command", GetLastError());
-		goto fail;
-	}
+	    wcwd, &si.StartupInfo, &pi))
+		return fail_at(r, "starting the command", GetLastError());
 	rn->proc = pi.hProcess;
 	rn->thread = pi.hThread;
+	return 0;
+}
+
+/* Everything up to a suspended, verified child in the job. */
+static int
+start(struct run *rn, const struct winrun_opts *o, struct winrun_result *r)
+{
+	size_t envlen = 0;
+	char *cmd = NULL, *env = NULL, err[512];
+	wchar_t *wcmd = NULL, *wenv = NULL, *wcwd = NULL;
+	int ret = -1;
+
+	/* the command line and the environment, before anything exists */
+	if (winrun_cmdline(o->argc, o->argv, &cmd, err, sizeof(err)) == -1) {
+		snprintf(r->error, sizeof(r->error), "%s", err);
+		goto fail;
+	}
+	if (build_env(o, r, &env, &envlen) == -1)
+		goto fail;
+	if ((wcmd = w32_wide(cmd)) == NULL ||
+	    (wenv = w32_wide_n(env, envlen)) == NULL ||
+	    (o->stage != NULL && (wcwd = w32_wide(o->stage)) == NULL)) {
+		snprintf(r->error, sizeof(r->error), "the command or its "
+		    "environment is not valid UTF-8");
+		goto fail;
+	}
+	if (make_profile(rn, o, r) == -1 || make_job(rn, o, r) == -1 ||
+	    write_lease(o, rn, r) == -1 ||
+	    spawn_suspended(rn, r, wcmd, wenv, wcwd) == -1)
+		goto fail;
 	/* nothing of the child runs before these two */
 	if (rn->have_appc && w32_appc_verify(&rn->appc, rn->proc, err,
 	    sizeof(err)) == -1) {
@@ -507,15 +545,6 @@ start(struct run *rn, const struct winrun_opts *o, struct winrun_result *r)
 fail:
 	if (ret == -1 && rn->proc != NULL)
 		TerminateProcess(rn->proc, EXIT_ENFORCE);
-	if (henv != NULL)
-		FreeEnvironmentStringsW(henv);
-	for (i = 0; host != NULL && host[i] != NULL; i++)
-		free(host[i]);
-	free(host);
-	if (envfile != NULL) {
-		SecureZeroMemory(envfile, envfile_len);
-		free(envfile);
-	}
 	if (env != NULL) {
 		SecureZeroMemory(env, envlen);
 		free(env);
@@ -549,16 +578,162 @@ account(struct run *rn, struct winrun_result *r)
 		r->peak_memory = lim.PeakJobMemoryUsed;
 }
 
+/*
+ * The child, resumed, waited for under the deadline, the cancel event
+ * and the parent's end; whatever it left in the job killed with it; its
+ * accounting and what stopped it into r.  The runner's exit code.
+ */
+static int
+wait_child(struct run *rn, const struct winrun_opts *o,
+    struct winrun_result *r)
+{
+	HANDLE waits[3];
+	ULONGLONG now, deadline = 0;
+	DWORD w, code = 0, nw, wait_ms;
+	int rc;
+
+	r->state = WINRUN_EXITED;
+	if (o->timeout_ms != 0)
+		deadline = GetTickCount64() + o->timeout_ms;
+
+	waits[0] = rn->proc;
+	waits[1] = rn->cancel;
+	waits[2] = rn->parent;
+	nw = 3;
+	for (;;) {
+		wait_ms = INFINITE;
+		if (deadline != 0) {
+			now = GetTickCount64();
+			wait_ms = now >= deadline ? 0 :
+			    (DWORD)(deadline - now > 0x7fffffff ? 0x7fffffff :
+			    deadline - now);
+		}
+		w = WaitForMultipleObjects(nw, waits, FALSE, wait_ms);
+		if (w == WAIT_OBJECT_0)
+			break;
+		if (w == WAIT_OBJECT_0 + 1 || w == WAIT_OBJECT_0 + 2) {
+			r->hits |= w == WAIT_OBJECT_0 + 1 ? WINRUN_HIT_CANCEL :
+			    WINRUN_HIT_PARENT;
+			TerminateJobObject(rn->job, EXIT_CANCELLED);
+			break;
+		}
+		if (w == WAIT_TIMEOUT) {
+			if (deadline != 0 && GetTickCount64() >= deadline) {
+				r->hits |= WINRUN_HIT_TIMEOUT;
+				TerminateJobObject(rn->job, EXIT_TIMEOUT);
+				break;
+			}
+			continue;
+		}
+		fail_at(r, "waiting for the command", GetLastError());
+		TerminateJobObject(rn->job, EXIT_ENFORCE);
+		break;
+	}
+	WaitForSingleObject(rn->proc, INFINITE);
+	/* the root is done: whatever it left running goes with it */
+	TerminateJobObject(rn->job, EXIT_CANCELLED);
+	GetExitCodeProcess(rn->proc, &code);
+	r->exit_code = code;
+	account(rn, r);
+	r->hits |= job_hits(rn->port);
+	if (r->hits & (WINRUN_HIT_TIMEOUT | WINRUN_HIT_CANCEL |
+	    WINRUN_HIT_PARENT)) {
+		r->state = WINRUN_KILLED;
+		rc = r->hits & WINRUN_HIT_TIMEOUT ? EXIT_TIMEOUT : EXIT_CANCELLED;
+	} else if (r->hits & WINRUN_HIT_CPU) {
+		r->state = WINRUN_KILLED;
+		rc = EXIT_TIMEOUT;
+	} else
+		rc = (int)code;
+	return rc;
+}
+
+/*
+ * The run's job drained and its handles closed, then its stage removed
+ * (or kept) and its profile deleted, each outcome reported in r.
+ */
+static void
+finish(struct run *rn, const struct winrun_opts *o, struct winrun_result *r)
+{
+	char err[256];
+	wchar_t *wstage;
+
+	if (rn->proc != NULL && rn->job != NULL) {
+		TerminateJobObject(rn->job, EXIT_ENFORCE);
+		if (job_drain(rn->job) == -1) {
+			/* something may still write to the stage: nothing
+			 * of this run may be proposed */
+			r->state = WINRUN_FAILED;
+			snprintf(r->error, sizeof(r->error), "the job's "
+			    "processes did not end within 10 s of being "
+			    "terminated");
+		}
+	}
+	if (rn->job != NULL)
+		CloseHandle(rn->job);	/* KILL_ON_JOB_CLOSE */
+	if (rn->port != NULL)
+		CloseHandle(rn->port);
+	if (rn->proc != NULL)
+		CloseHandle(rn->proc);
+	if (rn->thread != NULL)
+		CloseHandle(rn->thread);
+	if (rn->parent != NULL)
+		CloseHandle(rn->parent);
+	/* the handler stays: a console closing before the result is
+	 * written still waits for it (w32_run_finished) */
+	if (rn->cancel != NULL) {
+		ctrl_cancel = NULL;
+		CloseHandle(rn->cancel);
+	}
+	if (rn->in != NULL)
+		CloseHandle(rn->in);
+	if (rn->out != NULL)
+		CloseHandle(rn->out);
+	if (rn->errh != NULL)
+		CloseHandle(rn->errh);
+	if (rn->attrs != NULL) {
+		DeleteProcThreadAttributeList(rn->attrs);
+		free(rn->attrs);
+	}
+	/* cleanup, reported whatever happened before */
+	err[0] = '\0';
+	if (o->stage != NULL && o->keep_stage) {
+		if (rn->have_appc)
+			w32_appc_revoke(&rn->appc, o->stage, err, sizeof(err));
+		r->stage_cleanup = WINRUN_CLEAN_KEPT;
+	} else if (o->stage != NULL) {
+		err[0] = '\0';
+		if ((wstage = w32_wide(o->stage)) != NULL &&
+		    w32_remove_tree(wstage, err, sizeof(err)) == 0)
+			r->stage_cleanup = WINRUN_CLEAN_REMOVED;
+		else {
+			r->stage_cleanup = WINRUN_CLEAN_FAILED;
+			if (r->error[0] == '\0')
+				snprintf(r->error, sizeof(r->error),
+				    "removing the stage: %s", err);
+		}
+		free(wstage);
+	}
+	if (rn->have_appc) {
+		err[0] = '\0';
+		if (w32_appc_delete(&rn->appc, err, sizeof(err)) == 0)
+			r->profile_cleanup = WINRUN_CLEAN_REMOVED;
+		else {
+			r->profile_cleanup = WINRUN_CLEAN_FAILED;
+			if (r->error[0] == '\0')
+				snprintf(r->error, sizeof(r->error),
+				    "removing the profile: %s", err);
+		}
+	}
+}
+
 int
 w32_run(const struct winrun_opts *o, struct winrun_result *r)
 {
 	struct run rn;
-	HANDLE waits[3], th;
-	ULONGLONG t0, now, deadline = 0;
-	DWORD w, code = 0, nw, wait_ms;
+	HANDLE th;
+	ULONGLONG t0;
 	uint8_t rnd[16];
-	char err[256];
-	wchar_t *wstage;
 	int rc = EXIT_ENFORCE;
 
 	memset(&rn, 0, sizeof(rn));
@@ -594,128 +769,10 @@ w32_run(const struct winrun_opts *o, struct winrun_result *r)
 		TerminateJobObject(rn.job, EXIT_ENFORCE);
 		goto done;
 	}
-	r->state = WINRUN_EXITED;
-	if (o->timeout_ms != 0)
-		deadline = GetTickCount64() + o->timeout_ms;
-
-	waits[0] = rn.proc;
-	waits[1] = rn.cancel;
-	waits[2] = rn.parent;
-	nw = 3;
-	for (;;) {
-		wait_ms = INFINITE;
-		if (deadline != 0) {
-			now = GetTickCount64();
-			wait_ms = now >= deadline ? 0 :
-			    (DWORD)(deadline - now > 0x7fffffff ? 0x7fffffff :
-			    deadline - now);
-		}
-		w = WaitForMultipleObjects(nw, waits, FALSE, wait_ms);
-		if (w == WAIT_OBJECT_0)
-			break;
-		if (w == WAIT_OBJECT_0 + 1 || w == WAIT_OBJECT_0 + 2) {
-			r->hits |= w == WAIT_OBJECT_0 + 1 ? WINRUN_HIT_CANCEL :
-			    WINRUN_HIT_PARENT;
-			TerminateJobObject(rn.job, EXIT_CANCELLED);
-			break;
-		}
-		if (w == WAIT_TIMEOUT) {
-			if (deadline != 0 && GetTickCount64() >= deadline) {
-				r->hits |= WINRUN_HIT_TIMEOUT;
-				TerminateJobObject(rn.job, EXIT_TIMEOUT);
-				break;
-			}
-			continue;
-		}
-		fail_at(r, "waiting for the command", GetLastError());
-		TerminateJobObject(rn.job, EXIT_ENFORCE);
-		break;
-	}
-	WaitForSingleObject(rn.proc, INFINITE);
-	/* the root is done: whatever it left running goes with it */
-	TerminateJobObject(rn.job, EXIT_CANCELLED);
-	GetExitCodeProcess(rn.proc, &code);
-	r->exit_code = code;
-	account(&rn, r);
-	r->hits |= job_hits(rn.port);
-	if (r->hits & (WINRUN_HIT_TIMEOUT | WINRUN_HIT_CANCEL |
-	    WINRUN_HIT_PARENT)) {
-		r->state = WINRUN_KILLED;
-		rc = r->hits & WINRUN_HIT_TIMEOUT ? EXIT_TIMEOUT : EXIT_CANCELLED;
-	} else if (r->hits & WINRUN_HIT_CPU) {
-		r->state = WINRUN_KILLED;
-		rc = EXIT_TIMEOUT;
-	} else
-		rc = (int)code;
+	rc = wait_child(&rn, o, r);
 done:
 	r->wall_ms = GetTickCount64() - t0;
-	if (rn.proc != NULL && rn.job != NULL) {
-		TerminateJobObject(rn.job, EXIT_ENFORCE);
-		if (job_drain(rn.job) == -1) {
-			/* something may still write to the stage: nothing
-			 * of this run may be proposed */
-			r->state = WINRUN_FAILED;
-			snprintf(r->error, sizeof(r->error), "the job's "
-			    "processes did not end within 10 s of being "
-			    "terminated");
-		}
-	}
-	if (rn.job != NULL)
-		CloseHandle(rn.job);	/* KILL_ON_JOB_CLOSE */
-	if (rn.port != NULL)
-		CloseHandle(rn.port);
-	if (rn.proc != NULL)
-		CloseHandle(rn.proc);
-	if (rn.thread != NULL)
-		CloseHandle(rn.thread);
-	if (rn.parent != NULL)
-		CloseHandle(rn.parent);
-	/* the handler stays: a console closing before the result is
-	 * written still waits for it (w32_run_finished) */
-	if (rn.cancel != NULL) {
-		ctrl_cancel = NULL;
-		CloseHandle(rn.cancel);
-	}
-	if (rn.in != NULL)
-		CloseHandle(rn.in);
-	if (rn.out != NULL)
-		CloseHandle(rn.out);
-	if (rn.errh != NULL)
-		CloseHandle(rn.errh);
-	if (rn.attrs != NULL) {
-		DeleteProcThreadAttributeList(rn.attrs);
-		free(rn.attrs);
-	}
-	/* cleanup, reported whatever happened before */
-	err[0] = '\0';
-	if (o->stage != NULL && o->keep_stage) {
-		if (rn.have_appc)
-			w32_appc_revoke(&rn.appc, o->stage, err, sizeof(err));
-		r->stage_cleanup = WINRUN_CLEAN_KEPT;
-	} else if (o->stage != NULL) {
-		err[0] = '\0';
-		if ((wstage = w32_wide(o->stage)) != NULL &&
-		    w32_remove_tree(wstage, err, sizeof(err)) == 0)
-			r->stage_cleanup = WINRUN_CLEAN_REMOVED;
-		else {
-			r->stage_cleanup = WINRUN_CLEAN_FAILED;
-			if (r->error[0] == '\0')
-				snprintf(r->error, sizeof(r->error),
-				    "removing the stage: %s", err);
-		}
-		free(wstage);
-	}
-	if (rn.have_appc) {
-		err[0] = '\0';
-		if (w32_appc_delete(&rn.appc, err, sizeof(err)) == 0)
-			r->profile_cleanup = WINRUN_CLEAN_REMOVED;
-		else {
-			r->profile_cleanup = WINRUN_CLEAN_FAILED;
-			if (r->error[0] == '\0')
-				snprintf(r->error, sizeof(r->error),
-				    "removing the profile: %s", err);
-		}
-	}
+	finish(&rn, o, r);
 	/* a failed removal is the result's to report, not the exit code's */
 	if (r->state == WINRUN_FAILED)
 		rc = EXIT_ENFORCE;

@@ -21,7 +21,7 @@
 #include <userenv.h>
 
 #include "common/exitcode.h"
-#include "win32.h"
+#include "win32/win32.h"
 
 static int failed;
 

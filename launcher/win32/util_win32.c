@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "win32.h"
+#include "win32/win32.h"
 
 wchar_t *
 w32_wide_n(const char *s, size_t len)

@@ -7,7 +7,7 @@
 
 #include <windows.h>
 
-#include "winrun.h"
+#include "win32/winrun.h"
 
 /* ---- strings and files (util_win32.c; aisb-run and aisb) ----------- */
 

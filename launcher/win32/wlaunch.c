@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "exitcode.h"
-#include "wlaunch.h"
+#include "win32/wlaunch.h"
 
 #define EXIT_CANCELLED	130	/* as the runner: cancelled, or the caller died */
 
@@ -205,22 +205,129 @@ wlaunch_state_path(const char *localappdata, const char *id, char *out,
 	return 0;
 }
 
+/* The commands on a draft, and whether they take a session's ID. */
+static const struct wsub {
+	const char	*name;
+	enum wlaunch_cmd cmd;
+	int		 takes_id;
+} subs[] = {
+	{ "changes", WLAUNCH_CHANGES, 1 },
+	{ "apply", WLAUNCH_APPLY, 1 },
+	{ "discard", WLAUNCH_DISCARD, 1 },
+	{ "recover", WLAUNCH_RECOVER, 1 },
+	{ "transactions", WLAUNCH_TRANSACTIONS, 0 },
+	{ "clean", WLAUNCH_CLEAN, 0 },
+};
+
+/* aisb CMD [ID] [--diff]: a command on a draft, argv from its name on. */
+static int
+parse_sub(struct wlaunch_opts *o, const struct wsub *sub, int argc,
+    char *const *argv, char *err, size_t errlen)
+{
+	int	 i;
+
+	o->cmd = sub->cmd;
+	for (i = 2; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (o->cmd == WLAUNCH_CHANGES &&
+		    strcmp(a, "--diff") == 0)
+			o->diff = 1;
+		else if (a[0] == '-')
+			return winrun_fail(err, errlen, "aisb %s: unknown "
+			    "option \"%.64s\"", sub->name, a);
+		else if (sub->takes_id && o->id == NULL)
+			o->id = a;
+		else
+			return winrun_fail(err, errlen, "aisb %s: one %s at "
+			    "most (\"%.64s\" is extra)", sub->name,
+			    sub->takes_id ? "ID" : "word", a);
+	}
+	if (sub->takes_id && o->id == NULL)
+		return winrun_fail(err, errlen, "aisb %s ID: which session? "
+		    "(aisb transactions lists them)", sub->name);
+	if (o->id != NULL && !wlaunch_id_valid(o->id))
+		return winrun_fail(err, errlen, "\"%.64s\" is not a session id "
+		    "(%d lowercase hex digits: aisb transactions lists "
+		    "them)", o->id, WLAUNCH_ID_HEX);
+	return 0;
+}
+
+/* One option of a session that takes a value (name known). */
+static int
+set_value(struct wlaunch_opts *o, const char *name, const char *val,
+    char *err, size_t errlen)
+{
+	if (strcmp(name, "--workspace") == 0) {
+		if (*val == '\0' || strlen(val) >= DRAFT_PATH_MAX ||
+		    strpbrk(val, "\r\n") != NULL)
+			return winrun_fail(err, errlen, "--workspace: give a "
+			    "folder (1 to %d bytes, no line break)",
+			    DRAFT_PATH_MAX - 1);
+		o->workspace = val;
+	} else if (strcmp(name, "--apply") == 0) {
+		if (strcmp(val, "auto") == 0)
+			o->apply = DRAFT_APPLY_AUTO;
+		else if (strcmp(val, "ask") == 0)
+			o->apply = DRAFT_APPLY_ASK;
+		else if (strcmp(val, "never") == 0)
+			o->apply = DRAFT_APPLY_NEVER;
+		else
+			return winrun_fail(err, errlen, "--apply: \"%.32s\": "
+			    "give auto, ask or never", val);
+	} else if (strcmp(name, "--snapshot-exclude") == 0) {
+		if (*val == '\0' || strlen(val) > WLAUNCH_PATTERN_MAX ||
+		    strpbrk(val, "\r\n") != NULL)
+			return winrun_fail(err, errlen, "--snapshot-exclude: "
+			    "a pattern is 1 to %d bytes on one line",
+			    WLAUNCH_PATTERN_MAX);
+		if (o->nexclude >= DRAFT_MAX_EXCLUDE)
+			return winrun_fail(err, errlen, "--snapshot-exclude: "
+			    "at most %d", DRAFT_MAX_EXCLUDE);
+		o->exclude[o->nexclude++] = (char *)val;
+	} else if (strcmp(name, "--timeout") == 0) {
+		if (number(name, val, 86400, 0, err, errlen) == -1)
+			return -1;
+		o->timeout = val;
+	} else if (strcmp(name, "--cpu") == 0) {
+		if (number(name, val, 86400, 0, err, errlen) == -1)
+			return -1;
+		o->cpu = val;
+	} else if (strcmp(name, "--memory") == 0) {
+		if (number(name, val, 65536, 16, err, errlen) == -1)
+			return -1;
+		o->memory = val;
+	} else if (strcmp(name, "--procs") == 0) {
+		if (number(name, val, 1024, 1, err, errlen) == -1)
+			return -1;
+		o->procs = val;
+	} else if (strcmp(name, "--env") == 0) {
+		/* the runner's own check, for an error before
+		 * anything is staged */
+		if (winrun_env_pass_check(val, err, errlen) == -1)
+			return -1;
+		if (o->nenv >= WINRUN_ENV_MAX)
+			return winrun_fail(err, errlen, "--env: at most %d",
+			    WINRUN_ENV_MAX);
+		o->env[o->nenv++] = val;
+	} else if (strcmp(name, "--gate") == 0) {
+		if (wlaunch_gate_parse(val, &o->gate_port, err,
+		    errlen) == -1)
+			return -1;
+	} else {	/* --gate-credential-file */
+		if (*val == '\0' || strlen(val) >= WINRUN_PATH_MAX)
+			return winrun_fail(err, errlen, "--gate-credential-"
+			    "file: the path must be 1 to %d bytes",
+			    WINRUN_PATH_MAX - 1);
+		o->cred_file = val;
+	}
+	return 0;
+}
+
 int
 wlaunch_opts_parse(struct wlaunch_opts *o, int argc, char *const *argv,
     const char *test_env, char *err, size_t errlen)
 {
-	static const struct {
-		const char	*name;
-		enum wlaunch_cmd cmd;
-		int		 takes_id;
-	} subs[] = {
-		{ "changes", WLAUNCH_CHANGES, 1 },
-		{ "apply", WLAUNCH_APPLY, 1 },
-		{ "discard", WLAUNCH_DISCARD, 1 },
-		{ "recover", WLAUNCH_RECOVER, 1 },
-		{ "transactions", WLAUNCH_TRANSACTIONS, 0 },
-		{ "clean", WLAUNCH_CLEAN, 0 },
-	};
 	size_t k;
 	int i;
 
@@ -229,35 +336,9 @@ wlaunch_opts_parse(struct wlaunch_opts *o, int argc, char *const *argv,
 	if (argc < 2)
 		return winrun_fail(err, errlen, "no command");
 
-	for (k = 0; k < sizeof(subs) / sizeof(subs[0]); k++) {
-		if (strcmp(argv[1], subs[k].name) != 0)
-			continue;
-		o->cmd = subs[k].cmd;
-		for (i = 2; i < argc; i++) {
-			const char *a = argv[i];
-
-			if (o->cmd == WLAUNCH_CHANGES &&
-			    strcmp(a, "--diff") == 0)
-				o->diff = 1;
-			else if (a[0] == '-')
-				return winrun_fail(err, errlen, "aisb %s: unknown "
-				    "option \"%.64s\"", subs[k].name, a);
-			else if (subs[k].takes_id && o->id == NULL)
-				o->id = a;
-			else
-				return winrun_fail(err, errlen, "aisb %s: one %s at "
-				    "most (\"%.64s\" is extra)", subs[k].name,
-				    subs[k].takes_id ? "ID" : "word", a);
-		}
-		if (subs[k].takes_id && o->id == NULL)
-			return winrun_fail(err, errlen, "aisb %s ID: which session? "
-			    "(aisb transactions lists them)", subs[k].name);
-		if (o->id != NULL && !wlaunch_id_valid(o->id))
-			return winrun_fail(err, errlen, "\"%.64s\" is not a session id "
-			    "(%d lowercase hex digits: aisb transactions lists "
-			    "them)", o->id, WLAUNCH_ID_HEX);
-		return 0;
-	}
+	for (k = 0; k < sizeof(subs) / sizeof(subs[0]); k++)
+		if (strcmp(argv[1], subs[k].name) == 0)
+			return parse_sub(o, &subs[k], argc, argv, err, errlen);
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *val, *eq;
@@ -309,69 +390,8 @@ wlaunch_opts_parse(struct wlaunch_opts *o, int argc, char *const *argv,
 				    name);
 			val = argv[++i];
 		}
-		if (strcmp(name, "--workspace") == 0) {
-			if (*val == '\0' || strlen(val) >= DRAFT_PATH_MAX ||
-			    strpbrk(val, "\r\n") != NULL)
-				return winrun_fail(err, errlen, "--workspace: give a "
-				    "folder (1 to %d bytes, no line break)",
-				    DRAFT_PATH_MAX - 1);
-			o->workspace = val;
-		} else if (strcmp(name, "--apply") == 0) {
-			if (strcmp(val, "auto") == 0)
-				o->apply = DRAFT_APPLY_AUTO;
-			else if (strcmp(val, "ask") == 0)
-				o->apply = DRAFT_APPLY_ASK;
-			else if (strcmp(val, "never") == 0)
-				o->apply = DRAFT_APPLY_NEVER;
-			else
-				return winrun_fail(err, errlen, "--apply: \"%.32s\": "
-				    "give auto, ask or never", val);
-		} else if (strcmp(name, "--snapshot-exclude") == 0) {
-			if (*val == '\0' || strlen(val) > WLAUNCH_PATTERN_MAX ||
-			    strpbrk(val, "\r\n") != NULL)
-				return winrun_fail(err, errlen, "--snapshot-exclude: "
-				    "a pattern is 1 to %d bytes on one line",
-				    WLAUNCH_PATTERN_MAX);
-			if (o->nexclude >= DRAFT_MAX_EXCLUDE)
-				return winrun_fail(err, errlen, "--snapshot-exclude: "
-				    "at most %d", DRAFT_MAX_EXCLUDE);
-			o->exclude[o->nexclude++] = (char *)val;
-		} else if (strcmp(name, "--timeout") == 0) {
-			if (number(name, val, 86400, 0, err, errlen) == -1)
-				return -1;
-			o->timeout = val;
-		} else if (strcmp(name, "--cpu") == 0) {
-			if (number(name, val, 86400, 0, err, errlen) == -1)
-				return -1;
-			o->cpu = val;
-		} else if (strcmp(name, "--memory") == 0) {
-			if (number(name, val, 65536, 16, err, errlen) == -1)
-				return -1;
-			o->memory = val;
-		} else if (strcmp(name, "--procs") == 0) {
-			if (number(name, val, 1024, 1, err, errlen) == -1)
-				return -1;
-			o->procs = val;
-		} else if (strcmp(name, "--env") == 0) {
-			/* the runner's own check, for an error before
-			 * anything is staged */
-			if (winrun_env_pass_check(val, err, errlen) == -1)
-				return -1;
-			if (o->nenv >= WINRUN_ENV_MAX)
-				return winrun_fail(err, errlen, "--env: at most %d",
-				    WINRUN_ENV_MAX);
-			o->env[o->nenv++] = val;
-		} else if (strcmp(name, "--gate") == 0) {
-			if (wlaunch_gate_parse(val, &o->gate_port, err,
-			    errlen) == -1)
-				return -1;
-		} else {	/* --gate-credential-file */
-			if (*val == '\0' || strlen(val) >= WINRUN_PATH_MAX)
-				return winrun_fail(err, errlen, "--gate-credential-"
-				    "file: the path must be 1 to %d bytes",
-				    WINRUN_PATH_MAX - 1);
-			o->cred_file = val;
-		}
+		if (set_value(o, name, val, err, errlen) == -1)
+			return -1;
 	}
 
 	if (o->no_appcontainer && (test_env == NULL ||

@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "draft.h"
-#include "winrun.h"
+#include "draft/draft.h"
+#include "win32/winrun.h"
 
 /*
  * A session's id: 24 lowercase hex digits, as the Linux launcher's

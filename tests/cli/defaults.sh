@@ -39,6 +39,10 @@ check "dry run: first line" "$(sed -n 1p "$tmp/err")" \
     "aisb: policy: the shipped default, $built (build tree copy, sha256:$sha)"
 check "dry run: second line" "$(sed -n 2p "$tmp/err")" \
     "aisb: to write your own: copy it to $XDG_CONFIG_HOME/aisb/policy.yaml and edit it (docs/policy.md), or pass --policy FILE"
+run "$aisb" --quiet
+check "no command: exit" "$rc" 78
+check "no command: says so" "$(cat "$tmp/err")" \
+    "aisb: no command to run: aisb [flags] [--] COMMAND [ARGS...]"
 run "$aisb" --quiet --dry-run -- true
 check "--quiet: no policy line" "$(grep -c 'shipped default' "$tmp/err" || true)" 0
 run env AISB_QUIET=1 "$aisb" --dry-run -- true

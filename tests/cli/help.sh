@@ -34,6 +34,7 @@ sample() {
 	NAME\[=VALUE\]) echo X=1 ;;
 	PKG==VER) echo x==1.0 ;;
 	PORTS) echo 80,443 ;;	# --transparent-ports
+	NAME) echo xy ;;	# --package: two characters at least (Debian Policy 5.6.1)
 	*) echo x ;;
 	esac
 }

@@ -115,7 +115,7 @@ expect_nogrep "$tmp/ip.yaml" 'cidr: "(10\.|169\.254)'
 expect_grep "$tmp/ip.yaml" '^#   10.1.2.3:443: an address in a denied range$'
 
 # --group: two or more names below one registrable domain; the apex stays
-# exact, and a public suffix of the built-in list is never grouped over
+# exact, and a public suffix (github.io, co.uk) is never grouped over
 expect_rc 0 "$aisb" policy suggest --group "$id"
 cp "$tmp/out" "$tmp/g.yaml"
 loads "$tmp/g.yaml"
@@ -126,6 +126,25 @@ grep -A1 '^  - host: "\*.example.com"$' "$tmp/g.yaml" |
 grep -A1 '^  - host: "\*.shop.co.uk"$' "$tmp/g.yaml" |
     grep -q 'ports: \[80, 443\]$' && ok || bad "co.uk ports: $(cat "$tmp/g.yaml")"
 expect_grep "$tmp/g.yaml" '# --group: 3 names below example.com:'
+
+# --group never puts a wildcard at a public suffix (the list's private
+# section too: s3.amazonaws.com), over a domain holding one (amazonaws.com
+# holds s3.amazonaws.com), nor at or under a domain where anyone gets a
+# name that an older list lacks (blob.core.windows.net, ngrok-free.app):
+# each "*." there admits an attacker's own bucket, account or tunnel
+{
+	for h in a-bucket.s3.amazonaws.com b-bucket.s3.amazonaws.com \
+	    x.amazonaws.com y.amazonaws.com acct1.blob.core.windows.net \
+	    acct2.blob.core.windows.net abc.ngrok-free.app def.ngrok-free.app \
+	    a.pkg.example.org b.pkg.example.org; do
+		decision "$h" 443 allow allowed deny host_not_allowed
+	done
+} >"$tmp/tenants.jsonl"
+expect_rc 0 "$aisb" policy suggest --group "$tmp/tenants.jsonl"
+cp "$tmp/out" "$tmp/t.yaml"
+loads "$tmp/t.yaml"
+check "never over a tenant's suffix" "$(names "$tmp/t.yaml")" \
+    "*.example.org a-bucket.s3.amazonaws.com abc.ngrok-free.app acct1.blob.core.windows.net acct2.blob.core.windows.net b-bucket.s3.amazonaws.com def.ngrok-free.app x.amazonaws.com y.amazonaws.com "
 
 # --base: left out what the base allows or denies by a rule; a diff that
 # patch applies to the base's canonical form

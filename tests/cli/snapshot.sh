@@ -207,6 +207,57 @@ if [ -f "$tmp/elsewhere/stage/f" ]; then ok; else bad "discard went through a li
 rm -f "$sessions/555555555555555555555555"
 rm -rf "$sessions/444444444444444444444444"
 
+# 5c. aisb recover, as root, of an apply into another user's tree that
+# ended before the draft said so: what it wrote (journal "done") or what
+# its roll back put back from the backups goes to the tree's owner, as
+# apply's own hand-back does; never left root's
+if [ "$(id -u)" = 0 ]; then
+	# settled_tx ID BODY JOURNAL-TAIL: a draft "applying", its tx 1 with
+	# the change set BODY (digest added) and the journal
+	settled_tx() {
+		local d=$sessions/$1 digest
+		draft "$1" applying 1
+		sed -i "s|^workspace .*|workspace $tmp/own|; s|^owner .*|owner 4242:4243|" "$d/snapshot"
+		mkdir -p "$d/tx/1/backup"
+		printf '%s' "$2" >"$d/tx/1/changes"
+		digest=$(sha256sum <"$d/tx/1/changes" | cut -d' ' -f1)
+		printf 'digest %s\n' "$digest" >>"$d/tx/1/changes"
+		printf 'aisb-snap-journal 1\nintent %s 1\n%s' "$digest" "$3" >"$d/tx/1/journal"
+	}
+	sha() { printf '%s' "$1" | sha256sum | cut -d' ' -f1; }
+	rm -rf "$tmp/own"
+	mkdir -p "$tmp/own"
+	chown 4242:4243 "$tmp/own"
+	printf 'new\n' >"$tmp/own/new.txt"		# root's, as apply left it
+	settled_tx 666666666666666666666666 "aisb-snap-changes 1
+A f 0 644 0 4 - $(sha 'new
+') - - - new.txt
+" 'ready
+done
+'
+	run "$aisb" recover 6666
+	check "recover after done: exit" "$rc" 0
+	check "recover after done: owner" "$(stat -c %u:%g "$tmp/own/new.txt")" 4242:4243
+	check "recover after done: state" "$(sed -n 's/^state //p' "$sessions/666666666666666666666666/snapshot")" applied
+	# interrupted after a file was replaced: rolled back from the backup,
+	# the restored file (a new inode, root's) given to the owner
+	printf 'agent\n' >"$tmp/own/edit.txt"
+	settled_tx 777777777777777777777777 "aisb-snap-changes 1
+M f 644 644 5 6 $(sha 'user
+') $(sha 'agent
+') - - - edit.txt
+" 'ready
+'
+	printf 'user\n' >"$sessions/777777777777777777777777/tx/1/backup/0"
+	run "$aisb" recover 7777
+	check "recover, rolled back: exit" "$rc" 0
+	check "recover, rolled back: content" "$(cat "$tmp/own/edit.txt")" user
+	check "recover, rolled back: owner" "$(stat -c %u:%g "$tmp/own/edit.txt")" 4242:4243
+	rm -rf "$tmp/own" "$sessions/666666666666666666666666" "$sessions/777777777777777777777777"
+else
+	echo "# not root: recover's hand-back of ownership not run"
+fi
+
 # 6. options: no unattended yes; choices; one line each
 for args in "--apply=yes true" "--apply always true" "--workspace-mode copy true" \
     "--snapshot-exclude= true"; do

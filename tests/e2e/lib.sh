@@ -26,7 +26,7 @@
 # same for the image of a package set (the --package set of the test's
 # sessions; none: the plain image), which several tests use (curl in
 # six), saved with its base: each set is built once a run.  Tags are the hash
-# of everything that shapes an image (launcher/image.c), so aisb uses a
+# of everything that shapes an image (launcher/image/), so aisb uses a
 # loaded base or image only where it is the one it would build, and
 # builds anything else as it would without a seed; a seed build that
 # fails is left to the test's own first session to show.

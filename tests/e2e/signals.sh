@@ -25,7 +25,7 @@ top_builddir=${top_builddir:-.}
 aisb=$(cd "$top_builddir" && pwd)/aisb
 here=$top_srcdir/tests/integration
 PY=${PYTHON:-python3}
-GRACE=5		# LAUNCH_STOP_GRACE_S, launcher/podman.h
+GRACE=5		# LAUNCH_STOP_GRACE_S, launcher/session/podman.h
 
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
 [ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }

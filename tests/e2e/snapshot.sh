@@ -11,8 +11,11 @@
 # failed command proposes nothing; .git/hooks and .env are not in the
 # stage (the command cannot see them); recover and apply again are
 # harmless.  Root in a folder of that user, as under sudo: the stage and
-# what apply writes are the folder owner's.  --net none: nothing talks to
-# any network.
+# what apply writes are the folder owner's; another user's files and a
+# mount in the folder are not staged; core.hooksPath from the user's own
+# ~/.gitconfig guards its folder (rootless too), and the user's next
+# commit runs nothing.  The question at a terminal carries aisb's mark.
+# --net none: nothing talks to any network.
 #
 # Needs root, podman, mmdebstrap and AISB_E2E=1 (tests/run.sh sets it).
 # Everything it makes is removed by the EXIT trap (tests/e2e/lib.sh, and
@@ -36,7 +39,9 @@ e2e_init snapshot
 e2e_seed_image
 user=aisbsnap$$
 uid=
+mnt=
 e2e_cleanup_more() {
+	[ -z "$mnt" ] || umount -l "$mnt" 2>/dev/null || true
 	if [ -n "$uid" ]; then
 		pkill -KILL -u "$uid" 2>/dev/null || true
 		sleep 0.5
@@ -205,6 +210,10 @@ check "ask at a terminal: exit" "$rc" 0
 check "ask: 'y' applied" "$(cat "$ws/ask2.txt" 2>/dev/null)" asked
 if grep -q '^+asked' "$tmp/out"; then ok; else bad "ask: 'd' showed no diff: $(tail -n 5 "$tmp/out")"; fi
 check "ask: asked twice" "$(grep -o 'write these 1 change(s)' "$tmp/out" | wc -l | tr -d ' ')" 2
+# the question carries the mark of the line that opens aisb's block
+qmark=$(sed -n 's/.*---- aisb, session [0-9a-f]*, mark \([0-9a-f]\{8\}\): .*/\1/p' "$tmp/out" | head -n 1)
+if [ -n "$qmark" ] && grep -q "aisb \[mark $qmark\]: write these 1 change(s)" "$tmp/out"; then ok; else
+	bad "ask: no marked block and question: $(tail -n 8 "$tmp/out" | cat -v)"; fi
 rc=0; (cd "$ws" && python3 "$ptyask" 300 '[d]iff: ' n \
     -- "$aisb" --snapshot --apply=ask --net none \
     --policy "$tmp/policy.yaml" -- sh -c 'echo refused >ask3.txt') \
@@ -268,6 +277,25 @@ tree "$uws" >"$tmp/after"
 check "user: host matches the stage" "$(cmp -s "$tmp/stage" "$tmp/after" && echo same)" same
 check "user: owners" "$(cd "$uws" && stat -c %u new.txt made made/sub/deep.txt edit.txt | sort -u)" "$uid"
 check "user: .env kept" "$(cat "$uws/.env")" "SECRET=e2e-not-a-real-secret"
+# core.hooksPath from the user's own ~/.gitconfig: a hook the command
+# writes there is skipped, and the user's next commit runs nothing
+printf '[core]\n\thooksPath = .githooks\n' >"$home/.gitconfig"
+chown "$user:$user" "$home/.gitconfig"
+rc=0; (cd "$uws" && as_user aisb --snapshot --apply=never --net none \
+    --policy "$home/policy.yaml" -- sh -c 'mkdir -p .githooks &&
+printf "#!/bin/sh\ntouch /tmp/aisb-e2e-hook-ran\n" >.githooks/pre-commit &&
+chmod 0755 .githooks/pre-commit && echo ok >hooked.txt') >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "user hooksPath: exit" "$rc" 0
+id=$(last_session "$home/.local/state")
+rc=0; as_user aisb changes "$id" >"$tmp/changes" 2>&1 || rc=$?
+if grep -q '^S .githooks/pre-commit (git hooks run code (core.hooksPath))$' "$tmp/changes"; then ok; else
+	bad "user hooksPath: not skipped: $(cat "$tmp/changes")"; fi
+rc=0; as_user aisb apply "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "user hooksPath: apply" "$rc" 0
+[ -e "$uws/.githooks/pre-commit" ] && bad "user hooksPath: the hook was written back" || ok
+check "user hooksPath: the rest applied" "$(cat "$uws/hooked.txt" 2>/dev/null)" ok
+rm -f "$home/.gitconfig"
+
 # a failed command proposes nothing, rootless too
 rc=0; (cd "$uws" && as_user aisb --snapshot --apply=never --net none \
     --policy "$home/policy.yaml" -- sh -c 'echo x >nope.txt; false') >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
@@ -291,6 +319,58 @@ check "sudo: apply exit" "$rc" 0
 check "sudo: owners after apply" "$(cd "$sws" && stat -c %u new.txt made made/sub made/sub/deep.txt edit.txt run.sh | sort -u)" "$uid"
 check "sudo: the owner reads the edit" "$(cd "$sws" && as_user sh -c 'cat edit.txt >/dev/null && echo readable')" readable
 check "sudo: no mount left" "$(grep -c " $tmp/state" /proc/self/mounts || true)" 0
+
+# root in the user's folder: what the user cannot read (another user's
+# 0600 file, a folder of 0700) and what is mounted in the folder never
+# reach the stage, where the command would read them; the hooks folder
+# the user's own ~/.gitconfig names is guarded (root reads the owner's
+# home, not its own); git run by the user afterwards runs nothing
+rws=$home/sudo-guard
+install -d -m 0700 -o "$user" -g "$user" "$rws"
+as_user git -C "$rws" init -q
+as_user git -C "$rws" -c user.name=t -c user.email=t@t commit -q --allow-empty -m one
+printf 'keep\n' >"$rws/keep.txt"
+printf 'another user'"'"'s\n' >"$rws/other-secret.txt"
+chown 4343:4343 "$rws/other-secret.txt" && chmod 0600 "$rws/other-secret.txt"
+mkdir -p "$rws/closed" && printf 'x\n' >"$rws/closed/f"
+chown -R 4343:4343 "$rws/closed" && chmod 0700 "$rws/closed"
+mkdir -p "$rws/mnt" && chown "$user:$user" "$rws/keep.txt" "$rws/mnt"
+mount -t tmpfs -o size=1m aisb-e2e-snap "$rws/mnt" && mnt=$rws/mnt
+printf 'mounted\n' >"$rws/mnt/secret"
+printf '[core]\n\thooksPath = .githooks\n' >"$home/.gitconfig"
+chown "$user:$user" "$home/.gitconfig"
+rm -f /tmp/aisb-e2e-hook-ran
+guard='for f in other-secret.txt closed/f mnt/secret; do
+  cat "$f" >/dev/null 2>&1 && echo "read $f" || echo "no $f"; done
+mkdir -p .githooks
+printf "#!/bin/sh\ntouch /tmp/aisb-e2e-hook-ran\n" >.githooks/pre-commit
+chmod 0755 .githooks/pre-commit
+echo new >guard-new.txt'
+rc=0; (cd "$rws" && SUDO_UID=4242 SUDO_GID=4242 SUDO_USER=nobody "$aisb" --snapshot \
+    --apply=never --net none --policy "$tmp/policy.yaml" -- sh -c "$guard") \
+    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "sudo guard: exit" "$rc" 0
+for f in other-secret.txt closed/f mnt/secret; do
+	check "sudo guard: $f not in the stage" "$(grep -c "^no $f\$" "$tmp/out")" 1
+done
+if grep -q "left out 2 entries the workspace's owner cannot read" "$tmp/err" &&
+    grep -q 'left out 1 mount point' "$tmp/err"; then ok; else
+	bad "sudo guard: what was left out not said: $(cat "$tmp/err")"; fi
+id=$(last_session "$XDG_STATE_HOME")
+"$aisb" changes "$id" >"$tmp/changes" 2>&1 || bad "sudo guard: changes failed"
+if grep -q '^S .githooks/pre-commit (git hooks run code (core.hooksPath))$' "$tmp/changes"; then ok; else
+	bad "sudo guard: hook not skipped: $(cat "$tmp/changes")"; fi
+rc=0; "$aisb" apply "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "sudo guard: apply" "$rc" 0
+[ -e "$rws/.githooks/pre-commit" ] && bad "sudo guard: the hook was written back" || ok
+check "sudo guard: other's file kept" "$(stat -c %u:%a "$rws/other-secret.txt")" 4343:600
+check "sudo guard: mount untouched" "$(cat "$rws/mnt/secret")" mounted
+check "sudo guard: new file the owner's" "$(stat -c %u "$rws/guard-new.txt")" "$uid"
+as_user git -C "$rws" -c user.name=t -c user.email=t@t commit -q --allow-empty -m two ||
+    bad "sudo guard: the user's commit failed"
+[ -e /tmp/aisb-e2e-hook-ran ] && bad "sudo guard: a hook ran at the user's commit" || ok
+umount -l "$rws/mnt" && mnt=
+rm -f "$home/.gitconfig" /tmp/aisb-e2e-hook-ran
 
 echo "snapshot: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -1,7 +1,7 @@
 /*
  * libFuzzer: the launcher's audit-log reader and denial summary
- * (launcher/denials.c).  Any bytes as the log, line by line: nothing
- * crashes or reads past a line, the table stays within LAUNCH_DENY_MAX,
+ * (launcher/policytools/denials.c).  Any bytes as the log, line by line:
+ * nothing crashes or reads past a line, the table stays within LAUNCH_DENY_MAX,
  * every denial is counted once (listed or "more"), and the summary holds
  * only printable ASCII and newlines, whatever the names were.
  */
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "denials.h"
+#include "policytools/denials.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

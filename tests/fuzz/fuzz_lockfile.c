@@ -1,7 +1,7 @@
 /*
  * libFuzzer: the lockfile and tool-configuration scanners
- * (launcher/lockfile.c), which read what an untrusted repository hands
- * over.  Byte 0 picks the format, byte 1 the flags and (for go.sum) the
+ * (launcher/policytools/lockfile*.c), which read what an untrusted
+ * repository hands over.  Byte 0 picks the format, byte 1 the flags and (for go.sum) the
  * GOPROXY; the rest is the file.  Whatever the bytes: no crash, no read
  * past the input, at most LOCKFILE_MAX_HOSTS hosts, each a host name the
  * policy parser accepts, never an IP literal, on 443 or (with
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lockfile.h"
+#include "policytools/lockfile.h"
 #include "policy.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

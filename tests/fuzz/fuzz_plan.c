@@ -68,6 +68,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < p->ntports; i++)
 		if (p->tports[i] == 0)
 			abort();
+	/* gate-uid and serve (--init): no relay; gate-uid in gate mode */
+	if ((p->gate_uid != 0 || p->nserve > 0) && (p->ntports > 0 ||
+	    p->dns_gate))
+		abort();
+	if ((p->gate_uid != 0 && p->mode != ENF_MODE_GATE) ||
+	    p->gate_uid == (uid_t)-1 || p->nserve > ENF_PLAN_MAX_SERVE)
+		abort();
+	for (i = 0; i < p->nserve; i++)
+		if (p->serve[i] == 0)
+			abort();
 	/* the ports aisb-enforce would have bound: the largest ruleset */
 	p->relay_port = 65535;
 	p->relay_dns_port = 65534;

@@ -1,6 +1,6 @@
 /*
  * libFuzzer: the pcapng reader (common/pcapng.c) and the stream hashing
- * of --record (launcher/record.c) on any bytes as the capture.  Either
+ * of --record (launcher/session/record.c) on any bytes as the capture.  Either
  * they parse, or they fail with a terminated, non-empty message; the
  * stream lines are well formed; nothing is read past a block.
  */
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "record.h"
+#include "session/recording.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

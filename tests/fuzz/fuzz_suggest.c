@@ -1,6 +1,6 @@
 /*
- * libFuzzer: aisb policy suggest (launcher/suggest.c) over any bytes as
- * an audit log, with and without --group, --allow-ip and a base policy.
+ * libFuzzer: aisb policy suggest (launcher/policytools/suggest.c) over any
+ * bytes as an audit log, with and without --group, --allow-ip and a base policy.
  * The log's names came from a sandbox: whatever they are, the suggestion
  * loads as a policy (suggest checks it and returns -2 if not: a bug), and
  * what is printed is printable ASCII and newlines only.
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "policy.h"
-#include "suggest.h"
+#include "policytools/suggest.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

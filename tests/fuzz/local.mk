@@ -4,7 +4,7 @@
 # (tests/run.sh) run these; each has its seeds in tests/fuzz/corpus/NAME.
 FUZZ_HARNESSES = policy target plan gate_http gate_tls gate_ctl gate_conn \
 	gate_auth gate_users stub envfile denials record dnsmsg suggest lockfile \
-	gate_inspect
+	json gate_inspect
 EXTRA_DIST += tests/fuzz/corpus tests/fuzz/run.sh
 if ENABLE_FUZZ
 noinst_PROGRAMS += tests/fuzz/fuzz_policy tests/fuzz/fuzz_target
@@ -19,7 +19,7 @@ tests_fuzz_fuzz_target_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_target_LDADD = $(POLICY_LIBS)
 noinst_PROGRAMS += tests/fuzz/fuzz_denials
 tests_fuzz_fuzz_denials_SOURCES = tests/fuzz/fuzz_denials.c
-tests_fuzz_fuzz_denials_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_fuzz_fuzz_denials_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_fuzz_fuzz_denials_CFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_denials_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_denials_LDADD = $(LAUNCHER_LIBS)
@@ -45,7 +45,7 @@ endif
 if ENABLE_FUZZ
 noinst_PROGRAMS += tests/fuzz/fuzz_record
 tests_fuzz_fuzz_record_SOURCES = tests/fuzz/fuzz_record.c
-tests_fuzz_fuzz_record_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher \
+tests_fuzz_fuzz_record_CPPFLAGS = $(LAUNCHER_CPPFLAGS) \
 	-I$(top_srcdir)/common
 tests_fuzz_fuzz_record_CFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_record_LDFLAGS = -fsanitize=fuzzer
@@ -65,11 +65,20 @@ tests_fuzz_fuzz_dnsmsg_CFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_dnsmsg_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_dnsmsg_LDADD = common/libaisbcommon.a
 endif
+# JSON strings (common/json.c): both bounds, never a cut string
+EXTRA_DIST += tests/fuzz/corpus/json
+if ENABLE_FUZZ
+noinst_PROGRAMS += tests/fuzz/fuzz_json
+tests_fuzz_fuzz_json_SOURCES = tests/fuzz/fuzz_json.c
+tests_fuzz_fuzz_json_CFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_json_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_json_LDADD = common/libaisbcommon.a
+endif
 # --learn: aisb policy suggest over any audit log (learn)
 if ENABLE_FUZZ
 noinst_PROGRAMS += tests/fuzz/fuzz_suggest
 tests_fuzz_fuzz_suggest_SOURCES = tests/fuzz/fuzz_suggest.c
-tests_fuzz_fuzz_suggest_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_fuzz_fuzz_suggest_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_fuzz_fuzz_suggest_CFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_suggest_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_suggest_LDADD = $(LAUNCHER_LIBS)
@@ -79,12 +88,14 @@ fuzz-suggest: tests/fuzz/fuzz_suggest
 	tests/fuzz/fuzz_suggest -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 	    -artifact_prefix=tests/fuzz/ tests/fuzz/suggest.work
 endif
-# lockfiles and tool configs (issue 19): every scanner of launcher/lockfile.c,
-# a format selector byte first (in make fuzz with the others)
+# lockfiles and tool configs (issue 19): every scanner of
+# launcher/policytools/lockfile*.c, a format selector byte first (in make
+# fuzz with the others)
 if ENABLE_FUZZ
 noinst_PROGRAMS += tests/fuzz/fuzz_lockfile
-tests_fuzz_fuzz_lockfile_SOURCES = tests/fuzz/fuzz_lockfile.c launcher/lockfile.c
-tests_fuzz_fuzz_lockfile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+tests_fuzz_fuzz_lockfile_SOURCES = tests/fuzz/fuzz_lockfile.c \
+	launcher/policytools/lockfile.c launcher/policytools/lockfile_formats.c
+tests_fuzz_fuzz_lockfile_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_fuzz_fuzz_lockfile_CFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_lockfile_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_lockfile_LDADD = $(POLICY_LIBS)

@@ -17,13 +17,14 @@
 set -euo pipefail
 
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+# skip, ok, fail, check, wait_file, expect; the EXIT trap (nss, work)
+. "$srcdir/tests/integration/enforce_lib.sh"
 builddir=$(pwd)
 ENFORCE=$builddir/aisb-enforce
 PROBE_BIN=$builddir/tests/integration/enforce_probe
 VERIFY=$builddir/tests/integration/enforce_verify
 PEER=$srcdir/tests/integration/enforce_peer.py
 
-skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root (network namespaces)"
 command -v ip >/dev/null || skip "needs ip (iproute2)"
 command -v python3 >/dev/null || skip "needs python3"
@@ -37,56 +38,7 @@ BARE=aisb-ex-$$
 VH=aeh$$
 VS=aes$$
 work=$(mktemp -d /tmp/aisb-enforce-test.XXXXXX)
-pids=()
-passed=0
-failed=0
-
-cleanup() {
-	local rc=$?
-	set +e
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-	for ns in "$HOST" "$SBX" "$BARE"; do
-		ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null
-		ip netns del "$ns" 2>/dev/null
-	done
-	rm -rf "$work"
-	exit "$rc"
-}
-trap cleanup EXIT
-
-ok()   { passed=$((passed + 1)); echo "ok - $*"; }
-fail() { failed=$((failed + 1)); echo "not ok - $*"; }
-
-wait_file() {
-	local i
-	for i in $(seq 1 100); do
-		[ -e "$1" ] && return 0
-		sleep 0.1
-	done
-	echo "timed out waiting for $1" >&2
-	return 1
-}
-
-# expect OUTPUT ATTEMPT RESULT [DETAIL]: the probe's line for ATTEMPT.
-expect() {
-	local out=$1 what=$2 want=$3 detail=${4-} line
-	line=$(awk -v w="$what" '$1 == w' "$out" 2>/dev/null | head -n 1 || true)
-	if [ -z "$line" ]; then
-		fail "$what: no line from the probe"
-		return
-	fi
-	set -- $line
-	if [ "$2" != "$want" ]; then
-		fail "$what: $want expected, got: $line"
-	elif [ -n "$detail" ] && [ "${line#"$1 $2 "}" != "$detail" ]; then
-		fail "$what: \"$detail\" expected, got: $line"
-	else
-		ok "$what $want"
-	fi
-}
+nss=("$HOST" "$SBX" "$BARE")
 
 # run_enforce RC_WANT NAME NS [ARGS...]: the exit code and that the probe
 # (asked for "ids") did or did not run.

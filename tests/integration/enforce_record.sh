@@ -24,11 +24,12 @@
 set -euo pipefail
 
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+# skip, ok, fail, check, wait_file, expect; the EXIT trap (nss, work)
+. "$srcdir/tests/integration/enforce_lib.sh"
 builddir=$(pwd)
 ENFORCE=$builddir/aisb-enforce
 PEER=$srcdir/tests/integration/enforce_peer.py
 
-skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root (network namespaces)"
 command -v ip >/dev/null || skip "needs ip (iproute2)"
 command -v python3 >/dev/null || skip "needs python3"
@@ -40,39 +41,7 @@ SNS=aisb-rs-$$
 VP=arp$$
 VS=ars$$
 work=$(mktemp -d /tmp/aisb-record-test.XXXXXX)
-pids=()
-passed=0
-failed=0
-
-cleanup() {
-	local rc=$?
-	set +e
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-	for ns in "$PNS" "$SNS"; do
-		ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null
-		ip netns del "$ns" 2>/dev/null
-	done
-	rm -rf "$work"
-	exit "$rc"
-}
-trap cleanup EXIT
-
-ok()   { passed=$((passed + 1)); echo "ok - $*"; }
-fail() { failed=$((failed + 1)); echo "not ok - $*"; }
-check() { if [ "$2" = "$3" ]; then ok "$1"; else fail "$1: got '$2', want '$3'"; fi; }
-
-wait_file() {
-	local i
-	for i in $(seq 1 100); do
-		[ -e "$1" ] && return 0
-		sleep 0.1
-	done
-	echo "timed out waiting for $1" >&2
-	return 1
-}
+nss=("$PNS" "$SNS")
 
 # tshark as root says so on stderr; anything else there is a warning.
 tshark_q() {

@@ -1,7 +1,7 @@
 /*
- * Agent recipes (launcher/agent.c): the shipped file loads; every bad
- * field stops loading with one line naming file:line:col, the agent, the
- * field and what to write; the user's file overrides field by field; the
+ * Agent recipes (launcher/image/agent*.c): the shipped file loads; every
+ * bad field stops loading with one line naming file:line:col, the agent,
+ * the field and what to write; the user's file overrides field by field; the
  * bounds hold; the merged policy keeps deny rules winning; the image spec.
  */
 #include "config.h"
@@ -19,8 +19,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "agent.h"
-#include "image.h"
+#include "image/agent.h"
+#include "image/image.h"
 #include "policy.h"
 
 static char	 dir[] = "/tmp/aisb-agent-XXXXXX";

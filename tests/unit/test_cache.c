@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "cache.h"
+#include "host/cache.h"
 
 static char	 dir[] = "/tmp/aisb-cache-XXXXXX";
 static char	 statevar[300], confvar[400], podman[300], conf[200];

@@ -1,7 +1,7 @@
 /*
  * The fix of a denial (policy_fix_yaml) and the denial summary
- * (launcher/denials.c): every suggested fix, loaded as a policy, allows
- * exactly the refused destination; the aggregator counts by destination,
+ * (launcher/policytools/denials.c): every suggested fix, loaded as a
+ * policy, allows exactly the refused destination; the aggregator counts by destination,
  * bounds its table and never prints a byte a terminal would interpret.
  */
 #include "config.h"
@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "denials.h"
+#include "policytools/denials.h"
 #include "policy.h"
 
 static struct policy *

@@ -30,7 +30,7 @@
 #include "gate.h"
 #include "http.h"
 #include "inject.h"
-#include "inspect-int.h"
+#include "mint.h"
 
 #define PH_A	"aisb-ph-A-0123456789abcdef"
 #define PH_B	"aisb-ph-B-fedcba9876543210"

@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "hostca.h"
+#include "session/hostcas.h"
 
 /* A self-signed test CA (CN=aisb-unit-test-ca), no secret anywhere. */
 static const char ca_pem[] =

@@ -18,9 +18,9 @@
 #include <sched.h>
 #include <cmocka.h>
 
-#include "ids.h"
-#include "options.h"
-#include "podman.h"
+#include "session/ids.h"
+#include "session/options.h"
+#include "session/podman.h"
 #include "policy.h"
 
 static void

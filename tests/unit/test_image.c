@@ -14,8 +14,9 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "image.h"
-#include "proc.h"
+#include "cmd/cli.h"
+#include "image/image.h"
+#include "host/proc.h"
 
 #define OFFLINE_BASE	LAUNCH_BASE_REPO ":0123456789abcdef"
 

@@ -1,6 +1,6 @@
 /*
- * The lockfile and tool-configuration scanners (launcher/lockfile.c):
- * a real-shaped sample of each format gives exactly the expected hosts,
+ * The lockfile and tool-configuration scanners
+ * (launcher/policytools/lockfile*.c): a real-shaped sample of each format gives exactly the expected hosts,
  * in order; what a lockfile may not add (http without the flag, IP
  * literals, other ports, other schemes) is counted and left out; a
  * malformed or oversized input is one error naming its line, and no
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lockfile.h"
+#include "policytools/lockfile.h"
 
 static struct lockfile_hosts	 H;
 
@@ -135,9 +135,10 @@ npm_malformed(void **state)
 	    "line 3: the file ends before");
 	expect_error(LOCKFILE_NPM, "{} {}", 0, "text after the JSON object");
 	expect_error(LOCKFILE_NPM, "{\"a\n\": 1}", 0,
-	    "line 1: a control byte inside a string");
+	    "line 1: a control byte 0x0a in a string");
 	expect_error(LOCKFILE_NPM, "{\"a\": \"\\q\"}", 0, "unknown escape");
-	expect_error(LOCKFILE_NPM, "{\"a\": \"\\u12\"}", 0, "\\u escape");
+	expect_error(LOCKFILE_NPM, "{\"a\": \"\\u12\"}", 0,
+	    "\\u wants four hex digits");
 	expect_error(LOCKFILE_NPM, "{\n\n\"resolved\": \"https://a b/\"}", 0,
 	    "line 3: the host of a URL");
 	/* never a wildcard, never a range */
@@ -156,7 +157,7 @@ npm_malformed(void **state)
 	memset(big + 7, 'x', LOCKFILE_MAX_LINE + 1);
 	memcpy(big + 7 + LOCKFILE_MAX_LINE + 1, "\"}", 2);
 	expect_error(LOCKFILE_NPM, big, LOCKFILE_MAX_LINE + 10,
-	    "a string longer than 65536 bytes");
+	    "the string is longer than 65536 bytes");
 	free(big);
 }
 

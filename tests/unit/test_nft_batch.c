@@ -1,5 +1,5 @@
 /*
- * Unit tests of the batch builder (enforcer/nft.c): the netlink messages are
+ * Unit tests of the batch builder (enforcer/batch.c): the netlink messages are
  * produced without a socket and read back with libnftnl's own parsers.
  */
 #include "config.h"
@@ -573,12 +573,84 @@ test_transparent_batch(void **state)
 	enf_plan_free(p);
 }
 
+/*
+ * --init with gate-uid and serve: the gate's uid first, the other uids'
+ * drop before the established shortcut, neighbour discovery for the gate;
+ * every other plan keeps its order (the tests above).
+ */
+static void
+test_pod_batch(void **state)
+{
+	static const char *const want[] = {
+		"meta skuid == 65532 accept",
+		"oifname lo fib daddr type local accept",
+		"ct direction reply tcp sport 8080 accept",
+		"gate: tcp 127.0.0.1 port 3128 accept",
+		"meta skuid != 65532 counter drop",
+		"ct direction original ct state established,related accept",
+		"icmpv6 type 135 accept",
+		"icmpv6 type 136 accept",
+		"counter drop",
+	};
+	struct enf_plan		*p;
+	struct nft_ruleset	*rs;
+	struct nft_batch	 b;
+	struct walked		 w;
+	char			 err[256], shape[256], text[2048];
+	size_t			 i;
+
+	(void)state;
+	p = plan_of("aisb-plan 1\nmode gate\ngate 127.0.0.1 3128\n"
+	    "gate-uid 65532\nserve 8080\n");
+	rs = nft_ruleset_new(p, 0, err, sizeof(err));
+	assert_non_null(rs);
+	assert_int_equal(nft_ruleset_nrules(rs), sizeof(want) / sizeof(want[0]));
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		assert_string_equal(nft_ruleset_rule_desc(rs, i), want[i]);
+	assert_int_equal(nft_batch_init(&b), 0);
+	assert_int_equal(nft_batch_ruleset(rs, 1000, &b, err, sizeof(err)), 0);
+	walk(&b, &w);
+	assert_int_equal(w.nrules, sizeof(want) / sizeof(want[0]));
+	rule_shape(w.rules[0], shape, sizeof(shape));
+	assert_string_equal(shape, "meta cmp immediate");
+	rule_text(w.rules[0], text, sizeof(text));
+	assert_non_null(strstr(text, "load skuid"));
+	assert_non_null(strstr(text, "eq reg 1 0x0000fffc"));	/* 65532 */
+	rule_shape(w.rules[4], shape, sizeof(shape));
+	assert_string_equal(shape, "meta cmp counter immediate");
+	rule_text(w.rules[4], text, sizeof(text));
+	assert_non_null(strstr(text, "neq reg 1 0x0000fffc"));
+	assert_non_null(strstr(text, "drop"));
+	rule_shape(w.rules[2], shape, sizeof(shape));
+	assert_string_equal(shape, "ct cmp meta cmp payload cmp immediate");
+	rule_text(w.rules[2], text, sizeof(text));
+	assert_non_null(strstr(text, "0x0000901f"));	/* sport 8080 */
+	walked_free(&w);
+	nft_batch_release(&b);
+	nft_ruleset_free(rs);
+	enf_plan_free(p);
+
+	/* serve alone (a shared gate): no uid rules, the usual order */
+	p = plan_of("aisb-plan 1\nmode gate\ngate 10.96.0.20 3128\n"
+	    "serve 8080\n");
+	rs = nft_ruleset_new(p, 0, err, sizeof(err));
+	assert_non_null(rs);
+	assert_int_equal(nft_ruleset_nrules(rs), 5);
+	assert_string_equal(nft_ruleset_rule_desc(rs, 1),
+	    "ct direction reply tcp sport 8080 accept");
+	assert_string_equal(nft_ruleset_rule_desc(rs, 2),
+	    "ct direction original ct state established,related accept");
+	nft_ruleset_free(rs);
+	enf_plan_free(p);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gate_batch),
 		cmocka_unit_test(test_transparent_batch),
+		cmocka_unit_test(test_pod_batch),
 		cmocka_unit_test(test_none_batch),
 		cmocka_unit_test(test_direct_batch),
 		cmocka_unit_test(test_record_batch),

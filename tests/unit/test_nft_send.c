@@ -1,5 +1,5 @@
 /*
- * Unit tests of nft_send()'s ACK counting (enforcer/nft.c).  The kernel's
+ * Unit tests of nft_send()'s ACK counting (enforcer/netlink.c).  The kernel's
  * answers that cannot be produced on purpose (a lost, duplicated or stray
  * ACK, an error on one message of a batch, answers split over several
  * reads) come from libmnl functions replaced with -Wl,--wrap.

@@ -573,6 +573,61 @@ test_transparent(void **state)
 	    "dns-gate\ndns-gate\n", "dns-gate given twice");
 }
 
+/* gate-uid and serve: the lines of aisb-enforce --init (a pod). */
+static void
+test_pod(void **state)
+{
+	struct enf_plan	*p;
+	char		 err[256];
+
+	(void)state;
+	p = parse("aisb-plan 1\nmode gate\ngate 127.0.0.1 3128\n"
+	    "gate-uid 65532\nserve 8080,9090\n", err, sizeof(err));
+	assert_non_null(p);
+	assert_int_equal(p->gate_uid, 65532);
+	assert_int_equal(p->nserve, 2);
+	assert_int_equal(p->serve[0], 8080);
+	assert_int_equal(p->serve[1], 9090);
+	enf_plan_free(p);
+	/* serve without a gate, in any mode; the highest uid but -1 */
+	p = parse("aisb-plan 1\nmode none\nserve 80\n", err, sizeof(err));
+	assert_non_null(p);
+	assert_int_equal(p->gate_uid, 0);
+	assert_int_equal(p->nserve, 1);
+	enf_plan_free(p);
+	p = parse("aisb-plan 1\nmode gate\ngate 127.0.0.1 1\n"
+	    "gate-uid 4294967294\n", err, sizeof(err));
+	assert_non_null(p);
+	assert_int_equal(p->gate_uid, 4294967294u);
+	enf_plan_free(p);
+
+	expect_error("aisb-plan 1\nmode gate\ngate 127.0.0.1 1\n"
+	    "gate-uid 0\n", "bad gate-uid \"0\"");
+	expect_error("aisb-plan 1\nmode gate\ngate 127.0.0.1 1\n"
+	    "gate-uid 4294967295\n", "bad gate-uid");
+	expect_error("aisb-plan 1\nmode gate\ngate 127.0.0.1 1\n"
+	    "gate-uid -5\n", "bad gate-uid");
+	expect_error("aisb-plan 1\nmode gate\ngate 127.0.0.1 1\n"
+	    "gate-uid 65532\ngate-uid 65532\n", "gate-uid given twice");
+	expect_error("aisb-plan 1\nmode gate\ngate 127.0.0.1 1\n"
+	    "gate-uid\n", "usage: gate-uid UID");
+	expect_error("aisb-plan 1\nmode none\ngate-uid 65532\n",
+	    "gate-uid is only for mode gate");
+	expect_error("aisb-plan 1\nmode none\nserve 80\nserve 81\n",
+	    "serve given twice");
+	expect_error("aisb-plan 1\nmode none\nserve 80,80\n",
+	    "port 80 listed twice");
+	expect_error("aisb-plan 1\nmode none\nserve 0\n", "bad port");
+	expect_error("aisb-plan 1\nmode none\nserve\n", "usage: serve");
+	expect_error("aisb-plan 1\nmode none\n"
+	    "serve 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17\n",
+	    "more than 16 ports");
+	expect_error("aisb-plan 1\nmode gate\ngate 127.0.0.1 1\n"
+	    "gate-uid 65532\ntransparent 443\n", "exclude transparent");
+	expect_error("aisb-plan 1\nmode gate\ngate 127.0.0.1 1\n"
+	    "dns-gate\nserve 80\n", "exclude transparent and dns-gate");
+}
+
 int
 main(void)
 {
@@ -591,6 +646,7 @@ main(void)
 		cmocka_unit_test(test_addr_ok),
 		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_transparent),
+		cmocka_unit_test(test_pod),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

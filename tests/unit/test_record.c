@@ -1,7 +1,7 @@
 /*
  * --record's launcher side: the pcapng reader (common/pcapng.h) on
  * captures the writer made, its bounds, and the stream hashing, the
- * manifest and its verification (launcher/record.h) on a session folder
+ * manifest and its verification (launcher/session/record.h) on a session folder
  * made here with packets built by hand.
  */
 #include "config.h"
@@ -28,7 +28,7 @@
 #include "buf.h"
 #include "file.h"
 #include "pcapng.h"
-#include "record.h"
+#include "session/recording.h"
 
 static char	 tmpdir[64];
 

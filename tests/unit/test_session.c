@@ -17,9 +17,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "gates.h"
-#include "proc.h"
-#include "session.h"
+#include "session/gates.h"
+#include "host/proc.h"
+#include "session/folder.h"
 
 static char	 dir[] = "/tmp/aisb-sess-XXXXXX";
 static char	 envstate[300];

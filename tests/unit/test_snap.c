@@ -21,46 +21,7 @@
 
 #include "snap/snap.h"
 #include "snap/snap-int.h"
-#include "snap_util.h"
-
-struct fx {
-	char			*base;
-	char			 src[4096], stage[4096];
-	struct snap_rules	*rules;
-	struct snap_limits	 lim;
-	struct snap_manifest	*m;
-	struct snap_changes	*c;
-	char			 err[1024];
-};
-
-static int
-setup(void **state)
-{
-	struct fx	*f = calloc(1, sizeof(*f));
-
-	f->base = tmpdir();
-	xsnprintf(f->src, sizeof(f->src), "%s/src", f->base);
-	xsnprintf(f->stage, sizeof(f->stage), "%s/stage", f->base);
-	mkd(f->base, "src", 0755);
-	f->rules = snap_rules_new();
-	snap_limits_default(&f->lim);
-	*state = f;
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	struct fx	*f = *state;
-
-	rm_rf(f->base);
-	free(f->base);
-	snap_rules_free(f->rules);
-	snap_manifest_free(f->m);
-	snap_changes_free(f->c);
-	free(f);
-	return 0;
-}
+#include "snap_fx.h"
 
 static const struct snap_entry *
 entry(const struct snap_manifest *m, const char *path)
@@ -330,7 +291,8 @@ stage_bounds(void **state)
 	l.depth = 4;
 	assert_int_equal(snap_stage_create(f->src, f->stage, f->rules, &l,
 	    &f->m, f->err, sizeof(f->err)), SNAP_EBOUND);
-	assert_non_null(strstr(f->err, "5 folders deep, over 4"));
+	assert_non_null(strstr(f->err, "5 folders deep, over 4 (limit depth): "
+	    "exclude folders or raise the limit"));
 	l = f->lim;
 	l.path_len = 8;
 	assert_int_equal(snap_stage_create(f->src, f->stage, f->rules, &l,
@@ -505,6 +467,19 @@ changes_bounded(void **state)
 	assert_int_equal(snap_changes_compute(f->m, f->stage, f->rules, &l,
 	    &f->c, f->err, sizeof(f->err)), SNAP_EBOUND);
 	assert_non_null(strstr(f->err, "10 bytes after the command, over 5"));
+	/* the walk's bounds are the stage's, said for this walk */
+	l = f->lim;
+	l.depth = 1;
+	assert_int_equal(snap_changes_compute(f->m, f->stage, f->rules, &l,
+	    &f->c, f->err, sizeof(f->err)), SNAP_EBOUND);
+	assert_non_null(strstr(f->err, "a path 2 folders deep after the "
+	    "command, over 1 (limit depth): nothing is proposed"));
+	l = f->lim;
+	l.path_len = 3;
+	assert_int_equal(snap_changes_compute(f->m, f->stage, f->rules, &l,
+	    &f->c, f->err, sizeof(f->err)), SNAP_EBOUND);
+	assert_non_null(strstr(f->err, "a path of 4 bytes after the command, "
+	    "over 3 (limit path_len): nothing is proposed"));
 }
 
 static void
@@ -557,18 +532,6 @@ touch_ns(const char *base, const char *rel, long ns)
 
 	if (utimensat(AT_FDCWD, at(base, rel), ts, AT_SYMLINK_NOFOLLOW) == -1)
 		abort();
-}
-
-static const struct snap_change *
-change_at(const struct snap_changes *c, const char *path)
-{
-	const struct snap_change	*x;
-	size_t				 i;
-
-	for (i = 0; (x = snap_changes_get(c, i)) != NULL; i++)
-		if (strcmp(x->path, path) == 0)
-			return x;
-	return NULL;
 }
 
 /*
@@ -737,16 +700,6 @@ printers(void **state)
 	s = printed(1, f);
 	assert_non_null(strstr(s, "conflict ctx.txt"));
 	free(s);
-}
-
-static enum snap_change_kind
-kind_at(const struct snap_changes *c, const char *path)
-{
-	const struct snap_change	*x = change_at(c, path);
-
-	if (x == NULL)
-		fail_msg("no change at %s", path);
-	return x->kind;
 }
 
 /*

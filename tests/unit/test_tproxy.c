@@ -1,6 +1,7 @@
 /*
- * Unit tests of the relay's pure parts (enforcer/tproxy.c): the credential
- * from a proxy URL, the heads, a UDP client's answer limit, tool names.
+ * Unit tests of the relay's pure parts (enforcer/tproxy_head.c): the
+ * credential from a proxy URL, the heads, a UDP client's answer limit,
+ * tool names.
  * The relay itself runs against the real kernel and a real gate in
  * tests/integration/enforce_transparent.sh.
  */

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "winrun.h"
+#include "win32/winrun.h"
 
 static char err[512];
 

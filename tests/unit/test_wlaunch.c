@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "wlaunch.h"
+#include "win32/wlaunch.h"
 
 static char err[512];
 

@@ -1,0 +1,262 @@
+/*
+ * The connection object of aisb-gate, private to the files that make it
+ * (HAProxy's -t.h idea): its types, and the functions those files call in
+ * each other.  Nothing else in the gate includes it; the rest of the gate
+ * sees a connection through gate.h only.
+ *
+ *   conn.c     life cycle, replies and refusals, the callbacks, timers
+ *   decide.c   head complete -> deny -> classify -> resolve -> dial
+ *   relay.c    the buffered relay: body framing, SNI check, half-close
+ *   splice.c   the raw relay (splice(2) or read/write) and its pipe pool
+ *   record.c   --record: the connection's stream in the capture
+ *   dnsgate.c  AISB-DNS: the connection as a stream of DNS queries
+ *   transparent.c  AISB-TRANSPARENT: the name from the client's first bytes
+ *   inspect.c  an inspected host: TLS both ways, then inspect_http.c
+ */
+#ifndef AISB_CONN_INT_H
+#define AISB_CONN_INT_H
+
+#include <sys/types.h>
+#include <netinet/in.h>
+
+#include <stdint.h>
+#include <time.h>
+
+#include <event2/util.h>
+
+#include "gate/gate.h"
+#include "gate/http.h"
+
+struct bufferevent;
+struct event;
+struct evbuffer;
+struct conn_rec;
+struct conn_dns;
+struct conn_insp;
+
+#define RELAY_MAX	(256 * 1024)	/* bytes queued towards one side */
+#define RELAY_IO	(64 * 1024)	/* bytes per read(2)/write(2); libevent: 4 KiB */
+#define LIBEVENT_READ	4096		/* its most per read(2): more may wait */
+#define LINGER_SECS	2		/* after an answer, wait for the close */
+#define CLIENT_EOF_SECS	2		/* upstream silence that ends a forwarded
+					   answer once the client said EOF */
+#define RULE_MAX	512
+#define DETAIL_MAX	256
+
+enum conn_state { S_HEAD, S_RESOLVE, S_CONNECT, S_RELAY, S_LINGER };
+
+/*
+ * AISB-TRANSPARENT (transparent.c): what the client's own stream turned
+ * out to be, which also says how a refusal is answered (conn_reply): an
+ * HTTP answer, a TLS alert, or nothing at all.
+ */
+enum conn_tp { TP_NONE = 0, TP_PEEK, TP_TLS, TP_HTTP, TP_UNKNOWN };
+#define TP_TOOL_MAX	32	/* X-Aisb-Tool: bytes of [A-Za-z0-9._+-] */
+#define TP_DIALLED_MAX	64	/* X-Aisb-Dialled: bytes of an address */
+
+/*
+ * What a connection needs while it is being decided, and for forwarded
+ * requests until they end.  A CONNECT tunnel drops it once it relays on
+ * its own (conn_maybe_raw): its audit line needs only conn_tags.
+ */
+struct conn_dec {
+	char			 peer[INET6_ADDRSTRLEN + 8];
+	char			 session[GATE_SESSION_MAX];
+	char			 user[GATE_SESSION_MAX];	/* --users */
+	char			 method[24];
+
+	struct gate_http_req	*req;		/* until the head is dealt with */
+	char			*head;
+	size_t			 headlen;
+	struct gate_http_span	 path;		/* forward: in head */
+
+	struct policy		*pol;
+	struct policy_target	 tgt;
+	char			 hostport[POLICY_MAX_NAME + 16];
+	char			 rule[RULE_MAX];
+
+	struct gate_dns_wait	 dnsw;
+	struct policy_addr	 addrs[GATE_MAX_ADDRS];
+	size_t			 naddrs, next, tries;
+	char			 addrstr[INET6_ADDRSTRLEN];
+	int			 timed_out;	/* the last dial timed out */
+	int			 dial_errno;
+	int			 stale;		/* the answer was past its TTL */
+	int			 sni_check;	/* the ClientHello is still to come */
+
+	struct timespec		 t_dns, t_connect;
+
+	/* forward: the request body still to pass upstream */
+	int64_t			 body_left;	/* Content-Length bytes, -1: chunked */
+	struct gate_http_chunk	 chunk;
+	int			 body_done;
+
+	/* the rule that allowed an inspected host (inspect.c); NULL: none */
+	const struct policy_rule *irule;
+
+	/* AISB-TRANSPARENT (transparent.c) */
+	uint8_t			 tp;		/* enum conn_tp */
+	uint16_t		 tp_port;	/* the port the client dialled */
+	char			 tool[TP_TOOL_MAX + 1];		/* "": none */
+	char			 dialled[TP_DIALLED_MAX + 1];	/* "": none */
+};
+
+/*
+ * The strings of an established tunnel's audit line and status entry, in
+ * one allocation of their own length (a few hundred bytes rather than the
+ * 3.5 KiB of struct conn_dec).  s[0] is the client's address.
+ */
+enum { T_SESSION, T_METHOD, T_HOST, T_HOSTPORT, T_ADDR, T_RULE, T_USER,
+    T_TOOL, T_DIALLED, T_N };
+struct conn_tags {
+	uint16_t		 port;
+	uint16_t		 off[T_N];
+	char			 s[];
+};
+
+/*
+ * One direction of a raw tunnel: bytes read from one socket and not yet
+ * written to the other sit in a pipe of the pool (splice) or, without
+ * one, in buf.  Idle, a direction holds neither.
+ */
+struct relay_dir {
+	struct gate_pipe	*pipe;
+	char			*buf;		/* g->scratch while borrowed */
+	uint32_t		 len;		/* bytes in pipe or buf */
+	uint32_t		 off;		/* buf: first unwritten byte */
+	uint8_t			 eof;		/* the source said EOF */
+	uint8_t			 bulk;		/* reads fill up: splice them */
+	uint8_t			 shut;		/* ... and it was passed on */
+};
+
+struct gate_conn {
+	TAILQ_ENTRY(gate_conn)	 entry;
+	struct gate		*g;
+	uint64_t		 id;
+	enum conn_state		 state;
+	uint8_t			 tunnel;	/* CONNECT rather than forward */
+	uint8_t			 raw;		/* relaying without bufferevents */
+	uint8_t			 c_eof, u_eof, c_shut, u_shut;
+	uint8_t			 up_paused, down_paused;
+	uint8_t			 no_timer;	/* evtimer_add failed: close */
+	uint8_t			 transparent;	/* came as AISB-TRANSPARENT */
+	struct bufferevent	*cbev, *ubev;
+	struct event		*timer;
+	struct gate_client	*client;
+	struct conn_dec		*d;		/* NULL once raw */
+	struct conn_tags	*tags;		/* set once raw */
+
+	struct timespec		 t_start, t_active;
+	double			 dns_ms, connect_ms;
+	uint64_t		 up, down;
+	const char		*close_reason;
+
+	/* raw relay: [0] the client's socket, [1] the upstream's */
+	int			 fd[2];
+	struct event		*ev[2];		/* edge-triggered, read and write */
+	uint8_t			 rd[2], wr[2];	/* readiness not yet used up */
+	uint8_t			 hup[2];	/* the peer's FIN has arrived */
+	struct relay_dir	 dir[2];	/* [0] up: fd[0] -> fd[1], [1] down */
+	struct conn_rec		*rec;		/* --record: its stream; NULL: off */
+	struct conn_dns		*dns;		/* AISB-DNS stream; NULL: not one */
+	const char		*would;		/* --learn: the policy's reason
+						   token (static); NULL: none */
+	struct conn_insp	*insp;		/* inspected (inspect.c); NULL: not */
+};
+
+/* conn.c */
+void		 conn_free(struct gate_conn *);
+void		 conn_dec_free(struct conn_dec *);
+struct conn_tags *conn_tags_new(const struct gate_conn *);
+void		 conn_arm(struct gate_conn *, unsigned);
+void		 conn_refuse(struct gate_conn *, int, const char *,
+		    const char *, const char *);
+void		 conn_deny(struct gate_conn *, enum policy_reason,
+		    const char *, const char *, const struct policy_addr *);
+void		 conn_nodelay(int);
+void		 conn_audit(struct gate_conn *, const char *, const char *, int,
+		    const char *, const char *, const char *);
+void		 conn_audit_fill(struct gate_conn *, struct gate_audit_rec *);
+void		 conn_refuse_fix(struct gate_conn *, int, const char *,
+		    const char *, const char *, const char *, const char *);
+void		 conn_finish(struct gate_conn *);
+void		 conn_reply(struct gate_conn *, int, const char *,
+		    const char *);
+void		 conn_refusal_text(struct gate_conn *, const char *,
+		    const char *, const char *, const char *, const char *,
+		    const char *, char *, size_t, char *, size_t);
+const char	*conn_reason_token(enum policy_reason);
+void		 conn_write_cb(struct bufferevent *, void *);
+void		 conn_up_read_cb(struct bufferevent *, void *);
+void		 conn_up_event_cb(struct bufferevent *, short, void *);
+
+/* decide.c */
+void		 conn_head_complete(struct gate_conn *);
+void		 conn_decide(struct gate_conn *);
+void		 conn_dial(struct gate_conn *);
+void		 conn_dial_done(struct gate_conn *, short);
+void		 conn_up_drop(struct gate_conn *);
+
+/* dnsgate.c: the AISB-DNS stream, after the head is authenticated */
+void		 conn_dns_start(struct gate_conn *);
+void		 conn_dns_free(struct gate_conn *);
+
+/* relay.c */
+ssize_t		 conn_body_take(int64_t *, struct gate_http_chunk *,
+		    struct evbuffer *, int *);
+ssize_t		 conn_read_more(struct bufferevent *, struct evbuffer *);
+void		 conn_connected(struct gate_conn *);
+void		 conn_allowed(struct gate_conn *);
+int		 conn_check_sni(struct gate_conn *, struct evbuffer *);
+int		 conn_relay_up(struct gate_conn *);
+int		 conn_relay_down(struct gate_conn *);
+void		 conn_maybe_done(struct gate_conn *);
+
+/* splice.c */
+void		 conn_raw_cb(evutil_socket_t, short, void *);
+int		 conn_maybe_raw(struct gate_conn *, const char *, size_t);
+void		 conn_raw_free(struct gate_conn *);
+
+/*
+ * record.c: each is called only when c->rec is not NULL.  Side 0 is the
+ * client, 1 the destination; conn_rec_new returns -1 when out of memory.
+ */
+int		 conn_rec_new(struct gate_conn *, const struct policy_addr *,
+		    uint16_t);
+void		 conn_rec_free(struct gate_conn *);
+void		 conn_rec_dial(struct gate_conn *, const struct policy_addr *,
+		    uint16_t);
+void		 conn_rec_open(struct gate_conn *);
+void		 conn_rec_refused(struct gate_conn *, const char *,
+		    const char *);
+void		 conn_rec_data(struct gate_conn *, int, const void *, size_t);
+void		 conn_rec_tail(struct gate_conn *, int, struct evbuffer *,
+		    size_t);
+void		 conn_rec_fin(struct gate_conn *, int);
+void		 conn_rec_end(struct gate_conn *, const char *);
+void		 conn_rec_keylog(struct gate_conn *, const char *);
+
+/*
+ * transparent.c: conn_transparent_start() takes over from
+ * conn_head_complete() once the head is an authenticated
+ * AISB-TRANSPARENT; conn_transparent_read() is the client's read callback
+ * until the name is known (d->tp == TP_PEEK); conn_transparent_alert()
+ * queues the TLS alert that refuses a TLS stream.
+ */
+void		 conn_transparent_start(struct gate_conn *);
+void		 conn_transparent_read(struct gate_conn *);
+void		 conn_transparent_alert(struct gate_conn *, const char *);
+
+/*
+ * inspect.c: an inspected host's connection once its upstream is
+ * connected (TLS to the upstream, then to the client, then
+ * inspect_http.c); conn_inspect_free() ends its TLS and frees its state
+ * (conn_free).  inspect_http.c: conn_inspect_forward() decides a
+ * forwarded request (plain HTTP) of an inspected host by its requests:
+ * entries: 0, or -1 when it was refused (and answered).
+ */
+void		 conn_inspect_connected(struct gate_conn *);
+void		 conn_inspect_free(struct gate_conn *);
+int		 conn_inspect_forward(struct gate_conn *);
+
+#endif /* AISB_CONN_INT_H */

@@ -1,0 +1,53 @@
+/*
+ * aisb's commands (cmd/): the front of the launcher.  A command parses
+ * its argv with cli.c's table, calls the engine below it and prints;
+ * main.c's table dispatches to it (and says, beside the table, how to add
+ * one).  The layers, each including only those below it (docs/
+ * launcher.md, "Layout"; tests/cli/layout.sh):
+ *
+ *	main.c -> cmd/ -> session/ -> image/, win32/ -> policytools/,
+ *	draft/ -> host/
+ *
+ * Every handler takes argv from its own name on (aisb run: aisb's whole
+ * argv) and returns the process's exit status.
+ */
+#ifndef AISB_CMD_H
+#define AISB_CMD_H
+
+#include <stdio.h>
+
+#include "exitcode.h"	/* EXIT_ENFORCE, EXIT_CONFIG */
+
+/* aisb [flags] [--] COMMAND, aisb run (run.c) */
+int	launch_cmd_run(int argc, char **argv);
+/* aisb sessions ls|show|verify (sessions.c) */
+int	launch_cmd_sessions(int argc, char **argv);
+/* aisb clean (clean.c) */
+int	launch_cmd_clean(int argc, char **argv);
+/* aisb doctor [--image REF] (doctor.c) */
+int	launch_cmd_doctor(int argc, char **argv);
+/* aisb image build|containerfile|ls (image.c) */
+int	launch_cmd_image(int argc, char **argv);
+/* aisb gate up|down|ls|status (gate.c) */
+int	launch_cmd_gate(int argc, char **argv);
+/* aisb policy check|print|test|derive|suggest (policy.c) */
+int	launch_cmd_policy(int argc, char **argv);
+/* aisb agents [NAME]: the list, or one recipe with where each field is */
+int	launch_cmd_agents(int argc, char **argv);
+/* aisb changes|apply|discard|recover ID, aisb transactions (snapshot.c) */
+int	launch_cmd_snapshot(int argc, char **argv);
+/* aisb version, aisb --version; aisb --help (cli.c) */
+int	launch_cmd_version(int argc, char **argv);
+int	launch_cmd_usage(int argc, char **argv);
+
+/*
+ * aisb doctor, aisb agents (agents.c): one line per agent; with o
+ * (spec.h, launch_spec_opts), whether the image a session here would use
+ * for it is built.
+ */
+struct launch_agents;
+struct launch_opts;
+void	launch_agents_print(const struct launch_agents *,
+	    const struct launch_opts *, FILE *);
+
+#endif

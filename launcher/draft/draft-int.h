@@ -1,0 +1,52 @@
+/*
+ * What the draft's files share (draft.c: the state file and the commands
+ * on a draft; stage.c: the stage and the session's end).  Only they
+ * include this.
+ */
+#ifndef AISB_DRAFT_INT_H
+#define AISB_DRAFT_INT_H
+
+#include <stddef.h>
+
+#include "draft/draft.h"
+
+/*
+ * SESSION/snapshot, "key value" lines (DRAFT_STATE_MAX bytes):
+ *   workspace PATH   stage PATH   owner UID:GID   state WORD   exit N
+ *   changes N   digest HEX   tx N   updated EPOCH   exclude PATTERN...
+ * Paths hold no line break (refused when staging).
+ */
+struct dstate {
+	char		 workspace[DRAFT_PATH_MAX];
+	char		 stage[DRAFT_PATH_MAX];
+	char		 state[16];
+	char		 digest[SNAP_SHA256_HEX + 1];
+	unsigned	 owner_uid, owner_gid;
+	int		 exitcode;
+	unsigned long long nchanges;
+	unsigned	 tx;		/* the last transaction's number; 0 none */
+	char		*exclude[DRAFT_MAX_EXCLUDE];
+	size_t		 nexclude;
+	int		 borrowed;	/* exclude[] is the caller's */
+};
+
+/* sdir/name into out[DRAFT_PATH_MAX]: 0, or -1 (said) when too long. */
+int	draft_path(char *out, const char *sdir, const char *name);
+void	dstate_free(struct dstate *st);
+void	dstate_set(struct dstate *st, const char *state);
+int	dstate_is(const struct dstate *st, const char *state);
+int	dstate_save(const char *sdir, const struct dstate *st, char *err,
+	    size_t errlen);
+/*
+ * The state of the session in sdir.  0, or -1 with err (errno ENOENT: a
+ * session that is not a snapshot session).
+ */
+int	dstate_load(const char *sdir, struct dstate *st, char *err,
+	    size_t errlen);
+/* dstate_load, saying why on stderr: 0 or -1. */
+int	dstate_load_said(const char *sdir, struct dstate *st);
+/* The default rules and the patterns the user configured. */
+struct snap_rules *draft_rules(char *const *exclude, size_t n,
+	    unsigned owner_uid, unsigned owner_gid, char *err, size_t errlen);
+
+#endif

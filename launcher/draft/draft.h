@@ -1,0 +1,193 @@
+/*
+ * A snapshot session's draft (docs/snapshot.md, "Using snapshot
+ * sessions"), the part both launchers share: the state file, the change
+ * set computed when the command has ended, and aisb changes, apply,
+ * discard, recover and transactions.  The Linux launcher
+ * (launcher/snapshot.c) and the Windows one (launcher/win32/) run this
+ * same code over libaisbsnap; what differs between the two systems (a
+ * lock, the terminal, whether a launcher still runs, file ownership) is
+ * in the draft_os_* functions, launcher/draft_posix.c and
+ * launcher/win32/draft_win32.c.
+ *
+ * A session folder (sdir, private to the user) of a snapshot session:
+ *   snapshot	the draft's state, "key value" lines, replaced whole
+ *		(DRAFT_STATE_MAX bytes at most)
+ *   manifest	what the workspace held when it was staged (snap.h)
+ *   changes	the change set, once the command succeeded
+ *   stage/	the copy the command worked on, until applied or dropped
+ *   tx/N/	the journal and backups of the Nth apply
+ *   snapshot.lock  one apply, discard or recover at a time
+ *   launcher	written by the launcher: how draft_os_launcher_running
+ *		tells whether it still runs
+ *
+ * Functions returning an int return 0 or one of common/exitcode.h's
+ * codes, having printed what went wrong (what, where, how to fix) on
+ * stderr, prefixed "aisb: ".  id is the session's id as the user types
+ * it after aisb changes/apply/...
+ */
+#ifndef AISB_DRAFT_H
+#define AISB_DRAFT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "snap/snap.h"
+
+#define DRAFT_PATH_MAX		4096	/* bytes of a workspace or stage path */
+#define DRAFT_STATE_MAX		(128 * 1024)	/* bytes of a state file:
+						   room for every pattern */
+#define DRAFT_SUMMARY		50	/* change lines a session prints */
+#define DRAFT_MAX_TX		1000	/* apply attempts of one draft */
+#define DRAFT_ANSWER		64	/* bytes of an answer to the prompt */
+#define DRAFT_MAX_EXCLUDE	256	/* snapshot_exclude patterns (the
+					   launchers' list bound) */
+#define DRAFT_MARK_HEX		8	/* the question's mark, hex digits */
+
+/* A draft's states, as the state file and aisb transactions say them. */
+#define DRAFT_STAGED	"staged"	/* the command is running */
+#define DRAFT_KEPT	"kept"		/* changes wait for apply */
+#define DRAFT_UNCHANGED	"unchanged"	/* the command changed nothing */
+#define DRAFT_FAILED	"failed"	/* nothing proposed */
+#define DRAFT_APPLYING	"applying"	/* a transaction runs */
+#define DRAFT_APPLIED	"applied"
+#define DRAFT_DISCARDED	"discarded"
+#define DRAFT_CONFLICT	"conflict"	/* refused; nothing written */
+#define DRAFT_RECOVERY	"recovery"	/* interrupted: aisb recover */
+
+/* What to do with the changes when the session ends. */
+enum draft_apply {
+	DRAFT_APPLY_AUTO = 0,	/* ask when stdin and stderr are a terminal,
+				   else keep the draft */
+	DRAFT_APPLY_ASK,	/* ask on the terminal; none: keep */
+	DRAFT_APPLY_NEVER	/* keep the draft; aisb apply ID */
+};
+
+/* What a launcher records of a draft (its session record). */
+struct draft_info {
+	char		 workspace[DRAFT_PATH_MAX];
+	char		 stage[DRAFT_PATH_MAX];	/* sdir/stage */
+	char		 outcome[16];		/* DRAFT_* */
+	char		 digest[SNAP_SHA256_HEX + 1];	/* or "" */
+	unsigned long long entries, bytes, excluded, cloned, nchanges;
+	long long	 stage_ms;	/* copying the workspace */
+	long long	 changes_ms;	/* computing and saving the change set */
+	int		 staged;	/* stage made, state file written */
+};
+
+/*
+ * Before the command: copies workspace (an absolute, real path without a
+ * line break) into sdir/stage with the default rules plus exclude[n],
+ * writes sdir/manifest and the state file ("staged").  prepare, when not
+ * NULL, is called on the stage after it is made and before the manifest
+ * is saved (the Linux launcher gives the stage to the workspace's owner
+ * there); it returns 0 or -1 with err filled.  owner_uid and owner_gid
+ * are kept for draft_os_own_applied (0 where there is no such thing).
+ * Quiet 0: one line on stderr with the numbers.  0, or 78 (a bound, a
+ * bad pattern) or 77 after err is filled; on failure the stage is
+ * removed and info->outcome is "failed".
+ */
+int	 draft_stage(const char *sdir, const char *workspace,
+	    char *const *exclude, size_t nexclude, unsigned owner_uid,
+	    unsigned owner_gid,
+	    int (*prepare)(const char *stage, void *arg, char *err,
+		size_t errlen), void *arg,
+	    int quiet, struct draft_info *info, char *err, size_t errlen);
+
+/*
+ * After the command exited code: nothing proposed unless 0 (the stage
+ * removed, "failed"); else the change set saved and summed up, then, as
+ * apply says, the question and the write-back.  Returns the session's
+ * exit code: code, or 78 for a change set past the bounds, or apply's
+ * when it was asked and did not apply cleanly (65, 74).  info (filled by
+ * draft_stage) receives the outcome, digest and counts.
+ */
+int	 draft_end(const char *sdir, const char *id, int code,
+	    enum draft_apply apply, int quiet, struct draft_info *info);
+
+/*
+ * draft_end's summary of a kept draft (nchanges to write into workspace,
+ * their change set ch, the copy at stage, saved in sdir) and, as apply
+ * says, the question (launcher/draft_ask.c): 1 when the person said yes,
+ * 0 to keep the draft (said on stderr when asked for and impossible).
+ */
+int	 draft_end_ask(const char *sdir, const char *id, const char *workspace,
+	    const char *stage, unsigned long long nchanges,
+	    const struct snap_changes *ch, enum draft_apply apply, int quiet);
+
+/* aisb changes ID [--diff], apply ID, discard ID, recover ID. */
+int	 draft_changes(const char *sdir, const char *id, int diff);
+int	 draft_apply(const char *sdir, const char *id, int quiet);
+int	 draft_discard(const char *sdir, const char *id);
+int	 draft_recover(const char *sdir, const char *id);
+
+/*
+ * aisb transactions: every snapshot session among the folders of
+ * sessions_dir whose name is an id of idlen lowercase hex digits (at
+ * most 4096 of them), with its draft's state and transactions, on
+ * stdout.
+ */
+int	 draft_list(const char *sessions_dir, size_t idlen);
+
+/*
+ * aisb clean's step for one session folder: a draft still "staged" whose
+ * launcher is gone (killed before the command ended) proposes nothing;
+ * its stage is removed and the draft becomes "failed", said on stdout.
+ * 1 when a stage was removed, 0 when there was nothing to do (not a
+ * snapshot session, another state, a launcher that runs or cannot be
+ * told), -1 on error (said).
+ */
+int	 draft_reap(const char *sdir, const char *id);
+
+/* For aisb sessions show: one "# snapshot: ..." line when sdir is a
+ * snapshot session. */
+void	 draft_show(const char *sdir, FILE *out);
+
+/* ---- what differs between systems ------------------------------------ */
+
+/*
+ * Takes sdir/snapshot.lock without waiting: 0 with *lock set; -2 when
+ * another holder has it (said on stderr); -1 on error (said).
+ */
+int	 draft_os_lock(const char *sdir, intptr_t *lock);
+void	 draft_os_unlock(intptr_t lock);
+/*
+ * Where to ask "write these changes?": stdin when it is a terminal (and,
+ * unless always, stderr is too), else with always the console or
+ * controlling terminal; NULL when there is none.  What waits to be read
+ * there is discarded: an answer typed ahead, or one the terminal itself
+ * gave to a query in the command's output, is not taken for a person's.
+ * The caller fcloses it.
+ */
+FILE	*draft_os_terminal(int always);
+/* 1 when out is a terminal that acts on escape sequences (where the
+ * command's output may have left it in any state), else 0. */
+int	 draft_os_is_terminal(FILE *out);
+/* nhex random lower-case hex digits (even, at most 64) and a NUL into
+ * out: 0, or -1. */
+int	 draft_os_random_hex(char *out, size_t nhex);
+/* 1 while the launcher that wrote sdir/launcher runs, or when that
+ * cannot be told; 0 when it is gone. */
+int	 draft_os_launcher_running(const char *sdir);
+/* After an apply into workspace: the files it created or replaced given
+ * to owner_uid:owner_gid where that means something (root applying to
+ * another user's tree); failures said, not fatal.  rolled_back: the
+ * transaction was undone instead (snap_tx_recover, or apply's own roll
+ * back): what it put back from its backups (files modified or deleted,
+ * folders deleted) and now belongs to the one who applied is given. */
+void	 draft_os_own_applied(const char *workspace, unsigned owner_uid,
+	    unsigned owner_gid, const struct snap_changes *, int rolled_back);
+/*
+ * The home folder of the user owner_uid, as git finds it for that user,
+ * into out[len]: 1 when this process is that user (its own HOME), 0 when
+ * not (the system's record of the user), -1 when there is none.
+ */
+int	 draft_os_owner_home(unsigned owner_uid, char *out, size_t len);
+/* The system's git configuration files, NULL-terminated. */
+const char *const *draft_os_git_system(void);
+/* Whether path is absolute on this system ("/..." or "C:\..."). */
+int	 draft_os_path_absolute(const char *path);
+/* The monotonic clock, in milliseconds. */
+long long draft_os_now_ms(void);
+
+#endif

@@ -1,0 +1,366 @@
+/*
+ * The denials of a session, from the audit log in its folder (for a
+ * named gate, the session's lines copied there at detach: gates.c).
+ *
+ * The log may be large (a busy agent, a gate left for days): it is read
+ * line by line into a fixed buffer, at most LAUNCH_DENY_READ_MAX bytes,
+ * and aggregated into a table of LAUNCH_DENY_MAX destinations; denials
+ * past the table are counted ("and N more").  An audit line is one flat
+ * JSON object written by gate/audit.c; anything else is skipped.  What is
+ * printed comes from the sandbox (names it asked for) by way of the gate:
+ * every byte that is not printable ASCII is shown as '?', so nothing
+ * reaches the terminal that it would interpret.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "policytools/denials.h"
+
+void
+launch_denials_init(struct launch_denials *d)
+{
+	memset(d, 0, sizeof(*d));
+}
+
+/*
+ * The JSON string whose opening quote is at *p, up to end, decoded as the
+ * gate writes it (\u escapes are bytes: common/json.c) and cut to
+ * outlen - 1 bytes into out (NULL: skipped); *p ends after its closing
+ * quote.  0, or -1 when it is not a string.
+ */
+static int
+field_string(const char **p, const char *end, char *out, size_t outlen)
+{
+	char	 buf[LAUNCH_DENY_LINE];
+	ssize_t	 n;
+
+	n = json_string(*p, (size_t)(end - *p), out != NULL ? buf : NULL,
+	    sizeof(buf), NULL, JSON_BYTES, NULL, 0);
+	if (n <= 0)
+		return -1;
+	if (out != NULL && outlen > 0)
+		snprintf(out, outlen, "%s", buf);
+	*p += n;
+	return 0;
+}
+
+/* Where the value of key goes, or out NULL when it is not wanted. */
+static void
+field_of(struct launch_audit_line *f, const char *key, char **out,
+    size_t *outlen)
+{
+	const struct {
+		const char	*key;
+		size_t		 off, len;
+	} map[] = {
+#define F(k)	{ #k, offsetof(struct launch_audit_line, k), sizeof(f->k) }
+		F(event), F(decision), F(host), F(reason), F(detail), F(rule),
+		F(fix), F(would), F(would_reason), F(tool),
+#undef F
+	};
+	size_t	 i;
+
+	*out = NULL;
+	*outlen = 0;
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (strcmp(key, map[i].key) == 0) {
+			*out = (char *)f + map[i].off;
+			*outlen = map[i].len;
+		}
+}
+
+/* The fields of one flat JSON object; -1 when it is not one. */
+int
+launch_audit_parse(const char *s, size_t len, struct launch_audit_line *f)
+{
+	const char	*p = s, *end = s + len;
+	char		 key[16];
+	char		*out;
+	size_t		 outlen;
+
+	memset(f, 0, sizeof(*f));
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p >= end || *p++ != '{')
+		return -1;
+	for (;;) {
+		while (p < end && (*p == ' ' || *p == ','))
+			p++;
+		if (p < end && *p == '}')
+			return 0;
+		if (p >= end || *p != '"' ||
+		    field_string(&p, end, key, sizeof(key)) == -1)
+			return -1;
+		if (p >= end || *p++ != ':')
+			return -1;
+		field_of(f, key, &out, &outlen);
+		if (p < end && *p == '"') {
+			if (field_string(&p, end, out, outlen) == -1)
+				return -1;
+			continue;
+		}
+		/* a number or a literal: up to the next ',' or '}' */
+		if (strcmp(key, "port") == 0) {
+			unsigned long	 v = 0;
+
+			while (p < end && *p >= '0' && *p <= '9' && v <= 65535)
+				v = v * 10 + (unsigned long)(*p++ - '0');
+			f->port = v <= 65535 ? (unsigned)v : 0;
+		} else if (strcmp(key, "bytes_up") == 0 ||
+		    strcmp(key, "bytes_down") == 0) {
+			uint64_t	 v = 0;
+
+			/* at most 19 digits: no overflow */
+			while (p < end && *p >= '0' && *p <= '9' &&
+			    v < UINT64_C(1000000000000000000))
+				v = v * 10 + (uint64_t)(*p++ - '0');
+			if (key[6] == 'u')
+				f->bytes_up = v;
+			else
+				f->bytes_down = v;
+		} else if (strcmp(key, "learn") == 0)
+			f->learn = end - p >= 4 && memcmp(p, "true", 4) == 0;
+		else if (strcmp(key, "transparent") == 0)
+			f->transparent = end - p >= 4 &&
+			    memcmp(p, "true", 4) == 0;
+		while (p < end && *p != ',' && *p != '}')
+			p++;
+	}
+}
+
+/* One transparent connection of tool ("" when the relay could not tell). */
+static void
+tool_add(struct launch_denials *d, const char *tool)
+{
+	size_t	 i;
+
+	d->transparent++;
+	for (i = 0; i < d->ntools; i++)
+		if (strcmp(d->tools[i].name, tool) == 0) {
+			d->tools[i].count++;
+			return;
+		}
+	if (d->ntools == LAUNCH_TPROXY_TOOLS) {
+		d->tools_more++;
+		return;
+	}
+	snprintf(d->tools[d->ntools].name, sizeof(d->tools[0].name), "%s",
+	    tool);
+	d->tools[d->ntools++].count = 1;
+}
+
+void
+launch_denials_add(struct launch_denials *d, const char *line, size_t len)
+{
+	struct launch_audit_line	 f;
+	struct launch_denial		*e;
+	size_t				 i;
+
+	if (launch_audit_parse(line, len, &f) == -1 ||
+	    strcmp(f.event, "decision") != 0)
+		return;
+	if (f.transparent)
+		tool_add(d, f.tool);
+	if (strcmp(f.decision, "allow") == 0) {
+		d->allowed++;
+		return;
+	}
+	if (strcmp(f.decision, "deny") != 0) {
+		d->failed++;
+		return;
+	}
+	d->denied++;
+	for (i = 0; i < d->n; i++) {
+		e = &d->d[i];
+		if (e->port == f.port && strcmp(e->host, f.host) == 0 &&
+		    strcmp(e->reason, f.reason) == 0) {
+			e->count++;
+			return;
+		}
+	}
+	if (d->n == LAUNCH_DENY_MAX) {
+		d->more++;
+		return;
+	}
+	e = &d->d[d->n++];
+	snprintf(e->host, sizeof(e->host), "%s", f.host);
+	e->port = f.port;
+	snprintf(e->reason, sizeof(e->reason), "%s", f.reason);
+	snprintf(e->detail, sizeof(e->detail), "%s", f.detail);
+	snprintf(e->rule, sizeof(e->rule), "%s", f.rule);
+	snprintf(e->fix, sizeof(e->fix), "%s", f.fix);
+	e->count = 1;
+}
+
+static void
+denials_line(void *arg, const char *line, size_t len)
+{
+	launch_denials_add(arg, line, len);
+}
+
+int
+launch_denials_read(struct launch_denials *d, const char *path)
+{
+	return launch_audit_each(path, denials_line, d, &d->truncated);
+}
+
+int
+launch_audit_each(const char *path, launch_audit_fn fn, void *arg,
+    int *truncated)
+{
+	char		*buf;
+	size_t		 have = 0, total = 0, i, start;
+	ssize_t		 n;
+	int		 fd, skipping = 0;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return -1;
+	if ((buf = malloc(LAUNCH_DENY_LINE)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	for (;;) {
+		if (total >= LAUNCH_DENY_READ_MAX) {
+			*truncated = 1;
+			break;
+		}
+		n = read(fd, buf + have, LAUNCH_DENY_LINE - have);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;		/* a last line without '\n' is cut */
+		total += (size_t)n;
+		have += (size_t)n;
+		for (start = 0, i = 0; i < have; i++) {
+			if (buf[i] != '\n')
+				continue;
+			if (!skipping)
+				fn(arg, buf + start, i - start);
+			skipping = 0;
+			start = i + 1;
+		}
+		memmove(buf, buf + start, have - start);
+		have -= start;
+		if (have == LAUNCH_DENY_LINE) {
+			/* a line over the bound: skipped to its end */
+			skipping = 1;
+			have = 0;
+		}
+	}
+	free(buf);
+	close(fd);
+	return 0;
+}
+
+/* s with every byte that is not printable ASCII (nor nl, when kept) as '?' */
+static void
+put_clean(FILE *out, const char *s, int nl)
+{
+	for (; *s != '\0'; s++) {
+		unsigned char	 c = (unsigned char)*s;
+
+		if ((c < 0x20 && !(nl && c == '\n')) || c >= 0x7f)
+			c = '?';
+		putc(c, out);
+	}
+}
+
+/* "host not allowed" for host_not_allowed: the detail says it already */
+static int
+same_words(const char *token, const char *words)
+{
+	for (; *token != '\0' && *words != '\0'; token++, words++)
+		if (*token != *words && !(*token == '_' && *words == ' '))
+			return 0;
+	return *token == *words;
+}
+
+void
+launch_denials_print(const struct launch_denials *d, FILE *out,
+    const char *prefix, const char *logpath)
+{
+	const struct launch_denial	*e;
+	size_t				 i, len;
+	int				 anyfix = 0;
+
+	if (d->denied == 0)
+		return;
+	for (i = 0; i < d->n; i++)
+		if (d->d[i].fix[0] != '\0' && d->d[i].fix[0] != '#')
+			anyfix = 1;
+	fprintf(out, "%s%lu request(s) denied, to %zu%s destination(s)%s\n",
+	    prefix, d->denied, d->n, d->more ? "+" : "",
+	    anyfix ? "; the YAML under one would allow it: add its entries "
+	    "to your policy" : "");
+	for (i = 0; i < d->n; i++) {
+		e = &d->d[i];
+		fputs(prefix, out);
+		fputs("denied ", out);
+		if (e->host[0] == '\0')
+			fputs("(no target)", out);
+		else if (strchr(e->host, ':') != NULL) {
+			putc('[', out);
+			put_clean(out, e->host, 0);
+			fprintf(out, "]:%u", e->port);
+		} else {
+			put_clean(out, e->host, 0);
+			fprintf(out, ":%u", e->port);
+		}
+		fprintf(out, ", %lu time%s: ", e->count, e->count == 1 ? "" : "s");
+		put_clean(out, e->detail[0] ? e->detail : e->reason, 0);
+		if (e->detail[0] && !same_words(e->reason, e->detail)) {
+			fputs(" (", out);
+			put_clean(out, e->reason, 0);
+			putc(')', out);
+		}
+		if (e->rule[0] != '\0') {
+			fputs("; rule ", out);
+			put_clean(out, e->rule, 0);
+		}
+		putc('\n', out);
+		if (e->fix[0] != '\0') {
+			put_clean(out, e->fix, 1);
+			len = strlen(e->fix);
+			if (e->fix[len - 1] != '\n')
+				putc('\n', out);
+		}
+	}
+	if (d->more > 0)
+		fprintf(out, "%sand %lu more denial(s) to other destinations\n",
+		    prefix, d->more);
+	if (d->truncated)
+		fprintf(out, "%sonly the first %lu MiB of the audit log were "
+		    "read\n", prefix, LAUNCH_DENY_READ_MAX >> 20);
+	if (logpath != NULL && (d->more > 0 || d->truncated))
+		fprintf(out, "%severy decision: %s\n", prefix, logpath);
+}
+
+void
+launch_denials_print_tools(const struct launch_denials *d, FILE *out,
+    const char *prefix)
+{
+	size_t	 i;
+
+	if (d->transparent == 0)
+		return;
+	fprintf(out, "%s%lu connection(s) came in transparently; tools that "
+	    "ignored the proxy variables: ", prefix, d->transparent);
+	for (i = 0; i < d->ntools; i++) {
+		if (i > 0)
+			fputs(", ", out);
+		put_clean(out, d->tools[i].name[0] ? d->tools[i].name :
+		    "(unknown program)", 0);
+		fprintf(out, " (%lu)", d->tools[i].count);
+	}
+	if (d->tools_more > 0)
+		fprintf(out, ", others (%lu)", d->tools_more);
+	putc('\n', out);
+}
