@@ -137,24 +137,16 @@ if [ "$NOFILE" != unlimited ] && [ $((2 * SCALE_N + 100)) -gt "$NOFILE" ]; then
 	note "$SCALE_NOTE"
 fi
 
+# free_port, wait_port, have_or_install, squid_conf_common, stop_pids
+. "$(dirname "$0")/lib.sh"
+
 # --- processes and files, all removed on exit ----------------------------
 TMP=$(mktemp -d /tmp/aisb-bench.XXXXXX) || die "mktemp"
 chmod 0755 "$TMP"
 PIDS=()
 POLICY_RC_MADE=0
 cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do
-		kill -TERM "$p" 2>/dev/null
-	done
-	for p in "${PIDS[@]}"; do
-		for _ in 1 2 3 4 5 6 7 8 9 10; do
-			kill -0 "$p" 2>/dev/null || break
-			sleep 0.2
-		done
-		kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
+	stop_pids "${PIDS[@]}"
 	PIDS=()
 	[ "$POLICY_RC_MADE" = 1 ] && rm -f /usr/sbin/policy-rc.d
 	rm -rf "$TMP"
@@ -165,19 +157,10 @@ trap 'exit 130' INT TERM HUP
 # stop_pid PID: end one process this script started, and forget it
 stop_pid() {
 	local p=$1 q keep=()
-	kill -TERM "$p" 2>/dev/null
-	for _ in $(seq 1 50); do
-		kill -0 "$p" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$p" 2>/dev/null
-	wait "$p" 2>/dev/null
+	stop_pids "$p"
 	for q in "${PIDS[@]}"; do [ "$q" = "$p" ] || keep+=("$q"); done
 	PIDS=("${keep[@]}")
 }
-
-# free_port, wait_port, have_or_install: tests/bench/lib.sh
-. "$(dirname "$0")/lib.sh"
 
 # --- target ------------------------------------------------------------
 if [ -z "$REPLAY" ]; then
@@ -260,24 +243,12 @@ start_squid() {
 	cat >"$TMP/squid/squid.conf" <<EOF
 # written by tests/bench/compare.sh: a CONNECT/forward proxy, no cache
 http_port 127.0.0.1:$port
-acl bench_clients src 127.0.0.1/32
 acl SSL_ports port 1-65535
 acl Safe_ports port 1-65535
 acl CONNECT method CONNECT
 http_access deny !Safe_ports
 http_access deny CONNECT !SSL_ports
-http_access allow bench_clients
-http_access deny all
-cache deny all
-cache_mem 8 MB
-access_log none
-cache_store_log none
-cache_log $TMP/squid/cache.log
-pid_filename $TMP/squid/squid.pid
-coredump_dir $TMP/squid
-max_filedescriptors $NOFILE
-workers 1
-shutdown_lifetime 1 seconds
+$(squid_conf_common "$TMP/squid" "$NOFILE")
 via off
 forwarded_for delete
 client_idle_pconn_timeout 600 seconds

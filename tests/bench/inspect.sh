@@ -69,19 +69,10 @@ chmod 0755 "$T"
 TMP=$T
 PIDS=()
 POLICY_RC_MADE=0
-# free_port, wait_port, have_or_install
+# free_port, wait_port, have_or_install, squid_conf_common, stop_pids
 . "$here/lib.sh"
 cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-	for p in "${PIDS[@]}"; do
-		for _ in 1 2 3 4 5 6 7 8 9 10; do
-			kill -0 "$p" 2>/dev/null || break
-			sleep 0.2
-		done
-		kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
+	stop_pids "${PIDS[@]}"
 	[ "$POLICY_RC_MADE" = 1 ] && rm -f /usr/sbin/policy-rc.d
 	if [ -n "${INSPECT_KEEP:-}" ]; then echo "kept $T" >&2; else rm -rf "$T"; fi
 }
@@ -183,19 +174,7 @@ acl step1 at_step SslBump1
 ssl_bump peek step1
 ssl_bump bump all
 tls_outgoing_options cafile=$T/upca.pem
-acl bench_clients src 127.0.0.1/32
-http_access allow bench_clients
-http_access deny all
-cache deny all
-cache_mem 8 MB
-access_log none
-cache_store_log none
-cache_log $T/squid/cache.log
-pid_filename $T/squid/squid.pid
-coredump_dir $T/squid
-max_filedescriptors 65536
-workers 1
-shutdown_lifetime 1 seconds
+$(squid_conf_common "$T/squid" 65536)
 EOF
 	squid -N -f "$T/squid/squid.conf" >"$T/squid/stdout" 2>&1 &
 	PID[squid]=$!

@@ -52,3 +52,37 @@ have_or_install() {	# have_or_install BINARY PACKAGE
 	command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ]
 }
 
+# squid_conf_common DIR NOFILE: the end of a squid.conf both benchmarks
+# write: clients from 127.0.0.1 only, no cache, no logs but cache.log in
+# DIR, one worker, a quick shutdown
+squid_conf_common() {
+	cat <<EOF
+acl bench_clients src 127.0.0.1/32
+http_access allow bench_clients
+http_access deny all
+cache deny all
+cache_mem 8 MB
+access_log none
+cache_store_log none
+cache_log $1/cache.log
+pid_filename $1/squid.pid
+coredump_dir $1
+max_filedescriptors $2
+workers 1
+shutdown_lifetime 1 seconds
+EOF
+}
+
+# stop_pids PID...: TERM to each, then up to 5 s each to go, then KILL
+stop_pids() {
+	local p
+	for p in "$@"; do kill -TERM "$p" 2>/dev/null; done
+	for p in "$@"; do
+		for _ in $(seq 1 50); do
+			kill -0 "$p" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+}
