@@ -26,7 +26,8 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/session/gateproc.c launcher/session/gateproc.h \
 	launcher/session/watch.c launcher/session/watch.h \
 	launcher/session/recording.c launcher/session/recording.h \
-	launcher/session/snapshot.c launcher/session/snapshot.h
+	launcher/session/snapshot.c launcher/session/snapshot.h \
+	launcher/session/secrets.c launcher/session/secrets.h
 # image/: the sandbox image, its tools and the agent recipes
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/image/names.c launcher/image/names.h \

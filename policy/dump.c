@@ -208,6 +208,23 @@ policy_build_dump(struct policy *p)
 }
 
 char *
+policy_rule_inspect_yaml(const struct policy_rule *r)
+{
+	struct sbuf	 b = { NULL, 0, 0, 0 };
+
+	if ((b.buf = malloc(b.cap = 256)) == NULL)
+		return NULL;
+	b.buf[0] = '\0';
+	if (r->inspect)
+		dump_inspect(&b, r);
+	if (b.oom) {
+		free(b.buf);
+		return NULL;
+	}
+	return b.buf;
+}
+
+char *
 policy_dump(const struct policy *p, size_t *lenp)
 {
 	char	*s;

@@ -247,6 +247,13 @@ size_t	 policy_rule_secret_count(const struct policy_rule *);
 void	 policy_rule_secret(const struct policy_rule *, size_t i,
 	    struct policy_secret_info *);
 /*
+ * A rule's inspect:, requests: and secrets: as the canonical form writes
+ * them (lines indented for a list entry: "    inspect: true\n..."), for a
+ * tool that writes a policy out again with rules added; "" for a rule
+ * that does not inspect.  Malloc'd; NULL when out of memory.
+ */
+char	*policy_rule_inspect_yaml(const struct policy_rule *);
+/*
  * The change that would allow a refused request, as policy_fix_yaml()
  * writes it: block YAML (a comment naming the rule, then the entry to add
  * to its requests: allow:), or with flow one line.  The path is the

@@ -66,6 +66,7 @@ enum launch_opt_id {
 	/* issue 16: transparent capture of 80/443 and DNS (gate mode) */
 	LO_TRANSPARENT,
 	LO_TRANSPARENT_PORTS,
+	LO_SECRETS,		/* secrets.h: the gate adds them; user only */
 	LO__COUNT
 };
 
@@ -93,6 +94,8 @@ struct launch_opts {
 	size_t		 npip;
 	struct launch_item *exclude;		/* snapshot_exclude patterns */
 	size_t		 nexclude;
+	struct launch_item *secrets;		/* "NAME[=SOURCE]" (secrets.h) */
+	size_t		 nsecrets;
 
 	/* typed views, valid after launch_opts_resolve() */
 	enum launch_net	 net;

@@ -111,6 +111,19 @@ e2e_cleanup() {
 	exit "$rc"
 }
 
+# e2e_useradd USER: a user with a home, retried while other suites hold
+# /etc/passwd's lock; the uid into $uid, the home into $home
+e2e_useradd() {
+	local i
+	for i in $(seq 40); do
+		useradd -m -s /bin/bash "$1" 2>"$tmp/useradd.err" && break
+		grep -q 'cannot lock' "$tmp/useradd.err" || { cat "$tmp/useradd.err" >&2; exit 1; }
+		sleep 0.5
+	done
+	uid=$(id -u "$1")
+	home=$(getent passwd "$1" | cut -d: -f6)
+}
+
 ok()  { pass=$((pass + 1)); [ $# -eq 0 ] || echo "ok - $*"; }
 bad() { fail=$((fail + 1)); echo "not ok - $*"; }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: got '$2', want '$3'"; fi; }

@@ -232,13 +232,7 @@ rm -f "$ws/.aisb.yaml"
 
 # --- 2. an ordinary user, rootless podman, in that user's 0700 folder ---
 # other suites add and remove users alongside: /etc/passwd may be locked
-for i in $(seq 40); do
-	useradd -m -s /bin/bash "$user" 2>"$tmp/useradd.err" && break
-	grep -q 'cannot lock' "$tmp/useradd.err" || { cat "$tmp/useradd.err" >&2; exit 1; }
-	sleep 0.5
-done
-uid=$(id -u "$user")
-home=$(getent passwd "$user" | cut -d: -f6)
+e2e_useradd "$user"
 e2e_tun_open
 install -d -m 0755 -o "$user" -g "$user" "$home/bin"
 install -m 0755 "$build/aisb" "$build/aisb-gate" "$build/aisb-enforce" "$home/bin/"
