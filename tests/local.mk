@@ -12,8 +12,8 @@
 TESTS += tests/e2e/identity.sh tests/e2e/image.sh tests/e2e/npm.sh \
 	tests/e2e/pip.sh tests/e2e/session.sh tests/e2e/seccomp.sh \
 	tests/e2e/hostca.sh tests/e2e/secrets.sh tests/e2e/snapshot.sh \
-	tests/e2e/signals.sh tests/e2e/transparent.sh tests/e2e/record.sh tests/e2e/agent.sh \
-	tests/e2e/deny.sh tests/e2e/record_direct.sh tests/e2e/learn.sh \
+	tests/e2e/signals.sh tests/e2e/transparent.sh tests/e2e/record.sh \
+	tests/e2e/agent.sh tests/e2e/deny.sh tests/e2e/direct.sh tests/e2e/learn.sh \
 	tests/e2e/apt.sh tests/e2e/kube.sh \
 	tests/integration/enforce_netns.sh
 
@@ -125,6 +125,15 @@ tests_unit_test_lockfile_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_lockfile_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_lockfile_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 endif
+
+# Sourced by every test under set -e: a test that dies of a failing
+# command names it, with its file, line and status.
+EXTRA_DIST += tests/errtrap.sh
+# No pipe in the tree's shell scripts ends in a reader that may leave
+# before its writer is done: under pipefail the writer's SIGPIPE is the
+# pipeline's status (tests/sigpipe_lint.sh says what to write instead).
+TESTS += tests/sigpipe_lint.sh
+EXTRA_DIST += tests/sigpipe_lint.sh tests/sigpipe_lint.awk
 
 # The tree's layout (README.md, "Layout"; docs/launcher.md): the
 # launcher's one direction of dependence, no include cycle, no file over

@@ -375,6 +375,30 @@ selinux_enforcing(void)
 }
 
 /*
+ * Who the sandbox user and the container's root are on the host (ids.h);
+ * nothing for a preview that knows no mapping.
+ */
+static void
+add_ids(struct launch_strv *v, const struct launch_ids *ids)
+{
+	if (ids != NULL && ids->mode == LAUNCH_IDS_KEEPID) {
+		add(v, "--userns=keep-id:uid=%u,gid=%u", LAUNCH_SANDBOX_ID,
+		    LAUNCH_SANDBOX_ID);
+		/*
+		 * keep-id alone starts the entrypoint as 1000, the command's
+		 * uid, which may then signal catatonit and the enforcer, and
+		 * which direct mode's per-uid rule cannot tell from the
+		 * refresher.  The container's root is a subordinate id of the
+		 * user, as in a rootful session.
+		 */
+		add(v, "--user=0:0");
+	} else if (ids != NULL && ids->mode == LAUNCH_IDS_MAPPED) {
+		add(v, "--uidmap=0:%u:%u", (unsigned)ids->uid_base, ids->count);
+		add(v, "--gidmap=0:%u:%u", (unsigned)ids->gid_base, ids->count);
+	}
+}
+
+/*
  * `podman run` for one session.  Secrets never appear here: values reach
  * the container through the env file only.  -1 without a seccomp profile.
  */
@@ -416,16 +440,7 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 	add(v, "--cap-add=NET_ADMIN,SETUID,SETGID,SETPCAP,KILL%s",
 	    o->net == LAUNCH_NET_DIRECT ? ",NET_BIND_SERVICE" : "");
 	add(v, "--security-opt=no-new-privileges");
-	/* who the sandbox user is on the host: ids.h */
-	if (r->ids != NULL && r->ids->mode == LAUNCH_IDS_KEEPID)
-		add(v, "--userns=keep-id:uid=%u,gid=%u", LAUNCH_SANDBOX_ID,
-		    LAUNCH_SANDBOX_ID);
-	else if (r->ids != NULL && r->ids->mode == LAUNCH_IDS_MAPPED) {
-		add(v, "--uidmap=0:%u:%u", (unsigned)r->ids->uid_base,
-		    r->ids->count);
-		add(v, "--gidmap=0:%u:%u", (unsigned)r->ids->gid_base,
-		    r->ids->count);
-	}
+	add_ids(v, r->ids);
 	/* aisb's own profile (docs/seccomp.md); never podman's, never none */
 	if (r->seccomp == NULL || r->seccomp[0] == '\0')
 		v->failed = 1;

@@ -388,16 +388,13 @@ denial_summary(const struct launch_session *s)
 /*
  * --record --net direct: SESSION/recording (launch_record_prepare made it),
  * mounted at LAUNCH_RECORD_DIR for the enforcer's recorder (docs/record.md,
- * "Direct mode").  Rootful: given to the container's root (uid_base), so
- * that the command (uid_base + 1000) cannot enter it.  Rootless it stays
- * the user's, who is uid 1000 inside: nothing is recorded where the
- * command could reach, since the enforcer refuses direct mode as the
- * sandbox uid (78, as keep-id starts it today) and a folder the sandbox
- * uid owns or may write (77).  0, or -1 with err.
+ * "Direct mode"), given to the container's root (ids.h), so that the
+ * command cannot enter it; the enforcer refuses a folder the sandbox uid
+ * owns or may write (77).  0, or -1 with err.
  */
 static int
 record_dir(const struct launch_session *s, const struct launch_ids *ids,
-    char *path, size_t len, char *err, size_t errlen)
+    const char *podman, char *path, size_t len, char *err, size_t errlen)
 {
 	struct stat	 st;
 
@@ -413,16 +410,11 @@ record_dir(const struct launch_session *s, const struct launch_ids *ids,
 		snprintf(err, errlen, "%s: not a folder", path);
 		return -1;
 	}
-	if (ids->mode == LAUNCH_IDS_MAPPED &&
-	    chown(path, ids->uid_base, ids->gid_base) == -1) {
-		snprintf(err, errlen, "chown of %s: %s", path, strerror(errno));
-		return -1;
-	}
 	if (chmod(path, 0700) == -1) {
 		snprintf(err, errlen, "chmod of %s: %s", path, strerror(errno));
 		return -1;
 	}
-	return 0;
+	return launch_ids_give_root(ids, podman, path, err, errlen);
 }
 
 /*
@@ -752,7 +744,7 @@ run_files(struct run *r)
 	    &r->mounted, r->err, sizeof(r->err)) == -1)
 		return -1;
 	if (o->record && o->net == LAUNCH_NET_DIRECT && record_dir(&r->s,
-	    &r->ids, r->recorddir, sizeof(r->recorddir), r->err,
+	    &r->ids, r->podman, r->recorddir, sizeof(r->recorddir), r->err,
 	    sizeof(r->err)) == -1)
 		return -1;
 	return 0;
@@ -847,6 +839,10 @@ run_end(struct run *r, int code)
 		    sizeof(path)) == 0)
 			(void)unlink(path);
 	launch_watch_dismiss(&r->watchfd);
+	/* the recorder's folder, the user's again for the manifest (ids.h) */
+	if (r->recorddir[0] != '\0' && launch_ids_take_back(&r->ids,
+	    r->podman, r->recorddir, r->err, sizeof(r->err)) == -1)
+		fprintf(stderr, "aisb: --record: %s\n", r->err);
 	/* the container is gone: the change set, the question, the apply */
 	if (o->snapshot)
 		code = launch_snap_end(&r->snap, &r->s, o, code);

@@ -520,7 +520,7 @@ row() {		# row LABEL FIGURE KEY [noratio]
 }
 
 echo
-echo "aisb proxy comparison: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), ${SECS} s runs, $ROUNDS round(s) (median)$([ "$SMOKE" = 1 ] && echo ', SMOKE (not a measurement)')"
+echo "aisb proxy comparison: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | sed -n 1p), ${SECS} s runs, $ROUNDS round(s) (median)$([ "$SMOKE" = 1 ] && echo ', SMOKE (not a measurement)')"
 echo "squid: $( (squid -v 2>/dev/null || /usr/sbin/squid -v 2>/dev/null) | sed -n '1s/.*Version //p'), tinyproxy: $(tinyproxy -v 2>/dev/null | awk '{print $2}'), nofile: $NOFILE"
 echo
 hdr="| figure |"; sep="| --- |"

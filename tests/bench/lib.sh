@@ -9,7 +9,7 @@ free_port() {
 	local p
 	for _ in $(seq 1 100); do
 		p=$((20000 + RANDOM % 12000))
-		if ! ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; then
+		if [ -z "$(ss -Hltn "sport = :$p" 2>/dev/null)" ]; then
 			echo "$p"
 			return 0
 		fi
@@ -21,7 +21,7 @@ free_port() {
 wait_port() {
 	for _ in $(seq 1 150); do
 		kill -0 "$2" 2>/dev/null || return 1
-		ss -Hltn "sport = :$1" 2>/dev/null | grep -q . && return 0
+		[ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ] && return 0
 		sleep 0.1
 	done
 	return 1

@@ -46,20 +46,6 @@ done
 e2e_init secrets
 chmod 0755 "$tmp"
 vol=aisb-e2e-secrets-$$
-user=aisbsec$$
-uid=
-e2e_cleanup_more() {
-	local p
-	if [ -n "$uid" ]; then
-		# the test user's own processes (rootless podman's), by pid
-		for p in $(pgrep -u "$uid" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
-		sleep 0.5
-		userdel -r "$user" >/dev/null 2>&1 || true
-		rm -rf "/tmp/podman-run-$uid" "/tmp/containers-user-$uid" \
-		    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null || true
-	fi
-	return 0
-}
 wait_file() {
 	local i
 	for i in $(seq 300); do [ -s "$1" ] && return 0; sleep 0.1; done
@@ -212,7 +198,7 @@ while_it_runs() {
 		kill -0 "$2" 2>/dev/null || break
 		sleep 0.2
 	done
-	run_sd=$(ls -dt "$4"/aisb/sessions/* 2>/dev/null | head -1)
+	run_sd=$(e2e_session "$4") || run_sd=
 	if [ -e "$3/ready" ] && [ -n "$run_sd" ]; then
 		gate_look "$1" "$run_sd"
 	else
@@ -310,33 +296,19 @@ fi
 podman rm -f "aisb-$id" >/dev/null 2>&1 || true
 
 # a secret named but not set: 78 before anything starts
-before=$(ls "$XDG_STATE_HOME/aisb/sessions" | wc -l)
 rc=0; (cd "$tmp/ws" && "$aisb" --policy "$tmp/policy.yaml" --home-volume "$vol" \
     "${pkgargs[@]}" --secret E2E_API_KEY -- true) >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 check "unset secret: 78" "$rc" 78
-check "unset secret: no session folder" "$(ls "$XDG_STATE_HOME/aisb/sessions" | wc -l)" "$before"
+check "unset secret: no session folder" "$(e2e_sessions | wc -l)" 0
 check "unset secret: no container" "$(podman ps -aq | wc -l)" 0
 
 # --- 2. rootless: an ordinary user's session ------------------------------
-e2e_useradd "$user"
-e2e_tun_open
-install -d -m 0755 -o "$user" -g "$user" "$home/bin"
-install -m 0755 "$build/aisb" "$build/aisb-gate" "$build/aisb-enforce" "$home/bin/"
-install -m 0644 "$build/aisb-seccomp.json" "$build/aisb-agents.yaml" "$home/bin/"
+e2e_user aisbsec
+home=$e2e_home user=$e2e_user_name
 install -m 0644 -o "$user" "$tmp/policy.yaml" "$home/policy.yaml"
 install -m 0600 -o "$user" "$tmp/token" "$home/token"
 install -m 0600 -o "$user" "$tmp/cmdkey" "$home/cmdkey"
 install -m 0644 "$tmp/ca.crt" "$home/ca.crt"
-mapfile -t imgs < <(podman images --filter label=io.aisb.managed=1 --format '{{.Repository}}:{{.Tag}}')
-podman save -q -m -o "$home/img.tar" "${imgs[@]}"
-chown "$user" "$home/img.tar"
-as_user() {
-	runuser -u "$user" -- env -i HOME="$home" USER="$user" LOGNAME="$user" \
-	    PATH="$home/bin:/usr/local/bin:/usr/bin:/bin" \
-	    AISB_TEST_UPSTREAM_CA="$home/ca.crt" "$@"
-}
-as_user podman load -q -i "$home/img.tar" >/dev/null
-rm -f "$home/img.tar"
 uws=$home/proj
 install -d -m 0700 -o "$user" -g "$user" "$uws"
 install -m 0755 -o "$user" "$tmp/ws/probe.sh" "$tmp/ws/tls.js" "$uws/"
@@ -345,8 +317,9 @@ rm -f "$tmp/ws/ready" "$tmp/ws/go"
 # holds it (runuser stays as aisb's parent)
 install -m 0600 -o "$user" /dev/null "$home/envkey"
 printf '%s' "$V_ENV" >"$home/envkey"
-(cd "$uws" && as_user sh -c 'E2E_API_KEY=$(cat "$1"); export E2E_API_KEY; shift;
-    exec "$@"' sh "$home/envkey" aisb --policy "$home/policy.yaml" \
+(cd "$uws" && as_user env AISB_TEST_UPSTREAM_CA="$home/ca.crt" sh -c \
+    'E2E_API_KEY=$(cat "$1"); export E2E_API_KEY; shift; exec "$@"' \
+    sh "$home/envkey" aisb --policy "$home/policy.yaml" \
     --home-volume "$vol" --keep "${pkgargs[@]}" --secret E2E_API_KEY \
     --secret "E2E_TOKEN=file:$home/token" --secret "E2E_REPL=command:cat $home/cmdkey" -- \
     ./probe.sh) >"$tmp/out" 2>"$tmp/err" </dev/null &
