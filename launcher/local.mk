@@ -33,7 +33,8 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/session/gitguard-int.h launcher/session/gitback.c \
 	launcher/session/gitoffer.c launcher/session/protect.c \
 	launcher/session/protect.h launcher/session/mounts.c \
-	launcher/session/mounts.h
+	launcher/session/mounts.h \
+	launcher/session/secrets.c launcher/session/secrets.h
 # image/: the sandbox image, its tools and the agent recipes
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/image/names.c launcher/image/names.h \

@@ -27,6 +27,7 @@
 #include "session/recording.h"
 #include "session/run.h"
 #include "session/seccomp.h"
+#include "session/secrets.h"
 #include "session/spec.h"
 #include "session/wsmode.h"
 
@@ -67,6 +68,12 @@ print_env(const struct launch_opts *o)
 		printf("HTTP_PROXY, HTTPS_PROXY, ALL_PROXY (and lower case)="
 		    "http://<session credential>@" LAUNCH_SLIRP_HOST ":<gate "
 		    "port>\nNO_PROXY, no_proxy=localhost,127.0.0.1,::1\n");
+	/* a placeholder each; the values are read only by a session */
+	for (i = 0; i < o->nsecrets; i++)
+		printf("%.*s=<placeholder: the gate adds the secret from %s>\n",
+		    (int)strcspn(o->secrets[i].text, "="), o->secrets[i].text,
+		    strchr(o->secrets[i].text, '=') != NULL ?
+		    strchr(o->secrets[i].text, '=') + 1 : "aisb's environment");
 	for (i = 0; i < o->nenv; i++) {
 		/* a recipe's setenv holds no secret: shown */
 		if (o->env[i].src == LAUNCH_SRC_DEFAULT &&
@@ -243,6 +250,33 @@ refuse(struct launch_opts *o, int preview, int named)
 	return 0;
 }
 
+/*
+ * The secrets read on the host (a missing one stops the session before
+ * anything starts: 78), then the session.
+ */
+static int
+run_session(const struct launch_opts *o, struct policy *p,
+    const struct launch_run_agent *ra)
+{
+	struct launch_secrets	*ss;
+	char			 err[2048];
+	int			 rc;
+
+	if ((ss = calloc(1, sizeof(*ss))) == NULL) {
+		fprintf(stderr, "aisb: out of memory\n");
+		return EXIT_CONFIG;
+	}
+	if (launch_secrets_read(ss, o, environ, err, sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: %s\n", err);
+		free(ss);
+		return EXIT_CONFIG;
+	}
+	rc = launch_session_run(o, p, ra, ss);
+	launch_secrets_free(ss);
+	free(ss);
+	return rc;
+}
+
 int
 launch_cmd_run(int argc, char **argv)
 {
@@ -293,6 +327,11 @@ launch_cmd_run(int argc, char **argv)
 	    gated ? o.val[LO_GATE] : NULL, &p, &ra.yaml, o.print_policy ?
 	    stdout : NULL) == -1)
 		goto out;
+	/* a secret that would reach nothing, or the sandbox: refused */
+	if (launch_secrets_usable(&o, p, err, sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: %s\n", err);
+		goto out;
+	}
 	rc = previews(&o, p, &ra);
 	if (!preview && o.record && gated) {
 		/* never silently run without what was asked for */
@@ -304,7 +343,7 @@ launch_cmd_run(int argc, char **argv)
 		    o.val[LO_GATE]);
 		rc = EXIT_CONFIG;
 	} else if (!preview)
-		rc = launch_session_run(&o, p, &ra);
+		rc = run_session(&o, p, &ra);
 out:
 	policy_free(p);
 	launch_run_agent_free(&ra);

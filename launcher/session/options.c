@@ -151,6 +151,13 @@ check_project(const struct launch_opts *o, enum launch_opt_id id,
 		    where, launch_optdesc[id].name, o->user_config, launch_optdesc[id].name);
 		return -1;
 	}
+	if (id == LO_SECRETS) {
+		snprintf(err, errlen, "%s: a project config may not name "
+		    "secrets: it would choose which of your secrets leave the "
+		    "host; name them in %s or with --secret", where,
+		    o->user_config);
+		return -1;
+	}
 	if (!(launch_optdesc[id].flags & O_PROJECT)) {
 		snprintf(err, errlen, "%s: '%s' may not be set by a project "
 		    "config (it would widen what the session can reach or "
@@ -255,7 +262,8 @@ read_config(struct launch_opts *o, const char *path, enum launch_src src,
 		case YAML_SEQUENCE_START_EVENT:
 			if (depth != 1 || id < 0 || inlist ||
 			    (launch_optdesc[id].type != OT_LIST &&
-			    launch_optdesc[id].type != OT_ENVLIST)) {
+			    launch_optdesc[id].type != OT_ENVLIST &&
+			    launch_optdesc[id].type != OT_SECRETLIST)) {
 				snprintf(err, errlen, "%s: a list is not valid "
 				    "here", where);
 				goto fail_ev;
@@ -332,7 +340,7 @@ apply_env_layer(struct launch_opts *o, char **envp, char *err, size_t errlen)
 	int		 i, k;
 
 	for (i = 0; i < LO__COUNT; i++) {
-		if (i == LO_ENV || i == LO_PROJECT_POLICY)
+		if (i == LO_ENV || i == LO_PROJECT_POLICY || i == LO_SECRETS)
 			continue;	/* secrets and trust: flags and user config only */
 		snprintf(var, sizeof(var), "AISB_");
 		for (k = 0; launch_optdesc[i].name[k] != '\0' && k < 50; k++)
@@ -376,6 +384,8 @@ flag_opt(const char *flag, size_t len)
 	name[len] = '\0';
 	if (strcmp(name, "package") == 0)
 		return LO_PACKAGES;
+	if (strcmp(name, "secret") == 0)
+		return LO_SECRETS;
 	if ((id = launch_opt_find(name, len)) < 0 || (launch_optdesc[id].flags & O_NOFLAG))
 		return -1;
 	return id;
@@ -479,7 +489,8 @@ flag_name(int id, char *flag, size_t len)
 
 	snprintf(flag, len, "--%s%s", d->type == OT_BOOL && d->def != NULL &&
 	    strcmp(d->def, "true") == 0 ? "no-" : "",
-	    id == LO_PACKAGES ? "package" : d->name);
+	    id == LO_PACKAGES ? "package" : id == LO_SECRETS ? "secret" :
+	    d->name);
 	for (i = 0; flag[i] != '\0'; i++)
 		if (flag[i] == '_')
 			flag[i] = '-';
@@ -863,6 +874,18 @@ launch_opts_print(const struct launch_opts *o, FILE *f)
 				    launch_env_redacted(o->env[i].text, buf,
 				    sizeof(buf)));
 				print_src(f, o->env[i].src, o->env[i].where);
+			}
+			continue;
+		}
+		if (id == LO_SECRETS) {
+			if (o->nsecrets == 0)
+				fprintf(f, "%-15s (none) (default)\n", "secrets");
+			/* names and where each is read from: no value */
+			for (i = 0; i < o->nsecrets; i++) {
+				fprintf(f, "%-15s %s ", "secrets",
+				    o->secrets[i].text);
+				print_src(f, o->secrets[i].src,
+				    o->secrets[i].where);
 			}
 			continue;
 		}

@@ -70,6 +70,7 @@ enum launch_opt_id {
 	LO_PROTECT,		/* paths read-only inside, listed at the end */
 	LO_QUARANTINE,		/* net none, read-only workspace, no home */
 	LO_MOUNT,		/* SRC:DST[:ro|rw] beside the workspace */
+	LO_SECRETS,		/* secrets.h: the gate adds them; user only */
 	LO__COUNT
 };
 
@@ -101,6 +102,8 @@ struct launch_opts {
 	size_t		 nprotect;
 	struct launch_item *mounts;		/* SRC:DST[:ro|rw] */
 	size_t		 nmounts;
+	struct launch_item *secrets;		/* "NAME[=SOURCE]" (secrets.h) */
+	size_t		 nsecrets;
 
 	/* typed views, valid after launch_opts_resolve() */
 	enum launch_net	 net;

@@ -17,6 +17,7 @@
 #include "session/mounts.h"
 #include "session/options-int.h"
 #include "session/recording.h"
+#include "session/secrets.h"
 
 /*
  * The one table of session options: the config files, AISB_*, the flags
@@ -151,6 +152,16 @@ const struct optdesc launch_optdesc[LO__COUNT] = {
 	    "also mount the host's SRC at DST, read-only unless MODE is rw "
 	    "(ro, rw; agent skills, plugins; repeatable, at most 16)",
 	    "SRC:DST[:MODE]", "none" },
+	/*
+	 * Secrets (secrets.h): read on the host, added by the gate, a
+	 * placeholder inside.  Never a project config's nor AISB_*'s: a
+	 * repository must not name what of the user's leaves the host.
+	 */
+	[LO_SECRETS] = { "secrets", OT_SECRETLIST, 0, NULL,
+	    "a secret the gate adds to the requests the policy says, the "
+	    "sandbox holding a placeholder: NAME (aisb's environment), "
+	    "NAME=env:VAR, NAME=file:/PATH, NAME=command:PROGRAM ARGS "
+	    "(repeatable)", "NAME[=SOURCE]", "none" },
 };
 
 static int
@@ -516,6 +527,8 @@ launch_opt_check(struct launch_opts *o, enum launch_opt_id id, const char *v,
 		return check_list(id, v, len, err, errlen);
 	case OT_ENVLIST:
 		return check_env(v, len, err, errlen);
+	case OT_SECRETLIST:
+		return launch_secret_entry_check(v, err, errlen);
 	case OT_BOOL:
 		return check_bool(o, id, d, v, err, errlen);
 	default:
@@ -612,6 +625,9 @@ launch_opt_set(struct launch_opts *o, enum launch_opt_id id, const char *v,
 	}
 	if (launch_optdesc[id].type == OT_ENVLIST)
 		return list_add(&o->env, &o->nenv, v, src, where, err, errlen);
+	if (launch_optdesc[id].type == OT_SECRETLIST)
+		return list_add(&o->secrets, &o->nsecrets, v, src, where, err,
+		    errlen);
 	if (launch_optdesc[id].type == OT_LIST) {
 		struct launch_item	**l = &o->packages;
 		size_t			 *n = &o->npackages;
@@ -683,4 +699,5 @@ launch_opts_free(struct launch_opts *o)
 	list_free(&o->exclude, &o->nexclude);
 	list_free(&o->protect, &o->nprotect);
 	list_free(&o->mounts, &o->nmounts);
+	list_free(&o->secrets, &o->nsecrets);
 }

@@ -38,6 +38,7 @@
 #include "session/recording.h"
 #include "session/run.h"
 #include "session/seccomp.h"
+#include "session/secrets.h"
 #include "session/folder.h"
 #include "session/snapshot.h"
 #include "session/spec.h"
@@ -224,11 +225,16 @@ supervise(char **argv, struct launch_gate *gate, const char *podman,
  */
 enum { PH_HOST, PH_GATE, PH_IMAGE, PH_RUN, PH_END, PH_N };
 
-/* What the session ran on, for its record: image, base, host CAs. */
+/*
+ * What the session ran on, for its record: image, base, host CAs, the
+ * gate's CA and the secrets (names and sources, never a value).
+ */
 struct run_image {
-	char	tag[LAUNCH_TAG_MAX];
-	char	base[LAUNCH_TAG_MAX];
-	size_t	host_cas;
+	char				 tag[LAUNCH_TAG_MAX];
+	char				 base[LAUNCH_TAG_MAX];
+	size_t				 host_cas;
+	int				 session_ca;
+	const struct launch_secrets	*ss;
 };
 
 /* One line: arguments quoted, bytes that could break it escaped. */
@@ -265,7 +271,7 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
     const struct draft_info *sn)
 {
 	char	*text = NULL, path[PATH_MAX], err[256];
-	size_t	 len = 0;
+	size_t	 len = 0, i;
 	FILE	*f;
 
 	if ((f = open_memstream(&text, &len)) == NULL)
@@ -302,6 +308,13 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
 	fprintf(f, "\nimage %s\nbase %s\nhost_cas %zu",
 	    ri->tag[0] != '\0' ? ri->tag : "-",
 	    ri->base[0] != '\0' ? ri->base : "-", ri->host_cas);
+	if (ri->session_ca)
+		fprintf(f, "\nsession_ca yes (the gate inspects: its CA "
+		    "trusted inside)");
+	for (i = 0; ri->ss != NULL && i < ri->ss->n; i++)
+		fprintf(f, "\nsecret %s from %s (%s); the sandbox held a "
+		    "placeholder", ri->ss->v[i].name, ri->ss->v[i].source,
+		    ri->ss->v[i].where);
 	fprintf(f, "\nhome_volume %s\nlimits_not_applied%s", o->quarantine ?
 	    "- (quarantine: an anonymous volume, gone with the container)" :
 	    o->val[LO_HOME_VOLUME], unheld[0] != '\0' ? unheld : " none");
@@ -458,6 +471,8 @@ struct run {
 	char				 image[LAUNCH_TAG_MAX];
 	char				 hostca[PATH_MAX], recorddir[PATH_MAX];
 	char				 seccomp[PATH_MAX], capture[PATH_MAX];
+	char				 gateca[PATH_MAX];
+	struct launch_secrets		*ss;
 	char				*plan, *proxy;
 	time_t				 start;
 	int64_t				 ph0[PH_N], ph1[PH_N];
@@ -576,6 +591,51 @@ run_host(struct run *r)
 }
 
 /*
+ * The session's own gate started: an inspecting one writes its CA's
+ * certificate into the session folder (run_files makes the sandbox
+ * trust it) and gets the secrets on a descriptor of their own, whose
+ * values aisb then forgets.  0 or -1 with r->err.
+ */
+static int
+gate_spawn(struct run *r, const char *const *extra)
+{
+	const struct launch_opts	*o = r->o;
+	struct launch_gate_args		 a;
+	const char			*upca = getenv(LAUNCH_TEST_UPSTREAM_CA_ENV);
+	int				 rc;
+
+	memset(&a, 0, sizeof(a));
+	a.policy = r->gpolicy;
+	a.tokenfile = r->token;
+	a.auditfile = r->audit;
+	a.logfile = r->glog;
+	a.capture = r->recording ? r->capture : NULL;
+	a.capture_max = o->record_max;
+	a.extra = extra;
+	a.secrets_fd = -1;
+	if (launch_policy_inspects(r->p)) {
+		if (launch_session_path(&r->s, "gate-ca.pem", r->gateca,
+		    sizeof(r->gateca)) == -1) {
+			snprintf(r->err, sizeof(r->err), "session folder path "
+			    "too long");
+			return -1;
+		}
+		a.ca_out = r->gateca;
+		a.upstream_ca = upca != NULL && upca[0] == '/' ? upca : NULL;
+	}
+	if (r->ss != NULL && r->ss->n > 0 && (a.secrets_fd =
+	    launch_secrets_fd(r->ss, r->err, sizeof(r->err))) == -1)
+		return -1;
+	rc = launch_gate_spawn_with(&r->gate, &a, r->err, sizeof(r->err));
+	if (a.secrets_fd != -1)
+		close(a.secrets_fd);
+	/* the gate holds them now (or never will): none stays here */
+	if (r->ss != NULL)
+		launch_secrets_forget(r->ss);
+	return rc;
+}
+
+/*
  * The gate: a named one attached, or the session's own started.  The
  * credential is in place before the gate starts.  The gate comes up
  * while the image is looked up; its port, which the plan and the env
@@ -605,10 +665,8 @@ run_gate(struct run *r)
 	if (o->net != LAUNCH_NET_GATE)
 		return 0;
 	if (launch_token_file(&r->s, r->token, sizeof(r->token), r->err,
-	    sizeof(r->err)) == -1 ||
-	    launch_gate_spawn_args(&r->gate, r->gpolicy, r->token, r->audit,
-	    r->glog, NULL, r->recording ? r->capture : NULL, o->record_max,
-	    o->learn ? learn : NULL, r->err, sizeof(r->err)) == -1)
+	    sizeof(r->err)) == -1 || gate_spawn(r, o->learn ? learn : NULL) ==
+	    -1)
 		return -1;
 	/* for aisb clean, should this launcher be killed */
 	n = snprintf(pid, sizeof(pid), "%d\n", (int)r->gate.pid);
@@ -679,7 +737,7 @@ run_files(struct run *r)
 		}
 	}
 	r->ph0[PH_RUN] = mono_ms();
-	if (launch_env_file(&r->s, o, environ, r->proxy, r->envfile,
+	if (launch_env_file(&r->s, o, environ, r->proxy, r->ss, r->envfile,
 	    sizeof(r->envfile), r->err, sizeof(r->err)) == -1)
 		return -1;
 	if (r->proxy != NULL)
@@ -690,14 +748,18 @@ run_files(struct run *r)
 	    launch_session_write(&r->s, "plan", r->plan, strlen(r->plan),
 	    r->planfile, sizeof(r->planfile), r->err, sizeof(r->err)) == -1)
 		return -1;
-	if (o->host_ca && launch_host_ca_file(&r->s, r->hostca,
+	/* the host's CAs, and an inspecting gate's (its leaves' issuer) */
+	if ((o->host_ca || r->gateca[0] != '\0') && launch_host_ca_file(&r->s,
+	    o->host_ca, r->gateca[0] != '\0' ? r->gateca : NULL, r->hostca,
 	    sizeof(r->hostca), &r->ri.host_cas, r->err,
 	    sizeof(r->err)) == -1) {
-		snprintf(r->err + strlen(r->err), sizeof(r->err) -
-		    strlen(r->err), " (--no-host-ca runs without the host's "
-		    "CAs)");
+		if (o->host_ca)
+			snprintf(r->err + strlen(r->err), sizeof(r->err) -
+			    strlen(r->err), " (--no-host-ca runs without the "
+			    "host's CAs)");
 		return -1;
 	}
+	r->ri.session_ca = r->gateca[0] != '\0';
 	/* rootful: the owner's files, seen as the sandbox user's (ids.h) */
 	if (launch_ids_prepare(&r->ids, o->snapshot ? r->snap.stage :
 	    o->val[LO_WORKSPACE], r->wsmount, r->envfile, r->planfile,
@@ -830,7 +892,7 @@ run_end(struct run *r, int code)
 
 int
 launch_session_run(const struct launch_opts *o, struct policy *p,
-    const struct launch_run_agent *ra)
+    const struct launch_run_agent *ra, struct launch_secrets *ss)
 {
 	struct run	*r;
 	int		 code, rc;
@@ -842,6 +904,8 @@ launch_session_run(const struct launch_opts *o, struct policy *p,
 	r->o = o;
 	r->p = p;
 	r->ra = ra;
+	r->ss = ss;
+	r->ri.ss = ss;
 	r->gate.pid = -1;
 	r->shared.dir[0] = '\0';
 	r->watchfd = -1;
