@@ -42,7 +42,7 @@ ptyask=$(cd "$top_srcdir" && pwd)/tests/e2e/ptyask.py
 . "$top_srcdir/tests/e2e/lib.sh"
 e2e_init gitguard
 e2e_seed_image git
-user=aisbgg$$
+user=aisbgg
 
 printf 'version: 1\nallow:\n  - host: allowed.test\n' >"$tmp/policy.yaml"
 chmod 0644 "$tmp/policy.yaml"
@@ -314,6 +314,7 @@ grep -q '^aisb:   A notes.txt  \[!\] protected' "$tmp/err" && ok ||
 
 # --- 2. an ordinary user, rootless podman, in that user's 0700 repository
 e2e_user "$user"
+user=$e2e_user_name home=$e2e_home
 install -m 0644 -o "$user" "$tmp/policy.yaml" "$home/policy.yaml"
 run_as=(as_user)
 owner=$user

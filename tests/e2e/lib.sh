@@ -43,17 +43,6 @@
 # user in a clean environment.  The EXIT trap removes the user, its
 # processes and its store.
 #
-#   e2e_user NAME
-#
-# (root only) makes an ordinary user NAME for rootless sessions, as other
-# suites add and remove users alongside (a locked /etc/passwd is waited
-# for): sets $uid and $home, opens /dev/net/tun to it, installs aisb,
-# aisb-gate, aisb-enforce and the seccomp profile in $home/bin, an
-# overlay podman store, the aisb images of the test's store (loaded, not
-# rebuilt), and as_user CMD... (runs CMD as the user, with a clean
-# environment).  e2e_cleanup removes the user, its processes, its
-# rootless store and its home.
-#
 #   ok [MSG]  bad MSG  check MSG GOT WANT     count into $pass and $fail
 #
 #   sd=$(e2e_session [STATE])
@@ -141,7 +130,6 @@ e2e_cleanup() {
 	if declare -F e2e_cleanup_more >/dev/null; then
 		e2e_cleanup_more || true
 	fi
-	e2e_user_remove || true
 	e2e_user_remove || true
 	e2e_tun_close || true
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -305,11 +293,13 @@ e2e_user() {
 	    "$e2e_home/bin" "$e2e_home/.config" "$e2e_home/.config/containers"
 	printf '[storage]\ndriver = "overlay"\n' \
 	    >"$e2e_home/.config/containers/storage.conf"
+	chown "$e2e_user_name:" "$e2e_home/.config/containers/storage.conf"
 	install -m 0755 "$bin/aisb" "$bin/aisb-gate" "$bin/aisb-enforce" \
 	    "$e2e_home/bin/"
 	install -m 0644 "$bin/aisb-seccomp.json" "$e2e_home/bin/"
 	mapfile -t imgs < <(podman images --filter label=io.aisb.managed=1 \
 	    --format '{{.Repository}}:{{.Tag}}')
+	[ "${#imgs[@]}" -gt 0 ] || return 0
 	podman save -q -m -o "$e2e_home/img.tar" "${imgs[@]}"
 	chown "$e2e_user_name" "$e2e_home/img.tar"
 	as_user podman load -q -i "$e2e_home/img.tar" >/dev/null
@@ -333,46 +323,3 @@ e2e_user_remove() {
 	e2e_uid=
 }
 
-e2e_user_name=
-e2e_user() {
-	local i imgs
-
-	for i in $(seq 40); do
-		useradd -m -s /bin/bash "$1" 2>"$tmp/useradd.err" && break
-		grep -q 'cannot lock' "$tmp/useradd.err" ||
-		    { cat "$tmp/useradd.err" >&2; return 1; }
-		sleep 0.5
-	done
-	e2e_user_name=$1
-	uid=$(id -u "$1")
-	home=$(getent passwd "$1" | cut -d: -f6)
-	e2e_tun_open
-	install -d -m 0755 -o "$1" -g "$1" "$home/bin" "$home/.config" \
-	    "$home/.config/containers"
-	printf '[storage]\ndriver = "overlay"\n' >"$home/.config/containers/storage.conf"
-	chown "$1:$1" "$home/.config/containers/storage.conf"
-	install -m 0755 "$build/aisb" "$build/aisb-gate" "$build/aisb-enforce" \
-	    "$home/bin/"
-	install -m 0644 "$build/aisb-seccomp.json" "$home/bin/"
-	mapfile -t imgs < <(podman images --filter label=io.aisb.managed=1 \
-	    --format '{{.Repository}}:{{.Tag}}')
-	if [ "${#imgs[@]}" -gt 0 ]; then
-		podman save -q -m -o "$home/img.tar" "${imgs[@]}"
-		chown "$1" "$home/img.tar"
-		as_user podman load -q -i "$home/img.tar" >/dev/null
-		rm -f "$home/img.tar"
-	fi
-}
-as_user() {
-	runuser -u "$e2e_user_name" -- env -i HOME="$home" USER="$e2e_user_name" \
-	    LOGNAME="$e2e_user_name" PATH="$home/bin:/usr/local/bin:/usr/bin:/bin" "$@"
-}
-e2e_user_remove() {
-	[ -n "$e2e_user_name" ] && [ -n "${uid:-}" ] || return 0
-	pkill -KILL -u "$uid" 2>/dev/null || true
-	sleep 0.5
-	userdel -r "$e2e_user_name" >/dev/null 2>&1 || true
-	rm -rf "/tmp/podman-run-$uid" "/tmp/containers-user-$uid" \
-	    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null || true
-	e2e_user_name=
-}
