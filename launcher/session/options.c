@@ -50,6 +50,9 @@ static const struct aliasdesc aliases[] = {
 	{ "--snapshot", LO_WORKSPACE_MODE, "snapshot",
 	    "run on a copy of the workspace; its changes wait for aisb apply "
 	    "(--workspace-mode snapshot)" },
+	{ "--read-only", LO_WORKSPACE_MODE, "readonly",
+	    "the command reads the workspace, writes nothing there "
+	    "(--workspace-mode readonly)" },
 };
 
 /*
@@ -131,7 +134,8 @@ user_line(enum launch_opt_id id, const char *v, char *line, size_t len,
 {
 	const struct optdesc	*d = &launch_optdesc[id];
 	int			 list = d->type == OT_LIST ||
-				    d->type == OT_ENVLIST;
+				    d->type == OT_ENVLIST ||
+				    d->type == OT_SECRETLIST;
 
 	snprintf(line, len, "%s: %s%.200s%s", d->name, list ? "[" : "", v,
 	    list ? "]" : "");
@@ -175,15 +179,28 @@ project_lower(const struct launch_opts *o, enum launch_opt_id id,
 	return now != 0 && (was == 0 || now <= was);
 }
 
-/* 1 when v says what d->only says (true, yes, 1 alike for a switch). */
+/*
+ * 1 when v says what d->only says: one of its '|'-separated words, or
+ * for a switch its value (true, yes, 1 alike).
+ */
 static int
 project_only(enum launch_opt_id id, const char *v)
 {
 	struct launch_opts	 a, b;
 	char			 sub[256];
+	const char		*w, *bar;
+	size_t			 n = strlen(v);
 
-	if (launch_optdesc[id].type != OT_BOOL)
-		return strcmp(v, launch_optdesc[id].only) == 0;
+	if (launch_optdesc[id].type != OT_BOOL) {
+		for (w = launch_optdesc[id].only; w != NULL; w = bar) {
+			if ((bar = strchr(w, '|')) != NULL)
+				bar++;
+			if (strncmp(w, v, n) == 0 && (w[n] == '\0' ||
+			    w[n] == '|'))
+				return 1;
+		}
+		return 0;
+	}
 	/* the typed views of both, which differ in this option's alone */
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
@@ -192,6 +209,23 @@ project_only(enum launch_opt_id id, const char *v)
 	    sizeof(sub)) == -1)
 		return 0;
 	return memcmp(&a, &b, sizeof(a)) == 0;
+}
+
+/* What P_ONLY allows, said: "'key: a'" or "'key: a' or 'key: b'". */
+static void
+only_says(const struct optdesc *d, char *buf, size_t len)
+{
+	const char	*w, *bar;
+	size_t		 n;
+
+	buf[0] = '\0';
+	for (w = d->only; w != NULL; w = bar != NULL ? bar + 1 : NULL) {
+		bar = strchr(w, '|');
+		n = strlen(buf);
+		snprintf(buf + n, len - n, "%s'%s: %.*s'", n > 0 ? " or " : "",
+		    d->name, (int)(bar != NULL ? (size_t)(bar - w) : strlen(w)),
+		    w);
+	}
 }
 
 /*
@@ -205,7 +239,7 @@ check_project(const struct launch_opts *o, enum launch_opt_id id,
     const char *v, const char *where, char *err, size_t errlen)
 {
 	const struct optdesc	*d = &launch_optdesc[id];
-	char			 line[320], flag[320], also[400];
+	char			 line[320], flag[320], also[400], says[160];
 	int			 rc;
 
 	user_line(id, v, line, sizeof(line), flag, sizeof(flag));
@@ -224,9 +258,10 @@ check_project(const struct launch_opts *o, enum launch_opt_id id,
 	case P_ONLY:
 		if (project_only(id, v))
 			return 0;
-		snprintf(err, errlen, "%s: a project config may only say '%s: "
-		    "%s' (%s); to have '%s', write it in %s%s", where,
-		    d->name, d->only, d->why, line, o->user_config, also);
+		only_says(d, says, sizeof(says));
+		snprintf(err, errlen, "%s: a project config may only say %s "
+		    "(%s); to have '%s', write it in %s%s", where, says,
+		    d->why, line, o->user_config, also);
 		return -1;
 	case P_LOWER:
 		if ((rc = project_lower(o, id, v)) != 0)
@@ -309,7 +344,8 @@ read_config(struct launch_opts *o, const char *path, enum launch_src src,
 		case YAML_SEQUENCE_START_EVENT:
 			if (depth != 1 || id < 0 || inlist ||
 			    (launch_optdesc[id].type != OT_LIST &&
-			    launch_optdesc[id].type != OT_ENVLIST)) {
+			    launch_optdesc[id].type != OT_ENVLIST &&
+			    launch_optdesc[id].type != OT_SECRETLIST)) {
 				snprintf(err, errlen, "%s: a list is not valid "
 				    "here", where);
 				goto fail_ev;
@@ -430,6 +466,8 @@ flag_opt(const char *flag, size_t len)
 	name[len] = '\0';
 	if (strcmp(name, "package") == 0)
 		return LO_PACKAGES;
+	if (strcmp(name, "secret") == 0)
+		return LO_SECRETS;
 	if ((id = launch_opt_find(name, len)) < 0 || (launch_optdesc[id].flags & O_NOFLAG))
 		return -1;
 	return id;
@@ -533,7 +571,8 @@ flag_name(int id, char *flag, size_t len)
 
 	snprintf(flag, len, "--%s%s", d->type == OT_BOOL && d->def != NULL &&
 	    strcmp(d->def, "true") == 0 ? "no-" : "",
-	    id == LO_PACKAGES ? "package" : d->name);
+	    id == LO_PACKAGES ? "package" : id == LO_SECRETS ? "secret" :
+	    d->name);
 	for (i = 0; flag[i] != '\0'; i++)
 		if (flag[i] == '_')
 			flag[i] = '-';
@@ -677,6 +716,53 @@ launch_workspace_check(const struct launch_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * --quarantine (quarantine: true) narrows the session to what reading a
+ * repository one does not trust needs: no network, the workspace
+ * read-only, a home that goes with the session (run.c).  What a config
+ * file said otherwise is overridden; a choice made for this session
+ * against it (a flag, AISB_*) is refused: never run other than what was
+ * asked for.  0, or -1 with err.
+ */
+static int
+quarantine(struct launch_opts *o, char *err, size_t errlen)
+{
+	static const struct {
+		enum launch_opt_id	 id;
+		const char		*value, *why;
+	} narrow[] = {
+		{ LO_NET, "none", "its network is none" },
+		{ LO_WORKSPACE_MODE, "readonly", "its workspace is read-only" },
+		{ LO_GATE, "", "it has no network, and no gate" },
+	};
+	size_t	 i;
+	char	 where[96];
+
+	snprintf(where, sizeof(where), "%s", o->where[LO_QUARANTINE]);
+	for (i = 0; i < sizeof(narrow) / sizeof(narrow[0]); i++) {
+		enum launch_opt_id id = narrow[i].id;
+
+		if (o->src[id] >= LAUNCH_SRC_ENV && o->val[id] != NULL &&
+		    strcmp(o->val[id], narrow[i].value) != 0) {
+			snprintf(err, errlen, "%s: a quarantined session's %s; "
+			    "%s asks for %s %s: drop one of them", where,
+			    narrow[i].why, o->where[id], launch_optdesc[id].name,
+			    o->val[id]);
+			return -1;
+		}
+		if (launch_opt_set(o, id, narrow[i].value,
+		    o->src[LO_QUARANTINE], where, NULL, err, errlen) == -1)
+			return -1;
+	}
+	if (o->src[LO_HOME_VOLUME] >= LAUNCH_SRC_ENV) {
+		snprintf(err, errlen, "%s: a quarantined session's home goes "
+		    "with it; %s names the volume %s: drop one of them", where,
+		    o->where[LO_HOME_VOLUME], o->val[LO_HOME_VOLUME]);
+		return -1;
+	}
+	return 0;
+}
+
 int
 launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
     char **envp, char *err, size_t errlen)
@@ -786,14 +872,20 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 			return -1;
 	}
 
+	if (o->quarantine && quarantine(o, err, errlen) == -1)
+		return -1;
 	/*
-	 * One home per project: a home volume shared by every project lets
-	 * one repository plant ~/.bashrc or ~/.npmrc for the next.
+	 * One home per project and workspace mode: a home volume shared by
+	 * every project lets one repository plant ~/.bashrc or ~/.npmrc for
+	 * the next; one shared by the modes lets a snapshot session (whose
+	 * command reached the user's tree only through a review) plant
+	 * ~/.gitconfig with core.fsmonitor for the next direct session.
 	 */
 	if (o->val[LO_HOME_VOLUME] == NULL) {
 		char	 vol[64];
 
-		if (launch_home_volume_name(o->val[LO_WORKSPACE], vol,
+		if (launch_home_volume_name(o->val[LO_WORKSPACE], o->snapshot ?
+		    "snapshot" : o->readonly ? "readonly" : "direct", vol,
 		    sizeof(vol)) == -1) {
 			snprintf(err, errlen, "home volume name: no digest");
 			return -1;
@@ -822,7 +914,8 @@ fail:
 }
 
 int
-launch_home_volume_name(const char *workspace, char *out, size_t len)
+launch_home_volume_name(const char *workspace, const char *mode, char *out,
+    size_t len)
 {
 	unsigned char	 md[EVP_MAX_MD_SIZE];
 	unsigned int	 mdlen = 0;
@@ -830,12 +923,12 @@ launch_home_volume_name(const char *workspace, char *out, size_t len)
 	const char	*path = realpath(workspace, real) != NULL ? real :
 			    workspace;
 
-	if (len < sizeof(LAUNCH_HOME_PREFIX) + 12 ||
+	if (len < sizeof(LAUNCH_HOME_PREFIX) + 13 + strlen(mode) ||
 	    EVP_Digest(path, strlen(path), md, &mdlen, EVP_sha256(),
 	    NULL) != 1 || mdlen < 6)
 		return -1;
-	snprintf(out, len, "%s%02x%02x%02x%02x%02x%02x", LAUNCH_HOME_PREFIX,
-	    md[0], md[1], md[2], md[3], md[4], md[5]);
+	snprintf(out, len, "%s%02x%02x%02x%02x%02x%02x-%s", LAUNCH_HOME_PREFIX,
+	    md[0], md[1], md[2], md[3], md[4], md[5], mode);
 	return 0;
 }
 
@@ -869,13 +962,27 @@ launch_opts_print(const struct launch_opts *o, FILE *f)
 			}
 			continue;
 		}
+		if (id == LO_SECRETS) {
+			if (o->nsecrets == 0)
+				fprintf(f, "%-15s (none) (default)\n", "secrets");
+			/* names and where each is read from: no value */
+			for (i = 0; i < o->nsecrets; i++) {
+				fprintf(f, "%-15s %s ", "secrets",
+				    o->secrets[i].text);
+				print_src(f, o->secrets[i].src,
+				    o->secrets[i].where);
+			}
+			continue;
+		}
 		if (launch_optdesc[id].type == OT_LIST) {
 			const struct launch_item *l = id == LO_NPM ? o->npm :
 			    id == LO_PIP ? o->pip : id == LO_SNAPSHOT_EXCLUDE ?
-			    o->exclude : o->packages;
+			    o->exclude : id == LO_PROTECT ? o->protect :
+			    id == LO_MOUNT ? o->mounts : o->packages;
 			size_t n = id == LO_NPM ? o->nnpm : id == LO_PIP ?
 			    o->npip : id == LO_SNAPSHOT_EXCLUDE ? o->nexclude :
-			    o->npackages;
+			    id == LO_PROTECT ? o->nprotect : id == LO_MOUNT ?
+			    o->nmounts : o->npackages;
 
 			fprintf(f, "%-15s", launch_optdesc[id].name);
 			if (n == 0)

@@ -20,6 +20,7 @@
 #include "write_file.h"
 #include <openssl/sha.h>
 
+#include "session/mounts.h"
 #include "session/options.h"
 
 static char	 dir[] = "/tmp/aisb-opts-XXXXXX";
@@ -136,15 +137,16 @@ test_defaults(void **state)
 	launch_opts_free(&o);
 }
 
-/* aisb-home- and 12 hex digits of SHA-256(path), computed here anew. */
+/* aisb-home-, 12 hex digits of SHA-256(path) and -direct, computed here
+ * anew. */
 static void
 want_home(const char *path, char *out, size_t len)
 {
 	unsigned char	 md[SHA256_DIGEST_LENGTH];
 
 	SHA256((const unsigned char *)path, strlen(path), md);
-	snprintf(out, len, "aisb-home-%02x%02x%02x%02x%02x%02x", md[0], md[1],
-	    md[2], md[3], md[4], md[5]);
+	snprintf(out, len, "aisb-home-%02x%02x%02x%02x%02x%02x-direct", md[0],
+	    md[1], md[2], md[3], md[4], md[5]);
 }
 
 /*
@@ -193,6 +195,19 @@ test_home_per_project(void **state)
 	    ARGS("--home-volume", "shared-home", "true"), NULL), 0);
 	assert_string_equal(o.val[LO_HOME_VOLUME], "shared-home");
 	assert_int_equal(o.src[LO_HOME_VOLUME], LAUNCH_SRC_FLAG);
+	launch_opts_free(&o);
+
+	/* a home per workspace mode: no snapshot session plants one for a
+	 * direct session, no read-only one for either */
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("--snapshot",
+	    "true"), NULL), 0);
+	assert_int_equal(strncmp(o.val[LO_HOME_VOLUME], first, 22), 0);
+	assert_string_equal(o.val[LO_HOME_VOLUME] + 22, "-snapshot");
+	launch_opts_free(&o);
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("--read-only",
+	    "true"), NULL), 0);
+	assert_string_equal(o.val[LO_HOME_VOLUME] + 22, "-readonly");
+	assert_int_equal(o.readonly, 1);
 	launch_opts_free(&o);
 
 	unlink(link);
@@ -360,6 +375,10 @@ test_project_cannot_widen(void **state)
 		"keep: true\n",
 		"quiet: true\n",
 		"memory: 0\n",
+		"mount: [/srv/x:/opt/x]\n",
+		"protect: [Makefile]\n",
+		"quarantine: false\n",
+		"workspace_mode: direct\n",
 	};
 	struct launch_opts	 o;
 	char			 err[1024];
@@ -396,6 +415,87 @@ test_project_cannot_widen(void **state)
 	launch_opts_free(&o);
 	user_config(NULL);
 	project_config(NULL);
+}
+
+/*
+ * --quarantine narrows: net none, the workspace read-only, no gate, and
+ * refuses a choice made for this session against it; a project config
+ * may turn it on.  --mount's grammar; protect: is the user's.
+ */
+static void
+test_quarantine_mount(void **state)
+{
+	static const char *const badmount[] = {
+		"--mount=relative:/x", "--mount=/a:x", "--mount=/a",
+		"--mount=/a:/b:rx", "--mount=/a,b:/x", "--mount=/a:/x/../y",
+		"--mount=/a:/x/./y", "--mount=/a/:/x", "--mount=/a://x",
+		"--mount=/a:/x:ro:rw",
+	};
+	struct launch_opts	 o;
+	char			 err[1024], src[1100], dst[1100];
+	size_t			 i;
+	int			 ro;
+
+	(void)state;
+	user_config("net: gate\nhome_volume: mine\n");
+	project_config("quarantine: true\n");
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), 0);
+	assert_int_equal(o.quarantine, 1);
+	assert_int_equal(o.net, LAUNCH_NET_NONE);
+	assert_int_equal(o.readonly, 1);
+	assert_int_equal(o.snapshot, 0);
+	launch_opts_free(&o);
+	/* this session's own choice against it: refused, not overridden */
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("--net=gate",
+	    "cmd"), NULL), -1);
+	assert_non_null(strstr(err, "network is none"));
+	launch_opts_free(&o);
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("--snapshot",
+	    "cmd"), NULL), -1);
+	launch_opts_free(&o);
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("--home-volume=x",
+	    "cmd"), NULL), -1);
+	launch_opts_free(&o);
+	user_config(NULL);
+	project_config(NULL);
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("--quarantine",
+	    "--net=none", "cmd"), NULL), 0);
+	assert_int_equal(o.readonly, 1);
+	launch_opts_free(&o);
+
+	/* --mount: read-only unless :rw; the grammar refuses the rest */
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("--mount",
+	    "/srv/skills:/home/sandbox/.claude/skills", "--mount=/a:/b:rw",
+	    "cmd"), NULL), 0);
+	assert_int_equal(o.nmounts, 2);
+	assert_int_equal(launch_mount_spec(o.mounts[0].text, src, dst, &ro,
+	    err, sizeof(err)), 0);
+	assert_string_equal(src, "/srv/skills");
+	assert_string_equal(dst, "/home/sandbox/.claude/skills");
+	assert_int_equal(ro, 1);
+	assert_int_equal(launch_mount_spec(o.mounts[1].text, src, dst, &ro,
+	    err, sizeof(err)), 0);
+	assert_int_equal(ro, 0);
+	launch_opts_free(&o);
+	for (i = 0; i < sizeof(badmount) / sizeof(badmount[0]); i++) {
+		if (resolve(&o, err, sizeof(err), ARGS(badmount[i], "cmd"),
+		    NULL) != -1)
+			fail_msg("mount accepted: %s", badmount[i]);
+		launch_opts_free(&o);
+	}
+	/* at most LAUNCH_MOUNT_MAX */
+	user_config("mount: [/a:/1, /a:/2, /a:/3, /a:/4, /a:/5, /a:/6, /a:/7, "
+	    "/a:/8, /a:/9, /a:/10, /a:/11, /a:/12, /a:/13, /a:/14, /a:/15, "
+	    "/a:/16, /a:/17]\n");
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), -1);
+	assert_non_null(strstr(err, "more than 16 mounts"));
+	launch_opts_free(&o);
+	/* protect: the user's list */
+	user_config("protect: [Makefile, \".vscode/**\"]\n");
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), 0);
+	assert_int_equal(o.nprotect, 2);
+	launch_opts_free(&o);
+	user_config(NULL);
 }
 
 static void
@@ -687,13 +787,18 @@ static const struct row {
 	{ "npm", WHO_ALL, PRJ_NEVER, "semver@7.6.3", NULL, "semver@7.6.3" },
 	{ "pip", WHO_ALL, PRJ_NEVER, "black==24.1.0", NULL, "black==24.1.0" },
 	{ "allow_from_lockfile", WHO_ALL, PRJ_NEVER, "true", NULL, "true" },
-	{ "workspace_mode", WHO_ALL, PRJ_ONLY, "snapshot", "snapshot",
+	{ "workspace_mode", WHO_ALL, PRJ_ONLY, "snapshot", "readonly",
 	    "direct" },
 	{ "apply", WHO_ALL, PRJ_NEVER, "never", NULL, "ask" },
 	{ "snapshot_exclude", WHO_ALL, PRJ_NEVER, "x", NULL, "y" },
 	/* the gate decides every connection either way: launcher.md */
 	{ "transparent", WHO_ALL, PRJ_ANY, "false", "false", NULL },
 	{ "transparent_ports", WHO_ALL, PRJ_ANY, "8080", "8080,443", NULL },
+	{ "protect", WHO_ALL, PRJ_NEVER, "Makefile", NULL, ".envrc" },
+	{ "quarantine", WHO_ALL, PRJ_ONLY, "true", "true", "false" },
+	{ "mount", WHO_ALL, PRJ_NEVER, "/tmp:/opt/x", NULL, "/tmp:/opt/x" },
+	{ "secrets", WHO_NOENV, PRJ_NEVER, "TOKEN=env:HOME", NULL,
+	    "TOKEN=env:HOME" },
 };
 
 /* The source of option id's value (a list's: its first entry's). */
@@ -719,6 +824,15 @@ src_of(const struct launch_opts *o, enum launch_opt_id id)
 	case LO_SNAPSHOT_EXCLUDE:
 		l = o->exclude, n = o->nexclude;
 		break;
+	case LO_PROTECT:
+		l = o->protect, n = o->nprotect;
+		break;
+	case LO_MOUNT:
+		l = o->mounts, n = o->nmounts;
+		break;
+	case LO_SECRETS:
+		l = o->secrets, n = o->nsecrets;
+		break;
 	default:
 		return o->src[id];
 	}
@@ -730,7 +844,8 @@ static void
 config_line(enum launch_opt_id id, const char *v, char *buf, size_t len)
 {
 	int	 list = id == LO_ENV || id == LO_PACKAGES || id == LO_NPM ||
-		    id == LO_PIP || id == LO_SNAPSHOT_EXCLUDE;
+		    id == LO_PIP || id == LO_SNAPSHOT_EXCLUDE ||
+		    id == LO_PROTECT || id == LO_MOUNT || id == LO_SECRETS;
 
 	if (strcmp(v, "@ws") == 0)
 		v = ws;
@@ -773,7 +888,7 @@ one_layer(struct launch_opts *o, enum launch_opt_id id, const char *v,
 		envp[n++] = envv;
 	} else {
 		snprintf(flag, sizeof(flag), "--%s=%s", id == LO_PACKAGES ?
-		    "package" : rows[id].key, v);
+		    "package" : id == LO_SECRETS ? "secret" : rows[id].key, v);
 		for (k = 2; flag[k] != '=' ; k++)
 			if (flag[k] == '_')
 				flag[k] = '-';
@@ -936,6 +1051,7 @@ main(void)
 		cmocka_unit_test(test_alias_parsing),
 		cmocka_unit_test(test_project_cannot_widen),
 		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_quarantine_mount),
 		cmocka_unit_test(test_env),
 		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_tools),
