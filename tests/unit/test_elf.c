@@ -27,22 +27,7 @@
 
 static char	 dir[] = "/tmp/aisb-elf-XXXXXX";
 
-static int
-setup(void **state)
-{
-	(void)state;
-	return mkdtemp(dir) == NULL ? -1 : 0;
-}
-
-static int
-teardown(void **state)
-{
-	char	 cmd[64];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
+#include "tmpdir.h"
 
 /*
  * An executable of this machine: the ELF header, nph program headers
@@ -54,14 +39,15 @@ make_elf(const char *name, mode_t mode, const char *interp, size_t nph,
     void (*edit)(ElfW(Ehdr) *, ElfW(Phdr) *))
 {
 	ElfW(Ehdr)	 eh;
-	ElfW(Phdr)	 ph[4];
+	ElfW(Phdr)	*ph;
 	char		 path[128];
 	size_t		 ilen = interp != NULL ? strlen(interp) + 1 : 0;
 	int		 fd;
 
-	assert_true(nph >= 1 && nph <= 4);
+	assert_true(nph >= 2 && nph <= 0xfffe);
+	ph = calloc(nph, sizeof(ph[0]));
+	assert_non_null(ph);
 	memset(&eh, 0, sizeof(eh));
-	memset(ph, 0, sizeof(ph));
 	memcpy(eh.e_ident, ELFMAG, SELFMAG);
 	eh.e_ident[EI_CLASS] = __SIZEOF_POINTER__ == 8 ? ELFCLASS64 :
 	    ELFCLASS32;
@@ -92,6 +78,7 @@ make_elf(const char *name, mode_t mode, const char *interp, size_t nph,
 		assert_int_equal(write(fd, interp, ilen), (ssize_t)ilen);
 	assert_int_equal(fchmod(fd, mode), 0);
 	close(fd);
+	free(ph);
 }
 
 /* launch_elf_interp() of dir/name; its interpreter into interp. */
@@ -179,19 +166,30 @@ test_interp(void **state)
 	close(fd);
 
 	/* what is refused, with a reason */
-	make_elf("phoff", 0755, NULL, 1, phoff_far);
+	make_elf("phoff", 0755, NULL, 2, phoff_far);
 	assert_int_equal(interp_of("phoff", interp, sizeof(interp), err,
 	    sizeof(err)), -1);
 	assert_non_null(strstr(err, "out of bounds"));
-	make_elf("xnum", 0755, NULL, 1, phnum_xnum);
+	make_elf("xnum", 0755, NULL, 2, phnum_xnum);
 	assert_int_equal(interp_of("xnum", interp, sizeof(interp), err,
 	    sizeof(err)), -1);
 	assert_non_null(strstr(err, "at most"));
-	make_elf("class", 0755, NULL, 1, other_class);
+	/*
+	 * More headers than the bound, all in the file, the loader last:
+	 * refused unread, not taken for static nor read to the end.
+	 */
+	make_elf("many", 0755, "/lib/ld.so", LAUNCH_ELF_PHNUM_MAX + 1, NULL);
+	assert_int_equal(interp_of("many", interp, sizeof(interp), err,
+	    sizeof(err)), -1);
+	assert_non_null(strstr(err, "at most"));
+	make_elf("bound", 0755, "/lib/ld.so", LAUNCH_ELF_PHNUM_MAX, NULL);
+	assert_int_equal(interp_of("bound", interp, sizeof(interp), err,
+	    sizeof(err)), 1);
+	make_elf("class", 0755, NULL, 2, other_class);
 	assert_int_equal(interp_of("class", interp, sizeof(interp), err,
 	    sizeof(err)), -1);
 	assert_non_null(strstr(err, "this machine"));
-	make_elf("rel", 0755, NULL, 1, relocatable);
+	make_elf("rel", 0755, NULL, 2, relocatable);
 	assert_int_equal(interp_of("rel", interp, sizeof(interp), err,
 	    sizeof(err)), -1);
 	make_elf("ifar", 0755, "/lib/ld.so", 2, interp_far);
