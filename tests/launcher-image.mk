@@ -14,7 +14,7 @@ tests_unit_test_image_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 # a dynamic one (PT_INTERP) refused, its mode.
 check_PROGRAMS += tests/unit/test_elf
 TESTS += tests/unit/test_elf
-tests_unit_test_elf_SOURCES = tests/unit/test_elf.c
+tests_unit_test_elf_SOURCES = tests/unit/test_elf.c tests/unit/tmpdir.h
 tests_unit_test_elf_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_elf_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_elf_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)

@@ -66,7 +66,8 @@ tests_unit_test_session_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 # issue 29: a session's secrets (launcher/session/secrets.c)
 check_PROGRAMS += tests/unit/test_secrets
 TESTS += tests/unit/test_secrets
-tests_unit_test_secrets_SOURCES = tests/unit/test_secrets.c
+tests_unit_test_secrets_SOURCES = tests/unit/test_secrets.c \
+	tests/unit/tmpdir.h
 tests_unit_test_secrets_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_secrets_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
 tests_unit_test_secrets_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)

@@ -29,6 +29,9 @@
 #include "session/secrets.h"
 
 static char	 dir[] = "/tmp/aisb-secrets-XXXXXX";
+
+#include "tmpdir.h"
+
 static char	 err[2048];
 
 static void
@@ -369,24 +372,6 @@ test_env_file(void **state)
 	assert_null(strstr(text, "real-value-77"));
 	launch_secrets_free(&ss);
 	launch_session_wipe(&s);
-}
-
-static int
-setup(void **state)
-{
-	(void)state;
-	return mkdtemp(dir) == NULL ? -1 : 0;
-}
-
-static int
-teardown(void **state)
-{
-	char	 cmd[600];
-
-	(void)state;
-	/* the test's own temporary folder; no user input involved */
-	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
 }
 
 int
