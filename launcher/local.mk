@@ -14,6 +14,7 @@ launcher_libaisblauncher_a_SOURCES = launcher/cmd/cmd.h \
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/session/options.c launcher/session/options.h \
 	launcher/session/options-int.h launcher/session/optvalue.c \
+	launcher/session/optproject.c \
 	launcher/session/spec.c launcher/session/spec.h \
 	launcher/session/prepare.c launcher/session/prepare.h \
 	launcher/session/run.c launcher/session/run.h \

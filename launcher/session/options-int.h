@@ -1,7 +1,8 @@
 /*
  * What the option table's files share (optvalue.c: the table, each value
- * checked and set; options.c: the config files, AISB_*, the flags, the
- * resolution, on top of it).  Only they include this.
+ * checked and set; optproject.c: what a project config may do with each;
+ * options.c: the config files, AISB_*, the flags, the resolution, on top
+ * of them).  Only they include this.
  */
 #ifndef AISB_SESSION_OPTIONS_INT_H
 #define AISB_SESSION_OPTIONS_INT_H
@@ -16,8 +17,9 @@ enum otype { OT_PATH, OT_NET, OT_WORD, OT_LIST, OT_SIZE, OT_CPUS, OT_UINT,
 /*
  * What a project config (.aisb.yaml, which comes with the repository)
  * may do with an option: every option says it, in the table, and
- * check_project (options.c) applies it.  It may narrow a session, never
- * widen what it reaches or reads, nor hide what happened in it.
+ * launch_opt_check_project (optproject.c) applies it.  It may narrow a
+ * session, never widen what it reaches or reads, nor hide what happened
+ * in it.
  */
 enum oproject {
 	P_NEVER = 0,	/* refused, with the line for the user config */
@@ -60,5 +62,19 @@ int	 launch_opt_set(struct launch_opts *, enum launch_opt_id,
 /* One value checked for its option's type; the typed view filled. */
 int	 launch_opt_check(struct launch_opts *, enum launch_opt_id,
 	    const char *v, char *err, size_t errlen);
+/*
+ * What a project config may do with option id, by the table's project
+ * column (optproject.c): 0, or -1 with err (naming where, why, and the
+ * line for the user config instead).  A value that is no value of the
+ * option passes here and fails its own check after.
+ */
+int	 launch_opt_check_project(const struct launch_opts *,
+	    enum launch_opt_id, const char *v, const char *where, char *err,
+	    size_t errlen);
+/*
+ * The flag of option id as help and completion show it: "--package" for
+ * packages, "--no-NAME" for a switch that is on by default.
+ */
+void	 launch_opt_flag_name(int id, char *flag, size_t len);
 
 #endif

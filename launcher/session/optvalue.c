@@ -22,11 +22,12 @@
 
 /*
  * The one table of session options: the config files, AISB_*, the flags
- * and --help (launch_opts_help) all read it, and so does check_project
- * (options.c): each option says what a project config may do with it
- * (options-int.h), and why when it may set it at all.
- * tests/unit/test_options.c holds a row per option of who may set it
- * and in which direction: a new option fails it until it has one.
+ * and --help (launch_opts_help) all read it, and so does
+ * launch_opt_check_project (optproject.c): each option says what a
+ * project config may do with it (options-int.h), and why when it may
+ * set it at all.  tests/unit/test_optproject.c holds a row per option of
+ * who may set it and in which direction: a new option fails it until it
+ * has one.
  */
 const struct optdesc launch_optdesc[LO__COUNT] = {
 	/* a project's own policy only when the user config says so */
