@@ -55,10 +55,19 @@ tests_unit_test_addr_LDADD = $(UNIT_LDADD)
 tests_unit_test_common_SOURCES = tests/unit/test_common.c
 tests_unit_test_common_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_common_LDADD = $(UNIT_LDADD)
-tests_unit_test_options_SOURCES = tests/unit/test_options.c tests/unit/write_file.h
+tests_unit_test_options_SOURCES = tests/unit/test_options.c \
+	tests/unit/opts_harness.h tests/unit/write_file.h
 tests_unit_test_options_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_options_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
 tests_unit_test_options_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
+# who may set each option, and in which direction: a row per option
+check_PROGRAMS += tests/unit/test_optproject
+TESTS += tests/unit/test_optproject
+tests_unit_test_optproject_SOURCES = tests/unit/test_optproject.c \
+	tests/unit/opts_harness.h tests/unit/write_file.h
+tests_unit_test_optproject_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
+tests_unit_test_optproject_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
+tests_unit_test_optproject_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_session_SOURCES = tests/unit/test_session.c
 tests_unit_test_session_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_session_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
