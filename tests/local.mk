@@ -76,7 +76,7 @@ tests_unit_test_session_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 check_PROGRAMS += tests/unit/test_secrets
 TESTS += tests/unit/test_secrets
 tests_unit_test_secrets_SOURCES = tests/unit/test_secrets.c \
-	tests/unit/tmpdir.h
+	tests/unit/tmpdir.h tests/unit/write_file.h
 tests_unit_test_secrets_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_secrets_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
 tests_unit_test_secrets_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)

@@ -13,7 +13,7 @@
 #    the entry and what to do, and never a byte of the value: a secret no
 #    rule adds, one beside --env of its name, with --net none or a named
 #    gate, one not set, empty, with a space, from a file that is missing,
-#    from a command that fails.
+#    from a command that fails, from a file in the workspace.
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"	# $aisb, $tmp, a user with no config, check, run
@@ -96,7 +96,9 @@ has "--net none: why" "$tmp/err" "only a gate of the session's own adds secrets"
 run "$aisb" "${P[@]}" --secret API_KEY --gate shared -- true
 check "a named gate: 78" "$rc" 78
 unset API_KEY
+printf '%s\n' "$VALUE" >"$tmp/ws/key"
 for c in "API_KEY|is not set in aisb's environment" \
+    "API_KEY=file:$tmp/ws/key|key is in $tmp/ws, which the sandboxed command reads" \
     "API_KEY=env:EMPTY_ONE|it is empty" \
     "API_KEY=env:SPACED|a space" \
     "API_KEY=file:$tmp/missing|$tmp/missing: No such file" \
