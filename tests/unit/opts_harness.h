@@ -57,12 +57,13 @@ teardown(void **state)
 	return 0;
 }
 
-static __attribute__((unused)) void
-user_config(const char *text)
+/* dir/name holds text, or is gone (text NULL). */
+static void
+config_file(const char *dir_, const char *name, const char *text)
 {
 	char	 p[512];
 
-	snprintf(p, sizeof(p), "%s/aisb/config.yaml", xdg);
+	snprintf(p, sizeof(p), "%s/%s", dir_, name);
 	if (text == NULL)
 		unlink(p);
 	else
@@ -70,15 +71,15 @@ user_config(const char *text)
 }
 
 static __attribute__((unused)) void
+user_config(const char *text)
+{
+	config_file(xdg, "aisb/config.yaml", text);
+}
+
+static __attribute__((unused)) void
 project_config(const char *text)
 {
-	char	 p[512];
-
-	snprintf(p, sizeof(p), "%s/.aisb.yaml", ws);
-	if (text == NULL)
-		unlink(p);
-	else
-		write_file(p, text);
+	config_file(ws, ".aisb.yaml", text);
 }
 
 /* Resolves argv (NULL-terminated, without "aisb") with env entries. */

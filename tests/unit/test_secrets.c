@@ -292,21 +292,17 @@ test_workspace_sources(void **state)
 	}
 
 	/* outside them: read, by a file and by a command */
-	snprintf(e0, sizeof(e0), "K=file:%s/out", dir);
-	e[0] = e0;
-	opts_with(&o, it, e, 1);
-	o.val[LO_WORKSPACE] = ws;
-	assert_int_equal(launch_secrets_read(&ss, &o, environ, err,
-	    sizeof(err)), 0);
-	assert_string_equal(ss.v[0].value, "outside-value");
-	launch_secrets_free(&ss);
-	snprintf(e0, sizeof(e0), "K=command:cat %s/out", dir);
-	opts_with(&o, it, e, 1);
-	o.val[LO_WORKSPACE] = ws;
-	assert_int_equal(launch_secrets_read(&ss, &o, environ, err,
-	    sizeof(err)), 0);
-	assert_string_equal(ss.v[0].value, "outside-value");
-	launch_secrets_free(&ss);
+	for (i = 0; i < 2; i++) {
+		snprintf(e0, sizeof(e0), "K=%s%s/out", i == 0 ? "file:" :
+		    "command:cat ", dir);
+		e[0] = e0;
+		opts_with(&o, it, e, 1);
+		o.val[LO_WORKSPACE] = ws;
+		assert_int_equal(launch_secrets_read(&ss, &o, environ, err,
+		    sizeof(err)), 0);
+		assert_string_equal(ss.v[0].value, "outside-value");
+		launch_secrets_free(&ss);
+	}
 }
 
 /* A value longer than the gate takes, from a file and from a command. */
