@@ -22,7 +22,6 @@
 #include "file.h"
 #include "host/paths.h"
 #include "host/proc.h"
-#include "session/mounts.h"
 #include "session/options.h"
 #include "session/secrets.h"
 
@@ -218,32 +217,38 @@ launch_secrets_usable(const struct launch_opts *o, const struct policy *p,
  * session (issue 27's class: nothing aisb reads from the workspace).
  */
 struct reach {
-	char	 path[LAUNCH_MOUNT_MAX + 1][PATH_MAX];
+	char	(*path)[PATH_MAX];	/* 1 + o->nmounts of them */
 	size_t	 n;
 };
 
 static void
 reach_add(struct reach *r, const char *p)
 {
-	if (r->n < sizeof(r->path) / sizeof(r->path[0]) &&
-	    realpath(p, r->path[r->n]) != NULL)
+	if (realpath(p, r->path[r->n]) != NULL)
 		r->n++;
 }
 
-static void
+/*
+ * r from o: the workspace, and each --mount's SRC, the text before its
+ * first ':' (no path of a mount holds one: mounts.h).  -1: no memory.
+ */
+static int
 reach_of(struct reach *r, const struct launch_opts *o)
 {
-	char	 src[LAUNCH_MOUNT_PATH_MAX + 1], sub[256];
+	char	 src[PATH_MAX];
 	size_t	 i;
-	int	 ro;
 
 	r->n = 0;
+	if ((r->path = calloc(1 + o->nmounts, sizeof(*r->path))) == NULL)
+		return -1;
 	if (o->val[LO_WORKSPACE] != NULL)
 		reach_add(r, o->val[LO_WORKSPACE]);
-	for (i = 0; i < o->nmounts; i++)
-		if (launch_mount_spec(o->mounts[i].text, src, NULL, &ro, sub,
-		    sizeof(sub)) == 0)
-			reach_add(r, src);
+	for (i = 0; i < o->nmounts; i++) {
+		snprintf(src, sizeof(src), "%.*s",
+		    (int)strcspn(o->mounts[i].text, ":"), o->mounts[i].text);
+		reach_add(r, src);
+	}
+	return 0;
 }
 
 /*
@@ -490,17 +495,16 @@ launch_secrets_read(struct launch_secrets *ss, const struct launch_opts *o,
 {
 	struct launch_secret	*s;
 	struct entry		 x, y;
-	struct reach		*r;
+	struct reach		 r;
 	char			 sub[640], ph[41];
 	const char		*why;
 	size_t			 i, k;
 
 	memset(ss, 0, sizeof(*ss));
-	if ((r = malloc(sizeof(*r))) == NULL) {
+	if (reach_of(&r, o) == -1) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	reach_of(r, o);
 	for (i = 0; i < o->nsecrets && ss->n < LAUNCH_SECRETS_MAX; i++) {
 		if (entry_parse(o->secrets[i].text, &x, err, errlen) == -1)
 			goto fail;
@@ -515,7 +519,7 @@ launch_secrets_read(struct launch_secrets *ss, const struct launch_opts *o,
 		memcpy(s->name, x.name, sizeof(s->name));
 		s->where = o->secrets[i].where;
 		describe(&x, s->source, sizeof(s->source));
-		if (read_value(&x, envp, r, &s->value, &s->vlen, &s->cap, sub,
+		if (read_value(&x, envp, &r, &s->value, &s->vlen, &s->cap, sub,
 		    sizeof(sub)) == -1) {
 			snprintf(err, errlen, "%s: secret %s: %s; the session "
 			    "did not start", s->where, s->name, sub);
@@ -536,10 +540,10 @@ launch_secrets_read(struct launch_secrets *ss, const struct launch_opts *o,
 		snprintf(s->placeholder, sizeof(s->placeholder), "%s%s",
 		    LAUNCH_SECRETS_PH_PREFIX, ph);
 	}
-	free(r);
+	free(r.path);
 	return 0;
 fail:
-	free(r);
+	free(r.path);
 	launch_secrets_free(ss);
 	return -1;
 }
