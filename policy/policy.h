@@ -35,6 +35,7 @@
 #define POLICY_MAX_SECRET_NAME	64	/* bytes of a secret's name */
 #define POLICY_MAX_HEADER_NAME	64	/* bytes of a header's name */
 #define POLICY_MAX_BASIC_USER	64	/* bytes of a basic-auth user */
+#define POLICY_MAX_QUERY_PARAM	64	/* bytes of a query: parameter's name */
 
 struct policy;
 struct policy_rule;
@@ -129,8 +130,10 @@ struct policy_rule_info {
  * request was allowed (secrets: of a rule).
  */
 enum policy_secret_mode {
-	POLICY_SECRET_REPLACE = 0,	/* the session's placeholder, where the
-					   client wrote it, becomes the value */
+	POLICY_SECRET_QUERY = 0,	/* query: PARAM: the placeholder as the
+					   whole value of that parameter of the
+					   target becomes the value; nowhere
+					   else */
 	POLICY_SECRET_HEADER,		/* header: NAME: VALUE */
 	POLICY_SECRET_BEARER,		/* header: Bearer VALUE */
 	POLICY_SECRET_BASIC,		/* header: Basic base64(user:VALUE) */
@@ -139,8 +142,9 @@ enum policy_secret_mode {
 struct policy_secret_info {
 	const char		*name;		/* the secret's name */
 	enum policy_secret_mode	 mode;
-	const char		*header;	/* lower case; NULL for REPLACE */
+	const char		*header;	/* lower case; NULL for QUERY */
 	const char		*user;		/* BASIC only; else NULL */
+	const char		*query;		/* QUERY only: the parameter */
 };
 
 /* The decision on one request (policy_decide_request). */

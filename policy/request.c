@@ -52,6 +52,7 @@ policy_rule_secret(const struct policy_rule *r, size_t i,
 	out->mode = s->mode;
 	out->header = s->header;
 	out->user = s->user;
+	out->query = s->query;
 }
 
 static int

@@ -94,7 +94,7 @@ allow:
   - host: repl.test
     ports: [443]
     inspect: true
-    secrets: [{name: REPL_KEY}, {name: NOT_GIVEN, header: x-not-given}]
+    secrets: [{name: REPL_KEY, query: key}, {name: NOT_GIVEN, header: x-not-given}]
   - host: git.test
     ports: [443]
     inspect: true
@@ -252,19 +252,28 @@ check "bytes after the upgrade pass as they are" "$(printf '%s\n' "$out" | tail 
     '"frame-oneGET /not-a-request HTTP/1.1\r\n\r\n"'
 expect_audit "$A" event=request path=/ws status=101 decision=allow
 
-# --- bearer and replace ---------------------------------------------------------
+# --- bearer and query -----------------------------------------------------------
 curl -sS -m 10 "${px[@]}" -o /dev/null -H 'Authorization: Bearer not-mine' \
     https://bearer.test/b || true
 check "bearer set, the client's dropped" "$(upstream_saw /b authorization)" "Bearer $BEARER"
-curl -sS -m 10 "${px[@]}" -o /dev/null -u "someone:$REPL_PH" \
-    -H "x-goog-api-key: $REPL_PH" "https://repl.test/r?key=$REPL_PH&x=1" || true
-check "replace: basic credential" "$(upstream_saw '/r?*' authorization)" \
-    "Basic $(b64 "someone:$REPL")"
-check "replace: header" "$(upstream_saw '/r?*' x-goog-api-key)" "$REPL"
-check "replace: query" "$(upstream_saw '/r?*' path)" "/r?key=$REPL&x=1"
-check "a secret not given: no header" "$(upstream_saw '/r?*' x-not-given)" "(absent)"
-expect_audit "$A" event=request path=/r inject=REPL_KEY \
+# query: the value only as the whole value of ?key=; the placeholder in the
+# path, another parameter, a header or a Basic credential stays one (an
+# echoing endpoint, as this upstream is, would return what it got)
+out=$(curl -sS -m 10 "${px[@]}" -u "someone:$REPL_PH" -H "X-Debug: $REPL_PH" \
+    "https://repl.test/r/$REPL_PH?key=$REPL_PH&x=$REPL_PH" 2>&1 || true)
+check "query: the parameter's value" "$(upstream_saw '/r/*' path)" \
+    "/r/$REPL_PH?key=$REPL&x=$REPL_PH"
+check "query: not in a header" "$(upstream_saw '/r/*' x-debug)" "$REPL_PH"
+check "query: not in a Basic credential" "$(upstream_saw '/r/*' authorization)" \
+    "Basic $(b64 "someone:$REPL_PH")"
+check "a secret not given: no header" "$(upstream_saw '/r/*' x-not-given)" "(absent)"
+expect_audit "$A" event=request "path=/r/$REPL_PH" inject=REPL_KEY placeholder=REPL_KEY \
     'detail=*secret NOT_GIVEN not given to the gate*'
+# the echo of the path and the headers, as a client reads it: no value
+curl -sS -m 10 "${px[@]}" -o "$tmp/echo.json" -H "X-Debug: $REPL_PH" \
+    "https://repl.test/anything/$REPL_PH" || true
+check "an echoed path and header hold the placeholder" \
+    "$(grep -o -F -- "$REPL_PH" "$tmp/echo.json" | wc -l)" 2
 # a placeholder sent where it does not belong: worth nothing, and said
 curl -sS -m 10 "${px[@]}" -o /dev/null -H "x-api-key: $API_PH" https://other.test/o || true
 check "a foreign placeholder stays one" "$(upstream_saw /o x-api-key)" "$API_PH"
@@ -471,7 +480,8 @@ sweep "the gates' logs" "$tmp"/gate.*.err
 sweep "the captures" "$tmp"/cap*.pcapng
 sweep "the CA files" "$tmp/gate-ca.pem" "$tmp"/rec-ca.pem
 sweep "the port files" "$tmp"/gate.*.port
-sweep "what the clients got" "$tmp/body" "$tmp/headers" "$tmp/git.err"
+sweep "what the clients got" "$tmp/body" "$tmp/headers" "$tmp/git.err" \
+    "$tmp/echo.json"
 # and the upstream did see them all (else the sweep proves nothing)
 for v in "$API" "$BEARER" "$REPL" "$(b64 "x-access-token:$GIT")"; do
 	grep -q -F -- "$v" "$tmp/up.log" && ok || bad "the upstream never saw $v"

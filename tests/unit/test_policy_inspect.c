@@ -93,8 +93,26 @@ test_refused(void **state)
 	    5, 31, "user: without scheme: basic", NULL);
 	reject_at(RULE "    inspect: true\n    secrets: [{name: K, scheme: basic, "
 	    "user: \"a:b\"}]\n", 5, 46, "byte 0x3a", "without ':'");
-	reject_at(RULE "    inspect: true\n    secrets: [{name: K}, {name: K}]\n",
-	    5, 26, "listed twice", NULL);
+	reject_at(RULE "    inspect: true\n    secrets: [{name: K, query: a}, "
+	    "{name: K, query: b}]\n", 5, 36, "listed twice", NULL);
+	/* a secret says where its value goes; the sandbox never does */
+	reject_at(RULE "    inspect: true\n    secrets: [{name: K}]\n", 5, 15,
+	    "secret K says not where its value goes", "query: key");
+	reject_at(RULE "    inspect: true\n    secrets: [{name: K, query: key, "
+	    "header: x-a}]\n", 5, 45, "and so does header:", "keep query: alone");
+	reject_at(RULE "    inspect: true\n    secrets: [{name: K, query: key, "
+	    "scheme: bearer}]\n", 5, 45, "and so does scheme:", NULL);
+	reject_at(RULE "    inspect: true\n    secrets: [{name: K, query: key, "
+	    "user: u}]\n", 5, 43, "and so does user:", NULL);
+	reject_at(RULE "    inspect: true\n    secrets: [{name: K, query: \"a b\"}]\n",
+	    5, 32, "query parameter 'a b': byte 0x20", "-._~");
+	reject_at(RULE "    inspect: true\n    secrets: [{name: K, query: \"a%3d\"}]\n",
+	    5, 32, "byte 0x25", NULL);
+	reject_at(RULE "    inspect: true\n    secrets: [{name: K, query: \"\"}]\n",
+	    5, 32, "1 to 64 bytes", NULL);
+	reject_at(RULE "    inspect: true\n    secrets: [{name: K, query: a}, "
+	    "{name: L, query: a}]\n", 5, 36, "both go into query parameter a",
+	    NULL);
 	reject_at(RULE "    inspect: true\n    secrets: [{name: K, header: x-a}, "
 	    "{name: L, header: X-A}]\n", 5, 39, "both set header x-a", NULL);
 	reject_at(RULE "    inspect: true\n    secrets: []\n", 5, 14,
@@ -147,9 +165,9 @@ test_bounds(void **state)
 	/* POLICY_MAX_SECRETS secrets */
 	for (i = 0, p = y + sprintf(y, RULE "    inspect: true\n    secrets:\n");
 	    i < POLICY_MAX_SECRETS; i++)
-		p += sprintf(p, "      - name: S%zu\n", i);
+		p += sprintf(p, "      - {name: S%zu, query: q%zu}\n", i, i);
 	policy_free(load(y));
-	sprintf(p, "      - name: S99\n");
+	sprintf(p, "      - {name: S99, query: q99}\n");
 	reject_at(y, 6, 7, "more than 16 secrets", NULL);
 
 	/* names, headers, users of 64 bytes; 65 refused */
@@ -167,6 +185,17 @@ test_bounds(void **state)
 	memset(p, 'N', 65);
 	strcpy(p + 65, "}]\n");
 	reject_at(y, 5, 22, "1 to 64 bytes", NULL);
+	/* a query parameter of 64 bytes; 65 refused */
+	p = y + sprintf(y, RULE "    inspect: true\n    secrets: [{name: K, "
+	    "query: ");
+	memset(p, 'q', 64);
+	strcpy(p + 64, "}]\n");
+	policy_free(load(y));
+	p = y + sprintf(y, RULE "    inspect: true\n    secrets: [{name: K, "
+	    "query: ");
+	memset(p, 'q', 65);
+	strcpy(p + 65, "}]\n");
+	reject_at(y, 5, 32, "query parameter must be 1 to 64 bytes", NULL);
 	free(y);
 }
 
@@ -191,8 +220,9 @@ static const char full_yaml[] =
     "    inspect: true\n"
     "    requests: {allow: [\"GET /*\", \"HEAD /*\"], "
     "deny: [\"GET /user/keys*\"]}\n"
-    "    secrets: [{name: GH_TOKEN, scheme: bearer}, {name: ZZ}]\n"
-    "  - host: plain.example.com\n";			/* 21 */
+    "    secrets: [{name: GH_TOKEN, scheme: bearer},\n"
+    "      {name: ZZ, query: key}]\n"
+    "  - host: plain.example.com\n";			/* 22 */
 
 static const struct policy_rule *
 rule_for(const struct policy *p, const char *name)
@@ -370,8 +400,10 @@ test_secrets(void **state)
 	assert_string_equal(s.header, "authorization");
 	policy_rule_secret(r, 1, &s);
 	assert_string_equal(s.name, "ZZ");
-	assert_int_equal(s.mode, POLICY_SECRET_REPLACE);
+	assert_int_equal(s.mode, POLICY_SECRET_QUERY);
+	assert_string_equal(s.query, "key");
 	assert_null(s.header);
+	assert_null(s.user);
 	policy_free(p);
 }
 
@@ -459,7 +491,7 @@ test_canonical(void **state)
 	    "allow:\n"
 	    "  - host: plain.example.com\n"
 	    "  - host: GH.example.com\n"
-	    "    secrets: [{name: ZZ}, {name: GH_TOKEN, scheme: bearer, "
+	    "    secrets: [{name: ZZ, query: key}, {name: GH_TOKEN, scheme: bearer, "
 	    "header: Authorization}]\n"
 	    "    requests:\n"
 	    "      deny: [\"GET /user/keys*\"]\n"
@@ -489,6 +521,8 @@ test_canonical(void **state)
 	    "        header: \"x-api-key\"\n"));
 	assert_non_null(strstr(dump, "        scheme: basic\n"
 	    "        user: \"x-access-token\"\n"));
+	assert_non_null(strstr(dump, "      - name: \"ZZ\"\n"
+	    "        query: \"key\"\n"));
 	assert_null(strstr(dump, "plain.example.com\"\n    ports: [80, 443]\n"
 	    "    inspect"));
 	r = load(dump);
@@ -503,8 +537,8 @@ test_canonical(void **state)
 	assert_string_not_equal(policy_sha256(q), policy_sha256(r));
 	policy_free(q);
 	policy_free(r);
-	q = load(RULE "    inspect: true\n    secrets: [{name: A}]\n");
-	r = load(RULE "    inspect: true\n    secrets: [{name: B}]\n");
+	q = load(RULE "    inspect: true\n    secrets: [{name: A, query: k}]\n");
+	r = load(RULE "    inspect: true\n    secrets: [{name: A, query: j}]\n");
 	assert_string_not_equal(policy_sha256(q), policy_sha256(r));
 	policy_free(q);
 	policy_free(r);
