@@ -6,8 +6,11 @@
  *   request head   read by the gate's one parser (http.c: its bounds and
  *                  refusals), origin-form only, its Host the connection's
  *                  name (no other host reached through the name's
- *                  certificate); decided by the rule's requests: entries
- *                  (policy_decide_request); refused: 403 (400 for a path
+ *                  certificate), never TRACE or TRACK (an upstream
+ *                  answers them with the request it got, the secrets
+ *                  the gate added in it); decided by the rule's
+ *                  requests: entries (policy_decide_request);
+ *                  refused: 403 (400 for a path
  *                  not in its normal form) with the fix, and the close;
  *                  allowed: written upstream with the rule's secrets
  *                  (inject.c)
@@ -250,6 +253,22 @@ wipe_cb(const void *data, size_t len, void *arg)
 	free((void *)(uintptr_t)data);
 }
 
+/*
+ * Whether the method is one an upstream answers by echoing the request it
+ * got (RFC 9110 9.3.8; TRACK, IIS's): refused on inspected hosts, whatever
+ * the rule's entries say, since the echo would carry the secrets the gate
+ * adds.
+ */
+static int
+echoing_method(const char *head, struct gate_http_span m)
+{
+	return gate_http_span_is(head, m, "TRACE") ||
+	    gate_http_span_is(head, m, "TRACK");
+}
+
+#define ECHO_DETAIL	"TRACE and TRACK echo the request back, with what " \
+			"the gate adds to it: never sent to an inspected host"
+
 /* Whether the head names the connection's host (and port) in its Host. */
 static int
 host_is_ours(struct gate_conn *c, const struct gate_http_req *req,
@@ -343,6 +362,9 @@ request(struct gate_conn *c, const char *head)
 	if (!host_is_ours(c, req, head))
 		return answer(c, 400, "error", "host_mismatch", "the Host "
 		    "header must name the connection's host", NULL, NULL);
+	if (echoing_method(head, req->method))
+		return answer(c, 403, "deny", "method_refused", ECHO_DETAIL,
+		    NULL, NULL);
 	policy_decide_request(x->rule, head + req->method.off,
 	    req->method.len, head + req->target.off, req->target.len, &d);
 	if (d.entry != NULL)
@@ -776,6 +798,10 @@ conn_inspect_forward(struct gate_conn *c)
 	const char			*p = c->d->head + c->d->path.off;
 	size_t				 plen = c->d->path.len, tlen;
 
+	if (echoing_method(c->d->head, req->method)) {
+		conn_refuse(c, 403, "deny", "method_refused", ECHO_DETAIL);
+		return -1;
+	}
 	/* "http://host" and "http://host?q" are "/" and "/?q" */
 	snprintf(target, sizeof(target), "%s%.*s", plen == 0 || p[0] == '?' ?
 	    "/" : "", (int)plen, p);

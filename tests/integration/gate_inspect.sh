@@ -284,6 +284,23 @@ check "plain tunnel" "$(curl -sS -m 10 --http1.1 -x "http://127.0.0.1:$gate_port
     --cacert "$tmp/upca.pem" -o /dev/null -w '%{http_code}' https://plain.test/p)" 200
 check "its line says no inspect" "$(audit_count "$A" event=decision host=plain.test inspect=True)" 0
 
+# --- TRACE and TRACK: the upstream's echo would carry the secret: refused -----
+for m in TRACE TRACK; do
+	code=$(proxy_get "${px[@]:2}" -X "$m" "https://bearer.test/t-$m")
+	check "$m on an inspected host: 403" "$code" "200 403"
+	expect_audit "$A" event=request method="$m" host=bearer.test status=403 \
+	    decision=deny reason=method_refused
+done
+# a rule with deny entries only, which would allow it otherwise
+code=$(proxy_get "${px[@]:2}" -X TRACE https://git.test/repo.git/info/refs)
+check "TRACE where the entries allow it: 403" "$code" "200 403"
+check "no TRACE or TRACK reached the upstream" \
+    "$(grep -c -e '"method": "TRACE"' -e '"method": "TRACK"' "$tmp/up.log" || true)" 0
+# and forwarded (plain HTTP) to an inspected host
+code=$(proxy_get -X TRACE "http://fwd.test:$web/t")
+check "TRACE forwarded to an inspected host: 403" "$code" "000 403"
+expect_audit "$A" event=decision host=fwd.test status=403 reason=method_refused
+
 # --- python: urllib and requests ------------------------------------------------
 out=$(HTTPS_PROXY="http://127.0.0.1:$gate_port" "$PY" - "$CA" "$API_PH" <<'PY'
 import json, ssl, sys, urllib.request

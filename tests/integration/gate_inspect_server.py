@@ -213,6 +213,7 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = do_PATCH = handle_any
+    do_TRACE = do_TRACK = handle_any    # an echo, as a TRACE answer is
 
 
 def main():
