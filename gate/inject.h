@@ -29,7 +29,7 @@ struct gate_inject_info {
 /*
  * The request head parsed in head (gate_http_parse, req) as it goes
  * upstream: the request line and the fields as the client wrote them,
- * but for the secrets of rule held in ss (NULL: none):
+ * but for the secrets of rule (NULL: none) held in ss (NULL: none):
  *   header, bearer, basic   every field of that name dropped, the field
  *                           set once, after the others
  *   query                   "PARAM=<placeholder>" in the target's query,

@@ -69,6 +69,16 @@ audit_path(char *out, const char *t, size_t len)
 		snprintf(out, INSP_PATH_MAX + 4, "%.*s", (int)n, t);
 }
 
+/* s appended to the detail being made, "; " between parts; NULL: none */
+static void
+detail_add(char *buf, size_t len, const char *s)
+{
+	size_t	 n = strlen(buf);
+
+	if (s != NULL && n + 1 < len)
+		snprintf(buf + n, len - n, "%s%s", n > 0 ? "; " : "", s);
+}
+
 /* The exchange's audit line: event "request". */
 static void
 request_line(struct gate_conn *c, const char *decision, const char *reason,
@@ -76,19 +86,28 @@ request_line(struct gate_conn *c, const char *decision, const char *reason,
 {
 	struct conn_insp	*x = c->insp;
 	struct gate_audit_rec	 r;
-	char			 more[DETAIL_MAX + 2 * INJECT_NAMES_MAX];
+	char			 more[DETAIL_MAX + 2 * INJECT_NAMES_MAX + 256];
+	char			 part[INJECT_NAMES_MAX + POLICY_MAX_NAME + 64];
 
 	more[0] = '\0';
-	if (x->inj.missing[0] != '\0')
-		snprintf(more, sizeof(more), "%s%ssecret %s not given to the "
-		    "gate: sent without it", detail != NULL ? detail : "",
-		    detail != NULL ? "; " : "", x->inj.missing);
-	if (x->inj.foreign[0] != '\0')
-		snprintf(more + strlen(more), sizeof(more) - strlen(more),
-		    "%s%splaceholder of %s sent to %s, where it is worth "
-		    "nothing", more[0] == '\0' && detail != NULL ? detail : "",
-		    more[0] != '\0' || detail != NULL ? "; " : "",
-		    x->inj.foreign, c->d->tgt.host);
+	detail_add(more, sizeof(more), detail);
+	if (x->would != NULL && policy_rule_secret_count(x->rule) > 0) {
+		/* --learn let it pass, but not with the secrets */
+		snprintf(part, sizeof(part), "--learn: the rules would refuse "
+		    "it (%s): sent without the rule's secrets", x->would);
+		detail_add(more, sizeof(more), part);
+	}
+	if (x->inj.missing[0] != '\0') {
+		snprintf(part, sizeof(part), "secret %s not given to the gate: "
+		    "sent without it", x->inj.missing);
+		detail_add(more, sizeof(more), part);
+	}
+	if (x->inj.foreign[0] != '\0') {
+		snprintf(part, sizeof(part), "placeholder of %s sent to %s, "
+		    "where it is worth nothing", x->inj.foreign,
+		    c->d->tgt.host);
+		detail_add(more, sizeof(more), part);
+	}
 	conn_audit_fill(c, &r);
 	r.event = "request";
 	r.method = x->method[0] ? x->method : NULL;
@@ -97,7 +116,7 @@ request_line(struct gate_conn *c, const char *decision, const char *reason,
 	r.status = x->status;
 	r.reason = reason;
 	r.entry = x->entry[0] ? x->entry : NULL;
-	r.detail = more[0] != '\0' ? more : detail;
+	r.detail = more[0] != '\0' ? more : NULL;
 	r.fix = fix;
 	r.inject = x->inj.added[0] ? x->inj.added : NULL;
 	r.placeholder = x->inj.foreign[0] ? x->inj.foreign : NULL;
@@ -309,7 +328,12 @@ refuse(struct gate_conn *c, const struct gate_http_req *req,
 	    line[0] ? line : NULL);
 }
 
-/* The request is allowed: its head upstream, with the rule's secrets. */
+/*
+ * The request is allowed: its head upstream, with the rule's secrets.
+ * One --learn lets through that the rules would refuse (x->would) goes
+ * as the client wrote it, without them: learning must not hand a secret
+ * to a request the policy is there to stop (a git push, a DELETE).
+ */
 static int
 forward(struct gate_conn *c, const struct gate_http_req *req,
     const char *head)
@@ -318,8 +342,9 @@ forward(struct gate_conn *c, const struct gate_http_req *req,
 	struct buf		 out;
 
 	buf_init(&out, INJECT_HEAD_MAX, BUF_SECRET);
-	if (gate_inject_head(req, head, x->rule, conn_inspection(c)->secrets,
-	    &out, &x->inj) == -1 || evbuffer_add_reference(
+	if (gate_inject_head(req, head, x->would != NULL ? NULL : x->rule,
+	    conn_inspection(c)->secrets, &out, &x->inj) == -1 ||
+	    evbuffer_add_reference(
 	    bufferevent_get_output(c->ubev), out.p, out.len, wipe_cb,
 	    NULL) == -1) {
 		buf_free(&out);

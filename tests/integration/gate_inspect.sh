@@ -343,6 +343,35 @@ check "the repository unchanged" "$(git -C "$tmp/git/repo.git" rev-parse main)" 
 expect_audit "$A" event=request host=git.test method=POST \
     path=/repo.git/git-receive-pack decision=deny reason=request_denied
 
+# --- --learn: what the rules would refuse goes through, but without secrets ---
+main_port=$gate_port
+start_gate learn "$tmp/policy.yaml" --learn --upstream-ca "$tmp/upca.pem" \
+    --ca-out "$tmp/learn-ca.pem" --secrets-fd 5 5< <(secrets)
+AL=$tmp/audit.learn.log
+gitl=(-c "http.proxy=http://127.0.0.1:$gate_port" -c "http.sslCAInfo=$tmp/learn-ca.pem")
+if git -C "$tmp/clone" "${gitl[@]}" push -q origin main 2>"$tmp/git.err"; then
+	ok; else bad "git push under --learn: $(cat "$tmp/git.err")"; fi
+check "--learn: the push went without the token" \
+    "$(upstream_saw '/repo.git/git-receive-pack' authorization)" "(absent)"
+check "--learn: an allowed request still gets it" \
+    "$(upstream_saw '/repo.git/info/refs*receive-pack' authorization)" \
+    "Basic $(b64 "x-access-token:$GIT")"
+expect_audit "$AL" event=request method=POST path=/repo.git/git-receive-pack \
+    decision=allow learn=True would=deny would_reason=request_denied inject=None \
+    "detail=--learn: the rules would refuse it (request_denied): sent without the rule's secrets"
+# the client's own placeholder goes as it came, named
+curl -sS -m 10 -x "http://127.0.0.1:$gate_port" --cacert "$tmp/learn-ca.pem" \
+    -o /dev/null -u "x-access-token:$GIT_PH" -d x \
+    https://git.test/other.git/git-receive-pack || true
+check "--learn: the client's placeholder left as it is" \
+    "$(upstream_saw '/other.git/git-receive-pack' authorization)" \
+    "Basic $(b64 "x-access-token:$GIT_PH")"
+expect_audit "$AL" event=request path=/other.git/git-receive-pack \
+    would=deny placeholder=GIT_TOKEN inject=None
+kill "$gate_pid"
+wait "$gate_pid" 2>/dev/null || true
+gate_port=$main_port gate_pid=$gpid
+
 # --- upstreams that fail verification: 502 with the reason, never a bypass ------
 code=$(proxy_get "${px[@]:2}" https://badca.test/x)
 check "untrusted upstream: 502" "$code" "502 000"

@@ -355,6 +355,8 @@ test_inject_query(void **state)
 static void
 test_inject_foreign(void **state)
 {
+	struct gate_http_req	 r;
+	struct buf		 out;
 	struct gate_inject_info	 info;
 	unsigned char		 b64[256];
 	char			 req[1024], *h;
@@ -372,6 +374,17 @@ test_inject_foreign(void **state)
 	assert_string_equal(info.foreign, "R,A,B");
 	assert_null(strstr(h, VAL_A));
 	free(h);
+	/* no rule (--learn passing what the rules refuse): the same */
+	gate_http_req_init(&r);
+	assert_int_equal(gate_http_parse(&r, req, strlen(req)),
+	    (ssize_t)strlen(req));
+	buf_init(&out, INJECT_HEAD_MAX, BUF_SECRET);
+	assert_int_equal(gate_inject_head(&r, req, NULL, ss, &out, &info), 0);
+	assert_int_equal(out.len, strlen(req));
+	assert_memory_equal(out.p, req, out.len);
+	assert_string_equal(info.added, "");
+	assert_string_equal(info.foreign, "R,A,B");
+	buf_free(&out);
 	/* gate_inject_scan, for heads that are not written again */
 	info.foreign[0] = '\0';
 	gate_inject_scan(ss, req, strlen(req), info.foreign,
