@@ -355,6 +355,7 @@ struct gate_audit_rec {
 	const char	*inject;	/* the secrets added, comma-separated */
 	const char	*placeholder;	/* secrets whose placeholder went to a
 					   host they do not belong to */
+	const char	*upgrade;	/* the request's Upgrade token */
 };
 
 struct gate_audit	*gate_audit_open(const char *path);

@@ -66,7 +66,7 @@ static const char *const reasons[] = {
 	"no_sni", "no_host", "transparent_unknown",	/* AISB-TRANSPARENT */
 	"upstream_tls", "client_refused_ca", "client_tls", "inspect_not_tls",
 	"request_denied", "request_not_allowed", "bad_path",	/* inspect */
-	"method_refused",
+	"method_refused", "upgrade_refused", "upgrade_mismatch",
 	"other",
 };
 #define NREASONS	(sizeof(reasons) / sizeof(reasons[0]))

@@ -21,9 +21,14 @@
  *                  as it arrives (server-sent events, long polls and
  *                  downloads stream), framed by HEAD, 1xx/204/304,
  *                  Content-Length, chunked, or the upstream's close
- *   upgrade        a 101 to a request that asked for one (WebSocket): the
- *                  two streams are relayed as they are from then on; a
- *                  101 to any other request closes the connection
+ *   upgrade        only to WebSocket: a request offering any other
+ *                  protocol (h2c, ...) is refused before it goes
+ *                  upstream, since what follows a switch is relayed
+ *                  undecided, and another protocol would carry requests
+ *                  the rule's entries never see; a 101 to a request that
+ *                  asked for the upgrade, naming the protocol it offered:
+ *                  the two streams are relayed as they are from then on;
+ *                  any other 101 closes the connection
  *
  * The next request head is read once the response has ended (keep-alive;
  * a pipelined request waits, unread, meanwhile), so every response is
@@ -120,6 +125,7 @@ request_line(struct gate_conn *c, const char *decision, const char *reason,
 	r.fix = fix;
 	r.inject = x->inj.added[0] ? x->inj.added : NULL;
 	r.placeholder = x->inj.foreign[0] ? x->inj.foreign : NULL;
+	r.upgrade = x->upgrade_to[0] ? x->upgrade_to : NULL;
 	r.bytes_up = x->up;
 	r.bytes_down = x->down;
 	r.duration_ms = gate_ms_since(&x->t_req);
@@ -288,6 +294,32 @@ echoing_method(const char *head, struct gate_http_span m)
 #define ECHO_DETAIL	"TRACE and TRACK echo the request back, with what " \
 			"the gate adds to it: never sent to an inspected host"
 
+/*
+ * The protocol a head's Upgrade fields name, into out (INSP_UPGRADE_MAX
+ * bytes, "..." when cut; "" without one): 0 when none or "websocket"
+ * alone (any case), -1 otherwise.  Every field is looked at: a second
+ * one is a second offer.
+ */
+static int
+upgrade_of(const struct gate_http_req *h, const char *head, char *out)
+{
+	size_t	 i;
+
+	out[0] = '\0';
+	for (i = 0; i < h->nhdrs; i++) {
+		struct gate_http_span v = h->hdrs[i].value;
+
+		if (!gate_http_span_eq(head, h->hdrs[i].name, "upgrade"))
+			continue;
+		snprintf(out, INSP_UPGRADE_MAX + 4, "%.*s%s",
+		    (int)(v.len > INSP_UPGRADE_MAX ? INSP_UPGRADE_MAX : v.len),
+		    head + v.off, v.len > INSP_UPGRADE_MAX ? "..." : "");
+		if (!gate_http_span_eq(head, v, "websocket"))
+			return -1;
+	}
+	return 0;
+}
+
 /* Whether the head names the connection's host (and port) in its Host. */
 static int
 host_is_ours(struct gate_conn *c, const struct gate_http_req *req,
@@ -358,7 +390,7 @@ forward(struct gate_conn *c, const struct gate_http_req *req,
 	x->rq_left = req->chunked ? -1 : (req->content_length > 0 ?
 	    req->content_length : 0);
 	gate_http_chunk_init(&x->rq_chunk);
-	x->upgrade = gate_http_field(req, head, "upgrade") != -1 &&
+	x->upgrade = x->upgrade_to[0] != '\0' &&
 	    gate_http_conn_has(req, head, "upgrade");
 	x->head_req = gate_http_span_is(head, req->method, "HEAD");
 	x->keep = req->minor == 1 && !gate_http_conn_has(req, head, "close");
@@ -390,6 +422,11 @@ request(struct gate_conn *c, const char *head)
 	if (echoing_method(head, req->method))
 		return answer(c, 403, "deny", "method_refused", ECHO_DETAIL,
 		    NULL, NULL);
+	if (upgrade_of(req, head, x->upgrade_to) == -1)
+		return answer(c, 403, "deny", "upgrade_refused", "an inspected "
+		    "connection upgrades to WebSocket only (Upgrade: "
+		    "websocket): after another protocol's switch its requests "
+		    "would pass undecided", NULL, NULL);
 	policy_decide_request(x->rule, head + req->method.off,
 	    req->method.len, head + req->target.off, req->target.len, &d);
 	if (d.entry != NULL)
@@ -430,6 +467,7 @@ read_request(struct gate_conn *c)
 		x->up = x->down = 0;
 		x->sent = 0;
 		x->would = NULL;
+		x->upgrade_to[0] = '\0';
 		clock_gettime(CLOCK_MONOTONIC, &x->t_req);
 	}
 	if (len > GATE_HTTP_MAX_HEAD)
@@ -543,6 +581,21 @@ upstream_failed(struct gate_conn *c, const char *why)
 	return -1;
 }
 
+/*
+ * A 101 whose Upgrade is not the WebSocket the request offered (another
+ * protocol, or none): nothing of it reaches the client, which gets a 502
+ * naming it, and the connection closes.
+ */
+static int
+switched_elsewhere(struct gate_conn *c, const char *up)
+{
+	char	 why[INSP_UPGRADE_MAX + 96];
+
+	snprintf(why, sizeof(why), "the upstream switched to '%s', not the "
+	    "protocol the request offered", up[0] != '\0' ? up : "(none)");
+	return answer(c, 502, "error", "upgrade_mismatch", why, NULL, NULL);
+}
+
 /* How the response's body ends; keep says whether another may follow. */
 static void
 response_framing(struct conn_insp *x, const struct gate_http_req *resp,
@@ -571,7 +624,7 @@ read_response(struct gate_conn *c)
 	struct evbuffer		*in = bufferevent_get_input(c->ubev);
 	size_t			 len = evbuffer_get_length(in);
 	const char		*p;
-	char			 why[128];
+	char			 why[128], up[INSP_UPGRADE_MAX + 4];
 	ssize_t			 r;
 	int			 code;
 
@@ -597,6 +650,8 @@ read_response(struct gate_conn *c)
 	if (code == 101 && !x->upgrade)
 		return upstream_failed(c, "101 to a request that asked for no "
 		    "upgrade");
+	if (code == 101 && (upgrade_of(x->resp, p, up) == -1 || up[0] == '\0'))
+		return switched_elsewhere(c, up);
 	if (code >= 200 || code == 101) {
 		x->status = code;
 		response_framing(x, x->resp, p);

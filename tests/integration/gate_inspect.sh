@@ -250,7 +250,26 @@ out=$("$PY" "$client" ws "$gate_port" api.test "$CA")
 check "101" "$(printf '%s\n' "$out" | sed -n 1p)" "HTTP/1.1 101 Switching Protocols"
 check "bytes after the upgrade pass as they are" "$(printf '%s\n' "$out" | tail -n 1)" \
     '"frame-oneGET /not-a-request HTTP/1.1\r\n\r\n"'
-expect_audit "$A" event=request path=/ws status=101 decision=allow
+expect_audit "$A" event=request path=/ws status=101 decision=allow upgrade=websocket
+# another protocol (h2c: HTTP/2 requests no entry would see) is refused
+# before the upstream, which would switch to anything (the reviewer's)
+check "Upgrade: h2c refused" "$("$PY" "$client" raw "$gate_port" api.test "$CA" \
+    'GET /ws?n=h2c HTTP/1.1\r\nHost: api.test\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n\r\nGET /v1/models/secret HTTP/1.1\r\nHost: api.test\r\n\r\n')" \
+    "HTTP/1.1 403 Forbidden"
+expect_audit "$A" event=request path=/ws status=403 decision=deny \
+    reason=upgrade_refused upgrade=h2c
+check "Upgrade: websocket, h2c refused" "$("$PY" "$client" raw "$gate_port" api.test "$CA" \
+    'GET /ws?n=two HTTP/1.1\r\nHost: api.test\r\nConnection: Upgrade\r\nUpgrade: WebSocket\r\nUpgrade: h2c\r\n\r\n')" \
+    "HTTP/1.1 403 Forbidden"
+# a 101 to another protocol than the one offered: 502, closed
+check "a 101 to h2c for a WebSocket offer: 502" "$("$PY" "$client" raw "$gate_port" api.test "$CA" \
+    'GET /ws?as=h2c HTTP/1.1\r\nHost: api.test\r\nConnection: Upgrade\r\nUpgrade: WebSocket\r\n\r\nGET /v1/models/secret HTTP/1.1\r\nHost: api.test\r\n\r\n')" \
+    "HTTP/1.1 502 Bad Gateway"
+expect_audit "$A" event=request path=/ws status=502 decision=error \
+    reason=upgrade_mismatch upgrade=WebSocket \
+    "detail=the upstream switched to 'h2c', not the protocol the request offered"
+check "no upgrade but the WebSocket ones reached the upstream" \
+    "$(grep -c -e 'n=h2c' -e 'n=two' "$tmp/up.log" || true)" 0
 
 # --- bearer and query -----------------------------------------------------------
 curl -sS -m 10 "${px[@]}" -o /dev/null -H 'Authorization: Bearer not-mine' \
