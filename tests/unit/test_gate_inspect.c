@@ -439,6 +439,8 @@ test_response_head(void **state)
 	resp("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nTransfer-Encoding: "
 	    "chunked\r\n\r\n", -1, 0);
 	resp("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n", -1, 0);
+	/* RFC 9112 6.1: chunked in an HTTP/1.0 message is faulty framing */
+	resp("HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", -1, 0);
 	/* Connection tokens and fields */
 	h = "HTTP/1.1 200 OK\r\nConnection: keep-alive, Close\r\n"
 	    "Upgrade: websocket\r\n\r\n";
