@@ -42,6 +42,7 @@
  * (aisb-gate --upstream-ca), so that a test's HTTPS server on the host
  * can stand for a real API (tests/e2e/secrets.sh).  Not an interface for
  * users: an inspecting gate checks upstreams against the system's store.
+ * A session (and a dry run) says on stderr that it is set.
  */
 #define LAUNCH_TEST_UPSTREAM_CA_ENV	"AISB_TEST_UPSTREAM_CA"
 

@@ -108,6 +108,14 @@ check "project-chosen policy, no secret: it runs" "$rc" 0
 run "$aisb" "${P[@]}" --secret API_KEY --dry-run -- true
 check "--policy of the user's own beside it: the secret is taken" "$rc" 0
 rm "$tmp/ws/.aisb.yaml" "$tmp/ws/proj.yaml" "$XDG_CONFIG_HOME/aisb/config.yaml"
+# AISB_TEST_UPSTREAM_CA, a hook for tests that widens the gate's trust:
+# never silent
+hasnt "no test hook: no warning" "$tmp/err" 'AISB_TEST_UPSTREAM_CA'
+run env AISB_TEST_UPSTREAM_CA=/etc/ssl/test-ca.pem "$aisb" "${P[@]}" --quiet --dry-run -- true
+check "test hook: exit" "$rc" 0
+has "test hook: the warning" "$tmp/err" "^aisb: warning: AISB_TEST_UPSTREAM_CA=/etc/ssl/test-ca.pem is set: a hook for tests; the session's gate trusts that CA for the upstreams of inspected hosts, beside the system's: unset it unless a test set it$"
+run env AISB_TEST_UPSTREAM_CA=ca.pem "$aisb" "${P[@]}" --dry-run -- true
+has "test hook, not absolute: ignored, said" "$tmp/err" "^aisb: warning: AISB_TEST_UPSTREAM_CA=ca.pem is set: a hook for tests; ignored (not an absolute path)$"
 
 # 2. an agent's recipe: its host inspected with the secret, when passed
 run "$aisb" "${P[@]}" --agent claude --print-policy -- true

@@ -221,6 +221,8 @@ rm -f "$tmp/ws/ready" "$tmp/ws/go"
 while_it_runs rootful "$!" "$tmp/ws" "$XDG_STATE_HOME"
 sd=$run_sd
 check "rootful: exit" "$run_rc" 0
+check "rootful: the test hook said on stderr" \
+    "$(grep -c '^aisb: warning: AISB_TEST_UPSTREAM_CA=.* is set: a hook for tests;' "$tmp/err" || true)" 1
 id=$(basename "$sd")
 for k in E2E_API_KEY E2E_TOKEN E2E_REPL; do
 	if grep -Eq "^env $k=aisb-placeholder-[0-9a-f]{40}\$" "$tmp/out"; then
