@@ -21,6 +21,9 @@ GATE_SOURCES += gate/conn/conn-int.h gate/conn/conn.c gate/conn/decide.c \
 GATE_SOURCES += gate/conn/inspect-int.h gate/conn/inspect.c \
 	gate/conn/inspect_http.c \
 	gate/mint.h gate/mint.c gate/inject.h gate/inject.c gate/secrets.c
+# issue 31: the names behind the synthetic addresses AISB-DNS hands out
+# (any TCP port by name)
+GATE_SOURCES += gate/synth.c
 GATE_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(LIBEVENT_OPENSSL_CFLAGS) \
 	$(CARES_CFLAGS) $(CRYPTO_CFLAGS) $(SSL_CFLAGS)
 noinst_LIBRARIES += gate/libaisbgate.a

@@ -133,3 +133,13 @@ GATE_TESTS += tests/integration/gate_transparent.sh
 EXTRA_DIST += tests/integration/gate_transparent.py
 # --learn: learning mode and aisb policy suggest over its log (learn)
 GATE_TESTS += tests/integration/gate_learn.sh
+# issue 31: any TCP port of a synthetic address, by the name it was given for
+GATE_TESTS += tests/integration/gate_anyport.sh
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test_gate_synth
+TESTS += tests/unit/test_gate_synth
+tests_unit_test_gate_synth_SOURCES = tests/unit/test_gate_synth.c
+tests_unit_test_gate_synth_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
+tests_unit_test_gate_synth_CFLAGS = $(GATE_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_gate_synth_LDADD = $(GATE_LIBS) $(CMOCKA_LIBS)
+endif

@@ -50,7 +50,9 @@ enum conn_state { S_HEAD, S_RESOLVE, S_CONNECT, S_RELAY, S_LINGER };
  * out to be, which also says how a refusal is answered (conn_reply): an
  * HTTP answer, a TLS alert, or nothing at all.
  */
-enum conn_tp { TP_NONE = 0, TP_PEEK, TP_TLS, TP_HTTP, TP_UNKNOWN };
+enum conn_tp { TP_NONE = 0, TP_PEEK, TP_TLS, TP_HTTP, TP_UNKNOWN, TP_ADDR };
+/* what named a transparent stream (the audit's named_by) */
+enum conn_named { NAMED_NONE = 0, NAMED_SNI, NAMED_HOST, NAMED_ADDR };
 #define TP_TOOL_MAX	32	/* X-Aisb-Tool: bytes of [A-Za-z0-9._+-] */
 #define TP_DIALLED_MAX	64	/* X-Aisb-Dialled: bytes of an address */
 
@@ -140,6 +142,7 @@ struct gate_conn {
 	uint8_t			 up_paused, down_paused;
 	uint8_t			 no_timer;	/* evtimer_add failed: close */
 	uint8_t			 transparent;	/* came as AISB-TRANSPARENT */
+	uint8_t			 named_by;	/* enum conn_named */
 	struct bufferevent	*cbev, *ubev;
 	struct event		*timer;
 	struct gate_client	*client;
@@ -200,6 +203,9 @@ void		 conn_up_drop(struct gate_conn *);
 /* dnsgate.c: the AISB-DNS stream, after the head is authenticated */
 void		 conn_dns_start(struct gate_conn *);
 void		 conn_dns_free(struct gate_conn *);
+/* whose the connection is: session, user, or "@ADDR" in buf */
+#define CONN_LABEL_MAX	(INET6_ADDRSTRLEN + 8)
+const char	*conn_label(const struct gate_conn *, char *, size_t);
 
 /* relay.c */
 ssize_t		 conn_body_take(int64_t *, struct gate_http_chunk *,
@@ -246,6 +252,8 @@ void		 conn_rec_keylog(struct gate_conn *, const char *);
 void		 conn_transparent_start(struct gate_conn *);
 void		 conn_transparent_read(struct gate_conn *);
 void		 conn_transparent_alert(struct gate_conn *, const char *);
+/* the audit's named_by of an enum conn_named; NULL for NAMED_NONE */
+const char	*conn_named_str(uint8_t);
 
 /*
  * inspect.c: an inspected host's connection once its upstream is

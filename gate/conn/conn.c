@@ -289,6 +289,7 @@ conn_audit_fill(struct gate_conn *c, struct gate_audit_rec *r)
 	r->transparent = c->transparent;
 	r->tool = v.tool[0] ? v.tool : NULL;
 	r->dialled = v.dialled[0] ? v.dialled : NULL;
+	r->named_by = conn_named_str(c->named_by);
 	r->learn = c->g->cfg.learn;
 	r->inspect = c->insp != NULL;
 }

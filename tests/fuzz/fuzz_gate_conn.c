@@ -2,7 +2,8 @@
  * libFuzzer: the gate's whole connection state machine from one input:
  * request head, credentials, decision, dial, tunnel or forwarded request
  * (body, chunked framing, the TLS server name check), relay and close;
- * AISB-TRANSPARENT heads too (the client's stream named by SNI or Host).
+ * AISB-TRANSPARENT heads too (the client's stream named by SNI or Host,
+ * or by a synthetic address: exact.fuzz.test's is known to the policy).
  *
  * The input is two streams: a 16-bit length, that many bytes the client
  * sends, and the rest, which the upstream answers.  The client is one end
@@ -106,8 +107,9 @@ init(void)
 	snprintf(yaml, sizeof(yaml), "version: 1\nallow:\n"
 	    "  - cidr: 127.0.0.0/8\n    ports: [\"1-65535\"]\n"
 	    "  - host: \"*.fuzz.test\"\n    ports: [%u]\n"
+	    "  - host: exact.fuzz.test\n    ports: [%u]\n"
 	    "allow_ranges: [127.0.0.0/8]\n"
-	    "dns:\n  servers: [\"127.0.0.1:9\"]\n", up_port);
+	    "dns:\n  servers: [\"127.0.0.1:9\"]\n", up_port, up_port);
 	if (policy_load_buffer("fuzz.yaml", yaml, strlen(yaml), &fg.policy,
 	    &errs) != 0)
 		abort();
@@ -133,7 +135,8 @@ init(void)
 	fg.fd_limit = 1024;
 	TAILQ_INIT(&fg.conns);
 	if (gate_clients_init(&fg) == -1 ||
-	    (fg.scratch = malloc(GATE_SCRATCH)) == NULL)
+	    (fg.scratch = malloc(GATE_SCRATCH)) == NULL ||
+	    (fg.synth = gate_synth_new()) == NULL)
 		abort();
 	if ((fg.dns = gate_dns_new(fg.base, fg.policy, 0, 1)) == NULL)
 		abort();
