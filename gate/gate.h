@@ -201,6 +201,8 @@ struct gate_config {
 	const char		*ca_out;	/* --ca-out; NULL: none */
 	const char		*upstream_ca;	/* --upstream-ca; NULL: none */
 	int			 secrets_fd;	/* --secrets-fd; -1: none */
+	int			 socks;		/* SOCKS5 on the listener (socks.c);
+						   --no-socks: 0 */
 };
 
 struct gate_client;		/* per client address, for the per-client limit */
@@ -360,6 +362,7 @@ struct gate_audit_rec {
 					   host they do not belong to */
 	/* issue 31; NULL / 0: not written */
 	const char	*named_by;	/* transparent: "sni", "host", "address" */
+	int		 socks;		/* SOCKS5 (conn/socks.c): "socks":true */
 };
 
 struct gate_audit	*gate_audit_open(const char *path);

@@ -143,3 +143,13 @@ tests_unit_test_gate_synth_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
 tests_unit_test_gate_synth_CFLAGS = $(GATE_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_gate_synth_LDADD = $(GATE_LIBS) $(CMOCKA_LIBS)
 endif
+# SOCKS5's messages (gate/socksmsg.c): make fuzz runs it ("gate_socks" in
+# FUZZ_HARNESSES)
+if ENABLE_FUZZ
+noinst_PROGRAMS += tests/fuzz/fuzz_gate_socks
+tests_fuzz_fuzz_gate_socks_SOURCES = tests/fuzz/fuzz_gate_socks.c
+tests_fuzz_fuzz_gate_socks_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
+tests_fuzz_fuzz_gate_socks_CFLAGS = $(AM_CFLAGS)
+tests_fuzz_fuzz_gate_socks_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_gate_socks_LDADD = $(GATE_LIBS)
+endif

@@ -320,17 +320,36 @@ conn_allowed(struct gate_conn *c)
 		conn_rec_open(c);
 }
 
-void
-conn_connected(struct gate_conn *c)
+/*
+ * What a proxy client is told once its tunnel stands: HTTP's 200 to a
+ * CONNECT, SOCKS5's success to a SOCKS request (socks.c); its length in
+ * *len.  A transparent client speaks no proxy and is told nothing.
+ */
+const char *
+conn_tunnel_ok(const struct gate_conn *c, size_t *len)
 {
 	static const char	 established[] =
 	    "HTTP/1.1 200 Connection established\r\n\r\n";
+
+	if (c->socks) {
+		*len = sizeof(conn_socks_ok);
+		return (const char *)conn_socks_ok;
+	}
+	*len = sizeof(established) - 1;
+	return established;
+}
+
+void
+conn_connected(struct gate_conn *c)
+{
 	struct gate		*g = c->g;
 	char			*fwd;
+	const char		*ok;
 	ssize_t			 n;
-	size_t			 cap;
+	size_t			 cap, oklen;
 	int			 sni;
 
+	ok = conn_tunnel_ok(c, &oklen);
 	c->connect_ms = gate_ms_since(&c->d->t_connect);
 	conn_nodelay(c->fd[1]);
 	if (c->d->irule != NULL && c->tunnel) {
@@ -357,7 +376,7 @@ conn_connected(struct gate_conn *c)
 	sni = c->tunnel && g->cfg.sni_check && !c->d->tgt.is_ip &&
 	    (!c->transparent || c->d->tp == TP_ADDR);
 	if (c->tunnel && !sni && conn_maybe_raw(c, c->transparent ? NULL :
-	    established, c->transparent ? 0 : sizeof(established) - 1))
+	    ok, c->transparent ? 0 : oklen))
 		return;
 
 	/* Otherwise the upstream socket goes to a bufferevent too. */
@@ -381,7 +400,7 @@ conn_connected(struct gate_conn *c)
 
 	if (c->tunnel) {
 		if (!c->transparent && evbuffer_add(bufferevent_get_output(
-		    c->cbev), established, sizeof(established) - 1) == -1) {
+		    c->cbev), ok, oklen) == -1) {
 			c->close_reason = "out of memory";
 			conn_free(c);
 			return;
