@@ -143,6 +143,9 @@ tests_unit_test_gate_synth_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
 tests_unit_test_gate_synth_CFLAGS = $(GATE_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_gate_synth_LDADD = $(GATE_LIBS) $(CMOCKA_LIBS)
 endif
+# SOCKS5 on the listener: curl, PySocks and a byte-by-byte client
+GATE_TESTS += tests/integration/gate_socks.sh
+EXTRA_DIST += tests/integration/gate_socks.py
 # SOCKS5's messages (gate/socksmsg.c): make fuzz runs it ("gate_socks" in
 # FUZZ_HARNESSES)
 if ENABLE_FUZZ
