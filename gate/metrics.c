@@ -67,6 +67,7 @@ static const char *const reasons[] = {
 	"upstream_tls", "client_refused_ca", "client_tls", "inspect_not_tls",
 	"request_denied", "request_not_allowed", "bad_path",	/* inspect */
 	"method_refused", "upgrade_refused", "upgrade_mismatch",
+	"unknown_address",		/* ... to a synthetic address not given */
 	"other",
 };
 #define NREASONS	(sizeof(reasons) / sizeof(reasons[0]))
