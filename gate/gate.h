@@ -136,7 +136,7 @@ struct gate_counters {
  * worker counts into its own; a scrape sums them.
  */
 enum { GATE_DEC_ALLOW, GATE_DEC_DENY, GATE_DEC_ERROR, GATE_DEC_N };
-#define GATE_REASONS_MAX	32	/* reason tokens (metrics.c), "other" last */
+#define GATE_REASONS_MAX	48	/* reason tokens (metrics.c), "other" last */
 #define GATE_DNS_BUCKETS	13	/* look-up histogram, +Inf included */
 
 struct gate_stats {

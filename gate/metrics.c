@@ -71,6 +71,7 @@ static const char *const reasons[] = {
 	"other",
 };
 #define NREASONS	(sizeof(reasons) / sizeof(reasons[0]))
+_Static_assert(NREASONS <= GATE_REASONS_MAX, "raise GATE_REASONS_MAX");
 
 static const char *const verdicts[GATE_DEC_N] = { "allow", "deny", "error" };
 
