@@ -22,9 +22,33 @@
 
 #define RULE	"version: 1\nallow:\n  - host: api.example.com\n"
 
+/* A secret says where its value goes; the sandbox never does. */
+static const struct {
+	const char	*secrets;	/* the rule's secrets: line's value */
+	unsigned	 col;		/* of the error, on line 5 */
+	const char	*what, *hint;
+} nowhere[] = {
+	{ "[{name: K}]", 15, "secret K says not where its value goes",
+	    "query: key" },
+	{ "[{name: K, query: key, header: x-a}]", 45, "and so does header:",
+	    "keep query: alone" },
+	{ "[{name: K, query: key, scheme: bearer}]", 45,
+	    "and so does scheme:", NULL },
+	{ "[{name: K, query: key, user: u}]", 43, "and so does user:", NULL },
+	{ "[{name: K, query: \"a b\"}]", 32,
+	    "query parameter 'a b': byte 0x20", "-._~" },
+	{ "[{name: K, query: \"a%3d\"}]", 32, "byte 0x25", NULL },
+	{ "[{name: K, query: \"\"}]", 32, "1 to 64 bytes", NULL },
+	{ "[{name: K, query: a}, {name: L, query: a}]", 36,
+	    "both go into query parameter a", NULL },
+};
+
 static void
 test_refused(void **state)
 {
+	char	 y[256];
+	size_t	 i;
+
 	(void)state;
 	/* secrets without inspect: the issue's own example */
 	reject_at(RULE "    secrets: [{name: KEY, header: x-api-key}]\n", 4, 14,
@@ -95,24 +119,12 @@ test_refused(void **state)
 	    "user: \"a:b\"}]\n", 5, 46, "byte 0x3a", "without ':'");
 	reject_at(RULE "    inspect: true\n    secrets: [{name: K, query: a}, "
 	    "{name: K, query: b}]\n", 5, 36, "listed twice", NULL);
-	/* a secret says where its value goes; the sandbox never does */
-	reject_at(RULE "    inspect: true\n    secrets: [{name: K}]\n", 5, 15,
-	    "secret K says not where its value goes", "query: key");
-	reject_at(RULE "    inspect: true\n    secrets: [{name: K, query: key, "
-	    "header: x-a}]\n", 5, 45, "and so does header:", "keep query: alone");
-	reject_at(RULE "    inspect: true\n    secrets: [{name: K, query: key, "
-	    "scheme: bearer}]\n", 5, 45, "and so does scheme:", NULL);
-	reject_at(RULE "    inspect: true\n    secrets: [{name: K, query: key, "
-	    "user: u}]\n", 5, 43, "and so does user:", NULL);
-	reject_at(RULE "    inspect: true\n    secrets: [{name: K, query: \"a b\"}]\n",
-	    5, 32, "query parameter 'a b': byte 0x20", "-._~");
-	reject_at(RULE "    inspect: true\n    secrets: [{name: K, query: \"a%3d\"}]\n",
-	    5, 32, "byte 0x25", NULL);
-	reject_at(RULE "    inspect: true\n    secrets: [{name: K, query: \"\"}]\n",
-	    5, 32, "1 to 64 bytes", NULL);
-	reject_at(RULE "    inspect: true\n    secrets: [{name: K, query: a}, "
-	    "{name: L, query: a}]\n", 5, 36, "both go into query parameter a",
-	    NULL);
+	for (i = 0; i < sizeof(nowhere) / sizeof(nowhere[0]); i++) {
+		snprintf(y, sizeof(y), RULE "    inspect: true\n    secrets: "
+		    "%s\n", nowhere[i].secrets);
+		reject_at(y, 5, nowhere[i].col, nowhere[i].what,
+		    nowhere[i].hint);
+	}
 	reject_at(RULE "    inspect: true\n    secrets: [{name: K, header: x-a}, "
 	    "{name: L, header: X-A}]\n", 5, 39, "both set header x-a", NULL);
 	reject_at(RULE "    inspect: true\n    secrets: []\n", 5, 14,
