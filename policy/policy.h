@@ -89,6 +89,7 @@ enum policy_reason {
 	POLICY_R_REQUEST_DENIED,	/* a requests: deny entry matched */
 	POLICY_R_REQUEST_NOT_ALLOWED,	/* requests: allow entries, none matched */
 	POLICY_R_REQUEST_BAD_PATH,	/* the path is not in its normal form */
+	POLICY_R_REQUEST_METHOD,	/* TRACE, TRACK: never on an inspected host */
 };
 
 struct policy_decision {
@@ -233,8 +234,10 @@ int		 policy_fix_yaml(const struct policy *p,
  *
  * policy_decide_request(): one HTTP request, by its method and its
  * origin-form target ("/path?query"; the query is never matched, so that
- * appending one cannot slip past a deny entry).  Without requests: entries
- * every request is allowed.  Otherwise the path must be in its normal
+ * appending one cannot slip past a deny entry).  TRACE and TRACK are
+ * refused whatever the entries say (POLICY_R_REQUEST_METHOD: the upstream
+ * answers with the request it got, the secrets the gate added in it).
+ * Without requests: entries every other request is allowed.  Otherwise the path must be in its normal
  * form (no dot or empty segments, no backslash or fragment, no
  * percent-encoded '/', '\\' or unreserved byte: what an upstream might
  * read as another path), a deny entry that matches refuses it (the path

@@ -279,20 +279,16 @@ wipe_cb(const void *data, size_t len, void *arg)
 }
 
 /*
- * Whether the method is one an upstream answers by echoing the request it
- * got (RFC 9110 9.3.8; TRACK, IIS's): refused on inspected hosts, whatever
- * the rule's entries say, since the echo would carry the secrets the gate
- * adds.
+ * Whether --learn lets a refused request through.  It records what the
+ * rule's entries would say; the refusal of TRACE and TRACK is not theirs
+ * (an echo of the request, whatever the entries: policy_decide_request)
+ * and stays, as the denied address ranges do.
  */
 static int
-echoing_method(const char *head, struct gate_http_span m)
+learning(const struct gate_conn *c, const struct policy_request_decision *d)
 {
-	return gate_http_span_is(head, m, "TRACE") ||
-	    gate_http_span_is(head, m, "TRACK");
+	return c->g->cfg.learn && d->reason != POLICY_R_REQUEST_METHOD;
 }
-
-#define ECHO_DETAIL	"TRACE and TRACK echo the request back, with what " \
-			"the gate adds to it: never sent to an inspected host"
 
 /*
  * The protocol a head's Upgrade fields name, into out (INSP_UPGRADE_MAX
@@ -419,9 +415,6 @@ request(struct gate_conn *c, const char *head)
 	if (!host_is_ours(c, req, head))
 		return answer(c, 400, "error", "host_mismatch", "the Host "
 		    "header must name the connection's host", NULL, NULL);
-	if (echoing_method(head, req->method))
-		return answer(c, 403, "deny", "method_refused", ECHO_DETAIL,
-		    NULL, NULL);
 	if (upgrade_of(req, head, x->upgrade_to) == -1)
 		return answer(c, 403, "deny", "upgrade_refused", "an inspected "
 		    "connection upgrades to WebSocket only (Upgrade: "
@@ -432,7 +425,7 @@ request(struct gate_conn *c, const char *head)
 	if (d.entry != NULL)
 		snprintf(x->entry, sizeof(x->entry), "line %u, column %u: %s",
 		    d.line, d.column, d.entry);
-	if (d.verdict != POLICY_ALLOW && c->g->cfg.learn)
+	if (d.verdict != POLICY_ALLOW && learning(c, &d))
 		x->would = conn_reason_token(d.reason);
 	else if (d.verdict != POLICY_ALLOW)
 		return refuse(c, req, head, &d);
@@ -878,10 +871,6 @@ conn_inspect_forward(struct gate_conn *c)
 	const char			*p = c->d->head + c->d->path.off;
 	size_t				 plen = c->d->path.len, tlen;
 
-	if (echoing_method(c->d->head, req->method)) {
-		conn_refuse(c, 403, "deny", "method_refused", ECHO_DETAIL);
-		return -1;
-	}
 	/* "http://host" and "http://host?q" are "/" and "/?q" */
 	snprintf(target, sizeof(target), "%s%.*s", plen == 0 || p[0] == '?' ?
 	    "/" : "", (int)plen, p);
@@ -890,7 +879,7 @@ conn_inspect_forward(struct gate_conn *c)
 	    &d);
 	if (d.verdict == POLICY_ALLOW)
 		return 0;
-	if (c->g->cfg.learn) {
+	if (learning(c, &d)) {
 		c->would = conn_reason_token(d.reason);
 		return 0;
 	}

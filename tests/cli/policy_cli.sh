@@ -324,6 +324,9 @@ expect_rc 1 "$aisb" policy test "$tmp/insp.yaml" api.example.com \
 expect_grep "$tmp/out" '^request GET /v1/models: deny, request not allowed$'
 expect_grep "$tmp/out" '^- "GET /v1/models"$'
 expect_rc 1 "$aisb" policy test "$tmp/insp.yaml" git.example.com \
+    --request "TRACE /o/r.git/info/refs"
+expect_grep "$tmp/out" '^request TRACE /o/r.git/info/refs: deny, TRACE and TRACK echo the request back, with what the gate adds to it: never sent to an inspected host$'
+expect_rc 1 "$aisb" policy test "$tmp/insp.yaml" git.example.com \
     --request "POST /o/r.git/git-receive-pack"
 expect_grep "$tmp/out" 'deny, request denied by rule \(line 9, column 23: "POST \*/git-receive-pack"\)'
 expect_rc 0 "$aisb" policy test "$tmp/insp.yaml" git.example.com \

@@ -387,6 +387,10 @@ check "--learn: the client's placeholder left as it is" \
     "Basic $(b64 "x-access-token:$GIT_PH")"
 expect_audit "$AL" event=request path=/other.git/git-receive-pack \
     would=deny placeholder=GIT_TOKEN inject=None
+# TRACE is not the entries' to refuse: --learn lets it through no more
+code=$(proxy_get --cacert "$tmp/learn-ca.pem" -X TRACE https://bearer.test/t-learn)
+check "--learn: TRACE still 403" "$code" "200 403"
+expect_audit "$AL" event=request method=TRACE reason=method_refused would=None
 kill "$gate_pid"
 wait "$gate_pid" 2>/dev/null || true
 gate_port=$main_port gate_pid=$gpid

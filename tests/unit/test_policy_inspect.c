@@ -260,7 +260,7 @@ req(const struct policy *p, const char *host, const char *m,
 		fail_msg("%s %s %s: got %s, %s, line %u", host, m, target,
 		    d.verdict == POLICY_ALLOW ? "allow" : "deny",
 		    policy_reason_str(d.reason), d.line);
-	if (why == POLICY_R_REQUEST_BAD_PATH)
+	if (why == POLICY_R_REQUEST_BAD_PATH || why == POLICY_R_REQUEST_METHOD)
 		assert_non_null(d.detail);
 	else
 		assert_null(d.detail);
@@ -294,6 +294,10 @@ test_requests(void **state)
 	/* a query that looks like a path does not help */
 	req(p, A, "POST", "/v2?/v1/messages", POLICY_DENY,
 	    POLICY_R_REQUEST_NOT_ALLOWED, 0);
+
+	/* TRACE and TRACK, whatever an entry says (a "* /admin" one too) */
+	req(p, H, "TRACE", "/repos", POLICY_DENY, POLICY_R_REQUEST_METHOD, 0);
+	req(p, G, "TRACK", "/admin/x", POLICY_DENY, POLICY_R_REQUEST_METHOD, 0);
 
 	/* git: push denied, fetch passes; deny ignores case and queries */
 	req(p, G, "POST", "/o/r.git/git-receive-pack", POLICY_DENY,
@@ -371,6 +375,15 @@ test_no_request_rules(void **state)
 	r = rule_for(p, "api.example.com");
 	assert_true(policy_rule_inspect(r));
 	policy_decide_request(r, "DELETE", 6, "/a//b", 5, &d);
+	assert_int_equal(d.verdict, POLICY_ALLOW);
+	/* but TRACE and TRACK: the upstream's echo would hold the secrets */
+	policy_decide_request(r, "TRACE", 5, "/", 1, &d);
+	assert_int_equal(d.verdict, POLICY_DENY);
+	assert_int_equal(d.reason, POLICY_R_REQUEST_METHOD);
+	assert_null(d.entry);
+	policy_decide_request(r, "TRACK", 5, "/x?y", 4, &d);
+	assert_int_equal(d.reason, POLICY_R_REQUEST_METHOD);
+	policy_decide_request(r, "TRACES", 6, "/", 1, &d);
 	assert_int_equal(d.verdict, POLICY_ALLOW);
 	policy_free(p);
 }
