@@ -123,14 +123,17 @@ id -u
 if (exec 3<>"/dev/tcp/10.0.2.2/$1") 2>/dev/null; then echo reached; else echo blocked; fi
 sleep "$2"'
 nap=6.$$	# the command's sleep, found by its argument
-enforcer_of() {	# enforcer_of: the pid of the aisb-enforce above sleep $nap
+enforcer_of() {	# enforcer_of PID: the aisb-enforce above sleep $nap, while PID runs
 	local p c i
-	# a session starts in seconds, more on a loaded machine
-	for i in $(seq 1200); do
+	# a session starts in seconds; a first one builds its image, which
+	# on a loaded machine (a rootless store) takes minutes: looked for
+	# as long as the session runs, 30 minutes at most
+	for i in $(seq 18000); do
 		p=$(ps -eo pid=,args= |
 		    awk -v n="$nap" '$2 == "sleep" && $3 == n && !p { p = $1 }
 		    END { print p }')
 		[ -n "$p" ] && break
+		kill -0 "$1" 2>/dev/null || return 1
 		sleep 0.1
 	done
 	[ -n "$p" ] || return 1
@@ -149,7 +152,7 @@ session() {	# session LABEL WS RUNNER...
 	(cd "$ws" && "$@" -- bash -c "$probe" sh "$port" "$nap") \
 	    >"$tmp/out" 2>"$tmp/err" </dev/null &
 	e=$!
-	if p=$(enforcer_of); then
+	if p=$(enforcer_of "$e"); then
 		stat -L -c '%d:%i' "/proc/$p/exe" >"$tmp/enf.exe" 2>&1 || true
 		tr '\0' '\n' <"/proc/$p/environ" >"$tmp/enf.env" 2>/dev/null || true
 		awk '/^Uid:/ { print $2 }' "/proc/$p/status" >"$tmp/enf.uid" 2>/dev/null || true
