@@ -60,7 +60,8 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/host/paths.c launcher/host/paths.h \
 	launcher/host/proc.c launcher/host/proc.h \
 	launcher/host/cache.c launcher/host/cache.h \
-	launcher/host/facts.c launcher/host/facts.h
+	launcher/host/facts.c launcher/host/facts.h \
+	launcher/host/storage.c launcher/host/storage.h
 launcher_libaisblauncher_a_CPPFLAGS = $(LAUNCHER_CPPFLAGS) \
 	-DAISB_POLICYDIR='"$(pkgdatadir)/policies"' \
 	-DAISB_SECCOMP_PROFILE='"$(pkgdatadir)/seccomp.json"' \

@@ -14,7 +14,7 @@ TESTS += tests/e2e/identity.sh tests/e2e/image.sh tests/e2e/npm.sh \
 	tests/e2e/hostca.sh tests/e2e/snapshot.sh tests/e2e/signals.sh \
 	tests/e2e/transparent.sh tests/e2e/record.sh tests/e2e/agent.sh \
 	tests/e2e/deny.sh tests/e2e/record_direct.sh tests/e2e/learn.sh \
-	tests/e2e/apt.sh tests/e2e/kube.sh \
+	tests/e2e/apt.sh tests/e2e/kube.sh tests/e2e/storage.sh \
 	tests/integration/enforce_netns.sh
 
 # Unit tests (cmocka), fuzz harnesses and benchmarks.  Integration and e2e
@@ -161,6 +161,8 @@ include tests/launcher-image.mk
 EXTRA_DIST += tests/e2e/session.sh tests/e2e/lib.sh tests/bench/sessions.sh
 # Sessions on a user's own repository: root and rootless, 0700 folders.
 EXTRA_DIST += tests/e2e/identity.sh
+# a new rootless user's vfs store, aisb doctor --fix
+EXTRA_DIST += tests/e2e/storage.sh
 # aisb's seccomp profile in real sessions (root; AISB_E2E=1).
 EXTRA_DIST += tests/e2e/seccomp.sh
 # What a session was denied, and commands that cannot run (AISB_E2E=1).

@@ -33,6 +33,7 @@
 #include "cmd/cli.h"
 #include "session/ids.h"
 #include "host/facts.h"
+#include "host/storage.h"
 #include "image/image-t.h"
 #include "session/options.h"
 #include "session/podman.h"
@@ -633,6 +634,7 @@ doctor_probe(struct launch_host_facts *f, int verbose)
 	if (launch_host_check(f, verbose) == -1 && f->podman_version[0] ==
 	    '\0')
 		return -1;
+	launch_storage_check(f, verbose);
 	if (f->image[0] == '\0' && find_image(f) == -1) {
 		launch_facts_say(f, verbose, LAUNCH_V_SKIP, "containers no "
 		    "aisb image here; run `aisb image build`, then `aisb "
@@ -702,7 +704,7 @@ launch_cmd_doctor(int argc, char **argv)
 	struct launch_host_facts	f;
 	struct cli_args			a;
 	const char			*image;
-	int				rc;
+	int				rc, fixed = 0;
 
 	memset(&f, 0, sizeof(f));
 	if ((rc = launch_cli_parse("doctor", argc - 1, argv + 1, &a)) != 0)
@@ -715,6 +717,8 @@ launch_cmd_doctor(int argc, char **argv)
 		}
 		snprintf(f.image, sizeof(f.image), "%s", image);
 	}
+	if (launch_cli_get(&a, "--fix") != NULL)
+		fixed = launch_storage_fix(environ) == 0 ? 0 : -1;
 	rc = doctor_probe(&f, 1);
 	if (check_agents(&f, 1) == -1)
 		rc = -1;
@@ -724,5 +728,5 @@ launch_cmd_doctor(int argc, char **argv)
 	else
 		printf("aisb cannot run here: %d check%s failed\n", f.nfail,
 		    f.nfail == 1 ? "" : "s");
-	return rc == 0 ? 0 : 1;
+	return rc == 0 && fixed == 0 ? 0 : 1;
 }

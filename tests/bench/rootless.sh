@@ -1,0 +1,149 @@
+#!/bin/bash
+# rootless.sh: a session of `true` (aisb -- true), rootful against
+# rootless with the store podman gives a new user (vfs here) and rootless
+# after `aisb doctor --fix` (overlay).
+#
+#   rootless.sh [--rounds R] [--runs N] [--aisb PATH] [--base TAR]
+#
+# Three sides: root, in a store of this script's own; an ordinary user
+# it creates, whose store is what podman made (the driver is printed);
+# a second user whose store `aisb doctor --fix` switched.  Every side runs
+# the same image (built once as root, saved, loaded by each user), the
+# shipped default policy, the default --net gate.  R rounds (default 3);
+# in each, N sessions a side (default 3), the sides taking turns session
+# by session, in an order that rotates with the round, so that load that
+# comes and goes falls on all three.  Prints each session's wall time,
+# then per side min, median and max over all rounds and the median's
+# ratio to rootful.
+#
+# Needs root, podman, runuser, useradd.  --base TAR: an offline base
+# (podman save of localhost/aisb-base:...) loaded instead of building one
+# (mmdebstrap, minutes).  Removes on exit what it made: both users (their
+# stores and processes), its store, the /dev/net/tun mode it changed.
+# Traffic: none leaves the machine (the gate resolves nothing for true).
+set -euo pipefail
+
+rounds=3
+runs=3
+base=
+here=$(cd "$(dirname "$0")" && pwd)
+aisb=${AISB:-./aisb}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--rounds) rounds=$2; shift 2 ;;
+	--runs) runs=$2; shift 2 ;;
+	--aisb) aisb=$2; shift 2 ;;
+	--base) base=$2; shift 2 ;;
+	*) echo "usage: rootless.sh [--rounds R] [--runs N] [--aisb PATH] [--base TAR]" >&2
+	   exit 2 ;;
+	esac
+done
+[ "$(id -u)" = 0 ] || { echo "rootless.sh: needs root (it makes two users)" >&2; exit 2; }
+build=$(cd "$(dirname "$aisb")" && pwd)
+
+tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/aisb-bench-rootless.XXXXXX")
+chmod 0711 "$tmp"
+users=()
+cleanup() {
+	local u uid
+	for u in "${users[@]}"; do
+		uid=$(id -u "$u" 2>/dev/null) || continue
+		pkill -KILL -u "$uid" 2>/dev/null || true
+		sleep 0.5
+		userdel -r "$u" >/dev/null 2>&1 || true
+		rm -rf "/tmp/podman-run-$uid" "/tmp/containers-user-$uid" \
+		    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null || true
+	done
+	podman rm -af -t 0 >/dev/null 2>&1 || true
+	podman volume rm -af >/dev/null 2>&1 || true
+	podman rmi -af >/dev/null 2>&1 || true
+	declare -F e2e_tun_close >/dev/null && { e2e_tun_close || true; }
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+# e2e_tun_open, e2e_tun_close: /dev/net/tun for the users' slirp4netns
+. "$here/../e2e/lib.sh"
+
+printf '[storage]\ndriver = "overlay"\ngraphroot = "%s/graph"\nrunroot = "%s/run"\n' \
+    "$tmp" "$tmp" >"$tmp/storage.conf"
+export CONTAINERS_STORAGE_CONF=$tmp/storage.conf
+export XDG_STATE_HOME=$tmp/state XDG_CACHE_HOME=$tmp/cache XDG_CONFIG_HOME=$tmp/config
+[ -z "$base" ] || podman load -q -i "$base" >/dev/null
+img=$("$build/aisb" image build </dev/null 2>/dev/null | tail -n 1)
+podman save -q -m -o "$tmp/img.tar" "$img" \
+    "$(podman image inspect --format '{{index .Labels "io.aisb.base"}}' "$img")"
+chmod 0644 "$tmp/img.tar"
+install -d -m 0700 "$tmp/ws"
+
+e2e_tun_open
+as_user() {	# as_user USER COMMAND...: a login's environment, no more
+	local home
+	home=$(getent passwd "$1" | cut -d: -f6)
+	runuser -u "$1" -- env -i HOME="$home" USER="$1" LOGNAME="$1" \
+	    PATH="$home/bin:/usr/local/bin:/usr/bin:/bin" "${@:2}"
+}
+mkuser() {	# mkuser NAME: a new user with aisb in ~/bin and the image
+	local home
+	useradd -m -s /bin/bash "$1"
+	users+=("$1")
+	home=$(getent passwd "$1" | cut -d: -f6)
+	install -d -m 0755 -o "$1" -g "$1" "$home/bin"
+	install -m 0755 "$build/aisb" "$build/aisb-gate" "$build/aisb-enforce" "$home/bin/"
+	install -m 0644 "$build/aisb-seccomp.json" "$build/aisb-default-policy.yaml" "$home/bin/"
+	install -d -m 0700 -o "$1" -g "$1" "$home/ws"
+}
+vfs=aisbbv$$ ovl=aisbbo$$
+mkuser "$vfs"
+mkuser "$ovl"
+as_user "$ovl" aisb doctor --fix >"$tmp/fix.out" 2>&1 </dev/null || true
+for u in "$vfs" "$ovl"; do
+	(cd / && as_user "$u" podman load -q -i "$tmp/img.tar" >/dev/null 2>&1)
+done
+driver() { (cd / && as_user "$1" podman info --format '{{.Store.GraphDriverName}}' 2>/dev/null); }
+echo "# rootful: overlay; $vfs: $(driver "$vfs"); $ovl (aisb doctor --fix): $(driver "$ovl")"
+grep '^aisb doctor --fix' "$tmp/fix.out" | sed 's/^/#   /'
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+session() {	# session SIDE: wall ms of aisb -- true
+	local t0 t1 rc=0 u home
+	t0=$(now_ms)
+	case $1 in
+	rootful) (cd "$tmp/ws" && "$build/aisb" -- true) >"$tmp/out" 2>&1 </dev/null || rc=$? ;;
+	*)	u=$vfs; [ "$1" = overlay ] && u=$ovl
+		home=$(getent passwd "$u" | cut -d: -f6)
+		(cd "$home/ws" && as_user "$u" aisb -- true) >"$tmp/out" 2>&1 </dev/null || rc=$? ;;
+	esac
+	t1=$(now_ms)
+	[ "$rc" = 0 ] || { echo "$1: aisb -- true failed ($rc): $(head -c 600 "$tmp/out")" >&2; exit 1; }
+	echo $((t1 - t0))
+}
+
+sides=(rootful vfs overlay)
+# one untimed session each: the home volume, the caches
+for s in "${sides[@]}"; do session "$s" >/dev/null; done
+echo "# load before: $(uptime)"
+: >"$tmp/times"
+for r in $(seq "$rounds"); do
+	for i in $(seq "$runs"); do
+		for k in 0 1 2; do
+			s=${sides[$(((k + r) % 3))]}
+			ms=$(session "$s")
+			echo "$s $ms" >>"$tmp/times"
+			echo "round $r: $s $ms ms"
+		done
+	done
+done
+stats() {	# stats SIDE: "min median max" in ms
+	awk -v s="$1" '$1 == s { print $2 }' "$tmp/times" | sort -n |
+	    awk '{ v[NR] = $1 } END { print v[1], v[int((NR + 1) / 2)], v[NR] }'
+}
+read -r _ rootmed _ <<<"$(stats rootful)"
+printf '| side | min (ms) | median (ms) | max (ms) | median / rootful |\n'
+printf '| --- | ---: | ---: | ---: | ---: |\n'
+for s in "${sides[@]}"; do
+	read -r lo med hi <<<"$(stats "$s")"
+	printf '| %s | %s | %s | %s | %s |\n' "$s" "$lo" "$med" "$hi" \
+	    "$(awk -v a="$med" -v b="$rootmed" 'BEGIN { printf "%.2f", a / b }')"
+done
+echo "# $rounds rounds x $runs sessions a side, interleaved; $(nproc) cores, $(date -u +%FT%TZ)"
+echo "# load after: $(uptime)"

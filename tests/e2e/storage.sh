@@ -1,0 +1,135 @@
+#!/bin/bash
+# End to end: a new user's rootless store and `aisb doctor --fix`.
+#
+# podman makes a new rootless user's store with the vfs driver on these
+# hosts, and every session then copies the image in full (10 s and more
+# against about 1 s).  As an ordinary user the test creates: doctor names
+# vfs, what it costs and the fix; --fix on a store holding a volume
+# changes nothing and says what a reset would delete; on an empty store
+# it writes ~/.config/containers/storage.conf (driver = "overlay") and the
+# store uses overlay; a user's own storage.conf is never rewritten; then
+# a session runs, in the user's 0700 folder, on the overlay store.  Root's
+# store (overlay) gets an ok line.
+#
+# Needs root, podman, useradd, runuser and AISB_E2E=1.  The EXIT trap
+# removes the user (its store and processes), the test's store and the
+# /dev/net/tun mode it changed (tests/e2e/lib.sh).
+set -euo pipefail
+
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_builddir=${top_builddir:-.}
+build=$(cd "$top_builddir" && pwd)
+aisb=$build/aisb
+
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
+[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
+for t in podman useradd userdel runuser; do
+	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
+done
+
+. "$top_srcdir/tests/e2e/lib.sh"
+users=()
+e2e_cleanup_more() {
+	local u uid
+	for u in "${users[@]}"; do
+		uid=$(id -u "$u" 2>/dev/null) || continue
+		pkill -KILL -u "$uid" 2>/dev/null || true
+		sleep 0.5
+		userdel -r "$u" >/dev/null 2>&1 || true
+		rm -rf "/tmp/podman-run-$uid" "/tmp/containers-user-$uid" \
+		    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null || true
+	done
+}
+e2e_init storage
+chmod 0711 "$tmp"
+
+# root's store is the test's own, overlay: an ok line (before any image:
+# no container checks)
+"$aisb" doctor >"$tmp/out" 2>"$tmp/err" </dev/null || true
+check "root: storage ok" "$(grep -c '^ok   storage    driver overlay' "$tmp/out")" 1
+e2e_seed_image
+
+mkuser() {	# mkuser NAME: a new user with aisb in ~/bin
+	local home
+	useradd -m -s /bin/bash "$1"
+	users+=("$1")
+	home=$(getent passwd "$1" | cut -d: -f6)
+	install -d -m 0755 -o "$1" -g "$1" "$home/bin"
+	install -m 0755 "$build/aisb" "$build/aisb-gate" "$build/aisb-enforce" "$home/bin/"
+	install -m 0644 "$build/aisb-seccomp.json" "$build/aisb-default-policy.yaml" "$home/bin/"
+}
+as_user() {	# as_user USER COMMAND...: a login's environment, from /
+	local home
+	home=$(getent passwd "$1" | cut -d: -f6)
+	(cd / && runuser -u "$1" -- env -i HOME="$home" USER="$1" LOGNAME="$1" \
+	    PATH="$home/bin:/usr/local/bin:/usr/bin:/bin" "${@:2}")
+}
+driver() { as_user "$1" podman info --format '{{.Store.GraphDriverName}}' 2>/dev/null; }
+
+user=aisbst$$
+mkuser "$user"
+home=$(getent passwd "$user" | cut -d: -f6)
+conf=$home/.config/containers/storage.conf
+e2e_tun_open
+check "user: a new store uses vfs" "$(driver "$user")" vfs
+
+# 1. doctor says what vfs costs and the fix
+as_user "$user" aisb doctor >"$tmp/out" 2>"$tmp/err" </dev/null || true
+line=$(grep '^warn storage    driver vfs' "$tmp/out" || true)
+if [ -n "$line" ]; then ok "doctor warns of vfs"; else bad "doctor: no vfs warning: $(cat "$tmp/out")"; fi
+case $line in
+*"10 s or more"*"fix: aisb doctor --fix (the store is empty"*) ok "doctor: the cost and the fix" ;;
+*) bad "doctor: the line: $line" ;;
+esac
+
+# 2. a store holding something: nothing changes, the reset is explained
+as_user "$user" podman volume create keepme >/dev/null 2>&1
+rc=0; as_user "$user" aisb doctor --fix >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "held store: --fix exit" "$rc" 1
+if grep -q '^aisb doctor --fix: the store (.*) holds Local Volumes 1, which a switch to overlay deletes.*podman system reset, then aisb doctor --fix$' "$tmp/out"; then
+	ok "held store: says what a reset deletes"; else bad "held store: $(grep -- --fix "$tmp/out")"; fi
+if [ -e "$conf" ]; then bad "held store: $conf written"; else ok; fi
+check "held store: still vfs" "$(driver "$user")" vfs
+check "held store: the volume kept" "$(as_user "$user" podman volume ls -q 2>/dev/null)" keepme
+as_user "$user" podman volume rm keepme >/dev/null 2>&1
+
+# 3. a storage.conf of the user's own is theirs: not rewritten
+install -d -m 0755 -o "$user" -g "$user" "$home/.config" "$home/.config/containers"
+printf '[storage]\ndriver = "vfs"\n' >"$conf"
+chown "$user" "$conf"
+sum=$(sha256sum <"$conf")
+rc=0; as_user "$user" aisb doctor --fix >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "own conf: --fix exit" "$rc" 1
+if grep -q "^aisb doctor --fix: $conf exists: set driver = \"overlay\" under \[storage\] in it" "$tmp/out"; then
+	ok "own conf: says what to edit"; else bad "own conf: $(grep -- --fix "$tmp/out")"; fi
+check "own conf: unchanged" "$(sha256sum <"$conf")" "$sum"
+rm -f "$conf"
+
+# 4. an empty store: reset, the file, overlay
+rc=0; as_user "$user" aisb doctor --fix >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "empty store: --fix exit" "$rc" 0
+check "empty store: overlay now" "$(driver "$user")" overlay
+check "empty store: the file" "$(grep -v '^#' "$conf" 2>&1)" "$(printf '[storage]\ndriver = "overlay"')"
+check "empty store: owned by the user" "$(stat -c %U "$conf")" "$user"
+check "empty store: doctor ok" "$(grep -c '^ok   storage    driver overlay' "$tmp/out")" 1
+rc=0; as_user "$user" aisb doctor --fix >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "fixed: --fix again" "$(grep -c 'uses the overlay driver; nothing to fix' "$tmp/out")" 1
+
+# 5. a session in the user's 0700 folder, on the overlay store
+img=$(podman images --filter label=io.aisb.kind=sandbox --format '{{.Repository}}:{{.Tag}}' | head -n 1)
+if [ -z "$img" ]; then
+	img=$("$aisb" image build </dev/null 2>"$tmp/err" | tail -n 1)
+fi
+podman save -q -m -o "$tmp/img.tar" "$img" \
+    "$(podman image inspect --format '{{index .Labels "io.aisb.base"}}' "$img")"
+chmod 0644 "$tmp/img.tar"
+as_user "$user" podman load -q -i "$tmp/img.tar" >/dev/null 2>&1
+install -d -m 0700 -o "$user" -g "$user" "$home/proj"
+rc=0; as_user "$user" sh -c 'cd "$HOME/proj" && exec aisb --net none -- sh -c "echo made >f; id -u"' \
+    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "session: exit" "$rc" 0
+check "session: uid inside" "$(cat "$tmp/out")" 1000
+check "session: file owned by the user" "$(stat -c %U "$home/proj/f" 2>&1)" "$user"
+
+echo "storage: $pass passed, $fail failed"
+[ "$fail" = 0 ]
