@@ -109,8 +109,8 @@ gate_is_self(const struct gate *g, const struct policy_addr *a, uint16_t port)
 
 /* --- deciding ----------------------------------------------------------------- */
 
-static const char *
-reason_token(enum policy_reason r)
+const char *
+conn_reason_token(enum policy_reason r)
 {
 	switch (r) {
 	case POLICY_R_ALLOWED:		return "allowed";
@@ -127,7 +127,7 @@ deny_decision(struct gate_conn *c, const struct policy_decision *d)
 {
 	if (d->rule != NULL)
 		policy_rule_describe(d->rule, c->d->rule, sizeof(c->d->rule));
-	conn_deny(c, d->reason, reason_token(d->reason),
+	conn_deny(c, d->reason, conn_reason_token(d->reason),
 	    policy_reason_str(d->reason), NULL);
 }
 
@@ -141,7 +141,7 @@ deny_decision(struct gate_conn *c, const struct policy_decision *d)
 static void
 learn(struct gate_conn *c, struct policy_decision *d)
 {
-	c->would = reason_token(d->reason);
+	c->would = conn_reason_token(d->reason);
 	d->verdict = POLICY_ALLOW;
 }
 

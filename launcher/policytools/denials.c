@@ -63,7 +63,8 @@ field_of(struct launch_audit_line *f, const char *key, char **out,
 	} map[] = {
 #define F(k)	{ #k, offsetof(struct launch_audit_line, k), sizeof(f->k) }
 		F(event), F(decision), F(host), F(reason), F(detail), F(rule),
-		F(fix), F(would), F(would_reason), F(tool),
+		F(fix), F(would), F(would_reason), F(tool), F(name),
+		F(answer),
 #undef F
 	};
 	size_t	 i;
@@ -115,14 +116,17 @@ launch_audit_parse(const char *s, size_t len, struct launch_audit_line *f)
 				v = v * 10 + (unsigned long)(*p++ - '0');
 			f->port = v <= 65535 ? (unsigned)v : 0;
 		} else if (strcmp(key, "bytes_up") == 0 ||
-		    strcmp(key, "bytes_down") == 0) {
+		    strcmp(key, "bytes_down") == 0 ||
+		    strcmp(key, "refused") == 0) {
 			uint64_t	 v = 0;
 
 			/* at most 19 digits: no overflow */
 			while (p < end && *p >= '0' && *p <= '9' &&
 			    v < UINT64_C(1000000000000000000))
 				v = v * 10 + (uint64_t)(*p++ - '0');
-			if (key[6] == 'u')
+			if (key[0] == 'r')
+				f->refused = v;
+			else if (key[6] == 'u')
 				f->bytes_up = v;
 			else
 				f->bytes_down = v;
@@ -157,15 +161,53 @@ tool_add(struct launch_denials *d, const char *tool)
 	d->tools[d->ntools++].count = 1;
 }
 
+/*
+ * A question the gate's DNS refused (AISB-DNS, transparent capture): a
+ * name the policy does not allow is answered NXDOMAIN, and a tool that
+ * resolves before it connects never connects, so the answer is the
+ * denial.  Queries over the rate bound (REFUSED) count as the line says.
+ * 1 when the line was one, its fields turned into a denial's in f.
+ */
+static int
+dns_denial(struct launch_denials *d, struct launch_audit_line *f,
+    unsigned long *count)
+{
+	int	 nx = strcmp(f->answer, "NXDOMAIN") == 0;
+
+	if (strcmp(f->answer, "REFUSED") == 0 && f->reason[0] == '\0') {
+		d->failed++;		/* not IN, no name: not a policy's */
+		return 0;
+	}
+	if (!nx && strcmp(f->answer, "REFUSED") != 0) {
+		if (strcmp(f->answer, "FORMERR") == 0 ||
+		    strcmp(f->answer, "NOTIMP") == 0 ||
+		    strcmp(f->answer, "BADVERS") == 0)
+			d->failed++;
+		return 0;
+	}
+	if (f->reason[0] == '\0')	/* a gate before reasons were given */
+		snprintf(f->reason, sizeof(f->reason), "name_refused");
+	memcpy(f->host, f->name, sizeof(f->host));
+	f->port = 0;
+	*count = f->refused > 0 ? (unsigned long)f->refused : 1;
+	return 1;
+}
+
 void
 launch_denials_add(struct launch_denials *d, const char *line, size_t len)
 {
 	struct launch_audit_line	 f;
 	struct launch_denial		*e;
+	unsigned long			 count = 1;
 	size_t				 i;
+	int				 dns;
 
-	if (launch_audit_parse(line, len, &f) == -1 ||
-	    strcmp(f.event, "decision") != 0)
+	if (launch_audit_parse(line, len, &f) == -1)
+		return;
+	if ((dns = strcmp(f.event, "dns") == 0) &&
+	    !dns_denial(d, &f, &count))
+		return;
+	if (!dns && strcmp(f.event, "decision") != 0)
 		return;
 	if (f.transparent)
 		tool_add(d, f.tool);
@@ -173,31 +215,33 @@ launch_denials_add(struct launch_denials *d, const char *line, size_t len)
 		d->allowed++;
 		return;
 	}
-	if (strcmp(f.decision, "deny") != 0) {
+	if (!dns && strcmp(f.decision, "deny") != 0) {
 		d->failed++;
 		return;
 	}
-	d->denied++;
+	d->denied += count;
 	for (i = 0; i < d->n; i++) {
 		e = &d->d[i];
-		if (e->port == f.port && strcmp(e->host, f.host) == 0 &&
+		if (e->dns == dns && e->port == f.port &&
+		    strcmp(e->host, f.host) == 0 &&
 		    strcmp(e->reason, f.reason) == 0) {
-			e->count++;
+			e->count += count;
 			return;
 		}
 	}
 	if (d->n == LAUNCH_DENY_MAX) {
-		d->more++;
+		d->more += count;
 		return;
 	}
 	e = &d->d[d->n++];
 	snprintf(e->host, sizeof(e->host), "%s", f.host);
 	e->port = f.port;
+	e->dns = dns;
 	snprintf(e->reason, sizeof(e->reason), "%s", f.reason);
 	snprintf(e->detail, sizeof(e->detail), "%s", f.detail);
 	snprintf(e->rule, sizeof(e->rule), "%s", f.rule);
 	snprintf(e->fix, sizeof(e->fix), "%s", f.fix);
-	e->count = 1;
+	e->count = count;
 }
 
 static void
@@ -305,8 +349,11 @@ launch_denials_print(const struct launch_denials *d, FILE *out,
 		fputs(prefix, out);
 		fputs("denied ", out);
 		if (e->host[0] == '\0')
-			fputs("(no target)", out);
-		else if (strchr(e->host, ':') != NULL) {
+			fputs(e->dns ? "(no name)" : "(no target)", out);
+		else if (e->dns) {
+			put_clean(out, e->host, 0);
+			fputs(" (DNS lookup)", out);
+		} else if (strchr(e->host, ':') != NULL) {
 			putc('[', out);
 			put_clean(out, e->host, 0);
 			fprintf(out, "]:%u", e->port);

@@ -17,7 +17,8 @@
 
 struct launch_denial {
 	char		 host[POLICY_MAX_NAME + 1];	/* "" when not parsed */
-	unsigned	 port;
+	unsigned	 port;		/* 0 for a name the gate's DNS refused */
+	int		 dns;		/* a DNS question, not a connection */
 	char		 reason[32];	/* the audit reason token */
 	char		 detail[160];	/* for people */
 	char		 rule[256];	/* the rule that decided, or "" */
@@ -65,6 +66,9 @@ struct launch_audit_line {
 	/* transparent capture (the relay's X-Aisb-Tool) */
 	int		 transparent;
 	char		 tool[LAUNCH_TPROXY_TOOL + 1];
+	/* event "dns": the question, the answer, queries over the rate */
+	char		 name[POLICY_MAX_NAME + 1], answer[48];
+	uint64_t	 refused;
 };
 
 /* One flat JSON object of len bytes (no NUL needed) into f: 0, or -1. */

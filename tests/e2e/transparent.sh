@@ -11,9 +11,10 @@
 # --noproxy '*' over TLS and plain HTTP, a python3 program that resolves
 # and connects itself, an unlisted name (NXDOMAIN, never asked of the DNS
 # server), an unlisted SNI at the allowed address and TLS without SNI
-# (refused), and the audit and the summary naming the tool.  On a named
-# gate the same, the session known by the relay's credential (its summary
-# counts its own transparent connection).  --no-transparent: resolution
+# (refused), and the audit and the summary naming the tool and the
+# unlisted name as a denial.  On a named gate the same, the session known
+# by the relay's credential (its summary counts its own transparent
+# connection and its refused name).  --no-transparent: resolution
 # fails as before.
 #
 # Needs root, podman and mmdebstrap, and 127.0.0.77 ports 80 and 443 free;
@@ -214,6 +215,20 @@ grep -q 'python3 (' "$tmp/err" && ok "the summary names python3" ||
 grep -q '^# [0-9]* connection(s) came in transparently; tools that ignored the proxy variables: .*curl ([0-9]*)' \
     "$tmp/show" && ok "sessions show: the tools line" ||
 	bad "sessions show: $(grep -c . "$tmp/show") lines, no tools line"
+# the unlisted name the gate's DNS refused is a denial: counted, in the
+# summary with the YAML that allows it, and in sessions show
+if grep -q '^aisb: denied unlisted.test (DNS lookup), [0-9]* times\{0,1\}: host not allowed' "$tmp/err" &&
+    grep -A2 '^aisb: denied unlisted.test (DNS lookup)' "$tmp/err" | grep -q '^  - host: unlisted.test$'; then
+	ok "the summary: the refused name and its YAML"
+else
+	bad "summary without the refused name: $(grep denied "$tmp/err" || echo none)"
+fi
+grep -q '^# denied unlisted.test (DNS lookup), ' "$tmp/show" &&
+	ok "sessions show: the refused name" ||
+	bad "sessions show: $(grep denied "$tmp/show" || echo none)"
+check "sessions show: the refused name counted" \
+    "$(sed -n 's/^# audit: [0-9]* allowed, \([0-9]*\) denied.*/\1/p' "$tmp/show")" \
+    "$(grep -c '"event":"decision".*"decision":"deny"\|"event":"dns".*"answer":"NXDOMAIN"' "$sd/audit.jsonl")"
 
 # --- a named gate: the relay's credential says whose session it is --------------
 rc=0; (cd "$tmp/ws" && "$aisb" gate up e2etp --policy "$tmp/policy.yaml") \
@@ -224,6 +239,9 @@ sess --gate e2etp -- sh -c 'set -f; echo "tls $(curl -sS -m 20 --noproxy * https
 check "named gate: session exit" "$rc" 0
 check "named gate: curl --noproxy https by name" "$(val tls)" "hello_tls_tls.test"
 check "named gate: unlisted name NXDOMAIN" "$(val nx)" nxdomain
+grep -q '^aisb: denied unlisted.test (DNS lookup)' "$tmp/err" &&
+	ok "named gate: the session's summary names the refused name" ||
+	bad "named gate: $(grep denied "$tmp/err" || echo no denial)"
 grep -q 'tools that ignored the proxy variables: .*curl (1)' "$tmp/err" &&
 	ok "named gate: the session's summary names curl" ||
 	bad "named gate summary: $(grep transparently "$tmp/err" || echo none)"

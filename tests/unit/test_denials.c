@@ -282,6 +282,48 @@ summary_counts_by_destination(void **state)
 	    "(auth_required)\n");
 }
 
+/*
+ * A name the gate's DNS refused is a denial (a tool that resolves first
+ * never connects): by name, counted per query (A and AAAA), with the
+ * fix the gate wrote; a query over the rate bound counts its refusals;
+ * addresses and NODATA are no decisions, a malformed query a failure.
+ */
+#define DNS(name, qtype, answer, extra) "{\"time\":\"t\",\"event\":" \
+	"\"dns\",\"conn\":7,\"session\":\"s\",\"name\":\"" name "\"," \
+	"\"qtype\":\"" qtype "\",\"answer\":\"" answer "\"" extra "}"
+#define NX_FIX ",\"reason\":\"host_not_allowed\",\"detail\":\"host not " \
+	"allowed\",\"fix\":\"allow:\\n  - host: nx.test\\n\""
+
+static void
+summary_dns_refusals(void **state)
+{
+	struct launch_denials	 d;
+
+	launch_denials_init(&d);
+	add(&d, DNS("nx.test", "A", "NXDOMAIN", NX_FIX));
+	add(&d, DNS("nx.test", "AAAA", "NXDOMAIN", NX_FIX));
+	add(&d, DNS("ok.test", "A", "198.18.0.7", ""));
+	add(&d, DNS("ok.test", "AAAA", "NODATA", ""));
+	add(&d, DNS("ok.test", "A", "REFUSED", ",\"refused\":5,\"reason\":"
+	    "\"dns_rate_limited\",\"detail\":\"over the gate's --dns-rate\""));
+	add(&d, "{\"event\":\"dns\",\"conn\":7,\"answer\":\"FORMERR\"}");
+	/* an older gate's line: no reason, still a refusal */
+	add(&d, DNS("old.test", "A", "NXDOMAIN", ""));
+	assert_int_equal(d.allowed, 0);
+	assert_int_equal(d.denied, 8);
+	assert_int_equal(d.failed, 1);
+	assert_int_equal(d.n, 3);
+	assert_string_equal(render(&d, "# "),
+	    "# 8 request(s) denied, to 3 destination(s); the YAML under "
+	    "one would allow it: add its entries to your policy\n"
+	    "# denied nx.test (DNS lookup), 2 times: host not allowed\n"
+	    "allow:\n"
+	    "  - host: nx.test\n"
+	    "# denied ok.test (DNS lookup), 5 times: over the gate's "
+	    "--dns-rate (dns_rate_limited)\n"
+	    "# denied old.test (DNS lookup), 1 time: name_refused\n");
+}
+
 static void
 summary_nothing_without_denials(void **state)
 {
@@ -416,6 +458,7 @@ main(void)
 		cmocka_unit_test(fix_address_class),
 		cmocka_unit_test(fix_deny_rule_and_bounds),
 		cmocka_unit_test(summary_counts_by_destination),
+		cmocka_unit_test(summary_dns_refusals),
 		cmocka_unit_test(summary_nothing_without_denials),
 		cmocka_unit_test(summary_bounded),
 		cmocka_unit_test(summary_terminal_safe),
