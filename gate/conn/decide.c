@@ -378,6 +378,49 @@ conn_dial_done(struct gate_conn *c, short what)
 
 /* --- the request ------------------------------------------------------------- */
 
+static void
+hostport_set(struct gate_conn *c)
+{
+	if (c->d->tgt.is_ip && c->d->tgt.addr.family == AF_INET6)
+		snprintf(c->d->hostport, sizeof(c->d->hostport), "[%s]:%u",
+		    c->d->tgt.host, c->d->tgt.port);
+	else
+		snprintf(c->d->hostport, sizeof(c->d->hostport), "%s:%u",
+		    c->d->tgt.host, c->d->tgt.port);
+}
+
+/*
+ * 407: the audit line names the target the request asked for, when it
+ * parses, so that a client's proxy-auth probe (libcurl's anyauth sends
+ * the request without credentials first, then again with them) can be
+ * told from a refusal: the launcher pairs it with the same request sent
+ * again with credentials (docs/launcher.md, "Denials").  Nothing is
+ * decided on a target parsed here.
+ */
+static void
+auth_refuse(struct gate_conn *c, const struct gate_http_req *req,
+    const char *detail)
+{
+	struct gate_http_span	 auth, path;
+	const char		*t = c->d->head + req->target.off;
+	char			 err[128];
+	int			 rc;
+
+	c->g->num->ctr.auth_failed++;
+	if (gate_http_span_is(c->d->head, req->method, "CONNECT"))
+		rc = policy_parse_target(t, req->target.len, 0, &c->d->tgt,
+		    err, sizeof(err));
+	else if ((rc = gate_http_split_url(t, req->target.len, &auth,
+	    &path)) == 0)
+		rc = policy_parse_target(t + auth.off, auth.len, 80,
+		    &c->d->tgt, err, sizeof(err));
+	if (rc == -1)
+		memset(&c->d->tgt, 0, sizeof(c->d->tgt));
+	else
+		hostport_set(c);
+	conn_refuse(c, 407, "deny", "auth_required", detail);
+}
+
 void
 conn_head_complete(struct gate_conn *c)
 {
@@ -404,10 +447,8 @@ conn_head_complete(struct gate_conn *c)
 		    c->d->head + req->hdrs[req->proxy_auth].value.off,
 		    req->hdrs[req->proxy_auth].value.len, c->d->user,
 		    sizeof(c->d->user), &up) == -1) {
-			g->num->ctr.auth_failed++;
-			conn_refuse(c, 407, "deny", "auth_required",
-			    req->proxy_auth == -1 ? "no credentials" :
-			    "wrong credentials");
+			auth_refuse(c, req, req->proxy_auth == -1 ?
+			    "no credentials" : "wrong credentials");
 			return;
 		}
 		if (up != NULL) {
@@ -419,10 +460,8 @@ conn_head_complete(struct gate_conn *c)
 		    c->d->head + req->hdrs[req->proxy_auth].value.off,
 		    req->hdrs[req->proxy_auth].value.len, c->d->session,
 		    sizeof(c->d->session)) == -1) {
-			g->num->ctr.auth_failed++;
-			conn_refuse(c, 407, "deny", "auth_required",
-			    req->proxy_auth == -1 ? "no credentials" :
-			    "wrong credentials");
+			auth_refuse(c, req, req->proxy_auth == -1 ?
+			    "no credentials" : "wrong credentials");
 			return;
 		}
 	}
@@ -496,13 +535,7 @@ conn_decide(struct gate_conn *c)
 {
 	struct policy_decision	 d;
 
-	if (c->d->tgt.is_ip && c->d->tgt.addr.family == AF_INET6)
-		snprintf(c->d->hostport, sizeof(c->d->hostport), "[%s]:%u",
-		    c->d->tgt.host, c->d->tgt.port);
-	else
-		snprintf(c->d->hostport, sizeof(c->d->hostport), "%s:%u",
-		    c->d->tgt.host, c->d->tgt.port);
-
+	hostport_set(c);
 	policy_decide(c->d->pol, &c->d->tgt, &d);
 	if (c->g->cfg.learn)
 		learn(c, &d);

@@ -63,6 +63,7 @@ field_of(struct launch_audit_line *f, const char *key, char **out,
 	} map[] = {
 #define F(k)	{ #k, offsetof(struct launch_audit_line, k), sizeof(f->k) }
 		F(event), F(decision), F(host), F(reason), F(detail), F(rule),
+		F(method),
 		F(fix), F(would), F(would_reason), F(tool), F(name),
 		F(answer),
 #undef F
@@ -109,12 +110,15 @@ launch_audit_parse(const char *s, size_t len, struct launch_audit_line *f)
 			continue;
 		}
 		/* a number or a literal: up to the next ',' or '}' */
-		if (strcmp(key, "port") == 0) {
+		if (strcmp(key, "port") == 0 || strcmp(key, "status") == 0) {
 			unsigned long	 v = 0;
 
 			while (p < end && *p >= '0' && *p <= '9' && v <= 65535)
 				v = v * 10 + (unsigned long)(*p++ - '0');
-			f->port = v <= 65535 ? (unsigned)v : 0;
+			if (key[0] == 'p')
+				f->port = v <= 65535 ? (unsigned)v : 0;
+			else
+				f->status = v <= 999 ? (unsigned)v : 0;
 		} else if (strcmp(key, "bytes_up") == 0 ||
 		    strcmp(key, "bytes_down") == 0 ||
 		    strcmp(key, "refused") == 0) {
@@ -193,13 +197,114 @@ dns_denial(struct launch_denials *d, struct launch_audit_line *f,
 	return 1;
 }
 
+/* count denials of f's destination, into the table or past it */
+static void
+denial_count(struct launch_denials *d, const struct launch_audit_line *f,
+    int dns, unsigned long count)
+{
+	struct launch_denial	*e;
+	size_t			 i;
+
+	d->denied += count;
+	for (i = 0; i < d->n; i++) {
+		e = &d->d[i];
+		if (e->dns == dns && e->port == f->port &&
+		    strcmp(e->host, f->host) == 0 &&
+		    strcmp(e->reason, f->reason) == 0) {
+			e->count += count;
+			return;
+		}
+	}
+	if (d->n == LAUNCH_DENY_MAX) {
+		d->more += count;
+		return;
+	}
+	e = &d->d[d->n++];
+	snprintf(e->host, sizeof(e->host), "%s", f->host);
+	e->port = f->port;
+	e->dns = dns;
+	snprintf(e->reason, sizeof(e->reason), "%s", f->reason);
+	snprintf(e->detail, sizeof(e->detail), "%s", f->detail);
+	snprintf(e->rule, sizeof(e->rule), "%s", f->rule);
+	snprintf(e->fix, sizeof(e->fix), "%s", f->fix);
+	e->count = count;
+}
+
+static int
+is_probe(const struct launch_audit_line *f)
+{
+	return f->status == 407 && strcmp(f->reason, "auth_required") == 0 &&
+	    strcmp(f->detail, "no credentials") == 0 && f->host[0] != '\0';
+}
+
+/*
+ * A 407 without credentials is held (is_probe); a decision on the same
+ * request made with credentials (any but a 407) answers the held ones.
+ * 1 when f was held.
+ */
+static int
+probe_hold(struct launch_denials *d, const struct launch_audit_line *f)
+{
+	struct launch_probe	*p;
+	size_t			 i;
+
+	for (i = 0; i < d->nprobes; i++) {
+		p = &d->probes[i];
+		if (p->count == 0 || p->port != f->port ||
+		    strcmp(p->method, f->method) != 0 ||
+		    strcmp(p->host, f->host) != 0)
+			continue;
+		if (is_probe(f)) {
+			p->count++;
+			return 1;
+		}
+		if (f->status != 407) {
+			d->probes_answered += p->count;
+			p->count = 0;
+		}
+		return 0;
+	}
+	if (!is_probe(f))
+		return 0;
+	for (i = 0; i < d->nprobes && d->probes[i].count != 0; i++)
+		;
+	if (i == LAUNCH_DENY_MAX)
+		return 0;		/* no room: a denial at once */
+	if (i == d->nprobes)
+		d->nprobes++;
+	p = &d->probes[i];
+	snprintf(p->method, sizeof(p->method), "%s", f->method);
+	snprintf(p->host, sizeof(p->host), "%s", f->host);
+	p->port = f->port;
+	p->count = 1;
+	return 1;
+}
+
+void
+launch_denials_end(struct launch_denials *d)
+{
+	struct launch_audit_line	 f;
+	size_t				 i;
+
+	for (i = 0; i < d->nprobes; i++) {
+		if (d->probes[i].count == 0)
+			continue;
+		memset(&f, 0, sizeof(f));
+		snprintf(f.host, sizeof(f.host), "%s", d->probes[i].host);
+		f.port = d->probes[i].port;
+		snprintf(f.reason, sizeof(f.reason), "auth_required");
+		snprintf(f.detail, sizeof(f.detail), "no credentials");
+		denial_count(d, &f, 0, d->probes[i].count);
+		d->probes[i].count = 0;
+	}
+	d->nprobes = 0;
+}
+
 void
 launch_denials_add(struct launch_denials *d, const char *line, size_t len)
 {
 	struct launch_audit_line	 f;
-	struct launch_denial		*e;
 	unsigned long			 count = 1;
-	size_t				 i;
 	int				 dns;
 
 	if (launch_audit_parse(line, len, &f) == -1)
@@ -211,6 +316,8 @@ launch_denials_add(struct launch_denials *d, const char *line, size_t len)
 		return;
 	if (f.transparent)
 		tool_add(d, f.tool);
+	if (!dns && probe_hold(d, &f))
+		return;
 	if (strcmp(f.decision, "allow") == 0) {
 		d->allowed++;
 		return;
@@ -219,29 +326,7 @@ launch_denials_add(struct launch_denials *d, const char *line, size_t len)
 		d->failed++;
 		return;
 	}
-	d->denied += count;
-	for (i = 0; i < d->n; i++) {
-		e = &d->d[i];
-		if (e->dns == dns && e->port == f.port &&
-		    strcmp(e->host, f.host) == 0 &&
-		    strcmp(e->reason, f.reason) == 0) {
-			e->count += count;
-			return;
-		}
-	}
-	if (d->n == LAUNCH_DENY_MAX) {
-		d->more += count;
-		return;
-	}
-	e = &d->d[d->n++];
-	snprintf(e->host, sizeof(e->host), "%s", f.host);
-	e->port = f.port;
-	e->dns = dns;
-	snprintf(e->reason, sizeof(e->reason), "%s", f.reason);
-	snprintf(e->detail, sizeof(e->detail), "%s", f.detail);
-	snprintf(e->rule, sizeof(e->rule), "%s", f.rule);
-	snprintf(e->fix, sizeof(e->fix), "%s", f.fix);
-	e->count = count;
+	denial_count(d, &f, dns, count);
 }
 
 static void
@@ -253,7 +338,10 @@ denials_line(void *arg, const char *line, size_t len)
 int
 launch_denials_read(struct launch_denials *d, const char *path)
 {
-	return launch_audit_each(path, denials_line, d, &d->truncated);
+	int	 rc = launch_audit_each(path, denials_line, d, &d->truncated);
+
+	launch_denials_end(d);
+	return rc;
 }
 
 int

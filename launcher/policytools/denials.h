@@ -39,6 +39,19 @@ struct launch_tool {
 	unsigned long	 count;
 };
 
+/*
+ * A 407 for a request without credentials, held until the log shows
+ * whether the client sent the same request (method, host, port) again
+ * with credentials: libcurl's proxy-auth probe (git's default
+ * http.proxyAuthMethod, anyauth) does at once, and that is no denial.
+ */
+struct launch_probe {
+	char		 method[16];
+	char		 host[POLICY_MAX_NAME + 1];
+	unsigned	 port;
+	unsigned long	 count;
+};
+
 struct launch_denials {
 	struct launch_denial	 d[LAUNCH_DENY_MAX];	/* in order of first denial */
 	size_t			 n;
@@ -49,6 +62,9 @@ struct launch_denials {
 	size_t			 ntools;
 	unsigned long		 transparent;	/* connections, all tools */
 	unsigned long		 tools_more;	/* of tools past the table */
+	struct launch_probe	 probes[LAUNCH_DENY_MAX];	/* held 407s */
+	size_t			 nprobes;
+	unsigned long		 probes_answered;	/* 407s not counted */
 };
 
 /*
@@ -57,6 +73,8 @@ struct launch_denials {
  */
 struct launch_audit_line {
 	char		 event[16], decision[16], host[POLICY_MAX_NAME + 1];
+	char		 method[16];
+	unsigned	 status;
 	char		 reason[32], detail[160], rule[256], fix[POLICY_FIX_MAX];
 	unsigned	 port;
 	/* close lines; --learn lines (suggest.c) */
@@ -88,8 +106,13 @@ void	 launch_denials_init(struct launch_denials *);
 void	 launch_denials_add(struct launch_denials *, const char *line,
 	    size_t len);
 /*
- * Reads the audit log at path, at most LAUNCH_DENY_READ_MAX bytes.  0, or
- * -1 when it cannot be opened (errno).
+ * After the last line: the 407s no credentialed request followed become
+ * denials.  launch_denials_read() calls it.
+ */
+void	 launch_denials_end(struct launch_denials *);
+/*
+ * Reads the audit log at path, at most LAUNCH_DENY_READ_MAX bytes, then
+ * launch_denials_end().  0, or -1 when it cannot be opened (errno).
  */
 int	 launch_denials_read(struct launch_denials *, const char *path);
 /*

@@ -6,8 +6,10 @@
 # YAML, fed back to `aisb policy check` and `aisb policy test`, allows
 # exactly that destination; `aisb sessions show` prints the same; --quiet
 # prints nothing; the audit lines carry the fix; a named gate's session
-# gets its own summary.  And a command that is not in the image, or a
-# workspace file that cannot be executed, says what to do.
+# gets its own summary; git over HTTPS (libcurl's proxy-auth probe, a 407
+# answered at once with credentials) is no denial.  And a command that is
+# not in the image, or a workspace file that cannot be executed, says
+# what to do.
 #
 # Servers run on the host's loopback only (see session.sh); the denied
 # names are never dialled.  Needs root, podman and mmdebstrap; builds its
@@ -24,7 +26,7 @@ PY=${PYTHON:-python3}
 
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
 [ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
-for t in podman mmdebstrap curl "$PY"; do
+for t in podman mmdebstrap curl git openssl "$PY"; do
 	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
 done
 
@@ -45,22 +47,56 @@ wait_file() {
 cat >"$tmp/zone.json" <<'EOF'
 {"allowed.test": {"A": ["127.0.0.1"], "ttl": 5},
  "den1.test": {"A": ["127.0.0.1"], "ttl": 5},
- "den2.test": {"A": ["127.0.0.1"], "ttl": 5}}
+ "den2.test": {"A": ["127.0.0.1"], "ttl": 5},
+ "git.test": {"A": ["127.0.0.1"], "ttl": 5}}
 EOF
+# git over HTTPS: a CA the session trusts as a host CA (tests/e2e/
+# hostca.sh), a TLS server on the host's loopback serving a repository
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=aisb e2e deny CA $$" \
+    -keyout "$tmp/ca.key" -out "$tmp/ca.crt" 2>/dev/null
+openssl req -newkey rsa:2048 -nodes -subj /CN=git.test \
+    -keyout "$tmp/srv.key" -out "$tmp/srv.csr" 2>/dev/null
+printf 'subjectAltName=DNS:git.test\n' >"$tmp/srv.ext"
+openssl x509 -req -in "$tmp/srv.csr" -CA "$tmp/ca.crt" -CAkey "$tmp/ca.key" \
+    -CAcreateserial -days 2 -extfile "$tmp/srv.ext" -out "$tmp/srv.crt" 2>/dev/null
+mkdir -p "$tmp/hostca/test" "$tmp/srv"
+cp "$tmp/ca.crt" "$tmp/hostca/test/e2e-deny.crt"
+export AISB_TEST_HOST_CA_DIR=$tmp/hostca
+git init -q "$tmp/src"
+git -C "$tmp/src" -c user.name=t -c user.email=t@t commit -q --allow-empty -m first
+git clone -q --bare "$tmp/src" "$tmp/srv/repo.git"
+git -C "$tmp/srv/repo.git" update-server-info
+"$PY" - "$tmp/srv.crt" "$tmp/srv.key" "$tmp/git.port" "$tmp/srv" <<'EOF' &
+import functools, http.server, os, ssl, sys
+class H(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+    functools.partial(H, directory=sys.argv[4]))
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(sys.argv[1], sys.argv[2])
+s.socket = ctx.wrap_socket(s.socket, server_side=True)
+open(sys.argv[3] + ".tmp", "w").write("%d\n" % s.server_address[1])
+os.rename(sys.argv[3] + ".tmp", sys.argv[3])
+s.serve_forever()
+EOF
+pids+=($!)
 "$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" \
     --log "$tmp/dns.log" &
 pids+=($!)
 "$PY" "$here/gate_upstream.py" http --bind 127.0.0.1 --port-file "$tmp/http.port" \
     --log "$tmp/http.log" &
 pids+=($!)
-for f in dns http; do wait_file "$tmp/$f.port"; done
-dns=$(cat "$tmp/dns.port") http=$(cat "$tmp/http.port")
+for f in dns http git; do wait_file "$tmp/$f.port"; done
+dns=$(cat "$tmp/dns.port") http=$(cat "$tmp/http.port") gitport=$(cat "$tmp/git.port")
 
 cat >"$tmp/policy.yaml" <<EOF
 version: 1
 allow:
   - host: allowed.test
     ports: [$http]
+  - host: git.test
+    ports: [$gitport]
 allow_ranges: [127.0.0.1/32]
 dns:
   servers: ["127.0.0.1:$dns"]
@@ -186,6 +222,20 @@ check "non-executable script: exit" "$rc" 126
 if grep -qF "aisb-enforce: ./build.sh: not executable (mode 0644); make it so: chmod +x ./build.sh" "$tmp/err"; then
 	ok; else bad "non-executable script: $(cat "$tmp/err")"; fi
 if grep -q '^ran' "$tmp/out"; then bad "the script ran"; else ok; fi
+
+# 10. git over HTTPS through the gate: libcurl's proxy-auth probe (a 407
+# without credentials, then the same CONNECT with them) is no denial
+rc=0; sess --package git -- sh -c "git clone -q https://git.test:$gitport/repo.git r && git -C r log --format=%s" || rc=$?
+check "git clone: exit" "$rc" 0
+check "git clone: the commit" "$(cat "$tmp/out")" first
+sd=$(last_session_dir)
+n=$(grep -c '"status":407' "$sd/audit.jsonl" || true)
+if [ "$n" -ge 1 ]; then ok "git: libcurl probed with a 407 ($n)"; else
+	bad "git: no 407 in the audit: the probe this checks did not happen"; fi
+if grep -q "denied" "$tmp/err"; then bad "git: a denial printed: $(grep denied "$tmp/err")"; else ok; fi
+"$aisb" sessions show "$(basename "$sd")" >"$tmp/show"
+if grep -q '^# audit: [1-9][0-9]* allowed, 0 denied, 0 failed' "$tmp/show"; then ok; else
+	bad "git: sessions show counts: $(grep '^# audit' "$tmp/show")"; fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -324,6 +324,56 @@ summary_dns_refusals(void **state)
 	    "# denied old.test (DNS lookup), 1 time: name_refused\n");
 }
 
+/*
+ * libcurl's proxy-auth probe: a 407 for the request without credentials,
+ * then the same request with them.  Answered, it is no denial; a 407 no
+ * request followed, or for wrong credentials, is one.
+ */
+#define AUTH407(host, port, detail) "{\"event\":\"decision\",\"conn\":1," \
+	"\"client\":\"127.0.0.1:4\",\"method\":\"CONNECT\",\"host\":\"" \
+	host "\",\"port\":" #port ",\"decision\":\"deny\",\"status\":407," \
+	"\"reason\":\"auth_required\",\"detail\":\"" detail "\"}"
+#define ALLOW(host, port) "{\"event\":\"decision\",\"conn\":2,\"session\":" \
+	"\"s\",\"method\":\"CONNECT\",\"host\":\"" host "\",\"port\":" \
+	#port ",\"decision\":\"allow\",\"status\":200,\"reason\":" \
+	"\"allowed\"}"
+
+static void
+summary_auth_probe_answered(void **state)
+{
+	struct launch_denials	 d;
+
+	launch_denials_init(&d);
+	/* git fetch: three probes, each answered at once */
+	add(&d, AUTH407("git.test", 443, "no credentials"));
+	add(&d, ALLOW("git.test", 443));
+	add(&d, AUTH407("git.test", 443, "no credentials"));
+	add(&d, AUTH407("git.test", 443, "no credentials"));
+	add(&d, ALLOW("git.test", 443));
+	/* answered by a policy's denial: that one counts, the probe not */
+	add(&d, AUTH407("other.test", 443, "no credentials"));
+	add(&d, "{\"event\":\"decision\",\"conn\":3,\"method\":\"CONNECT\","
+	    "\"host\":\"other.test\",\"port\":443,\"decision\":\"deny\","
+	    "\"status\":403,\"reason\":\"host_not_allowed\",\"detail\":"
+	    "\"host not allowed\"}");
+	/* a probe for another request is not answered by this one */
+	add(&d, AUTH407("nobody.test", 443, "no credentials"));
+	add(&d, ALLOW("git.test", 8443));
+	/* wrong credentials: always a denial */
+	add(&d, AUTH407("git.test", 443, "wrong credentials"));
+	launch_denials_end(&d);
+	assert_int_equal(d.allowed, 3);
+	assert_int_equal(d.denied, 3);
+	assert_int_equal(d.probes_answered, 4);
+	assert_string_equal(render(&d, "aisb: "),
+	    "aisb: 3 request(s) denied, to 3 destination(s)\n"
+	    "aisb: denied other.test:443, 1 time: host not allowed\n"
+	    "aisb: denied git.test:443, 1 time: wrong credentials "
+	    "(auth_required)\n"
+	    "aisb: denied nobody.test:443, 1 time: no credentials "
+	    "(auth_required)\n");
+}
+
 static void
 summary_nothing_without_denials(void **state)
 {
@@ -459,6 +509,7 @@ main(void)
 		cmocka_unit_test(fix_deny_rule_and_bounds),
 		cmocka_unit_test(summary_counts_by_destination),
 		cmocka_unit_test(summary_dns_refusals),
+		cmocka_unit_test(summary_auth_probe_answered),
 		cmocka_unit_test(summary_nothing_without_denials),
 		cmocka_unit_test(summary_bounded),
 		cmocka_unit_test(summary_terminal_safe),
