@@ -166,48 +166,18 @@ tool_add(struct launch_denials *d, const char *tool)
 }
 
 /*
- * A question the gate's DNS refused (AISB-DNS, transparent capture): a
- * name the policy does not allow is answered NXDOMAIN, and a tool that
- * resolves before it connects never connects, so the answer is the
- * denial.  Queries over the rate bound (REFUSED) count as the line says.
- * 1 when the line was one, its fields turned into a denial's in f.
+ * count requests to f's destination, into tab (denials or failures: *n
+ * entries) or past it (*more)
  */
-static int
-dns_denial(struct launch_denials *d, struct launch_audit_line *f,
-    unsigned long *count)
-{
-	int	 nx = strcmp(f->answer, "NXDOMAIN") == 0;
-
-	if (strcmp(f->answer, "REFUSED") == 0 && f->reason[0] == '\0') {
-		d->failed++;		/* not IN, no name: not a policy's */
-		return 0;
-	}
-	if (!nx && strcmp(f->answer, "REFUSED") != 0) {
-		if (strcmp(f->answer, "FORMERR") == 0 ||
-		    strcmp(f->answer, "NOTIMP") == 0 ||
-		    strcmp(f->answer, "BADVERS") == 0)
-			d->failed++;
-		return 0;
-	}
-	if (f->reason[0] == '\0')	/* a gate before reasons were given */
-		snprintf(f->reason, sizeof(f->reason), "name_refused");
-	memcpy(f->host, f->name, sizeof(f->host));
-	f->port = 0;
-	*count = f->refused > 0 ? (unsigned long)f->refused : 1;
-	return 1;
-}
-
-/* count denials of f's destination, into the table or past it */
 static void
-denial_count(struct launch_denials *d, const struct launch_audit_line *f,
-    int dns, unsigned long count)
+dest_count(struct launch_denial *tab, size_t *n, unsigned long *more,
+    const struct launch_audit_line *f, int dns, unsigned long count)
 {
 	struct launch_denial	*e;
 	size_t			 i;
 
-	d->denied += count;
-	for (i = 0; i < d->n; i++) {
-		e = &d->d[i];
+	for (i = 0; i < *n; i++) {
+		e = &tab[i];
 		if (e->dns == dns && e->port == f->port &&
 		    strcmp(e->host, f->host) == 0 &&
 		    strcmp(e->reason, f->reason) == 0) {
@@ -215,11 +185,11 @@ denial_count(struct launch_denials *d, const struct launch_audit_line *f,
 			return;
 		}
 	}
-	if (d->n == LAUNCH_DENY_MAX) {
-		d->more += count;
+	if (*n == LAUNCH_DENY_MAX) {
+		*more += count;
 		return;
 	}
-	e = &d->d[d->n++];
+	e = &tab[(*n)++];
 	snprintf(e->host, sizeof(e->host), "%s", f->host);
 	e->port = f->port;
 	e->dns = dns;
@@ -228,6 +198,22 @@ denial_count(struct launch_denials *d, const struct launch_audit_line *f,
 	snprintf(e->rule, sizeof(e->rule), "%s", f->rule);
 	snprintf(e->fix, sizeof(e->fix), "%s", f->fix);
 	e->count = count;
+}
+
+static void
+denial_count(struct launch_denials *d, const struct launch_audit_line *f,
+    int dns, unsigned long count)
+{
+	d->denied += count;
+	dest_count(d->d, &d->n, &d->more, f, dns, count);
+}
+
+static void
+failure_count(struct launch_denials *d, const struct launch_audit_line *f,
+    int dns)
+{
+	d->failed++;
+	dest_count(d->f, &d->nf, &d->fmore, f, dns, 1);
 }
 
 static int
@@ -300,6 +286,40 @@ launch_denials_end(struct launch_denials *d)
 	d->nprobes = 0;
 }
 
+/*
+ * A question the gate's DNS refused (AISB-DNS, transparent capture): a
+ * name the policy does not allow is answered NXDOMAIN, and a tool that
+ * resolves before it connects never connects, so the answer is the
+ * denial.  Queries over the rate bound (REFUSED) count as the line says.
+ * 1 when the line was one, its fields turned into a denial's in f.
+ */
+static int
+dns_denial(struct launch_denials *d, struct launch_audit_line *f,
+    unsigned long *count)
+{
+	int	 nx = strcmp(f->answer, "NXDOMAIN") == 0;
+
+	if ((strcmp(f->answer, "REFUSED") == 0 && f->reason[0] == '\0') ||
+	    strcmp(f->answer, "FORMERR") == 0 ||
+	    strcmp(f->answer, "NOTIMP") == 0 ||
+	    strcmp(f->answer, "BADVERS") == 0) {
+		/* not IN, no name, malformed: no policy's refusal */
+		memcpy(f->host, f->name, sizeof(f->host));
+		snprintf(f->reason, sizeof(f->reason), "%.16s", f->answer);
+		f->port = 0;
+		failure_count(d, f, 1);
+		return 0;
+	}
+	if (!nx && strcmp(f->answer, "REFUSED") != 0)
+		return 0;
+	if (f->reason[0] == '\0')	/* a gate before reasons were given */
+		snprintf(f->reason, sizeof(f->reason), "name_refused");
+	memcpy(f->host, f->name, sizeof(f->host));
+	f->port = 0;
+	*count = f->refused > 0 ? (unsigned long)f->refused : 1;
+	return 1;
+}
+
 void
 launch_denials_add(struct launch_denials *d, const char *line, size_t len)
 {
@@ -323,7 +343,7 @@ launch_denials_add(struct launch_denials *d, const char *line, size_t len)
 		return;
 	}
 	if (!dns && strcmp(f.decision, "deny") != 0) {
-		d->failed++;
+		failure_count(d, &f, 0);
 		return;
 	}
 	denial_count(d, &f, dns, count);
@@ -415,40 +435,37 @@ same_words(const char *token, const char *words)
 	return *token == *words;
 }
 
-void
-launch_denials_print(const struct launch_denials *d, FILE *out,
-    const char *prefix, const char *logpath)
+/* "host:port", "[v6]:port", "name (DNS lookup)" */
+static void
+put_dest(FILE *out, const struct launch_denial *e)
+{
+	if (e->host[0] == '\0')
+		fputs(e->dns ? "(no name)" : "(no target)", out);
+	else if (e->dns) {
+		put_clean(out, e->host, 0);
+		fputs(" (DNS lookup)", out);
+	} else if (strchr(e->host, ':') != NULL) {
+		putc('[', out);
+		put_clean(out, e->host, 0);
+		fprintf(out, "]:%u", e->port);
+	} else {
+		put_clean(out, e->host, 0);
+		fprintf(out, ":%u", e->port);
+	}
+}
+
+/* One line per entry: verb, destination, count, reason, rule; its fix. */
+static void
+put_table(FILE *out, const char *prefix, const char *verb,
+    const struct launch_denial *tab, size_t n)
 {
 	const struct launch_denial	*e;
 	size_t				 i, len;
-	int				 anyfix = 0;
 
-	if (d->denied == 0)
-		return;
-	for (i = 0; i < d->n; i++)
-		if (d->d[i].fix[0] != '\0' && d->d[i].fix[0] != '#')
-			anyfix = 1;
-	fprintf(out, "%s%lu request(s) denied, to %zu%s destination(s)%s\n",
-	    prefix, d->denied, d->n, d->more ? "+" : "",
-	    anyfix ? "; the YAML under one would allow it: add its entries "
-	    "to your policy" : "");
-	for (i = 0; i < d->n; i++) {
-		e = &d->d[i];
-		fputs(prefix, out);
-		fputs("denied ", out);
-		if (e->host[0] == '\0')
-			fputs(e->dns ? "(no name)" : "(no target)", out);
-		else if (e->dns) {
-			put_clean(out, e->host, 0);
-			fputs(" (DNS lookup)", out);
-		} else if (strchr(e->host, ':') != NULL) {
-			putc('[', out);
-			put_clean(out, e->host, 0);
-			fprintf(out, "]:%u", e->port);
-		} else {
-			put_clean(out, e->host, 0);
-			fprintf(out, ":%u", e->port);
-		}
+	for (i = 0; i < n; i++) {
+		e = &tab[i];
+		fprintf(out, "%s%s ", prefix, verb);
+		put_dest(out, e);
 		fprintf(out, ", %lu time%s: ", e->count, e->count == 1 ? "" : "s");
 		put_clean(out, e->detail[0] ? e->detail : e->reason, 0);
 		if (e->detail[0] && !same_words(e->reason, e->detail)) {
@@ -468,13 +485,41 @@ launch_denials_print(const struct launch_denials *d, FILE *out,
 				putc('\n', out);
 		}
 	}
+}
+
+void
+launch_denials_print(const struct launch_denials *d, FILE *out,
+    const char *prefix, const char *logpath)
+{
+	size_t	 i;
+	int	 anyfix = 0;
+
+	if (d->denied == 0 && d->failed == 0)
+		return;
+	for (i = 0; i < d->n; i++)
+		if (d->d[i].fix[0] != '\0' && d->d[i].fix[0] != '#')
+			anyfix = 1;
+	if (d->denied > 0)
+		fprintf(out, "%s%lu request(s) denied, to %zu%s "
+		    "destination(s)%s\n", prefix, d->denied, d->n,
+		    d->more ? "+" : "", anyfix ? "; the YAML under one would "
+		    "allow it: add its entries to your policy" : "");
+	put_table(out, prefix, "denied", d->d, d->n);
 	if (d->more > 0)
 		fprintf(out, "%sand %lu more denial(s) to other destinations\n",
 		    prefix, d->more);
+	if (d->failed > 0)
+		fprintf(out, "%s%lu request(s) failed, to %zu%s destination(s): "
+		    "the policy allowed them, the gate could not complete "
+		    "them\n", prefix, d->failed, d->nf, d->fmore ? "+" : "");
+	put_table(out, prefix, "failed", d->f, d->nf);
+	if (d->fmore > 0)
+		fprintf(out, "%sand %lu more failure(s) to other "
+		    "destinations\n", prefix, d->fmore);
 	if (d->truncated)
 		fprintf(out, "%sonly the first %lu MiB of the audit log were "
 		    "read\n", prefix, LAUNCH_DENY_READ_MAX >> 20);
-	if (logpath != NULL && (d->more > 0 || d->truncated))
+	if (logpath != NULL && (d->more > 0 || d->fmore > 0 || d->truncated))
 		fprintf(out, "%severy decision: %s\n", prefix, logpath);
 }
 

@@ -56,6 +56,10 @@ struct launch_denials {
 	struct launch_denial	 d[LAUNCH_DENY_MAX];	/* in order of first denial */
 	size_t			 n;
 	unsigned long		 more;		/* denials past the table */
+	/* requests the policy allowed that failed (decision "error") */
+	struct launch_denial	 f[LAUNCH_DENY_MAX];
+	size_t			 nf;
+	unsigned long		 fmore;
 	unsigned long		 allowed, denied, failed;	/* decision lines */
 	int			 truncated;	/* the log was larger than read */
 	struct launch_tool	 tools[LAUNCH_TPROXY_TOOLS];
@@ -117,8 +121,11 @@ void	 launch_denials_end(struct launch_denials *);
 int	 launch_denials_read(struct launch_denials *, const char *path);
 /*
  * For people: one line per denied destination (host:port, count, reason)
- * and, under it, the YAML that would allow it, pasteable.  prefix starts
- * each line that is not YAML ("aisb: ").  Prints nothing without denials.
+ * and, under it, the YAML that would allow it, pasteable; then one line
+ * per destination that failed (the gate allowed it, then could not
+ * reach it: dns_failed, connect_failed, ...) with its reason.  prefix
+ * starts each line that is not YAML ("aisb: ").  Prints nothing without
+ * denials or failures.
  */
 void	 launch_denials_print(const struct launch_denials *, FILE *,
 	    const char *prefix, const char *logpath);

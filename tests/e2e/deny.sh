@@ -7,7 +7,8 @@
 # exactly that destination; `aisb sessions show` prints the same; --quiet
 # prints nothing; the audit lines carry the fix; a named gate's session
 # gets its own summary; git over HTTPS (libcurl's proxy-auth probe, a 407
-# answered at once with credentials) is no denial.  And a command that is
+# answered at once with credentials) is no denial; a name that does not
+# resolve is a failure, named with its reason.  And a command that is
 # not in the image, or a workspace file that cannot be executed, says
 # what to do.
 #
@@ -97,6 +98,8 @@ allow:
     ports: [$http]
   - host: git.test
     ports: [$gitport]
+  - host: gone.test
+    ports: [$http]
 allow_ranges: [127.0.0.1/32]
 dns:
   servers: ["127.0.0.1:$dns"]
@@ -236,6 +239,21 @@ if grep -q "denied" "$tmp/err"; then bad "git: a denial printed: $(grep denied "
 "$aisb" sessions show "$(basename "$sd")" >"$tmp/show"
 if grep -q '^# audit: [1-9][0-9]* allowed, 0 denied, 0 failed' "$tmp/show"; then ok; else
 	bad "git: sessions show counts: $(grep '^# audit' "$tmp/show")"; fi
+
+# 11. an allowed name that does not resolve: a failure, with its reason,
+# in the summary and in sessions show (not only "1 failed")
+rc=0; sess -- curl -s -o /dev/null "http://gone.test:$http/" || rc=$?
+check "failure: curl's exit (502 from the gate)" "$rc" 0
+sd=$(last_session_dir)
+if grep -q "^aisb: 1 request(s) failed, to 1 destination(s)" "$tmp/err" &&
+    grep -q "^aisb: failed gone.test:$http, 1 time: .* (dns_failed); rule .*allow host: gone.test$" "$tmp/err"; then
+	ok "failure: the summary names it and why"
+else
+	bad "failure: summary: $(cat "$tmp/err")"
+fi
+"$aisb" sessions show "$(basename "$sd")" >"$tmp/show"
+if grep -q "^# failed gone.test:$http, 1 time: .* (dns_failed); rule " "$tmp/show"; then ok; else
+	bad "failure: sessions show: $(grep '^#' "$tmp/show")"; fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -260,8 +260,9 @@ summary_counts_by_destination(void **state)
 	add(&d, "{\"event\":\"decision\",\"conn\":5,\"client\":\"1.2.3.4:5\","
 	    "\"method\":\"CONNECT\",\"decision\":\"deny\",\"status\":407,"
 	    "\"reason\":\"auth_required\",\"detail\":\"no credentials\"}");
-	add(&d, "{\"event\":\"decision\",\"conn\":6,\"decision\":\"error\","
-	    "\"status\":502,\"reason\":\"dns_failed\"}");
+	add(&d, "{\"event\":\"decision\",\"conn\":6,\"host\":\"idx.test\","
+	    "\"port\":443,\"decision\":\"error\",\"status\":502,\"reason\":"
+	    "\"dns_failed\",\"detail\":\"name not found\"}");
 	add(&d, "not json");
 	add(&d, "{\"event\":\"decision\",\"host\":\"c.test\"");	/* cut */
 	assert_int_equal(d.allowed, 1);
@@ -279,7 +280,37 @@ summary_counts_by_destination(void **state)
 	    "allow:\n"
 	    "  - host: b.test\n"
 	    "aisb: denied (no target), 1 time: no credentials "
-	    "(auth_required)\n");
+	    "(auth_required)\n"
+	    "aisb: 1 request(s) failed, to 1 destination(s): the policy "
+	    "allowed them, the gate could not complete them\n"
+	    "aisb: failed idx.test:443, 1 time: name not found "
+	    "(dns_failed)\n");
+}
+
+/* Failures alone: with their reason, as denials are (a failed install). */
+static void
+summary_failures_alone(void **state)
+{
+	struct launch_denials	 d;
+	int			 i;
+
+	launch_denials_init(&d);
+	for (i = 0; i < 6; i++)
+		add(&d, "{\"event\":\"decision\",\"conn\":6,\"method\":"
+		    "\"CONNECT\",\"host\":\"pypi.org\",\"port\":443,"
+		    "\"decision\":\"error\",\"status\":502,\"reason\":"
+		    "\"dns_failed\",\"detail\":\"name not found\"}");
+	add(&d, "{\"event\":\"decision\",\"host\":\"up.test\",\"port\":80,"
+	    "\"decision\":\"error\",\"status\":502,\"reason\":"
+	    "\"connect_failed\",\"detail\":\"connection refused\"}");
+	assert_int_equal(d.failed, 7);
+	assert_int_equal(d.denied, 0);
+	assert_string_equal(render(&d, "# "),
+	    "# 7 request(s) failed, to 2 destination(s): the policy allowed "
+	    "them, the gate could not complete them\n"
+	    "# failed pypi.org:443, 6 times: name not found (dns_failed)\n"
+	    "# failed up.test:80, 1 time: connection refused "
+	    "(connect_failed)\n");
 }
 
 /*
@@ -321,7 +352,10 @@ summary_dns_refusals(void **state)
 	    "  - host: nx.test\n"
 	    "# denied ok.test (DNS lookup), 5 times: over the gate's "
 	    "--dns-rate (dns_rate_limited)\n"
-	    "# denied old.test (DNS lookup), 1 time: name_refused\n");
+	    "# denied old.test (DNS lookup), 1 time: name_refused\n"
+	    "# 1 request(s) failed, to 1 destination(s): the policy allowed "
+	    "them, the gate could not complete them\n"
+	    "# failed (no name), 1 time: FORMERR\n");
 }
 
 /*
@@ -508,6 +542,7 @@ main(void)
 		cmocka_unit_test(fix_address_class),
 		cmocka_unit_test(fix_deny_rule_and_bounds),
 		cmocka_unit_test(summary_counts_by_destination),
+		cmocka_unit_test(summary_failures_alone),
 		cmocka_unit_test(summary_dns_refusals),
 		cmocka_unit_test(summary_auth_probe_answered),
 		cmocka_unit_test(summary_nothing_without_denials),
