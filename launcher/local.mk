@@ -30,6 +30,7 @@ launcher_libaisblauncher_a_SOURCES += \
 # image/: the sandbox image, its tools and the agent recipes
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/image/names.c launcher/image/names.h \
+	launcher/image/pkgof.c launcher/image/pkgof.h \
 	launcher/image/image.c launcher/image/image.h \
 	launcher/image/image-t.h launcher/image/image-int.h \
 	launcher/image/build.c launcher/image/base.c launcher/image/layer.c \

@@ -30,6 +30,7 @@
 #include "session/ids.h"
 #include "host/facts.h"
 #include "image/image.h"
+#include "image/pkgof.h"
 #include "session/options.h"
 #include "session/podman.h"
 #include "policy.h"
@@ -792,6 +793,10 @@ run_end(struct run *r, int code)
 	write_record(&r->s, o, r->p, &r->ids, r->unheld, r->start, code,
 	    r->ph0, r->ph1, &r->argv, &r->ri, r->ra, o->snapshot ? &r->snap :
 	    NULL);
+	/* a bare name the image lacks: the package, from real data */
+	if (code == 127 && o->ncmd > 0 && r->image[0] != '\0')
+		launch_missing_command_hint(r->podman, &r->facts, r->image,
+		    o->cmd[0], stderr);
 	/* after the gate stopped and the record was written: it covers both */
 	if (r->recording)
 		say_recording(&r->s, o);

@@ -212,11 +212,30 @@ if diff -u "$tmp/want" "$tmp/summary" >"$tmp/diff"; then ok; else
 	bad "named gate summary: $(cat "$tmp/diff") -- stderr: $(cat "$tmp/err")"; fi
 "$aisb" gate down e2edeny >/dev/null 2>&1 || bad "gate down"
 
-# 8. a command that is not in the image: the package to add; 127
+# 8. a command that is not in the image: 127, and the package to add as
+# this host's dpkg knows it (ps is in procps), or that it is unknown
 rc=0; sess -- aisb-nosuchcmd --help || rc=$?
 check "missing command: exit" "$rc" 127
-if grep -qF "aisb-enforce: aisb-nosuchcmd: command not found in the sandbox's image; add the Debian package that provides it: aisb --package aisb-nosuchcmd -- ..." "$tmp/err"; then
+if grep -qF "aisb-enforce: aisb-nosuchcmd: command not found in the sandbox's image; add the Debian package that provides it (aisb --package PACKAGE -- ...)" "$tmp/err"; then
 	ok; else bad "missing command: $(cat "$tmp/err")"; fi
+if grep -qF "aisb: which Debian package has aisb-nosuchcmd is unknown here" "$tmp/err" &&
+    ! grep -q -- "--package aisb-nosuchcmd" "$tmp/err"; then
+	ok "missing command: unknown, not guessed"; else bad "missing command: $(cat "$tmp/err")"; fi
+pkg=$(dpkg-query -S /bin/ps /usr/bin/ps 2>/dev/null | sed -n '1s/:.*//p' || true)
+if [ -n "$pkg" ]; then
+	rc=0; sess -- ps -o comm= || rc=$?
+	check "ps: exit" "$rc" 127
+	if grep -qF "aisb: ps is in the Debian package $pkg (this host's dpkg database): aisb --package $pkg -- ps ..." "$tmp/err"; then
+		ok "ps: the package ($pkg)"; else bad "ps: $(cat "$tmp/err")"; fi
+	# the hint, followed, works
+	rc=0; sess --package "$pkg" -- ps -o comm= || rc=$?
+	check "ps: with the hint's package" "$rc" 0
+	grep -q '^ps$' "$tmp/out" && ok || bad "ps: $(cat "$tmp/out" "$tmp/err")"
+fi
+# a command the image has that exits 127 itself: no hint
+rc=0; sess -- sh -c 'exit 127' || rc=$?
+check "own 127: exit" "$rc" 127
+if grep -q "Debian package" "$tmp/err"; then bad "own 127: a hint: $(cat "$tmp/err")"; else ok; fi
 # 9. a workspace script without execute bits: its mode; 126
 printf '#!/bin/sh\necho ran\n' >"$tmp/ws/build.sh"
 chmod 644 "$tmp/ws/build.sh"
