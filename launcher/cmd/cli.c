@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "near.h"
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
 #include "session/options.h"
@@ -373,6 +374,22 @@ find_flag(const struct cli_cmd *c, const char *a, size_t len)
 	return NULL;
 }
 
+/* ": did you mean --diff?" on stderr for a flag c does not take */
+static void
+near_opt(const struct cli_cmd *c, const char *arg, size_t len)
+{
+	const char	*cand[32];
+	size_t		 n = 0, skip = strspn(arg, "-");
+	int		 pick;
+
+	if (c->opts == NULL || skip > len)
+		return;
+	for (; n < 32 && c->opts[n].flag != NULL; n++)
+		cand[n] = c->opts[n].flag + strspn(c->opts[n].flag, "-");
+	if ((pick = near_pick(arg + skip, len - skip, cand, n)) != -1)
+		fprintf(stderr, ": did you mean %s?", c->opts[pick].flag);
+}
+
 int
 launch_cli_parse(const char *name, int argc, char **argv, struct cli_args *a)
 {
@@ -420,9 +437,10 @@ launch_cli_parse(const char *name, int argc, char **argv, struct cli_args *a)
 				a->got[a->ngot++].val = arg;
 				continue;
 			}
-			fprintf(stderr, "aisb %s: unknown flag '%.*s'; aisb %s "
-			    "--help lists them\n", name, (int)(len > 64 ? 64 :
-			    len), arg, name);
+			fprintf(stderr, "aisb %s: unknown flag '%.*s'", name,
+			    (int)(len > 64 ? 64 : len), arg);
+			near_opt(c, arg, len);
+			fprintf(stderr, " (aisb %s --help lists them)\n", name);
 			return -1;
 		}
 		a->got[a->ngot].opt = o;

@@ -23,6 +23,7 @@
 #include <openssl/evp.h>
 
 #include "file.h"
+#include "near.h"
 #include "host/paths.h"
 #include "image/names.h"
 #include "session/options.h"
@@ -177,8 +178,90 @@ check_project(const struct launch_opts *o, enum launch_opt_id id,
 
 
 /*
+ * The errors of one config file, all of them: each on a line of its own
+ * in err (those past its size are counted, not shown).
+ */
+struct cfg_errs {
+	char	*err;
+	size_t	 errlen, used;
+	int	 n, lost;
+};
+
+static void
+cfg_err(struct cfg_errs *e, const char *msg)
+{
+	int	 k;
+
+	if (e->n++ > 0 && e->used + 1 < e->errlen)
+		e->err[e->used++] = '\n';
+	if (e->used + strlen(msg) + 1 >= e->errlen) {
+		e->lost++;
+		return;
+	}
+	k = snprintf(e->err + e->used, e->errlen - e->used, "%s", msg);
+	e->used += (size_t)k;
+}
+
+/* "unknown key 'polcy': did you mean 'policy'?", and its place */
+static void
+unknown_key(struct cfg_errs *e, const char *where, const char *v,
+    size_t vlen)
+{
+	const char	*cand[LO__COUNT];
+	char		 msg[1400];
+	int		 i, pick;
+
+	for (i = 0; i < LO__COUNT; i++)
+		cand[i] = launch_optdesc[i].name;
+	pick = near_pick(v, vlen, cand, LO__COUNT);
+	snprintf(msg, sizeof(msg), "%s: unknown key '%.64s'%s%s%s; see aisb "
+	    "--print-config for the keys", where, v, pick != -1 ?
+	    ": did you mean '" : "", pick != -1 ? cand[pick] : "", pick != -1 ?
+	    "'?" : "");
+	cfg_err(e, msg);
+}
+
+/*
+ * One scalar at the top level: a key (*id becomes its option, or -2 for
+ * an unknown one, whose value is skipped), or the value of *id.  Errors
+ * go to e and reading goes on.
+ */
+static void
+config_scalar(struct launch_opts *o, const char *path, enum launch_src src,
+    const char *where, const char *v, size_t vlen, int *id, int inlist,
+    struct cfg_errs *e)
+{
+	char	 msg[4096];
+
+	if (*id == -1) {
+		if ((*id = launch_opt_find(v, vlen)) < 0) {
+			unknown_key(e, where, v, vlen);
+			*id = -2;
+		}
+		return;
+	}
+	if (*id == -2)
+		;		/* the value of an unknown key */
+	else if (src == LAUNCH_SRC_PROJECT &&
+	    check_project(o, (enum launch_opt_id)*id, v, where, msg,
+	    sizeof(msg)) == -1)
+		cfg_err(e, msg);
+	else if (*id == LO_PROJECT_POLICY && src != LAUNCH_SRC_USER) {
+		snprintf(msg, sizeof(msg), "%s: project_policy belongs in the "
+		    "user config", where);
+		cfg_err(e, msg);
+	} else if (launch_opt_set(o, (enum launch_opt_id)*id, v, src, where,
+	    path, msg, sizeof(msg)) == -1)
+		cfg_err(e, msg);
+	if (!inlist)
+		*id = -1;
+}
+
+/*
  * A config file is one flat YAML mapping: key: scalar, or key: [list].
- * Missing file: fine.  Anything else wrong: an error naming file:line:col.
+ * Missing file: fine.  Unknown keys and bad values are errors naming
+ * file:line:col, every one of them (reading goes on); YAML that is not
+ * such a mapping stops at its first.
  */
 static int
 read_config(struct launch_opts *o, const char *path, enum launch_src src,
@@ -186,7 +269,8 @@ read_config(struct launch_opts *o, const char *path, enum launch_src src,
 {
 	yaml_parser_t	 parser;
 	yaml_event_t	 ev;
-	char		*buf = NULL, where[1200];
+	struct cfg_errs	 e = { err, errlen, 0, 0, 0 };
+	char		*buf = NULL, where[1200], msg[1400];
 	int		 rc = -1, depth = 0, id = -1, done = 0, inlist = 0;
 	size_t		 off = 0;
 
@@ -204,10 +288,11 @@ read_config(struct launch_opts *o, const char *path, enum launch_src src,
 		unsigned line, col;
 
 		if (!yaml_parser_parse(&parser, &ev)) {
-			snprintf(err, errlen, "%s:%zu:%zu: YAML syntax: %s", path,
-			    parser.problem_mark.line + 1,
+			snprintf(msg, sizeof(msg), "%s:%zu:%zu: YAML syntax: %s",
+			    path, parser.problem_mark.line + 1,
 			    parser.problem_mark.column + 1,
 			    parser.problem ? parser.problem : "error");
+			cfg_err(&e, msg);
 			goto out;
 		}
 		line = (unsigned)ev.start_mark.line + 1;
@@ -218,14 +303,14 @@ read_config(struct launch_opts *o, const char *path, enum launch_src src,
 			done = 1;
 			break;
 		case YAML_ALIAS_EVENT:
-			snprintf(err, errlen, "%s: YAML aliases are not allowed",
-			    where);
+			snprintf(msg, sizeof(msg), "%s: YAML aliases are not "
+			    "allowed", where);
 			goto fail_ev;
 		case YAML_MAPPING_START_EVENT:
 			if (depth++ != 0) {
-				snprintf(err, errlen, "%s: nested mappings are "
-				    "not part of the config; write key: value",
-				    where);
+				snprintf(msg, sizeof(msg), "%s: nested mappings "
+				    "are not part of the config; write key: "
+				    "value", where);
 				goto fail_ev;
 			}
 			break;
@@ -233,11 +318,11 @@ read_config(struct launch_opts *o, const char *path, enum launch_src src,
 			depth--;
 			break;
 		case YAML_SEQUENCE_START_EVENT:
-			if (depth != 1 || id < 0 || inlist ||
-			    (launch_optdesc[id].type != OT_LIST &&
+			if (depth != 1 || id == -1 || inlist || (id >= 0 &&
+			    launch_optdesc[id].type != OT_LIST &&
 			    launch_optdesc[id].type != OT_ENVLIST)) {
-				snprintf(err, errlen, "%s: a list is not valid "
-				    "here", where);
+				snprintf(msg, sizeof(msg), "%s: a list is not "
+				    "valid here", where);
 				goto fail_ev;
 			}
 			inlist = 1;
@@ -251,39 +336,17 @@ read_config(struct launch_opts *o, const char *path, enum launch_src src,
 			size_t vlen = ev.data.scalar.length;
 
 			if (depth != 1) {
-				snprintf(err, errlen, "%s: a config file is a "
-				    "mapping of key: value", where);
+				snprintf(msg, sizeof(msg), "%s: a config file "
+				    "is a mapping of key: value", where);
 				goto fail_ev;
 			}
 			if (memchr(v, '\0', vlen) != NULL) {
-				snprintf(err, errlen, "%s: NUL byte", where);
+				snprintf(msg, sizeof(msg), "%s: NUL byte",
+				    where);
 				goto fail_ev;
 			}
-			if (id < 0) {
-				if ((id = launch_opt_find(v, vlen)) < 0) {
-					snprintf(err, errlen, "%s: unknown key "
-					    "'%.64s'; see aisb --print-config "
-					    "for the keys", where, v);
-					goto fail_ev;
-				}
-				break;
-			}
-			if (src == LAUNCH_SRC_PROJECT &&
-			    check_project(o, (enum launch_opt_id)id, v, where,
-			    err, errlen) == -1)
-				goto fail_ev;
-			if (src == LAUNCH_SRC_USER && id == LO_PROJECT_POLICY)
-				; /* only here */
-			else if (id == LO_PROJECT_POLICY) {
-				snprintf(err, errlen, "%s: project_policy belongs "
-				    "in the user config", where);
-				goto fail_ev;
-			}
-			if (launch_opt_set(o, (enum launch_opt_id)id, v, src, where,
-			    path, err, errlen) == -1)
-				goto fail_ev;
-			if (!inlist)
-				id = -1;
+			config_scalar(o, path, src, where, v, vlen, &id,
+			    inlist, &e);
 			break;
 		}
 		default:
@@ -291,11 +354,15 @@ read_config(struct launch_opts *o, const char *path, enum launch_src src,
 		}
 		yaml_event_delete(&ev);
 	}
-	rc = 0;
+	rc = e.n == 0 ? 0 : -1;
 	goto out;
 fail_ev:
+	cfg_err(&e, msg);
 	yaml_event_delete(&ev);
 out:
+	if (e.lost > 0 && e.used + 48 < errlen)
+		snprintf(err + e.used, errlen - e.used, "\n(and %d more "
+		    "error%s)", e.lost, e.lost == 1 ? "" : "s");
 	yaml_parser_delete(&parser);
 	explicit_bzero(buf, off);
 	free(buf);
@@ -359,6 +426,39 @@ flag_opt(const char *flag, size_t len)
 	if ((id = launch_opt_find(name, len)) < 0 || (launch_optdesc[id].flags & O_NOFLAG))
 		return -1;
 	return id;
+}
+
+static void	flag_name(int, char *, size_t);
+
+/*
+ * ": did you mean --policy?" for a flag no table has (typed: as given,
+ * dashes and all; a value after '=' left out), or "".
+ */
+static void
+near_flag(const char *typed, char *out, size_t len)
+{
+	char		 names[LO__COUNT + 16][64];
+	const char	*cand[LO__COUNT + 16];
+	size_t		 n = 0, k, tlen;
+	int		 id, pick;
+
+	out[0] = '\0';
+	for (id = 0; id < LO__COUNT; id++)
+		if (!(launch_optdesc[id].flags & O_NOFLAG))
+			flag_name(id, names[n++], sizeof(names[0]));
+	for (k = 0; k < sizeof(aliases) / sizeof(aliases[0]) &&
+	    n < LO__COUNT + 16; k++)
+		snprintf(names[n++], sizeof(names[0]), "%s", aliases[k].flag);
+	for (k = 0; k < sizeof(acts) / sizeof(acts[0]) &&
+	    n < LO__COUNT + 16; k++)
+		snprintf(names[n++], sizeof(names[0]), "%s", acts[k].flag);
+	/* compared without their dashes: "-q" is near "--quiet" */
+	for (k = 0; k < n; k++)
+		cand[k] = names[k] + 2;
+	typed += strspn(typed, "-");
+	tlen = strcspn(typed, "=");
+	if ((pick = near_pick(typed, tlen, cand, n)) != -1)
+		snprintf(out, len, ": did you mean %s?", names[pick]);
 }
 
 /*
@@ -435,9 +535,12 @@ parse_flags(struct launch_opts *o, int argc, char **argv, char *err,
 	o->ncmd = argc - i;
 	if (o->ncmd > 0 && o->cmd[0][0] == '-' && (i == 0 ||
 	    strcmp(argv[i - 1], "--") != 0)) {
-		snprintf(err, errlen, "unknown flag '%.64s' (aisb --help lists "
-		    "them); to run a command whose name starts with '-', "
-		    "write: aisb -- %.64s", o->cmd[0], o->cmd[0]);
+		char	 near[96];
+
+		near_flag(o->cmd[0], near, sizeof(near));
+		snprintf(err, errlen, "unknown flag '%.64s'%s (aisb --help "
+		    "lists them); to run a command whose name starts with "
+		    "'-', write: aisb -- %.64s", o->cmd[0], near, o->cmd[0]);
 		return -1;
 	}
 	return 0;

@@ -149,5 +149,20 @@ for f in $(grep -o 'Fl \\&-[a-z-]*' "$top_srcdir/docs/aisb.1" | sed 's/.*&/-/' |
 	grep -q -- "^  $f\b" "$tmp/all" && ok || bad "aisb.1 has $f, no help does"
 done
 
+# A misspelt flag: the nearest one ("did you mean"), for the session's
+# flags and a command's
+run "$aisb" --polcy x.yaml -- true
+check "--polcy: exit" "$rc" 78
+check "--polcy: did you mean" "$(grep -c "unknown flag '--polcy': did you mean --policy?" "$tmp/err")" 1
+run "$aisb" -q -- true
+check "-q: did you mean" "$(grep -c "unknown flag '-q': did you mean --quiet?" "$tmp/err")" 1
+run "$aisb" --no-transparnt -- true
+check "--no-transparnt: did you mean" "$(grep -c "did you mean --no-transparent?" "$tmp/err")" 1
+run "$aisb" doctor --fxi
+check "doctor --fxi: exit" "$rc" 78
+check "doctor --fxi: did you mean" "$(grep -c "aisb doctor: unknown flag '--fxi': did you mean --fix?" "$tmp/err")" 1
+run "$aisb" --zzzzzz -- true
+check "no near flag: no guess" "$(grep -c "did you mean" "$tmp/err")" 0
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

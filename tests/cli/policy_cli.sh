@@ -286,5 +286,12 @@ expect_rc 78 "$aisb" policy check
 expect_rc 78 "$aisb"
 expect_rc 0 "$aisb" version
 
+# A misspelt key: the nearest key valid where it stands (two letters
+# swapped are one edit: 'hots' is host, not ports)
+printf 'version: 1\nallow:\n  - hots: a.example\n' >"$tmp/typo.yaml"
+expect_rc 78 "$aisb" policy check "$tmp/typo.yaml"
+expect_grep "$tmp/err" "typo.yaml:3:5: error: unknown key 'hots'"
+expect_grep "$tmp/err" "did you mean 'host'\?"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
