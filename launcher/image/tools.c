@@ -669,12 +669,14 @@ npm_session(const struct install *in, const struct launch_image_spec *spec,
 		cmd[c++] = (char *)pkgs[i];
 	cmd[c] = NULL;
 
-	fprintf(stderr, "aisb: installing npm tools in a sandbox session "
-	    "(policy: %s):", getenv(LAUNCH_INSTALL_POLICY_ENV) != NULL ?
-	    LAUNCH_INSTALL_POLICY_ENV : "aisb policy derive npm");
-	for (i = 7; i < c; i++)
-		fprintf(stderr, " %s", cmd[i]);
-	fputc('\n', stderr);
+	if (!spec->quiet) {
+		fprintf(stderr, "aisb: installing npm tools in a sandbox "
+		    "session (policy: %s):", getenv(LAUNCH_INSTALL_POLICY_ENV) !=
+		    NULL ? LAUNCH_INSTALL_POLICY_ENV : "aisb policy derive npm");
+		for (i = 7; i < c; i++)
+			fprintf(stderr, " %s", cmd[i]);
+		fputc('\n', stderr);
+	}
 	st = run_session(in, spec, NPM, cmd, c, INSTALL_TIMEOUT,
 	    INSTALL_TIMEOUT_MS, NULL, 0, sid, sizeof(sid), serr, sizeof(serr));
 	free(cmd);
@@ -781,12 +783,14 @@ install_pip(const struct install *in, const struct launch_image_spec *spec,
 		cmd[c++] = (char *)spec->pip[i];
 	cmd[c] = NULL;
 
-	fprintf(stderr, "aisb: installing pip tools in a sandbox session "
-	    "(policy: %s):", getenv(LAUNCH_INSTALL_POLICY_ENV) != NULL ?
-	    LAUNCH_INSTALL_POLICY_ENV : "aisb policy derive pip");
-	for (i = 11; i < c; i++)
-		fprintf(stderr, " %s", cmd[i]);
-	fputc('\n', stderr);
+	if (!spec->quiet) {
+		fprintf(stderr, "aisb: installing pip tools in a sandbox "
+		    "session (policy: %s):", getenv(LAUNCH_INSTALL_POLICY_ENV) !=
+		    NULL ? LAUNCH_INSTALL_POLICY_ENV : "aisb policy derive pip");
+		for (i = 11; i < c; i++)
+			fprintf(stderr, " %s", cmd[i]);
+		fputc('\n', stderr);
+	}
 	st = run_session(in, spec, PIP, cmd, c, INSTALL_TIMEOUT,
 	    INSTALL_TIMEOUT_MS, NULL, 0, sid, sizeof(sid), serr, sizeof(serr));
 	if (st != 0) {

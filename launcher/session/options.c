@@ -689,10 +689,28 @@ launch_system_folder(const char *real)
 int
 launch_workspace_check(const struct launch_opts *o, char *err, size_t errlen)
 {
-	char	 real[PATH_MAX];
+	struct stat	 st;
+	char		 real[PATH_MAX];
+	const char	*why = NULL;
 
-	if (realpath(o->val[LO_WORKSPACE], real) != NULL &&
-	    launch_system_folder(real)) {
+	/* bad input, 78, before anything starts */
+	if (realpath(o->val[LO_WORKSPACE], real) == NULL ||
+	    stat(real, &st) == -1)
+		why = strerror(errno);
+	else if (!S_ISDIR(st.st_mode))
+		why = "not a folder";
+	if (why != NULL) {
+		snprintf(err, errlen, "workspace %s (%s%s%s): %s; run aisb in "
+		    "a project folder, or pass --workspace DIR",
+		    o->val[LO_WORKSPACE], o->src[LO_WORKSPACE] ==
+		    LAUNCH_SRC_DEFAULT ? "the current folder" :
+		    launch_src_str(o->src[LO_WORKSPACE]),
+		    o->src[LO_WORKSPACE] == LAUNCH_SRC_DEFAULT ? "" : ": ",
+		    o->src[LO_WORKSPACE] == LAUNCH_SRC_DEFAULT ? "" :
+		    o->where[LO_WORKSPACE], why);
+		return -1;
+	}
+	if (launch_system_folder(real)) {
 		snprintf(err, errlen, "workspace %s (%s%s%s) is a folder of the "
 		    "system: the sandbox could change it as its owner does; run "
 		    "aisb in a project folder, or pass --workspace DIR", real,

@@ -503,6 +503,18 @@ run_host(struct run *r)
 		    "run aisb doctor for what to fix\n");
 		return EXIT_ENFORCE;
 	}
+	/*
+	 * --net direct's plan needs no gate: made now, so that a policy it
+	 * cannot pin (cidr rules alone) is bad input, 78, before anything
+	 * is made or built
+	 */
+	if (o->net == LAUNCH_NET_DIRECT && launch_plan_text(o, r->p,
+	    LAUNCH_SLIRP_HOST, 0, launch_network_dns(r->facts.network[0] ?
+	    r->facts.network : LAUNCH_SLIRP_NETWORK), &r->plan, r->err,
+	    sizeof(r->err)) == -1) {
+		fprintf(stderr, "aisb: %s; nothing was started\n", r->err);
+		return EXIT_CONFIG;
+	}
 	if (launch_ids_resolve(&r->ids, r->facts.rootless,
 	    o->val[LO_WORKSPACE], 1, r->err, sizeof(r->err)) == -1) {
 		fprintf(stderr, "aisb: %s\n", r->err);
@@ -671,9 +683,11 @@ run_files(struct run *r)
 		return -1;
 	if (r->proxy != NULL)
 		explicit_bzero(r->proxy, strlen(r->proxy));
-	if (launch_plan_text(o, r->p, loopback, r->gate.port,
-	    launch_network_dns(r->facts.network[0] ? r->facts.network :
-	    LAUNCH_SLIRP_NETWORK), &r->plan, r->err, sizeof(r->err)) == -1 ||
+	/* (direct mode's was made by run_host) */
+	if ((r->plan == NULL && launch_plan_text(o, r->p, loopback,
+	    r->gate.port, launch_network_dns(r->facts.network[0] ?
+	    r->facts.network : LAUNCH_SLIRP_NETWORK), &r->plan, r->err,
+	    sizeof(r->err)) == -1) ||
 	    launch_session_write(&r->s, "plan", r->plan, strlen(r->plan),
 	    r->planfile, sizeof(r->planfile), r->err, sizeof(r->err)) == -1)
 		return -1;
