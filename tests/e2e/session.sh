@@ -392,7 +392,16 @@ check "podman runs before the session's own" \
 sd=$(last_session_dir)
 img=$(grep '^podman ' "$sd/record" | tr ' ' '\n' | grep -A1 -e '^--entrypoint=' | tail -1)
 case $img in localhost/aisb:*) ok ;; *) bad "no image in the record's podman line: $(grep '^podman' "$sd/record")" ;; esac
+# 16. the previews name the tag this session ran, not "<image>"
+rc=0; sess --net none --dry-run -- true || rc=$?
+check "dry run: exit" "$rc" 0
+check "dry run: the image" "$(sed -n 's/^# image \([^ ]*\) .*/\1/p' "$tmp/out")" "$img"
+check "dry run: in podman's argv" "$(grep -c " $img --plan " "$tmp/out")" 1
+rc=0; sess --net none --print-config || rc=$?
+check "print-config: the image" "$(sed -n 's/^sandbox image  *\([^ ]*\) (built)$/\1/p' "$tmp/out")" "$img"
 podman rmi "$img" >/dev/null 2>&1 || bad "podman rmi $img failed"
+rc=0; sess --net none --dry-run -- true || rc=$?
+check "dry run, image removed: the tag still" "$(grep -c "^# image $img (not built yet" "$tmp/out")" 1
 rc=0; sess --net none -- true || rc=$?
 check "session after its image was removed" "$rc" 0
 if podman image exists "$img"; then ok; else bad "the removed image was not rebuilt: $(head -c 300 "$tmp/err")"; fi
