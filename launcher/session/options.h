@@ -156,6 +156,7 @@ int	 launch_system_folder(const char *real);
 #define LAUNCH_POLICY_USER	1	/* ~/.config/aisb/policy.yaml */
 #define LAUNCH_POLICY_BUILT	2	/* the build tree's copy (below) */
 #define LAUNCH_POLICY_INSTALLED	3	/* $(pkgdatadir)/policies/default.yaml */
+#define LAUNCH_POLICY_GATE	4	/* the one --gate NAME enforces */
 #define LAUNCH_POLICY_BUILT_NAME "aisb-default-policy.yaml"
 int	 launch_built_policy(char *buf, size_t len);
 /* --print-config: one line per option, value and source; secrets redacted. */

@@ -210,6 +210,13 @@ allow:
 EOF
 if diff -u "$tmp/want" "$tmp/summary" >"$tmp/diff"; then ok; else
 	bad "named gate summary: $(cat "$tmp/diff") -- stderr: $(cat "$tmp/err")"; fi
+# the policy line of a --gate session named no policy: the gate's, never
+# "the shipped default" (it was the gate's file under that name)
+rc=0; (cd "$tmp/ws" && "$aisb" --gate e2edeny --home-volume "$vol" --package curl \
+    -- true) >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "named gate, no --policy: exit" "$rc" 0
+if grep -q "shipped default" "$tmp/err"; then bad "named gate: $(cat "$tmp/err")"; else ok; fi
+check "named gate: the policy line" "$(grep -c "^aisb: policy: the one gate e2edeny enforces, $tmp/policy.yaml (sha256:" "$tmp/err")" 1
 "$aisb" gate down e2edeny >/dev/null 2>&1 || bad "gate down"
 
 # 8. a command that is not in the image: 127, and the package to add as
