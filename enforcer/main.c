@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include <sys/fsuid.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
@@ -330,6 +331,54 @@ env_file_as(const struct enf_creds *c, const char *path, char *err,
 }
 
 /*
+ * The plan's home-dir folders under ENF_SANDBOX_HOME, made when missing,
+ * each part mode 0700, with the command's file identity (setfsuid): what
+ * the sandbox user could make itself, never more (the fs capabilities go
+ * with fsuid 0).  A folder that cannot be made costs its warning, not
+ * the session.  0, or -1 when the identity did not come back (nothing
+ * may run then).
+ */
+static int
+home_dirs_as(const struct enf_creds *c, const struct enf_plan *plan)
+{
+	char	 path[sizeof(ENF_SANDBOX_HOME) + ENF_PLAN_MAX_HOMEDIR + 1];
+	char	*slash;
+	uid_t	 uid = getuid();
+	gid_t	 gid = getgid();
+	size_t	 i;
+
+	if (plan->nhomedirs == 0)
+		return 0;
+	(void)setfsgid(c->gid);
+	(void)setfsuid(c->uid);
+	for (i = 0; i < plan->nhomedirs; i++) {
+		snprintf(path, sizeof(path), "%s/%s", ENF_SANDBOX_HOME,
+		    plan->homedirs[i]);
+		slash = path + sizeof(ENF_SANDBOX_HOME);
+		for (;;) {
+			slash = strchr(slash, '/');
+			if (slash != NULL)
+				*slash = '\0';
+			if (mkdir(path, 0700) == -1 && errno != EEXIST) {
+				log_warn("home-dir %s", path);
+				break;
+			}
+			if (slash == NULL)
+				break;
+			*slash++ = '/';
+		}
+	}
+	(void)setfsuid(uid);
+	(void)setfsgid(gid);
+	if ((uid_t)setfsuid((uid_t)-1) != uid ||
+	    (gid_t)setfsgid((gid_t)-1) != gid) {
+		log_warnx("home-dir: cannot restore the file identity");
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * enf_host_ca() with the file identity of the bundle's owner, root.
  * Rootless podman with keep-id starts the enforcer as the sandbox uid
  * (with the capabilities it was given, CAP_SETUID among them), and root's
@@ -499,6 +548,8 @@ main(int argc, char **argv)
 		    ENF_HOST_CA_PATH, 0) == -1)
 			log_warn("NODE_EXTRA_CA_CERTS");
 	}
+	if (!o.check_only && !o.init && home_dirs_as(&o.creds, plan) == -1)
+		goto out;
 	if (plan->mode == ENF_MODE_DIRECT && o.creds.uid == getuid()) {
 		log_warnx("direct mode: the sandbox uid must differ from the "
 		    "refresher's (%u)", (unsigned)getuid());

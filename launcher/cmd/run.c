@@ -207,7 +207,7 @@ previews(const struct launch_opts *o, const struct policy *p,
 	}
 	if (o->print_plan || o->dry_run) {
 		/* the gate's port is known only once it runs */
-		if (launch_plan_text(o, p, LAUNCH_SLIRP_HOST, 0,
+		if (launch_plan_text(o, p, ra->a, LAUNCH_SLIRP_HOST, 0,
 		    LAUNCH_SLIRP_DNS, &plan, err, sizeof(err)) == -1) {
 			fprintf(stderr, "aisb: %s\n", err);
 			rc = EXIT_CONFIG;

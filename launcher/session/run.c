@@ -509,7 +509,7 @@ run_host(struct run *r)
 	 * is made or built
 	 */
 	if (o->net == LAUNCH_NET_DIRECT && launch_plan_text(o, r->p,
-	    LAUNCH_SLIRP_HOST, 0, launch_network_dns(r->facts.network[0] ?
+	    r->ra->a, LAUNCH_SLIRP_HOST, 0, launch_network_dns(r->facts.network[0] ?
 	    r->facts.network : LAUNCH_SLIRP_NETWORK), &r->plan, r->err,
 	    sizeof(r->err)) == -1) {
 		fprintf(stderr, "aisb: %s; nothing was started\n", r->err);
@@ -684,7 +684,7 @@ run_files(struct run *r)
 	if (r->proxy != NULL)
 		explicit_bzero(r->proxy, strlen(r->proxy));
 	/* (direct mode's was made by run_host) */
-	if ((r->plan == NULL && launch_plan_text(o, r->p, loopback,
+	if ((r->plan == NULL && launch_plan_text(o, r->p, r->ra->a, loopback,
 	    r->gate.port, launch_network_dns(r->facts.network[0] ?
 	    r->facts.network : LAUNCH_SLIRP_NETWORK), &r->plan, r->err,
 	    sizeof(r->err)) == -1) ||

@@ -333,13 +333,13 @@ test_argv_record(void **state)
 	assert_int_equal(policy_load_buffer("t.yaml", yaml, sizeof(yaml) - 1,
 	    &p, NULL), 0);
 	o.net = LAUNCH_NET_DIRECT;
-	assert_int_equal(launch_plan_text(&o, p, "10.0.2.2", 0, "10.0.2.3",
+	assert_int_equal(launch_plan_text(&o, p, NULL, "10.0.2.2", 0, "10.0.2.3",
 	    &plan, err, sizeof(err)), 0);
 	assert_non_null(strstr(plan, "\nrecord /run/aisb/record/capture.pcapng "
 	    "1073741824\n"));
 	free(plan);
 	o.record = 0;
-	assert_int_equal(launch_plan_text(&o, p, "10.0.2.2", 0, "10.0.2.3",
+	assert_int_equal(launch_plan_text(&o, p, NULL, "10.0.2.2", 0, "10.0.2.3",
 	    &plan, err, sizeof(err)), 0);
 	assert_null(strstr(plan, "record"));
 	free(plan);
