@@ -124,6 +124,7 @@ parse_args(struct options *o, int argc, char **argv)
 		{ "check",	no_argument,		NULL, 'n' },
 		{ "init",	no_argument,		NULL, 'I' },
 		{ "verbose",	no_argument,		NULL, 'v' },
+		{ "version",	no_argument,		NULL, 'V' },
 		{ NULL,		0,			NULL, 0 }
 	};
 	unsigned long	 v;
@@ -180,6 +181,10 @@ parse_args(struct options *o, int argc, char **argv)
 		case 'v':
 			o->verbose++;
 			break;
+		case 'V':
+			/* GNU's: the version on stdout, nothing else done */
+			printf("aisb-enforce %s\n", PACKAGE_VERSION);
+			exit(0);
 		default:
 			usage(NULL);
 		}

@@ -183,6 +183,7 @@ enum {
 	OPT_DNS_BURST,
 	OPT_LEARN,
 	OPT_WATCH,
+	OPT_VERSION,
 };
 
 static const struct option longopts[] = {
@@ -215,6 +216,7 @@ static const struct option longopts[] = {
 	{ "learn",		no_argument,	   NULL, OPT_LEARN },
 	{ "watch",		no_argument,	   NULL, OPT_WATCH },
 	{ "help",		no_argument,	   NULL, 'h' },
+	{ "version",		no_argument,	   NULL, OPT_VERSION },
 	{ NULL,			0,		   NULL, 0 },
 };
 
@@ -362,6 +364,10 @@ parse_option(struct gate_config *cfg, int ch)
 	case OPT_WATCH:
 		cfg->watch = 1;
 		break;
+	case OPT_VERSION:
+		/* GNU's: the version on stdout, nothing else done */
+		printf("aisb-gate %s\n", PACKAGE_VERSION);
+		exit(0);
 	default:
 		usage();
 	}

@@ -45,7 +45,8 @@ enum wlaunch_cmd {
 	WLAUNCH_RECOVER,	/* aisb recover ID */
 	WLAUNCH_TRANSACTIONS,	/* aisb transactions */
 	WLAUNCH_CLEAN,		/* aisb clean */
-	WLAUNCH_HELP
+	WLAUNCH_HELP,
+	WLAUNCH_VERSION		/* aisb --version | version */
 };
 
 struct wlaunch_opts {

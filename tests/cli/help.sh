@@ -149,6 +149,15 @@ for f in $(grep -o 'Fl \\&-[a-z-]*' "$top_srcdir/docs/aisb.1" | sed 's/.*&/-/' |
 	grep -q -- "^  $f\b" "$tmp/all" && ok || bad "aisb.1 has $f, no help does"
 done
 
+# --version, GNU's, from each program (aisb.exe and aisb-run.exe:
+# tests/win/wine.sh)
+v=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$(dirname "$aisb")/config.h")
+for p in aisb aisb-gate aisb-enforce; do
+	run "$(dirname "$aisb")/$p" --version
+	check "$p --version: exit" "$rc" 0
+	check "$p --version" "$(cat "$tmp/out")" "$p $v"
+done
+
 # A misspelt flag: the nearest one ("did you mean"), for the session's
 # flags and a command's
 run "$aisb" --polcy x.yaml -- true
