@@ -335,7 +335,8 @@ launch_cli_usage(const char *topic, FILE *f)
 		fprintf(f, "  %-20s %s\n", cmds[i].name, cmds[i].desc);
 	fputc('\n', f);
 	launch_opts_help(f);
-	fprintf(f, "\nMore: aisb help COMMAND, aisb COMMAND --help, man aisb\n");
+	fprintf(f, "\nMore: aisb help COMMAND, aisb COMMAND --help, man aisb (not "
+	    "installed: man -l docs/aisb.1 in the source tree)\n");
 	return 0;
 }
 

@@ -149,6 +149,38 @@ for f in $(grep -o 'Fl \\&-[a-z-]*' "$top_srcdir/docs/aisb.1" | sed 's/.*&/-/' |
 	grep -q -- "^  $f\b" "$tmp/all" && ok || bad "aisb.1 has $f, no help does"
 done
 
+# 6. ... and it lacks none: each session flag of the one option table has
+# its entry in the flags' list (".It Fl \&-NAME"), each command is in the
+# SYNOPSIS, and each command's flags are named in the page
+man=$top_srcdir/docs/aisb.1
+sed -n '/^\.Sh SYNOPSIS/,/^\.Sh DESCRIPTION/p' "$man" >"$tmp/synopsis"
+"$aisb" help --flags run | sed 's/=.*//' | sort -u >"$tmp/runflags"
+while read -r f; do
+	[ "$f" = --help ] && continue
+	grep -q -- "^\.It .*Fl \\\\&${f#-}\( \|$\)" "$man" && ok ||
+	    bad "aisb.1 has no .It entry for the session flag $f"
+done <"$tmp/runflags"
+while read -r c; do
+	case $c in run|help) continue ;; esac
+	first=${c%% *} rest=${c#"$first"}
+	if grep -q "^\.Cm \(.* \)\{0,1\}$first\b" "$tmp/synopsis" &&
+	    { [ -z "$rest" ] || grep -q "^\.Cm $first\b.*\b${rest# }\b" "$tmp/synopsis"; }; then
+		ok
+	else
+		bad "aisb.1's SYNOPSIS lacks aisb $c"
+	fi
+	for f in $("$aisb" help --flags "$c" | sed 's/[[=].*//'); do
+		# (mdoc: "Fl \&-all" is --all, "Fl v" is -v)
+		case $f in
+		--help|-h) continue ;;
+		--*) pat="Fl \\\\&${f#-}\b" ;;
+		*) pat="Fl ${f#-}\b" ;;
+		esac
+		grep -q -- "$pat" "$man" && ok ||
+		    bad "aisb.1 does not name $f of aisb $c"
+	done
+done <"$tmp/commands"
+
 # --version, GNU's, from each program (aisb.exe and aisb-run.exe:
 # tests/win/wine.sh)
 v=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$(dirname "$aisb")/config.h")
