@@ -126,7 +126,8 @@ EXTRA_DIST += tests/cli/lockfile_cli.sh
 # The first hour: defaults from the build tree, previews that match the
 # session, help from the parser's table, completion from the same.
 CLI_TESTS = tests/cli/defaults.sh tests/cli/help.sh tests/cli/completion.sh \
-	tests/cli/agent.sh tests/cli/exitcodes.sh tests/cli/manpages.sh
+	tests/cli/agent.sh tests/cli/exitcodes.sh tests/cli/manpages.sh \
+	tests/cli/shellcheck.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS)
 # --record's options, sessions verify and show, without podman

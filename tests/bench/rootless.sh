@@ -62,7 +62,8 @@ cleanup() {
 }
 trap cleanup EXIT
 # e2e_tun_open, e2e_tun_close: /dev/net/tun for the users' slirp4netns
-. "$here/../e2e/lib.sh"
+top_srcdir=$(cd "$here/../.." && pwd)
+. "$top_srcdir/tests/e2e/lib.sh"
 
 printf '[storage]\ndriver = "overlay"\ngraphroot = "%s/graph"\nrunroot = "%s/run"\n' \
     "$tmp" "$tmp" >"$tmp/storage.conf"
@@ -124,7 +125,7 @@ for s in "${sides[@]}"; do session "$s" >/dev/null; done
 echo "# load before: $(uptime)"
 : >"$tmp/times"
 for r in $(seq "$rounds"); do
-	for i in $(seq "$runs"); do
+	for _ in $(seq "$runs"); do
 		for k in 0 1 2; do
 			s=${sides[$(((k + r) % 3))]}
 			ms=$(session "$s")

@@ -33,8 +33,7 @@ vol=aisb-e2e-agent-home-$$
 export HOME=$tmp/home
 mkdir -p "$XDG_CONFIG_HOME/aisb" "$HOME"
 wait_file() {
-	local i
-	for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
+	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
 	echo "FAIL: $1 never appeared" >&2; return 1
 }
 
@@ -117,7 +116,7 @@ check "setenv: policy's own host" "$(sed -n 2p "$tmp/out")" 200
 # recipe was used (a new volume gets the image's; this one had none)
 rc=0; sess --agent probe -- sh -c 'for d in .probe .config/probe; do stat -c "%n %U %a" "$HOME/$d"; done' || rc=$?
 check "config folders: exit" "$rc" 0
-check "config folders: in the old volume" "$(cat "$tmp/out" | tr '\n' ';')" \
+check "config folders: in the old volume" "$(tr '\n' ';' <"$tmp/out")" \
     "/home/sandbox/.probe sandbox 700;/home/sandbox/.config/probe sandbox 700;"
 # ... and the user's --env of the same name wins
 rc=0; sess --agent probe --env PROBE_SETTING=mine -- sh -c 'echo "$PROBE_SETTING"' || rc=$?

@@ -40,8 +40,7 @@ e2e_cleanup_more() { "$aisb" gate down e2edeny >/dev/null 2>&1; }
 chmod 700 "$tmp/ws"
 
 wait_file() {
-	local i
-	for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
+	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
 	echo "FAIL: $1 never appeared" >&2; return 1
 }
 

@@ -63,10 +63,10 @@ cleanup() {
 		    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null || true
 	fi
 	declare -F e2e_tun_close >/dev/null && { e2e_tun_close || true; }
-	for m in $(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
-	    /proc/self/mounts | sort -r); do
+	while read -r m; do
 		umount -l "$m" 2>/dev/null || true
-	done
+	done < <(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
+	    /proc/self/mounts | sort -r)
 	if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
 		echo "--- last output" >&2; cat "$tmp/out" "$tmp/err" >&2 2>/dev/null || true
 	fi
@@ -86,8 +86,7 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 check() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi; }
 
 wait_file() {
-	local i
-	for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
+	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
 	echo "FAIL: $1 never appeared" >&2; return 1
 }
 
@@ -170,7 +169,7 @@ rc=0; (cd "$ws" && "$aisb" --policy "$tmp/policy.yaml" --net none "${pkgs[@]}" -
     sh -c 'cat /proc/self/uid_map; exec sleep 4.321') >"$tmp/out" 2>"$tmp/err" </dev/null &
 spid=$!
 huid=
-for i in $(seq 60); do
+for _ in $(seq 60); do
 	huid=$(ps -eo uid=,args= | awk '$2 == "sleep" && $3 == "4.321" { print $1; exit }')
 	[ -n "$huid" ] && break
 	sleep 0.1
@@ -330,8 +329,8 @@ rm -f "$uws/build.sh"
 # process) stops the container.  aisb runs under runuser: found by the
 # test user's uid, which no one else has.
 user_aisb() {
-	local i p
-	for i in $(seq 100); do
+	local p
+	for _ in $(seq 100); do
 		p=$(ps -u "$uid" -o pid=,comm= | awk '$2 == "aisb" { print $1 }' | head -1)
 		[ -n "$p" ] && { echo "$p"; return 0; }
 		sleep 0.1
@@ -344,18 +343,18 @@ for how in TERM KILL; do
 	    'trap "echo trapped >marker; trap - TERM; kill -TERM \$\$" TERM; echo >ready; sleep 300') \
 	    >"$tmp/out" 2>"$tmp/err" </dev/null &
 	bg=$!
-	for i in $(seq 600); do [ -e "$uws/ready" ] && break; sleep 0.1; done
+	for _ in $(seq 600); do [ -e "$uws/ready" ] && break; sleep 0.1; done
 	ap=$(user_aisb) || { bad "user $how: no aisb"; continue; }
 	gp=$(ps -u "$uid" -o pid=,comm= | awk '$2 == "aisb-gate" { print $1 }' | head -1)
 	kill -"$how" "$ap"
 	rc=0; wait "$bg" || rc=$?
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		[ -z "$(as_user podman ps -q --filter label=io.aisb.kind=session)" ] && break
 		sleep 0.1
 	done
 	check "user $how: container stopped" "$(as_user podman ps -q --filter label=io.aisb.kind=session | wc -l)" 0
 	check "user $how: the trap ran" "$(cat "$uws/marker" 2>/dev/null)" trapped
-	for i in $(seq 30); do
+	for _ in $(seq 30); do
 		[ -n "$gp" ] && [ "$(awk '{ print $3 }' "/proc/$gp/stat" 2>/dev/null || echo gone)" != gone ] &&
 		    [ "$(awk '{ print $3 }' "/proc/$gp/stat" 2>/dev/null)" != Z ] || break
 		sleep 0.1

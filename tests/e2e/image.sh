@@ -45,10 +45,10 @@ cleanup() {
 	podman rm -af >/dev/null 2>&1 || true
 	podman rmi -af >/dev/null 2>&1 || true
 	# Leftover overlay mounts of our store only, deepest first.
-	for m in $(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
-	    /proc/self/mounts | sort -r); do
+	while read -r m; do
 		umount -l "$m" 2>/dev/null || true
-	done
+	done < <(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
+	    /proc/self/mounts | sort -r)
 	rm -rf "$tmp"
 	if [ "$rc" != 0 ]; then
 		echo "--- last output" >&2

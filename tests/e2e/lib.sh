@@ -99,10 +99,10 @@ e2e_cleanup() {
 	[ -z "${e2e_seed:-}" ] || e2e_seed_save || true
 	podman volume rm -af >/dev/null 2>&1 || true
 	podman rmi -af >/dev/null 2>&1 || true
-	for m in $(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
-	    /proc/self/mounts | sort -r); do
+	while read -r m; do
 		umount -l "$m" 2>/dev/null || true
-	done
+	done < <(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
+	    /proc/self/mounts | sort -r)
 	if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
 		echo "--- last output" >&2
 		cat "$tmp/out" "$tmp/err" >&2 2>/dev/null || true

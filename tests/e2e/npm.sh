@@ -39,8 +39,8 @@ done
 registry=$(npm config get registry 2>/dev/null || true)
 rhost=$(printf '%s\n' "$registry" | sed -nE 's#^https?://([^/:@]+).*#\1#p')
 [ -n "$rhost" ] || { echo "SKIP: npm has no http(s) registry configured"; exit 77; }
-addrs=$(getent ahostsv4 "$rhost" | awk '{ print $1 }' | sort -u)
-[ -n "$addrs" ] || { echo "SKIP: npm's registry does not resolve here"; exit 77; }
+mapfile -t addrs < <(getent ahostsv4 "$rhost" | awk '{ print $1 }' | sort -u)
+[ "${#addrs[@]}" -gt 0 ] || { echo "SKIP: npm's registry does not resolve here"; exit 77; }
 
 . "$top_srcdir/tests/e2e/lib.sh"
 e2e_init npm
@@ -63,7 +63,7 @@ e2e_cleanup_more() {
 installs() { "$aisb" sessions ls | awk '$5 == "npm" && $6 == "install" { print $1 }'; }
 
 "$aisb" policy derive npm >"$tmp/install.yaml"
-printf 'allow_ranges: [%s]\n' "$(printf '%s/32\n' $addrs | paste -sd, - | sed 's/,/, /g')" \
+printf 'allow_ranges: [%s]\n' "$(printf '%s/32\n' "${addrs[@]}" | paste -sd, - | sed 's/,/, /g')" \
     >>"$tmp/install.yaml"
 # a policy that allows something else only: the registry is denied
 cat >"$tmp/deny.yaml" <<'EOF'
@@ -302,10 +302,10 @@ if command -v useradd >/dev/null && command -v runuser >/dev/null &&
 	install -m 0644 -o "$user" "$tmp/none.yaml" "$home/none.yaml"
 	# the base and the two Debian images, handed over instead of rebuilt
 	# (a load keeps the ids the tags hash); not the tools layer
-	imgs=$(podman images --filter label=io.aisb.managed=1 --format \
-	    '{{.Repository}}:{{.Tag}} {{index .Labels "io.aisb.npm"}}' |
+	mapfile -t imgs < <(podman images --filter label=io.aisb.managed=1 \
+	    --format '{{.Repository}}:{{.Tag}} {{index .Labels "io.aisb.npm"}}' |
 	    awk '$2 == "" || $2 == "<no value>" { print $1 }')
-	podman save -q -m -o "$home/img.tar" $imgs
+	podman save -q -m -o "$home/img.tar" "${imgs[@]}"
 	chown "$user" "$home/img.tar"
 	as_user() {
 		runuser -u "$user" -- env -i HOME="$home" USER="$user" LOGNAME="$user" \

@@ -232,7 +232,7 @@ rm -f "$ws/.aisb.yaml"
 
 # --- 2. an ordinary user, rootless podman, in that user's 0700 folder ---
 # other suites add and remove users alongside: /etc/passwd may be locked
-for i in $(seq 40); do
+for _ in $(seq 40); do
 	useradd -m -s /bin/bash "$user" 2>"$tmp/useradd.err" && break
 	grep -q 'cannot lock' "$tmp/useradd.err" || { cat "$tmp/useradd.err" >&2; exit 1; }
 	sleep 0.5

@@ -43,8 +43,7 @@ chmod 0755 "$tmp"
 vol=aisb-e2e-transparent-$$
 mkdir -p "$tmp/hostca/test"
 wait_file() {
-	local i
-	for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
+	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
 	echo "FAIL: $1 never appeared" >&2; return 1
 }
 
@@ -96,7 +95,7 @@ EOF
 "$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" \
     --log "$tmp/dns.log" &
 pids+=($!)
-for i in $(seq 100); do
+for _ in $(seq 100); do
 	[ -s "$tmp/servers.ready" ] && break
 	kill -0 "${pids[0]}" 2>/dev/null || { echo "SKIP: $SRV:80 or :443 taken"; exit 77; }
 	sleep 0.1
