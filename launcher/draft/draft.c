@@ -336,9 +336,11 @@ draft_apply(const char *sdir, const char *id, int quiet)
 		code = 0;
 	} else if (rc == SNAP_ECONFLICT) {
 		dstate_set(&st, DRAFT_CONFLICT);
-		fprintf(stderr, "aisb: conflict: %s; nothing was written; the "
-		    "draft is kept (aisb changes %s --diff, aisb discard %s)\n",
-		    err, id, id);
+		/* (the error says nothing was written: once is enough) */
+		fprintf(stderr, "aisb: conflict: %s; the draft is kept: aisb "
+		    "changes %s --diff shows the sandbox's version against the "
+		    "host's now, to merge by hand; aisb discard %s\n", err, id,
+		    id);
 		code = EXIT_CONFLICT;
 	} else {
 		if (snap_tx_state(tx, &txs, NULL, e2, sizeof(e2)) != SNAP_OK)

@@ -167,6 +167,16 @@ tree "$ws" >"$tmp/before"
 rc=0; "$aisb" apply "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
 check "conflict: apply exit" "$rc" 65
 if grep -q 'edit.txt' "$tmp/err"; then ok; else bad "conflict: no file named: $(cat "$tmp/err")"; fi
+check "conflict: 'nothing was written' said once" "$(grep -o 'nothing was written' "$tmp/err" | wc -l)" 1
+# the sandbox's version against the host's now, where it is: to merge
+rc=0; "$aisb" changes "$id" --diff >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "conflict: changes --diff exit" "$rc" 0
+check "conflict: the sandbox's version, where" \
+    "$(grep -c "^conflict edit.txt: changed on the host since it was staged; below, the sandbox's version ($sd/stage/edit.txt) against the host's now, to merge by hand$" "$tmp/out")" 1
+check "conflict: the diff's heads" "$(grep -A2 '^conflict edit.txt' "$tmp/out" | sed -n '2,3p' | tr '\n' ';')" \
+    "--- a/edit.txt (the host's now);+++ b/edit.txt (the sandbox's);"
+check "conflict: the host's line and the sandbox's" \
+    "$(sed -n '/^conflict edit.txt/,/^diff --aisb/p' "$tmp/out" | grep -c -e '^-host edit$' -e '^+agent$')" 2
 tree "$ws" >"$tmp/after"
 check "conflict: nothing written" "$(cmp -s "$tmp/before" "$tmp/after" && echo same)" same
 check "conflict: state" "$(field state "$sd/snapshot")" conflict
