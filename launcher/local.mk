@@ -50,7 +50,8 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/policytools/suggest.c launcher/policytools/suggest.h \
 	launcher/policytools/polyaml.c launcher/policytools/polyaml.h \
 	launcher/policytools/denials.c launcher/policytools/denials.h \
-	launcher/policytools/psl.c launcher/policytools/psl.h
+	launcher/policytools/psl.c launcher/policytools/psl.h \
+	launcher/policytools/reach.c launcher/policytools/reach.h
 # draft/: a snapshot session's draft, shared with the Windows launcher
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/draft/draft.c launcher/draft/draft.h \
