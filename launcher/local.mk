@@ -38,6 +38,7 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/image/agent-int.h launcher/image/agent_files.c \
 	launcher/image/agent_merge.c \
 	launcher/image/tools.c launcher/image/tools.h \
+	launcher/image/install_why.c launcher/image/install_why.h \
 	launcher/image/store.c launcher/image/store.h
 # policytools/: policies written from what a host, a workspace or a
 # session shows

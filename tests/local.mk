@@ -15,6 +15,7 @@ TESTS += tests/e2e/identity.sh tests/e2e/image.sh tests/e2e/npm.sh \
 	tests/e2e/transparent.sh tests/e2e/record.sh tests/e2e/agent.sh \
 	tests/e2e/deny.sh tests/e2e/record_direct.sh tests/e2e/learn.sh \
 	tests/e2e/apt.sh tests/e2e/kube.sh tests/e2e/storage.sh \
+	tests/e2e/install_why.sh \
 	tests/integration/enforce_netns.sh
 
 # Unit tests (cmocka), fuzz harnesses and benchmarks.  Integration and e2e
@@ -164,6 +165,9 @@ EXTRA_DIST += tests/e2e/session.sh tests/e2e/lib.sh tests/bench/sessions.sh
 EXTRA_DIST += tests/e2e/identity.sh
 # a new rootless user's vfs store, aisb doctor --fix
 EXTRA_DIST += tests/e2e/storage.sh
+# installs that cannot work say why: a registry of the test's own on
+# 127.0.0.9, the fix followed, a failed install's denial and npm's log
+EXTRA_DIST += tests/e2e/install_why.sh
 # aisb's seccomp profile in real sessions (root; AISB_E2E=1).
 EXTRA_DIST += tests/e2e/seccomp.sh
 # What a session was denied, and commands that cannot run (AISB_E2E=1).

@@ -60,6 +60,8 @@ static const struct cli_opt image_build_opts[] = {
 	    "the agent recipe's package, runtime and home folders" },
 	{ "--update", CLI_SWITCH, NULL, NULL, "with --agent: pin the newest "
 	    "version of its npm package first (asked by a gated session)" },
+	{ "--install-policy", CLI_VALUE, "FILE", "aisb policy derive npm|pip",
+	    "policy of the sessions that install the npm and pip tools" },
 	{ .flag = NULL }
 };
 

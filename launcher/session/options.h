@@ -66,6 +66,7 @@ enum launch_opt_id {
 	/* issue 16: transparent capture of 80/443 and DNS (gate mode) */
 	LO_TRANSPARENT,
 	LO_TRANSPARENT_PORTS,
+	LO_INSTALL_POLICY,	/* tools.h: the install sessions' policy */
 	LO__COUNT
 };
 
