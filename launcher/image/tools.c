@@ -611,6 +611,21 @@ is_file(const char *dir, const char *name, mode_t type)
 	    lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == type;
 }
 
+/* "aisb: installing npm tools ... (policy: P): name@1.2.3 ..." */
+static void
+say_installing(const struct install *in, const char *kind,
+    char *const *pkgs, size_t n)
+{
+	size_t	 i;
+
+	fprintf(stderr, "aisb: installing %s tools in a sandbox session "
+	    "(policy: %s%s):", kind, in->mine != NULL ? in->mine :
+	    "aisb policy derive ", in->mine != NULL ? "" : kind);
+	for (i = 0; i < n; i++)
+		fprintf(stderr, " %s", pkgs[i]);
+	fputc('\n', stderr);
+}
+
 /* Moves ws/name to ctx/name and gives it a root-owned copy's modes. */
 static int
 take_tree(const char *ws, const char *ctx, const char *name, char *err,
@@ -665,14 +680,8 @@ npm_session(const struct install *in, const struct launch_image_spec *spec,
 		cmd[c++] = (char *)pkgs[i];
 	cmd[c] = NULL;
 
-	if (!spec->quiet) {
-		fprintf(stderr, "aisb: installing npm tools in a sandbox "
-		    "session (policy: %s):", in->mine != NULL ? in->mine :
-		    "aisb policy derive npm");
-		for (i = 7; i < c; i++)
-			fprintf(stderr, " %s", cmd[i]);
-		fputc('\n', stderr);
-	}
+	if (!spec->quiet)
+		say_installing(in, "npm", cmd + 7, c - 7);
 	st = run_session(in, spec, NPM, cmd, c, INSTALL_TIMEOUT,
 	    INSTALL_TIMEOUT_MS, NULL, 0, sid, sizeof(sid), serr, sizeof(serr));
 	free(cmd);
@@ -786,14 +795,8 @@ install_pip(const struct install *in, const struct launch_image_spec *spec,
 		cmd[c++] = (char *)spec->pip[i];
 	cmd[c] = NULL;
 
-	if (!spec->quiet) {
-		fprintf(stderr, "aisb: installing pip tools in a sandbox "
-		    "session (policy: %s):", in->mine != NULL ? in->mine :
-		    "aisb policy derive pip");
-		for (i = 11; i < c; i++)
-			fprintf(stderr, " %s", cmd[i]);
-		fputc('\n', stderr);
-	}
+	if (!spec->quiet)
+		say_installing(in, "pip", cmd + 11, c - 11);
 	st = run_session(in, spec, PIP, cmd, c, INSTALL_TIMEOUT,
 	    INSTALL_TIMEOUT_MS, NULL, 0, sid, sizeof(sid), serr, sizeof(serr));
 	if (st != 0) {

@@ -43,17 +43,8 @@ build=$(cd "$(dirname "$aisb")" && pwd)
 
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/aisb-bench-rootless.XXXXXX")
 chmod 0711 "$tmp"
-users=()
 cleanup() {
-	local u uid
-	for u in "${users[@]}"; do
-		uid=$(id -u "$u" 2>/dev/null) || continue
-		pkill -KILL -u "$uid" 2>/dev/null || true
-		sleep 0.5
-		userdel -r "$u" >/dev/null 2>&1 || true
-		rm -rf "/tmp/podman-run-$uid" "/tmp/containers-user-$uid" \
-		    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null || true
-	done
+	declare -F e2e_users_remove >/dev/null && e2e_users_remove
 	podman rm -af -t 0 >/dev/null 2>&1 || true
 	podman volume rm -af >/dev/null 2>&1 || true
 	podman rmi -af >/dev/null 2>&1 || true
@@ -61,7 +52,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-# e2e_tun_open, e2e_tun_close: /dev/net/tun for the users' slirp4netns
+# e2e_tun_*: /dev/net/tun for the users' slirp4netns; e2e_user_*
 top_srcdir=$(cd "$here/../.." && pwd)
 . "$top_srcdir/tests/e2e/lib.sh"
 
@@ -77,20 +68,11 @@ chmod 0644 "$tmp/img.tar"
 install -d -m 0700 "$tmp/ws"
 
 e2e_tun_open
-as_user() {	# as_user USER COMMAND...: a login's environment, no more
+as_user() { e2e_as_user "$@"; }
+mkuser() {	# mkuser NAME: a new user with aisb in ~/bin and a workspace
 	local home
+	e2e_user_add "$1"
 	home=$(getent passwd "$1" | cut -d: -f6)
-	runuser -u "$1" -- env -i HOME="$home" USER="$1" LOGNAME="$1" \
-	    PATH="$home/bin:/usr/local/bin:/usr/bin:/bin" "${@:2}"
-}
-mkuser() {	# mkuser NAME: a new user with aisb in ~/bin and the image
-	local home
-	useradd -m -s /bin/bash "$1"
-	users+=("$1")
-	home=$(getent passwd "$1" | cut -d: -f6)
-	install -d -m 0755 -o "$1" -g "$1" "$home/bin"
-	install -m 0755 "$build/aisb" "$build/aisb-gate" "$build/aisb-enforce" "$home/bin/"
-	install -m 0644 "$build/aisb-seccomp.json" "$build/aisb-default-policy.yaml" "$home/bin/"
 	install -d -m 0700 -o "$1" -g "$1" "$home/ws"
 }
 vfs=aisbbv$$ ovl=aisbbo$$

@@ -52,13 +52,7 @@ cat >"$tmp/zone.json" <<'EOF'
 EOF
 # git over HTTPS: a CA the session trusts as a host CA (tests/e2e/
 # hostca.sh), a TLS server on the host's loopback serving a repository
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=aisb e2e deny CA $$" \
-    -keyout "$tmp/ca.key" -out "$tmp/ca.crt" 2>/dev/null
-openssl req -newkey rsa:2048 -nodes -subj /CN=git.test \
-    -keyout "$tmp/srv.key" -out "$tmp/srv.csr" 2>/dev/null
-printf 'subjectAltName=DNS:git.test\n' >"$tmp/srv.ext"
-openssl x509 -req -in "$tmp/srv.csr" -CA "$tmp/ca.crt" -CAkey "$tmp/ca.key" \
-    -CAcreateserial -days 2 -extfile "$tmp/srv.ext" -out "$tmp/srv.crt" 2>/dev/null
+e2e_tls_cert "$tmp" git.test
 mkdir -p "$tmp/hostca/test" "$tmp/srv"
 cp "$tmp/ca.crt" "$tmp/hostca/test/e2e-deny.crt"
 export AISB_TEST_HOST_CA_DIR=$tmp/hostca

@@ -32,6 +32,20 @@
 # fails is left to the test's own first session to show.
 #
 #   ok [MSG]  bad MSG  check MSG GOT WANT     count into $pass and $fail
+#
+#   e2e_user_add NAME          an ordinary user (useradd -m: its own
+#                              subordinate ids, rootless podman) with aisb,
+#                              its gate and enforcer, the seccomp profile
+#                              and the default policy in ~/bin ($build's)
+#   e2e_as_user NAME CMD...    CMD as NAME with a login's environment
+#                              (HOME, USER, PATH with ~/bin first), here
+#   e2e_users_remove           every user e2e_user_add made: processes,
+#                              home, rootless store (call it from the
+#                              test's cleanup)
+#
+#   e2e_tls_cert DIR CN [NAME...]  DIR/ca.crt (a CA of the test's own,
+#                              key ca.key) and DIR/srv.crt, srv.key for CN
+#                              and the NAMEs, signed by it, valid 2 days
 # shellcheck shell=bash
 
 e2e_init() {
@@ -109,6 +123,48 @@ e2e_cleanup() {
 	fi
 	rm -rf "$tmp"
 	exit "$rc"
+}
+
+e2e_users=()
+e2e_user_add() {
+	local home
+	useradd -m -s /bin/bash "$1"
+	e2e_users+=("$1")
+	home=$(getent passwd "$1" | cut -d: -f6)
+	install -d -m 0755 -o "$1" -g "$1" "$home/bin"
+	install -m 0755 "${build:?}/aisb" "$build/aisb-gate" "$build/aisb-enforce" "$home/bin/"
+	install -m 0644 "$build/aisb-seccomp.json" "$build/aisb-default-policy.yaml" "$home/bin/"
+}
+e2e_as_user() {
+	local home
+	home=$(getent passwd "$1" | cut -d: -f6)
+	runuser -u "$1" -- env -i HOME="$home" USER="$1" LOGNAME="$1" \
+	    PATH="$home/bin:/usr/local/bin:/usr/bin:/bin" "${@:2}"
+}
+e2e_users_remove() {
+	local u uid
+	for u in "${e2e_users[@]}"; do
+		uid=$(id -u "$u" 2>/dev/null) || continue
+		pkill -KILL -u "$uid" 2>/dev/null || true
+		sleep 0.5
+		userdel -r "$u" >/dev/null 2>&1 || true
+		rm -rf "/tmp/podman-run-$uid" "/tmp/containers-user-$uid" \
+		    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null || true
+	done
+	e2e_users=()
+}
+
+e2e_tls_cert() {
+	local d=$1 cn=$2 san="" n
+	shift 2
+	for n in "$cn" "$@"; do san="$san${san:+,}DNS:$n"; done
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 \
+	    -subj "/CN=aisb e2e test CA $$" -keyout "$d/ca.key" -out "$d/ca.crt" 2>/dev/null
+	openssl req -newkey rsa:2048 -nodes -subj "/CN=$cn" \
+	    -keyout "$d/srv.key" -out "$d/srv.csr" 2>/dev/null
+	printf 'subjectAltName=%s\n' "$san" >"$d/srv.ext"
+	openssl x509 -req -in "$d/srv.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" \
+	    -CAcreateserial -days 2 -extfile "$d/srv.ext" -out "$d/srv.crt" 2>/dev/null
 }
 
 ok()  { pass=$((pass + 1)); [ $# -eq 0 ] || echo "ok - $*"; }

@@ -28,18 +28,7 @@ for t in podman useradd userdel runuser; do
 done
 
 . "$top_srcdir/tests/e2e/lib.sh"
-users=()
-e2e_cleanup_more() {
-	local u uid
-	for u in "${users[@]}"; do
-		uid=$(id -u "$u" 2>/dev/null) || continue
-		pkill -KILL -u "$uid" 2>/dev/null || true
-		sleep 0.5
-		userdel -r "$u" >/dev/null 2>&1 || true
-		rm -rf "/tmp/podman-run-$uid" "/tmp/containers-user-$uid" \
-		    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null || true
-	done
-}
+e2e_cleanup_more() { e2e_users_remove; }
 e2e_init storage
 chmod 0711 "$tmp"
 
@@ -49,25 +38,12 @@ chmod 0711 "$tmp"
 check "root: storage ok" "$(grep -c '^ok   storage    driver overlay' "$tmp/out")" 1
 e2e_seed_image
 
-mkuser() {	# mkuser NAME: a new user with aisb in ~/bin
-	local home
-	useradd -m -s /bin/bash "$1"
-	users+=("$1")
-	home=$(getent passwd "$1" | cut -d: -f6)
-	install -d -m 0755 -o "$1" -g "$1" "$home/bin"
-	install -m 0755 "$build/aisb" "$build/aisb-gate" "$build/aisb-enforce" "$home/bin/"
-	install -m 0644 "$build/aisb-seccomp.json" "$build/aisb-default-policy.yaml" "$home/bin/"
-}
-as_user() {	# as_user USER COMMAND...: a login's environment, from /
-	local home
-	home=$(getent passwd "$1" | cut -d: -f6)
-	(cd / && runuser -u "$1" -- env -i HOME="$home" USER="$1" LOGNAME="$1" \
-	    PATH="$home/bin:/usr/local/bin:/usr/bin:/bin" "${@:2}")
-}
+# as a user, from / (the test's folders are not theirs to enter)
+as_user() { (cd / && e2e_as_user "$@"); }
 driver() { as_user "$1" podman info --format '{{.Store.GraphDriverName}}' 2>/dev/null; }
 
 user=aisbst$$
-mkuser "$user"
+e2e_user_add "$user"
 home=$(getent passwd "$user" | cut -d: -f6)
 conf=$home/.config/containers/storage.conf
 e2e_tun_open

@@ -48,13 +48,7 @@ wait_file() {
 }
 
 # --- a CA, a certificate for tls.test, the servers, DNS ---------------------
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=aisb e2e test CA $$" \
-    -keyout "$tmp/ca.key" -out "$tmp/ca.crt" 2>/dev/null
-openssl req -newkey rsa:2048 -nodes -subj /CN=tls.test \
-    -keyout "$tmp/srv.key" -out "$tmp/srv.csr" 2>/dev/null
-printf 'subjectAltName=DNS:tls.test,DNS:unlisted.test\n' >"$tmp/srv.ext"
-openssl x509 -req -in "$tmp/srv.csr" -CA "$tmp/ca.crt" -CAkey "$tmp/ca.key" \
-    -CAcreateserial -days 2 -extfile "$tmp/srv.ext" -out "$tmp/srv.crt" 2>/dev/null
+e2e_tls_cert "$tmp" tls.test unlisted.test
 cp "$tmp/ca.crt" "$tmp/hostca/test/e2e-transparent.crt"
 export AISB_TEST_HOST_CA_DIR=$tmp/hostca
 
