@@ -383,36 +383,6 @@ home_dirs_as(const struct enf_creds *c, const struct enf_plan *plan)
 	return 0;
 }
 
-/*
- * enf_host_ca() with the file identity of the bundle's owner, root.
- * Rootless podman with keep-id starts the enforcer as the sandbox uid
- * (with the capabilities it was given, CAP_SETUID among them), and root's
- * 0644 bundle is not its to write; the file identity alone becomes 0 for
- * the call, then comes back, proven.  0, 1 or -1 as enf_host_ca(); -2
- * when the identity did not come back, and nothing may run.
- */
-static int
-host_ca_as_root(char *err, size_t errlen)
-{
-	uid_t	 uid = geteuid();
-	gid_t	 gid = getegid();
-	int	 rc;
-
-	if (uid == 0)
-		return enf_host_ca(ENF_HOST_CA_PATH, ENF_CA_BUNDLE, err, errlen);
-	(void)setfsgid(0);
-	(void)setfsuid(0);
-	rc = enf_host_ca(ENF_HOST_CA_PATH, ENF_CA_BUNDLE, err, errlen);
-	(void)setfsuid(uid);
-	(void)setfsgid(gid);
-	if ((uid_t)setfsuid((uid_t)-1) != uid ||
-	    (gid_t)setfsgid((gid_t)-1) != gid) {
-		snprintf(err, errlen, "cannot restore the file identity");
-		return -2;
-	}
-	return rc;
-}
-
 /* Loads the ruleset as one batch and proves it is in place.  0 or -1. */
 static int
 apply(const struct nft_ruleset *rs)
@@ -541,26 +511,33 @@ main(int argc, char **argv)
 	 * they sign, which the command then reports, not the session.
 	 */
 	if (!o.check_only && !o.init) {
-		int rc = host_ca_as_root(err, sizeof(err));
+		int rc = enf_host_ca(ENF_HOST_CA_PATH, ENF_CA_BUNDLE, err,
+		    sizeof(err));
 
-		if (rc == -2) {
-			log_warnx("host CAs: %s", err);
-			goto out;
-		}
 		if (rc == -1)
 			log_warnx("host CAs not added: %s", err);
 		else if (rc == 0 && setenv("NODE_EXTRA_CA_CERTS",
 		    ENF_HOST_CA_PATH, 0) == -1)
 			log_warn("NODE_EXTRA_CA_CERTS");
 	}
-	if (!o.check_only && !o.init && home_dirs_as(&o.creds, plan) == -1)
-		goto out;
-	if (plan->mode == ENF_MODE_DIRECT && o.creds.uid == getuid()) {
-		log_warnx("direct mode: the sandbox uid must differ from the "
-		    "refresher's (%u)", (unsigned)getuid());
+	/*
+	 * The enforcer stays as the command's parent in every mode (the
+	 * refresher in direct mode, whose uid the resolver rule lets out):
+	 * under the command's own uid the command could signal it, and in
+	 * direct mode reach the resolver.  --init runs no command.
+	 */
+	if (!o.init && (o.creds.uid == getuid() ||
+	    o.creds.uid == geteuid())) {
+		log_warnx("the sandbox uid must differ from the enforcer's "
+		    "(%u): the command could signal its parent%s; start the "
+		    "enforcer as another uid (podman --user 0:0)",
+		    (unsigned)getuid(), plan->mode == ENF_MODE_DIRECT ?
+		    " and reach the resolver" : "");
 		status = EXIT_CONFIG;
 		goto out;
 	}
+	if (!o.check_only && !o.init && home_dirs_as(&o.creds, plan) == -1)
+		goto out;
 	if (o.check_only) {
 		/* "OK" that nobody could read is no answer */
 		if (printf("plan OK (mode %s%s)\n", enf_mode_name(plan->mode),

@@ -103,5 +103,6 @@ tests_fuzz_fuzz_plan_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_plan_LDADD = $(ENFORCE_LIBS)
 endif
 
-# aisb --net direct --record in a real podman session (AISB_E2E=1 only).
-EXTRA_DIST += tests/e2e/record_direct.sh
+# --net direct in real podman sessions, rootful and rootless, and the
+# supervisors out of the command's reach in every mode (AISB_E2E=1 only).
+EXTRA_DIST += tests/e2e/direct.sh

@@ -11,11 +11,11 @@
 # described, and distributed, in the fragment of its part.
 TESTS += tests/e2e/identity.sh tests/e2e/image.sh tests/e2e/npm.sh \
 	tests/e2e/pip.sh tests/e2e/session.sh tests/e2e/seccomp.sh \
-	tests/e2e/hostca.sh tests/e2e/snapshot.sh tests/e2e/signals.sh \
-	tests/e2e/transparent.sh tests/e2e/record.sh tests/e2e/agent.sh \
-	tests/e2e/deny.sh tests/e2e/record_direct.sh tests/e2e/learn.sh \
-	tests/e2e/apt.sh tests/e2e/kube.sh tests/e2e/storage.sh \
-	tests/e2e/install_why.sh \
+	tests/e2e/hostca.sh tests/e2e/secrets.sh tests/e2e/snapshot.sh \
+	tests/e2e/signals.sh tests/e2e/transparent.sh tests/e2e/record.sh \
+	tests/e2e/agent.sh tests/e2e/deny.sh tests/e2e/direct.sh tests/e2e/learn.sh \
+	tests/e2e/apt.sh tests/e2e/kube.sh tests/e2e/gitguard.sh \
+	tests/e2e/storage.sh tests/e2e/install_why.sh \
 	tests/integration/enforce_netns.sh
 
 # Unit tests (cmocka), fuzz harnesses and benchmarks.  Integration and e2e
@@ -29,12 +29,19 @@ TESTS += tests/unit/test_policy tests/unit/test_target tests/unit/test_addr \
 	tests/unit/test_cache tests/unit/test_common
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(PCRE2_CFLAGS)
 UNIT_LDADD = $(POLICY_LIBS) common/libaisbcommon.a $(CMOCKA_LIBS)
-tests_unit_test_policy_SOURCES = tests/unit/test_policy.c
+tests_unit_test_policy_SOURCES = tests/unit/test_policy.c tests/unit/policy_util.h
 tests_unit_test_policy_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_policy_LDADD = $(UNIT_LDADD)
 tests_unit_test_target_SOURCES = tests/unit/test_target.c
 tests_unit_test_target_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_target_LDADD = $(UNIT_LDADD)
+# issue 29: inspected hosts' keys, request decisions, fixes, identity
+check_PROGRAMS += tests/unit/test_policy_inspect
+TESTS += tests/unit/test_policy_inspect
+tests_unit_test_policy_inspect_SOURCES = tests/unit/test_policy_inspect.c \
+	tests/unit/policy_util.h
+tests_unit_test_policy_inspect_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_policy_inspect_LDADD = $(UNIT_LDADD)
 # fstat(2) failing after open(2): wrapped at link time
 check_PROGRAMS += tests/unit/test_policy_fault
 TESTS += tests/unit/test_policy_fault
@@ -56,6 +63,13 @@ tests_unit_test_session_SOURCES = tests/unit/test_session.c
 tests_unit_test_session_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_session_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
 tests_unit_test_session_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
+# issue 29: a session's secrets (launcher/session/secrets.c)
+check_PROGRAMS += tests/unit/test_secrets
+TESTS += tests/unit/test_secrets
+tests_unit_test_secrets_SOURCES = tests/unit/test_secrets.c
+tests_unit_test_secrets_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
+tests_unit_test_secrets_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
+tests_unit_test_secrets_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_cache_SOURCES = tests/unit/test_cache.c
 tests_unit_test_cache_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_cache_CFLAGS = $(UNIT_CFLAGS)
@@ -66,6 +80,13 @@ tests_unit_test_denials_SOURCES = tests/unit/test_denials.c
 tests_unit_test_denials_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_denials_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_denials_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
+# a direct session's git guard and workspace walk, on real repositories
+check_PROGRAMS += tests/unit/test_gitguard
+TESTS += tests/unit/test_gitguard
+tests_unit_test_gitguard_SOURCES = tests/unit/test_gitguard.c
+tests_unit_test_gitguard_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
+tests_unit_test_gitguard_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_gitguard_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_ids_SOURCES = tests/unit/test_ids.c
 tests_unit_test_ids_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_ids_CFLAGS = $(UNIT_CFLAGS)
@@ -113,6 +134,15 @@ tests_unit_test_lockfile_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_lockfile_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 endif
 
+# Sourced by every test under set -e: a test that dies of a failing
+# command names it, with its file, line and status.
+EXTRA_DIST += tests/errtrap.sh
+# No pipe in the tree's shell scripts ends in a reader that may leave
+# before its writer is done: under pipefail the writer's SIGPIPE is the
+# pipeline's status (tests/sigpipe_lint.sh says what to write instead).
+TESTS += tests/sigpipe_lint.sh
+EXTRA_DIST += tests/sigpipe_lint.sh tests/sigpipe_lint.awk
+
 # The tree's layout (README.md, "Layout"; docs/launcher.md): the
 # launcher's one direction of dependence, no include cycle, no file over
 # 1,000 lines, no function over 150; on the sources, no build needed.
@@ -127,8 +157,8 @@ EXTRA_DIST += tests/cli/lockfile_cli.sh
 # The first hour: defaults from the build tree, previews that match the
 # session, help from the parser's table, completion from the same.
 CLI_TESTS = tests/cli/defaults.sh tests/cli/help.sh tests/cli/completion.sh \
-	tests/cli/agent.sh tests/cli/exitcodes.sh tests/cli/manpages.sh \
-	tests/cli/shellcheck.sh
+	tests/cli/agent.sh tests/cli/secrets.sh tests/cli/exitcodes.sh \
+	tests/cli/manpages.sh tests/cli/shellcheck.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS)
 # --record's options, sessions verify and show, without podman
@@ -160,9 +190,10 @@ include tests/enforcer.mk
 include tests/launcher-image.mk
 
 # A whole session in real podman (root; AISB_E2E=1).
-EXTRA_DIST += tests/e2e/session.sh tests/e2e/lib.sh tests/bench/sessions.sh
+EXTRA_DIST += tests/e2e/session.sh tests/e2e/lib.sh tests/bench/sessions.sh \
+	tests/e2e/tls_get.js
 # Sessions on a user's own repository: root and rootless, 0700 folders.
-EXTRA_DIST += tests/e2e/identity.sh
+EXTRA_DIST += tests/e2e/identity.sh tests/e2e/gitguard.sh
 # a new rootless user's vfs store, aisb doctor --fix
 EXTRA_DIST += tests/e2e/storage.sh
 # installs that cannot work say why: a registry of the test's own on
@@ -204,3 +235,6 @@ EXTRA_DIST += tests/e2e/learn.sh
 # The sidecar pattern of contrib/kube/ played by podman kube play: the
 # init container's table, the gate, the ConfigMap's swap (issue 32)
 EXTRA_DIST += tests/e2e/kube.sh
+# Secrets in real sessions, rootful and rootless: the gate adds them, the
+# sandbox holds placeholders, and the leak sweep (issue 29)
+EXTRA_DIST += tests/e2e/secrets.sh

@@ -118,6 +118,9 @@ conn_reason_token(enum policy_reason r)
 	case POLICY_R_HOST_NOT_ALLOWED:	return "host_not_allowed";
 	case POLICY_R_PORT_NOT_ALLOWED:	return "port_not_allowed";
 	case POLICY_R_ADDR_CLASS:	return "address_denied";
+	case POLICY_R_REQUEST_DENIED:	return "request_denied";
+	case POLICY_R_REQUEST_NOT_ALLOWED: return "request_not_allowed";
+	case POLICY_R_REQUEST_BAD_PATH:	return "bad_path";
 	}
 	return "denied";
 }
@@ -545,6 +548,12 @@ conn_decide(struct gate_conn *c)
 	}
 	if (d.rule != NULL)
 		policy_rule_describe(d.rule, c->d->rule, sizeof(c->d->rule));
+	if (policy_rule_inspect(d.rule)) {
+		/* inspect.c: TLS terminated; a forward: its request decided */
+		c->d->irule = d.rule;
+		if (!c->tunnel && conn_inspect_forward(c) == -1)
+			return;
+	}
 
 	if (c->d->tgt.is_ip) {
 		dial_classified(c, &c->d->tgt.addr, 1, 0);

@@ -63,7 +63,7 @@ field_of(struct launch_audit_line *f, const char *key, char **out,
 	} map[] = {
 #define F(k)	{ #k, offsetof(struct launch_audit_line, k), sizeof(f->k) }
 		F(event), F(decision), F(host), F(reason), F(detail), F(rule),
-		F(method),
+		F(method), F(path),
 		F(fix), F(would), F(would_reason), F(tool), F(name),
 		F(answer),
 #undef F
@@ -171,7 +171,8 @@ tool_add(struct launch_denials *d, const char *tool)
  */
 static void
 dest_count(struct launch_denial *tab, size_t *n, unsigned long *more,
-    const struct launch_audit_line *f, int dns, unsigned long count)
+    const struct launch_audit_line *f, int dns, const char *req,
+    unsigned long count)
 {
 	struct launch_denial	*e;
 	size_t			 i;
@@ -180,7 +181,8 @@ dest_count(struct launch_denial *tab, size_t *n, unsigned long *more,
 		e = &tab[i];
 		if (e->dns == dns && e->port == f->port &&
 		    strcmp(e->host, f->host) == 0 &&
-		    strcmp(e->reason, f->reason) == 0) {
+		    strcmp(e->reason, f->reason) == 0 &&
+		    strcmp(e->request, req) == 0) {
 			e->count += count;
 			return;
 		}
@@ -197,15 +199,16 @@ dest_count(struct launch_denial *tab, size_t *n, unsigned long *more,
 	snprintf(e->detail, sizeof(e->detail), "%s", f->detail);
 	snprintf(e->rule, sizeof(e->rule), "%s", f->rule);
 	snprintf(e->fix, sizeof(e->fix), "%s", f->fix);
+	snprintf(e->request, sizeof(e->request), "%s", req);
 	e->count = count;
 }
 
 static void
 denial_count(struct launch_denials *d, const struct launch_audit_line *f,
-    int dns, unsigned long count)
+    int dns, const char *req, unsigned long count)
 {
 	d->denied += count;
-	dest_count(d->d, &d->n, &d->more, f, dns, count);
+	dest_count(d->d, &d->n, &d->more, f, dns, req, count);
 }
 
 static void
@@ -213,7 +216,7 @@ failure_count(struct launch_denials *d, const struct launch_audit_line *f,
     int dns)
 {
 	d->failed++;
-	dest_count(d->f, &d->nf, &d->fmore, f, dns, 1);
+	dest_count(d->f, &d->nf, &d->fmore, f, dns, "", 1);
 }
 
 static int
@@ -280,7 +283,7 @@ launch_denials_end(struct launch_denials *d)
 		f.port = d->probes[i].port;
 		snprintf(f.reason, sizeof(f.reason), "auth_required");
 		snprintf(f.detail, sizeof(f.detail), "no credentials");
-		denial_count(d, &f, 0, d->probes[i].count);
+		denial_count(d, &f, 0, "", d->probes[i].count);
 		d->probes[i].count = 0;
 	}
 	d->nprobes = 0;
@@ -324,11 +327,20 @@ void
 launch_denials_add(struct launch_denials *d, const char *line, size_t len)
 {
 	struct launch_audit_line	 f;
+	char				 req[sizeof(d->d[0].request)];
 	unsigned long			 count = 1;
 	int				 dns;
 
 	if (launch_audit_parse(line, len, &f) == -1)
 		return;
+	if (strcmp(f.event, "request") == 0) {
+		/* an inspected host's refused request: listed as a connection is */
+		if (strcmp(f.decision, "deny") != 0)
+			return;
+		snprintf(req, sizeof(req), "%s %s", f.method, f.path);
+		denial_count(d, &f, 0, req, 1);
+		return;
+	}
 	if ((dns = strcmp(f.event, "dns") == 0) &&
 	    !dns_denial(d, &f, &count))
 		return;
@@ -346,7 +358,7 @@ launch_denials_add(struct launch_denials *d, const char *line, size_t len)
 		failure_count(d, &f, 0);
 		return;
 	}
-	denial_count(d, &f, dns, count);
+	denial_count(d, &f, dns, "", count);
 }
 
 static void
@@ -466,6 +478,10 @@ put_table(FILE *out, const char *prefix, const char *verb,
 		e = &tab[i];
 		fprintf(out, "%s%s ", prefix, verb);
 		put_dest(out, e);
+		if (e->request[0] != '\0') {
+			putc(' ', out);
+			put_clean(out, e->request, 0);
+		}
 		fprintf(out, ", %lu time%s: ", e->count, e->count == 1 ? "" : "s");
 		put_clean(out, e->detail[0] ? e->detail : e->reason, 0);
 		if (e->detail[0] && !same_words(e->reason, e->detail)) {

@@ -23,6 +23,8 @@ struct launch_denial {
 	char		 detail[160];	/* for people */
 	char		 rule[256];	/* the rule that decided, or "" */
 	char		 fix[POLICY_FIX_MAX];	/* YAML (policy_fix_yaml), or "" */
+	char		 request[280];	/* "METHOD PATH" of an inspected host's
+					   request; "" for a connection */
 	unsigned long	 count;
 };
 
@@ -91,6 +93,9 @@ struct launch_audit_line {
 	/* event "dns": the question, the answer, queries over the rate */
 	char		 name[POLICY_MAX_NAME + 1], answer[48];
 	uint64_t	 refused;
+	/* a request inside an inspected connection ("event":"request");
+	   its method in method */
+	char		 path[264];
 };
 
 /* One flat JSON object of len bytes (no NUL needed) into f: 0, or -1. */

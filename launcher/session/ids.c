@@ -482,6 +482,55 @@ out:
 	return rc;
 }
 
+/*
+ * Under keep-id:uid=1000 the container's ids 0..999 are the user
+ * namespace's 1..1000 (0 is the user): its root is the namespace's 1.
+ */
+#define KEEPID_ROOT_IN_NS	"1:1"
+
+/* podman unshare chown [-R] owner path: in the user's namespace. */
+static int
+unshare_chown(const char *podman, int recursive, const char *owner,
+    const char *path, char *err, size_t errlen)
+{
+	char	 why[256];
+	/* -h, and -P under -R: a link is changed itself, never followed */
+	char	*argv[] = { (char *)podman, (char *)"unshare", (char *)"chown",
+	    (char *)(recursive ? "-RPh" : "-h"), (char *)owner, (char *)"--",
+	    (char *)path, NULL };
+
+	if (launch_exec(argv, NULL, 0, NULL, 0, LAUNCH_QUICK_TIMEOUT_MS, 0,
+	    why, sizeof(why)) != 0) {
+		snprintf(err, errlen, "podman unshare chown %s %s: %s", owner,
+		    path, why);
+		return -1;
+	}
+	return 0;
+}
+
+int
+launch_ids_give_root(const struct launch_ids *ids, const char *podman,
+    const char *path, char *err, size_t errlen)
+{
+	if (ids->mode == LAUNCH_IDS_KEEPID)
+		return unshare_chown(podman, 0, KEEPID_ROOT_IN_NS, path, err,
+		    errlen);
+	if (chown(path, ids->uid_base, ids->gid_base) == -1) {
+		snprintf(err, errlen, "chown of %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+launch_ids_take_back(const struct launch_ids *ids, const char *podman,
+    const char *path, char *err, size_t errlen)
+{
+	if (ids->mode != LAUNCH_IDS_KEEPID)
+		return 0;
+	return unshare_chown(podman, 1, "0:0", path, err, errlen);
+}
+
 int
 launch_ids_umount(const char *target)
 {

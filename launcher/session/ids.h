@@ -7,7 +7,9 @@
  * included) is a subordinate id that no host user has.
  *
  *   rootless podman: --userns=keep-id:uid=1000,gid=1000 maps the invoking
- *	user to 1000 and the rest to the user's subordinate range.
+ *	user to 1000 and the rest to the user's subordinate range, and
+ *	--user 0:0 starts the container as its root (the first subordinate
+ *	id), as rootful podman does, not as 1000 (podman.c).
  *   rootful podman: the container gets the contiguous subordinate range
  *	of the system user "aisb" (/etc/subuid, /etc/subgid; created with
  *	useradd on first use), and the workspace is bind-mounted through an
@@ -92,6 +94,23 @@ int	 launch_ids_mount(const struct launch_ids *, const char *src,
 int	 launch_ids_prepare(const struct launch_ids *, const char *workspace,
 	    const char *mountpoint, const char *envfile, const char *planfile,
 	    int *mounted, char *err, size_t errlen);
+/*
+ * The folder path given to the container's root, for what the command
+ * (uid 1000 inside) must not touch (docs/record.md): rootful, chown to
+ * uid_base; rootless, `podman unshare chown` to the namespace's uid 1,
+ * which keep-id maps to the container's 0 (the user's first subordinate
+ * id).  0, or -1 with err.
+ */
+int	 launch_ids_give_root(const struct launch_ids *, const char *podman,
+	    const char *path, char *err, size_t errlen);
+/*
+ * Once the container is gone: rootless, the folder and what the
+ * container's root made in it given back to the user (podman unshare
+ * chown -R, no link followed), who reads them and writes beside them;
+ * rootful, nothing (root reads them as they are).  0, or -1 with err.
+ */
+int	 launch_ids_take_back(const struct launch_ids *, const char *podman,
+	    const char *path, char *err, size_t errlen);
 /*
  * Detaches the mount at target, if any, and removes the (then empty)
  * folder.  1 unmounted, 0 nothing was mounted there, -1 (said on stderr).

@@ -1,7 +1,7 @@
 /*
  * What the option table's files share (optvalue.c: the table, each value
- * checked and set; options.c: the config files, AISB_*, the flags, the
- * resolution, on top of it).  Only they include this.
+ * checked and set; optconfig.c: the config files and AISB_*; options.c: the
+ * flags, the resolution, on top of them).  Only they include this.
  */
 #ifndef AISB_SESSION_OPTIONS_INT_H
 #define AISB_SESSION_OPTIONS_INT_H
@@ -11,7 +11,7 @@
 #include "session/options.h"
 
 enum otype { OT_PATH, OT_NET, OT_WORD, OT_LIST, OT_SIZE, OT_CPUS, OT_UINT,
-	OT_DURATION, OT_BOOL, OT_ENVLIST, OT_CHOICE };
+	OT_DURATION, OT_BOOL, OT_ENVLIST, OT_CHOICE, OT_SECRETLIST };
 
 #define O_PROJECT	0x01	/* a project config may set it */
 #define O_NARROW	0x02	/* ... but only to narrow it (see check_project) */
@@ -45,5 +45,14 @@ int	 launch_opt_set(struct launch_opts *, enum launch_opt_id,
 /* One value checked for its option's type; the typed view filled. */
 int	 launch_opt_check(struct launch_opts *, enum launch_opt_id,
 	    const char *v, char *err, size_t errlen);
+/*
+ * One config file into o at layer src (optconfig.c): a missing file is
+ * none.  0, or -1 with every error in err, one a line.
+ */
+int	 launch_opts_read_config(struct launch_opts *o, const char *path,
+	    enum launch_src src, char *err, size_t errlen);
+/* The AISB_* variables of envp into o (optconfig.c).  0, or -1 with err. */
+int	 launch_opts_env_layer(struct launch_opts *o, char **envp, char *err,
+	    size_t errlen);
 
 #endif

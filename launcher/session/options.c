@@ -1,14 +1,12 @@
 /*
- * Option resolution: the config files, the AISB_* environment, the
- * alias-friendly command line, the help, and the one function that
- * applies the layers in order.  The table and each value's check are
- * optvalue.c's.
+ * Option resolution: the alias-friendly command line, the help, and the
+ * one function that applies the layers in order.  The table and each
+ * value's check are optvalue.c's, the config files and AISB_* optconfig.c's.
  */
 #include "config.h"
 
 #include <sys/stat.h>
 
-#include <ctype.h>
 #include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,11 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <yaml.h>
-
 #include <openssl/evp.h>
 
-#include "file.h"
 #include "near.h"
 #include "host/paths.h"
 #include "image/names.h"
@@ -50,6 +45,9 @@ static const struct aliasdesc aliases[] = {
 	{ "--snapshot", LO_WORKSPACE_MODE, "snapshot",
 	    "run on a copy of the workspace; its changes wait for aisb apply "
 	    "(--workspace-mode snapshot)" },
+	{ "--read-only", LO_WORKSPACE_MODE, "readonly",
+	    "the command reads the workspace, writes nothing there "
+	    "(--workspace-mode readonly)" },
 };
 
 /*
@@ -116,297 +114,6 @@ launch_env_redacted(const char *entry, char *buf, size_t len)
 	return buf;
 }
 
-/* ---- config files and AISB_* ------------------------------------------- */
-
-/*
- * What a project config may not do.  Returns -1 with the reason.
- */
-static int
-check_project(const struct launch_opts *o, enum launch_opt_id id,
-    const char *v, const char *where, char *err, size_t errlen)
-{
-	if (id == LO_POLICY && o->project_policy)
-		return 0;
-	if (id == LO_POLICY) {
-		snprintf(err, errlen, "%s: a project config may not choose the "
-		    "policy; to allow it, set 'project_policy: true' in %s",
-		    where, o->user_config);
-		return -1;
-	}
-	if (id == LO_NPM || id == LO_PIP) {
-		snprintf(err, errlen, "%s: a project config may not add %s "
-		    "packages: their install runs the packages' own scripts "
-		    "with network access; name them in %s or with --%s",
-		    where, launch_optdesc[id].name, o->user_config, launch_optdesc[id].name);
-		return -1;
-	}
-	if (!(launch_optdesc[id].flags & O_PROJECT)) {
-		snprintf(err, errlen, "%s: '%s' may not be set by a project "
-		    "config (it would widen what the session can reach or "
-		    "read); set it in %s or on the command line", where,
-		    launch_optdesc[id].name, o->user_config);
-		return -1;
-	}
-	/* a capture the user asked for is not the repository's to drop */
-	if (id == LO_RECORD && strcmp(v, "true") != 0 &&
-	    strcmp(v, "yes") != 0 && strcmp(v, "1") != 0) {
-		snprintf(err, errlen, "%s: a project config may only turn "
-		    "record on (record: true), never off", where);
-		return -1;
-	}
-	if (id == LO_AGENT && strcmp(v, "none") != 0) {
-		snprintf(err, errlen, "%s: a project config may not choose an "
-		    "agent: a recipe adds allow rules to the policy; write "
-		    "agent: %.32s in %s or pass --agent %.32s (a project "
-		    "config may only say agent: none)", where, v,
-		    o->user_config, v);
-		return -1;
-	}
-	if (id == LO_WORKSPACE_MODE && strcmp(v, "snapshot") != 0) {
-		snprintf(err, errlen, "%s: a project config may only choose "
-		    "workspace_mode: snapshot, never direct", where);
-		return -1;
-	}
-	if ((launch_optdesc[id].flags & O_NARROW) && id == LO_NET &&
-	    strcmp(v, "none") != 0) {
-		snprintf(err, errlen, "%s: a project config may only narrow the "
-		    "network to 'none'", where);
-		return -1;
-	}
-	return 0;
-}
-
-
-/*
- * The errors of one config file, all of them: each on a line of its own
- * in err (those past its size are counted, not shown).
- */
-struct cfg_errs {
-	char	*err;
-	size_t	 errlen, used;
-	int	 n, lost;
-};
-
-static void
-cfg_err(struct cfg_errs *e, const char *msg)
-{
-	int	 k;
-
-	if (e->n++ > 0 && e->used + 1 < e->errlen)
-		e->err[e->used++] = '\n';
-	if (e->used + strlen(msg) + 1 >= e->errlen) {
-		e->lost++;
-		return;
-	}
-	k = snprintf(e->err + e->used, e->errlen - e->used, "%s", msg);
-	e->used += (size_t)k;
-}
-
-/* "unknown key 'polcy': did you mean 'policy'?", and its place */
-static void
-unknown_key(struct cfg_errs *e, const char *where, const char *v,
-    size_t vlen)
-{
-	const char	*cand[LO__COUNT];
-	char		 msg[1400];
-	int		 i, pick;
-
-	for (i = 0; i < LO__COUNT; i++)
-		cand[i] = launch_optdesc[i].name;
-	pick = near_pick(v, vlen, cand, LO__COUNT);
-	snprintf(msg, sizeof(msg), "%s: unknown key '%.64s'%s%s%s; see aisb "
-	    "--print-config for the keys", where, v, pick != -1 ?
-	    ": did you mean '" : "", pick != -1 ? cand[pick] : "", pick != -1 ?
-	    "'?" : "");
-	cfg_err(e, msg);
-}
-
-/*
- * One scalar at the top level: a key (*id becomes its option, or -2 for
- * an unknown one, whose value is skipped), or the value of *id.  Errors
- * go to e and reading goes on.
- */
-static void
-config_scalar(struct launch_opts *o, const char *path, enum launch_src src,
-    const char *where, const char *v, size_t vlen, int *id, int inlist,
-    struct cfg_errs *e)
-{
-	char	 msg[4096];
-
-	if (*id == -1) {
-		if ((*id = launch_opt_find(v, vlen)) < 0) {
-			unknown_key(e, where, v, vlen);
-			*id = -2;
-		}
-		return;
-	}
-	if (*id == -2)
-		;		/* the value of an unknown key */
-	else if (src == LAUNCH_SRC_PROJECT &&
-	    check_project(o, (enum launch_opt_id)*id, v, where, msg,
-	    sizeof(msg)) == -1)
-		cfg_err(e, msg);
-	else if (*id == LO_PROJECT_POLICY && src != LAUNCH_SRC_USER) {
-		snprintf(msg, sizeof(msg), "%s: project_policy belongs in the "
-		    "user config", where);
-		cfg_err(e, msg);
-	} else if (launch_opt_set(o, (enum launch_opt_id)*id, v, src, where,
-	    path, msg, sizeof(msg)) == -1)
-		cfg_err(e, msg);
-	if (!inlist)
-		*id = -1;
-}
-
-/*
- * A config file is one flat YAML mapping: key: scalar, or key: [list].
- * Missing file: fine.  Unknown keys and bad values are errors naming
- * file:line:col, every one of them (reading goes on); YAML that is not
- * such a mapping stops at its first.
- */
-static int
-read_config(struct launch_opts *o, const char *path, enum launch_src src,
-    char *err, size_t errlen)
-{
-	yaml_parser_t	 parser;
-	yaml_event_t	 ev;
-	struct cfg_errs	 e = { err, errlen, 0, 0, 0 };
-	char		*buf = NULL, where[1200], msg[1400];
-	int		 rc = -1, depth = 0, id = -1, done = 0, inlist = 0;
-	size_t		 off = 0;
-
-	if ((buf = file_read_bounded(path, LAUNCH_MAX_CONFIG, &off, err,
-	    errlen)) == NULL)
-		return errno == ENOENT ? 0 : -1;
-
-	if (!yaml_parser_initialize(&parser)) {
-		free(buf);
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	yaml_parser_set_input_string(&parser, (unsigned char *)buf, off);
-	while (!done) {
-		unsigned line, col;
-
-		if (!yaml_parser_parse(&parser, &ev)) {
-			snprintf(msg, sizeof(msg), "%s:%zu:%zu: YAML syntax: %s",
-			    path, parser.problem_mark.line + 1,
-			    parser.problem_mark.column + 1,
-			    parser.problem ? parser.problem : "error");
-			cfg_err(&e, msg);
-			goto out;
-		}
-		line = (unsigned)ev.start_mark.line + 1;
-		col = (unsigned)ev.start_mark.column + 1;
-		snprintf(where, sizeof(where), "%s:%u:%u", path, line, col);
-		switch (ev.type) {
-		case YAML_STREAM_END_EVENT:
-			done = 1;
-			break;
-		case YAML_ALIAS_EVENT:
-			snprintf(msg, sizeof(msg), "%s: YAML aliases are not "
-			    "allowed", where);
-			goto fail_ev;
-		case YAML_MAPPING_START_EVENT:
-			if (depth++ != 0) {
-				snprintf(msg, sizeof(msg), "%s: nested mappings "
-				    "are not part of the config; write key: "
-				    "value", where);
-				goto fail_ev;
-			}
-			break;
-		case YAML_MAPPING_END_EVENT:
-			depth--;
-			break;
-		case YAML_SEQUENCE_START_EVENT:
-			if (depth != 1 || id == -1 || inlist || (id >= 0 &&
-			    launch_optdesc[id].type != OT_LIST &&
-			    launch_optdesc[id].type != OT_ENVLIST)) {
-				snprintf(msg, sizeof(msg), "%s: a list is not "
-				    "valid here", where);
-				goto fail_ev;
-			}
-			inlist = 1;
-			break;
-		case YAML_SEQUENCE_END_EVENT:
-			inlist = 0;
-			id = -1;
-			break;
-		case YAML_SCALAR_EVENT: {
-			const char *v = (const char *)ev.data.scalar.value;
-			size_t vlen = ev.data.scalar.length;
-
-			if (depth != 1) {
-				snprintf(msg, sizeof(msg), "%s: a config file "
-				    "is a mapping of key: value", where);
-				goto fail_ev;
-			}
-			if (memchr(v, '\0', vlen) != NULL) {
-				snprintf(msg, sizeof(msg), "%s: NUL byte",
-				    where);
-				goto fail_ev;
-			}
-			config_scalar(o, path, src, where, v, vlen, &id,
-			    inlist, &e);
-			break;
-		}
-		default:
-			break;
-		}
-		yaml_event_delete(&ev);
-	}
-	rc = e.n == 0 ? 0 : -1;
-	goto out;
-fail_ev:
-	cfg_err(&e, msg);
-	yaml_event_delete(&ev);
-out:
-	if (e.lost > 0 && e.used + 48 < errlen)
-		snprintf(err + e.used, errlen - e.used, "\n(and %d more "
-		    "error%s)", e.lost, e.lost == 1 ? "" : "s");
-	yaml_parser_delete(&parser);
-	explicit_bzero(buf, off);
-	free(buf);
-	return rc;
-}
-
-
-
-static int
-apply_env_layer(struct launch_opts *o, char **envp, char *err, size_t errlen)
-{
-	char		 var[64], *copy, *tok, *save = NULL;
-	const char	*v;
-	int		 i, k;
-
-	for (i = 0; i < LO__COUNT; i++) {
-		if (i == LO_ENV || i == LO_PROJECT_POLICY)
-			continue;	/* secrets and trust: flags and user config only */
-		snprintf(var, sizeof(var), "AISB_");
-		for (k = 0; launch_optdesc[i].name[k] != '\0' && k < 50; k++)
-			var[5 + k] = (char)toupper((unsigned char)launch_optdesc[i].name[k]);
-		var[5 + k] = '\0';
-		if ((v = launch_getenv(envp, var, strlen(var))) == NULL)
-			continue;
-		if (launch_optdesc[i].type != OT_LIST) {
-			if (launch_opt_set(o, (enum launch_opt_id)i, v, LAUNCH_SRC_ENV,
-			    var, NULL, err, errlen) == -1)
-				return -1;
-			continue;
-		}
-		if ((copy = strdup(v)) == NULL)
-			return -1;
-		for (tok = strtok_r(copy, " \t,", &save); tok != NULL;
-		    tok = strtok_r(NULL, " \t,", &save))
-			if (launch_opt_set(o, (enum launch_opt_id)i, tok,
-			    LAUNCH_SRC_ENV, var, NULL, err, errlen) == -1) {
-				free(copy);
-				return -1;
-			}
-		free(copy);
-	}
-	return 0;
-}
-
 /* ---- the command line -------------------------------------------------- */
 
 static int
@@ -423,6 +130,8 @@ flag_opt(const char *flag, size_t len)
 	name[len] = '\0';
 	if (strcmp(name, "package") == 0)
 		return LO_PACKAGES;
+	if (strcmp(name, "secret") == 0)
+		return LO_SECRETS;
 	if ((id = launch_opt_find(name, len)) < 0 || (launch_optdesc[id].flags & O_NOFLAG))
 		return -1;
 	return id;
@@ -562,7 +271,8 @@ flag_name(int id, char *flag, size_t len)
 
 	snprintf(flag, len, "--%s%s", d->type == OT_BOOL && d->def != NULL &&
 	    strcmp(d->def, "true") == 0 ? "no-" : "",
-	    id == LO_PACKAGES ? "package" : d->name);
+	    id == LO_PACKAGES ? "package" : id == LO_SECRETS ? "secret" :
+	    d->name);
 	for (i = 0; flag[i] != '\0'; i++)
 		if (flag[i] == '_')
 			flag[i] = '-';
@@ -724,6 +434,53 @@ launch_workspace_check(const struct launch_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * --quarantine (quarantine: true) narrows the session to what reading a
+ * repository one does not trust needs: no network, the workspace
+ * read-only, a home that goes with the session (run.c).  What a config
+ * file said otherwise is overridden; a choice made for this session
+ * against it (a flag, AISB_*) is refused: never run other than what was
+ * asked for.  0, or -1 with err.
+ */
+static int
+quarantine(struct launch_opts *o, char *err, size_t errlen)
+{
+	static const struct {
+		enum launch_opt_id	 id;
+		const char		*value, *why;
+	} narrow[] = {
+		{ LO_NET, "none", "its network is none" },
+		{ LO_WORKSPACE_MODE, "readonly", "its workspace is read-only" },
+		{ LO_GATE, "", "it has no network, and no gate" },
+	};
+	size_t	 i;
+	char	 where[96];
+
+	snprintf(where, sizeof(where), "%s", o->where[LO_QUARANTINE]);
+	for (i = 0; i < sizeof(narrow) / sizeof(narrow[0]); i++) {
+		enum launch_opt_id id = narrow[i].id;
+
+		if (o->src[id] >= LAUNCH_SRC_ENV && o->val[id] != NULL &&
+		    strcmp(o->val[id], narrow[i].value) != 0) {
+			snprintf(err, errlen, "%s: a quarantined session's %s; "
+			    "%s asks for %s %s: drop one of them", where,
+			    narrow[i].why, o->where[id], launch_optdesc[id].name,
+			    o->val[id]);
+			return -1;
+		}
+		if (launch_opt_set(o, id, narrow[i].value,
+		    o->src[LO_QUARANTINE], where, NULL, err, errlen) == -1)
+			return -1;
+	}
+	if (o->src[LO_HOME_VOLUME] >= LAUNCH_SRC_ENV) {
+		snprintf(err, errlen, "%s: a quarantined session's home goes "
+		    "with it; %s names the volume %s: drop one of them", where,
+		    o->where[LO_HOME_VOLUME], o->val[LO_HOME_VOLUME]);
+		return -1;
+	}
+	return 0;
+}
+
 int
 launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
     char **envp, char *err, size_t errlen)
@@ -787,7 +544,7 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 	else
 		snprintf(o->user_policy, sizeof(o->user_policy),
 		    "%s/.config/aisb/policy.yaml", home ? home : "");
-	if (read_config(o, o->user_config, LAUNCH_SRC_USER, err, errlen) == -1)
+	if (launch_opts_read_config(o, o->user_config, LAUNCH_SRC_USER, err, errlen) == -1)
 		goto fail;
 
 	/* 3. project config, at the workspace the higher layers name */
@@ -800,12 +557,12 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 		snprintf(o->project_config, sizeof(o->project_config),
 		    "%s/.aisb.yaml", ws);
 	}
-	if (read_config(o, o->project_config, LAUNCH_SRC_PROJECT, err,
+	if (launch_opts_read_config(o, o->project_config, LAUNCH_SRC_PROJECT, err,
 	    errlen) == -1)
 		goto fail;
 
 	/* 4. AISB_* environment */
-	if (apply_env_layer(o, envp, err, errlen) == -1)
+	if (launch_opts_env_layer(o, envp, err, errlen) == -1)
 		goto fail;
 
 	/* 5. flags */
@@ -830,14 +587,20 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 			return -1;
 	}
 
+	if (o->quarantine && quarantine(o, err, errlen) == -1)
+		return -1;
 	/*
-	 * One home per project: a home volume shared by every project lets
-	 * one repository plant ~/.bashrc or ~/.npmrc for the next.
+	 * One home per project and workspace mode: a home volume shared by
+	 * every project lets one repository plant ~/.bashrc or ~/.npmrc for
+	 * the next; one shared by the modes lets a snapshot session (whose
+	 * command reached the user's tree only through a review) plant
+	 * ~/.gitconfig with core.fsmonitor for the next direct session.
 	 */
 	if (o->val[LO_HOME_VOLUME] == NULL) {
 		char	 vol[64];
 
-		if (launch_home_volume_name(o->val[LO_WORKSPACE], vol,
+		if (launch_home_volume_name(o->val[LO_WORKSPACE], o->snapshot ?
+		    "snapshot" : o->readonly ? "readonly" : "direct", vol,
 		    sizeof(vol)) == -1) {
 			snprintf(err, errlen, "home volume name: no digest");
 			return -1;
@@ -866,7 +629,8 @@ fail:
 }
 
 int
-launch_home_volume_name(const char *workspace, char *out, size_t len)
+launch_home_volume_name(const char *workspace, const char *mode, char *out,
+    size_t len)
 {
 	unsigned char	 md[EVP_MAX_MD_SIZE];
 	unsigned int	 mdlen = 0;
@@ -874,12 +638,12 @@ launch_home_volume_name(const char *workspace, char *out, size_t len)
 	const char	*path = realpath(workspace, real) != NULL ? real :
 			    workspace;
 
-	if (len < sizeof(LAUNCH_HOME_PREFIX) + 12 ||
+	if (len < sizeof(LAUNCH_HOME_PREFIX) + 13 + strlen(mode) ||
 	    EVP_Digest(path, strlen(path), md, &mdlen, EVP_sha256(),
 	    NULL) != 1 || mdlen < 6)
 		return -1;
-	snprintf(out, len, "%s%02x%02x%02x%02x%02x%02x", LAUNCH_HOME_PREFIX,
-	    md[0], md[1], md[2], md[3], md[4], md[5]);
+	snprintf(out, len, "%s%02x%02x%02x%02x%02x%02x-%s", LAUNCH_HOME_PREFIX,
+	    md[0], md[1], md[2], md[3], md[4], md[5], mode);
 	return 0;
 }
 
@@ -913,13 +677,27 @@ launch_opts_print(const struct launch_opts *o, FILE *f)
 			}
 			continue;
 		}
+		if (id == LO_SECRETS) {
+			if (o->nsecrets == 0)
+				fprintf(f, "%-15s (none) (default)\n", "secrets");
+			/* names and where each is read from: no value */
+			for (i = 0; i < o->nsecrets; i++) {
+				fprintf(f, "%-15s %s ", "secrets",
+				    o->secrets[i].text);
+				print_src(f, o->secrets[i].src,
+				    o->secrets[i].where);
+			}
+			continue;
+		}
 		if (launch_optdesc[id].type == OT_LIST) {
 			const struct launch_item *l = id == LO_NPM ? o->npm :
 			    id == LO_PIP ? o->pip : id == LO_SNAPSHOT_EXCLUDE ?
-			    o->exclude : o->packages;
+			    o->exclude : id == LO_PROTECT ? o->protect :
+			    id == LO_MOUNT ? o->mounts : o->packages;
 			size_t n = id == LO_NPM ? o->nnpm : id == LO_PIP ?
 			    o->npip : id == LO_SNAPSHOT_EXCLUDE ? o->nexclude :
-			    o->npackages;
+			    id == LO_PROTECT ? o->nprotect : id == LO_MOUNT ?
+			    o->nmounts : o->npackages;
 
 			fprintf(f, "%-15s", launch_optdesc[id].name);
 			if (n == 0)

@@ -3,7 +3,8 @@
 # rootless with the store podman gives a new user (vfs here) and rootless
 # after `aisb doctor --fix` (overlay).
 #
-#   rootless.sh [--rounds R] [--runs N] [--aisb PATH] [--base TAR]
+#   rootless.sh [--rounds R] [--runs N] [--sides "rootful vfs overlay"]
+#       [--aisb PATH] [--base TAR]
 #
 # Three sides: root, in a store of this script's own; an ordinary user
 # it creates, whose store is what podman made (the driver is printed);
@@ -14,7 +15,7 @@
 # by session, in an order that rotates with the round, so that load that
 # comes and goes falls on all three.  Prints each session's wall time,
 # then per side min, median and max over all rounds and the median's
-# ratio to rootful.
+# ratio to rootful.  --sides leaves some out (their users are not made).
 #
 # Needs root, podman, runuser, useradd.  --base TAR: an offline base
 # (podman save of localhost/aisb-base:...) loaded instead of building one
@@ -25,6 +26,7 @@ set -euo pipefail
 
 rounds=3
 runs=3
+sides=(rootful vfs overlay)
 base=
 here=$(cd "$(dirname "$0")" && pwd)
 aisb=${AISB:-./aisb}
@@ -32,9 +34,10 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
+	--sides) read -r -a sides <<<"$2"; shift 2 ;;
 	--aisb) aisb=$2; shift 2 ;;
 	--base) base=$2; shift 2 ;;
-	*) echo "usage: rootless.sh [--rounds R] [--runs N] [--aisb PATH] [--base TAR]" >&2
+	*) echo "usage: rootless.sh [--rounds R] [--runs N] [--sides LIST] [--aisb PATH] [--base TAR]" >&2
 	   exit 2 ;;
 	esac
 done
@@ -44,7 +47,7 @@ build=$(cd "$(dirname "$aisb")" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/aisb-bench-rootless.XXXXXX")
 chmod 0711 "$tmp"
 cleanup() {
-	declare -F e2e_users_remove >/dev/null && e2e_users_remove
+	declare -F e2e_user_remove >/dev/null && e2e_user_remove
 	podman rm -af -t 0 >/dev/null 2>&1 || true
 	podman volume rm -af >/dev/null 2>&1 || true
 	podman rmi -af >/dev/null 2>&1 || true
@@ -52,7 +55,8 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-# e2e_tun_*: /dev/net/tun for the users' slirp4netns; e2e_user_*
+# e2e_user: the users, /dev/net/tun for their slirp4netns
+aisb=$build/aisb
 top_srcdir=$(cd "$here/../.." && pwd)
 . "$top_srcdir/tests/e2e/lib.sh"
 
@@ -67,49 +71,56 @@ podman save -q -m -o "$tmp/img.tar" "$img" \
 chmod 0644 "$tmp/img.tar"
 install -d -m 0700 "$tmp/ws"
 
-e2e_tun_open
-as_user() { e2e_as_user "$@"; }
-mkuser() {	# mkuser NAME: a new user with aisb in ~/bin and a workspace
-	local home
-	e2e_user_add "$1"
-	home=$(getent passwd "$1" | cut -d: -f6)
-	install -d -m 0700 -o "$1" -g "$1" "$home/ws"
+user_run() {	# user_run USER CMD...: CMD as USER, from /
+	e2e_user_pick "$1"
+	(cd / && as_user "${@:2}")
 }
-vfs=aisbbv$$ ovl=aisbbo$$
-mkuser "$vfs"
-mkuser "$ovl"
-as_user "$ovl" aisb doctor --fix >"$tmp/fix.out" 2>&1 </dev/null || true
-for u in "$vfs" "$ovl"; do
-	(cd / && as_user "$u" podman load -q -i "$tmp/img.tar" >/dev/null 2>&1)
-done
-driver() { (cd / && as_user "$1" podman info --format '{{.Store.GraphDriverName}}' 2>/dev/null); }
-echo "# rootful: overlay; $vfs: $(driver "$vfs"); $ovl (aisb doctor --fix): $(driver "$ovl")"
-grep '^aisb doctor --fix' "$tmp/fix.out" | sed 's/^/#   /'
+mkuser() {	# mkuser NAME: a new user, podman's own store, a workspace
+	e2e_user --bare "$1"
+	install -d -m 0700 -o "$e2e_user_name" -g "$e2e_user_name" "$e2e_home/ws"
+}
+vfs='' ovl=''
+has() { case " ${sides[*]} " in *" $1 "*) return 0 ;; esac; return 1; }
+driver() { user_run "$1" podman info --format '{{.Store.GraphDriverName}}' 2>/dev/null; }
+echo "# rootful: overlay"
+if has vfs; then
+	mkuser aisbbv
+	vfs=$e2e_user_name
+	user_run "$vfs" podman load -q -i "$tmp/img.tar" >/dev/null 2>&1
+	echo "# $vfs: $(driver "$vfs")"
+fi
+if has overlay; then
+	mkuser aisbbo
+	ovl=$e2e_user_name
+	user_run "$ovl" aisb doctor --fix >"$tmp/fix.out" 2>&1 </dev/null || true
+	user_run "$ovl" podman load -q -i "$tmp/img.tar" >/dev/null 2>&1
+	echo "# $ovl (aisb doctor --fix): $(driver "$ovl")"
+	grep '^aisb doctor --fix' "$tmp/fix.out" | sed 's/^/#   /'
+fi
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 session() {	# session SIDE: wall ms of aisb -- true
-	local t0 t1 rc=0 u home
+	local t0 t1 rc=0 u
 	t0=$(now_ms)
 	case $1 in
 	rootful) (cd "$tmp/ws" && "$build/aisb" -- true) >"$tmp/out" 2>&1 </dev/null || rc=$? ;;
 	*)	u=$vfs; [ "$1" = overlay ] && u=$ovl
-		home=$(getent passwd "$u" | cut -d: -f6)
-		(cd "$home/ws" && as_user "$u" aisb -- true) >"$tmp/out" 2>&1 </dev/null || rc=$? ;;
+		e2e_user_pick "$u"
+		(cd "$e2e_home/ws" && as_user aisb -- true) >"$tmp/out" 2>&1 </dev/null || rc=$? ;;
 	esac
 	t1=$(now_ms)
 	[ "$rc" = 0 ] || { echo "$1: aisb -- true failed ($rc): $(head -c 600 "$tmp/out")" >&2; exit 1; }
 	echo $((t1 - t0))
 }
 
-sides=(rootful vfs overlay)
 # one untimed session each: the home volume, the caches
 for s in "${sides[@]}"; do session "$s" >/dev/null; done
 echo "# load before: $(uptime)"
 : >"$tmp/times"
 for r in $(seq "$rounds"); do
 	for _ in $(seq "$runs"); do
-		for k in 0 1 2; do
-			s=${sides[$(((k + r) % 3))]}
+		for k in "${!sides[@]}"; do
+			s=${sides[$(((k + r) % ${#sides[@]}))]}
 			ms=$(session "$s")
 			echo "$s $ms" >>"$tmp/times"
 			echo "round $r: $s $ms ms"

@@ -6,6 +6,7 @@
 # by the command's name; a named gate's policy is checked, not widened.
 # Runs no container: previews, and a named gate (aisb-gate only).
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-.}
@@ -76,7 +77,7 @@ check "other commands: nothing said" "$(grep -c 'agent' "$tmp/err" || true)" 0
 run "$aisb" --dry-run -- claude
 check "dry run: exit" "$rc" 0
 has "dry run: setenv" "$tmp/out" '^CLAUDE_CONFIG_DIR=/home/sandbox/.claude (setenv of agent claude)$'
-has "dry run: hint" "$tmp/err" "^aisb: agent claude reads its credentials from ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN; none is passed: add --env NAME"
+has "dry run: hint" "$tmp/err" "^aisb: agent claude reads its credentials from ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN; none is passed: add --secret NAME (the gate adds it, the sandbox holds a placeholder), --env NAME"
 export ANTHROPIC_API_KEY=sk-test-must-not-show-4d1c
 run "$aisb" --dry-run --env ANTHROPIC_API_KEY -- claude
 check "dry run --env: exit" "$rc" 0

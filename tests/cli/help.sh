@@ -5,6 +5,7 @@
 # flag it does not show must be refused with one line and exit 78; every
 # flag of the man page must be in some help.
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-.}
@@ -34,6 +35,7 @@ sample() {
 	NAME\[=VALUE\]) echo X=1 ;;
 	PKG==VER) echo x==1.0 ;;
 	PORTS) echo 80,443 ;;	# --transparent-ports
+	SRC:DST\[:MODE\]) echo /srv:/opt/x ;;	# --mount
 	NAME) echo xy ;;	# --package: two characters at least (Debian Policy 5.6.1)
 	*) echo x ;;
 	esac
@@ -195,8 +197,11 @@ done
 run "$aisb" --polcy x.yaml -- true
 check "--polcy: exit" "$rc" 78
 check "--polcy: did you mean" "$(grep -c "unknown flag '--polcy': did you mean --policy?" "$tmp/err")" 1
+run "$aisb" --quite -- true
+check "--quite: did you mean" "$(grep -c "unknown flag '--quite': did you mean --quiet?" "$tmp/err")" 1
+# -q starts --quiet and --quarantine: no guess between them
 run "$aisb" -q -- true
-check "-q: did you mean" "$(grep -c "unknown flag '-q': did you mean --quiet?" "$tmp/err")" 1
+check "-q: no guess" "$(grep -c "did you mean" "$tmp/err")" 0
 run "$aisb" --no-transparnt -- true
 check "--no-transparnt: did you mean" "$(grep -c "did you mean --no-transparent?" "$tmp/err")" 1
 run "$aisb" doctor --fxi

@@ -92,27 +92,8 @@ pkgs=(--package curl --package python3 --package python3-requests)
 node=${AISB_E2E_NODE:-1}
 [ "$node" = 1 ] && pkgs+=(--package nodejs)
 
-# node has no proxy support of its own: CONNECT through the gate by hand,
-# then TLS over that socket, against node's own CA store.
-cat >"$tmp/ws/tls.js" <<'EOF'
-const http = require("http"), tls = require("tls");
-const p = new URL(process.env.https_proxy), t = new URL(process.argv[2]);
-const auth = Buffer.from(decodeURIComponent(p.username) + ":" +
-    decodeURIComponent(p.password)).toString("base64");
-http.request({ host: p.hostname, port: p.port, method: "CONNECT",
-    path: t.hostname + ":" + t.port,
-    headers: { "Proxy-Authorization": "Basic " + auth } })
-  .on("connect", (res, sock) => {
-    if (res.statusCode !== 200) { console.log("proxy " + res.statusCode); process.exit(2); }
-    const s = tls.connect({ socket: sock, servername: t.hostname }, () => {
-      s.write("GET / HTTP/1.0\r\nHost: " + t.host + "\r\n\r\n");
-    });
-    let body = "";
-    s.on("data", d => body += d);
-    s.on("end", () => { console.log(body.split("\r\n\r\n")[1].trim()); process.exit(0); });
-    s.on("error", e => { console.log(e.code || e.message); process.exit(1); });
-  }).on("error", e => { console.log(e.message); process.exit(3); }).end();
-EOF
+# node: tests/e2e/tls_get.js (CONNECT by hand, then TLS against node's store)
+cp "$top_srcdir/tests/e2e/tls_get.js" "$tmp/ws/tls.js"
 cat >"$tmp/ws/probe.sh" <<EOF
 #!/bin/sh
 # one line per client: name status
@@ -130,7 +111,6 @@ sess() {
 	    "${pkgs[@]}" "$@") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 	return "$rc"
 }
-last_session_dir() { ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | head -1; }
 
 echo "# building the image (the offline base, then ${pkgs[*]})"
 t0=$SECONDS
@@ -142,7 +122,7 @@ for c in curl python requests; do
 done
 [ "$node" = 1 ] && check "host CA on: node trusts the server" \
     "$(awk '$1 == "node" { print $2 }' "$tmp/out")" 0
-sd=$(last_session_dir)
+sd=$(e2e_session)
 check "the record counts the host's CAs" "$(awk '$1 == "host_cas" { print $2 }' "$sd/record")" 1
 if grep -Eq '^base localhost/aisb-base:[0-9a-f]{16}$' "$sd/record"; then
 	ok "the record names the offline base it used"
@@ -164,7 +144,7 @@ if [ "$node" = 1 ]; then
 	if [ -n "$v" ] && [ "$v" != 0 ]; then ok "--no-host-ca: node refuses the server ($v)"
 	else bad "--no-host-ca: node: '$v'"; fi
 fi
-sd=$(last_session_dir)
+sd=$(e2e_session)
 check "--no-host-ca: no CA file" "$(test -e "$sd/host-ca.pem" && echo present || echo absent)" absent
 
 # a key next to the certificates is never copied, and says so

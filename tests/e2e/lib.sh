@@ -31,22 +31,57 @@
 # builds anything else as it would without a seed; a seed build that
 # fails is left to the test's own first session to show.
 #
+#   e2e_user [--bare] NAME
+#   e2e_user_pick USER
+#
+# (after the root sessions that built the images it needs): an ordinary
+# user NAME<pid> for rootless sessions, its subordinate ids from useradd,
+# /dev/net/tun opened to it (slirp4netns opens it as the user), an
+# overlay store (a new user's is vfs here: seconds a container), aisb's
+# binaries in its ~/bin, and the aisb images of the test's store handed
+# over (podman save and load keep the ids the tags hash: nothing is
+# rebuilt).  --bare: the store as podman makes it for a new user, and
+# empty (no storage.conf, no image), for tests of that store.  Sets
+# e2e_user_name, e2e_uid and e2e_home; as_user CMD... runs CMD as that
+# user in a clean environment.  A test may make several: the last made
+# is the one as_user runs as, until e2e_user_pick names another
+# (e2e_user_name of its own).  The EXIT trap removes them all, their
+# processes and their stores.
+#
 #   ok [MSG]  bad MSG  check MSG GOT WANT     count into $pass and $fail
 #
-#   e2e_user_add NAME          an ordinary user (useradd -m: its own
-#                              subordinate ids, rootless podman) with aisb,
-#                              its gate and enforcer, the seccomp profile
-#                              and the default policy in ~/bin ($build's)
-#   e2e_as_user NAME CMD...    CMD as NAME with a login's environment
-#                              (HOME, USER, PATH with ~/bin first), here
-#   e2e_users_remove           every user e2e_user_add made: processes,
-#                              home, rootless store (call it from the
-#                              test's cleanup)
+#   sd=$(e2e_session [STATE])
+#   e2e_sessions [STATE]
+#   e2e_session_mark [STATE]
 #
-#   e2e_tls_cert DIR CN [NAME...]  DIR/ca.crt (a CA of the test's own,
-#                              key ca.key) and DIR/srv.crt, srv.key for CN
-#                              and the NAMEs, signed by it, valid 2 days
+# The session a test looks into is the one it just ran, never "the newest
+# folder listed": e2e_session prints the folder of the one session made
+# under STATE (default $XDG_STATE_HOME) since the test last asked, and
+# fails, naming what it found, when there is none or more than one (a
+# session that made no folder, a session run in between that the test did
+# not ask about).  e2e_sessions prints every session made since then, one
+# a line; e2e_session_mark just takes note of them (sessions a test runs
+# and does not look into).  What was seen is kept in $tmp, so the calls
+# work from $(...).
+#
+#   e2e_images_of SESSION_DIR...
+#
+# The images those sessions ran and their bases, from their records, one
+# a line (a folder without a record ran none); fails when there is none.
+# What a test hands over to another store is what its sessions used, not
+# whichever image a listing shows first.
+#
+# Sourcing this file also sources tests/errtrap.sh: a test that dies of a
+# failing command says which, and where, before the EXIT trap.
+#
+#   e2e_tls_cert DIR CN [NAME...]
+#
+# DIR/ca.crt (a CA of the test's own, key ca.key) and DIR/srv.crt, srv.key
+# for CN and the NAMEs, signed by it, valid 2 days.
+#
 # shellcheck shell=bash
+
+. "$(dirname "${BASH_SOURCE[0]}")/../errtrap.sh"
 
 e2e_init() {
 	tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/aisb-e2e-$1.XXXXXX")
@@ -106,6 +141,7 @@ e2e_cleanup() {
 	if declare -F e2e_cleanup_more >/dev/null; then
 		e2e_cleanup_more || true
 	fi
+	e2e_user_remove || true
 	e2e_tun_close || true
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
@@ -125,34 +161,40 @@ e2e_cleanup() {
 	exit "$rc"
 }
 
-e2e_users=()
-e2e_user_add() {
-	local home
-	useradd -m -s /bin/bash "$1"
-	e2e_users+=("$1")
-	home=$(getent passwd "$1" | cut -d: -f6)
-	install -d -m 0755 -o "$1" -g "$1" "$home/bin"
-	install -m 0755 "${build:?}/aisb" "$build/aisb-gate" "$build/aisb-enforce" "$home/bin/"
-	install -m 0644 "$build/aisb-seccomp.json" "$build/aisb-default-policy.yaml" "$home/bin/"
-}
-e2e_as_user() {
-	local home
-	home=$(getent passwd "$1" | cut -d: -f6)
-	runuser -u "$1" -- env -i HOME="$home" USER="$1" LOGNAME="$1" \
-	    PATH="$home/bin:/usr/local/bin:/usr/bin:/bin" "${@:2}"
-}
-e2e_users_remove() {
-	local u uid
-	for u in "${e2e_users[@]}"; do
-		uid=$(id -u "$u" 2>/dev/null) || continue
-		pkill -KILL -u "$uid" 2>/dev/null || true
-		sleep 0.5
-		userdel -r "$u" >/dev/null 2>&1 || true
-		rm -rf "/tmp/podman-run-$uid" "/tmp/containers-user-$uid" \
-		    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null || true
+e2e_sessions() {
+	local d=${1:-$XDG_STATE_HOME}/aisb/sessions seen=$tmp/e2e-sessions.seen s
+
+	touch "$seen"
+	[ -d "$d" ] || return 0
+	for s in "$d"/*; do
+		[ -d "$s" ] && ! grep -qxF -- "$s" "$seen" || continue
+		printf '%s\n' "$s" | tee -a "$seen"
 	done
-	e2e_users=()
 }
+e2e_session_mark() { e2e_sessions "$@" >/dev/null; }
+e2e_session() {
+	local new
+
+	new=$(e2e_sessions "$@")
+	case $new in
+	'') echo "e2e_session: no session since the last one under ${1:-$XDG_STATE_HOME}" >&2
+	    return 1 ;;
+	*$'\n'*) echo "e2e_session: $(wc -l <<<"$new") sessions since the last one, want one: $(paste -sd ' ' <<<"$new")" >&2
+	    return 1 ;;
+	esac
+	printf '%s\n' "$new"
+}
+e2e_images_of() {
+	local d
+
+	for d; do
+		[ ! -e "$d/record" ] || e2e_record_field '\(image\|base\)' "$d/record"
+	done | grep -vx -- - | sort -u
+}
+# e2e_record_field NAME RECORD: the values of NAME (a sed pattern) in what
+# RECORD says of its session; the options it ends with (the upstream
+# --image, say) are not the session's
+e2e_record_field() { sed -n "/^# options/q; s/^$1 //p" "$2"; }
 
 e2e_tls_cert() {
 	local d=$1 cn=$2 san="" n
@@ -225,18 +267,27 @@ e2e_seed_build() {
 	podman save -q -m -o "$f.$$" "$base" "$tag" >/dev/null 2>&1 9>&- &&
 	    mv "$f.$$" "$f" && e2e_seed_built=$f
 	rm -f "$f.$$"
-	e2e_seed_save 9>&-
+	e2e_seed_save "$base" 9>&-
 }
 
-# The store's offline base into the seed folder, once (flock: tests run
-# two at a time).
+# e2e_seed_save [BASE]: the offline base into the seed folder, once
+# (flock: tests run two at a time).  BASE, or else the one base the
+# test's own sessions ran on (their records say which); a store that
+# holds other bases as well gives nothing else away.
 e2e_seed_save() {
-	local img
+	local img=${1:-} kind d
 
 	[ -s "$e2e_seed/base.tar" ] && return 0
-	img=$(podman images --filter label=io.aisb.kind=base \
-	    --format '{{.Repository}}:{{.Tag}}' 2>/dev/null | head -n 1)
+	if [ -z "$img" ]; then
+		img=$(for d in "$XDG_STATE_HOME"/aisb/sessions/*/record; do
+			[ ! -e "$d" ] || e2e_record_field base "$d"
+		done | sort -u) || return 0
+		case $img in -|*$'\n'*) return 0 ;; esac
+	fi
 	[ -n "$img" ] || return 0
+	kind=$(podman image inspect --format '{{index .Labels "io.aisb.kind"}}' \
+	    "$img" 2>/dev/null) || return 0
+	[ "$kind" = base ] || return 0
 	(
 		flock 9
 		[ -s "$e2e_seed/base.tar" ] && exit 0
@@ -244,4 +295,68 @@ e2e_seed_save() {
 		    mv "$e2e_seed/base.tar.$$" "$e2e_seed/base.tar"
 	) 9>"$e2e_seed/lock"
 	rm -f "$e2e_seed/base.tar.$$"
+}
+
+e2e_user_name='' e2e_uid='' e2e_home='' e2e_users=()
+e2e_user() {
+	local bare='' bin imgs
+
+	[ "$1" != --bare ] || { bare=1; shift; }
+	bin=$(dirname "${aisb:?}")
+	e2e_user_name=$1$$
+	# other suites add and remove users alongside: /etc/passwd may be locked
+	for _ in $(seq 40); do
+		useradd -m -s /bin/bash "$e2e_user_name" 2>"$tmp/useradd.err" && break
+		grep -q 'cannot lock' "$tmp/useradd.err" || {
+			cat "$tmp/useradd.err" >&2; return 1; }
+		sleep 0.5
+	done
+	e2e_users+=("$e2e_user_name")
+	e2e_user_pick "$e2e_user_name"
+	e2e_tun_open
+	install -d -m 0755 -o "$e2e_user_name" -g "$e2e_user_name" "$e2e_home/bin"
+	install -m 0755 "$bin/aisb" "$bin/aisb-gate" "$bin/aisb-enforce" \
+	    "$e2e_home/bin/"
+	install -m 0644 "$bin/aisb-seccomp.json" "$bin/aisb-default-policy.yaml" \
+	    "$e2e_home/bin/"
+	[ -z "$bare" ] || return 0
+	install -d -m 0755 -o "$e2e_user_name" -g "$e2e_user_name" \
+	    "$e2e_home/.config" "$e2e_home/.config/containers"
+	printf '[storage]\ndriver = "overlay"\n' \
+	    >"$e2e_home/.config/containers/storage.conf"
+	chown "$e2e_user_name:" "$e2e_home/.config/containers/storage.conf"
+	mapfile -t imgs < <(podman images --filter label=io.aisb.managed=1 \
+	    --format '{{.Repository}}:{{.Tag}}')
+	[ "${#imgs[@]}" -gt 0 ] || return 0
+	podman save -q -m -o "$e2e_home/img.tar" "${imgs[@]}"
+	chown "$e2e_user_name" "$e2e_home/img.tar"
+	as_user podman load -q -i "$e2e_home/img.tar" >/dev/null
+	rm -f "$e2e_home/img.tar"
+}
+e2e_user_pick() {
+	e2e_user_name=$1
+	# shellcheck disable=SC2034	# e2e_uid: for the tests
+	e2e_uid=$(id -u "$1")
+	e2e_home=$(getent passwd "$1" | cut -d: -f6)
+}
+
+as_user() {
+	runuser -u "$e2e_user_name" -- env -i HOME="$e2e_home" \
+	    USER="$e2e_user_name" LOGNAME="$e2e_user_name" \
+	    PATH="$e2e_home/bin:/usr/local/bin:/usr/bin:/bin" "$@"
+}
+
+# The users e2e_user made: their processes, rootless stores and homes.
+e2e_user_remove() {
+	local u uid
+
+	for u in "${e2e_users[@]}"; do
+		uid=$(id -u "$u" 2>/dev/null) || continue
+		pkill -KILL -u "$uid" 2>/dev/null || true
+		sleep 0.5
+		userdel -r "$u" >/dev/null 2>&1 || true
+		rm -rf "/tmp/podman-run-$uid" "/tmp/containers-user-$uid" \
+		    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null
+	done
+	e2e_users=()
 }

@@ -28,7 +28,6 @@ for t in podman useradd userdel runuser; do
 done
 
 . "$top_srcdir/tests/e2e/lib.sh"
-e2e_cleanup_more() { e2e_users_remove; }
 e2e_init storage
 chmod 0711 "$tmp"
 
@@ -39,18 +38,16 @@ check "root: storage ok" "$(grep -c '^ok   storage    driver overlay' "$tmp/out"
 e2e_seed_image
 
 # as a user, from / (the test's folders are not theirs to enter)
-as_user() { (cd / && e2e_as_user "$@"); }
-driver() { as_user "$1" podman info --format '{{.Store.GraphDriverName}}' 2>/dev/null; }
+user_run() { (cd / && as_user "$@"); }
+driver() { user_run podman info --format '{{.Store.GraphDriverName}}' 2>/dev/null; }
 
-user=aisbst$$
-e2e_user_add "$user"
-home=$(getent passwd "$user" | cut -d: -f6)
+e2e_user --bare aisbst
+user=$e2e_user_name home=$e2e_home
 conf=$home/.config/containers/storage.conf
-e2e_tun_open
-check "user: a new store uses vfs" "$(driver "$user")" vfs
+check "user: a new store uses vfs" "$(driver)" vfs
 
 # 1. doctor says what vfs costs and the fix
-as_user "$user" aisb doctor >"$tmp/out" 2>"$tmp/err" </dev/null || true
+user_run aisb doctor >"$tmp/out" 2>"$tmp/err" </dev/null || true
 line=$(grep '^warn storage    driver vfs' "$tmp/out" || true)
 if [ -n "$line" ]; then ok "doctor warns of vfs"; else bad "doctor: no vfs warning: $(cat "$tmp/out")"; fi
 case $line in
@@ -59,22 +56,22 @@ case $line in
 esac
 
 # 2. a store holding something: nothing changes, the reset is explained
-as_user "$user" podman volume create keepme >/dev/null 2>&1
-rc=0; as_user "$user" aisb doctor --fix >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+user_run podman volume create keepme >/dev/null 2>&1
+rc=0; user_run aisb doctor --fix >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 check "held store: --fix exit" "$rc" 1
 if grep -q '^aisb doctor --fix: the store (.*) holds Local Volumes 1, which a switch to overlay deletes.*podman system reset, then aisb doctor --fix$' "$tmp/out"; then
 	ok "held store: says what a reset deletes"; else bad "held store: $(grep -- --fix "$tmp/out")"; fi
 if [ -e "$conf" ]; then bad "held store: $conf written"; else ok; fi
-check "held store: still vfs" "$(driver "$user")" vfs
-check "held store: the volume kept" "$(as_user "$user" podman volume ls -q 2>/dev/null)" keepme
-as_user "$user" podman volume rm keepme >/dev/null 2>&1
+check "held store: still vfs" "$(driver)" vfs
+check "held store: the volume kept" "$(user_run podman volume ls -q 2>/dev/null)" keepme
+user_run podman volume rm keepme >/dev/null 2>&1
 
 # 3. a storage.conf of the user's own is theirs: not rewritten
 install -d -m 0755 -o "$user" -g "$user" "$home/.config" "$home/.config/containers"
 printf '[storage]\ndriver = "vfs"\n' >"$conf"
 chown "$user" "$conf"
 sum=$(sha256sum <"$conf")
-rc=0; as_user "$user" aisb doctor --fix >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+rc=0; user_run aisb doctor --fix >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 check "own conf: --fix exit" "$rc" 1
 if grep -q "^aisb doctor --fix: $conf exists: set driver = \"overlay\" under \[storage\] in it" "$tmp/out"; then
 	ok "own conf: says what to edit"; else bad "own conf: $(grep -- --fix "$tmp/out")"; fi
@@ -82,26 +79,24 @@ check "own conf: unchanged" "$(sha256sum <"$conf")" "$sum"
 rm -f "$conf"
 
 # 4. an empty store: reset, the file, overlay
-rc=0; as_user "$user" aisb doctor --fix >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+rc=0; user_run aisb doctor --fix >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 check "empty store: --fix exit" "$rc" 0
-check "empty store: overlay now" "$(driver "$user")" overlay
+check "empty store: overlay now" "$(driver)" overlay
 check "empty store: the file" "$(grep -v '^#' "$conf" 2>&1)" "$(printf '[storage]\ndriver = "overlay"')"
 check "empty store: owned by the user" "$(stat -c %U "$conf")" "$user"
 check "empty store: doctor ok" "$(grep -c '^ok   storage    driver overlay' "$tmp/out")" 1
-rc=0; as_user "$user" aisb doctor --fix >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+rc=0; user_run aisb doctor --fix >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 check "fixed: --fix again" "$(grep -c 'uses the overlay driver; nothing to fix' "$tmp/out")" 1
 
 # 5. a session in the user's 0700 folder, on the overlay store
-img=$(podman images --filter label=io.aisb.kind=sandbox --format '{{.Repository}}:{{.Tag}}' | head -n 1)
-if [ -z "$img" ]; then
-	img=$("$aisb" image build </dev/null 2>"$tmp/err" | tail -n 1)
-fi
+# (the seed's, when it was loaded: the build finds it)
+img=$("$aisb" image build </dev/null 2>"$tmp/err" | tail -n 1)
 podman save -q -m -o "$tmp/img.tar" "$img" \
     "$(podman image inspect --format '{{index .Labels "io.aisb.base"}}' "$img")"
 chmod 0644 "$tmp/img.tar"
-as_user "$user" podman load -q -i "$tmp/img.tar" >/dev/null 2>&1
+user_run podman load -q -i "$tmp/img.tar" >/dev/null 2>&1
 install -d -m 0700 -o "$user" -g "$user" "$home/proj"
-rc=0; as_user "$user" sh -c 'cd "$HOME/proj" && exec aisb --net none -- sh -c "echo made >f; id -u"' \
+rc=0; user_run sh -c 'cd "$HOME/proj" && exec aisb --net none -- sh -c "echo made >f; id -u"' \
     >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 check "session: exit" "$rc" 0
 check "session: uid inside" "$(cat "$tmp/out")" 1000

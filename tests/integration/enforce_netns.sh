@@ -15,6 +15,7 @@
 # 77, and in both cases the command never runs.  Needs root; skips (77)
 # otherwise.  Everything made here is removed on exit, also on failure.
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 # skip, ok, fail, check, wait_file, expect; the EXIT trap (nss, work)
@@ -398,7 +399,7 @@ tamper() {
 # handle NS PATTERN: the handle of the rule of chain output matching PATTERN.
 handle() {
 	ip netns exec "$1" nft -a list chain inet aisb output |
-	    awk -v p="$2" 'index($0, p) { print $NF; exit }'
+	    awk -v p="$2" 'index($0, p) && !n++ { print $NF }'
 }
 
 if command -v nft >/dev/null; then
@@ -686,9 +687,23 @@ else
 	fail "none: the command's parent: $(cat "$work/pg.out")"
 fi
 
-# The sandbox uid may not be the refresher's.
-run_enforce 78 direct-uid0 "$SBX" "$ENFORCE" --plan "$work/direct.plan" \
-	--uid 0 -- "$PROBE" ids
+# The enforcer as the sandbox uid, with the capabilities podman adds
+# (ambient), as rootless podman's keep-id started it without --user 0:0:
+# the command could signal its parent (and in direct mode send DNS as the
+# refresher's uid).  Refused in every mode: 78, nothing runs.
+caps=+net_admin,+setuid,+setgid,+setpcap,+kill
+for m in gate none direct; do
+	run_enforce 78 "as-sandbox-uid-$m" "$BARE" setpriv --reuid=1000 \
+		--regid=1000 --clear-groups --inh-caps="$caps" \
+		--ambient-caps="$caps" -- "$work/aisb-enforce" \
+		--plan "$work/$m.plan" -- "$PROBE" ids
+	if grep -q 'the sandbox uid must differ from the enforcer.s (1000)' \
+	    "$work/as-sandbox-uid-$m.err"; then
+		ok "as-sandbox-uid-$m: the message says why"
+	else
+		fail "as-sandbox-uid-$m: $(cat "$work/as-sandbox-uid-$m.err")"
+	fi
+done
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

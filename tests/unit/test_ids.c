@@ -126,6 +126,8 @@ test_argv_mappings(void **state)
 	r.ids = &ids;
 	assert_int_equal(launch_podman_argv(&r, &v), 0);
 	assert_true(has(&v, "--userns=keep-id:uid=1000,gid=1000"));
+	/* the container's root, not 1000: the command cannot signal it */
+	assert_true(has(&v, "--user=0:0"));
 	assert_false(has_prefix(&v, "--uidmap"));
 	assert_true(has(&v, "--volume=/home/u/proj:/home/u/proj:rw"));
 	assert_true(has(&v, "--volume=aisb-home-0123456789ab:/home/sandbox"));
@@ -144,6 +146,7 @@ test_argv_mappings(void **state)
 	assert_true(has(&v, "--uidmap=0:100000:65536"));
 	assert_true(has(&v, "--gidmap=0:200000:65536"));
 	assert_false(has_prefix(&v, "--userns"));
+	assert_false(has_prefix(&v, "--user="));	/* the image's root */
 	assert_true(has(&v, "--volume=/s/workspace:/home/u/proj:rw"));
 	assert_true(has(&v, "--workdir=/home/u/proj"));
 	assert_int_equal(launch_ids_host_uid(&ids), 101000);
