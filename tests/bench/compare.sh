@@ -138,6 +138,7 @@ if [ "$NOFILE" != unlimited ] && [ $((2 * SCALE_N + 100)) -gt "$NOFILE" ]; then
 fi
 
 # free_port, wait_port, have_or_install, squid_conf_common, stop_pids
+# shellcheck source=tests/bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 # --- processes and files, all removed on exit ----------------------------

@@ -18,6 +18,7 @@
 # sources, and containers reaching listeners this test (or doctor) opened
 # on the host's loopback.  A pull of localhost:1 fails at once.
 set -euo pipefail
+# shellcheck source=tests/errtrap.sh
 . "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}

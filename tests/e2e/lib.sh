@@ -81,6 +81,7 @@
 #
 # shellcheck shell=bash
 
+# shellcheck source=tests/errtrap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../errtrap.sh"
 
 e2e_init() {
@@ -299,7 +300,7 @@ e2e_seed_save() {
 
 e2e_user_name='' e2e_uid='' e2e_home='' e2e_users=()
 e2e_user() {
-	local bare='' bin imgs
+	local bare='' bin tags
 
 	[ "$1" != --bare ] || { bare=1; shift; }
 	bin=$(dirname "${aisb:?}")
@@ -325,10 +326,10 @@ e2e_user() {
 	printf '[storage]\ndriver = "overlay"\n' \
 	    >"$e2e_home/.config/containers/storage.conf"
 	chown "$e2e_user_name:" "$e2e_home/.config/containers/storage.conf"
-	mapfile -t imgs < <(podman images --filter label=io.aisb.managed=1 \
+	mapfile -t tags < <(podman images --filter label=io.aisb.managed=1 \
 	    --format '{{.Repository}}:{{.Tag}}')
-	[ "${#imgs[@]}" -gt 0 ] || return 0
-	podman save -q -m -o "$e2e_home/img.tar" "${imgs[@]}"
+	[ "${#tags[@]}" -gt 0 ] || return 0
+	podman save -q -m -o "$e2e_home/img.tar" "${tags[@]}"
 	chown "$e2e_user_name" "$e2e_home/img.tar"
 	as_user podman load -q -i "$e2e_home/img.tar" >/dev/null
 	rm -f "$e2e_home/img.tar"

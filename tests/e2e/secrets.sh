@@ -181,7 +181,7 @@ gate_look() {	# gate_look WHAT SESSION-DIR: while it runs
 	check "$1: the gate runs" "$(kill -0 "$g" 2>/dev/null && echo yes)" yes
 	sweep "$1: gate cmdline, environ" "/proc/$g/cmdline" "/proc/$g/environ"
 	check "$1: the gate holds no secrets descriptor" \
-	    "$(ls -l "/proc/$g/fd" 2>/dev/null | grep -c memfd || true)" 0
+	    "$(find "/proc/$g/fd" -mindepth 1 -lname '*memfd*' 2>/dev/null | grep -c . || true)" 0
 	# not dumpable: its /proc files are root's, whoever it runs as
 	check "$1: the gate is not dumpable" "$(stat -c %U "/proc/$g/environ")" root
 	sweep_host "$1"
@@ -192,8 +192,7 @@ gate_look() {	# gate_look WHAT SESSION-DIR: while it runs
 # gate and the host; then it is let go and waited for.  The session folder
 # into $run_sd, the exit status into $run_rc.
 while_it_runs() {
-	local i
-	for i in $(seq 3000); do
+	for _ in $(seq 3000); do
 		[ -e "$3/ready" ] && break
 		kill -0 "$2" 2>/dev/null || break
 		sleep 0.2
@@ -225,7 +224,6 @@ for k in E2E_API_KEY E2E_TOKEN E2E_REPL; do
 	else bad "rootful: $k inside: $(grep "^env $k=" "$tmp/out")"; fi
 done
 ph_env=$(sed -n 's/^env E2E_API_KEY=//p' "$tmp/out")
-ph_repl=$(sed -n 's/^env E2E_REPL=//p' "$tmp/out")
 check "rootful: curl through the gate, its CA trusted" "$(grep '^curl' "$tmp/out")" "curl 200"
 check "rootful: python-requests, its CA trusted" "$(grep '^requests' "$tmp/out")" "requests 200"
 [ "$node" = 1 ] && check "rootful: node, its CA trusted" "$(grep '^node' "$tmp/out")" "node 200"

@@ -261,7 +261,8 @@ install -m 0644 -o "$user" "$tmp/policy.yaml" "$home/policy.yaml"
 # tag names its base), handed over instead of rebuilt: what their records
 # name, not every image the store holds.
 imgs=$(e2e_images_of "$XDG_STATE_HOME"/aisb/sessions/*)
-podman save -q -m -o "$home/img.tar" $imgs
+mapfile -t imgl <<<"$imgs"
+podman save -q -m -o "$home/img.tar" "${imgl[@]}"
 chown "$user" "$home/img.tar"
 as_user() {
 	runuser -u "$user" -- env -i HOME="$home" USER="$user" LOGNAME="$user" \
