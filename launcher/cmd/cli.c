@@ -31,7 +31,7 @@ static const struct cli_opt clean_opts[] = {
 };
 
 static const struct cli_opt doctor_opts[] = {
-	{ "--image", CLI_VALUE, "REF", "the newest image aisb built",
+	{ "--image", CLI_VALUE, "REF", "the image a session here would run",
 	    "image the container checks run in" },
 	{ "--fix", CLI_SWITCH, NULL, NULL, "first switch a rootless store "
 	    "that uses vfs to overlay, when it is empty (else say how)" },

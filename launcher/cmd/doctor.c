@@ -37,13 +37,13 @@
 #include "image/image-t.h"
 #include "session/options.h"
 #include "session/podman.h"
+#include "session/prepare.h"
 #include "host/proc.h"
 #include "session/seccomp.h"
 #include "cmd/cmd.h"
 #include "log.h"
 
 #define PROBE_TIMEOUT_MS	(90 * 1000)	/* one probe container */
-#define IMAGES_MAX		(64 * 1024)	/* podman images we parse */
 #define PROBE_WORD		"aisb-doctor"
 #define PASTA_HOST		"169.254.1.2"
 #define PASTA_NETWORK		"pasta:--map-host-loopback," PASTA_HOST
@@ -60,28 +60,57 @@ podman_at_least(const struct launch_host_facts *f, int major, int minor)
 	return ma > major || (ma == major && mi >= minor);
 }
 
-/* The newest image aisb built, into f->image.  0 or -1. */
+/*
+ * The image a session started here with no flags would run: the user's
+ * and the project's config, AISB_*, the configured agent's recipe; its
+ * tag from the same spec and hash as --dry-run's (launch_agent_image),
+ * nothing built and no registry asked.  Another sandbox image of the
+ * store (another package set, an older aisb's) says nothing of that one,
+ * so none stands in for it.  0 with the tag in f->image when it is
+ * built, else -1 with what to do in why.
+ */
 static int
-find_image(struct launch_host_facts *f)
+find_image(struct launch_host_facts *f, char *why, size_t whylen)
 {
-	char *const	 argv[] = { "podman", "images", "--filter",
-	    "label=" LAUNCH_LABEL_KIND "=sandbox", "--format",
-	    "{{.Repository}}:{{.Tag}}", NULL };
-	char		*out, err[256];
-	int		 rc = -1;
+	struct launch_opts	 o;
+	struct launch_run_agent	 ra;
+	char			 tag[LAUNCH_TAG_MAX], err[1024];
+	int			 rc = -1;
 
-	if ((out = malloc(IMAGES_MAX)) == NULL)
-		return -1;
-	if (launch_exec(argv, NULL, 0, out, IMAGES_MAX, LAUNCH_INFO_TIMEOUT_MS,
-	    0, err, sizeof(err)) == 0) {
-		out[strcspn(out, "\r\n")] = '\0';
-		if (out[0] != '\0' && strlen(out) < sizeof(f->image) &&
-		    strstr(out, "<none>") == NULL) {
-			snprintf(f->image, sizeof(f->image), "%s", out);
-			rc = 0;
-		}
+	memset(&ra, 0, sizeof(ra));
+	if (launch_spec_opts(&o, err, sizeof(err)) == -1) {
+		snprintf(why, whylen, "the options a session would use: %s",
+		    err);
+		goto fail;
 	}
-	free(out);
+	if (launch_pick_agent(&o, &ra) == -1) {
+		snprintf(why, whylen, "the agent a session would use (above)");
+		goto fail;
+	}
+	tag[0] = '\0';
+	switch (launch_agent_image(&o, ra.a, tag, sizeof(tag), err,
+	    sizeof(err))) {
+	case 1:
+		if (strlen(tag) >= sizeof(f->image)) {
+			snprintf(why, whylen, "image tag too long: %.64s", tag);
+			break;
+		}
+		snprintf(f->image, sizeof(f->image), "%s", tag);
+		rc = 0;
+		break;
+	case 0:
+		snprintf(why, whylen, "the image a session here would run%s%s "
+		    "is not built; run `aisb image build`", tag[0] != '\0' ?
+		    ", " : "", tag);
+		break;
+	default:
+		snprintf(why, whylen, "the image a session would run: %s",
+		    err);
+		break;
+	}
+fail:
+	launch_run_agent_free(&ra);
+	launch_opts_free(&o);
 	return rc;
 }
 
@@ -624,21 +653,24 @@ out:
 }
 
 /*
- * The host's checks, then with an aisb image (f->image, else the newest)
- * the container checks: the runtime, the network mode, the limits, a
- * session's own container.  0 when aisb can run here, -1 otherwise.
+ * The host's checks, then with an aisb image (f->image, else the one a
+ * session here would run) the container checks: the runtime, the network
+ * mode, the limits, a session's own container.  0 when aisb can run
+ * here, -1 otherwise.
  */
 static int
 doctor_probe(struct launch_host_facts *f, int verbose)
 {
+	char	 why[1400];
+
 	if (launch_host_check(f, verbose) == -1 && f->podman_version[0] ==
 	    '\0')
 		return -1;
 	launch_storage_check(f, verbose);
-	if (f->image[0] == '\0' && find_image(f) == -1) {
-		launch_facts_say(f, verbose, LAUNCH_V_SKIP, "containers no "
-		    "aisb image here; run `aisb image build`, then `aisb "
-		    "doctor` again to run the container checks");
+	if (f->image[0] == '\0' && find_image(f, why, sizeof(why)) == -1) {
+		launch_facts_say(f, verbose, LAUNCH_V_SKIP, "containers %s, "
+		    "then `aisb doctor` again to run the container checks",
+		    why);
 		return f->nfail == 0 ? 0 : -1;
 	}
 	if (verbose)

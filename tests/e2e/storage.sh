@@ -9,7 +9,9 @@
 # it writes ~/.config/containers/storage.conf (driver = "overlay") and the
 # store uses overlay; a user's own storage.conf is never rewritten; then
 # a session runs, in the user's 0700 folder, on the overlay store.  Root's
-# store (overlay) gets an ok line.
+# store (overlay) gets an ok line, and doctor's container checks run in
+# the image a session would run (the tag --dry-run prints), not in a newer
+# sandbox image of another package set that podman lists first.
 #
 # Needs root, podman, useradd, runuser and AISB_E2E=1.  The EXIT trap
 # removes the user (its store and processes), the test's store and the
@@ -101,6 +103,29 @@ rc=0; user_run sh -c 'cd "$HOME/proj" && exec aisb --net none -- sh -c "echo mad
 check "session: exit" "$rc" 0
 check "session: uid inside" "$(cat "$tmp/out")" 1000
 check "session: file owned by the user" "$(stat -c %U "$home/proj/f" 2>&1)" "$user"
+
+# 6. root: doctor checks the image a session here would run, not the
+# sandbox image podman lists first (a newer one: another package set, an
+# older aisb's)
+want=$(cd "$tmp/ws" && "$aisb" --net none --dry-run -- true 2>"$tmp/err" |
+    sed -n 's/^# image \([^ ]*\) (built)$/\1/p')
+check "root: --dry-run names the built image" "$want" "$img"
+install -d "$tmp/decoy"
+printf 'FROM %s\nLABEL io.aisb.kind=sandbox io.aisb.test=decoy\n' "$img" \
+    >"$tmp/decoy/Containerfile"
+podman build -q -t localhost/aisb:decoy "$tmp/decoy" >/dev/null 2>"$tmp/err"
+first=$(podman images --filter label=io.aisb.kind=sandbox \
+    --format '{{.Repository}}:{{.Tag}}' | sed -n 1p)
+check "root: podman lists the other image first" "$first" localhost/aisb:decoy
+(cd "$tmp/ws" && "$aisb" doctor) >"$tmp/out" 2>"$tmp/err" </dev/null || true
+check "root: doctor's container checks in the session's image" \
+    "$(sed -n 's/^ *image  *\([^ ]*\) (for the container checks)$/\1/p' "$tmp/out")" "$want"
+podman rmi localhost/aisb:decoy >/dev/null 2>&1 || true
+podman rmi "$img" >/dev/null 2>&1 || true
+(cd "$tmp/ws" && "$aisb" doctor) >"$tmp/out" 2>"$tmp/err" </dev/null || true
+if grep -q "^skip containers the image a session here would run, $want is not built; run \`aisb image build\`" "$tmp/out"; then
+	ok "root: the session's image removed: doctor names it"
+else bad "root: no image: $(grep containers "$tmp/out")"; fi
 
 echo "storage: $pass passed, $fail failed"
 [ "$fail" = 0 ]
