@@ -16,9 +16,13 @@
 #   aisb-broken: the failure names what the gate denied and the fix, and
 #   npm's own log is kept in the install session's folder
 #   --pip with pip's index on that address: stops the same way, at once
+#   --pip with pip's default index, whose name does not resolve: stops at
+#   once, "pypi.org: name not found (dns_failed)"; the host's resolver is
+#   then a DNS server of the test's own on 127.0.0.11:53 (resolv.conf
+#   bound over in a mount namespace of that command alone)
 #
-# Traffic: 127.0.0.9 and 127.0.0.10 only, and the Debian mirror the
-# image build of nodejs and npm installs from.  Needs root, podman,
+# Traffic: 127.0.0.9, 127.0.0.10 and 127.0.0.11 only, and the Debian
+# mirror the image build of nodejs and npm installs from.  Needs root, podman,
 # mmdebstrap, npm and AISB_E2E=1; a podman store of its own, removed by
 # the EXIT trap.
 set -euo pipefail
@@ -27,10 +31,11 @@ top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-.}
 aisb=$(cd "$top_builddir" && pwd)/aisb
 PY=${PYTHON:-python3}
+here=$top_srcdir/tests/integration
 
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
 [ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
-for t in podman mmdebstrap npm "$PY"; do
+for t in podman mmdebstrap npm "$PY" unshare; do
 	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
 done
 
@@ -140,6 +145,25 @@ if [ "$rc" != 0 ]; then ok "pip: refused ($rc)"; else bad "pip: ran"; fi
 grep -q "install: pip's source 127.0.0.9:$port: 127.0.0.9 is loopback 127.0.0.0/8, a range the gate denies.*nothing was built" "$tmp/err" &&
     ok "pip: the source and its range" || bad "pip: $(cat "$tmp/err")"
 check "pip: no image built" "$(sandbox_images)" "$n"
+
+# 5. pip's default index, its name not found: said at once, nothing built
+echo '{}' >"$tmp/nx.json"
+"$PY" "$here/gate_dns.py" --zone "$tmp/nx.json" --port-file "$tmp/nx.port" \
+    --bind 127.0.0.11 --port 53 --log "$tmp/nx.log" &
+pids+=($!)
+wait_file "$tmp/nx.port"
+printf 'nameserver 127.0.0.11\noptions attempts:1 timeout:2\n' >"$tmp/resolv.conf"
+n=$(sandbox_images)
+rc=0; unshare -m sh -c 'mount --bind "$1" /etc/resolv.conf && shift && exec "$@"' \
+    sh "$tmp/resolv.conf" "$aisb" --policy "$tmp/none.yaml" --pip aisb-hello==1.0 \
+    -- true >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+if [ "$rc" != 0 ]; then ok "pip, no such name: refused ($rc)"; else bad "pip, no such name: ran"; fi
+grep -q "install: pip's source pypi.org: name not found (dns_failed).*nothing was built" "$tmp/err" &&
+    ok "pip, no such name: said so" || bad "pip, no such name: $(cat "$tmp/err")"
+[ "$(grep -c '^pypi.org ' "$tmp/nx.log" || true)" -ge 1 ] &&
+    ok "pip, no such name: asked the test's resolver" ||
+    bad "pip, no such name: the test's resolver saw: $(cat "$tmp/nx.log")"
+check "pip, no such name: no image built" "$(sandbox_images)" "$n"
 
 echo "install_why: $pass passed, $fail failed"
 [ "$fail" = 0 ]
