@@ -268,7 +268,9 @@ if grep -qx "aisb: denied nope-user.test:$http, 1 time: host not allowed" "$tmp/
 rc=0; (cd "$uws" && as_user aisb --policy "$home/policy.yaml" "${pkgs[@]}" -- \
     aisb-nosuchcmd) >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 check "user: missing command" "$rc" 127
-if grep -qF "aisb --package aisb-nosuchcmd" "$tmp/err"; then ok; else
+# (no package has it: said, not guessed from the command's name)
+if grep -qF "aisb: which Debian package has aisb-nosuchcmd is unknown here" "$tmp/err" &&
+    ! grep -q -- "--package aisb-nosuchcmd" "$tmp/err"; then ok; else
 	bad "user: missing command hint: $(cat "$tmp/err")"; fi
 printf '#!/bin/sh\necho ran\n' >"$uws/build.sh"
 chown "$user:$user" "$uws/build.sh"
