@@ -243,9 +243,13 @@ rc=0
     -- semver 1.0.0) >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 if [ "$rc" != 0 ]; then ok "an install the policy denies fails ($rc)"
 else bad "a denied install ran"; fi
-dsid=$(sed -n 's/^aisb: install: npm install in session \([0-9a-f]*\) exited with status [0-9]* (aisb sessions show .*/\1/p' "$tmp/err")
+dsid=$(sed -n 's/^aisb: install: npm install in session \([0-9a-f]*\) exited with status [0-9]*: .*/\1/p' "$tmp/err")
 if [ -n "$dsid" ]; then ok "... one line names the step and the session ($dsid)"
 else bad "no step/session line in: $(tail -3 "$tmp/err")"; fi
+# ... and what the gate denied, the fix, npm's own log in the session
+if grep -q "^aisb: install: npm install in session $dsid exited with status [0-9]*: the gate denied $rhost:443 (host_not_allowed); fix: .*--install-policy FILE.*; npm's own log: .*/sessions/$dsid/npm-logs\$" "$tmp/err"; then
+	ok "... the denied registry, the fix and npm's log"
+else bad "denied install: $(tail -3 "$tmp/err")"; fi
 if [ -n "$dsid" ] && "$aisb" sessions show "$dsid" >"$tmp/show" 2>&1 &&
     grep -Eq '^# audit: 0 allowed, [1-9][0-9]* denied' "$tmp/show" &&
     grep -q "^# denied $rhost:443" "$tmp/show"; then
