@@ -35,6 +35,7 @@
 #include "host/facts.h"
 #include "host/storage.h"
 #include "image/image-t.h"
+#include "image/image.h"
 #include "session/options.h"
 #include "session/podman.h"
 #include "session/prepare.h"
@@ -63,52 +64,65 @@ podman_at_least(const struct launch_host_facts *f, int major, int minor)
 /*
  * The image a session started here with no flags would run: the user's
  * and the project's config, AISB_*, the configured agent's recipe; its
- * tag from the same spec and hash as --dry-run's (launch_agent_image),
- * nothing built and no registry asked.  Another sandbox image of the
- * store (another package set, an older aisb's) says nothing of that one,
- * so none stands in for it.  0 with the tag in f->image when it is
- * built, else -1 with what to do in why.
+ * tag from the same spec and hash as --dry-run's, nothing built and no
+ * registry asked.  Its base is the image option's when that is here,
+ * else the offline base a session falls back to when the pull fails
+ * (the one `aisb image build` builds on): when the first is not built
+ * the second is checked, and *offline says so.  Another sandbox image of
+ * the store (another package set, an older aisb's) says nothing of the
+ * session's, so none stands in for it.  0 with the tag in f->image, or
+ * -1 with what to do in why.
  */
 static int
-find_image(struct launch_host_facts *f, char *why, size_t whylen)
+find_image(struct launch_host_facts *f, int *offline, char *why,
+    size_t whylen)
 {
-	struct launch_opts	 o;
-	struct launch_run_agent	 ra;
-	char			 tag[LAUNCH_TAG_MAX], err[1024];
-	int			 rc = -1;
+	struct launch_opts		 o;
+	struct launch_run_agent		 ra;
+	struct launch_spec_store	*st;
+	struct launch_image_spec	 spec;
+	char				 tag[LAUNCH_TAG_MAX], err[1024];
+	char				 off[LAUNCH_TAG_MAX];
+	int				 rc = -1, k;
 
 	memset(&ra, 0, sizeof(ra));
-	if (launch_spec_opts(&o, err, sizeof(err)) == -1) {
-		snprintf(why, whylen, "the options a session would use: %s",
-		    err);
-		goto fail;
+	tag[0] = off[0] = '\0';
+	*offline = 0;
+	if ((st = calloc(1, sizeof(*st))) == NULL) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
 	}
-	if (launch_pick_agent(&o, &ra) == -1) {
-		snprintf(why, whylen, "the agent a session would use (above)");
-		goto fail;
-	}
-	tag[0] = '\0';
-	switch (launch_agent_image(&o, ra.a, tag, sizeof(tag), err,
-	    sizeof(err))) {
-	case 1:
-		if (strlen(tag) >= sizeof(f->image)) {
-			snprintf(why, whylen, "image tag too long: %.64s", tag);
-			break;
-		}
-		snprintf(f->image, sizeof(f->image), "%s", tag);
-		rc = 0;
-		break;
-	case 0:
-		snprintf(why, whylen, "the image a session here would run%s%s "
-		    "is not built; run `aisb image build`", tag[0] != '\0' ?
-		    ", " : "", tag);
-		break;
-	default:
+	if (launch_spec_opts(&o, err, sizeof(err)) == -1 ||
+	    launch_pick_agent(&o, &ra) == -1 ||
+	    launch_session_spec(&o, ra.a, 0, NULL, st, &spec, err,
+	    sizeof(err)) == -1) {
 		snprintf(why, whylen, "the image a session would run: %s",
 		    err);
-		break;
+		goto out;
 	}
-fail:
+	if ((k = launch_image_lookup(&spec, tag, sizeof(tag), err,
+	    sizeof(err))) == 0) {
+		spec.base = NULL;	/* as when its pull fails */
+		if ((k = launch_image_lookup(&spec, off, sizeof(off), err,
+		    sizeof(err))) == 1)
+			*offline = 1;
+	}
+	if (k == -1)
+		snprintf(why, whylen, "the image a session would run: %s",
+		    err);
+	else if (k == 0)
+		snprintf(why, whylen, "the image a session here would run%s%s "
+		    "is not built; run `aisb image build`", tag[0] != '\0' ||
+		    off[0] != '\0' ? ", " : "", tag[0] != '\0' ? tag : off);
+	else if (strlen(*offline ? off : tag) >= sizeof(f->image))
+		snprintf(why, whylen, "image tag too long");
+	else {
+		snprintf(f->image, sizeof(f->image), "%s", *offline ? off : tag);
+		rc = 0;
+	}
+out:
+	launch_spec_store_free(st);
+	free(st);
 	launch_run_agent_free(&ra);
 	launch_opts_free(&o);
 	return rc;
@@ -662,20 +676,23 @@ static int
 doctor_probe(struct launch_host_facts *f, int verbose)
 {
 	char	 why[1400];
+	int	 offline = 0;
 
 	if (launch_host_check(f, verbose) == -1 && f->podman_version[0] ==
 	    '\0')
 		return -1;
 	launch_storage_check(f, verbose);
-	if (f->image[0] == '\0' && find_image(f, why, sizeof(why)) == -1) {
+	if (f->image[0] == '\0' && find_image(f, &offline, why,
+	    sizeof(why)) == -1) {
 		launch_facts_say(f, verbose, LAUNCH_V_SKIP, "containers %s, "
 		    "then `aisb doctor` again to run the container checks",
 		    why);
 		return f->nfail == 0 ? 0 : -1;
 	}
 	if (verbose)
-		printf("%-5simage      %s (for the container checks)\n", "",
-		    f->image);
+		printf("%-5simage      %s (for the container checks%s)\n", "",
+		    f->image, offline ? "; on the offline base, which "
+		    "sessions use when their base image cannot be pulled" : "");
 	if (check_runtime(f, verbose) == -1) {
 		launch_facts_say(f, verbose, LAUNCH_V_SKIP, "network    needs "
 		    "a container that runs");

@@ -106,10 +106,8 @@ check "session: file owned by the user" "$(stat -c %U "$home/proj/f" 2>&1)" "$us
 
 # 6. root: doctor checks the image a session here would run, not the
 # sandbox image podman lists first (a newer one: another package set, an
-# older aisb's)
-want=$(cd "$tmp/ws" && "$aisb" --net none --dry-run -- true 2>"$tmp/err" |
-    sed -n 's/^# image \([^ ]*\) (built)$/\1/p')
-check "root: --dry-run names the built image" "$want" "$img"
+# older aisb's).  Here that is the image on the offline base (the image
+# option's base cannot be pulled), the one aisb image build made above.
 install -d "$tmp/decoy"
 printf 'FROM %s\nLABEL io.aisb.kind=sandbox io.aisb.test=decoy\n' "$img" \
     >"$tmp/decoy/Containerfile"
@@ -119,11 +117,10 @@ first=$(podman images --filter label=io.aisb.kind=sandbox \
 check "root: podman lists the other image first" "$first" localhost/aisb:decoy
 (cd "$tmp/ws" && "$aisb" doctor) >"$tmp/out" 2>"$tmp/err" </dev/null || true
 check "root: doctor's container checks in the session's image" \
-    "$(sed -n 's/^ *image  *\([^ ]*\) (for the container checks)$/\1/p' "$tmp/out")" "$want"
-podman rmi localhost/aisb:decoy >/dev/null 2>&1 || true
-podman rmi "$img" >/dev/null 2>&1 || true
+    "$(sed -n 's/^ *image  *\([^ ]*\) (for the container checks.*/\1/p' "$tmp/out")" "$img"
+podman rmi localhost/aisb:decoy "$img" >/dev/null 2>&1 || true
 (cd "$tmp/ws" && "$aisb" doctor) >"$tmp/out" 2>"$tmp/err" </dev/null || true
-if grep -q "^skip containers the image a session here would run, $want is not built; run \`aisb image build\`" "$tmp/out"; then
+if grep -q "^skip containers the image a session here would run, $img is not built; run \`aisb image build\`" "$tmp/out"; then
 	ok "root: the session's image removed: doctor names it"
 else bad "root: no image: $(grep containers "$tmp/out")"; fi
 
