@@ -30,7 +30,7 @@ bench: tests/bench/bench_policy tests/bench/target tests/bench/loadgen \
 EXTRA_DIST += tests/bench/startup.sh
 # Rootless sessions of `true` on a new user's store (vfs) and after aisb
 # doctor --fix (overlay), against rootful (root, podman; makes two users).
-# ROOTLESS_ARGS passes --rounds R --runs N --base TAR.
+# ROOTLESS_ARGS passes --rounds R --runs N --sides LIST --base TAR.
 EXTRA_DIST += tests/bench/rootless.sh
 bench-rootless: aisb aisb-gate aisb-enforce
 	bash $(top_srcdir)/tests/bench/rootless.sh --aisb ./aisb $(ROOTLESS_ARGS)

@@ -9,11 +9,11 @@
 # Three sides: root, in a store of this script's own; an ordinary user
 # it creates, whose store is what podman made (the driver is printed);
 # a second user whose store `aisb doctor --fix` switched.  Every side runs
-# the same image (built once as root, saved, loaded by each user), the
-# shipped default policy, the default --net gate.  R rounds (default 3);
-# in each, N sessions a side (default 3), the sides taking turns session
-# by session, in an order that rotates with the round, so that load that
-# comes and goes falls on all three.  Prints each session's wall time,
+# the same image (built once as root, saved, loaded by each user; its
+# base named with --image), the shipped default policy, the default --net
+# gate.  R rounds (default 3); in each, N sessions a side (default 3),
+# the sides taking turns session by session, in an order that rotates
+# with the round, so that load that comes and goes falls on all three.  Prints each session's wall time,
 # then per side min, median and max over all rounds and the median's
 # ratio to rootful.  --sides leaves some out (their users are not made).
 #
@@ -66,8 +66,12 @@ export CONTAINERS_STORAGE_CONF=$tmp/storage.conf
 export XDG_STATE_HOME=$tmp/state XDG_CACHE_HOME=$tmp/cache XDG_CONFIG_HOME=$tmp/config
 [ -z "$base" ] || podman load -q -i "$base" >/dev/null
 img=$("$build/aisb" image build </dev/null 2>/dev/null | tail -n 1)
-podman save -q -m -o "$tmp/img.tar" "$img" \
-    "$(podman image inspect --format '{{index .Labels "io.aisb.base"}}' "$img")"
+# Every session names that base (--image): the default one is a
+# registry's, which a session would ask for first, and no registry is
+# part of what is measured here.
+base_ref=$(podman image inspect --format '{{index .Labels "io.aisb.base"}}' "$img")
+img=$("$build/aisb" image build --base "$base_ref" </dev/null 2>/dev/null | tail -n 1)
+podman save -q -m -o "$tmp/img.tar" "$img" "$base_ref"
 chmod 0644 "$tmp/img.tar"
 install -d -m 0700 "$tmp/ws"
 
@@ -103,10 +107,12 @@ session() {	# session SIDE: wall ms of aisb -- true
 	local t0 t1 rc=0 u
 	t0=$(now_ms)
 	case $1 in
-	rootful) (cd "$tmp/ws" && "$build/aisb" -- true) >"$tmp/out" 2>&1 </dev/null || rc=$? ;;
+	rootful) (cd "$tmp/ws" && "$build/aisb" --image "$base_ref" -- true) \
+	    >"$tmp/out" 2>&1 </dev/null || rc=$? ;;
 	*)	u=$vfs; [ "$1" = overlay ] && u=$ovl
 		e2e_user_pick "$u"
-		(cd "$e2e_home/ws" && as_user aisb -- true) >"$tmp/out" 2>&1 </dev/null || rc=$? ;;
+		(cd "$e2e_home/ws" && as_user aisb --image "$base_ref" -- true) \
+		    >"$tmp/out" 2>&1 </dev/null || rc=$? ;;
 	esac
 	t1=$(now_ms)
 	[ "$rc" = 0 ] || { echo "$1: aisb -- true failed ($rc): $(head -c 600 "$tmp/out")" >&2; exit 1; }
