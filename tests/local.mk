@@ -160,7 +160,7 @@ CLI_TESTS = tests/cli/defaults.sh tests/cli/help.sh tests/cli/completion.sh \
 	tests/cli/agent.sh tests/cli/secrets.sh tests/cli/exitcodes.sh \
 	tests/cli/manpages.sh tests/cli/shellcheck.sh
 TESTS += $(CLI_TESTS)
-EXTRA_DIST += $(CLI_TESTS)
+EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh
 # --record's options, sessions verify and show, without podman
 TESTS += tests/cli/record.sh
 EXTRA_DIST += tests/cli/record.sh

@@ -10,24 +10,7 @@
 # runs: every case is refused before one would.
 set -euo pipefail
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-top_srcdir=$(cd "$top_srcdir" && pwd)
-aisb=$(cd "$top_builddir" && pwd)/aisb
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/home" "$tmp/ws"
-export HOME=$tmp/home XDG_CONFIG_HOME=$tmp/home/.config XDG_STATE_HOME=$tmp/state
-unset $(env | sed -n 's/^\(AISB_[A-Z_]*\)=.*/\1/p') 2>/dev/null || true
-
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi; }
-run() {	# run CMD...: out, err, rc in the workspace
-	rc=0
-	(cd "$tmp/ws" && "$@") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
-}
+. "$(dirname "$0")/lib.sh"
 
 # The table: "| 78 | usage, configuration or policy error ... |"
 md=$top_srcdir/docs/launcher.md
