@@ -248,10 +248,11 @@ if grep -q '^ran' "$tmp/out"; then bad "the script ran"; else ok; fi
 
 # 10. git over HTTPS through the gate: libcurl's proxy-auth probe (a 407
 # without credentials, then the same CONNECT with them) is no denial
+e2e_session_mark	# the sessions of 6 to 9, looked at through their output
 rc=0; sess --package git -- sh -c "git clone -q https://git.test:$gitport/repo.git r && git -C r log --format=%s" || rc=$?
 check "git clone: exit" "$rc" 0
 check "git clone: the commit" "$(cat "$tmp/out")" first
-sd=$(last_session_dir)
+sd=$(e2e_session)
 n=$(grep -c '"status":407' "$sd/audit.jsonl" || true)
 if [ "$n" -ge 1 ]; then ok "git: libcurl probed with a 407 ($n)"; else
 	bad "git: no 407 in the audit: the probe this checks did not happen"; fi
@@ -264,7 +265,7 @@ if grep -q '^# audit: [1-9][0-9]* allowed, 0 denied, 0 failed' "$tmp/show"; then
 # in the summary and in sessions show (not only "1 failed")
 rc=0; sess -- curl -s -o /dev/null "http://gone.test:$http/" || rc=$?
 check "failure: curl's exit (502 from the gate)" "$rc" 0
-sd=$(last_session_dir)
+sd=$(e2e_session)
 if grep -q "^aisb: 1 request(s) failed, to 1 destination(s)" "$tmp/err" &&
     grep -q "^aisb: failed gone.test:$http, 1 time: .* (dns_failed); rule .*allow host: gone.test$" "$tmp/err"; then
 	ok "failure: the summary names it and why"
