@@ -80,6 +80,26 @@ struct gate_dnsgate {
 
 static void	dns_pump(struct gate_conn *);
 
+/*
+ * Whose a connection is, for the rate buckets and the names handed out
+ * (synth.c): the session label, the --users user, or without credentials
+ * (a standalone gate) "@ADDR", the client's address, in buf.
+ */
+const char *
+conn_label(const struct gate_conn *c, char *buf, size_t len)
+{
+	const char	*colon;
+
+	if (c->d->session[0] != '\0')
+		return c->d->session;
+	if (c->d->user[0] != '\0')
+		return c->d->user;
+	colon = strrchr(c->d->peer, ':');
+	snprintf(buf, len, "@%.*s", colon != NULL ?
+	    (int)(colon - c->d->peer) : (int)strlen(c->d->peer), c->d->peer);
+	return buf;
+}
+
 static double
 secs_between(const struct timespec *a, const struct timespec *b)
 {
@@ -195,8 +215,8 @@ dns_audit(struct gate_conn *c, const struct dnsmsg_query *q,
  * --learn), NXDOMAIN with the reason and the fix for any other.
  */
 static void
-dns_decide(struct gate_conn *c, const struct dnsmsg_query *q,
-    struct dns_verdict *v)
+dns_decide(struct gate_conn *c, const char *label,
+    const struct dnsmsg_query *q, struct dns_verdict *v)
 {
 	struct gate		*g = c->g;
 	struct policy_decision	 d;
@@ -244,6 +264,10 @@ dns_decide(struct gate_conn *c, const struct dnsmsg_query *q,
 	v->rr.ttl = DNSGATE_TTL;
 	v->rr.rdlen = 4;
 	dnsmsg_synth_v4(t.host, t.hostlen, v->rr.rdata);
+	/* the name a caught connection to it gets */
+	if (gate_synth_note(g->synth, label, t.host, v->rr.rdata) == -1)
+		log_warnx("conn %llu: AISB-DNS: out of memory: %s not "
+		    "remembered", (unsigned long long)c->id, t.host);
 	v->nrr = 1;
 	snprintf(v->addr, sizeof(v->addr), "%u.%u.%u.%u", v->rr.rdata[0],
 	    v->rr.rdata[1], v->rr.rdata[2], v->rr.rdata[3]);
@@ -274,16 +298,7 @@ dns_query(struct gate_conn *c, const uint8_t *m, size_t len,
 		return -1;
 	memset(v, 0, sizeof(*v));
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	label = c->d->session[0] ? c->d->session : c->d->user;
-	if (label[0] == '\0') {
-		/* no credentials (a standalone gate): a bucket per address */
-		const char	*colon = strrchr(c->d->peer, ':');
-
-		snprintf(byaddr, sizeof(byaddr), "@%.*s", colon != NULL ?
-		    (int)(colon - c->d->peer) : (int)strlen(c->d->peer),
-		    c->d->peer);
-		label = byaddr;
-	}
+	label = conn_label(c, byaddr, sizeof(byaddr));
 	if ((b = bucket_get(g, label, &now)) == NULL)
 		return -1;
 	if (!bucket_take(g, b, &now)) {
@@ -314,7 +329,7 @@ dns_query(struct gate_conn *c, const uint8_t *m, size_t len,
 		v->answer = "REFUSED";
 		g->num->ctr.dns_q_error++;
 	} else
-		dns_decide(c, &q, v);
+		dns_decide(c, label, &q, v);
 	dns_audit(c, &q, v, 0);
 	n = dnsmsg_answer(m, &q, v->rcode, &v->rr, v->nrr, 0, ans + 2,
 	    sizeof(ans) - 2, DNSMSG_TCP_MAX);
