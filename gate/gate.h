@@ -136,7 +136,7 @@ struct gate_counters {
  * worker counts into its own; a scrape sums them.
  */
 enum { GATE_DEC_ALLOW, GATE_DEC_DENY, GATE_DEC_ERROR, GATE_DEC_N };
-#define GATE_REASONS_MAX	32	/* reason tokens (metrics.c), "other" last */
+#define GATE_REASONS_MAX	48	/* reason tokens (metrics.c), "other" last */
 #define GATE_DNS_BUCKETS	13	/* look-up histogram, +Inf included */
 
 struct gate_stats {
@@ -360,6 +360,7 @@ struct gate_audit_rec {
 	const char	*inject;	/* the secrets added, comma-separated */
 	const char	*placeholder;	/* secrets whose placeholder went to a
 					   host they do not belong to */
+	const char	*upgrade;	/* the request's Upgrade token */
 	/* issue 31; NULL / 0: not written */
 	const char	*named_by;	/* transparent: "sni", "host", "address" */
 	int		 socks;		/* SOCKS5 (conn/socks.c): "socks":true */

@@ -2,7 +2,8 @@
  * Request head parsing for aisb-gate.  See http.h for the contract and the
  * bounds.  Strict on purpose: the gate forwards only what it understood, so
  * anything two HTTP implementations could read differently (obs-fold, bare
- * LF, CL+TE, duplicate lengths) is refused rather than normalised.
+ * LF, CL+TE, TE in HTTP/1.0, duplicate lengths) is refused rather than
+ * normalised.
  */
 #include "config.h"
 
@@ -306,6 +307,13 @@ gate_http_parse(struct gate_http_req *req, const char *buf, size_t len)
 	if (req->chunked && req->content_length != -1)
 		return fail(req, 400,
 		    "both Content-Length and Transfer-Encoding");
+	/*
+	 * HTTP/1.0 has no chunked coding (RFC 9112 6.1: its framing is
+	 * faulty): a 1.0 peer behind the gate would read the chunks as the
+	 * body's bytes and the rest as another message.
+	 */
+	if (req->chunked && req->minor == 0)
+		return fail(req, 400, "Transfer-Encoding in an HTTP/1.0 message");
 	return (ssize_t)req->pos;
 }
 

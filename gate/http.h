@@ -13,9 +13,10 @@
  * Rejected with 400: obs-fold, a bare CR or LF, NUL or another control
  * byte, whitespace before a colon, a field name that is not a token, both
  * Content-Length and Transfer-Encoding, a duplicate or non-numeric
- * Content-Length, a Transfer-Encoding other than "chunked", a version other
- * than HTTP/1.0 or HTTP/1.1, more than one Host, a Content-Length of 2^31
- * or more (GATE_HTTP_MAX_CHUNK, for the reason given there), a method that is not
+ * Content-Length, a Transfer-Encoding other than "chunked" or in an
+ * HTTP/1.0 message (RFC 9112 6.1), a version other than HTTP/1.0 or
+ * HTTP/1.1, more than one Host, a Content-Length of 2^31 or more
+ * (GATE_HTTP_MAX_CHUNK, for the reason given there), a method that is not
  * upper case (methods are case-sensitive, RFC 9110 section 9.1: "connect"
  * is not CONNECT, and an upstream that folds case must not read one as
  * the other) or longer than GATE_HTTP_MAX_METHOD.

@@ -5,12 +5,16 @@
  * connection its rule allowed, and the head it writes is sent only to
  * that connection's upstream.
  *
- * Header modes drop every field of their name the client sent (a
- * sandbox cannot smuggle a second credential past the one set) and set
- * the field once.  The replace mode changes only the bytes of the
- * placeholder, so the client decides where the secret goes inside the
- * request (a query parameter, a header of its choosing), and the rule
- * decides where the request goes.
+ * The policy says where a value goes, never the client.  Header modes
+ * drop every field of their name the client sent (a sandbox cannot
+ * smuggle a second credential past the one set) and set the field once.
+ * The query mode writes the value only as the whole value of its one
+ * parameter, and only where the client wrote the placeholder as that
+ * value: the placeholder in the path, in another parameter, in a header
+ * or inside a client's own Basic credential stays a placeholder (any
+ * endpoint of the host that echoes what it got, a path or a header,
+ * would otherwise hand the value back to the sandbox).  Placeholders
+ * left in the head are named, for the audit.
  *
  * The value never reaches a log: info carries names only.
  */
@@ -63,10 +67,13 @@ sets_header(const struct policy_rule *rule, const struct gate_secrets *ss,
 	return 0;
 }
 
-/* 0: name is not one of the rule's secrets; 1: it is, to be replaced;
- * 2: it is, set as a header. */
+/*
+ * Whether name is a secret the rule sets in a header: its placeholder,
+ * wherever the client wrote it, is harmless there (the field is set with
+ * the value all the same), and not worth a line.
+ */
 static int
-replaces(const struct policy_rule *rule, const char *name)
+header_secret(const struct policy_rule *rule, const char *name)
 {
 	struct policy_secret_info	 s;
 	size_t				 i;
@@ -74,7 +81,7 @@ replaces(const struct policy_rule *rule, const char *name)
 	for (i = 0; i < policy_rule_secret_count(rule); i++) {
 		policy_rule_secret(rule, i, &s);
 		if (strcmp(s.name, name) == 0)
-			return s.mode == POLICY_SECRET_REPLACE ? 1 : 2;
+			return s.mode != POLICY_SECRET_QUERY;
 	}
 	return 0;
 }
@@ -92,9 +99,9 @@ gate_inject_scan(const struct gate_secrets *ss, const char *p, size_t len,
 }
 
 /*
- * Placeholders in p[0..len) of secrets that are not the rule's, named in
- * info->foreign (the rule's own header-mode secrets are not: their
- * placeholder is harmless where it is, and the header is set anyway).
+ * Placeholders in p[0..len), as they go upstream, named in info->foreign:
+ * worth nothing where they are (another host's secret, or this one's
+ * query secret outside its parameter), but for the rule's header secrets.
  */
 static void
 scan_foreign(const char *p, size_t len, const struct policy_rule *rule,
@@ -105,53 +112,26 @@ scan_foreign(const char *p, size_t len, const struct policy_rule *rule,
 
 	for (k = 0; (s = gate_secrets_at(ss, k)) != NULL; k++)
 		if (memmem(p, len, s->placeholder, s->plen) != NULL &&
-		    replaces(rule, s->name) == 0)
+		    !header_secret(rule, s->name))
 			name_add(info->foreign, sizeof(info->foreign), s->name);
 }
 
 /*
- * p[0..len) to out, each placeholder of the rule's replace-mode secrets
- * replaced by its value; the others are left (scan_foreign).  Returns
- * how many were replaced.
+ * The header fields of a head (the request line is the caller's), and
+ * the credential of each "Authorization: Basic" decoded: the placeholders
+ * they carry, named.  A client's Basic credential goes as it came: the
+ * gate never writes a value into it (the client chose that place).
  */
-static size_t
-put_replaced(struct buf *out, const char *p, size_t len,
-    const struct policy_rule *rule, const struct gate_secrets *ss,
-    struct gate_inject_info *info)
-{
-	const struct gate_secret	*s;
-	size_t				 i, k, from = 0, n = 0;
-
-	scan_foreign(p, len, rule, ss, info);
-	for (i = 0; i < len; i++) {
-		for (k = 0; (s = gate_secrets_at(ss, k)) != NULL; k++) {
-			if (s->plen > len - i ||
-			    memcmp(p + i, s->placeholder, s->plen) != 0 ||
-			    replaces(rule, s->name) != 1)
-				continue;
-			buf_add(out, p + from, i - from);
-			buf_add(out, s->value, s->vlen);
-			name_add(info->added, sizeof(info->added), s->name);
-			i += s->plen - 1;
-			from = i + 1;
-			n++;
-			break;
-		}
-	}
-	buf_add(out, p + from, len - from);
-	return n;
-}
-
-/* The placeholders a head carries that are not the rule's: named. */
 static void
-scan_head(const struct gate_http_req *req, const char *head,
+scan_fields(const struct gate_http_req *req, const char *head,
     const struct policy_rule *rule, const struct gate_secrets *ss,
     struct gate_inject_info *info)
 {
 	unsigned char	 dec[BASIC_MAX];
 	size_t		 i, ulen, slen;
 
-	scan_foreign(head, req->pos, rule, ss, info);
+	scan_foreign(head + req->hdr_start, req->pos - req->hdr_start, rule,
+	    ss, info);
 	for (i = 0; i < req->nhdrs; i++) {
 		const struct gate_http_hdr *h = &req->hdrs[i];
 
@@ -165,56 +145,83 @@ scan_head(const struct gate_http_req *req, const char *head,
 	}
 }
 
+/*
+ * One query parameter p[0..len) ("name=value") to out: the value of the
+ * rule's query secret for that name when the parameter's whole value is
+ * that secret's placeholder, byte for byte; else as the client wrote it.
+ */
+static void
+put_param(struct buf *out, const char *p, size_t len,
+    const struct policy_rule *rule, const struct gate_secrets *ss,
+    struct gate_inject_info *info)
+{
+	struct policy_secret_info	 s;
+	const struct gate_secret	*v;
+	const char			*eq = memchr(p, '=', len);
+	size_t				 i, nlen, vlen;
+
+	if (eq != NULL) {
+		nlen = (size_t)(eq - p);
+		vlen = len - nlen - 1;
+		for (i = 0; i < policy_rule_secret_count(rule); i++) {
+			policy_rule_secret(rule, i, &s);
+			if (s.mode != POLICY_SECRET_QUERY ||
+			    strlen(s.query) != nlen ||
+			    memcmp(p, s.query, nlen) != 0 ||
+			    (v = gate_secrets_find(ss, s.name)) == NULL ||
+			    v->plen != vlen ||
+			    memcmp(eq + 1, v->placeholder, vlen) != 0)
+				continue;
+			buf_add(out, p, nlen + 1);
+			buf_add(out, v->value, v->vlen);
+			name_add(info->added, sizeof(info->added), s.name);
+			return;
+		}
+	}
+	buf_add(out, p, len);
+}
+
+/*
+ * The target t[0..len) to out, its query's parameters (split on '&') by
+ * put_param; the path, and every other byte, as the client wrote them.
+ * What goes out is looked at for placeholders left in it.
+ */
+static void
+put_target(struct buf *out, const char *t, size_t len,
+    const struct policy_rule *rule, const struct gate_secrets *ss,
+    struct gate_inject_info *info)
+{
+	const char	*q = memchr(t, '?', len);
+	size_t		 start = out->len, from, end;
+
+	from = q != NULL ? (size_t)(q - t) + 1 : len;
+	buf_add(out, t, from);
+	while (from < len) {
+		for (end = from; end < len && t[end] != '&'; end++)
+			continue;
+		put_param(out, t + from, end - from, rule, ss, info);
+		if (end < len)
+			buf_add(out, "&", 1);
+		from = end + 1;
+	}
+	if (!out->failed)
+		scan_foreign(out->p + start, out->len - start, rule, ss, info);
+}
+
 static void
 put_base64(struct buf *out, const unsigned char *p, size_t len)
 {
-	unsigned char	 enc[4 * ((BASIC_MAX + SECRETS_MAX_VALUE) / 3 + 2)];
+	unsigned char	 enc[4 * ((POLICY_MAX_BASIC_USER + 1 +
+			    SECRETS_MAX_VALUE) / 3 + 2)];
 	int		 n;
 
-	if (len > BASIC_MAX + SECRETS_MAX_VALUE) {
+	if (len > POLICY_MAX_BASIC_USER + 1 + SECRETS_MAX_VALUE) {
 		out->failed = 1;
 		return;
 	}
 	n = EVP_EncodeBlock(enc, p, (int)len);
 	buf_add(out, enc, (size_t)n);
 	explicit_bzero(enc, sizeof(enc));
-}
-
-/*
- * An "Authorization: Basic" value: the credential decoded, the rule's
- * placeholders replaced inside it, encoded again.  Returns 0 when it was
- * not such a value (the caller writes it as any other).
- */
-static int
-put_basic(struct buf *out, const char *v, size_t len,
-    const struct policy_rule *rule, const struct gate_secrets *ss,
-    struct gate_inject_info *info)
-{
-	unsigned char	 dec[BASIC_MAX];
-	struct buf	 cred;
-	size_t		 ulen, slen, n;
-
-	if (len > BASIC_MAX ||
-	    gate_auth_basic(v, len, dec, sizeof(dec), &ulen, &slen) == -1)
-		return 0;
-	buf_init(&cred, BASIC_MAX + SECRETS_MAX * SECRETS_MAX_VALUE,
-	    BUF_SECRET);
-	n = put_replaced(&cred, (const char *)dec, ulen + 1 + slen, rule, ss,
-	    info);
-	explicit_bzero(dec, sizeof(dec));
-	if (cred.failed) {
-		out->failed = 1;
-		buf_free(&cred);
-		return 1;
-	}
-	if (n == 0) {	/* written as it came */
-		buf_free(&cred);
-		return 0;
-	}
-	buf_add(out, "Basic ", 6);
-	put_base64(out, (const unsigned char *)cred.p, cred.len);
-	buf_free(&cred);
-	return 1;
 }
 
 /* The field of a header-mode secret, with the value as the mode says. */
@@ -245,7 +252,7 @@ put_secret_field(struct buf *out, const struct policy_secret_info *s,
 			    cred.len);
 		buf_free(&cred);
 		break;
-	case POLICY_SECRET_REPLACE:
+	case POLICY_SECRET_QUERY:
 		break;
 	}
 	buf_add(out, "\r\n", 2);
@@ -263,32 +270,27 @@ gate_inject_head(const struct gate_http_req *req, const char *head,
 	memset(info, 0, sizeof(*info));
 	if (policy_rule_secret_count(rule) == 0) {
 		/* nothing to add: the head as the client wrote it */
-		scan_head(req, head, rule, ss, info);
+		scan_foreign(head, req->hdr_start, rule, ss, info);
+		scan_fields(req, head, rule, ss, info);
 		buf_add(out, head, req->pos);
 		return out->failed ? -1 : 0;
 	}
-	/* the request line: method, target (placeholders replaced), version */
+	/* the request line: method, target (query secrets), version */
 	buf_add(out, head + req->method.off, req->method.len);
 	buf_add(out, " ", 1);
-	(void)put_replaced(out, head + req->target.off, req->target.len, rule,
-	    ss, info);
+	put_target(out, head + req->target.off, req->target.len, rule, ss,
+	    info);
 	buf_printf(out, " HTTP/1.%d\r\n", req->minor);
+	/* the fields: as they came, but those a header secret sets */
+	scan_fields(req, head, rule, ss, info);
 	for (i = 0; i < req->nhdrs; i++) {
 		const struct gate_http_hdr *h = &req->hdrs[i];
 
-		if (sets_header(rule, ss, head, h->name)) {
-			/* dropped, but what it held is looked at */
-			scan_foreign(head + h->value.off, h->value.len, rule,
-			    ss, info);
+		if (sets_header(rule, ss, head, h->name))
 			continue;
-		}
 		buf_add(out, head + h->name.off, h->name.len);
 		buf_add(out, ": ", 2);
-		if (!gate_http_span_eq(head, h->name, "authorization") ||
-		    !put_basic(out, head + h->value.off, h->value.len, rule,
-		    ss, info))
-			(void)put_replaced(out, head + h->value.off,
-			    h->value.len, rule, ss, info);
+		buf_add(out, head + h->value.off, h->value.len);
 		buf_add(out, "\r\n", 2);
 	}
 	for (i = 0; i < policy_rule_secret_count(rule); i++) {
@@ -297,7 +299,7 @@ gate_inject_head(const struct gate_http_req *req, const char *head,
 			name_add(info->missing, sizeof(info->missing), s.name);
 			continue;
 		}
-		if (s.mode == POLICY_SECRET_REPLACE)
+		if (s.mode == POLICY_SECRET_QUERY)
 			continue;
 		put_secret_field(out, &s, v);
 		name_add(info->added, sizeof(info->added), s.name);

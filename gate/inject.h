@@ -22,26 +22,28 @@ struct gate_inject_info {
 	char	 added[INJECT_NAMES_MAX];	/* secrets put in, "A,B" */
 	char	 missing[INJECT_NAMES_MAX];	/* the rule's secrets the gate
 						   was not given */
-	char	 foreign[INJECT_NAMES_MAX];	/* placeholders of secrets that
-						   are not this rule's */
+	char	 foreign[INJECT_NAMES_MAX];	/* placeholders sent where they
+						   are worth nothing */
 };
 
 /*
  * The request head parsed in head (gate_http_parse, req) as it goes
  * upstream: the request line and the fields as the client wrote them,
- * but for the secrets of rule held in ss (NULL: none):
+ * but for the secrets of rule (NULL: none) held in ss (NULL: none):
  *   header, bearer, basic   every field of that name dropped, the field
  *                           set once, after the others
- *   replace                 the secret's placeholder, wherever it is in
- *                           the target, a field value, or the password or
- *                           user of an "Authorization: Basic" credential,
- *                           becomes the value
- * Placeholders of secrets that are not the rule's are left as they are
- * (worth nothing here) and named in info->foreign.  A rule without
- * secrets gets the head byte for byte; otherwise each field is written
- * "name: value" (its whitespace around the value trimmed, as parsed).
- * out must be a buf_init()ed buffer (BUF_SECRET: it will hold values);
- * returns 0, or -1 when out failed (memory, or INJECT_HEAD_MAX).
+ *   query                   "PARAM=<placeholder>" in the target's query,
+ *                           the placeholder the parameter's whole value,
+ *                           becomes "PARAM=<value>"; nowhere else
+ * Placeholders left in what goes upstream (another host's secret, the
+ * rule's query secret outside its parameter, in a field, or inside a
+ * client's "Authorization: Basic") stay as they are, worth nothing, and
+ * are named in info->foreign; the rule's header secrets are not named.
+ * A rule without secrets gets the head byte for byte; otherwise each
+ * field is written "name: value" (its whitespace around the value
+ * trimmed, as parsed).  out must be a buf_init()ed buffer (BUF_SECRET: it
+ * will hold values); returns 0, or -1 when out failed (memory, or
+ * INJECT_HEAD_MAX).
  */
 int	 gate_inject_head(const struct gate_http_req *req, const char *head,
 	    const struct policy_rule *rule, const struct gate_secrets *ss,

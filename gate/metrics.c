@@ -66,10 +66,12 @@ static const char *const reasons[] = {
 	"no_sni", "no_host", "transparent_unknown",	/* AISB-TRANSPARENT */
 	"upstream_tls", "client_refused_ca", "client_tls", "inspect_not_tls",
 	"request_denied", "request_not_allowed", "bad_path",	/* inspect */
+	"method_refused", "upgrade_refused", "upgrade_mismatch",
 	"unknown_address",		/* ... to a synthetic address not given */
 	"other",
 };
 #define NREASONS	(sizeof(reasons) / sizeof(reasons[0]))
+_Static_assert(NREASONS <= GATE_REASONS_MAX, "raise GATE_REASONS_MAX");
 
 static const char *const verdicts[GATE_DEC_N] = { "allow", "deny", "error" };
 

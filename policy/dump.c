@@ -131,6 +131,11 @@ dump_inspect(struct sbuf *b, const struct policy_rule *r)
 			sb_quoted(b, s->user, strlen(s->user));
 			sb_printf(b, "\n");
 		}
+		if (s->query != NULL) {
+			sb_printf(b, "        query: ");
+			sb_quoted(b, s->query, strlen(s->query));
+			sb_printf(b, "\n");
+		}
 	}
 }
 

@@ -7,7 +7,8 @@
  *   requests:           allow: and deny: lists of "METHOD PATH" entries,
  *                       decided per request (request.c); deny wins
  *   secrets:            what the gate adds to an allowed request: a header
- *                       it sets, or the session's placeholder it replaces
+ *                       it sets, or the value of one query parameter in
+ *                       place of the session's placeholder
  *
  * Why the checks:
  *   - Only an allow rule for a name may inspect: a deny rule lets nothing
@@ -24,11 +25,17 @@
  *   - A secret's header is never one that frames or routes the request
  *     (Host, Content-Length, Connection, ...): a secret must not be able
  *     to change where the request goes or how it is read.
+ *   - A secret says where its value goes (header:, scheme:, or query:);
+ *     one with only name: is refused.  Were the gate to replace its
+ *     placeholder wherever the client wrote it, the sandbox would choose:
+ *     in the path or a header any echoing endpoint of the host returns.
+ *     query: names the one parameter whose whole value it may be.
  *
  * Bounds (policy.h): POLICY_MAX_REQ_RULES entries a list, patterns of
  * POLICY_MAX_REQ_PATTERN bytes and POLICY_MAX_REQ_STARS stars,
  * POLICY_MAX_SECRETS secrets a rule; names of POLICY_MAX_SECRET_NAME,
- * headers of POLICY_MAX_HEADER_NAME, users of POLICY_MAX_BASIC_USER bytes.
+ * headers of POLICY_MAX_HEADER_NAME, users of POLICY_MAX_BASIC_USER,
+ * query parameters of POLICY_MAX_QUERY_PARAM bytes.
  */
 #include "config.h"
 
@@ -61,6 +68,7 @@ policy_inspect_free(struct policy_rule *r)
 		free(r->secrets[i].name);
 		free(r->secrets[i].header);
 		free(r->secrets[i].user);
+		free(r->secrets[i].query);
 	}
 	free(r->req_allow);
 	free(r->req_deny);
@@ -106,7 +114,8 @@ policy_inspect_same(const struct policy_rule *a, const struct policy_rule *b)
 		const struct policy_secret *x = &a->secrets[i], *y = &b->secrets[i];
 
 		if (strcmp(x->name, y->name) != 0 || x->mode != y->mode ||
-		    !str_eq(x->header, y->header) || !str_eq(x->user, y->user))
+		    !str_eq(x->header, y->header) || !str_eq(x->user, y->user) ||
+		    !str_eq(x->query, y->query))
 			return 0;
 	}
 	return 1;
@@ -393,41 +402,25 @@ header_check(struct ctx *c, const struct ynode *n, char *h)
 	return 0;
 }
 
+/* RFC 3986 unreserved: a parameter's name as sent, never percent-encoded. */
 static int
-parse_secret(struct ctx *c, const struct ynode *n, struct policy_secret *s)
+param_char(char ch)
 {
-	static const char *const keys[] = { "name", "header", "scheme",
-		"user" };
-	const struct ynode	*v[4];
+	return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') ||
+	    (ch >= '0' && ch <= '9') || ch == '-' || ch == '.' || ch == '_' ||
+	    ch == '~';
+}
 
-	if (n->type != Y_MAP) {
-		ERR(c, n, "write - name: API_KEY\n    header: x-api-key",
-		    "a secret must be a mapping with name:, not %s",
-		    policy_ytype_name(n));
-		return -1;
-	}
-	if (policy_map_keys(c, n, keys, 4, v, "a secret") == -1)
-		return -1;
-	if (v[0] == NULL) {
-		ERR(c, n, "add name: THE_VARIABLE", "a secret needs a name");
-		return -1;
-	}
-	if (scalar_of(c, v[0], POLICY_MAX_SECRET_NAME, name_char,
-	    "secret name", "a name is letters, digits and '_', as an "
-	    "environment variable's", &s->name) == -1)
-		return -1;
-	if (s->name[0] >= '0' && s->name[0] <= '9') {
-		ERR(c, v[0], "an environment variable's name starts with a "
-		    "letter or '_'", "secret name '%s' starts with a digit",
-		    s->name);
-		return -1;
-	}
+/* header:, scheme: and user: (v[1..3]) of a secret that sets a header. */
+static int
+secret_header(struct ctx *c, const struct ynode *n,
+    const struct ynode *const *v, struct policy_secret *s)
+{
 	if (v[1] != NULL && (scalar_of(c, v[1], POLICY_MAX_HEADER_NAME,
 	    token_char, "header", "write header: x-api-key", &s->header) == -1 ||
 	    header_check(c, v[1], s->header) == -1))
 		return -1;
-	s->mode = s->header != NULL ? POLICY_SECRET_HEADER :
-	    POLICY_SECRET_REPLACE;
+	s->mode = POLICY_SECRET_HEADER;
 	if (v[2] != NULL) {
 		if (v[2]->type == Y_SCALAR && strcmp(v[2]->val, "bearer") == 0)
 			s->mode = POLICY_SECRET_BEARER;
@@ -454,16 +447,81 @@ parse_secret(struct ctx *c, const struct ynode *n, struct policy_secret *s)
 			    "user:");
 			return -1;
 		}
-		if (scalar_of(c, v[3], POLICY_MAX_BASIC_USER, user_char,
-		    "user", "a user is printable ASCII without ':'",
-		    &s->user) == -1)
-			return -1;
-	} else if (v[3] != NULL) {
+		return scalar_of(c, v[3], POLICY_MAX_BASIC_USER, user_char,
+		    "user", "a user is printable ASCII without ':'", &s->user);
+	}
+	if (v[3] != NULL) {
 		ERR(c, v[3], "user: goes with scheme: basic", "user: without "
 		    "scheme: basic");
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * query: PARAM (v[4]), alone: the value goes into that parameter of the
+ * target, and a header: or scheme: beside it would say a second place.
+ */
+static int
+secret_query(struct ctx *c, const struct ynode *const *v,
+    struct policy_secret *s)
+{
+	const struct ynode	*other = v[1] != NULL ? v[1] : v[2] != NULL ?
+				    v[2] : v[3];
+
+	if (other != NULL) {
+		ERR(c, other, "keep query: alone, or drop it for header: or "
+		    "scheme:", "secret %s: query: says where the value goes, "
+		    "and so does %s", s->name, other == v[1] ? "header:" :
+		    other == v[2] ? "scheme:" : "user:");
+		return -1;
+	}
+	s->mode = POLICY_SECRET_QUERY;
+	return scalar_of(c, v[4], POLICY_MAX_QUERY_PARAM, param_char,
+	    "query parameter", "write query: key: the parameter's name as "
+	    "sent, letters, digits and -._~", &s->query);
+}
+
+static int
+parse_secret(struct ctx *c, const struct ynode *n, struct policy_secret *s)
+{
+	static const char *const keys[] = { "name", "header", "scheme",
+		"user", "query" };
+	const struct ynode	*v[5];
+
+	if (n->type != Y_MAP) {
+		ERR(c, n, "write - name: API_KEY\n    header: x-api-key",
+		    "a secret must be a mapping with name:, not %s",
+		    policy_ytype_name(n));
+		return -1;
+	}
+	if (policy_map_keys(c, n, keys, 5, v, "a secret") == -1)
+		return -1;
+	if (v[0] == NULL) {
+		ERR(c, n, "add name: THE_VARIABLE", "a secret needs a name");
+		return -1;
+	}
+	if (scalar_of(c, v[0], POLICY_MAX_SECRET_NAME, name_char,
+	    "secret name", "a name is letters, digits and '_', as an "
+	    "environment variable's", &s->name) == -1)
+		return -1;
+	if (s->name[0] >= '0' && s->name[0] <= '9') {
+		ERR(c, v[0], "an environment variable's name starts with a "
+		    "letter or '_'", "secret name '%s' starts with a digit",
+		    s->name);
+		return -1;
+	}
+	if (v[4] != NULL)
+		return secret_query(c, v, s);
+	if (v[1] == NULL && v[2] == NULL && v[3] == NULL) {
+		/* the sandbox must not choose where the value goes */
+		ERR(c, n, "write where the service reads it: header: x-api-key, "
+		    "scheme: bearer, scheme: basic with user:, or query: key",
+		    "secret %s says not where its value goes; the gate puts a "
+		    "secret only where the policy says", s->name);
+		return -1;
+	}
+	return secret_header(c, n, v, s);
 }
 
 static int
@@ -516,6 +574,13 @@ parse_secrets(struct ctx *c, const struct ynode *n, struct policy_rule *r)
 				ERR(c, n->kids[i], "one secret a header",
 				    "secrets %s and %s both set header %s",
 				    s[j].name, e->name, e->header);
+				ok = 0;
+			} else if (e->query != NULL && s[j].query != NULL &&
+			    strcmp(s[j].query, e->query) == 0) {
+				ERR(c, n->kids[i], "one secret a parameter",
+				    "secrets %s and %s both go into query "
+				    "parameter %s", s[j].name, e->name,
+				    e->query);
 				ok = 0;
 			}
 		}

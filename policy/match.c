@@ -280,6 +280,8 @@ policy_reason_str(enum policy_reason r)
 		return "request not allowed";
 	case POLICY_R_REQUEST_BAD_PATH:
 		return "path not in its normal form";
+	case POLICY_R_REQUEST_METHOD:
+		return "method refused on an inspected host";
 	}
 	return "unknown";
 }

@@ -22,8 +22,9 @@ struct policy_reqrule {
 struct policy_secret {
 	char			*name;
 	enum policy_secret_mode	 mode;
-	char			*header;	/* lower case; NULL: REPLACE */
+	char			*header;	/* lower case; NULL: QUERY */
 	char			*user;		/* BASIC; else NULL */
+	char			*query;		/* QUERY: the parameter; else NULL */
 };
 
 struct policy_rule {

@@ -35,6 +35,7 @@
 #define POLICY_MAX_SECRET_NAME	64	/* bytes of a secret's name */
 #define POLICY_MAX_HEADER_NAME	64	/* bytes of a header's name */
 #define POLICY_MAX_BASIC_USER	64	/* bytes of a basic-auth user */
+#define POLICY_MAX_QUERY_PARAM	64	/* bytes of a query: parameter's name */
 
 struct policy;
 struct policy_rule;
@@ -88,6 +89,7 @@ enum policy_reason {
 	POLICY_R_REQUEST_DENIED,	/* a requests: deny entry matched */
 	POLICY_R_REQUEST_NOT_ALLOWED,	/* requests: allow entries, none matched */
 	POLICY_R_REQUEST_BAD_PATH,	/* the path is not in its normal form */
+	POLICY_R_REQUEST_METHOD,	/* TRACE, TRACK: never on an inspected host */
 };
 
 struct policy_decision {
@@ -129,8 +131,10 @@ struct policy_rule_info {
  * request was allowed (secrets: of a rule).
  */
 enum policy_secret_mode {
-	POLICY_SECRET_REPLACE = 0,	/* the session's placeholder, where the
-					   client wrote it, becomes the value */
+	POLICY_SECRET_QUERY = 0,	/* query: PARAM: the placeholder as the
+					   whole value of that parameter of the
+					   target becomes the value; nowhere
+					   else */
 	POLICY_SECRET_HEADER,		/* header: NAME: VALUE */
 	POLICY_SECRET_BEARER,		/* header: Bearer VALUE */
 	POLICY_SECRET_BASIC,		/* header: Basic base64(user:VALUE) */
@@ -139,8 +143,9 @@ enum policy_secret_mode {
 struct policy_secret_info {
 	const char		*name;		/* the secret's name */
 	enum policy_secret_mode	 mode;
-	const char		*header;	/* lower case; NULL for REPLACE */
+	const char		*header;	/* lower case; NULL for QUERY */
 	const char		*user;		/* BASIC only; else NULL */
+	const char		*query;		/* QUERY only: the parameter */
 };
 
 /* The decision on one request (policy_decide_request). */
@@ -229,8 +234,10 @@ int		 policy_fix_yaml(const struct policy *p,
  *
  * policy_decide_request(): one HTTP request, by its method and its
  * origin-form target ("/path?query"; the query is never matched, so that
- * appending one cannot slip past a deny entry).  Without requests: entries
- * every request is allowed.  Otherwise the path must be in its normal
+ * appending one cannot slip past a deny entry).  TRACE and TRACK are
+ * refused whatever the entries say (POLICY_R_REQUEST_METHOD: the upstream
+ * answers with the request it got, the secrets the gate added in it).
+ * Without requests: entries every other request is allowed.  Otherwise the path must be in its normal
  * form (no dot or empty segments, no backslash or fragment, no
  * percent-encoded '/', '\\' or unreserved byte: what an upstream might
  * read as another path), a deny entry that matches refuses it (the path

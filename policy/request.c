@@ -15,7 +15,10 @@
  *     deny of "POST /a/git-receive-pack" and then be read as that path;
  *   - deny entries match ignoring case (an upstream that folds case
  *     would reach the denied path), allow entries as written (allowing
- *     less is the safe side).
+ *     less is the safe side);
+ *   - TRACE and TRACK are refused before any of it: an upstream answers
+ *     them with the request it received, so the answer would hand the
+ *     sandbox the secrets the gate added.
  * '*' in a pattern matches any run of bytes, '/' included; the match is
  * the usual two-pointer glob, so its work is bounded by the length of the
  * path times the pattern's stars (POLICY_MAX_REQ_STARS).
@@ -52,6 +55,7 @@ policy_rule_secret(const struct policy_rule *r, size_t i,
 	out->mode = s->mode;
 	out->header = s->header;
 	out->user = s->user;
+	out->query = s->query;
 }
 
 static int
@@ -164,7 +168,16 @@ policy_decide_request(const struct policy_rule *r, const char *m,
 
 	memset(d, 0, sizeof(*d));
 	decided(d, POLICY_ALLOW, POLICY_R_ALLOWED, NULL);
-	if (r == NULL || (r->nreq_allow == 0 && r->nreq_deny == 0))
+	if (r == NULL || !r->inspect)
+		return;
+	if ((mlen == 5 && memcmp(m, "TRACE", 5) == 0) ||
+	    (mlen == 5 && memcmp(m, "TRACK", 5) == 0)) {
+		decided(d, POLICY_DENY, POLICY_R_REQUEST_METHOD, NULL);
+		d->detail = "TRACE and TRACK echo the request back, with what "
+		    "the gate adds to it: never sent to an inspected host";
+		return;
+	}
+	if (r->nreq_allow == 0 && r->nreq_deny == 0)
 		return;
 	q = memchr(target, '?', tlen);
 	plen = q != NULL ? (size_t)(q - target) : tlen;

@@ -121,6 +121,7 @@ conn_reason_token(enum policy_reason r)
 	case POLICY_R_REQUEST_DENIED:	return "request_denied";
 	case POLICY_R_REQUEST_NOT_ALLOWED: return "request_not_allowed";
 	case POLICY_R_REQUEST_BAD_PATH:	return "bad_path";
+	case POLICY_R_REQUEST_METHOD:	return "method_refused";
 	}
 	return "denied";
 }

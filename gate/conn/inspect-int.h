@@ -47,6 +47,7 @@ enum insp_rq { RQ_HEAD, RQ_BODY, RQ_WAIT, RQ_TUNNEL };
 enum insp_rs { RS_IDLE, RS_HEAD, RS_BODY, RS_TUNNEL };
 
 #define INSP_PATH_MAX	256	/* bytes of a path in an audit line */
+#define INSP_UPGRADE_MAX 32	/* bytes of an Upgrade token in an audit line */
 #define INSP_ENTRY_MAX	(POLICY_MAX_REQ_PATTERN + 64)
 #define INSP_HELD_MAX	(64 * 1024)	/* bytes of a handshake held back */
 #define INSP_READ	(16 * 1024 - 64)	/* bytes a leg decrypts a read */
@@ -81,6 +82,8 @@ struct conn_insp {
 	uint64_t		 up, down;
 	struct timespec		 t_req;
 	const char		*would;		/* --learn: the request's */
+	char			 upgrade_to[INSP_UPGRADE_MAX + 4]; /* its Upgrade
+						   ("" none; "..." if cut) */
 
 	/*
 	 * --record, during the client's handshake: its bytes held back

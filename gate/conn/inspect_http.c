@@ -6,8 +6,11 @@
  *   request head   read by the gate's one parser (http.c: its bounds and
  *                  refusals), origin-form only, its Host the connection's
  *                  name (no other host reached through the name's
- *                  certificate); decided by the rule's requests: entries
- *                  (policy_decide_request); refused: 403 (400 for a path
+ *                  certificate), never TRACE or TRACK (an upstream
+ *                  answers them with the request it got, the secrets
+ *                  the gate added in it); decided by the rule's
+ *                  requests: entries (policy_decide_request);
+ *                  refused: 403 (400 for a path
  *                  not in its normal form) with the fix, and the close;
  *                  allowed: written upstream with the rule's secrets
  *                  (inject.c)
@@ -18,9 +21,14 @@
  *                  as it arrives (server-sent events, long polls and
  *                  downloads stream), framed by HEAD, 1xx/204/304,
  *                  Content-Length, chunked, or the upstream's close
- *   upgrade        a 101 to a request that asked for one (WebSocket): the
- *                  two streams are relayed as they are from then on; a
- *                  101 to any other request closes the connection
+ *   upgrade        only to WebSocket: a request offering any other
+ *                  protocol (h2c, ...) is refused before it goes
+ *                  upstream, since what follows a switch is relayed
+ *                  undecided, and another protocol would carry requests
+ *                  the rule's entries never see; a 101 to a request that
+ *                  asked for the upgrade, naming the protocol it offered:
+ *                  the two streams are relayed as they are from then on;
+ *                  any other 101 closes the connection
  *
  * The next request head is read once the response has ended (keep-alive;
  * a pipelined request waits, unread, meanwhile), so every response is
@@ -66,6 +74,16 @@ audit_path(char *out, const char *t, size_t len)
 		snprintf(out, INSP_PATH_MAX + 4, "%.*s", (int)n, t);
 }
 
+/* s appended to the detail being made, "; " between parts; NULL: none */
+static void
+detail_add(char *buf, size_t len, const char *s)
+{
+	size_t	 n = strlen(buf);
+
+	if (s != NULL && n + 1 < len)
+		snprintf(buf + n, len - n, "%s%s", n > 0 ? "; " : "", s);
+}
+
 /* The exchange's audit line: event "request". */
 static void
 request_line(struct gate_conn *c, const char *decision, const char *reason,
@@ -73,19 +91,28 @@ request_line(struct gate_conn *c, const char *decision, const char *reason,
 {
 	struct conn_insp	*x = c->insp;
 	struct gate_audit_rec	 r;
-	char			 more[DETAIL_MAX + 2 * INJECT_NAMES_MAX];
+	char			 more[DETAIL_MAX + 2 * INJECT_NAMES_MAX + 256];
+	char			 part[INJECT_NAMES_MAX + POLICY_MAX_NAME + 64];
 
 	more[0] = '\0';
-	if (x->inj.missing[0] != '\0')
-		snprintf(more, sizeof(more), "%s%ssecret %s not given to the "
-		    "gate: sent without it", detail != NULL ? detail : "",
-		    detail != NULL ? "; " : "", x->inj.missing);
-	if (x->inj.foreign[0] != '\0')
-		snprintf(more + strlen(more), sizeof(more) - strlen(more),
-		    "%s%splaceholder of %s sent to %s, where it is worth "
-		    "nothing", more[0] == '\0' && detail != NULL ? detail : "",
-		    more[0] != '\0' || detail != NULL ? "; " : "",
-		    x->inj.foreign, c->d->tgt.host);
+	detail_add(more, sizeof(more), detail);
+	if (x->would != NULL && policy_rule_secret_count(x->rule) > 0) {
+		/* --learn let it pass, but not with the secrets */
+		snprintf(part, sizeof(part), "--learn: the rules would refuse "
+		    "it (%s): sent without the rule's secrets", x->would);
+		detail_add(more, sizeof(more), part);
+	}
+	if (x->inj.missing[0] != '\0') {
+		snprintf(part, sizeof(part), "secret %s not given to the gate: "
+		    "sent without it", x->inj.missing);
+		detail_add(more, sizeof(more), part);
+	}
+	if (x->inj.foreign[0] != '\0') {
+		snprintf(part, sizeof(part), "placeholder of %s sent to %s, "
+		    "where it is worth nothing", x->inj.foreign,
+		    c->d->tgt.host);
+		detail_add(more, sizeof(more), part);
+	}
 	conn_audit_fill(c, &r);
 	r.event = "request";
 	r.method = x->method[0] ? x->method : NULL;
@@ -94,10 +121,11 @@ request_line(struct gate_conn *c, const char *decision, const char *reason,
 	r.status = x->status;
 	r.reason = reason;
 	r.entry = x->entry[0] ? x->entry : NULL;
-	r.detail = more[0] != '\0' ? more : detail;
+	r.detail = more[0] != '\0' ? more : NULL;
 	r.fix = fix;
 	r.inject = x->inj.added[0] ? x->inj.added : NULL;
 	r.placeholder = x->inj.foreign[0] ? x->inj.foreign : NULL;
+	r.upgrade = x->upgrade_to[0] ? x->upgrade_to : NULL;
 	r.bytes_up = x->up;
 	r.bytes_down = x->down;
 	r.duration_ms = gate_ms_since(&x->t_req);
@@ -250,6 +278,44 @@ wipe_cb(const void *data, size_t len, void *arg)
 	free((void *)(uintptr_t)data);
 }
 
+/*
+ * Whether --learn lets a refused request through.  It records what the
+ * rule's entries would say; the refusal of TRACE and TRACK is not theirs
+ * (an echo of the request, whatever the entries: policy_decide_request)
+ * and stays, as the denied address ranges do.
+ */
+static int
+learning(const struct gate_conn *c, const struct policy_request_decision *d)
+{
+	return c->g->cfg.learn && d->reason != POLICY_R_REQUEST_METHOD;
+}
+
+/*
+ * The protocol a head's Upgrade fields name, into out (INSP_UPGRADE_MAX
+ * bytes, "..." when cut; "" without one): 0 when none or "websocket"
+ * alone (any case), -1 otherwise.  Every field is looked at: a second
+ * one is a second offer.
+ */
+static int
+upgrade_of(const struct gate_http_req *h, const char *head, char *out)
+{
+	size_t	 i;
+
+	out[0] = '\0';
+	for (i = 0; i < h->nhdrs; i++) {
+		struct gate_http_span v = h->hdrs[i].value;
+
+		if (!gate_http_span_eq(head, h->hdrs[i].name, "upgrade"))
+			continue;
+		snprintf(out, INSP_UPGRADE_MAX + 4, "%.*s%s",
+		    (int)(v.len > INSP_UPGRADE_MAX ? INSP_UPGRADE_MAX : v.len),
+		    head + v.off, v.len > INSP_UPGRADE_MAX ? "..." : "");
+		if (!gate_http_span_eq(head, v, "websocket"))
+			return -1;
+	}
+	return 0;
+}
+
 /* Whether the head names the connection's host (and port) in its Host. */
 static int
 host_is_ours(struct gate_conn *c, const struct gate_http_req *req,
@@ -290,7 +356,12 @@ refuse(struct gate_conn *c, const struct gate_http_req *req,
 	    line[0] ? line : NULL);
 }
 
-/* The request is allowed: its head upstream, with the rule's secrets. */
+/*
+ * The request is allowed: its head upstream, with the rule's secrets.
+ * One --learn lets through that the rules would refuse (x->would) goes
+ * as the client wrote it, without them: learning must not hand a secret
+ * to a request the policy is there to stop (a git push, a DELETE).
+ */
 static int
 forward(struct gate_conn *c, const struct gate_http_req *req,
     const char *head)
@@ -299,8 +370,9 @@ forward(struct gate_conn *c, const struct gate_http_req *req,
 	struct buf		 out;
 
 	buf_init(&out, INJECT_HEAD_MAX, BUF_SECRET);
-	if (gate_inject_head(req, head, x->rule, conn_inspection(c)->secrets,
-	    &out, &x->inj) == -1 || evbuffer_add_reference(
+	if (gate_inject_head(req, head, x->would != NULL ? NULL : x->rule,
+	    conn_inspection(c)->secrets, &out, &x->inj) == -1 ||
+	    evbuffer_add_reference(
 	    bufferevent_get_output(c->ubev), out.p, out.len, wipe_cb,
 	    NULL) == -1) {
 		buf_free(&out);
@@ -314,7 +386,7 @@ forward(struct gate_conn *c, const struct gate_http_req *req,
 	x->rq_left = req->chunked ? -1 : (req->content_length > 0 ?
 	    req->content_length : 0);
 	gate_http_chunk_init(&x->rq_chunk);
-	x->upgrade = gate_http_field(req, head, "upgrade") != -1 &&
+	x->upgrade = x->upgrade_to[0] != '\0' &&
 	    gate_http_conn_has(req, head, "upgrade");
 	x->head_req = gate_http_span_is(head, req->method, "HEAD");
 	x->keep = req->minor == 1 && !gate_http_conn_has(req, head, "close");
@@ -343,12 +415,17 @@ request(struct gate_conn *c, const char *head)
 	if (!host_is_ours(c, req, head))
 		return answer(c, 400, "error", "host_mismatch", "the Host "
 		    "header must name the connection's host", NULL, NULL);
+	if (upgrade_of(req, head, x->upgrade_to) == -1)
+		return answer(c, 403, "deny", "upgrade_refused", "an inspected "
+		    "connection upgrades to WebSocket only (Upgrade: "
+		    "websocket): after another protocol's switch its requests "
+		    "would pass undecided", NULL, NULL);
 	policy_decide_request(x->rule, head + req->method.off,
 	    req->method.len, head + req->target.off, req->target.len, &d);
 	if (d.entry != NULL)
 		snprintf(x->entry, sizeof(x->entry), "line %u, column %u: %s",
 		    d.line, d.column, d.entry);
-	if (d.verdict != POLICY_ALLOW && c->g->cfg.learn)
+	if (d.verdict != POLICY_ALLOW && learning(c, &d))
 		x->would = conn_reason_token(d.reason);
 	else if (d.verdict != POLICY_ALLOW)
 		return refuse(c, req, head, &d);
@@ -383,6 +460,7 @@ read_request(struct gate_conn *c)
 		x->up = x->down = 0;
 		x->sent = 0;
 		x->would = NULL;
+		x->upgrade_to[0] = '\0';
 		clock_gettime(CLOCK_MONOTONIC, &x->t_req);
 	}
 	if (len > GATE_HTTP_MAX_HEAD)
@@ -496,6 +574,21 @@ upstream_failed(struct gate_conn *c, const char *why)
 	return -1;
 }
 
+/*
+ * A 101 whose Upgrade is not the WebSocket the request offered (another
+ * protocol, or none): nothing of it reaches the client, which gets a 502
+ * naming it, and the connection closes.
+ */
+static int
+switched_elsewhere(struct gate_conn *c, const char *up)
+{
+	char	 why[INSP_UPGRADE_MAX + 96];
+
+	snprintf(why, sizeof(why), "the upstream switched to '%s', not the "
+	    "protocol the request offered", up[0] != '\0' ? up : "(none)");
+	return answer(c, 502, "error", "upgrade_mismatch", why, NULL, NULL);
+}
+
 /* How the response's body ends; keep says whether another may follow. */
 static void
 response_framing(struct conn_insp *x, const struct gate_http_req *resp,
@@ -524,7 +617,7 @@ read_response(struct gate_conn *c)
 	struct evbuffer		*in = bufferevent_get_input(c->ubev);
 	size_t			 len = evbuffer_get_length(in);
 	const char		*p;
-	char			 why[128];
+	char			 why[128], up[INSP_UPGRADE_MAX + 4];
 	ssize_t			 r;
 	int			 code;
 
@@ -550,6 +643,8 @@ read_response(struct gate_conn *c)
 	if (code == 101 && !x->upgrade)
 		return upstream_failed(c, "101 to a request that asked for no "
 		    "upgrade");
+	if (code == 101 && (upgrade_of(x->resp, p, up) == -1 || up[0] == '\0'))
+		return switched_elsewhere(c, up);
 	if (code >= 200 || code == 101) {
 		x->status = code;
 		response_framing(x, x->resp, p);
@@ -784,7 +879,7 @@ conn_inspect_forward(struct gate_conn *c)
 	    &d);
 	if (d.verdict == POLICY_ALLOW)
 		return 0;
-	if (c->g->cfg.learn) {
+	if (learning(c, &d)) {
 		c->would = conn_reason_token(d.reason);
 		return 0;
 	}

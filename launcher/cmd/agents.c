@@ -80,12 +80,13 @@ print_agent(const struct launch_agents *set, const struct launch_agent *a,
 	fprintf(f, "%s (passed only with --secret NAME or --env NAME)\n",
 	    a->nenv ? "" : " -");
 	for (i = 0; i < a->nsecrets; i++)
-		fprintf(f, "  %-8s %s: %s %s%s%s (%s)\n", i == 0 ? "secrets" :
+		fprintf(f, "  %-8s %s: %s %s%s%s%s (%s)\n", i == 0 ? "secrets" :
 		    "", a->secrets[i].name, a->secrets[i].host,
 		    a->secrets[i].mode == POLICY_SECRET_HEADER ? "header " :
 		    a->secrets[i].mode == POLICY_SECRET_BEARER ? "bearer" :
 		    a->secrets[i].mode == POLICY_SECRET_BASIC ? "basic " :
-		    "replace", a->secrets[i].header, a->secrets[i].user,
+		    "query ", a->secrets[i].header, a->secrets[i].user,
+		    a->secrets[i].query,
 		    launch_agent_where(set, &a->secrets[i].pos, where,
 		    sizeof(where)));
 	for (i = 0; i < a->nsetenv; i++)

@@ -52,7 +52,7 @@ static int
 test_request(const struct policy_rule *r, const char *req)
 {
 	static const char *const how[] = {
-		[POLICY_SECRET_REPLACE] = "its placeholder replaced",
+		[POLICY_SECRET_QUERY] = "query parameter",
 		[POLICY_SECRET_HEADER] = "header", [POLICY_SECRET_BEARER] =
 		"bearer in", [POLICY_SECRET_BASIC] = "basic in",
 	};
@@ -89,9 +89,8 @@ test_request(const struct policy_rule *r, const char *req)
 	}
 	for (i = 0; i < policy_rule_secret_count(r); i++) {
 		policy_rule_secret(r, i, &s);
-		printf("secret %s: %s%s%s\n", s.name, how[s.mode],
-		    s.header != NULL ? " " : "", s.header != NULL ? s.header :
-		    "");
+		printf("secret %s: %s %s\n", s.name, how[s.mode],
+		    s.header != NULL ? s.header : s.query);
 	}
 	return 0;
 }

@@ -284,6 +284,25 @@ refuse(struct launch_opts *o, int preview, int named)
 }
 
 /*
+ * AISB_TEST_UPSTREAM_CA (secrets.h): a test's hook in the shipped
+ * launcher, which widens what the session's gate trusts.  It stays (the
+ * e2e tests stand a local server for an API with it), but never silent.
+ */
+static void
+warn_test_env(void)
+{
+	const char	*v = getenv(LAUNCH_TEST_UPSTREAM_CA_ENV);
+
+	if (v == NULL || v[0] == '\0')
+		return;
+	fprintf(stderr, "aisb: warning: %s=%s is set: a hook for tests; %s\n",
+	    LAUNCH_TEST_UPSTREAM_CA_ENV, v, v[0] == '/' ? "the session's "
+	    "gate trusts that CA for the upstreams of inspected hosts, beside "
+	    "the system's: unset it unless a test set it" : "ignored (not an "
+	    "absolute path)");
+}
+
+/*
  * The secrets read on the host (a missing one stops the session before
  * anything starts: 78), then the session.
  */
@@ -365,6 +384,8 @@ launch_cmd_run(int argc, char **argv)
 		fprintf(stderr, "aisb: %s\n", err);
 		goto out;
 	}
+	if (!preview || o.dry_run)
+		warn_test_env();
 	rc = previews(&o, p, &ra);
 	if (!preview && o.record && gated) {
 		/* never silently run without what was asked for */

@@ -297,8 +297,8 @@ list_of(struct agctx *c, const struct ynode *n, const char *agent,
 #define EX_ENV		"env: [EXAMPLE_API_KEY] (variable names only)"
 #define EX_CONFIG	"config: [.example] (folders under the home)"
 #define EX_SETENV	"setenv: { NAME: value }"
-#define EX_SECRETS	"secrets: { NAME: HOST header|bearer|basic|replace " \
-			"[HEADER|USER] }, e.g. { EXAMPLE_API_KEY: " \
+#define EX_SECRETS	"secrets: { NAME: HOST header|bearer|basic|query " \
+			"[HEADER|USER|PARAM] }, e.g. { EXAMPLE_API_KEY: " \
 			"api.example.com header x-api-key }"
 
 /* One scalar field of agent name: command, node, npm or pip.  0 or -1. */
@@ -548,15 +548,17 @@ secret_value(const char *v, struct launch_agent_secret *se)
 	n = sscanf(v, "%254s %15s %65s %1s", host, mode, arg, extra);
 	if (n < 2 || n == 4 || strlen(host) > POLICY_MAX_NAME ||
 	    strlen(arg) > LAUNCH_AGENT_HEADER_MAX)
-		return "not HOST MODE [HEADER|USER]";
+		return "not HOST MODE [HEADER|USER|PARAM]";
 	if (strchr(host, '*') != NULL || strchr(host, ':') != NULL)
 		return "the host is a name of the recipe's hosts, without a "
 		    "port or *";
 	memset(se->header, 0, sizeof(se->header));
 	memset(se->user, 0, sizeof(se->user));
-	if (strcmp(mode, "replace") == 0 && n == 2)
-		se->mode = POLICY_SECRET_REPLACE;
-	else if (strcmp(mode, "bearer") == 0 && n == 2)
+	memset(se->query, 0, sizeof(se->query));
+	if (strcmp(mode, "query") == 0 && n == 3) {
+		se->mode = POLICY_SECRET_QUERY;
+		snprintf(se->query, sizeof(se->query), "%s", arg);
+	} else if (strcmp(mode, "bearer") == 0 && n == 2)
 		se->mode = POLICY_SECRET_BEARER;
 	else if (strcmp(mode, "header") == 0 && n == 3) {
 		se->mode = POLICY_SECRET_HEADER;
@@ -565,7 +567,8 @@ secret_value(const char *v, struct launch_agent_secret *se)
 		se->mode = POLICY_SECRET_BASIC;
 		snprintf(se->user, sizeof(se->user), "%s", arg);
 	} else
-		return "the mode is replace, bearer, header NAME or basic USER";
+		return "the mode is header NAME, bearer, basic USER or query "
+		    "PARAM";
 	snprintf(se->host, sizeof(se->host), "%s", host);
 	return NULL;
 }

@@ -31,7 +31,8 @@
 #define LAUNCH_AGENT_VALUE_MAX	256	/* bytes of a package spec, a value */
 #define LAUNCH_AGENT_PATH_MAX	128	/* bytes of a config folder */
 #define LAUNCH_AGENT_MAX_SECRETS 8	/* secrets: entries */
-#define LAUNCH_AGENT_HEADER_MAX	64	/* bytes of a secret's header, user */
+#define LAUNCH_AGENT_HEADER_MAX	64	/* bytes of a secret's header, user,
+					   query parameter */
 
 /* Where a value was written: file (index in launch_agents.files), line, col. */
 struct launch_agent_pos {
@@ -60,6 +61,7 @@ struct launch_agent_secret {
 	enum policy_secret_mode mode;
 	char		 header[LAUNCH_AGENT_HEADER_MAX + 1];	/* "": none */
 	char		 user[LAUNCH_AGENT_HEADER_MAX + 1];	/* basic */
+	char		 query[LAUNCH_AGENT_HEADER_MAX + 1];	/* query */
 	struct launch_agent_pos pos;
 };
 

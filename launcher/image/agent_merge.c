@@ -99,6 +99,7 @@ session_secrets(struct agent_hosts *h, const char *const *names, size_t n,
 		y->s.header = se->header[0] != '\0' ? se->header :
 		    se->mode == POLICY_SECRET_BEARER ? "authorization" : NULL;
 		y->s.user = se->user[0] != '\0' ? se->user : NULL;
+		y->s.query = se->query[0] != '\0' ? se->query : NULL;
 	}
 	return 0;
 }

@@ -84,6 +84,11 @@ secret(FILE *f, const struct policy_secret_info *s)
 		launch_yaml_str(f, s->user);
 		fprintf(f, "\n");
 	}
+	if (s->query != NULL) {
+		fprintf(f, "        query: ");
+		launch_yaml_str(f, s->query);
+		fprintf(f, "\n");
+	}
 }
 
 /* r's inspection (r may be NULL), with add's secrets for host (may be NULL) */

@@ -173,6 +173,19 @@ launch_secrets_usable(const struct launch_opts *o, const struct policy *p,
 		    "with");
 		return -1;
 	}
+	if (o->src[LO_POLICY] == LAUNCH_SRC_PROJECT) {
+		/*
+		 * The policy says which hosts get a secret: one the
+		 * repository chose could hand it to any host it names.
+		 */
+		snprintf(err, errlen, "%s: secret %s: the policy %s was chosen "
+		    "by the project config (%s), and a repository's policy "
+		    "would choose the hosts your secrets go to; pass "
+		    "--policy FILE of your own, or drop the secret",
+		    o->secrets[0].where, name, o->val[LO_POLICY],
+		    o->where[LO_POLICY]);
+		return -1;
+	}
 	if (o->nsecrets > LAUNCH_SECRETS_MAX) {
 		snprintf(err, errlen, "%s: more than %d secrets",
 		    o->secrets[LAUNCH_SECRETS_MAX].where, LAUNCH_SECRETS_MAX);

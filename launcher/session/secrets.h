@@ -42,6 +42,7 @@
  * (aisb-gate --upstream-ca), so that a test's HTTPS server on the host
  * can stand for a real API (tests/e2e/secrets.sh).  Not an interface for
  * users: an inspecting gate checks upstreams against the system's store.
+ * A session (and a dry run) says on stderr that it is set.
  */
 #define LAUNCH_TEST_UPSTREAM_CA_ENV	"AISB_TEST_UPSTREAM_CA"
 
@@ -74,9 +75,11 @@ void	 launch_secret_entry_name(const char *entry, char *name,
 /*
  * Before the values are read: the session can use them.  A gate of the
  * session's own (not --net none or direct, not a named gate, which
- * cannot take one session's secrets), no --env of the same name (which
- * would pass the value itself), each named by a secrets: entry of a rule
- * of p (else it would reach nothing).  0, or -1 with err.
+ * cannot take one session's secrets), a policy the user chose (not a
+ * project config's: its rules would say where the secrets go), no --env
+ * of the same name (which would pass the value itself), each named by a
+ * secrets: entry of a rule of p (else it would reach nothing).  0, or -1
+ * with err.
  */
 int	 launch_secrets_usable(const struct launch_opts *,
 	    const struct policy *p, char *err, size_t errlen);

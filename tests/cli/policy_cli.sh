@@ -290,6 +290,12 @@ printf 'version: 1\nallow:\n  - host: api.example.com\n    secrets: [{name: K, h
 expect_rc 78 "$aisb" policy check "$tmp/noinsp.yaml"
 expect_grep "$tmp/err" "^$tmp/noinsp.yaml:4:14: error: secrets: needs inspect: true"
 expect_grep "$tmp/err" '^  hint: add inspect: true to this rule$'
+# a secret that says not where its value goes: the sandbox would choose
+printf 'version: 1\nallow:\n  - host: api.example.com\n    inspect: true\n    secrets:\n      - name: K\n' \
+    >"$tmp/nowhere.yaml"
+expect_rc 78 "$aisb" policy check "$tmp/nowhere.yaml"
+expect_grep "$tmp/err" "^$tmp/nowhere.yaml:6:9: error: secret K says not where its value goes"
+expect_grep "$tmp/err" '^  hint: write where the service reads it: header: x-api-key, scheme: bearer, scheme: basic with user:, or query: key$'
 cat >"$tmp/insp.yaml" <<'EOF'
 version: 1
 allow:
@@ -302,7 +308,13 @@ allow:
     requests: {deny: ["POST */git-receive-pack"]}
     secrets: [{name: GIT_TOKEN, scheme: basic, user: x-access-token}]
   - host: plain.example.com
+  - host: q.example.com
+    inspect: true
+    secrets: [{name: Q_KEY, query: key}]
 EOF
+expect_rc 0 "$aisb" policy test "$tmp/insp.yaml" q.example.com \
+    --request "GET /v1/models"
+expect_grep "$tmp/out" '^secret Q_KEY: query parameter key$'
 expect_rc 0 "$aisb" policy test "$tmp/insp.yaml" api.example.com \
     --request "POST /v1/messages?beta=true"
 expect_grep "$tmp/out" '^request POST /v1/messages\?beta=true: allow, allowed \(line 5, column 24: "POST /v1/messages\*"\)$'
@@ -311,6 +323,9 @@ expect_rc 1 "$aisb" policy test "$tmp/insp.yaml" api.example.com \
     --request "GET /v1/models"
 expect_grep "$tmp/out" '^request GET /v1/models: deny, request not allowed$'
 expect_grep "$tmp/out" '^- "GET /v1/models"$'
+expect_rc 1 "$aisb" policy test "$tmp/insp.yaml" git.example.com \
+    --request "TRACE /o/r.git/info/refs"
+expect_grep "$tmp/out" '^request TRACE /o/r.git/info/refs: deny, TRACE and TRACK echo the request back, with what the gate adds to it: never sent to an inspected host$'
 expect_rc 1 "$aisb" policy test "$tmp/insp.yaml" git.example.com \
     --request "POST /o/r.git/git-receive-pack"
 expect_grep "$tmp/out" 'deny, request denied by rule \(line 9, column 23: "POST \*/git-receive-pack"\)'
@@ -331,6 +346,7 @@ expect_rc 0 "$aisb" policy print "$tmp/insp.yaml"
 cp "$tmp/out" "$tmp/insp2.yaml"
 expect_grep "$tmp/insp2.yaml" '^    inspect: true$'
 expect_grep "$tmp/insp2.yaml" '^        header: "x-api-key"$'
+expect_grep "$tmp/insp2.yaml" '^        query: "key"$'
 expect_rc 0 "$aisb" policy check "$tmp/insp2.yaml"
 want=$(tail -n 1 "$tmp/insp2.yaml" | sed 's/^# //')
 expect_rc 0 "$aisb" policy check "$tmp/insp.yaml"

@@ -8,7 +8,8 @@
 # and other.test (the test's DNS server), and a policy that inspects both,
 # adding three secrets to api.test: one read from aisb's environment (an
 # x-api-key header), one from a file (Authorization: Bearer), one from a
-# command (the placeholder replaced where the client put it).  The gate
+# command (the value of the query parameter key, where the client put
+# the placeholder as that parameter's value, and nowhere else).  The gate
 # trusts the test's CA for upstreams through AISB_TEST_UPSTREAM_CA (for
 # tests only).  Inside, curl, python-requests and node (when the image
 # has it) reach api.test through the gate, trusting its CA as the host's
@@ -107,6 +108,7 @@ allow:
       - name: E2E_TOKEN
         scheme: bearer
       - name: E2E_REPL
+        query: key
   - host: other.test
     ports: [$port]
     inspect: true
@@ -133,6 +135,7 @@ curl -sS -o curl.json -w 'curl %{http_code}\n' -H "x-api-key: \$E2E_API_KEY" \
 python3 - "\$base" <<'PYEOF'
 import os, sys, requests
 r = requests.get(sys.argv[1] + "/py", timeout=30,
+    params={"key": os.environ["E2E_REPL"]},
     headers={"x-goog-api-key": os.environ["E2E_REPL"]})
 open("py.json", "w").write(r.text)
 print("requests", r.status_code)
@@ -217,6 +220,8 @@ rm -f "$tmp/ws/ready" "$tmp/ws/go"
 while_it_runs rootful "$!" "$tmp/ws" "$XDG_STATE_HOME"
 sd=$run_sd
 check "rootful: exit" "$run_rc" 0
+check "rootful: the test hook said on stderr" \
+    "$(grep -c '^aisb: warning: AISB_TEST_UPSTREAM_CA=.* is set: a hook for tests;' "$tmp/err" || true)" 1
 id=$(basename "$sd")
 for k in E2E_API_KEY E2E_TOKEN E2E_REPL; do
 	if grep -Eq "^env $k=aisb-placeholder-[0-9a-f]{40}\$" "$tmp/out"; then
@@ -248,7 +253,8 @@ EOF
 check "upstream: x-api-key is the value" "$(saw api.test /echo x-api-key)" "$V_ENV"
 check "upstream: the bearer token is the value" "$(saw api.test /echo authorization)" "Bearer $V_FILE"
 check "upstream: the placeholder in the query replaced" "$(saw api.test /echo '?')" "key=$V_CMD"
-check "upstream: the placeholder in a header replaced" "$(saw api.test /py x-goog-api-key)" "$V_CMD"
+check "upstream: python's query parameter replaced" "$(saw api.test /py '?')" "key=$V_CMD"
+check "upstream: the placeholder in a header stays one" "$(saw api.test /py x-goog-api-key)" "$ph_repl"
 [ "$node" = 1 ] && check "upstream: node's x-api-key" "$(saw api.test /node x-api-key)" "$V_ENV"
 check "upstream: other.test got the placeholder, worth nothing" "$(saw other.test /echo x-api-key)" "$ph_env"
 check "upstream: the denied request never reached it" "$(grep -c '/denied' "$tmp/up.log" || true)" 0

@@ -7,7 +7,9 @@
  *      rule's secrets (gate_inject_head).  What is written parses again
  *      as one whole head; a rule without secrets writes the head it was
  *      given, byte for byte; a secret's value is written only for a
- *      rule that has that secret (none leaks to another host's head).
+ *      rule that has that secret (none leaks to another host's head),
+ *      and a query secret's only as the value of its parameter in the
+ *      query (never in the path or a header, where the client put it).
  *   1  a response head (gate_http_resp_init): fed whole or in two
  *      pieces, the same answer; a status in 100..999.
  *   2  a secrets file (gate_secrets_parse): all or nothing, and what it
@@ -41,7 +43,7 @@ static const char	 yaml[] =
     "    secrets: [{name: B, scheme: basic, user: u}]\n"
     "  - host: repl.test\n"
     "    inspect: true\n"
-    "    secrets: [{name: R}, {name: A, scheme: bearer}]\n"
+    "    secrets: [{name: R, query: key}, {name: A, scheme: bearer}]\n"
     "  - host: none.test\n"
     "    inspect: true\n";
 static const char	 secrets[] =
@@ -68,6 +70,32 @@ init(void)
 	    &errs) == -1 || (ss = gate_secrets_parse(secrets,
 	    sizeof(secrets) - 1, err, sizeof(err))) == NULL)
 		abort();
+}
+
+/*
+ * Whether every value of R the head out holds, and the client's head in
+ * did not, is the whole value of a "key" parameter of the query.
+ */
+static int
+query_only(const char *out, size_t len, const char *in, size_t inlen)
+{
+	static const char	 v[] = "VALUE-OF-R-3";
+	const char		*p = out, *q, *eol;
+	size_t			 n = sizeof(v) - 1;
+
+	if (memmem(in, inlen, v, n) != NULL)
+		return 1;
+	if ((eol = memchr(out, '\n', len)) == NULL ||
+	    (q = memchr(out, '?', (size_t)(eol - out))) == NULL)
+		q = eol = out;
+	while ((p = memmem(p, len - (size_t)(p - out), v, n)) != NULL) {
+		if (p < q + 4 || p > eol || memcmp(p - 4, "key=", 4) != 0 ||
+		    (p[-5] != '?' && p[-5] != '&') ||
+		    (p[n] != '&' && p[n] != ' '))
+			return 0;
+		p += n;
+	}
+	return 1;
 }
 
 /* Whether the rule names the secret. */
@@ -117,6 +145,8 @@ request(const char *buf, size_t size)
 			abort();
 		if (policy_rule_secret_count(d.rule) == 0 &&
 		    (out.len != (size_t)n || memcmp(out.p, buf, out.len) != 0))
+			abort();
+		if (!query_only(out.p, out.len, buf, (size_t)n))
 			abort();
 		for (k = 0; (s = gate_secrets_at(ss, k)) != NULL; k++)
 			if (!has_secret(d.rule, s->name) &&

@@ -94,7 +94,7 @@ allow:
   - host: repl.test
     ports: [443]
     inspect: true
-    secrets: [{name: REPL_KEY}, {name: NOT_GIVEN, header: x-not-given}]
+    secrets: [{name: REPL_KEY, query: key}, {name: NOT_GIVEN, header: x-not-given}]
   - host: git.test
     ports: [443]
     inspect: true
@@ -250,21 +250,49 @@ out=$("$PY" "$client" ws "$gate_port" api.test "$CA")
 check "101" "$(printf '%s\n' "$out" | sed -n 1p)" "HTTP/1.1 101 Switching Protocols"
 check "bytes after the upgrade pass as they are" "$(printf '%s\n' "$out" | tail -n 1)" \
     '"frame-oneGET /not-a-request HTTP/1.1\r\n\r\n"'
-expect_audit "$A" event=request path=/ws status=101 decision=allow
+expect_audit "$A" event=request path=/ws status=101 decision=allow upgrade=websocket
+# another protocol (h2c: HTTP/2 requests no entry would see) is refused
+# before the upstream, which would switch to anything (the reviewer's)
+check "Upgrade: h2c refused" "$("$PY" "$client" raw "$gate_port" api.test "$CA" \
+    'GET /ws?n=h2c HTTP/1.1\r\nHost: api.test\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n\r\nGET /v1/models/secret HTTP/1.1\r\nHost: api.test\r\n\r\n')" \
+    "HTTP/1.1 403 Forbidden"
+expect_audit "$A" event=request path=/ws status=403 decision=deny \
+    reason=upgrade_refused upgrade=h2c
+check "Upgrade: websocket, h2c refused" "$("$PY" "$client" raw "$gate_port" api.test "$CA" \
+    'GET /ws?n=two HTTP/1.1\r\nHost: api.test\r\nConnection: Upgrade\r\nUpgrade: WebSocket\r\nUpgrade: h2c\r\n\r\n')" \
+    "HTTP/1.1 403 Forbidden"
+# a 101 to another protocol than the one offered: 502, closed
+check "a 101 to h2c for a WebSocket offer: 502" "$("$PY" "$client" raw "$gate_port" api.test "$CA" \
+    'GET /ws?as=h2c HTTP/1.1\r\nHost: api.test\r\nConnection: Upgrade\r\nUpgrade: WebSocket\r\n\r\nGET /v1/models/secret HTTP/1.1\r\nHost: api.test\r\n\r\n')" \
+    "HTTP/1.1 502 Bad Gateway"
+expect_audit "$A" event=request path=/ws status=502 decision=error \
+    reason=upgrade_mismatch upgrade=WebSocket \
+    "detail=the upstream switched to 'h2c', not the protocol the request offered"
+check "no upgrade but the WebSocket ones reached the upstream" \
+    "$(grep -c -e 'n=h2c' -e 'n=two' "$tmp/up.log" || true)" 0
 
-# --- bearer and replace ---------------------------------------------------------
+# --- bearer and query -----------------------------------------------------------
 curl -sS -m 10 "${px[@]}" -o /dev/null -H 'Authorization: Bearer not-mine' \
     https://bearer.test/b || true
 check "bearer set, the client's dropped" "$(upstream_saw /b authorization)" "Bearer $BEARER"
-curl -sS -m 10 "${px[@]}" -o /dev/null -u "someone:$REPL_PH" \
-    -H "x-goog-api-key: $REPL_PH" "https://repl.test/r?key=$REPL_PH&x=1" || true
-check "replace: basic credential" "$(upstream_saw '/r?*' authorization)" \
-    "Basic $(b64 "someone:$REPL")"
-check "replace: header" "$(upstream_saw '/r?*' x-goog-api-key)" "$REPL"
-check "replace: query" "$(upstream_saw '/r?*' path)" "/r?key=$REPL&x=1"
-check "a secret not given: no header" "$(upstream_saw '/r?*' x-not-given)" "(absent)"
-expect_audit "$A" event=request path=/r inject=REPL_KEY \
+# query: the value only as the whole value of ?key=; the placeholder in the
+# path, another parameter, a header or a Basic credential stays one (an
+# echoing endpoint, as this upstream is, would return what it got)
+out=$(curl -sS -m 10 "${px[@]}" -u "someone:$REPL_PH" -H "X-Debug: $REPL_PH" \
+    "https://repl.test/r/$REPL_PH?key=$REPL_PH&x=$REPL_PH" 2>&1 || true)
+check "query: the parameter's value" "$(upstream_saw '/r/*' path)" \
+    "/r/$REPL_PH?key=$REPL&x=$REPL_PH"
+check "query: not in a header" "$(upstream_saw '/r/*' x-debug)" "$REPL_PH"
+check "query: not in a Basic credential" "$(upstream_saw '/r/*' authorization)" \
+    "Basic $(b64 "someone:$REPL_PH")"
+check "a secret not given: no header" "$(upstream_saw '/r/*' x-not-given)" "(absent)"
+expect_audit "$A" event=request "path=/r/$REPL_PH" inject=REPL_KEY placeholder=REPL_KEY \
     'detail=*secret NOT_GIVEN not given to the gate*'
+# the echo of the path and the headers, as a client reads it: no value
+curl -sS -m 10 "${px[@]}" -o "$tmp/echo.json" -H "X-Debug: $REPL_PH" \
+    "https://repl.test/anything/$REPL_PH" || true
+check "an echoed path and header hold the placeholder" \
+    "$(grep -o -F -- "$REPL_PH" "$tmp/echo.json" | wc -l)" 2
 # a placeholder sent where it does not belong: worth nothing, and said
 curl -sS -m 10 "${px[@]}" -o /dev/null -H "x-api-key: $API_PH" https://other.test/o || true
 check "a foreign placeholder stays one" "$(upstream_saw /o x-api-key)" "$API_PH"
@@ -274,6 +302,23 @@ expect_audit "$A" event=request host=other.test placeholder=API_KEY \
 check "plain tunnel" "$(curl -sS -m 10 --http1.1 -x "http://127.0.0.1:$gate_port" \
     --cacert "$tmp/upca.pem" -o /dev/null -w '%{http_code}' https://plain.test/p)" 200
 check "its line says no inspect" "$(audit_count "$A" event=decision host=plain.test inspect=True)" 0
+
+# --- TRACE and TRACK: the upstream's echo would carry the secret: refused -----
+for m in TRACE TRACK; do
+	code=$(proxy_get "${px[@]:2}" -X "$m" "https://bearer.test/t-$m")
+	check "$m on an inspected host: 403" "$code" "200 403"
+	expect_audit "$A" event=request method="$m" host=bearer.test status=403 \
+	    decision=deny reason=method_refused
+done
+# a rule with deny entries only, which would allow it otherwise
+code=$(proxy_get "${px[@]:2}" -X TRACE https://git.test/repo.git/info/refs)
+check "TRACE where the entries allow it: 403" "$code" "200 403"
+check "no TRACE or TRACK reached the upstream" \
+    "$(grep -c -e '"method": "TRACE"' -e '"method": "TRACK"' "$tmp/up.log" || true)" 0
+# and forwarded (plain HTTP) to an inspected host
+code=$(proxy_get -X TRACE "http://fwd.test:$web/t")
+check "TRACE forwarded to an inspected host: 403" "$code" "000 403"
+expect_audit "$A" event=decision host=fwd.test status=403 reason=method_refused
 
 # --- python: urllib and requests ------------------------------------------------
 out=$(HTTPS_PROXY="http://127.0.0.1:$gate_port" "$PY" - "$CA" "$API_PH" <<'PY'
@@ -316,6 +361,39 @@ check "push never reached the upstream" \
 check "the repository unchanged" "$(git -C "$tmp/git/repo.git" rev-parse main)" "$before_push"
 expect_audit "$A" event=request host=git.test method=POST \
     path=/repo.git/git-receive-pack decision=deny reason=request_denied
+
+# --- --learn: what the rules would refuse goes through, but without secrets ---
+main_port=$gate_port
+start_gate learn "$tmp/policy.yaml" --learn --upstream-ca "$tmp/upca.pem" \
+    --ca-out "$tmp/learn-ca.pem" --secrets-fd 5 5< <(secrets)
+AL=$tmp/audit.learn.log
+gitl=(-c "http.proxy=http://127.0.0.1:$gate_port" -c "http.sslCAInfo=$tmp/learn-ca.pem")
+if git -C "$tmp/clone" "${gitl[@]}" push -q origin main 2>"$tmp/git.err"; then
+	ok; else bad "git push under --learn: $(cat "$tmp/git.err")"; fi
+check "--learn: the push went without the token" \
+    "$(upstream_saw '/repo.git/git-receive-pack' authorization)" "(absent)"
+check "--learn: an allowed request still gets it" \
+    "$(upstream_saw '/repo.git/info/refs*receive-pack' authorization)" \
+    "Basic $(b64 "x-access-token:$GIT")"
+expect_audit "$AL" event=request method=POST path=/repo.git/git-receive-pack \
+    decision=allow learn=True would=deny would_reason=request_denied inject=None \
+    "detail=--learn: the rules would refuse it (request_denied): sent without the rule's secrets"
+# the client's own placeholder goes as it came, named
+curl -sS -m 10 -x "http://127.0.0.1:$gate_port" --cacert "$tmp/learn-ca.pem" \
+    -o /dev/null -u "x-access-token:$GIT_PH" -d x \
+    https://git.test/other.git/git-receive-pack || true
+check "--learn: the client's placeholder left as it is" \
+    "$(upstream_saw '/other.git/git-receive-pack' authorization)" \
+    "Basic $(b64 "x-access-token:$GIT_PH")"
+expect_audit "$AL" event=request path=/other.git/git-receive-pack \
+    would=deny placeholder=GIT_TOKEN inject=None
+# TRACE is not the entries' to refuse: --learn lets it through no more
+code=$(proxy_get --cacert "$tmp/learn-ca.pem" -X TRACE https://bearer.test/t-learn)
+check "--learn: TRACE still 403" "$code" "200 403"
+expect_audit "$AL" event=request method=TRACE reason=method_refused would=None
+kill "$gate_pid"
+wait "$gate_pid" 2>/dev/null || true
+gate_port=$main_port gate_pid=$gpid
 
 # --- upstreams that fail verification: 502 with the reason, never a bypass ------
 code=$(proxy_get "${px[@]:2}" https://badca.test/x)
@@ -471,7 +549,8 @@ sweep "the gates' logs" "$tmp"/gate.*.err
 sweep "the captures" "$tmp"/cap*.pcapng
 sweep "the CA files" "$tmp/gate-ca.pem" "$tmp"/rec-ca.pem
 sweep "the port files" "$tmp"/gate.*.port
-sweep "what the clients got" "$tmp/body" "$tmp/headers" "$tmp/git.err"
+sweep "what the clients got" "$tmp/body" "$tmp/headers" "$tmp/git.err" \
+    "$tmp/echo.json"
 # and the upstream did see them all (else the sweep proves nothing)
 for v in "$API" "$BEARER" "$REPL" "$(b64 "x-access-token:$GIT")"; do
 	grep -q -F -- "$v" "$tmp/up.log" && ok || bad "the upstream never saw $v"

@@ -144,7 +144,8 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         if u.path == "/ws" and self.headers.get("Upgrade"):
-            return self.ws()
+            # ?as=PROTO: the 101 names PROTO, whatever was asked
+            return self.ws(q.get("as", ["websocket"])[0])
         data = self.body()
         out = {"method": self.command, "path": u.path,
                "query_sha256": hashlib.sha256(u.query.encode()).hexdigest(),
@@ -167,9 +168,9 @@ class Handler(BaseHTTPRequestHandler):
                 time.sleep(gap / 1000.0)
         self.wfile.write(b"0\r\n\r\n")
 
-    def ws(self):
+    def ws(self, proto):
         self.send_response(101)
-        self.send_header("Upgrade", "websocket")
+        self.send_header("Upgrade", proto)
         self.send_header("Connection", "Upgrade")
         self.end_headers()
         self.wfile.flush()
@@ -213,6 +214,7 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = do_PATCH = handle_any
+    do_TRACE = do_TRACK = handle_any    # an echo, as a TRACE answer is
 
 
 def main():

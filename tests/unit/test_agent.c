@@ -206,15 +206,20 @@ test_bad_fields(void **state)
 		{ "    secrets: { 1K: a.example bearer }\n", ":4:16: ",
 		    "secrets: '1K' is not a variable name", "write secrets:" },
 		{ "    secrets: { K: a.example magic }\n", ":4:19: ",
-		    "secrets: K: 'a.example magic': the mode is replace",
+		    "secrets: K: 'a.example magic': the mode is header NAME, "
+		    "bearer, basic USER or query PARAM",
 		    "write secrets:" },
 		{ "    secrets: { K: a.example header }\n", ":4:19: ",
-		    "the mode is replace, bearer, header NAME or basic USER",
+		    "the mode is header NAME, bearer, basic USER or query PARAM",
 		    "write secrets:" },
 		{ "    secrets: { K: \"*.example bearer\" }\n", ":4:19: ",
 		    "without a port or *", "write secrets:" },
 		{ "    secrets: { K: a.example bearer extra }\n", ":4:19: ",
-		    "the mode is replace", "write secrets:" },
+		    "the mode is header NAME", "write secrets:" },
+		{ "    secrets: { K: a.example replace }\n", ":4:19: ",
+		    "the mode is header NAME", "write secrets:" },
+		{ "    secrets: { K: a.example query }\n", ":4:19: ",
+		    "the mode is header NAME", "write secrets:" },
 		{ "    secrets: { K: a.example header x-a more }\n", ":4:19: ",
 		    "not HOST MODE", "write secrets:" },
 		{ "    config: [../etc]\n", ":4:14: ",
@@ -483,7 +488,7 @@ test_policy_roundtrip(void **state)
 	    "      deny: [\"POST */x\"]\n"
 	    "    secrets:\n      - name: K1\n        header: x-api-key\n"
 	    "      - name: K2\n        scheme: basic\n        user: u\n"
-	    "      - name: K3\n"
+	    "      - name: K3\n        query: key\n"
 	    "  - host: \"*.inspected.example\"\n    inspect: true\n"
 	    "  - cidr: 192.0.2.0/24\n    ports: [22]\n"
 	    "  - cidr: \"2001:db8::/32\"\n"
@@ -525,6 +530,7 @@ test_policy_secrets(void **state)
 	static const char *const both[] = { "X_KEY", "X_TOKEN", "UNRELATED" };
 	static const char *const bad[] = { "X_BAD" };
 	static const char *const own[] = { "X_KEY" };
+	static const char *const query[] = { "X_Q" };
 	struct policy			*base, *merged, *again;
 	struct policy_decision		 d;
 	struct policy_secret_info	 si;
@@ -538,9 +544,10 @@ test_policy_secrets(void **state)
 	    "      X_KEY: api.example.com header x-api-key\n"
 	    "      X_TOKEN: api.example.com bearer\n"
 	    "      X_USER: other.example basic git\n"
-	    "      X_BAD: nothere.example replace\n", NULL), 0);
+	    "      X_BAD: nothere.example bearer\n"
+	    "      X_Q: other.example query key\n", NULL), 0);
 	a = launch_agent_find(set, "x");
-	assert_int_equal(a->nsecrets, 4);
+	assert_int_equal(a->nsecrets, 5);
 	assert_int_equal(a->secrets[2].mode, POLICY_SECRET_BASIC);
 	assert_string_equal(a->secrets[2].user, "git");
 	assert_non_null(launch_agent_secret(a, "X_TOKEN"));
@@ -581,6 +588,19 @@ test_policy_secrets(void **state)
 	    &again, NULL), 0);
 	assert_string_equal(policy_sha256(again), policy_sha256(merged));
 	policy_free(again);
+	policy_free(merged);
+	free(yaml);
+
+	/* a query secret: that parameter, and the merge loads again */
+	assert_int_equal(launch_agent_policy(set, a, base, "merged", query, 1,
+	    &yaml, &merged, err, sizeof(err)), 0);
+	policy_decide_name(merged, "other.example", 13, 443, &d);
+	assert_true(policy_rule_inspect(d.rule));
+	policy_rule_secret(d.rule, 0, &si);
+	assert_int_equal(si.mode, POLICY_SECRET_QUERY);
+	assert_string_equal(si.query, "key");
+	assert_null(si.header);
+	assert_non_null(strstr(yaml, "        query: \"key\"\n"));
 	policy_free(merged);
 	free(yaml);
 

@@ -121,6 +121,11 @@ test_bad(void **state)
 		{ "GET http://a/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n"
 		    "Transfer-Encoding: chunked\r\n\r\n", 400,
 		    "duplicate Transfer-Encoding" },
+		/* RFC 9112 6.1: an HTTP/1.0 message's framing is faulty */
+		{ "POST http://a/ HTTP/1.0\r\nTransfer-Encoding: chunked\r\n"
+		    "\r\n", 400, "Transfer-Encoding in an HTTP/1.0 message" },
+		{ "POST /x HTTP/1.0\r\nHost: a\r\ntransfer-encoding: CHUNKED"
+		    "\r\n\r\n", 400, "Transfer-Encoding in an HTTP/1.0 message" },
 		{ "GET http://a/ HTTP/1.1\r\nX : 1\r\n\r\n", 400,
 		    "malformed header field" },
 		{ "GET http://a/ HTTP/1.1\r\n: 1\r\n\r\n", 400,

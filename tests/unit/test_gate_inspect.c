@@ -1,8 +1,10 @@
 /*
  * The pure parts of an inspecting gate: the secrets file (every error
  * with its line, each bound at its limit and past it, no value in any
- * message), the head written upstream (every secret mode, placeholders
- * replaced or named, what else is left as the client wrote it), the
+ * message), the head written upstream (every secret mode; a query
+ * secret's value only as the whole value of its parameter, its
+ * placeholder anywhere else left and named; what else is left as the
+ * client wrote it), the
  * response head parser, and the CA (a session CA's certificate, a leaf
  * that verifies for its name, the cache and its bound, --ca-key files
  * refused for what they lack).
@@ -197,7 +199,7 @@ static const char inject_yaml[] =
     "    secrets: [{name: B, scheme: basic, user: x-access-token}]\n"
     "  - host: repl.test\n"
     "    inspect: true\n"
-    "    secrets: [{name: R}]\n"
+    "    secrets: [{name: R, query: key}]\n"
     "  - host: none.test\n"
     "    inspect: true\n";
 
@@ -299,33 +301,52 @@ test_inject_bearer_basic(void **state)
 }
 
 static void
-test_inject_replace(void **state)
+test_inject_query(void **state)
 {
 	struct gate_inject_info	 info;
 	unsigned char		 b64[256];
-	char			 req[1024], want[1024], *h;
+	char			 req[1024], *h;
 
 	(void)state;
-	/* in the target, a header, and the password of a Basic credential */
+	/*
+	 * Only key=<placeholder>, the parameter's whole value: never the
+	 * path, another parameter, a longer value, a header, a Basic
+	 * credential (any of which an echoing endpoint would return).
+	 */
 	EVP_EncodeBlock(b64, (const unsigned char *)"me:" PH_R,
 	    (int)strlen("me:" PH_R));
-	snprintf(req, sizeof(req), "GET /m?key=" PH_R "&k2=" PH_R " HTTP/1.1\r\n"
-	    "Host: repl.test\r\nx-goog-api-key: " PH_R "\r\n"
-	    "Authorization: Basic %s\r\nX-Other: " PH_A "\r\n\r\n", b64);
+	snprintf(req, sizeof(req), "GET /m/" PH_R "/key=" PH_R "?k2=" PH_R
+	    "&key=" PH_R "&KEY=" PH_R "&key2=" PH_R "&xkey=" PH_R "&key="
+	    PH_R "x&key=" PH_R " HTTP/1.1\r\nHost: repl.test\r\n"
+	    "x-goog-api-key: " PH_R "\r\nAuthorization: Basic %s\r\n"
+	    "X-Other: " PH_A "\r\n\r\n", b64);
 	h = inject("repl.test", req, &info);
-	EVP_EncodeBlock(b64, (const unsigned char *)"me:" VAL_R,
-	    (int)strlen("me:" VAL_R));
-	snprintf(want, sizeof(want), "GET /m?key=" VAL_R "&k2=" VAL_R
-	    " HTTP/1.1\r\nHost: repl.test\r\nx-goog-api-key: " VAL_R "\r\n"
-	    "Authorization: Basic %s\r\nX-Other: " PH_A "\r\n\r\n", b64);
-	assert_string_equal(h, want);
+	assert_string_equal(h, "GET /m/" PH_R "/key=" PH_R "?k2=" PH_R
+	    "&key=" VAL_R "&KEY=" PH_R "&key2=" PH_R "&xkey=" PH_R "&key="
+	    PH_R "x&key=" VAL_R " HTTP/1.1\r\nHost: repl.test\r\n"
+	    "x-goog-api-key: " PH_R "\r\nAuthorization: Basic "
+	    "bWU6YWlzYi1waC1SLTAwMTEyMjMzNDQ1NTY2Nzc4\r\n"
+	    "X-Other: " PH_A "\r\n\r\n");
 	assert_string_equal(info.added, "R");
-	/* A's placeholder, sent here, is left as it is, and named */
-	assert_string_equal(info.foreign, "A");
+	/* what was left is worth nothing there, and named */
+	assert_string_equal(info.foreign, "R,A");
+	free(h);
+	/* first, alone, and empty parameters around it */
+	h = inject("repl.test", "GET /?key=" PH_R " HTTP/1.1\r\n"
+	    "Host: repl.test\r\n\r\n", &info);
+	assert_non_null(strstr(h, "GET /?key=" VAL_R " HTTP/1.1\r\n"));
+	assert_string_equal(info.foreign, "");
+	free(h);
+	h = inject("repl.test", "GET /x?&key=" PH_R "&&=" PH_R "& HTTP/1.1\r\n"
+	    "Host: repl.test\r\n\r\n", &info);
+	assert_non_null(strstr(h, "GET /x?&key=" VAL_R "&&=" PH_R "& "
+	    "HTTP/1.1\r\n"));
+	assert_string_equal(info.foreign, "R");
 	free(h);
 	/* nothing to replace: the credential goes as it came */
-	h = inject("repl.test", "GET / HTTP/1.1\r\nHost: repl.test\r\n"
+	h = inject("repl.test", "GET /?key=mine HTTP/1.1\r\nHost: repl.test\r\n"
 	    "Authorization: Basic bWU6eW91\r\n\r\n", &info);
+	assert_non_null(strstr(h, "GET /?key=mine HTTP/1.1\r\n"));
 	assert_non_null(strstr(h, "Authorization: Basic bWU6eW91\r\n"));
 	assert_string_equal(info.added, "");
 	free(h);
@@ -334,6 +355,8 @@ test_inject_replace(void **state)
 static void
 test_inject_foreign(void **state)
 {
+	struct gate_http_req	 r;
+	struct buf		 out;
 	struct gate_inject_info	 info;
 	unsigned char		 b64[256];
 	char			 req[1024], *h;
@@ -348,9 +371,20 @@ test_inject_foreign(void **state)
 	h = inject("none.test", req, &info);
 	assert_string_equal(h, req);
 	assert_string_equal(info.added, "");
-	assert_string_equal(info.foreign, "A,R,B");
+	assert_string_equal(info.foreign, "R,A,B");
 	assert_null(strstr(h, VAL_A));
 	free(h);
+	/* no rule (--learn passing what the rules refuse): the same */
+	gate_http_req_init(&r);
+	assert_int_equal(gate_http_parse(&r, req, strlen(req)),
+	    (ssize_t)strlen(req));
+	buf_init(&out, INJECT_HEAD_MAX, BUF_SECRET);
+	assert_int_equal(gate_inject_head(&r, req, NULL, ss, &out, &info), 0);
+	assert_int_equal(out.len, strlen(req));
+	assert_memory_equal(out.p, req, out.len);
+	assert_string_equal(info.added, "");
+	assert_string_equal(info.foreign, "R,A,B");
+	buf_free(&out);
 	/* gate_inject_scan, for heads that are not written again */
 	info.foreign[0] = '\0';
 	gate_inject_scan(ss, req, strlen(req), info.foreign,
@@ -405,6 +439,8 @@ test_response_head(void **state)
 	resp("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nTransfer-Encoding: "
 	    "chunked\r\n\r\n", -1, 0);
 	resp("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n", -1, 0);
+	/* RFC 9112 6.1: chunked in an HTTP/1.0 message is faulty framing */
+	resp("HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", -1, 0);
 	/* Connection tokens and fields */
 	h = "HTTP/1.1 200 OK\r\nConnection: keep-alive, Close\r\n"
 	    "Upgrade: websocket\r\n\r\n";
@@ -610,7 +646,7 @@ main(void)
 		cmocka_unit_test(test_secrets_read),
 		cmocka_unit_test(test_inject_header),
 		cmocka_unit_test(test_inject_bearer_basic),
-		cmocka_unit_test(test_inject_replace),
+		cmocka_unit_test(test_inject_query),
 		cmocka_unit_test(test_inject_foreign),
 		cmocka_unit_test(test_response_head),
 		cmocka_unit_test(test_ca_session),

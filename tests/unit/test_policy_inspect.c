@@ -22,9 +22,33 @@
 
 #define RULE	"version: 1\nallow:\n  - host: api.example.com\n"
 
+/* A secret says where its value goes; the sandbox never does. */
+static const struct {
+	const char	*secrets;	/* the rule's secrets: line's value */
+	unsigned	 col;		/* of the error, on line 5 */
+	const char	*what, *hint;
+} nowhere[] = {
+	{ "[{name: K}]", 15, "secret K says not where its value goes",
+	    "query: key" },
+	{ "[{name: K, query: key, header: x-a}]", 45, "and so does header:",
+	    "keep query: alone" },
+	{ "[{name: K, query: key, scheme: bearer}]", 45,
+	    "and so does scheme:", NULL },
+	{ "[{name: K, query: key, user: u}]", 43, "and so does user:", NULL },
+	{ "[{name: K, query: \"a b\"}]", 32,
+	    "query parameter 'a b': byte 0x20", "-._~" },
+	{ "[{name: K, query: \"a%3d\"}]", 32, "byte 0x25", NULL },
+	{ "[{name: K, query: \"\"}]", 32, "1 to 64 bytes", NULL },
+	{ "[{name: K, query: a}, {name: L, query: a}]", 36,
+	    "both go into query parameter a", NULL },
+};
+
 static void
 test_refused(void **state)
 {
+	char	 y[256];
+	size_t	 i;
+
 	(void)state;
 	/* secrets without inspect: the issue's own example */
 	reject_at(RULE "    secrets: [{name: KEY, header: x-api-key}]\n", 4, 14,
@@ -93,8 +117,14 @@ test_refused(void **state)
 	    5, 31, "user: without scheme: basic", NULL);
 	reject_at(RULE "    inspect: true\n    secrets: [{name: K, scheme: basic, "
 	    "user: \"a:b\"}]\n", 5, 46, "byte 0x3a", "without ':'");
-	reject_at(RULE "    inspect: true\n    secrets: [{name: K}, {name: K}]\n",
-	    5, 26, "listed twice", NULL);
+	reject_at(RULE "    inspect: true\n    secrets: [{name: K, query: a}, "
+	    "{name: K, query: b}]\n", 5, 36, "listed twice", NULL);
+	for (i = 0; i < sizeof(nowhere) / sizeof(nowhere[0]); i++) {
+		snprintf(y, sizeof(y), RULE "    inspect: true\n    secrets: "
+		    "%s\n", nowhere[i].secrets);
+		reject_at(y, 5, nowhere[i].col, nowhere[i].what,
+		    nowhere[i].hint);
+	}
 	reject_at(RULE "    inspect: true\n    secrets: [{name: K, header: x-a}, "
 	    "{name: L, header: X-A}]\n", 5, 39, "both set header x-a", NULL);
 	reject_at(RULE "    inspect: true\n    secrets: []\n", 5, 14,
@@ -147,9 +177,9 @@ test_bounds(void **state)
 	/* POLICY_MAX_SECRETS secrets */
 	for (i = 0, p = y + sprintf(y, RULE "    inspect: true\n    secrets:\n");
 	    i < POLICY_MAX_SECRETS; i++)
-		p += sprintf(p, "      - name: S%zu\n", i);
+		p += sprintf(p, "      - {name: S%zu, query: q%zu}\n", i, i);
 	policy_free(load(y));
-	sprintf(p, "      - name: S99\n");
+	sprintf(p, "      - {name: S99, query: q99}\n");
 	reject_at(y, 6, 7, "more than 16 secrets", NULL);
 
 	/* names, headers, users of 64 bytes; 65 refused */
@@ -167,6 +197,17 @@ test_bounds(void **state)
 	memset(p, 'N', 65);
 	strcpy(p + 65, "}]\n");
 	reject_at(y, 5, 22, "1 to 64 bytes", NULL);
+	/* a query parameter of 64 bytes; 65 refused */
+	p = y + sprintf(y, RULE "    inspect: true\n    secrets: [{name: K, "
+	    "query: ");
+	memset(p, 'q', 64);
+	strcpy(p + 64, "}]\n");
+	policy_free(load(y));
+	p = y + sprintf(y, RULE "    inspect: true\n    secrets: [{name: K, "
+	    "query: ");
+	memset(p, 'q', 65);
+	strcpy(p + 65, "}]\n");
+	reject_at(y, 5, 32, "query parameter must be 1 to 64 bytes", NULL);
 	free(y);
 }
 
@@ -191,8 +232,9 @@ static const char full_yaml[] =
     "    inspect: true\n"
     "    requests: {allow: [\"GET /*\", \"HEAD /*\"], "
     "deny: [\"GET /user/keys*\"]}\n"
-    "    secrets: [{name: GH_TOKEN, scheme: bearer}, {name: ZZ}]\n"
-    "  - host: plain.example.com\n";			/* 21 */
+    "    secrets: [{name: GH_TOKEN, scheme: bearer},\n"
+    "      {name: ZZ, query: key}]\n"
+    "  - host: plain.example.com\n";			/* 22 */
 
 static const struct policy_rule *
 rule_for(const struct policy *p, const char *name)
@@ -218,7 +260,7 @@ req(const struct policy *p, const char *host, const char *m,
 		fail_msg("%s %s %s: got %s, %s, line %u", host, m, target,
 		    d.verdict == POLICY_ALLOW ? "allow" : "deny",
 		    policy_reason_str(d.reason), d.line);
-	if (why == POLICY_R_REQUEST_BAD_PATH)
+	if (why == POLICY_R_REQUEST_BAD_PATH || why == POLICY_R_REQUEST_METHOD)
 		assert_non_null(d.detail);
 	else
 		assert_null(d.detail);
@@ -252,6 +294,10 @@ test_requests(void **state)
 	/* a query that looks like a path does not help */
 	req(p, A, "POST", "/v2?/v1/messages", POLICY_DENY,
 	    POLICY_R_REQUEST_NOT_ALLOWED, 0);
+
+	/* TRACE and TRACK, whatever an entry says (a "* /admin" one too) */
+	req(p, H, "TRACE", "/repos", POLICY_DENY, POLICY_R_REQUEST_METHOD, 0);
+	req(p, G, "TRACK", "/admin/x", POLICY_DENY, POLICY_R_REQUEST_METHOD, 0);
 
 	/* git: push denied, fetch passes; deny ignores case and queries */
 	req(p, G, "POST", "/o/r.git/git-receive-pack", POLICY_DENY,
@@ -330,6 +376,15 @@ test_no_request_rules(void **state)
 	assert_true(policy_rule_inspect(r));
 	policy_decide_request(r, "DELETE", 6, "/a//b", 5, &d);
 	assert_int_equal(d.verdict, POLICY_ALLOW);
+	/* but TRACE and TRACK: the upstream's echo would hold the secrets */
+	policy_decide_request(r, "TRACE", 5, "/", 1, &d);
+	assert_int_equal(d.verdict, POLICY_DENY);
+	assert_int_equal(d.reason, POLICY_R_REQUEST_METHOD);
+	assert_null(d.entry);
+	policy_decide_request(r, "TRACK", 5, "/x?y", 4, &d);
+	assert_int_equal(d.reason, POLICY_R_REQUEST_METHOD);
+	policy_decide_request(r, "TRACES", 6, "/", 1, &d);
+	assert_int_equal(d.verdict, POLICY_ALLOW);
 	policy_free(p);
 }
 
@@ -370,8 +425,10 @@ test_secrets(void **state)
 	assert_string_equal(s.header, "authorization");
 	policy_rule_secret(r, 1, &s);
 	assert_string_equal(s.name, "ZZ");
-	assert_int_equal(s.mode, POLICY_SECRET_REPLACE);
+	assert_int_equal(s.mode, POLICY_SECRET_QUERY);
+	assert_string_equal(s.query, "key");
 	assert_null(s.header);
+	assert_null(s.user);
 	policy_free(p);
 }
 
@@ -459,7 +516,7 @@ test_canonical(void **state)
 	    "allow:\n"
 	    "  - host: plain.example.com\n"
 	    "  - host: GH.example.com\n"
-	    "    secrets: [{name: ZZ}, {name: GH_TOKEN, scheme: bearer, "
+	    "    secrets: [{name: ZZ, query: key}, {name: GH_TOKEN, scheme: bearer, "
 	    "header: Authorization}]\n"
 	    "    requests:\n"
 	    "      deny: [\"GET /user/keys*\"]\n"
@@ -489,6 +546,8 @@ test_canonical(void **state)
 	    "        header: \"x-api-key\"\n"));
 	assert_non_null(strstr(dump, "        scheme: basic\n"
 	    "        user: \"x-access-token\"\n"));
+	assert_non_null(strstr(dump, "      - name: \"ZZ\"\n"
+	    "        query: \"key\"\n"));
 	assert_null(strstr(dump, "plain.example.com\"\n    ports: [80, 443]\n"
 	    "    inspect"));
 	r = load(dump);
@@ -503,8 +562,8 @@ test_canonical(void **state)
 	assert_string_not_equal(policy_sha256(q), policy_sha256(r));
 	policy_free(q);
 	policy_free(r);
-	q = load(RULE "    inspect: true\n    secrets: [{name: A}]\n");
-	r = load(RULE "    inspect: true\n    secrets: [{name: B}]\n");
+	q = load(RULE "    inspect: true\n    secrets: [{name: A, query: k}]\n");
+	r = load(RULE "    inspect: true\n    secrets: [{name: A, query: j}]\n");
 	assert_string_not_equal(policy_sha256(q), policy_sha256(r));
 	policy_free(q);
 	policy_free(r);
