@@ -229,6 +229,7 @@ for k in E2E_API_KEY E2E_TOKEN E2E_REPL; do
 	else bad "rootful: $k inside: $(grep "^env $k=" "$tmp/out")"; fi
 done
 ph_env=$(sed -n 's/^env E2E_API_KEY=//p' "$tmp/out")
+ph_repl=$(sed -n 's/^env E2E_REPL=//p' "$tmp/out")
 check "rootful: curl through the gate, its CA trusted" "$(grep '^curl' "$tmp/out")" "curl 200"
 check "rootful: python-requests, its CA trusted" "$(grep '^requests' "$tmp/out")" "requests 200"
 [ "$node" = 1 ] && check "rootful: node, its CA trusted" "$(grep '^node' "$tmp/out")" "node 200"
