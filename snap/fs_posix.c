@@ -45,11 +45,18 @@
 #include "fs-posix.h"
 
 static int	no_openat2;	/* ENOSYS seen (or forced by a test) */
+static int	no_exchange;	/* forced by a test */
 
 void
 snap_test_fs_walk(int on)
 {
 	no_openat2 = on;
+}
+
+void
+snap_test_fs_noexchange(int on)
+{
+	no_exchange = on;
 }
 
 static void
@@ -550,6 +557,121 @@ snap_fs_rename(const char *from, const char *to)
 	close_keep_errno(ffd);
 	close_keep_errno(tfd);
 	return rc;
+}
+
+/* renameat2(2) through libc when it has it, else the system call. */
+static int
+rename2(int ffd, const char *from, int tfd, const char *to, unsigned flags)
+{
+#if defined(__linux__) && defined(SYS_renameat2)
+	return (int)syscall(SYS_renameat2, ffd, from, tfd, to, flags);
+#else
+	(void)ffd;
+	(void)from;
+	(void)tfd;
+	(void)to;
+	(void)flags;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE	(1 << 0)
+#endif
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE		(1 << 1)
+#endif
+
+int
+snap_fs_rename_new(const char *from, const char *to)
+{
+	char		 fname[FS_PATH_MAX], tname[FS_PATH_MAX];
+	const char	*fleaf, *tleaf;
+	struct stat	 st;
+	int		 ffd, tfd, rc;
+
+	if ((ffd = open_parent(from, fname, &fleaf)) == -1)
+		return -1;
+	if ((tfd = open_parent(to, tname, &tleaf)) == -1) {
+		close_keep_errno(ffd);
+		return -1;
+	}
+	rc = rename2(ffd, fleaf, tfd, tleaf, RENAME_NOREPLACE);
+	if (rc == -1 && (errno == EINVAL || errno == ENOSYS)) {
+		/*
+		 * No such flag here (an older kernel, some filesystems): a
+		 * hard link cannot replace either, then the old name goes.
+		 * A folder cannot be linked: its name is looked at first
+		 * (one call between the look and the rename).
+		 */
+		if (fstatat(ffd, fleaf, &st, AT_SYMLINK_NOFOLLOW) == -1)
+			rc = -1;
+		else if (!S_ISDIR(st.st_mode)) {
+			if ((rc = linkat(ffd, fleaf, tfd, tleaf, 0)) == 0)
+				rc = unlinkat(ffd, fleaf, 0);
+		} else if (fstatat(tfd, tleaf, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			errno = EEXIST;
+			rc = -1;
+		} else if (errno == ENOENT)
+			rc = renameat(ffd, fleaf, tfd, tleaf);
+		else
+			rc = -1;
+	}
+	close_keep_errno(ffd);
+	close_keep_errno(tfd);
+	return rc;
+}
+
+int
+snap_fs_exchange(const char *a, const char *b)
+{
+	char		 aname[FS_PATH_MAX], bname[FS_PATH_MAX];
+	const char	*aleaf, *bleaf;
+	int		 afd, bfd, rc;
+
+	if (no_exchange) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if ((afd = open_parent(a, aname, &aleaf)) == -1)
+		return -1;
+	if ((bfd = open_parent(b, bname, &bleaf)) == -1) {
+		close_keep_errno(afd);
+		return -1;
+	}
+	rc = rename2(afd, aleaf, bfd, bleaf, RENAME_EXCHANGE);
+	/* a filesystem without it says EINVAL: the caller's other way */
+	if (rc == -1 && (errno == EINVAL || errno == EOPNOTSUPP))
+		errno = ENOSYS;
+	close_keep_errno(afd);
+	close_keep_errno(bfd);
+	return rc;
+}
+
+int
+snap_fs_move_checked(const char *path, const char *aside,
+    const struct snap_stat *was)
+{
+	struct snap_stat	 st;
+
+	if (snap_fs_lstat(path, &st) == -1)
+		return -1;
+	if (!snap_fs_same(&st, was, SNAP_SAME_CTIME)) {
+		errno = ESTALE;
+		return -1;
+	}
+	if (snap_fs_rename_new(path, aside) == -1)
+		return -1;
+	/* what was renamed is what was looked at: else it goes back */
+	if (snap_fs_lstat(aside, &st) == -1)
+		return -1;
+	if (!snap_fs_same(&st, was, 0)) {
+		(void)snap_fs_rename_new(aside, path);
+		errno = ESTALE;
+		return -1;
+	}
+	return 0;
 }
 
 /*

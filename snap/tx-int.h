@@ -31,6 +31,11 @@ struct tx {
 	const struct snap_changes *c;
 	struct step		*steps;
 	size_t			 nsteps;
+	struct snap_stat	*was;	/* per change: its target as checked
+					   before "ready" (type 0: absent) */
+	long			 refused;	/* the step whose target was not
+					   the one checked: it wrote nothing
+					   there; -1 */
 	struct snap_file	*j;	/* the journal, for appending */
 	char			*err;
 	size_t			 errlen;
@@ -41,8 +46,19 @@ struct jstate {
 	char			digest[SNAP_SHA256_HEX + 1];
 	size_t			nsteps;
 	long			last;	/* the last step announced; -1 */
+	long			refused;	/* "refused K"; -1 */
 	int			ready;
 };
+
+/*
+ * The names a step uses next to its target (snap_tx_temp_path): its new
+ * content or folder before it gets the target's name, the entry it moved
+ * away from the target (snap_fs_move_checked), and a backup on its way
+ * back (recovery).
+ */
+#define TX_NEW		""
+#define TX_WAS		".was"
+#define TX_BACK		".back"
 
 /* journal.c */
 /* The crash hook (snap-test.h): 1 when the test's crash point is here. */
@@ -54,16 +70,20 @@ int	 snap_tx_jrec(struct tx *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 /* The deterministic step list of t->c (the journal's K) into t->steps. */
 int	 snap_tx_plan(struct tx *);
-/* The host's path of rel, and the temporary of step k next to it, into
- * out[SNAP_PATH_MAX]. */
+/* The host's path of rel, and the temporary of step k next to it (with
+ * one of the TX_* suffixes), into out[SNAP_PATH_MAX]. */
 int	 snap_tx_host_path(struct tx *, char *out, const char *rel);
-int	 snap_tx_temp_path(struct tx *, char *out, const char *rel, size_t k);
+int	 snap_tx_temp_path(struct tx *, char *out, const char *rel, size_t k,
+	    const char *suffix);
 /* The folder of rel on the host, fsync'd. */
 int	 snap_tx_fsync_parent(struct tx *, const char *rel);
-/* src to a new file dst of mode, fsync'd when dosync; its hash must be
- * want (unless NULL): 0, -1 (errno), or 1 when the hash differs. */
+/* src to a new file dst of mode (dst NULL: only read), fsync'd when
+ * dosync; its hash must be want (unless NULL), and src the same file
+ * unchanged from the first byte to the last (its identity into *id when
+ * id is not NULL): 0, -1 (errno), or 1 when the hash differs or src
+ * changed while it was read. */
 int	 snap_tx_copy_to(const char *src, const char *dst, uint32_t mode,
-	    const char *want, int dosync);
+	    const char *want, int dosync, struct snap_stat *id);
 int	 snap_tx_open(struct tx *, const char *tx_dir, const char *host,
 	    const char *stage, char *err, size_t errlen);
 void	 snap_tx_close(struct tx *);

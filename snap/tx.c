@@ -12,10 +12,26 @@
  *		  intent DIGEST NSTEPS	  backups about to be made
  *		  ready			  backups durable: host writes follow
  *		  conflict PATH		  refused before any host write
+ *		  refused K		  step K found its target changed
+ *					  since the check: it wrote nothing
+ *					  there; the roll back follows
  *		  done			  all applied (and durable)
  *		  rolledback		  nothing applied
  *		a last line without its newline was never written ("step K"
  *		records of older versions are read and ignored).
+ *
+ * Each target is checked twice: before the first host write (its hash,
+ * against the manifest's), and again at its own step, against the
+ * identity (device, inode, size, mtime, ctime) it had when it was hashed:
+ * a creation is a rename that never replaces (snap_fs_rename_new), a
+ * replacement swaps the new entry in and looks at the one swapped out
+ * (snap_fs_exchange), or moves the old one aside checked as it moves
+ * (snap_fs_move_checked) and renames the new one in without replacing, a
+ * delete moves its file aside checked, a folder is made under a
+ * temporary name and renamed in without replacing.  An edit made by
+ * another program in between is "refused K" in the journal, a conflict,
+ * and the roll back of what the transaction did before it.  What the
+ * names next to a target mean to a recovery is recover.c's comment.
  *
  * Durability is batched: the backups are written without an fsync each,
  * then one syncfs(2) of their filesystem makes them durable before
@@ -102,8 +118,7 @@ check_one(struct tx *t, size_t i, int backup)
 {
 	const struct snap_chg	*x = &t->c->v[i];
 	char			 full[SNAP_PATH_MAX], bk[SNAP_PATH_MAX];
-	char			 link[SNAP_LINK_MAX], hex[SNAP_SHA256_HEX + 1];
-	char			 child[SNAP_PATH_MAX];
+	char			 link[SNAP_LINK_MAX], child[SNAP_PATH_MAX];
 	struct snap_stat	 st;
 	char			**names;
 	long			 n, k;
@@ -122,6 +137,8 @@ check_one(struct tx *t, size_t i, int backup)
 			return SNAP_OK;
 		return conflict(t, x->path, "was removed on the host");
 	}
+	/* what its step compares the target with again */
+	t->was[i] = st;
 	if (x->pub.kind == SNAP_CREATE) {
 		/* a type swap: the DELETE at this path checks the old one */
 		if (snap_changes_find(t->c, x->path, SNAP_DELETE) != NULL)
@@ -138,23 +155,21 @@ check_one(struct tx *t, size_t i, int backup)
 		 * staged content is unknown (snap_changes_compute) */
 		if (x->old_sha[0] == '\0')
 			return conflict(t, x->path, "was edited");
-		if (backup) {
-			if (snprintf(bk, sizeof(bk), "%s/backup/%zu", t->dir,
-			    i) >= (int)sizeof(bk))
-				return snap_err(t->err, t->errlen, SNAP_EINVAL,
-				    "%s: path too long", t->dir);
-			rc = snap_tx_copy_to(full, bk, 0600, x->old_sha, 0);
-			if (rc == -1)
-				return snap_tx_sys(t, full);
-			if (rc == 1)
-				return conflict(t, x->path, "was edited");
-			CRASH(t);
-			return SNAP_OK;
-		}
-		if (snap_sha_file(full, hex, NULL) == -1)
+		if (backup && snprintf(bk, sizeof(bk), "%s/backup/%zu", t->dir,
+		    i) >= (int)sizeof(bk))
+			return snap_err(t->err, t->errlen, SNAP_EINVAL,
+			    "%s: path too long", t->dir);
+		/* the hash and the identity of one file, unchanged while
+		 * read: the step checks that identity again */
+		rc = snap_tx_copy_to(full, backup ? bk : NULL, 0600,
+		    x->old_sha, 0, &t->was[i]);
+		if (rc == -1)
 			return snap_tx_sys(t, full);
-		if (strcmp(hex, x->old_sha) != 0)
+		if (rc == 1 || t->was[i].dev != st.dev ||
+		    t->was[i].ino != st.ino)
 			return conflict(t, x->path, "was edited");
+		if (backup)
+			CRASH(t);
 		return SNAP_OK;
 	case SNAP_LINK:
 		if (st.type != SNAP_FS_LINK ||
@@ -193,28 +208,141 @@ check_one(struct tx *t, size_t i, int backup)
 }
 
 /* ---------------------------------------------------------------- */
-/* Steps, forward.                                                    */
+/* Steps, forward, each checking its target again.                    */
+
+/*
+ * Step k found its target other than the check saw it (a program wrote
+ * it meanwhile): it wrote nothing there.  Journalled, so that the roll
+ * back that follows leaves that target alone.
+ */
+static int
+refuse(struct tx *t, size_t k, const char *why)
+{
+	const struct snap_chg	*x = &t->c->v[t->steps[k].ci];
+
+	(void)snap_tx_jrec(t, "refused %zu", k);
+	return snap_err(t->err, t->errlen, SNAP_ECONFLICT, "%s/%s: %s while "
+	    "the changes were being written (another program wrote it); "
+	    "left as that program made it", t->host, x->path, why);
+}
+
+/* errno of a checked rename that met another entry than the checked one */
+static int
+raced(void)
+{
+	return errno == ESTALE || errno == EBUSY || errno == ENOENT ||
+	    errno == EEXIST || errno == ENOTEMPTY;
+}
+
+/*
+ * A_PUT of a MODIFY: the new entry at tmp takes the place of the one
+ * checked, and of no other.  Swapped in one step where the system can,
+ * then the entry swapped out is looked at (swapped back when it is not
+ * the one checked); else the old one is moved aside, checked on the way,
+ * and the new one renamed in without replacing (a name absent for the
+ * time of two calls).
+ */
+static int
+replace(struct tx *t, size_t k, const char *full, const char *tmp)
+{
+	const struct snap_stat	*was = &t->was[t->steps[k].ci];
+	struct snap_stat	 st;
+	char			 aside[SNAP_PATH_MAX];
+	int			 rc;
+
+	if (snap_fs_lstat(full, &st) == -1)
+		return errno == ENOENT ? refuse(t, k, "was removed") :
+		    snap_tx_sys(t, full);
+	if (!snap_fs_same(&st, was, SNAP_SAME_CTIME))
+		return refuse(t, k, "was changed");
+	if (snap_fs_exchange(tmp, full) == 0) {
+		CRASH(t);
+		if (snap_fs_lstat(tmp, &st) == -1)
+			return snap_tx_sys(t, tmp);
+		if (!snap_fs_same(&st, was, 0)) {
+			if (snap_fs_exchange(tmp, full) == -1)
+				return snap_tx_sys(t, full);
+			return refuse(t, k, "was changed");
+		}
+		if (snap_fs_unlink(tmp) == -1)	/* the old one: backed up */
+			return snap_tx_sys(t, tmp);
+		return SNAP_OK;
+	}
+	if (errno != ENOSYS)
+		return snap_tx_sys(t, full);
+	if ((rc = snap_tx_temp_path(t, aside, t->c->v[t->steps[k].ci].path,
+	    k, TX_WAS)) != SNAP_OK)
+		return rc;
+	if (snap_fs_move_checked(full, aside, was) == -1)
+		return raced() ? refuse(t, k, "was changed") :
+		    snap_tx_sys(t, full);
+	CRASH(t);
+	if (snap_fs_rename_new(tmp, full) == -1) {
+		if (errno != EEXIST)
+			return snap_tx_sys(t, full);
+		/* made again in the moment its name was free: that one
+		 * stays; the old one is in the backup */
+		(void)snap_fs_unlink(aside);
+		return refuse(t, k, "was created again");
+	}
+	CRASH(t);
+	if (snap_fs_unlink(aside) == -1)
+		return snap_tx_sys(t, aside);
+	return SNAP_OK;
+}
 
 static int
 do_step(struct tx *t, size_t k)
 {
 	const struct snap_chg	*x = &t->c->v[t->steps[k].ci];
+	const struct snap_stat	*was = &t->was[t->steps[k].ci];
 	char			 full[SNAP_PATH_MAX], tmp[SNAP_PATH_MAX];
+	struct snap_stat	 st;
 	int			 rc;
 
-	if ((rc = snap_tx_host_path(t, full, x->path)) != SNAP_OK)
+	if ((rc = snap_tx_host_path(t, full, x->path)) != SNAP_OK ||
+	    (rc = snap_tx_temp_path(t, tmp, x->path, k, t->steps[k].a ==
+	    A_DEL ? TX_WAS : TX_NEW)) != SNAP_OK)
 		return rc;
 	switch (t->steps[k].a) {
 	case A_DEL:
-		if ((x->pub.type == SNAP_DIR ? snap_fs_rmdir(full) :
-		    snap_fs_unlink(full)) == -1)
-			return snap_tx_sys(t, full);
+		if (x->pub.type == SNAP_DIR) {
+			/* one that holds new entries is not removed */
+			if (snap_fs_rmdir(full) == -1)
+				return raced() || errno == ENOTDIR ?
+				    refuse(t, k, "holds new entries or was "
+				    "replaced") : snap_tx_sys(t, full);
+			return SNAP_OK;
+		}
+		/* moved aside checked, then removed: never another one */
+		if (snap_fs_move_checked(full, tmp, was) == -1)
+			return raced() ? refuse(t, k, "was changed") :
+			    snap_tx_sys(t, full);
+		CRASH(t);
+		if (snap_fs_unlink(tmp) == -1)
+			return snap_tx_sys(t, tmp);
 		return SNAP_OK;
 	case A_MKDIR:
-		if (snap_fs_mkdir(full, 0700) == -1)
-			return snap_tx_sys(t, full);
+		/* made under its temporary name, renamed in without
+		 * replacing: a folder made meanwhile stays its maker's */
+		if (snap_fs_mkdir(tmp, 0700) == -1)
+			return snap_tx_sys(t, tmp);
+		CRASH(t);
+		if (snap_fs_rename_new(tmp, full) == -1) {
+			rc = raced() ? refuse(t, k, "was created") :
+			    snap_tx_sys(t, full);
+			(void)snap_fs_rmdir(tmp);
+			return rc;
+		}
 		return SNAP_OK;
 	case A_CHMOD:
+		if (x->pub.kind == SNAP_MODE) {
+			if (snap_fs_lstat(full, &st) == -1)
+				return errno == ENOENT ? refuse(t, k, "was "
+				    "removed") : snap_tx_sys(t, full);
+			if (!snap_fs_same(&st, was, SNAP_SAME_CTIME))
+				return refuse(t, k, "was changed");
+		}
 		if (snap_fs_chmod(full, x->pub.new_mode & 0777) == -1)
 			return snap_tx_sys(t, full);
 		return SNAP_OK;
@@ -222,13 +350,13 @@ do_step(struct tx *t, size_t k)
 		break;
 	}
 	/* the temporary was written (and synced) by put_temps */
-	if ((rc = snap_tx_temp_path(t, tmp, x->path, k)) != SNAP_OK)
+	if (x->pub.kind == SNAP_MODIFY)
+		rc = replace(t, k, full, tmp);
+	else if (snap_fs_rename_new(tmp, full) == -1)
+		rc = raced() ? refuse(t, k, "was created") :
+		    snap_tx_sys(t, full);
+	if (rc != SNAP_OK)
 		return rc;
-	if (snap_fs_rename(tmp, full) == -1) {
-		rc = snap_tx_sys(t, full);
-		(void)snap_fs_unlink(tmp);
-		return rc;
-	}
 	CRASH(t);
 	return SNAP_OK;
 }
@@ -251,7 +379,8 @@ put_temps(struct tx *t)
 		if (t->steps[k].a != A_PUT)
 			continue;
 		x = &t->c->v[t->steps[k].ci];
-		if ((rc = snap_tx_temp_path(t, tmp, x->path, k)) != SNAP_OK)
+		if ((rc = snap_tx_temp_path(t, tmp, x->path, k, TX_NEW)) !=
+		    SNAP_OK)
 			return rc;
 		if (x->pub.type == SNAP_LINK) {
 			(void)snap_fs_unlink(tmp);
@@ -262,7 +391,7 @@ put_temps(struct tx *t)
 				return snap_err(t->err, t->errlen, SNAP_EINVAL,
 				    "path too long");
 			rc = snap_tx_copy_to(src, tmp, x->pub.new_mode & 0777,
-			    x->new_sha, 0);
+			    x->new_sha, 0, NULL);
 			if (rc == -1)
 				return snap_tx_sys(t, src);
 			if (rc == 1) {
@@ -313,6 +442,10 @@ snap_tx_apply(const char *tx_dir, const char *host_root,
 		    "(a transaction is made in a new folder)", tx_dir);
 	if ((rc = snap_tx_plan(&t)) != SNAP_OK)
 		return rc;
+	if ((t.was = calloc(c->n + 1, sizeof(*t.was))) == NULL) {
+		rc = snap_err(err, errlen, SNAP_ESYS, "out of memory");
+		goto out;
+	}
 	if (snap_fs_mkdir(tx_dir, 0700) == -1) {
 		rc = snap_tx_sys(&t, tx_dir);
 		goto out;

@@ -2,9 +2,10 @@
 # transactions with a crash injected after every step, then recovered.
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test_snap tests/unit/test_snap_tx \
-	tests/unit/test_snap_fs tests/unit/test_snap_guard
+	tests/unit/test_snap_fs tests/unit/test_snap_guard \
+	tests/unit/test_snap_race
 TESTS += tests/unit/test_snap tests/unit/test_snap_tx tests/unit/test_snap_fs \
-	tests/unit/test_snap_guard
+	tests/unit/test_snap_guard tests/unit/test_snap_race
 tests_unit_test_snap_SOURCES = tests/unit/test_snap.c tests/unit/snap_util.h tests/unit/snap_fx.h
 tests_unit_test_snap_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_snap_LDADD = $(SNAP_LIBS) $(CMOCKA_LIBS)
@@ -22,4 +23,9 @@ tests_unit_test_snap_guard_SOURCES = tests/unit/test_snap_guard.c \
 	tests/unit/snap_util.h tests/unit/snap_fx.h
 tests_unit_test_snap_guard_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_snap_guard_LDADD = $(SNAP_LIBS) $(CMOCKA_LIBS)
+# another program writing the host while apply runs, at every point
+tests_unit_test_snap_race_SOURCES = tests/unit/test_snap_race.c \
+	tests/unit/snap_util.h
+tests_unit_test_snap_race_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_snap_race_LDADD = $(SNAP_LIBS) $(CMOCKA_LIBS)
 endif

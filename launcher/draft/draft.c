@@ -334,9 +334,12 @@ draft_apply(const char *sdir, const char *id, int quiet)
 			    "(sha256 %.12s; journal and backups: %s)\n",
 			    st.nchanges, st.workspace, st.digest, tx);
 		code = 0;
-	} else if (rc == SNAP_ECONFLICT) {
+	} else if (rc == SNAP_ECONFLICT && snap_tx_state(tx, &txs, NULL, e2,
+	    sizeof(e2)) == SNAP_OK && (txs == SNAP_TX_ROLLED_BACK ||
+	    txs == SNAP_TX_NONE)) {
+		/* refused at the check, or at a step and rolled back */
 		dstate_set(&st, DRAFT_CONFLICT);
-		fprintf(stderr, "aisb: conflict: %s; nothing was written; the "
+		fprintf(stderr, "aisb: conflict: %s; nothing is applied; the "
 		    "draft is kept (aisb changes %s --diff, aisb discard %s)\n",
 		    err, id, id);
 		code = EXIT_CONFLICT;

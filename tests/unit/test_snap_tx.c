@@ -290,7 +290,9 @@ crash_everywhere(void **state)
 	unsigned	n, m, points, stride;
 	int		mdone;
 
-	(void)state;
+	/* with the atomic swap of a replaced file, and with the old one
+	 * moved aside first (systems without the swap, Windows) */
+	snap_test_fs_noexchange(*(int *)*state);
 	for (n = 1; crash_run(n, 0, &mdone); n++)
 		;
 	points = n - 1;
@@ -312,6 +314,7 @@ crash_everywhere(void **state)
 			if (mdone)
 				break;
 		}
+	snap_test_fs_noexchange(0);
 }
 
 static void
@@ -394,6 +397,7 @@ swap_cleanup(void **state)
 {
 	(void)state;
 	snap_test_fs_walk(0);
+	snap_test_fs_noexchange(0);
 	snap_test_hook_at(0, NULL, NULL);
 	if (swap_base != NULL) {
 		rm_rf(swap_base);
@@ -568,11 +572,14 @@ listed(void **state)
 int
 main(void)
 {
-	static int	 openat2 = 0, walk = 1;
+	static int	 openat2 = 0, walk = 1, exchange = 0, aside = 1;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(applies),
 		cmocka_unit_test(conflicts),
-		cmocka_unit_test(crash_everywhere),
+		cmocka_unit_test_prestate_setup_teardown(crash_everywhere,
+		    NULL, swap_cleanup, &exchange),
+		cmocka_unit_test_prestate_setup_teardown(crash_everywhere,
+		    NULL, swap_cleanup, &aside),
 		cmocka_unit_test(recovery_refuses_later_edit),
 		cmocka_unit_test(stage_changed_after_compute),
 		cmocka_unit_test(listed),
