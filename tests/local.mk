@@ -112,6 +112,15 @@ tests_unit_test_lockfile_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_lockfile_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 endif
 
+# Sourced by every test under set -e: a test that dies of a failing
+# command names it, with its file, line and status.
+EXTRA_DIST += tests/errtrap.sh
+# No pipe in the tree's shell scripts ends in a reader that may leave
+# before its writer is done: under pipefail the writer's SIGPIPE is the
+# pipeline's status (tests/sigpipe_lint.sh says what to write instead).
+TESTS += tests/sigpipe_lint.sh
+EXTRA_DIST += tests/sigpipe_lint.sh tests/sigpipe_lint.awk
+
 # The tree's layout (README.md, "Layout"; docs/launcher.md): the
 # launcher's one direction of dependence, no include cycle, no file over
 # 1,000 lines, no function over 150; on the sources, no build needed.

@@ -48,7 +48,7 @@ fi
 # the session of the agent, not one of the install sessions it started
 last_session() {
 	grep -l '^agent claude' "$XDG_STATE_HOME"/aisb/sessions/*/record 2>/dev/null |
-	    xargs -r ls -t | head -1 | xargs -r dirname
+	    xargs -r ls -t | sed -n 1p | xargs -r dirname
 }
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -78,7 +78,7 @@ case $version in
 *) fail "claude --version printed '$version'" ;;
 esac
 want=$(sed -n 's/^ *npm: "@anthropic-ai\/claude-code@\([^"]*\)".*/\1/p' \
-    "$top_srcdir/contrib/agents.yaml" | head -1)
+    "$top_srcdir/contrib/agents.yaml" | sed -n 1p)
 case $version in
 *"$want"*) ;;
 *) fail "claude --version printed '$version'; the recipe pins $want" ;;

@@ -181,7 +181,7 @@ free_port() {
 	local p
 	for _ in $(seq 1 100); do
 		p=$((20000 + RANDOM % 12000))
-		if ! ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; then
+		if [ -z "$(ss -Hltn "sport = :$p" 2>/dev/null)" ]; then
 			echo "$p"
 			return 0
 		fi
@@ -193,7 +193,7 @@ free_port() {
 wait_port() {
 	for _ in $(seq 1 150); do
 		kill -0 "$2" 2>/dev/null || return 1
-		ss -Hltn "sport = :$1" 2>/dev/null | grep -q . && return 0
+		[ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ] && return 0
 		sleep 0.1
 	done
 	return 1
@@ -594,7 +594,7 @@ row() {		# row LABEL FIGURE KEY [noratio]
 }
 
 echo
-echo "aisb proxy comparison: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), ${SECS} s runs, $ROUNDS round(s) (median)$([ "$SMOKE" = 1 ] && echo ', SMOKE (not a measurement)')"
+echo "aisb proxy comparison: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | sed -n 1p), ${SECS} s runs, $ROUNDS round(s) (median)$([ "$SMOKE" = 1 ] && echo ', SMOKE (not a measurement)')"
 echo "squid: $( (squid -v 2>/dev/null || /usr/sbin/squid -v 2>/dev/null) | sed -n '1s/.*Version //p'), tinyproxy: $(tinyproxy -v 2>/dev/null | awk '{print $2}'), nofile: $NOFILE"
 echo
 hdr="| figure |"; sep="| --- |"

@@ -91,7 +91,7 @@ for r in $(seq "$runs"); do
 	(cd "$ws" && "$aisb" --snapshot --apply=never --net none --policy "$tmp/policy.yaml" \
 	    -- sh -c "$agent") >/dev/null 2>"$tmp/err" </dev/null || { cat "$tmp/err"; exit 1; }
 	snap=$(($(ms) - t0))
-	sd=$(ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | head -1)
+	sd=$(ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | sed -n 1p)
 	read -r _ _ stage _ changes < <(grep '^snapshot_ms ' "$sd/record")
 	t0=$(ms)
 	# CPU time too (user + system): load inflates it less than the wall

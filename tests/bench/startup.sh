@@ -103,7 +103,7 @@ plain() {	# plain MODE: wall ms of the derived podman command
 # words the comparison keeps are never quoted there (no blanks in them).
 derive() {	# derive MODE
 	local rec w img="" next=0 out=() runtime=""
-	rec=$(ls -t "$sessions"/*/record | head -1)
+	rec=$(ls -t "$sessions"/*/record | sed -n 1p)
 	read -r -a words < <(grep '^podman ' "$rec") || true
 	[ "${#words[@]}" -gt 1 ] || { echo "no podman line in $rec" >&2; exit 1; }
 	out=("${words[1]}")

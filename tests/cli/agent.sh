@@ -6,6 +6,7 @@
 # by the command's name; a named gate's policy is checked, not widened.
 # Runs no container: previews, and a named gate (aisb-gate only).
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-.}

@@ -5,6 +5,7 @@
 # stubbed to record what they are given.  Neither script may hold a flag
 # of its own: they ask aisb.
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-.}

@@ -4,6 +4,7 @@
 # installed copy, the user's own), the line that says so, the ulimits of
 # --dry-run against the ones a session passes, and sessions show's times.
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-.}

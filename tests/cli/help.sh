@@ -5,6 +5,7 @@
 # flag it does not show must be refused with one line and exit 78; every
 # flag of the man page must be in some help.
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-.}

@@ -10,6 +10,7 @@
 # (offline).  Needs python3 with its yaml module (Debian: python3-yaml)
 # and ldd; skips (77) without them.
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-.}

@@ -3,6 +3,7 @@
 # a user would: real-shaped files made here, the printed policy checked by
 # aisb policy check, refusals (exit 78) naming the file and the line.
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 aisb=${AISB:-./aisb}
 aisb=$(cd "$(dirname "$aisb")" && pwd)/$(basename "$aisb")

@@ -1,6 +1,7 @@
 #!/bin/bash
 # aisb policy check|print|test, driven as a user would from a shell.
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 aisb=${AISB:-./aisb}

@@ -6,6 +6,7 @@
 # edited, cut, removed).  The capture's streams are covered by
 # tests/unit/test_record and tests/e2e/record.sh.
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-.}

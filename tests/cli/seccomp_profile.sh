@@ -3,6 +3,7 @@
 # refusal to run without it.  No podman here: tests/e2e/seccomp.sh runs
 # sessions under the profile.
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-.}
@@ -88,7 +89,7 @@ if [ "$rc" = 0 ] && grep -q -- "--security-opt=seccomp=$top_builddir/aisb-seccom
 # make install put one there) none installed
 mkdir "$tmp/bin"
 cp "$aisb" "$tmp/bin/aisb"
-installed=$(grep -aoE -m1 '/[[:graph:]]*/seccomp\.json' "$aisb" | head -n1 || true)
+installed=$(grep -aoE -m1 '/[[:graph:]]*/seccomp\.json' "$aisb" | sed -n 1p || true)
 if [ -n "$installed" ] && [ -e "$installed" ]; then
 	echo "note: $installed exists; the missing-profile case is not checked"
 else

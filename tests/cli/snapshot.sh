@@ -5,6 +5,7 @@
 # corrupt state files; the options' refusals; one line and the
 # documented exit code for each refusal.
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 top_builddir=${top_builddir:-.}
 aisb=$(cd "$top_builddir" && pwd)/aisb

@@ -10,6 +10,7 @@
 # question is the last line; one "y" applies.  tests/cli/snapask runs the
 # launcher's own end of a session without podman.
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 top_builddir=${top_builddir:-.}
 snapask=$(cd "$top_builddir" && pwd)/tests/cli/snapask
@@ -77,8 +78,8 @@ ask() {
 	*) bad "$name: the last line is not aisb's question: '$q'" ;; esac
 	# nothing of aisb's block is concealed or drawn in one colour on
 	# itself (tmux shows attributes as SGR sequences)
-	if sed -n "/mark $mark: the command/,\$p" "$tmp/$name/attrs" |
-	    grep -qE $'\e\\[([0-9;]*;)?(8|30;40)(;[0-9;]*)?m'; then
+	if grep -qE $'\e\\[([0-9;]*;)?(8|30;40)(;[0-9;]*)?m' \
+	    <<<"$(sed -n "/mark $mark: the command/,\$p" "$tmp/$name/attrs")"; then
 		bad "$name: aisb's block hidden: $(sed -n "/mark $mark/,\$p" "$tmp/$name/attrs" | cat -v)"
 	else ok; fi
 	# one "y": the terminal's own answer to the query was not taken
@@ -86,7 +87,7 @@ ask() {
 	if wait_for 'EXIT='; then ok; else bad "$name: no end after one y: $(screen '')"; fi
 	if [ "$(cat "$ws/new.txt" 2>/dev/null)" = agent ]; then ok; else
 		bad "$name: not applied after one y: $(screen '')"; fi
-	if screen "" | grep -q '^EXIT=0$'; then ok; else bad "$name: exit: $(screen '')"; fi
+	if grep -q '^EXIT=0$' <<<"$(screen "")"; then ok; else bad "$name: exit: $(screen '')"; fi
 	tmux -S "$sock" kill-server 2>/dev/null || true
 }
 

@@ -77,7 +77,6 @@ sess() {
 	    --package curl "$@") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 	return "$rc"
 }
-last_session_dir() { ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | head -1; }
 url="http://agent.test:$http/x"
 
 # 1. without the recipe, the gate refuses the agent's host
@@ -88,18 +87,20 @@ case $(cat "$tmp/out") in
 esac
 
 # 2. with it (picked by the command's name), the gate lets it through
+e2e_session_mark
 rc=0; sess -- curl -sS -o /dev/null -w '%{http_code}' "$url" || rc=$?
 check "agent: exit" "$rc" 0
 check "agent: status" "$(cat "$tmp/out")" 200
 if grep -q "^aisb: agent probe: its recipe ($XDG_CONFIG_HOME/aisb/agents.yaml:3:3) applies, picked by the command's name" "$tmp/err"; then
 	ok; else bad "agent: the pick was not said: $(cat "$tmp/err")"; fi
-sd=$(last_session_dir)
+sd=$(e2e_session)
 if grep -q "^  # agent probe, $XDG_CONFIG_HOME/aisb/agents.yaml:5:13$" "$sd/policy.yaml" 2>/dev/null; then
 	ok; else bad "session policy.yaml: $(cat "$sd/policy.yaml" 2>&1)"; fi
 if grep -q "^agent probe $XDG_CONFIG_HOME/aisb/agents.yaml:3:3" "$sd/record"; then
 	ok; else bad "record: no agent line: $(cat "$sd/record")"; fi
 # the gate cited the rule of the merged file, the one with the comment
-if grep '"agent.test"' "$sd/audit.jsonl" | grep -q "$sd/policy.yaml:"; then
+lines=$(grep '"agent.test"' "$sd/audit.jsonl" || true)
+if grep -qF "$sd/policy.yaml:" <<<"$lines"; then
 	ok; else bad "audit: $(grep agent.test "$sd/audit.jsonl" || cat "$sd/audit.jsonl")"; fi
 # the policy the record names is the merged one
 want=$("$aisb" policy check "$sd/policy.yaml" | sed -n 's/^policy OK sha256:\([0-9a-f]*\).*/\1/p')

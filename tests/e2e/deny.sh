@@ -72,13 +72,13 @@ sess() {
 	    --package curl "$@") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 	return "$rc"
 }
-last_session_dir() { ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | head -1; }
 # the denial summary of a stderr, from its first line on
 summary() { sed -n '/^aisb: [0-9]* request(s) denied/,$p' "$1"; }
 
 # The image is built by a first session (its output is not what we check).
 rc=0; sess -- true || rc=$?
 check "warm-up session" "$rc" 0
+e2e_session_mark
 
 # 1. den1 twice (a tunnel, then a forward), den2 once over CONNECT :443
 denied_cmd="curl -s -o /dev/null -p http://den1.test:$http/a;
@@ -88,7 +88,7 @@ denied_cmd="curl -s -o /dev/null -p http://den1.test:$http/a;
 rc=0; sess -- sh -c "$denied_cmd" || rc=$?
 check "denials: exit" "$rc" 0
 check "denials: the allowed request" "$(cat "$tmp/out")" 200
-sd=$(last_session_dir)
+sd=$(e2e_session)
 summary "$tmp/err" >"$tmp/summary"
 cat >"$tmp/want" <<EOF
 aisb: 3 request(s) denied, to 2 destination(s); the YAML under one would allow it: add its entries to your policy
@@ -149,7 +149,8 @@ if grep -q "^# audit: 1 allowed, 3 denied, 0 failed" "$tmp/show"; then ok; else
 rc=0; sess --quiet -- sh -c "$denied_cmd" || rc=$?
 check "quiet: exit" "$rc" 0
 if grep -q "denied" "$tmp/err"; then bad "--quiet printed: $(cat "$tmp/err")"; else ok; fi
-if grep -q '"fix"' "$(last_session_dir)/audit.jsonl"; then ok; else bad "quiet: no audit fix"; fi
+sd=$(e2e_session)
+if grep -q '"fix"' "$sd/audit.jsonl"; then ok; else bad "quiet: no audit fix"; fi
 
 # 6. a session without denials prints no summary
 rc=0; sess -- curl -s -o /dev/null "http://allowed.test:$http/" || rc=$?

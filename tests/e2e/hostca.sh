@@ -137,7 +137,6 @@ sess() {
 	    "${pkgs[@]}" "$@") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 	return "$rc"
 }
-last_session_dir() { ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | head -1; }
 
 echo "# building the image (the offline base, then ${pkgs[*]})"
 t0=$SECONDS
@@ -149,7 +148,7 @@ for c in curl python requests; do
 done
 [ "$node" = 1 ] && check "host CA on: node trusts the server" \
     "$(awk '$1 == "node" { print $2 }' "$tmp/out")" 0
-sd=$(last_session_dir)
+sd=$(e2e_session)
 check "the record counts the host's CAs" "$(awk '$1 == "host_cas" { print $2 }' "$sd/record")" 1
 if grep -Eq '^base localhost/aisb-base:[0-9a-f]{16}$' "$sd/record"; then
 	ok "the record names the offline base it used"
@@ -171,7 +170,7 @@ if [ "$node" = 1 ]; then
 	if [ -n "$v" ] && [ "$v" != 0 ]; then ok "--no-host-ca: node refuses the server ($v)"
 	else bad "--no-host-ca: node: '$v'"; fi
 fi
-sd=$(last_session_dir)
+sd=$(e2e_session)
 check "--no-host-ca: no CA file" "$(test -e "$sd/host-ca.pem" && echo present || echo absent)" absent
 
 # a key next to the certificates is never copied, and says so

@@ -136,7 +136,6 @@ owners() {
 	(cd "$1" && stat -c %u main.c created.txt made made/sub .git .git/objects \
 	    .git/HEAD | sort -u | tr '\n' ' ')
 }
-last_session_dir() { ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | head -1; }
 
 # --- 1. root, in a root-owned 0700 folder -------------------------------
 ws=$tmp/rootws
@@ -152,7 +151,7 @@ check "root: owners" "$(owners "$ws")" "0 "
 check "root: edit kept" "$(tail -n 1 "$ws/main.c")" "// edited"
 check "root: git status outside" "$(git -C "$ws" status --porcelain 2>&1 | wc -l)" 0
 check "root: git log outside" "$(git -C "$ws" log --format=%s 2>&1)" first
-sd=$(last_session_dir)
+sd=$(e2e_session)
 if grep -Eq '^identity mapped sandbox_uid [0-9]+ owner 0:0 range [0-9]+-[0-9]+$' "$sd/record"; then
 	ok; else bad "root: record identity: $(grep identity "$sd/record")"; fi
 check "root: limits all applied" "$(sed -n 's/^limits_not_applied //p' "$sd/record")" none
@@ -171,7 +170,7 @@ rc=0; (cd "$ws" && "$aisb" --policy "$tmp/policy.yaml" --net none "${pkgs[@]}" -
 spid=$!
 huid=
 for i in $(seq 60); do
-	huid=$(ps -eo uid=,args= | awk '$2 == "sleep" && $3 == "4.321" { print $1; exit }')
+	huid=$(ps -eo uid=,args= | awk '$2 == "sleep" && $3 == "4.321" && !n++ { print $1 }')
 	[ -n "$huid" ] && break
 	sleep 0.1
 done
@@ -183,22 +182,29 @@ check "root: host uid 1000 maps nowhere inside" \
     "$(awk '$1 <= 1000 && 1000 < $1 + $3 && $2 + 1000 - $1 == 1000' "$tmp/out" | wc -l)" 0
 
 # One home per project: a file planted in one is absent from the other.
+e2e_session_mark	# the sleep session: looked at through ps
 ws2=$tmp/rootws2
 mkdir -m 0700 "$ws2"
 rc=0; (cd "$ws" && "$aisb" --policy "$tmp/policy.yaml" --net none "${pkgs[@]}" -- \
     sh -c 'echo planted > ~/.planted') >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 check "plant: exit" "$rc" 0
+e2e_session_mark	# the planting session
 rc=0; (cd "$ws2" && "$aisb" --policy "$tmp/policy.yaml" --net none "${pkgs[@]}" -- \
     sh -c 'test -e ~/.planted && echo present || echo absent') >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 check "other project: home" "$(cat "$tmp/out")" absent
-home2=$(awk '$1 == "home_volume" && NF == 2 { print $2 }' "$(last_session_dir)/record")
+sd2=$(e2e_session)
+home2=$(awk '$1 == "home_volume" && NF == 2 { print $2 }' "$sd2/record")
 if [ -n "$home2" ] && [ "$home2" != "$home1" ]; then ok; else bad "same home volume for two projects: $home2"; fi
 rc=0; (cd "$ws" && "$aisb" --policy "$tmp/policy.yaml" --net none "${pkgs[@]}" -- \
     cat /home/sandbox/.planted) >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 check "same project: home kept" "$(cat "$tmp/out")" planted
 
-# doctor runs a session's container in a 0700 folder of root
-"$aisb" doctor >"$tmp/doctor" 2>&1 || bad "root: doctor failed: $(grep -v '^ok' "$tmp/doctor")"
+# doctor runs a session's container in a 0700 folder of root: in the
+# image the sessions ran (its default, the newest image labelled sandbox,
+# may be any other the store holds)
+img=$(e2e_record_field image "$sd/record")
+"$aisb" doctor --image "$img" >"$tmp/doctor" 2>&1 ||
+    bad "root: doctor failed: $(grep -v '^ok' "$tmp/doctor")"
 if grep -q '^ok   workspace  in a 0700 folder of uid 0' "$tmp/doctor"; then ok; else
 	bad "root: doctor workspace: $(grep workspace "$tmp/doctor")"; fi
 
@@ -226,12 +232,14 @@ install -d -m 0755 -o "$user" -g "$user" "$home/bin"
 install -m 0755 "$build/aisb" "$build/aisb-gate" "$build/aisb-enforce" "$home/bin/"
 install -m 0644 "$build/aisb-seccomp.json" "$home/bin/"	# found next to aisb
 install -m 0644 -o "$user" "$tmp/policy.yaml" "$home/policy.yaml"
-# The image the root sessions built, handed over instead of rebuilt, and
-# its base with it: the tag hashes the base's id, so without it the user's
-# aisb built a base of its own (mmdebstrap) and the image again on it.
-img=$(podman images --filter label=io.aisb.kind=sandbox --format '{{.Repository}}:{{.Tag}}' | head -n 1)
-podman save -q -m -o "$home/img.tar" "$img" \
-    "$(podman image inspect --format '{{index .Labels "io.aisb.base"}}' "$img")"
+# The image the first root session ran (its record names it), handed over
+# instead of rebuilt, and its base with it: the tag hashes the base's id,
+# so without it the user's aisb built a base of its own (mmdebstrap) and
+# the image again on it.  Not whichever sandbox image the store lists
+# first: a store may hold others (a seed's plain image, a used machine's).
+imgs=$(e2e_images_of "$sd")
+check "root: the session's image and base" "$(wc -l <<<"$imgs")" 2
+podman save -q -m -o "$home/img.tar" $imgs
 chown "$user" "$home/img.tar"
 as_user() {
 	runuser -u "$user" -- env -i HOME="$home" USER="$user" LOGNAME="$user" \
@@ -255,7 +263,7 @@ check "user: owners" "$(owners "$uws")" "$uid "
 check "user: edit kept" "$(tail -n 1 "$uws/main.c")" "// edited"
 check "user: git status outside" "$(cd "$uws" && as_user git status --porcelain 2>&1 | wc -l)" 0
 check "user: git log outside" "$(cd "$uws" && as_user git log --format=%s 2>&1)" first
-usd=$(ls -dt "$home"/.local/state/aisb/sessions/* | head -1)
+usd=$(e2e_session "$home/.local/state")
 if grep -Eq "^identity keep-id sandbox_uid $uid\$" "$usd/record"; then
 	ok; else bad "user: record identity: $(grep identity "$usd/record")"; fi
 check "user: capture owned by the user" \
@@ -295,7 +303,7 @@ if command -v openssl >/dev/null; then
 	    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 	check "user: host CA: exit" "$rc" 0
 	check "user: host CA: last in the bundle" "$(sed -n 1p "$tmp/out")" \
-	    "$(tail -n 2 "$home/hostca/id.crt" | head -n 1)"
+	    "$(tail -n 2 "$home/hostca/id.crt" | sed -n 1p)"
 	check "user: host CA: for node" "$(sed -n 2p "$tmp/out")" node=/run/aisb/host-ca.pem
 	if grep -q 'host CAs' "$tmp/err"; then bad "user: host CA: $(grep 'host CAs' "$tmp/err")"; else ok; fi
 fi
@@ -327,33 +335,40 @@ rm -f "$uws/build.sh"
 # stopping a rootless session without a terminal (tests/e2e/signals.sh
 # does it rootful): SIGTERM reaches the command's group and its trap; a
 # SIGKILLed aisb takes its gate along, and its watcher (the user's own
-# process) stops the container.  aisb runs under runuser: found by the
-# test user's uid, which no one else has.
-user_aisb() {
-	local i p
+# process) stops the container.  The aisb and the gate are the ones this
+# session started, never the first of the user's listed: aisb is the
+# child of the runuser the background job started (a watcher, a fork on
+# its way to exec podman are aisb's too), the gate the one the session's
+# folder names.
+user_aisb() {	# user_aisb BG: the aisb of the background job BG
+	local i r p
 	for i in $(seq 100); do
-		p=$(ps -u "$uid" -o pid=,comm= | awk '$2 == "aisb" { print $1 }' | head -1)
-		[ -n "$p" ] && { echo "$p"; return 0; }
+		if r=$(pgrep -P "$1" -x runuser) && p=$(pgrep -P "$r" -x aisb); then
+			echo "$p"; return 0
+		fi
 		sleep 0.1
 	done
 	return 1
 }
 for how in TERM KILL; do
 	rm -f "$uws/ready" "$uws/marker"
+	e2e_session_mark "$home/.local/state"
 	(cd "$uws" && as_user aisb --policy "$home/policy.yaml" "${pkgs[@]}" -- bash -c \
 	    'trap "echo trapped >marker; trap - TERM; kill -TERM \$\$" TERM; echo >ready; sleep 300') \
 	    >"$tmp/out" 2>"$tmp/err" </dev/null &
 	bg=$!
 	for i in $(seq 600); do [ -e "$uws/ready" ] && break; sleep 0.1; done
-	ap=$(user_aisb) || { bad "user $how: no aisb"; continue; }
-	gp=$(ps -u "$uid" -o pid=,comm= | awk '$2 == "aisb-gate" { print $1 }' | head -1)
+	ap=$(user_aisb "$bg") || { bad "user $how: no aisb"; continue; }
+	bsd=$(e2e_session "$home/.local/state")
+	gp=$(cat "$bsd/gate.pid")
 	kill -"$how" "$ap"
 	rc=0; wait "$bg" || rc=$?
+	mine=label=io.aisb.session=$(basename "$bsd")
 	for i in $(seq 100); do
-		[ -z "$(as_user podman ps -q --filter label=io.aisb.kind=session)" ] && break
+		[ -z "$(as_user podman ps -q --filter "$mine")" ] && break
 		sleep 0.1
 	done
-	check "user $how: container stopped" "$(as_user podman ps -q --filter label=io.aisb.kind=session | wc -l)" 0
+	check "user $how: container stopped" "$(as_user podman ps -q --filter "$mine" | wc -l)" 0
 	check "user $how: the trap ran" "$(cat "$uws/marker" 2>/dev/null)" trapped
 	for i in $(seq 30); do
 		[ -n "$gp" ] && [ "$(awk '{ print $3 }' "/proc/$gp/stat" 2>/dev/null || echo gone)" != gone ] &&
@@ -369,7 +384,9 @@ for how in TERM KILL; do
 done
 rm -f "$uws/ready" "$uws/marker"
 
-as_user aisb doctor >"$tmp/doctor" 2>&1 || bad "user: doctor failed: $(grep -v '^ok' "$tmp/doctor")"
+img=$(e2e_record_field image "$usd/record")
+as_user aisb doctor --image "$img" >"$tmp/doctor" 2>&1 ||
+    bad "user: doctor failed: $(grep -v '^ok' "$tmp/doctor")"
 if grep -q "^ok   workspace  in a 0700 folder of uid $uid" "$tmp/doctor"; then ok; else
 	bad "user: doctor workspace: $(grep workspace "$tmp/doctor")"; fi
 

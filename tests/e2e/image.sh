@@ -18,6 +18,7 @@
 # sources, and containers reaching listeners this test (or doctor) opened
 # on the host's loopback.  A pull of localhost:1 fails at once.
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-.}
@@ -49,11 +50,12 @@ cleanup() {
 	    /proc/self/mounts | sort -r); do
 		umount -l "$m" 2>/dev/null || true
 	done
-	rm -rf "$tmp"
+	# (before $tmp goes: they are in it)
 	if [ "$rc" != 0 ]; then
 		echo "--- last output" >&2
 		cat "$out" "$err" >&2 2>/dev/null || true
 	fi
+	rm -rf "$tmp"
 	exit "$rc"
 }
 out=$tmp/out

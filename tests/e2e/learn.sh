@@ -75,7 +75,6 @@ sess() {	# sess POLICY [FLAGS...] -- CMD...
 	    --package curl "$@") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 	return "$rc"
 }
-last_session_dir() { ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | head -1; }
 # each curl's status on one line: 000 when the gate refused the tunnel
 cmd="for h in known.test learned.test meta.test; do
 	curl -s -o /dev/null -w '%{http_code} ' -p http://\$h:$http/ || true
@@ -91,11 +90,12 @@ check "plain: exit" "$rc" 0
 check "plain: statuses" "$(cat "$tmp/out")" "200 000 000 "
 
 # 1. the learning session
+e2e_session_mark
 rc=0; sess "$tmp/policy.yaml" --learn -- sh -c "$cmd" || rc=$?
 check "learn: exit" "$rc" 0
 check "learn: statuses (meta.test still refused)" "$(cat "$tmp/out")" \
     "200 200 000 "
-sd=$(last_session_dir)
+sd=$(e2e_session)
 id=$(basename "$sd")
 grep -q "^aisb: LEARNING MODE: NOTHING IS BLOCKED BY THE POLICY in session $id" \
     "$tmp/err" && ok || bad "no loud start: $(cat "$tmp/err")"
@@ -109,11 +109,11 @@ grep -q "^aisb: aisb policy suggest $id prints" "$tmp/err" && ok ||
     bad "no suggest hint: $(cat "$tmp/err")"
 grep -q "^learn yes" "$sd/record" && ok || bad "record: $(cat "$sd/record")"
 grep -q "LEARNING MODE" "$sd/gate.log" && ok || bad "gate.log: no learning line"
-grep '"host":"learned.test"' "$sd/audit.jsonl" | grep '"event":"decision"' |
-    grep -q '"learn":true,"would":"deny","would_reason":"host_not_allowed"' &&
+lines=$(grep '"host":"learned.test"' "$sd/audit.jsonl" | grep '"event":"decision"' || true)
+grep -q '"learn":true,"would":"deny","would_reason":"host_not_allowed"' <<<"$lines" &&
     ok || bad "audit: $(cat "$sd/audit.jsonl")"
-grep '"host":"meta.test"' "$sd/audit.jsonl" |
-    grep -q '"decision":"deny".*"reason":"address_denied"' && ok ||
+lines=$(grep '"host":"meta.test"' "$sd/audit.jsonl" || true)
+grep -q '"decision":"deny".*"reason":"address_denied"' <<<"$lines" && ok ||
     bad "meta.test audit: $(grep meta "$sd/audit.jsonl")"
 
 # 2. suggest: exactly the names used, and a policy

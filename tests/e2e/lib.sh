@@ -44,7 +44,33 @@
 # processes and its store.
 #
 #   ok [MSG]  bad MSG  check MSG GOT WANT     count into $pass and $fail
+#
+#   sd=$(e2e_session [STATE])
+#   e2e_sessions [STATE]
+#   e2e_session_mark [STATE]
+#
+# The session a test looks into is the one it just ran, never "the newest
+# folder listed": e2e_session prints the folder of the one session made
+# under STATE (default $XDG_STATE_HOME) since the test last asked, and
+# fails, naming what it found, when there is none or more than one (a
+# session that made no folder, a session run in between that the test did
+# not ask about).  e2e_sessions prints every session made since then, one
+# a line; e2e_session_mark just takes note of them (sessions a test runs
+# and does not look into).  What was seen is kept in $tmp, so the calls
+# work from $(...).
+#
+#   e2e_images_of SESSION_DIR...
+#
+# The images those sessions ran and their bases, from their records, one
+# a line (a folder without a record ran none); fails when there is none.
+# What a test hands over to another store is what its sessions used, not
+# whichever image a listing shows first.
+#
+# Sourcing this file also sources tests/errtrap.sh: a test that dies of a
+# failing command says which, and where, before the EXIT trap.
 # shellcheck shell=bash
+
+. "$(dirname "${BASH_SOURCE[0]}")/../errtrap.sh"
 
 e2e_init() {
 	tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/aisb-e2e-$1.XXXXXX")
@@ -124,6 +150,41 @@ e2e_cleanup() {
 	exit "$rc"
 }
 
+e2e_sessions() {
+	local d=${1:-$XDG_STATE_HOME}/aisb/sessions seen=$tmp/e2e-sessions.seen s
+
+	touch "$seen"
+	[ -d "$d" ] || return 0
+	for s in "$d"/*; do
+		[ -d "$s" ] && ! grep -qxF -- "$s" "$seen" || continue
+		printf '%s\n' "$s" | tee -a "$seen"
+	done
+}
+e2e_session_mark() { e2e_sessions "$@" >/dev/null; }
+e2e_session() {
+	local new
+
+	new=$(e2e_sessions "$@")
+	case $new in
+	'') echo "e2e_session: no session since the last one under ${1:-$XDG_STATE_HOME}" >&2
+	    return 1 ;;
+	*$'\n'*) echo "e2e_session: $(wc -l <<<"$new") sessions since the last one, want one:" $new >&2
+	    return 1 ;;
+	esac
+	printf '%s\n' "$new"
+}
+e2e_images_of() {
+	local d
+
+	for d; do
+		[ ! -e "$d/record" ] || e2e_record_field '\(image\|base\)' "$d/record"
+	done | grep -vx -- - | sort -u
+}
+# e2e_record_field NAME RECORD: the values of NAME (a sed pattern) in what
+# RECORD says of its session; the options it ends with (the upstream
+# --image, say) are not the session's
+e2e_record_field() { sed -n "/^# options/q; s/^$1 //p" "$2"; }
+
 ok()  { pass=$((pass + 1)); [ $# -eq 0 ] || echo "ok - $*"; }
 bad() { fail=$((fail + 1)); echo "not ok - $*"; }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: got '$2', want '$3'"; fi; }
@@ -182,18 +243,27 @@ e2e_seed_build() {
 	podman save -q -m -o "$f.$$" "$base" "$tag" >/dev/null 2>&1 9>&- &&
 	    mv "$f.$$" "$f" && e2e_seed_built=$f
 	rm -f "$f.$$"
-	e2e_seed_save 9>&-
+	e2e_seed_save "$base" 9>&-
 }
 
-# The store's offline base into the seed folder, once (flock: tests run
-# two at a time).
+# e2e_seed_save [BASE]: the offline base into the seed folder, once
+# (flock: tests run two at a time).  BASE, or else the one base the
+# test's own sessions ran on (their records say which); a store that
+# holds other bases as well gives nothing else away.
 e2e_seed_save() {
-	local img
+	local img=${1:-} kind d
 
 	[ -s "$e2e_seed/base.tar" ] && return 0
-	img=$(podman images --filter label=io.aisb.kind=base \
-	    --format '{{.Repository}}:{{.Tag}}' 2>/dev/null | head -n 1)
+	if [ -z "$img" ]; then
+		img=$(for d in "$XDG_STATE_HOME"/aisb/sessions/*/record; do
+			[ ! -e "$d" ] || e2e_record_field base "$d"
+		done | sort -u) || return 0
+		case $img in -|*$'\n'*) return 0 ;; esac
+	fi
 	[ -n "$img" ] || return 0
+	kind=$(podman image inspect --format '{{index .Labels "io.aisb.kind"}}' \
+	    "$img" 2>/dev/null) || return 0
+	[ "$kind" = base ] || return 0
 	(
 		flock 9
 		[ -s "$e2e_seed/base.tar" ] && exit 0

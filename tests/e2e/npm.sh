@@ -266,7 +266,8 @@ if [ -n "$dsid" ] && "$aisb" sessions show "$dsid" >"$tmp/show" 2>&1 &&
 else
 	bad "denied session: $(grep '^# ' "$tmp/show" 2>/dev/null)"
 fi
-if "$aisb" image ls | grep -q "semver@7.6.1"; then bad "a 7.6.1 image was tagged"
+images=$("$aisb" image ls)
+if grep -q "semver@7.6.1" <<<"$images"; then bad "a 7.6.1 image was tagged"
 else ok "nothing half-built is tagged"; fi
 check "no scratch folder is left" "$(ls -A "$XDG_STATE_HOME/aisb/install" | wc -l)" 0
 check "no install home volume is left" \

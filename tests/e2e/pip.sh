@@ -119,10 +119,11 @@ export PIP_INDEX_URL=http://pypi.test:$port/simple PIP_TRUSTED_HOST=pypi.test:$p
 # a local path: it means nothing inside, and must not be passed in
 export PIP_FIND_LINKS=$tmp/no-such-wheels
 
-if "$aisb" policy derive pip | grep -q "host: pypi.test"; then
+rc=0; derived=$("$aisb" policy derive pip 2>&1) || rc=$?
+if [ "$rc" = 0 ] && grep -q "host: pypi.test" <<<"$derived"; then
 	ok "aisb policy derive pip names the test's index"
 else
-	bad "derive pip: $("$aisb" policy derive pip 2>&1)"
+	bad "derive pip (exit $rc): $derived"
 fi
 
 echo "# building the base, the pip builder image, the install, the layer"
@@ -200,8 +201,9 @@ if [ -n "$tag11" ] && [ "$tag11" != "$tag10" ]; then ok "another version, anothe
 else bad "tags: 1.0 '$tag10', 1.1 '$tag11'"; fi
 if podman image exists "$tag10"; then ok "the 1.0 image stays"
 else bad "the 1.0 image is gone"; fi
-if "$aisb" image ls | grep -q "pip:aisbhello==1.1"; then ok "aisb image ls shows pip tools"
-else bad "image ls: $("$aisb" image ls)"; fi
+images=$("$aisb" image ls)
+if grep -q "pip:aisbhello==1.1" <<<"$images"; then ok "aisb image ls shows pip tools"
+else bad "image ls: $images"; fi
 
 # the index's sha256 is not the wheel's: pip refuses it, nothing tagged
 rc=0
@@ -216,7 +218,8 @@ if grep -Eq '^aisb: install: pip install in session [0-9a-f]{24} exited with sta
 else
 	bad "no step/session line in: $(tail -3 "$tmp/err")"
 fi
-if "$aisb" image ls | grep -q "aisbhello==1.2"; then bad "a 1.2 image was tagged"
+images=$("$aisb" image ls)
+if grep -q "aisbhello==1.2" <<<"$images"; then bad "a 1.2 image was tagged"
 else ok "nothing half-built is tagged"; fi
 check "no scratch folder is left" "$(ls -A "$XDG_STATE_HOME/aisb/install" | wc -l)" 0
 

@@ -130,14 +130,13 @@ sess() {
 	    --package curl "$@") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 	return "$rc"
 }
-last_session_dir() { ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | head -1; }
 
 # --- 1. a recorded session ----------------------------------------------------
 rc=0; sess --record -- "$tmp/ws/probe.sh" || rc=$?
 check "recorded session: exit" "$rc" 0
 check "recorded session: what the requests got" "$(tr '\n' ' ' <"$tmp/out")" \
     "post 200 tls 200 denied 403 "
-sd=$(last_session_dir)
+sd=$(e2e_session)
 id=$(basename "$sd")
 cap=$sd/recording/capture.pcapng
 check "recording folder: mode" "$(stat -c %a "$sd/recording" 2>/dev/null || echo missing)" 700
@@ -234,7 +233,7 @@ grep -q '^changed: file recording/capture.pcapng: ' "$tmp/out" && ok ||
 rc=0; sess --record --record-max 8K -- "$tmp/ws/probe.sh" big || rc=$?
 check "bounded: exit" "$rc" 0
 check "bounded: the request still went through" "$(cat "$tmp/out")" "post 200"
-sd=$(last_session_dir)
+sd=$(e2e_session)
 size=$(stat -c %s "$sd/recording/capture.pcapng")
 check "bounded: capture within the bound" "$(( size <= 8192 && size > 0 ))" 1
 check "bounded: one audit line for the limit" \

@@ -234,7 +234,7 @@ done <"$tmp/verdicts"
 # every check reported (a crash half-way would leave some out)
 want=26; [ "$(uname -m)" = x86_64 ] && want=28	# the x32 and i386 checks
 check "checks run" "$(grep -c '^ok ' "$tmp/verdicts")" "$want"
-sd=$(ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | head -1)
+sd=$(e2e_session)
 if grep -q "^timings_ms host [0-9]* gate [1-9]" "$sd/record"; then ok; else
 	bad "gate mode: no gate in the record"; fi
 

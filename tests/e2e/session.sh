@@ -92,13 +92,12 @@ sess() {
 	    --package curl "$@") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 	return "$rc"
 }
-last_session_dir() { ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | head -1; }
 
 # 1. an allowed host, by name, through the gate
 rc=0; sess -- curl -sS -o /dev/null -w '%{http_code}' "http://allowed.test:$http/x" || rc=$?
 check "allowed: exit" "$rc" 0
 check "allowed: status" "$(cat "$tmp/out")" 200
-sd=$(last_session_dir)
+sd=$(e2e_session)
 if grep -q '"allowed.test"' "$sd/audit.jsonl" 2>/dev/null; then ok; else bad "no audit line for allowed.test"; fi
 check "mode of record" "$(stat -c %a "$sd/record" 2>/dev/null || echo missing)" 600
 if grep -Eq '^timings_ms host [0-9]+ gate [1-9][0-9]* image [0-9]+ run [1-9][0-9]* teardown [0-9]+$' "$sd/record"; then
@@ -171,10 +170,11 @@ check "unset env: no session" "$(ls "$XDG_STATE_HOME/aisb/sessions" | wc -l)" "$
 # 8. a secret reaches the command and nothing else
 secret=hunter2-$$-$RANDOM
 want=$(printf %s "$secret" | sha256sum | cut -d' ' -f1)
+e2e_session_mark
 rc=0; AISB_E2E_SECRET=$secret sess --env AISB_E2E_SECRET --keep -- \
     sh -c 'printf %s "$AISB_E2E_SECRET" | sha256sum | cut -d" " -f1' || rc=$?
 check "secret: delivered" "$(cat "$tmp/out")" "$want"
-sd=$(last_session_dir)
+sd=$(e2e_session)
 name=aisb-$(basename "$sd")
 if grep -rqs "$secret" "$sd/record" "$sd/plan" "$sd/gate.log" "$sd/audit.jsonl"; then
 	bad "secret in the session record"; else ok; fi
@@ -186,23 +186,28 @@ if grep -q "$secret" "$tmp/inspect"; then
 if grep -q -- '"--env-file"' "$tmp/inspect" && grep -q '/run/aisb/env' "$tmp/inspect"; then
 	ok; else bad "inspect shows no env file for the enforcer"; fi
 if grep -q '_proxy=http' "$tmp/inspect"; then bad "proxy URL in podman inspect"; else ok; fi
-# ps while a session with the secret runs
+# ps while a session with the secret runs: its container, found by the
+# session's label once its folder is there
 (cd "$tmp/ws" && AISB_E2E_SECRET=$secret "$aisb" --policy "$tmp/policy.yaml" \
     --home-volume "$vol" --package curl --env AISB_E2E_SECRET -- sleep 8) \
     >/dev/null 2>&1 </dev/null &
 bg=$!
-running=0
+running=0 bgsd=
 for i in $(seq 100); do
-	if [ -n "$(podman ps --filter label=io.aisb.kind=session -q)" ]; then
+	[ -n "$bgsd" ] || bgsd=$(e2e_sessions)
+	if [ -n "$bgsd" ] && [ -n "$(podman ps -q --filter \
+	    "label=io.aisb.session=$(basename "$bgsd")")" ]; then
 		running=1; break; fi
 	sleep 0.2
 done
 check "session running for ps" "$running" 1
-if ps -eo args | grep -v grep | grep -q "$secret"; then bad "secret in ps"; else ok; fi
+procs=$(ps -eo args)
+if grep -qF -- "$secret" <<<"$procs"; then bad "secret in ps"; else ok; fi
 # clean while it runs: the running container and its volume are spared
 "$aisb" clean --volumes="$vol" >"$tmp/out" 2>&1 || bad "clean failed: $(cat "$tmp/out")"
 if grep -q "kept volume $vol: used by" "$tmp/out"; then ok; else bad "clean did not spare $vol: $(cat "$tmp/out")"; fi
-check "running session spared" "$(podman ps --filter label=io.aisb.kind=session -q | wc -l)" 1
+check "running session spared" "$(podman ps -q --filter \
+    "label=io.aisb.session=$(basename "$bgsd")" | wc -l)" 1
 wait "$bg" || true
 
 # 11. limits, read from inside (cgroup v2 or v1 files)
@@ -223,10 +228,11 @@ if [ "$rc" != 0 ] && grep -qi 'fork' "$tmp/err" && ! grep -q 'all started' "$tmp
 	bad "pids: 40 processes under --pids 20 (rc $rc): $(cat "$tmp/out") $(head -c 300 "$tmp/err")"; fi
 
 # 12. --net none: no proxy, no route, the gate not even started
+e2e_session_mark
 rc=0; sess --net none -- sh -c 'env | grep -ci _proxy; curl -sS --max-time 5 "http://10.0.2.2:'"$echo_port"'/"' || rc=$?
 check "net none: no proxy variables" "$(sed -n 1p "$tmp/out")" 0
 if [ "$rc" != 0 ]; then ok; else bad "--net none reached the host"; fi
-sd=$(last_session_dir)
+sd=$(e2e_session)
 if [ -e "$sd/gate.log" ]; then bad "--net none started a gate"; else ok; fi
 if grep -Eq '^timings_ms host [0-9]+ gate 0 image' "$sd/record"; then ok; else bad "--net none timings: $(grep timings "$sd/record")"; fi
 
@@ -249,7 +255,7 @@ gpid=$(awk '$1 == "gate" { print $2 }' "$gdir/state")
 check "gate ls: up" "$("$aisb" gate ls | awk '$1 == "e2e" { print $2 }')" up
 rc=0; "$aisb" gate up e2e --policy "$tmp/policy.yaml" >/dev/null 2>&1 || rc=$?
 check "gate up twice" "$rc" 78
-n0=$(ls "$XDG_STATE_HOME/aisb/sessions" | wc -l)
+e2e_session_mark
 (cd "$tmp/ws" && "$aisb" --policy "$tmp/policy.yaml" --gate e2e --home-volume "$vol" \
     --package curl -- sh -c 'sleep 2; curl -sS -o /dev/null -w "%{http_code}" "http://allowed.test:'"$http"'/one"') \
     >"$tmp/out1" 2>"$tmp/err1" </dev/null &
@@ -258,10 +264,12 @@ rc=0; sess --gate e2e -- curl -sS -o /dev/null -w '%{http_code}' "http://allowed
 check "named gate: second session" "$(cat "$tmp/out")" 200
 rc1=0; wait "$bg" || rc1=$?
 check "named gate: first session" "$(cat "$tmp/out1")" 200
-if [ -e "$(last_session_dir)/gate.log" ]; then bad "a --gate session started its own gate"; else ok; fi
+both=$(e2e_sessions)
+check "sessions run" "$(grep -c . <<<"$both")" 2
 # each session folder holds its own decisions, and only those
-for sd in $(ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | head -2); do
+for sd in $both; do
 	id=$(basename "$sd")
+	if [ -e "$sd/gate.log" ]; then bad "--gate session $id started its own gate"; else ok; fi
 	mine=$(grep -c "\"session\":\"session-$id\"" "$sd/audit.jsonl" 2>/dev/null || true)
 	all=$(wc -l <"$sd/audit.jsonl" 2>/dev/null || echo 0)
 	if [ "${mine:-0}" -ge 1 ] && [ "$mine" = "$all" ]; then ok; else
@@ -269,7 +277,6 @@ for sd in $(ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | head -2); do
 	if grep -q "\"session\":\"session-$id\"" "$gdir/audit.jsonl"; then ok; else
 		bad "gate audit lacks session $id"; fi
 done
-check "sessions run" "$(($(ls "$XDG_STATE_HOME/aisb/sessions" | wc -l) - n0))" 2
 check "credentials withdrawn" "$(grep -c '^session-' "$gdir/tokens")" 0
 rc=0; sess --gate e2e --policy "$tmp/direct.yaml" -- true || rc=$?
 check "named gate, other policy" "$rc" 78
@@ -279,19 +286,22 @@ rc=0; sess --gate nosuch -- true || rc=$?
 check "named gate not up" "$rc" 78
 if grep -q 'aisb gate up nosuch' "$tmp/err"; then ok; else bad "no hint: $(cat "$tmp/err")"; fi
 # a launcher killed while attached: the supervisor withdraws its credential
+e2e_session_mark
 (cd "$tmp/ws" && exec "$aisb" --policy "$tmp/policy.yaml" --gate e2e --home-volume "$vol" \
     --package curl -- sleep 60) >/dev/null 2>&1 </dev/null &
 bg=$!
 for i in $(seq 100); do grep -q '^session-' "$gdir/tokens" 2>/dev/null && break; sleep 0.2; done
 check "attached credential" "$(grep -c '^session-' "$gdir/tokens")" 1
+ksd=$(e2e_session)
+killed=label=io.aisb.session=${ksd##*/}
 kill -9 "$bg"; wait "$bg" 2>/dev/null || true
 for i in $(seq 50); do grep -q '^session-' "$gdir/tokens" || break; sleep 0.2; done
 check "credential of a killed launcher withdrawn" "$(grep -c '^session-' "$gdir/tokens")" 0
 # ... and its watcher stops and removes the container (podman stop, then
 # run --rm); waited for, so that clean below does not race that removal
-others() { podman ps -a --filter label=io.aisb.kind=session --format '{{.Names}}' | grep -vx "$name" || true; }
-for i in $(seq 100); do [ -z "$(others)" ] && break; sleep 0.2; done
-check "killed launcher: its container stopped by the watcher" "$(others)" ""
+for i in $(seq 100); do [ -z "$(podman ps -aq --filter "$killed")" ] && break; sleep 0.2; done
+check "killed launcher: its container stopped by the watcher" \
+    "$(podman ps -a --filter "$killed" --format '{{.Names}}')" ""
 # idle: down within --idle (6 s) and the supervisor's 1 s tick
 for i in $(seq 60); do [ "$("$aisb" gate ls | awk '$1 == "e2e" { print $2 }')" = down ] && break; sleep 0.25; done
 check "reaped when idle" "$("$aisb" gate ls | awk '$1 == "e2e" { print $2 }')" down
@@ -336,12 +346,13 @@ chmod 0755 "$tmp/bin/podman"
 rc=0; PATH=$tmp/bin:$PATH sess --net none -- true || rc=$?
 check "warm-up session" "$rc" 0
 : >"$tmp/podman.calls"
+e2e_session_mark
 rc=0; PATH=$tmp/bin:$PATH sess --net none -- true || rc=$?
 check "cached session" "$rc" 0
 # the first word: run, or a global flag such as --runtime=runc before it
 check "podman runs before the session's own" \
-    "$(grep -v -e '^run ' -e '^--[a-z-]*=[^ ]* run$' "$tmp/podman.calls" | head -3 | tr '\n' ';')" ""
-sd=$(last_session_dir)
+    "$(grep -v -e '^run ' -e '^--[a-z-]*=[^ ]* run$' "$tmp/podman.calls" | sed -n 1,3p | tr '\n' ';')" ""
+sd=$(e2e_session)
 img=$(grep '^podman ' "$sd/record" | tr ' ' '\n' | grep -A1 -e '^--entrypoint=' | tail -1)
 case $img in localhost/aisb:*) ok ;; *) bad "no image in the record's podman line: $(grep '^podman' "$sd/record")" ;; esac
 podman rmi "$img" >/dev/null 2>&1 || bad "podman rmi $img failed"

@@ -41,10 +41,10 @@ vol=aisb-e2e-sig-home-$$
 # Our processes: those whose environment names the scratch folder (aisb,
 # its gates and watchers, podman), never any other.
 ours() {
-	local p
+	local p e
 	for p in $(ps -eo pid=,comm= | awk -v c="$1" '$2 == c { print $1 }'); do
-		{ tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null |
-		    grep -qx "CONTAINERS_STORAGE_CONF=$tmp/storage.conf" && echo "$p"
+		e=$({ tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null) || continue
+		grep -qx "CONTAINERS_STORAGE_CONF=$tmp/storage.conf" <<<"$e" && echo "$p"
 	done
 	return 0
 }
@@ -87,8 +87,9 @@ EOF
 # start MODE COMMAND...: a session without a terminal in the background;
 # sets $bg (aisb's pid) and waits until the command wrote ws/ready.
 start() {
-	local mode=$1; shift
+	local mode=$1 sd; shift
 	rm -f "$tmp/ws/ready" "$tmp/ws/marker" "$tmp/ws/after"
+	e2e_session_mark
 	(cd "$tmp/ws" && exec "$aisb" --policy "$tmp/policy.yaml" --net "$mode" \
 	    --home-volume "$vol" "$@") </dev/null >"$tmp/out" 2>"$tmp/err" &
 	bg=$!
@@ -96,7 +97,8 @@ start() {
 		bad "$mode: the command never started: $(tail -3 "$tmp/err")"
 		return 1
 	fi
-	sid=$(ls -t "$XDG_STATE_HOME/aisb/sessions" | head -1)
+	sd=$(e2e_session) || { bad "$mode: no session folder of its own"; return 1; }
+	sid=${sd##*/}
 	gpid=$(cat "$XDG_STATE_HOME/aisb/sessions/$sid/gate.pid" 2>/dev/null || echo 0)
 }
 

@@ -96,7 +96,8 @@ tree() {
 	    find . \( -path ./.git -o -path ./.env \) -prune -o -type f \
 	    -exec sha256sum {} + | sort -k2)
 }
-last_session() { basename "$(ls -dt "$1"/aisb/sessions/* | head -1)"; }
+# session_id [STATE]: the id of the one session made since the last asked
+session_id() { local d; d=$(e2e_session "$@") || return 1; echo "${d##*/}"; }
 field() { sed -n "s/^$1 //p" "$2"; }
 
 # --- 1. root, in a root-owned 0700 folder -------------------------------
@@ -112,7 +113,7 @@ check "root: hook not in the stage" "$(grep -c '^hook absent$' "$tmp/out")" 1
 check "root: the stage at the workspace's path" "$(grep -c '^workspace visible$' "$tmp/out")" 1
 tree "$ws" >"$tmp/after"
 check "root: host unchanged before apply" "$(cmp -s "$tmp/before" "$tmp/after" && echo same)" same
-id=$(last_session "$XDG_STATE_HOME")
+id=$(session_id)
 sd=$XDG_STATE_HOME/aisb/sessions/$id
 if grep -q "aisb apply $id" "$tmp/err"; then ok; else bad "root: no apply hint: $(cat "$tmp/err")"; fi
 check "root: record mode" "$(grep -Ec '^workspace_mode +snapshot \(flag: --snapshot\)$' "$sd/record")" 1
@@ -160,7 +161,7 @@ rc=0; (cd "$ws" && "$aisb" --snapshot --apply=never --net none \
     --policy "$tmp/policy.yaml" -- sh -c 'echo agent >>edit.txt; echo x >conflict-new.txt') \
     >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 check "conflict: session exit" "$rc" 0
-id=$(last_session "$XDG_STATE_HOME")
+id=$(session_id)
 sd=$XDG_STATE_HOME/aisb/sessions/$id
 echo "host edit" >>"$ws/edit.txt"
 tree "$ws" >"$tmp/before"
@@ -182,7 +183,7 @@ rc=0; (cd "$ws" && "$aisb" --snapshot --apply=never --net none \
     --policy "$tmp/policy.yaml" -- sh -c 'echo x >failed-new.txt; rm keep.txt; exit 3') \
     >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 check "failed: exit" "$rc" 3
-id=$(last_session "$XDG_STATE_HOME")
+id=$(session_id)
 sd=$XDG_STATE_HOME/aisb/sessions/$id
 tree "$ws" >"$tmp/again"
 check "failed: host unchanged" "$(cmp -s "$tmp/again" "$tmp/after" && echo same)" same
@@ -211,16 +212,18 @@ check "ask: 'y' applied" "$(cat "$ws/ask2.txt" 2>/dev/null)" asked
 if grep -q '^+asked' "$tmp/out"; then ok; else bad "ask: 'd' showed no diff: $(tail -n 5 "$tmp/out")"; fi
 check "ask: asked twice" "$(grep -o 'write these 1 change(s)' "$tmp/out" | wc -l | tr -d ' ')" 2
 # the question carries the mark of the line that opens aisb's block
-qmark=$(sed -n 's/.*---- aisb, session [0-9a-f]*, mark \([0-9a-f]\{8\}\): .*/\1/p' "$tmp/out" | head -n 1)
+qmark=$(sed -n 's/.*---- aisb, session [0-9a-f]*, mark \([0-9a-f]\{8\}\): .*/\1/p' "$tmp/out" | sed -n 1p)
 if [ -n "$qmark" ] && grep -q "aisb \[mark $qmark\]: write these 1 change(s)" "$tmp/out"; then ok; else
 	bad "ask: no marked block and question: $(tail -n 8 "$tmp/out" | cat -v)"; fi
+e2e_session_mark
 rc=0; (cd "$ws" && python3 "$ptyask" 300 '[d]iff: ' n \
     -- "$aisb" --snapshot --apply=ask --net none \
     --policy "$tmp/policy.yaml" -- sh -c 'echo refused >ask3.txt') \
     >"$tmp/out" 2>&1 </dev/null || rc=$?
 check "ask 'n': exit" "$rc" 0
 [ -e "$ws/ask3.txt" ] && bad "ask: 'n' applied" || ok
-check "ask 'n': kept" "$(field state "$XDG_STATE_HOME/aisb/sessions/$(last_session "$XDG_STATE_HOME")/snapshot")" kept
+id=$(session_id)
+check "ask 'n': kept" "$(field state "$XDG_STATE_HOME/aisb/sessions/$id/snapshot")" kept
 
 # a project config may choose snapshot, never direct
 printf 'workspace_mode: snapshot\n' >"$ws/.aisb.yaml"
@@ -244,10 +247,11 @@ install -d -m 0755 -o "$user" -g "$user" "$home/bin"
 install -m 0755 "$build/aisb" "$build/aisb-gate" "$build/aisb-enforce" "$home/bin/"
 install -m 0644 "$build/aisb-seccomp.json" "$home/bin/"
 install -m 0644 -o "$user" "$tmp/policy.yaml" "$home/policy.yaml"
-# The images the root sessions built, the base with them (the session's
-# tag names its base), handed over instead of rebuilt.
-mapfile -t imgs < <(podman images --filter label=io.aisb.managed=1 --format '{{.Repository}}:{{.Tag}}')
-podman save -q -m -o "$home/img.tar" "${imgs[@]}"
+# The images the root sessions ran, the base with them (the session's
+# tag names its base), handed over instead of rebuilt: what their records
+# name, not every image the store holds.
+imgs=$(e2e_images_of "$XDG_STATE_HOME"/aisb/sessions/*)
+podman save -q -m -o "$home/img.tar" $imgs
 chown "$user" "$home/img.tar"
 as_user() {
 	runuser -u "$user" -- env -i HOME="$home" USER="$user" LOGNAME="$user" \
@@ -267,7 +271,7 @@ check "user: .env not in the stage" "$(grep -c '^.env absent$' "$tmp/out")" 1
 check "user: hook not in the stage" "$(grep -c '^hook absent$' "$tmp/out")" 1
 tree "$uws" >"$tmp/after"
 check "user: host unchanged before apply" "$(cmp -s "$tmp/before" "$tmp/after" && echo same)" same
-id=$(last_session "$home/.local/state")
+id=$(session_id "$home/.local/state")
 usd=$home/.local/state/aisb/sessions/$id
 check "user: stage owned by the user" "$(stat -c %u "$usd/stage/new.txt")" "$uid"
 tree "$usd/stage" >"$tmp/stage"
@@ -286,7 +290,7 @@ rc=0; (cd "$uws" && as_user aisb --snapshot --apply=never --net none \
 printf "#!/bin/sh\ntouch /tmp/aisb-e2e-hook-ran\n" >.githooks/pre-commit &&
 chmod 0755 .githooks/pre-commit && echo ok >hooked.txt') >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 check "user hooksPath: exit" "$rc" 0
-id=$(last_session "$home/.local/state")
+id=$(session_id "$home/.local/state")
 rc=0; as_user aisb changes "$id" >"$tmp/changes" 2>&1 || rc=$?
 if grep -q '^S .githooks/pre-commit (git hooks run code (core.hooksPath))$' "$tmp/changes"; then ok; else
 	bad "user hooksPath: not skipped: $(cat "$tmp/changes")"; fi
@@ -304,6 +308,7 @@ check "user: failed exit" "$rc" 1
 
 # --- 3. root in that user's folder, as under sudo: the owner's files ----
 sws=$home/sudo-proj
+e2e_session_mark
 install -d -m 0700 -o "$user" -g "$user" "$sws"
 make_repo "$sws"
 chown -R "$user:$user" "$sws"
@@ -311,7 +316,7 @@ rc=0; (cd "$sws" && SUDO_UID=4242 SUDO_GID=4242 SUDO_USER=nobody "$aisb" --snaps
     --apply=never --net none --policy "$tmp/policy.yaml" -- sh -c "$agent") \
     >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 check "sudo: exit" "$rc" 0
-id=$(last_session "$XDG_STATE_HOME")
+id=$(session_id)
 ssd=$XDG_STATE_HOME/aisb/sessions/$id
 check "sudo: stage given to the owner" "$(stat -c %u "$ssd/stage/new.txt" "$ssd/stage/edit.txt" | sort -u)" "$uid"
 rc=0; "$aisb" apply "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
@@ -356,7 +361,7 @@ done
 if grep -q "left out 2 entries the workspace's owner cannot read" "$tmp/err" &&
     grep -q 'left out 1 mount point' "$tmp/err"; then ok; else
 	bad "sudo guard: what was left out not said: $(cat "$tmp/err")"; fi
-id=$(last_session "$XDG_STATE_HOME")
+id=$(session_id)
 "$aisb" changes "$id" >"$tmp/changes" 2>&1 || bad "sudo guard: changes failed"
 if grep -q '^S .githooks/pre-commit (git hooks run code (core.hooksPath))$' "$tmp/changes"; then ok; else
 	bad "sudo guard: hook not skipped: $(cat "$tmp/changes")"; fi

@@ -174,7 +174,6 @@ sess() {
 	    </dev/null || rc=$?
 	return "$rc"
 }
-last_session_dir() { ls -dt "$XDG_STATE_HOME"/aisb/sessions/* | head -1; }
 val() { awk -v k="$1" '$1 == k { print $2 }' "$tmp/out"; }
 
 echo "# building the image (the offline base, then curl and python3)"
@@ -196,13 +195,12 @@ else bad "unlisted SNI: '$v'"; fi
 check "TLS without SNI refused" "$(val nosni)" refused
 check "the DNS server was never asked for the unlisted name" \
     "$(grep -c '^unlisted' "$tmp/dns.log" || true)" 0
-sd=$(last_session_dir)
-n=$(grep '"event":"decision"' "$sd/audit.jsonl" | grep '"transparent":true' |
-    grep -c '"tool":"curl"' || true)
+sd=$(e2e_session)
+lines=$(grep '"event":"decision"' "$sd/audit.jsonl" | grep '"transparent":true' || true)
+n=$(grep -c '"tool":"curl"' <<<"$lines" || true)
 [ "$n" -ge 2 ] && ok "audit: transparent decisions from curl ($n)" ||
 	bad "audit: $n transparent decision(s) from curl"
-grep '"event":"decision"' "$sd/audit.jsonl" | grep '"transparent":true' |
-    grep -q '"reason":"no_sni"' && ok "audit: no_sni" || bad "audit: no no_sni line"
+grep -q '"reason":"no_sni"' <<<"$lines" && ok "audit: no_sni" || bad "audit: no no_sni line"
 if grep -q 'tools that ignored the proxy variables: .*curl ([0-9]*)' "$tmp/err"; then
 	ok "the summary names curl"
 else

@@ -23,6 +23,7 @@
 # strace and a C compiler; skips (77) otherwise.  Everything made here is
 # removed on exit.
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 builddir=$(pwd)
 ENFORCE=${ENFORCE:-$builddir/aisb-enforce}

@@ -23,6 +23,7 @@
 # setpriv, /usr/bin/python3 (run as the two uids, so not a python under
 # /root); skips (77) otherwise.  Everything made here goes on exit.
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 # skip, ok, fail, check, wait_file, expect; the EXIT trap (nss, work)

@@ -54,7 +54,7 @@ wait_file() {
 
 expect() {
 	local out=$1 what=$2 want=$3 detail=${4-} line
-	line=$(awk -v w="$what" '$1 == w' "$out" 2>/dev/null | head -n 1 || true)
+	line=$(awk -v w="$what" '$1 == w { print; exit }' "$out" 2>/dev/null || true)
 	if [ -z "$line" ]; then
 		fail "$what: no line from the probe (${out##*/})"
 		return

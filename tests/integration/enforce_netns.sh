@@ -15,6 +15,7 @@
 # 77, and in both cases the command never runs.  Needs root; skips (77)
 # otherwise.  Everything made here is removed on exit, also on failure.
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 # skip, ok, fail, check, wait_file, expect; the EXIT trap (nss, work)
@@ -398,7 +399,7 @@ tamper() {
 # handle NS PATTERN: the handle of the rule of chain output matching PATTERN.
 handle() {
 	ip netns exec "$1" nft -a list chain inet aisb output |
-	    awk -v p="$2" 'index($0, p) { print $NF; exit }'
+	    awk -v p="$2" 'index($0, p) && !n++ { print $NF }'
 }
 
 if command -v nft >/dev/null; then

@@ -22,6 +22,7 @@
 # record line outside mode direct).  Needs root and tshark; skips (77)
 # otherwise.  Everything made here is removed on exit, also on failure.
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 # skip, ok, fail, check, wait_file, expect; the EXIT trap (nss, work)
@@ -178,7 +179,7 @@ fields() {	# fields FILTER FIELD...: one line per packet
 	tshark -r "$cap" -Y "$f" -T fields -E separator=' ' \
 	    $(printf -- '-e %s ' "$@") 2>/dev/null
 }
-syn=$(fields 'tcp.dstport == 43180 && tcp.flags.syn == 1 && tcp.flags.ack == 0' frame.comment | head -n 1)
+syn=$(fields 'tcp.dstport == 43180 && tcp.flags.syn == 1 && tcp.flags.ack == 0' frame.comment | sed -n 1p)
 check "the flow's SYN says aisb accept" "$syn" "aisb accept"
 other=$(fields 'tcp.dstport == 43180 && tcp.flags.syn == 0' frame.comment | sort -u | tr '\n' ' ')
 check "later packets of the flow carry no comment" "$other" " "
@@ -201,7 +202,7 @@ dnsin=$(fields 'udp.srcport == 53 && ip.src == 10.198.0.1' frame.number | wc -l)
 	fail "no answer of the resolver recorded"
 
 # The stream gives back exactly what was sent, each way.
-stream=$(fields 'tcp.dstport == 43180' tcp.stream | head -n 1)
+stream=$(fields 'tcp.dstport == 43180' tcp.stream | sed -n 1p)
 tshark -r "$cap" -q -z "follow,tcp,raw,$stream" 2>/dev/null >"$work/follow"
 # raw: the client's chunks at column 1, the server's indented by a tab
 python3 - "$work/follow" "$work/out/rec" <<'PY' >"$work/follow.res"

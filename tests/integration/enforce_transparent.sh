@@ -14,6 +14,7 @@
 # addresses exist only inside these namespaces.  Needs root; skips (77)
 # otherwise.  Everything made here is removed on exit, also on failure.
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=$(pwd)

@@ -75,7 +75,7 @@ expect_audit "$A" event=decision host=a.wild.test decision=allow
 
 # Denied host: 403, the header names the reason and the fix
 check "CONNECT nope.test" "$(proxy_get -p "http://nope.test:$up/")" "403 000"
-decision_header | grep -qF "fix=\"{allow: [{host: nope.test, ports: [$up]}]}\"" &&
+grep -qF "fix=\"{allow: [{host: nope.test, ports: [$up]}]}\"" <<<"$(decision_header)" &&
     ok || bad "decision header: $(decision_header)"
 # (fnmatch patterns: ? stands for the brackets)
 expect_audit "$A" event=decision host=nope.test decision=deny status=403 \
@@ -92,14 +92,14 @@ expect_audit "$A" event=decision method=GET host=nope.test reason=host_not_allow
 
 # Denied port: the rule that matched the name is cited
 check "CONNECT ok.test:81" "$(proxy_get -p "http://ok.test:81/")" "403 000"
-decision_header | grep -q 'reason=port_not_allowed.*rule="[^"]*policy.yaml:3' &&
+grep -q 'reason=port_not_allowed.*rule="[^"]*policy.yaml:3' <<<"$(decision_header)" &&
     ok || bad "decision header: $(decision_header)"
 expect_audit "$A" host=ok.test port=81 decision=deny reason=port_not_allowed
 
 # A deny rule wins over the wildcard allow
 check "CONNECT blocked.wild.test" \
     "$(proxy_get -p "http://blocked.wild.test:$up/")" "403 000"
-decision_header | grep -q 'reason=deny_rule.*deny host: blocked.wild.test' &&
+grep -q 'reason=deny_rule.*deny host: blocked.wild.test' <<<"$(decision_header)" &&
     ok || bad "decision header: $(decision_header)"
 expect_audit "$A" host=blocked.wild.test decision=deny reason=deny_rule \
     "fix=# a deny rule refuses it*"
@@ -117,10 +117,10 @@ allow_ranges: ?203.0.113.5/32?
 # an IPv6 literal: the one-line fix quotes it with single quotes, which
 # survive inside the header's quoted parameter
 check "CONNECT [2001:db8::7]" "$(proxy_get -p "http://[2001:db8::7]:$up/")" "403 000"
-decision_header | grep -qF "fix=\"{allow: [{cidr: '2001:db8::7/128', ports: [$up]}], allow_ranges: ['2001:db8::7/128']}\"" &&
+grep -qF "fix=\"{allow: [{cidr: '2001:db8::7/128', ports: [$up]}], allow_ranges: ['2001:db8::7/128']}\"" <<<"$(decision_header)" &&
     ok || bad "decision header: $(decision_header)"
 check "CONNECT 10.0.0.1" "$(proxy_get -p "http://10.0.0.1:$up/")" "403 000"
-decision_header | grep -q 'reason=address_denied' && ok ||
+grep -q 'reason=address_denied' <<<"$(decision_header)" && ok ||
     bad "decision header: $(decision_header)"
 expect_audit "$A" host=10.0.0.1 decision=deny reason=address_denied \
     "fix=allow_ranges: ?10.0.0.1/32?

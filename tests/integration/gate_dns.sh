@@ -55,7 +55,7 @@ check "pub" "$(proxy_get -p "http://pub.x.test:$up/")" "200 200"
 expect_audit "$A" host=pub.x.test decision=allow addr=192.0.2.10
 for n in lo ten meta six mapped; do
 	check "$n" "$(proxy_get -p "http://$n.x.test:$up/")" "403 000"
-	decision_header | grep -q 'reason=address_denied.*allow_ranges' && ok ||
+	grep -q 'reason=address_denied.*allow_ranges' <<<"$(decision_header)" && ok ||
 	    bad "$n: decision header: $(decision_header)"
 	expect_audit "$A" host="$n.x.test" decision=deny status=403 \
 	    reason=address_denied
@@ -72,7 +72,7 @@ expect_audit "$A" host=dual.x.test decision=allow addr=192.0.2.10
 
 # Resolution failures: 502 with the reason
 check "NXDOMAIN" "$(proxy_get -p "http://nx.x.test:$up/")" "502 000"
-decision_header | grep -q 'reason=dns_failed; detail="name not found"' && ok ||
+grep -q 'reason=dns_failed; detail="name not found"' <<<"$(decision_header)" && ok ||
     bad "nx: decision header: $(decision_header)"
 expect_audit "$A" host=nx.x.test decision=error status=502 reason=dns_failed \
     detail="name not found"

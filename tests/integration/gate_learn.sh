@@ -119,8 +119,8 @@ grep -qE '^  - (cidr|host): "?(10\.|169\.254|127\.|meta|priv)' \
 grep -q "^#   meta.test:$up: refused (address_denied)" "$tmp/sug.yaml" && ok ||
     bad "meta.test not listed as refused: $(cat "$tmp/sug.yaml")"
 # ports as seen: new.test on both
-grep -A1 '^  - host: "new.test"$' "$tmp/sug.yaml" |
-    grep -qE "ports: \[($up, $up2|$up2, $up)\]" && ok ||
+rule=$(grep -A1 '^  - host: "new.test"$' "$tmp/sug.yaml" || true)
+grep -qE "ports: \[($up, $up2|$up2, $up)\]" <<<"$rule" && ok ||
     bad "new.test ports: $(cat "$tmp/sug.yaml")"
 
 # --group: the two names below group.test become one rule
@@ -138,8 +138,8 @@ grep -q '^+  - host: "new.test"$' "$tmp/diff" && ok || bad "diff: $(cat "$tmp/di
 grep -q '^+  - host: "blocked.test"$' "$tmp/diff" &&
     bad "diff adds what a deny rule of the base denies: $(cat "$tmp/diff")" || ok
 # ok.test: only the port the base does not allow
-grep -A1 '^+  - host: "ok.test"$' "$tmp/diff" | grep -q "ports: \[$up2\]\$" &&
-    ok || bad "diff: ok.test's ports: $(cat "$tmp/diff")"
+rule=$(grep -A1 '^+  - host: "ok.test"$' "$tmp/diff" || true)
+grep -q "ports: \[$up2\]\$" <<<"$rule" && ok || bad "diff: ok.test's ports: $(cat "$tmp/diff")"
 grep -q "blocked.test:$up: denied by a deny rule of the base" "$tmp/diff" && ok ||
     bad "the base's deny rule not said: $(cat "$tmp/diff")"
 "$aisb" policy print "$tmp/policy.yaml" >"$tmp/canon.yaml"

@@ -79,6 +79,7 @@ cleanup() {
 	exit "$rc"
 }
 trap cleanup EXIT
+. "$here/../errtrap.sh"	# a death names its command and line
 
 pass=0 fail=0
 ok()  { pass=$((pass + 1)); }

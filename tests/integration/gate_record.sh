@@ -252,12 +252,12 @@ check "denied stream: SYN, RST" "$(tshark_r "$cap" -Y "tcp.stream == ${s_deny:-x
     -T fields -e ip.src -e ip.dst -e tcp.dstport -e tcp.srcport \
     -e tcp.flags.syn -e tcp.flags.reset | cut -f1,2,3,5,6 | tr '\t\n' ' /')" \
     "127.0.0.1 0.0.0.0 443 1 0/0.0.0.0 127.0.0.1 $(tshark_r "$cap" \
-    -Y "tcp.stream == ${s_deny:-x}" -T fields -e tcp.srcport | head -1) 0 1/"
+    -Y "tcp.stream == ${s_deny:-x}" -T fields -e tcp.srcport | sed -n 1p) 0 1/"
 # the failed connect: a SYN to the address dialled, its RST-ACK
 check "failed stream: SYN, RST" "$(tshark_r "$cap" -Y "tcp.stream == ${s_fail:-x}" \
     -T fields -e ip.dst -e tcp.dstport -e tcp.flags.syn -e tcp.flags.reset |
     tr '\t\n' ' /')" "192.0.2.11 9 1 0/127.0.0.1 $(tshark_r "$cap" \
-    -Y "tcp.stream == ${s_fail:-x}" -T fields -e tcp.srcport | head -1) 0 1/"
+    -Y "tcp.stream == ${s_fail:-x}" -T fields -e tcp.srcport | sed -n 1p) 0 1/"
 kill -TERM "$gate_pid"
 wait "$gate_pid" 2>/dev/null || true
 

@@ -6,6 +6,7 @@
 # build tree as bindir, so that their commands exist; the man pages are
 # the tree's.
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-.}
 command -v systemd-analyze >/dev/null ||

@@ -122,7 +122,8 @@ check "/healthz" "$(probe /healthz)" "200 ok"
 r=$(probe /readyz)
 case $r in "200 ready: listening on 127.0.0.1:$gate_port, policy sha256:"*"DNS answering") ok ;;
 *) bad "/readyz: $r" ;; esac
-check "/metrics still served" "$(probe /metrics | head -c 3)" 200
+m=$(probe /metrics)
+check "/metrics still served" "${m:0:3}" 200
 check "another path" "$(probe /ready | cut -d' ' -f1)" 404
 # the resolver gone: not ready (after the result's 2 s), then back
 kill "${pids[2]}"	# start_dns's server: the third process started

@@ -231,7 +231,7 @@ aisb() {
 	sed -i 's/\r$//' "$d/aout" "$d/aerr"
 	# a run says its session; changes, apply... leave $sid as it was
 	local s
-	s=$(sed -n 's/^aisb: session \([0-9a-f]\{24\}\) (.*/\1/p' "$d/aerr" | head -n 1)
+	s=$(sed -n 's/^aisb: session \([0-9a-f]\{24\}\) (.*/\1/p' "$d/aerr" | sed -n 1p)
 	[ -n "$s" ] && sid=$s
 	return $rc
 }
@@ -307,7 +307,7 @@ check "timeout: exit 124, nothing proposed" bash -c '[ '"$rc"' = 124 ] && [ ! -e
 bg=$!
 bsid=
 for _ in $(seq 300); do
-	bsid=$(sed -n 's/^aisb: session \([0-9a-f]\{24\}\) (.*/\1/p' "$d/berr" | head -n 1)
+	bsid=$(sed -n 's/^aisb: session \([0-9a-f]\{24\}\) (.*/\1/p' "$d/berr" | sed -n 1p)
 	[ -n "$bsid" ] && [ -s "$SESSIONS/$bsid/lease.json" ] && break
 	sleep 0.1
 done
@@ -414,7 +414,8 @@ PY
 		runner_seen=0
 		for _ in $(seq 300); do
 			for c in /proc/[0-9]*/cmdline; do
-				{ tr '\0' ' ' <"$c"; } 2>/dev/null | grep -q -- "aisb-run.exe --run-id .*--gate-port $gp --env-file " &&
+				cmd=$({ tr '\0' ' ' <"$c"; } 2>/dev/null) || continue
+				grep -q -- "aisb-run.exe --run-id .*--gate-port $gp --env-file " <<<"$cmd" &&
 				    { runner_seen=1; break; }
 			done
 			[ "$runner_seen" = 1 ] && break
@@ -425,7 +426,7 @@ PY
 		    grep -c "${SECRET%?}[${SECRET: -1}]")
 		check "gate: the runner's command line (seen: $runner_seen) holds no secret" is "$runner_seen $leaked" "1 0"
 		kill -KILL "$gbg" 2>/dev/null; wait "$gbg" 2>/dev/null
-		gsid=$(sed -n 's/^aisb: session \([0-9a-f]\{24\}\) (.*/\1/p' "$d/gerr" | head -n 1)
+		gsid=$(sed -n 's/^aisb: session \([0-9a-f]\{24\}\) (.*/\1/p' "$d/gerr" | sed -n 1p)
 		for _ in $(seq 300); do [ -s "$SESSIONS/$gsid/result.json" ] && break; sleep 0.1; done
 		check "  aisb killed: its gate env file was already gone (read, then removed)" \
 		    test ! -e "$SESSIONS/$gsid/gate.env"
