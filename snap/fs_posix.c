@@ -540,25 +540,6 @@ snap_fs_unlink(const char *path)
 	return remove_at(path, 0);
 }
 
-int
-snap_fs_rename(const char *from, const char *to)
-{
-	char		 fname[FS_PATH_MAX], tname[FS_PATH_MAX];
-	const char	*fleaf, *tleaf;
-	int		 ffd, tfd, rc;
-
-	if ((ffd = open_parent(from, fname, &fleaf)) == -1)
-		return -1;
-	if ((tfd = open_parent(to, tname, &tleaf)) == -1) {
-		close_keep_errno(ffd);
-		return -1;
-	}
-	rc = renameat(ffd, fleaf, tfd, tleaf);
-	close_keep_errno(ffd);
-	close_keep_errno(tfd);
-	return rc;
-}
-
 /* renameat2(2) through libc when it has it, else the system call. */
 static int
 rename2(int ffd, const char *from, int tfd, const char *to, unsigned flags)
@@ -583,12 +564,36 @@ rename2(int ffd, const char *from, int tfd, const char *to, unsigned flags)
 #define RENAME_EXCHANGE		(1 << 1)
 #endif
 
-int
-snap_fs_rename_new(const char *from, const char *to)
+/*
+ * A rename without RENAME_NOREPLACE (an older kernel, some filesystems):
+ * a hard link cannot replace either, then the old name goes.  A folder
+ * cannot be linked: its name is looked at first (one call between the
+ * look and the rename).
+ */
+static int
+rename_new_by_link(int ffd, const char *from, int tfd, const char *to)
+{
+	struct stat	st;
+
+	if (fstatat(ffd, from, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return -1;
+	if (!S_ISDIR(st.st_mode))
+		return linkat(ffd, from, tfd, to, 0) == -1 ? -1 :
+		    unlinkat(ffd, from, 0);
+	if (fstatat(tfd, to, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		errno = EEXIST;
+		return -1;
+	}
+	return errno == ENOENT ? renameat(ffd, from, tfd, to) : -1;
+}
+
+/* from renamed to to, both folders opened without a link on the way;
+ * flags 0, RENAME_NOREPLACE or RENAME_EXCHANGE (snap/fs.h). */
+static int
+rename_flags(const char *from, const char *to, unsigned flags)
 {
 	char		 fname[FS_PATH_MAX], tname[FS_PATH_MAX];
 	const char	*fleaf, *tleaf;
-	struct stat	 st;
 	int		 ffd, tfd, rc;
 
 	if ((ffd = open_parent(from, fname, &fleaf)) == -1)
@@ -597,56 +602,38 @@ snap_fs_rename_new(const char *from, const char *to)
 		close_keep_errno(ffd);
 		return -1;
 	}
-	rc = rename2(ffd, fleaf, tfd, tleaf, RENAME_NOREPLACE);
-	if (rc == -1 && (errno == EINVAL || errno == ENOSYS)) {
-		/*
-		 * No such flag here (an older kernel, some filesystems): a
-		 * hard link cannot replace either, then the old name goes.
-		 * A folder cannot be linked: its name is looked at first
-		 * (one call between the look and the rename).
-		 */
-		if (fstatat(ffd, fleaf, &st, AT_SYMLINK_NOFOLLOW) == -1)
-			rc = -1;
-		else if (!S_ISDIR(st.st_mode)) {
-			if ((rc = linkat(ffd, fleaf, tfd, tleaf, 0)) == 0)
-				rc = unlinkat(ffd, fleaf, 0);
-		} else if (fstatat(tfd, tleaf, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-			errno = EEXIST;
-			rc = -1;
-		} else if (errno == ENOENT)
-			rc = renameat(ffd, fleaf, tfd, tleaf);
-		else
-			rc = -1;
-	}
+	if (flags == 0)
+		rc = renameat(ffd, fleaf, tfd, tleaf);
+	else if ((rc = rename2(ffd, fleaf, tfd, tleaf, flags)) == -1 &&
+	    flags == RENAME_NOREPLACE && (errno == EINVAL || errno == ENOSYS))
+		rc = rename_new_by_link(ffd, fleaf, tfd, tleaf);
+	else if (rc == -1 && (errno == EINVAL || errno == EOPNOTSUPP))
+		errno = ENOSYS;	/* no swap here: the caller's other way */
 	close_keep_errno(ffd);
 	close_keep_errno(tfd);
 	return rc;
 }
 
 int
+snap_fs_rename(const char *from, const char *to)
+{
+	return rename_flags(from, to, 0);
+}
+
+int
+snap_fs_rename_new(const char *from, const char *to)
+{
+	return rename_flags(from, to, RENAME_NOREPLACE);
+}
+
+int
 snap_fs_exchange(const char *a, const char *b)
 {
-	char		 aname[FS_PATH_MAX], bname[FS_PATH_MAX];
-	const char	*aleaf, *bleaf;
-	int		 afd, bfd, rc;
-
 	if (no_exchange) {
 		errno = ENOSYS;
 		return -1;
 	}
-	if ((afd = open_parent(a, aname, &aleaf)) == -1)
-		return -1;
-	if ((bfd = open_parent(b, bname, &bleaf)) == -1) {
-		close_keep_errno(afd);
-		return -1;
-	}
-	rc = rename2(afd, aleaf, bfd, bleaf, RENAME_EXCHANGE);
-	/* a filesystem without it says EINVAL: the caller's other way */
-	if (rc == -1 && (errno == EINVAL || errno == EOPNOTSUPP))
-		errno = ENOSYS;
-	close_keep_errno(afd);
-	close_keep_errno(bfd);
-	return rc;
+	return rename_flags(a, b, RENAME_EXCHANGE);
 }
 
 int
