@@ -54,7 +54,8 @@ launcher_libaisblauncher_a_SOURCES += \
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/draft/draft.c launcher/draft/draft.h \
 	launcher/draft/draft-int.h launcher/draft/stage.c \
-	launcher/draft/draft_posix.c launcher/draft/draft_ask.c
+	launcher/draft/draft_posix.c launcher/draft/draft_ask.c \
+	launcher/draft/undo.c
 # host/: plumbing that knows no launcher domain
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/host/paths.c launcher/host/paths.h \

@@ -175,6 +175,33 @@ snap_tx_temp_path(struct tx *t, char *out, const char *rel, size_t k,
 }
 
 int
+snap_tx_content(struct tx *t, size_t ci, char *out)
+{
+	const struct snap_chg	*x = &t->c->v[ci], *y;
+	int			 n;
+
+	if (t->src_c == NULL) {
+		if (snap_join(out, t->stage, x->path) == -1)
+			return snap_err(t->err, t->errlen, SNAP_EINVAL, "%s/%s: "
+			    "path too long", t->stage, x->path);
+		return SNAP_OK;
+	}
+	/* an undo puts back what the undone transaction replaced or
+	 * removed: its backup */
+	if (((y = snap_changes_find(t->src_c, x->path, SNAP_MODIFY)) == NULL &&
+	    (y = snap_changes_find(t->src_c, x->path, SNAP_DELETE)) == NULL) ||
+	    y->pub.type != SNAP_FILE)
+		return snap_err(t->err, t->errlen, SNAP_EINVAL, "%s: no backup "
+		    "of %s in %s", t->dir, x->path, t->src_dir);
+	n = snprintf(out, SNAP_PATH_MAX, "%s/backup/%zu", t->src_dir,
+	    (size_t)(y - t->src_c->v));
+	if (n < 0 || n >= SNAP_PATH_MAX)
+		return snap_err(t->err, t->errlen, SNAP_EINVAL, "%s: path too "
+		    "long", t->src_dir);
+	return SNAP_OK;
+}
+
+int
 snap_tx_fsync_parent(struct tx *t, const char *rel)
 {
 	char	dir[SNAP_PATH_MAX], full[SNAP_PATH_MAX];

@@ -399,6 +399,25 @@ int	 snap_tx_recover(const char *tx_dir, const char *host_root,
 	    enum snap_tx_state *state, char *err, size_t errlen);
 
 /*
+ * Takes back the transaction in tx_dir, which must be applied, with a
+ * transaction of its own in undo_dir (must not exist; its parent must,
+ * private): the inverse change set (creations deleted, deletions created,
+ * modifications and modes put back), its new contents the backups tx_dir
+ * made, written back exactly as snap_tx_apply writes (every target first
+ * checked to be as tx_dir left it: a later edit on the host is
+ * SNAP_ECONFLICT naming the file, and nothing is written; backups, the
+ * journal, each target checked again at its write, the same crash
+ * points; snap_tx_recover rolls an interrupted undo back to "applied").
+ * Every transaction also keeps, in after/, the new content of each file
+ * it writes (beside backup/, the old).  SNAP_OK: undone.
+ */
+int	 snap_tx_undo(const char *undo_dir, const char *tx_dir,
+	    const char *host_root, char *err, size_t errlen);
+/* 1 when the transaction in tx_dir is an undo, with the folder name of
+ * the one it undoes into name[len]; 0 when not; -1 (errno). */
+int	 snap_tx_undoes(const char *tx_dir, char *name, size_t len);
+
+/*
  * The state of the transaction in tx_dir from its journal, and (digest
  * not NULL, SNAP_SHA256_HEX + 1 bytes) its change set's digest ("" when
  * none).  A tx_dir without a journal is SNAP_TX_NONE.  SNAP_OK, SNAP_ESYS,

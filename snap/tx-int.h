@@ -1,8 +1,9 @@
 /*
- * A transaction's insides (tx.c), shared by its three files and nothing
+ * A transaction's insides (tx.c), shared by its four files and nothing
  * else: tx.c writes a change set back, recover.c rolls an interrupted
- * one back, journal.c holds what both use (the step list, the journal
- * written and read back, host paths and copies, the crash hook).
+ * one back, undo.c takes an applied one back, journal.c holds what they
+ * use (the step list, the journal written and read back, host paths and
+ * copies, the crash hook).
  */
 #ifndef AISB_SNAP_TX_INT_H
 #define AISB_SNAP_TX_INT_H
@@ -37,6 +38,10 @@ struct tx {
 					   the one checked: it wrote nothing
 					   there; -1 */
 	struct snap_file	*j;	/* the journal, for appending */
+	/* an undo (undo.c): the new contents are the backups of the
+	 * transaction in src_dir, whose change set is src_c */
+	const char		*src_dir;
+	const struct snap_changes *src_c;
 	char			*err;
 	size_t			 errlen;
 };
@@ -90,6 +95,16 @@ void	 snap_tx_close(struct tx *);
 /* The journal of tx_dir read back into js (no journal: SNAP_TX_NONE). */
 int	 snap_tx_read_journal(const char *tx_dir, struct jstate *js,
 	    char *err, size_t errlen);
+
+/* The path of the new content of change ci into out[SNAP_PATH_MAX]:
+ * the stage's file, or for an undo the backup the undone transaction
+ * made of it. */
+int	 snap_tx_content(struct tx *, size_t ci, char *out);
+
+/* tx.c: the transaction t (its c, dir, host, and stage or src_*) run in
+ * the new folder t->dir, from the journal's first record to done (or
+ * rolled back); an undo names the transaction it undoes. */
+int	 snap_tx_run(struct tx *, const char *undoes);
 
 /* recover.c: every step of t's journal undone; its state in *state. */
 int	 snap_tx_rollback(struct tx *, enum snap_tx_state *state);

@@ -72,6 +72,11 @@
 static int
 conflict(struct tx *t, const char *rel, const char *why)
 {
+	if (t->src_c != NULL)	/* an undo */
+		return snap_err(t->err, t->errlen, SNAP_ECONFLICT, "%s/%s: %s "
+		    "since the transaction being undone wrote it: nothing was "
+		    "written (put it back as it was, or move it away, to "
+		    "undo)", t->host, rel, why);
 	return snap_err(t->err, t->errlen, SNAP_ECONFLICT, "%s/%s: %s since "
 	    "the stage was made: nothing was written (look at it, then "
 	    "discard the draft or run the command again)", t->host, rel, why);
@@ -361,6 +366,15 @@ do_step(struct tx *t, size_t k)
 	return SNAP_OK;
 }
 
+/* src does not hold the content the change set names. */
+static int
+stale_content(struct tx *t, const char *src)
+{
+	return snap_err(t->err, t->errlen, SNAP_EINVAL, "%s: not the content "
+	    "the change set names (it changed after the change set was "
+	    "made): compute it again", src);
+}
+
 /*
  * The temporaries of every A_PUT step, next to their targets (after the
  * folders are made, before the first rename), then one sync of the host
@@ -387,18 +401,16 @@ put_temps(struct tx *t)
 			if (snap_fs_symlink(x->new_link, tmp) == -1)
 				return snap_tx_sys(t, tmp);
 		} else {
-			if (snap_join(src, t->stage, x->path) == -1)
-				return snap_err(t->err, t->errlen, SNAP_EINVAL,
-				    "path too long");
+			if ((rc = snap_tx_content(t, t->steps[k].ci, src)) !=
+			    SNAP_OK)
+				return rc;
 			rc = snap_tx_copy_to(src, tmp, x->pub.new_mode & 0777,
 			    x->new_sha, 0, NULL);
 			if (rc == -1)
 				return snap_tx_sys(t, src);
 			if (rc == 1) {
 				(void)snap_fs_unlink(tmp);
-				return snap_err(t->err, t->errlen, SNAP_EINVAL,
-				    "%s: changed in the stage since the change "
-				    "set was made: compute it again", src);
+				return stale_content(t, src);
 			}
 		}
 		CRASH(t);
@@ -408,23 +420,194 @@ put_temps(struct tx *t)
 	return SNAP_OK;
 }
 
+/* The content of change i, new to the host, into after/i (what the
+ * transaction writes, kept beside what it replaces). */
+static int
+keep_after(struct tx *t, size_t i)
+{
+	const struct snap_chg	*x = &t->c->v[i];
+	char			 src[SNAP_PATH_MAX], dst[SNAP_PATH_MAX];
+	int			 rc;
+
+	if (x->pub.type != SNAP_FILE || (x->pub.kind != SNAP_CREATE &&
+	    x->pub.kind != SNAP_MODIFY))
+		return SNAP_OK;
+	if ((rc = snap_tx_content(t, i, src)) != SNAP_OK)
+		return rc;
+	if (snprintf(dst, sizeof(dst), "%s/after/%zu", t->dir, i) >=
+	    (int)sizeof(dst))
+		return snap_err(t->err, t->errlen, SNAP_EINVAL, "%s: path too "
+		    "long", t->dir);
+	if ((rc = snap_tx_copy_to(src, dst, 0600, x->new_sha, 0, NULL)) == -1)
+		return snap_tx_sys(t, src);
+	if (rc == 1)
+		return stale_content(t, src);
+	CRASH(t);
+	return SNAP_OK;
+}
+
+/* The transaction's folder, its change set, and the journal's first two
+ * records. */
+static int
+begin(struct tx *t, const char *undoes)
+{
+	static const char *const dirs[] = { "backup", "after" };
+	char			 path[SNAP_PATH_MAX], line[SNAP_PATH_MAX];
+	size_t			 i;
+	int			 rc = SNAP_OK, n;
+
+	if (snap_fs_mkdir(t->dir, 0700) == -1)
+		return snap_tx_sys(t, t->dir);
+	if (snap_join(path, t->dir, "changes") == -1 ||
+	    (rc = snap_changes_save(t->c, path, t->err, t->errlen)) != SNAP_OK)
+		return rc;
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (snap_join(path, t->dir, dirs[i]) == -1 ||
+		    snap_fs_mkdir(path, 0700) == -1)
+			return snap_tx_sys(t, path);
+	/* an undo names the transaction it undoes (snap_tx_undoes) */
+	n = undoes == NULL ? 0 : snprintf(line, sizeof(line), "%s\n", undoes);
+	if (n < 0 || n >= (int)sizeof(line) || snap_join(path, t->dir,
+	    "undoes") == -1 || (undoes != NULL &&
+	    snap_file_write(path, line, (size_t)n) == -1))
+		return snap_tx_sys(t, path);
+	if (snap_join(path, t->dir, "journal") == -1 ||
+	    (t->j = snap_fs_create(path, 0600)) == NULL ||
+	    snap_fs_fsync_dir(t->dir) == -1)
+		return snap_tx_sys(t, path);
+	if ((rc = snap_tx_jrec(t, "%s", JOURNAL_HEAD)) != SNAP_OK ||
+	    (rc = snap_tx_jrec(t, "intent %s %zu", t->c->digest,
+	    t->nsteps)) != SNAP_OK)
+		return rc;
+	CRASH(t);
+	return SNAP_OK;
+}
+
+/* 1, 2: every target checked, the backups and the new contents kept,
+ * made durable at once, then "ready".  A conflict is settled here. */
+static int
+check_all(struct tx *t)
+{
+	const struct snap_chg	*x;
+	char			 path[SNAP_PATH_MAX];
+	struct buf		 b;
+	size_t			 i;
+	int			 rc;
+
+	for (i = 0; i < t->c->n; i++) {
+		x = &t->c->v[i];
+		if (x->pub.kind == SNAP_SKIP)
+			continue;
+		rc = check_one(t, i, x->pub.type == SNAP_FILE &&
+		    (x->pub.kind == SNAP_MODIFY || x->pub.kind == SNAP_DELETE));
+		if (rc == SNAP_OK)
+			rc = keep_after(t, i);
+		if (rc == SNAP_ECONFLICT) {
+			/* nothing was written: settled at once */
+			buf_init(&b, SNAP_LINE_MAX - 16, 0);
+			snap_enc(&b, x->path);
+			if (!b.failed)
+				(void)snap_tx_jrec(t, "conflict %s", b.p);
+			buf_free(&b);
+		}
+		if (rc != SNAP_OK && rc != SNAP_ECRASH)
+			(void)snap_tx_jrec(t, "rolledback");
+		if (rc != SNAP_OK)
+			return rc;
+	}
+	/* every backup durable at once (after/ is on the same filesystem) */
+	if (snap_join(path, t->dir, "backup") == -1 ||
+	    snap_fs_sync_fs(path) == -1 || snap_fs_fsync_dir(path) == -1)
+		return snap_tx_sys(t, path);
+	if (snap_join(path, t->dir, "after") == -1 ||
+	    snap_fs_fsync_dir(path) == -1)
+		return snap_tx_sys(t, path);
+	if ((rc = snap_tx_jrec(t, "ready")) != SNAP_OK)
+		return rc;
+	CRASH(t);
+	return SNAP_OK;
+}
+
+int
+snap_tx_run(struct tx *t, const char *undoes)
+{
+	const struct snap_changes *c;
+	struct snap_stat	 st;
+	enum snap_tx_state	 state;
+	char			 err2[512], *err;
+	size_t			 k, len, errlen;
+	int			 rc, rc2, temps = 0;
+
+	if (snap_fs_lstat(t->dir, &st) == 0 || errno != ENOENT)
+		return snap_err(t->err, t->errlen, SNAP_EINVAL, "%s: exists "
+		    "already (a transaction is made in a new folder)", t->dir);
+	if ((rc = snap_tx_plan(t)) != SNAP_OK)
+		return rc;
+	if ((t->was = calloc(t->c->n + 1, sizeof(*t->was))) == NULL)
+		return snap_err(t->err, t->errlen, SNAP_ESYS, "out of memory");
+	if ((rc = begin(t, undoes)) != SNAP_OK ||
+	    (rc = check_all(t)) != SNAP_OK)
+		return rc;
+	/* 3: the steps; the new contents written and synced before the
+	 * first rename; everything synced before "done" */
+	for (k = 0; k < t->nsteps; k++) {
+		if (t->steps[k].a == A_PUT && !temps) {
+			temps = 1;
+			if ((rc = put_temps(t)) != SNAP_OK)
+				break;
+		}
+		if ((rc = do_step(t, k)) != SNAP_OK)
+			break;
+		CRASH(t);
+	}
+	if (rc == SNAP_OK && snap_fs_sync_fs(t->host) == -1)
+		rc = snap_tx_sys(t, t->host);
+	if (rc == SNAP_OK)
+		rc = snap_tx_jrec(t, "done");
+	if (rc == SNAP_ECRASH)
+		return rc;
+	if (rc == SNAP_OK) {
+		CRASH(t);
+		return SNAP_OK;
+	}
+	/* undo what was done (from the journal and the change set on
+	 * file, as a recovery would); the first error is the one to tell */
+	snap_fs_close(t->j);
+	t->j = NULL;
+	free(t->steps);
+	t->steps = NULL;
+	c = t->c;
+	err = t->err;
+	errlen = t->errlen;
+	t->err = err2;
+	t->errlen = sizeof(err2);
+	rc2 = snap_tx_rollback(t, &state);
+	t->c = c;
+	t->err = err;
+	t->errlen = errlen;
+	if (err != NULL && errlen > 0) {
+		len = strlen(err);
+		if (rc2 != SNAP_OK)
+			snprintf(err + len, errlen - len, "; rolling back "
+			    "failed too: %s (run recover)", err2);
+		else
+			snprintf(err + len, errlen - len, "; rolled back: "
+			    "nothing applied");
+	}
+	return rc;
+}
+
 int
 snap_tx_apply(const char *tx_dir, const char *host_root,
     const char *stage_root, const struct snap_manifest *m,
     const struct snap_changes *c, char *err, size_t errlen)
 {
 	struct tx			 t;
-	char				 path[SNAP_PATH_MAX];
 	const struct snap_ment		*e;
 	const struct snap_chg		*x;
-	struct snap_stat		 st;
-	size_t				 i, k;
-	int				 rc, rc2, temps = 0;
-	enum snap_tx_state		 state;
-	char				 err2[512];
+	size_t				 i;
+	int				 rc;
 
-	snap_tx_open(&t, tx_dir, host_root, stage_root, err, errlen);
-	t.c = c;
 	/* the change set belongs to the manifest */
 	for (i = 0; i < c->n; i++) {
 		x = &c->v[i];
@@ -437,125 +620,9 @@ snap_tx_apply(const char *tx_dir, const char *host_root,
 			    "change set does not belong to this manifest",
 			    x->path);
 	}
-	if (snap_fs_lstat(tx_dir, &st) == 0 || errno != ENOENT)
-		return snap_err(err, errlen, SNAP_EINVAL, "%s: exists already "
-		    "(a transaction is made in a new folder)", tx_dir);
-	if ((rc = snap_tx_plan(&t)) != SNAP_OK)
-		return rc;
-	if ((t.was = calloc(c->n + 1, sizeof(*t.was))) == NULL) {
-		rc = snap_err(err, errlen, SNAP_ESYS, "out of memory");
-		goto out;
-	}
-	if (snap_fs_mkdir(tx_dir, 0700) == -1) {
-		rc = snap_tx_sys(&t, tx_dir);
-		goto out;
-	}
-	if (snap_join(path, tx_dir, "changes") == -1 ||
-	    (rc = snap_changes_save(c, path, err, errlen)) != SNAP_OK)
-		goto out;
-	if (snap_join(path, tx_dir, "backup") == -1 ||
-	    snap_fs_mkdir(path, 0700) == -1) {
-		rc = snap_tx_sys(&t, path);
-		goto out;
-	}
-	if (snap_join(path, tx_dir, "journal") == -1 ||
-	    (t.j = snap_fs_create(path, 0600)) == NULL ||
-	    snap_fs_fsync_dir(tx_dir) == -1) {
-		rc = snap_tx_sys(&t, path);
-		goto out;
-	}
-	if ((rc = snap_tx_jrec(&t, "%s", JOURNAL_HEAD)) != SNAP_OK ||
-	    (rc = snap_tx_jrec(&t, "intent %s %zu", c->digest,
-	    t.nsteps)) != SNAP_OK)
-		goto out;
-	if (snap_tx_crash()) {
-		rc = snap_err(err, errlen, SNAP_ECRASH, "crash point");
-		goto out;
-	}
-	/* 1, 2: every target checked, the backups made */
-	for (i = 0; i < c->n; i++) {
-		x = &c->v[i];
-		if (x->pub.kind == SNAP_SKIP)
-			continue;
-		rc = check_one(&t, i, x->pub.type == SNAP_FILE &&
-		    (x->pub.kind == SNAP_MODIFY || x->pub.kind == SNAP_DELETE));
-		if (rc == SNAP_ECONFLICT) {
-			struct buf	b;
-
-			/* nothing was written: settled at once */
-			buf_init(&b, SNAP_LINE_MAX - 16, 0);
-			snap_enc(&b, x->path);
-			if (!b.failed)
-				(void)snap_tx_jrec(&t, "conflict %s", b.p);
-			buf_free(&b);
-			(void)snap_tx_jrec(&t, "rolledback");
-			goto out;
-		}
-		if (rc != SNAP_OK && rc != SNAP_ECRASH) {
-			/* no host write yet either */
-			(void)snap_tx_jrec(&t, "rolledback");
-			goto out;
-		}
-		if (rc != SNAP_OK)
-			goto out;
-	}
-	/* every backup durable at once */
-	if (snap_join(path, tx_dir, "backup") == -1 ||
-	    snap_fs_sync_fs(path) == -1 || snap_fs_fsync_dir(path) == -1) {
-		rc = snap_tx_sys(&t, path);
-		goto out;
-	}
-	if ((rc = snap_tx_jrec(&t, "ready")) != SNAP_OK)
-		goto out;
-	if (snap_tx_crash()) {
-		rc = snap_err(err, errlen, SNAP_ECRASH, "crash point");
-		goto out;
-	}
-	/* 3: the steps; the new contents written and synced before the
-	 * first rename; everything synced before "done" */
-	for (k = 0; k < t.nsteps; k++) {
-		if (t.steps[k].a == A_PUT && !temps) {
-			temps = 1;
-			if ((rc = put_temps(&t)) != SNAP_OK)
-				break;
-		}
-		if ((rc = do_step(&t, k)) != SNAP_OK)
-			break;
-		if (snap_tx_crash()) {
-			rc = snap_err(err, errlen, SNAP_ECRASH, "crash point");
-			goto out;
-		}
-	}
-	if (rc == SNAP_OK && snap_fs_sync_fs(host_root) == -1)
-		rc = snap_tx_sys(&t, host_root);
-	if (rc == SNAP_OK)
-		rc = snap_tx_jrec(&t, "done");
-	if (rc == SNAP_ECRASH)
-		goto out;
-	if (rc != SNAP_OK) {
-		/* undo what was done; the first error is the one to tell */
-		snap_tx_close(&t);
-		snap_tx_open(&t, tx_dir, host_root, stage_root, err2,
-		    sizeof(err2));
-		rc2 = snap_tx_rollback(&t, &state);
-		if (rc2 != SNAP_OK && err != NULL && errlen > 0) {
-			size_t	len = strlen(err);
-
-			snprintf(err + len, errlen - len, "; rolling back "
-			    "failed too: %s (run recover)", err2);
-		} else if (err != NULL && errlen > 0) {
-			size_t	len = strlen(err);
-
-			snprintf(err + len, errlen - len, "; rolled back: "
-			    "nothing applied");
-		}
-		goto out;
-	}
-	if (snap_tx_crash()) {
-		rc = snap_err(err, errlen, SNAP_ECRASH, "crash point");
-		goto out;
-	}
-out:
+	snap_tx_open(&t, tx_dir, host_root, stage_root, err, errlen);
+	t.c = c;
+	rc = snap_tx_run(&t, NULL);
 	snap_tx_close(&t);
 	return rc;
 }

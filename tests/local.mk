@@ -150,11 +150,13 @@ EXTRA_DIST += tests/cli/snapshot.sh
 if ENABLE_TESTS
 check_PROGRAMS += tests/cli/snapask
 TESTS += tests/cli/snapshot_ask.sh
+# aisb undo of drafts snapask made
+TESTS += tests/cli/snapshot_undo.sh
 endif
 tests_cli_snapask_SOURCES = tests/cli/snapask.c
 tests_cli_snapask_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_cli_snapask_LDADD = $(LAUNCHER_LIBS)
-EXTRA_DIST += tests/cli/snapshot_ask.sh
+EXTRA_DIST += tests/cli/snapshot_ask.sh tests/cli/snapshot_undo.sh
 # A recorded session in gate mode: tshark, streams, manifest, verify,
 # --record-max (root, podman, tshark; AISB_E2E=1)
 EXTRA_DIST += tests/e2e/record.sh

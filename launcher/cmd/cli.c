@@ -202,6 +202,12 @@ static const struct cli_cmd cmds[] = {
 	    "or nothing applied", no_opts, 1, 1, 0,
 	    "Refuses to overwrite a file edited after the apply began (exit "
 	    "65); recovering twice is harmless." },
+	{ "undo", "ID", "Take back an applied snapshot session's changes, "
+	    "as a transaction of its own", no_opts, 1, 1, 0,
+	    "Every target must be as the apply left it; a file changed on the "
+	    "host since is a\nconflict: nothing is undone, exit 65 naming it.  "
+	    "Exit 0 undone, 74 interrupted\n(aisb recover ID), 78 nothing "
+	    "applied to undo." },
 	{ "transactions", "", "List the snapshot sessions' drafts and "
 	    "transactions with their state", no_opts, 0, 0, 0, NULL },
 	{ "version", "", "Print aisb's version", no_opts, 0, 0, 0, NULL },

@@ -7,13 +7,15 @@
 #define AISB_DRAFT_INT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "draft/draft.h"
 
 /*
  * SESSION/snapshot, "key value" lines (DRAFT_STATE_MAX bytes):
  *   workspace PATH   stage PATH   owner UID:GID   state WORD   exit N
- *   changes N   digest HEX   tx N   updated EPOCH   exclude PATTERN...
+ *   changes N   digest HEX   tx N   applied N   updated EPOCH
+ *   exclude PATTERN...
  * Paths hold no line break (refused when staging).
  */
 struct dstate {
@@ -25,6 +27,7 @@ struct dstate {
 	int		 exitcode;
 	unsigned long long nchanges;
 	unsigned	 tx;		/* the last transaction's number; 0 none */
+	unsigned	 applied;	/* the one that applied the draft; 0 */
 	char		*exclude[DRAFT_MAX_EXCLUDE];
 	size_t		 nexclude;
 	int		 borrowed;	/* exclude[] is the caller's */
@@ -32,6 +35,21 @@ struct dstate {
 
 /* sdir/name into out[DRAFT_PATH_MAX]: 0, or -1 (said) when too long. */
 int	draft_path(char *out, const char *sdir, const char *name);
+/* sdir/tx/n into out[DRAFT_PATH_MAX]: 0, or -1 (said). */
+int	draft_tx_path(const char *sdir, unsigned n, char *out);
+/* draft_os_lock as an exit code: 0 with *lock set, 74 when another aisb
+ * holds it, 77 on error (said). */
+int	draft_lock(const char *sdir, intptr_t *lock);
+/* sdir's draft locked and loaded into st for a command that writes: 0
+ * with both held; or an exit code, said, nothing held (a transaction
+ * left interrupted: 74, recover it first). */
+int	draft_take(const char *sdir, const char *id, struct dstate *st,
+	    intptr_t *lock);
+/* The change set transaction tx kept, given to the draft's owner as an
+ * apply's would be (draft_os_own_applied); rolled_back: what a roll back
+ * put back. */
+void	draft_own_settled(const struct dstate *st, const char *tx,
+	    int rolled_back);
 void	dstate_free(struct dstate *st);
 void	dstate_set(struct dstate *st, const char *state);
 int	dstate_is(const struct dstate *st, const char *state);

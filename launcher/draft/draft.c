@@ -79,10 +79,10 @@ dstate_save(const char *sdir, const struct dstate *st, char *err,
 	buf_init(&b, DRAFT_STATE_MAX, 0);
 	buf_printf(&b, "# aisb snapshot state 1 (docs/snapshot.md)\n"
 	    "workspace %s\nstage %s\nowner %u:%u\nstate %s\nexit %d\n"
-	    "changes %llu\ndigest %s\ntx %u\nupdated %lld\n", st->workspace,
-	    st->stage, st->owner_uid, st->owner_gid, st->state, st->exitcode,
-	    st->nchanges, st->digest[0] != '\0' ? st->digest : "-", st->tx,
-	    (long long)time(NULL));
+	    "changes %llu\ndigest %s\ntx %u\napplied %u\nupdated %lld\n",
+	    st->workspace, st->stage, st->owner_uid, st->owner_gid, st->state,
+	    st->exitcode, st->nchanges, st->digest[0] != '\0' ? st->digest :
+	    "-", st->tx, st->applied, (long long)time(NULL));
 	for (i = 0; i < st->nexclude; i++)
 		buf_printf(&b, "exclude %s\n", st->exclude[i]);
 	if (b.failed)
@@ -154,13 +154,18 @@ dstate_load(const char *sdir, struct dstate *st, char *err, size_t errlen)
 			snprintf(st->digest, sizeof(st->digest), "%s", v);
 		else if (strcmp(line, "tx") == 0)
 			st->tx = (unsigned)strtoul(v, NULL, 10);
+		else if (strcmp(line, "applied") == 0)
+			st->applied = (unsigned)strtoul(v, NULL, 10);
 		else if (strcmp(line, "exclude") == 0 &&
 		    st->nexclude < DRAFT_MAX_EXCLUDE &&
 		    (st->exclude[st->nexclude] = strdup(v)) != NULL)
 			st->nexclude++;
 	}
 	free(text);
-	if (seen != 7 || st->tx > DRAFT_MAX_TX) {
+	/* a state file of before "applied": its last transaction */
+	if (st->applied == 0 && strcmp(st->state, DRAFT_APPLIED) == 0)
+		st->applied = st->tx;
+	if (seen != 7 || st->tx > DRAFT_MAX_TX || st->applied > st->tx) {
 		snprintf(err, errlen, "%s: not a snapshot state (a workspace, "
 		    "stage or state line missing, repeated or not absolute)",
 		    path);
@@ -222,8 +227,8 @@ draft_rules(char *const *exclude, size_t n, unsigned owner_uid,
 
 /* ---- the commands ------------------------------------------------------- */
 
-static int
-lock_draft(const char *sdir, intptr_t *lock)
+int
+draft_lock(const char *sdir, intptr_t *lock)
 {
 	int	 rc;
 
@@ -232,8 +237,35 @@ lock_draft(const char *sdir, intptr_t *lock)
 	return rc == -2 ? EXIT_IOERR : EXIT_ENFORCE;
 }
 
-static int
-tx_path(const char *sdir, unsigned n, char *out)
+int
+draft_take(const char *sdir, const char *id, struct dstate *st,
+    intptr_t *lock)
+{
+	int	 rc;
+
+	memset(st, 0, sizeof(*st));
+	if ((rc = draft_lock(sdir, lock)) != 0)
+		return rc;
+	rc = EXIT_CONFIG;
+	if (dstate_load_said(sdir, st) == -1)
+		goto fail;
+	if (dstate_is(st, DRAFT_RECOVERY) || dstate_is(st, DRAFT_APPLYING) ||
+	    dstate_is(st, DRAFT_UNDOING)) {
+		fprintf(stderr, "aisb: session %s: transaction %u was "
+		    "interrupted; aisb recover %s brings it to an end first\n",
+		    id, st->tx, id);
+		rc = EXIT_IOERR;
+		goto fail;
+	}
+	return 0;
+fail:
+	dstate_free(st);
+	draft_os_unlock(*lock);
+	return rc;
+}
+
+int
+draft_tx_path(const char *sdir, unsigned n, char *out)
 {
 	char	 name[32];
 
@@ -255,22 +287,12 @@ draft_apply(const char *sdir, const char *id, int quiet)
 	intptr_t		 lock;
 	int			 rc, code = EXIT_CONFIG;
 
-	memset(&st, 0, sizeof(st));
-	if ((rc = lock_draft(sdir, &lock)) != 0)
+	if ((rc = draft_take(sdir, id, &st, &lock)) != 0)
 		return rc;
-	if (dstate_load_said(sdir, &st) == -1)
-		goto out;
 	if (dstate_is(&st, DRAFT_APPLIED)) {
 		fprintf(stderr, "aisb: session %s: already applied "
 		    "(transaction %u)\n", id, st.tx);
 		code = 0;
-		goto out;
-	}
-	if (dstate_is(&st, DRAFT_RECOVERY) || dstate_is(&st, DRAFT_APPLYING)) {
-		fprintf(stderr, "aisb: session %s: transaction %u was "
-		    "interrupted; aisb recover %s brings it to an end first\n",
-		    id, st.tx, id);
-		code = EXIT_IOERR;
 		goto out;
 	}
 	if (!dstate_is(&st, DRAFT_KEPT) && !dstate_is(&st, DRAFT_CONFLICT)) {
@@ -310,7 +332,7 @@ draft_apply(const char *sdir, const char *id, int quiet)
 	}
 	if (draft_path(path, sdir, "tx") == -1 ||
 	    (snap_fs_mkdir(path, 0700) == -1 && errno != EEXIST) ||
-	    tx_path(sdir, st.tx + 1, tx) == -1) {
+	    draft_tx_path(sdir, st.tx + 1, tx) == -1) {
 		fprintf(stderr, "aisb: %s: %s\n", path, strerror(errno));
 		code = EXIT_ENFORCE;
 		goto out;
@@ -327,6 +349,7 @@ draft_apply(const char *sdir, const char *id, int quiet)
 		draft_os_own_applied(st.workspace, st.owner_uid, st.owner_gid,
 		    ch, 0);
 		dstate_set(&st, DRAFT_APPLIED);
+		st.applied = st.tx;
 		if (snap_tree_remove(st.stage, e2, sizeof(e2)) != SNAP_OK)
 			fprintf(stderr, "aisb: %s\n", e2);
 		if (!quiet)
@@ -351,6 +374,7 @@ draft_apply(const char *sdir, const char *id, int quiet)
 			    st.owner_gid, ch, txs == SNAP_TX_ROLLED_BACK);
 		if (txs == SNAP_TX_APPLIED) {
 			dstate_set(&st, DRAFT_APPLIED);
+			st.applied = st.tx;
 			code = 0;
 		} else if (txs == SNAP_TX_ROLLED_BACK || txs == SNAP_TX_NONE) {
 			dstate_set(&st, DRAFT_KEPT);
@@ -434,22 +458,26 @@ draft_discard(const char *sdir, const char *id)
 	intptr_t	 lock;
 	int		 rc, code = EXIT_CONFIG;
 
-	if ((rc = lock_draft(sdir, &lock)) != 0)
+	if ((rc = draft_lock(sdir, &lock)) != 0)
 		return rc;
 	if (dstate_load_said(sdir, &st) == -1) {
 		draft_os_unlock(lock);
 		return EXIT_CONFIG;
 	}
-	if (dstate_is(&st, DRAFT_APPLYING) || dstate_is(&st, DRAFT_RECOVERY)) {
+	if (dstate_is(&st, DRAFT_APPLYING) || dstate_is(&st, DRAFT_RECOVERY) ||
+	    dstate_is(&st, DRAFT_UNDOING)) {
 		fprintf(stderr, "aisb: session %s: transaction %u was "
 		    "interrupted; aisb recover %s first (its backups are what "
 		    "restores the workspace)\n", id, st.tx, id);
 		code = EXIT_IOERR;
-	} else if (dstate_is(&st, DRAFT_APPLIED) || (dstate_is(&st,
-	    DRAFT_STAGED) && draft_os_launcher_running(sdir))) {
+	} else if (dstate_is(&st, DRAFT_APPLIED) || dstate_is(&st,
+	    DRAFT_UNDONE) || (dstate_is(&st, DRAFT_STAGED) &&
+	    draft_os_launcher_running(sdir))) {
 		fprintf(stderr, "aisb: session %s: %s; nothing to discard\n", id,
-		    dstate_is(&st, DRAFT_APPLIED) ? "already applied" :
-		    "its command is still running");
+		    dstate_is(&st, DRAFT_STAGED) ? "its command is still "
+		    "running" : dstate_is(&st, DRAFT_APPLIED) ? "already "
+		    "applied (aisb undo takes it back)" : "applied, then "
+		    "undone");
 	} else if (snap_tree_remove(st.stage, err, sizeof(err)) != SNAP_OK) {
 		fprintf(stderr, "aisb: %s\n", err);
 		code = EXIT_ENFORCE;
@@ -470,8 +498,8 @@ draft_discard(const char *sdir, const char *id)
 }
 
 /* draft_os_own_applied over the change set transaction tx kept. */
-static void
-own_settled(const struct dstate *st, const char *tx, int rolled_back)
+void
+draft_own_settled(const struct dstate *st, const char *tx, int rolled_back)
 {
 	struct snap_changes	*ch = NULL;
 	char			 path[DRAFT_PATH_MAX], err[2048];
@@ -496,9 +524,9 @@ draft_recover(const char *sdir, const char *id)
 	enum snap_tx_state	 txs = SNAP_TX_NONE;
 	char			 err[2048], tx[DRAFT_PATH_MAX], e2[256];
 	intptr_t		 lock;
-	int			 rc, code = 0;
+	int			 rc, code = 0, undo;
 
-	if ((rc = lock_draft(sdir, &lock)) != 0)
+	if ((rc = draft_lock(sdir, &lock)) != 0)
 		return rc;
 	if (dstate_load_said(sdir, &st) == -1) {
 		draft_os_unlock(lock);
@@ -509,7 +537,7 @@ draft_recover(const char *sdir, const char *id)
 		    "%s)\n", id, st.state);
 		goto out;
 	}
-	if (tx_path(sdir, st.tx, tx) == -1) {
+	if (draft_tx_path(sdir, st.tx, tx) == -1) {
 		code = EXIT_ENFORCE;
 		goto out;
 	}
@@ -529,14 +557,22 @@ draft_recover(const char *sdir, const char *id)
 	/* an apply that ended before the draft said so (a crash after the
 	 * journal's done, or during it): what it wrote, or what the roll
 	 * back put back, goes to the tree's owner as apply's would */
-	if ((dstate_is(&st, DRAFT_APPLYING) || dstate_is(&st, DRAFT_RECOVERY)) &&
-	    (txs == SNAP_TX_APPLIED || txs == SNAP_TX_ROLLED_BACK))
-		own_settled(&st, tx, txs == SNAP_TX_ROLLED_BACK);
-	if (txs == SNAP_TX_APPLIED) {
+	if ((dstate_is(&st, DRAFT_APPLYING) || dstate_is(&st, DRAFT_RECOVERY) ||
+	    dstate_is(&st, DRAFT_UNDOING)) && (txs == SNAP_TX_APPLIED ||
+	    txs == SNAP_TX_ROLLED_BACK))
+		draft_own_settled(&st, tx, txs == SNAP_TX_ROLLED_BACK);
+	if ((undo = snap_tx_undoes(tx, e2, sizeof(e2))) == 1) {
+		/* an undo: done, the draft is undone; rolled back, it is
+		 * applied as before */
+		if (txs == SNAP_TX_APPLIED || txs == SNAP_TX_ROLLED_BACK)
+			dstate_set(&st, txs == SNAP_TX_APPLIED ? DRAFT_UNDONE :
+			    DRAFT_APPLIED);
+	} else if (txs == SNAP_TX_APPLIED) {
 		if (!dstate_is(&st, DRAFT_APPLIED) &&
 		    snap_tree_remove(st.stage, e2, sizeof(e2)) != SNAP_OK)
 			fprintf(stderr, "aisb: %s\n", e2);
 		dstate_set(&st, DRAFT_APPLIED);
+		st.applied = st.tx;
 	} else if (dstate_is(&st, DRAFT_APPLYING) ||
 	    dstate_is(&st, DRAFT_RECOVERY))
 		/* nothing applied: the draft may be applied again */
@@ -547,9 +583,10 @@ draft_recover(const char *sdir, const char *id)
 		code = EXIT_ENFORCE;
 		goto out;
 	}
-	printf("session %s: transaction %u %s; draft %s\n", id, st.tx,
-	    txs == SNAP_TX_APPLIED ? "applied: all of it is in the workspace" :
-	    "rolled back: none of it is in the workspace", st.state);
+	printf("session %s: %s %u %s; draft %s\n", id, undo == 1 ? "undo, "
+	    "transaction" : "transaction", st.tx, txs == SNAP_TX_APPLIED ?
+	    "applied: all of it is in the workspace" : "rolled back: none of "
+	    "it is in the workspace", st.state);
 out:
 	dstate_free(&st);
 	draft_os_unlock(lock);
@@ -604,9 +641,25 @@ static int
 print_tx(const char *name, enum snap_tx_state s, const char *digest,
     void *arg)
 {
-	(void)arg;
-	printf("  tx %-4s %-12s %.12s\n", name, snap_tx_state_name(s),
+	const char		*txdir = arg;
+	enum snap_tx_state	 s2;
+	char			 path[DRAFT_PATH_MAX], of[32];
+	unsigned long		 n = strtoul(name, NULL, 10);
+
+	printf("  tx %-4s %-12s %.12s", name, snap_tx_state_name(s),
 	    digest[0] != '\0' ? digest : "-");
+	/* an undo says which; an applied one says it was undone (a draft's
+	 * undo is the transaction after the one it undoes) */
+	if (snprintf(path, sizeof(path), "%s/%s", txdir, name) <
+	    (int)sizeof(path) && snap_tx_undoes(path, of, sizeof(of)) == 1)
+		printf("  undo of tx %s", of);
+	else if (s == SNAP_TX_APPLIED && snprintf(path, sizeof(path),
+	    "%s/%lu", txdir, n + 1) < (int)sizeof(path) &&
+	    snap_tx_undoes(path, of, sizeof(of)) == 1 &&
+	    strcmp(of, name) == 0 && snap_tx_state(path, &s2, NULL, NULL,
+	    0) == SNAP_OK && s2 == SNAP_TX_APPLIED)
+		printf("  undone by tx %lu", n + 1);
+	putchar('\n');
 	return 0;
 }
 
@@ -640,7 +693,7 @@ draft_list(const char *dir, size_t idlen)
 		    st.state, st.nchanges, st.digest[0] != '\0' ? st.digest :
 		    "-", st.workspace);
 		if (st.tx > 0 && snprintf(txdir, sizeof(txdir), "%s/tx", sdir) <
-		    (int)sizeof(txdir) && snap_tx_list(txdir, print_tx, NULL,
+		    (int)sizeof(txdir) && snap_tx_list(txdir, print_tx, txdir,
 		    err, sizeof(err)) != SNAP_OK)
 			fprintf(stderr, "aisb: %s\n", err);
 		dstate_free(&st);

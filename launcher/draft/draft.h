@@ -15,7 +15,8 @@
  *   manifest	what the workspace held when it was staged (snap.h)
  *   changes	the change set, once the command succeeded
  *   stage/	the copy the command worked on, until applied or dropped
- *   tx/N/	the journal and backups of the Nth apply
+ *   tx/N/	the journal, backups and new contents of the Nth apply
+ *		(or of an undo)
  *   snapshot.lock  one apply, discard or recover at a time
  *   launcher	written by the launcher: how draft_os_launcher_running
  *		tells whether it still runs
@@ -54,6 +55,8 @@
 #define DRAFT_DISCARDED	"discarded"
 #define DRAFT_CONFLICT	"conflict"	/* refused; nothing written */
 #define DRAFT_RECOVERY	"recovery"	/* interrupted: aisb recover */
+#define DRAFT_UNDOING	"undoing"	/* an undo's transaction runs */
+#define DRAFT_UNDONE	"undone"	/* applied, then taken back */
 
 /* What to do with the changes when the session ends. */
 enum draft_apply {
@@ -120,6 +123,13 @@ int	 draft_changes(const char *sdir, const char *id, int diff);
 int	 draft_apply(const char *sdir, const char *id, int quiet);
 int	 draft_discard(const char *sdir, const char *id);
 int	 draft_recover(const char *sdir, const char *id);
+/*
+ * aisb undo ID (undo.c): the applied draft's transaction taken back by
+ * a transaction of its own (snap_tx_undo), refused with 65 naming the
+ * file when the host changed a target since; 74 interrupted (aisb
+ * recover ID), 78 nothing applied to undo.
+ */
+int	 draft_undo(const char *sdir, const char *id, int quiet);
 
 /*
  * aisb transactions: every snapshot session among the folders of

@@ -868,6 +868,9 @@ main(void)
 	case WLAUNCH_DISCARD:
 		rc = draft_discard(sdir, o.id);
 		break;
+	case WLAUNCH_UNDO:
+		rc = draft_undo(sdir, o.id, 0);
+		break;
 	default:
 		rc = draft_recover(sdir, o.id);
 		break;

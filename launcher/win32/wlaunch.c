@@ -19,6 +19,7 @@
 const char wlaunch_usage[] =
 "usage: aisb [options] [--] COMMAND [ARG...]\n"
 "       aisb changes ID [--diff] | apply ID | discard ID | recover ID\n"
+"       aisb undo ID\n"
 "       aisb transactions | clean\n"
 "  --workspace DIR        the folder the command works on (default: the\n"
 "                         current one); it sees a copy, the stage\n"
@@ -215,6 +216,7 @@ static const struct wsub {
 	{ "apply", WLAUNCH_APPLY, 1 },
 	{ "discard", WLAUNCH_DISCARD, 1 },
 	{ "recover", WLAUNCH_RECOVER, 1 },
+	{ "undo", WLAUNCH_UNDO, 1 },
 	{ "transactions", WLAUNCH_TRANSACTIONS, 0 },
 	{ "clean", WLAUNCH_CLEAN, 0 },
 };

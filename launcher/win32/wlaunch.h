@@ -43,6 +43,7 @@ enum wlaunch_cmd {
 	WLAUNCH_APPLY,		/* aisb apply ID */
 	WLAUNCH_DISCARD,	/* aisb discard ID */
 	WLAUNCH_RECOVER,	/* aisb recover ID */
+	WLAUNCH_UNDO,		/* aisb undo ID */
 	WLAUNCH_TRANSACTIONS,	/* aisb transactions */
 	WLAUNCH_CLEAN,		/* aisb clean */
 	WLAUNCH_HELP
@@ -63,7 +64,7 @@ struct wlaunch_opts {
 	uint16_t	 gate_port;	/* --gate 127.0.0.1:PORT; 0: none */
 	const char	*cred_file;	/* --gate-credential-file */
 	int		 no_appcontainer;	/* tests only, as the runner's */
-	const char	*id;		/* changes/apply/discard/recover */
+	const char	*id;		/* changes/apply/discard/recover/undo */
 	int		 diff;		/* changes --diff */
 	int		 argc;		/* the command */
 	char *const	*argv;

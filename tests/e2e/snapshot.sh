@@ -10,8 +10,9 @@
 # session and apply is refused as a conflict and nothing is written; a
 # failed command proposes nothing; .git/hooks and .env are not in the
 # stage (the command cannot see them); recover and apply again are
-# harmless.  Root in a folder of that user, as under sudo: the stage and
-# what apply writes are the folder owner's; another user's files and a
+# harmless; aisb undo takes an apply back (refused, naming the file,
+# after a host edit).  Root in a folder of that user, as under sudo: the
+# stage and what apply and undo write are the folder owner's; another user's files and a
 # mount in the folder are not staged; core.hooksPath from the user's own
 # ~/.gitconfig guards its folder (rootless too), and the user's next
 # commit runs nothing.  The question at a terminal carries aisb's mark.
@@ -156,6 +157,37 @@ check "root: recover changed nothing" "$(cmp -s "$tmp/again" "$tmp/after" && ech
 "$aisb" transactions >"$tmp/tx" 2>&1
 if grep -Eq '^  tx 1 +applied ' "$tmp/tx"; then ok; else bad "root: tx listing: $(cat "$tmp/tx")"; fi
 
+# undo: the workspace as before the session, the draft undone
+rc=0; "$aisb" undo "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "root: undo exit" "$rc" 0
+tree "$ws" >"$tmp/undone"
+check "root: undo: as before the session" "$(cmp -s "$tmp/before" "$tmp/undone" && echo same)" same
+check "root: undone" "$(field state "$sd/snapshot")" undone
+"$aisb" transactions >"$tmp/tx" 2>&1
+if grep -Eq '^  tx 1 +applied +[0-9a-f]{12}  undone by tx 2$' "$tmp/tx" &&
+    grep -Eq '^  tx 2 +applied +[0-9a-f]{12}  undo of tx 1$' "$tmp/tx"; then ok; else
+	bad "root: undo listing: $(cat "$tmp/tx")"; fi
+rc=0; "$aisb" undo "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "root: undo twice" "$rc" 78
+# after a host edit of what the apply wrote: refused, naming the file
+rc=0; (cd "$ws" && "$aisb" --snapshot --apply=never --net none \
+    --policy "$tmp/policy.yaml" -- sh -c 'echo undo-me >undo.txt') \
+    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "undo conflict: session exit" "$rc" 0
+id=$(session_id)
+sd=$XDG_STATE_HOME/aisb/sessions/$id
+rc=0; "$aisb" apply "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "undo conflict: apply" "$rc" 0
+echo "host edit" >>"$ws/undo.txt"
+tree "$ws" >"$tmp/edited"
+rc=0; "$aisb" undo "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "undo conflict: exit" "$rc" 65
+if grep -q "$ws/undo.txt" "$tmp/err"; then ok; else bad "undo conflict: no file named: $(cat "$tmp/err")"; fi
+tree "$ws" >"$tmp/undone"
+check "undo conflict: nothing written" "$(cmp -s "$tmp/edited" "$tmp/undone" && echo same)" same
+check "undo conflict: still applied" "$(field state "$sd/snapshot")" applied
+rm -f "$ws/undo.txt"
+
 # a host edit between the session and apply: a conflict, nothing written
 rc=0; (cd "$ws" && "$aisb" --snapshot --apply=never --net none \
     --policy "$tmp/policy.yaml" -- sh -c 'echo agent >>edit.txt; echo x >conflict-new.txt') \
@@ -281,6 +313,13 @@ tree "$uws" >"$tmp/after"
 check "user: host matches the stage" "$(cmp -s "$tmp/stage" "$tmp/after" && echo same)" same
 check "user: owners" "$(cd "$uws" && stat -c %u new.txt made made/sub/deep.txt edit.txt | sort -u)" "$uid"
 check "user: .env kept" "$(cat "$uws/.env")" "SECRET=e2e-not-a-real-secret"
+# undone by the user: as before the session, the files the user's
+rc=0; as_user aisb undo "${usd##*/}" >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "user: undo exit" "$rc" 0
+tree "$uws" >"$tmp/undone"
+check "user: undo: as before the session" "$(cmp -s "$tmp/before" "$tmp/undone" && echo same)" same
+check "user: undo: owners" "$(cd "$uws" && stat -c %u del.txt sub sub/deeper/f.txt edit.txt | sort -u)" "$uid"
+check "user: undone" "$(field state "$usd/snapshot")" undone
 # core.hooksPath from the user's own ~/.gitconfig: a hook the command
 # writes there is skipped, and the user's next commit runs nothing
 printf '[core]\n\thooksPath = .githooks\n' >"$home/.gitconfig"
@@ -323,6 +362,11 @@ rc=0; "$aisb" apply "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
 check "sudo: apply exit" "$rc" 0
 check "sudo: owners after apply" "$(cd "$sws" && stat -c %u new.txt made made/sub made/sub/deep.txt edit.txt run.sh | sort -u)" "$uid"
 check "sudo: the owner reads the edit" "$(cd "$sws" && as_user sh -c 'cat edit.txt >/dev/null && echo readable')" readable
+# undone by root: what it puts back is the owner's, as what apply wrote
+rc=0; "$aisb" undo "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "sudo: undo exit" "$rc" 0
+check "sudo: owners after undo" "$(cd "$sws" && stat -c %u del.txt sub sub/deeper sub/deeper/f.txt edit.txt run.sh | sort -u)" "$uid"
+[ -e "$sws/new.txt" ] || [ -e "$sws/made" ] && bad "sudo: undo left what apply made" || ok
 check "sudo: no mount left" "$(grep -c " $tmp/state" /proc/self/mounts || true)" 0
 
 # root in the user's folder: what the user cannot read (another user's

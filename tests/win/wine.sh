@@ -270,6 +270,11 @@ check "  the host now holds what the command wrote" bash -c '[ "$(cat "'"$ws"'/a
 aisb transactions; rc=$?
 check "  aisb transactions: the session applied" bash -c '[ '"$rc"' = 0 ] && grep -Eq "^'"$sid"' +applied" "'"$d"'/aout"'
 applied=$sid
+# undone: the host as before the session; then the apply again is refused
+aisb undo "$sid"; rc=$?
+check "aisb undo: exit 0, the host as before the session" bash -c '[ '"$rc"' = 0 ] && diff -r "'"$tmp"'/ws.orig" "'"$ws"'"'
+aisb transactions; rc=$?
+check "  aisb transactions: undone, tx 2 the undo of tx 1" bash -c '[ '"$rc"' = 0 ] && grep -Eq "^'"$sid"' +undone" "'"$d"'/aout" && grep -Eq "^  tx 2 +applied +[0-9a-f]{12}  undo of tx 1$" "'"$d"'/aout"'
 
 # a host edit between the run and the apply: 65, nothing written
 rm -rf "$tmp/ws.orig"; newws
@@ -279,6 +284,13 @@ echo edited >"$ws/a.txt"
 aisb apply "$sid"; rc=$?
 check "aisb apply after a host edit: exit 65 (conflict)" is "$rc" 65
 check "  nothing written" bash -c '[ "$(cat "'"$ws"'/a.txt")" = edited ] && [ ! -e "'"$ws"'/new.txt" ]'
+# an undo after a host edit of what the apply wrote: 65, naming it
+rm -rf "$tmp/ws.orig"; newws
+aisb --workspace "$WSW" $T --apply never -- "$CH" write a.txt changed new.txt hello
+aisb apply "$sid"
+echo "the user went on" >>"$ws/new.txt"
+aisb undo "$sid"; rc=$?
+check "aisb undo after a host edit: 65 naming the file, nothing written" bash -c '[ '"$rc"' = 65 ] && grep -q "new.txt" "'"$d"'/aerr" && [ "$(cat "'"$ws"'/a.txt")" = changed ] && grep -qx "the user went on" "'"$ws"'/new.txt"'
 
 # a failing command proposes nothing: the stage removed, the host unchanged
 rm -rf "$tmp/ws.orig"; newws
