@@ -8,7 +8,7 @@ noinst_LIBRARIES += launcher/libaisblauncher.a
 launcher_libaisblauncher_a_SOURCES = launcher/cmd/cmd.h \
 	launcher/cmd/cli.c launcher/cmd/cli.h launcher/cmd/run.c launcher/cmd/policy.c \
 	launcher/cmd/sessions.c launcher/cmd/clean.c launcher/cmd/gate.c launcher/cmd/image.c \
-	launcher/cmd/doctor.c launcher/cmd/agents.c launcher/cmd/snapshot.c
+	launcher/cmd/doctor.c launcher/cmd/agents.c launcher/cmd/snapshot.c launcher/cmd/draft.c
 # session/: one session, in the order it runs
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/session/options.c launcher/session/options.h \
@@ -55,7 +55,7 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/draft/draft.c launcher/draft/draft.h \
 	launcher/draft/draft-int.h launcher/draft/stage.c \
 	launcher/draft/draft_posix.c launcher/draft/draft_ask.c \
-	launcher/draft/undo.c
+	launcher/draft/undo.c launcher/draft/persist.c
 # host/: plumbing that knows no launcher domain
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/host/paths.c launcher/host/paths.h \

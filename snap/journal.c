@@ -400,6 +400,16 @@ snap_tx_state(const char *tx_dir, enum snap_tx_state *state, char *digest,
 }
 
 int
+snap_tx_wrote(const char *tx_dir)
+{
+	struct jstate	js;
+
+	if (snap_tx_read_journal(tx_dir, &js, NULL, 0) != SNAP_OK)
+		return -1;
+	return js.ready;
+}
+
+int
 snap_tx_list(const char *parent,
     int (*fn)(const char *, enum snap_tx_state, const char *, void *),
     void *arg, char *err, size_t errlen)

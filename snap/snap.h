@@ -240,6 +240,16 @@ const struct snap_entry *snap_manifest_entry(const struct snap_manifest *,
 	    size_t i);
 void	 snap_manifest_stats(const struct snap_manifest *,
 	    struct snap_stage_stats *);
+/*
+ * Whether the tree the manifest was staged from is still as staged:
+ * every entry of it known to the manifest with the same identity
+ * (device, inode, and for files and links size, mtime and ctime), none
+ * more, none less; what the stage left out is not looked into.  Stat
+ * only.  1 as staged, 0 moved on (or past lim's entries), SNAP_ESYS,
+ * SNAP_EINVAL (a manifest that names no source).
+ */
+int	 snap_manifest_current(const struct snap_manifest *,
+	    const struct snap_limits *lim, char *err, size_t errlen);
 
 /* ------------------------------------------------------------------ */
 /* The change set: what the command did to the stage.                   */
@@ -426,6 +436,11 @@ int	 snap_tx_undoes(const char *tx_dir, char *name, size_t len);
 int	 snap_tx_state(const char *tx_dir, enum snap_tx_state *state,
 	    char *digest, char *err, size_t errlen);
 
+/* 1 when the transaction in tx_dir got to write the host (its journal
+ * says "ready"; rolled back since or not), 0 when it never did, -1 on an
+ * unreadable or corrupt journal. */
+int	 snap_tx_wrote(const char *tx_dir);
+
 /*
  * Calls fn(name, state, digest, arg) for every transaction folder under
  * parent (a folder holding tx folders), in name order; fn returning
@@ -446,5 +461,8 @@ char	*snap_file_read(const char *path, size_t max, size_t *lenp);
 /* data written to path whole or not at all (a temporary, fsync, rename,
  * fsync of its folder): 0, or -1 with errno set. */
 int	 snap_file_write(const char *path, const void *, size_t);
+/* The SHA-256 of len bytes as lower-case hex into hex[SNAP_SHA256_HEX
+ * + 1]: 0, or -1. */
+int	 snap_sha256_hex(const void *, size_t len, char *hex);
 
 #endif

@@ -280,6 +280,12 @@ fail:
 }
 
 int
+snap_sha256_hex(const void *p, size_t len, char *hex)
+{
+	return snap_sha_buf(p, len, hex);
+}
+
+int
 snap_fs_same(const struct snap_stat *a, const struct snap_stat *b, int flags)
 {
 	if (a->type != b->type || a->dev != b->dev || a->ino != b->ino)

@@ -152,11 +152,19 @@ check_PROGRAMS += tests/cli/snapask
 TESTS += tests/cli/snapshot_ask.sh
 # aisb undo of drafts snapask made
 TESTS += tests/cli/snapshot_undo.sh
+# drafts that persist: sessions on them through snapdraft, the launcher's
+# own --draft path around a command run in the stage
+check_PROGRAMS += tests/cli/snapdraft
+TESTS += tests/cli/snapshot_draft.sh
 endif
+tests_cli_snapdraft_SOURCES = tests/cli/snapdraft.c
+tests_cli_snapdraft_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
+tests_cli_snapdraft_LDADD = $(LAUNCHER_LIBS)
 tests_cli_snapask_SOURCES = tests/cli/snapask.c
 tests_cli_snapask_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_cli_snapask_LDADD = $(LAUNCHER_LIBS)
-EXTRA_DIST += tests/cli/snapshot_ask.sh tests/cli/snapshot_undo.sh
+EXTRA_DIST += tests/cli/snapshot_ask.sh tests/cli/snapshot_undo.sh \
+	tests/cli/snapshot_draft.sh
 # A recorded session in gate mode: tshark, streams, manifest, verify,
 # --record-max (root, podman, tshark; AISB_E2E=1)
 EXTRA_DIST += tests/e2e/record.sh

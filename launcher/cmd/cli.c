@@ -101,6 +101,29 @@ static const struct cli_opt changes_opts[] = {
 	{ .flag = NULL }
 };
 
+/* drafts that persist (draft.c) */
+static const struct cli_opt draft_opts[] = {
+	{ "--workspace", CLI_VALUE, "DIR", "the current folder",
+	    "the workspace the draft is bound to" },
+	{ .flag = NULL }
+};
+
+static const struct cli_opt draft_changes_opts[] = {
+	{ "--workspace", CLI_VALUE, "DIR", "the current folder",
+	    "the workspace the draft is bound to" },
+	{ "--diff", CLI_SWITCH, NULL, NULL,
+	    "a unified diff of each text file against the workspace" },
+	{ .flag = NULL }
+};
+
+static const struct cli_opt draft_commit_opts[] = {
+	{ "--workspace", CLI_VALUE, "DIR", "the current folder",
+	    "the workspace the draft is bound to" },
+	{ "--expect-revision", CLI_VALUE, "N", "any",
+	    "commit only if the draft is at revision N (aisb draft status)" },
+	{ .flag = NULL }
+};
+
 static const struct cli_opt help_opts[] = {
 	{ "--commands", CLI_SWITCH, NULL, NULL,
 	    "list the commands, one a line (for completion)" },
@@ -210,6 +233,24 @@ static const struct cli_cmd cmds[] = {
 	    "applied to undo." },
 	{ "transactions", "", "List the snapshot sessions' drafts and "
 	    "transactions with their state", no_opts, 0, 0, 0, NULL },
+	{ "draft status", "NAME", "A persistent draft: state, revision, "
+	    "changes, whether a session holds it or the workspace moved on",
+	    draft_opts, 1, 1, 0, "Sessions continue a draft with aisb --draft "
+	    "NAME -- COMMAND (docs/snapshot.md)." },
+	{ "draft changes", "NAME", "What a persistent draft holds against its "
+	    "workspace", draft_changes_opts, 1, 1, 0, NULL },
+	{ "draft commit", "NAME", "Write a persistent draft into its "
+	    "workspace, as one checked transaction", draft_commit_opts, 1, 1,
+	    0, "Typing it is the approval.  Exit 0 committed (the draft goes "
+	    "on from the\nworkspace as it now is), 65 a conflict or another "
+	    "revision, 74 interrupted\n(aisb draft recover NAME), 78 no such "
+	    "draft." },
+	{ "draft discard", "NAME", "Drop a persistent draft's tree; the "
+	    "workspace is untouched", draft_opts, 1, 1, 0, NULL },
+	{ "draft recover", "NAME", "Finish an interrupted commit or update "
+	    "of a persistent draft", draft_opts, 1, 1, 0, NULL },
+	{ "draft ls", "", "List the persistent drafts of every workspace",
+	    no_opts, 0, 0, 0, NULL },
 	{ "version", "", "Print aisb's version", no_opts, 0, 0, 0, NULL },
 	{ "help", "[TOPIC]", "Print help on aisb or on TOPIC (a command: "
 	    "aisb help gate up)", help_opts, 0, 3, 0, NULL },

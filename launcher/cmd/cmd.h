@@ -36,6 +36,9 @@ int	launch_cmd_policy(int argc, char **argv);
 int	launch_cmd_agents(int argc, char **argv);
 /* aisb changes|apply|discard|recover|undo ID, aisb transactions
  * (snapshot.c) */
+int	launch_cmd_draft(int argc, char **argv);
+/* aisb draft status|changes|commit|discard|recover NAME, aisb draft ls
+ * (draft.c) */
 int	launch_cmd_snapshot(int argc, char **argv);
 /* aisb version, aisb --version; aisb --help (cli.c) */
 int	launch_cmd_version(int argc, char **argv);

@@ -15,7 +15,7 @@
  * SESSION/snapshot, "key value" lines (DRAFT_STATE_MAX bytes):
  *   workspace PATH   stage PATH   owner UID:GID   state WORD   exit N
  *   changes N   digest HEX   tx N   applied N   updated EPOCH
- *   exclude PATTERN...
+ *   [name NAME   revision N]   exclude PATTERN...
  * Paths hold no line break (refused when staging).
  */
 struct dstate {
@@ -28,6 +28,10 @@ struct dstate {
 	unsigned long long nchanges;
 	unsigned	 tx;		/* the last transaction's number; 0 none */
 	unsigned	 applied;	/* the one that applied the draft; 0 */
+	/* a persistent draft (persist.c): its name ("" for a session's
+	 * draft) and revision (each change of its tree counts one) */
+	char		 name[DRAFT_NAME_MAX + 1];
+	unsigned long	 revision;
 	char		*exclude[DRAFT_MAX_EXCLUDE];
 	size_t		 nexclude;
 	int		 borrowed;	/* exclude[] is the caller's */
@@ -45,6 +49,15 @@ int	draft_lock(const char *sdir, intptr_t *lock);
  * left interrupted: 74, recover it first). */
 int	draft_take(const char *sdir, const char *id, struct dstate *st,
 	    intptr_t *lock);
+/* The state of transaction tx once it returned rc (SNAP_OK: applied;
+ * its journal unreadable: applying, to be recovered). */
+enum snap_tx_state draft_tx_outcome(const char *tx, int rc);
+/* "draft " for a persistent draft (its commands are aisb draft ...),
+ * else "". */
+const char *draft_cmd(const struct dstate *st);
+/* draft_apply with the draft taken (draft_take) and st loaded. */
+int	draft_apply_locked(const char *sdir, const char *id, struct dstate *st,
+	    int quiet);
 /* The change set transaction tx kept, given to the draft's owner as an
  * apply's would be (draft_os_own_applied); rolled_back: what a roll back
  * put back. */

@@ -83,6 +83,9 @@ dstate_save(const char *sdir, const struct dstate *st, char *err,
 	    st->workspace, st->stage, st->owner_uid, st->owner_gid, st->state,
 	    st->exitcode, st->nchanges, st->digest[0] != '\0' ? st->digest :
 	    "-", st->tx, st->applied, (long long)time(NULL));
+	if (st->name[0] != '\0')
+		buf_printf(&b, "name %s\nrevision %lu\n", st->name,
+		    st->revision);
 	for (i = 0; i < st->nexclude; i++)
 		buf_printf(&b, "exclude %s\n", st->exclude[i]);
 	if (b.failed)
@@ -156,6 +159,12 @@ dstate_load(const char *sdir, struct dstate *st, char *err, size_t errlen)
 			st->tx = (unsigned)strtoul(v, NULL, 10);
 		else if (strcmp(line, "applied") == 0)
 			st->applied = (unsigned)strtoul(v, NULL, 10);
+		else if (strcmp(line, "name") == 0) {
+			if (st->name[0] != '\0' || !draft_name_ok(v))
+				seen |= 8;
+			snprintf(st->name, sizeof(st->name), "%s", v);
+		} else if (strcmp(line, "revision") == 0)
+			st->revision = strtoul(v, NULL, 10);
 		else if (strcmp(line, "exclude") == 0 &&
 		    st->nexclude < DRAFT_MAX_EXCLUDE &&
 		    (st->exclude[st->nexclude] = strdup(v)) != NULL)
@@ -225,6 +234,12 @@ draft_rules(char *const *exclude, size_t n, unsigned owner_uid,
 	return r;
 }
 
+void
+draft_limits(struct snap_limits *lim)
+{
+	snap_limits_default(lim);
+}
+
 /* ---- the commands ------------------------------------------------------- */
 
 int
@@ -232,7 +247,7 @@ draft_lock(const char *sdir, intptr_t *lock)
 {
 	int	 rc;
 
-	if ((rc = draft_os_lock(sdir, lock)) == 0)
+	if ((rc = draft_os_lock(sdir, lock, 0)) == 0)
 		return 0;
 	return rc == -2 ? EXIT_IOERR : EXIT_ENFORCE;
 }
@@ -273,133 +288,179 @@ draft_tx_path(const char *sdir, unsigned n, char *out)
 	return draft_path(out, sdir, name);
 }
 
-int
-draft_apply(const char *sdir, const char *id, int quiet)
+const char *
+draft_cmd(const struct dstate *st)
 {
-	struct snap_manifest	*m = NULL;
-	struct snap_changes	*ch = NULL, *now = NULL;
+	return st->name[0] != '\0' ? "draft " : "";
+}
+
+/* The change set of st's draft as shown, and its stage still holding
+ * exactly it, into *m and *ch: 0, or -1 (said). */
+static int
+shown(const char *sdir, const char *id, const struct dstate *st,
+    struct snap_manifest **m, struct snap_changes **ch)
+{
+	struct snap_changes	*now = NULL;
 	struct snap_rules	*rules = NULL;
 	struct snap_limits	 lim;
-	struct dstate		 st;
-	enum snap_tx_state	 txs = SNAP_TX_NONE;
 	char			 err[2048], path[DRAFT_PATH_MAX];
-	char			 tx[DRAFT_PATH_MAX], e2[256];
-	intptr_t		 lock;
-	int			 rc, code = EXIT_CONFIG;
+	int			 rc = -1;
 
-	if ((rc = draft_take(sdir, id, &st, &lock)) != 0)
-		return rc;
-	if (dstate_is(&st, DRAFT_APPLIED)) {
-		fprintf(stderr, "aisb: session %s: already applied "
-		    "(transaction %u)\n", id, st.tx);
-		code = 0;
-		goto out;
-	}
-	if (!dstate_is(&st, DRAFT_KEPT) && !dstate_is(&st, DRAFT_CONFLICT)) {
-		fprintf(stderr, "aisb: session %s: nothing to apply (its draft "
-		    "is %s)\n", id, st.state);
-		goto out;
-	}
-	if (st.tx >= DRAFT_MAX_TX) {
-		fprintf(stderr, "aisb: session %s: %u attempts already\n", id,
-		    st.tx);
-		goto out;
-	}
-	/*
-	 * What is applied is what was shown: the change set on file, and
-	 * the stage still holding exactly it.
-	 */
-	snap_limits_default(&lim);
+	draft_limits(&lim);
 	if (draft_path(path, sdir, "manifest") == -1)
-		goto out;
-	if (snap_manifest_load(path, &m, err, sizeof(err)) != SNAP_OK ||
+		return -1;
+	if (snap_manifest_load(path, m, err, sizeof(err)) != SNAP_OK ||
 	    draft_path(path, sdir, "changes") == -1 ||
-	    snap_changes_load(path, &ch, err, sizeof(err)) != SNAP_OK ||
-	    (rules = draft_rules(st.exclude, st.nexclude, st.owner_uid,
-	    st.owner_gid, err, sizeof(err))) == NULL ||
-	    snap_changes_compute(m, st.stage, rules, &lim, &now, err,
-	    sizeof(err)) != SNAP_OK) {
-		fprintf(stderr, "aisb: session %s: %s\n", id, err);
-		goto out;
-	}
-	if (strcmp(snap_changes_digest(ch), st.digest) != 0 ||
-	    strcmp(snap_changes_digest(now), st.digest) != 0) {
-		fprintf(stderr, "aisb: session %s: the stage %s no longer holds "
-		    "the change set shown at the end of the session (sha256 "
-		    "%.12s); nothing is written; aisb discard %s drops it\n",
-		    id, st.stage, st.digest, id);
-		goto out;
-	}
-	if (draft_path(path, sdir, "tx") == -1 ||
-	    (snap_fs_mkdir(path, 0700) == -1 && errno != EEXIST) ||
-	    draft_tx_path(sdir, st.tx + 1, tx) == -1) {
-		fprintf(stderr, "aisb: %s: %s\n", path, strerror(errno));
-		code = EXIT_ENFORCE;
-		goto out;
-	}
-	st.tx++;
-	dstate_set(&st, DRAFT_APPLYING);
-	if (dstate_save(sdir, &st, err, sizeof(err)) == -1) {
-		fprintf(stderr, "aisb: %s\n", err);
-		code = EXIT_ENFORCE;
-		goto out;
-	}
-	rc = snap_tx_apply(tx, st.workspace, st.stage, m, ch, err, sizeof(err));
-	if (rc == SNAP_OK) {
-		draft_os_own_applied(st.workspace, st.owner_uid, st.owner_gid,
-		    ch, 0);
-		dstate_set(&st, DRAFT_APPLIED);
-		st.applied = st.tx;
-		if (snap_tree_remove(st.stage, e2, sizeof(e2)) != SNAP_OK)
+	    snap_changes_load(path, ch, err, sizeof(err)) != SNAP_OK ||
+	    (rules = draft_rules(st->exclude, st->nexclude, st->owner_uid,
+	    st->owner_gid, err, sizeof(err))) == NULL ||
+	    snap_changes_compute(*m, st->stage, rules, &lim, &now, err,
+	    sizeof(err)) != SNAP_OK)
+		fprintf(stderr, "aisb: %s%s: %s\n", draft_cmd(st), id, err);
+	else if (strcmp(snap_changes_digest(*ch), st->digest) != 0 ||
+	    strcmp(snap_changes_digest(now), st->digest) != 0)
+		fprintf(stderr, "aisb: %s%s: the stage %s no longer holds the "
+		    "change set shown (sha256 %.12s); nothing is written; aisb "
+		    "%sdiscard %s drops it\n", draft_cmd(st), id, st->stage,
+		    st->digest, draft_cmd(st), id);
+	else
+		rc = 0;
+	snap_changes_free(now);
+	snap_rules_free(rules);
+	return rc;
+}
+
+enum snap_tx_state
+draft_tx_outcome(const char *tx, int rc)
+{
+	enum snap_tx_state	 txs;
+	char			 e2[256];
+
+	if (rc == SNAP_OK)
+		return SNAP_TX_APPLIED;
+	if (snap_tx_state(tx, &txs, NULL, e2, sizeof(e2)) != SNAP_OK)
+		return SNAP_TX_APPLYING;	/* unknown: to be recovered */
+	return txs;
+}
+
+/* The state after apply's transaction tx returned rc with err. */
+static int
+applied(struct dstate *st, const char *id, const char *tx,
+    const struct snap_changes *ch, int rc, const char *err, int quiet)
+{
+	enum snap_tx_state	 txs = draft_tx_outcome(tx, rc);
+	char			 e2[256];
+
+	if (txs == SNAP_TX_APPLIED) {
+		draft_os_own_applied(st->workspace, st->owner_uid,
+		    st->owner_gid, ch, 0);
+		dstate_set(st, DRAFT_APPLIED);
+		st->applied = st->tx;
+		if (snap_tree_remove(st->stage, e2, sizeof(e2)) != SNAP_OK)
 			fprintf(stderr, "aisb: %s\n", e2);
 		if (!quiet)
 			fprintf(stderr, "aisb: applied %llu change(s) to %s "
 			    "(sha256 %.12s; journal and backups: %s)\n",
-			    st.nchanges, st.workspace, st.digest, tx);
-		code = 0;
-	} else if (rc == SNAP_ECONFLICT && snap_tx_state(tx, &txs, NULL, e2,
-	    sizeof(e2)) == SNAP_OK && (txs == SNAP_TX_ROLLED_BACK ||
-	    txs == SNAP_TX_NONE)) {
-		/* refused at the check, or at a step and rolled back */
-		dstate_set(&st, DRAFT_CONFLICT);
-		fprintf(stderr, "aisb: conflict: %s; nothing is applied; the "
-		    "draft is kept (aisb changes %s --diff, aisb discard %s)\n",
-		    err, id, id);
-		code = EXIT_CONFLICT;
-	} else {
-		if (snap_tx_state(tx, &txs, NULL, e2, sizeof(e2)) != SNAP_OK)
-			txs = SNAP_TX_APPLYING;
-		if (txs == SNAP_TX_APPLIED || txs == SNAP_TX_ROLLED_BACK)
-			draft_os_own_applied(st.workspace, st.owner_uid,
-			    st.owner_gid, ch, txs == SNAP_TX_ROLLED_BACK);
-		if (txs == SNAP_TX_APPLIED) {
-			dstate_set(&st, DRAFT_APPLIED);
-			st.applied = st.tx;
-			code = 0;
-		} else if (txs == SNAP_TX_ROLLED_BACK || txs == SNAP_TX_NONE) {
-			dstate_set(&st, DRAFT_KEPT);
-			fprintf(stderr, "aisb: apply: %s; rolled back, nothing "
-			    "applied; the draft is kept\n", err);
-			code = EXIT_IOERR;
-		} else {
-			dstate_set(&st, DRAFT_RECOVERY);
-			fprintf(stderr, "aisb: apply: %s; transaction %s is "
-			    "%s: aisb recover %s brings %s to all applied or "
-			    "nothing applied\n", err, tx, snap_tx_state_name(txs),
-			    id, st.workspace);
-			code = EXIT_IOERR;
-		}
+			    st->nchanges, st->workspace, st->digest, tx);
+		return 0;
 	}
-	if (dstate_save(sdir, &st, err, sizeof(err)) == -1)
+	if (txs == SNAP_TX_ROLLED_BACK || txs == SNAP_TX_NONE) {
+		/* what a roll back put back (nothing, when refused before
+		 * the first write) */
+		if (snap_tx_wrote(tx) == 1)
+			draft_os_own_applied(st->workspace, st->owner_uid,
+			    st->owner_gid, ch, 1);
+		if (rc == SNAP_ECONFLICT) {
+			/* refused at the check, or at a step and rolled
+			 * back */
+			dstate_set(st, DRAFT_CONFLICT);
+			fprintf(stderr, "aisb: conflict: %s; nothing is "
+			    "applied; the draft is kept (aisb %schanges %s "
+			    "--diff, aisb %sdiscard %s)\n", err, draft_cmd(st),
+			    id, draft_cmd(st), id);
+			return EXIT_CONFLICT;
+		}
+		dstate_set(st, DRAFT_KEPT);
+		fprintf(stderr, "aisb: apply: %s; rolled back, nothing applied; "
+		    "the draft is kept\n", err);
+		return EXIT_IOERR;
+	}
+	dstate_set(st, DRAFT_RECOVERY);
+	fprintf(stderr, "aisb: apply: %s; transaction %s is %s: aisb %srecover "
+	    "%s brings %s to all applied or nothing applied\n", err, tx,
+	    snap_tx_state_name(txs), draft_cmd(st), id, st->workspace);
+	return EXIT_IOERR;
+}
+
+int
+draft_apply_locked(const char *sdir, const char *id, struct dstate *st,
+    int quiet)
+{
+	struct snap_manifest	*m = NULL;
+	struct snap_changes	*ch = NULL;
+	char			 err[2048], path[DRAFT_PATH_MAX];
+	char			 tx[DRAFT_PATH_MAX];
+	int			 rc, code = EXIT_CONFIG;
+
+	if (dstate_is(st, DRAFT_APPLIED)) {
+		fprintf(stderr, "aisb: %s%s: already applied (transaction "
+		    "%u)\n", draft_cmd(st), id, st->tx);
+		return 0;
+	}
+	if (!dstate_is(st, DRAFT_KEPT) && !dstate_is(st, DRAFT_CONFLICT)) {
+		fprintf(stderr, "aisb: %s%s: nothing to apply (its draft is "
+		    "%s)\n", draft_cmd(st), id, st->state);
+		return EXIT_CONFIG;
+	}
+	if (st->tx >= DRAFT_MAX_TX) {
+		fprintf(stderr, "aisb: %s%s: %u attempts already\n",
+		    draft_cmd(st), id, st->tx);
+		return EXIT_CONFIG;
+	}
+	/* what is applied is what was shown */
+	if (shown(sdir, id, st, &m, &ch) == -1)
+		goto out;
+	if (draft_path(path, sdir, "tx") == -1 ||
+	    (snap_fs_mkdir(path, 0700) == -1 && errno != EEXIST) ||
+	    draft_tx_path(sdir, st->tx + 1, tx) == -1) {
+		fprintf(stderr, "aisb: %s: %s\n", path, strerror(errno));
+		code = EXIT_ENFORCE;
+		goto out;
+	}
+	st->tx++;
+	dstate_set(st, DRAFT_APPLYING);
+	if (dstate_save(sdir, st, err, sizeof(err)) == -1) {
 		fprintf(stderr, "aisb: %s\n", err);
+		code = EXIT_ENFORCE;
+		goto out;
+	}
+	rc = snap_tx_apply(tx, st->workspace, st->stage, m, ch, err,
+	    sizeof(err));
+	code = applied(st, id, tx, ch, rc, err, quiet);
+	if (dstate_save(sdir, st, err, sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: %s\n", err);
+		if (code == 0)
+			code = EXIT_ENFORCE;
+	}
 out:
-	dstate_free(&st);
-	snap_changes_free(now);
 	snap_changes_free(ch);
 	snap_manifest_free(m);
-	snap_rules_free(rules);
-	draft_os_unlock(lock);
 	return code;
+}
+
+int
+draft_apply(const char *sdir, const char *id, int quiet)
+{
+	struct dstate	 st;
+	intptr_t	 lock;
+	int		 rc;
+
+	if ((rc = draft_take(sdir, id, &st, &lock)) != 0)
+		return rc;
+	rc = draft_apply_locked(sdir, id, &st, quiet);
+	dstate_free(&st);
+	draft_os_unlock(lock);
+	return rc;
 }
 
 int
@@ -609,7 +670,7 @@ draft_reap(const char *sdir, const char *id)
 	dstate_free(&st);
 	if (!rc || draft_os_launcher_running(sdir))
 		return 0;
-	if (draft_os_lock(sdir, &lock) != 0)
+	if (draft_os_lock(sdir, &lock, 0) != 0)
 		return -1;
 	rc = 0;
 	if (dstate_load(sdir, &st, err, sizeof(err)) == -1) {

@@ -44,6 +44,7 @@
 #define DRAFT_MAX_EXCLUDE	256	/* snapshot_exclude patterns (the
 					   launchers' list bound) */
 #define DRAFT_MARK_HEX		8	/* the question's mark, hex digits */
+#define DRAFT_NAME_MAX		64	/* bytes of a persistent draft's name */
 
 /* A draft's states, as the state file and aisb transactions say them. */
 #define DRAFT_STAGED	"staged"	/* the command is running */
@@ -63,7 +64,10 @@ enum draft_apply {
 	DRAFT_APPLY_AUTO = 0,	/* ask when stdin and stderr are a terminal,
 				   else keep the draft */
 	DRAFT_APPLY_ASK,	/* ask on the terminal; none: keep */
-	DRAFT_APPLY_NEVER	/* keep the draft; aisb apply ID */
+	DRAFT_APPLY_NEVER,	/* keep the draft; aisb apply ID */
+	DRAFT_APPLY_DRAFT	/* a session on a persistent draft: its changes
+				   go into the draft's tree, never asked (the
+				   workspace waits for aisb draft commit) */
 };
 
 /* What a launcher records of a draft (its session record). */
@@ -76,6 +80,11 @@ struct draft_info {
 	long long	 stage_ms;	/* copying the workspace */
 	long long	 changes_ms;	/* computing and saving the change set */
 	int		 staged;	/* stage made, state file written */
+	/* a session on a persistent draft (draft_persist_open) */
+	char		 draft_dir[DRAFT_PATH_MAX];	/* "" none */
+	char		 draft_name[DRAFT_NAME_MAX + 1];
+	unsigned long	 draft_revision;	/* as the session ends */
+	intptr_t	 draft_lock;	/* held for the whole session */
 };
 
 /*
@@ -153,13 +162,61 @@ int	 draft_reap(const char *sdir, const char *id);
  * snapshot session. */
 void	 draft_show(const char *sdir, FILE *out);
 
+/* The bounds of every stage and change set: the built-in ones
+ * (snap_limits_default) as draft_limits_set tightened them. */
+void	 draft_limits(struct snap_limits *);
+
+/* ---- drafts that persist (persist.c; docs/snapshot.md) ---------------- */
+
+/*
+ * A persistent draft is bound to a workspace and a name: its folder,
+ * ddir = drafts_dir/KEY-NAME (KEY: 16 hex digits of the SHA-256 of the
+ * workspace's real path), is laid out as a snapshot session's (the state
+ * file with its name and revision, manifest: the base, what the
+ * workspace held when the draft last took it, stage/: the draft's tree,
+ * changes, tx/N: its commits).  A session on it (aisb --draft NAME)
+ * stages the tree, not the workspace, and its changes go into the tree.
+ */
+/* A name: 1 to 64 of [A-Za-z0-9._-], not starting with '.' or '-'. */
+int	 draft_name_ok(const char *name);
+/* ddir into out[DRAFT_PATH_MAX]: 0, or -1 (said). */
+int	 draft_persist_path(const char *drafts_dir, const char *workspace,
+	    const char *name, char *out);
+/*
+ * Before a session on the draft: taken for the whole session (74 when
+ * another session or command has it, naming it), made from workspace
+ * when there is none (or it was discarded or committed), else brought
+ * up to date: the workspace's edits since its base that touch nothing
+ * the draft changed are taken in (three-way); one that does (the same
+ * file, a folder above or below) is 65 naming it, and nothing runs.
+ * 0 with info's draft_* set; else an exit
+ * code, said.  The draft's tree is the workspace owner's
+ * (draft_os_own_tree).
+ */
+int	 draft_persist_open(const char *ddir, const char *workspace,
+	    const char *name, const char *session_id, char *const *exclude,
+	    size_t nexclude, unsigned owner_uid, unsigned owner_gid, int quiet,
+	    struct draft_info *info);
+/* After the session's draft_end: its revision counted, said; released. */
+void	 draft_persist_close(struct draft_info *info, int quiet);
+/* aisb draft status|changes|commit|discard|recover NAME; expect: the
+ * revision commit must find (-1: any). */
+int	 draft_persist_status(const char *ddir, const char *name);
+int	 draft_persist_changes(const char *ddir, const char *name, int diff);
+int	 draft_persist_commit(const char *ddir, const char *name, long expect);
+int	 draft_persist_discard(const char *ddir, const char *name);
+int	 draft_persist_recover(const char *ddir, const char *name);
+/* aisb draft ls: the drafts under drafts_dir, on stdout. */
+int	 draft_persist_list(const char *drafts_dir);
+
 /* ---- what differs between systems ------------------------------------ */
 
 /*
  * Takes sdir/snapshot.lock without waiting: 0 with *lock set; -2 when
- * another holder has it (said on stderr); -1 on error (said).
+ * another holder has it (said on stderr unless quiet); -1 on error
+ * (said).
  */
-int	 draft_os_lock(const char *sdir, intptr_t *lock);
+int	 draft_os_lock(const char *sdir, intptr_t *lock, int quiet);
 void	 draft_os_unlock(intptr_t lock);
 /*
  * Where to ask "write these changes?": stdin when it is a terminal (and,
@@ -187,6 +244,14 @@ int	 draft_os_launcher_running(const char *sdir);
  * folders deleted) and now belongs to the one who applied is given. */
 void	 draft_os_own_applied(const char *workspace, unsigned owner_uid,
 	    unsigned owner_gid, const struct snap_changes *, int rolled_back);
+/*
+ * A tree aisb made in its private folder given to owner_uid:owner_gid,
+ * entry by entry without following a link, where that means something
+ * (root making a persistent draft of another user's workspace): 0, or
+ * -1 with err.
+ */
+int	 draft_os_own_tree(const char *root, unsigned owner_uid,
+	    unsigned owner_gid, char *err, size_t errlen);
 /*
  * The home folder of the user owner_uid, as git finds it for that user,
  * into out[len]: 1 when this process is that user (its own HOME), 0 when

@@ -97,7 +97,7 @@ draft_stage(const char *sdir, const char *workspace, char *const *exclude,
 		code = EXIT_CONFIG;
 		goto fail;
 	}
-	snap_limits_default(&lim);
+	draft_limits(&lim);
 	info->stage_ms = draft_os_now_ms();
 	if ((rc = snap_stage_create(workspace, info->stage, rules, &lim, &m,
 	    err, errlen)) != SNAP_OK) {
@@ -177,7 +177,7 @@ draft_end(const char *sdir, const char *id, int code, enum draft_apply apply,
 			    "as it was\n", code, st.workspace);
 		goto save;
 	}
-	snap_limits_default(&lim);
+	draft_limits(&lim);
 	t0 = draft_os_now_ms();
 	if (snprintf(path, sizeof(path), "%s/manifest", sdir) >=
 	    (int)sizeof(path)) {
@@ -227,6 +227,20 @@ draft_end(const char *sdir, const char *id, int code, enum draft_apply apply,
 			    DRAFT_SUMMARY);
 		fprintf(stderr, "aisb: snapshot: %s\n", err);
 		out = EXIT_ENFORCE;
+		goto done;
+	}
+	if (apply == DRAFT_APPLY_DRAFT) {
+		/* into the persistent draft's own tree, never the workspace:
+		 * nothing to ask (draft_persist_close says what it holds) */
+		if (!quiet)
+			(void)snap_changes_print_summary(ch, stderr,
+			    DRAFT_SUMMARY);
+		dstate_free(&st);
+		if ((rc = draft_apply(sdir, id, 1)) != 0)
+			out = rc;
+		if (dstate_load(sdir, &st, err, sizeof(err)) == 0)
+			snprintf(info->outcome, sizeof(info->outcome), "%s",
+			    st.state);
 		goto done;
 	}
 	if (draft_end_ask(sdir, id, st.workspace, st.stage, st.nchanges, ch,

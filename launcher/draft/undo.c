@@ -20,13 +20,9 @@ static int
 settle(struct dstate *st, const char *id, const char *tx, int rc,
     const char *err, int quiet)
 {
-	enum snap_tx_state	 txs = SNAP_TX_APPLYING;
-	char			 e2[256];
+	enum snap_tx_state	 txs = draft_tx_outcome(tx, rc);
 
-	if (rc != SNAP_OK && snap_tx_state(tx, &txs, NULL, e2,
-	    sizeof(e2)) != SNAP_OK)
-		txs = SNAP_TX_APPLYING;
-	if (rc == SNAP_OK || txs == SNAP_TX_APPLIED) {
+	if (txs == SNAP_TX_APPLIED) {
 		draft_own_settled(st, tx, 0);
 		dstate_set(st, DRAFT_UNDONE);
 		if (!quiet)
@@ -36,7 +32,8 @@ settle(struct dstate *st, const char *id, const char *tx, int rc,
 		return 0;
 	}
 	if (txs == SNAP_TX_ROLLED_BACK || txs == SNAP_TX_NONE) {
-		draft_own_settled(st, tx, 1);
+		if (snap_tx_wrote(tx) == 1)
+			draft_own_settled(st, tx, 1);
 		dstate_set(st, DRAFT_APPLIED);
 		fprintf(stderr, "aisb: undo: %s; nothing is undone, session %s "
 		    "stays applied\n", err, id);

@@ -692,6 +692,10 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 	if (parse_flags(o, argc - 1, argv + 1, err, errlen) == -1)
 		return -1;
 
+	/* a persistent draft is a snapshot session (snapshot.h) */
+	if (o->val[LO_DRAFT] != NULL)
+		o->snapshot = 1;
+
 	/* The policy when nobody named one. */
 	if (o->val[LO_POLICY] == NULL || o->val[LO_POLICY][0] == '\0') {
 		snprintf(path, sizeof(path), "%s", o->user_policy);

@@ -63,6 +63,7 @@ enum launch_opt_id {
 	LO_WORKSPACE_MODE,	/* snapshot.h: direct or snapshot */
 	LO_APPLY,		/* snapshot.h: auto, ask or never */
 	LO_SNAPSHOT_EXCLUDE,	/* snapshot.h: patterns left out of the stage */
+	LO_DRAFT,		/* snapshot.h: the persistent draft continued */
 	/* issue 16: transparent capture of 80/443 and DNS (gate mode) */
 	LO_TRANSPARENT,
 	LO_TRANSPARENT_PORTS,

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "draft/draft.h"
 #include "image/names.h"
 #include "session/options-int.h"
 #include "session/recording.h"
@@ -118,6 +119,15 @@ const struct optdesc launch_optdesc[LO__COUNT] = {
 	    "snapshot sessions: also leave out of the stage what PATTERN "
 	    "matches (repeatable; docs/snapshot.md)", "PATTERN",
 	    "the documented list only" },
+	/*
+	 * Not O_PROJECT: which of the user's drafts a session writes is the
+	 * user's to say, not a repository's.
+	 */
+	[LO_DRAFT] = { "draft", OT_WORD, 0, NULL,
+	    "continue the persistent draft NAME of this workspace: a snapshot "
+	    "session whose changes go into the draft, never asked about; aisb "
+	    "draft commit NAME writes them back (docs/snapshot.md)", "NAME",
+	    "none" },
 	/*
 	 * Transparent capture (docs/launcher.md): a tool that ignores the
 	 * proxy variables reaches what the gate allows by name, and nothing
@@ -261,6 +271,12 @@ check_word(struct launch_opts *o, enum launch_opt_id id,
 	}
 	if (id == LO_TRANSPARENT_PORTS)
 		return tports_parse(o, v, err, errlen);
+	if (id == LO_DRAFT && !draft_name_ok(v)) {
+		snprintf(err, errlen, "draft: '%.64s' is not a draft name: 1 to "
+		    "%d letters, digits, '.', '_' or '-', not starting with "
+		    "'.' or '-'", v, DRAFT_NAME_MAX);
+		return -1;
+	}
 	if ((id == LO_IMAGE || id == LO_RUNTIME) && len == 0) {
 		snprintf(err, errlen, "%s: empty", d->name);
 		return -1;

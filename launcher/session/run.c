@@ -317,6 +317,9 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
 		    sn->cloned, sn->nchanges, sn->digest[0] != '\0' ?
 		    sn->digest : "-", sn->outcome[0] != '\0' ? sn->outcome :
 		    "none", sn->stage_ms, sn->changes_ms);
+	if (sn != NULL && sn->draft_name[0] != '\0')
+		fprintf(f, "\nsnapshot_draft %s revision %lu", sn->draft_name,
+		    sn->draft_revision);
 	/*
 	 * What ran, for tests/bench/startup.sh to derive plain podman from;
 	 * no secret is ever in it (launch_podman_argv).  The command after

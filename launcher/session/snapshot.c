@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,21 +15,12 @@
 
 #include "draft/draft.h"
 #include "exitcode.h"
+#include "host/paths.h"
 #include "session/snapshot.h"
 
+extern char **environ;
+
 /* ---- ownership ---------------------------------------------------------- */
-
-static uid_t	chown_uid;
-static gid_t	chown_gid;
-
-static int
-chown_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return lchown(path, chown_uid, chown_gid) == -1 ? -1 : 0;
-}
 
 /*
  * The stage, made by root in a workspace of another user (sudo), given
@@ -44,16 +34,10 @@ own_stage(const char *stage, void *arg, char *err, size_t errlen)
 {
 	const struct launch_ids	*ids = arg;
 
-	if (ids->mode != LAUNCH_IDS_MAPPED || ids->owner_uid == geteuid())
+	if (ids->mode != LAUNCH_IDS_MAPPED)
 		return 0;
-	chown_uid = ids->owner_uid;
-	chown_gid = ids->owner_gid;
-	if (nftw(stage, chown_one, 64, FTW_PHYS) != 0) {
-		snprintf(err, errlen, "giving the stage %s to uid %u: %s", stage,
-		    (unsigned)ids->owner_uid, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return draft_os_own_tree(stage, (unsigned)ids->owner_uid,
+	    (unsigned)ids->owner_gid, err, errlen);
 }
 
 /* ---- real paths --------------------------------------------------------- */
@@ -96,6 +80,74 @@ launch_snap_real(const char *sdir, char *out)
 
 /* ---- the session ------------------------------------------------------- */
 
+/* The folder of the drafts that persist, made: 0, or -1 with err. */
+static int
+drafts_dir(char *out, size_t len, char *err, size_t errlen)
+{
+	char	 base[PATH_MAX];
+
+	if (launch_state_dir(environ, base, sizeof(base)) == -1 ||
+	    snprintf(out, len, "%s/drafts", base) >= (int)len) {
+		snprintf(err, errlen, "no state folder for the drafts: set "
+		    "XDG_STATE_HOME or HOME to an absolute path");
+		return -1;
+	}
+	if (mkdir(out, 0700) == -1 && errno != EEXIST) {
+		snprintf(err, errlen, "%s: %s", out, strerror(errno));
+		return -1;
+	}
+	/* real, as the session folder: nothing on its way is a link */
+	if (launch_snap_real(out, base) == -1) {
+		snprintf(err, errlen, "%s: %s", out, strerror(errno));
+		return -1;
+	}
+	snprintf(out, len, "%s", base);
+	return 0;
+}
+
+/*
+ * --draft NAME: the persistent draft of ws taken (made, or brought up to
+ * date with ws) for this session, and its tree, not ws, staged.
+ */
+static int
+draft_session(struct draft_info *sn, const struct launch_session *s,
+    const struct launch_opts *o, const char *ws, const char *sdir,
+    char *const *exclude, size_t n, const struct launch_ids *ids,
+    char *err, size_t errlen)
+{
+	struct draft_info	 kept;
+	char			 dir[PATH_MAX], ddir[DRAFT_PATH_MAX];
+	char			 tree[DRAFT_PATH_MAX + 8];
+	int			 rc;
+
+	if (drafts_dir(dir, sizeof(dir), err, errlen) == -1)
+		return EXIT_ENFORCE;
+	if (draft_persist_path(dir, ws, o->val[LO_DRAFT], ddir) == -1) {
+		snprintf(err, errlen, "draft %s: no folder", o->val[LO_DRAFT]);
+		return EXIT_CONFIG;
+	}
+	if ((rc = draft_persist_open(ddir, ws, o->val[LO_DRAFT], s->id,
+	    exclude, n, (unsigned)ids->owner_uid, (unsigned)ids->owner_gid,
+	    o->quiet, sn)) != 0) {
+		snprintf(err, errlen, "draft %s: not taken (said above)",
+		    o->val[LO_DRAFT]);
+		return rc;
+	}
+	snprintf(tree, sizeof(tree), "%s/stage", ddir);
+	kept = *sn;
+	rc = draft_stage(sdir, tree, exclude, n, (unsigned)ids->owner_uid,
+	    (unsigned)ids->owner_gid, own_stage, (void *)(uintptr_t)ids,
+	    o->quiet, sn, err, errlen);
+	/* draft_stage starts the record afresh: the draft's part kept */
+	memcpy(sn->draft_dir, kept.draft_dir, sizeof(sn->draft_dir));
+	memcpy(sn->draft_name, kept.draft_name, sizeof(sn->draft_name));
+	sn->draft_revision = kept.draft_revision;
+	sn->draft_lock = kept.draft_lock;
+	if (rc != 0)
+		draft_persist_close(sn, 1);
+	return rc;
+}
+
 int
 launch_snap_stage(struct draft_info *sn, const struct launch_session *s,
     const struct launch_opts *o, const struct launch_ids *ids, char *err,
@@ -127,6 +179,9 @@ launch_snap_stage(struct draft_info *sn, const struct launch_session *s,
 	}
 	for (i = 0; i < o->nexclude; i++)
 		exclude[n++] = o->exclude[i].text;
+	if (o->val[LO_DRAFT] != NULL)
+		return draft_session(sn, s, o, ws, sdir, exclude, n, ids, err,
+		    errlen);
 	return draft_stage(sdir, ws, exclude, n, (unsigned)ids->owner_uid,
 	    (unsigned)ids->owner_gid, own_stage, (void *)(uintptr_t)ids,
 	    o->quiet, sn, err, errlen);
@@ -139,15 +194,19 @@ launch_snap_end(struct draft_info *sn, const struct launch_session *s,
 	enum draft_apply	 apply;
 	char			 sdir[PATH_MAX];
 
-	apply = o->apply == LAUNCH_APPLY_ASK ? DRAFT_APPLY_ASK :
+	apply = o->val[LO_DRAFT] != NULL ? DRAFT_APPLY_DRAFT :
+	    o->apply == LAUNCH_APPLY_ASK ? DRAFT_APPLY_ASK :
 	    o->apply == LAUNCH_APPLY_NEVER ? DRAFT_APPLY_NEVER :
 	    DRAFT_APPLY_AUTO;
 	if (launch_snap_real(s->dir, sdir) == -1) {
 		fprintf(stderr, "aisb: snapshot: session folder %s: %s\n",
 		    s->dir, strerror(errno));
+		draft_persist_close(sn, 1);
 		return code != 0 ? code : EXIT_ENFORCE;
 	}
-	return draft_end(sdir, s->id, code, apply, o->quiet, sn);
+	code = draft_end(sdir, s->id, code, apply, o->quiet, sn);
+	draft_persist_close(sn, o->quiet);
+	return code;
 }
 
 void

@@ -50,7 +50,7 @@ noinst_LIBRARIES += launcher/win32/libaisbdraftwin.a
 launcher_win32_libaisbdraftwin_a_SOURCES = launcher/draft/draft.c \
 	launcher/draft/draft.h launcher/draft/draft-int.h \
 	launcher/draft/stage.c launcher/draft/draft_ask.c \
-	launcher/draft/undo.c
+	launcher/draft/undo.c launcher/draft/persist.c
 launcher_win32_libaisbdraftwin_a_CPPFLAGS = $(LAUNCHER_CPPFLAGS) \
 	-include $(top_srcdir)/common/compat.h
 launcher_win32_libaisbdraftwin_a_CFLAGS = $(AM_CFLAGS) -Wno-format
@@ -84,7 +84,7 @@ noinst_LIBRARIES += launcher/win32/libaisbsnapwin.a
 launcher_win32_libaisbsnapwin_a_SOURCES = snap/snap.h snap/snap-int.h \
 	snap/snap-test.h snap/fs.h snap/util.c snap/rules.c snap/manifest.c \
 	snap/stage.c snap/changes.c snap/compare.c snap/print.c snap/tx.c \
-	snap/tx-int.h snap/journal.c snap/recover.c snap/undo.c snap/autorun.c \
+	snap/tx-int.h snap/journal.c snap/recover.c snap/undo.c snap/source.c snap/autorun.c \
 	snap/git.c snap/gitcfg.c common/buf.c \
 	common/buf.h common/hex.c common/hex.h snap/fs_win32.c \
 	snap/hash_win32.c \

@@ -257,6 +257,46 @@ check "ask 'n': exit" "$rc" 0
 id=$(session_id)
 check "ask 'n': kept" "$(field state "$XDG_STATE_HOME/aisb/sessions/$id/snapshot")" kept
 
+# a draft that persists: three sessions with a host edit in between, the
+# workspace untouched until aisb draft commit; then a host edit of what
+# the draft changed refuses the next session before anything runs
+dws=$tmp/draftws
+mkdir -m 0700 "$dws"
+printf 'a\n' >"$dws/a.txt"
+printf 'b\n' >"$dws/b.txt"
+dsession() {	# dsession SCRIPT: one session on the draft e2e
+	rc=0; (cd "$dws" && "$aisb" --draft e2e --net none \
+	    --policy "$tmp/policy.yaml" -- sh -c "$1") >"$tmp/out" 2>"$tmp/err" \
+	    </dev/null || rc=$?
+}
+dsession 'echo one >a.txt'
+check "draft 1: exit" "$rc" 0
+check "draft 1: the workspace untouched" "$(cat "$dws/a.txt")" a
+id=$(session_id)
+echo host >"$dws/b.txt"
+dsession 'cat b.txt >seen.txt; echo two >>a.txt'
+check "draft 2 (after a host edit): exit" "$rc" 0
+id=$(session_id)
+if grep -q "took in the workspace's edits" "$tmp/err"; then ok; else bad "draft 2: $(cat "$tmp/err")"; fi
+dsession 'test "$(cat a.txt)" = "one
+two" && test "$(cat seen.txt)" = host && echo three >c.txt'
+check "draft 3: sees both sessions' edits and the host's" "$rc" 0
+id=$(session_id)
+check "draft 3: record" "$(field snapshot_draft "$XDG_STATE_HOME/aisb/sessions/$id/record")" "e2e revision 5"
+check "draft 3: the workspace still untouched" "$(cat "$dws/a.txt") $(ls "$dws" | tr '\n' ,)" "a a.txt,b.txt,"
+rc=0; "$aisb" draft commit e2e --workspace "$dws" --expect-revision 5 >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "draft commit: exit" "$rc" 0
+check "draft commit: the workspace" "$(tr '\n' , <"$dws/a.txt")$(cat "$dws/b.txt" "$dws/seen.txt" "$dws/c.txt" | tr '\n' ,)" "one,two,host,host,three,"
+dsession 'echo draft >a.txt'
+id=$(session_id)
+echo "host again" >"$dws/a.txt"
+dsession 'echo ran >ran.txt'
+check "draft conflict: exit" "$rc" 65
+if grep -q "$dws/a.txt" "$tmp/err"; then ok; else bad "draft conflict: $(cat "$tmp/err")"; fi
+id=$(session_id)
+check "draft conflict: no command ran" "$(find "$XDG_STATE_HOME/aisb" -name ran.txt | wc -l | tr -d ' ')" 0
+"$aisb" draft discard e2e --workspace "$dws" >/dev/null 2>&1 || bad "draft discard"
+
 # a project config may choose snapshot, never direct
 printf 'workspace_mode: snapshot\n' >"$ws/.aisb.yaml"
 rc=0; (cd "$ws" && "$aisb" --apply=never --net none --policy "$tmp/policy.yaml" -- \
@@ -320,6 +360,33 @@ tree "$uws" >"$tmp/undone"
 check "user: undo: as before the session" "$(cmp -s "$tmp/before" "$tmp/undone" && echo same)" same
 check "user: undo: owners" "$(cd "$uws" && stat -c %u del.txt sub sub/deeper/f.txt edit.txt | sort -u)" "$uid"
 check "user: undone" "$(field state "$usd/snapshot")" undone
+# a draft that persists, rootless: three sessions, a host edit between
+udws=$home/draftproj
+install -d -m 0700 -o "$user" -g "$user" "$udws"
+printf 'a\n' >"$udws/a.txt"
+printf 'b\n' >"$udws/b.txt"
+chown "$user:$user" "$udws/a.txt" "$udws/b.txt"
+udsession() {
+	rc=0; (cd "$udws" && as_user aisb --draft e2e --net none \
+	    --policy "$home/policy.yaml" -- sh -c "$1") >"$tmp/out" \
+	    2>"$tmp/err" </dev/null || rc=$?
+}
+udsession 'echo one >a.txt'
+check "user draft 1: exit" "$rc" 0
+id=$(session_id "$home/.local/state")
+as_user sh -c "echo host >$udws/b.txt"
+udsession 'cat b.txt >seen.txt; echo two >>a.txt'
+check "user draft 2: exit" "$rc" 0
+id=$(session_id "$home/.local/state")
+udsession 'test "$(cat seen.txt)" = host && echo three >c.txt'
+check "user draft 3: exit" "$rc" 0
+id=$(session_id "$home/.local/state")
+check "user draft: the workspace untouched" "$(cat "$udws/a.txt")" a
+rc=0; (cd "$udws" && as_user aisb draft commit e2e) >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "user draft commit: exit" "$rc" 0
+check "user draft commit: the workspace" "$(tr '\n' , <"$udws/a.txt")$(cat "$udws/seen.txt" "$udws/c.txt" | tr '\n' ,)" "one,two,host,three,"
+check "user draft commit: owners" "$(stat -c %u "$udws/a.txt" "$udws/c.txt" | sort -u)" "$uid"
+
 # core.hooksPath from the user's own ~/.gitconfig: a hook the command
 # writes there is skipped, and the user's next commit runs nothing
 printf '[core]\n\thooksPath = .githooks\n' >"$home/.gitconfig"
