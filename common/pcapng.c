@@ -18,6 +18,7 @@
 #define BT_SHB		0x0A0D0D0Au
 #define BT_IDB		0x00000001u
 #define BT_EPB		0x00000006u
+#define BT_DSB		0x0000000Au	/* Decryption Secrets Block */
 #define BOM		0x1A2B3C4Du
 
 #define OPT_END		0
@@ -208,6 +209,36 @@ pcapng_write(struct pcapng *w, const struct timespec *ts, const void *pkt,
 		n += put_opt(p + n, OPT_COMMENT, comment, clen);
 	n = close_block(p, n, clen > 0);
 	return emit(w, p, n);
+}
+
+/*
+ * A Decryption Secrets Block: type (PCAPNG_SECRETS_TLS: NSS keylog
+ * lines), then the secrets, padded.  Readers that know the type decrypt
+ * the packets after it.
+ */
+int
+pcapng_write_secrets(struct pcapng *w, uint32_t type, const void *data,
+    size_t len)
+{
+	unsigned char	*p = w->buf;
+	size_t		 n = 0;
+	int		 rc;
+
+	if (len > PCAPNG_SECRETS_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	n += put32(p + n, BT_DSB);
+	n += 4;
+	n += put32(p + n, type);
+	n += put32(p + n, (uint32_t)len);
+	memcpy(p + n, data, len);
+	memset(p + n + len, 0, PAD4(len) - len);
+	n += PAD4(len);
+	n = close_block(p, n, 0);
+	rc = emit(w, p, n);
+	explicit_bzero(p, n);		/* the keys are no business of the buffer */
+	return rc;
 }
 
 int

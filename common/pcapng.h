@@ -45,6 +45,16 @@ struct pcapng	*pcapng_open(int fd, uint64_t max, const char *app);
 int		 pcapng_write(struct pcapng *, const struct timespec *ts,
 		    const void *pkt, size_t len, const char *comment);
 
+/*
+ * A Decryption Secrets Block of len bytes (at most PCAPNG_SECRETS_MAX) of
+ * type (PCAPNG_SECRETS_TLS: NSS key log lines, each ending in a line
+ * feed), for the packets written after it.  Returns as pcapng_write.
+ */
+#define PCAPNG_SECRETS_TLS	0x544c534bu	/* "TLSK" */
+#define PCAPNG_SECRETS_MAX	4096
+int		 pcapng_write_secrets(struct pcapng *, uint32_t type,
+		    const void *data, size_t len);
+
 /* The bound was reached. */
 int		 pcapng_full(const struct pcapng *);
 /* Bytes in the file. */

@@ -388,12 +388,16 @@ gate_audit_write(struct gate_audit *a, const struct gate_audit_rec *r,
 	add_str(&l, "host", r->host);
 	if (r->port != 0)
 		buf_printf(&l, ",\"port\":%u", r->port);
+	/* event "request": the path (no query) within INSP_PATH_MAX bytes */
+	add_str(&l, "path", r->path);
 	add_str(&l, "addr", r->addr);
 	add_str(&l, "decision", r->decision);
 	if (r->status != 0)
 		buf_printf(&l, ",\"status\":%d", r->status);
 	add_str(&l, "reason", r->reason);
 	add_str(&l, "rule", r->rule);
+	/* an inspected request's requests: entry, at most 576 bytes */
+	add_str(&l, "entry", r->entry);
 	add_str(&l, "detail", r->detail);
 	/* under POLICY_FIX_MAX: about 300 bytes escaped for the longest name */
 	add_str(&l, "fix", r->fix);
@@ -412,7 +416,7 @@ gate_audit_write(struct gate_audit *a, const struct gate_audit_rec *r,
 		    r->would);
 	add_ms(&l, "dns_ms", r->dns_ms);
 	add_ms(&l, "connect_ms", r->connect_ms);
-	if (strcmp(r->event, "close") == 0)
+	if (strcmp(r->event, "close") == 0 || strcmp(r->event, "request") == 0)
 		buf_printf(&l, ",\"bytes_up\":%" PRIu64 ",\"bytes_down\":%"
 		    PRIu64, r->bytes_up, r->bytes_down);
 	add_ms(&l, "duration_ms", r->duration_ms);
@@ -421,6 +425,11 @@ gate_audit_write(struct gate_audit *a, const struct gate_audit_rec *r,
 		buf_printf(&l, ",\"transparent\":true");
 	add_str(&l, "tool", r->tool);
 	add_str(&l, "dialled", r->dialled);
+	/* inspected: names of secrets (INJECT_NAMES_MAX bytes), never values */
+	if (r->inspect)
+		buf_printf(&l, ",\"inspect\":true");
+	add_str(&l, "inject", r->inject);
+	add_str(&l, "placeholder", r->placeholder);
 	if (l.failed) {
 		/* Cannot happen with the field bounds above; stay valid JSON. */
 		buf_fixed(&l, line, sizeof(line));

@@ -377,5 +377,9 @@ gate_reload(struct gate *g)
 		    gate_users_count(u) == 1 ? "" : "s", users_policies(u),
 		    users_policies(u) == 1 ? "y" : "ies");
 	}
+	/* policies that inspect for the first time: the CA is made now */
+	if (gate_inspect_init(g) == -1)
+		log_warnx("reload: the gate cannot inspect: connections to "
+		    "inspected hosts are refused (upstream_tls)");
 	return 0;
 }

@@ -5,6 +5,8 @@
  *   status	JSON: counters, policy identity, live tunnels
  *   reload	same as SIGHUP; answers {"reload":"ok"} or {"reload":"failed"}
  *   reopen	same as SIGUSR1 (the audit log); {"reopen":"ok"|"failed"}
+ *   ca		the certificate of the CA of inspected hosts (public):
+ *		{"ca":"-----BEGIN CERTIFICATE-----\n..."}, or {"ca":null}
  * Anyone who can open the socket can read the status, so it is created
  * with umask 077 and checked for its mode; its directory is the caller's.
  */
@@ -83,6 +85,7 @@ ctl_status(struct gate *g, struct evbuffer *out)
 	C(audit_errors); C(reloads); C(reload_failures); C(bytes_up);
 	C(bytes_down); C(raw); C(bytes_spliced); C(pipe_shortage);
 	C(transparent);		/* AISB-TRANSPARENT */
+	C(inspected); C(insp_requests); C(insp_refused);	/* inspect.c */
 #undef C
 	evbuffer_add_printf(out, "\"relay_copies\":%llu},"
 	    "\"pipes\":{\"max\":%u,\"open\":%u,\"idle\":%u},\"tunnels\":",
@@ -93,6 +96,26 @@ ctl_status(struct gate *g, struct evbuffer *out)
 }
 
 static void	ctl_event(struct bufferevent *, short, void *);
+
+/* The inspecting CA's certificate: public, what a client must trust. */
+static void
+ctl_ca(struct gate *g, struct evbuffer *out)
+{
+	char	*pem, *json;
+	size_t	 len;
+
+	if ((pem = gate_inspect_ca_pem(g, &len)) == NULL) {
+		evbuffer_add_printf(out, "{\"ca\":null}\n");
+		return;
+	}
+	/* PEM is printable ASCII and line feeds: each escapes to 2 bytes */
+	if ((json = malloc(2 * len + 3)) != NULL) {
+		gate_json_str(json, 2 * len + 3, pem);
+		evbuffer_add_printf(out, "{\"ca\":%s}\n", json);
+		free(json);
+	}
+	free(pem);
+}
 
 static void
 ctl_read(struct bufferevent *bev, void *arg)
@@ -133,6 +156,8 @@ ctl_read(struct bufferevent *bev, void *arg)
 		evbuffer_add_printf(out, "{\"reopen\":\"%s\"}\n",
 		    gate_audit_rotate(ctl->g) == 0 ? "ok" : "failed");
 	}
+	else if (cmd == GATE_CTL_CA)
+		ctl_ca(ctl->g, out);
 	else
 		evbuffer_add_printf(out, "{\"error\":\"unknown command\"}\n");
 	bufferevent_setcb(bev, NULL, ctl_written, ctl_event, ctl);

@@ -32,5 +32,7 @@ gate_ctl_parse(const char *buf, size_t len, size_t *used)
 		return GATE_CTL_RELOAD;
 	if (n == 6 && memcmp(buf, "reopen", 6) == 0)
 		return GATE_CTL_REOPEN;
+	if (n == 2 && memcmp(buf, "ca", 2) == 0)
+		return GATE_CTL_CA;
 	return GATE_CTL_UNKNOWN;
 }

@@ -1,5 +1,5 @@
 /*
- * The control socket's command line: "status", "reload" or "reopen", ended by LF
+ * The control socket's command line: "status", "reload", "reopen" or "ca", ended by LF
  * (CRLF accepted), at most GATE_CTL_MAX_LINE bytes before the LF.
  */
 #ifndef AISB_GATE_CTLCMD_H
@@ -15,6 +15,7 @@ enum {
 	GATE_CTL_STATUS,
 	GATE_CTL_RELOAD,
 	GATE_CTL_REOPEN,	/* the audit log (as SIGUSR1) */
+	GATE_CTL_CA,		/* the inspecting CA's certificate */
 	GATE_CTL_UNKNOWN,	/* the last: the fuzzer checks the range */
 };
 

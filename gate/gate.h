@@ -18,6 +18,10 @@
  *     dnsgate.c  AISB-DNS: DNS over the proxy port, answered from the policy
  *     transparent.c  AISB-TRANSPARENT: a relay's captured stream, named by
  *                its SNI or Host, then decided as CONNECT or a forward
+ *     inspect.c  inspected hosts: TLS terminated both ways (a leaf minted
+ *                for the name), the upstream's sessions resumed
+ *     inspect_http.c  inside them, each HTTP/1.1 request decided and its
+ *                secrets added, each answer streamed (inspect-int.h)
  *   http.c     the request parser (pure, restartable; see http.h)
  *   dns.c      c-ares in the event loop, the per-name cache (the pin)
  *   tls.c      the server name of a TLS ClientHello (see tls.h)
@@ -29,6 +33,10 @@
  *              of --workers in a shared mapping
  *   health.c   /healthz and /readyz on the metrics listener (probes)
  *   watch.c    --watch: a reload when the configuration's files change
+ *   mint.c     inspected hosts: the CA (made at start, or --ca-key) and
+ *              the leaves it signs per server name (mint.h)
+ *   inject.c   inspected hosts: a request head's secrets (inject.h)
+ *   secrets.c  inspected hosts: the secrets read from --secrets-fd
  */
 #ifndef AISB_GATE_H
 #define AISB_GATE_H
@@ -56,6 +64,8 @@ struct gate_control;
 struct gate_metrics;
 struct gate_dnsgate;
 struct gate_watch;
+struct gate_inspect;
+struct gate_secrets;
 
 /* Defaults; each is a command line option (see aisb-gate(8)). */
 #define GATE_DEFAULT_LISTEN		"127.0.0.1:3128"
@@ -113,6 +123,10 @@ struct gate_counters {
 	uint64_t	 dns_q_ratelimited;	/* REFUSED: over the rate bound */
 	uint64_t	 dns_q_error;		/* FORMERR, NOTIMP, BADVERS, class */
 	uint64_t	 transparent;		/* AISB-TRANSPARENT heads accepted */
+	/* inspected hosts (inspect.c) */
+	uint64_t	 inspected;		/* connections with both TLS legs */
+	uint64_t	 insp_requests;		/* requests on them, one audit line each */
+	uint64_t	 insp_refused;		/* ... that the gate answered itself */
 };
 
 /*
@@ -120,7 +134,7 @@ struct gate_counters {
  * worker counts into its own; a scrape sums them.
  */
 enum { GATE_DEC_ALLOW, GATE_DEC_DENY, GATE_DEC_ERROR, GATE_DEC_N };
-#define GATE_REASONS_MAX	24	/* reason tokens (metrics.c), "other" last */
+#define GATE_REASONS_MAX	32	/* reason tokens (metrics.c), "other" last */
 #define GATE_DNS_BUCKETS	13	/* look-up histogram, +Inf included */
 
 struct gate_stats {
@@ -180,6 +194,11 @@ struct gate_config {
 	int			 learn;		/* --learn: names and ports are not
 						   refused; address checks stay */
 	int			 watch;		/* --watch: reload on a change */
+	/* inspected hosts (inspect.c) */
+	const char		*ca_key;	/* --ca-key; NULL: a session CA */
+	const char		*ca_out;	/* --ca-out; NULL: none */
+	const char		*upstream_ca;	/* --upstream-ca; NULL: none */
+	int			 secrets_fd;	/* --secrets-fd; -1: none */
 };
 
 struct gate_client;		/* per client address, for the per-client limit */
@@ -231,6 +250,7 @@ struct gate {
 	const char		*users_name;
 	struct gate_dnsgate	*dnsgate;	/* AISB-DNS rate buckets; NULL: none yet */
 	struct gate_watch	*watch;		/* --watch, in worker 0; NULL: none */
+	struct gate_inspect	*insp;		/* the CA, TLS contexts, secrets */
 };
 
 /* conn.c */
@@ -328,6 +348,13 @@ struct gate_audit_rec {
 	int		 learn;		/* --learn: "learn":true */
 	const char	*would;		/* --learn: the reason token the policy
 					   would have decided with; NULL: none */
+	/* inspected connections (inspect.c); NULL / 0: not written */
+	int		 inspect;	/* "inspect":true */
+	const char	*path;		/* event "request": the path, no query */
+	const char	*entry;		/* the requests: entry that decided */
+	const char	*inject;	/* the secrets added, comma-separated */
+	const char	*placeholder;	/* secrets whose placeholder went to a
+					   host they do not belong to */
 };
 
 struct gate_audit	*gate_audit_open(const char *path);
@@ -430,5 +457,35 @@ void			 gate_watch_close(struct gate_watch *);
 
 /* dnsgate.c: the AISB-DNS entry's per-session rate buckets */
 void			 gate_dnsgate_free(struct gate *);
+
+/* inspect.c: the gate's inspection: CA, TLS contexts, secrets */
+int			 gate_inspect_init(struct gate *);
+void			 gate_inspect_free(struct gate *);
+/* the CA's certificate, PEM (control "ca"); NULL: none */
+char			*gate_inspect_ca_pem(struct gate *, size_t *);
+
+/* secrets.c: --secrets-fd (see the comment at its top for the format) */
+#define SECRETS_MAX		32
+#define SECRETS_MAX_VALUE	4096
+#define SECRETS_MIN_PLACEHOLDER	16
+#define SECRETS_MAX_PLACEHOLDER	128
+#define SECRETS_MAX_FILE	(160 * 1024)
+struct gate_secret {
+	const char	*name;
+	size_t		 namelen;
+	const char	*placeholder;
+	size_t		 plen;
+	const char	*value;
+	size_t		 vlen;
+};
+struct gate_secrets	*gate_secrets_parse(const char *buf, size_t len,
+			    char *err, size_t errlen);
+struct gate_secrets	*gate_secrets_read(int fd, char *err, size_t errlen);
+void			 gate_secrets_free(struct gate_secrets *);
+size_t			 gate_secrets_count(const struct gate_secrets *);
+const struct gate_secret *gate_secrets_at(const struct gate_secrets *,
+			    size_t);
+const struct gate_secret *gate_secrets_find(const struct gate_secrets *,
+			    const char *name);
 
 #endif /* AISB_GATE_H */

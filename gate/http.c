@@ -29,6 +29,13 @@ gate_http_req_init(struct gate_http_req *req)
 	req->proxy_auth = -1;
 }
 
+void
+gate_http_resp_init(struct gate_http_req *req)
+{
+	gate_http_req_init(req);
+	req->response = 1;
+}
+
 static int
 fail(struct gate_http_req *req, int status, const char *error)
 {
@@ -120,6 +127,33 @@ parse_request_line(struct gate_http_req *req, const char *buf, size_t start,
 	return 0;
 }
 
+/* "HTTP/1.x NNN[ reason]": the reason is any field text, or nothing. */
+static int
+parse_status_line(struct gate_http_req *req, const char *buf, size_t start,
+    size_t end)
+{
+	size_t	 i = start;
+
+	if (end - start < 12 || memcmp(buf + i, "HTTP/1.", 7) != 0 ||
+	    (buf[i + 7] != '0' && buf[i + 7] != '1') || buf[i + 8] != ' ')
+		return fail(req, 400, "malformed status line");
+	req->minor = buf[i + 7] - '0';
+	req->have_line = 1;
+	for (i += 9; i < start + 12; i++)
+		if (buf[i] < '0' || buf[i] > '9')
+			return fail(req, 400, "malformed status code");
+	req->code = (buf[start + 9] - '0') * 100 + (buf[start + 10] - '0') * 10 +
+	    (buf[start + 11] - '0');
+	if (req->code < 100)
+		return fail(req, 400, "malformed status code");
+	if (i < end && buf[i] != ' ')
+		return fail(req, 400, "malformed status line");
+	for (; i < end; i++)
+		if (!is_value_char((unsigned char)buf[i]))
+			return fail(req, 400, "control character in status line");
+	return 0;
+}
+
 static int
 parse_content_length(struct gate_http_req *req, const char *buf,
     struct gate_http_span v)
@@ -139,7 +173,7 @@ parse_content_length(struct gate_http_req *req, const char *buf,
 		n = n * 10 + (c - '0');
 	}
 	/* as a chunk: an upstream keeping it in 32 bits must not misframe */
-	if (n > (int64_t)GATE_HTTP_MAX_CHUNK)
+	if (n > (int64_t)GATE_HTTP_MAX_CHUNK && !req->response)
 		return fail(req, 400, "Content-Length over 2^31 - 1");
 	req->content_length = n;
 	return 0;
@@ -257,7 +291,8 @@ gate_http_parse(struct gate_http_req *req, const char *buf, size_t len)
 		if (!req->have_line) {
 			if (end == start)
 				return fail(req, 400, "empty request line");
-			if (parse_request_line(req, buf, start, end) == -1)
+			if ((req->response ? parse_status_line(req, buf, start,
+			    end) : parse_request_line(req, buf, start, end)) == -1)
 				return -1;
 			req->have_line = 1;
 			req->hdr_start = req->pos;
@@ -296,10 +331,10 @@ gate_http_split_url(const char *t, size_t len, struct gate_http_span *auth,
 	return 0;
 }
 
-/* Is the field name h one of the tokens of any Connection field? */
+/* Is the n bytes at s one of the tokens of any Connection field? */
 static int
 named_by_connection(const struct gate_http_req *req, const char *buf,
-    struct gate_http_span name)
+    const char *s, size_t n)
 {
 	size_t	 i;
 
@@ -318,8 +353,8 @@ named_by_connection(const struct gate_http_req *req, const char *buf,
 			    buf[p] != '\t')
 				p++;
 			tok.len = p - tok.off;
-			if (tok.len == name.len && strncasecmp(buf + tok.off,
-			    buf + name.off, name.len) == 0)
+			if (tok.len == n && strncasecmp(buf + tok.off, s,
+			    n) == 0)
 				return 1;
 		}
 	}
@@ -340,7 +375,26 @@ hop_by_hop(const struct gate_http_req *req, const char *buf,
 	for (i = 0; i < sizeof(hop) / sizeof(hop[0]); i++)
 		if (gate_http_span_eq(buf, name, hop[i]))
 			return 1;
-	return named_by_connection(req, buf, name);
+	return named_by_connection(req, buf, buf + name.off, name.len);
+}
+
+int
+gate_http_conn_has(const struct gate_http_req *req, const char *buf,
+    const char *token)
+{
+	return named_by_connection(req, buf, token, strlen(token));
+}
+
+int
+gate_http_field(const struct gate_http_req *req, const char *buf,
+    const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < req->nhdrs; i++)
+		if (gate_http_span_eq(buf, req->hdrs[i].name, name))
+			return (int)i;
+	return -1;
 }
 
 static int

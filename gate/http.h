@@ -46,6 +46,8 @@ struct gate_http_hdr {
 };
 
 struct gate_http_req {
+	int			 response;	/* a status line, not a request line
+						   (gate_http_resp_init) */
 	/* parser state */
 	size_t			 pos;		/* start of the next unparsed line */
 	size_t			 scan;		/* bytes of that line already checked */
@@ -62,6 +64,7 @@ struct gate_http_req {
 	int			 chunked;
 	int			 host;		/* index in hdrs, -1: absent */
 	int			 proxy_auth;	/* index in hdrs, -1: absent */
+	int			 code;		/* a response's status code */
 
 	/* on error */
 	int			 status;	/* 400, 414 or 431 */
@@ -69,6 +72,15 @@ struct gate_http_req {
 };
 
 void	 gate_http_req_init(struct gate_http_req *);
+/*
+ * The same parser for a response head (an inspected connection's
+ * upstream, inspect.c): a status line "HTTP/1.x NNN[ reason]" instead of
+ * the request line (its bound and errors are the request line's), then
+ * the fields as for a request, but a Content-Length up to 18 digits (the
+ * 2^31 bound protects upstreams that read requests; a response goes to
+ * the client).  code holds the status; method and target stay empty.
+ */
+void	 gate_http_resp_init(struct gate_http_req *);
 
 /*
  * Parse buf[0..len), which holds the request from its first byte.
@@ -81,6 +93,12 @@ ssize_t	 gate_http_parse(struct gate_http_req *, const char *buf, size_t len);
 int	 gate_http_span_eq(const char *buf, struct gate_http_span, const char *);
 /* Case-sensitive: for methods. */
 int	 gate_http_span_is(const char *buf, struct gate_http_span, const char *);
+/* Whether a Connection field of the head lists token (case-insensitive). */
+int	 gate_http_conn_has(const struct gate_http_req *, const char *buf,
+	    const char *token);
+/* The index of the first field called name (case-insensitive), or -1. */
+int	 gate_http_field(const struct gate_http_req *, const char *buf,
+	    const char *name);
 
 /*
  * Split an absolute-form target "http://authority[/path][?query]".

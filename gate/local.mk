@@ -15,12 +15,20 @@ GATE_SOURCES = \
 GATE_SOURCES += gate/conn/conn-int.h gate/conn/conn.c gate/conn/decide.c \
 	gate/conn/relay.c gate/conn/splice.c gate/conn/record.c \
 	gate/conn/dnsgate.c gate/conn/transparent.c
-GATE_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(CARES_CFLAGS) $(CRYPTO_CFLAGS)
+# issue 29, inspected hosts: TLS terminated, requests decided, secrets
+# added; the connection's side in gate/conn/ (inspect-int.h), the CA, the
+# header rewriting and the secrets' store beside the other gate files
+GATE_SOURCES += gate/conn/inspect-int.h gate/conn/inspect.c \
+	gate/conn/inspect_http.c \
+	gate/mint.h gate/mint.c gate/inject.h gate/inject.c gate/secrets.c
+GATE_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(LIBEVENT_OPENSSL_CFLAGS) \
+	$(CARES_CFLAGS) $(CRYPTO_CFLAGS) $(SSL_CFLAGS)
 noinst_LIBRARIES += gate/libaisbgate.a
 gate_libaisbgate_a_SOURCES = $(GATE_SOURCES)
 gate_libaisbgate_a_CFLAGS = $(GATE_CFLAGS)
 GATE_LIBS = gate/libaisbgate.a $(POLICY_LIBS) common/libaisbcommon.a \
-	$(LIBEVENT_LIBS) $(CARES_LIBS) $(CRYPTO_LIBS)
+	$(LIBEVENT_OPENSSL_LIBS) $(LIBEVENT_LIBS) $(CARES_LIBS) $(SSL_LIBS) \
+	$(CRYPTO_LIBS)
 
 bin_PROGRAMS += aisb-gate
 aisb_gate_SOURCES = gate/main.c

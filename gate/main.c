@@ -46,7 +46,9 @@ usage(void)
 "	[--no-splice] [--max-pipes n] [--workers n]\n"
 "	[--audit-failure deny|allow] [--metrics address:port]\n"
 "	[--users file] [--learn]\n"
-"	[--dns-rate n] [--dns-burst n] [--watch]\n");
+"	[--dns-rate n] [--dns-burst n] [--watch]\n"
+"	[--ca-key file | --ca-out file] [--upstream-ca file]\n"
+"	[--secrets-fd n]\n");
 	exit(EXIT_USAGE);
 }
 
@@ -183,6 +185,7 @@ enum {
 	OPT_DNS_BURST,
 	OPT_LEARN,
 	OPT_WATCH,
+	OPT_CA_KEY, OPT_CA_OUT, OPT_UPSTREAM_CA, OPT_SECRETS_FD,
 };
 
 static const struct option longopts[] = {
@@ -214,6 +217,10 @@ static const struct option longopts[] = {
 	{ "dns-burst",		required_argument, NULL, OPT_DNS_BURST },
 	{ "learn",		no_argument,	   NULL, OPT_LEARN },
 	{ "watch",		no_argument,	   NULL, OPT_WATCH },
+	{ "ca-key",		required_argument, NULL, OPT_CA_KEY },
+	{ "ca-out",		required_argument, NULL, OPT_CA_OUT },
+	{ "upstream-ca",	required_argument, NULL, OPT_UPSTREAM_CA },
+	{ "secrets-fd",		required_argument, NULL, OPT_SECRETS_FD },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ NULL,			0,		   NULL, 0 },
 };
@@ -241,6 +248,7 @@ config_defaults(struct gate_config *cfg)
 	cfg->record_max = GATE_DEFAULT_RECORD_MAX;
 	cfg->dns_rate = GATE_DEFAULT_DNS_RATE;
 	cfg->dns_burst = GATE_DEFAULT_DNS_BURST;
+	cfg->secrets_fd = -1;
 }
 
 /* One option from getopt_long, its value in optarg; usage() if unknown. */
@@ -359,6 +367,18 @@ parse_option(struct gate_config *cfg, int ch)
 	case OPT_LEARN:
 		cfg->learn = 1;
 		break;
+	case OPT_CA_KEY:
+		cfg->ca_key = optarg;
+		break;
+	case OPT_CA_OUT:
+		cfg->ca_out = optarg;
+		break;
+	case OPT_UPSTREAM_CA:
+		cfg->upstream_ca = optarg;
+		break;
+	case OPT_SECRETS_FD:
+		cfg->secrets_fd = (int)num("--secrets-fd", optarg, 3, 65535);
+		break;
 	case OPT_WATCH:
 		cfg->watch = 1;
 		break;
@@ -393,6 +413,12 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 	if (cfg->token_file != NULL && cfg->token_fd != -1) {
 		fprintf(stderr, "aisb-gate: --token-file and --token-fd "
 		    "exclude each other\n");
+		exit(EXIT_USAGE);
+	}
+	if (cfg->secrets_fd != -1 && (cfg->secrets_fd == cfg->token_fd ||
+	    cfg->secrets_fd == cfg->ready_fd)) {
+		fprintf(stderr, "aisb-gate: --secrets-fd %d is another option's "
+		    "descriptor too\n", cfg->secrets_fd);
 		exit(EXIT_USAGE);
 	}
 	if (cfg->users_path != NULL && (cfg->token_file != NULL ||
@@ -456,6 +482,9 @@ main(int argc, char **argv)
 		gid = pw->pw_gid;
 	}
 	if (gate_config_auth(g) == -1)
+		return EXIT_CONFIG;
+	/* inspected hosts: the CA (--ca-key is read as root), the secrets */
+	if (gate_inspect_init(g) == -1)
 		return EXIT_CONFIG;
 	if (cfg->audit_path != NULL && strcmp(cfg->audit_path, "-") == 0 &&
 	    !cfg->foreground && !cfg->check_only) {

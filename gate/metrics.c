@@ -64,6 +64,8 @@ static const char *const reasons[] = {
 	"connect_failed", "connect_timeout", "header_timeout", "limit_total",
 	"limit_client", "audit_unavailable",
 	"no_sni", "no_host", "transparent_unknown",	/* AISB-TRANSPARENT */
+	"upstream_tls", "client_refused_ca", "client_tls", "inspect_not_tls",
+	"request_denied", "request_not_allowed", "bad_path",	/* inspect */
 	"other",
 };
 #define NREASONS	(sizeof(reasons) / sizeof(reasons[0]))
@@ -255,6 +257,7 @@ sum(const struct gate *g, struct gate_counters *c, struct gate_stats *s)
 		ADD(dns_q_addr); ADD(dns_q_nodata); ADD(dns_q_nxdomain);
 		ADD(dns_q_ratelimited); ADD(dns_q_error);
 		ADD(transparent);
+		ADD(inspected); ADD(insp_requests); ADD(insp_refused);
 #undef ADD
 		for (j = 0; j < GATE_DEC_N; j++)
 			for (k = 0; k < GATE_REASONS_MAX; k++)
@@ -302,6 +305,15 @@ render(const struct gate *g, struct evbuffer *o)
 	one(o, "aisb_gate_transparent_total", "counter",
 	    "AISB-TRANSPARENT connections: a relay's capture of a tool that "
 	    "ignored the proxy variables.", c.transparent);
+	one(o, "aisb_gate_inspected_total", "counter",
+	    "Connections to inspected hosts with both TLS legs up.",
+	    c.inspected);
+	one(o, "aisb_gate_inspected_requests_total", "counter",
+	    "Requests on inspected connections (one request audit line "
+	    "each).", c.insp_requests);
+	one(o, "aisb_gate_inspected_refused_total", "counter",
+	    "Requests on inspected connections the gate answered itself "
+	    "(refused, malformed, upstream failed).", c.insp_refused);
 	header(o, "aisb_gate_bytes_total", "counter",
 	    "Bytes relayed: up from clients, down to them.");
 	evbuffer_add_printf(o, "aisb_gate_bytes_total{direction=\"up\"} %llu\n"

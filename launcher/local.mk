@@ -26,7 +26,15 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/session/gateproc.c launcher/session/gateproc.h \
 	launcher/session/watch.c launcher/session/watch.h \
 	launcher/session/recording.c launcher/session/recording.h \
-	launcher/session/snapshot.c launcher/session/snapshot.h
+	launcher/session/snapshot.c launcher/session/snapshot.h \
+	launcher/session/wsmode.c launcher/session/wsmode.h \
+	launcher/session/wsscan.c launcher/session/wsscan.h \
+	launcher/session/gitguard.c launcher/session/gitguard.h \
+	launcher/session/gitguard-int.h launcher/session/gitback.c \
+	launcher/session/gitoffer.c launcher/session/protect.c \
+	launcher/session/protect.h launcher/session/mounts.c \
+	launcher/session/mounts.h \
+	launcher/session/secrets.c launcher/session/secrets.h
 # image/: the sandbox image, its tools and the agent recipes
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/image/names.c launcher/image/names.h \

@@ -49,6 +49,7 @@ policy_rule_free(struct policy_rule *r)
 {
 	if (r == NULL)
 		return;
+	policy_inspect_free(r);
 	pcre2_code_free(r->re);
 	free(r->re_key);
 	free(r->pattern);
@@ -109,6 +110,35 @@ range_sort_cmp(const void *a, const void *b)
 	return (int)x->prefix - (int)y->prefix;
 }
 
+/*
+ * A name written twice is one rule (its ports united), so both must say
+ * the same of inspection: which of two different requests: lists would
+ * apply is no question a policy should leave open.  Reported at the
+ * second, as an error of the file; -1 when there was one.
+ */
+static int
+check_merges(struct ctx *c)
+{
+	size_t	 i;
+	int	 rc = 0;
+
+	for (i = 1; i < c->nrules; i++) {
+		const struct policy_rule *a = c->rules[i - 1], *b = c->rules[i];
+
+		if (a->action != b->action || a->kind != b->kind ||
+		    a->patlen != b->patlen ||
+		    memcmp(a->pattern, b->pattern, a->patlen) != 0 ||
+		    policy_inspect_same(a, b))
+			continue;
+		policy_error_at(c, b->line, b->column, "write the host once, "
+		    "with the ports of both", "host '%.64s' is written twice "
+		    "(first at line %u) with different inspect, requests or "
+		    "secrets", a->pattern, a->line);
+		rc = -1;
+	}
+	return rc;
+}
+
 int
 policy_compile(struct ctx *c)
 {
@@ -117,6 +147,8 @@ policy_compile(struct ctx *c)
 
 	if (c->nrules > 0)
 		qsort(c->rules, c->nrules, sizeof(*c->rules), rule_cmp);
+	if (check_merges(c) == -1)
+		return -1;
 	for (i = 0; i < c->nrules; i++) {
 		struct policy_rule *r = c->rules[i], *prev;
 

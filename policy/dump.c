@@ -77,6 +77,64 @@ sb_quoted(struct sbuf *b, const char *s, size_t len)
 }
 
 static void
+dump_reqs(struct sbuf *b, const char *which, const struct policy_reqrule *e,
+    size_t n)
+{
+	size_t	 i;
+
+	if (n == 0)
+		return;
+	sb_printf(b, "      %s: [", which);
+	for (i = 0; i < n; i++) {
+		sb_printf(b, "%s", i ? ", " : "");
+		sb_quoted(b, e[i].text, strlen(e[i].text));
+	}
+	sb_printf(b, "]\n");
+}
+
+/*
+ * Written only for inspect: true, so that a policy without inspection
+ * keeps the text, and so the identity, it always had.
+ */
+static void
+dump_inspect(struct sbuf *b, const struct policy_rule *r)
+{
+	static const char *const scheme[] = {
+		[POLICY_SECRET_BEARER] = "bearer", [POLICY_SECRET_BASIC] = "basic"
+	};
+	size_t	 i;
+
+	sb_printf(b, "    inspect: true\n");
+	if (r->nreq_allow > 0 || r->nreq_deny > 0) {
+		sb_printf(b, "    requests:\n");
+		dump_reqs(b, "allow", r->req_allow, r->nreq_allow);
+		dump_reqs(b, "deny", r->req_deny, r->nreq_deny);
+	}
+	if (r->nsecrets > 0)
+		sb_printf(b, "    secrets:\n");
+	for (i = 0; i < r->nsecrets; i++) {
+		const struct policy_secret *s = &r->secrets[i];
+
+		sb_printf(b, "      - name: ");
+		sb_quoted(b, s->name, strlen(s->name));
+		sb_printf(b, "\n");
+		if (s->header != NULL) {
+			sb_printf(b, "        header: ");
+			sb_quoted(b, s->header, strlen(s->header));
+			sb_printf(b, "\n");
+		}
+		if (s->mode == POLICY_SECRET_BEARER ||
+		    s->mode == POLICY_SECRET_BASIC)
+			sb_printf(b, "        scheme: %s\n", scheme[s->mode]);
+		if (s->user != NULL) {
+			sb_printf(b, "        user: ");
+			sb_quoted(b, s->user, strlen(s->user));
+			sb_printf(b, "\n");
+		}
+	}
+}
+
+static void
 dump_rule(struct sbuf *b, const struct policy_rule *r)
 {
 	size_t	 i;
@@ -92,6 +150,8 @@ dump_rule(struct sbuf *b, const struct policy_rule *r)
 			    r->ports[i].lo, r->ports[i].hi);
 	}
 	sb_printf(b, "]\n");
+	if (r->inspect)
+		dump_inspect(b, r);
 }
 
 int
@@ -145,6 +205,23 @@ policy_build_dump(struct policy *p)
 	p->dump = b.buf;
 	p->dumplen = b.len;
 	return 0;
+}
+
+char *
+policy_rule_inspect_yaml(const struct policy_rule *r)
+{
+	struct sbuf	 b = { NULL, 0, 0, 0 };
+
+	if ((b.buf = malloc(b.cap = 256)) == NULL)
+		return NULL;
+	b.buf[0] = '\0';
+	if (r->inspect)
+		dump_inspect(&b, r);
+	if (b.oom) {
+		free(b.buf);
+		return NULL;
+	}
+	return b.buf;
 }
 
 char *

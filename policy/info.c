@@ -35,6 +35,10 @@ policy_rule_info(const struct policy_rule *r, struct policy_rule_info *info)
 	info->file = r->file;
 	info->line = r->line;
 	info->column = r->column;
+	info->inspect = r->inspect;
+	info->nreq_allow = r->nreq_allow;
+	info->nreq_deny = r->nreq_deny;
+	info->nsecrets = r->nsecrets;
 }
 
 const char *

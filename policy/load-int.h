@@ -41,6 +41,21 @@ struct ynode	*policy_yaml_tree(struct ctx *c, const char *buf, size_t len,
 
 /* schema.c: checks the tree against schema version 1, fills c->p and c->rules. */
 void	 policy_schema_read(struct ctx *c, const struct ynode *root);
+/* schema.c's helpers, for inspect.c too */
+const char *policy_ytype_name(const struct ynode *);
+int	 policy_ynull(const struct ynode *);
+int	 policy_map_keys(struct ctx *c, const struct ynode *map,
+	    const char *const *keys, size_t nkeys, const struct ynode **vals,
+	    const char *where);
+
+/*
+ * inspect.c: a rule's inspect:, requests: and secrets: (any may be NULL),
+ * checked against the rest of the rule r (its action and kind are set).
+ * 0, or -1 with the errors reported through c.
+ */
+int	 policy_inspect_read(struct ctx *c, struct policy_rule *r,
+	    const struct ynode *inspect, const struct ynode *requests,
+	    const struct ynode *secrets);
 
 /* compile.c */
 size_t	 policy_ports_normalize(struct policy_port_range *, size_t n);

@@ -118,7 +118,8 @@ policy_load_buffer(const char *name, const char *buf, size_t len,
 	if (errs->count > 0 || failed)
 		goto fail;
 	if (policy_compile(&c) == -1) {
-		policy_error_at(&c, 0, 0, NULL, "out of memory");
+		if (errs->count == 0)	/* else compile said what */
+			policy_error_at(&c, 0, 0, NULL, "out of memory");
 		goto fail;
 	}
 	pcre2_compile_context_free(c.cctx);

@@ -6,6 +6,8 @@ policy_libaisbpolicy_a_SOURCES = \
 	policy/match.c policy/regex.c policy/dump.c policy/fix.c
 # issue 16: is a name allowed on any port (the gate's DNS entry)
 policy_libaisbpolicy_a_SOURCES += policy/anyport.c
+# issue 29: inspected hosts: inspect:, requests:, secrets:
+policy_libaisbpolicy_a_SOURCES += policy/inspect.c policy/request.c
 policy_libaisbpolicy_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(PCRE2_CFLAGS) $(CRYPTO_CFLAGS)
 # common/libaisbcommon.a for the string builder (buf.c, fix.c's): libc
 # only, nothing of it in policy.h

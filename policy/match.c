@@ -274,6 +274,12 @@ policy_reason_str(enum policy_reason r)
 		return "port not allowed";
 	case POLICY_R_ADDR_CLASS:
 		return "address class denied";
+	case POLICY_R_REQUEST_DENIED:
+		return "request denied by rule";
+	case POLICY_R_REQUEST_NOT_ALLOWED:
+		return "request not allowed";
+	case POLICY_R_REQUEST_BAD_PATH:
+		return "path not in its normal form";
 	}
 	return "unknown";
 }

@@ -9,6 +9,23 @@
 
 #include "policy.h"
 
+/* One entry of a rule's requests: allow or deny list ("POST /v1/messages"). */
+struct policy_reqrule {
+	char			 method[POLICY_MAX_METHOD + 1];	/* "": any ("*") */
+	char			*pattern;	/* the path pattern; '*' any bytes */
+	size_t			 patlen;
+	unsigned		 line, column;
+	char			*text;		/* "METHOD PATTERN", canonical */
+};
+
+/* One entry of a rule's secrets: list. */
+struct policy_secret {
+	char			*name;
+	enum policy_secret_mode	 mode;
+	char			*header;	/* lower case; NULL: REPLACE */
+	char			*user;		/* BASIC; else NULL */
+};
+
 struct policy_rule {
 	enum policy_rule_kind	 kind;
 	enum policy_verdict	 action;
@@ -29,6 +46,13 @@ struct policy_rule {
 
 	const char		*file;		/* the policy's file name */
 	unsigned		 line, column;
+
+	/* inspection (inspect.c): name rules of the allow list only */
+	int			 inspect;
+	struct policy_reqrule	*req_allow, *req_deny;	/* sorted, distinct */
+	size_t			 nreq_allow, nreq_deny;
+	struct policy_secret	*secrets;	/* sorted by name */
+	size_t			 nsecrets;
 };
 
 /* Open addressing on names; one slot per distinct name. */
@@ -103,6 +127,11 @@ void	 policy_htab_free(struct policy_htab *);
 int	 policy_re_index_key(struct policy_rule *);
 int	 policy_re_match(const struct policy *, const struct policy_rule *,
 	    const char *, size_t);
+
+/* inspect.c: the rule's inspect, requests and secrets */
+void	 policy_inspect_free(struct policy_rule *);
+int	 policy_inspect_same(const struct policy_rule *,
+	    const struct policy_rule *);
 
 /* dump.c */
 int	 policy_build_dump(struct policy *);

@@ -26,6 +26,15 @@
 #define POLICY_MAX_ERRORS	32	/* errors collected before loading stops */
 #define POLICY_MAX_DNS_SERVERS	8
 #define POLICY_SHA256_HEX	64
+/* inspection (docs/policy.md, "Inspected hosts"); bounds of the schema */
+#define POLICY_MAX_REQ_RULES	128	/* entries in one requests: list */
+#define POLICY_MAX_REQ_PATTERN	512	/* bytes of one path pattern */
+#define POLICY_MAX_REQ_STARS	16	/* '*' in one path pattern */
+#define POLICY_MAX_METHOD	20	/* bytes of a method, as the gate reads them */
+#define POLICY_MAX_SECRETS	16	/* secrets: entries of one rule */
+#define POLICY_MAX_SECRET_NAME	64	/* bytes of a secret's name */
+#define POLICY_MAX_HEADER_NAME	64	/* bytes of a header's name */
+#define POLICY_MAX_BASIC_USER	64	/* bytes of a basic-auth user */
 
 struct policy;
 struct policy_rule;
@@ -75,6 +84,10 @@ enum policy_reason {
 	POLICY_R_HOST_NOT_ALLOWED,	/* no allow rule matches the name/address */
 	POLICY_R_PORT_NOT_ALLOWED,	/* the name matched, the port did not */
 	POLICY_R_ADDR_CLASS,		/* a resolved/literal address is in a denied range */
+	/* a request on an inspected host (policy_decide_request) */
+	POLICY_R_REQUEST_DENIED,	/* a requests: deny entry matched */
+	POLICY_R_REQUEST_NOT_ALLOWED,	/* requests: allow entries, none matched */
+	POLICY_R_REQUEST_BAD_PATH,	/* the path is not in its normal form */
 };
 
 struct policy_decision {
@@ -105,6 +118,38 @@ struct policy_rule_info {
 	unsigned			 prefix;	/* CIDR only */
 	const char			*file;
 	unsigned			 line, column;	/* where it was first written */
+	int				 inspect;	/* inspect: true */
+	size_t				 nreq_allow;	/* requests: allow entries */
+	size_t				 nreq_deny;	/* requests: deny entries */
+	size_t				 nsecrets;	/* secrets: entries */
+};
+
+/*
+ * How a secret reaches the upstream of an inspected host, after the
+ * request was allowed (secrets: of a rule).
+ */
+enum policy_secret_mode {
+	POLICY_SECRET_REPLACE = 0,	/* the session's placeholder, where the
+					   client wrote it, becomes the value */
+	POLICY_SECRET_HEADER,		/* header: NAME: VALUE */
+	POLICY_SECRET_BEARER,		/* header: Bearer VALUE */
+	POLICY_SECRET_BASIC,		/* header: Basic base64(user:VALUE) */
+};
+
+struct policy_secret_info {
+	const char		*name;		/* the secret's name */
+	enum policy_secret_mode	 mode;
+	const char		*header;	/* lower case; NULL for REPLACE */
+	const char		*user;		/* BASIC only; else NULL */
+};
+
+/* The decision on one request (policy_decide_request). */
+struct policy_request_decision {
+	enum policy_verdict	 verdict;
+	enum policy_reason	 reason;
+	const char		*entry;		/* "POST /v1/messages" that decided; NULL: none */
+	unsigned		 line, column;	/* of that entry */
+	const char		*detail;	/* static: why a path was refused */
 };
 
 /* Loading.  Both return 0 and set *out, or -1 with errs filled (errs may be NULL). */
@@ -176,6 +221,49 @@ const char	*policy_classify(const struct policy *p, const struct policy_addr *);
 int		 policy_fix_yaml(const struct policy *p,
 	    const struct policy_target *t, enum policy_reason reason,
 	    const struct policy_addr *refused, int flow, char *buf,
+	    size_t len);
+
+/*
+ * Inspected hosts.  The rule is the one that allowed the connection
+ * (policy_decision.rule); its inspect, requests and secrets apply.
+ *
+ * policy_decide_request(): one HTTP request, by its method and its
+ * origin-form target ("/path?query"; the query is never matched, so that
+ * appending one cannot slip past a deny entry).  Without requests: entries
+ * every request is allowed.  Otherwise the path must be in its normal
+ * form (no dot or empty segments, no backslash or fragment, no
+ * percent-encoded '/', '\\' or unreserved byte: what an upstream might
+ * read as another path), a deny entry that matches refuses it (the path
+ * compared ignoring case: an upstream that folds case must not reach a
+ * denied path), and an allow entry must match (case as written).
+ * Bounds: the target's length is the caller's (the gate's 8 KiB request
+ * line); matching is linear in it per '*' of an entry.  Never allocates.
+ */
+int	 policy_rule_inspect(const struct policy_rule *);
+void	 policy_decide_request(const struct policy_rule *, const char *method,
+	    size_t methodlen, const char *target, size_t targetlen,
+	    struct policy_request_decision *);
+size_t	 policy_rule_secret_count(const struct policy_rule *);
+void	 policy_rule_secret(const struct policy_rule *, size_t i,
+	    struct policy_secret_info *);
+/*
+ * A rule's inspect:, requests: and secrets: as the canonical form writes
+ * them (lines indented for a list entry: "    inspect: true\n..."), for a
+ * tool that writes a policy out again with rules added; "" for a rule
+ * that does not inspect.  Malloc'd; NULL when out of memory.
+ */
+char	*policy_rule_inspect_yaml(const struct policy_rule *);
+/*
+ * The change that would allow a refused request, as policy_fix_yaml()
+ * writes it: block YAML (a comment naming the rule, then the entry to add
+ * to its requests: allow:), or with flow one line.  The path is the
+ * target's without the query; one over 200 bytes is cut and ends in '*'.
+ * Returns the length, 0 when no entry would allow it, -1 when len is
+ * short; POLICY_FIX_MAX is always enough.
+ */
+int	 policy_request_fix_yaml(const struct policy_rule *,
+	    const char *method, size_t methodlen, const char *target,
+	    size_t targetlen, enum policy_reason reason, int flow, char *buf,
 	    size_t len);
 
 /* Introspection, for the launcher, the enforcer and the dump. */

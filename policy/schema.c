@@ -17,6 +17,8 @@
  *     ("*.com" would be the whole top-level domain); a regex must compile
  *     with PCRE2, is ASCII, is matched caseless and anchored by the
  *     matcher, and its work is bounded by the match context's limits.
+ *   - An allow rule for a name may ask for inspection (inspect: true;
+ *     its requests: and secrets: need it): inspect.c reads those keys.
  *   - allow_ranges lists CIDRs that lift the built-in denied address
  *     classes (loopback, private, ...); dns names resolvers as addresses
  *     (never names: resolving the resolver would need a resolver) and
@@ -36,8 +38,8 @@
 
 #include "load-int.h"
 
-static const char *
-type_name(const struct ynode *n)
+const char *
+policy_ytype_name(const struct ynode *n)
 {
 	switch (n->type) {
 	case Y_SCALAR:
@@ -51,8 +53,8 @@ type_name(const struct ynode *n)
 }
 
 /* An empty plain scalar is YAML's null: "deny:" with nothing after it. */
-static int
-is_null(const struct ynode *n)
+int
+policy_ynull(const struct ynode *n)
 {
 	return n->type == Y_SCALAR && n->plain &&
 	    (n->len == 0 || strcmp(n->val, "~") == 0 ||
@@ -91,8 +93,8 @@ edit_distance(const char *a, const char *b)
  * Checks a mapping's keys against a list; reports unknown and duplicate
  * keys.  Fills vals[i] with the value for keys[i] (or NULL).
  */
-static int
-map_keys(struct ctx *c, const struct ynode *map, const char *const *keys,
+int
+policy_map_keys(struct ctx *c, const struct ynode *map, const char *const *keys,
     size_t nkeys, const struct ynode **vals, const char *where)
 {
 	char	 hint[256];
@@ -191,7 +193,8 @@ parse_ports(struct ctx *c, const struct ynode *n, struct policy_rule *r)
 	int		 ok = 1;
 
 	if (n->type != Y_SEQ) {
-		ERR(c, n, hint, "ports must be a list, not %s", type_name(n));
+		ERR(c, n, hint, "ports must be a list, not %s",
+		    policy_ytype_name(n));
 		return -1;
 	}
 	if (n->nkids == 0) {
@@ -215,7 +218,7 @@ parse_ports(struct ctx *c, const struct ynode *n, struct policy_rule *r)
 
 		if (p->type != Y_SCALAR) {
 			ERR(c, p, hint, "a port must be a number or a range, "
-			    "not %s", type_name(p));
+			    "not %s", policy_ytype_name(p));
 			ok = 0;
 			continue;
 		}
@@ -381,18 +384,20 @@ add_rule(struct ctx *c, struct policy_rule *r)
 static void
 parse_rule(struct ctx *c, const struct ynode *n, enum policy_verdict action)
 {
-	static const char *const keys[] = { "host", "cidr", "ports" };
-	const struct ynode	*v[3];
+	static const char *const keys[] = { "host", "cidr", "ports",
+		"inspect", "requests", "secrets" };
+	const struct ynode	*v[6];
 	struct policy_rule	*r;
 	char			 err[160], hint[160];
 	int			 ok = 1;
 
 	if (n->type != Y_MAP) {
 		ERR(c, n, "write - host: example.com", "a rule must be a "
-		    "mapping with host: or cidr:, not %s", type_name(n));
+		    "mapping with host: or cidr:, not %s",
+		    policy_ytype_name(n));
 		return;
 	}
-	if (map_keys(c, n, keys, 3, v, "a rule") == -1)
+	if (policy_map_keys(c, n, keys, 6, v, "a rule") == -1)
 		return;
 	if ((v[0] == NULL) == (v[1] == NULL)) {
 		ERR(c, n, "split it into two rules", v[0] == NULL ?
@@ -446,6 +451,8 @@ parse_rule(struct ctx *c, const struct ynode *n, enum policy_verdict action)
 			r->nports = 1;
 		}
 	}
+	if (ok && (v[3] != NULL || v[4] != NULL || v[5] != NULL))
+		ok = policy_inspect_read(c, r, v[3], v[4], v[5]) == 0;
 	if (!ok || add_rule(c, r) == -1)
 		policy_rule_free(r);
 }
@@ -455,12 +462,13 @@ parse_rules(struct ctx *c, const struct ynode *n, enum policy_verdict action)
 {
 	size_t	 i;
 
-	if (is_null(n))
+	if (policy_ynull(n))
 		return;
 	if (n->type != Y_SEQ) {
 		ERR(c, n, "write a list: one '- host: name' per line",
 		    "%s must be a list, not %s",
-		    action == POLICY_ALLOW ? "allow" : "deny", type_name(n));
+		    action == POLICY_ALLOW ? "allow" : "deny",
+		    policy_ytype_name(n));
 		return;
 	}
 	for (i = 0; i < n->nkids; i++)
@@ -474,11 +482,11 @@ parse_allow_ranges(struct ctx *c, const struct ynode *n)
 	char		 err[160], hint[160];
 	size_t		 i;
 
-	if (is_null(n))
+	if (policy_ynull(n))
 		return;
 	if (n->type != Y_SEQ) {
 		ERR(c, n, "write allow_ranges: [127.0.0.1/32]",
-		    "allow_ranges must be a list, not %s", type_name(n));
+		    "allow_ranges must be a list, not %s", policy_ytype_name(n));
 		return;
 	}
 	if ((p->allow_ranges = calloc(n->nkids ? n->nkids : 1,
@@ -490,7 +498,7 @@ parse_allow_ranges(struct ctx *c, const struct ynode *n)
 
 		if (k->type != Y_SCALAR) {
 			ERR(c, k, "write 127.0.0.1/32", "a range must be a "
-			    "CIDR, not %s", type_name(k));
+			    "CIDR, not %s", policy_ytype_name(k));
 			continue;
 		}
 		if (policy_parse_cidr(k->val, k->len, &r->net, &r->prefix,
@@ -513,20 +521,20 @@ parse_dns(struct ctx *c, const struct ynode *n)
 	char			 err[128];
 	size_t			 i;
 
-	if (is_null(n))
+	if (policy_ynull(n))
 		return;
 	if (n->type != Y_MAP) {
 		ERR(c, n, "write dns: { servers: [\"127.0.0.1:53\"] }",
-		    "dns must be a mapping, not %s", type_name(n));
+		    "dns must be a mapping, not %s", policy_ytype_name(n));
 		return;
 	}
-	if (map_keys(c, n, keys, 3, v, "dns") == -1)
+	if (policy_map_keys(c, n, keys, 3, v, "dns") == -1)
 		return;
-	if (v[0] != NULL && !is_null(v[0])) {
+	if (v[0] != NULL && !policy_ynull(v[0])) {
 		if (v[0]->type != Y_SEQ) {
 			ERR(c, v[0], "write servers: [\"127.0.0.1:53\"]",
 			    "dns servers must be a list, not %s",
-			    type_name(v[0]));
+			    policy_ytype_name(v[0]));
 		} else if (v[0]->nkids > POLICY_MAX_DNS_SERVERS) {
 			ERR(c, v[0], NULL, "more than %d dns servers",
 			    POLICY_MAX_DNS_SERVERS);
@@ -586,17 +594,17 @@ policy_schema_read(struct ctx *c, const struct ynode *root)
 	const struct ynode	*v[5];
 	unsigned long		 version;
 
-	if (root == NULL || is_null(root)) {
+	if (root == NULL || policy_ynull(root)) {
 		policy_error_at(c, 1, 1, "start the file with 'version: 1'",
 		    "empty policy");
 		return;
 	}
 	if (root->type != Y_MAP) {
 		ERR(c, root, "start the file with 'version: 1'",
-		    "a policy is a mapping, not %s", type_name(root));
+		    "a policy is a mapping, not %s", policy_ytype_name(root));
 		return;
 	}
-	if (map_keys(c, root, keys, 5, v, "the policy") == -1 && v[0] == NULL)
+	if (policy_map_keys(c, root, keys, 5, v, "the policy") == -1 && v[0] == NULL)
 		return;
 	if (v[0] == NULL)
 		ERR(c, root, "add 'version: 1' at the top", "missing version");

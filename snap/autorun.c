@@ -20,6 +20,7 @@
 #include "snap-int.h"
 
 #define TOP	1	/* at the top of the tree only */
+#define NEVER	2	/* runs nothing: the rows below do not count */
 
 static const struct {
 	const char	*pattern;
@@ -39,8 +40,17 @@ static const struct {
 	{ "Gemfile.lock", "aisb reads it: --allow-from-lockfile", TOP },
 	{ "gems.locked", "aisb reads it: --allow-from-lockfile", TOP },
 	{ "requirements*.txt", "aisb reads it: --allow-from-lockfile", TOP },
-	/* git, at the next git command */
-	{ "**/.git/hooks/**", "git runs it: a hook", 0 },
+	/* git, at the next git command; a hook by its exact name only */
+	{ "**/.git/**/hooks/*.sample", NULL, NEVER },
+	{ "**/.git/**/hooks/**", "git runs it: a hook", 0 },
+	{ ".git", "git reads it: a repository, or a .git file that points "
+	    "git at another folder", 0 },
+	{ "**/.git/**/config", "git runs what it names: core.fsmonitor, "
+	    "hooksPath, filters, sshCommand", 0 },
+	{ "**/.git/**/config.worktree", "git runs what it names: "
+	    "core.fsmonitor, hooksPath, filters, sshCommand", 0 },
+	{ "**/.git/**/commondir", "git takes config and hooks from where it "
+	    "points", 0 },
 	{ "**/.husky/**", "git runs it: a husky hook", 0 },
 	{ ".pre-commit-config.yaml", "git commit runs it: pre-commit", 0 },
 	{ "lefthook.yml", "git runs it: lefthook", 0 },
@@ -86,7 +96,7 @@ snap_autorun(const char *rel)
 		if ((autorun[i].flags & TOP) && strchr(rel, '/') != NULL)
 			continue;
 		if (snap_glob(autorun[i].pattern, rel))
-			return autorun[i].why;
+			return autorun[i].why;	/* NULL for NEVER */
 	}
 	return NULL;
 }

@@ -35,8 +35,10 @@ struct gitw {
 };
 
 /*
- * What a command's git work (commit, fetch, merge, rebase, gc) writes in
- * a repository's folder, and nothing else is written back there: git
+ * What a command's git work (commit, fetch, merge, rebase, gc, git-lfs)
+ * writes in a repository's folder, and nothing else is written back
+ * there (a bind session's private git folder takes the same list: its
+ * folders are shared, its files come back, snap_git_back_name): git
  * reads code to run, or a folder to take its config and hooks from, from
  * most of the rest (config, hooks, commondir, gitdir, worktrees, modules,
  * info, objects/info/alternates...).
@@ -45,7 +47,7 @@ static const char *const git_back[] = {
 	"objects", "refs", "logs", "index", "HEAD", "packed-refs",
 	"ORIG_HEAD", "FETCH_HEAD", "MERGE_HEAD", "MERGE_MSG", "MERGE_MODE",
 	"COMMIT_EDITMSG", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD",
-	"AUTO_MERGE", "shallow", "description", NULL
+	"AUTO_MERGE", "shallow", "description", "lfs", NULL
 };
 
 /* s equals t (lower case) in any ASCII case, as case-insensitive
@@ -86,6 +88,12 @@ git_back_of(const char *name, size_t n)
 		    n) == 0)
 			return i;
 	return -1;
+}
+
+int
+snap_git_back_name(const char *name)
+{
+	return git_back_of(name, strlen(name)) != -1;
 }
 
 /* Where HEAD of the folder rel[0..n) is: in the tree as staged (1), in

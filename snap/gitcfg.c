@@ -50,7 +50,6 @@
 #define GCFG_FILES_MAX	1024			/* config files read */
 #define GCFG_DEPTH_MAX	10			/* include depth, as git */
 #define GCFG_REPOS_MAX	4096			/* repositories in a tree */
-#define GCFG_VALUE_MAX	4096			/* bytes of one value */
 #define GCFG_UP_MAX	256			/* folders above the tree */
 
 struct strv {
@@ -267,17 +266,10 @@ dir_of(const char *path, char *out)
 	    (int)(e - path), path);
 }
 
-/* ---- the config syntax (git-config(1), "Syntax") -------------------------- */
+/* ---- what the files say --------------------------------------------------- */
 
 static int	on_value(struct frame *, const char *sect, const char *key,
 		    const char *value);
-
-static int
-name_char(char ch)
-{
-	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-	    (ch >= '0' && ch <= '9') || ch == '-';
-}
 
 static char
 lower(char ch)
@@ -285,141 +277,20 @@ lower(char ch)
 	return ch >= 'A' && ch <= 'Z' ? (char)(ch + 32) : ch;
 }
 
-/* "[section]", "[section.sub]", "[section "sub"]" at *pp: the section,
- * lower case, into sect[64] (the subsection is not needed: only core,
- * include and includeif are read); *pp after the ']', where a key may
- * follow on the same line.  A malformed header (git refuses the file)
- * ends the section and the line. */
-static void
-parse_header(const char **pp, const char *end, char *sect)
-{
-	const char	*p = *pp + 1;
-	size_t		 n = 0;
-
-	while (p < end && (name_char(*p) || *p == '.') && n < 63)
-		sect[n++] = lower(*p++);
-	sect[n] = '\0';
-	if ((n = strcspn(sect, ".")) < strlen(sect))
-		sect[n] = '\0';
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
-	if (p < end && *p == '"') {
-		for (p++; p < end && *p != '"' && *p != '\n'; p++)
-			if (*p == '\\' && p + 1 < end && p[1] != '\n')
-				p++;
-		if (p < end && *p == '"')
-			p++;
-	}
-	if (p < end && *p == ']') {
-		*pp = p + 1;
-		return;
-	}
-	sect[0] = '\0';
-	while (p < end && *p != '\n')
-		p++;
-	*pp = p;
-}
-
-/*
- * The value after '=' at *pp into val[GCFG_VALUE_MAX]: quotes, escapes,
- * a backslash-newline continuing it, a comment ending it outside quotes,
- * blanks at its end dropped.  0, or -1 when too long.
- */
+/* snap_gitcfg_parse's callback: the subsection is not needed (only core,
+ * include and includeif are read), nor a key without a value. */
 static int
-parse_value(const char **pp, const char *end, char *val)
+frame_value(void *arg, const char *sect, const char *sub, const char *key,
+    const char *value)
 {
-	const char	*p = *pp;
-	size_t		 n = 0, keep = 0;
-	int		 quoted = 0;
-	char		 ch;
+	struct frame	*f = arg;
 
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
-	for (; p < end && *p != '\n'; p++) {
-		ch = *p;
-		if (ch == '\\' && p + 1 < end) {
-			ch = *++p;
-			if (ch == '\n' || (ch == '\r' && p + 1 < end &&
-			    p[1] == '\n' && ++p))
-				continue;
-			ch = ch == 'n' ? '\n' : ch == 't' ? '\t' : ch == 'b' ?
-			    '\b' : ch;
-		} else if (ch == '"') {
-			quoted = !quoted;
-			keep = n;
-			continue;
-		} else if (!quoted && (ch == '#' || ch == ';')) {
-			while (p < end && *p != '\n')
-				p++;
-			break;
-		} else if (!quoted && (ch == ' ' || ch == '\t' ||
-		    ch == '\r')) {
-			if (n + 1 >= GCFG_VALUE_MAX)
-				return -1;
-			val[n++] = ch;
-			continue;
-		}
-		if (n + 1 >= GCFG_VALUE_MAX)
-			return -1;
-		val[n++] = ch;
-		keep = n;
-	}
-	val[keep] = '\0';
-	*pp = p;
-	return 0;
+	(void)sub;
+	if (value != NULL)
+		(void)on_value(f, sect, key, value);
+	return f->c->rc == SNAP_OK ? 0 : -1;
 }
 
-/* Calls on_value for every "key = value" of text (bounded by the file's
- * bound); a line git would refuse is skipped, not the file. */
-static void
-parse_cfg(struct frame *f, const char *text, size_t len)
-{
-	const char	*p = text, *end = text + len;
-	char		 sect[64] = "", key[64], *val;
-	size_t		 n;
-
-	if ((val = malloc(GCFG_VALUE_MAX)) == NULL) {
-		(void)fail(f->c, SNAP_ESYS, "git config %s: out of memory",
-		    f->path);
-		return;
-	}
-	while (p < end && f->c->rc == SNAP_OK) {
-		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' ||
-		    *p == '\n'))
-			p++;
-		if (p == end)
-			break;
-		if (*p == '[') {
-			parse_header(&p, end, sect);
-			continue;
-		}
-		if (!name_char(*p) || *p == '-') {
-			while (p < end && *p != '\n')
-				p++;
-			continue;
-		}
-		for (n = 0; p < end && name_char(*p); p++)
-			if (n < sizeof(key) - 1)
-				key[n++] = lower(*p);
-		key[n] = '\0';
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-		if (p < end && *p == '=') {
-			p++;
-			if (parse_value(&p, end, val) == -1) {
-				while (p < end && *p != '\n')
-					p++;
-				continue;
-			}
-			(void)on_value(f, sect, key, val);
-		} else
-			while (p < end && *p != '\n')
-				p++;
-	}
-	free(val);
-}
-
-/* ---- what the files say --------------------------------------------------- */
 
 static int
 on_value(struct frame *f, const char *sect, const char *key,
@@ -480,7 +351,9 @@ read_cfg(struct gcfg *c, const char *path, int depth)
 	f.c = c;
 	f.path = norm;
 	f.depth = depth;
-	parse_cfg(&f, text, len);
+	if (snap_gitcfg_parse(text, len, frame_value, &f) == -1 &&
+	    c->rc == SNAP_OK)
+		(void)fail(c, SNAP_ESYS, "git config %s: out of memory", norm);
 	free(text);
 	return c->rc == SNAP_OK ? 0 : -1;
 }
@@ -736,19 +609,17 @@ collect(const struct snap_manifest *m, const struct snap_changes *ch,
 	return 0;
 }
 
-struct snap_gitguard *
-snap_gitguard_new(const char *root, const struct snap_manifest *m,
-    const struct snap_changes *ch, const struct snap_git_env *env,
-    char *err, size_t errlen, int *rc)
+/* The guard of the repositories wt (worktrees) and bare (git folders),
+ * relative to root, and those the tree is in. */
+static struct snap_gitguard *
+build(const char *root, struct strv *wt, struct strv *bare,
+    const struct snap_git_env *env, char *err, size_t errlen, int *rc)
 {
 	struct gcfg	 c;
-	struct strv	 wt, bare;
 	char		 abs[SNAP_PATH_MAX];
 	size_t		 i;
 
 	memset(&c, 0, sizeof(c));
-	memset(&wt, 0, sizeof(wt));
-	memset(&bare, 0, sizeof(bare));
 	c.env = env;
 	c.err = err;
 	c.errlen = errlen;
@@ -763,31 +634,25 @@ snap_gitguard_new(const char *root, const struct snap_manifest *m,
 		goto done;
 	read_outer(&c);
 	enclosing(&c);
-	if (collect(m, ch, &wt, &bare) == -1) {
-		(void)fail(&c, SNAP_ESYS, "git: out of memory");
-		goto done;
-	}
-	if (wt.n + bare.n > GCFG_REPOS_MAX) {
+	if (wt->n + bare->n > GCFG_REPOS_MAX) {
 		(void)fail(&c, SNAP_EBOUND, "git: more than 4096 repositories "
 		    "in %s (limit of the change set): nothing is proposed",
 		    c.root);
 		goto done;
 	}
-	for (i = 0; i < wt.n && c.rc == SNAP_OK; i++)
+	for (i = 0; i < wt->n && c.rc == SNAP_OK; i++)
 		if (snprintf(abs, sizeof(abs), "%s%s%s", c.root,
-		    wt.v[i][0] != '\0' ? "/" : "", wt.v[i]) < (int)sizeof(abs) &&
-		    normalize(abs) == 0)
+		    wt->v[i][0] != '\0' ? "/" : "", wt->v[i]) <
+		    (int)sizeof(abs) && normalize(abs) == 0)
 			(void)worktree(&c, abs, 1);
-	for (i = 0; i < bare.n && c.rc == SNAP_OK; i++)
+	for (i = 0; i < bare->n && c.rc == SNAP_OK; i++)
 		if (snprintf(abs, sizeof(abs), "%s%s%s", c.root,
-		    bare.v[i][0] != '\0' ? "/" : "", bare.v[i]) <
+		    bare->v[i][0] != '\0' ? "/" : "", bare->v[i]) <
 		    (int)sizeof(abs) && normalize(abs) == 0)
 			one_repo(&c, NULL, abs);
 	strv_uniq(&c.g->hooks);
 	strv_uniq(&c.g->files);
 done:
-	strv_free(&wt);
-	strv_free(&bare);
 	strv_free(&c.outer);
 	*rc = c.rc;
 	if (c.rc != SNAP_OK) {
@@ -795,6 +660,65 @@ done:
 		return NULL;
 	}
 	return c.g;
+}
+
+struct snap_gitguard *
+snap_gitguard_new(const char *root, const struct snap_manifest *m,
+    const struct snap_changes *ch, const struct snap_git_env *env,
+    char *err, size_t errlen, int *rc)
+{
+	struct snap_gitguard	*g = NULL;
+	struct strv		 wt, bare;
+
+	memset(&wt, 0, sizeof(wt));
+	memset(&bare, 0, sizeof(bare));
+	if (root != NULL && collect(m, ch, &wt, &bare) == -1)
+		*rc = snap_err(err, errlen, SNAP_ESYS, "git: out of memory");
+	else
+		g = build(root, &wt, &bare, env, err, errlen, rc);
+	strv_free(&wt);
+	strv_free(&bare);
+	return g;
+}
+
+int
+snap_git_guarded(const char *root, char *const *wt, size_t nwt,
+    char *const *bare, size_t nbare, const struct snap_rules *rules,
+    snap_guarded_fn fn, void *arg, char *err, size_t errlen)
+{
+	struct snap_gitguard	*g = NULL;
+	struct strv		 w, b;
+	size_t			 i, j;
+	int			 rc = SNAP_OK;
+
+	memset(&w, 0, sizeof(w));
+	memset(&b, 0, sizeof(b));
+	for (i = 0; i < nwt && rc == SNAP_OK; i++)
+		if (strv_add(&w, wt[i]) == -1)
+			rc = snap_err(err, errlen, SNAP_ESYS, "out of memory");
+	for (i = 0; i < nbare && rc == SNAP_OK; i++)
+		if (strv_add(&b, bare[i]) == -1)
+			rc = snap_err(err, errlen, SNAP_ESYS, "out of memory");
+	if (rc == SNAP_OK && (g = build(root, &w, &b, rules != NULL ?
+	    snap_rules_git_env(rules) : NULL, err, errlen, &rc)) != NULL) {
+		for (i = 0; i < g->hooks.n && rc == SNAP_OK; i++) {
+			if (g->hooks.v[i][0] != '\0') {
+				rc = fn(arg, g->hooks.v[i], 1);
+				continue;
+			}
+			/* the top itself: its hooks by name */
+			for (j = 0; hook_names[j] != NULL && rc == SNAP_OK; j++)
+				rc = fn(arg, hook_names[j], 0);
+		}
+		for (i = 0; i < g->files.n && rc == SNAP_OK; i++)
+			rc = fn(arg, g->files.v[i], 0);
+		if (rc != SNAP_OK)
+			rc = snap_err(err, errlen, SNAP_ESYS, "out of memory");
+	}
+	snap_gitguard_free(g);
+	strv_free(&w);
+	strv_free(&b);
+	return rc;
 }
 
 void

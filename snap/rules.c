@@ -1,7 +1,7 @@
 /*
  * What a stage leaves out and what is never written back (snap.h, "Rules";
  * docs/snapshot.md, "Exclusions"): glob patterns, two of them conditional
- * on the file's content, and the .git/config sanitizer.
+ * on the file's content (the .git/config sanitizer is gitkeys.c's).
  */
 #include "config.h"
 
@@ -424,130 +424,6 @@ snap_rules_sanitizes(const struct snap_rules *r, const char *rel)
 		    snap_glob(r->v[i].pattern, rel))
 			return 1;
 	return 0;
-}
-
-/* Keys kept, as "section.key" ("section" is the part before any
- * subsection, lower case). */
-static const char *const git_keep[] = {
-	"core.repositoryformatversion", "core.filemode", "core.bare",
-	"core.logallrefupdates", "core.ignorecase", "core.precomposeunicode",
-	"core.symlinks", "extensions.objectformat",
-	"branch.remote", "branch.merge", "branch.rebase",
-	"remote.url", "remote.pushurl", "remote.fetch",
-	NULL
-};
-
-/* A remote URL without user:password@ in its authority. */
-static void
-add_url(struct buf *b, const char *v, size_t n)
-{
-	const char	*sch, *at, *sl;
-
-	sch = memmem(v, n, "://", 3);
-	if (sch != NULL) {
-		sch += 3;
-		at = memchr(sch, '@', n - (size_t)(sch - v));
-		sl = memchr(sch, '/', n - (size_t)(sch - v));
-		if (at != NULL && (sl == NULL || at < sl)) {
-			buf_add(b, v, (size_t)(sch - v));
-			buf_add(b, at + 1, n - (size_t)(at + 1 - v));
-			return;
-		}
-	}
-	buf_add(b, v, n);
-}
-
-char *
-snap_git_config_sanitize(const char *in, size_t len, size_t *outlen)
-{
-	struct buf	 b;
-	char		 sect[64] = "", key[128];
-	const char	*p = in, *e, *end = in + len, *q;
-	size_t		 n, i;
-	int		 cont = 0, keep;
-
-	buf_init(&b, len + 256, 0);
-	buf_printf(&b, "# aisb: a sanitized copy of .git/config (only format,"
-	    " branch and remote keys; docs/snapshot.md)\n");
-	for (; p < end; p = e < end ? e + 1 : end) {
-		if ((e = memchr(p, '\n', (size_t)(end - p))) == NULL)
-			e = end;
-		n = (size_t)(e - p);
-		/* a continued value is dropped with its key line */
-		if (cont) {
-			cont = n > 0 && p[n - 1] == '\\';
-			continue;
-		}
-		while (n > 0 && (*p == ' ' || *p == '\t')) {
-			p++;
-			n--;
-		}
-		if (n == 0 || *p == '#' || *p == ';')
-			continue;
-		if (*p == '[') {
-			/* [name "sub"] or [name.sub] or [name] */
-			for (i = 0, q = p + 1; q < p + n && i + 1 < sizeof(sect) &&
-			    (isalnum((unsigned char)*q) || *q == '-'); q++)
-				sect[i++] = (char)tolower((unsigned char)*q);
-			sect[i] = '\0';
-			if (memchr(p, ']', n) == NULL)
-				sect[0] = '\0';
-			else {
-				keep = 0;
-				for (i = 0; git_keep[i] != NULL; i++)
-					if (strncmp(git_keep[i], sect,
-					    strlen(sect)) == 0 &&
-					    git_keep[i][strlen(sect)] == '.')
-						keep = 1;
-				if (keep && sect[0] != '\0') {
-					buf_add(&b, p, (size_t)((const char *)
-					    memchr(p, ']', n) - p) + 1);
-					buf_add(&b, "\n", 1);
-				} else
-					sect[0] = '\0';
-			}
-			continue;
-		}
-		if (p[n - 1] == '\\') {
-			cont = 1;
-			continue;
-		}
-		if (sect[0] == '\0')
-			continue;
-		for (i = 0, q = p; q < p + n && i + 1 < sizeof(key) &&
-		    (isalnum((unsigned char)*q) || *q == '-'); q++)
-			key[i++] = (char)tolower((unsigned char)*q);
-		key[i] = '\0';
-		keep = 0;
-		for (i = 0; git_keep[i] != NULL; i++) {
-			size_t	sl = strlen(sect);
-
-			if (strncmp(git_keep[i], sect, sl) == 0 &&
-			    git_keep[i][sl] == '.' &&
-			    strcmp(git_keep[i] + sl + 1, key) == 0)
-				keep = 1;
-		}
-		if (!keep)
-			continue;
-		buf_add(&b, "\t", 1);
-		if (strcmp(key, "url") == 0 || strcmp(key, "pushurl") == 0)
-			add_url(&b, p, n);
-		else
-			buf_add(&b, p, n);
-		buf_add(&b, "\n", 1);
-	}
-	if (b.failed) {
-		buf_free(&b);
-		errno = ENOMEM;
-		return NULL;
-	}
-	if (b.p == NULL) {
-		buf_free(&b);
-		errno = ENOMEM;
-		return NULL;
-	}
-	*outlen = b.len;
-	return b.p;
 }
 
 void

@@ -122,16 +122,13 @@ int	 snap_rules_reader_of(const struct snap_rules *, uint32_t *uid,
 	    uint32_t *gid);
 /* The rule that sanitizes rather than excludes: .git/config. */
 int	 snap_rules_sanitizes(const struct snap_rules *, const char *rel);
-/* .git/config text -> the sanitized text (snap.h): a new buffer. */
+/* gitkeys.c: .git/config text -> the sanitized text (snap.h): a new
+ * buffer, with only the keys snap_git_key_staged keeps. */
 char	*snap_git_config_sanitize(const char *in, size_t len, size_t *outlen);
-/* glob (snap.h's syntax) against a relative path. */
-int	 snap_glob(const char *pattern, const char *path);
+
+
 
 /* stage.c */
-/* The names in the folder root/rel, sorted bytewise: their count, or -1
- * (errno); free with snap_names_free. */
-long	 snap_list_dir(const char *root, const char *rel, char ***names);
-void	 snap_names_free(char **, long);
 /* The same of an open listing, which is closed. */
 long	 snap_list_open(struct snap_dir *, char ***names);
 

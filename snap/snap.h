@@ -52,9 +52,10 @@
  *   .npmrc .pypirc .netrc _netrc  (only when they hold a token/password)
  *   .aws/credentials  .docker/config.json
  *   .git/config is copied SANITIZED: only [core] format keys, [branch]
- *   remote/merge/rebase and [remote] url (without user:password@) and
- *   fetch survive; hooksPath, fsmonitor, filters, credential helpers,
- *   sshCommand, aliases and includes do not.  It is never written back.
+ *   remote/merge/rebase and [remote] url, pushurl (without credentials),
+ *   fetch and push survive (snap/gitkeys.c's allowlist); hooksPath,
+ *   fsmonitor, filters, credential helpers, sshCommand, aliases and
+ *   includes do not.  It is never written back.
  * Always, not configurable: symbolic links whose target leaves the tree
  * (absolute, or ".." past the root), files with more than one link,
  * devices, fifos, sockets.
@@ -70,6 +71,9 @@
  * tree.  Setuid, setgid and sticky bits are never written back.
  */
 struct snap_rules;
+
+/* 1 when pattern (the syntax above) matches the relative path. */
+int	 snap_glob(const char *pattern, const char *path);
 
 /* The defaults above; NULL on memory exhaustion. */
 struct snap_rules	*snap_rules_new(void);
@@ -113,6 +117,70 @@ int	 snap_rules_git(struct snap_rules *, const struct snap_git_env *env,
 int	 snap_rules_git_environ(struct snap_rules *, const char *home,
 	    const char *xdg_config, const char *const *system, char *err,
 	    size_t errlen);
+
+/*
+ * Git's config syntax, the one reader of it (snap/gitsyntax.c): fn is
+ * called for every "key = value" of text, in order, with the section
+ * and key lower case, the subsection as written (NULL: none), the value
+ * unquoted and unescaped (NULL: a key without '=', a boolean true).  A
+ * line git would refuse, or a name or value over its bound, is skipped.
+ * fn returning -1 stops the reading: -1; also -1 (ENOMEM) without
+ * memory; else 0.
+ */
+#define SNAP_GITCFG_NAME_MAX	64	/* bytes of a section or key name */
+#define SNAP_GITCFG_SUB_MAX	256	/* bytes of a subsection */
+#define SNAP_GITCFG_VALUE_MAX	4096	/* bytes of a value */
+typedef int (*snap_gitcfg_fn)(void *arg, const char *sect, const char *sub,
+	    const char *key, const char *value);
+int	 snap_gitcfg_parse(const char *text, size_t len, snap_gitcfg_fn fn,
+	    void *arg);
+
+/*
+ * NULL when "sect.sub.key = value" (snap_gitcfg_parse's names) may go
+ * into a host's git config: the key is on the allowlist of those that
+ * cannot run code (remote.NAME.url, pushurl, fetch, push; branch.NAME.
+ * remote, merge, rebase) and its value names no code either (a URL of
+ * https, http, ssh or git, without a credential; a branch's remote is
+ * "." or one of remotes, the names of the remotes with a URL in the
+ * config it goes into, NULL-terminated); value NULL: the key removed,
+ * which the allowlist alone decides.  Else why not, one phrase
+ * (snap/gitkeys.c).
+ */
+const char *snap_git_key_back(const char *sect, const char *sub,
+	    const char *key, const char *value, const char *const *remotes);
+/* 1 when section.key (sub: its subsection or NULL) survives the stage's
+ * sanitized copy: the repository's format keys and the allowlist above.
+ * Every other key may run code or redirect git. */
+int	 snap_git_key_staged(const char *sect, const char *sub,
+	    const char *key);
+
+/*
+ * 1 when name, an entry at the top of a git folder, is one that git's
+ * own work writes (objects, refs, logs, lfs, index, HEAD, packed-refs,
+ * ORIG_HEAD, FETCH_HEAD, COMMIT_EDITMSG, ...: docs/snapshot.md, "Git's
+ * metadata on the way back"); 0 for what git reads code or another
+ * folder from (config, hooks, info, commondir, worktrees, modules, a
+ * rebase's todo list, anything else).
+ */
+int	 snap_git_back_name(const char *name);
+
+/*
+ * What git would run or read as its config from inside the tree root,
+ * resolved as the change set resolves it (docs/snapshot.md,
+ * "core.hooksPath": every config git reads, from rules' snap_rules_git
+ * environment, includeIf as if it held) for the repositories of the
+ * folders wt (holding a .git; relative, "" the top) and the bare git
+ * folders bare, and those the tree is in: fn is called with each folder
+ * core.hooksPath names inside the tree (hooks 1; a hooks path that is
+ * the top itself: each hook's name, hooks 0) and each config file inside
+ * it that git includes (hooks 0).  A bind session keeps them read-only.
+ * fn returns SNAP_OK, else the walk stops.  SNAP_OK, SNAP_ESYS,
+ * SNAP_EBOUND, with err.
+ */
+typedef int (*snap_guarded_fn)(void *arg, const char *rel, int hooks);
+int	 snap_git_guarded(const char *root, char *const *wt, size_t nwt,
+	    char *const *bare, size_t nbare, const struct snap_rules *rules,
+	    snap_guarded_fn fn, void *arg, char *err, size_t errlen);
 
 /*
  * Whose reading the stage is limited to: the workspace's owner, uid:gid
@@ -454,6 +522,11 @@ int	 snap_tx_list(const char *parent,
 /* ------------------------------------------------------------------ */
 /* Small files kept beside a stage (the launchers' state files).        */
 
+/* The names in the folder root/rel ("" root itself; never through a
+ * link), sorted bytewise: their count, or -1 (errno); free with
+ * snap_names_free. */
+long	 snap_list_dir(const char *root, const char *rel, char ***names);
+void	 snap_names_free(char **, long);
 /* A whole file of at most max bytes, never through a link: a
  * NUL-terminated buffer the caller frees, its length in *lenp; NULL with
  * errno set (EFBIG past max). */

@@ -54,6 +54,27 @@ tests_unit_test_gate_http_CFLAGS = $(GATE_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_gate_http_LDADD = $(GATE_LIBS) $(CMOCKA_LIBS)
 endif
 
+# issue 29: inspected hosts: secrets file, heads with secrets, responses, CA
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test_gate_inspect
+TESTS += tests/unit/test_gate_inspect
+tests_unit_test_gate_inspect_SOURCES = tests/unit/test_gate_inspect.c
+tests_unit_test_gate_inspect_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
+tests_unit_test_gate_inspect_CFLAGS = $(GATE_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_gate_inspect_LDADD = $(GATE_LIBS) $(CMOCKA_LIBS)
+endif
+if ENABLE_FUZZ
+noinst_PROGRAMS += tests/fuzz/fuzz_gate_inspect
+tests_fuzz_fuzz_gate_inspect_SOURCES = tests/fuzz/fuzz_gate_inspect.c
+tests_fuzz_fuzz_gate_inspect_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
+tests_fuzz_fuzz_gate_inspect_CFLAGS = $(GATE_CFLAGS)
+tests_fuzz_fuzz_gate_inspect_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_gate_inspect_LDADD = $(GATE_LIBS)
+endif
+GATE_TESTS += tests/integration/gate_inspect.sh
+EXTRA_DIST += tests/integration/gate_inspect_server.py \
+	tests/integration/gate_inspect_client.py
+
 # --users: the users file parser and the credential check (gate/users.c)
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test_gate_users

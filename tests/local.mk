@@ -11,10 +11,10 @@
 # described, and distributed, in the fragment of its part.
 TESTS += tests/e2e/identity.sh tests/e2e/image.sh tests/e2e/npm.sh \
 	tests/e2e/pip.sh tests/e2e/session.sh tests/e2e/seccomp.sh \
-	tests/e2e/hostca.sh tests/e2e/snapshot.sh tests/e2e/signals.sh \
-	tests/e2e/transparent.sh tests/e2e/record.sh tests/e2e/agent.sh \
-	tests/e2e/deny.sh tests/e2e/direct.sh tests/e2e/learn.sh \
-	tests/e2e/apt.sh tests/e2e/kube.sh \
+	tests/e2e/hostca.sh tests/e2e/secrets.sh tests/e2e/snapshot.sh \
+	tests/e2e/signals.sh tests/e2e/transparent.sh tests/e2e/record.sh \
+	tests/e2e/agent.sh tests/e2e/deny.sh tests/e2e/direct.sh tests/e2e/learn.sh \
+	tests/e2e/apt.sh tests/e2e/kube.sh tests/e2e/gitguard.sh \
 	tests/integration/enforce_netns.sh
 
 # Unit tests (cmocka), fuzz harnesses and benchmarks.  Integration and e2e
@@ -28,12 +28,19 @@ TESTS += tests/unit/test_policy tests/unit/test_target tests/unit/test_addr \
 	tests/unit/test_cache tests/unit/test_common
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(PCRE2_CFLAGS)
 UNIT_LDADD = $(POLICY_LIBS) common/libaisbcommon.a $(CMOCKA_LIBS)
-tests_unit_test_policy_SOURCES = tests/unit/test_policy.c
+tests_unit_test_policy_SOURCES = tests/unit/test_policy.c tests/unit/policy_util.h
 tests_unit_test_policy_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_policy_LDADD = $(UNIT_LDADD)
 tests_unit_test_target_SOURCES = tests/unit/test_target.c
 tests_unit_test_target_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_target_LDADD = $(UNIT_LDADD)
+# issue 29: inspected hosts' keys, request decisions, fixes, identity
+check_PROGRAMS += tests/unit/test_policy_inspect
+TESTS += tests/unit/test_policy_inspect
+tests_unit_test_policy_inspect_SOURCES = tests/unit/test_policy_inspect.c \
+	tests/unit/policy_util.h
+tests_unit_test_policy_inspect_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_policy_inspect_LDADD = $(UNIT_LDADD)
 # fstat(2) failing after open(2): wrapped at link time
 check_PROGRAMS += tests/unit/test_policy_fault
 TESTS += tests/unit/test_policy_fault
@@ -55,6 +62,13 @@ tests_unit_test_session_SOURCES = tests/unit/test_session.c
 tests_unit_test_session_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_session_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
 tests_unit_test_session_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
+# issue 29: a session's secrets (launcher/session/secrets.c)
+check_PROGRAMS += tests/unit/test_secrets
+TESTS += tests/unit/test_secrets
+tests_unit_test_secrets_SOURCES = tests/unit/test_secrets.c
+tests_unit_test_secrets_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
+tests_unit_test_secrets_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
+tests_unit_test_secrets_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_cache_SOURCES = tests/unit/test_cache.c
 tests_unit_test_cache_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_cache_CFLAGS = $(UNIT_CFLAGS)
@@ -65,6 +79,13 @@ tests_unit_test_denials_SOURCES = tests/unit/test_denials.c
 tests_unit_test_denials_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_denials_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_denials_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
+# a direct session's git guard and workspace walk, on real repositories
+check_PROGRAMS += tests/unit/test_gitguard
+TESTS += tests/unit/test_gitguard
+tests_unit_test_gitguard_SOURCES = tests/unit/test_gitguard.c
+tests_unit_test_gitguard_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
+tests_unit_test_gitguard_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_gitguard_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_ids_SOURCES = tests/unit/test_ids.c
 tests_unit_test_ids_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_ids_CFLAGS = $(UNIT_CFLAGS)
@@ -135,7 +156,7 @@ EXTRA_DIST += tests/cli/lockfile_cli.sh
 # The first hour: defaults from the build tree, previews that match the
 # session, help from the parser's table, completion from the same.
 CLI_TESTS = tests/cli/defaults.sh tests/cli/help.sh tests/cli/completion.sh \
-	tests/cli/agent.sh
+	tests/cli/agent.sh tests/cli/secrets.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS)
 # --record's options, sessions verify and show, without podman
@@ -177,9 +198,10 @@ include tests/enforcer.mk
 include tests/launcher-image.mk
 
 # A whole session in real podman (root; AISB_E2E=1).
-EXTRA_DIST += tests/e2e/session.sh tests/e2e/lib.sh tests/bench/sessions.sh
+EXTRA_DIST += tests/e2e/session.sh tests/e2e/lib.sh tests/bench/sessions.sh \
+	tests/e2e/tls_get.js
 # Sessions on a user's own repository: root and rootless, 0700 folders.
-EXTRA_DIST += tests/e2e/identity.sh
+EXTRA_DIST += tests/e2e/identity.sh tests/e2e/gitguard.sh
 # aisb's seccomp profile in real sessions (root; AISB_E2E=1).
 EXTRA_DIST += tests/e2e/seccomp.sh
 # What a session was denied, and commands that cannot run (AISB_E2E=1).
@@ -216,3 +238,6 @@ EXTRA_DIST += tests/e2e/learn.sh
 # The sidecar pattern of contrib/kube/ played by podman kube play: the
 # init container's table, the gate, the ConfigMap's swap (issue 32)
 EXTRA_DIST += tests/e2e/kube.sh
+# Secrets in real sessions, rootful and rootless: the gate adds them, the
+# sandbox holds placeholders, and the leak sweep (issue 29)
+EXTRA_DIST += tests/e2e/secrets.sh

@@ -11,6 +11,7 @@
  *   record.c   --record: the connection's stream in the capture
  *   dnsgate.c  AISB-DNS: the connection as a stream of DNS queries
  *   transparent.c  AISB-TRANSPARENT: the name from the client's first bytes
+ *   inspect.c  an inspected host: TLS both ways, then inspect_http.c
  */
 #ifndef AISB_CONN_INT_H
 #define AISB_CONN_INT_H
@@ -31,6 +32,7 @@ struct event;
 struct evbuffer;
 struct conn_rec;
 struct conn_dns;
+struct conn_insp;
 
 #define RELAY_MAX	(256 * 1024)	/* bytes queued towards one side */
 #define RELAY_IO	(64 * 1024)	/* bytes per read(2)/write(2); libevent: 4 KiB */
@@ -88,6 +90,9 @@ struct conn_dec {
 	int64_t			 body_left;	/* Content-Length bytes, -1: chunked */
 	struct gate_http_chunk	 chunk;
 	int			 body_done;
+
+	/* the rule that allowed an inspected host (inspect.c); NULL: none */
+	const struct policy_rule *irule;
 
 	/* AISB-TRANSPARENT (transparent.c) */
 	uint8_t			 tp;		/* enum conn_tp */
@@ -156,6 +161,7 @@ struct gate_conn {
 	struct conn_dns		*dns;		/* AISB-DNS stream; NULL: not one */
 	const char		*would;		/* --learn: the policy's reason
 						   token (static); NULL: none */
+	struct conn_insp	*insp;		/* inspected (inspect.c); NULL: not */
 };
 
 /* conn.c */
@@ -170,9 +176,16 @@ void		 conn_deny(struct gate_conn *, enum policy_reason,
 void		 conn_nodelay(int);
 void		 conn_audit(struct gate_conn *, const char *, const char *, int,
 		    const char *, const char *, const char *);
+void		 conn_audit_fill(struct gate_conn *, struct gate_audit_rec *);
+void		 conn_refuse_fix(struct gate_conn *, int, const char *,
+		    const char *, const char *, const char *, const char *);
 void		 conn_finish(struct gate_conn *);
 void		 conn_reply(struct gate_conn *, int, const char *,
 		    const char *);
+void		 conn_refusal_text(struct gate_conn *, const char *,
+		    const char *, const char *, const char *, const char *,
+		    const char *, char *, size_t, char *, size_t);
+const char	*conn_reason_token(enum policy_reason);
 void		 conn_write_cb(struct bufferevent *, void *);
 void		 conn_up_read_cb(struct bufferevent *, void *);
 void		 conn_up_event_cb(struct bufferevent *, short, void *);
@@ -189,7 +202,12 @@ void		 conn_dns_start(struct gate_conn *);
 void		 conn_dns_free(struct gate_conn *);
 
 /* relay.c */
+ssize_t		 conn_body_take(int64_t *, struct gate_http_chunk *,
+		    struct evbuffer *, int *);
+ssize_t		 conn_read_more(struct bufferevent *, struct evbuffer *);
 void		 conn_connected(struct gate_conn *);
+void		 conn_allowed(struct gate_conn *);
+int		 conn_check_sni(struct gate_conn *, struct evbuffer *);
 int		 conn_relay_up(struct gate_conn *);
 int		 conn_relay_down(struct gate_conn *);
 void		 conn_maybe_done(struct gate_conn *);
@@ -216,6 +234,7 @@ void		 conn_rec_tail(struct gate_conn *, int, struct evbuffer *,
 		    size_t);
 void		 conn_rec_fin(struct gate_conn *, int);
 void		 conn_rec_end(struct gate_conn *, const char *);
+void		 conn_rec_keylog(struct gate_conn *, const char *);
 
 /*
  * transparent.c: conn_transparent_start() takes over from
@@ -227,5 +246,17 @@ void		 conn_rec_end(struct gate_conn *, const char *);
 void		 conn_transparent_start(struct gate_conn *);
 void		 conn_transparent_read(struct gate_conn *);
 void		 conn_transparent_alert(struct gate_conn *, const char *);
+
+/*
+ * inspect.c: an inspected host's connection once its upstream is
+ * connected (TLS to the upstream, then to the client, then
+ * inspect_http.c); conn_inspect_free() ends its TLS and frees its state
+ * (conn_free).  inspect_http.c: conn_inspect_forward() decides a
+ * forwarded request (plain HTTP) of an inspected host by its requests:
+ * entries: 0, or -1 when it was refused (and answered).
+ */
+void		 conn_inspect_connected(struct gate_conn *);
+void		 conn_inspect_free(struct gate_conn *);
+int		 conn_inspect_forward(struct gate_conn *);
 
 #endif /* AISB_CONN_INT_H */

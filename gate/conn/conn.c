@@ -265,28 +265,45 @@ conn_tags_new(const struct gate_conn *c)
 	return t;
 }
 
+/*
+ * The fields every audit line of the connection has, into r (its strings
+ * are the connection's: r is used before the connection changes).
+ */
+void
+conn_audit_fill(struct gate_conn *c, struct gate_audit_rec *r)
+{
+	struct conn_view	 v;
+
+	conn_view(c, &v);
+	memset(r, 0, sizeof(*r));
+	r->conn = c->id;
+	r->session = v.session[0] ? v.session : NULL;
+	r->user = v.user[0] ? v.user : NULL;
+	r->client = v.peer;
+	r->method = v.method[0] ? v.method : NULL;
+	r->host = v.host[0] ? v.host : NULL;
+	r->port = v.port;
+	r->addr = v.addr[0] ? v.addr : NULL;
+	r->rule = v.rule[0] ? v.rule : NULL;
+	r->dns_ms = r->connect_ms = r->duration_ms = -1;
+	r->transparent = c->transparent;
+	r->tool = v.tool[0] ? v.tool : NULL;
+	r->dialled = v.dialled[0] ? v.dialled : NULL;
+	r->learn = c->g->cfg.learn;
+	r->inspect = c->insp != NULL;
+}
+
 void
 conn_audit(struct gate_conn *c, const char *event, const char *decision,
     int status, const char *reason, const char *detail, const char *fix)
 {
 	struct gate_audit_rec	 r;
-	struct conn_view	 v;
 
-	conn_view(c, &v);
-	memset(&r, 0, sizeof(r));
+	conn_audit_fill(c, &r);
 	r.event = event;
-	r.conn = c->id;
-	r.session = v.session[0] ? v.session : NULL;
-	r.user = v.user[0] ? v.user : NULL;
-	r.client = v.peer;
-	r.method = v.method[0] ? v.method : NULL;
-	r.host = v.host[0] ? v.host : NULL;
-	r.port = v.port;
-	r.addr = v.addr[0] ? v.addr : NULL;
 	r.decision = decision;
 	r.status = status;
 	r.reason = reason;
-	r.rule = v.rule[0] ? v.rule : NULL;
 	r.detail = detail;
 	r.fix = fix;
 	r.dns_ms = c->dns_ms;
@@ -294,10 +311,6 @@ conn_audit(struct gate_conn *c, const char *event, const char *decision,
 	r.bytes_up = c->up;
 	r.bytes_down = c->down;
 	r.duration_ms = event[0] == 'c' ? gate_ms_since(&c->t_start) : -1;
-	r.transparent = c->transparent;
-	r.tool = v.tool[0] ? v.tool : NULL;
-	r.dialled = v.dialled[0] ? v.dialled : NULL;
-	r.learn = c->g->cfg.learn;
 	r.would = c->would;
 	if (strcmp(event, "decision") == 0)
 		gate_metrics_decision(c->g, decision, reason);
@@ -334,6 +347,7 @@ conn_free(struct gate_conn *c)
 	}
 	log_debug("conn %llu: closed (%s)", (unsigned long long)c->id,
 	    c->close_reason ? c->close_reason : "done");
+	conn_inspect_free(c);	/* its TLS ends before its sockets close */
 	if (c->cbev != NULL)
 		bufferevent_free(c->cbev);
 	if (c->ubev != NULL)
@@ -433,19 +447,22 @@ conn_reply(struct gate_conn *c, int status, const char *decision,
 }
 
 /*
- * Refuse the request: one audit line, the answer, the close.
- * reason is a stable token (docs/gate.md); detail is for people.  fix is
- * the policy change that would allow it (policy_fix_yaml: YAML, several
- * lines) and fixline the same on one line, for the header; both NULL for
- * what no policy change allows (auth, malformed requests, upstreams).
+ * What a refusal says, as every refusal of the gate says it: the
+ * X-Aisb-Decision value into hdr, and into body for people what was
+ * refused (what, or the request's method and target), why, the rule
+ * that decided, and the policy change that would allow it (fix: YAML,
+ * several lines; fixline: the same on one line, for the header; both
+ * NULL for what no policy change allows).  Nothing in them may hold what
+ * the client should not see (no internals, no secrets).
  */
-static void
-conn_refuse_fix(struct gate_conn *c, int status, const char *decision,
-    const char *reason, const char *detail, const char *fix,
-    const char *fixline)
+void
+conn_refusal_text(struct gate_conn *c, const char *what,
+    const char *decision, const char *reason, const char *detail,
+    const char *fix, const char *fixline, char *hdr, size_t hdrlen,
+    char *body, size_t bodylen)
 {
-	char	 hdr[2048], body[2048], d[DETAIL_MAX], f[POLICY_FIX_MAX];
-	char	 rule[RULE_MAX];
+	char	 d[DETAIL_MAX], f[POLICY_FIX_MAX], rule[RULE_MAX];
+	char	 req[sizeof(c->d->method) + sizeof(c->d->hostport) + 1];
 	size_t	 n;
 
 	snprintf(d, sizeof(d), "%s", detail ? detail : "");
@@ -454,23 +471,45 @@ conn_refuse_fix(struct gate_conn *c, int status, const char *decision,
 	hdr_clean(d);
 	hdr_clean(f);
 	hdr_clean(rule);
-	snprintf(hdr, sizeof(hdr), "%s; reason=%s%s%s%s%s%s%s%s%s%s",
+	snprintf(hdr, hdrlen, "%s; reason=%s%s%s%s%s%s%s%s%s%s",
 	    decision, reason,
 	    d[0] ? "; detail=\"" : "", d, d[0] ? "\"" : "",
 	    rule[0] ? "; rule=\"" : "", rule, rule[0] ? "\"" : "",
 	    f[0] ? "; fix=\"" : "", f, f[0] ? "\"" : "");
+	if (what == NULL) {
+		snprintf(req, sizeof(req), "%s%s%s", c->d->method[0] ?
+		    c->d->method : "request", c->d->tgt.hostlen ? " " : "",
+		    c->d->tgt.hostlen ? c->d->hostport : "");
+		what = req;
+	}
 	/* For people: what was refused, why, the rule, the fix. */
-	n = (size_t)snprintf(body, sizeof(body), "aisb-gate: %s%s%s %s: %s\n",
-	    c->d->method[0] ? c->d->method : "request", c->d->tgt.hostlen ? " " : "",
-	    c->d->tgt.hostlen ? c->d->hostport : "",
+	n = (size_t)snprintf(body, bodylen, "aisb-gate: %s %s: %s\n", what,
 	    strcmp(decision, "deny") == 0 ? "denied" : "failed",
 	    d[0] ? d : reason);
-	if (rule[0] && n < sizeof(body))
-		n += (size_t)snprintf(body + n, sizeof(body) - n, "rule: %s\n",
+	if (rule[0] && n < bodylen)
+		n += (size_t)snprintf(body + n, bodylen - n, "rule: %s\n",
 		    rule);
-	if (fix != NULL && fix[0] && n < sizeof(body))
-		snprintf(body + n, sizeof(body) - n, "to allow it, add to %s:\n%s",
+	if (fix != NULL && fix[0] && n < bodylen)
+		snprintf(body + n, bodylen - n, "to allow it, add to %s:\n%s",
 		    policy_file(c->d->pol), fix);
+}
+
+/*
+ * Refuse the request: one audit line, the answer, the close.
+ * reason is a stable token (docs/gate.md); detail is for people.  fix is
+ * the policy change that would allow it (policy_fix_yaml: YAML, several
+ * lines) and fixline the same on one line, for the header; both NULL for
+ * what no policy change allows (auth, malformed requests, upstreams).
+ */
+void
+conn_refuse_fix(struct gate_conn *c, int status, const char *decision,
+    const char *reason, const char *detail, const char *fix,
+    const char *fixline)
+{
+	char	 hdr[2048], body[2048];
+
+	conn_refusal_text(c, NULL, decision, reason, detail, fix, fixline,
+	    hdr, sizeof(hdr), body, sizeof(body));
 	if (strcmp(decision, "deny") == 0)
 		c->g->num->ctr.denied++;
 	conn_audit(c, "decision", decision, status, reason, detail,
@@ -936,11 +975,12 @@ gate_conns_status(struct gate *g, struct evbuffer *out)
 		gate_json_str(user, sizeof(user), v.user);
 		evbuffer_add_printf(out, "%s{\"conn\":%llu,\"client\":\"%s\","
 		    "\"session\":%s,\"user\":%s,\"target\":%s,\"addr\":\"%s\","
-		    "\"bytes_up\":%llu,\"bytes_down\":%llu,\"age_ms\":%.0f%s}",
+		    "\"bytes_up\":%llu,\"bytes_down\":%llu,\"age_ms\":%.0f%s%s}",
 		    first ? "" : ",", (unsigned long long)c->id, v.peer, sess,
 		    user, host, v.addr, (unsigned long long)c->up,
 		    (unsigned long long)c->down, gate_ms_since(&c->t_start),
-		    c->transparent ? ",\"transparent\":true" : "");
+		    c->transparent ? ",\"transparent\":true" : "",
+		    c->insp != NULL ? ",\"inspect\":true" : "");
 		first = 0;
 	}
 	evbuffer_add_printf(out, "]");

@@ -109,8 +109,8 @@ gate_is_self(const struct gate *g, const struct policy_addr *a, uint16_t port)
 
 /* --- deciding ----------------------------------------------------------------- */
 
-static const char *
-reason_token(enum policy_reason r)
+const char *
+conn_reason_token(enum policy_reason r)
 {
 	switch (r) {
 	case POLICY_R_ALLOWED:		return "allowed";
@@ -118,6 +118,9 @@ reason_token(enum policy_reason r)
 	case POLICY_R_HOST_NOT_ALLOWED:	return "host_not_allowed";
 	case POLICY_R_PORT_NOT_ALLOWED:	return "port_not_allowed";
 	case POLICY_R_ADDR_CLASS:	return "address_denied";
+	case POLICY_R_REQUEST_DENIED:	return "request_denied";
+	case POLICY_R_REQUEST_NOT_ALLOWED: return "request_not_allowed";
+	case POLICY_R_REQUEST_BAD_PATH:	return "bad_path";
 	}
 	return "denied";
 }
@@ -127,7 +130,7 @@ deny_decision(struct gate_conn *c, const struct policy_decision *d)
 {
 	if (d->rule != NULL)
 		policy_rule_describe(d->rule, c->d->rule, sizeof(c->d->rule));
-	conn_deny(c, d->reason, reason_token(d->reason),
+	conn_deny(c, d->reason, conn_reason_token(d->reason),
 	    policy_reason_str(d->reason), NULL);
 }
 
@@ -141,7 +144,7 @@ deny_decision(struct gate_conn *c, const struct policy_decision *d)
 static void
 learn(struct gate_conn *c, struct policy_decision *d)
 {
-	c->would = reason_token(d->reason);
+	c->would = conn_reason_token(d->reason);
 	d->verdict = POLICY_ALLOW;
 }
 
@@ -512,6 +515,12 @@ conn_decide(struct gate_conn *c)
 	}
 	if (d.rule != NULL)
 		policy_rule_describe(d.rule, c->d->rule, sizeof(c->d->rule));
+	if (policy_rule_inspect(d.rule)) {
+		/* inspect.c: TLS terminated; a forward: its request decided */
+		c->d->irule = d.rule;
+		if (!c->tunnel && conn_inspect_forward(c) == -1)
+			return;
+	}
 
 	if (c->d->tgt.is_ip) {
 		dial_classified(c, &c->d->tgt.addr, 1, 0);

@@ -521,6 +521,31 @@ conn_rec_fin(struct gate_conn *c, int from)
 }
 
 /*
+ * An inspected connection's client leg: one line of its TLS keys (NSS
+ * key log format, from OpenSSL's keylog callback), written as a
+ * Decryption Secrets Block before the records it decrypts, so that
+ * tshark and Wireshark show the HTTP inside.  Only that leg's keys come
+ * here (inspect.c): it carries the sandbox's placeholders, never the
+ * secrets the gate adds on the upstream leg.
+ */
+void
+conn_rec_keylog(struct gate_conn *c, const char *line)
+{
+	struct gate_record	*r = c->g->record;
+	char			 buf[PCAPNG_SECRETS_MAX];
+	size_t			 n = strlen(line);
+	int			 rc;
+
+	if (r->stopped || c->rec->done || n + 1 > sizeof(buf))
+		return;
+	memcpy(buf, line, n);
+	buf[n++] = '\n';
+	if ((rc = pcapng_write_secrets(r->w, PCAPNG_SECRETS_TLS, buf, n)) != 0)
+		rec_stop(c->g, c->id, rc);
+	explicit_bzero(buf, sizeof(buf));
+}
+
+/*
  * The connection ends.  After a clean end ("eof", a forwarded answer
  * complete) the FINs not yet written are, the destination's first, then
  * the ACK of the last; after anything else a RST, from the client for a client's

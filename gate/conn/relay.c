@@ -49,39 +49,55 @@ conn_maybe_done(struct gate_conn *c)
 	}
 }
 
-/* How many of the client's buffered bytes belong upstream right now. */
-static size_t
-body_bytes(struct gate_conn *c, struct evbuffer *in, int *bad)
+/*
+ * How many of the bytes buffered in in belong to a body right now, and
+ * whether they end it (*done): *left bytes of a Content-Length (counted
+ * down), or -1 for chunked framing followed in ch (bounds: http.h), or
+ * RS_UNTIL_CLOSE (-2: all of them, until the EOF; responses only).
+ * -1 when the chunked framing is malformed, -2 when out of memory.
+ */
+ssize_t
+conn_body_take(int64_t *left, struct gate_http_chunk *ch, struct evbuffer *in,
+    int *done)
 {
-	size_t	 len = evbuffer_get_length(in);
+	size_t		 len = evbuffer_get_length(in);
 	const char	*p;
-	ssize_t	 n;
-	int	 done;
 
-	*bad = 0;
-	if (c->tunnel)
-		return len;
-	if (c->d->body_done)
-		return 0;
-	if (c->d->body_left >= 0) {
-		if ((uint64_t)len >= (uint64_t)c->d->body_left) {
-			len = (size_t)c->d->body_left;
-			c->d->body_done = 1;
+	*done = 0;
+	if (*left == -2)
+		return (ssize_t)len;
+	if (*left >= 0) {
+		if ((uint64_t)len >= (uint64_t)*left) {
+			len = (size_t)*left;
+			*done = 1;
 		}
-		c->d->body_left -= (int64_t)len;
-		return len;
+		*left -= (int64_t)len;
+		return (ssize_t)len;
 	}
 	/* chunked: scan what is buffered, in place */
 	if (len > RELAY_MAX)
 		len = RELAY_MAX;
 	if ((p = (const char *)evbuffer_pullup(in, (ev_ssize_t)len)) == NULL &&
-	    len > 0) {
-		*bad = 2;	/* out of memory */
+	    len > 0)
+		return -2;
+	return gate_http_chunk_scan(ch, p, len, done);
+}
+
+/* How many of the client's buffered bytes belong upstream right now. */
+static size_t
+body_bytes(struct gate_conn *c, struct evbuffer *in, int *bad)
+{
+	ssize_t	 n;
+	int	 done;
+
+	*bad = 0;
+	if (c->tunnel)
+		return evbuffer_get_length(in);
+	if (c->d->body_done)
 		return 0;
-	}
-	n = gate_http_chunk_scan(&c->d->chunk, p, len, &done);
-	if (n == -1) {
-		*bad = 1;
+	if ((n = conn_body_take(&c->d->body_left, &c->d->chunk, in,
+	    &done)) < 0) {
+		*bad = n == -2 ? 2 : 1;
 		return 0;
 	}
 	c->d->body_done = done;
@@ -95,9 +111,11 @@ body_bytes(struct gate_conn *c, struct evbuffer *in, int *bad)
  * socket holds, straight into the other side's output (only after a full
  * 4 KiB read: a shorter one emptied the socket).  An EOF is left for
  * libevent to find on its next read; a hard error is returned as -1.
+ * An inspected connection's TLS legs read their sockets the same way
+ * (inspect.c).
  */
-static ssize_t
-read_more(struct bufferevent *from, struct evbuffer *to)
+ssize_t
+conn_read_more(struct bufferevent *from, struct evbuffer *to)
 {
 	struct evbuffer_iovec	 v[2];
 	struct iovec		 iov[2];
@@ -138,9 +156,10 @@ read_more(struct bufferevent *from, struct evbuffer *to)
  * A CONNECT to a name: the TLS server name the client sends, if any, must
  * be that name.  Returns 1 while the ClientHello is incomplete, 0 once the
  * tunnel may carry bytes, -1 when the connection was refused (and freed).
+ * An inspected tunnel's hello is checked the same way (inspect.c).
  */
-static int
-check_sni(struct gate_conn *c, struct evbuffer *in)
+int
+conn_check_sni(struct gate_conn *c, struct evbuffer *in)
 {
 	size_t	 len = evbuffer_get_length(in);
 	const uint8_t	*p;
@@ -186,7 +205,7 @@ conn_relay_up(struct gate_conn *c)
 	size_t		 n;
 	int		 bad;
 
-	if (c->d->sni_check && (bad = check_sni(c, in)) != 0)
+	if (c->d->sni_check && (bad = conn_check_sni(c, in)) != 0)
 		return bad == 1 ? 0 : -1;
 	n = body_bytes(c, in, &bad);
 	if (bad == 2) {
@@ -211,7 +230,7 @@ conn_relay_up(struct gate_conn *c)
 	if (n > 0) {
 		evbuffer_remove_buffer(in, out, n);
 		if (c->tunnel && !c->c_eof && n >= LIBEVENT_READ) {
-			ssize_t	 r = read_more(c->cbev, out);
+			ssize_t	 r = conn_read_more(c->cbev, out);
 
 			if (r == -1) {
 				c->close_reason = "client error";
@@ -252,7 +271,7 @@ conn_relay_down(struct gate_conn *c)
 	if (n > 0) {
 		evbuffer_add_buffer(out, in);
 		if (!c->u_eof && n >= LIBEVENT_READ) {
-			ssize_t	 r = read_more(c->ubev, out);
+			ssize_t	 r = conn_read_more(c->ubev, out);
 
 			if (r == -1) {
 				c->close_reason = "upstream error";
@@ -277,19 +296,17 @@ conn_relay_down(struct gate_conn *c)
 	return 0;
 }
 
+/*
+ * The connection is allowed and its upstream reached: it relays from now
+ * on.  Its counts, its timer, its decision line and its stream in the
+ * capture (and for an inspected host, once both TLS legs stand).
+ */
 void
-conn_connected(struct gate_conn *c)
+conn_allowed(struct gate_conn *c)
 {
-	static const char	 established[] =
-	    "HTTP/1.1 200 Connection established\r\n\r\n";
-	struct gate		*g = c->g;
-	char			*fwd;
-	ssize_t			 n;
-	size_t			 cap;
+	struct gate	*g = c->g;
 
-	c->connect_ms = gate_ms_since(&c->d->t_connect);
 	c->state = S_RELAY;
-	conn_nodelay(c->fd[1]);
 	g->num->ctr.allowed++;
 	g->num->ctr.tunnels++;
 	clock_gettime(CLOCK_MONOTONIC, &c->t_active);
@@ -301,6 +318,26 @@ conn_connected(struct gate_conn *c)
 	    c->d->peer, c->d->method, c->d->hostport, c->d->addrstr);
 	if (c->rec != NULL)
 		conn_rec_open(c);
+}
+
+void
+conn_connected(struct gate_conn *c)
+{
+	static const char	 established[] =
+	    "HTTP/1.1 200 Connection established\r\n\r\n";
+	struct gate		*g = c->g;
+	char			*fwd;
+	ssize_t			 n;
+	size_t			 cap;
+
+	c->connect_ms = gate_ms_since(&c->d->t_connect);
+	conn_nodelay(c->fd[1]);
+	if (c->d->irule != NULL && c->tunnel) {
+		/* inspect.c: TLS to the upstream first, then the client */
+		conn_inspect_connected(c);
+		return;
+	}
+	conn_allowed(c);
 
 	/* The head and its parse are not needed by a relay: 1.7 KiB less. */
 	if (c->tunnel) {

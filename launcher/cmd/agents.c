@@ -77,7 +77,17 @@ print_agent(const struct launch_agents *set, const struct launch_agent *a,
 	fprintf(f, "  env     ");
 	for (i = 0; i < a->nenv; i++)
 		fprintf(f, " %s", a->env[i]);
-	fprintf(f, "%s (passed only with --env NAME)\n", a->nenv ? "" : " -");
+	fprintf(f, "%s (passed only with --secret NAME or --env NAME)\n",
+	    a->nenv ? "" : " -");
+	for (i = 0; i < a->nsecrets; i++)
+		fprintf(f, "  %-8s %s: %s %s%s%s (%s)\n", i == 0 ? "secrets" :
+		    "", a->secrets[i].name, a->secrets[i].host,
+		    a->secrets[i].mode == POLICY_SECRET_HEADER ? "header " :
+		    a->secrets[i].mode == POLICY_SECRET_BEARER ? "bearer" :
+		    a->secrets[i].mode == POLICY_SECRET_BASIC ? "basic " :
+		    "replace", a->secrets[i].header, a->secrets[i].user,
+		    launch_agent_where(set, &a->secrets[i].pos, where,
+		    sizeof(where)));
 	for (i = 0; i < a->nsetenv; i++)
 		fprintf(f, "  %-8s %s=%s\n", i == 0 ? "setenv" : "",
 		    a->setenv[i].name, a->setenv[i].value);

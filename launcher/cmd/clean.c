@@ -28,6 +28,7 @@
 #include "image/store.h"
 #include "session/folder.h"
 #include "session/ids.h"
+#include "session/mounts.h"
 #include "session/snapshot.h"
 
 /* bytes of a podman listing */
@@ -82,15 +83,29 @@ podman_rm(char **argv, char *err, size_t errlen)
 	return rc == 0 ? 0 : -1;
 }
 
-/* Is pid an aisb-gate?  (So that a recycled pid is never killed.) */
+/*
+ * Is pid an aisb-gate?  (So that a recycled pid is never killed.)  An
+ * inspecting gate is not dumpable, which hides its exe link from its own
+ * user: then its name, which /proc shows to anyone.
+ */
 static int
 is_gate(pid_t pid)
 {
 	char	 link[64], exe[PATH_MAX];
 	ssize_t	 n;
+	FILE	*f;
 
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
-	if ((n = readlink(link, exe, sizeof(exe) - 1)) <= 0)
+	if ((n = readlink(link, exe, sizeof(exe) - 1)) <= 0 && errno == EACCES) {
+		snprintf(link, sizeof(link), "/proc/%d/comm", (int)pid);
+		if ((f = fopen(link, "re")) == NULL)
+			return 0;
+		n = fgets(exe, sizeof(exe), f) != NULL &&
+		    strcmp(exe, "aisb-gate\n") == 0;
+		fclose(f);
+		return (int)n;
+	}
+	if (n <= 0)
 		return 0;
 	exe[n] = '\0';
 	n = (ssize_t)strlen(exe);
@@ -211,10 +226,16 @@ clean_session(struct clean *c, const char *id)
 		c->nscratch++;
 	if (join3(path, sizeof(path), c->dir, id, "gate.pid") == 0)
 		(void)unlink(path);
-	/* a killed launcher's idmapped workspace (ids.h) */
+	/* a killed launcher's idmapped workspace (ids.h) and --mount
+	 * sources (mounts.h) */
 	if (launcher != 1 && join3(path, sizeof(path), c->dir, id,
 	    "workspace") == 0 && launch_ids_umount(path) == 1) {
 		printf("unmounted the workspace of session %s\n", id);
+		c->nmount++;
+	}
+	if (launcher != 1 && file_path_join(path, sizeof(path), c->dir,
+	    id) == 0 && launch_mounts_detach(path, LAUNCH_MOUNT_MAX) > 0) {
+		printf("unmounted the --mount sources of session %s\n", id);
 		c->nmount++;
 	}
 	/* a killed snapshot session's stage (draft.h) */

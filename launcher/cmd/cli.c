@@ -80,6 +80,13 @@ static const struct cli_opt derive_opts[] = {
 	{ .flag = NULL }
 };
 
+static const struct cli_opt policy_test_opts[] = {
+	{ "--request", CLI_VALUE, "REQUEST", "none",
+	    "also decide REQUEST, \"METHOD PATH\" (\"POST /v1/messages\"), as "
+	    "on an inspected host" },
+	{ .flag = NULL }
+};
+
 static const struct cli_opt suggest_opts[] = {
 	{ "--base", CLI_VALUE, "POLICY", "none",
 	    "leave out what POLICY allows; print the rest as a diff against "
@@ -178,8 +185,10 @@ static const struct cli_cmd cmds[] = {
 	{ "policy print", "FILE", "Print a policy's canonical form",
 	    no_opts, 1, 1, 0, NULL },
 	{ "policy test", "FILE HOST[:PORT] [IP]", "Decide a connection as the "
-	    "gate would: allow or deny, reason, rule", no_opts, 2, 3, 0,
-	    "PORT defaults to 443; IP is the address HOST resolved to." },
+	    "gate would: allow or deny, reason, rule", policy_test_opts, 2, 3,
+	    0, "PORT defaults to 443; IP is the address HOST resolved to.\n"
+	    "With --request: the request too (the rule's requests: entries) "
+	    "and the secrets\nthe gate would add to it." },
 	{ "policy derive", "apt|npm|pip|git|lockfile|env [PATH...]", "Print a "
 	    "policy allowing the sources apt, npm or pip is configured with, "
 	    "the remotes of the workspace's git repository, or the hosts of "

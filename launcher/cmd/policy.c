@@ -44,14 +44,68 @@ load_or_report(const char *path)
 	return p;
 }
 
+/*
+ * --request "METHOD PATH": the request decided by the rule that allowed
+ * the connection, and what the gate would add to it.  1 when refused.
+ */
 static int
-cmd_test(struct policy *p, const char *target, const char *ip)
+test_request(const struct policy_rule *r, const char *req)
+{
+	static const char *const how[] = {
+		[POLICY_SECRET_REPLACE] = "its placeholder replaced",
+		[POLICY_SECRET_HEADER] = "header", [POLICY_SECRET_BEARER] =
+		"bearer in", [POLICY_SECRET_BASIC] = "basic in",
+	};
+	struct policy_request_decision	 d;
+	struct policy_secret_info	 s;
+	const char			*sp = strchr(req, ' ');
+	char				 fix[POLICY_FIX_MAX];
+	size_t				 i;
+
+	if (sp == NULL || sp == req || sp[1] != '/') {
+		fprintf(stderr, "aisb: --request '%.64s': write METHOD PATH, "
+		    "such as \"POST /v1/messages\"\n", req);
+		return -1;
+	}
+	if (!policy_rule_inspect(r)) {
+		printf("request: not inspected: the gate relays the tunnel and "
+		    "sees no request\n");
+		return 0;
+	}
+	policy_decide_request(r, req, (size_t)(sp - req), sp + 1,
+	    strlen(sp + 1), &d);
+	printf("request %s: %s, %s", req, d.verdict == POLICY_ALLOW ?
+	    "allow" : "deny", d.detail != NULL ? d.detail :
+	    policy_reason_str(d.reason));
+	if (d.entry != NULL)
+		printf(" (line %u, column %u: \"%s\")", d.line, d.column,
+		    d.entry);
+	printf("\n");
+	if (d.verdict != POLICY_ALLOW) {
+		if (policy_request_fix_yaml(r, req, (size_t)(sp - req), sp + 1,
+		    strlen(sp + 1), d.reason, 0, fix, sizeof(fix)) > 0)
+			printf("to allow it:\n%s", fix);
+		return 1;
+	}
+	for (i = 0; i < policy_rule_secret_count(r); i++) {
+		policy_rule_secret(r, i, &s);
+		printf("secret %s: %s%s%s\n", s.name, how[s.mode],
+		    s.header != NULL ? " " : "", s.header != NULL ? s.header :
+		    "");
+	}
+	return 0;
+}
+
+static int
+cmd_test(struct policy *p, const char *target, const char *ip,
+    const char *req)
 {
 	struct policy_target	 t;
 	struct policy_decision	 d;
 	struct policy_addr	 a;
 	const char		*cls = NULL;
 	char			 err[128], rule[512], abuf[64];
+	int			 rc;
 
 	if (policy_parse_target(target, strlen(target), 443, &t, err,
 	    sizeof(err)) == -1) {
@@ -86,6 +140,11 @@ cmd_test(struct policy *p, const char *target, const char *ip)
 		    policy_addr_str(x, abuf, sizeof(abuf)),
 		    c != NULL ? "denied range (" : "may be dialled",
 		    c != NULL ? c : "", c != NULL ? ")" : "");
+	}
+	if (d.verdict == POLICY_ALLOW && req != NULL) {
+		if ((rc = test_request(d.rule, req)) == -1)
+			return EXIT_CONFIG;
+		return rc;
 	}
 	return d.verdict == POLICY_ALLOW ? 0 : 1;
 }
@@ -207,7 +266,8 @@ launch_cmd_policy(int argc, char **argv)
 			free(dump);
 		}
 	} else
-		rc = cmd_test(p, a.pos[1], a.npos == 3 ? a.pos[2] : NULL);
+		rc = cmd_test(p, a.pos[1], a.npos == 3 ? a.pos[2] : NULL,
+		    launch_cli_get(&a, "--request"));
 	policy_free(p);
 	if (fflush(stdout) == EOF) {
 		perror("aisb: stdout");

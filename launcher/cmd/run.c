@@ -27,7 +27,9 @@
 #include "session/recording.h"
 #include "session/run.h"
 #include "session/seccomp.h"
+#include "session/secrets.h"
 #include "session/spec.h"
+#include "session/wsmode.h"
 
 extern char **environ;
 
@@ -66,6 +68,12 @@ print_env(const struct launch_opts *o)
 		printf("HTTP_PROXY, HTTPS_PROXY, ALL_PROXY (and lower case)="
 		    "http://<session credential>@" LAUNCH_SLIRP_HOST ":<gate "
 		    "port>\nNO_PROXY, no_proxy=localhost,127.0.0.1,::1\n");
+	/* a placeholder each; the values are read only by a session */
+	for (i = 0; i < o->nsecrets; i++)
+		printf("%.*s=<placeholder: the gate adds the secret from %s>\n",
+		    (int)strcspn(o->secrets[i].text, "="), o->secrets[i].text,
+		    strchr(o->secrets[i].text, '=') != NULL ?
+		    strchr(o->secrets[i].text, '=') + 1 : "aisb's environment");
 	for (i = 0; i < o->nenv; i++) {
 		/* a recipe's setenv holds no secret: shown */
 		if (o->env[i].src == LAUNCH_SRC_DEFAULT &&
@@ -91,7 +99,9 @@ dry_run(const struct launch_opts *o)
 	struct launch_run	 r;
 	struct launch_strv	 v;
 	struct launch_ids	 ids;
+	struct launch_wsmode	 w;
 	char			 err[1024], seccomp[PATH_MAX];
+	int			 k;
 
 	memset(&src, 0, sizeof(src));
 	src.podman = "podman";
@@ -128,8 +138,20 @@ dry_run(const struct launch_opts *o)
 		return EXIT_ENFORCE;
 	}
 	src.seccomp = seccomp;
+	/* the git guard's mounts, the protected paths, --mount: planned as
+	 * a session would, nothing made (wsmode.h) */
+	if ((k = launch_wsmode_prepare(&w, o, src.ids, "<session>",
+	    src.ids != NULL && src.ids->mode == LAUNCH_IDS_MAPPED ?
+	    src.clone : NULL, 1, err, sizeof(err))) != 0) {
+		fprintf(stderr, "aisb: %s\n", err);
+		launch_wsmode_free(&w);
+		return k;
+	}
+	src.mounts = &w.mounts;
 	launch_run_build(&r, o, &src);
-	if (launch_podman_argv(&r, &v) == -1)
+	k = launch_podman_argv(&r, &v);
+	launch_wsmode_free(&w);
+	if (k == -1)
 		return 0;
 	print_env(o);
 	if (o->learn)
@@ -228,6 +250,33 @@ refuse(struct launch_opts *o, int preview, int named)
 	return 0;
 }
 
+/*
+ * The secrets read on the host (a missing one stops the session before
+ * anything starts: 78), then the session.
+ */
+static int
+run_session(const struct launch_opts *o, struct policy *p,
+    const struct launch_run_agent *ra)
+{
+	struct launch_secrets	*ss;
+	char			 err[2048];
+	int			 rc;
+
+	if ((ss = calloc(1, sizeof(*ss))) == NULL) {
+		fprintf(stderr, "aisb: out of memory\n");
+		return EXIT_CONFIG;
+	}
+	if (launch_secrets_read(ss, o, environ, err, sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: %s\n", err);
+		free(ss);
+		return EXIT_CONFIG;
+	}
+	rc = launch_session_run(o, p, ra, ss);
+	launch_secrets_free(ss);
+	free(ss);
+	return rc;
+}
+
 int
 launch_cmd_run(int argc, char **argv)
 {
@@ -278,6 +327,11 @@ launch_cmd_run(int argc, char **argv)
 	    gated ? o.val[LO_GATE] : NULL, &p, &ra.yaml, o.print_policy ?
 	    stdout : NULL) == -1)
 		goto out;
+	/* a secret that would reach nothing, or the sandbox: refused */
+	if (launch_secrets_usable(&o, p, err, sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: %s\n", err);
+		goto out;
+	}
 	rc = previews(&o, p, &ra);
 	if (!preview && o.record && gated) {
 		/* never silently run without what was asked for */
@@ -289,7 +343,7 @@ launch_cmd_run(int argc, char **argv)
 		    o.val[LO_GATE]);
 		rc = EXIT_CONFIG;
 	} else if (!preview)
-		rc = launch_session_run(&o, p, &ra);
+		rc = run_session(&o, p, &ra);
 out:
 	policy_free(p);
 	launch_run_agent_free(&ra);

@@ -76,8 +76,5 @@ int	dstate_load(const char *sdir, struct dstate *st, char *err,
 	    size_t errlen);
 /* dstate_load, saying why on stderr: 0 or -1. */
 int	dstate_load_said(const char *sdir, struct dstate *st);
-/* The default rules and the patterns the user configured. */
-struct snap_rules *draft_rules(char *const *exclude, size_t n,
-	    unsigned owner_uid, unsigned owner_gid, char *err, size_t errlen);
 
 #endif

@@ -118,6 +118,34 @@ int	 draft_end(const char *sdir, const char *id, int code,
 	    enum draft_apply apply, int quiet, struct draft_info *info);
 
 /*
+ * The default rules and the patterns the user configured, the reading of
+ * owner_uid:owner_gid, and where git reads its configuration for that
+ * user (snap_rules_git_environ): a snapshot's stage and change set, and a
+ * direct session's git guard (core.hooksPath, included files), read the
+ * same files.  NULL with err.
+ */
+struct snap_rules *draft_rules(char *const *exclude, size_t n,
+	    unsigned owner_uid, unsigned owner_gid, char *err, size_t errlen);
+
+/*
+ * Before what aisb asks at a terminal after a command ran: the terminal
+ * put back in order (whatever the command's output left hiding text),
+ * and a line opening aisb's block with mark, drawn after the command
+ * ended (draft_os_random_hex), which the question repeats; a forged
+ * question the command printed stays above it, without the mark.  The
+ * snapshot's question and a bind session's git keys use it.
+ */
+void	 draft_ask_header(const char *id, const char *mark);
+/*
+ * Asks on stderr ("aisb [mark M]: " when mark is not "", question, name
+ * escaped as the summary's names are, choices) and reads one answer from
+ * in, the rest of its line dropped: its first byte, lower case ('\n' for
+ * an empty one), or EOF.
+ */
+int	 draft_ask_answer(FILE *in, const char *mark, const char *question,
+	    const char *name, const char *choices);
+
+/*
  * draft_end's summary of a kept draft (nchanges to write into workspace,
  * their change set ch, the copy at stage, saved in sdir) and, as apply
  * says, the question (launcher/draft_ask.c): 1 when the person said yes,

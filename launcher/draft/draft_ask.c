@@ -43,50 +43,63 @@ static const char term_reset[] =
  * A forged summary and question printed by the command stay above this
  * line, without the mark.
  */
-static void
-ask_header(const char *id, const char *mark)
+void
+draft_ask_header(const char *id, const char *mark)
 {
 	fputs(term_reset, stderr);
 	fprintf(stderr, "---- aisb, session %s, mark %s: the command's output "
 	    "ends above; what follows is aisb's ----\n", id, mark);
 }
 
+int
+draft_ask_answer(FILE *in, const char *mark, const char *question,
+    const char *name, const char *choices)
+{
+	char	 line[DRAFT_ANSWER];
+	int	 c;
+
+	if (mark[0] != '\0')
+		fprintf(stderr, "aisb [mark %s]: ", mark);
+	else
+		fputs("aisb: ", stderr);
+	/* the name escaped, as the summary's names are */
+	fputs(question, stderr);
+	snap_print_name(stderr, name);
+	fputs(choices, stderr);
+	fflush(stderr);
+	if (fgets(line, sizeof(line), in) == NULL)
+		return EOF;
+	if (strchr(line, '\n') == NULL)
+		while ((c = fgetc(in)) != EOF && c != '\n')
+			;
+	c = (unsigned char)line[0];
+	return c == '\r' ? '\n' : c >= 'A' && c <= 'Z' ? c + 32 : c;
+}
+
 /*
  * The question at the end of a session, asked on in (draft_os_terminal):
- * 1 apply, 0 keep.  mark (may be "") is ask_header's.
+ * 1 apply, 0 keep.  mark (may be "") is draft_ask_header's.
  */
 static int
 ask_apply(const char *sdir, const char *workspace, const char *stage,
     unsigned long long nchanges, FILE *in, const char *mark)
 {
 	struct snap_changes	*ch = NULL;
-	char			 line[DRAFT_ANSWER], path[DRAFT_PATH_MAX];
-	char			 err[2048];
+	char			 path[DRAFT_PATH_MAX], err[2048], q[64];
 	int			 c, yes = 0;
 
+	snprintf(q, sizeof(q), "write these %llu change(s) into ", nchanges);
 	for (;;) {
-		if (mark[0] != '\0')
-			fprintf(stderr, "aisb [mark %s]: ", mark);
-		else
-			fputs("aisb: ", stderr);
-		/* the folder's name escaped, as the summary's names are */
-		fprintf(stderr, "write these %llu change(s) into ", nchanges);
-		snap_print_name(stderr, workspace);
-		fputs("? [y]es, [n]o: keep the draft, [d]iff: ", stderr);
-		fflush(stderr);
-		if (fgets(line, sizeof(line), in) == NULL)
+		if ((c = draft_ask_answer(in, mark, q, workspace,
+		    "? [y]es, [n]o: keep the draft, [d]iff: ")) == EOF)
 			break;
-		if (strchr(line, '\n') == NULL)
-			while ((c = fgetc(in)) != EOF && c != '\n')
-				;
-		if (line[0] == 'y' || line[0] == 'Y') {
+		if (c == 'y') {
 			yes = 1;
 			break;
 		}
-		if (line[0] == 'n' || line[0] == 'N' || line[0] == '\n' ||
-		    line[0] == '\r')
+		if (c == 'n' || c == '\n')
 			break;
-		if (line[0] != 'd' && line[0] != 'D')
+		if (c != 'd')
 			continue;
 		snprintf(err, sizeof(err), "%s/changes: path too long", sdir);
 		if (ch == NULL && (snprintf(path, sizeof(path), "%s/changes",
@@ -121,7 +134,7 @@ draft_end_ask(const char *sdir, const char *id, const char *workspace,
 			fclose(in);
 			in = NULL;
 		} else
-			ask_header(id, mark);
+			draft_ask_header(id, mark);
 	}
 	if (!quiet) {
 		fprintf(stderr, "aisb: snapshot: the command changed:\n");

@@ -53,49 +53,45 @@ launch_find_program(const char *name, char *out, size_t len)
 }
 
 /*
- * Closes every descriptor above low but keep (-1: none), however high the
- * open file limit lets them go: close_range(2), or a loop up to the soft
- * limit where the kernel has none (before 5.9).  0 or -1.
+ * Closes every descriptor above low, however high the open file limit
+ * lets them go: close_range(2), or a loop up to the soft limit where the
+ * kernel has none (before 5.9).  0 or -1.
  */
 static int
-close_above(int low, int keep)
+close_above(int low)
 {
 	struct rlimit	 rl;
-	unsigned	 first = (unsigned)low + 1;
 	int		 fd;
 
-	if (keep > low) {
-		if ((unsigned)keep > first &&
-		    close_range(first, (unsigned)keep - 1, 0) == -1)
-			goto loop;
-		first = (unsigned)keep + 1;
-	}
-	if (close_range(first, ~0U, 0) == 0)
+	if (close_range((unsigned)low + 1, ~0U, 0) == 0)
 		return 0;
-loop:
 	if (errno != ENOSYS)
 		return -1;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
 		return -1;
 	for (fd = low + 1; (rlim_t)fd < rl.rlim_cur && fd < INT_MAX; fd++)
-		if (fd != keep)
-			(void)close(fd);
+		(void)close(fd);
 	return 0;
 }
 
 /*
  * fork + execv.  fds[i] (or -1: inherit) becomes descriptor i of the child
- * for i < 3; extra_src (or -1) becomes descriptor extra_dst; every other
- * descriptor is closed.  The child runs in a process group of its own,
- * and gets SIGTERM when the launcher dies.
+ * for i < 3; extra[k] becomes descriptor 3 + k (k < nextra, at most 8);
+ * every other descriptor is closed.  The child runs in a process group of
+ * its own, and gets SIGTERM when the launcher dies.
  */
 pid_t
-launch_spawn(char *const argv[], const int fds[3], int extra_src,
-    int extra_dst)
+launch_spawn_fds(char *const argv[], const int fds[3], const int *extra,
+    size_t nextra)
 {
 	pid_t	 pid, parent = getpid();
-	int	 i;
+	int	 i, tmp[8];
+	size_t	 k;
 
+	if (nextra > sizeof(tmp) / sizeof(tmp[0])) {
+		errno = EINVAL;
+		return -1;
+	}
 	if ((pid = fork()) == -1)
 		return -1;
 	if (pid > 0)
@@ -118,18 +114,30 @@ launch_spawn(char *const argv[], const int fds[3], int extra_src,
 	for (i = 0; i < 3; i++)
 		if (fds[i] != -1 && fds[i] != i && dup2(fds[i], i) == -1)
 			_exit(127);
-	if (extra_src != -1) {
-		if (extra_src == extra_dst) {
-			if (fcntl(extra_dst, F_SETFD, 0) == -1)
-				_exit(127);
-		} else if (dup2(extra_src, extra_dst) == -1)
+	/* above every target first, so that no dup2 lands on a source */
+	for (k = 0; k < nextra; k++)
+		if ((tmp[k] = fcntl(extra[k], F_DUPFD_CLOEXEC, 3 +
+		    (int)nextra)) == -1)
 			_exit(127);
-	}
-	if (close_above(2, extra_src != -1 ? extra_dst : -1) == -1)
+	for (k = 0; k < nextra; k++)
+		if (dup2(tmp[k], 3 + (int)k) == -1)
+			_exit(127);
+	if (close_above(2 + (int)nextra) == -1)
 		_exit(127);
 	signal(SIGPIPE, SIG_DFL);
 	execv(argv[0], argv);
 	_exit(127);
+}
+
+pid_t
+launch_spawn(char *const argv[], const int fds[3], int extra_src,
+    int extra_dst)
+{
+	if (extra_src != -1 && extra_dst != 3) {
+		errno = EINVAL;
+		return -1;
+	}
+	return launch_spawn_fds(argv, fds, &extra_src, extra_src != -1);
 }
 
 /*

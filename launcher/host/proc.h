@@ -11,6 +11,14 @@
 #include <stdint.h>
 
 int	 launch_find_program(const char *name, char *out, size_t len);
+/*
+ * fork + execv of a child of its own process group that dies with aisb:
+ * fds[i] (-1: inherited) its descriptor i for i < 3, extra[k] its
+ * descriptor 3 + k (at most 8), nothing else open.  The pid, or -1.
+ */
+pid_t	 launch_spawn_fds(char *const argv[], const int fds[3],
+	    const int *extra, size_t nextra);
+/* The same with one extra descriptor (-1: none), which must go to 3. */
 pid_t	 launch_spawn(char *const argv[], const int fds[3], int extra_src,
 	    int extra_dst);
 /*

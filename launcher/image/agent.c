@@ -52,6 +52,7 @@ static const char *const field_names[LAF__COUNT] = {
 	[LAF_ENV] = "env",
 	[LAF_SETENV] = "setenv",
 	[LAF_CONFIG] = "config",
+	[LAF_SECRETS] = "secrets",
 };
 
 const char *
@@ -296,6 +297,9 @@ list_of(struct agctx *c, const struct ynode *n, const char *agent,
 #define EX_ENV		"env: [EXAMPLE_API_KEY] (variable names only)"
 #define EX_CONFIG	"config: [.example] (folders under the home)"
 #define EX_SETENV	"setenv: { NAME: value }"
+#define EX_SECRETS	"secrets: { NAME: HOST header|bearer|basic|replace " \
+			"[HEADER|USER] }, e.g. { EXAMPLE_API_KEY: " \
+			"api.example.com header x-api-key }"
 
 /* One scalar field of agent name: command, node, npm or pip.  0 or -1. */
 static int
@@ -530,6 +534,90 @@ setenv_field(struct agctx *c, const char *name, const struct ynode *val,
 }
 
 /*
+ * One secrets: value, "HOST MODE [ARG]", into se; NULL, or why not.  The
+ * header's and the user's own checks are the policy loader's, which
+ * reads them again when the session's policy is merged.
+ */
+static const char *
+secret_value(const char *v, struct launch_agent_secret *se)
+{
+	char	 host[POLICY_MAX_NAME + 2], mode[16], arg[LAUNCH_AGENT_HEADER_MAX + 2];
+	char	 extra[2];
+	int	 n;
+
+	n = sscanf(v, "%254s %15s %65s %1s", host, mode, arg, extra);
+	if (n < 2 || n == 4 || strlen(host) > POLICY_MAX_NAME ||
+	    strlen(arg) > LAUNCH_AGENT_HEADER_MAX)
+		return "not HOST MODE [HEADER|USER]";
+	if (strchr(host, '*') != NULL || strchr(host, ':') != NULL)
+		return "the host is a name of the recipe's hosts, without a "
+		    "port or *";
+	memset(se->header, 0, sizeof(se->header));
+	memset(se->user, 0, sizeof(se->user));
+	if (strcmp(mode, "replace") == 0 && n == 2)
+		se->mode = POLICY_SECRET_REPLACE;
+	else if (strcmp(mode, "bearer") == 0 && n == 2)
+		se->mode = POLICY_SECRET_BEARER;
+	else if (strcmp(mode, "header") == 0 && n == 3) {
+		se->mode = POLICY_SECRET_HEADER;
+		snprintf(se->header, sizeof(se->header), "%s", arg);
+	} else if (strcmp(mode, "basic") == 0 && n == 3) {
+		se->mode = POLICY_SECRET_BASIC;
+		snprintf(se->user, sizeof(se->user), "%s", arg);
+	} else
+		return "the mode is replace, bearer, header NAME or basic USER";
+	snprintf(se->host, sizeof(se->host), "%s", host);
+	return NULL;
+}
+
+/* The secrets mapping of agent name.  0 or -1. */
+static int
+secrets_field(struct agctx *c, const char *name, const struct ynode *val,
+    struct launch_agent *a)
+{
+	const char	*v, *why;
+	size_t		 k;
+
+	a->nsecrets = 0;
+	if (is_null(val))
+		return 0;
+	if (val->type != Y_MAP || val->nkids / 2 > LAUNCH_AGENT_MAX_SECRETS) {
+		fail_at(c, val->line, val->col, "agent '%s': secrets: %s; "
+		    "write " EX_SECRETS, name, val->type != Y_MAP ?
+		    "a mapping belongs here" : "more than 8 entries");
+		return -1;
+	}
+	for (k = 0; k + 1 < val->nkids; k += 2) {
+		const struct ynode *sk = val->kids[k];
+		const struct ynode *sv = val->kids[k + 1];
+		struct launch_agent_secret *se = &a->secrets[a->nsecrets];
+
+		if (sk->type != Y_SCALAR || !var_ok(sk->val) ||
+		    strlen(sk->val) > POLICY_MAX_SECRET_NAME) {
+			fail_at(c, sk->line, sk->col, "agent '%s': secrets: "
+			    "'%.64s' is not a variable name; write "
+			    EX_SECRETS, name, sk->type == Y_SCALAR ?
+			    sk->val : "?");
+			return -1;
+		}
+		if ((v = scalar(c, sv, name, "secrets", EX_SECRETS)) == NULL)
+			return -1;
+		if ((why = secret_value(v, se)) != NULL) {
+			fail_at(c, sv->line, sv->col, "agent '%s': secrets: "
+			    "%s: '%.64s': %s; write " EX_SECRETS, name,
+			    sk->val, v, why);
+			return -1;
+		}
+		snprintf(se->name, sizeof(se->name), "%s", sk->val);
+		se->pos.file = c->fileno;
+		se->pos.line = sv->line;
+		se->pos.col = sv->col;
+		a->nsecrets++;
+	}
+	return 0;
+}
+
+/*
  * Reads the mapping n of agent name into a (whose other fields it leaves
  * alone) and marks the fields it wrote in a->field.  -1 after an error.
  */
@@ -561,7 +649,8 @@ parse_agent(struct agctx *c, const char *name, const struct ynode *n,
 		if (f == LAF__COUNT) {
 			fail_at(c, key->line, key->col, "agent '%s': unknown "
 			    "field '%.40s'; write one of command, node, npm, "
-			    "pip, hosts, env, setenv, config", name, key->val);
+			    "pip, hosts, env, setenv, config, secrets", name,
+			    key->val);
 			return -1;
 		}
 		for (k = 0; k < i; k += 2)
@@ -583,6 +672,7 @@ parse_agent(struct agctx *c, const char *name, const struct ynode *n,
 		a->field[f].line = val->line;
 		a->field[f].col = val->col;
 		if ((f == LAF_SETENV ? setenv_field(c, name, val, a) :
+		    f == LAF_SECRETS ? secrets_field(c, name, val, a) :
 		    f == LAF_HOSTS || f == LAF_ENV || f == LAF_CONFIG ?
 		    list_field(c, name, f, val, a) :
 		    scalar_field(c, name, f, val, a)) == -1)
@@ -642,6 +732,11 @@ override(struct launch_agent *dst, const struct launch_agent *src)
 		case LAF_CONFIG:
 			memcpy(dst->config, src->config, sizeof(dst->config));
 			dst->nconfig = src->nconfig;
+			break;
+		case LAF_SECRETS:
+			memcpy(dst->secrets, src->secrets,
+			    sizeof(dst->secrets));
+			dst->nsecrets = src->nsecrets;
 			break;
 		}
 	}

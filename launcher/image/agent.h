@@ -30,6 +30,8 @@
 #define LAUNCH_AGENT_MAX_CONFIG	8	/* folders under the home */
 #define LAUNCH_AGENT_VALUE_MAX	256	/* bytes of a package spec, a value */
 #define LAUNCH_AGENT_PATH_MAX	128	/* bytes of a config folder */
+#define LAUNCH_AGENT_MAX_SECRETS 8	/* secrets: entries */
+#define LAUNCH_AGENT_HEADER_MAX	64	/* bytes of a secret's header, user */
 
 /* Where a value was written: file (index in launch_agents.files), line, col. */
 struct launch_agent_pos {
@@ -47,6 +49,20 @@ struct launch_agent_setenv {
 	char		 value[LAUNCH_AGENT_VALUE_MAX];
 };
 
+/*
+ * How the gate adds one of the agent's credentials when the session
+ * passes it as a secret (--secret NAME): to requests to host, one of the
+ * recipe's hosts, as a policy secrets: entry says it (docs/policy.md).
+ */
+struct launch_agent_secret {
+	char		 name[LAUNCH_AGENT_NAME_MAX * 2 + 1];
+	char		 host[POLICY_MAX_NAME + 1];
+	enum policy_secret_mode mode;
+	char		 header[LAUNCH_AGENT_HEADER_MAX + 1];	/* "": none */
+	char		 user[LAUNCH_AGENT_HEADER_MAX + 1];	/* basic */
+	struct launch_agent_pos pos;
+};
+
 /* The fields of a recipe, in the order docs/agents.md lists them. */
 enum launch_agent_field {
 	LAF_COMMAND = 0,
@@ -57,6 +73,7 @@ enum launch_agent_field {
 	LAF_ENV,
 	LAF_SETENV,
 	LAF_CONFIG,
+	LAF_SECRETS,
 	LAF__COUNT
 };
 
@@ -74,6 +91,8 @@ struct launch_agent {
 	size_t		 nsetenv;
 	char		 config[LAUNCH_AGENT_MAX_CONFIG][LAUNCH_AGENT_PATH_MAX];
 	size_t		 nconfig;
+	struct launch_agent_secret secrets[LAUNCH_AGENT_MAX_SECRETS];
+	size_t		 nsecrets;
 	struct launch_agent_pos pos;		/* where the agent is named */
 	struct launch_agent_pos field[LAF__COUNT]; /* line 0: never written */
 	int		 overridden;		/* the user file changed it */
@@ -152,12 +171,18 @@ const char	*launch_agent_where(const struct launch_agents *,
  * (malloc'd, into *yaml) in which every rule is preceded by a comment
  * naming where it was written (the policy file's line, or the agents
  * file's), and the policy compiled from it under the name `name`.  Deny
- * rules of base keep winning (policy.h).  0, or -1 with err.
+ * rules of base keep winning (policy.h).  The recipe's secrets: entries
+ * named in secrets (the session's --secret names, nsecrets of them) make
+ * their hosts inspected with those secrets added (a secret's host must
+ * be one of the recipe's hosts).  0, or -1 with err.
  */
 int	 launch_agent_policy(const struct launch_agents *,
 	    const struct launch_agent *, const struct policy *base,
-	    const char *name, char **yaml, struct policy **out, char *err,
-	    size_t errlen);
+	    const char *name, const char *const *secrets, size_t nsecrets,
+	    char **yaml, struct policy **out, char *err, size_t errlen);
+/* The recipe's secrets: entry named name, or NULL. */
+const struct launch_agent_secret *launch_agent_secret(
+	    const struct launch_agent *, const char *name);
 /*
  * The agent's hosts that p does not allow, as "host:port host:port" into
  * buf ("" when p allows them all).  A wildcard host is checked with a

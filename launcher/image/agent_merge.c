@@ -25,10 +25,16 @@
 struct agent_hosts {
 	const struct launch_agents	*set;
 	const struct launch_agent	*a;
+	const struct policy		*base;
+	struct launch_yaml_secret	 add[LAUNCH_AGENT_MAX_SECRETS];
+	size_t				 nadd;
 };
 
-/* The recipe's hosts, as allow rules (launch_policy_yaml's extra). */
-static size_t
+/*
+ * The recipe's hosts, as allow rules (launch_policy_yaml's extra), each
+ * inspected as base's rule of the name is, with the session's secrets.
+ */
+static ssize_t
 agent_hosts(FILE *f, void *ctx)
 {
 	const struct agent_hosts	*h = ctx;
@@ -41,25 +47,90 @@ agent_hosts(FILE *f, void *ctx)
 		    sizeof(where)));
 		launch_yaml_str(f, h->a->hosts[i].host);
 		fprintf(f, "\n    ports: [%u]\n", h->a->hosts[i].port);
+		if (h->a->hosts[i].host[0] != '*' && launch_yaml_inspect(f,
+		    h->base, h->a->hosts[i].host, h->add, h->nadd) == -1)
+			return -1;
 	}
-	return h->a->nhosts;
+	return (ssize_t)h->a->nhosts;
+}
+
+const struct launch_agent_secret *
+launch_agent_secret(const struct launch_agent *a, const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < a->nsecrets; i++)
+		if (strcmp(a->secrets[i].name, name) == 0)
+			return &a->secrets[i];
+	return NULL;
+}
+
+/*
+ * The recipe's secrets the session passes, as the merge adds them.  0,
+ * or -1 with err when one names a host the recipe does not list.
+ */
+static int
+session_secrets(struct agent_hosts *h, const char *const *names, size_t n,
+    char *err, size_t errlen)
+{
+	const struct launch_agent_secret	*se;
+	struct launch_yaml_secret		*y;
+	char					 where[1100];
+	size_t					 i, k;
+
+	for (i = 0; i < n; i++) {
+		if ((se = launch_agent_secret(h->a, names[i])) == NULL)
+			continue;
+		for (k = 0; k < h->a->nhosts; k++)
+			if (strcmp(h->a->hosts[k].host, se->host) == 0)
+				break;
+		if (k == h->a->nhosts) {
+			snprintf(err, errlen, "%s: agent '%s': secrets: %s: "
+			    "%s is not one of its hosts; add it to hosts: or "
+			    "name one of them", launch_agent_where(h->set,
+			    &se->pos, where, sizeof(where)), h->a->name,
+			    se->name, se->host);
+			return -1;
+		}
+		y = &h->add[h->nadd++];
+		y->host = se->host;
+		y->s.name = se->name;
+		y->s.mode = se->mode;
+		y->s.header = se->header[0] != '\0' ? se->header :
+		    se->mode == POLICY_SECRET_BEARER ? "authorization" : NULL;
+		y->s.user = se->user[0] != '\0' ? se->user : NULL;
+	}
+	return 0;
 }
 
 int
 launch_agent_policy(const struct launch_agents *set,
     const struct launch_agent *a, const struct policy *base,
-    const char *name, char **yaml, struct policy **out, char *err,
-    size_t errlen)
+    const char *name, const char *const *secrets, size_t nsecrets,
+    char **yaml, struct policy **out, char *err, size_t errlen)
 {
-	struct agent_hosts	 h = { set, a };
+	struct agent_hosts	*h;
 	struct policy_errors	*errs;
 	char			*text = NULL, where[1100];
 	size_t			 len = 0;
 	FILE			*f;
+	int			 rc;
 
 	*yaml = NULL;
 	*out = NULL;
+	if ((h = calloc(1, sizeof(*h))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	h->set = set;
+	h->a = a;
+	h->base = base;
+	if (session_secrets(h, secrets, nsecrets, err, errlen) == -1) {
+		free(h);
+		return -1;
+	}
 	if ((f = open_memstream(&text, &len)) == NULL) {
+		free(h);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -68,8 +139,9 @@ launch_agent_policy(const struct launch_agents *set,
 	    "says where it was written.\nversion: %d\n",
 	    policy_file(base), a->name, launch_agent_where(set, &a->pos, where,
 	    sizeof(where)), POLICY_SCHEMA_VERSION);
-	launch_policy_yaml(f, base, agent_hosts, &h);
-	if (fclose(f) != 0 || text == NULL) {
+	rc = launch_policy_yaml(f, base, h->add, h->nadd, agent_hosts, h);
+	free(h);
+	if (fclose(f) != 0 || text == NULL || rc == -1) {
 		free(text);
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -80,10 +152,12 @@ launch_agent_policy(const struct launch_agents *set,
 		return -1;
 	}
 	if (policy_load_buffer(name, text, len, out, errs) == -1) {
-		/* a recipe's hosts are checked as the loader does: a bug */
+		/* a recipe's hosts are checked as the loader does */
 		snprintf(err, errlen, "agent %s: the merged policy does not "
-		    "load: %s", a->name, errs->count > 0 ? errs->err[0].msg :
-		    "?");
+		    "load: %s%s%s", a->name, errs->count > 0 ?
+		    errs->err[0].msg : "?", errs->count > 0 &&
+		    errs->err[0].hint[0] != '\0' ? "; " : "", errs->count > 0 ?
+		    errs->err[0].hint : "");
 		free(errs);
 		free(text);
 		return -1;

@@ -63,7 +63,7 @@ field_of(struct launch_audit_line *f, const char *key, char **out,
 	} map[] = {
 #define F(k)	{ #k, offsetof(struct launch_audit_line, k), sizeof(f->k) }
 		F(event), F(decision), F(host), F(reason), F(detail), F(rule),
-		F(fix), F(would), F(would_reason), F(tool),
+		F(fix), F(would), F(would_reason), F(tool), F(method), F(path),
 #undef F
 	};
 	size_t	 i;
@@ -162,14 +162,19 @@ launch_denials_add(struct launch_denials *d, const char *line, size_t len)
 {
 	struct launch_audit_line	 f;
 	struct launch_denial		*e;
+	char				 req[sizeof(e->request)] = "";
 	size_t				 i;
 
-	if (launch_audit_parse(line, len, &f) == -1 ||
-	    strcmp(f.event, "decision") != 0)
+	if (launch_audit_parse(line, len, &f) == -1)
 		return;
-	if (f.transparent)
+	/* an inspected host's refused request: listed as a connection is */
+	if (strcmp(f.event, "request") == 0 && strcmp(f.decision, "deny") == 0)
+		snprintf(req, sizeof(req), "%s %s", f.method, f.path);
+	else if (strcmp(f.event, "decision") != 0)
+		return;
+	if (f.transparent && req[0] == '\0')
 		tool_add(d, f.tool);
-	if (strcmp(f.decision, "allow") == 0) {
+	if (strcmp(f.decision, "allow") == 0 && req[0] == '\0') {
 		d->allowed++;
 		return;
 	}
@@ -181,7 +186,8 @@ launch_denials_add(struct launch_denials *d, const char *line, size_t len)
 	for (i = 0; i < d->n; i++) {
 		e = &d->d[i];
 		if (e->port == f.port && strcmp(e->host, f.host) == 0 &&
-		    strcmp(e->reason, f.reason) == 0) {
+		    strcmp(e->reason, f.reason) == 0 &&
+		    strcmp(e->request, req) == 0) {
 			e->count++;
 			return;
 		}
@@ -197,6 +203,7 @@ launch_denials_add(struct launch_denials *d, const char *line, size_t len)
 	snprintf(e->detail, sizeof(e->detail), "%s", f.detail);
 	snprintf(e->rule, sizeof(e->rule), "%s", f.rule);
 	snprintf(e->fix, sizeof(e->fix), "%s", f.fix);
+	snprintf(e->request, sizeof(e->request), "%s", req);
 	e->count = 1;
 }
 
@@ -313,6 +320,10 @@ launch_denials_print(const struct launch_denials *d, FILE *out,
 		} else {
 			put_clean(out, e->host, 0);
 			fprintf(out, ":%u", e->port);
+		}
+		if (e->request[0] != '\0') {
+			putc(' ', out);
+			put_clean(out, e->request, 0);
 		}
 		fprintf(out, ", %lu time%s: ", e->count, e->count == 1 ? "" : "s");
 		put_clean(out, e->detail[0] ? e->detail : e->reason, 0);

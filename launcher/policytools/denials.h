@@ -22,6 +22,8 @@ struct launch_denial {
 	char		 detail[160];	/* for people */
 	char		 rule[256];	/* the rule that decided, or "" */
 	char		 fix[POLICY_FIX_MAX];	/* YAML (policy_fix_yaml), or "" */
+	char		 request[280];	/* "METHOD PATH" of an inspected host's
+					   request; "" for a connection */
 	unsigned long	 count;
 };
 
@@ -65,6 +67,8 @@ struct launch_audit_line {
 	/* transparent capture (the relay's X-Aisb-Tool) */
 	int		 transparent;
 	char		 tool[LAUNCH_TPROXY_TOOL + 1];
+	/* a request inside an inspected connection ("event":"request") */
+	char		 method[16], path[264];
 };
 
 /* One flat JSON object of len bytes (no NUL needed) into f: 0, or -1. */

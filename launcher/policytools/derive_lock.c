@@ -447,11 +447,21 @@ out:
 
 /* --- --allow-from-lockfile ------------------------------------------------- */
 
-/* The lockfiles' hosts, as allow rules (launch_policy_yaml's extra). */
-static size_t
+/* The lockfiles and the policy they are added to */
+struct lock_merge {
+	const struct lockset	*s;
+	const struct policy	*base;
+};
+
+/*
+ * The lockfiles' hosts, as allow rules (launch_policy_yaml's extra),
+ * each inspected as base's rule of the same name is.
+ */
+static ssize_t
 lock_hosts(FILE *f, void *ctx)
 {
-	const struct lockset	*s = ctx;
+	const struct lock_merge	*m = ctx;
+	const struct lockset	*s = m->s;
 	size_t			 i;
 
 	for (i = 0; i < s->hosts.n; i++) {
@@ -460,17 +470,22 @@ lock_hosts(FILE *f, void *ctx)
 		fprintf(f, "\n  - host: ");
 		launch_yaml_str(f, s->hosts.h[i].host);
 		fprintf(f, "\n    ports: [%u]\n", s->hosts.h[i].port);
+		if (launch_yaml_inspect(f, m->base, s->hosts.h[i].host, NULL,
+		    0) == -1)
+			return -1;
 	}
-	return s->hosts.n;
+	return (ssize_t)s->hosts.n;
 }
 
 /* base with s's hosts added as allow rules, as YAML text. */
 static char *
 merged_yaml(const struct policy *base, const struct lockset *s, size_t *lenp)
 {
-	char	*text = NULL;
-	size_t	 len = 0;
-	FILE	*f;
+	struct lock_merge	 m = { s, base };
+	char			*text = NULL;
+	size_t			 len = 0;
+	FILE			*f;
+	int			 rc;
 
 	if ((f = open_memstream(&text, &len)) == NULL)
 		return NULL;
@@ -478,8 +493,8 @@ merged_yaml(const struct policy *base, const struct lockset *s, size_t *lenp)
 	    "as allow rules\n# (--allow-from-lockfile); written by aisb for "
 	    "one session.\nversion: %d\n", policy_file(base),
 	    POLICY_SCHEMA_VERSION);
-	launch_policy_yaml(f, base, lock_hosts, (void *)s);
-	if (fclose(f) != 0) {
+	rc = launch_policy_yaml(f, base, NULL, 0, lock_hosts, &m);
+	if (fclose(f) != 0 || rc == -1) {
 		free(text);
 		return NULL;
 	}

@@ -22,6 +22,7 @@
 #include "exitcode.h"
 #include "host/proc.h"
 #include "session/folder.h"
+#include "session/secrets.h"
 
 extern char **environ;
 
@@ -109,8 +110,8 @@ buf_var(struct buf *b, const char *name, size_t nlen, const char *val)
 
 int
 launch_env_file(const struct launch_session *s, const struct launch_opts *o,
-    char **envp, const char *proxy_url, char *path, size_t pathlen,
-    char *err, size_t errlen)
+    char **envp, const char *proxy_url, const struct launch_secrets *ss,
+    char *path, size_t pathlen, char *err, size_t errlen)
 {
 	static const char *const proxy_vars[] = {
 		"HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy",
@@ -131,6 +132,10 @@ launch_env_file(const struct launch_session *s, const struct launch_opts *o,
 		buf_var(&b, "NO_PROXY", 8, no_proxy);
 		buf_var(&b, "no_proxy", 8, no_proxy);
 	}
+	/* the sandbox's stand-in for each secret, which the gate swaps */
+	for (i = 0; ss != NULL && i < ss->n; i++)
+		buf_var(&b, ss->v[i].name, strlen(ss->v[i].name),
+		    ss->v[i].placeholder);
 	for (i = 0; i < o->nenv; i++) {
 		const char	*e = o->env[i].text, *eq = strchr(e, '=');
 		const char	*v;

@@ -34,13 +34,16 @@ int	 launch_session_write(const struct launch_session *, const char *name,
 	    char *err, size_t errlen);
 /*
  * The environment file: the proxy variables in every spelling tools read
- * (HTTP_PROXY, http_proxy, HTTPS_PROXY, ... NO_PROXY), then the --env
- * entries.  proxy_url may be NULL (--net none/direct).  Values come from
- * envp for --env NAME.  The text is built in memory and written once.
+ * (HTTP_PROXY, http_proxy, HTTPS_PROXY, ... NO_PROXY), the placeholder
+ * of each secret of ss (NULL: none; secrets.h) under its name, then the
+ * --env entries.  proxy_url may be NULL (--net none/direct).  Values come
+ * from envp for --env NAME.  The text is built in memory and written
+ * once.
  */
+struct launch_secrets;
 int	 launch_env_file(const struct launch_session *, const struct launch_opts *,
-	    char **envp, const char *proxy_url, char *path, size_t pathlen,
-	    char *err, size_t errlen);
+	    char **envp, const char *proxy_url, const struct launch_secrets *ss,
+	    char *path, size_t pathlen, char *err, size_t errlen);
 /* The token file aisb-gate reads: "session-<id>:<secret>". */
 int	 launch_token_file(const struct launch_session *, char *path,
 	    size_t pathlen, char *err, size_t errlen);

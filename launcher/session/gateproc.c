@@ -64,14 +64,82 @@ launch_gate_spawn_args(struct launch_gate *g, const char *policy,
     const char *control, const char *capture, uint64_t capture_max,
     const char *const *extra, char *err, size_t errlen)
 {
+	struct launch_gate_args	 a = { policy, tokenfile, auditfile, logfile,
+	    control, capture, capture_max, extra, -1, NULL, NULL };
+
+	return launch_gate_spawn_with(g, &a, err, errlen);
+}
+
+/* The gate's argv for a, into argv (room for GATE_ARGV); its length. */
+#define GATE_ARGV	(34 + LAUNCH_GATE_EXTRA)
+static int
+gate_argv(char **argv, char *bin, char *user, char *maxarg, size_t maxlen,
+    const struct launch_gate_args *a)
+{
+	int	 argc = 0, k;
+
+	argv[argc++] = bin;
+	argv[argc++] = (char *)"-d";
+	argv[argc++] = (char *)"-v";
+	argv[argc++] = (char *)"-f";
+	argv[argc++] = (char *)a->policy;
+	argv[argc++] = (char *)"-l";
+	argv[argc++] = (char *)"127.0.0.1:0";
+	argv[argc++] = (char *)"--ready-fd";
+	argv[argc++] = (char *)"3";
+	argv[argc++] = (char *)"--token-file";
+	argv[argc++] = (char *)a->tokenfile;
+	argv[argc++] = (char *)"--audit";
+	argv[argc++] = (char *)a->auditfile;
+	if (a->control != NULL) {
+		argv[argc++] = (char *)"--control";
+		argv[argc++] = (char *)a->control;
+	}
+	if (user[0] != '\0') {
+		argv[argc++] = (char *)"--user";
+		argv[argc++] = user;
+	}
+	/* the gate creates it before its drop, as it does the audit file */
+	if (a->capture != NULL) {
+		snprintf(maxarg, maxlen, "%llu",
+		    (unsigned long long)a->capture_max);
+		argv[argc++] = (char *)"--record";
+		argv[argc++] = (char *)a->capture;
+		argv[argc++] = (char *)"--record-max";
+		argv[argc++] = maxarg;
+	}
+	/* the values: on descriptor 4, never here (argv is visible) */
+	if (a->secrets_fd != -1) {
+		argv[argc++] = (char *)"--secrets-fd";
+		argv[argc++] = (char *)"4";
+	}
+	if (a->ca_out != NULL) {
+		argv[argc++] = (char *)"--ca-out";
+		argv[argc++] = (char *)a->ca_out;
+	}
+	if (a->upstream_ca != NULL) {
+		argv[argc++] = (char *)"--upstream-ca";
+		argv[argc++] = (char *)a->upstream_ca;
+	}
+	for (k = 0; a->extra != NULL && a->extra[k] != NULL &&
+	    k < LAUNCH_GATE_EXTRA; k++)
+		argv[argc++] = (char *)a->extra[k];
+	argv[argc] = NULL;
+	return argc;
+}
+
+int
+launch_gate_spawn_with(struct launch_gate *g, const struct launch_gate_args *a,
+    char *err, size_t errlen)
+{
 	char		 bin[PATH_MAX], user[64], maxarg[24];
-	char		*argv[28 + LAUNCH_GATE_EXTRA];
-	int		 p[2], fds[3], logfd, argc = 0, k;
+	char		*argv[GATE_ARGV];
+	int		 p[2], fds[3], extra[2], logfd;
 
 	memset(g, 0, sizeof(*g));
 	g->pid = -1;
 	g->readyfd = -1;
-	g->logfile = logfile;
+	g->logfile = a->logfile;
 	if (launch_find_program("aisb-gate", bin, sizeof(bin)) == -1) {
 		snprintf(err, errlen, "aisb-gate not found next to aisb or on "
 		    "PATH; build it (make) or install it (make install)");
@@ -80,9 +148,9 @@ launch_gate_spawn_args(struct launch_gate *g, const char *policy,
 	/* it parses what sandboxed commands send: never as root */
 	if (launch_gate_user(user, sizeof(user), NULL, err, errlen) == -1)
 		return -1;
-	if ((logfd = open(logfile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
-	    O_NOFOLLOW, 0600)) == -1) {
-		snprintf(err, errlen, "%s: %s", logfile, strerror(errno));
+	if ((logfd = open(a->logfile, O_WRONLY | O_CREAT | O_APPEND |
+	    O_CLOEXEC | O_NOFOLLOW, 0600)) == -1) {
+		snprintf(err, errlen, "%s: %s", a->logfile, strerror(errno));
 		return -1;
 	}
 	if (pipe2(p, O_CLOEXEC) == -1) {
@@ -90,49 +158,17 @@ launch_gate_spawn_args(struct launch_gate *g, const char *policy,
 		close(logfd);
 		return -1;
 	}
-	argv[argc++] = bin;
-	argv[argc++] = (char *)"-d";
-	argv[argc++] = (char *)"-v";
-	argv[argc++] = (char *)"-f";
-	argv[argc++] = (char *)policy;
-	argv[argc++] = (char *)"-l";
-	argv[argc++] = (char *)"127.0.0.1:0";
-	argv[argc++] = (char *)"--ready-fd";
-	argv[argc++] = (char *)"3";
-	argv[argc++] = (char *)"--token-file";
-	argv[argc++] = (char *)tokenfile;
-	argv[argc++] = (char *)"--audit";
-	argv[argc++] = (char *)auditfile;
-	if (control != NULL) {
-		argv[argc++] = (char *)"--control";
-		argv[argc++] = (char *)control;
-	}
-	if (user[0] != '\0') {
-		argv[argc++] = (char *)"--user";
-		argv[argc++] = user;
-	}
-	/* the gate creates it before its drop, as it does the audit file */
-	if (capture != NULL) {
-		snprintf(maxarg, sizeof(maxarg), "%llu",
-		    (unsigned long long)capture_max);
-		argv[argc++] = (char *)"--record";
-		argv[argc++] = (char *)capture;
-		argv[argc++] = (char *)"--record-max";
-		argv[argc++] = maxarg;
-	}
-	for (k = 0; extra != NULL && extra[k] != NULL &&
-	    k < LAUNCH_GATE_EXTRA; k++)
-		argv[argc++] = (char *)extra[k];
-	argv[argc] = NULL;
-
+	(void)gate_argv(argv, bin, user, maxarg, sizeof(maxarg), a);
 	fds[0] = -1;
 	fds[1] = logfd;
 	fds[2] = logfd;
-	/* the ready pipe is descriptor 3 in the child */
-	g->pid = launch_spawn(argv, fds, p[1], 3);
+	/* the ready pipe is descriptor 3 in the child, the secrets 4 */
+	extra[0] = p[1];
+	extra[1] = a->secrets_fd;
+	g->pid = launch_spawn_fds(argv, fds, extra, a->secrets_fd != -1 ?
+	    2 : 1);
 	close(p[1]);
 	close(logfd);
-	logfd = -1;
 	if (g->pid == -1) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
 		close(p[0]);

@@ -60,6 +60,24 @@ int	 launch_gate_spawn_args(struct launch_gate *, const char *policy,
 	    const char *tokenfile, const char *auditfile, const char *logfile,
 	    const char *control, const char *capture, uint64_t capture_max,
 	    const char *const *extra, char *err, size_t errlen);
+/*
+ * All of the above, and an inspecting gate's (docs/gate.md, "Inspected
+ * hosts"): the secrets on a descriptor of their own (secrets_fd, given
+ * to the gate as its descriptor 4: --secrets-fd 4; -1: none), the CA's
+ * certificate written to ca_out (NULL: none), upstreams' certificates
+ * also checked against upstream_ca (NULL: the system's store only).
+ */
+struct launch_gate_args {
+	const char		*policy, *tokenfile, *auditfile, *logfile;
+	const char		*control;	/* NULL: none */
+	const char		*capture;	/* NULL: no recording */
+	uint64_t		 capture_max;
+	const char *const	*extra;		/* NULL-terminated, or NULL */
+	int			 secrets_fd;
+	const char		*ca_out, *upstream_ca;
+};
+int	 launch_gate_spawn_with(struct launch_gate *,
+	    const struct launch_gate_args *, char *err, size_t errlen);
 int	 launch_gate_ready(struct launch_gate *, char *err, size_t errlen);
 void	 launch_gate_stop(struct launch_gate *);
 

@@ -215,23 +215,67 @@ out:
 	return rc;
 }
 
+/* The certificates of session_ca appended to *pem (*len bytes); 0 or -1. */
+static int
+add_session_ca(const char *session_ca, char **pem, size_t *len, char *err,
+    size_t errlen)
+{
+	BIO	*mem;
+	char	*p, *out, warn[PATH_MAX + 64];
+	size_t	 n = 0;
+	long	 l;
+	int	 rc = -1;
+
+	if ((mem = BIO_new(BIO_s_mem())) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	warn[0] = '\0';
+	if (one_file(session_ca, mem, &n, warn, sizeof(warn)) <= 0 ||
+	    (l = BIO_get_mem_data(mem, &p)) <= 0) {
+		snprintf(err, errlen, "the gate's CA certificate: %s",
+		    warn[0] != '\0' ? warn : "none");
+		goto out;
+	}
+	if ((out = realloc(*pem, *len + (size_t)l + 1)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	memcpy(out + *len, p, (size_t)l);
+	*len += (size_t)l;
+	out[*len] = '\0';
+	*pem = out;
+	rc = 0;
+out:
+	BIO_free(mem);
+	return rc;
+}
+
 int
-launch_host_ca_file(const struct launch_session *s, char *path,
-    size_t pathlen, size_t *ncerts, char *err, size_t errlen)
+launch_host_ca_file(const struct launch_session *s, int host,
+    const char *session_ca, char *path, size_t pathlen, size_t *ncerts,
+    char *err, size_t errlen)
 {
 	const char	*dir = getenv(LAUNCH_HOST_CA_DIR_ENV);
 	char		*pem = NULL, warn[PATH_MAX + 64];
-	size_t		 len;
+	size_t		 len = 0;
 	int		 rc;
 
 	path[0] = '\0';
+	*ncerts = 0;
 	if (dir == NULL || dir[0] != '/')
 		dir = LAUNCH_HOST_CA_DIR;
-	if (launch_host_ca_gather(dir, &pem, &len, ncerts, warn, sizeof(warn),
-	    err, errlen) == -1)
+	if (host && launch_host_ca_gather(dir, &pem, &len, ncerts, warn,
+	    sizeof(warn), err, errlen) == -1)
 		return -1;
-	if (warn[0] != '\0')
+	if (host && warn[0] != '\0')
 		fprintf(stderr, "aisb: host CAs: %s\n", warn);
+	/* the CA of the gate that inspects: trusted as the host's are */
+	if (session_ca != NULL && add_session_ca(session_ca, &pem, &len, err,
+	    errlen) == -1) {
+		free(pem);
+		return -1;
+	}
 	if (pem == NULL)
 		return 0;
 	rc = launch_session_write(s, "host-ca.pem", pem, len, path, pathlen,

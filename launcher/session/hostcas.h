@@ -36,12 +36,16 @@ int	launch_host_ca_gather(const char *dir, char **out, size_t *outlen,
 
 /*
  * launch_host_ca_gather() of LAUNCH_HOST_CA_DIR (or $AISB_TEST_HOST_CA_DIR)
- * into the session's host-ca.pem (mode 0644: certificates only), its path
- * into path ("" when the host has none; then nothing is written).  Skipped
- * files are named on stderr.  0, or -1 with err.
+ * when host is set, then the certificate in session_ca (an inspecting
+ * gate's CA, written by the gate: --ca-out) when not NULL, into the
+ * session's host-ca.pem (mode 0644: certificates only), its path into
+ * path ("" when there is none; then nothing is written).  Skipped files
+ * are named on stderr.  *ncerts counts the host's.  0, or -1 with err (a
+ * session CA that is not there or holds no certificate is one).
  */
 struct launch_session;
-int	launch_host_ca_file(const struct launch_session *, char *path,
-	    size_t pathlen, size_t *ncerts, char *err, size_t errlen);
+int	launch_host_ca_file(const struct launch_session *, int host,
+	    const char *session_ca, char *path, size_t pathlen,
+	    size_t *ncerts, char *err, size_t errlen);
 
 #endif

@@ -11,7 +11,7 @@
 #include "session/options.h"
 
 enum otype { OT_PATH, OT_NET, OT_WORD, OT_LIST, OT_SIZE, OT_CPUS, OT_UINT,
-	OT_DURATION, OT_BOOL, OT_ENVLIST, OT_CHOICE };
+	OT_DURATION, OT_BOOL, OT_ENVLIST, OT_CHOICE, OT_SECRETLIST };
 
 #define O_PROJECT	0x01	/* a project config may set it */
 #define O_NARROW	0x02	/* ... but only to narrow it (see check_project) */

@@ -49,6 +49,9 @@ static const struct aliasdesc aliases[] = {
 	{ "--snapshot", LO_WORKSPACE_MODE, "snapshot",
 	    "run on a copy of the workspace; its changes wait for aisb apply "
 	    "(--workspace-mode snapshot)" },
+	{ "--read-only", LO_WORKSPACE_MODE, "readonly",
+	    "the command reads the workspace, writes nothing there "
+	    "(--workspace-mode readonly)" },
 };
 
 /*
@@ -132,11 +135,27 @@ check_project(const struct launch_opts *o, enum launch_opt_id id,
 		    where, o->user_config);
 		return -1;
 	}
+	if (id == LO_PROTECT || id == LO_MOUNT) {
+		snprintf(err, errlen, "%s: a project config may not set %s: "
+		    "%s is yours to say, not the repository's; write it in "
+		    "%s or pass --%s", where, launch_optdesc[id].name,
+		    id == LO_MOUNT ? "what else of the host a session sees" :
+		    "which of your files the command may not change",
+		    o->user_config, launch_optdesc[id].name);
+		return -1;
+	}
 	if (id == LO_NPM || id == LO_PIP) {
 		snprintf(err, errlen, "%s: a project config may not add %s "
 		    "packages: their install runs the packages' own scripts "
 		    "with network access; name them in %s or with --%s",
 		    where, launch_optdesc[id].name, o->user_config, launch_optdesc[id].name);
+		return -1;
+	}
+	if (id == LO_SECRETS) {
+		snprintf(err, errlen, "%s: a project config may not name "
+		    "secrets: it would choose which of your secrets leave the "
+		    "host; name them in %s or with --secret", where,
+		    o->user_config);
 		return -1;
 	}
 	if (!(launch_optdesc[id].flags & O_PROJECT)) {
@@ -161,9 +180,17 @@ check_project(const struct launch_opts *o, enum launch_opt_id id,
 		    o->user_config, v);
 		return -1;
 	}
-	if (id == LO_WORKSPACE_MODE && strcmp(v, "snapshot") != 0) {
+	if (id == LO_WORKSPACE_MODE && strcmp(v, "snapshot") != 0 &&
+	    strcmp(v, "readonly") != 0) {
 		snprintf(err, errlen, "%s: a project config may only choose "
-		    "workspace_mode: snapshot, never direct", where);
+		    "workspace_mode: snapshot or readonly, never direct", where);
+		return -1;
+	}
+	/* a quarantine the repository asked for is not its to drop */
+	if (id == LO_QUARANTINE && strcmp(v, "true") != 0 &&
+	    strcmp(v, "yes") != 0 && strcmp(v, "1") != 0) {
+		snprintf(err, errlen, "%s: a project config may only turn "
+		    "quarantine on (quarantine: true), never off", where);
 		return -1;
 	}
 	if ((launch_optdesc[id].flags & O_NARROW) && id == LO_NET &&
@@ -235,7 +262,8 @@ read_config(struct launch_opts *o, const char *path, enum launch_src src,
 		case YAML_SEQUENCE_START_EVENT:
 			if (depth != 1 || id < 0 || inlist ||
 			    (launch_optdesc[id].type != OT_LIST &&
-			    launch_optdesc[id].type != OT_ENVLIST)) {
+			    launch_optdesc[id].type != OT_ENVLIST &&
+			    launch_optdesc[id].type != OT_SECRETLIST)) {
 				snprintf(err, errlen, "%s: a list is not valid "
 				    "here", where);
 				goto fail_ev;
@@ -312,7 +340,7 @@ apply_env_layer(struct launch_opts *o, char **envp, char *err, size_t errlen)
 	int		 i, k;
 
 	for (i = 0; i < LO__COUNT; i++) {
-		if (i == LO_ENV || i == LO_PROJECT_POLICY)
+		if (i == LO_ENV || i == LO_PROJECT_POLICY || i == LO_SECRETS)
 			continue;	/* secrets and trust: flags and user config only */
 		snprintf(var, sizeof(var), "AISB_");
 		for (k = 0; launch_optdesc[i].name[k] != '\0' && k < 50; k++)
@@ -356,6 +384,8 @@ flag_opt(const char *flag, size_t len)
 	name[len] = '\0';
 	if (strcmp(name, "package") == 0)
 		return LO_PACKAGES;
+	if (strcmp(name, "secret") == 0)
+		return LO_SECRETS;
 	if ((id = launch_opt_find(name, len)) < 0 || (launch_optdesc[id].flags & O_NOFLAG))
 		return -1;
 	return id;
@@ -459,7 +489,8 @@ flag_name(int id, char *flag, size_t len)
 
 	snprintf(flag, len, "--%s%s", d->type == OT_BOOL && d->def != NULL &&
 	    strcmp(d->def, "true") == 0 ? "no-" : "",
-	    id == LO_PACKAGES ? "package" : d->name);
+	    id == LO_PACKAGES ? "package" : id == LO_SECRETS ? "secret" :
+	    d->name);
 	for (i = 0; flag[i] != '\0'; i++)
 		if (flag[i] == '_')
 			flag[i] = '-';
@@ -603,6 +634,53 @@ launch_workspace_check(const struct launch_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * --quarantine (quarantine: true) narrows the session to what reading a
+ * repository one does not trust needs: no network, the workspace
+ * read-only, a home that goes with the session (run.c).  What a config
+ * file said otherwise is overridden; a choice made for this session
+ * against it (a flag, AISB_*) is refused: never run other than what was
+ * asked for.  0, or -1 with err.
+ */
+static int
+quarantine(struct launch_opts *o, char *err, size_t errlen)
+{
+	static const struct {
+		enum launch_opt_id	 id;
+		const char		*value, *why;
+	} narrow[] = {
+		{ LO_NET, "none", "its network is none" },
+		{ LO_WORKSPACE_MODE, "readonly", "its workspace is read-only" },
+		{ LO_GATE, "", "it has no network, and no gate" },
+	};
+	size_t	 i;
+	char	 where[96];
+
+	snprintf(where, sizeof(where), "%s", o->where[LO_QUARANTINE]);
+	for (i = 0; i < sizeof(narrow) / sizeof(narrow[0]); i++) {
+		enum launch_opt_id id = narrow[i].id;
+
+		if (o->src[id] >= LAUNCH_SRC_ENV && o->val[id] != NULL &&
+		    strcmp(o->val[id], narrow[i].value) != 0) {
+			snprintf(err, errlen, "%s: a quarantined session's %s; "
+			    "%s asks for %s %s: drop one of them", where,
+			    narrow[i].why, o->where[id], launch_optdesc[id].name,
+			    o->val[id]);
+			return -1;
+		}
+		if (launch_opt_set(o, id, narrow[i].value,
+		    o->src[LO_QUARANTINE], where, NULL, err, errlen) == -1)
+			return -1;
+	}
+	if (o->src[LO_HOME_VOLUME] >= LAUNCH_SRC_ENV) {
+		snprintf(err, errlen, "%s: a quarantined session's home goes "
+		    "with it; %s names the volume %s: drop one of them", where,
+		    o->where[LO_HOME_VOLUME], o->val[LO_HOME_VOLUME]);
+		return -1;
+	}
+	return 0;
+}
+
 int
 launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
     char **envp, char *err, size_t errlen)
@@ -713,14 +791,20 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 			return -1;
 	}
 
+	if (o->quarantine && quarantine(o, err, errlen) == -1)
+		return -1;
 	/*
-	 * One home per project: a home volume shared by every project lets
-	 * one repository plant ~/.bashrc or ~/.npmrc for the next.
+	 * One home per project and workspace mode: a home volume shared by
+	 * every project lets one repository plant ~/.bashrc or ~/.npmrc for
+	 * the next; one shared by the modes lets a snapshot session (whose
+	 * command reached the user's tree only through a review) plant
+	 * ~/.gitconfig with core.fsmonitor for the next direct session.
 	 */
 	if (o->val[LO_HOME_VOLUME] == NULL) {
 		char	 vol[64];
 
-		if (launch_home_volume_name(o->val[LO_WORKSPACE], vol,
+		if (launch_home_volume_name(o->val[LO_WORKSPACE], o->snapshot ?
+		    "snapshot" : o->readonly ? "readonly" : "direct", vol,
 		    sizeof(vol)) == -1) {
 			snprintf(err, errlen, "home volume name: no digest");
 			return -1;
@@ -749,7 +833,8 @@ fail:
 }
 
 int
-launch_home_volume_name(const char *workspace, char *out, size_t len)
+launch_home_volume_name(const char *workspace, const char *mode, char *out,
+    size_t len)
 {
 	unsigned char	 md[EVP_MAX_MD_SIZE];
 	unsigned int	 mdlen = 0;
@@ -757,12 +842,12 @@ launch_home_volume_name(const char *workspace, char *out, size_t len)
 	const char	*path = realpath(workspace, real) != NULL ? real :
 			    workspace;
 
-	if (len < sizeof(LAUNCH_HOME_PREFIX) + 12 ||
+	if (len < sizeof(LAUNCH_HOME_PREFIX) + 13 + strlen(mode) ||
 	    EVP_Digest(path, strlen(path), md, &mdlen, EVP_sha256(),
 	    NULL) != 1 || mdlen < 6)
 		return -1;
-	snprintf(out, len, "%s%02x%02x%02x%02x%02x%02x", LAUNCH_HOME_PREFIX,
-	    md[0], md[1], md[2], md[3], md[4], md[5]);
+	snprintf(out, len, "%s%02x%02x%02x%02x%02x%02x-%s", LAUNCH_HOME_PREFIX,
+	    md[0], md[1], md[2], md[3], md[4], md[5], mode);
 	return 0;
 }
 
@@ -796,13 +881,27 @@ launch_opts_print(const struct launch_opts *o, FILE *f)
 			}
 			continue;
 		}
+		if (id == LO_SECRETS) {
+			if (o->nsecrets == 0)
+				fprintf(f, "%-15s (none) (default)\n", "secrets");
+			/* names and where each is read from: no value */
+			for (i = 0; i < o->nsecrets; i++) {
+				fprintf(f, "%-15s %s ", "secrets",
+				    o->secrets[i].text);
+				print_src(f, o->secrets[i].src,
+				    o->secrets[i].where);
+			}
+			continue;
+		}
 		if (launch_optdesc[id].type == OT_LIST) {
 			const struct launch_item *l = id == LO_NPM ? o->npm :
 			    id == LO_PIP ? o->pip : id == LO_SNAPSHOT_EXCLUDE ?
-			    o->exclude : o->packages;
+			    o->exclude : id == LO_PROTECT ? o->protect :
+			    id == LO_MOUNT ? o->mounts : o->packages;
 			size_t n = id == LO_NPM ? o->nnpm : id == LO_PIP ?
 			    o->npip : id == LO_SNAPSHOT_EXCLUDE ? o->nexclude :
-			    o->npackages;
+			    id == LO_PROTECT ? o->nprotect : id == LO_MOUNT ?
+			    o->nmounts : o->npackages;
 
 			fprintf(f, "%-15s", launch_optdesc[id].name);
 			if (n == 0)

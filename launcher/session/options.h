@@ -67,6 +67,11 @@ enum launch_opt_id {
 	/* issue 16: transparent capture of 80/443 and DNS (gate mode) */
 	LO_TRANSPARENT,
 	LO_TRANSPARENT_PORTS,
+	/* issue 27: the workspace as a way out (gitguard.h, protect.h) */
+	LO_PROTECT,		/* paths read-only inside, listed at the end */
+	LO_QUARANTINE,		/* net none, read-only workspace, no home */
+	LO_MOUNT,		/* SRC:DST[:ro|rw] beside the workspace */
+	LO_SECRETS,		/* secrets.h: the gate adds them; user only */
 	LO__COUNT
 };
 
@@ -94,6 +99,12 @@ struct launch_opts {
 	size_t		 npip;
 	struct launch_item *exclude;		/* snapshot_exclude patterns */
 	size_t		 nexclude;
+	struct launch_item *protect;		/* protect patterns */
+	size_t		 nprotect;
+	struct launch_item *mounts;		/* SRC:DST[:ro|rw] */
+	size_t		 nmounts;
+	struct launch_item *secrets;		/* "NAME[=SOURCE]" (secrets.h) */
+	size_t		 nsecrets;
 
 	/* typed views, valid after launch_opts_resolve() */
 	enum launch_net	 net;
@@ -111,7 +122,9 @@ struct launch_opts {
 
 	/* snapshot sessions (snapshot.h), valid after resolve */
 	int		 snapshot;		/* workspace_mode: snapshot */
+	int		 readonly;		/* workspace_mode: readonly */
 	int		 apply;			/* LAUNCH_APPLY_* */
+	int		 quarantine;		/* --quarantine (readonly too) */
 
 	/* what to do */
 	int		 dry_run, print_config, print_policy, print_plan;
@@ -170,10 +183,13 @@ const char *launch_src_str(enum launch_src);
 /* "NAME=<redacted>" / "NAME" / "NAME?" for an --env entry, into buf. */
 const char *launch_env_redacted(const char *entry, char *buf, size_t len);
 /*
- * The default home volume of a workspace: LAUNCH_HOME_PREFIX and 12 hex
- * digits of the SHA-256 of its real path.  0, or -1 when len is short.
+ * The default home volume of a workspace in a workspace mode:
+ * LAUNCH_HOME_PREFIX, 12 hex digits of the SHA-256 of its real path, '-'
+ * and the mode ("direct", "snapshot", "readonly"): sessions of different
+ * trust never share a home.  0, or -1 when len is short.
  */
 #define LAUNCH_HOME_PREFIX	"aisb-home-"
-int	 launch_home_volume_name(const char *workspace, char *out, size_t len);
+int	 launch_home_volume_name(const char *workspace, const char *mode,
+	    char *out, size_t len);
 
 #endif

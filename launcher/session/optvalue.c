@@ -15,8 +15,10 @@
 
 #include "draft/draft.h"
 #include "image/names.h"
+#include "session/mounts.h"
 #include "session/options-int.h"
 #include "session/recording.h"
+#include "session/secrets.h"
 
 /*
  * The one table of session options: the config files, AISB_*, the flags
@@ -104,12 +106,14 @@ const struct optdesc launch_optdesc[LO__COUNT] = {
 	 */
 	[LO_WORKSPACE_MODE] = { "workspace_mode", OT_CHOICE,
 	    O_PROJECT | O_NARROW, "direct",
-	    "direct: the command writes the workspace; snapshot: a copy of "
-	    "it, whose changes aisb apply ID writes back", "direct|snapshot",
-	    NULL },
+	    "direct: the command writes the workspace (its git folders "
+	    "guarded); snapshot: a copy of it, whose changes aisb apply ID "
+	    "writes back; readonly: it reads the workspace only",
+	    "direct|snapshot|readonly", NULL },
 	[LO_APPLY] = { "apply", OT_CHOICE, 0, "auto",
-	    "snapshot sessions: at the end ask on the terminal (ask), or "
-	    "only keep the draft (never); auto: ask when stdin and stderr "
+	    "at the end of a snapshot session (its changes) or a direct one "
+	    "(the git config keys it changed): ask on the terminal (ask), "
+	    "or only keep them (never); auto: ask when stdin and stderr "
 	    "are a terminal", "auto|ask|never", NULL },
 	/*
 	 * Not O_PROJECT: a list of a higher layer replaces a lower one's,
@@ -140,6 +144,34 @@ const struct optdesc launch_optdesc[LO__COUNT] = {
 	[LO_TRANSPARENT_PORTS] = { "transparent_ports", OT_WORD, O_PROJECT,
 	    "80,443", "gate mode: the TCP ports caught for the gate "
 	    "(1 to 16, comma-separated)", "PORTS", NULL },
+	/*
+	 * The user's, never a project's: which of the user's files the
+	 * command may not change is not the repository's to say.
+	 */
+	[LO_PROTECT] = { "protect", OT_LIST, 0, NULL,
+	    "direct sessions: keep what PATTERN matches read-only inside, "
+	    "and list it at the end when changed or made (repeatable)",
+	    "PATTERN", "none (the files that run on their own are listed)" },
+	/* a project config may turn it on, never off (check_project) */
+	[LO_QUARANTINE] = { "quarantine", OT_BOOL, O_PROJECT, "false",
+	    "for a repository you do not trust: --net none, the workspace "
+	    "read-only, a home that goes with the session, and a warning "
+	    "for its hooks and files that run on their own", NULL, NULL },
+	/* not O_PROJECT: a repository must not choose what else is seen */
+	[LO_MOUNT] = { "mount", OT_LIST, 0, NULL,
+	    "also mount the host's SRC at DST, read-only unless MODE is rw "
+	    "(ro, rw; agent skills, plugins; repeatable, at most 16)",
+	    "SRC:DST[:MODE]", "none" },
+	/*
+	 * Secrets (secrets.h): read on the host, added by the gate, a
+	 * placeholder inside.  Never a project config's nor AISB_*'s: a
+	 * repository must not name what of the user's leaves the host.
+	 */
+	[LO_SECRETS] = { "secrets", OT_SECRETLIST, 0, NULL,
+	    "a secret the gate adds to the requests the policy says, the "
+	    "sandbox holding a placeholder: NAME (aisb's environment), "
+	    "NAME=env:VAR, NAME=file:/PATH, NAME=command:PROGRAM ARGS "
+	    "(repeatable)", "NAME[=SOURCE]", "none" },
 };
 
 static int
@@ -215,8 +247,9 @@ check_choice(struct launch_opts *o, enum launch_opt_id id,
 		return 0;
 	}
 	if (id == LO_WORKSPACE_MODE && (strcmp(v, "direct") == 0 ||
-	    strcmp(v, "snapshot") == 0)) {
+	    strcmp(v, "snapshot") == 0 || strcmp(v, "readonly") == 0)) {
 		o->snapshot = v[0] == 's';
+		o->readonly = v[0] == 'r';
 		return 0;
 	}
 	if (id == LO_APPLY && strcmp(v, "auto") == 0)
@@ -304,17 +337,19 @@ check_list(enum launch_opt_id id, const char *v, size_t len, char *err,
 	}
 	if (id == LO_PIP)
 		return launch_pip_entry_ok(v, err, errlen);
-	if (id == LO_SNAPSHOT_EXCLUDE) {
+	if (id == LO_SNAPSHOT_EXCLUDE || id == LO_PROTECT) {
 		/* the library checks the rest (snap_rules_add) */
 		if (len == 0 || len > 255 || strpbrk(v, "\n\r") !=
 		    NULL) {
-			snprintf(err, errlen, "snapshot_exclude: '%.64s' "
-			    "is not a pattern of 1 to 255 bytes on one "
-			    "line", v);
+			snprintf(err, errlen, "%s: '%.64s' is not a pattern "
+			    "of 1 to 255 bytes on one line",
+			    launch_optdesc[id].name, v);
 			return -1;
 		}
 		return 0;
 	}
+	if (id == LO_MOUNT)
+		return launch_mount_spec(v, NULL, NULL, NULL, err, errlen);
 	if (!launch_deb_package_ok(v)) {
 		snprintf(err, errlen, "packages: '%.64s' is not a Debian "
 		    "package name", v);
@@ -472,6 +507,8 @@ check_bool(struct launch_opts *o, enum launch_opt_id id,
 		o->allow_from_lockfile = b;
 	else if (id == LO_TRANSPARENT)
 		o->transparent = b;
+	else if (id == LO_QUARANTINE)
+		o->quarantine = b;
 	else
 		o->project_policy = b;
 	return 0;
@@ -506,6 +543,8 @@ launch_opt_check(struct launch_opts *o, enum launch_opt_id id, const char *v,
 		return check_list(id, v, len, err, errlen);
 	case OT_ENVLIST:
 		return check_env(v, len, err, errlen);
+	case OT_SECRETLIST:
+		return launch_secret_entry_check(v, err, errlen);
 	case OT_BOOL:
 		return check_bool(o, id, d, v, err, errlen);
 	default:
@@ -602,6 +641,9 @@ launch_opt_set(struct launch_opts *o, enum launch_opt_id id, const char *v,
 	}
 	if (launch_optdesc[id].type == OT_ENVLIST)
 		return list_add(&o->env, &o->nenv, v, src, where, err, errlen);
+	if (launch_optdesc[id].type == OT_SECRETLIST)
+		return list_add(&o->secrets, &o->nsecrets, v, src, where, err,
+		    errlen);
 	if (launch_optdesc[id].type == OT_LIST) {
 		struct launch_item	**l = &o->packages;
 		size_t			 *n = &o->npackages;
@@ -615,9 +657,20 @@ launch_opt_set(struct launch_opts *o, enum launch_opt_id id, const char *v,
 		} else if (id == LO_SNAPSHOT_EXCLUDE) {
 			l = &o->exclude;
 			n = &o->nexclude;
+		} else if (id == LO_PROTECT) {
+			l = &o->protect;
+			n = &o->nprotect;
+		} else if (id == LO_MOUNT) {
+			l = &o->mounts;
+			n = &o->nmounts;
 		}
 		if (*n > 0 && (*l)[0].src != src)
 			list_free(l, n);
+		if (id == LO_MOUNT && *n == LAUNCH_MOUNT_MAX) {
+			snprintf(err, errlen, "%s: more than %d mounts", where,
+			    LAUNCH_MOUNT_MAX);
+			return -1;
+		}
 		return list_add(l, n, v, src, where, err, errlen);
 	}
 	copy = launch_optdesc[id].type == OT_PATH ? resolve_path(v, base_file) : strdup(v);
@@ -660,4 +713,7 @@ launch_opts_free(struct launch_opts *o)
 	list_free(&o->npm, &o->nnpm);
 	list_free(&o->pip, &o->npip);
 	list_free(&o->exclude, &o->nexclude);
+	list_free(&o->protect, &o->nprotect);
+	list_free(&o->mounts, &o->nmounts);
+	list_free(&o->secrets, &o->nsecrets);
 }

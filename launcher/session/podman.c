@@ -20,10 +20,52 @@
 #include "session/podman.h"
 #include "policy.h"
 
-#define LAUNCH_PLAN_PATH	"/run/aisb/plan"
-#define LAUNCH_ENV_PATH		"/run/aisb/env"
-#define LAUNCH_ENFORCER		"/usr/local/bin/aisb-enforce"
-#define LAUNCH_HOME		"/home/sandbox"
+#define LAUNCH_PLAN_PATH	LAUNCH_RUN_DIR "/plan"
+#define LAUNCH_ENV_PATH		LAUNCH_RUN_DIR "/env"
+
+int
+launch_mounts_add(struct launch_mounts *m, const char *src, const char *dst,
+    int ro)
+{
+	struct launch_mount	*nv;
+	size_t			 i;
+
+	/* one mount per place (podman refuses two): read-only wins */
+	for (i = 0; i < m->n; i++)
+		if (strcmp(m->v[i].dst, dst) == 0) {
+			m->v[i].ro |= ro;
+			return 0;
+		}
+	if (m->n == m->cap) {
+		m->cap = m->cap == 0 ? 16 : m->cap * 2;
+		if ((nv = reallocarray(m->v, m->cap, sizeof(*nv))) == NULL)
+			return -1;
+		m->v = nv;
+	}
+	if ((m->v[m->n].src = strdup(src)) == NULL ||
+	    (m->v[m->n].dst = strdup(dst)) == NULL) {
+		free(m->v[m->n].src);
+		return -1;
+	}
+	m->v[m->n].ro = ro;
+	m->n++;
+	return 0;
+}
+
+void
+launch_mounts_free(struct launch_mounts *m)
+{
+	size_t	 i;
+
+	if (m == NULL)
+		return;
+	for (i = 0; i < m->n; i++) {
+		free(m->v[i].src);
+		free(m->v[i].dst);
+	}
+	free(m->v);
+	memset(m, 0, sizeof(*m));
+}
 
 void
 launch_strv_free(struct launch_strv *v)
@@ -375,6 +417,64 @@ selinux_enforcing(void)
 }
 
 /*
+ * The mounts of a run: the env file and the plan, the host's CAs, the
+ * direct mode's record folder, the workspace and what goes over and
+ * beside it, the working folder, the home.
+ */
+static void
+volumes(const struct launch_run *r, struct launch_strv *v)
+{
+	const struct launch_opts	*o = r->opts;
+	size_t				 k;
+
+	/*
+	 * Not podman's --env-file: that would keep every value in the
+	 * container's configuration for `podman inspect`.  The enforcer
+	 * reads the file (root only) and sets the command's environment.
+	 */
+	add(v, "--volume=%s:%s:ro%s", r->envfile, LAUNCH_ENV_PATH,
+	    selinux_enforcing() ? ",z" : "");
+	add(v, "--volume=%s:%s:ro%s", r->planfile, LAUNCH_PLAN_PATH,
+	    selinux_enforcing() ? ",z" : "");
+	/* the enforcer adds them to the system bundle (docs/launcher.md) */
+	if (r->hostca != NULL)
+		add(v, "--volume=%s:%s:ro%s", r->hostca,
+		    LAUNCH_HOST_CA_IN_IMAGE, selinux_enforcing() ? ",z" : "");
+	/*
+	 * --record, direct mode: the recorder writes the capture into the
+	 * session's record folder, which the command cannot enter (its
+	 * owner is the container's root, mode 0700: docs/record.md).  A
+	 * plan that records without the folder would stop at 77 inside:
+	 * refused here.
+	 */
+	if (o->record && o->net == LAUNCH_NET_DIRECT) {
+		if (r->recorddir == NULL)
+			v->failed = 1;
+		add(v, "--volume=%s:%s:rw%s", r->recorddir, LAUNCH_RECORD_DIR,
+		    selinux_enforcing() ? ",z" : "");
+	}
+	add(v, "--volume=%s:%s:%s%s", r->workspace_src != NULL ?
+	    r->workspace_src : o->val[LO_WORKSPACE], o->val[LO_WORKSPACE],
+	    r->workspace_ro ? "ro" : "rw", selinux_enforcing() ? ",z" : "");
+	/*
+	 * What the session adds over the workspace and beside it, parents
+	 * first (the git guard's private folders and the host's folders
+	 * over them, the protected paths, --mount): gitguard.h, protect.h.
+	 */
+	for (k = 0; r->mounts != NULL && k < r->mounts->n; k++)
+		add(v, "--volume=%s:%s:%s%s", r->mounts->v[k].src,
+		    r->mounts->v[k].dst, r->mounts->v[k].ro ? "ro" : "rw",
+		    selinux_enforcing() ? ",z" : "");
+	add(v, "--workdir=%s", o->val[LO_WORKSPACE]);
+	/* quarantine: an anonymous volume, which --rm removes */
+	if (r->home_ephemeral)
+		add(v, "--volume=%s", LAUNCH_HOME);
+	else
+		add(v, "--volume=%s:%s", r->home_volume != NULL ?
+		    r->home_volume : o->val[LO_HOME_VOLUME], LAUNCH_HOME);
+}
+
+/*
  * Who the sandbox user and the container's root are on the host (ids.h);
  * nothing for a preview that knows no mapping.
  */
@@ -463,38 +563,7 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 		add(v, "--dns=127.0.0.1");
 		add(v, "--dns-search=.");
 	}
-	/*
-	 * Not podman's --env-file: that would keep every value in the
-	 * container's configuration for `podman inspect`.  The enforcer
-	 * reads the file (root only) and sets the command's environment.
-	 */
-	add(v, "--volume=%s:%s:ro%s", r->envfile, LAUNCH_ENV_PATH,
-	    selinux_enforcing() ? ",z" : "");
-	add(v, "--volume=%s:%s:ro%s", r->planfile, LAUNCH_PLAN_PATH,
-	    selinux_enforcing() ? ",z" : "");
-	/* the enforcer adds them to the system bundle (docs/launcher.md) */
-	if (r->hostca != NULL)
-		add(v, "--volume=%s:%s:ro%s", r->hostca,
-		    LAUNCH_HOST_CA_IN_IMAGE, selinux_enforcing() ? ",z" : "");
-	/*
-	 * --record, direct mode: the recorder writes the capture into the
-	 * session's record folder, which the command cannot enter (its
-	 * owner is the container's root, mode 0700: docs/record.md).  A
-	 * plan that records without the folder would stop at 77 inside:
-	 * refused here.
-	 */
-	if (o->record && o->net == LAUNCH_NET_DIRECT) {
-		if (r->recorddir == NULL)
-			v->failed = 1;
-		add(v, "--volume=%s:%s:rw%s", r->recorddir, LAUNCH_RECORD_DIR,
-		    selinux_enforcing() ? ",z" : "");
-	}
-	add(v, "--volume=%s:%s:rw%s", r->workspace_src != NULL ?
-	    r->workspace_src : o->val[LO_WORKSPACE], o->val[LO_WORKSPACE],
-	    selinux_enforcing() ? ",z" : "");
-	add(v, "--workdir=%s", o->val[LO_WORKSPACE]);
-	add(v, "--volume=%s:%s", r->home_volume != NULL ? r->home_volume :
-	    o->val[LO_HOME_VOLUME], LAUNCH_HOME);
+	volumes(r, v);
 	/*
 	 * Where the host cannot apply them (rootless on cgroups v1), podman
 	 * would only warn; the session reports that itself, once.
@@ -575,6 +644,9 @@ launch_run_build(struct launch_run *r, const struct launch_opts *o,
 	r->seccomp = src->seccomp;
 	r->hostca = src->hostca;
 	r->recorddir = src->recorddir;
+	r->mounts = src->mounts;
+	r->workspace_ro = o->readonly;
+	r->home_ephemeral = o->quarantine;
 	/* stdin reaches the command, piped or not; a terminal if both are */
 	r->interactive = src->attached;
 	r->tty = src->attached && isatty(STDIN_FILENO) &&

@@ -27,6 +27,27 @@ struct launch_strv {
 	int	  failed;
 };
 
+/*
+ * A bind mount a session adds to the workspace's (the git guard's, the
+ * protected paths', --mount's): src at dst, read-only or read-write.
+ * Added parents first: podman mounts them in that order.
+ */
+struct launch_mount {
+	char	*src, *dst;
+	int	 ro;
+};
+
+struct launch_mounts {
+	struct launch_mount	*v;
+	size_t			 n, cap;
+};
+
+/* 0, or -1 (memory).  A second mount at dst is none: the first stays,
+ * made read-only when either is. */
+int	 launch_mounts_add(struct launch_mounts *, const char *src,
+	    const char *dst, int ro);
+void	 launch_mounts_free(struct launch_mounts *);
+
 struct launch_run {
 	const struct launch_opts *opts;
 	const char	*podman;	/* path of the podman binary */
@@ -46,15 +67,27 @@ struct launch_run {
 	const char	*seccomp;	/* profile path; NULL: no argv */
 	const char	*hostca;	/* the host's CAs (hostcas.h), or NULL */
 	const char	*recorddir;	/* --record --net direct: SESSION/recording */
+	const struct launch_mounts *mounts;	/* after the workspace's */
+	int		 workspace_ro;	/* readonly, quarantine */
+	int		 home_ephemeral;	/* quarantine: a home that goes */
 	int		 interactive, tty;
 };
+
+/*
+ * aisb's own paths in the container: what the enforcer reads (the plan,
+ * the env file, the host's CAs, the recording folder, all under
+ * LAUNCH_RUN_DIR), the enforcer, the home.  No --mount goes over them.
+ */
+#define LAUNCH_RUN_DIR		"/run/aisb"
+#define LAUNCH_ENFORCER		"/usr/local/bin/aisb-enforce"
+#define LAUNCH_HOME		"/home/sandbox"
 
 /*
  * --record in direct mode (docs/record.md): SESSION/recording is mounted
  * here and the plan's record line names the capture in it, bounded by
  * --record-max.
  */
-#define LAUNCH_RECORD_DIR	"/run/aisb/record"
+#define LAUNCH_RECORD_DIR	LAUNCH_RUN_DIR "/record"
 #define LAUNCH_RECORD_FILE	LAUNCH_RECORD_DIR "/capture.pcapng"
 
 void	 launch_strv_free(struct launch_strv *);
@@ -86,6 +119,7 @@ struct launch_run_src {
 	const char	*recorddir;	/* --record --net direct's folder */
 	const char	*clone;		/* the idmapped workspace (MAPPED) */
 	const char	*stage;		/* a snapshot session's stage */
+	const struct launch_mounts *mounts;	/* git guard, protect, --mount */
 	int		 attached;	/* the user's stdin (and terminal) */
 };
 /*

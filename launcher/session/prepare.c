@@ -17,6 +17,7 @@
 #include "session/gates.h"
 #include "session/options.h"
 #include "session/prepare.h"
+#include "session/secrets.h"
 
 extern char **environ;
 
@@ -196,6 +197,21 @@ env_named(const struct launch_opts *o, const char *name)
 }
 
 
+/* 1 when a --secret entry names name. */
+static int
+secret_named(const struct launch_opts *o, const char *name)
+{
+	char	 n[POLICY_MAX_SECRET_NAME + 1];
+	size_t	 k;
+
+	for (k = 0; k < o->nsecrets; k++) {
+		launch_secret_entry_name(o->secrets[k].text, n, sizeof(n));
+		if (strcmp(n, name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * The recipe in the session: its hosts allowed (merged into *pp, or
  * checked against a named gate's policy, which a session never widens),
@@ -211,7 +227,9 @@ launch_apply_agent(struct launch_opts *o, struct launch_run_agent *ra, int named
 	struct policy_decision		 d;
 	struct launch_item		*l;
 	struct policy			*merged;
+	const char			*names[LAUNCH_SECRETS_MAX];
 	char				 err[1024], buf[2048], name[1200];
+	char				 sn[LAUNCH_SECRETS_MAX][POLICY_MAX_SECRET_NAME + 1];
 	size_t				 i, k, n, add = 0, passed = 0;
 
 	if (named) {
@@ -228,8 +246,14 @@ launch_apply_agent(struct launch_opts *o, struct launch_run_agent *ra, int named
 	} else {
 		snprintf(name, sizeof(name), "%s + agent %s",
 		    o->val[LO_POLICY], a->name);
-		if (launch_agent_policy(ra->set, a, *pp, name, &ra->yaml,
-		    &merged, err, sizeof(err)) == -1) {
+		/* the recipe's secrets the session passes: inspected hosts */
+		for (i = 0; i < o->nsecrets && i < LAUNCH_SECRETS_MAX; i++) {
+			launch_secret_entry_name(o->secrets[i].text, sn[i],
+			    sizeof(sn[i]));
+			names[i] = sn[i];
+		}
+		if (launch_agent_policy(ra->set, a, *pp, name, names, i,
+		    &ra->yaml, &merged, err, sizeof(err)) == -1) {
 			fprintf(stderr, "aisb: %s\n", err);
 			return -1;
 		}
@@ -289,16 +313,19 @@ launch_apply_agent(struct launch_opts *o, struct launch_run_agent *ra, int named
 
 	/* credentials: only what the user passes; a hint when none is */
 	for (i = 0; i < a->nenv; i++)
-		passed += (size_t)env_named(o, a->env[i]);
+		passed += (size_t)(env_named(o, a->env[i]) ||
+		    secret_named(o, a->env[i]));
 	if (hint && a->nenv > 0 && passed == 0 && !o->quiet) {
 		buf[0] = '\0';
 		for (i = 0; i < a->nenv; i++)
 			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
 			    "%s%s", i ? ", " : "", a->env[i]);
 		fprintf(stderr, "aisb: agent %s reads its credentials from %s; "
-		    "none is passed: add --env NAME (or env: [NAME] in %s) to "
-		    "pass one, or log in inside%s%s%s\n", a->name, buf,
-		    o->user_config, a->nconfig > 0 ? " (kept in ~/" : "",
+		    "none is passed: add --secret NAME (the gate adds it, the "
+		    "sandbox holds a placeholder%s), --env NAME (the value "
+		    "inside), or log in inside%s%s%s\n", a->name, buf,
+		    a->nsecrets > 0 ? "" : "; needs secrets: in the recipe",
+		    a->nconfig > 0 ? " (kept in ~/" : "",
 		    a->nconfig > 0 ? a->config[0] : "", a->nconfig > 0 ?
 		    " of the home volume)" : "");
 	}

@@ -38,11 +38,13 @@
 #include "session/recording.h"
 #include "session/run.h"
 #include "session/seccomp.h"
+#include "session/secrets.h"
 #include "session/folder.h"
 #include "session/snapshot.h"
 #include "session/spec.h"
 #include "policytools/suggest.h"
 #include "session/watch.h"
+#include "session/wsmode.h"
 
 
 extern char **environ;
@@ -223,11 +225,16 @@ supervise(char **argv, struct launch_gate *gate, const char *podman,
  */
 enum { PH_HOST, PH_GATE, PH_IMAGE, PH_RUN, PH_END, PH_N };
 
-/* What the session ran on, for its record: image, base, host CAs. */
+/*
+ * What the session ran on, for its record: image, base, host CAs, the
+ * gate's CA and the secrets (names and sources, never a value).
+ */
 struct run_image {
-	char	tag[LAUNCH_TAG_MAX];
-	char	base[LAUNCH_TAG_MAX];
-	size_t	host_cas;
+	char				 tag[LAUNCH_TAG_MAX];
+	char				 base[LAUNCH_TAG_MAX];
+	size_t				 host_cas;
+	int				 session_ca;
+	const struct launch_secrets	*ss;
 };
 
 /* One line: arguments quoted, bytes that could break it escaped. */
@@ -264,7 +271,7 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
     const struct draft_info *sn)
 {
 	char	*text = NULL, path[PATH_MAX], err[256];
-	size_t	 len = 0;
+	size_t	 len = 0, i;
 	FILE	*f;
 
 	if ((f = open_memstream(&text, &len)) == NULL)
@@ -301,7 +308,15 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
 	fprintf(f, "\nimage %s\nbase %s\nhost_cas %zu",
 	    ri->tag[0] != '\0' ? ri->tag : "-",
 	    ri->base[0] != '\0' ? ri->base : "-", ri->host_cas);
-	fprintf(f, "\nhome_volume %s\nlimits_not_applied%s",
+	if (ri->session_ca)
+		fprintf(f, "\nsession_ca yes (the gate inspects: its CA "
+		    "trusted inside)");
+	for (i = 0; ri->ss != NULL && i < ri->ss->n; i++)
+		fprintf(f, "\nsecret %s from %s (%s); the sandbox held a "
+		    "placeholder", ri->ss->v[i].name, ri->ss->v[i].source,
+		    ri->ss->v[i].where);
+	fprintf(f, "\nhome_volume %s\nlimits_not_applied%s", o->quarantine ?
+	    "- (quarantine: an anonymous volume, gone with the container)" :
 	    o->val[LO_HOME_VOLUME], unheld[0] != '\0' ? unheld : " none");
 	/*
 	 * A snapshot session (workspace_mode among the options below): its
@@ -448,6 +463,7 @@ struct run {
 	struct launch_shared		 shared;
 	struct launch_strv		 argv;
 	struct draft_info		 snap;
+	struct launch_wsmode		 ws;	/* guards and mounts */
 	struct run_image		 ri;
 	const char			*gpolicy;
 	char				 mpolicy[PATH_MAX], podman[PATH_MAX];
@@ -458,12 +474,14 @@ struct run {
 	char				 image[LAUNCH_TAG_MAX];
 	char				 hostca[PATH_MAX], recorddir[PATH_MAX];
 	char				 seccomp[PATH_MAX], capture[PATH_MAX];
+	char				 gateca[PATH_MAX];
+	struct launch_secrets		*ss;
 	char				*plan, *proxy;
 	time_t				 start;
 	int64_t				 ph0[PH_N], ph1[PH_N];
 	const char			*runtime;	/* podman's --runtime */
 	int				 named, mounted, watchfd, recording;
-	int				 have_session;
+	int				 have_session, have_ws, ran;
 	char				 err[PATH_MAX + 256];
 };
 
@@ -537,6 +555,24 @@ run_host(struct run *r)
 		return sc;
 	}
 	/*
+	 * The workspace as the command sees it (wsmode.h): a direct
+	 * session's repositories guarded and protected paths, --mount.
+	 * The session folder by its real path: what is made in it is
+	 * opened never through a link.
+	 */
+	if (launch_snap_real(r->s.dir, path) == -1) {
+		snprintf(r->err, sizeof(r->err), "%s: %s", r->s.dir,
+		    strerror(errno));
+		return -1;
+	}
+	r->have_ws = 1;
+	if ((sc = launch_wsmode_prepare(&r->ws, o, &r->ids, path,
+	    r->ids.mode == LAUNCH_IDS_MAPPED ? r->wsmount : NULL, 0, r->err,
+	    sizeof(r->err))) != 0) {
+		fprintf(stderr, "aisb: %s\n", r->err);
+		return sc;
+	}
+	/*
 	 * --record: the folder before the gate, which creates the capture
 	 * in it (direct mode: the enforcer's recorder does, docs/record.md).
 	 */
@@ -555,6 +591,51 @@ run_host(struct run *r)
 		r->gpolicy = r->mpolicy;
 	}
 	return 0;
+}
+
+/*
+ * The session's own gate started: an inspecting one writes its CA's
+ * certificate into the session folder (run_files makes the sandbox
+ * trust it) and gets the secrets on a descriptor of their own, whose
+ * values aisb then forgets.  0 or -1 with r->err.
+ */
+static int
+gate_spawn(struct run *r, const char *const *extra)
+{
+	const struct launch_opts	*o = r->o;
+	struct launch_gate_args		 a;
+	const char			*upca = getenv(LAUNCH_TEST_UPSTREAM_CA_ENV);
+	int				 rc;
+
+	memset(&a, 0, sizeof(a));
+	a.policy = r->gpolicy;
+	a.tokenfile = r->token;
+	a.auditfile = r->audit;
+	a.logfile = r->glog;
+	a.capture = r->recording ? r->capture : NULL;
+	a.capture_max = o->record_max;
+	a.extra = extra;
+	a.secrets_fd = -1;
+	if (launch_policy_inspects(r->p)) {
+		if (launch_session_path(&r->s, "gate-ca.pem", r->gateca,
+		    sizeof(r->gateca)) == -1) {
+			snprintf(r->err, sizeof(r->err), "session folder path "
+			    "too long");
+			return -1;
+		}
+		a.ca_out = r->gateca;
+		a.upstream_ca = upca != NULL && upca[0] == '/' ? upca : NULL;
+	}
+	if (r->ss != NULL && r->ss->n > 0 && (a.secrets_fd =
+	    launch_secrets_fd(r->ss, r->err, sizeof(r->err))) == -1)
+		return -1;
+	rc = launch_gate_spawn_with(&r->gate, &a, r->err, sizeof(r->err));
+	if (a.secrets_fd != -1)
+		close(a.secrets_fd);
+	/* the gate holds them now (or never will): none stays here */
+	if (r->ss != NULL)
+		launch_secrets_forget(r->ss);
+	return rc;
 }
 
 /*
@@ -587,10 +668,8 @@ run_gate(struct run *r)
 	if (o->net != LAUNCH_NET_GATE)
 		return 0;
 	if (launch_token_file(&r->s, r->token, sizeof(r->token), r->err,
-	    sizeof(r->err)) == -1 ||
-	    launch_gate_spawn_args(&r->gate, r->gpolicy, r->token, r->audit,
-	    r->glog, NULL, r->recording ? r->capture : NULL, o->record_max,
-	    o->learn ? learn : NULL, r->err, sizeof(r->err)) == -1)
+	    sizeof(r->err)) == -1 || gate_spawn(r, o->learn ? learn : NULL) ==
+	    -1)
 		return -1;
 	/* for aisb clean, should this launcher be killed */
 	n = snprintf(pid, sizeof(pid), "%d\n", (int)r->gate.pid);
@@ -621,10 +700,11 @@ run_image(struct run *r)
 	}
 	spec.base_used = r->ri.base;
 	spec.base_usedlen = sizeof(r->ri.base);
+	/* a quarantined session's home is an anonymous volume (podman.c) */
 	if (launch_image_ensure(&spec, r->image, sizeof(r->image), r->err,
-	    sizeof(r->err)) == -1 ||
+	    sizeof(r->err)) == -1 || (!o->quarantine &&
 	    ensure_home_volume(r->podman, o->val[LO_HOME_VOLUME],
-	    o->val[LO_WORKSPACE], r->err, sizeof(r->err)) == -1)
+	    o->val[LO_WORKSPACE], r->err, sizeof(r->err)) == -1))
 		return -1;
 	r->runtime = spec.runtime;
 	snprintf(r->ri.tag, sizeof(r->ri.tag), "%s", r->image);
@@ -660,7 +740,7 @@ run_files(struct run *r)
 		}
 	}
 	r->ph0[PH_RUN] = mono_ms();
-	if (launch_env_file(&r->s, o, environ, r->proxy, r->envfile,
+	if (launch_env_file(&r->s, o, environ, r->proxy, r->ss, r->envfile,
 	    sizeof(r->envfile), r->err, sizeof(r->err)) == -1)
 		return -1;
 	if (r->proxy != NULL)
@@ -671,14 +751,18 @@ run_files(struct run *r)
 	    launch_session_write(&r->s, "plan", r->plan, strlen(r->plan),
 	    r->planfile, sizeof(r->planfile), r->err, sizeof(r->err)) == -1)
 		return -1;
-	if (o->host_ca && launch_host_ca_file(&r->s, r->hostca,
+	/* the host's CAs, and an inspecting gate's (its leaves' issuer) */
+	if ((o->host_ca || r->gateca[0] != '\0') && launch_host_ca_file(&r->s,
+	    o->host_ca, r->gateca[0] != '\0' ? r->gateca : NULL, r->hostca,
 	    sizeof(r->hostca), &r->ri.host_cas, r->err,
 	    sizeof(r->err)) == -1) {
-		snprintf(r->err + strlen(r->err), sizeof(r->err) -
-		    strlen(r->err), " (--no-host-ca runs without the host's "
-		    "CAs)");
+		if (o->host_ca)
+			snprintf(r->err + strlen(r->err), sizeof(r->err) -
+			    strlen(r->err), " (--no-host-ca runs without the "
+			    "host's CAs)");
 		return -1;
 	}
+	r->ri.session_ca = r->gateca[0] != '\0';
 	/* rootful: the owner's files, seen as the sandbox user's (ids.h) */
 	if (launch_ids_prepare(&r->ids, o->snapshot ? r->snap.stage :
 	    o->val[LO_WORKSPACE], r->wsmount, r->envfile, r->planfile,
@@ -722,6 +806,7 @@ run_container(struct run *r)
 	src.recorddir = r->recorddir[0] != '\0' ? r->recorddir : NULL;
 	src.clone = r->mounted ? r->wsmount : NULL;
 	src.stage = o->snapshot ? r->snap.stage : NULL;
+	src.mounts = &r->ws.mounts;
 	src.attached = 1;
 	launch_run_build(&run, o, &src);
 	if (launch_podman_argv(&run, &r->argv) == -1) {
@@ -751,6 +836,7 @@ run_container(struct run *r)
 		    "POLICY in session %s: every name and port is allowed (the "
 		    "denied address ranges still are not) and recorded for "
 		    "aisb policy suggest %s\n", r->s.id, r->s.id);
+	r->ran = 1;
 	return supervise(r->argv.s, &r->gate, r->podman, name, o->timeout);
 }
 
@@ -784,6 +870,10 @@ run_end(struct run *r, int code)
 	if (r->recorddir[0] != '\0' && launch_ids_take_back(&r->ids,
 	    r->podman, r->recorddir, r->err, sizeof(r->err)) == -1)
 		fprintf(stderr, "aisb: --record: %s\n", r->err);
+	/* the container is gone: git's files back, its keys offered, what
+	 * runs on its own listed (wsmode.h) */
+	if (r->have_ws)
+		launch_wsmode_end(&r->ws, o, r->s.id, r->ran);
 	/* the container is gone: the change set, the question, the apply */
 	if (o->snapshot)
 		code = launch_snap_end(&r->snap, &r->s, o, code);
@@ -805,7 +895,7 @@ run_end(struct run *r, int code)
 
 int
 launch_session_run(const struct launch_opts *o, struct policy *p,
-    const struct launch_run_agent *ra)
+    const struct launch_run_agent *ra, struct launch_secrets *ss)
 {
 	struct run	*r;
 	int		 code, rc;
@@ -817,6 +907,8 @@ launch_session_run(const struct launch_opts *o, struct policy *p,
 	r->o = o;
 	r->p = p;
 	r->ra = ra;
+	r->ss = ss;
+	r->ri.ss = ss;
 	r->gate.pid = -1;
 	r->shared.dir[0] = '\0';
 	r->watchfd = -1;
@@ -851,6 +943,7 @@ fail:
 out:
 	code = run_end(r, code);
 	launch_strv_free(&r->argv);
+	launch_wsmode_free(&r->ws);
 	free(r->plan);
 	free(r->proxy);
 	launch_spec_store_free(&r->st);

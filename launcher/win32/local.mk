@@ -84,8 +84,9 @@ noinst_LIBRARIES += launcher/win32/libaisbsnapwin.a
 launcher_win32_libaisbsnapwin_a_SOURCES = snap/snap.h snap/snap-int.h \
 	snap/snap-test.h snap/fs.h snap/util.c snap/rules.c snap/manifest.c \
 	snap/stage.c snap/changes.c snap/compare.c snap/print.c snap/tx.c \
-	snap/tx-int.h snap/journal.c snap/recover.c snap/undo.c snap/source.c snap/autorun.c \
-	snap/git.c snap/gitcfg.c common/buf.c \
+	snap/tx-int.h snap/journal.c snap/recover.c snap/undo.c snap/source.c \
+	snap/autorun.c snap/git.c snap/gitcfg.c snap/gitsyntax.c snap/gitkeys.c \
+	common/buf.c \
 	common/buf.h common/hex.c common/hex.h snap/fs_win32.c \
 	snap/hash_win32.c \
 	common/compat_win32.c common/compat.h

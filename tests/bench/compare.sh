@@ -137,24 +137,16 @@ if [ "$NOFILE" != unlimited ] && [ $((2 * SCALE_N + 100)) -gt "$NOFILE" ]; then
 	note "$SCALE_NOTE"
 fi
 
+# free_port, wait_port, have_or_install, squid_conf_common, stop_pids
+. "$(dirname "$0")/lib.sh"
+
 # --- processes and files, all removed on exit ----------------------------
 TMP=$(mktemp -d /tmp/aisb-bench.XXXXXX) || die "mktemp"
 chmod 0755 "$TMP"
 PIDS=()
 POLICY_RC_MADE=0
 cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do
-		kill -TERM "$p" 2>/dev/null
-	done
-	for p in "${PIDS[@]}"; do
-		for _ in 1 2 3 4 5 6 7 8 9 10; do
-			kill -0 "$p" 2>/dev/null || break
-			sleep 0.2
-		done
-		kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
+	stop_pids "${PIDS[@]}"
 	PIDS=()
 	[ "$POLICY_RC_MADE" = 1 ] && rm -f /usr/sbin/policy-rc.d
 	rm -rf "$TMP"
@@ -165,63 +157,9 @@ trap 'exit 130' INT TERM HUP
 # stop_pid PID: end one process this script started, and forget it
 stop_pid() {
 	local p=$1 q keep=()
-	kill -TERM "$p" 2>/dev/null
-	for _ in $(seq 1 50); do
-		kill -0 "$p" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$p" 2>/dev/null
-	wait "$p" 2>/dev/null
+	stop_pids "$p"
 	for q in "${PIDS[@]}"; do [ "$q" = "$p" ] || keep+=("$q"); done
 	PIDS=("${keep[@]}")
-}
-
-# free_port: a TCP port on 127.0.0.1 below the ephemeral range, unused
-free_port() {
-	local p
-	for _ in $(seq 1 100); do
-		p=$((20000 + RANDOM % 12000))
-		if [ -z "$(ss -Hltn "sport = :$p" 2>/dev/null)" ]; then
-			echo "$p"
-			return 0
-		fi
-	done
-	return 1
-}
-
-# wait_port PORT PID: until PORT listens, PID dies or 15 s pass
-wait_port() {
-	for _ in $(seq 1 150); do
-		kill -0 "$2" 2>/dev/null || return 1
-		[ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-have_or_install() {	# have_or_install BINARY PACKAGE
-	command -v "$1" >/dev/null 2>&1 && return 0
-	[ -x "/usr/sbin/$1" ] && return 0
-	[ "$(id -u)" = 0 ] || return 1
-	note "installing $2 with apt-get"
-	# keep the package's own service from starting: the benchmark starts
-	# its own instance with its own configuration
-	if [ ! -e /usr/sbin/policy-rc.d ]; then
-		printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d &&
-			chmod 0755 /usr/sbin/policy-rc.d && POLICY_RC_MADE=1
-	fi
-	if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" \
-		>"$TMP/apt-$2.log" 2>&1; then
-		apt-get update -q >>"$TMP/apt-$2.log" 2>&1
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" \
-			>>"$TMP/apt-$2.log" 2>&1 ||
-			note "apt-get install $2 failed: $(tail -1 "$TMP/apt-$2.log")"
-	fi
-	if [ "$POLICY_RC_MADE" = 1 ]; then
-		rm -f /usr/sbin/policy-rc.d
-		POLICY_RC_MADE=0
-	fi
-	command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ]
 }
 
 # --- target ------------------------------------------------------------
@@ -305,24 +243,12 @@ start_squid() {
 	cat >"$TMP/squid/squid.conf" <<EOF
 # written by tests/bench/compare.sh: a CONNECT/forward proxy, no cache
 http_port 127.0.0.1:$port
-acl bench_clients src 127.0.0.1/32
 acl SSL_ports port 1-65535
 acl Safe_ports port 1-65535
 acl CONNECT method CONNECT
 http_access deny !Safe_ports
 http_access deny CONNECT !SSL_ports
-http_access allow bench_clients
-http_access deny all
-cache deny all
-cache_mem 8 MB
-access_log none
-cache_store_log none
-cache_log $TMP/squid/cache.log
-pid_filename $TMP/squid/squid.pid
-coredump_dir $TMP/squid
-max_filedescriptors $NOFILE
-workers 1
-shutdown_lifetime 1 seconds
+$(squid_conf_common "$TMP/squid" "$NOFILE")
 via off
 forwarded_for delete
 client_idle_pconn_timeout 600 seconds

@@ -20,7 +20,8 @@ tests_bench_target_SOURCES = tests/bench/target.c
 tests_bench_loadgen_SOURCES = tests/bench/loadgen.c
 tests_bench_splice_relay_SOURCES = tests/bench/splice_relay.c
 CLEANFILES += $(EXTRA_PROGRAMS)
-EXTRA_DIST += tests/bench/compare.sh tests/bench/ceiling.sh tests/bench/instructions.sh
+EXTRA_DIST += tests/bench/compare.sh tests/bench/ceiling.sh tests/bench/instructions.sh \
+	tests/bench/lib.sh
 bench: tests/bench/bench_policy tests/bench/target tests/bench/loadgen \
 	    tests/bench/splice_relay aisb-gate
 	tests/bench/bench_policy
@@ -48,3 +49,16 @@ tests_bench_snap_bench_LDADD = $(SNAP_LIBS)
 bench-snap: tests/bench/snap_bench
 	tests/bench/snap_bench $(SNAP_BENCH_ARGS)
 .PHONY: bench-snap
+# Inspected hosts (issue 29): inspect.sh against plain CONNECT, mitmproxy
+# and squid's ssl-bump; tlsbench is its HTTPS server and TLS load.  Run by
+# hand: make bench-inspect (INSPECT_ARGS: --rounds N --seconds S --only
+# LIST --idle N); it installs mitmproxy and squid-openssl when missing.
+EXTRA_PROGRAMS += tests/bench/tlsbench
+tests_bench_tlsbench_SOURCES = tests/bench/tlsbench.c
+tests_bench_tlsbench_CFLAGS = $(AM_CFLAGS) $(SSL_CFLAGS) $(CRYPTO_CFLAGS)
+tests_bench_tlsbench_LDADD = $(SSL_LIBS) $(CRYPTO_LIBS) -lpthread
+EXTRA_DIST += tests/bench/inspect.sh
+bench-inspect: tests/bench/tlsbench aisb-gate
+	bash $(top_srcdir)/tests/bench/inspect.sh --bindir tests/bench \
+	    --gate ./aisb-gate $(INSPECT_ARGS)
+.PHONY: bench-inspect

@@ -77,7 +77,7 @@ check "other commands: nothing said" "$(grep -c 'agent' "$tmp/err" || true)" 0
 run "$aisb" --dry-run -- claude
 check "dry run: exit" "$rc" 0
 has "dry run: setenv" "$tmp/out" '^CLAUDE_CONFIG_DIR=/home/sandbox/.claude (setenv of agent claude)$'
-has "dry run: hint" "$tmp/err" "^aisb: agent claude reads its credentials from ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN; none is passed: add --env NAME"
+has "dry run: hint" "$tmp/err" "^aisb: agent claude reads its credentials from ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN; none is passed: add --secret NAME (the gate adds it, the sandbox holds a placeholder), --env NAME"
 export ANTHROPIC_API_KEY=sk-test-must-not-show-4d1c
 run "$aisb" --dry-run --env ANTHROPIC_API_KEY -- claude
 check "dry run --env: exit" "$rc" 0

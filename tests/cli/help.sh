@@ -35,6 +35,7 @@ sample() {
 	NAME\[=VALUE\]) echo X=1 ;;
 	PKG==VER) echo x==1.0 ;;
 	PORTS) echo 80,443 ;;	# --transparent-ports
+	SRC:DST\[:MODE\]) echo /srv:/opt/x ;;	# --mount
 	NAME) echo xy ;;	# --package: two characters at least (Debian Policy 5.6.1)
 	*) echo x ;;
 	esac

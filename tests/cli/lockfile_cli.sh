@@ -247,6 +247,20 @@ expect_rc 0 "$aisb" policy test "$tmp/session-policy.yaml" index.crates.io:443
 expect_rc 1 "$aisb" policy test "$tmp/session-policy.yaml" index.crates.io:80
 expect_rc 1 "$aisb" policy test "$tmp/session-policy.yaml" rubygems.org:443
 expect_rc 1 "$aisb" policy test "$tmp/session-policy.yaml" plain.example.test:80
+# a lockfile's host the user's policy inspects: inspected still, the
+# merged rules of that name saying the same
+cat >"$tmp/base-insp.yaml" <<'EOF'
+version: 1
+allow:
+  - host: registry.example.test
+    inspect: true
+    requests:
+      deny: ["PUT /*"]
+EOF
+expect_rc 0 env PATH="$PATH_NOGO" "$aisb" --policy "$tmp/base-insp.yaml" \
+    --allow-from-lockfile --print-policy -- true
+expect_grep "$tmp/out" '^    inspect: true$'
+expect_grep "$tmp/out" '^      deny: \["PUT /\*"\]$'
 # the environment and the user config may ask for it; a project config not
 expect_rc 0 env PATH="$PATH_NOGO" AISB_ALLOW_FROM_LOCKFILE=true "$aisb" \
     --policy "$tmp/base.yaml" --print-policy -- true

@@ -282,6 +282,60 @@ expect_grep "$tmp/err" "^$tmp/bad.yaml:3:11: error: wildcard over a bare top-lev
 expect_grep "$tmp/err" '^  hint: '
 expect_rc 78 "$aisb" policy check "$tmp/missing.yaml"
 expect_grep "$tmp/err" 'cannot open'
+# Inspected hosts (issue 29): a secret on a host without inspect is
+# refused at its key; policy test --request decides a request and names
+# the secrets the gate would add; a refused request says what to add.
+printf 'version: 1\nallow:\n  - host: api.example.com\n    secrets: [{name: K, header: x-api-key}]\n' \
+    >"$tmp/noinsp.yaml"
+expect_rc 78 "$aisb" policy check "$tmp/noinsp.yaml"
+expect_grep "$tmp/err" "^$tmp/noinsp.yaml:4:14: error: secrets: needs inspect: true"
+expect_grep "$tmp/err" '^  hint: add inspect: true to this rule$'
+cat >"$tmp/insp.yaml" <<'EOF'
+version: 1
+allow:
+  - host: api.example.com
+    inspect: true
+    requests: {allow: ["POST /v1/messages*"]}
+    secrets: [{name: API_KEY, header: X-Api-Key}]
+  - host: git.example.com
+    inspect: true
+    requests: {deny: ["POST */git-receive-pack"]}
+    secrets: [{name: GIT_TOKEN, scheme: basic, user: x-access-token}]
+  - host: plain.example.com
+EOF
+expect_rc 0 "$aisb" policy test "$tmp/insp.yaml" api.example.com \
+    --request "POST /v1/messages?beta=true"
+expect_grep "$tmp/out" '^request POST /v1/messages\?beta=true: allow, allowed \(line 5, column 24: "POST /v1/messages\*"\)$'
+expect_grep "$tmp/out" '^secret API_KEY: header x-api-key$'
+expect_rc 1 "$aisb" policy test "$tmp/insp.yaml" api.example.com \
+    --request "GET /v1/models"
+expect_grep "$tmp/out" '^request GET /v1/models: deny, request not allowed$'
+expect_grep "$tmp/out" '^- "GET /v1/models"$'
+expect_rc 1 "$aisb" policy test "$tmp/insp.yaml" git.example.com \
+    --request "POST /o/r.git/git-receive-pack"
+expect_grep "$tmp/out" 'deny, request denied by rule \(line 9, column 23: "POST \*/git-receive-pack"\)'
+expect_rc 0 "$aisb" policy test "$tmp/insp.yaml" git.example.com \
+    --request "POST /o/r.git/git-upload-pack"
+expect_grep "$tmp/out" '^secret GIT_TOKEN: basic in authorization$'
+expect_rc 1 "$aisb" policy test "$tmp/insp.yaml" git.example.com \
+    --request "POST /o/r.git/./git-receive-pack"
+expect_grep "$tmp/out" 'deny, a dot segment'
+expect_rc 0 "$aisb" policy test "$tmp/insp.yaml" plain.example.com \
+    --request "POST /anything"
+expect_grep "$tmp/out" '^request: not inspected'
+expect_rc 78 "$aisb" policy test "$tmp/insp.yaml" api.example.com \
+    --request "POST"
+expect_grep "$tmp/err" 'write METHOD PATH'
+# the canonical form holds the keys and loads to the same identity
+expect_rc 0 "$aisb" policy print "$tmp/insp.yaml"
+cp "$tmp/out" "$tmp/insp2.yaml"
+expect_grep "$tmp/insp2.yaml" '^    inspect: true$'
+expect_grep "$tmp/insp2.yaml" '^        header: "x-api-key"$'
+expect_rc 0 "$aisb" policy check "$tmp/insp2.yaml"
+want=$(tail -n 1 "$tmp/insp2.yaml" | sed 's/^# //')
+expect_rc 0 "$aisb" policy check "$tmp/insp.yaml"
+expect_grep "$tmp/out" "^policy OK $want\$"
+
 expect_rc 78 "$aisb" policy frob "$tmp/p.yaml"
 expect_rc 78 "$aisb" policy check
 expect_rc 78 "$aisb"

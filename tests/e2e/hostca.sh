@@ -99,27 +99,8 @@ pkgs=(--package curl --package python3 --package python3-requests)
 node=${AISB_E2E_NODE:-1}
 [ "$node" = 1 ] && pkgs+=(--package nodejs)
 
-# node has no proxy support of its own: CONNECT through the gate by hand,
-# then TLS over that socket, against node's own CA store.
-cat >"$tmp/ws/tls.js" <<'EOF'
-const http = require("http"), tls = require("tls");
-const p = new URL(process.env.https_proxy), t = new URL(process.argv[2]);
-const auth = Buffer.from(decodeURIComponent(p.username) + ":" +
-    decodeURIComponent(p.password)).toString("base64");
-http.request({ host: p.hostname, port: p.port, method: "CONNECT",
-    path: t.hostname + ":" + t.port,
-    headers: { "Proxy-Authorization": "Basic " + auth } })
-  .on("connect", (res, sock) => {
-    if (res.statusCode !== 200) { console.log("proxy " + res.statusCode); process.exit(2); }
-    const s = tls.connect({ socket: sock, servername: t.hostname }, () => {
-      s.write("GET / HTTP/1.0\r\nHost: " + t.host + "\r\n\r\n");
-    });
-    let body = "";
-    s.on("data", d => body += d);
-    s.on("end", () => { console.log(body.split("\r\n\r\n")[1].trim()); process.exit(0); });
-    s.on("error", e => { console.log(e.code || e.message); process.exit(1); });
-  }).on("error", e => { console.log(e.message); process.exit(3); }).end();
-EOF
+# node: tests/e2e/tls_get.js (CONNECT by hand, then TLS against node's store)
+cp "$top_srcdir/tests/e2e/tls_get.js" "$tmp/ws/tls.js"
 cat >"$tmp/ws/probe.sh" <<EOF
 #!/bin/sh
 # one line per client: name status

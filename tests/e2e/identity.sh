@@ -156,7 +156,7 @@ if grep -Eq '^identity mapped sandbox_uid [0-9]+ owner 0:0 range [0-9]+-[0-9]+$'
 	ok; else bad "root: record identity: $(grep identity "$sd/record")"; fi
 check "root: limits all applied" "$(sed -n 's/^limits_not_applied //p' "$sd/record")" none
 home1=$(awk '$1 == "home_volume" && NF == 2 { print $2 }' "$sd/record")
-case $home1 in aisb-home-????????????) ok ;; *) bad "root: home volume '$home1'" ;; esac
+case $home1 in aisb-home-????????????-direct) ok ;; *) bad "root: home volume '$home1'" ;; esac
 "$aisb" sessions show "$(basename "$sd")" >"$tmp/show" 2>&1 || bad "sessions show failed"
 if grep -q "^home_volume $home1\$" "$tmp/show"; then ok; else bad "sessions show names no home volume"; fi
 check "root: no mount left" "$(grep -c " $tmp/state" /proc/self/mounts || true)" 0

@@ -293,11 +293,13 @@ e2e_user() {
 	    "$e2e_home/bin" "$e2e_home/.config" "$e2e_home/.config/containers"
 	printf '[storage]\ndriver = "overlay"\n' \
 	    >"$e2e_home/.config/containers/storage.conf"
+	chown "$e2e_user_name:" "$e2e_home/.config/containers/storage.conf"
 	install -m 0755 "$bin/aisb" "$bin/aisb-gate" "$bin/aisb-enforce" \
 	    "$e2e_home/bin/"
 	install -m 0644 "$bin/aisb-seccomp.json" "$e2e_home/bin/"
 	mapfile -t imgs < <(podman images --filter label=io.aisb.managed=1 \
 	    --format '{{.Repository}}:{{.Tag}}')
+	[ "${#imgs[@]}" -gt 0 ] || return 0
 	podman save -q -m -o "$e2e_home/img.tar" "${imgs[@]}"
 	chown "$e2e_user_name" "$e2e_home/img.tar"
 	as_user podman load -q -i "$e2e_home/img.tar" >/dev/null
@@ -320,3 +322,4 @@ e2e_user_remove() {
 	    "/tmp/run-$e2e_uid" /tmp/aisb-image-"$e2e_uid"-*.lock 2>/dev/null
 	e2e_uid=
 }
+

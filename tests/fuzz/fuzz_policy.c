@@ -1,6 +1,8 @@
 /*
  * libFuzzer: the policy loader on arbitrary bytes.  Whatever loads must
- * dump, and the dump must load again to the same identity.
+ * dump, and the dump must load again to the same identity.  Every rule
+ * decides two requests (the last bytes of the input are the second's
+ * target), and the fix of a refused one is within its bound and loads.
  */
 #include "config.h"
 
@@ -11,6 +13,30 @@
 #include "policy.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+static void
+requests(const struct policy *p, const uint8_t *data, size_t size)
+{
+	struct policy_request_decision	 d;
+	char				 fix[POLICY_FIX_MAX];
+	const char			*t = (const char *)data;
+	size_t				 i, tlen = size < 64 ? size : 64;
+	int				 n;
+
+	t += size - tlen;
+	for (i = 0; i < policy_rule_count(p); i++) {
+		const struct policy_rule *r = policy_rule_at(p, i);
+
+		policy_decide_request(r, "GET", 3, "/a/b?c", 6, &d);
+		policy_decide_request(r, "POST", 4, t, tlen, &d);
+		if (d.verdict == POLICY_ALLOW)
+			continue;
+		n = policy_request_fix_yaml(r, "POST", 4, t, tlen, d.reason,
+		    i & 1, fix, sizeof(fix));
+		if (n < 0 || (size_t)n != strlen(fix))
+			abort();	/* POLICY_FIX_MAX is always enough */
+	}
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -31,6 +57,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (strcmp(policy_sha256(p), policy_sha256(q)) != 0)
 		abort();	/* to the same policy */
 	policy_decide_name(p, "a.example.com", 13, 443, &d);
+	requests(p, data, size);
 	free(dump);
 	policy_free(q);
 	policy_free(p);

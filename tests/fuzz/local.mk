@@ -4,7 +4,7 @@
 # (tests/run.sh) run these; each has its seeds in tests/fuzz/corpus/NAME.
 FUZZ_HARNESSES = policy target plan gate_http gate_tls gate_ctl gate_conn \
 	gate_auth gate_users stub envfile denials record dnsmsg suggest lockfile \
-	json
+	json gitcfg gate_inspect
 EXTRA_DIST += tests/fuzz/corpus tests/fuzz/run.sh
 if ENABLE_FUZZ
 noinst_PROGRAMS += tests/fuzz/fuzz_policy tests/fuzz/fuzz_target
@@ -99,4 +99,13 @@ tests_fuzz_fuzz_lockfile_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_fuzz_fuzz_lockfile_CFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_lockfile_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_lockfile_LDADD = $(POLICY_LIBS)
+endif
+# git's config syntax, the sanitized copy and the keys offered back
+# (snap/gitsyntax.c, gitkeys.c; issue 27)
+if ENABLE_FUZZ
+noinst_PROGRAMS += tests/fuzz/fuzz_gitcfg
+tests_fuzz_fuzz_gitcfg_SOURCES = tests/fuzz/fuzz_gitcfg.c
+tests_fuzz_fuzz_gitcfg_CFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_gitcfg_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_gitcfg_LDADD = $(SNAP_LIBS)
 endif

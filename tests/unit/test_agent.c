@@ -2,7 +2,9 @@
  * Agent recipes (launcher/image/agent*.c): the shipped file loads; every
  * bad field stops loading with one line naming file:line:col, the agent,
  * the field and what to write; the user's file overrides field by field; the
- * bounds hold; the merged policy keeps deny rules winning; the image spec.
+ * bounds hold; the merged policy keeps deny rules winning, every rule's
+ * inspection, and adds the recipe's secrets the session passes; the
+ * image spec.
  */
 #include "config.h"
 
@@ -199,6 +201,22 @@ test_bad_fields(void **state)
 		    "setenv: a list where a mapping belongs", "write setenv:" },
 		{ "    setenv: { A: \"x\\ny\" }\n", ":4:18: ",
 		    "setenv: A: a line break", "write one line" },
+		{ "    secrets: [K]\n", ":4:14: ",
+		    "secrets: a mapping belongs here", "write secrets:" },
+		{ "    secrets: { 1K: a.example bearer }\n", ":4:16: ",
+		    "secrets: '1K' is not a variable name", "write secrets:" },
+		{ "    secrets: { K: a.example magic }\n", ":4:19: ",
+		    "secrets: K: 'a.example magic': the mode is replace",
+		    "write secrets:" },
+		{ "    secrets: { K: a.example header }\n", ":4:19: ",
+		    "the mode is replace, bearer, header NAME or basic USER",
+		    "write secrets:" },
+		{ "    secrets: { K: \"*.example bearer\" }\n", ":4:19: ",
+		    "without a port or *", "write secrets:" },
+		{ "    secrets: { K: a.example bearer extra }\n", ":4:19: ",
+		    "the mode is replace", "write secrets:" },
+		{ "    secrets: { K: a.example header x-a more }\n", ":4:19: ",
+		    "not HOST MODE", "write secrets:" },
 		{ "    config: [../etc]\n", ":4:14: ",
 		    "config: '../etc' is not a folder under the home",
 		    "write config:" },
@@ -412,8 +430,8 @@ test_policy_merge(void **state)
 	assert_string_equal(miss, "api.example.com:443 blocked.example:443 "
 	    "*.cdn.example:8443");
 
-	assert_int_equal(launch_agent_policy(set, a, base, "merged", &yaml,
-	    &merged, err, sizeof(err)), 0);
+	assert_int_equal(launch_agent_policy(set, a, base, "merged", NULL, 0,
+	    &yaml, &merged, err, sizeof(err)), 0);
 	policy_decide_name(merged, "api.example.com", 15, 443, &d);
 	assert_int_equal(d.verdict, POLICY_ALLOW);
 	policy_decide_name(merged, "api.example.com", 15, 80, &d);
@@ -460,6 +478,13 @@ test_policy_roundtrip(void **state)
 	static const char base_text[] = "version: 1\nallow:\n"
 	    "  - host: \"~^[a-z0-9]+\\\\.cdn\\\\.example\\\\.com$\"\n"
 	    "    ports: [443, \"8000-8100\"]\n"
+	    "  - host: api.example.net\n    inspect: true\n"
+	    "    requests:\n      allow: [\"POST /v1/*\"]\n"
+	    "      deny: [\"POST */x\"]\n"
+	    "    secrets:\n      - name: K1\n        header: x-api-key\n"
+	    "      - name: K2\n        scheme: basic\n        user: u\n"
+	    "      - name: K3\n"
+	    "  - host: \"*.inspected.example\"\n    inspect: true\n"
 	    "  - cidr: 192.0.2.0/24\n    ports: [22]\n"
 	    "  - cidr: \"2001:db8::/32\"\n"
 	    "  - host: \"*.example.org\"\n"
@@ -476,11 +501,103 @@ test_policy_roundtrip(void **state)
 	assert_int_equal(policy_load_buffer("base.yaml", base_text,
 	    sizeof(base_text) - 1, &base, NULL), 0);
 	assert_int_equal(launch_agent_policy(set, launch_agent_find(set,
-	    "bare"), base, "merged", &yaml, &merged, err, sizeof(err)), 0);
+	    "bare"), base, "merged", NULL, 0, &yaml, &merged, err,
+	    sizeof(err)), 0);
 	assert_string_equal(policy_sha256(merged), policy_sha256(base));
 	policy_free(merged);
 	policy_free(base);
 	free(yaml);
+}
+
+/*
+ * The recipe's secrets the session passes: their host inspected with
+ * them added, the user's rule of that name saying the same; none passed:
+ * nothing inspected; a secret whose host is not the recipe's: refused.
+ */
+static void
+test_policy_secrets(void **state)
+{
+	static const char base_text[] = "version: 1\nallow:\n"
+	    "  - host: api.example.com\n    ports: [443, 8443]\n"
+	    "  - host: own.example\n    inspect: true\n"
+	    "    requests:\n      allow: [\"GET /*\"]\n"
+	    "    secrets:\n      - name: X_KEY\n        header: x-own\n";
+	static const char *const both[] = { "X_KEY", "X_TOKEN", "UNRELATED" };
+	static const char *const bad[] = { "X_BAD" };
+	static const char *const own[] = { "X_KEY" };
+	struct policy			*base, *merged, *again;
+	struct policy_decision		 d;
+	struct policy_secret_info	 si;
+	const struct launch_agent	*a;
+	char				*yaml = NULL;
+
+	(void)state;
+	assert_int_equal(load("version: 1\nagents:\n  x:\n"
+	    "    hosts: [api.example.com, other.example, own.example]\n"
+	    "    secrets:\n"
+	    "      X_KEY: api.example.com header x-api-key\n"
+	    "      X_TOKEN: api.example.com bearer\n"
+	    "      X_USER: other.example basic git\n"
+	    "      X_BAD: nothere.example replace\n", NULL), 0);
+	a = launch_agent_find(set, "x");
+	assert_int_equal(a->nsecrets, 4);
+	assert_int_equal(a->secrets[2].mode, POLICY_SECRET_BASIC);
+	assert_string_equal(a->secrets[2].user, "git");
+	assert_non_null(launch_agent_secret(a, "X_TOKEN"));
+	assert_int_equal(policy_load_buffer("base.yaml", base_text,
+	    sizeof(base_text) - 1, &base, NULL), 0);
+
+	/* none passed: the hosts stay tunnels */
+	assert_int_equal(launch_agent_policy(set, a, base, "merged", NULL, 0,
+	    &yaml, &merged, err, sizeof(err)), 0);
+	policy_decide_name(merged, "api.example.com", 15, 443, &d);
+	assert_false(policy_rule_inspect(d.rule));
+	policy_free(merged);
+	free(yaml);
+
+	/* two passed: api.example.com inspected with both, on every port */
+	assert_int_equal(launch_agent_policy(set, a, base, "merged", both, 3,
+	    &yaml, &merged, err, sizeof(err)), 0);
+	policy_decide_name(merged, "api.example.com", 15, 8443, &d);
+	assert_int_equal(d.verdict, POLICY_ALLOW);
+	assert_true(policy_rule_inspect(d.rule));
+	assert_int_equal(policy_rule_secret_count(d.rule), 2);
+	policy_rule_secret(d.rule, 0, &si);
+	assert_string_equal(si.name, "X_KEY");
+	assert_int_equal(si.mode, POLICY_SECRET_HEADER);
+	assert_string_equal(si.header, "x-api-key");
+	policy_rule_secret(d.rule, 1, &si);
+	assert_string_equal(si.name, "X_TOKEN");
+	assert_int_equal(si.mode, POLICY_SECRET_BEARER);
+	policy_decide_name(merged, "other.example", 13, 443, &d);
+	assert_false(policy_rule_inspect(d.rule));
+	/* the user's own inspected rule keeps its requests and its X_KEY */
+	policy_decide_name(merged, "own.example", 11, 443, &d);
+	assert_true(policy_rule_inspect(d.rule));
+	assert_int_equal(policy_rule_secret_count(d.rule), 1);
+	policy_rule_secret(d.rule, 0, &si);
+	assert_string_equal(si.header, "x-own");
+	assert_int_equal(policy_load_buffer("again", yaml, strlen(yaml),
+	    &again, NULL), 0);
+	assert_string_equal(policy_sha256(again), policy_sha256(merged));
+	policy_free(again);
+	policy_free(merged);
+	free(yaml);
+
+	/* the user's rule of that name wins for a secret it names too */
+	assert_int_equal(launch_agent_policy(set, a, base, "merged", own, 1,
+	    &yaml, &merged, err, sizeof(err)), 0);
+	policy_free(merged);
+	free(yaml);
+
+	/* a secret on a host that is not the recipe's */
+	assert_int_equal(launch_agent_policy(set, a, base, "merged", bad, 1,
+	    &yaml, &merged, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "agent 'x': secrets: X_BAD: "
+	    "nothere.example is not one of its hosts"));
+	assert_non_null(strstr(err, "shipped.yaml:9:14"));
+	assert_null(merged);
+	policy_free(base);
 }
 
 static void
@@ -649,6 +766,7 @@ main(void)
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_policy_merge),
 		cmocka_unit_test(test_policy_roundtrip),
+		cmocka_unit_test(test_policy_secrets),
 		cmocka_unit_test(test_spec),
 		cmocka_unit_test(test_pins),
 	};

@@ -403,6 +403,42 @@ summary_transparent_tools(void **state)
 	assert_string_equal(buf, "");
 }
 
+/* issue 29: an inspected host's refused requests, each with its fix */
+static void
+summary_requests(void **state)
+{
+	struct launch_denials	 d;
+	const char		*out;
+
+	(void)state;
+	launch_denials_init(&d);
+	add(&d, "{\"event\":\"decision\",\"host\":\"api.test\",\"port\":443,"
+	    "\"decision\":\"allow\",\"inspect\":true}");
+	add(&d, "{\"event\":\"request\",\"host\":\"api.test\",\"port\":443,"
+	    "\"decision\":\"allow\",\"method\":\"GET\",\"path\":\"/v1/m\"}");
+	add(&d, "{\"event\":\"request\",\"host\":\"api.test\",\"port\":443,"
+	    "\"decision\":\"deny\",\"method\":\"POST\",\"path\":\"/x\","
+	    "\"reason\":\"request_not_allowed\",\"detail\":\"request not "
+	    "allowed\",\"fix\":\"# add to requests: allow:\\n- \\\"POST "
+	    "/x\\\"\"}");
+	add(&d, "{\"event\":\"request\",\"host\":\"api.test\",\"port\":443,"
+	    "\"decision\":\"deny\",\"method\":\"POST\",\"path\":\"/x\","
+	    "\"reason\":\"request_not_allowed\"}");
+	add(&d, "{\"event\":\"request\",\"host\":\"api.test\",\"port\":443,"
+	    "\"decision\":\"deny\",\"method\":\"GET\",\"path\":\"/a/../b\","
+	    "\"reason\":\"bad_path\"}");
+	assert_int_equal(d.allowed, 1);		/* connections, not requests */
+	assert_int_equal(d.denied, 3);
+	assert_int_equal(d.n, 2);
+	assert_string_equal(d.d[0].request, "POST /x");
+	assert_int_equal(d.d[0].count, 2);
+	out = render(&d, "aisb: ");
+	if (strstr(out, "aisb: denied api.test:443 POST /x, 2 times: request "
+	    "not allowed\n# add to requests: allow:\n- \"POST /x\"\n") == NULL)
+		fail_msg("%s", out);
+	assert_non_null(strstr(out, "denied api.test:443 GET /a/../b, 1 time"));
+}
+
 int
 main(void)
 {
@@ -421,6 +457,7 @@ main(void)
 		cmocka_unit_test(summary_terminal_safe),
 		cmocka_unit_test(summary_reads_file),
 		cmocka_unit_test(summary_transparent_tools),
+		cmocka_unit_test(summary_requests),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /*
  * launch_host_ca_gather(): the host's local CAs, bounded and checked,
- * read from real files in a folder the test makes.
+ * read from real files in a folder the test makes; the session's file
+ * with an inspecting gate's CA after them.
  */
 #include "config.h"
 
@@ -17,6 +18,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "file.h"
+#include "session/folder.h"
 #include "session/hostcas.h"
 
 /* A self-signed test CA (CN=aisb-unit-test-ca), no secret anywhere. */
@@ -187,6 +190,64 @@ large_file_skipped(void **state)
 	free(out);
 }
 
+/*
+ * The session's host-ca.pem: the host's certificates, then an inspecting
+ * gate's CA (also alone, with --no-host-ca); a gate's CA that is not
+ * there is an error, not a file without it.
+ */
+static void
+session_ca_file(void **state)
+{
+	struct launch_session	 s;
+	char			 hostdir[PATH_MAX], gateca[PATH_MAX];
+	char			 path[PATH_MAX], err[PATH_MAX + 128], senv[PATH_MAX];
+	char			*envp[] = { senv, NULL }, *text;
+	size_t			 n, len;
+
+	snprintf(senv, sizeof(senv), "XDG_STATE_HOME=%s/state", dir);
+	snprintf(hostdir, sizeof(hostdir), "%s/host", dir);
+	assert_int_equal(mkdir(hostdir, 0755), 0);
+	put("host/corp.crt", ca_pem);
+	put("gate-ca.pem", ca_pem);
+	snprintf(gateca, sizeof(gateca), "%s/gate-ca.pem", dir);
+	assert_int_equal(setenv(LAUNCH_HOST_CA_DIR_ENV, hostdir, 1), 0);
+
+	assert_int_equal(launch_session_new(&s, envp, err, sizeof(err)), 0);
+	assert_int_equal(launch_host_ca_file(&s, 1, gateca, path, sizeof(path),
+	    &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 1);			/* the host's */
+	assert_non_null(text = file_read_bounded(path, 65536, &len, err,
+	    sizeof(err)));
+	assert_int_equal(count(text, "-----BEGIN CERTIFICATE-----"), 2);
+	free(text);
+	launch_session_wipe(&s);
+
+	/* --no-host-ca: the gate's CA alone */
+	assert_int_equal(launch_session_new(&s, envp, err, sizeof(err)), 0);
+	assert_int_equal(launch_host_ca_file(&s, 0, gateca, path, sizeof(path),
+	    &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 0);
+	assert_non_null(text = file_read_bounded(path, 65536, &len, err,
+	    sizeof(err)));
+	assert_int_equal(count(text, "-----BEGIN CERTIFICATE-----"), 1);
+	free(text);
+	launch_session_wipe(&s);
+
+	/* the gate wrote none: refused */
+	assert_int_equal(launch_session_new(&s, envp, err, sizeof(err)), 0);
+	snprintf(gateca, sizeof(gateca), "%s/missing.pem", dir);
+	assert_int_equal(launch_host_ca_file(&s, 0, gateca, path, sizeof(path),
+	    &n, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "the gate's CA certificate"));
+	assert_string_equal(path, "");
+	/* neither: no file */
+	assert_int_equal(launch_host_ca_file(&s, 0, NULL, path, sizeof(path),
+	    &n, err, sizeof(err)), 0);
+	assert_string_equal(path, "");
+	launch_session_wipe(&s);
+	unsetenv(LAUNCH_HOST_CA_DIR_ENV);
+}
+
 int
 main(void)
 {
@@ -200,6 +261,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(too_many_files, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(large_file_skipped, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(session_ca_file, setup,
 		    teardown),
 	};
 

@@ -18,6 +18,7 @@
 
 #include <openssl/sha.h>
 
+#include "session/mounts.h"
 #include "session/options.h"
 
 static char	 dir[] = "/tmp/aisb-opts-XXXXXX";
@@ -144,15 +145,16 @@ test_defaults(void **state)
 	launch_opts_free(&o);
 }
 
-/* aisb-home- and 12 hex digits of SHA-256(path), computed here anew. */
+/* aisb-home-, 12 hex digits of SHA-256(path) and -direct, computed here
+ * anew. */
 static void
 want_home(const char *path, char *out, size_t len)
 {
 	unsigned char	 md[SHA256_DIGEST_LENGTH];
 
 	SHA256((const unsigned char *)path, strlen(path), md);
-	snprintf(out, len, "aisb-home-%02x%02x%02x%02x%02x%02x", md[0], md[1],
-	    md[2], md[3], md[4], md[5]);
+	snprintf(out, len, "aisb-home-%02x%02x%02x%02x%02x%02x-direct", md[0],
+	    md[1], md[2], md[3], md[4], md[5]);
 }
 
 /*
@@ -201,6 +203,19 @@ test_home_per_project(void **state)
 	    ARGS("--home-volume", "shared-home", "true"), NULL), 0);
 	assert_string_equal(o.val[LO_HOME_VOLUME], "shared-home");
 	assert_int_equal(o.src[LO_HOME_VOLUME], LAUNCH_SRC_FLAG);
+	launch_opts_free(&o);
+
+	/* a home per workspace mode: no snapshot session plants one for a
+	 * direct session, no read-only one for either */
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("--snapshot",
+	    "true"), NULL), 0);
+	assert_int_equal(strncmp(o.val[LO_HOME_VOLUME], first, 22), 0);
+	assert_string_equal(o.val[LO_HOME_VOLUME] + 22, "-snapshot");
+	launch_opts_free(&o);
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("--read-only",
+	    "true"), NULL), 0);
+	assert_string_equal(o.val[LO_HOME_VOLUME] + 22, "-readonly");
+	assert_int_equal(o.readonly, 1);
 	launch_opts_free(&o);
 
 	unlink(link);
@@ -363,6 +378,10 @@ test_project_cannot_widen(void **state)
 		"workspace: /\n",
 		"npm: [semver@7.6.3]\n",
 		"pip: [black==24.1.0]\n",
+		"mount: [/srv/x:/opt/x]\n",
+		"protect: [Makefile]\n",
+		"quarantine: false\n",
+		"workspace_mode: direct\n",
 	};
 	struct launch_opts	 o;
 	char			 err[1024];
@@ -393,6 +412,87 @@ test_project_cannot_widen(void **state)
 	launch_opts_free(&o);
 	user_config(NULL);
 	project_config(NULL);
+}
+
+/*
+ * --quarantine narrows: net none, the workspace read-only, no gate, and
+ * refuses a choice made for this session against it; a project config
+ * may turn it on.  --mount's grammar; protect: is the user's.
+ */
+static void
+test_quarantine_mount(void **state)
+{
+	static const char *const badmount[] = {
+		"--mount=relative:/x", "--mount=/a:x", "--mount=/a",
+		"--mount=/a:/b:rx", "--mount=/a,b:/x", "--mount=/a:/x/../y",
+		"--mount=/a:/x/./y", "--mount=/a/:/x", "--mount=/a://x",
+		"--mount=/a:/x:ro:rw",
+	};
+	struct launch_opts	 o;
+	char			 err[1024], src[1100], dst[1100];
+	size_t			 i;
+	int			 ro;
+
+	(void)state;
+	user_config("net: gate\nhome_volume: mine\n");
+	project_config("quarantine: true\n");
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), 0);
+	assert_int_equal(o.quarantine, 1);
+	assert_int_equal(o.net, LAUNCH_NET_NONE);
+	assert_int_equal(o.readonly, 1);
+	assert_int_equal(o.snapshot, 0);
+	launch_opts_free(&o);
+	/* this session's own choice against it: refused, not overridden */
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("--net=gate",
+	    "cmd"), NULL), -1);
+	assert_non_null(strstr(err, "network is none"));
+	launch_opts_free(&o);
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("--snapshot",
+	    "cmd"), NULL), -1);
+	launch_opts_free(&o);
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("--home-volume=x",
+	    "cmd"), NULL), -1);
+	launch_opts_free(&o);
+	user_config(NULL);
+	project_config(NULL);
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("--quarantine",
+	    "--net=none", "cmd"), NULL), 0);
+	assert_int_equal(o.readonly, 1);
+	launch_opts_free(&o);
+
+	/* --mount: read-only unless :rw; the grammar refuses the rest */
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("--mount",
+	    "/srv/skills:/home/sandbox/.claude/skills", "--mount=/a:/b:rw",
+	    "cmd"), NULL), 0);
+	assert_int_equal(o.nmounts, 2);
+	assert_int_equal(launch_mount_spec(o.mounts[0].text, src, dst, &ro,
+	    err, sizeof(err)), 0);
+	assert_string_equal(src, "/srv/skills");
+	assert_string_equal(dst, "/home/sandbox/.claude/skills");
+	assert_int_equal(ro, 1);
+	assert_int_equal(launch_mount_spec(o.mounts[1].text, src, dst, &ro,
+	    err, sizeof(err)), 0);
+	assert_int_equal(ro, 0);
+	launch_opts_free(&o);
+	for (i = 0; i < sizeof(badmount) / sizeof(badmount[0]); i++) {
+		if (resolve(&o, err, sizeof(err), ARGS(badmount[i], "cmd"),
+		    NULL) != -1)
+			fail_msg("mount accepted: %s", badmount[i]);
+		launch_opts_free(&o);
+	}
+	/* at most LAUNCH_MOUNT_MAX */
+	user_config("mount: [/a:/1, /a:/2, /a:/3, /a:/4, /a:/5, /a:/6, /a:/7, "
+	    "/a:/8, /a:/9, /a:/10, /a:/11, /a:/12, /a:/13, /a:/14, /a:/15, "
+	    "/a:/16, /a:/17]\n");
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), -1);
+	assert_non_null(strstr(err, "more than 16 mounts"));
+	launch_opts_free(&o);
+	/* protect: the user's list */
+	user_config("protect: [Makefile, \".vscode/**\"]\n");
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), 0);
+	assert_int_equal(o.nprotect, 2);
+	launch_opts_free(&o);
+	user_config(NULL);
 }
 
 static void
@@ -651,6 +751,7 @@ main(void)
 		cmocka_unit_test(test_alias_parsing),
 		cmocka_unit_test(test_project_cannot_widen),
 		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_quarantine_mount),
 		cmocka_unit_test(test_env),
 		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_tools),

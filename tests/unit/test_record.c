@@ -85,10 +85,11 @@ static const char up1b[] = "second request";
 static const char down1[] = "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok";
 
 /*
- * path: a v4 stream (conn 7: SYN with the comment, SYN-ACK, data both
- * ways in three segments, FIN), a denied v6 one (conn 8: SYN, RST), an
- * ICMP packet (skipped), and the same v4 ports again (a new SYN: a new
- * stream, no comment).
+ * path: a v4 stream (conn 7: SYN with the comment, SYN-ACK, a Decryption
+ * Secrets Block as an inspecting gate writes one, data both ways in three
+ * segments, FIN), a denied v6 one (conn 8: SYN, RST), an ICMP packet
+ * (skipped), and the same v4 ports again (a new SYN: a new stream, no
+ * comment).  The reader, the stream hashes and verify skip the secrets.
  */
 static void
 write_capture(const char *path, uint64_t max)
@@ -110,6 +111,10 @@ write_capture(const char *path, uint64_t max)
 	n = tcp_packet(p, 0, "127.0.0.1", "10.0.2.100", 8080, 40000, 0x12,
 	    "", 0);
 	assert_int_equal(pcapng_write(w, &ts, p, n, NULL), 0);
+	assert_int_equal(pcapng_write_secrets(w, PCAPNG_SECRETS_TLS,
+	    "CLIENT_TRAFFIC_SECRET_0 00 11\n", 30), 0);
+	assert_int_equal(pcapng_write_secrets(w, PCAPNG_SECRETS_TLS, p,
+	    PCAPNG_SECRETS_MAX + 1), -1);	/* over the bound: nothing */
 	n = tcp_packet(p, 0, "10.0.2.100", "127.0.0.1", 40000, 8080, 0x18,
 	    up1, strlen(up1));
 	assert_int_equal(pcapng_write(w, &ts, p, n, NULL), 0);

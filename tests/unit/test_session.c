@@ -76,7 +76,7 @@ test_session_files(void **state)
 	o.env = items;
 	o.nenv = 3;
 	assert_int_equal(launch_env_file(&s, &o, envp,
-	    "http://u:p@10.0.2.2:3128", path, sizeof(path), err,
+	    "http://u:p@10.0.2.2:3128", NULL, path, sizeof(path), err,
 	    sizeof(err)), 0);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
@@ -90,7 +90,7 @@ test_session_files(void **state)
 	assert_null(strstr(text, "HOME="));	/* deny by default */
 
 	/* written once: a second env file is refused, not overwritten */
-	assert_int_equal(launch_env_file(&s, &o, envp, NULL, path,
+	assert_int_equal(launch_env_file(&s, &o, envp, NULL, NULL, path,
 	    sizeof(path), err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "File exists"));
 
@@ -125,11 +125,11 @@ test_env_refusals(void **state)
 	o.env = items;
 	o.nenv = 1;
 	items[0].text = (char *)"ML";
-	assert_int_equal(launch_env_file(&s, &o, envp, NULL, path,
+	assert_int_equal(launch_env_file(&s, &o, envp, NULL, NULL, path,
 	    sizeof(path), err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "line break"));
 	items[0].text = (char *)"GONE";
-	assert_int_equal(launch_env_file(&s, &o, envp, NULL, path,
+	assert_int_equal(launch_env_file(&s, &o, envp, NULL, NULL, path,
 	    sizeof(path), err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "not set"));
 	/* a bad state folder is a clear error */

@@ -84,6 +84,18 @@ autorun_table(void **state)
 	assert_non_null(snap_autorun("Makefile"));
 	assert_non_null(snap_autorun("src/rules.mk"));
 	assert_non_null(snap_autorun(".git/hooks/pre-commit"));
+	/* a repository made or redirected, its config, a submodule's */
+	assert_non_null(snap_autorun(".git"));
+	assert_non_null(snap_autorun("vendor/x/.git"));
+	assert_non_null(snap_autorun("vendor/x/.git/config"));
+	assert_non_null(snap_autorun(".git/modules/sub/config"));
+	assert_non_null(snap_autorun(".git/modules/sub/hooks/post-checkout"));
+	assert_non_null(snap_autorun(".git/worktrees/wt/config.worktree"));
+	assert_non_null(snap_autorun(".git/worktrees/wt/commondir"));
+	/* git never runs a sample */
+	assert_null(snap_autorun(".git/hooks/pre-commit.sample"));
+	assert_null(snap_autorun(".git/objects/ab/cdef"));
+	assert_null(snap_autorun(".gitignore"));
 	assert_non_null(snap_autorun(".github/workflows/ci.yml"));
 	assert_non_null(strstr(snap_autorun(".aisb.yaml"), "aisb"));
 	assert_non_null(snap_autorun("package-lock.json"));

@@ -1,0 +1,105 @@
+/*
+ * An inspected connection, private to the files that make it:
+ *
+ *   inspect.c       the gate's CA, TLS contexts and secrets; the two TLS
+ *                   handshakes of a connection (upstream first, then the
+ *                   client's, with a leaf minted for its name)
+ *   inspect_http.c  the HTTP/1.1 exchanges inside: each request decided
+ *                   and its secrets added (inject.c), each response
+ *                   framed and streamed, one audit line a request
+ *
+ * OpenSSL's types live here, not in gate.h or conn-int.h: nothing else
+ * of the gate deals with TLS beyond reading a ClientHello (tls.c).
+ */
+#ifndef AISB_GATE_INSPECT_INT_H
+#define AISB_GATE_INSPECT_INT_H
+
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#include "gate/mint.h"
+#include "gate/inject.h"
+#include "gate/conn/conn-int.h"
+
+/*
+ * TLS sessions with upstreams, to resume (inspect.c): one slot per
+ * host:port by its hash, the newer session of a colliding name taking it.
+ */
+#define INSP_SESSIONS	1024
+
+struct insp_session {
+	SSL_SESSION		*sess;
+	char			 hostport[POLICY_MAX_NAME + 16];	/* conn_dec's */
+};
+
+struct gate_inspect {
+	struct gate_ca		*ca;
+	SSL_CTX			*srv;		/* towards clients: minted leaves */
+	SSL_CTX			*up;		/* towards upstreams: verified */
+	struct gate_secrets	*secrets;	/* NULL: none given */
+	struct insp_session	 sessions[INSP_SESSIONS];
+};
+
+enum insp_phase { IP_UP_TLS, IP_HELLO, IP_CLIENT_TLS, IP_HTTP };
+/* The request side: reading a head, its body, waiting for the answer. */
+enum insp_rq { RQ_HEAD, RQ_BODY, RQ_WAIT, RQ_TUNNEL };
+/* The response side: none due, its head, its body. */
+enum insp_rs { RS_IDLE, RS_HEAD, RS_BODY, RS_TUNNEL };
+
+#define INSP_PATH_MAX	256	/* bytes of a path in an audit line */
+#define INSP_ENTRY_MAX	(POLICY_MAX_REQ_PATTERN + 64)
+#define INSP_HELD_MAX	(64 * 1024)	/* bytes of a handshake held back */
+#define INSP_READ	(16 * 1024 - 64)	/* bytes a leg decrypts a read */
+#define RS_UNTIL_CLOSE	(-2)	/* a response body that ends with the
+				   upstream's close */
+
+struct conn_insp {
+	const struct policy_rule *rule;		/* of c->d->pol */
+	uint8_t			 phase;		/* enum insp_phase */
+	uint8_t			 rq, rs;	/* enum insp_rq, insp_rs */
+	uint8_t			 closing;	/* flush the client, then close */
+	uint8_t			 keep;		/* another request may follow */
+	uint8_t			 upgrade;	/* the request asks to upgrade */
+	uint8_t			 head_req;	/* HEAD: no response body */
+	uint8_t			 sent;		/* bytes of this response went
+						   to the client */
+
+	/* the heads being read (gate_http_parse), NULL between them */
+	struct gate_http_req	*req;
+	struct gate_http_req	*resp;
+	int64_t			 rq_left;	/* body bytes; -1: chunked */
+	struct gate_http_chunk	 rq_chunk;
+	int64_t			 rs_left;	/* -1 chunked, RS_UNTIL_CLOSE */
+	struct gate_http_chunk	 rs_chunk;
+
+	/* the exchange going on, for its audit line */
+	char			 method[GATE_HTTP_MAX_METHOD + 1];
+	char			 path[INSP_PATH_MAX + 4];
+	char			 entry[INSP_ENTRY_MAX];
+	struct gate_inject_info	 inj;
+	int			 status;
+	uint64_t		 up, down;
+	struct timespec		 t_req;
+	const char		*would;		/* --learn: the request's */
+
+	/*
+	 * --record, during the client's handshake: its bytes held back
+	 * (direction, length, bytes), so that the capture has the keys'
+	 * secrets blocks before the records they decrypt: OpenSSL logs the
+	 * traffic secrets after it wrote the flight they follow.
+	 */
+	struct evbuffer		*held;
+	struct event		*done;		/* closing: the close, once flushed */
+};
+
+/* inspect.c */
+struct gate_inspect	*conn_inspection(const struct gate_conn *);
+/*
+ * Whether the client's leg has written all it holds to its socket; when
+ * not, the connection is freed (on the next turn of the loop) once it has.
+ */
+int		 conn_inspect_flushed(struct gate_conn *);
+/* inspect_http.c: both legs up, the first request awaited */
+void		 conn_inspect_http(struct gate_conn *);
+
+#endif /* AISB_GATE_INSPECT_INT_H */

@@ -1,0 +1,805 @@
+/*
+ * HTTP/1.1 inside an inspected connection (inspect.c set up both TLS
+ * legs): one exchange at a time, each request decided before a byte of it
+ * goes upstream.
+ *
+ *   request head   read by the gate's one parser (http.c: its bounds and
+ *                  refusals), origin-form only, its Host the connection's
+ *                  name (no other host reached through the name's
+ *                  certificate); decided by the rule's requests: entries
+ *                  (policy_decide_request); refused: 403 (400 for a path
+ *                  not in its normal form) with the fix, and the close;
+ *                  allowed: written upstream with the rule's secrets
+ *                  (inject.c)
+ *   request body   passed on as its framing says (Content-Length or
+ *                  chunked, http.c's bounds), as it arrives
+ *   response       its head read by the same parser (a status line),
+ *                  written to the client as it came; its body passed on
+ *                  as it arrives (server-sent events, long polls and
+ *                  downloads stream), framed by HEAD, 1xx/204/304,
+ *                  Content-Length, chunked, or the upstream's close
+ *   upgrade        a 101 to a request that asked for one (WebSocket): the
+ *                  two streams are relayed as they are from then on; a
+ *                  101 to any other request closes the connection
+ *
+ * The next request head is read once the response has ended (keep-alive;
+ * a pipelined request waits, unread, meanwhile), so every response is
+ * matched to its request and nothing the client sends after a refused
+ * request reaches the upstream.  Each exchange is one "request" audit
+ * line: method, path (no query, at most INSP_PATH_MAX bytes), decision,
+ * status, the entry that decided, the secrets added, the placeholders
+ * seen that are not this host's, the bytes each way.  Backpressure as
+ * for every relay: RELAY_MAX queued towards a side stops the reading of
+ * the other until half of it is written.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "buf.h"
+#include "log.h"
+#include "gate/gate.h"
+#include "gate/http.h"
+#include "gate/conn/inspect-int.h"
+
+static int	client_read(struct gate_conn *);
+
+/* The path of a target for the audit: no query, bounded, "..." if cut. */
+static void
+audit_path(char *out, const char *t, size_t len)
+{
+	const char	*q = memchr(t, '?', len);
+	size_t		 n = q != NULL ? (size_t)(q - t) : len;
+
+	if (n > INSP_PATH_MAX)
+		snprintf(out, INSP_PATH_MAX + 4, "%.*s...", INSP_PATH_MAX, t);
+	else
+		snprintf(out, INSP_PATH_MAX + 4, "%.*s", (int)n, t);
+}
+
+/* The exchange's audit line: event "request". */
+static void
+request_line(struct gate_conn *c, const char *decision, const char *reason,
+    const char *detail, const char *fix)
+{
+	struct conn_insp	*x = c->insp;
+	struct gate_audit_rec	 r;
+	char			 more[DETAIL_MAX + 2 * INJECT_NAMES_MAX];
+
+	more[0] = '\0';
+	if (x->inj.missing[0] != '\0')
+		snprintf(more, sizeof(more), "%s%ssecret %s not given to the "
+		    "gate: sent without it", detail != NULL ? detail : "",
+		    detail != NULL ? "; " : "", x->inj.missing);
+	if (x->inj.foreign[0] != '\0')
+		snprintf(more + strlen(more), sizeof(more) - strlen(more),
+		    "%s%splaceholder of %s sent to %s, where it is worth "
+		    "nothing", more[0] == '\0' && detail != NULL ? detail : "",
+		    more[0] != '\0' || detail != NULL ? "; " : "",
+		    x->inj.foreign, c->d->tgt.host);
+	conn_audit_fill(c, &r);
+	r.event = "request";
+	r.method = x->method[0] ? x->method : NULL;
+	r.path = x->path[0] ? x->path : NULL;
+	r.decision = decision;
+	r.status = x->status;
+	r.reason = reason;
+	r.entry = x->entry[0] ? x->entry : NULL;
+	r.detail = more[0] != '\0' ? more : detail;
+	r.fix = fix;
+	r.inject = x->inj.added[0] ? x->inj.added : NULL;
+	r.placeholder = x->inj.foreign[0] ? x->inj.foreign : NULL;
+	r.bytes_up = x->up;
+	r.bytes_down = x->down;
+	r.duration_ms = gate_ms_since(&x->t_req);
+	r.would = x->would;
+	c->g->num->ctr.insp_requests++;
+	if (strcmp(decision, "allow") != 0)
+		c->g->num->ctr.insp_refused++;
+	gate_audit_write(c->g->audit, &r, &c->g->num->ctr.audit_errors);
+}
+
+/*
+ * No more exchanges: reading stops both ways, and the connection closes
+ * once what the client is owed has left for its socket (conn_inspect_
+ * flushed: the TLS filter's output and its socket bufferevent's).
+ * Returns -1: the caller stops (the connection may be gone).
+ */
+static int
+closing(struct gate_conn *c, const char *reason)
+{
+	struct conn_insp	*x = c->insp;
+
+	x->closing = 1;
+	if (c->close_reason == NULL)
+		c->close_reason = reason;
+	bufferevent_disable(c->cbev, EV_READ);
+	bufferevent_disable(c->ubev, EV_READ);
+	if (conn_inspect_flushed(c))
+		conn_free(c);
+	return -1;
+}
+
+/*
+ * The gate answers the request itself (a refusal, a malformed head, an
+ * upstream that failed before its answer began): the answer as every
+ * refusal of the gate reads, its audit line, and the close.
+ */
+static int
+answer(struct gate_conn *c, int status, const char *decision,
+    const char *reason, const char *detail, const char *fix,
+    const char *fixline)
+{
+	struct conn_insp	*x = c->insp;
+	char			 hdr[2048], body[2048], out[GATE_HTTP_REPLY_MAX];
+	char			 what[sizeof(x->method) + sizeof(x->path) +
+				    sizeof(c->d->hostport)];
+	ssize_t			 n;
+
+	snprintf(what, sizeof(what), "%s %s%s", x->method[0] ? x->method :
+	    "request", c->d->hostport, x->path);
+	conn_refusal_text(c, what, decision, reason, detail, fix, fixline,
+	    hdr, sizeof(hdr), body, sizeof(body));
+	if ((n = gate_http_reply(out, sizeof(out), status, hdr, body)) == -1)
+		n = gate_http_reply(out, sizeof(out), status, "",
+		    "aisb-gate: refused\n");
+	if (n > 0)
+		(void)evbuffer_add(bufferevent_get_output(c->cbev), out,
+		    (size_t)n);
+	x->status = status;
+	x->down = n > 0 ? (uint64_t)n : 0;
+	request_line(c, decision, reason, detail, fix);
+	log_info("conn %llu: %s %s %s%s: %s %d %s%s%s",
+	    (unsigned long long)c->id, c->d->peer, x->method, c->d->hostport,
+	    x->path, decision, status, reason, detail ? ": " : "",
+	    detail ? detail : "");
+	return closing(c, reason);
+}
+
+/* What the client may send now: reading it is wanted. */
+static void
+client_reading(struct gate_conn *c)
+{
+	struct conn_insp	*x = c->insp;
+
+	if (!x->closing && !c->up_paused && !c->c_eof && (x->rq == RQ_HEAD ||
+	    x->rq == RQ_BODY || x->rq == RQ_TUNNEL))
+		(void)bufferevent_enable(c->cbev, EV_READ);
+	else
+		(void)bufferevent_disable(c->cbev, EV_READ);
+}
+
+/* n bytes from one side's input to the other's output, counted. */
+static void
+move(struct gate_conn *c, int up, size_t n)
+{
+	struct bufferevent	*from = up ? c->cbev : c->ubev;
+	struct bufferevent	*to = up ? c->ubev : c->cbev;
+	struct evbuffer		*out = bufferevent_get_output(to);
+
+	if (n == 0)
+		return;
+	evbuffer_remove_buffer(bufferevent_get_input(from), out, n);
+	if (up) {
+		c->insp->up += n;
+		c->up += n;
+		c->g->num->ctr.bytes_up += n;
+	} else {
+		c->insp->down += n;
+		c->insp->sent = 1;
+		c->down += n;
+		c->g->num->ctr.bytes_down += n;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &c->t_active);
+	if (evbuffer_get_length(out) >= RELAY_MAX) {
+		bufferevent_disable(from, EV_READ);
+		bufferevent_setwatermark(to, EV_WRITE, RELAY_MAX / 2, 0);
+		if (up)
+			c->up_paused = 1;
+		else
+			c->down_paused = 1;
+	}
+}
+
+/* The exchange is over both ways: the next request head, or the end. */
+static int
+next_exchange(struct gate_conn *c)
+{
+	struct conn_insp	*x = c->insp;
+
+	if (!x->keep || c->c_eof)
+		return closing(c, "eof");
+	x->rq = RQ_HEAD;
+	client_reading(c);
+	if (evbuffer_get_length(bufferevent_get_input(c->cbev)) > 0 &&
+	    client_read(c) == -1)
+		return -1;
+	return 0;
+}
+
+static int
+response_done(struct gate_conn *c)
+{
+	struct conn_insp	*x = c->insp;
+
+	request_line(c, "allow", "allowed", NULL, NULL);
+	x->rs = RS_IDLE;
+	if (!x->keep)
+		return closing(c, "eof");
+	if (x->rq == RQ_WAIT)
+		return next_exchange(c);
+	return 0;	/* the request's body still flows; then the next */
+}
+
+/* --- the request ---------------------------------------------------------- */
+
+/* libevent frees the head written upstream: wiped first, it held secrets. */
+static void
+wipe_cb(const void *data, size_t len, void *arg)
+{
+	explicit_bzero((void *)(uintptr_t)data, len);
+	free((void *)(uintptr_t)data);
+}
+
+/* Whether the head names the connection's host (and port) in its Host. */
+static int
+host_is_ours(struct gate_conn *c, const struct gate_http_req *req,
+    const char *head)
+{
+	struct policy_target	 h;
+	char			 err[128];
+
+	if (req->host == -1)
+		return 0;
+	return policy_parse_target(head + req->hdrs[req->host].value.off,
+	    req->hdrs[req->host].value.len, c->d->tgt.port, &h, err,
+	    sizeof(err)) == 0 && strcmp(h.host, c->d->tgt.host) == 0 &&
+	    h.port == c->d->tgt.port;
+}
+
+/* A refused request: the fix that would allow it, and the answer. */
+static int
+refuse(struct gate_conn *c, const struct gate_http_req *req,
+    const char *head, const struct policy_request_decision *d)
+{
+	struct conn_insp	*x = c->insp;
+	char			 fix[POLICY_FIX_MAX], line[POLICY_FIX_MAX];
+	const char		*m = head + req->method.off;
+	const char		*t = head + req->target.off;
+
+	/* what it carried is looked at all the same: names, never values */
+	gate_inject_scan(conn_inspection(c)->secrets, head,
+	    (size_t)req->pos, x->inj.foreign, sizeof(x->inj.foreign));
+	if (policy_request_fix_yaml(x->rule, m, req->method.len, t,
+	    req->target.len, d->reason, 0, fix, sizeof(fix)) <= 0 ||
+	    policy_request_fix_yaml(x->rule, m, req->method.len, t,
+	    req->target.len, d->reason, 1, line, sizeof(line)) <= 0)
+		fix[0] = line[0] = '\0';
+	return answer(c, d->reason == POLICY_R_REQUEST_BAD_PATH ? 400 : 403,
+	    "deny", conn_reason_token(d->reason), d->detail != NULL ?
+	    d->detail : policy_reason_str(d->reason), fix[0] ? fix : NULL,
+	    line[0] ? line : NULL);
+}
+
+/* The request is allowed: its head upstream, with the rule's secrets. */
+static int
+forward(struct gate_conn *c, const struct gate_http_req *req,
+    const char *head)
+{
+	struct conn_insp	*x = c->insp;
+	struct buf		 out;
+
+	buf_init(&out, INJECT_HEAD_MAX, BUF_SECRET);
+	if (gate_inject_head(req, head, x->rule, conn_inspection(c)->secrets,
+	    &out, &x->inj) == -1 || evbuffer_add_reference(
+	    bufferevent_get_output(c->ubev), out.p, out.len, wipe_cb,
+	    NULL) == -1) {
+		buf_free(&out);
+		return answer(c, 431, "error", "bad_request", "the request "
+		    "head is too large with its secrets", NULL, NULL);
+	}
+	/* the buffer is libevent's now, wiped and freed by wipe_cb */
+	x->up = out.len;
+	c->up += out.len;
+	c->g->num->ctr.bytes_up += out.len;
+	x->rq_left = req->chunked ? -1 : (req->content_length > 0 ?
+	    req->content_length : 0);
+	gate_http_chunk_init(&x->rq_chunk);
+	x->upgrade = gate_http_field(req, head, "upgrade") != -1 &&
+	    gate_http_conn_has(req, head, "upgrade");
+	x->head_req = gate_http_span_is(head, req->method, "HEAD");
+	x->keep = req->minor == 1 && !gate_http_conn_has(req, head, "close");
+	x->rs = RS_HEAD;
+	x->rq = x->rq_left != 0 ? RQ_BODY : RQ_WAIT;
+	client_reading(c);
+	return 0;
+}
+
+/* A whole request head, parsed in x->req: decided, then refused or sent. */
+static int
+request(struct gate_conn *c, const char *head)
+{
+	struct conn_insp		*x = c->insp;
+	const struct gate_http_req	*req = x->req;
+	struct policy_request_decision	 d;
+
+	snprintf(x->method, sizeof(x->method), "%.*s", (int)req->method.len,
+	    head + req->method.off);
+	audit_path(x->path, head + req->target.off, req->target.len);
+	if (gate_http_span_is(head, req->method, "CONNECT") ||
+	    head[req->target.off] != '/')
+		return answer(c, 400, "error", "bad_target", "an inspected "
+		    "connection carries origin-form requests (/path)", NULL,
+		    NULL);
+	if (!host_is_ours(c, req, head))
+		return answer(c, 400, "error", "host_mismatch", "the Host "
+		    "header must name the connection's host", NULL, NULL);
+	policy_decide_request(x->rule, head + req->method.off,
+	    req->method.len, head + req->target.off, req->target.len, &d);
+	if (d.entry != NULL)
+		snprintf(x->entry, sizeof(x->entry), "line %u, column %u: %s",
+		    d.line, d.column, d.entry);
+	if (d.verdict != POLICY_ALLOW && c->g->cfg.learn)
+		x->would = conn_reason_token(d.reason);
+	else if (d.verdict != POLICY_ALLOW)
+		return refuse(c, req, head, &d);
+	return forward(c, req, head);
+}
+
+/*
+ * The client's bytes while a request head is due: parsed in place (the
+ * parser is restartable, the buffer is pulled up whole), then taken off.
+ * 1: go on, 0: more bytes needed, -1: stop (refused, or closed).
+ */
+static int
+read_request(struct gate_conn *c)
+{
+	struct conn_insp	*x = c->insp;
+	struct evbuffer		*in = bufferevent_get_input(c->cbev);
+	size_t			 len = evbuffer_get_length(in);
+	const char		*p;
+	char			*head;
+	ssize_t			 r;
+	int			 rc;
+
+	if (len == 0)
+		return 0;
+	if (x->req == NULL) {
+		if ((x->req = malloc(sizeof(*x->req))) == NULL)
+			return closing(c, "out of memory");
+		gate_http_req_init(x->req);
+		memset(&x->inj, 0, sizeof(x->inj));
+		x->method[0] = x->path[0] = x->entry[0] = '\0';
+		x->status = 0;
+		x->up = x->down = 0;
+		x->sent = 0;
+		x->would = NULL;
+		clock_gettime(CLOCK_MONOTONIC, &x->t_req);
+	}
+	if (len > GATE_HTTP_MAX_HEAD)
+		len = GATE_HTTP_MAX_HEAD;
+	if ((p = (const char *)evbuffer_pullup(in, (ev_ssize_t)len)) == NULL)
+		return closing(c, "out of memory");
+	if ((r = gate_http_parse(x->req, p, len)) == 0)
+		return 0;
+	if (r == -1) {
+		if (x->req->have_line)
+			snprintf(x->method, sizeof(x->method), "%.*s",
+			    (int)x->req->method.len, p + x->req->method.off);
+		c->g->num->ctr.bad_request++;
+		return answer(c, x->req->status, "error", "bad_request",
+		    x->req->error, NULL, NULL);
+	}
+	if ((head = malloc((size_t)r + 1)) == NULL)
+		return closing(c, "out of memory");
+	(void)evbuffer_remove(in, head, (size_t)r);
+	head[r] = '\0';
+	rc = request(c, head);
+	free(x->req);
+	x->req = NULL;
+	free(head);
+	return rc == 0 ? 1 : -1;
+}
+
+/* The request's body, as far as its framing goes. */
+static int
+request_body(struct gate_conn *c)
+{
+	struct conn_insp	*x = c->insp;
+	ssize_t			 n;
+	int			 done;
+
+	n = conn_body_take(&x->rq_left, &x->rq_chunk,
+	    bufferevent_get_input(c->cbev), &done);
+	if (n < 0) {
+		c->g->num->ctr.bad_request++;
+		if (!x->sent)
+			return answer(c, 400, "error", "bad_chunked_body",
+			    "malformed chunked request body", NULL, NULL);
+		return closing(c, "bad_chunked_body");
+	}
+	move(c, 1, (size_t)n);
+	if (!done)
+		return 0;
+	x->rq = RQ_WAIT;
+	client_reading(c);
+	if (x->rs == RS_IDLE)
+		return next_exchange(c);
+	return 0;
+}
+
+/*
+ * What the client sent, as far as the exchange allows.  -1 when the
+ * connection is closing or gone (the caller touches nothing of it), 0
+ * otherwise.  Every step below returns -1 after anything that may have
+ * freed the connection.
+ */
+static int
+client_read(struct gate_conn *c)
+{
+	struct conn_insp	*x = c->insp;
+	int			 rc = 1;
+
+	if (x->closing)
+		return -1;
+	while (rc == 1) {
+		switch (x->rq) {
+		case RQ_HEAD:
+			rc = read_request(c);
+			break;
+		case RQ_BODY:
+			rc = request_body(c);
+			break;
+		case RQ_TUNNEL:
+			move(c, 1, evbuffer_get_length(
+			    bufferevent_get_input(c->cbev)));
+			rc = 0;
+			break;
+		default:
+			rc = 0;		/* read again once the answer is in */
+			break;
+		}
+	}
+	return rc == -1 || x->closing ? -1 : 0;
+}
+
+static void
+client_read_cb(struct bufferevent *bev, void *arg)
+{
+	(void)client_read(arg);
+}
+
+/* --- the response --------------------------------------------------------- */
+
+/* The upstream broke the exchange: a 502 if nothing of it was sent. */
+static int
+upstream_failed(struct gate_conn *c, const char *why)
+{
+	struct conn_insp	*x = c->insp;
+
+	if (!x->sent && x->rs == RS_HEAD)
+		return answer(c, 502, "error", "upstream_error", why, NULL,
+		    NULL);
+	x->status = x->status != 0 ? x->status : 502;
+	request_line(c, "error", "upstream_error", why, NULL);
+	c->close_reason = "upstream error";
+	conn_free(c);
+	return -1;
+}
+
+/* How the response's body ends; keep says whether another may follow. */
+static void
+response_framing(struct conn_insp *x, const struct gate_http_req *resp,
+    const char *head)
+{
+	if (x->head_req || resp->code == 204 || resp->code == 304)
+		x->rs_left = 0;
+	else if (resp->chunked) {
+		x->rs_left = -1;
+		gate_http_chunk_init(&x->rs_chunk);
+	} else if (resp->content_length >= 0)
+		x->rs_left = resp->content_length;
+	else {
+		x->rs_left = RS_UNTIL_CLOSE;
+		x->keep = 0;
+	}
+	if (gate_http_conn_has(resp, head, "close") || (resp->minor == 0 &&
+	    !gate_http_conn_has(resp, head, "keep-alive")))
+		x->keep = 0;
+}
+
+static int
+read_response(struct gate_conn *c)
+{
+	struct conn_insp	*x = c->insp;
+	struct evbuffer		*in = bufferevent_get_input(c->ubev);
+	size_t			 len = evbuffer_get_length(in);
+	const char		*p;
+	char			 why[128];
+	ssize_t			 r;
+	int			 code;
+
+	if (len == 0)
+		return 0;
+	if (x->resp == NULL) {
+		if ((x->resp = malloc(sizeof(*x->resp))) == NULL)
+			return closing(c, "out of memory");
+		gate_http_resp_init(x->resp);
+	}
+	if (len > GATE_HTTP_MAX_HEAD)
+		len = GATE_HTTP_MAX_HEAD;
+	if ((p = (const char *)evbuffer_pullup(in, (ev_ssize_t)len)) == NULL)
+		return closing(c, "out of memory");
+	if ((r = gate_http_parse(x->resp, p, len)) == 0)
+		return 0;
+	if (r == -1) {
+		snprintf(why, sizeof(why), "malformed response head: %s",
+		    x->resp->error);
+		return upstream_failed(c, why);
+	}
+	code = x->resp->code;
+	if (code == 101 && !x->upgrade)
+		return upstream_failed(c, "101 to a request that asked for no "
+		    "upgrade");
+	if (code >= 200 || code == 101) {
+		x->status = code;
+		response_framing(x, x->resp, p);
+	}
+	free(x->resp);
+	x->resp = NULL;
+	move(c, 0, (size_t)r);
+	if (code == 101) {
+		/* an upgrade (WebSocket): the streams as they are */
+		request_line(c, "allow", "allowed", NULL, NULL);
+		x->rq = RQ_TUNNEL;
+		x->rs = RS_TUNNEL;
+		client_reading(c);
+		return 1;
+	}
+	if (code < 200)
+		return 1;	/* 100 Continue, 103: the answer follows */
+	x->rs = RS_BODY;
+	if (x->rs_left == 0)
+		return response_done(c) == 0 ? 1 : -1;
+	return 1;
+}
+
+static int
+response_body(struct gate_conn *c)
+{
+	struct conn_insp	*x = c->insp;
+	ssize_t			 n;
+	int			 done;
+
+	n = conn_body_take(&x->rs_left, &x->rs_chunk,
+	    bufferevent_get_input(c->ubev), &done);
+	if (n < 0)
+		return upstream_failed(c, "malformed chunked response body");
+	move(c, 0, (size_t)n);
+	if (!done)
+		return 0;
+	return response_done(c) == 0 ? 1 : -1;
+}
+
+/* What the upstream sent; returns as client_read(). */
+static int
+up_read(struct gate_conn *c)
+{
+	struct conn_insp	*x = c->insp;
+	struct evbuffer		*in = bufferevent_get_input(c->ubev);
+	int			 rc = 1;
+
+	if (x->closing)
+		return -1;
+	while (rc == 1 && evbuffer_get_length(in) > 0) {
+		switch (x->rs) {
+		case RS_HEAD:
+			rc = read_response(c);
+			break;
+		case RS_BODY:
+			rc = response_body(c);
+			break;
+		case RS_TUNNEL:
+			move(c, 0, evbuffer_get_length(in));
+			rc = 0;
+			break;
+		case RS_IDLE:
+			/* no request asked for it: the exchanges are off */
+			log_info("conn %llu: %s: the upstream sent bytes no "
+			    "request asked for", (unsigned long long)c->id,
+			    c->d->hostport);
+			c->close_reason = "upstream error";
+			conn_free(c);
+			return -1;
+		}
+	}
+	return rc == -1 || x->closing ? -1 : 0;
+}
+
+static void
+up_read_cb(struct bufferevent *bev, void *arg)
+{
+	(void)up_read(arg);
+}
+
+/* --- writes, ends, errors -------------------------------------------------- */
+
+static void
+write_cb(struct bufferevent *bev, void *arg)
+{
+	struct gate_conn	*c = arg;
+	struct conn_insp	*x = c->insp;
+	int			 to_client = bev == c->cbev;
+	size_t			 left = evbuffer_get_length(
+				    bufferevent_get_output(bev));
+
+	if (x->closing)
+		return;		/* conn_inspect_flushed() closes it */
+	if (to_client && c->down_paused && left <= RELAY_MAX / 2) {
+		c->down_paused = 0;
+		bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
+		if (!c->u_eof)
+			(void)bufferevent_enable(c->ubev, EV_READ);
+	} else if (!to_client && c->up_paused && left <= RELAY_MAX / 2) {
+		c->up_paused = 0;
+		bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
+		client_reading(c);
+	}
+	/* an upgraded stream's end, passed on once its bytes are out */
+	if (left == 0 && x->rq == RQ_TUNNEL &&
+	    ((to_client && c->u_eof) || (!to_client && c->c_eof)))
+		(void)closing(c, "eof");
+}
+
+static void
+client_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct gate_conn	*c = arg;
+	struct conn_insp	*x = c->insp;
+
+	if ((what & BEV_EVENT_EOF) == 0) {
+		c->close_reason = "client error";
+		conn_free(c);
+		return;
+	}
+	c->c_eof = 1;
+	if (client_read(c) == -1)	/* what came before the end */
+		return;
+	if (x->rq == RQ_TUNNEL) {
+		if (evbuffer_get_length(bufferevent_get_output(c->ubev)) == 0)
+			(void)closing(c, "eof");
+		return;
+	}
+	/* a half-close after the request still gets its answer */
+	client_reading(c);
+	if (x->rs == RS_IDLE)
+		(void)closing(c, x->rq == RQ_HEAD &&
+		    evbuffer_get_length(bufferevent_get_input(bev)) == 0 ?
+		    "eof" : "client closed");
+}
+
+static void
+up_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct gate_conn	*c = arg;
+	struct conn_insp	*x = c->insp;
+
+	if ((what & BEV_EVENT_EOF) == 0) {
+		(void)upstream_failed(c, "the upstream connection failed");
+		return;
+	}
+	c->u_eof = 1;
+	if (up_read(c) == -1)		/* what came before the end */
+		return;
+	switch (x->rs) {
+	case RS_BODY:
+		if (x->rs_left == RS_UNTIL_CLOSE) {
+			x->keep = 0;
+			(void)response_done(c);
+			return;
+		}
+		(void)upstream_failed(c, "the upstream closed in the middle "
+		    "of its answer");
+		return;
+	case RS_HEAD:
+		(void)upstream_failed(c, "the upstream closed before its "
+		    "answer");
+		return;
+	case RS_TUNNEL:
+		if (evbuffer_get_length(bufferevent_get_output(c->cbev)) == 0)
+			(void)closing(c, "eof");
+		return;
+	case RS_IDLE:
+		(void)closing(c, "eof");
+		return;
+	}
+}
+
+void
+conn_inspect_http(struct gate_conn *c)
+{
+	struct conn_insp	*x = c->insp;
+
+	x->phase = IP_HTTP;
+	x->rq = RQ_HEAD;
+	x->rs = RS_IDLE;
+	clock_gettime(CLOCK_MONOTONIC, &c->t_active);
+	bufferevent_setcb(c->cbev, client_read_cb, write_cb, client_event_cb,
+	    c);
+	bufferevent_setcb(c->ubev, up_read_cb, write_cb, up_event_cb, c);
+	bufferevent_setwatermark(c->cbev, EV_READ, 0, RELAY_MAX);
+	bufferevent_setwatermark(c->ubev, EV_READ, 0, RELAY_MAX);
+	/*
+	 * libevent writes its output chain by chain: 64 KiB a turn makes
+	 * fewer, fuller TLS records.  A filter reads (decrypts) until
+	 * OpenSSL wants more, into space it reserves first: the last,
+	 * empty reservation stays with an idle connection, so a read is
+	 * one record's worth (INSP_READ: a 16 KiB chain with libevent's
+	 * header; 64 KiB made it 128 KiB, 300 KiB of heap a connection).
+	 */
+	bufferevent_set_max_single_read(c->cbev, INSP_READ);
+	bufferevent_set_max_single_write(c->cbev, RELAY_IO);
+	bufferevent_set_max_single_read(c->ubev, INSP_READ);
+	bufferevent_set_max_single_write(c->ubev, RELAY_IO);
+	(void)bufferevent_enable(c->cbev, EV_READ | EV_WRITE);
+	(void)bufferevent_enable(c->ubev, EV_READ | EV_WRITE);
+	if (evbuffer_get_length(bufferevent_get_input(c->cbev)) > 0)
+		(void)client_read(c);
+}
+
+/*
+ * A forwarded request (plain HTTP, or AISB-TRANSPARENT's) to an inspected
+ * host: its request is decided by the same entries before it is sent;
+ * no secret is added to a request that crosses the network in clear.
+ * 0, or -1 when it was refused (and answered).
+ */
+int
+conn_inspect_forward(struct gate_conn *c)
+{
+	const struct gate_http_req	*req = c->d->req;
+	struct policy_request_decision	 d;
+	char				 fix[POLICY_FIX_MAX];
+	char				 line[POLICY_FIX_MAX];
+	char				 target[GATE_HTTP_MAX_LINE + 2];
+	char				 path[INSP_PATH_MAX + 4];
+	char				 detail[DETAIL_MAX + INSP_PATH_MAX + 32];
+	const char			*m = c->d->head + req->method.off;
+	const char			*p = c->d->head + c->d->path.off;
+	size_t				 plen = c->d->path.len, tlen;
+
+	/* "http://host" and "http://host?q" are "/" and "/?q" */
+	snprintf(target, sizeof(target), "%s%.*s", plen == 0 || p[0] == '?' ?
+	    "/" : "", (int)plen, p);
+	tlen = strlen(target);
+	policy_decide_request(c->d->irule, m, req->method.len, target, tlen,
+	    &d);
+	if (d.verdict == POLICY_ALLOW)
+		return 0;
+	if (c->g->cfg.learn) {
+		c->would = conn_reason_token(d.reason);
+		return 0;
+	}
+	if (policy_request_fix_yaml(c->d->irule, m, req->method.len, target,
+	    tlen, d.reason, 0, fix, sizeof(fix)) <= 0 ||
+	    policy_request_fix_yaml(c->d->irule, m, req->method.len, target,
+	    tlen, d.reason, 1, line, sizeof(line)) <= 0)
+		fix[0] = line[0] = '\0';
+	/* the path for people, never its query (tokens ride there) */
+	audit_path(path, target, tlen);
+	snprintf(detail, sizeof(detail), "%s: %.*s %s", d.detail != NULL ?
+	    d.detail : policy_reason_str(d.reason), (int)req->method.len, m,
+	    path);
+	conn_refuse_fix(c, d.reason == POLICY_R_REQUEST_BAD_PATH ? 400 : 403,
+	    "deny", conn_reason_token(d.reason), detail, fix[0] ? fix : NULL,
+	    line[0] ? line : NULL);
+	return -1;
+}

@@ -1,0 +1,58 @@
+/*
+ * The head an inspected connection sends upstream for a request that was
+ * allowed (inject.c).  Pure: no I/O; fuzzed with the request path
+ * (tests/fuzz/fuzz_gate_inspect.c).
+ */
+#ifndef AISB_GATE_INJECT_H
+#define AISB_GATE_INJECT_H
+
+#include <stddef.h>
+
+#include "policy.h"
+
+struct buf;
+struct gate_http_req;
+struct gate_secrets;
+
+#define INJECT_NAMES_MAX	256	/* bytes of a list of secret names */
+#define INJECT_HEAD_MAX		(256 * 1024)	/* bytes of the head written */
+
+/* What was done to a head, for its audit line (names only, never values). */
+struct gate_inject_info {
+	char	 added[INJECT_NAMES_MAX];	/* secrets put in, "A,B" */
+	char	 missing[INJECT_NAMES_MAX];	/* the rule's secrets the gate
+						   was not given */
+	char	 foreign[INJECT_NAMES_MAX];	/* placeholders of secrets that
+						   are not this rule's */
+};
+
+/*
+ * The request head parsed in head (gate_http_parse, req) as it goes
+ * upstream: the request line and the fields as the client wrote them,
+ * but for the secrets of rule held in ss (NULL: none):
+ *   header, bearer, basic   every field of that name dropped, the field
+ *                           set once, after the others
+ *   replace                 the secret's placeholder, wherever it is in
+ *                           the target, a field value, or the password or
+ *                           user of an "Authorization: Basic" credential,
+ *                           becomes the value
+ * Placeholders of secrets that are not the rule's are left as they are
+ * (worth nothing here) and named in info->foreign.  A rule without
+ * secrets gets the head byte for byte; otherwise each field is written
+ * "name: value" (its whitespace around the value trimmed, as parsed).
+ * out must be a buf_init()ed buffer (BUF_SECRET: it will hold values);
+ * returns 0, or -1 when out failed (memory, or INJECT_HEAD_MAX).
+ */
+int	 gate_inject_head(const struct gate_http_req *req, const char *head,
+	    const struct policy_rule *rule, const struct gate_secrets *ss,
+	    struct buf *out, struct gate_inject_info *info);
+
+/*
+ * Names of ss's placeholders found in the len bytes at p, appended to
+ * names (comma-separated, each once): for heads that are not rewritten
+ * (a forwarded request, a refused one).
+ */
+void	 gate_inject_scan(const struct gate_secrets *ss, const char *p,
+	    size_t len, char *names, size_t nameslen);
+
+#endif

@@ -1,0 +1,136 @@
+#!/bin/bash
+# Secrets as a user gives them (docs/launcher.md, "Secrets"), up to the
+# point where a session would start its gate: no container runs, and a
+# refused secret must leave no session folder behind.
+#
+#  - --secret NAME and the user config's secrets: listed by --print-config
+#    with where each is read from, never a value; --dry-run shows the
+#    placeholder line; AISB_SECRETS is no layer; a project config may not
+#    name one (78).
+#  - an agent's recipe makes its host inspected with the secret
+#    (--print-policy), only when the secret is passed.
+#  - refused with 78, before anything starts, each with one line naming
+#    the entry and what to do, and never a byte of the value: a secret no
+#    rule adds, one beside --env of its name, with --net none or a named
+#    gate, one not set, empty, with a space, from a file that is missing,
+#    from a command that fails.
+set -euo pipefail
+
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_builddir=${top_builddir:-.}
+aisb=$(cd "$top_builddir" && pwd)/aisb
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/home/.config/aisb" "$tmp/ws"
+export HOME=$tmp/home XDG_CONFIG_HOME=$tmp/home/.config XDG_STATE_HOME=$tmp/state
+unset $(env | sed -n 's/^\(AISB_[A-Z_]*\)=.*/\1/p') 2>/dev/null || true
+unset ANTHROPIC_API_KEY ANTHROPIC_AUTH_TOKEN CLAUDE_CODE_OAUTH_TOKEN || true
+VALUE=sk-test-value-must-never-show-9f3e
+
+pass=0 fail=0
+ok()  { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+check() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi; }
+has() {	# has NAME FILE PATTERN: grep -q
+	if grep -q -- "$3" "$2"; then ok; else bad "$1: no '$3' in: $(cat "$2")"; fi
+}
+hasnt() {
+	if grep -q -- "$3" "$2"; then bad "$1: '$3' in: $(cat "$2")"; else ok; fi
+}
+run() {	# run CMD...: out, err, rc in the workspace
+	rc=0
+	(cd "$tmp/ws" && "$@") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+}
+no_value() {	# no_value NAME: the value is in neither output
+	check "$1: no value" "$(cat "$tmp/out" "$tmp/err" | grep -c -- "$VALUE" || true)" 0
+}
+no_session() {
+	check "$1: no session folder" "$(ls "$XDG_STATE_HOME/aisb/sessions" 2>/dev/null | wc -l)" 0
+}
+
+cat >"$tmp/policy.yaml" <<'EOF'
+version: 1
+allow:
+  - host: api.example.test
+    inspect: true
+    secrets:
+      - name: API_KEY
+        header: x-api-key
+  - host: plain.example.test
+EOF
+P=(--policy "$tmp/policy.yaml")
+
+# 1. listed, and where each comes from; a placeholder in the dry run
+export API_KEY=$VALUE
+printf 'secrets: ["API_KEY=env:API_KEY"]\n' >"$XDG_CONFIG_HOME/aisb/config.yaml"
+run "$aisb" "${P[@]}" --secret API_KEY --print-config -- true
+check "print-config: exit" "$rc" 0
+has "print-config: the user config's" "$tmp/out" '^secrets  *API_KEY=env:API_KEY (user config: .*config.yaml:1:[0-9]*)$'
+has "print-config: the flag's" "$tmp/out" '^secrets  *API_KEY (flag: --secret)$'
+no_value "print-config"
+run "$aisb" "${P[@]}" --dry-run -- true
+check "dry run: exit" "$rc" 0
+has "dry run: the placeholder's line" "$tmp/out" "^API_KEY=<placeholder: the gate adds the secret from env:API_KEY>$"
+no_value "dry run"
+rm "$XDG_CONFIG_HOME/aisb/config.yaml"
+run env AISB_SECRETS=API_KEY "$aisb" "${P[@]}" --print-config -- true
+has "AISB_SECRETS is no layer" "$tmp/out" '^secrets  *(none) (default)$'
+printf 'secrets: [API_KEY]\n' >"$tmp/ws/.aisb.yaml"
+run "$aisb" "${P[@]}" --dry-run -- true
+check "project config: 78" "$rc" 78
+has "project config: why" "$tmp/err" "a project config may not name secrets: it would choose which of your secrets leave the host; name them in .* or with --secret"
+rm "$tmp/ws/.aisb.yaml"
+
+# 2. an agent's recipe: its host inspected with the secret, when passed
+run "$aisb" "${P[@]}" --agent claude --print-policy -- true
+hasnt "recipe, no secret: nothing inspected on its hosts" "$tmp/out" 'ANTHROPIC_API_KEY'
+export ANTHROPIC_API_KEY=$VALUE
+run "$aisb" "${P[@]}" --agent claude --secret ANTHROPIC_API_KEY --print-policy -- true
+check "recipe + secret: exit" "$rc" 0
+sed -n '/^  - host: "api.anthropic.com"$/,/^  - host:/p' "$tmp/out" >"$tmp/rule"
+has "recipe + secret: inspected" "$tmp/rule" '^    inspect: true$'
+has "recipe + secret: the secret" "$tmp/rule" '^      - name: "ANTHROPIC_API_KEY"$'
+has "recipe + secret: its header" "$tmp/rule" '^        header: "x-api-key"$'
+no_value "recipe print-policy"
+run "$aisb" "${P[@]}" --agent claude --secret ANTHROPIC_API_KEY --dry-run -- claude
+check "recipe dry run: no credential hint" "$(grep -c 'reads its credentials' "$tmp/err" || true)" 0
+unset ANTHROPIC_API_KEY
+
+# 3. refused before anything starts: 78, one line, no value, no session
+run "$aisb" "${P[@]}" --secret OTHER -- true
+check "no rule adds it: 78" "$rc" 78
+has "no rule adds it: why and what to write" "$tmp/err" "^aisb: --secret: secret OTHER: no rule of the policy ($tmp/policy.yaml) adds it, so it would reach no host; add to the rule of its host: inspect: true and secrets: \[{name: OTHER, header: HEADER}\]"
+run "$aisb" "${P[@]}" --secret API_KEY --env API_KEY -- true
+check "--env of its name: 78" "$rc" 78
+has "--env of its name: why" "$tmp/err" "would pass the secret itself into the sandbox"
+no_value "--env of its name"
+run "$aisb" "${P[@]}" --secret API_KEY --net none -- true
+check "--net none: 78" "$rc" 78
+has "--net none: why" "$tmp/err" "only a gate of the session's own adds secrets"
+run "$aisb" "${P[@]}" --secret API_KEY --gate shared -- true
+check "a named gate: 78" "$rc" 78
+unset API_KEY
+for c in "API_KEY|is not set in aisb's environment" \
+    "API_KEY=env:EMPTY_ONE|it is empty" \
+    "API_KEY=env:SPACED|a space" \
+    "API_KEY=file:$tmp/missing|$tmp/missing: No such file" \
+    "API_KEY=command:false|false failed: exit status 1" \
+    "API_KEY=command:$tmp/no-such-program|did not run"; do
+	entry=${c%%|*} why=${c#*|}
+	run env EMPTY_ONE= SPACED="with space $VALUE" "$aisb" "${P[@]}" \
+	    --secret "$entry" -- true
+	check "$entry: 78" "$rc" 78
+	has "$entry: why" "$tmp/err" "^aisb: --secret: secret API_KEY.*$why.*; the session did not start$"
+	check "$entry: one line" "$(wc -l <"$tmp/err")" 1
+	no_value "$entry"
+	no_session "$entry"
+done
+# from a file and a command it is read (then the session goes on to the
+# host's checks, which this test leaves there: --dry-run reads nothing)
+printf '%s\n' "$VALUE" >"$tmp/key"
+run "$aisb" "${P[@]}" --secret "API_KEY=file:$tmp/key" --dry-run -- true
+check "file: dry run: exit" "$rc" 0
+no_value "file dry run"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
