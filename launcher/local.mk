@@ -34,7 +34,8 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/session/gitoffer.c launcher/session/protect.c \
 	launcher/session/protect.h launcher/session/mounts.c \
 	launcher/session/mounts.h \
-	launcher/session/secrets.c launcher/session/secrets.h
+	launcher/session/secrets.c launcher/session/secrets.h \
+	launcher/session/writer.c launcher/session/writer.h
 # image/: the sandbox image, its tools and the agent recipes
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/image/names.c launcher/image/names.h \

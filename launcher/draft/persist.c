@@ -358,7 +358,7 @@ take(const char *ddir, const char *name, intptr_t *lock)
 		    " by session " : " by another aisb", who != NULL ?
 		    (int)strcspn(who, "\n") : 0, who != NULL ? who : "", name);
 		free(who);
-		return EXIT_IOERR;
+		return EXIT_BUSY;
 	}
 	return EXIT_ENFORCE;
 }

@@ -41,6 +41,7 @@
 #include "session/secrets.h"
 #include "session/folder.h"
 #include "session/snapshot.h"
+#include "session/writer.h"
 #include "session/spec.h"
 #include "policytools/suggest.h"
 #include "session/watch.h"
@@ -481,6 +482,8 @@ struct run {
 	int64_t				 ph0[PH_N], ph1[PH_N];
 	const char			*runtime;	/* podman's --runtime */
 	int				 named, mounted, watchfd, recording;
+	int				 writer;	/* the workspace's writer
+							   lock (writer.h); -1 */
 	int				 have_session, have_ws, ran;
 	char				 err[PATH_MAX + 256];
 };
@@ -537,6 +540,17 @@ run_host(struct run *r)
 		snprintf(r->err, sizeof(r->err), "session folder path too "
 		    "long");
 		return -1;
+	}
+	/*
+	 * One writer per workspace: a session that writes the workspace
+	 * itself (not --snapshot, which writes a copy, nor a read-only one)
+	 * holds its lock.
+	 */
+	if (!o->snapshot && !o->readonly && (n = launch_writer_take(
+	    o->val[LO_WORKSPACE], r->s.id, &r->writer, r->err,
+	    sizeof(r->err))) != 0) {
+		fprintf(stderr, "aisb: %s\n", r->err);
+		return n == 1 ? EXIT_BUSY : EXIT_ENFORCE;
 	}
 	/* aisb clean leaves what a live launcher holds alone */
 	n = snprintf(who, sizeof(who), "%ld %llu\n", (long)getpid(),
@@ -866,6 +880,7 @@ run_end(struct run *r, int code)
 		    sizeof(path)) == 0)
 			(void)unlink(path);
 	launch_watch_dismiss(&r->watchfd);
+	launch_writer_release(o->val[LO_WORKSPACE], &r->writer);
 	/* the recorder's folder, the user's again for the manifest (ids.h) */
 	if (r->recorddir[0] != '\0' && launch_ids_take_back(&r->ids,
 	    r->podman, r->recorddir, r->err, sizeof(r->err)) == -1)
@@ -912,6 +927,7 @@ launch_session_run(const struct launch_opts *o, struct policy *p,
 	r->gate.pid = -1;
 	r->shared.dir[0] = '\0';
 	r->watchfd = -1;
+	r->writer = -1;
 	r->gpolicy = o->val[LO_POLICY];
 	r->start = time(NULL);
 	r->ph0[PH_HOST] = mono_ms();

@@ -142,12 +142,12 @@ flock -o "$ddir/snapshot.lock" sleep 5 &
 holder=$!
 sleep 0.5
 session --draft d3 -- true
-check "in use: exit" "$rc" 74
+check "in use: exit" "$rc" 75
 if grep -q 'draft d3 is in use by session feedfacefeedfacefeedface' "$tmp/err"; then ok; else bad "in use said: $(cat "$tmp/err")"; fi
 status d3
 check "status: busy" "$(field busy)" feedfacefeedfacefeedface
 run "$aisb" draft commit d3
-check "commit while in use: exit" "$rc" 74
+check "commit while in use: exit" "$rc" 75
 kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null || true
 
 # 9. ls, recover of a settled draft, names and unknown drafts

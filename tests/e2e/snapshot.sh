@@ -38,18 +38,9 @@ ptyask=$(cd "$top_srcdir" && pwd)/tests/e2e/ptyask.py
 . "$top_srcdir/tests/e2e/lib.sh"
 e2e_init snapshot
 e2e_seed_image
-user=aisbsnap$$
-uid=
 mnt=
 e2e_cleanup_more() {
 	[ -z "$mnt" ] || umount -l "$mnt" 2>/dev/null || true
-	if [ -n "$uid" ]; then
-		pkill -KILL -u "$uid" 2>/dev/null || true
-		sleep 0.5
-		userdel -r "$user" >/dev/null 2>&1 || true
-		rm -rf "/tmp/podman-run-$uid" "/tmp/containers-user-$uid" \
-		    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null || true
-	fi
 	return 0
 }
 
@@ -297,6 +288,37 @@ id=$(session_id)
 check "draft conflict: no command ran" "$(find "$XDG_STATE_HOME/aisb" -name ran.txt | wc -l | tr -d ' ')" 0
 "$aisb" draft discard e2e --workspace "$dws" >/dev/null 2>&1 || bad "draft discard"
 
+# one writer per workspace: while a bind session runs, a second one is
+# refused (75) naming it; a snapshot session runs alongside
+wws=$tmp/writerws
+mkdir -m 0700 "$wws"
+(cd "$wws" && "$aisb" --net none --policy "$tmp/policy.yaml" -- \
+    sh -c 'touch started; sleep 40; touch ended') >"$tmp/w1.out" 2>"$tmp/w1.err" </dev/null &
+w1=$!
+for _ in $(seq 600); do [ -e "$wws/started" ] && break; sleep 0.1; done
+id1=$(session_id)
+rc=0; (cd "$wws" && "$aisb" --net none --policy "$tmp/policy.yaml" -- \
+    sh -c 'touch second') >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "two writers: the second refused" "$rc" 75
+if grep -q "is being written by session $id1" "$tmp/err"; then ok; else bad "two writers: $(cat "$tmp/err")"; fi
+[ -e "$wws/second" ] && bad "two writers: the second ran" || ok
+id=$(session_id)
+rc=0; (cd "$wws" && "$aisb" --snapshot --apply=never --net none \
+    --policy "$tmp/policy.yaml" -- sh -c 'echo alongside >along.txt') \
+    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "two writers: a snapshot session alongside" "$rc" 0
+id=$(session_id)
+rc=0; (cd "$wws" && "$aisb" --read-only --net none --policy "$tmp/policy.yaml" \
+    -- cat started) >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "two writers: a read-only session alongside" "$rc" 0
+[ -e "$wws/ended" ] && bad "two writers: the first had ended already" || ok
+id=$(session_id)
+wait "$w1" || bad "two writers: the first session failed: $(cat "$tmp/w1.err")"
+rc=0; (cd "$wws" && "$aisb" --net none --policy "$tmp/policy.yaml" -- \
+    sh -c 'touch third') >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "two writers: free once the first ended" "$rc" 0
+id=$(session_id)
+
 # a project config may choose snapshot, never direct
 printf 'workspace_mode: snapshot\n' >"$ws/.aisb.yaml"
 rc=0; (cd "$ws" && "$aisb" --apply=never --net none --policy "$tmp/policy.yaml" -- \
@@ -306,31 +328,9 @@ check "project snapshot: exit" "$rc" 0
 rm -f "$ws/.aisb.yaml"
 
 # --- 2. an ordinary user, rootless podman, in that user's 0700 folder ---
-# other suites add and remove users alongside: /etc/passwd may be locked
-for i in $(seq 40); do
-	useradd -m -s /bin/bash "$user" 2>"$tmp/useradd.err" && break
-	grep -q 'cannot lock' "$tmp/useradd.err" || { cat "$tmp/useradd.err" >&2; exit 1; }
-	sleep 0.5
-done
-uid=$(id -u "$user")
-home=$(getent passwd "$user" | cut -d: -f6)
-e2e_tun_open
-install -d -m 0755 -o "$user" -g "$user" "$home/bin"
-install -m 0755 "$build/aisb" "$build/aisb-gate" "$build/aisb-enforce" "$home/bin/"
-install -m 0644 "$build/aisb-seccomp.json" "$home/bin/"
+e2e_user aisbsnap
+user=$e2e_user_name uid=$e2e_uid home=$e2e_home
 install -m 0644 -o "$user" "$tmp/policy.yaml" "$home/policy.yaml"
-# The images the root sessions ran, the base with them (the session's
-# tag names its base), handed over instead of rebuilt: what their records
-# name, not every image the store holds.
-imgs=$(e2e_images_of "$XDG_STATE_HOME"/aisb/sessions/*)
-podman save -q -m -o "$home/img.tar" $imgs
-chown "$user" "$home/img.tar"
-as_user() {
-	runuser -u "$user" -- env -i HOME="$home" USER="$user" LOGNAME="$user" \
-	    PATH="$home/bin:/usr/local/bin:/usr/bin:/bin" "$@"
-}
-as_user podman load -q -i "$home/img.tar" >/dev/null
-rm -f "$home/img.tar"
 uws=$home/proj
 install -d -m 0700 -o "$user" -g "$user" "$uws"
 make_repo "$uws"
@@ -360,6 +360,27 @@ tree "$uws" >"$tmp/undone"
 check "user: undo: as before the session" "$(cmp -s "$tmp/before" "$tmp/undone" && echo same)" same
 check "user: undo: owners" "$(cd "$uws" && stat -c %u del.txt sub sub/deeper/f.txt edit.txt | sort -u)" "$uid"
 check "user: undone" "$(field state "$usd/snapshot")" undone
+# one writer per workspace across users: the user's bind session holds
+# the folder's lock; root's is refused, naming another user's session
+(cd "$uws" && as_user aisb --net none --policy "$home/policy.yaml" -- \
+    sh -c 'touch started; sleep 15') >"$tmp/w1.out" 2>"$tmp/w1.err" </dev/null &
+w1=$!
+for _ in $(seq 600); do [ -e "$uws/started" ] && break; sleep 0.1; done
+uid1=$(session_id "$home/.local/state")
+rc=0; (cd "$uws" && as_user aisb --net none --policy "$home/policy.yaml" -- \
+    true) >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "user: two writers refused" "$rc" 75
+if grep -q "session $uid1" "$tmp/err"; then ok; else bad "user two writers: $(cat "$tmp/err")"; fi
+id=$(session_id "$home/.local/state")
+e2e_session_mark
+rc=0; (cd "$uws" && "$aisb" --net none --policy "$tmp/policy.yaml" -- true) \
+    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "root while the user writes: refused" "$rc" 75
+if grep -q "a session of another user" "$tmp/err"; then ok; else bad "root vs user: $(cat "$tmp/err")"; fi
+id=$(session_id)
+wait "$w1" || bad "user writer: its session failed: $(cat "$tmp/w1.err")"
+rm -f "$uws/started"
+
 # a draft that persists, rootless: three sessions, a host edit between
 udws=$home/draftproj
 install -d -m 0700 -o "$user" -g "$user" "$udws"
