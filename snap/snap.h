@@ -82,6 +82,13 @@ void			 snap_rules_free(struct snap_rules *);
  * an empty pattern, one over 255 bytes, or one with a ".." component. */
 int	 snap_rules_add(struct snap_rules *, const char *pattern, char *err,
 	    size_t errlen);
+/*
+ * One more pattern staged as it is but never written back (the user
+ * config's writeback_deny): a change to a path it matches, or under one,
+ * is listed as skipped ("writeback denied: PATTERN").  As snap_rules_add.
+ */
+int	 snap_rules_deny(struct snap_rules *, const char *pattern, char *err,
+	    size_t errlen);
 /* Drops a default by its exact pattern text (".env", ".git/config": the
  * latter copies .git/config unchanged and lets it be written back):
  * SNAP_OK, or SNAP_EINVAL naming the defaults when there is none such. */

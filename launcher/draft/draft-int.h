@@ -15,8 +15,11 @@
  * SESSION/snapshot, "key value" lines (DRAFT_STATE_MAX bytes):
  *   workspace PATH   stage PATH   owner UID:GID   state WORD   exit N
  *   changes N   digest HEX   tx N   applied N   updated EPOCH
- *   [name NAME   revision N]   exclude PATTERN...
- * Paths hold no line break (refused when staging).
+ *   [name NAME   revision N]   exclude PATTERN...   deny PATTERN...
+ *   [limits ENTRIES BYTES FILE_BYTES DEPTH]   [writeback off]
+ * Paths hold no line break (refused when staging).  A deny or limits
+ * line that cannot be kept makes the file corrupt: never a pattern
+ * silently dropped, never a bound past the built-in one.
  */
 struct dstate {
 	char		 workspace[DRAFT_PATH_MAX];
@@ -34,8 +37,18 @@ struct dstate {
 	unsigned long	 revision;
 	char		*exclude[DRAFT_MAX_EXCLUDE];
 	size_t		 nexclude;
-	int		 borrowed;	/* exclude[] is the caller's */
+	char		*deny[DRAFT_MAX_EXCLUDE];	/* writeback_deny */
+	size_t		 ndeny;
+	int		 borrowed;	/* exclude[], deny[]: the caller's */
+	struct snap_limits lim;		/* the bounds its session had */
+	int		 no_writeback;	/* writeback: false */
 };
+
+/* c pointing into st (valid while st is). */
+void	draft_conf_of(const struct dstate *st, struct draft_conf *c);
+/* draft_rules with st's patterns and owner, its writeback_deny too. */
+struct snap_rules *draft_rules_of(const struct dstate *st, char *err,
+	    size_t errlen);
 
 /* sdir/name into out[DRAFT_PATH_MAX]: 0, or -1 (said) when too long. */
 int	draft_path(char *out, const char *sdir, const char *name);

@@ -41,10 +41,13 @@ dstate_free(struct dstate *st)
 {
 	size_t	 i;
 
-	if (!st->borrowed)
+	if (!st->borrowed) {
 		for (i = 0; i < st->nexclude; i++)
 			free(st->exclude[i]);
-	st->nexclude = 0;
+		for (i = 0; i < st->ndeny; i++)
+			free(st->deny[i]);
+	}
+	st->nexclude = st->ndeny = 0;
 }
 
 
@@ -88,6 +91,14 @@ dstate_save(const char *sdir, const struct dstate *st, char *err,
 		    st->revision);
 	for (i = 0; i < st->nexclude; i++)
 		buf_printf(&b, "exclude %s\n", st->exclude[i]);
+	for (i = 0; i < st->ndeny; i++)
+		buf_printf(&b, "deny %s\n", st->deny[i]);
+	buf_printf(&b, "limits %llu %llu %llu %zu\n",
+	    (unsigned long long)st->lim.entries,
+	    (unsigned long long)st->lim.bytes,
+	    (unsigned long long)st->lim.file_bytes, st->lim.depth);
+	if (st->no_writeback)
+		buf_printf(&b, "writeback off\n");
 	if (b.failed)
 		snprintf(err, errlen, "%s: more than %d bytes, or out of "
 		    "memory", path, DRAFT_STATE_MAX);
@@ -100,6 +111,74 @@ dstate_save(const char *sdir, const struct dstate *st, char *err,
 }
 
 
+/* "ENTRIES BYTES FILE_BYTES DEPTH" into lim: 0, or -1 when it is not
+ * that or a bound is past the built-in one. */
+static int
+limits_parse(const char *v, struct snap_limits *lim)
+{
+	unsigned long long	 e, b, f;
+	size_t			 d;
+	int			 n = -1;
+
+	if (sscanf(v, "%llu %llu %llu %zu%n", &e, &b, &f, &d, &n) != 4 ||
+	    n < 0 || v[n] != '\0')
+		return -1;
+	lim->entries = e;
+	lim->bytes = b;
+	lim->file_bytes = f;
+	lim->depth = d;
+	return draft_limits_ok(lim, NULL, 0);
+}
+
+int
+draft_limits_ok(const struct snap_limits *lim, char *err, size_t errlen)
+{
+	struct snap_limits	 max;
+	const char		*name = NULL;
+	unsigned long long	 v = 0, m = 0;
+
+	snap_limits_default(&max);
+	if (lim->entries < 1 || lim->entries > max.entries)
+		name = "snapshot_max_entries", v = lim->entries,
+		    m = max.entries;
+	else if (lim->bytes < 1 || lim->bytes > max.bytes)
+		name = "snapshot_max_bytes", v = lim->bytes, m = max.bytes;
+	else if (lim->file_bytes < 1 || lim->file_bytes > max.file_bytes)
+		name = "snapshot_max_file_bytes", v = lim->file_bytes,
+		    m = max.file_bytes;
+	else if (lim->depth < 1 || lim->depth > max.depth)
+		name = "snapshot_max_depth", v = lim->depth, m = max.depth;
+	else if (lim->path_len != max.path_len)
+		name = "the path length bound", v = lim->path_len,
+		    m = max.path_len;
+	if (name == NULL)
+		return 0;
+	if (err != NULL)
+		snprintf(err, errlen, "%s: %llu is not between 1 and the "
+		    "built-in maximum, %llu: the user config may tighten a "
+		    "snapshot's bounds, never loosen them", name, v, m);
+	return -1;
+}
+
+void
+draft_conf_default(struct draft_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	snap_limits_default(&c->lim);
+}
+
+void
+draft_conf_of(const struct dstate *st, struct draft_conf *c)
+{
+	draft_conf_default(c);
+	c->exclude = st->exclude;
+	c->nexclude = st->nexclude;
+	c->deny = st->deny;
+	c->ndeny = st->ndeny;
+	c->lim = st->lim;
+	c->no_writeback = st->no_writeback;
+}
+
 /* The state of the session in sdir.  0, or -1 with err (errno ENOENT: a
  * session that is not a snapshot session). */
 int
@@ -110,6 +189,7 @@ dstate_load(const char *sdir, struct dstate *st, char *err, size_t errlen)
 	unsigned	 seen = 0;
 
 	memset(st, 0, sizeof(*st));
+	snap_limits_default(&st->lim);	/* a state of before "limits" */
 	if (snprintf(path, sizeof(path), "%s/snapshot", sdir) >=
 	    (int)sizeof(path)) {
 		snprintf(err, errlen, "%s/snapshot: path too long", sdir);
@@ -169,6 +249,18 @@ dstate_load(const char *sdir, struct dstate *st, char *err, size_t errlen)
 		    st->nexclude < DRAFT_MAX_EXCLUDE &&
 		    (st->exclude[st->nexclude] = strdup(v)) != NULL)
 			st->nexclude++;
+		else if (strcmp(line, "deny") == 0) {
+			/* fail closed: a deny kept, or the file refused */
+			if (st->ndeny == DRAFT_MAX_EXCLUDE ||
+			    (st->deny[st->ndeny] = strdup(v)) == NULL)
+				seen |= 8;
+			else
+				st->ndeny++;
+		} else if (strcmp(line, "limits") == 0) {
+			if (limits_parse(v, &st->lim) == -1)
+				seen |= 8;
+		} else if (strcmp(line, "writeback") == 0)
+			st->no_writeback = strcmp(v, "off") == 0;
 	}
 	free(text);
 	/* a state file of before "applied": its last transaction */
@@ -234,10 +326,21 @@ draft_rules(char *const *exclude, size_t n, unsigned owner_uid,
 	return r;
 }
 
-void
-draft_limits(struct snap_limits *lim)
+struct snap_rules *
+draft_rules_of(const struct dstate *st, char *err, size_t errlen)
 {
-	snap_limits_default(lim);
+	struct snap_rules	*r;
+	size_t			 i;
+
+	if ((r = draft_rules(st->exclude, st->nexclude, st->owner_uid,
+	    st->owner_gid, err, errlen)) == NULL)
+		return NULL;
+	for (i = 0; i < st->ndeny; i++)
+		if (snap_rules_deny(r, st->deny[i], err, errlen) != SNAP_OK) {
+			snap_rules_free(r);
+			return NULL;
+		}
+	return r;
 }
 
 /* ---- the commands ------------------------------------------------------- */
@@ -302,19 +405,16 @@ shown(const char *sdir, const char *id, const struct dstate *st,
 {
 	struct snap_changes	*now = NULL;
 	struct snap_rules	*rules = NULL;
-	struct snap_limits	 lim;
 	char			 err[2048], path[DRAFT_PATH_MAX];
 	int			 rc = -1;
 
-	draft_limits(&lim);
 	if (draft_path(path, sdir, "manifest") == -1)
 		return -1;
 	if (snap_manifest_load(path, m, err, sizeof(err)) != SNAP_OK ||
 	    draft_path(path, sdir, "changes") == -1 ||
 	    snap_changes_load(path, ch, err, sizeof(err)) != SNAP_OK ||
-	    (rules = draft_rules(st->exclude, st->nexclude, st->owner_uid,
-	    st->owner_gid, err, sizeof(err))) == NULL ||
-	    snap_changes_compute(*m, st->stage, rules, &lim, &now, err,
+	    (rules = draft_rules_of(st, err, sizeof(err))) == NULL ||
+	    snap_changes_compute(*m, st->stage, rules, &st->lim, &now, err,
 	    sizeof(err)) != SNAP_OK)
 		fprintf(stderr, "aisb: %s%s: %s\n", draft_cmd(st), id, err);
 	else if (strcmp(snap_changes_digest(*ch), st->digest) != 0 ||
@@ -415,6 +515,13 @@ draft_apply_locked(const char *sdir, const char *id, struct dstate *st,
 	if (st->tx >= DRAFT_MAX_TX) {
 		fprintf(stderr, "aisb: %s%s: %u attempts already\n",
 		    draft_cmd(st), id, st->tx);
+		return EXIT_CONFIG;
+	}
+	if (st->no_writeback) {
+		fprintf(stderr, "aisb: %s%s: never written back: its session "
+		    "ran with the user config's writeback: false; aisb %s"
+		    "changes %s --diff shows it, aisb %sdiscard %s drops it\n",
+		    draft_cmd(st), id, draft_cmd(st), id, draft_cmd(st), id);
 		return EXIT_CONFIG;
 	}
 	/* what is applied is what was shown */

@@ -70,6 +70,29 @@ enum draft_apply {
 				   workspace waits for aisb draft commit) */
 };
 
+/*
+ * What the user config says of a snapshot's stage and its way back
+ * (docs/snapshot.md, "What the user config tightens"), kept in the
+ * draft's state file so that its change set, apply, commit and sync all
+ * use what its session used.  draft_conf_default: none of it, the
+ * built-in bounds.
+ */
+struct draft_conf {
+	char *const		*exclude;	/* snapshot_exclude */
+	size_t			 nexclude;
+	char *const		*deny;		/* writeback_deny: staged, shown,
+						   never written back */
+	size_t			 ndeny;
+	struct snap_limits	 lim;		/* snapshot_max_*: at most
+						   snap_limits_default's */
+	int			 no_writeback;	/* writeback: false */
+};
+void	 draft_conf_default(struct draft_conf *);
+/* 0 when every bound of lim is at least 1 and at most the built-in one
+ * (snap_limits_default); else -1 with err naming the first that is not. */
+int	 draft_limits_ok(const struct snap_limits *lim, char *err,
+	    size_t errlen);
+
 /* What a launcher records of a draft (its session record). */
 struct draft_info {
 	char		 workspace[DRAFT_PATH_MAX];
@@ -89,7 +112,8 @@ struct draft_info {
 
 /*
  * Before the command: copies workspace (an absolute, real path without a
- * line break) into sdir/stage with the default rules plus exclude[n],
+ * line break) into sdir/stage with the default rules plus conf's (NULL:
+ * draft_conf_default), within conf's bounds,
  * writes sdir/manifest and the state file ("staged").  prepare, when not
  * NULL, is called on the stage after it is made and before the manifest
  * is saved (the Linux launcher gives the stage to the workspace's owner
@@ -100,7 +124,7 @@ struct draft_info {
  * removed and info->outcome is "failed".
  */
 int	 draft_stage(const char *sdir, const char *workspace,
-	    char *const *exclude, size_t nexclude, unsigned owner_uid,
+	    const struct draft_conf *conf, unsigned owner_uid,
 	    unsigned owner_gid,
 	    int (*prepare)(const char *stage, void *arg, char *err,
 		size_t errlen), void *arg,
@@ -190,10 +214,6 @@ int	 draft_reap(const char *sdir, const char *id);
  * snapshot session. */
 void	 draft_show(const char *sdir, FILE *out);
 
-/* The bounds of every stage and change set: the built-in ones
- * (snap_limits_default) as draft_limits_set tightened them. */
-void	 draft_limits(struct snap_limits *);
-
 /* ---- drafts that persist (persist.c; docs/snapshot.md) ---------------- */
 
 /*
@@ -222,9 +242,9 @@ int	 draft_persist_path(const char *drafts_dir, const char *workspace,
  * (draft_os_own_tree).
  */
 int	 draft_persist_open(const char *ddir, const char *workspace,
-	    const char *name, const char *session_id, char *const *exclude,
-	    size_t nexclude, unsigned owner_uid, unsigned owner_gid, int quiet,
-	    struct draft_info *info);
+	    const char *name, const char *session_id,
+	    const struct draft_conf *conf, unsigned owner_uid,
+	    unsigned owner_gid, int quiet, struct draft_info *info);
 /* After the session's draft_end: its revision counted, said; released. */
 void	 draft_persist_close(struct draft_info *info, int quiet);
 /* aisb draft status|changes|commit|discard|recover NAME; expect: the

@@ -99,17 +99,14 @@ recount(const char *ddir, struct dstate *st)
 	struct snap_manifest	*m = NULL;
 	struct snap_changes	*ch = NULL;
 	struct snap_rules	*rules = NULL;
-	struct snap_limits	 lim;
 	char			 err[2048], path[DRAFT_PATH_MAX];
 	int			 rc = -1;
 
-	draft_limits(&lim);
 	if (draft_path(path, ddir, "manifest") == -1)
 		return -1;
 	if (snap_manifest_load(path, &m, err, sizeof(err)) != SNAP_OK ||
-	    (rules = draft_rules(st->exclude, st->nexclude, st->owner_uid,
-	    st->owner_gid, err, sizeof(err))) == NULL ||
-	    snap_changes_compute(m, st->stage, rules, &lim, &ch, err,
+	    (rules = draft_rules_of(st, err, sizeof(err))) == NULL ||
+	    snap_changes_compute(m, st->stage, rules, &st->lim, &ch, err,
 	    sizeof(err)) != SNAP_OK ||
 	    draft_path(path, ddir, "changes") == -1 ||
 	    snap_changes_save(ch, path, err, sizeof(err)) != SNAP_OK)
@@ -145,7 +142,7 @@ save(const char *ddir, const struct dstate *st)
  */
 static int
 make(const char *ddir, const char *workspace, const char *name,
-    char *const *exclude, size_t nexclude, unsigned uid, unsigned gid,
+    const struct draft_conf *conf, unsigned uid, unsigned gid,
     int quiet, unsigned long revision, struct dstate *st)
 {
 	struct draft_info	 info;
@@ -157,7 +154,7 @@ make(const char *ddir, const char *workspace, const char *name,
 	drop(ddir, "next");
 	/* the tree is the workspace owner's, as a session's stage is:
 	 * the sessions stage it with that owner's reading */
-	if ((rc = draft_stage(ddir, workspace, exclude, nexclude, uid, gid,
+	if ((rc = draft_stage(ddir, workspace, conf, uid, gid,
 	    own_tree, ug, 1, &info, err, sizeof(err))) != 0) {
 		fprintf(stderr, "aisb: draft %s: %s\n", name, err);
 		return rc;
@@ -179,6 +176,20 @@ make(const char *ddir, const char *workspace, const char *name,
 		fprintf(stderr, "aisb: draft %s: made from %s (%llu entries); "
 		    "revision %lu\n", name, workspace, info.entries, revision);
 	return 0;
+}
+
+/* make() again with what st was made with (the next draft, after a
+ * commit or a discard; st is that one's afterwards). */
+static int
+remake(const char *ddir, const char *name, struct dstate *st)
+{
+	struct draft_conf	 c;
+	char			 ws[DRAFT_PATH_MAX];
+
+	draft_conf_of(st, &c);
+	snprintf(ws, sizeof(ws), "%s", st->workspace);
+	return make(ddir, ws, name, &c, st->owner_uid, st->owner_gid, 0,
+	    st->revision + 1, st);
 }
 
 /*
@@ -251,18 +262,17 @@ sync_tree(const char *ddir, struct dstate *st, int quiet)
 	struct snap_manifest	*m = NULL, *nm = NULL;
 	struct snap_changes	*ch = NULL;
 	struct snap_rules	*rules = NULL;
-	struct snap_limits	 lim;
+	const struct snap_limits *lim = &st->lim;
 	char			 err[2048], path[DRAFT_PATH_MAX];
 	char			 next[DRAFT_PATH_MAX], stx[DRAFT_PATH_MAX];
 	int			 rc, code = EXIT_ENFORCE;
 
-	draft_limits(&lim);
 	if (draft_path(path, ddir, "manifest") == -1 ||
 	    draft_path(next, ddir, "next") == -1 ||
 	    draft_path(stx, ddir, "sync.tx") == -1)
 		return EXIT_ENFORCE;
 	if (snap_manifest_load(path, &m, err, sizeof(err)) != SNAP_OK ||
-	    (rc = snap_manifest_current(m, &lim, err, sizeof(err))) < 0) {
+	    (rc = snap_manifest_current(m, lim, err, sizeof(err))) < 0) {
 		fprintf(stderr, "aisb: draft %s: %s\n", st->name, err);
 		goto out;
 	}
@@ -273,11 +283,13 @@ sync_tree(const char *ddir, struct dstate *st, int quiet)
 	drop(ddir, "next");
 	drop(ddir, "sync.tx");
 	drop(ddir, "manifest.next");
+	/* without writeback_deny: the draft's own changes all go on into
+	 * the next tree (that they never reach the workspace is commit's) */
 	if ((rules = draft_rules(st->exclude, st->nexclude, st->owner_uid,
 	    st->owner_gid, err, sizeof(err))) == NULL ||
-	    snap_changes_compute(m, st->stage, rules, &lim, &ch, err,
+	    snap_changes_compute(m, st->stage, rules, lim, &ch, err,
 	    sizeof(err)) != SNAP_OK ||
-	    (rc = snap_stage_create(st->workspace, next, rules, &lim, &nm, err,
+	    (rc = snap_stage_create(st->workspace, next, rules, lim, &nm, err,
 	    sizeof(err))) != SNAP_OK ||
 	    draft_os_own_tree(next, st->owner_uid, st->owner_gid, err,
 	    sizeof(err)) == -1) {
@@ -365,7 +377,7 @@ take(const char *ddir, const char *name, intptr_t *lock)
 
 int
 draft_persist_open(const char *ddir, const char *workspace, const char *name,
-    const char *session_id, char *const *exclude, size_t nexclude,
+    const char *session_id, const struct draft_conf *conf,
     unsigned owner_uid, unsigned owner_gid, int quiet,
     struct draft_info *info)
 {
@@ -403,8 +415,8 @@ draft_persist_open(const char *ddir, const char *workspace, const char *name,
 		goto fail;
 	}
 	if (fresh)
-		rc = make(ddir, workspace, name, exclude, nexclude, owner_uid,
-		    owner_gid, quiet, st.revision + 1, &st);
+		rc = make(ddir, workspace, name, conf, owner_uid, owner_gid,
+		    quiet, st.revision + 1, &st);
 	else if ((rc = usable(ddir, &st)) == 0)
 		rc = sync_tree(ddir, &st, quiet);
 	if (rc != 0)
@@ -473,7 +485,6 @@ int
 draft_persist_status(const char *ddir, const char *name)
 {
 	struct snap_manifest	*m = NULL;
-	struct snap_limits	 lim;
 	struct dstate		 st;
 	intptr_t		 lock;
 	char			 err[2048], path[DRAFT_PATH_MAX], *who;
@@ -496,10 +507,10 @@ draft_persist_status(const char *ddir, const char *name)
 		free(who);
 	} else if (dstate_is(&st, DRAFT_KEPT) || dstate_is(&st,
 	    DRAFT_CONFLICT)) {
-		draft_limits(&lim);
 		if (draft_path(path, ddir, "manifest") == 0 &&
 		    snap_manifest_load(path, &m, err, sizeof(err)) == SNAP_OK)
-			cur = snap_manifest_current(m, &lim, err, sizeof(err));
+			cur = snap_manifest_current(m, &st.lim, err,
+			    sizeof(err));
 		printf("workspace_moved %s\n", cur == 1 ? "no" : cur == 0 ?
 		    "yes (the next session takes its edits in)" : err);
 		snap_manifest_free(m);
@@ -559,8 +570,7 @@ draft_persist_commit(const char *ddir, const char *name, long expect)
 	}
 	/* typing commit is the approval; then a fresh base for what comes */
 	if ((rc = draft_apply_locked(ddir, name, &st, 0)) == 0)
-		rc = make(ddir, st.workspace, name, st.exclude, st.nexclude,
-		    st.owner_uid, st.owner_gid, 0, st.revision + 1, &st);
+		rc = remake(ddir, name, &st);
 out:
 	dstate_free(&st);
 	draft_os_unlock(lock);
@@ -609,8 +619,7 @@ draft_persist_recover(const char *ddir, const char *name)
 	if ((rc = open_cmd(ddir, name, &st, &lock)) != 0)
 		return rc;
 	if (dstate_is(&st, DRAFT_APPLIED))
-		rc = make(ddir, st.workspace, name, st.exclude, st.nexclude,
-		    st.owner_uid, st.owner_gid, 0, st.revision + 1, &st);
+		rc = remake(ddir, name, &st);
 out:
 	dstate_free(&st);
 	draft_os_unlock(lock);

@@ -112,9 +112,10 @@ drafts_dir(char *out, size_t len, char *err, size_t errlen)
 static int
 draft_session(struct draft_info *sn, const struct launch_session *s,
     const struct launch_opts *o, const char *ws, const char *sdir,
-    char *const *exclude, size_t n, const struct launch_ids *ids,
+    const struct draft_conf *conf, const struct launch_ids *ids,
     char *err, size_t errlen)
 {
+	struct draft_conf	 into;
 	struct draft_info	 kept;
 	char			 dir[PATH_MAX], ddir[DRAFT_PATH_MAX];
 	char			 tree[DRAFT_PATH_MAX + 8];
@@ -127,7 +128,7 @@ draft_session(struct draft_info *sn, const struct launch_session *s,
 		return EXIT_CONFIG;
 	}
 	if ((rc = draft_persist_open(ddir, ws, o->val[LO_DRAFT], s->id,
-	    exclude, n, (unsigned)ids->owner_uid, (unsigned)ids->owner_gid,
+	    conf, (unsigned)ids->owner_uid, (unsigned)ids->owner_gid,
 	    o->quiet, sn)) != 0) {
 		snprintf(err, errlen, "draft %s: not taken (said above)",
 		    o->val[LO_DRAFT]);
@@ -135,7 +136,13 @@ draft_session(struct draft_info *sn, const struct launch_session *s,
 	}
 	snprintf(tree, sizeof(tree), "%s/stage", ddir);
 	kept = *sn;
-	rc = draft_stage(sdir, tree, exclude, n, (unsigned)ids->owner_uid,
+	/* the session's changes go into the draft's tree, not the
+	 * workspace: what never goes back is the draft's commit's to say */
+	into = *conf;
+	into.deny = NULL;
+	into.ndeny = 0;
+	into.no_writeback = 0;
+	rc = draft_stage(sdir, tree, &into, (unsigned)ids->owner_uid,
 	    (unsigned)ids->owner_gid, own_stage, (void *)(uintptr_t)ids,
 	    o->quiet, sn, err, errlen);
 	/* draft_stage starts the record afresh: the draft's part kept */
@@ -153,8 +160,11 @@ launch_snap_stage(struct draft_info *sn, const struct launch_session *s,
     const struct launch_opts *o, const struct launch_ids *ids, char *err,
     size_t errlen)
 {
-	char	 ws[PATH_MAX], sdir[PATH_MAX], *exclude[DRAFT_MAX_EXCLUDE];
-	size_t	 i, n = 0;
+	struct draft_conf	 conf;
+	char			 ws[PATH_MAX], sdir[PATH_MAX];
+	char			*exclude[DRAFT_MAX_EXCLUDE];
+	char			*deny[DRAFT_MAX_EXCLUDE];
+	size_t			 i;
 
 	memset(sn, 0, sizeof(*sn));
 	/* both real: nothing in either path is a link from here on */
@@ -172,17 +182,35 @@ launch_snap_stage(struct draft_info *sn, const struct launch_session *s,
 	 * a pattern silently left out */
 	_Static_assert(DRAFT_MAX_EXCLUDE >= LAUNCH_MAX_LIST,
 	    "every snapshot_exclude entry reaches the stage's rules");
-	if (o->nexclude > DRAFT_MAX_EXCLUDE) {
-		snprintf(err, errlen, "more than %d snapshot_exclude patterns",
-		    DRAFT_MAX_EXCLUDE);
+	if (o->nexclude > DRAFT_MAX_EXCLUDE || o->nwdeny > DRAFT_MAX_EXCLUDE) {
+		snprintf(err, errlen, "more than %d snapshot_exclude or "
+		    "writeback_deny patterns", DRAFT_MAX_EXCLUDE);
 		return EXIT_CONFIG;
 	}
+	/* the user config's (docs/snapshot.md, "What the user config
+	 * tightens"): 0 is the built-in bound */
+	draft_conf_default(&conf);
 	for (i = 0; i < o->nexclude; i++)
-		exclude[n++] = o->exclude[i].text;
+		exclude[i] = o->exclude[i].text;
+	for (i = 0; i < o->nwdeny; i++)
+		deny[i] = o->wdeny[i].text;
+	conf.exclude = exclude;
+	conf.nexclude = o->nexclude;
+	conf.deny = deny;
+	conf.ndeny = o->nwdeny;
+	if (o->snap_max[0] != 0)
+		conf.lim.entries = o->snap_max[0];
+	if (o->snap_max[1] != 0)
+		conf.lim.bytes = o->snap_max[1];
+	if (o->snap_max[2] != 0)
+		conf.lim.file_bytes = o->snap_max[2];
+	if (o->snap_max[3] != 0)
+		conf.lim.depth = (size_t)o->snap_max[3];
+	conf.no_writeback = !o->writeback;
 	if (o->val[LO_DRAFT] != NULL)
-		return draft_session(sn, s, o, ws, sdir, exclude, n, ids, err,
+		return draft_session(sn, s, o, ws, sdir, &conf, ids, err,
 		    errlen);
-	return draft_stage(sdir, ws, exclude, n, (unsigned)ids->owner_uid,
+	return draft_stage(sdir, ws, &conf, (unsigned)ids->owner_uid,
 	    (unsigned)ids->owner_gid, own_stage, (void *)(uintptr_t)ids,
 	    o->quiet, sn, err, errlen);
 }

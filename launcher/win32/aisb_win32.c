@@ -537,6 +537,7 @@ static int
 run_session(const struct wlaunch_opts *o, const char *root)
 {
 	struct draft_info info;
+	struct draft_conf conf;
 	struct winrun_result res, *r = NULL;
 	struct wlaunch_record rec;
 	PSECURITY_DESCRIPTOR sd = NULL;
@@ -600,7 +601,10 @@ run_session(const struct wlaunch_opts *o, const char *root)
 	    w32_write_atomic(path, line, (size_t)n, err, sizeof(err)) == -1)
 		goto fail_msg;
 
-	if ((rc = draft_stage(sdir, workspace, o->exclude, o->nexclude, 0, 0,
+	draft_conf_default(&conf);
+	conf.exclude = o->exclude;
+	conf.nexclude = o->nexclude;
+	if ((rc = draft_stage(sdir, workspace, &conf, 0, 0,
 	    NULL, NULL, o->quiet, &info, err, sizeof(err))) != 0) {
 		fprintf(stderr, "aisb: %s\n", err);
 		goto record;
