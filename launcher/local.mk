@@ -35,7 +35,8 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/session/protect.h launcher/session/mounts.c \
 	launcher/session/mounts.h \
 	launcher/session/secrets.c launcher/session/secrets.h \
-	launcher/session/writer.c launcher/session/writer.h
+	launcher/session/writer.c launcher/session/writer.h \
+	launcher/session/retain.c launcher/session/retain.h
 # image/: the sandbox image, its tools and the agent recipes
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/image/names.c launcher/image/names.h \
@@ -64,7 +65,8 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/draft/draft.c launcher/draft/draft.h \
 	launcher/draft/draft-int.h launcher/draft/stage.c \
 	launcher/draft/draft_posix.c launcher/draft/draft_ask.c \
-	launcher/draft/undo.c launcher/draft/persist.c
+	launcher/draft/undo.c launcher/draft/persist.c \
+	launcher/draft/retire.c
 # host/: plumbing that knows no launcher domain
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/host/paths.c launcher/host/paths.h \

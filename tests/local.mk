@@ -179,6 +179,8 @@ check_PROGRAMS += tests/cli/snapdraft
 TESTS += tests/cli/snapshot_draft.sh
 # what the user config tightens: bounds, writeback_deny, writeback: false
 TESTS += tests/cli/snapshot_conf.sh
+# retention: aisb clean --older-than and the retention cap
+TESTS += tests/cli/retention.sh
 endif
 tests_cli_snapdraft_SOURCES = tests/cli/snapdraft.c
 tests_cli_snapdraft_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
@@ -187,7 +189,8 @@ tests_cli_snapask_SOURCES = tests/cli/snapask.c
 tests_cli_snapask_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_cli_snapask_LDADD = $(LAUNCHER_LIBS)
 EXTRA_DIST += tests/cli/snapshot_ask.sh tests/cli/snapshot_undo.sh \
-	tests/cli/snapshot_draft.sh tests/cli/snapshot_conf.sh
+	tests/cli/snapshot_draft.sh tests/cli/snapshot_conf.sh \
+	tests/cli/retention.sh
 # A recorded session in gate mode: tshark, streams, manifest, verify,
 # --record-max (root, podman, tshark; AISB_E2E=1)
 EXTRA_DIST += tests/e2e/record.sh

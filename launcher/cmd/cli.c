@@ -25,7 +25,9 @@ static const struct cli_opt clean_opts[] = {
 	{ "--images", CLI_SWITCH, NULL, NULL,
 	    "also remove sandbox images no session used lately" },
 	{ "--older-than", CLI_VALUE, "DURATION", "7d",
-	    "with --images: unused for this long (s, m, h, d)" },
+	    "also remove session folders (their backups and recordings) "
+	    "untouched for this long, and with --images, images unused for "
+	    "this long (s, m, h, d)" },
 	{ .flag = NULL }
 };
 

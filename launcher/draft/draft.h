@@ -210,6 +210,16 @@ int	 draft_list(const char *sessions_dir, size_t idlen);
  */
 int	 draft_reap(const char *sdir, const char *id);
 
+/*
+ * Retention (aisb clean --older-than, the user config's retention cap):
+ * the session folder sdir removed, unless its draft waits for approval
+ * (kept, conflict), it is staged, a transaction of it is not settled, its
+ * state cannot be read, or another aisb holds its draft (then 0 with the
+ * reason in *why).  1 removed; -1 on error (said).  Decided and removed
+ * under the draft's lock.
+ */
+int	 draft_retire(const char *sdir, const char **why);
+
 /* For aisb sessions show: one "# snapshot: ..." line when sdir is a
  * snapshot session. */
 void	 draft_show(const char *sdir, FILE *out);

@@ -162,8 +162,9 @@ check_project(const struct launch_opts *o, enum launch_opt_id id,
 	if (!(launch_optdesc[id].flags & O_PROJECT)) {
 		snprintf(err, errlen, "%s: '%s' may not be set by a project "
 		    "config (it would widen what the session can reach or "
-		    "read); set it in %s or on the command line", where,
-		    launch_optdesc[id].name, o->user_config);
+		    "read); set it in %s%s", where, launch_optdesc[id].name,
+		    o->user_config, launch_optdesc[id].flags & O_NOFLAG ? "" :
+		    " or on the command line");
 		return -1;
 	}
 	/* a capture the user asked for is not the repository's to drop */
@@ -341,8 +342,8 @@ apply_env_layer(struct launch_opts *o, char **envp, char *err, size_t errlen)
 	int		 i, k;
 
 	for (i = 0; i < LO__COUNT; i++) {
-		/* secrets, trust and what only tightens (O_NOFLAG): flags and
-		 * user config only, never an environment a tool may set */
+		/* secrets, trust and the user config's own keys (O_NOFLAG):
+		 * never from an environment a tool may set */
 		if (i == LO_ENV || i == LO_SECRETS ||
 		    (launch_optdesc[i].flags & O_NOFLAG))
 			continue;

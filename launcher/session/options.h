@@ -71,6 +71,7 @@ enum launch_opt_id {
 	LO_SNAPSHOT_MAX_DEPTH,
 	LO_WRITEBACK_DENY,	/* staged, never written back */
 	LO_WRITEBACK,		/* false: no snapshot session writes back */
+	LO_RETENTION,		/* retain.h: the user's sessions, at most */
 	/* issue 16: transparent capture of 80/443 and DNS (gate mode) */
 	LO_TRANSPARENT,
 	LO_TRANSPARENT_PORTS,
@@ -137,6 +138,8 @@ struct launch_opts {
 	uint64_t	 snap_max[4];		/* entries, bytes, file bytes,
 						   depth; 0: the built-in */
 	int		 writeback;		/* 0: never written back */
+	uint64_t	 retention;		/* bytes of session folders;
+						   0: no cap */
 
 	/* what to do */
 	int		 dry_run, print_config, print_policy, print_plan;

@@ -156,6 +156,12 @@ const struct optdesc launch_optdesc[LO__COUNT] = {
 	[LO_WRITEBACK] = { "writeback", OT_BOOL, O_NOFLAG, "true",
 	    "false: no snapshot session's changes are written back (aisb "
 	    "apply and draft commit refuse them)", NULL, NULL },
+	/* the user's alone: a repository must not prune the user's history */
+	[LO_RETENTION] = { "retention", OT_SIZE, O_NOFLAG, "0",
+	    "the most the session folders may hold: the oldest are removed "
+	    "at aisb clean and after each session, never a draft waiting "
+	    "for approval nor an unsettled transaction (0: no cap)", "SIZE",
+	    "0, no cap" },
 	/*
 	 * Transparent capture (docs/launcher.md): a tool that ignores the
 	 * proxy variables reaches what the gate allows by name, and nothing
@@ -467,6 +473,10 @@ check_number(struct launch_opts *o, enum launch_opt_id id,
 		if (id == LO_SNAPSHOT_MAX_BYTES ||
 		    id == LO_SNAPSHOT_MAX_FILE_BYTES)
 			return snap_max(o, id, d, v, n, err, errlen);
+		if (id == LO_RETENTION) {
+			o->retention = n;
+			return 0;
+		}
 		if (id == LO_RECORD_MAX) {
 			if (n < 4096 || n > LAUNCH_RECORD_MAX_LIMIT) {
 				snprintf(err, errlen, "record_max: %s is not "

@@ -40,6 +40,7 @@
 #include "session/seccomp.h"
 #include "session/secrets.h"
 #include "session/folder.h"
+#include "session/retain.h"
 #include "session/snapshot.h"
 #include "session/writer.h"
 #include "session/spec.h"
@@ -905,6 +906,7 @@ run_end(struct run *r, int code)
 		launch_learn_summary(r->audit, r->s.id, stderr);
 	if (o->keep || code != 0)
 		fprintf(stderr, "aisb: session %s: %s\n", r->s.id, r->s.dir);
+	launch_retain_end(r->s.id, o->retention, o->quiet);
 	return code;
 }
 

@@ -509,5 +509,37 @@ as_user git -C "$rws" -c user.name=t -c user.email=t@t commit -q --allow-empty -
 umount -l "$rws/mnt" && mnt=
 rm -f "$home/.gitconfig" /tmp/aisb-e2e-hook-ran
 
+# retention: with the user config's cap, a session as it ends removes the
+# oldest settled session folders, never a draft that waits, nor itself
+applied=$id
+rc=0; (cd "$ws" && "$aisb" --snapshot --apply=never --net none \
+    --policy "$tmp/policy.yaml" -- sh -c 'echo waits >waits.txt') \
+    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "retention: a draft that waits" "$rc" 0
+waits=$(session_id)
+mkdir -p "$XDG_CONFIG_HOME/aisb"
+printf 'retention: 1k\n' >>"$XDG_CONFIG_HOME/aisb/config.yaml"
+rc=0; (cd "$ws" && "$aisb" --net none --policy "$tmp/policy.yaml" -- true) \
+    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "retention: the session" "$rc" 0
+last=$(session_id)
+if grep -q '^aisb: retention: [0-9]* older session folder(s) removed' "$tmp/err" &&
+    grep -q 'over the cap of 1 KiB' "$tmp/err"; then ok; else bad "retention said: $(cat "$tmp/err")"; fi
+sd=$XDG_STATE_HOME/aisb/sessions
+[ -d "$sd/$applied" ] && bad "retention: an applied session kept" || ok
+[ -d "$sd/$waits" ] && ok || bad "retention: the waiting draft removed"
+[ -d "$sd/$last" ] && ok || bad "retention: the session removed itself"
+# what is left waits, is half done, or has no record yet (starting)
+for d in "$sd"/*; do
+	[ "${d##*/}" != "$last" ] || continue
+	st=$(sed -n 's/^state //p' "$d/snapshot" 2>/dev/null || true)
+	case $st in
+	failed|unchanged|applied|discarded|undone) bad "retention: ${d##*/} ($st) kept" ;;
+	'') [ -e "$d/record" ] && bad "retention: ${d##*/} (a record, no draft) kept" || ok ;;
+	*) ok ;;
+	esac
+done
+sed -i '/^retention:/d' "$XDG_CONFIG_HOME/aisb/config.yaml"
+
 echo "snapshot: $pass passed, $fail failed"
 [ "$fail" = 0 ]
