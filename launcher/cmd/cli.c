@@ -16,6 +16,13 @@
 
 static const struct cli_opt no_opts[] = { { .flag = NULL } };
 
+static const struct cli_opt apply_opts[] = {
+	{ "--reviewed", CLI_SWITCH, NULL, NULL,
+	    "the policy changed since the draft was made, and you looked at "
+	    "it again (aisb changes ID --diff)" },
+	{ .flag = NULL }
+};
+
 static const struct cli_opt clean_opts[] = {
 	{ "--all", CLI_SWITCH, NULL, NULL,
 	    "also remove the containers of sessions still running" },
@@ -68,6 +75,9 @@ static const struct cli_opt gate_up_opts[] = {
 	    "days)" },
 	{ "--policy", CLI_VALUE, "FILE", "as for a session",
 	    "policy the gate enforces" },
+	{ "--reload-closes", CLI_SWITCH, NULL, NULL,
+	    "a reload (the policy file edited) closes the tunnels the new "
+	    "policy denies; without it they keep the old one until they end" },
 	{ .flag = NULL }
 };
 
@@ -225,10 +235,12 @@ static const struct cli_cmd cmds[] = {
 	    "modified, deleted, mode", changes_opts, 1, 1, 0,
 	    "ID: a session id or a unique prefix of one (aisb sessions ls)." },
 	{ "apply", "ID", "Write a snapshot session's changes into its "
-	    "workspace, as one checked transaction", no_opts, 1, 1, 0,
+	    "workspace, as one checked transaction", apply_opts, 1, 1, 0,
 	    "Typing it is the approval.  Every target is checked against the "
 	    "hash it had when the\nstage was made; a later edit is a conflict: "
-	    "nothing is written, exit 65.\nExit 0 applied, 65 conflict, 74 "
+	    "nothing is written, exit 65.\nA draft made under a policy file "
+	    "that changed since is refused (78) until\n--reviewed says it was "
+	    "looked at again.\nExit 0 applied, 65 conflict, 74 "
 	    "interrupted (aisb recover ID), 78 no such draft." },
 	{ "discard", "ID", "Drop a snapshot session's changes and its stage",
 	    no_opts, 1, 1, 0, NULL },

@@ -55,7 +55,8 @@ launch_cmd_snapshot(int argc, char **argv)
 		return draft_changes(sdir, id, launch_cli_get(&a, "--diff") !=
 		    NULL);
 	if (strcmp(argv[0], "apply") == 0)
-		return draft_apply(sdir, id, 0);
+		return draft_apply(sdir, id, launch_cli_get(&a, "--reviewed") !=
+		    NULL ? DRAFT_REVIEWED : 0);
 	if (strcmp(argv[0], "discard") == 0)
 		return draft_discard(sdir, id);
 	if (strcmp(argv[0], "undo") == 0)

@@ -17,6 +17,7 @@
  *   changes N   digest HEX   tx N   applied N   updated EPOCH
  *   [name NAME   revision N]   exclude PATTERN...   deny PATTERN...
  *   [limits ENTRIES BYTES FILE_BYTES DEPTH]   [writeback off]
+ *   [policy SHA256 PATH]: the policy file's bytes as the session began
  * Paths hold no line break (refused when staging).  A deny or limits
  * line that cannot be kept makes the file corrupt: never a pattern
  * silently dropped, never a bound past the built-in one.
@@ -42,6 +43,8 @@ struct dstate {
 	int		 borrowed;	/* exclude[], deny[]: the caller's */
 	struct snap_limits lim;		/* the bounds its session had */
 	int		 no_writeback;	/* writeback: false */
+	char		 policy[DRAFT_PATH_MAX];	/* "": none known */
+	char		 policy_sha[SNAP_SHA256_HEX + 1];
 };
 
 /* c pointing into st (valid while st is). */
@@ -70,7 +73,12 @@ enum snap_tx_state draft_tx_outcome(const char *tx, int rc);
 const char *draft_cmd(const struct dstate *st);
 /* draft_apply with the draft taken (draft_take) and st loaded. */
 int	draft_apply_locked(const char *sdir, const char *id, struct dstate *st,
-	    int quiet);
+	    int flags);
+/* The SHA-256 of the file at path into hex: 0, or -1 (errno). */
+int	draft_policy_sha(const char *path, char *hex);
+/* 1 when the policy st's session ran under is no longer what its file
+ * holds (changed, or gone), with why; 0 when it is, or none is known. */
+int	draft_policy_moved(const struct dstate *st, char *why, size_t len);
 /* The change set transaction tx kept, given to the draft's owner as an
  * apply's would be (draft_os_own_applied); rolled_back: what a roll back
  * put back. */

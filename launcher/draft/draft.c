@@ -99,6 +99,8 @@ dstate_save(const char *sdir, const struct dstate *st, char *err,
 	    (unsigned long long)st->lim.file_bytes, st->lim.depth);
 	if (st->no_writeback)
 		buf_printf(&b, "writeback off\n");
+	if (st->policy[0] != '\0')
+		buf_printf(&b, "policy %s %s\n", st->policy_sha, st->policy);
 	if (b.failed)
 		snprintf(err, errlen, "%s: more than %d bytes, or out of "
 		    "memory", path, DRAFT_STATE_MAX);
@@ -261,6 +263,20 @@ dstate_load(const char *sdir, struct dstate *st, char *err, size_t errlen)
 				seen |= 8;
 		} else if (strcmp(line, "writeback") == 0)
 			st->no_writeback = strcmp(v, "off") == 0;
+		else if (strcmp(line, "policy") == 0) {
+			/* "SHA PATH": a path that is not absolute, or a
+			 * second line, is a corrupt file */
+			if (st->policy[0] != '\0' || strlen(v) <
+			    SNAP_SHA256_HEX + 2 || v[SNAP_SHA256_HEX] != ' ' ||
+			    !draft_os_path_absolute(v + SNAP_SHA256_HEX + 1))
+				seen |= 8;
+			else {
+				memcpy(st->policy_sha, v, SNAP_SHA256_HEX);
+				st->policy_sha[SNAP_SHA256_HEX] = '\0';
+				snprintf(st->policy, sizeof(st->policy), "%s",
+				    v + SNAP_SHA256_HEX + 1);
+			}
+		}
 	}
 	free(text);
 	/* a state file of before "applied": its last transaction */
@@ -494,7 +510,7 @@ applied(struct dstate *st, const char *id, const char *tx,
 
 int
 draft_apply_locked(const char *sdir, const char *id, struct dstate *st,
-    int quiet)
+    int flags)
 {
 	struct snap_manifest	*m = NULL;
 	struct snap_changes	*ch = NULL;
@@ -524,6 +540,15 @@ draft_apply_locked(const char *sdir, const char *id, struct dstate *st,
 		    draft_cmd(st), id, draft_cmd(st), id, draft_cmd(st), id);
 		return EXIT_CONFIG;
 	}
+	/* made under a policy that is no longer the one in force: what
+	 * the command fetched then may be what the policy now refuses */
+	if (!(flags & DRAFT_REVIEWED) && draft_policy_moved(st, err,
+	    sizeof(err))) {
+		fprintf(stderr, "aisb: %s: made under another policy: %s; look "
+		    "at it again (aisb changes %s --diff), then aisb apply %s "
+		    "--reviewed\n", id, err, id, id);
+		return EXIT_CONFIG;
+	}
 	/* what is applied is what was shown */
 	if (shown(sdir, id, st, &m, &ch) == -1)
 		goto out;
@@ -543,7 +568,7 @@ draft_apply_locked(const char *sdir, const char *id, struct dstate *st,
 	}
 	rc = snap_tx_apply(tx, st->workspace, st->stage, m, ch, err,
 	    sizeof(err));
-	code = applied(st, id, tx, ch, rc, err, quiet);
+	code = applied(st, id, tx, ch, rc, err, flags & DRAFT_QUIET);
 	if (dstate_save(sdir, st, err, sizeof(err)) == -1) {
 		fprintf(stderr, "aisb: %s\n", err);
 		if (code == 0)
@@ -556,7 +581,7 @@ out:
 }
 
 int
-draft_apply(const char *sdir, const char *id, int quiet)
+draft_apply(const char *sdir, const char *id, int flags)
 {
 	struct dstate	 st;
 	intptr_t	 lock;
@@ -564,7 +589,7 @@ draft_apply(const char *sdir, const char *id, int quiet)
 
 	if ((rc = draft_take(sdir, id, &st, &lock)) != 0)
 		return rc;
-	rc = draft_apply_locked(sdir, id, &st, quiet);
+	rc = draft_apply_locked(sdir, id, &st, flags);
 	dstate_free(&st);
 	draft_os_unlock(lock);
 	return rc;

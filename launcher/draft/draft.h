@@ -86,6 +86,9 @@ struct draft_conf {
 	struct snap_limits	 lim;		/* snapshot_max_*: at most
 						   snap_limits_default's */
 	int			 no_writeback;	/* writeback: false */
+	const char		*policy;	/* the policy file the session
+						   runs under; NULL: none known
+						   (a shared gate's) */
 };
 void	 draft_conf_default(struct draft_conf *);
 /* 0 when every bound of lim is at least 1 and at most the built-in one
@@ -179,9 +182,13 @@ int	 draft_end_ask(const char *sdir, const char *id, const char *workspace,
 	    const char *stage, unsigned long long nchanges,
 	    const struct snap_changes *ch, enum draft_apply apply, int quiet);
 
-/* aisb changes ID [--diff], apply ID, discard ID, recover ID. */
+/* aisb changes ID [--diff], apply ID, discard ID, recover ID.  apply's
+ * flags: DRAFT_QUIET, and DRAFT_REVIEWED (apply ID --reviewed: the
+ * policy changed since the draft was made, and the user looked again). */
+#define DRAFT_QUIET	0x01
+#define DRAFT_REVIEWED	0x02
 int	 draft_changes(const char *sdir, const char *id, int diff);
-int	 draft_apply(const char *sdir, const char *id, int quiet);
+int	 draft_apply(const char *sdir, const char *id, int flags);
 int	 draft_discard(const char *sdir, const char *id);
 int	 draft_recover(const char *sdir, const char *id);
 /*

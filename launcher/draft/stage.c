@@ -103,6 +103,18 @@ draft_stage(const char *sdir, const char *workspace,
 		st.deny[st.ndeny++] = conf->deny[i];
 	st.lim = conf->lim;
 	st.no_writeback = conf->no_writeback;
+	if (conf->policy != NULL) {
+		if (strlen(conf->policy) >= sizeof(st.policy) ||
+		    !draft_os_path_absolute(conf->policy) ||
+		    strchr(conf->policy, '\n') != NULL ||
+		    draft_policy_sha(conf->policy, st.policy_sha) == -1) {
+			snprintf(err, errlen, "policy %s: %s", conf->policy,
+			    errno != 0 ? strerror(errno) : "not an absolute "
+			    "path on one line");
+			return EXIT_CONFIG;
+		}
+		snprintf(st.policy, sizeof(st.policy), "%s", conf->policy);
+	}
 	st.owner_uid = owner_uid;
 	st.owner_gid = owner_gid;
 	if ((rules = draft_rules_of(&st, err, errlen)) == NULL) {
@@ -243,14 +255,25 @@ draft_end(const char *sdir, const char *id, int code, enum draft_apply apply,
 			(void)snap_changes_print_summary(ch, stderr,
 			    DRAFT_SUMMARY);
 		dstate_free(&st);
-		if ((rc = draft_apply(sdir, id, 1)) != 0)
+		if ((rc = draft_apply(sdir, id, DRAFT_QUIET |
+		    DRAFT_REVIEWED)) != 0)
 			out = rc;
 		if (dstate_load(sdir, &st, err, sizeof(err)) == 0)
 			snprintf(info->outcome, sizeof(info->outcome), "%s",
 			    st.state);
 		goto done;
 	}
-	if (st.no_writeback) {
+	if (draft_policy_moved(&st, err, sizeof(err))) {
+		/* the policy changed while the command ran (a reload): not
+		 * asked about; a fresh look first */
+		if (!quiet)
+			(void)snap_changes_print_summary(ch, stderr,
+			    DRAFT_SUMMARY);
+		fprintf(stderr, "aisb: snapshot: kept as a draft, not asked "
+		    "about: the policy changed while the command ran (%s); "
+		    "look at it again (aisb changes %s --diff), then aisb "
+		    "apply %s --reviewed\n", err, id, id);
+	} else if (st.no_writeback) {
 		/* the user config's writeback: false: shown, kept, never
 		 * asked about nor written back */
 		if (!quiet)
@@ -261,7 +284,7 @@ draft_end(const char *sdir, const char *id, int code, enum draft_apply apply,
 		    "%s --diff shows it, aisb discard %s drops it\n", id, id);
 	} else if (draft_end_ask(sdir, id, st.workspace, st.stage,
 	    st.nchanges, ch, apply, quiet)) {
-		rc = draft_apply(sdir, id, quiet);
+		rc = draft_apply(sdir, id, quiet ? DRAFT_QUIET : 0);
 		if (rc != 0)
 			out = rc;
 	} else
@@ -284,4 +307,38 @@ done:
 	snap_manifest_free(m);
 	snap_rules_free(rules);
 	return out;
+}
+
+int
+draft_policy_sha(const char *path, char *hex)
+{
+	char	*text;
+	size_t	 len;
+	int	 rc;
+
+	errno = 0;
+	/* a policy file is bounded well below this (policy/'s loader) */
+	if ((text = snap_file_read(path, DRAFT_STATE_MAX * 8, &len)) == NULL)
+		return -1;
+	rc = snap_sha256_hex(text, len, hex);
+	free(text);
+	return rc;
+}
+
+int
+draft_policy_moved(const struct dstate *st, char *why, size_t len)
+{
+	char	 now[SNAP_SHA256_HEX + 1];
+
+	if (st->policy[0] == '\0')
+		return 0;
+	if (draft_policy_sha(st->policy, now) == -1) {
+		snprintf(why, len, "%s: %s", st->policy, strerror(errno));
+		return 1;
+	}
+	if (strcmp(now, st->policy_sha) == 0)
+		return 0;
+	snprintf(why, len, "%s was sha256:%.12s, is sha256:%.12s",
+	    st->policy, st->policy_sha, now);
+	return 1;
 }

@@ -115,7 +115,7 @@ draft_session(struct draft_info *sn, const struct launch_session *s,
     const struct draft_conf *conf, const struct launch_ids *ids,
     char *err, size_t errlen)
 {
-	struct draft_conf	 into;
+	struct draft_conf	 into, mine;
 	struct draft_info	 kept;
 	char			 dir[PATH_MAX], ddir[DRAFT_PATH_MAX];
 	char			 tree[DRAFT_PATH_MAX + 8];
@@ -127,8 +127,10 @@ draft_session(struct draft_info *sn, const struct launch_session *s,
 		snprintf(err, errlen, "draft %s: no folder", o->val[LO_DRAFT]);
 		return EXIT_CONFIG;
 	}
+	mine = *conf;
+	mine.policy = NULL;
 	if ((rc = draft_persist_open(ddir, ws, o->val[LO_DRAFT], s->id,
-	    conf, (unsigned)ids->owner_uid, (unsigned)ids->owner_gid,
+	    &mine, (unsigned)ids->owner_uid, (unsigned)ids->owner_gid,
 	    o->quiet, sn)) != 0) {
 		snprintf(err, errlen, "draft %s: not taken (said above)",
 		    o->val[LO_DRAFT]);
@@ -142,6 +144,7 @@ draft_session(struct draft_info *sn, const struct launch_session *s,
 	into.deny = NULL;
 	into.ndeny = 0;
 	into.no_writeback = 0;
+	into.policy = NULL;	/* a persistent draft's commit is its review */
 	rc = draft_stage(sdir, tree, &into, (unsigned)ids->owner_uid,
 	    (unsigned)ids->owner_gid, own_stage, (void *)(uintptr_t)ids,
 	    o->quiet, sn, err, errlen);
@@ -162,6 +165,7 @@ launch_snap_stage(struct draft_info *sn, const struct launch_session *s,
 {
 	struct draft_conf	 conf;
 	char			 ws[PATH_MAX], sdir[PATH_MAX];
+	char			 policy[PATH_MAX];
 	char			*exclude[DRAFT_MAX_EXCLUDE];
 	char			*deny[DRAFT_MAX_EXCLUDE];
 	size_t			 i;
@@ -207,6 +211,19 @@ launch_snap_stage(struct draft_info *sn, const struct launch_session *s,
 	if (o->snap_max[3] != 0)
 		conf.lim.depth = (size_t)o->snap_max[3];
 	conf.no_writeback = !o->writeback;
+	/* the policy file, to tell later whether it changed (a shared
+	 * gate's is not this session's to follow; one not found, which a
+	 * session cannot have compiled, leaves nothing to compare with) */
+	if ((o->val[LO_GATE] == NULL || o->val[LO_GATE][0] == '\0') &&
+	    o->val[LO_POLICY] != NULL) {
+		if (realpath(o->val[LO_POLICY], policy) != NULL)
+			conf.policy = policy;
+		else if (errno != ENOENT) {
+			snprintf(err, errlen, "policy %s: %s",
+			    o->val[LO_POLICY], strerror(errno));
+			return EXIT_CONFIG;
+		}
+	}
 	if (o->val[LO_DRAFT] != NULL)
 		return draft_session(sn, s, o, ws, sdir, &conf, ids, err,
 		    errlen);
