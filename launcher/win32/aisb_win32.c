@@ -541,7 +541,7 @@ run_session(const struct wlaunch_opts *o, const char *root)
 	struct winrun_result res, *r = NULL;
 	struct wlaunch_record rec;
 	PSECURITY_DESCRIPTOR sd = NULL;
-	HANDLE proc = NULL, wr = NULL;
+	HANDLE proc = NULL, wr = NULL, held = NULL;
 	char workspace[DRAFT_PATH_MAX], sdir[WINRUN_PATH_MAX];
 	char runner[WINRUN_PATH_MAX], envfile[WINRUN_PATH_MAX];
 	char path[WINRUN_PATH_MAX];
@@ -576,7 +576,9 @@ run_session(const struct wlaunch_opts *o, const char *root)
 			goto out;
 		}
 	}
-	if (runner_path(runner, sizeof(runner), err, sizeof(err)) == -1) {
+	/* the runner this build made, held unchanged until it runs */
+	if (runner_path(runner, sizeof(runner), err, sizeof(err)) == -1 ||
+	    (held = w32_runner_check(runner, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "aisb: %s\n", err);
 		goto out;
 	}
@@ -673,6 +675,8 @@ out:
 		CloseHandle(proc);
 	if (wr != NULL)
 		CloseHandle(wr);
+	if (held != NULL)
+		CloseHandle(held);
 	if (sd != NULL)
 		LocalFree(sd);
 	wlaunch_argv_free(argv);

@@ -37,7 +37,16 @@ tests_win_winchild_LDADD = -lws2_32
 # the runner's pure logic for its argv and result
 bin_PROGRAMS += aisb
 aisb_SOURCES = launcher/win32/aisb_win32.c launcher/win32/draft_win32.c \
-	launcher/win32/util_win32.c launcher/win32/win32.h
+	launcher/win32/util_win32.c launcher/win32/ident_win32.c \
+	launcher/win32/win32.h
+# the build manifest (docs/windows.md, "Identity"): aisb.exe runs only the
+# aisb-run.exe whose SHA-256 it names
+all-local: aisb-manifest.txt
+aisb-manifest.txt: aisb-run$(EXEEXT) aisb$(EXEEXT) \
+    $(top_srcdir)/launcher/win32/manifest.sh
+	$(SHELL) $(top_srcdir)/launcher/win32/manifest.sh "$(CC)" \
+	    aisb-run$(EXEEXT) aisb$(EXEEXT) >$@.tmp && mv $@.tmp $@
+CLEANFILES += aisb-manifest.txt
 aisb_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 # set here too: the Linux aisb's aisb_CFLAGS (launcher/local.mk) would
 # leave this condition with none, and the warnings off
@@ -71,7 +80,7 @@ tests_unit_test_winrun_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_winrun_LDADD = launcher/win32/libaisbwinrun.a $(CMOCKA_LIBS)
 endif
 endif
-EXTRA_DIST += tests/win/wine.sh
+EXTRA_DIST += tests/win/wine.sh launcher/win32/manifest.sh
 
 # The snapshot core (snap/, docs/snapshot.md) cross-built for Windows, for
 # the runner's writeback: its portable files, with snap/fs_win32.c and

@@ -26,6 +26,8 @@
  * id, so the AppContainer profile aisb.run.<run id> names its session.
  */
 #define WLAUNCH_ID_HEX		24
+#define WLAUNCH_MANIFEST	"aisb-manifest.txt"	/* beside aisb.exe: the
+							   build's identities */
 #define WLAUNCH_CRED_FILE_MAX	512	/* bytes of --gate-credential-file */
 #define WLAUNCH_CRED_USER_MAX	64	/* bytes of its user */
 #define WLAUNCH_CRED_SECRET_MAX	63	/* bytes of its secret (the URL's

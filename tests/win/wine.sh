@@ -352,6 +352,24 @@ aisb clean; rc=$?
 check "  a stage outside the sessions refused (1), kept" bash -c '[ '"$rc"' = 1 ] && [ -d "'"$tmp"'/outside" ] && grep -q "^refused" "'"$d"'/aout"'
 rm -rf "$SESSIONS/00000000000000000000dead" "$SESSIONS/00000000000000000000beef"
 
+# 14b. identity: aisb.exe runs only the aisb-run.exe its build manifest
+# names (docs/windows.md, "Identity"): a tampered runner, or no manifest,
+# is refused (77) before anything is staged, and nothing runs
+check "identity: the manifest names the runner" grep -q "^file aisb-run.exe $(sha256sum "$build/aisb-run.exe" | cut -d' ' -f1)\$" "$build/aisb-manifest.txt"
+cp "$build/aisb-run.exe" "$tmp/runner.good"
+printf 'x' >>"$build/aisb-run.exe"
+newws
+aisb --workspace "$WSW" $T --apply never -- "$CH" write tampered.txt x -; rc=$?
+check "identity: a tampered runner refused (77)" bash -c '[ '"$rc"' = 77 ] && grep -q "aisb-run.exe is not the runner this aisb.exe was built with" "'"$d"'/aerr"'
+check "  nothing ran" bash -c '! grep -rqs x "'"$SESSIONS"'"/*/stage/tampered.txt'
+cp "$tmp/runner.good" "$build/aisb-run.exe"
+mv "$build/aisb-manifest.txt" "$tmp/manifest.good"
+aisb --workspace "$WSW" $T --apply never -- "$CH" exit 0; rc=$?
+check "identity: no manifest refused (77)" bash -c '[ '"$rc"' = 77 ] && grep -q "aisb-manifest.txt" "'"$d"'/aerr"'
+mv "$tmp/manifest.good" "$build/aisb-manifest.txt"
+aisb --workspace "$WSW" $T --apply never -- "$CH" exit 0; rc=$?
+check "identity: the runner of the manifest runs" is "$rc" 0
+
 # 15. the gate: the real Linux aisb-gate on 127.0.0.1:0 with a users file;
 # a DNS server and an HTTP server of the test on 127.0.0.1 (the policy
 # exempts 127.0.0.1/32 in allow_ranges, as tests/integration/gate_dns.sh
