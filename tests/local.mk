@@ -194,7 +194,7 @@ tests_cli_snapask_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_cli_snapask_LDADD = $(LAUNCHER_LIBS)
 EXTRA_DIST += tests/cli/snapshot_ask.sh tests/cli/snapshot_undo.sh \
 	tests/cli/snapshot_draft.sh tests/cli/snapshot_conf.sh \
-	tests/cli/retention.sh tests/cli/snapshot_policy.sh \
+	tests/cli/retention.sh tests/cli/snapshot_policy.sh tests/cli/snaplib.sh \
 	tests/cli/gate_up_closes.sh
 # A recorded session in gate mode: tshark, streams, manifest, verify,
 # --record-max (root, podman, tshark; AISB_E2E=1)

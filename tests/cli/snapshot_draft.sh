@@ -10,34 +10,7 @@
 # draft made a folder, refused before anything runs; a failed command
 # leaves the draft as it was; a draft in use refused naming the session;
 # discard, ls, status, recover.
-set -euo pipefail
-. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
-
-top_builddir=${top_builddir:-.}
-build=$(cd "$top_builddir" && pwd)
-aisb=$build/aisb
-snapdraft=$build/tests/cli/snapdraft
-command -v flock >/dev/null || { echo "SKIP: flock not found"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/home" "$tmp/ws"
-export HOME=$tmp/home XDG_CONFIG_HOME=$tmp/home/.config XDG_STATE_HOME=$tmp/state
-sessions=$XDG_STATE_HOME/aisb/sessions
-mkdir -p "$sessions"
-ws=$(cd "$tmp/ws" && pwd -P)
-cd "$ws"
-
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi; }
-run() { rc=0; "$@" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?; }
-n=0
-# session FLAGS... -- COMMAND: a session on a draft, as aisb --draft runs it
-session() {
-	n=$((n + 1))
-	run "$snapdraft" "$sessions/$(printf '%024x' "$n")" "$@"
-}
+. "$(dirname "$0")/snaplib.sh"
 field() { sed -n "s/^$1 //p" "$tmp/out"; }
 status() { run "$aisb" draft status "$1"; }
 tree() { (find . -mindepth 1 -printf '%P %m ' -exec sh -c \

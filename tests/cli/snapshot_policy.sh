@@ -7,41 +7,15 @@
 # the command ran is not asked about at the end; a persistent draft is
 # not marked (its commit is the review); a state file whose policy line
 # is not absolute is refused.
-set -euo pipefail
-. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
-
-top_builddir=${top_builddir:-.}
-build=$(cd "$top_builddir" && pwd)
-aisb=$build/aisb
-snapdraft=$build/tests/cli/snapdraft
-command -v flock >/dev/null || { echo "SKIP: flock not found"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/home" "$tmp/ws"
-export HOME=$tmp/home XDG_CONFIG_HOME=$tmp/home/.config XDG_STATE_HOME=$tmp/state
-sessions=$XDG_STATE_HOME/aisb/sessions
-mkdir -p "$sessions"
-ws=$(cd "$tmp/ws" && pwd -P)
+. "$(dirname "$0")/snaplib.sh"
 pol=$(cd "$tmp" && pwd -P)/policy.yaml
-cd "$ws"
-
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi; }
-run() { rc=0; "$@" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?; }
-said() { if grep -q -- "$2" "$tmp/err"; then ok; else bad "$1: $(cat "$tmp/err")"; fi; }
-n=0 id=
-session() {
-	n=$((n + 1))
-	id=$(printf '%024x' "$n")
-	run "$snapdraft" "$sessions/$id" --policy "$pol" "$@"
-}
+# every session under the test's policy file
+psession() { session --policy "$pol" "$@"; }
 policy() { printf 'version: 1\nallow:\n' >"$pol"; for h; do printf '  - host: %s\n    ports: [443]\n' "$h" >>"$pol"; done; }
 
 # 1. unchanged: applied as ever; the state keeps the file's hash
 policy a.example b.example
-session --snapshot --apply=never -- sh -c 'echo one >one.txt'
+psession --snapshot --apply=never -- sh -c 'echo one >one.txt'
 check "unchanged: session" "$rc" 0
 check "unchanged: the state's policy line" "$(sed -n 's/^policy //p' "$sessions/$id/snapshot")" \
     "$(sha256sum "$pol" | cut -d' ' -f1) $pol"
@@ -50,7 +24,7 @@ check "unchanged: apply" "$rc" 0
 check "unchanged: written" "$(cat one.txt)" one
 
 # 2. narrowed after the session: refused until --reviewed
-session --snapshot --apply=never -- sh -c 'echo two >two.txt'
+psession --snapshot --apply=never -- sh -c 'echo two >two.txt'
 old=$(sha256sum "$pol" | cut -c1-12)
 policy a.example
 new=$(sha256sum "$pol" | cut -c1-12)
@@ -64,7 +38,7 @@ check "narrowed: apply --reviewed" "$rc" 0
 check "narrowed: written once reviewed" "$(cat two.txt)" two
 
 # 3. the policy file gone: refused too
-session --snapshot --apply=never -- sh -c 'echo three >three.txt'
+psession --snapshot --apply=never -- sh -c 'echo three >three.txt'
 mv "$pol" "$pol.away"
 run "$aisb" apply "$id"
 check "gone: apply refused" "$rc" 78
@@ -74,14 +48,14 @@ run "$aisb" apply "$id"
 check "back as it was: apply" "$rc" 0
 
 # 4. changed while the command ran: not asked about, kept
-session --snapshot --apply=ask -- sh -c "echo four >four.txt; printf '# edited\n' >>'$pol'"
+psession --snapshot --apply=ask -- sh -c "echo four >four.txt; printf '# edited\n' >>'$pol'"
 check "during: exit" "$rc" 0
 said "during: said" "not asked about: the policy changed while the command ran"
 check "during: kept" "$(sed -n 's/^state //p' "$sessions/$id/snapshot")" kept
 [ -e four.txt ] && bad "during: written" || ok
 
 # 5. a persistent draft is not marked: its commit is the review
-session --draft d1 -- sh -c 'echo five >five.txt'
+psession --draft d1 -- sh -c 'echo five >five.txt'
 check "draft: session" "$rc" 0
 policy c.example
 run "$aisb" draft commit d1
@@ -90,7 +64,7 @@ check "draft: written" "$(cat five.txt)" five
 grep -q '^policy ' "$XDG_STATE_HOME"/aisb/drafts/*-d1/snapshot && bad "draft: marked" || ok
 
 # 6. a policy line not absolute: a corrupt state, refused
-session --snapshot --apply=never -- sh -c 'echo six >six.txt'
+psession --snapshot --apply=never -- sh -c 'echo six >six.txt'
 sed -i "s|^policy \([0-9a-f]*\) .*|policy \1 relative/policy.yaml|" "$sessions/$id/snapshot"
 run "$aisb" apply "$id"
 check "relative policy line: refused" "$rc" 78
