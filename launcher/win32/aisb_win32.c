@@ -849,6 +849,13 @@ main(void)
 		return draft_list(root, WLAUNCH_ID_HEX);
 	case WLAUNCH_CLEAN:
 		return clean(root);
+	case WLAUNCH_DOCTOR:
+		/* sdir holds the runner's path: no session here */
+		if (runner_path(sdir, sizeof(sdir), err, sizeof(err)) == -1) {
+			fprintf(stderr, "aisb: %s\n", err);
+			return EXIT_ENFORCE;
+		}
+		return w32_identity(sdir);
 	default:
 		break;
 	}

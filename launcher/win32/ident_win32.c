@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/exitcode.h"
 #include "snap/snap.h"
 #include "win32/win32.h"
 #include "win32/wlaunch.h"
@@ -136,4 +137,38 @@ w32_runner_check(const char *runner, char *err, size_t errlen)
 		return NULL;
 	}
 	return h;
+}
+
+int
+w32_identity(const char *runner)
+{
+	char		 manifest[WINRUN_PATH_MAX], err[1024], *text, *line;
+	char		*next;
+	const char	*slash;
+	size_t		 len;
+	HANDLE		 h;
+
+	if ((slash = strrchr(runner, '\\')) != NULL &&
+	    (size_t)snprintf(manifest, sizeof(manifest), "%.*s\\%s",
+	    (int)(slash - runner), runner, WLAUNCH_MANIFEST) <
+	    sizeof(manifest) && w32_read_file(manifest, MANIFEST_MAX, &text,
+	    &len, err, sizeof(err)) == 0) {
+		printf("manifest %s\n", manifest);
+		for (line = text; line != NULL && *line != '\0'; line = next) {
+			if ((next = strchr(line, '\n')) != NULL)
+				*next++ = '\0';
+			line[strcspn(line, "\r")] = '\0';
+			if (line[0] != '#' && line[0] != '\0')
+				printf("  %s\n", line);
+		}
+		free(text);
+	}
+	if ((h = w32_runner_check(runner, err, sizeof(err))) == NULL) {
+		printf("runner %s: NOT the manifest's\n", runner);
+		fprintf(stderr, "aisb: %s\n", err);
+		return EXIT_ENFORCE;
+	}
+	CloseHandle(h);
+	printf("runner %s: the manifest's\n", runner);
+	return 0;
 }

@@ -40,6 +40,9 @@ HANDLE	w32_inheritable(DWORD which, HANDLE nul);
  * missing or names another hash.
  */
 HANDLE	w32_runner_check(const char *runner, char *err, size_t errlen);
+/* aisb doctor: the manifest beside runner on stdout, then whether runner
+ * is the one it names: 0, or 77 (said). */
+int	w32_identity(const char *runner);
 
 /* ---- the AppContainer (appc_win32.c) ------------------------------- */
 

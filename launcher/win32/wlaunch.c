@@ -20,7 +20,7 @@ const char wlaunch_usage[] =
 "usage: aisb [options] [--] COMMAND [ARG...]\n"
 "       aisb changes ID [--diff] | apply ID | discard ID | recover ID\n"
 "       aisb undo ID\n"
-"       aisb transactions | clean\n"
+"       aisb transactions | clean | doctor\n"
 "  --workspace DIR        the folder the command works on (default: the\n"
 "                         current one); it sees a copy, the stage\n"
 "  --apply auto|ask|never what to do with the changes at the end\n"
@@ -219,6 +219,7 @@ static const struct wsub {
 	{ "undo", WLAUNCH_UNDO, 1 },
 	{ "transactions", WLAUNCH_TRANSACTIONS, 0 },
 	{ "clean", WLAUNCH_CLEAN, 0 },
+	{ "doctor", WLAUNCH_DOCTOR, 0 },
 };
 
 /* aisb CMD [ID] [--diff]: a command on a draft, argv from its name on. */

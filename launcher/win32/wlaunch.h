@@ -48,6 +48,7 @@ enum wlaunch_cmd {
 	WLAUNCH_UNDO,		/* aisb undo ID */
 	WLAUNCH_TRANSACTIONS,	/* aisb transactions */
 	WLAUNCH_CLEAN,		/* aisb clean */
+	WLAUNCH_DOCTOR,		/* aisb doctor: the build's identity */
 	WLAUNCH_HELP
 };
 

@@ -369,6 +369,12 @@ check "identity: no manifest refused (77)" bash -c '[ '"$rc"' = 77 ] && grep -q 
 mv "$tmp/manifest.good" "$build/aisb-manifest.txt"
 aisb --workspace "$WSW" $T --apply never -- "$CH" exit 0; rc=$?
 check "identity: the runner of the manifest runs" is "$rc" 0
+aisb doctor; rc=$?
+check "identity: aisb doctor names the runner's hash" bash -c '[ '"$rc"' = 0 ] && grep -q "^  file aisb-run.exe $(sha256sum "'"$build"'/aisb-run.exe" | cut -d" " -f1)\$" "'"$d"'/aout" && grep -q "^  protocol 1\$" "'"$d"'/aout" && grep -q ": the manifest.s\$" "'"$d"'/aout"'
+printf 'x' >>"$build/aisb-run.exe"
+aisb doctor; rc=$?
+check "identity: aisb doctor on a tampered runner: 77" bash -c '[ '"$rc"' = 77 ] && grep -q "NOT the manifest.s" "'"$d"'/aout"'
+cp "$tmp/runner.good" "$build/aisb-run.exe"
 
 # 15. the gate: the real Linux aisb-gate on 127.0.0.1:0 with a users file;
 # a DNS server and an HTTP server of the test on 127.0.0.1 (the policy
