@@ -334,3 +334,9 @@ dnsmsg_rcode_str(int rcode)
 	}
 	return "RCODE";
 }
+
+int
+dnsmsg_synth_is(const uint8_t a[4])
+{
+	return a[0] == 198 && (a[1] & 0xfe) == 18;
+}

@@ -120,6 +120,9 @@ size_t	 dnsmsg_truncate(const uint8_t *msg, size_t len, uint8_t *out,
  * 131070), never the range's first or last address.  out: 4 bytes.
  */
 void	 dnsmsg_synth_v4(const char *name, size_t len, uint8_t out[4]);
+/* Whether a (4 bytes) lies in that range, as text DNSMSG_SYNTH_RANGE. */
+int	 dnsmsg_synth_is(const uint8_t a[4]);
+#define DNSMSG_SYNTH_RANGE	"198.18.0.0/15"
 
 /* "A", "AAAA", ... or "TYPE<n>" into buf (at least 12 bytes); returns buf. */
 const char *dnsmsg_type_str(unsigned type, char *buf, size_t len);

@@ -3,7 +3,8 @@
 noinst_LIBRARIES += enforcer/libaisbenforce.a
 enforcer_libaisbenforce_a_SOURCES = \
 	enforcer/plan.c enforcer/plan.h \
-	enforcer/nft.c enforcer/nft.h enforcer/nft-int.h enforcer/batch.c \
+	enforcer/nft.c enforcer/nft_expr.c enforcer/nft_nat.c \
+	enforcer/nft.h enforcer/nft-int.h enforcer/batch.c \
 	enforcer/verify.c enforcer/netlink.c enforcer/netlink.h \
 	enforcer/privdrop.c enforcer/privdrop.h \
 	enforcer/refresh.c enforcer/refresh.h \

@@ -387,10 +387,11 @@ plan_fits(const struct options *o, const struct enf_plan *plan)
 		    "with a gate in the pod (gate-uid) or a shared one");
 		return -1;
 	}
-	if (plan->ntports > 0 || plan->dns_gate) {
-		log_warnx("--init: transparent and dns-gate need the relay, "
-		    "which would have to outlive the init container; leave "
-		    "them out (the app uses the proxy variables)");
+	if (enf_plan_catches_tcp(plan) || plan->dns_gate) {
+		log_warnx("--init: transparent, transparent-range and "
+		    "dns-gate need the relay, which would have to outlive the "
+		    "init container; leave them out (the app uses the proxy "
+		    "variables)");
 		return -1;
 	}
 	return 0;
@@ -500,7 +501,7 @@ main(int argc, char **argv)
 	 * their ports are in the nat rules; the relay itself starts once the
 	 * table is verified.  Asked for and not running: nothing runs.
 	 */
-	if ((plan->ntports > 0 || plan->dns_gate) &&
+	if ((enf_plan_catches_tcp(plan) || plan->dns_gate) &&
 	    (relay = enf_tproxy_open(plan, err, sizeof(err))) == NULL) {
 		log_warnx("%s", err);
 		goto out;
@@ -536,8 +537,10 @@ main(int argc, char **argv)
 			log_warnx("%s", err);
 			goto out;
 		}
-		log_info("relay: transparent ports %zu, dns %s", plan->ntports,
-		    plan->dns_gate ? "to the gate" : "not caught");
+		log_info("relay: transparent ports %zu%s, dns %s",
+		    plan->ntports, plan->has_trange ? " and every port of "
+		    "the gate's range" : "", plan->dns_gate ? "to the gate" :
+		    "not caught");
 		/* the relay has its own copies; the command gets none */
 		enf_tproxy_free(relay);
 		relay = NULL;

@@ -51,8 +51,9 @@
  * meta oifname is still the first route's device, so the loopback rule
  * cannot take a redirected packet.)
  *
- * With transparent or dns-gate lines (gate mode; the relay's local ports
- * R and D are set by aisb-enforce once it has bound them, tproxy.h):
+ * With transparent, transparent-range or dns-gate lines (gate mode; the
+ * relay's local ports R and D are set by aisb-enforce once it has bound
+ * them, tproxy.h), a nat chain (its rules: nft_nat.c):
  *
  *	chain transparent {
  *		type nat hook output priority -100; policy accept;
@@ -60,6 +61,7 @@
  *		tcp dport 53 redirect to :D			(dns-gate)
  *		ip daddr GATE return				(per gate)
  *		fib daddr type local return
+ *		ip daddr RANGE meta l4proto tcp redirect to :R	(transparent-range)
  *		tcp dport PORT redirect to :R			(per port)
  *	}
  *
@@ -133,180 +135,6 @@
 
 #include "enforcer/nft-int.h"
 
-/* ---- expressions ---------------------------------------------------- */
-
-static int
-add_expr(struct nftnl_rule *r, struct nftnl_expr *e)
-{
-	if (e == NULL)
-		return -1;
-	nftnl_rule_add_expr(r, e);
-	return 0;
-}
-
-static int
-x_meta(struct nftnl_rule *r, uint32_t key, uint32_t dreg)
-{
-	struct nftnl_expr	*e = nftnl_expr_alloc("meta");
-
-	if (e == NULL)
-		return -1;
-	nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_META_DREG, dreg);
-	return add_expr(r, e);
-}
-
-static int
-x_cmp(struct nftnl_rule *r, uint32_t sreg, uint32_t op, const void *data,
-    uint32_t len)
-{
-	struct nftnl_expr	*e = nftnl_expr_alloc("cmp");
-
-	if (e == NULL)
-		return -1;
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, sreg);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, op);
-	if (nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data, len) == -1) {
-		nftnl_expr_free(e);
-		return -1;
-	}
-	return add_expr(r, e);
-}
-
-static int
-x_payload(struct nftnl_rule *r, uint32_t base, uint32_t off, uint32_t len,
-    uint32_t dreg)
-{
-	struct nftnl_expr	*e = nftnl_expr_alloc("payload");
-
-	if (e == NULL)
-		return -1;
-	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE, base);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, off);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, len);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, dreg);
-	return add_expr(r, e);
-}
-
-static int
-x_verdict(struct nftnl_rule *r, uint32_t verdict)
-{
-	struct nftnl_expr	*e = nftnl_expr_alloc("immediate");
-
-	if (e == NULL)
-		return -1;
-	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, verdict);
-	return add_expr(r, e);
-}
-
-static int
-x_meta_cmp(struct nftnl_rule *r, uint32_t key, const void *v, uint32_t len)
-{
-	if (x_meta(r, key, NFT_REG_1) == -1)
-		return -1;
-	return x_cmp(r, NFT_REG_1, NFT_CMP_EQ, v, len);
-}
-
-static int
-x_nfproto(struct nftnl_rule *r, int family)
-{
-	uint8_t	 v = family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6;
-
-	return x_meta_cmp(r, NFT_META_NFPROTO, &v, sizeof(v));
-}
-
-static int
-x_l4proto(struct nftnl_rule *r, uint8_t proto)
-{
-	return x_meta_cmp(r, NFT_META_L4PROTO, &proto, sizeof(proto));
-}
-
-/* ip daddr / ip6 daddr == a; the caller matched nfproto first. */
-static int
-x_daddr(struct nftnl_rule *r, const struct enf_addr *a)
-{
-	uint32_t	 off = a->family == AF_INET ? 16 : 24;
-	uint32_t	 len = a->family == AF_INET ? 4 : 16;
-
-	if (x_payload(r, NFT_PAYLOAD_NETWORK_HEADER, off, len, NFT_REG_1) == -1)
-		return -1;
-	return x_cmp(r, NFT_REG_1, NFT_CMP_EQ, a->addr, len);
-}
-
-/* th dport == port; the caller matched l4proto tcp or udp first. */
-static int
-x_dport(struct nftnl_rule *r, uint16_t port)
-{
-	uint16_t	 p = htons(port);
-
-	if (x_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG_1) == -1)
-		return -1;
-	return x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &p, sizeof(p));
-}
-
-/* log group NFT_RECORD_GROUP [prefix prefix]: to the recorder (record.c). */
-static int
-x_log_group(struct nftnl_rule *r, const char *prefix)
-{
-	struct nftnl_expr	*e = nftnl_expr_alloc("log");
-
-	if (e == NULL)
-		return -1;
-	nftnl_expr_set_u16(e, NFTNL_EXPR_LOG_GROUP, NFT_RECORD_GROUP);
-	if (prefix != NULL &&
-	    nftnl_expr_set_str(e, NFTNL_EXPR_LOG_PREFIX, prefix) == -1) {
-		nftnl_expr_free(e);
-		return -1;
-	}
-	return add_expr(r, e);
-}
-
-/* ---- rules ---------------------------------------------------------- */
-
-static struct nftnl_rule *
-rule_new(struct nft_ruleset *rs, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static struct nftnl_rule *
-rule_new(struct nft_ruleset *rs, const char *fmt, ...)
-{
-	struct nftnl_rule	*r;
-	va_list			 ap;
-
-	if (rs->nrules == NFT_MAX_RULES || (r = nftnl_rule_alloc()) == NULL)
-		return NULL;
-	nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, NFPROTO_INET);
-	/* The string setters copy, so they can fail. */
-	if (nftnl_rule_set_str(r, NFTNL_RULE_TABLE, NFT_TABLE) == -1 ||
-	    nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, rs->cur_chain) == -1) {
-		nftnl_rule_free(r);
-		return NULL;
-	}
-	va_start(ap, fmt);
-	vsnprintf(rs->desc[rs->nrules], NFT_DESC_LEN, fmt, ap);
-	va_end(ap);
-	rs->chain_of[rs->nrules] = rs->cur_chain;
-	rs->rules[rs->nrules++] = r;
-	return r;
-}
-
-
-/* fib daddr type local: the destination is an address of this host. */
-static int
-x_fib_local(struct nftnl_rule *r)
-{
-	struct nftnl_expr	*e;
-	uint32_t		 local = RTN_LOCAL;
-
-	if ((e = nftnl_expr_alloc("fib")) == NULL)
-		return -1;
-	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS, NFTA_FIB_F_DADDR);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_ADDRTYPE);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
-	nftnl_rule_add_expr(r, e);
-	return x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &local, sizeof(local));
-}
 
 /*
  * Loopback, to a local address only.  A socket bound to device lo
@@ -320,61 +148,14 @@ rule_loopback(struct nft_ruleset *rs)
 	struct nftnl_rule	*r;
 	char			 lo[16] = "lo";	/* IFNAMSIZ, zero padded */
 
-	if ((r = rule_new(rs, "oifname lo fib daddr type local accept")) ==
+	if ((r = nft_rule_new(rs, "oifname lo fib daddr type local accept")) ==
 	    NULL)
 		return -1;
-	if (x_meta_cmp(r, NFT_META_OIFNAME, lo, sizeof(lo)) == -1)
+	if (nft_x_meta_cmp(r, NFT_META_OIFNAME, lo, sizeof(lo)) == -1)
 		return -1;
-	if (x_fib_local(r) == -1)
+	if (nft_x_fib_local(r) == -1)
 		return -1;
-	return x_verdict(r, NF_ACCEPT);
-}
-
-static int
-x_ct(struct nftnl_rule *r, uint32_t key)
-{
-	struct nftnl_expr	*e = nftnl_expr_alloc("ct");
-
-	if (e == NULL)
-		return -1;
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, key);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
-	return add_expr(r, e);
-}
-
-static int x_ct_bits(struct nftnl_rule *, uint32_t, uint32_t);
-
-/* ct state & mask != 0: the flow is in one of the states of mask. */
-static int
-x_ct_state(struct nftnl_rule *r, uint32_t mask)
-{
-	return x_ct_bits(r, NFT_CT_STATE, mask);
-}
-
-/* ct KEY & mask != 0 (state or status). */
-static int
-x_ct_bits(struct nftnl_rule *r, uint32_t key, uint32_t mask)
-{
-	struct nftnl_expr	*e;
-	uint32_t		 zero = 0;
-
-	if (x_ct(r, key) == -1)
-		return -1;
-	if ((e = nftnl_expr_alloc("bitwise")) == NULL)
-		return -1;
-	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_OP, NFT_BITWISE_BOOL);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, sizeof(mask));
-	if (nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, &mask,
-	    sizeof(mask)) == -1 ||
-	    nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, &zero,
-	    sizeof(zero)) == -1) {
-		nftnl_expr_free(e);
-		return -1;
-	}
-	nftnl_rule_add_expr(r, e);
-	return x_cmp(r, NFT_REG_1, NFT_CMP_NEQ, &zero, sizeof(zero));
+	return nft_x_verdict(r, NF_ACCEPT);
 }
 
 /*
@@ -389,15 +170,15 @@ rule_established(struct nft_ruleset *rs)
 				    NF_CT_STATE_BIT(IP_CT_RELATED);
 	uint8_t			 orig = IP_CT_DIR_ORIGINAL;
 
-	if ((r = rule_new(rs, "ct direction original ct state "
+	if ((r = nft_rule_new(rs, "ct direction original ct state "
 	    "established,related accept")) == NULL)
 		return -1;
-	if (x_ct(r, NFT_CT_DIRECTION) == -1 ||
-	    x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &orig, sizeof(orig)) == -1)
+	if (nft_x_ct(r, NFT_CT_DIRECTION) == -1 ||
+	    nft_x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &orig, sizeof(orig)) == -1)
 		return -1;
-	if (x_ct_state(r, mask) == -1)
+	if (nft_x_ct_state(r, mask) == -1)
 		return -1;
-	return x_verdict(r, NF_ACCEPT);
+	return nft_x_verdict(r, NF_ACCEPT);
 }
 
 /*
@@ -413,7 +194,7 @@ rule_endpoint(struct nft_ruleset *rs, const char *what,
 	char			 as[INET6_ADDRSTRLEN];
 	uint32_t		 u;
 
-	r = rule_new(rs, "%s: %s %s port %u %s%s", what,
+	r = nft_rule_new(rs, "%s: %s %s port %u %s%s", what,
 	    proto == IPPROTO_TCP ? "tcp" : "udp",
 	    enf_addr_str(a, as, sizeof(as)), port,
 	    verdict == NF_ACCEPT ? "accept" : "drop",
@@ -422,19 +203,20 @@ rule_endpoint(struct nft_ruleset *rs, const char *what,
 		return -1;
 	if (uid != NULL) {
 		u = (uint32_t)*uid;
-		if (x_meta_cmp(r, NFT_META_SKUID, &u, sizeof(u)) == -1)
+		if (nft_x_meta_cmp(r, NFT_META_SKUID, &u, sizeof(u)) == -1)
 			return -1;
 	}
-	if (x_nfproto(r, a->family) == -1 || x_l4proto(r, proto) == -1 ||
-	    x_daddr(r, a) == -1 || x_dport(r, port) == -1)
+	if (nft_x_nfproto(r, a->family) == -1 ||
+	    nft_x_l4proto(r, proto) == -1 || nft_x_daddr(r, a) == -1 ||
+	    nft_x_dport(r, port) == -1)
 		return -1;
 	if (verdict == NF_DROP && rs->record &&
-	    x_log_group(r, NFT_REC_DROP_DNS) == -1)
+	    nft_x_log_group(r, NFT_REC_DROP_DNS) == -1)
 		return -1;
 	if (verdict == NF_DROP &&
-	    add_expr(r, nftnl_expr_alloc("counter")) == -1)
+	    nft_add_expr(r, nftnl_expr_alloc("counter")) == -1)
 		return -1;
-	return x_verdict(r, verdict);
+	return nft_x_verdict(r, verdict);
 }
 
 /*
@@ -471,17 +253,18 @@ rule_uid(struct nft_ruleset *rs, uid_t uid, uint32_t verdict)
 	struct nftnl_rule	*r;
 	uint32_t		 u = (uint32_t)uid;
 
-	if ((r = rule_new(rs, "meta skuid %s %u %s", verdict == NF_ACCEPT ?
+	if ((r = nft_rule_new(rs, "meta skuid %s %u %s", verdict == NF_ACCEPT ?
 	    "==" : "!=", u, verdict == NF_ACCEPT ? "accept" :
 	    "counter drop")) == NULL)
 		return -1;
-	if (x_meta(r, NFT_META_SKUID, NFT_REG_1) == -1 ||
-	    x_cmp(r, NFT_REG_1, verdict == NF_ACCEPT ? NFT_CMP_EQ :
+	if (nft_x_meta(r, NFT_META_SKUID, NFT_REG_1) == -1 ||
+	    nft_x_cmp(r, NFT_REG_1, verdict == NF_ACCEPT ? NFT_CMP_EQ :
 	    NFT_CMP_NEQ, &u, sizeof(u)) == -1)
 		return -1;
-	if (verdict == NF_DROP && add_expr(r, nftnl_expr_alloc("counter")) == -1)
+	if (verdict == NF_DROP &&
+	    nft_add_expr(r, nftnl_expr_alloc("counter")) == -1)
 		return -1;
-	return x_verdict(r, verdict);
+	return nft_x_verdict(r, verdict);
 }
 
 /* ct direction reply tcp sport PORT accept: a server's answers. */
@@ -492,16 +275,17 @@ rule_serve(struct nft_ruleset *rs, uint16_t port)
 	uint8_t			 reply = IP_CT_DIR_REPLY;
 	uint16_t		 p = htons(port);
 
-	if ((r = rule_new(rs, "ct direction reply tcp sport %u accept",
+	if ((r = nft_rule_new(rs, "ct direction reply tcp sport %u accept",
 	    port)) == NULL)
 		return -1;
-	if (x_ct(r, NFT_CT_DIRECTION) == -1 ||
-	    x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &reply, sizeof(reply)) == -1 ||
-	    x_l4proto(r, IPPROTO_TCP) == -1 ||
-	    x_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 2, NFT_REG_1) == -1 ||
-	    x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &p, sizeof(p)) == -1)
+	if (nft_x_ct(r, NFT_CT_DIRECTION) == -1 ||
+	    nft_x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &reply, sizeof(reply)) == -1 ||
+	    nft_x_l4proto(r, IPPROTO_TCP) == -1 ||
+	    nft_x_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 2,
+	    NFT_REG_1) == -1 ||
+	    nft_x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &p, sizeof(p)) == -1)
 		return -1;
-	return x_verdict(r, NF_ACCEPT);
+	return nft_x_verdict(r, NF_ACCEPT);
 }
 
 /* Without neighbour discovery no IPv6 destination is reachable at all. */
@@ -511,14 +295,16 @@ rule_ndisc(struct nft_ruleset *rs, uint8_t type)
 	struct nftnl_rule	*r;
 	struct enf_addr		 v6 = { .family = AF_INET6 };
 
-	if ((r = rule_new(rs, "icmpv6 type %u accept", type)) == NULL)
+	if ((r = nft_rule_new(rs, "icmpv6 type %u accept", type)) == NULL)
 		return -1;
-	if (x_nfproto(r, v6.family) == -1 || x_l4proto(r, IPPROTO_ICMPV6) == -1)
+	if (nft_x_nfproto(r, v6.family) == -1 ||
+	    nft_x_l4proto(r, IPPROTO_ICMPV6) == -1)
 		return -1;
-	if (x_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1, NFT_REG_1) == -1 ||
-	    x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &type, sizeof(type)) == -1)
+	if (nft_x_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1,
+	    NFT_REG_1) == -1 ||
+	    nft_x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &type, sizeof(type)) == -1)
 		return -1;
-	return x_verdict(r, NF_ACCEPT);
+	return nft_x_verdict(r, NF_ACCEPT);
 }
 
 /*
@@ -534,15 +320,16 @@ rule_lookup(struct nft_ruleset *rs, int family, const char *set, uint32_t id)
 	struct nftnl_expr	*e;
 	int			 v4 = family == AF_INET;
 
-	if ((r = rule_new(rs, "%s daddr . tcp dport @%s accept",
+	if ((r = nft_rule_new(rs, "%s daddr . tcp dport @%s accept",
 	    v4 ? "ip" : "ip6", set)) == NULL)
 		return -1;
-	if (x_nfproto(r, family) == -1 || x_l4proto(r, IPPROTO_TCP) == -1)
+	if (nft_x_nfproto(r, family) == -1 ||
+	    nft_x_l4proto(r, IPPROTO_TCP) == -1)
 		return -1;
-	if (x_payload(r, NFT_PAYLOAD_NETWORK_HEADER, v4 ? 16 : 24, v4 ? 4 : 16,
-	    NFT_REG_1) == -1)
+	if (nft_x_payload(r, NFT_PAYLOAD_NETWORK_HEADER, v4 ? 16 : 24,
+	    v4 ? 4 : 16, NFT_REG_1) == -1)
 		return -1;
-	if (x_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2,
+	if (nft_x_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2,
 	    v4 ? NFT_REG32_01 : NFT_REG_2) == -1)
 		return -1;
 	if ((e = nftnl_expr_alloc("lookup")) == NULL)
@@ -556,7 +343,7 @@ rule_lookup(struct nft_ruleset *rs, int family, const char *set, uint32_t id)
 	/* Not inverted; set because the kernel always reports the flags. */
 	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_FLAGS, 0);
 	nftnl_rule_add_expr(r, e);
-	return x_verdict(r, NF_ACCEPT);
+	return nft_x_verdict(r, NF_ACCEPT);
 }
 
 static int
@@ -565,12 +352,13 @@ rule_final_drop(struct nft_ruleset *rs, const char *prefix)
 	struct nftnl_rule	*r;
 	struct nftnl_expr	*e;
 
-	if ((r = rule_new(rs, "counter%s%s%s drop", prefix[0] ? " log prefix " :
-	    "", prefix, rs->record ? " (recorded)" : "")) == NULL)
+	if ((r = nft_rule_new(rs, "counter%s%s%s drop", prefix[0] ?
+	    " log prefix " : "", prefix, rs->record ? " (recorded)" : "")) ==
+	    NULL)
 		return -1;
-	if (add_expr(r, nftnl_expr_alloc("counter")) == -1)
+	if (nft_add_expr(r, nftnl_expr_alloc("counter")) == -1)
 		return -1;
-	if (rs->record && x_log_group(r, NFT_REC_DROP) == -1)
+	if (rs->record && nft_x_log_group(r, NFT_REC_DROP) == -1)
 		return -1;
 	if (prefix[0] != '\0') {
 		if ((e = nftnl_expr_alloc("log")) == NULL)
@@ -584,63 +372,10 @@ rule_final_drop(struct nft_ruleset *rs, const char *prefix)
 		nftnl_expr_set_u32(e, NFTNL_EXPR_LOG_LEVEL, 4);	/* warning */
 		nftnl_rule_add_expr(r, e);
 	}
-	return x_verdict(r, NF_DROP);
+	return nft_x_verdict(r, NF_DROP);
 }
 
-/* nat: redirect to :port, the relay's (proto_min in NFT_REG_1). */
-static int
-x_redir(struct nftnl_rule *r, uint16_t port)
-{
-	struct nftnl_expr	*e;
-	uint16_t		 p = htons(port);
 
-	if ((e = nftnl_expr_alloc("immediate")) == NULL)
-		return -1;
-	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_1);
-	if (nftnl_expr_set(e, NFTNL_EXPR_IMM_DATA, &p, sizeof(p)) == -1) {
-		nftnl_expr_free(e);
-		return -1;
-	}
-	nftnl_rule_add_expr(r, e);
-	if ((e = nftnl_expr_alloc("redir")) == NULL)
-		return -1;
-	/* max as the kernel reports it back: one port, min == max */
-	nftnl_expr_set_u32(e, NFTNL_EXPR_REDIR_REG_PROTO_MIN, NFT_REG_1);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_REDIR_REG_PROTO_MAX, NFT_REG_1);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_REDIR_FLAGS,
-	    NF_NAT_RANGE_PROTO_SPECIFIED);
-	return add_expr(r, e);
-}
-
-/* [l4proto] dport == port redirect to :to */
-static int
-rule_redirect(struct nft_ruleset *rs, uint8_t proto, uint16_t port,
-    uint16_t to)
-{
-	struct nftnl_rule	*r;
-
-	if ((r = rule_new(rs, "%s dport %u redirect to :%u",
-	    proto == IPPROTO_TCP ? "tcp" : "udp", port, to)) == NULL)
-		return -1;
-	if (x_l4proto(r, proto) == -1 || x_dport(r, port) == -1)
-		return -1;
-	return x_redir(r, to);
-}
-
-/* ip daddr GATE return: the relay's own way to the gate. */
-static int
-rule_nat_gate(struct nft_ruleset *rs, const struct enf_addr *a)
-{
-	struct nftnl_rule	*r;
-	char			 as[INET6_ADDRSTRLEN];
-
-	if ((r = rule_new(rs, "%s daddr %s return", a->family == AF_INET ?
-	    "ip" : "ip6", enf_addr_str(a, as, sizeof(as)))) == NULL)
-		return -1;
-	if (x_nfproto(r, a->family) == -1 || x_daddr(r, a) == -1)
-		return -1;
-	return x_verdict(r, (uint32_t)NFT_RETURN);
-}
 
 /*
  * ct status dnat fib daddr type local [l4proto] dport RELAY accept: a
@@ -655,30 +390,19 @@ rule_relay_accept(struct nft_ruleset *rs, uint8_t proto, uint16_t port)
 {
 	struct nftnl_rule	*r;
 
-	if ((r = rule_new(rs, "ct status dnat fib daddr type local %s dport "
-	    "%u accept", proto == IPPROTO_TCP ? "tcp" : "udp", port)) == NULL)
+	if ((r = nft_rule_new(rs, "ct status dnat fib daddr type local %s "
+	    "dport %u accept", proto == IPPROTO_TCP ? "tcp" : "udp", port)) ==
+	    NULL)
 		return -1;
-	if (x_ct_bits(r, NFT_CT_STATUS, IPS_DST_NAT) == -1)
+	if (nft_x_ct_bits(r, NFT_CT_STATUS, IPS_DST_NAT) == -1)
 		return -1;
-	if (x_fib_local(r) == -1)
+	if (nft_x_fib_local(r) == -1)
 		return -1;
-	if (x_l4proto(r, proto) == -1 || x_dport(r, port) == -1)
+	if (nft_x_l4proto(r, proto) == -1 || nft_x_dport(r, port) == -1)
 		return -1;
-	return x_verdict(r, NF_ACCEPT);
+	return nft_x_verdict(r, NF_ACCEPT);
 }
 
-/* fib daddr type local return: a server inside keeps its ports. */
-static int
-rule_nat_local(struct nft_ruleset *rs)
-{
-	struct nftnl_rule	*r;
-
-	if ((r = rule_new(rs, "fib daddr type local return")) == NULL)
-		return -1;
-	if (x_fib_local(r) == -1)
-		return -1;
-	return x_verdict(r, (uint32_t)NFT_RETURN);
-}
 
 static struct nftnl_set *
 set_new(const char *name, uint32_t id, uint32_t keytype, uint32_t keylen)
@@ -738,12 +462,12 @@ rule_rec_lo(struct nft_ruleset *rs, uint32_t key)
 	struct nftnl_rule	*r;
 	char			 lo[16] = "lo";	/* IFNAMSIZ, zero padded */
 
-	if ((r = rule_new(rs, "%s lo accept", key == NFT_META_OIFNAME ?
+	if ((r = nft_rule_new(rs, "%s lo accept", key == NFT_META_OIFNAME ?
 	    "oifname" : "iifname")) == NULL)
 		return -1;
-	if (x_meta_cmp(r, key, lo, sizeof(lo)) == -1)
+	if (nft_x_meta_cmp(r, key, lo, sizeof(lo)) == -1)
 		return -1;
-	return x_verdict(r, NF_ACCEPT);
+	return nft_x_verdict(r, NF_ACCEPT);
 }
 
 /* ct state new log group N prefix "aisb accept" accept */
@@ -753,12 +477,13 @@ rule_rec_new(struct nft_ruleset *rs)
 	struct nftnl_rule	*r;
 	uint32_t		 mask = NF_CT_STATE_BIT(IP_CT_NEW);
 
-	if ((r = rule_new(rs, "ct state new log group %u prefix \"%s\" "
+	if ((r = nft_rule_new(rs, "ct state new log group %u prefix \"%s\" "
 	    "accept", NFT_RECORD_GROUP, NFT_REC_ACCEPT)) == NULL)
 		return -1;
-	if (x_ct_state(r, mask) == -1 || x_log_group(r, NFT_REC_ACCEPT) == -1)
+	if (nft_x_ct_state(r, mask) == -1 ||
+	    nft_x_log_group(r, NFT_REC_ACCEPT) == -1)
 		return -1;
-	return x_verdict(r, NF_ACCEPT);
+	return nft_x_verdict(r, NF_ACCEPT);
 }
 
 /* log group N, no prefix: recorded without a comment. */
@@ -767,9 +492,9 @@ rule_rec_all(struct nft_ruleset *rs)
 {
 	struct nftnl_rule	*r;
 
-	if ((r = rule_new(rs, "log group %u", NFT_RECORD_GROUP)) == NULL)
+	if ((r = nft_rule_new(rs, "log group %u", NFT_RECORD_GROUP)) == NULL)
 		return -1;
-	return x_log_group(r, NULL);
+	return nft_x_log_group(r, NULL);
 }
 
 /* The two chains that only log (see the top of this file). */
@@ -795,40 +520,13 @@ record_chains(struct nft_ruleset *rs)
 static struct nft_ruleset *ruleset_build(const struct enf_plan *, uid_t,
 		    char *, size_t);
 
-/* The nat chain of transparent and dns-gate (see the top of this file). */
-static int
-nat_chain(struct nft_ruleset *rs, const struct enf_plan *plan)
-{
-	size_t	 i;
-
-	if ((rs->nat = chain_typed(NFT_NAT_CHAIN, "nat", NF_INET_LOCAL_OUT,
-	    NFT_NAT_PRIO, NF_ACCEPT)) == NULL)
-		return -1;
-	rs->cur_chain = NFT_NAT_CHAIN;
-	/* DNS to any address, a gate's too (none listens on 53: plan.c) */
-	if (plan->dns_gate && (rule_redirect(rs, IPPROTO_UDP, 53,
-	    plan->relay_dns_port) == -1 || rule_redirect(rs, IPPROTO_TCP, 53,
-	    plan->relay_dns_port) == -1))
-		return -1;
-	for (i = 0; i < plan->ngates; i++)
-		if (rule_nat_gate(rs, &plan->gates[i].addr) == -1)
-			return -1;
-	if (plan->ntports > 0 && rule_nat_local(rs) == -1)
-		return -1;
-	for (i = 0; i < plan->ntports; i++)
-		if (rule_redirect(rs, IPPROTO_TCP, plan->tports[i],
-		    plan->relay_port) == -1)
-			return -1;
-	rs->cur_chain = NFT_CHAIN;
-	return 0;
-}
 
 struct nft_ruleset *
 nft_ruleset_new(const struct enf_plan *plan, uid_t refresher_uid, char *err,
     size_t errlen)
 {
 	/* the relay's ports come from aisb-enforce, never from the text */
-	if ((plan->ntports > 0 && plan->relay_port == 0) ||
+	if ((enf_plan_catches_tcp(plan) && plan->relay_port == 0) ||
 	    (plan->dns_gate && plan->relay_dns_port == 0)) {
 		snprintf(err, errlen, "building the ruleset: the relay's "
 		    "local ports are not set");
@@ -890,7 +588,7 @@ ruleset_build(const struct enf_plan *plan, uid_t refresher_uid, char *err,
 		if (rule_serve(rs, plan->serve[i]) == -1)
 			goto fail;
 	/* transparent / dns-gate: what the nat chain sent to the relay */
-	if (plan->ntports > 0 &&
+	if (enf_plan_catches_tcp(plan) &&
 	    rule_relay_accept(rs, IPPROTO_TCP, plan->relay_port) == -1)
 		goto fail;
 	if (plan->dns_gate &&
@@ -924,8 +622,12 @@ ruleset_build(const struct enf_plan *plan, uid_t refresher_uid, char *err,
 		goto fail;
 	if (rs->record && record_chains(rs) == -1)
 		goto fail;
-	if ((plan->ntports > 0 || plan->dns_gate) && nat_chain(rs, plan) == -1)
-		goto fail;
+	if (enf_plan_catches_tcp(plan) || plan->dns_gate) {
+		if ((rs->nat = chain_typed(NFT_NAT_CHAIN, "nat",
+		    NF_INET_LOCAL_OUT, NFT_NAT_PRIO, NF_ACCEPT)) == NULL ||
+		    nft_nat_rules(rs, plan) == -1)
+			goto fail;
+	}
 	return rs;
 fail:
 	snprintf(err, errlen, "building the ruleset: %s",

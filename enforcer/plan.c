@@ -339,36 +339,47 @@ kw_resolver(struct parser *p, char **tok, size_t ntok)
 	return 0;
 }
 
-/* ADDRESS/PREFIX with no bits set past the prefix. */
+/* ADDRESS/PREFIX with no bits set past the prefix, into *r. */
+static int
+parse_range(struct parser *p, const char *tok, struct enf_range *r)
+{
+	char			 a[INET6_ADDRSTRLEN + 1];
+	const char		*slash;
+	unsigned long		 prefix;
+	size_t			 i, max;
+
+	if ((slash = strchr(tok, '/')) == NULL ||
+	    (size_t)(slash - tok) >= sizeof(a))
+		return perr(p, "bad range \"%.64s\" (ADDRESS/PREFIX)", tok);
+	memcpy(a, tok, (size_t)(slash - tok));
+	a[slash - tok] = '\0';
+	memset(r, 0, sizeof(*r));
+	if (parse_addr(a, &r->net) == -1)
+		return perr(p, "bad range address \"%s\"", a);
+	max = r->net.family == AF_INET ? 32 : 128;
+	if (strcmp(slash + 1, "0") == 0)
+		prefix = 0;
+	else if (parse_uint(slash + 1, max, &prefix) == -1)
+		return perr(p, "bad prefix \"%s\" (0-%zu)", slash + 1, max);
+	r->prefix = (unsigned)prefix;
+	for (i = r->prefix; i < max; i++)
+		if (r->net.addr[i / 8] & (0x80 >> (i % 8)))
+			return perr(p, "range %s has bits set past /%u",
+			    tok, r->prefix);
+	return 0;
+}
+
 static int
 kw_allow_range(struct parser *p, char **tok, size_t ntok)
 {
 	struct enf_plan		*plan = p->plan;
 	struct enf_range	 r;
-	char			 a[INET6_ADDRSTRLEN + 1], *slash;
-	unsigned long		 prefix;
-	size_t			 i, max;
+	size_t			 i;
 
 	if (ntok != 2)
 		return perr(p, "usage: allow-range ADDRESS/PREFIX");
-	if ((slash = strchr(tok[1], '/')) == NULL ||
-	    (size_t)(slash - tok[1]) >= sizeof(a))
-		return perr(p, "bad range \"%.64s\" (ADDRESS/PREFIX)", tok[1]);
-	memcpy(a, tok[1], (size_t)(slash - tok[1]));
-	a[slash - tok[1]] = '\0';
-	memset(&r, 0, sizeof(r));
-	if (parse_addr(a, &r.net) == -1)
-		return perr(p, "bad range address \"%s\"", a);
-	max = r.net.family == AF_INET ? 32 : 128;
-	if (strcmp(slash + 1, "0") == 0)
-		prefix = 0;
-	else if (parse_uint(slash + 1, max, &prefix) == -1)
-		return perr(p, "bad prefix \"%s\" (0-%zu)", slash + 1, max);
-	r.prefix = (unsigned)prefix;
-	for (i = r.prefix; i < max; i++)
-		if (r.net.addr[i / 8] & (0x80 >> (i % 8)))
-			return perr(p, "range %s has bits set past /%u",
-			    tok[1], r.prefix);
+	if (parse_range(p, tok[1], &r) == -1)
+		return -1;
 	for (i = 0; i < plan->nranges; i++)
 		if (memcmp(&plan->ranges[i], &r, sizeof(r)) == 0)
 			return perr(p, "range listed twice");
@@ -376,6 +387,31 @@ kw_allow_range(struct parser *p, char **tok, size_t ntok)
 		return perr(p, "more than %d allow-range lines",
 		    ENF_PLAN_MAX_RANGES);
 	plan->ranges[plan->nranges++] = r;
+	return 0;
+}
+
+/*
+ * The gate's synthetic addresses: every TCP port of them to the relay.
+ * At least a /8 (a /16 for IPv6) narrower than everything: a range that
+ * wide would take the sandbox's every connection to the relay, which the
+ * gate then refuses (it names only the addresses it handed out).
+ */
+static int
+kw_transparent_range(struct parser *p, char **tok, size_t ntok)
+{
+	struct enf_plan	*plan = p->plan;
+
+	if (ntok != 2)
+		return perr(p, "usage: transparent-range ADDRESS/PREFIX");
+	if (plan->has_trange)
+		return perr(p, "transparent-range given twice");
+	if (parse_range(p, tok[1], &plan->trange) == -1)
+		return -1;
+	if (plan->trange.prefix < (plan->trange.net.family == AF_INET ? 8 :
+	    16))
+		return perr(p, "transparent-range %s is wider than /%d",
+		    tok[1], plan->trange.net.family == AF_INET ? 8 : 16);
+	plan->has_trange = 1;
 	return 0;
 }
 
@@ -608,6 +644,8 @@ parse_line(struct parser *p, char *line)
 	if (strcmp(tok[0], "transparent") == 0)
 		return kw_port_line(p, tok, ntok, p->plan->tports,
 		    &p->plan->ntports, &p->seen_transparent);
+	if (strcmp(tok[0], "transparent-range") == 0)
+		return kw_transparent_range(p, tok, ntok);
 	if (strcmp(tok[0], "dns-gate") == 0)
 		return kw_dns_gate(p, tok, ntok);
 	if (strcmp(tok[0], "gate-uid") == 0)
@@ -616,6 +654,28 @@ parse_line(struct parser *p, char *line)
 		return kw_port_line(p, tok, ntok, p->plan->serve,
 		    &p->plan->nserve, &p->seen_serve);
 	return perr(p, "unknown keyword \"%.32s\"", tok[0]);
+}
+
+/* Whether a gate line's address lies in the transparent-range. */
+static int
+trange_holds_gate(const struct enf_plan *plan)
+{
+	const struct enf_range	*r = &plan->trange;
+	size_t			 i, b;
+
+	for (i = 0; i < plan->ngates; i++) {
+		const struct enf_addr	*a = &plan->gates[i].addr;
+
+		if (a->family != r->net.family)
+			continue;
+		for (b = 0; b < r->prefix; b++)
+			if ((a->addr[b / 8] ^ r->net.addr[b / 8]) &
+			    (0x80 >> (b % 8)))
+				break;
+		if (b == r->prefix)
+			return 1;
+	}
+	return 0;
 }
 
 /* Cross-line rules: what each mode needs and forbids. */
@@ -655,19 +715,23 @@ check_plan(struct parser *p)
 	if (plan->mode != ENF_MODE_GATE && plan->gate_uid != 0)
 		return perr(p, "gate-uid is only for mode gate");
 	if (plan->mode != ENF_MODE_GATE &&
-	    (p->seen_transparent || plan->dns_gate))
-		return perr(p, "transparent and dns-gate are only for mode "
-		    "gate");
+	    (p->seen_transparent || plan->has_trange || plan->dns_gate))
+		return perr(p, "transparent, transparent-range and dns-gate "
+		    "are only for mode gate");
 	/* a pod's lines (aisb-enforce --init, which has no relay) */
 	if ((plan->gate_uid != 0 || p->seen_serve) &&
-	    (p->seen_transparent || plan->dns_gate))
+	    (p->seen_transparent || plan->has_trange || plan->dns_gate))
 		return perr(p, "gate-uid and serve (aisb-enforce --init) "
-		    "exclude transparent and dns-gate (the relay of a "
-		    "session)");
-	/* the relay carries both to a gate over TCP */
-	if ((p->seen_transparent || plan->dns_gate) &&
+		    "exclude transparent, transparent-range and dns-gate "
+		    "(the relay of a session)");
+	/* the relay carries them to a gate over TCP */
+	if ((p->seen_transparent || plan->has_trange || plan->dns_gate) &&
 	    enf_plan_relay_gate(plan) == NULL)
-		return perr(p, "transparent and dns-gate need a tcp gate line");
+		return perr(p, "transparent, transparent-range and dns-gate "
+		    "need a tcp gate line");
+	if (plan->has_trange && trange_holds_gate(plan))
+		return perr(p, "transparent-range holds a gate's address: "
+		    "the relay's own connection to it would be caught");
 	/* dns-gate catches TCP to port 53 whatever the address */
 	if (plan->dns_gate && enf_plan_relay_gate(plan)->port == 53)
 		return perr(p, "dns-gate with a gate on port 53: the relay's "
@@ -787,6 +851,12 @@ enf_plan_relay_gate(const struct enf_plan *plan)
 		if (plan->gates[i].proto == ENF_PROTO_TCP)
 			return &plan->gates[i];
 	return NULL;
+}
+
+int
+enf_plan_catches_tcp(const struct enf_plan *plan)
+{
+	return plan->ntports > 0 || plan->has_trange;
 }
 
 int

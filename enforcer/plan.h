@@ -99,6 +99,14 @@ struct enf_plan {
 	 */
 	uint16_t		 tports[ENF_PLAN_MAX_TPORTS];	/* host order */
 	size_t			 ntports;
+	/*
+	 * "transparent-range ADDRESS/PREFIX": the sandbox's TCP to any port
+	 * of this range (the gate's synthetic addresses, which its DNS
+	 * hands out) goes to the relay too; the gate maps the address back
+	 * to the name it gave and decides name and port.
+	 */
+	struct enf_range	 trange;
+	int			 has_trange;
 	int			 dns_gate;
 	uint16_t		 relay_port;	/* TCP, set at run time */
 	uint16_t		 relay_dns_port; /* UDP and TCP, at run time */
@@ -158,6 +166,9 @@ int		 enf_plan_addr_ok(const struct enf_plan *, const struct enf_addr *,
 
 /* The gate the relay dials: the first TCP gate line, or NULL. */
 const struct enf_endpoint *enf_plan_relay_gate(const struct enf_plan *);
+
+/* Whether the relay takes TCP: transparent ports or transparent-range. */
+int		 enf_plan_catches_tcp(const struct enf_plan *);
 
 /* True when any address of the plan (gate or resolver) is IPv6. */
 int		 enf_plan_uses_ipv6(const struct enf_plan *);

@@ -217,7 +217,7 @@ enf_tproxy_open(struct enf_plan *plan, char *err, size_t errlen)
 		t->gatelen = sizeof(*sin6);
 	}
 	/* the IPv6 listener takes the port its IPv4 twin got */
-	if (plan->ntports > 0) {
+	if (enf_plan_catches_tcp(plan)) {
 		port = 0;
 		if (listen_on(t, AF_INET, SOCK_STREAM, &port, L_TCP, err,
 		    errlen) == -1 || listen_on(t, AF_INET6, SOCK_STREAM, &port,

@@ -430,6 +430,9 @@ gate_audit_write(struct gate_audit *a, const struct gate_audit_rec *r,
 		buf_printf(&l, ",\"inspect\":true");
 	add_str(&l, "inject", r->inject);
 	add_str(&l, "placeholder", r->placeholder);
+	add_str(&l, "named_by", r->named_by);
+	if (r->socks)
+		buf_printf(&l, ",\"socks\":true");
 	if (l.failed) {
 		/* Cannot happen with the field bounds above; stay valid JSON. */
 		buf_fixed(&l, line, sizeof(line));

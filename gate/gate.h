@@ -37,6 +37,7 @@
  *              the leaves it signs per server name (mint.h)
  *   inject.c   inspected hosts: a request head's secrets (inject.h)
  *   secrets.c  inspected hosts: the secrets read from --secrets-fd
+ *   synth.c    the names behind the synthetic addresses AISB-DNS gave out
  */
 #ifndef AISB_GATE_H
 #define AISB_GATE_H
@@ -66,6 +67,7 @@ struct gate_dnsgate;
 struct gate_watch;
 struct gate_inspect;
 struct gate_secrets;
+struct gate_synth;
 
 /* Defaults; each is a command line option (see aisb-gate(8)). */
 #define GATE_DEFAULT_LISTEN		"127.0.0.1:3128"
@@ -201,6 +203,8 @@ struct gate_config {
 	const char		*ca_out;	/* --ca-out; NULL: none */
 	const char		*upstream_ca;	/* --upstream-ca; NULL: none */
 	int			 secrets_fd;	/* --secrets-fd; -1: none */
+	int			 socks;		/* SOCKS5 on the listener (socks.c);
+						   --no-socks: 0 */
 };
 
 struct gate_client;		/* per client address, for the per-client limit */
@@ -253,6 +257,7 @@ struct gate {
 	struct gate_dnsgate	*dnsgate;	/* AISB-DNS rate buckets; NULL: none yet */
 	struct gate_watch	*watch;		/* --watch, in worker 0; NULL: none */
 	struct gate_inspect	*insp;		/* the CA, TLS contexts, secrets */
+	struct gate_synth	*synth;		/* AISB-DNS's answers (synth.c) */
 };
 
 /* conn.c */
@@ -360,6 +365,9 @@ struct gate_audit_rec {
 	const char	*inject;	/* the secrets added, comma-separated */
 	const char	*placeholder;	/* secrets whose placeholder went to a
 					   host they do not belong to */
+	/* issue 31; NULL / 0: not written */
+	const char	*named_by;	/* transparent: "sni", "host", "address" */
+	int		 socks;		/* SOCKS5 (conn/socks.c): "socks":true */
 };
 
 struct gate_audit	*gate_audit_open(const char *path);
@@ -492,5 +500,23 @@ const struct gate_secret *gate_secrets_at(const struct gate_secrets *,
 			    size_t);
 const struct gate_secret *gate_secrets_find(const struct gate_secrets *,
 			    const char *name);
+/*
+ * synth.c: the names behind the synthetic addresses (see its top).
+ * gate_synth_note() keeps what AISB-DNS answered a session (label: the
+ * session's, the user's, or "@ADDR" without credentials): 0, or -1 when
+ * out of memory.  gate_synth_name() gives the name behind addr for that
+ * session, or the one exact name of pol's allow rules with that address:
+ * 0 with the name in out, -1 when the gate never handed addr out.
+ */
+#define GATE_SYNTH_LABELS	64	/* sessions remembered */
+#define GATE_SYNTH_NAMES	512	/* names per session */
+struct gate_synth	*gate_synth_new(void);
+void			 gate_synth_free(struct gate_synth *);
+int			 gate_synth_note(struct gate_synth *, const char *label,
+			    const char *name, const uint8_t addr[4]);
+int			 gate_synth_name(struct gate_synth *,
+			    const struct policy *, const char *label,
+			    const struct policy_addr *addr, char *out,
+			    size_t len);
 
 #endif /* AISB_GATE_H */

@@ -14,13 +14,17 @@ GATE_SOURCES = \
 # tree may.
 GATE_SOURCES += gate/conn/conn-int.h gate/conn/conn.c gate/conn/decide.c \
 	gate/conn/relay.c gate/conn/splice.c gate/conn/record.c \
-	gate/conn/dnsgate.c gate/conn/transparent.c gate/conn/recheck.c
+	gate/conn/dnsgate.c gate/conn/transparent.c gate/conn/socks.c \
+	gate/conn/recheck.c
 # issue 29, inspected hosts: TLS terminated, requests decided, secrets
 # added; the connection's side in gate/conn/ (inspect-int.h), the CA, the
 # header rewriting and the secrets' store beside the other gate files
 GATE_SOURCES += gate/conn/inspect-int.h gate/conn/inspect.c \
 	gate/conn/inspect_http.c \
 	gate/mint.h gate/mint.c gate/inject.h gate/inject.c gate/secrets.c
+# issue 31: the names behind the synthetic addresses AISB-DNS hands out
+# (any TCP port by name); SOCKS5's messages (pure, fuzzed)
+GATE_SOURCES += gate/synth.c gate/socksmsg.h gate/socksmsg.c
 GATE_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(LIBEVENT_OPENSSL_CFLAGS) \
 	$(CARES_CFLAGS) $(CRYPTO_CFLAGS) $(SSL_CFLAGS)
 noinst_LIBRARIES += gate/libaisbgate.a

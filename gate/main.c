@@ -48,7 +48,7 @@ usage(void)
 "	[--users file] [--learn] [--reload-closes]\n"
 "	[--dns-rate n] [--dns-burst n] [--watch]\n"
 "	[--ca-key file | --ca-out file] [--upstream-ca file]\n"
-"	[--secrets-fd n]\n");
+"	[--secrets-fd n] [--no-socks]\n");
 	exit(EXIT_USAGE);
 }
 
@@ -187,6 +187,7 @@ enum {
 	OPT_WATCH,
 	OPT_RELOAD_CLOSES,
 	OPT_CA_KEY, OPT_CA_OUT, OPT_UPSTREAM_CA, OPT_SECRETS_FD,
+	OPT_NO_SOCKS,
 };
 
 static const struct option longopts[] = {
@@ -223,6 +224,7 @@ static const struct option longopts[] = {
 	{ "ca-out",		required_argument, NULL, OPT_CA_OUT },
 	{ "upstream-ca",	required_argument, NULL, OPT_UPSTREAM_CA },
 	{ "secrets-fd",		required_argument, NULL, OPT_SECRETS_FD },
+	{ "no-socks",		no_argument,	   NULL, OPT_NO_SOCKS },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ NULL,			0,		   NULL, 0 },
 };
@@ -251,6 +253,7 @@ config_defaults(struct gate_config *cfg)
 	cfg->dns_rate = GATE_DEFAULT_DNS_RATE;
 	cfg->dns_burst = GATE_DEFAULT_DNS_BURST;
 	cfg->secrets_fd = -1;
+	cfg->socks = 1;
 }
 
 /* One option from getopt_long, its value in optarg; usage() if unknown. */
@@ -386,6 +389,9 @@ parse_option(struct gate_config *cfg, int ch)
 		break;
 	case OPT_WATCH:
 		cfg->watch = 1;
+		break;
+	case OPT_NO_SOCKS:
+		cfg->socks = 0;
 		break;
 	default:
 		usage();

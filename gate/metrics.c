@@ -66,6 +66,7 @@ static const char *const reasons[] = {
 	"no_sni", "no_host", "transparent_unknown",	/* AISB-TRANSPARENT */
 	"upstream_tls", "client_refused_ca", "client_tls", "inspect_not_tls",
 	"request_denied", "request_not_allowed", "bad_path",	/* inspect */
+	"unknown_address",		/* ... to a synthetic address not given */
 	"other",
 };
 #define NREASONS	(sizeof(reasons) / sizeof(reasons[0]))

@@ -222,7 +222,8 @@ run(struct gate *g, int lfd, int ctlfd)
 	clock_gettime(CLOCK_MONOTONIC, &g->started);
 	TAILQ_INIT(&g->conns);
 	if (gate_clients_init(g) == -1 ||
-	    (g->scratch = malloc(GATE_SCRATCH)) == NULL)
+	    (g->scratch = malloc(GATE_SCRATCH)) == NULL ||
+	    (g->synth = gate_synth_new()) == NULL)
 		fatal("malloc");
 	if ((g->base = event_base_new()) == NULL)
 		fatalx("event_base_new failed");
@@ -296,6 +297,7 @@ run(struct gate *g, int lfd, int ctlfd)
 	gate_clients_free(g);
 	gate_pipes_free(g);
 	gate_dnsgate_free(g);
+	gate_synth_free(g->synth);
 	free(g->scratch);
 	policy_free(g->policy);
 	event_base_free(g->base);

@@ -60,7 +60,8 @@ EXTRA_DIST += tests/integration/enforce_netns.sh tests/integration/enforce_peer.
 
 # issue 16: transparent capture, the relay and the real gate in namespaces.
 TESTS += tests/integration/enforce_transparent.sh
-EXTRA_DIST += tests/integration/enforce_transparent.sh
+EXTRA_DIST += tests/integration/enforce_transparent.sh \
+	tests/integration/ssh_fixture.sh
 
 # Nothing of the image reaches the enforcer: a hostile root folder
 # (ld.so.preload, NSS, resolver files, LD_* and the like), strace.

@@ -133,3 +133,26 @@ GATE_TESTS += tests/integration/gate_transparent.sh
 EXTRA_DIST += tests/integration/gate_transparent.py
 # --learn: learning mode and aisb policy suggest over its log (learn)
 GATE_TESTS += tests/integration/gate_learn.sh
+# issue 31: any TCP port of a synthetic address, by the name it was given for
+GATE_TESTS += tests/integration/gate_anyport.sh
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test_gate_synth
+TESTS += tests/unit/test_gate_synth
+tests_unit_test_gate_synth_SOURCES = tests/unit/test_gate_synth.c
+tests_unit_test_gate_synth_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
+tests_unit_test_gate_synth_CFLAGS = $(GATE_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_gate_synth_LDADD = $(GATE_LIBS) $(CMOCKA_LIBS)
+endif
+# SOCKS5 on the listener: curl, PySocks and a byte-by-byte client
+GATE_TESTS += tests/integration/gate_socks.sh
+EXTRA_DIST += tests/integration/gate_socks.py
+# SOCKS5's messages (gate/socksmsg.c): make fuzz runs it ("gate_socks" in
+# FUZZ_HARNESSES)
+if ENABLE_FUZZ
+noinst_PROGRAMS += tests/fuzz/fuzz_gate_socks
+tests_fuzz_fuzz_gate_socks_SOURCES = tests/fuzz/fuzz_gate_socks.c
+tests_fuzz_fuzz_gate_socks_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
+tests_fuzz_fuzz_gate_socks_CFLAGS = $(AM_CFLAGS)
+tests_fuzz_fuzz_gate_socks_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_gate_socks_LDADD = $(GATE_LIBS)
+endif

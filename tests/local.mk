@@ -251,3 +251,8 @@ EXTRA_DIST += tests/e2e/kube.sh
 # Secrets in real sessions, rootful and rootless: the gate adds them, the
 # sandbox holds placeholders, and the leak sweep (issue 29)
 EXTRA_DIST += tests/e2e/secrets.sh
+
+# Any TCP port by name: ssh and git over ssh from real sessions, root and
+# rootless, to an sshd on the host's loopback (issue 31; AISB_E2E=1)
+TESTS += tests/e2e/anyport.sh
+EXTRA_DIST += tests/e2e/anyport.sh

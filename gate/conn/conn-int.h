@@ -50,7 +50,13 @@ enum conn_state { S_HEAD, S_RESOLVE, S_CONNECT, S_RELAY, S_LINGER };
  * out to be, which also says how a refusal is answered (conn_reply): an
  * HTTP answer, a TLS alert, or nothing at all.
  */
-enum conn_tp { TP_NONE = 0, TP_PEEK, TP_TLS, TP_HTTP, TP_UNKNOWN };
+enum conn_tp { TP_NONE = 0, TP_PEEK, TP_TLS, TP_HTTP, TP_UNKNOWN, TP_ADDR };
+/* SOCKS5 (socks.c): the step a connection is at, which says how a
+ * refusal is answered (conn_socks_reply) */
+enum conn_socks { SOCKS_ST_NONE = 0, SOCKS_ST_GREET, SOCKS_ST_AUTH,
+    SOCKS_ST_REQUEST, SOCKS_ST_DECIDING, SOCKS_ST_BAD };
+/* what named a transparent stream (the audit's named_by) */
+enum conn_named { NAMED_NONE = 0, NAMED_SNI, NAMED_HOST, NAMED_ADDR };
 #define TP_TOOL_MAX	32	/* X-Aisb-Tool: bytes of [A-Za-z0-9._+-] */
 #define TP_DIALLED_MAX	64	/* X-Aisb-Dialled: bytes of an address */
 
@@ -99,6 +105,10 @@ struct conn_dec {
 	uint16_t		 tp_port;	/* the port the client dialled */
 	char			 tool[TP_TOOL_MAX + 1];		/* "": none */
 	char			 dialled[TP_DIALLED_MAX + 1];	/* "": none */
+
+	/* SOCKS5 (socks.c) */
+	uint8_t			 socks;		/* enum conn_socks */
+	uint8_t			 socks_rep;	/* a reply the parser chose */
 };
 
 /*
@@ -140,6 +150,8 @@ struct gate_conn {
 	uint8_t			 up_paused, down_paused;
 	uint8_t			 no_timer;	/* evtimer_add failed: close */
 	uint8_t			 transparent;	/* came as AISB-TRANSPARENT */
+	uint8_t			 named_by;	/* enum conn_named */
+	uint8_t			 socks;		/* came as SOCKS5 (socks.c) */
 	struct bufferevent	*cbev, *ubev;
 	struct event		*timer;
 	struct gate_client	*client;
@@ -201,6 +213,7 @@ void		 conn_up_read_cb(struct bufferevent *, void *);
 void		 conn_up_event_cb(struct bufferevent *, short, void *);
 
 /* decide.c */
+int		 conn_auth(struct gate_conn *, const char *, size_t);
 void		 conn_head_complete(struct gate_conn *);
 void		 conn_decide(struct gate_conn *);
 void		 conn_dial(struct gate_conn *);
@@ -210,6 +223,9 @@ void		 conn_up_drop(struct gate_conn *);
 /* dnsgate.c: the AISB-DNS stream, after the head is authenticated */
 void		 conn_dns_start(struct gate_conn *);
 void		 conn_dns_free(struct gate_conn *);
+/* whose the connection is: session, user, or "@ADDR" in buf */
+#define CONN_LABEL_MAX	(INET6_ADDRSTRLEN + 8)
+const char	*conn_label(const struct gate_conn *, char *, size_t);
 
 /* relay.c */
 ssize_t		 conn_body_take(int64_t *, struct gate_http_chunk *,
@@ -221,6 +237,8 @@ int		 conn_check_sni(struct gate_conn *, struct evbuffer *);
 int		 conn_relay_up(struct gate_conn *);
 int		 conn_relay_down(struct gate_conn *);
 void		 conn_maybe_done(struct gate_conn *);
+/* the answer that opens a proxy client's tunnel: a 200, or SOCKS5's */
+const char	*conn_tunnel_ok(const struct gate_conn *, size_t *);
 
 /* splice.c */
 void		 conn_raw_cb(evutil_socket_t, short, void *);
@@ -247,6 +265,16 @@ void		 conn_rec_end(struct gate_conn *, const char *);
 void		 conn_rec_keylog(struct gate_conn *, const char *);
 
 /*
+ * socks.c: conn_socks_read() is the client's read callback of a head
+ * that starts as SOCKS5 (1: it took the bytes; 0: not SOCKS, read it as
+ * HTTP); conn_socks_reply() queues the SOCKS answer to a refusal;
+ * conn_socks_ok is the reply that opens the tunnel.
+ */
+int		 conn_socks_read(struct gate_conn *);
+void		 conn_socks_reply(struct gate_conn *, int, const char *);
+extern const uint8_t conn_socks_ok[10];
+
+/*
  * transparent.c: conn_transparent_start() takes over from
  * conn_head_complete() once the head is an authenticated
  * AISB-TRANSPARENT; conn_transparent_read() is the client's read callback
@@ -256,6 +284,8 @@ void		 conn_rec_keylog(struct gate_conn *, const char *);
 void		 conn_transparent_start(struct gate_conn *);
 void		 conn_transparent_read(struct gate_conn *);
 void		 conn_transparent_alert(struct gate_conn *, const char *);
+/* the audit's named_by of an enum conn_named; NULL for NAMED_NONE */
+const char	*conn_named_str(uint8_t);
 
 /*
  * inspect.c: an inspected host's connection once its upstream is

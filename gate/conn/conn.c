@@ -281,6 +281,8 @@ conn_audit_fill(struct gate_conn *c, struct gate_audit_rec *r)
 	r->transparent = c->transparent;
 	r->tool = v.tool[0] ? v.tool : NULL;
 	r->dialled = v.dialled[0] ? v.dialled : NULL;
+	r->named_by = conn_named_str(c->named_by);
+	r->socks = c->socks;
 	r->learn = c->g->cfg.learn;
 	r->inspect = c->insp != NULL;
 }
@@ -419,6 +421,12 @@ conn_reply(struct gate_conn *c, int status, const char *decision,
 	char	 buf[GATE_HTTP_REPLY_MAX];
 	ssize_t	 n;
 
+	/* SOCKS5: the reply of the step it came at */
+	if (c->d != NULL && c->d->socks != SOCKS_ST_NONE) {
+		conn_socks_reply(c, status, decision);
+		conn_finish(c);
+		return;
+	}
 	/* AISB-TRANSPARENT: a TLS stream gets an alert; an unknown, nothing */
 	if (c->d != NULL && c->d->tp != TP_NONE && c->d->tp != TP_HTTP) {
 		if (c->d->tp == TP_TLS)
@@ -696,6 +704,8 @@ client_read_cb(struct bufferevent *bev, void *arg)
 			conn_transparent_read(c);
 			return;
 		}
+		if (conn_socks_read(c))		/* SOCKS5 */
+			return;
 		len = evbuffer_get_length(in);
 		if (len > GATE_HTTP_MAX_HEAD)
 			len = GATE_HTTP_MAX_HEAD;

@@ -381,6 +381,39 @@ conn_dial_done(struct gate_conn *c, short what)
 
 /* --- the request ------------------------------------------------------------- */
 
+/*
+ * The connection's policy, and its credential checked: a Proxy-Authorization
+ * value ("Basic ..."; NULL: none given) against --users (whose user's
+ * policy the connection then holds) or the token file; anything goes
+ * without either.  0, or -1 once refused with 407 (and answered).
+ */
+int
+conn_auth(struct gate_conn *c, const char *value, size_t len)
+{
+	struct gate	*g = c->g;
+	struct policy	*up = NULL;
+	int		 bad = 0;
+
+	c->d->pol = policy_ref(g->policy);
+	if (g->users != NULL) {
+		/* the user's own policy; the ref is the connection's */
+		bad = value == NULL || gate_users_check(g->users, value, len,
+		    c->d->user, sizeof(c->d->user), &up) == -1;
+		if (!bad && up != NULL) {
+			policy_free(c->d->pol);
+			c->d->pol = policy_ref(up);
+		}
+	} else if (g->auth != NULL)
+		bad = value == NULL || gate_auth_check(g->auth, value, len,
+		    c->d->session, sizeof(c->d->session)) == -1;
+	if (!bad)
+		return 0;
+	g->num->ctr.auth_failed++;
+	conn_refuse(c, 407, "deny", "auth_required", value == NULL ?
+	    "no credentials" : "wrong credentials");
+	return -1;
+}
+
 void
 conn_head_complete(struct gate_conn *c)
 {
@@ -397,38 +430,10 @@ conn_head_complete(struct gate_conn *c)
 	bufferevent_disable(c->cbev, EV_READ);
 	snprintf(c->d->method, sizeof(c->d->method), "%.*s", (int)req->method.len,
 	    c->d->head + req->method.off);
-	c->d->pol = policy_ref(g->policy);
-
-	if (g->users != NULL) {
-		struct policy	*up = NULL;
-
-		/* the user's own policy; the ref is the connection's */
-		if (req->proxy_auth == -1 || gate_users_check(g->users,
-		    c->d->head + req->hdrs[req->proxy_auth].value.off,
-		    req->hdrs[req->proxy_auth].value.len, c->d->user,
-		    sizeof(c->d->user), &up) == -1) {
-			g->num->ctr.auth_failed++;
-			conn_refuse(c, 407, "deny", "auth_required",
-			    req->proxy_auth == -1 ? "no credentials" :
-			    "wrong credentials");
-			return;
-		}
-		if (up != NULL) {
-			policy_free(c->d->pol);
-			c->d->pol = policy_ref(up);
-		}
-	} else if (g->auth != NULL) {
-		if (req->proxy_auth == -1 || gate_auth_check(g->auth,
-		    c->d->head + req->hdrs[req->proxy_auth].value.off,
-		    req->hdrs[req->proxy_auth].value.len, c->d->session,
-		    sizeof(c->d->session)) == -1) {
-			g->num->ctr.auth_failed++;
-			conn_refuse(c, 407, "deny", "auth_required",
-			    req->proxy_auth == -1 ? "no credentials" :
-			    "wrong credentials");
-			return;
-		}
-	}
+	if (conn_auth(c, req->proxy_auth == -1 ? NULL : c->d->head +
+	    req->hdrs[req->proxy_auth].value.off, req->proxy_auth == -1 ? 0 :
+	    req->hdrs[req->proxy_auth].value.len) == -1)
+		return;
 
 	/* the gate's own heads: each parses its target itself */
 	if (gate_http_span_is(c->d->head, req->method, "AISB-DNS")) {

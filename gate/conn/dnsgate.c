@@ -76,6 +76,26 @@ struct gate_dnsgate {
 
 static void	dns_pump(struct gate_conn *);
 
+/*
+ * Whose a connection is, for the rate buckets and the names handed out
+ * (synth.c): the session label, the --users user, or without credentials
+ * (a standalone gate) "@ADDR", the client's address, in buf.
+ */
+const char *
+conn_label(const struct gate_conn *c, char *buf, size_t len)
+{
+	const char	*colon;
+
+	if (c->d->session[0] != '\0')
+		return c->d->session;
+	if (c->d->user[0] != '\0')
+		return c->d->user;
+	colon = strrchr(c->d->peer, ':');
+	snprintf(buf, len, "@%.*s", colon != NULL ?
+	    (int)(colon - c->d->peer) : (int)strlen(c->d->peer), c->d->peer);
+	return buf;
+}
+
 static double
 secs_between(const struct timespec *a, const struct timespec *b)
 {
@@ -192,16 +212,7 @@ dns_query(struct gate_conn *c, const uint8_t *m, size_t len,
 	rule[0] = '\0';
 	memset(&rr, 0, sizeof(rr));
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	label = c->d->session[0] ? c->d->session : c->d->user;
-	if (label[0] == '\0') {
-		/* no credentials (a standalone gate): a bucket per address */
-		const char	*colon = strrchr(c->d->peer, ':');
-
-		snprintf(byaddr, sizeof(byaddr), "@%.*s", colon != NULL ?
-		    (int)(colon - c->d->peer) : (int)strlen(c->d->peer),
-		    c->d->peer);
-		label = byaddr;
-	}
+	label = conn_label(c, byaddr, sizeof(byaddr));
 	if ((b = bucket_get(g, label, &now)) == NULL)
 		return -1;
 	if (!bucket_take(g, b, &now)) {
@@ -251,6 +262,12 @@ dns_query(struct gate_conn *c, const uint8_t *m, size_t len,
 				rr.ttl = DNSGATE_TTL;
 				rr.rdlen = 4;
 				dnsmsg_synth_v4(norm, nlen, rr.rdata);
+				/* the name a caught connection to it gets */
+				if (gate_synth_note(g->synth, label, norm,
+				    rr.rdata) == -1)
+					log_warnx("conn %llu: AISB-DNS: out of "
+					    "memory: %s not remembered",
+					    (unsigned long long)c->id, norm);
 				nrr = 1;
 				snprintf(addr, sizeof(addr), "%u.%u.%u.%u",
 				    rr.rdata[0], rr.rdata[1], rr.rdata[2],

@@ -521,10 +521,10 @@ static void	hello_write_cb(struct bufferevent *, void *);
 static void
 up_tls_cb(struct bufferevent *bev, short what, void *arg)
 {
-	static const char	 established[] =
-	    "HTTP/1.1 200 Connection established\r\n\r\n";
 	struct gate_conn	*c = arg;
 	char			 detail[DETAIL_MAX];
+	const char		*ok;
+	size_t			 oklen;
 
 	if ((what & BEV_EVENT_CONNECTED) == 0) {
 		upstream_error(bev, what, detail, sizeof(detail));
@@ -545,8 +545,8 @@ up_tls_cb(struct bufferevent *bev, short what, void *arg)
 		return;
 	}
 	c->insp->phase = IP_HELLO;
-	if (evbuffer_add(bufferevent_get_output(c->cbev), established,
-	    sizeof(established) - 1) == -1) {
+	ok = conn_tunnel_ok(c, &oklen);	/* a CONNECT's 200, or SOCKS5's */
+	if (evbuffer_add(bufferevent_get_output(c->cbev), ok, oklen) == -1) {
 		c->close_reason = "out of memory";
 		conn_free(c);
 		return;

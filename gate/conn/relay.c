@@ -320,16 +320,36 @@ conn_allowed(struct gate_conn *c)
 		conn_rec_open(c);
 }
 
-void
-conn_connected(struct gate_conn *c)
+/*
+ * What a proxy client is told once its tunnel stands: HTTP's 200 to a
+ * CONNECT, SOCKS5's success to a SOCKS request (socks.c); its length in
+ * *len.  A transparent client speaks no proxy and is told nothing.
+ */
+const char *
+conn_tunnel_ok(const struct gate_conn *c, size_t *len)
 {
 	static const char	 established[] =
 	    "HTTP/1.1 200 Connection established\r\n\r\n";
+
+	if (c->socks) {
+		*len = sizeof(conn_socks_ok);
+		return (const char *)conn_socks_ok;
+	}
+	*len = sizeof(established) - 1;
+	return established;
+}
+
+void
+conn_connected(struct gate_conn *c)
+{
 	struct gate		*g = c->g;
 	char			*fwd;
+	const char		*ok;
 	ssize_t			 n;
-	size_t			 cap;
+	size_t			 cap, oklen;
+	int			 sni;
 
+	ok = conn_tunnel_ok(c, &oklen);
 	c->connect_ms = gate_ms_since(&c->d->t_connect);
 	conn_nodelay(c->fd[1]);
 	if (c->d->irule != NULL && c->tunnel) {
@@ -348,14 +368,15 @@ conn_connected(struct gate_conn *c)
 	}
 	/*
 	 * A tunnel with no server name to check is raw from the start; so is
-	 * a transparent one (its name came from the ClientHello waiting in
-	 * the client's input), which gets no 200 either: no proxy is spoken.
+	 * a transparent one named by its ClientHello (waiting in the
+	 * client's input).  No transparent tunnel gets a 200: no proxy is
+	 * spoken.  One named by its synthetic address (transparent.c) has
+	 * its first bytes checked as a CONNECT's.
 	 */
-	if (c->tunnel && c->transparent && conn_maybe_raw(c, NULL, 0))
-		return;
-	if (c->tunnel && !c->transparent &&
-	    (!g->cfg.sni_check || c->d->tgt.is_ip) &&
-	    conn_maybe_raw(c, established, sizeof(established) - 1))
+	sni = c->tunnel && g->cfg.sni_check && !c->d->tgt.is_ip &&
+	    (!c->transparent || c->d->tp == TP_ADDR);
+	if (c->tunnel && !sni && conn_maybe_raw(c, c->transparent ? NULL :
+	    ok, c->transparent ? 0 : oklen))
 		return;
 
 	/* Otherwise the upstream socket goes to a bufferevent too. */
@@ -377,14 +398,14 @@ conn_connected(struct gate_conn *c)
 	bufferevent_set_max_single_read(c->ubev, RELAY_IO);
 	bufferevent_set_max_single_write(c->ubev, RELAY_IO);
 
-	if (c->tunnel && !c->transparent) {
-		if (evbuffer_add(bufferevent_get_output(c->cbev), established,
-		    sizeof(established) - 1) == -1) {
+	if (c->tunnel) {
+		if (!c->transparent && evbuffer_add(bufferevent_get_output(
+		    c->cbev), ok, oklen) == -1) {
 			c->close_reason = "out of memory";
 			conn_free(c);
 			return;
 		}
-		if (g->cfg.sni_check && !c->d->tgt.is_ip) {
+		if (sni) {
 			c->d->sni_check = 1;
 			/* a ClientHello is one record at most */
 			bufferevent_setwatermark(c->cbev, EV_READ, 0,

@@ -14,14 +14,21 @@
  * HTTP/1.x request, then decides NAME:<port> exactly as a CONNECT (TLS)
  * or an absolute-form forwarded request (HTTP): policy, resolve, classify,
  * dial the classified address.  The address the client dialled plays no
- * part in it.  See docs/gate.md, "Transparent entry".
+ * part in it, but one: an address of the gate's own synthetic range
+ * (X-Aisb-Dialled, 198.18.0.0/15), which AISB-DNS handed out for a name.
+ * On a port other than 80 and 443 (ssh, a database: protocols that need
+ * not name their host, and whose server may speak first) the connection
+ * is decided at once as a CONNECT to the name the address was given for
+ * (synth.c); on 80 and 443 a stream that is neither TLS nor HTTP is too.
+ * An address of the range the gate did not hand out is refused.  See
+ * docs/gate.md, "Transparent entry".
  *
  * Bounds: the first TLS record, 5 + GATE_TLS_MAX_RECORD bytes (tls.c); an
  * HTTP head of GATE_HTTP_MAX_HEAD bytes (http.c, the gate's own parser);
  * the client's bytes must arrive within the header timeout, counted again
  * from the end of the AISB-TRANSPARENT head.  X-Aisb-Tool: TP_TOOL_MAX
  * bytes of [A-Za-z0-9._+-]; X-Aisb-Dialled: TP_DIALLED_MAX bytes of
- * [0-9A-Fa-f.:[]]; a value outside these is not audited.
+ * [0-9A-Fa-f.:[]]; a value outside these is not audited (nor used).
  *
  * A refusal after the head is answered in the client's protocol
  * (conn_reply): a TLS stream gets one fatal alert, an HTTP stream the
@@ -41,6 +48,7 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
+#include "dnsmsg.h"
 #include "log.h"
 #include "gate/gate.h"
 #include "gate/http.h"
@@ -103,11 +111,87 @@ head_port(const char *t, size_t len)
 	return n > 65535 ? 0 : (uint16_t)n;
 }
 
+static void
+bad_target(struct gate_conn *c, const char *err)
+{
+	memset(&c->d->tgt, 0, sizeof(c->d->tgt));
+	c->d->tgt.port = c->d->tp_port;
+	c->g->num->ctr.bad_request++;
+	conn_refuse(c, 400, "error", "bad_target", err);
+}
+
+/* The name is known (d->tgt): stop reading, decide. */
+static void
+decide_now(struct gate_conn *c)
+{
+	evtimer_del(c->timer);
+	bufferevent_disable(c->cbev, EV_READ);
+	conn_decide(c);
+}
+
+/*
+ * The address the client dialled, when it lies in the gate's synthetic
+ * range: 1 with it in *a, 0 otherwise (no X-Aisb-Dialled, another
+ * address: the stream names itself).
+ */
+static int
+dialled_synth(const struct conn_dec *d, struct policy_addr *a)
+{
+	const char	*s = d->dialled;
+	size_t		 len = strlen(s);
+
+	if (len > 2 && s[0] == '[' && s[len - 1] == ']') {
+		s++;
+		len -= 2;
+	}
+	if (len == 0 || policy_parse_addr(s, len, a) == -1)
+		return 0;
+	return a->family == AF_INET && dnsmsg_synth_is(a->bytes);
+}
+
+/*
+ * Named by the synthetic address the client dialled: a CONNECT tunnel to
+ * the name the gate's DNS gave it for, decided now (no byte of the
+ * client's is needed: its server may speak first).  The SNI check of a
+ * CONNECT applies to the first bytes (relay.c).  A refusal closes without
+ * a byte, the protocol being unknown.
+ */
+static void
+by_address(struct gate_conn *c, const struct policy_addr *a)
+{
+	struct conn_dec	*d = c->d;
+	char		 name[POLICY_MAX_NAME + 1], lab[CONN_LABEL_MAX];
+	char		 err[TP_DIALLED_MAX + 128];
+
+	d->tp = TP_ADDR;
+	c->named_by = NAMED_ADDR;
+	c->tunnel = 1;
+	snprintf(d->method, sizeof(d->method), "CONNECT");
+	if (gate_synth_name(c->g->synth, d->pol, conn_label(c, lab,
+	    sizeof(lab)), a, name, sizeof(name)) == -1) {
+		/* the target is the address itself: what was dialled */
+		policy_addr_str(a, name, sizeof(name));
+		(void)policy_parse_target(name, strlen(name), d->tp_port,
+		    &d->tgt, err, sizeof(err));
+		snprintf(err, sizeof(err), "%s was not handed out by the "
+		    "gate's DNS: the gate knows no name for it", d->dialled);
+		conn_refuse(c, 403, "deny", "unknown_address", err);
+		return;
+	}
+	if (policy_parse_target(name, strlen(name), d->tp_port, &d->tgt, err,
+	    sizeof(err)) == -1) {
+		bad_target(c, err);
+		return;
+	}
+	decide_now(c);
+}
+
 void
 conn_transparent_start(struct gate_conn *c)
 {
 	struct conn_dec		*d = c->d;
 	struct gate_http_req	*req = d->req;
+	struct policy_addr	 synth;
 	size_t			 i;
 
 	c->transparent = 1;
@@ -131,6 +215,11 @@ conn_transparent_start(struct gate_conn *c)
 		return;
 	}
 	d->tgt.port = d->tp_port;	/* for the audit of a refusal */
+	if (d->tp_port != 80 && d->tp_port != 443 &&
+	    dialled_synth(d, &synth)) {
+		by_address(c, &synth);
+		return;
+	}
 
 	/* The head is done with; its parse state serves the client's own. */
 	free(d->head);
@@ -147,24 +236,6 @@ conn_transparent_start(struct gate_conn *c)
 	/* what came with the head waits in the buffer: no callback for it */
 	if (evbuffer_get_length(bufferevent_get_input(c->cbev)) > 0)
 		conn_transparent_read(c);
-}
-
-/* The name is known (d->tgt): stop reading, decide. */
-static void
-decide_now(struct gate_conn *c)
-{
-	evtimer_del(c->timer);
-	bufferevent_disable(c->cbev, EV_READ);
-	conn_decide(c);
-}
-
-static void
-bad_target(struct gate_conn *c, const char *err)
-{
-	memset(&c->d->tgt, 0, sizeof(c->d->tgt));
-	c->d->tgt.port = c->d->tp_port;
-	c->g->num->ctr.bad_request++;
-	conn_refuse(c, 400, "error", "bad_target", err);
 }
 
 static void
@@ -209,6 +280,7 @@ peek_tls(struct gate_conn *c, struct evbuffer *in, size_t len)
 		return;
 	}
 	c->tunnel = 1;
+	c->named_by = NAMED_SNI;
 	snprintf(c->d->method, sizeof(c->d->method), "CONNECT");
 	decide_now(c);
 }
@@ -243,6 +315,7 @@ peek_http(struct gate_conn *c, struct evbuffer *in, size_t len)
 	struct conn_dec		*d = c->d;
 	struct gate_http_req	*req = d->req;
 	struct policy_target	 h;
+	struct policy_addr	 synth;
 	struct gate_http_span	 v;
 	const char		*p;
 	char			 err[128];
@@ -259,6 +332,11 @@ peek_http(struct gate_conn *c, struct evbuffer *in, size_t len)
 		case 0:
 			return;
 		case -1:
+			/* ssh on 443, say: the name the address was for */
+			if (dialled_synth(d, &synth)) {
+				by_address(c, &synth);
+				return;
+			}
 			d->tp = TP_UNKNOWN;
 			conn_refuse(c, 400, "error", "transparent_unknown",
 			    "neither a TLS ClientHello nor an HTTP/1.x request");
@@ -315,6 +393,7 @@ peek_http(struct gate_conn *c, struct evbuffer *in, size_t len)
 	}
 	d->path = req->target;
 	c->tunnel = 0;
+	c->named_by = NAMED_HOST;
 	decide_now(c);
 }
 
@@ -336,6 +415,17 @@ conn_transparent_read(struct gate_conn *c)
 		peek_tls(c, in, len);
 	} else
 		peek_http(c, in, len);
+}
+
+const char *
+conn_named_str(uint8_t named)
+{
+	switch (named) {
+	case NAMED_SNI:		return "sni";
+	case NAMED_HOST:	return "host";
+	case NAMED_ADDR:	return "address";
+	}
+	return NULL;
 }
 
 /*

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dnsmsg.h"
 #include "session/ids.h"
 #include "host/facts.h"
 #include "image/image-t.h"
@@ -343,8 +344,14 @@ launch_plan_text(const struct launch_opts *o, const struct policy *p,
 				    (unsigned)o->tports[i]);
 			add(&v, "\n");
 		}
+		/*
+		 * Every TCP port of the addresses the gate's DNS hands out:
+		 * the gate decides the name each was given for (ssh, a
+		 * database) and the port, as a CONNECT (docs/gate.md)
+		 */
 		if (o->transparent)
-			add(&v, "dns-gate\n");
+			add(&v, "transparent-range %s\ndns-gate\n",
+			    DNSMSG_SYNTH_RANGE);
 		break;
 	case LAUNCH_NET_NONE:
 		add(&v, "mode none\n");

@@ -2,12 +2,15 @@
  * libFuzzer: the gate's whole connection state machine from one input:
  * request head, credentials, decision, dial, tunnel or forwarded request
  * (body, chunked framing, the TLS server name check), relay and close;
- * AISB-TRANSPARENT heads too (the client's stream named by SNI or Host).
+ * AISB-TRANSPARENT heads too (the client's stream named by SNI or Host,
+ * or by a synthetic address: exact.fuzz.test's is known to the policy),
+ * and SOCKS5 (greeting, user and password, request, reply).
  *
  * The input is two streams: a 16-bit length, that many bytes the client
  * sends, and the rest, which the upstream answers.  The client is one end
  * of a socketpair handed to gate_accept(); the upstream is a listener on
- * 127.0.0.1 whose port replaces every "PORT" in the client's bytes.  The
+ * 127.0.0.1 whose port replaces every "PORT" in the client's bytes (and
+ * every "PBIN" as two bytes in network order, a SOCKS5 request's).  The
  * policy allows 127.0.0.0/8 (exempted from the denied ranges) on every
  * port, names under fuzz.test on that port, and needs a credential for
  * session "s" when the client's bytes start with "AUTH" (removed).  DNS
@@ -17,7 +20,9 @@
  * and what the client got back is empty, starts as an HTTP status line,
  * or is the upstream's bytes as they were sent (a forwarded answer is
  * relayed verbatim); after an AISB-DNS head, DNS responses in TCP framing
- * (dnsgate.c).  ASan and UBSan watch the rest.
+ * (dnsgate.c); after a SOCKS5 greeting, SOCKS5's answers in their order
+ * (socks.c), then the upstream's bytes as sent.  ASan and UBSan watch the
+ * rest.
  */
 #include "config.h"
 
@@ -106,8 +111,9 @@ init(void)
 	snprintf(yaml, sizeof(yaml), "version: 1\nallow:\n"
 	    "  - cidr: 127.0.0.0/8\n    ports: [\"1-65535\"]\n"
 	    "  - host: \"*.fuzz.test\"\n    ports: [%u]\n"
+	    "  - host: exact.fuzz.test\n    ports: [%u]\n"
 	    "allow_ranges: [127.0.0.0/8]\n"
-	    "dns:\n  servers: [\"127.0.0.1:9\"]\n", up_port);
+	    "dns:\n  servers: [\"127.0.0.1:9\"]\n", up_port, up_port);
 	if (policy_load_buffer("fuzz.yaml", yaml, strlen(yaml), &fg.policy,
 	    &errs) != 0)
 		abort();
@@ -130,10 +136,12 @@ init(void)
 	fg.cfg.workers = 1;
 	fg.cfg.dns_rate = 1000;		/* AISB-DNS: answers, and REFUSED */
 	fg.cfg.dns_burst = 1000;
+	fg.cfg.socks = 1;		/* SOCKS5 on the listener (socks.c) */
 	fg.fd_limit = 1024;
 	TAILQ_INIT(&fg.conns);
 	if (gate_clients_init(&fg) == -1 ||
-	    (fg.scratch = malloc(GATE_SCRATCH)) == NULL)
+	    (fg.scratch = malloc(GATE_SCRATCH)) == NULL ||
+	    (fg.synth = gate_synth_new()) == NULL)
 		abort();
 	if ((fg.dns = gate_dns_new(fg.base, fg.policy, 0, 1)) == NULL)
 		abort();
@@ -165,7 +173,8 @@ elapsed_ms(const struct timespec *t0)
 	    (double)(now.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-/* The client's bytes with every "PORT" made the upstream's port. */
+/* The client's bytes with every "PORT" (text) and "PBIN" (binary) made
+ * the upstream's port. */
 static size_t
 subst(const uint8_t *in, size_t len, char *out, size_t cap)
 {
@@ -178,10 +187,58 @@ subst(const uint8_t *in, size_t len, char *out, size_t cap)
 			memcpy(out + n, port, pl);
 			n += pl;
 			i += 3;
+		} else if (i + 4 <= len && memcmp(in + i, "PBIN", 4) == 0) {
+			out[n++] = (char)(up_port >> 8);
+			out[n++] = (char)(up_port & 0xff);
+			i += 3;
 		} else
 			out[n++] = (char)in[i];
 	}
 	return n;
+}
+
+/*
+ * What a SOCKS5 client may get back (socks.c): the method chosen (0xff
+ * ends it), RFC 1929's status after method 2 (not 0 ends it), the
+ * request's reply (bound to 0.0.0.0:0; not 0 ends it), then only the
+ * upstream's bytes as sent.  Any prefix of that: the gate may close
+ * anywhere.  1 when got is such.
+ */
+static int
+socks_answer_ok(const uint8_t *got, size_t n)
+{
+	static const uint8_t	 bound[8] = { 0, 1, 0, 0, 0, 0, 0, 0 };
+	size_t			 i = 2;
+
+	if (n < 2)
+		return n == 0 || got[0] == 5;
+	if (got[0] != 5 || (got[1] != 0 && got[1] != 2 && got[1] != 0xff))
+		return 0;
+	if (got[1] == 0xff)
+		return n == 2;
+	if (got[1] == 2) {
+		if (n < 3)
+			return 1;
+		if (got[2] != 1)
+			return 0;
+		if (n < 4)
+			return 1;
+		if (got[3] != 0)
+			return n == 4;
+		i = 4;
+	}
+	if (n <= i)
+		return 1;
+	if (got[i] != 5)
+		return 0;
+	if (n < i + 10)
+		return n <= i + 2 || memcmp(got + i + 2, bound, n - i - 2) == 0;
+	if (memcmp(got + i + 2, bound, 8) != 0)
+		return 0;
+	if (got[i + 1] != 0)
+		return n == i + 10;
+	i += 10;
+	return n - i <= up_len && memcmp(got + i, up_data, n - i) == 0;
 }
 
 int
@@ -282,6 +339,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    memcmp(got, "HTTP/", gotn < 5 ? gotn : 5) != 0) {
 		if (gotn >= 5 && (((unsigned)(uint8_t)got[0] << 8 |
 		    (uint8_t)got[1]) < 12 || ((uint8_t)got[4] & 0x80) == 0))
+			abort();
+		return 0;
+	}
+	/* SOCKS5: its answers, in their order */
+	if (n > 0 && (uint8_t)cbuf[0] == 5) {
+		if (!socks_answer_ok((const uint8_t *)got, gotn))
 			abort();
 		return 0;
 	}

@@ -4,7 +4,7 @@
 # (tests/run.sh) run these; each has its seeds in tests/fuzz/corpus/NAME.
 FUZZ_HARNESSES = policy target plan gate_http gate_tls gate_ctl gate_conn \
 	gate_auth gate_users stub envfile denials record dnsmsg suggest lockfile \
-	json gitcfg gate_inspect
+	json gitcfg gate_inspect gate_socks
 EXTRA_DIST += tests/fuzz/corpus tests/fuzz/run.sh
 if ENABLE_FUZZ
 noinst_PROGRAMS += tests/fuzz/fuzz_policy tests/fuzz/fuzz_target

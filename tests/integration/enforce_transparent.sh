@@ -1,11 +1,14 @@
 #!/bin/bash
 # Transparent capture (issue 16): the real aisb-enforce with a plan that has
-# "transparent 80,443" and "dns-gate", against the real aisb-gate, in
-# network namespaces made here.
+# "transparent 80,443", "transparent-range 198.18.0.0/15" and "dns-gate",
+# against the real aisb-gate, in network namespaces made here.  Issue 31:
+# ssh and git over ssh to an sshd made here, by the name the gate's DNS
+# answered, with no ssh configuration for a proxy (when sshd is installed).
 #
 #   host ns (aisb-th-PID)                         sandbox ns (aisb-ts-PID)
 #   10.199.1.1: aisb-gate (token, audit)  <-veth->  10.199.1.10
-#   10.199.1.2: TLS 443 + HTTP 80 servers           aisb-enforce, relay,
+#   10.199.1.2: TLS 443 + HTTP 80 servers,          aisb-enforce, relay,
+#               sshd on 22 (a key made here)
 #   127.0.0.1:  DNS server (gate_dns.py), the        curl --noproxy '*',
 #               gate's only resolver                 python3 resolving itself
 #
@@ -61,6 +64,7 @@ cleanup() {
 		echo "--- gate" >&2; cat "$work/gate.err" >&2 2>/dev/null
 		echo "--- audit" >&2; cat "$work/audit.log" >&2 2>/dev/null
 	fi
+	[ -z "${ssh_made_run_sshd:-}" ] || rmdir /run/sshd 2>/dev/null || true
 	rm -rf "$work"
 	exit "$rc"
 }
@@ -167,7 +171,7 @@ threading.Event().wait()
 PY
 ip netns exec "$HOST" "$PY" "$work/servers.py" "$work" 2>"$work/servers.err" &
 pids+=($!)
-printf '{"www.allowed.test": {"A": ["10.199.1.2"]}, "unlisted.test": {"A": ["10.199.1.2"]}}\n' \
+printf '{"www.allowed.test": {"A": ["10.199.1.2"]}, "unlisted.test": {"A": ["10.199.1.2"]}, "git.test": {"A": ["10.199.1.2"]}}\n' \
     >"$work/zone.json"
 : >"$work/dns.log"
 ip netns exec "$HOST" "$PY" "$here/gate_dns.py" --zone "$work/zone.json" \
@@ -181,6 +185,8 @@ version: 1
 allow:
   - host: www.allowed.test
     ports: [80, 443]
+  - host: git.test
+    ports: [22]
 allow_ranges: [10.199.1.2/32]
 dns:
   servers: ["127.0.0.1:$(cat "$work/dns.port")"]
@@ -194,7 +200,7 @@ pids+=($!)
 wait_file "$work/gate.port"
 gport=$(cat "$work/gate.port")
 
-printf 'aisb-plan 1\nmode gate\ngate 10.199.1.1 %s\ntransparent 80,443\ndns-gate\n' \
+printf 'aisb-plan 1\nmode gate\ngate 10.199.1.1 %s\ntransparent 80,443\ntransparent-range 198.18.0.0/15\ndns-gate\n' \
     "$gport" >"$work/plan"
 printf 'aisb-plan 1\nmode gate\ngate 10.199.1.1 %s\n' "$gport" >"$work/plain.plan"
 printf 'HTTPS_PROXY=http://sess-t:s3cret-token@10.199.1.1:%s\nPATH=/usr/bin:/bin\n' \
@@ -397,6 +403,55 @@ for p in $(sed -n 2p "$work/direct.out"); do
 	n=$(audit_count event=decision transparent=True port="$p")
 	check "no transparent decision for the relay's own port $p" "$n" 0
 done
+
+# --- any TCP port by name: ssh to the name the gate's DNS answered --------
+
+if [ -x /usr/sbin/sshd ] && command -v ssh >/dev/null && command -v git >/dev/null; then
+	. "$here/ssh_fixture.sh"
+	ssh_fixture "$work" 10.199.1.2
+	chmod 644 "$work/userkey"	# read by the sandbox's uid; root owns it
+	ip netns exec "$HOST" /usr/sbin/sshd -D -e -f "$work/sshd_config" \
+	    2>"$work/sshd.err" &
+	pids+=($!)
+	for i in $(seq 50); do
+		ssh_listening 10.199.1.2 ip netns exec "$HOST" && break
+		sleep 0.1
+	done
+	mkdir -m 777 "$work/clone"
+	SSH=(ssh -F /dev/null -i "$work/userkey" -o BatchMode=yes
+	    -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null)
+	check "ssh by name, no proxy configuration" "$(sandbox "$work/plan" ssh \
+	    "${SSH[@]}" root@git.test echo via-ssh)" 0
+	check "the command ran over ssh" "$(cat "$work/ssh.out")" via-ssh
+	expect_audit "audit: ssh transparent, by the address's name, from ssh" \
+	    event=decision host=git.test port=22 decision=allow \
+	    transparent=True named_by=address tool=ssh 'dialled=198.1[89].*'
+	expect_audit "audit: its close line with bytes both ways" event=close \
+	    host=git.test port=22 transparent=True 'bytes_up=[1-9]*' \
+	    'bytes_down=[1-9]*'
+	check "git clone over ssh" "$(sandbox "$work/plan" clone env \
+	    "GIT_SSH_COMMAND=${SSH[*]}" git clone -q \
+	    "root@git.test:$work/repo.git" "$work/clone/repo")" 0
+	check "the clone has the file" "$(cat "$work/clone/repo/README" 2>&1)" \
+	    "over ssh"
+	rc=$(sandbox "$work/plan" ssh2222 "${SSH[@]}" -p 2222 root@git.test true)
+	[ "$rc" != 0 ] && ok "a port not on the rule: refused (ssh $rc)" ||
+		bad "git.test:2222 reached"
+	expect_audit "audit: port 2222 denied by the name's rule" event=decision \
+	    host=git.test port=2222 decision=deny reason=port_not_allowed \
+	    named_by=address
+	rc=$(sandbox "$work/plan" ssh-unknown "${SSH[@]}" root@198.19.250.250 true)
+	[ "$rc" != 0 ] && ok "an address the gate did not hand out: refused" ||
+		bad "198.19.250.250 reached"
+	expect_audit "audit: unknown_address" event=decision \
+	    reason=unknown_address dialled=198.19.250.250 port=22
+	rc=$(sandbox "$work/plan" ssh-direct "${SSH[@]}" -o ConnectTimeout=3 \
+	    root@10.199.1.2 true)
+	[ "$rc" != 0 ] && ok "the real address on 22 still drops (ssh $rc)" ||
+		bad "10.199.1.2:22 reached without the gate"
+else
+	echo "# skipped the ssh part: no sshd, ssh or git here (openssh-server)"
+fi
 
 # --- without the plan lines: today's behaviour ----------------------------
 

@@ -129,6 +129,22 @@ start_upstream() {
 	up_port=$(cat "$f")
 }
 
+# start_tls_server: a certificate for tls.test ($tmp/cert.pem, its key
+# $tmp/key.pem) and a TLS server with it on 192.0.2.20 (gate_record_server.py,
+# each stream it got in $tmp/srv); sets tls to its port.  Needs openssl.
+start_tls_server() {
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=tls.test \
+	    -addext subjectAltName=DNS:tls.test -keyout "$tmp/key.pem" \
+	    -out "$tmp/cert.pem" 2>/dev/null
+	mkdir -p "$tmp/srv"
+	"$PY" "$here/gate_record_server.py" tls --bind 192.0.2.20 \
+	    --port-file "$tmp/tls.port" --dir "$tmp/srv" --cert "$tmp/cert.pem" \
+	    --key "$tmp/key.pem" >/dev/null 2>>"$tmp/upstream.err" &
+	pids+=($!)
+	wait_file "$tmp/tls.port"
+	tls=$(cat "$tmp/tls.port")
+}
+
 # start_gate NAME POLICY [ARGS...]: sets gate_port and gate_pid; the audit
 # goes to $tmp/audit.NAME.log and stderr to $tmp/gate.NAME.err.
 start_gate() {

@@ -5,10 +5,12 @@ client's own stream.
 
     gate_transparent.py GATE-PORT DIALLED-PORT tls [--sni NAME] --ca PEM
         [--auth USER:SECRET] [--tool T] [--dialled A] [--path P] [--pipelined | --split]
-    gate_transparent.py GATE-PORT DIALLED-PORT raw --data BYTES
+    gate_transparent.py GATE-PORT DIALLED-PORT raw --data BYTES [--shut]
         [--auth USER:SECRET] [--tool T] [--dialled A]
     gate_transparent.py GATE-PORT DIALLED-PORT hello [--ext NAMES]...
         [--auth USER:SECRET]
+    gate_transparent.py GATE-PORT DIALLED-PORT banner --data BYTES
+        [--auth USER:SECRET] [--dialled A]
 
 tls: writes the head, then a real TLS handshake (server name NAME, none
      without --sni; the server's certificate must verify against PEM),
@@ -20,9 +22,13 @@ tls: writes the head, then a real TLS handshake (server name NAME, none
      then the ClientHello in three writes 0.2 s apart (cut inside the
      record header, then inside the server name): the gate must wait for
      it whole.
-raw: writes the head and BYTES (Python escapes, e.g. \\r\\n) in one write,
-     then prints the first line of what comes back, "alert-record HEX"
-     for a TLS alert, or "closed".
+raw: writes the head and BYTES (Python escapes, e.g. \\r\\n) in one write
+     (--shut: then half-closes), then prints the first line of what
+     comes back, "alert-record HEX" for a TLS alert, or "closed".
+banner: writes the head alone and waits for the server to speak first
+     (ssh, SMTP); prints "banner LINE" with its first line, then writes
+     BYTES, half-closes and prints "echo REST" with all that came back
+     after the first line; "closed" when nothing came.
 hello: writes the head and a TLS 1.2 ClientHello made here, byte by byte,
      so that its server names can be what no TLS library sends: one
      server_name extension per --ext, NAMES its host_name entries, comma
@@ -171,11 +177,33 @@ def pipelined(s, ctx, a):
     print(body.decode("latin-1").strip())
 
 
+def banner(s, a):
+    s.sendall(head(a))
+    got = b""
+    try:
+        while b"\r\n" not in got:
+            b = s.recv(4096)
+            if not b:
+                break
+            got += b
+    except OSError:
+        pass
+    if b"\r\n" not in got:
+        print("closed")
+        return
+    line, _, rest = got.partition(b"\r\n")
+    print("banner " + line.decode("latin-1"))
+    s.sendall(codecs.escape_decode(a.data.encode())[0])
+    s.shutdown(socket.SHUT_WR)
+    rest += read_all(s)
+    print("echo " + rest.decode("latin-1").strip())
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("gport")
     ap.add_argument("dport")
-    ap.add_argument("mode", choices=["tls", "raw", "hello"])
+    ap.add_argument("mode", choices=["tls", "raw", "hello", "banner"])
     ap.add_argument("--sni")
     ap.add_argument("--ext", action="append")
     ap.add_argument("--pipelined", action="store_true")
@@ -183,6 +211,7 @@ def main():
     ap.add_argument("--ca")
     ap.add_argument("--path", default="/")
     ap.add_argument("--data", default="")
+    ap.add_argument("--shut", action="store_true")
     ap.add_argument("--auth")
     ap.add_argument("--tool")
     ap.add_argument("--dialled")
@@ -193,9 +222,14 @@ def main():
     if a.mode == "hello":
         hello(s, a)
         return
+    if a.mode == "banner":
+        banner(s, a)
+        return
     if a.mode == "raw":
         data = codecs.escape_decode(a.data.encode())[0]
         s.sendall(head(a) + data)
+        if a.shut:
+            s.shutdown(socket.SHUT_WR)
         got = read_all(s)
         if got[:1] == b"\x15":	# a TLS alert record: its bytes, in hex
             print("alert-record " + got.hex())

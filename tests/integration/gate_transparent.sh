@@ -21,16 +21,7 @@ set -euo pipefail
 
 command -v openssl >/dev/null || { echo "SKIP: openssl not found"; exit 77; }
 client=$here/gate_transparent.py
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=tls.test \
-    -addext subjectAltName=DNS:tls.test -keyout "$tmp/key.pem" \
-    -out "$tmp/cert.pem" 2>/dev/null
-mkdir "$tmp/srv"
-"$PY" "$here/gate_record_server.py" tls --bind 192.0.2.20 \
-    --port-file "$tmp/tls.port" --dir "$tmp/srv" --cert "$tmp/cert.pem" \
-    --key "$tmp/key.pem" >/dev/null 2>>"$tmp/upstream.err" &
-pids+=($!)
-wait_file "$tmp/tls.port"
-tls=$(cat "$tmp/tls.port")
+start_tls_server
 start_upstream http 192.0.2.10
 web=$up_port
 start_upstream capture 192.0.2.11

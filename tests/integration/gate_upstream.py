@@ -4,6 +4,8 @@
     gate_upstream.py MODE --bind ADDR --port-file FILE [--log FILE] [--port N]
 
 MODE echo: every byte received is sent back; an EOF is answered by closing.
+MODE banner: speaks first, "SSH-2.0-aisb-test" and CRLF (as an ssh or
+           SMTP server does), then echoes as MODE echo.
 MODE http: HTTP/1.0; the answer's body is JSON describing the request
            (method, path, headers, body length) so the test sees what the
            gate forwarded.  A path ending in /slow gets its answer in two
@@ -53,6 +55,15 @@ class Echo(socketserver.BaseRequestHandler):
             if not data:
                 return
             self.request.sendall(data)
+
+
+class Banner(Echo):
+    def handle(self):
+        try:
+            self.request.sendall(b"SSH-2.0-aisb-test\r\n")
+        except OSError:
+            return
+        Echo.handle(self)
 
 
 class Capture(socketserver.BaseRequestHandler):
@@ -164,7 +175,7 @@ def main():
     global LOG
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", choices=["echo", "http", "hold", "capture",
-                                     "keepalive"])
+                                     "keepalive", "banner"])
     ap.add_argument("--bind", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--port-file", required=True)
@@ -174,6 +185,7 @@ def main():
         LOG = open(a.log, "a")
     fam = socket.AF_INET6 if ":" in a.bind else socket.AF_INET
     cls = {"echo": (TCPServer, Echo), "hold": (TCPServer, Hold),
+           "banner": (TCPServer, Banner),
            "capture": (TCPServer, Capture),
            "keepalive": (TCPServer, KeepAlive),
            "http": (HTTPServer, Http)}[a.mode]

@@ -346,6 +346,22 @@ test_argv_record(void **state)
 	    &plan, err, sizeof(err)), 0);
 	assert_null(strstr(plan, "record"));
 	free(plan);
+	/* gate mode: the transparent ports, every port of the synthetic range */
+	o.net = LAUNCH_NET_GATE;
+	o.transparent = 1;
+	o.ntports = 2;
+	o.tports[0] = 80;
+	o.tports[1] = 443;
+	assert_int_equal(launch_plan_text(&o, p, "10.0.2.2", 4000, "10.0.2.3",
+	    &plan, err, sizeof(err)), 0);
+	assert_non_null(strstr(plan, "\ngate 10.0.2.2 4000\ntransparent 80,443\n"
+	    "transparent-range 198.18.0.0/15\ndns-gate\n"));
+	free(plan);
+	o.transparent = 0;
+	assert_int_equal(launch_plan_text(&o, p, "10.0.2.2", 4000, "10.0.2.3",
+	    &plan, err, sizeof(err)), 0);
+	assert_null(strstr(plan, "transparent"));
+	free(plan);
 	policy_free(p);
 }
 

@@ -495,6 +495,30 @@ test_elems_batch(void **state)
 }
 
 /*
+ * p's ruleset, its rules described as want (n of them), made one batch
+ * and walked into w; the caller frees the ruleset, b and w.
+ */
+static struct nft_ruleset *
+ruleset_walked(struct enf_plan *p, const char *const *want, size_t n,
+    struct nft_batch *b, struct walked *w)
+{
+	struct nft_ruleset	*rs;
+	char			 err[256];
+	size_t			 i;
+
+	rs = nft_ruleset_new(p, 0, err, sizeof(err));
+	assert_non_null(rs);
+	assert_int_equal(nft_ruleset_nrules(rs), n);
+	for (i = 0; i < n; i++)
+		assert_string_equal(nft_ruleset_rule_desc(rs, i), want[i]);
+	assert_int_equal(nft_batch_init(b), 0);
+	assert_int_equal(nft_batch_ruleset(rs, 1000, b, err, sizeof(err)), 0);
+	walk(b, w);
+	assert_int_equal(w->nrules, n);
+	return rs;
+}
+
+/*
  * transparent + dns-gate: the filter takes what the nat chain sent to the
  * relay, and the nat chain redirects, gate first; no ports, no ruleset.
  */
@@ -521,7 +545,6 @@ test_transparent_batch(void **state)
 	struct nft_batch	 b;
 	struct walked		 w;
 	char			 err[256], shape[256], text[2048];
-	size_t			 i;
 
 	(void)state;
 	p = plan_of("aisb-plan 1\nmode gate\ngate 10.199.0.1 43127\n"
@@ -531,14 +554,7 @@ test_transparent_batch(void **state)
 	assert_non_null(strstr(err, "relay"));
 	p->relay_port = 15001;
 	p->relay_dns_port = 15053;
-	rs = nft_ruleset_new(p, 0, err, sizeof(err));
-	assert_non_null(rs);
-	assert_int_equal(nft_ruleset_nrules(rs), sizeof(want) / sizeof(want[0]));
-	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-		assert_string_equal(nft_ruleset_rule_desc(rs, i), want[i]);
-	assert_int_equal(nft_batch_init(&b), 0);
-	assert_int_equal(nft_batch_ruleset(rs, 1000, &b, err, sizeof(err)), 0);
-	walk(&b, &w);
+	rs = ruleset_walked(p, want, sizeof(want) / sizeof(want[0]), &b, &w);
 	assert_int_equal(w.nchains, 2);
 	assert_string_equal(nftnl_chain_get_str(w.chains[1], NFTNL_CHAIN_NAME),
 	    NFT_NAT_CHAIN);
@@ -550,7 +566,6 @@ test_transparent_batch(void **state)
 	    NFT_NAT_PRIO);
 	assert_int_equal(nftnl_chain_get_u32(w.chains[1], NFTNL_CHAIN_POLICY),
 	    NF_ACCEPT);
-	assert_int_equal(w.nrules, sizeof(want) / sizeof(want[0]));
 	/* the relay accept: ct status, fib, l4proto, dport */
 	rule_shape(w.rules[1], shape, sizeof(shape));
 	assert_string_equal(shape,
@@ -566,6 +581,54 @@ test_transparent_batch(void **state)
 	assert_non_null(strstr(text, "0x0000993a"));	/* to 15001 */
 	assert_non_null(strstr(text, "proto_min reg 1"));
 	assert_string_equal(nftnl_rule_get_str(w.rules[11], NFTNL_RULE_CHAIN),
+	    NFT_NAT_CHAIN);
+	walked_free(&w);
+	nft_batch_release(&b);
+	nft_ruleset_free(rs);
+	enf_plan_free(p);
+}
+
+/*
+ * transparent-range: every TCP port of the gate's synthetic addresses to
+ * the relay, after the gate's and the local returns, before the ports;
+ * the relay's accept is there without a transparent port too.
+ */
+static void
+test_transparent_range_batch(void **state)
+{
+	static const char *const want[] = {
+		"oifname lo fib daddr type local accept",
+		"ct status dnat fib daddr type local tcp dport 15001 accept",
+		"ct direction original ct state established,related accept",
+		"gate: tcp 10.199.0.1 port 43127 accept",
+		"counter drop",
+		"ip daddr 10.199.0.1 return",
+		"fib daddr type local return",
+		"ip daddr 198.18.0.0/15 tcp redirect to :15001",
+	};
+	struct enf_plan		*p;
+	struct nft_ruleset	*rs;
+	struct nft_batch	 b;
+	struct walked		 w;
+	char			 err[256], shape[256], text[2048];
+
+	(void)state;
+	p = plan_of("aisb-plan 1\nmode gate\ngate 10.199.0.1 43127\n"
+	    "transparent-range 198.18.0.0/15\n");
+	assert_null(nft_ruleset_new(p, 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "relay"));
+	p->relay_port = 15001;
+	rs = ruleset_walked(p, want, sizeof(want) / sizeof(want[0]), &b, &w);
+	assert_int_equal(w.nchains, 2);
+	/* nfproto, the address under its /15 mask, l4proto, the redirect */
+	rule_shape(w.rules[7], shape, sizeof(shape));
+	assert_string_equal(shape,
+	    "meta cmp payload bitwise cmp meta cmp immediate redir");
+	rule_text(w.rules[7], text, sizeof(text));
+	assert_non_null(strstr(text, "0x0000feff"));	/* 255.254.0.0 */
+	assert_non_null(strstr(text, "0x000012c6"));	/* 198.18.0.0 */
+	assert_non_null(strstr(text, "0x0000993a"));	/* to 15001 */
+	assert_string_equal(nftnl_rule_get_str(w.rules[7], NFTNL_RULE_CHAIN),
 	    NFT_NAT_CHAIN);
 	walked_free(&w);
 	nft_batch_release(&b);
@@ -650,6 +713,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gate_batch),
 		cmocka_unit_test(test_transparent_batch),
+		cmocka_unit_test(test_transparent_range_batch),
 		cmocka_unit_test(test_pod_batch),
 		cmocka_unit_test(test_none_batch),
 		cmocka_unit_test(test_direct_batch),

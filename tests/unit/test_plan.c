@@ -573,6 +573,61 @@ test_transparent(void **state)
 	    "dns-gate\ndns-gate\n", "dns-gate given twice");
 }
 
+/* transparent-range: every TCP port of the gate's synthetic addresses. */
+static void
+test_transparent_range(void **state)
+{
+	struct enf_plan	*p;
+	char		 err[256];
+
+	(void)state;
+	p = parse("aisb-plan 1\nmode gate\ngate 10.199.0.1 43127\n"
+	    "transparent-range 198.18.0.0/15\n", err, sizeof(err));
+	assert_non_null(p);
+	assert_true(p->has_trange);
+	assert_int_equal(p->trange.net.family, AF_INET);
+	assert_int_equal(p->trange.prefix, 15);
+	assert_int_equal(p->trange.net.addr[0], 198);
+	assert_int_equal(p->trange.net.addr[1], 18);
+	assert_int_equal(p->ntports, 0);
+	assert_true(enf_plan_catches_tcp(p));
+	enf_plan_free(p);
+
+	p = parse("aisb-plan 1\nmode gate\ngate 10.199.0.1 43127\n"
+	    "dns-gate\n", err, sizeof(err));
+	assert_non_null(p);
+	assert_false(enf_plan_catches_tcp(p));
+	enf_plan_free(p);
+
+	p = parse("aisb-plan 1\nmode gate\ngate fd00::1 43127\n"
+	    "transparent-range 2001:db8:5::/48\n", err, sizeof(err));
+	assert_non_null(p);
+	assert_int_equal(p->trange.net.family, AF_INET6);
+	assert_int_equal(p->trange.prefix, 48);
+	enf_plan_free(p);
+
+	expect_error("aisb-plan 1\nmode direct\nresolver 10.199.0.1\n"
+	    "allow-name a.test 443\ntransparent-range 198.18.0.0/15\n",
+	    "only for mode gate");
+	expect_error("aisb-plan 1\nmode gate\ngate 10.199.0.1 53 udp\n"
+	    "transparent-range 198.18.0.0/15\n", "need a tcp gate line");
+	expect_error("aisb-plan 1\nmode gate\ngate 10.199.0.1 1\n"
+	    "transparent-range 198.18.0.0/15\ntransparent-range "
+	    "198.18.0.0/16\n", "transparent-range given twice");
+	expect_error("aisb-plan 1\nmode gate\ngate 10.199.0.1 1\n"
+	    "transparent-range 198.18.0.1/15\n", "bits set past /15");
+	expect_error("aisb-plan 1\nmode gate\ngate 10.199.0.1 1\n"
+	    "transparent-range 198.0.0.0/7\n", "wider than /8");
+	expect_error("aisb-plan 1\nmode gate\ngate fd00::1 1\n"
+	    "transparent-range fd00::/15\n", "wider than /16");
+	expect_error("aisb-plan 1\nmode gate\ngate 10.199.0.1 1\n"
+	    "transparent-range 198.18.0.0\n", "bad range");
+	expect_error("aisb-plan 1\nmode gate\ngate 10.199.0.1 1\n"
+	    "transparent-range\n", "usage: transparent-range");
+	expect_error("aisb-plan 1\nmode gate\ngate 198.19.0.7 1\n"
+	    "transparent-range 198.18.0.0/15\n", "holds a gate's address");
+}
+
 /* gate-uid and serve: the lines of aisb-enforce --init (a pod). */
 static void
 test_pod(void **state)
@@ -625,7 +680,10 @@ test_pod(void **state)
 	expect_error("aisb-plan 1\nmode gate\ngate 127.0.0.1 1\n"
 	    "gate-uid 65532\ntransparent 443\n", "exclude transparent");
 	expect_error("aisb-plan 1\nmode gate\ngate 127.0.0.1 1\n"
-	    "dns-gate\nserve 80\n", "exclude transparent and dns-gate");
+	    "dns-gate\nserve 80\n", "exclude transparent, transparent-range "
+	    "and dns-gate");
+	expect_error("aisb-plan 1\nmode gate\ngate 127.0.0.1 1\n"
+	    "transparent-range 198.18.0.0/15\nserve 80\n", "exclude transparent");
 }
 
 int
@@ -646,6 +704,7 @@ main(void)
 		cmocka_unit_test(test_addr_ok),
 		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_transparent),
+		cmocka_unit_test(test_transparent_range),
 		cmocka_unit_test(test_pod),
 	};
 

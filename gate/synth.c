@@ -1,0 +1,209 @@
+/*
+ * The names behind the synthetic addresses: what AISB-DNS (conn/dnsgate.c)
+ * answered each session, so that a connection the relay caught on any
+ * port of such an address (AISB-TRANSPARENT with X-Aisb-Dialled,
+ * conn/transparent.c) is decided by the name it was given for, not by
+ * the address (docs/gate.md, "Transparent entry").
+ *
+ * The address of a name is a hash (dnsmsg_synth_v4), so two names may
+ * share one; within a session the latest answer wins.  An address is
+ * looked up in the session's own answers first, then among the exact
+ * names of the connection's policy (a gate restarted, or another worker
+ * of --workers, answered the query): only one may match.  An address
+ * neither knows was never handed out: the caller refuses it.
+ *
+ * Bounds: GATE_SYNTH_LABELS sessions, the one used least recently given
+ * up for a new one; GATE_SYNTH_NAMES names each, likewise.  A name is at
+ * most POLICY_MAX_NAME bytes (it was normalised by the policy library).
+ * Nothing here decides: the name goes through the policy like any
+ * CONNECT's, so a name some other session was given gets no further than
+ * that session's policy lets it.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/socket.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dnsmsg.h"
+#include "gate/gate.h"
+
+struct synth_entry {
+	uint32_t	 addr;		/* network order, as the answer had it */
+	uint64_t	 used;		/* tick of the last answer or look-up */
+	char		*name;		/* NULL: free */
+};
+
+struct synth_label {
+	char			 label[GATE_SESSION_MAX];
+	uint64_t		 used;
+	struct synth_entry	 e[GATE_SYNTH_NAMES];
+};
+
+struct gate_synth {
+	uint64_t		 tick;
+	struct synth_label	*l[GATE_SYNTH_LABELS];
+};
+
+struct gate_synth *
+gate_synth_new(void)
+{
+	return calloc(1, sizeof(struct gate_synth));
+}
+
+static void
+label_free(struct synth_label *l)
+{
+	size_t	 i;
+
+	if (l == NULL)
+		return;
+	for (i = 0; i < GATE_SYNTH_NAMES; i++)
+		free(l->e[i].name);
+	free(l);
+}
+
+void
+gate_synth_free(struct gate_synth *s)
+{
+	size_t	 i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < GATE_SYNTH_LABELS; i++)
+		label_free(s->l[i]);
+	free(s);
+}
+
+/* The label's slot; with make, a new one (the least recent one's). */
+static struct synth_label *
+label_get(struct gate_synth *s, const char *label, int make)
+{
+	struct synth_label	*l;
+	size_t			 i, lru = 0;
+
+	for (i = 0; i < GATE_SYNTH_LABELS; i++) {
+		if ((l = s->l[i]) != NULL && strcmp(l->label, label) == 0) {
+			l->used = ++s->tick;
+			return l;
+		}
+		if (s->l[lru] != NULL &&
+		    (l == NULL || l->used < s->l[lru]->used))
+			lru = i;
+	}
+	if (!make || strlen(label) >= GATE_SESSION_MAX ||
+	    (l = calloc(1, sizeof(*l))) == NULL)
+		return NULL;
+	label_free(s->l[lru]);
+	snprintf(l->label, sizeof(l->label), "%s", label);
+	l->used = ++s->tick;
+	s->l[lru] = l;
+	return l;
+}
+
+static uint32_t
+addr32(const uint8_t a[4])
+{
+	uint32_t	 v;
+
+	memcpy(&v, a, 4);
+	return v;
+}
+
+int
+gate_synth_note(struct gate_synth *s, const char *label, const char *name,
+    const uint8_t addr[4])
+{
+	struct synth_label	*l;
+	struct synth_entry	*e, *lru = NULL;
+	uint32_t		 a = addr32(addr);
+	size_t			 i;
+	char			*copy;
+
+	if (s == NULL || strlen(name) > POLICY_MAX_NAME ||
+	    (l = label_get(s, label, 1)) == NULL)
+		return -1;
+	for (i = 0; i < GATE_SYNTH_NAMES; i++) {
+		e = &l->e[i];
+		if (e->name != NULL && e->addr == a) {
+			if (strcmp(e->name, name) != 0) {
+				/* another name of the same hash: the latest */
+				if ((copy = strdup(name)) == NULL)
+					return -1;
+				free(e->name);
+				e->name = copy;
+			}
+			e->used = ++s->tick;
+			return 0;
+		}
+		if (lru == NULL || e->name == NULL ||
+		    (lru->name != NULL && e->used < lru->used))
+			lru = e;
+	}
+	if ((copy = strdup(name)) == NULL)
+		return -1;
+	free(lru->name);
+	lru->name = copy;
+	lru->addr = a;
+	lru->used = ++s->tick;
+	return 0;
+}
+
+/*
+ * The one exact name of pol's allow rules whose synthetic address is a:
+ * 1 with it in out, 0 when none or two do (then the address says
+ * nothing).
+ */
+static int
+policy_name_of(const struct policy *pol, uint32_t a, char *out, size_t len)
+{
+	struct policy_rule_info	 ri;
+	uint8_t			 b[4];
+	size_t			 i, n = policy_rule_count(pol);
+	int			 found = 0;
+
+	for (i = 0; i < n; i++) {
+		policy_rule_info(policy_rule_at(pol, i), &ri);
+		if (ri.kind != POLICY_RULE_EXACT || ri.action != POLICY_ALLOW)
+			continue;
+		dnsmsg_synth_v4(ri.pattern, strlen(ri.pattern), b);
+		if (addr32(b) != a || (found && strcmp(out, ri.pattern) == 0))
+			continue;
+		if (found)
+			return 0;	/* two names: ambiguous */
+		snprintf(out, len, "%s", ri.pattern);
+		found = 1;
+	}
+	return found;
+}
+
+int
+gate_synth_name(struct gate_synth *s, const struct policy *pol,
+    const char *label, const struct policy_addr *addr, char *out, size_t len)
+{
+	struct synth_label	*l;
+	uint32_t		 a;
+	size_t			 i;
+
+	out[0] = '\0';
+	if (addr->family != AF_INET || !dnsmsg_synth_is(addr->bytes))
+		return -1;
+	a = addr32(addr->bytes);
+	if (s != NULL && (l = label_get(s, label, 0)) != NULL)
+		for (i = 0; i < GATE_SYNTH_NAMES; i++)
+			if (l->e[i].name != NULL && l->e[i].addr == a) {
+				l->e[i].used = ++s->tick;
+				if (strlen(l->e[i].name) >= len)
+					return -1;
+				snprintf(out, len, "%s", l->e[i].name);
+				return 0;
+			}
+	if (pol != NULL && policy_name_of(pol, a, out, len))
+		return 0;
+	out[0] = '\0';
+	return -1;
+}
