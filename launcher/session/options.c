@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -161,8 +162,9 @@ check_project(const struct launch_opts *o, enum launch_opt_id id,
 	if (!(launch_optdesc[id].flags & O_PROJECT)) {
 		snprintf(err, errlen, "%s: '%s' may not be set by a project "
 		    "config (it would widen what the session can reach or "
-		    "read); set it in %s or on the command line", where,
-		    launch_optdesc[id].name, o->user_config);
+		    "read); set it in %s%s", where, launch_optdesc[id].name,
+		    o->user_config, launch_optdesc[id].flags & O_NOFLAG ? "" :
+		    " or on the command line");
 		return -1;
 	}
 	/* a capture the user asked for is not the repository's to drop */
@@ -340,8 +342,11 @@ apply_env_layer(struct launch_opts *o, char **envp, char *err, size_t errlen)
 	int		 i, k;
 
 	for (i = 0; i < LO__COUNT; i++) {
-		if (i == LO_ENV || i == LO_PROJECT_POLICY || i == LO_SECRETS)
-			continue;	/* secrets and trust: flags and user config only */
+		/* secrets, trust and the user config's own keys (O_NOFLAG):
+		 * never from an environment a tool may set */
+		if (i == LO_ENV || i == LO_SECRETS ||
+		    (launch_optdesc[i].flags & O_NOFLAG))
+			continue;
 		snprintf(var, sizeof(var), "AISB_");
 		for (k = 0; launch_optdesc[i].name[k] != '\0' && k < 50; k++)
 			var[5 + k] = (char)toupper((unsigned char)launch_optdesc[i].name[k]);
@@ -770,6 +775,10 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 	if (parse_flags(o, argc - 1, argv + 1, err, errlen) == -1)
 		return -1;
 
+	/* a persistent draft is a snapshot session (snapshot.h) */
+	if (o->val[LO_DRAFT] != NULL)
+		o->snapshot = 1;
+
 	/* The policy when nobody named one. */
 	if (o->val[LO_POLICY] == NULL || o->val[LO_POLICY][0] == '\0') {
 		snprintf(path, sizeof(path), "%s", o->user_policy);
@@ -890,14 +899,10 @@ launch_opts_print(const struct launch_opts *o, FILE *f)
 			continue;
 		}
 		if (launch_optdesc[id].type == OT_LIST) {
-			const struct launch_item *l = id == LO_NPM ? o->npm :
-			    id == LO_PIP ? o->pip : id == LO_SNAPSHOT_EXCLUDE ?
-			    o->exclude : id == LO_PROTECT ? o->protect :
-			    id == LO_MOUNT ? o->mounts : o->packages;
-			size_t n = id == LO_NPM ? o->nnpm : id == LO_PIP ?
-			    o->npip : id == LO_SNAPSHOT_EXCLUDE ? o->nexclude :
-			    id == LO_PROTECT ? o->nprotect : id == LO_MOUNT ?
-			    o->nmounts : o->npackages;
+			size_t			 *np;
+			const struct launch_item *l = *launch_opt_list(
+			    (struct launch_opts *)(uintptr_t)o, id, &np);
+			size_t			  n = *np;
 
 			fprintf(f, "%-15s", launch_optdesc[id].name);
 			if (n == 0)
