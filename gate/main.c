@@ -45,7 +45,7 @@ usage(void)
 "	[--record file [--record-max bytes[K|M|G]]]\n"
 "	[--no-splice] [--max-pipes n] [--workers n]\n"
 "	[--audit-failure deny|allow] [--metrics address:port]\n"
-"	[--users file] [--learn]\n"
+"	[--users file] [--learn] [--reload-closes]\n"
 "	[--dns-rate n] [--dns-burst n] [--watch]\n"
 "	[--ca-key file | --ca-out file] [--upstream-ca file]\n"
 "	[--secrets-fd n] [--no-socks]\n");
@@ -185,6 +185,7 @@ enum {
 	OPT_DNS_BURST,
 	OPT_LEARN,
 	OPT_WATCH,
+	OPT_RELOAD_CLOSES,
 	OPT_CA_KEY, OPT_CA_OUT, OPT_UPSTREAM_CA, OPT_SECRETS_FD,
 	OPT_VERSION,
 	OPT_NO_SOCKS,
@@ -219,6 +220,7 @@ static const struct option longopts[] = {
 	{ "dns-burst",		required_argument, NULL, OPT_DNS_BURST },
 	{ "learn",		no_argument,	   NULL, OPT_LEARN },
 	{ "watch",		no_argument,	   NULL, OPT_WATCH },
+	{ "reload-closes",	no_argument,	   NULL, OPT_RELOAD_CLOSES },
 	{ "ca-key",		required_argument, NULL, OPT_CA_KEY },
 	{ "ca-out",		required_argument, NULL, OPT_CA_OUT },
 	{ "upstream-ca",	required_argument, NULL, OPT_UPSTREAM_CA },
@@ -368,6 +370,9 @@ parse_option(struct gate_config *cfg, int ch)
 		break;
 	case OPT_USERS:
 		cfg->users_path = optarg;
+		break;
+	case OPT_RELOAD_CLOSES:
+		cfg->reload_closes = 1;
 		break;
 	case OPT_LEARN:
 		cfg->learn = 1;

@@ -8,7 +8,7 @@ noinst_LIBRARIES += launcher/libaisblauncher.a
 launcher_libaisblauncher_a_SOURCES = launcher/cmd/cmd.h \
 	launcher/cmd/cli.c launcher/cmd/cli.h launcher/cmd/run.c launcher/cmd/policy.c \
 	launcher/cmd/sessions.c launcher/cmd/clean.c launcher/cmd/gate.c launcher/cmd/image.c \
-	launcher/cmd/doctor.c launcher/cmd/agents.c launcher/cmd/snapshot.c
+	launcher/cmd/doctor.c launcher/cmd/agents.c launcher/cmd/snapshot.c launcher/cmd/draft.c
 # session/: one session, in the order it runs
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/session/options.c launcher/session/options.h \
@@ -35,7 +35,9 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/session/gitoffer.c launcher/session/protect.c \
 	launcher/session/protect.h launcher/session/mounts.c \
 	launcher/session/mounts.h \
-	launcher/session/secrets.c launcher/session/secrets.h
+	launcher/session/secrets.c launcher/session/secrets.h \
+	launcher/session/writer.c launcher/session/writer.h \
+	launcher/session/retain.c launcher/session/retain.h
 # image/: the sandbox image, its tools and the agent recipes
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/image/names.c launcher/image/names.h \
@@ -66,7 +68,9 @@ launcher_libaisblauncher_a_SOURCES += \
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/draft/draft.c launcher/draft/draft.h \
 	launcher/draft/draft-int.h launcher/draft/stage.c \
-	launcher/draft/draft_posix.c launcher/draft/draft_ask.c
+	launcher/draft/draft_posix.c launcher/draft/draft_ask.c \
+	launcher/draft/undo.c launcher/draft/persist.c \
+	launcher/draft/retire.c
 # host/: plumbing that knows no launcher domain
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/host/paths.c launcher/host/paths.h \

@@ -173,11 +173,31 @@ EXTRA_DIST += tests/cli/snapshot.sh
 if ENABLE_TESTS
 check_PROGRAMS += tests/cli/snapask
 TESTS += tests/cli/snapshot_ask.sh
+# aisb undo of drafts snapask made
+TESTS += tests/cli/snapshot_undo.sh
+# drafts that persist: sessions on them through snapdraft, the launcher's
+# own --draft path around a command run in the stage
+check_PROGRAMS += tests/cli/snapdraft
+TESTS += tests/cli/snapshot_draft.sh
+# what the user config tightens: bounds, writeback_deny, writeback: false
+TESTS += tests/cli/snapshot_conf.sh
+# retention: aisb clean --older-than and the retention cap
+TESTS += tests/cli/retention.sh
+# a draft made under a policy that changed since: a fresh look first
+TESTS += tests/cli/snapshot_policy.sh
+# aisb gate up --reload-closes reaches the named gate
+TESTS += tests/cli/gate_up_closes.sh
 endif
+tests_cli_snapdraft_SOURCES = tests/cli/snapdraft.c
+tests_cli_snapdraft_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
+tests_cli_snapdraft_LDADD = $(LAUNCHER_LIBS)
 tests_cli_snapask_SOURCES = tests/cli/snapask.c
 tests_cli_snapask_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_cli_snapask_LDADD = $(LAUNCHER_LIBS)
-EXTRA_DIST += tests/cli/snapshot_ask.sh
+EXTRA_DIST += tests/cli/snapshot_ask.sh tests/cli/snapshot_undo.sh \
+	tests/cli/snapshot_draft.sh tests/cli/snapshot_conf.sh \
+	tests/cli/retention.sh tests/cli/snapshot_policy.sh tests/cli/snaplib.sh \
+	tests/cli/gate_up_closes.sh
 # A recorded session in gate mode: tshark, streams, manifest, verify,
 # --record-max (root, podman, tshark; AISB_E2E=1)
 EXTRA_DIST += tests/e2e/record.sh

@@ -176,7 +176,17 @@ struct gate_conn {
 	struct conn_insp	*insp;		/* inspected (inspect.c); NULL: not */
 };
 
+/* The strings that name a connection, wherever it keeps them (its
+ * decision while deciding, its tags once relaying). */
+struct conn_view {
+	const char	*peer, *session, *method, *host, *hostport, *addr;
+	const char	*rule, *user;
+	const char	*tool, *dialled;	/* AISB-TRANSPARENT; "": none */
+	unsigned	 port;
+};
+
 /* conn.c */
+void		 conn_view(const struct gate_conn *, struct conn_view *);
 void		 conn_free(struct gate_conn *);
 void		 conn_dec_free(struct conn_dec *);
 struct conn_tags *conn_tags_new(const struct gate_conn *);

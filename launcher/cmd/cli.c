@@ -17,6 +17,13 @@
 
 static const struct cli_opt no_opts[] = { { .flag = NULL } };
 
+static const struct cli_opt apply_opts[] = {
+	{ "--reviewed", CLI_SWITCH, NULL, NULL,
+	    "the policy changed since the draft was made, and you looked at "
+	    "it again (aisb changes ID --diff)" },
+	{ .flag = NULL }
+};
+
 static const struct cli_opt clean_opts[] = {
 	{ "--all", CLI_SWITCH, NULL, NULL,
 	    "also remove the containers of sessions still running" },
@@ -26,7 +33,9 @@ static const struct cli_opt clean_opts[] = {
 	{ "--images", CLI_SWITCH, NULL, NULL,
 	    "also remove sandbox images no session used lately" },
 	{ "--older-than", CLI_VALUE, "DURATION", "7d",
-	    "with --images: unused for this long (s, m, h, d)" },
+	    "also remove session folders (their backups and recordings) "
+	    "untouched for this long, and with --images, images unused for "
+	    "this long (s, m, h, d)" },
 	{ .flag = NULL }
 };
 
@@ -71,6 +80,9 @@ static const struct cli_opt gate_up_opts[] = {
 	    "days)" },
 	{ "--policy", CLI_VALUE, "FILE", "as for a session",
 	    "policy the gate enforces" },
+	{ "--reload-closes", CLI_SWITCH, NULL, NULL,
+	    "a reload (the policy file edited) closes the tunnels the new "
+	    "policy denies; without it they keep the old one until they end" },
 	{ .flag = NULL }
 };
 
@@ -110,6 +122,29 @@ static const struct cli_opt changes_opts[] = {
 	{ "--diff", CLI_SWITCH, NULL, NULL,
 	    "a unified diff of each text file; binary files by size and "
 	    "SHA-256" },
+	{ .flag = NULL }
+};
+
+/* drafts that persist (draft.c) */
+static const struct cli_opt draft_opts[] = {
+	{ "--workspace", CLI_VALUE, "DIR", "the current folder",
+	    "the workspace the draft is bound to" },
+	{ .flag = NULL }
+};
+
+static const struct cli_opt draft_changes_opts[] = {
+	{ "--workspace", CLI_VALUE, "DIR", "the current folder",
+	    "the workspace the draft is bound to" },
+	{ "--diff", CLI_SWITCH, NULL, NULL,
+	    "a unified diff of each text file against the workspace" },
+	{ .flag = NULL }
+};
+
+static const struct cli_opt draft_commit_opts[] = {
+	{ "--workspace", CLI_VALUE, "DIR", "the current folder",
+	    "the workspace the draft is bound to" },
+	{ "--expect-revision", CLI_VALUE, "N", "any",
+	    "commit only if the draft is at revision N (aisb draft status)" },
 	{ .flag = NULL }
 };
 
@@ -205,10 +240,12 @@ static const struct cli_cmd cmds[] = {
 	    "modified, deleted, mode", changes_opts, 1, 1, 0,
 	    "ID: a session id or a unique prefix of one (aisb sessions ls)." },
 	{ "apply", "ID", "Write a snapshot session's changes into its "
-	    "workspace, as one checked transaction", no_opts, 1, 1, 0,
+	    "workspace, as one checked transaction", apply_opts, 1, 1, 0,
 	    "Typing it is the approval.  Every target is checked against the "
 	    "hash it had when the\nstage was made; a later edit is a conflict: "
-	    "nothing is written, exit 65.\nExit 0 applied, 65 conflict, 74 "
+	    "nothing is written, exit 65.\nA draft made under a policy file "
+	    "that changed since is refused (78) until\n--reviewed says it was "
+	    "looked at again.\nExit 0 applied, 65 conflict, 74 "
 	    "interrupted (aisb recover ID), 78 no such draft." },
 	{ "discard", "ID", "Drop a snapshot session's changes and its stage",
 	    no_opts, 1, 1, 0, NULL },
@@ -216,8 +253,32 @@ static const struct cli_cmd cmds[] = {
 	    "or nothing applied", no_opts, 1, 1, 0,
 	    "Refuses to overwrite a file edited after the apply began (exit "
 	    "65); recovering twice is harmless." },
+	{ "undo", "ID", "Take back an applied snapshot session's changes, "
+	    "as a transaction of its own", no_opts, 1, 1, 0,
+	    "Every target must be as the apply left it; a file changed on the "
+	    "host since is a\nconflict: nothing is undone, exit 65 naming it.  "
+	    "Exit 0 undone, 74 interrupted\n(aisb recover ID), 78 nothing "
+	    "applied to undo." },
 	{ "transactions", "", "List the snapshot sessions' drafts and "
 	    "transactions with their state", no_opts, 0, 0, 0, NULL },
+	{ "draft status", "NAME", "A persistent draft: state, revision, "
+	    "changes, whether a session holds it or the workspace moved on",
+	    draft_opts, 1, 1, 0, "Sessions continue a draft with aisb --draft "
+	    "NAME -- COMMAND (docs/snapshot.md)." },
+	{ "draft changes", "NAME", "What a persistent draft holds against its "
+	    "workspace", draft_changes_opts, 1, 1, 0, NULL },
+	{ "draft commit", "NAME", "Write a persistent draft into its "
+	    "workspace, as one checked transaction", draft_commit_opts, 1, 1,
+	    0, "Typing it is the approval.  Exit 0 committed (the draft goes "
+	    "on from the\nworkspace as it now is), 65 a conflict or another "
+	    "revision, 74 interrupted\n(aisb draft recover NAME), 78 no such "
+	    "draft." },
+	{ "draft discard", "NAME", "Drop a persistent draft's tree; the "
+	    "workspace is untouched", draft_opts, 1, 1, 0, NULL },
+	{ "draft recover", "NAME", "Finish an interrupted commit or update "
+	    "of a persistent draft", draft_opts, 1, 1, 0, NULL },
+	{ "draft ls", "", "List the persistent drafts of every workspace",
+	    no_opts, 0, 0, 0, NULL },
 	{ "version", "", "Print aisb's version", no_opts, 0, 0, 0, NULL },
 	{ "help", "[TOPIC]", "Print help on aisb or on TOPIC (a command: "
 	    "aisb help gate up)", help_opts, 0, 3, 0, NULL },

@@ -63,8 +63,9 @@ check_project(const struct launch_opts *o, enum launch_opt_id id,
 	if (!(launch_optdesc[id].flags & O_PROJECT)) {
 		snprintf(err, errlen, "%s: '%s' may not be set by a project "
 		    "config (it would widen what the session can reach or "
-		    "read); set it in %s or on the command line", where,
-		    launch_optdesc[id].name, o->user_config);
+		    "read); set it in %s%s", where, launch_optdesc[id].name,
+		    o->user_config, launch_optdesc[id].flags & O_NOFLAG ? "" :
+		    " or on the command line");
 		return -1;
 	}
 	/* a capture the user asked for is not the repository's to drop */
@@ -308,8 +309,11 @@ launch_opts_env_layer(struct launch_opts *o, char **envp, char *err, size_t errl
 	int		 i, k;
 
 	for (i = 0; i < LO__COUNT; i++) {
-		if (i == LO_ENV || i == LO_PROJECT_POLICY || i == LO_SECRETS)
-			continue;	/* secrets and trust: flags and user config only */
+		/* secrets, trust and the user config's own keys (O_NOFLAG):
+		 * never from an environment a tool may set */
+		if (i == LO_ENV || i == LO_SECRETS ||
+		    (launch_optdesc[i].flags & O_NOFLAG))
+			continue;
 		snprintf(var, sizeof(var), "AISB_");
 		for (k = 0; launch_optdesc[i].name[k] != '\0' && k < 50; k++)
 			var[5 + k] = (char)toupper((unsigned char)launch_optdesc[i].name[k]);

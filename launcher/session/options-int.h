@@ -42,6 +42,9 @@ int	 launch_opt_find(const char *name, size_t len);
 int	 launch_opt_set(struct launch_opts *, enum launch_opt_id,
 	    const char *v, enum launch_src, const char *where,
 	    const char *base_file, char *err, size_t errlen);
+/* The list (and its count) of list option id. */
+struct launch_item **launch_opt_list(struct launch_opts *,
+	    enum launch_opt_id id, size_t **n);
 /* One value checked for its option's type; the typed view filled. */
 int	 launch_opt_check(struct launch_opts *, enum launch_opt_id,
 	    const char *v, char *err, size_t errlen);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <stddef.h>
+#include <stdint.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -570,6 +571,10 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 	if (parse_flags(o, argc - 1, argv + 1, err, errlen) == -1)
 		return -1;
 
+	/* a persistent draft is a snapshot session (snapshot.h) */
+	if (o->val[LO_DRAFT] != NULL)
+		o->snapshot = 1;
+
 	/* The policy when nobody named one. */
 	if (o->val[LO_POLICY] == NULL || o->val[LO_POLICY][0] == '\0') {
 		snprintf(path, sizeof(path), "%s", o->user_policy);
@@ -690,14 +695,10 @@ launch_opts_print(const struct launch_opts *o, FILE *f)
 			continue;
 		}
 		if (launch_optdesc[id].type == OT_LIST) {
-			const struct launch_item *l = id == LO_NPM ? o->npm :
-			    id == LO_PIP ? o->pip : id == LO_SNAPSHOT_EXCLUDE ?
-			    o->exclude : id == LO_PROTECT ? o->protect :
-			    id == LO_MOUNT ? o->mounts : o->packages;
-			size_t n = id == LO_NPM ? o->nnpm : id == LO_PIP ?
-			    o->npip : id == LO_SNAPSHOT_EXCLUDE ? o->nexclude :
-			    id == LO_PROTECT ? o->nprotect : id == LO_MOUNT ?
-			    o->nmounts : o->npackages;
+			size_t			 *np;
+			const struct launch_item *l = *launch_opt_list(
+			    (struct launch_opts *)(uintptr_t)o, id, &np);
+			size_t			  n = *np;
 
 			fprintf(f, "%-15s", launch_optdesc[id].name);
 			if (n == 0)

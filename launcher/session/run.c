@@ -41,7 +41,9 @@
 #include "session/seccomp.h"
 #include "session/secrets.h"
 #include "session/folder.h"
+#include "session/retain.h"
 #include "session/snapshot.h"
+#include "session/writer.h"
 #include "session/spec.h"
 #include "policytools/suggest.h"
 #include "session/watch.h"
@@ -333,6 +335,9 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
 		    sn->cloned, sn->nchanges, sn->digest[0] != '\0' ?
 		    sn->digest : "-", sn->outcome[0] != '\0' ? sn->outcome :
 		    "none", sn->stage_ms, sn->changes_ms);
+	if (sn != NULL && sn->draft_name[0] != '\0')
+		fprintf(f, "\nsnapshot_draft %s revision %lu", sn->draft_name,
+		    sn->draft_revision);
 	/*
 	 * What ran, for tests/bench/startup.sh to derive plain podman from;
 	 * no secret is ever in it (launch_podman_argv).  The command after
@@ -479,6 +484,8 @@ struct run {
 	int64_t				 ph0[PH_N], ph1[PH_N];
 	const char			*runtime;	/* podman's --runtime */
 	int				 named, mounted, watchfd, recording;
+	int				 writer;	/* the workspace's writer
+							   lock (writer.h); -1 */
 	int				 have_session, have_ws, ran;
 	char				 err[PATH_MAX + 256];
 };
@@ -547,6 +554,17 @@ run_host(struct run *r)
 		snprintf(r->err, sizeof(r->err), "session folder path too "
 		    "long");
 		return -1;
+	}
+	/*
+	 * One writer per workspace: a session that writes the workspace
+	 * itself (not --snapshot, which writes a copy, nor a read-only one)
+	 * holds its lock.
+	 */
+	if (!o->snapshot && !o->readonly && (n = launch_writer_take(
+	    o->val[LO_WORKSPACE], r->s.id, &r->writer, r->err,
+	    sizeof(r->err))) != 0) {
+		fprintf(stderr, "aisb: %s\n", r->err);
+		return n == 1 ? EXIT_BUSY : EXIT_ENFORCE;
 	}
 	/* aisb clean leaves what a live launcher holds alone */
 	n = snprintf(who, sizeof(who), "%ld %llu\n", (long)getpid(),
@@ -878,6 +896,7 @@ run_end(struct run *r, int code)
 		    sizeof(path)) == 0)
 			(void)unlink(path);
 	launch_watch_dismiss(&r->watchfd);
+	launch_writer_release(o->val[LO_WORKSPACE], &r->writer);
 	/* the recorder's folder, the user's again for the manifest (ids.h) */
 	if (r->recorddir[0] != '\0' && launch_ids_take_back(&r->ids,
 	    r->podman, r->recorddir, r->err, sizeof(r->err)) == -1)
@@ -906,6 +925,7 @@ run_end(struct run *r, int code)
 		launch_learn_summary(r->audit, r->s.id, stderr);
 	if (o->keep || code != 0)
 		fprintf(stderr, "aisb: session %s: %s\n", r->s.id, r->s.dir);
+	launch_retain_end(r->s.id, o->retention, o->quiet);
 	return code;
 }
 
@@ -928,6 +948,7 @@ launch_session_run(const struct launch_opts *o, struct policy *p,
 	r->gate.pid = -1;
 	r->shared.dir[0] = '\0';
 	r->watchfd = -1;
+	r->writer = -1;
 	r->gpolicy = o->val[LO_POLICY];
 	r->start = time(NULL);
 	r->ph0[PH_HOST] = mono_ms();
