@@ -187,6 +187,7 @@ enum {
 	OPT_WATCH,
 	OPT_RELOAD_CLOSES,
 	OPT_CA_KEY, OPT_CA_OUT, OPT_UPSTREAM_CA, OPT_SECRETS_FD,
+	OPT_VERSION,
 	OPT_NO_SOCKS,
 };
 
@@ -226,6 +227,7 @@ static const struct option longopts[] = {
 	{ "secrets-fd",		required_argument, NULL, OPT_SECRETS_FD },
 	{ "no-socks",		no_argument,	   NULL, OPT_NO_SOCKS },
 	{ "help",		no_argument,	   NULL, 'h' },
+	{ "version",		no_argument,	   NULL, OPT_VERSION },
 	{ NULL,			0,		   NULL, 0 },
 };
 
@@ -390,6 +392,10 @@ parse_option(struct gate_config *cfg, int ch)
 	case OPT_WATCH:
 		cfg->watch = 1;
 		break;
+	case OPT_VERSION:
+		/* GNU's: the version on stdout, nothing else done */
+		printf("aisb-gate %s\n", PACKAGE_VERSION);
+		exit(0);
 	case OPT_NO_SOCKS:
 		cfg->socks = 0;
 		break;

@@ -13,6 +13,7 @@ launcher_libaisblauncher_a_SOURCES = launcher/cmd/cmd.h \
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/session/options.c launcher/session/options.h \
 	launcher/session/options-int.h launcher/session/optvalue.c \
+	launcher/session/optconfig.c \
 	launcher/session/spec.c launcher/session/spec.h \
 	launcher/session/prepare.c launcher/session/prepare.h \
 	launcher/session/run.c launcher/session/run.h \
@@ -40,6 +41,7 @@ launcher_libaisblauncher_a_SOURCES += \
 # image/: the sandbox image, its tools and the agent recipes
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/image/names.c launcher/image/names.h \
+	launcher/image/pkgof.c launcher/image/pkgof.h \
 	launcher/image/image.c launcher/image/image.h \
 	launcher/image/image-t.h launcher/image/image-int.h \
 	launcher/image/build.c launcher/image/base.c launcher/image/layer.c \
@@ -47,6 +49,7 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/image/agent-int.h launcher/image/agent_files.c \
 	launcher/image/agent_merge.c \
 	launcher/image/tools.c launcher/image/tools.h \
+	launcher/image/install_why.c launcher/image/install_why.h \
 	launcher/image/store.c launcher/image/store.h
 # policytools/: policies written from what a host, a workspace or a
 # session shows
@@ -59,7 +62,8 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/policytools/suggest.c launcher/policytools/suggest.h \
 	launcher/policytools/polyaml.c launcher/policytools/polyaml.h \
 	launcher/policytools/denials.c launcher/policytools/denials.h \
-	launcher/policytools/psl.c launcher/policytools/psl.h
+	launcher/policytools/psl.c launcher/policytools/psl.h \
+	launcher/policytools/reach.c launcher/policytools/reach.h
 # draft/: a snapshot session's draft, shared with the Windows launcher
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/draft/draft.c launcher/draft/draft.h \
@@ -72,7 +76,8 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/host/paths.c launcher/host/paths.h \
 	launcher/host/proc.c launcher/host/proc.h \
 	launcher/host/cache.c launcher/host/cache.h \
-	launcher/host/facts.c launcher/host/facts.h
+	launcher/host/facts.c launcher/host/facts.h \
+	launcher/host/storage.c launcher/host/storage.h
 launcher_libaisblauncher_a_CPPFLAGS = $(LAUNCHER_CPPFLAGS) \
 	-DAISB_POLICYDIR='"$(pkgdatadir)/policies"' \
 	-DAISB_SECCOMP_PROFILE='"$(pkgdatadir)/seccomp.json"' \

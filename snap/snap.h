@@ -414,7 +414,8 @@ void	 snap_print_name(FILE *out, const char *name);
 /*
  * A unified diff (3 lines of context) of every changed file, old content
  * from host_root (checked against the manifest's hash; a file changed on
- * the host since staging is printed as "conflict", not diffed) and new
+ * the host since staging is printed as "conflict", with the stage's path,
+ * then diffed against the host's file as it is now) and new
  * content from stage_root (checked against the change set's hash).  Text
  * files up to max_file_bytes each (0: 1 MiB) are diffed; binary (a NUL
  * byte in the first 8 KiB), larger ones and pairs differing in more than

@@ -15,6 +15,7 @@ TESTS += tests/e2e/identity.sh tests/e2e/image.sh tests/e2e/npm.sh \
 	tests/e2e/signals.sh tests/e2e/transparent.sh tests/e2e/record.sh \
 	tests/e2e/agent.sh tests/e2e/deny.sh tests/e2e/direct.sh tests/e2e/learn.sh \
 	tests/e2e/apt.sh tests/e2e/kube.sh tests/e2e/gitguard.sh \
+	tests/e2e/storage.sh tests/e2e/install_why.sh \
 	tests/integration/enforce_netns.sh
 
 # Unit tests (cmocka), fuzz harnesses and benchmarks.  Integration and e2e
@@ -156,9 +157,10 @@ EXTRA_DIST += tests/cli/lockfile_cli.sh
 # The first hour: defaults from the build tree, previews that match the
 # session, help from the parser's table, completion from the same.
 CLI_TESTS = tests/cli/defaults.sh tests/cli/help.sh tests/cli/completion.sh \
-	tests/cli/agent.sh tests/cli/secrets.sh
+	tests/cli/agent.sh tests/cli/secrets.sh tests/cli/exitcodes.sh \
+	tests/cli/manpages.sh tests/cli/shellcheck.sh
 TESTS += $(CLI_TESTS)
-EXTRA_DIST += $(CLI_TESTS)
+EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh
 # --record's options, sessions verify and show, without podman
 TESTS += tests/cli/record.sh
 EXTRA_DIST += tests/cli/record.sh
@@ -212,6 +214,11 @@ EXTRA_DIST += tests/e2e/session.sh tests/e2e/lib.sh tests/bench/sessions.sh \
 	tests/e2e/tls_get.js
 # Sessions on a user's own repository: root and rootless, 0700 folders.
 EXTRA_DIST += tests/e2e/identity.sh tests/e2e/gitguard.sh
+# a new rootless user's vfs store, aisb doctor --fix
+EXTRA_DIST += tests/e2e/storage.sh
+# installs that cannot work say why: a registry of the test's own on
+# 127.0.0.9, the fix followed, a failed install's denial and npm's log
+EXTRA_DIST += tests/e2e/install_why.sh
 # aisb's seccomp profile in real sessions (root; AISB_E2E=1).
 EXTRA_DIST += tests/e2e/seccomp.sh
 # What a session was denied, and commands that cannot run (AISB_E2E=1).

@@ -195,6 +195,8 @@ void		 conn_refuse(struct gate_conn *, int, const char *,
 		    const char *, const char *);
 void		 conn_deny(struct gate_conn *, enum policy_reason,
 		    const char *, const char *, const struct policy_addr *);
+/* decide.c: the audit's reason token of a policy decision */
+const char	*conn_reason_token(enum policy_reason);
 void		 conn_nodelay(int);
 void		 conn_audit(struct gate_conn *, const char *, const char *, int,
 		    const char *, const char *, const char *);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "near.h"
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
 #include "session/options.h"
@@ -39,8 +40,10 @@ static const struct cli_opt clean_opts[] = {
 };
 
 static const struct cli_opt doctor_opts[] = {
-	{ "--image", CLI_VALUE, "REF", "the newest image aisb built",
+	{ "--image", CLI_VALUE, "REF", "the image a session here would run",
 	    "image the container checks run in" },
+	{ "--fix", CLI_SWITCH, NULL, NULL, "first switch a rootless store "
+	    "that uses vfs to overlay, when it is empty (else say how)" },
 	{ .flag = NULL }
 };
 
@@ -66,6 +69,8 @@ static const struct cli_opt image_build_opts[] = {
 	    "the agent recipe's package, runtime and home folders" },
 	{ "--update", CLI_SWITCH, NULL, NULL, "with --agent: pin the newest "
 	    "version of its npm package first (asked by a gated session)" },
+	{ "--install-policy", CLI_VALUE, "FILE", "aisb policy derive npm|pip",
+	    "policy of the sessions that install the npm and pip tools" },
 	{ .flag = NULL }
 };
 
@@ -402,7 +407,8 @@ launch_cli_usage(const char *topic, FILE *f)
 		fprintf(f, "  %-20s %s\n", cmds[i].name, cmds[i].desc);
 	fputc('\n', f);
 	launch_opts_help(f);
-	fprintf(f, "\nMore: aisb help COMMAND, aisb COMMAND --help, man aisb\n");
+	fprintf(f, "\nMore: aisb help COMMAND, aisb COMMAND --help, man aisb (not "
+	    "installed: man -l docs/aisb.1 in the source tree)\n");
 	return 0;
 }
 
@@ -439,6 +445,22 @@ find_flag(const struct cli_cmd *c, const char *a, size_t len)
 		if (strlen(o->flag) == len && strncmp(o->flag, a, len) == 0)
 			return o;
 	return NULL;
+}
+
+/* ": did you mean --diff?" on stderr for a flag c does not take */
+static void
+near_opt(const struct cli_cmd *c, const char *arg, size_t len)
+{
+	const char	*cand[32];
+	size_t		 n = 0, skip = strspn(arg, "-");
+	int		 pick;
+
+	if (c->opts == NULL || skip > len)
+		return;
+	for (; n < 32 && c->opts[n].flag != NULL; n++)
+		cand[n] = c->opts[n].flag + strspn(c->opts[n].flag, "-");
+	if ((pick = near_pick(arg + skip, len - skip, cand, n)) != -1)
+		fprintf(stderr, ": did you mean %s?", c->opts[pick].flag);
 }
 
 int
@@ -488,9 +510,10 @@ launch_cli_parse(const char *name, int argc, char **argv, struct cli_args *a)
 				a->got[a->ngot++].val = arg;
 				continue;
 			}
-			fprintf(stderr, "aisb %s: unknown flag '%.*s'; aisb %s "
-			    "--help lists them\n", name, (int)(len > 64 ? 64 :
-			    len), arg, name);
+			fprintf(stderr, "aisb %s: unknown flag '%.*s'", name,
+			    (int)(len > 64 ? 64 : len), arg);
+			near_opt(c, arg, len);
+			fprintf(stderr, " (aisb %s --help lists them)\n", name);
 			return -1;
 		}
 		a->got[a->ngot].opt = o;

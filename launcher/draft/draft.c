@@ -490,10 +490,14 @@ applied(struct dstate *st, const char *id, const char *tx,
 			/* refused at the check, or at a step and rolled
 			 * back */
 			dstate_set(st, DRAFT_CONFLICT);
-			fprintf(stderr, "aisb: conflict: %s; nothing is "
-			    "applied; the draft is kept (aisb %schanges %s "
-			    "--diff, aisb %sdiscard %s)\n", err, draft_cmd(st),
-			    id, draft_cmd(st), id);
+			/* (a refusal at the check says nothing was written:
+			 * once is enough) */
+			fprintf(stderr, "aisb: conflict: %s; %sthe draft is "
+			    "kept: aisb %schanges %s --diff shows the sandbox's "
+			    "version against the host's now, to merge by hand; "
+			    "aisb %sdiscard %s\n", err, strstr(err,
+			    "nothing was written") != NULL ? "" : "nothing is "
+			    "applied; ", draft_cmd(st), id, draft_cmd(st), id);
 			return EXIT_CONFLICT;
 		}
 		dstate_set(st, DRAFT_KEPT);

@@ -1,7 +1,7 @@
 /*
  * What the option table's files share (optvalue.c: the table, each value
- * checked and set; options.c: the config files, AISB_*, the flags, the
- * resolution, on top of it).  Only they include this.
+ * checked and set; optconfig.c: the config files and AISB_*; options.c: the
+ * flags, the resolution, on top of them).  Only they include this.
  */
 #ifndef AISB_SESSION_OPTIONS_INT_H
 #define AISB_SESSION_OPTIONS_INT_H
@@ -48,5 +48,14 @@ struct launch_item **launch_opt_list(struct launch_opts *,
 /* One value checked for its option's type; the typed view filled. */
 int	 launch_opt_check(struct launch_opts *, enum launch_opt_id,
 	    const char *v, char *err, size_t errlen);
+/*
+ * One config file into o at layer src (optconfig.c): a missing file is
+ * none.  0, or -1 with every error in err, one a line.
+ */
+int	 launch_opts_read_config(struct launch_opts *o, const char *path,
+	    enum launch_src src, char *err, size_t errlen);
+/* The AISB_* variables of envp into o (optconfig.c).  0, or -1 with err. */
+int	 launch_opts_env_layer(struct launch_opts *o, char **envp, char *err,
+	    size_t errlen);
 
 #endif

@@ -80,6 +80,7 @@ enum launch_opt_id {
 	LO_QUARANTINE,		/* net none, read-only workspace, no home */
 	LO_MOUNT,		/* SRC:DST[:ro|rw] beside the workspace */
 	LO_SECRETS,		/* secrets.h: the gate adds them; user only */
+	LO_INSTALL_POLICY,	/* tools.h: the install sessions' policy */
 	LO__COUNT
 };
 
@@ -185,6 +186,7 @@ int	 launch_system_folder(const char *real);
 #define LAUNCH_POLICY_USER	1	/* ~/.config/aisb/policy.yaml */
 #define LAUNCH_POLICY_BUILT	2	/* the build tree's copy (below) */
 #define LAUNCH_POLICY_INSTALLED	3	/* $(pkgdatadir)/policies/default.yaml */
+#define LAUNCH_POLICY_GATE	4	/* the one --gate NAME enforces */
 #define LAUNCH_POLICY_BUILT_NAME "aisb-default-policy.yaml"
 int	 launch_built_policy(char *buf, size_t len);
 /* --print-config: one line per option, value and source; secrets redacted. */

@@ -93,6 +93,13 @@ const struct optdesc launch_optdesc[LO__COUNT] = {
 	    "pip CLI installed in the image by a gated session "
 	    "(repeatable)", "PKG==VER", "none" },
 	/*
+	 * not O_PROJECT: the install sessions run a package's scripts, and
+	 * a repository must not widen what they reach
+	 */
+	[LO_INSTALL_POLICY] = { "install_policy", OT_PATH, 0, "",
+	    "policy of the sessions that install --npm, --pip and agent "
+	    "tools", "FILE", "aisb policy derive npm|pip" },
+	/*
 	 * not O_PROJECT: it widens the policy by what the repository's
 	 * lockfiles say (https hosts only, lockfile.h)
 	 */
@@ -596,7 +603,8 @@ launch_opt_check(struct launch_opts *o, enum launch_opt_id id, const char *v,
 	}
 	switch (d->type) {
 	case OT_PATH:
-		if (len == 0 && id != LO_POLICY) {
+		/* "" is the default of both: resolved, or derived */
+		if (len == 0 && id != LO_POLICY && id != LO_INSTALL_POLICY) {
 			snprintf(err, errlen, "%s: empty path", d->name);
 			return -1;
 		}

@@ -30,6 +30,7 @@
 #include "session/ids.h"
 #include "host/facts.h"
 #include "image/image.h"
+#include "image/pkgof.h"
 #include "session/options.h"
 #include "session/podman.h"
 #include "policy.h"
@@ -519,6 +520,18 @@ run_host(struct run *r)
 		    "run aisb doctor for what to fix\n");
 		return EXIT_ENFORCE;
 	}
+	/*
+	 * --net direct's plan needs no gate: made now, so that a policy it
+	 * cannot pin (cidr rules alone) is bad input, 78, before anything
+	 * is made or built
+	 */
+	if (o->net == LAUNCH_NET_DIRECT && launch_plan_text(o, r->p,
+	    r->ra->a, LAUNCH_SLIRP_HOST, 0, launch_network_dns(r->facts.network[0] ?
+	    r->facts.network : LAUNCH_SLIRP_NETWORK), &r->plan, r->err,
+	    sizeof(r->err)) == -1) {
+		fprintf(stderr, "aisb: %s; nothing was started\n", r->err);
+		return EXIT_CONFIG;
+	}
 	if (launch_ids_resolve(&r->ids, r->facts.rootless,
 	    o->val[LO_WORKSPACE], 1, r->err, sizeof(r->err)) == -1) {
 		fprintf(stderr, "aisb: %s\n", r->err);
@@ -760,9 +773,11 @@ run_files(struct run *r)
 		return -1;
 	if (r->proxy != NULL)
 		explicit_bzero(r->proxy, strlen(r->proxy));
-	if (launch_plan_text(o, r->p, loopback, r->gate.port,
-	    launch_network_dns(r->facts.network[0] ? r->facts.network :
-	    LAUNCH_SLIRP_NETWORK), &r->plan, r->err, sizeof(r->err)) == -1 ||
+	/* (direct mode's was made by run_host) */
+	if ((r->plan == NULL && launch_plan_text(o, r->p, r->ra->a, loopback,
+	    r->gate.port, launch_network_dns(r->facts.network[0] ?
+	    r->facts.network : LAUNCH_SLIRP_NETWORK), &r->plan, r->err,
+	    sizeof(r->err)) == -1) ||
 	    launch_session_write(&r->s, "plan", r->plan, strlen(r->plan),
 	    r->planfile, sizeof(r->planfile), r->err, sizeof(r->err)) == -1)
 		return -1;
@@ -897,6 +912,10 @@ run_end(struct run *r, int code)
 	write_record(&r->s, o, r->p, &r->ids, r->unheld, r->start, code,
 	    r->ph0, r->ph1, &r->argv, &r->ri, r->ra, o->snapshot ? &r->snap :
 	    NULL);
+	/* a bare name the image lacks: the package, from real data */
+	if (code == 127 && o->ncmd > 0 && r->image[0] != '\0')
+		launch_missing_command_hint(r->podman, &r->facts, r->image,
+		    o->cmd[0], stderr);
 	/* after the gate stopped and the record was written: it covers both */
 	if (r->recording)
 		say_recording(&r->s, o);

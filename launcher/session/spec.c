@@ -39,6 +39,10 @@ launch_session_spec(const struct launch_opts *o, const struct launch_agent *a,
 	spec->enforcer_path = launch_image_default_enforcer(st->enforcer,
 	    sizeof(st->enforcer)) == 0 ? st->enforcer : NULL;
 	spec->runtime = runtime;
+	spec->quiet = o->quiet;
+	if (o->val[LO_INSTALL_POLICY] != NULL &&
+	    o->val[LO_INSTALL_POLICY][0] != '\0')
+		spec->install_policy = o->val[LO_INSTALL_POLICY];
 	for (i = 0; i < o->nnpm; i++) {
 		why[0] = '\0';
 		if (launch_npm_resolve(o->npm[i].text, ask, buf, sizeof(buf),

@@ -832,6 +832,10 @@ main(void)
 		fputs(wlaunch_usage, stdout);
 		return 0;
 	}
+	if (o.cmd == WLAUNCH_VERSION) {
+		printf("aisb %s\n", PACKAGE_VERSION);
+		return 0;
+	}
 	n = (int)GetEnvironmentVariableW(L"LOCALAPPDATA", lad,
 	    sizeof(lad) / sizeof(lad[0]));
 	if (n > 0 && n < (int)(sizeof(lad) / sizeof(lad[0])))

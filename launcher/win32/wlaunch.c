@@ -20,7 +20,7 @@ const char wlaunch_usage[] =
 "usage: aisb [options] [--] COMMAND [ARG...]\n"
 "       aisb changes ID [--diff] | apply ID | discard ID | recover ID\n"
 "       aisb undo ID\n"
-"       aisb transactions | clean | doctor\n"
+"       aisb transactions | clean | doctor | --help | --version\n"
 "  --workspace DIR        the folder the command works on (default: the\n"
 "                         current one); it sees a copy, the stage\n"
 "  --apply auto|ask|never what to do with the changes at the end\n"
@@ -355,6 +355,10 @@ wlaunch_opts_parse(struct wlaunch_opts *o, int argc, char *const *argv,
 			break;
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			o->cmd = WLAUNCH_HELP;
+			return 0;
+		}
+		if (strcmp(a, "--version") == 0) {
+			o->cmd = WLAUNCH_VERSION;
 			return 0;
 		}
 		if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {

@@ -49,7 +49,8 @@ enum wlaunch_cmd {
 	WLAUNCH_TRANSACTIONS,	/* aisb transactions */
 	WLAUNCH_CLEAN,		/* aisb clean */
 	WLAUNCH_DOCTOR,		/* aisb doctor: the build's identity */
-	WLAUNCH_HELP
+	WLAUNCH_HELP,
+	WLAUNCH_VERSION		/* aisb --version | version */
 };
 
 struct wlaunch_opts {

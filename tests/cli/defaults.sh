@@ -6,25 +6,9 @@
 set -euo pipefail
 . "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-aisb=$(cd "$top_builddir" && pwd)/aisb
-built=$(cd "$top_builddir" && pwd)/aisb-default-policy.yaml
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/home" "$tmp/ws"
 # a user with no config at all
-export HOME=$tmp/home XDG_CONFIG_HOME=$tmp/home/.config XDG_STATE_HOME=$tmp/state
-unset $(env | sed -n 's/^\(AISB_[A-Z_]*\)=.*/\1/p') 2>/dev/null || true
-
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi; }
-run() {	# run CMD...: out, err, rc in the workspace
-	rc=0
-	(cd "$tmp/ws" && "$@") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
-}
+. "$(dirname "$0")/lib.sh"
+built=$(cd "$top_builddir" && pwd)/aisb-default-policy.yaml
 policy_of() { sed -n 's/^policy  *\([^ ]*\) .*/\1/p' "$tmp/out"; }
 
 # 1. the build tree: the shipped default.yaml, copied next to aisb by make

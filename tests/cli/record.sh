@@ -8,23 +8,7 @@
 set -euo pipefail
 . "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-aisb=$(cd "$top_builddir" && pwd)/aisb
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/home" "$tmp/ws"
-export HOME=$tmp/home XDG_CONFIG_HOME=$tmp/home/.config XDG_STATE_HOME=$tmp/state
-unset $(env | sed -n 's/^\(AISB_[A-Z_]*\)=.*/\1/p') 2>/dev/null || true
-
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi; }
-run() {	# run CMD...: out, err, rc in the workspace
-	rc=0
-	(cd "$tmp/ws" && "$@") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
-}
+. "$(dirname "$0")/lib.sh"
 has() {	# has WHAT FILE PATTERN: a line of FILE matches
 	if grep -q -e "$3" "$2"; then ok; else bad "$1: no '$3' in $(cat "$2")"; fi
 }

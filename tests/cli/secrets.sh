@@ -18,30 +18,16 @@
 #    from a command that fails.
 set -euo pipefail
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-aisb=$(cd "$top_builddir" && pwd)/aisb
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/home/.config/aisb" "$tmp/ws"
-export HOME=$tmp/home XDG_CONFIG_HOME=$tmp/home/.config XDG_STATE_HOME=$tmp/state
-unset $(env | sed -n 's/^\(AISB_[A-Z_]*\)=.*/\1/p') 2>/dev/null || true
+. "$(dirname "$0")/lib.sh"
+mkdir -p "$tmp/home/.config/aisb"
 unset ANTHROPIC_API_KEY ANTHROPIC_AUTH_TOKEN CLAUDE_CODE_OAUTH_TOKEN || true
 VALUE=sk-test-value-must-never-show-9f3e
 
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi; }
 has() {	# has NAME FILE PATTERN: grep -q
 	if grep -q -- "$3" "$2"; then ok; else bad "$1: no '$3' in: $(cat "$2")"; fi
 }
 hasnt() {
 	if grep -q -- "$3" "$2"; then bad "$1: '$3' in: $(cat "$2")"; else ok; fi
-}
-run() {	# run CMD...: out, err, rc in the workspace
-	rc=0
-	(cd "$tmp/ws" && "$@") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 }
 no_value() {	# no_value NAME: the value is in neither output
 	check "$1: no value" "$(cat "$tmp/out" "$tmp/err" | grep -c -- "$VALUE" || true)" 0

@@ -7,19 +7,8 @@
 set -euo pipefail
 . "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
-top_builddir=${top_builddir:-.}
-aisb=$(cd "$top_builddir" && pwd)/aisb
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/home" "$tmp/ws"
-export HOME=$tmp/home XDG_CONFIG_HOME=$tmp/home/.config XDG_STATE_HOME=$tmp/state
+. "$(dirname "$0")/lib.sh"
 cd "$tmp/ws"
-
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi; }
-run() { rc=0; "$@" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?; }
 lines() { wc -l <"$tmp/err" | tr -d ' '; }
 
 sessions=$XDG_STATE_HOME/aisb/sessions

@@ -19,8 +19,9 @@
 # --net none: nothing talks to any network.
 #
 # Needs root, podman, mmdebstrap and AISB_E2E=1 (tests/run.sh sets it).
-# Everything it makes is removed by the EXIT trap (tests/e2e/lib.sh, and
-# e2e_cleanup_more below for the test user and the /dev/net/tun mode).
+# Everything it makes is removed by the EXIT trap (tests/e2e/lib.sh: the
+# test user and the /dev/net/tun mode too; e2e_cleanup_more below: a
+# mount).
 set -euo pipefail
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -191,6 +192,16 @@ tree "$ws" >"$tmp/before"
 rc=0; "$aisb" apply "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
 check "conflict: apply exit" "$rc" 65
 if grep -q 'edit.txt' "$tmp/err"; then ok; else bad "conflict: no file named: $(cat "$tmp/err")"; fi
+check "conflict: 'nothing was written' said once" "$(grep -o 'nothing was written' "$tmp/err" | wc -l)" 1
+# the sandbox's version against the host's now, where it is: to merge
+rc=0; "$aisb" changes "$id" --diff >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "conflict: changes --diff exit" "$rc" 0
+check "conflict: the sandbox's version, where" \
+    "$(grep -c "^conflict edit.txt: changed on the host since it was staged; below, the sandbox's version ($sd/stage/edit.txt) against the host's now, to merge by hand$" "$tmp/out")" 1
+check "conflict: the diff's heads" "$(grep -A2 '^conflict edit.txt' "$tmp/out" | sed -n '2,3p' | tr '\n' ';')" \
+    "--- a/edit.txt (the host's now);+++ b/edit.txt (the sandbox's);"
+check "conflict: the host's line and the sandbox's" \
+    "$(sed -n '/^conflict edit.txt/,/^diff --aisb/p' "$tmp/out" | grep -c -e '^-host edit$' -e '^+agent$')" 2
 tree "$ws" >"$tmp/after"
 check "conflict: nothing written" "$(cmp -s "$tmp/before" "$tmp/after" && echo same)" same
 check "conflict: state" "$(field state "$sd/snapshot")" conflict
@@ -328,6 +339,7 @@ check "project snapshot: exit" "$rc" 0
 rm -f "$ws/.aisb.yaml"
 
 # --- 2. an ordinary user, rootless podman, in that user's 0700 folder ---
+# the images the root sessions ran and their base handed over (e2e_user)
 e2e_user aisbsnap
 user=$e2e_user_name uid=$e2e_uid home=$e2e_home
 install -m 0644 -o "$user" "$tmp/policy.yaml" "$home/policy.yaml"

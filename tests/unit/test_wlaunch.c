@@ -123,6 +123,13 @@ opts_subcommands(void **state)
 	assert_int_equal(wlaunch_opts_parse(&o, ARGC(help), help, NULL, err,
 	    sizeof(err)), 0);
 	assert_int_equal(o.cmd, WLAUNCH_HELP);
+	{
+		char *const ver[] = { "aisb", "--version" };
+
+		assert_int_equal(wlaunch_opts_parse(&o, ARGC(ver), ver, NULL,
+		    err, sizeof(err)), 0);
+		assert_int_equal(o.cmd, WLAUNCH_VERSION);
+	}
 	expect_refused(ARGC(noid), noid, NULL, "which session");
 	expect_refused(ARGC(badid), badid, NULL, "not a session id");
 	expect_refused(ARGC(longid), longid, NULL, "not a session id");

@@ -90,6 +90,11 @@ is() { [ "$1" = "$2" ] || { echo "  got <$1>, want <$2>" >&2; return 1; }; }
 export AISB_RUN_TEST_NO_APPCONTAINER=i-am-a-test
 T="--no-appcontainer"
 
+# 0. --version, as the Linux programs answer it (GNU)
+v=$(grep '^#define PACKAGE_VERSION' "$build/config.h" | cut -d'"' -f2)
+check "aisb-run.exe --version" is "$("$WINE" "$build/aisb-run.exe" --version 2>&1 | tr -d '\r')" "aisb-run $v"
+check "aisb.exe --version" is "$("$WINE" "$build/aisb.exe" --version 2>&1 | tr -d '\r')" "aisb $v"
+
 # 1. --no-appcontainer is refused without the test variable
 AISB_RUN_TEST_NO_APPCONTAINER= runner $T -- "$CHILD" exit 0; rc=$?
 check "--no-appcontainer refused outside tests (exit 64)" is "$rc" 64
