@@ -13,6 +13,9 @@
 #define EXIT_CONFLICT	65	/* EX_DATAERR */
 /* aisb apply: stopped part way; aisb recover ID brings it to an end */
 #define EXIT_IOERR	74	/* EX_IOERR */
+/* another session holds what this one needs (the workspace's writer
+ * lock, a persistent draft): try again when it ends */
+#define EXIT_BUSY	75	/* EX_TEMPFAIL */
 #define EXIT_ENFORCE	77	/* EX_NOPERM: enforcement could not be set up */
 #define EXIT_CONFIG	78	/* EX_CONFIG: usage, configuration or policy */
 #define EXIT_TIMEOUT	124	/* as timeout(1): ran past its time limit */

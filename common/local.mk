@@ -10,6 +10,8 @@ common_libaisbcommon_a_SOURCES += common/dnsmsg.c common/dnsmsg.h
 # hex digits and the bounded JSON string reader (issue 28: one copy each)
 common_libaisbcommon_a_SOURCES += common/hex.c common/hex.h \
 	common/json.c common/json.h
+# "did you mean": the nearest key or flag (policy schema, the launcher)
+common_libaisbcommon_a_SOURCES += common/near.c common/near.h
 
 # The special-purpose address table, alone: the policy library and the
 # enforcer link it, and it needs nothing but libc (the enforcer is carried

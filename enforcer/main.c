@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include <sys/fsuid.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
@@ -123,6 +124,7 @@ parse_args(struct options *o, int argc, char **argv)
 		{ "check",	no_argument,		NULL, 'n' },
 		{ "init",	no_argument,		NULL, 'I' },
 		{ "verbose",	no_argument,		NULL, 'v' },
+		{ "version",	no_argument,		NULL, 'V' },
 		{ NULL,		0,			NULL, 0 }
 	};
 	unsigned long	 v;
@@ -179,6 +181,10 @@ parse_args(struct options *o, int argc, char **argv)
 		case 'v':
 			o->verbose++;
 			break;
+		case 'V':
+			/* GNU's: the version on stdout, nothing else done */
+			printf("aisb-enforce %s\n", PACKAGE_VERSION);
+			exit(0);
 		default:
 			usage(NULL);
 		}
@@ -327,6 +333,54 @@ env_file_as(const struct enf_creds *c, const char *path, char *err,
 	if (rc == -1 && access(path, R_OK) == 0)
 		rc = enf_env_file(path, err, errlen);
 	return rc;
+}
+
+/*
+ * The plan's home-dir folders under ENF_SANDBOX_HOME, made when missing,
+ * each part mode 0700, with the command's file identity (setfsuid): what
+ * the sandbox user could make itself, never more (the fs capabilities go
+ * with fsuid 0).  A folder that cannot be made costs its warning, not
+ * the session.  0, or -1 when the identity did not come back (nothing
+ * may run then).
+ */
+static int
+home_dirs_as(const struct enf_creds *c, const struct enf_plan *plan)
+{
+	char	 path[sizeof(ENF_SANDBOX_HOME) + ENF_PLAN_MAX_HOMEDIR + 1];
+	char	*slash;
+	uid_t	 uid = getuid();
+	gid_t	 gid = getgid();
+	size_t	 i;
+
+	if (plan->nhomedirs == 0)
+		return 0;
+	(void)setfsgid(c->gid);
+	(void)setfsuid(c->uid);
+	for (i = 0; i < plan->nhomedirs; i++) {
+		snprintf(path, sizeof(path), "%s/%s", ENF_SANDBOX_HOME,
+		    plan->homedirs[i]);
+		slash = path + sizeof(ENF_SANDBOX_HOME);
+		for (;;) {
+			slash = strchr(slash, '/');
+			if (slash != NULL)
+				*slash = '\0';
+			if (mkdir(path, 0700) == -1 && errno != EEXIST) {
+				log_warn("home-dir %s", path);
+				break;
+			}
+			if (slash == NULL)
+				break;
+			*slash++ = '/';
+		}
+	}
+	(void)setfsuid(uid);
+	(void)setfsgid(gid);
+	if ((uid_t)setfsuid((uid_t)-1) != uid ||
+	    (gid_t)setfsgid((gid_t)-1) != gid) {
+		log_warnx("home-dir: cannot restore the file identity");
+		return -1;
+	}
+	return 0;
 }
 
 /* Loads the ruleset as one batch and proves it is in place.  0 or -1. */
@@ -483,6 +537,8 @@ main(int argc, char **argv)
 		status = EXIT_CONFIG;
 		goto out;
 	}
+	if (!o.check_only && !o.init && home_dirs_as(&o.creds, plan) == -1)
+		goto out;
 	if (o.check_only) {
 		/* "OK" that nobody could read is no answer */
 		if (printf("plan OK (mode %s%s)\n", enf_mode_name(plan->mode),

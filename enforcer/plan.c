@@ -565,6 +565,43 @@ kw_dns_gate(struct parser *p, char **tok, size_t ntok)
 	return 0;
 }
 
+/* home-dir PATH (plan.h): a relative path of plain parts, no ".." */
+static int
+kw_home_dir(struct parser *p, char **tok, size_t ntok)
+{
+	const char	*s = tok[1];
+	size_t		 len, i, part = 0;
+
+	if (ntok != 2)
+		return perr(p, "usage: home-dir PATH");
+	len = strlen(s);
+	if (len == 0 || len > ENF_PLAN_MAX_HOMEDIR || s[0] == '/' ||
+	    s[len - 1] == '/')
+		return perr(p, "home-dir: a relative path of at most %d bytes",
+		    ENF_PLAN_MAX_HOMEDIR);
+	for (i = 0; i <= len; i++) {
+		if (s[i] == '/' || s[i] == '\0') {
+			if (part == 0 || (part == 1 && s[i - 1] == '.') ||
+			    (part == 2 && s[i - 1] == '.' && s[i - 2] == '.'))
+				return perr(p, "home-dir: an empty, \".\" or "
+				    "\"..\" part");
+			part = 0;
+			continue;
+		}
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= 'A' && s[i] <= 'Z') ||
+		    (s[i] >= '0' && s[i] <= '9') || strchr("._-", s[i]) != NULL))
+			return perr(p, "home-dir: letters, digits, '.', '_', "
+			    "'-' and '/' only");
+		part++;
+	}
+	if (p->plan->nhomedirs == ENF_PLAN_MAX_HOMEDIRS)
+		return perr(p, "more than %d home-dir lines",
+		    ENF_PLAN_MAX_HOMEDIRS);
+	memcpy(p->plan->homedirs[p->plan->nhomedirs++], s, len + 1);
+	return 0;
+}
+
 /*
  * gate-uid UID: a gate runs in the sandbox's network namespace as UID
  * (aisb-enforce --init, a sidecar).  Not 0: the uid would be let out
@@ -653,6 +690,8 @@ parse_line(struct parser *p, char *line)
 	if (strcmp(tok[0], "serve") == 0)
 		return kw_port_line(p, tok, ntok, p->plan->serve,
 		    &p->plan->nserve, &p->seen_serve);
+	if (strcmp(tok[0], "home-dir") == 0)
+		return kw_home_dir(p, tok, ntok);
 	return perr(p, "unknown keyword \"%.32s\"", tok[0]);
 }
 

@@ -27,6 +27,9 @@
 #define ENF_RECORD_LIMIT	(1ULL << 40)	/* record MAXBYTES: 1 TiB */
 #define ENF_PLAN_MAX_TPORTS	16	/* ports on the transparent line */
 #define ENF_PLAN_MAX_SERVE	16	/* ports on the serve line */
+#define ENF_PLAN_MAX_HOMEDIRS	8	/* home-dir lines */
+#define ENF_PLAN_MAX_HOMEDIR	127	/* bytes of a home-dir path */
+#define ENF_SANDBOX_HOME	"/home/sandbox"	/* where home-dir folders go */
 
 /*
  * aisb-enforce exits EXIT_ENFORCE when enforcement failed and
@@ -121,6 +124,17 @@ struct enf_plan {
 	uid_t			 gate_uid;	/* 0: no gate-uid line */
 	uint16_t		 serve[ENF_PLAN_MAX_SERVE];	/* host order */
 	size_t			 nserve;
+	/*
+	 * "home-dir PATH": a folder under ENF_SANDBOX_HOME the command
+	 * expects (an agent recipe's config folder, CODEX_HOME), made as the
+	 * sandbox user when missing: a home volume made before the recipe
+	 * has none, and the image's copy reaches only a new volume.  PATH is
+	 * relative: letters, digits, '.', '_', '-', and '/' between parts
+	 * that are not "." or "..".
+	 */
+	char			 homedirs[ENF_PLAN_MAX_HOMEDIRS]
+				    [ENF_PLAN_MAX_HOMEDIR + 1];
+	size_t			 nhomedirs;
 };
 
 /*

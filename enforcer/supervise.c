@@ -132,9 +132,10 @@ enf_exec_failed(const char *name, int e)
 		 */
 		if (e == ENOENT || (e == EACCES &&
 		    path_lookup(name, found, sizeof(found)) == -1)) {
+			/* the launcher names the package: it can ask dpkg */
 			log_warnx("%s: command not found in the sandbox's image;"
-			    " add the Debian package that provides it: aisb "
-			    "--package %s -- ...", name, name);
+			    " add the Debian package that provides it (aisb "
+			    "--package PACKAGE -- ...)", name);
 			return 127;
 		}
 		if (e == EACCES)

@@ -377,6 +377,10 @@ gate_reload(struct gate *g)
 		    gate_users_count(u) == 1 ? "" : "s", users_policies(u),
 		    users_policies(u) == 1 ? "y" : "ies");
 	}
+	/* --reload-closes: the live connections judged too */
+	if (g->cfg.reload_closes)
+		gate_reload_said(g, 1, "reload: %zu connection(s) the policy "
+		    "now denies closed", gate_conn_recheck(g));
 	/* policies that inspect for the first time: the CA is made now */
 	if (gate_inspect_init(g) == -1)
 		log_warnx("reload: the gate cannot inspect: connections to "

@@ -196,6 +196,8 @@ struct gate_config {
 	int			 learn;		/* --learn: names and ports are not
 						   refused; address checks stay */
 	int			 watch;		/* --watch: reload on a change */
+	int			 reload_closes;	/* --reload-closes: a reload
+						   closes what it now denies */
 	/* inspected hosts (inspect.c) */
 	const char		*ca_key;	/* --ca-key; NULL: a session CA */
 	const char		*ca_out;	/* --ca-out; NULL: none */
@@ -261,6 +263,9 @@ struct gate {
 /* conn.c */
 void	 gate_accept(struct gate *, int fd, const struct sockaddr *, int salen);
 void	 gate_conn_close_all(struct gate *);
+/* recheck.c: after a reload with --reload-closes, the relaying
+ * connections the policy now in force denies closed; how many. */
+size_t	 gate_conn_recheck(struct gate *);
 void	 gate_conns_status(struct gate *, struct evbuffer *);
 double	 gate_ms_since(const struct timespec *);
 int	 gate_clients_init(struct gate *);

@@ -45,7 +45,7 @@ usage(void)
 "	[--record file [--record-max bytes[K|M|G]]]\n"
 "	[--no-splice] [--max-pipes n] [--workers n]\n"
 "	[--audit-failure deny|allow] [--metrics address:port]\n"
-"	[--users file] [--learn]\n"
+"	[--users file] [--learn] [--reload-closes]\n"
 "	[--dns-rate n] [--dns-burst n] [--watch]\n"
 "	[--ca-key file | --ca-out file] [--upstream-ca file]\n"
 "	[--secrets-fd n] [--no-socks]\n");
@@ -185,7 +185,9 @@ enum {
 	OPT_DNS_BURST,
 	OPT_LEARN,
 	OPT_WATCH,
+	OPT_RELOAD_CLOSES,
 	OPT_CA_KEY, OPT_CA_OUT, OPT_UPSTREAM_CA, OPT_SECRETS_FD,
+	OPT_VERSION,
 	OPT_NO_SOCKS,
 };
 
@@ -218,12 +220,14 @@ static const struct option longopts[] = {
 	{ "dns-burst",		required_argument, NULL, OPT_DNS_BURST },
 	{ "learn",		no_argument,	   NULL, OPT_LEARN },
 	{ "watch",		no_argument,	   NULL, OPT_WATCH },
+	{ "reload-closes",	no_argument,	   NULL, OPT_RELOAD_CLOSES },
 	{ "ca-key",		required_argument, NULL, OPT_CA_KEY },
 	{ "ca-out",		required_argument, NULL, OPT_CA_OUT },
 	{ "upstream-ca",	required_argument, NULL, OPT_UPSTREAM_CA },
 	{ "secrets-fd",		required_argument, NULL, OPT_SECRETS_FD },
 	{ "no-socks",		no_argument,	   NULL, OPT_NO_SOCKS },
 	{ "help",		no_argument,	   NULL, 'h' },
+	{ "version",		no_argument,	   NULL, OPT_VERSION },
 	{ NULL,			0,		   NULL, 0 },
 };
 
@@ -367,6 +371,9 @@ parse_option(struct gate_config *cfg, int ch)
 	case OPT_USERS:
 		cfg->users_path = optarg;
 		break;
+	case OPT_RELOAD_CLOSES:
+		cfg->reload_closes = 1;
+		break;
 	case OPT_LEARN:
 		cfg->learn = 1;
 		break;
@@ -385,6 +392,10 @@ parse_option(struct gate_config *cfg, int ch)
 	case OPT_WATCH:
 		cfg->watch = 1;
 		break;
+	case OPT_VERSION:
+		/* GNU's: the version on stdout, nothing else done */
+		printf("aisb-gate %s\n", PACKAGE_VERSION);
+		exit(0);
 	case OPT_NO_SOCKS:
 		cfg->socks = 0;
 		break;

@@ -9,12 +9,12 @@ launcher_libaisblauncher_a_SOURCES = launcher/cmd/cmd.h \
 	launcher/cmd/cli.c launcher/cmd/cli.h launcher/cmd/run.c launcher/cmd/policy.c \
 	launcher/cmd/sessions.c launcher/cmd/clean.c launcher/cmd/gate.c launcher/cmd/image.c \
 	launcher/cmd/doctor.c launcher/cmd/agents.c launcher/cmd/snapshot.c \
-	launcher/cmd/trust.c
+	launcher/cmd/draft.c launcher/cmd/trust.c
 # session/: one session, in the order it runs
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/session/options.c launcher/session/options.h \
 	launcher/session/options-int.h launcher/session/optvalue.c \
-	launcher/session/optproject.c \
+	launcher/session/optproject.c launcher/session/optconfig.c \
 	launcher/session/spec.c launcher/session/spec.h \
 	launcher/session/prepare.c launcher/session/prepare.h \
 	launcher/session/run.c launcher/session/run.h \
@@ -38,10 +38,13 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/session/gitoffer.c launcher/session/protect.c \
 	launcher/session/protect.h launcher/session/mounts.c \
 	launcher/session/mounts.h \
-	launcher/session/secrets.c launcher/session/secrets.h
+	launcher/session/secrets.c launcher/session/secrets.h \
+	launcher/session/writer.c launcher/session/writer.h \
+	launcher/session/retain.c launcher/session/retain.h
 # image/: the sandbox image, its tools and the agent recipes
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/image/names.c launcher/image/names.h \
+	launcher/image/pkgof.c launcher/image/pkgof.h \
 	launcher/image/image.c launcher/image/image.h \
 	launcher/image/image-t.h launcher/image/image-int.h \
 	launcher/image/build.c launcher/image/base.c launcher/image/layer.c \
@@ -49,6 +52,7 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/image/agent-int.h launcher/image/agent_files.c \
 	launcher/image/agent_merge.c \
 	launcher/image/tools.c launcher/image/tools.h \
+	launcher/image/install_why.c launcher/image/install_why.h \
 	launcher/image/store.c launcher/image/store.h
 # policytools/: policies written from what a host, a workspace or a
 # session shows
@@ -61,18 +65,22 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/policytools/suggest.c launcher/policytools/suggest.h \
 	launcher/policytools/polyaml.c launcher/policytools/polyaml.h \
 	launcher/policytools/denials.c launcher/policytools/denials.h \
-	launcher/policytools/psl.c launcher/policytools/psl.h
+	launcher/policytools/psl.c launcher/policytools/psl.h \
+	launcher/policytools/reach.c launcher/policytools/reach.h
 # draft/: a snapshot session's draft, shared with the Windows launcher
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/draft/draft.c launcher/draft/draft.h \
 	launcher/draft/draft-int.h launcher/draft/stage.c \
-	launcher/draft/draft_posix.c launcher/draft/draft_ask.c
+	launcher/draft/draft_posix.c launcher/draft/draft_ask.c \
+	launcher/draft/undo.c launcher/draft/persist.c \
+	launcher/draft/retire.c
 # host/: plumbing that knows no launcher domain
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/host/paths.c launcher/host/paths.h \
 	launcher/host/proc.c launcher/host/proc.h \
 	launcher/host/cache.c launcher/host/cache.h \
 	launcher/host/facts.c launcher/host/facts.h \
+	launcher/host/storage.c launcher/host/storage.h \
 	launcher/host/elf.c launcher/host/elf.h
 launcher_libaisblauncher_a_CPPFLAGS = $(LAUNCHER_CPPFLAGS) \
 	-DAISB_POLICYDIR='"$(pkgdatadir)/policies"' \

@@ -49,6 +49,8 @@ static const struct cmd commands[] = {
 	{ "apply", launch_cmd_snapshot, 0 },
 	{ "discard", launch_cmd_snapshot, 0 },
 	{ "recover", launch_cmd_snapshot, 0 },
+	{ "undo", launch_cmd_snapshot, 0 },
+	{ "draft", launch_cmd_draft, 0 },
 	{ "transactions", launch_cmd_snapshot, 0 },
 	/* a workspace's files a bind session wrote, accepted */
 	{ "trust", launch_cmd_trust, 0 },

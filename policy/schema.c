@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "load-int.h"
+#include "near.h"
 
 const char *
 policy_ytype_name(const struct ynode *n)
@@ -59,34 +60,6 @@ policy_ynull(const struct ynode *n)
 	return n->type == Y_SCALAR && n->plain &&
 	    (n->len == 0 || strcmp(n->val, "~") == 0 ||
 	    strcmp(n->val, "null") == 0);
-}
-
-static unsigned
-edit_distance(const char *a, const char *b)
-{
-	size_t		 la = strlen(a), lb = strlen(b), i, j;
-	unsigned	 row[32], prev, tmp;
-
-	if (la >= 32 || lb >= 32)
-		return 99;
-	for (j = 0; j <= lb; j++)
-		row[j] = (unsigned)j;
-	for (i = 1; i <= la; i++) {
-		prev = row[0];
-		row[0] = (unsigned)i;
-		for (j = 1; j <= lb; j++) {
-			unsigned best = prev + (a[i - 1] != b[j - 1]);
-
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			tmp = row[j];
-			row[j] = best;
-			prev = tmp;
-		}
-	}
-	return row[lb];
 }
 
 /*
@@ -115,14 +88,12 @@ policy_map_keys(struct ctx *c, const struct ynode *map, const char *const *keys,
 			if (strcmp(key->val, keys[k]) == 0)
 				break;
 		if (k == nkeys) {
-			const char *near = NULL;
+			/* the keys valid here, ranked by distance */
+			int near = near_pick(key->val, key->len, keys, nkeys);
 
-			for (k = 0; k < nkeys; k++)
-				if (edit_distance(key->val, keys[k]) <= 2)
-					near = keys[k];
-			if (near != NULL)
+			if (near != -1)
 				snprintf(hint, sizeof(hint), "did you mean '%s'?",
-				    near);
+				    keys[near]);
 			else {
 				off = (size_t)snprintf(hint, sizeof(hint),
 				    "known keys:");

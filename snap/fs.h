@@ -15,8 +15,13 @@
 #ifndef AISB_SNAP_FS_H
 #define AISB_SNAP_FS_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#ifndef ESTALE
+#define ESTALE		EAGAIN	/* mingw has none: "not the entry checked" */
+#endif
 
 enum snap_fs_type {
 	SNAP_FS_FILE = 1,
@@ -103,6 +108,44 @@ int	 snap_fs_rmdir(const char *path);
 int	 snap_fs_unlink(const char *path);
 /* Replaces to when it exists (a file or link; atomic on POSIX). */
 int	 snap_fs_rename(const char *from, const char *to);
+/*
+ * The write-back's renames (docs/snapshot.md, "Checked again at each
+ * write"): each one refuses to take the place of an entry other than the
+ * one the transaction checked, as close to the rename as the system
+ * allows.
+ *
+ * snap_fs_rename_new: from renamed to `to` only while `to` does not
+ * exist; -1 EEXIST otherwise (POSIX renameat2 RENAME_NOREPLACE, or a
+ * link and an unlink where the filesystem has no such flag; Windows
+ * MoveFileExW without MOVEFILE_REPLACE_EXISTING).
+ *
+ * snap_fs_exchange: a and b (one folder) swapped in one step (renameat2
+ * RENAME_EXCHANGE): nobody sees either name missing.  -1 ENOSYS where
+ * the system or the filesystem cannot (Windows; NFS): the caller moves
+ * the old entry aside instead.
+ *
+ * snap_fs_move_checked: path renamed to aside (its folder; aside must
+ * not exist) only while path is the entry was (snap_fs_same, with the
+ * ctime); -1 ESTALE when it is another (path left as it is), EBUSY when
+ * another program has it open for writing (Windows).  Windows compares
+ * the identity on the handle it then renames (nothing can come between
+ * the two); POSIX compares lstat's, renames, and compares the entry now
+ * at aside again (without the ctime, which the rename changes), putting
+ * it back when another one was taken.
+ */
+int	 snap_fs_rename_new(const char *from, const char *to);
+int	 snap_fs_exchange(const char *a, const char *b);
+int	 snap_fs_move_checked(const char *path, const char *aside,
+	    const struct snap_stat *was);
+/*
+ * 1 when a and b are the same entry unchanged: type, device, inode (file
+ * index), and for files and links size and mtime, and with ctime the
+ * change time too (a write that puts the mtime back still moves it).  A
+ * folder is its type, device and inode (its times follow its entries).
+ */
+#define SNAP_SAME_CTIME	0x01
+int	 snap_fs_same(const struct snap_stat *a, const struct snap_stat *b,
+	    int flags);
 int	 snap_fs_chmod(const char *path, uint32_t mode);
 /* The entry itself (a link is not followed) given to uid:gid.  POSIX
  * only: the Linux launcher's hand-back of what root applied. */

@@ -1,6 +1,7 @@
 /*
- * snap/fs.h for Linux and other POSIX systems.  The only file of snap/
- * that includes system headers beyond the C library.
+ * snap/fs.h for Linux and other POSIX systems; with fs_reader.c (the
+ * owner's reader), the only files of snap/ that include system headers
+ * beyond the C library.
  *
  * No call here goes through a symbolic link in any component of its path
  * (docs/snapshot.md, "Links on the way"): whoever owns the tree (or a
@@ -18,9 +19,6 @@
 #include <sys/types.h>
 #include <sys/stat.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #ifdef __linux__
 #include <sys/syscall.h>
 #include <linux/fs.h>
@@ -32,8 +30,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
-#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,20 +42,21 @@
 /* a path, and its parent folder's part, are at most this long (bytes) */
 #define FS_PATH_MAX	8192
 
-struct snap_file {
-	int	fd;
-};
-
-struct snap_dir {
-	DIR	*d;
-};
+#include "fs-posix.h"
 
 static int	no_openat2;	/* ENOSYS seen (or forced by a test) */
+static int	no_exchange;	/* forced by a test */
 
 void
 snap_test_fs_walk(int on)
 {
 	no_openat2 = on;
+}
+
+void
+snap_test_fs_noexchange(int on)
+{
+	no_exchange = on;
 }
 
 static void
@@ -543,8 +540,57 @@ snap_fs_unlink(const char *path)
 	return remove_at(path, 0);
 }
 
-int
-snap_fs_rename(const char *from, const char *to)
+/* renameat2(2) through libc when it has it, else the system call. */
+static int
+rename2(int ffd, const char *from, int tfd, const char *to, unsigned flags)
+{
+#if defined(__linux__) && defined(SYS_renameat2)
+	return (int)syscall(SYS_renameat2, ffd, from, tfd, to, flags);
+#else
+	(void)ffd;
+	(void)from;
+	(void)tfd;
+	(void)to;
+	(void)flags;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE	(1 << 0)
+#endif
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE		(1 << 1)
+#endif
+
+/*
+ * A rename without RENAME_NOREPLACE (an older kernel, some filesystems):
+ * a hard link cannot replace either, then the old name goes.  A folder
+ * cannot be linked: its name is looked at first (one call between the
+ * look and the rename).
+ */
+static int
+rename_new_by_link(int ffd, const char *from, int tfd, const char *to)
+{
+	struct stat	st;
+
+	if (fstatat(ffd, from, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return -1;
+	if (!S_ISDIR(st.st_mode))
+		return linkat(ffd, from, tfd, to, 0) == -1 ? -1 :
+		    unlinkat(ffd, from, 0);
+	if (fstatat(tfd, to, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		errno = EEXIST;
+		return -1;
+	}
+	return errno == ENOENT ? renameat(ffd, from, tfd, to) : -1;
+}
+
+/* from renamed to to, both folders opened without a link on the way;
+ * flags 0, RENAME_NOREPLACE or RENAME_EXCHANGE (snap/fs.h). */
+static int
+rename_flags(const char *from, const char *to, unsigned flags)
 {
 	char		 fname[FS_PATH_MAX], tname[FS_PATH_MAX];
 	const char	*fleaf, *tleaf;
@@ -556,10 +602,63 @@ snap_fs_rename(const char *from, const char *to)
 		close_keep_errno(ffd);
 		return -1;
 	}
-	rc = renameat(ffd, fleaf, tfd, tleaf);
+	if (flags == 0)
+		rc = renameat(ffd, fleaf, tfd, tleaf);
+	else if ((rc = rename2(ffd, fleaf, tfd, tleaf, flags)) == -1 &&
+	    flags == RENAME_NOREPLACE && (errno == EINVAL || errno == ENOSYS))
+		rc = rename_new_by_link(ffd, fleaf, tfd, tleaf);
+	else if (rc == -1 && (errno == EINVAL || errno == EOPNOTSUPP))
+		errno = ENOSYS;	/* no swap here: the caller's other way */
 	close_keep_errno(ffd);
 	close_keep_errno(tfd);
 	return rc;
+}
+
+int
+snap_fs_rename(const char *from, const char *to)
+{
+	return rename_flags(from, to, 0);
+}
+
+int
+snap_fs_rename_new(const char *from, const char *to)
+{
+	return rename_flags(from, to, RENAME_NOREPLACE);
+}
+
+int
+snap_fs_exchange(const char *a, const char *b)
+{
+	if (no_exchange) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return rename_flags(a, b, RENAME_EXCHANGE);
+}
+
+int
+snap_fs_move_checked(const char *path, const char *aside,
+    const struct snap_stat *was)
+{
+	struct snap_stat	 st;
+
+	if (snap_fs_lstat(path, &st) == -1)
+		return -1;
+	if (!snap_fs_same(&st, was, SNAP_SAME_CTIME)) {
+		errno = ESTALE;
+		return -1;
+	}
+	if (snap_fs_rename_new(path, aside) == -1)
+		return -1;
+	/* what was renamed is what was looked at: else it goes back */
+	if (snap_fs_lstat(aside, &st) == -1)
+		return -1;
+	if (!snap_fs_same(&st, was, 0)) {
+		(void)snap_fs_rename_new(aside, path);
+		errno = ESTALE;
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -692,15 +791,6 @@ snap_fs_sync_fs(const char *path)
 #endif
 }
 
-/* ---- the reader (fs.h, snap_fs_reader_new) -------------------------------- */
-
-struct snap_reader {
-	int	 self;		/* the kernel checks: no helper */
-	uint32_t uid;
-	int	 sock;		/* SOCK_SEQPACKET to the helper */
-	pid_t	 pid;
-};
-
 int
 snap_fs_dirstat(struct snap_dir *d, struct snap_stat *out)
 {
@@ -710,188 +800,4 @@ snap_fs_dirstat(struct snap_dir *d, struct snap_stat *out)
 		return -1;
 	stat_from(&st, out);
 	return 0;
-}
-
-/* "/proc/self/fd/N" into path[64] without stdio (after fork). */
-static void
-fd_path(char *path, int fd)
-{
-	static const char	 pre[] = "/proc/self/fd/";
-	char			 digits[16];
-	size_t			 n = 0, i;
-	unsigned		 v = (unsigned)fd;
-
-	do
-		digits[n++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0 && n < sizeof(digits));
-	memcpy(path, pre, sizeof(pre) - 1);
-	for (i = 0; i < n; i++)
-		path[sizeof(pre) - 1 + i] = digits[n - 1 - i];
-	path[sizeof(pre) - 1 + n] = '\0';
-}
-
-/*
- * The helper: ids dropped for good (no group but gid), then for each
- * descriptor received one byte back, 'y' when access(2) lets it read
- * (a folder: read and search) through /proc/self/fd, else 'n'.  Ends
- * when the socket closes, or with the parent.  Only system calls: it
- * runs after fork.
- */
-static void __attribute__((noreturn))
-reader_main(int sock, uint32_t uid, uint32_t gid)
-{
-	struct msghdr	 mh;
-	struct iovec	 iov;
-	struct cmsghdr	*cm;
-	union {
-		char		buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr	align;
-	}		 u;
-	char		 kind, ans, path[64];
-	int		 fd;
-	ssize_t		 n;
-
-	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (setgroups(0, NULL) == -1 || setresgid(gid, gid, gid) == -1 ||
-	    setresuid(uid, uid, uid) == -1 || geteuid() != uid)
-		_exit(1);
-	for (;;) {
-		memset(&mh, 0, sizeof(mh));
-		iov.iov_base = &kind;
-		iov.iov_len = 1;
-		mh.msg_iov = &iov;
-		mh.msg_iovlen = 1;
-		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof(u.buf);
-		if ((n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC)) <= 0)
-			_exit(0);
-		cm = CMSG_FIRSTHDR(&mh);
-		if (cm == NULL || cm->cmsg_type != SCM_RIGHTS ||
-		    cm->cmsg_len != CMSG_LEN(sizeof(int)))
-			_exit(1);
-		memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
-		fd_path(path, fd);
-		ans = access(path, kind == 'd' ? R_OK | X_OK : R_OK) == 0 ?
-		    'y' : 'n';
-		close(fd);
-		if (write(sock, &ans, 1) != 1)
-			_exit(1);
-	}
-}
-
-struct snap_reader *
-snap_fs_reader_new(uint32_t uid, uint32_t gid)
-{
-	struct snap_reader	*r;
-	int			 sv[2], e;
-
-	if ((r = calloc(1, sizeof(*r))) == NULL)
-		return NULL;
-	r->uid = uid;
-	r->sock = -1;
-	if (geteuid() != 0 || uid == 0) {
-		r->self = 1;
-		return r;
-	}
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
-		goto fail;
-	if ((r->pid = fork()) == -1) {
-		e = errno;
-		close(sv[0]);
-		close(sv[1]);
-		errno = e;
-		goto fail;
-	}
-	if (r->pid == 0) {
-		close(sv[0]);
-		reader_main(sv[1], uid, gid);
-	}
-	close(sv[1]);
-	r->sock = sv[0];
-	return r;
-fail:
-	free(r);
-	return NULL;
-}
-
-void
-snap_fs_reader_free(struct snap_reader *r)
-{
-	int	 st;
-
-	if (r == NULL)
-		return;
-	if (r->sock != -1)
-		close(r->sock);		/* the helper ends */
-	if (r->pid > 0)
-		while (waitpid(r->pid, &st, 0) == -1 && errno == EINTR)
-			;
-	free(r);
-}
-
-int
-snap_fs_reader_self(const struct snap_reader *r)
-{
-	return r->self;
-}
-
-/* The helper's answer for fd: 1, 0, or -1 (EIO: it is gone). */
-static int
-reader_ask(struct snap_reader *r, int fd, char kind)
-{
-	struct stat	 st;
-	struct msghdr	 mh;
-	struct iovec	 iov;
-	struct cmsghdr	*cm;
-	union {
-		char		buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr	align;
-	}		 u;
-	char		 ans;
-	ssize_t		 n;
-
-	if (r->self)
-		return 1;
-	if (fstat(fd, &st) == -1)
-		return -1;
-	if (st.st_uid == r->uid)
-		return 1;
-	memset(&mh, 0, sizeof(mh));
-	memset(&u, 0, sizeof(u));
-	iov.iov_base = &kind;
-	iov.iov_len = 1;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = u.buf;
-	mh.msg_controllen = sizeof(u.buf);
-	cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(fd));
-	while ((n = sendmsg(r->sock, &mh, MSG_NOSIGNAL)) == -1 &&
-	    errno == EINTR)
-		;
-	if (n != 1)
-		goto gone;
-	while ((n = read(r->sock, &ans, 1)) == -1 && errno == EINTR)
-		;
-	if (n != 1)
-		goto gone;
-	return ans == 'y';
-gone:
-	errno = EIO;	/* fail closed: staging stops */
-	return -1;
-}
-
-int
-snap_fs_reader_file(struct snap_reader *r, struct snap_file *f)
-{
-	return reader_ask(r, f->fd, 'f');
-}
-
-int
-snap_fs_reader_dir(struct snap_reader *r, struct snap_dir *d)
-{
-	return reader_ask(r, dirfd(d->d), 'd');
 }

@@ -132,6 +132,7 @@ stat_handle(HANDLE h, struct snap_stat *st)
 {
 	BY_HANDLE_FILE_INFORMATION bi;
 	FILE_ATTRIBUTE_TAG_INFO tag;
+	FILE_BASIC_INFO basic;
 
 	if (!GetFileInformationByHandle(h, &bi))
 		return fail_win();
@@ -155,7 +156,16 @@ stat_handle(HANDLE h, struct snap_stat *st)
 		st->mode |= 0111;
 	st->size = (uint64_t)bi.nFileSizeHigh << 32 | bi.nFileSizeLow;
 	st->mtime_ns = ns_of(bi.ftLastWriteTime);
-	st->ctime_ns = st->mtime_ns;
+	/* the change time (attributes, renames, writes) where the system
+	 * gives it: an identity that a write putting the mtime back still
+	 * moves (snap_fs_same) */
+	if (GetFileInformationByHandleEx(h, FileBasicInfo, &basic,
+	    sizeof(basic)))
+		st->ctime_ns = ns_of((FILETIME){
+		    .dwLowDateTime = (DWORD)basic.ChangeTime.QuadPart,
+		    .dwHighDateTime = (DWORD)(basic.ChangeTime.QuadPart >> 32) });
+	else
+		st->ctime_ns = st->mtime_ns;
 	st->dev = bi.dwVolumeSerialNumber;
 	st->ino = (uint64_t)bi.nFileIndexHigh << 32 | bi.nFileIndexLow;
 	st->nlink = bi.nNumberOfLinks;
@@ -489,6 +499,88 @@ snap_fs_rename(const char *from, const char *to)
 		    MOVEFILE_WRITE_THROUGH) ? 0 : fail_win();
 	free(wf);
 	free(wt);
+	return rc;
+}
+
+int
+snap_fs_rename_new(const char *from, const char *to)
+{
+	wchar_t *wf = wide(from), *wt = wide(to);
+	int rc = -1;
+
+	/* without MOVEFILE_REPLACE_EXISTING: an existing `to` is
+	 * ERROR_ALREADY_EXISTS, EEXIST (errno_of) */
+	if (wf != NULL && wt != NULL)
+		rc = MoveFileExW(wf, wt, MOVEFILE_WRITE_THROUGH) ? 0 :
+		    fail_win();
+	free(wf);
+	free(wt);
+	return rc;
+}
+
+int
+snap_fs_exchange(const char *a, const char *b)
+{
+	(void)a;
+	(void)b;
+	errno = ENOSYS;		/* no atomic swap of two names here */
+	return -1;
+}
+
+/*
+ * The handle opened for the check is the one renamed: nobody else may
+ * write or delete path while it is held (no FILE_SHARE_WRITE or
+ * FILE_SHARE_DELETE), so the entry compared is the entry moved.  A
+ * writer that holds it open already makes the open fail: EBUSY.
+ */
+int
+snap_fs_move_checked(const char *path, const char *aside,
+    const struct snap_stat *was)
+{
+	FILE_RENAME_INFO *ri = NULL;
+	struct snap_stat st;
+	wchar_t *w = NULL, *wa = NULL;
+	HANDLE h = INVALID_HANDLE_VALUE;
+	size_t n, size;
+	int rc = -1;
+
+	if ((w = wide(path)) == NULL || (wa = wide(aside)) == NULL)
+		goto out;
+	h = CreateFileW(w, DELETE | FILE_READ_ATTRIBUTES | SYNCHRONIZE,
+	    FILE_SHARE_READ, NULL, OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT |
+	    FILE_FLAG_BACKUP_SEMANTICS, NULL);
+	if (h == INVALID_HANDLE_VALUE) {
+		errno = GetLastError() == ERROR_SHARING_VIOLATION ? EBUSY :
+		    errno_of(GetLastError());
+		goto out;
+	}
+	if (stat_handle(h, &st) == -1)
+		goto out;
+	if (!snap_fs_same(&st, was, SNAP_SAME_CTIME)) {
+		errno = ESTALE;
+		goto out;
+	}
+	n = wcslen(wa) * sizeof(wchar_t);
+	size = sizeof(*ri) + n;
+	if ((ri = calloc(1, size)) == NULL) {
+		errno = ENOMEM;
+		goto out;
+	}
+	ri->ReplaceIfExists = FALSE;
+	ri->RootDirectory = NULL;
+	ri->FileNameLength = (DWORD)n;
+	memcpy(ri->FileName, wa, n);
+	if (!SetFileInformationByHandle(h, FileRenameInfo, ri, (DWORD)size)) {
+		fail_win();
+		goto out;
+	}
+	rc = 0;
+out:
+	if (h != INVALID_HANDLE_VALUE)
+		CloseHandle(h);
+	free(ri);
+	free(w);
+	free(wa);
 	return rc;
 }
 

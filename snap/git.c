@@ -284,7 +284,8 @@ refuse(struct gitw *w, struct snap_chg *x, const char *why)
 }
 
 /*
- * The changes git's rules refuse become SKIP; then a folder delete over
+ * The changes git's rules (and the user's writeback_deny) refuse become
+ * SKIP; then a folder delete over
  * anything kept is kept too (its rmdir could not happen).  Sorted on
  * return.
  */
@@ -296,6 +297,7 @@ snap_git_pass(struct snap_changes *ch, const struct snap_manifest *m,
 	struct gitw	 w;
 	struct snap_chg	*x;
 	const char	*why;
+	char		 deny[300];	/* a pattern is at most 255 bytes */
 	size_t		 i, j, len;
 	int		 rc = SNAP_OK;
 
@@ -312,6 +314,13 @@ snap_git_pass(struct snap_changes *ch, const struct snap_manifest *m,
 		x = &ch->v[i];
 		if (x->pub.kind == SNAP_SKIP)
 			continue;
+		/* the user's writeback_deny: shown, never written back */
+		if ((why = snap_rules_denied(rules, x->path)) != NULL) {
+			snprintf(deny, sizeof(deny), "writeback denied: %s",
+			    why);
+			rc = refuse(&w, x, deny);
+			continue;
+		}
 #ifdef _WIN32
 		if ((why = snap_win_name_bad(x->path)) == NULL &&
 		    (why = git_refused(&w, x)) == NULL)

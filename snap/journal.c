@@ -153,9 +153,11 @@ snap_tx_host_path(struct tx *t, char *out, const char *rel)
 	return SNAP_OK;
 }
 
-/* The temporary of step k, next to the target: parent/.aisb-tx-D-K. */
+/* The temporary of step k, next to the target: parent/.aisb-tx-D-K and
+ * the suffix (TX_NEW, TX_WAS, TX_BACK). */
 int
-snap_tx_temp_path(struct tx *t, char *out, const char *rel, size_t k)
+snap_tx_temp_path(struct tx *t, char *out, const char *rel, size_t k,
+    const char *suffix)
 {
 	char	dir[SNAP_PATH_MAX], full[SNAP_PATH_MAX];
 	int	n;
@@ -164,11 +166,38 @@ snap_tx_temp_path(struct tx *t, char *out, const char *rel, size_t k)
 	if (snap_join(full, t->host, dir) == -1)
 		return snap_err(t->err, t->errlen, SNAP_EINVAL, "path too "
 		    "long");
-	n = snprintf(out, SNAP_PATH_MAX, "%s/.aisb-tx-%.12s-%zu", full,
-	    t->c->digest, k);
+	n = snprintf(out, SNAP_PATH_MAX, "%s/.aisb-tx-%.12s-%zu%s", full,
+	    t->c->digest, k, suffix);
 	if (n < 0 || n >= SNAP_PATH_MAX)
 		return snap_err(t->err, t->errlen, SNAP_EINVAL, "path too "
 		    "long");
+	return SNAP_OK;
+}
+
+int
+snap_tx_content(struct tx *t, size_t ci, char *out)
+{
+	const struct snap_chg	*x = &t->c->v[ci], *y;
+	int			 n;
+
+	if (t->src_c == NULL) {
+		if (snap_join(out, t->stage, x->path) == -1)
+			return snap_err(t->err, t->errlen, SNAP_EINVAL, "%s/%s: "
+			    "path too long", t->stage, x->path);
+		return SNAP_OK;
+	}
+	/* an undo puts back what the undone transaction replaced or
+	 * removed: its backup */
+	if (((y = snap_changes_find(t->src_c, x->path, SNAP_MODIFY)) == NULL &&
+	    (y = snap_changes_find(t->src_c, x->path, SNAP_DELETE)) == NULL) ||
+	    y->pub.type != SNAP_FILE)
+		return snap_err(t->err, t->errlen, SNAP_EINVAL, "%s: no backup "
+		    "of %s in %s", t->dir, x->path, t->src_dir);
+	n = snprintf(out, SNAP_PATH_MAX, "%s/backup/%zu", t->src_dir,
+	    (size_t)(y - t->src_c->v));
+	if (n < 0 || n >= SNAP_PATH_MAX)
+		return snap_err(t->err, t->errlen, SNAP_EINVAL, "%s: path too "
+		    "long", t->src_dir);
 	return SNAP_OK;
 }
 
@@ -185,32 +214,40 @@ snap_tx_fsync_parent(struct tx *t, const char *rel)
 }
 
 /*
- * src to a new file dst of mode, fsync'd when dosync (else the caller syncs
- * the filesystem once for a batch); its hash must be want (when want is
- * not NULL).  0, -1 (errno), or 1 when the hash differs.
+ * src to a new file dst of mode (dst NULL: src only read and hashed),
+ * fsync'd when dosync (else the caller syncs the filesystem once for a
+ * batch); its hash must be want (when want is not NULL), and src the same
+ * file, unchanged, before its first byte and after its last (then *id,
+ * when id is not NULL, is its identity: what the write-back compares the
+ * target with again at its own step).  0, -1 (errno), or 1 when the hash
+ * differs or src changed while it was read.
  */
 int
 snap_tx_copy_to(const char *src, const char *dst, uint32_t mode,
-    const char *want, int dosync)
+    const char *want, int dosync, struct snap_stat *id)
 {
 	struct snap_file	*in = NULL, *out = NULL;
 	struct snap_sha		*h = NULL;
+	struct snap_stat	 st0, st1;
 	unsigned char		*b = NULL;
 	char			 hex[SNAP_SHA256_HEX + 1];
 	long			 n;
 	int			 e, rc = -1;
 
-	(void)snap_fs_unlink(dst);
+	if (dst != NULL)
+		(void)snap_fs_unlink(dst);
 	if ((b = malloc(COPY_CHUNK)) == NULL ||
 	    (in = snap_fs_open_read(src)) == NULL ||
+	    snap_fs_fstat(in, &st0) == -1 ||
 	    (h = snap_sha_new()) == NULL ||
-	    (out = snap_fs_create(dst, mode)) == NULL)
+	    (dst != NULL && (out = snap_fs_create(dst, mode)) == NULL))
 		goto fail;
 	while ((n = snap_fs_read(in, b, COPY_CHUNK)) > 0)
 		if (snap_sha_update(h, b, (size_t)n) == -1 ||
-		    snap_fs_write(out, b, (size_t)n) == -1)
+		    (out != NULL && snap_fs_write(out, b, (size_t)n) == -1))
 			goto fail;
-	if (n == -1 || (dosync && snap_fs_fsync(out) == -1))
+	if (n == -1 || (dosync && out != NULL && snap_fs_fsync(out) == -1) ||
+	    snap_fs_fstat(in, &st1) == -1)
 		goto fail;
 	if (snap_fs_close(out) == -1) {
 		out = NULL;
@@ -221,7 +258,10 @@ snap_tx_copy_to(const char *src, const char *dst, uint32_t mode,
 	h = NULL;
 	if (rc == -1)
 		goto fail;
-	rc = want != NULL && strcmp(want, hex) != 0 ? 1 : 0;
+	rc = (want != NULL && strcmp(want, hex) != 0) ||
+	    !snap_fs_same(&st0, &st1, SNAP_SAME_CTIME) ? 1 : 0;
+	if (id != NULL)
+		*id = st0;
 	snap_fs_close(in);
 	free(b);
 	return rc;
@@ -231,7 +271,8 @@ fail:
 	snap_fs_close(in);
 	snap_fs_close(out);
 	free(b);
-	(void)snap_fs_unlink(dst);
+	if (dst != NULL)
+		(void)snap_fs_unlink(dst);
 	errno = e;
 	return -1;
 }
@@ -241,6 +282,7 @@ snap_tx_open(struct tx *t, const char *tx_dir, const char *host,
     const char *stage, char *err, size_t errlen)
 {
 	memset(t, 0, sizeof(*t));
+	t->refused = -1;
 	t->dir = tx_dir;
 	t->host = host;
 	t->stage = stage;
@@ -256,6 +298,8 @@ snap_tx_close(struct tx *t)
 	t->j = NULL;
 	free(t->steps);
 	t->steps = NULL;
+	free(t->was);
+	t->was = NULL;
 }
 
 /* ---------------------------------------------------------------- */
@@ -272,6 +316,7 @@ snap_tx_read_journal(const char *tx_dir, struct jstate *js, char *err,
 
 	memset(js, 0, sizeof(*js));
 	js->last = -1;
+	js->refused = -1;
 	js->state = SNAP_TX_NONE;
 	if (snap_join(path, tx_dir, "journal") == -1)
 		return snap_err(err, errlen, SNAP_EINVAL, "%s: path too long",
@@ -310,6 +355,11 @@ snap_tx_read_journal(const char *tx_dir, struct jstate *js, char *err,
 			    (long)v != js->last + 1 || v >= js->nsteps)
 				goto bad;
 			js->last = (long)v;
+		} else if (strncmp(p, "refused ", 8) == 0 && js->ready &&
+		    js->state == SNAP_TX_APPLYING && js->refused == -1) {
+			if (snap_parse_u64(p + 8, &v) == -1 || v >= js->nsteps)
+				goto bad;
+			js->refused = (long)v;
 		} else if (strcmp(p, "done") == 0 &&
 		    js->state == SNAP_TX_APPLYING) {
 			js->state = SNAP_TX_APPLIED;
@@ -347,6 +397,16 @@ snap_tx_state(const char *tx_dir, enum snap_tx_state *state, char *digest,
 	if (digest != NULL)
 		memcpy(digest, js.digest, sizeof(js.digest));
 	return SNAP_OK;
+}
+
+int
+snap_tx_wrote(const char *tx_dir)
+{
+	struct jstate	js;
+
+	if (snap_tx_read_journal(tx_dir, &js, NULL, 0) != SNAP_OK)
+		return -1;
+	return js.ready;
 }
 
 int

@@ -456,12 +456,16 @@ load(const char *root, const char *rel, const char *want, size_t max,
 	if (st.type != SNAP_FS_FILE)
 		return 2;
 	if (st.size > max) {
+		if (want == NULL)
+			return 1;
 		if (snap_sha_file(full, hex, NULL) == -1)
 			return -1;
 		return strcmp(hex, want) == 0 ? 1 : 2;
 	}
 	if ((ls->text = snap_file_read(full, max, &ls->len)) == NULL)
 		return errno == EFBIG ? 1 : -1;
+	if (want == NULL)
+		return 0;	/* whatever it is now */
 	if (snap_sha_buf(ls->text, ls->len, hex) == -1)
 		return -1;
 	if (strcmp(hex, want) != 0) {
@@ -530,7 +534,7 @@ diff_file(const struct snap_change *x, const char *host, const char *stage,
 	struct lines	 a, b;
 	char		*ops = NULL, why[128];
 	long		 nops;
-	int		 ra = 0, rb = 0, rc = SNAP_OK, script;
+	int		 ra = 0, rb = 0, rc = SNAP_OK, script, conflict = 0;
 
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
@@ -539,11 +543,26 @@ diff_file(const struct snap_change *x, const char *host, const char *stage,
 		return snap_err(err, errlen, SNAP_ESYS, "%s/%s: %s", host,
 		    x->path, strerror(errno));
 	if (ra == 2) {
+		/*
+		 * The original as staged is not kept (the stage holds the
+		 * sandbox's version): what can be shown is the sandbox's
+		 * version against the host's file as it is now, where it
+		 * is, so that the two can be merged by hand.
+		 */
 		fputs("conflict ", out);
 		put_name(out, x->path);
-		fputs(": changed on the host since it was staged: not "
-		    "diffed\n", out);
-		goto done;
+		fputs(": changed on the host since it was staged; below, "
+		    "the sandbox's version (", out);
+		put_name(out, stage);
+		fputc('/', out);
+		put_name(out, x->path);
+		fputs(") against the host's now, to merge by hand\n", out);
+		if ((ra = load(host, x->path, NULL, max, &a)) == -1)
+			return snap_err(err, errlen, SNAP_ESYS, "%s/%s: %s",
+			    host, x->path, strerror(errno));
+		if (ra == 2)
+			ra = 3;	/* gone, or no file now: all of it new */
+		conflict = 1;
 	}
 	if (x->kind != SNAP_DELETE &&
 	    (rb = load(stage, x->path, x->new_sha256, max, &b)) == -1) {
@@ -584,12 +603,17 @@ diff_file(const struct snap_change *x, const char *host, const char *stage,
 		rc = snap_err(err, errlen, SNAP_ESYS, "diff: out of memory");
 		goto done;
 	}
-	fputs(x->kind == SNAP_CREATE ? "--- /dev/null" : "--- a/", out);
-	if (x->kind != SNAP_CREATE)
+	fputs(x->kind == SNAP_CREATE || ra == 3 ? "--- /dev/null" : "--- a/",
+	    out);
+	if (x->kind != SNAP_CREATE && ra != 3)
 		put_name(out, x->path);
+	if (conflict && ra != 3)
+		fputs(" (the host's now)", out);
 	fputs(x->kind == SNAP_DELETE ? "\n+++ /dev/null" : "\n+++ b/", out);
 	if (x->kind != SNAP_DELETE)
 		put_name(out, x->path);
+	if (conflict && x->kind != SNAP_DELETE)
+		fputs(" (the sandbox's)", out);
 	fputc('\n', out);
 	print_hunks(out, &a, &b, ops, nops);
 done:

@@ -5,6 +5,21 @@
  * is left alone, one found as after it is put back from its backup, and
  * anything else (an edit made since) is a conflict that leaves the host
  * as it is.  The write-back (tx.c) calls it too, on its own failure.
+ *
+ * A step's names next to its target (tx-int.h) say how far it got, what
+ * the target alone cannot tell:
+ *   K.was	 the entry the step moved away from its target (a replace
+ *		 or a delete without an atomic swap): it goes back in place
+ *		 (over the new content, or into the empty name); another
+ *		 entry in that place is a conflict;
+ *   K		 the step's new content or folder, not renamed yet: the
+ *		 target is not the transaction's, whatever it holds (a
+ *		 program made it while the step waited); removed.  After a
+ *		 swap (snap_fs_exchange), the target holds the new content
+ *		 and K the entry swapped out (not the new content): K goes
+ *		 back;
+ *   K.back	 recovery's own copy of a backup on its way in.
+ * A step the journal calls refused wrote nothing at its target.
  */
 #include "config.h"
 
@@ -80,54 +95,97 @@ made_by(struct tx *t, const struct snap_chg *y, long last)
 	return 0;
 }
 
+/* Removes path when it is there: 0, or -1 (errno). */
+static int
+unlink_quiet(const char *path)
+{
+	if (snap_fs_unlink(path) == -1 && errno != ENOENT && errno != ENOTDIR)
+		return -1;
+	return 0;
+}
+
+/* Change x's target holds its new content or link: 1, 0, -1. */
+static int
+is_new(const struct snap_chg *x, const char *full)
+{
+	struct snap_stat	st;
+
+	return x->pub.type == SNAP_LINK ? link_is(full, x->new_link, NULL) :
+	    file_is(full, x->new_sha, NULL, &st);
+}
+
+static int
+changed_since(struct tx *t, const char *full)
+{
+	return snap_err(t->err, t->errlen, SNAP_ECONFLICT, "%s: changed after "
+	    "the transaction wrote it: not rolled back (move it away, then "
+	    "recover again)", full);
+}
+
+/* Step k's A_PUT target is as before it or as after it. */
+static int
+put_check(struct tx *t, size_t k, const char *full)
+{
+	const struct snap_chg	*x = &t->c->v[t->steps[k].ci];
+	char			 tmp[SNAP_PATH_MAX], was[SNAP_PATH_MAX];
+	struct snap_stat	 st;
+	int			 rc, r;
+
+	if ((rc = snap_tx_temp_path(t, tmp, x->path, k, TX_NEW)) != SNAP_OK ||
+	    (rc = snap_tx_temp_path(t, was, x->path, k, TX_WAS)) != SNAP_OK)
+		return rc;
+	if ((r = absent(was)) == -1)
+		return snap_tx_sys(t, was);
+	if (r == 0) {
+		/* the old entry, moved aside: back into its place */
+		if ((r = is_new(x, full)) == 1 || (r != -1 &&
+		    (r = absent(full)) == 1))
+			return SNAP_OK;
+		return r == -1 ? snap_tx_sys(t, full) : changed_since(t, full);
+	}
+	if (x->pub.type == SNAP_LINK)
+		r = link_is(full, x->new_link, x->old_link);
+	else
+		r = file_is(full, x->new_sha, x->pub.kind == SNAP_MODIFY ?
+		    x->old_sha : NULL, &st);
+	if (r != 0)
+		return r == -1 ? snap_tx_sys(t, full) : SNAP_OK;
+	/* the old one back: its DELETE's check looks at it */
+	if (x->pub.kind == SNAP_CREATE &&
+	    snap_changes_find(t->c, x->path, SNAP_DELETE) != NULL)
+		return SNAP_OK;
+	if (x->pub.kind == SNAP_CREATE && (r = absent(full)) != 0)
+		return r == -1 ? snap_tx_sys(t, full) : SNAP_OK;
+	/* its new content still at the temporary's name (not the entry a
+	 * swap took out): never renamed, what is there is not the
+	 * transaction's */
+	if ((r = is_new(x, tmp)) != 0)
+		return r == -1 ? snap_tx_sys(t, tmp) : SNAP_OK;
+	return changed_since(t, full);
+}
+
 /* Step k's target is as before it or as after it. */
 static int
 undo_check(struct tx *t, size_t k, long last)
 {
 	const struct snap_chg	*x = &t->c->v[t->steps[k].ci];
 	char			 full[SNAP_PATH_MAX], child[SNAP_PATH_MAX];
+	char			 tmp[SNAP_PATH_MAX];
 	const struct snap_chg	*y;
 	struct snap_stat	 st;
 	char			**names;
 	long			 n, i;
 	int			 rc, r;
 
-	if ((rc = snap_tx_host_path(t, full, x->path)) != SNAP_OK)
+	if ((long)k == t->refused)
+		return SNAP_OK;		/* it wrote nothing there */
+	if ((rc = snap_tx_host_path(t, full, x->path)) != SNAP_OK ||
+	    (rc = snap_tx_temp_path(t, tmp, x->path, k, t->steps[k].a ==
+	    A_DEL ? TX_WAS : TX_NEW)) != SNAP_OK)
 		return rc;
 	switch (t->steps[k].a) {
 	case A_PUT:
-		if (x->pub.type == SNAP_LINK) {
-			r = link_is(full, x->new_link, x->old_link);
-			if (r == -1)
-				return snap_tx_sys(t, full);
-			if (r == 0 && x->pub.kind == SNAP_CREATE &&
-			    snap_changes_find(t->c, x->path, SNAP_DELETE) !=
-			    NULL)
-				return SNAP_OK;
-			if (r == 0 && !(x->pub.kind == SNAP_CREATE &&
-			    (r = absent(full)) == 1))
-				return r == -1 ? snap_tx_sys(t, full) :
-				    snap_err(t->err, t->errlen,
-				    SNAP_ECONFLICT, "%s: changed after the "
-				    "transaction wrote it: not rolled back "
-				    "(move it away, then recover again)", full);
-			return SNAP_OK;
-		}
-		r = file_is(full, x->new_sha, x->pub.kind == SNAP_MODIFY ?
-		    x->old_sha : NULL, &st);
-		if (r == -1)
-			return snap_tx_sys(t, full);
-		if (r == 0 && x->pub.kind == SNAP_CREATE &&
-		    snap_changes_find(t->c, x->path, SNAP_DELETE) != NULL)
-			return SNAP_OK;	/* the old one back: its DELETE's
-					   check looks at it */
-		if (r == 0 && !(x->pub.kind == SNAP_CREATE &&
-		    (r = absent(full)) == 1))
-			return r == -1 ? snap_tx_sys(t, full) : snap_err(t->err,
-			    t->errlen, SNAP_ECONFLICT, "%s: changed after the "
-			    "transaction wrote it: not rolled back (move it "
-			    "away, then recover again)", full);
-		return SNAP_OK;
+		return put_check(t, k, full);
 	case A_DEL:
 		if ((r = absent(full)) == 1)
 			return SNAP_OK;
@@ -137,6 +195,10 @@ undo_check(struct tx *t, size_t k, long last)
 			if (snap_fs_lstat(full, &st) == 0 &&
 			    st.type == SNAP_FS_DIR)
 				return SNAP_OK;
+		} else if ((r = absent(tmp)) == 0) {
+			;	/* moved aside: its place must be free */
+		} else if (r == -1) {
+			return snap_tx_sys(t, tmp);
 		} else if (x->pub.type == SNAP_LINK) {
 			if (link_is(full, x->old_link, NULL) == 1)
 				return SNAP_OK;
@@ -151,6 +213,9 @@ undo_check(struct tx *t, size_t k, long last)
 		    "created again after the transaction removed it: not "
 		    "rolled back (move it away, then recover again)", full);
 	case A_MKDIR:
+		/* its folder never got its name: the target is another's */
+		if ((r = absent(tmp)) != 1)
+			return r == -1 ? snap_tx_sys(t, tmp) : SNAP_OK;
 		if ((r = absent(full)) == 1)
 			return SNAP_OK;
 		if (r == -1)
@@ -204,13 +269,13 @@ restore(struct tx *t, size_t k, const char *full)
 	char			 bk[SNAP_PATH_MAX], tmp[SNAP_PATH_MAX];
 	int			 rc;
 
-	if ((rc = snap_tx_temp_path(t, tmp, x->path, k)) != SNAP_OK)
+	if ((rc = snap_tx_temp_path(t, tmp, x->path, k, TX_BACK)) != SNAP_OK)
 		return rc;
 	if (snprintf(bk, sizeof(bk), "%s/backup/%zu", t->dir,
 	    t->steps[k].ci) >= (int)sizeof(bk))
 		return snap_err(t->err, t->errlen, SNAP_EINVAL, "path too "
 		    "long");
-	rc = snap_tx_copy_to(bk, tmp, x->pub.old_mode, x->old_sha, 1);
+	rc = snap_tx_copy_to(bk, tmp, x->pub.old_mode, x->old_sha, 1, NULL);
 	if (rc == -1)
 		return snap_tx_sys(t, bk);
 	if (rc == 1) {
@@ -224,51 +289,80 @@ restore(struct tx *t, size_t k, const char *full)
 	return snap_tx_fsync_parent(t, x->path);
 }
 
+/* Step k's A_PUT undone (put_check said it may be). */
+static int
+put_undo(struct tx *t, size_t k, const char *full)
+{
+	const struct snap_chg	*x = &t->c->v[t->steps[k].ci];
+	char			 tmp[SNAP_PATH_MAX], was[SNAP_PATH_MAX];
+	int			 rc, r;
+
+	if ((rc = snap_tx_temp_path(t, tmp, x->path, k, TX_NEW)) != SNAP_OK ||
+	    (rc = snap_tx_temp_path(t, was, x->path, k, TX_WAS)) != SNAP_OK)
+		return rc;
+	if ((long)k != t->refused && absent(was) == 0) {
+		/* the old entry moved aside: back in place */
+		if (snap_fs_rename(was, full) == -1 || unlink_quiet(tmp) == -1)
+			return snap_tx_sys(t, full);
+		return snap_tx_fsync_parent(t, x->path);
+	}
+	if ((long)k == t->refused || (r = is_new(x, full)) != 1) {
+		if (unlink_quiet(tmp) == -1 || unlink_quiet(was) == -1)
+			return snap_tx_sys(t, tmp);
+		return SNAP_OK;
+	}
+	if (x->pub.kind == SNAP_MODIFY && absent(tmp) == 0) {
+		/* swapped: the old entry is at the temporary's name */
+		if (snap_fs_rename(tmp, full) == -1)
+			return snap_tx_sys(t, full);
+		return snap_tx_fsync_parent(t, x->path);
+	}
+	if (unlink_quiet(tmp) == -1)
+		return snap_tx_sys(t, tmp);
+	if (x->pub.kind == SNAP_CREATE) {
+		if (snap_fs_unlink(full) == -1)
+			return snap_tx_sys(t, full);
+		return snap_tx_fsync_parent(t, x->path);
+	}
+	if (x->pub.type != SNAP_LINK)
+		return restore(t, k, full);
+	if ((rc = snap_tx_temp_path(t, tmp, x->path, k, TX_BACK)) != SNAP_OK)
+		return rc;
+	(void)snap_fs_unlink(tmp);
+	if (snap_fs_symlink(x->old_link, tmp) == -1 ||
+	    snap_fs_rename(tmp, full) == -1)
+		return snap_tx_sys(t, full);
+	return snap_tx_fsync_parent(t, x->path);
+}
+
 static int
 undo(struct tx *t, size_t k)
 {
 	const struct snap_chg	*x = &t->c->v[t->steps[k].ci];
 	char			 full[SNAP_PATH_MAX], tmp[SNAP_PATH_MAX];
 	struct snap_stat	 st;
-	int			 rc;
+	int			 rc, r;
 
-	if ((rc = snap_tx_host_path(t, full, x->path)) != SNAP_OK)
+	if ((rc = snap_tx_host_path(t, full, x->path)) != SNAP_OK ||
+	    (rc = snap_tx_temp_path(t, tmp, x->path, k, t->steps[k].a ==
+	    A_DEL ? TX_WAS : TX_NEW)) != SNAP_OK)
 		return rc;
 	switch (t->steps[k].a) {
 	case A_PUT:
-		if ((rc = snap_tx_temp_path(t, tmp, x->path, k)) != SNAP_OK)
-			return rc;
-		if (snap_fs_unlink(tmp) == -1 && errno != ENOENT &&
-		    errno != ENOTDIR)
-			return snap_tx_sys(t, tmp);
-		if (x->pub.type == SNAP_LINK) {
-			if (link_is(full, x->new_link, NULL) != 1)
-				return SNAP_OK;
-			if (x->pub.kind == SNAP_CREATE) {
-				if (snap_fs_unlink(full) == -1)
-					return snap_tx_sys(t, full);
-				return snap_tx_fsync_parent(t, x->path);
-			}
-			if (snap_fs_symlink(x->old_link, tmp) == -1 ||
-			    snap_fs_rename(tmp, full) == -1)
-				return snap_tx_sys(t, full);
-			return snap_tx_fsync_parent(t, x->path);
-		}
-		if (file_is(full, x->new_sha, NULL, &st) != 1)
-			return SNAP_OK;
-		if (x->pub.kind == SNAP_CREATE) {
-			if (snap_fs_unlink(full) == -1)
-				return snap_tx_sys(t, full);
-			return snap_tx_fsync_parent(t, x->path);
-		}
-		return restore(t, k, full);
+		return put_undo(t, k, full);
 	case A_DEL:
-		if (absent(full) != 1)
+		if ((long)k == t->refused || absent(full) != 1)
 			return SNAP_OK;
 		if (x->pub.type == SNAP_DIR) {
 			/* writable until its entries are back: A_DEL's
 			 * final pass sets the old mode */
 			if (snap_fs_mkdir(full, 0700) == -1)
+				return snap_tx_sys(t, full);
+			return snap_tx_fsync_parent(t, x->path);
+		}
+		if (absent(tmp) == 0) {
+			/* moved aside, not removed yet: back in place */
+			if (snap_fs_rename_new(tmp, full) == -1)
 				return snap_tx_sys(t, full);
 			return snap_tx_fsync_parent(t, x->path);
 		}
@@ -279,6 +373,10 @@ undo(struct tx *t, size_t k)
 		}
 		return restore(t, k, full);
 	case A_MKDIR:
+		if ((r = absent(tmp)) == 0 && snap_fs_rmdir(tmp) == -1)
+			return snap_tx_sys(t, tmp);
+		if (r == 0 || (long)k == t->refused)
+			return SNAP_OK;	/* its folder never got its name */
 		if (absent(full) == 1 || snap_fs_lstat(full, &st) == -1 ||
 		    st.type != SNAP_FS_DIR)
 			return SNAP_OK;
@@ -286,6 +384,8 @@ undo(struct tx *t, size_t k)
 			return snap_tx_sys(t, full);
 		return snap_tx_fsync_parent(t, x->path);
 	case A_CHMOD:
+		if ((long)k == t->refused)
+			return SNAP_OK;
 		if (x->pub.kind != SNAP_MODE) {
 			/* a folder it made: writable again, so that what
 			 * went into it can go */
@@ -317,6 +417,7 @@ snap_tx_rollback(struct tx *t, enum snap_tx_state *state)
 	    SNAP_OK)
 		return rc;
 	*state = js.state;
+	t->refused = js.refused;
 	if (js.state == SNAP_TX_NONE || js.state == SNAP_TX_APPLIED ||
 	    js.state == SNAP_TX_ROLLED_BACK)
 		return SNAP_OK;
@@ -368,7 +469,8 @@ snap_tx_rollback(struct tx *t, enum snap_tx_state *state)
 	for (k = 0; k <= last; k++) {
 		const struct snap_chg	*x = &c->v[t->steps[k].ci];
 
-		if (t->steps[k].a != A_DEL || x->pub.type != SNAP_DIR)
+		if (t->steps[k].a != A_DEL || x->pub.type != SNAP_DIR ||
+		    k == t->refused)
 			continue;
 		if ((rc = snap_tx_host_path(t, full, x->path)) != SNAP_OK)
 			goto out;

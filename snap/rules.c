@@ -22,7 +22,8 @@ enum rule_kind {
 	RULE_EXCLUDE,		/* by name alone */
 	RULE_KEY,		/* by name, when it holds a private key */
 	RULE_TOKEN,		/* by name, when it holds a token/password */
-	RULE_SANITIZE		/* staged sanitized, never written back */
+	RULE_SANITIZE,		/* staged sanitized, never written back */
+	RULE_DENY		/* staged as it is, never written back */
 };
 
 struct rule {
@@ -258,42 +259,58 @@ snap_rules_git_env(const struct snap_rules *r)
 	return r->has_git ? &r->git : NULL;
 }
 
-int
-snap_rules_add(struct snap_rules *r, const char *pattern, char *err,
-    size_t errlen)
+/* One pattern of the user's (what, in messages: "exclude pattern"). */
+static int
+add_rule(struct snap_rules *r, const char *pattern, const char *what,
+    const char *reason, enum rule_kind kind, char *err, size_t errlen)
 {
 	size_t	len = strlen(pattern);
 	char	tmp[RULE_PATTERN_MAX + 1];
 	char	*s;
 
 	if (len == 0 || len > RULE_PATTERN_MAX)
-		return snap_err(err, errlen, SNAP_EINVAL, "exclude pattern "
-		    "of %zu bytes: give 1 to %d bytes", len, RULE_PATTERN_MAX);
+		return snap_err(err, errlen, SNAP_EINVAL, "%s of %zu bytes: "
+		    "give 1 to %d bytes", what, len, RULE_PATTERN_MAX);
 	for (s = (char *)(uintptr_t)pattern; *s != '\0'; s++)
 		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return snap_err(err, errlen, SNAP_EINVAL, "exclude "
-			    "pattern of %zu bytes: a control character "
-			    "(byte %zu): patterns are names", len,
-			    (size_t)(s - pattern));
+			return snap_err(err, errlen, SNAP_EINVAL, "%s of %zu "
+			    "bytes: a control character (byte %zu): patterns "
+			    "are names", what, len, (size_t)(s - pattern));
 	/* "**" is fine here; ".." and empty components are not */
 	memcpy(tmp, pattern, len + 1);
 	for (s = tmp; *s != '\0'; s++)
 		if (*s == '*' || *s == '?')
 			*s = 'x';
 	if (!snap_path_ok(tmp))
-		return snap_err(err, errlen, SNAP_EINVAL, "exclude pattern "
-		    "'%s': a relative path without '.', '..' or empty "
-		    "components, e.g. 'secrets/**' or '*.sqlite'", pattern);
+		return snap_err(err, errlen, SNAP_EINVAL, "%s '%s': a "
+		    "relative path without '.', '..' or empty components, "
+		    "e.g. 'secrets/**' or '*.sqlite'", what, pattern);
 	if (r->n == RULES_MAX)
-		return snap_err(err, errlen, SNAP_EINVAL, "exclude pattern "
-		    "'%s': more than %d patterns", pattern, RULES_MAX);
+		return snap_err(err, errlen, SNAP_EINVAL, "%s '%s': more "
+		    "than %d patterns", what, pattern, RULES_MAX);
 	if ((r->v[r->n].pattern = strdup(pattern)) == NULL)
-		return snap_err(err, errlen, SNAP_ESYS, "exclude pattern: "
-		    "out of memory");
-	r->v[r->n].reason = "configured";
-	r->v[r->n].kind = RULE_EXCLUDE;
+		return snap_err(err, errlen, SNAP_ESYS, "%s: out of memory",
+		    what);
+	r->v[r->n].reason = reason;
+	r->v[r->n].kind = kind;
 	r->n++;
 	return SNAP_OK;
+}
+
+int
+snap_rules_add(struct snap_rules *r, const char *pattern, char *err,
+    size_t errlen)
+{
+	return add_rule(r, pattern, "exclude pattern", "configured",
+	    RULE_EXCLUDE, err, errlen);
+}
+
+int
+snap_rules_deny(struct snap_rules *r, const char *pattern, char *err,
+    size_t errlen)
+{
+	return add_rule(r, pattern, "writeback_deny pattern",
+	    "writeback_deny", RULE_DENY, err, errlen);
 }
 
 int
@@ -306,7 +323,8 @@ snap_rules_drop(struct snap_rules *r, const char *pattern, char *err,
 
 	for (i = 0; i < r->n; ) {
 		if (strcmp(r->v[i].pattern, pattern) != 0 ||
-		    strcmp(r->v[i].reason, "configured") == 0) {
+		    strcmp(r->v[i].reason, "configured") == 0 ||
+		    r->v[i].kind == RULE_DENY) {
 			i++;
 			continue;
 		}
@@ -381,6 +399,8 @@ match_one(const struct snap_rules *r, const char *rel, const char *full,
 			break;
 		case RULE_EXCLUDE:
 			break;
+		case RULE_DENY:
+			continue;	/* staged: snap_rules_denied's */
 		}
 		return r->v[i].reason;
 	}
@@ -412,6 +432,30 @@ snap_rules_match_file(const struct snap_rules *r, const char *rel,
     const char *full, int is_dir)
 {
 	return match_one(r, rel, full, is_dir);
+}
+
+const char *
+snap_rules_denied(const struct snap_rules *r, const char *rel)
+{
+	char	 pre[SNAP_PATH_MAX];
+	size_t	 i, n;
+
+	n = strlen(rel);
+	if (n >= sizeof(pre))
+		return "path too long";
+	memcpy(pre, rel, n + 1);
+	/* the path, then every folder on the way up */
+	for (;;) {
+		for (i = 0; i < r->n; i++)
+			if (r->v[i].kind == RULE_DENY &&
+			    snap_glob(r->v[i].pattern, pre))
+				return r->v[i].pattern;
+		while (n > 0 && pre[n] != '/')
+			n--;
+		if (n == 0)
+			return NULL;
+		pre[n] = '\0';
+	}
 }
 
 int

@@ -120,6 +120,9 @@ const struct snap_git_env *snap_rules_git_env(const struct snap_rules *);
 /* snap_rules_reader's uid and gid: 1 when set, else 0. */
 int	 snap_rules_reader_of(const struct snap_rules *, uint32_t *uid,
 	    uint32_t *gid);
+/* The writeback_deny pattern (snap_rules_deny) that matches rel or a
+ * folder above it, else NULL. */
+const char *snap_rules_denied(const struct snap_rules *, const char *rel);
 /* The rule that sanitizes rather than excludes: .git/config. */
 int	 snap_rules_sanitizes(const struct snap_rules *, const char *rel);
 /* gitkeys.c: .git/config text -> the sanitized text (snap.h): a new

@@ -32,4 +32,10 @@ void		snap_test_stage_hook(void (*fn)(void *, const char *), void *arg);
  * component, as on a kernel without openat2; 0 uses openat2 again. */
 void		snap_test_fs_walk(int on);
 
+/* POSIX (fs_posix.c): 1 makes snap_fs_exchange fail with ENOSYS, as on a
+ * filesystem without RENAME_EXCHANGE and on Windows, so that the
+ * write-back takes its other way (the old entry moved aside, checked,
+ * then the new one renamed in); 0 undoes it. */
+void		snap_test_fs_noexchange(int on);
+
 #endif

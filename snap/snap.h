@@ -82,6 +82,13 @@ void			 snap_rules_free(struct snap_rules *);
  * an empty pattern, one over 255 bytes, or one with a ".." component. */
 int	 snap_rules_add(struct snap_rules *, const char *pattern, char *err,
 	    size_t errlen);
+/*
+ * One more pattern staged as it is but never written back (the user
+ * config's writeback_deny): a change to a path it matches, or under one,
+ * is listed as skipped ("writeback denied: PATTERN").  As snap_rules_add.
+ */
+int	 snap_rules_deny(struct snap_rules *, const char *pattern, char *err,
+	    size_t errlen);
 /* Drops a default by its exact pattern text (".env", ".git/config": the
  * latter copies .git/config unchanged and lets it be written back):
  * SNAP_OK, or SNAP_EINVAL naming the defaults when there is none such. */
@@ -308,6 +315,16 @@ const struct snap_entry *snap_manifest_entry(const struct snap_manifest *,
 	    size_t i);
 void	 snap_manifest_stats(const struct snap_manifest *,
 	    struct snap_stage_stats *);
+/*
+ * Whether the tree the manifest was staged from is still as staged:
+ * every entry of it known to the manifest with the same identity
+ * (device, inode, and for files and links size, mtime and ctime), none
+ * more, none less; what the stage left out is not looked into.  Stat
+ * only.  1 as staged, 0 moved on (or past lim's entries), SNAP_ESYS,
+ * SNAP_EINVAL (a manifest that names no source).
+ */
+int	 snap_manifest_current(const struct snap_manifest *,
+	    const struct snap_limits *lim, char *err, size_t errlen);
 
 /* ------------------------------------------------------------------ */
 /* The change set: what the command did to the stage.                   */
@@ -397,7 +414,8 @@ void	 snap_print_name(FILE *out, const char *name);
 /*
  * A unified diff (3 lines of context) of every changed file, old content
  * from host_root (checked against the manifest's hash; a file changed on
- * the host since staging is printed as "conflict", not diffed) and new
+ * the host since staging is printed as "conflict", with the stage's path,
+ * then diffed against the host's file as it is now) and new
  * content from stage_root (checked against the change set's hash).  Text
  * files up to max_file_bytes each (0: 1 MiB) are diffed; binary (a NUL
  * byte in the first 8 KiB), larger ones and pairs differing in more than
@@ -467,6 +485,25 @@ int	 snap_tx_recover(const char *tx_dir, const char *host_root,
 	    enum snap_tx_state *state, char *err, size_t errlen);
 
 /*
+ * Takes back the transaction in tx_dir, which must be applied, with a
+ * transaction of its own in undo_dir (must not exist; its parent must,
+ * private): the inverse change set (creations deleted, deletions created,
+ * modifications and modes put back), its new contents the backups tx_dir
+ * made, written back exactly as snap_tx_apply writes (every target first
+ * checked to be as tx_dir left it: a later edit on the host is
+ * SNAP_ECONFLICT naming the file, and nothing is written; backups, the
+ * journal, each target checked again at its write, the same crash
+ * points; snap_tx_recover rolls an interrupted undo back to "applied").
+ * Every transaction also keeps, in after/, the new content of each file
+ * it writes (beside backup/, the old).  SNAP_OK: undone.
+ */
+int	 snap_tx_undo(const char *undo_dir, const char *tx_dir,
+	    const char *host_root, char *err, size_t errlen);
+/* 1 when the transaction in tx_dir is an undo, with the folder name of
+ * the one it undoes into name[len]; 0 when not; -1 (errno). */
+int	 snap_tx_undoes(const char *tx_dir, char *name, size_t len);
+
+/*
  * The state of the transaction in tx_dir from its journal, and (digest
  * not NULL, SNAP_SHA256_HEX + 1 bytes) its change set's digest ("" when
  * none).  A tx_dir without a journal is SNAP_TX_NONE.  SNAP_OK, SNAP_ESYS,
@@ -474,6 +511,11 @@ int	 snap_tx_recover(const char *tx_dir, const char *host_root,
  */
 int	 snap_tx_state(const char *tx_dir, enum snap_tx_state *state,
 	    char *digest, char *err, size_t errlen);
+
+/* 1 when the transaction in tx_dir got to write the host (its journal
+ * says "ready"; rolled back since or not), 0 when it never did, -1 on an
+ * unreadable or corrupt journal. */
+int	 snap_tx_wrote(const char *tx_dir);
 
 /*
  * Calls fn(name, state, digest, arg) for every transaction folder under
@@ -500,5 +542,8 @@ char	*snap_file_read(const char *path, size_t max, size_t *lenp);
 /* data written to path whole or not at all (a temporary, fsync, rename,
  * fsync of its folder): 0, or -1 with errno set. */
 int	 snap_file_write(const char *path, const void *, size_t);
+/* The SHA-256 of len bytes as lower-case hex into hex[SNAP_SHA256_HEX
+ * + 1]: 0, or -1. */
+int	 snap_sha256_hex(const void *, size_t len, char *hex);
 
 #endif

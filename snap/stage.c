@@ -21,10 +21,6 @@
 #define GITCONFIG_MAX	(1 << 20)	/* bytes of .git/config sanitized */
 #define COPY_TRIES	3		/* a file changing while copied */
 #define NAMES_MAX	((size_t)1 << 20)	/* names in one folder */
-#ifndef ESTALE
-#define ESTALE		EAGAIN	/* mingw has none; the check that says it
-				   runs only with a reader helper (POSIX) */
-#endif
 
 struct stage {
 	const char			*src, *dst;

@@ -280,6 +280,23 @@ fail:
 }
 
 int
+snap_sha256_hex(const void *p, size_t len, char *hex)
+{
+	return snap_sha_buf(p, len, hex);
+}
+
+int
+snap_fs_same(const struct snap_stat *a, const struct snap_stat *b, int flags)
+{
+	if (a->type != b->type || a->dev != b->dev || a->ino != b->ino)
+		return 0;
+	if (a->type == SNAP_FS_DIR)
+		return 1;
+	return a->size == b->size && a->mtime_ns == b->mtime_ns &&
+	    (!(flags & SNAP_SAME_CTIME) || a->ctime_ns == b->ctime_ns);
+}
+
+int
 snap_cmp_path(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);

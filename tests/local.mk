@@ -15,6 +15,7 @@ TESTS += tests/e2e/identity.sh tests/e2e/image.sh tests/e2e/npm.sh \
 	tests/e2e/signals.sh tests/e2e/transparent.sh tests/e2e/record.sh \
 	tests/e2e/agent.sh tests/e2e/deny.sh tests/e2e/direct.sh tests/e2e/learn.sh \
 	tests/e2e/apt.sh tests/e2e/kube.sh tests/e2e/gitguard.sh \
+	tests/e2e/storage.sh tests/e2e/install_why.sh \
 	tests/e2e/hostile_image.sh \
 	tests/integration/enforce_netns.sh
 
@@ -174,13 +175,14 @@ EXTRA_DIST += tests/cli/lockfile_cli.sh
 # The first hour: defaults from the build tree, previews that match the
 # session, help from the parser's table, completion from the same.
 CLI_TESTS = tests/cli/defaults.sh tests/cli/help.sh tests/cli/completion.sh \
-	tests/cli/agent.sh tests/cli/secrets.sh
+	tests/cli/agent.sh tests/cli/secrets.sh tests/cli/exitcodes.sh \
+	tests/cli/manpages.sh tests/cli/shellcheck.sh
 TESTS += $(CLI_TESTS)
-EXTRA_DIST += $(CLI_TESTS)
+EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh
 # The enforcer a session mounts: the host's static binary, checked before
 # podman runs; the image's variables glibc reads before main, dropped
 TESTS += tests/cli/enforcer.sh
-EXTRA_DIST += tests/cli/enforcer.sh tests/cli/lib.sh
+EXTRA_DIST += tests/cli/enforcer.sh
 # --record's options, sessions verify and show, without podman
 TESTS += tests/cli/record.sh
 EXTRA_DIST += tests/cli/record.sh
@@ -193,11 +195,31 @@ EXTRA_DIST += tests/cli/snapshot.sh
 if ENABLE_TESTS
 check_PROGRAMS += tests/cli/snapask
 TESTS += tests/cli/snapshot_ask.sh
+# aisb undo of drafts snapask made
+TESTS += tests/cli/snapshot_undo.sh
+# drafts that persist: sessions on them through snapdraft, the launcher's
+# own --draft path around a command run in the stage
+check_PROGRAMS += tests/cli/snapdraft
+TESTS += tests/cli/snapshot_draft.sh
+# what the user config tightens: bounds, writeback_deny, writeback: false
+TESTS += tests/cli/snapshot_conf.sh
+# retention: aisb clean --older-than and the retention cap
+TESTS += tests/cli/retention.sh
+# a draft made under a policy that changed since: a fresh look first
+TESTS += tests/cli/snapshot_policy.sh
+# aisb gate up --reload-closes reaches the named gate
+TESTS += tests/cli/gate_up_closes.sh
 endif
+tests_cli_snapdraft_SOURCES = tests/cli/snapdraft.c
+tests_cli_snapdraft_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
+tests_cli_snapdraft_LDADD = $(LAUNCHER_LIBS)
 tests_cli_snapask_SOURCES = tests/cli/snapask.c
 tests_cli_snapask_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_cli_snapask_LDADD = $(LAUNCHER_LIBS)
-EXTRA_DIST += tests/cli/snapshot_ask.sh
+EXTRA_DIST += tests/cli/snapshot_ask.sh tests/cli/snapshot_undo.sh \
+	tests/cli/snapshot_draft.sh tests/cli/snapshot_conf.sh \
+	tests/cli/retention.sh tests/cli/snapshot_policy.sh tests/cli/snaplib.sh \
+	tests/cli/gate_up_closes.sh
 # A recorded session in gate mode: tshark, streams, manifest, verify,
 # --record-max (root, podman, tshark; AISB_E2E=1)
 EXTRA_DIST += tests/e2e/record.sh
@@ -214,6 +236,11 @@ EXTRA_DIST += tests/e2e/session.sh tests/e2e/lib.sh tests/bench/sessions.sh \
 	tests/e2e/tls_get.js
 # Sessions on a user's own repository: root and rootless, 0700 folders.
 EXTRA_DIST += tests/e2e/identity.sh tests/e2e/gitguard.sh
+# a new rootless user's vfs store, aisb doctor --fix
+EXTRA_DIST += tests/e2e/storage.sh
+# installs that cannot work say why: a registry of the test's own on
+# 127.0.0.9, the fix followed, a failed install's denial and npm's log
+EXTRA_DIST += tests/e2e/install_why.sh
 # aisb's seccomp profile in real sessions (root; AISB_E2E=1).
 EXTRA_DIST += tests/e2e/seccomp.sh
 # What a session was denied, and commands that cannot run (AISB_E2E=1).

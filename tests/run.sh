@@ -21,7 +21,7 @@ fuzz_seconds=${FUZZ_SECONDS:-15}
 # Each stage's wall time, and at the end (also of a failed run) the
 # stages and the slowest tests: every test's .log ends with "TIME name
 # seconds" (tests/timed-driver).
-stage= stage_t0=$SECONDS stages=()
+stage='' stage_t0=$SECONDS stages=()
 step() {
 	[ -z "$stage" ] || stages+=("$((SECONDS - stage_t0)) s  $stage")
 	stage=$* stage_t0=$SECONDS
@@ -141,7 +141,7 @@ set +m
 # the offline base and the images several tests use, built by the first
 # e2e test that needs each and loaded by the others (tests/e2e/lib.sh)
 export AISB_E2E_SEED=$out/e2e-seed
-rm -rf "$AISB_E2E_SEED" && mkdir -m 0700 -p "$AISB_E2E_SEED"
+rm -rf "$AISB_E2E_SEED" && install -d -m 0700 "$AISB_E2E_SEED"
 build_tree "$out/plain" CFLAGS="-O2 -g" || { failed=1; finish 1; }
 AISB_E2E=1 check_tree "$out/plain"
 rm -rf "$AISB_E2E_SEED"

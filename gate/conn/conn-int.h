@@ -176,7 +176,17 @@ struct gate_conn {
 	struct conn_insp	*insp;		/* inspected (inspect.c); NULL: not */
 };
 
+/* The strings that name a connection, wherever it keeps them (its
+ * decision while deciding, its tags once relaying). */
+struct conn_view {
+	const char	*peer, *session, *method, *host, *hostport, *addr;
+	const char	*rule, *user;
+	const char	*tool, *dialled;	/* AISB-TRANSPARENT; "": none */
+	unsigned	 port;
+};
+
 /* conn.c */
+void		 conn_view(const struct gate_conn *, struct conn_view *);
 void		 conn_free(struct gate_conn *);
 void		 conn_dec_free(struct conn_dec *);
 struct conn_tags *conn_tags_new(const struct gate_conn *);
@@ -185,6 +195,8 @@ void		 conn_refuse(struct gate_conn *, int, const char *,
 		    const char *, const char *);
 void		 conn_deny(struct gate_conn *, enum policy_reason,
 		    const char *, const char *, const struct policy_addr *);
+/* decide.c: the audit's reason token of a policy decision */
+const char	*conn_reason_token(enum policy_reason);
 void		 conn_nodelay(int);
 void		 conn_audit(struct gate_conn *, const char *, const char *, int,
 		    const char *, const char *, const char *);

@@ -189,15 +189,7 @@ gate_clients_free(struct gate *g)
 
 /* --- audit ------------------------------------------------------------------- */
 
-/* The strings that name a connection, wherever it keeps them. */
-struct conn_view {
-	const char	*peer, *session, *method, *host, *hostport, *addr;
-	const char	*rule, *user;
-	const char	*tool, *dialled;	/* AISB-TRANSPARENT; "": none */
-	unsigned	 port;
-};
-
-static void
+void
 conn_view(const struct gate_conn *c, struct conn_view *v)
 {
 	const struct conn_dec	*d = c->d;

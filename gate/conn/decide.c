@@ -382,6 +382,47 @@ conn_dial_done(struct gate_conn *c, short what)
 
 /* --- the request ------------------------------------------------------------- */
 
+static void
+hostport_set(struct gate_conn *c)
+{
+	if (c->d->tgt.is_ip && c->d->tgt.addr.family == AF_INET6)
+		snprintf(c->d->hostport, sizeof(c->d->hostport), "[%s]:%u",
+		    c->d->tgt.host, c->d->tgt.port);
+	else
+		snprintf(c->d->hostport, sizeof(c->d->hostport), "%s:%u",
+		    c->d->tgt.host, c->d->tgt.port);
+}
+
+/*
+ * 407: the audit line names the target the request asked for, when it
+ * parses, so that a client's proxy-auth probe (libcurl's anyauth sends
+ * the request without credentials first, then again with them) can be
+ * told from a refusal: the launcher pairs it with the same request sent
+ * again with credentials (docs/launcher.md, "Denials").  Parsed into
+ * c->d->tgt before conn_auth, which names it on a 407, and cleared when
+ * the credentials pass: nothing is decided on a target parsed here.
+ */
+static void
+auth_target(struct gate_conn *c, const struct gate_http_req *req)
+{
+	struct gate_http_span	 auth, path;
+	const char		*t = c->d->head + req->target.off;
+	char			 err[128];
+	int			 rc;
+
+	if (gate_http_span_is(c->d->head, req->method, "CONNECT"))
+		rc = policy_parse_target(t, req->target.len, 0, &c->d->tgt,
+		    err, sizeof(err));
+	else if ((rc = gate_http_split_url(t, req->target.len, &auth,
+	    &path)) == 0)
+		rc = policy_parse_target(t + auth.off, auth.len, 80,
+		    &c->d->tgt, err, sizeof(err));
+	if (rc == -1)
+		memset(&c->d->tgt, 0, sizeof(c->d->tgt));
+	else
+		hostport_set(c);
+}
+
 /*
  * The connection's policy, and its credential checked: a Proxy-Authorization
  * value ("Basic ..."; NULL: none given) against --users (whose user's
@@ -431,10 +472,13 @@ conn_head_complete(struct gate_conn *c)
 	bufferevent_disable(c->cbev, EV_READ);
 	snprintf(c->d->method, sizeof(c->d->method), "%.*s", (int)req->method.len,
 	    c->d->head + req->method.off);
+	auth_target(c, req);
 	if (conn_auth(c, req->proxy_auth == -1 ? NULL : c->d->head +
 	    req->hdrs[req->proxy_auth].value.off, req->proxy_auth == -1 ? 0 :
 	    req->hdrs[req->proxy_auth].value.len) == -1)
 		return;
+	memset(&c->d->tgt, 0, sizeof(c->d->tgt));
+	c->d->hostport[0] = '\0';
 
 	/* the gate's own heads: each parses its target itself */
 	if (gate_http_span_is(c->d->head, req->method, "AISB-DNS")) {
@@ -505,13 +549,7 @@ conn_decide(struct gate_conn *c)
 {
 	struct policy_decision	 d;
 
-	if (c->d->tgt.is_ip && c->d->tgt.addr.family == AF_INET6)
-		snprintf(c->d->hostport, sizeof(c->d->hostport), "[%s]:%u",
-		    c->d->tgt.host, c->d->tgt.port);
-	else
-		snprintf(c->d->hostport, sizeof(c->d->hostport), "%s:%u",
-		    c->d->tgt.host, c->d->tgt.port);
-
+	hostport_set(c);
 	policy_decide(c->d->pol, &c->d->tgt, &d);
 	if (c->g->cfg.learn)
 		learn(c, &d);

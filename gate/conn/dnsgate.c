@@ -19,7 +19,11 @@
  * is a denied range, so a CONNECT to the literal is refused).  So no
  * query, for an allowed name or not, ever leaves the machine.
  *
- * Each query is one audit line ({"event":"dns", name, qtype, answer}).
+ * Each query is one audit line ({"event":"dns", name, qtype, answer});
+ * a name the policy refuses carries the reason, the detail and the fix
+ * YAML of a denied CONNECT to it, so that the session's summary shows it
+ * as a denial: a tool that resolves first never connects, and its
+ * NXDOMAIN was otherwise the only trace.
  * A token bucket per session label (--dns-rate per second, --dns-burst)
  * bounds them: over it a query is answered REFUSED and counted, and one
  * audit line a second per session says how many were.
@@ -160,9 +164,27 @@ bucket_take(struct gate *g, struct dns_bucket *b, const struct timespec *now)
 	return 1;
 }
 
+/*
+ * What one question gets: the rcode, the answer as the audit says it,
+ * and for a name the policy refuses the reason, the rule (a deny rule)
+ * and the allow rule that would admit it, so that the launcher counts
+ * and shows the refusal as it does a denied CONNECT.
+ */
+struct dns_verdict {
+	int			 rcode;
+	const char		*answer;
+	const char		*reason;	/* NULL: not refused by policy */
+	const char		*detail;
+	char			 rule[RULE_MAX];
+	char			 fix[POLICY_FIX_MAX];
+	char			 addr[INET6_ADDRSTRLEN];
+	struct dnsmsg_rr	 rr;
+	size_t			 nrr;
+};
+
 static void
 dns_audit(struct gate_conn *c, const struct dnsmsg_query *q,
-    const char *answer, const char *rule, uint64_t refused)
+    const struct dns_verdict *v, uint64_t refused)
 {
 	struct gate_audit_rec	 r;
 	char			 qt[16];
@@ -173,15 +195,84 @@ dns_audit(struct gate_conn *c, const struct dnsmsg_query *q,
 	r.session = c->d->session[0] ? c->d->session : NULL;
 	r.user = c->d->user[0] ? c->d->user : NULL;
 	r.client = c->d->peer;
-	r.rule = rule != NULL && rule[0] ? rule : NULL;
+	r.rule = v->rule[0] ? v->rule : NULL;
+	r.reason = v->reason;
+	r.detail = v->detail;
+	r.fix = v->fix[0] ? v->fix : NULL;
 	r.dns_ms = r.connect_ms = r.duration_ms = -1;
 	r.name = q->qend != 0 ? q->name : NULL;
 	r.qtype = q->qend != 0 ? dnsmsg_type_str(q->qtype, qt, sizeof(qt)) :
 	    NULL;
-	r.answer = answer;
+	r.answer = v->answer;
 	r.refused = refused;
 	r.learn = c->g->cfg.learn;
 	gate_audit_write(c->g->audit, &r, &c->g->num->ctr.audit_errors);
+}
+
+/*
+ * The policy's answer to a valid IN question: a synthetic address or
+ * NODATA for a name some rule allows on any port (every valid name with
+ * --learn), NXDOMAIN with the reason and the fix for any other.
+ */
+static void
+dns_decide(struct gate_conn *c, const char *label,
+    const struct dnsmsg_query *q, struct dns_verdict *v)
+{
+	struct gate		*g = c->g;
+	struct policy_decision	 d;
+	struct policy_target	 t;
+	const struct policy	*pol = g->users != NULL ? c->d->pol : g->policy;
+	char			 err[128];
+
+	memset(&t, 0, sizeof(t));
+	if (!q->ldh || policy_normalize_name(q->name, q->namelen, t.host,
+	    &t.hostlen, err, sizeof(err)) == -1) {
+		v->rcode = DNSMSG_R_NXDOMAIN;
+		v->answer = "NXDOMAIN";
+		v->reason = "bad_name";
+		v->detail = "not a host name a policy can allow";
+		g->num->ctr.dns_q_nxdomain++;
+		return;
+	}
+	if (!policy_name_allowed_any(pol, t.host, t.hostlen, &d) &&
+	    !g->cfg.learn) {
+		v->rcode = DNSMSG_R_NXDOMAIN;
+		v->answer = "NXDOMAIN";
+		v->reason = conn_reason_token(d.reason);
+		v->detail = policy_reason_str(d.reason);
+		if (d.rule != NULL)
+			policy_rule_describe(d.rule, v->rule, sizeof(v->rule));
+		/* the ports of transparent capture are an allow rule's own */
+		t.port = 443;
+		if (policy_fix_yaml(pol, &t, d.reason, NULL, 0, v->fix,
+		    sizeof(v->fix)) <= 0)
+			v->fix[0] = '\0';
+		g->num->ctr.dns_q_nxdomain++;
+		return;
+	}
+	/* --learn: every valid name gets its address, so that a tool
+	 * that resolves first is caught connecting and learnt */
+	v->rcode = DNSMSG_R_NOERROR;
+	if (d.rule != NULL)
+		policy_rule_describe(d.rule, v->rule, sizeof(v->rule));
+	if (q->qtype != DNSMSG_T_A) {
+		v->answer = "NODATA";
+		g->num->ctr.dns_q_nodata++;
+		return;
+	}
+	v->rr.type = DNSMSG_T_A;
+	v->rr.ttl = DNSGATE_TTL;
+	v->rr.rdlen = 4;
+	dnsmsg_synth_v4(t.host, t.hostlen, v->rr.rdata);
+	/* the name a caught connection to it gets */
+	if (gate_synth_note(g->synth, label, t.host, v->rr.rdata) == -1)
+		log_warnx("conn %llu: AISB-DNS: out of memory: %s not "
+		    "remembered", (unsigned long long)c->id, t.host);
+	v->nrr = 1;
+	snprintf(v->addr, sizeof(v->addr), "%u.%u.%u.%u", v->rr.rdata[0],
+	    v->rr.rdata[1], v->rr.rdata[2], v->rr.rdata[3]);
+	v->answer = v->addr;
+	g->num->ctr.dns_q_addr++;
 }
 
 /*
@@ -194,23 +285,18 @@ dns_query(struct gate_conn *c, const uint8_t *m, size_t len,
 {
 	struct gate		*g = c->g;
 	struct dnsmsg_query	 q;
-	struct dnsmsg_rr	 rr;
 	struct dns_bucket	*b;
-	struct policy_decision	 d;
+	struct dns_verdict	 vd, *v = &vd;
 	struct timespec		 now;
-	const struct policy	*pol;
 	uint8_t			 ans[2 + DNSGATE_FRAME_MAX + 64];
-	char			 norm[POLICY_MAX_NAME + 1], addr[INET6_ADDRSTRLEN];
-	char			 rule[RULE_MAX], err[128];
 	char			 byaddr[INET6_ADDRSTRLEN + 8];
-	const char		*answer, *label;
-	size_t			 n, nlen, nrr = 0;
-	int			 rc, rcode;
+	const char		*label;
+	size_t			 n;
+	int			 rc;
 
 	if ((rc = dnsmsg_parse(m, len, &q)) == -1)
 		return -1;
-	rule[0] = '\0';
-	memset(&rr, 0, sizeof(rr));
+	memset(v, 0, sizeof(*v));
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	label = conn_label(c, byaddr, sizeof(byaddr));
 	if ((b = bucket_get(g, label, &now)) == NULL)
@@ -221,7 +307,10 @@ dns_query(struct gate_conn *c, const uint8_t *m, size_t len,
 		b->unlogged++;
 		if (secs_between(&b->logged, &now) >= 1 ||
 		    (b->logged.tv_sec == 0 && b->logged.tv_nsec == 0)) {
-			dns_audit(c, &q, "REFUSED", NULL, b->unlogged);
+			v->answer = "REFUSED";
+			v->reason = "dns_rate_limited";
+			v->detail = "over the gate's --dns-rate";
+			dns_audit(c, &q, v, b->unlogged);
 			b->unlogged = 0;
 			b->logged = now;
 		}
@@ -232,57 +321,18 @@ dns_query(struct gate_conn *c, const uint8_t *m, size_t len,
 	}
 
 	if (rc != 0) {				/* FORMERR, NOTIMP, BADVERS */
-		rcode = rc;
-		answer = dnsmsg_rcode_str(rc);
+		v->rcode = rc;
+		v->answer = dnsmsg_rcode_str(rc);
 		g->num->ctr.dns_q_error++;
 	} else if (q.qclass != DNSMSG_C_IN || q.name[0] == '\0') {
-		rcode = DNSMSG_R_REFUSED;
-		answer = "REFUSED";
+		v->rcode = DNSMSG_R_REFUSED;
+		v->answer = "REFUSED";
 		g->num->ctr.dns_q_error++;
-	} else {
-		pol = g->users != NULL ? c->d->pol : g->policy;
-		/*
-		 * --learn: every valid name gets its address, so that a tool
-		 * that resolves first is caught connecting and learnt
-		 */
-		if (!q.ldh || policy_normalize_name(q.name, q.namelen, norm,
-		    &nlen, err, sizeof(err)) == -1 ||
-		    (!policy_name_allowed_any(pol, norm, nlen, &d) &&
-		    !g->cfg.learn)) {
-			rcode = DNSMSG_R_NXDOMAIN;
-			answer = "NXDOMAIN";
-			g->num->ctr.dns_q_nxdomain++;
-		} else {
-			rcode = DNSMSG_R_NOERROR;
-			if (d.rule != NULL)
-				policy_rule_describe(d.rule, rule,
-				    sizeof(rule));
-			if (q.qtype == DNSMSG_T_A) {
-				rr.type = DNSMSG_T_A;
-				rr.ttl = DNSGATE_TTL;
-				rr.rdlen = 4;
-				dnsmsg_synth_v4(norm, nlen, rr.rdata);
-				/* the name a caught connection to it gets */
-				if (gate_synth_note(g->synth, label, norm,
-				    rr.rdata) == -1)
-					log_warnx("conn %llu: AISB-DNS: out of "
-					    "memory: %s not remembered",
-					    (unsigned long long)c->id, norm);
-				nrr = 1;
-				snprintf(addr, sizeof(addr), "%u.%u.%u.%u",
-				    rr.rdata[0], rr.rdata[1], rr.rdata[2],
-				    rr.rdata[3]);
-				answer = addr;
-				g->num->ctr.dns_q_addr++;
-			} else {
-				answer = "NODATA";
-				g->num->ctr.dns_q_nodata++;
-			}
-		}
-	}
-	dns_audit(c, &q, answer, rule, 0);
-	n = dnsmsg_answer(m, &q, rcode, &rr, nrr, 0, ans + 2, sizeof(ans) - 2,
-	    DNSMSG_TCP_MAX);
+	} else
+		dns_decide(c, label, &q, v);
+	dns_audit(c, &q, v, 0);
+	n = dnsmsg_answer(m, &q, v->rcode, &v->rr, v->nrr, 0, ans + 2,
+	    sizeof(ans) - 2, DNSMSG_TCP_MAX);
 send:
 	if (n == 0)
 		return -1;	/* cannot be: the question fitted the query */

@@ -1,10 +1,11 @@
 /*
- * aisb clean [--all] [--volumes[=GLOB]] [--images [--older-than
- * DURATION]]: what sessions left, in order: their containers (stopped
+ * aisb clean [--all] [--volumes[=GLOB]] [--images] [--older-than
+ * DURATION]: what sessions left, in order: their containers (stopped
  * ones; running ones with --all, or whose launcher is gone), then the
  * gates, secrets, mounts and stages of sessions whose container is gone,
- * then home volumes no container uses, then images (podman keeps what a
- * container uses, so they come last).
+ * then the session folders --older-than and the user config's retention
+ * cap let go (retain.h), then home volumes no container uses, then
+ * images (podman keeps what a container uses, so they come last).
  */
 #include "config.h"
 
@@ -29,7 +30,10 @@
 #include "session/folder.h"
 #include "session/ids.h"
 #include "session/mounts.h"
+#include "session/options.h"
+#include "session/retain.h"
 #include "session/snapshot.h"
+#include "session/spec.h"
 
 /* bytes of a podman listing */
 #define CLEAN_MAX_PODMAN_OUT	(256 * 1024)
@@ -40,7 +44,7 @@ struct clean {
 	char		 dir[PATH_MAX];	/* the sessions folder */
 	int		 have_dir;
 	char		*running;		/* "\nname\nname\n" */
-	size_t		 ncont, ngate, nscratch, nmount, nstage, nvol;
+	size_t		 ncont, ngate, nscratch, nmount, nstage, nvol, nsess;
 	int		 rc;
 };
 
@@ -250,7 +254,38 @@ clean_session(struct clean *c, const char *id)
 	}
 }
 
-/* 3. home volumes no container refers to (only those matching glob) */
+/*
+ * 3. session folders untouched for older seconds (-1: none given), then
+ * the oldest while they hold more than the user config's retention
+ */
+static void
+clean_retain(struct clean *c, long long older)
+{
+	struct launch_opts	 o;
+	struct launch_retained	 r;
+	char			 err[1024];
+	uint64_t		 cap = 0;
+
+	memset(&o, 0, sizeof(o));
+	if (launch_spec_opts(&o, err, sizeof(err)) == -1)
+		fprintf(stderr, "aisb: clean: no retention cap (the options "
+		    "do not resolve: %s)\n", err);
+	else
+		cap = o.retention;
+	launch_opts_free(&o);
+	if (older < 0 && cap == 0)
+		return;
+	if (launch_retain(c->dir, NULL, older, cap, stdout, &r) == -1)
+		c->rc = 1;
+	c->nsess = r.removed;
+	if (cap > 0 && r.left > cap)
+		printf("clean: the sessions hold %llu KiB, over the retention "
+		    "cap of %llu KiB: what is left waits for approval or "
+		    "recovery, or runs\n", (unsigned long long)(r.left >> 10),
+		    (unsigned long long)(cap >> 10));
+}
+
+/* 4. home volumes no container refers to (only those matching glob) */
 static int
 clean_volumes(struct clean *c, const char *glob, char *out)
 {
@@ -309,6 +344,7 @@ launch_cmd_clean(int argc, char **argv)
 	struct cli_args	 ca;
 	size_t		 n, i, nimg = 0;
 	long long	 older = 7 * 86400;	/* clean --images: a week */
+	long long	 sold = -1;		/* sessions: none by age */
 	int		 rc;
 
 	if ((rc = launch_cli_parse("clean", argc - 1, argv + 1, &ca)) != 0)
@@ -319,6 +355,8 @@ launch_cmd_clean(int argc, char **argv)
 		    "duration (7d, 12h, 30m, 90s)\n", dur);
 		return EXIT_CONFIG;
 	}
+	if (dur != NULL)
+		sold = older;
 	if ((glob = launch_cli_get(&ca, "--volumes")) != NULL && glob[0] ==
 	    '\0')
 		glob = "";	/* --volumes alone: every volume */
@@ -343,6 +381,8 @@ launch_cmd_clean(int argc, char **argv)
 		}
 		free(v);
 	}
+	if (c.have_dir)
+		clean_retain(&c, sold);
 	if (glob != NULL && clean_volumes(&c, glob[0] != '\0' ? glob : NULL,
 	    out) == -1)
 		goto fail;
@@ -354,9 +394,9 @@ launch_cmd_clean(int argc, char **argv)
 		printf("clean: %zu image(s) removed\n", nimg);
 	}
 	printf("clean: %zu container(s), %zu gate(s), %zu secret file(s), "
-	    "%zu workspace mount(s), %zu snapshot stage(s), %zu volume(s) "
-	    "removed\n", c.ncont, c.ngate, c.nscratch, c.nmount, c.nstage,
-	    c.nvol);
+	    "%zu workspace mount(s), %zu snapshot stage(s), %zu session "
+	    "folder(s), %zu volume(s) removed\n", c.ncont, c.ngate,
+	    c.nscratch, c.nmount, c.nstage, c.nsess, c.nvol);
 	free(out);
 	return c.rc;
 fail:

@@ -10,11 +10,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "near.h"
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
 #include "session/options.h"
 
 static const struct cli_opt no_opts[] = { { .flag = NULL } };
+
+static const struct cli_opt apply_opts[] = {
+	{ "--reviewed", CLI_SWITCH, NULL, NULL,
+	    "the policy changed since the draft was made, and you looked at "
+	    "it again (aisb changes ID --diff)" },
+	{ .flag = NULL }
+};
 
 static const struct cli_opt clean_opts[] = {
 	{ "--all", CLI_SWITCH, NULL, NULL,
@@ -25,13 +33,17 @@ static const struct cli_opt clean_opts[] = {
 	{ "--images", CLI_SWITCH, NULL, NULL,
 	    "also remove sandbox images no session used lately" },
 	{ "--older-than", CLI_VALUE, "DURATION", "7d",
-	    "with --images: unused for this long (s, m, h, d)" },
+	    "also remove session folders (their backups and recordings) "
+	    "untouched for this long, and with --images, images unused for "
+	    "this long (s, m, h, d)" },
 	{ .flag = NULL }
 };
 
 static const struct cli_opt doctor_opts[] = {
-	{ "--image", CLI_VALUE, "REF", "the newest image aisb built",
+	{ "--image", CLI_VALUE, "REF", "the image a session here would run",
 	    "image the container checks run in" },
+	{ "--fix", CLI_SWITCH, NULL, NULL, "first switch a rootless store "
+	    "that uses vfs to overlay, when it is empty (else say how)" },
 	{ .flag = NULL }
 };
 
@@ -55,6 +67,8 @@ static const struct cli_opt image_build_opts[] = {
 	    "the agent recipe's package, runtime and home folders" },
 	{ "--update", CLI_SWITCH, NULL, NULL, "with --agent: pin the newest "
 	    "version of its npm package first (asked by a gated session)" },
+	{ "--install-policy", CLI_VALUE, "FILE", "aisb policy derive npm|pip",
+	    "policy of the sessions that install the npm and pip tools" },
 	{ .flag = NULL }
 };
 
@@ -64,6 +78,9 @@ static const struct cli_opt gate_up_opts[] = {
 	    "days)" },
 	{ "--policy", CLI_VALUE, "FILE", "as for a session",
 	    "policy the gate enforces" },
+	{ "--reload-closes", CLI_SWITCH, NULL, NULL,
+	    "a reload (the policy file edited) closes the tunnels the new "
+	    "policy denies; without it they keep the old one until they end" },
 	{ .flag = NULL }
 };
 
@@ -103,6 +120,29 @@ static const struct cli_opt changes_opts[] = {
 	{ "--diff", CLI_SWITCH, NULL, NULL,
 	    "a unified diff of each text file; binary files by size and "
 	    "SHA-256" },
+	{ .flag = NULL }
+};
+
+/* drafts that persist (draft.c) */
+static const struct cli_opt draft_opts[] = {
+	{ "--workspace", CLI_VALUE, "DIR", "the current folder",
+	    "the workspace the draft is bound to" },
+	{ .flag = NULL }
+};
+
+static const struct cli_opt draft_changes_opts[] = {
+	{ "--workspace", CLI_VALUE, "DIR", "the current folder",
+	    "the workspace the draft is bound to" },
+	{ "--diff", CLI_SWITCH, NULL, NULL,
+	    "a unified diff of each text file against the workspace" },
+	{ .flag = NULL }
+};
+
+static const struct cli_opt draft_commit_opts[] = {
+	{ "--workspace", CLI_VALUE, "DIR", "the current folder",
+	    "the workspace the draft is bound to" },
+	{ "--expect-revision", CLI_VALUE, "N", "any",
+	    "commit only if the draft is at revision N (aisb draft status)" },
 	{ .flag = NULL }
 };
 
@@ -198,10 +238,12 @@ static const struct cli_cmd cmds[] = {
 	    "modified, deleted, mode", changes_opts, 1, 1, 0,
 	    "ID: a session id or a unique prefix of one (aisb sessions ls)." },
 	{ "apply", "ID", "Write a snapshot session's changes into its "
-	    "workspace, as one checked transaction", no_opts, 1, 1, 0,
+	    "workspace, as one checked transaction", apply_opts, 1, 1, 0,
 	    "Typing it is the approval.  Every target is checked against the "
 	    "hash it had when the\nstage was made; a later edit is a conflict: "
-	    "nothing is written, exit 65.\nExit 0 applied, 65 conflict, 74 "
+	    "nothing is written, exit 65.\nA draft made under a policy file "
+	    "that changed since is refused (78) until\n--reviewed says it was "
+	    "looked at again.\nExit 0 applied, 65 conflict, 74 "
 	    "interrupted (aisb recover ID), 78 no such draft." },
 	{ "discard", "ID", "Drop a snapshot session's changes and its stage",
 	    no_opts, 1, 1, 0, NULL },
@@ -209,6 +251,12 @@ static const struct cli_cmd cmds[] = {
 	    "or nothing applied", no_opts, 1, 1, 0,
 	    "Refuses to overwrite a file edited after the apply began (exit "
 	    "65); recovering twice is harmless." },
+	{ "undo", "ID", "Take back an applied snapshot session's changes, "
+	    "as a transaction of its own", no_opts, 1, 1, 0,
+	    "Every target must be as the apply left it; a file changed on the "
+	    "host since is a\nconflict: nothing is undone, exit 65 naming it.  "
+	    "Exit 0 undone, 74 interrupted\n(aisb recover ID), 78 nothing "
+	    "applied to undo." },
 	{ "transactions", "", "List the snapshot sessions' drafts and "
 	    "transactions with their state", no_opts, 0, 0, 0, NULL },
 	{ "trust", "FILE...", "Accept, as they are now, files aisb reads "
@@ -218,6 +266,24 @@ static const struct cli_cmd cmds[] = {
 	    "it is accepted here\nor the change is undone; look at it first "
 	    "(git diff, cat).  docs/launcher.md,\n\"Files a session may not "
 	    "choose\"." },
+	{ "draft status", "NAME", "A persistent draft: state, revision, "
+	    "changes, whether a session holds it or the workspace moved on",
+	    draft_opts, 1, 1, 0, "Sessions continue a draft with aisb --draft "
+	    "NAME -- COMMAND (docs/snapshot.md)." },
+	{ "draft changes", "NAME", "What a persistent draft holds against its "
+	    "workspace", draft_changes_opts, 1, 1, 0, NULL },
+	{ "draft commit", "NAME", "Write a persistent draft into its "
+	    "workspace, as one checked transaction", draft_commit_opts, 1, 1,
+	    0, "Typing it is the approval.  Exit 0 committed (the draft goes "
+	    "on from the\nworkspace as it now is), 65 a conflict or another "
+	    "revision, 74 interrupted\n(aisb draft recover NAME), 78 no such "
+	    "draft." },
+	{ "draft discard", "NAME", "Drop a persistent draft's tree; the "
+	    "workspace is untouched", draft_opts, 1, 1, 0, NULL },
+	{ "draft recover", "NAME", "Finish an interrupted commit or update "
+	    "of a persistent draft", draft_opts, 1, 1, 0, NULL },
+	{ "draft ls", "", "List the persistent drafts of every workspace",
+	    no_opts, 0, 0, 0, NULL },
 	{ "version", "", "Print aisb's version", no_opts, 0, 0, 0, NULL },
 	{ "help", "[TOPIC]", "Print help on aisb or on TOPIC (a command: "
 	    "aisb help gate up)", help_opts, 0, 3, 0, NULL },
@@ -346,7 +412,8 @@ launch_cli_usage(const char *topic, FILE *f)
 		fprintf(f, "  %-20s %s\n", cmds[i].name, cmds[i].desc);
 	fputc('\n', f);
 	launch_opts_help(f);
-	fprintf(f, "\nMore: aisb help COMMAND, aisb COMMAND --help, man aisb\n");
+	fprintf(f, "\nMore: aisb help COMMAND, aisb COMMAND --help, man aisb (not "
+	    "installed: man -l docs/aisb.1 in the source tree)\n");
 	return 0;
 }
 
@@ -383,6 +450,22 @@ find_flag(const struct cli_cmd *c, const char *a, size_t len)
 		if (strlen(o->flag) == len && strncmp(o->flag, a, len) == 0)
 			return o;
 	return NULL;
+}
+
+/* ": did you mean --diff?" on stderr for a flag c does not take */
+static void
+near_opt(const struct cli_cmd *c, const char *arg, size_t len)
+{
+	const char	*cand[32];
+	size_t		 n = 0, skip = strspn(arg, "-");
+	int		 pick;
+
+	if (c->opts == NULL || skip > len)
+		return;
+	for (; n < 32 && c->opts[n].flag != NULL; n++)
+		cand[n] = c->opts[n].flag + strspn(c->opts[n].flag, "-");
+	if ((pick = near_pick(arg + skip, len - skip, cand, n)) != -1)
+		fprintf(stderr, ": did you mean %s?", c->opts[pick].flag);
 }
 
 int
@@ -432,9 +515,10 @@ launch_cli_parse(const char *name, int argc, char **argv, struct cli_args *a)
 				a->got[a->ngot++].val = arg;
 				continue;
 			}
-			fprintf(stderr, "aisb %s: unknown flag '%.*s'; aisb %s "
-			    "--help lists them\n", name, (int)(len > 64 ? 64 :
-			    len), arg, name);
+			fprintf(stderr, "aisb %s: unknown flag '%.*s'", name,
+			    (int)(len > 64 ? 64 : len), arg);
+			near_opt(c, arg, len);
+			fprintf(stderr, " (aisb %s --help lists them)\n", name);
 			return -1;
 		}
 		a->got[a->ngot].opt = o;

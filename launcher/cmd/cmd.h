@@ -34,7 +34,11 @@ int	launch_cmd_gate(int argc, char **argv);
 int	launch_cmd_policy(int argc, char **argv);
 /* aisb agents [NAME]: the list, or one recipe with where each field is */
 int	launch_cmd_agents(int argc, char **argv);
-/* aisb changes|apply|discard|recover ID, aisb transactions (snapshot.c) */
+/* aisb changes|apply|discard|recover|undo ID, aisb transactions
+ * (snapshot.c) */
+int	launch_cmd_draft(int argc, char **argv);
+/* aisb draft status|changes|commit|discard|recover NAME, aisb draft ls
+ * (draft.c) */
 int	launch_cmd_snapshot(int argc, char **argv);
 /* aisb trust FILE...: accept what a bind session wrote (trust.c) */
 int	launch_cmd_trust(int argc, char **argv);

@@ -34,16 +34,18 @@
 #include "session/enforcer.h"
 #include "session/ids.h"
 #include "host/facts.h"
+#include "host/storage.h"
 #include "image/image-t.h"
+#include "image/image.h"
 #include "session/options.h"
 #include "session/podman.h"
+#include "session/prepare.h"
 #include "host/proc.h"
 #include "session/seccomp.h"
 #include "cmd/cmd.h"
 #include "log.h"
 
 #define PROBE_TIMEOUT_MS	(90 * 1000)	/* one probe container */
-#define IMAGES_MAX		(64 * 1024)	/* podman images we parse */
 #define PROBE_WORD		"aisb-doctor"
 #define PASTA_HOST		"169.254.1.2"
 #define PASTA_NETWORK		"pasta:--map-host-loopback," PASTA_HOST
@@ -60,28 +62,70 @@ podman_at_least(const struct launch_host_facts *f, int major, int minor)
 	return ma > major || (ma == major && mi >= minor);
 }
 
-/* The newest image aisb built, into f->image.  0 or -1. */
+/*
+ * The image a session started here with no flags would run: the user's
+ * and the project's config, AISB_*, the configured agent's recipe; its
+ * tag from the same spec and hash as --dry-run's, nothing built and no
+ * registry asked.  Its base is the image option's when that is here,
+ * else the offline base a session falls back to when the pull fails
+ * (the one `aisb image build` builds on): when the first is not built
+ * the second is checked, and *offline says so.  Another sandbox image of
+ * the store (another package set, an older aisb's) says nothing of the
+ * session's, so none stands in for it.  0 with the tag in f->image, or
+ * -1 with what to do in why.
+ */
 static int
-find_image(struct launch_host_facts *f)
+find_image(struct launch_host_facts *f, int *offline, char *why,
+    size_t whylen)
 {
-	char *const	 argv[] = { "podman", "images", "--filter",
-	    "label=" LAUNCH_LABEL_KIND "=sandbox", "--format",
-	    "{{.Repository}}:{{.Tag}}", NULL };
-	char		*out, err[256];
-	int		 rc = -1;
+	struct launch_opts		 o;
+	struct launch_run_agent		 ra;
+	struct launch_spec_store	*st;
+	struct launch_image_spec	 spec;
+	char				 tag[LAUNCH_TAG_MAX], err[1024];
+	char				 off[LAUNCH_TAG_MAX];
+	int				 rc = -1, k;
 
-	if ((out = malloc(IMAGES_MAX)) == NULL)
+	memset(&ra, 0, sizeof(ra));
+	tag[0] = off[0] = '\0';
+	*offline = 0;
+	if ((st = calloc(1, sizeof(*st))) == NULL) {
+		snprintf(why, whylen, "out of memory");
 		return -1;
-	if (launch_exec(argv, NULL, 0, out, IMAGES_MAX, LAUNCH_INFO_TIMEOUT_MS,
-	    0, err, sizeof(err)) == 0) {
-		out[strcspn(out, "\r\n")] = '\0';
-		if (out[0] != '\0' && strlen(out) < sizeof(f->image) &&
-		    strstr(out, "<none>") == NULL) {
-			snprintf(f->image, sizeof(f->image), "%s", out);
-			rc = 0;
-		}
 	}
-	free(out);
+	if (launch_spec_opts(&o, err, sizeof(err)) == -1 ||
+	    launch_pick_agent(&o, &ra) == -1 ||
+	    launch_session_spec(&o, ra.a, 0, NULL, st, &spec, err,
+	    sizeof(err)) == -1) {
+		snprintf(why, whylen, "the image a session would run: %s",
+		    err);
+		goto out;
+	}
+	if ((k = launch_image_lookup(&spec, tag, sizeof(tag), err,
+	    sizeof(err))) == 0) {
+		spec.base = NULL;	/* as when its pull fails */
+		if ((k = launch_image_lookup(&spec, off, sizeof(off), err,
+		    sizeof(err))) == 1)
+			*offline = 1;
+	}
+	if (k == -1)
+		snprintf(why, whylen, "the image a session would run: %s",
+		    err);
+	else if (k == 0)
+		snprintf(why, whylen, "the image a session here would run%s%s "
+		    "is not built; run `aisb image build`", tag[0] != '\0' ||
+		    off[0] != '\0' ? ", " : "", tag[0] != '\0' ? tag : off);
+	else if (strlen(*offline ? off : tag) >= sizeof(f->image))
+		snprintf(why, whylen, "image tag too long");
+	else {
+		snprintf(f->image, sizeof(f->image), "%s", *offline ? off : tag);
+		rc = 0;
+	}
+out:
+	launch_spec_store_free(st);
+	free(st);
+	launch_run_agent_free(&ra);
+	launch_opts_free(&o);
 	return rc;
 }
 
@@ -626,25 +670,32 @@ out:
 }
 
 /*
- * The host's checks, then with an aisb image (f->image, else the newest)
- * the container checks: the runtime, the network mode, the limits, a
- * session's own container.  0 when aisb can run here, -1 otherwise.
+ * The host's checks, then with an aisb image (f->image, else the one a
+ * session here would run) the container checks: the runtime, the network
+ * mode, the limits, a session's own container.  0 when aisb can run
+ * here, -1 otherwise.
  */
 static int
 doctor_probe(struct launch_host_facts *f, int verbose)
 {
+	char	 why[1400];
+	int	 offline = 0;
+
 	if (launch_host_check(f, verbose) == -1 && f->podman_version[0] ==
 	    '\0')
 		return -1;
-	if (f->image[0] == '\0' && find_image(f) == -1) {
-		launch_facts_say(f, verbose, LAUNCH_V_SKIP, "containers no "
-		    "aisb image here; run `aisb image build`, then `aisb "
-		    "doctor` again to run the container checks");
+	launch_storage_check(f, verbose);
+	if (f->image[0] == '\0' && find_image(f, &offline, why,
+	    sizeof(why)) == -1) {
+		launch_facts_say(f, verbose, LAUNCH_V_SKIP, "containers %s, "
+		    "then `aisb doctor` again to run the container checks",
+		    why);
 		return f->nfail == 0 ? 0 : -1;
 	}
 	if (verbose)
-		printf("%-5simage      %s (for the container checks)\n", "",
-		    f->image);
+		printf("%-5simage      %s (for the container checks%s)\n", "",
+		    f->image, offline ? "; on the offline base, which "
+		    "sessions use when their base image cannot be pulled" : "");
 	if (check_runtime(f, verbose) == -1) {
 		launch_facts_say(f, verbose, LAUNCH_V_SKIP, "network    needs "
 		    "a container that runs");
@@ -705,7 +756,7 @@ launch_cmd_doctor(int argc, char **argv)
 	struct launch_host_facts	f;
 	struct cli_args			a;
 	const char			*image;
-	int				rc;
+	int				rc, fixed = 0;
 
 	memset(&f, 0, sizeof(f));
 	if ((rc = launch_cli_parse("doctor", argc - 1, argv + 1, &a)) != 0)
@@ -718,6 +769,8 @@ launch_cmd_doctor(int argc, char **argv)
 		}
 		snprintf(f.image, sizeof(f.image), "%s", image);
 	}
+	if (launch_cli_get(&a, "--fix") != NULL)
+		fixed = launch_storage_fix(environ) == 0 ? 0 : -1;
 	rc = doctor_probe(&f, 1);
 	if (check_agents(&f, 1) == -1)
 		rc = -1;
@@ -727,5 +780,5 @@ launch_cmd_doctor(int argc, char **argv)
 	else
 		printf("aisb cannot run here: %d check%s failed\n", f.nfail,
 		    f.nfail == 1 ? "" : "s");
-	return rc == 0 ? 0 : 1;
+	return rc == 0 && fixed == 0 ? 0 : 1;
 }

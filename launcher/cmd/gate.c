@@ -170,7 +170,8 @@ gate_up(int argc, char **argv)
 		return EXIT_CONFIG;
 	}
 	gates_remove_runtime(dir);	/* what a dead supervisor left */
-	if (gates_spawn(dir, policy, idle, lockfd, msg, sizeof(msg)) == -1) {
+	if (gates_spawn(dir, policy, idle, launch_cli_get(&ca,
+	    "--reload-closes") != NULL, lockfd, msg, sizeof(msg)) == -1) {
 		fprintf(stderr, "aisb: gate up: %s\n", strerror(errno));
 		close(lockfd);
 		return EXIT_ENFORCE;

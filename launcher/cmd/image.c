@@ -91,6 +91,8 @@ launch_cmd_image(int argc, char **argv)
 			agent = v;
 		else if (strcmp(opt, "--update") == 0)
 			update = 1;
+		else if (strcmp(opt, "--install-policy") == 0)
+			spec.install_policy = v;
 	}
 	if (update && (agent == NULL || containerfile_only)) {
 		log_warnx("--update goes with image build --agent NAME");

@@ -89,13 +89,37 @@ print_env(const struct launch_opts *o)
 }
 
 /*
+ * The tag of the image a session would run (launch_agent_image: the
+ * same spec and hash, nothing built or pulled) into tag, and how it
+ * stands: "built", "not built yet", or why it cannot be known ("" tag).
+ */
+static const char *
+image_tag(const struct launch_opts *o, const struct launch_agent *a,
+    char *tag, size_t len)
+{
+	char	 err[512];
+	int	 rc;
+
+	tag[0] = '\0';
+	rc = launch_agent_image(o, a, tag, len, err, sizeof(err));
+	if (rc == 1)
+		return "built";
+	if (rc == 0 && tag[0] != '\0')
+		return "not built yet: the session builds it";
+	return rc == 0 ? "not known until its base is built: aisb image build" :
+	    "unknown";
+}
+
+/*
  * --dry-run: the env file and podman's argv a session would use, from
  * the same builder (launch_run_build), with placeholders for what only
  * a session makes.  0, or an exit code after a line on stderr.
  */
 static int
-dry_run(const struct launch_opts *o)
+dry_run(const struct launch_opts *o, const struct launch_agent *a)
 {
+	char			 tag[LAUNCH_TAG_MAX];
+	const char		*state = image_tag(o, a, tag, sizeof(tag));
 	struct launch_run_src	 src;
 	struct launch_run	 r;
 	struct launch_strv	 v;
@@ -109,7 +133,7 @@ dry_run(const struct launch_opts *o)
 	src.podman = "podman";
 	src.runtime = o->val[LO_RUNTIME];
 	src.session_id = "<session>";
-	src.image = "<image>";
+	src.image = tag[0] != '\0' ? tag : "<image>";
 	src.envfile = "<session>/env";
 	src.planfile = "<session>/plan";
 	src.recorddir = "<session>/" LAUNCH_RECORDING_DIR;
@@ -166,6 +190,7 @@ dry_run(const struct launch_opts *o)
 		    "manifest at the end (docs/record.md)\n",
 		    LAUNCH_RECORDING_DIR, LAUNCH_RECORDING_CAPTURE,
 		    (unsigned long long)o->record_max);
+	printf("# image %s (%s)\n", tag[0] != '\0' ? tag : "<image>", state);
 	printf("# podman\n");
 	print_argv(stdout, v.s);
 	launch_strv_free(&v);
@@ -186,6 +211,14 @@ previews(const struct launch_opts *o, const struct policy *p,
 	size_t				 i;
 	int				 rc = 0, k;
 
+	if (o->print_config) {
+		char	 tag[LAUNCH_TAG_MAX];
+		const char *state = image_tag(o, ra->a, tag, sizeof(tag));
+
+		/* (the image option above is the base it is built on) */
+		printf("%-15s %s (%s)\n", "sandbox image", tag[0] != '\0' ?
+		    tag : "<image>", state);
+	}
 	if (o->print_policy) {
 		/* the canonical form cites nothing: say what the agent added */
 		for (i = 0; ra->a != NULL && ra->yaml != NULL &&
@@ -200,7 +233,7 @@ previews(const struct launch_opts *o, const struct policy *p,
 	}
 	if (o->print_plan || o->dry_run) {
 		/* the gate's port is known only once it runs */
-		if (launch_plan_text(o, p, LAUNCH_SLIRP_HOST, 0,
+		if (launch_plan_text(o, p, ra->a, LAUNCH_SLIRP_HOST, 0,
 		    LAUNCH_SLIRP_DNS, &plan, err, sizeof(err)) == -1) {
 			fprintf(stderr, "aisb: %s\n", err);
 			rc = EXIT_CONFIG;
@@ -219,7 +252,7 @@ previews(const struct launch_opts *o, const struct policy *p,
 			rc = EXIT_CONFIG;
 		launch_spec_store_free(&st);
 	}
-	if (o->dry_run && (k = dry_run(o)) != 0)
+	if (o->dry_run && (k = dry_run(o, ra->a)) != 0)
 		rc = k;
 	return rc;
 }

@@ -1,5 +1,5 @@
 /*
- * aisb changes|apply|discard|recover ID and aisb transactions: a snapshot
+ * aisb changes|apply|discard|recover|undo ID and aisb transactions: a snapshot
  * session's draft (draft/draft.c), found by its session's id.
  */
 #include "config.h"
@@ -55,8 +55,11 @@ launch_cmd_snapshot(int argc, char **argv)
 		return draft_changes(sdir, id, launch_cli_get(&a, "--diff") !=
 		    NULL);
 	if (strcmp(argv[0], "apply") == 0)
-		return draft_apply(sdir, id, 0);
+		return draft_apply(sdir, id, launch_cli_get(&a, "--reviewed") !=
+		    NULL ? DRAFT_REVIEWED : 0);
 	if (strcmp(argv[0], "discard") == 0)
 		return draft_discard(sdir, id);
+	if (strcmp(argv[0], "undo") == 0)
+		return draft_undo(sdir, id, 0);
 	return draft_recover(sdir, id);
 }

@@ -15,7 +15,8 @@
  *   manifest	what the workspace held when it was staged (snap.h)
  *   changes	the change set, once the command succeeded
  *   stage/	the copy the command worked on, until applied or dropped
- *   tx/N/	the journal and backups of the Nth apply
+ *   tx/N/	the journal, backups and new contents of the Nth apply
+ *		(or of an undo)
  *   snapshot.lock  one apply, discard or recover at a time
  *   launcher	written by the launcher: how draft_os_launcher_running
  *		tells whether it still runs
@@ -43,6 +44,7 @@
 #define DRAFT_MAX_EXCLUDE	256	/* snapshot_exclude patterns (the
 					   launchers' list bound) */
 #define DRAFT_MARK_HEX		8	/* the question's mark, hex digits */
+#define DRAFT_NAME_MAX		64	/* bytes of a persistent draft's name */
 
 /* A draft's states, as the state file and aisb transactions say them. */
 #define DRAFT_STAGED	"staged"	/* the command is running */
@@ -54,14 +56,45 @@
 #define DRAFT_DISCARDED	"discarded"
 #define DRAFT_CONFLICT	"conflict"	/* refused; nothing written */
 #define DRAFT_RECOVERY	"recovery"	/* interrupted: aisb recover */
+#define DRAFT_UNDOING	"undoing"	/* an undo's transaction runs */
+#define DRAFT_UNDONE	"undone"	/* applied, then taken back */
 
 /* What to do with the changes when the session ends. */
 enum draft_apply {
 	DRAFT_APPLY_AUTO = 0,	/* ask when stdin and stderr are a terminal,
 				   else keep the draft */
 	DRAFT_APPLY_ASK,	/* ask on the terminal; none: keep */
-	DRAFT_APPLY_NEVER	/* keep the draft; aisb apply ID */
+	DRAFT_APPLY_NEVER,	/* keep the draft; aisb apply ID */
+	DRAFT_APPLY_DRAFT	/* a session on a persistent draft: its changes
+				   go into the draft's tree, never asked (the
+				   workspace waits for aisb draft commit) */
 };
+
+/*
+ * What the user config says of a snapshot's stage and its way back
+ * (docs/snapshot.md, "What the user config tightens"), kept in the
+ * draft's state file so that its change set, apply, commit and sync all
+ * use what its session used.  draft_conf_default: none of it, the
+ * built-in bounds.
+ */
+struct draft_conf {
+	char *const		*exclude;	/* snapshot_exclude */
+	size_t			 nexclude;
+	char *const		*deny;		/* writeback_deny: staged, shown,
+						   never written back */
+	size_t			 ndeny;
+	struct snap_limits	 lim;		/* snapshot_max_*: at most
+						   snap_limits_default's */
+	int			 no_writeback;	/* writeback: false */
+	const char		*policy;	/* the policy file the session
+						   runs under; NULL: none known
+						   (a shared gate's) */
+};
+void	 draft_conf_default(struct draft_conf *);
+/* 0 when every bound of lim is at least 1 and at most the built-in one
+ * (snap_limits_default); else -1 with err naming the first that is not. */
+int	 draft_limits_ok(const struct snap_limits *lim, char *err,
+	    size_t errlen);
 
 /* What a launcher records of a draft (its session record). */
 struct draft_info {
@@ -73,11 +106,17 @@ struct draft_info {
 	long long	 stage_ms;	/* copying the workspace */
 	long long	 changes_ms;	/* computing and saving the change set */
 	int		 staged;	/* stage made, state file written */
+	/* a session on a persistent draft (draft_persist_open) */
+	char		 draft_dir[DRAFT_PATH_MAX];	/* "" none */
+	char		 draft_name[DRAFT_NAME_MAX + 1];
+	unsigned long	 draft_revision;	/* as the session ends */
+	intptr_t	 draft_lock;	/* held for the whole session */
 };
 
 /*
  * Before the command: copies workspace (an absolute, real path without a
- * line break) into sdir/stage with the default rules plus exclude[n],
+ * line break) into sdir/stage with the default rules plus conf's (NULL:
+ * draft_conf_default), within conf's bounds,
  * writes sdir/manifest and the state file ("staged").  prepare, when not
  * NULL, is called on the stage after it is made and before the manifest
  * is saved (the Linux launcher gives the stage to the workspace's owner
@@ -88,7 +127,7 @@ struct draft_info {
  * removed and info->outcome is "failed".
  */
 int	 draft_stage(const char *sdir, const char *workspace,
-	    char *const *exclude, size_t nexclude, unsigned owner_uid,
+	    const struct draft_conf *conf, unsigned owner_uid,
 	    unsigned owner_gid,
 	    int (*prepare)(const char *stage, void *arg, char *err,
 		size_t errlen), void *arg,
@@ -143,11 +182,22 @@ int	 draft_end_ask(const char *sdir, const char *id, const char *workspace,
 	    const char *stage, unsigned long long nchanges,
 	    const struct snap_changes *ch, enum draft_apply apply, int quiet);
 
-/* aisb changes ID [--diff], apply ID, discard ID, recover ID. */
+/* aisb changes ID [--diff], apply ID, discard ID, recover ID.  apply's
+ * flags: DRAFT_QUIET, and DRAFT_REVIEWED (apply ID --reviewed: the
+ * policy changed since the draft was made, and the user looked again). */
+#define DRAFT_QUIET	0x01
+#define DRAFT_REVIEWED	0x02
 int	 draft_changes(const char *sdir, const char *id, int diff);
-int	 draft_apply(const char *sdir, const char *id, int quiet);
+int	 draft_apply(const char *sdir, const char *id, int flags);
 int	 draft_discard(const char *sdir, const char *id);
 int	 draft_recover(const char *sdir, const char *id);
+/*
+ * aisb undo ID (undo.c): the applied draft's transaction taken back by
+ * a transaction of its own (snap_tx_undo), refused with 65 naming the
+ * file when the host changed a target since; 74 interrupted (aisb
+ * recover ID), 78 nothing applied to undo.
+ */
+int	 draft_undo(const char *sdir, const char *id, int quiet);
 
 /*
  * aisb transactions: every snapshot session among the folders of
@@ -167,17 +217,71 @@ int	 draft_list(const char *sessions_dir, size_t idlen);
  */
 int	 draft_reap(const char *sdir, const char *id);
 
+/*
+ * Retention (aisb clean --older-than, the user config's retention cap):
+ * the session folder sdir removed, unless its draft waits for approval
+ * (kept, conflict), it is staged, a transaction of it is not settled, its
+ * state cannot be read, or another aisb holds its draft (then 0 with the
+ * reason in *why).  1 removed; -1 on error (said).  Decided and removed
+ * under the draft's lock.
+ */
+int	 draft_retire(const char *sdir, const char **why);
+
 /* For aisb sessions show: one "# snapshot: ..." line when sdir is a
  * snapshot session. */
 void	 draft_show(const char *sdir, FILE *out);
+
+/* ---- drafts that persist (persist.c; docs/snapshot.md) ---------------- */
+
+/*
+ * A persistent draft is bound to a workspace and a name: its folder,
+ * ddir = drafts_dir/KEY-NAME (KEY: 16 hex digits of the SHA-256 of the
+ * workspace's real path), is laid out as a snapshot session's (the state
+ * file with its name and revision, manifest: the base, what the
+ * workspace held when the draft last took it, stage/: the draft's tree,
+ * changes, tx/N: its commits).  A session on it (aisb --draft NAME)
+ * stages the tree, not the workspace, and its changes go into the tree.
+ */
+/* A name: 1 to 64 of [A-Za-z0-9._-], not starting with '.' or '-'. */
+int	 draft_name_ok(const char *name);
+/* ddir into out[DRAFT_PATH_MAX]: 0, or -1 (said). */
+int	 draft_persist_path(const char *drafts_dir, const char *workspace,
+	    const char *name, char *out);
+/*
+ * Before a session on the draft: taken for the whole session (74 when
+ * another session or command has it, naming it), made from workspace
+ * when there is none (or it was discarded or committed), else brought
+ * up to date: the workspace's edits since its base that touch nothing
+ * the draft changed are taken in (three-way); one that does (the same
+ * file, a folder above or below) is 65 naming it, and nothing runs.
+ * 0 with info's draft_* set; else an exit
+ * code, said.  The draft's tree is the workspace owner's
+ * (draft_os_own_tree).
+ */
+int	 draft_persist_open(const char *ddir, const char *workspace,
+	    const char *name, const char *session_id,
+	    const struct draft_conf *conf, unsigned owner_uid,
+	    unsigned owner_gid, int quiet, struct draft_info *info);
+/* After the session's draft_end: its revision counted, said; released. */
+void	 draft_persist_close(struct draft_info *info, int quiet);
+/* aisb draft status|changes|commit|discard|recover NAME; expect: the
+ * revision commit must find (-1: any). */
+int	 draft_persist_status(const char *ddir, const char *name);
+int	 draft_persist_changes(const char *ddir, const char *name, int diff);
+int	 draft_persist_commit(const char *ddir, const char *name, long expect);
+int	 draft_persist_discard(const char *ddir, const char *name);
+int	 draft_persist_recover(const char *ddir, const char *name);
+/* aisb draft ls: the drafts under drafts_dir, on stdout. */
+int	 draft_persist_list(const char *drafts_dir);
 
 /* ---- what differs between systems ------------------------------------ */
 
 /*
  * Takes sdir/snapshot.lock without waiting: 0 with *lock set; -2 when
- * another holder has it (said on stderr); -1 on error (said).
+ * another holder has it (said on stderr unless quiet); -1 on error
+ * (said).
  */
-int	 draft_os_lock(const char *sdir, intptr_t *lock);
+int	 draft_os_lock(const char *sdir, intptr_t *lock, int quiet);
 void	 draft_os_unlock(intptr_t lock);
 /*
  * Where to ask "write these changes?": stdin when it is a terminal (and,
@@ -205,6 +309,14 @@ int	 draft_os_launcher_running(const char *sdir);
  * folders deleted) and now belongs to the one who applied is given. */
 void	 draft_os_own_applied(const char *workspace, unsigned owner_uid,
 	    unsigned owner_gid, const struct snap_changes *, int rolled_back);
+/*
+ * A tree aisb made in its private folder given to owner_uid:owner_gid,
+ * entry by entry without following a link, where that means something
+ * (root making a persistent draft of another user's workspace): 0, or
+ * -1 with err.
+ */
+int	 draft_os_own_tree(const char *root, unsigned owner_uid,
+	    unsigned owner_gid, char *err, size_t errlen);
 /*
  * The home folder of the user owner_uid, as git finds it for that user,
  * into out[len]: 1 when this process is that user (its own HOME), 0 when

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <pwd.h>
 #include <termios.h>
@@ -27,7 +28,7 @@
 #include "host/proc.h"
 
 int
-draft_os_lock(const char *sdir, intptr_t *lock)
+draft_os_lock(const char *sdir, intptr_t *lock, int quiet)
 {
 	char	 path[PATH_MAX];
 	int	 fd;
@@ -41,8 +42,9 @@ draft_os_lock(const char *sdir, intptr_t *lock)
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
-		fprintf(stderr, "aisb: another aisb works on this draft (%s); "
-		    "try again when it is done\n", path);
+		if (!quiet)
+			fprintf(stderr, "aisb: another aisb works on this draft "
+			    "(%s); try again when it is done\n", path);
 		close(fd);
 		return -2;
 	}
@@ -151,6 +153,38 @@ draft_os_own_applied(const char *workspace, unsigned owner_uid,
 		fprintf(stderr, "aisb: %zu file(s) %s could not be given "
 		    "to uid %u; they are root's\n", bad, rolled_back ?
 		    "restored" : "applied", owner_uid);
+}
+
+static uid_t	chown_uid;
+static gid_t	chown_gid;
+
+static int
+chown_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return lchown(path, chown_uid, chown_gid) == -1 ? -1 : 0;
+}
+
+/*
+ * nftw without following a link (FTW_PHYS), lchown: the tree is in
+ * root's 0700 state folder, where nobody else can swap a link in.
+ */
+int
+draft_os_own_tree(const char *root, unsigned owner_uid, unsigned owner_gid,
+    char *err, size_t errlen)
+{
+	if (geteuid() != 0 || owner_uid == (unsigned)geteuid())
+		return 0;
+	chown_uid = (uid_t)owner_uid;
+	chown_gid = (gid_t)owner_gid;
+	if (nftw(root, chown_one, 64, FTW_PHYS) != 0) {
+		snprintf(err, errlen, "giving %s to uid %u: %s", root, owner_uid,
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 int

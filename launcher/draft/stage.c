@@ -53,12 +53,12 @@ left_out(const struct snap_manifest *m, const char *why, unsigned uid)
 }
 
 int
-draft_stage(const char *sdir, const char *workspace, char *const *exclude,
-    size_t nexclude, unsigned owner_uid, unsigned owner_gid,
+draft_stage(const char *sdir, const char *workspace,
+    const struct draft_conf *conf, unsigned owner_uid, unsigned owner_gid,
     int (*prepare)(const char *, void *, char *, size_t), void *arg,
     int quiet, struct draft_info *info, char *err, size_t errlen)
 {
-	struct snap_limits	 lim;
+	struct draft_conf	 none;
 	struct snap_rules	*rules = NULL;
 	struct snap_manifest	*m = NULL;
 	struct snap_stage_stats	 stats;
@@ -83,23 +83,46 @@ draft_stage(const char *sdir, const char *workspace, char *const *exclude,
 		snprintf(err, errlen, "session folder %s: path too long", sdir);
 		return EXIT_ENFORCE;
 	}
-	if (nexclude > DRAFT_MAX_EXCLUDE) {
-		snprintf(err, errlen, "more than %d snapshot_exclude patterns",
-		    DRAFT_MAX_EXCLUDE);
+	if (conf == NULL) {
+		draft_conf_default(&none);
+		conf = &none;
+	}
+	if (conf->nexclude > DRAFT_MAX_EXCLUDE ||
+	    conf->ndeny > DRAFT_MAX_EXCLUDE) {
+		snprintf(err, errlen, "more than %d snapshot_exclude or "
+		    "writeback_deny patterns", DRAFT_MAX_EXCLUDE);
 		return EXIT_CONFIG;
 	}
+	if (draft_limits_ok(&conf->lim, err, errlen) == -1)
+		return EXIT_CONFIG;
 	/* borrowed from the caller, saved with the state, never freed here */
 	st.borrowed = 1;
-	for (i = 0; i < nexclude; i++)
-		st.exclude[st.nexclude++] = exclude[i];
-	if ((rules = draft_rules(st.exclude, st.nexclude, owner_uid,
-	    owner_gid, err, errlen)) == NULL) {
+	for (i = 0; i < conf->nexclude; i++)
+		st.exclude[st.nexclude++] = conf->exclude[i];
+	for (i = 0; i < conf->ndeny; i++)
+		st.deny[st.ndeny++] = conf->deny[i];
+	st.lim = conf->lim;
+	st.no_writeback = conf->no_writeback;
+	if (conf->policy != NULL) {
+		if (strlen(conf->policy) >= sizeof(st.policy) ||
+		    !draft_os_path_absolute(conf->policy) ||
+		    strchr(conf->policy, '\n') != NULL ||
+		    draft_policy_sha(conf->policy, st.policy_sha) == -1) {
+			snprintf(err, errlen, "policy %s: %s", conf->policy,
+			    errno != 0 ? strerror(errno) : "not an absolute "
+			    "path on one line");
+			return EXIT_CONFIG;
+		}
+		snprintf(st.policy, sizeof(st.policy), "%s", conf->policy);
+	}
+	st.owner_uid = owner_uid;
+	st.owner_gid = owner_gid;
+	if ((rules = draft_rules_of(&st, err, errlen)) == NULL) {
 		code = EXIT_CONFIG;
 		goto fail;
 	}
-	snap_limits_default(&lim);
 	info->stage_ms = draft_os_now_ms();
-	if ((rc = snap_stage_create(workspace, info->stage, rules, &lim, &m,
+	if ((rc = snap_stage_create(workspace, info->stage, rules, &st.lim, &m,
 	    err, errlen)) != SNAP_OK) {
 		code = snap_code(rc);
 		goto fail;
@@ -118,8 +141,6 @@ draft_stage(const char *sdir, const char *workspace, char *const *exclude,
 	snprintf(st.stage, sizeof(st.stage), "%s", info->stage);
 	dstate_set(&st, DRAFT_STAGED);
 	snprintf(info->outcome, sizeof(info->outcome), "%s", DRAFT_STAGED);
-	st.owner_uid = owner_uid;
-	st.owner_gid = owner_gid;
 	if (dstate_save(sdir, &st, err, errlen) == -1)
 		goto fail;
 	info->staged = 1;
@@ -152,7 +173,6 @@ draft_end(const char *sdir, const char *id, int code, enum draft_apply apply,
 	struct snap_manifest	*m = NULL;
 	struct snap_changes	*ch = NULL;
 	struct snap_rules	*rules = NULL;
-	struct snap_limits	 lim;
 	struct dstate		 st;
 	char			 err[2048], path[DRAFT_PATH_MAX], e2[256];
 	long long		 t0;
@@ -177,18 +197,17 @@ draft_end(const char *sdir, const char *id, int code, enum draft_apply apply,
 			    "as it was\n", code, st.workspace);
 		goto save;
 	}
-	snap_limits_default(&lim);
 	t0 = draft_os_now_ms();
 	if (snprintf(path, sizeof(path), "%s/manifest", sdir) >=
 	    (int)sizeof(path)) {
 		snprintf(err, sizeof(err), "%s: path too long", sdir);
 		rc = SNAP_EINVAL;
 	} else if ((rc = snap_manifest_load(path, &m, err, sizeof(err))) ==
-	    SNAP_OK && (rules = draft_rules(st.exclude, st.nexclude,
-	    st.owner_uid, st.owner_gid, err, sizeof(err))) == NULL)
+	    SNAP_OK && (rules = draft_rules_of(&st, err, sizeof(err))) ==
+	    NULL)
 		rc = SNAP_EINVAL;
 	else if (rc == SNAP_OK)
-		rc = snap_changes_compute(m, st.stage, rules, &lim, &ch, err,
+		rc = snap_changes_compute(m, st.stage, rules, &st.lim, &ch, err,
 		    sizeof(err));
 	if (rc != SNAP_OK) {
 		fprintf(stderr, "aisb: snapshot: %s; nothing is proposed\n",
@@ -229,9 +248,43 @@ draft_end(const char *sdir, const char *id, int code, enum draft_apply apply,
 		out = EXIT_ENFORCE;
 		goto done;
 	}
-	if (draft_end_ask(sdir, id, st.workspace, st.stage, st.nchanges, ch,
-	    apply, quiet)) {
-		rc = draft_apply(sdir, id, quiet);
+	if (apply == DRAFT_APPLY_DRAFT) {
+		/* into the persistent draft's own tree, never the workspace:
+		 * nothing to ask (draft_persist_close says what it holds) */
+		if (!quiet)
+			(void)snap_changes_print_summary(ch, stderr,
+			    DRAFT_SUMMARY);
+		dstate_free(&st);
+		if ((rc = draft_apply(sdir, id, DRAFT_QUIET |
+		    DRAFT_REVIEWED)) != 0)
+			out = rc;
+		if (dstate_load(sdir, &st, err, sizeof(err)) == 0)
+			snprintf(info->outcome, sizeof(info->outcome), "%s",
+			    st.state);
+		goto done;
+	}
+	if (draft_policy_moved(&st, err, sizeof(err))) {
+		/* the policy changed while the command ran (a reload): not
+		 * asked about; a fresh look first */
+		if (!quiet)
+			(void)snap_changes_print_summary(ch, stderr,
+			    DRAFT_SUMMARY);
+		fprintf(stderr, "aisb: snapshot: kept as a draft, not asked "
+		    "about: the policy changed while the command ran (%s); "
+		    "look at it again (aisb changes %s --diff), then aisb "
+		    "apply %s --reviewed\n", err, id, id);
+	} else if (st.no_writeback) {
+		/* the user config's writeback: false: shown, kept, never
+		 * asked about nor written back */
+		if (!quiet)
+			(void)snap_changes_print_summary(ch, stderr,
+			    DRAFT_SUMMARY);
+		fprintf(stderr, "aisb: snapshot: kept as a draft, never written "
+		    "back (the user config's writeback: false); aisb changes "
+		    "%s --diff shows it, aisb discard %s drops it\n", id, id);
+	} else if (draft_end_ask(sdir, id, st.workspace, st.stage,
+	    st.nchanges, ch, apply, quiet)) {
+		rc = draft_apply(sdir, id, quiet ? DRAFT_QUIET : 0);
 		if (rc != 0)
 			out = rc;
 	} else
@@ -254,4 +307,38 @@ done:
 	snap_manifest_free(m);
 	snap_rules_free(rules);
 	return out;
+}
+
+int
+draft_policy_sha(const char *path, char *hex)
+{
+	char	*text;
+	size_t	 len;
+	int	 rc;
+
+	errno = 0;
+	/* a policy file is bounded well below this (policy/'s loader) */
+	if ((text = snap_file_read(path, DRAFT_STATE_MAX * 8, &len)) == NULL)
+		return -1;
+	rc = snap_sha256_hex(text, len, hex);
+	free(text);
+	return rc;
+}
+
+int
+draft_policy_moved(const struct dstate *st, char *why, size_t len)
+{
+	char	 now[SNAP_SHA256_HEX + 1];
+
+	if (st->policy[0] == '\0')
+		return 0;
+	if (draft_policy_sha(st->policy, now) == -1) {
+		snprintf(why, len, "%s: %s", st->policy, strerror(errno));
+		return 1;
+	}
+	if (strcmp(now, st->policy_sha) == 0)
+		return 0;
+	snprintf(why, len, "%s was sha256:%.12s, is sha256:%.12s",
+	    st->policy, st->policy_sha, now);
+	return 1;
 }

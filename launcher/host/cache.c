@@ -203,7 +203,7 @@ launch_cache_podman_key(const char *podman, char **envp,
     char hex[LAUNCH_CACHE_KEYHEX + 1])
 {
 	EVP_MD_CTX	*ctx;
-	const char	*v, *cfg;
+	const char	*v;
 	char		 path[PATH_MAX];
 	uint64_t	 uid = geteuid();
 	size_t		 i;
@@ -232,12 +232,7 @@ launch_cache_podman_key(const char *podman, char **envp,
 		key_file(ctx, launch_getenv(envp, names[i], strlen(names[i])));
 	}
 	/* the user's own files, as podman finds them */
-	cfg = launch_getenv(envp, "XDG_CONFIG_HOME", 15);
-	v = launch_getenv(envp, "HOME", 4);
-	if ((cfg != NULL && cfg[0] == '/' && snprintf(path, sizeof(path),
-	    "%s/containers", cfg) < (int)sizeof(path)) ||
-	    (v != NULL && v[0] == '/' && snprintf(path, sizeof(path),
-	    "%s/.config/containers", v) < (int)sizeof(path))) {
+	if (launch_config_home(envp, "containers", path, sizeof(path)) == 0) {
 		size_t	 l = strlen(path);
 
 		key_file(ctx, path);

@@ -69,6 +69,22 @@ launch_state_dir(char **envp, char *out, size_t len)
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
+int
+launch_config_home(char **envp, const char *name, char *out, size_t len)
+{
+	const char	*xdg = launch_getenv(envp, "XDG_CONFIG_HOME", 15);
+	const char	*home = launch_getenv(envp, "HOME", 4);
+	int		 n;
+
+	if (xdg != NULL && xdg[0] == '/')
+		n = snprintf(out, len, "%s/%s", xdg, name);
+	else if (home != NULL && home[0] == '/')
+		n = snprintf(out, len, "%s/.config/%s", home, name);
+	else
+		return -1;
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
 const char *
 launch_getenv(char **envp, const char *name, size_t namelen)
 {

@@ -11,6 +11,13 @@
 
 /* The state folder: $XDG_STATE_HOME/aisb or ~/.local/state/aisb. */
 int	 launch_state_dir(char **envp, char *out, size_t len);
+/*
+ * name in the user's configuration folder, $XDG_CONFIG_HOME/name or
+ * ~/.config/name.  0, or -1 when neither is an absolute path or the path
+ * does not fit.
+ */
+int	 launch_config_home(char **envp, const char *name, char *out,
+	    size_t len);
 /* mkdir -p with mode 0700 for the parts it creates; path is restored. */
 int	 launch_mkdirs(char *path);
 /* The ids aisb names sessions with: launch_random_hex of this many. */

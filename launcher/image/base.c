@@ -295,9 +295,11 @@ base_build(const struct launch_image_spec *spec, const struct base_plan *bp,
 	if (image_scratch_dir("base", dir, sizeof(dir), err, errlen) == -1)
 		return -1;
 	snprintf(tar, sizeof(tar), "%s/rootfs.tar", dir);
-	fprintf(stderr, "aisb: building the offline base %s from this host's "
-	    "apt sources (mmdebstrap %s, %s); this takes a minute or two\n",
-	    bp->tag, bp->suite, bp->include + strlen("--include="));
+	if (!spec->quiet)
+		fprintf(stderr, "aisb: building the offline base %s from this "
+		    "host's apt sources (mmdebstrap %s, %s); this takes a "
+		    "minute or two\n", bp->tag, bp->suite,
+		    bp->include + strlen("--include="));
 
 	argv[a++] = "mmdebstrap";
 	argv[a++] = "--variant=" BASE_VARIANT;
@@ -330,8 +332,9 @@ base_build(const struct launch_image_spec *spec, const struct base_plan *bp,
 		    0, err, errlen) == -1)
 			goto out;
 	}
-	fprintf(stderr, "aisb: offline base %s ready in %lds\n", bp->tag,
-	    (long)(time(NULL) - t0));
+	if (!spec->quiet)
+		fprintf(stderr, "aisb: offline base %s ready in %lds\n",
+		    bp->tag, (long)(time(NULL) - t0));
 	rc = 0;
 out:
 	(void)unlink(tar);
@@ -474,10 +477,11 @@ image_resolve_base(const struct launch_image_spec *spec, int dry_run, char *ref,
 				return 0;
 			}
 			pull_failed(spec->base);
-			fprintf(stderr, "aisb: base image %s cannot be pulled "
-			    "(%s); using the offline Debian base built from "
-			    "this host's apt sources instead\n", spec->base,
-			    perr);
+			if (!spec->quiet)
+				fprintf(stderr, "aisb: base image %s cannot be "
+				    "pulled (%s); using the offline Debian base "
+				    "built from this host's apt sources "
+				    "instead\n", spec->base, perr);
 		}
 	}
 	if (base_plan(spec, &bp, err, errlen) == -1)

@@ -477,11 +477,13 @@ image_podman_build(const struct launch_image_spec *spec, const char *dir,
 	argv[a++] = cfpath;
 	argv[a++] = (char *)dir;
 	argv[a] = NULL;
-	fprintf(stderr, "aisb: building image %s%s\n", tag, what);
+	if (!spec->quiet)
+		fprintf(stderr, "aisb: building image %s%s\n", tag, what);
 	if (launch_run_quiet(argv, NULL, 0, BUILD_TIMEOUT_MS, spec->verbose,
 	    err, errlen) == -1)
 		return -1;
-	fprintf(stderr, "aisb: image %s built in %lds\n", tag,
-	    (long)(time(NULL) - t0));
+	if (!spec->quiet)
+		fprintf(stderr, "aisb: image %s built in %lds\n", tag,
+		    (long)(time(NULL) - t0));
 	return 0;
 }

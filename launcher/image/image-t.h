@@ -76,6 +76,8 @@ struct launch_image_spec {
 	const char		 *runtime;
 	const char		 *suite;	/* NULL: the host's codename */
 	int			  verbose;	/* podman/mmdebstrap output */
+	int			  quiet;	/* no progress lines (--quiet) */
+	const char		 *install_policy;	/* NULL: derived */
 	char			 *base_used;	/* out, may be NULL: the base */
 	size_t			  base_usedlen;	/* really used (offline or not) */
 

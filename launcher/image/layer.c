@@ -24,6 +24,7 @@
 #include "host/proc.h"
 #include "image/image.h"
 #include "image/image-int.h"
+#include "image/install_why.h"
 #include "image/store.h"
 #include "image/tools.h"
 #include "log.h"
@@ -263,6 +264,15 @@ image_tools(const struct launch_image_spec *spec, int dry, char *tag,
 	image_under_spec(spec, pk, &u);
 	u.base_used = ubase;
 	u.base_usedlen = sizeof(ubase);
+	/*
+	 * A layer to install: its sources judged before any image is built
+	 * for it (install_why.h), unless it is here already
+	 */
+	if (!dry && !(image_plain(&u, 1, from, sizeof(from), err, errlen) ==
+	    1 && tools_tag(spec, from, cf, hash, tag, taglen, err, errlen) ==
+	    0 && image_exists(tag, err, errlen) == 1) &&
+	    launch_tools_preflight(spec, err, errlen) == -1)
+		goto out;
 	if ((exists = image_plain(&u, dry, from, sizeof(from), err,
 	    errlen)) == -1)
 		goto out;

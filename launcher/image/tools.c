@@ -40,6 +40,7 @@
 #include "file.h"
 #include "host/paths.h"
 #include "image/image-t.h"
+#include "image/install_why.h"
 #include "host/proc.h"
 #include "image/names.h"
 #include "image/store.h"
@@ -67,6 +68,7 @@ struct install {
 	char	registry[REGISTRY_MAX];
 	char	*pipvals[3];		/* index-url, extra-, find-links */
 	char	self[PATH_MAX];		/* this aisb */
+	const char *mine;		/* the user's install policy, or NULL */
 };
 
 enum kind { NPM, PIP };
@@ -179,11 +181,16 @@ install_free(struct install *in)
 	free(in);
 }
 
+/*
+ * mine: the user's install policy (--install-policy, install_policy:,
+ * AISB_INSTALL_POLICY), or NULL for the derived ones (whose sources
+ * launch_tools_preflight judged before anything was built).
+ */
 static int
-prepare(struct install *in, int npm, int pip, char *err, size_t errlen)
+prepare(struct install *in, int npm, int pip, const char *mine, char *err,
+    size_t errlen)
 {
 	char		 state[PATH_MAX], dir[PATH_MAX];
-	const char	*mine = getenv(LAUNCH_INSTALL_POLICY_ENV);
 	FILE		*f;
 	int		 k, cwd;
 
@@ -307,13 +314,16 @@ prepare(struct install *in, int npm, int pip, char *err, size_t errlen)
 			free(v);
 		}
 	}
-	if (mine != NULL && mine[0] != '\0' &&
-	    ((size_t)snprintf(in->policy, sizeof(in->policy), "%s", mine) >=
-	    sizeof(in->policy) || (size_t)snprintf(in->pippolicy,
-	    sizeof(in->pippolicy), "%s", mine) >= sizeof(in->pippolicy))) {
-		snprintf(err, errlen, "%s: path too long",
-		    LAUNCH_INSTALL_POLICY_ENV);
-		return -1;
+	if (mine != NULL && mine[0] != '\0') {
+		if ((size_t)snprintf(in->policy, sizeof(in->policy), "%s",
+		    mine) >= sizeof(in->policy) || (size_t)snprintf(
+		    in->pippolicy, sizeof(in->pippolicy), "%s", mine) >=
+		    sizeof(in->pippolicy)) {
+			snprintf(err, errlen, "the install policy: path too "
+			    "long");
+			return -1;
+		}
+		in->mine = mine;
 	}
 	return 0;
 }
@@ -601,18 +611,19 @@ is_file(const char *dir, const char *name, mode_t type)
 	    lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == type;
 }
 
-/* The failure of an install session, as one line. */
+/* "aisb: installing npm tools ... (policy: P): name@1.2.3 ..." */
 static void
-session_failed(const char *what, int st, const char *sid, const char *serr,
-    char *err, size_t errlen)
+say_installing(const struct install *in, const char *kind,
+    char *const *pkgs, size_t n)
 {
-	if (sid[0] != '\0')
-		snprintf(err, errlen, "install: %s in session %s exited with "
-		    "status %d (aisb sessions show %s says what the gate "
-		    "denied)", what, sid, st, sid);
-	else
-		snprintf(err, errlen, "install: the %s session failed: %s",
-		    what, serr);
+	size_t	 i;
+
+	fprintf(stderr, "aisb: installing %s tools in a sandbox session "
+	    "(policy: %s%s):", kind, in->mine != NULL ? in->mine :
+	    "aisb policy derive ", in->mine != NULL ? "" : kind);
+	for (i = 0; i < n; i++)
+		fprintf(stderr, " %s", pkgs[i]);
+	fputc('\n', stderr);
 }
 
 /* Moves ws/name to ctx/name and gives it a root-owned copy's modes. */
@@ -669,17 +680,20 @@ npm_session(const struct install *in, const struct launch_image_spec *spec,
 		cmd[c++] = (char *)pkgs[i];
 	cmd[c] = NULL;
 
-	fprintf(stderr, "aisb: installing npm tools in a sandbox session "
-	    "(policy: %s):", getenv(LAUNCH_INSTALL_POLICY_ENV) != NULL ?
-	    LAUNCH_INSTALL_POLICY_ENV : "aisb policy derive npm");
-	for (i = 7; i < c; i++)
-		fprintf(stderr, " %s", cmd[i]);
-	fputc('\n', stderr);
+	if (!spec->quiet)
+		say_installing(in, "npm", cmd + 7, c - 7);
 	st = run_session(in, spec, NPM, cmd, c, INSTALL_TIMEOUT,
 	    INSTALL_TIMEOUT_MS, NULL, 0, sid, sizeof(sid), serr, sizeof(serr));
 	free(cmd);
 	if (st != 0) {
-		session_failed("npm install", st, sid, serr, err, errlen);
+		char	logs[PATH_MAX];
+
+		/* npm_config_cache is ws/cache: its log folder is there */
+		if (file_path_join(logs, sizeof(logs), in->ws,
+		    "cache/_logs") == -1)
+			logs[0] = '\0';
+		launch_install_failed("npm", "npm install", st, sid, serr,
+		    logs[0] != '\0' ? logs : NULL, err, errlen);
 		return -1;
 	}
 	return 0;
@@ -781,16 +795,13 @@ install_pip(const struct install *in, const struct launch_image_spec *spec,
 		cmd[c++] = (char *)spec->pip[i];
 	cmd[c] = NULL;
 
-	fprintf(stderr, "aisb: installing pip tools in a sandbox session "
-	    "(policy: %s):", getenv(LAUNCH_INSTALL_POLICY_ENV) != NULL ?
-	    LAUNCH_INSTALL_POLICY_ENV : "aisb policy derive pip");
-	for (i = 11; i < c; i++)
-		fprintf(stderr, " %s", cmd[i]);
-	fputc('\n', stderr);
+	if (!spec->quiet)
+		say_installing(in, "pip", cmd + 11, c - 11);
 	st = run_session(in, spec, PIP, cmd, c, INSTALL_TIMEOUT,
 	    INSTALL_TIMEOUT_MS, NULL, 0, sid, sizeof(sid), serr, sizeof(serr));
 	if (st != 0) {
-		session_failed("pip install", st, sid, serr, err, errlen);
+		launch_install_failed("pip", "pip install", st, sid, serr,
+		    NULL, err, errlen);
 		goto out;
 	}
 	if (!is_file(in->ws, "pip", S_IFDIR) ||
@@ -853,7 +864,9 @@ launch_tools_install(const struct launch_image_spec *spec, char *scratch,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	rc = prepare(in, npm, pip, serr, sizeof(serr));
+	rc = prepare(in, npm, pip, spec->install_policy != NULL ?
+	    spec->install_policy : getenv(LAUNCH_INSTALL_POLICY_ENV), serr,
+	    sizeof(serr));
 	snprintf(scratch, scratchlen, "%s", in->scratch);
 	if (rc == -1) {
 		snprintf(err, errlen, "install: %s", serr);
@@ -900,7 +913,8 @@ launch_npm_latest(const char *name, char *ver, size_t len, char *err,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (prepare(in, 1, 0, serr, sizeof(serr)) == -1) {
+	if (prepare(in, 1, 0, getenv(LAUNCH_INSTALL_POLICY_ENV), serr,
+	    sizeof(serr)) == -1) {
 		snprintf(err, errlen, "npm view: %s", serr);
 		goto out;
 	}

@@ -13,8 +13,6 @@
 
 struct launch_image_spec;
 
-/* A policy file used instead of the derived ones (e.g. to add a host). */
-#define LAUNCH_INSTALL_POLICY_ENV	"AISB_INSTALL_POLICY"
 /* The install session's home volumes: this prefix and the scratch's name */
 #define LAUNCH_INSTALL_PREFIX		"aisb-install-"
 

@@ -63,7 +63,9 @@ field_of(struct launch_audit_line *f, const char *key, char **out,
 	} map[] = {
 #define F(k)	{ #k, offsetof(struct launch_audit_line, k), sizeof(f->k) }
 		F(event), F(decision), F(host), F(reason), F(detail), F(rule),
-		F(fix), F(would), F(would_reason), F(tool), F(method), F(path),
+		F(method), F(path),
+		F(fix), F(would), F(would_reason), F(tool), F(name),
+		F(answer),
 #undef F
 	};
 	size_t	 i;
@@ -108,21 +110,27 @@ launch_audit_parse(const char *s, size_t len, struct launch_audit_line *f)
 			continue;
 		}
 		/* a number or a literal: up to the next ',' or '}' */
-		if (strcmp(key, "port") == 0) {
+		if (strcmp(key, "port") == 0 || strcmp(key, "status") == 0) {
 			unsigned long	 v = 0;
 
 			while (p < end && *p >= '0' && *p <= '9' && v <= 65535)
 				v = v * 10 + (unsigned long)(*p++ - '0');
-			f->port = v <= 65535 ? (unsigned)v : 0;
+			if (key[0] == 'p')
+				f->port = v <= 65535 ? (unsigned)v : 0;
+			else
+				f->status = v <= 999 ? (unsigned)v : 0;
 		} else if (strcmp(key, "bytes_up") == 0 ||
-		    strcmp(key, "bytes_down") == 0) {
+		    strcmp(key, "bytes_down") == 0 ||
+		    strcmp(key, "refused") == 0) {
 			uint64_t	 v = 0;
 
 			/* at most 19 digits: no overflow */
 			while (p < end && *p >= '0' && *p <= '9' &&
 			    v < UINT64_C(1000000000000000000))
 				v = v * 10 + (uint64_t)(*p++ - '0');
-			if (key[6] == 'u')
+			if (key[0] == 'r')
+				f->refused = v;
+			else if (key[6] == 'u')
 				f->bytes_up = v;
 			else
 				f->bytes_down = v;
@@ -157,54 +165,200 @@ tool_add(struct launch_denials *d, const char *tool)
 	d->tools[d->ntools++].count = 1;
 }
 
+/*
+ * count requests to f's destination, into tab (denials or failures: *n
+ * entries) or past it (*more)
+ */
+static void
+dest_count(struct launch_denial *tab, size_t *n, unsigned long *more,
+    const struct launch_audit_line *f, int dns, const char *req,
+    unsigned long count)
+{
+	struct launch_denial	*e;
+	size_t			 i;
+
+	for (i = 0; i < *n; i++) {
+		e = &tab[i];
+		if (e->dns == dns && e->port == f->port &&
+		    strcmp(e->host, f->host) == 0 &&
+		    strcmp(e->reason, f->reason) == 0 &&
+		    strcmp(e->request, req) == 0) {
+			e->count += count;
+			return;
+		}
+	}
+	if (*n == LAUNCH_DENY_MAX) {
+		*more += count;
+		return;
+	}
+	e = &tab[(*n)++];
+	snprintf(e->host, sizeof(e->host), "%s", f->host);
+	e->port = f->port;
+	e->dns = dns;
+	snprintf(e->reason, sizeof(e->reason), "%s", f->reason);
+	snprintf(e->detail, sizeof(e->detail), "%s", f->detail);
+	snprintf(e->rule, sizeof(e->rule), "%s", f->rule);
+	snprintf(e->fix, sizeof(e->fix), "%s", f->fix);
+	snprintf(e->request, sizeof(e->request), "%s", req);
+	e->count = count;
+}
+
+static void
+denial_count(struct launch_denials *d, const struct launch_audit_line *f,
+    int dns, const char *req, unsigned long count)
+{
+	d->denied += count;
+	dest_count(d->d, &d->n, &d->more, f, dns, req, count);
+}
+
+static void
+failure_count(struct launch_denials *d, const struct launch_audit_line *f,
+    int dns)
+{
+	d->failed++;
+	dest_count(d->f, &d->nf, &d->fmore, f, dns, "", 1);
+}
+
+static int
+is_probe(const struct launch_audit_line *f)
+{
+	return f->status == 407 && strcmp(f->reason, "auth_required") == 0 &&
+	    strcmp(f->detail, "no credentials") == 0 && f->host[0] != '\0';
+}
+
+/*
+ * A 407 without credentials is held (is_probe); a decision on the same
+ * request made with credentials (any but a 407) answers the held ones.
+ * 1 when f was held.
+ */
+static int
+probe_hold(struct launch_denials *d, const struct launch_audit_line *f)
+{
+	struct launch_probe	*p;
+	size_t			 i;
+
+	for (i = 0; i < d->nprobes; i++) {
+		p = &d->probes[i];
+		if (p->count == 0 || p->port != f->port ||
+		    strcmp(p->method, f->method) != 0 ||
+		    strcmp(p->host, f->host) != 0)
+			continue;
+		if (is_probe(f)) {
+			p->count++;
+			return 1;
+		}
+		if (f->status != 407) {
+			d->probes_answered += p->count;
+			p->count = 0;
+		}
+		return 0;
+	}
+	if (!is_probe(f))
+		return 0;
+	for (i = 0; i < d->nprobes && d->probes[i].count != 0; i++)
+		;
+	if (i == LAUNCH_DENY_MAX)
+		return 0;		/* no room: a denial at once */
+	if (i == d->nprobes)
+		d->nprobes++;
+	p = &d->probes[i];
+	snprintf(p->method, sizeof(p->method), "%s", f->method);
+	snprintf(p->host, sizeof(p->host), "%s", f->host);
+	p->port = f->port;
+	p->count = 1;
+	return 1;
+}
+
+void
+launch_denials_end(struct launch_denials *d)
+{
+	struct launch_audit_line	 f;
+	size_t				 i;
+
+	for (i = 0; i < d->nprobes; i++) {
+		if (d->probes[i].count == 0)
+			continue;
+		memset(&f, 0, sizeof(f));
+		snprintf(f.host, sizeof(f.host), "%s", d->probes[i].host);
+		f.port = d->probes[i].port;
+		snprintf(f.reason, sizeof(f.reason), "auth_required");
+		snprintf(f.detail, sizeof(f.detail), "no credentials");
+		denial_count(d, &f, 0, "", d->probes[i].count);
+		d->probes[i].count = 0;
+	}
+	d->nprobes = 0;
+}
+
+/*
+ * A question the gate's DNS refused (AISB-DNS, transparent capture): a
+ * name the policy does not allow is answered NXDOMAIN, and a tool that
+ * resolves before it connects never connects, so the answer is the
+ * denial.  Queries over the rate bound (REFUSED) count as the line says.
+ * 1 when the line was one, its fields turned into a denial's in f.
+ */
+static int
+dns_denial(struct launch_denials *d, struct launch_audit_line *f,
+    unsigned long *count)
+{
+	int	 nx = strcmp(f->answer, "NXDOMAIN") == 0;
+
+	if ((strcmp(f->answer, "REFUSED") == 0 && f->reason[0] == '\0') ||
+	    strcmp(f->answer, "FORMERR") == 0 ||
+	    strcmp(f->answer, "NOTIMP") == 0 ||
+	    strcmp(f->answer, "BADVERS") == 0) {
+		/* not IN, no name, malformed: no policy's refusal */
+		memcpy(f->host, f->name, sizeof(f->host));
+		snprintf(f->reason, sizeof(f->reason), "%.16s", f->answer);
+		f->port = 0;
+		failure_count(d, f, 1);
+		return 0;
+	}
+	if (!nx && strcmp(f->answer, "REFUSED") != 0)
+		return 0;
+	if (f->reason[0] == '\0')	/* a gate before reasons were given */
+		snprintf(f->reason, sizeof(f->reason), "name_refused");
+	memcpy(f->host, f->name, sizeof(f->host));
+	f->port = 0;
+	*count = f->refused > 0 ? (unsigned long)f->refused : 1;
+	return 1;
+}
+
 void
 launch_denials_add(struct launch_denials *d, const char *line, size_t len)
 {
 	struct launch_audit_line	 f;
-	struct launch_denial		*e;
-	char				 req[sizeof(e->request)] = "";
-	size_t				 i;
+	char				 req[sizeof(d->d[0].request)];
+	unsigned long			 count = 1;
+	int				 dns;
 
 	if (launch_audit_parse(line, len, &f) == -1)
 		return;
-	/* an inspected host's refused request: listed as a connection is */
-	if (strcmp(f.event, "request") == 0 && strcmp(f.decision, "deny") == 0)
+	if (strcmp(f.event, "request") == 0) {
+		/* an inspected host's refused request: listed as a connection is */
+		if (strcmp(f.decision, "deny") != 0)
+			return;
 		snprintf(req, sizeof(req), "%s %s", f.method, f.path);
-	else if (strcmp(f.event, "decision") != 0)
+		denial_count(d, &f, 0, req, 1);
 		return;
-	if (f.transparent && req[0] == '\0')
+	}
+	if ((dns = strcmp(f.event, "dns") == 0) &&
+	    !dns_denial(d, &f, &count))
+		return;
+	if (!dns && strcmp(f.event, "decision") != 0)
+		return;
+	if (f.transparent)
 		tool_add(d, f.tool);
-	if (strcmp(f.decision, "allow") == 0 && req[0] == '\0') {
+	if (!dns && probe_hold(d, &f))
+		return;
+	if (strcmp(f.decision, "allow") == 0) {
 		d->allowed++;
 		return;
 	}
-	if (strcmp(f.decision, "deny") != 0) {
-		d->failed++;
+	if (!dns && strcmp(f.decision, "deny") != 0) {
+		failure_count(d, &f, 0);
 		return;
 	}
-	d->denied++;
-	for (i = 0; i < d->n; i++) {
-		e = &d->d[i];
-		if (e->port == f.port && strcmp(e->host, f.host) == 0 &&
-		    strcmp(e->reason, f.reason) == 0 &&
-		    strcmp(e->request, req) == 0) {
-			e->count++;
-			return;
-		}
-	}
-	if (d->n == LAUNCH_DENY_MAX) {
-		d->more++;
-		return;
-	}
-	e = &d->d[d->n++];
-	snprintf(e->host, sizeof(e->host), "%s", f.host);
-	e->port = f.port;
-	snprintf(e->reason, sizeof(e->reason), "%s", f.reason);
-	snprintf(e->detail, sizeof(e->detail), "%s", f.detail);
-	snprintf(e->rule, sizeof(e->rule), "%s", f.rule);
-	snprintf(e->fix, sizeof(e->fix), "%s", f.fix);
-	snprintf(e->request, sizeof(e->request), "%s", req);
-	e->count = 1;
+	denial_count(d, &f, dns, "", count);
 }
 
 static void
@@ -216,7 +370,10 @@ denials_line(void *arg, const char *line, size_t len)
 int
 launch_denials_read(struct launch_denials *d, const char *path)
 {
-	return launch_audit_each(path, denials_line, d, &d->truncated);
+	int	 rc = launch_audit_each(path, denials_line, d, &d->truncated);
+
+	launch_denials_end(d);
+	return rc;
 }
 
 int
@@ -290,37 +447,37 @@ same_words(const char *token, const char *words)
 	return *token == *words;
 }
 
-void
-launch_denials_print(const struct launch_denials *d, FILE *out,
-    const char *prefix, const char *logpath)
+/* "host:port", "[v6]:port", "name (DNS lookup)" */
+static void
+put_dest(FILE *out, const struct launch_denial *e)
+{
+	if (e->host[0] == '\0')
+		fputs(e->dns ? "(no name)" : "(no target)", out);
+	else if (e->dns) {
+		put_clean(out, e->host, 0);
+		fputs(" (DNS lookup)", out);
+	} else if (strchr(e->host, ':') != NULL) {
+		putc('[', out);
+		put_clean(out, e->host, 0);
+		fprintf(out, "]:%u", e->port);
+	} else {
+		put_clean(out, e->host, 0);
+		fprintf(out, ":%u", e->port);
+	}
+}
+
+/* One line per entry: verb, destination, count, reason, rule; its fix. */
+static void
+put_table(FILE *out, const char *prefix, const char *verb,
+    const struct launch_denial *tab, size_t n)
 {
 	const struct launch_denial	*e;
 	size_t				 i, len;
-	int				 anyfix = 0;
 
-	if (d->denied == 0)
-		return;
-	for (i = 0; i < d->n; i++)
-		if (d->d[i].fix[0] != '\0' && d->d[i].fix[0] != '#')
-			anyfix = 1;
-	fprintf(out, "%s%lu request(s) denied, to %zu%s destination(s)%s\n",
-	    prefix, d->denied, d->n, d->more ? "+" : "",
-	    anyfix ? "; the YAML under one would allow it: add its entries "
-	    "to your policy" : "");
-	for (i = 0; i < d->n; i++) {
-		e = &d->d[i];
-		fputs(prefix, out);
-		fputs("denied ", out);
-		if (e->host[0] == '\0')
-			fputs("(no target)", out);
-		else if (strchr(e->host, ':') != NULL) {
-			putc('[', out);
-			put_clean(out, e->host, 0);
-			fprintf(out, "]:%u", e->port);
-		} else {
-			put_clean(out, e->host, 0);
-			fprintf(out, ":%u", e->port);
-		}
+	for (i = 0; i < n; i++) {
+		e = &tab[i];
+		fprintf(out, "%s%s ", prefix, verb);
+		put_dest(out, e);
 		if (e->request[0] != '\0') {
 			putc(' ', out);
 			put_clean(out, e->request, 0);
@@ -344,13 +501,41 @@ launch_denials_print(const struct launch_denials *d, FILE *out,
 				putc('\n', out);
 		}
 	}
+}
+
+void
+launch_denials_print(const struct launch_denials *d, FILE *out,
+    const char *prefix, const char *logpath)
+{
+	size_t	 i;
+	int	 anyfix = 0;
+
+	if (d->denied == 0 && d->failed == 0)
+		return;
+	for (i = 0; i < d->n; i++)
+		if (d->d[i].fix[0] != '\0' && d->d[i].fix[0] != '#')
+			anyfix = 1;
+	if (d->denied > 0)
+		fprintf(out, "%s%lu request(s) denied, to %zu%s "
+		    "destination(s)%s\n", prefix, d->denied, d->n,
+		    d->more ? "+" : "", anyfix ? "; the YAML under one would "
+		    "allow it: add its entries to your policy" : "");
+	put_table(out, prefix, "denied", d->d, d->n);
 	if (d->more > 0)
 		fprintf(out, "%sand %lu more denial(s) to other destinations\n",
 		    prefix, d->more);
+	if (d->failed > 0)
+		fprintf(out, "%s%lu request(s) failed, to %zu%s destination(s): "
+		    "the policy allowed them, the gate could not complete "
+		    "them\n", prefix, d->failed, d->nf, d->fmore ? "+" : "");
+	put_table(out, prefix, "failed", d->f, d->nf);
+	if (d->fmore > 0)
+		fprintf(out, "%sand %lu more failure(s) to other "
+		    "destinations\n", prefix, d->fmore);
 	if (d->truncated)
 		fprintf(out, "%sonly the first %lu MiB of the audit log were "
 		    "read\n", prefix, LAUNCH_DENY_READ_MAX >> 20);
-	if (logpath != NULL && (d->more > 0 || d->truncated))
+	if (logpath != NULL && (d->more > 0 || d->fmore > 0 || d->truncated))
 		fprintf(out, "%severy decision: %s\n", prefix, logpath);
 }
 
@@ -374,4 +559,19 @@ launch_denials_print_tools(const struct launch_denials *d, FILE *out,
 	if (d->tools_more > 0)
 		fprintf(out, ", others (%lu)", d->tools_more);
 	putc('\n', out);
+}
+
+void
+launch_denials_summary(const char *path, FILE *f, const char *prefix)
+{
+	struct launch_denials	*d;
+
+	if ((d = malloc(sizeof(*d))) == NULL)
+		return;
+	launch_denials_init(d);
+	if (launch_denials_read(d, path) == 0) {
+		launch_denials_print(d, f, prefix, path);
+		launch_denials_print_tools(d, f, prefix);
+	}
+	free(d);
 }

@@ -17,7 +17,8 @@
 
 struct launch_denial {
 	char		 host[POLICY_MAX_NAME + 1];	/* "" when not parsed */
-	unsigned	 port;
+	unsigned	 port;		/* 0 for a name the gate's DNS refused */
+	int		 dns;		/* a DNS question, not a connection */
 	char		 reason[32];	/* the audit reason token */
 	char		 detail[160];	/* for people */
 	char		 rule[256];	/* the rule that decided, or "" */
@@ -40,16 +41,36 @@ struct launch_tool {
 	unsigned long	 count;
 };
 
+/*
+ * A 407 for a request without credentials, held until the log shows
+ * whether the client sent the same request (method, host, port) again
+ * with credentials: libcurl's proxy-auth probe (git's default
+ * http.proxyAuthMethod, anyauth) does at once, and that is no denial.
+ */
+struct launch_probe {
+	char		 method[16];
+	char		 host[POLICY_MAX_NAME + 1];
+	unsigned	 port;
+	unsigned long	 count;
+};
+
 struct launch_denials {
 	struct launch_denial	 d[LAUNCH_DENY_MAX];	/* in order of first denial */
 	size_t			 n;
 	unsigned long		 more;		/* denials past the table */
+	/* requests the policy allowed that failed (decision "error") */
+	struct launch_denial	 f[LAUNCH_DENY_MAX];
+	size_t			 nf;
+	unsigned long		 fmore;
 	unsigned long		 allowed, denied, failed;	/* decision lines */
 	int			 truncated;	/* the log was larger than read */
 	struct launch_tool	 tools[LAUNCH_TPROXY_TOOLS];
 	size_t			 ntools;
 	unsigned long		 transparent;	/* connections, all tools */
 	unsigned long		 tools_more;	/* of tools past the table */
+	struct launch_probe	 probes[LAUNCH_DENY_MAX];	/* held 407s */
+	size_t			 nprobes;
+	unsigned long		 probes_answered;	/* 407s not counted */
 };
 
 /*
@@ -58,6 +79,8 @@ struct launch_denials {
  */
 struct launch_audit_line {
 	char		 event[16], decision[16], host[POLICY_MAX_NAME + 1];
+	char		 method[16];
+	unsigned	 status;
 	char		 reason[32], detail[160], rule[256], fix[POLICY_FIX_MAX];
 	unsigned	 port;
 	/* close lines; --learn lines (suggest.c) */
@@ -67,8 +90,12 @@ struct launch_audit_line {
 	/* transparent capture (the relay's X-Aisb-Tool) */
 	int		 transparent;
 	char		 tool[LAUNCH_TPROXY_TOOL + 1];
-	/* a request inside an inspected connection ("event":"request") */
-	char		 method[16], path[264];
+	/* event "dns": the question, the answer, queries over the rate */
+	char		 name[POLICY_MAX_NAME + 1], answer[48];
+	uint64_t	 refused;
+	/* a request inside an inspected connection ("event":"request");
+	   its method in method */
+	char		 path[264];
 };
 
 /* One flat JSON object of len bytes (no NUL needed) into f: 0, or -1. */
@@ -88,14 +115,22 @@ void	 launch_denials_init(struct launch_denials *);
 void	 launch_denials_add(struct launch_denials *, const char *line,
 	    size_t len);
 /*
- * Reads the audit log at path, at most LAUNCH_DENY_READ_MAX bytes.  0, or
- * -1 when it cannot be opened (errno).
+ * After the last line: the 407s no credentialed request followed become
+ * denials.  launch_denials_read() calls it.
+ */
+void	 launch_denials_end(struct launch_denials *);
+/*
+ * Reads the audit log at path, at most LAUNCH_DENY_READ_MAX bytes, then
+ * launch_denials_end().  0, or -1 when it cannot be opened (errno).
  */
 int	 launch_denials_read(struct launch_denials *, const char *path);
 /*
  * For people: one line per denied destination (host:port, count, reason)
- * and, under it, the YAML that would allow it, pasteable.  prefix starts
- * each line that is not YAML ("aisb: ").  Prints nothing without denials.
+ * and, under it, the YAML that would allow it, pasteable; then one line
+ * per destination that failed (the gate allowed it, then could not
+ * reach it: dns_failed, connect_failed, ...) with its reason.  prefix
+ * starts each line that is not YAML ("aisb: ").  Prints nothing without
+ * denials or failures.
  */
 void	 launch_denials_print(const struct launch_denials *, FILE *,
 	    const char *prefix, const char *logpath);
@@ -106,5 +141,11 @@ void	 launch_denials_print(const struct launch_denials *, FILE *,
  */
 void	 launch_denials_print_tools(const struct launch_denials *, FILE *,
 	    const char *prefix);
+/*
+ * The end of a session: what the audit log at path says was denied, the
+ * YAML that would allow each, and the tools that ignored the proxy
+ * variables, each line of aisb's own starting with prefix.
+ */
+void	 launch_denials_summary(const char *path, FILE *f, const char *prefix);
 
 #endif

@@ -39,6 +39,7 @@
 #include "file.h"
 #include "policytools/derive.h"
 #include "policytools/lockfile.h"
+#include "policytools/reach.h"
 #include "policy.h"
 #include "host/proc.h"
 
@@ -803,6 +804,14 @@ print_policy(FILE *f, const char *kind, const struct sources *src,
 		fprintf(f, "# ssh remotes: git over ssh ignores proxy variables, so "
 		    "the gate never\n# carries it; --net direct lets out exactly "
 		    "these hosts and ports.\n");
+	/* the sources that resolve into a denied range (reach.h) */
+	if (strcmp(kind, "git") != 0) {
+		const char	*hosts[DERIVE_MAX_HOSTS];
+
+		for (i = 0; i < src->n; i++)
+			hosts[i] = src->s[i].host;
+		launch_reach_note(f, hosts, src->n);
+	}
 	/* a comment: `derive KIND > KIND.yaml` stays a policy */
 	fprintf(f, "# save as %s.yaml and run: %s\n", kind, use);
 }

@@ -50,9 +50,10 @@ void	 gates_remove_runtime(const char *dir);
  * Starts the supervisor (a grandchild in a session of its own; the lock
  * fd is closed in it) and waits for its word, "ok PORT\n" or why not,
  * into msg (NUL-terminated; empty when it died).  0, or -1 with errno
- * when it could not be started.
+ * when it could not be started.  closes: the gate runs with
+ * --reload-closes (aisb gate up --reload-closes).
  */
 int	 gates_spawn(const char *dir, const char *policy, unsigned idle,
-	    int lockfd, char *msg, size_t msglen);
+	    int closes, int lockfd, char *msg, size_t msglen);
 
 #endif

@@ -413,8 +413,10 @@ gates_remove_runtime(const char *dir)
 
 /* The supervisor: never returns. */
 static void __attribute__((noreturn))
-supervisor(const char *dir, const char *policy, unsigned idle, int ready)
+supervisor(const char *dir, const char *policy, unsigned idle, int closes,
+    int ready)
 {
+	const char		*extra[] = { "--reload-closes", NULL };
 	struct launch_gate	 g;
 	sigset_t		 set;
 	siginfo_t		 si;
@@ -477,8 +479,9 @@ supervisor(const char *dir, const char *policy, unsigned idle, int ready)
 		gates_remove_runtime(dir);
 		_exit(EXIT_ENFORCE);
 	}
-	if (launch_gate_start(&g, pcopy, tok, audit, glog, ctl, err,
-	    sizeof(err)) == -1) {
+	if (launch_gate_spawn_args(&g, pcopy, tok, audit, glog, ctl, NULL, 0,
+	    closes ? extra : NULL, err, sizeof(err)) == -1 ||
+	    launch_gate_ready(&g, err, sizeof(err)) == -1) {
 		dprintf(ready, "%s\n", err);
 		gates_remove_runtime(dir);
 		_exit(EXIT_ENFORCE);
@@ -497,7 +500,8 @@ supervisor(const char *dir, const char *policy, unsigned idle, int ready)
 	dprintf(ready, "ok %u\n", g.port);
 	close(ready);
 	fprintf(stderr, "aisb gate: up on 127.0.0.1:%u, policy %s, reaped "
-	    "after %u s without a session\n", g.port, policy, idle);
+	    "after %u s without a session%s\n", g.port, policy, idle, closes ?
+	    "; a reload closes the connections it denies" : "");
 
 	for (;;) {
 		sig = sigtimedwait(&set, &si, &ts);
@@ -540,8 +544,8 @@ supervisor(const char *dir, const char *policy, unsigned idle, int ready)
 }
 
 int
-gates_spawn(const char *dir, const char *policy, unsigned idle, int lockfd,
-    char *msg, size_t msglen)
+gates_spawn(const char *dir, const char *policy, unsigned idle, int closes,
+    int lockfd, char *msg, size_t msglen)
 {
 	size_t	 off = 0;
 	ssize_t	 n;
@@ -563,7 +567,7 @@ gates_spawn(const char *dir, const char *policy, unsigned idle, int lockfd,
 		/* a grandchild, so that nobody has to wait for it */
 		if ((pid = fork()) != 0)
 			_exit(pid == -1 ? EXIT_ENFORCE : 0);
-		supervisor(dir, policy, idle, p[1]);
+		supervisor(dir, policy, idle, closes, p[1]);
 	}
 	close(p[1]);
 	(void)waitpid(pid, NULL, 0);

@@ -1,8 +1,9 @@
 /*
  * What the option table's files share (optvalue.c: the table, each value
+ * What the option table's files share (optvalue.c: the table, each value
  * checked and set; optproject.c: what a project config may do with each;
- * options.c: the config files, AISB_*, the flags, the resolution, on top
- * of them).  Only they include this.
+ * optconfig.c: the config files and AISB_*; options.c: the flags, the
+ * resolution, on top of them).  Only they include this.
  */
 #ifndef AISB_SESSION_OPTIONS_INT_H
 #define AISB_SESSION_OPTIONS_INT_H
@@ -59,6 +60,9 @@ int	 launch_opt_find(const char *name, size_t len);
 int	 launch_opt_set(struct launch_opts *, enum launch_opt_id,
 	    const char *v, enum launch_src, const char *where,
 	    const char *base_file, char *err, size_t errlen);
+/* The list (and its count) of list option id. */
+struct launch_item **launch_opt_list(struct launch_opts *,
+	    enum launch_opt_id id, size_t **n);
 /* One value checked for its option's type; the typed view filled. */
 int	 launch_opt_check(struct launch_opts *, enum launch_opt_id,
 	    const char *v, char *err, size_t errlen);
@@ -76,5 +80,14 @@ int	 launch_opt_check_project(const struct launch_opts *,
  * packages, "--no-NAME" for a switch that is on by default.
  */
 void	 launch_opt_flag_name(int id, char *flag, size_t len);
+/*
+ * One config file into o at layer src (optconfig.c): a missing file is
+ * none.  0, or -1 with every error in err, one a line.
+ */
+int	 launch_opts_read_config(struct launch_opts *o, const char *path,
+	    enum launch_src src, char *err, size_t errlen);
+/* The AISB_* variables of envp into o (optconfig.c).  0, or -1 with err. */
+int	 launch_opts_env_layer(struct launch_opts *o, char **envp, char *err,
+	    size_t errlen);
 
 #endif

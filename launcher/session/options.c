@@ -1,15 +1,14 @@
 /*
- * Option resolution: the config files, the AISB_* environment, the
- * alias-friendly command line, the help, and the one function that
- * applies the layers in order.  The table and each value's check are
- * optvalue.c's.
+ * Option resolution: the alias-friendly command line, the help, and the
+ * one function that applies the layers in order.  The table and each
+ * value's check are optvalue.c's, the config files and AISB_* optconfig.c's.
  */
 #include "config.h"
 
 #include <sys/stat.h>
 
-#include <ctype.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,11 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <yaml.h>
-
 #include <openssl/evp.h>
 
-#include "file.h"
+#include "near.h"
 #include "host/paths.h"
 #include "image/names.h"
 #include "session/options.h"
@@ -119,173 +116,6 @@ launch_env_redacted(const char *entry, char *buf, size_t len)
 	return buf;
 }
 
-/* ---- config files and AISB_* ------------------------------------------- */
-
-/*
- * A config file is one flat YAML mapping: key: scalar, or key: [list].
- * Missing file: fine.  Anything else wrong: an error naming file:line:col.
- */
-static int
-read_config(struct launch_opts *o, const char *path, enum launch_src src,
-    char *err, size_t errlen)
-{
-	yaml_parser_t	 parser;
-	yaml_event_t	 ev;
-	char		*buf = NULL, where[1200];
-	int		 rc = -1, depth = 0, id = -1, done = 0, inlist = 0;
-	size_t		 off = 0;
-
-	if ((buf = file_read_bounded(path, LAUNCH_MAX_CONFIG, &off, err,
-	    errlen)) == NULL)
-		return errno == ENOENT ? 0 : -1;
-
-	if (!yaml_parser_initialize(&parser)) {
-		free(buf);
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	yaml_parser_set_input_string(&parser, (unsigned char *)buf, off);
-	while (!done) {
-		unsigned line, col;
-
-		if (!yaml_parser_parse(&parser, &ev)) {
-			snprintf(err, errlen, "%s:%zu:%zu: YAML syntax: %s", path,
-			    parser.problem_mark.line + 1,
-			    parser.problem_mark.column + 1,
-			    parser.problem ? parser.problem : "error");
-			goto out;
-		}
-		line = (unsigned)ev.start_mark.line + 1;
-		col = (unsigned)ev.start_mark.column + 1;
-		snprintf(where, sizeof(where), "%s:%u:%u", path, line, col);
-		switch (ev.type) {
-		case YAML_STREAM_END_EVENT:
-			done = 1;
-			break;
-		case YAML_ALIAS_EVENT:
-			snprintf(err, errlen, "%s: YAML aliases are not allowed",
-			    where);
-			goto fail_ev;
-		case YAML_MAPPING_START_EVENT:
-			if (depth++ != 0) {
-				snprintf(err, errlen, "%s: nested mappings are "
-				    "not part of the config; write key: value",
-				    where);
-				goto fail_ev;
-			}
-			break;
-		case YAML_MAPPING_END_EVENT:
-			depth--;
-			break;
-		case YAML_SEQUENCE_START_EVENT:
-			if (depth != 1 || id < 0 || inlist ||
-			    (launch_optdesc[id].type != OT_LIST &&
-			    launch_optdesc[id].type != OT_ENVLIST &&
-			    launch_optdesc[id].type != OT_SECRETLIST)) {
-				snprintf(err, errlen, "%s: a list is not valid "
-				    "here", where);
-				goto fail_ev;
-			}
-			inlist = 1;
-			break;
-		case YAML_SEQUENCE_END_EVENT:
-			inlist = 0;
-			id = -1;
-			break;
-		case YAML_SCALAR_EVENT: {
-			const char *v = (const char *)ev.data.scalar.value;
-			size_t vlen = ev.data.scalar.length;
-
-			if (depth != 1) {
-				snprintf(err, errlen, "%s: a config file is a "
-				    "mapping of key: value", where);
-				goto fail_ev;
-			}
-			if (memchr(v, '\0', vlen) != NULL) {
-				snprintf(err, errlen, "%s: NUL byte", where);
-				goto fail_ev;
-			}
-			if (id < 0) {
-				if ((id = launch_opt_find(v, vlen)) < 0) {
-					snprintf(err, errlen, "%s: unknown key "
-					    "'%.64s'; see aisb --print-config "
-					    "for the keys", where, v);
-					goto fail_ev;
-				}
-				break;
-			}
-			if (src == LAUNCH_SRC_PROJECT &&
-			    launch_opt_check_project(o, (enum launch_opt_id)id, v, where,
-			    err, errlen) == -1)
-				goto fail_ev;
-			if (src == LAUNCH_SRC_USER && id == LO_PROJECT_POLICY)
-				; /* only here */
-			else if (id == LO_PROJECT_POLICY) {
-				snprintf(err, errlen, "%s: project_policy belongs "
-				    "in the user config", where);
-				goto fail_ev;
-			}
-			if (launch_opt_set(o, (enum launch_opt_id)id, v, src, where,
-			    path, err, errlen) == -1)
-				goto fail_ev;
-			if (!inlist)
-				id = -1;
-			break;
-		}
-		default:
-			break;
-		}
-		yaml_event_delete(&ev);
-	}
-	rc = 0;
-	goto out;
-fail_ev:
-	yaml_event_delete(&ev);
-out:
-	yaml_parser_delete(&parser);
-	explicit_bzero(buf, off);
-	free(buf);
-	return rc;
-}
-
-
-
-static int
-apply_env_layer(struct launch_opts *o, char **envp, char *err, size_t errlen)
-{
-	char		 var[64], *copy, *tok, *save = NULL;
-	const char	*v;
-	int		 i, k;
-
-	for (i = 0; i < LO__COUNT; i++) {
-		if (launch_optdesc[i].flags & O_NOENV)
-			continue;	/* secrets and trust: flags and user config only */
-		snprintf(var, sizeof(var), "AISB_");
-		for (k = 0; launch_optdesc[i].name[k] != '\0' && k < 50; k++)
-			var[5 + k] = (char)toupper((unsigned char)launch_optdesc[i].name[k]);
-		var[5 + k] = '\0';
-		if ((v = launch_getenv(envp, var, strlen(var))) == NULL)
-			continue;
-		if (launch_optdesc[i].type != OT_LIST) {
-			if (launch_opt_set(o, (enum launch_opt_id)i, v, LAUNCH_SRC_ENV,
-			    var, NULL, err, errlen) == -1)
-				return -1;
-			continue;
-		}
-		if ((copy = strdup(v)) == NULL)
-			return -1;
-		for (tok = strtok_r(copy, " \t,", &save); tok != NULL;
-		    tok = strtok_r(NULL, " \t,", &save))
-			if (launch_opt_set(o, (enum launch_opt_id)i, tok,
-			    LAUNCH_SRC_ENV, var, NULL, err, errlen) == -1) {
-				free(copy);
-				return -1;
-			}
-		free(copy);
-	}
-	return 0;
-}
-
 /* ---- the command line -------------------------------------------------- */
 
 static int
@@ -307,6 +137,38 @@ flag_opt(const char *flag, size_t len)
 	if ((id = launch_opt_find(name, len)) < 0 || (launch_optdesc[id].flags & O_NOFLAG))
 		return -1;
 	return id;
+}
+
+
+/*
+ * ": did you mean --policy?" for a flag no table has (typed: as given,
+ * dashes and all; a value after '=' left out), or "".
+ */
+static void
+near_flag(const char *typed, char *out, size_t len)
+{
+	char		 names[LO__COUNT + 16][64];
+	const char	*cand[LO__COUNT + 16];
+	size_t		 n = 0, k, tlen;
+	int		 id, pick;
+
+	out[0] = '\0';
+	for (id = 0; id < LO__COUNT; id++)
+		if (!(launch_optdesc[id].flags & O_NOFLAG))
+			launch_opt_flag_name(id, names[n++], sizeof(names[0]));
+	for (k = 0; k < sizeof(aliases) / sizeof(aliases[0]) &&
+	    n < LO__COUNT + 16; k++)
+		snprintf(names[n++], sizeof(names[0]), "%s", aliases[k].flag);
+	for (k = 0; k < sizeof(acts) / sizeof(acts[0]) &&
+	    n < LO__COUNT + 16; k++)
+		snprintf(names[n++], sizeof(names[0]), "%s", acts[k].flag);
+	/* compared without their dashes: "-q" is near "--quiet" */
+	for (k = 0; k < n; k++)
+		cand[k] = names[k] + 2;
+	typed += strspn(typed, "-");
+	tlen = strcspn(typed, "=");
+	if ((pick = near_pick(typed, tlen, cand, n)) != -1)
+		snprintf(out, len, ": did you mean %s?", names[pick]);
 }
 
 /*
@@ -383,9 +245,12 @@ parse_flags(struct launch_opts *o, int argc, char **argv, char *err,
 	o->ncmd = argc - i;
 	if (o->ncmd > 0 && o->cmd[0][0] == '-' && (i == 0 ||
 	    strcmp(argv[i - 1], "--") != 0)) {
-		snprintf(err, errlen, "unknown flag '%.64s' (aisb --help lists "
-		    "them); to run a command whose name starts with '-', "
-		    "write: aisb -- %.64s", o->cmd[0], o->cmd[0]);
+		char	 near[96];
+
+		near_flag(o->cmd[0], near, sizeof(near));
+		snprintf(err, errlen, "unknown flag '%.64s'%s (aisb --help "
+		    "lists them); to run a command whose name starts with "
+		    "'-', write: aisb -- %.64s", o->cmd[0], near, o->cmd[0]);
 		return -1;
 	}
 	return 0;
@@ -531,10 +396,28 @@ launch_system_folder(const char *real)
 int
 launch_workspace_check(const struct launch_opts *o, char *err, size_t errlen)
 {
-	char	 real[PATH_MAX];
+	struct stat	 st;
+	char		 real[PATH_MAX];
+	const char	*why = NULL;
 
-	if (realpath(o->val[LO_WORKSPACE], real) != NULL &&
-	    launch_system_folder(real)) {
+	/* bad input, 78, before anything starts */
+	if (realpath(o->val[LO_WORKSPACE], real) == NULL ||
+	    stat(real, &st) == -1)
+		why = strerror(errno);
+	else if (!S_ISDIR(st.st_mode))
+		why = "not a folder";
+	if (why != NULL) {
+		snprintf(err, errlen, "workspace %s (%s%s%s): %s; run aisb in "
+		    "a project folder, or pass --workspace DIR",
+		    o->val[LO_WORKSPACE], o->src[LO_WORKSPACE] ==
+		    LAUNCH_SRC_DEFAULT ? "the current folder" :
+		    launch_src_str(o->src[LO_WORKSPACE]),
+		    o->src[LO_WORKSPACE] == LAUNCH_SRC_DEFAULT ? "" : ": ",
+		    o->src[LO_WORKSPACE] == LAUNCH_SRC_DEFAULT ? "" :
+		    o->where[LO_WORKSPACE], why);
+		return -1;
+	}
+	if (launch_system_folder(real)) {
 		snprintf(err, errlen, "workspace %s (%s%s%s) is a folder of the "
 		    "system: the sandbox could change it as its owner does; run "
 		    "aisb in a project folder, or pass --workspace DIR", real,
@@ -660,9 +543,9 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 		    "%s/.config/aisb/policy.yaml", home ? home : "");
 	/* a file a bind session wrote is read once the user accepted it */
 	if (launch_trust_check(envp, o->user_config, err, errlen) == -1 ||
-	    read_config(o, o->user_config, LAUNCH_SRC_USER, err, errlen) == -1)
+	    launch_opts_read_config(o, o->user_config, LAUNCH_SRC_USER, err,
+	    errlen) == -1)
 		goto fail;
-
 	/* 3. project config, at the workspace the higher layers name */
 	{
 		const char *ws = flags.val[LO_WORKSPACE];
@@ -674,18 +557,22 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 		    "%s/.aisb.yaml", ws);
 	}
 	if (launch_trust_check(envp, o->project_config, err, errlen) == -1 ||
-	    read_config(o, o->project_config, LAUNCH_SRC_PROJECT, err,
+	    launch_opts_read_config(o, o->project_config, LAUNCH_SRC_PROJECT, err,
 	    errlen) == -1)
 		goto fail;
 
 	/* 4. AISB_* environment */
-	if (apply_env_layer(o, envp, err, errlen) == -1)
+	if (launch_opts_env_layer(o, envp, err, errlen) == -1)
 		goto fail;
 
 	/* 5. flags */
 	launch_opts_free(&flags);
 	if (parse_flags(o, argc - 1, argv + 1, err, errlen) == -1)
 		return -1;
+
+	/* a persistent draft is a snapshot session (snapshot.h) */
+	if (o->val[LO_DRAFT] != NULL)
+		o->snapshot = 1;
 
 	/* The policy when nobody named one. */
 	if (o->val[LO_POLICY] == NULL || o->val[LO_POLICY][0] == '\0') {
@@ -807,14 +694,10 @@ launch_opts_print(const struct launch_opts *o, FILE *f)
 			continue;
 		}
 		if (launch_optdesc[id].type == OT_LIST) {
-			const struct launch_item *l = id == LO_NPM ? o->npm :
-			    id == LO_PIP ? o->pip : id == LO_SNAPSHOT_EXCLUDE ?
-			    o->exclude : id == LO_PROTECT ? o->protect :
-			    id == LO_MOUNT ? o->mounts : o->packages;
-			size_t n = id == LO_NPM ? o->nnpm : id == LO_PIP ?
-			    o->npip : id == LO_SNAPSHOT_EXCLUDE ? o->nexclude :
-			    id == LO_PROTECT ? o->nprotect : id == LO_MOUNT ?
-			    o->nmounts : o->npackages;
+			size_t			 *np;
+			const struct launch_item *l = *launch_opt_list(
+			    (struct launch_opts *)(uintptr_t)o, id, &np);
+			size_t			  n = *np;
 
 			fprintf(f, "%-15s", launch_optdesc[id].name);
 			if (n == 0)

@@ -63,6 +63,15 @@ enum launch_opt_id {
 	LO_WORKSPACE_MODE,	/* snapshot.h: direct or snapshot */
 	LO_APPLY,		/* snapshot.h: auto, ask or never */
 	LO_SNAPSHOT_EXCLUDE,	/* snapshot.h: patterns left out of the stage */
+	LO_DRAFT,		/* snapshot.h: the persistent draft continued */
+	/* issue 33: the user's bounds and denials (docs/snapshot.md) */
+	LO_SNAPSHOT_MAX_ENTRIES,
+	LO_SNAPSHOT_MAX_BYTES,
+	LO_SNAPSHOT_MAX_FILE_BYTES,
+	LO_SNAPSHOT_MAX_DEPTH,
+	LO_WRITEBACK_DENY,	/* staged, never written back */
+	LO_WRITEBACK,		/* false: no snapshot session writes back */
+	LO_RETENTION,		/* retain.h: the user's sessions, at most */
 	/* issue 16: transparent capture of 80/443 and DNS (gate mode) */
 	LO_TRANSPARENT,
 	LO_TRANSPARENT_PORTS,
@@ -71,6 +80,7 @@ enum launch_opt_id {
 	LO_QUARANTINE,		/* net none, read-only workspace, no home */
 	LO_MOUNT,		/* SRC:DST[:ro|rw] beside the workspace */
 	LO_SECRETS,		/* secrets.h: the gate adds them; user only */
+	LO_INSTALL_POLICY,	/* tools.h: the install sessions' policy */
 	LO__COUNT
 };
 
@@ -98,6 +108,8 @@ struct launch_opts {
 	size_t		 npip;
 	struct launch_item *exclude;		/* snapshot_exclude patterns */
 	size_t		 nexclude;
+	struct launch_item *wdeny;		/* writeback_deny patterns */
+	size_t		 nwdeny;
 	struct launch_item *protect;		/* protect patterns */
 	size_t		 nprotect;
 	struct launch_item *mounts;		/* SRC:DST[:ro|rw] */
@@ -124,6 +136,11 @@ struct launch_opts {
 	int		 readonly;		/* workspace_mode: readonly */
 	int		 apply;			/* LAUNCH_APPLY_* */
 	int		 quarantine;		/* --quarantine (readonly too) */
+	uint64_t	 snap_max[4];		/* entries, bytes, file bytes,
+						   depth; 0: the built-in */
+	int		 writeback;		/* 0: never written back */
+	uint64_t	 retention;		/* bytes of session folders;
+						   0: no cap */
 
 	/* what to do */
 	int		 dry_run, print_config, print_policy, print_plan;
@@ -169,6 +186,7 @@ int	 launch_system_folder(const char *real);
 #define LAUNCH_POLICY_USER	1	/* ~/.config/aisb/policy.yaml */
 #define LAUNCH_POLICY_BUILT	2	/* the build tree's copy (below) */
 #define LAUNCH_POLICY_INSTALLED	3	/* $(pkgdatadir)/policies/default.yaml */
+#define LAUNCH_POLICY_GATE	4	/* the one --gate NAME enforces */
 #define LAUNCH_POLICY_BUILT_NAME "aisb-default-policy.yaml"
 int	 launch_built_policy(char *buf, size_t len);
 /* --print-config: one line per option, value and source; secrets redacted. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "image/image-t.h"
+#include "draft/draft.h"
 #include "image/names.h"
 #include "session/mounts.h"
 #include "session/options-int.h"
@@ -131,6 +132,11 @@ const struct optdesc launch_optdesc[LO__COUNT] = {
 	    "pip CLI installed in the image by a gated session "
 	    "(repeatable)", "PKG==VER", "none", P_NEVER, NULL,
 	    "installing runs the packages' own scripts with network access" },
+	[LO_INSTALL_POLICY] = { "install_policy", OT_PATH, 0, "",
+	    "policy of the sessions that install --npm, --pip and agent "
+	    "tools", "FILE", "aisb policy derive npm|pip", P_NEVER, NULL,
+	    "the install sessions run a package's scripts: what they reach "
+	    "is yours to say" },
 	[LO_ALLOW_FROM_LOCKFILE] = { "allow_from_lockfile", OT_BOOL, 0,
 	    "false", "allow the https hosts the workspace's lockfiles "
 	    "name (aisb policy derive lockfile lists them)", NULL, NULL,
@@ -157,6 +163,52 @@ const struct optdesc launch_optdesc[LO__COUNT] = {
 	    "matches (repeatable; docs/snapshot.md)", "PATTERN",
 	    "the documented list only", P_NEVER, NULL,
 	    "it would replace the user's exclusions" },
+	/*
+	 * Not O_PROJECT: which of the user's drafts a session writes is the
+	 * user's to say, not a repository's.
+	 */
+	[LO_DRAFT] = { "draft", OT_WORD, 0, NULL,
+	    "continue the persistent draft NAME of this workspace: a snapshot "
+	    "session whose changes go into the draft, never asked about; aisb "
+	    "draft commit NAME writes them back (docs/snapshot.md)", "NAME",
+	    "none", P_NEVER, NULL,
+	    "which of your drafts a session writes is yours to say" },
+	/*
+	 * The user's, never a project's (a repository must not loosen them)
+	 * nor a flag's: bounds that only tighten the built-in ones (past
+	 * them is an error), paths and sessions never written back
+	 * (docs/snapshot.md, "What the user config tightens").
+	 */
+	[LO_SNAPSHOT_MAX_ENTRIES] = { "snapshot_max_entries", OT_UINT,
+	    O_NOFLAG, "100000", "snapshot sessions: files, folders and links "
+	    "staged, at most (1 to 100000)", "N", NULL, P_NEVER, NULL,
+	    "the snapshot's bounds are yours to tighten" },
+	[LO_SNAPSHOT_MAX_BYTES] = { "snapshot_max_bytes", OT_SIZE, O_NOFLAG,
+	    "2g", "snapshot sessions: bytes of files staged, at most (up to "
+	    "2g)", "SIZE", NULL, P_NEVER, NULL,
+	    "the snapshot's bounds are yours to tighten" },
+	[LO_SNAPSHOT_MAX_FILE_BYTES] = { "snapshot_max_file_bytes", OT_SIZE,
+	    O_NOFLAG, "512m", "snapshot sessions: bytes of one file, at most "
+	    "(up to 512m)", "SIZE", NULL, P_NEVER, NULL,
+	    "the snapshot's bounds are yours to tighten" },
+	[LO_SNAPSHOT_MAX_DEPTH] = { "snapshot_max_depth", OT_UINT, O_NOFLAG,
+	    "128", "snapshot sessions: folders deep, at most (1 to 128)", "N",
+	    NULL, P_NEVER, NULL, "the snapshot's bounds are yours to tighten" },
+	[LO_WRITEBACK_DENY] = { "writeback_deny", OT_LIST, O_NOFLAG, NULL,
+	    "snapshot sessions: what PATTERN matches is staged but never "
+	    "written back (listed as skipped)", "PATTERN", "none", P_NEVER,
+	    NULL, "a list of a project would replace yours" },
+	[LO_WRITEBACK] = { "writeback", OT_BOOL, O_NOFLAG, "true",
+	    "false: no snapshot session's changes are written back (aisb "
+	    "apply and draft commit refuse them)", NULL, NULL, P_NEVER, NULL,
+	    "whether anything is written back is yours to say" },
+	/* the user's alone: a repository must not prune the user's history */
+	[LO_RETENTION] = { "retention", OT_SIZE, O_NOFLAG, "0",
+	    "the most the session folders may hold: the oldest are removed "
+	    "at aisb clean and after each session, never a draft waiting "
+	    "for approval nor an unsettled transaction (0: no cap)", "SIZE",
+	    "0, no cap", P_NEVER, NULL,
+	    "a repository must not prune your history" },
 	/*
 	 * Transparent capture (docs/launcher.md): a tool that ignores the
 	 * proxy variables reaches what the gate allows by name, and nothing
@@ -337,6 +389,12 @@ check_word(struct launch_opts *o, enum launch_opt_id id,
 	}
 	if (id == LO_TRANSPARENT_PORTS)
 		return tports_parse(o, v, err, errlen);
+	if (id == LO_DRAFT && !draft_name_ok(v)) {
+		snprintf(err, errlen, "draft: '%.64s' is not a draft name: 1 to "
+		    "%d letters, digits, '.', '_' or '-', not starting with "
+		    "'.' or '-'", v, DRAFT_NAME_MAX);
+		return -1;
+	}
 	if ((id == LO_IMAGE || id == LO_RUNTIME) && len == 0) {
 		snprintf(err, errlen, "%s: empty", d->name);
 		return -1;
@@ -364,7 +422,8 @@ check_list(enum launch_opt_id id, const char *v, size_t len, char *err,
 	}
 	if (id == LO_PIP)
 		return launch_pip_entry_ok(v, err, errlen);
-	if (id == LO_SNAPSHOT_EXCLUDE || id == LO_PROTECT) {
+	if (id == LO_SNAPSHOT_EXCLUDE || id == LO_PROTECT ||
+	    id == LO_WRITEBACK_DENY) {
 		/* the library checks the rest (snap_rules_add) */
 		if (len == 0 || len > 255 || strpbrk(v, "\n\r") !=
 		    NULL) {
@@ -409,6 +468,31 @@ check_env(const char *v, size_t len, char *err, size_t errlen)
 	return 0;
 }
 
+/* A snapshot bound of the user's: 1 to the built-in one, never more. */
+static int
+snap_max(struct launch_opts *o, enum launch_opt_id id,
+    const struct optdesc *d, const char *v, uint64_t n, char *err,
+    size_t errlen)
+{
+	struct snap_limits	 lim;
+	uint64_t		 max;
+	size_t			 i = (size_t)(id - LO_SNAPSHOT_MAX_ENTRIES);
+
+	snap_limits_default(&lim);
+	max = id == LO_SNAPSHOT_MAX_ENTRIES ? lim.entries :
+	    id == LO_SNAPSHOT_MAX_BYTES ? lim.bytes :
+	    id == LO_SNAPSHOT_MAX_FILE_BYTES ? lim.file_bytes : lim.depth;
+	if (n < 1 || n > max) {
+		snprintf(err, errlen, "%s: %s is not between 1 and the "
+		    "built-in maximum, %llu: the config may tighten a "
+		    "snapshot's bounds, never loosen them", d->name, v,
+		    (unsigned long long)max);
+		return -1;
+	}
+	o->snap_max[i] = n;
+	return 0;
+}
+
 /* sizes, CPUs, counts and durations, each within its bound */
 static int
 check_number(struct launch_opts *o, enum launch_opt_id id,
@@ -441,6 +525,13 @@ check_number(struct launch_opts *o, enum launch_opt_id id,
 		}
 		if (*end != '\0' || n > (UINT64_C(1) << 40))
 			goto badnum;
+		if (id == LO_SNAPSHOT_MAX_BYTES ||
+		    id == LO_SNAPSHOT_MAX_FILE_BYTES)
+			return snap_max(o, id, d, v, n, err, errlen);
+		if (id == LO_RETENTION) {
+			o->retention = n;
+			return 0;
+		}
 		if (id == LO_RECORD_MAX) {
 			if (n < 4096 || n > LAUNCH_RECORD_MAX_LIMIT) {
 				snprintf(err, errlen, "record_max: %s is not "
@@ -479,6 +570,8 @@ check_number(struct launch_opts *o, enum launch_opt_id id,
 	case OT_UINT:
 		if (parse_u64(v, 1000000, &n, &end) == -1 || *end != '\0')
 			goto badnum;
+		if (id == LO_SNAPSHOT_MAX_ENTRIES || id == LO_SNAPSHOT_MAX_DEPTH)
+			return snap_max(o, id, d, v, n, err, errlen);
 		o->pids = (unsigned)n;
 		return 0;
 	case OT_DURATION:
@@ -536,6 +629,8 @@ check_bool(struct launch_opts *o, enum launch_opt_id id,
 		o->transparent = b;
 	else if (id == LO_QUARANTINE)
 		o->quarantine = b;
+	else if (id == LO_WRITEBACK)
+		o->writeback = b;
 	else
 		o->project_policy = b;
 	return 0;
@@ -556,7 +651,8 @@ launch_opt_check(struct launch_opts *o, enum launch_opt_id id, const char *v,
 	}
 	switch (d->type) {
 	case OT_PATH:
-		if (len == 0 && id != LO_POLICY) {
+		/* "" is the default of both: resolved, or derived */
+		if (len == 0 && id != LO_POLICY && id != LO_INSTALL_POLICY) {
 			snprintf(err, errlen, "%s: empty path", d->name);
 			return -1;
 		}
@@ -672,25 +768,9 @@ launch_opt_set(struct launch_opts *o, enum launch_opt_id id, const char *v,
 		return list_add(&o->secrets, &o->nsecrets, v, src, where, err,
 		    errlen);
 	if (launch_optdesc[id].type == OT_LIST) {
-		struct launch_item	**l = &o->packages;
-		size_t			 *n = &o->npackages;
+		size_t			 *n;
+		struct launch_item	**l = launch_opt_list(o, id, &n);
 
-		if (id == LO_NPM) {
-			l = &o->npm;
-			n = &o->nnpm;
-		} else if (id == LO_PIP) {
-			l = &o->pip;
-			n = &o->npip;
-		} else if (id == LO_SNAPSHOT_EXCLUDE) {
-			l = &o->exclude;
-			n = &o->nexclude;
-		} else if (id == LO_PROTECT) {
-			l = &o->protect;
-			n = &o->nprotect;
-		} else if (id == LO_MOUNT) {
-			l = &o->mounts;
-			n = &o->nmounts;
-		}
 		if (*n > 0 && (*l)[0].src != src)
 			list_free(l, n);
 		if (id == LO_MOUNT && *n == LAUNCH_MOUNT_MAX) {
@@ -712,6 +792,34 @@ launch_opt_set(struct launch_opts *o, enum launch_opt_id id, const char *v,
 	return 0;
 }
 
+
+struct launch_item **
+launch_opt_list(struct launch_opts *o, enum launch_opt_id id, size_t **n)
+{
+	switch (id) {
+	case LO_NPM:
+		*n = &o->nnpm;
+		return &o->npm;
+	case LO_PIP:
+		*n = &o->npip;
+		return &o->pip;
+	case LO_SNAPSHOT_EXCLUDE:
+		*n = &o->nexclude;
+		return &o->exclude;
+	case LO_WRITEBACK_DENY:
+		*n = &o->nwdeny;
+		return &o->wdeny;
+	case LO_PROTECT:
+		*n = &o->nprotect;
+		return &o->protect;
+	case LO_MOUNT:
+		*n = &o->nmounts;
+		return &o->mounts;
+	default:
+		*n = &o->npackages;
+		return &o->packages;
+	}
+}
 
 int
 launch_opt_find(const char *name, size_t len)
@@ -740,6 +848,7 @@ launch_opts_free(struct launch_opts *o)
 	list_free(&o->npm, &o->nnpm);
 	list_free(&o->pip, &o->npip);
 	list_free(&o->exclude, &o->nexclude);
+	list_free(&o->wdeny, &o->nwdeny);
 	list_free(&o->protect, &o->nprotect);
 	list_free(&o->mounts, &o->nmounts);
 	list_free(&o->secrets, &o->nsecrets);

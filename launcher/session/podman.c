@@ -19,6 +19,7 @@
 #include "image/image-t.h"
 #include "session/enforcer.h"
 #include "session/hostcas.h"
+#include "image/agent.h"
 #include "session/podman.h"
 #include "policy.h"
 
@@ -323,8 +324,9 @@ out:
  */
 int
 launch_plan_text(const struct launch_opts *o, const struct policy *p,
-    const char *host_loopback, uint16_t gate_port, const char *net_dns,
-    char **out, char *err, size_t errlen)
+    const struct launch_agent *a, const char *host_loopback,
+    uint16_t gate_port, const char *net_dns, char **out, char *err,
+    size_t errlen)
 {
 	struct launch_strv	 v = { 0 };
 	size_t			 i, len = 0;
@@ -369,6 +371,9 @@ launch_plan_text(const struct launch_opts *o, const struct policy *p,
 			    (unsigned long long)o->record_max);
 		break;
 	}
+	/* the recipe's folders, also in a home volume older than it */
+	for (i = 0; a != NULL && i < a->nconfig; i++)
+		add(&v, "home-dir %s\n", a->config[i]);
 	if (v.failed) {
 		snprintf(err, errlen, "out of memory");
 		launch_strv_free(&v);

@@ -9,6 +9,8 @@
 
 #include "session/options.h"
 
+struct launch_agent;
+
 /*
  * Seconds between the first stop signal passed to the command and the
  * container's kill, whoever stops it: the launcher, its watcher.
@@ -99,8 +101,9 @@ void	 launch_strv_free(struct launch_strv *);
  * the network mode's DNS forwarder (NULL if none is known).  -1 with err.
  */
 int	 launch_plan_text(const struct launch_opts *, const struct policy *,
-	    const char *host_loopback, uint16_t gate_port, const char *net_dns,
-	    char **out, char *err, size_t errlen);
+	    const struct launch_agent *, const char *host_loopback,
+	    uint16_t gate_port, const char *net_dns, char **out, char *err,
+	    size_t errlen);
 const char	*launch_network_dns(const char *network);
 int	 launch_podman_argv(const struct launch_run *, struct launch_strv *);
 

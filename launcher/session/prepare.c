@@ -62,6 +62,12 @@ launch_load_policy(const struct launch_opts *o)
 void
 launch_say_default_policy(const struct launch_opts *o, const struct policy *p)
 {
+	if (o->policy_origin == LAUNCH_POLICY_GATE) {
+		fprintf(stderr, "aisb: policy: the one gate %s enforces, %s "
+		    "(sha256:%.12s)\n", o->val[LO_GATE], o->val[LO_POLICY],
+		    policy_sha256(p));
+		return;
+	}
 	if (o->policy_origin != LAUNCH_POLICY_BUILT &&
 	    o->policy_origin != LAUNCH_POLICY_INSTALLED)
 		return;
@@ -145,6 +151,8 @@ launch_use_named_gate(struct launch_opts *o)
 	o->val[LO_POLICY] = copy;
 	snprintf(o->where[LO_POLICY], sizeof(o->where[LO_POLICY]), "gate %s",
 	    o->val[LO_GATE]);
+	/* not the shipped default any more, whatever the defaults said */
+	o->policy_origin = LAUNCH_POLICY_GATE;
 	return 0;
 }
 

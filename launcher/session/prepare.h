@@ -23,7 +23,7 @@ struct launch_run_agent {
 struct policy	*launch_load_policy(const struct launch_opts *);
 /*
  * A session under a policy nobody named says so first, and how to write
- * one's own.
+ * one's own; a --gate NAME session, that its policy is the gate's.
  */
 void	 launch_say_default_policy(const struct launch_opts *,
 	    const struct policy *);

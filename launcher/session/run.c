@@ -31,6 +31,7 @@
 #include "session/ids.h"
 #include "host/facts.h"
 #include "image/image.h"
+#include "image/pkgof.h"
 #include "session/options.h"
 #include "session/podman.h"
 #include "policy.h"
@@ -41,7 +42,9 @@
 #include "session/seccomp.h"
 #include "session/secrets.h"
 #include "session/folder.h"
+#include "session/retain.h"
 #include "session/snapshot.h"
+#include "session/writer.h"
 #include "session/spec.h"
 #include "session/trust.h"
 #include "policytools/suggest.h"
@@ -334,6 +337,9 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
 		    sn->cloned, sn->nchanges, sn->digest[0] != '\0' ?
 		    sn->digest : "-", sn->outcome[0] != '\0' ? sn->outcome :
 		    "none", sn->stage_ms, sn->changes_ms);
+	if (sn != NULL && sn->draft_name[0] != '\0')
+		fprintf(f, "\nsnapshot_draft %s revision %lu", sn->draft_name,
+		    sn->draft_revision);
 	/*
 	 * What ran, for tests/bench/startup.sh to derive plain podman from;
 	 * no secret is ever in it (launch_podman_argv).  The command after
@@ -366,27 +372,6 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
 	    err, sizeof(err)) == -1)
 		fprintf(stderr, "aisb: session record: %s\n", err);
 	free(text);
-}
-
-/*
- * What the session was denied and the YAML that would allow each, from
- * its audit log (a named gate's lines were copied there at detach).
- */
-static void
-denial_summary(const struct launch_session *s)
-{
-	struct launch_denials	*d;
-	char			 path[PATH_MAX];
-
-	if (launch_session_path(s, "audit.jsonl", path, sizeof(path)) == -1 ||
-	    (d = malloc(sizeof(*d))) == NULL)
-		return;
-	launch_denials_init(d);
-	if (launch_denials_read(d, path) == 0) {
-		launch_denials_print(d, stderr, "aisb: ", path);
-		launch_denials_print_tools(d, stderr, "aisb: ");
-	}
-	free(d);
 }
 
 /*
@@ -482,7 +467,9 @@ struct run {
 	int64_t				 ph0[PH_N], ph1[PH_N];
 	const char			*runtime;	/* podman's --runtime */
 	int				 named, mounted, watchfd, recording;
-	int				 have_session, have_ws, ran, watching;
+	int				 writer;	/* the workspace's writer
+							   lock (writer.h); -1 */
+	int				 have_session, have_ws, ran;
 	char				 err[PATH_MAX + 256];
 };
 
@@ -517,6 +504,18 @@ run_host(struct run *r)
 		    "run aisb doctor for what to fix\n");
 		return EXIT_ENFORCE;
 	}
+	/*
+	 * --net direct's plan needs no gate: made now, so that a policy it
+	 * cannot pin (cidr rules alone) is bad input, 78, before anything
+	 * is made or built
+	 */
+	if (o->net == LAUNCH_NET_DIRECT && launch_plan_text(o, r->p,
+	    r->ra->a, LAUNCH_SLIRP_HOST, 0, launch_network_dns(r->facts.network[0] ?
+	    r->facts.network : LAUNCH_SLIRP_NETWORK), &r->plan, r->err,
+	    sizeof(r->err)) == -1) {
+		fprintf(stderr, "aisb: %s; nothing was started\n", r->err);
+		return EXIT_CONFIG;
+	}
 	if (launch_ids_resolve(&r->ids, r->facts.rootless,
 	    o->val[LO_WORKSPACE], 1, r->err, sizeof(r->err)) == -1) {
 		fprintf(stderr, "aisb: %s\n", r->err);
@@ -540,6 +539,17 @@ run_host(struct run *r)
 		    "long");
 		return -1;
 	}
+	/*
+	 * One writer per workspace: a session that writes the workspace
+	 * itself (not --snapshot, which writes a copy, nor a read-only one)
+	 * holds its lock.
+	 */
+	if (!o->snapshot && !o->readonly && (n = launch_writer_take(
+	    o->val[LO_WORKSPACE], r->s.id, &r->writer, r->err,
+	    sizeof(r->err))) != 0) {
+		fprintf(stderr, "aisb: %s\n", r->err);
+		return n == 1 ? EXIT_BUSY : EXIT_ENFORCE;
+	}
 	/* aisb clean leaves what a live launcher holds alone */
 	n = snprintf(who, sizeof(who), "%ld %llu\n", (long)getpid(),
 	    launch_proc_start(getpid()));
@@ -556,21 +566,13 @@ run_host(struct run *r)
 		fprintf(stderr, "aisb: snapshot: %s\n", r->err);
 		return sc;
 	}
-	/*
-	 * A bind session's command writes the workspace: what aisb read
-	 * from it for this session (trust.h) is watched until the end.  A
-	 * snapshot's changes wait for an apply, which shows them.
-	 */
-	if (!o->snapshot) {
-		const char *const files[] = { o->project_config,
-		    o->val[LO_POLICY], o->user_config, o->user_policy };
-
-		if (launch_trust_begin(&r->trust, environ, o->val[LO_WORKSPACE],
-		    files, sizeof(files) / sizeof(files[0]), r->s.id, r->err,
-		    sizeof(r->err)) == -1)
-			return -1;
-		r->watching = 1;
-	}
+	/* what aisb read from a bind session's workspace, watched to its
+	 * end (trust.h); a snapshot's changes wait for an apply */
+	if (!o->snapshot && launch_trust_begin(&r->trust, environ,
+	    o->val[LO_WORKSPACE], (const char *const[]){ o->project_config,
+	    o->val[LO_POLICY], o->user_config, o->user_policy }, 4, r->s.id,
+	    r->err, sizeof(r->err)) == -1)
+		return -1;
 	/*
 	 * The workspace as the command sees it (wsmode.h): a direct
 	 * session's repositories guarded and protected paths, --mount.
@@ -763,9 +765,11 @@ run_files(struct run *r)
 		return -1;
 	if (r->proxy != NULL)
 		explicit_bzero(r->proxy, strlen(r->proxy));
-	if (launch_plan_text(o, r->p, loopback, r->gate.port,
-	    launch_network_dns(r->facts.network[0] ? r->facts.network :
-	    LAUNCH_SLIRP_NETWORK), &r->plan, r->err, sizeof(r->err)) == -1 ||
+	/* (direct mode's was made by run_host) */
+	if ((r->plan == NULL && launch_plan_text(o, r->p, r->ra->a, loopback,
+	    r->gate.port, launch_network_dns(r->facts.network[0] ?
+	    r->facts.network : LAUNCH_SLIRP_NETWORK), &r->plan, r->err,
+	    sizeof(r->err)) == -1) ||
 	    launch_session_write(&r->s, "plan", r->plan, strlen(r->plan),
 	    r->planfile, sizeof(r->planfile), r->err, sizeof(r->err)) == -1)
 		return -1;
@@ -885,6 +889,7 @@ run_end(struct run *r, int code)
 		    sizeof(path)) == 0)
 			(void)unlink(path);
 	launch_watch_dismiss(&r->watchfd);
+	launch_writer_release(o->val[LO_WORKSPACE], &r->writer);
 	/* the recorder's folder, the user's again for the manifest (ids.h) */
 	if (r->recorddir[0] != '\0' && launch_ids_take_back(&r->ids,
 	    r->podman, r->recorddir, r->err, sizeof(r->err)) == -1)
@@ -894,7 +899,7 @@ run_end(struct run *r, int code)
 	if (r->have_ws)
 		launch_wsmode_end(&r->ws, o, r->s.id, r->ran);
 	/* what it wrote of aisb's files, said */
-	if (r->watching)
+	if (r->trust.n > 0)
 		(void)launch_trust_end(&r->trust, r->s.id, stderr);
 	/* the change set, the question, the apply */
 	if (o->snapshot)
@@ -903,15 +908,20 @@ run_end(struct run *r, int code)
 	write_record(&r->s, o, r->p, &r->ids, r->unheld, r->start, code,
 	    r->ph0, r->ph1, &r->argv, &r->ri, r->ra, o->snapshot ? &r->snap :
 	    NULL);
+	/* a bare name the image lacks: the package, from real data */
+	if (code == 127 && o->ncmd > 0 && r->image[0] != '\0')
+		launch_missing_command_hint(r->podman, &r->facts, r->image,
+		    o->cmd[0], stderr);
 	/* after the gate stopped and the record was written: it covers both */
 	if (r->recording)
 		say_recording(&r->s, o);
-	if (!o->quiet)
-		denial_summary(&r->s);
+	if (!o->quiet && r->audit[0] != '\0')
+		launch_denials_summary(r->audit, stderr, "aisb: ");
 	if (o->learn && r->gate.port != 0)
 		launch_learn_summary(r->audit, r->s.id, stderr);
 	if (o->keep || code != 0)
 		fprintf(stderr, "aisb: session %s: %s\n", r->s.id, r->s.dir);
+	launch_retain_end(r->s.id, o->retention, o->quiet);
 	return code;
 }
 
@@ -934,6 +944,7 @@ launch_session_run(const struct launch_opts *o, struct policy *p,
 	r->gate.pid = -1;
 	r->shared.dir[0] = '\0';
 	r->watchfd = -1;
+	r->writer = -1;
 	r->gpolicy = o->val[LO_POLICY];
 	r->start = time(NULL);
 	r->ph0[PH_HOST] = mono_ms();

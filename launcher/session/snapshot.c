@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,21 +15,12 @@
 
 #include "draft/draft.h"
 #include "exitcode.h"
+#include "host/paths.h"
 #include "session/snapshot.h"
 
+extern char **environ;
+
 /* ---- ownership ---------------------------------------------------------- */
-
-static uid_t	chown_uid;
-static gid_t	chown_gid;
-
-static int
-chown_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return lchown(path, chown_uid, chown_gid) == -1 ? -1 : 0;
-}
 
 /*
  * The stage, made by root in a workspace of another user (sudo), given
@@ -44,16 +34,10 @@ own_stage(const char *stage, void *arg, char *err, size_t errlen)
 {
 	const struct launch_ids	*ids = arg;
 
-	if (ids->mode != LAUNCH_IDS_MAPPED || ids->owner_uid == geteuid())
+	if (ids->mode != LAUNCH_IDS_MAPPED)
 		return 0;
-	chown_uid = ids->owner_uid;
-	chown_gid = ids->owner_gid;
-	if (nftw(stage, chown_one, 64, FTW_PHYS) != 0) {
-		snprintf(err, errlen, "giving the stage %s to uid %u: %s", stage,
-		    (unsigned)ids->owner_uid, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return draft_os_own_tree(stage, (unsigned)ids->owner_uid,
+	    (unsigned)ids->owner_gid, err, errlen);
 }
 
 /* ---- real paths --------------------------------------------------------- */
@@ -96,13 +80,95 @@ launch_snap_real(const char *sdir, char *out)
 
 /* ---- the session ------------------------------------------------------- */
 
+/* The folder of the drafts that persist, made: 0, or -1 with err. */
+static int
+drafts_dir(char *out, size_t len, char *err, size_t errlen)
+{
+	char	 base[PATH_MAX];
+
+	if (launch_state_dir(environ, base, sizeof(base)) == -1 ||
+	    snprintf(out, len, "%s/drafts", base) >= (int)len) {
+		snprintf(err, errlen, "no state folder for the drafts: set "
+		    "XDG_STATE_HOME or HOME to an absolute path");
+		return -1;
+	}
+	if (mkdir(out, 0700) == -1 && errno != EEXIST) {
+		snprintf(err, errlen, "%s: %s", out, strerror(errno));
+		return -1;
+	}
+	/* real, as the session folder: nothing on its way is a link */
+	if (launch_snap_real(out, base) == -1) {
+		snprintf(err, errlen, "%s: %s", out, strerror(errno));
+		return -1;
+	}
+	snprintf(out, len, "%s", base);
+	return 0;
+}
+
+/*
+ * --draft NAME: the persistent draft of ws taken (made, or brought up to
+ * date with ws) for this session, and its tree, not ws, staged.
+ */
+static int
+draft_session(struct draft_info *sn, const struct launch_session *s,
+    const struct launch_opts *o, const char *ws, const char *sdir,
+    const struct draft_conf *conf, const struct launch_ids *ids,
+    char *err, size_t errlen)
+{
+	struct draft_conf	 into, mine;
+	struct draft_info	 kept;
+	char			 dir[PATH_MAX], ddir[DRAFT_PATH_MAX];
+	char			 tree[DRAFT_PATH_MAX + 8];
+	int			 rc;
+
+	if (drafts_dir(dir, sizeof(dir), err, errlen) == -1)
+		return EXIT_ENFORCE;
+	if (draft_persist_path(dir, ws, o->val[LO_DRAFT], ddir) == -1) {
+		snprintf(err, errlen, "draft %s: no folder", o->val[LO_DRAFT]);
+		return EXIT_CONFIG;
+	}
+	mine = *conf;
+	mine.policy = NULL;
+	if ((rc = draft_persist_open(ddir, ws, o->val[LO_DRAFT], s->id,
+	    &mine, (unsigned)ids->owner_uid, (unsigned)ids->owner_gid,
+	    o->quiet, sn)) != 0) {
+		snprintf(err, errlen, "draft %s: not taken (said above)",
+		    o->val[LO_DRAFT]);
+		return rc;
+	}
+	snprintf(tree, sizeof(tree), "%s/stage", ddir);
+	kept = *sn;
+	/* the session's changes go into the draft's tree, not the
+	 * workspace: what never goes back is the draft's commit's to say */
+	into = *conf;
+	into.deny = NULL;
+	into.ndeny = 0;
+	into.no_writeback = 0;
+	into.policy = NULL;	/* a persistent draft's commit is its review */
+	rc = draft_stage(sdir, tree, &into, (unsigned)ids->owner_uid,
+	    (unsigned)ids->owner_gid, own_stage, (void *)(uintptr_t)ids,
+	    o->quiet, sn, err, errlen);
+	/* draft_stage starts the record afresh: the draft's part kept */
+	memcpy(sn->draft_dir, kept.draft_dir, sizeof(sn->draft_dir));
+	memcpy(sn->draft_name, kept.draft_name, sizeof(sn->draft_name));
+	sn->draft_revision = kept.draft_revision;
+	sn->draft_lock = kept.draft_lock;
+	if (rc != 0)
+		draft_persist_close(sn, 1);
+	return rc;
+}
+
 int
 launch_snap_stage(struct draft_info *sn, const struct launch_session *s,
     const struct launch_opts *o, const struct launch_ids *ids, char *err,
     size_t errlen)
 {
-	char	 ws[PATH_MAX], sdir[PATH_MAX], *exclude[DRAFT_MAX_EXCLUDE];
-	size_t	 i, n = 0;
+	struct draft_conf	 conf;
+	char			 ws[PATH_MAX], sdir[PATH_MAX];
+	char			 policy[PATH_MAX];
+	char			*exclude[DRAFT_MAX_EXCLUDE];
+	char			*deny[DRAFT_MAX_EXCLUDE];
+	size_t			 i;
 
 	memset(sn, 0, sizeof(*sn));
 	/* both real: nothing in either path is a link from here on */
@@ -120,14 +186,48 @@ launch_snap_stage(struct draft_info *sn, const struct launch_session *s,
 	 * a pattern silently left out */
 	_Static_assert(DRAFT_MAX_EXCLUDE >= LAUNCH_MAX_LIST,
 	    "every snapshot_exclude entry reaches the stage's rules");
-	if (o->nexclude > DRAFT_MAX_EXCLUDE) {
-		snprintf(err, errlen, "more than %d snapshot_exclude patterns",
-		    DRAFT_MAX_EXCLUDE);
+	if (o->nexclude > DRAFT_MAX_EXCLUDE || o->nwdeny > DRAFT_MAX_EXCLUDE) {
+		snprintf(err, errlen, "more than %d snapshot_exclude or "
+		    "writeback_deny patterns", DRAFT_MAX_EXCLUDE);
 		return EXIT_CONFIG;
 	}
+	/* the user config's (docs/snapshot.md, "What the user config
+	 * tightens"): 0 is the built-in bound */
+	draft_conf_default(&conf);
 	for (i = 0; i < o->nexclude; i++)
-		exclude[n++] = o->exclude[i].text;
-	return draft_stage(sdir, ws, exclude, n, (unsigned)ids->owner_uid,
+		exclude[i] = o->exclude[i].text;
+	for (i = 0; i < o->nwdeny; i++)
+		deny[i] = o->wdeny[i].text;
+	conf.exclude = exclude;
+	conf.nexclude = o->nexclude;
+	conf.deny = deny;
+	conf.ndeny = o->nwdeny;
+	if (o->snap_max[0] != 0)
+		conf.lim.entries = o->snap_max[0];
+	if (o->snap_max[1] != 0)
+		conf.lim.bytes = o->snap_max[1];
+	if (o->snap_max[2] != 0)
+		conf.lim.file_bytes = o->snap_max[2];
+	if (o->snap_max[3] != 0)
+		conf.lim.depth = (size_t)o->snap_max[3];
+	conf.no_writeback = !o->writeback;
+	/* the policy file, to tell later whether it changed (a shared
+	 * gate's is not this session's to follow; one not found, which a
+	 * session cannot have compiled, leaves nothing to compare with) */
+	if ((o->val[LO_GATE] == NULL || o->val[LO_GATE][0] == '\0') &&
+	    o->val[LO_POLICY] != NULL) {
+		if (realpath(o->val[LO_POLICY], policy) != NULL)
+			conf.policy = policy;
+		else if (errno != ENOENT) {
+			snprintf(err, errlen, "policy %s: %s",
+			    o->val[LO_POLICY], strerror(errno));
+			return EXIT_CONFIG;
+		}
+	}
+	if (o->val[LO_DRAFT] != NULL)
+		return draft_session(sn, s, o, ws, sdir, &conf, ids, err,
+		    errlen);
+	return draft_stage(sdir, ws, &conf, (unsigned)ids->owner_uid,
 	    (unsigned)ids->owner_gid, own_stage, (void *)(uintptr_t)ids,
 	    o->quiet, sn, err, errlen);
 }
@@ -139,15 +239,19 @@ launch_snap_end(struct draft_info *sn, const struct launch_session *s,
 	enum draft_apply	 apply;
 	char			 sdir[PATH_MAX];
 
-	apply = o->apply == LAUNCH_APPLY_ASK ? DRAFT_APPLY_ASK :
+	apply = o->val[LO_DRAFT] != NULL ? DRAFT_APPLY_DRAFT :
+	    o->apply == LAUNCH_APPLY_ASK ? DRAFT_APPLY_ASK :
 	    o->apply == LAUNCH_APPLY_NEVER ? DRAFT_APPLY_NEVER :
 	    DRAFT_APPLY_AUTO;
 	if (launch_snap_real(s->dir, sdir) == -1) {
 		fprintf(stderr, "aisb: snapshot: session folder %s: %s\n",
 		    s->dir, strerror(errno));
+		draft_persist_close(sn, 1);
 		return code != 0 ? code : EXIT_ENFORCE;
 	}
-	return draft_end(sdir, s->id, code, apply, o->quiet, sn);
+	code = draft_end(sdir, s->id, code, apply, o->quiet, sn);
+	draft_persist_close(sn, o->quiet);
+	return code;
 }
 
 void

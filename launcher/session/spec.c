@@ -37,6 +37,10 @@ launch_session_spec(const struct launch_opts *o, const struct launch_agent *a,
 	spec->packages = st->pkgs;
 	spec->npackages = o->npackages;
 	spec->runtime = runtime;
+	spec->quiet = o->quiet;
+	if (o->val[LO_INSTALL_POLICY] != NULL &&
+	    o->val[LO_INSTALL_POLICY][0] != '\0')
+		spec->install_policy = o->val[LO_INSTALL_POLICY];
 	for (i = 0; i < o->nnpm; i++) {
 		why[0] = '\0';
 		if (launch_npm_resolve(o->npm[i].text, ask, buf, sizeof(buf),

@@ -537,10 +537,11 @@ static int
 run_session(const struct wlaunch_opts *o, const char *root)
 {
 	struct draft_info info;
+	struct draft_conf conf;
 	struct winrun_result res, *r = NULL;
 	struct wlaunch_record rec;
 	PSECURITY_DESCRIPTOR sd = NULL;
-	HANDLE proc = NULL, wr = NULL;
+	HANDLE proc = NULL, wr = NULL, held = NULL;
 	char workspace[DRAFT_PATH_MAX], sdir[WINRUN_PATH_MAX];
 	char runner[WINRUN_PATH_MAX], envfile[WINRUN_PATH_MAX];
 	char path[WINRUN_PATH_MAX];
@@ -575,7 +576,9 @@ run_session(const struct wlaunch_opts *o, const char *root)
 			goto out;
 		}
 	}
-	if (runner_path(runner, sizeof(runner), err, sizeof(err)) == -1) {
+	/* the runner this build made, held unchanged until it runs */
+	if (runner_path(runner, sizeof(runner), err, sizeof(err)) == -1 ||
+	    (held = w32_runner_check(runner, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "aisb: %s\n", err);
 		goto out;
 	}
@@ -600,7 +603,10 @@ run_session(const struct wlaunch_opts *o, const char *root)
 	    w32_write_atomic(path, line, (size_t)n, err, sizeof(err)) == -1)
 		goto fail_msg;
 
-	if ((rc = draft_stage(sdir, workspace, o->exclude, o->nexclude, 0, 0,
+	draft_conf_default(&conf);
+	conf.exclude = o->exclude;
+	conf.nexclude = o->nexclude;
+	if ((rc = draft_stage(sdir, workspace, &conf, 0, 0,
 	    NULL, NULL, o->quiet, &info, err, sizeof(err))) != 0) {
 		fprintf(stderr, "aisb: %s\n", err);
 		goto record;
@@ -669,6 +675,8 @@ out:
 		CloseHandle(proc);
 	if (wr != NULL)
 		CloseHandle(wr);
+	if (held != NULL)
+		CloseHandle(held);
 	if (sd != NULL)
 		LocalFree(sd);
 	wlaunch_argv_free(argv);
@@ -824,6 +832,10 @@ main(void)
 		fputs(wlaunch_usage, stdout);
 		return 0;
 	}
+	if (o.cmd == WLAUNCH_VERSION) {
+		printf("aisb %s\n", PACKAGE_VERSION);
+		return 0;
+	}
 	n = (int)GetEnvironmentVariableW(L"LOCALAPPDATA", lad,
 	    sizeof(lad) / sizeof(lad[0]));
 	if (n > 0 && n < (int)(sizeof(lad) / sizeof(lad[0])))
@@ -841,6 +853,13 @@ main(void)
 		return draft_list(root, WLAUNCH_ID_HEX);
 	case WLAUNCH_CLEAN:
 		return clean(root);
+	case WLAUNCH_DOCTOR:
+		/* sdir holds the runner's path: no session here */
+		if (runner_path(sdir, sizeof(sdir), err, sizeof(err)) == -1) {
+			fprintf(stderr, "aisb: %s\n", err);
+			return EXIT_ENFORCE;
+		}
+		return w32_identity(sdir);
 	default:
 		break;
 	}
@@ -867,6 +886,9 @@ main(void)
 		break;
 	case WLAUNCH_DISCARD:
 		rc = draft_discard(sdir, o.id);
+		break;
+	case WLAUNCH_UNDO:
+		rc = draft_undo(sdir, o.id, 0);
 		break;
 	default:
 		rc = draft_recover(sdir, o.id);

@@ -31,7 +31,7 @@ in_sdir(const char *sdir, const char *name)
 }
 
 int
-draft_os_lock(const char *sdir, intptr_t *lock)
+draft_os_lock(const char *sdir, intptr_t *lock, int quiet)
 {
 	OVERLAPPED ov;
 	wchar_t *w;
@@ -59,9 +59,10 @@ draft_os_lock(const char *sdir, intptr_t *lock)
 		code = GetLastError();
 		CloseHandle(h);
 		if (code == ERROR_LOCK_VIOLATION || code == ERROR_IO_PENDING) {
-			fprintf(stderr, "aisb: another aisb works on this draft "
-			    "(%s\\snapshot.lock); try again when it is done\n",
-			    sdir);
+			if (!quiet)
+				fprintf(stderr, "aisb: another aisb works on "
+				    "this draft (%s\\snapshot.lock); try "
+				    "again when it is done\n", sdir);
 			return -2;
 		}
 		fprintf(stderr, "aisb: %s\\snapshot.lock: %s\n", sdir,
@@ -211,6 +212,19 @@ draft_os_own_applied(const char *workspace, unsigned owner_uid,
 
 /* Git for Windows' HOME: %HOME% when set, else %USERPROFILE%; the
  * launcher runs as the workspace's user. */
+/* The launcher runs as the user: what it makes is the user's already. */
+int
+draft_os_own_tree(const char *root, unsigned owner_uid, unsigned owner_gid,
+    char *err, size_t errlen)
+{
+	(void)root;
+	(void)owner_uid;
+	(void)owner_gid;
+	(void)err;
+	(void)errlen;
+	return 0;
+}
+
 int
 draft_os_owner_home(unsigned owner_uid, char *out, size_t len)
 {

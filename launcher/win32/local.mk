@@ -37,7 +37,16 @@ tests_win_winchild_LDADD = -lws2_32
 # the runner's pure logic for its argv and result
 bin_PROGRAMS += aisb
 aisb_SOURCES = launcher/win32/aisb_win32.c launcher/win32/draft_win32.c \
-	launcher/win32/util_win32.c launcher/win32/win32.h
+	launcher/win32/util_win32.c launcher/win32/ident_win32.c \
+	launcher/win32/win32.h
+# the build manifest (docs/windows.md, "Identity"): aisb.exe runs only the
+# aisb-run.exe whose SHA-256 it names
+all-local: aisb-manifest.txt
+aisb-manifest.txt: aisb-run$(EXEEXT) aisb$(EXEEXT) \
+    $(top_srcdir)/launcher/win32/manifest.sh
+	$(SHELL) $(top_srcdir)/launcher/win32/manifest.sh "$(CC)" \
+	    aisb-run$(EXEEXT) aisb$(EXEEXT) >$@.tmp && mv $@.tmp $@
+CLEANFILES += aisb-manifest.txt
 aisb_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 # set here too: the Linux aisb's aisb_CFLAGS (launcher/local.mk) would
 # leave this condition with none, and the warnings off
@@ -49,7 +58,8 @@ aisb_LDADD = launcher/win32/libaisbdraftwin.a \
 noinst_LIBRARIES += launcher/win32/libaisbdraftwin.a
 launcher_win32_libaisbdraftwin_a_SOURCES = launcher/draft/draft.c \
 	launcher/draft/draft.h launcher/draft/draft-int.h \
-	launcher/draft/stage.c launcher/draft/draft_ask.c
+	launcher/draft/stage.c launcher/draft/draft_ask.c \
+	launcher/draft/undo.c launcher/draft/persist.c
 launcher_win32_libaisbdraftwin_a_CPPFLAGS = $(LAUNCHER_CPPFLAGS) \
 	-include $(top_srcdir)/common/compat.h
 launcher_win32_libaisbdraftwin_a_CFLAGS = $(AM_CFLAGS) -Wno-format
@@ -70,7 +80,7 @@ tests_unit_test_winrun_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_winrun_LDADD = launcher/win32/libaisbwinrun.a $(CMOCKA_LIBS)
 endif
 endif
-EXTRA_DIST += tests/win/wine.sh
+EXTRA_DIST += tests/win/wine.sh launcher/win32/manifest.sh
 
 # The snapshot core (snap/, docs/snapshot.md) cross-built for Windows, for
 # the runner's writeback: its portable files, with snap/fs_win32.c and
@@ -83,8 +93,9 @@ noinst_LIBRARIES += launcher/win32/libaisbsnapwin.a
 launcher_win32_libaisbsnapwin_a_SOURCES = snap/snap.h snap/snap-int.h \
 	snap/snap-test.h snap/fs.h snap/util.c snap/rules.c snap/manifest.c \
 	snap/stage.c snap/changes.c snap/compare.c snap/print.c snap/tx.c \
-	snap/tx-int.h snap/journal.c snap/recover.c snap/autorun.c \
-	snap/git.c snap/gitcfg.c snap/gitsyntax.c snap/gitkeys.c common/buf.c \
+	snap/tx-int.h snap/journal.c snap/recover.c snap/undo.c snap/source.c \
+	snap/autorun.c snap/git.c snap/gitcfg.c snap/gitsyntax.c snap/gitkeys.c \
+	common/buf.c \
 	common/buf.h common/hex.c common/hex.h snap/fs_win32.c \
 	snap/hash_win32.c \
 	common/compat_win32.c common/compat.h

@@ -58,6 +58,10 @@ main(void)
 		fputs(winrun_usage, stdout);
 		return 0;
 	}
+	if (o.version) {
+		printf("aisb-run %s\n", PACKAGE_VERSION);
+		return 0;
+	}
 	if (o.self_test)
 		return w32_self_test(argv[0]);
 	if (o.clean != NULL)

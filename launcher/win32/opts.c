@@ -16,6 +16,7 @@ const char winrun_usage[] =
 "usage: aisb-run --lease FILE --result FILE [options] -- COMMAND [ARG...]\n"
 "       aisb-run --self-test\n"
 "       aisb-run --clean LEASE --stage-root DIR\n"
+"       aisb-run --help | --version\n"
 "  --run-id HEX32      this run's id (default: random)\n"
 "  --lease FILE        lease document, written before the command starts\n"
 "  --result FILE       result document, written at the end\n"
@@ -135,6 +136,10 @@ winrun_opts_parse(struct winrun_opts *o, int argc, char *const *argv,
 			break;
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			o->help = 1;
+			return 0;
+		}
+		if (strcmp(a, "--version") == 0) {
+			o->version = 1;
 			return 0;
 		}
 		if (strcmp(a, "--keep-stage") == 0) {

@@ -31,6 +31,19 @@ int	w32_random(uint8_t out[16]);
  * nul when there is none; NULL on failure. */
 HANDLE	w32_inheritable(DWORD which, HANDLE nul);
 
+/* ---- the runner's identity (ident_win32.c; aisb only) ------------- */
+
+/*
+ * runner (aisb-run.exe beside aisb.exe) checked against the build
+ * manifest beside it: a handle that keeps it from being changed, to be
+ * closed once the runner has started; NULL with err when the manifest is
+ * missing or names another hash.
+ */
+HANDLE	w32_runner_check(const char *runner, char *err, size_t errlen);
+/* aisb doctor: the manifest beside runner on stdout, then whether runner
+ * is the one it names: 0, or 77 (said). */
+int	w32_identity(const char *runner);
+
 /* ---- the AppContainer (appc_win32.c) ------------------------------- */
 
 struct w32_appc {

@@ -73,6 +73,7 @@ struct winrun_opts {
 	const char	*clean;		/* --clean LEASE: aisb clean's step */
 	const char	*stage_root;	/* where stages may be (--clean) */
 	int		 help;
+	int		 version;	/* --version: print it, run nothing */
 	int		 argc;		/* the command */
 	char *const	*argv;
 };

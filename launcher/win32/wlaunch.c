@@ -19,7 +19,8 @@
 const char wlaunch_usage[] =
 "usage: aisb [options] [--] COMMAND [ARG...]\n"
 "       aisb changes ID [--diff] | apply ID | discard ID | recover ID\n"
-"       aisb transactions | clean\n"
+"       aisb undo ID\n"
+"       aisb transactions | clean | doctor | --help | --version\n"
 "  --workspace DIR        the folder the command works on (default: the\n"
 "                         current one); it sees a copy, the stage\n"
 "  --apply auto|ask|never what to do with the changes at the end\n"
@@ -215,8 +216,10 @@ static const struct wsub {
 	{ "apply", WLAUNCH_APPLY, 1 },
 	{ "discard", WLAUNCH_DISCARD, 1 },
 	{ "recover", WLAUNCH_RECOVER, 1 },
+	{ "undo", WLAUNCH_UNDO, 1 },
 	{ "transactions", WLAUNCH_TRANSACTIONS, 0 },
 	{ "clean", WLAUNCH_CLEAN, 0 },
+	{ "doctor", WLAUNCH_DOCTOR, 0 },
 };
 
 /* aisb CMD [ID] [--diff]: a command on a draft, argv from its name on. */
@@ -352,6 +355,10 @@ wlaunch_opts_parse(struct wlaunch_opts *o, int argc, char *const *argv,
 			break;
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			o->cmd = WLAUNCH_HELP;
+			return 0;
+		}
+		if (strcmp(a, "--version") == 0) {
+			o->cmd = WLAUNCH_VERSION;
 			return 0;
 		}
 		if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {

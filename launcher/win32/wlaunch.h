@@ -26,6 +26,8 @@
  * id, so the AppContainer profile aisb.run.<run id> names its session.
  */
 #define WLAUNCH_ID_HEX		24
+#define WLAUNCH_MANIFEST	"aisb-manifest.txt"	/* beside aisb.exe: the
+							   build's identities */
 #define WLAUNCH_CRED_FILE_MAX	512	/* bytes of --gate-credential-file */
 #define WLAUNCH_CRED_USER_MAX	64	/* bytes of its user */
 #define WLAUNCH_CRED_SECRET_MAX	63	/* bytes of its secret (the URL's
@@ -43,9 +45,12 @@ enum wlaunch_cmd {
 	WLAUNCH_APPLY,		/* aisb apply ID */
 	WLAUNCH_DISCARD,	/* aisb discard ID */
 	WLAUNCH_RECOVER,	/* aisb recover ID */
+	WLAUNCH_UNDO,		/* aisb undo ID */
 	WLAUNCH_TRANSACTIONS,	/* aisb transactions */
 	WLAUNCH_CLEAN,		/* aisb clean */
-	WLAUNCH_HELP
+	WLAUNCH_DOCTOR,		/* aisb doctor: the build's identity */
+	WLAUNCH_HELP,
+	WLAUNCH_VERSION		/* aisb --version | version */
 };
 
 struct wlaunch_opts {
@@ -63,7 +68,7 @@ struct wlaunch_opts {
 	uint16_t	 gate_port;	/* --gate 127.0.0.1:PORT; 0: none */
 	const char	*cred_file;	/* --gate-credential-file */
 	int		 no_appcontainer;	/* tests only, as the runner's */
-	const char	*id;		/* changes/apply/discard/recover */
+	const char	*id;		/* changes/apply/discard/recover/undo */
 	int		 diff;		/* changes --diff */
 	int		 argc;		/* the command */
 	char *const	*argv;

@@ -23,11 +23,16 @@ while [ $# -gt 0 ]; do
 done
 tmp=$(mktemp -d)
 pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null; rm -rf "$tmp"' EXIT
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
 
 wait_lines() {	# wait_lines FILE N
-	local i
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		[ -s "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ] && return 0
 		sleep 0.1
 	done

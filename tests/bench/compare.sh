@@ -138,6 +138,7 @@ if [ "$NOFILE" != unlimited ] && [ $((2 * SCALE_N + 100)) -gt "$NOFILE" ]; then
 fi
 
 # free_port, wait_port, have_or_install, squid_conf_common, stop_pids
+# shellcheck source=tests/bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 # --- processes and files, all removed on exit ----------------------------
@@ -347,7 +348,8 @@ start_gate() {		# start_gate [--workers N]: sets CUR_RSS too
 		CUR_RSS=$CUR_PID
 		if [ $# -gt 0 ]; then
 			sleep 0.3
-			for c in $(cat "/proc/$CUR_PID/task/$CUR_PID/children" 2>/dev/null); do
+			read -r -a kids <"/proc/$CUR_PID/task/$CUR_PID/children" 2>/dev/null || kids=()
+			for c in "${kids[@]}"; do
 				CUR_RSS=$CUR_RSS,$c
 			done
 		fi
@@ -575,21 +577,21 @@ targets() {	# targets COLUMN
 	local c=$1 g s n b ok sc sn
 	echo
 	echo "Issue-6 targets for ${names[$c]}:"
-	g=$(val $c setup50 rate); s=$(val squid setup50 rate)
+	g=$(val "$c" setup50 rate); s=$(val squid setup50 rate)
 	check "setup rate at 50 >= 2x squid" "$(cmp "$g" '>=' "$(mul "$s" 2)")" "gate $(fmt "$g")/s, squid $(fmt "${s:--}")/s, $(ratio "$g" "$s")"
-	g=$(val $c setup1 p50_us); s=$(val squid setup1 p50_us)
+	g=$(val "$c" setup1 p50_us); s=$(val squid setup1 p50_us)
 	check "p50 setup latency at 1 <= squid/2" "$(cmp "$g" '<=' "$(mul "$s" 0.5)")" "gate $g us, squid ${s:--} us"
 	for b in bulk1 bulk8; do
-		g=$(val $c $b mbps); s=$(val squid $b mbps); n=$(val none $b mbps)
+		g=$(val "$c" $b mbps); s=$(val squid $b mbps); n=$(val none $b mbps)
 		ok="$(cmp "$g" '>=' "$(mul "$s" 1.5)")$(cmp "$g" '>=' "$(mul "$n" 0.6)")"
 		[ "$ok" = 11 ] && ok=1
 		check "$b >= 1.5x squid and >= 0.6x no proxy" "$ok" "gate $(fmt "$g") MB/s, $(ratio "$g" "$s") squid, $(ratio "$g" "$n") no proxy"
 	done
-	g=$(val $c idle per_tunnel)
+	g=$(val "$c" idle per_tunnel)
 	check "idle tunnel <= 4 KiB of proxy RSS" "$(cmp "$g" '<=' 4096)" "$(fmt "$g") bytes at $IDLE_N"
 	sc=scale; sn=$SCALE_N
 	if [ -n "${R[$c,scalefull]:-}" ]; then sc=scalefull; sn=$SCALE_WANT; fi
-	g=$(val $c $sc failures)
+	g=$(val "$c" $sc failures)
 	ok=0; [ "$g" = 0 ] && [ "$sn" -ge 10000 ] && ok=1
 	check "10,000 concurrent tunnels, zero failures" "$ok" "$g failures of $sn$([ "$sn" -lt "$SCALE_WANT" ] && [ -n "$SCALE_NOTE" ] && echo "; 10,000 not reachable on this host")$([ "$SMOKE" = 1 ] && echo "; smoke run")"
 }

@@ -32,7 +32,7 @@
 # Every process it starts is killed by its pid on exit; traffic: 127.0.0.1.
 set -u -o pipefail
 
-ROUNDS=3 SECS=${BENCH_SECONDS:-5} BINDIR= GATE= ONLY=plain,gate,mitm,squid
+ROUNDS=3 SECS=${BENCH_SECONDS:-5} BINDIR='' GATE='' ONLY=plain,gate,mitm,squid
 FIGS=setup1,setup50,ttfb,bulk
 IDLE_N=1000
 while [ $# -gt 0 ]; do
@@ -66,10 +66,11 @@ fig() { case ",$FIGS," in *,$1,*) return 0 ;; esac; return 1; }
 
 T=$(mktemp -d /tmp/aisb-ibench.XXXXXX)
 chmod 0755 "$T"
-TMP=$T
+export TMP=$T	# lib.sh: apt's logs
 PIDS=()
 POLICY_RC_MADE=0
 # free_port, wait_port, have_or_install, squid_conf_common, stop_pids
+# shellcheck source=tests/bench/lib.sh
 . "$here/lib.sh"
 cleanup() {
 	stop_pids "${PIDS[@]}"
@@ -250,7 +251,8 @@ for f in "setup1 rate conn/s at 1" "setup1 p50_us p50 us at 1" \
     "ttfb p50_us TTFB p50 us" "ttfb p99_us TTFB p99 us" \
     "bulk mbps MB/s, 1 connection" "bulk cpu_us_per_mb proxy CPU us per MB" \
     "idle kib_per_conn KiB per idle connection"; do
-	set -- $f
+	read -r -a words <<<"$f"
+	set -- "${words[@]}"
 	fig=$1 key=$2
 	shift 2
 	printf '| %s |' "$*"

@@ -16,13 +16,12 @@
 # Traffic: 127.0.0.1 only; every process it starts is killed on exit.
 set -u
 ROUNDS=${ROUNDS:-3}
-here=$(cd "$(dirname "$0")" && pwd)
 B=${BINDIR:-tests/bench}
 [ -x "$B/loadgen" ] && [ -x "$B/target" ] || { echo "instructions.sh: no $B/loadgen or $B/target: run make bench in the build tree" >&2; exit 1; }
 command -v valgrind >/dev/null || { echo "instructions.sh: needs valgrind" >&2; exit 1; }
 [ $# -gt 0 ] || { echo "usage: instructions.sh GATE[:ARG,ARG...] ..." >&2; exit 64; }
 T=$(mktemp -d /tmp/aisb-instr.XXXXXX)
-TP= GP=
+TP='' GP=''
 trap '[ -n "$GP" ] && kill "$GP" 2>/dev/null; [ -n "$TP" ] && kill "$TP" 2>/dev/null; rm -rf "$T"' EXIT
 "$B/target" -t 3600 -m 5000 >"$T/ports" 2>"$T/target.err" & TP=$!
 for _ in $(seq 1 50); do [ "$(wc -l <"$T/ports")" -ge 3 ] && break; sleep 0.1; done

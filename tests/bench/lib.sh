@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the proxy benchmarks (compare.sh, inspect.sh); sourced, not
 # run.  The caller defines note() and TMP (its temporary folder, for apt's
 # logs), and removes /usr/sbin/policy-rc.d on exit when POLICY_RC_MADE is 1

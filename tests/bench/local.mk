@@ -28,6 +28,12 @@ bench: tests/bench/bench_policy tests/bench/target tests/bench/loadgen \
 	bash $(top_srcdir)/tests/bench/compare.sh \
 	    --bindir tests/bench --gate ./aisb-gate $(BENCH_ARGS)
 EXTRA_DIST += tests/bench/startup.sh
+# Rootless sessions of `true` on a new user's store (vfs) and after aisb
+# doctor --fix (overlay), against rootful (root, podman; makes two users).
+# ROOTLESS_ARGS passes --rounds R --runs N --sides LIST --base TAR.
+EXTRA_DIST += tests/bench/rootless.sh
+bench-rootless: aisb aisb-gate aisb-enforce
+	bash $(top_srcdir)/tests/bench/rootless.sh --aisb ./aisb $(ROOTLESS_ARGS)
 # AISB-TRANSPARENT against CONNECT tunnel setup (issue 16): run by hand from
 # the build tree after make bench, see the script's head
 EXTRA_DIST += tests/bench/transparent.sh

@@ -57,7 +57,7 @@ pids+=($!)
     --port-file "$tmp/http.port" --log "$tmp/http.log" &
 pids+=($!)
 for f in dns http; do
-	for i in $(seq 100); do [ -s "$tmp/$f.port" ] && break; sleep 0.1; done
+	for _ in $(seq 100); do [ -s "$tmp/$f.port" ] && break; sleep 0.1; done
 done
 dns=$(cat "$tmp/dns.port") http=$(cat "$tmp/http.port")
 policy() {	# policy NAME RANGE
@@ -103,7 +103,7 @@ for mode in gate direct none; do
 	fi
 	rm -rf "$XDG_STATE_HOME/aisb/sessions"
 	: >"$tmp/walls"
-	for i in $(seq "$runs"); do
+	for _ in $(seq "$runs"); do
 		read -r ms rc < <(session "$mode" -- true)
 		[ "$rc" = 0 ] || { echo "$mode: session failed: $(cat "$tmp/err")" >&2; exit 1; }
 		echo "$ms" >>"$tmp/walls"

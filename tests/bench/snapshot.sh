@@ -15,7 +15,7 @@
 # /var/tmp) and removed at the end.  Not part of make check.
 set -euo pipefail
 
-aisb= files=10000 mb=200 edit=1000 runs=3 dir=${TMPDIR:-/var/tmp}
+aisb='' files=10000 mb=200 edit=1000 runs=3 dir=${TMPDIR:-/var/tmp}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--aisb) aisb=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
@@ -40,9 +40,9 @@ cleanup() {
 	podman rm -af -t 0 >/dev/null 2>&1 || true
 	podman volume rm -af >/dev/null 2>&1 || true
 	podman rmi -af >/dev/null 2>&1 || true
-	for m in $(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' /proc/self/mounts | sort -r); do
+	while read -r m; do
 		umount -l "$m" 2>/dev/null || true
-	done
+	done < <(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' /proc/self/mounts | sort -r)
 	rm -rf "$tmp"
 }
 trap cleanup EXIT

@@ -15,7 +15,7 @@
 # shared machine; the rounds are interleaved so that both see it).
 # Traffic: 127.0.0.1 only; every process it starts is killed on exit.
 set -u -o pipefail
-ROUNDS=3 SECS=${BENCH_SECONDS:-5} BINDIR= GATE=
+ROUNDS=3 SECS=${BENCH_SECONDS:-5} BINDIR='' GATE=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) ROUNDS=$2; shift 2 ;;
@@ -32,7 +32,7 @@ G=${GATE:-./aisb-gate}
 	exit 1
 }
 T=$(mktemp -d /tmp/aisb-tbench.XXXXXX)
-TP= GP=
+TP='' GP=''
 trap '[ -n "$GP" ] && kill "$GP" 2>/dev/null; [ -n "$TP" ] && kill "$TP" 2>/dev/null; rm -rf "$T"' EXIT
 "$B/target" -t 3600 -m 5000 >"$T/ports" 2>"$T/target.err" & TP=$!
 for _ in $(seq 1 50); do [ "$(wc -l <"$T/ports")" -ge 3 ] && break; sleep 0.1; done

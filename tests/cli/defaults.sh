@@ -4,8 +4,11 @@
 # installed copy, the user's own), the line that says so, the ulimits of
 # --dry-run against the ones a session passes, and sessions show's times.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"	# $aisb, $tmp, a user with no config, check, run
-built=$(dirname "$aisb")/aisb-default-policy.yaml
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
+
+# a user with no config at all
+. "$(dirname "$0")/lib.sh"
+built=$(cd "$top_builddir" && pwd)/aisb-default-policy.yaml
 policy_of() { sed -n 's/^policy  *\([^ ]*\) .*/\1/p' "$tmp/out"; }
 
 # 1. the build tree: the shipped default.yaml, copied next to aisb by make

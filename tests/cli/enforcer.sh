@@ -10,6 +10,8 @@
 # or of a mode the container's root cannot run.  Also aisb trust on a
 # file no session changed.  Everything is under a folder of the test's.
 set -euo pipefail
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
+
 . "$(dirname "$0")/lib.sh"	# $aisb, $tmp, a user with no config, check, run
 build=$(dirname "$aisb")
 mkdir -p "$tmp/bin"

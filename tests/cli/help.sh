@@ -7,21 +7,8 @@
 set -euo pipefail
 . "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-top_srcdir=$(cd "$top_srcdir" && pwd)
-aisb=$(cd "$top_builddir" && pwd)/aisb
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/home" "$tmp/ws"
-export HOME=$tmp/home XDG_CONFIG_HOME=$tmp/home/.config XDG_STATE_HOME=$tmp/state
+. "$(dirname "$0")/lib.sh"
 cd "$tmp/ws"
-
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi; }
-run() { rc=0; "$@" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?; }
 
 # A value the parser takes for a value's name in the help.
 sample() {
@@ -150,6 +137,65 @@ done >"$tmp/all"
 for f in $(grep -o 'Fl \\&-[a-z-]*' "$top_srcdir/docs/aisb.1" | sed 's/.*&/-/' | sort -u); do
 	grep -q -- "^  $f\b" "$tmp/all" && ok || bad "aisb.1 has $f, no help does"
 done
+
+# 6. ... and it lacks none: each session flag of the one option table has
+# its entry in the flags' list (".It Fl \&-NAME"), each command is in the
+# SYNOPSIS, and each command's flags are named in the page
+man=$top_srcdir/docs/aisb.1
+sed -n '/^\.Sh SYNOPSIS/,/^\.Sh DESCRIPTION/p' "$man" >"$tmp/synopsis"
+"$aisb" help --flags run | sed 's/=.*//' | sort -u >"$tmp/runflags"
+while read -r f; do
+	[ "$f" = --help ] && continue
+	grep -q -- "^\.It .*Fl \\\\&${f#-}\( \|$\)" "$man" && ok ||
+	    bad "aisb.1 has no .It entry for the session flag $f"
+done <"$tmp/runflags"
+while read -r c; do
+	case $c in run|help) continue ;; esac
+	first=${c%% *} rest=${c#"$first"}
+	if grep -q "^\.Cm \(.* \)\{0,1\}$first\b" "$tmp/synopsis" &&
+	    { [ -z "$rest" ] || grep -q "^\.Cm $first\b.*\b${rest# }\b" "$tmp/synopsis"; }; then
+		ok
+	else
+		bad "aisb.1's SYNOPSIS lacks aisb $c"
+	fi
+	for f in $("$aisb" help --flags "$c" | sed 's/[[=].*//'); do
+		# (mdoc: "Fl \&-all" is --all, "Fl v" is -v)
+		case $f in
+		--help|-h) continue ;;
+		--*) pat="Fl \\\\&${f#-}\b" ;;
+		*) pat="Fl ${f#-}\b" ;;
+		esac
+		grep -q -- "$pat" "$man" && ok ||
+		    bad "aisb.1 does not name $f of aisb $c"
+	done
+done <"$tmp/commands"
+
+# --version, GNU's, from each program (aisb.exe and aisb-run.exe:
+# tests/win/wine.sh)
+v=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$(dirname "$aisb")/config.h")
+for p in aisb aisb-gate aisb-enforce; do
+	run "$(dirname "$aisb")/$p" --version
+	check "$p --version: exit" "$rc" 0
+	check "$p --version" "$(cat "$tmp/out")" "$p $v"
+done
+
+# A misspelt flag: the nearest one ("did you mean"), for the session's
+# flags and a command's
+run "$aisb" --polcy x.yaml -- true
+check "--polcy: exit" "$rc" 78
+check "--polcy: did you mean" "$(grep -c "unknown flag '--polcy': did you mean --policy?" "$tmp/err")" 1
+run "$aisb" --quite -- true
+check "--quite: did you mean" "$(grep -c "unknown flag '--quite': did you mean --quiet?" "$tmp/err")" 1
+# -q starts --quiet and --quarantine: no guess between them
+run "$aisb" -q -- true
+check "-q: no guess" "$(grep -c "did you mean" "$tmp/err")" 0
+run "$aisb" --no-transparnt -- true
+check "--no-transparnt: did you mean" "$(grep -c "did you mean --no-transparent?" "$tmp/err")" 1
+run "$aisb" doctor --fxi
+check "doctor --fxi: exit" "$rc" 78
+check "doctor --fxi: did you mean" "$(grep -c "aisb doctor: unknown flag '--fxi': did you mean --fix?" "$tmp/err")" 1
+run "$aisb" --zzzzzz -- true
+check "no near flag: no guess" "$(grep -c "did you mean" "$tmp/err")" 0
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -1,24 +1,23 @@
-# tests/cli/lib.sh: the start every CLI test of a session's options
-# shares.  A test sources it after set -euo pipefail and gets: errtrap.sh
-# (a death names its command and line), $aisb of the build, $tmp (removed
-# on exit) with $tmp/home, $tmp/ws and a user with no config at all
-# (HOME, XDG_CONFIG_HOME, XDG_STATE_HOME under $tmp; no AISB_* variable),
-# and
+# tests/cli/lib.sh: the start the command-line tests share (no podman, no
+# root).  A test sources it after `set -euo pipefail` and gets $aisb (the
+# build tree's), $top_srcdir, $tmp (removed on exit) holding home/ and
+# ws/, HOME, XDG_CONFIG_HOME and XDG_STATE_HOME under $tmp (a user with no
+# config at all), none of the caller's AISB_* variables, pass=0 fail=0,
 #
-#   ok  bad MSG  check MSG GOT WANT     count into $pass and $fail
-#   run CMD...                          CMD in $tmp/ws: $tmp/out, $tmp/err,
-#                                       its status in $rc
+#   ok    bad MSG    check MSG GOT WANT     counted; bad says why on stderr
+#   run CMD...      CMD in $tmp/ws: $tmp/out, $tmp/err and its status in $rc
+#
 # shellcheck shell=bash
 
-. "$(dirname "${BASH_SOURCE[0]}")/../errtrap.sh"
-
-top_srcdir=${top_srcdir:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_srcdir=$(cd "$top_srcdir" && pwd)
 top_builddir=${top_builddir:-.}
 aisb=$(cd "$top_builddir" && pwd)/aisb
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/home" "$tmp/ws"
 export HOME=$tmp/home XDG_CONFIG_HOME=$tmp/home/.config XDG_STATE_HOME=$tmp/state
+# shellcheck disable=SC2046	# one word a variable name
 unset $(env | sed -n 's/^\(AISB_[A-Z_]*\)=.*/\1/p') 2>/dev/null || true
 
 pass=0 fail=0

@@ -357,5 +357,31 @@ expect_rc 78 "$aisb" policy check
 expect_rc 78 "$aisb"
 expect_rc 0 "$aisb" version
 
+# derive apt|npm|pip: a source that resolves into a denied range (an IP
+# literal here: nothing is looked up) gets the commented allow_ranges
+# line for exactly its addresses; a public address gets none
+mkdir -p "$tmp/aptroot/etc/apt"
+printf 'deb http://127.0.0.5/debian bookworm main\n' >"$tmp/aptroot/etc/apt/sources.list"
+expect_rc 0 "$aisb" policy derive apt --root "$tmp/aptroot"
+expect_grep "$tmp/out" '^# 127.0.0.5 is an address the gate denies by default \(127.0.0.5 is loopback 127.0.0.0/8\)$'
+expect_grep "$tmp/out" '^# allow_ranges: \[127.0.0.5/32\]$'
+expect_rc 0 env PIP_INDEX_URL=http://10.1.2.3/simple PIP_CONFIG_FILE=/dev/null \
+    "$aisb" policy derive pip
+expect_grep "$tmp/out" '^# allow_ranges: \[10.1.2.3/32\]$'
+expect_rc 0 env PIP_INDEX_URL=http://192.0.43.10/simple PIP_CONFIG_FILE=/dev/null \
+    "$aisb" policy derive pip
+if grep -q allow_ranges "$tmp/out"; then bad "a public address got allow_ranges"; cat "$tmp/out" >&2; else ok; fi
+if command -v npm >/dev/null; then
+	expect_rc 0 env npm_config_registry=http://127.0.0.9:4873/ "$aisb" policy derive npm
+	expect_grep "$tmp/out" '^# allow_ranges: \[127.0.0.9/32\]$'
+fi
+
+# A misspelt key: the nearest key valid where it stands (two letters
+# swapped are one edit: 'hots' is host, not ports)
+printf 'version: 1\nallow:\n  - hots: a.example\n' >"$tmp/typo.yaml"
+expect_rc 78 "$aisb" policy check "$tmp/typo.yaml"
+expect_grep "$tmp/err" "typo.yaml:3:5: error: unknown key 'hots'"
+expect_grep "$tmp/err" "did you mean 'host'\?"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -6,7 +6,9 @@
 # edited, cut, removed).  The capture's streams are covered by
 # tests/unit/test_record and tests/e2e/record.sh.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"	# $aisb, $tmp, a user with no config, check, run
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
+
+. "$(dirname "$0")/lib.sh"
 has() {	# has WHAT FILE PATTERN: a line of FILE matches
 	if grep -q -e "$3" "$2"; then ok; else bad "$1: no '$3' in $(cat "$2")"; fi
 }

@@ -18,7 +18,7 @@
 #    from a command that fails, from a file in the workspace.
 set -euo pipefail
 
-. "$(dirname "$0")/lib.sh"	# $aisb, $tmp, a user with no config, check, run
+. "$(dirname "$0")/lib.sh"
 mkdir -p "$tmp/home/.config/aisb"
 unset ANTHROPIC_API_KEY ANTHROPIC_AUTH_TOKEN CLAUDE_CODE_OAUTH_TOKEN || true
 VALUE=sk-test-value-must-never-show-9f3e

@@ -30,7 +30,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: snapask SDIR WORKSPACE OUTPUT\n");
 		return 64;
 	}
-	if ((rc = draft_stage(argv[1], argv[2], NULL, 0, 0, 0, NULL, NULL, 1,
+	if ((rc = draft_stage(argv[1], argv[2], NULL, 0, 0, NULL, NULL, 1,
 	    &info, err, sizeof(err))) != 0) {
 		fprintf(stderr, "snapask: %s\n", err);
 		return rc;

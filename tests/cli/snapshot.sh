@@ -5,9 +5,10 @@
 # corrupt state files; the options' refusals; one line and the
 # documented exit code for each refusal.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"	# $aisb, $tmp, a user with no config, check, run
-cd "$tmp/ws"
+. "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
+. "$(dirname "$0")/lib.sh"
+cd "$tmp/ws"
 lines() { wc -l <"$tmp/err" | tr -d ' '; }
 
 sessions=$XDG_STATE_HOME/aisb/sessions

@@ -3,8 +3,10 @@
 # of the user's own (no package: its command is curl, already in the
 # image) allows one host of a test server; the session's gate must let it
 # through while the same session without the recipe is refused, the
-# recipe's setenv must reach the command, and the session folder must hold
-# the merged policy the gate enforced, with its rule cited in the audit.
+# recipe's setenv must reach the command, its config folders must be in a
+# home volume made before the recipe was used, and the session folder
+# must hold the merged policy the gate enforced, with its rule cited in
+# the audit.
 #
 # Servers run on the host's loopback only (a DNS responder and an HTTP
 # upstream); 10.0.2.2 is the host's loopback inside.  Needs root, podman
@@ -31,8 +33,7 @@ vol=aisb-e2e-agent-home-$$
 export HOME=$tmp/home
 mkdir -p "$XDG_CONFIG_HOME/aisb" "$HOME"
 wait_file() {
-	local i
-	for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
+	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
 	echo "FAIL: $1 never appeared" >&2; return 1
 }
 
@@ -68,7 +69,7 @@ agents:
     command: curl
     hosts: ["agent.test:$http"]
     setenv: { PROBE_SETTING: from-the-recipe }
-    config: [.probe]
+    config: [.probe, .config/probe]
 A
 
 sess() {
@@ -112,6 +113,12 @@ rc=0; sess --agent probe -- sh -c 'echo "$PROBE_SETTING"; curl -sS -o /dev/null 
 check "setenv: exit" "$rc" 0
 check "setenv: value" "$(sed -n 1p "$tmp/out")" from-the-recipe
 check "setenv: policy's own host" "$(sed -n 2p "$tmp/out")" 200
+# the recipe's folders, in the home volume session 1 made before the
+# recipe was used (a new volume gets the image's; this one had none)
+rc=0; sess --agent probe -- sh -c 'for d in .probe .config/probe; do stat -c "%n %U %a" "$HOME/$d"; done' || rc=$?
+check "config folders: exit" "$rc" 0
+check "config folders: in the old volume" "$(tr '\n' ';' <"$tmp/out")" \
+    "/home/sandbox/.probe sandbox 700;/home/sandbox/.config/probe sandbox 700;"
 # ... and the user's --env of the same name wins
 rc=0; sess --agent probe --env PROBE_SETTING=mine -- sh -c 'echo "$PROBE_SETTING"' || rc=$?
 check "--env wins: value" "$(cat "$tmp/out")" mine

@@ -33,6 +33,7 @@ done
 [ -x /usr/sbin/sshd ] || { echo "SKIP: no sshd (openssh-server)"; exit 77; }
 
 . "$top_srcdir/tests/e2e/lib.sh"
+# shellcheck source=tests/integration/ssh_fixture.sh
 . "$here/ssh_fixture.sh"
 e2e_init anyport
 e2e_seed_base

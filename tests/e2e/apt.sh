@@ -33,13 +33,12 @@ e2e_seed_image
 export AISB_TEST_HOST_CA_DIR=$tmp/no-host-ca
 vol=aisb-e2e-apt-$$
 wait_file() {
-	local i
-	for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
+	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
 	echo "FAIL: $1 never appeared" >&2; return 1
 }
 
 # --- a package and a repository of it -------------------------------------
-pkg=aisb-e2e-hello
+pkg='aisb-e2e-hello'
 mkdir -p "$tmp/pkg/DEBIAN" "$tmp/pkg/usr/share/doc/$pkg" "$tmp/repo"
 cat >"$tmp/pkg/DEBIAN/control" <<EOF
 Package: $pkg

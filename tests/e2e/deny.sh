@@ -6,8 +6,11 @@
 # YAML, fed back to `aisb policy check` and `aisb policy test`, allows
 # exactly that destination; `aisb sessions show` prints the same; --quiet
 # prints nothing; the audit lines carry the fix; a named gate's session
-# gets its own summary.  And a command that is not in the image, or a
-# workspace file that cannot be executed, says what to do.
+# gets its own summary; git over HTTPS (libcurl's proxy-auth probe, a 407
+# answered at once with credentials) is no denial; a name that does not
+# resolve is a failure, named with its reason.  And a command that is
+# not in the image, or a workspace file that cannot be executed, says
+# what to do.
 #
 # Servers run on the host's loopback only (see session.sh); the denied
 # names are never dialled.  Needs root, podman and mmdebstrap; builds its
@@ -24,7 +27,7 @@ PY=${PYTHON:-python3}
 
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
 [ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
-for t in podman mmdebstrap curl "$PY"; do
+for t in podman mmdebstrap curl git openssl "$PY"; do
 	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
 done
 
@@ -37,29 +40,58 @@ e2e_cleanup_more() { "$aisb" gate down e2edeny >/dev/null 2>&1; }
 chmod 700 "$tmp/ws"
 
 wait_file() {
-	local i
-	for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
+	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
 	echo "FAIL: $1 never appeared" >&2; return 1
 }
 
 cat >"$tmp/zone.json" <<'EOF'
 {"allowed.test": {"A": ["127.0.0.1"], "ttl": 5},
  "den1.test": {"A": ["127.0.0.1"], "ttl": 5},
- "den2.test": {"A": ["127.0.0.1"], "ttl": 5}}
+ "den2.test": {"A": ["127.0.0.1"], "ttl": 5},
+ "git.test": {"A": ["127.0.0.1"], "ttl": 5}}
 EOF
+# git over HTTPS: a CA the session trusts as a host CA (tests/e2e/
+# hostca.sh), a TLS server on the host's loopback serving a repository
+e2e_tls_cert "$tmp" git.test
+mkdir -p "$tmp/hostca/test" "$tmp/srv"
+cp "$tmp/ca.crt" "$tmp/hostca/test/e2e-deny.crt"
+export AISB_TEST_HOST_CA_DIR=$tmp/hostca
+git init -q "$tmp/src"
+git -C "$tmp/src" -c user.name=t -c user.email=t@t commit -q --allow-empty -m first
+git clone -q --bare "$tmp/src" "$tmp/srv/repo.git"
+git -C "$tmp/srv/repo.git" update-server-info
+"$PY" - "$tmp/srv.crt" "$tmp/srv.key" "$tmp/git.port" "$tmp/srv" <<'EOF' &
+import functools, http.server, os, ssl, sys
+class H(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+    functools.partial(H, directory=sys.argv[4]))
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(sys.argv[1], sys.argv[2])
+s.socket = ctx.wrap_socket(s.socket, server_side=True)
+open(sys.argv[3] + ".tmp", "w").write("%d\n" % s.server_address[1])
+os.rename(sys.argv[3] + ".tmp", sys.argv[3])
+s.serve_forever()
+EOF
+pids+=($!)
 "$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" \
     --log "$tmp/dns.log" &
 pids+=($!)
 "$PY" "$here/gate_upstream.py" http --bind 127.0.0.1 --port-file "$tmp/http.port" \
     --log "$tmp/http.log" &
 pids+=($!)
-for f in dns http; do wait_file "$tmp/$f.port"; done
-dns=$(cat "$tmp/dns.port") http=$(cat "$tmp/http.port")
+for f in dns http git; do wait_file "$tmp/$f.port"; done
+dns=$(cat "$tmp/dns.port") http=$(cat "$tmp/http.port") gitport=$(cat "$tmp/git.port")
 
 cat >"$tmp/policy.yaml" <<EOF
 version: 1
 allow:
   - host: allowed.test
+    ports: [$http]
+  - host: git.test
+    ports: [$gitport]
+  - host: gone.test
     ports: [$http]
 allow_ranges: [127.0.0.1/32]
 dns:
@@ -172,13 +204,39 @@ allow:
 EOF
 if diff -u "$tmp/want" "$tmp/summary" >"$tmp/diff"; then ok; else
 	bad "named gate summary: $(cat "$tmp/diff") -- stderr: $(cat "$tmp/err")"; fi
+# the policy line of a --gate session named no policy: the gate's, never
+# "the shipped default" (it was the gate's file under that name)
+rc=0; (cd "$tmp/ws" && "$aisb" --gate e2edeny --home-volume "$vol" --package curl \
+    -- true) >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "named gate, no --policy: exit" "$rc" 0
+if grep -q "shipped default" "$tmp/err"; then bad "named gate: $(cat "$tmp/err")"; else ok; fi
+check "named gate: the policy line" "$(grep -c "^aisb: policy: the one gate e2edeny enforces, $tmp/policy.yaml (sha256:" "$tmp/err")" 1
 "$aisb" gate down e2edeny >/dev/null 2>&1 || bad "gate down"
 
-# 8. a command that is not in the image: the package to add; 127
+# 8. a command that is not in the image: 127, and the package to add as
+# this host's dpkg knows it (ps is in procps), or that it is unknown
 rc=0; sess -- aisb-nosuchcmd --help || rc=$?
 check "missing command: exit" "$rc" 127
-if grep -qF "aisb-enforce: aisb-nosuchcmd: command not found in the sandbox's image; add the Debian package that provides it: aisb --package aisb-nosuchcmd -- ..." "$tmp/err"; then
+if grep -qF "aisb-enforce: aisb-nosuchcmd: command not found in the sandbox's image; add the Debian package that provides it (aisb --package PACKAGE -- ...)" "$tmp/err"; then
 	ok; else bad "missing command: $(cat "$tmp/err")"; fi
+if grep -qF "aisb: which Debian package has aisb-nosuchcmd is unknown here" "$tmp/err" &&
+    ! grep -q -- "--package aisb-nosuchcmd" "$tmp/err"; then
+	ok "missing command: unknown, not guessed"; else bad "missing command: $(cat "$tmp/err")"; fi
+pkg=$(dpkg-query -S /bin/ps /usr/bin/ps 2>/dev/null | sed -n '1s/:.*//p' || true)
+if [ -n "$pkg" ]; then
+	rc=0; sess -- ps -o comm= || rc=$?
+	check "ps: exit" "$rc" 127
+	if grep -qF "aisb: ps is in the Debian package $pkg (this host's dpkg database): aisb --package $pkg -- ps ..." "$tmp/err"; then
+		ok "ps: the package ($pkg)"; else bad "ps: $(cat "$tmp/err")"; fi
+	# the hint, followed, works
+	rc=0; sess --package "$pkg" -- ps -o comm= || rc=$?
+	check "ps: with the hint's package" "$rc" 0
+	grep -q '^ps$' "$tmp/out" && ok || bad "ps: $(cat "$tmp/out" "$tmp/err")"
+fi
+# a command the image has that exits 127 itself: no hint
+rc=0; sess -- sh -c 'exit 127' || rc=$?
+check "own 127: exit" "$rc" 127
+if grep -q "Debian package" "$tmp/err"; then bad "own 127: a hint: $(cat "$tmp/err")"; else ok; fi
 # 9. a workspace script without execute bits: its mode; 126
 printf '#!/bin/sh\necho ran\n' >"$tmp/ws/build.sh"
 chmod 644 "$tmp/ws/build.sh"
@@ -187,6 +245,36 @@ check "non-executable script: exit" "$rc" 126
 if grep -qF "aisb-enforce: ./build.sh: not executable (mode 0644); make it so: chmod +x ./build.sh" "$tmp/err"; then
 	ok; else bad "non-executable script: $(cat "$tmp/err")"; fi
 if grep -q '^ran' "$tmp/out"; then bad "the script ran"; else ok; fi
+
+# 10. git over HTTPS through the gate: libcurl's proxy-auth probe (a 407
+# without credentials, then the same CONNECT with them) is no denial
+e2e_session_mark	# the sessions of 6 to 9, looked at through their output
+rc=0; sess --package git -- sh -c "git clone -q https://git.test:$gitport/repo.git r && git -C r log --format=%s" || rc=$?
+check "git clone: exit" "$rc" 0
+check "git clone: the commit" "$(cat "$tmp/out")" first
+sd=$(e2e_session)
+n=$(grep -c '"status":407' "$sd/audit.jsonl" || true)
+if [ "$n" -ge 1 ]; then ok "git: libcurl probed with a 407 ($n)"; else
+	bad "git: no 407 in the audit: the probe this checks did not happen"; fi
+if grep -q "denied" "$tmp/err"; then bad "git: a denial printed: $(grep denied "$tmp/err")"; else ok; fi
+"$aisb" sessions show "$(basename "$sd")" >"$tmp/show"
+if grep -q '^# audit: [1-9][0-9]* allowed, 0 denied, 0 failed' "$tmp/show"; then ok; else
+	bad "git: sessions show counts: $(grep '^# audit' "$tmp/show")"; fi
+
+# 11. an allowed name that does not resolve: a failure, with its reason,
+# in the summary and in sessions show (not only "1 failed")
+rc=0; sess -- curl -s -o /dev/null "http://gone.test:$http/" || rc=$?
+check "failure: curl's exit (502 from the gate)" "$rc" 0
+sd=$(e2e_session)
+if grep -q "^aisb: 1 request(s) failed, to 1 destination(s)" "$tmp/err" &&
+    grep -q "^aisb: failed gone.test:$http, 1 time: .* (dns_failed); rule .*allow host: gone.test$" "$tmp/err"; then
+	ok "failure: the summary names it and why"
+else
+	bad "failure: summary: $(cat "$tmp/err")"
+fi
+"$aisb" sessions show "$(basename "$sd")" >"$tmp/show"
+if grep -q "^# failed gone.test:$http, 1 time: .* (dns_failed); rule " "$tmp/show"; then ok; else
+	bad "failure: sessions show: $(grep '^#' "$tmp/show")"; fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

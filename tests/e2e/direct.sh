@@ -237,7 +237,7 @@ direct_suite() {
 	rm -f "$ws/switch"
 	: >"$tmp/http.log"
 	(
-		for i in $(seq 600); do [ -e "$ws/switch" ] && break; sleep 0.1; done
+		for _ in $(seq 600); do [ -e "$ws/switch" ] && break; sleep 0.1; done
 		zone 192.0.2.7
 	) &
 	sw=$!

@@ -285,7 +285,7 @@ rc=0; (cd "$tmp/r/ws" && "$aisb" --net none --policy "$policy" "${pkgs[@]}" \
     sh -c 'cat ~/skills/s; touch ~/skills/t 2>/dev/null && echo wrote || echo ro;
     echo w >/opt/rw/w') >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 check "mount: exit" "$rc" 0
-check "mount: read, read-only" "$(cat "$tmp/out" | paste -sd' ')" "s ro"
+check "mount: read, read-only" "$(paste -sd' ' "$tmp/out")" "s ro"
 check "mount: rw, the owner's" "$(stat -c '%u %s' "$tmp/rw/w" 2>&1)" "0 2"
 for m in "$tmp/skills:/run/aisb/x" "$tmp/skills:/usr/local/bin" "$tmp/r/ws:/opt/ws" \
     "$tmp/skills:$tmp/r/ws/x" "$tmp/r:/opt/r" "$tmp/skills:/home/sandbox"; do

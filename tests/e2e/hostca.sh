@@ -34,19 +34,12 @@ chmod 0755 "$tmp"
 vol=aisb-e2e-hostca-$$
 mkdir -p "$tmp/hostca/corp"
 wait_file() {
-	local i
-	for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
+	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
 	echo "FAIL: $1 never appeared" >&2; return 1
 }
 
 # --- a CA, a server certificate from it, a TLS server ---------------------
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=aisb e2e test CA $$" \
-    -keyout "$tmp/ca.key" -out "$tmp/ca.crt" 2>/dev/null
-openssl req -newkey rsa:2048 -nodes -subj /CN=tls.test \
-    -keyout "$tmp/srv.key" -out "$tmp/srv.csr" 2>/dev/null
-printf 'subjectAltName=DNS:tls.test\n' >"$tmp/srv.ext"
-openssl x509 -req -in "$tmp/srv.csr" -CA "$tmp/ca.crt" -CAkey "$tmp/ca.key" \
-    -CAcreateserial -days 2 -extfile "$tmp/srv.ext" -out "$tmp/srv.crt" 2>/dev/null
+e2e_tls_cert "$tmp" tls.test
 # what a company's IT puts there: the CA only, in a subfolder
 cp "$tmp/ca.crt" "$tmp/hostca/corp/e2e-inspection.crt"
 export AISB_TEST_HOST_CA_DIR=$tmp/hostca

@@ -159,7 +159,7 @@ session() {	# session LABEL WS RUNNER...
 		grep -c 'evil' "/proc/$p/maps" >"$tmp/enf.maps" 2>/dev/null || true
 	else
 		echo "# $label: no aisb-enforce above sleep $nap:" \
-		    "$(ps -eo pid=,ppid=,comm=,args= | grep -F -- "$nap" | sed -n 1,3p)"
+		    "$(ps -eo pid=,ppid=,comm=,args= | awk -v n="$nap" 'index($0, n) && k++ < 3')"
 	fi
 	wait "$e" || rc=$?
 	check "$label: exit" "$rc" 0
@@ -169,8 +169,8 @@ session() {	# session LABEL WS RUNNER...
 }
 # the library's loads as root, with CAP_NET_ADMIN (bit 12) or deleting
 privileged_loads() {
-	local pid u cap del n=0
-	while read -r pid u cap del; do
+	local u cap del n=0
+	while read -r _ u cap del; do
 		if [ "$u" = uid=0 ] || [ "$del" = delete=DELETED ] ||
 		    (( 16#${cap#capeff=} & 4096 )); then
 			n=$((n + 1))

@@ -20,6 +20,7 @@
 # sources, and containers reaching listeners this test (or doctor) opened
 # on the host's loopback.  A pull of localhost:1 fails at once.
 set -euo pipefail
+# shellcheck source=tests/errtrap.sh
 . "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -48,10 +49,10 @@ cleanup() {
 	podman rm -af >/dev/null 2>&1 || true
 	podman rmi -af >/dev/null 2>&1 || true
 	# Leftover overlay mounts of our store only, deepest first.
-	for m in $(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
-	    /proc/self/mounts | sort -r); do
+	while read -r m; do
 		umount -l "$m" 2>/dev/null || true
-	done
+	done < <(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
+	    /proc/self/mounts | sort -r)
 	# (before $tmp goes: they are in it)
 	if [ "$rc" != 0 ]; then
 		echo "--- last output" >&2

@@ -70,14 +70,13 @@ printf '[containers]\ndefault_ulimits = ["nofile=%s:%s", "nproc=%s:%s"]\n[engine
 export CONTAINERS_CONF=$tmp/containers.conf
 
 wait_file() {
-	local i
-	for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
+	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
 	echo "FAIL: $1 never appeared" >&2; return 1
 }
 wait_for() {	# wait_for WHAT CMD...: up to 30 s
-	local what=$1 i
+	local what=$1
 	shift
-	for i in $(seq 150); do
+	for _ in $(seq 150); do
 		"$@" >/dev/null 2>&1 && { ok "$what"; return 0; }
 		sleep 0.2
 	done

@@ -31,7 +31,8 @@
 # builds anything else as it would without a seed; a seed build that
 # fails is left to the test's own first session to show.
 #
-#   e2e_user NAME
+#   e2e_user [--bare] NAME
+#   e2e_user_pick USER
 #
 # (after the root sessions that built the images it needs): an ordinary
 # user NAME<pid> for rootless sessions, its subordinate ids from useradd,
@@ -39,9 +40,13 @@
 # overlay store (a new user's is vfs here: seconds a container), aisb's
 # binaries in its ~/bin, and the aisb images of the test's store handed
 # over (podman save and load keep the ids the tags hash: nothing is
-# rebuilt).  Sets e2e_uid and e2e_home; as_user CMD... runs CMD as that
-# user in a clean environment.  The EXIT trap removes the user, its
-# processes and its store.
+# rebuilt).  --bare: the store as podman makes it for a new user, and
+# empty (no storage.conf, no image), for tests of that store.  Sets
+# e2e_user_name, e2e_uid and e2e_home; as_user CMD... runs CMD as that
+# user in a clean environment.  A test may make several: the last made
+# is the one as_user runs as, until e2e_user_pick names another
+# (e2e_user_name of its own).  The EXIT trap removes them all, their
+# processes and their stores.
 #
 #   ok [MSG]  bad MSG  check MSG GOT WANT     count into $pass and $fail
 #
@@ -68,8 +73,15 @@
 #
 # Sourcing this file also sources tests/errtrap.sh: a test that dies of a
 # failing command says which, and where, before the EXIT trap.
+#
+#   e2e_tls_cert DIR CN [NAME...]
+#
+# DIR/ca.crt (a CA of the test's own, key ca.key) and DIR/srv.crt, srv.key
+# for CN and the NAMEs, signed by it, valid 2 days.
+#
 # shellcheck shell=bash
 
+# shellcheck source=tests/errtrap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../errtrap.sh"
 
 e2e_init() {
@@ -138,10 +150,10 @@ e2e_cleanup() {
 	[ -z "${e2e_seed:-}" ] || e2e_seed_save || true
 	podman volume rm -af >/dev/null 2>&1 || true
 	podman rmi -af >/dev/null 2>&1 || true
-	for m in $(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
-	    /proc/self/mounts | sort -r); do
+	while read -r m; do
 		umount -l "$m" 2>/dev/null || true
-	done
+	done < <(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
+	    /proc/self/mounts | sort -r)
 	if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
 		echo "--- last output" >&2
 		cat "$tmp/out" "$tmp/err" >&2 2>/dev/null || true
@@ -168,7 +180,7 @@ e2e_session() {
 	case $new in
 	'') echo "e2e_session: no session since the last one under ${1:-$XDG_STATE_HOME}" >&2
 	    return 1 ;;
-	*$'\n'*) echo "e2e_session: $(wc -l <<<"$new") sessions since the last one, want one:" $new >&2
+	*$'\n'*) echo "e2e_session: $(wc -l <<<"$new") sessions since the last one, want one: $(paste -sd ' ' <<<"$new")" >&2
 	    return 1 ;;
 	esac
 	printf '%s\n' "$new"
@@ -184,6 +196,19 @@ e2e_images_of() {
 # RECORD says of its session; the options it ends with (the upstream
 # --image, say) are not the session's
 e2e_record_field() { sed -n "/^# options/q; s/^$1 //p" "$2"; }
+
+e2e_tls_cert() {
+	local d=$1 cn=$2 san="" n
+	shift 2
+	for n in "$cn" "$@"; do san="$san${san:+,}DNS:$n"; done
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 \
+	    -subj "/CN=aisb e2e test CA $$" -keyout "$d/ca.key" -out "$d/ca.crt" 2>/dev/null
+	openssl req -newkey rsa:2048 -nodes -subj "/CN=$cn" \
+	    -keyout "$d/srv.key" -out "$d/srv.csr" 2>/dev/null
+	printf 'subjectAltName=%s\n' "$san" >"$d/srv.ext"
+	openssl x509 -req -in "$d/srv.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" \
+	    -CAcreateserial -days 2 -extfile "$d/srv.ext" -out "$d/srv.crt" 2>/dev/null
+}
 
 ok()  { pass=$((pass + 1)); [ $# -eq 0 ] || echo "ok - $*"; }
 bad() { fail=$((fail + 1)); echo "not ok - $*"; }
@@ -273,37 +298,47 @@ e2e_seed_save() {
 	rm -f "$e2e_seed/base.tar.$$"
 }
 
-e2e_user_name= e2e_uid= e2e_home=
+e2e_user_name='' e2e_uid='' e2e_home='' e2e_users=()
 e2e_user() {
-	local i bin imgs
+	local bare='' bin tags
 
+	[ "$1" != --bare ] || { bare=1; shift; }
 	bin=$(dirname "${aisb:?}")
 	e2e_user_name=$1$$
 	# other suites add and remove users alongside: /etc/passwd may be locked
-	for i in $(seq 40); do
+	for _ in $(seq 40); do
 		useradd -m -s /bin/bash "$e2e_user_name" 2>"$tmp/useradd.err" && break
 		grep -q 'cannot lock' "$tmp/useradd.err" || {
 			cat "$tmp/useradd.err" >&2; return 1; }
 		sleep 0.5
 	done
-	e2e_uid=$(id -u "$e2e_user_name")
-	e2e_home=$(getent passwd "$e2e_user_name" | cut -d: -f6)
+	e2e_users+=("$e2e_user_name")
+	e2e_user_pick "$e2e_user_name"
 	e2e_tun_open
+	install -d -m 0755 -o "$e2e_user_name" -g "$e2e_user_name" "$e2e_home/bin"
+	install -m 0755 "$bin/aisb" "$bin/aisb-gate" "$bin/aisb-enforce" \
+	    "$e2e_home/bin/"
+	install -m 0644 "$bin/aisb-seccomp.json" "$bin/aisb-default-policy.yaml" \
+	    "$e2e_home/bin/"
+	[ -z "$bare" ] || return 0
 	install -d -m 0755 -o "$e2e_user_name" -g "$e2e_user_name" \
-	    "$e2e_home/bin" "$e2e_home/.config" "$e2e_home/.config/containers"
+	    "$e2e_home/.config" "$e2e_home/.config/containers"
 	printf '[storage]\ndriver = "overlay"\n' \
 	    >"$e2e_home/.config/containers/storage.conf"
 	chown "$e2e_user_name:" "$e2e_home/.config/containers/storage.conf"
-	install -m 0755 "$bin/aisb" "$bin/aisb-gate" "$bin/aisb-enforce" \
-	    "$e2e_home/bin/"
-	install -m 0644 "$bin/aisb-seccomp.json" "$e2e_home/bin/"
-	mapfile -t imgs < <(podman images --filter label=io.aisb.managed=1 \
+	mapfile -t tags < <(podman images --filter label=io.aisb.managed=1 \
 	    --format '{{.Repository}}:{{.Tag}}')
-	[ "${#imgs[@]}" -gt 0 ] || return 0
-	podman save -q -m -o "$e2e_home/img.tar" "${imgs[@]}"
+	[ "${#tags[@]}" -gt 0 ] || return 0
+	podman save -q -m -o "$e2e_home/img.tar" "${tags[@]}"
 	chown "$e2e_user_name" "$e2e_home/img.tar"
 	as_user podman load -q -i "$e2e_home/img.tar" >/dev/null
 	rm -f "$e2e_home/img.tar"
+}
+e2e_user_pick() {
+	e2e_user_name=$1
+	# shellcheck disable=SC2034	# e2e_uid: for the tests
+	e2e_uid=$(id -u "$1")
+	e2e_home=$(getent passwd "$1" | cut -d: -f6)
 }
 
 as_user() {
@@ -312,14 +347,17 @@ as_user() {
 	    PATH="$e2e_home/bin:/usr/local/bin:/usr/bin:/bin" "$@"
 }
 
-# The user e2e_user made: its processes, rootless store and home.
+# The users e2e_user made: their processes, rootless stores and homes.
 e2e_user_remove() {
-	[ -n "$e2e_uid" ] || return 0
-	pkill -KILL -u "$e2e_uid" 2>/dev/null || true
-	sleep 0.5
-	userdel -r "$e2e_user_name" >/dev/null 2>&1 || true
-	rm -rf "/tmp/podman-run-$e2e_uid" "/tmp/containers-user-$e2e_uid" \
-	    "/tmp/run-$e2e_uid" /tmp/aisb-image-"$e2e_uid"-*.lock 2>/dev/null
-	e2e_uid=
-}
+	local u uid
 
+	for u in "${e2e_users[@]}"; do
+		uid=$(id -u "$u" 2>/dev/null) || continue
+		pkill -KILL -u "$uid" 2>/dev/null || true
+		sleep 0.5
+		userdel -r "$u" >/dev/null 2>&1 || true
+		rm -rf "/tmp/podman-run-$uid" "/tmp/containers-user-$uid" \
+		    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null
+	done
+	e2e_users=()
+}

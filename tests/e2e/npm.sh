@@ -39,31 +39,18 @@ done
 registry=$(npm config get registry 2>/dev/null || true)
 rhost=$(printf '%s\n' "$registry" | sed -nE 's#^https?://([^/:@]+).*#\1#p')
 [ -n "$rhost" ] || { echo "SKIP: npm has no http(s) registry configured"; exit 77; }
-addrs=$(getent ahostsv4 "$rhost" | awk '{ print $1 }' | sort -u)
-[ -n "$addrs" ] || { echo "SKIP: npm's registry does not resolve here"; exit 77; }
+mapfile -t addrs < <(getent ahostsv4 "$rhost" | awk '{ print $1 }' | sort -u)
+[ "${#addrs[@]}" -gt 0 ] || { echo "SKIP: npm's registry does not resolve here"; exit 77; }
 
 . "$top_srcdir/tests/e2e/lib.sh"
 e2e_init npm
 e2e_seed_base
 unset AISB_INSTALL_POLICY
-user=aisbnpm$$
-uid=
-e2e_cleanup_more() {
-	if [ -n "$uid" ]; then
-		# the user this test made: its processes, rootless store, home
-		pkill -KILL -u "$uid" 2>/dev/null || true
-		sleep 0.5
-		userdel -r "$user" >/dev/null 2>&1 || true
-		rm -rf "/tmp/podman-run-$uid" "/tmp/containers-user-$uid" \
-		    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null || true
-	fi
-	return 0
-}
 # the session ids of install sessions, in start order
 installs() { "$aisb" sessions ls | awk '$5 == "npm" && $6 == "install" { print $1 }'; }
 
 "$aisb" policy derive npm >"$tmp/install.yaml"
-printf 'allow_ranges: [%s]\n' "$(printf '%s/32\n' $addrs | paste -sd, - | sed 's/,/, /g')" \
+printf 'allow_ranges: [%s]\n' "$(printf '%s/32\n' "${addrs[@]}" | paste -sd, - | sed 's/,/, /g')" \
     >>"$tmp/install.yaml"
 # a policy that allows something else only: the registry is denied
 cat >"$tmp/deny.yaml" <<'EOF'
@@ -256,9 +243,13 @@ rc=0
     -- semver 1.0.0) >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 if [ "$rc" != 0 ]; then ok "an install the policy denies fails ($rc)"
 else bad "a denied install ran"; fi
-dsid=$(sed -n 's/^aisb: install: npm install in session \([0-9a-f]*\) exited with status [0-9]* (aisb sessions show .*/\1/p' "$tmp/err")
+dsid=$(sed -n 's/^aisb: install: npm install in session \([0-9a-f]*\) exited with status [0-9]*: .*/\1/p' "$tmp/err")
 if [ -n "$dsid" ]; then ok "... one line names the step and the session ($dsid)"
 else bad "no step/session line in: $(tail -3 "$tmp/err")"; fi
+# ... and what the gate denied, the fix, npm's own log in the session
+if grep -q "^aisb: install: npm install in session $dsid exited with status [0-9]*: the gate denied $rhost:443 (host_not_allowed); fix: .*--install-policy FILE.*; npm's own log: .*/sessions/$dsid/npm-logs\$" "$tmp/err"; then
+	ok "... the denied registry, the fix and npm's log"
+else bad "denied install: $(tail -3 "$tmp/err")"; fi
 if [ -n "$dsid" ] && "$aisb" sessions show "$dsid" >"$tmp/show" 2>&1 &&
     grep -Eq '^# audit: 0 allowed, [1-9][0-9]* denied' "$tmp/show" &&
     grep -q "^# denied $rhost:443" "$tmp/show"; then
@@ -291,29 +282,17 @@ rm -f "$tmp/ws/.aisb.yaml"
 # leaves is that user's on the host, and root's in the image all the same.
 if command -v useradd >/dev/null && command -v runuser >/dev/null &&
     [ -z "${AISB_E2E_NO_ROOTLESS:-}" ]; then
-	build=$(cd "$top_builddir" && pwd)
-	useradd -m -s /bin/bash "$user"
-	uid=$(id -u "$user")
-	home=$(getent passwd "$user" | cut -d: -f6)
-	e2e_tun_open		# slirp4netns opens it as the user
-	install -d -m 0755 -o "$user" -g "$user" "$home/bin"
-	install -m 0755 "$build/aisb" "$build/aisb-gate" "$build/aisb-enforce" "$home/bin/"
-	install -m 0644 "$build/aisb-seccomp.json" "$home/bin/"
+	# the base and the two Debian images handed over (e2e_user: a load
+	# keeps the ids the tags hash), not the tools layers: the user's own
+	# session is to install them, so they leave root's store first
+	mapfile -t tools < <(podman images --filter label=io.aisb.managed=1 \
+	    --format '{{.Repository}}:{{.Tag}} {{index .Labels "io.aisb.npm"}}' |
+	    awk '$2 != "" && $2 != "<no value>" { print $1 }')
+	[ "${#tools[@]}" = 0 ] || podman rmi "${tools[@]}" >/dev/null
+	e2e_user aisbnpm
+	user=$e2e_user_name home=$e2e_home
 	install -m 0644 -o "$user" "$tmp/install.yaml" "$home/install.yaml"
 	install -m 0644 -o "$user" "$tmp/none.yaml" "$home/none.yaml"
-	# the base and the two Debian images, handed over instead of rebuilt
-	# (a load keeps the ids the tags hash); not the tools layer
-	imgs=$(podman images --filter label=io.aisb.managed=1 --format \
-	    '{{.Repository}}:{{.Tag}} {{index .Labels "io.aisb.npm"}}' |
-	    awk '$2 == "" || $2 == "<no value>" { print $1 }')
-	podman save -q -m -o "$home/img.tar" $imgs
-	chown "$user" "$home/img.tar"
-	as_user() {
-		runuser -u "$user" -- env -i HOME="$home" USER="$user" LOGNAME="$user" \
-		    PATH="$home/bin:/usr/local/bin:/usr/bin:/bin" "$@"
-	}
-	as_user podman load -q -i "$home/img.tar" >/dev/null
-	rm -f "$home/img.tar"
 	uws=$home/proj
 	install -d -m 0700 -o "$user" -g "$user" "$uws"
 	install -m 0755 -o "$user" -g "$user" "$tmp/ws/inside.sh" "$uws/inside.sh"

@@ -36,8 +36,7 @@ e2e_seed_base
 unset PIP_EXTRA_INDEX_URL PIP_CONFIG_FILE
 mkdir -p "$tmp/idx"
 wait_file() {
-	local i
-	for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
+	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
 	echo "FAIL: $1 never appeared" >&2; return 1
 }
 tag_of() { sed -n 's/^aisb: image \(localhost\/aisb:[0-9a-f]*\) built in .*/\1/p' "$1" | tail -1; }

@@ -35,8 +35,7 @@ vol=aisb-e2e-record-$$
 e2e_cleanup_more() { "$aisb" gate down e2erec >/dev/null 2>&1 || true; }
 
 wait_file() {
-	local i
-	for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
+	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
 	echo "FAIL: $1 never appeared" >&2; return 1
 }
 # tshark's own notice when run as root is not a warning about the file
@@ -152,7 +151,7 @@ check "tshark -r: exit" "$rc" 0
 check "tshark -r: stderr" "$(cat "$tmp/tshark.err")" ""
 tshark_r "$cap" -Y frame.comment -T fields -e tcp.stream -e frame.comment >"$tmp/streams"
 check "commented streams (two allowed, one denied)" "$(wc -l <"$tmp/streams")" 3
-s_http= s_tls= s_deny= c_http= c_tls=
+s_http='' s_tls='' s_deny='' c_http='' c_tls=''
 while IFS=$'\t' read -r stream comment; do
 	conn=$(sed -n 's/^aisb conn=\([^ ]*\) .*/\1/p' <<<"$comment")
 	case $comment in

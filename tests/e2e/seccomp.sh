@@ -35,7 +35,7 @@ echo '{"direct.test": {"A": ["192.0.2.7"], "ttl": 5}}' >"$tmp/zone.json"
 "$PY" "$top_srcdir/tests/integration/gate_dns.py" --zone "$tmp/zone.json" \
     --port-file "$tmp/dns.port" --log "$tmp/dns.log" &
 pids+=($!)
-for i in $(seq 100); do [ -s "$tmp/dns.port" ] && break; sleep 0.1; done
+for _ in $(seq 100); do [ -s "$tmp/dns.port" ] && break; sleep 0.1; done
 dns=$(cat "$tmp/dns.port")
 cat >"$tmp/policy.yaml" <<YAML
 version: 1

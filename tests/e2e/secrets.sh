@@ -184,7 +184,7 @@ gate_look() {	# gate_look WHAT SESSION-DIR: while it runs
 	check "$1: the gate runs" "$(kill -0 "$g" 2>/dev/null && echo yes)" yes
 	sweep "$1: gate cmdline, environ" "/proc/$g/cmdline" "/proc/$g/environ"
 	check "$1: the gate holds no secrets descriptor" \
-	    "$(ls -l "/proc/$g/fd" 2>/dev/null | grep -c memfd || true)" 0
+	    "$(find "/proc/$g/fd" -mindepth 1 -lname '*memfd*' 2>/dev/null | grep -c . || true)" 0
 	# not dumpable: its /proc files are root's, whoever it runs as
 	check "$1: the gate is not dumpable" "$(stat -c %U "/proc/$g/environ")" root
 	sweep_host "$1"
@@ -195,8 +195,7 @@ gate_look() {	# gate_look WHAT SESSION-DIR: while it runs
 # gate and the host; then it is let go and waited for.  The session folder
 # into $run_sd, the exit status into $run_rc.
 while_it_runs() {
-	local i
-	for i in $(seq 3000); do
+	for _ in $(seq 3000); do
 		[ -e "$3/ready" ] && break
 		kill -0 "$2" 2>/dev/null || break
 		sleep 0.2

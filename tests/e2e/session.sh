@@ -38,8 +38,7 @@ e2e_cleanup_more() {
 }
 
 wait_file() {
-	local i
-	for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
+	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
 	echo "FAIL: $1 never appeared" >&2; return 1
 }
 
@@ -193,7 +192,7 @@ if grep -q '_proxy=http' "$tmp/inspect"; then bad "proxy URL in podman inspect";
     >/dev/null 2>&1 </dev/null &
 bg=$!
 running=0 bgsd=
-for i in $(seq 100); do
+for _ in $(seq 100); do
 	[ -n "$bgsd" ] || bgsd=$(e2e_sessions)
 	if [ -n "$bgsd" ] && [ -n "$(podman ps -q --filter \
 	    "label=io.aisb.session=$(basename "$bgsd")")" ]; then
@@ -262,7 +261,7 @@ e2e_session_mark
 bg=$!
 rc=0; sess --gate e2e -- curl -sS -o /dev/null -w '%{http_code}' "http://allowed.test:$http/two" || rc=$?
 check "named gate: second session" "$(cat "$tmp/out")" 200
-rc1=0; wait "$bg" || rc1=$?
+wait "$bg" || true
 check "named gate: first session" "$(cat "$tmp/out1")" 200
 both=$(e2e_sessions)
 check "sessions run" "$(grep -c . <<<"$both")" 2
@@ -290,20 +289,20 @@ e2e_session_mark
 (cd "$tmp/ws" && exec "$aisb" --policy "$tmp/policy.yaml" --gate e2e --home-volume "$vol" \
     --package curl -- sleep 60) >/dev/null 2>&1 </dev/null &
 bg=$!
-for i in $(seq 100); do grep -q '^session-' "$gdir/tokens" 2>/dev/null && break; sleep 0.2; done
+for _ in $(seq 100); do grep -q '^session-' "$gdir/tokens" 2>/dev/null && break; sleep 0.2; done
 check "attached credential" "$(grep -c '^session-' "$gdir/tokens")" 1
 ksd=$(e2e_session)
 killed=label=io.aisb.session=${ksd##*/}
 kill -9 "$bg"; wait "$bg" 2>/dev/null || true
-for i in $(seq 50); do grep -q '^session-' "$gdir/tokens" || break; sleep 0.2; done
+for _ in $(seq 50); do grep -q '^session-' "$gdir/tokens" || break; sleep 0.2; done
 check "credential of a killed launcher withdrawn" "$(grep -c '^session-' "$gdir/tokens")" 0
 # ... and its watcher stops and removes the container (podman stop, then
 # run --rm); waited for, so that clean below does not race that removal
-for i in $(seq 100); do [ -z "$(podman ps -aq --filter "$killed")" ] && break; sleep 0.2; done
+for _ in $(seq 100); do [ -z "$(podman ps -aq --filter "$killed")" ] && break; sleep 0.2; done
 check "killed launcher: its container stopped by the watcher" \
     "$(podman ps -a --filter "$killed" --format '{{.Names}}')" ""
 # idle: down within --idle (6 s) and the supervisor's 1 s tick
-for i in $(seq 60); do [ "$("$aisb" gate ls | awk '$1 == "e2e" { print $2 }')" = down ] && break; sleep 0.25; done
+for _ in $(seq 60); do [ "$("$aisb" gate ls | awk '$1 == "e2e" { print $2 }')" = down ] && break; sleep 0.25; done
 check "reaped when idle" "$("$aisb" gate ls | awk '$1 == "e2e" { print $2 }')" down
 if kill -0 "$gpid" 2>/dev/null; then bad "the idle gate still runs"; else ok; fi
 # gate down
@@ -355,7 +354,16 @@ check "podman runs before the session's own" \
 sd=$(e2e_session)
 img=$(grep '^podman ' "$sd/record" | tr ' ' '\n' | grep -A1 -e '^--entrypoint=' | tail -1)
 case $img in localhost/aisb:*) ok ;; *) bad "no image in the record's podman line: $(grep '^podman' "$sd/record")" ;; esac
+# 16. the previews name the tag this session ran, not "<image>"
+rc=0; sess --net none --dry-run -- true || rc=$?
+check "dry run: exit" "$rc" 0
+check "dry run: the image" "$(sed -n 's/^# image \([^ ]*\) .*/\1/p' "$tmp/out")" "$img"
+check "dry run: in podman's argv" "$(grep -c " $img --plan " "$tmp/out")" 1
+rc=0; sess --net none --print-config || rc=$?
+check "print-config: the image" "$(sed -n 's/^sandbox image  *\([^ ]*\) (built)$/\1/p' "$tmp/out")" "$img"
 podman rmi "$img" >/dev/null 2>&1 || bad "podman rmi $img failed"
+rc=0; sess --net none --dry-run -- true || rc=$?
+check "dry run, image removed: the tag still" "$(grep -c "^# image $img (not built yet" "$tmp/out")" 1
 rc=0; sess --net none -- true || rc=$?
 check "session after its image was removed" "$rc" 0
 if podman image exists "$img"; then ok; else bad "the removed image was not rebuilt: $(head -c 300 "$tmp/err")"; fi

@@ -58,8 +58,7 @@ e2e_cleanup_more() {
 now_ms() { date +%s%3N; }
 
 wait_file() {	# FILE [tenths of a second]
-	local i
-	for i in $(seq "${2:-100}"); do [ -e "$1" ] && return 0; sleep 0.1; done
+	for _ in $(seq "${2:-100}"); do [ -e "$1" ] && return 0; sleep 0.1; done
 	return 1
 }
 
@@ -105,10 +104,10 @@ start() {
 # stop SIG: sends SIG to aisb; sets $rc and $ms (from the signal to exit).
 # An aisb still there 20 s later is a failure, and killed with its session.
 stop() {
-	local t0 i
+	local t0
 	t0=$(now_ms)
 	kill -"$1" "$bg"
-	for i in $(seq 200); do kill -0 "$bg" 2>/dev/null || break; sleep 0.1; done
+	for _ in $(seq 200); do kill -0 "$bg" 2>/dev/null || break; sleep 0.1; done
 	if kill -0 "$bg" 2>/dev/null; then
 		kill -KILL "$bg"
 		podman rm -f -t 0 "aisb-$sid" >/dev/null 2>&1 || true
@@ -195,14 +194,14 @@ done
 start gate -- bash -c "$trap_cmd" || true
 sd=$XDG_STATE_HOME/aisb/sessions/$sid
 kill -KILL "$bg"; t0=$(now_ms); wait "$bg" 2>/dev/null || true
-for i in $(seq 30); do gate_gone && break; sleep 0.1; done
+for _ in $(seq 30); do gate_gone && break; sleep 0.1; done
 if gate_gone; then ok; else bad "SIGKILL: gate $gpid still runs 3 s later"; fi
-for i in $(seq 150); do container_gone && break; sleep 0.1; done
+for _ in $(seq 150); do container_gone && break; sleep 0.1; done
 ms=$(($(now_ms) - t0))
 if container_gone && [ "$ms" -lt $((GRACE * 1000 + 5000)) ]; then ok; else
 	bad "SIGKILL: container still there after $ms ms"; fi
 check "SIGKILL: the command's trap ran" "$(cat "$tmp/ws/marker" 2>/dev/null)" trapped
-for i in $(seq 50); do [ -e "$sd/env" ] || break; sleep 0.1; done
+for _ in $(seq 50); do [ -e "$sd/env" ] || break; sleep 0.1; done
 for f in env token gate.pid; do
 	check "SIGKILL: $f removed" "$(test -e "$sd/$f" && echo present || echo gone)" gone
 done
@@ -217,15 +216,16 @@ start gate -- bash -c "$plain_cmd" || true
 # meanwhile and the checks below say nothing (seen once on a loaded
 # machine: clean found no container, the watcher had stopped it)
 w=
-for i in $(seq 50); do w=$(ours aisb-watch); [ -n "$w" ] && break; sleep 0.1; done
+for _ in $(seq 50); do w=$(ours aisb-watch); [ -n "$w" ] && break; sleep 0.1; done
 if [ -n "$w" ]; then ok; else bad "SIGKILL of both: no watcher found"; fi
 # Stopped first, then killed: between the two kill(2)s of one KILL, a
 # watcher woken by its launcher's death could start podman stop, which
 # outlives it (the container then stopped by itself, on a loaded CI).
-kill -STOP "$bg" $w; kill -KILL "$bg" $w; wait "$bg" 2>/dev/null || true
-for i in $(seq 30); do [ -z "$(ours aisb-watch)" ] && break; sleep 0.1; done
+mapfile -t wp <<<"$w"
+kill -STOP "$bg" "${wp[@]}"; kill -KILL "$bg" "${wp[@]}"; wait "$bg" 2>/dev/null || true
+for _ in $(seq 30); do [ -z "$(ours aisb-watch)" ] && break; sleep 0.1; done
 if [ -z "$(ours aisb-watch)" ]; then ok; else bad "SIGKILL of both: the watcher lives"; fi
-for i in $(seq 30); do gate_gone && break; sleep 0.1; done
+for _ in $(seq 30); do gate_gone && break; sleep 0.1; done
 if gate_gone; then ok; else bad "SIGKILL of both: gate $gpid still runs"; fi
 if container_gone; then bad "SIGKILL of both: the container stopped by itself (test broken?)"; else ok; fi
 "$aisb" clean >"$tmp/out" 2>&1 || bad "clean failed: $(cat "$tmp/out")"
@@ -244,8 +244,9 @@ stop TERM
 # ... and with --timeout, podman's own (conmon's) timeout stops it even
 # then, 10 s after aisb's.
 start gate --timeout 2 -- bash -c "$plain_cmd" || true
+# shellcheck disable=SC2046 # the watchers' pids, a word each
 kill -KILL "$bg" $(ours aisb-watch); t0=$(now_ms); wait "$bg" 2>/dev/null || true
-for i in $(seq 250); do
+for _ in $(seq 250); do
 	[ "$(podman ps -q --filter "label=io.aisb.session=$sid" | wc -l)" = 0 ] && break
 	sleep 0.1
 done

@@ -10,16 +10,18 @@
 # session and apply is refused as a conflict and nothing is written; a
 # failed command proposes nothing; .git/hooks and .env are not in the
 # stage (the command cannot see them); recover and apply again are
-# harmless.  Root in a folder of that user, as under sudo: the stage and
-# what apply writes are the folder owner's; another user's files and a
+# harmless; aisb undo takes an apply back (refused, naming the file,
+# after a host edit).  Root in a folder of that user, as under sudo: the
+# stage and what apply and undo write are the folder owner's; another user's files and a
 # mount in the folder are not staged; core.hooksPath from the user's own
 # ~/.gitconfig guards its folder (rootless too), and the user's next
 # commit runs nothing.  The question at a terminal carries aisb's mark.
 # --net none: nothing talks to any network.
 #
 # Needs root, podman, mmdebstrap and AISB_E2E=1 (tests/run.sh sets it).
-# Everything it makes is removed by the EXIT trap (tests/e2e/lib.sh, and
-# e2e_cleanup_more below for the test user and the /dev/net/tun mode).
+# Everything it makes is removed by the EXIT trap (tests/e2e/lib.sh: the
+# test user and the /dev/net/tun mode too; e2e_cleanup_more below: a
+# mount).
 set -euo pipefail
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -37,18 +39,9 @@ ptyask=$(cd "$top_srcdir" && pwd)/tests/e2e/ptyask.py
 . "$top_srcdir/tests/e2e/lib.sh"
 e2e_init snapshot
 e2e_seed_image
-user=aisbsnap$$
-uid=
 mnt=
 e2e_cleanup_more() {
 	[ -z "$mnt" ] || umount -l "$mnt" 2>/dev/null || true
-	if [ -n "$uid" ]; then
-		pkill -KILL -u "$uid" 2>/dev/null || true
-		sleep 0.5
-		userdel -r "$user" >/dev/null 2>&1 || true
-		rm -rf "/tmp/podman-run-$uid" "/tmp/containers-user-$uid" \
-		    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null || true
-	fi
 	return 0
 }
 
@@ -156,6 +149,37 @@ check "root: recover changed nothing" "$(cmp -s "$tmp/again" "$tmp/after" && ech
 "$aisb" transactions >"$tmp/tx" 2>&1
 if grep -Eq '^  tx 1 +applied ' "$tmp/tx"; then ok; else bad "root: tx listing: $(cat "$tmp/tx")"; fi
 
+# undo: the workspace as before the session, the draft undone
+rc=0; "$aisb" undo "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "root: undo exit" "$rc" 0
+tree "$ws" >"$tmp/undone"
+check "root: undo: as before the session" "$(cmp -s "$tmp/before" "$tmp/undone" && echo same)" same
+check "root: undone" "$(field state "$sd/snapshot")" undone
+"$aisb" transactions >"$tmp/tx" 2>&1
+if grep -Eq '^  tx 1 +applied +[0-9a-f]{12}  undone by tx 2$' "$tmp/tx" &&
+    grep -Eq '^  tx 2 +applied +[0-9a-f]{12}  undo of tx 1$' "$tmp/tx"; then ok; else
+	bad "root: undo listing: $(cat "$tmp/tx")"; fi
+rc=0; "$aisb" undo "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "root: undo twice" "$rc" 78
+# after a host edit of what the apply wrote: refused, naming the file
+rc=0; (cd "$ws" && "$aisb" --snapshot --apply=never --net none \
+    --policy "$tmp/policy.yaml" -- sh -c 'echo undo-me >undo.txt') \
+    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "undo conflict: session exit" "$rc" 0
+id=$(session_id)
+sd=$XDG_STATE_HOME/aisb/sessions/$id
+rc=0; "$aisb" apply "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "undo conflict: apply" "$rc" 0
+echo "host edit" >>"$ws/undo.txt"
+tree "$ws" >"$tmp/edited"
+rc=0; "$aisb" undo "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "undo conflict: exit" "$rc" 65
+if grep -q "$ws/undo.txt" "$tmp/err"; then ok; else bad "undo conflict: no file named: $(cat "$tmp/err")"; fi
+tree "$ws" >"$tmp/undone"
+check "undo conflict: nothing written" "$(cmp -s "$tmp/edited" "$tmp/undone" && echo same)" same
+check "undo conflict: still applied" "$(field state "$sd/snapshot")" applied
+rm -f "$ws/undo.txt"
+
 # a host edit between the session and apply: a conflict, nothing written
 rc=0; (cd "$ws" && "$aisb" --snapshot --apply=never --net none \
     --policy "$tmp/policy.yaml" -- sh -c 'echo agent >>edit.txt; echo x >conflict-new.txt') \
@@ -168,6 +192,16 @@ tree "$ws" >"$tmp/before"
 rc=0; "$aisb" apply "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
 check "conflict: apply exit" "$rc" 65
 if grep -q 'edit.txt' "$tmp/err"; then ok; else bad "conflict: no file named: $(cat "$tmp/err")"; fi
+check "conflict: 'nothing was written' said once" "$(grep -o 'nothing was written' "$tmp/err" | wc -l)" 1
+# the sandbox's version against the host's now, where it is: to merge
+rc=0; "$aisb" changes "$id" --diff >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "conflict: changes --diff exit" "$rc" 0
+check "conflict: the sandbox's version, where" \
+    "$(grep -c "^conflict edit.txt: changed on the host since it was staged; below, the sandbox's version ($sd/stage/edit.txt) against the host's now, to merge by hand$" "$tmp/out")" 1
+check "conflict: the diff's heads" "$(grep -A2 '^conflict edit.txt' "$tmp/out" | sed -n '2,3p' | tr '\n' ';')" \
+    "--- a/edit.txt (the host's now);+++ b/edit.txt (the sandbox's);"
+check "conflict: the host's line and the sandbox's" \
+    "$(sed -n '/^conflict edit.txt/,/^diff --aisb/p' "$tmp/out" | grep -c -e '^-host edit$' -e '^+agent$')" 2
 tree "$ws" >"$tmp/after"
 check "conflict: nothing written" "$(cmp -s "$tmp/before" "$tmp/after" && echo same)" same
 check "conflict: state" "$(field state "$sd/snapshot")" conflict
@@ -225,6 +259,77 @@ check "ask 'n': exit" "$rc" 0
 id=$(session_id)
 check "ask 'n': kept" "$(field state "$XDG_STATE_HOME/aisb/sessions/$id/snapshot")" kept
 
+# a draft that persists: three sessions with a host edit in between, the
+# workspace untouched until aisb draft commit; then a host edit of what
+# the draft changed refuses the next session before anything runs
+dws=$tmp/draftws
+mkdir -m 0700 "$dws"
+printf 'a\n' >"$dws/a.txt"
+printf 'b\n' >"$dws/b.txt"
+dsession() {	# dsession SCRIPT: one session on the draft e2e
+	rc=0; (cd "$dws" && "$aisb" --draft e2e --net none \
+	    --policy "$tmp/policy.yaml" -- sh -c "$1") >"$tmp/out" 2>"$tmp/err" \
+	    </dev/null || rc=$?
+}
+dsession 'echo one >a.txt'
+check "draft 1: exit" "$rc" 0
+check "draft 1: the workspace untouched" "$(cat "$dws/a.txt")" a
+id=$(session_id)
+echo host >"$dws/b.txt"
+dsession 'cat b.txt >seen.txt; echo two >>a.txt'
+check "draft 2 (after a host edit): exit" "$rc" 0
+id=$(session_id)
+if grep -q "took in the workspace's edits" "$tmp/err"; then ok; else bad "draft 2: $(cat "$tmp/err")"; fi
+dsession 'test "$(cat a.txt)" = "one
+two" && test "$(cat seen.txt)" = host && echo three >c.txt'
+check "draft 3: sees both sessions' edits and the host's" "$rc" 0
+id=$(session_id)
+check "draft 3: record" "$(field snapshot_draft "$XDG_STATE_HOME/aisb/sessions/$id/record")" "e2e revision 5"
+check "draft 3: the workspace still untouched" "$(cat "$dws/a.txt") $(ls "$dws" | tr '\n' ,)" "a a.txt,b.txt,"
+rc=0; "$aisb" draft commit e2e --workspace "$dws" --expect-revision 5 >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "draft commit: exit" "$rc" 0
+check "draft commit: the workspace" "$(tr '\n' , <"$dws/a.txt")$(cat "$dws/b.txt" "$dws/seen.txt" "$dws/c.txt" | tr '\n' ,)" "one,two,host,host,three,"
+dsession 'echo draft >a.txt'
+id=$(session_id)
+echo "host again" >"$dws/a.txt"
+dsession 'echo ran >ran.txt'
+check "draft conflict: exit" "$rc" 65
+if grep -q "$dws/a.txt" "$tmp/err"; then ok; else bad "draft conflict: $(cat "$tmp/err")"; fi
+id=$(session_id)
+check "draft conflict: no command ran" "$(find "$XDG_STATE_HOME/aisb" -name ran.txt | wc -l | tr -d ' ')" 0
+"$aisb" draft discard e2e --workspace "$dws" >/dev/null 2>&1 || bad "draft discard"
+
+# one writer per workspace: while a bind session runs, a second one is
+# refused (75) naming it; a snapshot session runs alongside
+wws=$tmp/writerws
+mkdir -m 0700 "$wws"
+(cd "$wws" && "$aisb" --net none --policy "$tmp/policy.yaml" -- \
+    sh -c 'touch started; sleep 40; touch ended') >"$tmp/w1.out" 2>"$tmp/w1.err" </dev/null &
+w1=$!
+for _ in $(seq 600); do [ -e "$wws/started" ] && break; sleep 0.1; done
+id1=$(session_id)
+rc=0; (cd "$wws" && "$aisb" --net none --policy "$tmp/policy.yaml" -- \
+    sh -c 'touch second') >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "two writers: the second refused" "$rc" 75
+if grep -q "is being written by session $id1" "$tmp/err"; then ok; else bad "two writers: $(cat "$tmp/err")"; fi
+[ -e "$wws/second" ] && bad "two writers: the second ran" || ok
+id=$(session_id)
+rc=0; (cd "$wws" && "$aisb" --snapshot --apply=never --net none \
+    --policy "$tmp/policy.yaml" -- sh -c 'echo alongside >along.txt') \
+    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "two writers: a snapshot session alongside" "$rc" 0
+id=$(session_id)
+rc=0; (cd "$wws" && "$aisb" --read-only --net none --policy "$tmp/policy.yaml" \
+    -- cat started) >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "two writers: a read-only session alongside" "$rc" 0
+[ -e "$wws/ended" ] && bad "two writers: the first had ended already" || ok
+id=$(session_id)
+wait "$w1" || bad "two writers: the first session failed: $(cat "$tmp/w1.err")"
+rc=0; (cd "$wws" && "$aisb" --net none --policy "$tmp/policy.yaml" -- \
+    sh -c 'touch third') >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "two writers: free once the first ended" "$rc" 0
+id=$(session_id)
+
 # a project config may choose snapshot, never direct
 printf 'workspace_mode: snapshot\n' >"$ws/.aisb.yaml"
 rc=0; (cd "$ws" && "$aisb" --apply=never --net none --policy "$tmp/policy.yaml" -- \
@@ -234,31 +339,10 @@ check "project snapshot: exit" "$rc" 0
 rm -f "$ws/.aisb.yaml"
 
 # --- 2. an ordinary user, rootless podman, in that user's 0700 folder ---
-# other suites add and remove users alongside: /etc/passwd may be locked
-for i in $(seq 40); do
-	useradd -m -s /bin/bash "$user" 2>"$tmp/useradd.err" && break
-	grep -q 'cannot lock' "$tmp/useradd.err" || { cat "$tmp/useradd.err" >&2; exit 1; }
-	sleep 0.5
-done
-uid=$(id -u "$user")
-home=$(getent passwd "$user" | cut -d: -f6)
-e2e_tun_open
-install -d -m 0755 -o "$user" -g "$user" "$home/bin"
-install -m 0755 "$build/aisb" "$build/aisb-gate" "$build/aisb-enforce" "$home/bin/"
-install -m 0644 "$build/aisb-seccomp.json" "$home/bin/"
+# the images the root sessions ran and their base handed over (e2e_user)
+e2e_user aisbsnap
+user=$e2e_user_name uid=$e2e_uid home=$e2e_home
 install -m 0644 -o "$user" "$tmp/policy.yaml" "$home/policy.yaml"
-# The images the root sessions ran, the base with them (the session's
-# tag names its base), handed over instead of rebuilt: what their records
-# name, not every image the store holds.
-imgs=$(e2e_images_of "$XDG_STATE_HOME"/aisb/sessions/*)
-podman save -q -m -o "$home/img.tar" $imgs
-chown "$user" "$home/img.tar"
-as_user() {
-	runuser -u "$user" -- env -i HOME="$home" USER="$user" LOGNAME="$user" \
-	    PATH="$home/bin:/usr/local/bin:/usr/bin:/bin" "$@"
-}
-as_user podman load -q -i "$home/img.tar" >/dev/null
-rm -f "$home/img.tar"
 uws=$home/proj
 install -d -m 0700 -o "$user" -g "$user" "$uws"
 make_repo "$uws"
@@ -281,6 +365,61 @@ tree "$uws" >"$tmp/after"
 check "user: host matches the stage" "$(cmp -s "$tmp/stage" "$tmp/after" && echo same)" same
 check "user: owners" "$(cd "$uws" && stat -c %u new.txt made made/sub/deep.txt edit.txt | sort -u)" "$uid"
 check "user: .env kept" "$(cat "$uws/.env")" "SECRET=e2e-not-a-real-secret"
+# undone by the user: as before the session, the files the user's
+rc=0; as_user aisb undo "${usd##*/}" >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "user: undo exit" "$rc" 0
+tree "$uws" >"$tmp/undone"
+check "user: undo: as before the session" "$(cmp -s "$tmp/before" "$tmp/undone" && echo same)" same
+check "user: undo: owners" "$(cd "$uws" && stat -c %u del.txt sub sub/deeper/f.txt edit.txt | sort -u)" "$uid"
+check "user: undone" "$(field state "$usd/snapshot")" undone
+# one writer per workspace across users: the user's bind session holds
+# the folder's lock; root's is refused, naming another user's session
+(cd "$uws" && as_user aisb --net none --policy "$home/policy.yaml" -- \
+    sh -c 'touch started; sleep 15') >"$tmp/w1.out" 2>"$tmp/w1.err" </dev/null &
+w1=$!
+for _ in $(seq 600); do [ -e "$uws/started" ] && break; sleep 0.1; done
+uid1=$(session_id "$home/.local/state")
+rc=0; (cd "$uws" && as_user aisb --net none --policy "$home/policy.yaml" -- \
+    true) >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "user: two writers refused" "$rc" 75
+if grep -q "session $uid1" "$tmp/err"; then ok; else bad "user two writers: $(cat "$tmp/err")"; fi
+id=$(session_id "$home/.local/state")
+e2e_session_mark
+rc=0; (cd "$uws" && "$aisb" --net none --policy "$tmp/policy.yaml" -- true) \
+    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "root while the user writes: refused" "$rc" 75
+if grep -q "a session of another user" "$tmp/err"; then ok; else bad "root vs user: $(cat "$tmp/err")"; fi
+id=$(session_id)
+wait "$w1" || bad "user writer: its session failed: $(cat "$tmp/w1.err")"
+rm -f "$uws/started"
+
+# a draft that persists, rootless: three sessions, a host edit between
+udws=$home/draftproj
+install -d -m 0700 -o "$user" -g "$user" "$udws"
+printf 'a\n' >"$udws/a.txt"
+printf 'b\n' >"$udws/b.txt"
+chown "$user:$user" "$udws/a.txt" "$udws/b.txt"
+udsession() {
+	rc=0; (cd "$udws" && as_user aisb --draft e2e --net none \
+	    --policy "$home/policy.yaml" -- sh -c "$1") >"$tmp/out" \
+	    2>"$tmp/err" </dev/null || rc=$?
+}
+udsession 'echo one >a.txt'
+check "user draft 1: exit" "$rc" 0
+id=$(session_id "$home/.local/state")
+as_user sh -c "echo host >$udws/b.txt"
+udsession 'cat b.txt >seen.txt; echo two >>a.txt'
+check "user draft 2: exit" "$rc" 0
+id=$(session_id "$home/.local/state")
+udsession 'test "$(cat seen.txt)" = host && echo three >c.txt'
+check "user draft 3: exit" "$rc" 0
+id=$(session_id "$home/.local/state")
+check "user draft: the workspace untouched" "$(cat "$udws/a.txt")" a
+rc=0; (cd "$udws" && as_user aisb draft commit e2e) >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "user draft commit: exit" "$rc" 0
+check "user draft commit: the workspace" "$(tr '\n' , <"$udws/a.txt")$(cat "$udws/seen.txt" "$udws/c.txt" | tr '\n' ,)" "one,two,host,three,"
+check "user draft commit: owners" "$(stat -c %u "$udws/a.txt" "$udws/c.txt" | sort -u)" "$uid"
+
 # core.hooksPath from the user's own ~/.gitconfig: a hook the command
 # writes there is skipped, and the user's next commit runs nothing
 printf '[core]\n\thooksPath = .githooks\n' >"$home/.gitconfig"
@@ -323,6 +462,11 @@ rc=0; "$aisb" apply "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
 check "sudo: apply exit" "$rc" 0
 check "sudo: owners after apply" "$(cd "$sws" && stat -c %u new.txt made made/sub made/sub/deep.txt edit.txt run.sh | sort -u)" "$uid"
 check "sudo: the owner reads the edit" "$(cd "$sws" && as_user sh -c 'cat edit.txt >/dev/null && echo readable')" readable
+# undone by root: what it puts back is the owner's, as what apply wrote
+rc=0; "$aisb" undo "$id" >"$tmp/out" 2>"$tmp/err" || rc=$?
+check "sudo: undo exit" "$rc" 0
+check "sudo: owners after undo" "$(cd "$sws" && stat -c %u del.txt sub sub/deeper sub/deeper/f.txt edit.txt run.sh | sort -u)" "$uid"
+[ -e "$sws/new.txt" ] || [ -e "$sws/made" ] && bad "sudo: undo left what apply made" || ok
 check "sudo: no mount left" "$(grep -c " $tmp/state" /proc/self/mounts || true)" 0
 
 # root in the user's folder: what the user cannot read (another user's
@@ -376,6 +520,38 @@ as_user git -C "$rws" -c user.name=t -c user.email=t@t commit -q --allow-empty -
 [ -e /tmp/aisb-e2e-hook-ran ] && bad "sudo guard: a hook ran at the user's commit" || ok
 umount -l "$rws/mnt" && mnt=
 rm -f "$home/.gitconfig" /tmp/aisb-e2e-hook-ran
+
+# retention: with the user config's cap, a session as it ends removes the
+# oldest settled session folders, never a draft that waits, nor itself
+applied=$id
+rc=0; (cd "$ws" && "$aisb" --snapshot --apply=never --net none \
+    --policy "$tmp/policy.yaml" -- sh -c 'echo waits >waits.txt') \
+    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "retention: a draft that waits" "$rc" 0
+waits=$(session_id)
+mkdir -p "$XDG_CONFIG_HOME/aisb"
+printf 'retention: 1k\n' >>"$XDG_CONFIG_HOME/aisb/config.yaml"
+rc=0; (cd "$ws" && "$aisb" --net none --policy "$tmp/policy.yaml" -- true) \
+    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "retention: the session" "$rc" 0
+last=$(session_id)
+if grep -q '^aisb: retention: [0-9]* older session folder(s) removed' "$tmp/err" &&
+    grep -q 'over the cap of 1 KiB' "$tmp/err"; then ok; else bad "retention said: $(cat "$tmp/err")"; fi
+sd=$XDG_STATE_HOME/aisb/sessions
+[ -d "$sd/$applied" ] && bad "retention: an applied session kept" || ok
+[ -d "$sd/$waits" ] && ok || bad "retention: the waiting draft removed"
+[ -d "$sd/$last" ] && ok || bad "retention: the session removed itself"
+# what is left waits, is half done, or has no record yet (starting)
+for d in "$sd"/*; do
+	[ "${d##*/}" != "$last" ] || continue
+	st=$(sed -n 's/^state //p' "$d/snapshot" 2>/dev/null || true)
+	case $st in
+	failed|unchanged|applied|discarded|undone) bad "retention: ${d##*/} ($st) kept" ;;
+	'') [ -e "$d/record" ] && bad "retention: ${d##*/} (a record, no draft) kept" || ok ;;
+	*) ok ;;
+	esac
+done
+sed -i '/^retention:/d' "$XDG_CONFIG_HOME/aisb/config.yaml"
 
 echo "snapshot: $pass passed, $fail failed"
 [ "$fail" = 0 ]

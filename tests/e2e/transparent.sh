@@ -11,9 +11,10 @@
 # --noproxy '*' over TLS and plain HTTP, a python3 program that resolves
 # and connects itself, an unlisted name (NXDOMAIN, never asked of the DNS
 # server), an unlisted SNI at the allowed address and TLS without SNI
-# (refused), and the audit and the summary naming the tool.  On a named
-# gate the same, the session known by the relay's credential (its summary
-# counts its own transparent connection).  --no-transparent: resolution
+# (refused), and the audit and the summary naming the tool and the
+# unlisted name as a denial.  On a named gate the same, the session known
+# by the relay's credential (its summary counts its own transparent
+# connection and its refused name).  --no-transparent: resolution
 # fails as before.
 #
 # Needs root, podman and mmdebstrap, and 127.0.0.77 ports 80 and 443 free;
@@ -42,19 +43,12 @@ chmod 0755 "$tmp"
 vol=aisb-e2e-transparent-$$
 mkdir -p "$tmp/hostca/test"
 wait_file() {
-	local i
-	for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
+	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
 	echo "FAIL: $1 never appeared" >&2; return 1
 }
 
 # --- a CA, a certificate for tls.test, the servers, DNS ---------------------
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=aisb e2e test CA $$" \
-    -keyout "$tmp/ca.key" -out "$tmp/ca.crt" 2>/dev/null
-openssl req -newkey rsa:2048 -nodes -subj /CN=tls.test \
-    -keyout "$tmp/srv.key" -out "$tmp/srv.csr" 2>/dev/null
-printf 'subjectAltName=DNS:tls.test,DNS:unlisted.test\n' >"$tmp/srv.ext"
-openssl x509 -req -in "$tmp/srv.csr" -CA "$tmp/ca.crt" -CAkey "$tmp/ca.key" \
-    -CAcreateserial -days 2 -extfile "$tmp/srv.ext" -out "$tmp/srv.crt" 2>/dev/null
+e2e_tls_cert "$tmp" tls.test unlisted.test
 cp "$tmp/ca.crt" "$tmp/hostca/test/e2e-transparent.crt"
 export AISB_TEST_HOST_CA_DIR=$tmp/hostca
 
@@ -95,7 +89,7 @@ EOF
 "$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" \
     --log "$tmp/dns.log" &
 pids+=($!)
-for i in $(seq 100); do
+for _ in $(seq 100); do
 	[ -s "$tmp/servers.ready" ] && break
 	kill -0 "${pids[0]}" 2>/dev/null || { echo "SKIP: $SRV:80 or :443 taken"; exit 77; }
 	sleep 0.1
@@ -212,6 +206,21 @@ grep -q 'python3 (' "$tmp/err" && ok "the summary names python3" ||
 grep -q '^# [0-9]* connection(s) came in transparently; tools that ignored the proxy variables: .*curl ([0-9]*)' \
     "$tmp/show" && ok "sessions show: the tools line" ||
 	bad "sessions show: $(grep -c . "$tmp/show") lines, no tools line"
+# the unlisted name the gate's DNS refused is a denial: counted, in the
+# summary with the YAML that allows it, and in sessions show
+if grep -q '^aisb: denied unlisted.test (DNS lookup), [0-9]* times\{0,1\}: host not allowed' "$tmp/err" &&
+    [ "$(grep -A2 '^aisb: denied unlisted.test (DNS lookup)' "$tmp/err" |
+    grep -c '^  - host: unlisted.test$')" -ge 1 ]; then
+	ok "the summary: the refused name and its YAML"
+else
+	bad "summary without the refused name: $(grep denied "$tmp/err" || echo none)"
+fi
+grep -q '^# denied unlisted.test (DNS lookup), ' "$tmp/show" &&
+	ok "sessions show: the refused name" ||
+	bad "sessions show: $(grep denied "$tmp/show" || echo none)"
+check "sessions show: the refused name counted" \
+    "$(sed -n 's/^# audit: [0-9]* allowed, \([0-9]*\) denied.*/\1/p' "$tmp/show")" \
+    "$(grep -c '"event":"decision".*"decision":"deny"\|"event":"dns".*"answer":"NXDOMAIN"' "$sd/audit.jsonl")"
 
 # --- a named gate: the relay's credential says whose session it is --------------
 rc=0; (cd "$tmp/ws" && "$aisb" gate up e2etp --policy "$tmp/policy.yaml") \
@@ -222,6 +231,9 @@ sess --gate e2etp -- sh -c 'set -f; echo "tls $(curl -sS -m 20 --noproxy * https
 check "named gate: session exit" "$rc" 0
 check "named gate: curl --noproxy https by name" "$(val tls)" "hello_tls_tls.test"
 check "named gate: unlisted name NXDOMAIN" "$(val nx)" nxdomain
+grep -q '^aisb: denied unlisted.test (DNS lookup)' "$tmp/err" &&
+	ok "named gate: the session's summary names the refused name" ||
+	bad "named gate: $(grep denied "$tmp/err" || echo no denial)"
 grep -q 'tools that ignored the proxy variables: .*curl (1)' "$tmp/err" &&
 	ok "named gate: the session's summary names curl" ||
 	bad "named gate summary: $(grep transparently "$tmp/err" || echo none)"

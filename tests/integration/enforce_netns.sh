@@ -199,7 +199,7 @@ hint() {	# hint NAME TEXT: the enforcer's stderr says TEXT
 }
 run_enforce 127 nocmd "$SBX" "$ENFORCE" --plan "$work/gate.plan" -- \
 	aisb-no-such-cmd --flag
-hint nocmd "aisb-enforce: aisb-no-such-cmd: command not found in the sandbox's image; add the Debian package that provides it: aisb --package aisb-no-such-cmd -- ..."
+hint nocmd "aisb-enforce: aisb-no-such-cmd: command not found in the sandbox's image; add the Debian package that provides it (aisb --package PACKAGE -- ...)"
 check_lines() {
 	local n
 	n=$(wc -l <"$work/$1.err")

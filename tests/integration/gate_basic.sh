@@ -157,7 +157,9 @@ B=$tmp/audit.auth.log
 check "no credentials" "$(proxy_get -p "http://ok.test:$up/")" "407 000"
 grep -qi '^Proxy-Authenticate: Basic' "$tmp/headers" && ok ||
     bad "no Proxy-Authenticate"
-expect_audit "$B" host=None status=407 reason=auth_required fix=None
+# the target is named (a client's proxy-auth probe is paired by it), no fix
+expect_audit "$B" host=ok.test port=$up method=CONNECT status=407 \
+    reason=auth_required detail="no credentials" fix=None
 check "wrong credentials" "$(proxy_get -p --proxy-user sess-1:nope \
     "http://ok.test:$up/")" "407 000"
 check "wrong session" "$(proxy_get -p --proxy-user other:s3cret-token \

@@ -98,6 +98,15 @@ expect_audit "$A" event=dns session=sess-1 name=api7.re.test qtype=A \
 expect_audit "$A" event=dns name=exact.test qtype=AAAA answer=NODATA
 expect_audit "$A" event=dns name=unlisted.test qtype=A answer=NXDOMAIN
 expect_audit "$A" event=dns name=bad.wild.test answer=NXDOMAIN
+# a refused name is a denial: its reason and the rule that would allow it
+expect_audit "$A" event=dns name=unlisted.test answer=NXDOMAIN \
+    reason=host_not_allowed "fix=allow:
+  - host: unlisted.test
+"
+expect_audit "$A" event=dns name=bad.wild.test answer=NXDOMAIN reason=deny_rule
+check "a deny rule's refusal names the rule" "$(grep '"name":"bad.wild.test"' "$A" |
+    grep -c '"rule":"[^"]*policy.yaml:[0-9]*:[0-9]* deny host: bad.wild.test"')" \
+    "$(grep -c '"name":"bad.wild.test"' "$A")"
 expect_audit "$A" event=dns answer=FORMERR
 expect_audit "$A" event=dns answer=BADVERS
 check "audit lines" "$(audit_count "$A" event=dns)" 3017
@@ -130,7 +139,8 @@ out=$(dq sess-1:s3cret exact.test/A exact.test/A exact.test/A exact.test/A \
     unlisted.test/A exact.test/A | tr '\n' ' ')
 check "over the rate bound" "$out" \
     "NOERROR $(synth exact.test)@30 NOERROR $(synth exact.test)@30 NOERROR $(synth exact.test)@30 REFUSED REFUSED REFUSED "
-expect_audit "$R" event=dns session=sess-1 answer=REFUSED refused=1
+expect_audit "$R" event=dns session=sess-1 answer=REFUSED refused=1 \
+    reason=dns_rate_limited
 check "refusals audited once a second" \
     "$(audit_count "$R" event=dns answer=REFUSED)" 1
 check "answered lines" "$(audit_count "$R" event=dns answer='198.*')" 3

@@ -160,6 +160,31 @@ rc=0; wait "$gate_pid" || rc=$?
 check "SIGINT exit status" "$rc" 0
 expect_audit "$tmp/audit.int.log" event=close host=echo.test reason=shutdown
 
+# --reload-closes: a reload that still allows a tunnel keeps it; one that
+# narrows the policy past it closes it ("policy_reload"), says how many;
+# without the flag (above) the tunnel outlives any reload
+write_policy "$tmp/policy.yaml" ok.test echo.test
+start_gate closes "$tmp/policy.yaml" --reload-closes
+hold_tunnel T4
+read -r -t 10 line <&"${T4[0]}" || line=timeout
+check "tunnel 4 up" "$line" "HTTP/1.1 200 Connection established"
+write_policy "$tmp/policy.yaml" echo.test ok.test other.test
+kill -HUP "$gate_pid"
+sleep 0.5
+check "a reload that still allows it: tunnel 4 lives" "$(say T4 ping)" pong
+grep -q "reload: 0 connection(s) the policy now denies closed" \
+    "$tmp/gate.closes.err" && ok || bad "no count of 0 closed"
+write_policy "$tmp/policy.yaml" ok.test
+kill -HUP "$gate_pid"
+check "a narrowing reload: tunnel 4 closed" "$(say T4 wait-close)" closed
+expect_audit "$tmp/audit.closes.log" event=close host=echo.test reason=policy_reload
+grep -q "reload: 1 connection(s) the policy now denies closed" \
+    "$tmp/gate.closes.err" && ok || bad "no count of 1 closed"
+check "after the narrowing reload: ok.test" \
+    "$(proxy_get -p "http://ok.test:$up/")" "200 200"
+kill -INT "$gate_pid"
+wait "$gate_pid" || true
+
 # A detached gate (no -d) logs to syslog, its stderr is /dev/null: a bad
 # policy on SIGHUP must still say file:line:col there.  /dev/log is the
 # test's own datagram socket, in a mount namespace of the gate's own.

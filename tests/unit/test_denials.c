@@ -260,8 +260,9 @@ summary_counts_by_destination(void **state)
 	add(&d, "{\"event\":\"decision\",\"conn\":5,\"client\":\"1.2.3.4:5\","
 	    "\"method\":\"CONNECT\",\"decision\":\"deny\",\"status\":407,"
 	    "\"reason\":\"auth_required\",\"detail\":\"no credentials\"}");
-	add(&d, "{\"event\":\"decision\",\"conn\":6,\"decision\":\"error\","
-	    "\"status\":502,\"reason\":\"dns_failed\"}");
+	add(&d, "{\"event\":\"decision\",\"conn\":6,\"host\":\"idx.test\","
+	    "\"port\":443,\"decision\":\"error\",\"status\":502,\"reason\":"
+	    "\"dns_failed\",\"detail\":\"name not found\"}");
 	add(&d, "not json");
 	add(&d, "{\"event\":\"decision\",\"host\":\"c.test\"");	/* cut */
 	assert_int_equal(d.allowed, 1);
@@ -279,6 +280,131 @@ summary_counts_by_destination(void **state)
 	    "allow:\n"
 	    "  - host: b.test\n"
 	    "aisb: denied (no target), 1 time: no credentials "
+	    "(auth_required)\n"
+	    "aisb: 1 request(s) failed, to 1 destination(s): the policy "
+	    "allowed them, the gate could not complete them\n"
+	    "aisb: failed idx.test:443, 1 time: name not found "
+	    "(dns_failed)\n");
+}
+
+/* Failures alone: with their reason, as denials are (a failed install). */
+static void
+summary_failures_alone(void **state)
+{
+	struct launch_denials	 d;
+	int			 i;
+
+	launch_denials_init(&d);
+	for (i = 0; i < 6; i++)
+		add(&d, "{\"event\":\"decision\",\"conn\":6,\"method\":"
+		    "\"CONNECT\",\"host\":\"pypi.org\",\"port\":443,"
+		    "\"decision\":\"error\",\"status\":502,\"reason\":"
+		    "\"dns_failed\",\"detail\":\"name not found\"}");
+	add(&d, "{\"event\":\"decision\",\"host\":\"up.test\",\"port\":80,"
+	    "\"decision\":\"error\",\"status\":502,\"reason\":"
+	    "\"connect_failed\",\"detail\":\"connection refused\"}");
+	assert_int_equal(d.failed, 7);
+	assert_int_equal(d.denied, 0);
+	assert_string_equal(render(&d, "# "),
+	    "# 7 request(s) failed, to 2 destination(s): the policy allowed "
+	    "them, the gate could not complete them\n"
+	    "# failed pypi.org:443, 6 times: name not found (dns_failed)\n"
+	    "# failed up.test:80, 1 time: connection refused "
+	    "(connect_failed)\n");
+}
+
+/*
+ * A name the gate's DNS refused is a denial (a tool that resolves first
+ * never connects): by name, counted per query (A and AAAA), with the
+ * fix the gate wrote; a query over the rate bound counts its refusals;
+ * addresses and NODATA are no decisions, a malformed query a failure.
+ */
+#define DNS(name, qtype, answer, extra) "{\"time\":\"t\",\"event\":" \
+	"\"dns\",\"conn\":7,\"session\":\"s\",\"name\":\"" name "\"," \
+	"\"qtype\":\"" qtype "\",\"answer\":\"" answer "\"" extra "}"
+#define NX_FIX ",\"reason\":\"host_not_allowed\",\"detail\":\"host not " \
+	"allowed\",\"fix\":\"allow:\\n  - host: nx.test\\n\""
+
+static void
+summary_dns_refusals(void **state)
+{
+	struct launch_denials	 d;
+
+	launch_denials_init(&d);
+	add(&d, DNS("nx.test", "A", "NXDOMAIN", NX_FIX));
+	add(&d, DNS("nx.test", "AAAA", "NXDOMAIN", NX_FIX));
+	add(&d, DNS("ok.test", "A", "198.18.0.7", ""));
+	add(&d, DNS("ok.test", "AAAA", "NODATA", ""));
+	add(&d, DNS("ok.test", "A", "REFUSED", ",\"refused\":5,\"reason\":"
+	    "\"dns_rate_limited\",\"detail\":\"over the gate's --dns-rate\""));
+	add(&d, "{\"event\":\"dns\",\"conn\":7,\"answer\":\"FORMERR\"}");
+	/* an older gate's line: no reason, still a refusal */
+	add(&d, DNS("old.test", "A", "NXDOMAIN", ""));
+	assert_int_equal(d.allowed, 0);
+	assert_int_equal(d.denied, 8);
+	assert_int_equal(d.failed, 1);
+	assert_int_equal(d.n, 3);
+	assert_string_equal(render(&d, "# "),
+	    "# 8 request(s) denied, to 3 destination(s); the YAML under "
+	    "one would allow it: add its entries to your policy\n"
+	    "# denied nx.test (DNS lookup), 2 times: host not allowed\n"
+	    "allow:\n"
+	    "  - host: nx.test\n"
+	    "# denied ok.test (DNS lookup), 5 times: over the gate's "
+	    "--dns-rate (dns_rate_limited)\n"
+	    "# denied old.test (DNS lookup), 1 time: name_refused\n"
+	    "# 1 request(s) failed, to 1 destination(s): the policy allowed "
+	    "them, the gate could not complete them\n"
+	    "# failed (no name), 1 time: FORMERR\n");
+}
+
+/*
+ * libcurl's proxy-auth probe: a 407 for the request without credentials,
+ * then the same request with them.  Answered, it is no denial; a 407 no
+ * request followed, or for wrong credentials, is one.
+ */
+#define AUTH407(host, port, detail) "{\"event\":\"decision\",\"conn\":1," \
+	"\"client\":\"127.0.0.1:4\",\"method\":\"CONNECT\",\"host\":\"" \
+	host "\",\"port\":" #port ",\"decision\":\"deny\",\"status\":407," \
+	"\"reason\":\"auth_required\",\"detail\":\"" detail "\"}"
+#define ALLOW(host, port) "{\"event\":\"decision\",\"conn\":2,\"session\":" \
+	"\"s\",\"method\":\"CONNECT\",\"host\":\"" host "\",\"port\":" \
+	#port ",\"decision\":\"allow\",\"status\":200,\"reason\":" \
+	"\"allowed\"}"
+
+static void
+summary_auth_probe_answered(void **state)
+{
+	struct launch_denials	 d;
+
+	launch_denials_init(&d);
+	/* git fetch: three probes, each answered at once */
+	add(&d, AUTH407("git.test", 443, "no credentials"));
+	add(&d, ALLOW("git.test", 443));
+	add(&d, AUTH407("git.test", 443, "no credentials"));
+	add(&d, AUTH407("git.test", 443, "no credentials"));
+	add(&d, ALLOW("git.test", 443));
+	/* answered by a policy's denial: that one counts, the probe not */
+	add(&d, AUTH407("other.test", 443, "no credentials"));
+	add(&d, "{\"event\":\"decision\",\"conn\":3,\"method\":\"CONNECT\","
+	    "\"host\":\"other.test\",\"port\":443,\"decision\":\"deny\","
+	    "\"status\":403,\"reason\":\"host_not_allowed\",\"detail\":"
+	    "\"host not allowed\"}");
+	/* a probe for another request is not answered by this one */
+	add(&d, AUTH407("nobody.test", 443, "no credentials"));
+	add(&d, ALLOW("git.test", 8443));
+	/* wrong credentials: always a denial */
+	add(&d, AUTH407("git.test", 443, "wrong credentials"));
+	launch_denials_end(&d);
+	assert_int_equal(d.allowed, 3);
+	assert_int_equal(d.denied, 3);
+	assert_int_equal(d.probes_answered, 4);
+	assert_string_equal(render(&d, "aisb: "),
+	    "aisb: 3 request(s) denied, to 3 destination(s)\n"
+	    "aisb: denied other.test:443, 1 time: host not allowed\n"
+	    "aisb: denied git.test:443, 1 time: wrong credentials "
+	    "(auth_required)\n"
+	    "aisb: denied nobody.test:443, 1 time: no credentials "
 	    "(auth_required)\n");
 }
 
@@ -452,6 +578,9 @@ main(void)
 		cmocka_unit_test(fix_address_class),
 		cmocka_unit_test(fix_deny_rule_and_bounds),
 		cmocka_unit_test(summary_counts_by_destination),
+		cmocka_unit_test(summary_failures_alone),
+		cmocka_unit_test(summary_dns_refusals),
+		cmocka_unit_test(summary_auth_probe_answered),
 		cmocka_unit_test(summary_nothing_without_denials),
 		cmocka_unit_test(summary_bounded),
 		cmocka_unit_test(summary_terminal_safe),

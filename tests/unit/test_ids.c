@@ -410,13 +410,13 @@ test_argv_record(void **state)
 	assert_int_equal(policy_load_buffer("t.yaml", yaml, sizeof(yaml) - 1,
 	    &p, NULL), 0);
 	o.net = LAUNCH_NET_DIRECT;
-	assert_int_equal(launch_plan_text(&o, p, "10.0.2.2", 0, "10.0.2.3",
+	assert_int_equal(launch_plan_text(&o, p, NULL, "10.0.2.2", 0, "10.0.2.3",
 	    &plan, err, sizeof(err)), 0);
 	assert_non_null(strstr(plan, "\nrecord /run/aisb/record/capture.pcapng "
 	    "1073741824\n"));
 	free(plan);
 	o.record = 0;
-	assert_int_equal(launch_plan_text(&o, p, "10.0.2.2", 0, "10.0.2.3",
+	assert_int_equal(launch_plan_text(&o, p, NULL, "10.0.2.2", 0, "10.0.2.3",
 	    &plan, err, sizeof(err)), 0);
 	assert_null(strstr(plan, "record"));
 	free(plan);
@@ -426,13 +426,13 @@ test_argv_record(void **state)
 	o.ntports = 2;
 	o.tports[0] = 80;
 	o.tports[1] = 443;
-	assert_int_equal(launch_plan_text(&o, p, "10.0.2.2", 4000, "10.0.2.3",
+	assert_int_equal(launch_plan_text(&o, p, NULL, "10.0.2.2", 4000, "10.0.2.3",
 	    &plan, err, sizeof(err)), 0);
 	assert_non_null(strstr(plan, "\ngate 10.0.2.2 4000\ntransparent 80,443\n"
 	    "transparent-range 198.18.0.0/15\ndns-gate\n"));
 	free(plan);
 	o.transparent = 0;
-	assert_int_equal(launch_plan_text(&o, p, "10.0.2.2", 4000, "10.0.2.3",
+	assert_int_equal(launch_plan_text(&o, p, NULL, "10.0.2.2", 4000, "10.0.2.3",
 	    &plan, err, sizeof(err)), 0);
 	assert_null(strstr(plan, "transparent"));
 	free(plan);

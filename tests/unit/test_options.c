@@ -419,7 +419,21 @@ test_config_errors(void **state)
 	(void)state;
 	user_config("memry: 1g\n");
 	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), -1);
-	assert_non_null(strstr(err, "config.yaml:1:1: unknown key 'memry'"));
+	assert_non_null(strstr(err, "config.yaml:1:1: unknown key 'memry': "
+	    "did you mean 'memory'?"));
+	launch_opts_free(&o);
+	/* every error of the file, one a line, not the first alone */
+	user_config("polcy: p.yaml\nmemory: lots\nnet: gate\n"
+	    "pakages: [git, curl]\ncpus: -1\n");
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), -1);
+	assert_non_null(strstr(err, "config.yaml:1:1: unknown key 'polcy': "
+	    "did you mean 'policy'?"));
+	assert_non_null(strstr(err, "\n"));
+	assert_non_null(strstr(err, "config.yaml:2:9: "));
+	assert_non_null(strstr(err, "config.yaml:4:1: unknown key 'pakages': "
+	    "did you mean 'packages'?"));
+	assert_non_null(strstr(err, "config.yaml:5:7: "));
+	assert_null(strstr(err, "config.yaml:3:"));
 	launch_opts_free(&o);
 	user_config("net: [a, b]\n");
 	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), -1);

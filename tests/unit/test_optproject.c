@@ -68,6 +68,15 @@ static const struct row {
 	    "direct" },
 	{ "apply", WHO_ALL, PRJ_NEVER, "never", NULL, "ask" },
 	{ "snapshot_exclude", WHO_ALL, PRJ_NEVER, "x", NULL, "y" },
+	{ "draft", WHO_ALL, PRJ_NEVER, "d1", NULL, "d2" },
+	/* the user config's own bounds of a snapshot: snapshot.md */
+	{ "snapshot_max_entries", WHO_USER, PRJ_NEVER, "1000", NULL, "10" },
+	{ "snapshot_max_bytes", WHO_USER, PRJ_NEVER, "1g", NULL, "1m" },
+	{ "snapshot_max_file_bytes", WHO_USER, PRJ_NEVER, "1m", NULL, "1k" },
+	{ "snapshot_max_depth", WHO_USER, PRJ_NEVER, "10", NULL, "5" },
+	{ "writeback_deny", WHO_USER, PRJ_NEVER, "x", NULL, "y" },
+	{ "writeback", WHO_USER, PRJ_NEVER, "false", NULL, "false" },
+	{ "retention", WHO_USER, PRJ_NEVER, "1g", NULL, "1k" },
 	/* the gate decides every connection either way: launcher.md */
 	{ "transparent", WHO_ALL, PRJ_ANY, "false", "false", NULL },
 	{ "transparent_ports", WHO_ALL, PRJ_ANY, "8080", "8080,443", NULL },
@@ -76,6 +85,7 @@ static const struct row {
 	{ "mount", WHO_ALL, PRJ_NEVER, "/tmp:/opt/x", NULL, "/tmp:/opt/x" },
 	{ "secrets", WHO_NOENV, PRJ_NEVER, "TOKEN=env:HOME", NULL,
 	    "TOKEN=env:HOME" },
+	{ "install_policy", WHO_ALL, PRJ_NEVER, "p.yaml", NULL, "p.yaml" },
 };
 
 /* The source of option id's value (a list's: its first entry's). */
@@ -110,6 +120,9 @@ src_of(const struct launch_opts *o, enum launch_opt_id id)
 	case LO_SECRETS:
 		l = o->secrets, n = o->nsecrets;
 		break;
+	case LO_WRITEBACK_DENY:
+		l = o->wdeny, n = o->nwdeny;
+		break;
 	default:
 		return o->src[id];
 	}
@@ -122,7 +135,8 @@ config_line(enum launch_opt_id id, const char *v, char *buf, size_t len)
 {
 	int	 list = id == LO_ENV || id == LO_PACKAGES || id == LO_NPM ||
 		    id == LO_PIP || id == LO_SNAPSHOT_EXCLUDE ||
-		    id == LO_PROTECT || id == LO_MOUNT || id == LO_SECRETS;
+		    id == LO_PROTECT || id == LO_MOUNT || id == LO_SECRETS ||
+		    id == LO_WRITEBACK_DENY;
 
 	if (strcmp(v, "@ws") == 0)
 		v = ws;

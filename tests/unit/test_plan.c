@@ -686,6 +686,36 @@ test_pod(void **state)
 	    "transparent-range 198.18.0.0/15\nserve 80\n", "exclude transparent");
 }
 
+/* home-dir: the recipe's folders, relative, plain parts, bounded */
+static void
+test_home_dir(void **state)
+{
+	struct enf_plan	*p;
+	char		 err[256], text[2048];
+	size_t		 i, off;
+
+	p = parse("aisb-plan 1\nmode none\nhome-dir .codex\n"
+	    "home-dir .config/gh_2-x\n", err, sizeof(err));
+	assert_non_null(p);
+	assert_int_equal(p->nhomedirs, 2);
+	assert_string_equal(p->homedirs[0], ".codex");
+	assert_string_equal(p->homedirs[1], ".config/gh_2-x");
+	enf_plan_free(p);
+	expect_error("aisb-plan 1\nmode none\nhome-dir ../etc\n", "\"..\"");
+	expect_error("aisb-plan 1\nmode none\nhome-dir a/../b\n", "\"..\"");
+	expect_error("aisb-plan 1\nmode none\nhome-dir /etc\n", "relative");
+	expect_error("aisb-plan 1\nmode none\nhome-dir a//b\n", "empty");
+	expect_error("aisb-plan 1\nmode none\nhome-dir a/\n", "relative");
+	expect_error("aisb-plan 1\nmode none\nhome-dir ./a\n", "\".\"");
+	expect_error("aisb-plan 1\nmode none\nhome-dir a$b\n", "letters");
+	expect_error("aisb-plan 1\nmode none\nhome-dir\n", "usage");
+	off = (size_t)snprintf(text, sizeof(text), "aisb-plan 1\nmode none\n");
+	for (i = 0; i <= ENF_PLAN_MAX_HOMEDIRS; i++)
+		off += (size_t)snprintf(text + off, sizeof(text) - off,
+		    "home-dir d%zu\n", i);
+	expect_error(text, "more than 8 home-dir lines");
+}
+
 int
 main(void)
 {
@@ -706,6 +736,7 @@ main(void)
 		cmocka_unit_test(test_transparent),
 		cmocka_unit_test(test_transparent_range),
 		cmocka_unit_test(test_pod),
+		cmocka_unit_test(test_home_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

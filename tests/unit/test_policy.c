@@ -70,6 +70,16 @@ test_rejections(void **state)
 	    "known keys: version allow deny allow_ranges dns");
 	reject_at("version: 1\nallow:\n  - host: a.com\n    port: [1]\n", 4, 5,
 	    "unknown key 'port'", "did you mean 'ports'");
+	/* two letters swapped are one edit: host, not ports (also 2 away) */
+	reject_at("version: 1\nallow:\n  - hots: a.com\n", 3, 5,
+	    "unknown key 'hots'", "did you mean 'host'?");
+	reject_at("version: 1\nallow:\n  - host: a.com\n    prots: [1]\n", 4, 5,
+	    "unknown key 'prots'", "did you mean 'ports'?");
+	reject_at("version: 1\ndns:\n  sever: [\"192.0.2.1\"]\n", 3, 3,
+	    "unknown key 'sever'", "did you mean 'servers'?");
+	/* a short word is not two edits from anything */
+	reject_at("version: 1\nallow:\n  - id: a.com\n", 3, 5,
+	    "unknown key 'id'", "known keys:");
 	reject_at("version: 1\nversion: 1\n", 2, 1, "duplicate key 'version'",
 	    NULL);
 	reject_at("version: 1\nallow:\n  - host: a.com\n    host: b.com\n", 4, 5,

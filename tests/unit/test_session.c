@@ -6,6 +6,7 @@
 
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +21,7 @@
 #include "session/gates.h"
 #include "host/proc.h"
 #include "session/folder.h"
+#include "session/writer.h"
 
 static char	 dir[] = "/tmp/aisb-sess-XXXXXX";
 static char	 envstate[300];
@@ -217,6 +219,82 @@ test_spawn_closes(void **state)
 	close(p[1]);
 }
 
+/* A take of ws's writer lock in a process of uid (-1: this one's): 0,
+ * 1 (refused, with want in the error), or 2 (another answer). */
+static int
+take_in_child(const char *ws, uid_t uid, const char *want)
+{
+	char	 err[1024];
+	pid_t	 pid;
+	int	 fd, rc, status;
+
+	if ((pid = fork()) == 0) {
+		if (uid != (uid_t)-1 && (setgid(uid) == -1 || setuid(uid) == -1))
+			_exit(3);
+		rc = launch_writer_take(ws, "bbbbbbbbbbbbbbbbbbbbbbbb", &fd, err,
+		    sizeof(err));
+		if (rc == 1 && strstr(err, want) == NULL) {
+			fprintf(stderr, "refused, but: %s\n", err);
+			_exit(2);
+		}
+		if (rc == 0)
+			launch_writer_release(ws, &fd);
+		_exit(rc == 0 ? 0 : rc == 1 ? 1 : 2);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 4;
+}
+
+/*
+ * One writer per workspace: a second session (another process) is refused
+ * naming the first and the way out; once released the workspace is free;
+ * a session of another user is refused too (the lock is on the folder
+ * itself), named as another user's.
+ */
+static void
+test_writer(void **state)
+{
+	char	 ws[] = "/tmp/aisb-ws-XXXXXX", st[] = "/tmp/aisb-wst-XXXXXX";
+	char	 err[1024], *old;
+	int	 fd, fd2;
+
+	(void)state;
+	assert_non_null(mkdtemp(ws));
+	assert_non_null(mkdtemp(st));
+	assert_int_equal(chmod(ws, 0755), 0);
+	old = getenv("XDG_STATE_HOME") != NULL ?
+	    strdup(getenv("XDG_STATE_HOME")) : NULL;
+	setenv("XDG_STATE_HOME", st, 1);
+	assert_int_equal(launch_writer_take(ws, "aaaaaaaaaaaaaaaaaaaaaaaa", &fd,
+	    err, sizeof(err)), 0);
+	assert_int_equal(take_in_child(ws, (uid_t)-1,
+	    "is being written by session aaaaaaaaaaaaaaaaaaaaaaaa"), 1);
+	assert_int_equal(take_in_child(ws, (uid_t)-1, "--snapshot"), 1);
+	/* the same process, another take: flock is per open file */
+	assert_int_equal(launch_writer_take(ws, "cccccccccccccccccccccccc", &fd2,
+	    err, sizeof(err)), 1);
+	assert_int_equal(fd2, -1);
+	if (geteuid() == 0)
+		assert_int_equal(take_in_child(ws, 65534,
+		    "a session of another user"), 1);
+	launch_writer_release(ws, &fd);
+	assert_int_equal(fd, -1);
+	assert_int_equal(take_in_child(ws, (uid_t)-1, ""), 0);
+	if (old != NULL)
+		setenv("XDG_STATE_HOME", old, 1);
+	else
+		unsetenv("XDG_STATE_HOME");
+	free(old);
+	assert_int_equal(rmdir(ws), 0);
+	/* what the takes left: the folders of the (removed) names */
+	snprintf(err, sizeof(err), "%s/aisb/writers", st);
+	(void)rmdir(err);
+	snprintf(err, sizeof(err), "%s/aisb", st);
+	(void)rmdir(err);
+	assert_int_equal(rmdir(st), 0);
+}
+
 int
 main(void)
 {
@@ -226,6 +304,7 @@ main(void)
 		cmocka_unit_test(test_tokens_edit),
 		cmocka_unit_test(test_gate_names),
 		cmocka_unit_test(test_spawn_closes),
+		cmocka_unit_test(test_writer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -695,10 +695,22 @@ printers(void **state)
 	    "\\ No newline at end of file\n"));
 	assert_non_null(strstr(s, "binary bin.dat: 3 bytes sha256 "));
 	free(s);
-	/* an edit on the host since staging shows as a conflict */
+	/* an edit on the host since staging shows as a conflict, then the
+	 * sandbox's version, where it is, against the host's now */
 	put(f->src, "ctx.txt", "someone else\n", 0644);
 	s = printed(1, f);
-	assert_non_null(strstr(s, "conflict ctx.txt"));
+	assert_non_null(strstr(s, "conflict ctx.txt: changed on the host "
+	    "since it was staged; below, the sandbox's version ("));
+	assert_non_null(strstr(s, "/ctx.txt) against the host's now, to "
+	    "merge by hand\n--- a/ctx.txt (the host's now)\n"
+	    "+++ b/ctx.txt (the sandbox's)\n@@ -1,1 +1,20 @@\n"
+	    "-someone else\n+line1\n"));
+	free(s);
+	/* gone on the host: all of the sandbox's version is new */
+	assert_int_equal(unlink(at(f->src, "ctx.txt")), 0);
+	s = printed(1, f);
+	assert_non_null(strstr(s, "merge by hand\n--- /dev/null\n"
+	    "+++ b/ctx.txt (the sandbox's)\n@@ -0,0 +1,20 @@\n+line1\n"));
 	free(s);
 }
 

@@ -290,7 +290,9 @@ crash_everywhere(void **state)
 	unsigned	n, m, points, stride;
 	int		mdone;
 
-	(void)state;
+	/* with the atomic swap of a replaced file, and with the old one
+	 * moved aside first (systems without the swap, Windows) */
+	snap_test_fs_noexchange(*(int *)*state);
 	for (n = 1; crash_run(n, 0, &mdone); n++)
 		;
 	points = n - 1;
@@ -312,6 +314,7 @@ crash_everywhere(void **state)
 			if (mdone)
 				break;
 		}
+	snap_test_fs_noexchange(0);
 }
 
 static void
@@ -365,7 +368,10 @@ stage_changed_after_compute(void **state)
 	put(f->stage, "new/deeper/n", "changed later\n", 0600);
 	assert_int_equal(snap_tx_apply(f->tx, f->src, f->stage, f->m, f->c,
 	    f->err, sizeof(f->err)), SNAP_EINVAL);
-	if (strstr(f->err, "rolled back: nothing applied") == NULL)
+	/* seen when the new contents are kept (after/), before "ready":
+	 * no host write at all */
+	if (strstr(f->err, "new/deeper/n: not the content the change set "
+	    "names") == NULL)
 		fail_msg("%s", f->err);
 	same_tree(f->src, f->before);
 	assert_int_equal(state_of(f), SNAP_TX_ROLLED_BACK);
@@ -394,6 +400,7 @@ swap_cleanup(void **state)
 {
 	(void)state;
 	snap_test_fs_walk(0);
+	snap_test_fs_noexchange(0);
 	snap_test_hook_at(0, NULL, NULL);
 	if (swap_base != NULL) {
 		rm_rf(swap_base);
@@ -529,6 +536,162 @@ swap_during_apply(void **state)
 	snap_rules_free(rules);
 }
 
+/* ---- undo ------------------------------------------------------------ */
+
+/* f's change set applied into f->src, its transaction in f->tx; the
+ * undo's folder into out. */
+static void
+applied(struct fx *f, char *out, size_t len)
+{
+	if (snap_tx_apply(f->tx, f->src, f->stage, f->m, f->c, f->err,
+	    sizeof(f->err)) != SNAP_OK)
+		fail_msg("apply: %s", f->err);
+	same_tree(f->src, f->after);
+	xsnprintf(out, len, "%s/undo", f->base);
+}
+
+static void
+undoes(void **state)
+{
+	struct fx		*f = build();
+	char			 u[4096], name[64], path[4096];
+	enum snap_tx_state	 s;
+
+	(void)state;
+	applied(f, u, sizeof(u));
+	/* what it wrote is kept beside what it replaced: edit.txt,
+	 * swap/in, new/deeper/n, sealed/f */
+	xsnprintf(path, sizeof(path), "%s/after", f->tx);
+	assert_int_equal(count_dir(path), 4);
+	if (snap_tx_undo(u, f->tx, f->src, f->err, sizeof(f->err)) != SNAP_OK)
+		fail_msg("undo: %s", f->err);
+	same_tree(f->src, f->before);
+	assert_int_equal(snap_tx_state(u, &s, NULL, f->err, sizeof(f->err)),
+	    SNAP_OK);
+	assert_int_equal(s, SNAP_TX_APPLIED);
+	assert_int_equal(snap_tx_undoes(u, name, sizeof(name)), 1);
+	assert_string_equal(name, "tx");
+	assert_int_equal(snap_tx_undoes(f->tx, name, sizeof(name)), 0);
+	/* the applied one stays applied (its journal is its own); an undo
+	 * of a transaction that is not applied is refused */
+	assert_int_equal(state_of(f), SNAP_TX_APPLIED);
+	xsnprintf(path, sizeof(path), "%s/undo2", f->base);
+	put(f->base, "empty/journal", "aisb-snap-journal 1\n", 0600);
+	assert_int_equal(snap_tx_undo(path, at(f->base, "empty"), f->src,
+	    f->err, sizeof(f->err)), SNAP_EINVAL);
+	/* and undone again: the undo is a transaction like any */
+	if (snap_tx_undo(path, u, f->src, f->err, sizeof(f->err)) != SNAP_OK)
+		fail_msg("undo of the undo: %s", f->err);
+	same_tree(f->src, f->after);
+	done(f);
+}
+
+/* After the apply, edit makes the host differ; the undo is refused
+ * naming name, and writes nothing. */
+static void
+undo_refused(void (*edit)(struct fx *), const char *name)
+{
+	struct fx		*f = build();
+	char			 u[4096], *host;
+	enum snap_tx_state	 s;
+
+	applied(f, u, sizeof(u));
+	edit(f);
+	host = dump(f->src);
+	assert_int_equal(snap_tx_undo(u, f->tx, f->src, f->err,
+	    sizeof(f->err)), SNAP_ECONFLICT);
+	if (strstr(f->err, name) == NULL)
+		fail_msg("'%s' does not name %s", f->err, name);
+	same_tree(f->src, host);
+	assert_int_equal(snap_tx_state(u, &s, NULL, f->err, sizeof(f->err)),
+	    SNAP_OK);
+	assert_int_equal(s, SNAP_TX_ROLLED_BACK);
+	free(host);
+	done(f);
+}
+
+static void
+edit_modified(struct fx *f)
+{
+	put(f->src, "edit.txt", "edited after the apply\n", 0644);
+}
+
+static void
+add_to_made(struct fx *f)
+{
+	put(f->src, "new/deeper/mine", "mine\n", 0644);
+}
+
+static void
+make_deleted(struct fx *f)
+{
+	put(f->src, "gone.txt", "made again\n", 0640);
+}
+
+static void
+repoint(struct fx *f)
+{
+	lnk(f->src, "link", "keep.txt");
+}
+
+static void
+undo_after_host_edit(void **state)
+{
+	(void)state;
+	undo_refused(edit_modified, "edit.txt");
+	undo_refused(add_to_made, "new/deeper/mine");
+	undo_refused(make_deleted, "gone.txt");
+	undo_refused(repoint, "link");
+}
+
+/* An undo crashed at point n, then recovered: the tree as the apply left
+ * it (or as before the apply, once the undo's "done" is written). */
+static int
+undo_crash_run(unsigned n)
+{
+	struct fx		*f = build();
+	enum snap_tx_state	 s, s2;
+	char			 u[4096];
+	int			 rc;
+
+	applied(f, u, sizeof(u));
+	snap_test_crash_after(n);
+	rc = snap_tx_undo(u, f->tx, f->src, f->err, sizeof(f->err));
+	snap_test_crash_after(0);
+	if (rc == SNAP_OK) {
+		same_tree(f->src, f->before);
+		done(f);
+		return 0;
+	}
+	if (rc != SNAP_ECRASH)
+		fail_msg("undo, crash at %u: %d %s", n, rc, f->err);
+	assert_int_equal(snap_tx_state(u, &s, NULL, f->err, sizeof(f->err)),
+	    SNAP_OK);
+	if (snap_tx_recover(u, f->src, &s2, f->err, sizeof(f->err)) !=
+	    SNAP_OK)
+		fail_msg("recover the undo after a crash at %u: %s", n,
+		    f->err);
+	same_tree(f->src, s == SNAP_TX_APPLIED ? f->before : f->after);
+	assert_int_equal(snap_tx_recover(u, f->src, &s2, f->err,
+	    sizeof(f->err)), SNAP_OK);
+	same_tree(f->src, s == SNAP_TX_APPLIED ? f->before : f->after);
+	done(f);
+	return 1;
+}
+
+static void
+undo_crash_everywhere(void **state)
+{
+	unsigned	n;
+
+	snap_test_fs_noexchange(*(int *)*state);
+	for (n = 1; undo_crash_run(n); n++)
+		;
+	snap_test_fs_noexchange(0);
+	if (n - 1 < 30)
+		fail_msg("only %u crash points in undo", n - 1);
+}
+
 static int
 list_cb(const char *name, enum snap_tx_state s, const char *digest,
     void *arg)
@@ -568,12 +731,21 @@ listed(void **state)
 int
 main(void)
 {
-	static int	 openat2 = 0, walk = 1;
+	static int	 openat2 = 0, walk = 1, exchange = 0, aside = 1;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(applies),
 		cmocka_unit_test(conflicts),
-		cmocka_unit_test(crash_everywhere),
+		cmocka_unit_test_prestate_setup_teardown(crash_everywhere,
+		    NULL, swap_cleanup, &exchange),
+		cmocka_unit_test_prestate_setup_teardown(crash_everywhere,
+		    NULL, swap_cleanup, &aside),
 		cmocka_unit_test(recovery_refuses_later_edit),
+		cmocka_unit_test(undoes),
+		cmocka_unit_test(undo_after_host_edit),
+		cmocka_unit_test_prestate_setup_teardown(undo_crash_everywhere,
+		    NULL, swap_cleanup, &exchange),
+		cmocka_unit_test_prestate_setup_teardown(undo_crash_everywhere,
+		    NULL, swap_cleanup, &aside),
 		cmocka_unit_test(stage_changed_after_compute),
 		cmocka_unit_test(listed),
 		cmocka_unit_test_prestate_setup_teardown(swap_during_apply,

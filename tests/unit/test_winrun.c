@@ -37,6 +37,15 @@ opts_defaults(void **state)
 	assert_int_equal(o.argc, 3);
 	assert_string_equal(o.argv[0], "cmd");
 	assert_string_equal(o.run_id, "");
+	{
+		/* GNU's --version: nothing else needed, nothing run */
+		char *const ver[] = { "aisb-run", "--version" };
+
+		assert_int_equal(winrun_opts_parse(&o, ARGC(ver), ver, NULL,
+		    err, sizeof(err)), 0);
+		assert_int_equal(o.version, 1);
+		assert_int_equal(o.argc, 0);
+	}
 }
 
 static void

@@ -90,6 +90,7 @@ opts_subcommands(void **state)
 	char *const ap[] = { "aisb", "apply", "0123456789abcdef01234567" };
 	char *const tx[] = { "aisb", "transactions" };
 	char *const cl[] = { "aisb", "clean" };
+	char *const doc[] = { "aisb", "doctor" };
 	char *const help[] = { "aisb", "--help" };
 	char *const noid[] = { "aisb", "apply" };
 	char *const badid[] = { "aisb", "discard", "..\\..\\x" };
@@ -116,9 +117,19 @@ opts_subcommands(void **state)
 	assert_int_equal(wlaunch_opts_parse(&o, ARGC(cl), cl, NULL, err,
 	    sizeof(err)), 0);
 	assert_int_equal(o.cmd, WLAUNCH_CLEAN);
+	assert_int_equal(wlaunch_opts_parse(&o, ARGC(doc), doc, NULL, err,
+	    sizeof(err)), 0);
+	assert_int_equal(o.cmd, WLAUNCH_DOCTOR);
 	assert_int_equal(wlaunch_opts_parse(&o, ARGC(help), help, NULL, err,
 	    sizeof(err)), 0);
 	assert_int_equal(o.cmd, WLAUNCH_HELP);
+	{
+		char *const ver[] = { "aisb", "--version" };
+
+		assert_int_equal(wlaunch_opts_parse(&o, ARGC(ver), ver, NULL,
+		    err, sizeof(err)), 0);
+		assert_int_equal(o.cmd, WLAUNCH_VERSION);
+	}
 	expect_refused(ARGC(noid), noid, NULL, "which session");
 	expect_refused(ARGC(badid), badid, NULL, "not a session id");
 	expect_refused(ARGC(longid), longid, NULL, "not a session id");

@@ -5,7 +5,12 @@
  * changed, one deleted, one created), computes the change set, applies it
  * to the host in a transaction, and checks the host; then a second stage
  * whose host file is edited behind its back must be a conflict that
- * writes nothing.  One "ok"/"FAIL" line per check; exit 1 on a failure.
+ * writes nothing.  Then a writer races the apply at each of its points
+ * (the test hook of snap-test.h): an edit of a file it replaces, a file
+ * created where it creates one, an edit of a file it deletes; the
+ * writer's bytes must survive every time (apply wrote first, or refused
+ * and rolled back).  One "ok"/"FAIL" line per check; exit 1 on a
+ * failure.
  */
 #include <windows.h>
 #include <stdio.h>
@@ -13,6 +18,7 @@
 #include <string.h>
 
 #include "snap.h"
+#include "snap-test.h"
 
 static int failed;
 
@@ -51,6 +57,140 @@ has(const char *dir, const char *name, const char *text)
 	fclose(f);
 	buf[n] = '\0';
 	return text != NULL && strcmp(buf, text) == 0;
+}
+
+/* ---- a writer racing the apply ------------------------------------ */
+
+enum writer { W_EDIT, W_CREATE, W_DELETED, W_N };
+static const char *const wname[W_N] = { "edit.txt", "new.txt", "gone.txt" };
+
+struct race {
+	char		host[1024];
+	enum writer	w;
+	int		fired;
+};
+
+static void
+writer(void *arg)
+{
+	struct race *r = arg;
+	char p[1200];
+	HANDLE h;
+	DWORD n;
+
+	r->fired = 1;
+	snprintf(p, sizeof(p), "%s\\%s", r->host, wname[r->w]);
+	/* as an editor appending: the file made again when it is gone */
+	h = CreateFileA(p, FILE_APPEND_DATA, FILE_SHARE_READ |
+	    FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_ALWAYS,
+	    FILE_ATTRIBUTE_NORMAL, NULL);
+	if (h == INVALID_HANDLE_VALUE || !WriteFile(h, "USER\n", 5, &n, NULL))
+		printf("     (writer: %s: error %lu)\n", p, GetLastError());
+	if (h != INVALID_HANDLE_VALUE)
+		CloseHandle(h);
+}
+
+/* The writer's bytes are in its file. */
+static int
+survived(const struct race *r)
+{
+	char p[1200], buf[256];
+	size_t n;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s\\%s", r->host, wname[r->w]);
+	if ((f = fopen(p, "rb")) == NULL)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return strstr(buf, "USER") != NULL;
+}
+
+/* One writer at point n in a fresh tree under work: 1 when it fired,
+ * 0 past the last point, -1 on a failure (said). */
+static int
+race_at(const char *work, enum writer w, unsigned n, int *conflict)
+{
+	char base[1024], stage[1100], tx[1100], err[512];
+	struct snap_rules *rules = snap_rules_new();
+	struct snap_limits lim;
+	struct snap_manifest *m = NULL;
+	struct snap_changes *c = NULL;
+	struct race r;
+	enum snap_tx_state s = SNAP_TX_NONE;
+	int rc, out = -1;
+
+	memset(&r, 0, sizeof(r));
+	r.w = w;
+	snprintf(base, sizeof(base), "%s\\w%d-%u", work, (int)w, n);
+	snprintf(r.host, sizeof(r.host), "%s\\host", base);
+	snprintf(stage, sizeof(stage), "%s\\stage", base);
+	snprintf(tx, sizeof(tx), "%s\\tx", base);
+	if (!CreateDirectoryA(base, NULL) || !CreateDirectoryA(r.host, NULL))
+		goto done;
+	put(r.host, "edit.txt", "before\n");
+	put(r.host, "gone.txt", "delete me\n");
+	snap_limits_default(&lim);
+	if (snap_stage_create(r.host, stage, rules, &lim, &m, err,
+	    sizeof(err)) != SNAP_OK)
+		goto said;
+	put(stage, "edit.txt", "after, longer\n");
+	put(stage, "new.txt", "created\n");
+	snprintf(err, sizeof(err), "%s\\gone.txt", stage);
+	DeleteFileA(err);
+	if (snap_changes_compute(m, stage, rules, &lim, &c, err,
+	    sizeof(err)) != SNAP_OK)
+		goto said;
+	snap_test_hook_at(n, writer, &r);
+	rc = snap_tx_apply(tx, r.host, stage, m, c, err, sizeof(err));
+	snap_test_hook_at(0, NULL, NULL);
+	*conflict = rc == SNAP_ECONFLICT;
+	if (rc != SNAP_OK && rc != SNAP_ECONFLICT)
+		goto said;
+	if (rc == SNAP_ECONFLICT && (snap_tx_state(tx, &s, NULL, err,
+	    sizeof(err)) != SNAP_OK || s != SNAP_TX_ROLLED_BACK)) {
+		snprintf(err, sizeof(err), "state %s after a conflict",
+		    snap_tx_state_name(s));
+		goto said;
+	}
+	if (r.fired && !survived(&r)) {
+		snprintf(err, sizeof(err), "the writer's bytes were lost");
+		goto said;
+	}
+	out = r.fired;
+	goto done;
+said:
+	printf("     (writer %s at point %u: %s)\n", wname[w], n, err);
+done:
+	snap_changes_free(c);
+	snap_manifest_free(m);
+	snap_rules_free(rules);
+	(void)snap_tree_remove(base, err, sizeof(err));
+	return out;
+}
+
+static void
+races(const char *work)
+{
+	char what[128];
+	enum writer w;
+	unsigned n, conflicts;
+	int rc, conflict;
+
+	if (!CreateDirectoryA(work, NULL)) {
+		check(0, "races: a folder");
+		return;
+	}
+	for (w = 0; w < W_N; w++) {
+		conflicts = 0;
+		for (n = 1; (rc = race_at(work, w, n, &conflict)) == 1; n++)
+			conflicts += (unsigned)conflict;
+		snprintf(what, sizeof(what), "a writer of %s at each of %u "
+		    "points keeps its bytes (%u refused, rolled back)",
+		    wname[w], n - 1, conflicts);
+		check(rc == 0 && conflicts >= 2, what);
+	}
 }
 
 int
@@ -126,6 +266,8 @@ main(int argc, char **argv)
 	snap_manifest_free(m);
 	snap_manifest_free(m2);
 	snap_rules_free(rules);
+	snprintf(stage, sizeof(stage), "%s\\races", argv[1]);
+	races(stage);
 	check(snap_tree_remove(argv[1], err, sizeof(err)) == SNAP_OK,
 	    "snap_tree_remove removes it all");
 	return failed;

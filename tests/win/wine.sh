@@ -90,6 +90,11 @@ is() { [ "$1" = "$2" ] || { echo "  got <$1>, want <$2>" >&2; return 1; }; }
 export AISB_RUN_TEST_NO_APPCONTAINER=i-am-a-test
 T="--no-appcontainer"
 
+# 0. --version, as the Linux programs answer it (GNU)
+v=$(grep '^#define PACKAGE_VERSION' "$build/config.h" | cut -d'"' -f2)
+check "aisb-run.exe --version" is "$("$WINE" "$build/aisb-run.exe" --version 2>&1 | tr -d '\r')" "aisb-run $v"
+check "aisb.exe --version" is "$("$WINE" "$build/aisb.exe" --version 2>&1 | tr -d '\r')" "aisb $v"
+
 # 1. --no-appcontainer is refused without the test variable
 AISB_RUN_TEST_NO_APPCONTAINER= runner $T -- "$CHILD" exit 0; rc=$?
 check "--no-appcontainer refused outside tests (exit 64)" is "$rc" 64
@@ -270,6 +275,11 @@ check "  the host now holds what the command wrote" bash -c '[ "$(cat "'"$ws"'/a
 aisb transactions; rc=$?
 check "  aisb transactions: the session applied" bash -c '[ '"$rc"' = 0 ] && grep -Eq "^'"$sid"' +applied" "'"$d"'/aout"'
 applied=$sid
+# undone: the host as before the session; then the apply again is refused
+aisb undo "$sid"; rc=$?
+check "aisb undo: exit 0, the host as before the session" bash -c '[ '"$rc"' = 0 ] && diff -r "'"$tmp"'/ws.orig" "'"$ws"'"'
+aisb transactions; rc=$?
+check "  aisb transactions: undone, tx 2 the undo of tx 1" bash -c '[ '"$rc"' = 0 ] && grep -Eq "^'"$sid"' +undone" "'"$d"'/aout" && grep -Eq "^  tx 2 +applied +[0-9a-f]{12}  undo of tx 1$" "'"$d"'/aout"'
 
 # a host edit between the run and the apply: 65, nothing written
 rm -rf "$tmp/ws.orig"; newws
@@ -279,6 +289,13 @@ echo edited >"$ws/a.txt"
 aisb apply "$sid"; rc=$?
 check "aisb apply after a host edit: exit 65 (conflict)" is "$rc" 65
 check "  nothing written" bash -c '[ "$(cat "'"$ws"'/a.txt")" = edited ] && [ ! -e "'"$ws"'/new.txt" ]'
+# an undo after a host edit of what the apply wrote: 65, naming it
+rm -rf "$tmp/ws.orig"; newws
+aisb --workspace "$WSW" $T --apply never -- "$CH" write a.txt changed new.txt hello
+aisb apply "$sid"
+echo "the user went on" >>"$ws/new.txt"
+aisb undo "$sid"; rc=$?
+check "aisb undo after a host edit: 65 naming the file, nothing written" bash -c '[ '"$rc"' = 65 ] && grep -q "new.txt" "'"$d"'/aerr" && [ "$(cat "'"$ws"'/a.txt")" = changed ] && grep -qx "the user went on" "'"$ws"'/new.txt"'
 
 # a failing command proposes nothing: the stage removed, the host unchanged
 rm -rf "$tmp/ws.orig"; newws
@@ -339,6 +356,30 @@ printf '{"protocol":1,"run_id":"00000000000000000000beef00000000","runner_pid":4
 aisb clean; rc=$?
 check "  a stage outside the sessions refused (1), kept" bash -c '[ '"$rc"' = 1 ] && [ -d "'"$tmp"'/outside" ] && grep -q "^refused" "'"$d"'/aout"'
 rm -rf "$SESSIONS/00000000000000000000dead" "$SESSIONS/00000000000000000000beef"
+
+# 14b. identity: aisb.exe runs only the aisb-run.exe its build manifest
+# names (docs/windows.md, "Identity"): a tampered runner, or no manifest,
+# is refused (77) before anything is staged, and nothing runs
+check "identity: the manifest names the runner" grep -q "^file aisb-run.exe $(sha256sum "$build/aisb-run.exe" | cut -d' ' -f1)\$" "$build/aisb-manifest.txt"
+cp "$build/aisb-run.exe" "$tmp/runner.good"
+printf 'x' >>"$build/aisb-run.exe"
+newws
+aisb --workspace "$WSW" $T --apply never -- "$CH" write tampered.txt x -; rc=$?
+check "identity: a tampered runner refused (77)" bash -c '[ '"$rc"' = 77 ] && grep -q "aisb-run.exe is not the runner this aisb.exe was built with" "'"$d"'/aerr"'
+check "  nothing ran" bash -c '! grep -rqs x "'"$SESSIONS"'"/*/stage/tampered.txt'
+cp "$tmp/runner.good" "$build/aisb-run.exe"
+mv "$build/aisb-manifest.txt" "$tmp/manifest.good"
+aisb --workspace "$WSW" $T --apply never -- "$CH" exit 0; rc=$?
+check "identity: no manifest refused (77)" bash -c '[ '"$rc"' = 77 ] && grep -q "aisb-manifest.txt" "'"$d"'/aerr"'
+mv "$tmp/manifest.good" "$build/aisb-manifest.txt"
+aisb --workspace "$WSW" $T --apply never -- "$CH" exit 0; rc=$?
+check "identity: the runner of the manifest runs" is "$rc" 0
+aisb doctor; rc=$?
+check "identity: aisb doctor names the runner's hash" bash -c '[ '"$rc"' = 0 ] && grep -q "^  file aisb-run.exe $(sha256sum "'"$build"'/aisb-run.exe" | cut -d" " -f1)\$" "'"$d"'/aout" && grep -q "^  protocol 1\$" "'"$d"'/aout" && grep -q ": the manifest.s\$" "'"$d"'/aout"'
+printf 'x' >>"$build/aisb-run.exe"
+aisb doctor; rc=$?
+check "identity: aisb doctor on a tampered runner: 77" bash -c '[ '"$rc"' = 77 ] && grep -q "NOT the manifest.s" "'"$d"'/aout"'
+cp "$tmp/runner.good" "$build/aisb-run.exe"
 
 # 15. the gate: the real Linux aisb-gate on 127.0.0.1:0 with a users file;
 # a DNS server and an HTTP server of the test on 127.0.0.1 (the policy

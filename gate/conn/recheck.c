@@ -1,0 +1,85 @@
+/*
+ * --reload-closes (docs/gate.md, "Reloading"): a reload decides new
+ * connections only, unless asked to judge the live ones too.  Then every
+ * connection that relays (a tunnel, a forwarded request's exchange, an
+ * inspected host's) is decided again, by name and port and by the
+ * address it dialled, under the policy now in force for its user (the
+ * gate's, or --users' for that user), and closed when that policy
+ * denies it: its close line says "policy_reload".  An AISB-DNS stream
+ * carries no target: each of its queries is decided anew anyway.  A
+ * connection still being decided is left alone: it took the new policy
+ * when it took its reference, or finishes under the old one and is
+ * judged at the next reload.
+ */
+#include "config.h"
+
+#include <sys/queue.h>
+
+#include <stdint.h>
+#include <string.h>
+
+#include "gate/gate.h"
+#include "gate/conn/conn-int.h"
+
+/* The policy for user (""): the user's own under --users, else the
+ * gate's. */
+static const struct policy *
+policy_for(const struct gate *g, const char *user)
+{
+	struct policy	*p;
+	size_t		 i, n;
+
+	if (g->users == NULL || user[0] == '\0')
+		return g->policy;
+	n = gate_users_count(g->users);
+	for (i = 0; i < n; i++)
+		if (strcmp(gate_users_name(g->users, i), user) == 0)
+			return (p = gate_users_policy(g->users, i)) != NULL ?
+			    p : g->policy;
+	return NULL;	/* a user no longer in the file: nothing allows */
+}
+
+/* 1 when what c relays to is still allowed. */
+static int
+allowed(const struct gate *g, const struct gate_conn *c)
+{
+	const struct policy	*p;
+	struct policy_target	 tgt;
+	struct policy_decision	 d;
+	struct policy_addr	 addr;
+	struct conn_view	 v;
+	char			 err[128];
+
+	conn_view(c, &v);
+	if ((p = policy_for(g, v.user)) == NULL)
+		return 0;
+	if (policy_parse_target(v.host, strlen(v.host), (uint16_t)v.port,
+	    &tgt, err, sizeof(err)) == -1)
+		return 0;
+	tgt.port = (uint16_t)v.port;
+	policy_decide(p, &tgt, &d);
+	if (d.verdict != POLICY_ALLOW)
+		return 0;
+	/* the address it dialled, as classify() judged it then */
+	if (v.addr[0] != '\0' && policy_parse_addr(v.addr, strlen(v.addr),
+	    &addr) == 0 && policy_classify(p, &addr) != NULL)
+		return 0;
+	return 1;
+}
+
+size_t
+gate_conn_recheck(struct gate *g)
+{
+	struct gate_conn	*c, *next;
+	size_t			 n = 0;
+
+	for (c = TAILQ_FIRST(&g->conns); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, entry);
+		if (c->state != S_RELAY || c->dns != NULL || allowed(g, c))
+			continue;
+		c->close_reason = "policy_reload";
+		conn_free(c);
+		n++;
+	}
+	return n;
+}
