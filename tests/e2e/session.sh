@@ -255,7 +255,10 @@ check "gate ls: up" "$("$aisb" gate ls | awk '$1 == "e2e" { print $2 }')" up
 rc=0; "$aisb" gate up e2e --policy "$tmp/policy.yaml" >/dev/null 2>&1 || rc=$?
 check "gate up twice" "$rc" 78
 e2e_session_mark
-(cd "$tmp/ws" && "$aisb" --policy "$tmp/policy.yaml" --gate e2e --home-volume "$vol" \
+# in a folder of its own: one writing session per workspace (the second
+# would be refused, 75), and what is shared here is the gate
+mkdir -p "$tmp/ws2"
+(cd "$tmp/ws2" && "$aisb" --policy "$tmp/policy.yaml" --gate e2e --home-volume "$vol" \
     --package curl -- sh -c 'sleep 2; curl -sS -o /dev/null -w "%{http_code}" "http://allowed.test:'"$http"'/one"') \
     >"$tmp/out1" 2>"$tmp/err1" </dev/null &
 bg=$!
