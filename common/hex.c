@@ -1,5 +1,5 @@
 /*
- * Hex digits, read (hex.h).
+ * Hex digits, read and written (hex.h).
  */
 #include "config.h"
 
@@ -26,4 +26,18 @@ hex_byte(const char *s)
 	    (l = hex_digit((unsigned char)s[1])) == -1)
 		return -1;
 	return h << 4 | l;
+}
+
+void
+hex_encode(const void *p, size_t n, char *out)
+{
+	static const char	 digits[] = "0123456789abcdef";
+	const unsigned char	*b = p;
+	size_t			 i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 0xf];
+	}
+	out[2 * n] = '\0';
 }

@@ -8,12 +8,13 @@ noinst_LIBRARIES += launcher/libaisblauncher.a
 launcher_libaisblauncher_a_SOURCES = launcher/cmd/cmd.h \
 	launcher/cmd/cli.c launcher/cmd/cli.h launcher/cmd/run.c launcher/cmd/policy.c \
 	launcher/cmd/sessions.c launcher/cmd/clean.c launcher/cmd/gate.c launcher/cmd/image.c \
-	launcher/cmd/doctor.c launcher/cmd/agents.c launcher/cmd/snapshot.c launcher/cmd/draft.c
+	launcher/cmd/doctor.c launcher/cmd/agents.c launcher/cmd/snapshot.c \
+	launcher/cmd/draft.c launcher/cmd/trust.c
 # session/: one session, in the order it runs
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/session/options.c launcher/session/options.h \
 	launcher/session/options-int.h launcher/session/optvalue.c \
-	launcher/session/optconfig.c \
+	launcher/session/optproject.c launcher/session/optconfig.c \
 	launcher/session/spec.c launcher/session/spec.h \
 	launcher/session/prepare.c launcher/session/prepare.h \
 	launcher/session/run.c launcher/session/run.h \
@@ -28,6 +29,8 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/session/watch.c launcher/session/watch.h \
 	launcher/session/recording.c launcher/session/recording.h \
 	launcher/session/snapshot.c launcher/session/snapshot.h \
+	launcher/session/enforcer.c launcher/session/enforcer.h \
+	launcher/session/trust.c launcher/session/trust.h \
 	launcher/session/wsmode.c launcher/session/wsmode.h \
 	launcher/session/wsscan.c launcher/session/wsscan.h \
 	launcher/session/gitguard.c launcher/session/gitguard.h \
@@ -77,7 +80,8 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/host/proc.c launcher/host/proc.h \
 	launcher/host/cache.c launcher/host/cache.h \
 	launcher/host/facts.c launcher/host/facts.h \
-	launcher/host/storage.c launcher/host/storage.h
+	launcher/host/storage.c launcher/host/storage.h \
+	launcher/host/elf.c launcher/host/elf.h
 launcher_libaisblauncher_a_CPPFLAGS = $(LAUNCHER_CPPFLAGS) \
 	-DAISB_POLICYDIR='"$(pkgdatadir)/policies"' \
 	-DAISB_SECCOMP_PROFILE='"$(pkgdatadir)/seccomp.json"' \

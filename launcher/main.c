@@ -52,6 +52,8 @@ static const struct cmd commands[] = {
 	{ "undo", launch_cmd_snapshot, 0 },
 	{ "draft", launch_cmd_draft, 0 },
 	{ "transactions", launch_cmd_snapshot, 0 },
+	/* a workspace's files a bind session wrote, accepted */
+	{ "trust", launch_cmd_trust, 0 },
 	{ "version", launch_cmd_version, 0 },
 	{ "--version", launch_cmd_version, 0 },
 	{ "help", launch_cli_help_cmd, 0 },

@@ -16,6 +16,7 @@ TESTS += tests/e2e/identity.sh tests/e2e/image.sh tests/e2e/npm.sh \
 	tests/e2e/agent.sh tests/e2e/deny.sh tests/e2e/direct.sh tests/e2e/learn.sh \
 	tests/e2e/apt.sh tests/e2e/kube.sh tests/e2e/gitguard.sh \
 	tests/e2e/storage.sh tests/e2e/install_why.sh \
+	tests/e2e/hostile_image.sh \
 	tests/integration/enforce_netns.sh
 
 # Unit tests (cmocka), fuzz harnesses and benchmarks.  Integration and e2e
@@ -55,10 +56,19 @@ tests_unit_test_addr_LDADD = $(UNIT_LDADD)
 tests_unit_test_common_SOURCES = tests/unit/test_common.c
 tests_unit_test_common_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_common_LDADD = $(UNIT_LDADD)
-tests_unit_test_options_SOURCES = tests/unit/test_options.c
+tests_unit_test_options_SOURCES = tests/unit/test_options.c \
+	tests/unit/opts_harness.h tests/unit/write_file.h
 tests_unit_test_options_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_options_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
 tests_unit_test_options_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
+# who may set each option, and in which direction: a row per option
+check_PROGRAMS += tests/unit/test_optproject
+TESTS += tests/unit/test_optproject
+tests_unit_test_optproject_SOURCES = tests/unit/test_optproject.c \
+	tests/unit/opts_harness.h tests/unit/write_file.h
+tests_unit_test_optproject_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
+tests_unit_test_optproject_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
+tests_unit_test_optproject_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_session_SOURCES = tests/unit/test_session.c
 tests_unit_test_session_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_session_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
@@ -66,7 +76,8 @@ tests_unit_test_session_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 # issue 29: a session's secrets (launcher/session/secrets.c)
 check_PROGRAMS += tests/unit/test_secrets
 TESTS += tests/unit/test_secrets
-tests_unit_test_secrets_SOURCES = tests/unit/test_secrets.c
+tests_unit_test_secrets_SOURCES = tests/unit/test_secrets.c \
+	tests/unit/tmpdir.h tests/unit/write_file.h
 tests_unit_test_secrets_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_secrets_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
 tests_unit_test_secrets_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
@@ -80,6 +91,13 @@ tests_unit_test_denials_SOURCES = tests/unit/test_denials.c
 tests_unit_test_denials_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_denials_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_denials_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
+# files a bind session wrote: watched, refused until accepted (trust.c)
+check_PROGRAMS += tests/unit/test_trust
+TESTS += tests/unit/test_trust
+tests_unit_test_trust_SOURCES = tests/unit/test_trust.c tests/unit/write_file.h
+tests_unit_test_trust_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
+tests_unit_test_trust_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
+tests_unit_test_trust_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 # a direct session's git guard and workspace walk, on real repositories
 check_PROGRAMS += tests/unit/test_gitguard
 TESTS += tests/unit/test_gitguard
@@ -94,7 +112,7 @@ tests_unit_test_ids_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 # agent recipes: the loader, its errors, overrides, bounds, the merge
 check_PROGRAMS += tests/unit/test_agent
 TESTS += tests/unit/test_agent
-tests_unit_test_agent_SOURCES = tests/unit/test_agent.c
+tests_unit_test_agent_SOURCES = tests/unit/test_agent.c tests/unit/write_file.h
 tests_unit_test_agent_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_agent_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS)
 tests_unit_test_agent_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
@@ -161,6 +179,10 @@ CLI_TESTS = tests/cli/defaults.sh tests/cli/help.sh tests/cli/completion.sh \
 	tests/cli/manpages.sh tests/cli/shellcheck.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh
+# The enforcer a session mounts: the host's static binary, checked before
+# podman runs; the image's variables glibc reads before main, dropped
+TESTS += tests/cli/enforcer.sh
+EXTRA_DIST += tests/cli/enforcer.sh
 # --record's options, sessions verify and show, without podman
 TESTS += tests/cli/record.sh
 EXTRA_DIST += tests/cli/record.sh

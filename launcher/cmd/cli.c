@@ -53,8 +53,6 @@ static const struct cli_opt image_build_opts[] = {
 	    "base", "base image" },
 	{ "--package", CLI_VALUE, "NAME", "none",
 	    "Debian package to install (repeatable)" },
-	{ "--enforcer", CLI_VALUE, "PATH", "aisb-enforce next to aisb",
-	    "the aisb-enforce binary copied into the image" },
 	{ "--runtime", CLI_VALUE, "NAME", "the one aisb doctor picks",
 	    "OCI runtime of the build" },
 	{ "--suite", CLI_VALUE, "NAME", "the host's Debian suite",
@@ -261,6 +259,13 @@ static const struct cli_cmd cmds[] = {
 	    "applied to undo." },
 	{ "transactions", "", "List the snapshot sessions' drafts and "
 	    "transactions with their state", no_opts, 0, 0, 0, NULL },
+	{ "trust", "FILE...", "Accept, as they are now, files aisb reads "
+	    "(.aisb.yaml, a policy) that a bind session's command created, "
+	    "changed or deleted", no_opts, 1, 16, 0,
+	    "Sessions refuse such a file (exit 78, naming the session) until "
+	    "it is accepted here\nor the change is undone; look at it first "
+	    "(git diff, cat).  docs/launcher.md,\n\"Files a session may not "
+	    "choose\"." },
 	{ "draft status", "NAME", "A persistent draft: state, revision, "
 	    "changes, whether a session holds it or the workspace moved on",
 	    draft_opts, 1, 1, 0, "Sessions continue a draft with aisb --draft "

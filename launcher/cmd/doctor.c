@@ -31,6 +31,7 @@
 #include "session/spec.h"
 #include "host/cache.h"
 #include "cmd/cli.h"
+#include "session/enforcer.h"
 #include "session/ids.h"
 #include "host/facts.h"
 #include "host/storage.h"
@@ -539,6 +540,7 @@ check_session(struct launch_host_facts *f, int verbose)
 	char			 mnt[PATH_MAX + 16], vol[64], id[40];
 	char			 ptext[128], out[64], err[1024], uid[16];
 	char			 path[PATH_MAX + 16], seccomp[PATH_MAX];
+	char			 enforcer[PATH_MAX];
 	char			*av[] = { (char *)"aisb", (char *)"--net", NULL,
 	    (char *)"--workspace", ws, (char *)"--home-volume", vol,
 	    (char *)"--", (char *)"/bin/sh", (char *)"-c",
@@ -591,7 +593,8 @@ check_session(struct launch_host_facts *f, int verbose)
 	}
 	have_opts = 1;
 	if (launch_seccomp_profile(seccomp, sizeof(seccomp), err,
-	    sizeof(err)) == -1) {
+	    sizeof(err)) == -1 || launch_enforcer_find(enforcer,
+	    sizeof(enforcer), err, sizeof(err)) == -1) {
 		launch_facts_say(f, verbose, LAUNCH_V_FAIL, "session    %s",
 		    err);
 		goto out;
@@ -610,6 +613,7 @@ check_session(struct launch_host_facts *f, int verbose)
 	src.podman = podman;
 	src.runtime = f->runtime[0] != '\0' ? f->runtime : NULL;
 	src.seccomp = seccomp;
+	src.enforcer = enforcer;
 	src.session_id = id;
 	src.image = f->image;
 	src.envfile = env;
@@ -629,10 +633,9 @@ check_session(struct launch_host_facts *f, int verbose)
 	if (rc != 0 || strcmp(out, uid) != 0) {
 		if (rc == EXIT_CONFIG)
 			launch_facts_say(f, verbose, LAUNCH_V_FAIL,
-			    "nftables   aisb-enforce refused the plan or its "
-			    "arguments (%s); fix: rebuild the image with the "
-			    "aisb-enforce of this aisb (aisb image build)",
-			    err);
+			    "nftables   aisb-enforce (%s) refused the plan "
+			    "or its arguments (%s); fix: build aisb and "
+			    "aisb-enforce together (make)", enforcer, err);
 		else if (rc == EXIT_ENFORCE)
 			launch_facts_say(f, verbose, LAUNCH_V_FAIL,
 			    "nftables   aisb-enforce could not set up the "

@@ -28,7 +28,7 @@ launch_cmd_image(int argc, char **argv)
 	struct launch_host_facts  facts;
 	const char		**pk = NULL, **pip = NULL;
 	char			**npm = NULL;
-	char			  enforcer[PATH_MAX], tag[LAUNCH_TAG_MAX];
+	char			  tag[LAUNCH_TAG_MAX];
 	char			  err[1024], name[32];
 	struct cli_args		  a;
 	struct launch_agents	 *set = NULL;
@@ -68,8 +68,6 @@ launch_cmd_image(int argc, char **argv)
 			spec.base = v;
 		else if (strcmp(opt, "--package") == 0)
 			pk[spec.npackages++] = v;
-		else if (strcmp(opt, "--enforcer") == 0)
-			spec.enforcer_path = v;
 		else if (strcmp(opt, "--runtime") == 0)
 			spec.runtime = v;
 		else if (strcmp(opt, "--suite") == 0)
@@ -128,15 +126,6 @@ launch_cmd_image(int argc, char **argv)
 		rc = launch_image_print_containerfile(&spec, stdout) == 0 ?
 		    0 : 1;
 		goto out;
-	}
-	if (spec.enforcer_path == NULL) {
-		if (launch_image_default_enforcer(enforcer,
-		    sizeof(enforcer)) == -1) {
-			log_warnx("no aisb-enforce next to aisb: give its "
-			    "path with --enforcer PATH");
-			goto out;
-		}
-		spec.enforcer_path = enforcer;
 	}
 	if (spec.runtime == NULL) {
 		/* What doctor would pick, without running a container. */

@@ -19,6 +19,7 @@
 #include "image/image.h"
 #include "policy.h"
 #include "policytools/derive.h"
+#include "session/enforcer.h"
 #include "session/hostcas.h"
 #include "session/ids.h"
 #include "session/options.h"
@@ -125,6 +126,7 @@ dry_run(const struct launch_opts *o, const struct launch_agent *a)
 	struct launch_ids	 ids;
 	struct launch_wsmode	 w;
 	char			 err[1024], seccomp[PATH_MAX];
+	char			 enforcer[PATH_MAX];
 	int			 k;
 
 	memset(&src, 0, sizeof(src));
@@ -157,11 +159,13 @@ dry_run(const struct launch_opts *o, const struct launch_agent *a)
 	} else
 		printf("# user namespace: %s\n", err);
 	if (launch_seccomp_profile(seccomp, sizeof(seccomp), err,
-	    sizeof(err)) == -1) {
+	    sizeof(err)) == -1 || launch_enforcer_find(enforcer,
+	    sizeof(enforcer), err, sizeof(err)) == -1) {
 		fprintf(stderr, "aisb: %s\n", err);
 		return EXIT_ENFORCE;
 	}
 	src.seccomp = seccomp;
+	src.enforcer = enforcer;
 	/* the git guard's mounts, the protected paths, --mount: planned as
 	 * a session would, nothing made (wsmode.h) */
 	if ((k = launch_wsmode_prepare(&w, o, src.ids, "<session>",
@@ -369,8 +373,10 @@ launch_cmd_run(int argc, char **argv)
 	    (p = launch_load_policy(&o)) == NULL)
 		goto out;
 	/* a dry run is the session's preview: it says the same */
-	if ((!preview || o.dry_run) && !o.quiet)
+	if ((!preview || o.dry_run) && !o.quiet) {
 		launch_say_default_policy(&o, p);
+		launch_say_image(&o);
+	}
 	if (ra.a != NULL && launch_apply_agent(&o, &ra, gated, !preview ||
 	    o.dry_run, &p) == -1)
 		goto out;

@@ -36,7 +36,7 @@ extern char **environ;
  * Bumped whenever the base's recipe changes in a way the hashed inputs
  * do not show (e.g. a different mmdebstrap variant).
  */
-#define BASE_RECIPE	2
+#define BASE_RECIPE	3
 #define BASE_VARIANT	"apt"
 #define SOURCES_MAX		32		/* apt source files used */
 #define SOURCE_FILE_MAX		(64u * 1024)	/* bytes of one of them */

@@ -24,6 +24,7 @@
 #include <openssl/evp.h>
 
 #include "file.h"
+#include "hex.h"
 #include "host/paths.h"
 #include "host/proc.h"
 #include "image/image.h"
@@ -33,9 +34,12 @@
 
 extern char **environ;
 
-/* What the enforcer and the Containerfile need in any Debian-like base. */
+/*
+ * What the Containerfile needs in any Debian-like base: the enforcer
+ * needs nothing of it, being static and mounted from the host.
+ */
 static const char *const base_packages[] = {
-	"ca-certificates", "passwd", "libnftnl11", "libmnl0", "libc-ares2"
+	"ca-certificates", "passwd"
 };
 #define NBASE_PACKAGES	(sizeof(base_packages) / sizeof(base_packages[0]))
 
@@ -64,18 +68,13 @@ image_hash_str(EVP_MD_CTX *ctx, const char *s)
 int
 image_hash_hex(EVP_MD_CTX *ctx, char hex[LAUNCH_IMAGE_HASHLEN + 1])
 {
-	static const char	 digits[] = "0123456789abcdef";
 	unsigned char		 md[EVP_MAX_MD_SIZE];
-	unsigned int		 mdlen = 0, i;
+	unsigned int		 mdlen = 0;
 
 	if (EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 ||
 	    mdlen * 2 < LAUNCH_IMAGE_HASHLEN)
 		return -1;
-	for (i = 0; i < LAUNCH_IMAGE_HASHLEN / 2; i++) {
-		hex[2 * i] = digits[md[i] >> 4];
-		hex[2 * i + 1] = digits[md[i] & 0xf];
-	}
-	hex[LAUNCH_IMAGE_HASHLEN] = '\0';
+	hex_encode(md, LAUNCH_IMAGE_HASHLEN / 2, hex);
 	return 0;
 }
 
@@ -155,6 +154,47 @@ image_has_tools(const struct launch_image_spec *spec)
 
 
 int
+image_foreign(const char *ref, int offline)
+{
+	return !offline && strcmp(ref, LAUNCH_DEFAULT_BASE) != 0;
+}
+
+
+/*
+ * Packages and tools on a foreign base: refused, for they need the
+ * network in the build.  apt-get install (of --package, of the nodejs
+ * an npm tool's install session needs, of python3-pip for pip) runs as
+ * root with that base's apt, its sources, its apt.conf.d hooks and its
+ * packages' scripts, and the base's ONBUILD triggers before it: code a
+ * stranger chose, with the network.  A build of such a base has none.
+ */
+static int
+check_foreign(const struct launch_image_spec *spec, char *err, size_t errlen)
+{
+	const char	*what;
+
+	if (spec->base == NULL || !image_foreign(spec->base, 0))
+		return 0;
+	if (spec->npackages > 0)
+		what = spec->packages[0];
+	else if (image_has_tools(spec))
+		what = spec->nnpm > 0 ? spec->npm[0] : spec->npip > 0 ?
+		    spec->pip[0] : "node";
+	else
+		return 0;
+	snprintf(err, errlen, "base image %.128s is not aisb's own (the "
+	    "offline Debian base or %s), so its build gets no network, and "
+	    "'%.64s' needs apt-get install in it (npm and pip tools: nodejs "
+	    "or python3-pip), which would run that base's apt, sources and "
+	    "scripts as root; bake what you need into the base yourself "
+	    "(FROM it, RUN apt-get install ...), or use aisb's default base "
+	    "(leave image: and --image unset)", spec->base,
+	    LAUNCH_DEFAULT_BASE, what);
+	return -1;
+}
+
+
+int
 launch_image_spec_check(const struct launch_image_spec *spec, char *err,
     size_t errlen)
 {
@@ -185,7 +225,7 @@ launch_image_spec_check(const struct launch_image_spec *spec, char *err,
 		    spec->suite);
 		return -1;
 	}
-	return 0;
+	return check_foreign(spec, err, errlen);
 }
 
 
@@ -393,14 +433,6 @@ image_build_lock(void)
 	return -1;
 }
 
-
-int
-launch_image_default_enforcer(char *buf, size_t len)
-{
-	if (launch_beside_self("aisb-enforce", buf, len) == -1)
-		return -1;
-	return access(buf, R_OK) == 0 ? 0 : -1;
-}
 
 int
 image_podman_build(const struct launch_image_spec *spec, const char *dir,

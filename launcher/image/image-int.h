@@ -19,7 +19,7 @@
  * Bumped whenever the recipe changes in a way the hashed inputs do not
  * show (e.g. a different mmdebstrap variant), so old images are not reused.
  */
-#define IMAGE_RECIPE		2
+#define IMAGE_RECIPE		3
 #define BUILD_TIMEOUT_MS	(30 * 60 * 1000)
 
 /* ---- store.c ----------------------------------------------------------- */
@@ -42,6 +42,11 @@ void	 image_hash_str(EVP_MD_CTX *, const char *);
 int	 image_hash_hex(EVP_MD_CTX *, char hex[LAUNCH_IMAGE_HASHLEN + 1]);
 /* An image reference we are willing to hand podman and hash.  1 or 0. */
 int	 image_valid_ref(const char *);
+/*
+ * 1 when the base ref (offline: aisb's offline base) is foreign: neither
+ * that base nor LAUNCH_DEFAULT_BASE.  Its build steps get no network.
+ */
+int	 image_foreign(const char *ref, int offline);
 /* 1 when spec installs npm or pip tools (a layer of its own). */
 int	 image_has_tools(const struct launch_image_spec *);
 /*

@@ -12,7 +12,19 @@
 #define LAUNCH_BASE_REPO	"localhost/aisb-base"
 #define LAUNCH_IMAGE_HASHLEN	16	/* hex digits of SHA-256 in a tag */
 #define LAUNCH_TAG_MAX		256	/* "localhost/aisb:<16 hex>" fits */
-#define LAUNCH_ENFORCER_IN_IMAGE "/usr/local/bin/aisb-enforce"
+/*
+ * Where a session mounts the host's aisb-enforce, read-only, and names
+ * it the entrypoint (session/enforcer.h): never a file of the image.
+ * The image's ENTRYPOINT names it too, so that the image run without
+ * aisb's mount runs nothing at all.
+ */
+#define LAUNCH_ENFORCER_IN_CONTAINER "/run/aisb/aisb-enforce"
+/*
+ * The base of the option image's default.  It and the offline base are
+ * aisb's own; any other is a foreign base, whose build steps get no
+ * network (image.c).
+ */
+#define LAUNCH_DEFAULT_BASE	"docker.io/library/debian:bookworm-slim"
 #define LAUNCH_SANDBOX_USER	"sandbox"
 #define LAUNCH_SANDBOX_ID	1000
 #define LAUNCH_SANDBOX_HOME	"/home/sandbox"
@@ -61,7 +73,6 @@ struct launch_image_spec {
 	const char		 *base;
 	const char *const	 *packages;
 	size_t			  npackages;
-	const char		 *enforcer_path;
 	const char		 *runtime;
 	const char		 *suite;	/* NULL: the host's codename */
 	int			  verbose;	/* podman/mmdebstrap output */
@@ -89,7 +100,6 @@ struct launch_image_spec {
 };
 
 /* Bounds on what is read from outside. */
-#define LAUNCH_ENFORCER_MAX	(64u * 1024 * 1024)
 #define LAUNCH_CONTAINERFILE_MAX (16u * 1024)
 #define LAUNCH_PACKAGES_MAX	256
 #define LAUNCH_TOOLS_MAX	64	/* npm, pip entries and homedirs each */

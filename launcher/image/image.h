@@ -64,7 +64,4 @@ int	launch_image_tools_tag(const struct launch_image_spec *,
 int	launch_image_print_containerfile(const struct launch_image_spec *,
 	    FILE *);
 
-/* The enforcer next to the running aisb executable.  0 or -1. */
-int	launch_image_default_enforcer(char *buf, size_t len);
-
 #endif

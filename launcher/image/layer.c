@@ -375,14 +375,8 @@ launch_image_print_containerfile(const struct launch_image_spec *spec,
 		    "nodejs when no node is named):\n");
 	fputs(buf, f);
 	if (tools) {
-		char	enforcer[PATH_MAX];
-
-		/* the tag below hashes the enforcer: without one, unknown */
-		if (u.enforcer_path == NULL && launch_image_default_enforcer(
-		    enforcer, sizeof(enforcer)) == 0)
-			u.enforcer_path = enforcer;
-		if ((u.enforcer_path != NULL && image_plain(&u, 1, from,
-		    sizeof(from), err, sizeof(err)) == -1) ||
+		if (image_plain(&u, 1, from, sizeof(from), err,
+		    sizeof(err)) == -1 ||
 		    image_tools_containerfile(spec, from[0] != '\0' ? from :
 		    LAUNCH_IMAGE_REPO ":0000000000000000", buf,
 		    LAUNCH_CONTAINERFILE_MAX, err, sizeof(err)) == -1) {
@@ -433,13 +427,6 @@ int
 launch_image_lookup(const struct launch_image_spec *spec, char *tag,
     size_t taglen, char *err, size_t errlen)
 {
-	struct launch_image_spec	s = *spec;
-	char				enforcer[PATH_MAX];
-
-	/* the tag hashes the enforcer: the one a build would copy */
-	if (s.enforcer_path == NULL && launch_image_default_enforcer(enforcer,
-	    sizeof(enforcer)) == 0)
-		s.enforcer_path = enforcer;
-	return image_has_tools(&s) ? image_tools(&s, 1, tag, taglen, err,
-	    errlen) : image_plain(&s, 1, tag, taglen, err, errlen);
+	return image_has_tools(spec) ? image_tools(spec, 1, tag, taglen, err,
+	    errlen) : image_plain(spec, 1, tag, taglen, err, errlen);
 }

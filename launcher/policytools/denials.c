@@ -560,3 +560,18 @@ launch_denials_print_tools(const struct launch_denials *d, FILE *out,
 		fprintf(out, ", others (%lu)", d->tools_more);
 	putc('\n', out);
 }
+
+void
+launch_denials_summary(const char *path, FILE *f, const char *prefix)
+{
+	struct launch_denials	*d;
+
+	if ((d = malloc(sizeof(*d))) == NULL)
+		return;
+	launch_denials_init(d);
+	if (launch_denials_read(d, path) == 0) {
+		launch_denials_print(d, f, prefix, path);
+		launch_denials_print_tools(d, f, prefix);
+	}
+	free(d);
+}

@@ -141,5 +141,11 @@ void	 launch_denials_print(const struct launch_denials *, FILE *,
  */
 void	 launch_denials_print_tools(const struct launch_denials *, FILE *,
 	    const char *prefix);
+/*
+ * The end of a session: what the audit log at path says was denied, the
+ * YAML that would allow each, and the tools that ignored the proxy
+ * variables, each line of aisb's own starting with prefix.
+ */
+void	 launch_denials_summary(const char *path, FILE *f, const char *prefix);
 
 #endif

@@ -111,8 +111,8 @@ inside(const char *a, const char *b)
 static const char *
 dst_why(const char *dst, const char *ws)
 {
-	static const char *const own[] = { LAUNCH_RUN_DIR, LAUNCH_ENFORCER,
-	    "/proc", "/sys", "/dev" };
+	static const char *const own[] = { LAUNCH_RUN_DIR, "/proc", "/sys",
+	    "/dev" };
 	size_t	 i;
 
 	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)

@@ -2,9 +2,9 @@
  * The layers under the flags (options.c applies them in order): the
  * config files, ~/.config/aisb/config.yaml and a workspace's .aisb.yaml,
  * each one flat YAML mapping read whole within LAUNCH_MAX_CONFIG, with
- * what a project config may not set and every error of a file reported,
- * each with its place and, for a key no option has, the nearest one; then
- * the AISB_* environment.
+ * what a project config may not set (optproject.c) and every error of a
+ * file reported, each with its place and, for a key no option has, the
+ * nearest one; then the AISB_* environment.
  */
 #include "config.h"
 
@@ -21,90 +21,6 @@
 #include "host/paths.h"
 #include "session/options.h"
 #include "session/options-int.h"
-
-/*
- * What a project config may not do.  Returns -1 with the reason.
- */
-static int
-check_project(const struct launch_opts *o, enum launch_opt_id id,
-    const char *v, const char *where, char *err, size_t errlen)
-{
-	if (id == LO_POLICY && o->project_policy)
-		return 0;
-	if (id == LO_POLICY) {
-		snprintf(err, errlen, "%s: a project config may not choose the "
-		    "policy; to allow it, set 'project_policy: true' in %s",
-		    where, o->user_config);
-		return -1;
-	}
-	if (id == LO_PROTECT || id == LO_MOUNT) {
-		snprintf(err, errlen, "%s: a project config may not set %s: "
-		    "%s is yours to say, not the repository's; write it in "
-		    "%s or pass --%s", where, launch_optdesc[id].name,
-		    id == LO_MOUNT ? "what else of the host a session sees" :
-		    "which of your files the command may not change",
-		    o->user_config, launch_optdesc[id].name);
-		return -1;
-	}
-	if (id == LO_NPM || id == LO_PIP) {
-		snprintf(err, errlen, "%s: a project config may not add %s "
-		    "packages: their install runs the packages' own scripts "
-		    "with network access; name them in %s or with --%s",
-		    where, launch_optdesc[id].name, o->user_config, launch_optdesc[id].name);
-		return -1;
-	}
-	if (id == LO_SECRETS) {
-		snprintf(err, errlen, "%s: a project config may not name "
-		    "secrets: it would choose which of your secrets leave the "
-		    "host; name them in %s or with --secret", where,
-		    o->user_config);
-		return -1;
-	}
-	if (!(launch_optdesc[id].flags & O_PROJECT)) {
-		snprintf(err, errlen, "%s: '%s' may not be set by a project "
-		    "config (it would widen what the session can reach or "
-		    "read); set it in %s%s", where, launch_optdesc[id].name,
-		    o->user_config, launch_optdesc[id].flags & O_NOFLAG ? "" :
-		    " or on the command line");
-		return -1;
-	}
-	/* a capture the user asked for is not the repository's to drop */
-	if (id == LO_RECORD && strcmp(v, "true") != 0 &&
-	    strcmp(v, "yes") != 0 && strcmp(v, "1") != 0) {
-		snprintf(err, errlen, "%s: a project config may only turn "
-		    "record on (record: true), never off", where);
-		return -1;
-	}
-	if (id == LO_AGENT && strcmp(v, "none") != 0) {
-		snprintf(err, errlen, "%s: a project config may not choose an "
-		    "agent: a recipe adds allow rules to the policy; write "
-		    "agent: %.32s in %s or pass --agent %.32s (a project "
-		    "config may only say agent: none)", where, v,
-		    o->user_config, v);
-		return -1;
-	}
-	if (id == LO_WORKSPACE_MODE && strcmp(v, "snapshot") != 0 &&
-	    strcmp(v, "readonly") != 0) {
-		snprintf(err, errlen, "%s: a project config may only choose "
-		    "workspace_mode: snapshot or readonly, never direct", where);
-		return -1;
-	}
-	/* a quarantine the repository asked for is not its to drop */
-	if (id == LO_QUARANTINE && strcmp(v, "true") != 0 &&
-	    strcmp(v, "yes") != 0 && strcmp(v, "1") != 0) {
-		snprintf(err, errlen, "%s: a project config may only turn "
-		    "quarantine on (quarantine: true), never off", where);
-		return -1;
-	}
-	if ((launch_optdesc[id].flags & O_NARROW) && id == LO_NET &&
-	    strcmp(v, "none") != 0) {
-		snprintf(err, errlen, "%s: a project config may only narrow the "
-		    "network to 'none'", where);
-		return -1;
-	}
-	return 0;
-}
-
 
 /*
  * The errors of one config file, all of them: each on a line of its own
@@ -172,7 +88,7 @@ config_scalar(struct launch_opts *o, const char *path, enum launch_src src,
 	if (*id == -2)
 		;		/* the value of an unknown key */
 	else if (src == LAUNCH_SRC_PROJECT &&
-	    check_project(o, (enum launch_opt_id)*id, v, where, msg,
+	    launch_opt_check_project(o, (enum launch_opt_id)*id, v, where, msg,
 	    sizeof(msg)) == -1)
 		cfg_err(e, msg);
 	else if (*id == LO_PROJECT_POLICY && src != LAUNCH_SRC_USER) {
@@ -311,8 +227,7 @@ launch_opts_env_layer(struct launch_opts *o, char **envp, char *err, size_t errl
 	for (i = 0; i < LO__COUNT; i++) {
 		/* secrets, trust and the user config's own keys (O_NOFLAG):
 		 * never from an environment a tool may set */
-		if (i == LO_ENV || i == LO_SECRETS ||
-		    (launch_optdesc[i].flags & O_NOFLAG))
+		if (launch_optdesc[i].flags & (O_NOENV | O_NOFLAG))
 			continue;
 		snprintf(var, sizeof(var), "AISB_");
 		for (k = 0; launch_optdesc[i].name[k] != '\0' && k < 50; k++)

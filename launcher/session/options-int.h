@@ -1,7 +1,9 @@
 /*
  * What the option table's files share (optvalue.c: the table, each value
- * checked and set; optconfig.c: the config files and AISB_*; options.c: the
- * flags, the resolution, on top of them).  Only they include this.
+ * What the option table's files share (optvalue.c: the table, each value
+ * checked and set; optproject.c: what a project config may do with each;
+ * optconfig.c: the config files and AISB_*; options.c: the flags, the
+ * resolution, on top of them).  Only they include this.
  */
 #ifndef AISB_SESSION_OPTIONS_INT_H
 #define AISB_SESSION_OPTIONS_INT_H
@@ -13,8 +15,20 @@
 enum otype { OT_PATH, OT_NET, OT_WORD, OT_LIST, OT_SIZE, OT_CPUS, OT_UINT,
 	OT_DURATION, OT_BOOL, OT_ENVLIST, OT_CHOICE, OT_SECRETLIST };
 
-#define O_PROJECT	0x01	/* a project config may set it */
-#define O_NARROW	0x02	/* ... but only to narrow it (see check_project) */
+/*
+ * What a project config (.aisb.yaml, which comes with the repository)
+ * may do with an option: every option says it, in the table, and
+ * launch_opt_check_project (optproject.c) applies it.  It may narrow a
+ * session, never widen what it reaches or reads, nor hide what happened
+ * in it.
+ */
+enum oproject {
+	P_NEVER = 0,	/* refused, with the line for the user config */
+	P_ANY,		/* any value: the table's comment says why none widens */
+	P_ONLY,		/* only the value .only (net: none, agent: none...) */
+	P_LOWER,	/* a limit: at most the lower layers' value, never 0 */
+	P_POLICY,	/* only with project_policy: true in the user config */
+};
 
 struct optdesc {
 	const char	*name;		/* config key; flag is --name with '_' -> '-' */
@@ -24,9 +38,13 @@ struct optdesc {
 	const char	*help;
 	const char	*arg;		/* the value's name in --help; NULL: none */
 	const char	*defhelp;	/* the default as --help says it */
+	enum oproject	 project;	/* what a project config may do */
+	const char	*only;		/* P_ONLY: the one value it may say */
+	const char	*why;		/* why it may not do more: the message */
 };
 
 #define O_NOFLAG	0x04	/* no command-line flag (user config only) */
+#define O_NOENV		0x08	/* no AISB_* variable (secrets and trust) */
 
 /* The one table of session options (optvalue.c). */
 extern const struct optdesc launch_optdesc[LO__COUNT];
@@ -48,6 +66,20 @@ struct launch_item **launch_opt_list(struct launch_opts *,
 /* One value checked for its option's type; the typed view filled. */
 int	 launch_opt_check(struct launch_opts *, enum launch_opt_id,
 	    const char *v, char *err, size_t errlen);
+/*
+ * What a project config may do with option id, by the table's project
+ * column (optproject.c): 0, or -1 with err (naming where, why, and the
+ * line for the user config instead).  A value that is no value of the
+ * option passes here and fails its own check after.
+ */
+int	 launch_opt_check_project(const struct launch_opts *,
+	    enum launch_opt_id, const char *v, const char *where, char *err,
+	    size_t errlen);
+/*
+ * The flag of option id as help and completion show it: "--package" for
+ * packages, "--no-NAME" for a switch that is on by default.
+ */
+void	 launch_opt_flag_name(int id, char *flag, size_t len);
 /*
  * One config file into o at layer src (optconfig.c): a missing file is
  * none.  0, or -1 with every error in err, one a line.

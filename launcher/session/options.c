@@ -25,6 +25,7 @@
 #include "session/options.h"
 #include "session/options-int.h"
 #include "session/recording.h"
+#include "session/trust.h"
 
 #ifndef AISB_POLICYDIR
 #define AISB_POLICYDIR	"/usr/local/share/aisb/policies"
@@ -138,7 +139,6 @@ flag_opt(const char *flag, size_t len)
 	return id;
 }
 
-static void	flag_name(int, char *, size_t);
 
 /*
  * ": did you mean --policy?" for a flag no table has (typed: as given,
@@ -155,7 +155,7 @@ near_flag(const char *typed, char *out, size_t len)
 	out[0] = '\0';
 	for (id = 0; id < LO__COUNT; id++)
 		if (!(launch_optdesc[id].flags & O_NOFLAG))
-			flag_name(id, names[n++], sizeof(names[0]));
+			launch_opt_flag_name(id, names[n++], sizeof(names[0]));
 	for (k = 0; k < sizeof(aliases) / sizeof(aliases[0]) &&
 	    n < LO__COUNT + 16; k++)
 		snprintf(names[n++], sizeof(names[0]), "%s", aliases[k].flag);
@@ -256,16 +256,8 @@ parse_flags(struct launch_opts *o, int argc, char **argv, char *err,
 	return 0;
 }
 
-/*
- * The flags of a session, one per line: --flag, or --flag=ARG for those
- * taking a value (ARG: FILE, DIR, a|b|c choices...), for completion.
- */
-/*
- * The flag of option id as help and completion show it: "--package" for
- * packages, "--no-NAME" for a switch that is on by default.
- */
-static void
-flag_name(int id, char *flag, size_t len)
+void
+launch_opt_flag_name(int id, char *flag, size_t len)
 {
 	const struct optdesc	*d = &launch_optdesc[id];
 	size_t			 i;
@@ -279,6 +271,10 @@ flag_name(int id, char *flag, size_t len)
 			flag[i] = '-';
 }
 
+/*
+ * The flags of a session, one per line: --flag, or --flag=ARG for those
+ * taking a value (ARG: FILE, DIR, a|b|c choices...), for completion.
+ */
 void
 launch_opts_flags(FILE *f)
 {
@@ -289,7 +285,7 @@ launch_opts_flags(FILE *f)
 	for (id = 0; id < LO__COUNT; id++) {
 		if (launch_optdesc[id].flags & O_NOFLAG)
 			continue;
-		flag_name(id, flag, sizeof(flag));
+		launch_opt_flag_name(id, flag, sizeof(flag));
 		fprintf(f, "%s%s%s\n", flag, launch_optdesc[id].arg != NULL ? "=" : "",
 		    launch_optdesc[id].arg != NULL ? launch_optdesc[id].arg : "");
 	}
@@ -316,7 +312,7 @@ launch_opts_help(FILE *f)
 
 		if (d->flags & O_NOFLAG)
 			continue;
-		flag_name(id, flag, sizeof(flag));
+		launch_opt_flag_name(id, flag, sizeof(flag));
 		if (d->arg != NULL)
 			snprintf(flag + strlen(flag), sizeof(flag) -
 			    strlen(flag), " %s", d->arg);
@@ -545,9 +541,11 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 	else
 		snprintf(o->user_policy, sizeof(o->user_policy),
 		    "%s/.config/aisb/policy.yaml", home ? home : "");
-	if (launch_opts_read_config(o, o->user_config, LAUNCH_SRC_USER, err, errlen) == -1)
+	/* a file a bind session wrote is read once the user accepted it */
+	if (launch_trust_check(envp, o->user_config, err, errlen) == -1 ||
+	    launch_opts_read_config(o, o->user_config, LAUNCH_SRC_USER, err,
+	    errlen) == -1)
 		goto fail;
-
 	/* 3. project config, at the workspace the higher layers name */
 	{
 		const char *ws = flags.val[LO_WORKSPACE];
@@ -558,7 +556,8 @@ launch_opts_resolve(struct launch_opts *o, int argc, char **argv,
 		snprintf(o->project_config, sizeof(o->project_config),
 		    "%s/.aisb.yaml", ws);
 	}
-	if (launch_opts_read_config(o, o->project_config, LAUNCH_SRC_PROJECT, err,
+	if (launch_trust_check(envp, o->project_config, err, errlen) == -1 ||
+	    launch_opts_read_config(o, o->project_config, LAUNCH_SRC_PROJECT, err,
 	    errlen) == -1)
 		goto fail;
 

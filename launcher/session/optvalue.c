@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "image/image-t.h"
 #include "draft/draft.h"
 #include "image/names.h"
 #include "session/mounts.h"
@@ -22,114 +23,146 @@
 
 /*
  * The one table of session options: the config files, AISB_*, the flags
- * and --help (launch_opts_help) all read it.
+ * and --help (launch_opts_help) all read it, and so does
+ * launch_opt_check_project (optproject.c): each option says what a
+ * project config may do with it (options-int.h), and why when it may
+ * set it at all.  tests/unit/test_optproject.c holds a row per option of
+ * who may set it and in which direction: a new option fails it until it
+ * has one.
  */
 const struct optdesc launch_optdesc[LO__COUNT] = {
+	/* a project's own policy only when the user config says so */
 	[LO_POLICY] = { "policy", OT_PATH, 0, NULL,
 	    "policy file", "FILE",
-	    "~/.config/aisb/policy.yaml, else the shipped default" },
-	[LO_NET] = { "net", OT_NET, O_PROJECT | O_NARROW, "gate",
+	    "~/.config/aisb/policy.yaml, else the shipped default",
+	    P_POLICY, NULL,
+	    "the policy decides what the session reaches" },
+	[LO_NET] = { "net", OT_NET, 0, "gate",
 	    "network: through the egress gate, none (loopback only), or "
-	    "direct (pinned addresses)", "gate|none|direct", NULL },
-	[LO_IMAGE] = { "image", OT_WORD, O_PROJECT, "docker.io/library/debian:bookworm-slim",
+	    "direct (pinned addresses)", "gate|none|direct", NULL,
+	    P_ONLY, "none",
+	    "any other mode reaches more" },
+	[LO_IMAGE] = { "image", OT_WORD, 0, LAUNCH_DEFAULT_BASE,
 	    "base image; an offline Debian base when it cannot be pulled",
-	    "REF", NULL },
-	[LO_PACKAGES] = { "packages", OT_LIST, O_PROJECT, NULL,
+	    "REF", NULL, P_NEVER, NULL,
+	    "the base's programs run in every session and in the image "
+	    "build" },
+	/*
+	 * Debian packages, from the host's own signed apt sources (the
+	 * offline base) or the default base's, installed by apt in the
+	 * image build, never by the command: they change what the image
+	 * holds, not what a session reaches or reads (no_new_privs and an
+	 * empty bounding set leave setuid bits and file capabilities
+	 * inert).  On a foreign base they are refused (image/build.c).
+	 * A project's list replaces the user's, which only narrows.
+	 */
+	[LO_PACKAGES] = { "packages", OT_LIST, 0, NULL,
 	    "Debian package installed in the image (repeatable)", "NAME",
-	    "none" },
-	[LO_MEMORY] = { "memory", OT_SIZE, O_PROJECT, "4g",
-	    "memory limit (k, m, g; 0: none)", "SIZE", NULL },
-	[LO_CPUS] = { "cpus", OT_CPUS, O_PROJECT, "2", "CPU limit (1.5; 0: none)",
-	    "N", NULL },
-	[LO_PIDS] = { "pids", OT_UINT, O_PROJECT, "1024",
-	    "process limit (0: none)", "N", NULL },
-	[LO_TIMEOUT] = { "timeout", OT_DURATION, O_PROJECT, "0",
+	    "none", P_ANY, NULL,
+	    NULL },
+	[LO_MEMORY] = { "memory", OT_SIZE, 0, "4g",
+	    "memory limit (k, m, g; 0: none)", "SIZE", NULL, P_LOWER, NULL,
+	    "a higher limit takes more of the host" },
+	[LO_CPUS] = { "cpus", OT_CPUS, 0, "2", "CPU limit (1.5; 0: none)",
+	    "N", NULL, P_LOWER, NULL,
+	    "a higher limit takes more of the host" },
+	[LO_PIDS] = { "pids", OT_UINT, 0, "1024",
+	    "process limit (0: none)", "N", NULL, P_LOWER, NULL,
+	    "a higher limit takes more of the host" },
+	[LO_TIMEOUT] = { "timeout", OT_DURATION, 0, "0",
 	    "kill the command after this long and exit 124 (s, m, h; 0: never)",
-	    "DURATION", NULL },
+	    "DURATION", NULL, P_LOWER, NULL,
+	    "a longer one runs longer" },
 	[LO_WORKSPACE] = { "workspace", OT_PATH, 0, NULL,
 	    "directory mounted read-write at the same path", "DIR",
-	    "the current directory" },
+	    "the current directory", P_NEVER, NULL,
+	    "another folder is another reach" },
 	[LO_HOME_VOLUME] = { "home_volume", OT_WORD, 0, NULL,
 	    "named volume mounted at /home/sandbox", "NAME",
-	    "aisb-home-<hash of the workspace's real path>" },
-	[LO_KEEP] = { "keep", OT_BOOL, O_PROJECT, "false",
-	    "keep the container and the session record", NULL, NULL },
-	[LO_RECORD] = { "record", OT_BOOL, O_PROJECT, "false",
+	    "aisb-home-<hash of the workspace's real path>", P_NEVER, NULL,
+	    "another project's home holds what was planted there" },
+	[LO_KEEP] = { "keep", OT_BOOL, 0, "false",
+	    "keep the container and the session record", NULL, NULL,
+	    P_NEVER, NULL,
+	    "a kept container outlives the session" },
+	[LO_RECORD] = { "record", OT_BOOL, 0, "false",
 	    "record the session's traffic: a pcapng capture, the decision log "
-	    "and a manifest of their SHA-256s (docs/record.md)", NULL, NULL },
-	/* not O_PROJECT: a repository must not shrink its own recording */
+	    "and a manifest of their SHA-256s (docs/record.md)", NULL, NULL,
+	    P_ONLY, "true",
+	    "a capture the user asked for is not the repository's to drop" },
 	[LO_RECORD_MAX] = { "record_max", OT_SIZE, 0, LAUNCH_RECORD_MAX_DEFAULT,
 	    "with --record: bound of the capture (K, M, G; 4K to 64G); "
 	    "reaching it stops the recording, not the session", "SIZE",
-	    NULL },
+	    NULL, P_NEVER, NULL,
+	    "a repository must not shrink its own recording" },
 	[LO_GATE] = { "gate", OT_WORD, 0, "",
 	    "named gate to use (aisb gate up NAME)", "NAME",
-	    "a gate of the session's own" },
-	[LO_ENV] = { "env", OT_ENVLIST, 0, NULL,
+	    "a gate of the session's own", P_NEVER, NULL,
+	    "a shared gate's policy is another's" },
+	[LO_ENV] = { "env", OT_ENVLIST, O_NOENV, NULL,
 	    "pass NAME (host value), NAME=VALUE, NAME? (host value if set); "
-	    "repeatable", "NAME[=VALUE]", "none" },
-	[LO_RUNTIME] = { "runtime", OT_WORD, 0, "runc", "OCI runtime podman uses",
-	    "NAME", NULL },
-	[LO_QUIET] = { "quiet", OT_BOOL, O_PROJECT, "false",
-	    "print nothing of aisb's own but errors", NULL, NULL },
-	[LO_PROJECT_POLICY] = { "project_policy", OT_BOOL, O_NOFLAG, "false",
-	    "let .aisb.yaml name the policy (user config only)", NULL, NULL },
-	[LO_HOST_CA] = { "host_ca", OT_BOOL, O_PROJECT, "true",
+	    "repeatable", "NAME[=VALUE]", "none", P_NEVER, NULL,
+	    "the host's variables hold credentials" },
+	[LO_RUNTIME] = { "runtime", OT_WORD, 0, "runc",
+	    "OCI runtime podman uses", "NAME", NULL, P_NEVER, NULL,
+	    "the runtime is the container" },
+	[LO_QUIET] = { "quiet", OT_BOOL, 0, "false",
+	    "print nothing of aisb's own but errors", NULL, NULL,
+	    P_NEVER, NULL,
+	    "it hides what aisb says of the session" },
+	[LO_PROJECT_POLICY] = { "project_policy", OT_BOOL, O_NOFLAG | O_NOENV,
+	    "false", "let .aisb.yaml name the policy (user config only)",
+	    NULL, NULL, P_NEVER, NULL,
+	    "it is the user's trust in projects" },
+	[LO_HOST_CA] = { "host_ca", OT_BOOL, 0, "true",
 	    "do not trust the host's /usr/local/share/ca-certificates "
-	    "inside (trusted by default)", NULL, NULL },
-	/*
-	 * A recipe adds allow rules to the policy: a project config may
-	 * only turn that off (none), never name one (check_project).
-	 */
-	[LO_AGENT] = { "agent", OT_WORD, O_PROJECT | O_NARROW, NULL,
+	    "inside (trusted by default)", NULL, NULL, P_ONLY, "false",
+	    "the host's CAs are the user's to trust inside" },
+	[LO_AGENT] = { "agent", OT_WORD, 0, NULL,
 	    "agent recipe: its package in the image, its hosts allowed, its "
 	    "settings (docs/agents.md); none: no recipe", "NAME",
-	    "the recipe whose command is COMMAND, if any" },
-	/* not O_PROJECT: installing runs packages' scripts with network */
+	    "the recipe whose command is COMMAND, if any", P_ONLY, "none",
+	    "a recipe adds allow rules to the policy" },
 	[LO_NPM] = { "npm", OT_LIST, 0, NULL,
 	    "npm CLI installed in the image by a gated session "
-	    "(repeatable; no version: the newest)", "PKG[@VER]", "none" },
+	    "(repeatable; no version: the newest)", "PKG[@VER]", "none",
+	    P_NEVER, NULL,
+	    "installing runs the packages' own scripts with network access" },
 	[LO_PIP] = { "pip", OT_LIST, 0, NULL,
 	    "pip CLI installed in the image by a gated session "
-	    "(repeatable)", "PKG==VER", "none" },
-	/*
-	 * not O_PROJECT: the install sessions run a package's scripts, and
-	 * a repository must not widen what they reach
-	 */
+	    "(repeatable)", "PKG==VER", "none", P_NEVER, NULL,
+	    "installing runs the packages' own scripts with network access" },
 	[LO_INSTALL_POLICY] = { "install_policy", OT_PATH, 0, "",
 	    "policy of the sessions that install --npm, --pip and agent "
-	    "tools", "FILE", "aisb policy derive npm|pip" },
-	/*
-	 * not O_PROJECT: it widens the policy by what the repository's
-	 * lockfiles say (https hosts only, lockfile.h)
-	 */
+	    "tools", "FILE", "aisb policy derive npm|pip", P_NEVER, NULL,
+	    "the install sessions run a package's scripts: what they reach "
+	    "is yours to say" },
 	[LO_ALLOW_FROM_LOCKFILE] = { "allow_from_lockfile", OT_BOOL, 0,
 	    "false", "allow the https hosts the workspace's lockfiles "
-	    "name (aisb policy derive lockfile lists them)", NULL, NULL },
+	    "name (aisb policy derive lockfile lists them)", NULL, NULL,
+	    P_NEVER, NULL,
+	    "it widens the policy by what the repository's lockfiles name" },
 	/*
-	 * Snapshot sessions (docs/snapshot.md).  A project config may
-	 * choose snapshot (it narrows what the command reaches), never
-	 * direct; nor when to write back, which is the user's to say.
+	 * Snapshot sessions (docs/snapshot.md): a copy narrows what the
+	 * command reaches, direct never; when to write back is the user's.
 	 */
-	[LO_WORKSPACE_MODE] = { "workspace_mode", OT_CHOICE,
-	    O_PROJECT | O_NARROW, "direct",
+	[LO_WORKSPACE_MODE] = { "workspace_mode", OT_CHOICE, 0, "direct",
 	    "direct: the command writes the workspace (its git folders "
 	    "guarded); snapshot: a copy of it, whose changes aisb apply ID "
 	    "writes back; readonly: it reads the workspace only",
-	    "direct|snapshot|readonly", NULL },
+	    "direct|snapshot|readonly", NULL, P_ONLY, "snapshot|readonly",
+	    "direct mode writes the workspace itself" },
 	[LO_APPLY] = { "apply", OT_CHOICE, 0, "auto",
 	    "at the end of a snapshot session (its changes) or a direct one "
 	    "(the git config keys it changed): ask on the terminal (ask), "
 	    "or only keep them (never); auto: ask when stdin and stderr "
-	    "are a terminal", "auto|ask|never", NULL },
-	/*
-	 * Not O_PROJECT: a list of a higher layer replaces a lower one's,
-	 * and a repository must not drop the user's exclusions.
-	 */
+	    "are a terminal", "auto|ask|never", NULL, P_NEVER, NULL,
+	    "a write-back is the user's to approve" },
 	[LO_SNAPSHOT_EXCLUDE] = { "snapshot_exclude", OT_LIST, 0, NULL,
 	    "snapshot sessions: also leave out of the stage what PATTERN "
 	    "matches (repeatable; docs/snapshot.md)", "PATTERN",
-	    "the documented list only" },
+	    "the documented list only", P_NEVER, NULL,
+	    "it would replace the user's exclusions" },
 	/*
 	 * Not O_PROJECT: which of the user's drafts a session writes is the
 	 * user's to say, not a repository's.
@@ -138,7 +171,8 @@ const struct optdesc launch_optdesc[LO__COUNT] = {
 	    "continue the persistent draft NAME of this workspace: a snapshot "
 	    "session whose changes go into the draft, never asked about; aisb "
 	    "draft commit NAME writes them back (docs/snapshot.md)", "NAME",
-	    "none" },
+	    "none", P_NEVER, NULL,
+	    "which of your drafts a session writes is yours to say" },
 	/*
 	 * The user's, never a project's (a repository must not loosen them)
 	 * nor a flag's: bounds that only tighten the built-in ones (past
@@ -147,68 +181,82 @@ const struct optdesc launch_optdesc[LO__COUNT] = {
 	 */
 	[LO_SNAPSHOT_MAX_ENTRIES] = { "snapshot_max_entries", OT_UINT,
 	    O_NOFLAG, "100000", "snapshot sessions: files, folders and links "
-	    "staged, at most (1 to 100000)", "N", NULL },
+	    "staged, at most (1 to 100000)", "N", NULL, P_NEVER, NULL,
+	    "the snapshot's bounds are yours to tighten" },
 	[LO_SNAPSHOT_MAX_BYTES] = { "snapshot_max_bytes", OT_SIZE, O_NOFLAG,
 	    "2g", "snapshot sessions: bytes of files staged, at most (up to "
-	    "2g)", "SIZE", NULL },
+	    "2g)", "SIZE", NULL, P_NEVER, NULL,
+	    "the snapshot's bounds are yours to tighten" },
 	[LO_SNAPSHOT_MAX_FILE_BYTES] = { "snapshot_max_file_bytes", OT_SIZE,
 	    O_NOFLAG, "512m", "snapshot sessions: bytes of one file, at most "
-	    "(up to 512m)", "SIZE", NULL },
+	    "(up to 512m)", "SIZE", NULL, P_NEVER, NULL,
+	    "the snapshot's bounds are yours to tighten" },
 	[LO_SNAPSHOT_MAX_DEPTH] = { "snapshot_max_depth", OT_UINT, O_NOFLAG,
 	    "128", "snapshot sessions: folders deep, at most (1 to 128)", "N",
-	    NULL },
+	    NULL, P_NEVER, NULL, "the snapshot's bounds are yours to tighten" },
 	[LO_WRITEBACK_DENY] = { "writeback_deny", OT_LIST, O_NOFLAG, NULL,
 	    "snapshot sessions: what PATTERN matches is staged but never "
-	    "written back (listed as skipped)", "PATTERN", "none" },
+	    "written back (listed as skipped)", "PATTERN", "none", P_NEVER,
+	    NULL, "a list of a project would replace yours" },
 	[LO_WRITEBACK] = { "writeback", OT_BOOL, O_NOFLAG, "true",
 	    "false: no snapshot session's changes are written back (aisb "
-	    "apply and draft commit refuse them)", NULL, NULL },
+	    "apply and draft commit refuse them)", NULL, NULL, P_NEVER, NULL,
+	    "whether anything is written back is yours to say" },
 	/* the user's alone: a repository must not prune the user's history */
 	[LO_RETENTION] = { "retention", OT_SIZE, O_NOFLAG, "0",
 	    "the most the session folders may hold: the oldest are removed "
 	    "at aisb clean and after each session, never a draft waiting "
 	    "for approval nor an unsettled transaction (0: no cap)", "SIZE",
-	    "0, no cap" },
+	    "0, no cap", P_NEVER, NULL,
+	    "a repository must not prune your history" },
 	/*
 	 * Transparent capture (docs/launcher.md): a tool that ignores the
 	 * proxy variables reaches what the gate allows by name, and nothing
-	 * more; a project config may turn it off or change the ports, which
-	 * widens nothing (the gate decides every connection).
+	 * more; on or off, whatever the ports, the gate decides every
+	 * connection and no DNS leaves: neither widens.
 	 */
-	[LO_TRANSPARENT] = { "transparent", OT_BOOL, O_PROJECT, "true",
+	[LO_TRANSPARENT] = { "transparent", OT_BOOL, 0, "true",
 	    "gate mode: do not catch the TCP of tools that ignore the proxy "
-	    "variables, nor their DNS (caught by default)", NULL, NULL },
-	[LO_TRANSPARENT_PORTS] = { "transparent_ports", OT_WORD, O_PROJECT,
+	    "variables, nor their DNS (caught by default)", NULL, NULL,
+	    P_ANY, NULL,
+	    NULL },
+	[LO_TRANSPARENT_PORTS] = { "transparent_ports", OT_WORD, 0,
 	    "80,443", "gate mode: the TCP ports caught for the gate "
-	    "(1 to 16, comma-separated)", "PORTS", NULL },
+	    "(1 to 16, comma-separated)", "PORTS", NULL, P_ANY, NULL,
+	    NULL },
 	/*
-	 * The user's, never a project's: which of the user's files the
-	 * command may not change is not the repository's to say.
+	 * A project's list would replace the user's (a list of a higher
+	 * layer does), and a repository must not drop the user's
+	 * protections.
 	 */
 	[LO_PROTECT] = { "protect", OT_LIST, 0, NULL,
 	    "direct sessions: keep what PATTERN matches read-only inside, "
 	    "and list it at the end when changed or made (repeatable)",
-	    "PATTERN", "none (the files that run on their own are listed)" },
-	/* a project config may turn it on, never off (check_project) */
-	[LO_QUARANTINE] = { "quarantine", OT_BOOL, O_PROJECT, "false",
+	    "PATTERN", "none (the files that run on their own are listed)",
+	    P_NEVER, NULL,
+	    "which of your files the command may not change is yours to "
+	    "say" },
+	[LO_QUARANTINE] = { "quarantine", OT_BOOL, 0, "false",
 	    "for a repository you do not trust: --net none, the workspace "
 	    "read-only, a home that goes with the session, and a warning "
-	    "for its hooks and files that run on their own", NULL, NULL },
-	/* not O_PROJECT: a repository must not choose what else is seen */
+	    "for its hooks and files that run on their own", NULL, NULL,
+	    P_ONLY, "true",
+	    "a quarantine the repository asked for is not its to drop" },
 	[LO_MOUNT] = { "mount", OT_LIST, 0, NULL,
 	    "also mount the host's SRC at DST, read-only unless MODE is rw "
 	    "(ro, rw; agent skills, plugins; repeatable, at most 16)",
-	    "SRC:DST[:MODE]", "none" },
+	    "SRC:DST[:MODE]", "none", P_NEVER, NULL,
+	    "what else of the host a session sees is yours to say" },
 	/*
 	 * Secrets (secrets.h): read on the host, added by the gate, a
-	 * placeholder inside.  Never a project config's nor AISB_*'s: a
-	 * repository must not name what of the user's leaves the host.
+	 * placeholder inside.  Never AISB_*'s either.
 	 */
-	[LO_SECRETS] = { "secrets", OT_SECRETLIST, 0, NULL,
+	[LO_SECRETS] = { "secrets", OT_SECRETLIST, O_NOENV, NULL,
 	    "a secret the gate adds to the requests the policy says, the "
 	    "sandbox holding a placeholder: NAME (aisb's environment), "
 	    "NAME=env:VAR, NAME=file:/PATH, NAME=command:PROGRAM ARGS "
-	    "(repeatable)", "NAME[=SOURCE]", "none" },
+	    "(repeatable)", "NAME[=SOURCE]", "none", P_NEVER, NULL,
+	    "it would choose which of your secrets leave the host" },
 };
 
 static int

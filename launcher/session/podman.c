@@ -17,6 +17,7 @@
 #include "session/ids.h"
 #include "host/facts.h"
 #include "image/image-t.h"
+#include "session/enforcer.h"
 #include "session/hostcas.h"
 #include "image/agent.h"
 #include "session/podman.h"
@@ -493,26 +494,51 @@ volumes(const struct launch_run *r, struct launch_strv *v)
 static void
 add_ids(struct launch_strv *v, const struct launch_ids *ids)
 {
-	if (ids != NULL && ids->mode == LAUNCH_IDS_KEEPID) {
+	if (ids != NULL && ids->mode == LAUNCH_IDS_KEEPID)
 		add(v, "--userns=keep-id:uid=%u,gid=%u", LAUNCH_SANDBOX_ID,
 		    LAUNCH_SANDBOX_ID);
-		/*
-		 * keep-id alone starts the entrypoint as 1000, the command's
-		 * uid, which may then signal catatonit and the enforcer, and
-		 * which direct mode's per-uid rule cannot tell from the
-		 * refresher.  The container's root is a subordinate id of the
-		 * user, as in a rootful session.
-		 */
-		add(v, "--user=0:0");
-	} else if (ids != NULL && ids->mode == LAUNCH_IDS_MAPPED) {
+	else if (ids != NULL && ids->mode == LAUNCH_IDS_MAPPED) {
 		add(v, "--uidmap=0:%u:%u", (unsigned)ids->uid_base, ids->count);
 		add(v, "--gidmap=0:%u:%u", (unsigned)ids->gid_base, ids->count);
 	}
 }
 
 /*
+ * The enforcer: the host's binary, read-only at a path of aisb's, as
+ * the entrypoint (docs/enforcer.md, "Nothing of the image").  What the
+ * image's configuration would otherwise decide about its process is
+ * said here: the variables a static glibc reads before main are
+ * dropped, no health check of the image runs beside it (podman would
+ * run it as the container's root with its capabilities), and stop
+ * means SIGTERM whatever the image's STOPSIGNAL.  Without the binary,
+ * no argv.
+ */
+static void
+add_enforcer(struct launch_strv *v, const struct launch_run *r)
+{
+	size_t	 i;
+
+	/*
+	 * --mount's list cannot quote a comma.  Not relabelled under
+	 * SELinux, unlike the session's own files: the binary is the
+	 * host's (an installed one is every session's), not the session's.
+	 */
+	if (r->enforcer == NULL || r->enforcer[0] == '\0' ||
+	    strchr(r->enforcer, ',') != NULL)
+		v->failed = 1;
+	add(v, "--mount=type=bind,src=%s,dst=%s,ro=true", r->enforcer,
+	    LAUNCH_ENFORCER_IN_CONTAINER);
+	for (i = 0; launch_enforcer_unsetenv[i] != NULL; i++)
+		add(v, "--unsetenv=%s", launch_enforcer_unsetenv[i]);
+	add(v, "--no-healthcheck");
+	add(v, "--stop-signal=SIGTERM");
+	add(v, "--entrypoint=%s", LAUNCH_ENFORCER_IN_CONTAINER);
+}
+
+/*
  * `podman run` for one session.  Secrets never appear here: values reach
- * the container through the env file only.  -1 without a seccomp profile.
+ * the container through the env file only.  -1 without a seccomp profile
+ * or an enforcer.
  */
 int
 launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
@@ -541,6 +567,15 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 	add(v, "--hostname=aisb");
 	/* catatonit as PID 1 reaps what the command orphans */
 	add(v, "--init");
+	/*
+	 * The enforcer starts as the container's root, with the
+	 * capabilities below: not as whoever the image names (its USER),
+	 * nor, under keep-id, as 1000, the command's uid, which could then
+	 * signal catatonit and the enforcer, and which direct mode's per-uid
+	 * rule could not tell from the refresher.  The container's root is
+	 * a subordinate id (ids.h).
+	 */
+	add(v, "--user=0:0");
 	/*
 	 * The enforcer needs these, and the command gets none of them.  It
 	 * stays as the command's parent with KILL alone, to pass stop
@@ -606,7 +641,7 @@ launch_podman_argv(const struct launch_run *r, struct launch_strv *v)
 		add(v, "--interactive");
 	if (r->tty)
 		add(v, "--tty");
-	add(v, "--entrypoint=%s", LAUNCH_ENFORCER);
+	add_enforcer(v, r);
 	add(v, "%s", r->image);
 	add(v, "--plan");
 	add(v, "%s", LAUNCH_PLAN_PATH);
@@ -654,6 +689,7 @@ launch_run_build(struct launch_run *r, const struct launch_opts *o,
 	r->no_limits = f != NULL && launch_limits_unheld(o, f, unheld,
 	    sizeof(unheld));
 	r->seccomp = src->seccomp;
+	r->enforcer = src->enforcer;
 	r->hostca = src->hostca;
 	r->recorddir = src->recorddir;
 	r->mounts = src->mounts;

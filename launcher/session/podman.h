@@ -67,6 +67,8 @@ struct launch_run {
 	const char	*home_volume;	/* NULL: the option's value */
 	int		 no_limits;	/* the host cannot apply cgroup limits */
 	const char	*seccomp;	/* profile path; NULL: no argv */
+	const char	*enforcer;	/* the host's aisb-enforce (enforcer.h);
+					   NULL: no argv */
 	const char	*hostca;	/* the host's CAs (hostcas.h), or NULL */
 	const char	*recorddir;	/* --record --net direct: SESSION/recording */
 	const struct launch_mounts *mounts;	/* after the workspace's */
@@ -78,10 +80,10 @@ struct launch_run {
 /*
  * aisb's own paths in the container: what the enforcer reads (the plan,
  * the env file, the host's CAs, the recording folder, all under
- * LAUNCH_RUN_DIR), the enforcer, the home.  No --mount goes over them.
+ * LAUNCH_RUN_DIR), the enforcer (LAUNCH_ENFORCER_IN_CONTAINER, in it
+ * too), the home.  No --mount goes over them.
  */
 #define LAUNCH_RUN_DIR		"/run/aisb"
-#define LAUNCH_ENFORCER		"/usr/local/bin/aisb-enforce"
 #define LAUNCH_HOME		"/home/sandbox"
 
 /*
@@ -116,7 +118,7 @@ struct launch_run_src {
 						   run): slirp4netns, the
 						   hard limits */
 	const struct launch_ids *ids;	/* NULL: no mapping known */
-	const char	*podman, *runtime, *seccomp;
+	const char	*podman, *runtime, *seccomp, *enforcer;
 	const char	*session_id, *image, *envfile, *planfile;
 	const char	*hostca;	/* the host's CAs, or NULL */
 	const char	*recorddir;	/* --record --net direct's folder */

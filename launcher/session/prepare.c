@@ -13,11 +13,13 @@
 #include <unistd.h>
 
 #include "image/agent.h"
+#include "image/image-t.h"
 #include "policy.h"
 #include "session/gates.h"
 #include "session/options.h"
 #include "session/prepare.h"
 #include "session/secrets.h"
+#include "session/trust.h"
 
 extern char **environ;
 
@@ -34,7 +36,10 @@ launch_load_policy(const struct launch_opts *o)
 		fprintf(stderr, "aisb: out of memory\n");
 		return NULL;
 	}
-	if (policy_load_file(o->val[LO_POLICY], &p, errs) == -1) {
+	if (launch_trust_check(environ, o->val[LO_POLICY], out,
+	    64 * 1024) == -1)
+		fprintf(stderr, "aisb: %s\n", out);
+	else if (policy_load_file(o->val[LO_POLICY], &p, errs) == -1) {
 		policy_errors_format(errs, out, 64 * 1024);
 		fprintf(stderr, "%s(policy from %s: %s)\n", out,
 		    launch_src_str(o->src[LO_POLICY]), o->where[LO_POLICY]);
@@ -72,6 +77,36 @@ launch_say_default_policy(const struct launch_opts *o, const struct policy *p)
 	    "(docs/policy.md), or pass --policy FILE\n", o->val[LO_POLICY],
 	    o->policy_origin == LAUNCH_POLICY_BUILT ? "build tree" :
 	    "installed", policy_sha256(p), o->user_policy);
+}
+
+
+/*
+ * A base image a file or the environment chose is said at the start,
+ * as the shipped policy is: the base's programs run in every session,
+ * and a line the user did not type should not choose them in silence
+ * (a user config, or AISB_IMAGE set by whatever set up the shell).
+ */
+void
+launch_say_image(const struct launch_opts *o)
+{
+	const char	*from;
+
+	switch (o->src[LO_IMAGE]) {
+	case LAUNCH_SRC_USER:
+	case LAUNCH_SRC_PROJECT:
+		from = "the config file";
+		break;
+	case LAUNCH_SRC_ENV:
+		from = "the environment,";
+		break;
+	default:
+		return;
+	}
+	fprintf(stderr, "aisb: image: base %s, from %s %s%s\n",
+	    o->val[LO_IMAGE], from, o->where[LO_IMAGE],
+	    strcmp(o->val[LO_IMAGE], LAUNCH_DEFAULT_BASE) == 0 ? "" :
+	    " (not aisb's own base: its build steps run without network, "
+	    "and it takes no --package)");
 }
 
 

@@ -28,6 +28,11 @@ struct policy	*launch_load_policy(const struct launch_opts *);
 void	 launch_say_default_policy(const struct launch_opts *,
 	    const struct policy *);
 /*
+ * A base image from a config file or the environment is said first,
+ * naming the file (and line) or the variable.
+ */
+void	 launch_say_image(const struct launch_opts *);
+/*
  * --gate NAME: the session's policy becomes the one that gate enforces;
  * a policy chosen anywhere but the defaults must be that very file.
  * 0 or -1.

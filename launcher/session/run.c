@@ -26,6 +26,7 @@
 #include "policytools/denials.h"
 #include "session/gateproc.h"
 #include "session/gates.h"
+#include "session/enforcer.h"
 #include "session/hostcas.h"
 #include "session/ids.h"
 #include "host/facts.h"
@@ -45,6 +46,7 @@
 #include "session/snapshot.h"
 #include "session/writer.h"
 #include "session/spec.h"
+#include "session/trust.h"
 #include "policytools/suggest.h"
 #include "session/watch.h"
 #include "session/wsmode.h"
@@ -373,27 +375,6 @@ write_record(const struct launch_session *s, const struct launch_opts *o,
 }
 
 /*
- * What the session was denied and the YAML that would allow each, from
- * its audit log (a named gate's lines were copied there at detach).
- */
-static void
-denial_summary(const struct launch_session *s)
-{
-	struct launch_denials	*d;
-	char			 path[PATH_MAX];
-
-	if (launch_session_path(s, "audit.jsonl", path, sizeof(path)) == -1 ||
-	    (d = malloc(sizeof(*d))) == NULL)
-		return;
-	launch_denials_init(d);
-	if (launch_denials_read(d, path) == 0) {
-		launch_denials_print(d, stderr, "aisb: ", path);
-		launch_denials_print_tools(d, stderr, "aisb: ");
-	}
-	free(d);
-}
-
-/*
  * --record --net direct: SESSION/recording (launch_record_prepare made it),
  * mounted at LAUNCH_RECORD_DIR for the enforcer's recorder (docs/record.md,
  * "Direct mode"), given to the container's root (ids.h), so that the
@@ -466,6 +447,7 @@ struct run {
 	struct launch_shared		 shared;
 	struct launch_strv		 argv;
 	struct draft_info		 snap;
+	struct launch_trust		 trust;	/* a bind session's files */
 	struct launch_wsmode		 ws;	/* guards and mounts */
 	struct run_image		 ri;
 	const char			*gpolicy;
@@ -477,6 +459,7 @@ struct run {
 	char				 image[LAUNCH_TAG_MAX];
 	char				 hostca[PATH_MAX], recorddir[PATH_MAX];
 	char				 seccomp[PATH_MAX], capture[PATH_MAX];
+	char				 enforcer[PATH_MAX];
 	char				 gateca[PATH_MAX];
 	struct launch_secrets		*ss;
 	char				*plan, *proxy;
@@ -505,7 +488,8 @@ run_host(struct run *r)
 	int				 n, sc;
 
 	if (launch_seccomp_profile(r->seccomp, sizeof(r->seccomp), r->err,
-	    sizeof(r->err)) == -1) {
+	    sizeof(r->err)) == -1 || launch_enforcer_find(r->enforcer,
+	    sizeof(r->enforcer), r->err, sizeof(r->err)) == -1) {
 		fprintf(stderr, "aisb: %s\n", r->err);
 		return EXIT_ENFORCE;
 	}
@@ -582,6 +566,13 @@ run_host(struct run *r)
 		fprintf(stderr, "aisb: snapshot: %s\n", r->err);
 		return sc;
 	}
+	/* what aisb read from a bind session's workspace, watched to its
+	 * end (trust.h); a snapshot's changes wait for an apply */
+	if (!o->snapshot && launch_trust_begin(&r->trust, environ,
+	    o->val[LO_WORKSPACE], (const char *const[]){ o->project_config,
+	    o->val[LO_POLICY], o->user_config, o->user_policy }, 4, r->s.id,
+	    r->err, sizeof(r->err)) == -1)
+		return -1;
 	/*
 	 * The workspace as the command sees it (wsmode.h): a direct
 	 * session's repositories guarded and protected paths, --mount.
@@ -708,7 +699,8 @@ run_gate(struct run *r)
 /*
  * The image (built when missing) and the home volume.  A runtime the
  * user chose wins over the one doctor found; with neither, podman's
- * own default.  0 or -1 with r->err.
+ * own default.  0; -1 with r->err; or 78 after a line on stderr for a
+ * spec the image refuses (packages on a foreign base).
  */
 static int
 run_image(struct run *r)
@@ -721,10 +713,10 @@ run_image(struct run *r)
 	    r->facts.runtime : NULL, &r->st, &spec, r->err,
 	    sizeof(r->err)) == -1)
 		return -1;
-	if (spec.enforcer_path == NULL) {
-		snprintf(r->err, sizeof(r->err), "aisb-enforce not found next "
-		    "to aisb; build it (make) or install it (make install)");
-		return -1;
+	if (launch_image_spec_check(&spec, r->err, sizeof(r->err)) == -1) {
+		fprintf(stderr, "aisb: %s (image: %s: %s)\n", r->err,
+		    launch_src_str(o->src[LO_IMAGE]), o->where[LO_IMAGE]);
+		return EXIT_CONFIG;
 	}
 	spec.base_used = r->ri.base;
 	spec.base_usedlen = sizeof(r->ri.base);
@@ -828,6 +820,7 @@ run_container(struct run *r)
 	src.podman = r->podman;
 	src.runtime = r->runtime;
 	src.seccomp = r->seccomp;
+	src.enforcer = r->enforcer;
 	src.session_id = r->s.id;
 	src.image = r->image;
 	src.envfile = r->envfile;
@@ -905,7 +898,10 @@ run_end(struct run *r, int code)
 	 * runs on its own listed (wsmode.h) */
 	if (r->have_ws)
 		launch_wsmode_end(&r->ws, o, r->s.id, r->ran);
-	/* the container is gone: the change set, the question, the apply */
+	/* what it wrote of aisb's files, said */
+	if (r->trust.n > 0)
+		(void)launch_trust_end(&r->trust, r->s.id, stderr);
+	/* the change set, the question, the apply */
 	if (o->snapshot)
 		code = launch_snap_end(&r->snap, &r->s, o, code);
 	r->ph1[PH_END] = mono_ms();
@@ -919,8 +915,8 @@ run_end(struct run *r, int code)
 	/* after the gate stopped and the record was written: it covers both */
 	if (r->recording)
 		say_recording(&r->s, o);
-	if (!o->quiet)
-		denial_summary(&r->s);
+	if (!o->quiet && r->audit[0] != '\0')
+		launch_denials_summary(r->audit, stderr, "aisb: ");
 	if (o->learn && r->gate.port != 0)
 		launch_learn_summary(r->audit, r->s.id, stderr);
 	if (o->keep || code != 0)
@@ -967,7 +963,11 @@ launch_session_run(const struct launch_opts *o, struct policy *p,
 	if (run_gate(r) == -1)
 		goto fail;
 	r->ph0[PH_IMAGE] = mono_ms();
-	if (run_image(r) == -1)
+	if ((rc = run_image(r)) > 0) {
+		code = rc;
+		goto out;
+	}
+	if (rc == -1)
 		goto fail;
 	r->ph1[PH_IMAGE] = mono_ms();
 	if (run_files(r) == -1 || (code = run_container(r)) == -1)

@@ -8,9 +8,11 @@
 #include "config.h"
 
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,6 +222,112 @@ launch_secrets_usable(const struct launch_opts *o, const struct policy *p,
 	return 0;
 }
 
+/*
+ * The folders the sandboxed command reads: the workspace and each
+ * --mount's source, their real paths.  A secret's file there is no
+ * secret, and one there that a direct session's command wrote (a file,
+ * a program) would be what aisb reads or runs, as the user, for the next
+ * session (issue 27's class: nothing aisb reads from the workspace).
+ */
+struct reach {
+	char	(*path)[PATH_MAX];	/* 1 + o->nmounts of them */
+	size_t	 n;
+};
+
+static void
+reach_add(struct reach *r, const char *p)
+{
+	if (realpath(p, r->path[r->n]) != NULL)
+		r->n++;
+}
+
+/*
+ * r from o: the workspace, and each --mount's SRC, the text before its
+ * first ':' (no path of a mount holds one: mounts.h).  -1: no memory.
+ */
+static int
+reach_of(struct reach *r, const struct launch_opts *o)
+{
+	char	 src[PATH_MAX];
+	size_t	 i;
+
+	r->n = 0;
+	if ((r->path = calloc(1 + o->nmounts, sizeof(*r->path))) == NULL)
+		return -1;
+	if (o->val[LO_WORKSPACE] != NULL)
+		reach_add(r, o->val[LO_WORKSPACE]);
+	for (i = 0; i < o->nmounts; i++) {
+		snprintf(src, sizeof(src), "%.*s",
+		    (int)strcspn(o->mounts[i].text, ":"), o->mounts[i].text);
+		reach_add(r, src);
+	}
+	return 0;
+}
+
+/*
+ * The folder of r that path (absolute) passes through, or NULL: each of
+ * its prefixes resolved as the kernel would, so that a link anywhere on
+ * the way that lies in such a folder counts (the command could retarget
+ * it).  At most LAUNCH_SECRETS_ENTRY_MAX prefixes: the entry's bound.
+ */
+static const char *
+reach_through(const struct reach *r, const char *path)
+{
+	char	 pre[PATH_MAX], real[PATH_MAX];
+	size_t	 i, k, len, n = strlen(path);
+
+	for (i = 1; i <= n && n < sizeof(pre); i++) {
+		if (i < n && path[i] != '/')
+			continue;
+		memcpy(pre, path, i);
+		pre[i] = '\0';
+		if (realpath(pre, real) == NULL)
+			continue;
+		for (k = 0; k < r->n; k++) {
+			len = strlen(r->path[k]);
+			if (strncmp(real, r->path[k], len) == 0 &&
+			    (real[len] == '\0' || real[len] == '/' ||
+			    len == 1))
+				return r->path[k];
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The program a command: source names, as posix_spawnp would find it
+ * (a name with a '/' as it is, from the working folder; else PATH's
+ * folders in order, an empty or relative one from the working folder),
+ * absolute into out, so that what is checked is what runs.  -1: none.
+ */
+static int
+program_path(const char *word, char **envp, char *out, size_t len)
+{
+	const char	*path, *p, *end;
+	char		 cwd[PATH_MAX], dir[PATH_MAX];
+	struct stat	 st;
+
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		return -1;
+	if (strchr(word, '/') != NULL)
+		return (size_t)snprintf(out, len, "%s%s%s", word[0] == '/' ?
+		    "" : cwd, word[0] == '/' ? "" : "/", word) < len ? 0 : -1;
+	if ((path = launch_getenv(envp, "PATH", 4)) == NULL)
+		path = "/bin:/usr/bin";		/* glibc's default */
+	for (p = path; ; p = end + 1) {
+		if ((end = strchr(p, ':')) == NULL)
+			end = p + strlen(p);
+		snprintf(dir, sizeof(dir), "%.*s", (int)(end - p), p);
+		if ((size_t)snprintf(out, len, "%s%s%s/%s", dir[0] == '/' ?
+		    "" : cwd, dir[0] == '/' || dir[0] == '\0' ? "" : "/", dir,
+		    word) < len && stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
+		    access(out, X_OK) == 0)
+			return 0;
+		if (*end == '\0')
+			return -1;
+	}
+}
+
 /* Words of a command: source, split on blanks, into v (NULL-ended). */
 static int
 split_words(char *s, char **v, size_t max)
@@ -237,13 +345,35 @@ split_words(char *s, char **v, size_t max)
 	return n > 0 ? 0 : -1;
 }
 
+/*
+ * x's file or program (what is read or run) is in none of r's folders:
+ * 0, or -1 with err saying which folder and what to do.
+ */
+static int
+source_outside(const struct entry *x, const char *what, const struct reach *r,
+    char *err, size_t errlen)
+{
+	const char	*in;
+
+	if ((in = reach_through(r, what)) == NULL)
+		return 0;
+	snprintf(err, errlen, "%.160s is in %.160s, which the sandboxed command "
+	    "%s; %s outside the workspace and the --mount folders", what, in,
+	    x->kind == SRC_FILE ? "reads (the secret would be inside) and a "
+	    "direct session's command writes" : "of a direct session writes "
+	    "(aisb would run what it planted, as you)",
+	    x->kind == SRC_FILE ? "keep the file" : "name a program");
+	return -1;
+}
+
 /* The value of x into *out (malloc'd, NUL-ended); -1 with err. */
 static int
-read_value(const struct entry *x, char **envp, char **out, size_t *lenp,
-    size_t *capp, char *err, size_t errlen)
+read_value(const struct entry *x, char **envp, const struct reach *r,
+    char **out, size_t *lenp, size_t *capp, char *err, size_t errlen)
 {
 	char		*argv[LAUNCH_SECRETS_CMD_WORDS + 1], *words, why[512];
-	const char	*v;
+	char		 prog[PATH_MAX];
+	const char	*v, *word;
 	int		 rc;
 
 	*out = NULL;
@@ -268,6 +398,8 @@ read_value(const struct entry *x, char **envp, char **out, size_t *lenp,
 		(void)unsetenv(x->arg);
 		return 0;
 	case SRC_FILE:
+		if (source_outside(x, x->arg, r, err, errlen) == -1)
+			return -1;
 		if ((*out = file_read_bounded(x->arg, LAUNCH_SECRETS_VALUE_MAX +
 		    2, lenp, why, sizeof(why))) == NULL) {
 			snprintf(err, errlen, "%s", why);
@@ -285,6 +417,19 @@ read_value(const struct entry *x, char **envp, char **out, size_t *lenp,
 			    LAUNCH_SECRETS_CMD_WORDS);
 			return -1;
 		}
+		/* the very file checked is the one run: no second search */
+		word = argv[0];
+		if (program_path(word, envp, prog, sizeof(prog)) == -1) {
+			snprintf(err, errlen, "%s did not run: not found in "
+			    "PATH", word);
+			free(words);
+			return -1;
+		}
+		if (source_outside(x, prog, r, err, errlen) == -1) {
+			free(words);
+			return -1;
+		}
+		argv[0] = prog;
 		if ((*out = calloc(1, LAUNCH_SECRETS_VALUE_MAX + 4)) == NULL) {
 			free(words);
 			goto oom;
@@ -293,7 +438,7 @@ read_value(const struct entry *x, char **envp, char **out, size_t *lenp,
 		rc = launch_exec(argv, NULL, 0, *out, LAUNCH_SECRETS_VALUE_MAX +
 		    4, LAUNCH_SECRETS_CMD_MS, 0, why, sizeof(why));
 		if (rc != 0) {
-			snprintf(err, errlen, "%s %s%s%s", argv[0], rc == -1 ?
+			snprintf(err, errlen, "%s %s%s%s", word, rc == -1 ?
 			    "did not run: " : "failed: ", rc == -1 ? "" :
 			    "exit status ", rc == -1 ? why : "");
 			if (rc > 0)
@@ -363,11 +508,16 @@ launch_secrets_read(struct launch_secrets *ss, const struct launch_opts *o,
 {
 	struct launch_secret	*s;
 	struct entry		 x, y;
+	struct reach		 r;
 	char			 sub[640], ph[41];
 	const char		*why;
 	size_t			 i, k;
 
 	memset(ss, 0, sizeof(*ss));
+	if (reach_of(&r, o) == -1) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	for (i = 0; i < o->nsecrets && ss->n < LAUNCH_SECRETS_MAX; i++) {
 		if (entry_parse(o->secrets[i].text, &x, err, errlen) == -1)
 			goto fail;
@@ -382,7 +532,7 @@ launch_secrets_read(struct launch_secrets *ss, const struct launch_opts *o,
 		memcpy(s->name, x.name, sizeof(s->name));
 		s->where = o->secrets[i].where;
 		describe(&x, s->source, sizeof(s->source));
-		if (read_value(&x, envp, &s->value, &s->vlen, &s->cap, sub,
+		if (read_value(&x, envp, &r, &s->value, &s->vlen, &s->cap, sub,
 		    sizeof(sub)) == -1) {
 			snprintf(err, errlen, "%s: secret %s: %s; the session "
 			    "did not start", s->where, s->name, sub);
@@ -403,8 +553,10 @@ launch_secrets_read(struct launch_secrets *ss, const struct launch_opts *o,
 		snprintf(s->placeholder, sizeof(s->placeholder), "%s%s",
 		    LAUNCH_SECRETS_PH_PREFIX, ph);
 	}
+	free(r.path);
 	return 0;
 fail:
+	free(r.path);
 	launch_secrets_free(ss);
 	return -1;
 }

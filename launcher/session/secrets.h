@@ -16,6 +16,10 @@
  *                        its end: words split on spaces, run with no
  *                        shell, PATH searched (command:pass show api/key)
  *
+ * A file: or the program of a command: in the workspace or a --mount's
+ * source, or reached through a link there, is refused: the command
+ * reads those folders and a direct session's command writes them.
+ *
  * A value is 1 to LAUNCH_SECRETS_VALUE_MAX bytes of visible ASCII (it
  * goes into header values and request targets).  A variable read from
  * aisb's environment is wiped in place (what /proc/PID/environ shows)

@@ -36,8 +36,6 @@ launch_session_spec(const struct launch_opts *o, const struct launch_agent *a,
 	spec->base = o->val[LO_IMAGE];
 	spec->packages = st->pkgs;
 	spec->npackages = o->npackages;
-	spec->enforcer_path = launch_image_default_enforcer(st->enforcer,
-	    sizeof(st->enforcer)) == 0 ? st->enforcer : NULL;
 	spec->runtime = runtime;
 	spec->quiet = o->quiet;
 	if (o->val[LO_INSTALL_POLICY] != NULL &&

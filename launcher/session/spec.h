@@ -7,7 +7,6 @@
 #ifndef AISB_SPEC_H
 #define AISB_SPEC_H
 
-#include <limits.h>
 #include <stddef.h>
 
 #include "image/agent.h"
@@ -22,7 +21,6 @@ struct launch_spec_store {
 	char			*own[LAUNCH_MAX_LIST];	/* resolved npm entries */
 	size_t			 nown;
 	struct launch_agent_lists agent;
-	char			 enforcer[PATH_MAX];
 };
 
 /*

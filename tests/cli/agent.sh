@@ -119,7 +119,7 @@ has "unknown agent: lists the known" "$tmp/err" '^aisb: agent nosuch (flag: --ag
 printf 'agent: claude\n' >"$tmp/ws/.aisb.yaml"
 run "$aisb" --dry-run -- true
 check "project agent: exit" "$rc" 78
-has "project agent: why and what instead" "$tmp/err" "^aisb: $tmp/ws/.aisb.yaml:1:8: a project config may not choose an agent: a recipe adds allow rules to the policy; write agent: claude in .* or pass --agent claude"
+has "project agent: why and what instead" "$tmp/err" "^aisb: $tmp/ws/.aisb.yaml:1:8: a project config may only say 'agent: none' (a recipe adds allow rules to the policy); to have 'agent: claude', write it in .*, or pass --agent claude"
 # ... but may turn one off, which stops the pick by name too
 printf 'agent: none\n' >"$tmp/ws/.aisb.yaml"
 run "$aisb" --print-policy -- claude

@@ -56,6 +56,33 @@ run "$aisb" --policy "$tmp/flag.yaml" --print-config
 check "--policy wins" "$(policy_of)" "$tmp/flag.yaml"
 rm "$XDG_CONFIG_HOME/aisb/policy.yaml"
 
+# 3b. a base image a config file or the environment chose is said, with
+# the file and line, or the variable; one typed on the command line is
+# not; a project config may not choose one at all (78, with the line for
+# the user config)
+image_line() { grep '^aisb: image: ' "$tmp/err" || true; }
+printf 'image: localhost/team/base:2\n' >"$XDG_CONFIG_HOME/aisb/config.yaml"
+run "$aisb" --dry-run -- true
+check "user config image: exit" "$rc" 0
+check "user config image: said" "$(image_line)" \
+    "aisb: image: base localhost/team/base:2, from the config file $XDG_CONFIG_HOME/aisb/config.yaml:1:8 (not aisb's own base: its build steps run without network, and it takes no --package)"
+run "$aisb" --quiet --dry-run -- true
+check "user config image, --quiet: not said" "$(image_line)" ""
+rm "$XDG_CONFIG_HOME/aisb/config.yaml"
+run env AISB_IMAGE=docker.io/library/debian:bookworm-slim "$aisb" --dry-run -- true
+check "AISB_IMAGE: said" "$(image_line)" \
+    "aisb: image: base docker.io/library/debian:bookworm-slim, from the environment, AISB_IMAGE"
+run "$aisb" --image localhost/team/base:2 --dry-run -- true
+check "--image: not said" "$(image_line)" ""
+run "$aisb" --dry-run -- true
+check "default: not said" "$(image_line)" ""
+printf 'image: localhost/team/base:2\n' >"$tmp/ws/.aisb.yaml"
+run "$aisb" --dry-run -- true
+check "project config image: exit" "$rc" 78
+check "project config image: refused" "$(cat "$tmp/err")" \
+    "aisb: $tmp/ws/.aisb.yaml:1:8: a project config may not set 'image' (the base's programs run in every session and in the image build); to have it, write 'image: localhost/team/base:2' in $XDG_CONFIG_HOME/aisb/config.yaml, or pass --image localhost/team/base:2"
+rm "$tmp/ws/.aisb.yaml"
+
 # 4. the ulimits --dry-run shows are the session's choice: the hard limit,
 # nofile capped at 65536 and nproc at 32768 (podman's conmon), whatever
 # the host allows above that (it showed nproc 65536, sessions passed 32768)

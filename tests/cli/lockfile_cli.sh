@@ -267,7 +267,7 @@ expect_rc 0 env PATH="$PATH_NOGO" AISB_ALLOW_FROM_LOCKFILE=true "$aisb" \
 expect_grep "$tmp/out" 'registry\.example\.test'
 printf 'allow_from_lockfile: true\n' >"$tmp/ws/.aisb.yaml"
 expect_rc 78 "$aisb" --policy "$tmp/base.yaml" --print-policy -- true
-expect_grep "$tmp/err" "'allow_from_lockfile' may not be set by a project config"
+expect_grep "$tmp/err" "a project config may not set 'allow_from_lockfile'"
 rm "$tmp/ws/.aisb.yaml"
 # a malformed lockfile, or none: the session does not start
 cd "$tmp/bad"

@@ -39,11 +39,11 @@ has "user config record" "$tmp/out" '^record  *true (user config: '
 printf 'record: false\n' >"$tmp/ws/.aisb.yaml"
 run "$aisb" --print-config
 check "project record: false: exit" "$rc" 78
-has "project record: false: why" "$tmp/err" "may only turn record on"
+has "project record: false: why" "$tmp/err" "may only say 'record: true'"
 printf 'record_max: 1K\n' >"$tmp/ws/.aisb.yaml"
 run "$aisb" --print-config
 check "project record_max: exit" "$rc" 78
-has "project record_max: why" "$tmp/err" "'record_max' may not be set by a project config"
+has "project record_max: why" "$tmp/err" "a project config may not set 'record_max'"
 rm "$XDG_CONFIG_HOME/aisb/config.yaml"
 printf 'record: true\n' >"$tmp/ws/.aisb.yaml"
 run "$aisb" --print-config

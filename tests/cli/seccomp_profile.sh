@@ -89,6 +89,9 @@ if [ "$rc" = 0 ] && grep -q -- "--security-opt=seccomp=$top_builddir/aisb-seccom
 # make install put one there) none installed
 mkdir "$tmp/bin"
 cp "$aisb" "$tmp/bin/aisb"
+# the enforcer a session mounts is found beside aisb too (it is checked
+# after the profile)
+cp "$(dirname "$aisb")/aisb-enforce" "$tmp/bin/aisb-enforce"
 installed=$(grep -aoE -m1 '/[[:graph:]]*/seccomp\.json' "$aisb" | sed -n 1p || true)
 if [ -n "$installed" ] && [ -e "$installed" ]; then
 	echo "note: $installed exists; the missing-profile case is not checked"

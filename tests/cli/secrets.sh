@@ -15,7 +15,7 @@
 #    the entry and what to do, and never a byte of the value: a secret no
 #    rule adds, one beside --env of its name, with --net none or a named
 #    gate, one not set, empty, with a space, from a file that is missing,
-#    from a command that fails.
+#    from a command that fails, from a file in the workspace.
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -66,7 +66,7 @@ has "AISB_SECRETS is no layer" "$tmp/out" '^secrets  *(none) (default)$'
 printf 'secrets: [API_KEY]\n' >"$tmp/ws/.aisb.yaml"
 run "$aisb" "${P[@]}" --dry-run -- true
 check "project config: 78" "$rc" 78
-has "project config: why" "$tmp/err" "a project config may not name secrets: it would choose which of your secrets leave the host; name them in .* or with --secret"
+has "project config: why" "$tmp/err" "a project config may not set 'secrets' (it would choose which of your secrets leave the host); to have it, write 'secrets: \\[API_KEY\\]' in .*config.yaml, or pass --secret API_KEY"
 rm "$tmp/ws/.aisb.yaml"
 # a policy the project config chose (project_policy: true) would say
 # where a secret goes: with one, the session takes no secret at all (78)
@@ -132,7 +132,9 @@ has "--net none: why" "$tmp/err" "only a gate of the session's own adds secrets"
 run "$aisb" "${P[@]}" --secret API_KEY --gate shared -- true
 check "a named gate: 78" "$rc" 78
 unset API_KEY
+printf '%s\n' "$VALUE" >"$tmp/ws/key"
 for c in "API_KEY|is not set in aisb's environment" \
+    "API_KEY=file:$tmp/ws/key|key is in $tmp/ws, which the sandboxed command reads" \
     "API_KEY=env:EMPTY_ONE|it is empty" \
     "API_KEY=env:SPACED|a space" \
     "API_KEY=file:$tmp/missing|$tmp/missing: No such file" \

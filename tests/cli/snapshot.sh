@@ -262,7 +262,7 @@ if grep -Eq '^workspace_mode +snapshot \(flag: --snapshot\)$' "$tmp/out"; then o
 printf 'workspace_mode: direct\n' >"$tmp/ws/.aisb.yaml"
 run "$aisb" --print-config
 check "project direct: exit" "$rc" 78
-if grep -q 'may only choose workspace_mode: snapshot' "$tmp/err"; then ok; else bad "project direct: $(cat "$tmp/err")"; fi
+if grep -q "may only say 'workspace_mode: snapshot' or 'workspace_mode: readonly'" "$tmp/err"; then ok; else bad "project direct: $(cat "$tmp/err")"; fi
 rm -f "$tmp/ws/.aisb.yaml"
 
 echo "$pass passed, $fail failed"

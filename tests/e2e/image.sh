@@ -3,11 +3,13 @@
 #
 # Builds the offline base (mmdebstrap from this host's apt sources, then
 # podman import) and aisb images on it, and checks: tag stability (same
-# inputs, same tag; a changed enforcer, another tag; a changed install
+# inputs, same tag; a rebuilt enforcer, the same tag; a changed install
 # list, the same base and one layer more; an unpullable base falls back to
 # the same offline image, and the preview says so), the sandbox user,
-# the enforcer as entrypoint (78 for a bad plan, id 1000 after loading its
-# table), labels, `aisb image ls`, a package set layered on the one base
+# no enforcer in the image nor its libraries in the base (the image alone
+# runs nothing; with the host's enforcer mounted as a session mounts it:
+# 78 for a bad plan, id 1000 after loading its table), labels, `aisb
+# image ls`, a package set layered on the one base
 # (its build time printed, not asserted), `aisb clean --images`, and
 # `aisb doctor` passing.
 #
@@ -83,7 +85,7 @@ prun() {	# podman run with what this machine kind needs
 
 # build [ARGS...]: aisb image build, the tag on stdout (last line).
 build() {
-	"$AISB" image build --enforcer "$ENFORCE" "$@" >"$out" 2>"$err" ||
+	"$AISB" image build "$@" >"$out" 2>"$err" ||
 	    return
 	tail -n 1 "$out"
 }
@@ -128,15 +130,29 @@ check "group sandbox is gid 1000" \
 check "home is /home/sandbox, owned by 1000" test "$(prun --network=none \
     --entrypoint /usr/bin/stat "$tag1" -c '%u:%g %n' /home/sandbox)" \
     = "1000:1000 /home/sandbox"
+check "no enforcer in the image" test -z "$(prun --network=none \
+    --entrypoint /usr/bin/find "$tag1" / -xdev -name 'aisb-enforce*')"
+check "... nor its libraries in the base" test -z "$(prun --network=none \
+    --entrypoint /usr/bin/find "$tag1" / -xdev -name 'libnftnl*' -o -name \
+    'libmnl*' -o -name 'libcares*')"
 set +e
 prun --network=none "$tag1" --plan /nonexistent -- /bin/true >"$out" 2>"$err"
 rc=$?
 set -e
-check "the enforcer is the entrypoint: a missing plan exits 78 (got $rc)" \
+check "the image alone runs nothing (exit $rc)" test "$rc" != 0
+check "... its entrypoint is where a session mounts the enforcer" \
+    grep -q '/run/aisb/aisb-enforce' "$err"
+mnt=(--mount "type=bind,src=$ENFORCE,dst=/run/aisb/aisb-enforce,ro=true")
+set +e
+prun --network=none "${mnt[@]}" "$tag1" --plan /nonexistent -- /bin/true \
+    >"$out" 2>"$err"
+rc=$?
+set -e
+check "the host's enforcer mounted: a missing plan exits 78 (got $rc)" \
     test "$rc" = 78
 check "... and says why" grep -q '/nonexistent' "$err"
 printf 'aisb-plan 1\nmode none\n' >"$tmp/none.plan"
-prun --network=none --cap-add NET_ADMIN \
+prun --network=none --cap-add NET_ADMIN "${mnt[@]}" \
     --volume "$tmp/none.plan:/run/aisb/plan:ro" "$tag1" \
     --plan /run/aisb/plan -- /usr/bin/id -u >"$out" 2>"$err" || true
 check "the enforcer loads its table, then the command runs as 1000" \
@@ -147,21 +163,25 @@ step "tag inputs"
 "$AISB" image containerfile >"$out" 2>"$err"
 check "containerfile: FROM the offline base" \
     grep -q '^FROM localhost/aisb-base:[0-9a-f]\{16\}$' "$out"
-check "containerfile: the enforcer is the entrypoint" \
-    grep -qx 'ENTRYPOINT \["/usr/local/bin/aisb-enforce"\]' "$out"
+check "containerfile: the mounted enforcer is the entrypoint" \
+    grep -qx 'ENTRYPOINT \["/run/aisb/aisb-enforce"\]' "$out"
+check "containerfile: nothing copies an enforcer" \
+    test "$(grep -c 'aisb-enforce ' "$out")" = 0
 
-cp "$ENFORCE" "$tmp/aisb-enforce"
-printf '\0' >>"$tmp/aisb-enforce"
-tag3=$("$AISB" image build --enforcer "$tmp/aisb-enforce" 2>"$err" | tail -n 1)
-check "another enforcer binary, another tag ($tag3)" \
-    test -n "$tag3" -a "$tag3" != "$tag1"
+# an aisb beside another enforcer build (one byte more): the same image
+mkdir -p "$tmp/bin"
+cp "$AISB" "$tmp/bin/aisb"
+cp "$ENFORCE" "$tmp/bin/aisb-enforce"
+printf '\0' >>"$tmp/bin/aisb-enforce"
+tag3=$("$tmp/bin/aisb" image build 2>"$err" | tail -n 1)
+check "a rebuilt enforcer, the same tag ($tag3)" test "$tag3" = "$tag1"
 
 "$AISB" image containerfile --base localhost:1/aisb-none:0 >"$out" 2>"$err"
 check "the preview of a base not here yet says what happens" grep -q \
     '^# localhost:1/aisb-none:0 is not here yet: a session pulls it, and builds on the offline Debian base instead' \
     "$out"
 set +e
-"$AISB" image build --enforcer "$ENFORCE" --base localhost:1/aisb-none:0 \
+"$AISB" image build --base localhost:1/aisb-none:0 \
     >"$out" 2>"$err"
 rc=$?
 set -e
@@ -171,13 +191,13 @@ check "... and says so" grep -q 'cannot be pulled' "$err"
 "$AISB" image containerfile --base localhost:1/aisb-none:0 >"$out" 2>"$err"
 check "... and the preview names the offline base, as the session uses it" \
     test "$(grep '^FROM ' "$out")" = "$("$AISB" image containerfile | grep '^FROM ')"
-"$AISB" image build --enforcer "$ENFORCE" --base localhost:1/aisb-none:0 \
+"$AISB" image build --base localhost:1/aisb-none:0 \
     >"$out" 2>"$err"
 check "... and does not try again at once" \
     test "$(tail -n 1 "$out")" = "$tag1" -a ! -s "$err"
 
 set +e
-"$AISB" image build --enforcer "$ENFORCE" --package 'Bad;name' >"$out" 2>"$err"
+"$AISB" image build --package 'Bad;name' >"$out" 2>"$err"
 rc=$?
 set -e
 check "a bad package name is a usage error (78, got $rc)" test "$rc" = 78

@@ -271,7 +271,7 @@ rc=0
 (cd "$tmp/ws" && "$aisb" --policy "$tmp/none.yaml" -- true) \
     >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 check "npm: in .aisb.yaml: exit" "$rc" 78
-if grep -q 'a project config may not add npm packages' "$tmp/err"; then
+if grep -q "a project config may not set 'npm'" "$tmp/err"; then
 	ok "... says why"
 else
 	bad "project npm: $(cat "$tmp/err")"

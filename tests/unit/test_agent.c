@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "write_file.h"
 #include "image/agent.h"
 #include "image/image.h"
 #include "policy.h"
@@ -29,16 +30,6 @@ static char	 dir[] = "/tmp/aisb-agent-XXXXXX";
 static char	 shipped[256], user[256];
 static struct launch_agents *set;
 static char	 err[2048];
-
-static void
-write_file(const char *path, const char *text)
-{
-	FILE	*f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
 
 static int
 setup(void **state)

@@ -107,6 +107,7 @@ fill(struct launch_opts *o, struct launch_run *r, char **cmd)
 	r->envfile = "/s/env";
 	r->planfile = "/s/plan";
 	r->seccomp = "/p/seccomp.json";
+	r->enforcer = "/b/aisb-enforce";
 }
 
 static void
@@ -146,7 +147,8 @@ test_argv_mappings(void **state)
 	assert_true(has(&v, "--uidmap=0:100000:65536"));
 	assert_true(has(&v, "--gidmap=0:200000:65536"));
 	assert_false(has_prefix(&v, "--userns"));
-	assert_false(has_prefix(&v, "--user="));	/* the image's root */
+	/* the container's root too, whatever USER the image names */
+	assert_true(has(&v, "--user=0:0"));
 	assert_true(has(&v, "--volume=/s/workspace:/home/u/proj:rw"));
 	assert_true(has(&v, "--workdir=/home/u/proj"));
 	assert_int_equal(launch_ids_host_uid(&ids), 101000);
@@ -184,6 +186,78 @@ test_argv_seccomp(void **state)
 	assert_int_equal(launch_podman_argv(&r, &v), -1);
 	assert_null(v.s);
 	r.seccomp = "";
+	assert_int_equal(launch_podman_argv(&r, &v), -1);
+	assert_null(v.s);
+}
+
+/* The index of arg in v, or -1. */
+static int
+at(const struct launch_strv *v, const char *arg)
+{
+	size_t	 i;
+
+	for (i = 0; i < v->n; i++)
+		if (strcmp(v->s[i], arg) == 0)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * The enforcer is the host's, mounted read-only and named the
+ * entrypoint, and nothing of the image's configuration decides its
+ * process: its user, the variables a static glibc reads before main,
+ * a health check, the stop signal.  Without the binary, no argv.
+ */
+static void
+test_argv_enforcer(void **state)
+{
+	struct launch_opts	 o;
+	struct launch_run	 r;
+	struct launch_strv	 v;
+	struct launch_ids	 ids;
+	char			*cmd[] = { (char *)"true", NULL };
+	size_t			 i;
+	int			 img, n;
+
+	(void)state;
+	fill(&o, &r, cmd);
+	memset(&ids, 0, sizeof(ids));
+	ids.mode = LAUNCH_IDS_MAPPED;
+	ids.count = 65536;
+	r.ids = &ids;
+	assert_int_equal(launch_podman_argv(&r, &v), 0);
+	assert_true(has(&v, "--mount=type=bind,src=/b/aisb-enforce,"
+	    "dst=/run/aisb/aisb-enforce,ro=true"));
+	assert_true(has(&v, "--entrypoint=/run/aisb/aisb-enforce"));
+	assert_true(has(&v, "--user=0:0"));
+	assert_true(has(&v, "--unsetenv=GLIBC_TUNABLES"));
+	assert_true(has(&v, "--unsetenv=MALLOC_PERTURB_"));
+	assert_true(has(&v, "--no-healthcheck"));
+	assert_true(has(&v, "--stop-signal=SIGTERM"));
+	assert_false(has_prefix(&v, "--entrypoint=/usr/local/bin"));
+	/* all of it before the image, which the enforcer's flags follow */
+	img = at(&v, "localhost/aisb:x");
+	assert_true(img > 0);
+	assert_true(at(&v, "--entrypoint=/run/aisb/aisb-enforce") < img);
+	assert_true(at(&v, "--no-healthcheck") < img);
+	assert_string_equal(v.s[img + 1], "--plan");
+	launch_strv_free(&v);
+
+	/* keep-id too: its root, not 1000, and only once */
+	ids.mode = LAUNCH_IDS_KEEPID;
+	assert_int_equal(launch_podman_argv(&r, &v), 0);
+	for (i = 0, n = 0; i < v.n; i++)
+		n += strncmp(v.s[i], "--user=", 7) == 0;
+	assert_int_equal(n, 1);
+	assert_true(has(&v, "--user=0:0"));
+	launch_strv_free(&v);
+
+	r.enforcer = NULL;
+	assert_int_equal(launch_podman_argv(&r, &v), -1);
+	assert_null(v.s);
+	r.enforcer = "";
+	assert_int_equal(launch_podman_argv(&r, &v), -1);
+	r.enforcer = "/b,ro=false/aisb-enforce";	/* --mount's separator */
 	assert_int_equal(launch_podman_argv(&r, &v), -1);
 	assert_null(v.s);
 }
@@ -388,6 +462,7 @@ main(void)
 		cmocka_unit_test(test_subid_find),
 		cmocka_unit_test(test_argv_mappings),
 		cmocka_unit_test(test_argv_seccomp),
+		cmocka_unit_test(test_argv_enforcer),
 		cmocka_unit_test(test_argv_stopping),
 		cmocka_unit_test(test_argv_record),
 		cmocka_unit_test(test_resolve_race),

@@ -50,9 +50,11 @@ containerfile_offline(void **state)
 	    err, sizeof(err)) == -1)
 		fail_msg("refused: %s", err);
 	assert_true(has_line(cf, "FROM " OFFLINE_BASE));
-	/* The base has what the enforcer needs; the layer adds the rest. */
+	/* The base has what the steps need; the layer adds the rest. */
 	assert_true(has_line(cf, "# in the offline base: ca-certificates "
-	    "libc-ares2 libmnl0 libnftnl11 passwd"));
+	    "passwd"));
+	/* the steps run as root whatever USER a base names */
+	assert_non_null(strstr(cf, "FROM " OFFLINE_BASE "\nUSER 0:0\n"));
 	assert_true(has_line(cf, "RUN [\"apt-get\", \"update\"]"));
 	/* sorted, without duplicates, without what the base has */
 	assert_true(has_line(cf, "RUN [\"env\", \"DEBIAN_FRONTEND="
@@ -65,13 +67,63 @@ containerfile_offline(void **state)
 	    "/etc/aisb/apt-sandbox.conf"));
 	assert_true(has_line(cf, "ENV REQUESTS_CA_BUNDLE="
 	    "/etc/ssl/certs/ca-certificates.crt"));
-	assert_true(has_line(cf, "COPY aisb-enforce /usr/local/bin/"
-	    "aisb-enforce"));
-	assert_true(has_line(cf, "ENTRYPOINT [\"/usr/local/bin/"
-	    "aisb-enforce\"]"));
+	/* no enforcer in the image: the session mounts the host's there */
+	assert_null(strstr(cf, "aisb-enforce\n"));
+	assert_null(strstr(cf, "/usr/local/bin/aisb-enforce"));
+	assert_true(has_line(cf, "ENTRYPOINT [\"/run/aisb/aisb-enforce\"]"));
 	assert_non_null(strstr(cf, "\"--uid\", \"1000\""));
 	assert_non_null(strstr(cf, "\"--home-dir\", \"/home/sandbox\""));
-	assert_null(strstr(cf, "\nUSER "));
+	/* the one USER line, the one at the top */
+	assert_null(strstr(strstr(cf, "\nUSER ") + 1, "\nUSER "));
+}
+
+/*
+ * A foreign base (any image but the offline base and the default) gets
+ * no network in its build: packages, and tools whose install image
+ * needs apt, are refused, saying what to do instead.
+ */
+static void
+containerfile_foreign(void **state)
+{
+	const char *const		pk[] = { "git" };
+	const char *const		npm[] = { "semver@7.6.3" };
+	struct launch_image_spec	spec = { 0 };
+	char				err[1024] = "";
+
+	spec.base = "localhost/someone/else:1";
+	assert_int_equal(launch_image_spec_check(&spec, err, sizeof(err)), 0);
+	spec.packages = pk;
+	spec.npackages = 1;
+	assert_int_equal(launch_image_spec_check(&spec, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "localhost/someone/else:1"));
+	assert_non_null(strstr(err, "'git'"));
+	assert_non_null(strstr(err, "no network"));
+	assert_non_null(strstr(err, "bake"));
+	assert_non_null(strstr(err, "default base"));
+	spec.npackages = 0;
+	spec.npm = npm;
+	spec.nnpm = 1;
+	assert_int_equal(launch_image_spec_check(&spec, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "semver@7.6.3"));
+	/* aisb's own bases: the default, the offline one (NULL) */
+	spec.base = LAUNCH_DEFAULT_BASE;
+	spec.npackages = 1;
+	assert_int_equal(launch_image_spec_check(&spec, err, sizeof(err)), 0);
+	spec.base = NULL;
+	assert_int_equal(launch_image_spec_check(&spec, err, sizeof(err)), 0);
+
+	/*
+	 * Its Containerfile asks no apt (it would need the network), not
+	 * even for what the steps need: the base must have it.
+	 */
+	memset(&spec, 0, sizeof(spec));
+	spec.base = "localhost/someone/else:1";
+	if (launch_image_containerfile(&spec, spec.base, cf, sizeof(cf), err,
+	    sizeof(err)) == -1)
+		fail_msg("refused: %s", err);
+	assert_null(strstr(cf, "apt-get"));
+	assert_non_null(strstr(cf, "--network=none"));
+	assert_true(has_line(cf, "ENTRYPOINT [\"/run/aisb/aisb-enforce\"]"));
 }
 
 /* The base alone, or only packages it has: no apt-get, no network. */
@@ -127,14 +179,14 @@ containerfile_pulled(void **state)
 
 	spec.packages = pk;
 	spec.npackages = 1;
-	if (launch_image_containerfile(&spec, "debian:bookworm-slim", cf,
+	if (launch_image_containerfile(&spec, LAUNCH_DEFAULT_BASE, cf,
 	    sizeof(cf), err, sizeof(err)) == -1)
 		fail_msg("refused: %s", err);
-	assert_true(has_line(cf, "FROM debian:bookworm-slim"));
+	assert_true(has_line(cf, "FROM " LAUNCH_DEFAULT_BASE));
 	assert_true(has_line(cf, "RUN [\"env\", \"DEBIAN_FRONTEND="
 	    "noninteractive\", \"apt-get\", \"install\", \"-y\", "
-	    "\"--no-install-recommends\", \"ca-certificates\", \"libc-ares2\", "
-	    "\"libmnl0\", \"libnftnl11\", \"passwd\", \"python3\"]"));
+	    "\"--no-install-recommends\", \"ca-certificates\", \"passwd\", "
+	    "\"python3\"]"));
 	assert_null(strstr(cf, "# in the offline base"));
 	assert_null(strstr(cf, "# packages"));
 }
@@ -448,6 +500,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(containerfile_offline),
 		cmocka_unit_test(containerfile_offline_bare),
+		cmocka_unit_test(containerfile_foreign),
 		cmocka_unit_test(durations),
 		cmocka_unit_test(containerfile_pulled),
 		cmocka_unit_test(containerfile_refuses),

@@ -50,6 +50,24 @@ hex_digits(void **state)
 	/* a string that ends after one digit: s[1] is its NUL, not read on */
 	assert_int_equal(hex_byte("7"), -1);
 	assert_int_equal(hex_byte(""), -1);
+	/* written: every byte, lower case, read back by hex_byte */
+	{
+		unsigned char	 all[256];
+		char		 out[2 * 256 + 1];
+		int		 i;
+
+		for (i = 0; i < 256; i++)
+			all[i] = (unsigned char)i;
+		hex_encode(all, sizeof(all), out);
+		assert_int_equal(strlen(out), 512);
+		assert_memory_equal(out, "00010203", 8);
+		assert_string_equal(out + 2 * 250, "fafbfcfdfeff");
+		for (i = 0; i < 256; i++)
+			assert_int_equal(hex_byte(out + 2 * i), i);
+		out[0] = 'x';
+		hex_encode(all, 0, out);
+		assert_string_equal(out, "");
+	}
 }
 
 static void

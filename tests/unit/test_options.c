@@ -6,6 +6,7 @@
 
 #include <sys/stat.h>
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -16,110 +17,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "write_file.h"
 #include <openssl/sha.h>
 
 #include "session/mounts.h"
 #include "session/options.h"
 
-static char	 dir[] = "/tmp/aisb-opts-XXXXXX";
-static char	 xdg[256], ws[256], envxdg[300], envhome[300];
-
-static void
-write_file(const char *path, const char *text)
-{
-	FILE	*f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static int
-setup(void **state)
-{
-	char	 p[512];
-
-	(void)state;
-	if (mkdtemp(dir) == NULL)
-		return -1;
-	snprintf(xdg, sizeof(xdg), "%s/xdg", dir);
-	snprintf(ws, sizeof(ws), "%s/ws", dir);
-	snprintf(p, sizeof(p), "%s/aisb", xdg);
-	if (mkdir(xdg, 0700) == -1 || mkdir(p, 0700) == -1 ||
-	    mkdir(ws, 0700) == -1)
-		return -1;
-	snprintf(envxdg, sizeof(envxdg), "XDG_CONFIG_HOME=%s", xdg);
-	snprintf(envhome, sizeof(envhome), "HOME=%s", dir);
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	char	 p[512];
-
-	(void)state;
-	snprintf(p, sizeof(p), "%s/aisb/config.yaml", xdg);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s/aisb", xdg);
-	rmdir(p);
-	rmdir(xdg);
-	snprintf(p, sizeof(p), "%s/.aisb.yaml", ws);
-	unlink(p);
-	rmdir(ws);
-	rmdir(dir);
-	return 0;
-}
-
-static void
-user_config(const char *text)
-{
-	char	 p[512];
-
-	snprintf(p, sizeof(p), "%s/aisb/config.yaml", xdg);
-	if (text == NULL)
-		unlink(p);
-	else
-		write_file(p, text);
-}
-
-static void
-project_config(const char *text)
-{
-	char	 p[512];
-
-	snprintf(p, sizeof(p), "%s/.aisb.yaml", ws);
-	if (text == NULL)
-		unlink(p);
-	else
-		write_file(p, text);
-}
-
-/* Resolves argv (NULL-terminated, without "aisb") with env entries. */
-static int
-resolve(struct launch_opts *o, char *err, size_t errlen, const char *const *args,
-    const char *const *env)
-{
-	/* static: o->cmd points into argv after we return */
-	static char	*argv[32], wsflag[300];
-	char		*envp[32];
-	int		 argc = 0, n = 0;
-
-	argv[argc++] = (char *)"aisb";
-	snprintf(wsflag, sizeof(wsflag), "--workspace=%s", ws);
-	argv[argc++] = wsflag;
-	for (; args != NULL && *args != NULL; args++)
-		argv[argc++] = (char *)*args;
-	argv[argc] = NULL;
-	envp[n++] = envxdg;
-	envp[n++] = envhome;
-	for (; env != NULL && *env != NULL; env++)
-		envp[n++] = (char *)*env;
-	envp[n] = NULL;
-	return launch_opts_resolve(o, argc, argv, envp, err, errlen);
-}
-
-#define ARGS(...)	((const char *const[]){ __VA_ARGS__, NULL })
+#include "opts_harness.h"
 
 static void
 test_defaults(void **state)
@@ -271,7 +175,7 @@ test_precedence(void **state)
 	char			 err[1024];
 
 	(void)state;
-	user_config("memory: 1g\ncpus: 1.5\npids: 100\ntimeout: 10m\n"
+	user_config("memory: 4g\ncpus: 1.5\npids: 300\ntimeout: 10m\n"
 	    "net: direct\n");
 	project_config("memory: 2g\npids: 200\n");
 	assert_int_equal(resolve(&o, err, sizeof(err),
@@ -289,10 +193,11 @@ test_precedence(void **state)
 	assert_int_equal(o.net, LAUNCH_NET_DIRECT);
 	launch_opts_free(&o);
 
-	/* project over user */
+	/* project over user, lower */
 	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), 0);
 	assert_int_equal(o.memory, 2ULL << 30);
 	assert_int_equal(o.src[LO_MEMORY], LAUNCH_SRC_PROJECT);
+	assert_int_equal(o.pids, 200);
 	launch_opts_free(&o);
 	user_config(NULL);
 	project_config(NULL);
@@ -378,6 +283,10 @@ test_project_cannot_widen(void **state)
 		"workspace: /\n",
 		"npm: [semver@7.6.3]\n",
 		"pip: [black==24.1.0]\n",
+		"image: localhost/evil:1\n",
+		"keep: true\n",
+		"quiet: true\n",
+		"memory: 0\n",
 		"mount: [/srv/x:/opt/x]\n",
 		"protect: [Makefile]\n",
 		"quarantine: false\n",
@@ -397,10 +306,16 @@ test_project_cannot_widen(void **state)
 		launch_opts_free(&o);
 	}
 	/* narrowing is fine */
-	project_config("net: none\nmemory: 1g\nkeep: true\n");
+	project_config("net: none\nmemory: 1g\n");
 	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), 0);
 	assert_int_equal(o.net, LAUNCH_NET_NONE);
-	assert_int_equal(o.keep, 1);
+	assert_int_equal(o.memory, 1ULL << 30);
+	launch_opts_free(&o);
+	/* the image: refused, with the line for the user config */
+	project_config("image: localhost/evil:1\n");
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), -1);
+	assert_non_null(strstr(err, "'image: localhost/evil:1'"));
+	assert_non_null(strstr(err, "--image localhost/evil:1"));
 	launch_opts_free(&o);
 	/* the user can let the project pick the policy */
 	user_config("project_policy: true\n");
@@ -664,7 +579,8 @@ test_tools(void **state)
 	/* the project config: refused, saying why */
 	project_config("npm: [semver@7.6.3]\n");
 	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), -1);
-	assert_non_null(strstr(err, "may not add npm packages"));
+	assert_non_null(strstr(err, "may not set 'npm'"));
+	assert_non_null(strstr(err, "own scripts"));
 	launch_opts_free(&o);
 	project_config(NULL);
 }

@@ -23,12 +23,17 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "write_file.h"
+
 #include "policy.h"
 #include "session/folder.h"
 #include "session/options.h"
 #include "session/secrets.h"
 
 static char	 dir[] = "/tmp/aisb-secrets-XXXXXX";
+
+#include "tmpdir.h"
+
 static char	 err[2048];
 
 static void
@@ -47,16 +52,6 @@ opts_with(struct launch_opts *o, struct launch_item *items, const char **e,
 	o->secrets = items;
 	o->nsecrets = n;
 	o->net = LAUNCH_NET_GATE;
-}
-
-static void
-write_file(const char *path, const char *text)
-{
-	FILE	*f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
 }
 
 static void
@@ -218,6 +213,98 @@ test_refused(void **state)
 	}
 }
 
+/*
+ * What the sandboxed command reads, and a direct session's command
+ * writes (the workspace, a --mount's source), holds no secret aisb
+ * reads or program it runs for one: not by a path in it, not through a
+ * link into it, not found there on PATH.  What lies outside is read.
+ */
+static void
+test_workspace_sources(void **state)
+{
+	struct launch_opts	 o;
+	struct launch_item	 it[1], mnt[1];
+	struct launch_secrets	 ss;
+	char			 ws[PATH_MAX], m[PATH_MAX], p[PATH_MAX];
+	char			 e0[3 * PATH_MAX], ran[PATH_MAX], *path0;
+	const char		*e[1];
+	extern char		**environ;
+	size_t			 i;
+	static const char *const in[] = { "ws/key", "wslink/key", "m/key",
+	    "ws/bin/tok" };
+
+	(void)state;
+	snprintf(ws, sizeof(ws), "%s/ws", dir);
+	snprintf(m, sizeof(m), "%s/m", dir);
+	snprintf(ran, sizeof(ran), "%s/ran", dir);
+	snprintf(p, sizeof(p), "%s/ws/bin", dir);
+	assert_int_equal(mkdir(ws, 0700), 0);
+	assert_int_equal(mkdir(m, 0700), 0);
+	assert_int_equal(mkdir(p, 0700), 0);
+	snprintf(p, sizeof(p), "%s/wslink", dir);
+	assert_int_equal(symlink(ws, p), 0);
+	snprintf(p, sizeof(p), "%s/ws/key", dir);
+	write_file(p, "ws-secret-VALUE\n");
+	snprintf(p, sizeof(p), "%s/m/key", dir);
+	write_file(p, "mount-secret-VALUE\n");
+	snprintf(p, sizeof(p), "%s/out", dir);
+	write_file(p, "outside-value\n");
+	/* a program a session could have planted: it must not run */
+	snprintf(p, sizeof(p), "%s/ws/bin/tok", dir);
+	snprintf(e0, sizeof(e0), "#!/bin/sh\ntouch %s\necho planted-VALUE\n",
+	    ran);
+	write_file(p, e0);
+	assert_int_equal(chmod(p, 0755), 0);
+	snprintf(e0, sizeof(e0), "%s:/opt/m", m);
+	memset(mnt, 0, sizeof(mnt));
+	mnt[0].text = e0;
+
+	for (i = 0; i < sizeof(in) / sizeof(in[0]) + 1; i++) {
+		char	 entry[PATH_MAX + 32];
+
+		if (i < sizeof(in) / sizeof(in[0]))
+			snprintf(entry, sizeof(entry), "K=%s:%s/%s",
+			    strstr(in[i], "bin") != NULL ? "command" : "file",
+			    dir, in[i]);
+		else	/* by its name, PATH's first folder in the workspace */
+			snprintf(entry, sizeof(entry), "K=command:tok");
+		e[0] = entry;
+		opts_with(&o, it, e, 1);
+		o.val[LO_WORKSPACE] = ws;
+		o.mounts = mnt;
+		o.nmounts = 1;
+		path0 = getenv("PATH") != NULL ? strdup(getenv("PATH")) : NULL;
+		snprintf(p, sizeof(p), "%s/ws/bin:%s", dir, path0 != NULL ?
+		    path0 : "/usr/bin:/bin");
+		assert_int_equal(setenv("PATH", p, 1), 0);
+		err[0] = '\0';
+		assert_int_equal(launch_secrets_read(&ss, &o, environ, err,
+		    sizeof(err)), -1);
+		if (path0 != NULL)
+			assert_int_equal(setenv("PATH", path0, 1), 0);
+		free(path0);
+		if (strstr(err, " is in ") == NULL ||
+		    strstr(err, "outside the workspace and the --mount") == NULL)
+			fail_msg("%s: %s", entry, err);
+		assert_null(strstr(err, "-VALUE"));
+		assert_int_equal(access(ran, F_OK), -1);
+		assert_int_equal(ss.n, 0);
+	}
+
+	/* outside them: read, by a file and by a command */
+	for (i = 0; i < 2; i++) {
+		snprintf(e0, sizeof(e0), "K=%s%s/out", i == 0 ? "file:" :
+		    "command:cat ", dir);
+		e[0] = e0;
+		opts_with(&o, it, e, 1);
+		o.val[LO_WORKSPACE] = ws;
+		assert_int_equal(launch_secrets_read(&ss, &o, environ, err,
+		    sizeof(err)), 0);
+		assert_string_equal(ss.v[0].value, "outside-value");
+		launch_secrets_free(&ss);
+	}
+}
+
 /* A value longer than the gate takes, from a file and from a command. */
 static void
 test_too_long(void **state)
@@ -371,24 +458,6 @@ test_env_file(void **state)
 	launch_session_wipe(&s);
 }
 
-static int
-setup(void **state)
-{
-	(void)state;
-	return mkdtemp(dir) == NULL ? -1 : 0;
-}
-
-static int
-teardown(void **state)
-{
-	char	 cmd[600];
-
-	(void)state;
-	/* the test's own temporary folder; no user input involved */
-	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
 int
 main(void)
 {
@@ -397,6 +466,7 @@ main(void)
 		cmocka_unit_test(test_read_sources),
 		cmocka_unit_test(test_later_wins),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_workspace_sources),
 		cmocka_unit_test(test_too_long),
 		cmocka_unit_test(test_gate_fd),
 		cmocka_unit_test(test_usable),
