@@ -287,7 +287,7 @@ rc=0; (cd "$tmp/r/ws" && "$aisb" --net none --policy "$policy" "${pkgs[@]}" \
 check "mount: exit" "$rc" 0
 check "mount: read, read-only" "$(paste -sd' ' "$tmp/out")" "s ro"
 check "mount: rw, the owner's" "$(stat -c '%u %s' "$tmp/rw/w" 2>&1)" "0 2"
-for m in "$tmp/skills:/run/aisb/x" "$tmp/skills:/usr/local/bin" "$tmp/r/ws:/opt/ws" \
+for m in "$tmp/skills:/run/aisb/x" "$tmp/skills:/run" "$tmp/r/ws:/opt/ws" \
     "$tmp/skills:$tmp/r/ws/x" "$tmp/r:/opt/r" "$tmp/skills:/home/sandbox"; do
 	rc=0; (cd "$tmp/r/ws" && "$aisb" --net none --policy "$policy" --mount "$m" \
 	    -- true) >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
