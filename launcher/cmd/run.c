@@ -159,11 +159,14 @@ dry_run(const struct launch_opts *o, const struct launch_agent *a)
 	} else
 		printf("# user namespace: %s\n", err);
 	if (launch_seccomp_profile(seccomp, sizeof(seccomp), err,
-	    sizeof(err)) == -1 || launch_enforcer_find(enforcer,
+	    sizeof(err)) == -1 || launch_enforcer_locate(enforcer,
 	    sizeof(enforcer), err, sizeof(err)) == -1) {
 		fprintf(stderr, "aisb: %s\n", err);
 		return EXIT_ENFORCE;
 	}
+	/* a preview shows what a session would refuse, and goes on */
+	if (launch_enforcer_check(enforcer, err, sizeof(err)) == -1)
+		printf("# enforcer: a session stops here (77): %s\n", err);
 	src.seccomp = seccomp;
 	src.enforcer = enforcer;
 	/* the git guard's mounts, the protected paths, --mount: planned as

@@ -98,6 +98,15 @@ fail:
 int
 launch_enforcer_find(char *buf, size_t len, char *err, size_t errlen)
 {
+	if (launch_enforcer_locate(buf, len, err, errlen) == -1 ||
+	    launch_enforcer_check(buf, err, errlen) == -1)
+		return -1;
+	return 0;
+}
+
+int
+launch_enforcer_locate(char *buf, size_t len, char *err, size_t errlen)
+{
 	char	 beside[PATH_MAX], real[PATH_MAX];
 
 	if (launch_beside_self("aisb-enforce", beside, sizeof(beside)) == -1) {
@@ -111,8 +120,6 @@ launch_enforcer_find(char *buf, size_t len, char *err, size_t errlen)
 		    "(make install)", beside, strerror(errno));
 		return -1;
 	}
-	if (launch_enforcer_check(real, err, errlen) == -1)
-		return -1;
 	if ((size_t)snprintf(buf, len, "%s", real) >= len) {
 		snprintf(err, errlen, "%s: path too long", real);
 		return -1;

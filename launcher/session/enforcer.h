@@ -26,6 +26,13 @@ extern const char *const launch_enforcer_unsetenv[];
 int	 launch_enforcer_find(char *buf, size_t len, char *err, size_t errlen);
 
 /*
+ * The same file, found but not checked: for a preview, which shows the
+ * check's verdict instead of stopping on it.  0, or -1 with err.
+ */
+int	 launch_enforcer_locate(char *buf, size_t len, char *err,
+	    size_t errlen);
+
+/*
  * path is a regular file, executable by every user (the container's
  * root is no host user), writable by no other user, and an ELF
  * executable of this machine without a program interpreter: statically

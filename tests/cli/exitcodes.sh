@@ -54,9 +54,13 @@ cases=(
 	"system folder|--policy $tmp/p.yaml --workspace /etc -- true"
 	"learn without a gate|--policy $tmp/p.yaml --learn --net none -- true"
 )
-# direct mode's plan is checked once the host is (podman found): 78 too
-command -v podman >/dev/null &&
-    cases+=("--net direct, cidr rules alone|--policy $tmp/cidr.yaml --net direct -- true")
+# direct mode's plan is checked once the host is (podman found, the
+# enforcer fit: a sanitizer build's is dynamically linked, refused 77
+# first): 78 too
+phdrs=$(LC_ALL=C readelf -l "$(dirname "$aisb")/aisb-enforce" 2>/dev/null || true)
+if command -v podman >/dev/null && [[ $phdrs != *INTERP* ]]; then
+	cases+=("--net direct, cidr rules alone|--policy $tmp/cidr.yaml --net direct -- true")
+fi
 for c in "${cases[@]}"; do
 	name=${c%%|*}
 	read -r -a args <<<"${c#*|}"

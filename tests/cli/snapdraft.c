@@ -58,10 +58,12 @@ main(int argc, char **argv)
 	if (launch_opts_resolve(&o, argc - 1, argv + 1, environ, err,
 	    sizeof(err)) == -1) {
 		fprintf(stderr, "snapdraft: %s\n", err);
+		launch_opts_free(&o);
 		return 78;
 	}
 	if (mkdir(s.dir, 0700) == -1 && errno != EEXIST) {
 		perror(s.dir);
+		launch_opts_free(&o);
 		return 77;
 	}
 	memset(&ids, 0, sizeof(ids));
@@ -70,11 +72,14 @@ main(int argc, char **argv)
 	if ((rc = launch_snap_stage(&info, &s, &o, &ids, err,
 	    sizeof(err))) != 0) {
 		fprintf(stderr, "snapdraft: %s\n", err);
+		launch_opts_free(&o);
 		return rc;
 	}
 	/* the command in the stage, as a container would see it */
-	if ((pid = fork()) == -1)
+	if ((pid = fork()) == -1) {
+		launch_opts_free(&o);
 		return 77;
+	}
 	if (pid == 0) {
 		if (chdir(info.stage) == -1)
 			_exit(126);
