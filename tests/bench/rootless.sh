@@ -128,7 +128,7 @@ for r in $(seq "$rounds"); do
 		for k in "${!sides[@]}"; do
 			s=${sides[$(((k + r) % ${#sides[@]}))]}
 			ms=$(session "$s")
-			echo "$s $ms" >>"$tmp/times"
+			echo "$s $ms $r" >>"$tmp/times"
 			echo "round $r: $s $ms ms"
 		done
 	done
@@ -144,6 +144,19 @@ for s in "${sides[@]}"; do
 	read -r lo med hi <<<"$(stats "$s")"
 	printf '| %s | %s | %s | %s | %s |\n' "$s" "$lo" "$med" "$hi" \
 	    "$(awk -v a="$med" -v b="$rootmed" 'BEGIN { printf "%.2f", a / b }')"
+done
+# Per round: each side's median over that round's sessions, over
+# rootful's; the ratio holds only if it holds in every round.
+printf '\n| side | round medians / rootful: min | max |\n| --- | ---: | ---: |\n'
+for s in "${sides[@]}"; do
+	[ "$s" = rootful ] && continue
+	for r in $(seq "$rounds"); do
+		a=$(awk -v s="$s" -v r="$r" '$1 == s && $3 == r { print $2 }' "$tmp/times" | sort -n |
+		    awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+		b=$(awk -v r="$r" '$1 == "rootful" && $3 == r { print $2 }' "$tmp/times" | sort -n |
+		    awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+		awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f\n", a / b }'
+	done | sort -n | awk -v s="$s" '{ v[NR] = $1 } END { printf "| %s | %s | %s |\n", s, v[1], v[NR] }'
 done
 echo "# $rounds rounds x $runs sessions a side, interleaved; $(nproc) cores, $(date -u +%FT%TZ)"
 echo "# load after: $(uptime)"
