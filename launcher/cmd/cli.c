@@ -49,8 +49,8 @@ static const struct cli_opt doctor_opts[] = {
 
 static const struct cli_opt image_build_opts[] = {
 	{ "-v", CLI_SWITCH, NULL, NULL, "show the build's output" },
-	{ "--base", CLI_VALUE, "REF", "debian:bookworm-slim, else an offline "
-	    "base", "base image" },
+	{ "--base", CLI_VALUE, "REF", "offline: the Debian base built from "
+	    "this host's apt sources", "base image" },
 	{ "--package", CLI_VALUE, "NAME", "none",
 	    "Debian package to install (repeatable)" },
 	{ "--runtime", CLI_VALUE, "NAME", "the one aisb doctor picks",

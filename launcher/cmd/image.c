@@ -65,7 +65,7 @@ launch_cmd_image(int argc, char **argv)
 		if (strcmp(opt, "-v") == 0)
 			spec.verbose = 1;
 		else if (strcmp(opt, "--base") == 0)
-			spec.base = v;
+			spec.base = launch_image_base(v);
 		else if (strcmp(opt, "--package") == 0)
 			pk[spec.npackages++] = v;
 		else if (strcmp(opt, "--runtime") == 0)

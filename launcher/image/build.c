@@ -153,6 +153,14 @@ image_has_tools(const struct launch_image_spec *spec)
 }
 
 
+const char *
+launch_image_base(const char *word)
+{
+	return word != NULL && strcmp(word, LAUNCH_OFFLINE_BASE) == 0 ? NULL :
+	    word;
+}
+
+
 int
 image_foreign(const char *ref, int offline)
 {

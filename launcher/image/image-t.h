@@ -25,6 +25,15 @@
  * network (image.c).
  */
 #define LAUNCH_DEFAULT_BASE	"docker.io/library/debian:bookworm-slim"
+/*
+ * The word that names the offline base (image:, --image, AISB_IMAGE,
+ * image build --base): built from the host's apt sources, never pulled,
+ * for machines with no registry and for the tests, which must ask none.
+ * It is read as that base wherever a base is named, so the short name
+ * "offline" is never pulled (an image of that name is localhost/offline
+ * or a full reference).
+ */
+#define LAUNCH_OFFLINE_BASE	"offline"
 #define LAUNCH_SANDBOX_USER	"sandbox"
 #define LAUNCH_SANDBOX_ID	1000
 #define LAUNCH_SANDBOX_HOME	"/home/sandbox"

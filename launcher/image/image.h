@@ -30,6 +30,12 @@ int	launch_image_lookup(const struct launch_image_spec *, char *tag,
 	    size_t taglen, char *err, size_t errlen);
 
 /*
+ * The spec's base for a base the user named (image:, --image, --base):
+ * NULL, the offline base, for LAUNCH_OFFLINE_BASE, else word itself.
+ */
+const char *launch_image_base(const char *word);
+
+/*
  * The spec's bounds and names: its tools, base reference, packages and
  * suite.  0 or -1 with err.
  */

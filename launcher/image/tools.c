@@ -452,9 +452,11 @@ run_session(const struct install *in, const struct launch_image_spec *spec,
 	argv[a++] = (char *)in->volume;
 	argv[a++] = "--timeout";
 	argv[a++] = (char *)timeout;
-	if (spec != NULL && spec->base != NULL) {
+	/* the image's own base: no session default, which may pull */
+	if (spec != NULL) {
 		argv[a++] = "--image";
-		argv[a++] = (char *)spec->base;
+		argv[a++] = spec->base != NULL ? (char *)spec->base :
+		    LAUNCH_OFFLINE_BASE;
 	}
 	if (spec != NULL && spec->runtime != NULL) {
 		snprintf(rt, sizeof(rt), "--runtime=%s", spec->runtime);

@@ -43,8 +43,9 @@ const struct optdesc launch_optdesc[LO__COUNT] = {
 	    P_ONLY, "none",
 	    "any other mode reaches more" },
 	[LO_IMAGE] = { "image", OT_WORD, 0, LAUNCH_DEFAULT_BASE,
-	    "base image; an offline Debian base when it cannot be pulled",
-	    "REF", NULL, P_NEVER, NULL,
+	    "base image; offline: the Debian base built from this host's "
+	    "apt sources, never pulled (also used when REF cannot be pulled)",
+	    "REF|offline", NULL, P_NEVER, NULL,
 	    "the base's programs run in every session and in the image "
 	    "build" },
 	/*

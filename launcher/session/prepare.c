@@ -14,6 +14,7 @@
 
 #include "image/agent.h"
 #include "image/image-t.h"
+#include "image/image.h"
 #include "policy.h"
 #include "session/gates.h"
 #include "session/options.h"
@@ -104,7 +105,8 @@ launch_say_image(const struct launch_opts *o)
 	}
 	fprintf(stderr, "aisb: image: base %s, from %s %s%s\n",
 	    o->val[LO_IMAGE], from, o->where[LO_IMAGE],
-	    strcmp(o->val[LO_IMAGE], LAUNCH_DEFAULT_BASE) == 0 ? "" :
+	    strcmp(o->val[LO_IMAGE], LAUNCH_DEFAULT_BASE) == 0 ||
+	    launch_image_base(o->val[LO_IMAGE]) == NULL ? "" :
 	    " (not aisb's own base: its build steps run without network, "
 	    "and it takes no --package)");
 }

@@ -33,7 +33,7 @@ launch_session_spec(const struct launch_opts *o, const struct launch_agent *a,
 	memset(spec, 0, sizeof(*spec));
 	for (i = 0; i < o->npackages; i++)
 		st->pkgs[i] = o->packages[i].text;
-	spec->base = o->val[LO_IMAGE];
+	spec->base = launch_image_base(o->val[LO_IMAGE]);
 	spec->packages = st->pkgs;
 	spec->npackages = o->npackages;
 	spec->runtime = runtime;

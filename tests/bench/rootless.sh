@@ -9,8 +9,8 @@
 # Three sides: root, in a store of this script's own; an ordinary user
 # it creates, whose store is what podman made (the driver is printed);
 # a second user whose store `aisb doctor --fix` switched.  Every side runs
-# the same image (built once as root, saved, loaded by each user; its
-# base named with --image), the shipped default policy, the default --net
+# the same image (built once as root, saved, loaded by each user; on the
+# offline base, --image offline), the shipped default policy, the default --net
 # gate.  R rounds (default 3); in each, N sessions a side (default 3),
 # the sides taking turns session by session, in an order that rotates
 # with the round, so that load that comes and goes falls on all three.  Prints each session's wall time,
@@ -65,12 +65,11 @@ printf '[storage]\ndriver = "overlay"\ngraphroot = "%s/graph"\nrunroot = "%s/run
 export CONTAINERS_STORAGE_CONF=$tmp/storage.conf
 export XDG_STATE_HOME=$tmp/state XDG_CACHE_HOME=$tmp/cache XDG_CONFIG_HOME=$tmp/config
 [ -z "$base" ] || podman load -q -i "$base" >/dev/null
-img=$("$build/aisb" image build </dev/null 2>/dev/null | tail -n 1)
-# Every session names that base (--image): the default one is a
-# registry's, which a session would ask for first, and no registry is
-# part of what is measured here.
+# Every session names the offline base (--image offline; AISB_IMAGE in
+# as_user): the default one is a registry's, which a session would ask
+# for first, and no registry is part of what is measured here.
+img=$("$build/aisb" image build --base offline </dev/null 2>/dev/null | tail -n 1)
 base_ref=$(podman image inspect --format '{{index .Labels "io.aisb.base"}}' "$img")
-img=$("$build/aisb" image build --base "$base_ref" </dev/null 2>/dev/null | tail -n 1)
 podman save -q -m -o "$tmp/img.tar" "$img" "$base_ref"
 chmod 0644 "$tmp/img.tar"
 install -d -m 0700 "$tmp/ws"
@@ -107,11 +106,11 @@ session() {	# session SIDE: wall ms of aisb -- true
 	local t0 t1 rc=0 u
 	t0=$(now_ms)
 	case $1 in
-	rootful) (cd "$tmp/ws" && "$build/aisb" --image "$base_ref" -- true) \
+	rootful) (cd "$tmp/ws" && "$build/aisb" --image offline -- true) \
 	    >"$tmp/out" 2>&1 </dev/null || rc=$? ;;
 	*)	u=$vfs; [ "$1" = overlay ] && u=$ovl
 		e2e_user_pick "$u"
-		(cd "$e2e_home/ws" && as_user aisb --image "$base_ref" -- true) \
+		(cd "$e2e_home/ws" && as_user aisb --image offline -- true) \
 		    >"$tmp/out" 2>&1 </dev/null || rc=$? ;;
 	esac
 	t1=$(now_ms)

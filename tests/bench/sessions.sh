@@ -44,6 +44,8 @@ cleanup() {
 }
 trap cleanup EXIT
 export XDG_STATE_HOME=$tmp/state XDG_CONFIG_HOME=$tmp/config
+# the offline base: a benchmark asks no registry, and measures none
+export AISB_IMAGE=offline
 
 # host.bench.test is the upstream as the gate (on the host) reaches it,
 # bench.test as the sandbox reaches it in direct mode (the host loopback

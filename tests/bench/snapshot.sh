@@ -32,6 +32,8 @@ done
 
 tmp=$(mktemp -d "$dir/aisb-bench-snapshot.XXXXXX")
 export TMPDIR=$tmp XDG_STATE_HOME=$tmp/state XDG_CONFIG_HOME=$tmp/config XDG_CACHE_HOME=$tmp/cache
+# the offline base: a benchmark asks no registry, and measures none
+export AISB_IMAGE=offline
 printf '[storage]\ndriver = "overlay"\ngraphroot = "%s/graph"\nrunroot = "%s/run"\n' \
     "$tmp" "$tmp" >"$tmp/storage.conf"
 export CONTAINERS_STORAGE_CONF=$tmp/storage.conf

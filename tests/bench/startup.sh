@@ -57,6 +57,8 @@ cleanup() {
 }
 trap cleanup EXIT
 export XDG_STATE_HOME=$tmp/state XDG_CONFIG_HOME=$tmp/config
+# the offline base: a benchmark asks no registry, and measures none
+export AISB_IMAGE=offline
 mkdir -p "$tmp/ws"
 chmod 0700 "$tmp/ws"
 # the workspace of every session; both sides start as one fork and exec

@@ -74,6 +74,20 @@ check "AISB_IMAGE: said" "$(image_line)" \
     "aisb: image: base docker.io/library/debian:bookworm-slim, from the environment, AISB_IMAGE"
 run "$aisb" --image localhost/team/base:2 --dry-run -- true
 check "--image: not said" "$(image_line)" ""
+# offline: the offline base by name, aisb's own (no foreign note), which
+# the preview builds on without a registry's name (no pull, no fallback)
+printf 'image: offline\n' >"$XDG_CONFIG_HOME/aisb/config.yaml"
+run "$aisb" --dry-run -- true
+check "image: offline: said, aisb's own" "$(image_line)" \
+    "aisb: image: base offline, from the config file $XDG_CONFIG_HOME/aisb/config.yaml:1:8"
+rm "$XDG_CONFIG_HOME/aisb/config.yaml"
+for how in "--image offline --print-containerfile" "image containerfile --base offline"; do
+	read -r -a args <<<"$how"
+	run "$aisb" "${args[@]}"
+	check "$how: exit" "$rc" 0
+	check "$how: the offline base" "$(sed -n 's/^FROM \(localhost\/aisb-base\):[0-9a-f]*$/\1/p' "$tmp/out")" \
+	    localhost/aisb-base
+done
 run "$aisb" --dry-run -- true
 check "default: not said" "$(image_line)" ""
 printf 'image: localhost/team/base:2\n' >"$tmp/ws/.aisb.yaml"

@@ -206,7 +206,8 @@ mkdir -m 0700 "$ws"
 # 1. the user config
 mkdir -p "$XDG_CONFIG_HOME/aisb"
 printf 'image: %s\n' "$evil" >"$XDG_CONFIG_HOME/aisb/config.yaml"
-session "user config" "$ws" "$aisb" --policy "$tmp/policy.yaml"
+# (the environment, which wins over the file, names no base here)
+session "user config" "$ws" env -u AISB_IMAGE "$aisb" --policy "$tmp/policy.yaml"
 # the container's root: the aisb range's base (made by the first session)
 base_uid=$(awk -F: '$1 == "aisb" { print $2; exit }' /etc/subuid)
 enforcer_checks "user config" "$ws" "$build/aisb-enforce" "$base_uid"

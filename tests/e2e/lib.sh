@@ -6,7 +6,10 @@
 # which makes $tmp (also TMPDIR: whatever podman and aisb make goes
 # there), a podman store of the test's own (CONTAINERS_STORAGE_CONF), the
 # XDG cache, state and config folders under $tmp, $tmp/ws, pids=(),
-# pass=0 fail=0, and the EXIT trap.  The trap runs the test's own
+# pass=0 fail=0, and the EXIT trap.  No test asks a registry: sessions
+# name the offline base (AISB_IMAGE=offline, as_user's too; a test of
+# another base names it), and podman on PATH is a wrapper that refuses
+# every pull and notes it, which fails the test at its end.  The trap runs the test's own
 # e2e_cleanup_more first when it defines one (named gates down, a user
 # removed), kills and reaps "${pids[@]}", removes every container, volume
 # and image of the store (the test's alone), unmounts what is left under
@@ -93,9 +96,42 @@ e2e_init() {
 	export XDG_CACHE_HOME=$tmp/cache XDG_STATE_HOME=$tmp/state
 	export XDG_CONFIG_HOME=$tmp/config
 	mkdir -p "$XDG_CONFIG_HOME" "$tmp/ws"
+	export AISB_IMAGE=offline
+	e2e_podman=$(command -v podman || true)
+	e2e_podman_wrapper "$tmp/bin" "$tmp/pulls"
+	export PATH=$tmp/bin:$PATH
 	pids=()
 	pass=0 fail=0
 	trap e2e_cleanup EXIT
+}
+
+# e2e_podman_wrapper DIR LOG: DIR/podman runs the real one, but for a
+# pull (podman pull, podman image pull), which it refuses (125, podman's
+# own error status) after a line in LOG.
+e2e_podman_wrapper() {
+	local real=${e2e_podman:-}
+
+	[ -n "$real" ] || return 0
+	mkdir -p "$1"
+	cat >"$1/podman" <<-EOF
+	#!/bin/sh
+	case "\$1 \${2:-}" in
+	"pull "*|"image pull")
+		printf '%s\\n' "podman \$*" >>'$2'
+		echo "podman: a test asked a registry (podman \$*)" >&2
+		exit 125 ;;
+	esac
+	exec '$real' "\$@"
+	EOF
+	chmod 0755 "$1/podman"
+}
+
+# The pulls the wrappers refused fail the test, whatever it said.
+e2e_pulls_check() {
+	[ -s "$tmp/pulls" ] || return 0
+	echo "not ok - the test asked a registry: $(head -n 1 "$tmp/pulls")" \
+	    "(sessions name the offline base: AISB_IMAGE=offline)"
+	return 1
 }
 
 # /dev/net/tun opened to every user (slirp4netns opens it as the rootless
@@ -150,6 +186,7 @@ e2e_cleanup() {
 	[ -z "${e2e_seed:-}" ] || e2e_seed_save || true
 	podman volume rm -af >/dev/null 2>&1 || true
 	podman rmi -af >/dev/null 2>&1 || true
+	e2e_pulls_check || case $rc in 0|77) rc=1 ;; esac
 	while read -r m; do
 		umount -l "$m" 2>/dev/null || true
 	done < <(awk -v p="$tmp/" 'index($2, p) == 1 { print $2 }' \
@@ -320,6 +357,7 @@ e2e_user() {
 	    "$e2e_home/bin/"
 	install -m 0644 "$bin/aisb-seccomp.json" "$bin/aisb-default-policy.yaml" \
 	    "$e2e_home/bin/"
+	e2e_podman_wrapper "$e2e_home/bin" "$e2e_home/pulls"
 	[ -z "$bare" ] || return 0
 	install -d -m 0755 -o "$e2e_user_name" -g "$e2e_user_name" \
 	    "$e2e_home/.config" "$e2e_home/.config/containers"
@@ -343,7 +381,7 @@ e2e_user_pick() {
 
 as_user() {
 	runuser -u "$e2e_user_name" -- env -i HOME="$e2e_home" \
-	    USER="$e2e_user_name" LOGNAME="$e2e_user_name" \
+	    USER="$e2e_user_name" LOGNAME="$e2e_user_name" AISB_IMAGE=offline \
 	    PATH="$e2e_home/bin:/usr/local/bin:/usr/bin:/bin" "$@"
 }
 
@@ -354,6 +392,9 @@ e2e_user_remove() {
 	for u in "${e2e_users[@]}"; do
 		uid=$(id -u "$u" 2>/dev/null) || continue
 		pkill -KILL -u "$uid" 2>/dev/null || true
+		# the user's refused pulls (e2e_podman_wrapper) are the test's
+		cat "$(getent passwd "$u" | cut -d: -f6)/pulls" >>"$tmp/pulls" \
+		    2>/dev/null || true
 		sleep 0.5
 		userdel -r "$u" >/dev/null 2>&1 || true
 		rm -rf "/tmp/podman-run-$uid" "/tmp/containers-user-$uid" \
