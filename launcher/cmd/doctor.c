@@ -8,10 +8,12 @@
  */
 #include "config.h"
 
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -20,6 +22,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +50,9 @@
 
 #define PROBE_TIMEOUT_MS	(90 * 1000)	/* one probe container */
 #define PROBE_WORD		"aisb-doctor"
+#define PROBE_ANSWER		"aisb-doctor-heard"
+#define PROBE_ANSWER_WAIT_S	10	/* the container's read -t */
+#define PROBE_CONNS		4	/* connections the host's end reads */
 #define PASTA_HOST		"169.254.1.2"
 #define PASTA_NETWORK		"pasta:--map-host-loopback," PASTA_HOST
 
@@ -269,63 +275,123 @@ listen_loopback(unsigned *port)
 }
 
 /*
- * 1 when a connection that said PROBE_WORD is waiting on the listener.
- * The kernel finished the handshake and queued the bytes while the
- * container ran, so they are read now, with a short grace period.
+ * The host's end of the network probe: accepts on lfd until a connection
+ * says PROBE_WORD (at most PROBE_CONNS of them, 64 bytes read of each),
+ * answers it PROBE_ANSWER and returns 1; 0 when none did.  It runs while
+ * the container does, in a process of its own (probe_server), and the
+ * container exits only once it read the answer: before, the host read
+ * after the container was gone, and under load the word was lost with
+ * it (slirp4netns torn down before it passed the bytes on: "connected to
+ * nothing", a working network said broken).
  */
 static int
-heard_probe(int lfd)
+probe_serve(int lfd)
 {
 	struct pollfd	pfd;
 	char		buf[64];
-	size_t		len = 0;
+	size_t		len;
 	ssize_t		n;
-	int		cfd, ok = 0;
+	int		cfd, i, ok = 0;
 
-	pfd.fd = lfd;
-	pfd.events = POLLIN;
-	if (poll(&pfd, 1, 2000) <= 0)
-		return 0;
-	if ((cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) == -1)
-		return 0;
-	pfd.fd = cfd;
-	while (len < sizeof(buf) - 1 && poll(&pfd, 1, 2000) > 0) {
-		if ((n = read(cfd, buf + len, sizeof(buf) - 1 - len)) <= 0)
-			break;
-		len += (size_t)n;
+	for (i = 0; i < PROBE_CONNS && !ok; i++) {
+		pfd.fd = lfd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, PROBE_TIMEOUT_MS) <= 0)
+			return 0;
+		if ((cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) == -1)
+			continue;
+		pfd.fd = cfd;
+		len = 0;
+		while (len < sizeof(buf) - 1 && poll(&pfd, 1,
+		    PROBE_ANSWER_WAIT_S * 1000) > 0) {
+			if ((n = read(cfd, buf + len, sizeof(buf) - 1 - len)) <=
+			    0)
+				break;
+			len += (size_t)n;
+			buf[len] = '\0';
+			if (strstr(buf, PROBE_WORD) != NULL) {
+				ok = send(cfd, PROBE_ANSWER "\n",
+				    sizeof(PROBE_ANSWER), MSG_NOSIGNAL) ==
+				    (ssize_t)sizeof(PROBE_ANSWER);
+				break;
+			}
+		}
+		close(cfd);
 	}
-	buf[len] = '\0';
-	ok = strstr(buf, PROBE_WORD) != NULL;
-	close(cfd);
 	return ok;
 }
 
 /*
- * Connects from a container to host:port with bash's /dev/tcp.  The
- * script is a constant; address and port travel as its arguments.
+ * probe_serve() in a child process, which dies with doctor.  The pid, or
+ * -1 with errno.
+ */
+static pid_t
+probe_server(int lfd)
+{
+	pid_t	pid;
+
+	if ((pid = fork()) != 0)
+		return pid;
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (getppid() == 1)
+		_exit(1);
+	_exit(probe_serve(lfd) ? 0 : 1);
+}
+
+/*
+ * Connects from a container to host:port with bash's /dev/tcp, says
+ * PROBE_WORD and waits for PROBE_ANSWER (at most PROBE_ANSWER_WAIT_S)
+ * from the server on lfd, which runs meanwhile.  0 when both ends say
+ * they heard the other; -1 with err.  The script is a constant; the
+ * words, address and port travel as its arguments.
  */
 static int
 try_network(const struct launch_host_facts *f, const char *network,
-    const char *host, unsigned port, char *err, size_t errlen)
+    const char *host, unsigned port, int lfd, char *err, size_t errlen)
 {
 	struct probe_args	 pa;
-	char			*argv[32], net[128], portstr[16];
+	char			*argv[32], net[128], portstr[16], wait[16];
 	size_t			 a;
+	pid_t			 srv;
+	int			 rc, status;
 
 	snprintf(net, sizeof(net), "--network=%s", network);
 	snprintf(portstr, sizeof(portstr), "%u", port);
+	snprintf(wait, sizeof(wait), "%d", PROBE_ANSWER_WAIT_S);
 	a = probe_head(f, f->runtime, &pa, argv);
 	argv[a++] = net;
 	argv[a++] = "--entrypoint=/bin/bash";
 	argv[a++] = (char *)f->image;
 	argv[a++] = "-c";
-	argv[a++] = "exec 3<>\"/dev/tcp/$1/$2\" && printf %s \"$0\" >&3";
+	argv[a++] = "exec 3<>\"/dev/tcp/$1/$2\" && printf %s \"$0\" >&3 && "
+	    "read -r -t \"$4\" a <&3 && [ \"$a\" = \"$3\" ] || "
+	    "{ echo \"no answer from $1:$2 within $4 s\" >&2; exit 1; }";
 	argv[a++] = PROBE_WORD;
 	argv[a++] = (char *)host;
 	argv[a++] = portstr;
+	argv[a++] = PROBE_ANSWER;
+	argv[a++] = wait;
 	argv[a] = NULL;
-	return launch_exec(argv, NULL, 0, NULL, 0, PROBE_TIMEOUT_MS, 0, err,
-	    errlen) == 0 ? 0 : -1;
+	if ((srv = probe_server(lfd)) == -1) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		return -1;
+	}
+	rc = launch_exec(argv, NULL, 0, NULL, 0, PROBE_TIMEOUT_MS, 0, err,
+	    errlen);
+	/*
+	 * 0: the container read the answer, so the server is past its send
+	 * and exits; else it may still wait for a connection.
+	 */
+	if (rc != 0)
+		(void)kill(srv, SIGKILL);
+	if (launch_wait(srv, &status) == -1 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0) {
+		if (rc == 0)
+			snprintf(err, errlen, "the host heard no %s",
+			    PROBE_WORD);
+		return -1;
+	}
+	return rc == 0 ? 0 : -1;
 }
 
 static int
@@ -365,8 +431,8 @@ check_network(struct launch_host_facts *f, int verbose)
 			    strerror(errno));
 			return -1;
 		}
-		if (try_network(f, modes[i].network, modes[i].host, port, err,
-		    sizeof(err)) == 0 && heard_probe(lfd)) {
+		if (try_network(f, modes[i].network, modes[i].host, port, lfd,
+		    err, sizeof(err)) == 0) {
 			close(lfd);
 			f->netmode = modes[i].mode;
 			snprintf(f->network, sizeof(f->network), "%s",
