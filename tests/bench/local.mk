@@ -13,12 +13,18 @@
 #			not part of `make bench`); STARTUP_ARGS passes
 #			--rounds R --runs N.
 EXTRA_PROGRAMS += tests/bench/bench_policy tests/bench/target tests/bench/loadgen \
-	tests/bench/splice_relay
+	tests/bench/splice_relay tests/bench/bench_synth
 tests_bench_bench_policy_SOURCES = tests/bench/bench_policy.c
 tests_bench_bench_policy_LDADD = $(POLICY_LIBS)
 tests_bench_target_SOURCES = tests/bench/target.c
 tests_bench_loadgen_SOURCES = tests/bench/loadgen.c
 tests_bench_splice_relay_SOURCES = tests/bench/splice_relay.c
+# bench_synth: gate_synth_name/note at their bounds (64 sessions x 512
+# names), ns per call; run by hand: make tests/bench/bench_synth
+tests_bench_bench_synth_SOURCES = tests/bench/bench_synth.c
+tests_bench_bench_synth_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/gate
+tests_bench_bench_synth_CFLAGS = $(GATE_CFLAGS)
+tests_bench_bench_synth_LDADD = $(GATE_LIBS)
 CLEANFILES += $(EXTRA_PROGRAMS)
 EXTRA_DIST += tests/bench/compare.sh tests/bench/ceiling.sh tests/bench/instructions.sh \
 	tests/bench/lib.sh

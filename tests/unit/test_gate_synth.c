@@ -3,7 +3,8 @@
  * answered a session, looked up by that session only; the latest of two
  * names that share an address; the bounds (names per session, sessions),
  * least recently used out; the policy's exact names as the fallback, and
- * none when two of them share an address; addresses outside the range.
+ * none when two of them share an address, scanned and through the index
+ * (rebuilt for a reloaded policy); addresses outside the range.
  */
 #include "config.h"
 
@@ -140,6 +141,8 @@ test_collision(void **state)
 	    "  - host: %s\n    ports: [22]\n", x, y);
 	p = load(yaml);
 	assert_string_equal(lookup(NULL, p, "sess-2", x), "");
+	/* ... through the index too (a gate's synth has one) */
+	assert_string_equal(lookup(s, p, "sess-2", x), "");
 	/* ... but the session's own answer does */
 	assert_string_equal(lookup(s, p, "sess-1", x), y);
 	policy_free(p);
@@ -149,20 +152,40 @@ test_collision(void **state)
 static void
 test_policy_names(void **state)
 {
-	struct policy	*p;
+	struct gate_synth	*ss[2], *s;
+	struct policy		*p, *q;
+	size_t			 i;
 
 	(void)state;
 	p = load("version: 1\nallow:\n  - host: git.example.com\n"
 	    "    ports: [22]\n  - host: git.example.com\n"
 	    "  - host: \"*.wild.example.com\"\n"
 	    "deny:\n  - host: evil.example.com\n");
-	/* an exact allow rule: known without a query (two rules, one name) */
-	assert_string_equal(lookup(NULL, p, "sess-1", "git.example.com"),
-	    "git.example.com");
-	/* a wildcard's names, a deny rule's: only through an answer */
-	assert_string_equal(lookup(NULL, p, "sess-1", "a.wild.example.com"),
-	    "");
-	assert_string_equal(lookup(NULL, p, "sess-1", "evil.example.com"), "");
+	q = load("version: 1\nallow:\n  - host: other.example.com\n");
+	/* the rules scanned (no synth), and the index of a gate's synth */
+	ss[0] = NULL;
+	assert_non_null(ss[1] = gate_synth_new());
+	for (i = 0; i < 2; i++) {
+		s = ss[i];
+		/* an exact allow rule: known without a query (two rules,
+		 * one name) */
+		assert_string_equal(lookup(s, p, "sess-1", "git.example.com"),
+		    "git.example.com");
+		/* a wildcard's names, a deny rule's: only through an answer */
+		assert_string_equal(lookup(s, p, "sess-1",
+		    "a.wild.example.com"), "");
+		assert_string_equal(lookup(s, p, "sess-1",
+		    "evil.example.com"), "");
+		/* a reloaded policy is another index: the old names go */
+		assert_string_equal(lookup(s, q, "sess-1", "git.example.com"),
+		    "");
+		assert_string_equal(lookup(s, q, "sess-1",
+		    "other.example.com"), "other.example.com");
+		assert_string_equal(lookup(s, p, "sess-1", "git.example.com"),
+		    "git.example.com");
+	}
+	gate_synth_free(ss[1]);
+	policy_free(q);
 	policy_free(p);
 }
 
