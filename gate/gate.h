@@ -11,6 +11,7 @@
  *              that call each other (conn/conn-int.h: its types, private
  *              to them):
  *     conn.c     accept, head, answers, callbacks
+ *     view.c     what names a connection: audit fields, tags, status
  *     decide.c   the decision path: policy, resolve, classify, dial
  *     relay.c    the relay on bufferevents: body, SNI check, half-close
  *     splice.c   the raw relay of a tunnel, splice(2) and the pipe pool

@@ -5,6 +5,8 @@
  * sees a connection through gate.h only.
  *
  *   conn.c     life cycle, replies and refusals, the callbacks, timers
+ *   view.c     the view, tags, audit fields and status entry of one
+ *              connection
  *   decide.c   head complete -> deny -> classify -> resolve -> dial
  *   relay.c    the buffered relay: body framing, SNI check, half-close
  *   splice.c   the raw relay (splice(2) or read/write) and its pipe pool
@@ -185,11 +187,15 @@ struct conn_view {
 	unsigned	 port;
 };
 
-/* conn.c */
+/* view.c */
 void		 conn_view(const struct gate_conn *, struct conn_view *);
+struct conn_tags *conn_tags_new(const struct gate_conn *);
+void		 conn_audit(struct gate_conn *, const char *, const char *, int,
+		    const char *, const char *, const char *);
+void		 conn_audit_fill(struct gate_conn *, struct gate_audit_rec *);
+/* conn.c */
 void		 conn_free(struct gate_conn *);
 void		 conn_dec_free(struct conn_dec *);
-struct conn_tags *conn_tags_new(const struct gate_conn *);
 void		 conn_arm(struct gate_conn *, unsigned);
 void		 conn_refuse(struct gate_conn *, int, const char *,
 		    const char *, const char *);
@@ -198,9 +204,6 @@ void		 conn_deny(struct gate_conn *, enum policy_reason,
 /* decide.c: the audit's reason token of a policy decision */
 const char	*conn_reason_token(enum policy_reason);
 void		 conn_nodelay(int);
-void		 conn_audit(struct gate_conn *, const char *, const char *, int,
-		    const char *, const char *, const char *);
-void		 conn_audit_fill(struct gate_conn *, struct gate_audit_rec *);
 void		 conn_refuse_fix(struct gate_conn *, int, const char *,
 		    const char *, const char *, const char *, const char *);
 void		 conn_finish(struct gate_conn *);
