@@ -226,6 +226,7 @@ conn_free(struct gate_conn *c)
 		event_free(c->timer);
 	conn_raw_free(c);	/* the upstream socket while dialling, too */
 	conn_dns_free(c);	/* AISB-DNS: its timer */
+	conn_ask_forget(c);	/* --ask: off the held list */
 	conn_dec_free(c->d);
 	free(c->tags);
 	client_put(g, c->client);
@@ -826,6 +827,9 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 		return;
 	case S_LINGER:
 		conn_free(c);
+		return;
+	case S_ASK:
+		conn_ask_expire(c);	/* no answer in time: a deny */
 		return;
 	}
 }
