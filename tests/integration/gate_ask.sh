@@ -15,11 +15,13 @@ set -euo pipefail
 
 start_upstream http 192.0.2.10
 up=$up_port
+start_upstream banner 192.0.2.10
+banner=$up_port
 start_dns '{"ok.test": {"A": ["192.0.2.10"]}, "new.test": {"A": ["192.0.2.10"]},
  "web.test": {"A": ["192.0.2.10"]}, "late.test": {"A": ["192.0.2.10"]},
  "sock.test": {"A": ["192.0.2.10"]}, "bye.test": {"A": ["192.0.2.10"]},
  "blocked.test": {"A": ["192.0.2.10"]}, "a.test": {"A": ["192.0.2.10"]},
- "b.test": {"A": ["192.0.2.10"]}}'
+ "b.test": {"A": ["192.0.2.10"]}, "tp.test": {"A": ["192.0.2.10"]}}'
 cat >"$tmp/policy.yaml" <<EOF
 version: 1
 allow:
@@ -206,6 +208,38 @@ check "pending: how socks" "$(pending_field "$S" "$id" how)" '"socks"'
 control "$S" "approve $id once" >/dev/null
 wait "$p_sock" || true
 check "SOCKS5 approved" "$(cat "$tmp/sock.code")" 200
+
+# --- AISB-TRANSPARENT: named by Host ("transparent"), and a port of a
+# synthetic address ("port": ok.test is allowed on another port only)
+tpc=$here/gate_transparent.py
+"$PY" "$tpc" "$gate_port" "$up" raw \
+    --data "GET /tp HTTP/1.1\\r\\nHost: tp.test:$up\\r\\n\\r\\n" \
+    >"$tmp/tp.out" 2>&1 &
+p_tp=$!
+pids+=("$p_tp")
+id=$(held_id "$S" tp.test)
+check "pending: how transparent" "$(pending_field "$S" "$id" how)" \
+    '"transparent"'
+check "approve the transparent stream" \
+    "$(control "$S" "approve $id once" approve)" ok
+wait "$p_tp" || true
+check "the transparent request's answer" "$(cat "$tmp/tp.out")" \
+    "HTTP/1.0 200 OK"
+S_OK=$("$PY" "$here/gate_dnsstream.py" --synth ok.test)
+"$PY" "$tpc" "$gate_port" "$banner" banner --dialled "$S_OK" \
+    --data 'hi\r\n' >"$tmp/port.out" 2>&1 &
+p_port=$!
+pids+=("$p_port")
+id=$(held_id "$S" ok.test)
+check "pending: how port" "$(pending_field "$S" "$id" how)" '"port"'
+check "pending: the port dialled" "$(pending_field "$S" "$id" port)" \
+    "$banner"
+control "$S" "approve $id once" >/dev/null
+wait "$p_port" || true
+check "the server speaks first once approved" \
+    "$(sed -n 1p "$tmp/port.out")" "banner SSH-2.0-aisb-test"
+expect_audit "$A" event=decision host=ok.test port="$banner" \
+    named_by=address decision=allow asked=True
 
 # --- the watcher saw it all --------------------------------------------------
 sleep 0.3
