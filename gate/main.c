@@ -440,6 +440,12 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 		    "process: leave out --workers (or use --workers 1)\n");
 		exit(EXIT_CONFIG);
 	}
+	/* held requests nobody could answer would only wait to be denied */
+	if (cfg->ask != 0 && cfg->control_path == NULL) {
+		fprintf(stderr, "aisb-gate: --ask is answered on the control "
+		    "socket: give --control PATH\n");
+		exit(EXIT_USAGE);
+	}
 	if (optind != argc || cfg->policy_path == NULL)
 		usage();
 	if (cfg->token_file != NULL && cfg->token_fd != -1) {

@@ -357,6 +357,34 @@ gate_ask_deny_all(struct gate *g)
 	}
 }
 
+/* Let c through on a person's answer, where it was decided. */
+static void
+release(struct gate_conn *c, enum gate_ask_answer ans, uid_t uid, pid_t pid)
+{
+	answered(c, answer_str[ans], NULL, uid, pid);
+	/* reads are still paused: on as allowed, as if never held */
+	c->ask_ok = 1;
+	c->state = S_HEAD;
+	snprintf(c->d->rule, sizeof(c->d->rule), "ask: %s", answer_str[ans]);
+	conn_decided(c, NULL);
+}
+
+/* A held request a new grant covers; NULL: none left. */
+static struct gate_conn *
+covered(struct gate_ask *a, const struct ask_grant *gr)
+{
+	struct gate_conn	*c;
+	struct conn_view	 v;
+
+	TAILQ_FOREACH(c, &a->held, held) {
+		conn_view(c, &v);
+		if (v.port == gr->port && strcmp(v.host, gr->host) == 0 &&
+		    strcmp(cred_of(&v), gr->cred) == 0)
+			return c;
+	}
+	return NULL;
+}
+
 int
 gate_ask_answer(struct gate *g, uint64_t id, enum gate_ask_answer ans,
     uid_t uid, pid_t pid)
@@ -373,26 +401,31 @@ gate_ask_answer(struct gate *g, uint64_t id, enum gate_ask_answer ans,
 			break;
 	if (c == NULL)
 		return -1;
-	if (ans == GATE_ASK_SESSION) {
-		conn_view(c, &v);
-		if (grant_find(a, cred_of(&v), v.host, v.port) == NULL) {
-			if (a->ngrants == GATE_ASK_GRANTS)
-				return -2;
-			gr = &a->grants[a->ngrants++];
-			snprintf(gr->cred, sizeof(gr->cred), "%s", cred_of(&v));
-			snprintf(gr->host, sizeof(gr->host), "%s", v.host);
-			gr->port = (uint16_t)v.port;
-		}
-	}
-	answered(c, answer_str[ans], NULL, uid, pid);
 	if (ans == GATE_ASK_DENY) {
+		answered(c, answer_str[ans], NULL, uid, pid);
 		deny_held(c);
 		return 0;
 	}
-	/* on as allowed, where it was decided: reads still paused */
-	c->ask_ok = 1;
-	c->state = S_HEAD;
-	snprintf(c->d->rule, sizeof(c->d->rule), "ask: %s", answer_str[ans]);
-	conn_decided(c, NULL);
+	if (ans == GATE_ASK_ONCE) {
+		release(c, ans, uid, pid);
+		return 0;
+	}
+	conn_view(c, &v);
+	if ((gr = grant_find(a, cred_of(&v), v.host, v.port)) == NULL) {
+		if (a->ngrants == GATE_ASK_GRANTS)
+			return -2;
+		gr = &a->grants[a->ngrants++];
+		snprintf(gr->cred, sizeof(gr->cred), "%s", cred_of(&v));
+		snprintf(gr->host, sizeof(gr->host), "%s", v.host);
+		gr->port = (uint16_t)v.port;
+	}
+	/*
+	 * c first, then every other request the grant covers that waits
+	 * already (a later one would pass without asking): each its own
+	 * "session" answer.  Each pass takes one off the list.
+	 */
+	release(c, ans, uid, pid);
+	while ((c = covered(a, gr)) != NULL)
+		release(c, ans, uid, pid);
 	return 0;
 }

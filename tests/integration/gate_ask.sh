@@ -8,8 +8,8 @@
 # timeout (--ask 2: the usual deny with "asked":true), a deny rule never
 # held, SOCKS5 held as "socks", the gate's exit denying what it holds, and
 # on a --users gate a flood from one user beyond the per-user bound denied
-# ask_full while another user's held request is still held and then
-# approved.  A watcher sees every held and answered line.
+# ask_full while another user's held requests are still held and then
+# approved (a session grant lets through those that wait for it too).  A watcher sees every held and answered line.
 set -euo pipefail
 . "$(dirname "$0")/gate_lib.sh"
 
@@ -40,6 +40,8 @@ check "--ask 3601 is refused" "$rc" 64
 rc=0; "$gate_bin" -n -f "$tmp/policy.yaml" --ask 30 --workers 2 \
     2>"$tmp/w.err" || rc=$?
 check "--ask with --workers is refused" "$rc" 78
+rc=0; "$gate_bin" -n -f "$tmp/policy.yaml" --ask 30 2>/dev/null || rc=$?
+check "--ask without --control is refused" "$rc" 64
 
 S=$tmp/ctl.sock
 start_gate main "$tmp/policy.yaml" --control "$S" --ask 60
@@ -300,11 +302,22 @@ expect_audit "$U" event=decision user=alice host=a.test reason=ask_full \
 bg bob -x "http://bob:bob-pw@127.0.0.1:$gate_port" "http://b.test:$up/"
 id=$(held_id "$tmp/u.sock" b.test)
 [ "$id" != none ] && ok || bad "bob's request is not held"
+bg bob2 -x "http://bob:bob-pw@127.0.0.1:$gate_port" "http://b.test:$up/2"
+for _ in $(seq 100); do
+	[ "$(control "$tmp/u.sock" status ask.held)" = 10 ] && break
+	sleep 0.1
+done
+check "bob's two held beside alice's eight" \
+    "$(control "$tmp/u.sock" status ask.held)" 10
 check "pending: bob's user" "$(pending_field "$tmp/u.sock" "$id" user)" \
     '"bob"'
 check "approve bob's" "$(control "$tmp/u.sock" "approve $id session" \
     approve)" ok
 check "bob's request passes" "$(done_code bob)" "000 200"
+check "and the one that waited for the same host:port" "$(done_code bob2)" \
+    "000 200"
+check "each its own answer" \
+    "$(audit_count "$U" event=ask user=bob answer=session by_uid="$(id -u)")" 2
 check "alice's are still held" "$(control "$tmp/u.sock" status ask.held)" 8
 check "bob's grant is bob's" "$(control "$tmp/u.sock" status ask.grants)" \
     "[{\"host\": \"b.test\", \"port\": $up, \"user\": \"bob\"}]"
