@@ -87,23 +87,13 @@ done_code() {	# done_code NAME: waits (20 s) for curl NAME, prints its codes
 held_id() {
 	local id
 	for _ in $(seq 100); do
-		id=$("$PY" - "$1" "$2" <<'PY'
-import json, socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.connect(sys.argv[1])
-s.sendall(b"pending\n")
-d = b""
-while True:
-    b = s.recv(65536)
-    if not b:
-        break
-    d += b
-for p in json.loads(d)["pending"]:
-    if p["host"] == sys.argv[2]:
+		id=$(control "$1" pending | "$PY" -c '
+import json, sys
+for p in json.load(sys.stdin)["pending"]:
+    if p["host"] == sys.argv[1]:
         print(p["id"])
         break
-PY
-)
+' "$2")
 		[ -n "$id" ] && { echo "$id"; return 0; }
 		sleep 0.1
 	done
