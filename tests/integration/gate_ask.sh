@@ -9,7 +9,8 @@
 # held, SOCKS5 held as "socks", the gate's exit denying what it holds, and
 # on a --users gate a flood from one user beyond the per-user bound denied
 # ask_full while another user's held requests are still held and then
-# approved (a session grant lets through those that wait for it too).  A watcher sees every held and answered line.
+# approved (a session grant lets through those that wait for it too).  A
+# watcher sees every held and answered line; a ninth watcher is refused.
 set -euo pipefail
 . "$(dirname "$0")/gate_lib.sh"
 
@@ -246,6 +247,38 @@ assert held[i1]["host"] == "new.test" and held[i1]["how"] == "connect", held
 assert ans[i1] == "once" and ans[i2] == "deny", ans
 assert "session" in ans.values(), ans
 PY
+
+# --- at most 8 watchers: the ninth is refused, a place freed is taken again
+"$PY" - "$S" <<'PY' >"$tmp/watchers.out"
+import socket, sys
+def watch():
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(5)
+    s.connect(sys.argv[1])
+    s.sendall(b"watch\n")
+    return s
+# one watches already: seven more fill the places
+held = [watch() for _ in range(7)]
+ninth = watch()
+print(ninth.recv(4096).decode().strip())
+held.pop().close()
+again = None
+for _ in range(50):
+    again = watch()
+    again.settimeout(0.2)
+    try:
+        b = again.recv(4096)
+    except socket.timeout:
+        b = b""
+    # a watcher's first lines are what is held already (web.test:1 is)
+    if not b.startswith(b'{"error"'):
+        print("watching")
+        break
+    again.close()
+PY
+check "a ninth watcher" "$(sed -n 1p "$tmp/watchers.out")" \
+    '{"error":"too many watchers"}'
+check "a freed place is taken" "$(sed -n 2p "$tmp/watchers.out")" watching
 
 # --- the gate's exit denies what it holds ------------------------------------
 bg bye -x "http://$G" "http://bye.test:$up/"
