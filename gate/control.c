@@ -60,7 +60,7 @@ ctl_close(struct bufferevent *bev)
 	bufferevent_free(bev);
 }
 
-/* --- watch --------------------------------------------------------------------- */
+/* --- watch ------------------------------------------------------------ */
 
 static void
 watch_drop(struct gate_control *ctl, struct bufferevent *bev)
@@ -130,7 +130,7 @@ gate_control_event(struct gate_control *ctl, const char *line)
 	}
 }
 
-/* --- commands ------------------------------------------------------------------ */
+/* --- commands --------------------------------------------------------- */
 
 static void
 ctl_written(struct bufferevent *bev, void *arg)

@@ -46,7 +46,7 @@
 #define ASK_JSON_MAX	(POLICY_MAX_NAME * 6 + GATE_SESSION_MAX * 6 + 512)
 
 struct ask_grant {
-	char		 cred[GATE_SESSION_MAX];	/* "": the whole gate */
+	char		 cred[GATE_SESSION_MAX];	/* "": all */
 	char		 host[POLICY_MAX_NAME + 1];
 	uint16_t	 port;
 };
@@ -320,8 +320,9 @@ answered(struct gate_conn *c, const char *answer, const char *by,
 	r.by_uid = uid;
 	r.by_pid = pid;
 	gate_audit_write(c->g->audit, &r, &c->g->num->ctr.audit_errors);
-	log_info("conn %llu: id %llu answered %s%s%s", (unsigned long long)c->id,
-	    (unsigned long long)id, answer, by ? " by " : "", by ? by : "");
+	log_info("conn %llu: id %llu answered %s%s%s",
+	    (unsigned long long)c->id, (unsigned long long)id, answer,
+	    by ? " by " : "", by ? by : "");
 	snprintf(line, sizeof(line), "{\"answered\":{\"id\":%llu,"
 	    "\"answer\":\"%s\"}}\n", (unsigned long long)id, answer);
 	gate_control_event(c->g->control, line);

@@ -46,8 +46,8 @@ struct conn_insp;
 #define RULE_MAX	512
 #define DETAIL_MAX	256
 
-enum conn_state { S_HEAD, S_RESOLVE, S_CONNECT, S_RELAY, S_LINGER,
-    S_ASK };		/* --ask: held for an answer (ask.c), reads paused */
+/* S_ASK: --ask, held for an answer (ask.c), reads paused */
+enum conn_state { S_HEAD, S_RESOLVE, S_CONNECT, S_RELAY, S_LINGER, S_ASK };
 
 /*
  * AISB-TRANSPARENT (transparent.c): what the client's own stream turned
@@ -115,7 +115,7 @@ struct conn_dec {
 	uint8_t			 socks_rep;	/* a reply the parser chose */
 
 	/* --ask (ask.c): why the policy denied a held request, and since */
-	uint8_t			 ask_reason;	/* enum policy_reason */
+	uint8_t			 ask_reason;	/* a policy_reason */
 	struct timespec		 t_asked;
 };
 
@@ -183,10 +183,10 @@ struct gate_conn {
 						   token (static); NULL: none */
 	struct conn_insp	*insp;		/* inspected (inspect.c); NULL: not */
 	/* --ask (ask.c) */
-	TAILQ_ENTRY(gate_conn)	 held;		/* in the gate's held list */
+	TAILQ_ENTRY(gate_conn)	 held;		/* the gate's held list */
 	uint64_t		 ask_id;	/* while held (S_ASK); 0: not */
-	uint8_t			 asked;		/* it was held: "asked":true */
-	uint8_t			 ask_ok;	/* ... and a person let it through */
+	uint8_t			 asked;		/* was held: "asked":true */
+	uint8_t			 ask_ok;	/* ... and let through */
 };
 
 /* The strings that name a connection, wherever it keeps them (its
