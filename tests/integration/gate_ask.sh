@@ -3,7 +3,8 @@
 # answers it over the control socket while real curl waits (a long
 # --max-time).  approve once (the answer goes through; the same request
 # again is held again), approve session (the next passes without asking,
-# and after a reload too; status lists the grant), deny (the usual 403 and
+# and after a reload too, and a live tunnel it let through outlives the
+# reload under --reload-closes; status lists the grant), deny (the usual 403 and
 # its text; the "ask" audit line names the answering uid and pid), a
 # timeout (--ask 2: the usual deny with "asked":true), a deny rule never
 # held, SOCKS5 held as "socks", the gate's exit denying what it holds, and
@@ -45,7 +46,7 @@ rc=0; "$gate_bin" -n -f "$tmp/policy.yaml" --ask 30 2>/dev/null || rc=$?
 check "--ask without --control is refused" "$rc" 64
 
 S=$tmp/ctl.sock
-start_gate main "$tmp/policy.yaml" --control "$S" --ask 60
+start_gate main "$tmp/policy.yaml" --control "$S" --ask 60 --reload-closes
 A=$tmp/audit.main.log
 G=127.0.0.1:$gate_port
 
@@ -184,7 +185,36 @@ check "asked once only" "$(audit_count "$A" event=ask host=web.test)" 1
 check "status lists the grant" \
     "$(control "$S" status ask.grants)" \
     "[{\"host\": \"web.test\", \"port\": $up, \"user\": null}]"
+# a tunnel the grant let through outlives a reload with --reload-closes
+"$PY" - "$gate_port" "$up" "$tmp/tun.ready" <<'PY' >"$tmp/tun.out" 2>&1 &
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(b"CONNECT web.test:%s HTTP/1.1\r\nHost: web.test\r\n\r\n" %
+          sys.argv[2].encode())
+d = b""
+while b"\r\n\r\n" not in d:
+    d += s.recv(4096)
+open(sys.argv[3], "w").write(d.split(b"\r\n")[0].decode())
+time.sleep(1.5)
+s.sendall(b"GET /t HTTP/1.0\r\nHost: web.test\r\n\r\n")
+d = b""
+try:
+    while True:
+        b = s.recv(4096)
+        if not b:
+            break
+        d += b
+except OSError:
+    pass
+print(d.split(b"\r\n")[0].decode() if d else "closed")
+PY
+p_tun=$!
+pids+=("$p_tun")
+wait_file "$tmp/tun.ready"
 check "reload" "$(control "$S" reload reload)" ok
+wait "$p_tun" || true
+check "the granted tunnel outlived the reload" "$(cat "$tmp/tun.out")" \
+    "HTTP/1.0 200 OK"
 check "after the reload it still passes" \
     "$(proxy_get "http://web.test:$up/s4")" "000 200"
 check "another port of the host is asked for" \
