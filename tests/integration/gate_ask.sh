@@ -11,7 +11,8 @@
 # on a --users gate a flood from one user beyond the per-user bound denied
 # ask_full while another user's held requests are still held and then
 # approved (a session grant lets through those that wait for it too).  A
-# watcher sees every held and answered line; a ninth watcher is refused.
+# watcher sees every held and answered line; a ninth watcher is refused,
+# and one that does not read is dropped past its 64 KiB.
 set -euo pipefail
 . "$(dirname "$0")/gate_lib.sh"
 
@@ -330,6 +331,98 @@ ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 expect_audit "$B" event=ask host=late.test answer=timeout by=timeout
 expect_audit "$B" event=decision host=late.test decision=deny status=403 \
     reason=host_not_allowed asked=True
+
+# --- a watcher that does not read is dropped past 64 KiB; one that reads
+# stays, and the gate goes on
+start_gate flood "$tmp/policy.yaml" --control "$tmp/f.sock" --ask 60
+"$PY" - "$tmp/f.sock" "$gate_port" <<'PY' >"$tmp/flood.out" 2>&1
+import json, socket, sys, time
+ctl, port = sys.argv[1], int(sys.argv[2])
+def cmd(line):
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(5)
+    s.connect(ctl)
+    s.sendall(line.encode() + b"\n")
+    d = b""
+    while True:
+        b = s.recv(4096)
+        if not b:
+            break
+        d += b
+    return json.loads(d)
+def watcher():
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(ctl)
+    s.sendall(b"watch\n")
+    return s
+mute, reader = watcher(), watcher()
+reader.setblocking(False)
+got = b""
+label = "x" * 60
+name = ".".join([label] * 4)		# 243 bytes: long held lines
+next_id = 1
+for r in range(120):
+    socks = []
+    for i in range(8):
+        c = socket.create_connection(("127.0.0.1", port), timeout=10)
+        c.sendall(b"CONNECT %s:1 HTTP/1.1\r\n\r\n" % name.encode())
+        socks.append(c)
+    for i in range(8):
+        for _ in range(200):
+            if cmd("deny %d" % next_id) == {"deny": "ok"}:
+                break
+            time.sleep(0.005)
+        else:
+            sys.exit("id %d never held" % next_id)
+        next_id += 1
+    for c in socks:
+        c.close()
+    try:
+        while True:
+            b = reader.recv(1 << 20)
+            if not b:
+                break
+            got += b
+    except BlockingIOError:
+        pass
+reader.setblocking(True)
+reader.settimeout(2)
+try:
+    while b'"id":%d,"answer"' % (next_id - 1) not in got:
+        b = reader.recv(1 << 20)
+        if not b:
+            break
+        got += b
+except socket.timeout:
+    pass
+print("reader", "complete" if b'{"answered":{"id":%d,"answer":"deny"}}' %
+      (next_id - 1) in got else "incomplete")
+# dropped: the gate closed it, before the last line (kept: it stays open)
+mute.settimeout(5)
+heard, closed = b"", False
+try:
+    while True:
+        b = mute.recv(1 << 20)
+        if not b:
+            closed = True
+            break
+        heard += b
+except socket.timeout:
+    pass
+last = b'{"answered":{"id":%d,' % (next_id - 1)
+print("mute", "dropped" if closed and last not in heard else "kept",
+      len(heard))
+print("status", cmd("status")["ask"]["held"])
+PY
+check "the watcher that read got every line" \
+    "$(sed -n 1p "$tmp/flood.out")" "reader complete"
+case $(sed -n 2p "$tmp/flood.out") in
+"mute dropped "*) ok ;;
+*) bad "the mute watcher: $(cat "$tmp/flood.out")" ;;
+esac
+check "the gate goes on" "$(sed -n 3p "$tmp/flood.out")" "status 0"
+grep -q "a watcher that does not read, dropped" "$tmp/gate.flood.err" &&
+    ok || bad "no log line for the dropped watcher"
 
 # --- --users: one user's flood does not starve another's ---------------------
 sha() { printf %s "$1" | sha256sum | cut -d' ' -f1; }
