@@ -4,7 +4,8 @@
 # --max-time).  approve once (the answer goes through; the same request
 # again is held again), approve session (the next passes without asking,
 # and after a reload too, and a live tunnel it let through outlives the
-# reload under --reload-closes; status lists the grant), deny (the usual 403 and
+# reload under --reload-closes; a request held across a reload is still
+# held and answered after it; status lists the grant), deny (the usual 403 and
 # its text; the "ask" audit line names the answering uid and pid), a
 # timeout (--ask 2: the usual deny with "asked":true), a deny rule never
 # held, SOCKS5 held as "socks", the gate's exit denying what it holds, and
@@ -186,6 +187,9 @@ check "asked once only" "$(audit_count "$A" event=ask host=web.test)" 1
 check "status lists the grant" \
     "$(control "$S" status ask.grants)" \
     "[{\"host\": \"web.test\", \"port\": $up, \"user\": null}]"
+# a request held across the reload stays held, to be answered after it
+bg overreload -x "http://$G" "http://new.test:$up/over"
+id_over=$(held_id "$S" new.test)
 # a tunnel the grant let through outlives a reload with --reload-closes
 "$PY" - "$gate_port" "$up" "$tmp/tun.ready" <<'PY' >"$tmp/tun.out" 2>&1 &
 import socket, sys, time
@@ -213,6 +217,10 @@ p_tun=$!
 pids+=("$p_tun")
 wait_file "$tmp/tun.ready"
 check "reload" "$(control "$S" reload reload)" ok
+check "still held after the reload" "$(held_id "$S" new.test)" "$id_over"
+check "answered after the reload" \
+    "$(control "$S" "approve $id_over once" approve)" ok
+check "and it passes" "$(done_code overreload)" "000 200"
 wait "$p_tun" || true
 check "the granted tunnel outlived the reload" "$(cat "$tmp/tun.out")" \
     "HTTP/1.0 200 OK"
