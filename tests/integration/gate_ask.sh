@@ -8,7 +8,9 @@
 # held and answered after it; status lists the grant), deny (the usual 403 and
 # its text; the "ask" audit line names the answering uid and pid), a
 # timeout (--ask 2: the usual deny with "asked":true), a deny rule never
-# held, SOCKS5 held as "socks", the gate's exit denying what it holds, and
+# held, SOCKS5 held as "socks", both AISB-TRANSPARENT entries held
+# ("transparent" by Host, "port" on a synthetic address), the gate's exit
+# denying what it holds, and
 # on a --users gate a flood from one user beyond the per-user bound denied
 # ask_full while another user's held requests are still held and then
 # approved (a session grant lets through those that wait for it too).  A
