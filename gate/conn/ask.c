@@ -255,7 +255,8 @@ conn_ask(struct gate_conn *c, const struct policy_decision *d)
 	char			 detail[DETAIL_MAX];
 	unsigned		 mine = 0;
 
-	if (a == NULL || !askable(d->reason))
+	/* a draining gate holds nothing new: it would outlive the answer */
+	if (a == NULL || !askable(d->reason) || c->g->draining)
 		return 0;
 	conn_view(c, &v);
 	TAILQ_FOREACH(h, &a->held, held) {

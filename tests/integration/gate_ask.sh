@@ -324,8 +324,27 @@ check "a freed place is taken" "$(sed -n 2p "$tmp/watchers.out")" watching
 # --- the gate's exit denies what it holds ------------------------------------
 bg bye -x "http://$G" "http://bye.test:$up/"
 id=$(held_id "$S" bye.test)
+# a client connected before the SIGTERM that asks after it: not held
+"$PY" - "$gate_port" "$tmp/drain.go" <<'PY' >"$tmp/drain.out" 2>&1 &
+import os, socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+open(sys.argv[2] + ".up", "w").write("up")
+while not os.path.exists(sys.argv[2]):
+    time.sleep(0.05)
+t = time.monotonic()
+s.sendall(b"CONNECT drain.test:1 HTTP/1.1\r\n\r\n")
+line = s.recv(4096).split(b"\r\n")[0].decode()
+print(line, "at once" if time.monotonic() - t < 2 else "late")
+PY
+p_drain=$!
+pids+=("$p_drain")
+wait_file "$tmp/drain.go.up"
 kill -TERM "$gate_pid"
 check "SIGTERM: the held request is denied" "$(done_code bye)" "000 403"
+touch "$tmp/drain.go"
+wait "$p_drain" || true
+check "draining: a request no rule allows is denied, not held" \
+    "$(cat "$tmp/drain.out")" "HTTP/1.1 403 Forbidden at once"
 wait "$gate_pid" 2>/dev/null || true
 expect_audit "$A" event=ask id="$id" answer=deny by=exit
 expect_audit "$A" event=decision host=bye.test decision=deny asked=True
