@@ -176,7 +176,7 @@ EXTRA_DIST += tests/cli/lockfile_cli.sh
 # session, help from the parser's table, completion from the same.
 CLI_TESTS = tests/cli/defaults.sh tests/cli/help.sh tests/cli/completion.sh \
 	tests/cli/agent.sh tests/cli/secrets.sh tests/cli/exitcodes.sh \
-	tests/cli/manpages.sh tests/cli/shellcheck.sh
+	tests/cli/manpages.sh tests/cli/shellcheck.sh tests/cli/doctor_id.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh
 # The enforcer a session mounts: the host's static binary, checked before

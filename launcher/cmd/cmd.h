@@ -56,4 +56,20 @@ struct launch_opts;
 void	launch_agents_print(const struct launch_agents *,
 	    const struct launch_opts *, FILE *);
 
+/*
+ * aisb doctor's identity lines (doctorid.c): aisb's version and plan
+ * protocol, the SHA-256 of aisb, aisb-gate and aisb-enforce as sessions
+ * find them, the enforcer's state, the image a session would use; each
+ * hash into id ("" when unknown).  A program not found or an enforcer
+ * sessions refuse is a FAIL in f.
+ */
+struct launch_host_facts;
+struct launch_doctor_id {
+	char	 aisb[65];
+	char	 gate[65];
+	char	 enforce[65];
+};
+void	launch_doctor_identity(struct launch_host_facts *, const char *image,
+	    struct launch_doctor_id *);
+
 #endif

@@ -669,6 +669,23 @@ out:
 		remove_names(run, "env", "plan", "workspace");
 }
 
+/* The image a session here would use, as doctor's identity line says it. */
+static void
+session_image(char *buf, size_t len)
+{
+	struct launch_host_facts	 t;
+	char				 why[1400];
+	int				 offline = 0;
+
+	memset(&t, 0, sizeof(t));
+	if (find_image(&t, &offline, why, sizeof(why)) == -1)
+		snprintf(buf, len, "unknown (%s)", why);
+	else
+		snprintf(buf, len, "%s%s", t.image, offline ? " (the offline "
+		    "base: sessions use it when their base cannot be pulled)" :
+		    "");
+}
+
 /*
  * The host's checks, then with an aisb image (f->image, else the one a
  * session here would run) the container checks: the runtime, the network
@@ -755,7 +772,9 @@ launch_cmd_doctor(int argc, char **argv)
 {
 	struct launch_host_facts	f;
 	struct cli_args			a;
+	struct launch_doctor_id		id;
 	const char			*image;
+	char				 tag[1600];
 	int				rc, fixed = 0;
 
 	memset(&f, 0, sizeof(f));
@@ -771,7 +790,11 @@ launch_cmd_doctor(int argc, char **argv)
 	}
 	if (launch_cli_get(&a, "--fix") != NULL)
 		fixed = launch_storage_fix(environ) == 0 ? 0 : -1;
+	session_image(tag, sizeof(tag));
+	launch_doctor_identity(&f, tag, &id);
 	rc = doctor_probe(&f, 1);
+	if (f.nfail > 0)
+		rc = -1;
 	if (check_agents(&f, 1) == -1)
 		rc = -1;
 	if (rc == 0)
