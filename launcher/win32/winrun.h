@@ -252,4 +252,52 @@ enum winrun_clean_action winrun_clean_decide(const struct winrun_lease *,
 int	winrun_gate_env(uint16_t port, const char *cred, char *buf,
 	    size_t len);
 
+/* ---- the self-test's stored result (selfrec.c) --------------------- */
+
+#define WINRUN_SHA_HEX		64	/* hex digits of a SHA-256 */
+#define WINRUN_SELFREC_MAX	16384	/* bytes of a stored record */
+#define WINRUN_SELFREC_CHECKS	32	/* checks in one */
+#define WINRUN_SELFREC_TEXT	240	/* bytes of one check's text, and of
+					   the policy's */
+#define WINRUN_SELFREC_FILE	"aisb\\selftest.txt"	/* under
+					   %LOCALAPPDATA% */
+
+struct winrun_selfrec {
+	char	 time[24];			/* YYYY-MM-DDTHH:MM:SSZ, UTC */
+	char	 runner[WINRUN_SHA_HEX + 1];	/* the manifest's aisb-run.exe */
+	char	 launcher[WINRUN_SHA_HEX + 1];	/* the manifest's aisb.exe */
+	char	 policy[WINRUN_SHA_HEX + 1];	/* SHA-256 of policy_text */
+	char	 policy_text[WINRUN_SELFREC_TEXT];
+	size_t	 nchecks;
+	struct winrun_selfcheck {
+		int	 ok;
+		char	 what[WINRUN_SELFREC_TEXT];
+	}	 checks[WINRUN_SELFREC_CHECKS];
+	int	 failed;			/* a check failed */
+};
+
+/*
+ * The policy a self-test's child runs under, as one line of text (its
+ * SHA-256 binds a result to it): the protocol, the AppContainer with no
+ * capability, the Job's limits of o.  0, or -1 when it does not fit.
+ */
+int	winrun_selftest_policy(const struct winrun_opts *o, char *buf,
+	    size_t len);
+/* One check's outcome (its text cut to one line): 0, or -1 when full. */
+int	winrun_selfrec_add(struct winrun_selfrec *, int ok, const char *what);
+/* The record's text into buf: its length, or -1 when it does not fit. */
+int	winrun_selfrec_format(const struct winrun_selfrec *, char *buf,
+	    size_t len);
+/* A record's text (at most WINRUN_SELFREC_MAX bytes): 0, or -1 with err
+ * naming the line; anything but a whole record is refused. */
+int	winrun_selfrec_parse(const char *text, size_t len,
+	    struct winrun_selfrec *, char *err, size_t errlen);
+/*
+ * 0 when the record was made with these programs (the manifest's
+ * hashes) and this policy's hash; else -1 with why naming the first
+ * that changed and both hashes.
+ */
+int	winrun_selfrec_stale(const struct winrun_selfrec *, const char *runner,
+	    const char *launcher, const char *policy, char *why, size_t len);
+
 #endif

@@ -96,7 +96,7 @@ check "aisb-run.exe --version" is "$("$WINE" "$build/aisb-run.exe" --version 2>&
 check "aisb.exe --version" is "$("$WINE" "$build/aisb.exe" --version 2>&1 | tr -d '\r')" "aisb $v"
 
 # 1. --no-appcontainer is refused without the test variable
-AISB_RUN_TEST_NO_APPCONTAINER= runner $T -- "$CHILD" exit 0; rc=$?
+AISB_RUN_TEST_NO_APPCONTAINER='' runner $T -- "$CHILD" exit 0; rc=$?
 check "--no-appcontainer refused outside tests (exit 64)" is "$rc" 64
 check "  and it says why" grep -q "test suite only" "$d/err"
 
@@ -254,7 +254,7 @@ cd "$tmp" || exit 1
 # usage errors
 aisb --bogus -- x; rc=$?
 check "aisb: unknown option: exit 64 with the usage" bash -c '[ '"$rc"' = 64 ] && grep -q "^usage: aisb" "'"$d"'/aerr"'
-AISB_RUN_TEST_NO_APPCONTAINER= aisb --no-appcontainer -- "$CH" exit 0; rc=$?
+AISB_RUN_TEST_NO_APPCONTAINER='' aisb --no-appcontainer -- "$CH" exit 0; rc=$?
 check "aisb: --no-appcontainer refused outside tests (64)" is "$rc" 64
 aisb --gate 192.0.2.1:80 -- "$CH" exit 0; rc=$?
 check "aisb: --gate other than 127.0.0.1 refused (64)" is "$rc" 64
@@ -375,11 +375,68 @@ mv "$tmp/manifest.good" "$build/aisb-manifest.txt"
 aisb --workspace "$WSW" $T --apply never -- "$CH" exit 0; rc=$?
 check "identity: the runner of the manifest runs" is "$rc" 0
 aisb doctor; rc=$?
-check "identity: aisb doctor names the runner's hash" bash -c '[ '"$rc"' = 0 ] && grep -q "^  file aisb-run.exe $(sha256sum "'"$build"'/aisb-run.exe" | cut -d" " -f1)\$" "'"$d"'/aout" && grep -q "^  protocol 1\$" "'"$d"'/aout" && grep -q ": the manifest.s\$" "'"$d"'/aout"'
+check "identity: aisb doctor names the runner's hash" bash -c '[ '"$rc"' = 0 ] && grep -q "^  file aisb-run.exe $(sha256sum "'"$build"'/aisb-run.exe" | cut -d" " -f1)\$" "'"$d"'/aout" && grep -q "^  protocol 1\$" "'"$d"'/aout" && grep -q ": the manifest.s (sha256 [0-9a-f]\{64\}, verified)\$" "'"$d"'/aout"'
 printf 'x' >>"$build/aisb-run.exe"
 aisb doctor; rc=$?
 check "identity: aisb doctor on a tampered runner: 77" bash -c '[ '"$rc"' = 77 ] && grep -q "NOT the manifest.s" "'"$d"'/aout"'
 cp "$tmp/runner.good" "$build/aisb-run.exe"
+
+# 14c. the self-test's result, kept with its identity (docs/windows.md,
+# "Self-test results"): stored in %LOCALAPPDATA%\aisb\selftest.txt with
+# the manifest's hashes and the policy's; aisb doctor shows it only
+# while both hold.  On Wine the self-test cannot run (no AppContainer):
+# its one check fails, and that result is stored and judged like any.
+REC=$(dirname "$SESSIONS")/selftest.txt
+RUNSHA=$(sha256sum "$build/aisb-run.exe" | cut -d' ' -f1)
+aisb doctor; rc=$?
+check "self-test: doctor before any: none stored, how to run one" bash -c '[ '"$rc"' = 0 ] && grep -q "^self-test: none stored (.*selftest.txt); run .*aisb-run.exe --self-test\$" "'"$d"'/aout"'
+selftest() {	# selftest DIR [OPTIONS]: DIR's aisb-run.exe --self-test, out in $d/sout
+	local dir=$1; shift
+	"$WINE" "$dir/aisb-run.exe" --self-test "$@" </dev/null >"$d/sout" 2>&1
+	local rc=$?
+	sed -i 's/\r$//' "$d/sout"
+	return $rc
+}
+selftest "$build"; rc=$?
+check "self-test: cannot run on Wine (77), says why" bash -c '[ '"$rc"' = 77 ] && grep -q "^FAIL this host has AppContainers (this is Wine" "'"$d"'/sout" && grep -q "^self-test: could not run\$" "'"$d"'/sout"'
+check "  prints the manifest and the runner's verified hash" bash -c 'grep -q "^  file aisb-run.exe '"$RUNSHA"'\$" "'"$d"'/sout" && grep -q "^  protocol 1\$" "'"$d"'/sout" && grep -q "aisb-run.exe: the manifest.s (sha256 '"$RUNSHA"', verified)\$" "'"$d"'/sout" && grep -q "^policy sha256 [0-9a-f]\{64\} (protocol 1; appcontainer; capabilities none; memory 1073741824; procs 32; " "'"$d"'/sout"'
+check "  stores its result with the manifest's hashes" bash -c 'grep -q "^self-test: result stored in " "'"$d"'/sout" && grep -qx "file aisb-run.exe '"$RUNSHA"'" "'"$REC"'" && grep -qx "result failed" "'"$REC"'"'
+aisb doctor; rc=$?
+check "self-test: doctor shows the stored result (same build, same policy)" bash -c '[ '"$rc"' = 0 ] && grep -q "^self-test: FAILED on 20[0-9-]*T[0-9:]*Z, with this build and policy" "'"$d"'/aout" && grep -q "^  FAIL this host has AppContainers" "'"$d"'/aout"'
+# another policy: the limits the self-test ran under are not the sessions'
+selftest "$build" --memory 512
+aisb doctor
+check "self-test: another policy's result is stale, says which, how to re-run" bash -c 'grep -q "^self-test: the stored result is stale, ignored: the policy changed: the result is of policy [0-9a-f]\{16\}... (.*memory 536870912.*), sessions run with [0-9a-f]\{16\}...; run .*aisb-run.exe --self-test\$" "'"$d"'/aout" && ! grep -q "^  FAIL" "'"$d"'/aout"'
+selftest "$build"
+# a copy of the install: its own result, until one byte of its runner
+# changes (a new build: the manifest names the new runner)
+inst=$tmp/inst && mkdir -p "$inst"
+cp "$build/aisb.exe" "$build/aisb-run.exe" "$build/aisb-manifest.txt" "$inst/"
+aisbi() { "$WINE" "$inst/aisb.exe" "$@" </dev/null >"$d/aout" 2>"$d/aerr"; local rc=$?; sed -i 's/\r$//' "$d/aout" "$d/aerr"; return $rc; }
+aisbi doctor
+check "self-test: the copy's doctor: the same build's result holds" grep -q "^self-test: FAILED on .*, with this build and policy" "$d/aout"
+printf 'x' >>"$inst/aisb-run.exe"
+cp "$REC" "$tmp/rec.before"
+selftest "$inst"
+check "self-test: a runner not the manifest's stores nothing" bash -c 'grep -q "^self-test: result not stored: this aisb-run.exe is not the one its build manifest names" "'"$d"'/sout" && cmp -s "'"$REC"'" "'"$tmp"'/rec.before"'
+new=$(sha256sum "$inst/aisb-run.exe" | cut -d' ' -f1)
+sed -i "s/^file aisb-run.exe .*/file aisb-run.exe $new/" "$inst/aisb-manifest.txt"
+aisbi doctor; rc=$?
+check "self-test: a new runner makes the result stale, naming both hashes" bash -c '[ '"$rc"' = 0 ] && grep -q "^self-test: the stored result is stale, ignored: aisb-run.exe changed: the result is of sha256 '"${RUNSHA:0:16}"'..., the manifest names '"${new:0:16}"'...; run " "'"$d"'/aout"'
+aisb doctor
+check "  the build's own doctor still shows it" grep -q "^self-test: FAILED on .*, with this build and policy" "$d/aout"
+# a record cut short, or larger than its bound: ignored, never trusted
+head -n -1 "$tmp/rec.before" >"$REC"
+aisb doctor
+check "self-test: a record cut short is ignored with a note" grep -q "^self-test: .*selftest.txt ignored, not trusted (no result line (cut short)); run " "$d/aout"
+{ cat "$tmp/rec.before"; head -c 20000 /dev/zero | tr '\0' 'x'; echo; } >"$REC"
+aisb doctor
+check "self-test: a record past its bound is ignored with a note" grep -q "^self-test: .*selftest.txt ignored, not trusted (.*larger" "$d/aout"
+sed 's/^check FAIL /check ok /; s/^result failed/result passed/' "$tmp/rec.before" >"$REC"
+sed -i "s/^file aisb.exe .*/file aisb.exe $(printf '0%.0s' $(seq 64))/" "$REC"
+aisb doctor
+check "self-test: an edited record of another aisb.exe: stale, not passed" bash -c '! grep -q "^self-test: passed" "'"$d"'/aout" && grep -q "^self-test: the stored result is stale, ignored: aisb.exe changed" "'"$d"'/aout"'
+rm -f "$REC"
 
 # 15. the gate: the real Linux aisb-gate on 127.0.0.1:0 with a users file;
 # a DNS server and an HTTP server of the test on 127.0.0.1 (the policy
@@ -393,7 +450,7 @@ if [ -z "$gate_bin" ] || [ ! -x "$gate_bin" ]; then
 else
 	g=$tmp/gate && mkdir -p "$g"
 	gpids=()
-	wait_file() { local i; for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done; return 1; }
+	wait_file() { local _; for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done; return 1; }
 	echo '{"allowed.test": {"A": ["127.0.0.1"]}, "denied.test": {"A": ["127.0.0.1"]}}' >"$g/zone.json"
 	python3 "$top_srcdir/tests/integration/gate_dns.py" --zone "$g/zone.json" \
 	    --port-file "$g/dns.port" --log "$g/dns.log" >/dev/null 2>&1 &
@@ -427,7 +484,6 @@ else
 		aisb --workspace "$WSW" $T --apply never --gate "127.0.0.1:$gp" \
 		    --gate-credential-file "$CRED" -- "$CH" connect "denied.test:$up"; rc=$?
 		check "gate: a denied name: 403" bash -c '[ '"$rc"' = 3 ] && grep -qx "connect 403" "'"$d"'/aout"'
-		s2=$sid
 		sleep 0.5	# the audit line of the last tunnel's close
 		check "  audit: both decisions attributed to alice" python3 - "$g/audit.log" "$up" <<'PY'
 import json, sys
