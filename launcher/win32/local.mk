@@ -7,7 +7,8 @@ launcher_win32_libaisbwinrun_a_SOURCES = launcher/win32/winrun.h \
 	launcher/win32/opts.c launcher/win32/cmdline.c \
 	launcher/win32/envblock.c launcher/win32/handles.c \
 	launcher/win32/ids.c launcher/win32/doc.c launcher/win32/clean.c \
-	launcher/win32/net.c launcher/win32/selfrec.c
+	launcher/win32/net.c launcher/win32/selfrec.c \
+	launcher/win32/drive.c
 # the one JSON string reader (doc.c) and its hex digits, libc only
 launcher_win32_libaisbwinrun_a_SOURCES += common/json.c common/json.h \
 	common/hex.c common/hex.h
@@ -26,7 +27,7 @@ aisb_run_SOURCES = launcher/win32/main_win32.c launcher/win32/run_win32.c \
 	launcher/win32/appc_win32.c launcher/win32/selftest_win32.c \
 	launcher/win32/clean_win32.c launcher/win32/util_win32.c \
 	launcher/win32/ident_win32.c launcher/win32/selfrec_win32.c \
-	launcher/win32/win32.h
+	launcher/win32/drive_win32.c launcher/win32/win32.h
 aisb_run_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 # the snapshot core for its SHA-256 (snap/hash_win32.c): the self-test's
 # identity (ident_win32.c, selfrec_win32.c)

@@ -131,6 +131,20 @@ void	w32_run_finished(void);
 /* Removes a folder tree without following links; 0 if it is gone. */
 int	w32_remove_tree(const wchar_t *path, char *err, size_t errlen);
 
+/* ---- the stage's drive (drive_win32.c) ---------------------------- */
+
+/* A free letter (drive, "Q:") mapped to stage under the allocator's
+ * mutex, its raw target into target (WINRUN_DRIVE_TARGET_MAX): 0, or -1
+ * with err and nothing mapped. */
+int	w32_drive_map(const char *stage, char *drive, char *target,
+	    char *err, size_t errlen);
+/* Removes exactly drive's definition with target: 0; 1 (said in err)
+ * when drive maps to target no more (nothing removed); -1 with err. */
+int	w32_drive_unmap(const char *drive, const char *target, char *err,
+	    size_t errlen);
+/* Whether drive's root is the stage folder (same volume and file). */
+int	w32_drive_is_stage(const char *drive, const char *stage);
+
 /* ---- aisb clean's step (clean_win32.c) ---------------------------- */
 
 /* Acts on one lease; prints what it did; 0 done/skipped, 1 refused. */

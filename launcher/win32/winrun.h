@@ -149,6 +149,24 @@ int	winrun_runid_valid(const char *id);
 void	winrun_profile_name(const char *id, char *name, size_t len);
 int	winrun_profile_valid(const char *name);
 
+/* ---- the stage's drive (drive.c) ---------------------------------- */
+
+#define WINRUN_DRIVE_PREFIX	"\\??\\"	/* a raw target: \??\X:\... */
+#define WINRUN_DRIVE_FIRST	'D'	/* A to C are never taken */
+#define WINRUN_DRIVE_TARGET_MAX	(WINRUN_PATH_MAX + 8)
+#define WINRUN_DRIVE_MUTEX	"Local\\aisb.drive"	/* the allocator's */
+
+/* The raw target mapping a drive to stage ("\??\" stage; stage must be
+ * X:\...): 0, or -1 when it is not such a path or does not fit. */
+int	winrun_drive_target(const char *stage, char *out, size_t len);
+/* The highest letter from Z down to D whose bit (A = bit 0) is clear in
+ * used, or 0 when none is. */
+char	winrun_drive_pick(uint32_t used);
+/* Whether s is a drive the runner may map ("D:" to "Z:"). */
+int	winrun_drive_valid(const char *s);
+/* The stage a raw target names (after "\??\"), or NULL. */
+const char *winrun_drive_stage(const char *target);
+
 /* ---- lease and result documents (doc.c) ---------------------------- */
 
 struct winrun_lease {
@@ -158,6 +176,9 @@ struct winrun_lease {
 	uint64_t	 runner_start;	/* runner creation time, FILETIME */
 	char		 profile[WINRUN_PROFILE_LEN + 1];	/* "" if none */
 	char		 stage[WINRUN_PATH_MAX];	/* "" if none */
+	char		 drive[3];	/* "Q:", "" if none (drive.c) */
+	char		 drive_target[WINRUN_DRIVE_TARGET_MAX];	/* its raw
+					   target, "" if none */
 };
 
 enum winrun_cleanup {
@@ -191,6 +212,7 @@ struct winrun_result {
 	uint64_t	 peak_memory;	/* job: peak committed bytes */
 	int		 appcontainer;	/* 0 only with --no-appcontainer */
 	enum winrun_cleanup profile_cleanup, stage_cleanup;
+	enum winrun_cleanup drive_cleanup;	/* optional when read */
 	char		 error[WINRUN_ERR_MAX];	/* "" if none */
 };
 

@@ -405,8 +405,57 @@ lease_roundtrip(void **state)
 	assert_string_equal(back.stage, l.stage);
 	assert_string_equal(back.profile, l.profile);
 	assert_string_equal(back.run_id, l.run_id);
+	assert_string_equal(back.drive, "");
 	/* a buffer too small is an error, not a cut document */
 	assert_int_equal(winrun_lease_encode(&l, doc, 40), -1);
+	/* the stage's drive and its raw target */
+	strcpy(l.drive, "Y:");
+	strcpy(l.drive_target, "\\??\\C:\\aisb\\s1");
+	n = winrun_lease_encode(&l, doc, sizeof(doc));
+	assert_true(n > 0);
+	assert_int_equal(winrun_lease_decode(doc, (size_t)n, &back, err,
+	    sizeof(err)), 0);
+	assert_string_equal(back.drive, "Y:");
+	assert_string_equal(back.drive_target, l.drive_target);
+	/* a drive name longer than a letter is refused */
+	assert_int_equal(winrun_lease_decode("{\"protocol\":1,\"run_id\":"
+	    "\"00112233445566778899aabbccddeeff\",\"runner_pid\":1,"
+	    "\"runner_start\":1,\"profile\":\"\",\"stage\":\"\","
+	    "\"drive\":\"YY:\"}", 133, &back, err, sizeof(err)), -1);
+}
+
+static void
+drive_letters(void **state)
+{
+	char t[WINRUN_DRIVE_TARGET_MAX], big[WINRUN_PATH_MAX + 16];
+
+	(void)state;
+	assert_int_equal(winrun_drive_target("C:\\s\\x", t, sizeof(t)), 0);
+	assert_string_equal(t, "\\??\\C:\\s\\x");
+	assert_string_equal(winrun_drive_stage(t), "C:\\s\\x");
+	assert_null(winrun_drive_stage("C:\\s"));
+	assert_null(winrun_drive_stage("\\Device\\HarddiskVolume2"));
+	/* only an absolute drive path: no share, device, relative one */
+	assert_int_equal(winrun_drive_target("\\\\srv\\s", t, sizeof(t)),
+	    -1);
+	assert_int_equal(winrun_drive_target("s\\x", t, sizeof(t)), -1);
+	assert_int_equal(winrun_drive_target("C:s", t, sizeof(t)), -1);
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	memcpy(big, "C:\\", 3);
+	assert_int_equal(winrun_drive_target(big, t, sizeof(t)), -1);
+	/* from Z down, never A to C */
+	assert_int_equal(winrun_drive_pick(0), 'Z');
+	assert_int_equal(winrun_drive_pick(1u << 25), 'Y');
+	assert_int_equal(winrun_drive_pick(~0u & ~(1u << 7)), 'H');
+	assert_int_equal(winrun_drive_pick(~0u & ~7u), 0);
+	assert_int_equal(winrun_drive_pick(~0u), 0);
+	assert_true(winrun_drive_valid("D:"));
+	assert_true(winrun_drive_valid("Z:"));
+	assert_false(winrun_drive_valid("C:"));
+	assert_false(winrun_drive_valid("d:"));
+	assert_false(winrun_drive_valid("Q"));
+	assert_false(winrun_drive_valid("Q:\\"));
 }
 
 static void
@@ -429,14 +478,16 @@ result_roundtrip(void **state)
 	r.appcontainer = 1;
 	r.profile_cleanup = WINRUN_CLEAN_REMOVED;
 	r.stage_cleanup = WINRUN_CLEAN_FAILED;
+	r.drive_cleanup = WINRUN_CLEAN_REMOVED;
 	strcpy(r.error, "stage: Access is denied.\r\n");
 	n = winrun_result_encode(&r, doc, sizeof(doc));
 	assert_true(n > 0);
 	assert_non_null(strstr(doc, "\"limits_hit\":[\"timeout\",\"processes\"]"));
 	assert_non_null(strstr(doc, "\"cleanup\":{\"profile\":\"removed\","
-	    "\"stage\":\"failed\"}"));
+	    "\"stage\":\"failed\",\"drive\":\"removed\"}"));
 	assert_int_equal(winrun_result_decode(doc, (size_t)n, &back, err,
 	    sizeof(err)), 0);
+	assert_int_equal(back.drive_cleanup, WINRUN_CLEAN_REMOVED);
 	assert_int_equal(back.state, WINRUN_KILLED);
 	assert_true(back.exit_code == 0xC0000409u);
 	assert_int_equal(back.hits, r.hits);
@@ -521,6 +572,33 @@ clean_decisions(void **state)
 	/* dead runner: remove exactly its things */
 	assert_int_equal(winrun_clean_decide(&l, &seen, root, why, sizeof(why)),
 	    WINRUN_CLEAN_REMOVE);
+	/* its drive: a letter mapped to a stage inside the root */
+	strcpy(l.drive, "Y:");
+	strcpy(l.drive_target, "\\??\\C:\\Users\\me\\AppData\\Local"
+	    "\\aisb\\stages\\r1");
+	assert_int_equal(winrun_clean_decide(&l, &seen, root, why, sizeof(why)),
+	    WINRUN_CLEAN_REMOVE);
+	strcpy(l.drive_target, "\\??\\C:\\Users\\me");
+	assert_int_equal(winrun_clean_decide(&l, &seen, root, why, sizeof(why)),
+	    WINRUN_CLEAN_REFUSE);
+	assert_non_null(strstr(why, "its drive"));
+	strcpy(l.drive_target, "C:\\Users\\me\\AppData\\Local\\aisb\\"
+	    "stages\\r1");		/* not a raw target */
+	assert_int_equal(winrun_clean_decide(&l, &seen, root, why, sizeof(why)),
+	    WINRUN_CLEAN_REFUSE);
+	strcpy(l.drive_target, "\\??\\C:\\Users\\me\\AppData\\Local"
+	    "\\aisb\\stages\\..\\..\\x");
+	assert_int_equal(winrun_clean_decide(&l, &seen, root, why, sizeof(why)),
+	    WINRUN_CLEAN_REFUSE);
+	strcpy(l.drive, "C:");		/* never a system letter */
+	strcpy(l.drive_target, "\\??\\C:\\Users\\me\\AppData\\Local"
+	    "\\aisb\\stages\\r1");
+	assert_int_equal(winrun_clean_decide(&l, &seen, root, why, sizeof(why)),
+	    WINRUN_CLEAN_REFUSE);
+	l.drive[0] = '\0';		/* a target without a letter */
+	assert_int_equal(winrun_clean_decide(&l, &seen, root, why, sizeof(why)),
+	    WINRUN_CLEAN_REFUSE);
+	l.drive_target[0] = '\0';
 	/* alive, same start: a live runner, skipped */
 	seen.alive = 1;
 	seen.start = 1000;
@@ -749,6 +827,7 @@ main(void)
 		cmocka_unit_test(decode_errors),
 		cmocka_unit_test(clean_decisions),
 		cmocka_unit_test(gate_env),
+		cmocka_unit_test(drive_letters),
 		cmocka_unit_test(selfrec_roundtrip),
 		cmocka_unit_test(selfrec_refusals),
 	};

@@ -122,7 +122,7 @@ r = json.load(open(sys.argv[1]))
 want = {"protocol", "kind", "run_id", "state", "exit_code", "limits_hit",
         "wall_ms", "user_ms", "kernel_ms", "peak_processes", "peak_memory",
         "appcontainer", "cleanup", "error"}
-sys.exit(0 if set(r) == want and set(r["cleanup"]) == {"profile", "stage"}
+sys.exit(0 if set(r) == want and set(r["cleanup"]) == {"profile", "stage", "drive"}
          and len(r["run_id"]) == 32 else 1)
 PY
 
@@ -209,6 +209,65 @@ check "clean: a stage outside the root refused" bash -c '[ '"$rc"' = 1 ] && [ -d
 # the running runner's own lease, read by its command: a live run
 runner $T --keep-stage --stage "$(winpath "$d/root/r2")" -- "$RUN" --clean "$LEASE" --stage-root "$ROOT"; rc=$?
 check "clean: a live run skipped" bash -c '[ '"$rc"' = 0 ] && grep -q "^skipped" "'"$d"'/out" && [ -d "'"$d"'/root/r2" ]'
+
+# 12b. the stage's drive (docs/windows.md, "The drive root"): a free
+# letter mapped to the stage (DefineDosDevice, raw target \??\STAGE),
+# chosen under a named mutex, recorded in the lease, removed at the end
+# and by aisb clean only while it maps to exactly that target
+mkdir -p "$d/root/ds1" "$d/root/ds2" "$d/root/other"
+echo inroot >"$d/root/ds1/inroot.txt"
+DS1=$(winpath "$d/root/ds1") DS2=$(winpath "$d/root/ds2")
+dosdevs() { "$WINE" "$CHILD" dosdevs | tr -d '\r'; }
+runner $T --keep-stage --stage "$DS1" -- "$CHILD" cat "$LEASE"; rc=$?
+cp "$d/out" "$d/dlease.json"
+drv=$(JSON_FILE=dlease.json json drive)
+check "drive: the lease names a letter and the stage as its raw target" bash -c '[ '"$rc"' = 0 ] && [[ "'"$drv"'" =~ ^[D-Z]:$ ]]'
+check "  target \\??\\STAGE" is "$(JSON_FILE=dlease.json json drive_target)" "\\??\\$DS1"
+now=$(dosdevs)
+check "  removed at the end, said in the result" bash -c '[ "'"$(json cleanup drive)"'" = removed ] && [ -n "'"$now"'" ] && ! grep -qF "'"\\??\\$DS1"'" <<<"'"$now"'"'
+runner $T --keep-stage --stage "$DS1" -- "$CHILD" dosdevs; rc=$?
+check "drive: the command's QueryDosDevice sees it during the run" grep -qxF "$(JSON_FILE=dlease.json json drive) \\??\\$DS1" "$d/out"
+# two runs at once: two letters
+L2=$(winpath "$d/lease2.json") R2=$(winpath "$d/result2.json")
+rm -f "$d/lease2.json"
+"$WINE" "$LAUNCH" run "$RUN" --lease "$L2" --result "$R2" $T --keep-stage \
+    --stage "$DS1" -- "$CHILD" sleep 4000 >/dev/null 2>&1 &
+bgr=$!
+for _ in $(seq 100); do [ -s "$d/lease2.json" ] && break; sleep 0.1; done
+runner $T --keep-stage --stage "$DS2" -- "$CHILD" dosdevs
+wait "$bgr"
+d1=$(JSON_FILE=lease2.json json drive)
+d2=$(grep -F "\\??\\$DS2" "$d/out" | cut -c1-2)
+check "drive: two runs at once take two letters, each its own stage" bash -c '[ -n "'"$d1"'" ] && [ -n "'"$d2"'" ] && [ "'"$d1"'" != "'"$d2"'" ] && grep -qxF "'"$d1 \\??\\$DS1"'" "'"$d"'/out"'
+now=$(dosdevs)
+check "  both removed" bash -c '[ -n "'"$now"'" ] && ! grep -qF "\\??\\Z:" <<<"'"$now"'"'
+# the drive root: the stage's on Windows; Wine defines the name (above) but
+# its file system resolves letters through the prefix's dosdevices/ only
+runner $T --keep-stage --stage "$DS1" -- "$CHILD" rootls
+if grep -qx inroot.txt "$d/out"; then ok "drive: the command's drive root is the stage"
+else skp "drive: the command's drive root is the stage: Wine's DefineDosDevice makes \\??\\X: (QueryDosDevice sees it) but its file system resolves drive letters only through dosdevices/, so the runner starts the command in the stage's path (--no-appcontainer only; with an AppContainer such a drive fails the run)"; fi
+# aisb clean: a dead run's drive, exactly its target; a letter mapped
+# elsewhere since is left alone (Wine ignores DDD_EXACT_MATCH_ON_REMOVE:
+# this is the runner's own check), one outside the stage root refused
+OTHER="\\??\\$(winpath "$d/root/other")"
+"$WINE" "$CHILD" define P: "$OTHER"
+deadlease() {	# deadlease FILE DRIVE TARGET
+	printf '{"protocol":1,"run_id":"00112233445566778899aabbccddeeff","runner_pid":4000000,"runner_start":1,"profile":"","stage":"","drive":"%s","drive_target":"%s"}' \
+	    "$2" "${3//\\/\\\\}" >"$1"
+}
+deadlease "$d/dl.json" P: "\\??\\$DS2"
+"$WINE" "$LAUNCH" run "$RUN" --clean "$(winpath "$d/dl.json")" --stage-root "$ROOT" >"$d/out" 2>&1; rc=$?
+now=$(dosdevs)
+check "clean: a letter that maps elsewhere now is left alone" bash -c '[ '"$rc"' = 0 ] && grep -q "drive P: no longer maps to" "'"$d"'/out" && grep -qxF "P: '"$OTHER"'" <<<"'"$now"'"'
+deadlease "$d/dl.json" P: "\\??\\$(winpath "$d/elsewhere")"
+"$WINE" "$LAUNCH" run "$RUN" --clean "$(winpath "$d/dl.json")" --stage-root "$ROOT" >"$d/out" 2>&1; rc=$?
+now=$(dosdevs)
+check "clean: a drive outside the stage root refused, kept" bash -c '[ '"$rc"' = 1 ] && grep -q "^refused.*its drive" "'"$d"'/out" && grep -qxF "P: '"$OTHER"'" <<<"'"$now"'"'
+deadlease "$d/dl.json" P: "$OTHER"
+"$WINE" "$LAUNCH" run "$RUN" --clean "$(winpath "$d/dl.json")" --stage-root "$ROOT" >"$d/out" 2>&1; rc=$?
+sed -i 's/\r$//' "$d/out"
+now=$(dosdevs)
+check "clean: a dead run's drive removed (its exact target)" bash -c '[ '"$rc"' = 0 ] && grep -qx "removed drive P:" "'"$d"'/out" && [ -n "'"$now"'" ] && ! grep -q "^P:" <<<"'"$now"'"'
 
 # 13. the snapshot core (snap/) on Windows, through snap/fs_win32.c: stage,
 # change set, transaction, conflict (snapsmoke prints one line per check)
