@@ -71,5 +71,14 @@ struct launch_doctor_id {
 };
 void	launch_doctor_identity(struct launch_host_facts *, const char *image,
 	    struct launch_doctor_id *);
+/*
+ * The container checks, probe(f, 1), or their stored passing run under
+ * the same identity (id, podman, image, options; doctorid.c), said as
+ * stored; fresh: run them whatever is stored.  A passing run is stored.
+ * probe's value, or 0 for a stored run.
+ */
+int	launch_doctor_stored(struct launch_host_facts *,
+	    const struct launch_doctor_id *, int fresh,
+	    int (*probe)(struct launch_host_facts *, int));
 
 #endif

@@ -11,6 +11,7 @@ set -euo pipefail
 
 build=$(cd "$top_builddir" && pwd)
 mkdir -p "$tmp/nobin"
+export XDG_CACHE_HOME=$tmp/cache	# where doctor keeps its checks
 short() { sha256sum "$1" | cut -c1-16; }
 has() {	# has NAME PATTERN: a line of $tmp/out
 	if grep -q -- "$2" "$tmp/out"; then ok; else bad "$1: no '$2' in: $(cat "$tmp/out")"; fi
@@ -27,6 +28,13 @@ has "the gate's hash" "^ok   identity   aisb-gate sha256 $(short "$build/aisb-ga
 has "the enforcer's hash, static" "^ok   identity   aisb-enforce sha256 $(short "$build/aisb-enforce") $build/aisb-enforce, static\$"
 has "the image a session would use" "^     identity   image "
 check "identity lines first" "$(sed -n 1p "$tmp/out" | cut -c6-13)" "identity"
+
+# the container checks did not run: nothing kept (doctor --fresh is
+# taken, and keeps nothing either)
+check "no podman: nothing stored" "$(ls "$XDG_CACHE_HOME/aisb/doctor" 2>/dev/null)" ""
+PATH=$tmp/nobin run "$aisb" doctor --fresh
+check "--fresh: taken" "$rc" 1
+check "  nothing stored" "$(ls "$XDG_CACHE_HOME/aisb/doctor" 2>/dev/null)" ""
 
 # 2. an installed copy: the programs beside it, whatever they are now
 inst=$tmp/inst && mkdir -p "$inst"
