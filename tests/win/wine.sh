@@ -3,14 +3,16 @@
 #
 # Cross-builds the runner with mingw-w64 in a build folder of its own, makes
 # a Wine prefix in a temporary folder, and runs aisb-run.exe on
-# tests/win/winchild.exe (a small program with one mode per behaviour).
+# tests/win/winchild.exe (a small program with one mode per behaviour),
+# the stage's drive letter among them (12b).
 # Then tests/win/snapsmoke.exe runs the snapshot core (snap/) through
 # snap/fs_win32.c.  Wine has no AppContainer, so the runs use --no-appcontainer, which the
 # runner allows only with the test variable set; the AppContainer path is
 # checked to refuse cleanly here.  Then aisb.exe, the Windows launcher:
 # sessions staged, run, kept, applied, refused, discarded and cleaned in a
 # workspace of the test, and (with a Linux aisb-gate) the gate through
-# --gate with a credential file.  Run by tests/run.sh after the Linux
+# --gate with a credential file; the build's identity and the self-test's
+# stored result (14b, 14c).  Run by tests/run.sh after the Linux
 # stages; SKIP (77) when the cross compiler, Wine or python3 is missing.
 #   AISB_WIN_BUILD   the cross build folder (default: a temporary one)
 #   AISB_GATE        a Linux aisb-gate (default: AISB_WIN_BUILD/../plain,
