@@ -122,16 +122,25 @@ out:
 	return rc;
 }
 
-/* One letter tried: 1 mapped, 0 taken meanwhile (try another), -1. */
+/*
+ * One letter tried: 1 mapped, 0 taken meanwhile (try another), -1.  The
+ * letter is recorded (the lease) before it is defined, so that a runner
+ * killed in between leaves aisb clean a lease naming it.
+ */
 static int
-try_letter(char c, const wchar_t *wt, char *err, size_t errlen)
+try_letter(char c, const char *target, const wchar_t *wt,
+    const struct w32_drive_record *rec, char *err, size_t errlen)
 {
 	wchar_t	 name[3] = { (wchar_t)c, L':', 0 }, buf[8];
-	char	 e[160];
+	char	 e[160], drive[3] = { c, ':', '\0' };
 
 	if (QueryDosDeviceW(name, buf, sizeof(buf) / sizeof(buf[0])) != 0 ||
 	    GetLastError() != ERROR_FILE_NOT_FOUND)
 		return 0;	/* defined (or unknowable): not free */
+	if (rec != NULL && rec->fn(rec->ctx, drive, target) == -1) {
+		snprintf(err, errlen, "recording drive %s in the lease", drive);
+		return -1;
+	}
 	if (!DefineDosDeviceW(DDD_RAW_TARGET_PATH, name, wt)) {
 		snprintf(err, errlen, "DefineDosDevice %c: %s", c,
 		    w32_strerror(GetLastError(), e, sizeof(e)));
@@ -146,8 +155,8 @@ try_letter(char c, const wchar_t *wt, char *err, size_t errlen)
 }
 
 int
-w32_drive_map(const char *stage, char *drive, char *target, char *err,
-    size_t errlen)
+w32_drive_map(const char *stage, const struct w32_drive_record *rec,
+    char *drive, char *target, char *err, size_t errlen)
 {
 	wchar_t	*wt = NULL;
 	HANDLE	 mx;
@@ -171,7 +180,7 @@ w32_drive_map(const char *stage, char *drive, char *target, char *err,
 	}
 	used = GetLogicalDrives();
 	while (k == 0 && (c = winrun_drive_pick(used)) != 0) {
-		if ((k = try_letter(c, wt, err, errlen)) == 1)
+		if ((k = try_letter(c, target, wt, rec, err, errlen)) == 1)
 			snprintf(drive, 3, "%c:", c);
 		else if (k == 0)
 			used |= 1u << (c - 'A');

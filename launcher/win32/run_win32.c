@@ -443,26 +443,56 @@ make_profile(struct run *rn, const struct winrun_opts *o,
 }
 
 /*
- * The stage's drive (drive_win32.c): a free letter mapped to it, and the
- * command's working folder its root, *wcwd.  A drive that does not show
+ * The stage's drive (drive_win32.c): a free letter mapped to it (the
+ * lease names it before it is defined), and the command's working
+ * folder its root, *wcwd.  A drive that does not show
  * the stage fails the run, but with --no-appcontainer (tests: Wine
  * defines the letter and its file system never follows it), where the
  * mapping is kept and removed as on Windows and the command starts in
  * the stage's own path.  0 or -1 with r->error.
  */
+struct lease_ctx {
+	const struct winrun_opts	*o;
+	struct run			*rn;
+	struct winrun_result		*r;
+};
+
+/* The lease with the letter about to be defined (w32_drive_record). */
+static int
+lease_drive(void *ctx, const char *drive, const char *target)
+{
+	struct lease_ctx	*lc = ctx;
+
+	snprintf(lc->rn->drive, sizeof(lc->rn->drive), "%s", drive);
+	snprintf(lc->rn->drive_target, sizeof(lc->rn->drive_target), "%s",
+	    target);
+	if (write_lease(lc->o, lc->rn, lc->r) == -1) {
+		lc->rn->drive[0] = lc->rn->drive_target[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
 static int
 map_drive(struct run *rn, const struct winrun_opts *o,
     struct winrun_result *r, wchar_t **wcwd)
 {
-	char	 err[512], root[4];
-	wchar_t	*w;
+	struct lease_ctx	 lc = { o, rn, r };
+	struct w32_drive_record	 rec = { lease_drive, &lc };
+	char			 err[512], root[4], drive[3];
+	char			 target[WINRUN_DRIVE_TARGET_MAX];
+	wchar_t			*w;
 
-	if (w32_drive_map(o->stage, rn->drive, rn->drive_target, err,
+	/* rn->drive is the last letter recorded: removed at the end
+	 * only while it still maps to this target (finish) */
+	if (w32_drive_map(o->stage, &rec, drive, target, err,
 	    sizeof(err)) == -1) {
 		snprintf(r->error, sizeof(r->error), "the stage's drive: %s",
 		    err);
 		return -1;
 	}
+	memcpy(rn->drive, drive, sizeof(rn->drive));
+	memcpy(rn->drive_target, target, sizeof(rn->drive_target));
 	if (!w32_drive_is_stage(rn->drive, o->stage)) {
 		if (o->no_appcontainer)
 			return 0;

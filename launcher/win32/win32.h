@@ -133,11 +133,17 @@ int	w32_remove_tree(const wchar_t *path, char *err, size_t errlen);
 
 /* ---- the stage's drive (drive_win32.c) ---------------------------- */
 
+/* Called with a letter and its target before it is defined: 0 or -1. */
+struct w32_drive_record {
+	int	(*fn)(void *ctx, const char *drive, const char *target);
+	void	*ctx;
+};
 /* A free letter (drive, "Q:") mapped to stage under the allocator's
- * mutex, its raw target into target (WINRUN_DRIVE_TARGET_MAX): 0, or -1
- * with err and nothing mapped. */
-int	w32_drive_map(const char *stage, char *drive, char *target,
-	    char *err, size_t errlen);
+ * mutex, recorded first with rec (NULL: not), its raw target into
+ * target (WINRUN_DRIVE_TARGET_MAX): 0, or -1 with err and nothing
+ * mapped. */
+int	w32_drive_map(const char *stage, const struct w32_drive_record *rec,
+	    char *drive, char *target, char *err, size_t errlen);
 /* Removes exactly drive's definition with target: 0; 1 (said in err)
  * when drive maps to target no more (nothing removed); -1 with err. */
 int	w32_drive_unmap(const char *drive, const char *target, char *err,
