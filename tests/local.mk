@@ -209,6 +209,9 @@ TESTS += tests/cli/retention.sh
 TESTS += tests/cli/snapshot_policy.sh
 # aisb gate up --reload-closes reaches the named gate
 TESTS += tests/cli/gate_up_closes.sh
+# held requests, the launcher's half, against a fake control socket
+TESTS += tests/cli/ask.sh
+EXTRA_DIST += tests/cli/ask.sh tests/cli/askfake.py
 endif
 tests_cli_snapdraft_SOURCES = tests/cli/snapdraft.c
 tests_cli_snapdraft_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
