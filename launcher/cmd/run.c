@@ -262,7 +262,8 @@ previews(const struct launch_opts *o, const struct policy *p,
 
 /*
  * What refuses a session before anything is read or started: a system
- * folder as the workspace, --learn without a gate of its own.  0, or -1
+ * folder as the workspace, --learn without a gate of its own, --ask
+ * without a gate.  0, or -1
  * after a line on stderr.
  */
 static int
@@ -283,6 +284,16 @@ refuse(struct launch_opts *o, int preview, int named)
 		    "gate to learn through (use --net gate)" : "a shared "
 		    "gate (--gate) enforces its policy for every session, and "
 		    "learning would open it for all of them (drop --gate)");
+		return -1;
+	}
+	if (o->ask > 0 && o->net != LAUNCH_NET_GATE &&
+	    (o->src[LO_ASK] == LAUNCH_SRC_FLAG ||
+	    o->src[LO_ASK] == LAUNCH_SRC_ENV)) {
+		/* nothing holds a request without a gate (the user config's
+		 * ask: applies to the sessions that have one) */
+		fprintf(stderr, "aisb: %s needs a gate to hold requests: --net "
+		    "none and --net direct have none (use --net gate); nothing "
+		    "was started\n", o->where[LO_ASK]);
 		return -1;
 	}
 	if (named && launch_use_named_gate(o) == -1)

@@ -212,6 +212,9 @@ printf 'ask: false\n' >"$tmp/ws/.aisb.yaml"
 run "$aisb" --policy "$tmp/p.yaml" --print-config
 check "project ask: false: refused too" "$rc" 78
 rm "$tmp/ws/.aisb.yaml"
+run "$aisb" --policy "$tmp/p.yaml" --ask --net none -- true
+check "--ask --net none: exit" "$rc" 78
+grep -q "^aisb: --ask needs a gate to hold requests" "$tmp/err" && ok || bad "--ask --net none: $(cat "$tmp/err")"
 # --ask takes no word after it: the command's first word stays the command
 run "$aisb" --policy "$tmp/p.yaml" --ask --dry-run -- true
 grep -q "aisb-enforce.* -- true$" "$tmp/out" && ok || bad "--ask --dry-run: $(tail -3 "$tmp/out")"
