@@ -91,6 +91,14 @@ tests_unit_test_denials_SOURCES = tests/unit/test_denials.c
 tests_unit_test_denials_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_denials_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_denials_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
+# held requests: the rule written into the user's policy text, the
+# gate's JSON read (polyedit.c, session/ask.c)
+check_PROGRAMS += tests/unit/test_ask
+TESTS += tests/unit/test_ask
+tests_unit_test_ask_SOURCES = tests/unit/test_ask.c
+tests_unit_test_ask_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
+tests_unit_test_ask_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_ask_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 # files a bind session wrote: watched, refused until accepted (trust.c)
 check_PROGRAMS += tests/unit/test_trust
 TESTS += tests/unit/test_trust
