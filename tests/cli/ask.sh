@@ -96,6 +96,17 @@ check "pending: the named gate's" "$(row work-7)" \
     "work-7 0123abcd curl -m 60 https://new.example.test/ shared.example.test:5432 port"
 grep -q ' [0-9]*s/[56][0-9]s$' "$tmp/out" && ok || bad "pending: age/left: $(cat "$tmp/out")"
 
+# bash completion (contrib/completion/aisb): the IDs, then the answers
+comp() {
+	bash -c 'source "$1"; shift
+		COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+		_aisb
+		printf "%s\n" "${COMPREPLY[@]}" | sort -u | paste -sd" "' \
+	    comp "$top_srcdir/contrib/completion/aisb" "$aisb" "$@"
+}
+check "completion: aisb deny" "$(comp deny '')" "0123abcd-1 0123abcd-2 work-7"
+check "completion: aisb approve 0123abcd-1" "$(comp approve 0123abcd-1 '')" "always once session"
+
 # 3. once, then gone; deny; session on the named gate
 run "$aisb" approve 0123abcd-1 once
 check "approve once: exit" "$rc" 0
