@@ -174,7 +174,7 @@ gate_up(int argc, char **argv)
 		return EXIT_CONFIG;
 	}
 	gates_remove_runtime(dir);	/* what a dead supervisor left */
-	if (launch_ask_note(dir, userpolicy ? policy : NULL, err,
+	if (launch_ask_note(dir, userpolicy ? policy : NULL, NULL, 0, err,
 	    sizeof(err)) == -1) {
 		fprintf(stderr, "aisb: gate up: %s\n", err);
 		close(lockfd);

@@ -36,7 +36,7 @@
 #include "session/gates-int.h"
 #include "session/options.h"
 
-#define CMDLINE_MAX	4096	/* bytes of a launcher's /proc cmdline read */
+#define NOTE_MAX	(PATH_MAX + 1024)	/* bytes of dir/ask */
 
 extern char	**environ;
 
@@ -439,46 +439,42 @@ launch_ask_user_session(const char *user)
 	return user + 8;
 }
 
+/*
+ * The line of dir/ask that starts with key ("policy ", "command "),
+ * without its '\n', into out: 0, or -1 when there is none.
+ */
+static int
+note_line(const char *dir, const char *key, char *out, size_t len)
+{
+	char		 e[PATH_MAX + 64], *text;
+	const char	*p;
+	size_t		 tlen, klen = strlen(key), n;
+
+	if ((text = file_read_in(dir, "ask", NOTE_MAX, &tlen, e,
+	    sizeof(e))) == NULL)
+		return -1;
+	for (p = text; *p != '\0'; p += n + (p[n] == '\n')) {
+		n = strcspn(p, "\n");
+		if (n > klen && strncmp(p, key, klen) == 0 && p[n] == '\n') {
+			snprintf(out, len, "%.*s", (int)(n - klen), p + klen);
+			free(text);
+			return 0;
+		}
+	}
+	free(text);
+	return -1;
+}
+
 int
 launch_ask_command(const char *session, char *out, size_t len)
 {
-	char		 dir[PATH_MAX], path[PATH_MAX], buf[CMDLINE_MAX];
-	char		 err[PATH_MAX + 64], *text;
-	size_t		 tlen, i, from = 0, o = 0;
-	ssize_t		 n;
-	long		 pid;
-	int		 fd;
+	char	 dir[PATH_MAX], path[PATH_MAX];
 
 	out[0] = '\0';
 	if (launch_sessions_dir(dir, sizeof(dir)) == -1 ||
-	    file_path_join(path, sizeof(path), dir, session) == -1 ||
-	    (text = file_read_in(path, "launcher", 64, &tlen, err,
-	    sizeof(err))) == NULL)
+	    file_path_join(path, sizeof(path), dir, session) == -1)
 		return -1;
-	pid = strtol(text, NULL, 10);
-	free(text);
-	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
-	if (pid <= 1 || (fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	/* after "--", else after aisb's own name */
-	from = strlen(buf) + 1;
-	for (i = 0; i < (size_t)n; i += strlen(buf + i) + 1)
-		if (strcmp(buf + i, "--") == 0) {
-			from = i + 3;
-			break;
-		}
-	for (i = from; i < (size_t)n && o + 1 < len; i++)
-		out[o++] = buf[i] == '\0' ? ' ' : (unsigned char)buf[i] < 0x20 ||
-		    (unsigned char)buf[i] == 0x7f ? '?' : buf[i];
-	while (o > 0 && out[o - 1] == ' ')
-		o--;
-	out[o] = '\0';
-	return 0;
+	return note_line(path, "command ", out, len);
 }
 
 /* ---- which policy file always writes ----------------------------------- */
@@ -494,43 +490,62 @@ launch_ask_policy_ours(const struct launch_opts *o)
 }
 
 int
-launch_ask_note(const char *dir, const char *policy, char *err,
-    size_t errlen)
+launch_ask_note(const char *dir, const char *policy, char *const *cmd,
+    int ncmd, char *err, size_t errlen)
 {
-	char	 path[PATH_MAX], text[PATH_MAX + 16], real[PATH_MAX];
-	int	 n;
+	char	 path[PATH_MAX], real[PATH_MAX], *text = NULL;
+	size_t	 len = 0, i;
+	FILE	*f;
+	int	 k, rc = -1;
 
 	if (policy != NULL && realpath(policy, real) != NULL)
 		policy = real;
-	n = snprintf(text, sizeof(text), "policy %s\n", policy != NULL &&
-	    strchr(policy, '\n') == NULL ? policy : "-");
-	if (n < 0 || (size_t)n >= sizeof(text) ||
-	    file_path_join(path, sizeof(path), dir, "ask") == -1 ||
-	    file_write_atomic(path, text, (size_t)n, 0600, (gid_t)-1) == -1) {
-		snprintf(err, errlen, "%s/ask: %s", dir, n < 0 ||
-		    (size_t)n >= sizeof(text) ? "path too long" :
-		    strerror(errno));
+	if ((f = open_memstream(&text, &len)) == NULL) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	return 0;
+	fprintf(f, "policy %s\n", policy != NULL && strchr(policy, '\n') ==
+	    NULL ? policy : "-");
+	/* for aisb pending: the words, printable, cut at the bound */
+	if (ncmd > 0) {
+		fputs("command", f);
+		for (k = 0; k < ncmd; k++) {
+			fputc(' ', f);
+			for (i = 0; cmd[k][i] != '\0'; i++)
+				fputc((unsigned char)cmd[k][i] < 0x20 ||
+				    (unsigned char)cmd[k][i] == 0x7f ? '?' :
+				    cmd[k][i], f);
+		}
+		fputc('\n', f);
+	}
+	if (fclose(f) == EOF) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (len > NOTE_MAX) {
+		/* the command is the last line: cut, still one line */
+		len = NOTE_MAX;
+		text[len - 1] = '\n';
+	}
+	if (file_path_join(path, sizeof(path), dir, "ask") == -1 ||
+	    file_write_atomic(path, text, len, 0600, (gid_t)-1) == -1) {
+		snprintf(err, errlen, "%s/ask: %s", dir, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	free(text);
+	return rc;
 }
 
 int
 launch_ask_policy_file(const struct launch_ask_gate *g, char *out,
     size_t len, char *err, size_t errlen)
 {
-	char	 e[PATH_MAX + 64], *text;
-	size_t	 tlen;
-
-	if ((text = file_read_in(g->dir, "ask", PATH_MAX + 16, &tlen, e,
-	    sizeof(e))) != NULL && strncmp(text, "policy /", 8) == 0 &&
-	    tlen > 8 && text[tlen - 1] == '\n') {
-		text[tlen - 1] = '\0';
-		snprintf(out, len, "%s", text + 7);
-		free(text);
+	if (note_line(g->dir, "policy /", out + 1, len - 1) == 0) {
+		out[0] = '/';
 		return 0;
 	}
-	free(text);
 	if (launch_config_home(environ, "aisb/policy.yaml", out, len) == -1) {
 		snprintf(err, errlen, "cannot find the user's configuration "
 		    "folder: set XDG_CONFIG_HOME or HOME, or name the file "
@@ -654,8 +669,8 @@ launch_ask_session_begin(const struct launch_session *s,
 		name = strrchr(shared, '/') != NULL ? strrchr(shared, '/') + 1 :
 		    shared;
 		if (gates_state_read(shared, &st) == -1 || st.ask == 0) {
-			if (o->src[LO_ASK] != LAUNCH_SRC_FLAG &&
-			    o->src[LO_ASK] != LAUNCH_SRC_ENV)
+			if (o->ask == 0 || (o->src[LO_ASK] != LAUNCH_SRC_FLAG &&
+			    o->src[LO_ASK] != LAUNCH_SRC_ENV))
 				return 0;
 			snprintf(err, errlen, "%s: gate %s does not hold "
 			    "requests; its own flag turns that on: aisb gate "
@@ -663,8 +678,11 @@ launch_ask_session_begin(const struct launch_session *s,
 			    name, name, name);
 			return -1;
 		}
-	} else if (launch_ask_note(s->dir, launch_ask_policy_ours(o) ?
-	    o->val[LO_POLICY] : NULL, err, errlen) == -1)
+	}
+	/* its policy file (a gate of its own) and command, for pending */
+	if (launch_ask_note(s->dir, shared == NULL &&
+	    launch_ask_policy_ours(o) ? o->val[LO_POLICY] : NULL, o->cmd,
+	    o->ncmd, err, errlen) == -1)
 		return -1;
 	if (o->quiet || (!isatty(STDERR_FILENO) &&
 	    o->src[LO_ASK] != LAUNCH_SRC_FLAG))

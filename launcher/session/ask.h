@@ -94,8 +94,8 @@ int	 launch_ask_answer(const struct launch_ask_gate *g,
 	    unsigned long long n, const char *answer, char *err,
 	    size_t errlen);
 /*
- * The command of a running session (its launcher's arguments after "--",
- * else after aisb), printable, into out: 0, or -1 when it is gone.
+ * The command of a running session, as its note says it (printable,
+ * cut), into out: 0, or -1 when there is none.
  */
 int	 launch_ask_command(const char *session, char *out, size_t len);
 /* The session of a gate's user ("session-<id>"), or NULL. */
@@ -109,12 +109,14 @@ const char *launch_ask_user_session(const char *user);
 struct launch_opts;
 int	 launch_ask_policy_ours(const struct launch_opts *);
 /*
- * Writes dir/ask: the policy file aisb approve ID always writes for this
- * gate (policy NULL: none of the user's own, so the user's default
- * file).  0, or -1 with err.
+ * Writes dir/ask, a session's or a named gate's note: "policy PATH", the
+ * file aisb approve ID always writes for its gate (policy NULL: "-",
+ * none of the user's own, so the user's default file), and for a session
+ * "command WORDS" (cmd, ncmd; bytes a terminal acts on as '?'), which
+ * aisb pending shows.  0, or -1 with err.
  */
-int	 launch_ask_note(const char *dir, const char *policy, char *err,
-	    size_t errlen);
+int	 launch_ask_note(const char *dir, const char *policy, char *const *cmd,
+	    int ncmd, char *err, size_t errlen);
 /*
  * The policy file always writes for g, into out: its note's, else
  * ~/.config/aisb/policy.yaml.  0, or -1 with err (neither exists).
@@ -123,13 +125,12 @@ int	 launch_ask_policy_file(const struct launch_ask_gate *g, char *out,
 	    size_t len, char *err, size_t errlen);
 
 /*
- * A session with --ask, before its container runs: the note of the
- * policy always writes in its folder (a gate of its own), and the
- * notices on its terminal (launch_ask_notify_start) unless --quiet, when
- * stderr is a terminal or --ask was a flag.  shared: a named gate's
- * folder (NULL: the session's own gate); a named gate up without --ask
- * is an error when --ask was a flag or AISB_ASK, else nothing.  0, or -1
- * with err.
+ * A session with --ask, or on a named gate, before its container runs:
+ * its note (launch_ask_note) in its folder, and the notices on its
+ * terminal (launch_ask_notify_start) unless --quiet, when stderr is a
+ * terminal or --ask was a flag.  shared: a named gate's folder (NULL:
+ * the session's own gate); a named gate up without --ask is nothing to
+ * do, or an error when --ask was a flag or AISB_ASK.  0, or -1 with err.
  */
 struct launch_session;
 int	 launch_ask_session_begin(const struct launch_session *,

@@ -832,7 +832,7 @@ run_container(struct run *r)
 		}
 	w.umount = r->mounted ? r->wsmount : NULL;
 	/* held requests said on this terminal (ask.h); before the watcher */
-	if ((o->ask > 0 && o->net == LAUNCH_NET_GATE &&
+	if (((o->ask > 0 || r->named) && o->net == LAUNCH_NET_GATE &&
 	    launch_ask_session_begin(&r->s, o, r->named ?
 	    r->shared.dir : NULL, &r->notify, r->err, sizeof(r->err)) == -1) ||
 	    launch_watch_start(&w, &r->watchfd, r->err, sizeof(r->err)) == -1)

@@ -44,8 +44,8 @@ check "approve, bad answer: exit" "$rc" 78
 run "$aisb" approve 0123abcd-1 once --to "$tmp/x.yaml"
 check "approve once --to: exit" "$rc" 78
 
-# 2. a running session (its launcher: the fake, whose command line ends
-# with the session's command) and a named gate, both with --ask
+# 2. a running session (its launcher: the fake; its note names its policy
+# and command) and a named gate, both with --ask
 id=0123abcd4567ef0123abcd45
 sdir=$XDG_STATE_HOME/aisb/sessions/$id
 gdir=$XDG_STATE_HOME/aisb/gates/work
@@ -72,11 +72,11 @@ EOF
 chmod 640 "$policy"
 cp "$policy" "$tmp/policy.orig"
 python3 "$top_srcdir/tests/cli/askfake.py" "$tmp/log" "$sdir/control" \
-    "$gdir/control" -- curl -m 60 https://new.example.test/ &
+    "$gdir/control" &
 fake=$!
 for _ in $(seq 100); do grep -qx ready "$tmp/log" 2>/dev/null && break; sleep 0.1; done
 printf '%s %s\n' "$fake" "$(start_of "$fake")" >"$sdir/launcher"
-printf 'policy %s\n' "$policy" >"$sdir/ask"
+printf 'policy %s\ncommand curl -m 60 https://new.example.test/\n' "$policy" >"$sdir/ask"
 printf 'supervisor %s %s\ngate %s %s\nport 1\nidle 600\nask 30\npolicy %s\n' \
     "$fake" "$(start_of "$fake")" "$fake" "$(start_of "$fake")" "$policy" >"$gdir/state"
 printf 'policy -\n' >"$gdir/ask"

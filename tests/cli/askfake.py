@@ -3,12 +3,11 @@
 tests/cli/ask.sh: the launcher's half of held requests (aisb pending,
 approve, deny) tested without a gate.  The protocol is session/ask.h's.
 
-    askfake.py LOG SOCKET... [-- ARGS...]
+    askfake.py LOG SOCKET...
 
 serves each SOCKET (a unix stream socket, mode 0600), one command per
 connection, and writes each command it is given to LOG, one a line.
-ARGS only shape this process's command line, which aisb pending shows
-as the session's command.  Besides the gate's commands, the test's own:
+Besides the gate's commands, the test's own:
     hold ID HOST PORT HOW USER|-    a request held, 60 s to go
 which is announced on every watch stream as the gate would.
 """
@@ -19,8 +18,7 @@ import sys
 import threading
 import time
 
-LOG, SOCKS = sys.argv[1], sys.argv[2:sys.argv.index("--")] \
-    if "--" in sys.argv else sys.argv[2:]
+LOG, SOCKS = sys.argv[1], sys.argv[2:]
 held = {p: {} for p in SOCKS}
 watchers = {p: [] for p in SOCKS}
 lock = threading.Lock()

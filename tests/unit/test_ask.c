@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "policy.h"
@@ -203,6 +204,40 @@ test_held(void **state)
 	assert_int_equal(launch_held_parse(s, strlen(s), &h), -1);
 }
 
+/* a session's note: its policy, its command printable and cut */
+static void
+test_note(void **state)
+{
+	char		 dir[] = "/tmp/test_ask.XXXXXX", path[64], buf[8192];
+	char		 big[6000], *cmd[] = { (char *)"curl", (char *)"a\033[2Jb",
+	    big };
+	FILE		*f;
+	size_t		 n;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(launch_ask_note(dir, NULL, cmd, 2, buf,
+	    sizeof(buf)), 0);
+	snprintf(path, sizeof(path), "%s/ask", dir);
+	assert_non_null(f = fopen(path, "r"));
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	assert_string_equal(buf, "policy -\ncommand curl a?[2Jb\n");
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	assert_int_equal(launch_ask_note(dir, NULL, cmd, 3, buf,
+	    sizeof(buf)), 0);
+	assert_non_null(f = fopen(path, "r"));
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	assert_true(n < sizeof(big));
+	assert_int_equal(buf[n - 1], '\n');
+	assert_null(memchr(buf + 9, '\n', n - 10));	/* still one line */
+	unlink(path);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -212,6 +247,7 @@ main(void)
 		cmocka_unit_test(test_insert_refused),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_held),
+		cmocka_unit_test(test_note),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
