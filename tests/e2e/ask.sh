@@ -136,6 +136,8 @@ e2e_session_mark
 # 1. once, from a second shell; the session's terminal named the ID
 sess_bg once --ask -- sh -c "$(get ask.test)"
 id=$(held_id ask.test)
+grep -q "^$id  *${id%-*}  *sh -c curl -sS --max-time 60 " "$tmp/pending" && ok ||
+    bad "once: pending's row: $(cat "$tmp/pending")"
 rc=0; "$aisb" approve "$id" once >"$tmp/out" 2>"$tmp/err" || rc=$?
 check "approve once: exit" "$rc" 0
 check "approve once: said" "$(cat "$tmp/out")" "approved $id once"
