@@ -202,7 +202,8 @@ static const struct cli_cmd cmds[] = {
 	{ "gate up", "NAME", "Start a gate that many sessions share (aisb "
 	    "--gate NAME COMMAND)", gate_up_opts, 1, 1, 1,
 	    "Other session flags (aisb --help) resolve the policy as for a "
-	    "session." },
+	    "session; --ask[=SECONDS]\n(or ask: in the user config) has the "
+	    "gate hold what its policy denies (aisb pending)." },
 	{ "gate down", "NAME", "Stop a named gate now; attached sessions lose "
 	    "their way out", no_opts, 1, 1, 0, NULL },
 	{ "gate ls", "", "List named gates, up or down", no_opts, 0, 0, 0,
