@@ -259,7 +259,7 @@ EXTRA_DIST += tests/e2e/deny.sh
 # Held requests answered from a second shell: once, session, always,
 # deny, timeout, a named gate's (issue 31 item 1; AISB_E2E=1; skips
 # while aisb-gate lacks --ask).
-EXTRA_DIST += tests/e2e/ask.sh
+EXTRA_DIST += tests/e2e/ask.sh tests/e2e/serve_dir.py
 
 # issue 16: tools that ignore the proxy, caught and decided by name
 EXTRA_DIST += tests/e2e/transparent.sh

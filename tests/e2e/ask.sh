@@ -54,20 +54,8 @@ mkdir -p "$tmp/hostca/test" "$tmp/srv"
 cp "$tmp/ca.crt" "$tmp/hostca/test/e2e-ask.crt"
 export AISB_TEST_HOST_CA_DIR=$tmp/hostca
 echo hello >"$tmp/srv/hello"
-"$PY" - "$tmp/srv.crt" "$tmp/srv.key" "$tmp/https.port" "$tmp/srv" <<'EOF' &
-import functools, http.server, os, ssl, sys
-class H(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *a):
-        pass
-s = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-    functools.partial(H, directory=sys.argv[4]))
-ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-ctx.load_cert_chain(sys.argv[1], sys.argv[2])
-s.socket = ctx.wrap_socket(s.socket, server_side=True)
-open(sys.argv[3] + ".tmp", "w").write("%d\n" % s.server_address[1])
-os.rename(sys.argv[3] + ".tmp", sys.argv[3])
-s.serve_forever()
-EOF
+"$PY" "$top_srcdir/tests/e2e/serve_dir.py" "$tmp/srv.crt" "$tmp/srv.key" \
+    "$tmp/https.port" "$tmp/srv" &
 pids+=($!)
 cat >"$tmp/zone.json" <<'EOF'
 {"ask.test": {"A": ["127.0.0.1"], "ttl": 5},
