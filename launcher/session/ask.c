@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,11 +133,52 @@ num_value(const char **p, const char *end, long long *v)
 	return 0;
 }
 
+/* Where the string of key goes in h, or NULL when it is none of ours. */
+static char *
+held_str(struct launch_held *h, const char *key, size_t *len)
+{
+	const struct {
+		const char	*key;
+		size_t		 off, len;
+	} map[] = {
+#define F(k)	{ #k, offsetof(struct launch_held, k), sizeof(h->k) }
+		F(host), F(how), F(user), F(method),
+#undef F
+	};
+	size_t	 i;
+
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (strcmp(key, map[i].key) == 0) {
+			*len = map[i].len;
+			return (char *)h + map[i].off;
+		}
+	return NULL;
+}
+
+/* A number of key into h: 0, or -1 when it is out of its range. */
+static int
+held_num(struct launch_held *h, const char *key, long long v, int *have_id)
+{
+	if (strcmp(key, "id") == 0 && v >= 0) {
+		h->id = (unsigned long long)v;
+		*have_id = 1;
+	} else if (strcmp(key, "port") == 0 && v >= 1 && v <= 65535)
+		h->port = (unsigned)v;
+	else if (strcmp(key, "age_ms") == 0)
+		h->age_ms = v;
+	else if (strcmp(key, "left_ms") == 0)
+		h->left_ms = v;
+	else
+		return -1;
+	return 0;
+}
+
 ssize_t
 launch_held_parse(const char *s, size_t len, struct launch_held *h)
 {
 	const char	*p = s, *end = s + len;
-	char		 key[16];
+	char		 key[16], *out;
+	size_t		 outlen;
 	long long	 v;
 	int		 have_id = 0;
 
@@ -150,9 +192,9 @@ launch_held_parse(const char *s, size_t len, struct launch_held *h)
 			p = skip_ws(p + 1, end);
 		if (p < end && *p == '}')
 			break;
-		/* a key longer than ours is none of ours: skipped */
 		if (p >= end || *p != '"')
 			return -1;
+		/* a key longer than ours is none of ours: skipped */
 		if (str_value(&p, end, key, sizeof(key)) == -1) {
 			key[0] = '\0';
 			if ((p = skip_value(p, end)) == NULL)
@@ -162,31 +204,13 @@ launch_held_parse(const char *s, size_t len, struct launch_held *h)
 		if (p >= end || *p++ != ':')
 			return -1;
 		p = skip_ws(p, end);
-		if (strcmp(key, "host") == 0 || strcmp(key, "how") == 0 ||
-		    strcmp(key, "user") == 0 || strcmp(key, "method") == 0) {
-			char	*out = key[0] == 'h' ? (key[1] == 'o' &&
-			    key[2] == 's' ? h->host : h->how) : key[0] == 'u' ?
-			    h->user : h->method;
-			size_t	 outlen = out == h->host ? sizeof(h->host) :
-			    out == h->how ? sizeof(h->how) : out == h->user ?
-			    sizeof(h->user) : sizeof(h->method);
-
+		if ((out = held_str(h, key, &outlen)) != NULL) {
 			if (str_value(&p, end, out, outlen) == -1)
 				return -1;
 		} else if (strcmp(key, "id") == 0 || strcmp(key, "port") == 0 ||
 		    strcmp(key, "age_ms") == 0 || strcmp(key, "left_ms") == 0) {
-			if (num_value(&p, end, &v) == -1)
-				return -1;
-			if (key[0] == 'i' && v >= 0) {
-				h->id = (unsigned long long)v;
-				have_id = 1;
-			} else if (key[0] == 'p' && v >= 1 && v <= 65535)
-				h->port = (unsigned)v;
-			else if (key[0] == 'a')
-				h->age_ms = v;
-			else if (key[0] == 'l')
-				h->left_ms = v;
-			else
+			if (num_value(&p, end, &v) == -1 ||
+			    held_num(h, key, v, &have_id) == -1)
 				return -1;
 		} else if ((p = skip_value(p, end)) == NULL)
 			return -1;
