@@ -22,6 +22,7 @@
 #include "session/enforcer.h"
 #include "session/hostcas.h"
 #include "session/ids.h"
+#include "session/ask.h"
 #include "session/options.h"
 #include "session/podman.h"
 #include "session/prepare.h"
@@ -298,6 +299,11 @@ refuse(struct launch_opts *o, int preview, int named)
 	}
 	if (named && launch_use_named_gate(o) == -1)
 		return -1;
+	/* a named gate holds requests when it was started so (ask.h) */
+	if (named && launch_ask_gate_refuses(o, err, sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: %s; nothing was started\n", err);
+		return -1;
+	}
 	return 0;
 }
 

@@ -680,6 +680,26 @@ launch_ask_notify_stop(pid_t *pid)
 }
 
 int
+launch_ask_gate_refuses(const struct launch_opts *o, char *err,
+    size_t errlen)
+{
+	struct gates_state	 st;
+	char			 dir[PATH_MAX], e[256];
+	const char		*name = o->val[LO_GATE];
+
+	if (o->ask == 0 || (o->src[LO_ASK] != LAUNCH_SRC_FLAG &&
+	    o->src[LO_ASK] != LAUNCH_SRC_ENV))
+		return 0;
+	if (gates_dir(name, dir, sizeof(dir), e, sizeof(e)) == 0 &&
+	    gates_state_read(dir, &st) == 0 && st.ask > 0)
+		return 0;
+	snprintf(err, errlen, "%s: gate %s does not hold requests; its own "
+	    "flag turns that on: aisb gate down %s; aisb gate up %s --ask",
+	    o->where[LO_ASK], name, name, name);
+	return -1;
+}
+
+int
 launch_ask_session_begin(const struct launch_session *s,
     const struct launch_opts *o, const char *shared, pid_t *notify,
     char *err, size_t errlen)
@@ -690,18 +710,11 @@ launch_ask_session_begin(const struct launch_session *s,
 
 	*notify = -1;
 	if (shared != NULL) {
+		/* (a flag that asked for more was refused at the start) */
 		name = strrchr(shared, '/') != NULL ? strrchr(shared, '/') + 1 :
 		    shared;
-		if (gates_state_read(shared, &st) == -1 || st.ask == 0) {
-			if (o->ask == 0 || (o->src[LO_ASK] != LAUNCH_SRC_FLAG &&
-			    o->src[LO_ASK] != LAUNCH_SRC_ENV))
-				return 0;
-			snprintf(err, errlen, "%s: gate %s does not hold "
-			    "requests; its own flag turns that on: aisb gate "
-			    "down %s; aisb gate up %s --ask", o->where[LO_ASK],
-			    name, name, name);
-			return -1;
-		}
+		if (gates_state_read(shared, &st) == -1 || st.ask == 0)
+			return 0;
 	}
 	/* its policy file (a gate of its own) and command, for pending */
 	if (launch_ask_note(s->dir, shared == NULL &&

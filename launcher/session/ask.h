@@ -125,12 +125,19 @@ int	 launch_ask_policy_file(const struct launch_ask_gate *g, char *out,
 	    size_t len, char *err, size_t errlen);
 
 /*
+ * --gate NAME with --ask or AISB_ASK: -1 with err when the gate was not
+ * started with --ask (a session cannot turn that on for a shared gate),
+ * else 0.  The user config's ask: asks nothing of a named gate.
+ */
+int	 launch_ask_gate_refuses(const struct launch_opts *, char *err,
+	    size_t errlen);
+/*
  * A session with --ask, or on a named gate, before its container runs:
  * its note (launch_ask_note) in its folder, and the notices on its
  * terminal (launch_ask_notify_start) unless --quiet, when stderr is a
  * terminal or --ask was a flag.  shared: a named gate's folder (NULL:
  * the session's own gate); a named gate up without --ask is nothing to
- * do, or an error when --ask was a flag or AISB_ASK.  0, or -1 with err.
+ * do (launch_ask_gate_refuses said so first).  0, or -1 with err.
  */
 struct launch_session;
 int	 launch_ask_session_begin(const struct launch_session *,

@@ -192,6 +192,14 @@ for _ in $(seq 100); do grep -q '^answered' "$tmp/watch" && break; sleep 0.1; do
 grep -q '^held     0123abcd-10 .* w\.example\.test:443 ' "$tmp/watch" && ok || bad "--watch: held: $(cat "$tmp/watch")"
 grep -qx 'answered 0123abcd-10 deny' "$tmp/watch" && ok || bad "--watch: answered: $(cat "$tmp/watch")"
 
+# a session may not ask more of a named gate than it was started with
+sed -i 's/^ask 30$/ask 0/' "$gdir/state"
+run "$aisb" --gate work --ask -- true
+check "--gate, a gate without --ask: exit" "$rc" 78
+grep -q "^aisb: --ask: gate work does not hold requests; its own flag turns that on: aisb gate down work; aisb gate up work --ask; nothing was started$" "$tmp/err" &&
+    ok || bad "--gate without --ask: $(cat "$tmp/err")"
+sed -i 's/^ask 0$/ask 30/' "$gdir/state"
+
 # 7. dead ones are skipped quietly; --watch ends with the gates
 kill "$fake"
 wait "$fake" 2>/dev/null || true
