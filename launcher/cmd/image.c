@@ -59,13 +59,13 @@ launch_cmd_image(int argc, char **argv)
 	}
 	spec.npm = (const char *const *)npm;
 	spec.pip = pip;
+	/* first: --npm's and --update's sessions run on it, wherever it is */
+	spec.base = launch_image_base(launch_cli_get(&a, "--base"));
 	for (i = 0; i < a.ngot; i++) {
 		const char	*opt = a.got[i].opt->flag, *v = a.got[i].val;
 
 		if (strcmp(opt, "-v") == 0)
 			spec.verbose = 1;
-		else if (strcmp(opt, "--base") == 0)
-			spec.base = launch_image_base(v);
 		else if (strcmp(opt, "--package") == 0)
 			pk[spec.npackages++] = v;
 		else if (strcmp(opt, "--runtime") == 0)
@@ -76,8 +76,8 @@ launch_cmd_image(int argc, char **argv)
 			char	buf[LAUNCH_TOOL_MAX + LAUNCH_VERSION_MAX + 2];
 
 			/* a preview asks no registry (tools.h) */
-			if (launch_npm_resolve(v, !containerfile_only, buf,
-			    sizeof(buf), err, sizeof(err)) == -1 ||
+			if (launch_npm_resolve(v, spec.base, !containerfile_only,
+			    buf, sizeof(buf), err, sizeof(err)) == -1 ||
 			    (npm[spec.nnpm] = strdup(buf)) == NULL) {
 				log_warnx("%s", err);
 				goto out;
@@ -106,8 +106,8 @@ launch_cmd_image(int argc, char **argv)
 			goto out;
 		}
 		if (launch_agents_load(set, environ, err, sizeof(err)) == -1 ||
-		    (update && launch_agent_update(set, environ, agent, err,
-		    sizeof(err)) == -1)) {
+		    (update && launch_agent_update(set, environ, agent,
+		    spec.base, err, sizeof(err)) == -1)) {
 			log_warnx("%s", err);
 			goto out;
 		}

@@ -152,10 +152,11 @@ int	 launch_agent_pin_write(const char *path, const char *agent,
  * session, tools.h) for the newest version of the agent's npm package
  * and pins it (launch_agent_pin_write), saying so on stderr; set is then
  * loaded again.  A version the user's agents.yaml names is left alone,
- * with an error saying where to change it.  0 or -1 with err.
+ * with an error saying where to change it.  The session runs on base
+ * (launch_npm_latest).  0 or -1 with err.
  */
 int	 launch_agent_update(struct launch_agents *, char **envp,
-	    const char *name, char *err, size_t errlen);
+	    const char *name, const char *base, char *err, size_t errlen);
 /* The same with the paths above.  The set is large: allocate it. */
 int	 launch_agents_load(struct launch_agents *, char **envp, char *err,
 	    size_t errlen);

@@ -280,7 +280,7 @@ launch_agent_spec(const struct launch_agent *a, struct launch_agent_lists *l,
 
 int
 launch_agent_update(struct launch_agents *set, char **envp, const char *name,
-    char *err, size_t errlen)
+    const char *base, char *err, size_t errlen)
 {
 	const struct launch_agent	*a;
 	char				 pins[PATH_MAX], where[1100];
@@ -312,7 +312,7 @@ launch_agent_update(struct launch_agents *set, char **envp, const char *name,
 	if (at == NULL || at == a->npm)
 		at = a->npm + strlen(a->npm);
 	snprintf(pkg, sizeof(pkg), "%.*s", (int)(at - a->npm), a->npm);
-	if (launch_npm_latest(pkg, ver, sizeof(ver), err, errlen) == -1)
+	if (launch_npm_latest(pkg, base, ver, sizeof(ver), err, errlen) == -1)
 		return -1;
 	if (*at == '@' && strcmp(at + 1, ver) == 0) {
 		fprintf(stderr, "aisb: agent %s: %s is the newest\n", a->name,

@@ -896,9 +896,10 @@ out:
 }
 
 int
-launch_npm_latest(const char *name, char *ver, size_t len, char *err,
-    size_t errlen)
+launch_npm_latest(const char *name, const char *base, char *ver, size_t len,
+    char *err, size_t errlen)
 {
+	struct launch_image_spec vs = { .base = base };
 	struct install	*in;
 	char		 out[256], serr[1024], sid[LAUNCH_ID_HEX + 1] = "";
 	char		*cmd[] = { "npm", "view", (char *)name, "version",
@@ -920,7 +921,7 @@ launch_npm_latest(const char *name, char *ver, size_t len, char *err,
 		snprintf(err, errlen, "npm view: %s", serr);
 		goto out;
 	}
-	st = run_session(in, NULL, NPM, cmd, 4, VIEW_TIMEOUT, VIEW_TIMEOUT_MS,
+	st = run_session(in, &vs, NPM, cmd, 4, VIEW_TIMEOUT, VIEW_TIMEOUT_MS,
 	    out, sizeof(out), sid, sizeof(sid), serr, sizeof(serr));
 	if (st != 0) {
 		if (sid[0] != '\0')
@@ -948,8 +949,8 @@ out:
 }
 
 int
-launch_npm_resolve(const char *entry, int ask, char *out, size_t len,
-    char *err, size_t errlen)
+launch_npm_resolve(const char *entry, const char *base, int ask, char *out,
+    size_t len, char *err, size_t errlen)
 {
 	char	ver[LAUNCH_VERSION_MAX + 1];
 
@@ -975,7 +976,7 @@ launch_npm_resolve(const char *entry, int ask, char *out, size_t len,
 		snprintf(err, errlen, "npm %.64s: no image has it yet; name a "
 		    "version (--npm %.64s@X.Y.Z)", entry, entry);
 		return -1;
-	} else if (launch_npm_latest(entry, ver, sizeof(ver), err,
+	} else if (launch_npm_latest(entry, base, ver, sizeof(ver), err,
 	    errlen) == -1)
 		return -1;
 	else

@@ -37,18 +37,20 @@ void	launch_tools_remove(const char *scratch);
 
 /*
  * The newest version of an npm package (`npm view NAME version`), asked
- * by a gated session as the install is.  0 or -1 with err.
+ * by a gated session as the install is, on base: the base of the image
+ * it is for (NULL: the offline base), never the session default, which
+ * its registry is asked for first.  0 or -1 with err.
  */
-int	launch_npm_latest(const char *name, char *ver, size_t len, char *err,
-	    size_t errlen);
+int	launch_npm_latest(const char *name, const char *base, char *ver,
+	    size_t len, char *err, size_t errlen);
 
 /*
  * "name@X.Y.Z" for an --npm entry into out: the entry itself when it
  * names a version; else the version in the newest image that has name,
- * else (when ask) the registry's newest, asked with launch_npm_latest().
- * The version chosen is said on stderr.  0 or -1 with err.
+ * else (when ask) the registry's newest, asked with launch_npm_latest()
+ * on base.  The version chosen is said on stderr.  0 or -1 with err.
  */
-int	launch_npm_resolve(const char *entry, int ask, char *out, size_t len,
-	    char *err, size_t errlen);
+int	launch_npm_resolve(const char *entry, const char *base, int ask,
+	    char *out, size_t len, char *err, size_t errlen);
 
 #endif

@@ -43,8 +43,8 @@ launch_session_spec(const struct launch_opts *o, const struct launch_agent *a,
 		spec->install_policy = o->val[LO_INSTALL_POLICY];
 	for (i = 0; i < o->nnpm; i++) {
 		why[0] = '\0';
-		if (launch_npm_resolve(o->npm[i].text, ask, buf, sizeof(buf),
-		    why, sizeof(why)) == -1 ||
+		if (launch_npm_resolve(o->npm[i].text, spec->base, ask, buf,
+		    sizeof(buf), why, sizeof(why)) == -1 ||
 		    (st->own[st->nown] = strdup(buf)) == NULL) {
 			snprintf(err, errlen, "%s (%s: %s)", why[0] != '\0' ?
 			    why : "out of memory", launch_src_str(o->npm[i].src),
