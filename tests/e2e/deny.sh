@@ -86,10 +86,12 @@ dns:
   servers: ["127.0.0.1:$dns"]
 EOF
 
+# (--image offline: lib.sh's AISB_IMAGE would be said on stderr, which
+# section 6 wants empty)
 sess() {
 	local rc=0
 	(cd "$tmp/ws" && "$aisb" --policy "$tmp/policy.yaml" --home-volume "$vol" \
-	    --package curl "$@") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+	    --image offline --package curl "$@") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 	return "$rc"
 }
 # the denial summary of a stderr, from its first line on
