@@ -106,8 +106,8 @@ check "session: file owned by the user" "$(stat -c %U "$home/proj/f" 2>&1)" "$us
 
 # 6. root: doctor checks the image a session here would run, not the
 # sandbox image podman lists first (a newer one: another package set, an
-# older aisb's).  Here that is the image on the offline base (the image
-# option's base cannot be pulled), the one aisb image build made above.
+# older aisb's).  Here that is the image on the offline base (lib.sh's
+# AISB_IMAGE=offline), the one aisb image build made above.
 install -d "$tmp/decoy"
 printf 'FROM %s\nLABEL io.aisb.kind=sandbox io.aisb.test=decoy\n' "$img" \
     >"$tmp/decoy/Containerfile"
