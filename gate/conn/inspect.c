@@ -682,9 +682,15 @@ use_leaf(SSL *ssl, struct gate_inspect *in, const char *name)
 
 	if ((leaf = gate_ca_leaf(in->ca, name)) == NULL)
 		return -1;
+	/*
+	 * A root (the session CA, or an operator's self-signed one) is the
+	 * client's already, as its trust anchor: sending it too costs every
+	 * handshake a certificate to write, and the client one to decode.
+	 */
 	ok = SSL_use_certificate(ssl, leaf) == 1 &&
 	    SSL_use_PrivateKey(ssl, gate_ca_leaf_key(in->ca)) == 1 &&
-	    SSL_add1_chain_cert(ssl, gate_ca_cert(in->ca)) == 1;
+	    (gate_ca_is_root(in->ca) ||
+	    SSL_add1_chain_cert(ssl, gate_ca_cert(in->ca)) == 1);
 	X509_free(leaf);
 	for (i = 0; ok && chain != NULL && i < sk_X509_num(chain); i++)
 		ok = SSL_add1_chain_cert(ssl, sk_X509_value(chain, i)) == 1;

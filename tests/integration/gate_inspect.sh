@@ -165,6 +165,12 @@ b64() { printf %s "$1" | base64 -w0; }
 check "--ca-out is a CA certificate" \
     "$(openssl x509 -in "$CA" -noout -ext basicConstraints 2>/dev/null | grep -c 'CA:TRUE')" 1
 check "control ca = --ca-out" "$(control "$tmp/ctl.sock" ca ca)" "$(cat "$CA")"
+# the session CA is the client's trust anchor: a handshake sends the leaf only
+# (its input open a while: a close right after the handshake could race it)
+check "the leaf alone, verified" "$(sleep 1 | openssl s_client \
+    -proxy "127.0.0.1:$gate_port" -connect api.test:443 -servername api.test \
+    -verify_hostname api.test -verify_return_error -CAfile "$CA" -showcerts \
+    2>/dev/null | grep -c 'BEGIN CERTIFICATE')" 1
 
 # --- a header secret; requests allowed and refused ----------------------------
 out=$(curl -sS -m 10 "${px[@]}" https://api.test/v1/messages -d '{"m":1}' \
