@@ -1,18 +1,10 @@
 #!/bin/bash
 # aisb-gate: SIGHUP with a valid and an invalid policy while a tunnel is
 # live (the tunnel keeps running, new requests follow the policy in force),
-# SIGHUP reopens the audit log (rotation)
-mv "$A" "$tmp/audit.rotated.log"
-kill -HUP "$gate_pid"
-sleep 0.5
-check "after rotation: ok.test" "$(proxy_get -p "http://ok.test:$up/rotated")" \
-    "200 200"
-expect_audit "$A" host=ok.test decision=allow
-check "rotated log keeps the old lines" \
-    "$(audit_count "$tmp/audit.rotated.log" host=ok.test decision=allow)" 2
-
-# reload through the control socket, SIGTERM drain (no new connections, live
-# tunnels finish, bounded by --drain-timeout) and SIGINT (exit now).
+# SIGHUP reopens the audit log (rotation), reload through the control
+# socket, SIGTERM drain (no new connections, live tunnels finish, bounded
+# by --drain-timeout), SIGINT (exit now), --reload-closes (alone and with
+# --users: each tunnel judged by its own user's policy).
 set -euo pipefail
 . "$(dirname "$0")/gate_lib.sh"
 
@@ -25,12 +17,15 @@ write_policy "$tmp/policy.yaml" ok.test echo.test
 
 # A helper that holds a tunnel to the echo server and answers commands on
 # stdin: "ping" (one round trip), "close"; it prints one line per command.
-hold_tunnel() {	# hold_tunnel NAME: coprocess with fds in ${NAME[@]}
+hold_tunnel() {	# hold_tunnel NAME [USER:SECRET]: coprocess, fds in ${NAME[@]}
 	coproc "$1" { "$PY" -u -c '
-import socket, sys
+import base64, socket, sys
 port, echo = int(sys.argv[1]), int(sys.argv[2])
+auth = b""
+if sys.argv[3]:
+    auth = b"Proxy-Authorization: Basic %s\r\n" % base64.b64encode(sys.argv[3].encode())
 s = socket.create_connection(("127.0.0.1", port), timeout=10)
-s.sendall(b"CONNECT echo.test:%d HTTP/1.1\r\nHost: echo.test\r\n\r\n" % echo)
+s.sendall(b"CONNECT echo.test:%d HTTP/1.1\r\nHost: echo.test\r\n%s\r\n" % (echo, auth))
 head = b""
 while b"\r\n\r\n" not in head:
     head += s.recv(1)
@@ -49,7 +44,7 @@ for cmd in sys.stdin:
             break
     except OSError as e:
         print("error", e)
-' "$gate_port" "$echo_port"; }
+' "$gate_port" "$echo_port" "${2:-}"; }
 }
 say() {	# say COPROC-NAME COMMAND: prints the answer (10 s at most)
 	local -n cp=$1
@@ -182,6 +177,39 @@ grep -q "reload: 1 connection(s) the policy now denies closed" \
     "$tmp/gate.closes.err" && ok || bad "no count of 1 closed"
 check "after the narrowing reload: ok.test" \
     "$(proxy_get -p "http://ok.test:$up/")" "200 200"
+kill -INT "$gate_pid"
+wait "$gate_pid" || true
+
+# --reload-closes with --users: each live tunnel is judged by its own
+# user's policy; narrowing alice's closes alice's tunnel only, and a user
+# taken out of the file loses hers too
+write_policy "$tmp/alice.yaml" echo.test
+write_policy "$tmp/bob.yaml" echo.test
+printf 'alice plain:alice-secret policy=%s\nbob plain:bob-secret policy=%s\n' \
+    "$tmp/alice.yaml" "$tmp/bob.yaml" >"$tmp/users.conf"
+chmod 0600 "$tmp/users.conf"
+write_policy "$tmp/policy.yaml" ok.test
+start_gate users "$tmp/policy.yaml" --reload-closes --users "$tmp/users.conf"
+hold_tunnel TA alice:alice-secret
+read -r -t 10 line <&"${TA[0]}" || line=timeout
+check "alice's tunnel up" "$line" "HTTP/1.1 200 Connection established"
+hold_tunnel TB bob:bob-secret
+read -r -t 10 line <&"${TB[0]}" || line=timeout
+check "bob's tunnel up" "$line" "HTTP/1.1 200 Connection established"
+write_policy "$tmp/alice.yaml" ok.test
+kill -HUP "$gate_pid"
+check "alice narrowed: her tunnel closed" "$(say TA wait-close)" closed
+check "alice narrowed: bob's tunnel lives" "$(say TB ping)" pong
+expect_audit "$tmp/audit.users.log" event=close user=alice host=echo.test \
+    reason=policy_reload
+grep -q "reload: 1 connection(s) the policy now denies closed" \
+    "$tmp/gate.users.err" && ok || bad "--users: no count of 1 closed"
+printf 'alice plain:alice-secret policy=%s\n' "$tmp/alice.yaml" \
+    >"$tmp/users.conf"
+kill -HUP "$gate_pid"
+check "bob no longer a user: his tunnel closed" "$(say TB wait-close)" closed
+expect_audit "$tmp/audit.users.log" event=close user=bob host=echo.test \
+    reason=policy_reload
 kill -INT "$gate_pid"
 wait "$gate_pid" || true
 
