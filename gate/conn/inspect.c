@@ -862,6 +862,42 @@ conn_inspect_flushed(struct gate_conn *c)
 }
 
 /*
+ * libevent tries a read on a filter whenever its input shrinks, into a
+ * reservation of the filter's read size made before OpenSSL says it has
+ * nothing: that space stays, empty, in the input (INSP_READ, a 16 KiB
+ * chain a leg) for as long as the connection waits for its next
+ * exchange.  So a leg that waits reads INSP_IDLE_READ at a time (a head
+ * fits; conn_inspect_busy() once bytes come), and the reservation it
+ * holds is given back: libevent frees the chains of an empty buffer that
+ * a buffer is added to, and every chain of a buffer drained whole.  Only
+ * when nothing is decrypted or waiting to be: the byte added is never
+ * seen by a read callback.
+ */
+void
+conn_inspect_idle(struct bufferevent *f)
+{
+	struct bufferevent	*under = bufferevent_get_underlying(f);
+	struct evbuffer		*in = bufferevent_get_input(f), *one;
+	SSL			*ssl = bufferevent_openssl_get_ssl(f);
+
+	bufferevent_set_max_single_read(f, INSP_IDLE_READ);
+	if (evbuffer_get_length(in) > 0 || ssl == NULL ||
+	    SSL_pending(ssl) > 0 || under == NULL ||
+	    evbuffer_get_length(bufferevent_get_input(under)) > 0 ||
+	    (one = evbuffer_new()) == NULL)
+		return;
+	if (evbuffer_add(one, "", 1) == 0 && evbuffer_add_buffer(in, one) == 0)
+		(void)evbuffer_drain(in, 1);
+	evbuffer_free(one);
+}
+
+void
+conn_inspect_busy(struct bufferevent *f)
+{
+	bufferevent_set_max_single_read(f, INSP_READ);
+}
+
+/*
  * A close_notify on a leg whose TLS stands and owes nothing more: written
  * by OpenSSL into the socket bufferevent's output, then to the socket at
  * once (best effort: the connection is closing).
