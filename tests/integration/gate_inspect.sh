@@ -226,6 +226,17 @@ check "keep-alive: one connection" "$(printf %s "$out" | "$PY" -c '
 import json, sys
 r = [json.loads(l) for l in sys.stdin if l.strip()]
 print(r[0]["conn"] == r[1]["conn"], [x["request"] for x in r])')" "True [1, 2]"
+# the second head reaches a connection between exchanges, which reads 2 KiB
+# at a time until bytes come: a head of 12 KB arrives whole all the same
+big=$(head -c 12000 /dev/zero | tr '\0' b)
+out=$(curl -sS -m 10 "${px[@]}" -H "X-Big: $big" https://api.test/echo/1 \
+    https://api.test/echo/2 2>&1 || true)
+check "keep-alive: a large second head" "$(printf %s "$out" | "$PY" -c '
+import json, sys
+r = [json.loads(l) for l in sys.stdin if l.strip()]
+print(r[0]["conn"] == r[1]["conn"],
+      [len(v) for x in r for k, v in x["headers"] if k.lower() == "x-big"])')" \
+    "True [12000, 12000]"
 check "HEAD" "$(curl -sS -m 10 "${px[@]}" -I https://api.test/echo/h 2>&1 |
     grep '^HTTP/1.1' | tail -n 1 | tr -d '\r')" "HTTP/1.1 200 OK"
 head -c 300000 /dev/urandom >"$tmp/upload"
