@@ -8,7 +8,7 @@ noinst_LIBRARIES += launcher/libaisblauncher.a
 launcher_libaisblauncher_a_SOURCES = launcher/cmd/cmd.h \
 	launcher/cmd/cli.c launcher/cmd/cli.h launcher/cmd/run.c launcher/cmd/policy.c \
 	launcher/cmd/sessions.c launcher/cmd/clean.c launcher/cmd/gate.c launcher/cmd/image.c \
-	launcher/cmd/doctor.c launcher/cmd/agents.c launcher/cmd/snapshot.c \
+	launcher/cmd/doctor.c launcher/cmd/doctorid.c launcher/cmd/agents.c launcher/cmd/snapshot.c \
 	launcher/cmd/draft.c launcher/cmd/trust.c
 # session/: one session, in the order it runs
 launcher_libaisblauncher_a_SOURCES += \

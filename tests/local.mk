@@ -16,7 +16,7 @@ TESTS += tests/e2e/identity.sh tests/e2e/image.sh tests/e2e/npm.sh \
 	tests/e2e/agent.sh tests/e2e/deny.sh tests/e2e/direct.sh tests/e2e/learn.sh \
 	tests/e2e/apt.sh tests/e2e/kube.sh tests/e2e/gitguard.sh \
 	tests/e2e/storage.sh tests/e2e/install_why.sh \
-	tests/e2e/hostile_image.sh \
+	tests/e2e/hostile_image.sh tests/e2e/doctor_store.sh \
 	tests/integration/enforce_netns.sh
 
 # Unit tests (cmocka), fuzz harnesses and benchmarks.  Integration and e2e
@@ -176,7 +176,7 @@ EXTRA_DIST += tests/cli/lockfile_cli.sh
 # session, help from the parser's table, completion from the same.
 CLI_TESTS = tests/cli/defaults.sh tests/cli/help.sh tests/cli/completion.sh \
 	tests/cli/agent.sh tests/cli/secrets.sh tests/cli/exitcodes.sh \
-	tests/cli/manpages.sh tests/cli/shellcheck.sh
+	tests/cli/manpages.sh tests/cli/shellcheck.sh tests/cli/doctor_id.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh
 # The enforcer a session mounts: the host's static binary, checked before
@@ -238,6 +238,8 @@ EXTRA_DIST += tests/e2e/session.sh tests/e2e/lib.sh tests/bench/sessions.sh \
 EXTRA_DIST += tests/e2e/identity.sh tests/e2e/gitguard.sh
 # a new rootless user's vfs store, aisb doctor --fix
 EXTRA_DIST += tests/e2e/storage.sh
+# aisb doctor keeps a passing run of its container checks with their identity
+EXTRA_DIST += tests/e2e/doctor_store.sh
 # installs that cannot work say why: a registry of the test's own on
 # 127.0.0.9, the fix followed, a failed install's denial and npm's log
 EXTRA_DIST += tests/e2e/install_why.sh

@@ -44,6 +44,9 @@ static const struct cli_opt doctor_opts[] = {
 	    "image the container checks run in" },
 	{ "--fix", CLI_SWITCH, NULL, NULL, "first switch a rootless store "
 	    "that uses vfs to overlay, when it is empty (else say how)" },
+	{ "--fresh", CLI_SWITCH, NULL, NULL, "run the container checks even "
+	    "when a passing run of them is stored for the same programs, "
+	    "podman, image and options" },
 	{ .flag = NULL }
 };
 

@@ -56,4 +56,29 @@ struct launch_opts;
 void	launch_agents_print(const struct launch_agents *,
 	    const struct launch_opts *, FILE *);
 
+/*
+ * aisb doctor's identity lines (doctorid.c): aisb's version and plan
+ * protocol, the SHA-256 of aisb, aisb-gate and aisb-enforce as sessions
+ * find them, the enforcer's state, the image a session would use; each
+ * hash into id ("" when unknown).  A program not found or an enforcer
+ * sessions refuse is a FAIL in f.
+ */
+struct launch_host_facts;
+struct launch_doctor_id {
+	char	 aisb[65];
+	char	 gate[65];
+	char	 enforce[65];
+};
+void	launch_doctor_identity(struct launch_host_facts *, const char *image,
+	    struct launch_doctor_id *);
+/*
+ * The container checks, probe(f, 1), or their stored passing run under
+ * the same identity (id, podman, image, options; doctorid.c), said as
+ * stored; fresh: run them whatever is stored.  A passing run is stored.
+ * probe's value, or 0 for a stored run.
+ */
+int	launch_doctor_stored(struct launch_host_facts *,
+	    const struct launch_doctor_id *, int fresh,
+	    int (*probe)(struct launch_host_facts *, int));
+
 #endif

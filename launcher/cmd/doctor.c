@@ -669,17 +669,53 @@ out:
 		remove_names(run, "env", "plan", "workspace");
 }
 
+/* The image a session here would use, as doctor's identity line says it. */
+static void
+session_image(char *buf, size_t len)
+{
+	struct launch_host_facts	 t;
+	char				 why[1400];
+	int				 offline = 0;
+
+	memset(&t, 0, sizeof(t));
+	if (find_image(&t, &offline, why, sizeof(why)) == -1)
+		snprintf(buf, len, "unknown (%s)", why);
+	else
+		snprintf(buf, len, "%s%s", t.image, offline ? " (the offline "
+		    "base: sessions use it when their base cannot be pulled)" :
+		    "");
+}
+
 /*
- * The host's checks, then with an aisb image (f->image, else the one a
- * session here would run) the container checks: the runtime, the network
- * mode, the limits, a session's own container.  0 when aisb can run
- * here, -1 otherwise.
+ * The container checks: the runtime, the network mode, the limits, a
+ * session's own container.  0 when they pass, -1 otherwise.
  */
 static int
-doctor_probe(struct launch_host_facts *f, int verbose)
+doctor_containers(struct launch_host_facts *f, int verbose)
+{
+	if (check_runtime(f, verbose) == -1) {
+		launch_facts_say(f, verbose, LAUNCH_V_SKIP, "network    needs "
+		    "a container that runs");
+		return -1;
+	}
+	(void)check_network(f, verbose);
+	check_limits_held(f, verbose);
+	check_session(f, verbose);
+	return f->nfail == 0 ? 0 : -1;
+}
+
+/*
+ * The host's checks, then with an aisb image (f->image, else the one a
+ * session here would run) the container checks (doctor_containers, or
+ * their stored passing run under the same identity unless fresh:
+ * doctorid.c).  0 when aisb can run here, -1 otherwise.
+ */
+static int
+doctor_probe(struct launch_host_facts *f, const struct launch_doctor_id *id,
+    int fresh)
 {
 	char	 why[1400];
-	int	 offline = 0;
+	int	 offline = 0, verbose = 1;
 
 	if (launch_host_check(f, verbose) == -1 && f->podman_version[0] ==
 	    '\0')
@@ -696,14 +732,8 @@ doctor_probe(struct launch_host_facts *f, int verbose)
 		printf("%-5simage      %s (for the container checks%s)\n", "",
 		    f->image, offline ? "; on the offline base, which "
 		    "sessions use when their base image cannot be pulled" : "");
-	if (check_runtime(f, verbose) == -1) {
-		launch_facts_say(f, verbose, LAUNCH_V_SKIP, "network    needs "
-		    "a container that runs");
+	if (launch_doctor_stored(f, id, fresh, doctor_containers) == -1)
 		return -1;
-	}
-	(void)check_network(f, verbose);
-	check_limits_held(f, verbose);
-	check_session(f, verbose);
 	return f->nfail == 0 ? 0 : -1;
 }
 
@@ -755,7 +785,9 @@ launch_cmd_doctor(int argc, char **argv)
 {
 	struct launch_host_facts	f;
 	struct cli_args			a;
+	struct launch_doctor_id		id;
 	const char			*image;
+	char				 tag[1600];
 	int				rc, fixed = 0;
 
 	memset(&f, 0, sizeof(f));
@@ -771,7 +803,11 @@ launch_cmd_doctor(int argc, char **argv)
 	}
 	if (launch_cli_get(&a, "--fix") != NULL)
 		fixed = launch_storage_fix(environ) == 0 ? 0 : -1;
-	rc = doctor_probe(&f, 1);
+	session_image(tag, sizeof(tag));
+	launch_doctor_identity(&f, tag, &id);
+	rc = doctor_probe(&f, &id, launch_cli_get(&a, "--fresh") != NULL);
+	if (f.nfail > 0)
+		rc = -1;
 	if (check_agents(&f, 1) == -1)
 		rc = -1;
 	if (rc == 0)

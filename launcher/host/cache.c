@@ -179,6 +179,41 @@ key_done(EVP_MD_CTX *ctx, char hex[LAUNCH_CACHE_KEYHEX + 1])
 	return 0;
 }
 
+int
+launch_sha256_fd(int fd, unsigned long long max,
+    char hex[LAUNCH_CACHE_KEYHEX + 1], char *err, size_t errlen)
+{
+	unsigned char		 buf[16384];
+	unsigned long long	 total = 0;
+	EVP_MD_CTX		*ctx;
+	ssize_t			 n;
+	int			 rc = -1;
+
+	if ((ctx = EVP_MD_CTX_new()) == NULL ||
+	    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+		snprintf(err, errlen, "SHA-256: out of memory");
+		goto out;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			snprintf(err, errlen, "%s", strerror(errno));
+			goto out;
+		}
+		if ((total += (unsigned long long)n) > max) {
+			snprintf(err, errlen, "larger than %llu MiB", max >> 20);
+			goto out;
+		}
+		EVP_DigestUpdate(ctx, buf, (size_t)n);
+	}
+	if ((rc = key_done(ctx, hex)) == -1)
+		snprintf(err, errlen, "SHA-256 failed");
+out:
+	EVP_MD_CTX_free(ctx);
+	return rc;
+}
+
 /*
  * The environment podman reads to choose its configuration and store
  * (containers-storage.conf(5), containers.conf(5)), and where a user's

@@ -60,6 +60,13 @@ int	 launch_cache_images(const char *podman, char **envp, char *buf,
 int	 launch_cache_volume_known(const char *podman, char **envp,
 	    const char *name);
 
+/*
+ * The SHA-256 of what the open file fd reads from its offset to its end,
+ * as hex: 0, or -1 with err (a read error, or more than max bytes).
+ */
+int	 launch_sha256_fd(int fd, unsigned long long max,
+	    char hex[LAUNCH_CACHE_KEYHEX + 1], char *err, size_t errlen);
+
 /* Forgets the facts memoised for the process (doctor, tests). */
 void	 launch_cache_forget(void);
 

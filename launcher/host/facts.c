@@ -46,6 +46,13 @@ launch_facts_say(struct launch_host_facts *f, int verbose,
 	va_end(ap);
 	putchar('\n');
 	fflush(stdout);
+	if (f->copy != NULL) {
+		fprintf(f->copy, "%-5s", word[v]);
+		va_start(ap, fmt);
+		vfprintf(f->copy, fmt, ap);
+		va_end(ap);
+		fputc('\n', f->copy);
+	}
 }
 
 

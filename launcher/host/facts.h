@@ -8,6 +8,7 @@
 #define AISB_HOST_FACTS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /*
  * slirp4netns, the network mode every podman has: the host's loopback is
@@ -44,6 +45,8 @@ struct launch_host_facts {
 						   tag (LAUNCH_TAG_MAX) */
 	int		nfail;			/* failed checks */
 	int		nskip;			/* checks that could not run */
+	FILE		*copy;			/* NULL, or a copy of every
+						   line said (doctor's store) */
 };
 
 /*

@@ -69,20 +69,34 @@ launch_state_dir(char **envp, char *out, size_t len)
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
-int
-launch_config_home(char **envp, const char *name, char *out, size_t len)
+/* name in $var, else in ~/fallback: 0 or -1. */
+static int
+xdg_home(char **envp, const char *var, const char *fallback,
+    const char *name, char *out, size_t len)
 {
-	const char	*xdg = launch_getenv(envp, "XDG_CONFIG_HOME", 15);
+	const char	*xdg = launch_getenv(envp, var, strlen(var));
 	const char	*home = launch_getenv(envp, "HOME", 4);
 	int		 n;
 
 	if (xdg != NULL && xdg[0] == '/')
 		n = snprintf(out, len, "%s/%s", xdg, name);
 	else if (home != NULL && home[0] == '/')
-		n = snprintf(out, len, "%s/.config/%s", home, name);
+		n = snprintf(out, len, "%s/%s/%s", home, fallback, name);
 	else
 		return -1;
 	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int
+launch_config_home(char **envp, const char *name, char *out, size_t len)
+{
+	return xdg_home(envp, "XDG_CONFIG_HOME", ".config", name, out, len);
+}
+
+int
+launch_cache_home(char **envp, const char *name, char *out, size_t len)
+{
+	return xdg_home(envp, "XDG_CACHE_HOME", ".cache", name, out, len);
 }
 
 const char *

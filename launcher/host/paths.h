@@ -18,6 +18,9 @@ int	 launch_state_dir(char **envp, char *out, size_t len);
  */
 int	 launch_config_home(char **envp, const char *name, char *out,
 	    size_t len);
+/* The same in the user's cache folder: $XDG_CACHE_HOME or ~/.cache. */
+int	 launch_cache_home(char **envp, const char *name, char *out,
+	    size_t len);
 /* mkdir -p with mode 0700 for the parts it creates; path is restored. */
 int	 launch_mkdirs(char *path);
 /* The ids aisb names sessions with: launch_random_hex of this many. */

@@ -332,7 +332,7 @@ launch_plan_text(const struct launch_opts *o, const struct policy *p,
 	size_t			 i, len = 0;
 	char			*text, *w;
 
-	add(&v, "aisb-plan 1\n");
+	add(&v, "aisb-plan %d\n", LAUNCH_PLAN_VERSION);
 	switch (o->net) {
 	case LAUNCH_NET_GATE:
 		add(&v, "mode gate\ngate %s %u\n", host_loopback, gate_port);

@@ -95,6 +95,8 @@ struct launch_run {
 #define LAUNCH_RECORD_FILE	LAUNCH_RECORD_DIR "/capture.pcapng"
 
 void	 launch_strv_free(struct launch_strv *);
+/* The plan's version, its first line "aisb-plan N" (enforcer/plan.c). */
+#define LAUNCH_PLAN_VERSION	1
 /*
  * The plan text for aisb-enforce; *out is malloc'd.  host_loopback is the
  * address at which the container reaches the host's 127.0.0.1, net_dns

@@ -41,6 +41,7 @@
 
 #include "file.h"
 #include "hex.h"
+#include "host/cache.h"
 #include "host/paths.h"
 #include "host/proc.h"
 #include "session/trust.h"
@@ -125,42 +126,12 @@ path_key(const char *path, char key[KEY_HEX + 1])
 static int
 hash_fd(int fd, char *out, size_t len, char *err, size_t errlen)
 {
-	unsigned char		 buf[16384], md[EVP_MAX_MD_SIZE];
-	unsigned int		 mdlen = 0;
-	unsigned long long	 total = 0;
-	EVP_MD_CTX		*ctx;
-	ssize_t			 n;
-	int			 rc = -1;
-
-	if ((ctx = EVP_MD_CTX_new()) == NULL ||
-	    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-		snprintf(err, errlen, "SHA-256: out of memory");
-		goto out;
-	}
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1) {
-			snprintf(err, errlen, "%s", strerror(errno));
-			goto out;
-		}
-		if ((total += (unsigned long long)n) > HASHED_MAX) {
-			snprintf(err, errlen, "larger than %llu MiB",
-			    HASHED_MAX >> 20);
-			goto out;
-		}
-		EVP_DigestUpdate(ctx, buf, (size_t)n);
-	}
-	if (EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 || len < 8 + 2 * mdlen) {
-		snprintf(err, errlen, "SHA-256 failed");
-		goto out;
+	if (len < 8 + LAUNCH_CACHE_KEYHEX) {
+		snprintf(err, errlen, "SHA-256: no room");
+		return -1;
 	}
 	memcpy(out, "sha256:", 7);
-	hex_encode(md, mdlen, out + 7);
-	rc = 0;
-out:
-	EVP_MD_CTX_free(ctx);
-	return rc;
+	return launch_sha256_fd(fd, HASHED_MAX, out + 7, err, errlen);
 }
 
 /*

@@ -55,85 +55,6 @@ ctrl_handler(DWORD type)
 	return TRUE;
 }
 
-/* ---- folders private to the user ------------------------------------ */
-
-/*
- * A security descriptor whose DACL grants the current user full control
- * and nobody else anything (protected: no ACE inherited from the parent),
- * inherited by what is made inside.  The caller LocalFrees *sd.
- */
-static int
-private_sd(PSECURITY_DESCRIPTOR *sd, char *err, size_t errlen)
-{
-	HANDLE tok = NULL;
-	BYTE buf[256];
-	TOKEN_USER *tu = (TOKEN_USER *)buf;
-	DWORD len;
-	wchar_t *sid = NULL, sddl[256];
-	char e[160];
-	int rc = -1;
-
-	*sd = NULL;
-	if (!OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &tok) ||
-	    !GetTokenInformation(tok, TokenUser, buf, sizeof(buf), &len) ||
-	    !ConvertSidToStringSidW(tu->User.Sid, &sid)) {
-		snprintf(err, errlen, "who is the user: %s",
-		    w32_strerror(GetLastError(), e, sizeof(e)));
-		goto fail;
-	}
-	_snwprintf(sddl, sizeof(sddl) / sizeof(sddl[0]) - 1,
-	    L"D:P(A;OICI;FA;;;%ls)", sid);
-	sddl[sizeof(sddl) / sizeof(sddl[0]) - 1] = L'\0';
-	if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(sddl,
-	    SDDL_REVISION_1, sd, NULL)) {
-		snprintf(err, errlen, "a private DACL: %s",
-		    w32_strerror(GetLastError(), e, sizeof(e)));
-		goto fail;
-	}
-	rc = 0;
-fail:
-	if (sid != NULL)
-		LocalFree(sid);
-	if (tok != NULL)
-		CloseHandle(tok);
-	return rc;
-}
-
-/*
- * Makes folder path with sd's DACL.  must_be_new: it must not exist (a
- * session folder).  Otherwise an existing folder is taken as it is, unless
- * it is a reparse point (a junction could send the sessions elsewhere).
- */
-static int
-make_folder(const char *path, PSECURITY_DESCRIPTOR sd, int must_be_new,
-    char *err, size_t errlen)
-{
-	SECURITY_ATTRIBUTES sa = { sizeof(sa), sd, FALSE };
-	wchar_t *w;
-	DWORD code, attr;
-	char e[160];
-	int rc = -1;
-
-	if ((w = w32_wide(path)) == NULL) {
-		snprintf(err, errlen, "%s: not a valid UTF-8 path", path);
-		return -1;
-	}
-	if (CreateDirectoryW(w, &sa))
-		rc = 0;
-	else if ((code = GetLastError()) != ERROR_ALREADY_EXISTS || must_be_new)
-		snprintf(err, errlen, "%s: %s", path,
-		    w32_strerror(code, e, sizeof(e)));
-	else if ((attr = GetFileAttributesW(w)) == INVALID_FILE_ATTRIBUTES ||
-	    !(attr & FILE_ATTRIBUTE_DIRECTORY) ||
-	    (attr & FILE_ATTRIBUTE_REPARSE_POINT))
-		snprintf(err, errlen, "%s: not a folder, or a link (junction); "
-		    "aisb keeps its sessions only in a real folder", path);
-	else
-		rc = 0;
-	free(w);
-	return rc;
-}
-
 /* ---- the runner ----------------------------------------------------- */
 
 /* aisb-run.exe in aisb.exe's own folder: never looked up in PATH. */
@@ -406,15 +327,15 @@ session_folder(const char *root, const char *id, char *sdir, size_t len,
 	char	parent[WINRUN_PATH_MAX], path[WINRUN_PATH_MAX];
 	int	n;
 
-	if (private_sd(sd, err, errlen) == -1)
+	if (w32_private_sd(sd, err, errlen) == -1)
 		return -1;
 	n = snprintf(parent, sizeof(parent), "%s", root);
 	if (n > 0 && (n = (int)(strrchr(parent, '\\') - parent)) > 0)
 		parent[n] = '\0';
-	if (make_folder(parent, *sd, 0, err, errlen) == -1 ||
-	    make_folder(root, *sd, 0, err, errlen) == -1 ||
+	if (w32_make_folder(parent, *sd, 0, err, errlen) == -1 ||
+	    w32_make_folder(root, *sd, 0, err, errlen) == -1 ||
 	    join(path, sizeof(path), root, id) == -1 ||
-	    make_folder(path, *sd, 1, err, errlen) == -1)
+	    w32_make_folder(path, *sd, 1, err, errlen) == -1)
 		return -1;
 	if (strlen(path) >= len) {
 		snprintf(err, errlen, "the session folder's path is too long");
@@ -578,7 +499,8 @@ run_session(const struct wlaunch_opts *o, const char *root)
 	}
 	/* the runner this build made, held unchanged until it runs */
 	if (runner_path(runner, sizeof(runner), err, sizeof(err)) == -1 ||
-	    (held = w32_runner_check(runner, err, sizeof(err))) == NULL) {
+	    (held = w32_runner_check(runner, NULL, err,
+	    sizeof(err))) == NULL) {
 		fprintf(stderr, "aisb: %s\n", err);
 		goto out;
 	}
@@ -859,7 +781,9 @@ main(void)
 			fprintf(stderr, "aisb: %s\n", err);
 			return EXIT_ENFORCE;
 		}
-		return w32_identity(sdir);
+		rc = w32_identity(sdir);
+		w32_selfrec_show(sdir);
+		return rc;
 	default:
 		break;
 	}

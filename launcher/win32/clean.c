@@ -2,8 +2,8 @@
  * aisb clean on Windows: what to do with a lease a runner left.  The
  * caller looks up the recorded pid (OpenProcess + GetProcessTimes) and
  * hands the answer here; this decides, and only ever names the exact
- * profile and stage the lease records, after checking they are the kind
- * of thing a runner makes.  A lease is a file any process of the user
+ * profile, stage and drive the lease records, after checking they are
+ * the kind of thing a runner makes.  A lease is a file any process of the user
  * could have written: it is never trusted to name an arbitrary folder.
  */
 #include "config.h"
@@ -68,6 +68,7 @@ winrun_clean_decide(const struct winrun_lease *l,
     size_t whylen)
 {
 	char want[WINRUN_PROFILE_LEN + 1];
+	const char *stage;
 
 	if (l->protocol != WINRUN_PROTOCOL || !winrun_runid_valid(l->run_id) ||
 	    l->runner_pid == 0) {
@@ -86,6 +87,17 @@ winrun_clean_decide(const struct winrun_lease *l,
 	    !inside(l->stage, stage_root))) {
 		snprintf(why, whylen, "its stage is not a folder inside %s",
 		    stage_root != NULL ? stage_root : "the stage root");
+		return WINRUN_CLEAN_REFUSE;
+	}
+	/* the drive: a letter the runner may map, to a stage in the root */
+	if ((l->drive[0] != '\0' || l->drive_target[0] != '\0') &&
+	    (!winrun_drive_valid(l->drive) || (stage = winrun_drive_stage(
+	    l->drive_target)) == NULL || stage_root == NULL ||
+	    !absolute(stage_root) || !absolute(stage) ||
+	    !inside(stage, stage_root))) {
+		snprintf(why, whylen, "its drive is not a letter mapped to a "
+		    "folder inside %s", stage_root != NULL ? stage_root :
+		    "the stage root");
 		return WINRUN_CLEAN_REFUSE;
 	}
 	if (seen->alive && seen->start == l->runner_start) {

@@ -2,7 +2,7 @@
  * aisb-run --clean LEASE --stage-root DIR: what aisb clean does on
  * Windows for one run folder.  The decision is winrun_clean_decide's
  * (clean.c, unit-tested); this file only looks up the recorded pid and
- * removes exactly the profile and stage the lease names.
+ * removes exactly the profile, drive and stage the lease names.
  */
 #include "config.h"
 
@@ -17,12 +17,12 @@ w32_clean(const char *lease, const char *stage_root)
 {
 	struct winrun_lease l;
 	struct winrun_proc_seen seen = { 0, 0 };
-	char *doc = NULL, err[256], why[256];
+	char *doc = NULL, err[512], why[256];
 	size_t len;
 	HANDLE h;
 	DWORD code;
 	wchar_t *w;
-	int ret = 0;
+	int ret = 0, k;
 
 	if (w32_read_file(lease, WINRUN_DOC_MAX, &doc, &len, err,
 	    sizeof(err)) == -1 ||
@@ -62,6 +62,19 @@ w32_clean(const char *lease, const char *stage_root)
 			printf("removed profile %s\n", l.profile);
 		else {
 			printf("profile %s: %s\n", l.profile, err);
+			ret = 1;
+		}
+	}
+	if (l.drive[0] != '\0') {
+		/* exactly the target the lease names (checked inside the
+		 * stage root): a letter redefined since is not ours */
+		if ((k = w32_drive_unmap(l.drive, l.drive_target, err,
+		    sizeof(err))) == 0)
+			printf("removed drive %s\n", l.drive);
+		else if (k == 1)
+			printf("%s\n", err);
+		else {
+			printf("drive %s: %s\n", l.drive, err);
 			ret = 1;
 		}
 	}

@@ -84,6 +84,10 @@ winrun_lease_encode(const struct winrun_lease *l, char *buf, size_t len)
 	putstr(&o, "profile", l->profile);
 	put(&o, ",");
 	putstr(&o, "stage", l->stage);
+	put(&o, ",");
+	putstr(&o, "drive", l->drive);
+	put(&o, ",");
+	putstr(&o, "drive_target", l->drive_target);
 	return finish(&o);
 }
 
@@ -146,13 +150,14 @@ winrun_result_encode(const struct winrun_result *r, char *buf, size_t len)
 	put(&o, "],\"wall_ms\":%llu,\"user_ms\":%llu,\"kernel_ms\":%llu,"
 	    "\"peak_processes\":%lu,\"peak_memory\":%llu,"
 	    "\"appcontainer\":%s,\"cleanup\":{\"profile\":\"%s\","
-	    "\"stage\":\"%s\"},",
+	    "\"stage\":\"%s\",\"drive\":\"%s\"},",
 	    (unsigned long long)r->wall_ms, (unsigned long long)r->user_ms,
 	    (unsigned long long)r->kernel_ms, (unsigned long)r->peak_procs,
 	    (unsigned long long)r->peak_memory,
 	    r->appcontainer ? "true" : "false",
 	    winrun_cleanup_name(r->profile_cleanup),
-	    winrun_cleanup_name(r->stage_cleanup));
+	    winrun_cleanup_name(r->stage_cleanup),
+	    winrun_cleanup_name(r->drive_cleanup));
 	putstr(&o, "error", r->error);
 	return finish(&o);
 }
@@ -413,6 +418,17 @@ lease_field(void *ctx, const char *key, enum jtype t, const char *s,
 		    errlen) == -1)
 			return -1;
 		sn->mask |= L_STAGE;
+	} else if (strcmp(key, "drive") == 0) {
+		/* optional: a lease of a run without a drive has "" */
+		if (want(t, J_STR, key, err, errlen) == -1 ||
+		    copystr(l->drive, sizeof(l->drive), s, key, err,
+		    errlen) == -1)
+			return -1;
+	} else if (strcmp(key, "drive_target") == 0) {
+		if (want(t, J_STR, key, err, errlen) == -1 ||
+		    copystr(l->drive_target, sizeof(l->drive_target), s, key,
+		    err, errlen) == -1)
+			return -1;
 	}
 	return 0;
 }
@@ -570,6 +586,14 @@ result_field(void *ctx, const char *key, enum jtype t, const char *s,
 			return -1;
 		}
 		sn->mask |= prof ? R_CPROF : R_CSTAGE;
+	} else if (strcmp(key, "cleanup.drive") == 0) {
+		/* optional: "none" when absent */
+		if (want(t, J_STR, key, err, errlen) == -1)
+			return -1;
+		if (cleanup_value(s, &r->drive_cleanup) == -1) {
+			snprintf(err, errlen, "unknown \"%s\"", key);
+			return -1;
+		}
 	} else if (strcmp(key, "error") == 0) {
 		if (want(t, J_STR, key, err, errlen) == -1 ||
 		    copystr(r->error, sizeof(r->error), s, key, err,

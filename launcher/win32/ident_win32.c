@@ -22,9 +22,8 @@
 #define MANIFEST_MAX	(64 * 1024)		/* bytes of the manifest */
 #define RUNNER_MAX	(256 * 1024 * 1024)	/* bytes of aisb-run.exe */
 
-/* The manifest's hash of name into hex: 0, or -1 with err. */
-static int
-manifest_hash(const char *manifest, const char *name, char *hex, char *err,
+int
+w32_manifest_hash(const char *manifest, const char *name, char *hex, char *err,
     size_t errlen)
 {
 	char	*text, *line, *next, want[64];
@@ -92,24 +91,34 @@ handle_hash(HANDLE h, const char *path, char *hex, char *err, size_t errlen)
 	return rc;
 }
 
+int
+w32_manifest_path(const char *runner, char *out, size_t len, char *err,
+    size_t errlen)
+{
+	const char	*slash;
+
+	if ((slash = strrchr(runner, '\\')) == NULL ||
+	    (size_t)snprintf(out, len, "%.*s\\%s", (int)(slash - runner),
+	    runner, WLAUNCH_MANIFEST) >= len) {
+		snprintf(err, errlen, "%s: no folder to find %s in", runner,
+		    WLAUNCH_MANIFEST);
+		return -1;
+	}
+	return 0;
+}
+
 HANDLE
-w32_runner_check(const char *runner, char *err, size_t errlen)
+w32_runner_check(const char *runner, char *have, char *err, size_t errlen)
 {
 	char		 manifest[WINRUN_PATH_MAX], want[SNAP_SHA256_HEX + 1];
-	char		 have[SNAP_SHA256_HEX + 1], e[128];
-	const char	*slash;
+	char		 hex[SNAP_SHA256_HEX + 1], e[128];
 	wchar_t		*w;
 	HANDLE		 h;
 
-	if ((slash = strrchr(runner, '\\')) == NULL ||
-	    (size_t)snprintf(manifest, sizeof(manifest), "%.*s\\%s",
-	    (int)(slash - runner), runner, WLAUNCH_MANIFEST) >=
-	    sizeof(manifest)) {
-		snprintf(err, errlen, "%s: no folder to find %s in", runner,
-		    WLAUNCH_MANIFEST);
+	if (w32_manifest_path(runner, manifest, sizeof(manifest), err,
+	    errlen) == -1)
 		return NULL;
-	}
-	if (manifest_hash(manifest, "aisb-run.exe", want, err, errlen) == -1)
+	if (w32_manifest_hash(manifest, "aisb-run.exe", want, err, errlen) == -1)
 		return NULL;
 	if ((w = w32_wide(runner)) == NULL) {
 		snprintf(err, errlen, "%s: not valid UTF-8", runner);
@@ -124,15 +133,17 @@ w32_runner_check(const char *runner, char *err, size_t errlen)
 		    GetLastError(), e, sizeof(e)));
 		return NULL;
 	}
-	if (handle_hash(h, runner, have, err, errlen) == -1) {
+	if (handle_hash(h, runner, hex, err, errlen) == -1) {
 		CloseHandle(h);
 		return NULL;
 	}
-	if (strcmp(have, want) != 0) {
+	if (have != NULL)
+		memcpy(have, hex, sizeof(hex));
+	if (strcmp(hex, want) != 0) {
 		snprintf(err, errlen, "%s is not the runner this aisb.exe was "
 		    "built with: its sha256 is %.16s..., %s says %.16s...; "
 		    "install aisb.exe and aisb-run.exe from one build", runner,
-		    have, manifest, want);
+		    hex, manifest, want);
 		CloseHandle(h);
 		return NULL;
 	}
@@ -143,15 +154,12 @@ int
 w32_identity(const char *runner)
 {
 	char		 manifest[WINRUN_PATH_MAX], err[1024], *text, *line;
-	char		*next;
-	const char	*slash;
+	char		 have[SNAP_SHA256_HEX + 1], *next;
 	size_t		 len;
 	HANDLE		 h;
 
-	if ((slash = strrchr(runner, '\\')) != NULL &&
-	    (size_t)snprintf(manifest, sizeof(manifest), "%.*s\\%s",
-	    (int)(slash - runner), runner, WLAUNCH_MANIFEST) <
-	    sizeof(manifest) && w32_read_file(manifest, MANIFEST_MAX, &text,
+	if (w32_manifest_path(runner, manifest, sizeof(manifest), err,
+	    sizeof(err)) == 0 && w32_read_file(manifest, MANIFEST_MAX, &text,
 	    &len, err, sizeof(err)) == 0) {
 		printf("manifest %s\n", manifest);
 		for (line = text; line != NULL && *line != '\0'; line = next) {
@@ -163,12 +171,13 @@ w32_identity(const char *runner)
 		}
 		free(text);
 	}
-	if ((h = w32_runner_check(runner, err, sizeof(err))) == NULL) {
+	if ((h = w32_runner_check(runner, have, err, sizeof(err))) == NULL) {
 		printf("runner %s: NOT the manifest's\n", runner);
 		fprintf(stderr, "aisb: %s\n", err);
 		return EXIT_ENFORCE;
 	}
 	CloseHandle(h);
-	printf("runner %s: the manifest's\n", runner);
+	printf("runner %s: the manifest's (sha256 %s, verified)\n", runner,
+	    have);
 	return 0;
 }

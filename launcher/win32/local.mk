@@ -7,7 +7,8 @@ launcher_win32_libaisbwinrun_a_SOURCES = launcher/win32/winrun.h \
 	launcher/win32/opts.c launcher/win32/cmdline.c \
 	launcher/win32/envblock.c launcher/win32/handles.c \
 	launcher/win32/ids.c launcher/win32/doc.c launcher/win32/clean.c \
-	launcher/win32/net.c
+	launcher/win32/net.c launcher/win32/selfrec.c \
+	launcher/win32/drive.c
 # the one JSON string reader (doc.c) and its hex digits, libc only
 launcher_win32_libaisbwinrun_a_SOURCES += common/json.c common/json.h \
 	common/hex.c common/hex.h
@@ -25,9 +26,13 @@ bin_PROGRAMS += aisb-run
 aisb_run_SOURCES = launcher/win32/main_win32.c launcher/win32/run_win32.c \
 	launcher/win32/appc_win32.c launcher/win32/selftest_win32.c \
 	launcher/win32/clean_win32.c launcher/win32/util_win32.c \
-	launcher/win32/win32.h
+	launcher/win32/ident_win32.c launcher/win32/selfrec_win32.c \
+	launcher/win32/drive_win32.c launcher/win32/win32.h
 aisb_run_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
-aisb_run_LDADD = launcher/win32/libaisbwinrun.a $(WIN32_LIBS)
+# the snapshot core for its SHA-256 (snap/hash_win32.c): the self-test's
+# identity (ident_win32.c, selfrec_win32.c)
+aisb_run_LDADD = launcher/win32/libaisbwinrun.a \
+	launcher/win32/libaisbsnapwin.a $(WIN32_LIBS)
 # a small program the wine tests run inside the job (tests/win/wine.sh)
 noinst_PROGRAMS += tests/win/winchild
 tests_win_winchild_SOURCES = tests/win/winchild.c
@@ -38,7 +43,7 @@ tests_win_winchild_LDADD = -lws2_32
 bin_PROGRAMS += aisb
 aisb_SOURCES = launcher/win32/aisb_win32.c launcher/win32/draft_win32.c \
 	launcher/win32/util_win32.c launcher/win32/ident_win32.c \
-	launcher/win32/win32.h
+	launcher/win32/selfrec_win32.c launcher/win32/win32.h
 # the build manifest (docs/windows.md, "Identity"): aisb.exe runs only the
 # aisb-run.exe whose SHA-256 it names
 all-local: aisb-manifest.txt

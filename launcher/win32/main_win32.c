@@ -63,7 +63,7 @@ main(void)
 		return 0;
 	}
 	if (o.self_test)
-		return w32_self_test(argv[0]);
+		return w32_self_test(&o);
 	if (o.clean != NULL)
 		return w32_clean(o.clean, o.stage_root);
 

@@ -14,7 +14,7 @@
 
 const char winrun_usage[] =
 "usage: aisb-run --lease FILE --result FILE [options] -- COMMAND [ARG...]\n"
-"       aisb-run --self-test\n"
+"       aisb-run --self-test [--memory MIB] [--procs N] [--timeout SEC] [--cpu SEC]\n"
 "       aisb-run --clean LEASE --stage-root DIR\n"
 "       aisb-run --help | --version\n"
 "  --run-id HEX32      this run's id (default: random)\n"

@@ -25,6 +25,8 @@ struct run {
 	LPPROC_THREAD_ATTRIBUTE_LIST attrs;
 	struct w32_appc		 appc;
 	int			 have_appc;
+	char			 drive[3];	/* the stage's, "" if none */
+	char			 drive_target[WINRUN_DRIVE_TARGET_MAX];
 };
 
 /*
@@ -322,6 +324,9 @@ write_lease(const struct winrun_opts *o, struct run *rn,
 		winrun_profile_name(r->run_id, l.profile, sizeof(l.profile));
 	if (o->stage != NULL && !o->keep_stage)
 		snprintf(l.stage, sizeof(l.stage), "%s", o->stage);
+	/* the drive, also with --keep-stage: aisb clean removes it */
+	memcpy(l.drive, rn->drive, sizeof(l.drive));
+	memcpy(l.drive_target, rn->drive_target, sizeof(l.drive_target));
 	if ((n = winrun_lease_encode(&l, doc, sizeof(doc))) == -1) {
 		snprintf(r->error, sizeof(r->error), "the lease does not fit");
 		return -1;
@@ -438,6 +443,74 @@ make_profile(struct run *rn, const struct winrun_opts *o,
 }
 
 /*
+ * The stage's drive (drive_win32.c): a free letter mapped to it (the
+ * lease names it before it is defined), and the command's working
+ * folder its root, *wcwd.  A drive that does not show
+ * the stage fails the run, but with --no-appcontainer (tests: Wine
+ * defines the letter and its file system never follows it), where the
+ * mapping is kept and removed as on Windows and the command starts in
+ * the stage's own path.  0 or -1 with r->error.
+ */
+struct lease_ctx {
+	const struct winrun_opts	*o;
+	struct run			*rn;
+	struct winrun_result		*r;
+};
+
+/* The lease with the letter about to be defined (w32_drive_record). */
+static int
+lease_drive(void *ctx, const char *drive, const char *target)
+{
+	struct lease_ctx	*lc = ctx;
+
+	snprintf(lc->rn->drive, sizeof(lc->rn->drive), "%s", drive);
+	snprintf(lc->rn->drive_target, sizeof(lc->rn->drive_target), "%s",
+	    target);
+	if (write_lease(lc->o, lc->rn, lc->r) == -1) {
+		lc->rn->drive[0] = lc->rn->drive_target[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+static int
+map_drive(struct run *rn, const struct winrun_opts *o,
+    struct winrun_result *r, wchar_t **wcwd)
+{
+	struct lease_ctx	 lc = { o, rn, r };
+	struct w32_drive_record	 rec = { lease_drive, &lc };
+	char			 err[512], root[4], drive[3];
+	char			 target[WINRUN_DRIVE_TARGET_MAX];
+	wchar_t			*w;
+
+	/* rn->drive is the last letter recorded: removed at the end
+	 * only while it still maps to this target (finish) */
+	if (w32_drive_map(o->stage, &rec, drive, target, err,
+	    sizeof(err)) == -1) {
+		snprintf(r->error, sizeof(r->error), "the stage's drive: %s",
+		    err);
+		return -1;
+	}
+	memcpy(rn->drive, drive, sizeof(rn->drive));
+	memcpy(rn->drive_target, target, sizeof(rn->drive_target));
+	if (!w32_drive_is_stage(rn->drive, o->stage)) {
+		if (o->no_appcontainer)
+			return 0;
+		snprintf(r->error, sizeof(r->error), "drive %s does not show "
+		    "the stage %s", rn->drive, o->stage);
+		return -1;
+	}
+	snprintf(root, sizeof(root), "%s\\", rn->drive);
+	if ((w = w32_wide(root)) == NULL) {
+		snprintf(r->error, sizeof(r->error), "out of memory");
+		return -1;
+	}
+	free(*wcwd);
+	*wcwd = w;
+	return 0;
+}
+
+/*
  * The child, suspended: stdin NUL (the runner's own stdin carries
  * "cancel"), stdout and stderr ours, only those handles inherited, in
  * the AppContainer when there is one.  0 or -1 with r->error.
@@ -528,6 +601,7 @@ start(struct run *rn, const struct winrun_opts *o, struct winrun_result *r)
 		goto fail;
 	}
 	if (make_profile(rn, o, r) == -1 || make_job(rn, o, r) == -1 ||
+	    (o->stage != NULL && map_drive(rn, o, r, &wcwd) == -1) ||
 	    write_lease(o, rn, r) == -1 ||
 	    spawn_suspended(rn, r, wcmd, wenv, wcwd) == -1)
 		goto fail;
@@ -655,8 +729,9 @@ wait_child(struct run *rn, const struct winrun_opts *o,
 static void
 finish(struct run *rn, const struct winrun_opts *o, struct winrun_result *r)
 {
-	char err[256];
+	char err[512];
 	wchar_t *wstage;
+	int k;
 
 	if (rn->proc != NULL && rn->job != NULL) {
 		TerminateJobObject(rn->job, EXIT_ENFORCE);
@@ -695,8 +770,22 @@ finish(struct run *rn, const struct winrun_opts *o, struct winrun_result *r)
 		DeleteProcThreadAttributeList(rn->attrs);
 		free(rn->attrs);
 	}
-	/* cleanup, reported whatever happened before */
+	/* cleanup, reported whatever happened before; the drive first,
+	 * exactly the target this run set, before its stage goes */
 	err[0] = '\0';
+	if (rn->drive[0] != '\0') {
+		if ((k = w32_drive_unmap(rn->drive, rn->drive_target, err,
+		    sizeof(err))) == 0)
+			r->drive_cleanup = WINRUN_CLEAN_REMOVED;
+		else if (k == 1)	/* gone, or another's now */
+			r->drive_cleanup = WINRUN_CLEAN_NONE;
+		else {
+			r->drive_cleanup = WINRUN_CLEAN_FAILED;
+			if (r->error[0] == '\0')
+				snprintf(r->error, sizeof(r->error), "%s",
+				    err);
+		}
+	}
 	if (o->stage != NULL && o->keep_stage) {
 		if (rn->have_appc)
 			w32_appc_revoke(&rn->appc, o->stage, err, sizeof(err));

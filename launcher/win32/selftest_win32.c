@@ -10,6 +10,9 @@
  *   - it cannot connect to a listener on 127.0.0.1 (no network at all);
  * then the parent checks the cleanup: the profile and the stage are gone.
  * Exit 0 when every check passed, 1 otherwise, 77 when it could not run.
+ * First it prints the build's identity (the manifest, this runner
+ * verified against it, the policy); at the end the result is stored
+ * with that identity (selfrec_win32.c), also when it could not run.
  */
 #include "config.h"
 
@@ -24,12 +27,15 @@
 #include "win32/win32.h"
 
 static int failed;
+static struct winrun_selfrec *rec;	/* the parent's record, or NULL */
 
 static void
 check(int ok, const char *what)
 {
 	printf("%s %s\n", ok ? "ok  " : "FAIL", what);
 	if (!ok)
+		failed = 1;
+	if (rec != NULL && winrun_selfrec_add(rec, ok, what) == -1)
 		failed = 1;
 }
 
@@ -84,8 +90,9 @@ w32_self_test_child(int argc, char **argv)
 	return failed;
 }
 
-int
-w32_self_test(const char *self)
+/* The self-test proper; its checks land in rec. */
+static int
+self_test_run(const struct winrun_opts *lim)
 {
 	wchar_t tmp[MAX_PATH], exe[MAX_PATH], wself[MAX_PATH];
 	char stage[WINRUN_PATH_MAX], outside[WINRUN_PATH_MAX], copy[WINRUN_PATH_MAX];
@@ -104,15 +111,17 @@ w32_self_test(const char *self)
 	HANDLE h;
 	wchar_t *w;
 	PSID sid = NULL;
+	char what[WINRUN_SELFREC_TEXT];
 
-	(void)self;
 	if (w32_appc_available(err, sizeof(err)) == -1) {
-		printf("self-test: cannot run: %s\n", err);
+		snprintf(what, sizeof(what), "this host has AppContainers (%s)",
+		    err);
+		check(0, what);
 		return EXIT_ENFORCE;
 	}
 	if (GetTempPathW(MAX_PATH, tmp) == 0 || w32_random(rnd) == -1 ||
 	    GetModuleFileNameW(NULL, wself, MAX_PATH) == 0) {
-		printf("FAIL cannot find the temporary folder or this program\n");
+		check(0, "the temporary folder and this program are found");
 		return EXIT_ENFORCE;
 	}
 	winrun_runid_format(rnd, id);
@@ -127,12 +136,12 @@ w32_self_test(const char *self)
 
 	/* the stage, a copy of this program in it, a file outside */
 	if ((w = w32_wide(stage)) == NULL || !CreateDirectoryW(w, NULL)) {
-		printf("FAIL cannot create %s\n", stage);
+		check(0, "the stage folder is made");
 		return EXIT_ENFORCE;
 	}
 	free(w);
 	if ((w = w32_wide(copy)) == NULL || !CopyFileW(wself, w, TRUE)) {
-		printf("FAIL cannot copy this program into the stage\n");
+		check(0, "this program is copied into the stage");
 		return EXIT_ENFORCE;
 	}
 	wcscpy(exe, w);
@@ -147,7 +156,7 @@ w32_self_test(const char *self)
 	/* a listener the child must not reach */
 	if (WSAStartup(MAKEWORD(2, 2), &wd) != 0 ||
 	    (ls = socket(AF_INET, SOCK_STREAM, IPPROTO_TCP)) == INVALID_SOCKET) {
-		printf("FAIL no socket\n");
+		check(0, "a socket for the listener");
 		return EXIT_ENFORCE;
 	}
 	memset(&sin, 0, sizeof(sin));
@@ -156,19 +165,21 @@ w32_self_test(const char *self)
 	if (bind(ls, (struct sockaddr *)&sin, sizeof(sin)) == SOCKET_ERROR ||
 	    listen(ls, 4) == SOCKET_ERROR ||
 	    getsockname(ls, (struct sockaddr *)&sin, &sl) == SOCKET_ERROR) {
-		printf("FAIL cannot listen on 127.0.0.1\n");
+		check(0, "a listener on 127.0.0.1");
 		return EXIT_ENFORCE;
 	}
 	snprintf(portbuf, sizeof(portbuf), "%u", ntohs(sin.sin_port));
 
+	/* the limits given (the runner's defaults): the policy it tests */
 	memset(&o, 0, sizeof(o));
 	memcpy(o.run_id, id, sizeof(o.run_id));
 	o.lease = lease;
 	o.result = result;
 	o.stage = stage;
-	o.timeout_ms = 60000;
-	o.memory = WINRUN_DEF_MEMORY;
-	o.procs = WINRUN_DEF_PROCS;
+	o.timeout_ms = lim->timeout_ms;
+	o.memory = lim->memory;
+	o.procs = lim->procs;
+	o.cpu_ms = lim->cpu_ms;
 	argv[0] = copy;
 	argv[1] = "--self-test-child";
 	argv[2] = outside;
@@ -229,6 +240,34 @@ w32_self_test(const char *self)
 		DeleteFileW(w);
 		free(w);
 	}
-	printf("self-test: %s\n", failed ? "FAILED" : "passed");
 	return failed ? 1 : 0;
+}
+
+int
+w32_self_test(const struct winrun_opts *lim)
+{
+	wchar_t	 wself[WINRUN_PATH_MAX];
+	char	*self;
+	DWORD	 n;
+	int	 bound = 0, rc;
+
+	if ((rec = calloc(1, sizeof(*rec))) == NULL) {
+		printf("self-test: out of memory\n");
+		return EXIT_ENFORCE;
+	}
+	n = GetModuleFileNameW(NULL, wself, sizeof(wself) / sizeof(wself[0]));
+	if (n > 0 && n < sizeof(wself) / sizeof(wself[0]) &&
+	    (self = w32_utf8(wself)) != NULL) {
+		bound = w32_selfrec_begin(rec, self, lim);
+		free(self);
+	} else
+		printf("self-test: cannot tell where aisb-run.exe is\n");
+	fflush(stdout);
+	rc = self_test_run(lim);
+	printf("self-test: %s\n", rc == EXIT_ENFORCE ? "could not run" :
+	    failed ? "FAILED" : "passed");
+	w32_selfrec_end(rec, bound);
+	free(rec);
+	rec = NULL;
+	return rc;
 }

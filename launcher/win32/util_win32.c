@@ -1,12 +1,13 @@
 /*
  * The Win32 helpers aisb-run.exe and aisb.exe share (win32.h): UTF-8 and
  * UTF-16, error texts, whole small files, process start times, random
- * bytes.
+ * bytes, folders private to the user.
  */
 #include "config.h"
 
 #include <windows.h>
 #include <bcrypt.h>
+#include <sddl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,4 +208,71 @@ w32_inheritable(DWORD which, HANDLE nul)
 	    0, TRUE, DUPLICATE_SAME_ACCESS))
 		return NULL;
 	return dup;
+}
+
+int
+w32_private_sd(PSECURITY_DESCRIPTOR *sd, char *err, size_t errlen)
+{
+	HANDLE tok = NULL;
+	BYTE buf[256];
+	TOKEN_USER *tu = (TOKEN_USER *)buf;
+	DWORD len;
+	wchar_t *sid = NULL, sddl[256];
+	char e[160];
+	int rc = -1;
+
+	*sd = NULL;
+	if (!OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &tok) ||
+	    !GetTokenInformation(tok, TokenUser, buf, sizeof(buf), &len) ||
+	    !ConvertSidToStringSidW(tu->User.Sid, &sid)) {
+		snprintf(err, errlen, "who is the user: %s",
+		    w32_strerror(GetLastError(), e, sizeof(e)));
+		goto fail;
+	}
+	_snwprintf(sddl, sizeof(sddl) / sizeof(sddl[0]) - 1,
+	    L"D:P(A;OICI;FA;;;%ls)", sid);
+	sddl[sizeof(sddl) / sizeof(sddl[0]) - 1] = L'\0';
+	if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(sddl,
+	    SDDL_REVISION_1, sd, NULL)) {
+		snprintf(err, errlen, "a private DACL: %s",
+		    w32_strerror(GetLastError(), e, sizeof(e)));
+		goto fail;
+	}
+	rc = 0;
+fail:
+	if (sid != NULL)
+		LocalFree(sid);
+	if (tok != NULL)
+		CloseHandle(tok);
+	return rc;
+}
+
+int
+w32_make_folder(const char *path, PSECURITY_DESCRIPTOR sd, int must_be_new,
+    char *err, size_t errlen)
+{
+	SECURITY_ATTRIBUTES sa = { sizeof(sa), sd, FALSE };
+	wchar_t *w;
+	DWORD code, attr;
+	char e[160];
+	int rc = -1;
+
+	if ((w = w32_wide(path)) == NULL) {
+		snprintf(err, errlen, "%s: not a valid UTF-8 path", path);
+		return -1;
+	}
+	if (CreateDirectoryW(w, &sa))
+		rc = 0;
+	else if ((code = GetLastError()) != ERROR_ALREADY_EXISTS || must_be_new)
+		snprintf(err, errlen, "%s: %s", path,
+		    w32_strerror(code, e, sizeof(e)));
+	else if ((attr = GetFileAttributesW(w)) == INVALID_FILE_ATTRIBUTES ||
+	    !(attr & FILE_ATTRIBUTE_DIRECTORY) ||
+	    (attr & FILE_ATTRIBUTE_REPARSE_POINT))
+		snprintf(err, errlen, "%s: not a folder, or a link (junction); "
+		    "aisb keeps its sessions only in a real folder", path);
+	else
+		rc = 0;
+	free(w);
+	return rc;
 }

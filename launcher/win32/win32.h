@@ -31,18 +31,61 @@ int	w32_random(uint8_t out[16]);
  * nul when there is none; NULL on failure. */
 HANDLE	w32_inheritable(DWORD which, HANDLE nul);
 
-/* ---- the runner's identity (ident_win32.c; aisb only) ------------- */
+/*
+ * A security descriptor whose DACL grants the current user full control
+ * and nobody else anything (protected: no ACE inherited from the parent),
+ * inherited by what is made inside.  The caller LocalFrees *sd.
+ */
+int	w32_private_sd(PSECURITY_DESCRIPTOR *sd, char *err, size_t errlen);
+/*
+ * Makes folder path with sd's DACL.  must_be_new: it must not exist (a
+ * session folder).  Otherwise an existing folder is taken as it is, unless
+ * it is a reparse point (a junction could send aisb's files elsewhere).
+ */
+int	w32_make_folder(const char *path, PSECURITY_DESCRIPTOR sd,
+	    int must_be_new, char *err, size_t errlen);
+
+/* ---- the runner's identity (ident_win32.c) ------------------------- */
 
 /*
  * runner (aisb-run.exe beside aisb.exe) checked against the build
  * manifest beside it: a handle that keeps it from being changed, to be
  * closed once the runner has started; NULL with err when the manifest is
- * missing or names another hash.
+ * missing or names another hash.  have (NULL, or 65 bytes): the
+ * runner's SHA-256 as hashed.
  */
-HANDLE	w32_runner_check(const char *runner, char *err, size_t errlen);
-/* aisb doctor: the manifest beside runner on stdout, then whether runner
- * is the one it names: 0, or 77 (said). */
+HANDLE	w32_runner_check(const char *runner, char *have, char *err,
+	    size_t errlen);
+/* The manifest beside runner (WLAUNCH_MANIFEST) into out: 0 or -1. */
+int	w32_manifest_path(const char *runner, char *out, size_t len,
+	    char *err, size_t errlen);
+/* The manifest's "file NAME SHA256" hash into hex (65): 0, or -1 with
+ * err (no manifest, no such line). */
+int	w32_manifest_hash(const char *manifest, const char *name, char *hex,
+	    char *err, size_t errlen);
+/* aisb doctor, aisb-run --self-test: the manifest beside runner on
+ * stdout, then whether runner is the one it names, with its verified
+ * hash: 0, or 77 (said). */
 int	w32_identity(const char *runner);
+
+/* ---- the self-test's stored result (selfrec_win32.c) --------------- */
+
+/*
+ * A record for a self-test of runner (this aisb-run.exe) under o's
+ * limits: the time, the policy, and (printed as doctor prints them) the
+ * manifest and the runner verified against it.  1 when the record is
+ * bound to the manifest's hashes, 0 when it may not be stored (no
+ * manifest, or the runner is not the one it names: said).
+ */
+int	w32_selfrec_begin(struct winrun_selfrec *, const char *runner,
+	    const struct winrun_opts *o);
+/* Stores a bound record in %LOCALAPPDATA%\aisb\selftest.txt (atomic);
+ * says where, or why not. */
+void	w32_selfrec_end(const struct winrun_selfrec *, int bound);
+/* aisb doctor: the stored result when it was made with the manifest's
+ * programs and the default policy; else none, stale (which hash) or
+ * ignored (why), and how to run a new one. */
+void	w32_selfrec_show(const char *runner);
 
 /* ---- the AppContainer (appc_win32.c) ------------------------------- */
 
@@ -88,6 +131,26 @@ void	w32_run_finished(void);
 /* Removes a folder tree without following links; 0 if it is gone. */
 int	w32_remove_tree(const wchar_t *path, char *err, size_t errlen);
 
+/* ---- the stage's drive (drive_win32.c) ---------------------------- */
+
+/* Called with a letter and its target before it is defined: 0 or -1. */
+struct w32_drive_record {
+	int	(*fn)(void *ctx, const char *drive, const char *target);
+	void	*ctx;
+};
+/* A free letter (drive, "Q:") mapped to stage under the allocator's
+ * mutex, recorded first with rec (NULL: not), its raw target into
+ * target (WINRUN_DRIVE_TARGET_MAX): 0, or -1 with err and nothing
+ * mapped. */
+int	w32_drive_map(const char *stage, const struct w32_drive_record *rec,
+	    char *drive, char *target, char *err, size_t errlen);
+/* Removes exactly drive's definition with target: 0; 1 (said in err)
+ * when drive maps to target no more (nothing removed); -1 with err. */
+int	w32_drive_unmap(const char *drive, const char *target, char *err,
+	    size_t errlen);
+/* Whether drive's root is the stage folder (same volume and file). */
+int	w32_drive_is_stage(const char *drive, const char *stage);
+
 /* ---- aisb clean's step (clean_win32.c) ---------------------------- */
 
 /* Acts on one lease; prints what it did; 0 done/skipped, 1 refused. */
@@ -95,7 +158,7 @@ int	w32_clean(const char *lease, const char *stage_root);
 
 /* ---- the host self-test (selftest_win32.c) ------------------------- */
 
-int	w32_self_test(const char *self);
+int	w32_self_test(const struct winrun_opts *);
 int	w32_self_test_child(int argc, char **argv);
 
 #endif

@@ -149,6 +149,24 @@ int	winrun_runid_valid(const char *id);
 void	winrun_profile_name(const char *id, char *name, size_t len);
 int	winrun_profile_valid(const char *name);
 
+/* ---- the stage's drive (drive.c) ---------------------------------- */
+
+#define WINRUN_DRIVE_PREFIX	"\\??\\"	/* a raw target: \??\X:\... */
+#define WINRUN_DRIVE_FIRST	'D'	/* A to C are never taken */
+#define WINRUN_DRIVE_TARGET_MAX	(WINRUN_PATH_MAX + 8)
+#define WINRUN_DRIVE_MUTEX	"Local\\aisb.drive"	/* the allocator's */
+
+/* The raw target mapping a drive to stage ("\??\" stage; stage must be
+ * X:\...): 0, or -1 when it is not such a path or does not fit. */
+int	winrun_drive_target(const char *stage, char *out, size_t len);
+/* The highest letter from Z down to D whose bit (A = bit 0) is clear in
+ * used, or 0 when none is. */
+char	winrun_drive_pick(uint32_t used);
+/* Whether s is a drive the runner may map ("D:" to "Z:"). */
+int	winrun_drive_valid(const char *s);
+/* The stage a raw target names (after "\??\"), or NULL. */
+const char *winrun_drive_stage(const char *target);
+
 /* ---- lease and result documents (doc.c) ---------------------------- */
 
 struct winrun_lease {
@@ -158,6 +176,9 @@ struct winrun_lease {
 	uint64_t	 runner_start;	/* runner creation time, FILETIME */
 	char		 profile[WINRUN_PROFILE_LEN + 1];	/* "" if none */
 	char		 stage[WINRUN_PATH_MAX];	/* "" if none */
+	char		 drive[3];	/* "Q:", "" if none (drive.c) */
+	char		 drive_target[WINRUN_DRIVE_TARGET_MAX];	/* its raw
+					   target, "" if none */
 };
 
 enum winrun_cleanup {
@@ -191,6 +212,7 @@ struct winrun_result {
 	uint64_t	 peak_memory;	/* job: peak committed bytes */
 	int		 appcontainer;	/* 0 only with --no-appcontainer */
 	enum winrun_cleanup profile_cleanup, stage_cleanup;
+	enum winrun_cleanup drive_cleanup;	/* optional when read */
 	char		 error[WINRUN_ERR_MAX];	/* "" if none */
 };
 
@@ -251,5 +273,53 @@ enum winrun_clean_action winrun_clean_decide(const struct winrun_lease *,
  */
 int	winrun_gate_env(uint16_t port, const char *cred, char *buf,
 	    size_t len);
+
+/* ---- the self-test's stored result (selfrec.c) --------------------- */
+
+#define WINRUN_SHA_HEX		64	/* hex digits of a SHA-256 */
+#define WINRUN_SELFREC_MAX	16384	/* bytes of a stored record */
+#define WINRUN_SELFREC_CHECKS	32	/* checks in one */
+#define WINRUN_SELFREC_TEXT	240	/* bytes of one check's text, and of
+					   the policy's */
+#define WINRUN_SELFREC_FILE	"aisb\\selftest.txt"	/* under
+					   %LOCALAPPDATA% */
+
+struct winrun_selfrec {
+	char	 time[24];			/* YYYY-MM-DDTHH:MM:SSZ, UTC */
+	char	 runner[WINRUN_SHA_HEX + 1];	/* the manifest's aisb-run.exe */
+	char	 launcher[WINRUN_SHA_HEX + 1];	/* the manifest's aisb.exe */
+	char	 policy[WINRUN_SHA_HEX + 1];	/* SHA-256 of policy_text */
+	char	 policy_text[WINRUN_SELFREC_TEXT];
+	size_t	 nchecks;
+	struct winrun_selfcheck {
+		int	 ok;
+		char	 what[WINRUN_SELFREC_TEXT];
+	}	 checks[WINRUN_SELFREC_CHECKS];
+	int	 failed;			/* a check failed */
+};
+
+/*
+ * The policy a self-test's child runs under, as one line of text (its
+ * SHA-256 binds a result to it): the protocol, the AppContainer with no
+ * capability, the Job's limits of o.  0, or -1 when it does not fit.
+ */
+int	winrun_selftest_policy(const struct winrun_opts *o, char *buf,
+	    size_t len);
+/* One check's outcome (its text cut to one line): 0, or -1 when full. */
+int	winrun_selfrec_add(struct winrun_selfrec *, int ok, const char *what);
+/* The record's text into buf: its length, or -1 when it does not fit. */
+int	winrun_selfrec_format(const struct winrun_selfrec *, char *buf,
+	    size_t len);
+/* A record's text (at most WINRUN_SELFREC_MAX bytes): 0, or -1 with err
+ * naming the line; anything but a whole record is refused. */
+int	winrun_selfrec_parse(const char *text, size_t len,
+	    struct winrun_selfrec *, char *err, size_t errlen);
+/*
+ * 0 when the record was made with these programs (the manifest's
+ * hashes) and this policy's hash; else -1 with why naming the first
+ * that changed and both hashes.
+ */
+int	winrun_selfrec_stale(const struct winrun_selfrec *, const char *runner,
+	    const char *launcher, const char *policy, char *why, size_t len);
 
 #endif

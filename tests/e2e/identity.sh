@@ -162,7 +162,7 @@ check "same project: home kept" "$(cat "$tmp/out")" planted
 # image the sessions ran (its default, the newest image labelled sandbox,
 # may be any other the store holds)
 img=$(e2e_record_field image "$sd/record")
-"$aisb" doctor --image "$img" >"$tmp/doctor" 2>&1 ||
+"$aisb" doctor --fresh --image "$img" >"$tmp/doctor" 2>&1 ||
     bad "root: doctor failed: $(grep -v '^ok' "$tmp/doctor")"
 if grep -q '^ok   workspace  in a 0700 folder of uid 0' "$tmp/doctor"; then ok; else
 	bad "root: doctor workspace: $(grep workspace "$tmp/doctor")"; fi
@@ -335,7 +335,7 @@ done
 rm -f "$uws/ready" "$uws/marker"
 
 img=$(e2e_record_field image "$usd/record")
-as_user aisb doctor --image "$img" >"$tmp/doctor" 2>&1 ||
+as_user aisb doctor --fresh --image "$img" >"$tmp/doctor" 2>&1 ||
     bad "user: doctor failed: $(grep -v '^ok' "$tmp/doctor")"
 if grep -q "^ok   workspace  in a 0700 folder of uid $uid" "$tmp/doctor"; then ok; else
 	bad "user: doctor workspace: $(grep workspace "$tmp/doctor")"; fi

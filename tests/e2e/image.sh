@@ -261,7 +261,7 @@ podman rm -f -t 0 "aisb-e2e-image-$$" >/dev/null
 # --- doctor ----------------------------------------------------------------------
 step "doctor"
 set +e
-"$AISB" doctor --image "$tag1" >"$out" 2>"$err"
+"$AISB" doctor --fresh --image "$tag1" >"$out" 2>"$err"
 rc=$?
 set -e
 cat "$out"

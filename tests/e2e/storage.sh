@@ -115,11 +115,11 @@ podman build -q -t localhost/aisb:decoy "$tmp/decoy" >/dev/null 2>"$tmp/err"
 first=$(podman images --filter label=io.aisb.kind=sandbox \
     --format '{{.Repository}}:{{.Tag}}' | sed -n 1p)
 check "root: podman lists the other image first" "$first" localhost/aisb:decoy
-(cd "$tmp/ws" && "$aisb" doctor) >"$tmp/out" 2>"$tmp/err" </dev/null || true
+(cd "$tmp/ws" && "$aisb" doctor --fresh) >"$tmp/out" 2>"$tmp/err" </dev/null || true
 check "root: doctor's container checks in the session's image" \
     "$(sed -n 's/^ *image  *\([^ ]*\) (for the container checks.*/\1/p' "$tmp/out")" "$img"
 podman rmi localhost/aisb:decoy "$img" >/dev/null 2>&1 || true
-(cd "$tmp/ws" && "$aisb" doctor) >"$tmp/out" 2>"$tmp/err" </dev/null || true
+(cd "$tmp/ws" && "$aisb" doctor --fresh) >"$tmp/out" 2>"$tmp/err" </dev/null || true
 if grep -q "^skip containers the image a session here would run, $img is not built; run \`aisb image build\`" "$tmp/out"; then
 	ok "root: the session's image removed: doctor names it"
 else bad "root: no image: $(grep containers "$tmp/out")"; fi

@@ -405,8 +405,57 @@ lease_roundtrip(void **state)
 	assert_string_equal(back.stage, l.stage);
 	assert_string_equal(back.profile, l.profile);
 	assert_string_equal(back.run_id, l.run_id);
+	assert_string_equal(back.drive, "");
 	/* a buffer too small is an error, not a cut document */
 	assert_int_equal(winrun_lease_encode(&l, doc, 40), -1);
+	/* the stage's drive and its raw target */
+	strcpy(l.drive, "Y:");
+	strcpy(l.drive_target, "\\??\\C:\\aisb\\s1");
+	n = winrun_lease_encode(&l, doc, sizeof(doc));
+	assert_true(n > 0);
+	assert_int_equal(winrun_lease_decode(doc, (size_t)n, &back, err,
+	    sizeof(err)), 0);
+	assert_string_equal(back.drive, "Y:");
+	assert_string_equal(back.drive_target, l.drive_target);
+	/* a drive name longer than a letter is refused */
+	assert_int_equal(winrun_lease_decode("{\"protocol\":1,\"run_id\":"
+	    "\"00112233445566778899aabbccddeeff\",\"runner_pid\":1,"
+	    "\"runner_start\":1,\"profile\":\"\",\"stage\":\"\","
+	    "\"drive\":\"YY:\"}", 133, &back, err, sizeof(err)), -1);
+}
+
+static void
+drive_letters(void **state)
+{
+	char t[WINRUN_DRIVE_TARGET_MAX], big[WINRUN_PATH_MAX + 16];
+
+	(void)state;
+	assert_int_equal(winrun_drive_target("C:\\s\\x", t, sizeof(t)), 0);
+	assert_string_equal(t, "\\??\\C:\\s\\x");
+	assert_string_equal(winrun_drive_stage(t), "C:\\s\\x");
+	assert_null(winrun_drive_stage("C:\\s"));
+	assert_null(winrun_drive_stage("\\Device\\HarddiskVolume2"));
+	/* only an absolute drive path: no share, device, relative one */
+	assert_int_equal(winrun_drive_target("\\\\srv\\s", t, sizeof(t)),
+	    -1);
+	assert_int_equal(winrun_drive_target("s\\x", t, sizeof(t)), -1);
+	assert_int_equal(winrun_drive_target("C:s", t, sizeof(t)), -1);
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	memcpy(big, "C:\\", 3);
+	assert_int_equal(winrun_drive_target(big, t, sizeof(t)), -1);
+	/* from Z down, never A to C */
+	assert_int_equal(winrun_drive_pick(0), 'Z');
+	assert_int_equal(winrun_drive_pick(1u << 25), 'Y');
+	assert_int_equal(winrun_drive_pick(~0u & ~(1u << 7)), 'H');
+	assert_int_equal(winrun_drive_pick(~0u & ~7u), 0);
+	assert_int_equal(winrun_drive_pick(~0u), 0);
+	assert_true(winrun_drive_valid("D:"));
+	assert_true(winrun_drive_valid("Z:"));
+	assert_false(winrun_drive_valid("C:"));
+	assert_false(winrun_drive_valid("d:"));
+	assert_false(winrun_drive_valid("Q"));
+	assert_false(winrun_drive_valid("Q:\\"));
 }
 
 static void
@@ -429,14 +478,16 @@ result_roundtrip(void **state)
 	r.appcontainer = 1;
 	r.profile_cleanup = WINRUN_CLEAN_REMOVED;
 	r.stage_cleanup = WINRUN_CLEAN_FAILED;
+	r.drive_cleanup = WINRUN_CLEAN_REMOVED;
 	strcpy(r.error, "stage: Access is denied.\r\n");
 	n = winrun_result_encode(&r, doc, sizeof(doc));
 	assert_true(n > 0);
 	assert_non_null(strstr(doc, "\"limits_hit\":[\"timeout\",\"processes\"]"));
 	assert_non_null(strstr(doc, "\"cleanup\":{\"profile\":\"removed\","
-	    "\"stage\":\"failed\"}"));
+	    "\"stage\":\"failed\",\"drive\":\"removed\"}"));
 	assert_int_equal(winrun_result_decode(doc, (size_t)n, &back, err,
 	    sizeof(err)), 0);
+	assert_int_equal(back.drive_cleanup, WINRUN_CLEAN_REMOVED);
 	assert_int_equal(back.state, WINRUN_KILLED);
 	assert_true(back.exit_code == 0xC0000409u);
 	assert_int_equal(back.hits, r.hits);
@@ -521,6 +572,33 @@ clean_decisions(void **state)
 	/* dead runner: remove exactly its things */
 	assert_int_equal(winrun_clean_decide(&l, &seen, root, why, sizeof(why)),
 	    WINRUN_CLEAN_REMOVE);
+	/* its drive: a letter mapped to a stage inside the root */
+	strcpy(l.drive, "Y:");
+	strcpy(l.drive_target, "\\??\\C:\\Users\\me\\AppData\\Local"
+	    "\\aisb\\stages\\r1");
+	assert_int_equal(winrun_clean_decide(&l, &seen, root, why, sizeof(why)),
+	    WINRUN_CLEAN_REMOVE);
+	strcpy(l.drive_target, "\\??\\C:\\Users\\me");
+	assert_int_equal(winrun_clean_decide(&l, &seen, root, why, sizeof(why)),
+	    WINRUN_CLEAN_REFUSE);
+	assert_non_null(strstr(why, "its drive"));
+	strcpy(l.drive_target, "C:\\Users\\me\\AppData\\Local\\aisb\\"
+	    "stages\\r1");		/* not a raw target */
+	assert_int_equal(winrun_clean_decide(&l, &seen, root, why, sizeof(why)),
+	    WINRUN_CLEAN_REFUSE);
+	strcpy(l.drive_target, "\\??\\C:\\Users\\me\\AppData\\Local"
+	    "\\aisb\\stages\\..\\..\\x");
+	assert_int_equal(winrun_clean_decide(&l, &seen, root, why, sizeof(why)),
+	    WINRUN_CLEAN_REFUSE);
+	strcpy(l.drive, "C:");		/* never a system letter */
+	strcpy(l.drive_target, "\\??\\C:\\Users\\me\\AppData\\Local"
+	    "\\aisb\\stages\\r1");
+	assert_int_equal(winrun_clean_decide(&l, &seen, root, why, sizeof(why)),
+	    WINRUN_CLEAN_REFUSE);
+	l.drive[0] = '\0';		/* a target without a letter */
+	assert_int_equal(winrun_clean_decide(&l, &seen, root, why, sizeof(why)),
+	    WINRUN_CLEAN_REFUSE);
+	l.drive_target[0] = '\0';
 	/* alive, same start: a live runner, skipped */
 	seen.alive = 1;
 	seen.start = 1000;
@@ -595,6 +673,142 @@ gate_env(void **state)
 	assert_int_equal(winrun_gate_env(1, NULL, buf, 10), -1);
 }
 
+/* ---- the self-test's stored result (selfrec.c) ---------------------- */
+
+#define H1 "1111111111111111111111111111111111111111111111111111111111111111"
+#define H2 "2222222222222222222222222222222222222222222222222222222222222222"
+#define H3 "3333333333333333333333333333333333333333333333333333333333333333"
+
+static void
+selfrec_fill(struct winrun_selfrec *r)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->time, sizeof(r->time), "2026-12-02T07:30:00Z");
+	memcpy(r->runner, H1, sizeof(r->runner));
+	memcpy(r->launcher, H2, sizeof(r->launcher));
+	memcpy(r->policy, H3, sizeof(r->policy));
+	snprintf(r->policy_text, sizeof(r->policy_text), "protocol 1; x");
+}
+
+static void
+selfrec_roundtrip(void **state)
+{
+	struct winrun_selfrec r, back;
+	struct winrun_opts o;
+	char buf[WINRUN_SELFREC_MAX], why[256], p1[WINRUN_SELFREC_TEXT];
+	char p2[WINRUN_SELFREC_TEXT];
+	int n;
+
+	(void)state;
+	selfrec_fill(&r);
+	assert_int_equal(winrun_selfrec_add(&r, 1, "ran\nforged line"), 0);
+	assert_int_equal(winrun_selfrec_add(&r, 0, "AppContainers: no"), 0);
+	assert_int_equal(r.failed, 1);
+	n = winrun_selfrec_format(&r, buf, sizeof(buf));
+	assert_true(n > 0);
+	assert_non_null(strstr(buf, "check ok ran\ncheck FAIL AppContainers: "
+	    "no\nresult failed\n"));
+	assert_int_equal(winrun_selfrec_parse(buf, (size_t)n, &back, why,
+	    sizeof(why)), 0);
+	assert_string_equal(back.runner, H1);
+	assert_string_equal(back.launcher, H2);
+	assert_string_equal(back.policy, H3);
+	assert_string_equal(back.policy_text, "protocol 1; x");
+	assert_int_equal(back.nchecks, 2);
+	assert_int_equal(back.failed, 1);
+	assert_string_equal(back.checks[1].what, "AppContainers: no");
+	/* fresh under the same identity; stale, naming what changed */
+	assert_int_equal(winrun_selfrec_stale(&back, H1, H2, H3, why,
+	    sizeof(why)), 0);
+	assert_int_equal(winrun_selfrec_stale(&back, H2, H2, H3, why,
+	    sizeof(why)), -1);
+	assert_non_null(strstr(why, "aisb-run.exe changed"));
+	assert_int_equal(winrun_selfrec_stale(&back, H1, H1, H3, why,
+	    sizeof(why)), -1);
+	assert_non_null(strstr(why, "aisb.exe changed"));
+	assert_int_equal(winrun_selfrec_stale(&back, H1, H2, H1, why,
+	    sizeof(why)), -1);
+	assert_non_null(strstr(why, "the policy changed"));
+	/* the policy names the limits: another limit, another text */
+	memset(&o, 0, sizeof(o));
+	o.memory = WINRUN_DEF_MEMORY;
+	o.procs = WINRUN_DEF_PROCS;
+	o.timeout_ms = WINRUN_DEF_TIMEOUT_MS;
+	assert_int_equal(winrun_selftest_policy(&o, p1, sizeof(p1)), 0);
+	o.memory /= 2;
+	assert_int_equal(winrun_selftest_policy(&o, p2, sizeof(p2)), 0);
+	assert_string_not_equal(p1, p2);
+	assert_int_equal(winrun_selftest_policy(&o, p2, 8), -1);
+}
+
+static void
+selfrec_refusals(void **state)
+{
+	static const char *const bad[] = {
+		"",
+		"aisb-selftest 2\n",
+		/* cut short: no result line */
+		"aisb-selftest 1\ntime 2026-12-02T07:30:00Z\nfile aisb-run.exe "
+		    H1 "\nfile aisb.exe " H2 "\npolicy " H3 " p\ncheck ok a\n",
+		/* a result that does not match its checks */
+		"aisb-selftest 1\ntime 2026-12-02T07:30:00Z\nfile aisb-run.exe "
+		    H1 "\nfile aisb.exe " H2 "\npolicy " H3 " p\ncheck FAIL a\n"
+		    "result passed\n",
+		/* no check at all */
+		"aisb-selftest 1\ntime 2026-12-02T07:30:00Z\nfile aisb-run.exe "
+		    H1 "\nfile aisb.exe " H2 "\npolicy " H3 " p\nresult passed\n",
+		/* a short hash, an upper-case one */
+		"aisb-selftest 1\ntime 2026-12-02T07:30:00Z\nfile aisb-run.exe "
+		    "1111\nfile aisb.exe " H2 "\npolicy " H3 " p\ncheck ok a\n"
+		    "result passed\n",
+		"aisb-selftest 1\ntime 2026-12-02T07:30:00Z\nfile aisb-run.exe "
+		    H1 "\nfile aisb.exe " H2 "\npolicy "
+		    "A333333333333333333333333333333333333333333333333333333333333333"
+		    " p\ncheck ok a\nresult passed\n",
+		/* lines out of order, a line after the result */
+		"aisb-selftest 1\nfile aisb-run.exe " H1 "\ntime "
+		    "2026-12-02T07:30:00Z\nfile aisb.exe " H2 "\npolicy " H3
+		    " p\ncheck ok a\nresult passed\n",
+		"aisb-selftest 1\ntime 2026-12-02T07:30:00Z\nfile aisb-run.exe "
+		    H1 "\nfile aisb.exe " H2 "\npolicy " H3 " p\ncheck ok a\n"
+		    "result passed\ncheck ok b\n",
+		/* a check neither ok nor FAIL; no final newline */
+		"aisb-selftest 1\ntime 2026-12-02T07:30:00Z\nfile aisb-run.exe "
+		    H1 "\nfile aisb.exe " H2 "\npolicy " H3 " p\ncheck meh a\n"
+		    "result passed\n",
+		"aisb-selftest 1\ntime 2026-12-02T07:30:00Z\nfile aisb-run.exe "
+		    H1 "\nfile aisb.exe " H2 "\npolicy " H3 " p\ncheck ok a\n"
+		    "result passed",
+	};
+	struct winrun_selfrec r;
+	char why[256], *big;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why[0] = '\0';
+		assert_int_equal(winrun_selfrec_parse(bad[i], strlen(bad[i]),
+		    &r, why, sizeof(why)), -1);
+		assert_true(why[0] != '\0');
+	}
+	/* a NUL inside; larger than the bound */
+	assert_int_equal(winrun_selfrec_parse("aisb-selftest 1\n\0x\n", 19, &r,
+	    why, sizeof(why)), -1);
+	big = malloc(WINRUN_SELFREC_MAX + 2);
+	assert_non_null(big);
+	memset(big, 'x', WINRUN_SELFREC_MAX + 1);
+	big[WINRUN_SELFREC_MAX] = '\n';
+	assert_int_equal(winrun_selfrec_parse(big, WINRUN_SELFREC_MAX + 1, &r,
+	    why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "larger than"));
+	free(big);
+	/* more checks than the bound */
+	selfrec_fill(&r);
+	for (i = 0; i < WINRUN_SELFREC_CHECKS; i++)
+		assert_int_equal(winrun_selfrec_add(&r, 1, "x"), 0);
+	assert_int_equal(winrun_selfrec_add(&r, 1, "x"), -1);
+}
+
 int
 main(void)
 {
@@ -613,6 +827,9 @@ main(void)
 		cmocka_unit_test(decode_errors),
 		cmocka_unit_test(clean_decisions),
 		cmocka_unit_test(gate_env),
+		cmocka_unit_test(drive_letters),
+		cmocka_unit_test(selfrec_roundtrip),
+		cmocka_unit_test(selfrec_refusals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

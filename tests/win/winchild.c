@@ -17,6 +17,13 @@
  *                 replaced, relative to the working folder; then the next
  *                 FILE TEXT pair, and so on ("-" as TEXT: delete FILE)
  *   ls            print the working folder's tree, one relative name a line
+ *   dosdevs       print each DOS drive D: to Z: that is defined and its
+ *                 first target ("Y: \??\Z:\..."), one a line
+ *   define X: TARGET    DefineDosDevice(DDD_RAW_TARGET_PATH) X: to TARGET
+ *                 (a definition the runner did not make); exit 0 or 3
+ *   undefine X: TARGET  remove exactly that definition; exit 0 or 3
+ *   rootls        print the names in the root of the working folder's
+ *                 drive ("\"), one a line: the stage's, when it is mapped
  *   connect HOST:PORT   an HTTP CONNECT through %HTTPS_PROXY%
  *                 (http://[user:secret@]127.0.0.1:PORT, the credential as
  *                 Proxy-Authorization Basic); prints "connect CODE" and,
@@ -254,6 +261,44 @@ main(int argc, char **argv)
 			if (fclose(f) != 0)
 				return 4;
 		}
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "dosdevs") == 0) {
+		wchar_t name[3] = { 0, L':', 0 }, buf[2048];
+		char c;
+
+		for (c = 'D'; c <= 'Z'; c++) {
+			name[0] = (wchar_t)c;
+			if (QueryDosDeviceW(name, buf, 2048) != 0)
+				printf("%c: %ls\n", c, buf);
+		}
+		return 0;
+	}
+	if (argc == 4 && (strcmp(argv[1], "define") == 0 ||
+	    strcmp(argv[1], "undefine") == 0)) {
+		wchar_t name[8], target[2048];
+		DWORD flags = DDD_RAW_TARGET_PATH;
+
+		if (argv[1][0] == 'u')
+			flags |= DDD_REMOVE_DEFINITION |
+			    DDD_EXACT_MATCH_ON_REMOVE;
+		if (MultiByteToWideChar(CP_UTF8, 0, argv[2], -1, name, 8) == 0 ||
+		    MultiByteToWideChar(CP_UTF8, 0, argv[3], -1, target,
+		    2048) == 0 || !DefineDosDeviceW(flags, name, target))
+			return 3;
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "rootls") == 0) {
+		WIN32_FIND_DATAA fd;
+		HANDLE f;
+
+		/* the root of the current drive, not a recursive walk */
+		if ((f = FindFirstFileA("\\*", &fd)) == INVALID_HANDLE_VALUE)
+			return 3;
+		do
+			printf("%s\n", fd.cFileName);
+		while (FindNextFileA(f, &fd));
+		FindClose(f);
 		return 0;
 	}
 	if (argc == 2 && strcmp(argv[1], "ls") == 0) {

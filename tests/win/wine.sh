@@ -3,14 +3,16 @@
 #
 # Cross-builds the runner with mingw-w64 in a build folder of its own, makes
 # a Wine prefix in a temporary folder, and runs aisb-run.exe on
-# tests/win/winchild.exe (a small program with one mode per behaviour).
+# tests/win/winchild.exe (a small program with one mode per behaviour),
+# the stage's drive letter among them (12b).
 # Then tests/win/snapsmoke.exe runs the snapshot core (snap/) through
 # snap/fs_win32.c.  Wine has no AppContainer, so the runs use --no-appcontainer, which the
 # runner allows only with the test variable set; the AppContainer path is
 # checked to refuse cleanly here.  Then aisb.exe, the Windows launcher:
 # sessions staged, run, kept, applied, refused, discarded and cleaned in a
 # workspace of the test, and (with a Linux aisb-gate) the gate through
-# --gate with a credential file.  Run by tests/run.sh after the Linux
+# --gate with a credential file; the build's identity and the self-test's
+# stored result (14b, 14c).  Run by tests/run.sh after the Linux
 # stages; SKIP (77) when the cross compiler, Wine or python3 is missing.
 #   AISB_WIN_BUILD   the cross build folder (default: a temporary one)
 #   AISB_GATE        a Linux aisb-gate (default: AISB_WIN_BUILD/../plain,
@@ -96,7 +98,7 @@ check "aisb-run.exe --version" is "$("$WINE" "$build/aisb-run.exe" --version 2>&
 check "aisb.exe --version" is "$("$WINE" "$build/aisb.exe" --version 2>&1 | tr -d '\r')" "aisb $v"
 
 # 1. --no-appcontainer is refused without the test variable
-AISB_RUN_TEST_NO_APPCONTAINER= runner $T -- "$CHILD" exit 0; rc=$?
+AISB_RUN_TEST_NO_APPCONTAINER='' runner $T -- "$CHILD" exit 0; rc=$?
 check "--no-appcontainer refused outside tests (exit 64)" is "$rc" 64
 check "  and it says why" grep -q "test suite only" "$d/err"
 
@@ -122,7 +124,7 @@ r = json.load(open(sys.argv[1]))
 want = {"protocol", "kind", "run_id", "state", "exit_code", "limits_hit",
         "wall_ms", "user_ms", "kernel_ms", "peak_processes", "peak_memory",
         "appcontainer", "cleanup", "error"}
-sys.exit(0 if set(r) == want and set(r["cleanup"]) == {"profile", "stage"}
+sys.exit(0 if set(r) == want and set(r["cleanup"]) == {"profile", "stage", "drive"}
          and len(r["run_id"]) == 32 else 1)
 PY
 
@@ -210,6 +212,65 @@ check "clean: a stage outside the root refused" bash -c '[ '"$rc"' = 1 ] && [ -d
 runner $T --keep-stage --stage "$(winpath "$d/root/r2")" -- "$RUN" --clean "$LEASE" --stage-root "$ROOT"; rc=$?
 check "clean: a live run skipped" bash -c '[ '"$rc"' = 0 ] && grep -q "^skipped" "'"$d"'/out" && [ -d "'"$d"'/root/r2" ]'
 
+# 12b. the stage's drive (docs/windows.md, "The drive root"): a free
+# letter mapped to the stage (DefineDosDevice, raw target \??\STAGE),
+# chosen under a named mutex, recorded in the lease, removed at the end
+# and by aisb clean only while it maps to exactly that target
+mkdir -p "$d/root/ds1" "$d/root/ds2" "$d/root/other"
+echo inroot >"$d/root/ds1/inroot.txt"
+DS1=$(winpath "$d/root/ds1") DS2=$(winpath "$d/root/ds2")
+dosdevs() { "$WINE" "$CHILD" dosdevs | tr -d '\r'; }
+runner $T --keep-stage --stage "$DS1" -- "$CHILD" cat "$LEASE"; rc=$?
+cp "$d/out" "$d/dlease.json"
+drv=$(JSON_FILE=dlease.json json drive)
+check "drive: the lease names a letter and the stage as its raw target" bash -c '[ '"$rc"' = 0 ] && [[ "'"$drv"'" =~ ^[D-Z]:$ ]]'
+check "  target \\??\\STAGE" is "$(JSON_FILE=dlease.json json drive_target)" "\\??\\$DS1"
+now=$(dosdevs)
+check "  removed at the end, said in the result" bash -c '[ "'"$(json cleanup drive)"'" = removed ] && [ -n "'"$now"'" ] && ! grep -qF "'"\\??\\$DS1"'" <<<"'"$now"'"'
+runner $T --keep-stage --stage "$DS1" -- "$CHILD" dosdevs; rc=$?
+check "drive: the command's QueryDosDevice sees it during the run" grep -qxF "$(JSON_FILE=dlease.json json drive) \\??\\$DS1" "$d/out"
+# two runs at once: two letters
+L2=$(winpath "$d/lease2.json") R2=$(winpath "$d/result2.json")
+rm -f "$d/lease2.json"
+"$WINE" "$LAUNCH" run "$RUN" --lease "$L2" --result "$R2" $T --keep-stage \
+    --stage "$DS1" -- "$CHILD" sleep 4000 >/dev/null 2>&1 &
+bgr=$!
+for _ in $(seq 100); do [ -s "$d/lease2.json" ] && break; sleep 0.1; done
+runner $T --keep-stage --stage "$DS2" -- "$CHILD" dosdevs
+wait "$bgr"
+d1=$(JSON_FILE=lease2.json json drive)
+d2=$(grep -F "\\??\\$DS2" "$d/out" | cut -c1-2)
+check "drive: two runs at once take two letters, each its own stage" bash -c '[ -n "'"$d1"'" ] && [ -n "'"$d2"'" ] && [ "'"$d1"'" != "'"$d2"'" ] && grep -qxF "'"$d1 \\??\\$DS1"'" "'"$d"'/out"'
+now=$(dosdevs)
+check "  both removed" bash -c '[ -n "'"$now"'" ] && ! grep -qF "\\??\\Z:" <<<"'"$now"'"'
+# the drive root: the stage's on Windows; Wine defines the name (above) but
+# its file system resolves letters through the prefix's dosdevices/ only
+runner $T --keep-stage --stage "$DS1" -- "$CHILD" rootls
+if grep -qx inroot.txt "$d/out"; then ok "drive: the command's drive root is the stage"
+else skp "drive: the command's drive root is the stage: Wine's DefineDosDevice makes \\??\\X: (QueryDosDevice sees it) but its file system resolves drive letters only through dosdevices/, so the runner starts the command in the stage's path (--no-appcontainer only; with an AppContainer such a drive fails the run)"; fi
+# aisb clean: a dead run's drive, exactly its target; a letter mapped
+# elsewhere since is left alone (Wine ignores DDD_EXACT_MATCH_ON_REMOVE:
+# this is the runner's own check), one outside the stage root refused
+OTHER="\\??\\$(winpath "$d/root/other")"
+"$WINE" "$CHILD" define P: "$OTHER"
+deadlease() {	# deadlease FILE DRIVE TARGET
+	printf '{"protocol":1,"run_id":"00112233445566778899aabbccddeeff","runner_pid":4000000,"runner_start":1,"profile":"","stage":"","drive":"%s","drive_target":"%s"}' \
+	    "$2" "${3//\\/\\\\}" >"$1"
+}
+deadlease "$d/dl.json" P: "\\??\\$DS2"
+"$WINE" "$LAUNCH" run "$RUN" --clean "$(winpath "$d/dl.json")" --stage-root "$ROOT" >"$d/out" 2>&1; rc=$?
+now=$(dosdevs)
+check "clean: a letter that maps elsewhere now is left alone" bash -c '[ '"$rc"' = 0 ] && grep -q "drive P: no longer maps to" "'"$d"'/out" && grep -qxF "P: '"$OTHER"'" <<<"'"$now"'"'
+deadlease "$d/dl.json" P: "\\??\\$(winpath "$d/elsewhere")"
+"$WINE" "$LAUNCH" run "$RUN" --clean "$(winpath "$d/dl.json")" --stage-root "$ROOT" >"$d/out" 2>&1; rc=$?
+now=$(dosdevs)
+check "clean: a drive outside the stage root refused, kept" bash -c '[ '"$rc"' = 1 ] && grep -q "^refused.*its drive" "'"$d"'/out" && grep -qxF "P: '"$OTHER"'" <<<"'"$now"'"'
+deadlease "$d/dl.json" P: "$OTHER"
+"$WINE" "$LAUNCH" run "$RUN" --clean "$(winpath "$d/dl.json")" --stage-root "$ROOT" >"$d/out" 2>&1; rc=$?
+sed -i 's/\r$//' "$d/out"
+now=$(dosdevs)
+check "clean: a dead run's drive removed (its exact target)" bash -c '[ '"$rc"' = 0 ] && grep -qx "removed drive P:" "'"$d"'/out" && [ -n "'"$now"'" ] && ! grep -q "^P:" <<<"'"$now"'"'
+
 # 13. the snapshot core (snap/) on Windows, through snap/fs_win32.c: stage,
 # change set, transaction, conflict (snapsmoke prints one line per check)
 "$WINE" "$build/tests/win/snapsmoke.exe" "$(winpath "$d/snap")" >"$d/out" 2>&1; rc=$?
@@ -254,7 +315,7 @@ cd "$tmp" || exit 1
 # usage errors
 aisb --bogus -- x; rc=$?
 check "aisb: unknown option: exit 64 with the usage" bash -c '[ '"$rc"' = 64 ] && grep -q "^usage: aisb" "'"$d"'/aerr"'
-AISB_RUN_TEST_NO_APPCONTAINER= aisb --no-appcontainer -- "$CH" exit 0; rc=$?
+AISB_RUN_TEST_NO_APPCONTAINER='' aisb --no-appcontainer -- "$CH" exit 0; rc=$?
 check "aisb: --no-appcontainer refused outside tests (64)" is "$rc" 64
 aisb --gate 192.0.2.1:80 -- "$CH" exit 0; rc=$?
 check "aisb: --gate other than 127.0.0.1 refused (64)" is "$rc" 64
@@ -375,11 +436,68 @@ mv "$tmp/manifest.good" "$build/aisb-manifest.txt"
 aisb --workspace "$WSW" $T --apply never -- "$CH" exit 0; rc=$?
 check "identity: the runner of the manifest runs" is "$rc" 0
 aisb doctor; rc=$?
-check "identity: aisb doctor names the runner's hash" bash -c '[ '"$rc"' = 0 ] && grep -q "^  file aisb-run.exe $(sha256sum "'"$build"'/aisb-run.exe" | cut -d" " -f1)\$" "'"$d"'/aout" && grep -q "^  protocol 1\$" "'"$d"'/aout" && grep -q ": the manifest.s\$" "'"$d"'/aout"'
+check "identity: aisb doctor names the runner's hash" bash -c '[ '"$rc"' = 0 ] && grep -q "^  file aisb-run.exe $(sha256sum "'"$build"'/aisb-run.exe" | cut -d" " -f1)\$" "'"$d"'/aout" && grep -q "^  protocol 1\$" "'"$d"'/aout" && grep -q ": the manifest.s (sha256 [0-9a-f]\{64\}, verified)\$" "'"$d"'/aout"'
 printf 'x' >>"$build/aisb-run.exe"
 aisb doctor; rc=$?
 check "identity: aisb doctor on a tampered runner: 77" bash -c '[ '"$rc"' = 77 ] && grep -q "NOT the manifest.s" "'"$d"'/aout"'
 cp "$tmp/runner.good" "$build/aisb-run.exe"
+
+# 14c. the self-test's result, kept with its identity (docs/windows.md,
+# "Self-test results"): stored in %LOCALAPPDATA%\aisb\selftest.txt with
+# the manifest's hashes and the policy's; aisb doctor shows it only
+# while both hold.  On Wine the self-test cannot run (no AppContainer):
+# its one check fails, and that result is stored and judged like any.
+REC=$(dirname "$SESSIONS")/selftest.txt
+RUNSHA=$(sha256sum "$build/aisb-run.exe" | cut -d' ' -f1)
+aisb doctor; rc=$?
+check "self-test: doctor before any: none stored, how to run one" bash -c '[ '"$rc"' = 0 ] && grep -q "^self-test: none stored (.*selftest.txt); run .*aisb-run.exe --self-test\$" "'"$d"'/aout"'
+selftest() {	# selftest DIR [OPTIONS]: DIR's aisb-run.exe --self-test, out in $d/sout
+	local dir=$1; shift
+	"$WINE" "$dir/aisb-run.exe" --self-test "$@" </dev/null >"$d/sout" 2>&1
+	local rc=$?
+	sed -i 's/\r$//' "$d/sout"
+	return $rc
+}
+selftest "$build"; rc=$?
+check "self-test: cannot run on Wine (77), says why" bash -c '[ '"$rc"' = 77 ] && grep -q "^FAIL this host has AppContainers (this is Wine" "'"$d"'/sout" && grep -q "^self-test: could not run\$" "'"$d"'/sout"'
+check "  prints the manifest and the runner's verified hash" bash -c 'grep -q "^  file aisb-run.exe '"$RUNSHA"'\$" "'"$d"'/sout" && grep -q "^  protocol 1\$" "'"$d"'/sout" && grep -q "aisb-run.exe: the manifest.s (sha256 '"$RUNSHA"', verified)\$" "'"$d"'/sout" && grep -q "^policy sha256 [0-9a-f]\{64\} (protocol 1; appcontainer; capabilities none; memory 1073741824; procs 32; " "'"$d"'/sout"'
+check "  stores its result with the manifest's hashes" bash -c 'grep -q "^self-test: result stored in " "'"$d"'/sout" && grep -qx "file aisb-run.exe '"$RUNSHA"'" "'"$REC"'" && grep -qx "result failed" "'"$REC"'"'
+aisb doctor; rc=$?
+check "self-test: doctor shows the stored result (same build, same policy)" bash -c '[ '"$rc"' = 0 ] && grep -q "^self-test: FAILED on 20[0-9-]*T[0-9:]*Z, with this build and policy" "'"$d"'/aout" && grep -q "^  FAIL this host has AppContainers" "'"$d"'/aout"'
+# another policy: the limits the self-test ran under are not the sessions'
+selftest "$build" --memory 512
+aisb doctor
+check "self-test: another policy's result is stale, says which, how to re-run" bash -c 'grep -q "^self-test: the stored result is stale, ignored: the policy changed: the result is of policy [0-9a-f]\{16\}... (.*memory 536870912.*), sessions run with [0-9a-f]\{16\}...; run .*aisb-run.exe --self-test\$" "'"$d"'/aout" && ! grep -q "^  FAIL" "'"$d"'/aout"'
+selftest "$build"
+# a copy of the install: its own result, until one byte of its runner
+# changes (a new build: the manifest names the new runner)
+inst=$tmp/inst && mkdir -p "$inst"
+cp "$build/aisb.exe" "$build/aisb-run.exe" "$build/aisb-manifest.txt" "$inst/"
+aisbi() { "$WINE" "$inst/aisb.exe" "$@" </dev/null >"$d/aout" 2>"$d/aerr"; local rc=$?; sed -i 's/\r$//' "$d/aout" "$d/aerr"; return $rc; }
+aisbi doctor
+check "self-test: the copy's doctor: the same build's result holds" grep -q "^self-test: FAILED on .*, with this build and policy" "$d/aout"
+printf 'x' >>"$inst/aisb-run.exe"
+cp "$REC" "$tmp/rec.before"
+selftest "$inst"
+check "self-test: a runner not the manifest's stores nothing" bash -c 'grep -q "^self-test: result not stored: this aisb-run.exe is not the one its build manifest names" "'"$d"'/sout" && cmp -s "'"$REC"'" "'"$tmp"'/rec.before"'
+new=$(sha256sum "$inst/aisb-run.exe" | cut -d' ' -f1)
+sed -i "s/^file aisb-run.exe .*/file aisb-run.exe $new/" "$inst/aisb-manifest.txt"
+aisbi doctor; rc=$?
+check "self-test: a new runner makes the result stale, naming both hashes" bash -c '[ '"$rc"' = 0 ] && grep -q "^self-test: the stored result is stale, ignored: aisb-run.exe changed: the result is of sha256 '"${RUNSHA:0:16}"'..., the manifest names '"${new:0:16}"'...; run " "'"$d"'/aout"'
+aisb doctor
+check "  the build's own doctor still shows it" grep -q "^self-test: FAILED on .*, with this build and policy" "$d/aout"
+# a record cut short, or larger than its bound: ignored, never trusted
+head -n -1 "$tmp/rec.before" >"$REC"
+aisb doctor
+check "self-test: a record cut short is ignored with a note" grep -q "^self-test: .*selftest.txt ignored, not trusted (no result line (cut short)); run " "$d/aout"
+{ cat "$tmp/rec.before"; head -c 20000 /dev/zero | tr '\0' 'x'; echo; } >"$REC"
+aisb doctor
+check "self-test: a record past its bound is ignored with a note" grep -q "^self-test: .*selftest.txt ignored, not trusted (.*larger" "$d/aout"
+sed 's/^check FAIL /check ok /; s/^result failed/result passed/' "$tmp/rec.before" >"$REC"
+sed -i "s/^file aisb.exe .*/file aisb.exe $(printf '0%.0s' $(seq 64))/" "$REC"
+aisb doctor
+check "self-test: an edited record of another aisb.exe: stale, not passed" bash -c '! grep -q "^self-test: passed" "'"$d"'/aout" && grep -q "^self-test: the stored result is stale, ignored: aisb.exe changed" "'"$d"'/aout"'
+rm -f "$REC"
 
 # 15. the gate: the real Linux aisb-gate on 127.0.0.1:0 with a users file;
 # a DNS server and an HTTP server of the test on 127.0.0.1 (the policy
@@ -393,7 +511,7 @@ if [ -z "$gate_bin" ] || [ ! -x "$gate_bin" ]; then
 else
 	g=$tmp/gate && mkdir -p "$g"
 	gpids=()
-	wait_file() { local i; for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done; return 1; }
+	wait_file() { local _; for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done; return 1; }
 	echo '{"allowed.test": {"A": ["127.0.0.1"]}, "denied.test": {"A": ["127.0.0.1"]}}' >"$g/zone.json"
 	python3 "$top_srcdir/tests/integration/gate_dns.py" --zone "$g/zone.json" \
 	    --port-file "$g/dns.port" --log "$g/dns.log" >/dev/null 2>&1 &
@@ -427,7 +545,6 @@ else
 		aisb --workspace "$WSW" $T --apply never --gate "127.0.0.1:$gp" \
 		    --gate-credential-file "$CRED" -- "$CH" connect "denied.test:$up"; rc=$?
 		check "gate: a denied name: 403" bash -c '[ '"$rc"' = 3 ] && grep -qx "connect 403" "'"$d"'/aout"'
-		s2=$sid
 		sleep 0.5	# the audit line of the last tunnel's close
 		check "  audit: both decisions attributed to alice" python3 - "$g/audit.log" "$up" <<'PY'
 import json, sys
