@@ -65,6 +65,7 @@ struct conn_insp {
 	uint8_t			 head_req;	/* HEAD: no response body */
 	uint8_t			 sent;		/* bytes of this response went
 						   to the client */
+	uint8_t			 ticketed;	/* the client's ticket is due */
 
 	/* the heads being read (gate_http_parse), NULL between them */
 	struct gate_http_req	*req;
@@ -106,6 +107,8 @@ int		 conn_inspect_flushed(struct gate_conn *);
 /* A leg between exchanges holds no read space; busy: reads records whole. */
 void		 conn_inspect_idle(struct bufferevent *);
 void		 conn_inspect_busy(struct bufferevent *);
+/* The client's session ticket, to go out with what is written next. */
+void		 conn_inspect_ticket(struct gate_conn *);
 /* inspect_http.c: both legs up, the first request awaited */
 void		 conn_inspect_http(struct gate_conn *);
 

@@ -108,7 +108,8 @@ server_ctx(const struct gate *g)
 	/* an idle connection holds no record buffers */
 	SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
 	SSL_CTX_set_alpn_select_cb(ctx, alpn_select, NULL);
-	(void)SSL_CTX_set_num_tickets(ctx, 1);
+	/* one ticket, with the first answer (conn_inspect_ticket) */
+	(void)SSL_CTX_set_num_tickets(ctx, 0);
 	/* the capture is opened later (proc.c): its path is known now */
 	if (g->cfg.record_path != NULL)
 		SSL_CTX_set_keylog_callback(ctx, keylog);
@@ -895,6 +896,26 @@ void
 conn_inspect_busy(struct bufferevent *f)
 {
 	bufferevent_set_max_single_read(f, INSP_READ);
+}
+
+/*
+ * A TLS 1.3 client's session ticket goes out with the first bytes of
+ * the first answer, in the same write, not in a write of its own right
+ * after the handshake: a system call and a wake-up of the client less a
+ * connection, and a client that never got an answer has no use for it.
+ * (TLS 1.2's ticket is part of its handshake.)
+ */
+void
+conn_inspect_ticket(struct gate_conn *c)
+{
+	SSL	*ssl;
+
+	if (c->insp->ticketed)
+		return;
+	c->insp->ticketed = 1;
+	if ((ssl = bufferevent_openssl_get_ssl(c->cbev)) != NULL &&
+	    SSL_version(ssl) == TLS1_3_VERSION)
+		(void)SSL_new_session_ticket(ssl);
 }
 
 /*

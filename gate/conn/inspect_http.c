@@ -216,6 +216,8 @@ move(struct gate_conn *c, int up, size_t n)
 
 	if (n == 0)
 		return;
+	if (!up)
+		conn_inspect_ticket(c);	/* before the bytes it goes with */
 	evbuffer_remove_buffer(bufferevent_get_input(from), out, n);
 	if (up) {
 		c->insp->up += n;

@@ -171,6 +171,19 @@ check "the leaf alone, verified" "$(sleep 1 | openssl s_client \
     -proxy "127.0.0.1:$gate_port" -connect api.test:443 -servername api.test \
     -verify_hostname api.test -verify_return_error -CAfile "$CA" -showcerts \
     2>/dev/null | grep -c 'BEGIN CERTIFICATE')" 1
+# a client resumes with the ticket the gate sent with its first answer
+req='GET /v1/models/t HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n'
+for s in out in; do
+	# shellcheck disable=SC2059 # the request's escapes are printf's
+	printf "$req" | openssl s_client -proxy "127.0.0.1:$gate_port" \
+	    -connect api.test:443 -servername api.test -CAfile "$CA" \
+	    -sess_"$s" "$tmp/client.sess" -ign_eof >"$tmp/sclient.$s" 2>/dev/null ||
+	    true	# its status after the server's close says nothing
+	grep -E '^(New|Reused),|^HTTP/1.1' "$tmp/sclient.$s" | cut -d, -f1 |
+	    tr -d '\r' || true
+done >"$tmp/resumed"
+check "client sessions resumed" "$(tr '\n' ' ' <"$tmp/resumed")" \
+    "New HTTP/1.1 200 OK Reused HTTP/1.1 200 OK "
 
 # --- a header secret; requests allowed and refused ----------------------------
 out=$(curl -sS -m 10 "${px[@]}" https://api.test/v1/messages -d '{"m":1}' \
