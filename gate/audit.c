@@ -434,6 +434,15 @@ gate_audit_write(struct gate_audit *a, const struct gate_audit_rec *r,
 	add_str(&l, "named_by", r->named_by);
 	if (r->socks)
 		buf_printf(&l, ",\"socks\":true");
+	/* --ask: numbers and fixed tokens, no escaping */
+	if (r->asked)
+		buf_printf(&l, ",\"asked\":true");
+	if (r->ask_id != 0)
+		buf_printf(&l, ",\"id\":%" PRIu64, r->ask_id);
+	if (r->by_peer)
+		buf_printf(&l, ",\"by_uid\":%lu,\"by_pid\":%ld",
+		    (unsigned long)r->by_uid, (long)r->by_pid);
+	add_str(&l, "by", r->by);
 	if (l.failed) {
 		/* Cannot happen with the field bounds above; stay valid JSON. */
 		buf_fixed(&l, line, sizeof(line));

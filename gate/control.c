@@ -7,8 +7,19 @@
  *   reopen	same as SIGUSR1 (the audit log); {"reopen":"ok"|"failed"}
  *   ca		the certificate of the CA of inspected hosts (public):
  *		{"ca":"-----BEGIN CERTIFICATE-----\n..."}, or {"ca":null}
- * Anyone who can open the socket can read the status, so it is created
- * with umask 077 and checked for its mode; its directory is the caller's.
+ * and for --ask (conn/ask.c, docs/gate.md "Held requests"):
+ *   pending	{"pending":[{"id":N,"host":..,...},...]}
+ *   approve N once|session, deny N
+ *		{"approve":"ok"|"gone"}, {"deny":"ok"|"gone"}; the answer is
+ *		audited with the peer's uid and pid (SO_PEERCRED)
+ *   watch	the connection stays open: one JSON line per held request
+ *		({"held":{...}}, those held already first) and per answer
+ *		({"answered":{"id":N,"answer":..}}); at most
+ *		GATE_CTL_WATCHERS, never timed out, and dropped once
+ *		GATE_CTL_WATCH_MAX bytes wait unread
+ * Anyone who can open the socket can read the status and answer held
+ * requests, so it is created with umask 077 and checked for its mode; its
+ * directory is the caller's.
  */
 #include "config.h"
 
@@ -40,6 +51,7 @@ struct gate_control {
 	struct gate		*g;
 	struct evconnlistener	*listener;
 	char			*path;
+	struct bufferevent	*watchers[GATE_CTL_WATCHERS];	/* NULL: free */
 };
 
 static void
@@ -47,6 +59,78 @@ ctl_close(struct bufferevent *bev)
 {
 	bufferevent_free(bev);
 }
+
+/* --- watch ------------------------------------------------------------ */
+
+static void
+watch_drop(struct gate_control *ctl, struct bufferevent *bev)
+{
+	size_t	 i;
+
+	for (i = 0; i < GATE_CTL_WATCHERS; i++)
+		if (ctl->watchers[i] == bev)
+			ctl->watchers[i] = NULL;
+	bufferevent_free(bev);
+}
+
+/* A watcher says nothing after "watch": what it sends is discarded. */
+static void
+watch_read(struct bufferevent *bev, void *arg)
+{
+	struct evbuffer	*in = bufferevent_get_input(bev);
+
+	evbuffer_drain(in, evbuffer_get_length(in));
+}
+
+static void
+watch_event(struct bufferevent *bev, short what, void *arg)
+{
+	watch_drop(arg, bev);
+}
+
+/* 0 once bev watches, -1 when GATE_CTL_WATCHERS already do. */
+static int
+watch_start(struct gate_control *ctl, struct bufferevent *bev)
+{
+	size_t	 i;
+
+	for (i = 0; i < GATE_CTL_WATCHERS; i++)
+		if (ctl->watchers[i] == NULL)
+			break;
+	if (i == GATE_CTL_WATCHERS)
+		return -1;
+	ctl->watchers[i] = bev;
+	/* idle for hours is what a watcher does: no timeouts */
+	bufferevent_set_timeouts(bev, NULL, NULL);
+	bufferevent_setcb(bev, watch_read, NULL, watch_event, ctl);
+	bufferevent_enable(bev, EV_READ | EV_WRITE);
+	gate_ask_replay(ctl->g, bufferevent_get_output(bev));
+	return 0;
+}
+
+void
+gate_control_event(struct gate_control *ctl, const char *line)
+{
+	struct evbuffer	*out;
+	size_t		 i, len = strlen(line);
+
+	if (ctl == NULL)
+		return;
+	for (i = 0; i < GATE_CTL_WATCHERS; i++) {
+		if (ctl->watchers[i] == NULL)
+			continue;
+		out = bufferevent_get_output(ctl->watchers[i]);
+		/* a watcher that does not read must not hold the gate's memory */
+		if (evbuffer_get_length(out) + len > GATE_CTL_WATCH_MAX ||
+		    evbuffer_add(out, line, len) == -1) {
+			log_warnx("control: a watcher that does not read, "
+			    "dropped");
+			watch_drop(ctl, ctl->watchers[i]);
+		}
+	}
+}
+
+/* --- commands --------------------------------------------------------- */
 
 static void
 ctl_written(struct bufferevent *bev, void *arg)
@@ -73,6 +157,7 @@ ctl_status(struct gate *g, struct evbuffer *out)
 	    (long long)(now.tv_sec - g->started.tv_sec), addr,
 	    g->draining ? "true" : "false", file, policy_sha256(g->policy),
 	    gate_dns_cache_size(g->dns));
+	gate_ask_grants(g, out);	/* --ask: its grants */
 	/* --learn: the policy is not enforced (docs/gate.md) */
 	evbuffer_add_printf(out, "\"learn\":%s,", g->cfg.learn ? "true" :
 	    "false");
@@ -117,6 +202,35 @@ ctl_ca(struct gate *g, struct evbuffer *out)
 	free(pem);
 }
 
+/*
+ * approve N once|session, deny N: answered as the peer that asked, by
+ * its uid and pid (SO_PEERCRED), which the audit line names.
+ */
+static void
+ctl_answer(struct gate_control *ctl, struct bufferevent *bev, int cmd,
+    uint64_t id, struct evbuffer *out)
+{
+	struct ucred		 uc;
+	socklen_t		 len = sizeof(uc);
+	const char		*verb = cmd == GATE_CTL_DENY ? "deny" : "approve";
+	enum gate_ask_answer	 ans = cmd == GATE_CTL_DENY ? GATE_ASK_DENY :
+				    cmd == GATE_CTL_APPROVE_ONCE ?
+				    GATE_ASK_ONCE : GATE_ASK_SESSION;
+	int			 rc;
+
+	if (getsockopt(bufferevent_getfd(bev), SOL_SOCKET, SO_PEERCRED, &uc,
+	    &len) == -1) {
+		/* no answer that cannot say who gave it */
+		log_warn("control: SO_PEERCRED");
+		evbuffer_add_printf(out, "{\"error\":\"who is asking is "
+		    "unknown\"}\n");
+		return;
+	}
+	rc = gate_ask_answer(ctl->g, id, ans, uc.uid, uc.pid);
+	evbuffer_add_printf(out, "{\"%s\":\"%s\"}\n", verb, rc == 0 ? "ok" :
+	    rc == -1 ? "gone" : "full");
+}
+
 static void
 ctl_read(struct bufferevent *bev, void *arg)
 {
@@ -125,6 +239,7 @@ ctl_read(struct bufferevent *bev, void *arg)
 	struct evbuffer		*out = bufferevent_get_output(bev);
 	const char		*p;
 	size_t			 len = evbuffer_get_length(in), used;
+	uint64_t		 id;
 	int			 cmd;
 
 	if (len > GATE_CTL_MAX_LINE + 1)
@@ -133,7 +248,7 @@ ctl_read(struct bufferevent *bev, void *arg)
 		ctl_close(bev);
 		return;
 	}
-	if ((cmd = gate_ctl_parse(p, len, &used)) == GATE_CTL_MORE)
+	if ((cmd = gate_ctl_parse(p, len, &used, &id)) == GATE_CTL_MORE)
 		return;
 	if (cmd == GATE_CTL_TOO_LONG) {
 		ctl_close(bev);
@@ -158,7 +273,17 @@ ctl_read(struct bufferevent *bev, void *arg)
 	}
 	else if (cmd == GATE_CTL_CA)
 		ctl_ca(ctl->g, out);
-	else
+	else if (cmd == GATE_CTL_PENDING)
+		gate_ask_pending(ctl->g, out);
+	else if (cmd == GATE_CTL_APPROVE_ONCE ||
+	    cmd == GATE_CTL_APPROVE_SESSION || cmd == GATE_CTL_DENY)
+		ctl_answer(ctl, bev, cmd, id, out);
+	else if (cmd == GATE_CTL_WATCH) {
+		evbuffer_drain(in, used);
+		if (watch_start(ctl, bev) == 0)
+			return;
+		evbuffer_add_printf(out, "{\"error\":\"too many watchers\"}\n");
+	} else
 		evbuffer_add_printf(out, "{\"error\":\"unknown command\"}\n");
 	bufferevent_setcb(bev, NULL, ctl_written, ctl_event, ctl);
 }
@@ -267,8 +392,13 @@ gate_control_open(struct gate *g, const char *path, int fd)
 void
 gate_control_close(struct gate_control *ctl)
 {
+	size_t	 i;
+
 	if (ctl == NULL)
 		return;
+	for (i = 0; i < GATE_CTL_WATCHERS; i++)
+		if (ctl->watchers[i] != NULL)
+			bufferevent_free(ctl->watchers[i]);
 	evconnlistener_free(ctl->listener);
 	if (unlink(ctl->path) == -1 && errno != ENOENT)
 		log_warn("unlink %s", ctl->path);

@@ -11,6 +11,7 @@
  *              that call each other (conn/conn-int.h: its types, private
  *              to them):
  *     conn.c     accept, head, answers, callbacks
+ *     view.c     what names a connection: audit fields, tags, status
  *     decide.c   the decision path: policy, resolve, classify, dial
  *     relay.c    the relay on bufferevents: body, SNI check, half-close
  *     splice.c   the raw relay of a tunnel, splice(2) and the pipe pool
@@ -22,13 +23,16 @@
  *                for the name), the upstream's sessions resumed
  *     inspect_http.c  inside them, each HTTP/1.1 request decided and its
  *                secrets added, each answer streamed (inspect-int.h)
+ *     ask.c      --ask: a request no rule allows held for a person's
+ *                answer on the control socket
  *   http.c     the request parser (pure, restartable; see http.h)
  *   dns.c      c-ares in the event loop, the per-name cache (the pin)
  *   tls.c      the server name of a TLS ClientHello (see tls.h)
  *   audit.c    JSON lines, one per decision and one per closed tunnel
  *   auth.c     Proxy-Authorization: Basic against a token file
  *   users.c    --users: credentials mapped to per-user policies
- *   control.c  the unix control socket ("status")
+ *   control.c  the unix control socket ("status"; --ask's "pending",
+ *              "approve", "deny" and the "watch" stream)
  *   metrics.c  --metrics: Prometheus text on GET /metrics; the counters
  *              of --workers in a shared mapping
  *   health.c   /healthz and /readyz on the metrics listener (probes)
@@ -68,6 +72,7 @@ struct gate_watch;
 struct gate_inspect;
 struct gate_secrets;
 struct gate_synth;
+struct gate_ask;
 
 /* Defaults; each is a command line option (see aisb-gate(8)). */
 #define GATE_DEFAULT_LISTEN		"127.0.0.1:3128"
@@ -205,6 +210,8 @@ struct gate_config {
 	int			 secrets_fd;	/* --secrets-fd; -1: none */
 	int			 socks;		/* SOCKS5 on the listener (socks.c);
 						   --no-socks: 0 */
+	unsigned		 ask;		/* --ask: s a request is held;
+						   0: off (conn/ask.c) */
 };
 
 struct gate_client;		/* per client address, for the per-client limit */
@@ -258,6 +265,7 @@ struct gate {
 	struct gate_watch	*watch;		/* --watch, in worker 0; NULL: none */
 	struct gate_inspect	*insp;		/* the CA, TLS contexts, secrets */
 	struct gate_synth	*synth;		/* AISB-DNS's answers (synth.c) */
+	struct gate_ask		*ask;		/* --ask; NULL: off (conn/ask.c) */
 };
 
 /* conn.c */
@@ -369,6 +377,14 @@ struct gate_audit_rec {
 	/* issue 31; NULL / 0: not written */
 	const char	*named_by;	/* transparent: "sni", "host", "address" */
 	int		 socks;		/* SOCKS5 (conn/socks.c): "socks":true */
+	/* --ask (conn/ask.c); 0 / NULL: not written */
+	int		 asked;		/* "asked":true: it was held */
+	uint64_t	 ask_id;	/* event "ask": "id", the held request's */
+	const char	*by;		/* event "ask": "timeout" or "exit" */
+	int		 by_peer;	/* event "ask": by_uid and by_pid, the
+					   control socket's peer (SO_PEERCRED) */
+	uid_t		 by_uid;
+	pid_t		 by_pid;
 };
 
 struct gate_audit	*gate_audit_open(const char *path);
@@ -432,11 +448,43 @@ int			 gate_users_check(const struct gate_users *,
 			    const char *value, size_t len, char *name,
 			    size_t namelen, struct policy **pol);
 
-/* control.c */
+/* control.c; gate_control_event() writes one JSON line to every
+ * watcher (the "watch" command): at most GATE_CTL_WATCHERS of them, and
+ * one whose unread output passes GATE_CTL_WATCH_MAX is dropped */
+#define GATE_CTL_WATCHERS	8
+#define GATE_CTL_WATCH_MAX	(64 * 1024)
 int			 gate_control_listen(const char *path);
 struct gate_control	*gate_control_open(struct gate *, const char *path,
 			    int fd);
 void			 gate_control_close(struct gate_control *);
+void			 gate_control_event(struct gate_control *,
+			    const char *line);
+
+/*
+ * conn/ask.c: --ask SECONDS, held requests (see the top of ask.c).  At
+ * most GATE_ASK_PER_CRED held per credential (the --users user, the
+ * token file's session; the whole gate without either) and GATE_ASK_MAX
+ * per gate; at most GATE_ASK_GRANTS "session" grants per gate.
+ * gate_ask_answer(): 0 when answered, -1 when the id is not held (gone),
+ * -2 when a session grant found the table full (nothing answered).
+ */
+#define GATE_ASK_MIN_SECS	1
+#define GATE_ASK_MAX_SECS	3600
+#define GATE_ASK_PER_CRED	8
+#define GATE_ASK_MAX		64
+#define GATE_ASK_GRANTS		256
+enum gate_ask_answer { GATE_ASK_ONCE, GATE_ASK_SESSION, GATE_ASK_DENY };
+int			 gate_ask_init(struct gate *);
+void			 gate_ask_free(struct gate *);
+void			 gate_ask_pending(struct gate *, struct evbuffer *);
+/* a "held" line for each request held now: a new watcher's first lines */
+void			 gate_ask_replay(struct gate *, struct evbuffer *);
+/* status: "ask":{"seconds":..,"held":..,"grants":[..]}, or nothing */
+void			 gate_ask_grants(struct gate *, struct evbuffer *);
+int			 gate_ask_answer(struct gate *, uint64_t id,
+			    enum gate_ask_answer, uid_t, pid_t);
+/* the gate exits: every held request denied ("by":"exit") */
+void			 gate_ask_deny_all(struct gate *);
 
 /* metrics.c */
 void			 gate_metrics_prepare(struct gate *);

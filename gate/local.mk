@@ -15,7 +15,7 @@ GATE_SOURCES = \
 GATE_SOURCES += gate/conn/conn-int.h gate/conn/conn.c gate/conn/decide.c \
 	gate/conn/relay.c gate/conn/splice.c gate/conn/record.c \
 	gate/conn/dnsgate.c gate/conn/transparent.c gate/conn/socks.c \
-	gate/conn/recheck.c
+	gate/conn/recheck.c gate/conn/view.c gate/conn/ask.c
 # issue 29, inspected hosts: TLS terminated, requests decided, secrets
 # added; the connection's side in gate/conn/ (inspect-int.h), the CA, the
 # header rewriting and the secrets' store beside the other gate files

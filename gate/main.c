@@ -48,7 +48,7 @@ usage(void)
 "	[--users file] [--learn] [--reload-closes]\n"
 "	[--dns-rate n] [--dns-burst n] [--watch]\n"
 "	[--ca-key file | --ca-out file] [--upstream-ca file]\n"
-"	[--secrets-fd n] [--no-socks]\n");
+"	[--secrets-fd n] [--no-socks] [--ask s]\n");
 	exit(EXIT_USAGE);
 }
 
@@ -189,6 +189,7 @@ enum {
 	OPT_CA_KEY, OPT_CA_OUT, OPT_UPSTREAM_CA, OPT_SECRETS_FD,
 	OPT_VERSION,
 	OPT_NO_SOCKS,
+	OPT_ASK,
 };
 
 static const struct option longopts[] = {
@@ -226,6 +227,7 @@ static const struct option longopts[] = {
 	{ "upstream-ca",	required_argument, NULL, OPT_UPSTREAM_CA },
 	{ "secrets-fd",		required_argument, NULL, OPT_SECRETS_FD },
 	{ "no-socks",		no_argument,	   NULL, OPT_NO_SOCKS },
+	{ "ask",		required_argument, NULL, OPT_ASK },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ "version",		no_argument,	   NULL, OPT_VERSION },
 	{ NULL,			0,		   NULL, 0 },
@@ -396,6 +398,10 @@ parse_option(struct gate_config *cfg, int ch)
 		/* GNU's: the version on stdout, nothing else done */
 		printf("aisb-gate %s\n", PACKAGE_VERSION);
 		exit(0);
+	case OPT_ASK:
+		/* 0: off; else held at most this long (conn/ask.c) */
+		cfg->ask = num("--ask", optarg, 0, GATE_ASK_MAX_SECS);
+		break;
 	case OPT_NO_SOCKS:
 		cfg->socks = 0;
 		break;
@@ -425,6 +431,21 @@ parse_args(struct gate_config *cfg, int argc, char **argv)
 	}
 	if (cfg->record_path != NULL)
 		cfg->splice = 0;
+	/*
+	 * A held request lives in the worker that accepted it, and the
+	 * control socket is served by one: --ask needs the one process.
+	 */
+	if (cfg->ask != 0 && cfg->workers > 1) {
+		fprintf(stderr, "aisb-gate: --ask holds requests in one "
+		    "process: leave out --workers (or use --workers 1)\n");
+		exit(EXIT_CONFIG);
+	}
+	/* held requests nobody could answer would only wait to be denied */
+	if (cfg->ask != 0 && cfg->control_path == NULL) {
+		fprintf(stderr, "aisb-gate: --ask is answered on the control "
+		    "socket: give --control PATH\n");
+		exit(EXIT_USAGE);
+	}
 	if (optind != argc || cfg->policy_path == NULL)
 		usage();
 	if (cfg->token_file != NULL && cfg->token_fd != -1) {

@@ -68,6 +68,7 @@ static const char *const reasons[] = {
 	"request_denied", "request_not_allowed", "bad_path",	/* inspect */
 	"method_refused", "upgrade_refused", "upgrade_mismatch",
 	"unknown_address",		/* ... to a synthetic address not given */
+	"ask_full",			/* --ask: too many held already */
 	"other",
 };
 #define NREASONS	(sizeof(reasons) / sizeof(reasons[0]))

@@ -103,6 +103,8 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 		}
 		log_warnx("SIGTERM: draining %llu connection(s) for up to %us",
 		    (unsigned long long)g->num->ctr.active, g->cfg.drain_timeout);
+		/* --ask: nothing held outlives the gate; each is denied */
+		gate_ask_deny_all(g);
 		if (TAILQ_EMPTY(&g->conns)) {
 			event_base_loopexit(g->base, NULL);
 			break;
@@ -223,7 +225,8 @@ run(struct gate *g, int lfd, int ctlfd)
 	TAILQ_INIT(&g->conns);
 	if (gate_clients_init(g) == -1 ||
 	    (g->scratch = malloc(GATE_SCRATCH)) == NULL ||
-	    (g->synth = gate_synth_new()) == NULL)
+	    (g->synth = gate_synth_new()) == NULL ||
+	    gate_ask_init(g) == -1)
 		fatal("malloc");
 	if ((g->base = event_base_new()) == NULL)
 		fatalx("event_base_new failed");
@@ -276,6 +279,7 @@ run(struct gate *g, int lfd, int ctlfd)
 	}
 
 	gate_conn_close_all(g);
+	gate_ask_free(g);
 	gate_metrics_close(g->metrics);
 	g->metrics = NULL;
 	for (i = 0; i < NSIGS; i++)

@@ -9,7 +9,7 @@ launcher_libaisblauncher_a_SOURCES = launcher/cmd/cmd.h \
 	launcher/cmd/cli.c launcher/cmd/cli.h launcher/cmd/run.c launcher/cmd/policy.c \
 	launcher/cmd/sessions.c launcher/cmd/clean.c launcher/cmd/gate.c launcher/cmd/image.c \
 	launcher/cmd/doctor.c launcher/cmd/doctorid.c launcher/cmd/agents.c launcher/cmd/snapshot.c \
-	launcher/cmd/draft.c launcher/cmd/trust.c
+	launcher/cmd/draft.c launcher/cmd/trust.c launcher/cmd/ask.c
 # session/: one session, in the order it runs
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/session/options.c launcher/session/options.h \
@@ -40,7 +40,8 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/session/mounts.h \
 	launcher/session/secrets.c launcher/session/secrets.h \
 	launcher/session/writer.c launcher/session/writer.h \
-	launcher/session/retain.c launcher/session/retain.h
+	launcher/session/retain.c launcher/session/retain.h \
+	launcher/session/ask.c launcher/session/ask.h
 # image/: the sandbox image, its tools and the agent recipes
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/image/names.c launcher/image/names.h \
@@ -64,6 +65,7 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/policytools/lockfile_formats.c \
 	launcher/policytools/suggest.c launcher/policytools/suggest.h \
 	launcher/policytools/polyaml.c launcher/policytools/polyaml.h \
+	launcher/policytools/polyedit.c launcher/policytools/polyedit.h \
 	launcher/policytools/denials.c launcher/policytools/denials.h \
 	launcher/policytools/psl.c launcher/policytools/psl.h \
 	launcher/policytools/reach.c launcher/policytools/reach.h

@@ -54,6 +54,10 @@ static const struct cmd commands[] = {
 	{ "transactions", launch_cmd_snapshot, 0 },
 	/* a workspace's files a bind session wrote, accepted */
 	{ "trust", launch_cmd_trust, 0 },
+	/* requests held by gates run with --ask */
+	{ "pending", launch_cmd_ask, 0 },
+	{ "approve", launch_cmd_ask, 0 },
+	{ "deny", launch_cmd_ask, 0 },
 	{ "version", launch_cmd_version, 0 },
 	{ "--version", launch_cmd_version, 0 },
 	{ "help", launch_cli_help_cmd, 0 },

@@ -17,6 +17,8 @@ GATE_TESTS = \
 	tests/integration/gate_workers.sh
 # --users: per-user policies
 GATE_TESTS += tests/integration/gate_users.sh
+# --ask: held requests answered over the control socket (issue 31)
+GATE_TESTS += tests/integration/gate_ask.sh
 TESTS += $(GATE_TESTS)
 EXTRA_DIST += $(GATE_TESTS) tests/integration/gate_lib.sh \
 	tests/integration/gate_dns.py tests/integration/gate_upstream.py

@@ -5,6 +5,8 @@
  * sees a connection through gate.h only.
  *
  *   conn.c     life cycle, replies and refusals, the callbacks, timers
+ *   view.c     the view, tags, audit fields and status entry of one
+ *              connection
  *   decide.c   head complete -> deny -> classify -> resolve -> dial
  *   relay.c    the buffered relay: body framing, SNI check, half-close
  *   splice.c   the raw relay (splice(2) or read/write) and its pipe pool
@@ -12,6 +14,7 @@
  *   dnsgate.c  AISB-DNS: the connection as a stream of DNS queries
  *   transparent.c  AISB-TRANSPARENT: the name from the client's first bytes
  *   inspect.c  an inspected host: TLS both ways, then inspect_http.c
+ *   ask.c      --ask: a request no rule allows, held for an answer
  */
 #ifndef AISB_CONN_INT_H
 #define AISB_CONN_INT_H
@@ -43,7 +46,8 @@ struct conn_insp;
 #define RULE_MAX	512
 #define DETAIL_MAX	256
 
-enum conn_state { S_HEAD, S_RESOLVE, S_CONNECT, S_RELAY, S_LINGER };
+/* S_ASK: --ask, held for an answer (ask.c), reads paused */
+enum conn_state { S_HEAD, S_RESOLVE, S_CONNECT, S_RELAY, S_LINGER, S_ASK };
 
 /*
  * AISB-TRANSPARENT (transparent.c): what the client's own stream turned
@@ -109,6 +113,10 @@ struct conn_dec {
 	/* SOCKS5 (socks.c) */
 	uint8_t			 socks;		/* enum conn_socks */
 	uint8_t			 socks_rep;	/* a reply the parser chose */
+
+	/* --ask (ask.c): why the policy denied a held request, and since */
+	uint8_t			 ask_reason;	/* a policy_reason */
+	struct timespec		 t_asked;
 };
 
 /*
@@ -174,6 +182,11 @@ struct gate_conn {
 	const char		*would;		/* --learn: the policy's reason
 						   token (static); NULL: none */
 	struct conn_insp	*insp;		/* inspected (inspect.c); NULL: not */
+	/* --ask (ask.c) */
+	TAILQ_ENTRY(gate_conn)	 held;		/* the gate's held list */
+	uint64_t		 ask_id;	/* while held (S_ASK); 0: not */
+	uint8_t			 asked;		/* was held: "asked":true */
+	uint8_t			 ask_ok;	/* ... and let through */
 };
 
 /* The strings that name a connection, wherever it keeps them (its
@@ -185,11 +198,15 @@ struct conn_view {
 	unsigned	 port;
 };
 
-/* conn.c */
+/* view.c */
 void		 conn_view(const struct gate_conn *, struct conn_view *);
+struct conn_tags *conn_tags_new(const struct gate_conn *);
+void		 conn_audit(struct gate_conn *, const char *, const char *, int,
+		    const char *, const char *, const char *);
+void		 conn_audit_fill(struct gate_conn *, struct gate_audit_rec *);
+/* conn.c */
 void		 conn_free(struct gate_conn *);
 void		 conn_dec_free(struct conn_dec *);
-struct conn_tags *conn_tags_new(const struct gate_conn *);
 void		 conn_arm(struct gate_conn *, unsigned);
 void		 conn_refuse(struct gate_conn *, int, const char *,
 		    const char *, const char *);
@@ -198,9 +215,6 @@ void		 conn_deny(struct gate_conn *, enum policy_reason,
 /* decide.c: the audit's reason token of a policy decision */
 const char	*conn_reason_token(enum policy_reason);
 void		 conn_nodelay(int);
-void		 conn_audit(struct gate_conn *, const char *, const char *, int,
-		    const char *, const char *, const char *);
-void		 conn_audit_fill(struct gate_conn *, struct gate_audit_rec *);
 void		 conn_refuse_fix(struct gate_conn *, int, const char *,
 		    const char *, const char *, const char *, const char *);
 void		 conn_finish(struct gate_conn *);
@@ -218,6 +232,7 @@ void		 conn_up_event_cb(struct bufferevent *, short, void *);
 int		 conn_auth(struct gate_conn *, const char *, size_t);
 void		 conn_head_complete(struct gate_conn *);
 void		 conn_decide(struct gate_conn *);
+void		 conn_decided(struct gate_conn *, const struct policy_rule *);
 void		 conn_dial(struct gate_conn *);
 void		 conn_dial_done(struct gate_conn *, short);
 void		 conn_up_drop(struct gate_conn *);
@@ -300,5 +315,18 @@ const char	*conn_named_str(uint8_t);
 void		 conn_inspect_connected(struct gate_conn *);
 void		 conn_inspect_free(struct gate_conn *);
 int		 conn_inspect_forward(struct gate_conn *);
+
+/*
+ * ask.c: --ask.  conn_ask() holds a request the policy denied (1), or
+ * leaves the denial to the caller (0: --ask off, or a reason a person
+ * may not overrule); conn_ask_covers() is 1 when an answer covers what
+ * the policy denied with that reason (a "session" grant, or a person let
+ * this connection through); conn_ask_expire() is a held request's timer;
+ * conn_ask_forget() takes a closing connection off the held list.
+ */
+int		 conn_ask(struct gate_conn *, const struct policy_decision *);
+int		 conn_ask_covers(struct gate_conn *, int);
+void		 conn_ask_expire(struct gate_conn *);
+void		 conn_ask_forget(struct gate_conn *);
 
 #endif /* AISB_CONN_INT_H */

@@ -553,15 +553,32 @@ conn_decide(struct gate_conn *c)
 	policy_decide(c->d->pol, &c->d->tgt, &d);
 	if (c->g->cfg.learn)
 		learn(c, &d);
+	if (d.verdict != POLICY_ALLOW && conn_ask_covers(c, d.reason)) {
+		/* --ask: a "session" answer granted this host:port */
+		d.verdict = POLICY_ALLOW;
+		snprintf(c->d->rule, sizeof(c->d->rule), "ask: session");
+	}
 	if (d.verdict != POLICY_ALLOW) {
-		deny_decision(c, &d);
+		/* --ask: held for a person's answer, or denied now */
+		if (conn_ask(c, &d) == 0)
+			deny_decision(c, &d);
 		return;
 	}
 	if (d.rule != NULL)
 		policy_rule_describe(d.rule, c->d->rule, sizeof(c->d->rule));
-	if (policy_rule_inspect(d.rule)) {
+	conn_decided(c, d.rule);
+}
+
+/*
+ * Allowed, by rule (NULL: by a person's answer, ask.c): the address (a
+ * literal) or the resolver, as for every allowed request.
+ */
+void
+conn_decided(struct gate_conn *c, const struct policy_rule *rule)
+{
+	if (policy_rule_inspect(rule)) {
 		/* inspect.c: TLS terminated; a forward: its request decided */
-		c->d->irule = d.rule;
+		c->d->irule = rule;
 		if (!c->tunnel && conn_inspect_forward(c) == -1)
 			return;
 	}

@@ -41,7 +41,7 @@ policy_for(const struct gate *g, const char *user)
 
 /* 1 when what c relays to is still allowed. */
 static int
-allowed(const struct gate *g, const struct gate_conn *c)
+allowed(const struct gate *g, struct gate_conn *c)
 {
 	const struct policy	*p;
 	struct policy_target	 tgt;
@@ -58,7 +58,8 @@ allowed(const struct gate *g, const struct gate_conn *c)
 		return 0;
 	tgt.port = (uint16_t)v.port;
 	policy_decide(p, &tgt, &d);
-	if (d.verdict != POLICY_ALLOW)
+	/* --ask: what a person let through stays, unless a rule denies it */
+	if (d.verdict != POLICY_ALLOW && !conn_ask_covers(c, d.reason))
 		return 0;
 	/* the address it dialled, as classify() judged it then */
 	if (v.addr[0] != '\0' && policy_parse_addr(v.addr, strlen(v.addr),

@@ -149,6 +149,20 @@ static const struct cli_opt draft_commit_opts[] = {
 	{ .flag = NULL }
 };
 
+/* held requests (ask.c, docs/launcher.md "Held requests") */
+static const struct cli_opt pending_opts[] = {
+	{ "--watch", CLI_SWITCH, NULL, NULL,
+	    "then follow the gates: one line per request held or answered" },
+	{ .flag = NULL }
+};
+
+static const struct cli_opt approve_opts[] = {
+	{ "--to", CLI_VALUE, "FILE", "the session's policy file when it is "
+	    "yours, else ~/.config/aisb/policy.yaml",
+	    "always: the policy file the rule is written into" },
+	{ .flag = NULL }
+};
+
 static const struct cli_opt help_opts[] = {
 	{ "--commands", CLI_SWITCH, NULL, NULL,
 	    "list the commands, one a line (for completion)" },
@@ -191,7 +205,8 @@ static const struct cli_cmd cmds[] = {
 	{ "gate up", "NAME", "Start a gate that many sessions share (aisb "
 	    "--gate NAME COMMAND)", gate_up_opts, 1, 1, 1,
 	    "Other session flags (aisb --help) resolve the policy as for a "
-	    "session." },
+	    "session; --ask[=SECONDS]\n(or ask: in the user config) has the "
+	    "gate hold what its policy denies (aisb pending)." },
 	{ "gate down", "NAME", "Stop a named gate now; attached sessions lose "
 	    "their way out", no_opts, 1, 1, 0, NULL },
 	{ "gate ls", "", "List named gates, up or down", no_opts, 0, 0, 0,
@@ -287,6 +302,20 @@ static const struct cli_cmd cmds[] = {
 	    "of a persistent draft", draft_opts, 1, 1, 0, NULL },
 	{ "draft ls", "", "List the persistent drafts of every workspace",
 	    no_opts, 0, 0, 0, NULL },
+	{ "pending", "", "List the requests held by sessions and gates run "
+	    "with --ask: ID, session, command, host:port, how, age/left",
+	    pending_opts, 0, 0, 0, "Exit 0, also with no held requests." },
+	{ "approve", "ID once|session|always", "Let a held request through: "
+	    "this once, for the rest of the session, or always (the rule "
+	    "written into your policy file, then for the session)",
+	    approve_opts, 2, 2, 0,
+	    "ID: as aisb pending prints it.  always keeps the file's "
+	    "comments and layout, prints\nthe diff, checks the result as aisb "
+	    "policy check does and writes it atomically;\non any error the "
+	    "file is left as it was.  A project config's policy is never\n"
+	    "written.  Exit 1: the request is no longer held." },
+	{ "deny", "ID", "Refuse a held request now (as its timeout would)",
+	    no_opts, 1, 1, 0, "Exit 1: the request is no longer held." },
 	{ "version", "", "Print aisb's version", no_opts, 0, 0, 0, NULL },
 	{ "help", "[TOPIC]", "Print help on aisb or on TOPIC (a command: "
 	    "aisb help gate up)", help_opts, 0, 3, 0, NULL },

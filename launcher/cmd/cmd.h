@@ -42,6 +42,8 @@ int	launch_cmd_draft(int argc, char **argv);
 int	launch_cmd_snapshot(int argc, char **argv);
 /* aisb trust FILE...: accept what a bind session wrote (trust.c) */
 int	launch_cmd_trust(int argc, char **argv);
+/* aisb pending, approve ID once|session|always, deny ID (ask.c) */
+int	launch_cmd_ask(int argc, char **argv);
 /* aisb version, aisb --version; aisb --help (cli.c) */
 int	launch_cmd_version(int argc, char **argv);
 int	launch_cmd_usage(int argc, char **argv);

@@ -23,6 +23,7 @@
 #include "host/paths.h"
 #include "session/gates.h"
 #include "session/gates-int.h"
+#include "session/ask.h"
 #include "cmd/cmd.h"
 #include "session/options.h"
 #include "host/proc.h"
@@ -61,8 +62,8 @@ gate_up(int argc, char **argv)
 	char			 dir[PATH_MAX], err[8192], policy[PATH_MAX];
 	char			 msg[1024], *rargv[64];
 	const char		*name;
-	unsigned		 idle = GATE_IDLE_DEFAULT;
-	int			 i, rargc = 0, lockfd, rc;
+	unsigned		 idle = GATE_IDLE_DEFAULT, ask;
+	int			 i, rargc = 0, lockfd, rc, userpolicy;
 
 	/*
 	 * aisb gate up NAME [--idle D] [session flags: --policy ...]: the
@@ -150,6 +151,9 @@ gate_up(int argc, char **argv)
 		launch_opts_free(&o);
 		return EXIT_CONFIG;
 	}
+	/* held requests (ask.h): what aisb approve ID always may write */
+	ask = o.ask;
+	userpolicy = launch_ask_policy_ours(&o);
 	launch_opts_free(&o);
 
 	/*
@@ -170,8 +174,14 @@ gate_up(int argc, char **argv)
 		return EXIT_CONFIG;
 	}
 	gates_remove_runtime(dir);	/* what a dead supervisor left */
+	if (launch_ask_note(dir, userpolicy ? policy : NULL, NULL, 0, err,
+	    sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: gate up: %s\n", err);
+		close(lockfd);
+		return EXIT_ENFORCE;
+	}
 	if (gates_spawn(dir, policy, idle, launch_cli_get(&ca,
-	    "--reload-closes") != NULL, lockfd, msg, sizeof(msg)) == -1) {
+	    "--reload-closes") != NULL, ask, lockfd, msg, sizeof(msg)) == -1) {
 		fprintf(stderr, "aisb: gate up: %s\n", strerror(errno));
 		close(lockfd);
 		return EXIT_ENFORCE;
@@ -186,6 +196,10 @@ gate_up(int argc, char **argv)
 	printf("gate %s up on 127.0.0.1:%d, policy %s; reaped after %u s "
 	    "without a session; use it with: aisb --gate %s -- COMMAND\n",
 	    name, rc, policy, idle, name);
+	if (ask > 0)
+		printf("gate %s holds what its policy denies for %u s: aisb "
+		    "pending lists it, aisb approve ID or aisb deny ID "
+		    "answers\n", name, ask);
 	return 0;
 }
 
@@ -289,9 +303,9 @@ gate_status(const char *name)
 		return EXIT_CONFIG;
 	}
 	printf("gate %s\nlisten 127.0.0.1:%u\npolicy %s\nsessions %d\n"
-	    "idle %u\nsupervisor %ld\ngate_pid %ld\nfolder %s\n", name,
-	    st.port, st.policy, count_sessions(dir), st.idle, (long)st.sup,
-	    (long)st.gate, dir);
+	    "idle %u\nask %u\nsupervisor %ld\ngate_pid %ld\nfolder %s\n",
+	    name, st.port, st.policy, count_sessions(dir), st.idle, st.ask,
+	    (long)st.sup, (long)st.gate, dir);
 	if ((resp = malloc(STATUS_MAX)) == NULL)
 		return EXIT_ENFORCE;
 	if (gates_control(dir, "status\n", resp, STATUS_MAX, 1) == 0)

@@ -22,6 +22,7 @@
 #include "session/enforcer.h"
 #include "session/hostcas.h"
 #include "session/ids.h"
+#include "session/ask.h"
 #include "session/options.h"
 #include "session/podman.h"
 #include "session/prepare.h"
@@ -262,7 +263,8 @@ previews(const struct launch_opts *o, const struct policy *p,
 
 /*
  * What refuses a session before anything is read or started: a system
- * folder as the workspace, --learn without a gate of its own.  0, or -1
+ * folder as the workspace, --learn without a gate of its own, --ask
+ * without a gate.  0, or -1
  * after a line on stderr.
  */
 static int
@@ -285,8 +287,23 @@ refuse(struct launch_opts *o, int preview, int named)
 		    "learning would open it for all of them (drop --gate)");
 		return -1;
 	}
+	if (o->ask > 0 && o->net != LAUNCH_NET_GATE &&
+	    (o->src[LO_ASK] == LAUNCH_SRC_FLAG ||
+	    o->src[LO_ASK] == LAUNCH_SRC_ENV)) {
+		/* nothing holds a request without a gate (the user config's
+		 * ask: applies to the sessions that have one) */
+		fprintf(stderr, "aisb: %s needs a gate to hold requests: --net "
+		    "none and --net direct have none (use --net gate); nothing "
+		    "was started\n", o->where[LO_ASK]);
+		return -1;
+	}
 	if (named && launch_use_named_gate(o) == -1)
 		return -1;
+	/* a named gate holds requests when it was started so (ask.h) */
+	if (named && launch_ask_gate_refuses(o, err, sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: %s; nothing was started\n", err);
+		return -1;
+	}
 	return 0;
 }
 

@@ -16,6 +16,7 @@ struct gates_state {
 	pid_t			 sup, gate;
 	unsigned long long	 sup_start, gate_start;
 	unsigned		 port, idle;
+	unsigned		 ask;		/* --ask SECONDS; 0: none */
 	char			 policy[PATH_MAX];
 };
 
@@ -40,6 +41,11 @@ int	 gates_state_up(const struct gates_state *st);
 int	 gates_control(const char *dir, const char *cmd, char *resp,
 	    size_t len, int whole);
 /*
+ * dir/control connected and cmd (one line) written on it: the descriptor
+ * (close-on-exec), for an answer that streams (watch), or -1 with errno.
+ */
+int	 gates_control_open(const char *dir, const char *cmd);
+/*
  * Takes back the credentials of sessions whose launcher is gone; returns
  * how many are attached.  Called with the lock held.
  */
@@ -51,9 +57,10 @@ void	 gates_remove_runtime(const char *dir);
  * fd is closed in it) and waits for its word, "ok PORT\n" or why not,
  * into msg (NUL-terminated; empty when it died).  0, or -1 with errno
  * when it could not be started.  closes: the gate runs with
- * --reload-closes (aisb gate up --reload-closes).
+ * --reload-closes (aisb gate up --reload-closes); ask: with --ask ask
+ * (seconds; 0: none).
  */
 int	 gates_spawn(const char *dir, const char *policy, unsigned idle,
-	    int closes, int lockfd, char *msg, size_t msglen);
+	    int closes, unsigned ask, int lockfd, char *msg, size_t msglen);
 
 #endif

@@ -172,7 +172,8 @@ gates_state_read(const char *dir, struct gates_state *st)
 		    &st->gate_start) == 2)
 			st->gate = (pid_t)pid;
 		else if (sscanf(line, "port %u", &st->port) == 1 ||
-		    sscanf(line, "idle %u", &st->idle) == 1)
+		    sscanf(line, "idle %u", &st->idle) == 1 ||
+		    sscanf(line, "ask %u", &st->ask) == 1)
 			;
 		else if (strncmp(line, "policy ", 7) == 0)
 			snprintf(st->policy, sizeof(st->policy), "%s",
@@ -254,19 +255,11 @@ out:
 	return rc;
 }
 
-/*
- * One command on the gate's control socket; its answer (up to len - 1
- * bytes, the first line for all but status) into resp.  0 or -1.
- */
 int
-gates_control(const char *dir, const char *cmd, char *resp, size_t len,
-    int whole)
+gates_control_open(const char *dir, const char *cmd)
 {
 	struct sockaddr_un	 sun;
-	struct pollfd		 pfd;
-	size_t			 off = 0;
-	ssize_t			 n;
-	int			 fd, rc = -1;
+	int			 fd, e;
 
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
@@ -278,8 +271,30 @@ gates_control(const char *dir, const char *cmd, char *resp, size_t len,
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
 		return -1;
 	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
-	    write(fd, cmd, strlen(cmd)) != (ssize_t)strlen(cmd))
-		goto out;
+	    file_write_all(fd, cmd, strlen(cmd)) == -1) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * One command on the gate's control socket; its answer (up to len - 1
+ * bytes, the first line for all but status) into resp.  0 or -1.
+ */
+int
+gates_control(const char *dir, const char *cmd, char *resp, size_t len,
+    int whole)
+{
+	struct pollfd		 pfd;
+	size_t			 off = 0;
+	ssize_t			 n;
+	int			 fd, rc = -1;
+
+	if ((fd = gates_control_open(dir, cmd)) == -1)
+		return -1;
 	pfd.fd = fd;
 	pfd.events = POLLIN;
 	while (off < len - 1) {
@@ -414,9 +429,10 @@ gates_remove_runtime(const char *dir)
 /* The supervisor: never returns. */
 static void __attribute__((noreturn))
 supervisor(const char *dir, const char *policy, unsigned idle, int closes,
-    int ready)
+    unsigned ask, int ready)
 {
-	const char		*extra[] = { "--reload-closes", NULL };
+	const char		*extra[4] = { NULL };
+	char			 asks[16];
 	struct launch_gate	 g;
 	sigset_t		 set;
 	siginfo_t		 si;
@@ -479,17 +495,26 @@ supervisor(const char *dir, const char *policy, unsigned idle, int closes,
 		gates_remove_runtime(dir);
 		_exit(EXIT_ENFORCE);
 	}
+	/* its flags: what gate up said (cli.c), --ask its option's */
+	n = 0;
+	if (closes)
+		extra[n++] = "--reload-closes";
+	if (ask > 0) {
+		snprintf(asks, sizeof(asks), "%u", ask);
+		extra[n++] = "--ask";
+		extra[n++] = asks;
+	}
 	if (launch_gate_spawn_args(&g, pcopy, tok, audit, glog, ctl, NULL, 0,
-	    closes ? extra : NULL, err, sizeof(err)) == -1 ||
+	    extra, err, sizeof(err)) == -1 ||
 	    launch_gate_ready(&g, err, sizeof(err)) == -1) {
 		dprintf(ready, "%s\n", err);
 		gates_remove_runtime(dir);
 		_exit(EXIT_ENFORCE);
 	}
 	n = snprintf(st, sizeof(st), "supervisor %ld %llu\ngate %ld %llu\n"
-	    "port %u\nidle %u\npolicy %s\n", (long)getpid(),
+	    "port %u\nidle %u\nask %u\npolicy %s\n", (long)getpid(),
 	    launch_proc_start(getpid()), (long)g.pid,
-	    launch_proc_start(g.pid), g.port, idle, policy);
+	    launch_proc_start(g.pid), g.port, idle, ask, policy);
 	if (n < 0 || (size_t)n >= sizeof(st) ||
 	    write_atomic(dir, "state", st, (size_t)n, 0600, (gid_t)-1) == -1) {
 		dprintf(ready, "%s/state: cannot write it\n", dir);
@@ -545,7 +570,7 @@ supervisor(const char *dir, const char *policy, unsigned idle, int closes,
 
 int
 gates_spawn(const char *dir, const char *policy, unsigned idle, int closes,
-    int lockfd, char *msg, size_t msglen)
+    unsigned ask, int lockfd, char *msg, size_t msglen)
 {
 	size_t	 off = 0;
 	ssize_t	 n;
@@ -567,7 +592,7 @@ gates_spawn(const char *dir, const char *policy, unsigned idle, int closes,
 		/* a grandchild, so that nobody has to wait for it */
 		if ((pid = fork()) != 0)
 			_exit(pid == -1 ? EXIT_ENFORCE : 0);
-		supervisor(dir, policy, idle, closes, p[1]);
+		supervisor(dir, policy, idle, closes, ask, p[1]);
 	}
 	close(p[1]);
 	(void)waitpid(pid, NULL, 0);

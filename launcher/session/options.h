@@ -81,6 +81,8 @@ enum launch_opt_id {
 	LO_MOUNT,		/* SRC:DST[:ro|rw] beside the workspace */
 	LO_SECRETS,		/* secrets.h: the gate adds them; user only */
 	LO_INSTALL_POLICY,	/* tools.h: the install sessions' policy */
+	/* issue 31: held requests, answered by aisb approve (ask.h) */
+	LO_ASK,			/* the user's: never a project config's */
 	LO__COUNT
 };
 
@@ -130,6 +132,7 @@ struct launch_opts {
 	int		 transparent;		/* gate mode: capture and DNS */
 	uint16_t	 tports[16];		/* transparent_ports, distinct */
 	size_t		 ntports;
+	unsigned	 ask;			/* s a held request waits; 0: none */
 
 	/* snapshot sessions (snapshot.h), valid after resolve */
 	int		 snapshot;		/* workspace_mode: snapshot */
@@ -205,6 +208,9 @@ const char *launch_env_redacted(const char *entry, char *buf, size_t len);
  * and the mode ("direct", "snapshot", "readonly"): sessions of different
  * trust never share a home.  0, or -1 when len is short.
  */
+/* ask: true is this long; a value is 1 to LAUNCH_ASK_MAX seconds */
+#define LAUNCH_ASK_DEFAULT	60
+#define LAUNCH_ASK_MAX		3600
 #define LAUNCH_HOME_PREFIX	"aisb-home-"
 int	 launch_home_volume_name(const char *workspace, const char *mode,
 	    char *out, size_t len);

@@ -257,6 +257,18 @@ const struct optdesc launch_optdesc[LO__COUNT] = {
 	    "NAME=env:VAR, NAME=file:/PATH, NAME=command:PROGRAM ARGS "
 	    "(repeatable)", "NAME[=SOURCE]", "none", P_NEVER, NULL,
 	    "it would choose which of your secrets leave the host" },
+	/*
+	 * Held requests (docs/launcher.md, "Held requests"): whether a
+	 * denied request waits for the user is the user's alone.  A switch
+	 * on the command line (--ask, --ask=SECONDS), so that --ask never
+	 * takes the command's first word for its value.
+	 */
+	[LO_ASK] = { "ask", OT_BOOL, 0, "false",
+	    "hold a request the policy would deny until you answer it (aisb "
+	    "pending, aisb approve ID, aisb deny ID) or it times out: "
+	    "--ask=SECONDS, or ask: true|SECONDS in the user config (true: "
+	    "60 s; 1 to 3600)", NULL, NULL, P_NEVER, NULL,
+	    "a repository must never turn approvals on or off" },
 };
 
 static int
@@ -597,12 +609,37 @@ badnum:
 	return -1;
 }
 
+/* ask: true (LAUNCH_ASK_DEFAULT s), false, or 0 to LAUNCH_ASK_MAX seconds */
+static int
+check_ask(struct launch_opts *o, const char *v, char *err, size_t errlen)
+{
+	const char	*end;
+	uint64_t	 n;
+
+	if (strcmp(v, "true") == 0 || strcmp(v, "yes") == 0)
+		n = LAUNCH_ASK_DEFAULT;
+	else if (strcmp(v, "false") == 0 || strcmp(v, "no") == 0)
+		n = 0;
+	else if (parse_u64(v, LAUNCH_ASK_MAX, &n, &end) == -1 ||
+	    *end != '\0') {
+		snprintf(err, errlen, "ask: '%.16s' is not true, false or a "
+		    "number of seconds from 1 to %d (0: off)", v,
+		    LAUNCH_ASK_MAX);
+		return -1;
+	}
+	o->ask = (unsigned)n;
+	return 0;
+}
+
 /* true, yes, 1 or false, no, 0 */
 static int
 check_bool(struct launch_opts *o, enum launch_opt_id id,
     const struct optdesc *d, const char *v, char *err, size_t errlen)
 {
 	int	 b;
+
+	if (id == LO_ASK)
+		return check_ask(o, v, err, errlen);
 
 	if (strcmp(v, "true") == 0 || strcmp(v, "yes") == 0 ||
 	    strcmp(v, "1") == 0)

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "dnsmsg.h"
+#include "host/cache.h"
+#include "host/proc.h"
 #include "session/ids.h"
 #include "host/facts.h"
 #include "image/image-t.h"
@@ -22,6 +24,8 @@
 #include "image/agent.h"
 #include "session/podman.h"
 #include "policy.h"
+
+extern char **environ;
 
 #define LAUNCH_PLAN_PATH	LAUNCH_RUN_DIR "/plan"
 #define LAUNCH_ENV_PATH		LAUNCH_RUN_DIR "/env"
@@ -699,4 +703,36 @@ launch_run_build(struct launch_run *r, const struct launch_opts *o,
 	r->interactive = src->attached;
 	r->tty = src->attached && isatty(STDIN_FILENO) &&
 	    isatty(STDOUT_FILENO);
+}
+
+/*
+ * The podman volume for /home/sandbox, created labelled if missing; the
+ * label names the workspace it was made for (aisb clean, sessions show).
+ */
+int
+launch_home_volume_ensure(const char *podman, const char *name,
+    const char *workspace, char *err, size_t errlen)
+{
+	char	*exists[] = { (char *)podman, (char *)"volume", (char *)"exists",
+	    (char *)name, NULL };
+	char	*create[] = { (char *)podman, (char *)"volume", (char *)"create",
+	    (char *)"--label=io.aisb.managed=1", (char *)"--label=io.aisb.kind=home",
+	    NULL, (char *)name, NULL };
+	char	 out[256], *label;
+	int	 rc;
+
+	/* its folder in podman's volume path: no podman run (cache.h) */
+	if (launch_cache_volume_known(podman, environ, name))
+		return 0;
+	if (launch_exec(exists, NULL, 0, NULL, 0, 30000, 0, err, errlen) == 0)
+		return 0;
+	if (asprintf(&label, "--label=io.aisb.workspace=%s", workspace) == -1) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	create[5] = label;
+	rc = launch_exec(create, NULL, 0, out, sizeof(out), 30000, 0, err,
+	    errlen) != 0 ? -1 : 0;
+	free(label);
+	return rc;
 }

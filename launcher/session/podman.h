@@ -147,4 +147,11 @@ struct launch_host_facts;
 int	 launch_limits_unheld(const struct launch_opts *,
 	    const struct launch_host_facts *, char *buf, size_t len);
 
+/*
+ * The podman volume name for /home/sandbox, created labelled
+ * (io.aisb.workspace=workspace) if missing.  0, or -1 with err.
+ */
+int	 launch_home_volume_ensure(const char *podman, const char *name,
+	    const char *workspace, char *err, size_t errlen);
+
 #endif

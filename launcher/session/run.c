@@ -22,6 +22,7 @@
 #include "exitcode.h"
 #include "image/agent.h"
 #include "host/cache.h"
+#include "session/ask.h"
 #include "image/store.h"
 #include "policytools/denials.h"
 #include "session/gateproc.h"
@@ -53,38 +54,6 @@
 
 
 extern char **environ;
-
-/*
- * The podman volume for /home/sandbox, created labelled if missing; the
- * label names the workspace it was made for (aisb clean, sessions show).
- */
-static int
-ensure_home_volume(const char *podman, const char *name,
-    const char *workspace, char *err, size_t errlen)
-{
-	char	*exists[] = { (char *)podman, (char *)"volume", (char *)"exists",
-	    (char *)name, NULL };
-	char	*create[] = { (char *)podman, (char *)"volume", (char *)"create",
-	    (char *)"--label=io.aisb.managed=1", (char *)"--label=io.aisb.kind=home",
-	    NULL, (char *)name, NULL };
-	char	 out[256], *label;
-	int	 rc;
-
-	/* its folder in podman's volume path: no podman run (cache.h) */
-	if (launch_cache_volume_known(podman, environ, name))
-		return 0;
-	if (launch_exec(exists, NULL, 0, NULL, 0, 30000, 0, err, errlen) == 0)
-		return 0;
-	if (asprintf(&label, "--label=io.aisb.workspace=%s", workspace) == -1) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	create[5] = label;
-	rc = launch_exec(create, NULL, 0, out, sizeof(out), 30000, 0, err,
-	    errlen) != 0 ? -1 : 0;
-	free(label);
-	return rc;
-}
 
 /* Milliseconds on the monotonic clock. */
 static int64_t
@@ -467,6 +436,7 @@ struct run {
 	int64_t				 ph0[PH_N], ph1[PH_N];
 	const char			*runtime;	/* podman's --runtime */
 	int				 named, mounted, watchfd, recording;
+	pid_t				 notify;	/* ask.h; -1 */
 	int				 writer;	/* the workspace's writer
 							   lock (writer.h); -1 */
 	int				 have_session, have_ws, ran;
@@ -619,21 +589,33 @@ run_host(struct run *r)
  * values aisb then forgets.  0 or -1 with r->err.
  */
 static int
-gate_spawn(struct run *r, const char *const *extra)
+gate_spawn(struct run *r)
 {
 	const struct launch_opts	*o = r->o;
 	struct launch_gate_args		 a;
 	const char			*upca = getenv(LAUNCH_TEST_UPSTREAM_CA_ENV);
-	int				 rc;
+	const char			*extra[4] = { NULL };
+	char				 asks[16], ctl[PATH_MAX];
+	int				 rc, n = 0;
 
 	memset(&a, 0, sizeof(a));
+	/* --learn; --ask SECONDS, announced on its control socket (ask.h) */
+	if (o->learn)
+		extra[n++] = "--learn";
+	if (o->ask > 0 && launch_session_path(&r->s, "control", ctl,
+	    sizeof(ctl)) == 0) {
+		snprintf(asks, sizeof(asks), "%u", o->ask);
+		extra[n++] = "--ask";
+		extra[n++] = asks;
+		a.control = ctl;
+	}
 	a.policy = r->gpolicy;
 	a.tokenfile = r->token;
 	a.auditfile = r->audit;
 	a.logfile = r->glog;
 	a.capture = r->recording ? r->capture : NULL;
 	a.capture_max = o->record_max;
-	a.extra = extra;
+	a.extra = n > 0 ? extra : NULL;
 	a.secrets_fd = -1;
 	if (launch_policy_inspects(r->p)) {
 		if (launch_session_path(&r->s, "gate-ca.pem", r->gateca,
@@ -668,7 +650,6 @@ gate_spawn(struct run *r, const char *const *extra)
 static int
 run_gate(struct run *r)
 {
-	static const char *const learn[] = { "--learn", NULL };
 	const struct launch_opts	*o = r->o;
 	char				 pid[16], pidfile[PATH_MAX];
 	int				 n;
@@ -687,8 +668,7 @@ run_gate(struct run *r)
 	if (o->net != LAUNCH_NET_GATE)
 		return 0;
 	if (launch_token_file(&r->s, r->token, sizeof(r->token), r->err,
-	    sizeof(r->err)) == -1 || gate_spawn(r, o->learn ? learn : NULL) ==
-	    -1)
+	    sizeof(r->err)) == -1 || gate_spawn(r) == -1)
 		return -1;
 	/* for aisb clean, should this launcher be killed */
 	n = snprintf(pid, sizeof(pid), "%d\n", (int)r->gate.pid);
@@ -723,7 +703,7 @@ run_image(struct run *r)
 	/* a quarantined session's home is an anonymous volume (podman.c) */
 	if (launch_image_ensure(&spec, r->image, sizeof(r->image), r->err,
 	    sizeof(r->err)) == -1 || (!o->quarantine &&
-	    ensure_home_volume(r->podman, o->val[LO_HOME_VOLUME],
+	    launch_home_volume_ensure(r->podman, o->val[LO_HOME_VOLUME],
 	    o->val[LO_WORKSPACE], r->err, sizeof(r->err)) == -1))
 		return -1;
 	r->runtime = spec.runtime;
@@ -851,7 +831,11 @@ run_container(struct run *r)
 			nf++;
 		}
 	w.umount = r->mounted ? r->wsmount : NULL;
-	if (launch_watch_start(&w, &r->watchfd, r->err, sizeof(r->err)) == -1)
+	/* held requests said on this terminal (ask.h); before the watcher */
+	if (((o->ask > 0 || r->named) && o->net == LAUNCH_NET_GATE &&
+	    launch_ask_session_begin(&r->s, o, r->named ?
+	    r->shared.dir : NULL, &r->notify, r->err, sizeof(r->err)) == -1) ||
+	    launch_watch_start(&w, &r->watchfd, r->err, sizeof(r->err)) == -1)
 		return -1;
 	/* said even with --quiet: the policy does not hold */
 	if (o->learn)
@@ -878,6 +862,7 @@ run_end(struct run *r, int code)
 	size_t				 k;
 
 	r->ph0[PH_END] = mono_ms();
+	launch_ask_notify_stop(&r->notify);
 	launch_gate_stop(&r->gate);
 	if (r->mounted)
 		launch_ids_umount(r->wsmount);
@@ -945,6 +930,7 @@ launch_session_run(const struct launch_opts *o, struct policy *p,
 	r->shared.dir[0] = '\0';
 	r->watchfd = -1;
 	r->writer = -1;
+	r->notify = -1;
 	r->gpolicy = o->val[LO_POLICY];
 	r->start = time(NULL);
 	r->ph0[PH_HOST] = mono_ms();

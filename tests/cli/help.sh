@@ -158,11 +158,11 @@ while read -r c; do
 	else
 		bad "aisb.1's SYNOPSIS lacks aisb $c"
 	fi
-	for f in $("$aisb" help --flags "$c" | sed 's/[[=].*//'); do
-		# (mdoc: "Fl \&-all" is --all, "Fl v" is -v)
+	for f in $("$aisb" help --flags "$c" | sed -e 's/=.*//' -e 's/\[.*//'); do
+		# (mdoc: "Fl \&-all" and "Fl -all" are --all, "Fl v" is -v)
 		case $f in
 		--help|-h) continue ;;
-		--*) pat="Fl \\\\&${f#-}\b" ;;
+		--*) pat="Fl \\(\\\\&\\)\\{0,1\\}${f#-}\b" ;;
 		*) pat="Fl ${f#-}\b" ;;
 		esac
 		grep -q -- "$pat" "$man" && ok ||

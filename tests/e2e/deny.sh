@@ -60,20 +60,8 @@ git init -q "$tmp/src"
 git -C "$tmp/src" -c user.name=t -c user.email=t@t commit -q --allow-empty -m first
 git clone -q --bare "$tmp/src" "$tmp/srv/repo.git"
 git -C "$tmp/srv/repo.git" update-server-info
-"$PY" - "$tmp/srv.crt" "$tmp/srv.key" "$tmp/git.port" "$tmp/srv" <<'EOF' &
-import functools, http.server, os, ssl, sys
-class H(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *a):
-        pass
-s = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-    functools.partial(H, directory=sys.argv[4]))
-ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-ctx.load_cert_chain(sys.argv[1], sys.argv[2])
-s.socket = ctx.wrap_socket(s.socket, server_side=True)
-open(sys.argv[3] + ".tmp", "w").write("%d\n" % s.server_address[1])
-os.rename(sys.argv[3] + ".tmp", sys.argv[3])
-s.serve_forever()
-EOF
+"$PY" "$top_srcdir/tests/e2e/serve_dir.py" "$tmp/srv.crt" "$tmp/srv.key" \
+    "$tmp/git.port" "$tmp/srv" &
 pids+=($!)
 "$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" \
     --log "$tmp/dns.log" &

@@ -4,7 +4,7 @@
 # (tests/run.sh) run these; each has its seeds in tests/fuzz/corpus/NAME.
 FUZZ_HARNESSES = policy target plan gate_http gate_tls gate_ctl gate_conn \
 	gate_auth gate_users stub envfile denials record dnsmsg suggest lockfile \
-	json gitcfg gate_inspect gate_socks
+	json gitcfg gate_inspect gate_socks ask
 EXTRA_DIST += tests/fuzz/corpus tests/fuzz/run.sh
 if ENABLE_FUZZ
 noinst_PROGRAMS += tests/fuzz/fuzz_policy tests/fuzz/fuzz_target
@@ -23,6 +23,13 @@ tests_fuzz_fuzz_denials_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_fuzz_fuzz_denials_CFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_denials_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_denials_LDADD = $(LAUNCHER_LIBS)
+# held requests: the gate's JSON, the rule written into a policy's text
+noinst_PROGRAMS += tests/fuzz/fuzz_ask
+tests_fuzz_fuzz_ask_SOURCES = tests/fuzz/fuzz_ask.c
+tests_fuzz_fuzz_ask_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
+tests_fuzz_fuzz_ask_CFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_ask_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_ask_LDADD = $(LAUNCHER_LIBS)
 FUZZ_SECONDS ?= 60
 # Each harness for FUZZ_RUNS executions (10^7: tens of minutes on two
 # cores); prints the executions and the corpus each grew to.

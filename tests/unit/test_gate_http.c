@@ -515,31 +515,77 @@ test_ctl_parse(void **state)
 {
 	char	 line[GATE_CTL_MAX_LINE + 2];
 	size_t	 used = 0;
+	uint64_t id = 0;
 
 	(void)state;
-	assert_int_equal(gate_ctl_parse("status\n", 7, &used), GATE_CTL_STATUS);
+	assert_int_equal(gate_ctl_parse("status\n", 7, &used, &id), GATE_CTL_STATUS);
 	assert_int_equal(used, 7);
-	assert_int_equal(gate_ctl_parse("reload\r\nx", 9, &used),
+	assert_int_equal(gate_ctl_parse("reload\r\nx", 9, &used, &id),
 	    GATE_CTL_RELOAD);
 	assert_int_equal(used, 8);
-	assert_int_equal(gate_ctl_parse("reopen\n", 7, &used),
+	assert_int_equal(gate_ctl_parse("reopen\n", 7, &used, &id),
 	    GATE_CTL_REOPEN);
 	assert_int_equal(used, 7);
-	assert_int_equal(gate_ctl_parse("status", 6, &used), GATE_CTL_MORE);
-	assert_int_equal(gate_ctl_parse("STATUS\n", 7, &used),
+	assert_int_equal(gate_ctl_parse("status", 6, &used, &id), GATE_CTL_MORE);
+	assert_int_equal(gate_ctl_parse("STATUS\n", 7, &used, &id),
 	    GATE_CTL_UNKNOWN);
-	assert_int_equal(gate_ctl_parse("status\0x\n", 9, &used),
+	assert_int_equal(gate_ctl_parse("status\0x\n", 9, &used, &id),
 	    GATE_CTL_UNKNOWN);
-	assert_int_equal(gate_ctl_parse("\n", 1, &used), GATE_CTL_UNKNOWN);
+	assert_int_equal(gate_ctl_parse("\n", 1, &used, &id), GATE_CTL_UNKNOWN);
 	memset(line, 'a', sizeof(line));
-	assert_int_equal(gate_ctl_parse(line, GATE_CTL_MAX_LINE, &used),
+	assert_int_equal(gate_ctl_parse(line, GATE_CTL_MAX_LINE, &used, &id),
 	    GATE_CTL_MORE);
-	assert_int_equal(gate_ctl_parse(line, GATE_CTL_MAX_LINE + 1, &used),
+	assert_int_equal(gate_ctl_parse(line, GATE_CTL_MAX_LINE + 1, &used, &id),
 	    GATE_CTL_TOO_LONG);
 	line[GATE_CTL_MAX_LINE] = '\n';	/* 256 bytes, then the LF */
-	assert_int_equal(gate_ctl_parse(line, sizeof(line), &used),
+	assert_int_equal(gate_ctl_parse(line, sizeof(line), &used, &id),
 	    GATE_CTL_UNKNOWN);
 	assert_int_equal(used, GATE_CTL_MAX_LINE + 1);
+
+	/* --ask: the held requests, and the answers to one by its id */
+	assert_int_equal(gate_ctl_parse("pending\n", 8, &used, &id),
+	    GATE_CTL_PENDING);
+	assert_int_equal(gate_ctl_parse("watch\r\n", 7, &used, &id),
+	    GATE_CTL_WATCH);
+	assert_int_equal(gate_ctl_parse("approve 17 once\n", 16, &used, &id),
+	    GATE_CTL_APPROVE_ONCE);
+	assert_int_equal(id, 17);
+	assert_int_equal(used, 16);
+	assert_int_equal(gate_ctl_parse("approve 9007199254740991 session\n",
+	    33, &used, &id), GATE_CTL_APPROVE_SESSION);
+	assert_true(id == GATE_CTL_MAX_ID);
+	assert_int_equal(gate_ctl_parse("deny 3\r\n", 8, &used, &id),
+	    GATE_CTL_DENY);
+	assert_int_equal(id, 3);
+	/* one space, digits without sign or leading zero, within the bound */
+	assert_int_equal(gate_ctl_parse("deny 0\n", 7, &used, &id),
+	    GATE_CTL_UNKNOWN);
+	assert_int_equal(id, 0);
+	assert_int_equal(gate_ctl_parse("deny 03\n", 8, &used, &id),
+	    GATE_CTL_UNKNOWN);
+	assert_int_equal(gate_ctl_parse("deny +3\n", 8, &used, &id),
+	    GATE_CTL_UNKNOWN);
+	assert_int_equal(gate_ctl_parse("deny  3\n", 8, &used, &id),
+	    GATE_CTL_UNKNOWN);
+	assert_int_equal(gate_ctl_parse("deny 3 \n", 8, &used, &id),
+	    GATE_CTL_UNKNOWN);
+	assert_int_equal(gate_ctl_parse("deny\n", 5, &used, &id),
+	    GATE_CTL_UNKNOWN);
+	assert_int_equal(gate_ctl_parse("approve 9007199254740992 once\n",
+	    30, &used, &id), GATE_CTL_UNKNOWN);
+	assert_int_equal(gate_ctl_parse("approve 99999999999999999999 once\n",
+	    34, &used, &id), GATE_CTL_UNKNOWN);
+	assert_int_equal(id, 0);
+	assert_int_equal(gate_ctl_parse("approve 5 always\n", 17, &used, &id),
+	    GATE_CTL_UNKNOWN);
+	assert_int_equal(gate_ctl_parse("approve 5\n", 10, &used, &id),
+	    GATE_CTL_UNKNOWN);
+	assert_int_equal(gate_ctl_parse("approve 5 once x\n", 17, &used, &id),
+	    GATE_CTL_UNKNOWN);
+	assert_int_equal(gate_ctl_parse("approve 5 once", 14, &used, &id),
+	    GATE_CTL_MORE);
+	assert_int_equal(gate_ctl_parse("pending \n", 9, &used, &id),
+	    GATE_CTL_UNKNOWN);
 }
 
 static void

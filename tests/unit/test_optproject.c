@@ -86,6 +86,8 @@ static const struct row {
 	{ "secrets", WHO_NOENV, PRJ_NEVER, "TOKEN=env:HOME", NULL,
 	    "TOKEN=env:HOME" },
 	{ "install_policy", WHO_ALL, PRJ_NEVER, "p.yaml", NULL, "p.yaml" },
+	/* approvals are the user's to turn on or off: launcher.md */
+	{ "ask", WHO_ALL, PRJ_NEVER, "30", NULL, "true" },
 };
 
 /* The source of option id's value (a list's: its first entry's). */

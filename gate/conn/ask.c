@@ -1,0 +1,433 @@
+/*
+ * --ask SECONDS: a request the policy denies because no rule allows it
+ * (host_not_allowed, port_not_allowed; never a deny rule, a denied
+ * address range, a bad request or a failed credential, which no person
+ * may overrule here) is held rather than answered, for a person to
+ * answer on the control socket (control.c: "pending", "watch",
+ * "approve N once|session", "deny N").
+ *
+ * Held, a connection sits in S_ASK: its client's reads stay paused where
+ * it was decided (nothing more is read, nothing answered, no upstream
+ * dialled), its one timer is the ask's, and the gate serves every other
+ * connection meanwhile.  The answers:
+ *   once     the request goes on as allowed (conn_decided): resolved,
+ *            classified (denied ranges stay denied), dialled, audited
+ *   session  the same, and a grant of that host:port to that credential
+ *            lets later requests through without asking, in memory until
+ *            the gate exits; reloads keep it (it is not the policy's)
+ *   deny, a timeout, the gate's exit: the denial the policy gave, as
+ *            without --ask, its audit line with "asked":true
+ * Each answer is one audit line of its own (event "ask"), written before
+ * the request's decision line, and one "answered" line to the watchers.
+ *
+ * Bounds: GATE_ASK_PER_CRED held per credential and GATE_ASK_MAX per gate
+ * (beyond them a request is denied at once, reason ask_full);
+ * GATE_ASK_GRANTS grants.  Ids count from 1 and are never reused: --ask
+ * runs in one process (main.c refuses --workers), so an id names one
+ * request of the gate.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+
+#include "log.h"
+#include "gate/gate.h"
+#include "gate/conn/conn-int.h"
+
+/* one held request as JSON: a name escaped (6 bytes a byte at most) */
+#define ASK_JSON_MAX	(POLICY_MAX_NAME * 6 + GATE_SESSION_MAX * 6 + 512)
+
+struct ask_grant {
+	char		 cred[GATE_SESSION_MAX];	/* "": all */
+	char		 host[POLICY_MAX_NAME + 1];
+	uint16_t	 port;
+};
+
+struct gate_ask {
+	TAILQ_HEAD(, gate_conn)	 held;		/* oldest first */
+	unsigned		 nheld;
+	uint64_t		 next_id;
+	struct ask_grant	*grants;	/* GATE_ASK_GRANTS of them */
+	size_t			 ngrants;
+};
+
+static const char *const answer_str[] = {
+	[GATE_ASK_ONCE] = "once",
+	[GATE_ASK_SESSION] = "session",
+	[GATE_ASK_DENY] = "deny",
+};
+
+int
+gate_ask_init(struct gate *g)
+{
+	struct gate_ask	*a;
+
+	if (g->cfg.ask == 0)
+		return 0;
+	if ((a = calloc(1, sizeof(*a))) == NULL)
+		return -1;
+	if ((a->grants = calloc(GATE_ASK_GRANTS, sizeof(*a->grants))) ==
+	    NULL) {
+		free(a);
+		return -1;
+	}
+	TAILQ_INIT(&a->held);
+	a->next_id = 1;
+	g->ask = a;
+	return 0;
+}
+
+/* After gate_conn_close_all(): no connection is held any more. */
+void
+gate_ask_free(struct gate *g)
+{
+	if (g->ask == NULL)
+		return;
+	free(g->ask->grants);
+	free(g->ask);
+	g->ask = NULL;
+}
+
+/* A person may let through only what no rule speaks of. */
+static int
+askable(int why)
+{
+	return why == POLICY_R_HOST_NOT_ALLOWED ||
+	    why == POLICY_R_PORT_NOT_ALLOWED;
+}
+
+/* Whose the request is: the --users user, the token file's session, or
+ * "" (no credentials: the whole gate is one). */
+static const char *
+cred_of(const struct conn_view *v)
+{
+	return v->user[0] != '\0' ? v->user : v->session;
+}
+
+static const char *
+how(const struct gate_conn *c)
+{
+	if (c->socks || c->d->socks != SOCKS_ST_NONE)
+		return "socks";
+	if (c->transparent)
+		return c->d->tp == TP_ADDR ? "port" : "transparent";
+	return c->tunnel ? "connect" : "http";
+}
+
+static struct ask_grant *
+grant_find(struct gate_ask *a, const char *cred, const char *host,
+    unsigned port)
+{
+	size_t	 i;
+
+	for (i = 0; i < a->ngrants; i++)
+		if (a->grants[i].port == port &&
+		    strcmp(a->grants[i].host, host) == 0 &&
+		    strcmp(a->grants[i].cred, cred) == 0)
+			return &a->grants[i];
+	return NULL;
+}
+
+/*
+ * Does an answer cover what the policy denied with why: a grant of the
+ * connection's host:port to its credential, or (a live connection judged
+ * again after a reload, recheck.c) a person let this one through.
+ */
+int
+conn_ask_covers(struct gate_conn *c, int why)
+{
+	struct conn_view	 v;
+
+	if (c->g->ask == NULL || !askable(why))
+		return 0;
+	if (c->ask_ok)
+		return 1;
+	conn_view(c, &v);
+	return grant_find(c->g->ask, cred_of(&v), v.host, v.port) != NULL;
+}
+
+/* The held request c as the JSON object of "pending" and "held". */
+static void
+held_json(struct gate_conn *c, char *buf, size_t len)
+{
+	char		 host[POLICY_MAX_NAME * 6 + 3];
+	char		 who[GATE_SESSION_MAX * 6 + 3];
+	char		 method[sizeof(c->d->method) * 6 + 3];
+	struct conn_view v;
+	double		 age = gate_ms_since(&c->d->t_asked);
+	double		 left = c->g->cfg.ask * 1e3 - age;
+
+	conn_view(c, &v);
+	gate_json_str(host, sizeof(host), v.host);
+	if (cred_of(&v)[0] != '\0')
+		gate_json_str(who, sizeof(who), cred_of(&v));
+	else
+		snprintf(who, sizeof(who), "null");
+	/* a forwarded request's method; a tunnel has none of its own */
+	if (!c->tunnel && v.method[0] != '\0')
+		gate_json_str(method, sizeof(method), v.method);
+	else
+		snprintf(method, sizeof(method), "null");
+	snprintf(buf, len, "{\"id\":%llu,\"host\":%s,\"port\":%u,"
+	    "\"how\":\"%s\",\"user\":%s,\"method\":%s,\"age_ms\":%.0f,"
+	    "\"left_ms\":%.0f}", (unsigned long long)c->ask_id, host, v.port,
+	    how(c), who, method, age, left > 0 ? left : 0);
+}
+
+void
+gate_ask_pending(struct gate *g, struct evbuffer *out)
+{
+	struct gate_conn	*c;
+	char			 buf[ASK_JSON_MAX];
+	const char		*sep = "";
+
+	evbuffer_add_printf(out, "{\"pending\":[");
+	if (g->ask != NULL)
+		TAILQ_FOREACH(c, &g->ask->held, held) {
+			held_json(c, buf, sizeof(buf));
+			evbuffer_add_printf(out, "%s%s", sep, buf);
+			sep = ",";
+		}
+	evbuffer_add_printf(out, "]}\n");
+}
+
+/* One "held" line per request held now: what a new watcher sees first. */
+void
+gate_ask_replay(struct gate *g, struct evbuffer *out)
+{
+	struct gate_conn	*c;
+	char			 buf[ASK_JSON_MAX];
+
+	if (g->ask == NULL)
+		return;
+	TAILQ_FOREACH(c, &g->ask->held, held) {
+		held_json(c, buf, sizeof(buf));
+		evbuffer_add_printf(out, "{\"held\":%s}\n", buf);
+	}
+}
+
+/* status: "ask":{...}, (with its comma), or nothing when --ask is off */
+void
+gate_ask_grants(struct gate *g, struct evbuffer *out)
+{
+	struct gate_ask	*a = g->ask;
+	char		 host[POLICY_MAX_NAME * 6 + 3];
+	char		 who[GATE_SESSION_MAX * 6 + 3];
+	size_t		 i;
+
+	if (a == NULL)
+		return;
+	evbuffer_add_printf(out, "\"ask\":{\"seconds\":%u,\"held\":%u,"
+	    "\"grants\":[", g->cfg.ask, a->nheld);
+	for (i = 0; i < a->ngrants; i++) {
+		gate_json_str(host, sizeof(host), a->grants[i].host);
+		if (a->grants[i].cred[0] != '\0')
+			gate_json_str(who, sizeof(who), a->grants[i].cred);
+		else
+			snprintf(who, sizeof(who), "null");
+		evbuffer_add_printf(out, "%s{\"host\":%s,\"port\":%u,"
+		    "\"user\":%s}", i ? "," : "", host, a->grants[i].port,
+		    who);
+	}
+	evbuffer_add_printf(out, "]},");
+}
+
+/*
+ * Hold c, which the policy denied as d says, or deny it now with ask_full
+ * when the bounds are reached: 1.  0: not for a person to answer (--ask
+ * off, or a denial no answer may overrule): the caller denies.
+ */
+int
+conn_ask(struct gate_conn *c, const struct policy_decision *d)
+{
+	struct gate_ask		*a = c->g->ask;
+	struct gate_conn	*h;
+	struct conn_view	 v, hv;
+	char			 buf[ASK_JSON_MAX], line[ASK_JSON_MAX + 16];
+	char			 detail[DETAIL_MAX];
+	unsigned		 mine = 0;
+
+	/* a draining gate holds nothing new: it would outlive the answer */
+	if (a == NULL || !askable(d->reason) || c->g->draining)
+		return 0;
+	conn_view(c, &v);
+	TAILQ_FOREACH(h, &a->held, held) {
+		conn_view(h, &hv);
+		if (strcmp(cred_of(&hv), cred_of(&v)) == 0)
+			mine++;
+	}
+	if (a->nheld >= GATE_ASK_MAX || mine >= GATE_ASK_PER_CRED) {
+		snprintf(detail, sizeof(detail), "%s; too many requests "
+		    "already wait for an answer", policy_reason_str(d->reason));
+		conn_deny(c, d->reason, "ask_full", detail, NULL);
+		return 1;
+	}
+	c->d->ask_reason = (uint8_t)d->reason;
+	clock_gettime(CLOCK_MONOTONIC, &c->d->t_asked);
+	c->ask_id = a->next_id++;
+	c->asked = 1;
+	c->state = S_ASK;
+	TAILQ_INSERT_TAIL(&a->held, c, held);
+	a->nheld++;
+	conn_arm(c, c->g->cfg.ask);
+	log_info("conn %llu: %s %s held for an answer: id %llu",
+	    (unsigned long long)c->id, c->d->peer, c->d->hostport,
+	    (unsigned long long)c->ask_id);
+	held_json(c, buf, sizeof(buf));
+	snprintf(line, sizeof(line), "{\"held\":%s}\n", buf);
+	gate_control_event(c->g->control, line);
+	return 1;
+}
+
+void
+conn_ask_forget(struct gate_conn *c)
+{
+	if (c->ask_id == 0 || c->g->ask == NULL)
+		return;
+	TAILQ_REMOVE(&c->g->ask->held, c, held);
+	c->g->ask->nheld--;
+	c->ask_id = 0;
+}
+
+/*
+ * c leaves the held list with its answer: the "ask" audit line (by: a
+ * token, or NULL for the control socket's peer uid and pid) and the
+ * watchers' "answered" line.
+ */
+static void
+answered(struct gate_conn *c, const char *answer, const char *by,
+    uid_t uid, pid_t pid)
+{
+	struct gate_audit_rec	 r;
+	uint64_t		 id = c->ask_id;
+	char			 line[128];
+
+	conn_ask_forget(c);
+	evtimer_del(c->timer);
+	conn_audit_fill(c, &r);
+	r.event = "ask";
+	r.ask_id = id;
+	r.answer = answer;
+	r.by = by;
+	r.by_peer = by == NULL;
+	r.by_uid = uid;
+	r.by_pid = pid;
+	gate_audit_write(c->g->audit, &r, &c->g->num->ctr.audit_errors);
+	log_info("conn %llu: id %llu answered %s%s%s",
+	    (unsigned long long)c->id, (unsigned long long)id, answer,
+	    by ? " by " : "", by ? by : "");
+	snprintf(line, sizeof(line), "{\"answered\":{\"id\":%llu,"
+	    "\"answer\":\"%s\"}}\n", (unsigned long long)id, answer);
+	gate_control_event(c->g->control, line);
+}
+
+/* The denial the policy gave, as without --ask ("asked":true). */
+static void
+deny_held(struct gate_conn *c)
+{
+	enum policy_reason	 why = (enum policy_reason)c->d->ask_reason;
+
+	conn_deny(c, why, conn_reason_token(why), policy_reason_str(why),
+	    NULL);
+}
+
+void
+conn_ask_expire(struct gate_conn *c)
+{
+	answered(c, "timeout", "timeout", 0, 0);
+	deny_held(c);
+}
+
+void
+gate_ask_deny_all(struct gate *g)
+{
+	struct gate_conn	*c;
+
+	if (g->ask == NULL)
+		return;
+	while ((c = TAILQ_FIRST(&g->ask->held)) != NULL) {
+		answered(c, "deny", "exit", 0, 0);
+		deny_held(c);
+	}
+}
+
+/* Let c through on a person's answer, where it was decided. */
+static void
+release(struct gate_conn *c, enum gate_ask_answer ans, uid_t uid, pid_t pid)
+{
+	answered(c, answer_str[ans], NULL, uid, pid);
+	/* reads are still paused: on as allowed, as if never held */
+	c->ask_ok = 1;
+	c->state = S_HEAD;
+	snprintf(c->d->rule, sizeof(c->d->rule), "ask: %s", answer_str[ans]);
+	conn_decided(c, NULL);
+}
+
+/* A held request a new grant covers; NULL: none left. */
+static struct gate_conn *
+covered(struct gate_ask *a, const struct ask_grant *gr)
+{
+	struct gate_conn	*c;
+	struct conn_view	 v;
+
+	TAILQ_FOREACH(c, &a->held, held) {
+		conn_view(c, &v);
+		if (v.port == gr->port && strcmp(v.host, gr->host) == 0 &&
+		    strcmp(cred_of(&v), gr->cred) == 0)
+			return c;
+	}
+	return NULL;
+}
+
+int
+gate_ask_answer(struct gate *g, uint64_t id, enum gate_ask_answer ans,
+    uid_t uid, pid_t pid)
+{
+	struct gate_ask		*a = g->ask;
+	struct gate_conn	*c;
+	struct conn_view	 v;
+	struct ask_grant	*gr;
+
+	if (a == NULL)
+		return -1;
+	TAILQ_FOREACH(c, &a->held, held)
+		if (c->ask_id == id)
+			break;
+	if (c == NULL)
+		return -1;
+	if (ans == GATE_ASK_DENY) {
+		answered(c, answer_str[ans], NULL, uid, pid);
+		deny_held(c);
+		return 0;
+	}
+	if (ans == GATE_ASK_ONCE) {
+		release(c, ans, uid, pid);
+		return 0;
+	}
+	conn_view(c, &v);
+	if ((gr = grant_find(a, cred_of(&v), v.host, v.port)) == NULL) {
+		if (a->ngrants == GATE_ASK_GRANTS)
+			return -2;
+		gr = &a->grants[a->ngrants++];
+		snprintf(gr->cred, sizeof(gr->cred), "%s", cred_of(&v));
+		snprintf(gr->host, sizeof(gr->host), "%s", v.host);
+		gr->port = (uint16_t)v.port;
+	}
+	/*
+	 * c first, then every other request the grant covers that waits
+	 * already (a later one would pass without asking): each its own
+	 * "session" answer.  Each pass takes one off the list.
+	 */
+	release(c, ans, uid, pid);
+	while ((c = covered(a, gr)) != NULL)
+		release(c, ans, uid, pid);
+	return 0;
+}
