@@ -430,6 +430,13 @@ gate_ca_cert(const struct gate_ca *ca)
 	return ca->cert;
 }
 
+/* Whether the CA is self-signed: a trust anchor, not sent with leaves. */
+int
+gate_ca_is_root(const struct gate_ca *ca)
+{
+	return (X509_get_extension_flags(ca->cert) & EXFLAG_SS) != 0;
+}
+
 STACK_OF(X509) *
 gate_ca_chain(const struct gate_ca *ca)
 {

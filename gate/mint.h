@@ -26,6 +26,7 @@ size_t			 gate_ca_cached(const struct gate_ca *);
 
 X509			*gate_ca_leaf(struct gate_ca *, const char *name);
 X509			*gate_ca_cert(const struct gate_ca *);
+int			 gate_ca_is_root(const struct gate_ca *);
 STACK_OF(X509)		*gate_ca_chain(const struct gate_ca *);
 EVP_PKEY		*gate_ca_leaf_key(const struct gate_ca *);
 

@@ -51,6 +51,7 @@ enum insp_rs { RS_IDLE, RS_HEAD, RS_BODY, RS_TUNNEL };
 #define INSP_ENTRY_MAX	(POLICY_MAX_REQ_PATTERN + 64)
 #define INSP_HELD_MAX	(64 * 1024)	/* bytes of a handshake held back */
 #define INSP_READ	(16 * 1024 - 64)	/* bytes a leg decrypts a read */
+#define INSP_IDLE_READ	(2 * 1024 - 64)	/* the same, between exchanges */
 #define RS_UNTIL_CLOSE	(-2)	/* a response body that ends with the
 				   upstream's close */
 
@@ -64,6 +65,7 @@ struct conn_insp {
 	uint8_t			 head_req;	/* HEAD: no response body */
 	uint8_t			 sent;		/* bytes of this response went
 						   to the client */
+	uint8_t			 ticketed;	/* the client's ticket is due */
 
 	/* the heads being read (gate_http_parse), NULL between them */
 	struct gate_http_req	*req;
@@ -102,6 +104,11 @@ struct gate_inspect	*conn_inspection(const struct gate_conn *);
  * not, the connection is freed (on the next turn of the loop) once it has.
  */
 int		 conn_inspect_flushed(struct gate_conn *);
+/* A leg between exchanges holds no read space; busy: reads records whole. */
+void		 conn_inspect_idle(struct bufferevent *);
+void		 conn_inspect_busy(struct bufferevent *);
+/* The client's session ticket, to go out with what is written next. */
+void		 conn_inspect_ticket(struct gate_conn *);
 /* inspect_http.c: both legs up, the first request awaited */
 void		 conn_inspect_http(struct gate_conn *);
 

@@ -108,7 +108,8 @@ server_ctx(const struct gate *g)
 	/* an idle connection holds no record buffers */
 	SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
 	SSL_CTX_set_alpn_select_cb(ctx, alpn_select, NULL);
-	(void)SSL_CTX_set_num_tickets(ctx, 1);
+	/* one ticket, with the first answer (conn_inspect_ticket) */
+	(void)SSL_CTX_set_num_tickets(ctx, 0);
 	/* the capture is opened later (proc.c): its path is known now */
 	if (g->cfg.record_path != NULL)
 		SSL_CTX_set_keylog_callback(ctx, keylog);
@@ -682,9 +683,15 @@ use_leaf(SSL *ssl, struct gate_inspect *in, const char *name)
 
 	if ((leaf = gate_ca_leaf(in->ca, name)) == NULL)
 		return -1;
+	/*
+	 * A root (the session CA, or an operator's self-signed one) is the
+	 * client's already, as its trust anchor: sending it too costs every
+	 * handshake a certificate to write, and the client one to decode.
+	 */
 	ok = SSL_use_certificate(ssl, leaf) == 1 &&
 	    SSL_use_PrivateKey(ssl, gate_ca_leaf_key(in->ca)) == 1 &&
-	    SSL_add1_chain_cert(ssl, gate_ca_cert(in->ca)) == 1;
+	    (gate_ca_is_root(in->ca) ||
+	    SSL_add1_chain_cert(ssl, gate_ca_cert(in->ca)) == 1);
 	X509_free(leaf);
 	for (i = 0; ok && chain != NULL && i < sk_X509_num(chain); i++)
 		ok = SSL_add1_chain_cert(ssl, sk_X509_value(chain, i)) == 1;
@@ -853,6 +860,62 @@ conn_inspect_flushed(struct gate_conn *c)
 	    c) == NULL))
 		return 1;	/* no memory to wait with: close now */
 	return 0;
+}
+
+/*
+ * libevent tries a read on a filter whenever its input shrinks, into a
+ * reservation of the filter's read size made before OpenSSL says it has
+ * nothing: that space stays, empty, in the input (INSP_READ, a 16 KiB
+ * chain a leg) for as long as the connection waits for its next
+ * exchange.  So a leg that waits reads INSP_IDLE_READ at a time (a head
+ * fits; conn_inspect_busy() once bytes come), and the reservation it
+ * holds is given back: libevent frees the chains of an empty buffer that
+ * a buffer is added to, and every chain of a buffer drained whole.  Only
+ * when nothing is decrypted or waiting to be: the byte added is never
+ * seen by a read callback.
+ */
+void
+conn_inspect_idle(struct bufferevent *f)
+{
+	struct bufferevent	*under = bufferevent_get_underlying(f);
+	struct evbuffer		*in = bufferevent_get_input(f), *one;
+	SSL			*ssl = bufferevent_openssl_get_ssl(f);
+
+	bufferevent_set_max_single_read(f, INSP_IDLE_READ);
+	if (evbuffer_get_length(in) > 0 || ssl == NULL ||
+	    SSL_pending(ssl) > 0 || under == NULL ||
+	    evbuffer_get_length(bufferevent_get_input(under)) > 0 ||
+	    (one = evbuffer_new()) == NULL)
+		return;
+	if (evbuffer_add(one, "", 1) == 0 && evbuffer_add_buffer(in, one) == 0)
+		(void)evbuffer_drain(in, 1);
+	evbuffer_free(one);
+}
+
+void
+conn_inspect_busy(struct bufferevent *f)
+{
+	bufferevent_set_max_single_read(f, INSP_READ);
+}
+
+/*
+ * A TLS 1.3 client's session ticket goes out with the first bytes of
+ * the first answer, in the same write, not in a write of its own right
+ * after the handshake: a system call and a wake-up of the client less a
+ * connection, and a client that never got an answer has no use for it.
+ * (TLS 1.2's ticket is part of its handshake.)
+ */
+void
+conn_inspect_ticket(struct gate_conn *c)
+{
+	SSL	*ssl;
+
+	if (c->insp->ticketed)
+		return;
+	c->insp->ticketed = 1;
+	if ((ssl = bufferevent_openssl_get_ssl(c->cbev)) != NULL &&
+	    SSL_version(ssl) == TLS1_3_VERSION)
+		(void)SSL_new_session_ticket(ssl);
 }
 
 /*

@@ -216,6 +216,8 @@ move(struct gate_conn *c, int up, size_t n)
 
 	if (n == 0)
 		return;
+	if (!up)
+		conn_inspect_ticket(c);	/* before the bytes it goes with */
 	evbuffer_remove_buffer(bufferevent_get_input(from), out, n);
 	if (up) {
 		c->insp->up += n;
@@ -248,10 +250,11 @@ next_exchange(struct gate_conn *c)
 		return closing(c, "eof");
 	x->rq = RQ_HEAD;
 	client_reading(c);
-	if (evbuffer_get_length(bufferevent_get_input(c->cbev)) > 0 &&
-	    client_read(c) == -1)
-		return -1;
-	return 0;
+	if (evbuffer_get_length(bufferevent_get_input(c->cbev)) == 0) {
+		conn_inspect_idle(c->cbev);
+		return 0;
+	}
+	return client_read(c) == -1 ? -1 : 0;
 }
 
 static int
@@ -263,6 +266,7 @@ response_done(struct gate_conn *c)
 	x->rs = RS_IDLE;
 	if (!x->keep)
 		return closing(c, "eof");
+	conn_inspect_idle(c->ubev);
 	if (x->rq == RQ_WAIT)
 		return next_exchange(c);
 	return 0;	/* the request's body still flows; then the next */
@@ -553,6 +557,7 @@ client_read(struct gate_conn *c)
 static void
 client_read_cb(struct bufferevent *bev, void *arg)
 {
+	conn_inspect_busy(bev);
 	(void)client_read(arg);
 }
 
@@ -723,6 +728,7 @@ up_read(struct gate_conn *c)
 static void
 up_read_cb(struct bufferevent *bev, void *arg)
 {
+	conn_inspect_busy(bev);
 	(void)up_read(arg);
 }
 

@@ -17,7 +17,8 @@
 #           streamed (stream_large_bodies: else it holds a download whole)
 #   squid   squid-openssl with ssl-bump (peek, then bump), a CA made here
 #
-# Then N rounds (default 3), the proxies interleaved in each, of tlsbench:
+# Then N rounds (default 3), the proxies interleaved in each (figure by
+# figure, every proxy in turn; every other round in reverse), of tlsbench:
 # setup at 1 and 50 concurrent (connect, CONNECT, TLS, GET, answer, close;
 # every handshake a full one), ttfb (one connection, GET of a streamed
 # answer, time to its first body byte), bulk (one connection reading), and
@@ -207,13 +208,27 @@ tb() {
 	echo "  $col $fig: $out" >&2
 	sleep 1
 }
+# A round runs each figure through every proxy in turn, so the runs a
+# ratio compares are seconds apart (the load of a shared machine moves
+# over a round); every other round in the reverse order, so no proxy is
+# always the first after a pause.
 for r in $(seq 1 "$ROUNDS"); do
 	note "round $r of $ROUNDS"
-	for c in "${COLS[@]}"; do
-		! fig setup1 || tb "$c" setup1 setup -c 1 -d "$SECS" -P "${PID[$c]}"
-		! fig setup50 || tb "$c" setup50 setup -c 50 -d "$SECS" -P "${PID[$c]}"
-		! fig ttfb || tb "$c" ttfb ttfb -r 2000
-		! fig bulk || tb "$c" bulk bulk -c 1 -d "$SECS" -P "${PID[$c]}"
+	order=("${COLS[@]}")
+	if [ $((r % 2)) = 0 ]; then
+		order=()
+		for ((i = ${#COLS[@]} - 1; i >= 0; i--)); do order+=("${COLS[i]}"); done
+	fi
+	for f in setup1 setup50 ttfb bulk; do
+		fig "$f" || continue
+		for c in "${order[@]}"; do
+			case $f in
+			setup1) tb "$c" setup1 setup -c 1 -d "$SECS" -P "${PID[$c]}" ;;
+			setup50) tb "$c" setup50 setup -c 50 -d "$SECS" -P "${PID[$c]}" ;;
+			ttfb) tb "$c" ttfb ttfb -r 2000 ;;
+			bulk) tb "$c" bulk bulk -c 1 -d "$SECS" -P "${PID[$c]}" ;;
+			esac
+		done
 	done
 done
 for c in "${COLS[@]}"; do
@@ -247,9 +262,12 @@ printf '| figure | plain CONNECT | aisb-gate inspect | mitmproxy | squid ssl-bum
 printf '| --- | ---: | ---: | ---: | ---: |\n'
 for f in "setup1 rate conn/s at 1" "setup1 p50_us p50 us at 1" \
     "setup50 rate conn/s at 50" "setup50 p50_us p50 us at 50" \
+    "setup1 cpu_us_per_conn proxy CPU us per connection (at 1)" \
     "setup50 cpu_us_per_conn proxy CPU us per connection (at 50)" \
+    "setup50 load_cpu_us_per_conn load generator CPU us per connection (at 50)" \
     "ttfb p50_us TTFB p50 us" "ttfb p99_us TTFB p99 us" \
     "bulk mbps MB/s, 1 connection" "bulk cpu_us_per_mb proxy CPU us per MB" \
+    "bulk load_cpu_us_per_mb load generator CPU us per MB" \
     "idle kib_per_conn KiB per idle connection"; do
 	read -r -a words <<<"$f"
 	set -- "${words[@]}"
@@ -271,7 +289,8 @@ for o in mitm squid plain; do
 	[ -n "${X[$o]:-}" ] && [ -n "${X[gate]:-}" ] || continue
 	echo "| setup at 1: gate / $o | $(span gate setup1 rate "$o") |"
 	echo "| setup at 50: gate / $o | $(span gate setup50 rate "$o") |"
-	echo "| proxy CPU per connection: $o / gate | $(span "$o" setup50 cpu_us_per_conn gate) |"
+	echo "| proxy CPU per connection at 1: $o / gate | $(span "$o" setup1 cpu_us_per_conn gate) |"
+	echo "| proxy CPU per connection at 50: $o / gate | $(span "$o" setup50 cpu_us_per_conn gate) |"
 done
 if [ -n "${X[plain]:-}" ] && [ -n "${X[gate]:-}" ]; then
 	echo "| bulk: gate / plain CONNECT | $(span gate bulk mbps plain) |"

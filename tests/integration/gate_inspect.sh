@@ -165,6 +165,25 @@ b64() { printf %s "$1" | base64 -w0; }
 check "--ca-out is a CA certificate" \
     "$(openssl x509 -in "$CA" -noout -ext basicConstraints 2>/dev/null | grep -c 'CA:TRUE')" 1
 check "control ca = --ca-out" "$(control "$tmp/ctl.sock" ca ca)" "$(cat "$CA")"
+# the session CA is the client's trust anchor: a handshake sends the leaf only
+# (its input open a while: a close right after the handshake could race it)
+check "the leaf alone, verified" "$(sleep 1 | openssl s_client \
+    -proxy "127.0.0.1:$gate_port" -connect api.test:443 -servername api.test \
+    -verify_hostname api.test -verify_return_error -CAfile "$CA" -showcerts \
+    2>/dev/null | grep -c 'BEGIN CERTIFICATE')" 1
+# a client resumes with the ticket the gate sent with its first answer
+req='GET /v1/models/t HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n'
+for s in out in; do
+	# shellcheck disable=SC2059 # the request's escapes are printf's
+	printf "$req" | openssl s_client -proxy "127.0.0.1:$gate_port" \
+	    -connect api.test:443 -servername api.test -CAfile "$CA" \
+	    -sess_"$s" "$tmp/client.sess" -ign_eof >"$tmp/sclient.$s" 2>/dev/null ||
+	    true	# its status after the server's close says nothing
+	grep -E '^(New|Reused),|^HTTP/1.1' "$tmp/sclient.$s" | cut -d, -f1 |
+	    tr -d '\r' || true
+done >"$tmp/resumed"
+check "client sessions resumed" "$(tr '\n' ' ' <"$tmp/resumed")" \
+    "New HTTP/1.1 200 OK Reused HTTP/1.1 200 OK "
 
 # --- a header secret; requests allowed and refused ----------------------------
 out=$(curl -sS -m 10 "${px[@]}" https://api.test/v1/messages -d '{"m":1}' \
@@ -220,6 +239,17 @@ check "keep-alive: one connection" "$(printf %s "$out" | "$PY" -c '
 import json, sys
 r = [json.loads(l) for l in sys.stdin if l.strip()]
 print(r[0]["conn"] == r[1]["conn"], [x["request"] for x in r])')" "True [1, 2]"
+# the second head reaches a connection between exchanges, which reads 2 KiB
+# at a time until bytes come: a head of 12 KB arrives whole all the same
+big=$(head -c 12000 /dev/zero | tr '\0' b)
+out=$(curl -sS -m 10 "${px[@]}" -H "X-Big: $big" https://api.test/echo/1 \
+    https://api.test/echo/2 2>&1 || true)
+check "keep-alive: a large second head" "$(printf %s "$out" | "$PY" -c '
+import json, sys
+r = [json.loads(l) for l in sys.stdin if l.strip()]
+print(r[0]["conn"] == r[1]["conn"],
+      [len(v) for x in r for k, v in x["headers"] if k.lower() == "x-big"])')" \
+    "True [12000, 12000]"
 check "HEAD" "$(curl -sS -m 10 "${px[@]}" -I https://api.test/echo/h 2>&1 |
     grep '^HTTP/1.1' | tail -n 1 | tr -d '\r')" "HTTP/1.1 200 OK"
 head -c 300000 /dev/urandom >"$tmp/upload"

@@ -489,6 +489,7 @@ test_ca_session(void **state)
 	ca = gate_ca_new(err, sizeof(err));
 	assert_non_null(ca);
 	assert_int_equal(X509_check_ca(gate_ca_cert(ca)), 1);
+	assert_true(gate_ca_is_root(ca));	/* not sent with its leaves */
 	pem = gate_ca_pem(ca, &len);
 	assert_non_null(pem);
 	assert_int_equal(strncmp(pem, "-----BEGIN CERTIFICATE-----\n", 28), 0);
@@ -585,7 +586,8 @@ test_ca_key_file(void **state)
 	char		 dir[] = "/tmp/test_gate_inspect.XXXXXX", path[128];
 	char		 err[512];
 	EVP_PKEY	*key, *other;
-	X509		*cert, *leaf;
+	X509		*cert, *leaf, *inter;
+	X509_NAME	*n;
 	int		 loose;
 
 	(void)state;
@@ -603,8 +605,25 @@ test_ca_key_file(void **state)
 	leaf = gate_ca_leaf(ca, "op.test");
 	assert_non_null(leaf);
 	assert_true(verifies(cert, leaf, "op.test"));
+	assert_true(gate_ca_is_root(ca));
 	X509_free(leaf);
 	gate_ca_free(ca);
+
+	/* a CA below another one is sent with its leaves */
+	inter = operator_ca(key);
+	n = X509_NAME_new();
+	assert_non_null(n);
+	assert_int_equal(X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC,
+	    (const unsigned char *)"operator root", -1, -1, 0), 1);
+	assert_int_equal(X509_set_issuer_name(inter, n), 1);
+	assert_true(X509_sign(inter, other, EVP_sha256()) > 0);
+	pem_file(path, inter, key, 0600);
+	ca = gate_ca_load(path, &loose, err, sizeof(err));
+	assert_non_null(ca);
+	assert_false(gate_ca_is_root(ca));
+	gate_ca_free(ca);
+	X509_NAME_free(n);
+	X509_free(inter);
 	pem_file(path, cert, key, 0644);
 	ca = gate_ca_load(path, &loose, err, sizeof(err));
 	assert_non_null(ca);
