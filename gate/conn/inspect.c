@@ -644,6 +644,18 @@ client_tls_cb(struct bufferevent *bev, short what, void *arg)
 		return;
 	}
 	/*
+	 * A client that finished its handshake and closed at once (its
+	 * Finished and its close read together, before the filter said
+	 * connected) trusted the certificate: it asked for nothing, which
+	 * is no refusal.
+	 */
+	if ((what & BEV_EVENT_EOF) && e == 0 &&
+	    SSL_is_init_finished(bufferevent_openssl_get_ssl(bev))) {
+		c->close_reason = "eof";
+		conn_free(c);
+		return;
+	}
+	/*
 	 * The client had the gate's certificate by now (the gate answers
 	 * the ClientHello at once): an alert about it, or a close, is a
 	 * client that does not trust the session CA or pins the host.

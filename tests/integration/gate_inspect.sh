@@ -171,6 +171,13 @@ check "the leaf alone, verified" "$(sleep 1 | openssl s_client \
     -proxy "127.0.0.1:$gate_port" -connect api.test:443 -servername api.test \
     -verify_hostname api.test -verify_return_error -CAfile "$CA" -showcerts \
     2>/dev/null | grep -c 'BEGIN CERTIFICATE')" 1
+# a client that closes right after its handshake refused nothing
+n0=$(audit_count "$A" reason=client_refused_ca)
+openssl s_client -proxy "127.0.0.1:$gate_port" -connect api.test:443 \
+    -servername api.test -CAfile "$CA" </dev/null >/dev/null 2>&1 || true
+sleep 0.5
+check "a close after the handshake is no refusal of the CA" \
+    "$(audit_count "$A" reason=client_refused_ca)" "$n0"
 # a client resumes with the ticket the gate sent with its first answer
 req='GET /v1/models/t HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n'
 for s in out in; do
