@@ -98,8 +98,10 @@ e2e_init() {
 	mkdir -p "$XDG_CONFIG_HOME" "$tmp/ws"
 	export AISB_IMAGE=offline
 	e2e_podman=$(command -v podman || true)
-	e2e_podman_wrapper "$tmp/bin" "$tmp/pulls"
-	export PATH=$tmp/bin:$PATH
+	# a folder of its own: tests put their own tools in $tmp/bin (one
+	# wraps podman in turn, and there it would exec itself forever)
+	e2e_podman_wrapper "$tmp/podman-wrap" "$tmp/pulls"
+	export PATH=$tmp/podman-wrap:$PATH
 	pids=()
 	pass=0 fail=0
 	trap e2e_cleanup EXIT
