@@ -25,7 +25,12 @@ ver=$("$aisb" --version | sed -n '1s/^aisb //p')
 has "version and protocol" "^     identity   aisb $ver, plan protocol 1\$"
 has "aisb's hash" "^ok   identity   aisb sha256 $(short "$build/aisb") $build/aisb\$"
 has "the gate's hash" "^ok   identity   aisb-gate sha256 $(short "$build/aisb-gate") $build/aisb-gate\$"
-has "the enforcer's hash, static" "^ok   identity   aisb-enforce sha256 $(short "$build/aisb-enforce") $build/aisb-enforce, static\$"
+# (a sanitizer build's enforcer is dynamically linked: refused, as below)
+if [[ $(LC_ALL=C readelf -l "$build/aisb-enforce" 2>/dev/null || true) != *INTERP* ]]; then
+	has "the enforcer's hash, static" "^ok   identity   aisb-enforce sha256 $(short "$build/aisb-enforce") $build/aisb-enforce, static\$"
+else
+	has "the enforcer's hash, dynamic" "^FAIL identity   aisb-enforce sha256 $(short "$build/aisb-enforce") $build/aisb-enforce, refused by sessions\$"
+fi
 has "the image a session would use" "^     identity   image "
 check "identity lines first" "$(sed -n 1p "$tmp/out" | cut -c6-13)" "identity"
 
