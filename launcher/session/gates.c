@@ -386,7 +386,12 @@ gates_reap(const char *dir)
 			continue;
 		}
 		free(text);
-		snprintf(drop, sizeof(drop), "session-%s", de->d_name);
+		/* "session-ID"; d_name is LAUNCH_ID_HEX long (checked
+		 * above), which drop holds */
+		len = strlen("session-");
+		memcpy(drop, "session-", len);
+		memcpy(drop + len, de->d_name, LAUNCH_ID_HEX);
+		drop[len + LAUNCH_ID_HEX] = '\0';
 		if (tokens_update(dir, drop, NULL) == 0) {
 			(void)unlink(path);
 			changed = 1;
