@@ -117,7 +117,8 @@ for p in json.load(sys.stdin)["pending"]:
 # --- allowed requests are not held -------------------------------------------
 check "an allowed CONNECT passes" "$(proxy_get -p "http://ok.test:$up/")" \
     "200 200"
-check "nothing held" "$(control "$S" pending)" '{"pending": []}'
+check "nothing held" "$(control "$S" pending)" \
+    '{"pending": [], "refused": null}'
 
 # --- approve once ------------------------------------------------------------
 bg once -x "http://$G" -p "http://new.test:$up/first"
@@ -460,6 +461,21 @@ printf 'alice sha256:%s\nbob sha256:%s\n' "$(sha alice-pw)" "$(sha bob-pw)" \
 start_gate users "$tmp/policy.yaml" --control "$tmp/u.sock" --ask 60 \
     --users "$tmp/users.conf"
 U=$tmp/audit.users.log
+# a watcher of this gate: its "refused" lines
+"$PY" - "$tmp/u.sock" "$tmp/uwatch.log" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(b"watch\n")
+with open(sys.argv[2], "wb", buffering=0) as f:
+    while True:
+        b = s.recv(65536)
+        if not b:
+            break
+        f.write(b)
+PY
+pids+=($!)
+check "nothing refused yet" "$(control "$tmp/u.sock" pending refused)" None
 for i in 1 2 3 4 5 6 7 8; do
 	bg "alice$i" -x "http://alice:alice-pw@127.0.0.1:$gate_port" \
 	    "http://a.test:$up/$i"
@@ -474,6 +490,22 @@ check "alice's ninth: denied at once" "$(proxy_get -m 10 \
     "000 403"
 expect_audit "$U" event=decision user=alice host=a.test reason=ask_full \
     status=403
+# said, not only audited: the person learns what the flood cost
+check "status counts the refusal" "$(control "$tmp/u.sock" status \
+    ask.refused)" 1
+check "pending names the refused one" "$(control "$tmp/u.sock" pending \
+    refused | "$PY" -c 'import json, sys; r = json.load(sys.stdin)
+print(r["host"], r["user"], r["how"], r["method"], r["count"])')" \
+    "a.test alice http GET 1"
+for _ in $(seq 50); do
+	grep -q '"refused"' "$tmp/uwatch.log" 2>/dev/null && break
+	sleep 0.1
+done
+check "the watcher is told at once" "$(grep '"refused"' "$tmp/uwatch.log" |
+    "$PY" -c 'import json, sys
+for l in sys.stdin:
+    r = json.loads(l)["refused"]
+    print(r["host"], r["user"], r["count"])')" "a.test alice 1"
 bg bob -x "http://bob:bob-pw@127.0.0.1:$gate_port" "http://b.test:$up/"
 id=$(held_id "$tmp/u.sock" b.test)
 [ "$id" != none ] && ok || bad "bob's request is not held"
@@ -500,5 +532,19 @@ check "alice is still asked for bob's host" "$(proxy_get -m 10 \
     -x "http://alice:alice-pw@127.0.0.1:$gate_port" "http://b.test:$up/")" \
     "000 403"
 expect_audit "$U" event=decision user=alice host=b.test reason=ask_full
+# a burst: alice's b.test just now and three more; at most one line a
+# second (b.test's at once when a second passed since the first line,
+# then the rest a second on), whose counts add up to all of them
+for i in 1 2 3; do
+	proxy_get -m 10 -x "http://alice:alice-pw@127.0.0.1:$gate_port" \
+	    "http://c$i.test:$up/" >/dev/null
+done
+sleep 1.5
+check "a burst: counted, the last named, in one or two lines" \
+    "$(grep '"refused"' "$tmp/uwatch.log" | sed 1d | "$PY" -c 'import json, sys
+rs = [json.loads(l)["refused"] for l in sys.stdin]
+print(len(rs) in (1, 2), sum(r["count"] for r in rs), rs[-1]["host"])')" \
+    "True 4 c3.test"
+check "status counts them all" "$(control "$tmp/u.sock" status ask.refused)" 5
 
 finish
