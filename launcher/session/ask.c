@@ -659,10 +659,16 @@ launch_ask_policy_file(const struct launch_ask_gate *g, char *out,
 
 /* ---- the session's own terminal ---------------------------------------- */
 
-/* One watch line: a notice when it holds a request for user. */
+/*
+ * One watch line: a notice when it holds a request for user, or when
+ * the gate's bounds denied one of user's unheld.  eol ends it: "\r\n"
+ * on a terminal, which the session's podman run -t holds in raw mode (no
+ * newline translation: a bare "\n" would leave the command's next line
+ * starting where the notice ended).
+ */
 static void
 notify_line(const char *line, size_t len, const char *prefix,
-    const char *user)
+    const char *user, const char *eol)
 {
 	struct launch_held	 h;
 	const char		*p = line, *end = line + len;
@@ -678,7 +684,7 @@ notify_line(const char *line, size_t len, const char *prefix,
 		    (user != NULL && strcmp(h.user, user) != 0))
 			return;
 		launch_refused_say(&h, prefix, 0, say, sizeof(say));
-		fprintf(stderr, "aisb: %s\n", say);
+		fprintf(stderr, "aisb: %s%s", say, eol);
 		return;
 	}
 	if (end - p < 9 || memcmp(p, "{\"held\":", 8) != 0 ||
@@ -692,18 +698,19 @@ notify_line(const char *line, size_t len, const char *prefix,
 		if (!islower((unsigned char)how[i]))
 			how[i] = '?';
 	fprintf(stderr, "aisb: held %s (%s) for %llds: aisb approve %s-%llu "
-	    "once|session|always, or aisb deny %s-%llu\n", dest, how,
-	    (h.left_ms + 999) / 1000, prefix, h.id, prefix, h.id);
+	    "once|session|always, or aisb deny %s-%llu%s", dest, how,
+	    (h.left_ms + 999) / 1000, prefix, h.id, prefix, h.id, eol);
 }
 
 static void __attribute__((noreturn))
 notify(const char *gatedir, const char *prefix, const char *user)
 {
-	char	 buf[LAUNCH_ASK_LINE_MAX];
-	size_t	 off = 0;
-	ssize_t	 n;
-	char	*nl;
-	int	 fd, skip = 0;
+	char		 buf[LAUNCH_ASK_LINE_MAX];
+	size_t		 off = 0;
+	ssize_t		 n;
+	char		*nl;
+	int		 fd, skip = 0;
+	const char	*eol = isatty(STDERR_FILENO) ? "\r\n" : "\n";
 
 	/* nothing of the launcher's: the watcher's pipe ends with aisb */
 	closefrom(STDERR_FILENO + 1);
@@ -719,7 +726,7 @@ notify(const char *gatedir, const char *prefix, const char *user)
 		while ((nl = memchr(buf, '\n', off)) != NULL) {
 			if (!skip)
 				notify_line(buf, (size_t)(nl - buf), prefix,
-				    user);
+				    user, eol);
 			skip = 0;
 			off -= (size_t)(nl + 1 - buf);
 			memmove(buf, nl + 1, off);
