@@ -17,6 +17,12 @@
  *            the gate exits; reloads keep it (it is not the policy's)
  *   deny, a timeout, the gate's exit: the denial the policy gave, as
  *            without --ask, its audit line with "asked":true
+ *   gone     the client closed its side while held (its reads are
+ *            paused, so nothing saw it): found when an answer comes for
+ *            it (which then gets "gone", not an upstream dialled for no
+ *            one), when "pending" is read, or when a request is to be
+ *            held (a closed one keeps no slot of the bounds); denied as
+ *            a timeout is, "by":"client"
  * Each answer is one audit line of its own (event "ask"), written before
  * the request's decision line, and one "answered" line to the watchers.
  *
@@ -33,13 +39,16 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/socket.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
 #include <event2/event.h>
 
 #include "log.h"
@@ -141,6 +150,48 @@ how(const struct gate_conn *c)
 	if (c->transparent)
 		return c->d->tp == TP_ADDR ? "port" : "transparent";
 	return c->tunnel ? "connect" : "http";
+}
+
+/*
+ * 1 while the held client is there: its socket has bytes waiting, or
+ * nothing yet; 0 once it closed its side or reset (a peek, nothing read:
+ * the bytes stay for the request's way on).
+ */
+static int
+client_alive(struct gate_conn *c)
+{
+	evutil_socket_t	 fd;
+	ssize_t		 n;
+	char		 b;
+
+	if (c->c_eof)
+		return 0;
+	if (c->cbev == NULL || (fd = bufferevent_getfd(c->cbev)) == -1)
+		return 1;
+	n = recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+	return n > 0 || (n == -1 && (errno == EAGAIN ||
+	    errno == EWOULDBLOCK || errno == EINTR));
+}
+
+static void	answered(struct gate_conn *, const char *, const char *, uid_t,
+		    pid_t);
+static void	deny_held(struct gate_conn *);
+
+/* Every held request whose client is gone: answered "gone", denied. */
+static void
+sweep(struct gate *g)
+{
+	struct gate_conn	*c, *next;
+
+	if (g->ask == NULL)
+		return;
+	for (c = TAILQ_FIRST(&g->ask->held); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, held);
+		if (client_alive(c))
+			continue;
+		answered(c, "gone", "client", 0, 0);
+		deny_held(c);
+	}
 }
 
 static struct ask_grant *
@@ -292,6 +343,7 @@ gate_ask_pending(struct gate *g, struct evbuffer *out)
 	char			 buf[ASK_JSON_MAX];
 	const char		*sep = "";
 
+	sweep(g);
 	evbuffer_add_printf(out, "{\"pending\":[");
 	if (g->ask != NULL)
 		TAILQ_FOREACH(c, &g->ask->held, held) {
@@ -316,6 +368,7 @@ gate_ask_replay(struct gate *g, struct evbuffer *out)
 
 	if (g->ask == NULL)
 		return;
+	sweep(g);
 	TAILQ_FOREACH(c, &g->ask->held, held) {
 		held_json(c, buf, sizeof(buf));
 		evbuffer_add_printf(out, "{\"held\":%s}\n", buf);
@@ -367,6 +420,7 @@ conn_ask(struct gate_conn *c, const struct policy_decision *d)
 	/* a draining gate holds nothing new: it would outlive the answer */
 	if (a == NULL || !askable(d->reason) || c->g->draining)
 		return 0;
+	sweep(c->g);	/* a closed one keeps no slot */
 	conn_view(c, &v);
 	TAILQ_FOREACH(h, &a->held, held) {
 		conn_view(h, &hv);
@@ -513,6 +567,12 @@ gate_ask_answer(struct gate *g, uint64_t id, enum gate_ask_answer ans,
 			break;
 	if (c == NULL)
 		return -1;
+	if (!client_alive(c)) {
+		/* nobody to let through: no upstream dialled for it */
+		answered(c, "gone", "client", 0, 0);
+		deny_held(c);
+		return -1;
+	}
 	if (ans == GATE_ASK_DENY) {
 		answered(c, answer_str[ans], NULL, uid, pid);
 		deny_held(c);

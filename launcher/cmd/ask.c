@@ -240,7 +240,7 @@ always(const struct launch_ask_gate *g, unsigned long long n,
 		;
 	if (k == nh) {
 		fprintf(stderr, "aisb: %s is no longer held (answered, timed "
-		    "out, or its session ended); nothing was written\n", id);
+		    "out, or its client gave up); nothing was written\n", id);
 		free(h);
 		return 1;
 	}
@@ -321,7 +321,7 @@ answer(const struct cli_args *a, int deny)
 	}
 	if (rc == 1) {
 		fprintf(stderr, "aisb: %s is no longer held (answered, timed "
-		    "out, or its session ended)\n", a->pos[0]);
+		    "out, or its client gave up)\n", a->pos[0]);
 		return 1;
 	}
 	if (deny)

@@ -104,7 +104,8 @@ void	 launch_refused_say(const struct launch_held *r, const char *prefix,
 	    int since_start, char *out, size_t len);
 /*
  * answer ("once", "session" or "deny") to request n of g.  0 done, 1
- * gone (answered, timed out, or no such request), -1 with err.
+ * gone (answered, timed out, its client closed, or no such request), -1
+ * with err.
  */
 int	 launch_ask_answer(const struct launch_ask_gate *g,
 	    unsigned long long n, const char *answer, char *err,

@@ -177,6 +177,58 @@ expect_audit "$A" event=decision host=blocked.test reason=deny_rule
 check "the deny rule asked nobody" \
     "$(audit_count "$A" event=ask host=blocked.test)" 0
 
+# --- a client that closed while held is gone: its approval dials nothing, --
+# and closed ones keep no slot of the bounds
+"$PY" - "$S" "$gate_port" "$up" >"$tmp/gone.out" <<'PY'
+import json, socket, sys, time
+ctl, port, up = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+def cmd(line):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(ctl)
+    s.sendall(line.encode() + b"\n")
+    d = b""
+    while not d.endswith(b"\n"):
+        b = s.recv(65536)
+        if not b:
+            break
+        d += b
+    return json.loads(d)
+def held(host):
+    for _ in range(100):
+        for p in cmd("pending")["pending"]:
+            if p["host"] == host:
+                return p["id"]
+        time.sleep(0.1)
+c = socket.create_connection(("127.0.0.1", port))
+c.sendall(("CONNECT gone.test:%s HTTP/1.1\r\n\r\n" % up).encode())
+i = held("gone.test")
+c.close()
+time.sleep(0.3)
+print(cmd("approve %d once" % i)["approve"])
+# nine that close at once: none keeps a slot, the tenth is held
+for n in range(9):
+    c = socket.create_connection(("127.0.0.1", port))
+    c.sendall(("CONNECT gone%d.test:%s HTTP/1.1\r\n\r\n" % (n, up)).encode())
+    time.sleep(0.05)
+    c.close()
+time.sleep(0.3)
+c = socket.create_connection(("127.0.0.1", port))
+c.sendall(("CONNECT gone.test:%s HTTP/1.1\r\n\r\n" % up).encode())
+i = held("gone.test")
+print("held" if i else "not held", [p["host"] for p in cmd("pending")["pending"]])
+print(cmd("deny %d" % i)["deny"])
+PY
+up_before=$(upstream_accepts 192.0.2.10)
+check "approving a closed one: gone" "$(sed -n 1p "$tmp/gone.out")" gone
+expect_audit "$A" event=ask host=gone.test answer=gone by=client
+check "closed ones keep no slot" "$(sed -n 2p "$tmp/gone.out")" \
+    "held ['gone.test']"
+check "and a live one is still answered" "$(sed -n 3p "$tmp/gone.out")" ok
+check "nothing was dialled for them" "$(upstream_accepts 192.0.2.10)" \
+    "$up_before"
+check "no upstream connection for the gone one" \
+    "$(audit_count "$A" event=decision host=gone.test decision=allow)" 0
+
 # --- approve session: later requests pass, a reload keeps it -----------------
 bg sess -x "http://$G" "http://web.test:$up/s1"
 id=$(held_id "$S" web.test)
