@@ -17,11 +17,21 @@
  *            the gate exits; reloads keep it (it is not the policy's)
  *   deny, a timeout, the gate's exit: the denial the policy gave, as
  *            without --ask, its audit line with "asked":true
+ *   gone     the client closed its side while held (its reads are
+ *            paused, so nothing saw it): found when an answer comes for
+ *            it (which then gets "gone", not an upstream dialled for no
+ *            one), when "pending" is read, or when a request is to be
+ *            held (a closed one keeps no slot of the bounds); denied as
+ *            a timeout is, "by":"client"
  * Each answer is one audit line of its own (event "ask"), written before
  * the request's decision line, and one "answered" line to the watchers.
  *
  * Bounds: GATE_ASK_PER_CRED held per credential and GATE_ASK_MAX per gate
- * (beyond them a request is denied at once, reason ask_full);
+ * (beyond them a request is denied at once, reason ask_full, and said:
+ * "pending" and "status" count such refusals and name the last, and the
+ * watchers get a "refused" line, at most one a second, with the count
+ * since the one before: a sandbox that floods the bound cannot make a
+ * request vanish without the person hearing of it);
  * GATE_ASK_GRANTS grants.  Ids count from 1 and are never reused: --ask
  * runs in one process (main.c refuses --workers), so an id names one
  * request of the gate.
@@ -29,13 +39,16 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/socket.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
 #include <event2/event.h>
 
 #include "log.h"
@@ -51,12 +64,27 @@ struct ask_grant {
 	uint16_t	 port;
 };
 
+/* the last request denied ask_full, as "pending" and "refused" say it */
+struct ask_refused {
+	char		 cred[GATE_SESSION_MAX];	/* "": none */
+	char		 host[POLICY_MAX_NAME + 1];
+	char		 method[16];			/* "": none */
+	const char	*how;
+	uint16_t	 port;
+	struct timespec	 when;
+};
+
 struct gate_ask {
 	TAILQ_HEAD(, gate_conn)	 held;		/* oldest first */
 	unsigned		 nheld;
 	uint64_t		 next_id;
 	struct ask_grant	*grants;	/* GATE_ASK_GRANTS of them */
 	size_t			 ngrants;
+	uint64_t		 refused;	/* ask_full, since the start */
+	uint64_t		 untold;	/* of them, not yet watched */
+	struct ask_refused	 last;
+	struct timespec		 told;		/* the last "refused" line */
+	struct event		*tell;		/* its next, a second on */
 };
 
 static const char *const answer_str[] = {
@@ -91,6 +119,8 @@ gate_ask_free(struct gate *g)
 {
 	if (g->ask == NULL)
 		return;
+	if (g->ask->tell != NULL)
+		event_free(g->ask->tell);
 	free(g->ask->grants);
 	free(g->ask);
 	g->ask = NULL;
@@ -120,6 +150,48 @@ how(const struct gate_conn *c)
 	if (c->transparent)
 		return c->d->tp == TP_ADDR ? "port" : "transparent";
 	return c->tunnel ? "connect" : "http";
+}
+
+/*
+ * 1 while the held client is there: its socket has bytes waiting, or
+ * nothing yet; 0 once it closed its side or reset (a peek, nothing read:
+ * the bytes stay for the request's way on).
+ */
+static int
+client_alive(struct gate_conn *c)
+{
+	evutil_socket_t	 fd;
+	ssize_t		 n;
+	char		 b;
+
+	if (c->c_eof)
+		return 0;
+	if (c->cbev == NULL || (fd = bufferevent_getfd(c->cbev)) == -1)
+		return 1;
+	n = recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+	return n > 0 || (n == -1 && (errno == EAGAIN ||
+	    errno == EWOULDBLOCK || errno == EINTR));
+}
+
+static void	answered(struct gate_conn *, const char *, const char *, uid_t,
+		    pid_t);
+static void	deny_held(struct gate_conn *);
+
+/* Every held request whose client is gone: answered "gone", denied. */
+static void
+sweep(struct gate *g)
+{
+	struct gate_conn	*c, *next;
+
+	if (g->ask == NULL)
+		return;
+	for (c = TAILQ_FIRST(&g->ask->held); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, held);
+		if (client_alive(c))
+			continue;
+		answered(c, "gone", "client", 0, 0);
+		deny_held(c);
+	}
 }
 
 static struct ask_grant *
@@ -182,6 +254,88 @@ held_json(struct gate_conn *c, char *buf, size_t len)
 	    how(c), who, method, age, left > 0 ? left : 0);
 }
 
+/*
+ * The last request denied ask_full as a JSON object, with count (the
+ * refusals it stands for) and its age.
+ */
+static void
+refused_json(const struct ask_refused *r, uint64_t count, char *buf,
+    size_t len)
+{
+	char		 host[POLICY_MAX_NAME * 6 + 3];
+	char		 who[GATE_SESSION_MAX * 6 + 3];
+	char		 method[sizeof(r->method) * 6 + 3];
+
+	gate_json_str(host, sizeof(host), r->host);
+	if (r->cred[0] != '\0')
+		gate_json_str(who, sizeof(who), r->cred);
+	else
+		snprintf(who, sizeof(who), "null");
+	if (r->method[0] != '\0')
+		gate_json_str(method, sizeof(method), r->method);
+	else
+		snprintf(method, sizeof(method), "null");
+	snprintf(buf, len, "{\"host\":%s,\"port\":%u,\"how\":\"%s\","
+	    "\"user\":%s,\"method\":%s,\"count\":%llu,\"ago_ms\":%.0f}",
+	    host, r->port, r->how, who, method, (unsigned long long)count,
+	    gate_ms_since(&r->when));
+}
+
+/* The watchers' "refused" line for what was not told yet. */
+static void
+refused_tell(evutil_socket_t fd, short what, void *arg)
+{
+	struct gate		*g = arg;
+	struct gate_ask		*a = g->ask;
+	char			 buf[ASK_JSON_MAX], line[ASK_JSON_MAX + 16];
+
+	(void)fd, (void)what;
+	if (a->untold == 0)
+		return;
+	refused_json(&a->last, a->untold, buf, sizeof(buf));
+	snprintf(line, sizeof(line), "{\"refused\":%s}\n", buf);
+	gate_control_event(g->control, line);
+	a->untold = 0;
+	clock_gettime(CLOCK_MONOTONIC, &a->told);
+}
+
+/*
+ * c is denied ask_full: counted, kept as the last, and told to the
+ * watchers now, or a second after the last time they were told (a flood
+ * is one line a second, not one a request: a watcher that falls 64 KiB
+ * behind is dropped, and with it the person's notices).
+ */
+static void
+refused(struct gate_conn *c, const struct conn_view *v)
+{
+	struct gate_ask		*a = c->g->ask;
+	struct timeval		 tv;
+	double			 since;
+
+	a->refused++;
+	a->untold++;
+	snprintf(a->last.cred, sizeof(a->last.cred), "%s", cred_of(v));
+	snprintf(a->last.host, sizeof(a->last.host), "%s", v->host);
+	snprintf(a->last.method, sizeof(a->last.method), "%s",
+	    !c->tunnel ? v->method : "");
+	a->last.how = how(c);
+	a->last.port = (uint16_t)v->port;
+	clock_gettime(CLOCK_MONOTONIC, &a->last.when);
+	if (a->tell == NULL &&
+	    (a->tell = evtimer_new(c->g->base, refused_tell, c->g)) == NULL)
+		return;		/* counted all the same: pending says it */
+	if (evtimer_pending(a->tell, NULL))
+		return;
+	since = a->refused == a->untold ? 1e9 : gate_ms_since(&a->told);
+	if (since >= 1000) {
+		refused_tell(-1, 0, c->g);
+		return;
+	}
+	tv.tv_sec = 0;
+	tv.tv_usec = (suseconds_t)((1000 - since) * 1000);
+	evtimer_add(a->tell, &tv);
+}
+
 void
 gate_ask_pending(struct gate *g, struct evbuffer *out)
 {
@@ -189,6 +343,7 @@ gate_ask_pending(struct gate *g, struct evbuffer *out)
 	char			 buf[ASK_JSON_MAX];
 	const char		*sep = "";
 
+	sweep(g);
 	evbuffer_add_printf(out, "{\"pending\":[");
 	if (g->ask != NULL)
 		TAILQ_FOREACH(c, &g->ask->held, held) {
@@ -196,7 +351,12 @@ gate_ask_pending(struct gate *g, struct evbuffer *out)
 			evbuffer_add_printf(out, "%s%s", sep, buf);
 			sep = ",";
 		}
-	evbuffer_add_printf(out, "]}\n");
+	/* what the bounds denied unheld: the count, the last of them */
+	if (g->ask != NULL && g->ask->refused > 0) {
+		refused_json(&g->ask->last, g->ask->refused, buf, sizeof(buf));
+		evbuffer_add_printf(out, "],\"refused\":%s}\n", buf);
+	} else
+		evbuffer_add_printf(out, "],\"refused\":null}\n");
 }
 
 /* One "held" line per request held now: what a new watcher sees first. */
@@ -208,6 +368,7 @@ gate_ask_replay(struct gate *g, struct evbuffer *out)
 
 	if (g->ask == NULL)
 		return;
+	sweep(g);
 	TAILQ_FOREACH(c, &g->ask->held, held) {
 		held_json(c, buf, sizeof(buf));
 		evbuffer_add_printf(out, "{\"held\":%s}\n", buf);
@@ -226,7 +387,8 @@ gate_ask_grants(struct gate *g, struct evbuffer *out)
 	if (a == NULL)
 		return;
 	evbuffer_add_printf(out, "\"ask\":{\"seconds\":%u,\"held\":%u,"
-	    "\"grants\":[", g->cfg.ask, a->nheld);
+	    "\"refused\":%llu,\"grants\":[", g->cfg.ask, a->nheld,
+	    (unsigned long long)a->refused);
 	for (i = 0; i < a->ngrants; i++) {
 		gate_json_str(host, sizeof(host), a->grants[i].host);
 		if (a->grants[i].cred[0] != '\0')
@@ -258,6 +420,7 @@ conn_ask(struct gate_conn *c, const struct policy_decision *d)
 	/* a draining gate holds nothing new: it would outlive the answer */
 	if (a == NULL || !askable(d->reason) || c->g->draining)
 		return 0;
+	sweep(c->g);	/* a closed one keeps no slot */
 	conn_view(c, &v);
 	TAILQ_FOREACH(h, &a->held, held) {
 		conn_view(h, &hv);
@@ -267,6 +430,7 @@ conn_ask(struct gate_conn *c, const struct policy_decision *d)
 	if (a->nheld >= GATE_ASK_MAX || mine >= GATE_ASK_PER_CRED) {
 		snprintf(detail, sizeof(detail), "%s; too many requests "
 		    "already wait for an answer", policy_reason_str(d->reason));
+		refused(c, &v);
 		conn_deny(c, d->reason, "ask_full", detail, NULL);
 		return 1;
 	}
@@ -403,6 +567,12 @@ gate_ask_answer(struct gate *g, uint64_t id, enum gate_ask_answer ans,
 			break;
 	if (c == NULL)
 		return -1;
+	if (!client_alive(c)) {
+		/* nobody to let through: no upstream dialled for it */
+		answered(c, "gone", "client", 0, 0);
+		deny_held(c);
+		return -1;
+	}
 	if (ans == GATE_ASK_DENY) {
 		answered(c, answer_str[ans], NULL, uid, pid);
 		deny_held(c);

@@ -60,12 +60,17 @@ held_row(const struct launch_ask_gate *g, const struct launch_held *h)
 static int
 pending_list(struct launch_ask_gate *v, size_t n)
 {
-	struct launch_held	*h;
+	struct launch_held	*h, r;
 	char			 err[PATH_MAX + 256];
-	size_t			 i, k, nh, shown = 0;
+	char			 say[POLICY_MAX_NAME + 512];
+	char			 (*said)[sizeof(say)];
+	size_t			 i, k, nh, shown = 0, nsaid = 0;
 
+	/* the bounds' denials after the table, one line a gate */
+	if ((said = calloc(n, sizeof(*said))) == NULL)
+		return 1;
 	for (i = 0; i < n; i++) {
-		if (launch_ask_pending(&v[i], &h, &nh, err,
+		if (launch_ask_pending(&v[i], &h, &nh, &r, err,
 		    sizeof(err)) == -1) {
 			/* a gate that went away meanwhile is no news */
 			if (errno != ECONNREFUSED && errno != ENOENT)
@@ -80,9 +85,15 @@ pending_list(struct launch_ask_gate *v, size_t n)
 			held_row(&v[i], &h[k]);
 		}
 		free(h);
+		if (r.count > 0)
+			launch_refused_say(&r, v[i].prefix, 1, said[nsaid++],
+			    sizeof(said[0]));
 	}
 	if (shown == 0)
 		printf("no held requests\n");
+	for (i = 0; i < nsaid; i++)
+		printf("%s\n", said[i]);
+	free(said);
 	return 0;
 }
 
@@ -99,6 +110,16 @@ watch_line(const struct launch_ask_gate *g, const char *line, size_t len)
 		if (launch_held_parse(line + 8, len - 8, &h) > 0) {
 			printf("held     ");
 			held_row(g, &h);
+		}
+		return;
+	}
+	if (len > 12 && memcmp(line, "{\"refused\":", 11) == 0) {
+		char	 say[POLICY_MAX_NAME + 512];
+
+		if (launch_held_parse(line + 11, len - 11, &h) > 0 &&
+		    h.count > 0) {
+			launch_refused_say(&h, g->prefix, 0, say, sizeof(say));
+			printf("refused  %s\n", say);
 		}
 		return;
 	}
@@ -211,7 +232,7 @@ always(const struct launch_ask_gate *g, unsigned long long n,
 	time_t			 now = time(NULL);
 	int			 rc = EXIT_CONFIG;
 
-	if (launch_ask_pending(g, &h, &nh, err, sizeof(err)) == -1) {
+	if (launch_ask_pending(g, &h, &nh, NULL, err, sizeof(err)) == -1) {
 		fprintf(stderr, "aisb: approve: %s\n", err);
 		return EXIT_CONFIG;
 	}
@@ -219,7 +240,7 @@ always(const struct launch_ask_gate *g, unsigned long long n,
 		;
 	if (k == nh) {
 		fprintf(stderr, "aisb: %s is no longer held (answered, timed "
-		    "out, or its session ended); nothing was written\n", id);
+		    "out, or its client gave up); nothing was written\n", id);
 		free(h);
 		return 1;
 	}
@@ -280,7 +301,13 @@ answer(const struct cli_args *a, int deny)
 		    "writes; once and session write none\n");
 		return EXIT_CONFIG;
 	}
-	if (launch_ask_find(a->pos[0], &g, &n, err, sizeof(err)) == -1) {
+	if ((rc = launch_ask_find(a->pos[0], &g, &n, err,
+	    sizeof(err))) == 1) {
+		fprintf(stderr, "aisb: %s is no longer held: %s\n", a->pos[0],
+		    err);
+		return 1;
+	}
+	if (rc == -1) {
 		fprintf(stderr, "aisb: %s: %s\n", deny ? "deny" : "approve",
 		    err);
 		return EXIT_CONFIG;
@@ -294,7 +321,7 @@ answer(const struct cli_args *a, int deny)
 	}
 	if (rc == 1) {
 		fprintf(stderr, "aisb: %s is no longer held (answered, timed "
-		    "out, or its session ended)\n", a->pos[0]);
+		    "out, or its client gave up)\n", a->pos[0]);
 		return 1;
 	}
 	if (deny)

@@ -164,8 +164,10 @@ held_num(struct launch_held *h, const char *key, long long v, int *have_id)
 		*have_id = 1;
 	} else if (strcmp(key, "port") == 0 && v >= 1 && v <= 65535)
 		h->port = (unsigned)v;
-	else if (strcmp(key, "age_ms") == 0)
+	else if (strcmp(key, "age_ms") == 0 || strcmp(key, "ago_ms") == 0)
 		h->age_ms = v;
+	else if (strcmp(key, "count") == 0 && v >= 1)
+		h->count = v;
 	else if (strcmp(key, "left_ms") == 0)
 		h->left_ms = v;
 	else
@@ -208,15 +210,16 @@ launch_held_parse(const char *s, size_t len, struct launch_held *h)
 			if (str_value(&p, end, out, outlen) == -1)
 				return -1;
 		} else if (strcmp(key, "id") == 0 || strcmp(key, "port") == 0 ||
-		    strcmp(key, "age_ms") == 0 || strcmp(key, "left_ms") == 0) {
+		    strcmp(key, "age_ms") == 0 || strcmp(key, "left_ms") == 0 ||
+		    strcmp(key, "ago_ms") == 0 || strcmp(key, "count") == 0) {
 			if (num_value(&p, end, &v) == -1 ||
 			    held_num(h, key, v, &have_id) == -1)
 				return -1;
 		} else if ((p = skip_value(p, end)) == NULL)
 			return -1;
 	}
-	return have_id && h->host[0] != '\0' && h->port != 0 ?
-	    p + 1 - s : -1;
+	return (have_id || h->count > 0) && h->host[0] != '\0' &&
+	    h->port != 0 ? p + 1 - s : -1;
 }
 
 void
@@ -308,6 +311,28 @@ launch_ask_gates(struct launch_ask_gate *v, size_t max, size_t *n,
 	return 0;
 }
 
+/*
+ * 1 when the first plen bytes of id (at least 4) start the id of a
+ * session of the user's that ran: its requests are no longer held.
+ */
+static int
+session_ended(const char *id, size_t plen)
+{
+	struct launch_sess	*s;
+	char			 dir[PATH_MAX];
+	size_t			 ns, i;
+	int			 e = errno, ended = 0;
+
+	if (plen < 4 || launch_sessions_dir(dir, sizeof(dir)) == -1 ||
+	    (s = launch_sessions_list(dir, &ns)) == NULL)
+		return 0;
+	for (i = 0; i < ns && !ended; i++)
+		ended = strncmp(s[i].id, id, plen) == 0;
+	free(s);
+	errno = e;
+	return ended;
+}
+
 int
 launch_ask_find(const char *id, struct launch_ask_gate *g,
     unsigned long long *n, char *err, size_t errlen)
@@ -347,6 +372,11 @@ launch_ask_find(const char *id, struct launch_ask_gate *g,
 		}
 	}
 	free(v);
+	if (found == 0 && session_ended(id, plen)) {
+		snprintf(err, errlen, "its session %.*s ended: nothing of it "
+		    "is held any more", (int)plen, id);
+		return 1;
+	}
 	if (found != 1) {
 		snprintf(err, errlen, found == 0 ? "no running session or "
 		    "named gate that holds requests is '%.*s' (aisb pending "
@@ -358,9 +388,42 @@ launch_ask_find(const char *id, struct launch_ask_gate *g,
 	return 0;
 }
 
+void
+launch_refused_say(const struct launch_held *r, const char *prefix,
+    int since_start, char *out, size_t len)
+{
+	char	 dest[POLICY_MAX_NAME + 16], how[16], n[64];
+	size_t	 i;
+
+	launch_held_dest(r, dest, sizeof(dest));
+	snprintf(how, sizeof(how), "%s", r->how[0] != '\0' ? r->how : "?");
+	for (i = 0; how[i] != '\0'; i++)
+		if (!islower((unsigned char)how[i]))
+			how[i] = '?';
+	if (r->count == 1)
+		snprintf(n, sizeof(n), "1 request");
+	else
+		snprintf(n, sizeof(n), "%lld requests", r->count);
+	if (since_start)
+		snprintf(out, len, "%s: %s denied without being held (too "
+		    "many were waiting), the last %s (%s) %llds ago; each is "
+		    "in the gate's audit log", prefix, n, dest, how,
+		    r->age_ms / 1000);
+	else if (r->count == 1)
+		snprintf(out, len, "denied %s (%s) without holding it: too "
+		    "many requests of %s wait for an answer already; answer "
+		    "them (aisb pending), the gate's audit log has every "
+		    "denied one", dest, how, prefix);
+	else
+		snprintf(out, len, "denied %s without holding them, the last "
+		    "%s (%s): too many requests of %s wait for an answer "
+		    "already; answer them (aisb pending), the gate's audit log "
+		    "has every denied one", n, dest, how, prefix);
+}
+
 int
 launch_ask_pending(const struct launch_ask_gate *g, struct launch_held **v,
-    size_t *n, char *err, size_t errlen)
+    size_t *n, struct launch_held *refused, char *err, size_t errlen)
 {
 	const char	*p, *end;
 	char		*buf;
@@ -370,6 +433,8 @@ launch_ask_pending(const struct launch_ask_gate *g, struct launch_held **v,
 
 	*v = NULL;
 	*n = 0;
+	if (refused != NULL)
+		memset(refused, 0, sizeof(*refused));
 	if ((buf = malloc(LAUNCH_ASK_PENDING_MAX)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -403,6 +468,12 @@ launch_ask_pending(const struct launch_ask_gate *g, struct launch_held **v,
 		p += k;
 		(*n)++;
 	}
+	/* after the array: the last refused, or null (an older gate: none) */
+	p = skip_ws(p + 1, end);
+	if (refused != NULL && end - p > 11 &&
+	    memcmp(p, ",\"refused\":{", 12) == 0 &&
+	    launch_held_parse(p + 11, (size_t)(end - p - 11), refused) == -1)
+		goto bad;
 	free(buf);
 	return 0;
 bad:
@@ -588,10 +659,16 @@ launch_ask_policy_file(const struct launch_ask_gate *g, char *out,
 
 /* ---- the session's own terminal ---------------------------------------- */
 
-/* One watch line: a notice when it holds a request for user. */
+/*
+ * One watch line: a notice when it holds a request for user, or when
+ * the gate's bounds denied one of user's unheld.  eol ends it: "\r\n"
+ * on a terminal, which the session's podman run -t holds in raw mode (no
+ * newline translation: a bare "\n" would leave the command's next line
+ * starting where the notice ended).
+ */
 static void
 notify_line(const char *line, size_t len, const char *prefix,
-    const char *user)
+    const char *user, const char *eol)
 {
 	struct launch_held	 h;
 	const char		*p = line, *end = line + len;
@@ -599,6 +676,17 @@ notify_line(const char *line, size_t len, const char *prefix,
 	size_t			 i;
 
 	p = skip_ws(p, end);
+	if (end - p > 12 && memcmp(p, "{\"refused\":", 11) == 0) {
+		char	 say[POLICY_MAX_NAME + 512];
+
+		if (launch_held_parse(p + 11, (size_t)(end - p - 11), &h) ==
+		    -1 || h.count < 1 ||
+		    (user != NULL && strcmp(h.user, user) != 0))
+			return;
+		launch_refused_say(&h, prefix, 0, say, sizeof(say));
+		fprintf(stderr, "aisb: %s%s", say, eol);
+		return;
+	}
 	if (end - p < 9 || memcmp(p, "{\"held\":", 8) != 0 ||
 	    launch_held_parse(p + 8, (size_t)(end - p - 8), &h) == -1)
 		return;
@@ -610,18 +698,19 @@ notify_line(const char *line, size_t len, const char *prefix,
 		if (!islower((unsigned char)how[i]))
 			how[i] = '?';
 	fprintf(stderr, "aisb: held %s (%s) for %llds: aisb approve %s-%llu "
-	    "once|session|always, or aisb deny %s-%llu\n", dest, how,
-	    (h.left_ms + 999) / 1000, prefix, h.id, prefix, h.id);
+	    "once|session|always, or aisb deny %s-%llu%s", dest, how,
+	    (h.left_ms + 999) / 1000, prefix, h.id, prefix, h.id, eol);
 }
 
 static void __attribute__((noreturn))
 notify(const char *gatedir, const char *prefix, const char *user)
 {
-	char	 buf[LAUNCH_ASK_LINE_MAX];
-	size_t	 off = 0;
-	ssize_t	 n;
-	char	*nl;
-	int	 fd, skip = 0;
+	char		 buf[LAUNCH_ASK_LINE_MAX];
+	size_t		 off = 0;
+	ssize_t		 n;
+	char		*nl;
+	int		 fd, skip = 0;
+	const char	*eol = isatty(STDERR_FILENO) ? "\r\n" : "\n";
 
 	/* nothing of the launcher's: the watcher's pipe ends with aisb */
 	closefrom(STDERR_FILENO + 1);
@@ -637,7 +726,7 @@ notify(const char *gatedir, const char *prefix, const char *user)
 		while ((nl = memchr(buf, '\n', off)) != NULL) {
 			if (!skip)
 				notify_line(buf, (size_t)(nl - buf), prefix,
-				    user);
+				    user, eol);
 			skip = 0;
 			off -= (size_t)(nl + 1 - buf);
 			memmove(buf, nl + 1, off);

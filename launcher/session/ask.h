@@ -6,13 +6,18 @@
  *
  * The control protocol (one command per connection, one line each, JSON
  * answers; gate/control.c):
- *	pending			{"pending":[HELD,...]}
+ *	pending			{"pending":[HELD,...],"refused":REFUSED|null}
  *	approve N once|session	{"approve":"ok"} or {"approve":"gone"}
  *	deny N			{"deny":"ok"} or {"deny":"gone"}
  *	watch			stays open: {"held":HELD} and
- *				{"answered":{"id":N,"answer":"..."}} lines
+ *				{"answered":{"id":N,"answer":"..."}} and
+ *				{"refused":REFUSED} lines
  * HELD: {"id":N,"host":"NAME","port":P,"how":"connect|http|transparent|
  * socks|port","user":"U"|null,"method":"GET"|null,"age_ms":A,"left_ms":L}
+ * REFUSED: the last request the gate's bounds denied without holding it
+ * (too many held already), {"host":..,"port":..,"how":..,"user":..,
+ * "method":..,"count":N,"ago_ms":A}: N such denials since the gate
+ * started (pending), or since its last "refused" line (watch).
  *
  * An ID as the user types it is PREFIX-N: PREFIX the first 8 hex digits
  * of a session with a gate of its own (any unique prefix of its id is
@@ -44,7 +49,8 @@ struct launch_held {
 	char			 how[16];
 	char			 user[64];	/* "": null */
 	char			 method[POLICY_MAX_METHOD + 1];	/* "": null */
-	long long		 age_ms, left_ms;
+	long long		 age_ms, left_ms;	/* REFUSED: ago_ms */
+	long long		 count;		/* REFUSED's; 0: held */
 };
 
 /* One gate that may hold requests: a session's own or a named one. */
@@ -57,7 +63,8 @@ struct launch_ask_gate {
 /*
  * The object at s (len bytes, its opening '{') into h: the bytes it took,
  * or -1 when it is not one (a string too long for its field, a port out
- * of range, no id).  Unknown keys are skipped, whatever their value.
+ * of range, no id, or for a REFUSED no count).  Unknown keys are skipped,
+ * whatever their value.
  */
 ssize_t	 launch_held_parse(const char *s, size_t len, struct launch_held *h);
 /*
@@ -75,20 +82,30 @@ void	 launch_held_dest(const struct launch_held *, char *out, size_t len);
 int	 launch_ask_gates(struct launch_ask_gate *v, size_t max, size_t *n,
 	    char *err, size_t errlen);
 /*
- * The gate of ID ("PREFIX-N") into g and N into *n: 0, or -1 with err
- * (not an ID, no such gate, more than one).
+ * The gate of ID ("PREFIX-N") into g and N into *n: 0; 1 with err when
+ * PREFIX is a session of the user's that ended (nothing of it is held);
+ * or -1 with err (not an ID, no such gate, more than one).
  */
 int	 launch_ask_find(const char *id, struct launch_ask_gate *g,
 	    unsigned long long *n, char *err, size_t errlen);
 /*
- * What g holds now into a new array *v of *n entries (free it).  0, or
+ * What g holds now into a new array *v of *n entries (free it), and,
+ * when refused is not NULL, its REFUSED into it (count 0: none).  0, or
  * -1 with errno set (ECONNREFUSED, ENOENT: the gate is gone) and err.
  */
 int	 launch_ask_pending(const struct launch_ask_gate *g,
-	    struct launch_held **v, size_t *n, char *err, size_t errlen);
+	    struct launch_held **v, size_t *n, struct launch_held *refused,
+	    char *err, size_t errlen);
+/*
+ * The line that tells a person about r, a REFUSED, for the gate whose
+ * IDs start with prefix, into out: what was denied, how many, why.
+ */
+void	 launch_refused_say(const struct launch_held *r, const char *prefix,
+	    int since_start, char *out, size_t len);
 /*
  * answer ("once", "session" or "deny") to request n of g.  0 done, 1
- * gone (answered, timed out, or no such request), -1 with err.
+ * gone (answered, timed out, its client closed, or no such request), -1
+ * with err.
  */
 int	 launch_ask_answer(const struct launch_ask_gate *g,
 	    unsigned long long n, const char *answer, char *err,

@@ -192,6 +192,19 @@ for _ in $(seq 100); do grep -q '^answered' "$tmp/watch" && break; sleep 0.1; do
 grep -q '^held     0123abcd-10 .* w\.example\.test:443 ' "$tmp/watch" && ok || bad "--watch: held: $(cat "$tmp/watch")"
 grep -qx 'answered 0123abcd-10 deny' "$tmp/watch" && ok || bad "--watch: answered: $(cat "$tmp/watch")"
 
+# what the gate's bounds denied without holding it is said, in --watch
+# and after pending's table: a flood cannot make a request vanish unheard
+ctl "$sdir/control" "refuse real.example.test 443 connect - 1" >/dev/null
+ctl "$sdir/control" "refuse junk9.example.test 443 connect - 40" >/dev/null
+for _ in $(seq 100); do [ "$(grep -c '^refused' "$tmp/watch")" -ge 2 ] && break; sleep 0.1; done
+check "--watch: one refused" "$(grep '^refused' "$tmp/watch" | sed -n 1p)" \
+    "refused  denied real.example.test:443 (connect) without holding it: too many requests of 0123abcd wait for an answer already; answer them (aisb pending), the gate's audit log has every denied one"
+check "--watch: a burst" "$(grep '^refused' "$tmp/watch" | sed -n 2p)" \
+    "refused  denied 40 requests without holding them, the last junk9.example.test:443 (connect): too many requests of 0123abcd wait for an answer already; answer them (aisb pending), the gate's audit log has every denied one"
+run "$aisb" pending
+check "pending: the refused, after the table" "$(tail -n 1 "$tmp/out")" \
+    "0123abcd: 41 requests denied without being held (too many were waiting), the last junk9.example.test:443 (connect) 2s ago; each is in the gate's audit log"
+
 # a session may not ask more of a named gate than it was started with
 sed -i 's/^ask 30$/ask 0/' "$gdir/state"
 run "$aisb" --gate work --ask -- true
@@ -208,6 +221,11 @@ run "$aisb" pending
 check "dead: exit" "$rc" 0
 check "dead: said" "$(cat "$tmp/out")" "no held requests"
 check "dead: quiet" "$(cat "$tmp/err")" ""
+# its ID: no longer held (exit 1), not an unknown one (78)
+run "$aisb" approve 0123abcd-1 once
+check "approve, the session ended: exit" "$rc" 1
+check "approve, the session ended: said" "$(cat "$tmp/err")" \
+    "aisb: 0123abcd-1 is no longer held: its session 0123abcd ended: nothing of it is held any more"
 rc=0; wait "$watch" || rc=$?
 check "--watch: ends with the gates" "$rc" 0
 

@@ -9,7 +9,9 @@ serves each SOCKET (a unix stream socket, mode 0600), one command per
 connection, and writes each command it is given to LOG, one a line.
 Besides the gate's commands, the test's own:
     hold ID HOST PORT HOW USER|-    a request held, 60 s to go
-which is announced on every watch stream as the gate would.
+    refuse HOST PORT HOW USER|- N   N requests denied unheld (the
+                                    bounds), HOST:PORT the last
+which are announced on every watch stream as the gate would.
 """
 import json
 import os
@@ -20,6 +22,7 @@ import time
 
 LOG, SOCKS = sys.argv[1], sys.argv[2:]
 held = {p: {} for p in SOCKS}
+refused = {p: None for p in SOCKS}
 watchers = {p: [] for p in SOCKS}
 lock = threading.Lock()
 
@@ -67,7 +70,8 @@ def serve(path, conn):
     out = {"error": "unknown command"}
     if words == ["pending"]:
         with lock:
-            out = {"pending": [entry(h) for h in held[path].values()]}
+            out = {"pending": [entry(h) for h in held[path].values()],
+                   "refused": refused[path]}
     elif len(words) == 3 and words[0] == "approve" and \
             words[2] in ("once", "session"):
         out = answer(path, "approve", int(words[1]), words[2])
@@ -85,6 +89,15 @@ def serve(path, conn):
             held[path][h["id"]] = h
             announce(path, {"held": entry(h)})
         out = {"hold": "ok"}
+    elif len(words) == 6 and words[0] == "refuse":
+        r = {"host": words[1], "port": int(words[2]), "how": words[3],
+             "user": None if words[4] == "-" else words[4], "method": None,
+             "count": int(words[5]), "ago_ms": 2000}
+        with lock:
+            total = r["count"] + (refused[path] or {"count": 0})["count"]
+            refused[path] = dict(r, count=total)
+            announce(path, {"refused": r})
+        out = {"refuse": "ok"}
     conn.sendall((json.dumps(out, separators=(",", ":")) + "\n").encode())
     conn.close()
 

@@ -107,7 +107,8 @@ for p in json.load(sys.stdin)["pending"]:
 # --- allowed requests are not held -------------------------------------------
 check "an allowed CONNECT passes" "$(proxy_get -p "http://ok.test:$up/")" \
     "200 200"
-check "nothing held" "$(control "$S" pending)" '{"pending": []}'
+check "nothing held" "$(control "$S" pending)" \
+    '{"pending": [], "refused": null}'
 
 # --- approve once ------------------------------------------------------------
 bg once -x "http://$G" -p "http://new.test:$up/first"
@@ -165,6 +166,58 @@ check "a deny rule: denied at once" \
 expect_audit "$A" event=decision host=blocked.test reason=deny_rule
 check "the deny rule asked nobody" \
     "$(audit_count "$A" event=ask host=blocked.test)" 0
+
+# --- a client that closed while held is gone: its approval dials nothing, --
+# and closed ones keep no slot of the bounds
+"$PY" - "$S" "$gate_port" "$up" >"$tmp/gone.out" <<'PY'
+import json, socket, sys, time
+ctl, port, up = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+def cmd(line):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(ctl)
+    s.sendall(line.encode() + b"\n")
+    d = b""
+    while not d.endswith(b"\n"):
+        b = s.recv(65536)
+        if not b:
+            break
+        d += b
+    return json.loads(d)
+def held(host):
+    for _ in range(100):
+        for p in cmd("pending")["pending"]:
+            if p["host"] == host:
+                return p["id"]
+        time.sleep(0.1)
+c = socket.create_connection(("127.0.0.1", port))
+c.sendall(("CONNECT gone.test:%s HTTP/1.1\r\n\r\n" % up).encode())
+i = held("gone.test")
+c.close()
+time.sleep(0.3)
+print(cmd("approve %d once" % i)["approve"])
+# nine that close at once: none keeps a slot, the tenth is held
+for n in range(9):
+    c = socket.create_connection(("127.0.0.1", port))
+    c.sendall(("CONNECT gone%d.test:%s HTTP/1.1\r\n\r\n" % (n, up)).encode())
+    time.sleep(0.05)
+    c.close()
+time.sleep(0.3)
+c = socket.create_connection(("127.0.0.1", port))
+c.sendall(("CONNECT gone.test:%s HTTP/1.1\r\n\r\n" % up).encode())
+i = held("gone.test")
+print("held" if i else "not held", [p["host"] for p in cmd("pending")["pending"]])
+print(cmd("deny %d" % i)["deny"])
+PY
+up_before=$(upstream_accepts 192.0.2.10)
+check "approving a closed one: gone" "$(sed -n 1p "$tmp/gone.out")" gone
+expect_audit "$A" event=ask host=gone.test answer=gone by=client
+check "closed ones keep no slot" "$(sed -n 2p "$tmp/gone.out")" \
+    "held ['gone.test']"
+check "and a live one is still answered" "$(sed -n 3p "$tmp/gone.out")" ok
+check "nothing was dialled for them" "$(upstream_accepts 192.0.2.10)" \
+    "$up_before"
+check "no upstream connection for the gone one" \
+    "$(audit_count "$A" event=decision host=gone.test decision=allow)" 0
 
 # --- approve session: later requests pass, a reload keeps it -----------------
 bg sess -x "http://$G" "http://web.test:$up/s1"
@@ -450,6 +503,21 @@ printf 'alice sha256:%s\nbob sha256:%s\n' "$(sha alice-pw)" "$(sha bob-pw)" \
 start_gate users "$tmp/policy.yaml" --control "$tmp/u.sock" --ask 60 \
     --users "$tmp/users.conf"
 U=$tmp/audit.users.log
+# a watcher of this gate: its "refused" lines
+"$PY" - "$tmp/u.sock" "$tmp/uwatch.log" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(b"watch\n")
+with open(sys.argv[2], "wb", buffering=0) as f:
+    while True:
+        b = s.recv(65536)
+        if not b:
+            break
+        f.write(b)
+PY
+pids+=($!)
+check "nothing refused yet" "$(control "$tmp/u.sock" pending refused)" None
 for i in 1 2 3 4 5 6 7 8; do
 	bg "alice$i" -x "http://alice:alice-pw@127.0.0.1:$gate_port" \
 	    "http://a.test:$up/$i"
@@ -464,6 +532,22 @@ check "alice's ninth: denied at once" "$(proxy_get -m 10 \
     "000 403"
 expect_audit "$U" event=decision user=alice host=a.test reason=ask_full \
     status=403
+# said, not only audited: the person learns what the flood cost
+check "status counts the refusal" "$(control "$tmp/u.sock" status \
+    ask.refused)" 1
+check "pending names the refused one" "$(control "$tmp/u.sock" pending \
+    refused | "$PY" -c 'import json, sys; r = json.load(sys.stdin)
+print(r["host"], r["user"], r["how"], r["method"], r["count"])')" \
+    "a.test alice http GET 1"
+for _ in $(seq 50); do
+	grep -q '"refused"' "$tmp/uwatch.log" 2>/dev/null && break
+	sleep 0.1
+done
+check "the watcher is told at once" "$(grep '"refused"' "$tmp/uwatch.log" |
+    "$PY" -c 'import json, sys
+for l in sys.stdin:
+    r = json.loads(l)["refused"]
+    print(r["host"], r["user"], r["count"])')" "a.test alice 1"
 bg bob -x "http://bob:bob-pw@127.0.0.1:$gate_port" "http://b.test:$up/"
 id=$(held_id "$tmp/u.sock" b.test)
 [ "$id" != none ] && ok || bad "bob's request is not held"
@@ -490,5 +574,19 @@ check "alice is still asked for bob's host" "$(proxy_get -m 10 \
     -x "http://alice:alice-pw@127.0.0.1:$gate_port" "http://b.test:$up/")" \
     "000 403"
 expect_audit "$U" event=decision user=alice host=b.test reason=ask_full
+# a burst: alice's b.test just now and three more; at most one line a
+# second (b.test's at once when a second passed since the first line,
+# then the rest a second on), whose counts add up to all of them
+for i in 1 2 3; do
+	proxy_get -m 10 -x "http://alice:alice-pw@127.0.0.1:$gate_port" \
+	    "http://c$i.test:$up/" >/dev/null
+done
+sleep 1.5
+check "a burst: counted, the last named, in one or two lines" \
+    "$(grep '"refused"' "$tmp/uwatch.log" | sed 1d | "$PY" -c 'import json, sys
+rs = [json.loads(l)["refused"] for l in sys.stdin]
+print(len(rs) in (1, 2), sum(r["count"] for r in rs), rs[-1]["host"])')" \
+    "True 4 c3.test"
+check "status counts them all" "$(control "$tmp/u.sock" status ask.refused)" 5
 
 finish

@@ -202,6 +202,19 @@ test_held(void **state)
 	assert_int_equal(launch_held_parse(big, strlen(big), &h), -1);
 	s = "{\"id\":1,\"host\":\"a\",\"port\":1";
 	assert_int_equal(launch_held_parse(s, strlen(s), &h), -1);
+	/* a REFUSED: no id, a count of at least 1; said with '?' too */
+	s = "{\"host\":\"r\\u001b]0;x\\u0007.test\",\"port\":443,\"how\":"
+	    "\"connect\",\"user\":null,\"method\":null,\"count\":3,"
+	    "\"ago_ms\":2500}";
+	assert_int_equal(launch_held_parse(s, strlen(s), &h), strlen(s));
+	assert_int_equal(h.count, 3);
+	assert_int_equal(h.age_ms, 2500);
+	launch_refused_say(&h, "0123abcd", 1, big, sizeof(big));
+	assert_string_equal(big, "0123abcd: 3 requests denied without being "
+	    "held (too many were waiting), the last r?]0;x?.test:443 "
+	    "(connect) 2s ago; each is in the gate's audit log");
+	s = "{\"host\":\"a\",\"port\":1,\"count\":0}";
+	assert_int_equal(launch_held_parse(s, strlen(s), &h), -1);
 }
 
 /* a session's note: its policy, its command printable and cut */
