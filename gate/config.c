@@ -377,6 +377,8 @@ gate_reload(struct gate *g)
 		    gate_users_count(u) == 1 ? "" : "s", users_policies(u),
 		    users_policies(u) == 1 ? "y" : "ies");
 	}
+	/* --ask: held requests under the new set (a removed user's denied) */
+	gate_ask_reload(g);
 	/* --reload-closes: the live connections judged too */
 	if (g->cfg.reload_closes)
 		gate_reload_said(g, 1, "reload: %zu connection(s) the policy "

@@ -485,6 +485,8 @@ int			 gate_ask_answer(struct gate *, uint64_t id,
 			    enum gate_ask_answer, uid_t, pid_t);
 /* the gate exits: every held request denied ("by":"exit") */
 void			 gate_ask_deny_all(struct gate *);
+/* a reload applied: held requests judged again (a removed user's denied) */
+void			 gate_ask_reload(struct gate *);
 
 /* metrics.c */
 void			 gate_metrics_prepare(struct gate *);

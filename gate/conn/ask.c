@@ -14,9 +14,12 @@
  *            classified (denied ranges stay denied), dialled, audited
  *   session  the same, and a grant of that host:port to that credential
  *            lets later requests through without asking, in memory until
- *            the gate exits; reloads keep it (it is not the policy's)
+ *            the gate exits; reloads keep it (it is not the policy's),
+ *            but not past its --users user's removal
  *   deny, a timeout, the gate's exit: the denial the policy gave, as
  *            without --ask, its audit line with "asked":true
+ *   a reload: what the new set would not ask about (a removed user, a
+ *            deny rule) is denied (gate_ask_reload)
  * Each answer is one audit line of its own (event "ask"), written before
  * the request's decision line, and one "answered" line to the watchers.
  *
@@ -355,6 +358,74 @@ gate_ask_deny_all(struct gate *g)
 		return;
 	while ((c = TAILQ_FIRST(&g->ask->held)) != NULL) {
 		answered(c, "deny", "exit", 0, 0);
+		deny_held(c);
+	}
+}
+
+/*
+ * A reload (config.c): each held request judged again under the set now
+ * in force, so that no answer lets through what the new set would not
+ * ask about.  Held for a --users user the reload removed: denied now (an
+ * approval must not let a user through who is none any more).  A rule
+ * of the new policy denies it (a deny rule, a port): denied now, with
+ * that rule's reason.  Else it stays held, under the new policy (what an
+ * approval then classifies its addresses with), its id and timer kept,
+ * also when the new policy allows it: a person answers, or the timer.
+ * Each denial is an "ask" line with "by":"reload".  The session grants
+ * of a removed user go too.
+ */
+void
+gate_ask_reload(struct gate *g)
+{
+	struct gate_ask		*a;
+	struct gate_conn	*c, *next;
+	struct policy		*p;
+	struct policy_decision	 d;
+	size_t			 i;
+	struct conn_view	 v;
+	enum policy_reason	 why;
+	char			 detail[DETAIL_MAX];
+
+	if (g->ask == NULL)
+		return;
+	/* a removed user's grants go with the user (a new one of that
+	 * name is another person) */
+	a = g->ask;
+	for (i = 0; i < a->ngrants; ) {
+		if (a->grants[i].cred[0] == '\0' || g->users == NULL ||
+		    conn_policy_for(g, a->grants[i].cred) != NULL) {
+			i++;
+			continue;
+		}
+		memmove(&a->grants[i], &a->grants[i + 1],
+		    (a->ngrants - i - 1) * sizeof(a->grants[0]));
+		a->ngrants--;
+	}
+	for (c = TAILQ_FIRST(&a->held); c != NULL; c = next) {
+		/* a denial answers c alone: next stays on the list */
+		next = TAILQ_NEXT(c, held);
+		conn_view(c, &v);
+		if ((p = conn_policy_for(g, v.user)) == NULL) {
+			why = (enum policy_reason)c->d->ask_reason;
+			snprintf(detail, sizeof(detail), "%s; user %s is no "
+			    "longer in the users file", policy_reason_str(why),
+			    v.user);
+			answered(c, "deny", "reload", 0, 0);
+			conn_deny(c, why, conn_reason_token(why), detail, NULL);
+			continue;
+		}
+		if (p != c->d->pol) {
+			policy_free(c->d->pol);
+			c->d->pol = policy_ref(p);
+		}
+		policy_decide(p, &c->d->tgt, &d);
+		if (d.verdict == POLICY_ALLOW || askable(d.reason))
+			continue;
+		if (d.rule != NULL)
+			policy_rule_describe(d.rule, c->d->rule,
+			    sizeof(c->d->rule));
+		c->d->ask_reason = (uint8_t)d.reason;
+		answered(c, "deny", "reload", 0, 0);
 		deny_held(c);
 	}
 }

@@ -455,8 +455,8 @@ grep -q "a watcher that does not read, dropped" "$tmp/gate.flood.err" &&
 
 # --- --users: one user's flood does not starve another's ---------------------
 sha() { printf %s "$1" | sha256sum | cut -d' ' -f1; }
-printf 'alice sha256:%s\nbob sha256:%s\n' "$(sha alice-pw)" "$(sha bob-pw)" \
-    >"$tmp/users.conf"
+printf 'alice sha256:%s\nbob sha256:%s\ncarol sha256:%s\n' "$(sha alice-pw)" \
+    "$(sha bob-pw)" "$(sha carol-pw)" >"$tmp/users.conf"
 start_gate users "$tmp/policy.yaml" --control "$tmp/u.sock" --ask 60 \
     --users "$tmp/users.conf"
 U=$tmp/audit.users.log
@@ -500,5 +500,30 @@ check "alice is still asked for bob's host" "$(proxy_get -m 10 \
     -x "http://alice:alice-pw@127.0.0.1:$gate_port" "http://b.test:$up/")" \
     "000 403"
 expect_audit "$U" event=decision user=alice host=b.test reason=ask_full
+
+# --- a reload judges what is held: a removed user's request is no one's -----
+bg carol -x "http://carol:carol-pw@127.0.0.1:$gate_port" "http://tp.test:$up/"
+id_carol=$(held_id "$tmp/u.sock" tp.test)
+[ "$id_carol" != none ] && ok || bad "carol's request is not held"
+printf 'alice sha256:%s\n' "$(sha alice-pw)" >"$tmp/users.conf"
+check "reload without bob and carol" "$(control "$tmp/u.sock" reload reload)" ok
+check "carol's held request is denied at once" "$(done_code carol)" "000 403"
+check "and cannot be approved" \
+    "$(control "$tmp/u.sock" "approve $id_carol once" approve)" gone
+expect_audit "$U" event=ask user=carol answer=deny by=reload
+expect_audit "$U" event=decision user=carol host=tp.test \
+    reason=host_not_allowed status=403
+check "bob's grant went with bob" \
+    "$(control "$tmp/u.sock" status ask.grants)" "[]"
+check "alice's are still held" "$(control "$tmp/u.sock" status ask.held)" 8
+# a deny rule the reload brings denies what it names, held or not
+sed -i 's/^  - host: blocked.test$/&\n  - host: a.test/' "$tmp/policy.yaml"
+check "reload with a.test denied" "$(control "$tmp/u.sock" reload reload)" ok
+check "alice's held request is denied at once" "$(done_code alice1)" "000 403"
+check "none is held any more" "$(control "$tmp/u.sock" status ask.held)" 0
+check "each by the reload" \
+    "$(audit_count "$U" event=ask user=alice answer=deny by=reload)" 8
+expect_audit "$U" event=decision user=alice host=a.test reason=deny_rule \
+    status=403
 
 finish
