@@ -191,6 +191,13 @@ run "$aisb" deny 0123abcd-10
 for _ in $(seq 100); do grep -q '^answered' "$tmp/watch" && break; sleep 0.1; done
 grep -q '^held     0123abcd-10 .* w\.example\.test:443 ' "$tmp/watch" && ok || bad "--watch: held: $(cat "$tmp/watch")"
 grep -qx 'answered 0123abcd-10 deny' "$tmp/watch" && ok || bad "--watch: answered: $(cat "$tmp/watch")"
+# a line past the bound is dropped whole, its tail too; a line without
+# an id is read within its bytes (ASan: not past the buffer)
+ctl "$gdir/control" junk >/dev/null
+ctl "$gdir/control" "hold 11 j.example.test 443 connect -" >/dev/null
+for _ in $(seq 100); do grep -q 'work-11 ' "$tmp/watch" && break; sleep 0.1; done
+grep -q '^held     work-11 ' "$tmp/watch" && ok || bad "--watch after junk: $(cat "$tmp/watch")"
+grep -q 'work-99' "$tmp/watch" && bad "--watch: the tail of a dropped line was read: $(cat "$tmp/watch")" || ok
 
 # a session may not ask more of a named gate than it was started with
 sed -i 's/^ask 30$/ask 0/' "$gdir/state"

@@ -9,7 +9,11 @@ serves each SOCKET (a unix stream socket, mode 0600), one command per
 connection, and writes each command it is given to LOG, one a line.
 Besides the gate's commands, the test's own:
     hold ID HOST PORT HOW USER|-    a request held, 60 s to go
-which is announced on every watch stream as the gate would.
+which is announced on every watch stream as the gate would, and
+    junk                            a watch line longer than the
+                                    launcher's bound (its tail a valid
+                                    "answered" line), then an "answered"
+                                    line without an id
 """
 import json
 import os
@@ -38,7 +42,10 @@ def entry(h):
 
 
 def announce(path, obj):
-    line = (json.dumps(obj, separators=(",", ":")) + "\n").encode()
+    send(path, (json.dumps(obj, separators=(",", ":")) + "\n").encode())
+
+
+def send(path, line):
     for w in list(watchers[path]):
         try:
             w.sendall(line)
@@ -77,6 +84,12 @@ def serve(path, conn):
         with lock:
             watchers[path].append(conn)
         return
+    elif words == ["junk"]:
+        with lock:
+            send(path, b"x" * 4096 +
+                 b'{"answered":{"id":99,"answer":"deny"}}\n' +
+                 b'{"answered":{"answer":"deny"}}\n')
+        out = {"junk": "ok"}
     elif len(words) == 6 and words[0] == "hold":
         h = {"id": int(words[1]), "host": words[2], "port": int(words[3]),
              "how": words[4], "user": None if words[5] == "-" else words[5],
