@@ -369,8 +369,10 @@ gate_ask_deny_all(struct gate *g)
  * approval must not let a user through who is none any more).  A rule
  * of the new policy denies it (a deny rule, a port): denied now, with
  * that rule's reason.  Else it stays held, under the new policy (what an
- * approval then classifies its addresses with), its id and timer kept,
- * also when the new policy allows it: a person answers, or the timer.
+ * approval then classifies its addresses with, and whose rule, when one
+ * now allows it, the approval goes on by: release()), its id and timer
+ * kept, also when the new policy allows it: a person answers, or the
+ * timer.
  * Each denial is an "ask" line with "by":"reload".  The session grants
  * of a removed user go too.
  */
@@ -434,10 +436,23 @@ gate_ask_reload(struct gate *g)
 static void
 release(struct gate_conn *c, enum gate_ask_answer ans, uid_t uid, pid_t pid)
 {
+	struct policy_decision	 d;
+
 	answered(c, answer_str[ans], NULL, uid, pid);
 	/* reads are still paused: on as allowed, as if never held */
 	c->ask_ok = 1;
 	c->state = S_HEAD;
+	/*
+	 * A reload while it was held may have brought a rule that allows it
+	 * (gate_ask_reload): that rule says how it goes on (an inspect rule
+	 * decides each request inside), not the answer alone.
+	 */
+	policy_decide(c->d->pol, &c->d->tgt, &d);
+	if (d.verdict == POLICY_ALLOW && d.rule != NULL) {
+		policy_rule_describe(d.rule, c->d->rule, sizeof(c->d->rule));
+		conn_decided(c, d.rule);
+		return;
+	}
 	snprintf(c->d->rule, sizeof(c->d->rule), "ask: %s", answer_str[ans]);
 	conn_decided(c, NULL);
 }
