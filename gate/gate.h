@@ -421,6 +421,8 @@ struct gate_auth	*gate_auth_load_fd(int fd, char *err, size_t errlen);
 struct gate_auth	*gate_auth_load_file_at(int dirfd, const char *name,
 			    const char *path, char *err, size_t errlen);
 void			 gate_auth_free(struct gate_auth *);
+/* 1 when the file still has a credential of that session (a reload) */
+int			 gate_auth_has(const struct gate_auth *, const char *);
 int			 gate_auth_check(const struct gate_auth *,
 			    const char *value, size_t len, char *session,
 			    size_t sessionlen);

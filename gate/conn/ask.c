@@ -15,11 +15,11 @@
  *   session  the same, and a grant of that host:port to that credential
  *            lets later requests through without asking, in memory until
  *            the gate exits; reloads keep it (it is not the policy's),
- *            but not past its --users user's removal
+ *            but not past its user's or session's removal
  *   deny, a timeout, the gate's exit: the denial the policy gave, as
  *            without --ask, its audit line with "asked":true
- *   a reload: what the new set would not ask about (a removed user, a
- *            deny rule) is denied (gate_ask_reload)
+ *   a reload: what the new set would not ask about (a removed user or
+ *            session, a deny rule) is denied (gate_ask_reload)
  * Each answer is one audit line of its own (event "ask"), written before
  * the request's decision line, and one "answered" line to the watchers.
  *
@@ -363,9 +363,25 @@ gate_ask_deny_all(struct gate *g)
 }
 
 /*
+ * After a reload: 1 while the credential a request was held for (user
+ * under --users, else session under a token file; "" for none) is still
+ * one of the gate's.
+ */
+static int
+cred_kept(const struct gate *g, const char *user, const char *session)
+{
+	if (g->users != NULL)
+		return user[0] == '\0' || conn_policy_for(g, user) != NULL;
+	if (g->auth != NULL)
+		return session[0] == '\0' || gate_auth_has(g->auth, session);
+	return 1;
+}
+
+/*
  * A reload (config.c): each held request judged again under the set now
  * in force, so that no answer lets through what the new set would not
- * ask about.  Held for a --users user the reload removed: denied now (an
+ * ask about.  Held for a --users user or a token file's session the
+ * reload removed (a named gate's session that ended): denied now (an
  * approval must not let a user through who is none any more).  A rule
  * of the new policy denies it (a deny rule, a port): denied now, with
  * that rule's reason.  Else it stays held, under the new policy (what an
@@ -374,7 +390,7 @@ gate_ask_deny_all(struct gate *g)
  * kept, also when the new policy allows it: a person answers, or the
  * timer.
  * Each denial is an "ask" line with "by":"reload".  The session grants
- * of a removed user go too.
+ * of a removed user or session go too.
  */
 void
 gate_ask_reload(struct gate *g)
@@ -394,8 +410,7 @@ gate_ask_reload(struct gate *g)
 	 * name is another person) */
 	a = g->ask;
 	for (i = 0; i < a->ngrants; ) {
-		if (a->grants[i].cred[0] == '\0' || g->users == NULL ||
-		    conn_policy_for(g, a->grants[i].cred) != NULL) {
+		if (cred_kept(g, a->grants[i].cred, a->grants[i].cred)) {
 			i++;
 			continue;
 		}
@@ -407,11 +422,13 @@ gate_ask_reload(struct gate *g)
 		/* a denial answers c alone: next stays on the list */
 		next = TAILQ_NEXT(c, held);
 		conn_view(c, &v);
-		if ((p = conn_policy_for(g, v.user)) == NULL) {
+		if (!cred_kept(g, v.user, v.session) ||
+		    (p = conn_policy_for(g, v.user)) == NULL) {
 			why = (enum policy_reason)c->d->ask_reason;
-			snprintf(detail, sizeof(detail), "%s; user %s is no "
-			    "longer in the users file", policy_reason_str(why),
-			    v.user);
+			snprintf(detail, sizeof(detail), "%s; %s %s is no "
+			    "longer in the %s file", policy_reason_str(why),
+			    g->users != NULL ? "user" : "session",
+			    cred_of(&v), g->users != NULL ? "users" : "token");
 			answered(c, "deny", "reload", 0, 0);
 			conn_deny(c, why, conn_reason_token(why), detail, NULL);
 			continue;

@@ -543,6 +543,32 @@ check "alice's other seven are denied at once" "$n" 7
 check "none is held any more" "$(control "$tmp/u.sock" status ask.held)" 0
 check "each by the reload" \
     "$(audit_count "$U" event=ask user=alice answer=deny by=reload)" 7
+
+# --- a token file's session a reload removed (a named gate's session that
+# ended): its held request is denied, another's stays held -------------------
+printf 's1:pw1\ns2:pw2\n' >"$tmp/tokens.conf"
+chmod 600 "$tmp/tokens.conf"
+start_gate tok "$tmp/policy.yaml" --control "$tmp/t.sock" --ask 60 \
+    --token-file "$tmp/tokens.conf"
+T=$tmp/audit.tok.log
+bg s2 -x "http://s2:pw2@127.0.0.1:$gate_port" "http://b.test:$up/2"
+id_s2=$(held_id "$tmp/t.sock" b.test)
+bg s1 -x "http://s1:pw1@127.0.0.1:$gate_port" "http://b.test:$up/1"
+for _ in $(seq 100); do
+	[ "$(control "$tmp/t.sock" status ask.held)" = 2 ] && break
+	sleep 0.1
+done
+check "s1 and s2 held" "$(control "$tmp/t.sock" status ask.held)" 2
+printf 's1:pw1\n' >"$tmp/tokens.conf"
+check "reload without s2" "$(control "$tmp/t.sock" reload reload)" ok
+check "s2's held request is denied at once" "$(done_code s2)" "000 403"
+check "and cannot be approved" \
+    "$(control "$tmp/t.sock" "approve $id_s2 once" approve)" gone
+expect_audit "$T" event=ask session=s2 answer=deny by=reload
+check "s1's is still held" "$(control "$tmp/t.sock" status ask.held)" 1
+id=$(held_id "$tmp/t.sock" b.test)
+check "and approved" "$(control "$tmp/t.sock" "approve $id once" approve)" ok
+check "s1's passes" "$(done_code s1)" "000 200"
 expect_audit "$U" event=decision user=alice host=a.test reason=deny_rule \
     status=403
 
