@@ -441,6 +441,14 @@ launch_ask_answer(const struct launch_ask_gate *g, unsigned long long n,
 		return 0;
 	if (strncmp(resp, gone, strlen(gone)) == 0)
 		return 1;
+	if (strncmp(resp, "{\"approve\":\"full\"}", 18) == 0) {
+		/* gate/gate.h GATE_ASK_GRANTS; the request stays held */
+		snprintf(err, errlen, "%s/control: the gate keeps no more "
+		    "session grants (256, until it exits); the request is still "
+		    "held: approve it once, or always (a rule in the policy "
+		    "file)", g->dir);
+		return -1;
+	}
 	resp[strcspn(resp, "\n")] = '\0';
 	for (i = 0; resp[i] != '\0'; i++)
 		if ((unsigned char)resp[i] < 0x20 ||

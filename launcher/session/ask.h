@@ -88,7 +88,8 @@ int	 launch_ask_pending(const struct launch_ask_gate *g,
 	    struct launch_held **v, size_t *n, char *err, size_t errlen);
 /*
  * answer ("once", "session" or "deny") to request n of g.  0 done, 1
- * gone (answered, timed out, or no such request), -1 with err.
+ * gone (answered, timed out, or no such request), -1 with err (the
+ * gate's session grants full, too: the request is still held).
  */
 int	 launch_ask_answer(const struct launch_ask_gate *g,
 	    unsigned long long n, const char *answer, char *err,

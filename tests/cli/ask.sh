@@ -181,6 +181,15 @@ grep -q "does not exist" "$tmp/err" && ok || bad "no file: $(cat "$tmp/err")"
 run "$aisb" approve work-9 once
 check "still held after a refused always" "$rc" 0
 
+# the gate's session grants full: said so, and the request still held
+ctl "$sdir/control" "hold 12 full.test 443 connect -" >/dev/null
+run "$aisb" approve 0123abcd-12 session
+check "approve session, grants full: exit" "$rc" 78
+grep -q "the gate keeps no more session grants (256, until it exits); the request is still held: approve it once" "$tmp/err" &&
+    ok || bad "grants full: $(cat "$tmp/err")"
+run "$aisb" approve 0123abcd-12 once
+check "approve once, grants full: exit" "$rc" 0
+
 # 6. --watch: the list, then one line per request held or answered,
 # until the gates are gone
 "$aisb" pending --watch >"$tmp/watch" 2>&1 &

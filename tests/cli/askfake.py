@@ -10,6 +10,8 @@ connection, and writes each command it is given to LOG, one a line.
 Besides the gate's commands, the test's own:
     hold ID HOST PORT HOW USER|-    a request held, 60 s to go
 which is announced on every watch stream as the gate would, and
+    (a request held for full.test: "approve N session" answers "full",
+    as a gate whose session grants are full)
     junk                            a watch line longer than the
                                     launcher's bound (its tail a valid
                                     "answered" line), then an "answered"
@@ -75,6 +77,10 @@ def serve(path, conn):
     if words == ["pending"]:
         with lock:
             out = {"pending": [entry(h) for h in held[path].values()]}
+    elif len(words) == 3 and words[0] == "approve" and \
+            words[2] == "session" and \
+            held[path].get(int(words[1]), {}).get("host") == "full.test":
+        out = {"approve": "full"}   # the gate's grants full: still held
     elif len(words) == 3 and words[0] == "approve" and \
             words[2] in ("once", "session"):
         out = answer(path, "approve", int(words[1]), words[2])
