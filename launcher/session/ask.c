@@ -319,9 +319,10 @@ launch_ask_find(const char *id, struct launch_ask_gate *g,
 
 	p = dash != NULL ? dash + 1 : NULL;
 	plen = dash != NULL ? (size_t)(dash - id) : 0;
+	/* the gate's ids: 1 .. 2^53 - 1 (gate/ctlcmd.h GATE_CTL_MAX_ID) */
 	if (dash == NULL || plen == 0 || plen > LAUNCH_GATE_NAME_MAX ||
 	    num_value(&p, p + strlen(p), &num) == -1 || *p != '\0' ||
-	    num < 0) {
+	    num < 1 || num > LAUNCH_ASK_ID_MAX) {
 		snprintf(err, errlen, "'%.64s' is not a held request's ID: "
 		    "PREFIX-N as aisb pending prints it", id);
 		return -1;

@@ -35,6 +35,7 @@
 #define LAUNCH_ASK_GATES_MAX	256	/* gates asked by aisb pending */
 #define LAUNCH_ASK_PENDING_MAX	(256 * 1024)	/* bytes of an answer */
 #define LAUNCH_ASK_LINE_MAX	4096	/* bytes of a watch line */
+#define LAUNCH_ASK_ID_MAX	9007199254740991LL	/* 2^53 - 1: the gate's */
 
 /* One held request, as the gate says it. */
 struct launch_held {

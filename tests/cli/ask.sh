@@ -39,6 +39,12 @@ grep -q "no running session or named gate that holds requests is '0123abcd'" "$t
     bad "approve, no such session: $(cat "$tmp/err")"
 run "$aisb" approve nodash once
 check "approve, not an ID: exit" "$rc" 78
+# no gate numbers a request 0 or past 2^53 - 1: said before any gate is asked
+for n in 0 9007199254740992; do
+	run "$aisb" approve "0123abcd-$n" once
+	check "approve, N $n: exit" "$rc" 78
+	grep -q "is not a held request's ID" "$tmp/err" && ok || bad "N $n: $(cat "$tmp/err")"
+done
 run "$aisb" approve 0123abcd-1 sometimes
 check "approve, bad answer: exit" "$rc" 78
 run "$aisb" approve 0123abcd-1 once --to "$tmp/x.yaml"
