@@ -101,20 +101,21 @@ inode_owner(unsigned long inode, char *tool, size_t len)
 		if (p->d_name[0] < '1' || p->d_name[0] > '9' ||
 		    strlen(p->d_name) > 10)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%s/fd", p->d_name);
+		/* names of at most 10 characters (checked), said to gcc */
+		snprintf(path, sizeof(path), "/proc/%.10s/fd", p->d_name);
 		if ((fds = opendir(path)) == NULL)
 			continue;	/* not ours to look at */
 		while ((d = readdir(fds)) != NULL && looked++ < PROC_FD_MAX) {
 			if (d->d_name[0] == '.' || strlen(d->d_name) > 10)
 				continue;
-			snprintf(path, sizeof(path), "/proc/%s/fd/%s",
+			snprintf(path, sizeof(path), "/proc/%.10s/fd/%.10s",
 			    p->d_name, d->d_name);
 			if ((n = readlink(path, link, sizeof(link) - 1)) <= 0)
 				continue;
 			link[n] = '\0';
 			if (strcmp(link, want) != 0)
 				continue;
-			snprintf(path, sizeof(path), "/proc/%s/comm",
+			snprintf(path, sizeof(path), "/proc/%.10s/comm",
 			    p->d_name);
 			if ((fd = open(path, O_RDONLY | O_CLOEXEC)) != -1) {
 				if ((n = read(fd, comm, sizeof(comm) - 1)) > 0) {

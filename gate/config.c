@@ -340,10 +340,12 @@ reload_set(struct gate *g)
 	g->num->ctr.reloads += ONCE(g);
 	/* Log rotation and credentials do not wait for a valid policy. */
 	(void)gate_audit_rotate(g);
+	g->auth_kept = 0;
 	if (g->cfg.token_file != NULL) {
-		if ((a = load_auth(g, &g->cfg)) == NULL)
+		if ((a = load_auth(g, &g->cfg)) == NULL) {
 			log_warnx("reload: keeping the old credentials");
-		else {
+			g->auth_kept = 1;
+		} else {
 			gate_auth_free(g->auth);
 			g->auth = a;
 		}

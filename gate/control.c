@@ -3,7 +3,8 @@
  * connection.  Commands (one line, at most GATE_CTL_MAX_LINE bytes; the
  * line is read by gate_ctl_parse(), ctlcmd.c):
  *   status	JSON: counters, policy identity, live tunnels
- *   reload	same as SIGHUP; answers {"reload":"ok"} or {"reload":"failed"}
+ *   reload	same as SIGHUP; answers {"reload":"ok"} or {"reload":"failed"},
+ *		with a token file {"reload":..,"credentials":"applied"|"kept"}
  *   reopen	same as SIGUSR1 (the audit log); {"reopen":"ok"|"failed"}
  *   ca		the certificate of the CA of inspected hosts (public):
  *		{"ca":"-----BEGIN CERTIFICATE-----\n..."}, or {"ca":null}
@@ -240,7 +241,7 @@ ctl_read(struct bufferevent *bev, void *arg)
 	const char		*p;
 	size_t			 len = evbuffer_get_length(in), used;
 	uint64_t		 id;
-	int			 cmd;
+	int			 cmd, rc;
 
 	if (len > GATE_CTL_MAX_LINE + 1)
 		len = GATE_CTL_MAX_LINE + 1;
@@ -261,8 +262,16 @@ ctl_read(struct bufferevent *bev, void *arg)
 		/* with workers, the supervisor passes a SIGHUP to the others */
 		if (ctl->g->cfg.workers > 1 && kill(getppid(), SIGHUP) == -1)
 			log_warn("reload: telling the other workers");
-		evbuffer_add_printf(out, "{\"reload\":\"%s\"}\n",
-		    gate_reload(ctl->g) == 0 ? "ok" : "failed");
+		rc = gate_reload(ctl->g);
+		/* with a token file: whether a withdrawn credential is gone,
+		 * which a refused policy does not stop */
+		if (ctl->g->cfg.token_file != NULL)
+			evbuffer_add_printf(out, "{\"reload\":\"%s\","
+			    "\"credentials\":\"%s\"}\n", rc == 0 ? "ok" :
+			    "failed", ctl->g->auth_kept ? "kept" : "applied");
+		else
+			evbuffer_add_printf(out, "{\"reload\":\"%s\"}\n",
+			    rc == 0 ? "ok" : "failed");
 	}
 	else if (cmd == GATE_CTL_REOPEN) {
 		/* with workers, the supervisor passes a SIGUSR1 to the others */

@@ -229,6 +229,8 @@ struct gate {
 	struct gate_audit	*audit;
 	struct gate_auth	*auth;		/* NULL: no proxy authentication */
 	struct gate_users	*users;		/* --users; excludes auth */
+	int			 auth_kept;	/* the last reload could not read
+						   the token file: old credentials */
 	struct gate_control	*control;
 	/* listening, until the workers take them (gate_listen) */
 	int			 lfds[GATE_MAX_WORKERS];

@@ -200,7 +200,7 @@ static const char *
 makes_repo(struct gitw *w, const struct snap_chg *x)
 {
 	const char	*base, *what;
-	char		 dir[SNAP_PATH_MAX];
+	char		 dir[SNAP_REL_MAX + 1];	/* a relative path's folder */
 	size_t		 n;
 
 	base = strrchr(x->path, '/');
@@ -209,6 +209,11 @@ makes_repo(struct gitw *w, const struct snap_chg *x)
 		return NULL;
 	n = (size_t)(base - x->path);
 	n = n > 0 ? n - 1 : 0;
+	if (n > SNAP_REL_MAX) {	/* the limits' bound it: fail closed */
+		snprintf(w->why, sizeof(w->why), "git: a folder path longer "
+		    "than %d bytes", SNAP_REL_MAX);
+		return w->why;
+	}
 	snprintf(dir, sizeof(dir), "%.*s", (int)n, x->path);
 	if ((head_where(w, dir, n) & 3) != 0 || (what = holds_code(w,
 	    dir)) == NULL)

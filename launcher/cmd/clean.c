@@ -45,6 +45,7 @@ struct clean {
 	int		 have_dir;
 	char		*running;		/* "\nname\nname\n" */
 	size_t		 ncont, ngate, nscratch, nmount, nstage, nvol, nsess;
+	size_t		 ntx;		/* drafts' transactions */
 	int		 rc;
 };
 
@@ -278,10 +279,12 @@ clean_retain(struct clean *c, long long older)
 	if (launch_retain(c->dir, NULL, older, cap, stdout, &r) == -1)
 		c->rc = 1;
 	c->nsess = r.removed;
+	c->ntx = r.txs;
 	if (cap > 0 && r.left > cap)
-		printf("clean: the sessions hold %llu KiB, over the retention "
-		    "cap of %llu KiB: what is left waits for approval or "
-		    "recovery, or runs\n", (unsigned long long)(r.left >> 10),
+		printf("clean: the sessions and drafts' transactions hold %llu "
+		    "KiB, over the retention cap of %llu KiB: what is left "
+		    "waits for approval or recovery, or runs\n",
+		    (unsigned long long)(r.left >> 10),
 		    (unsigned long long)(cap >> 10));
 }
 
@@ -395,8 +398,9 @@ launch_cmd_clean(int argc, char **argv)
 	}
 	printf("clean: %zu container(s), %zu gate(s), %zu secret file(s), "
 	    "%zu workspace mount(s), %zu snapshot stage(s), %zu session "
-	    "folder(s), %zu volume(s) removed\n", c.ncont, c.ngate,
-	    c.nscratch, c.nmount, c.nstage, c.nsess, c.nvol);
+	    "folder(s), %zu draft transaction(s), %zu volume(s) removed\n",
+	    c.ncont, c.ngate, c.nscratch, c.nmount, c.nstage, c.nsess, c.ntx,
+	    c.nvol);
 	free(out);
 	return c.rc;
 fail:

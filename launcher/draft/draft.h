@@ -226,6 +226,14 @@ int	 draft_reap(const char *sdir, const char *id);
  * under the draft's lock.
  */
 int	 draft_retire(const char *sdir, const char **why);
+/*
+ * Retention's side of a persistent draft's commits: its transaction
+ * tx/N (ddir's) removed, unless it is the last one and not settled
+ * (applying, recovery, undoing), the state cannot be read, or a session
+ * or another aisb holds the draft (then 0 with the reason in *why).  1
+ * removed; -1 on error (said).  The draft's folder itself stays.
+ */
+int	 draft_retire_tx(const char *ddir, unsigned n, const char **why);
 
 /* For aisb sessions show: one "# snapshot: ..." line when sdir is a
  * snapshot session. */

@@ -557,19 +557,23 @@ secret_value(const char *v, struct launch_agent_secret *se)
 	memset(se->query, 0, sizeof(se->query));
 	if (strcmp(mode, "query") == 0 && n == 3) {
 		se->mode = POLICY_SECRET_QUERY;
-		snprintf(se->query, sizeof(se->query), "%s", arg);
+		snprintf(se->query, sizeof(se->query), "%.*s",
+		    LAUNCH_AGENT_HEADER_MAX, arg);
 	} else if (strcmp(mode, "bearer") == 0 && n == 2)
 		se->mode = POLICY_SECRET_BEARER;
 	else if (strcmp(mode, "header") == 0 && n == 3) {
 		se->mode = POLICY_SECRET_HEADER;
-		snprintf(se->header, sizeof(se->header), "%s", arg);
+		snprintf(se->header, sizeof(se->header), "%.*s",
+		    LAUNCH_AGENT_HEADER_MAX, arg);
 	} else if (strcmp(mode, "basic") == 0 && n == 3) {
 		se->mode = POLICY_SECRET_BASIC;
-		snprintf(se->user, sizeof(se->user), "%s", arg);
+		snprintf(se->user, sizeof(se->user), "%.*s",
+		    LAUNCH_AGENT_HEADER_MAX, arg);
 	} else
 		return "the mode is header NAME, bearer, basic USER or query "
 		    "PARAM";
-	snprintf(se->host, sizeof(se->host), "%s", host);
+	/* the lengths were checked above; the precisions say so to gcc */
+	snprintf(se->host, sizeof(se->host), "%.*s", POLICY_MAX_NAME, host);
 	return NULL;
 }
 

@@ -268,7 +268,9 @@ launch_sessions_list(const char *dir, size_t *np)
 		    lstat(path, &st) == -1 ||
 		    !S_ISDIR(st.st_mode))
 			continue;
-		snprintf(v[n].id, sizeof(v[n].id), "%s", de->d_name);
+		/* LAUNCH_ID_HEX characters, checked above */
+		memcpy(v[n].id, de->d_name, LAUNCH_ID_HEX);
+		v[n].id[LAUNCH_ID_HEX] = '\0';
 		v[n].mtime = st.st_mtime;
 		n++;
 	}

@@ -55,6 +55,8 @@
 
 #define STATE_MAX		(PATH_MAX + 256)
 #define CONTROL_TIMEOUT_MS	5000
+#define GATES_REAP_MAX		64	/* gone sessions withdrawn a call */
+#define GATES_REAP_SAY_S	60	/* a failed withdrawal told again after */
 #define AUDIT_LINE		16384	/* longer lines are not copied */
 
 extern char	**environ;
@@ -340,35 +342,61 @@ policy_copy(const char *dir, const char *policy, char *err, size_t errlen)
 	return rc;
 }
 
+/*
+ * Has the gate reread its token file and the policy?  0: both are the
+ * gate's now; 1: the token file's credentials are, the policy was
+ * refused (the gate keeps its old one); -1: the credentials may not be
+ * (no answer, or the gate kept its old ones), why in err.
+ */
 static int
-gate_reload(const char *dir)
+gate_reload(const char *dir, char *err, size_t errlen)
 {
 	struct gates_state	 st;
-	char			 resp[128], err[512];
+	char			 resp[128], perr[512];
 
-	if (gates_state_read(dir, &st) == 0 && policy_copy(dir, st.policy, err,
-	    sizeof(err)) == -1)
+	if (gates_state_read(dir, &st) == 0 && policy_copy(dir, st.policy,
+	    perr, sizeof(perr)) == -1)
 		fprintf(stderr, "aisb: the gate keeps its last copy of the "
-		    "policy: %s\n", err);
-	return gates_control(dir, "reload\n", resp, sizeof(resp), 0) == 0 &&
-	    strncmp(resp, "{\"reload\":\"ok\"}", 15) == 0 ? 0 : -1;
+		    "policy: %s\n", perr);
+	if (gates_control(dir, "reload\n", resp, sizeof(resp), 0) == -1) {
+		snprintf(err, errlen, "no answer on its control socket (%s)",
+		    strerror(errno));
+		return -1;
+	}
+	if (strncmp(resp, "{\"reload\":\"ok\"", 14) == 0 &&
+	    strstr(resp, "\"credentials\":\"kept\"") == NULL)
+		return 0;
+	if (strstr(resp, "\"credentials\":\"applied\"") != NULL) {
+		snprintf(err, errlen, "it refused the policy (its gate.log "
+		    "says why)");
+		return 1;
+	}
+	snprintf(err, errlen, "it kept its old credentials (its gate.log "
+	    "says why)");
+	return -1;
 }
 
 /*
  * Takes back the credentials of sessions whose launcher is gone; returns
- * how many are attached.  Called with the lock held.
+ * how many are attached.  Called with the lock held, every second by the
+ * supervisor.  A session's file goes only once the gate has reread the
+ * token file without its credential: until then each call tries again
+ * (a gate that kept the old file would let the session's container,
+ * which may outlive its launcher, on).
  */
 int
 gates_reap(const char *dir)
 {
-	char		 sdir[PATH_MAX], path[PATH_MAX], drop[64], err[64];
+	static time_t	 said;		/* the last failure told, this process */
+	char		 sdir[PATH_MAX], path[PATH_MAX], drop[64], err[256];
+	char		 gone[GATES_REAP_MAX][LAUNCH_ID_HEX + 1];
 	char		*text;
 	struct dirent	*de;
 	DIR		*d;
 	long		 pid;
 	unsigned long long start;
-	size_t		 len;
-	int		 live = 0, changed = 0;
+	size_t		 len, n = 0, i;
+	int		 live = 0;
 
 	if (file_path_join(sdir, sizeof(sdir), dir, "sessions") == -1 ||
 	    (d = opendir(sdir)) == NULL)
@@ -386,17 +414,39 @@ gates_reap(const char *dir)
 			continue;
 		}
 		free(text);
-		snprintf(drop, sizeof(drop), "session-%s", de->d_name);
+		if (n == GATES_REAP_MAX)	/* the rest on the next call */
+			continue;
+		/* "session-ID"; d_name is LAUNCH_ID_HEX long (checked
+		 * above), which drop holds */
+		len = strlen("session-");
+		memcpy(drop, "session-", len);
+		memcpy(drop + len, de->d_name, LAUNCH_ID_HEX);
+		drop[len + LAUNCH_ID_HEX] = '\0';
 		if (tokens_update(dir, drop, NULL) == 0) {
-			(void)unlink(path);
-			changed = 1;
-			fprintf(stderr, "aisb gate: session %s is gone; its "
-			    "credential is withdrawn\n", de->d_name);
+			memcpy(gone[n], de->d_name, LAUNCH_ID_HEX + 1);
+			n++;
 		}
 	}
 	closedir(d);
-	if (changed && gate_reload(dir) == -1)
-		fprintf(stderr, "aisb gate: reload failed\n");
+	if (n == 0)
+		return live;
+	if (gate_reload(dir, err, sizeof(err)) == -1) {
+		if (time(NULL) - said >= GATES_REAP_SAY_S) {
+			fprintf(stderr, "aisb gate: %zu gone session(s) may "
+			    "still use their credential: the gate did not "
+			    "reread its token file: %s; trying again every "
+			    "second\n", n, err);
+			said = time(NULL);
+		}
+		return live;
+	}
+	said = 0;
+	for (i = 0; i < n; i++) {
+		if (file_path_join(path, sizeof(path), sdir, gone[i]) == 0)
+			(void)unlink(path);
+		fprintf(stderr, "aisb gate: session %s is gone; its "
+		    "credential is withdrawn\n", gone[i]);
+	}
 	return live;
 }
 
@@ -633,7 +683,7 @@ launch_gate_attach(const char *name, const struct launch_session *s,
 {
 	struct gates_state	 st;
 	struct stat		 sb;
-	char			 path[PATH_MAX], sdir[PATH_MAX], line[160];
+	char			 path[PATH_MAX], sdir[PATH_MAX], line[160], why[256];
 	int			 lockfd, n;
 
 	memset(sh, 0, sizeof(*sh));
@@ -675,10 +725,10 @@ launch_gate_attach(const char *name, const struct launch_session *s,
 	}
 	explicit_bzero(line, sizeof(line));
 	sh->attached = 1;
-	if (gate_reload(sh->dir) == -1) {
+	if (gate_reload(sh->dir, why, sizeof(why)) != 0) {
 		snprintf(err, errlen, "gate %s did not take the session's "
-		    "credential (reload failed; is its policy still valid? "
-		    "see %s/gate.log)", name, sh->dir);
+		    "credential: %s; is its policy still valid? see "
+		    "%s/gate.log", name, why, sh->dir);
 		goto fail_session;
 	}
 	sh->gate_pid = st.gate;
@@ -733,7 +783,7 @@ copy_audit(const struct launch_shared *sh, const struct launch_session *s)
 void
 launch_gate_detach(struct launch_shared *sh, const struct launch_session *s)
 {
-	char	 path[PATH_MAX], drop[64];
+	char	 path[PATH_MAX], drop[64], why[256];
 	int	 lockfd;
 
 	if (sh->dir[0] == '\0')
@@ -741,10 +791,10 @@ launch_gate_detach(struct launch_shared *sh, const struct launch_session *s)
 	if ((lockfd = gates_lock(sh->dir)) != -1) {
 		snprintf(drop, sizeof(drop), "session-%s", s->id);
 		if (sh->attached && (tokens_update(sh->dir, drop, NULL) == -1 ||
-		    gate_reload(sh->dir) == -1))
+		    gate_reload(sh->dir, why, sizeof(why)) == -1))
 			fprintf(stderr, "aisb: gate %s: withdrawing the "
 			    "session's credential failed; its supervisor "
-			    "retries\n", sh->name);
+			    "retries every second\n", sh->name);
 		else if (snprintf(path, sizeof(path), "%s/sessions/%s",
 		    sh->dir, s->id) < (int)sizeof(path))
 			(void)unlink(path);

@@ -357,6 +357,45 @@ copystr(char *dst, size_t size, const char *s, const char *key, char *err,
 	return 0;
 }
 
+#define HEAD_PROTOCOL	1
+#define HEAD_RUN_ID	2
+
+/*
+ * "protocol" and "run_id", which the lease and the result (what: "lease",
+ * "result") both hold: HEAD_PROTOCOL or HEAD_RUN_ID when key is one of
+ * them, taken into *protocol or run_id[WINRUN_RUNID_LEN + 1]; 0 when key
+ * is another; -1 with err when its value is wrong.
+ */
+static int
+head_field(const char *what, const char *key, enum jtype t, const char *s,
+    uint64_t n, int *protocol, char *run_id, char *err, size_t errlen)
+{
+	if (strcmp(key, "protocol") == 0) {
+		if (want(t, J_NUM, key, err, errlen) == -1)
+			return -1;
+		if (n != WINRUN_PROTOCOL) {
+			snprintf(err, errlen, "%s protocol %llu; this aisb "
+			    "reads %d", what, (unsigned long long)n,
+			    WINRUN_PROTOCOL);
+			return -1;
+		}
+		*protocol = (int)n;
+		return HEAD_PROTOCOL;
+	}
+	if (strcmp(key, "run_id") == 0) {
+		if (want(t, J_STR, key, err, errlen) == -1)
+			return -1;
+		if (!winrun_runid_valid(s)) {
+			snprintf(err, errlen, "\"run_id\" is not %d hex digits",
+			    WINRUN_RUNID_LEN);
+			return -1;
+		}
+		memcpy(run_id, s, WINRUN_RUNID_LEN + 1);
+		return HEAD_RUN_ID;
+	}
+	return 0;
+}
+
 #define L_PROTO		0x01
 #define L_RUNID		0x02
 #define L_PID		0x04
@@ -371,28 +410,15 @@ lease_field(void *ctx, const char *key, enum jtype t, const char *s,
 {
 	struct seen *sn = ctx;
 	struct winrun_lease *l = sn->obj;
+	int h;
 
-	if (strcmp(key, "protocol") == 0) {
-		if (want(t, J_NUM, key, err, errlen) == -1)
-			return -1;
-		if (n != WINRUN_PROTOCOL) {
-			snprintf(err, errlen, "lease protocol %llu; this aisb "
-			    "reads %d", (unsigned long long)n, WINRUN_PROTOCOL);
-			return -1;
-		}
-		l->protocol = (int)n;
-		sn->mask |= L_PROTO;
-	} else if (strcmp(key, "run_id") == 0) {
-		if (want(t, J_STR, key, err, errlen) == -1)
-			return -1;
-		if (!winrun_runid_valid(s)) {
-			snprintf(err, errlen, "\"run_id\" is not %d hex digits",
-			    WINRUN_RUNID_LEN);
-			return -1;
-		}
-		memcpy(l->run_id, s, WINRUN_RUNID_LEN + 1);
-		sn->mask |= L_RUNID;
-	} else if (strcmp(key, "runner_pid") == 0) {
+	if ((h = head_field("lease", key, t, s, n, &l->protocol, l->run_id,
+	    err, errlen)) != 0) {
+		if (h > 0)
+			sn->mask |= h == HEAD_PROTOCOL ? L_PROTO : L_RUNID;
+		return h == -1 ? -1 : 0;
+	}
+	if (strcmp(key, "runner_pid") == 0) {
 		if (want(t, J_NUM, key, err, errlen) == -1)
 			return -1;
 		if (n == 0 || n > UINT32_MAX) {
@@ -503,6 +529,7 @@ result_field(void *ctx, const char *key, enum jtype t, const char *s,
 	struct winrun_result *r = sn->obj;
 	enum winrun_state st;
 	size_t i;
+	int h;
 
 	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
 		if (strcmp(key, nums[i].key) != 0)
@@ -525,27 +552,13 @@ result_field(void *ctx, const char *key, enum jtype t, const char *s,
 		sn->mask |= nums[i].bit;
 		return 0;
 	}
-	if (strcmp(key, "protocol") == 0) {
-		if (want(t, J_NUM, key, err, errlen) == -1)
-			return -1;
-		if (n != WINRUN_PROTOCOL) {
-			snprintf(err, errlen, "result protocol %llu; this aisb "
-			    "reads %d", (unsigned long long)n, WINRUN_PROTOCOL);
-			return -1;
-		}
-		r->protocol = (int)n;
-		sn->mask |= R_PROTO;
-	} else if (strcmp(key, "run_id") == 0) {
-		if (want(t, J_STR, key, err, errlen) == -1)
-			return -1;
-		if (!winrun_runid_valid(s)) {
-			snprintf(err, errlen, "\"run_id\" is not %d hex digits",
-			    WINRUN_RUNID_LEN);
-			return -1;
-		}
-		memcpy(r->run_id, s, WINRUN_RUNID_LEN + 1);
-		sn->mask |= R_RUNID;
-	} else if (strcmp(key, "state") == 0) {
+	if ((h = head_field("result", key, t, s, n, &r->protocol, r->run_id,
+	    err, errlen)) != 0) {
+		if (h > 0)
+			sn->mask |= h == HEAD_PROTOCOL ? R_PROTO : R_RUNID;
+		return h == -1 ? -1 : 0;
+	}
+	if (strcmp(key, "state") == 0) {
 		if (want(t, J_STR, key, err, errlen) == -1)
 			return -1;
 		for (st = WINRUN_EXITED; st <= WINRUN_FAILED; st++)

@@ -12,10 +12,21 @@
  * the letter meanwhile: ours is removed and the next letter tried).
  * Removal names the exact target (DDD_EXACT_MATCH_ON_REMOVE), under the
  * same mutex and only when QueryDosDevice still lists that target, so a
- * definition that is not ours is never removed (Wine ignores the exact
- * match and removes whatever the letter maps: the check is what holds
- * there): at the end of the run, on every error path after the mapping,
- * and by aisb clean for a dead runner's lease.
+ * definition that is not ours is never removed: at the end of the run,
+ * on every error path after the mapping, and by aisb clean for a dead
+ * runner's lease.
+ *
+ * Windows and Wine differ (docs/windows.md, "The drive root").  Windows
+ * stacks definitions of a letter (QueryDosDevice lists them, the newest
+ * first) and removes exactly the named target.  Wine keeps one target a
+ * letter (a second definition fails), and ignores
+ * DDD_EXACT_MATCH_ON_REMOVE: it removes whatever the letter maps.  So
+ * nothing here relies on the exact match: every removal is preceded by
+ * the check that our target is listed, which on Wine means it is the
+ * one.  What the check cannot close on Wine: a program outside aisb (it
+ * does not take the mutex) that replaces the letter between the check
+ * and the removal loses its definition; on Windows the exact match
+ * refuses that removal.
  */
 #include "config.h"
 
@@ -142,15 +153,30 @@ try_letter(char c, const char *target, const wchar_t *wt,
 		return -1;
 	}
 	if (!DefineDosDeviceW(DDD_RAW_TARGET_PATH, name, wt)) {
+		DWORD	 why = GetLastError();
+
+		/* Wine keeps one target a letter: a definition made since
+		 * the query makes ours fail (Windows stacks ours on it) */
+		if (QueryDosDeviceW(name, buf, sizeof(buf) / sizeof(buf[0])) !=
+		    0 || GetLastError() != ERROR_FILE_NOT_FOUND)
+			return 0;
 		snprintf(err, errlen, "DefineDosDevice %c: %s", c,
-		    w32_strerror(GetLastError(), e, sizeof(e)));
+		    w32_strerror(why, e, sizeof(e)));
 		return -1;
 	}
 	if (lists(name, wt, 0))
 		return 1;
-	/* another definition over or under ours: take ours back only */
-	(void)DefineDosDeviceW(DDD_RAW_TARGET_PATH | DDD_REMOVE_DEFINITION |
-	    DDD_EXACT_MATCH_ON_REMOVE, name, wt);
+	/*
+	 * Another definition over or under ours: ours taken back, only while
+	 * it is still listed.  Windows removes exactly ours; Wine, which
+	 * ignores the exact match, would remove the other one, but there a
+	 * letter has one target, so ours listed is ours first and this is
+	 * not reached.
+	 */
+	if (lists(name, wt, 1))
+		(void)DefineDosDeviceW(DDD_RAW_TARGET_PATH |
+		    DDD_REMOVE_DEFINITION | DDD_EXACT_MATCH_ON_REMOVE, name,
+		    wt);
 	return 0;
 }
 

@@ -135,5 +135,67 @@ rm -f .aisb.yaml
 run env AISB_RETENTION=1k "$aisb" clean
 check "environment: nothing removed" "$(there "$(id 26)")" yes
 
+rm -rf "${sessions:?}"/*
+
+# 3. persistent drafts: the folder stays, the transactions of its commits
+# go by age and by the cap; the last one, not settled, stays; a draft
+# another aisb holds is left alone
+drafts=$XDG_STATE_HOME/aisb/drafts
+# draft NAME STATE TX AGE KIB: a draft's folder, its last transaction TX,
+# tx/1..TX each KIB KiB of backups, last written AGE ago
+draft() {
+	local d=$drafts/0123456789abcdef-$1 n
+	mkdir -p "$d/stage"
+	cat >"$d/snapshot" <<EOF
+# aisb snapshot state 1 (docs/snapshot.md)
+name $1
+revision 3
+workspace $tmp/ws
+stage $d/stage
+owner 0:0
+state $2
+changes 0
+tx $3
+EOF
+	for n in $(seq "$3"); do
+		mkdir -p "$d/tx/$n/backup"
+		head -c $(($5 * 1024)) /dev/urandom >"$d/tx/$n/backup/f"
+		touch -d "$4 ago" "$d/tx/$n"
+	done
+}
+txs() { ls "$drafts/0123456789abcdef-$1/tx" | sort -n | paste -sd' '; }
+draft feat kept 3 '10 days' 8
+draft busy applying 2 '10 days' 8
+draft young kept 1 '1 hour' 8
+draft held kept 1 '10 days' 8
+flock "$drafts/0123456789abcdef-held/snapshot.lock" sleep 60 &
+holder=$!
+for _ in $(seq 50); do
+	flock -n "$drafts/0123456789abcdef-held/snapshot.lock" true || break
+	sleep 0.1
+done
+run "$aisb" clean --older-than 7d
+kill "$holder"; wait "$holder" 2>/dev/null || true
+check "drafts: exit" "$rc" 0
+check "drafts: the settled transactions removed" "$(txs feat)" ""
+check "drafts: the folder stays" "$(ls "$drafts/0123456789abcdef-feat" | paste -sd' ')" "snapshot snapshot.lock stage tx"
+said "drafts: said" "^removed draft 0123456789abcdef-feat transaction 1 ([0-9]* KiB): older than --older-than$"
+check "drafts: an unsettled commit's kept, the one before removed" "$(txs busy)" 2
+said "drafts: unsettled said" "^kept draft 0123456789abcdef-busy transaction 2: its commit is not settled"
+check "drafts: younger kept" "$(txs young)" 1
+check "drafts: a held draft's kept" "$(txs held)" 1
+said "drafts: held said" "^kept draft 0123456789abcdef-held transaction 1: a session or another aisb holds the draft$"
+said "drafts: the count" " 4 draft transaction(s),"
+rm -rf "${drafts:?}"/*
+# the cap: a draft's old commit counts and goes first
+draft big kept 2 '5 days' 1024
+session "$(id 31)" '1 day' 400
+printf 'retention: 2m\n' >"$conf"
+run "$aisb" clean
+check "drafts, cap: the oldest transaction removed" "$(txs big)" 2
+check "drafts, cap: the session kept" "$(there "$(id 31)")" yes
+said "drafts, cap: said" "^removed draft 0123456789abcdef-big transaction 1 ([0-9]* KiB): over the retention cap$"
+rm -f "$conf"
+
 echo "retention: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

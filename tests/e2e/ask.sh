@@ -21,32 +21,15 @@
 # AISB_E2E=1.
 set -euo pipefail
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-build=$(cd "$top_builddir" && pwd)
-aisb=$build/aisb
-here=$top_srcdir/tests/integration
-PY=${PYTHON:-python3}
-
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
-[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
-for t in podman mmdebstrap openssl "$PY"; do
-	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
-done
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_start ask mmdebstrap openssl "$PY"
 grep -q -- '--ask' <<<"$("$build/aisb-gate" --help 2>&1 || true)" ||
     { echo "SKIP: this aisb-gate holds no requests (its --help lacks --ask: the gate's half of issue 31 item 1)"; exit 77; }
-
-. "$top_srcdir/tests/e2e/lib.sh"
-e2e_init ask
 e2e_seed_image curl
 vol=aisb-e2e-ask-$$
 e2e_cleanup_more() { "$aisb" gate down e2eask >/dev/null 2>&1; }
 chmod 700 "$tmp/ws"
-
-wait_file() {
-	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
-	echo "FAIL: $1 never appeared" >&2; return 1
-}
 
 # --- an HTTPS server, its CA a host CA, the test's DNS server -------------
 e2e_tls_cert "$tmp" ask.test new.test twice.test gone.test late.test shared.test

@@ -14,19 +14,13 @@
 # trap removes the test's store and folders (tests/e2e/lib.sh).
 set -euo pipefail
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-build=$(cd "$top_builddir" && pwd)
-aisb=$build/aisb
-
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
-[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
-command -v podman >/dev/null || { echo "SKIP: podman not found"; exit 77; }
-host_img=$(podman images --filter label=io.aisb.kind=sandbox \
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_start doctor_store
+# the host's default store, not the test's (e2e_init named that)
+host_img=$(env -u CONTAINERS_STORAGE_CONF podman images \
+    --filter label=io.aisb.kind=sandbox \
     --format '{{.Repository}}:{{.Tag}}' 2>/dev/null | sed -n 1p) || host_img=
-
-. "$top_srcdir/tests/e2e/lib.sh"
-e2e_init doctor_store
 if [ -n "$host_img" ]; then
 	env -u CONTAINERS_STORAGE_CONF podman save -o "$tmp/img.tar" "$host_img" >/dev/null
 	podman load -i "$tmp/img.tar" >/dev/null

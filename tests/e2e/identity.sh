@@ -24,31 +24,14 @@
 # alongside under make -j, use it at the same time.
 set -euo pipefail
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-build=$(cd "$top_builddir" && pwd)
-aisb=$build/aisb
-here=$top_srcdir/tests/integration
-PY=${PYTHON:-python3}
-
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
-[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
-for t in podman mmdebstrap curl git "$PY" useradd userdel runuser; do
-	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
-done
-
-# The run's offline base (AISB_E2E_SEED) into the root store; the user's
-# rootless store gets the images the root sessions built (e2e_user).
-. "$top_srcdir/tests/e2e/lib.sh"
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
 rws=
 e2e_cleanup_more() { [ -z "$rws" ] || rm -rf "$rws"; }
-e2e_init identity
+e2e_start identity mmdebstrap curl git "$PY" useradd userdel runuser
+# The run's offline base (AISB_E2E_SEED) into the root store; the user's
+# rootless store gets the images the root sessions built (e2e_user).
 e2e_seed_base
-
-wait_file() {
-	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
-	echo "FAIL: $1 never appeared" >&2; return 1
-}
 
 # --- host-side servers --------------------------------------------------
 cat >"$tmp/zone.json" <<'EOF'

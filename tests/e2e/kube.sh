@@ -49,7 +49,7 @@ enforce_bin=$(cd "$top_builddir" && pwd)/aisb-enforce
 version=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$top_builddir/config.h")
 IMAGE=localhost/aisb-gate:$version
 APP=localhost/aisb-e2e-app:1
-POD=aisb-sidecar-example
+POD="aisb-sidecar-example"	# quoted: shellcheck reads aisb-sidecar as arithmetics (lib.sh sets aisb)
 
 . "$top_srcdir/tests/e2e/lib.sh"
 e2e_init kube

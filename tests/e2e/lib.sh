@@ -1,9 +1,22 @@
 # tests/e2e/lib.sh: the start and the end every podman end-to-end test
-# shares.  A test sources it after its SKIP checks and calls
+# shares.  A test opens with
+#
+#   set -euo pipefail
+#   . "$(dirname "$0")/lib.sh"
+#   e2e_start NAME [TOOL...]
+#
+# Sourcing sets PY (PYTHON, else python3; unless the test set it).
+# e2e_start sets top_srcdir and top_builddir (unless make set them),
+# build (the build folder, absolute), aisb and here (tests/integration);
+# skips the test (77, saying why) unless it runs as root with AISB_E2E=1
+# and podman and every TOOL are on PATH; then calls e2e_init NAME.  A
+# test's own SKIP checks follow it (the EXIT trap keeps 77).  Tests that
+# still open with lines of their own source this file after their SKIP
+# checks and call e2e_init NAME themselves.
 #
 #   e2e_init NAME
 #
-# which makes $tmp (also TMPDIR: whatever podman and aisb make goes
+# makes $tmp (also TMPDIR: whatever podman and aisb make goes
 # there), a podman store of the test's own (CONTAINERS_STORAGE_CONF), the
 # XDG cache, state and config folders under $tmp, $tmp/ws, pids=(),
 # pass=0 fail=0, and the EXIT trap.  No test asks a registry: sessions
@@ -52,6 +65,8 @@
 # processes and their stores.
 #
 #   ok [MSG]  bad MSG  check MSG GOT WANT     count into $pass and $fail
+#   wait_file FILE [TENTHS]     FILE not empty within TENTHS (100) tenths
+#                               of a second, else FAIL and status 1
 #
 #   sd=$(e2e_session [STATE])
 #   e2e_sessions [STATE]
@@ -86,6 +101,35 @@
 
 # shellcheck source=tests/errtrap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../errtrap.sh"
+
+PY=${PY:-${PYTHON:-python3}}
+
+e2e_start() {
+	local name=$1 t
+
+	shift
+	top_srcdir=${top_srcdir:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+	top_builddir=${top_builddir:-.}
+	build=$(cd "$top_builddir" && pwd)
+	aisb=$build/aisb
+	# shellcheck disable=SC2034	# here: for the tests
+	here=$top_srcdir/tests/integration
+	[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
+	[ -n "${AISB_E2E:-}" ] ||
+	    { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
+	for t in podman "$@"; do
+		command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
+	done
+	e2e_init "$name"
+}
+
+# wait_file FILE [TENTHS]: FILE not empty within TENTHS tenths of a
+# second (default 100), else a FAIL line and 1
+wait_file() {
+	for _ in $(seq "${2:-100}"); do [ -s "$1" ] && return 0; sleep 0.1; done
+	echo "FAIL: $1 never appeared" >&2
+	return 1
+}
 
 e2e_init() {
 	tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/aisb-e2e-$1.XXXXXX")

@@ -30,28 +30,11 @@
 # Runs only with AISB_E2E=1.  AISB_E2E_NODE=0 leaves node out.
 set -euo pipefail
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-build=$(cd "$top_builddir" && pwd)
-aisb=$build/aisb
-here=$top_srcdir/tests/integration
-PY=${PYTHON:-python3}
-
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
-[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
-for t in podman mmdebstrap openssl "$PY" useradd userdel runuser; do
-	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
-done
-
-. "$top_srcdir/tests/e2e/lib.sh"
-e2e_init secrets
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_start secrets mmdebstrap openssl "$PY" useradd userdel runuser
 chmod 0755 "$tmp"
 vol=aisb-e2e-secrets-$$
-wait_file() {
-	local i
-	for i in $(seq 300); do [ -s "$1" ] && return 0; sleep 0.1; done
-	echo "FAIL: $1 never appeared" >&2; return 1
-}
 
 node=${AISB_E2E_NODE:-1}
 pkgs=(curl python3 python3-requests)
@@ -89,8 +72,8 @@ EOF
 "$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" \
     --log "$tmp/dns.log" &
 pids+=($!)
-wait_file "$tmp/up.port"
-wait_file "$tmp/dns.port"
+wait_file "$tmp/up.port" 300
+wait_file "$tmp/dns.port" 300
 port=$(cat "$tmp/up.port") dns=$(cat "$tmp/dns.port")
 export AISB_TEST_UPSTREAM_CA=$tmp/ca.crt
 

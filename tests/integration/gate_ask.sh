@@ -28,17 +28,7 @@ start_dns '{"ok.test": {"A": ["192.0.2.10"]}, "new.test": {"A": ["192.0.2.10"]},
  "sock.test": {"A": ["192.0.2.10"]}, "bye.test": {"A": ["192.0.2.10"]},
  "blocked.test": {"A": ["192.0.2.10"]}, "a.test": {"A": ["192.0.2.10"]},
  "b.test": {"A": ["192.0.2.10"]}, "tp.test": {"A": ["192.0.2.10"]}}'
-cat >"$tmp/policy.yaml" <<EOF
-version: 1
-allow:
-  - host: ok.test
-    ports: [$up]
-deny:
-  - host: blocked.test
-allow_ranges: [$test_ranges]
-dns:
-  servers: ["127.0.0.1:$dns_port"]
-EOF
+write_policy_deny "$tmp/policy.yaml"
 
 # bounds are checked at start
 rc=0; "$gate_bin" -n -f "$tmp/policy.yaml" --ask 3601 2>/dev/null || rc=$?

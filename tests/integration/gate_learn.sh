@@ -28,17 +28,7 @@ start_dns '{"ok.test": {"A": ["192.0.2.10"]},
  "meta.test": {"A": ["169.254.169.254"]},
  "priv.test": {"A": ["10.0.0.1"]}}'
 
-cat >"$tmp/policy.yaml" <<EOF
-version: 1
-allow:
-  - host: ok.test
-    ports: [$up]
-deny:
-  - host: blocked.test
-allow_ranges: [$test_ranges]
-dns:
-  servers: ["127.0.0.1:$dns_port"]
-EOF
+write_policy_deny "$tmp/policy.yaml"
 
 # Without --learn the policy holds (so that what follows can fail).
 start_gate plain "$tmp/policy.yaml"

@@ -267,6 +267,23 @@ write_policy() {
 	mv "$f.tmp" "$f"
 }
 
+# write_policy_deny FILE: ok.test allowed on port $up alone, blocked.test
+# refused by a deny rule (not only by default), DNS from the test's server:
+# what the --ask and --learn tests start from
+write_policy_deny() {
+	cat >"$1" <<EOF
+version: 1
+allow:
+  - host: ok.test
+    ports: [$up]
+deny:
+  - host: blocked.test
+allow_ranges: [$test_ranges]
+dns:
+  servers: ["127.0.0.1:$dns_port"]
+EOF
+}
+
 upstream_accepts() {	# upstream_accepts ADDR: connections accepted on ADDR
 	grep -c "^accept $1\$" "$tmp/upstream.log" 2>/dev/null || true
 }

@@ -280,6 +280,19 @@ deadlease "$d/dl.json" P: "$OTHER"
 sed -i 's/\r$//' "$d/out"
 now=$(dosdevs)
 check "clean: a dead run's drive removed (its exact target)" bash -c '[ '"$rc"' = 0 ] && grep -qx "removed drive P:" "'"$d"'/out" && [ -n "'"$now"'" ] && ! grep -q "^P:" <<<"'"$now"'"'
+# what drive_win32.c assumes of Wine (docs/windows.md, "The drive root"):
+# a letter holds one target (a second definition fails, where Windows
+# stacks it), and a removal naming another target removes the letter
+# anyway (DDD_EXACT_MATCH_ON_REMOVE ignored); so the runner checks its
+# target is listed before every removal
+"$WINE" "$CHILD" define Q: "$OTHER"
+"$WINE" "$CHILD" define Q: "\\??\\$DS1"; r2=$?
+now=$(dosdevs)
+check "Wine: a letter holds one target (a second definition fails)" bash -c '[ '"$r2"' = 3 ] && grep -qxF "Q: '"$OTHER"'" <<<"'"$now"'"'
+"$WINE" "$CHILD" undefine Q: "\\??\\$DS1"
+now=$(dosdevs)
+check "Wine: a removal naming another target removes the letter" bash -c '[ -n "'"$now"'" ] && ! grep -q "^Q:" <<<"'"$now"'"'
+"$WINE" "$CHILD" undefine Q: "$OTHER" 2>/dev/null
 
 # 13. the snapshot core (snap/) on Windows, through snap/fs_win32.c: stage,
 # change set, transaction, conflict (snapsmoke prints one line per check)
