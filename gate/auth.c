@@ -296,6 +296,22 @@ gate_auth_basic(const char *value, size_t len, unsigned char *dec,
 }
 
 /*
+ * 1 when a credential of a may still be session's: a line of that session,
+ * or a line of any user name (which one a connection used is not kept).
+ */
+int
+gate_auth_has(const struct gate_auth *a, const char *session)
+{
+	size_t	 i;
+
+	for (i = 0; i < a->n; i++)
+		if (a->e[i].session[0] == '\0' ||
+		    strcmp(a->e[i].session, session) == 0)
+			return 1;
+	return 0;
+}
+
+/*
  * Check a Proxy-Authorization value.  Returns 0 and the session label in
  * session, or -1.  The decoded credentials are wiped before returning.
  */

@@ -307,14 +307,30 @@ gate_audit_rotate(struct gate *g)
 	return 0;
 }
 
+static int	 reload_set(struct gate *);
+
 /*
- * SIGHUP: a new policy, all or nothing.  An invalid file keeps the old
+ * SIGHUP: a new policy, all or nothing.  Then, applied or refused (the
+ * credentials are reread either way), --ask's held requests are judged
+ * again: a removed user's or session's denied (conn/ask.c).
+ */
+int
+gate_reload(struct gate *g)
+{
+	int	 rc = reload_set(g);
+
+	gate_ask_reload(g);
+	return rc;
+}
+
+/*
+ * The reload itself.  An invalid file keeps the old
  * policy; tunnels keep the policy they were decided with (their reference).
  * With --users, -f's policy, the users file and every policy it names are
  * one set: any invalid file keeps the whole old set.
  */
-int
-gate_reload(struct gate *g)
+static int
+reload_set(struct gate *g)
 {
 	struct policy		*p;
 	struct gate_auth	*a;

@@ -423,6 +423,8 @@ struct gate_auth	*gate_auth_load_fd(int fd, char *err, size_t errlen);
 struct gate_auth	*gate_auth_load_file_at(int dirfd, const char *name,
 			    const char *path, char *err, size_t errlen);
 void			 gate_auth_free(struct gate_auth *);
+/* 1 when the file still has a credential of that session (a reload) */
+int			 gate_auth_has(const struct gate_auth *, const char *);
 int			 gate_auth_check(const struct gate_auth *,
 			    const char *value, size_t len, char *session,
 			    size_t sessionlen);
@@ -487,6 +489,8 @@ int			 gate_ask_answer(struct gate *, uint64_t id,
 			    enum gate_ask_answer, uid_t, pid_t);
 /* the gate exits: every held request denied ("by":"exit") */
 void			 gate_ask_deny_all(struct gate *);
+/* a reload applied: held requests judged again (a removed user's denied) */
+void			 gate_ask_reload(struct gate *);
 
 /* metrics.c */
 void			 gate_metrics_prepare(struct gate *);

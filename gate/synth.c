@@ -16,8 +16,11 @@
  * policy (its SHA-256: a reload is another policy) and searched in
  * O(log n): hashing every rule on every look-up cost ~64 us a connection
  * for 1,000 rules (tests/bench/bench_synth.c), half a tunnel's own cost,
- * and with --workers most connections look there.  Without the memory
- * for it, the rules are scanned as before.
+ * and with --workers most connections look there.  SYNTH_INDEXES of them,
+ * the one used least recently rebuilt for another: under --users each
+ * user's policy is one (a named gate's sessions), and a single index
+ * would be rebuilt on every connection of another user.  Without the
+ * memory for one, the rules are scanned as before.
  *
  * Bounds: GATE_SYNTH_LABELS sessions, the one used least recently given
  * up for a new one; GATE_SYNTH_NAMES names each, likewise.  A name is at
@@ -51,18 +54,26 @@ struct synth_label {
 	struct synth_entry	 e[GATE_SYNTH_NAMES];
 };
 
+#define SYNTH_INDEXES	8	/* policies indexed at once */
+
 /* One address of the policy's exact allow rules; name NULL: two names. */
 struct synth_ix {
 	uint32_t	 addr;
 	char		*name;
 };
 
+/* The index of one policy. */
+struct synth_index {
+	char			 sha[POLICY_SHA256_HEX + 1];	/* "": none */
+	struct synth_ix		*ix;
+	size_t			 nix;
+	uint64_t		 used;		/* the tick of its last use */
+};
+
 struct gate_synth {
 	uint64_t		 tick;
 	struct synth_label	*l[GATE_SYNTH_LABELS];
-	char			 ix_sha[POLICY_SHA256_HEX + 1];	/* "": none */
-	struct synth_ix		*ix;
-	size_t			 nix;
+	struct synth_index	 ixs[SYNTH_INDEXES];
 };
 
 struct gate_synth *
@@ -84,7 +95,7 @@ label_free(struct synth_label *l)
 }
 
 static void
-ix_drop(struct gate_synth *s)
+ix_drop(struct synth_index *s)
 {
 	size_t	 i;
 
@@ -93,7 +104,7 @@ ix_drop(struct gate_synth *s)
 	free(s->ix);
 	s->ix = NULL;
 	s->nix = 0;
-	s->ix_sha[0] = '\0';
+	s->sha[0] = '\0';
 }
 
 void
@@ -105,7 +116,8 @@ gate_synth_free(struct gate_synth *s)
 		return;
 	for (i = 0; i < GATE_SYNTH_LABELS; i++)
 		label_free(s->l[i]);
-	ix_drop(s);
+	for (i = 0; i < SYNTH_INDEXES; i++)
+		ix_drop(&s->ixs[i]);
 	free(s);
 }
 
@@ -228,7 +240,7 @@ ix_cmp(const void *a, const void *b)
  * memory (then there is none).
  */
 static int
-ix_build(struct gate_synth *s, const struct policy *pol)
+ix_build(struct synth_index *s, const struct policy *pol)
 {
 	struct policy_rule_info	 ri;
 	uint8_t			 b[4];
@@ -263,19 +275,43 @@ ix_build(struct gate_synth *s, const struct policy *pol)
 		s->ix[j++] = s->ix[i];
 	}
 	s->nix = j;
-	snprintf(s->ix_sha, sizeof(s->ix_sha), "%s", policy_sha256(pol));
+	snprintf(s->sha, sizeof(s->sha), "%s", policy_sha256(pol));
 	return 0;
+}
+
+/* The index of pol: its own, else the least recently used one rebuilt
+ * for it; NULL when out of memory. */
+static struct synth_index *
+ix_get(struct gate_synth *gs, const struct policy *pol)
+{
+	struct synth_index	*s, *lru = &gs->ixs[0];
+	const char		*sha = policy_sha256(pol);
+	size_t			 i;
+
+	for (i = 0; i < SYNTH_INDEXES; i++) {
+		s = &gs->ixs[i];
+		if (s->sha[0] != '\0' && strcmp(s->sha, sha) == 0) {
+			s->used = ++gs->tick;
+			return s;
+		}
+		if (s->used < lru->used)
+			lru = s;
+	}
+	if (ix_build(lru, pol) == -1)
+		return NULL;
+	lru->used = ++gs->tick;
+	return lru;
 }
 
 /* policy_name_of() through the index: 1, 0 as it; -1: no index. */
 static int
-ix_name_of(struct gate_synth *s, const struct policy *pol, uint32_t a,
+ix_name_of(struct gate_synth *gs, const struct policy *pol, uint32_t a,
     char *out, size_t len)
 {
-	size_t	 lo = 0, hi, mid;
+	struct synth_index	*s;
+	size_t			 lo = 0, hi, mid;
 
-	if (s == NULL || (strcmp(s->ix_sha, policy_sha256(pol)) != 0 &&
-	    ix_build(s, pol) == -1))
+	if (gs == NULL || (s = ix_get(gs, pol)) == NULL)
 		return -1;
 	for (hi = s->nix; lo < hi; ) {
 		mid = lo + (hi - lo) / 2;

@@ -14,7 +14,8 @@
  *            classified (denied ranges stay denied), dialled, audited
  *   session  the same, and a grant of that host:port to that credential
  *            lets later requests through without asking, in memory until
- *            the gate exits; reloads keep it (it is not the policy's)
+ *            the gate exits; reloads keep it (it is not the policy's),
+ *            but not past its user's or session's removal
  *   deny, a timeout, the gate's exit: the denial the policy gave, as
  *            without --ask, its audit line with "asked":true
  *   gone     the client closed its side while held (its reads are
@@ -23,6 +24,8 @@
  *            one), when "pending" is read, or when a request is to be
  *            held (a closed one keeps no slot of the bounds); denied as
  *            a timeout is, "by":"client"
+ *   a reload: what the new set would not ask about (a removed user or
+ *            session, a deny rule) is denied (gate_ask_reload)
  * Each answer is one audit line of its own (event "ask"), written before
  * the request's decision line, and one "answered" line to the watchers.
  *
@@ -523,14 +526,114 @@ gate_ask_deny_all(struct gate *g)
 	}
 }
 
+/*
+ * After a reload: 1 while the credential a request was held for (user
+ * under --users, else session under a token file; "" for none) is still
+ * one of the gate's.
+ */
+static int
+cred_kept(const struct gate *g, const char *user, const char *session)
+{
+	if (g->users != NULL)
+		return user[0] == '\0' || conn_policy_for(g, user) != NULL;
+	if (g->auth != NULL)
+		return session[0] == '\0' || gate_auth_has(g->auth, session);
+	return 1;
+}
+
+/*
+ * A reload (config.c): each held request judged again under the set now
+ * in force, so that no answer lets through what the new set would not
+ * ask about.  Held for a --users user or a token file's session the
+ * reload removed (a named gate's session that ended): denied now (an
+ * approval must not let a user through who is none any more).  A rule
+ * of the new policy denies it (a deny rule, a port): denied now, with
+ * that rule's reason.  Else it stays held, under the new policy (what an
+ * approval then classifies its addresses with, and whose rule, when one
+ * now allows it, the approval goes on by: release()), its id and timer
+ * kept, also when the new policy allows it: a person answers, or the
+ * timer.
+ * Each denial is an "ask" line with "by":"reload".  The session grants
+ * of a removed user or session go too.
+ */
+void
+gate_ask_reload(struct gate *g)
+{
+	struct gate_ask		*a;
+	struct gate_conn	*c, *next;
+	struct policy		*p;
+	struct policy_decision	 d;
+	size_t			 i;
+	struct conn_view	 v;
+	enum policy_reason	 why;
+	char			 detail[DETAIL_MAX];
+
+	if (g->ask == NULL)
+		return;
+	/* a removed user's grants go with the user (a new one of that
+	 * name is another person) */
+	a = g->ask;
+	for (i = 0; i < a->ngrants; ) {
+		if (cred_kept(g, a->grants[i].cred, a->grants[i].cred)) {
+			i++;
+			continue;
+		}
+		memmove(&a->grants[i], &a->grants[i + 1],
+		    (a->ngrants - i - 1) * sizeof(a->grants[0]));
+		a->ngrants--;
+	}
+	for (c = TAILQ_FIRST(&a->held); c != NULL; c = next) {
+		/* a denial answers c alone: next stays on the list */
+		next = TAILQ_NEXT(c, held);
+		conn_view(c, &v);
+		if (!cred_kept(g, v.user, v.session) ||
+		    (p = conn_policy_for(g, v.user)) == NULL) {
+			why = (enum policy_reason)c->d->ask_reason;
+			snprintf(detail, sizeof(detail), "%s; %s %s is no "
+			    "longer in the %s file", policy_reason_str(why),
+			    g->users != NULL ? "user" : "session",
+			    cred_of(&v), g->users != NULL ? "users" : "token");
+			answered(c, "deny", "reload", 0, 0);
+			conn_deny(c, why, conn_reason_token(why), detail, NULL);
+			continue;
+		}
+		if (p != c->d->pol) {
+			policy_free(c->d->pol);
+			c->d->pol = policy_ref(p);
+		}
+		policy_decide(p, &c->d->tgt, &d);
+		if (d.verdict == POLICY_ALLOW || askable(d.reason))
+			continue;
+		if (d.rule != NULL)
+			policy_rule_describe(d.rule, c->d->rule,
+			    sizeof(c->d->rule));
+		c->d->ask_reason = (uint8_t)d.reason;
+		answered(c, "deny", "reload", 0, 0);
+		deny_held(c);
+	}
+}
+
 /* Let c through on a person's answer, where it was decided. */
 static void
 release(struct gate_conn *c, enum gate_ask_answer ans, uid_t uid, pid_t pid)
 {
+	struct policy_decision	 d;
+
 	answered(c, answer_str[ans], NULL, uid, pid);
 	/* reads are still paused: on as allowed, as if never held */
 	c->ask_ok = 1;
 	c->state = S_HEAD;
+	/*
+	 * A reload while it was held may have brought a rule that allows it
+	 * (gate_ask_reload): that rule says how it goes on (an inspect rule
+	 * decides each request inside), not the answer alone.
+	 */
+	policy_decide(c->d->pol, &c->d->tgt, &d);
+	if (d.verdict == POLICY_ALLOW && d.rule != NULL) {
+		policy_rule_describe(d.rule, c->d->rule, sizeof(c->d->rule));
+		conn_decided(c, d.rule);
+		return;
+	}
 	snprintf(c->d->rule, sizeof(c->d->rule), "ask: %s", answer_str[ans]);
 	conn_decided(c, NULL);
 }

@@ -97,7 +97,7 @@ pending_list(struct launch_ask_gate *v, size_t n)
 	return 0;
 }
 
-/* One watch line of gate g, said. */
+/* One watch line of gate g (len bytes, NUL-terminated there), said. */
 static void
 watch_line(const struct launch_ask_gate *g, const char *line, size_t len)
 {
@@ -125,9 +125,9 @@ watch_line(const struct launch_ask_gate *g, const char *line, size_t len)
 	}
 	if (len < 13 || memcmp(line, "{\"answered\":", 12) != 0)
 		return;
-	if ((p = strstr(line, "\"id\":")) != NULL && p < line + len)
+	if ((p = strstr(line, "\"id\":")) != NULL)
 		id = strtoll(p + 5, NULL, 10);
-	if ((p = strstr(line, "\"answer\":\"")) != NULL && p < line + len)
+	if ((p = strstr(line, "\"answer\":\"")) != NULL)
 		snprintf(answer, sizeof(answer), "%.*s",
 		    (int)strspn(p + 10, "abcdefghijklmnopqrstuvwxyz"), p + 10);
 	if (id >= 0)
@@ -145,14 +145,15 @@ pending_watch(struct launch_ask_gate *v, size_t n)
 	char		(*buf)[LAUNCH_ASK_LINE_MAX];
 	size_t		*off, i, open = 0;
 	ssize_t		 r;
-	char		*nl;
+	char		*nl, *skip;
 
 	pfd = calloc(n, sizeof(*pfd));
 	buf = calloc(n, sizeof(*buf));
 	off = calloc(n, sizeof(*off));
-	if (pfd == NULL || buf == NULL || off == NULL) {
+	skip = calloc(n, sizeof(*skip));
+	if (pfd == NULL || buf == NULL || off == NULL || skip == NULL) {
 		fprintf(stderr, "aisb: out of memory\n");
-		free(pfd), free(buf), free(off);
+		free(pfd), free(buf), free(off), free(skip);
 		return 1;
 	}
 	for (i = 0; i < n; i++) {
@@ -174,20 +175,27 @@ pending_watch(struct launch_ask_gate *v, size_t n)
 			}
 			off[i] += (size_t)r;
 			while ((nl = memchr(buf[i], '\n', off[i])) != NULL) {
-				watch_line(&v[i], buf[i],
-				    (size_t)(nl - buf[i]));
+				/* the line ends there for strstr() too */
+				*nl = '\0';
+				if (!skip[i])
+					watch_line(&v[i], buf[i],
+					    (size_t)(nl - buf[i]));
+				skip[i] = 0;
 				off[i] -= (size_t)(nl + 1 - buf[i]);
 				memmove(buf[i], nl + 1, off[i]);
 			}
-			if (off[i] == sizeof(buf[i]))
-				off[i] = 0;	/* past the bound: dropped */
+			if (off[i] == sizeof(buf[i])) {
+				/* past the bound: dropped, up to its end */
+				off[i] = 0;
+				skip[i] = 1;
+			}
 			fflush(stdout);
 		}
 	}
 	for (i = 0; i < n; i++)
 		if (pfd[i].fd != -1)
 			close(pfd[i].fd);
-	free(pfd), free(buf), free(off);
+	free(pfd), free(buf), free(off), free(skip);
 	return 0;
 }
 

@@ -344,9 +344,10 @@ launch_ask_find(const char *id, struct launch_ask_gate *g,
 
 	p = dash != NULL ? dash + 1 : NULL;
 	plen = dash != NULL ? (size_t)(dash - id) : 0;
+	/* the gate's ids: 1 .. 2^53 - 1 (gate/ctlcmd.h GATE_CTL_MAX_ID) */
 	if (dash == NULL || plen == 0 || plen > LAUNCH_GATE_NAME_MAX ||
 	    num_value(&p, p + strlen(p), &num) == -1 || *p != '\0' ||
-	    num < 0) {
+	    num < 1 || num > LAUNCH_ASK_ID_MAX) {
 		snprintf(err, errlen, "'%.64s' is not a held request's ID: "
 		    "PREFIX-N as aisb pending prints it", id);
 		return -1;
@@ -512,6 +513,14 @@ launch_ask_answer(const struct launch_ask_gate *g, unsigned long long n,
 		return 0;
 	if (strncmp(resp, gone, strlen(gone)) == 0)
 		return 1;
+	if (strncmp(resp, "{\"approve\":\"full\"}", 18) == 0) {
+		/* gate/gate.h GATE_ASK_GRANTS; the request stays held */
+		snprintf(err, errlen, "%s/control: the gate keeps no more "
+		    "session grants (256, until it exits); the request is still "
+		    "held: approve it once, or always (a rule in the policy "
+		    "file)", g->dir);
+		return -1;
+	}
 	resp[strcspn(resp, "\n")] = '\0';
 	for (i = 0; resp[i] != '\0'; i++)
 		if ((unsigned char)resp[i] < 0x20 ||

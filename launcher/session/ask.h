@@ -40,6 +40,7 @@
 #define LAUNCH_ASK_GATES_MAX	256	/* gates asked by aisb pending */
 #define LAUNCH_ASK_PENDING_MAX	(256 * 1024)	/* bytes of an answer */
 #define LAUNCH_ASK_LINE_MAX	4096	/* bytes of a watch line */
+#define LAUNCH_ASK_ID_MAX	9007199254740991LL	/* 2^53 - 1: the gate's */
 
 /* One held request, as the gate says it. */
 struct launch_held {
@@ -105,7 +106,8 @@ void	 launch_refused_say(const struct launch_held *r, const char *prefix,
 /*
  * answer ("once", "session" or "deny") to request n of g.  0 done, 1
  * gone (answered, timed out, its client closed, or no such request), -1
- * with err.
+ * with err (the gate's session grants full, too: the request is still
+ * held).
  */
 int	 launch_ask_answer(const struct launch_ask_gate *g,
 	    unsigned long long n, const char *answer, char *err,

@@ -9,11 +9,14 @@
  *   miss    an address no session was given, found among the exact
  *           names of a policy of RULES rules (a gate restarted)
  *   note    an answer noted again (AISB-DNS, each query)
+ *   users   miss, each call under the policy of one of USERS users in
+ *           turn (--users: a named gate's sessions, each its own policy)
  *
  * and prints min, median and max of the rounds in ns per call, against
  * which to hold a tunnel's own cost (docs/performance.md: ~140 us).
  *
  * usage: bench_synth [-r ROUNDS] [-n CALLS] [-p RULES]
+ * (USERS is USERS_N)
  */
 #include "config.h"
 
@@ -32,6 +35,7 @@
 #include "gate.h"
 
 #define ROUNDS_MAX	64
+#define USERS_N		4
 
 static double
 now(void)
@@ -62,9 +66,10 @@ label_of(char *buf, size_t len, unsigned label)
 	snprintf(buf, len, "session-%08u", label);
 }
 
-/* A policy of n exact allow rules, p0.rules.test ... */
+/* A policy of n exact allow rules, p0.rules.test ..., and one of user u
+ * (each user's policy is another) */
 static struct policy *
-make_policy(unsigned n)
+make_policy(unsigned n, unsigned u)
 {
 	struct policy	*p = NULL;
 	size_t		 cap = (size_t)n * 64 + 64, off = 0;
@@ -77,19 +82,22 @@ make_policy(unsigned n)
 	for (i = 0; i < n; i++)
 		off += (size_t)snprintf(s + off, cap - off,
 		    "  - host: p%u.rules.test\n", i);
+	off += (size_t)snprintf(s + off, cap - off,
+	    "  - host: user%u.rules.test\n", u);
 	if (policy_load_buffer("bench.yaml", s, off, &p, NULL) == -1)
 		p = NULL;
 	free(s);
 	return p;
 }
 
-enum what { HIT, MISS, NOTE };
+enum what { HIT, MISS, NOTE, USERS };
 
 /* One round of n calls: ns per call, or -1. */
 static double
-round_of(struct gate_synth *s, const struct policy *pol, enum what w,
+round_of(struct gate_synth *s, struct policy *const *pols, enum what w,
     unsigned n)
 {
+	const struct policy	*pol = pols[0];
 	struct policy_addr	 a;
 	char			 name[POLICY_MAX_NAME + 1], label[64];
 	char			 out[POLICY_MAX_NAME + 1];
@@ -104,7 +112,9 @@ round_of(struct gate_synth *s, const struct policy *pol, enum what w,
 		l = (unsigned)rand() % GATE_SYNTH_LABELS;
 		i = (unsigned)rand() % GATE_SYNTH_NAMES;
 		label_of(label, sizeof(label), l);
-		if (w == MISS)
+		if (w == USERS)
+			pol = pols[k % USERS_N];
+		if (w == MISS || w == USERS)
 			snprintf(name, sizeof(name), "p%u.rules.test",
 			    i % 100);
 		else
@@ -115,7 +125,7 @@ round_of(struct gate_synth *s, const struct policy *pol, enum what w,
 		else
 			rc = gate_synth_name(s, pol, label, &a, out,
 			    sizeof(out));
-		if (rc == -1 && w != MISS)
+		if (rc == -1 && w != MISS && w != USERS)
 			return -1;
 	}
 	return (now() - t0) * 1e9 / n;
@@ -148,9 +158,9 @@ round_base(unsigned n)
 int
 main(int argc, char **argv)
 {
-	static const char *const names[] = { "hit", "miss", "note" };
+	static const char *const names[] = { "hit", "miss", "note", "users" };
 	struct gate_synth	*s;
-	struct policy		*pol;
+	struct policy		*pol[USERS_N];
 	double			 t[ROUNDS_MAX], base[ROUNDS_MAX];
 	char			 name[POLICY_MAX_NAME + 1], label[64];
 	uint8_t			 addr[4];
@@ -179,11 +189,16 @@ main(int argc, char **argv)
 		    "100 rules or more\n", ROUNDS_MAX);
 		return 64;
 	}
-	if ((s = gate_synth_new()) == NULL || (pol = make_policy(rules)) ==
-	    NULL) {
-		fprintf(stderr, "bench_synth: out of memory or bad policy\n");
+	if ((s = gate_synth_new()) == NULL) {
+		fprintf(stderr, "bench_synth: out of memory\n");
 		return 1;
 	}
+	for (i = 0; i < USERS_N; i++)
+		if ((pol[i] = make_policy(rules, i)) == NULL) {
+			fprintf(stderr, "bench_synth: out of memory or bad "
+			    "policy\n");
+			return 1;
+		}
 	/* every slot full */
 	for (l = 0; l < GATE_SYNTH_LABELS; l++)
 		for (i = 0; i < GATE_SYNTH_NAMES; i++) {
@@ -200,7 +215,7 @@ main(int argc, char **argv)
 	    "rules; %u rounds of %u calls; ns per call (the loop's own work "
 	    "taken off)\n", GATE_SYNTH_LABELS, GATE_SYNTH_NAMES, rules, rounds,
 	    n);
-	for (w = HIT; w <= NOTE; w++) {
+	for (w = HIT; w <= USERS; w++) {
 		for (r = 0; r < rounds; r++) {
 			base[r] = round_base(n);
 			if ((t[r] = round_of(s, pol, (enum what)w, n)) < 0) {
@@ -215,6 +230,7 @@ main(int argc, char **argv)
 		    t[0], t[rounds / 2], t[rounds - 1]);
 	}
 	gate_synth_free(s);
-	policy_free(pol);
+	for (i = 0; i < USERS_N; i++)
+		policy_free(pol[i]);
 	return 0;
 }

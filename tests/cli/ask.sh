@@ -39,6 +39,12 @@ grep -q "no running session or named gate that holds requests is '0123abcd'" "$t
     bad "approve, no such session: $(cat "$tmp/err")"
 run "$aisb" approve nodash once
 check "approve, not an ID: exit" "$rc" 78
+# no gate numbers a request 0 or past 2^53 - 1: said before any gate is asked
+for n in 0 9007199254740992; do
+	run "$aisb" approve "0123abcd-$n" once
+	check "approve, N $n: exit" "$rc" 78
+	grep -q "is not a held request's ID" "$tmp/err" && ok || bad "N $n: $(cat "$tmp/err")"
+done
 run "$aisb" approve 0123abcd-1 sometimes
 check "approve, bad answer: exit" "$rc" 78
 run "$aisb" approve 0123abcd-1 once --to "$tmp/x.yaml"
@@ -181,6 +187,15 @@ grep -q "does not exist" "$tmp/err" && ok || bad "no file: $(cat "$tmp/err")"
 run "$aisb" approve work-9 once
 check "still held after a refused always" "$rc" 0
 
+# the gate's session grants full: said so, and the request still held
+ctl "$sdir/control" "hold 12 full.test 443 connect -" >/dev/null
+run "$aisb" approve 0123abcd-12 session
+check "approve session, grants full: exit" "$rc" 78
+grep -q "the gate keeps no more session grants (256, until it exits); the request is still held: approve it once" "$tmp/err" &&
+    ok || bad "grants full: $(cat "$tmp/err")"
+run "$aisb" approve 0123abcd-12 once
+check "approve once, grants full: exit" "$rc" 0
+
 # 6. --watch: the list, then one line per request held or answered,
 # until the gates are gone
 "$aisb" pending --watch >"$tmp/watch" 2>&1 &
@@ -191,6 +206,13 @@ run "$aisb" deny 0123abcd-10
 for _ in $(seq 100); do grep -q '^answered' "$tmp/watch" && break; sleep 0.1; done
 grep -q '^held     0123abcd-10 .* w\.example\.test:443 ' "$tmp/watch" && ok || bad "--watch: held: $(cat "$tmp/watch")"
 grep -qx 'answered 0123abcd-10 deny' "$tmp/watch" && ok || bad "--watch: answered: $(cat "$tmp/watch")"
+# a line past the bound is dropped whole, its tail too; a line without
+# an id is read within its bytes (ASan: not past the buffer)
+ctl "$gdir/control" junk >/dev/null
+ctl "$gdir/control" "hold 11 j.example.test 443 connect -" >/dev/null
+for _ in $(seq 100); do grep -q 'work-11 ' "$tmp/watch" && break; sleep 0.1; done
+grep -q '^held     work-11 ' "$tmp/watch" && ok || bad "--watch after junk: $(cat "$tmp/watch")"
+grep -q 'work-99' "$tmp/watch" && bad "--watch: the tail of a dropped line was read: $(cat "$tmp/watch")" || ok
 
 # what the gate's bounds denied without holding it is said, in --watch
 # and after pending's table: a flood cannot make a request vanish unheard

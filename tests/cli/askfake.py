@@ -11,7 +11,13 @@ Besides the gate's commands, the test's own:
     hold ID HOST PORT HOW USER|-    a request held, 60 s to go
     refuse HOST PORT HOW USER|- N   N requests denied unheld (the
                                     bounds), HOST:PORT the last
-which are announced on every watch stream as the gate would.
+which are announced on every watch stream as the gate would, and
+    (a request held for full.test: "approve N session" answers "full",
+    as a gate whose session grants are full)
+    junk                            a watch line longer than the
+                                    launcher's bound (its tail a valid
+                                    "answered" line), then an "answered"
+                                    line without an id
 """
 import json
 import os
@@ -41,7 +47,10 @@ def entry(h):
 
 
 def announce(path, obj):
-    line = (json.dumps(obj, separators=(",", ":")) + "\n").encode()
+    send(path, (json.dumps(obj, separators=(",", ":")) + "\n").encode())
+
+
+def send(path, line):
     for w in list(watchers[path]):
         try:
             w.sendall(line)
@@ -73,6 +82,10 @@ def serve(path, conn):
             out = {"pending": [entry(h) for h in held[path].values()],
                    "refused": refused[path]}
     elif len(words) == 3 and words[0] == "approve" and \
+            words[2] == "session" and \
+            held[path].get(int(words[1]), {}).get("host") == "full.test":
+        out = {"approve": "full"}   # the gate's grants full: still held
+    elif len(words) == 3 and words[0] == "approve" and \
             words[2] in ("once", "session"):
         out = answer(path, "approve", int(words[1]), words[2])
     elif len(words) == 2 and words[0] == "deny":
@@ -81,6 +94,12 @@ def serve(path, conn):
         with lock:
             watchers[path].append(conn)
         return
+    elif words == ["junk"]:
+        with lock:
+            send(path, b"x" * 4096 +
+                 b'{"answered":{"id":99,"answer":"deny"}}\n' +
+                 b'{"answered":{"answer":"deny"}}\n')
+        out = {"junk": "ok"}
     elif len(words) == 6 and words[0] == "hold":
         h = {"id": int(words[1]), "host": words[2], "port": int(words[3]),
              "how": words[4], "user": None if words[5] == "-" else words[5],

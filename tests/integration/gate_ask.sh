@@ -498,8 +498,8 @@ grep -q "a watcher that does not read, dropped" "$tmp/gate.flood.err" &&
 
 # --- --users: one user's flood does not starve another's ---------------------
 sha() { printf %s "$1" | sha256sum | cut -d' ' -f1; }
-printf 'alice sha256:%s\nbob sha256:%s\n' "$(sha alice-pw)" "$(sha bob-pw)" \
-    >"$tmp/users.conf"
+printf 'alice sha256:%s\nbob sha256:%s\ncarol sha256:%s\n' "$(sha alice-pw)" \
+    "$(sha bob-pw)" "$(sha carol-pw)" >"$tmp/users.conf"
 start_gate users "$tmp/policy.yaml" --control "$tmp/u.sock" --ask 60 \
     --users "$tmp/users.conf"
 U=$tmp/audit.users.log
@@ -588,5 +588,76 @@ rs = [json.loads(l)["refused"] for l in sys.stdin]
 print(len(rs) in (1, 2), sum(r["count"] for r in rs), rs[-1]["host"])')" \
     "True 4 c3.test"
 check "status counts them all" "$(control "$tmp/u.sock" status ask.refused)" 5
+
+# --- a reload judges what is held: a removed user's request is no one's -----
+bg carol -x "http://carol:carol-pw@127.0.0.1:$gate_port" "http://tp.test:$up/"
+id_carol=$(held_id "$tmp/u.sock" tp.test)
+[ "$id_carol" != none ] && ok || bad "carol's request is not held"
+printf 'alice sha256:%s\n' "$(sha alice-pw)" >"$tmp/users.conf"
+check "reload without bob and carol" "$(control "$tmp/u.sock" reload reload)" ok
+check "carol's held request is denied at once" "$(done_code carol)" "000 403"
+check "and cannot be approved" \
+    "$(control "$tmp/u.sock" "approve $id_carol once" approve)" gone
+expect_audit "$U" event=ask user=carol answer=deny by=reload
+expect_audit "$U" event=decision user=carol host=tp.test \
+    reason=host_not_allowed status=403
+check "bob's grant went with bob" \
+    "$(control "$tmp/u.sock" status ask.grants)" "[]"
+check "alice's are still held" "$(control "$tmp/u.sock" status ask.held)" 8
+# an allow rule the reload brings: still held, and an approval goes on by
+# that rule (an inspect rule would decide each request inside)
+sed -i "s/^    ports: \[$up\]\$/&\n  - host: a.test\n    ports: [$up]/" \
+    "$tmp/policy.yaml"
+check "reload with a.test allowed" "$(control "$tmp/u.sock" reload reload)" ok
+check "alice's are held still" "$(control "$tmp/u.sock" status ask.held)" 8
+id=$(held_id "$tmp/u.sock" a.test)
+check "approve one of alice's" \
+    "$(control "$tmp/u.sock" "approve $id once" approve)" ok
+for _ in $(seq 100); do
+	[ "$(audit_count "$U" event=decision user=alice host=a.test \
+	    decision=allow)" = 1 ] && break
+	sleep 0.1
+done
+expect_audit "$U" event=decision user=alice host=a.test decision=allow \
+    "rule=*a.test*" asked=True
+# a deny rule the reload brings denies what it names, held or not
+sed -i 's/^  - host: blocked.test$/&\n  - host: a.test/' "$tmp/policy.yaml"
+check "reload with a.test denied" "$(control "$tmp/u.sock" reload reload)" ok
+n=0
+for i in 1 2 3 4 5 6 7 8; do
+	[ "$(done_code "alice$i")" = "000 403" ] && n=$((n + 1))
+done
+check "alice's other seven are denied at once" "$n" 7
+check "none is held any more" "$(control "$tmp/u.sock" status ask.held)" 0
+check "each by the reload" \
+    "$(audit_count "$U" event=ask user=alice answer=deny by=reload)" 7
+
+# --- a token file's session a reload removed (a named gate's session that
+# ended): its held request is denied, another's stays held -------------------
+printf 's1:pw1\ns2:pw2\n' >"$tmp/tokens.conf"
+chmod 600 "$tmp/tokens.conf"
+start_gate tok "$tmp/policy.yaml" --control "$tmp/t.sock" --ask 60 \
+    --token-file "$tmp/tokens.conf"
+T=$tmp/audit.tok.log
+bg s2 -x "http://s2:pw2@127.0.0.1:$gate_port" "http://b.test:$up/2"
+id_s2=$(held_id "$tmp/t.sock" b.test)
+bg s1 -x "http://s1:pw1@127.0.0.1:$gate_port" "http://b.test:$up/1"
+for _ in $(seq 100); do
+	[ "$(control "$tmp/t.sock" status ask.held)" = 2 ] && break
+	sleep 0.1
+done
+check "s1 and s2 held" "$(control "$tmp/t.sock" status ask.held)" 2
+printf 's1:pw1\n' >"$tmp/tokens.conf"
+check "reload without s2" "$(control "$tmp/t.sock" reload reload)" ok
+check "s2's held request is denied at once" "$(done_code s2)" "000 403"
+check "and cannot be approved" \
+    "$(control "$tmp/t.sock" "approve $id_s2 once" approve)" gone
+expect_audit "$T" event=ask session=s2 answer=deny by=reload
+check "s1's is still held" "$(control "$tmp/t.sock" status ask.held)" 1
+id=$(held_id "$tmp/t.sock" b.test)
+check "and approved" "$(control "$tmp/t.sock" "approve $id once" approve)" ok
+check "s1's passes" "$(done_code s1)" "000 200"
+expect_audit "$U" event=decision user=alice host=a.test reason=deny_rule \
+    status=403
 
 finish

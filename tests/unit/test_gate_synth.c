@@ -4,7 +4,8 @@
  * names that share an address; the bounds (names per session, sessions),
  * least recently used out; the policy's exact names as the fallback, and
  * none when two of them share an address, scanned and through the index
- * (rebuilt for a reloaded policy); addresses outside the range.
+ * (rebuilt for a reloaded policy; the policies of many users in turn,
+ * more than the indexes kept); addresses outside the range.
  */
 #include "config.h"
 
@@ -189,6 +190,43 @@ test_policy_names(void **state)
 	policy_free(p);
 }
 
+/*
+ * --users: each user's policy its own index, more users than indexes
+ * kept, in turn, twice: each finds its own names, never another's.
+ */
+static void
+test_users_policies(void **state)
+{
+	struct gate_synth	*s;
+	struct policy		*p[12];
+	char			 yaml[256], name[64], other[64];
+	size_t			 i, r;
+
+	(void)state;
+	assert_non_null(s = gate_synth_new());
+	for (i = 0; i < 12; i++) {
+		snprintf(yaml, sizeof(yaml), "version: 1\nallow:\n"
+		    "  - host: u%zu.example.com\n  - host: all.example.com\n",
+		    i);
+		p[i] = load(yaml);
+	}
+	for (r = 0; r < 2; r++)
+		for (i = 0; i < 12; i++) {
+			snprintf(name, sizeof(name), "u%zu.example.com", i);
+			snprintf(other, sizeof(other), "u%zu.example.com",
+			    (i + 1) % 12);
+			assert_string_equal(lookup(s, p[i], "sess-1", name),
+			    name);
+			assert_string_equal(lookup(s, p[i], "sess-1", other),
+			    "");
+			assert_string_equal(lookup(s, p[i], "sess-1",
+			    "all.example.com"), "all.example.com");
+		}
+	for (i = 0; i < 12; i++)
+		policy_free(p[i]);
+	gate_synth_free(s);
+}
+
 static void
 test_bounds(void **state)
 {
@@ -240,6 +278,7 @@ main(void)
 		cmocka_unit_test(test_sessions),
 		cmocka_unit_test(test_collision),
 		cmocka_unit_test(test_policy_names),
+		cmocka_unit_test(test_users_policies),
 		cmocka_unit_test(test_bounds),
 	};
 
