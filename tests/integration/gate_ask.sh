@@ -44,8 +44,10 @@ start_gate main "$tmp/policy.yaml" --control "$S" --ask 60 --reload-closes
 A=$tmp/audit.main.log
 G=127.0.0.1:$gate_port
 
-# watch: the stream of held and answered lines, into a file
-"$PY" - "$S" "$tmp/watch.log" <<'PY' &
+# watch SOCKET FILE: the gate's stream of held, answered and refused
+# lines, into FILE, in the background until the gate closes it
+watch() {
+	"$PY" - "$1" "$2" <<'PY' &
 import socket, sys
 s = socket.socket(socket.AF_UNIX)
 s.connect(sys.argv[1])
@@ -57,7 +59,9 @@ with open(sys.argv[2], "wb", buffering=0) as f:
             break
         f.write(b)
 PY
-pids+=($!)
+	pids+=($!)
+}
+watch "$S" "$tmp/watch.log"
 
 # bg NAME CURL-ARGS...: curl in the background through the gate, its
 # "CONNECT-CODE HTTP-CODE" in $tmp/NAME.code once done, body $tmp/NAME.body
@@ -504,19 +508,7 @@ start_gate users "$tmp/policy.yaml" --control "$tmp/u.sock" --ask 60 \
     --users "$tmp/users.conf"
 U=$tmp/audit.users.log
 # a watcher of this gate: its "refused" lines
-"$PY" - "$tmp/u.sock" "$tmp/uwatch.log" <<'PY' &
-import socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.connect(sys.argv[1])
-s.sendall(b"watch\n")
-with open(sys.argv[2], "wb", buffering=0) as f:
-    while True:
-        b = s.recv(65536)
-        if not b:
-            break
-        f.write(b)
-PY
-pids+=($!)
+watch "$tmp/u.sock" "$tmp/uwatch.log"
 check "nothing refused yet" "$(control "$tmp/u.sock" pending refused)" None
 for i in 1 2 3 4 5 6 7 8; do
 	bg "alice$i" -x "http://alice:alice-pw@127.0.0.1:$gate_port" \
