@@ -387,5 +387,7 @@ gate_reload(struct gate *g)
 	if (gate_inspect_init(g) == -1)
 		log_warnx("reload: the gate cannot inspect: connections to "
 		    "inspected hosts are refused (upstream_tls)");
+	/* --ask: what the new policy allows waits for no one */
+	gate_ask_reallow(g);
 	return 0;
 }

@@ -328,5 +328,7 @@ int		 conn_ask(struct gate_conn *, const struct policy_decision *);
 int		 conn_ask_covers(struct gate_conn *, int);
 void		 conn_ask_expire(struct gate_conn *);
 void		 conn_ask_forget(struct gate_conn *);
+/* recheck.c: the policy now in force for a user (""), NULL: removed */
+struct policy	*conn_policy_for(const struct gate *, const char *);
 
 #endif /* AISB_CONN_INT_H */

@@ -22,9 +22,9 @@
 #include "gate/conn/conn-int.h"
 
 /* The policy for user (""): the user's own under --users, else the
- * gate's. */
-static const struct policy *
-policy_for(const struct gate *g, const char *user)
+ * gate's; NULL for a user the users file no longer names. */
+struct policy *
+conn_policy_for(const struct gate *g, const char *user)
 {
 	struct policy	*p;
 	size_t		 i, n;
@@ -51,7 +51,7 @@ allowed(const struct gate *g, struct gate_conn *c)
 	char			 err[128];
 
 	conn_view(c, &v);
-	if ((p = policy_for(g, v.user)) == NULL)
+	if ((p = conn_policy_for(g, v.user)) == NULL)
 		return 0;
 	if (policy_parse_target(v.host, strlen(v.host), (uint16_t)v.port,
 	    &tgt, err, sizeof(err)) == -1)
