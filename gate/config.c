@@ -312,7 +312,8 @@ static int	 reload_set(struct gate *);
 /*
  * SIGHUP: a new policy, all or nothing.  Then, applied or refused (the
  * credentials are reread either way), --ask's held requests are judged
- * again: a removed user's or session's denied (conn/ask.c).
+ * again (conn/ask.c): a removed user's or session's, or one the new
+ * policy denies, denied; then, the policy applied, one it allows goes on.
  */
 int
 gate_reload(struct gate *g)
@@ -320,6 +321,8 @@ gate_reload(struct gate *g)
 	int	 rc = reload_set(g);
 
 	gate_ask_reload(g);
+	if (rc == 0)
+		gate_ask_reallow(g);
 	return rc;
 }
 

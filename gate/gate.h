@@ -480,6 +480,8 @@ void			 gate_control_event(struct gate_control *,
 enum gate_ask_answer { GATE_ASK_ONCE, GATE_ASK_SESSION, GATE_ASK_DENY };
 int			 gate_ask_init(struct gate *);
 void			 gate_ask_free(struct gate *);
+/* a reload applied: held requests the policy now allows go on by it */
+void			 gate_ask_reallow(struct gate *);
 void			 gate_ask_pending(struct gate *, struct evbuffer *);
 /* a "held" line for each request held now: a new watcher's first lines */
 void			 gate_ask_replay(struct gate *, struct evbuffer *);

@@ -551,8 +551,8 @@ cred_kept(const struct gate *g, const char *user, const char *session)
  * that rule's reason.  Else it stays held, under the new policy (what an
  * approval then classifies its addresses with, and whose rule, when one
  * now allows it, the approval goes on by: release()), its id and timer
- * kept, also when the new policy allows it: a person answers, or the
- * timer.
+ * kept; one the new policy allows then goes on (gate_ask_reallow, after
+ * this, when the reload was applied).
  * Each denial is an "ask" line with "by":"reload".  The session grants
  * of a removed user or session go too.
  */
@@ -703,4 +703,56 @@ gate_ask_answer(struct gate *g, uint64_t id, enum gate_ask_answer ans,
 	while ((c = covered(a, gr)) != NULL)
 		release(c, ans, uid, pid);
 	return 0;
+}
+
+/* A held request the policy now in force allows, d its decision; NULL:
+ * none. */
+static struct gate_conn *
+reallowed(struct gate *g, struct policy **pol, struct policy_decision *d)
+{
+	struct gate_conn	*c;
+	struct conn_view	 v;
+
+	TAILQ_FOREACH(c, &g->ask->held, held) {
+		conn_view(c, &v);
+		/* a removed user's or session's: nothing allows it (the
+		 * reload's judgement denied it already) */
+		if (!cred_kept(g, v.user, v.session) ||
+		    (*pol = conn_policy_for(g, v.user)) == NULL)
+			continue;
+		policy_decide(*pol, &c->d->tgt, d);
+		if (d->verdict == POLICY_ALLOW)
+			return c;
+	}
+	return NULL;
+}
+
+/*
+ * A reload applied (after gate_ask_reload): each held request the new
+ * policy allows goes on by
+ * the rule that allows it, as if it had never been held ("asked" stays):
+ * answered "allow" by "reload".  Each pass takes one off the list.
+ */
+void
+gate_ask_reallow(struct gate *g)
+{
+	struct gate_conn	*c;
+	struct policy		*p;
+	struct policy_decision	 d;
+
+	if (g->ask == NULL)
+		return;
+	sweep(g);	/* a closed one is gone, not let through */
+	while ((c = reallowed(g, &p, &d)) != NULL) {
+		if (p != c->d->pol) {
+			policy_free(c->d->pol);
+			c->d->pol = policy_ref(p);
+		}
+		answered(c, "allow", "reload", 0, 0);
+		c->state = S_HEAD;
+		if (d.rule != NULL)
+			policy_rule_describe(d.rule, c->d->rule,
+			    sizeof(c->d->rule));
+		conn_decided(c, d.rule);
+	}
 }

@@ -165,9 +165,11 @@ sessions_show(const char *want)
 	    (d = malloc(sizeof(*d))) != NULL) {
 		launch_denials_init(d);
 		if (launch_denials_read(d, logpath) == 0) {
-			printf("# audit: %lu allowed, %lu denied, %lu failed; "
-			    "lines in %s\n", d->allowed, d->denied, d->failed,
-			    logpath);
+			printf("# audit: %lu allowed, %lu denied, %lu failed",
+			    d->allowed, d->denied, d->failed);
+			if (d->malformed > 0)
+				printf(", %lu malformed", d->malformed);
+			printf("; lines in %s\n", logpath);
 			/* the very lines the session ended with */
 			launch_denials_print(d, stdout, "# ", NULL);
 			launch_denials_print_tools(d, stdout, "# ");

@@ -219,6 +219,13 @@ failure_count(struct launch_denials *d, const struct launch_audit_line *f,
 	dest_count(d->f, &d->nf, &d->fmore, f, dns, "", 1);
 }
 
+static void
+malformed_count(struct launch_denials *d, const struct launch_audit_line *f)
+{
+	d->malformed++;
+	dest_count(d->m, &d->nm, &d->mmore, f, 0, "", 1);
+}
+
 static int
 is_probe(const struct launch_audit_line *f)
 {
@@ -352,6 +359,11 @@ launch_denials_add(struct launch_denials *d, const char *line, size_t len)
 		return;
 	if (strcmp(f.decision, "allow") == 0) {
 		d->allowed++;
+		return;
+	}
+	if (!dns && strcmp(f.reason, "bad_request") == 0) {
+		/* no policy decided it, whatever its decision says */
+		malformed_count(d, &f);
 		return;
 	}
 	if (!dns && strcmp(f.decision, "deny") != 0) {
@@ -510,7 +522,7 @@ launch_denials_print(const struct launch_denials *d, FILE *out,
 	size_t	 i;
 	int	 anyfix = 0;
 
-	if (d->denied == 0 && d->failed == 0)
+	if (d->denied == 0 && d->failed == 0 && d->malformed == 0)
 		return;
 	for (i = 0; i < d->n; i++)
 		if (d->d[i].fix[0] != '\0' && d->d[i].fix[0] != '#')
@@ -532,10 +544,20 @@ launch_denials_print(const struct launch_denials *d, FILE *out,
 	if (d->fmore > 0)
 		fprintf(out, "%sand %lu more failure(s) to other "
 		    "destinations\n", prefix, d->fmore);
+	if (d->malformed > 0)
+		fprintf(out, "%s%lu request(s) malformed, to %zu%s "
+		    "destination(s): the gate refused them before any "
+		    "decision, no policy judged them\n", prefix, d->malformed,
+		    d->nm, d->mmore ? "+" : "");
+	put_table(out, prefix, "malformed", d->m, d->nm);
+	if (d->mmore > 0)
+		fprintf(out, "%sand %lu more malformed request(s) to other "
+		    "destinations\n", prefix, d->mmore);
 	if (d->truncated)
 		fprintf(out, "%sonly the first %lu MiB of the audit log were "
 		    "read\n", prefix, LAUNCH_DENY_READ_MAX >> 20);
-	if (logpath != NULL && (d->more > 0 || d->fmore > 0 || d->truncated))
+	if (logpath != NULL && (d->more > 0 || d->fmore > 0 || d->mmore > 0 ||
+	    d->truncated))
 		fprintf(out, "%severy decision: %s\n", prefix, logpath);
 }
 

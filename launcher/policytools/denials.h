@@ -62,7 +62,13 @@ struct launch_denials {
 	struct launch_denial	 f[LAUNCH_DENY_MAX];
 	size_t			 nf;
 	unsigned long		 fmore;
+	/* malformed requests (reason bad_request): refused before any
+	 * decision, neither the policy's denial nor an allowed one's failure */
+	struct launch_denial	 m[LAUNCH_DENY_MAX];
+	size_t			 nm;
+	unsigned long		 mmore;
 	unsigned long		 allowed, denied, failed;	/* decision lines */
+	unsigned long		 malformed;			/* of them too */
 	int			 truncated;	/* the log was larger than read */
 	struct launch_tool	 tools[LAUNCH_TPROXY_TOOLS];
 	size_t			 ntools;

@@ -857,8 +857,8 @@ run_end(struct run *r, int code)
 {
 	const struct launch_opts	*o = r->o;
 	char				 path[PATH_MAX];
-	static const char *const	 secrets[] = { "token", "env",
-	    "gate.pid" };
+	static const char *const	 runtime[] = { "token", "env",
+	    "gate.pid", "control" };
 	size_t				 k;
 
 	r->ph0[PH_END] = mono_ms();
@@ -868,9 +868,10 @@ run_end(struct run *r, int code)
 		launch_ids_umount(r->wsmount);
 	if (r->named)
 		launch_gate_detach(&r->shared, &r->s);
-	/* the credential and the values are useless now: none stay at rest */
-	for (k = 0; k < 3; k++)
-		if (launch_session_path(&r->s, secrets[k], path,
+	/* the credential and the values are useless now: none stay at
+	 * rest; nor does the stopped gate's --ask control socket */
+	for (k = 0; k < sizeof(runtime) / sizeof(runtime[0]); k++)
+		if (launch_session_path(&r->s, runtime[k], path,
 		    sizeof(path)) == 0)
 			(void)unlink(path);
 	launch_watch_dismiss(&r->watchfd);

@@ -118,6 +118,8 @@ check "once: curl got through" "$(cat "$tmp/once.out")" 200
 grep -Eq "^aisb: held ask\.test:$port \(connect\) for [0-9]+s: aisb approve $id once\|session\|always, or aisb deny $id$" \
     "$tmp/once.err" && ok || bad "once: the notice: $(cat "$tmp/once.err")"
 sd=$(e2e_session)
+[ -d "$sd" ] && [ ! -e "$sd/control" ] && ok ||
+    bad "once: the ended session's control socket is left: $(ls -l "$sd")"
 asked "$sd" "${id##*-}" >"$tmp/line"
 grep -q '"answer":"once"' "$tmp/line" && grep -q '"by_uid":0' "$tmp/line" && ok ||
     bad "once: the audit line: $(cat "$tmp/line")"

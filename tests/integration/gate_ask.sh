@@ -5,7 +5,8 @@
 # again is held again), approve session (the next passes without asking,
 # and after a reload too, and a live tunnel it let through outlives the
 # reload under --reload-closes; a request held across a reload is still
-# held and answered after it; status lists the grant), deny (the usual 403 and
+# held and answered after it, and one a reload's policy allows goes on by
+# that rule; status lists the grant), deny (the usual 403 and
 # its text; the "ask" audit line names the answering uid and pid), a
 # timeout (--ask 2: the usual deny with "asked":true), a deny rule never
 # held, SOCKS5 held as "socks", both AISB-TRANSPARENT entries held
@@ -27,7 +28,8 @@ start_dns '{"ok.test": {"A": ["192.0.2.10"]}, "new.test": {"A": ["192.0.2.10"]},
  "web.test": {"A": ["192.0.2.10"]}, "late.test": {"A": ["192.0.2.10"]},
  "sock.test": {"A": ["192.0.2.10"]}, "bye.test": {"A": ["192.0.2.10"]},
  "blocked.test": {"A": ["192.0.2.10"]}, "a.test": {"A": ["192.0.2.10"]},
- "b.test": {"A": ["192.0.2.10"]}, "tp.test": {"A": ["192.0.2.10"]}}'
+ "b.test": {"A": ["192.0.2.10"]}, "tp.test": {"A": ["192.0.2.10"]},
+ "now.test": {"A": ["192.0.2.10"]}}'
 write_policy_deny "$tmp/policy.yaml"
 
 # bounds are checked at start
@@ -278,6 +280,25 @@ check "after the reload it still passes" \
 check "another port of the host is asked for" \
     "$(proxy_get -m 3 "http://web.test:1/")" "000 000"
 expect_audit "$A" event=decision host=web.test decision=allow "rule=ask: session"
+
+# --- a reload whose policy allows a held request lets it go on by that rule
+bg nowok -x "http://$G" "http://now.test:$up/now"
+id_now=$(held_id "$S" now.test)
+cp "$tmp/policy.yaml" "$tmp/policy.saved"
+{ sed -n 1,2p "$tmp/policy.saved"
+  printf '  - host: now.test\n    ports: [%s]\n' "$up"
+  sed 1,2d "$tmp/policy.saved"; } >"$tmp/policy.yaml"
+check "reload allowing now.test" "$(control "$S" reload reload)" ok
+check "the held request went on, unanswered" "$(done_code nowok)" "000 200"
+check "pending has it no more" \
+    "$(control "$S" pending | grep -c now.test || true)" 0
+expect_audit "$A" event=ask id="$id_now" host=now.test answer=allow by=reload
+expect_audit "$A" event=decision host=now.test decision=allow asked=True \
+    "rule=*policy.yaml:*now.test*"
+sleep 0.3
+check "the watcher saw it go" "$(grep -c "{\"answered\":{\"id\":$id_now,\"answer\":\"allow\"}}" "$tmp/watch.log" || true)" 1
+cp "$tmp/policy.saved" "$tmp/policy.yaml"
+check "reload back" "$(control "$S" reload reload)" ok
 
 # --- SOCKS5 is held as "socks" -----------------------------------------------
 curl -sS -m 90 -o /dev/null -w '%{http_code}' --socks5-hostname "$G" \
@@ -596,22 +617,6 @@ expect_audit "$U" event=decision user=carol host=tp.test \
 check "bob's grant went with bob" \
     "$(control "$tmp/u.sock" status ask.grants)" "[]"
 check "alice's are still held" "$(control "$tmp/u.sock" status ask.held)" 8
-# an allow rule the reload brings: still held, and an approval goes on by
-# that rule (an inspect rule would decide each request inside)
-sed -i "s/^    ports: \[$up\]\$/&\n  - host: a.test\n    ports: [$up]/" \
-    "$tmp/policy.yaml"
-check "reload with a.test allowed" "$(control "$tmp/u.sock" reload reload)" ok
-check "alice's are held still" "$(control "$tmp/u.sock" status ask.held)" 8
-id=$(held_id "$tmp/u.sock" a.test)
-check "approve one of alice's" \
-    "$(control "$tmp/u.sock" "approve $id once" approve)" ok
-for _ in $(seq 100); do
-	[ "$(audit_count "$U" event=decision user=alice host=a.test \
-	    decision=allow)" = 1 ] && break
-	sleep 0.1
-done
-expect_audit "$U" event=decision user=alice host=a.test decision=allow \
-    "rule=*a.test*" asked=True
 # a deny rule the reload brings denies what it names, held or not
 sed -i 's/^  - host: blocked.test$/&\n  - host: a.test/' "$tmp/policy.yaml"
 check "reload with a.test denied" "$(control "$tmp/u.sock" reload reload)" ok
@@ -619,10 +624,24 @@ n=0
 for i in 1 2 3 4 5 6 7 8; do
 	[ "$(done_code "alice$i")" = "000 403" ] && n=$((n + 1))
 done
-check "alice's other seven are denied at once" "$n" 7
+check "alice's eight are denied at once" "$n" 8
 check "none is held any more" "$(control "$tmp/u.sock" status ask.held)" 0
 check "each by the reload" \
-    "$(audit_count "$U" event=ask user=alice answer=deny by=reload)" 7
+    "$(audit_count "$U" event=ask user=alice answer=deny by=reload)" 8
+# an allow rule the reload brings: what waits goes on, by that rule (an
+# inspect rule would decide each request inside)
+sed -i '/^  - host: a.test$/d' "$tmp/policy.yaml"
+check "reload without the deny rule" "$(control "$tmp/u.sock" reload reload)" ok
+bg alice9 -x "http://alice:alice-pw@127.0.0.1:$gate_port" "http://a.test:$up/"
+check "alice's next is held" "$(held_id "$tmp/u.sock" a.test | grep -c '^[0-9]')" 1
+sed -i "s/^    ports: \[$up\]\$/&\n  - host: a.test\n    ports: [$up]/" \
+    "$tmp/policy.yaml"
+check "reload with a.test allowed" "$(control "$tmp/u.sock" reload reload)" ok
+check "alice's goes on" "$(done_code alice9)" "000 200"
+check "nothing held" "$(control "$tmp/u.sock" status ask.held)" 0
+expect_audit "$U" event=ask user=alice host=a.test answer=allow by=reload
+expect_audit "$U" event=decision user=alice host=a.test decision=allow \
+    "rule=*a.test*" asked=True
 
 # --- a token file's session a reload removed (a named gate's session that
 # ended): its held request is denied, another's stays held -------------------

@@ -314,6 +314,39 @@ summary_failures_alone(void **state)
 }
 
 /*
+ * A malformed request (bad_request, decision "error") is neither a denial
+ * nor an allowed request's failure: no policy judged it, and the summary
+ * says so in its own words.
+ */
+static void
+summary_malformed(void **state)
+{
+	struct launch_denials	 d;
+
+	launch_denials_init(&d);
+	add(&d, "{\"event\":\"decision\",\"conn\":3,\"client\":"
+	    "\"10.0.0.2:5\",\"decision\":\"error\",\"status\":400,"
+	    "\"reason\":\"bad_request\",\"detail\":\"malformed request "
+	    "line\"}");
+	add(&d, "{\"event\":\"decision\",\"host\":\"up.test\",\"port\":80,"
+	    "\"decision\":\"error\",\"status\":502,\"reason\":"
+	    "\"connect_failed\",\"detail\":\"connection refused\"}");
+	assert_int_equal(d.failed, 1);
+	assert_int_equal(d.malformed, 1);
+	assert_int_equal(d.denied, 0);
+	assert_string_equal(render(&d, "# "),
+	    "# 1 request(s) failed, to 1 destination(s): the policy allowed "
+	    "them, the gate could not complete them\n"
+	    "# failed up.test:80, 1 time: connection refused "
+	    "(connect_failed)\n"
+	    "# 1 request(s) malformed, to 1 destination(s): the gate "
+	    "refused them before any decision, no policy judged them\n"
+	    "# malformed (no target), 1 time: malformed request line "
+	    "(bad_request)\n");
+	(void)state;
+}
+
+/*
  * A name the gate's DNS refused is a denial (a tool that resolves first
  * never connects): by name, counted per query (A and AAAA), with the
  * fix the gate wrote; a query over the rate bound counts its refusals;
@@ -587,6 +620,7 @@ main(void)
 		cmocka_unit_test(summary_reads_file),
 		cmocka_unit_test(summary_transparent_tools),
 		cmocka_unit_test(summary_requests),
+		cmocka_unit_test(summary_malformed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
