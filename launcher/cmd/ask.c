@@ -150,16 +150,20 @@ pending_watch(struct launch_ask_gate *v, size_t n)
 {
 	struct pollfd		*pfd;
 	struct launch_watch	*w;
+	char			(*buf)[LAUNCH_ASK_LINE_MAX];
 	size_t			 i, open = 0;
 
 	pfd = calloc(n, sizeof(*pfd));
 	w = calloc(n, sizeof(*w));
-	if (pfd == NULL || w == NULL) {
+	buf = calloc(n, sizeof(*buf));
+	if (pfd == NULL || w == NULL || buf == NULL) {
 		fprintf(stderr, "aisb: out of memory\n");
-		free(pfd), free(w);
+		free(pfd), free(w), free(buf);
 		return 1;
 	}
 	for (i = 0; i < n; i++) {
+		w[i].buf = buf[i];
+		w[i].cap = sizeof(buf[i]);
 		pfd[i].events = POLLIN;
 		if ((pfd[i].fd = gates_control_open(v[i].dir, "watch\n")) != -1)
 			open++;
@@ -182,7 +186,7 @@ pending_watch(struct launch_ask_gate *v, size_t n)
 	for (i = 0; i < n; i++)
 		if (pfd[i].fd != -1)
 			close(pfd[i].fd);
-	free(pfd), free(w);
+	free(pfd), free(w), free(buf);
 	return 0;
 }
 

@@ -721,7 +721,8 @@ notify_each(const char *line, size_t len, void *arg)
 static void __attribute__((noreturn))
 notify(const char *gatedir, const char *prefix, const char *user)
 {
-	static struct launch_watch	 w;
+	char				 buf[LAUNCH_ASK_LINE_MAX];
+	struct launch_watch		 w = { buf, sizeof(buf), 0, 0 };
 	struct notify_to		 t = { prefix, user, NULL };
 	ssize_t				 n;
 	int				 fd;

@@ -16,7 +16,7 @@ launch_watch_read(struct launch_watch *w, int fd, launch_watch_fn *fn,
 	ssize_t	 n;
 	char	*nl;
 
-	if ((n = read(fd, w->buf + w->off, sizeof(w->buf) - w->off)) <= 0)
+	if ((n = read(fd, w->buf + w->off, w->cap - w->off)) <= 0)
 		return n;
 	w->off += (size_t)n;
 	while ((nl = memchr(w->buf, '\n', w->off)) != NULL) {
@@ -28,7 +28,7 @@ launch_watch_read(struct launch_watch *w, int fd, launch_watch_fn *fn,
 		w->off -= (size_t)(nl + 1 - w->buf);
 		memmove(w->buf, nl + 1, w->off);
 	}
-	if (w->off == sizeof(w->buf)) {
+	if (w->off == w->cap) {
 		/* a line past the bound: dropped, up to its end */
 		w->off = 0;
 		w->skip = 1;

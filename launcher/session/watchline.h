@@ -1,18 +1,17 @@
 /*
  * The lines of a gate's watch stream (aisb pending --watch, and the
  * session's own notices: cmd/ask.c, session/ask.c), split one way: each
- * whole line to a callback, a line past LAUNCH_ASK_LINE_MAX dropped up
- * to its end.
+ * whole line to a callback, a line that fills the caller's buffer
+ * (LAUNCH_ASK_LINE_MAX, session/ask.h) dropped up to its end.
  */
 #ifndef AISB_WATCHLINE_H
 #define AISB_WATCHLINE_H
 
 #include <sys/types.h>
 
-#include "session/ask.h"
-
 struct launch_watch {
-	char	 buf[LAUNCH_ASK_LINE_MAX];
+	char	*buf;		/* the caller's */
+	size_t	 cap;		/* bytes of buf: the bound of a line */
 	size_t	 off;		/* bytes held: the start of the next line */
 	int	 skip;		/* in a line past the bound: drop to its '\n' */
 };
