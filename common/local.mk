@@ -12,6 +12,8 @@ common_libaisbcommon_a_SOURCES += common/hex.c common/hex.h \
 	common/json.c common/json.h
 # "did you mean": the nearest key or flag (policy schema, the launcher)
 common_libaisbcommon_a_SOURCES += common/near.c common/near.h
+# what a sandbox- or file-chosen string may put on a terminal (termsafe.h)
+common_libaisbcommon_a_SOURCES += common/termsafe.c common/termsafe.h
 
 # The special-purpose address table, alone: the policy library and the
 # enforcer link it, and it needs nothing but libc (the enforcer is carried

@@ -41,7 +41,8 @@ launcher_libaisblauncher_a_SOURCES += \
 	launcher/session/secrets.c launcher/session/secrets.h \
 	launcher/session/writer.c launcher/session/writer.h \
 	launcher/session/retain.c launcher/session/retain.h \
-	launcher/session/ask.c launcher/session/ask.h
+	launcher/session/ask.c launcher/session/ask.h \
+	launcher/session/watchline.c launcher/session/watchline.h
 # image/: the sandbox image, its tools and the agent recipes
 launcher_libaisblauncher_a_SOURCES += \
 	launcher/image/names.c launcher/image/names.h \

@@ -56,6 +56,17 @@ tests_unit_test_addr_LDADD = $(UNIT_LDADD)
 tests_unit_test_common_SOURCES = tests/unit/test_common.c
 tests_unit_test_common_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_common_LDADD = $(UNIT_LDADD)
+check_PROGRAMS += tests/unit/test_termsafe
+TESTS += tests/unit/test_termsafe
+tests_unit_test_termsafe_SOURCES = tests/unit/test_termsafe.c
+tests_unit_test_termsafe_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_termsafe_LDADD = $(UNIT_LDADD)
+check_PROGRAMS += tests/unit/test_watchline
+TESTS += tests/unit/test_watchline
+tests_unit_test_watchline_SOURCES = tests/unit/test_watchline.c
+tests_unit_test_watchline_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
+tests_unit_test_watchline_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_watchline_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_options_SOURCES = tests/unit/test_options.c \
 	tests/unit/opts_harness.h tests/unit/write_file.h
 tests_unit_test_options_CPPFLAGS = $(LAUNCHER_CPPFLAGS)

@@ -19,9 +19,11 @@
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
 #include "policy.h"
+#include "termsafe.h"
 #include "policytools/polyedit.h"
 #include "session/ask.h"
 #include "session/gates-int.h"
+#include "session/watchline.h"
 
 /* The session of a held request: the gate's own, else its user's. */
 static void
@@ -40,13 +42,17 @@ static void
 held_row(const struct launch_ask_gate *g, const struct launch_held *h)
 {
 	char	 id[LAUNCH_GATE_NAME_MAX + 24], sess[LAUNCH_ASK_SHORT + 1];
-	char	 cmd[41], dest[POLICY_MAX_NAME + 16], how[16];
+	char	 raw[256], cmd[41], dest[POLICY_MAX_NAME + 16], how[16];
 	size_t	 i;
+	int	 cut;
 
 	snprintf(id, sizeof(id), "%s-%llu", g->prefix, h->id);
-	held_session(g, h, sess, sizeof(sess), cmd, sizeof(cmd));
-	if (strlen(cmd) == sizeof(cmd) - 1)
-		memcpy(cmd + sizeof(cmd) - 4, "...", 3);	/* cut */
+	held_session(g, h, sess, sizeof(sess), raw, sizeof(raw));
+	/* the column's 40 bytes, or 37 and "...", cut between characters */
+	term_clean(cmd, sizeof(cmd), raw, strlen(raw), 0, &cut);
+	if (cut)
+		memcpy(cmd + term_cut(cmd, strlen(cmd), sizeof(cmd) - 4), "...",
+		    4);
 	launch_held_dest(h, dest, sizeof(dest));
 	snprintf(how, sizeof(how), "%s", h->how);
 	for (i = 0; how[i] != '\0'; i++)
@@ -99,8 +105,9 @@ pending_list(struct launch_ask_gate *v, size_t n)
 
 /* One watch line of gate g (len bytes, NUL-terminated there), said. */
 static void
-watch_line(const struct launch_ask_gate *g, const char *line, size_t len)
+watch_line(const char *line, size_t len, void *arg)
 {
+	const struct launch_ask_gate	*g = arg;
 	struct launch_held	 h;
 	const char		*p;
 	long long		 id = -1;
@@ -141,22 +148,22 @@ watch_line(const struct launch_ask_gate *g, const char *line, size_t len)
 static int
 pending_watch(struct launch_ask_gate *v, size_t n)
 {
-	struct pollfd	*pfd;
-	char		(*buf)[LAUNCH_ASK_LINE_MAX];
-	size_t		*off, i, open = 0;
-	ssize_t		 r;
-	char		*nl, *skip;
+	struct pollfd		*pfd;
+	struct launch_watch	*w;
+	char			(*buf)[LAUNCH_ASK_LINE_MAX];
+	size_t			 i, open = 0;
 
 	pfd = calloc(n, sizeof(*pfd));
+	w = calloc(n, sizeof(*w));
 	buf = calloc(n, sizeof(*buf));
-	off = calloc(n, sizeof(*off));
-	skip = calloc(n, sizeof(*skip));
-	if (pfd == NULL || buf == NULL || off == NULL || skip == NULL) {
+	if (pfd == NULL || w == NULL || buf == NULL) {
 		fprintf(stderr, "aisb: out of memory\n");
-		free(pfd), free(buf), free(off), free(skip);
+		free(pfd), free(w), free(buf);
 		return 1;
 	}
 	for (i = 0; i < n; i++) {
+		w[i].buf = buf[i];
+		w[i].cap = sizeof(buf[i]);
 		pfd[i].events = POLLIN;
 		if ((pfd[i].fd = gates_control_open(v[i].dir, "watch\n")) != -1)
 			open++;
@@ -166,28 +173,12 @@ pending_watch(struct launch_ask_gate *v, size_t n)
 		for (i = 0; i < n; i++) {
 			if (pfd[i].fd == -1 || pfd[i].revents == 0)
 				continue;
-			if ((r = read(pfd[i].fd, buf[i] + off[i],
-			    sizeof(buf[i]) - off[i])) <= 0) {
+			if (launch_watch_read(&w[i], pfd[i].fd, watch_line,
+			    &v[i]) <= 0) {
 				close(pfd[i].fd);
 				pfd[i].fd = -1;
 				open--;
 				continue;
-			}
-			off[i] += (size_t)r;
-			while ((nl = memchr(buf[i], '\n', off[i])) != NULL) {
-				/* the line ends there for strstr() too */
-				*nl = '\0';
-				if (!skip[i])
-					watch_line(&v[i], buf[i],
-					    (size_t)(nl - buf[i]));
-				skip[i] = 0;
-				off[i] -= (size_t)(nl + 1 - buf[i]);
-				memmove(buf[i], nl + 1, off[i]);
-			}
-			if (off[i] == sizeof(buf[i])) {
-				/* past the bound: dropped, up to its end */
-				off[i] = 0;
-				skip[i] = 1;
 			}
 			fflush(stdout);
 		}
@@ -195,7 +186,7 @@ pending_watch(struct launch_ask_gate *v, size_t n)
 	for (i = 0; i < n; i++)
 		if (pfd[i].fd != -1)
 			close(pfd[i].fd);
-	free(pfd), free(buf), free(off), free(skip);
+	free(pfd), free(w), free(buf);
 	return 0;
 }
 

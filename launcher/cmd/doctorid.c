@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "file.h"
+#include "termsafe.h"
 #include "cmd/cmd.h"
 #include "session/enforcer.h"
 #include "session/options.h"
@@ -193,10 +194,12 @@ store_show(struct launch_host_facts *f, const char *ident, char *body)
 	    nskip > 64)
 		return -1;
 	lines = body + il + used;
+	/* a file's words: nothing a terminal would take as a command */
+	term_clean_str(time, 0);
 	printf("%-5sstored     the container checks of %s, made with these "
 	    "programs, podman, host, image, options and policy (aisb doctor "
 	    "--fresh runs them again):\n", "", time);
-	fputs(lines, stdout);
+	(void)term_fputs(lines, stdout, TERM_KEEP_NL);
 	f->nskip += nskip;
 	return 0;
 }

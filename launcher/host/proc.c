@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "file.h"
+#include "termsafe.h"
 #include "host/paths.h"
 #include "host/proc.h"
 
@@ -220,11 +221,11 @@ tail_append(char *tail, size_t *tlen, const char *p, size_t n)
 	*tlen += n;
 }
 
-/* The last non-empty line of the tail, printable bytes only. */
+/* The last non-empty line of the tail, terminal-safe (termsafe.h). */
 static void
 tail_last_line(const char *tail, size_t tlen, char *err, size_t errlen)
 {
-	size_t	end = tlen, start, i, o = 0;
+	size_t	end = tlen, start;
 
 	while (end > 0 && (tail[end - 1] == '\n' || tail[end - 1] == '\r' ||
 	    tail[end - 1] == ' '))
@@ -234,9 +235,7 @@ tail_last_line(const char *tail, size_t tlen, char *err, size_t errlen)
 		start--;
 	if (errlen == 0)
 		return;
-	for (i = start; i < end && o + 1 < errlen; i++)
-		err[o++] = (tail[i] >= 0x20 && tail[i] < 0x7f) ? tail[i] : '?';
-	err[o] = '\0';
+	term_clean(err, errlen, tail + start, end - start, 0, NULL);
 }
 
 static int

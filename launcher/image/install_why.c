@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "file.h"
+#include "termsafe.h"
 #include "host/paths.h"
 #include "image/image-t.h"
 #include "image/install_why.h"
@@ -189,19 +190,15 @@ keep_logs(const char *kind, const char *logs, const char *sdir, char *kept,
 		snprintf(kept, len, "%s", dst);
 }
 
-/* e's destination for people, every byte not printable ASCII as '?' */
+/* e's destination for people, terminal-safe (termsafe.h) */
 static void
 dest_of(const struct launch_denial *e, char *out, size_t len)
 {
-	size_t	 i;
-
 	if (e->dns)
 		snprintf(out, len, "%s (DNS lookup)", e->host);
 	else
 		snprintf(out, len, "%s:%u", e->host, e->port);
-	for (i = 0; out[i] != '\0'; i++)
-		if ((unsigned char)out[i] < 0x20 || (unsigned char)out[i] >= 0x7f)
-			out[i] = '?';
+	term_clean_str(out, 0);
 }
 
 void

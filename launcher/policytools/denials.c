@@ -8,8 +8,8 @@
  * past the table are counted ("and N more").  An audit line is one flat
  * JSON object written by gate/audit.c; anything else is skipped.  What is
  * printed comes from the sandbox (names it asked for) by way of the gate:
- * every byte that is not printable ASCII is shown as '?', so nothing
- * reaches the terminal that it would interpret.
+ * cleaned by common/termsafe.h (controls, C1 and broken UTF-8 as '?'), so
+ * nothing reaches the terminal that it would interpret.
  */
 #include "config.h"
 
@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "termsafe.h"
 #include "policytools/denials.h"
 
 void
@@ -436,17 +437,11 @@ launch_audit_each(const char *path, launch_audit_fn fn, void *arg,
 	return 0;
 }
 
-/* s with every byte that is not printable ASCII (nor nl, when kept) as '?' */
+/* s, terminal-safe (termsafe.h; '\n' kept when nl) */
 static void
 put_clean(FILE *out, const char *s, int nl)
 {
-	for (; *s != '\0'; s++) {
-		unsigned char	 c = (unsigned char)*s;
-
-		if ((c < 0x20 && !(nl && c == '\n')) || c >= 0x7f)
-			c = '?';
-		putc(c, out);
-	}
+	(void)term_fputs(s, out, nl ? TERM_KEEP_NL : 0);
 }
 
 /* "host not allowed" for host_not_allowed: the detail says it already */

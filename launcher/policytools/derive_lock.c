@@ -36,6 +36,7 @@
 #include "policytools/polyaml.h"
 #include "policytools/lockfile.h"
 #include "policy.h"
+#include "termsafe.h"
 #include "host/proc.h"
 
 #define LOCK_MAX_GOPROXY	1024	/* bytes of go env GOPROXY's answer */
@@ -50,12 +51,11 @@ struct lockset {
 	int			 have_goproxy;
 };
 
-/* Printable ASCII of s to f, anything else as '?': paths in comments. */
+/* s to f, terminal-safe (termsafe.h; no '\n'): paths in comments. */
 static void
 put_clean(FILE *f, const char *s)
 {
-	for (; *s != '\0'; s++)
-		fputc(*s >= 0x20 && *s < 0x7f ? *s : '?', f);
+	(void)term_fputs(s, f, 0);
 }
 
 /* FILE:LINE of host i (FILE alone: GOPROXY's, a configuration's). */

@@ -20,7 +20,7 @@ struct ctx {
 	size_t			 errlen;
 };
 
-/* What the file said, printable and short, for an error message. */
+/* What the file said, terminal-safe and short (len >= 4), for an error. */
 const char *lockfile_shown(const char *s, size_t n, char *buf, size_t len);
 int	lockfile_fail(struct ctx *c, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));

@@ -36,6 +36,7 @@
 #include <strings.h>
 
 #include "json.h"
+#include "termsafe.h"
 #include "policytools/lockfile.h"
 #include "policytools/lockfile-int.h"
 #include "policy.h"
@@ -103,15 +104,13 @@ lockfile_kind_of(const char *path)
 const char *
 lockfile_shown(const char *s, size_t n, char *buf, size_t len)
 {
-	size_t	 i, o = 0;
+	size_t	 o;
+	int	 cut;
 
-	for (i = 0; i < n && o + 4 < len && i < 64; i++)
-		buf[o++] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
-	if (i < n && o + 4 < len) {
-		memcpy(buf + o, "...", 3);
-		o += 3;
-	}
-	buf[o] = '\0';
+	/* at most 64 bytes of it and len - 4 shown, room kept for "..." */
+	o = term_clean(buf, len - 3, s, n < 64 ? n : 64, 0, &cut);
+	if (cut || n > 64)
+		memcpy(buf + o, "...", 4);
 	return buf;
 }
 

@@ -43,6 +43,7 @@
 #include "policy.h"
 #include "policytools/psl.h"
 #include "policytools/suggest.h"
+#include "termsafe.h"
 
 #define LEARN_MAX_DEST		4096	/* host:port pairs kept from one log */
 #define LEARN_HASH		8192	/* slots: a power of two > MAX_DEST */
@@ -210,13 +211,11 @@ learnlog_free(struct learnlog *l)
 	free(l);
 }
 
-/* s with every byte that is not printable ASCII as '?' */
+/* s, terminal-safe (termsafe.h) */
 static void
 put_clean(FILE *out, const char *s)
 {
-	for (; *s != '\0'; s++)
-		putc((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f ?
-		    '?' : *s, out);
+	(void)term_fputs(s, out, 0);
 }
 
 static void

@@ -29,6 +29,7 @@
 
 #include "file.h"
 #include "json.h"
+#include "termsafe.h"
 #include "host/paths.h"
 #include "host/proc.h"
 #include "session/ask.h"
@@ -36,6 +37,7 @@
 #include "session/gates.h"
 #include "session/gates-int.h"
 #include "session/options.h"
+#include "session/watchline.h"
 
 #define NOTE_MAX	(PATH_MAX + 1024)	/* bytes of dir/ask */
 
@@ -230,9 +232,9 @@ launch_held_dest(const struct launch_held *h, char *out, size_t len)
 
 	snprintf(out, len, "%s%s%s:%u", v6 ? "[" : "", h->host, v6 ? "]" :
 	    "", h->port);
+	term_clean_str(out, 0);
 	for (i = 0; out[i] != '\0'; i++)
-		if ((unsigned char)out[i] < 0x21 ||
-		    (unsigned char)out[i] >= 0x7f)
+		if (out[i] == ' ')
 			out[i] = '?';
 }
 
@@ -496,7 +498,6 @@ launch_ask_answer(const struct launch_ask_gate *g, unsigned long long n,
 	char		 cmd[64], resp[256], want[32], gone[32];
 	const char	*verb = strcmp(answer, "deny") == 0 ? "deny" :
 			    "approve";
-	size_t		 i;
 
 	if (strcmp(verb, "deny") == 0)
 		snprintf(cmd, sizeof(cmd), "deny %llu\n", n);
@@ -521,12 +522,9 @@ launch_ask_answer(const struct launch_ask_gate *g, unsigned long long n,
 		    "file)", g->dir);
 		return -1;
 	}
-	resp[strcspn(resp, "\n")] = '\0';
-	for (i = 0; resp[i] != '\0'; i++)
-		if ((unsigned char)resp[i] < 0x20 ||
-		    (unsigned char)resp[i] >= 0x7f)
-			resp[i] = '?';
-	snprintf(err, errlen, "the gate answered %.120s (does its aisb-gate "
+	/* 120 bytes of it, cut between characters */
+	term_clean(resp, 121, resp, strcspn(resp, "\n"), 0, NULL);
+	snprintf(err, errlen, "the gate answered %s (does its aisb-gate "
 	    "hold requests? aisb-gate --help names --ask)", resp);
 	return -1;
 }
@@ -598,7 +596,7 @@ launch_ask_note(const char *dir, const char *policy, char *const *cmd,
     int ncmd, char *err, size_t errlen)
 {
 	char	 path[PATH_MAX], real[PATH_MAX], *text = NULL;
-	size_t	 len = 0, i;
+	size_t	 len = 0;
 	FILE	*f;
 	int	 k, rc = -1;
 
@@ -615,10 +613,7 @@ launch_ask_note(const char *dir, const char *policy, char *const *cmd,
 		fputs("command", f);
 		for (k = 0; k < ncmd; k++) {
 			fputc(' ', f);
-			for (i = 0; cmd[k][i] != '\0'; i++)
-				fputc((unsigned char)cmd[k][i] < 0x20 ||
-				    (unsigned char)cmd[k][i] == 0x7f ? '?' :
-				    cmd[k][i], f);
+			(void)term_fputs(cmd[k], f, 0);
 		}
 		fputc('\n', f);
 	}
@@ -628,7 +623,7 @@ launch_ask_note(const char *dir, const char *policy, char *const *cmd,
 	}
 	if (len > NOTE_MAX) {
 		/* the command is the last line: cut, still one line */
-		len = NOTE_MAX;
+		len = term_cut(text, len, NOTE_MAX - 1) + 1;
 		text[len - 1] = '\n';
 	}
 	if (file_path_join(path, sizeof(path), dir, "ask") == -1 ||
@@ -711,39 +706,38 @@ notify_line(const char *line, size_t len, const char *prefix,
 	    (h.left_ms + 999) / 1000, prefix, h.id, prefix, h.id, eol);
 }
 
+struct notify_to {
+	const char	*prefix, *user, *eol;
+};
+
+static void
+notify_each(const char *line, size_t len, void *arg)
+{
+	const struct notify_to	*t = arg;
+
+	notify_line(line, len, t->prefix, t->user, t->eol);
+}
+
 static void __attribute__((noreturn))
 notify(const char *gatedir, const char *prefix, const char *user)
 {
-	char		 buf[LAUNCH_ASK_LINE_MAX];
-	size_t		 off = 0;
-	ssize_t		 n;
-	char		*nl;
-	int		 fd, skip = 0;
-	const char	*eol = isatty(STDERR_FILENO) ? "\r\n" : "\n";
+	char				 buf[LAUNCH_ASK_LINE_MAX];
+	struct launch_watch		 w = { buf, sizeof(buf), 0, 0 };
+	struct notify_to		 t = { prefix, user, NULL };
+	ssize_t				 n;
+	int				 fd;
 
+	t.eol = isatty(STDERR_FILENO) ? "\r\n" : "\n";
 	/* nothing of the launcher's: the watcher's pipe ends with aisb */
 	closefrom(STDERR_FILENO + 1);
 	if ((fd = gates_control_open(gatedir, "watch\n")) == -1)
 		_exit(1);
 	for (;;) {
-		if ((n = read(fd, buf + off, sizeof(buf) - off)) == -1 &&
+		if ((n = launch_watch_read(&w, fd, notify_each, &t)) == -1 &&
 		    errno == EINTR)
 			continue;
 		if (n <= 0)
 			_exit(0);	/* the gate is gone, or stopped */
-		off += (size_t)n;
-		while ((nl = memchr(buf, '\n', off)) != NULL) {
-			if (!skip)
-				notify_line(buf, (size_t)(nl - buf), prefix,
-				    user, eol);
-			skip = 0;
-			off -= (size_t)(nl + 1 - buf);
-			memmove(buf, nl + 1, off);
-		}
-		if (off == sizeof(buf)) {
-			off = 0;	/* a line past the bound: dropped */
-			skip = 1;
-		}
 	}
 }
 

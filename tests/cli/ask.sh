@@ -101,6 +101,15 @@ check "pending: transparent" "$(row 0123abcd-2 | awk '{print $(NF-1), $NF}')" "o
 check "pending: the named gate's" "$(row work-7)" \
     "work-7 0123abcd curl -m 60 https://new.example.test/ shared.example.test:5432 port"
 grep -q ' [0-9]*s/[56][0-9]s$' "$tmp/out" && ok || bad "pending: age/left: $(cat "$tmp/out")"
+# the note's command is the sandbox's: ESC and C1 (U+009B, CSI) as '?',
+# the column cut before a character that does not fit whole (bytes 37-39)
+cp "$sdir/ask" "$tmp/ask.orig"
+printf 'policy %s\ncommand echo \033[2J \302\233 %s\342\202\254tail\n' \
+    "$policy" xxxxxxxxxxxxxxxxxxxxxxxx >"$sdir/ask"
+run "$aisb" pending
+check "pending: the command, terminal-safe and cut" "$(row 0123abcd-1)" \
+    "0123abcd-1 0123abcd echo ?[2J ? xxxxxxxxxxxxxxxxxxxxxxxx... new.example.test:443 connect"
+cp "$tmp/ask.orig" "$sdir/ask"
 
 # bash completion (contrib/completion/aisb): the IDs, then the answers
 comp() {
