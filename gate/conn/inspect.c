@@ -314,6 +314,174 @@ rec_out_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
 		rec_tail(c, 1, buf, info->n_added);
 }
 
+
+/* --- kept upstream legs ---------------------------------------------------- */
+
+static void	notify(struct bufferevent *);
+
+/* The key of a connection's upstream leg to address a: see inspect-int.h. */
+static void
+pool_key(const struct gate_conn *c, const struct policy_addr *a, char *key)
+{
+	char	 ip[INET6_ADDRSTRLEN];
+
+	policy_addr_str(a, ip, sizeof(ip));
+	snprintf(key, INSP_KEY_MAX, "%s\n%s\n%s\n%s", c->d->user,
+	    c->d->session, c->d->hostport, ip);
+}
+
+/* A kept leg goes: its close_notify (best effort), its socket closed. */
+static void
+pool_drop(struct insp_idle *e)
+{
+	TAILQ_REMOVE(&e->in->pool, e, entry);
+	e->in->npool--;
+	if (e->timer != NULL)
+		event_free(e->timer);
+	notify(e->bev);
+	ERR_clear_error();
+	bufferevent_free(e->bev);
+	free(e);
+}
+
+/* Anything read on a kept leg (bytes, its close, an error), or its time. */
+static void
+pool_read_cb(struct bufferevent *bev, void *arg)
+{
+	pool_drop(arg);
+}
+
+static void
+pool_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	while (bufferevent_get_openssl_error(bev) != 0)
+		;
+	pool_drop(arg);
+}
+
+static void
+pool_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	pool_drop(arg);
+}
+
+void
+gate_inspect_pool_flush(struct gate *g)
+{
+	if (g->insp == NULL)
+		return;
+	while (!TAILQ_EMPTY(&g->insp->pool))
+		pool_drop(TAILQ_FIRST(&g->insp->pool));
+}
+
+/*
+ * Whether the connection's upstream leg may serve another connection:
+ * its exchanges over (none in flight, the last framed by its length or
+ * chunks, neither side asked for the close), nothing pending either way,
+ * its TLS standing, and the connection ending as connections end (the
+ * client's close, or the end of its last exchange).
+ */
+static int
+poolable(struct gate_conn *c)
+{
+	struct conn_insp	*x = c->insp;
+	struct bufferevent	*f = c->ubev, *under;
+	SSL			*ssl;
+	const char		*why = c->close_reason;
+
+	if (c->g->insp == NULL || c->g->cfg.no_reuse || c->g->draining ||
+	    f == NULL || c->d == NULL || x->phase != IP_HTTP ||
+	    x->up_dirty || x->redialing || c->u_eof || x->rq != RQ_HEAD ||
+	    x->req != NULL || x->rs != RS_IDLE || x->resp != NULL ||
+	    (why != NULL && strcmp(why, "eof") != 0 &&
+	    strcmp(why, "client closed") != 0 &&
+	    strcmp(why, "client error") != 0))
+		return 0;
+	if ((ssl = bufferevent_openssl_get_ssl(f)) == NULL ||
+	    (under = bufferevent_get_underlying(f)) == NULL ||
+	    SSL_get_shutdown(ssl) != 0 || SSL_pending(ssl) > 0 ||
+	    evbuffer_get_length(bufferevent_get_input(f)) > 0 ||
+	    evbuffer_get_length(bufferevent_get_output(f)) > 0 ||
+	    evbuffer_get_length(bufferevent_get_input(under)) > 0 ||
+	    evbuffer_get_length(bufferevent_get_output(under)) > 0)
+		return 0;
+	return 1;
+}
+
+/*
+ * The connection ends (conn_inspect_free): its upstream leg, if clean,
+ * into the pool instead of closed; the oldest of its key, or of all,
+ * goes when the pool is full.
+ */
+static void
+pool_put(struct gate_conn *c)
+{
+	struct gate_inspect	*in = c->g->insp;
+	struct insp_idle	*e, *old, *next;
+	struct timeval		 tv = { INSP_POOL_IDLE, 0 };
+	size_t			 same = 0;
+
+	if (!poolable(c) || (e = calloc(1, sizeof(*e))) == NULL)
+		return;
+	pool_key(c, &c->insp->addr, e->key);
+	e->in = in;
+	e->rule = c->insp->rule;
+	if ((e->timer = evtimer_new(c->g->base, pool_timer_cb, e)) == NULL ||
+	    evtimer_add(e->timer, &tv) == -1) {
+		if (e->timer != NULL)
+			event_free(e->timer);
+		free(e);
+		return;
+	}
+	for (old = TAILQ_LAST(&in->pool, insp_pool); old != NULL; old = next) {
+		next = TAILQ_PREV(old, insp_pool, entry);
+		if (old->rule == e->rule && strcmp(old->key, e->key) == 0 &&
+		    ++same >= INSP_POOL_PER_KEY)
+			pool_drop(old);
+	}
+	if (in->npool >= INSP_POOL_MAX)
+		pool_drop(TAILQ_FIRST(&in->pool));
+	e->bev = c->ubev;
+	c->ubev = NULL;
+	(void)SSL_set_ex_data(bufferevent_openssl_get_ssl(e->bev), conn_ex,
+	    NULL);
+	bufferevent_setcb(e->bev, pool_read_cb, NULL, pool_event_cb, e);
+	bufferevent_setwatermark(e->bev, EV_READ, 0, 0);
+	bufferevent_setwatermark(e->bev, EV_WRITE, 0, 0);
+	(void)bufferevent_enable(e->bev, EV_READ | EV_WRITE);
+	conn_inspect_idle(e->bev);
+	TAILQ_INSERT_TAIL(&in->pool, e, entry);
+	in->npool++;
+	log_debug("conn %llu: %s: upstream connection kept (%zu kept)",
+	    (unsigned long long)c->id, c->d->hostport, in->npool);
+}
+
+/* The newest kept leg of the connection's key to address a; NULL: none. */
+static struct bufferevent *
+pool_take(struct gate_conn *c, const struct policy_addr *a)
+{
+	struct gate_inspect	*in = c->g->insp;
+	struct insp_idle	*e;
+	struct bufferevent	*bev;
+	char			 key[INSP_KEY_MAX];
+
+	if (in == NULL || in->npool == 0)
+		return NULL;
+	pool_key(c, a, key);
+	TAILQ_FOREACH_REVERSE(e, &in->pool, insp_pool, entry)
+		if (e->rule == c->d->irule && strcmp(e->key, key) == 0)
+			break;
+	if (e == NULL)
+		return NULL;
+	TAILQ_REMOVE(&in->pool, e, entry);
+	in->npool--;
+	event_free(e->timer);
+	bev = e->bev;
+	explicit_bzero(e, sizeof(*e));
+	free(e);
+	return bev;
+}
+
 static void
 insp_free(struct gate_inspect *in)
 {
@@ -321,6 +489,8 @@ insp_free(struct gate_inspect *in)
 
 	if (in == NULL)
 		return;
+	while (!TAILQ_EMPTY(&in->pool))
+		pool_drop(TAILQ_FIRST(&in->pool));
 	for (i = 0; i < INSP_SESSIONS; i++)
 		SSL_SESSION_free(in->sessions[i].sess);
 	SSL_CTX_free(in->srv);
@@ -381,6 +551,7 @@ gate_inspect_init(struct gate *g)
 		log_warnx("inspect: out of memory");
 		return -1;
 	}
+	TAILQ_INIT(&in->pool);
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1 ||
 	    setrlimit(RLIMIT_CORE, &rl) == -1)
 		log_warn("inspect: not dumpable, no core");
@@ -490,8 +661,9 @@ filter_new(struct gate_conn *c, struct bufferevent *under, SSL *ssl,
 /* --- a connection: the upstream's TLS ------------------------------------- */
 
 /* Why the upstream's handshake failed, for the 502 and the audit line. */
-static void
-upstream_error(struct bufferevent *bev, short what, char *buf, size_t len)
+void
+conn_inspect_up_error(struct bufferevent *bev, short what, char *buf,
+    size_t len)
 {
 	SSL		*ssl = bufferevent_openssl_get_ssl(bev);
 	long		 vr = ssl != NULL ? SSL_get_verify_result(ssl) : X509_V_OK;
@@ -520,22 +692,11 @@ static void	client_accept(struct gate_conn *);
 static void	hello_write_cb(struct bufferevent *, void *);
 
 static void
-up_tls_cb(struct bufferevent *bev, short what, void *arg)
+upstream_ready(struct gate_conn *c)
 {
-	struct gate_conn	*c = arg;
-	char			 detail[DETAIL_MAX];
 	const char		*ok;
 	size_t			 oklen;
 
-	if ((what & BEV_EVENT_CONNECTED) == 0) {
-		upstream_error(bev, what, detail, sizeof(detail));
-		log_debug("conn %llu: %s: %s", (unsigned long long)c->id,
-		    c->d->hostport, detail);
-		conn_up_drop(c);
-		c->g->num->ctr.connect_failed++;
-		conn_refuse(c, 502, "error", "upstream_tls", detail);
-		return;
-	}
 	evtimer_del(c->timer);
 	bufferevent_setcb(c->ubev, NULL, NULL, NULL, c);
 	conn_allowed(c);
@@ -555,13 +716,101 @@ up_tls_cb(struct bufferevent *bev, short what, void *arg)
 	client_hello(c);
 }
 
+static void
+up_tls_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct gate_conn	*c = arg;
+	char			 detail[DETAIL_MAX];
+
+	if ((what & BEV_EVENT_CONNECTED) == 0) {
+		conn_inspect_up_error(bev, what, detail, sizeof(detail));
+		log_debug("conn %llu: %s: %s", (unsigned long long)c->id,
+		    c->d->hostport, detail);
+		conn_up_drop(c);
+		c->g->num->ctr.connect_failed++;
+		conn_refuse(c, 502, "error", "upstream_tls", detail);
+		return;
+	}
+	upstream_ready(c);
+}
+
+static struct conn_insp *
+insp_new(struct gate_conn *c)
+{
+	struct conn_insp	*x = c->insp;
+
+	if (x == NULL && (x = c->insp = calloc(1, sizeof(*x))) == NULL)
+		return NULL;
+	x->rule = c->d->irule;
+	x->phase = IP_UP_TLS;
+	return x;
+}
+
+/*
+ * An inspected CONNECT about to dial address a: the kept leg of its key,
+ * if there is one, and the connection goes on as after the upstream's
+ * handshake, without the dial, the handshake and its verification.
+ */
+int
+conn_inspect_reuse(struct gate_conn *c, const struct policy_addr *a)
+{
+	struct bufferevent	*bev;
+	struct conn_insp	*x;
+
+	if (c->g->insp == NULL || c->g->cfg.no_reuse || !c->tunnel ||
+	    c->d->irule == NULL || (bev = pool_take(c, a)) == NULL)
+		return 0;
+	if ((x = insp_new(c)) == NULL) {
+		notify(bev);
+		bufferevent_free(bev);
+		c->close_reason = "out of memory";
+		conn_free(c);
+		return 1;
+	}
+	x->addr = *a;
+	x->reused = 1;
+	c->ubev = bev;
+	(void)SSL_set_ex_data(bufferevent_openssl_get_ssl(bev), conn_ex, c);
+	c->up_reused = 1;
+	c->connect_ms = 0;
+	c->g->num->ctr.insp_reused++;
+	if (c->rec != NULL)
+		conn_rec_dial(c, a, c->d->tgt.port);
+	log_debug("conn %llu: %s: a kept upstream connection to %s",
+	    (unsigned long long)c->id, c->d->hostport, c->d->addrstr);
+	upstream_ready(c);
+	return 1;
+}
+
+struct bufferevent *
+conn_inspect_up_new(struct gate_conn *c, struct bufferevent *under)
+{
+	struct gate_inspect	*in = conn_inspection(c);
+	SSL			*ssl;
+
+	if ((ssl = SSL_new(in->up)) == NULL)
+		goto fail;
+	if (SSL_set_tlsext_host_name(ssl, c->d->tgt.host) != 1 ||
+	    SSL_set1_host(ssl, c->d->tgt.host) != 1 ||
+	    SSL_set_ex_data(ssl, conn_ex, c) != 1) {
+		SSL_free(ssl);
+		goto fail;
+	}
+	SSL_set_hostflags(ssl, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+	session_offer(in, ssl, c->d->hostport);
+	/* the filter owns the SSL and the socket's bufferevent from here */
+	return filter_new(c, under, ssl, BUFFEREVENT_SSL_CONNECTING);
+ fail:
+	bufferevent_free(under);
+	return NULL;
+}
+
 void
 conn_inspect_connected(struct gate_conn *c)
 {
 	struct gate_inspect	*in = conn_inspection(c);
-	struct conn_insp	*x = c->insp;
+	struct conn_insp	*x;
 	struct bufferevent	*under;
-	SSL			*ssl;
 
 	if (in == NULL) {
 		/* a reload brought the rule and inspection could not start */
@@ -570,35 +819,18 @@ conn_inspect_connected(struct gate_conn *c)
 		    "cannot inspect: it has no CA (see its log)");
 		return;
 	}
-	if (x == NULL && (x = c->insp = calloc(1, sizeof(*x))) == NULL)
+	if ((x = insp_new(c)) == NULL)
 		goto oom;
-	x->rule = c->d->irule;
-	x->phase = IP_UP_TLS;
+	/* the address dialled: the key of the leg if it is kept */
+	x->addr = c->d->addrs[c->d->next > 0 ? c->d->next - 1 : 0];
 	event_free(c->ev[1]);
 	c->ev[1] = NULL;
 	c->rd[1] = c->wr[1] = c->hup[1] = 0;
-	if ((ssl = SSL_new(in->up)) == NULL)
-		goto oom;
-	if (SSL_set_tlsext_host_name(ssl, c->d->tgt.host) != 1 ||
-	    SSL_set1_host(ssl, c->d->tgt.host) != 1) {
-		SSL_free(ssl);
-		goto oom;
-	}
-	SSL_set_hostflags(ssl, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
-	if (SSL_set_ex_data(ssl, conn_ex, c) != 1) {
-		SSL_free(ssl);
-		goto oom;
-	}
-	session_offer(in, ssl, c->d->hostport);
 	if ((under = bufferevent_socket_new(c->g->base, c->fd[1],
-	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
-		SSL_free(ssl);
+	    BEV_OPT_CLOSE_ON_FREE)) == NULL)
 		goto oom;
-	}
 	c->fd[1] = -1;
-	/* the filter owns the SSL and the socket's bufferevent from here */
-	if ((c->ubev = filter_new(c, under, ssl,
-	    BUFFEREVENT_SSL_CONNECTING)) == NULL)
+	if ((c->ubev = conn_inspect_up_new(c, under)) == NULL)
 		goto oom;
 	bufferevent_setcb(c->ubev, NULL, NULL, up_tls_cb, c);
 	(void)bufferevent_enable(c->ubev, EV_READ | EV_WRITE);
@@ -963,6 +1195,8 @@ conn_inspect_free(struct gate_conn *c)
 
 	if (x == NULL)
 		return;
+	pool_put(c);		/* the upstream leg kept, c->ubev NULL */
+	buf_free(&x->replay);
 	if (x->phase == IP_HTTP) {
 		notify(c->cbev);
 		notify(c->ubev);

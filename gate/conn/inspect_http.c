@@ -43,15 +43,22 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
+
+#include <openssl/err.h>
 
 #include "buf.h"
 #include "log.h"
@@ -60,6 +67,7 @@
 #include "gate/conn/inspect-int.h"
 
 static int	client_read(struct gate_conn *);
+static void	up_event_cb(struct bufferevent *, short, void *);
 
 /* The path of a target for the audit: no query, bounded, "..." if cut. */
 static void
@@ -206,6 +214,35 @@ client_reading(struct gate_conn *c)
 		(void)bufferevent_disable(c->cbev, EV_READ);
 }
 
+/*
+ * A reused upstream leg's first request, kept as it goes upstream (head
+ * with its secrets, then body) up to INSP_REPLAY_MAX bytes, to be sent
+ * again on a fresh leg if the kept one turns out closed (redial()).  A
+ * request beyond the bound keeps nothing: its failure is a 502 as on a
+ * fresh leg.  The copy is wiped as soon as the answer begins.
+ */
+static void
+replay_drop(struct conn_insp *x)
+{
+	buf_free(&x->replay);
+	memset(&x->replay, 0, sizeof(x->replay));
+}
+
+static void
+replay_add(struct conn_insp *x, struct evbuffer *from, size_t n)
+{
+	const unsigned char	*p;
+
+	if (x->replay.len + n > INSP_REPLAY_MAX ||
+	    (p = evbuffer_pullup(from, (ev_ssize_t)n)) == NULL) {
+		replay_drop(x);
+		return;
+	}
+	buf_add(&x->replay, p, n);
+	if (x->replay.failed)
+		replay_drop(x);
+}
+
 /* n bytes from one side's input to the other's output, counted. */
 static void
 move(struct gate_conn *c, int up, size_t n)
@@ -218,6 +255,8 @@ move(struct gate_conn *c, int up, size_t n)
 		return;
 	if (!up)
 		conn_inspect_ticket(c);	/* before the bytes it goes with */
+	else if (c->insp->replay.p != NULL)
+		replay_add(c->insp, bufferevent_get_input(from), n);
 	evbuffer_remove_buffer(bufferevent_get_input(from), out, n);
 	if (up) {
 		c->insp->up += n;
@@ -375,8 +414,23 @@ forward(struct gate_conn *c, const struct gate_http_req *req,
 
 	buf_init(&out, INJECT_HEAD_MAX, BUF_SECRET);
 	if (gate_inject_head(req, head, x->would != NULL ? NULL : x->rule,
-	    conn_inspection(c)->secrets, &out, &x->inj) == -1 ||
-	    evbuffer_add_reference(
+	    conn_inspection(c)->secrets, &out, &x->inj) == -1) {
+		buf_free(&out);
+		return answer(c, 431, "error", "bad_request", "the request "
+		    "head is too large with its secrets", NULL, NULL);
+	}
+	/*
+	 * A reused leg's first request is kept to be sent again (redial()),
+	 * copied before libevent has the head: its filter may encrypt it
+	 * and free it (wipe_cb) before evbuffer_add_reference returns.
+	 */
+	if (x->reused && x->replay.p == NULL) {
+		buf_init(&x->replay, INSP_REPLAY_MAX, BUF_SECRET);
+		buf_add(&x->replay, out.p, out.len);
+		if (x->replay.failed)
+			replay_drop(x);
+	}
+	if (evbuffer_add_reference(
 	    bufferevent_get_output(c->ubev), out.p, out.len, wipe_cb,
 	    NULL) == -1) {
 		buf_free(&out);
@@ -394,6 +448,8 @@ forward(struct gate_conn *c, const struct gate_http_req *req,
 	    gate_http_conn_has(req, head, "upgrade");
 	x->head_req = gate_http_span_is(head, req->method, "HEAD");
 	x->keep = req->minor == 1 && !gate_http_conn_has(req, head, "close");
+	if (!x->keep || x->upgrade)
+		x->up_dirty = 1;	/* the upstream was told it ends */
 	x->rs = RS_HEAD;
 	x->rq = x->rq_left != 0 ? RQ_BODY : RQ_WAIT;
 	client_reading(c);
@@ -569,6 +625,7 @@ upstream_failed(struct gate_conn *c, const char *why)
 {
 	struct conn_insp	*x = c->insp;
 
+	x->up_dirty = 1;
 	if (!x->sent && x->rs == RS_HEAD)
 		return answer(c, 502, "error", "upstream_error", why, NULL,
 		    NULL);
@@ -610,9 +667,13 @@ response_framing(struct conn_insp *x, const struct gate_http_req *resp,
 		x->rs_left = RS_UNTIL_CLOSE;
 		x->keep = 0;
 	}
+	if (gate_http_conn_has(resp, head, "close") || resp->minor == 0)
+		x->up_dirty = 1;	/* kept for this client at most */
 	if (gate_http_conn_has(resp, head, "close") || (resp->minor == 0 &&
 	    !gate_http_conn_has(resp, head, "keep-alive")))
 		x->keep = 0;
+	if (x->rs_left == RS_UNTIL_CLOSE)
+		x->up_dirty = 1;
 }
 
 static int
@@ -659,6 +720,7 @@ read_response(struct gate_conn *c)
 	move(c, 0, (size_t)r);
 	if (code == 101) {
 		/* an upgrade (WebSocket): the streams as they are */
+		x->up_dirty = 1;
 		request_line(c, "allow", "allowed", NULL, NULL);
 		x->rq = RQ_TUNNEL;
 		x->rs = RS_TUNNEL;
@@ -700,6 +762,12 @@ up_read(struct gate_conn *c)
 
 	if (x->closing)
 		return -1;
+	if (evbuffer_get_length(in) > 0) {
+		/* the answer began: the leg was alive, no replay */
+		x->reused = 0;
+		if (x->replay.p != NULL)
+			replay_drop(x);
+	}
 	while (rc == 1 && evbuffer_get_length(in) > 0) {
 		switch (x->rs) {
 		case RS_HEAD:
@@ -717,6 +785,7 @@ up_read(struct gate_conn *c)
 			log_info("conn %llu: %s: the upstream sent bytes no "
 			    "request asked for", (unsigned long long)c->id,
 			    c->d->hostport);
+			x->up_dirty = 1;
 			c->close_reason = "upstream error";
 			conn_free(c);
 			return -1;
@@ -788,12 +857,132 @@ client_event_cb(struct bufferevent *bev, short what, void *arg)
 		    "eof" : "client closed");
 }
 
+/*
+ * The stale race: a kept leg the upstream closed (its idle timeout) just
+ * as the first request of its new connection went out.  When the leg
+ * ends (EOF or error) before a byte of the answer, the whole request
+ * sent (x->replay) and the client waiting for the answer, the request is
+ * sent again on a fresh leg to the same address: dial, TLS and its
+ * verification as for any new connection.
+ */
+static int
+stale(struct gate_conn *c)
+{
+	struct conn_insp	*x = c->insp;
+
+	return x->reused && x->replay.p != NULL && !x->closing &&
+	    x->rq == RQ_WAIT && x->rs == RS_HEAD && x->resp == NULL &&
+	    evbuffer_get_length(bufferevent_get_input(c->ubev)) == 0;
+}
+
+static void
+redial_tls_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct gate_conn	*c = arg;
+	struct conn_insp	*x = c->insp;
+	char			 detail[DETAIL_MAX];
+
+	x->redialing = 0;
+	if ((what & BEV_EVENT_CONNECTED) == 0) {
+		conn_inspect_up_error(bev, what, detail, sizeof(detail));
+		replay_drop(x);
+		(void)upstream_failed(c, detail);
+		return;
+	}
+	conn_arm(c, c->g->cfg.idle_timeout);
+	bufferevent_setcb(c->ubev, up_read_cb, write_cb, up_event_cb, c);
+	bufferevent_setwatermark(c->ubev, EV_READ, 0, RELAY_MAX);
+	bufferevent_set_max_single_read(c->ubev, INSP_READ);
+	bufferevent_set_max_single_write(c->ubev, RELAY_IO);
+	(void)bufferevent_enable(c->ubev, EV_READ | EV_WRITE);
+	/* the copy is libevent's now, wiped and freed by wipe_cb */
+	if (evbuffer_add_reference(bufferevent_get_output(c->ubev),
+	    x->replay.p, x->replay.len, wipe_cb, NULL) == -1) {
+		replay_drop(x);
+		(void)upstream_failed(c, "out of memory");
+		return;
+	}
+	memset(&x->replay, 0, sizeof(x->replay));
+}
+
+static void
+redial(struct gate_conn *c)
+{
+	struct conn_insp	*x = c->insp;
+	struct sockaddr_storage	 ss;
+	struct bufferevent	*under;
+	socklen_t		 len;
+	int			 fd;
+
+	c->g->num->ctr.insp_redialed++;
+	log_info("conn %llu: %s: the kept upstream connection closed under "
+	    "the request: sending it again on a new one",
+	    (unsigned long long)c->id, c->d->hostport);
+	x->reused = 0;
+	bufferevent_free(c->ubev);
+	c->ubev = NULL;
+	memset(&ss, 0, sizeof(ss));
+	if (x->addr.family == AF_INET) {
+		struct sockaddr_in	*sin = (void *)&ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(c->d->tgt.port);
+		memcpy(&sin->sin_addr, x->addr.bytes, 4);
+		len = sizeof(*sin);
+	} else {
+		struct sockaddr_in6	*sin6 = (void *)&ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(c->d->tgt.port);
+		memcpy(&sin6->sin6_addr, x->addr.bytes, 16);
+		len = sizeof(*sin6);
+	}
+	if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0)) == -1 || (connect(fd, (struct sockaddr *)&ss,
+	    len) == -1 && errno != EINPROGRESS)) {
+		if (fd != -1)
+			close(fd);
+		replay_drop(x);
+		(void)answer(c, 502, "error", "connect_failed", "the upstream "
+		    "could not be dialled again", NULL, NULL);
+		return;
+	}
+	/* writes wait (EAGAIN) until the connect is done */
+	if ((under = bufferevent_socket_new(c->g->base, fd,
+	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
+		close(fd);
+		replay_drop(x);
+		(void)answer(c, 502, "error", "upstream_error", "out of memory",
+		    NULL, NULL);
+		return;
+	}
+	conn_nodelay(bufferevent_getfd(under));
+	x->redialing = 1;
+	if ((c->ubev = conn_inspect_up_new(c, under)) == NULL) {
+		replay_drop(x);
+		(void)answer(c, 502, "error", "upstream_error", "out of memory",
+		    NULL, NULL);
+		return;
+	}
+	x->redialing = 1;
+	bufferevent_setcb(c->ubev, NULL, NULL, redial_tls_cb, c);
+	(void)bufferevent_enable(c->ubev, EV_READ | EV_WRITE);
+	conn_arm(c, c->g->cfg.connect_timeout);
+}
+
 static void
 up_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct gate_conn	*c = arg;
 	struct conn_insp	*x = c->insp;
 
+	if (stale(c)) {
+		while (bufferevent_get_openssl_error(bev) != 0)
+			;
+		ERR_clear_error();
+		redial(c);
+		return;
+	}
 	if ((what & BEV_EVENT_EOF) == 0) {
 		(void)upstream_failed(c, "the upstream connection failed");
 		return;
