@@ -10,7 +10,11 @@ upstream connection.
 
 HTTP/1.1 with keep-alive; by path:
 
-  /close        an answer with a length and "Connection: close"
+  /close        an answer with a length and "Connection: close", the
+                connection kept open all the same (a server that closes
+                late: the gate must not keep it)
+  /client-close an answer; the request's "Connection: close" not honoured
+                (the gate passed it on: it must not keep the connection)
   /untilclose   a body ended by the server's close (no length)
   /idle?ms=N    an answer, then the connection closes after N ms idle
   /arm          an answer; the next request on this connection is read
@@ -76,8 +80,15 @@ class Handler(BaseHTTPRequestHandler):
             return
         path = self.path.split("?")[0]
         if path == "/close":
+            # says it closes, and does not at once: the gate must not
+            # keep a connection its server said is ending
             self.answer([("Connection", "close")])
-            self.close_connection = True
+            self.close_connection = False
+        elif path == "/client-close":
+            # the client's Connection: close, not honoured: the gate
+            # passed it on, so it must not keep the connection either
+            self.answer()
+            self.close_connection = False
         elif path == "/untilclose":
             self.answer([("Connection", "close")], length=False)
             self.close_connection = True
