@@ -41,7 +41,8 @@ struct insp_session {
  * dialled to, and the rule that allowed it (pointer identity: the pool is
  * emptied on every reload).  A kept leg is a socket, its TLS state
  * (OpenSSL's SSL, some 6 KiB with SSL_MODE_RELEASE_BUFFERS: no record
- * buffers while idle) and two bufferevents with no bytes (about 2 KiB):
+ * buffers while idle) and two bufferevents with no bytes (about 2 KiB;
+ * estimates, not measured):
  * INSP_POOL_MAX of them cost some 0.5 MiB a worker at most.
  * INSP_POOL_IDLE seconds: below the 60 s idle close of the common servers
  * and load balancers (nginx's keepalive_timeout 75 s, AWS ALB and Google
