@@ -4,6 +4,8 @@
  *   inspect.c       the gate's CA, TLS contexts and secrets; the two TLS
  *                   handshakes of a connection (upstream first, then the
  *                   client's, with a leaf minted for its name)
+ *   inspect_pool.c  upstream legs kept for the next connection, and the
+ *                   retry of a request a kept leg closed under
  *   inspect_http.c  the HTTP/1.1 exchanges inside: each request decided
  *                   and its secrets added (inject.c), each response
  *                   framed and streamed, one audit line a request
@@ -170,5 +172,20 @@ struct bufferevent *conn_inspect_up_new(struct gate_conn *,
 		    struct bufferevent *);
 void		 conn_inspect_up_error(struct bufferevent *, short, char *,
 		    size_t);
+/* inspect.c, for inspect_pool.c */
+void		 conn_inspect_owner(struct bufferevent *, struct gate_conn *);
+void		 conn_inspect_notify(struct bufferevent *);
+void		 conn_inspect_ready(struct gate_conn *);
+struct conn_insp *conn_inspect_state(struct gate_conn *);
+/* inspect_pool.c: the kept legs, the stale-race retry */
+void		 conn_inspect_pool_free(struct gate_inspect *);
+void		 conn_inspect_pool_put(struct gate_conn *);
+int		 conn_inspect_stale(struct gate_conn *);
+void		 conn_inspect_redial(struct gate_conn *);
+/* inspect_http.c, for inspect_pool.c */
+void		 conn_inspect_up_http(struct gate_conn *);
+int		 conn_inspect_up_failed(struct gate_conn *, const char *);
+void		 conn_inspect_wipe(const void *, size_t, void *);
+void		 conn_inspect_replay_drop(struct conn_insp *);
 
 #endif /* AISB_GATE_INSPECT_INT_H */

@@ -69,6 +69,13 @@ conn_inspection(const struct gate_conn *c)
 	return c->g->insp;
 }
 
+/* Whose an upstream leg's TLS is, for its callbacks (NULL: kept). */
+void
+conn_inspect_owner(struct bufferevent *f, struct gate_conn *c)
+{
+	(void)SSL_set_ex_data(bufferevent_openssl_get_ssl(f), conn_ex, c);
+}
+
 /* The one protocol the gate reads: http/1.1, if the client offers it. */
 static int
 alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
@@ -315,173 +322,6 @@ rec_out_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
 }
 
 
-/* --- kept upstream legs ---------------------------------------------------- */
-
-static void	notify(struct bufferevent *);
-
-/* The key of a connection's upstream leg to address a: see inspect-int.h. */
-static void
-pool_key(const struct gate_conn *c, const struct policy_addr *a, char *key)
-{
-	char	 ip[INET6_ADDRSTRLEN];
-
-	policy_addr_str(a, ip, sizeof(ip));
-	snprintf(key, INSP_KEY_MAX, "%s\n%s\n%s\n%s", c->d->user,
-	    c->d->session, c->d->hostport, ip);
-}
-
-/* A kept leg goes: its close_notify (best effort), its socket closed. */
-static void
-pool_drop(struct insp_idle *e)
-{
-	TAILQ_REMOVE(&e->in->pool, e, entry);
-	e->in->npool--;
-	if (e->timer != NULL)
-		event_free(e->timer);
-	notify(e->bev);
-	ERR_clear_error();
-	bufferevent_free(e->bev);
-	free(e);
-}
-
-/* Anything read on a kept leg (bytes, its close, an error), or its time. */
-static void
-pool_read_cb(struct bufferevent *bev, void *arg)
-{
-	pool_drop(arg);
-}
-
-static void
-pool_event_cb(struct bufferevent *bev, short what, void *arg)
-{
-	while (bufferevent_get_openssl_error(bev) != 0)
-		;
-	pool_drop(arg);
-}
-
-static void
-pool_timer_cb(evutil_socket_t fd, short what, void *arg)
-{
-	pool_drop(arg);
-}
-
-void
-gate_inspect_pool_flush(struct gate *g)
-{
-	if (g->insp == NULL)
-		return;
-	while (!TAILQ_EMPTY(&g->insp->pool))
-		pool_drop(TAILQ_FIRST(&g->insp->pool));
-}
-
-/*
- * Whether the connection's upstream leg may serve another connection:
- * its exchanges over (none in flight, the last framed by its length or
- * chunks, neither side asked for the close), nothing pending either way,
- * its TLS standing, and the connection ending as connections end (the
- * client's close, or the end of its last exchange).
- */
-static int
-poolable(struct gate_conn *c)
-{
-	struct conn_insp	*x = c->insp;
-	struct bufferevent	*f = c->ubev, *under;
-	SSL			*ssl;
-	const char		*why = c->close_reason;
-
-	if (c->g->insp == NULL || c->g->cfg.no_reuse || c->g->draining ||
-	    f == NULL || c->d == NULL || x->phase != IP_HTTP ||
-	    x->up_dirty || x->redialing || c->u_eof || x->rq != RQ_HEAD ||
-	    x->req != NULL || x->rs != RS_IDLE || x->resp != NULL ||
-	    (why != NULL && strcmp(why, "eof") != 0 &&
-	    strcmp(why, "client closed") != 0 &&
-	    strcmp(why, "client error") != 0))
-		return 0;
-	if ((ssl = bufferevent_openssl_get_ssl(f)) == NULL ||
-	    (under = bufferevent_get_underlying(f)) == NULL ||
-	    SSL_get_shutdown(ssl) != 0 || SSL_pending(ssl) > 0 ||
-	    evbuffer_get_length(bufferevent_get_input(f)) > 0 ||
-	    evbuffer_get_length(bufferevent_get_output(f)) > 0 ||
-	    evbuffer_get_length(bufferevent_get_input(under)) > 0 ||
-	    evbuffer_get_length(bufferevent_get_output(under)) > 0)
-		return 0;
-	return 1;
-}
-
-/*
- * The connection ends (conn_inspect_free): its upstream leg, if clean,
- * into the pool instead of closed; the oldest of its key, or of all,
- * goes when the pool is full.
- */
-static void
-pool_put(struct gate_conn *c)
-{
-	struct gate_inspect	*in = c->g->insp;
-	struct insp_idle	*e, *old, *next;
-	struct timeval		 tv = { INSP_POOL_IDLE, 0 };
-	size_t			 same = 0;
-
-	if (!poolable(c) || (e = calloc(1, sizeof(*e))) == NULL)
-		return;
-	pool_key(c, &c->insp->addr, e->key);
-	e->in = in;
-	e->rule = c->insp->rule;
-	if ((e->timer = evtimer_new(c->g->base, pool_timer_cb, e)) == NULL ||
-	    evtimer_add(e->timer, &tv) == -1) {
-		if (e->timer != NULL)
-			event_free(e->timer);
-		free(e);
-		return;
-	}
-	for (old = TAILQ_LAST(&in->pool, insp_pool); old != NULL; old = next) {
-		next = TAILQ_PREV(old, insp_pool, entry);
-		if (old->rule == e->rule && strcmp(old->key, e->key) == 0 &&
-		    ++same >= INSP_POOL_PER_KEY)
-			pool_drop(old);
-	}
-	if (in->npool >= INSP_POOL_MAX)
-		pool_drop(TAILQ_FIRST(&in->pool));
-	e->bev = c->ubev;
-	c->ubev = NULL;
-	(void)SSL_set_ex_data(bufferevent_openssl_get_ssl(e->bev), conn_ex,
-	    NULL);
-	bufferevent_setcb(e->bev, pool_read_cb, NULL, pool_event_cb, e);
-	bufferevent_setwatermark(e->bev, EV_READ, 0, 0);
-	bufferevent_setwatermark(e->bev, EV_WRITE, 0, 0);
-	(void)bufferevent_enable(e->bev, EV_READ | EV_WRITE);
-	conn_inspect_idle(e->bev);
-	TAILQ_INSERT_TAIL(&in->pool, e, entry);
-	in->npool++;
-	log_debug("conn %llu: %s: upstream connection kept (%zu kept)",
-	    (unsigned long long)c->id, c->d->hostport, in->npool);
-}
-
-/* The newest kept leg of the connection's key to address a; NULL: none. */
-static struct bufferevent *
-pool_take(struct gate_conn *c, const struct policy_addr *a)
-{
-	struct gate_inspect	*in = c->g->insp;
-	struct insp_idle	*e;
-	struct bufferevent	*bev;
-	char			 key[INSP_KEY_MAX];
-
-	if (in == NULL || in->npool == 0)
-		return NULL;
-	pool_key(c, a, key);
-	TAILQ_FOREACH_REVERSE(e, &in->pool, insp_pool, entry)
-		if (e->rule == c->d->irule && strcmp(e->key, key) == 0)
-			break;
-	if (e == NULL)
-		return NULL;
-	TAILQ_REMOVE(&in->pool, e, entry);
-	in->npool--;
-	event_free(e->timer);
-	bev = e->bev;
-	explicit_bzero(e, sizeof(*e));
-	free(e);
-	return bev;
-}
-
 static void
 insp_free(struct gate_inspect *in)
 {
@@ -489,8 +329,7 @@ insp_free(struct gate_inspect *in)
 
 	if (in == NULL)
 		return;
-	while (!TAILQ_EMPTY(&in->pool))
-		pool_drop(TAILQ_FIRST(&in->pool));
+	conn_inspect_pool_free(in);
 	for (i = 0; i < INSP_SESSIONS; i++)
 		SSL_SESSION_free(in->sessions[i].sess);
 	SSL_CTX_free(in->srv);
@@ -660,39 +499,12 @@ filter_new(struct gate_conn *c, struct bufferevent *under, SSL *ssl,
 
 /* --- a connection: the upstream's TLS ------------------------------------- */
 
-/* Why the upstream's handshake failed, for the 502 and the audit line. */
-void
-conn_inspect_up_error(struct bufferevent *bev, short what, char *buf,
-    size_t len)
-{
-	SSL		*ssl = bufferevent_openssl_get_ssl(bev);
-	long		 vr = ssl != NULL ? SSL_get_verify_result(ssl) : X509_V_OK;
-	unsigned long	 e = bufferevent_get_openssl_error(bev);
-
-	if (vr != X509_V_OK)
-		snprintf(buf, len, "the upstream's certificate failed "
-		    "verification: %s", X509_verify_cert_error_string(vr));
-	else if (e != 0)
-		snprintf(buf, len, "TLS with the upstream failed: %s",
-		    ERR_reason_error_string(e) != NULL ?
-		    ERR_reason_error_string(e) : "unknown error");
-	else if (what & BEV_EVENT_EOF)
-		snprintf(buf, len, "the upstream closed the connection during "
-		    "the TLS handshake");
-	else
-		snprintf(buf, len, "TLS with the upstream failed: %s",
-		    errno != 0 ? strerror(errno) : "connection error");
-	while (bufferevent_get_openssl_error(bev) != 0)
-		;
-	ERR_clear_error();
-}
-
 static void	client_hello(struct gate_conn *);
 static void	client_accept(struct gate_conn *);
 static void	hello_write_cb(struct bufferevent *, void *);
 
-static void
-upstream_ready(struct gate_conn *c)
+void
+conn_inspect_ready(struct gate_conn *c)
 {
 	const char		*ok;
 	size_t			 oklen;
@@ -731,11 +543,11 @@ up_tls_cb(struct bufferevent *bev, short what, void *arg)
 		conn_refuse(c, 502, "error", "upstream_tls", detail);
 		return;
 	}
-	upstream_ready(c);
+	conn_inspect_ready(c);
 }
 
-static struct conn_insp *
-insp_new(struct gate_conn *c)
+struct conn_insp *
+conn_inspect_state(struct gate_conn *c)
 {
 	struct conn_insp	*x = c->insp;
 
@@ -744,42 +556,6 @@ insp_new(struct gate_conn *c)
 	x->rule = c->d->irule;
 	x->phase = IP_UP_TLS;
 	return x;
-}
-
-/*
- * An inspected CONNECT about to dial address a: the kept leg of its key,
- * if there is one, and the connection goes on as after the upstream's
- * handshake, without the dial, the handshake and its verification.
- */
-int
-conn_inspect_reuse(struct gate_conn *c, const struct policy_addr *a)
-{
-	struct bufferevent	*bev;
-	struct conn_insp	*x;
-
-	if (c->g->insp == NULL || c->g->cfg.no_reuse || !c->tunnel ||
-	    c->d->irule == NULL || (bev = pool_take(c, a)) == NULL)
-		return 0;
-	if ((x = insp_new(c)) == NULL) {
-		notify(bev);
-		bufferevent_free(bev);
-		c->close_reason = "out of memory";
-		conn_free(c);
-		return 1;
-	}
-	x->addr = *a;
-	x->reused = 1;
-	c->ubev = bev;
-	(void)SSL_set_ex_data(bufferevent_openssl_get_ssl(bev), conn_ex, c);
-	c->up_reused = 1;
-	c->connect_ms = 0;
-	c->g->num->ctr.insp_reused++;
-	if (c->rec != NULL)
-		conn_rec_dial(c, a, c->d->tgt.port);
-	log_debug("conn %llu: %s: a kept upstream connection to %s",
-	    (unsigned long long)c->id, c->d->hostport, c->d->addrstr);
-	upstream_ready(c);
-	return 1;
 }
 
 struct bufferevent *
@@ -819,9 +595,8 @@ conn_inspect_connected(struct gate_conn *c)
 		    "cannot inspect: it has no CA (see its log)");
 		return;
 	}
-	if ((x = insp_new(c)) == NULL)
+	if ((x = conn_inspect_state(c)) == NULL)
 		goto oom;
-	/* the address dialled: the key of the leg if it is kept */
 	x->addr = c->d->addrs[c->d->next > 0 ? c->d->next - 1 : 0];
 	event_free(c->ev[1]);
 	c->ev[1] = NULL;
@@ -1167,8 +942,8 @@ conn_inspect_ticket(struct gate_conn *c)
  * by OpenSSL into the socket bufferevent's output, then to the socket at
  * once (best effort: the connection is closing).
  */
-static void
-notify(struct bufferevent *f)
+void
+conn_inspect_notify(struct bufferevent *f)
 {
 	struct bufferevent	*under;
 	SSL			*ssl;
@@ -1195,11 +970,11 @@ conn_inspect_free(struct gate_conn *c)
 
 	if (x == NULL)
 		return;
-	pool_put(c);		/* the upstream leg kept, c->ubev NULL */
+	conn_inspect_pool_put(c);	/* a clean upstream leg kept */
 	buf_free(&x->replay);
 	if (x->phase == IP_HTTP) {
-		notify(c->cbev);
-		notify(c->ubev);
+		conn_inspect_notify(c->cbev);
+		conn_inspect_notify(c->ubev);
 		ERR_clear_error();
 	}
 	if (c->cbev != NULL && (under = bufferevent_get_underlying(c->cbev)) !=

@@ -67,7 +67,6 @@
 #include "gate/conn/inspect-int.h"
 
 static int	client_read(struct gate_conn *);
-static void	up_event_cb(struct bufferevent *, short, void *);
 
 /* The path of a target for the audit: no query, bounded, "..." if cut. */
 static void
@@ -221,8 +220,8 @@ client_reading(struct gate_conn *c)
  * request beyond the bound keeps nothing: its failure is a 502 as on a
  * fresh leg.  The copy is wiped as soon as the answer begins.
  */
-static void
-replay_drop(struct conn_insp *x)
+void
+conn_inspect_replay_drop(struct conn_insp *x)
 {
 	buf_free(&x->replay);
 	memset(&x->replay, 0, sizeof(x->replay));
@@ -235,12 +234,12 @@ replay_add(struct conn_insp *x, struct evbuffer *from, size_t n)
 
 	if (x->replay.len + n > INSP_REPLAY_MAX ||
 	    (p = evbuffer_pullup(from, (ev_ssize_t)n)) == NULL) {
-		replay_drop(x);
+		conn_inspect_replay_drop(x);
 		return;
 	}
 	buf_add(&x->replay, p, n);
 	if (x->replay.failed)
-		replay_drop(x);
+		conn_inspect_replay_drop(x);
 }
 
 /* n bytes from one side's input to the other's output, counted. */
@@ -314,8 +313,8 @@ response_done(struct gate_conn *c)
 /* --- the request ---------------------------------------------------------- */
 
 /* libevent frees the head written upstream: wiped first, it held secrets. */
-static void
-wipe_cb(const void *data, size_t len, void *arg)
+void
+conn_inspect_wipe(const void *data, size_t len, void *arg)
 {
 	explicit_bzero((void *)(uintptr_t)data, len);
 	free((void *)(uintptr_t)data);
@@ -422,22 +421,22 @@ forward(struct gate_conn *c, const struct gate_http_req *req,
 	/*
 	 * A reused leg's first request is kept to be sent again (redial()),
 	 * copied before libevent has the head: its filter may encrypt it
-	 * and free it (wipe_cb) before evbuffer_add_reference returns.
+	 * and free it (conn_inspect_wipe) before evbuffer_add_reference returns.
 	 */
 	if (x->reused && x->replay.p == NULL) {
 		buf_init(&x->replay, INSP_REPLAY_MAX, BUF_SECRET);
 		buf_add(&x->replay, out.p, out.len);
 		if (x->replay.failed)
-			replay_drop(x);
+			conn_inspect_replay_drop(x);
 	}
 	if (evbuffer_add_reference(
-	    bufferevent_get_output(c->ubev), out.p, out.len, wipe_cb,
+	    bufferevent_get_output(c->ubev), out.p, out.len, conn_inspect_wipe,
 	    NULL) == -1) {
 		buf_free(&out);
 		return answer(c, 431, "error", "bad_request", "the request "
 		    "head is too large with its secrets", NULL, NULL);
 	}
-	/* the buffer is libevent's now, wiped and freed by wipe_cb */
+	/* the buffer is libevent's now, wiped and freed by conn_inspect_wipe */
 	x->up = out.len;
 	c->up += out.len;
 	c->g->num->ctr.bytes_up += out.len;
@@ -620,8 +619,8 @@ client_read_cb(struct bufferevent *bev, void *arg)
 /* --- the response --------------------------------------------------------- */
 
 /* The upstream broke the exchange: a 502 if nothing of it was sent. */
-static int
-upstream_failed(struct gate_conn *c, const char *why)
+int
+conn_inspect_up_failed(struct gate_conn *c, const char *why)
 {
 	struct conn_insp	*x = c->insp;
 
@@ -703,11 +702,11 @@ read_response(struct gate_conn *c)
 	if (r == -1) {
 		snprintf(why, sizeof(why), "malformed response head: %s",
 		    x->resp->error);
-		return upstream_failed(c, why);
+		return conn_inspect_up_failed(c, why);
 	}
 	code = x->resp->code;
 	if (code == 101 && !x->upgrade)
-		return upstream_failed(c, "101 to a request that asked for no "
+		return conn_inspect_up_failed(c, "101 to a request that asked for no "
 		    "upgrade");
 	if (code == 101 && (upgrade_of(x->resp, p, up) == -1 || up[0] == '\0'))
 		return switched_elsewhere(c, up);
@@ -745,7 +744,7 @@ response_body(struct gate_conn *c)
 	n = conn_body_take(&x->rs_left, &x->rs_chunk,
 	    bufferevent_get_input(c->ubev), &done);
 	if (n < 0)
-		return upstream_failed(c, "malformed chunked response body");
+		return conn_inspect_up_failed(c, "malformed chunked response body");
 	move(c, 0, (size_t)n);
 	if (!done)
 		return 0;
@@ -766,7 +765,7 @@ up_read(struct gate_conn *c)
 		/* the answer began: the leg was alive, no replay */
 		x->reused = 0;
 		if (x->replay.p != NULL)
-			replay_drop(x);
+			conn_inspect_replay_drop(x);
 	}
 	while (rc == 1 && evbuffer_get_length(in) > 0) {
 		switch (x->rs) {
@@ -857,134 +856,21 @@ client_event_cb(struct bufferevent *bev, short what, void *arg)
 		    "eof" : "client closed");
 }
 
-/*
- * The stale race: a kept leg the upstream closed (its idle timeout) just
- * as the first request of its new connection went out.  When the leg
- * ends (EOF or error) before a byte of the answer, the whole request
- * sent (x->replay) and the client waiting for the answer, the request is
- * sent again on a fresh leg to the same address: dial, TLS and its
- * verification as for any new connection.
- */
-static int
-stale(struct gate_conn *c)
-{
-	struct conn_insp	*x = c->insp;
-
-	return x->reused && x->replay.p != NULL && !x->closing &&
-	    x->rq == RQ_WAIT && x->rs == RS_HEAD && x->resp == NULL &&
-	    evbuffer_get_length(bufferevent_get_input(c->ubev)) == 0;
-}
-
-static void
-redial_tls_cb(struct bufferevent *bev, short what, void *arg)
-{
-	struct gate_conn	*c = arg;
-	struct conn_insp	*x = c->insp;
-	char			 detail[DETAIL_MAX];
-
-	x->redialing = 0;
-	if ((what & BEV_EVENT_CONNECTED) == 0) {
-		conn_inspect_up_error(bev, what, detail, sizeof(detail));
-		replay_drop(x);
-		(void)upstream_failed(c, detail);
-		return;
-	}
-	conn_arm(c, c->g->cfg.idle_timeout);
-	bufferevent_setcb(c->ubev, up_read_cb, write_cb, up_event_cb, c);
-	bufferevent_setwatermark(c->ubev, EV_READ, 0, RELAY_MAX);
-	bufferevent_set_max_single_read(c->ubev, INSP_READ);
-	bufferevent_set_max_single_write(c->ubev, RELAY_IO);
-	(void)bufferevent_enable(c->ubev, EV_READ | EV_WRITE);
-	/* the copy is libevent's now, wiped and freed by wipe_cb */
-	if (evbuffer_add_reference(bufferevent_get_output(c->ubev),
-	    x->replay.p, x->replay.len, wipe_cb, NULL) == -1) {
-		replay_drop(x);
-		(void)upstream_failed(c, "out of memory");
-		return;
-	}
-	memset(&x->replay, 0, sizeof(x->replay));
-}
-
-static void
-redial(struct gate_conn *c)
-{
-	struct conn_insp	*x = c->insp;
-	struct sockaddr_storage	 ss;
-	struct bufferevent	*under;
-	socklen_t		 len;
-	int			 fd;
-
-	c->g->num->ctr.insp_redialed++;
-	log_info("conn %llu: %s: the kept upstream connection closed under "
-	    "the request: sending it again on a new one",
-	    (unsigned long long)c->id, c->d->hostport);
-	x->reused = 0;
-	bufferevent_free(c->ubev);
-	c->ubev = NULL;
-	memset(&ss, 0, sizeof(ss));
-	if (x->addr.family == AF_INET) {
-		struct sockaddr_in	*sin = (void *)&ss;
-
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(c->d->tgt.port);
-		memcpy(&sin->sin_addr, x->addr.bytes, 4);
-		len = sizeof(*sin);
-	} else {
-		struct sockaddr_in6	*sin6 = (void *)&ss;
-
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(c->d->tgt.port);
-		memcpy(&sin6->sin6_addr, x->addr.bytes, 16);
-		len = sizeof(*sin6);
-	}
-	if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
-	    SOCK_CLOEXEC, 0)) == -1 || (connect(fd, (struct sockaddr *)&ss,
-	    len) == -1 && errno != EINPROGRESS)) {
-		if (fd != -1)
-			close(fd);
-		replay_drop(x);
-		(void)answer(c, 502, "error", "connect_failed", "the upstream "
-		    "could not be dialled again", NULL, NULL);
-		return;
-	}
-	/* writes wait (EAGAIN) until the connect is done */
-	if ((under = bufferevent_socket_new(c->g->base, fd,
-	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
-		close(fd);
-		replay_drop(x);
-		(void)answer(c, 502, "error", "upstream_error", "out of memory",
-		    NULL, NULL);
-		return;
-	}
-	conn_nodelay(bufferevent_getfd(under));
-	x->redialing = 1;
-	if ((c->ubev = conn_inspect_up_new(c, under)) == NULL) {
-		replay_drop(x);
-		(void)answer(c, 502, "error", "upstream_error", "out of memory",
-		    NULL, NULL);
-		return;
-	}
-	x->redialing = 1;
-	bufferevent_setcb(c->ubev, NULL, NULL, redial_tls_cb, c);
-	(void)bufferevent_enable(c->ubev, EV_READ | EV_WRITE);
-	conn_arm(c, c->g->cfg.connect_timeout);
-}
-
 static void
 up_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct gate_conn	*c = arg;
 	struct conn_insp	*x = c->insp;
 
-	if (stale(c)) {
+	if (conn_inspect_stale(c)) {
 		while (bufferevent_get_openssl_error(bev) != 0)
 			;
 		ERR_clear_error();
-		redial(c);
+		conn_inspect_redial(c);
 		return;
 	}
 	if ((what & BEV_EVENT_EOF) == 0) {
-		(void)upstream_failed(c, "the upstream connection failed");
+		(void)conn_inspect_up_failed(c, "the upstream connection failed");
 		return;
 	}
 	c->u_eof = 1;
@@ -997,11 +883,11 @@ up_event_cb(struct bufferevent *bev, short what, void *arg)
 			(void)response_done(c);
 			return;
 		}
-		(void)upstream_failed(c, "the upstream closed in the middle "
+		(void)conn_inspect_up_failed(c, "the upstream closed in the middle "
 		    "of its answer");
 		return;
 	case RS_HEAD:
-		(void)upstream_failed(c, "the upstream closed before its "
+		(void)conn_inspect_up_failed(c, "the upstream closed before its "
 		    "answer");
 		return;
 	case RS_TUNNEL:
@@ -1012,6 +898,16 @@ up_event_cb(struct bufferevent *bev, short what, void *arg)
 		(void)closing(c, "eof");
 		return;
 	}
+}
+
+/* The upstream leg's callbacks and sizes for the exchanges. */
+void
+conn_inspect_up_http(struct gate_conn *c)
+{
+	bufferevent_setcb(c->ubev, up_read_cb, write_cb, up_event_cb, c);
+	bufferevent_setwatermark(c->ubev, EV_READ, 0, RELAY_MAX);
+	bufferevent_set_max_single_read(c->ubev, INSP_READ);
+	bufferevent_set_max_single_write(c->ubev, RELAY_IO);
 }
 
 void
@@ -1025,9 +921,8 @@ conn_inspect_http(struct gate_conn *c)
 	clock_gettime(CLOCK_MONOTONIC, &c->t_active);
 	bufferevent_setcb(c->cbev, client_read_cb, write_cb, client_event_cb,
 	    c);
-	bufferevent_setcb(c->ubev, up_read_cb, write_cb, up_event_cb, c);
 	bufferevent_setwatermark(c->cbev, EV_READ, 0, RELAY_MAX);
-	bufferevent_setwatermark(c->ubev, EV_READ, 0, RELAY_MAX);
+	conn_inspect_up_http(c);
 	/*
 	 * libevent writes its output chain by chain: 64 KiB a turn makes
 	 * fewer, fuller TLS records.  A filter reads (decrypts) until
@@ -1038,8 +933,6 @@ conn_inspect_http(struct gate_conn *c)
 	 */
 	bufferevent_set_max_single_read(c->cbev, INSP_READ);
 	bufferevent_set_max_single_write(c->cbev, RELAY_IO);
-	bufferevent_set_max_single_read(c->ubev, INSP_READ);
-	bufferevent_set_max_single_write(c->ubev, RELAY_IO);
 	(void)bufferevent_enable(c->cbev, EV_READ | EV_WRITE);
 	(void)bufferevent_enable(c->ubev, EV_READ | EV_WRITE);
 	if (evbuffer_get_length(bufferevent_get_input(c->cbev)) > 0)
