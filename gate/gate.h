@@ -21,6 +21,7 @@
  *                its SNI or Host, then decided as CONNECT or a forward
  *     inspect.c  inspected hosts: TLS terminated both ways (a leaf minted
  *                for the name), the upstream's sessions resumed
+ *     inspect_pool.c  their upstream connections kept for the next one
  *     inspect_http.c  inside them, each HTTP/1.1 request decided and its
  *                secrets added, each answer streamed (inspect-int.h)
  *     ask.c      --ask: a request no rule allows held for a person's

@@ -14,6 +14,7 @@
  *   dnsgate.c  AISB-DNS: the connection as a stream of DNS queries
  *   transparent.c  AISB-TRANSPARENT: the name from the client's first bytes
  *   inspect.c  an inspected host: TLS both ways, then inspect_http.c
+ *              (inspect_pool.c: upstream legs kept for the next one)
  *   ask.c      --ask: a request no rule allows, held for an answer
  */
 #ifndef AISB_CONN_INT_H
