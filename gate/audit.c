@@ -431,6 +431,8 @@ gate_audit_write(struct gate_audit *a, const struct gate_audit_rec *r,
 	add_str(&l, "inject", r->inject);
 	add_str(&l, "placeholder", r->placeholder);
 	add_str(&l, "upgrade", r->upgrade);
+	if (r->reused)
+		buf_printf(&l, ",\"upstream_reused\":true");
 	add_str(&l, "named_by", r->named_by);
 	if (r->socks)
 		buf_printf(&l, ",\"socks\":true");

@@ -341,6 +341,12 @@ reload_set(struct gate *g)
 	char			 why[1024];
 
 	g->num->ctr.reloads += ONCE(g);
+	/*
+	 * Kept upstream connections were decided, keyed and verified under
+	 * what may change now (rules, inspect, users, --upstream-ca's file):
+	 * none serves a connection decided after a reload.
+	 */
+	gate_inspect_pool_flush(g);
 	/* Log rotation and credentials do not wait for a valid policy. */
 	(void)gate_audit_rotate(g);
 	g->auth_kept = 0;

@@ -172,6 +172,7 @@ ctl_status(struct gate *g, struct evbuffer *out)
 	C(bytes_down); C(raw); C(bytes_spliced); C(pipe_shortage);
 	C(transparent);		/* AISB-TRANSPARENT */
 	C(inspected); C(insp_requests); C(insp_refused);	/* inspect.c */
+	C(insp_reused); C(insp_redialed);
 #undef C
 	evbuffer_add_printf(out, "\"relay_copies\":%llu},"
 	    "\"pipes\":{\"max\":%u,\"open\":%u,\"idle\":%u},\"tunnels\":",

@@ -21,6 +21,7 @@
  *                its SNI or Host, then decided as CONNECT or a forward
  *     inspect.c  inspected hosts: TLS terminated both ways (a leaf minted
  *                for the name), the upstream's sessions resumed
+ *     inspect_pool.c  their upstream connections kept for the next one
  *     inspect_http.c  inside them, each HTTP/1.1 request decided and its
  *                secrets added, each answer streamed (inspect-int.h)
  *     ask.c      --ask: a request no rule allows held for a person's
@@ -134,6 +135,11 @@ struct gate_counters {
 	uint64_t	 inspected;		/* connections with both TLS legs */
 	uint64_t	 insp_requests;		/* requests on them, one audit line each */
 	uint64_t	 insp_refused;		/* ... that the gate answered itself */
+	uint64_t	 insp_reused;		/* ... connections that took a
+						   pooled upstream leg */
+	uint64_t	 insp_redialed;		/* ... whose reused leg was closed
+						   under the first request: sent
+						   again on a fresh one */
 };
 
 /*
@@ -208,6 +214,8 @@ struct gate_config {
 	const char		*ca_out;	/* --ca-out; NULL: none */
 	const char		*upstream_ca;	/* --upstream-ca; NULL: none */
 	int			 secrets_fd;	/* --secrets-fd; -1: none */
+	int			 no_reuse;	/* --no-upstream-reuse: no pool of
+						   upstream legs (inspect.c) */
 	int			 socks;		/* SOCKS5 on the listener (socks.c);
 						   --no-socks: 0 */
 	unsigned		 ask;		/* --ask: s a request is held;
@@ -376,6 +384,8 @@ struct gate_audit_rec {
 	const char	*placeholder;	/* secrets whose placeholder went to a
 					   host they do not belong to */
 	const char	*upgrade;	/* the request's Upgrade token */
+	int		 reused;	/* "upstream_reused":true: the upstream
+					   TLS connection was a kept one */
 	/* issue 31; NULL / 0: not written */
 	const char	*named_by;	/* transparent: "sni", "host", "address" */
 	int		 socks;		/* SOCKS5 (conn/socks.c): "socks":true */
@@ -531,6 +541,8 @@ void			 gate_dnsgate_free(struct gate *);
 /* inspect.c: the gate's inspection: CA, TLS contexts, secrets */
 int			 gate_inspect_init(struct gate *);
 void			 gate_inspect_free(struct gate *);
+/* The kept upstream legs closed (a reload, the end): inspect.c */
+void			 gate_inspect_pool_flush(struct gate *);
 /* the CA's certificate, PEM (control "ca"); NULL: none */
 char			*gate_inspect_ca_pem(struct gate *, size_t *);
 

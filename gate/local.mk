@@ -21,6 +21,7 @@ GATE_SOURCES += gate/conn/conn-int.h gate/conn/conn.c gate/conn/decide.c \
 # header rewriting and the secrets' store beside the other gate files
 GATE_SOURCES += gate/conn/inspect-int.h gate/conn/inspect.c \
 	gate/conn/inspect_http.c \
+	gate/conn/inspect_pool.c \
 	gate/mint.h gate/mint.c gate/inject.h gate/inject.c gate/secrets.c
 # issue 31: the names behind the synthetic addresses AISB-DNS hands out
 # (any TCP port by name); SOCKS5's messages (pure, fuzzed)

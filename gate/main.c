@@ -48,7 +48,7 @@ usage(void)
 "	[--users file] [--learn] [--reload-closes]\n"
 "	[--dns-rate n] [--dns-burst n] [--watch]\n"
 "	[--ca-key file | --ca-out file] [--upstream-ca file]\n"
-"	[--secrets-fd n] [--no-socks] [--ask s]\n");
+"	[--secrets-fd n] [--no-upstream-reuse] [--no-socks] [--ask s]\n");
 	exit(EXIT_USAGE);
 }
 
@@ -187,6 +187,7 @@ enum {
 	OPT_WATCH,
 	OPT_RELOAD_CLOSES,
 	OPT_CA_KEY, OPT_CA_OUT, OPT_UPSTREAM_CA, OPT_SECRETS_FD,
+	OPT_NO_UPSTREAM_REUSE,
 	OPT_VERSION,
 	OPT_NO_SOCKS,
 	OPT_ASK,
@@ -225,6 +226,7 @@ static const struct option longopts[] = {
 	{ "ca-key",		required_argument, NULL, OPT_CA_KEY },
 	{ "ca-out",		required_argument, NULL, OPT_CA_OUT },
 	{ "upstream-ca",	required_argument, NULL, OPT_UPSTREAM_CA },
+	{ "no-upstream-reuse",	no_argument,	   NULL, OPT_NO_UPSTREAM_REUSE },
 	{ "secrets-fd",		required_argument, NULL, OPT_SECRETS_FD },
 	{ "no-socks",		no_argument,	   NULL, OPT_NO_SOCKS },
 	{ "ask",		required_argument, NULL, OPT_ASK },
@@ -387,6 +389,9 @@ parse_option(struct gate_config *cfg, int ch)
 		break;
 	case OPT_UPSTREAM_CA:
 		cfg->upstream_ca = optarg;
+		break;
+	case OPT_NO_UPSTREAM_REUSE:
+		cfg->no_reuse = 1;
 		break;
 	case OPT_SECRETS_FD:
 		cfg->secrets_fd = (int)num("--secrets-fd", optarg, 3, 65535);

@@ -262,6 +262,7 @@ sum(const struct gate *g, struct gate_counters *c, struct gate_stats *s)
 		ADD(dns_q_ratelimited); ADD(dns_q_error);
 		ADD(transparent);
 		ADD(inspected); ADD(insp_requests); ADD(insp_refused);
+		ADD(insp_reused); ADD(insp_redialed);
 #undef ADD
 		for (j = 0; j < GATE_DEC_N; j++)
 			for (k = 0; k < GATE_REASONS_MAX; k++)
@@ -318,6 +319,13 @@ render(const struct gate *g, struct evbuffer *o)
 	one(o, "aisb_gate_inspected_refused_total", "counter",
 	    "Requests on inspected connections the gate answered itself "
 	    "(refused, malformed, upstream failed).", c.insp_refused);
+	one(o, "aisb_gate_inspected_reused_total", "counter",
+	    "Inspected connections that took a kept upstream TLS connection "
+	    "(no dial, no upstream handshake).", c.insp_reused);
+	one(o, "aisb_gate_inspected_redialed_total", "counter",
+	    "Reused upstream connections that closed under their first "
+	    "request: the request was sent again on a fresh one.",
+	    c.insp_redialed);
 	header(o, "aisb_gate_bytes_total", "counter",
 	    "Bytes relayed: up from clients, down to them.");
 	evbuffer_add_printf(o, "aisb_gate_bytes_total{direction=\"up\"} %llu\n"

@@ -97,6 +97,7 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 		if (g->draining)
 			break;
 		g->draining = 1;
+		gate_inspect_pool_flush(g);	/* kept upstream legs */
 		if (g->listener != NULL) {
 			evconnlistener_free(g->listener);
 			g->listener = NULL;

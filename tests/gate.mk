@@ -76,6 +76,9 @@ endif
 GATE_TESTS += tests/integration/gate_inspect.sh
 EXTRA_DIST += tests/integration/gate_inspect_server.py \
 	tests/integration/gate_inspect_client.py
+# kept upstream legs of inspected hosts (conn/inspect.c's pool)
+GATE_TESTS += tests/integration/gate_inspect_pool.sh
+EXTRA_DIST += tests/integration/gate_pool_server.py
 
 # --users: the users file parser and the credential check (gate/users.c)
 if ENABLE_TESTS

@@ -14,6 +14,7 @@
  *   dnsgate.c  AISB-DNS: the connection as a stream of DNS queries
  *   transparent.c  AISB-TRANSPARENT: the name from the client's first bytes
  *   inspect.c  an inspected host: TLS both ways, then inspect_http.c
+ *              (inspect_pool.c: upstream legs kept for the next one)
  *   ask.c      --ask: a request no rule allows, held for an answer
  */
 #ifndef AISB_CONN_INT_H
@@ -160,6 +161,8 @@ struct gate_conn {
 	uint8_t			 transparent;	/* came as AISB-TRANSPARENT */
 	uint8_t			 named_by;	/* enum conn_named */
 	uint8_t			 socks;		/* came as SOCKS5 (socks.c) */
+	uint8_t			 up_reused;	/* inspected: its upstream leg was
+						   a kept one (inspect.c) */
 	struct bufferevent	*cbev, *ubev;
 	struct event		*timer;
 	struct gate_client	*client;
@@ -313,6 +316,12 @@ const char	*conn_named_str(uint8_t);
  * entries: 0, or -1 when it was refused (and answered).
  */
 void		 conn_inspect_connected(struct gate_conn *);
+/*
+ * inspect.c: the pool of kept upstream legs.  conn_inspect_reuse() gives
+ * an inspected CONNECT about to dial address a the kept leg of its key,
+ * and goes on as after the upstream's handshake: 1; 0 when none is kept.
+ */
+int		 conn_inspect_reuse(struct gate_conn *, const struct policy_addr *);
 void		 conn_inspect_free(struct gate_conn *);
 int		 conn_inspect_forward(struct gate_conn *);
 

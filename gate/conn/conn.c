@@ -246,6 +246,7 @@ gate_conn_close_all(struct gate *g)
 		c->close_reason = "shutdown";
 		conn_free(c);
 	}
+	gate_inspect_pool_flush(g);
 }
 
 /*

@@ -306,6 +306,10 @@ conn_dial(struct gate_conn *c)
 
 		c->d->tries++;
 		policy_addr_str(a, c->d->addrstr, sizeof(c->d->addrstr));
+		/* an inspected host: a kept upstream leg, if one waits */
+		if (c->d->irule != NULL && c->tunnel &&
+		    conn_inspect_reuse(c, a))
+			return;
 		sockaddr_of(a, c->d->tgt.port, &ss, &sslen);
 		clock_gettime(CLOCK_MONOTONIC, &c->d->t_connect);
 		if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |

@@ -4,6 +4,8 @@
  *   inspect.c       the gate's CA, TLS contexts and secrets; the two TLS
  *                   handshakes of a connection (upstream first, then the
  *                   client's, with a leaf minted for its name)
+ *   inspect_pool.c  upstream legs kept for the next connection, and the
+ *                   retry of a request a kept leg closed under
  *   inspect_http.c  the HTTP/1.1 exchanges inside: each request decided
  *                   and its secrets added (inject.c), each response
  *                   framed and streamed, one audit line a request
@@ -17,6 +19,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include "buf.h"
 #include "gate/mint.h"
 #include "gate/inject.h"
 #include "gate/conn/conn-int.h"
@@ -32,12 +35,48 @@ struct insp_session {
 	char			 hostport[POLICY_MAX_NAME + 16];	/* conn_dec's */
 };
 
+/*
+ * Kept upstream legs (inspect.c): an inspected connection's TLS with its
+ * upstream, once its last exchange ended cleanly, waits here for the next
+ * inspected connection of the same key: the client's identity (--users'
+ * user, the session), the decided host:port and the address it was
+ * dialled to, and the rule that allowed it (pointer identity: the pool is
+ * emptied on every reload).  A kept leg is a socket, its TLS state
+ * (OpenSSL's SSL, some 6 KiB with SSL_MODE_RELEASE_BUFFERS: no record
+ * buffers while idle) and two bufferevents with no bytes (about 2 KiB;
+ * estimates, not measured):
+ * INSP_POOL_MAX of them cost some 0.5 MiB a worker at most.
+ * INSP_POOL_IDLE seconds: below the 60 s idle close of the common servers
+ * and load balancers (nginx's keepalive_timeout 75 s, AWS ALB and Google
+ * front ends 60 s+), above Apache's 5 s, whose closes the stale-race
+ * retry covers (inspect_http.c).
+ */
+#define INSP_POOL_PER_KEY	4
+#define INSP_POOL_MAX		64
+#define INSP_POOL_IDLE		30	/* seconds */
+#define INSP_REPLAY_MAX		(64 * 1024)	/* bytes of a first request
+						   kept to send again */
+#define INSP_KEY_MAX		(2 * GATE_SESSION_MAX + POLICY_MAX_NAME + \
+				    16 + INET6_ADDRSTRLEN + 8)
+
+struct insp_idle {
+	TAILQ_ENTRY(insp_idle)	 entry;		/* oldest first */
+	struct gate_inspect	*in;
+	struct bufferevent	*bev;		/* the TLS filter */
+	struct event		*timer;
+	const struct policy_rule *rule;
+	char			 key[INSP_KEY_MAX];
+};
+TAILQ_HEAD(insp_pool, insp_idle);
+
 struct gate_inspect {
 	struct gate_ca		*ca;
 	SSL_CTX			*srv;		/* towards clients: minted leaves */
 	SSL_CTX			*up;		/* towards upstreams: verified */
 	struct gate_secrets	*secrets;	/* NULL: none given */
 	struct insp_session	 sessions[INSP_SESSIONS];
+	struct insp_pool	 pool;		/* kept upstream legs */
+	size_t			 npool;
 };
 
 enum insp_phase { IP_UP_TLS, IP_HELLO, IP_CLIENT_TLS, IP_HTTP };
@@ -66,6 +105,18 @@ struct conn_insp {
 	uint8_t			 sent;		/* bytes of this response went
 						   to the client */
 	uint8_t			 ticketed;	/* the client's ticket is due */
+	uint8_t			 up_dirty;	/* the upstream leg may not be
+						   kept (its close framed an
+						   answer, Connection: close,
+						   an error, an upgrade) */
+	uint8_t			 reused;	/* the leg is a kept one, and
+						   its first exchange is on */
+	uint8_t			 redialing;	/* a fresh leg for the replay */
+	struct policy_addr	 addr;		/* the leg's address */
+	/* a reused leg's first request, as it went upstream (secrets and
+	   all: BUF_SECRET), to send again on a fresh leg when the kept one
+	   closes before its answer; p NULL: none kept (or overflowed) */
+	struct buf		 replay;
 
 	/* the heads being read (gate_http_parse), NULL between them */
 	struct gate_http_req	*req;
@@ -111,5 +162,30 @@ void		 conn_inspect_busy(struct bufferevent *);
 void		 conn_inspect_ticket(struct gate_conn *);
 /* inspect_http.c: both legs up, the first request awaited */
 void		 conn_inspect_http(struct gate_conn *);
+/*
+ * A new upstream leg over the socket bufferevent under (connected or
+ * connecting): the TLS filter, its handshake started; NULL when out of
+ * memory (under is freed).  conn_inspect_up_error(): why a handshake
+ * failed, for the 502.
+ */
+struct bufferevent *conn_inspect_up_new(struct gate_conn *,
+		    struct bufferevent *);
+void		 conn_inspect_up_error(struct bufferevent *, short, char *,
+		    size_t);
+/* inspect.c, for inspect_pool.c */
+void		 conn_inspect_owner(struct bufferevent *, struct gate_conn *);
+void		 conn_inspect_notify(struct bufferevent *);
+void		 conn_inspect_ready(struct gate_conn *);
+struct conn_insp *conn_inspect_state(struct gate_conn *);
+/* inspect_pool.c: the kept legs, the stale-race retry */
+void		 conn_inspect_pool_free(struct gate_inspect *);
+void		 conn_inspect_pool_put(struct gate_conn *);
+int		 conn_inspect_stale(struct gate_conn *);
+void		 conn_inspect_redial(struct gate_conn *);
+/* inspect_http.c, for inspect_pool.c */
+void		 conn_inspect_up_http(struct gate_conn *);
+int		 conn_inspect_up_failed(struct gate_conn *, const char *);
+void		 conn_inspect_wipe(const void *, size_t, void *);
+void		 conn_inspect_replay_drop(struct conn_insp *);
 
 #endif /* AISB_GATE_INSPECT_INT_H */

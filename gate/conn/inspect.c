@@ -69,6 +69,13 @@ conn_inspection(const struct gate_conn *c)
 	return c->g->insp;
 }
 
+/* Whose an upstream leg's TLS is, for its callbacks (NULL: kept). */
+void
+conn_inspect_owner(struct bufferevent *f, struct gate_conn *c)
+{
+	(void)SSL_set_ex_data(bufferevent_openssl_get_ssl(f), conn_ex, c);
+}
+
 /* The one protocol the gate reads: http/1.1, if the client offers it. */
 static int
 alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
@@ -314,6 +321,7 @@ rec_out_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
 		rec_tail(c, 1, buf, info->n_added);
 }
 
+
 static void
 insp_free(struct gate_inspect *in)
 {
@@ -321,6 +329,7 @@ insp_free(struct gate_inspect *in)
 
 	if (in == NULL)
 		return;
+	conn_inspect_pool_free(in);
 	for (i = 0; i < INSP_SESSIONS; i++)
 		SSL_SESSION_free(in->sessions[i].sess);
 	SSL_CTX_free(in->srv);
@@ -381,6 +390,7 @@ gate_inspect_init(struct gate *g)
 		log_warnx("inspect: out of memory");
 		return -1;
 	}
+	TAILQ_INIT(&in->pool);
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1 ||
 	    setrlimit(RLIMIT_CORE, &rl) == -1)
 		log_warn("inspect: not dumpable, no core");
@@ -489,53 +499,16 @@ filter_new(struct gate_conn *c, struct bufferevent *under, SSL *ssl,
 
 /* --- a connection: the upstream's TLS ------------------------------------- */
 
-/* Why the upstream's handshake failed, for the 502 and the audit line. */
-static void
-upstream_error(struct bufferevent *bev, short what, char *buf, size_t len)
-{
-	SSL		*ssl = bufferevent_openssl_get_ssl(bev);
-	long		 vr = ssl != NULL ? SSL_get_verify_result(ssl) : X509_V_OK;
-	unsigned long	 e = bufferevent_get_openssl_error(bev);
-
-	if (vr != X509_V_OK)
-		snprintf(buf, len, "the upstream's certificate failed "
-		    "verification: %s", X509_verify_cert_error_string(vr));
-	else if (e != 0)
-		snprintf(buf, len, "TLS with the upstream failed: %s",
-		    ERR_reason_error_string(e) != NULL ?
-		    ERR_reason_error_string(e) : "unknown error");
-	else if (what & BEV_EVENT_EOF)
-		snprintf(buf, len, "the upstream closed the connection during "
-		    "the TLS handshake");
-	else
-		snprintf(buf, len, "TLS with the upstream failed: %s",
-		    errno != 0 ? strerror(errno) : "connection error");
-	while (bufferevent_get_openssl_error(bev) != 0)
-		;
-	ERR_clear_error();
-}
-
 static void	client_hello(struct gate_conn *);
 static void	client_accept(struct gate_conn *);
 static void	hello_write_cb(struct bufferevent *, void *);
 
-static void
-up_tls_cb(struct bufferevent *bev, short what, void *arg)
+void
+conn_inspect_ready(struct gate_conn *c)
 {
-	struct gate_conn	*c = arg;
-	char			 detail[DETAIL_MAX];
 	const char		*ok;
 	size_t			 oklen;
 
-	if ((what & BEV_EVENT_CONNECTED) == 0) {
-		upstream_error(bev, what, detail, sizeof(detail));
-		log_debug("conn %llu: %s: %s", (unsigned long long)c->id,
-		    c->d->hostport, detail);
-		conn_up_drop(c);
-		c->g->num->ctr.connect_failed++;
-		conn_refuse(c, 502, "error", "upstream_tls", detail);
-		return;
-	}
 	evtimer_del(c->timer);
 	bufferevent_setcb(c->ubev, NULL, NULL, NULL, c);
 	conn_allowed(c);
@@ -555,13 +528,65 @@ up_tls_cb(struct bufferevent *bev, short what, void *arg)
 	client_hello(c);
 }
 
+static void
+up_tls_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct gate_conn	*c = arg;
+	char			 detail[DETAIL_MAX];
+
+	if ((what & BEV_EVENT_CONNECTED) == 0) {
+		conn_inspect_up_error(bev, what, detail, sizeof(detail));
+		log_debug("conn %llu: %s: %s", (unsigned long long)c->id,
+		    c->d->hostport, detail);
+		conn_up_drop(c);
+		c->g->num->ctr.connect_failed++;
+		conn_refuse(c, 502, "error", "upstream_tls", detail);
+		return;
+	}
+	conn_inspect_ready(c);
+}
+
+struct conn_insp *
+conn_inspect_state(struct gate_conn *c)
+{
+	struct conn_insp	*x = c->insp;
+
+	if (x == NULL && (x = c->insp = calloc(1, sizeof(*x))) == NULL)
+		return NULL;
+	x->rule = c->d->irule;
+	x->phase = IP_UP_TLS;
+	return x;
+}
+
+struct bufferevent *
+conn_inspect_up_new(struct gate_conn *c, struct bufferevent *under)
+{
+	struct gate_inspect	*in = conn_inspection(c);
+	SSL			*ssl;
+
+	if ((ssl = SSL_new(in->up)) == NULL)
+		goto fail;
+	if (SSL_set_tlsext_host_name(ssl, c->d->tgt.host) != 1 ||
+	    SSL_set1_host(ssl, c->d->tgt.host) != 1 ||
+	    SSL_set_ex_data(ssl, conn_ex, c) != 1) {
+		SSL_free(ssl);
+		goto fail;
+	}
+	SSL_set_hostflags(ssl, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+	session_offer(in, ssl, c->d->hostport);
+	/* the filter owns the SSL and the socket's bufferevent from here */
+	return filter_new(c, under, ssl, BUFFEREVENT_SSL_CONNECTING);
+ fail:
+	bufferevent_free(under);
+	return NULL;
+}
+
 void
 conn_inspect_connected(struct gate_conn *c)
 {
 	struct gate_inspect	*in = conn_inspection(c);
-	struct conn_insp	*x = c->insp;
+	struct conn_insp	*x;
 	struct bufferevent	*under;
-	SSL			*ssl;
 
 	if (in == NULL) {
 		/* a reload brought the rule and inspection could not start */
@@ -570,35 +595,17 @@ conn_inspect_connected(struct gate_conn *c)
 		    "cannot inspect: it has no CA (see its log)");
 		return;
 	}
-	if (x == NULL && (x = c->insp = calloc(1, sizeof(*x))) == NULL)
+	if ((x = conn_inspect_state(c)) == NULL)
 		goto oom;
-	x->rule = c->d->irule;
-	x->phase = IP_UP_TLS;
+	x->addr = c->d->addrs[c->d->next > 0 ? c->d->next - 1 : 0];
 	event_free(c->ev[1]);
 	c->ev[1] = NULL;
 	c->rd[1] = c->wr[1] = c->hup[1] = 0;
-	if ((ssl = SSL_new(in->up)) == NULL)
-		goto oom;
-	if (SSL_set_tlsext_host_name(ssl, c->d->tgt.host) != 1 ||
-	    SSL_set1_host(ssl, c->d->tgt.host) != 1) {
-		SSL_free(ssl);
-		goto oom;
-	}
-	SSL_set_hostflags(ssl, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
-	if (SSL_set_ex_data(ssl, conn_ex, c) != 1) {
-		SSL_free(ssl);
-		goto oom;
-	}
-	session_offer(in, ssl, c->d->hostport);
 	if ((under = bufferevent_socket_new(c->g->base, c->fd[1],
-	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
-		SSL_free(ssl);
+	    BEV_OPT_CLOSE_ON_FREE)) == NULL)
 		goto oom;
-	}
 	c->fd[1] = -1;
-	/* the filter owns the SSL and the socket's bufferevent from here */
-	if ((c->ubev = filter_new(c, under, ssl,
-	    BUFFEREVENT_SSL_CONNECTING)) == NULL)
+	if ((c->ubev = conn_inspect_up_new(c, under)) == NULL)
 		goto oom;
 	bufferevent_setcb(c->ubev, NULL, NULL, up_tls_cb, c);
 	(void)bufferevent_enable(c->ubev, EV_READ | EV_WRITE);
@@ -935,8 +942,8 @@ conn_inspect_ticket(struct gate_conn *c)
  * by OpenSSL into the socket bufferevent's output, then to the socket at
  * once (best effort: the connection is closing).
  */
-static void
-notify(struct bufferevent *f)
+void
+conn_inspect_notify(struct bufferevent *f)
 {
 	struct bufferevent	*under;
 	SSL			*ssl;
@@ -963,9 +970,11 @@ conn_inspect_free(struct gate_conn *c)
 
 	if (x == NULL)
 		return;
+	conn_inspect_pool_put(c);	/* a clean upstream leg kept */
+	buf_free(&x->replay);
 	if (x->phase == IP_HTTP) {
-		notify(c->cbev);
-		notify(c->ubev);
+		conn_inspect_notify(c->cbev);
+		conn_inspect_notify(c->ubev);
 		ERR_clear_error();
 	}
 	if (c->cbev != NULL && (under = bufferevent_get_underlying(c->cbev)) !=

@@ -43,15 +43,22 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
+
+#include <openssl/err.h>
 
 #include "buf.h"
 #include "log.h"
@@ -206,6 +213,35 @@ client_reading(struct gate_conn *c)
 		(void)bufferevent_disable(c->cbev, EV_READ);
 }
 
+/*
+ * A reused upstream leg's first request, kept as it goes upstream (head
+ * with its secrets, then body) up to INSP_REPLAY_MAX bytes, to be sent
+ * again on a fresh leg if the kept one turns out closed (redial()).  A
+ * request beyond the bound keeps nothing: its failure is a 502 as on a
+ * fresh leg.  The copy is wiped as soon as the answer begins.
+ */
+void
+conn_inspect_replay_drop(struct conn_insp *x)
+{
+	buf_free(&x->replay);
+	memset(&x->replay, 0, sizeof(x->replay));
+}
+
+static void
+replay_add(struct conn_insp *x, struct evbuffer *from, size_t n)
+{
+	const unsigned char	*p;
+
+	if (x->replay.len + n > INSP_REPLAY_MAX ||
+	    (p = evbuffer_pullup(from, (ev_ssize_t)n)) == NULL) {
+		conn_inspect_replay_drop(x);
+		return;
+	}
+	buf_add(&x->replay, p, n);
+	if (x->replay.failed)
+		conn_inspect_replay_drop(x);
+}
+
 /* n bytes from one side's input to the other's output, counted. */
 static void
 move(struct gate_conn *c, int up, size_t n)
@@ -218,6 +254,8 @@ move(struct gate_conn *c, int up, size_t n)
 		return;
 	if (!up)
 		conn_inspect_ticket(c);	/* before the bytes it goes with */
+	else if (c->insp->replay.p != NULL)
+		replay_add(c->insp, bufferevent_get_input(from), n);
 	evbuffer_remove_buffer(bufferevent_get_input(from), out, n);
 	if (up) {
 		c->insp->up += n;
@@ -275,8 +313,8 @@ response_done(struct gate_conn *c)
 /* --- the request ---------------------------------------------------------- */
 
 /* libevent frees the head written upstream: wiped first, it held secrets. */
-static void
-wipe_cb(const void *data, size_t len, void *arg)
+void
+conn_inspect_wipe(const void *data, size_t len, void *arg)
 {
 	explicit_bzero((void *)(uintptr_t)data, len);
 	free((void *)(uintptr_t)data);
@@ -375,15 +413,30 @@ forward(struct gate_conn *c, const struct gate_http_req *req,
 
 	buf_init(&out, INJECT_HEAD_MAX, BUF_SECRET);
 	if (gate_inject_head(req, head, x->would != NULL ? NULL : x->rule,
-	    conn_inspection(c)->secrets, &out, &x->inj) == -1 ||
-	    evbuffer_add_reference(
-	    bufferevent_get_output(c->ubev), out.p, out.len, wipe_cb,
+	    conn_inspection(c)->secrets, &out, &x->inj) == -1) {
+		buf_free(&out);
+		return answer(c, 431, "error", "bad_request", "the request "
+		    "head is too large with its secrets", NULL, NULL);
+	}
+	/*
+	 * A reused leg's first request is kept to be sent again (redial()),
+	 * copied before libevent has the head: its filter may encrypt it
+	 * and free it (conn_inspect_wipe) before evbuffer_add_reference returns.
+	 */
+	if (x->reused && x->replay.p == NULL) {
+		buf_init(&x->replay, INSP_REPLAY_MAX, BUF_SECRET);
+		buf_add(&x->replay, out.p, out.len);
+		if (x->replay.failed)
+			conn_inspect_replay_drop(x);
+	}
+	if (evbuffer_add_reference(
+	    bufferevent_get_output(c->ubev), out.p, out.len, conn_inspect_wipe,
 	    NULL) == -1) {
 		buf_free(&out);
 		return answer(c, 431, "error", "bad_request", "the request "
 		    "head is too large with its secrets", NULL, NULL);
 	}
-	/* the buffer is libevent's now, wiped and freed by wipe_cb */
+	/* the buffer is libevent's now, wiped and freed by conn_inspect_wipe */
 	x->up = out.len;
 	c->up += out.len;
 	c->g->num->ctr.bytes_up += out.len;
@@ -394,6 +447,8 @@ forward(struct gate_conn *c, const struct gate_http_req *req,
 	    gate_http_conn_has(req, head, "upgrade");
 	x->head_req = gate_http_span_is(head, req->method, "HEAD");
 	x->keep = req->minor == 1 && !gate_http_conn_has(req, head, "close");
+	if (!x->keep || x->upgrade)
+		x->up_dirty = 1;	/* the upstream was told it ends */
 	x->rs = RS_HEAD;
 	x->rq = x->rq_left != 0 ? RQ_BODY : RQ_WAIT;
 	client_reading(c);
@@ -564,11 +619,12 @@ client_read_cb(struct bufferevent *bev, void *arg)
 /* --- the response --------------------------------------------------------- */
 
 /* The upstream broke the exchange: a 502 if nothing of it was sent. */
-static int
-upstream_failed(struct gate_conn *c, const char *why)
+int
+conn_inspect_up_failed(struct gate_conn *c, const char *why)
 {
 	struct conn_insp	*x = c->insp;
 
+	x->up_dirty = 1;
 	if (!x->sent && x->rs == RS_HEAD)
 		return answer(c, 502, "error", "upstream_error", why, NULL,
 		    NULL);
@@ -610,9 +666,13 @@ response_framing(struct conn_insp *x, const struct gate_http_req *resp,
 		x->rs_left = RS_UNTIL_CLOSE;
 		x->keep = 0;
 	}
+	if (gate_http_conn_has(resp, head, "close") || resp->minor == 0)
+		x->up_dirty = 1;	/* kept for this client at most */
 	if (gate_http_conn_has(resp, head, "close") || (resp->minor == 0 &&
 	    !gate_http_conn_has(resp, head, "keep-alive")))
 		x->keep = 0;
+	if (x->rs_left == RS_UNTIL_CLOSE)
+		x->up_dirty = 1;
 }
 
 static int
@@ -642,11 +702,11 @@ read_response(struct gate_conn *c)
 	if (r == -1) {
 		snprintf(why, sizeof(why), "malformed response head: %s",
 		    x->resp->error);
-		return upstream_failed(c, why);
+		return conn_inspect_up_failed(c, why);
 	}
 	code = x->resp->code;
 	if (code == 101 && !x->upgrade)
-		return upstream_failed(c, "101 to a request that asked for no "
+		return conn_inspect_up_failed(c, "101 to a request that asked for no "
 		    "upgrade");
 	if (code == 101 && (upgrade_of(x->resp, p, up) == -1 || up[0] == '\0'))
 		return switched_elsewhere(c, up);
@@ -659,6 +719,7 @@ read_response(struct gate_conn *c)
 	move(c, 0, (size_t)r);
 	if (code == 101) {
 		/* an upgrade (WebSocket): the streams as they are */
+		x->up_dirty = 1;
 		request_line(c, "allow", "allowed", NULL, NULL);
 		x->rq = RQ_TUNNEL;
 		x->rs = RS_TUNNEL;
@@ -683,7 +744,7 @@ response_body(struct gate_conn *c)
 	n = conn_body_take(&x->rs_left, &x->rs_chunk,
 	    bufferevent_get_input(c->ubev), &done);
 	if (n < 0)
-		return upstream_failed(c, "malformed chunked response body");
+		return conn_inspect_up_failed(c, "malformed chunked response body");
 	move(c, 0, (size_t)n);
 	if (!done)
 		return 0;
@@ -700,6 +761,12 @@ up_read(struct gate_conn *c)
 
 	if (x->closing)
 		return -1;
+	if (evbuffer_get_length(in) > 0) {
+		/* the answer began: the leg was alive, no replay */
+		x->reused = 0;
+		if (x->replay.p != NULL)
+			conn_inspect_replay_drop(x);
+	}
 	while (rc == 1 && evbuffer_get_length(in) > 0) {
 		switch (x->rs) {
 		case RS_HEAD:
@@ -717,6 +784,7 @@ up_read(struct gate_conn *c)
 			log_info("conn %llu: %s: the upstream sent bytes no "
 			    "request asked for", (unsigned long long)c->id,
 			    c->d->hostport);
+			x->up_dirty = 1;
 			c->close_reason = "upstream error";
 			conn_free(c);
 			return -1;
@@ -794,8 +862,15 @@ up_event_cb(struct bufferevent *bev, short what, void *arg)
 	struct gate_conn	*c = arg;
 	struct conn_insp	*x = c->insp;
 
+	if (conn_inspect_stale(c)) {
+		while (bufferevent_get_openssl_error(bev) != 0)
+			;
+		ERR_clear_error();
+		conn_inspect_redial(c);
+		return;
+	}
 	if ((what & BEV_EVENT_EOF) == 0) {
-		(void)upstream_failed(c, "the upstream connection failed");
+		(void)conn_inspect_up_failed(c, "the upstream connection failed");
 		return;
 	}
 	c->u_eof = 1;
@@ -808,11 +883,11 @@ up_event_cb(struct bufferevent *bev, short what, void *arg)
 			(void)response_done(c);
 			return;
 		}
-		(void)upstream_failed(c, "the upstream closed in the middle "
+		(void)conn_inspect_up_failed(c, "the upstream closed in the middle "
 		    "of its answer");
 		return;
 	case RS_HEAD:
-		(void)upstream_failed(c, "the upstream closed before its "
+		(void)conn_inspect_up_failed(c, "the upstream closed before its "
 		    "answer");
 		return;
 	case RS_TUNNEL:
@@ -823,6 +898,16 @@ up_event_cb(struct bufferevent *bev, short what, void *arg)
 		(void)closing(c, "eof");
 		return;
 	}
+}
+
+/* The upstream leg's callbacks and sizes for the exchanges. */
+void
+conn_inspect_up_http(struct gate_conn *c)
+{
+	bufferevent_setcb(c->ubev, up_read_cb, write_cb, up_event_cb, c);
+	bufferevent_setwatermark(c->ubev, EV_READ, 0, RELAY_MAX);
+	bufferevent_set_max_single_read(c->ubev, INSP_READ);
+	bufferevent_set_max_single_write(c->ubev, RELAY_IO);
 }
 
 void
@@ -836,9 +921,8 @@ conn_inspect_http(struct gate_conn *c)
 	clock_gettime(CLOCK_MONOTONIC, &c->t_active);
 	bufferevent_setcb(c->cbev, client_read_cb, write_cb, client_event_cb,
 	    c);
-	bufferevent_setcb(c->ubev, up_read_cb, write_cb, up_event_cb, c);
 	bufferevent_setwatermark(c->cbev, EV_READ, 0, RELAY_MAX);
-	bufferevent_setwatermark(c->ubev, EV_READ, 0, RELAY_MAX);
+	conn_inspect_up_http(c);
 	/*
 	 * libevent writes its output chain by chain: 64 KiB a turn makes
 	 * fewer, fuller TLS records.  A filter reads (decrypts) until
@@ -849,8 +933,6 @@ conn_inspect_http(struct gate_conn *c)
 	 */
 	bufferevent_set_max_single_read(c->cbev, INSP_READ);
 	bufferevent_set_max_single_write(c->cbev, RELAY_IO);
-	bufferevent_set_max_single_read(c->ubev, INSP_READ);
-	bufferevent_set_max_single_write(c->ubev, RELAY_IO);
 	(void)bufferevent_enable(c->cbev, EV_READ | EV_WRITE);
 	(void)bufferevent_enable(c->ubev, EV_READ | EV_WRITE);
 	if (evbuffer_get_length(bufferevent_get_input(c->cbev)) > 0)

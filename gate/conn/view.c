@@ -113,6 +113,7 @@ conn_audit_fill(struct gate_conn *c, struct gate_audit_rec *r)
 	r->socks = c->socks;
 	r->learn = c->g->cfg.learn;
 	r->inspect = c->insp != NULL;
+	r->reused = c->up_reused;
 	r->asked = c->asked;
 }
 

@@ -12,7 +12,12 @@
 #
 #   plain   aisb-gate, a policy allowing localhost without inspection: the
 #           client's TLS goes through a CONNECT tunnel (the baseline)
-#   gate    aisb-gate, the same rule with inspect: true (its session CA)
+#   gate    aisb-gate, the same rule with inspect: true (its session CA);
+#           the upstream leg of a connection that ended cleanly is kept
+#           and serves the next one (one TLS handshake a connection: the
+#           client's)
+#   fresh   the same, with --no-upstream-reuse: every connection dials
+#           and verifies its own upstream (two TLS handshakes)
 #   mitm    mitmdump (mitmproxy 8), its own CA; bodies over 64 KiB
 #           streamed (stream_large_bodies: else it holds a download whole)
 #   squid   squid-openssl with ssl-bump (peek, then bump), a CA made here
@@ -27,13 +32,13 @@
 # over the rounds as min..max.  mitmproxy and squid-openssl are installed
 # with apt-get when missing (as root; a proxy that cannot be had is
 # skipped with a note): they are the benchmark's, not the tests'.
-# --only picks proxies (plain,gate,mitm,squid), --figures the runs of a
+# --only picks proxies (plain,gate,fresh,mitm,squid), --figures the runs of a
 # round (setup1,setup50,ttfb,bulk), --idle 0 leaves idle out.
 #
 # Every process it starts is killed by its pid on exit; traffic: 127.0.0.1.
 set -u -o pipefail
 
-ROUNDS=3 SECS=${BENCH_SECONDS:-5} BINDIR='' GATE='' ONLY=plain,gate,mitm,squid
+ROUNDS=3 SECS=${BENCH_SECONDS:-5} BINDIR='' GATE='' ONLY=plain,gate,fresh,mitm,squid
 FIGS=setup1,setup50,ttfb,bulk
 IDLE_N=1000
 while [ $# -gt 0 ]; do
@@ -123,13 +128,15 @@ dns:
   servers: ["127.0.0.1:$DPORT"]
 EOF
 }
-start_gate() {	# start_gate COL INSPECT
-	local p
+start_gate() {	# start_gate COL INSPECT [ARGS...]
+	local p col=$1 insp=$2
+	shift 2
 	p=$(free_port) || return 1
-	gate_policy "$T/$1.yaml" "$2"
+	gate_policy "$T/$col.yaml" "$insp"
+	set -- "$col" "$insp" "$@"
 	"$G" -d -f "$T/$1.yaml" -l "127.0.0.1:$p" --upstream-ca "$T/upca.pem" \
 	    --ca-out "$T/$1-ca.pem" --max-conns 20000 --max-per-client 20000 \
-	    >/dev/null 2>"$T/$1.err" &
+	    "${@:3}" >/dev/null 2>"$T/$1.err" &
 	PID[$1]=$!
 	PIDS+=("${PID[$1]}")
 	wait_port "$p" "${PID[$1]}" || { NOTE[$1]="did not start: $(tail -2 "$T/$1.err")"; return 1; }
@@ -186,11 +193,12 @@ EOF
 	CA[squid]=$T/squid/ca.pem
 }
 COLS=()
-for c in plain gate mitm squid; do
+for c in plain gate fresh mitm squid; do
 	want "$c" || continue
 	case $c in
 	plain) start_gate plain false ;;
 	gate) start_gate gate true ;;
+	fresh) start_gate fresh true --no-upstream-reuse ;;
 	mitm) start_mitm ;;
 	squid) start_squid ;;
 	esac && COLS+=("$c") || note "$c skipped: ${NOTE[$c]:-}"
@@ -258,8 +266,8 @@ echo "aisb-gate inspected hosts, $ROUNDS rounds of $SECS s, $(nproc) cores," \
     "mitmproxy $(mitmdump --version 2>/dev/null | sed -n 's/^Mitmproxy: //p'), squid" \
     "$(squid -v 2>/dev/null | sed -n '1s/.*Version //p')"
 echo
-printf '| figure | plain CONNECT | aisb-gate inspect | mitmproxy | squid ssl-bump |\n'
-printf '| --- | ---: | ---: | ---: | ---: |\n'
+printf '| figure | plain CONNECT | aisb-gate inspect | aisb-gate, fresh upstream | mitmproxy | squid ssl-bump |\n'
+printf '| --- | ---: | ---: | ---: | ---: | ---: |\n'
 for f in "setup1 rate conn/s at 1" "setup1 p50_us p50 us at 1" \
     "setup50 rate conn/s at 50" "setup50 p50_us p50 us at 50" \
     "setup1 cpu_us_per_conn proxy CPU us per connection (at 1)" \
@@ -274,7 +282,7 @@ for f in "setup1 rate conn/s at 1" "setup1 p50_us p50 us at 1" \
 	fig=$1 key=$2
 	shift 2
 	printf '| %s |' "$*"
-	for c in plain gate mitm squid; do
+	for c in plain gate fresh mitm squid; do
 		if want "$c" && [ -n "${X[$c]:-}" ]; then printf ' %s |' "$(med "$c" "$fig" "$key")"
 		else printf ' - |'; fi
 	done
@@ -285,12 +293,14 @@ echo "Ratios, min..max over the rounds (each round's runs interleaved):"
 echo
 echo "| ratio | value |"
 echo "| --- | ---: |"
-for o in mitm squid plain; do
-	[ -n "${X[$o]:-}" ] && [ -n "${X[gate]:-}" ] || continue
-	echo "| setup at 1: gate / $o | $(span gate setup1 rate "$o") |"
-	echo "| setup at 50: gate / $o | $(span gate setup50 rate "$o") |"
-	echo "| proxy CPU per connection at 1: $o / gate | $(span "$o" setup1 cpu_us_per_conn gate) |"
-	echo "| proxy CPU per connection at 50: $o / gate | $(span "$o" setup50 cpu_us_per_conn gate) |"
+for g in gate fresh; do
+	for o in mitm squid plain; do
+		[ -n "${X[$o]:-}" ] && [ -n "${X[$g]:-}" ] || continue
+		echo "| setup at 1: $g / $o | $(span "$g" setup1 rate "$o") |"
+		echo "| setup at 50: $g / $o | $(span "$g" setup50 rate "$o") |"
+		echo "| proxy CPU per connection at 1: $o / $g | $(span "$o" setup1 cpu_us_per_conn "$g") |"
+		echo "| proxy CPU per connection at 50: $o / $g | $(span "$o" setup50 cpu_us_per_conn "$g") |"
+	done
 done
 if [ -n "${X[plain]:-}" ] && [ -n "${X[gate]:-}" ]; then
 	echo "| bulk: gate / plain CONNECT | $(span gate bulk mbps plain) |"
@@ -299,7 +309,7 @@ if [ -n "${X[plain]:-}" ] && [ -n "${X[gate]:-}" ]; then
 	    awk '{ d = $1 - $2; if (NR == 1 || d < lo) lo = d; if (NR == 1 || d > hi) hi = d }
 		END { printf "%d..%d", lo, hi }') |"
 fi
-for c in plain gate mitm squid; do
+for c in plain gate fresh mitm squid; do
 	[ -n "${NOTE[$c]:-}" ] && echo "$c: ${NOTE[$c]}"
 done
 exit 0
