@@ -149,8 +149,9 @@ learn(struct gate_conn *c, struct policy_decision *d)
 	d->verdict = POLICY_ALLOW;
 }
 
-static void
-sockaddr_of(const struct policy_addr *a, uint16_t port,
+/* The socket address of a, port: the dial's, and a redial's (inspect). */
+void
+conn_sockaddr_of(const struct policy_addr *a, uint16_t port,
     struct sockaddr_storage *ss, socklen_t *len)
 {
 	memset(ss, 0, sizeof(*ss));
@@ -310,7 +311,7 @@ conn_dial(struct gate_conn *c)
 		if (c->d->irule != NULL && c->tunnel &&
 		    conn_inspect_reuse(c, a))
 			return;
-		sockaddr_of(a, c->d->tgt.port, &ss, &sslen);
+		conn_sockaddr_of(a, c->d->tgt.port, &ss, &sslen);
 		clock_gettime(CLOCK_MONOTONIC, &c->d->t_connect);
 		if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
 		    SOCK_CLOEXEC, 0)) == -1) {

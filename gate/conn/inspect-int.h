@@ -112,6 +112,9 @@ struct conn_insp {
 	uint8_t			 reused;	/* the leg is a kept one, and
 						   its first exchange is on */
 	uint8_t			 redialing;	/* a fresh leg for the replay */
+	uint8_t			 up_gone;	/* the kept leg closed before
+						   the first request went:
+						   that request dials afresh */
 	struct policy_addr	 addr;		/* the leg's address */
 	/* a reused leg's first request, as it went upstream (secrets and
 	   all: BUF_SECRET), to send again on a fresh leg when the kept one
@@ -181,7 +184,9 @@ struct conn_insp *conn_inspect_state(struct gate_conn *);
 void		 conn_inspect_pool_free(struct gate_inspect *);
 void		 conn_inspect_pool_put(struct gate_conn *);
 int		 conn_inspect_stale(struct gate_conn *);
-void		 conn_inspect_redial(struct gate_conn *);
+int		 conn_inspect_redial(struct gate_conn *);
+/* A reused leg, until the exchanges: its close noted (x->up_gone). */
+void		 conn_inspect_kept_watch(struct gate_conn *);
 /* inspect_http.c, for inspect_pool.c */
 void		 conn_inspect_up_http(struct gate_conn *);
 int		 conn_inspect_up_failed(struct gate_conn *, const char *);

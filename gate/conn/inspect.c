@@ -510,7 +510,10 @@ conn_inspect_ready(struct gate_conn *c)
 	size_t			 oklen;
 
 	evtimer_del(c->timer);
-	bufferevent_setcb(c->ubev, NULL, NULL, NULL, c);
+	if (c->insp->reused)
+		conn_inspect_kept_watch(c);
+	else
+		bufferevent_setcb(c->ubev, NULL, NULL, NULL, c);
 	conn_allowed(c);
 	c->g->num->ctr.inspected++;
 	if (c->transparent) {

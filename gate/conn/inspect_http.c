@@ -158,7 +158,8 @@ closing(struct gate_conn *c, const char *reason)
 	if (c->close_reason == NULL)
 		c->close_reason = reason;
 	bufferevent_disable(c->cbev, EV_READ);
-	bufferevent_disable(c->ubev, EV_READ);
+	if (c->ubev != NULL)	/* NULL: a redial that failed */
+		bufferevent_disable(c->ubev, EV_READ);
 	if (conn_inspect_flushed(c))
 		conn_free(c);
 	return -1;
@@ -417,6 +418,15 @@ forward(struct gate_conn *c, const struct gate_http_req *req,
 		buf_free(&out);
 		return answer(c, 431, "error", "bad_request", "the request "
 		    "head is too large with its secrets", NULL, NULL);
+	}
+	/* the kept leg closed before this, its first request: a fresh leg,
+	 * which takes the request as it goes (its TLS first) */
+	if (x->up_gone) {
+		x->up_gone = 0;
+		if (conn_inspect_redial(c) == -1) {
+			buf_free(&out);
+			return -1;
+		}
 	}
 	/*
 	 * A reused leg's first request is kept to be sent again (redial()),
@@ -866,7 +876,17 @@ up_event_cb(struct bufferevent *bev, short what, void *arg)
 		while (bufferevent_get_openssl_error(bev) != 0)
 			;
 		ERR_clear_error();
-		conn_inspect_redial(c);
+		(void)conn_inspect_redial(c);
+		return;
+	}
+	/* a kept leg that closed before the first request: that request,
+	 * when it comes, dials afresh */
+	if (x->reused && x->rq == RQ_HEAD && x->rs == RS_IDLE) {
+		while (bufferevent_get_openssl_error(bev) != 0)
+			;
+		ERR_clear_error();
+		x->up_gone = 1;
+		bufferevent_disable(bev, EV_READ);
 		return;
 	}
 	if ((what & BEV_EVENT_EOF) == 0) {

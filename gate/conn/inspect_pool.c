@@ -266,6 +266,34 @@ conn_inspect_reuse(struct gate_conn *c, const struct policy_addr *a)
 }
 
 /*
+ * A kept leg given to a connection whose client is still in its
+ * handshake: its close then (the upstream's idle timeout) is noted, so
+ * that the first request dials afresh instead of going to a dead leg
+ * (whose close was read, and which would say nothing more).
+ */
+static void
+kept_gone_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct gate_conn	*c = arg;
+
+	(void)what;
+	c->insp->up_gone = 1;
+	bufferevent_disable(bev, EV_READ);
+	while (bufferevent_get_openssl_error(bev) != 0)
+		;
+	ERR_clear_error();
+	log_debug("conn %llu: %s: the kept upstream connection closed before "
+	    "the first request", (unsigned long long)c->id, c->d->hostport);
+}
+
+void
+conn_inspect_kept_watch(struct gate_conn *c)
+{
+	bufferevent_setcb(c->ubev, NULL, NULL, kept_gone_cb, c);
+	(void)bufferevent_enable(c->ubev, EV_READ);
+}
+
+/*
  * The stale race: a kept leg the upstream closed (its idle timeout) just
  * as the first request of its new connection went out.  When the leg
  * ends (EOF or error) before a byte of the answer, the whole request
@@ -300,6 +328,10 @@ redial_tls_cb(struct bufferevent *bev, short what, void *arg)
 	conn_arm(c, c->g->cfg.idle_timeout);
 	conn_inspect_up_http(c);
 	(void)bufferevent_enable(c->ubev, EV_READ | EV_WRITE);
+	/* no copy: a leg that closed before its first request (up_gone),
+	 * whose request goes to the new leg as it comes */
+	if (x->replay.p == NULL)
+		return;
 	/* the copy is libevent's now, wiped and freed by conn_inspect_wipe */
 	if (evbuffer_add_reference(bufferevent_get_output(c->ubev),
 	    x->replay.p, x->replay.len, conn_inspect_wipe, NULL) == -1) {
@@ -310,7 +342,7 @@ redial_tls_cb(struct bufferevent *bev, short what, void *arg)
 	memset(&x->replay, 0, sizeof(x->replay));
 }
 
-void
+int
 conn_inspect_redial(struct gate_conn *c)
 {
 	struct conn_insp	*x = c->insp;
@@ -326,49 +358,32 @@ conn_inspect_redial(struct gate_conn *c)
 	x->reused = 0;
 	bufferevent_free(c->ubev);
 	c->ubev = NULL;
-	memset(&ss, 0, sizeof(ss));
-	if (x->addr.family == AF_INET) {
-		struct sockaddr_in	*sin = (void *)&ss;
-
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(c->d->tgt.port);
-		memcpy(&sin->sin_addr, x->addr.bytes, 4);
-		len = sizeof(*sin);
-	} else {
-		struct sockaddr_in6	*sin6 = (void *)&ss;
-
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(c->d->tgt.port);
-		memcpy(&sin6->sin6_addr, x->addr.bytes, 16);
-		len = sizeof(*sin6);
-	}
+	conn_sockaddr_of(&x->addr, c->d->tgt.port, &ss, &len);
 	if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
 	    SOCK_CLOEXEC, 0)) == -1 || (connect(fd, (struct sockaddr *)&ss,
 	    len) == -1 && errno != EINPROGRESS)) {
 		if (fd != -1)
 			close(fd);
 		conn_inspect_replay_drop(x);
-		(void)conn_inspect_up_failed(c, "the upstream could not be "
+		return conn_inspect_up_failed(c, "the upstream could not be "
 		    "dialled again");
-		return;
 	}
 	/* writes wait (EAGAIN) until the connect is done */
 	if ((under = bufferevent_socket_new(c->g->base, fd,
 	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
 		close(fd);
 		conn_inspect_replay_drop(x);
-		(void)conn_inspect_up_failed(c, "out of memory");
-		return;
+		return conn_inspect_up_failed(c, "out of memory");
 	}
 	conn_nodelay(bufferevent_getfd(under));
 	x->redialing = 1;
 	if ((c->ubev = conn_inspect_up_new(c, under)) == NULL) {
 		conn_inspect_replay_drop(x);
-		(void)conn_inspect_up_failed(c, "out of memory");
-		return;
+		return conn_inspect_up_failed(c, "out of memory");
 	}
 	x->redialing = 1;
 	bufferevent_setcb(c->ubev, NULL, NULL, redial_tls_cb, c);
 	(void)bufferevent_enable(c->ubev, EV_READ | EV_WRITE);
 	conn_arm(c, c->g->cfg.connect_timeout);
+	return 0;
 }

@@ -129,25 +129,66 @@ if [ "$i2" != "$i1" ] && [ "${i2#status}" = "$i2" ]; then ok; else
 check "the closed connection left the pool (no retry needed)" \
     "$(counter main insp_redialed)" "$redials"
 
+# --- the upstream closes a kept connection while the next client is still
+# in its handshake with the gate: that client's first request dials
+# afresh (the close was read then, nothing more would come of the leg)
+g1=$(get "https://pool.test/idle?ms=1000")
+reused=$(counter main insp_reused) redials=$(counter main insp_redialed)
+g2=$("$PY" - "$gate_port" "$tmp/gate-ca.pem" <<'PY'
+import re, socket, ssl, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=15)
+s.sendall(b"CONNECT pool.test:443 HTTP/1.1\r\nHost: pool.test:443\r\n\r\n")
+head = b""
+while b"\r\n\r\n" not in head:
+    b = s.recv(1)               # a byte at a time: no TLS byte taken
+    if not b:
+        print("no-200")
+        sys.exit()
+    head += b
+time.sleep(2)                   # the upstream closes the kept leg meanwhile
+t = ssl.create_default_context(cafile=sys.argv[2]).wrap_socket(
+    s, server_hostname="pool.test")
+t.sendall(b"GET /after-gone HTTP/1.1\r\nHost: pool.test\r\n"
+          b"Connection: close\r\n\r\n")
+out = b""
+try:
+    while True:
+        b = t.recv(65536)
+        if not b:
+            break
+        out += b
+except OSError as e:            # socket.timeout and ssl.SSLError among them
+    print("error-" + type(e).__name__)
+    sys.exit()
+m = re.search(rb'"conn": (\d+)', out)
+print(m.group(1).decode() if out.startswith(b"HTTP/1.1 200") and m else
+      "status-" + out[:12].decode(errors="replace"))
+PY
+)
+if [ "$g2" != "$g1" ] && [ "${g2#[a-z]}" = "$g2" ]; then ok; else
+	bad "a kept leg closed during the client's handshake: $g2 (it was $g1)"; fi
+check "it was the kept leg" "$(counter main insp_reused)" "$((reused + 1))"
+check "dialled afresh once" "$(counter main insp_redialed)" "$((redials + 1))"
+
 # --- the stale race: the request is sent again on a fresh connection -------
 s1=$(get https://pool.test/arm)
 s2=$(get https://pool.test/stale-get)
 if [ "$s2" != "$s1" ] && [ "${s2#status}" = "$s2" ]; then ok; else
 	bad "GET on a connection closed under it: $s2 (armed $s1)"; fi
-check "redial counted (GET)" "$(counter main insp_redialed)" $((redials + 1))
+check "redial counted (GET)" "$(counter main insp_redialed)" $((redials + 2))
 s3=$(get https://pool.test/arm)
 s4=$(get --data-binary 'hello=world' https://pool.test/stale-post)
 if [ "$s4" != "$s3" ] && [ "${s4#status}" = "$s4" ]; then ok; else
 	bad "POST on a connection closed under it: $s4 (armed $s3)"; fi
 grep -q '"body_len": 11' "$tmp/body" && ok ||
     bad "the POST's body did not reach the fresh connection: $(cat "$tmp/body")"
-check "redial counted (POST)" "$(counter main insp_redialed)" $((redials + 2))
+check "redial counted (POST)" "$(counter main insp_redialed)" $((redials + 3))
 # beyond the copy's bound (64 KiB): today's 502
 head -c 100000 /dev/zero | tr '\0' a >"$tmp/big"
 s5=$(get https://pool.test/arm)
 s6=$(get --data-binary @"$tmp/big" https://pool.test/stale-big)
 check "a request beyond the copy: 502" "$s6" status-502
-check "no redial for it" "$(counter main insp_redialed)" $((redials + 2))
+check "no redial for it" "$(counter main insp_redialed)" $((redials + 3))
 
 # --- --no-upstream-reuse: a new upstream connection each time --------------
 start_gate noreuse "$tmp/policy.yaml" --upstream-ca "$tmp/upca.pem" \
