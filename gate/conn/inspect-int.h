@@ -185,8 +185,9 @@ void		 conn_inspect_pool_free(struct gate_inspect *);
 void		 conn_inspect_pool_put(struct gate_conn *);
 int		 conn_inspect_stale(struct gate_conn *);
 int		 conn_inspect_redial(struct gate_conn *);
-/* A reused leg, until the exchanges: its close noted (x->up_gone). */
+/* A reused leg, until its first request: its close noted (x->up_gone). */
 void		 conn_inspect_kept_watch(struct gate_conn *);
+int		 conn_inspect_kept_closed(struct gate_conn *);
 /* inspect_http.c, for inspect_pool.c */
 void		 conn_inspect_up_http(struct gate_conn *);
 int		 conn_inspect_up_failed(struct gate_conn *, const char *);

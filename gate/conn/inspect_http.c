@@ -421,12 +421,9 @@ forward(struct gate_conn *c, const struct gate_http_req *req,
 	}
 	/* the kept leg closed before this, its first request: a fresh leg,
 	 * which takes the request as it goes (its TLS first) */
-	if (x->up_gone) {
-		x->up_gone = 0;
-		if (conn_inspect_redial(c) == -1) {
-			buf_free(&out);
-			return -1;
-		}
+	if (x->up_gone && conn_inspect_redial(c) == -1) {
+		buf_free(&out);
+		return -1;
 	}
 	/*
 	 * A reused leg's first request is kept to be sent again (redial()),
@@ -879,16 +876,8 @@ up_event_cb(struct bufferevent *bev, short what, void *arg)
 		(void)conn_inspect_redial(c);
 		return;
 	}
-	/* a kept leg that closed before the first request: that request,
-	 * when it comes, dials afresh */
-	if (x->reused && x->rq == RQ_HEAD && x->rs == RS_IDLE) {
-		while (bufferevent_get_openssl_error(bev) != 0)
-			;
-		ERR_clear_error();
-		x->up_gone = 1;
-		bufferevent_disable(bev, EV_READ);
+	if (conn_inspect_kept_closed(c))	/* before the first request */
 		return;
-	}
 	if ((what & BEV_EVENT_EOF) == 0) {
 		(void)conn_inspect_up_failed(c, "the upstream connection failed");
 		return;

@@ -293,6 +293,18 @@ conn_inspect_kept_watch(struct gate_conn *c)
 	(void)bufferevent_enable(c->ubev, EV_READ);
 }
 
+/* The same once the exchanges began, before the first request: 1 noted. */
+int
+conn_inspect_kept_closed(struct gate_conn *c)
+{
+	struct conn_insp	*x = c->insp;
+
+	if (!x->reused || x->rq != RQ_HEAD || x->rs != RS_IDLE)
+		return 0;
+	kept_gone_cb(c->ubev, 0, c);
+	return 1;
+}
+
 /*
  * The stale race: a kept leg the upstream closed (its idle timeout) just
  * as the first request of its new connection went out.  When the leg
@@ -351,6 +363,7 @@ conn_inspect_redial(struct gate_conn *c)
 	socklen_t		 len;
 	int			 fd;
 
+	x->up_gone = 0;
 	c->g->num->ctr.insp_redialed++;
 	log_info("conn %llu: %s: the kept upstream connection closed under "
 	    "the request: sending it again on a new one",
