@@ -17,6 +17,29 @@
  * it may be shown.  A byte that starts no well-formed character is one
  * byte long and not ok.
  */
+/*
+ * A well-formed character of n bytes at s that reorders or hides text:
+ * the bidirectional controls (U+061C, U+200E-U+200F, U+202A-U+202E,
+ * U+2066-U+2069, which can make "evil.example" read as another name:
+ * the Trojan Source trick), the zero-width ones (U+200B-U+200D,
+ * U+2060-U+2064) and U+FEFF.
+ */
+static int
+hiding(const unsigned char *s, size_t n)
+{
+	if (n == 2)
+		return s[0] == 0xd8 && s[1] == 0x9c;		/* U+061C */
+	if (n != 3)
+		return 0;
+	if (s[0] == 0xe2 && s[1] == 0x80)		/* U+2000-U+203F */
+		return (s[2] >= 0x8b && s[2] <= 0x8f) ||
+		    (s[2] >= 0xaa && s[2] <= 0xae);
+	if (s[0] == 0xe2 && s[1] == 0x81)		/* U+2040-U+207F */
+		return (s[2] >= 0xa0 && s[2] <= 0xa4) ||
+		    (s[2] >= 0xa6 && s[2] <= 0xa9);
+	return s[0] == 0xef && s[1] == 0xbb && s[2] == 0xbf;	/* U+FEFF */
+}
+
 static size_t
 term_char(const unsigned char *s, size_t len, int flags, int *ok)
 {
@@ -51,7 +74,7 @@ term_char(const unsigned char *s, size_t len, int flags, int *ok)
 		if (s[i] < 0x80 || s[i] > 0xbf)
 			return 1;
 	/* C2 80 - C2 9F: U+0080 - U+009F, the C1 controls */
-	*ok = !(c == 0xc2 && s[1] <= 0x9f);
+	*ok = !(c == 0xc2 && s[1] <= 0x9f) && !hiding(s, n);
 	return n;
 }
 

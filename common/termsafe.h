@@ -7,7 +7,9 @@
  * and up (shortest form, no surrogates, at most U+10FFFF).  Replaced:
  * the C0 controls (0x00-0x1f, so ESC, CR, BS and '\n' unless TERM_KEEP_NL
  * keeps it), DEL (0x7f), the C1 controls U+0080-U+009F (in UTF-8 C2 80 to
- * C2 9F; a terminal in UTF-8 mode takes U+009B as CSI, like ESC [), and
+ * C2 9F; a terminal in UTF-8 mode takes U+009B as CSI, like ESC [), the
+ * characters that reorder or hide text (bidirectional controls such as
+ * U+202E, zero-width ones, U+FEFF: a name must read as what it is), and
  * every byte that does not start a well-formed UTF-8 character (stray
  * continuation bytes, overlong forms, truncated sequences, C0/C1, F5-FF).
  *

@@ -76,6 +76,14 @@ utf8_and_c1(void **state)
 	CLEAN("a\xc2\x80" "b\xc2\x9b" "2Jc\xc2\x9f", 0, "a?b?2Jc?");
 	/* C1 as bare bytes (Latin-1 CSI) */
 	CLEAN("a\x9b" "2J\x85", 0, "a?2J?");
+	/* reordering and hiding: U+202E (RLO) makes "evil.com\u202Egnp.exe"
+	 * read otherwise; U+2066, U+200B, U+200F, U+061C, U+FEFF, U+2064;
+	 * their neighbours (U+2010, U+2065, U+2070, U+FEFE) pass */
+	CLEAN("evil\xe2\x80\xae" "gnp", 0, "evil?gnp");
+	CLEAN("\xe2\x81\xa6" "a\xe2\x80\x8b" "b\xe2\x80\x8f" "c\xd8\x9c"
+	    "d\xef\xbb\xbf" "e\xe2\x81\xa4", 0, "?a?b?c?d?e?");
+	CLEAN("\xe2\x80\x90\xe2\x81\xa5\xe2\x81\xb0\xef\xbb\xbe", 0,
+	    "\xe2\x80\x90\xe2\x81\xa5\xe2\x81\xb0\xef\xbb\xbe");
 }
 
 static void
