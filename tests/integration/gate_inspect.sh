@@ -27,16 +27,8 @@ ip addr add 192.0.2.24/32 dev lo
 # --- the upstreams' CA and certificates, made here --------------------------
 cd "$tmp"
 ossl() { openssl "$@" 2>/dev/null; }
-ossl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
-    -subj "/CN=upstream test CA" -keyout upca.key -out upca.pem \
-    -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign
-ossl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=api.test \
-    -keyout srv.key -out srv.csr
-printf 'subjectAltName=%s\nextendedKeyUsage=serverAuth\n' \
-    DNS:api.test,DNS:bearer.test,DNS:repl.test,DNS:git.test,DNS:other.test,DNS:plain.test \
-    >srv.ext
-ossl x509 -req -in srv.csr -CA upca.pem -CAkey upca.key -CAcreateserial \
-    -days 2 -extfile srv.ext -out srv.pem
+upstream_cert "upstream test CA" api.test bearer.test repl.test git.test \
+    other.test plain.test
 ossl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
     -subj /CN=badca.test -addext subjectAltName=DNS:badca.test \
     -keyout bad.key -out bad.pem

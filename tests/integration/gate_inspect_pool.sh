@@ -18,18 +18,7 @@ command -v openssl >/dev/null || { echo "SKIP: openssl not found"; exit 77; }
 unset CURL_CA_BUNDLE SSL_CERT_FILE SSL_CERT_DIR HTTPS_PROXY https_proxy \
     HTTP_PROXY http_proxy
 
-cd "$tmp"
-ossl() { openssl "$@" 2>/dev/null; }
-ossl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
-    -subj "/CN=pool test CA" -keyout upca.key -out upca.pem \
-    -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign
-ossl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=pool.test \
-    -keyout srv.key -out srv.csr
-printf 'subjectAltName=DNS:pool.test,DNS:other.test\nextendedKeyUsage=serverAuth\n' \
-    >srv.ext
-ossl x509 -req -in srv.csr -CA upca.pem -CAkey upca.key -CAcreateserial \
-    -days 2 -extfile srv.ext -out srv.pem
-cd - >/dev/null
+upstream_cert "pool test CA" pool.test other.test
 
 "$PY" "$here/gate_pool_server.py" --bind 192.0.2.20 --port 443 \
     --cert "$tmp/srv.pem" --key "$tmp/srv.key" --port-file "$tmp/up.port" \

@@ -267,6 +267,26 @@ write_policy() {
 	mv "$f.tmp" "$f"
 }
 
+# upstream_cert CN DNS-NAME...: in $tmp, a test CA (upca.pem, upca.key)
+# and a server certificate it signs (srv.pem, srv.key) for the names:
+# the HTTPS upstreams of the inspect tests, whose CA the gate is told
+upstream_cert() {
+	local cn=$1 sans
+	shift
+	sans=$(printf 'DNS:%s,' "$@")
+	( cd "$tmp" &&
+	  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+	    -days 2 -subj "/CN=$cn" -keyout upca.key -out upca.pem \
+	    -addext basicConstraints=critical,CA:TRUE \
+	    -addext keyUsage=critical,keyCertSign &&
+	  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+	    -subj "/CN=$1" -keyout srv.key -out srv.csr &&
+	  printf 'subjectAltName=%s\nextendedKeyUsage=serverAuth\n' \
+	    "${sans%,}" >srv.ext &&
+	  openssl x509 -req -in srv.csr -CA upca.pem -CAkey upca.key \
+	    -CAcreateserial -days 2 -extfile srv.ext -out srv.pem ) 2>/dev/null
+}
+
 # write_policy_deny FILE: ok.test allowed on port $up alone, blocked.test
 # refused by a deny rule (not only by default), DNS from the test's server:
 # what the --ask and --learn tests start from
