@@ -34,8 +34,21 @@ tmp=$(mktemp -d)
 export WINEPREFIX=$tmp/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 unset DISPLAY
 cleanup() {
-	# the wineserver of our own prefix only
-	[ -d "$WINEPREFIX" ] && WINEPREFIX=$WINEPREFIX "$(dirname "$WINE")/wineserver" -k 2>/dev/null
+	local sd d
+	# the wineserver of our own prefix only, then the folder of its
+	# socket, which it leaves: /tmp/wine-XXXXXX/server-DEV-INODE (or
+	# /tmp/.wine-UID/...), named by our prefix's device and inode
+	if [ -d "$WINEPREFIX" ]; then
+		WINEPREFIX=$WINEPREFIX "$(dirname "$WINE")/wineserver" -k 2>/dev/null || true
+		WINEPREFIX=$WINEPREFIX "$(dirname "$WINE")/wineserver" -w 2>/dev/null || true
+		sd=$(printf 'server-%x-%x' "0x$(stat -c %D "$WINEPREFIX")" \
+		    "$(stat -c %i "$WINEPREFIX")" 2>/dev/null) || sd=
+		for d in /tmp/wine-*/"$sd" "/tmp/.wine-$(id -u)/$sd"; do
+			[ -n "$sd" ] && [ -d "$d" ] || continue
+			rm -rf "$d"
+			rmdir "${d%/*}" 2>/dev/null || true
+		done
+	fi
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
