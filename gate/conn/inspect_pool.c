@@ -145,6 +145,10 @@ poolable(struct gate_conn *c)
 	    strcmp(why, "client closed") != 0 &&
 	    strcmp(why, "client error") != 0))
 		return 0;
+	/* decided under a policy a reload has since replaced: the pool was
+	 * emptied for the new one, and no connection of it may take this */
+	if (conn_policy_for(c->g, c->d->user) != c->d->pol)
+		return 0;
 	if ((ssl = bufferevent_openssl_get_ssl(f)) == NULL ||
 	    (under = bufferevent_get_underlying(f)) == NULL ||
 	    SSL_get_shutdown(ssl) != 0 || SSL_pending(ssl) > 0 ||
