@@ -535,7 +535,7 @@ rc=0; (cd "$ws" && "$aisb" --net none --policy "$tmp/policy.yaml" -- true) \
     >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 check "retention: the session" "$rc" 0
 last=$(session_id)
-if grep -q '^aisb: retention: [0-9]* older session folder(s) removed' "$tmp/err" &&
+if grep -q '^aisb: retention: [0-9]* older session folder(s) and [0-9]* draft transaction(s) removed' "$tmp/err" &&
     grep -q 'over the cap of 1 KiB' "$tmp/err"; then ok; else bad "retention said: $(cat "$tmp/err")"; fi
 sd=$XDG_STATE_HOME/aisb/sessions
 [ -d "$sd/$applied" ] && bad "retention: an applied session kept" || ok
