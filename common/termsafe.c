@@ -74,7 +74,8 @@ term_char(const unsigned char *s, size_t len, int flags, int *ok)
 		if (s[i] < 0x80 || s[i] > 0xbf)
 			return 1;
 	/* C2 80 - C2 9F: U+0080 - U+009F, the C1 controls */
-	*ok = !(c == 0xc2 && s[1] <= 0x9f) && !hiding(s, n);
+	*ok = !(flags & TERM_ASCII) && !(c == 0xc2 && s[1] <= 0x9f) &&
+	    !hiding(s, n);
 	return n;
 }
 

@@ -30,6 +30,14 @@
 #include <stdio.h>
 
 #define TERM_KEEP_NL	0x01	/* '\n' passes: multi-line text */
+/*
+ * Printable ASCII alone passes; any other character (a whole UTF-8
+ * sequence) is one '?'.  For names DNS and HTTP spell in ASCII (hosts,
+ * and the summaries that list them for a rule to be written), so that a
+ * look-alike letter (a Cyrillic a in "apple.test") shows as what it is
+ * not: a name the gate would never have held.
+ */
+#define TERM_ASCII	0x02
 
 /*
  * src (slen bytes; a NUL among them is a C0 control) cleaned into dst

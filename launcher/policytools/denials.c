@@ -437,11 +437,14 @@ launch_audit_each(const char *path, launch_audit_fn fn, void *arg,
 	return 0;
 }
 
-/* s, terminal-safe (termsafe.h; '\n' kept when nl) */
+/*
+ * s, terminal-safe and ASCII (termsafe.h; '\n' kept when nl): hosts and
+ * paths a sandbox chose, listed for rules a person may write from them
+ */
 static void
 put_clean(FILE *out, const char *s, int nl)
 {
-	(void)term_fputs(s, out, nl ? TERM_KEEP_NL : 0);
+	(void)term_fputs(s, out, TERM_ASCII | (nl ? TERM_KEEP_NL : 0));
 }
 
 /* "host not allowed" for host_not_allowed: the detail says it already */

@@ -232,7 +232,7 @@ launch_held_dest(const struct launch_held *h, char *out, size_t len)
 
 	snprintf(out, len, "%s%s%s:%u", v6 ? "[" : "", h->host, v6 ? "]" :
 	    "", h->port);
-	term_clean_str(out, 0);
+	term_clean_str(out, TERM_ASCII);
 	for (i = 0; out[i] != '\0'; i++)
 		if (out[i] == ' ')
 			out[i] = '?';

@@ -80,6 +80,10 @@ utf8_and_c1(void **state)
 	 * read otherwise; U+2066, U+200B, U+200F, U+061C, U+FEFF, U+2064;
 	 * their neighbours (U+2010, U+2065, U+2070, U+FEFE) pass */
 	CLEAN("evil\xe2\x80\xae" "gnp", 0, "evil?gnp");
+	/* TERM_ASCII: a look-alike (Cyrillic a, U+0430) and any other
+	 * non-ASCII character is one '?', ASCII passes as before */
+	CLEAN("\xd0\xb0pple.test \xe2\x82\xac", TERM_ASCII, "?pple.test ?");
+	CLEAN("a\x1b[b\xc2\x9b", TERM_ASCII, "a?[b?");
 	CLEAN("\xe2\x81\xa6" "a\xe2\x80\x8b" "b\xe2\x80\x8f" "c\xd8\x9c"
 	    "d\xef\xbb\xbf" "e\xe2\x81\xa4", 0, "?a?b?c?d?e?");
 	CLEAN("\xe2\x80\x90\xe2\x81\xa5\xe2\x81\xb0\xef\xbb\xbe", 0,
