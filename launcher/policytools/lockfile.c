@@ -108,7 +108,7 @@ lockfile_shown(const char *s, size_t n, char *buf, size_t len)
 	int	 cut;
 
 	/* at most 64 bytes of it and len - 4 shown, room kept for "..." */
-	o = term_clean(buf, len - 3, s, n < 64 ? n : 64, 0, &cut);
+	o = term_clean(buf, len - 3, s, n < 64 ? n : 64, TERM_ASCII, &cut);
 	if (cut || n > 64)
 		memcpy(buf + o, "...", 4);
 	return buf;

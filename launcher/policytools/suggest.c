@@ -211,11 +211,11 @@ learnlog_free(struct learnlog *l)
 	free(l);
 }
 
-/* s, terminal-safe (termsafe.h) */
+/* s, terminal-safe and ASCII (termsafe.h): hosts a sandbox chose */
 static void
 put_clean(FILE *out, const char *s)
 {
-	(void)term_fputs(s, out, 0);
+	(void)term_fputs(s, out, TERM_ASCII);
 }
 
 static void
