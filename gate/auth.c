@@ -12,6 +12,13 @@
  * Only SHA-256 digests of the secrets are kept in memory, and they are
  * compared with CRYPTO_memcmp() against every entry without an early exit,
  * so neither the time taken nor a core dump gives the secret away.
+ *
+ * Each line also has a key, the SHA-256 of its session label ("" for a
+ * line of any user name) and its secret's digest: a connection keeps the
+ * key of the line it matched (never the secret, nor the digest checked
+ * against), and a reload asks whether that line is still in the file
+ * (gate_auth_holds).  The session label is not enough: through a line of
+ * any user name every name is some line's, whichever lines were removed.
  */
 #include "config.h"
 
@@ -41,6 +48,7 @@
 struct auth_entry {
 	char		 session[GATE_SESSION_MAX];	/* "" for any user */
 	unsigned char	 digest[AUTH_DIGEST];
+	unsigned char	 key[GATE_AUTH_KEY];		/* the line's */
 };
 
 struct gate_auth {
@@ -58,6 +66,27 @@ gate_auth_digest(const void *p, size_t len,
 	    olen != AUTH_DIGEST)
 		return -1;
 	return 0;
+}
+
+/* The line's key: SHA-256("aisb-auth-line\0" label "\0" digest). */
+static int
+auth_key(struct auth_entry *e)
+{
+	static const char	 tag[] = "aisb-auth-line";
+	unsigned char		 buf[sizeof(tag) + GATE_SESSION_MAX +
+				    AUTH_DIGEST];
+	size_t			 sl = strlen(e->session), n = 0;
+	int			 rc;
+
+	memcpy(buf, tag, sizeof(tag));			/* with its NUL */
+	n += sizeof(tag);
+	memcpy(buf + n, e->session, sl + 1);		/* with its NUL */
+	n += sl + 1;
+	memcpy(buf + n, e->digest, AUTH_DIGEST);
+	n += AUTH_DIGEST;
+	rc = gate_auth_digest(buf, n, e->key);
+	explicit_bzero(buf, sizeof(buf));
+	return rc;
 }
 
 static struct gate_auth *
@@ -111,7 +140,7 @@ auth_parse(char *buf, size_t len, char *err, size_t errlen)
 			goto fail;
 		}
 		if (gate_auth_digest(secret, (size_t)(le - secret),
-		    a->e[n].digest) == -1) {
+		    a->e[n].digest) == -1 || auth_key(&a->e[n]) == -1) {
 			snprintf(err, errlen, "SHA-256 failed");
 			goto fail;
 		}
@@ -296,28 +325,31 @@ gate_auth_basic(const char *value, size_t len, unsigned char *dec,
 }
 
 /*
- * 1 when a credential of a may still be session's: a line of that session,
- * or a line of any user name (which one a connection used is not kept).
+ * 1 when a has the line whose key a connection kept (gate_auth_check):
+ * the same session label, or none, with the same secret.  A line changed
+ * from one form to the other is another line.
  */
 int
-gate_auth_has(const struct gate_auth *a, const char *session)
+gate_auth_holds(const struct gate_auth *a,
+    const unsigned char key[GATE_AUTH_KEY])
 {
 	size_t	 i;
+	int	 found = 0;
 
 	for (i = 0; i < a->n; i++)
-		if (a->e[i].session[0] == '\0' ||
-		    strcmp(a->e[i].session, session) == 0)
-			return 1;
-	return 0;
+		found |= CRYPTO_memcmp(a->e[i].key, key, GATE_AUTH_KEY) == 0;
+	return found;
 }
 
 /*
- * Check a Proxy-Authorization value.  Returns 0 and the session label in
- * session, or -1.  The decoded credentials are wiped before returning.
+ * Check a Proxy-Authorization value.  Returns 0, the session label in
+ * session and, when key is not NULL, the key of the line that matched
+ * (the first, in the file's order), or -1.  The decoded credentials are
+ * wiped before returning.
  */
 int
 gate_auth_check(const struct gate_auth *a, const char *value, size_t len,
-    char *session, size_t sessionlen)
+    char *session, size_t sessionlen, unsigned char key[GATE_AUTH_KEY])
 {
 	unsigned char	 dec[AUTH_MAX_HEADER], d[AUTH_DIGEST];
 	unsigned char	*colon;
@@ -349,6 +381,8 @@ gate_auth_check(const struct gate_auth *a, const char *value, size_t len,
 	}
 	if (match == (size_t)-1)
 		goto out;
+	if (key != NULL)
+		memcpy(key, a->e[match].key, GATE_AUTH_KEY);
 	if (a->e[match].session[0] != '\0')
 		snprintf(session, sessionlen, "%s", a->e[match].session);
 	else {

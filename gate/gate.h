@@ -433,11 +433,20 @@ struct gate_auth	*gate_auth_load_fd(int fd, char *err, size_t errlen);
 struct gate_auth	*gate_auth_load_file_at(int dirfd, const char *name,
 			    const char *path, char *err, size_t errlen);
 void			 gate_auth_free(struct gate_auth *);
-/* 1 when the file still has a credential of that session (a reload) */
-int			 gate_auth_has(const struct gate_auth *, const char *);
+/*
+ * The key of a token file's line (its session label or none, and its
+ * secret's digest, hashed once more): what a connection remembers of the
+ * line it matched, so that a reload can tell whether that very line is
+ * still there.  All zero: no line (no token file).
+ */
+#define GATE_AUTH_KEY		32
+/* 1 when a still has the line of key (a reload) */
+int			 gate_auth_holds(const struct gate_auth *,
+			    const unsigned char key[GATE_AUTH_KEY]);
+/* key: NULL, or filled with the matched line's key */
 int			 gate_auth_check(const struct gate_auth *,
 			    const char *value, size_t len, char *session,
-			    size_t sessionlen);
+			    size_t sessionlen, unsigned char key[GATE_AUTH_KEY]);
 int			 gate_auth_basic(const char *value, size_t len,
 			    unsigned char *dec, size_t declen, size_t *ulen,
 			    size_t *slen);

@@ -63,6 +63,7 @@
 
 struct ask_grant {
 	char		 cred[GATE_SESSION_MAX];	/* "": all */
+	unsigned char	 key[GATE_AUTH_KEY];		/* its token file line */
 	char		 host[POLICY_MAX_NAME + 1];
 	uint16_t	 port;
 };
@@ -197,16 +198,22 @@ sweep(struct gate *g)
 	}
 }
 
+/*
+ * A grant is a credential's: the same name, and under a token file the
+ * same line of it (the same name through another line of any user name
+ * is another credential).
+ */
 static struct ask_grant *
-grant_find(struct gate_ask *a, const char *cred, const char *host,
-    unsigned port)
+grant_find(struct gate_ask *a, const struct gate_conn *c,
+    const struct conn_view *v)
 {
 	size_t	 i;
 
 	for (i = 0; i < a->ngrants; i++)
-		if (a->grants[i].port == port &&
-		    strcmp(a->grants[i].host, host) == 0 &&
-		    strcmp(a->grants[i].cred, cred) == 0)
+		if (a->grants[i].port == v->port &&
+		    strcmp(a->grants[i].host, v->host) == 0 &&
+		    strcmp(a->grants[i].cred, cred_of(v)) == 0 &&
+		    memcmp(a->grants[i].key, c->cred_key, GATE_AUTH_KEY) == 0)
 			return &a->grants[i];
 	return NULL;
 }
@@ -226,7 +233,7 @@ conn_ask_covers(struct gate_conn *c, int why)
 	if (c->ask_ok)
 		return 1;
 	conn_view(c, &v);
-	return grant_find(c->g->ask, cred_of(&v), v.host, v.port) != NULL;
+	return grant_find(c->g->ask, c, &v) != NULL;
 }
 
 /* The held request c as the JSON object of "pending" and "held". */
@@ -528,25 +535,28 @@ gate_ask_deny_all(struct gate *g)
 
 /*
  * After a reload: 1 while the credential a request was held for (user
- * under --users, else session under a token file; "" for none) is still
- * one of the gate's.
+ * under --users; else under a token file the line it matched, by its
+ * key) is still one of the gate's.  Also for a live
+ * connection (recheck.c).
  */
-static int
-cred_kept(const struct gate *g, const char *user, const char *session)
+int
+conn_cred_kept(const struct gate *g, const char *user,
+    const unsigned char key[GATE_AUTH_KEY])
 {
 	if (g->users != NULL)
 		return user[0] == '\0' || conn_policy_for(g, user) != NULL;
 	if (g->auth != NULL)
-		return session[0] == '\0' || gate_auth_has(g->auth, session);
+		return gate_auth_holds(g->auth, key);
 	return 1;
 }
 
 /*
  * A reload (config.c): each held request judged again under the set now
  * in force, so that no answer lets through what the new set would not
- * ask about.  Held for a --users user or a token file's session the
- * reload removed (a named gate's session that ended): denied now (an
- * approval must not let a user through who is none any more).  A rule
+ * ask about.  Held for a --users user, or through a token file's line,
+ * the reload removed (a named gate's session that ended; the line by its
+ * key, as a line of any user name leaves every name some line's): denied
+ * now (an approval must not let a user through who is none any more).  A rule
  * of the new policy denies it (a deny rule, a port): denied now, with
  * that rule's reason.  Else it stays held, under the new policy (what an
  * approval then classifies its addresses with, and whose rule, when one
@@ -554,7 +564,7 @@ cred_kept(const struct gate *g, const char *user, const char *session)
  * kept; one the new policy allows then goes on (gate_ask_reallow, after
  * this, when the reload was applied).
  * Each denial is an "ask" line with "by":"reload".  The session grants
- * of a removed user or session go too.
+ * of a removed user or token file line go too.
  */
 void
 gate_ask_reload(struct gate *g)
@@ -574,7 +584,7 @@ gate_ask_reload(struct gate *g)
 	 * name is another person) */
 	a = g->ask;
 	for (i = 0; i < a->ngrants; ) {
-		if (cred_kept(g, a->grants[i].cred, a->grants[i].cred)) {
+		if (conn_cred_kept(g, a->grants[i].cred, a->grants[i].key)) {
 			i++;
 			continue;
 		}
@@ -586,13 +596,18 @@ gate_ask_reload(struct gate *g)
 		/* a denial answers c alone: next stays on the list */
 		next = TAILQ_NEXT(c, held);
 		conn_view(c, &v);
-		if (!cred_kept(g, v.user, v.session) ||
+		if (!conn_cred_kept(g, v.user, c->cred_key) ||
 		    (p = conn_policy_for(g, v.user)) == NULL) {
 			why = (enum policy_reason)c->d->ask_reason;
-			snprintf(detail, sizeof(detail), "%s; %s %s is no "
-			    "longer in the %s file", policy_reason_str(why),
-			    g->users != NULL ? "user" : "session",
-			    cred_of(&v), g->users != NULL ? "users" : "token");
+			if (g->users != NULL)
+				snprintf(detail, sizeof(detail), "%s; user %s "
+				    "is no longer in the users file",
+				    policy_reason_str(why), cred_of(&v));
+			else
+				snprintf(detail, sizeof(detail), "%s; the token "
+				    "file line session %s came through is no "
+				    "longer there", policy_reason_str(why),
+				    cred_of(&v));
 			answered(c, "deny", "reload", 0, 0);
 			conn_deny(c, why, conn_reason_token(why), detail, NULL);
 			continue;
@@ -648,7 +663,8 @@ covered(struct gate_ask *a, const struct ask_grant *gr)
 	TAILQ_FOREACH(c, &a->held, held) {
 		conn_view(c, &v);
 		if (v.port == gr->port && strcmp(v.host, gr->host) == 0 &&
-		    strcmp(cred_of(&v), gr->cred) == 0)
+		    strcmp(cred_of(&v), gr->cred) == 0 &&
+		    memcmp(c->cred_key, gr->key, GATE_AUTH_KEY) == 0)
 			return c;
 	}
 	return NULL;
@@ -686,11 +702,12 @@ gate_ask_answer(struct gate *g, uint64_t id, enum gate_ask_answer ans,
 		return 0;
 	}
 	conn_view(c, &v);
-	if ((gr = grant_find(a, cred_of(&v), v.host, v.port)) == NULL) {
+	if ((gr = grant_find(a, c, &v)) == NULL) {
 		if (a->ngrants == GATE_ASK_GRANTS)
 			return -2;
 		gr = &a->grants[a->ngrants++];
 		snprintf(gr->cred, sizeof(gr->cred), "%s", cred_of(&v));
+		memcpy(gr->key, c->cred_key, GATE_AUTH_KEY);
 		snprintf(gr->host, sizeof(gr->host), "%s", v.host);
 		gr->port = (uint16_t)v.port;
 	}
@@ -717,7 +734,7 @@ reallowed(struct gate *g, struct policy **pol, struct policy_decision *d)
 		conn_view(c, &v);
 		/* a removed user's or session's: nothing allows it (the
 		 * reload's judgement denied it already) */
-		if (!cred_kept(g, v.user, v.session) ||
+		if (!conn_cred_kept(g, v.user, c->cred_key) ||
 		    (*pol = conn_policy_for(g, v.user)) == NULL)
 			continue;
 		policy_decide(*pol, &c->d->tgt, d);

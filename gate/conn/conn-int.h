@@ -190,6 +190,9 @@ struct gate_conn {
 	uint64_t		 ask_id;	/* while held (S_ASK); 0: not */
 	uint8_t			 asked;		/* was held: "asked":true */
 	uint8_t			 ask_ok;	/* ... and let through */
+	/* the token file's line it came through (gate_auth_check); all
+	 * zero: none.  A reload judges by it (ask.c, recheck.c). */
+	unsigned char		 cred_key[GATE_AUTH_KEY];
 };
 
 /* The strings that name a connection, wherever it keeps them (its
@@ -341,5 +344,9 @@ void		 conn_ask_expire(struct gate_conn *);
 void		 conn_ask_forget(struct gate_conn *);
 /* recheck.c: the policy now in force for a user (""), NULL: removed */
 struct policy	*conn_policy_for(const struct gate *, const char *);
+/* ask.c: 1 while a connection's credential (its --users user, its token
+ * file line's key) is still one of the gate's, after a reload */
+int		 conn_cred_kept(const struct gate *, const char *,
+		    const unsigned char [GATE_AUTH_KEY]);
 
 #endif /* AISB_CONN_INT_H */

@@ -452,7 +452,7 @@ conn_auth(struct gate_conn *c, const char *value, size_t len)
 		}
 	} else if (g->auth != NULL)
 		bad = value == NULL || gate_auth_check(g->auth, value, len,
-		    c->d->session, sizeof(c->d->session)) == -1;
+		    c->d->session, sizeof(c->d->session), c->cred_key) == -1;
 	if (!bad)
 		return 0;
 	g->num->ctr.auth_failed++;

@@ -5,7 +5,8 @@
  * inspected host's) is decided again, by name and port and by the
  * address it dialled, under the policy now in force for its user (the
  * gate's, or --users' for that user), and closed when that policy
- * denies it: its close line says "policy_reload".  An AISB-DNS stream
+ * denies it, or when the reload removed its --users user or the token
+ * file line it came through: its close line says "policy_reload".  An AISB-DNS stream
  * carries no target: each of its queries is decided anew anyway.  A
  * connection still being decided is left alone: it took the new policy
  * when it took its reference, or finishes under the old one and is
@@ -51,7 +52,9 @@ allowed(const struct gate *g, struct gate_conn *c)
 	char			 err[128];
 
 	conn_view(c, &v);
-	if ((p = conn_policy_for(g, v.user)) == NULL)
+	/* a user or token file line the reload removed: nothing allows */
+	if (!conn_cred_kept(g, v.user, c->cred_key) ||
+	    (p = conn_policy_for(g, v.user)) == NULL)
 		return 0;
 	if (policy_parse_target(v.host, strlen(v.host), (uint16_t)v.port,
 	    &tgt, err, sizeof(err)) == -1)

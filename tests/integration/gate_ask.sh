@@ -668,6 +668,37 @@ check "s1's is still held" "$(control "$tmp/t.sock" status ask.held)" 1
 id=$(held_id "$tmp/t.sock" b.test)
 check "and approved" "$(control "$tmp/t.sock" "approve $id once" approve)" ok
 check "s1's passes" "$(done_code s1)" "000 200"
+
+# --- a line of any user name: what a reload judges is the line a request
+# came through, not its user name (through such a line every name is some
+# line's).  Two requests of user bob, through two lines of any user name;
+# the reload removes one line: its request is denied, the other's stays
+# held, and that credential gets 407 from then on ----------------------------
+printf 's1:pw1\nanypw\nother\n' >"$tmp/tokens.conf"
+check "reload with two lines of any user name" \
+    "$(control "$tmp/t.sock" reload reload)" ok
+bg bob1 -x "http://bob:anypw@127.0.0.1:$gate_port" "http://b.test:$up/b1"
+id_bob1=$(held_id "$tmp/t.sock" b.test)
+bg bob2 -x "http://bob:other@127.0.0.1:$gate_port" "http://new.test:$up/b2"
+id_bob2=$(held_id "$tmp/t.sock" new.test)
+check "both of bob's held" "$(control "$tmp/t.sock" status ask.held)" 2
+printf 's1:pw1\nother\n' >"$tmp/tokens.conf"
+check "reload without the line anypw" \
+    "$(control "$tmp/t.sock" reload reload)" ok
+check "the request through the removed line is denied at once" \
+    "$(done_code bob1)" "000 403"
+check "and cannot be approved" \
+    "$(control "$tmp/t.sock" "approve $id_bob1 once" approve)" gone
+expect_audit "$T" event=ask id="$id_bob1" session=bob answer=deny by=reload
+check "the one through the kept line is still held" \
+    "$(held_id "$tmp/t.sock" new.test)" "$id_bob2"
+check "the removed line's credential gets 407" \
+    "$(curl -sS -m 15 -o /dev/null -w '%{http_code}' \
+    -x "http://bob:anypw@127.0.0.1:$gate_port" "http://ok.test:$up/" \
+    2>/dev/null || true)" 407
+check "the kept one's is approved" \
+    "$(control "$tmp/t.sock" "approve $id_bob2 once" approve)" ok
+check "and passes" "$(done_code bob2)" "000 200"
 expect_audit "$U" event=decision user=alice host=a.test reason=deny_rule \
     status=403
 

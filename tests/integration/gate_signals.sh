@@ -3,8 +3,9 @@
 # live (the tunnel keeps running, new requests follow the policy in force),
 # SIGHUP reopens the audit log (rotation), reload through the control
 # socket, SIGTERM drain (no new connections, live tunnels finish, bounded
-# by --drain-timeout), SIGINT (exit now), --reload-closes (alone and with
-# --users: each tunnel judged by its own user's policy).
+# by --drain-timeout), SIGINT (exit now), --reload-closes (alone, with
+# --users: each tunnel judged by its own user's policy, and with a token
+# file: a tunnel whose line a reload removed is closed).
 set -euo pipefail
 . "$(dirname "$0")/gate_lib.sh"
 
@@ -210,6 +211,34 @@ kill -HUP "$gate_pid"
 check "bob no longer a user: his tunnel closed" "$(say TB wait-close)" closed
 expect_audit "$tmp/audit.users.log" event=close user=bob host=echo.test \
     reason=policy_reload
+kill -INT "$gate_pid"
+wait "$gate_pid" || true
+
+# --reload-closes with a token file: a live tunnel whose line the reload
+# removed is closed, also when that line took any user name and another
+# such line stays (the same user name through it lives on)
+printf 'anypw\nother\n' >"$tmp/tokens.conf"
+chmod 0600 "$tmp/tokens.conf"
+write_policy "$tmp/policy.yaml" ok.test echo.test
+start_gate tok "$tmp/policy.yaml" --reload-closes \
+    --token-file "$tmp/tokens.conf"
+hold_tunnel TC bob:anypw
+read -r -t 10 line <&"${TC[0]}" || line=timeout
+check "bob's tunnel through anypw up" "$line" \
+    "HTTP/1.1 200 Connection established"
+hold_tunnel TD bob:other
+read -r -t 10 line <&"${TD[0]}" || line=timeout
+check "bob's tunnel through other up" "$line" \
+    "HTTP/1.1 200 Connection established"
+printf 'other\n' >"$tmp/tokens.conf"
+kill -HUP "$gate_pid"
+check "line anypw removed: its tunnel closed" "$(say TC wait-close)" closed
+check "line anypw removed: the other line's tunnel lives" "$(say TD ping)" \
+    pong
+expect_audit "$tmp/audit.tok.log" event=close session=bob host=echo.test \
+    reason=policy_reload
+grep -q "reload: 1 connection(s) the policy now denies closed" \
+    "$tmp/gate.tok.err" && ok || bad "token file: no count of 1 closed"
 kill -INT "$gate_pid"
 wait "$gate_pid" || true
 

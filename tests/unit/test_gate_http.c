@@ -385,21 +385,21 @@ test_auth(void **state)
 	/* "s1:secret1", "anyone:bare", "s1:bare", "s1:wrong" */
 	a = auth_from("# comment\ns1:secret1\r\nbare\n");
 	v = "Basic czE6c2VjcmV0MQ==";
-	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess)), 0);
+	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess), NULL), 0);
 	assert_string_equal(sess, "s1");
 	v = "basic   YW55b25lOmJhcmU=";
-	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess)), 0);
+	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess), NULL), 0);
 	assert_string_equal(sess, "anyone");
 	v = "Basic czE6d3Jvbmc=";
-	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess)), -1);
+	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess), NULL), -1);
 	v = "Basic czI6c2VjcmV0MQ==";		/* s2:secret1 */
-	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess)), -1);
+	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess), NULL), -1);
 	v = "Basic czE6c2VjcmV0MQ";		/* no padding */
-	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess)), -1);
+	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess), NULL), -1);
 	v = "Bearer czE6c2VjcmV0MQ==";
-	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess)), -1);
+	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess), NULL), -1);
 	v = "Basic c2VjcmV0MQ==";		/* no colon */
-	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess)), -1);
+	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess), NULL), -1);
 	gate_auth_free(a);
 
 	/* an empty file and an empty secret are refused */
@@ -410,6 +410,46 @@ test_auth(void **state)
 	assert_int_equal(write(fds[1], "s:\n", 3), 3);
 	close(fds[1]);
 	assert_null(gate_auth_load_fd(fds[0], err, sizeof(err)));
+}
+
+/*
+ * The line a credential matched, by its key, across a reload: a line of
+ * any user name removed while another stays is gone (by session name
+ * alone every name is still some line's); the same line, moved, stays;
+ * a labelled line of the same secret is another line.
+ */
+static void
+test_auth_holds(void **state)
+{
+	struct gate_auth	*a, *b;
+	unsigned char		 kbare[GATE_AUTH_KEY], ks1[GATE_AUTH_KEY];
+	char			 sess[GATE_SESSION_MAX];
+	const char		*v;
+
+	(void)state;
+	a = auth_from("s1:secret1\nbare\n");
+	v = "Basic YW55b25lOmJhcmU=";		/* anyone:bare */
+	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess),
+	    kbare), 0);
+	v = "Basic czE6c2VjcmV0MQ==";		/* s1:secret1 */
+	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess),
+	    ks1), 0);
+	assert_memory_not_equal(kbare, ks1, GATE_AUTH_KEY);
+	assert_true(gate_auth_holds(a, kbare));
+	assert_true(gate_auth_holds(a, ks1));
+	gate_auth_free(a);
+
+	b = auth_from("other\ns1:secret1\n");
+	assert_false(gate_auth_holds(b, kbare));
+	assert_true(gate_auth_holds(b, ks1));
+	gate_auth_free(b);
+	b = auth_from("# moved\ns1:secret1\nbare\n");
+	assert_true(gate_auth_holds(b, kbare));
+	gate_auth_free(b);
+	b = auth_from("anyone:bare\ns1:other\nsecret1\n");
+	assert_false(gate_auth_holds(b, kbare));
+	assert_false(gate_auth_holds(b, ks1));
+	gate_auth_free(b);
 }
 
 /* A minimal ClientHello: one record, the given extensions block. */
@@ -693,6 +733,7 @@ main(void)
 		cmocka_unit_test(test_ctl_parse),
 		cmocka_unit_test(test_json_str),
 		cmocka_unit_test(test_auth),
+		cmocka_unit_test(test_auth_holds),
 		cmocka_unit_test(test_tls_sni),
 	};
 
