@@ -88,11 +88,8 @@ static char *
 read_at(int dirfd, const char *name, const char *path, int oflags,
     size_t max, size_t *lenp, char *err, size_t errlen)
 {
-	struct stat	 st;
-	char		*buf = NULL;
-	size_t		 len = 0;
-	ssize_t		 n;
-	int		 fd, e;
+	char	*buf;
+	int	 fd, e;
 
 	/* O_NONBLOCK: a FIFO in the file's place must not hang the open */
 	if ((fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY |
@@ -102,6 +99,23 @@ read_at(int dirfd, const char *name, const char *path, int oflags,
 		errno = e;
 		return NULL;
 	}
+	buf = file_read_fd(fd, path, max, lenp, err, errlen);
+	e = errno;
+	close(fd);
+	errno = e;
+	return buf;
+}
+
+char *
+file_read_fd(int fd, const char *path, size_t max, size_t *lenp, char *err,
+    size_t errlen)
+{
+	struct stat	 st;
+	char		*buf = NULL;
+	size_t		 len = 0;
+	ssize_t		 n;
+	int		 e;
+
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "%s: not a regular file", path);
 		e = EINVAL;
@@ -117,9 +131,10 @@ read_at(int dirfd, const char *name, const char *path, int oflags,
 		snprintf(err, errlen, "%s: %s", path, strerror(e));
 		goto fail;
 	}
-	/* Reads to EOF, but never past what was allocated. */
+	/* Reads to EOF, but never past what was allocated; from the start
+	 * whatever the descriptor's offset. */
 	while (len < (size_t)st.st_size) {
-		n = read(fd, buf + len, (size_t)st.st_size - len);
+		n = pread(fd, buf + len, (size_t)st.st_size - len, (off_t)len);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1) {
@@ -132,12 +147,10 @@ read_at(int dirfd, const char *name, const char *path, int oflags,
 		len += (size_t)n;
 	}
 	buf[len] = '\0';
-	close(fd);
 	*lenp = len;
 	return buf;
 fail:
 	free(buf);
-	close(fd);
 	errno = e;
 	return NULL;
 }

@@ -16,6 +16,10 @@
  */
 char	*file_read_bounded(const char *path, size_t max, size_t *lenp,
 	    char *err, size_t errlen);
+/* The same for the open descriptor fd (left open; read from its start),
+ * path naming it in messages: what a lock holder reads. */
+char	*file_read_fd(int fd, const char *path, size_t max, size_t *lenp,
+	    char *err, size_t errlen);
 /* The same for name in the folder dirfd (AT_FDCWD: name is a path);
  * path names the file in messages. */
 char	*file_read_bounded_at(int dirfd, const char *name, const char *path,

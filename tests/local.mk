@@ -110,6 +110,14 @@ tests_unit_test_ask_SOURCES = tests/unit/test_ask.c
 tests_unit_test_ask_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_ask_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_ask_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
+# lstat(2) wrapped at link time: a rename into the gap after the lock
+check_PROGRAMS += tests/unit/test_polyedit_gap
+TESTS += tests/unit/test_polyedit_gap
+tests_unit_test_polyedit_gap_SOURCES = tests/unit/test_polyedit_gap.c
+tests_unit_test_polyedit_gap_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
+tests_unit_test_polyedit_gap_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_polyedit_gap_LDFLAGS = -Wl,--wrap=lstat
+tests_unit_test_polyedit_gap_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)
 # files a bind session wrote: watched, refused until accepted (trust.c)
 check_PROGRAMS += tests/unit/test_trust
 TESTS += tests/unit/test_trust

@@ -291,8 +291,10 @@ out:
 /*
  * The file locked and read: the lock is on the file itself, taken again
  * when a writer replaced it meanwhile (rename: another inode), so that
- * two approvals never lose one another's rule.  The descriptor holding
- * the lock, or -1 with err.
+ * two approvals never lose one another's rule; the text is read through
+ * the locked descriptor, never by name again (a file renamed into place
+ * after the check would be read instead).  The descriptor holding the
+ * lock, or -1 with err.
  */
 static int
 read_locked(const char *real, struct stat *st, char **text, size_t *len,
@@ -302,8 +304,8 @@ read_locked(const char *real, struct stat *st, char **text, size_t *len,
 	int		 fd, tries;
 
 	for (tries = 0; tries < 8; tries++) {
-		if ((fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) ==
-		    -1) {
+		if ((fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
+		    O_NONBLOCK)) == -1) {
 			snprintf(err, errlen, "%s: %s", real, strerror(errno));
 			return -1;
 		}
@@ -331,7 +333,9 @@ read_locked(const char *real, struct stat *st, char **text, size_t *len,
 		close(fd);
 		return -1;
 	}
-	if ((*text = file_read_bounded(real, POLICY_MAX_FILE_SIZE, len, err,
+	/* through fd: a file put in its place since the check above is
+	 * not the one locked, and not read */
+	if ((*text = file_read_fd(fd, real, POLICY_MAX_FILE_SIZE, len, err,
 	    errlen)) == NULL) {
 		close(fd);
 		return -1;
