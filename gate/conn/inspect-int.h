@@ -39,7 +39,8 @@ struct insp_session {
  * Kept upstream legs (inspect.c): an inspected connection's TLS with its
  * upstream, once its last exchange ended cleanly, waits here for the next
  * inspected connection of the same key: the client's identity (--users'
- * user, the session), the decided host:port and the address it was
+ * user, the session and the token file line it came through, whose key
+ * tells two credentials of one name apart), the decided host:port and the address it was
  * dialled to, and the rule that allowed it (pointer identity: the pool is
  * emptied on every reload).  A kept leg is a socket, its TLS state
  * (OpenSSL's SSL, some 6 KiB with SSL_MODE_RELEASE_BUFFERS: no record
@@ -56,8 +57,8 @@ struct insp_session {
 #define INSP_POOL_IDLE		30	/* seconds */
 #define INSP_REPLAY_MAX		(64 * 1024)	/* bytes of a first request
 						   kept to send again */
-#define INSP_KEY_MAX		(2 * GATE_SESSION_MAX + POLICY_MAX_NAME + \
-				    16 + INET6_ADDRSTRLEN + 8)
+#define INSP_KEY_MAX		(2 * GATE_SESSION_MAX + 2 * GATE_AUTH_KEY + \
+				    POLICY_MAX_NAME + 16 + INET6_ADDRSTRLEN + 8)
 
 struct insp_idle {
 	TAILQ_ENTRY(insp_idle)	 entry;		/* oldest first */

@@ -66,11 +66,14 @@ conn_inspect_up_error(struct bufferevent *bev, short what, char *buf,
 static void
 pool_key(const struct gate_conn *c, const struct policy_addr *a, char *key)
 {
-	char	 ip[INET6_ADDRSTRLEN];
+	char	 ip[INET6_ADDRSTRLEN], line[2 * GATE_AUTH_KEY + 1];
+	size_t	 i;
 
 	policy_addr_str(a, ip, sizeof(ip));
-	snprintf(key, INSP_KEY_MAX, "%s\n%s\n%s\n%s", c->d->user,
-	    c->d->session, c->d->hostport, ip);
+	for (i = 0; i < GATE_AUTH_KEY; i++)
+		snprintf(line + 2 * i, 3, "%02x", c->cred_key[i]);
+	snprintf(key, INSP_KEY_MAX, "%s\n%s\n%s\n%s\n%s", c->d->user,
+	    c->d->session, line, c->d->hostport, ip);
 }
 
 /* A kept leg goes: its close_notify (best effort), its socket closed. */

@@ -10,7 +10,8 @@
 # connection (dropped, the next client works); the stale race (the
 # upstream reads the next request and closes without answering: the
 # request is sent again on a fresh connection, GET and POST; one beyond
-# the copy's bound is a 502); --users: two users never share.
+# the copy's bound is a 502); --users: two users never share; a token
+# file: one name through two lines of any user name is two credentials.
 set -euo pipefail
 . "$(dirname "$0")/gate_lib.sh"
 
@@ -215,5 +216,25 @@ case $u1 in [0-9]*) ok ;; *) bad "alice: $u1" ;; esac
 if [ "$u2" != "$u1" ] && [ "${u2#status}" = "$u2" ]; then ok; else
 	bad "bob got alice's upstream connection ($u2, alice's $u1)"; fi
 check "alice gets her own kept connection back" "$u3" "$u1"
+
+# --- a token file: one user name through two lines of any user name is two
+# credentials, which never share an upstream connection ---------------------
+printf 'pw-a\npw-b\n' >"$tmp/tokens.conf"
+chmod 0600 "$tmp/tokens.conf"
+start_gate tok "$tmp/policy.yaml" --token-file "$tmp/tokens.conf" \
+    --upstream-ca "$tmp/upca.pem" --ca-out "$tmp/gate-ca4.pem" \
+    --control "$tmp/ctl.tok.sock"
+cp "$tmp/gate-ca4.pem" "$tmp/gate-ca.pem"
+proxy=bob:pw-a@
+t1=$(get https://pool.test/bob-a-1)
+proxy=bob:pw-b@
+t2=$(get https://pool.test/bob-b-1)
+proxy=bob:pw-a@
+t3=$(get https://pool.test/bob-a-2)
+proxy=
+case $t1 in [0-9]*) ok ;; *) bad "bob through pw-a: $t1" ;; esac
+if [ "$t2" != "$t1" ] && [ "${t2#status}" = "$t2" ]; then ok; else
+	bad "bob through pw-b got pw-a's upstream connection ($t2, $t1)"; fi
+check "bob through pw-a gets its kept connection back" "$t3" "$t1"
 
 finish
