@@ -6,8 +6,9 @@
  * address it dialled, under the policy now in force for its user (the
  * gate's, or --users' for that user), and closed when that policy
  * denies it, or when the reload removed its --users user or the token
- * file line it came through: its close line says "policy_reload".  An AISB-DNS stream
- * carries no target: each of its queries is decided anew anyway.  A
+ * file line it came through: its close line says "policy_reload".  An
+ * AISB-DNS stream carries no target: each of its queries is decided anew
+ * anyway, so it is closed only when its credential was removed.  A
  * connection still being decided is left alone: it took the new policy
  * when it took its reference, or finishes under the old one and is
  * judged at the next reload.
@@ -71,6 +72,17 @@ allowed(const struct gate *g, struct gate_conn *c)
 	return 1;
 }
 
+/* An AISB-DNS stream: 1 while its credential is still one of the gate's
+ * (its queries are decided anew, but by nobody's leave once it is gone) */
+static int
+dns_kept(const struct gate *g, struct gate_conn *c)
+{
+	struct conn_view	 v;
+
+	conn_view(c, &v);
+	return conn_cred_kept(g, v.user, c->cred_key);
+}
+
 size_t
 gate_conn_recheck(struct gate *g)
 {
@@ -79,7 +91,9 @@ gate_conn_recheck(struct gate *g)
 
 	for (c = TAILQ_FIRST(&g->conns); c != NULL; c = next) {
 		next = TAILQ_NEXT(c, entry);
-		if (c->state != S_RELAY || c->dns != NULL || allowed(g, c))
+		/* an AISB-DNS stream stays S_HEAD: it reads frames */
+		if (c->dns != NULL ? dns_kept(g, c) :
+		    c->state != S_RELAY || allowed(g, c))
 			continue;
 		c->close_reason = "policy_reload";
 		conn_free(c);

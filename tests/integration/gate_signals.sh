@@ -47,6 +47,41 @@ for cmd in sys.stdin:
         print("error", e)
 ' "$gate_port" "$echo_port" "${2:-}"; }
 }
+# An AISB-DNS stream held open, answering "query" (one A query of
+# echo.test: "answer" or "closed") and "wait-close".
+hold_dns() {	# hold_dns NAME USER:SECRET: coprocess, fds in ${NAME[@]}
+	coproc "$1" { "$PY" -u -c '
+import base64, socket, struct, sys
+port, cred = int(sys.argv[1]), sys.argv[2]
+s = socket.create_connection(("127.0.0.1", port), timeout=10)
+s.sendall(b"AISB-DNS * HTTP/1.1\r\nHost: *\r\nProxy-Authorization: Basic %s\r\n\r\n"
+          % base64.b64encode(cred.encode()))
+def query():
+    q = struct.pack(">HHHHHH", 7, 0x0100, 1, 0, 0, 0) + \
+        b"\x04echo\x04test\x00" + struct.pack(">HH", 1, 1)
+    s.sendall(struct.pack(">H", len(q)) + q)
+    n = s.recv(2)
+    if len(n) < 2:
+        return "closed"
+    want, d = struct.unpack(">H", n)[0], b""
+    while len(d) < want:
+        b = s.recv(want - len(d))
+        if not b:
+            return "closed"
+        d += b
+    return "answer"
+print("ready")
+for cmd in sys.stdin:
+    cmd = cmd.strip()
+    try:
+        if cmd == "query":
+            print(query())
+        elif cmd == "wait-close":
+            print("closed" if s.recv(10) == b"" else "data")
+    except OSError as e:
+        print("error", e)
+' "$gate_port" "$2"; }
+}
 say() {	# say COPROC-NAME COMMAND: prints the answer (10 s at most)
 	local -n cp=$1
 	local line=timeout
@@ -230,15 +265,25 @@ hold_tunnel TD bob:other
 read -r -t 10 line <&"${TD[0]}" || line=timeout
 check "bob's tunnel through other up" "$line" \
     "HTTP/1.1 200 Connection established"
+hold_dns DC bob:anypw
+read -r -t 10 line <&"${DC[0]}" || line=timeout
+check "bob's DNS stream through anypw answers" "$(say DC query)" answer
+hold_dns DD bob:other
+read -r -t 10 line <&"${DD[0]}" || line=timeout
+check "bob's DNS stream through other answers" "$(say DD query)" answer
 printf 'other\n' >"$tmp/tokens.conf"
 kill -HUP "$gate_pid"
 check "line anypw removed: its tunnel closed" "$(say TC wait-close)" closed
 check "line anypw removed: the other line's tunnel lives" "$(say TD ping)" \
     pong
+check "line anypw removed: its DNS stream closed" "$(say DC wait-close)" \
+    closed
+check "line anypw removed: the other line's DNS stream answers" \
+    "$(say DD query)" answer
 expect_audit "$tmp/audit.tok.log" event=close session=bob host=echo.test \
     reason=policy_reload
-grep -q "reload: 1 connection(s) the policy now denies closed" \
-    "$tmp/gate.tok.err" && ok || bad "token file: no count of 1 closed"
+grep -q "reload: 2 connection(s) the policy now denies closed" \
+    "$tmp/gate.tok.err" && ok || bad "token file: no count of 2 closed"
 kill -INT "$gate_pid"
 wait "$gate_pid" || true
 
