@@ -75,7 +75,8 @@ tests_fuzz_fuzz_gate_inspect_LDADD = $(GATE_LIBS)
 endif
 GATE_TESTS += tests/integration/gate_inspect.sh
 EXTRA_DIST += tests/integration/gate_inspect_server.py \
-	tests/integration/gate_inspect_client.py
+	tests/integration/gate_inspect_client.py \
+	tests/integration/https_upstream.py
 # kept upstream legs of inspected hosts (conn/inspect.c's pool)
 GATE_TESTS += tests/integration/gate_inspect_pool.sh
 EXTRA_DIST += tests/integration/gate_pool_server.py

@@ -19,29 +19,7 @@
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
 #include "draft/draft.h"
-#include "host/paths.h"
 #include "session/snapshot.h"
-
-extern char **environ;
-
-/* The drafts' folder, real, into out[PATH_MAX]: 0, or -1 (said). */
-static int
-drafts_dir(char *out)
-{
-	char	 base[PATH_MAX], dir[PATH_MAX];
-
-	if (launch_state_dir(environ, base, sizeof(base)) == -1 ||
-	    snprintf(dir, sizeof(dir), "%s/drafts", base) >= (int)sizeof(dir)) {
-		fprintf(stderr, "aisb: no state folder: set XDG_STATE_HOME or "
-		    "HOME to an absolute path\n");
-		return -1;
-	}
-	if (launch_snap_real(dir, out) == -1) {
-		/* no drafts yet: the folder is named, not made */
-		snprintf(out, PATH_MAX, "%s", dir);
-	}
-	return 0;
-}
 
 int
 launch_cmd_draft(int argc, char **argv)
@@ -49,6 +27,7 @@ launch_cmd_draft(int argc, char **argv)
 	struct cli_args	 a;
 	struct stat	 sb;
 	char		 name[32], dir[PATH_MAX], ws[PATH_MAX];
+	char		 err[PATH_MAX + 64];
 	char		 ddir[DRAFT_PATH_MAX];
 	const char	*w, *e;
 	char		*end;
@@ -60,8 +39,10 @@ launch_cmd_draft(int argc, char **argv)
 	snprintf(name, sizeof(name), "draft %s", argv[1]);
 	if ((rc = launch_cli_parse(name, argc - 2, argv + 2, &a)) != 0)
 		return rc == 1 ? 0 : EXIT_CONFIG;
-	if (drafts_dir(dir) == -1)
+	if (launch_snap_drafts_dir(dir, 0, err, sizeof(err)) == -1) {
+		fprintf(stderr, "aisb: %s\n", err);
 		return EXIT_CONFIG;
+	}
 	if (strcmp(argv[1], "ls") == 0)
 		return draft_persist_list(dir);
 	w = launch_cli_get(&a, "--workspace");

@@ -94,6 +94,21 @@ int	 image_resolve_base(const struct launch_image_spec *, int dry_run,
 
 /* ---- image.c ----------------------------------------------------------- */
 
+struct buf;
+
+/*
+ * The start of a generated Containerfile, into sb over buf[len]: spec
+ * checked, from a reference podman may be given, then the line that says
+ * what it is ("sandbox image": "# aisb sandbox image, recipe N; ...") and
+ * FROM from.  0, or -1 with err.
+ */
+int	 image_cf_begin(struct buf *sb, char *buf, size_t len,
+	    const char *what, const struct launch_image_spec *,
+	    const char *from, char *err, size_t errlen);
+/* The end of one: 0, or -1 with err when it did not fit its len bytes. */
+int	 image_cf_end(const struct buf *sb, size_t len, char *err,
+	    size_t errlen);
+
 /*
  * The Containerfile of spec over base_ref (offline: the offline base,
  * whose packages are in it already).  0 or -1 with err.

@@ -221,10 +221,11 @@ failure_count(struct launch_denials *d, const struct launch_audit_line *f,
 }
 
 static void
-malformed_count(struct launch_denials *d, const struct launch_audit_line *f)
+malformed_count(struct launch_denials *d, const struct launch_audit_line *f,
+    int dns)
 {
 	d->malformed++;
-	dest_count(d->m, &d->nm, &d->mmore, f, 0, "", 1);
+	dest_count(d->m, &d->nm, &d->mmore, f, dns, "", 1);
 }
 
 static int
@@ -298,27 +299,45 @@ launch_denials_end(struct launch_denials *d)
 }
 
 /*
+ * The gate's DNS answers to a query it could not read or does not serve,
+ * given before any decision (REFUSED without a reason): for people.
+ */
+static const struct {
+	const char	*answer, *detail;
+} dns_unserved[] = {
+	{ "FORMERR",	"a query the gate could not read" },
+	{ "NOTIMP",	"not a standard query (opcode)" },
+	{ "BADVERS",	"an EDNS version other than 0" },
+	{ "REFUSED",	"a class other than IN, or the root name" },
+};
+
+/*
  * A question the gate's DNS refused (AISB-DNS, transparent capture): a
  * name the policy does not allow is answered NXDOMAIN, and a tool that
  * resolves before it connects never connects, so the answer is the
  * denial.  Queries over the rate bound (REFUSED) count as the line says.
- * 1 when the line was one, its fields turned into a denial's in f.
+ * A malformed query, or one the gate does not serve, is counted as
+ * malformed: no policy judged it.  1 when the line was a denial, its
+ * fields turned into a denial's in f.
  */
 static int
 dns_denial(struct launch_denials *d, struct launch_audit_line *f,
     unsigned long *count)
 {
+	size_t	 i;
 	int	 nx = strcmp(f->answer, "NXDOMAIN") == 0;
 
-	if ((strcmp(f->answer, "REFUSED") == 0 && f->reason[0] == '\0') ||
-	    strcmp(f->answer, "FORMERR") == 0 ||
-	    strcmp(f->answer, "NOTIMP") == 0 ||
-	    strcmp(f->answer, "BADVERS") == 0) {
-		/* not IN, no name, malformed: no policy's refusal */
+	for (i = 0; i < sizeof(dns_unserved) / sizeof(dns_unserved[0]); i++) {
+		if (strcmp(f->answer, dns_unserved[i].answer) != 0)
+			continue;
+		if (strcmp(f->answer, "REFUSED") == 0 && f->reason[0] != '\0')
+			break;		/* over the rate bound: a refusal */
 		memcpy(f->host, f->name, sizeof(f->host));
 		snprintf(f->reason, sizeof(f->reason), "%.16s", f->answer);
+		snprintf(f->detail, sizeof(f->detail), "%s",
+		    dns_unserved[i].detail);
 		f->port = 0;
-		failure_count(d, f, 1);
+		malformed_count(d, f, 1);
 		return 0;
 	}
 	if (!nx && strcmp(f->answer, "REFUSED") != 0)
@@ -364,7 +383,7 @@ launch_denials_add(struct launch_denials *d, const char *line, size_t len)
 	}
 	if (!dns && strcmp(f.reason, "bad_request") == 0) {
 		/* no policy decided it, whatever its decision says */
-		malformed_count(d, &f);
+		malformed_count(d, &f, 0);
 		return;
 	}
 	if (!dns && strcmp(f.decision, "deny") != 0) {
@@ -457,12 +476,12 @@ same_words(const char *token, const char *words)
 	return *token == *words;
 }
 
-/* "host:port", "[v6]:port", "name (DNS lookup)" */
+/* "host:port", "[v6]:port", "name (DNS lookup)", "(DNS query, no name)" */
 static void
 put_dest(FILE *out, const struct launch_denial *e)
 {
 	if (e->host[0] == '\0')
-		fputs(e->dns ? "(no name)" : "(no target)", out);
+		fputs(e->dns ? "(DNS query, no name)" : "(no target)", out);
 	else if (e->dns) {
 		put_clean(out, e->host, 0);
 		fputs(" (DNS lookup)", out);

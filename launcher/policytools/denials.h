@@ -62,8 +62,10 @@ struct launch_denials {
 	struct launch_denial	 f[LAUNCH_DENY_MAX];
 	size_t			 nf;
 	unsigned long		 fmore;
-	/* malformed requests (reason bad_request): refused before any
-	 * decision, neither the policy's denial nor an allowed one's failure */
+	/* malformed requests (reason bad_request) and DNS queries the gate
+	 * could not read or does not serve (FORMERR, NOTIMP, BADVERS,
+	 * REFUSED without a reason): refused before any decision, neither
+	 * the policy's denial nor an allowed one's failure */
 	struct launch_denial	 m[LAUNCH_DENY_MAX];
 	size_t			 nm;
 	unsigned long		 mmore;
@@ -134,7 +136,8 @@ int	 launch_denials_read(struct launch_denials *, const char *path);
  * For people: one line per denied destination (host:port, count, reason)
  * and, under it, the YAML that would allow it, pasteable; then one line
  * per destination that failed (the gate allowed it, then could not
- * reach it: dns_failed, connect_failed, ...) with its reason.  prefix
+ * reach it: dns_failed, connect_failed, ...) with its reason; then the
+ * malformed requests and DNS queries no policy judged.  prefix
  * starts each line that is not YAML ("aisb: ").  Prints nothing without
  * denials or failures.
  */

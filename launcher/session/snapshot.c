@@ -80,28 +80,30 @@ launch_snap_real(const char *sdir, char *out)
 
 /* ---- the session ------------------------------------------------------- */
 
-/* The folder of the drafts that persist, made: 0, or -1 with err. */
-static int
-drafts_dir(char *out, size_t len, char *err, size_t errlen)
+int
+launch_snap_drafts_dir(char *out, int make, char *err, size_t errlen)
 {
-	char	 base[PATH_MAX];
+	char	 base[PATH_MAX], dir[PATH_MAX];
 
 	if (launch_state_dir(environ, base, sizeof(base)) == -1 ||
-	    snprintf(out, len, "%s/drafts", base) >= (int)len) {
+	    snprintf(dir, sizeof(dir), "%s/drafts", base) >= (int)sizeof(dir)) {
 		snprintf(err, errlen, "no state folder for the drafts: set "
 		    "XDG_STATE_HOME or HOME to an absolute path");
 		return -1;
 	}
-	if (mkdir(out, 0700) == -1 && errno != EEXIST) {
-		snprintf(err, errlen, "%s: %s", out, strerror(errno));
+	if (make && mkdir(dir, 0700) == -1 && errno != EEXIST) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
 		return -1;
 	}
 	/* real, as the session folder: nothing on its way is a link */
-	if (launch_snap_real(out, base) == -1) {
-		snprintf(err, errlen, "%s: %s", out, strerror(errno));
-		return -1;
+	if (launch_snap_real(dir, out) == -1) {
+		if (make) {
+			snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+			return -1;
+		}
+		/* no state folder yet, so no drafts: named, not made */
+		snprintf(out, PATH_MAX, "%s", dir);
 	}
-	snprintf(out, len, "%s", base);
 	return 0;
 }
 
@@ -121,7 +123,7 @@ draft_session(struct draft_info *sn, const struct launch_session *s,
 	char			 tree[DRAFT_PATH_MAX + 8];
 	int			 rc;
 
-	if (drafts_dir(dir, sizeof(dir), err, errlen) == -1)
+	if (launch_snap_drafts_dir(dir, 1, err, errlen) == -1)
 		return EXIT_ENFORCE;
 	if (draft_persist_path(dir, ws, o->val[LO_DRAFT], ddir) == -1) {
 		snprintf(err, errlen, "draft %s: no folder", o->val[LO_DRAFT]);

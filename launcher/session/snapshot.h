@@ -60,4 +60,14 @@ int	 launch_snap_reap(const char *sdir, const char *id);
  */
 int	 launch_snap_real(const char *sdir, char *out);
 
+/*
+ * The folder of the drafts that persist (STATE/drafts) into
+ * out[PATH_MAX], its folder resolved as launch_snap_real does.  make:
+ * made (0700) when missing, for a session that takes a draft; else only
+ * named when the state folder is not there yet (aisb draft: no drafts).
+ * 0, or -1 with err.
+ */
+int	 launch_snap_drafts_dir(char *out, int make, char *err,
+	    size_t errlen);
+
 #endif

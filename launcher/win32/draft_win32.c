@@ -231,9 +231,9 @@ draft_os_owner_home(unsigned owner_uid, char *out, size_t len)
 	const char	*home = getenv("HOME");
 
 	(void)owner_uid;
-	if (home == NULL || !wlaunch_path_absolute(home))
+	if (home == NULL || !winrun_path_absolute(home))
 		home = getenv("USERPROFILE");
-	if (home == NULL || !wlaunch_path_absolute(home) ||
+	if (home == NULL || !winrun_path_absolute(home) ||
 	    snprintf(out, len, "%s", home) >= (int)len)
 		return -1;
 	return 1;
@@ -260,7 +260,7 @@ draft_os_git_system(void)
 int
 draft_os_path_absolute(const char *path)
 {
-	return wlaunch_path_absolute(path);
+	return winrun_path_absolute(path);
 }
 
 long long

@@ -50,9 +50,8 @@ winrun_fail(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-/* A decimal number in [min, max]; nothing else (no sign, no suffix). */
-static int
-number(const char *opt, const char *s, uint64_t min, uint64_t max,
+int
+winrun_number(const char *opt, const char *s, uint64_t min, uint64_t max,
     uint64_t *out, char *err, size_t errlen)
 {
 	uint64_t v = 0;
@@ -76,6 +75,14 @@ bad:
 	    "%llu", opt, s, (unsigned long long)min, (unsigned long long)max);
 }
 
+int
+winrun_path_absolute(const char *p)
+{
+	return (((p[0] >= 'A' && p[0] <= 'Z') || (p[0] >= 'a' && p[0] <= 'z')) &&
+	    p[1] == ':' && (p[2] == '\\' || p[2] == '/')) ||
+	    (p[0] == '\\' && p[1] == '\\');
+}
+
 /* An absolute Windows path (X:\... or \\server\...), bounded. */
 static int
 winpath(const char *opt, const char *s, char *err, size_t errlen)
@@ -85,9 +92,7 @@ winpath(const char *opt, const char *s, char *err, size_t errlen)
 	if (n == 0 || n >= WINRUN_PATH_MAX)
 		return winrun_fail(err, errlen, "%s: the path must be 1 to %d bytes",
 		    opt, WINRUN_PATH_MAX - 1);
-	if (!(((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')) &&
-	    s[1] == ':' && (s[2] == '\\' || s[2] == '/')) &&
-	    !(s[0] == '\\' && s[1] == '\\'))
+	if (!winrun_path_absolute(s))
 		return winrun_fail(err, errlen, "%s: \"%.64s\" is not an absolute path "
 		    "(write it as C:\\dir\\file)", opt, s);
 	return 0;
@@ -110,6 +115,44 @@ winrun_env_pass_check(const char *s, char *err, size_t errlen)
 		return winrun_fail(err, errlen, "--env: %s looks like a credential "
 		    "and is never passed from the host; put what the command "
 		    "needs in --env-file", s);
+	return 0;
+}
+
+int
+winrun_env_add(const char **names, size_t *n, const char *name, char *err,
+    size_t errlen)
+{
+	if (winrun_env_pass_check(name, err, errlen) == -1)
+		return -1;
+	if (*n >= WINRUN_ENV_MAX)
+		return winrun_fail(err, errlen, "--env: at most %d",
+		    WINRUN_ENV_MAX);
+	names[(*n)++] = name;
+	return 0;
+}
+
+int
+winrun_no_appcontainer_check(int no_appcontainer, const char *test_env,
+    char *err, size_t errlen)
+{
+	if (no_appcontainer && (test_env == NULL ||
+	    strcmp(test_env, WINRUN_TEST_ENV_VALUE) != 0))
+		return winrun_fail(err, errlen, "--no-appcontainer is for the test "
+		    "suite only (it runs the command without isolation) and is "
+		    "refused unless %s=%s", WINRUN_TEST_ENV,
+		    WINRUN_TEST_ENV_VALUE);
+	return 0;
+}
+
+int
+winrun_command_check(int nwords, const char *usage, char *err,
+    size_t errlen)
+{
+	if (nwords <= 0)
+		return winrun_fail(err, errlen, "no command: %s", usage);
+	if (nwords > WINRUN_ARGS_MAX)
+		return winrun_fail(err, errlen, "the command has %d words; at most %d",
+		    nwords, WINRUN_ARGS_MAX);
 	return 0;
 }
 
@@ -197,41 +240,35 @@ winrun_opts_parse(struct winrun_opts *o, int argc, char *const *argv,
 				return -1;
 			o->env_file = val;
 		} else if (strcmp(a, "--env") == 0) {
-			if (winrun_env_pass_check(val, err, errlen) == -1)
+			if (winrun_env_add(o->env_pass, &o->n_env_pass, val, err,
+			    errlen) == -1)
 				return -1;
-			if (o->n_env_pass >= WINRUN_ENV_MAX)
-				return winrun_fail(err, errlen, "--env: at most %d",
-				    WINRUN_ENV_MAX);
-			o->env_pass[o->n_env_pass++] = val;
 		} else if (strcmp(a, "--timeout") == 0) {
-			if (number(a, val, 0, 86400, &v, err, errlen) == -1)
+			if (winrun_number(a, val, 0, 86400, &v, err, errlen) == -1)
 				return -1;
 			o->timeout_ms = v * 1000;
 		} else if (strcmp(a, "--cpu") == 0) {
-			if (number(a, val, 0, 86400, &v, err, errlen) == -1)
+			if (winrun_number(a, val, 0, 86400, &v, err, errlen) == -1)
 				return -1;
 			o->cpu_ms = v * 1000;
 		} else if (strcmp(a, "--memory") == 0) {
-			if (number(a, val, 16, 65536, &v, err, errlen) == -1)
+			if (winrun_number(a, val, 16, 65536, &v, err, errlen) == -1)
 				return -1;
 			o->memory = v * 1024 * 1024;
 		} else if (strcmp(a, "--procs") == 0) {
-			if (number(a, val, 1, 1024, &v, err, errlen) == -1)
+			if (winrun_number(a, val, 1, 1024, &v, err, errlen) == -1)
 				return -1;
 			o->procs = (uint32_t)v;
 		} else {	/* --gate-port */
-			if (number(a, val, 1, 65535, &v, err, errlen) == -1)
+			if (winrun_number(a, val, 1, 65535, &v, err, errlen) == -1)
 				return -1;
 			o->gate_port = (uint16_t)v;
 		}
 	}
 
-	if (o->no_appcontainer && (test_env == NULL ||
-	    strcmp(test_env, WINRUN_TEST_ENV_VALUE) != 0))
-		return winrun_fail(err, errlen, "--no-appcontainer is for the test "
-		    "suite only (it runs the command without isolation) and is "
-		    "refused unless %s=%s", WINRUN_TEST_ENV,
-		    WINRUN_TEST_ENV_VALUE);
+	if (winrun_no_appcontainer_check(o->no_appcontainer, test_env, err,
+	    errlen) == -1)
+		return -1;
 	/* --gate-port with --no-appcontainer: the proxy variables are set,
 	 * the profile's network rules are not (there is no profile); the
 	 * launcher builds one argv whatever the mode */
@@ -248,12 +285,9 @@ winrun_opts_parse(struct winrun_opts *o, int argc, char *const *argv,
 			return winrun_fail(err, errlen, "--self-test takes no command");
 		return 0;
 	}
-	if (i >= argc)
-		return winrun_fail(err, errlen, "no command: aisb-run [options] -- "
-		    "COMMAND [ARG...]");
-	if (argc - i > WINRUN_ARGS_MAX)
-		return winrun_fail(err, errlen, "the command has %d words; at most %d",
-		    argc - i, WINRUN_ARGS_MAX);
+	if (winrun_command_check(argc - i, "aisb-run [options] -- COMMAND "
+	    "[ARG...]", err, errlen) == -1)
+		return -1;
 	if (o->lease == NULL || o->result == NULL)
 		return winrun_fail(err, errlen, "--lease FILE and --result FILE are "
 		    "required (aisb clean and the caller read them)");

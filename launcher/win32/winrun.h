@@ -87,6 +87,24 @@ int	winrun_opts_parse(struct winrun_opts *, int argc, char *const *argv,
 	    const char *test_env, char *err, size_t errlen);
 extern const char winrun_usage[];
 
+/*
+ * The checks aisb.exe's parser (wlaunch.c) shares with the runner's, so
+ * that the launcher refuses, in the same words, what the runner would:
+ * a decimal number in [min, max] (at most 20 digits, no sign, no suffix)
+ * into *out; --no-appcontainer without test_env WINRUN_TEST_ENV_VALUE;
+ * a command of 1 to WINRUN_ARGS_MAX words (usage follows "no command: ").
+ * 0, or -1 with err.
+ */
+int	winrun_number(const char *opt, const char *s, uint64_t min,
+	    uint64_t max, uint64_t *out, char *err, size_t errlen);
+int	winrun_no_appcontainer_check(int no_appcontainer,
+	    const char *test_env, char *err, size_t errlen);
+int	winrun_command_check(int nwords, const char *usage, char *err,
+	    size_t errlen);
+/* Whether p is an absolute Windows path: "X:\\", "X:/" or "\\\\"
+ * (draft_os_path_absolute on Windows). */
+int	winrun_path_absolute(const char *p);
+
 /* ---- the command line (cmdline.c) ---------------------------------- */
 
 /*
@@ -101,9 +119,12 @@ int	winrun_cmdline(int argc, char *const *argv, char **out,
 /* ---- the environment block (envblock.c) ---------------------------- */
 
 /* --env NAME: a variable name ([A-Za-z0-9_()], 1 to 64 bytes) that does
- * not look like a credential; 0, or -1 with err (the runner's parser
- * and the launcher's share it). */
+ * not look like a credential; 0, or -1 with err (opts.c). */
 int	winrun_env_pass_check(const char *name, char *err, size_t errlen);
+/* --env NAME checked, then names[(*n)++] = name, at most WINRUN_ENV_MAX:
+ * 0, or -1 with err (the runner's parser and the launcher's share it). */
+int	winrun_env_add(const char **names, size_t *n, const char *name,
+	    char *err, size_t errlen);
 /* Whether NAME looks like a credential (never passed from the host). */
 int	winrun_env_secret(const char *name);
 /* Whether NAME is one of the variables passed by default. */

@@ -38,29 +38,6 @@ const char wlaunch_usage[] =
     WINRUN_TEST_ENV_VALUE "\n";
 
 
-/* A decimal number in [min, max], as the runner takes it. */
-static int
-number(const char *opt, const char *s, unsigned long max, uint64_t min,
-    char *err, size_t errlen)
-{
-	unsigned long long v = 0;
-	const char *p;
-
-	if (*s == '\0' || strlen(s) > 10)
-		goto bad;
-	for (p = s; *p != '\0'; p++) {
-		if (*p < '0' || *p > '9')
-			goto bad;
-		v = v * 10 + (unsigned long long)(*p - '0');
-	}
-	if (v < min || v > max)
-		goto bad;
-	return 0;
-bad:
-	return winrun_fail(err, errlen, "%s: \"%.32s\" is not a number from %llu to "
-	    "%lu", opt, s, (unsigned long long)min, max);
-}
-
 static int
 is_hex_lower(const char *s, size_t n)
 {
@@ -73,14 +50,6 @@ is_hex_lower(const char *s, size_t n)
 		    s[i] <= 'f')))
 			return 0;
 	return 1;
-}
-
-int
-wlaunch_path_absolute(const char *p)
-{
-	return (((p[0] >= 'A' && p[0] <= 'Z') || (p[0] >= 'a' && p[0] <= 'z')) &&
-	    p[1] == ':' && (p[2] == '\\' || p[2] == '/')) ||
-	    (p[0] == '\\' && p[1] == '\\');
 }
 
 int
@@ -181,7 +150,7 @@ wlaunch_state_path(const char *localappdata, const char *id, char *out,
 	if (localappdata == NULL || *localappdata == '\0')
 		return winrun_fail(err, errlen, "LOCALAPPDATA is not set: aisb keeps "
 		    "its sessions in %%LOCALAPPDATA%%\\%s", WLAUNCH_SESSIONS);
-	if (!wlaunch_path_absolute(localappdata) ||
+	if (!winrun_path_absolute(localappdata) ||
 	    strchr(localappdata, '\n') != NULL)
 		return winrun_fail(err, errlen, "LOCALAPPDATA (%.64s) is not an "
 		    "absolute path", localappdata);
@@ -261,6 +230,10 @@ static int
 set_value(struct wlaunch_opts *o, const char *name, const char *val,
     char *err, size_t errlen)
 {
+	uint64_t v;
+
+	/* the numbers are passed on as written: checked as the runner
+	 * takes them, so that it refuses none the launcher took */
 	if (strcmp(name, "--workspace") == 0) {
 		if (*val == '\0' || strlen(val) >= DRAFT_PATH_MAX ||
 		    strpbrk(val, "\r\n") != NULL)
@@ -289,30 +262,26 @@ set_value(struct wlaunch_opts *o, const char *name, const char *val,
 			    "at most %d", DRAFT_MAX_EXCLUDE);
 		o->exclude[o->nexclude++] = (char *)val;
 	} else if (strcmp(name, "--timeout") == 0) {
-		if (number(name, val, 86400, 0, err, errlen) == -1)
+		if (winrun_number(name, val, 0, 86400, &v, err, errlen) == -1)
 			return -1;
 		o->timeout = val;
 	} else if (strcmp(name, "--cpu") == 0) {
-		if (number(name, val, 86400, 0, err, errlen) == -1)
+		if (winrun_number(name, val, 0, 86400, &v, err, errlen) == -1)
 			return -1;
 		o->cpu = val;
 	} else if (strcmp(name, "--memory") == 0) {
-		if (number(name, val, 65536, 16, err, errlen) == -1)
+		if (winrun_number(name, val, 16, 65536, &v, err, errlen) == -1)
 			return -1;
 		o->memory = val;
 	} else if (strcmp(name, "--procs") == 0) {
-		if (number(name, val, 1024, 1, err, errlen) == -1)
+		if (winrun_number(name, val, 1, 1024, &v, err, errlen) == -1)
 			return -1;
 		o->procs = val;
 	} else if (strcmp(name, "--env") == 0) {
 		/* the runner's own check, for an error before
 		 * anything is staged */
-		if (winrun_env_pass_check(val, err, errlen) == -1)
+		if (winrun_env_add(o->env, &o->nenv, val, err, errlen) == -1)
 			return -1;
-		if (o->nenv >= WINRUN_ENV_MAX)
-			return winrun_fail(err, errlen, "--env: at most %d",
-			    WINRUN_ENV_MAX);
-		o->env[o->nenv++] = val;
 	} else if (strcmp(name, "--gate") == 0) {
 		if (wlaunch_gate_parse(val, &o->gate_port, err,
 		    errlen) == -1)
@@ -401,21 +370,15 @@ wlaunch_opts_parse(struct wlaunch_opts *o, int argc, char *const *argv,
 			return -1;
 	}
 
-	if (o->no_appcontainer && (test_env == NULL ||
-	    strcmp(test_env, WINRUN_TEST_ENV_VALUE) != 0))
-		return winrun_fail(err, errlen, "--no-appcontainer is for the test "
-		    "suite only (it runs the command without isolation) and is "
-		    "refused unless %s=%s", WINRUN_TEST_ENV,
-		    WINRUN_TEST_ENV_VALUE);
+	if (winrun_no_appcontainer_check(o->no_appcontainer, test_env, err,
+	    errlen) == -1)
+		return -1;
 	if (o->cred_file != NULL && o->gate_port == 0)
 		return winrun_fail(err, errlen, "--gate-credential-file needs --gate "
 		    "127.0.0.1:PORT");
-	if (i >= argc)
-		return winrun_fail(err, errlen, "no command: aisb [options] [--] "
-		    "COMMAND [ARG...]");
-	if (argc - i > WINRUN_ARGS_MAX)
-		return winrun_fail(err, errlen, "the command has %d words; at most %d",
-		    argc - i, WINRUN_ARGS_MAX);
+	if (winrun_command_check(argc - i, "aisb [options] [--] COMMAND "
+	    "[ARG...]", err, errlen) == -1)
+		return -1;
 	o->cmd = WLAUNCH_RUN;
 	o->argc = argc - i;
 	o->argv = argv + i;

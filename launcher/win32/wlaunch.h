@@ -101,10 +101,6 @@ int	wlaunch_gate_parse(const char *s, uint16_t *port, char *err,
 int	wlaunch_cred_parse(const char *text, size_t len, char *cred,
 	    size_t credlen, char *user, char *err, size_t errlen);
 
-/* Whether p is an absolute Windows path: "X:\\", "X:/" or "\\\\"
- * (draft_os_path_absolute on Windows). */
-int	wlaunch_path_absolute(const char *p);
-
 /* Whether id is a session id (WLAUNCH_ID_HEX lowercase hex digits). */
 int	wlaunch_id_valid(const char *id);
 

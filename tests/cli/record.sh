@@ -3,7 +3,8 @@
 # layer and its bounds, a project config that may turn record on but not
 # off (nor shrink it), --record with a named gate, and sessions verify and
 # show on session folders made here (a manifest over the decision log:
-# edited, cut, removed; a malformed request counted as such).  The capture's streams are covered by
+# edited, cut, removed; a malformed request and a malformed DNS query
+# counted as such).  The capture's streams are covered by
 # tests/unit/test_record and tests/e2e/record.sh.
 set -euo pipefail
 . "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
@@ -125,15 +126,20 @@ run "$aisb" sessions verify "$id"
 check "a manifest that is not one: exit" "$rc" 78
 has "a manifest that is not one: where" "$tmp/err" "manifest:5: not a manifest line"
 
-# show counts a malformed request (bad_request) as such, not as failed
+# show counts a malformed request (bad_request) and a DNS query the gate
+# could not read (FORMERR, as gate_dnsstream.sh's audit has it) as such,
+# not as failed
 id2=0123456789abcdef01234568
 mkdir -p "$sd/$id2"
 printf 'session %s\nstarted 1796080204\nexit 0\ncommand true\n' "$id2" >"$sd/$id2/record"
-printf '{"event":"decision","conn":1,"decision":"error","status":400,"reason":"bad_request","detail":"malformed request line"}\n' \
-    >"$sd/$id2/audit.jsonl"
+{
+	printf '{"event":"decision","conn":1,"decision":"error","status":400,"reason":"bad_request","detail":"malformed request line"}\n'
+	printf '{"event":"dns","conn":2,"client":"127.0.0.1:9","answer":"FORMERR"}\n'
+} >"$sd/$id2/audit.jsonl"
 run "$aisb" sessions show "$id2"
-has "show: malformed counted" "$tmp/out" "^# audit: 0 allowed, 0 denied, 0 failed, 1 malformed; "
+has "show: malformed counted" "$tmp/out" "^# audit: 0 allowed, 0 denied, 0 failed, 2 malformed; "
 has "show: malformed said" "$tmp/out" "^# malformed (no target), 1 time: malformed request line (bad_request)\$"
+has "show: malformed DNS said" "$tmp/out" "^# malformed (DNS query, no name), 1 time: a query the gate could not read (FORMERR)\$"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

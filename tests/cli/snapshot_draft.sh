@@ -9,7 +9,8 @@
 # written; a host edit of a file the draft changed, and a file where the
 # draft made a folder, refused before anything runs; a failed command
 # leaves the draft as it was; a draft in use refused naming the session;
-# discard, ls, status, recover.
+# discard, ls, status, recover; where no drafts folder or no state folder
+# is.
 . "$(dirname "$0")/snaplib.sh"
 field() { sed -n "s/^$1 //p" "$tmp/out"; }
 status() { run "$aisb" draft status "$1"; }
@@ -20,6 +21,16 @@ printf 'a\n' >a.txt
 printf 'b\n' >b.txt
 printf 'keep\n' >keep.txt
 tree >"$tmp/ws0"
+
+# 0. no drafts folder yet: aisb draft names it, makes nothing; no state
+# folder at all: said, the session and the command in the same words
+run "$aisb" draft ls
+check "ls, none: exit" "$rc" 0
+check "ls, none: header only" "$(wc -l <"$tmp/out" | tr -d ' ')" 1
+check "ls, none: nothing made" "$(ls -A "$XDG_STATE_HOME/aisb")" sessions
+run env HOME=relative XDG_STATE_HOME= "$aisb" draft ls
+check "no state folder: exit" "$rc" 78
+said "no state folder: said" "^aisb: no state folder for the drafts: set XDG_STATE_HOME or HOME to an absolute path\$"
 
 # 1. the first session makes the draft; the workspace is untouched
 session --draft d1 -- sh -c 'echo one >a.txt; echo new >n1.txt'

@@ -7,7 +7,8 @@
 # opcode NOTIMP, EDNS an OPT record, EDNS version 1 BADVERS; answers come
 # in order; a wrong or missing credential gets 407; over the rate bound
 # REFUSED, audited; a CONNECT to a synthetic address is refused; every
-# query has its audit line.  And the test's upstream DNS server, which the
+# query has its audit line, and the launcher's summary of them counts the
+# malformed ones as such.  And the test's upstream DNS server, which the
 # policy names, is asked nothing at all.  The rate bound is the session's
 # across its connections, holds within a connection with --workers 2, and
 # more sessions than have a bucket (256) are all answered.
@@ -110,6 +111,18 @@ check "a deny rule's refusal names the rule" "$(grep '"name":"bad.wild.test"' "$
 expect_audit "$A" event=dns answer=FORMERR
 expect_audit "$A" event=dns answer=BADVERS
 check "audit lines" "$(audit_count "$A" event=dns)" 3017
+# the launcher's summary reads these very lines: the queries the gate
+# could not read or does not serve are malformed, not failed, not denied
+sid=0123456789abcdef0123dead
+mkdir -p "$tmp/state/aisb/sessions/$sid"
+cp "$A" "$tmp/state/aisb/sessions/$sid/audit.jsonl"
+show=$(XDG_STATE_HOME=$tmp/state "${AISB:-$top_builddir/aisb}" sessions show "$sid")
+check "summary: malformed queries" "$(printf '%s\n' "$show" | grep -v '^# denied ' |
+    grep -e '^# audit:' -e '^# malformed' -e '^# failed')" \
+    "# audit: 0 allowed, 6 denied, 0 failed, 4 malformed; lines in $tmp/state/aisb/sessions/$sid/audit.jsonl
+# malformed (DNS query, no name), 2 times: a query the gate could not read (FORMERR)
+# malformed (DNS query, no name), 1 time: not a standard query (opcode) (NOTIMP)
+# malformed exact.test (DNS lookup), 1 time: an EDNS version other than 0 (BADVERS)"
 
 # Credentials: none, wrong, of another session
 check "no credentials" "$(dq - exact.test/A)" "HTTP/1.1 407 Proxy Authentication Required"

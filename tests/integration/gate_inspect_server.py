@@ -5,6 +5,8 @@ gate talks to, with a certificate of a CA the test made.
     gate_inspect_server.py --bind ADDR --port N --cert PEM --key PEM
         --port-file FILE --log FILE [--git-root DIR]
 
+(https_upstream.py: the arguments and the server, with gate_pool_server.py)
+
 One server, HTTP/1.1 with keep-alive, answering by path:
 
   /sse?n=N&gap=MS   N server-sent events, chunked, MS milliseconds apart
@@ -31,17 +33,17 @@ them) with the connection's number and whether its TLS session was
 resumed.  Bounds: heads as the stdlib's
 http.server reads them (64 KiB lines, 100 fields), bodies of 64 MiB.
 """
-import argparse
 import hashlib
 import json
 import os
-import ssl
 import subprocess
 import sys
 import threading
 import time
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+import https_upstream
 
 LIMIT = 64 << 20
 LOG = None
@@ -219,30 +221,13 @@ class Handler(BaseHTTPRequestHandler):
 
 def main():
     global LOG, GIT_ROOT
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bind", required=True)
-    ap.add_argument("--port", type=int, default=443)
-    ap.add_argument("--cert", required=True)
-    ap.add_argument("--key", required=True)
-    ap.add_argument("--port-file", required=True)
+    ap = https_upstream.parser(443)
     ap.add_argument("--log", required=True)
     ap.add_argument("--git-root")
     a = ap.parse_args()
     LOG = open(a.log, "a")
     GIT_ROOT = a.git_root
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(a.cert, a.key)
-    ctx.set_alpn_protocols(["h2", "http/1.1"])
-    srv = ThreadingHTTPServer((a.bind, a.port), Handler)
-    srv.daemon_threads = True
-    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
-    with open(a.port_file + ".tmp", "w") as f:
-        f.write("%d\n" % srv.server_address[1])
-    os.rename(a.port_file + ".tmp", a.port_file)
-    try:
-        srv.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    https_upstream.serve(a, Handler, alpn=["h2", "http/1.1"])
     return 0
 
 

@@ -17,6 +17,9 @@ here=$top_srcdir/tests/integration
 gate_bin=${AISB_GATE:-$top_builddir/aisb-gate}
 # The system python3 when there is one: version-manager shims cost ~0.5 s a call.
 if [ -z "${PYTHON:-}" ] && [ -x /usr/bin/python3 ]; then PY=/usr/bin/python3; else PY=${PYTHON:-python3}; fi
+# the helpers import modules beside them (https_upstream.py): no
+# __pycache__ written into the source tree
+export PYTHONDONTWRITEBYTECODE=1
 
 if [ -z "${AISB_GATE_NETNS:-}" ]; then
 	export AISB_GATE_NETNS=1

@@ -8,6 +8,8 @@ upstream connection.
     gate_pool_server.py --bind ADDR --port N --cert PEM --key PEM
         --port-file FILE
 
+(https_upstream.py: the arguments and the server, with gate_inspect_server.py)
+
 HTTP/1.1 with keep-alive; by path:
 
   /close        an answer with a length and "Connection: close", the
@@ -22,13 +24,12 @@ HTTP/1.1 with keep-alive; by path:
                 an answer: the stale race of a kept connection
   anything else the answer: conn, request, method, body length
 """
-import argparse
 import json
-import os
-import ssl
 import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+import https_upstream
 
 LOCK = threading.Lock()
 CONNS = [0]
@@ -108,23 +109,8 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bind", required=True)
-    ap.add_argument("--port", type=int, default=0)
-    ap.add_argument("--cert", required=True)
-    ap.add_argument("--key", required=True)
-    ap.add_argument("--port-file", required=True)
-    a = ap.parse_args()
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(a.cert, a.key)
-    srv = ThreadingHTTPServer((a.bind, a.port), Handler)
-    srv.daemon_threads = True
-    srv.socket = ctx.wrap_socket(srv.socket, server_side=True,
-                                 do_handshake_on_connect=False)
-    with open(a.port_file + ".tmp", "w") as f:
-        f.write("%d\n" % srv.server_address[1])
-    os.rename(a.port_file + ".tmp", a.port_file)
-    srv.serve_forever()
+    https_upstream.serve(https_upstream.parser(0).parse_args(), Handler,
+                         handshake_on_connect=False)
 
 
 if __name__ == "__main__":

@@ -350,7 +350,7 @@ summary_malformed(void **state)
  * A name the gate's DNS refused is a denial (a tool that resolves first
  * never connects): by name, counted per query (A and AAAA), with the
  * fix the gate wrote; a query over the rate bound counts its refusals;
- * addresses and NODATA are no decisions, a malformed query a failure.
+ * addresses and NODATA are no decisions, a malformed query malformed.
  */
 #define DNS(name, qtype, answer, extra) "{\"time\":\"t\",\"event\":" \
 	"\"dns\",\"conn\":7,\"session\":\"s\",\"name\":\"" name "\"," \
@@ -375,7 +375,8 @@ summary_dns_refusals(void **state)
 	add(&d, DNS("old.test", "A", "NXDOMAIN", ""));
 	assert_int_equal(d.allowed, 0);
 	assert_int_equal(d.denied, 8);
-	assert_int_equal(d.failed, 1);
+	assert_int_equal(d.failed, 0);
+	assert_int_equal(d.malformed, 1);
 	assert_int_equal(d.n, 3);
 	assert_string_equal(render(&d, "# "),
 	    "# 8 request(s) denied, to 3 destination(s); the YAML under "
@@ -386,9 +387,57 @@ summary_dns_refusals(void **state)
 	    "# denied ok.test (DNS lookup), 5 times: over the gate's "
 	    "--dns-rate (dns_rate_limited)\n"
 	    "# denied old.test (DNS lookup), 1 time: name_refused\n"
-	    "# 1 request(s) failed, to 1 destination(s): the policy allowed "
-	    "them, the gate could not complete them\n"
-	    "# failed (no name), 1 time: FORMERR\n");
+	    "# 1 request(s) malformed, to 1 destination(s): the gate "
+	    "refused them before any decision, no policy judged them\n"
+	    "# malformed (DNS query, no name), 1 time: a query the gate "
+	    "could not read (FORMERR)\n");
+}
+
+/*
+ * A DNS query the gate could not read or does not serve (FORMERR, NOTIMP,
+ * BADVERS; REFUSED without a reason: a class other than IN, the root) is
+ * no allowed request's failure and no denial: no policy judged it.  It
+ * is said as malformed, in words, next to a malformed HTTP request; a
+ * REFUSED over the rate bound stays a denial.
+ */
+static void
+summary_dns_malformed(void **state)
+{
+	struct launch_denials	 d;
+
+	launch_denials_init(&d);
+	add(&d, "{\"event\":\"dns\",\"conn\":7,\"answer\":\"FORMERR\"}");
+	add(&d, "{\"event\":\"dns\",\"conn\":7,\"answer\":\"FORMERR\"}");
+	add(&d, DNS("op.test", "A", "NOTIMP", ""));
+	add(&d, DNS("v1.test", "A", "BADVERS", ""));
+	add(&d, DNS("version.bind", "TXT", "REFUSED", ""));
+	add(&d, DNS("ok.test", "A", "REFUSED", ",\"refused\":2,\"reason\":"
+	    "\"dns_rate_limited\",\"detail\":\"over the gate's --dns-rate\""));
+	add(&d, "{\"event\":\"decision\",\"conn\":3,\"client\":"
+	    "\"10.0.0.2:5\",\"decision\":\"error\",\"status\":400,"
+	    "\"reason\":\"bad_request\",\"detail\":\"malformed request "
+	    "line\"}");
+	assert_int_equal(d.failed, 0);
+	assert_int_equal(d.denied, 2);
+	assert_int_equal(d.malformed, 6);
+	assert_int_equal(d.nm, 5);
+	assert_string_equal(render(&d, "# "),
+	    "# 2 request(s) denied, to 1 destination(s)\n"
+	    "# denied ok.test (DNS lookup), 2 times: over the gate's "
+	    "--dns-rate (dns_rate_limited)\n"
+	    "# 6 request(s) malformed, to 5 destination(s): the gate "
+	    "refused them before any decision, no policy judged them\n"
+	    "# malformed (DNS query, no name), 2 times: a query the gate "
+	    "could not read (FORMERR)\n"
+	    "# malformed op.test (DNS lookup), 1 time: not a standard query "
+	    "(opcode) (NOTIMP)\n"
+	    "# malformed v1.test (DNS lookup), 1 time: an EDNS version other "
+	    "than 0 (BADVERS)\n"
+	    "# malformed version.bind (DNS lookup), 1 time: a class other "
+	    "than IN, or the root name (REFUSED)\n"
+	    "# malformed (no target), 1 time: malformed request line "
+	    "(bad_request)\n");
+	(void)state;
 }
 
 /*
@@ -613,6 +662,7 @@ main(void)
 		cmocka_unit_test(summary_counts_by_destination),
 		cmocka_unit_test(summary_failures_alone),
 		cmocka_unit_test(summary_dns_refusals),
+		cmocka_unit_test(summary_dns_malformed),
 		cmocka_unit_test(summary_auth_probe_answered),
 		cmocka_unit_test(summary_nothing_without_denials),
 		cmocka_unit_test(summary_bounded),

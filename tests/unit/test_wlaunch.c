@@ -138,6 +138,47 @@ opts_subcommands(void **state)
 	expect_refused(ARGC(txarg), txarg, NULL, "is extra");
 }
 
+/*
+ * The launcher passes --timeout, --memory, --procs and --cpu on to the
+ * runner as written: it takes exactly the values the runner takes, and
+ * refuses the others in the runner's words (one check, opts.c).
+ */
+static void
+opts_numbers_as_runner(void **state)
+{
+	static const char *const opt[] = { "--timeout", "--memory", "--procs",
+	    "--cpu" };
+	static const char *const val[] = { "0", "1", "16", "60", "1024",
+	    "1025", "65536", "65537", "86400", "86401", "0000000000060",
+	    "00000000000000000016", "000000000000000000016", "", "1x", "-1",
+	    "+5", " 5", "99999999999999999999" };
+	struct wlaunch_opts	 o;
+	struct winrun_opts	 r;
+	char			 rerr[512];
+	size_t			 i, j;
+	int			 lrc, rrc;
+
+	(void)state;
+	for (i = 0; i < sizeof(opt) / sizeof(opt[0]); i++)
+		for (j = 0; j < sizeof(val) / sizeof(val[0]); j++) {
+			char *const la[] = { "aisb", (char *)opt[i],
+			    (char *)val[j], "x" };
+			char *const ra[] = { "aisb-run", "--lease", "C:\\l",
+			    "--result", "C:\\r", (char *)opt[i],
+			    (char *)val[j], "--", "x" };
+
+			err[0] = rerr[0] = '\0';
+			lrc = wlaunch_opts_parse(&o, ARGC(la), la, NULL, err,
+			    sizeof(err));
+			rrc = winrun_opts_parse(&r, ARGC(ra), ra, NULL, rerr,
+			    sizeof(rerr));
+			if (lrc != rrc || strcmp(err, rerr) != 0)
+				fail_msg("%s \"%s\": launcher %d \"%s\", runner "
+				    "%d \"%s\"", opt[i], val[j], lrc, err, rrc,
+				    rerr);
+		}
+}
+
 static void
 opts_refused(void **state)
 {
@@ -334,13 +375,13 @@ paths(void **state)
 	assert_int_equal(wlaunch_state_path(lad, "0123456789abcdef01234567",
 	    out, sizeof(out), err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "too long"));
-	assert_true(wlaunch_path_absolute("C:\\x"));
-	assert_true(wlaunch_path_absolute("c:/x"));
-	assert_true(wlaunch_path_absolute("\\\\srv\\share"));
-	assert_false(wlaunch_path_absolute("C:x"));
-	assert_false(wlaunch_path_absolute("\\x"));
-	assert_false(wlaunch_path_absolute("/tmp"));
-	assert_false(wlaunch_path_absolute(""));
+	assert_true(winrun_path_absolute("C:\\x"));
+	assert_true(winrun_path_absolute("c:/x"));
+	assert_true(winrun_path_absolute("\\\\srv\\share"));
+	assert_false(winrun_path_absolute("C:x"));
+	assert_false(winrun_path_absolute("\\x"));
+	assert_false(winrun_path_absolute("/tmp"));
+	assert_false(winrun_path_absolute(""));
 }
 
 /* The argv the launcher builds is what the runner's parser accepts. */
@@ -522,6 +563,7 @@ main(void)
 		cmocka_unit_test(opts_run),
 		cmocka_unit_test(opts_subcommands),
 		cmocka_unit_test(opts_refused),
+		cmocka_unit_test(opts_numbers_as_runner),
 		cmocka_unit_test(opts_bounds),
 		cmocka_unit_test(credential),
 		cmocka_unit_test(paths),
