@@ -41,12 +41,25 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		p += n + (nl != NULL);
 		len -= n + (nl != NULL);
 	}
+	/*
+	 * A line is one allowed, failed or malformed at most; a DNS line of
+	 * queries over the rate bound counts its "refused":N denials, so
+	 * denials are checked against their table, not the line count.
+	 */
 	if (d.n > LAUNCH_DENY_MAX ||
-	    d.allowed + d.denied + d.failed > lines)
+	    d.allowed + d.failed + d.malformed > lines)
 		abort();
 	for (i = 0; i < d.n; i++)
 		sum += d.d[i].count;
 	if (sum + d.more != d.denied)
+		abort();
+	for (sum = 0, i = 0; i < d.nf; i++)
+		sum += d.f[i].count;
+	if (sum + d.fmore != d.failed)
+		abort();
+	for (sum = 0, i = 0; i < d.nm; i++)
+		sum += d.m[i].count;
+	if (sum + d.mmore != d.malformed)
 		abort();
 	memset(out, 0, sizeof(out));
 	if ((f = fmemopen(out, sizeof(out) - 1, "w")) == NULL)
