@@ -45,6 +45,7 @@
 #include <event2/util.h>
 
 #include "log.h"
+#include "termsafe.h"
 #include "gate/gate.h"
 #include "gate/http.h"
 #include "gate/tls.h"
@@ -277,14 +278,16 @@ conn_finish(struct gate_conn *c)
 		conn_write_cb(c->cbev, c);
 }
 
-/* Make s safe inside a quoted header parameter: printable ASCII, no quote. */
+/*
+ * s (NULL: none) into buf as a quoted header parameter may hold it:
+ * printable ASCII, no quote or backslash (termsafe.h), cut between
+ * characters.  The body shows the same text.
+ */
 static void
-hdr_clean(char *s)
+hdr_value(char *buf, size_t len, const char *s)
 {
-	for (; *s != '\0'; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f ||
-		    *s == '"' || *s == '\\')
-			*s = '?';
+	(void)term_clean(buf, len, s != NULL ? s : "", s != NULL ? strlen(s) :
+	    0, TERM_ASCII | TERM_QUOTED, NULL);
 }
 
 /*
@@ -343,12 +346,9 @@ conn_refusal_text(struct gate_conn *c, const char *what,
 	char	 req[sizeof(c->d->method) + sizeof(c->d->hostport) + 1];
 	size_t	 n;
 
-	snprintf(d, sizeof(d), "%s", detail ? detail : "");
-	snprintf(f, sizeof(f), "%s", fixline ? fixline : "");
-	snprintf(rule, sizeof(rule), "%s", c->d->rule);
-	hdr_clean(d);
-	hdr_clean(f);
-	hdr_clean(rule);
+	hdr_value(d, sizeof(d), detail);
+	hdr_value(f, sizeof(f), fixline);
+	hdr_value(rule, sizeof(rule), c->d->rule);
 	snprintf(hdr, hdrlen, "%s; reason=%s%s%s%s%s%s%s%s%s%s",
 	    decision, reason,
 	    d[0] ? "; detail=\"" : "", d, d[0] ? "\"" : "",
