@@ -3,7 +3,9 @@
  * re-reads it on every reload, and the Proxy-Authorization check against
  * what it loaded.  Invariants: loading is all or nothing and the same
  * twice (a refusal says why); the input as a header value never matches
- * to an unterminated or oversized session name.
+ * to an unterminated or oversized session name, nor to one with a byte
+ * outside printable ASCII (a user name is a label: termsafe.h's
+ * TERM_ASCII).
  */
 #include "config.h"
 
@@ -39,6 +41,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct gate_auth	*a, *b;
 	char			 err[256], err2[256], session[128];
+	size_t			 i;
 
 	err[0] = err2[0] = '\0';
 	a = gate_auth_load_fd(memfile(data, size), err, sizeof(err));
@@ -53,9 +56,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	memset(session, 'x', sizeof(session));
 	if (gate_auth_check(a, (const char *)data, size, session,
-	    sizeof(session)) == 0 && memchr(session, '\0',
-	    sizeof(session)) == NULL)
-		abort();
+	    sizeof(session)) == 0) {
+		if (memchr(session, '\0', sizeof(session)) == NULL)
+			abort();
+		for (i = 0; session[i] != '\0'; i++)
+			if ((unsigned char)session[i] < 0x20 ||
+			    (unsigned char)session[i] > 0x7e)
+				abort();
+	}
 	gate_auth_free(a);
 	return 0;
 }
