@@ -202,6 +202,14 @@ conn_dec_free(struct conn_dec *d)
 	free(d);
 }
 
+/* Why the connection closes, and how (enum conn_end): the one setter. */
+void
+conn_close_as(struct gate_conn *c, const char *reason, enum conn_end end)
+{
+	c->close_reason = reason;
+	c->close_end = (uint8_t)end;
+}
+
 void
 conn_free(struct gate_conn *c)
 {
@@ -244,7 +252,7 @@ gate_conn_close_all(struct gate *g)
 	struct gate_conn	*c;
 
 	while ((c = TAILQ_FIRST(&g->conns)) != NULL) {
-		c->close_reason = "shutdown";
+		conn_close_as(c, "shutdown", END_FAULT);
 		conn_free(c);
 	}
 	gate_inspect_pool_flush(g);
@@ -589,7 +597,7 @@ client_read_cb(struct bufferevent *bev, void *arg)
 			len = GATE_HTTP_MAX_HEAD;
 		if ((p = (const char *)evbuffer_pullup(in,
 		    (ev_ssize_t)len)) == NULL && len > 0) {
-			c->close_reason = "out of memory";
+			conn_close_as(c, "out of memory", END_FAULT);
 			conn_free(c);
 			return;
 		}
@@ -609,13 +617,13 @@ client_read_cb(struct bufferevent *bev, void *arg)
 		}
 		c->d->headlen = (size_t)r;
 		if ((c->d->head = malloc(c->d->headlen + 1)) == NULL) {
-			c->close_reason = "out of memory";
+			conn_close_as(c, "out of memory", END_FAULT);
 			conn_free(c);
 			return;
 		}
 		if (evbuffer_remove(in, c->d->head, c->d->headlen) !=
 		    (int)c->d->headlen) {
-			c->close_reason = "out of memory";
+			conn_close_as(c, "out of memory", END_FAULT);
 			conn_free(c);
 			return;
 		}
@@ -743,8 +751,10 @@ client_event_cb(struct bufferevent *bev, short what, void *arg)
 			conn_arm(c, CLIENT_EOF_SECS);
 		return;
 	}
-	c->close_reason = (what & BEV_EVENT_EOF) ? "client closed" :
-	    "client error";
+	if (what & BEV_EVENT_EOF)
+		conn_close_as(c, "client closed", END_DONE);
+	else
+		conn_close_as(c, "client error", END_CLIENT_ERROR);
 	conn_free(c);
 }
 
@@ -770,7 +780,7 @@ conn_up_event_cb(struct bufferevent *bev, short what, void *arg)
 			conn_maybe_done(c);
 		return;
 	}
-	c->close_reason = "upstream error";
+	conn_close_as(c, "upstream error", END_FAULT);
 	conn_free(c);
 }
 
@@ -779,10 +789,11 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct gate_conn	*c = arg;
 	const char		*reason = "idle_timeout";
+	enum conn_end		 end = END_FAULT;
 	double			 idle, limit;
 
 	if (c->no_timer) {
-		c->close_reason = "no timer";
+		conn_close_as(c, "no timer", END_FAULT);
 		conn_free(c);
 		return;
 	}
@@ -810,6 +821,7 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 			if (limit > CLIENT_EOF_SECS)
 				limit = CLIENT_EOF_SECS;
 			reason = "client closed";
+			end = END_DONE;
 		}
 		if (idle + 0.01 < limit) {
 			struct timeval	 tv;
@@ -821,9 +833,9 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 			arm_tv(c, &tv);
 			return;
 		}
-		if (strcmp(reason, "idle_timeout") == 0)
+		if (end == END_FAULT)	/* the timeout, not the client */
 			c->g->num->ctr.idle_timeout++;
-		c->close_reason = reason;
+		conn_close_as(c, reason, end);
 		conn_free(c);
 		return;
 	case S_LINGER:

@@ -127,7 +127,9 @@ gate_inspect_pool_flush(struct gate *g)
  * its exchanges over (none in flight, the last framed by its length or
  * chunks, neither side asked for the close), nothing pending either way,
  * its TLS standing, and the connection ending as connections end (the
- * client's close, or the end of its last exchange).
+ * client's close or error, or the end of its last exchange: END_DONE and
+ * END_CLIENT_ERROR, set with the close reason).  An end without a reason
+ * keeps nothing: no path that leaves a clean leg comes without one.
  */
 static int
 poolable(struct gate_conn *c)
@@ -135,15 +137,12 @@ poolable(struct gate_conn *c)
 	struct conn_insp	*x = c->insp;
 	struct bufferevent	*f = c->ubev, *under;
 	SSL			*ssl;
-	const char		*why = c->close_reason;
 
 	if (c->g->insp == NULL || c->g->cfg.no_reuse || c->g->draining ||
 	    f == NULL || c->d == NULL || x->phase != IP_HTTP ||
 	    x->up_dirty || x->redialing || c->u_eof || x->rq != RQ_HEAD ||
 	    x->req != NULL || x->rs != RS_IDLE || x->resp != NULL ||
-	    (why != NULL && strcmp(why, "eof") != 0 &&
-	    strcmp(why, "client closed") != 0 &&
-	    strcmp(why, "client error") != 0))
+	    (c->close_end != END_DONE && c->close_end != END_CLIENT_ERROR))
 		return 0;
 	/* decided under a policy a reload has since replaced: the pool was
 	 * emptied for the new one, and no connection of it may take this */
@@ -250,7 +249,7 @@ conn_inspect_reuse(struct gate_conn *c, const struct policy_addr *a)
 	if ((x = conn_inspect_state(c)) == NULL) {
 		conn_inspect_notify(bev);
 		bufferevent_free(bev);
-		c->close_reason = "out of memory";
+		conn_close_as(c, "out of memory", END_FAULT);
 		conn_free(c);
 		return 1;
 	}

@@ -78,7 +78,7 @@ gate_conn_recheck(struct gate *g)
 		next = TAILQ_NEXT(c, entry);
 		if (c->state != S_RELAY || c->dns != NULL || allowed(g, c))
 			continue;
-		c->close_reason = "policy_reload";
+		conn_close_as(c, "policy_reload", END_FAULT);
 		conn_free(c);
 		n++;
 	}
