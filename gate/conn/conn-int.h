@@ -64,8 +64,8 @@ enum conn_socks { SOCKS_ST_NONE = 0, SOCKS_ST_GREET, SOCKS_ST_AUTH,
  * How a connection ends, set together with its close reason by
  * conn_close_as(): the reason is words for the audit's close line and the
  * log; what the code decides on is this (whether an inspected upstream
- * leg may be kept, inspect_pool.c), so that rewording a reason changes
- * nothing else.
+ * leg may be kept, inspect_pool.c; how a capture ends its stream,
+ * record.c), so that rewording a reason changes nothing else.
  */
 enum conn_end {
 	END_NONE = 0,		/* no reason was given */
@@ -301,7 +301,7 @@ void		 conn_rec_data(struct gate_conn *, int, const void *, size_t);
 void		 conn_rec_tail(struct gate_conn *, int, struct evbuffer *,
 		    size_t);
 void		 conn_rec_fin(struct gate_conn *, int);
-void		 conn_rec_end(struct gate_conn *, const char *);
+void		 conn_rec_end(struct gate_conn *);
 void		 conn_rec_keylog(struct gate_conn *, const char *);
 
 /*

@@ -221,7 +221,7 @@ conn_free(struct gate_conn *c)
 		    c->close_reason : "closed", NULL, NULL);
 	}
 	if (c->rec != NULL) {
-		conn_rec_end(c, c->close_reason);
+		conn_rec_end(c);
 		conn_rec_free(c);
 	}
 	log_debug("conn %llu: closed (%s)", (unsigned long long)c->id,
@@ -271,7 +271,7 @@ conn_finish(struct gate_conn *c)
 		conn_audit(c, "close", NULL, 0, c->close_reason ?
 		    c->close_reason : "closed", NULL, NULL);
 		if (c->rec != NULL)
-			conn_rec_end(c, c->close_reason);
+			conn_rec_end(c);
 	}
 	gate_dns_cancel(&c->d->dnsw);
 	conn_up_drop(c);

@@ -540,29 +540,28 @@ conn_rec_keylog(struct gate_conn *c, const char *line)
 }
 
 /*
- * The connection ends.  After a clean end ("eof", a forwarded answer
- * complete) the FINs not yet written are, the destination's first, then
- * the ACK of the last; after anything else a RST, from the client for a client's
- * error, else from the destination (the gate cut the stream).
+ * The connection ends, as its close_end says (conn_close_as), not its
+ * reason's words.  After a clean end (END_DONE, or none given: a
+ * forwarded answer complete) the FINs not yet written are, the
+ * destination's first, then the ACK of the last; after anything else a
+ * RST, from the client for a client's error, else from the destination
+ * (the gate cut the stream).
  */
 void
-conn_rec_end(struct gate_conn *c, const char *reason)
+conn_rec_end(struct gate_conn *c)
 {
 	struct conn_rec	*s = c->rec;
 	struct timespec	 ts;
-	int		 clean_end;
 
 	if (!s->open || s->done)
 		return;
-	clean_end = reason == NULL || strcmp(reason, "eof") == 0 ||
-	    strcmp(reason, "client closed") == 0;
 	now(&ts);
-	if (clean_end) {
+	if (c->close_end == END_NONE || c->close_end == END_DONE) {
 		conn_rec_fin(c, 1);
 		conn_rec_fin(c, 0);
 		rec_segment(c, !s->last_fin, TH_ACK, NULL, 0, NULL, &ts);
 	} else
-		rec_segment(c, strcmp(reason, "client error") == 0 ? 0 : 1,
+		rec_segment(c, c->close_end == END_CLIENT_ERROR ? 0 : 1,
 		    TH_RST | TH_ACK, NULL, 0, NULL, &ts);
 	s->done = 1;
 }

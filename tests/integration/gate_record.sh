@@ -248,6 +248,12 @@ ends=$(tshark_r "$cap" -Y "tcp.stream == ${s_tls:-x}" -T fields -e ip.dst \
 check "TLS stream: destination" "$(cut -f1,2 <<<"$ends")" "192.0.2.20	$tls_port"
 check "TLS stream: SYNs and FINs" "$(tshark_r "$cap" -Y \
     "tcp.stream == ${s_tls:-x} && (tcp.flags.syn == 1 || tcp.flags.fin == 1)" | wc -l)" 4
+# streams that ended as connections end (how a connection ended, not its
+# reason's words): FINs, no RST
+for s in "${s_http:-x}" "${s_tls:-x}" "${s_bulk:-x}"; do
+	check "stream $s: no RST" "$(tshark_r "$cap" -Y \
+	    "tcp.stream == $s && tcp.flags.reset == 1" | wc -l)" 0
+done
 # the denied attempt: a SYN to the placeholder, the placeholder's RST-ACK
 check "denied stream: SYN, RST" "$(tshark_r "$cap" -Y "tcp.stream == ${s_deny:-x}" \
     -T fields -e ip.src -e ip.dst -e tcp.dstport -e tcp.srcport \
