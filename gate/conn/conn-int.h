@@ -255,8 +255,8 @@ void		 conn_head_complete(struct gate_conn *);
 void		 conn_decide(struct gate_conn *);
 void		 conn_decided(struct gate_conn *, const struct policy_rule *);
 void		 conn_dial(struct gate_conn *);
-void		 conn_sockaddr_of(const struct policy_addr *, uint16_t,
-		    struct sockaddr_storage *, socklen_t *);
+int		 conn_dial_addr(struct gate_conn *,
+		    const struct policy_addr *);
 void		 conn_dial_done(struct gate_conn *, short);
 void		 conn_up_drop(struct gate_conn *);
 

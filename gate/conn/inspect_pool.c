@@ -361,9 +361,7 @@ int
 conn_inspect_redial(struct gate_conn *c)
 {
 	struct conn_insp	*x = c->insp;
-	struct sockaddr_storage	 ss;
 	struct bufferevent	*under;
-	socklen_t		 len;
 	int			 fd;
 
 	x->up_gone = 0;
@@ -374,12 +372,8 @@ conn_inspect_redial(struct gate_conn *c)
 	x->reused = 0;
 	bufferevent_free(c->ubev);
 	c->ubev = NULL;
-	conn_sockaddr_of(&x->addr, c->d->tgt.port, &ss, &len);
-	if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
-	    SOCK_CLOEXEC, 0)) == -1 || (connect(fd, (struct sockaddr *)&ss,
-	    len) == -1 && errno != EINPROGRESS)) {
-		if (fd != -1)
-			close(fd);
+	/* as every dial of the gate (decide.c), to the same address */
+	if ((fd = conn_dial_addr(c, &x->addr)) == -1) {
 		conn_inspect_replay_drop(x);
 		return conn_inspect_up_failed(c, "the upstream could not be "
 		    "dialled again");
@@ -391,7 +385,6 @@ conn_inspect_redial(struct gate_conn *c)
 		conn_inspect_replay_drop(x);
 		return conn_inspect_up_failed(c, "out of memory");
 	}
-	conn_nodelay(bufferevent_getfd(under));
 	x->redialing = 1;
 	if ((c->ubev = conn_inspect_up_new(c, under)) == NULL) {
 		conn_inspect_replay_drop(x);

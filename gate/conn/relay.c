@@ -353,7 +353,6 @@ conn_connected(struct gate_conn *c)
 
 	ok = conn_tunnel_ok(c, &oklen);
 	c->connect_ms = gate_ms_since(&c->d->t_connect);
-	conn_nodelay(c->fd[1]);
 	if (c->d->irule != NULL && c->tunnel) {
 		/* inspect.c: TLS to the upstream first, then the client */
 		conn_inspect_connected(c);
