@@ -50,6 +50,11 @@ term_char(const unsigned char *s, size_t len, int flags, int *ok)
 	if (c < 0x80) {
 		*ok = (c >= 0x20 && c != 0x7f) || (c == '\n' &&
 		    (flags & TERM_KEEP_NL));
+		if ((c == '"' || c == '\\') && (flags & (TERM_QUOTED |
+		    TERM_WORD)))
+			*ok = 0;
+		if (c == ' ' && (flags & TERM_WORD))
+			*ok = 0;
 		return 1;
 	}
 	if (c >= 0xc2 && c <= 0xdf)
@@ -149,4 +154,13 @@ term_cut(const char *s, size_t len, size_t n)
 	    k++)
 		n--;
 	return n;
+}
+
+size_t
+term_charlen(const char *s, size_t len)
+{
+	int	 ok;
+
+	return len == 0 ? 0 : term_char((const unsigned char *)s, len, 0,
+	    &ok);
 }

@@ -1,7 +1,8 @@
 /*
  * What a string that a sandbox, a gate, a session's files or any other
  * file chose may put on the user's terminal: the one rule for every
- * place the launcher prints such a string.
+ * place the launcher prints such a string, and the gate's for what it
+ * writes into log lines, answers and captures.
  *
  * Passes: printable ASCII (0x20-0x7e) and well-formed UTF-8 for U+00A0
  * and up (shortest form, no surrogates, at most U+10FFFF).  Replaced:
@@ -38,6 +39,14 @@
  * not: a name the gate would never have held.
  */
 #define TERM_ASCII	0x02
+/*
+ * '"' and '\\' are replaced too: a value written between double quotes
+ * into a line that its readers split without unescaping (an HTTP
+ * header's quoted parameter, the comment of a --record capture).
+ */
+#define TERM_QUOTED	0x04
+/* TERM_QUOTED's and ' ' too: a key=value value written without quotes */
+#define TERM_WORD	0x08
 
 /*
  * src (slen bytes; a NUL among them is a C0 control) cleaned into dst
@@ -61,5 +70,13 @@ int	 term_fputs(const char *s, FILE *f, int flags);
  * most three).  For text term_clean made, a cut between characters.
  */
 size_t	 term_cut(const char *s, size_t len, size_t n);
+
+/*
+ * The bytes of the character at s (len bytes): a well-formed UTF-8
+ * character's length, 1 for a byte that starts none, 0 when len is 0.
+ * With term_clean, one character shown alone (a parser's "'X' in a
+ * name"), whole or as its '?'.
+ */
+size_t	 term_charlen(const char *s, size_t len);
 
 #endif /* AISB_TERMSAFE_H */

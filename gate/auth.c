@@ -37,6 +37,7 @@
 #include <openssl/evp.h>
 
 #include "log.h"
+#include "termsafe.h"
 #include "gate/gate.h"
 
 #define AUTH_MAX_FILE		65536
@@ -385,16 +386,9 @@ gate_auth_check(const struct gate_auth *a, const char *value, size_t len,
 		memcpy(key, a->e[match].key, GATE_AUTH_KEY);
 	if (a->e[match].session[0] != '\0')
 		snprintf(session, sessionlen, "%s", a->e[match].session);
-	else {
-		if (ulen >= sessionlen)
-			ulen = sessionlen - 1;
-		memcpy(session, dec, ulen);
-		session[ulen] = '\0';
-		for (i = 0; i < ulen; i++)
-			if ((unsigned char)session[i] < 0x20 ||
-			    (unsigned char)session[i] >= 0x7f)
-				session[i] = '?';
-	}
+	else	/* a name the client chose: a label of printable ASCII */
+		(void)term_clean(session, sessionlen, (const char *)dec, ulen,
+		    TERM_ASCII, NULL);
 	rc = 0;
  out:
 	explicit_bzero(dec, sizeof(dec));

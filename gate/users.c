@@ -40,6 +40,7 @@
 
 #include "hex.h"
 #include "policy.h"
+#include "termsafe.h"
 #include "gate/gate.h"
 #include "gate/http.h"
 
@@ -147,11 +148,14 @@ gate_users_parse(const char *buf, size_t len, const char *path, char *err,
 			FAIL(f - ls, "user name longer than %d bytes",
 			    GATE_SESSION_MAX - 1);
 		for (i = 0; i < fl; i++)
-			if (!name_char((unsigned char)f[i]))
-				FAIL(f + i - ls, "'%c' in a user name; use "
-				    "letters, digits and . _ @ + -",
-				    (unsigned char)f[i] >= 0x20 &&
-				    (unsigned char)f[i] < 0x7f ? f[i] : '?');
+			if (!name_char((unsigned char)f[i])) {
+				char	 ch[8];	/* one character */
+
+				(void)term_clean(ch, sizeof(ch), f + i,
+				    term_charlen(f + i, fl - i), 0, NULL);
+				FAIL(f + i - ls, "'%s' in a user name; use "
+				    "letters, digits and . _ @ + -", ch);
+			}
 		memcpy(e->name, f, fl);
 		for (i = 0; i < n; i++)
 			if (strcmp(u->e[i].name, e->name) == 0)

@@ -60,6 +60,21 @@ enum conn_tp { TP_NONE = 0, TP_PEEK, TP_TLS, TP_HTTP, TP_UNKNOWN, TP_ADDR };
  * refusal is answered (conn_socks_reply) */
 enum conn_socks { SOCKS_ST_NONE = 0, SOCKS_ST_GREET, SOCKS_ST_AUTH,
     SOCKS_ST_REQUEST, SOCKS_ST_DECIDING, SOCKS_ST_BAD };
+/*
+ * How a connection ends, set together with its close reason by
+ * conn_close_as(): the reason is words for the audit's close line and the
+ * log; what the code decides on is this (whether an inspected upstream
+ * leg may be kept, inspect_pool.c; how a capture ends its stream,
+ * record.c), so that rewording a reason changes nothing else.
+ */
+enum conn_end {
+	END_NONE = 0,		/* no reason was given */
+	END_DONE,		/* as connections end: an EOF passed on, the
+				   client's close, its last exchange over */
+	END_CLIENT_ERROR,	/* the client's socket failed (a reset) */
+	END_FAULT		/* the gate, the upstream, a limit or a
+				   refusal ended it */
+};
 /* what named a transparent stream (the audit's named_by) */
 enum conn_named { NAMED_NONE = 0, NAMED_SNI, NAMED_HOST, NAMED_ADDR };
 #define TP_TOOL_MAX	32	/* X-Aisb-Tool: bytes of [A-Za-z0-9._+-] */
@@ -172,7 +187,8 @@ struct gate_conn {
 	struct timespec		 t_start, t_active;
 	double			 dns_ms, connect_ms;
 	uint64_t		 up, down;
-	const char		*close_reason;
+	const char		*close_reason;	/* both by conn_close_as() */
+	uint8_t			 close_end;	/* enum conn_end */
 
 	/* raw relay: [0] the client's socket, [1] the upstream's */
 	int			 fd[2];
@@ -211,6 +227,8 @@ void		 conn_audit(struct gate_conn *, const char *, const char *, int,
 		    const char *, const char *, const char *);
 void		 conn_audit_fill(struct gate_conn *, struct gate_audit_rec *);
 /* conn.c */
+void		 conn_close_as(struct gate_conn *, const char *,
+		    enum conn_end);
 void		 conn_free(struct gate_conn *);
 void		 conn_dec_free(struct conn_dec *);
 void		 conn_arm(struct gate_conn *, unsigned);
@@ -240,8 +258,8 @@ void		 conn_head_complete(struct gate_conn *);
 void		 conn_decide(struct gate_conn *);
 void		 conn_decided(struct gate_conn *, const struct policy_rule *);
 void		 conn_dial(struct gate_conn *);
-void		 conn_sockaddr_of(const struct policy_addr *, uint16_t,
-		    struct sockaddr_storage *, socklen_t *);
+int		 conn_dial_addr(struct gate_conn *,
+		    const struct policy_addr *);
 void		 conn_dial_done(struct gate_conn *, short);
 void		 conn_up_drop(struct gate_conn *);
 
@@ -286,7 +304,7 @@ void		 conn_rec_data(struct gate_conn *, int, const void *, size_t);
 void		 conn_rec_tail(struct gate_conn *, int, struct evbuffer *,
 		    size_t);
 void		 conn_rec_fin(struct gate_conn *, int);
-void		 conn_rec_end(struct gate_conn *, const char *);
+void		 conn_rec_end(struct gate_conn *);
 void		 conn_rec_keylog(struct gate_conn *, const char *);
 
 /*

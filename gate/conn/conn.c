@@ -45,6 +45,7 @@
 #include <event2/util.h>
 
 #include "log.h"
+#include "termsafe.h"
 #include "gate/gate.h"
 #include "gate/http.h"
 #include "gate/tls.h"
@@ -201,6 +202,14 @@ conn_dec_free(struct conn_dec *d)
 	free(d);
 }
 
+/* Why the connection closes, and how (enum conn_end): the one setter. */
+void
+conn_close_as(struct gate_conn *c, const char *reason, enum conn_end end)
+{
+	c->close_reason = reason;
+	c->close_end = (uint8_t)end;
+}
+
 void
 conn_free(struct gate_conn *c)
 {
@@ -212,7 +221,7 @@ conn_free(struct gate_conn *c)
 		    c->close_reason : "closed", NULL, NULL);
 	}
 	if (c->rec != NULL) {
-		conn_rec_end(c, c->close_reason);
+		conn_rec_end(c);
 		conn_rec_free(c);
 	}
 	log_debug("conn %llu: closed (%s)", (unsigned long long)c->id,
@@ -243,7 +252,7 @@ gate_conn_close_all(struct gate *g)
 	struct gate_conn	*c;
 
 	while ((c = TAILQ_FIRST(&g->conns)) != NULL) {
-		c->close_reason = "shutdown";
+		conn_close_as(c, "shutdown", END_FAULT);
 		conn_free(c);
 	}
 	gate_inspect_pool_flush(g);
@@ -262,7 +271,7 @@ conn_finish(struct gate_conn *c)
 		conn_audit(c, "close", NULL, 0, c->close_reason ?
 		    c->close_reason : "closed", NULL, NULL);
 		if (c->rec != NULL)
-			conn_rec_end(c, c->close_reason);
+			conn_rec_end(c);
 	}
 	gate_dns_cancel(&c->d->dnsw);
 	conn_up_drop(c);
@@ -277,14 +286,16 @@ conn_finish(struct gate_conn *c)
 		conn_write_cb(c->cbev, c);
 }
 
-/* Make s safe inside a quoted header parameter: printable ASCII, no quote. */
+/*
+ * s (NULL: none) into buf as a quoted header parameter may hold it:
+ * printable ASCII, no quote or backslash (termsafe.h), cut between
+ * characters.  The body shows the same text.
+ */
 static void
-hdr_clean(char *s)
+hdr_value(char *buf, size_t len, const char *s)
 {
-	for (; *s != '\0'; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f ||
-		    *s == '"' || *s == '\\')
-			*s = '?';
+	(void)term_clean(buf, len, s != NULL ? s : "", s != NULL ? strlen(s) :
+	    0, TERM_ASCII | TERM_QUOTED, NULL);
 }
 
 /*
@@ -343,12 +354,9 @@ conn_refusal_text(struct gate_conn *c, const char *what,
 	char	 req[sizeof(c->d->method) + sizeof(c->d->hostport) + 1];
 	size_t	 n;
 
-	snprintf(d, sizeof(d), "%s", detail ? detail : "");
-	snprintf(f, sizeof(f), "%s", fixline ? fixline : "");
-	snprintf(rule, sizeof(rule), "%s", c->d->rule);
-	hdr_clean(d);
-	hdr_clean(f);
-	hdr_clean(rule);
+	hdr_value(d, sizeof(d), detail);
+	hdr_value(f, sizeof(f), fixline);
+	hdr_value(rule, sizeof(rule), c->d->rule);
 	snprintf(hdr, hdrlen, "%s; reason=%s%s%s%s%s%s%s%s%s%s",
 	    decision, reason,
 	    d[0] ? "; detail=\"" : "", d, d[0] ? "\"" : "",
@@ -589,7 +597,7 @@ client_read_cb(struct bufferevent *bev, void *arg)
 			len = GATE_HTTP_MAX_HEAD;
 		if ((p = (const char *)evbuffer_pullup(in,
 		    (ev_ssize_t)len)) == NULL && len > 0) {
-			c->close_reason = "out of memory";
+			conn_close_as(c, "out of memory", END_FAULT);
 			conn_free(c);
 			return;
 		}
@@ -609,13 +617,13 @@ client_read_cb(struct bufferevent *bev, void *arg)
 		}
 		c->d->headlen = (size_t)r;
 		if ((c->d->head = malloc(c->d->headlen + 1)) == NULL) {
-			c->close_reason = "out of memory";
+			conn_close_as(c, "out of memory", END_FAULT);
 			conn_free(c);
 			return;
 		}
 		if (evbuffer_remove(in, c->d->head, c->d->headlen) !=
 		    (int)c->d->headlen) {
-			c->close_reason = "out of memory";
+			conn_close_as(c, "out of memory", END_FAULT);
 			conn_free(c);
 			return;
 		}
@@ -743,8 +751,10 @@ client_event_cb(struct bufferevent *bev, short what, void *arg)
 			conn_arm(c, CLIENT_EOF_SECS);
 		return;
 	}
-	c->close_reason = (what & BEV_EVENT_EOF) ? "client closed" :
-	    "client error";
+	if (what & BEV_EVENT_EOF)
+		conn_close_as(c, "client closed", END_DONE);
+	else
+		conn_close_as(c, "client error", END_CLIENT_ERROR);
 	conn_free(c);
 }
 
@@ -770,7 +780,7 @@ conn_up_event_cb(struct bufferevent *bev, short what, void *arg)
 			conn_maybe_done(c);
 		return;
 	}
-	c->close_reason = "upstream error";
+	conn_close_as(c, "upstream error", END_FAULT);
 	conn_free(c);
 }
 
@@ -779,10 +789,11 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct gate_conn	*c = arg;
 	const char		*reason = "idle_timeout";
+	enum conn_end		 end = END_FAULT;
 	double			 idle, limit;
 
 	if (c->no_timer) {
-		c->close_reason = "no timer";
+		conn_close_as(c, "no timer", END_FAULT);
 		conn_free(c);
 		return;
 	}
@@ -810,6 +821,7 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 			if (limit > CLIENT_EOF_SECS)
 				limit = CLIENT_EOF_SECS;
 			reason = "client closed";
+			end = END_DONE;
 		}
 		if (idle + 0.01 < limit) {
 			struct timeval	 tv;
@@ -821,9 +833,9 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 			arm_tv(c, &tv);
 			return;
 		}
-		if (strcmp(reason, "idle_timeout") == 0)
+		if (end == END_FAULT)	/* the timeout, not the client */
 			c->g->num->ctr.idle_timeout++;
-		c->close_reason = reason;
+		conn_close_as(c, reason, end);
 		conn_free(c);
 		return;
 	case S_LINGER:

@@ -149,9 +149,9 @@ learn(struct gate_conn *c, struct policy_decision *d)
 	d->verdict = POLICY_ALLOW;
 }
 
-/* The socket address of a, port: the dial's, and a redial's (inspect). */
-void
-conn_sockaddr_of(const struct policy_addr *a, uint16_t port,
+/* The socket address of a, port: conn_dial_addr's. */
+static void
+sockaddr_of(const struct policy_addr *a, uint16_t port,
     struct sockaddr_storage *ss, socklen_t *len)
 {
 	memset(ss, 0, sizeof(*ss));
@@ -294,12 +294,42 @@ conn_up_drop(struct gate_conn *c)
 	c->rd[1] = c->wr[1] = c->hup[1] = 0;
 }
 
+/*
+ * A new socket to address a, the request's port, its connect under way
+ * (non-blocking) or done: the one way the gate dials an upstream, for a
+ * connection's dials (conn_dial) and for an inspected connection's dial
+ * again when its kept leg went stale (conn_inspect_redial), so that the
+ * two cannot differ.  The socket is TCP_NODELAY from the start (a relay
+ * adds no delay of its own), and the connect's time (connect_ms) counts
+ * from here.  Returns the socket, or -1 with errno set.
+ */
+int
+conn_dial_addr(struct gate_conn *c, const struct policy_addr *a)
+{
+	struct sockaddr_storage	 ss;
+	socklen_t		 sslen;
+	int			 fd, e;
+
+	sockaddr_of(a, c->d->tgt.port, &ss, &sslen);
+	clock_gettime(CLOCK_MONOTONIC, &c->d->t_connect);
+	if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0)) == -1)
+		return -1;
+	conn_nodelay(fd);
+	if (connect(fd, (struct sockaddr *)&ss, sslen) == -1 &&
+	    errno != EINPROGRESS) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
 void
 conn_dial(struct gate_conn *c)
 {
 	struct gate		*g = c->g;
-	struct sockaddr_storage	 ss;
-	socklen_t		 sslen;
 	int			 fd;
 
 	while (c->d->next < c->d->naddrs && c->d->tries < GATE_MAX_DIALS) {
@@ -311,19 +341,9 @@ conn_dial(struct gate_conn *c)
 		if (c->d->irule != NULL && c->tunnel &&
 		    conn_inspect_reuse(c, a))
 			return;
-		conn_sockaddr_of(a, c->d->tgt.port, &ss, &sslen);
-		clock_gettime(CLOCK_MONOTONIC, &c->d->t_connect);
-		if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
-		    SOCK_CLOEXEC, 0)) == -1) {
+		if ((fd = conn_dial_addr(c, a)) == -1) {
 			c->d->dial_errno = errno;
 			c->d->timed_out = 0;
-			continue;
-		}
-		if (connect(fd, (struct sockaddr *)&ss, sslen) == -1 &&
-		    errno != EINPROGRESS) {
-			c->d->dial_errno = errno;
-			c->d->timed_out = 0;
-			close(fd);
 			continue;
 		}
 		c->fd[1] = fd;

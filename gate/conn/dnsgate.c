@@ -63,6 +63,7 @@ struct conn_dns {
 	uint8_t			 closing;	/* answer what is queued, then close */
 	uint8_t			 shut;		/* our FIN is sent: lingering */
 	const char		*why;		/* the close's reason */
+	uint8_t			 end;		/* ... how: enum conn_end */
 };
 
 struct dns_bucket {
@@ -345,9 +346,9 @@ send:
 }
 
 static void
-dns_close(struct gate_conn *c, const char *why)
+dns_close(struct gate_conn *c, const char *why, enum conn_end end)
 {
-	c->close_reason = why;
+	conn_close_as(c, why, end);
 	log_debug("conn %llu: AISB-DNS: %u queries, closed (%s)",
 	    (unsigned long long)c->id, c->dns->queries, why);
 	conn_free(c);
@@ -361,7 +362,7 @@ dns_close(struct gate_conn *c, const char *why)
  * touches nothing of it then.
  */
 static int
-dns_finish(struct gate_conn *c, const char *why)
+dns_finish(struct gate_conn *c, const char *why, enum conn_end end)
 {
 	struct conn_dns	*ds = c->dns;
 	struct timeval	 flush = { DNSGATE_LINGER_SECS + 3, 0 };
@@ -370,9 +371,10 @@ dns_finish(struct gate_conn *c, const char *why)
 	if (!ds->closing) {
 		ds->closing = 1;
 		ds->why = why;
+		ds->end = (uint8_t)end;
 		/* a client that reads nothing is not waited for long */
 		if (evtimer_add(ds->timer, &flush) == -1) {
-			dns_close(c, ds->why);
+			dns_close(c, ds->why, ds->end);
 			return 1;
 		}
 	}
@@ -383,7 +385,7 @@ dns_finish(struct gate_conn *c, const char *why)
 	shutdown(bufferevent_getfd(c->cbev), SHUT_WR);
 	bufferevent_enable(c->cbev, EV_READ);
 	if (evtimer_add(ds->timer, &linger) == -1) {
-		dns_close(c, ds->why);
+		dns_close(c, ds->why, ds->end);
 		return 1;
 	}
 	return 0;
@@ -412,7 +414,7 @@ dns_write_cb(struct bufferevent *bev, void *arg)
 
 	if (ds->closing) {
 		if (left == 0)
-			dns_finish(c, ds->why);
+			dns_finish(c, ds->why, ds->end);
 		return;
 	}
 	if (left <= DNSGATE_OUT_MAX / 2 &&
@@ -429,11 +431,15 @@ dns_event_cb(struct bufferevent *bev, short what, void *arg)
 
 	if ((what & BEV_EVENT_EOF) && !c->dns->closing) {
 		/* every whole query is answered already: flush, close */
-		dns_finish(c, "client closed");
+		dns_finish(c, "client closed", END_DONE);
 		return;
 	}
-	dns_close(c, c->dns->closing ? c->dns->why :
-	    (what & BEV_EVENT_EOF) ? "client closed" : "client error");
+	if (c->dns->closing)
+		dns_close(c, c->dns->why, c->dns->end);
+	else if (what & BEV_EVENT_EOF)
+		dns_close(c, "client closed", END_DONE);
+	else
+		dns_close(c, "client error", END_CLIENT_ERROR);
 }
 
 static void
@@ -442,11 +448,11 @@ dns_timer_cb(evutil_socket_t fd, short what, void *arg)
 	struct gate_conn	*c = arg;
 
 	if (c->dns->closing) {
-		dns_close(c, c->dns->why);
+		dns_close(c, c->dns->why, c->dns->end);
 		return;
 	}
 	c->g->num->ctr.idle_timeout++;
-	dns_finish(c, "idle_timeout");
+	dns_finish(c, "idle_timeout", END_FAULT);
 }
 
 /* Answers every whole frame in the input, as far as the output has room. */
@@ -474,7 +480,7 @@ dns_pump(struct gate_conn *c)
 			    "bytes (%d-%d): closed", (unsigned long long)c->id,
 			    c->d->peer, flen, DNSMSG_HDR, DNSGATE_FRAME_MAX);
 			c->g->num->ctr.bad_request++;
-			if (dns_finish(c, "bad_frame"))
+			if (dns_finish(c, "bad_frame", END_FAULT))
 				return;	/* freed */
 			break;
 		}
@@ -482,7 +488,7 @@ dns_pump(struct gate_conn *c)
 			break;
 		evbuffer_drain(in, 2);
 		if (evbuffer_remove(in, m, flen) != (int)flen) {
-			if (dns_finish(c, "out of memory"))
+			if (dns_finish(c, "out of memory", END_FAULT))
 				return;	/* freed */
 			break;
 		}
@@ -493,16 +499,16 @@ dns_pump(struct gate_conn *c)
 			log_info("conn %llu: %s AISB-DNS: not a query: closed",
 			    (unsigned long long)c->id, c->d->peer);
 			c->g->num->ctr.bad_request++;
-			if (dns_finish(c, "bad_query"))
+			if (dns_finish(c, "bad_query", END_FAULT))
 				return;	/* freed */
 			break;
 		}
 		if (ds->queries >= DNSGATE_MAX_QUERIES &&
-		    dns_finish(c, "query_limit"))
+		    dns_finish(c, "query_limit", END_FAULT))
 			return;		/* freed */
 	}
 	if (answered > 0 && !ds->closing && evtimer_add(ds->timer, &tv) == -1)
-		dns_finish(c, "no timer");
+		dns_finish(c, "no timer", END_FAULT);
 }
 
 void
@@ -532,7 +538,7 @@ conn_dns_start(struct gate_conn *c)
 	if ((c->dns = calloc(1, sizeof(*c->dns))) == NULL ||
 	    (c->dns->timer = evtimer_new(g->base, dns_timer_cb, c)) == NULL ||
 	    evtimer_add(c->dns->timer, &tv) == -1) {
-		c->close_reason = "out of memory";
+		conn_close_as(c, "out of memory", END_FAULT);
 		conn_free(c);
 		return;
 	}

@@ -524,7 +524,7 @@ conn_inspect_ready(struct gate_conn *c)
 	c->insp->phase = IP_HELLO;
 	ok = conn_tunnel_ok(c, &oklen);	/* a CONNECT's 200, or SOCKS5's */
 	if (evbuffer_add(bufferevent_get_output(c->cbev), ok, oklen) == -1) {
-		c->close_reason = "out of memory";
+		conn_close_as(c, "out of memory", END_FAULT);
 		conn_free(c);
 		return;
 	}
@@ -615,7 +615,7 @@ conn_inspect_connected(struct gate_conn *c)
 	conn_arm(c, c->g->cfg.connect_timeout);
 	return;
  oom:
-	c->close_reason = "out of memory";
+	conn_close_as(c, "out of memory", END_FAULT);
 	conn_free(c);
 }
 
@@ -661,7 +661,7 @@ client_tls_cb(struct bufferevent *bev, short what, void *arg)
 	 */
 	if ((what & BEV_EVENT_EOF) && e == 0 &&
 	    SSL_is_init_finished(bufferevent_openssl_get_ssl(bev))) {
-		c->close_reason = "eof";
+		conn_close_as(c, "eof", END_DONE);
 		conn_free(c);
 		return;
 	}
@@ -692,7 +692,7 @@ client_tls_cb(struct bufferevent *bev, short what, void *arg)
 	conn_audit(c, "decision", decision, 0, reason, detail, NULL);
 	log_info("conn %llu: %s %s %s: %s", (unsigned long long)c->id,
 	    c->d->peer, c->d->method, c->d->hostport, detail);
-	c->close_reason = reason;
+	conn_close_as(c, reason, END_FAULT);
 	conn_free(c);
 }
 
@@ -771,7 +771,7 @@ client_accept(struct gate_conn *c)
  oom:
 	if (hello != NULL)
 		evbuffer_free(hello);
-	c->close_reason = "out of memory";
+	conn_close_as(c, "out of memory", END_FAULT);
 	conn_free(c);
 }
 
@@ -800,7 +800,7 @@ hello_read_cb(struct bufferevent *bev, void *arg)
 		c->g->num->ctr.denied++;
 		conn_audit(c, "decision", "deny", 0, "inspect_not_tls",
 		    "an inspected host is reached through TLS only", NULL);
-		c->close_reason = "inspect_not_tls";
+		conn_close_as(c, "inspect_not_tls", END_FAULT);
 		/* the 200 it was sent goes out, then the close */
 		c->insp->closing = 1;
 		bufferevent_disable(bev, EV_READ);
@@ -826,8 +826,10 @@ hello_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct gate_conn	*c = arg;
 
-	c->close_reason = (what & BEV_EVENT_EOF) ? "client closed" :
-	    "client error";
+	if (what & BEV_EVENT_EOF)
+		conn_close_as(c, "client closed", END_DONE);
+	else
+		conn_close_as(c, "client error", END_CLIENT_ERROR);
 	conn_free(c);
 }
 

@@ -150,13 +150,13 @@ request_line(struct gate_conn *c, const char *decision, const char *reason,
  * Returns -1: the caller stops (the connection may be gone).
  */
 static int
-closing(struct gate_conn *c, const char *reason)
+closing(struct gate_conn *c, const char *reason, enum conn_end end)
 {
 	struct conn_insp	*x = c->insp;
 
 	x->closing = 1;
 	if (c->close_reason == NULL)
-		c->close_reason = reason;
+		conn_close_as(c, reason, end);
 	bufferevent_disable(c->cbev, EV_READ);
 	if (c->ubev != NULL)	/* NULL: a redial that failed */
 		bufferevent_disable(c->ubev, EV_READ);
@@ -198,7 +198,7 @@ answer(struct gate_conn *c, int status, const char *decision,
 	    (unsigned long long)c->id, c->d->peer, x->method, c->d->hostport,
 	    x->path, decision, status, reason, detail ? ": " : "",
 	    detail ? detail : "");
-	return closing(c, reason);
+	return closing(c, reason, END_FAULT);
 }
 
 /* What the client may send now: reading it is wanted. */
@@ -286,7 +286,7 @@ next_exchange(struct gate_conn *c)
 	struct conn_insp	*x = c->insp;
 
 	if (!x->keep || c->c_eof)
-		return closing(c, "eof");
+		return closing(c, "eof", END_DONE);
 	x->rq = RQ_HEAD;
 	client_reading(c);
 	if (evbuffer_get_length(bufferevent_get_input(c->cbev)) == 0) {
@@ -304,7 +304,7 @@ response_done(struct gate_conn *c)
 	request_line(c, "allow", "allowed", NULL, NULL);
 	x->rs = RS_IDLE;
 	if (!x->keep)
-		return closing(c, "eof");
+		return closing(c, "eof", END_DONE);
 	conn_inspect_idle(c->ubev);
 	if (x->rq == RQ_WAIT)
 		return next_exchange(c);
@@ -518,7 +518,7 @@ read_request(struct gate_conn *c)
 		return 0;
 	if (x->req == NULL) {
 		if ((x->req = malloc(sizeof(*x->req))) == NULL)
-			return closing(c, "out of memory");
+			return closing(c, "out of memory", END_FAULT);
 		gate_http_req_init(x->req);
 		memset(&x->inj, 0, sizeof(x->inj));
 		x->method[0] = x->path[0] = x->entry[0] = '\0';
@@ -532,7 +532,7 @@ read_request(struct gate_conn *c)
 	if (len > GATE_HTTP_MAX_HEAD)
 		len = GATE_HTTP_MAX_HEAD;
 	if ((p = (const char *)evbuffer_pullup(in, (ev_ssize_t)len)) == NULL)
-		return closing(c, "out of memory");
+		return closing(c, "out of memory", END_FAULT);
 	if ((r = gate_http_parse(x->req, p, len)) == 0)
 		return 0;
 	if (r == -1) {
@@ -544,7 +544,7 @@ read_request(struct gate_conn *c)
 		    x->req->error, NULL, NULL);
 	}
 	if ((head = malloc((size_t)r + 1)) == NULL)
-		return closing(c, "out of memory");
+		return closing(c, "out of memory", END_FAULT);
 	(void)evbuffer_remove(in, head, (size_t)r);
 	head[r] = '\0';
 	rc = request(c, head);
@@ -569,7 +569,7 @@ request_body(struct gate_conn *c)
 		if (!x->sent)
 			return answer(c, 400, "error", "bad_chunked_body",
 			    "malformed chunked request body", NULL, NULL);
-		return closing(c, "bad_chunked_body");
+		return closing(c, "bad_chunked_body", END_FAULT);
 	}
 	move(c, 1, (size_t)n);
 	if (!done)
@@ -637,7 +637,7 @@ conn_inspect_up_failed(struct gate_conn *c, const char *why)
 		    NULL);
 	x->status = x->status != 0 ? x->status : 502;
 	request_line(c, "error", "upstream_error", why, NULL);
-	c->close_reason = "upstream error";
+	conn_close_as(c, "upstream error", END_FAULT);
 	conn_free(c);
 	return -1;
 }
@@ -697,13 +697,13 @@ read_response(struct gate_conn *c)
 		return 0;
 	if (x->resp == NULL) {
 		if ((x->resp = malloc(sizeof(*x->resp))) == NULL)
-			return closing(c, "out of memory");
+			return closing(c, "out of memory", END_FAULT);
 		gate_http_resp_init(x->resp);
 	}
 	if (len > GATE_HTTP_MAX_HEAD)
 		len = GATE_HTTP_MAX_HEAD;
 	if ((p = (const char *)evbuffer_pullup(in, (ev_ssize_t)len)) == NULL)
-		return closing(c, "out of memory");
+		return closing(c, "out of memory", END_FAULT);
 	if ((r = gate_http_parse(x->resp, p, len)) == 0)
 		return 0;
 	if (r == -1) {
@@ -792,7 +792,7 @@ up_read(struct gate_conn *c)
 			    "request asked for", (unsigned long long)c->id,
 			    c->d->hostport);
 			x->up_dirty = 1;
-			c->close_reason = "upstream error";
+			conn_close_as(c, "upstream error", END_FAULT);
 			conn_free(c);
 			return -1;
 		}
@@ -833,7 +833,7 @@ write_cb(struct bufferevent *bev, void *arg)
 	/* an upgraded stream's end, passed on once its bytes are out */
 	if (left == 0 && x->rq == RQ_TUNNEL &&
 	    ((to_client && c->u_eof) || (!to_client && c->c_eof)))
-		(void)closing(c, "eof");
+		(void)closing(c, "eof", END_DONE);
 }
 
 static void
@@ -843,7 +843,7 @@ client_event_cb(struct bufferevent *bev, short what, void *arg)
 	struct conn_insp	*x = c->insp;
 
 	if ((what & BEV_EVENT_EOF) == 0) {
-		c->close_reason = "client error";
+		conn_close_as(c, "client error", END_CLIENT_ERROR);
 		conn_free(c);
 		return;
 	}
@@ -852,7 +852,7 @@ client_event_cb(struct bufferevent *bev, short what, void *arg)
 		return;
 	if (x->rq == RQ_TUNNEL) {
 		if (evbuffer_get_length(bufferevent_get_output(c->ubev)) == 0)
-			(void)closing(c, "eof");
+			(void)closing(c, "eof", END_DONE);
 		return;
 	}
 	/* a half-close after the request still gets its answer */
@@ -860,7 +860,7 @@ client_event_cb(struct bufferevent *bev, short what, void *arg)
 	if (x->rs == RS_IDLE)
 		(void)closing(c, x->rq == RQ_HEAD &&
 		    evbuffer_get_length(bufferevent_get_input(bev)) == 0 ?
-		    "eof" : "client closed");
+		    "eof" : "client closed", END_DONE);
 }
 
 static void
@@ -901,10 +901,10 @@ up_event_cb(struct bufferevent *bev, short what, void *arg)
 		return;
 	case RS_TUNNEL:
 		if (evbuffer_get_length(bufferevent_get_output(c->cbev)) == 0)
-			(void)closing(c, "eof");
+			(void)closing(c, "eof", END_DONE);
 		return;
 	case RS_IDLE:
-		(void)closing(c, "eof");
+		(void)closing(c, "eof", END_DONE);
 		return;
 	}
 }

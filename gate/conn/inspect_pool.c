@@ -130,7 +130,9 @@ gate_inspect_pool_flush(struct gate *g)
  * its exchanges over (none in flight, the last framed by its length or
  * chunks, neither side asked for the close), nothing pending either way,
  * its TLS standing, and the connection ending as connections end (the
- * client's close, or the end of its last exchange).
+ * client's close or error, or the end of its last exchange: END_DONE and
+ * END_CLIENT_ERROR, set with the close reason).  An end without a reason
+ * keeps nothing: no path that leaves a clean leg comes without one.
  */
 static int
 poolable(struct gate_conn *c)
@@ -138,15 +140,12 @@ poolable(struct gate_conn *c)
 	struct conn_insp	*x = c->insp;
 	struct bufferevent	*f = c->ubev, *under;
 	SSL			*ssl;
-	const char		*why = c->close_reason;
 
 	if (c->g->insp == NULL || c->g->cfg.no_reuse || c->g->draining ||
 	    f == NULL || c->d == NULL || x->phase != IP_HTTP ||
 	    x->up_dirty || x->redialing || c->u_eof || x->rq != RQ_HEAD ||
 	    x->req != NULL || x->rs != RS_IDLE || x->resp != NULL ||
-	    (why != NULL && strcmp(why, "eof") != 0 &&
-	    strcmp(why, "client closed") != 0 &&
-	    strcmp(why, "client error") != 0))
+	    (c->close_end != END_DONE && c->close_end != END_CLIENT_ERROR))
 		return 0;
 	/* decided under a policy a reload has since replaced: the pool was
 	 * emptied for the new one, and no connection of it may take this */
@@ -253,7 +252,7 @@ conn_inspect_reuse(struct gate_conn *c, const struct policy_addr *a)
 	if ((x = conn_inspect_state(c)) == NULL) {
 		conn_inspect_notify(bev);
 		bufferevent_free(bev);
-		c->close_reason = "out of memory";
+		conn_close_as(c, "out of memory", END_FAULT);
 		conn_free(c);
 		return 1;
 	}
@@ -365,9 +364,7 @@ int
 conn_inspect_redial(struct gate_conn *c)
 {
 	struct conn_insp	*x = c->insp;
-	struct sockaddr_storage	 ss;
 	struct bufferevent	*under;
-	socklen_t		 len;
 	int			 fd;
 
 	x->up_gone = 0;
@@ -378,12 +375,8 @@ conn_inspect_redial(struct gate_conn *c)
 	x->reused = 0;
 	bufferevent_free(c->ubev);
 	c->ubev = NULL;
-	conn_sockaddr_of(&x->addr, c->d->tgt.port, &ss, &len);
-	if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
-	    SOCK_CLOEXEC, 0)) == -1 || (connect(fd, (struct sockaddr *)&ss,
-	    len) == -1 && errno != EINPROGRESS)) {
-		if (fd != -1)
-			close(fd);
+	/* as every dial of the gate (decide.c), to the same address */
+	if ((fd = conn_dial_addr(c, &x->addr)) == -1) {
 		conn_inspect_replay_drop(x);
 		return conn_inspect_up_failed(c, "the upstream could not be "
 		    "dialled again");
@@ -395,7 +388,6 @@ conn_inspect_redial(struct gate_conn *c)
 		conn_inspect_replay_drop(x);
 		return conn_inspect_up_failed(c, "out of memory");
 	}
-	conn_nodelay(bufferevent_getfd(under));
 	x->redialing = 1;
 	if ((c->ubev = conn_inspect_up_new(c, under)) == NULL) {
 		conn_inspect_replay_drop(x);

@@ -95,7 +95,7 @@ gate_conn_recheck(struct gate *g)
 		if (c->dns != NULL ? dns_kept(g, c) :
 		    c->state != S_RELAY || allowed(g, c))
 			continue;
-		c->close_reason = "policy_reload";
+		conn_close_as(c, "policy_reload", END_FAULT);
 		conn_free(c);
 		n++;
 	}

@@ -50,6 +50,7 @@
 
 #include "log.h"
 #include "pcapng.h"
+#include "termsafe.h"
 #include "gate/gate.h"
 #include "gate/conn/conn-int.h"
 
@@ -328,14 +329,16 @@ now(struct timespec *ts)
 
 /* --- a connection ------------------------------------------------------------ */
 
-/* The comment values: no space, quote or backslash inside one. */
+/*
+ * A comment value s into buf (termsafe.h): printable ASCII, no quote or
+ * backslash, and no space unless quoted, so that the line splits where
+ * its reader expects.
+ */
 static void
-clean(char *s)
+comment_value(char *buf, size_t len, const char *s, int quoted)
 {
-	for (; *s != '\0'; s++)
-		if ((unsigned char)*s <= 0x20 || (unsigned char)*s >= 0x7f ||
-		    *s == '"' || *s == '\\')
-			*s = '?';
+	(void)term_clean(buf, len, s, strlen(s), TERM_ASCII | (quoted ?
+	    TERM_QUOTED : TERM_WORD), NULL);
 }
 
 static void
@@ -343,28 +346,19 @@ rec_comment(struct gate_conn *c, const char *decision, const char *reason,
     char *buf, size_t len)
 {
 	char	 session[GATE_SESSION_MAX], host[sizeof(c->d->hostport)];
-	char	 rule[RULE_MAX], user[sizeof(c->d->user) + 8];
-	size_t	 i;
+	char	 rule[RULE_MAX], user[sizeof(c->d->user)];
 
-	snprintf(session, sizeof(session), "%s",
-	    c->d->session[0] ? c->d->session : "-");
+	comment_value(session, sizeof(session), c->d->session[0] ?
+	    c->d->session : "-", 0);
+	comment_value(user, sizeof(user), c->d->user, 0);
+	comment_value(host, sizeof(host), c->d->tgt.hostlen ?
+	    c->d->hostport : "-", 0);
+	comment_value(rule, sizeof(rule), c->d->rule, 1);
 	/* --users: whose policy decided (absent otherwise, as in the audit) */
-	snprintf(user, sizeof(user), "%s%s", c->d->user[0] ? " user=" : "",
-	    c->d->user);
-	snprintf(host, sizeof(host), "%s",
-	    c->d->tgt.hostlen ? c->d->hostport : "-");
-	snprintf(rule, sizeof(rule), "%s", c->d->rule);
-	clean(session);
-	clean(user + (user[0] ? 6 : 0));
-	clean(host);
-	for (i = 0; rule[i] != '\0'; i++)	/* spaces are fine when quoted */
-		if ((unsigned char)rule[i] < 0x20 ||
-		    (unsigned char)rule[i] >= 0x7f || rule[i] == '"' ||
-		    rule[i] == '\\')
-			rule[i] = '?';
-	snprintf(buf, len, "aisb conn=%llu session=%s%s decision=%s reason=%s "
-	    "host=%s rule=\"%s\"", (unsigned long long)c->id, session, user,
-	    decision, reason, host, rule);
+	snprintf(buf, len, "aisb conn=%llu session=%s%s%s decision=%s "
+	    "reason=%s host=%s rule=\"%s\"", (unsigned long long)c->id,
+	    session, user[0] ? " user=" : "", user, decision, reason, host,
+	    rule);
 }
 
 /* 32 bits no one guesses from the capture (initial sequence numbers). */
@@ -546,29 +540,28 @@ conn_rec_keylog(struct gate_conn *c, const char *line)
 }
 
 /*
- * The connection ends.  After a clean end ("eof", a forwarded answer
- * complete) the FINs not yet written are, the destination's first, then
- * the ACK of the last; after anything else a RST, from the client for a client's
- * error, else from the destination (the gate cut the stream).
+ * The connection ends, as its close_end says (conn_close_as), not its
+ * reason's words.  After a clean end (END_DONE, or none given: a
+ * forwarded answer complete) the FINs not yet written are, the
+ * destination's first, then the ACK of the last; after anything else a
+ * RST, from the client for a client's error, else from the destination
+ * (the gate cut the stream).
  */
 void
-conn_rec_end(struct gate_conn *c, const char *reason)
+conn_rec_end(struct gate_conn *c)
 {
 	struct conn_rec	*s = c->rec;
 	struct timespec	 ts;
-	int		 clean_end;
 
 	if (!s->open || s->done)
 		return;
-	clean_end = reason == NULL || strcmp(reason, "eof") == 0 ||
-	    strcmp(reason, "client closed") == 0;
 	now(&ts);
-	if (clean_end) {
+	if (c->close_end == END_NONE || c->close_end == END_DONE) {
 		conn_rec_fin(c, 1);
 		conn_rec_fin(c, 0);
 		rec_segment(c, !s->last_fin, TH_ACK, NULL, 0, NULL, &ts);
 	} else
-		rec_segment(c, strcmp(reason, "client error") == 0 ? 0 : 1,
+		rec_segment(c, c->close_end == END_CLIENT_ERROR ? 0 : 1,
 		    TH_RST | TH_ACK, NULL, 0, NULL, &ts);
 	s->done = 1;
 }

@@ -38,13 +38,13 @@ conn_maybe_done(struct gate_conn *c)
 {
 	if (c->tunnel) {
 		if (c->c_eof && c->u_eof && c->c_shut && c->u_shut) {
-			c->close_reason = "eof";
+			conn_close_as(c, "eof", END_DONE);
 			conn_free(c);
 		}
 	} else if (c->u_eof &&
 	    evbuffer_get_length(bufferevent_get_output(c->cbev)) == 0) {
 		/* The response is complete: hand over to the lingering close. */
-		c->close_reason = "eof";
+		conn_close_as(c, "eof", END_DONE);
 		conn_finish(c);
 	}
 }
@@ -169,7 +169,7 @@ conn_check_sni(struct gate_conn *c, struct evbuffer *in)
 	if (len > 5 + GATE_TLS_MAX_RECORD)
 		len = 5 + GATE_TLS_MAX_RECORD;
 	if ((p = evbuffer_pullup(in, (ev_ssize_t)len)) == NULL && len > 0) {
-		c->close_reason = "out of memory";
+		conn_close_as(c, "out of memory", END_FAULT);
 		conn_free(c);
 		return -1;
 	}
@@ -191,7 +191,8 @@ conn_check_sni(struct gate_conn *c, struct evbuffer *in)
 	    "sni_mismatch" : "tls_malformed", detail, NULL);
 	log_info("conn %llu: %s CONNECT %s: deny: %s", (unsigned long long)c->id,
 	    c->d->peer, c->d->hostport, detail);
-	c->close_reason = r == GATE_TLS_NAME ? "sni_mismatch" : "tls_malformed";
+	conn_close_as(c, r == GATE_TLS_NAME ? "sni_mismatch" : "tls_malformed",
+	    END_FAULT);
 	conn_free(c);
 	return -1;
 }
@@ -209,13 +210,13 @@ conn_relay_up(struct gate_conn *c)
 		return bad == 1 ? 0 : -1;
 	n = body_bytes(c, in, &bad);
 	if (bad == 2) {
-		c->close_reason = "out of memory";
+		conn_close_as(c, "out of memory", END_FAULT);
 		conn_free(c);
 		return -1;
 	}
 	if (bad) {
 		c->g->num->ctr.bad_request++;
-		c->close_reason = "bad_chunked_body";
+		conn_close_as(c, "bad_chunked_body", END_FAULT);
 		if (c->down == 0) {
 			/* No answer has begun: the client learns why. */
 			log_info("conn %llu: %s %s %s: malformed chunked body",
@@ -233,7 +234,8 @@ conn_relay_up(struct gate_conn *c)
 			ssize_t	 r = conn_read_more(c->cbev, out);
 
 			if (r == -1) {
-				c->close_reason = "client error";
+				conn_close_as(c, "client error",
+				    END_CLIENT_ERROR);
 				conn_free(c);
 				return -1;
 			}
@@ -274,7 +276,7 @@ conn_relay_down(struct gate_conn *c)
 			ssize_t	 r = conn_read_more(c->ubev, out);
 
 			if (r == -1) {
-				c->close_reason = "upstream error";
+				conn_close_as(c, "upstream error", END_FAULT);
 				conn_free(c);
 				return -1;
 			}
@@ -351,7 +353,6 @@ conn_connected(struct gate_conn *c)
 
 	ok = conn_tunnel_ok(c, &oklen);
 	c->connect_ms = gate_ms_since(&c->d->t_connect);
-	conn_nodelay(c->fd[1]);
 	if (c->d->irule != NULL && c->tunnel) {
 		/* inspect.c: TLS to the upstream first, then the client */
 		conn_inspect_connected(c);
@@ -385,7 +386,7 @@ conn_connected(struct gate_conn *c)
 	c->rd[1] = c->wr[1] = c->hup[1] = 0;
 	if ((c->ubev = bufferevent_socket_new(g->base, c->fd[1],
 	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
-		c->close_reason = "out of memory";
+		conn_close_as(c, "out of memory", END_FAULT);
 		conn_free(c);
 		return;
 	}
@@ -401,7 +402,7 @@ conn_connected(struct gate_conn *c)
 	if (c->tunnel) {
 		if (!c->transparent && evbuffer_add(bufferevent_get_output(
 		    c->cbev), ok, oklen) == -1) {
-			c->close_reason = "out of memory";
+			conn_close_as(c, "out of memory", END_FAULT);
 			conn_free(c);
 			return;
 		}
@@ -415,7 +416,7 @@ conn_connected(struct gate_conn *c)
 		/* ": " may add a byte per field; Host and Connection lines */
 		cap = c->d->headlen + c->d->req->nhdrs + sizeof(c->d->hostport) + 64;
 		if ((fwd = malloc(cap)) == NULL) {
-			c->close_reason = "out of memory";
+			conn_close_as(c, "out of memory", END_FAULT);
 			conn_free(c);
 			return;
 		}
@@ -423,13 +424,13 @@ conn_connected(struct gate_conn *c)
 		    c->d->hostport, fwd, cap);
 		if (n == -1) {
 			free(fwd);
-			c->close_reason = "forward head too large";
+			conn_close_as(c, "forward head too large", END_FAULT);
 			conn_free(c);
 			return;
 		}
 		if (bufferevent_write(c->ubev, fwd, (size_t)n) == -1) {
 			free(fwd);
-			c->close_reason = "out of memory";
+			conn_close_as(c, "out of memory", END_FAULT);
 			conn_free(c);
 			return;
 		}

@@ -166,7 +166,10 @@ conn_raw_free(struct gate_conn *c)
 static int
 raw_fail(struct gate_conn *c, int side)
 {
-	c->close_reason = side == 0 ? "client error" : "upstream error";
+	if (side == 0)
+		conn_close_as(c, "client error", END_CLIENT_ERROR);
+	else
+		conn_close_as(c, "upstream error", END_FAULT);
 	conn_free(c);
 	return -1;
 }
@@ -293,7 +296,7 @@ pump(struct gate_conn *c, int d)
 		char	*keep;
 
 		if ((keep = malloc(r->len)) == NULL) {
-			c->close_reason = "out of memory";
+			conn_close_as(c, "out of memory", END_FAULT);
 			conn_free(c);
 			return -1;
 		}
@@ -328,7 +331,7 @@ relay_run(struct gate_conn *c)
 	if (up + down > 0)
 		clock_gettime(CLOCK_MONOTONIC, &c->t_active);
 	if (c->dir[0].shut && c->dir[1].shut) {
-		c->close_reason = "eof";
+		conn_close_as(c, "eof", END_DONE);
 		conn_free(c);
 		return -1;
 	}
@@ -467,7 +470,7 @@ conn_maybe_raw(struct gate_conn *c, const char *pre, size_t prelen)
 	c->d = NULL;
 	for (i = 0; i < 2; i++)
 		if (ev[i] != NULL && event_add(ev[i], NULL) == -1) {
-			c->close_reason = "event_add failed";
+			conn_close_as(c, "event_add failed", END_FAULT);
 			conn_free(c);
 			return 1;
 		}

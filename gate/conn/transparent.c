@@ -241,7 +241,7 @@ conn_transparent_start(struct gate_conn *c)
 static void
 out_of_memory(struct gate_conn *c)
 {
-	c->close_reason = "out of memory";
+	conn_close_as(c, "out of memory", END_FAULT);
 	conn_free(c);
 }
 

@@ -3,8 +3,10 @@
  * re-reads it on every reload, and the Proxy-Authorization check against
  * what it loaded.  Invariants: loading is all or nothing and the same
  * twice (a refusal says why); the input as a header value never matches
- * to an unterminated or oversized session name, and a match names a line
- * the file holds (gate_auth_holds of its key).
+ * to an unterminated or oversized session name, nor to one with a byte
+ * outside printable ASCII (a user name is a label: termsafe.h's
+ * TERM_ASCII), and a match names a line the file holds (gate_auth_holds
+ * of its key).
  */
 #include "config.h"
 
@@ -41,6 +43,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct gate_auth	*a, *b;
 	char			 err[256], err2[256], session[128];
 	unsigned char		 key[GATE_AUTH_KEY];
+	size_t			 i;
 
 	err[0] = err2[0] = '\0';
 	a = gate_auth_load_fd(memfile(data, size), err, sizeof(err));
@@ -56,9 +59,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* a match names a line the file holds (its key) */
 	memset(session, 'x', sizeof(session));
 	if (gate_auth_check(a, (const char *)data, size, session,
-	    sizeof(session), key) == 0 && (memchr(session, '\0',
-	    sizeof(session)) == NULL || !gate_auth_holds(a, key)))
-		abort();
+	    sizeof(session), key) == 0) {
+		if (memchr(session, '\0', sizeof(session)) == NULL ||
+		    !gate_auth_holds(a, key))
+			abort();
+		for (i = 0; session[i] != '\0'; i++)
+			if ((unsigned char)session[i] < 0x20 ||
+			    (unsigned char)session[i] > 0x7e)
+				abort();
+	}
 	gate_auth_free(a);
 	return 0;
 }

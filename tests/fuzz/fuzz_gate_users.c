@@ -2,9 +2,10 @@
  * libFuzzer: the users file of aisb-gate --users (gate/users.c), as a gate
  * re-reads it on every reload, and the Proxy-Authorization check against
  * what it parsed.  Invariants: parsing is all or nothing and the same
- * twice (a refusal says why, as FILE...: error: ...); a parsed file has
- * 1 to USERS_MAX_ENTRIES users with distinct, well-formed names; the input
- * as a header value never matches to an unterminated name.
+ * twice (a refusal says why, as FILE...: error: ..., in words a terminal
+ * shows as they are: termsafe.h's rule leaves them unchanged); a parsed
+ * file has 1 to USERS_MAX_ENTRIES users with distinct, well-formed names;
+ * the input as a header value never matches to an unterminated name.
  */
 #include "config.h"
 
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "policy.h"
+#include "termsafe.h"
 #include "gate.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
@@ -36,6 +38,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (a == NULL) {
 		if (strncmp(err, "u", 1) != 0 || strstr(err, "error: ") ==
 		    NULL || strcmp(err, err2) != 0)
+			abort();
+		term_clean(err2, sizeof(err2), err, strlen(err), 0, NULL);
+		if (strcmp(err, err2) != 0)
 			abort();
 		return 0;
 	}

@@ -25,6 +25,7 @@ allow:
     ports: [$up]
 deny:
   - host: blocked.wild.test
+  - host: "~^rx[0-9]\\\\.wild\\\\.test\$"
 allow_ranges: [$test_ranges]
 dns:
   servers: ["127.0.0.1:$dns_port"]
@@ -103,6 +104,14 @@ grep -q 'reason=deny_rule.*deny host: blocked.wild.test' <<<"$(decision_header)"
     ok || bad "decision header: $(decision_header)"
 expect_audit "$A" host=blocked.wild.test decision=deny reason=deny_rule \
     "fix=# a deny rule refuses it*"
+# A rule's backslashes: '?' in the header's quoted parameter (termsafe.h);
+# the audit line keeps them
+check "CONNECT rx1.wild.test" "$(proxy_get -p "http://rx1.wild.test:$up/")" \
+    "403 000"
+grep -qF 'rule="'"$tmp"'/policy.yaml:13:5 deny host: ~^rx[0-9]?.wild?.test$"' \
+    <<<"$(decision_header)" && ok || bad "decision header: $(decision_header)"
+expect_audit "$A" host=rx1.wild.test decision=deny reason=deny_rule \
+    'rule=*deny host: ~^rx[[]0-9]\.wild\.test$'
 
 # IP literals: CIDR rules, then address classes
 check "CONNECT 192.0.2.10" "$(proxy_get -p "http://192.0.2.10:$up/")" "200 200"

@@ -61,7 +61,7 @@ allow:
     ports: [$echo_port]
   - host: echo6.test
     ports: [$echo6_port]
-  - host: closed.test
+  - host: "~^closed\\\\.test\$"
     ports: [9]
 allow_ranges: [$test_ranges, 2001:db8::/32]
 dns:
@@ -218,8 +218,9 @@ while IFS=$'\t' read -r stream comment; do
 	denied.test:*) s_deny=$stream
 		check "denied stream's decision" "$dec" deny ;;
 	closed.test:*) s_fail=$stream
+		# the rule's backslash: '?' inside the quotes (termsafe.h)
 		check "failed stream's decision" "$comment" \
-		    "aisb conn=$conn session=- decision=error reason=connect_failed host=closed.test:9 rule=\"$tmp/policy.yaml:11:5 allow host: closed.test\"" ;;
+		    "aisb conn=$conn session=- decision=error reason=connect_failed host=closed.test:9 rule=\"$tmp/policy.yaml:11:5 allow host: ~^closed?.test\$\"" ;;
 	esac
 done <"$tmp/streams"
 
@@ -247,6 +248,12 @@ ends=$(tshark_r "$cap" -Y "tcp.stream == ${s_tls:-x}" -T fields -e ip.dst \
 check "TLS stream: destination" "$(cut -f1,2 <<<"$ends")" "192.0.2.20	$tls_port"
 check "TLS stream: SYNs and FINs" "$(tshark_r "$cap" -Y \
     "tcp.stream == ${s_tls:-x} && (tcp.flags.syn == 1 || tcp.flags.fin == 1)" | wc -l)" 4
+# streams that ended as connections end (how a connection ended, not its
+# reason's words): FINs, no RST
+for s in "${s_http:-x}" "${s_tls:-x}" "${s_bulk:-x}"; do
+	check "stream $s: no RST" "$(tshark_r "$cap" -Y \
+	    "tcp.stream == $s && tcp.flags.reset == 1" | wc -l)" 0
+done
 # the denied attempt: a SYN to the placeholder, the placeholder's RST-ACK
 check "denied stream: SYN, RST" "$(tshark_r "$cap" -Y "tcp.stream == ${s_deny:-x}" \
     -T fields -e ip.src -e ip.dst -e tcp.dstport -e tcp.srcport \

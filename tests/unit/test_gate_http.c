@@ -400,6 +400,15 @@ test_auth(void **state)
 	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess), NULL), -1);
 	v = "Basic c2VjcmV0MQ==";		/* no colon */
 	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess), NULL), -1);
+	/* a user name is a label of printable ASCII (termsafe.h): ESC, an
+	 * e acute and U+202E (RLO), "a\x1b[2J\xc3\xa9\xe2\x80\xaez:bare",
+	 * each one '?'; cut to the buffer */
+	v = "Basic YRtbMkrDqeKArno6YmFyZQ==";
+	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, sizeof(sess), NULL), 0);
+	assert_string_equal(sess, "a?[2J??z");
+	v = "basic   YW55b25lOmJhcmU=";		/* anyone:bare */
+	assert_int_equal(gate_auth_check(a, v, strlen(v), sess, 4, NULL), 0);
+	assert_string_equal(sess, "any");
 	gate_auth_free(a);
 
 	/* an empty file and an empty secret are refused */

@@ -172,6 +172,16 @@ test_errors(void **state)
 	    "use letters, digits and . _ @ + -");
 	refused("a:b plain:x\n", "u.conf:1:2: error: ':' in a user name; "
 	    "use letters, digits and . _ @ + -");
+	/* the character shown alone, whole, or '?' (termsafe.h): an e
+	 * acute, ESC, C1's CSI as UTF-8, a byte that starts no character */
+	refused("r\xc3\xa9my plain:x\n", "u.conf:1:2: error: '\xc3\xa9' in a "
+	    "user name; use letters, digits and . _ @ + -");
+	refused("a\033[2J plain:x\n", "u.conf:1:2: error: '?' in a user name; "
+	    "use letters, digits and . _ @ + -");
+	refused("a\xc2\x9b" "2J plain:x\n", "u.conf:1:2: error: '?' in a user "
+	    "name; use letters, digits and . _ @ + -");
+	refused("a\xff plain:x\n", "u.conf:1:2: error: '?' in a user name; "
+	    "use letters, digits and . _ @ + -");
 	refused("a plain:x\n  a plain:y\n", "u.conf:2:3: error: user a is "
 	    "already defined on line 1; each name once");
 	refused("\n  alice\n", "u.conf:2:8: error: user alice has no "

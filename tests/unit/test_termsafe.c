@@ -113,6 +113,55 @@ bad_utf8(void **state)
 	CLEAN("\x80\xbf" "ok", 0, "??ok");
 }
 
+/*
+ * A value between quotes (TERM_QUOTED) or a key=value word (TERM_WORD):
+ * the quote and the backslash, and for a word the space, are one '?'
+ * each; the rest as without the flag.
+ */
+static void
+quoted_and_word(void **state)
+{
+	(void)state;
+	CLEAN("a \"b\" c\\d", TERM_QUOTED, "a ?b? c?d");
+	CLEAN("a \"b\" c\\d", TERM_WORD, "a??b??c?d");
+	CLEAN("a \"b\" c\\d", 0, "a \"b\" c\\d");
+	/* with TERM_ASCII, as the gate's header and capture values are */
+	CLEAN("r\xc3\xa9gle \"x\"\x1b", TERM_ASCII | TERM_QUOTED,
+	    "r?gle ?x??");
+	CLEAN("h\xc3\xa9 s\x7f", TERM_ASCII | TERM_WORD, "h??s?");
+	/* a tab and a newline were controls already */
+	CLEAN("a\tb\nc", TERM_WORD, "a?b?c");
+}
+
+/* One character's bytes: whole when well-formed, else the one bad byte. */
+static void
+charlen(void **state)
+{
+	char	 out[8];
+	size_t	 n;
+
+	(void)state;
+	assert_int_equal(term_charlen("", 0), 0);
+	assert_int_equal(term_charlen("ab", 2), 1);
+	assert_int_equal(term_charlen("\xc3\xa9x", 3), 2);
+	assert_int_equal(term_charlen("\xe2\x82\xac", 3), 3);
+	assert_int_equal(term_charlen("\xf0\x9f\x98\x80", 4), 4);
+	/* cut short by len, overlong, a stray continuation, C1 as UTF-8 */
+	assert_int_equal(term_charlen("\xe2\x82\xac", 2), 1);
+	assert_int_equal(term_charlen("\xc0\xaf", 2), 1);
+	assert_int_equal(term_charlen("\x80", 1), 1);
+	assert_int_equal(term_charlen("\xc2\x9b", 2), 2);
+	/* with term_clean: the character alone, or its '?' */
+	n = term_charlen("\xc3\xa9z", 3);
+	assert_int_equal(term_clean(out, sizeof(out), "\xc3\xa9z", n, 0,
+	    NULL), 2);
+	assert_string_equal(out, "\xc3\xa9");
+	n = term_charlen("\xc2\x9bz", 3);
+	assert_int_equal(term_clean(out, sizeof(out), "\xc2\x9bz", n, 0,
+	    NULL), 1);
+	assert_string_equal(out, "?");
+}
+
 /* The cut at dlen: never inside a character, at every byte of each. */
 static void
 cut_never_splits(void **state)
@@ -161,6 +210,8 @@ main(void)
 		cmocka_unit_test(utf8_and_c1),
 		cmocka_unit_test(bad_utf8),
 		cmocka_unit_test(cut_never_splits),
+		cmocka_unit_test(quoted_and_word),
+		cmocka_unit_test(charlen),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
