@@ -214,17 +214,39 @@ denial_count(struct launch_denials *d, const struct launch_audit_line *f,
 
 static void
 failure_count(struct launch_denials *d, const struct launch_audit_line *f,
-    int dns)
+    int dns, const char *req)
 {
 	d->failed++;
-	dest_count(d->f, &d->nf, &d->fmore, f, dns, "", 1);
+	dest_count(d->f, &d->nf, &d->fmore, f, dns, req, 1);
 }
 
 static void
-malformed_count(struct launch_denials *d, const struct launch_audit_line *f)
+malformed_count(struct launch_denials *d, const struct launch_audit_line *f,
+    const char *req)
 {
 	d->malformed++;
-	dest_count(d->m, &d->nm, &d->mmore, f, 0, "", 1);
+	dest_count(d->m, &d->nm, &d->mmore, f, 0, req, 1);
+}
+
+/*
+ * An inspected host's request the gate refused before its entries
+ * decided it: a malformed head or body, a target not in origin form, a
+ * Host that is not the connection's (fronting through the name).  The
+ * sandbox's doing, not the upstream's: malformed, not failed.
+ */
+static int
+request_malformed(const char *reason)
+{
+	static const char *const r[] = {
+		"bad_request", "bad_target", "host_mismatch",
+		"bad_chunked_body",
+	};
+	size_t	 i;
+
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		if (strcmp(reason, r[i]) == 0)
+			return 1;
+	return 0;
 }
 
 static int
@@ -318,7 +340,7 @@ dns_denial(struct launch_denials *d, struct launch_audit_line *f,
 		memcpy(f->host, f->name, sizeof(f->host));
 		snprintf(f->reason, sizeof(f->reason), "%.16s", f->answer);
 		f->port = 0;
-		failure_count(d, f, 1);
+		failure_count(d, f, 1, "");
 		return 0;
 	}
 	if (!nx && strcmp(f->answer, "REFUSED") != 0)
@@ -342,11 +364,18 @@ launch_denials_add(struct launch_denials *d, const char *line, size_t len)
 	if (launch_audit_parse(line, len, &f) == -1)
 		return;
 	if (strcmp(f.event, "request") == 0) {
-		/* an inspected host's refused request: listed as a connection is */
-		if (strcmp(f.decision, "deny") != 0)
-			return;
+		/*
+		 * an inspected host's refused or failed request: listed as a
+		 * connection is (its connection was allowed: counted once)
+		 */
 		snprintf(req, sizeof(req), "%s %s", f.method, f.path);
-		denial_count(d, &f, 0, req, 1);
+		if (strcmp(f.decision, "deny") == 0)
+			denial_count(d, &f, 0, req, 1);
+		else if (strcmp(f.decision, "error") == 0 &&
+		    request_malformed(f.reason))
+			malformed_count(d, &f, req);
+		else if (strcmp(f.decision, "error") == 0)
+			failure_count(d, &f, 0, req);
 		return;
 	}
 	if ((dns = strcmp(f.event, "dns") == 0) &&
@@ -364,11 +393,11 @@ launch_denials_add(struct launch_denials *d, const char *line, size_t len)
 	}
 	if (!dns && strcmp(f.reason, "bad_request") == 0) {
 		/* no policy decided it, whatever its decision says */
-		malformed_count(d, &f);
+		malformed_count(d, &f, "");
 		return;
 	}
 	if (!dns && strcmp(f.decision, "deny") != 0) {
-		failure_count(d, &f, 0);
+		failure_count(d, &f, 0, "");
 		return;
 	}
 	denial_count(d, &f, dns, "", count);
