@@ -799,8 +799,10 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 	case S_CONNECT:
 		log_debug("conn %llu: %s port %u: connect timeout",
 		    (unsigned long long)c->id, c->d->addrstr, c->d->tgt.port);
+		/* a TLS leg (inspect.c): the connect was done, its
+		 * handshake was not */
+		c->d->timed_out = c->ubev != NULL ? 2 : 1;
 		conn_up_drop(c);
-		c->d->timed_out = 1;
 		conn_dial(c);
 		return;
 	case S_RELAY:

@@ -58,13 +58,15 @@ pids+=($!)
 pids+=($!)
 start_upstream http 192.0.2.10
 web=$up_port
+start_upstream hold 192.0.2.20
+hold=$up_port
 wait_file "$tmp/up.port"
 wait_file "$tmp/bad.port"
 start_dns '{"api.test": {"A": ["192.0.2.20"]}, "bearer.test": {"A": ["192.0.2.20"]},
  "repl.test": {"A": ["192.0.2.20"]}, "git.test": {"A": ["192.0.2.20"]},
  "other.test": {"A": ["192.0.2.20"]}, "plain.test": {"A": ["192.0.2.20"]},
  "wrongname.test": {"A": ["192.0.2.20"]}, "badca.test": {"A": ["192.0.2.24"]},
- "fwd.test": {"A": ["192.0.2.10"]}}'
+ "fwd.test": {"A": ["192.0.2.10"]}, "silent.test": {"A": ["192.0.2.20"]}}'
 
 cat >"$tmp/policy.yaml" <<EOF
 version: 1
@@ -104,6 +106,9 @@ allow:
     inspect: true
   - host: badca.test
     ports: [443]
+    inspect: true
+  - host: silent.test
+    ports: [$hold]
     inspect: true
   - host: fwd.test
     ports: [$web]
@@ -533,6 +538,17 @@ wait "$gate_pid" 2>/dev/null || true
 SSL_CERT_DIR=$tmp/nocerts start_gate none "$tmp/policy.yaml"
 check "a store without the CA: 502" "$(curl -sS -m 10 -x "http://127.0.0.1:$gate_port" \
     -o /dev/null -w '%{http_connect}' https://api.test/v1/models 2>/dev/null)" 502
+kill "$gate_pid"
+wait "$gate_pid" 2>/dev/null || true
+
+# --- an upstream that takes the connection and never speaks TLS: its
+# timeout says so, not "did not answer" (a plain server on the port)
+start_gate hold "$tmp/policy.yaml" --upstream-ca "$tmp/upca.pem" --connect-timeout 1
+code=$(proxy_get -k "https://silent.test:$hold/x")
+check "a silent TLS upstream: 504" "$code" "504 000"
+dh=$(decision_header)
+grep -q 'reason=connect_timeout; detail="the upstream took the connection but its TLS handshake did not end in time (not a TLS server?)"' <<<"$dh" &&
+    ok || bad "silent upstream: $dh"
 kill "$gate_pid"
 wait "$gate_pid" 2>/dev/null || true
 
