@@ -367,9 +367,11 @@ conn_refusal_text(struct gate_conn *c, const char *what,
 	if (rule[0] && n < bodylen)
 		n += (size_t)snprintf(body + n, bodylen - n, "rule: %s\n",
 		    rule);
+	/* a fix that is a comment changes what is there: not "add to" */
 	if (fix != NULL && fix[0] && n < bodylen)
-		snprintf(body + n, bodylen - n, "to allow it, add to %s:\n%s",
-		    policy_file(c->d->pol), fix);
+		snprintf(body + n, bodylen - n, "to allow it, %s %s:\n%s",
+		    fix[0] == '#' ? "in" : "add to", policy_file(c->d->pol),
+		    fix);
 }
 
 /*
