@@ -168,12 +168,13 @@ tool_add(struct launch_denials *d, const char *tool)
 
 /*
  * count requests to f's destination, into tab (denials or failures: *n
- * entries) or past it (*more)
+ * entries) or past it (*more); bydetail: one entry a detail too (the
+ * malformed: bad_request's detail says which of many faults it was)
  */
 static void
 dest_count(struct launch_denial *tab, size_t *n, unsigned long *more,
     const struct launch_audit_line *f, int dns, const char *req,
-    unsigned long count)
+    unsigned long count, int bydetail)
 {
 	struct launch_denial	*e;
 	size_t			 i;
@@ -183,7 +184,9 @@ dest_count(struct launch_denial *tab, size_t *n, unsigned long *more,
 		if (e->dns == dns && e->port == f->port &&
 		    strcmp(e->host, f->host) == 0 &&
 		    strcmp(e->reason, f->reason) == 0 &&
-		    strcmp(e->request, req) == 0) {
+		    strcmp(e->request, req) == 0 &&
+		    (!bydetail || strncmp(e->detail, f->detail,
+		    sizeof(e->detail) - 1) == 0)) {
 			e->count += count;
 			return;
 		}
@@ -209,7 +212,7 @@ denial_count(struct launch_denials *d, const struct launch_audit_line *f,
     int dns, const char *req, unsigned long count)
 {
 	d->denied += count;
-	dest_count(d->d, &d->n, &d->more, f, dns, req, count);
+	dest_count(d->d, &d->n, &d->more, f, dns, req, count, 0);
 }
 
 static void
@@ -217,7 +220,7 @@ failure_count(struct launch_denials *d, const struct launch_audit_line *f,
     int dns, const char *req)
 {
 	d->failed++;
-	dest_count(d->f, &d->nf, &d->fmore, f, dns, req, 1);
+	dest_count(d->f, &d->nf, &d->fmore, f, dns, req, 1, 0);
 }
 
 static void
@@ -225,7 +228,7 @@ malformed_count(struct launch_denials *d, const struct launch_audit_line *f,
     const char *req)
 {
 	d->malformed++;
-	dest_count(d->m, &d->nm, &d->mmore, f, 0, req, 1);
+	dest_count(d->m, &d->nm, &d->mmore, f, 0, req, 1, 1);
 }
 
 /*
@@ -368,7 +371,9 @@ launch_denials_add(struct launch_denials *d, const char *line, size_t len)
 		 * an inspected host's refused or failed request: listed as a
 		 * connection is (its connection was allowed: counted once)
 		 */
-		snprintf(req, sizeof(req), "%s %s", f.method, f.path);
+		/* a head that did not parse may have no path, or no method */
+		snprintf(req, sizeof(req), "%s%s%s", f.method,
+		    f.method[0] != '\0' && f.path[0] != '\0' ? " " : "", f.path);
 		if (strcmp(f.decision, "deny") == 0)
 			denial_count(d, &f, 0, req, 1);
 		else if (strcmp(f.decision, "error") == 0 &&

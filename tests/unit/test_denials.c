@@ -627,10 +627,30 @@ summary_request_errors(void **state)
 	    "\"decision\":\"error\",\"status\":502,\"method\":\"GET\","
 	    "\"path\":\"/b\",\"reason\":\"upstream_error\",\"detail\":"
 	    "\"the upstream closed before its answer\"}");
+	/* heads that did not parse: no path, or no method; each fault its own */
+	add(&d, "{\"event\":\"request\",\"host\":\"api.test\",\"port\":443,"
+	    "\"decision\":\"error\",\"status\":400,\"method\":\"POST\","
+	    "\"reason\":\"bad_request\",\"detail\":\"both Content-Length and "
+	    "Transfer-Encoding\"}");
+	add(&d, "{\"event\":\"request\",\"host\":\"api.test\",\"port\":443,"
+	    "\"decision\":\"error\",\"status\":400,\"method\":\"POST\","
+	    "\"reason\":\"bad_request\",\"detail\":\"duplicate "
+	    "Transfer-Encoding\"}");
+	add(&d, "{\"event\":\"request\",\"host\":\"api.test\",\"port\":443,"
+	    "\"decision\":\"error\",\"status\":400,\"reason\":\"bad_request\","
+	    "\"detail\":\"bare LF in request head\"}");
 	assert_int_equal(d.denied, 0);
-	assert_int_equal(d.malformed, 3);
+	assert_int_equal(d.malformed, 6);
+	assert_int_equal(d.nm, 6);
 	assert_int_equal(d.failed, 1);
 	out = render(&d, "aisb: ");
+	if (strstr(out, "aisb: malformed api.test:443 POST, 1 time: both "
+	    "Content-Length and Transfer-Encoding (bad_request)\n") == NULL ||
+	    strstr(out, "aisb: malformed api.test:443 POST, 1 time: duplicate "
+	    "Transfer-Encoding (bad_request)\n") == NULL ||
+	    strstr(out, "aisb: malformed api.test:443, 1 time: bare LF in "
+	    "request head (bad_request)\n") == NULL)
+		fail_msg("%s", out);
 	if (strstr(out, "aisb: malformed api.test:443 GET /a, 1 time: the Host "
 	    "header must name the connection's host (host_mismatch)\n") ==
 	    NULL || strstr(out, "aisb: malformed api.test:443 GET "
