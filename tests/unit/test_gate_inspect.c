@@ -275,6 +275,43 @@ test_inject_header(void **state)
 	free(h);
 }
 
+/*
+ * A client's 100 fields (the parser's bound) and a header secret would be
+ * 101: refused (the gate's 431), never a head its own parser would not read
+ */
+static void
+test_inject_fields_bound(void **state)
+{
+	struct gate_http_req	 r;
+	struct gate_inject_info	 info;
+	struct policy_decision	 d;
+	struct buf		 req, out;
+	int			 i;
+
+	(void)state;
+	buf_init(&req, 8192, 0);
+	buf_printf(&req, "GET / HTTP/1.1\r\nHost: hdr.test\r\n");
+	for (i = 1; i < GATE_HTTP_MAX_HEADERS; i++)
+		buf_printf(&req, "X-%d: v\r\n", i);
+	buf_printf(&req, "\r\n");
+	assert_false(req.failed);
+	gate_http_req_init(&r);
+	assert_int_equal(gate_http_parse(&r, req.p, req.len), (ssize_t)req.len);
+	assert_int_equal(r.nhdrs, GATE_HTTP_MAX_HEADERS);
+	policy_decide_name(pol, "hdr.test", 8, 443, &d);
+	buf_init(&out, INJECT_HEAD_MAX, BUF_SECRET);
+	assert_int_equal(gate_inject_head(&r, req.p, d.rule, ss, &out, &info),
+	    -1);
+	buf_free(&out);
+	/* one field fewer fits (the same head, its last field not counted) */
+	r.nhdrs--;
+	buf_init(&out, INJECT_HEAD_MAX, BUF_SECRET);
+	assert_int_equal(gate_inject_head(&r, req.p, d.rule, ss, &out, &info),
+	    0);
+	buf_free(&out);
+	buf_free(&req);
+}
+
 static void
 test_inject_bearer_basic(void **state)
 {
@@ -664,6 +701,7 @@ main(void)
 		cmocka_unit_test(test_secrets_parse),
 		cmocka_unit_test(test_secrets_read),
 		cmocka_unit_test(test_inject_header),
+		cmocka_unit_test(test_inject_fields_bound),
 		cmocka_unit_test(test_inject_bearer_basic),
 		cmocka_unit_test(test_inject_query),
 		cmocka_unit_test(test_inject_foreign),
