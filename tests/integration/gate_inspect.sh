@@ -229,8 +229,30 @@ check "the query is not audited" "$(grep -c 'k=v' "$A" || true)" 0
 code=$(proxy_get "${px[@]:2}" --path-as-is https://api.test/v1/models/./secret)
 check "dot segment: 400" "$code" "200 400"
 expect_audit "$A" event=request reason=bad_path status=400
+# a method or path an override names (what frameworks and front ends act
+# on) is decided too: DELETE is no allowed method, /v1/models/secret-o a
+# denied path; an allowed one passes, a malformed one is 400
+code=$(proxy_get "${px[@]:2}" -X POST -d x -H 'X-HTTP-Method-Override: delete' \
+    https://api.test/v1/messages/o1)
+check "a method override the entries refuse: 403" "$code" "200 403"
+expect_audit "$A" event=request method=POST path=/v1/messages/o1 \
+    reason=request_not_allowed "fix=*DELETE /v1/messages/o1*" \
+    'detail=the method an override names*'
+code=$(proxy_get "${px[@]:2}" -X POST -d x 'https://api.test/v1/messages/o2?_method=DELETE')
+check "a _method parameter the entries refuse: 403" "$code" "200 403"
+code=$(proxy_get "${px[@]:2}" -H 'X-Original-URL: /v1/models/secret-o' \
+    https://api.test/v1/models/o3)
+check "a URL override a deny entry refuses: 403" "$code" "200 403"
+expect_audit "$A" event=request path=/v1/models/o3 reason=request_denied \
+    'detail=the path an override field names*'
+code=$(proxy_get "${px[@]:2}" -H 'X-HTTP-Method-Override: DE LETE' \
+    https://api.test/v1/models/o4)
+check "a malformed override: 400" "$code" "200 400"
+code=$(proxy_get "${px[@]:2}" -X POST -d x -H 'X-HTTP-Method-Override: POST' \
+    https://api.test/v1/messages/o5)
+check "an override the entries allow passes" "$code" "200 200"
 check "refused requests never reached the upstream" \
-    "$(grep -c -e /v1/complete -e secret "$tmp/up.log" || true)" 0
+    "$(grep -c -e /v1/complete -e secret -e /o1 -e /o2 -e /o3 -e /o4 "$tmp/up.log" || true)" 0
 
 # Host inside TLS must be the connection's (no fronting through the name)
 check "another Host: 400" "$("$PY" "$client" raw "$gate_port" api.test "$CA" \

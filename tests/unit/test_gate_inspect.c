@@ -5,7 +5,8 @@
  * secret's value only as the whole value of its parameter, its
  * placeholder anywhere else left and named; what else is left as the
  * client wrote it), the
- * response head parser, and the CA (a session CA's certificate, a leaf
+ * response head parser, the methods and paths an override names decided
+ * as the line is, and the CA (a session CA's certificate, a leaf
  * that verifies for its name, the cache and its bound, --ca-key files
  * refused for what they lack).
  */
@@ -33,6 +34,7 @@
 #include "http.h"
 #include "inject.h"
 #include "mint.h"
+#include "override.h"
 
 #define PH_A	"aisb-ph-A-0123456789abcdef"
 #define PH_B	"aisb-ph-B-fedcba9876543210"
@@ -694,6 +696,108 @@ test_ca_key_file(void **state)
 	EVP_PKEY_free(other);
 }
 
+/*
+ * override decides req (\r\n written as such) on host of ov_yaml: its
+ * status, the decision and what a refusal was for
+ */
+static const char ov_yaml[] =
+    "version: 1\n"
+    "allow:\n"
+    "  - host: api.test\n"
+    "    inspect: true\n"
+    "    requests: {allow: [\"POST /v1/*\", \"GET /*\"], deny: [\"* */admin*\"]}\n"
+    "  - host: open.test\n"
+    "    inspect: true\n";
+
+static int
+override(struct policy *p, const char *host, const char *req,
+    struct policy_request_decision *rd, struct gate_override_pair *pair)
+{
+	struct gate_http_req	 r;
+	struct policy_decision	 d;
+	const char		*err = NULL;
+	int			 rc;
+
+	policy_decide_name(p, host, strlen(host), 443, &d);
+	assert_int_equal(d.verdict, POLICY_ALLOW);
+	gate_http_req_init(&r);
+	assert_int_equal(gate_http_parse(&r, req, strlen(req)),
+	    (ssize_t)strlen(req));
+	policy_decide_request(d.rule, req + r.method.off, r.method.len,
+	    req + r.target.off, r.target.len, rd);
+	assert_int_equal(rd->verdict, POLICY_ALLOW);	/* the line passes */
+	memset(pair, 0, sizeof(*pair));
+	rc = gate_override_decide(d.rule, &r, req, rd, pair, &err);
+	if (rc == -1)
+		assert_non_null(err);
+	return rc;
+}
+
+static void
+test_override(void **state)
+{
+	struct policy_request_decision	 rd;
+	struct gate_override_pair	 pair;
+	struct policy_errors		 errs;
+	struct policy			*p;
+
+	(void)state;
+	assert_int_equal(policy_load_buffer("o.yaml", ov_yaml,
+	    sizeof(ov_yaml) - 1, &p, &errs), 0);
+	/* none: the line's decision stands */
+	assert_int_equal(override(p, "api.test", "POST /v1/x HTTP/1.1\r\n"
+	    "Host: api.test\r\n\r\n", &rd, &pair), 0);
+	assert_int_equal(rd.verdict, POLICY_ALLOW);
+	/* a method the entries do not allow, as the upstream upper-cases it */
+	assert_int_equal(override(p, "api.test", "POST /v1/x HTTP/1.1\r\n"
+	    "Host: api.test\r\nX-HTTP-Method-Override: delete\r\n\r\n", &rd,
+	    &pair), 0);
+	assert_int_equal(rd.verdict, POLICY_DENY);
+	assert_int_equal(rd.reason, POLICY_R_REQUEST_NOT_ALLOWED);
+	assert_int_equal(pair.mlen, 6);
+	assert_memory_equal(pair.method, "DELETE", 6);
+	assert_memory_equal(pair.target, "/v1/x", pair.tlen);
+	/* a path a deny entry refuses */
+	assert_int_equal(override(p, "api.test", "GET /ok HTTP/1.1\r\n"
+	    "Host: api.test\r\nX-Original-URL: /Admin/x?y\r\n\r\n", &rd,
+	    &pair), 0);
+	assert_int_equal(rd.reason, POLICY_R_REQUEST_DENIED);
+	assert_memory_equal(pair.target, "/Admin/x?y", pair.tlen);
+	/* the query's _method; and the two combined */
+	assert_int_equal(override(p, "api.test", "POST /v1/x?a=1&_method=put "
+	    "HTTP/1.1\r\nHost: api.test\r\n\r\n", &rd, &pair), 0);
+	assert_int_equal(rd.verdict, POLICY_DENY);
+	assert_memory_equal(pair.method, "PUT", 3);
+	assert_int_equal(override(p, "api.test", "POST /v1/x HTTP/1.1\r\n"
+	    "Host: api.test\r\nX-Method-Override: GET\r\n"
+	    "X-Rewrite-URL: /v1/admin\r\n\r\n", &rd, &pair), 0);
+	assert_int_equal(rd.reason, POLICY_R_REQUEST_DENIED);
+	/* what the entries allow passes */
+	assert_int_equal(override(p, "api.test", "POST /v1/x HTTP/1.1\r\n"
+	    "Host: api.test\r\nX-HTTP-Method: get\r\n"
+	    "X-Original-URL: /v1/y\r\n\r\n", &rd, &pair), 0);
+	assert_int_equal(rd.verdict, POLICY_ALLOW);
+	/* TRACE by any name is refused, entries or none */
+	assert_int_equal(override(p, "open.test", "POST /x HTTP/1.1\r\n"
+	    "Host: open.test\r\nX-HTTP-Method-Override: trace\r\n\r\n",
+	    &rd, &pair), 0);
+	assert_int_equal(rd.reason, POLICY_R_REQUEST_METHOD);
+	/* no method, no path, too many: 400 */
+	assert_int_equal(override(p, "open.test", "POST /x HTTP/1.1\r\n"
+	    "Host: open.test\r\nX-HTTP-Method-Override: DE LETE\r\n\r\n",
+	    &rd, &pair), -1);
+	assert_int_equal(override(p, "open.test", "POST /x HTTP/1.1\r\n"
+	    "Host: open.test\r\nX-Original-URL: http://o.test/\r\n\r\n",
+	    &rd, &pair), -1);
+	assert_int_equal(override(p, "open.test", "POST /x?_method= HTTP/1.1"
+	    "\r\nHost: open.test\r\n\r\n", &rd, &pair), -1);
+	assert_int_equal(override(p, "open.test", "POST /x HTTP/1.1\r\n"
+	    "Host: open.test\r\nX-HTTP-Method: GET\r\nX-HTTP-Method: GET\r\n"
+	    "X-HTTP-Method: GET\r\nX-HTTP-Method: GET\r\n"
+	    "X-HTTP-Method: GET\r\n\r\n", &rd, &pair), -1);
+	policy_free(p);
+}
+
 int
 main(void)
 {
@@ -705,6 +809,7 @@ main(void)
 		cmocka_unit_test(test_inject_bearer_basic),
 		cmocka_unit_test(test_inject_query),
 		cmocka_unit_test(test_inject_foreign),
+		cmocka_unit_test(test_override),
 		cmocka_unit_test(test_response_head),
 		cmocka_unit_test(test_ca_session),
 		cmocka_unit_test(test_ca_key_file),
