@@ -121,21 +121,20 @@ gate_override_upgrade(const struct gate_http_req *h, const char *head,
 
 int
 gate_override_decide(const struct policy_rule *rule,
-    const struct gate_http_req *req, const char *head,
-    struct policy_request_decision *d, struct gate_override_pair *pair,
-    const char **err)
+    const struct gate_http_req *req, const char *head, const char *tg,
+    size_t tglen, struct policy_request_decision *d,
+    struct gate_override_pair *pair, const char **err)
 {
 	char				 up[GATE_OVERRIDE_MAX][GATE_HTTP_MAX_METHOD + 1];
 	struct alt			 m[GATE_OVERRIDE_MAX + 1];
 	struct alt			 t[GATE_OVERRIDE_MAX + 1];
 	struct policy_request_decision	 o;
 	struct gate_http_span		 v;
-	const char			*tg = head + req->target.off;
 	const char			*q;
 	size_t				 nm = 1, nt = 1, i, j, qi;
 
 	m[0] = (struct alt){ head + req->method.off, req->method.len, 0 };
-	t[0] = (struct alt){ tg, req->target.len, 0 };
+	t[0] = (struct alt){ tg, tglen, 0 };
 	for (i = 0; i < req->nhdrs; i++) {
 		struct gate_http_span	 name = req->hdrs[i].name;
 		int			 ism;
@@ -168,10 +167,10 @@ gate_override_decide(const struct policy_rule *rule,
 			nt++;
 		}
 	}
-	if ((q = memchr(tg, '?', req->target.len)) != NULL) {
+	if ((q = memchr(tg, '?', tglen)) != NULL) {
 		qi = 0;
-		while (query_method(q + 1, req->target.len - (size_t)(q + 1 -
-		    tg), &qi, &v)) {
+		while (query_method(q + 1, tglen - (size_t)(q + 1 - tg), &qi,
+		    &v)) {
 			if (nm + nt - 2 == GATE_OVERRIDE_MAX ||
 			    method_upper(q + 1 + v.off, v.len, up[nm - 1]) == -1) {
 				*err = "a _method query parameter that is no "

@@ -39,7 +39,8 @@ int	 gate_override_upgrade(const struct gate_http_req *h, const char *head,
 	    char *out, size_t max);
 
 /*
- * The request parsed in head (req), allowed by its line, decided again
+ * The request parsed in head (req), allowed by its line (its method and
+ * target, the origin-form target t[0..tlen) it was decided with), decided again
  * for every method its fields or query name (X-HTTP-Method-Override,
  * X-HTTP-Method, X-Method-Override, the query's _method: upper-cased, as
  * the frameworks read them) and every path its fields name
@@ -50,8 +51,8 @@ int	 gate_override_upgrade(const struct gate_http_req *h, const char *head,
  * reading of it is anyone's guess).
  */
 int	 gate_override_decide(const struct policy_rule *rule,
-	    const struct gate_http_req *req, const char *head,
-	    struct policy_request_decision *d, struct gate_override_pair *pair,
-	    const char **err);
+	    const struct gate_http_req *req, const char *head, const char *t,
+	    size_t tlen, struct policy_request_decision *d,
+	    struct gate_override_pair *pair, const char **err);
 
 #endif

@@ -468,8 +468,8 @@ request(struct gate_conn *c, const char *head)
 		    "websocket): after another protocol's switch its requests "
 		    "would pass undecided", NULL, NULL);
 	policy_decide_request(x->rule, p.method, p.mlen, p.target, p.tlen, &d);
-	if (d.verdict == POLICY_ALLOW &&
-	    gate_override_decide(x->rule, req, head, &d, &p, &err) == -1)
+	if (d.verdict == POLICY_ALLOW && gate_override_decide(x->rule, req,
+	    head, p.target, p.tlen, &d, &p, &err) == -1)
 		return answer(c, 400, "error", "bad_request", err, NULL, NULL);
 	if (d.entry != NULL)
 		snprintf(x->entry, sizeof(x->entry), "line %u, column %u: %s",
@@ -943,6 +943,7 @@ conn_inspect_forward(struct gate_conn *c)
 {
 	const struct gate_http_req	*req = c->d->req;
 	struct policy_request_decision	 d;
+	struct gate_override_pair	 o;
 	char				 fix[POLICY_FIX_MAX];
 	char				 line[POLICY_FIX_MAX];
 	char				 target[GATE_HTTP_MAX_LINE + 2];
@@ -950,6 +951,7 @@ conn_inspect_forward(struct gate_conn *c)
 	char				 detail[DETAIL_MAX + INSP_PATH_MAX + 32];
 	const char			*m = c->d->head + req->method.off;
 	const char			*p = c->d->head + c->d->path.off;
+	const char			*err;
 	size_t				 plen = c->d->path.len, tlen;
 
 	/* "http://host" and "http://host?q" are "/" and "/?q" */
@@ -958,21 +960,27 @@ conn_inspect_forward(struct gate_conn *c)
 	tlen = strlen(target);
 	policy_decide_request(c->d->irule, m, req->method.len, target, tlen,
 	    &d);
+	o = (struct gate_override_pair){ m, req->method.len, target, tlen, "" };
+	if (d.verdict == POLICY_ALLOW && gate_override_decide(c->d->irule, req,
+	    c->d->head, target, tlen, &d, &o, &err) == -1) {
+		conn_refuse(c, 400, "error", "bad_request", err);
+		return -1;
+	}
 	if (d.verdict == POLICY_ALLOW)
 		return 0;
 	if (learning(c, &d)) {
 		c->would = conn_reason_token(d.reason);
 		return 0;
 	}
-	if (policy_request_fix_yaml(c->d->irule, m, req->method.len, target,
-	    tlen, d.reason, 0, fix, sizeof(fix)) <= 0 ||
-	    policy_request_fix_yaml(c->d->irule, m, req->method.len, target,
-	    tlen, d.reason, 1, line, sizeof(line)) <= 0)
+	if (policy_request_fix_yaml(c->d->irule, o.method, o.mlen, o.target,
+	    o.tlen, d.reason, 0, fix, sizeof(fix)) <= 0 ||
+	    policy_request_fix_yaml(c->d->irule, o.method, o.mlen, o.target,
+	    o.tlen, d.reason, 1, line, sizeof(line)) <= 0)
 		fix[0] = line[0] = '\0';
 	/* the path for people, never its query (tokens ride there) */
-	audit_path(path, target, tlen);
+	audit_path(path, o.target, o.tlen);
 	snprintf(detail, sizeof(detail), "%s: %.*s %s", d.detail != NULL ?
-	    d.detail : policy_reason_str(d.reason), (int)req->method.len, m,
+	    d.detail : policy_reason_str(d.reason), (int)o.mlen, o.method,
 	    path);
 	conn_refuse_fix(c, d.reason == POLICY_R_REQUEST_BAD_PATH ? 400 : 403,
 	    "deny", conn_reason_token(d.reason), detail, fix[0] ? fix : NULL,

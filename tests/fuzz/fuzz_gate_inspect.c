@@ -143,8 +143,8 @@ request(const char *buf, size_t size)
 		    &rd);
 		if (rd.verdict != POLICY_ALLOW)
 			continue;
-		if (gate_override_decide(d.rule, &req, buf, &rd, &pair,
-		    &err) == -1)
+		if (gate_override_decide(d.rule, &req, buf, buf +
+		    req.target.off, req.target.len, &rd, &pair, &err) == -1)
 			continue;
 		if (rd.verdict != POLICY_ALLOW) {
 			if (pair.mlen == 0 || pair.mlen > GATE_HTTP_MAX_METHOD ||

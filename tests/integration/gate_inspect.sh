@@ -500,6 +500,12 @@ expect_audit "$A" event=decision host=fwd.test reason=request_denied \
     'detail=request denied by rule: POST /admin/x'
 code=$(proxy_get "http://fwd.test:$web/fine")
 check "forward allowed" "$code" "000 200"
+# its overrides too: POST by X-HTTP-Method-Override, /admin by X-Rewrite-URL
+code=$(proxy_get -H 'X-HTTP-Method-Override: post' -H 'X-Rewrite-URL: /admin/y' \
+    "http://fwd.test:$web/fine2")
+check "forward: an override a deny entry refuses" "$code" "000 403"
+expect_audit "$A" event=decision host=fwd.test reason=request_denied \
+    'detail=the method an override names*refused*: POST /admin/y'
 
 # --- node's fetch through the relay, as in a session (transparent) --------------
 if command -v node >/dev/null; then

@@ -727,7 +727,8 @@ override(struct policy *p, const char *host, const char *req,
 	    req + r.target.off, r.target.len, rd);
 	assert_int_equal(rd->verdict, POLICY_ALLOW);	/* the line passes */
 	memset(pair, 0, sizeof(*pair));
-	rc = gate_override_decide(d.rule, &r, req, rd, pair, &err);
+	rc = gate_override_decide(d.rule, &r, req, req + r.target.off,
+	    r.target.len, rd, pair, &err);
 	if (rc == -1)
 		assert_non_null(err);
 	return rc;
