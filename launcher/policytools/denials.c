@@ -547,6 +547,28 @@ put_table(FILE *out, const char *prefix, const char *verb,
 	}
 }
 
+/*
+ * The destinations of a table's n entries: an entry is a destination and
+ * a reason, a request (an inspected host's) or a fault, so one host:port
+ * may have several.
+ */
+static size_t
+dests(const struct launch_denial *tab, size_t n)
+{
+	size_t	 i, j, k = 0;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i; j++)
+			if (tab[j].dns == tab[i].dns &&
+			    tab[j].port == tab[i].port &&
+			    strcmp(tab[j].host, tab[i].host) == 0)
+				break;
+		if (j == i)
+			k++;
+	}
+	return k;
+}
+
 void
 launch_denials_print(const struct launch_denials *d, FILE *out,
     const char *prefix, const char *logpath)
@@ -561,7 +583,7 @@ launch_denials_print(const struct launch_denials *d, FILE *out,
 			anyfix = 1;
 	if (d->denied > 0)
 		fprintf(out, "%s%lu request(s) denied, to %zu%s "
-		    "destination(s)%s\n", prefix, d->denied, d->n,
+		    "destination(s)%s\n", prefix, d->denied, dests(d->d, d->n),
 		    d->more ? "+" : "", anyfix ? "; the YAML under one would "
 		    "allow it: add its entries to your policy" : "");
 	put_table(out, prefix, "denied", d->d, d->n);
@@ -571,7 +593,8 @@ launch_denials_print(const struct launch_denials *d, FILE *out,
 	if (d->failed > 0)
 		fprintf(out, "%s%lu request(s) failed, to %zu%s destination(s): "
 		    "the policy allowed them, the gate could not complete "
-		    "them\n", prefix, d->failed, d->nf, d->fmore ? "+" : "");
+		    "them\n", prefix, d->failed, dests(d->f, d->nf),
+		    d->fmore ? "+" : "");
 	put_table(out, prefix, "failed", d->f, d->nf);
 	if (d->fmore > 0)
 		fprintf(out, "%sand %lu more failure(s) to other "
@@ -580,7 +603,7 @@ launch_denials_print(const struct launch_denials *d, FILE *out,
 		fprintf(out, "%s%lu request(s) malformed, to %zu%s "
 		    "destination(s): the gate refused them before any "
 		    "decision, no policy judged them\n", prefix, d->malformed,
-		    d->nm, d->mmore ? "+" : "");
+		    dests(d->m, d->nm), d->mmore ? "+" : "");
 	put_table(out, prefix, "malformed", d->m, d->nm);
 	if (d->mmore > 0)
 		fprintf(out, "%sand %lu more malformed request(s) to other "

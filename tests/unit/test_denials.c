@@ -596,6 +596,9 @@ summary_requests(void **state)
 	    "not allowed\n# add to requests: allow:\n- \"POST /x\"\n") == NULL)
 		fail_msg("%s", out);
 	assert_non_null(strstr(out, "denied api.test:443 GET /a/../b, 1 time"));
+	/* two entries (requests), one destination */
+	assert_non_null(strstr(out, "aisb: 3 request(s) denied, to 1 "
+	    "destination(s)"));
 }
 
 /*
@@ -649,7 +652,9 @@ summary_request_errors(void **state)
 	    strstr(out, "aisb: malformed api.test:443 POST, 1 time: duplicate "
 	    "Transfer-Encoding (bad_request)\n") == NULL ||
 	    strstr(out, "aisb: malformed api.test:443, 1 time: bare LF in "
-	    "request head (bad_request)\n") == NULL)
+	    "request head (bad_request)\n") == NULL ||
+	    strstr(out, "aisb: 6 request(s) malformed, to 1 destination(s)") ==
+	    NULL)
 		fail_msg("%s", out);
 	if (strstr(out, "aisb: malformed api.test:443 GET /a, 1 time: the Host "
 	    "header must name the connection's host (host_mismatch)\n") ==
