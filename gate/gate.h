@@ -41,6 +41,8 @@
  *   mint.c     inspected hosts: the CA (made at start, or --ca-key) and
  *              the leaves it signs per server name (mint.h)
  *   inject.c   inspected hosts: a request head's secrets (inject.h)
+ *   override.c inspected hosts: what an upstream may act on besides the
+ *              request line (an Upgrade, method and URL overrides)
  *   secrets.c  inspected hosts: the secrets read from --secrets-fd
  *   synth.c    the names behind the synthetic addresses AISB-DNS gave out
  */

@@ -17,7 +17,7 @@
 #include "gate/http.h"
 
 enum {
-	CH_SIZE = 0, CH_EXT, CH_SIZE_LF, CH_DATA, CH_DATA_CR, CH_DATA_LF,
+	CH_SIZE = 0, CH_SIZE_WS, CH_EXT, CH_SIZE_LF, CH_DATA, CH_DATA_CR, CH_DATA_LF,
 	CH_TRAILER_START, CH_TRAILER, CH_TRAILER_LF, CH_END_LF, CH_DONE,
 };
 
@@ -476,11 +476,31 @@ gate_http_chunk_scan(struct gate_http_chunk *c, const char *buf, size_t len,
 					return -1;
 			} else if (c->digits == 0) {
 				return -1;
-			} else if (ch == ';' || ch == ' ' || ch == '\t') {
+			} else if (ch == ';') {
 				c->state = CH_EXT;
+			} else if (ch == ' ' || ch == '\t') {
+				c->state = CH_SIZE_WS;
 			} else if (ch == '\r') {
 				c->state = CH_SIZE_LF;
 			} else
+				return -1;
+			if (++c->linelen > GATE_HTTP_MAX_CHUNK_LINE)
+				return -1;
+			i++;
+			break;
+		case CH_SIZE_WS:
+			/*
+			 * After the size only whitespace, then ';' (BWS before
+			 * an extension, RFC 9112 7.1.1) or the line's end:
+			 * "5 6" is no size of ours, and an upstream that read
+			 * it as 0x56 would take the rest of this body for
+			 * another request.
+			 */
+			if (ch == ';')
+				c->state = CH_EXT;
+			else if (ch == '\r')
+				c->state = CH_SIZE_LF;
+			else if (ch != ' ' && ch != '\t')
 				return -1;
 			if (++c->linelen > GATE_HTTP_MAX_CHUNK_LINE)
 				return -1;

@@ -124,7 +124,9 @@ ssize_t	 gate_http_forward_head(const struct gate_http_req *, const char *buf,
 
 /*
  * Chunked transfer coding framing, tracked so that exactly one request body
- * is forwarded (nothing smuggled behind it).  Bounds: a chunk-size line
+ * is forwarded (nothing smuggled behind it).  A chunk-size line is hex
+ * digits, whitespace, then ';' and extensions or its CRLF ("5 6" is
+ * refused: an upstream might read 0x56).  Bounds: a chunk-size line
  * (with extensions) of GATE_HTTP_MAX_CHUNK_LINE bytes, a chunk of
  * GATE_HTTP_MAX_CHUNK bytes (2^31 and over are refused: an upstream that
  * keeps the size in 32 bits would read a second request in the body), a

@@ -265,7 +265,7 @@ gate_inject_head(const struct gate_http_req *req, const char *head,
 {
 	struct policy_secret_info	 s;
 	const struct gate_secret	*v;
-	size_t				 i;
+	size_t				 i, fields = 0;
 
 	memset(info, 0, sizeof(*info));
 	if (policy_rule_secret_count(rule) == 0) {
@@ -292,6 +292,7 @@ gate_inject_head(const struct gate_http_req *req, const char *head,
 		buf_add(out, ": ", 2);
 		buf_add(out, head + h->value.off, h->value.len);
 		buf_add(out, "\r\n", 2);
+		fields++;
 	}
 	for (i = 0; i < policy_rule_secret_count(rule); i++) {
 		policy_rule_secret(rule, i, &s);
@@ -303,7 +304,12 @@ gate_inject_head(const struct gate_http_req *req, const char *head,
 			continue;
 		put_secret_field(out, &s, v);
 		name_add(info->added, sizeof(info->added), s.name);
+		fields++;
 	}
 	buf_add(out, "\r\n", 2);
+	/* no more fields than the gate's own parser takes (an upstream's
+	 * may take fewer): the client's 100 and a secret are 101 */
+	if (fields > GATE_HTTP_MAX_HEADERS)
+		return -1;
 	return out->failed ? -1 : 0;
 }

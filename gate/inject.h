@@ -43,7 +43,8 @@ struct gate_inject_info {
  * field is written "name: value" (its whitespace around the value
  * trimmed, as parsed).  out must be a buf_init()ed buffer (BUF_SECRET: it
  * will hold values); returns 0, or -1 when out failed (memory, or
- * INJECT_HEAD_MAX).
+ * INJECT_HEAD_MAX) or the head would hold more than GATE_HTTP_MAX_HEADERS
+ * fields (the client's 100, and a secret's).
  */
 int	 gate_inject_head(const struct gate_http_req *req, const char *head,
 	    const struct policy_rule *rule, const struct gate_secrets *ss,

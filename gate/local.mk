@@ -22,7 +22,8 @@ GATE_SOURCES += gate/conn/conn-int.h gate/conn/conn.c gate/conn/decide.c \
 GATE_SOURCES += gate/conn/inspect-int.h gate/conn/inspect.c \
 	gate/conn/inspect_http.c \
 	gate/conn/inspect_pool.c \
-	gate/mint.h gate/mint.c gate/inject.h gate/inject.c gate/secrets.c
+	gate/mint.h gate/mint.c gate/inject.h gate/inject.c gate/secrets.c \
+	gate/override.h gate/override.c
 # issue 31: the names behind the synthetic addresses AISB-DNS hands out
 # (any TCP port by name); SOCKS5's messages (pure, fuzzed)
 GATE_SOURCES += gate/synth.c gate/socksmsg.h gate/socksmsg.c

@@ -105,7 +105,8 @@ struct conn_dec {
 	struct policy_addr	 addrs[GATE_MAX_ADDRS];
 	size_t			 naddrs, next, tries;
 	char			 addrstr[INET6_ADDRSTRLEN];
-	int			 timed_out;	/* the last dial timed out */
+	int			 timed_out;	/* the last dial timed out (2:
+						   its TLS handshake, inspect.c) */
 	int			 dial_errno;
 	int			 stale;		/* the answer was past its TTL */
 	int			 sni_check;	/* the ClientHello is still to come */

@@ -375,9 +375,11 @@ conn_refusal_text(struct gate_conn *c, const char *what,
 	if (rule[0] && n < bodylen)
 		n += (size_t)snprintf(body + n, bodylen - n, "rule: %s\n",
 		    rule);
+	/* a fix that is a comment changes what is there: not "add to" */
 	if (fix != NULL && fix[0] && n < bodylen)
-		snprintf(body + n, bodylen - n, "to allow it, add to %s:\n%s",
-		    policy_file(c->d->pol), fix);
+		snprintf(body + n, bodylen - n, "to allow it, %s %s:\n%s",
+		    fix[0] == '#' ? "in" : "add to", policy_file(c->d->pol),
+		    fix);
 }
 
 /*
@@ -810,8 +812,10 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 	case S_CONNECT:
 		log_debug("conn %llu: %s port %u: connect timeout",
 		    (unsigned long long)c->id, c->d->addrstr, c->d->tgt.port);
+		/* a TLS leg (inspect.c): the connect was done, its
+		 * handshake was not */
+		c->d->timed_out = c->ubev != NULL ? 2 : 1;
 		conn_up_drop(c);
-		c->d->timed_out = 1;
 		conn_dial(c);
 		return;
 	case S_RELAY:

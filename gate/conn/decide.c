@@ -365,7 +365,9 @@ conn_dial(struct gate_conn *c)
 	if (c->d->timed_out) {
 		g->num->ctr.connect_timeout++;
 		conn_refuse(c, 504, "error", "connect_timeout",
-		    "upstream did not answer");
+		    c->d->timed_out == 2 ? "the upstream took the connection "
+		    "but its TLS handshake did not end in time (not a TLS "
+		    "server?)" : "upstream did not answer");
 	} else {
 		g->num->ctr.connect_failed++;
 		conn_refuse(c, 502, "error", "connect_failed",

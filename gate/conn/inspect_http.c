@@ -9,11 +9,11 @@
  *                  certificate), never TRACE or TRACK (an upstream
  *                  answers them with the request it got, the secrets
  *                  the gate added in it); decided by the rule's
- *                  requests: entries (policy_decide_request);
- *                  refused: 403 (400 for a path
- *                  not in its normal form) with the fix, and the close;
- *                  allowed: written upstream with the rule's secrets
- *                  (inject.c)
+ *                  requests: entries (policy_decide_request), with every
+ *                  method or path an override names (override.c);
+ *                  refused: 403 (400 for a path not in its normal form)
+ *                  with the fix, and the close; allowed: written upstream
+ *                  with the rule's secrets (inject.c)
  *   request body   passed on as its framing says (Content-Length or
  *                  chunked, http.c's bounds), as it arrives
  *   response       its head read by the same parser (a status line),
@@ -64,6 +64,7 @@
 #include "log.h"
 #include "gate/gate.h"
 #include "gate/http.h"
+#include "gate/override.h"
 #include "gate/conn/inspect-int.h"
 
 static int	client_read(struct gate_conn *);
@@ -333,32 +334,6 @@ learning(const struct gate_conn *c, const struct policy_request_decision *d)
 	return c->g->cfg.learn && d->reason != POLICY_R_REQUEST_METHOD;
 }
 
-/*
- * The protocol a head's Upgrade fields name, into out (INSP_UPGRADE_MAX
- * bytes, "..." when cut; "" without one): 0 when none or "websocket"
- * alone (any case), -1 otherwise.  Every field is looked at: a second
- * one is a second offer.
- */
-static int
-upgrade_of(const struct gate_http_req *h, const char *head, char *out)
-{
-	size_t	 i;
-
-	out[0] = '\0';
-	for (i = 0; i < h->nhdrs; i++) {
-		struct gate_http_span v = h->hdrs[i].value;
-
-		if (!gate_http_span_eq(head, h->hdrs[i].name, "upgrade"))
-			continue;
-		snprintf(out, INSP_UPGRADE_MAX + 4, "%.*s%s",
-		    (int)(v.len > INSP_UPGRADE_MAX ? INSP_UPGRADE_MAX : v.len),
-		    head + v.off, v.len > INSP_UPGRADE_MAX ? "..." : "");
-		if (!gate_http_span_eq(head, v, "websocket"))
-			return -1;
-	}
-	return 0;
-}
-
 /* Whether the head names the connection's host (and port) in its Host. */
 static int
 host_is_ours(struct gate_conn *c, const struct gate_http_req *req,
@@ -375,23 +350,25 @@ host_is_ours(struct gate_conn *c, const struct gate_http_req *req,
 	    h.port == c->d->tgt.port;
 }
 
-/* A refused request: the fix that would allow it, and the answer. */
+/*
+ * A refused request: the fix that would allow it (for what was refused,
+ * p: the line, or a method or path an override named), and the answer.
+ */
 static int
 refuse(struct gate_conn *c, const struct gate_http_req *req,
-    const char *head, const struct policy_request_decision *d)
+    const char *head, const struct policy_request_decision *d,
+    const struct gate_override_pair *p)
 {
 	struct conn_insp	*x = c->insp;
 	char			 fix[POLICY_FIX_MAX], line[POLICY_FIX_MAX];
-	const char		*m = head + req->method.off;
-	const char		*t = head + req->target.off;
 
 	/* what it carried is looked at all the same: names, never values */
 	gate_inject_scan(conn_inspection(c)->secrets, head,
 	    (size_t)req->pos, x->inj.foreign, sizeof(x->inj.foreign));
-	if (policy_request_fix_yaml(x->rule, m, req->method.len, t,
-	    req->target.len, d->reason, 0, fix, sizeof(fix)) <= 0 ||
-	    policy_request_fix_yaml(x->rule, m, req->method.len, t,
-	    req->target.len, d->reason, 1, line, sizeof(line)) <= 0)
+	if (policy_request_fix_yaml(x->rule, p->method, p->mlen, p->target,
+	    p->tlen, d->reason, 0, fix, sizeof(fix)) <= 0 ||
+	    policy_request_fix_yaml(x->rule, p->method, p->mlen, p->target,
+	    p->tlen, d->reason, 1, line, sizeof(line)) <= 0)
 		fix[0] = line[0] = '\0';
 	return answer(c, d->reason == POLICY_R_REQUEST_BAD_PATH ? 400 : 403,
 	    "deny", conn_reason_token(d->reason), d->detail != NULL ?
@@ -469,6 +446,9 @@ request(struct gate_conn *c, const char *head)
 	struct conn_insp		*x = c->insp;
 	const struct gate_http_req	*req = x->req;
 	struct policy_request_decision	 d;
+	struct gate_override_pair	 p = { head + req->method.off,
+		req->method.len, head + req->target.off, req->target.len, "" };
+	const char			*err;
 
 	snprintf(x->method, sizeof(x->method), "%.*s", (int)req->method.len,
 	    head + req->method.off);
@@ -481,20 +461,23 @@ request(struct gate_conn *c, const char *head)
 	if (!host_is_ours(c, req, head))
 		return answer(c, 400, "error", "host_mismatch", "the Host "
 		    "header must name the connection's host", NULL, NULL);
-	if (upgrade_of(req, head, x->upgrade_to) == -1)
+	if (gate_override_upgrade(req, head, x->upgrade_to,
+	    INSP_UPGRADE_MAX) == -1)
 		return answer(c, 403, "deny", "upgrade_refused", "an inspected "
 		    "connection upgrades to WebSocket only (Upgrade: "
 		    "websocket): after another protocol's switch its requests "
 		    "would pass undecided", NULL, NULL);
-	policy_decide_request(x->rule, head + req->method.off,
-	    req->method.len, head + req->target.off, req->target.len, &d);
+	policy_decide_request(x->rule, p.method, p.mlen, p.target, p.tlen, &d);
+	if (d.verdict == POLICY_ALLOW && gate_override_decide(x->rule, req,
+	    head, p.target, p.tlen, &d, &p, &err) == -1)
+		return answer(c, 400, "error", "bad_request", err, NULL, NULL);
 	if (d.entry != NULL)
 		snprintf(x->entry, sizeof(x->entry), "line %u, column %u: %s",
 		    d.line, d.column, d.entry);
 	if (d.verdict != POLICY_ALLOW && learning(c, &d))
 		x->would = conn_reason_token(d.reason);
 	else if (d.verdict != POLICY_ALLOW)
-		return refuse(c, req, head, &d);
+		return refuse(c, req, head, &d, &p);
 	return forward(c, req, head);
 }
 
@@ -715,7 +698,8 @@ read_response(struct gate_conn *c)
 	if (code == 101 && !x->upgrade)
 		return conn_inspect_up_failed(c, "101 to a request that asked for no "
 		    "upgrade");
-	if (code == 101 && (upgrade_of(x->resp, p, up) == -1 || up[0] == '\0'))
+	if (code == 101 && (gate_override_upgrade(x->resp, p, up,
+	    INSP_UPGRADE_MAX) == -1 || up[0] == '\0'))
 		return switched_elsewhere(c, up);
 	if (code >= 200 || code == 101) {
 		x->status = code;
@@ -959,6 +943,7 @@ conn_inspect_forward(struct gate_conn *c)
 {
 	const struct gate_http_req	*req = c->d->req;
 	struct policy_request_decision	 d;
+	struct gate_override_pair	 o;
 	char				 fix[POLICY_FIX_MAX];
 	char				 line[POLICY_FIX_MAX];
 	char				 target[GATE_HTTP_MAX_LINE + 2];
@@ -966,6 +951,7 @@ conn_inspect_forward(struct gate_conn *c)
 	char				 detail[DETAIL_MAX + INSP_PATH_MAX + 32];
 	const char			*m = c->d->head + req->method.off;
 	const char			*p = c->d->head + c->d->path.off;
+	const char			*err;
 	size_t				 plen = c->d->path.len, tlen;
 
 	/* "http://host" and "http://host?q" are "/" and "/?q" */
@@ -974,21 +960,27 @@ conn_inspect_forward(struct gate_conn *c)
 	tlen = strlen(target);
 	policy_decide_request(c->d->irule, m, req->method.len, target, tlen,
 	    &d);
+	o = (struct gate_override_pair){ m, req->method.len, target, tlen, "" };
+	if (d.verdict == POLICY_ALLOW && gate_override_decide(c->d->irule, req,
+	    c->d->head, target, tlen, &d, &o, &err) == -1) {
+		conn_refuse(c, 400, "error", "bad_request", err);
+		return -1;
+	}
 	if (d.verdict == POLICY_ALLOW)
 		return 0;
 	if (learning(c, &d)) {
 		c->would = conn_reason_token(d.reason);
 		return 0;
 	}
-	if (policy_request_fix_yaml(c->d->irule, m, req->method.len, target,
-	    tlen, d.reason, 0, fix, sizeof(fix)) <= 0 ||
-	    policy_request_fix_yaml(c->d->irule, m, req->method.len, target,
-	    tlen, d.reason, 1, line, sizeof(line)) <= 0)
+	if (policy_request_fix_yaml(c->d->irule, o.method, o.mlen, o.target,
+	    o.tlen, d.reason, 0, fix, sizeof(fix)) <= 0 ||
+	    policy_request_fix_yaml(c->d->irule, o.method, o.mlen, o.target,
+	    o.tlen, d.reason, 1, line, sizeof(line)) <= 0)
 		fix[0] = line[0] = '\0';
 	/* the path for people, never its query (tokens ride there) */
-	audit_path(path, target, tlen);
+	audit_path(path, o.target, o.tlen);
 	snprintf(detail, sizeof(detail), "%s: %.*s %s", d.detail != NULL ?
-	    d.detail : policy_reason_str(d.reason), (int)req->method.len, m,
+	    d.detail : policy_reason_str(d.reason), (int)o.mlen, o.method,
 	    path);
 	conn_refuse_fix(c, d.reason == POLICY_R_REQUEST_BAD_PATH ? 400 : 403,
 	    "deny", conn_reason_token(d.reason), detail, fix[0] ? fix : NULL,

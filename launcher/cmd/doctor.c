@@ -753,8 +753,8 @@ session_image(char *buf, size_t len)
 }
 
 /*
- * The container checks: the runtime, the network mode, the limits, a
- * session's own container.  0 when they pass, -1 otherwise.
+ * The container checks: the runtime, the network mode, a session's own
+ * container.  0 when they pass, -1 otherwise.
  */
 static int
 doctor_containers(struct launch_host_facts *f, int verbose)
@@ -765,7 +765,6 @@ doctor_containers(struct launch_host_facts *f, int verbose)
 		return -1;
 	}
 	(void)check_network(f, verbose);
-	check_limits_held(f, verbose);
 	check_session(f, verbose);
 	return f->nfail == 0 ? 0 : -1;
 }
@@ -787,6 +786,9 @@ doctor_probe(struct launch_host_facts *f, const struct launch_doctor_id *id,
 	    '\0')
 		return -1;
 	launch_storage_check(f, verbose);
+	/* a host's fact: said before an image is needed (a rootless
+	 * session on cgroups v1 points here when it runs without limits) */
+	check_limits_held(f, verbose);
 	if (f->image[0] == '\0' && find_image(f, &offline, why,
 	    sizeof(why)) == -1) {
 		launch_facts_say(f, verbose, LAUNCH_V_SKIP, "containers %s, "

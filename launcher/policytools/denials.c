@@ -168,12 +168,13 @@ tool_add(struct launch_denials *d, const char *tool)
 
 /*
  * count requests to f's destination, into tab (denials or failures: *n
- * entries) or past it (*more)
+ * entries) or past it (*more); bydetail: one entry a detail too (the
+ * malformed: bad_request's detail says which of many faults it was)
  */
 static void
 dest_count(struct launch_denial *tab, size_t *n, unsigned long *more,
     const struct launch_audit_line *f, int dns, const char *req,
-    unsigned long count)
+    unsigned long count, int bydetail)
 {
 	struct launch_denial	*e;
 	size_t			 i;
@@ -183,7 +184,9 @@ dest_count(struct launch_denial *tab, size_t *n, unsigned long *more,
 		if (e->dns == dns && e->port == f->port &&
 		    strcmp(e->host, f->host) == 0 &&
 		    strcmp(e->reason, f->reason) == 0 &&
-		    strcmp(e->request, req) == 0) {
+		    strcmp(e->request, req) == 0 &&
+		    (!bydetail || strncmp(e->detail, f->detail,
+		    sizeof(e->detail) - 1) == 0)) {
 			e->count += count;
 			return;
 		}
@@ -209,23 +212,44 @@ denial_count(struct launch_denials *d, const struct launch_audit_line *f,
     int dns, const char *req, unsigned long count)
 {
 	d->denied += count;
-	dest_count(d->d, &d->n, &d->more, f, dns, req, count);
+	dest_count(d->d, &d->n, &d->more, f, dns, req, count, 0);
 }
 
 static void
 failure_count(struct launch_denials *d, const struct launch_audit_line *f,
-    int dns)
+    int dns, const char *req)
 {
 	d->failed++;
-	dest_count(d->f, &d->nf, &d->fmore, f, dns, "", 1);
+	dest_count(d->f, &d->nf, &d->fmore, f, dns, req, 1, 0);
 }
 
 static void
 malformed_count(struct launch_denials *d, const struct launch_audit_line *f,
-    int dns)
+    int dns, const char *req)
 {
 	d->malformed++;
-	dest_count(d->m, &d->nm, &d->mmore, f, dns, "", 1);
+	dest_count(d->m, &d->nm, &d->mmore, f, dns, req, 1, 1);
+}
+
+/*
+ * An inspected host's request the gate refused before its entries
+ * decided it: a malformed head or body, a target not in origin form, a
+ * Host that is not the connection's (fronting through the name).  The
+ * sandbox's doing, not the upstream's: malformed, not failed.
+ */
+static int
+request_malformed(const char *reason)
+{
+	static const char *const r[] = {
+		"bad_request", "bad_target", "host_mismatch",
+		"bad_chunked_body",
+	};
+	size_t	 i;
+
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		if (strcmp(reason, r[i]) == 0)
+			return 1;
+	return 0;
 }
 
 static int
@@ -337,7 +361,7 @@ dns_denial(struct launch_denials *d, struct launch_audit_line *f,
 		snprintf(f->detail, sizeof(f->detail), "%s",
 		    dns_unserved[i].detail);
 		f->port = 0;
-		malformed_count(d, f, 1);
+		malformed_count(d, f, 1, "");
 		return 0;
 	}
 	if (!nx && strcmp(f->answer, "REFUSED") != 0)
@@ -361,11 +385,20 @@ launch_denials_add(struct launch_denials *d, const char *line, size_t len)
 	if (launch_audit_parse(line, len, &f) == -1)
 		return;
 	if (strcmp(f.event, "request") == 0) {
-		/* an inspected host's refused request: listed as a connection is */
-		if (strcmp(f.decision, "deny") != 0)
-			return;
-		snprintf(req, sizeof(req), "%s %s", f.method, f.path);
-		denial_count(d, &f, 0, req, 1);
+		/*
+		 * an inspected host's refused or failed request: listed as a
+		 * connection is (its connection was allowed: counted once)
+		 */
+		/* a head that did not parse may have no path, or no method */
+		snprintf(req, sizeof(req), "%s%s%s", f.method,
+		    f.method[0] != '\0' && f.path[0] != '\0' ? " " : "", f.path);
+		if (strcmp(f.decision, "deny") == 0)
+			denial_count(d, &f, 0, req, 1);
+		else if (strcmp(f.decision, "error") == 0 &&
+		    request_malformed(f.reason))
+			malformed_count(d, &f, 0, req);
+		else if (strcmp(f.decision, "error") == 0)
+			failure_count(d, &f, 0, req);
 		return;
 	}
 	if ((dns = strcmp(f.event, "dns") == 0) &&
@@ -383,11 +416,11 @@ launch_denials_add(struct launch_denials *d, const char *line, size_t len)
 	}
 	if (!dns && strcmp(f.reason, "bad_request") == 0) {
 		/* no policy decided it, whatever its decision says */
-		malformed_count(d, &f, 0);
+		malformed_count(d, &f, 0, "");
 		return;
 	}
 	if (!dns && strcmp(f.decision, "deny") != 0) {
-		failure_count(d, &f, 0);
+		failure_count(d, &f, 0, "");
 		return;
 	}
 	denial_count(d, &f, dns, "", count);
@@ -532,6 +565,28 @@ put_table(FILE *out, const char *prefix, const char *verb,
 	}
 }
 
+/*
+ * The destinations of a table's n entries: an entry is a destination and
+ * a reason, a request (an inspected host's) or a fault, so one host:port
+ * may have several.
+ */
+static size_t
+dests(const struct launch_denial *tab, size_t n)
+{
+	size_t	 i, j, k = 0;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i; j++)
+			if (tab[j].dns == tab[i].dns &&
+			    tab[j].port == tab[i].port &&
+			    strcmp(tab[j].host, tab[i].host) == 0)
+				break;
+		if (j == i)
+			k++;
+	}
+	return k;
+}
+
 void
 launch_denials_print(const struct launch_denials *d, FILE *out,
     const char *prefix, const char *logpath)
@@ -546,7 +601,7 @@ launch_denials_print(const struct launch_denials *d, FILE *out,
 			anyfix = 1;
 	if (d->denied > 0)
 		fprintf(out, "%s%lu request(s) denied, to %zu%s "
-		    "destination(s)%s\n", prefix, d->denied, d->n,
+		    "destination(s)%s\n", prefix, d->denied, dests(d->d, d->n),
 		    d->more ? "+" : "", anyfix ? "; the YAML under one would "
 		    "allow it: add its entries to your policy" : "");
 	put_table(out, prefix, "denied", d->d, d->n);
@@ -556,7 +611,8 @@ launch_denials_print(const struct launch_denials *d, FILE *out,
 	if (d->failed > 0)
 		fprintf(out, "%s%lu request(s) failed, to %zu%s destination(s): "
 		    "the policy allowed them, the gate could not complete "
-		    "them\n", prefix, d->failed, d->nf, d->fmore ? "+" : "");
+		    "them\n", prefix, d->failed, dests(d->f, d->nf),
+		    d->fmore ? "+" : "");
 	put_table(out, prefix, "failed", d->f, d->nf);
 	if (d->fmore > 0)
 		fprintf(out, "%sand %lu more failure(s) to other "
@@ -565,7 +621,7 @@ launch_denials_print(const struct launch_denials *d, FILE *out,
 		fprintf(out, "%s%lu request(s) malformed, to %zu%s "
 		    "destination(s): the gate refused them before any "
 		    "decision, no policy judged them\n", prefix, d->malformed,
-		    d->nm, d->mmore ? "+" : "");
+		    dests(d->m, d->nm), d->mmore ? "+" : "");
 	put_table(out, prefix, "malformed", d->m, d->nm);
 	if (d->mmore > 0)
 		fprintf(out, "%sand %lu more malformed request(s) to other "

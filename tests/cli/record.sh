@@ -140,6 +140,15 @@ run "$aisb" sessions show "$id2"
 has "show: malformed counted" "$tmp/out" "^# audit: 0 allowed, 0 denied, 0 failed, 2 malformed; "
 has "show: malformed said" "$tmp/out" "^# malformed (no target), 1 time: malformed request line (bad_request)\$"
 has "show: malformed DNS said" "$tmp/out" "^# malformed (DNS query, no name), 1 time: a query the gate could not read (FORMERR)\$"
+# an inspected host's requests the gate refused before its entries (a
+# Host of another name: fronting) or that its upstream broke are said too
+printf '%s\n' '{"event":"request","conn":2,"host":"api.test","port":443,"method":"GET","path":"/x","decision":"error","status":400,"reason":"host_mismatch","detail":"the Host header must name the connection'"'"'s host"}' \
+    '{"event":"request","conn":2,"host":"api.test","port":443,"method":"GET","path":"/y","decision":"error","status":502,"reason":"upstream_error","detail":"the upstream closed before its answer"}' \
+    >>"$sd/$id2/audit.jsonl"
+run "$aisb" sessions show "$id2"
+has "show: inspected request errors counted" "$tmp/out" "^# audit: 0 allowed, 0 denied, 1 failed, 3 malformed; "
+has "show: a Host of another name said" "$tmp/out" "^# malformed api.test:443 GET /x, 1 time: the Host header must name the connection's host (host_mismatch)\$"
+has "show: an upstream's broken answer said" "$tmp/out" "^# failed api.test:443 GET /y, 1 time: the upstream closed before its answer (upstream_error)\$"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -46,6 +46,14 @@ case $line in
 *"10 s or more"*"fix: aisb doctor --fix (the store is empty"*) ok "doctor: the cost and the fix" ;;
 *) bad "doctor: the line: $line" ;;
 esac
+# whether sessions get their limits is the host's to say, image or not
+# (a rootless session on cgroups v1 runs without them and points here)
+if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then
+	want='^ok   cgroups    --memory, --cpus and --pids are applied by podman$'
+else
+	want='^warn cgroups    rootless podman on cgroups v1 cannot apply --memory, --cpus or --pids: sessions say so'
+fi
+check "doctor: the limits said before any image" "$(grep -c "$want" "$tmp/out")" 1
 
 # 2. a store holding something: nothing changes, the reset is explained
 user_run podman volume create keepme >/dev/null 2>&1

@@ -10,6 +10,9 @@
  *      rule that has that secret (none leaks to another host's head),
  *      and a query secret's only as the value of its parameter in the
  *      query (never in the path or a header, where the client put it).
+ *      Its overrides (gate_override_decide) are decided too: a refusal
+ *      names a method of at most GATE_HTTP_MAX_METHOD upper-case bytes
+ *      and a path of the head, and such a request goes nowhere.
  *   1  a response head (gate_http_resp_init): fed whole or in two
  *      pieces, the same answer; a status in 100..999.
  *   2  a secrets file (gate_secrets_parse): all or nothing, and what it
@@ -27,6 +30,7 @@
 #include "gate.h"
 #include "http.h"
 #include "inject.h"
+#include "override.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -119,7 +123,9 @@ request(const char *buf, size_t size)
 	struct gate_http_req		 req, again;
 	struct policy_decision		 d;
 	struct policy_request_decision	 rd;
+	struct gate_override_pair	 pair;
 	struct gate_inject_info		 info;
+	const char			*err;
 	const struct gate_secret	*s;
 	struct buf			 out;
 	ssize_t				 n;
@@ -137,9 +143,30 @@ request(const char *buf, size_t size)
 		    &rd);
 		if (rd.verdict != POLICY_ALLOW)
 			continue;
+		if (gate_override_decide(d.rule, &req, buf, buf +
+		    req.target.off, req.target.len, &rd, &pair, &err) == -1)
+			continue;
+		if (rd.verdict != POLICY_ALLOW) {
+			if (pair.mlen == 0 || pair.mlen > GATE_HTTP_MAX_METHOD ||
+			    pair.target < buf || pair.target + pair.tlen >
+			    buf + n)
+				abort();
+			for (k = 0; k < pair.mlen; k++)
+				if ((pair.method[k] < 'A' ||
+				    pair.method[k] > 'Z') && pair.method[k] != '-')
+					abort();
+			continue;
+		}
 		buf_init(&out, INJECT_HEAD_MAX, BUF_SECRET);
-		if (gate_inject_head(&req, buf, d.rule, ss, &out, &info) == -1)
-			abort();	/* a head within the parser's bounds fits */
+		if (gate_inject_head(&req, buf, d.rule, ss, &out, &info) == -1) {
+			/* a head within the parser's bounds fits, unless its
+			   secrets' fields take it past the parser's count */
+			if (req.nhdrs + policy_rule_secret_count(d.rule) <=
+			    GATE_HTTP_MAX_HEADERS)
+				abort();
+			buf_free(&out);
+			continue;
+		}
 		gate_http_req_init(&again);
 		if (gate_http_parse(&again, out.p, out.len) != (ssize_t)out.len)
 			abort();

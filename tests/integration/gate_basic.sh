@@ -112,6 +112,11 @@ grep -qF 'rule="'"$tmp"'/policy.yaml:13:5 deny host: ~^rx[0-9]?.wild?.test$"' \
     <<<"$(decision_header)" && ok || bad "decision header: $(decision_header)"
 expect_audit "$A" host=rx1.wild.test decision=deny reason=deny_rule \
     'rule=*deny host: ~^rx[[]0-9]\.wild\.test$'
+# its body: the fix is a change of what is there, not a block to add
+check "GET blocked.wild.test" "$(proxy_get "http://blocked.wild.test:$up/")" "000 403"
+check "a deny rule's fix: in the policy, not added to it" \
+    "$(tail -n 2 "$tmp/body")" "to allow it, in $tmp/policy.yaml:
+# a deny rule refuses it: remove or narrow that rule"
 
 # IP literals: CIDR rules, then address classes
 check "CONNECT 192.0.2.10" "$(proxy_get -p "http://192.0.2.10:$up/")" "200 200"

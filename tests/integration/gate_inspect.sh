@@ -58,13 +58,15 @@ pids+=($!)
 pids+=($!)
 start_upstream http 192.0.2.10
 web=$up_port
+start_upstream hold 192.0.2.20
+hold=$up_port
 wait_file "$tmp/up.port"
 wait_file "$tmp/bad.port"
 start_dns '{"api.test": {"A": ["192.0.2.20"]}, "bearer.test": {"A": ["192.0.2.20"]},
  "repl.test": {"A": ["192.0.2.20"]}, "git.test": {"A": ["192.0.2.20"]},
  "other.test": {"A": ["192.0.2.20"]}, "plain.test": {"A": ["192.0.2.20"]},
  "wrongname.test": {"A": ["192.0.2.20"]}, "badca.test": {"A": ["192.0.2.24"]},
- "fwd.test": {"A": ["192.0.2.10"]}}'
+ "fwd.test": {"A": ["192.0.2.10"]}, "silent.test": {"A": ["192.0.2.20"]}}'
 
 cat >"$tmp/policy.yaml" <<EOF
 version: 1
@@ -104,6 +106,9 @@ allow:
     inspect: true
   - host: badca.test
     ports: [443]
+    inspect: true
+  - host: silent.test
+    ports: [$hold]
     inspect: true
   - host: fwd.test
     ports: [$web]
@@ -224,8 +229,30 @@ check "the query is not audited" "$(grep -c 'k=v' "$A" || true)" 0
 code=$(proxy_get "${px[@]:2}" --path-as-is https://api.test/v1/models/./secret)
 check "dot segment: 400" "$code" "200 400"
 expect_audit "$A" event=request reason=bad_path status=400
+# a method or path an override names (what frameworks and front ends act
+# on) is decided too: DELETE is no allowed method, /v1/models/secret-o a
+# denied path; an allowed one passes, a malformed one is 400
+code=$(proxy_get "${px[@]:2}" -X POST -d x -H 'X-HTTP-Method-Override: delete' \
+    https://api.test/v1/messages/o1)
+check "a method override the entries refuse: 403" "$code" "200 403"
+expect_audit "$A" event=request method=POST path=/v1/messages/o1 \
+    reason=request_not_allowed "fix=*DELETE /v1/messages/o1*" \
+    'detail=the method an override names*'
+code=$(proxy_get "${px[@]:2}" -X POST -d x 'https://api.test/v1/messages/o2?_method=DELETE')
+check "a _method parameter the entries refuse: 403" "$code" "200 403"
+code=$(proxy_get "${px[@]:2}" -H 'X-Original-URL: /v1/models/secret-o' \
+    https://api.test/v1/models/o3)
+check "a URL override a deny entry refuses: 403" "$code" "200 403"
+expect_audit "$A" event=request path=/v1/models/o3 reason=request_denied \
+    'detail=the path an override field names*'
+code=$(proxy_get "${px[@]:2}" -H 'X-HTTP-Method-Override: DE LETE' \
+    https://api.test/v1/models/o4)
+check "a malformed override: 400" "$code" "200 400"
+code=$(proxy_get "${px[@]:2}" -X POST -d x -H 'X-HTTP-Method-Override: POST' \
+    https://api.test/v1/messages/o5)
+check "an override the entries allow passes" "$code" "200 200"
 check "refused requests never reached the upstream" \
-    "$(grep -c -e /v1/complete -e secret "$tmp/up.log" || true)" 0
+    "$(grep -c -e /v1/complete -e secret -e /o1 -e /o2 -e /o3 -e /o4 "$tmp/up.log" || true)" 0
 
 # Host inside TLS must be the connection's (no fronting through the name)
 check "another Host: 400" "$("$PY" "$client" raw "$gate_port" api.test "$CA" \
@@ -258,6 +285,13 @@ out=$(curl -sS -m 20 "${px[@]}" -T - -H 'Transfer-Encoding: chunked' \
 check "chunked upload, whole" "$(printf %s "$out" | "$PY" -c \
     'import json,sys; o=json.load(sys.stdin); print(o["body_len"], o["body_sha256"])' 2>/dev/null)" \
     "300000 $want"
+# a chunk-size line is the size, whitespace, then ';' or its end: "5 6"
+# (an upstream reading 0x56 would take what follows for another request)
+# is refused before a byte of the body goes up
+check "chunk size '5 6': 400" "$("$PY" "$client" raw "$gate_port" api.test "$CA" \
+    'PUT /upload HTTP/1.1\r\nHost: api.test\r\nTransfer-Encoding: chunked\r\n\r\n5 6\r\nabcde\r\n0\r\n\r\n')" \
+    "HTTP/1.1 400 Bad Request"
+expect_audit "$A" event=request method=PUT path=/upload status=400 reason=bad_chunked_body
 out=$(curl -sS -m 20 "${px[@]}" -H 'Expect: 100-continue' --data-binary @"$tmp/upload" \
     https://api.test/v1/messages/c 2>&1 || true)
 check "100-continue" "$(printf %s "$out" | "$PY" -c \
@@ -466,6 +500,12 @@ expect_audit "$A" event=decision host=fwd.test reason=request_denied \
     'detail=request denied by rule: POST /admin/x'
 code=$(proxy_get "http://fwd.test:$web/fine")
 check "forward allowed" "$code" "000 200"
+# its overrides too: POST by X-HTTP-Method-Override, /admin by X-Rewrite-URL
+code=$(proxy_get -H 'X-HTTP-Method-Override: post' -H 'X-Rewrite-URL: /admin/y' \
+    "http://fwd.test:$web/fine2")
+check "forward: an override a deny entry refuses" "$code" "000 403"
+expect_audit "$A" event=decision host=fwd.test reason=request_denied \
+    'detail=the method an override names*refused*: POST /admin/y'
 
 # --- node's fetch through the relay, as in a session (transparent) --------------
 if command -v node >/dev/null; then
@@ -526,6 +566,17 @@ wait "$gate_pid" 2>/dev/null || true
 SSL_CERT_DIR=$tmp/nocerts start_gate none "$tmp/policy.yaml"
 check "a store without the CA: 502" "$(curl -sS -m 10 -x "http://127.0.0.1:$gate_port" \
     -o /dev/null -w '%{http_connect}' https://api.test/v1/models 2>/dev/null)" 502
+kill "$gate_pid"
+wait "$gate_pid" 2>/dev/null || true
+
+# --- an upstream that takes the connection and never speaks TLS: its
+# timeout says so, not "did not answer" (a plain server on the port)
+start_gate hold "$tmp/policy.yaml" --upstream-ca "$tmp/upca.pem" --connect-timeout 1
+code=$(proxy_get -k "https://silent.test:$hold/x")
+check "a silent TLS upstream: 504" "$code" "504 000"
+dh=$(decision_header)
+grep -q 'reason=connect_timeout; detail="the upstream took the connection but its TLS handshake did not end in time (not a TLS server?)"' <<<"$dh" &&
+    ok || bad "silent upstream: $dh"
 kill "$gate_pid"
 wait "$gate_pid" 2>/dev/null || true
 

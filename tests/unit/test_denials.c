@@ -645,6 +645,73 @@ summary_requests(void **state)
 	    "not allowed\n# add to requests: allow:\n- \"POST /x\"\n") == NULL)
 		fail_msg("%s", out);
 	assert_non_null(strstr(out, "denied api.test:443 GET /a/../b, 1 time"));
+	/* two entries (requests), one destination */
+	assert_non_null(strstr(out, "aisb: 3 request(s) denied, to 1 "
+	    "destination(s)"));
+}
+
+/*
+ * An inspected host's requests the gate refused before any entry decided
+ * them (a Host of another name, an absolute target, a malformed head) are
+ * malformed, an upstream's broken answer a failure: each said, with its
+ * request, not left out of the summary.
+ */
+static void
+summary_request_errors(void **state)
+{
+	struct launch_denials	 d;
+	const char		*out;
+
+	(void)state;
+	launch_denials_init(&d);
+	add(&d, "{\"event\":\"request\",\"host\":\"api.test\",\"port\":443,"
+	    "\"decision\":\"error\",\"status\":400,\"method\":\"GET\","
+	    "\"path\":\"/a\",\"reason\":\"host_mismatch\",\"detail\":\"the "
+	    "Host header must name the connection's host\"}");
+	add(&d, "{\"event\":\"request\",\"host\":\"api.test\",\"port\":443,"
+	    "\"decision\":\"error\",\"status\":400,\"method\":\"GET\","
+	    "\"path\":\"https://o.test/\",\"reason\":\"bad_target\"}");
+	add(&d, "{\"event\":\"request\",\"host\":\"api.test\",\"port\":443,"
+	    "\"decision\":\"error\",\"status\":400,\"method\":\"POST\","
+	    "\"path\":\"/s\",\"reason\":\"bad_request\",\"detail\":"
+	    "\"duplicate Content-Length\"}");
+	add(&d, "{\"event\":\"request\",\"host\":\"api.test\",\"port\":443,"
+	    "\"decision\":\"error\",\"status\":502,\"method\":\"GET\","
+	    "\"path\":\"/b\",\"reason\":\"upstream_error\",\"detail\":"
+	    "\"the upstream closed before its answer\"}");
+	/* heads that did not parse: no path, or no method; each fault its own */
+	add(&d, "{\"event\":\"request\",\"host\":\"api.test\",\"port\":443,"
+	    "\"decision\":\"error\",\"status\":400,\"method\":\"POST\","
+	    "\"reason\":\"bad_request\",\"detail\":\"both Content-Length and "
+	    "Transfer-Encoding\"}");
+	add(&d, "{\"event\":\"request\",\"host\":\"api.test\",\"port\":443,"
+	    "\"decision\":\"error\",\"status\":400,\"method\":\"POST\","
+	    "\"reason\":\"bad_request\",\"detail\":\"duplicate "
+	    "Transfer-Encoding\"}");
+	add(&d, "{\"event\":\"request\",\"host\":\"api.test\",\"port\":443,"
+	    "\"decision\":\"error\",\"status\":400,\"reason\":\"bad_request\","
+	    "\"detail\":\"bare LF in request head\"}");
+	assert_int_equal(d.denied, 0);
+	assert_int_equal(d.malformed, 6);
+	assert_int_equal(d.nm, 6);
+	assert_int_equal(d.failed, 1);
+	out = render(&d, "aisb: ");
+	if (strstr(out, "aisb: malformed api.test:443 POST, 1 time: both "
+	    "Content-Length and Transfer-Encoding (bad_request)\n") == NULL ||
+	    strstr(out, "aisb: malformed api.test:443 POST, 1 time: duplicate "
+	    "Transfer-Encoding (bad_request)\n") == NULL ||
+	    strstr(out, "aisb: malformed api.test:443, 1 time: bare LF in "
+	    "request head (bad_request)\n") == NULL ||
+	    strstr(out, "aisb: 6 request(s) malformed, to 1 destination(s)") ==
+	    NULL)
+		fail_msg("%s", out);
+	if (strstr(out, "aisb: malformed api.test:443 GET /a, 1 time: the Host "
+	    "header must name the connection's host (host_mismatch)\n") ==
+	    NULL || strstr(out, "aisb: malformed api.test:443 GET "
+	    "https://o.test/, 1 time: bad_target\n") == NULL ||
+	    strstr(out, "aisb: failed api.test:443 GET /b, 1 time: the "
+	    "upstream closed before its answer (upstream_error)\n") == NULL)
+		fail_msg("%s", out);
 }
 
 int
@@ -670,6 +737,7 @@ main(void)
 		cmocka_unit_test(summary_reads_file),
 		cmocka_unit_test(summary_transparent_tools),
 		cmocka_unit_test(summary_requests),
+		cmocka_unit_test(summary_request_errors),
 		cmocka_unit_test(summary_malformed),
 	};
 

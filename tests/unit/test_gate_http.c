@@ -312,12 +312,15 @@ static void
 test_chunked(void **state)
 {
 	static const char	 body[] = "5;ext=1\r\nhello\r\n"
-	    "A\r\n0123456789\r\n0\r\nTrailer: x\r\n\r\n";
+	    "A \t;e\r\n0123456789\r\n2 \r\nhi\r\n"
+	    "0\r\nTrailer: x\r\n\r\n";
 	static const char	*bad[] = {
 		"x\r\n", "5\r\nhelloX\r\n", "5\nhello\r\n0\r\n\r\n",
 		"1234567890123456\r\n", "0\r\nT: \x01\r\n\r\n",
 		"80000000\r\n", "100000000\r\n", "0080000000\r\n",
 		"ffffffff\r\n",
+		/* after the size: whitespace, then ';' or the line's end */
+		"5 6\r\nabcde\r\n", "5\t0\r\n", "5 x;e\r\n", "5 ;e\n",
 	};
 	size_t	 step, i;
 	int	 done;

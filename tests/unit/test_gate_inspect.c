@@ -5,7 +5,8 @@
  * secret's value only as the whole value of its parameter, its
  * placeholder anywhere else left and named; what else is left as the
  * client wrote it), the
- * response head parser, and the CA (a session CA's certificate, a leaf
+ * response head parser, the methods and paths an override names decided
+ * as the line is, and the CA (a session CA's certificate, a leaf
  * that verifies for its name, the cache and its bound, --ca-key files
  * refused for what they lack).
  */
@@ -33,6 +34,7 @@
 #include "http.h"
 #include "inject.h"
 #include "mint.h"
+#include "override.h"
 
 #define PH_A	"aisb-ph-A-0123456789abcdef"
 #define PH_B	"aisb-ph-B-fedcba9876543210"
@@ -273,6 +275,43 @@ test_inject_header(void **state)
 	assert_string_equal(h, "GET / HTTP/1.0\r\nHost: hdr.test\r\n"
 	    "x-api-key: " VAL_A "\r\n\r\n");
 	free(h);
+}
+
+/*
+ * A client's 100 fields (the parser's bound) and a header secret would be
+ * 101: refused (the gate's 431), never a head its own parser would not read
+ */
+static void
+test_inject_fields_bound(void **state)
+{
+	struct gate_http_req	 r;
+	struct gate_inject_info	 info;
+	struct policy_decision	 d;
+	struct buf		 req, out;
+	int			 i;
+
+	(void)state;
+	buf_init(&req, 8192, 0);
+	buf_printf(&req, "GET / HTTP/1.1\r\nHost: hdr.test\r\n");
+	for (i = 1; i < GATE_HTTP_MAX_HEADERS; i++)
+		buf_printf(&req, "X-%d: v\r\n", i);
+	buf_printf(&req, "\r\n");
+	assert_false(req.failed);
+	gate_http_req_init(&r);
+	assert_int_equal(gate_http_parse(&r, req.p, req.len), (ssize_t)req.len);
+	assert_int_equal(r.nhdrs, GATE_HTTP_MAX_HEADERS);
+	policy_decide_name(pol, "hdr.test", 8, 443, &d);
+	buf_init(&out, INJECT_HEAD_MAX, BUF_SECRET);
+	assert_int_equal(gate_inject_head(&r, req.p, d.rule, ss, &out, &info),
+	    -1);
+	buf_free(&out);
+	/* one field fewer fits (the same head, its last field not counted) */
+	r.nhdrs--;
+	buf_init(&out, INJECT_HEAD_MAX, BUF_SECRET);
+	assert_int_equal(gate_inject_head(&r, req.p, d.rule, ss, &out, &info),
+	    0);
+	buf_free(&out);
+	buf_free(&req);
 }
 
 static void
@@ -657,6 +696,109 @@ test_ca_key_file(void **state)
 	EVP_PKEY_free(other);
 }
 
+/*
+ * override decides req (\r\n written as such) on host of ov_yaml: its
+ * status, the decision and what a refusal was for
+ */
+static const char ov_yaml[] =
+    "version: 1\n"
+    "allow:\n"
+    "  - host: api.test\n"
+    "    inspect: true\n"
+    "    requests: {allow: [\"POST /v1/*\", \"GET /*\"], deny: [\"* */admin*\"]}\n"
+    "  - host: open.test\n"
+    "    inspect: true\n";
+
+static int
+override(struct policy *p, const char *host, const char *req,
+    struct policy_request_decision *rd, struct gate_override_pair *pair)
+{
+	struct gate_http_req	 r;
+	struct policy_decision	 d;
+	const char		*err = NULL;
+	int			 rc;
+
+	policy_decide_name(p, host, strlen(host), 443, &d);
+	assert_int_equal(d.verdict, POLICY_ALLOW);
+	gate_http_req_init(&r);
+	assert_int_equal(gate_http_parse(&r, req, strlen(req)),
+	    (ssize_t)strlen(req));
+	policy_decide_request(d.rule, req + r.method.off, r.method.len,
+	    req + r.target.off, r.target.len, rd);
+	assert_int_equal(rd->verdict, POLICY_ALLOW);	/* the line passes */
+	memset(pair, 0, sizeof(*pair));
+	rc = gate_override_decide(d.rule, &r, req, req + r.target.off,
+	    r.target.len, rd, pair, &err);
+	if (rc == -1)
+		assert_non_null(err);
+	return rc;
+}
+
+static void
+test_override(void **state)
+{
+	struct policy_request_decision	 rd;
+	struct gate_override_pair	 pair;
+	struct policy_errors		 errs;
+	struct policy			*p;
+
+	(void)state;
+	assert_int_equal(policy_load_buffer("o.yaml", ov_yaml,
+	    sizeof(ov_yaml) - 1, &p, &errs), 0);
+	/* none: the line's decision stands */
+	assert_int_equal(override(p, "api.test", "POST /v1/x HTTP/1.1\r\n"
+	    "Host: api.test\r\n\r\n", &rd, &pair), 0);
+	assert_int_equal(rd.verdict, POLICY_ALLOW);
+	/* a method the entries do not allow, as the upstream upper-cases it */
+	assert_int_equal(override(p, "api.test", "POST /v1/x HTTP/1.1\r\n"
+	    "Host: api.test\r\nX-HTTP-Method-Override: delete\r\n\r\n", &rd,
+	    &pair), 0);
+	assert_int_equal(rd.verdict, POLICY_DENY);
+	assert_int_equal(rd.reason, POLICY_R_REQUEST_NOT_ALLOWED);
+	assert_int_equal(pair.mlen, 6);
+	assert_memory_equal(pair.method, "DELETE", 6);
+	assert_memory_equal(pair.target, "/v1/x", pair.tlen);
+	/* a path a deny entry refuses */
+	assert_int_equal(override(p, "api.test", "GET /ok HTTP/1.1\r\n"
+	    "Host: api.test\r\nX-Original-URL: /Admin/x?y\r\n\r\n", &rd,
+	    &pair), 0);
+	assert_int_equal(rd.reason, POLICY_R_REQUEST_DENIED);
+	assert_memory_equal(pair.target, "/Admin/x?y", pair.tlen);
+	/* the query's _method; and the two combined */
+	assert_int_equal(override(p, "api.test", "POST /v1/x?a=1&_method=put "
+	    "HTTP/1.1\r\nHost: api.test\r\n\r\n", &rd, &pair), 0);
+	assert_int_equal(rd.verdict, POLICY_DENY);
+	assert_memory_equal(pair.method, "PUT", 3);
+	assert_int_equal(override(p, "api.test", "POST /v1/x HTTP/1.1\r\n"
+	    "Host: api.test\r\nX-Method-Override: GET\r\n"
+	    "X-Rewrite-URL: /v1/admin\r\n\r\n", &rd, &pair), 0);
+	assert_int_equal(rd.reason, POLICY_R_REQUEST_DENIED);
+	/* what the entries allow passes */
+	assert_int_equal(override(p, "api.test", "POST /v1/x HTTP/1.1\r\n"
+	    "Host: api.test\r\nX-HTTP-Method: get\r\n"
+	    "X-Original-URL: /v1/y\r\n\r\n", &rd, &pair), 0);
+	assert_int_equal(rd.verdict, POLICY_ALLOW);
+	/* TRACE by any name is refused, entries or none */
+	assert_int_equal(override(p, "open.test", "POST /x HTTP/1.1\r\n"
+	    "Host: open.test\r\nX-HTTP-Method-Override: trace\r\n\r\n",
+	    &rd, &pair), 0);
+	assert_int_equal(rd.reason, POLICY_R_REQUEST_METHOD);
+	/* no method, no path, too many: 400 */
+	assert_int_equal(override(p, "open.test", "POST /x HTTP/1.1\r\n"
+	    "Host: open.test\r\nX-HTTP-Method-Override: DE LETE\r\n\r\n",
+	    &rd, &pair), -1);
+	assert_int_equal(override(p, "open.test", "POST /x HTTP/1.1\r\n"
+	    "Host: open.test\r\nX-Original-URL: http://o.test/\r\n\r\n",
+	    &rd, &pair), -1);
+	assert_int_equal(override(p, "open.test", "POST /x?_method= HTTP/1.1"
+	    "\r\nHost: open.test\r\n\r\n", &rd, &pair), -1);
+	assert_int_equal(override(p, "open.test", "POST /x HTTP/1.1\r\n"
+	    "Host: open.test\r\nX-HTTP-Method: GET\r\nX-HTTP-Method: GET\r\n"
+	    "X-HTTP-Method: GET\r\nX-HTTP-Method: GET\r\n"
+	    "X-HTTP-Method: GET\r\n\r\n", &rd, &pair), -1);
+	policy_free(p);
+}
+
 int
 main(void)
 {
@@ -664,9 +806,11 @@ main(void)
 		cmocka_unit_test(test_secrets_parse),
 		cmocka_unit_test(test_secrets_read),
 		cmocka_unit_test(test_inject_header),
+		cmocka_unit_test(test_inject_fields_bound),
 		cmocka_unit_test(test_inject_bearer_basic),
 		cmocka_unit_test(test_inject_query),
 		cmocka_unit_test(test_inject_foreign),
+		cmocka_unit_test(test_override),
 		cmocka_unit_test(test_response_head),
 		cmocka_unit_test(test_ca_session),
 		cmocka_unit_test(test_ca_key_file),
