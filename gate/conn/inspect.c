@@ -826,10 +826,8 @@ hello_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct gate_conn	*c = arg;
 
-	if (what & BEV_EVENT_EOF)
-		conn_close_as(c, "client closed", END_DONE);
-	else
-		conn_close_as(c, "client error", END_CLIENT_ERROR);
+	conn_close_as(c, what & BEV_EVENT_EOF ? "client closed" :
+	    "client error", what & BEV_EVENT_EOF ? END_DONE : END_CLIENT_ERROR);
 	conn_free(c);
 }
 
