@@ -1,14 +1,14 @@
 /*
  * What an upstream may act on besides its request line (override.h): the
- * protocol an Upgrade names, and other methods and paths.  Frameworks and front ends read a method from a field
- * (X-HTTP-Method-Override: Google's APIs, ASP.NET, Express's
- * method-override; X-HTTP-Method, X-Method-Override) or from the query's
- * _method (Symfony, Laravel), upper-casing it, and a path from
- * X-Original-URL or X-Rewrite-URL (IIS, older Symfony): "POST /allowed"
- * with "X-HTTP-Method-Override: delete" is a DELETE there.  Each such
- * method and path is decided with the others as policy_decide_request
- * decides the line; a body's _method is not looked at (bodies never are:
- * docs/policy.md says so).
+ * protocol an Upgrade names, and other methods and paths.  Frameworks and
+ * front ends read a method from a field (X-HTTP-Method-Override: Google's
+ * APIs, ASP.NET, Express's method-override; X-HTTP-Method,
+ * X-Method-Override) or from the query's _method (Symfony, Laravel),
+ * upper-casing it, and a path from X-Original-URL or X-Rewrite-URL (IIS,
+ * older Symfony): "POST /allowed" with "X-HTTP-Method-Override: delete" is a
+ * DELETE there.  Each such method and path is decided with the others as
+ * policy_decide_request decides the line; a body's _method is not looked at
+ * (bodies never are: docs/policy.md says so).
  */
 #include "config.h"
 
