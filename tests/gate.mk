@@ -30,7 +30,8 @@ EXTRA_DIST += tests/integration/gate_dnsstream.py
 GATE_TESTS += tests/integration/gate_watch.sh
 # --record (recgate)
 GATE_TESTS += tests/integration/gate_record.sh
-EXTRA_DIST += tests/integration/gate_record_server.py
+EXTRA_DIST += tests/integration/gate_record_server.py \
+	tests/integration/record_lib.sh
 
 # aisb-gate with libevent failures injected at link time (gate_faults.sh).
 # --wrap rewrites the undefined references of every object linked, the

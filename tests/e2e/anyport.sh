@@ -18,24 +18,15 @@
 # AISB_E2E=1.
 set -euo pipefail
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-aisb=$(cd "$top_builddir" && pwd)/aisb
-here=$top_srcdir/tests/integration
-PY=${PYTHON:-python3}
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_start anyport mmdebstrap ssh-keygen git "$PY"
 SRV=127.0.0.78
 
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
-[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
-for t in podman mmdebstrap ssh-keygen git "$PY"; do
-	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
-done
 [ -x /usr/sbin/sshd ] || { echo "SKIP: no sshd (openssh-server)"; exit 77; }
 
-. "$top_srcdir/tests/e2e/lib.sh"
 # shellcheck source=tests/integration/ssh_fixture.sh
 . "$here/ssh_fixture.sh"
-e2e_init anyport
 e2e_seed_base
 e2e_cleanup_more() {
 	e2e_user_remove
@@ -43,11 +34,6 @@ e2e_cleanup_more() {
 }
 chmod 0755 "$tmp"
 vol=aisb-e2e-anyport-$$
-wait_file() {
-	local i
-	for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
-	echo "FAIL: $1 never appeared" >&2; return 1
-}
 
 # --- sshd on the host's loopback, a repository (ssh_fixture.sh), DNS -----------
 ssh_fixture "$tmp" "$SRV"
@@ -61,10 +47,7 @@ done
 cat >"$tmp/zone.json" <<EOF
 {"git.test": {"A": ["$SRV"], "ttl": 5}}
 EOF
-"$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" \
-    --log "$tmp/dns.log" &
-pids+=($!)
-wait_file "$tmp/dns.port"
+e2e_servers dns
 cat >"$tmp/policy.yaml" <<EOF
 version: 1
 allow:
@@ -72,7 +55,7 @@ allow:
     ports: [22]
 allow_ranges: [$SRV/32]
 dns:
-  servers: ["127.0.0.1:$(cat "$tmp/dns.port")"]
+  servers: ["127.0.0.1:$dns"]
   min_ttl: 1
   max_ttl: 5
 EOF

@@ -14,28 +14,13 @@
 # removes, failure or not.  Runs only with AISB_E2E=1.
 set -euo pipefail
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-aisb=$(cd "$top_builddir" && pwd)/aisb
-here=$top_srcdir/tests/integration
-PY=${PYTHON:-python3}
-
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
-[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
-for t in podman mmdebstrap dpkg-deb dpkg-scanpackages "$PY"; do
-	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
-done
-
-. "$top_srcdir/tests/e2e/lib.sh"
-e2e_init apt
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_start apt mmdebstrap dpkg-deb dpkg-scanpackages "$PY"
 e2e_seed_image
 # no host CA folder: this test is about apt, not about this machine's CAs
 export AISB_TEST_HOST_CA_DIR=$tmp/no-host-ca
 vol=aisb-e2e-apt-$$
-wait_file() {
-	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
-	echo "FAIL: $1 never appeared" >&2; return 1
-}
 
 # --- a package and a repository of it -------------------------------------
 pkg='aisb-e2e-hello'
@@ -55,28 +40,12 @@ sum=$(sha256sum "$tmp/repo/Packages" | cut -d' ' -f1)
 printf 'Origin: aisb-e2e\nLabel: aisb-e2e\nSuite: e2e\nCodename: e2e\nDate: %s\nSHA256:\n %s %s Packages\n' \
     "$(LC_ALL=C date -u '+%a, %d %b %Y %H:%M:%S UTC')" "$sum" "$sz" >"$tmp/repo/Release"
 
-"$PY" - "$tmp/repo" "$tmp/repo.port" "$tmp/repo.log" <<'EOF' &
-import functools, http.server, os, sys
-class H(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, fmt, *a):
-        with open(sys.argv[3], "a") as f:
-            f.write("%s\n" % (fmt % a))
-s = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-    functools.partial(H, directory=sys.argv[1]))
-open(sys.argv[2] + ".tmp", "w").write("%d\n" % s.server_address[1])
-os.rename(sys.argv[2] + ".tmp", sys.argv[2])
-s.serve_forever()
-EOF
-pids+=($!)
+e2e_serve_dir "$tmp/repo" repo
 cat >"$tmp/zone.json" <<'EOF'
 {"repo.test": {"A": ["127.0.0.1"], "ttl": 5}}
 EOF
-"$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" \
-    --log "$tmp/dns.log" &
-pids+=($!)
-wait_file "$tmp/repo.port"
-wait_file "$tmp/dns.port"
-port=$(cat "$tmp/repo.port") dns=$(cat "$tmp/dns.port")
+e2e_servers dns
+port=$(e2e_port repo)
 cat >"$tmp/policy.yaml" <<EOF
 version: 1
 allow:

@@ -48,11 +48,8 @@ cat >"$tmp/zone.json" <<'EOF'
  "late.test": {"A": ["127.0.0.1"], "ttl": 5},
  "shared.test": {"A": ["127.0.0.1"], "ttl": 5}}
 EOF
-"$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" \
-    --log "$tmp/dns.log" &
-pids+=($!)
-for f in dns https; do wait_file "$tmp/$f.port"; done
-dns=$(cat "$tmp/dns.port") port=$(cat "$tmp/https.port")
+e2e_servers dns
+port=$(e2e_port https)
 
 # the user's own policy: none of the test's names allowed
 policy=$XDG_CONFIG_HOME/aisb/policy.yaml

@@ -19,30 +19,14 @@
 # sanitizer build).
 set -euo pipefail
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-aisb=$(cd "$top_builddir" && pwd)/aisb
-here=$top_srcdir/tests/integration
-PY=${PYTHON:-python3}
-
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
-[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
-for t in podman mmdebstrap curl git openssl "$PY"; do
-	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
-done
-
-. "$top_srcdir/tests/e2e/lib.sh"
-e2e_init deny
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_start deny mmdebstrap curl git openssl "$PY"
 e2e_seed_image curl
 vol=aisb-e2e-deny-$$
 e2e_cleanup_more() { "$aisb" gate down e2edeny >/dev/null 2>&1; }
 # the user's workspace: a 0700 folder of their own
 chmod 700 "$tmp/ws"
-
-wait_file() {
-	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
-	echo "FAIL: $1 never appeared" >&2; return 1
-}
 
 cat >"$tmp/zone.json" <<'EOF'
 {"allowed.test": {"A": ["127.0.0.1"], "ttl": 5},
@@ -63,14 +47,8 @@ git -C "$tmp/srv/repo.git" update-server-info
 "$PY" "$top_srcdir/tests/e2e/serve_dir.py" "$tmp/srv.crt" "$tmp/srv.key" \
     "$tmp/git.port" "$tmp/srv" &
 pids+=($!)
-"$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" \
-    --log "$tmp/dns.log" &
-pids+=($!)
-"$PY" "$here/gate_upstream.py" http --bind 127.0.0.1 --port-file "$tmp/http.port" \
-    --log "$tmp/http.log" &
-pids+=($!)
-for f in dns http git; do wait_file "$tmp/$f.port"; done
-dns=$(cat "$tmp/dns.port") http=$(cat "$tmp/http.port") gitport=$(cat "$tmp/git.port")
+e2e_servers dns http
+gitport=$(e2e_port git)
 
 cat >"$tmp/policy.yaml" <<EOF
 version: 1

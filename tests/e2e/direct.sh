@@ -45,31 +45,14 @@
 # the /dev/net/tun mode.
 set -euo pipefail
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-build=$(cd "$top_builddir" && pwd)
-aisb=$build/aisb
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_start direct mmdebstrap curl useradd userdel runuser "$PY"
 probe=$build/tests/integration/enforce_probe
-here=$top_srcdir/tests/integration
-PY=${PYTHON:-python3}
 
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
-[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
-for t in podman mmdebstrap curl useradd userdel runuser "$PY"; do
-	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
-done
 [ -x "$probe" ] || { echo "SKIP: build tests/integration/enforce_probe (make check does)"; exit 77; }
-
-. "$top_srcdir/tests/e2e/lib.sh"
-e2e_init direct
 e2e_seed_image curl
 vol=aisb-e2e-home-$$
-
-wait_file() {
-	local i
-	for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
-	echo "FAIL: $1 never appeared" >&2; return 1
-}
 
 # --- host-side servers --------------------------------------------------
 # zone ADDR: direct.test answers ADDR, TTL 1 (written whole, then renamed:
@@ -79,30 +62,7 @@ zone() {
 	mv "$tmp/zone.json.tmp" "$tmp/zone.json"
 }
 zone 10.0.2.2
-"$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" \
-    --log "$tmp/dns.log" &
-pids+=($!)
-"$PY" "$here/gate_upstream.py" http --bind 127.0.0.1 --port-file "$tmp/http.port" \
-    --log "$tmp/http.log" &
-pids+=($!)
-"$PY" "$here/gate_upstream.py" echo --bind 127.0.0.1 --port-file "$tmp/echo.port" \
-    --log "$tmp/echo.log" &
-pids+=($!)
-"$PY" - "$tmp/udp.port" "$tmp/udp.log" <<'EOF' &
-import os, socket, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("127.0.0.1", 0))
-open(sys.argv[1] + ".tmp", "w").write("%d\n" % s.getsockname()[1])
-os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-while True:
-    d, a = s.recvfrom(2048)
-    with open(sys.argv[2], "a") as f:
-        f.write("got %d bytes\n" % len(d))
-EOF
-pids+=($!)
-for f in dns http echo udp; do wait_file "$tmp/$f.port"; done
-dns=$(cat "$tmp/dns.port") http=$(cat "$tmp/http.port")
-echo_port=$(cat "$tmp/echo.port") udp=$(cat "$tmp/udp.port")
+e2e_servers dns http echo udp
 : >"$tmp/echo.log"; : >"$tmp/udp.log"; : >"$tmp/dns.log"
 
 query() {	# a DNS query for NAME (one label + .test) as printf escapes

@@ -27,20 +27,10 @@
 # by the EXIT trap (tests/e2e/lib.sh, which makes and removes the test user).
 set -euo pipefail
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-build=$(cd "$top_builddir" && pwd)
-aisb=$build/aisb
-
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
-[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
-for t in podman mmdebstrap git useradd userdel runuser python3 timeout; do
-	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
-done
-
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_start gitguard mmdebstrap git useradd userdel runuser python3 timeout
 ptyask=$(cd "$top_srcdir" && pwd)/tests/e2e/ptyask.py
-. "$top_srcdir/tests/e2e/lib.sh"
-e2e_init gitguard
 e2e_seed_image git
 user=aisbgg
 

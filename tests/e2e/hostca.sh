@@ -52,12 +52,8 @@ pids+=($!)
 cat >"$tmp/zone.json" <<'EOF'
 {"tls.test": {"A": ["127.0.0.1"], "ttl": 5}}
 EOF
-"$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" \
-    --log "$tmp/dns.log" &
-pids+=($!)
-wait_file "$tmp/tls.port"
-wait_file "$tmp/dns.port"
-port=$(cat "$tmp/tls.port") dns=$(cat "$tmp/dns.port")
+e2e_servers dns
+port=$(e2e_port tls)
 cat >"$tmp/policy.yaml" <<EOF
 version: 1
 allow:

@@ -37,49 +37,29 @@
 # exit (tests/e2e/lib.sh, the test user too).
 set -euo pipefail
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-build=$(cd "$top_builddir" && pwd)
-aisb=$build/aisb
-here=$(cd "$top_srcdir" && pwd)/tests
-PY=${PYTHON:-python3}
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_start hostile mmdebstrap cc "$PY" useradd userdel runuser
 
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
-[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
-for t in podman mmdebstrap cc "$PY" useradd userdel runuser; do
-	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
-done
 if [[ $(LC_ALL=C readelf -l "$build/aisb-enforce" 2>/dev/null) == *INTERP* ]]; then
 	echo "SKIP: aisb-enforce is dynamically linked (a sanitizer build): sessions refuse it"
 	exit 77
 fi
-
-. "$top_srcdir/tests/e2e/lib.sh"
-e2e_init hostile
 e2e_seed_base
 runtime=()
 command -v runc >/dev/null && runtime=(--runtime runc)
 evil=localhost/aisb-e2e-evil/base:1
 
-wait_file() {
-	local i
-	for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
-	echo "not ok - $1 never appeared"; return 1
-}
-
 # --- a server on the host's loopback the command must not reach ----------
-"$PY" "$here/integration/gate_upstream.py" echo --bind 127.0.0.1 \
-    --port-file "$tmp/echo.port" --log "$tmp/echo.log" &
-pids+=($!)
-wait_file "$tmp/echo.port"
-port=$(cat "$tmp/echo.port")
+e2e_servers echo
+port=$echo_port
 # a policy that allows nothing the command tries
 printf 'version: 1\nallow:\n  - host: allowed.test\n' >"$tmp/policy.yaml"
 chmod 0644 "$tmp/policy.yaml"
 
 # --- the trap is armed: the library deletes the table where it can -------
 mkdir -p "$tmp/ctx"
-cc -shared -fPIC -O2 -o "$tmp/ctx/evil.so" "$here/e2e/evil_preload.c"
+cc -shared -fPIC -O2 -o "$tmp/ctx/evil.so" "$top_srcdir/tests/e2e/evil_preload.c"
 chmod 0755 "$tmp/ctx/evil.so"
 if command -v nft >/dev/null && command -v unshare >/dev/null; then
 	got=$(cd "$tmp" && unshare -n sh -c 'nft add table inet aisb &&

@@ -37,17 +37,7 @@ e2e_seed_base
 cat >"$tmp/zone.json" <<'EOF'
 {"allowed.test": {"A": ["127.0.0.1"], "ttl": 5}}
 EOF
-"$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" \
-    --log "$tmp/dns.log" &
-pids+=($!)
-"$PY" "$here/gate_upstream.py" http --bind 127.0.0.1 --port-file "$tmp/http.port" \
-    --log "$tmp/http.log" &
-pids+=($!)
-"$PY" "$here/gate_upstream.py" echo --bind 127.0.0.1 --port-file "$tmp/echo.port" \
-    --log "$tmp/echo.log" &
-pids+=($!)
-for f in dns http echo; do wait_file "$tmp/$f.port"; done
-dns=$(cat "$tmp/dns.port") http=$(cat "$tmp/http.port") echo_port=$(cat "$tmp/echo.port")
+e2e_servers dns http echo
 
 cat >"$tmp/policy.yaml" <<EOF
 version: 1

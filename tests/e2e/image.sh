@@ -23,6 +23,10 @@ set -euo pipefail
 # shellcheck source=tests/errtrap.sh
 . "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
+# Not lib.sh's e2e_start: that names the offline base for every session
+# (AISB_IMAGE=offline) and puts a podman on PATH that refuses any pull and
+# fails the test for it, and this test builds the base itself and pulls
+# an unpullable base (localhost:1) on purpose.
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-.}
 AISB=${AISB:-$(cd "$top_builddir" && pwd)/aisb}

@@ -27,27 +27,12 @@
 # the EXIT trap.
 set -euo pipefail
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-aisb=$(cd "$top_builddir" && pwd)/aisb
-PY=${PYTHON:-python3}
-here=$top_srcdir/tests/integration
-
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
-[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
-for t in podman mmdebstrap npm "$PY" unshare; do
-	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
-done
-
-. "$top_srcdir/tests/e2e/lib.sh"
-e2e_init install_why
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_start install_why mmdebstrap npm "$PY" unshare
 e2e_seed_base
 unset AISB_INSTALL_POLICY PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_FIND_LINKS
 chmod 0755 "$tmp"
-wait_file() {
-	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
-	echo "FAIL: $1 never appeared" >&2; return 1
-}
 
 # --- the registry: packuments and tarballs, built here ---------------------
 mkdir -p "$tmp/pkg/package"
@@ -94,8 +79,7 @@ os.rename(sys.argv[2] + ".tmp", sys.argv[2])
 s.serve_forever()
 EOF
 pids+=($!)
-wait_file "$tmp/reg.port"
-port=$(cat "$tmp/reg.port")
+port=$(e2e_port reg)
 export npm_config_registry=http://127.0.0.9:$port/
 printf 'version: 1\nallow: []\n' >"$tmp/none.yaml"
 cd "$tmp/ws"
@@ -148,6 +132,8 @@ check "pip: no image built" "$(sandbox_images)" "$n"
 
 # 5. pip's default index, its name not found: said at once, nothing built
 echo '{}' >"$tmp/nx.json"
+# not e2e_servers dns: this one is on port 53 of an address of its own,
+# as resolv.conf names a server (no port)
 "$PY" "$here/gate_dns.py" --zone "$tmp/nx.json" --port-file "$tmp/nx.port" \
     --bind 127.0.0.11 --port 53 --log "$tmp/nx.log" &
 pids+=($!)

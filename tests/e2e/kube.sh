@@ -32,27 +32,18 @@
 # module (/usr/bin/python3: python3-yaml).  Runs only with AISB_E2E=1.
 set -euo pipefail
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-here=$top_srcdir/tests/integration
 PY=/usr/bin/python3
-
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
-[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
-for t in podman nft nsenter ldd curl sleep; do
-	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
-done
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_start kube nft nsenter ldd curl sleep
 [ -x "$PY" ] && "$PY" -c 'import yaml' 2>/dev/null ||
 	{ echo "SKIP: $PY with the yaml module (python3-yaml)"; exit 77; }
-gate_bin=$(cd "$top_builddir" && pwd)/aisb-gate
-enforce_bin=$(cd "$top_builddir" && pwd)/aisb-enforce
+gate_bin=$build/aisb-gate
+enforce_bin=$build/aisb-enforce
 version=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$top_builddir/config.h")
 IMAGE=localhost/aisb-gate:$version
 APP=localhost/aisb-e2e-app:1
 POD="aisb-sidecar-example"	# quoted: shellcheck reads aisb-sidecar as arithmetics (lib.sh sets aisb)
-
-. "$top_srcdir/tests/e2e/lib.sh"
-e2e_init kube
 chmod 0755 "$tmp"
 e2e_cleanup_more() {
 	local f
@@ -69,10 +60,6 @@ printf '[containers]\ndefault_ulimits = ["nofile=%s:%s", "nproc=%s:%s"]\n[engine
     "$nofile" "$nofile" "$nproc" "$nproc" >"$tmp/containers.conf"
 export CONTAINERS_CONF=$tmp/containers.conf
 
-wait_file() {
-	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
-	echo "FAIL: $1 never appeared" >&2; return 1
-}
 wait_for() {	# wait_for WHAT CMD...: up to 30 s
 	local what=$1
 	shift
@@ -85,6 +72,7 @@ wait_for() {	# wait_for WHAT CMD...: up to 30 s
 }
 
 # --- upstreams and DNS on the host's loopback --------------------------------
+# not e2e_servers: two http upstreams (e2e_servers starts one of a kind)
 "$PY" "$here/gate_upstream.py" http --bind 127.0.0.1 --port 0 \
     --port-file "$tmp/up1.port" --log "$tmp/up1.log" >/dev/null 2>&1 &
 pids+=($!)

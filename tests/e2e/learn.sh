@@ -17,28 +17,12 @@
 # of its own, removed by the EXIT trap.  Runs only with AISB_E2E=1.
 set -euo pipefail
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-aisb=$(cd "$top_builddir" && pwd)/aisb
-here=$top_srcdir/tests/integration
-PY=${PYTHON:-python3}
-
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
-[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
-for t in podman mmdebstrap curl "$PY"; do
-	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
-done
-
-. "$top_srcdir/tests/e2e/lib.sh"
-e2e_init learn
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_start learn mmdebstrap curl "$PY"
 e2e_seed_image curl
 vol=aisb-e2e-learn-$$
 chmod 700 "$tmp/ws"
-
-wait_file() {
-	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
-	echo "FAIL: $1 never appeared" >&2; return 1
-}
 
 cat >"$tmp/zone.json" <<'EOF'
 {"known.test": {"A": ["127.0.0.1"], "ttl": 5},
@@ -46,14 +30,7 @@ cat >"$tmp/zone.json" <<'EOF'
  "unused.test": {"A": ["127.0.0.1"], "ttl": 5},
  "meta.test": {"A": ["169.254.169.254"], "ttl": 5}}
 EOF
-"$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" \
-    --log "$tmp/dns.log" &
-pids+=($!)
-"$PY" "$here/gate_upstream.py" http --bind 127.0.0.1 --port-file "$tmp/http.port" \
-    --log "$tmp/http.log" &
-pids+=($!)
-for f in dns http; do wait_file "$tmp/$f.port"; done
-dns=$(cat "$tmp/dns.port") http=$(cat "$tmp/http.port")
+e2e_servers dns http
 
 # the test's servers are on the host's loopback: exempt it, in every policy
 tail_yaml="allow_ranges: [127.0.0.1/32]

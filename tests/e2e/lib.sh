@@ -10,9 +10,9 @@
 # build (the build folder, absolute), aisb and here (tests/integration);
 # skips the test (77, saying why) unless it runs as root with AISB_E2E=1
 # and podman and every TOOL are on PATH; then calls e2e_init NAME.  A
-# test's own SKIP checks follow it (the EXIT trap keeps 77).  Tests that
-# still open with lines of their own source this file after their SKIP
-# checks and call e2e_init NAME themselves.
+# test's own SKIP checks follow it (the EXIT trap keeps 77).  (image.sh,
+# which asks for a base it cannot pull on purpose, opens with lines of its
+# own: it says why.)
 #
 #   e2e_init NAME
 #
@@ -67,6 +67,27 @@
 #   ok [MSG]  bad MSG  check MSG GOT WANT     count into $pass and $fail
 #   wait_file FILE [TENTHS]     FILE not empty within TENTHS (100) tenths
 #                               of a second, else FAIL and status 1
+#   e2e_port NAME [TENTHS]      the port in $tmp/NAME.port, once it is
+#                               there (wait_file); fails as wait_file does
+#
+#   e2e_servers [-t TENTHS] NAME...
+#
+# The host-side servers most tests talk to, each on 127.0.0.1 port 0, in
+# pids, its port in $tmp/NAME.port and its log in $tmp/NAME.log; all
+# started, then each waited for (wait_file, TENTHS: 100 unless given; a
+# FAIL line and status 1 for one that never came up), then its port set
+# in the test's variable:
+#   dns   tests/integration/gate_dns.py answering from $tmp/zone.json
+#         (the test writes it first): $dns
+#   http  gate_upstream.py http: $http
+#   echo  gate_upstream.py echo: $echo_port
+#   udp   a UDP sink, a line "got N bytes" in its log a datagram: $udp
+#
+#   e2e_serve_dir DIR NAME
+#
+# A plain HTTP server of DIR's files on 127.0.0.1 port 0 (an apt
+# repository, a pip index), in pids, its port in $tmp/NAME.port (e2e_port
+# NAME), a line a request in $tmp/NAME.log.
 #
 #   sd=$(e2e_session [STATE])
 #   e2e_sessions [STATE]
@@ -129,6 +150,71 @@ wait_file() {
 	for _ in $(seq "${2:-100}"); do [ -s "$1" ] && return 0; sleep 0.1; done
 	echo "FAIL: $1 never appeared" >&2
 	return 1
+}
+
+# e2e_port NAME [TENTHS]: the port in $tmp/NAME.port, once it is there.
+# One a line: in `a=$(e2e_port x) b=$(e2e_port y)` set -e sees y alone.
+e2e_port() {
+	wait_file "$tmp/$1.port" "${2:-100}" || return 1
+	cat "$tmp/$1.port"
+}
+
+# e2e_servers NAME...: see above
+e2e_servers() {
+	local s tenths=100
+
+	[ "$1" != -t ] || { tenths=$2; shift 2; }
+	for s; do
+		case $s in
+		dns)	"$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" \
+			    --port-file "$tmp/dns.port" --log "$tmp/dns.log" & ;;
+		http|echo)
+			"$PY" "$here/gate_upstream.py" "$s" --bind 127.0.0.1 \
+			    --port-file "$tmp/$s.port" --log "$tmp/$s.log" & ;;
+		udp)	"$PY" - "$tmp/udp.port" "$tmp/udp.log" <<-'EOF' &
+			import os, socket, sys
+			s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+			s.bind(("127.0.0.1", 0))
+			open(sys.argv[1] + ".tmp", "w").write("%d\n" % s.getsockname()[1])
+			os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+			while True:
+			    d, a = s.recvfrom(2048)
+			    with open(sys.argv[2], "a") as f:
+			        f.write("got %d bytes\n" % len(d))
+			EOF
+			;;
+		*)	echo "e2e_servers: no server '$s'" >&2
+			return 1 ;;
+		esac
+		pids+=($!)
+	done
+	for s; do
+		wait_file "$tmp/$s.port" "$tenths" || return 1
+		# shellcheck disable=SC2034	# for the tests
+		case $s in
+		dns)	dns=$(cat "$tmp/dns.port") ;;
+		http)	http=$(cat "$tmp/http.port") ;;
+		echo)	echo_port=$(cat "$tmp/echo.port") ;;
+		udp)	udp=$(cat "$tmp/udp.port") ;;
+		esac
+	done
+}
+
+# e2e_serve_dir DIR NAME: see above
+e2e_serve_dir() {
+	"$PY" - "$1" "$tmp/$2.port" "$tmp/$2.log" <<-'EOF' &
+	import functools, http.server, os, sys
+	class H(http.server.SimpleHTTPRequestHandler):
+	    def log_message(self, fmt, *a):
+	        with open(sys.argv[3], "a") as f:
+	            f.write("%s\n" % (fmt % a))
+	s = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+	    functools.partial(H, directory=sys.argv[1]))
+	open(sys.argv[2] + ".tmp", "w").write("%d\n" % s.server_address[1])
+	os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+	s.serve_forever()
+	EOF
+	pids+=($!)
 }
 
 e2e_init() {

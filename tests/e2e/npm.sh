@@ -27,23 +27,14 @@
 # Runs only with AISB_E2E=1.
 set -euo pipefail
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-aisb=$(cd "$top_builddir" && pwd)/aisb
-
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
-[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
-for t in podman mmdebstrap npm getent; do
-	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
-done
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_start npm mmdebstrap npm getent
 registry=$(npm config get registry 2>/dev/null || true)
 rhost=$(printf '%s\n' "$registry" | sed -nE 's#^https?://([^/:@]+).*#\1#p')
 [ -n "$rhost" ] || { echo "SKIP: npm has no http(s) registry configured"; exit 77; }
 mapfile -t addrs < <(getent ahostsv4 "$rhost" | awk '{ print $1 }' | sort -u)
 [ "${#addrs[@]}" -gt 0 ] || { echo "SKIP: npm's registry does not resolve here"; exit 77; }
-
-. "$top_srcdir/tests/e2e/lib.sh"
-e2e_init npm
 e2e_seed_base
 unset AISB_INSTALL_POLICY
 # the session ids of install sessions, in start order

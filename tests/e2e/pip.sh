@@ -18,27 +18,12 @@
 # removes, failure or not.  Runs only with AISB_E2E=1.
 set -euo pipefail
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-aisb=$(cd "$top_builddir" && pwd)/aisb
-here=$top_srcdir/tests/integration
-PY=${PYTHON:-python3}
-
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
-[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
-for t in podman mmdebstrap "$PY"; do
-	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
-done
-
-. "$top_srcdir/tests/e2e/lib.sh"
-e2e_init pip
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_start pip mmdebstrap "$PY"
 e2e_seed_base
 unset PIP_EXTRA_INDEX_URL PIP_CONFIG_FILE
 mkdir -p "$tmp/idx"
-wait_file() {
-	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
-	echo "FAIL: $1 never appeared" >&2; return 1
-}
 tag_of() { sed -n 's/^aisb: image \(localhost\/aisb:[0-9a-f]*\) built in .*/\1/p' "$1" | tail -1; }
 
 # --- wheels and a PEP 503 index of them -----------------------------------
@@ -74,28 +59,12 @@ sum10=$("$PY" "$tmp/mkwheel.py" "$tmp/idx" aisbhello 1.0 good)
 "$PY" "$tmp/mkwheel.py" "$tmp/idx" aisbhello 1.1 good >/dev/null
 "$PY" "$tmp/mkwheel.py" "$tmp/idx" aisbhello 1.2 bad >/dev/null
 
-"$PY" - "$tmp/idx" "$tmp/idx.port" "$tmp/idx.log" <<'EOF' &
-import functools, http.server, os, sys
-class H(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, fmt, *a):
-        with open(sys.argv[3], "a") as f:
-            f.write("%s\n" % (fmt % a))
-s = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-    functools.partial(H, directory=sys.argv[1]))
-open(sys.argv[2] + ".tmp", "w").write("%d\n" % s.server_address[1])
-os.rename(sys.argv[2] + ".tmp", sys.argv[2])
-s.serve_forever()
-EOF
-pids+=($!)
+e2e_serve_dir "$tmp/idx" idx
 cat >"$tmp/zone.json" <<'EOF'
 {"pypi.test": {"A": ["127.0.0.1"], "ttl": 5}}
 EOF
-"$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" \
-    --log "$tmp/dns.log" &
-pids+=($!)
-wait_file "$tmp/idx.port"
-wait_file "$tmp/dns.port"
-port=$(cat "$tmp/idx.port") dns=$(cat "$tmp/dns.port")
+e2e_servers dns
+port=$(e2e_port idx)
 # what `aisb policy derive pip` allows for this index, plus the test's DNS
 # server and the loopback range the index is on
 cat >"$tmp/install.yaml" <<EOF

@@ -15,64 +15,16 @@
 # failure or not.  Runs only with AISB_E2E=1.
 set -euo pipefail
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-aisb=$(cd "$top_builddir" && pwd)/aisb
-here=$top_srcdir/tests/integration
-PY=${PYTHON:-python3}
-
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
-[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
-for t in podman mmdebstrap tshark openssl sha256sum "$PY"; do
-	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
-done
-
-. "$top_srcdir/tests/e2e/lib.sh"
-e2e_init record
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_start record mmdebstrap tshark openssl sha256sum "$PY"
 e2e_seed_image curl
 chmod 0755 "$tmp"
 vol=aisb-e2e-record-$$
 e2e_cleanup_more() { "$aisb" gate down e2erec >/dev/null 2>&1 || true; }
 
-wait_file() {
-	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
-	echo "FAIL: $1 never appeared" >&2; return 1
-}
-# tshark's own notice when run as root is not a warning about the file
-tshark_r() {	# tshark_r FILE [ARGS...]: stdout; stderr in $tmp/tshark.err
-	local f=$1
-	shift
-	tshark -n -r "$f" "$@" 2>"$tmp/tshark.err.raw"
-	grep -v -e '^Running as user "root" and group "root". This could be dangerous.$' \
-	    "$tmp/tshark.err.raw" >"$tmp/tshark.err" || true
-}
-# follow FILE STREAM OUT: both directions of a stream from tshark's
-# follow,tcp,raw into OUT.0 (client to destination) and OUT.1
-follow() {
-	tshark_r "$1" -q -z "follow,tcp,raw,$2" >"$3.follow"
-	"$PY" - "$3" <<'PY'
-import binascii, sys
-out = sys.argv[1]
-data = [bytearray(), bytearray()]
-body = False
-for line in open(out + ".follow"):
-    line = line.rstrip("\n")
-    if line.startswith("Node 1:"):
-        body = True
-        continue
-    if not body or not line or line.startswith("="):
-        continue
-    side = 1 if line.startswith("\t") else 0
-    data[side] += binascii.unhexlify(line.strip())
-for i in (0, 1):
-    open("%s.%d" % (out, i), "wb").write(data[i])
-PY
-}
-same() {	# same WHAT FILE1 FILE2: identical and not empty
-	if [ -s "$2" ] && cmp -s "$2" "$3"; then ok; else
-		bad "$1: $2 ($(stat -c %s "$2" 2>/dev/null) bytes) and $3 ($(stat -c %s "$3" 2>/dev/null) bytes) differ"
-	fi
-}
+# shellcheck source=tests/integration/record_lib.sh
+. "$here/record_lib.sh"
 sha() { sha256sum <"$1" | cut -d' ' -f1; }
 
 # --- host-side servers ----------------------------------------------------
@@ -91,11 +43,11 @@ cat >"$tmp/zone.json" <<'EOF2'
 {"web.test": {"A": ["127.0.0.1"], "ttl": 5},
  "tls.test": {"A": ["127.0.0.1"], "ttl": 5}}
 EOF2
-"$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" \
-    --log "$tmp/dns.log" &
-pids+=($!)
-for f in http tls dns; do wait_file "$tmp/$f.port"; done
-http=$(cat "$tmp/http.port") tls=$(cat "$tmp/tls.port") dns=$(cat "$tmp/dns.port")
+e2e_servers dns
+# not gate_upstream.py (e2e_servers http): these keep each stream's bytes
+# in $tmp/srv, which the capture is compared with
+http=$(e2e_port http)
+tls=$(e2e_port tls)
 cat >"$tmp/policy.yaml" <<EOF2
 version: 1
 allow:

@@ -13,30 +13,16 @@
 # server it starts is a DNS responder on the host's 127.0.0.1.
 set -euo pipefail
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-aisb=$(cd "$top_builddir" && pwd)/aisb
-PY=${PYTHON:-python3}
-
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
-[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
-for t in podman mmdebstrap "$PY"; do
-	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
-done
-
-. "$top_srcdir/tests/e2e/lib.sh"
-e2e_init seccomp
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_start seccomp mmdebstrap "$PY"
 e2e_seed_base
 vol=aisb-e2e-seccomp-$$
 chmod 0755 "$tmp" "$tmp/ws"	# the sandbox user reads the checks from here
 
 # A DNS responder for direct mode's refresher, on the host's loopback.
 echo '{"direct.test": {"A": ["192.0.2.7"], "ttl": 5}}' >"$tmp/zone.json"
-"$PY" "$top_srcdir/tests/integration/gate_dns.py" --zone "$tmp/zone.json" \
-    --port-file "$tmp/dns.port" --log "$tmp/dns.log" &
-pids+=($!)
-for _ in $(seq 100); do [ -s "$tmp/dns.port" ] && break; sleep 0.1; done
-dns=$(cat "$tmp/dns.port")
+e2e_servers dns
 cat >"$tmp/policy.yaml" <<YAML
 version: 1
 allow:

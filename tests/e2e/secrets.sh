@@ -69,12 +69,8 @@ cat >"$tmp/zone.json" <<'EOF'
 {"api.test": {"A": ["127.0.0.1"], "ttl": 5},
  "other.test": {"A": ["127.0.0.1"], "ttl": 5}}
 EOF
-"$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" \
-    --log "$tmp/dns.log" &
-pids+=($!)
-wait_file "$tmp/up.port" 300
-wait_file "$tmp/dns.port" 300
-port=$(cat "$tmp/up.port") dns=$(cat "$tmp/dns.port")
+e2e_servers -t 300 dns
+port=$(e2e_port up 300)
 export AISB_TEST_UPSTREAM_CA=$tmp/ca.crt
 
 cat >"$tmp/policy.yaml" <<EOF

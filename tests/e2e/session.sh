@@ -14,22 +14,11 @@
 # the image builds.
 set -euo pipefail
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-aisb=$(cd "$top_builddir" && pwd)/aisb
-here=$top_srcdir/tests/integration
-PY=${PYTHON:-python3}
-
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
-[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
-for t in podman mmdebstrap curl "$PY"; do
-	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
-done
-
 # A podman store of our own: images, containers and volumes made here are
 # exactly what the EXIT trap removes, and nothing of the host's is touched.
-. "$top_srcdir/tests/e2e/lib.sh"
-e2e_init session
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_start session mmdebstrap curl "$PY"
 e2e_seed_image curl
 vol=aisb-e2e-home-$$
 e2e_cleanup_more() {
@@ -37,40 +26,12 @@ e2e_cleanup_more() {
 	for g in e2e e2e2; do "$aisb" gate down "$g" >/dev/null 2>&1 || true; done
 }
 
-wait_file() {
-	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
-	echo "FAIL: $1 never appeared" >&2; return 1
-}
-
 # --- host-side servers --------------------------------------------------
 cat >"$tmp/zone.json" <<'EOF'
 {"allowed.test": {"A": ["127.0.0.1"], "ttl": 5},
  "denied.test": {"A": ["127.0.0.1"], "ttl": 5}}
 EOF
-"$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" \
-    --log "$tmp/dns.log" &
-pids+=($!)
-"$PY" "$here/gate_upstream.py" http --bind 127.0.0.1 --port-file "$tmp/http.port" \
-    --log "$tmp/http.log" &
-pids+=($!)
-"$PY" "$here/gate_upstream.py" echo --bind 127.0.0.1 --port-file "$tmp/echo.port" \
-    --log "$tmp/echo.log" &
-pids+=($!)
-"$PY" - "$tmp/udp.port" "$tmp/udp.log" <<'EOF' &
-import socket, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("127.0.0.1", 0))
-open(sys.argv[1] + ".tmp", "w").write("%d\n" % s.getsockname()[1])
-import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-while True:
-    d, a = s.recvfrom(2048)
-    with open(sys.argv[2], "a") as f:
-        f.write("got %d bytes\n" % len(d))
-EOF
-pids+=($!)
-for f in dns http echo udp; do wait_file "$tmp/$f.port"; done
-dns=$(cat "$tmp/dns.port") http=$(cat "$tmp/http.port")
-echo_port=$(cat "$tmp/echo.port") udp=$(cat "$tmp/udp.port")
+e2e_servers dns http echo udp
 
 cat >"$tmp/policy.yaml" <<EOF
 version: 1

@@ -20,21 +20,10 @@
 # whose environment names its scratch folder.
 set -euo pipefail
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-aisb=$(cd "$top_builddir" && pwd)/aisb
-here=$top_srcdir/tests/integration
-PY=${PYTHON:-python3}
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_start signals mmdebstrap "$PY"
 GRACE=5		# LAUNCH_STOP_GRACE_S, launcher/session/podman.h
-
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
-[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
-for t in podman mmdebstrap "$PY"; do
-	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
-done
-
-. "$top_srcdir/tests/e2e/lib.sh"
-e2e_init signals
 e2e_seed_image
 vol=aisb-e2e-sig-home-$$
 
@@ -57,7 +46,10 @@ e2e_cleanup_more() {
 }
 now_ms() { date +%s%3N; }
 
-wait_file() {	# FILE [tenths of a second]
+# wait_exists FILE [TENTHS]: FILE there within TENTHS tenths of a second
+# (default 100).  Not lib.sh's wait_file: a session's ready file is empty
+# (touch), and the caller says what failed, with what the session wrote.
+wait_exists() {
 	for _ in $(seq "${2:-100}"); do [ -e "$1" ] && return 0; sleep 0.1; done
 	return 1
 }
@@ -66,10 +58,7 @@ wait_file() {	# FILE [tenths of a second]
 cat >"$tmp/zone.json" <<'EOF'
 {"direct.test": {"A": ["10.0.2.2"], "ttl": 5}}
 EOF
-"$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" \
-    --log "$tmp/dns.log" &
-pids+=($!)
-wait_file "$tmp/dns.port" || { echo "FAIL: no DNS responder" >&2; exit 1; }
+e2e_servers dns
 cat >"$tmp/policy.yaml" <<EOF
 version: 1
 allow:
@@ -77,7 +66,7 @@ allow:
     ports: [80]
 allow_ranges: [10.0.2.2/32]
 dns:
-  servers: ["127.0.0.1:$(cat "$tmp/dns.port")"]
+  servers: ["127.0.0.1:$dns"]
 EOF
 
 # The image, once, before anything is timed.
@@ -92,7 +81,7 @@ start() {
 	(cd "$tmp/ws" && exec "$aisb" --policy "$tmp/policy.yaml" --net "$mode" \
 	    --home-volume "$vol" "$@") </dev/null >"$tmp/out" 2>"$tmp/err" &
 	bg=$!
-	if ! wait_file "$tmp/ws/ready" 600; then
+	if ! wait_exists "$tmp/ws/ready" 600; then
 		bad "$mode: the command never started: $(tail -3 "$tmp/err")"
 		return 1
 	fi

@@ -24,20 +24,10 @@
 # mount).
 set -euo pipefail
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-build=$(cd "$top_builddir" && pwd)
-aisb=$build/aisb
-
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
-[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
-for t in podman mmdebstrap useradd userdel runuser sha256sum; do
-	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
-done
-
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_start snapshot mmdebstrap useradd userdel runuser sha256sum
 ptyask=$(cd "$top_srcdir" && pwd)/tests/e2e/ptyask.py
-. "$top_srcdir/tests/e2e/lib.sh"
-e2e_init snapshot
 e2e_seed_image
 mnt=
 e2e_cleanup_more() {

@@ -22,30 +22,15 @@
 # trap removes, failure or not.  Runs only with AISB_E2E=1.
 set -euo pipefail
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-aisb=$(cd "$top_builddir" && pwd)/aisb
-here=$top_srcdir/tests/integration
-PY=${PYTHON:-python3}
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_start transparent mmdebstrap openssl "$PY"
 SRV=127.0.0.77
-
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (rootful podman)"; exit 77; }
-[ -n "${AISB_E2E:-}" ] || { echo "SKIP: set AISB_E2E=1 (tests/run.sh does, once)"; exit 77; }
-for t in podman mmdebstrap openssl "$PY"; do
-	command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
-done
-
-. "$top_srcdir/tests/e2e/lib.sh"
-e2e_init transparent
 e2e_seed_base
 e2e_cleanup_more() { "$aisb" gate down e2etp >/dev/null 2>&1 || true; }
 chmod 0755 "$tmp"
 vol=aisb-e2e-transparent-$$
 mkdir -p "$tmp/hostca/test"
-wait_file() {
-	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
-	echo "FAIL: $1 never appeared" >&2; return 1
-}
 
 # --- a CA, a certificate for tls.test, the servers, DNS ---------------------
 e2e_tls_cert "$tmp" tls.test unlisted.test
@@ -86,16 +71,13 @@ cat >"$tmp/zone.json" <<EOF
 {"tls.test": {"A": ["$SRV"], "ttl": 5}, "unlisted.test": {"A": ["$SRV"], "ttl": 5}}
 EOF
 : >"$tmp/dns.log"
-"$PY" "$here/gate_dns.py" --zone "$tmp/zone.json" --port-file "$tmp/dns.port" \
-    --log "$tmp/dns.log" &
-pids+=($!)
 for _ in $(seq 100); do
 	[ -s "$tmp/servers.ready" ] && break
 	kill -0 "${pids[0]}" 2>/dev/null || { echo "SKIP: $SRV:80 or :443 taken"; exit 77; }
 	sleep 0.1
 done
 wait_file "$tmp/servers.ready"
-wait_file "$tmp/dns.port"
+e2e_servers dns
 cat >"$tmp/policy.yaml" <<EOF
 version: 1
 allow:
@@ -103,7 +85,7 @@ allow:
     ports: [80, 443]
 allow_ranges: [$SRV/32]
 dns:
-  servers: ["127.0.0.1:$(cat "$tmp/dns.port")"]
+  servers: ["127.0.0.1:$dns"]
   min_ttl: 1
   max_ttl: 5
 EOF

@@ -14,14 +14,7 @@ set -euo pipefail
 for tool in tshark openssl; do
 	command -v "$tool" >/dev/null || { echo "SKIP: $tool not found"; exit 77; }
 done
-# tshark's own notices when run as root are not warnings about the file
-tshark_r() {	# tshark_r FILE [ARGS...]: stdout; stderr in $tmp/tshark.err
-	local f=$1
-	shift
-	tshark -n -r "$f" "$@" 2>"$tmp/tshark.err.raw"
-	grep -v -e '^Running as user "root" and group "root". This could be dangerous.$' \
-	    "$tmp/tshark.err.raw" >"$tmp/tshark.err" || true
-}
+. "$here/record_lib.sh"
 
 srv=$here/gate_record_server.py
 mkdir "$tmp/srv" "$tmp/srv6"
@@ -71,35 +64,6 @@ EOF
 # streams FILE: "STREAM<TAB>COMMENT" for each commented packet
 streams() {
 	tshark_r "$1" -Y frame.comment -T fields -e tcp.stream -e frame.comment
-}
-
-# follow FILE STREAM OUT: the bytes of both directions of a stream, from
-# tshark's "follow,tcp,raw", into OUT.0 (client to destination) and OUT.1
-follow() {
-	tshark_r "$1" -q -z "follow,tcp,raw,$2" >"$3.follow"
-	"$PY" - "$3" <<'PY'
-import binascii, sys
-out = sys.argv[1]
-data = [bytearray(), bytearray()]
-body = False
-for line in open(out + ".follow"):
-    line = line.rstrip("\n")
-    if line.startswith("Node 1:"):
-        body = True
-        continue
-    if not body or not line or line.startswith("="):
-        continue
-    side = 1 if line.startswith("\t") else 0
-    data[side] += binascii.unhexlify(line.strip())
-for i in (0, 1):
-    open("%s.%d" % (out, i), "wb").write(data[i])
-PY
-}
-
-same() {	# same WHAT FILE1 FILE2: identical and not empty
-	if [ -s "$2" ] && cmp -s "$2" "$3"; then ok; else
-		bad "$1: $2 ($(stat -c %s "$2" 2>/dev/null) bytes) and $3 ($(stat -c %s "$3" 2>/dev/null) bytes) differ"
-	fi
 }
 
 # tunnel PORT HOST:PORT FILE: CONNECT, send FILE's bytes while reading the
