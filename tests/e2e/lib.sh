@@ -519,16 +519,27 @@ as_user() {
 
 # The users e2e_user made: their processes, rootless stores and homes.
 e2e_user_remove() {
-	local u uid
+	local u uid home
 
 	for u in "${e2e_users[@]}"; do
 		uid=$(id -u "$u" 2>/dev/null) || continue
-		pkill -KILL -u "$uid" 2>/dev/null || true
+		home=$(getent passwd "$u" | cut -d: -f6)
 		# the user's refused pulls (e2e_podman_wrapper) are the test's
-		cat "$(getent passwd "$u" | cut -d: -f6)/pulls" >>"$tmp/pulls" \
-		    2>/dev/null || true
-		sleep 0.5
-		userdel -r "$u" >/dev/null 2>&1 || true
+		cat "$home/pulls" >>"$tmp/pulls" 2>/dev/null || true
+		# userdel fails while another suite holds /etc/passwd's lock
+		# (they add and remove users alongside) or while a process of
+		# the user is still ending: again, bounded; said if it stays
+		for _ in $(seq 40); do
+			pkill -KILL -u "$uid" 2>/dev/null || true
+			sleep 0.5
+			userdel -r "$u" >/dev/null 2>&1 || true
+			id -u "$u" >/dev/null 2>&1 || break
+		done
+		if id -u "$u" >/dev/null 2>&1; then
+			echo "e2e: user $u could not be removed (userdel)" >&2
+		else
+			case $home in /home/?*) rm -rf "$home" ;; esac
+		fi
 		rm -rf "/tmp/podman-run-$uid" "/tmp/containers-user-$uid" \
 		    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null
 	done
