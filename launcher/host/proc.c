@@ -553,8 +553,13 @@ launch_run_quiet(char *const argv[], char *out, size_t outlen, int timeout_ms,
 	return -1;
 }
 
+/*
+ * Read once, so that the two fields are of one process: after the command
+ * name, which may hold anything, the state is field 3 and the start time
+ * field 22.
+ */
 unsigned long long
-launch_proc_start(pid_t pid)
+launch_proc_stat(pid_t pid, char *state)
 {
 	char			 path[64], buf[1024], *p;
 	unsigned long long	 start = 0;
@@ -569,14 +574,21 @@ launch_proc_start(pid_t pid)
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
-	/* after the command name, which may hold anything: field 3 on */
-	if ((p = strrchr(buf, ')')) == NULL)
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ' || p[2] == '\0')
 		return 0;
+	if (state != NULL)
+		*state = p[2];
 	for (field = 2; field < 22 && p != NULL; field++)
 		p = strchr(p + 1, ' ');
 	if (p == NULL || sscanf(p + 1, "%llu", &start) != 1)
 		return 0;
 	return start;
+}
+
+unsigned long long
+launch_proc_start(pid_t pid)
+{
+	return launch_proc_stat(pid, NULL);
 }
 
 int

@@ -62,7 +62,11 @@ int	launch_exec_env(char *const argv[], char *const envp[], const char *in,
 int	launch_run_quiet(char *const argv[], char *out, size_t outlen,
 	    int timeout_ms, int verbose, char *err, size_t errlen);
 
-/* A process's start time (/proc/PID/stat), 0 when it is gone. */
+/*
+ * A process's start time (/proc/PID/stat), 0 when it is gone; with state,
+ * also its state letter ('R', 'S', 'Z', ...).
+ */
+unsigned long long	 launch_proc_stat(pid_t, char *state);
 unsigned long long	 launch_proc_start(pid_t);
 /* True while pid runs and is still the process that started at start. */
 int	 launch_proc_alive(pid_t, unsigned long long start);

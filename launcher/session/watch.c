@@ -40,22 +40,11 @@
 static int
 gate_runs(const struct launch_watch_spec *w)
 {
-	char	 path[64], buf[512], *p;
-	ssize_t	 n;
-	int	 fd;
+	char	 state = 0;
 
-	if (w->gate_pid <= 0 || !launch_proc_alive(w->gate_pid, w->gate_start))
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)w->gate_pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* the state follows the command name, which may hold anything */
-	return (p = strrchr(buf, ')')) != NULL && p[1] == ' ' && p[2] != 'Z';
+	return w->gate_pid > 0 && w->gate_start != 0 &&
+	    launch_proc_stat(w->gate_pid, &state) == w->gate_start &&
+	    state != 'Z';
 }
 
 static void __attribute__((noreturn))
