@@ -487,8 +487,9 @@ void			 gate_control_event(struct gate_control *,
 
 /*
  * conn/ask.c: --ask SECONDS, held requests (see the top of ask.c).  At
- * most GATE_ASK_PER_CRED held per credential (the --users user, the
- * token file's session; the whole gate without either) and GATE_ASK_MAX
+ * most GATE_ASK_PER_CRED held per credential (the --users user; the
+ * token file's session with the key of the line it came through; the
+ * whole gate without either) and GATE_ASK_MAX
  * per gate; at most GATE_ASK_GRANTS "session" grants per gate.
  * gate_ask_answer(): 0 when answered, -1 when the id is not held (gone),
  * -2 when a session grant found the table full (nothing answered).
