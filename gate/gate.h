@@ -583,21 +583,26 @@ const struct gate_secret *gate_secrets_find(const struct gate_secrets *,
 			    const char *name);
 /*
  * synth.c: the names behind the synthetic addresses (see its top).
- * gate_synth_note() keeps what AISB-DNS answered a session (label: the
- * session's, the user's, or "@ADDR" without credentials): 0, or -1 when
- * out of memory.  gate_synth_name() gives the name behind addr for that
- * session, or the one exact name of pol's allow rules with that address:
- * 0 with the name in out, -1 when the gate never handed addr out.
+ * gate_synth_note() keeps what AISB-DNS answered a session (key: the
+ * token file line's key of its credential, all zero without one; label:
+ * the session's, the user's, or "@ADDR" without credentials): 0, or -1
+ * when out of memory.  gate_synth_name() gives the name behind addr for
+ * that session (the same key and label), or the one exact name of pol's
+ * allow rules with that address: 0 with the name in out, -1 when the
+ * gate never handed addr out.
  */
 #define GATE_SYNTH_LABELS	64	/* sessions remembered */
 #define GATE_SYNTH_NAMES	512	/* names per session */
 struct gate_synth	*gate_synth_new(void);
 void			 gate_synth_free(struct gate_synth *);
-int			 gate_synth_note(struct gate_synth *, const char *label,
-			    const char *name, const uint8_t addr[4]);
+int			 gate_synth_note(struct gate_synth *,
+			    const unsigned char key[GATE_AUTH_KEY],
+			    const char *label, const char *name,
+			    const uint8_t addr[4]);
 int			 gate_synth_name(struct gate_synth *,
-			    const struct policy *, const char *label,
-			    const struct policy_addr *addr, char *out,
-			    size_t len);
+			    const struct policy *,
+			    const unsigned char key[GATE_AUTH_KEY],
+			    const char *label, const struct policy_addr *addr,
+			    char *out, size_t len);
 
 #endif /* AISB_GATE_H */
