@@ -63,7 +63,7 @@ struct synth_entry {
 };
 
 struct synth_label {
-	unsigned char		 key[GATE_AUTH_KEY];	/* the credential's line */
+	unsigned char		 key[GATE_AUTH_KEY];	/* its token line */
 	char			 label[GATE_SESSION_MAX];
 	uint64_t		 used;
 	struct synth_entry	 e[GATE_SYNTH_NAMES];

@@ -32,8 +32,9 @@
  * Bounds: GATE_ASK_PER_CRED held per credential (a name and the token
  * file line it came through: same_cred; not the name alone, which a line
  * of any user name lets any of its holders give, so that one credential
- * would fill another's bound) and GATE_ASK_MAX per gate (beyond them a request is denied at once, reason ask_full, and said:
- * "pending" and "status" count such refusals and name the last, and the
+ * would fill another's bound) and GATE_ASK_MAX per gate (beyond them a
+ * request is denied at once, reason ask_full, and said: "pending" and
+ * "status" count such refusals and name the last, and the
  * watchers get a "refused" line, at most one a second, with the count
  * since the one before: a sandbox that floods the bound cannot make a
  * request vanish without the person hearing of it);

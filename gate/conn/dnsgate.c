@@ -72,7 +72,7 @@ struct conn_dns {
 };
 
 struct dns_bucket {
-	unsigned char		 key[GATE_AUTH_KEY];	/* the credential's line */
+	unsigned char		 key[GATE_AUTH_KEY];	/* its token line */
 	char			 label[GATE_SESSION_MAX];
 	int			 used;
 	double			 tokens;

@@ -137,7 +137,8 @@ test_sessions(void **state)
 	    sizeof(out)), -1);
 	/* a short buffer gets nothing rather than a cut name */
 	synth_of("a.wild.test", &a);
-	assert_int_equal(gate_synth_name(s, NULL, nokey, "sess-1", &a, out, 4), -1);
+	assert_int_equal(gate_synth_name(s, NULL, nokey, "sess-1", &a, out,
+	    4), -1);
 	gate_synth_free(s);
 	gate_synth_free(NULL);
 }
