@@ -487,8 +487,9 @@ void			 gate_control_event(struct gate_control *,
 
 /*
  * conn/ask.c: --ask SECONDS, held requests (see the top of ask.c).  At
- * most GATE_ASK_PER_CRED held per credential (the --users user, the
- * token file's session; the whole gate without either) and GATE_ASK_MAX
+ * most GATE_ASK_PER_CRED held per credential (the --users user; the
+ * token file's session with the key of the line it came through; the
+ * whole gate without either) and GATE_ASK_MAX
  * per gate; at most GATE_ASK_GRANTS "session" grants per gate.
  * gate_ask_answer(): 0 when answered, -1 when the id is not held (gone),
  * -2 when a session grant found the table full (nothing answered).
@@ -582,21 +583,26 @@ const struct gate_secret *gate_secrets_find(const struct gate_secrets *,
 			    const char *name);
 /*
  * synth.c: the names behind the synthetic addresses (see its top).
- * gate_synth_note() keeps what AISB-DNS answered a session (label: the
- * session's, the user's, or "@ADDR" without credentials): 0, or -1 when
- * out of memory.  gate_synth_name() gives the name behind addr for that
- * session, or the one exact name of pol's allow rules with that address:
- * 0 with the name in out, -1 when the gate never handed addr out.
+ * gate_synth_note() keeps what AISB-DNS answered a session (key: the
+ * token file line's key of its credential, all zero without one; label:
+ * the session's, the user's, or "@ADDR" without credentials): 0, or -1
+ * when out of memory.  gate_synth_name() gives the name behind addr for
+ * that session (the same key and label), or the one exact name of pol's
+ * allow rules with that address: 0 with the name in out, -1 when the
+ * gate never handed addr out.
  */
 #define GATE_SYNTH_LABELS	64	/* sessions remembered */
 #define GATE_SYNTH_NAMES	512	/* names per session */
 struct gate_synth	*gate_synth_new(void);
 void			 gate_synth_free(struct gate_synth *);
-int			 gate_synth_note(struct gate_synth *, const char *label,
-			    const char *name, const uint8_t addr[4]);
+int			 gate_synth_note(struct gate_synth *,
+			    const unsigned char key[GATE_AUTH_KEY],
+			    const char *label, const char *name,
+			    const uint8_t addr[4]);
 int			 gate_synth_name(struct gate_synth *,
-			    const struct policy *, const char *label,
-			    const struct policy_addr *addr, char *out,
-			    size_t len);
+			    const struct policy *,
+			    const unsigned char key[GATE_AUTH_KEY],
+			    const char *label, const struct policy_addr *addr,
+			    char *out, size_t len);
 
 #endif /* AISB_GATE_H */

@@ -22,6 +22,20 @@
  * would be rebuilt on every connection of another user.  Without the
  * memory for one, the rules are scanned as before.
  *
+ * A session is a credential and the name it gave: the key of the token
+ * file's line it came through (gate_auth_check; all zero without a token
+ * file, and under --users, whose names are each one line's) and its
+ * label.  The label alone is not enough: a line of any user name accepts
+ * every name, so another credential (another such line, or a labelled
+ * line "bob:SECRET" beside a bare one) could give the same name and would
+ * otherwise be told what this one resolved, and have the addresses
+ * handed to this one mean names to it.  An address handed to one
+ * credential is only ever looked up in that credential's answers.  A
+ * reload that removes or changes a line leaves its answers unreachable
+ * (a changed line has another key) until they are given up as the least
+ * recently used; the same line again (label and secret) is the same
+ * credential and finds them.
+ *
  * Bounds: GATE_SYNTH_LABELS sessions, the one used least recently given
  * up for a new one; GATE_SYNTH_NAMES names each, likewise.  A name is at
  * most POLICY_MAX_NAME bytes (it was normalised by the policy library).
@@ -49,6 +63,7 @@ struct synth_entry {
 };
 
 struct synth_label {
+	unsigned char		 key[GATE_AUTH_KEY];	/* its token line */
 	char			 label[GATE_SESSION_MAX];
 	uint64_t		 used;
 	struct synth_entry	 e[GATE_SYNTH_NAMES];
@@ -121,15 +136,18 @@ gate_synth_free(struct gate_synth *s)
 	free(s);
 }
 
-/* The label's slot; with make, a new one (the least recent one's). */
+/* The session's slot (key and label); with make, a new one (the least
+ * recent one's). */
 static struct synth_label *
-label_get(struct gate_synth *s, const char *label, int make)
+label_get(struct gate_synth *s, const unsigned char key[GATE_AUTH_KEY],
+    const char *label, int make)
 {
 	struct synth_label	*l;
 	size_t			 i, lru = 0;
 
 	for (i = 0; i < GATE_SYNTH_LABELS; i++) {
-		if ((l = s->l[i]) != NULL && strcmp(l->label, label) == 0) {
+		if ((l = s->l[i]) != NULL && strcmp(l->label, label) == 0 &&
+		    memcmp(l->key, key, GATE_AUTH_KEY) == 0) {
 			l->used = ++s->tick;
 			return l;
 		}
@@ -141,6 +159,7 @@ label_get(struct gate_synth *s, const char *label, int make)
 	    (l = calloc(1, sizeof(*l))) == NULL)
 		return NULL;
 	label_free(s->l[lru]);
+	memcpy(l->key, key, GATE_AUTH_KEY);
 	snprintf(l->label, sizeof(l->label), "%s", label);
 	l->used = ++s->tick;
 	s->l[lru] = l;
@@ -157,8 +176,8 @@ addr32(const uint8_t a[4])
 }
 
 int
-gate_synth_note(struct gate_synth *s, const char *label, const char *name,
-    const uint8_t addr[4])
+gate_synth_note(struct gate_synth *s, const unsigned char key[GATE_AUTH_KEY],
+    const char *label, const char *name, const uint8_t addr[4])
 {
 	struct synth_label	*l;
 	struct synth_entry	*e, *lru = NULL;
@@ -167,7 +186,7 @@ gate_synth_note(struct gate_synth *s, const char *label, const char *name,
 	char			*copy;
 
 	if (s == NULL || strlen(name) > POLICY_MAX_NAME ||
-	    (l = label_get(s, label, 1)) == NULL)
+	    (l = label_get(s, key, label, 1)) == NULL)
 		return -1;
 	for (i = 0; i < GATE_SYNTH_NAMES; i++) {
 		e = &l->e[i];
@@ -329,7 +348,8 @@ ix_name_of(struct gate_synth *gs, const struct policy *pol, uint32_t a,
 
 int
 gate_synth_name(struct gate_synth *s, const struct policy *pol,
-    const char *label, const struct policy_addr *addr, char *out, size_t len)
+    const unsigned char key[GATE_AUTH_KEY], const char *label,
+    const struct policy_addr *addr, char *out, size_t len)
 {
 	struct synth_label	*l;
 	uint32_t		 a;
@@ -340,7 +360,7 @@ gate_synth_name(struct gate_synth *s, const struct policy *pol,
 	if (addr->family != AF_INET || !dnsmsg_synth_is(addr->bytes))
 		return -1;
 	a = addr32(addr->bytes);
-	if (s != NULL && (l = label_get(s, label, 0)) != NULL)
+	if (s != NULL && (l = label_get(s, key, label, 0)) != NULL)
 		for (i = 0; i < GATE_SYNTH_NAMES; i++)
 			if (l->e[i].name != NULL && l->e[i].addr == a) {
 				l->e[i].used = ++s->tick;

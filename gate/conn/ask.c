@@ -29,9 +29,12 @@
  * Each answer is one audit line of its own (event "ask"), written before
  * the request's decision line, and one "answered" line to the watchers.
  *
- * Bounds: GATE_ASK_PER_CRED held per credential and GATE_ASK_MAX per gate
- * (beyond them a request is denied at once, reason ask_full, and said:
- * "pending" and "status" count such refusals and name the last, and the
+ * Bounds: GATE_ASK_PER_CRED held per credential (a name and the token
+ * file line it came through: same_cred; not the name alone, which a line
+ * of any user name lets any of its holders give, so that one credential
+ * would fill another's bound) and GATE_ASK_MAX per gate (beyond them a
+ * request is denied at once, reason ask_full, and said: "pending" and
+ * "status" count such refusals and name the last, and the
  * watchers get a "refused" line, at most one a second, with the count
  * since the one before: a sandbox that floods the bound cannot make a
  * request vanish without the person hearing of it);
@@ -138,12 +141,29 @@ askable(int why)
 	    why == POLICY_R_PORT_NOT_ALLOWED;
 }
 
-/* Whose the request is: the --users user, the token file's session, or
- * "" (no credentials: the whole gate is one). */
+/*
+ * Whose the request is: the --users user, the token file's session, or
+ * "" (no credentials: the whole gate is one).  Never alone: a credential
+ * is this name and the connection's cred_key, the token file line it came
+ * through (same_cred), as a line of any user name takes the name from the
+ * client, and another such line (or a labelled line beside it) may give
+ * the same one.
+ */
 static const char *
 cred_of(const struct conn_view *v)
 {
 	return v->user[0] != '\0' ? v->user : v->session;
+}
+
+/* 1 when a and b (their views av, bv) are of one credential: the same
+ * name through the same token file line (all zero: none, or --users,
+ * whose names are each one line's). */
+static int
+same_cred(const struct gate_conn *a, const struct conn_view *av,
+    const struct gate_conn *b, const struct conn_view *bv)
+{
+	return strcmp(cred_of(av), cred_of(bv)) == 0 &&
+	    memcmp(a->cred_key, b->cred_key, GATE_AUTH_KEY) == 0;
 }
 
 static const char *
@@ -434,7 +454,7 @@ conn_ask(struct gate_conn *c, const struct policy_decision *d)
 	conn_view(c, &v);
 	TAILQ_FOREACH(h, &a->held, held) {
 		conn_view(h, &hv);
-		if (strcmp(cred_of(&hv), cred_of(&v)) == 0)
+		if (same_cred(h, &hv, c, &v))
 			mine++;
 	}
 	if (a->nheld >= GATE_ASK_MAX || mine >= GATE_ASK_PER_CRED) {

@@ -267,7 +267,8 @@ void		 conn_up_drop(struct gate_conn *);
 /* dnsgate.c: the AISB-DNS stream, after the head is authenticated */
 void		 conn_dns_start(struct gate_conn *);
 void		 conn_dns_free(struct gate_conn *);
-/* whose the connection is: session, user, or "@ADDR" in buf */
+/* whose the connection is: session, user, or "@ADDR" in buf; with
+ * c->cred_key, never alone (see dnsgate.c) */
 #define CONN_LABEL_MAX	(INET6_ADDRSTRLEN + 8)
 const char	*conn_label(const struct gate_conn *, char *, size_t);
 

@@ -24,9 +24,14 @@
  * YAML of a denied CONNECT to it, so that the session's summary shows it
  * as a denial: a tool that resolves first never connects, and its
  * NXDOMAIN was otherwise the only trace.
- * A token bucket per session label (--dns-rate per second, --dns-burst)
- * bounds them: over it a query is answered REFUSED and counted, and one
- * audit line a second per session says how many were.
+ * A token bucket per session (--dns-rate per second, --dns-burst) bounds
+ * them: over it a query is answered REFUSED and counted, and one audit
+ * line a second per session says how many were.  A session, for the
+ * buckets and the names handed out (synth.c), is a credential and the
+ * name it gave: its token file line's key (c->cred_key) and its label
+ * (conn_label), so that another credential giving the same name (a line
+ * of any user name accepts every name) neither spends this one's queries
+ * nor is told or given what this one resolved.
  */
 #include "config.h"
 
@@ -67,6 +72,7 @@ struct conn_dns {
 };
 
 struct dns_bucket {
+	unsigned char		 key[GATE_AUTH_KEY];	/* its token line */
 	char			 label[GATE_SESSION_MAX];
 	int			 used;
 	double			 tokens;
@@ -84,7 +90,10 @@ static void	dns_pump(struct gate_conn *);
 /*
  * Whose a connection is, for the rate buckets and the names handed out
  * (synth.c): the session label, the --users user, or without credentials
- * (a standalone gate) "@ADDR", the client's address, in buf.
+ * (a standalone gate) "@ADDR", the client's address, in buf.  Never alone:
+ * always with c->cred_key, the token file line the label came through (a
+ * line of any user name takes the label from the client; all zero under
+ * --users, whose names are each one line's, and without credentials).
  */
 const char *
 conn_label(const struct gate_conn *c, char *buf, size_t len)
@@ -116,14 +125,18 @@ gate_dnsgate_free(struct gate *g)
 }
 
 /*
- * The bucket of a session label (the user's with --users, "" without
- * credentials), made full when new.  When all are taken the one used
+ * The bucket of a session: the key of its token file line and its label
+ * (conn_label), made full when new.  When all are taken the one used
  * least recently is given up: a bucket left alone long enough is full
- * again anyway, and sessions are authenticated labels, not a client's
- * choice.  NULL only when out of memory.
+ * again anyway, and sessions are authenticated credentials, not a
+ * client's choice alone.  A reload that removes or changes a line leaves
+ * its bucket to be given up so (a changed line is another key: a fresh
+ * bucket, which only who edits the token file can cause).  NULL only when
+ * out of memory.
  */
 static struct dns_bucket *
-bucket_get(struct gate *g, const char *label, const struct timespec *now)
+bucket_get(struct gate *g, const unsigned char key[GATE_AUTH_KEY],
+    const char *label, const struct timespec *now)
 {
 	struct dns_bucket	*b, *lru = NULL;
 	size_t			 i;
@@ -133,13 +146,15 @@ bucket_get(struct gate *g, const char *label, const struct timespec *now)
 		return NULL;
 	for (i = 0; i < DNSGATE_BUCKETS; i++) {
 		b = &g->dnsgate->b[i];
-		if (b->used && strcmp(b->label, label) == 0)
+		if (b->used && strcmp(b->label, label) == 0 &&
+		    memcmp(b->key, key, GATE_AUTH_KEY) == 0)
 			return b;
 		if (lru == NULL || !b->used || (lru->used &&
 		    secs_between(&b->last, &lru->last) > 0))
 			lru = b;
 	}
 	memset(lru, 0, sizeof(*lru));
+	memcpy(lru->key, key, GATE_AUTH_KEY);
 	snprintf(lru->label, sizeof(lru->label), "%s", label);
 	lru->used = 1;
 	lru->tokens = g->cfg.dns_burst;
@@ -266,7 +281,8 @@ dns_decide(struct gate_conn *c, const char *label,
 	v->rr.rdlen = 4;
 	dnsmsg_synth_v4(t.host, t.hostlen, v->rr.rdata);
 	/* the name a caught connection to it gets */
-	if (gate_synth_note(g->synth, label, t.host, v->rr.rdata) == -1)
+	if (gate_synth_note(g->synth, c->cred_key, label, t.host,
+	    v->rr.rdata) == -1)
 		log_warnx("conn %llu: AISB-DNS: out of memory: %s not "
 		    "remembered", (unsigned long long)c->id, t.host);
 	v->nrr = 1;
@@ -300,7 +316,7 @@ dns_query(struct gate_conn *c, const uint8_t *m, size_t len,
 	memset(v, 0, sizeof(*v));
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	label = conn_label(c, byaddr, sizeof(byaddr));
-	if ((b = bucket_get(g, label, &now)) == NULL)
+	if ((b = bucket_get(g, c->cred_key, label, &now)) == NULL)
 		return -1;
 	if (!bucket_take(g, b, &now)) {
 		/* over the bound: REFUSED, one audit line a second */

@@ -167,8 +167,8 @@ by_address(struct gate_conn *c, const struct policy_addr *a)
 	c->named_by = NAMED_ADDR;
 	c->tunnel = 1;
 	snprintf(d->method, sizeof(d->method), "CONNECT");
-	if (gate_synth_name(c->g->synth, d->pol, conn_label(c, lab,
-	    sizeof(lab)), a, name, sizeof(name)) == -1) {
+	if (gate_synth_name(c->g->synth, d->pol, c->cred_key, conn_label(c,
+	    lab, sizeof(lab)), a, name, sizeof(name)) == -1) {
 		/* the target is the address itself: what was dialled */
 		policy_addr_str(a, name, sizeof(name));
 		(void)policy_parse_target(name, strlen(name), d->tp_port,

@@ -92,6 +92,10 @@ make_policy(unsigned n, unsigned u)
 
 enum what { HIT, MISS, NOTE, USERS };
 
+/* every session's token file line: one line of any user name, so that
+ * each look-up compares the whole key as well as the label */
+static const unsigned char	 key[GATE_AUTH_KEY] = { 0x5a, 0x5a, 0x5a };
+
 /* One round of n calls: ns per call, or -1. */
 static double
 round_of(struct gate_synth *s, struct policy *const *pols, enum what w,
@@ -121,9 +125,9 @@ round_of(struct gate_synth *s, struct policy *const *pols, enum what w,
 			name_of(name, sizeof(name), l, i);
 		dnsmsg_synth_v4(name, strlen(name), a.bytes);
 		if (w == NOTE)
-			rc = gate_synth_note(s, label, name, a.bytes);
+			rc = gate_synth_note(s, key, label, name, a.bytes);
 		else
-			rc = gate_synth_name(s, pol, label, &a, out,
+			rc = gate_synth_name(s, pol, key, label, &a, out,
 			    sizeof(out));
 		if (rc == -1 && w != MISS && w != USERS)
 			return -1;
@@ -205,7 +209,7 @@ main(int argc, char **argv)
 			label_of(label, sizeof(label), l);
 			name_of(name, sizeof(name), l, i);
 			dnsmsg_synth_v4(name, strlen(name), addr);
-			if (gate_synth_note(s, label, name, addr) == -1) {
+			if (gate_synth_note(s, key, label, name, addr) == -1) {
 				fprintf(stderr, "bench_synth: note failed\n");
 				return 1;
 			}

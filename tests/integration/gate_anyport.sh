@@ -9,7 +9,12 @@
 # wildcard's name, per session); an exact name of the policy known without
 # a query (a restarted gate); ssh-like bytes on 443 named by the address; a
 # TLS stream on another port held to the name by its SNI; the audit's
-# transparent, named_by, port and byte counts; --record's stream.
+# transparent, named_by, port and byte counts; --record's stream.  And
+# per credential, not per user name: under a token file with lines of any
+# user name, an address handed to user bob through one line means nothing
+# to bob through another such line, nor through a line labelled bob,
+# while bob through the same line finds it on every connection, also
+# after a reload that moved and added lines around it.
 set -euo pipefail
 . "$(dirname "$0")/gate_lib.sh"
 
@@ -22,7 +27,7 @@ ssh=$up_port
 start_upstream banner 192.0.2.11 443
 start_dns '{"ssh.test": {"A": ["192.0.2.10"]}, "a.wild.test": {"A": ["192.0.2.10"]},
  "tls.test": {"A": ["192.0.2.20"]}, "evil.test": {"A": ["192.0.2.20"]},
- "ssh443.test": {"A": ["192.0.2.11"]}}'
+ "ssh443.test": {"A": ["192.0.2.11"]}, "b.wild.test": {"A": ["192.0.2.10"]}}'
 cat >"$tmp/policy.yaml" <<EOF
 version: 1
 allow:
@@ -155,6 +160,45 @@ if command -v tshark >/dev/null; then
 	    -e frame.comment 2>/dev/null |
 	    grep -c "decision=allow reason=allowed host=ssh.test:$ssh")" 1
 fi
+# --- per credential: one user name through three lines is three sessions
+printf 'bob:s3cret-bob\nany-one\nany-two\n' >"$tmp/token.any"
+chmod 600 "$tmp/token.any"
+start_gate anyuser "$tmp/policy.yaml" --token-file "$tmp/token.any"
+Y=$tmp/audit.anyuser.log
+S_WILDB=$(synth b.wild.test)
+check "AISB-DNS answers b.wild.test to bob through any-one" "$("$PY" \
+    "$dnsq" "$gate_port" bob:any-one b.wild.test/A)" "NOERROR $S_WILDB@30"
+"$PY" "$client" "$gate_port" "$ssh" banner --auth bob:any-one \
+    --dialled "$S_WILDB" --data 'x' >"$tmp/out" 2>&1 || true
+check "bob through any-one: its name, on another connection" \
+    "$(sed -n 1p "$tmp/out")" "banner SSH-2.0-aisb-test"
+check "bob through any-two was not given it" "$("$PY" "$client" \
+    "$gate_port" "$ssh" raw --auth bob:any-two --dialled "$S_WILDB")" closed
+check "nor bob through the line labelled bob" "$("$PY" "$client" \
+    "$gate_port" "$ssh" raw --auth bob:s3cret-bob --dialled "$S_WILDB")" \
+    closed
+check "both refused as unknown_address" "$(audit_count "$Y" \
+    event=decision decision=deny reason=unknown_address session=bob \
+    dialled="$S_WILDB")" 2
+# a reload that moves the line and adds another before it: the line is
+# its label and secret, not its place, and keeps what it was given
+printf 'any-three\nany-two\nbob:s3cret-bob\nany-one\n' >"$tmp/token.any"
+kill -HUP "$gate_pid"
+for _ in $(seq 100); do
+	[ "$(audit_count "$Y" event=reload reason=applied)" = 1 ] && break
+	sleep 0.1
+done
+expect_audit "$Y" event=reload reason=applied
+"$PY" "$client" "$gate_port" "$ssh" banner --auth bob:any-one \
+    --dialled "$S_WILDB" --data 'x' >"$tmp/out" 2>&1 || true
+check "bob through any-one after the reload: still its name" \
+    "$(sed -n 1p "$tmp/out")" "banner SSH-2.0-aisb-test"
+check "bob through the new line any-three: not" "$("$PY" "$client" \
+    "$gate_port" "$ssh" raw --auth bob:any-three --dialled "$S_WILDB")" \
+    closed
+kill "$gate_pid"
+wait "$gate_pid" 2>/dev/null || true
+
 check "the test's DNS server was never asked for a synthetic name" \
     "$(grep -c 198\\.1[89] "$tmp/dns.log" || true)" 0
 finish

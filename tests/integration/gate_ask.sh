@@ -14,7 +14,10 @@
 # denying what it holds, and
 # on a --users gate a flood from one user beyond the per-user bound denied
 # ask_full while another user's held requests are still held and then
-# approved (a session grant lets through those that wait for it too).  A
+# approved (a session grant lets through those that wait for it too); under
+# a token file the bound is a credential's, not a user name's: user bob
+# through a line of any user name fills his, and bob through another such
+# line, or through the line labelled bob, is still held.  A
 # watcher sees every held and answered line; a ninth watcher is refused,
 # and one that does not read is dropped past its 64 KiB.
 set -euo pipefail
@@ -701,5 +704,42 @@ check "the kept one's is approved" \
 check "and passes" "$(done_code bob2)" "000 200"
 expect_audit "$U" event=decision user=alice host=a.test reason=deny_rule \
     status=403
+
+# --- the bound per credential, not per user name: bob through any-a fills
+# his 8 (the ninth: ask_full), and bob through any-b and through the line
+# labelled bob are each still held ------------------------------------------
+printf 'bob:pw-label\nany-a\nany-b\n' >"$tmp/tokens.cred"
+chmod 600 "$tmp/tokens.cred"
+start_gate cred "$tmp/policy.yaml" --control "$tmp/c.sock" --ask 60 \
+    --token-file "$tmp/tokens.cred"
+C=$tmp/audit.cred.log
+for i in 1 2 3 4 5 6 7 8; do
+	bg "ca$i" -x "http://bob:any-a@127.0.0.1:$gate_port" \
+	    "http://late.test:$up/$i"
+done
+for _ in $(seq 100); do
+	[ "$(control "$tmp/c.sock" status ask.held)" = 8 ] && break
+	sleep 0.1
+done
+check "bob through any-a: 8 held" "$(control "$tmp/c.sock" status ask.held)" 8
+check "bob through any-a: the ninth denied at once" "$(proxy_get -m 10 \
+    -x "http://bob:any-a@127.0.0.1:$gate_port" "http://late.test:$up/9")" \
+    "000 403"
+expect_audit "$C" event=decision session=bob host=late.test \
+    reason=ask_full status=403
+bg cb -x "http://bob:any-b@127.0.0.1:$gate_port" "http://web.test:$up/"
+check "bob through any-b: held beside them" \
+    "$(held_id "$tmp/c.sock" web.test | grep -c '^[0-9]')" 1
+bg cl -x "http://bob:pw-label@127.0.0.1:$gate_port" "http://sock.test:$up/"
+check "bob through the line labelled bob: held too" \
+    "$(held_id "$tmp/c.sock" sock.test | grep -c '^[0-9]')" 1
+check "10 held" "$(control "$tmp/c.sock" status ask.held)" 10
+check "one refused" "$(audit_count "$C" event=decision reason=ask_full)" 1
+kill "$gate_pid"
+n=0
+for i in ca1 ca2 ca3 ca4 ca5 ca6 ca7 ca8 cb cl; do
+	[ "$(done_code "$i")" = "000 403" ] && n=$((n + 1))
+done
+check "the gate's exit denies all ten" "$n" 10
 
 finish

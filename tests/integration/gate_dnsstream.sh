@@ -11,7 +11,10 @@
 # malformed ones as such.  And the test's upstream DNS server, which the
 # policy names, is asked nothing at all.  The rate bound is the session's
 # across its connections, holds within a connection with --workers 2, and
-# more sessions than have a bucket (256) are all answered.
+# more sessions than have a bucket (256) are all answered.  A bucket is a
+# credential's: one user name through a labelled line and two lines of any
+# user name is three buckets, while one credential on two connections
+# shares one.
 set -euo pipefail
 . "$(dirname "$0")/gate_lib.sh"
 
@@ -212,6 +215,37 @@ check "a fresh session after them" "$(dq fresh:s3cret-any exact.test/A \
 kill -0 "$gate_pid" 2>/dev/null && ok || bad "the gate died under 300 sessions"
 check "every session audited" "$(audit_count "$tmp/audit.evict.log" \
     event=dns answer=REFUSED)" 302
+
+# A bucket per credential, not per user name: bob through the line
+# labelled bob and through two lines of any user name (the client names
+# itself there) is three credentials, each its own burst (3) on its
+# connection right after the others'; one bucket of "bob" would answer the
+# first 3 and refuse the rest (the refill is 1 a second)
+printf 'bob:pw0\npw1\npw2\n' >"$tmp/token.cred"
+chmod 600 "$tmp/token.cred"
+start_gate cred "$tmp/policy.yaml" --token-file "$tmp/token.cred" \
+    --dns-rate 1 --dns-burst 3
+ok3="NOERROR $(synth exact.test)@30 NOERROR $(synth exact.test)@30 NOERROR $(synth exact.test)@30"
+out=$("$PY" "$here/gate_dnsstream.py" --conns 3 "$gate_port" 'bob:pw%d' \
+    exact.test/A exact.test/A exact.test/A) || true
+check "bob through three lines: three buckets" \
+    "$(printf '%s\n' "$out" | grep -v '^elapsed ' | sort | uniq -c |
+    sed 's/^ *//')" "3 $ok3"
+check "none refused" "$(audit_count "$tmp/audit.cred.log" event=dns \
+    answer=REFUSED)" 0
+# ... and one credential (carol through pw1) on two connections: one
+# bucket, at most its burst and the refill of the time taken
+out=$("$PY" "$here/gate_dnsstream.py" --conns 2 "$gate_port" carol:pw1 \
+    exact.test/A exact.test/A exact.test/A) || true
+n=$(words NOERROR)
+max=$(printf '%s\n' "$out" | awk '/^elapsed / { print 3 + int($2) }')
+if [ -n "$max" ] && [ "$n" -le "$max" ] && [ "$(words REFUSED)" -ge 1 ]; then
+	ok
+else
+	bad "one credential on 2 connections: $n answered, at most ${max:-?} wanted: $out"
+fi
+kill "$gate_pid"
+wait "$gate_pid" 2>/dev/null || true
 
 # --learn: every valid name gets its address (a tool that resolves first
 # is learnt when it connects); invalid names still NXDOMAIN

@@ -5,7 +5,9 @@
  * least recently used out; the policy's exact names as the fallback, and
  * none when two of them share an address, scanned and through the index
  * (rebuilt for a reloaded policy; the policies of many users in turn,
- * more than the indexes kept); addresses outside the range.
+ * more than the indexes kept); addresses outside the range.  A session is
+ * a credential (its token file line's key) and a label: one label through
+ * two lines is two sessions.
  */
 #include "config.h"
 
@@ -33,27 +35,45 @@ synth_of(const char *name, struct policy_addr *a)
 	dnsmsg_synth_v4(name, strlen(name), a->bytes);
 }
 
+/* no token file line: the key of --users and of a gate without one */
+static const unsigned char	 nokey[GATE_AUTH_KEY];
+
 static void
-note(struct gate_synth *s, const char *label, const char *name)
+note_k(struct gate_synth *s, const unsigned char *key, const char *label,
+    const char *name)
 {
 	struct policy_addr	 a;
 
 	synth_of(name, &a);
-	assert_int_equal(gate_synth_note(s, label, name, a.bytes), 0);
+	assert_int_equal(gate_synth_note(s, key, label, name, a.bytes), 0);
 }
 
-/* The name label's session gets for name's address; "" for none. */
+static void
+note(struct gate_synth *s, const char *label, const char *name)
+{
+	note_k(s, nokey, label, name);
+}
+
+/* The name the session (key, label) gets for name's address; "" for
+ * none. */
 static const char *
-lookup(struct gate_synth *s, const struct policy *p, const char *label,
-    const char *name)
+lookup_k(struct gate_synth *s, const struct policy *p,
+    const unsigned char *key, const char *label, const char *name)
 {
 	static char		 out[POLICY_MAX_NAME + 1];
 	struct policy_addr	 a;
 
 	synth_of(name, &a);
-	if (gate_synth_name(s, p, label, &a, out, sizeof(out)) == -1)
+	if (gate_synth_name(s, p, key, label, &a, out, sizeof(out)) == -1)
 		assert_string_equal(out, "");
 	return out;
+}
+
+static const char *
+lookup(struct gate_synth *s, const struct policy *p, const char *label,
+    const char *name)
+{
+	return lookup_k(s, p, nokey, label, name);
 }
 
 static struct policy *
@@ -110,16 +130,59 @@ test_sessions(void **state)
 	a.bytes[0] = 192;
 	a.bytes[2] = 2;
 	a.bytes[3] = 1;
-	assert_int_equal(gate_synth_name(s, NULL, "sess-1", &a, out,
+	assert_int_equal(gate_synth_name(s, NULL, nokey, "sess-1", &a, out,
 	    sizeof(out)), -1);
 	a.family = AF_INET6;
-	assert_int_equal(gate_synth_name(s, NULL, "sess-1", &a, out,
+	assert_int_equal(gate_synth_name(s, NULL, nokey, "sess-1", &a, out,
 	    sizeof(out)), -1);
 	/* a short buffer gets nothing rather than a cut name */
 	synth_of("a.wild.test", &a);
-	assert_int_equal(gate_synth_name(s, NULL, "sess-1", &a, out, 4), -1);
+	assert_int_equal(gate_synth_name(s, NULL, nokey, "sess-1", &a, out,
+	    4), -1);
 	gate_synth_free(s);
 	gate_synth_free(NULL);
+}
+
+/*
+ * Two token file lines that give one name (lines of any user name, or a
+ * labelled line beside one): two sessions, neither told the other's
+ * names; each line's own still found, also past the other's answers.
+ */
+static void
+test_credentials(void **state)
+{
+	struct gate_synth	*s;
+	struct policy		*p;
+	unsigned char		 k1[GATE_AUTH_KEY], k2[GATE_AUTH_KEY];
+
+	(void)state;
+	memset(k1, 0x11, sizeof(k1));
+	memcpy(k2, k1, sizeof(k2));
+	k2[GATE_AUTH_KEY - 1] ^= 1;		/* one bit of the key */
+	p = load("version: 1\nallow:\n  - host: exact.example.com\n"
+	    "  - host: \"*.wild.example.com\"\n");
+	assert_non_null(s = gate_synth_new());
+	note_k(s, k1, "bob", "a.wild.example.com");
+	assert_string_equal(lookup_k(s, p, k1, "bob", "a.wild.example.com"),
+	    "a.wild.example.com");
+	assert_string_equal(lookup_k(s, p, k2, "bob", "a.wild.example.com"),
+	    "");
+	assert_string_equal(lookup_k(s, p, nokey, "bob",
+	    "a.wild.example.com"), "");
+	assert_string_equal(lookup_k(s, p, k1, "bobby",
+	    "a.wild.example.com"), "");
+	note_k(s, k2, "bob", "b.wild.example.com");
+	assert_string_equal(lookup_k(s, p, k1, "bob", "b.wild.example.com"),
+	    "");
+	assert_string_equal(lookup_k(s, p, k2, "bob", "b.wild.example.com"),
+	    "b.wild.example.com");
+	assert_string_equal(lookup_k(s, p, k1, "bob", "a.wild.example.com"),
+	    "a.wild.example.com");
+	/* the policy's own exact names are every session's anyway */
+	assert_string_equal(lookup_k(s, p, k2, "bob", "exact.example.com"),
+	    "exact.example.com");
+	gate_synth_free(s);
+	policy_free(p);
 }
 
 static void
@@ -265,7 +328,7 @@ test_bounds(void **state)
 
 		memset(big, 'l', sizeof(big) - 1);
 		big[sizeof(big) - 1] = '\0';
-		assert_int_equal(gate_synth_note(s, big, "x.test",
+		assert_int_equal(gate_synth_note(s, nokey, big, "x.test",
 		    (const uint8_t *)"\xc6\x12\x00\x01"), -1);
 	}
 	gate_synth_free(s);
@@ -276,6 +339,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sessions),
+		cmocka_unit_test(test_credentials),
 		cmocka_unit_test(test_collision),
 		cmocka_unit_test(test_policy_names),
 		cmocka_unit_test(test_users_policies),
