@@ -1,12 +1,13 @@
 /*
  * What else than its request line an upstream may act on (override.c):
- * the protocol an Upgrade names, and the method-override and URL-rewrite
- * conventions of web frameworks and front ends.  An inspected request is decided by its method and path
- * (policy_decide_request); a field or parameter that makes the upstream
- * run another method or path is decided as if the line said it too, so
- * that a requests: entry is not passed by naming the refused request in
- * a header.  Pure: no I/O, no allocation; fuzzed with the request path
- * (tests/fuzz/fuzz_gate_inspect.c).
+ * the protocol an Upgrade names, the method-override and URL-rewrite
+ * conventions of web frameworks and front ends, and the push a git
+ * discovery announces.  An inspected request is decided by its method
+ * and path (policy_decide_request); a field or parameter that makes the
+ * upstream run another method or path is decided as if the line said it
+ * too, so that a requests: entry is not passed by naming the refused
+ * request in a header.  Pure: no I/O, no allocation; fuzzed with the
+ * request path (tests/fuzz/fuzz_gate_inspect.c).
  */
 #ifndef AISB_GATE_OVERRIDE_H
 #define AISB_GATE_OVERRIDE_H
@@ -19,7 +20,10 @@
 #define GATE_OVERRIDE_MAX	4	/* override fields and parameters a
 					   request may carry */
 
-/* The method and path a refusal was for, spans of the head. */
+#define GATE_OVERRIDE_RPC	"/git-receive-pack"
+#define GATE_OVERRIDE_DETAIL	256	/* a discovery's refusal, for people */
+
+/* The method and path a refusal was for, spans of the head or its own. */
 struct gate_override_pair {
 	const char	*method;
 	size_t		 mlen;
@@ -27,6 +31,9 @@ struct gate_override_pair {
 	size_t		 tlen;
 	char		 upper[GATE_HTTP_MAX_METHOD + 1];	/* an override
 					   method, as the upstream reads it */
+	char		 rpc[GATE_HTTP_MAX_LINE + sizeof(GATE_OVERRIDE_RPC)];
+					/* the push a discovery announces */
+	char		 detail[GATE_OVERRIDE_DETAIL];	/* why, when it was */
 };
 
 /*
@@ -39,16 +46,34 @@ int	 gate_override_upgrade(const struct gate_http_req *h, const char *head,
 	    char *out, size_t max);
 
 /*
+ * Whether the origin-form target t[0..len) is a git push's discovery,
+ * REPO/info/refs?service=git-receive-pack (smart HTTP: the push's POST
+ * REPO/git-receive-pack follows it): 1 with *repolen the length of REPO,
+ * 0 when it is not, -1 when its query is ambiguous (a 400).  The path
+ * must end in /info/refs (any case, one trailing '/' allowed); its query
+ * is split at '&', ';' and '#' (what one server or another splits at),
+ * each name and value percent-decoded ('+' a space), trimmed of spaces
+ * and compared in any case: more than one service parameter, a
+ * malformed escape or an escaped control byte (%00 ends a C server's
+ * string) anywhere in the query is ambiguous.  Looks at len bytes only.
+ */
+int	 gate_override_push_discovery(const char *t, size_t len,
+	    size_t *repolen);
+
+/*
  * The request parsed in head (req), allowed by its line (its method and
  * target, the origin-form target t[0..tlen) it was decided with), decided again
  * for every method its fields or query name (X-HTTP-Method-Override,
  * X-HTTP-Method, X-Method-Override, the query's _method: upper-cased, as
  * the frameworks read them) and every path its fields name
- * (X-Original-URL, X-Rewrite-URL), each with the other's alternatives.
- * Returns 0 with *d the first refusal (and *pair what it was for) or an
- * allow; -1 when such a field is malformed or there are more than
- * GATE_OVERRIDE_MAX, with *err a static reason (a 400: an upstream's
- * reading of it is anyone's guess).
+ * (X-Original-URL, X-Rewrite-URL), each with the other's alternatives;
+ * and every such path that is a push's discovery
+ * (gate_override_push_discovery) decided as the POST it announces too.
+ * Returns 0 with *d the first refusal (and *pair what it was for; a
+ * discovery's d->detail is pair->detail, valid as long as *pair) or an
+ * allow; -1 when such a field is malformed, there are more than
+ * GATE_OVERRIDE_MAX or a discovery's query is ambiguous, with *err a
+ * static reason (a 400: an upstream's reading of it is anyone's guess).
  */
 int	 gate_override_decide(const struct policy_rule *rule,
 	    const struct gate_http_req *req, const char *head, const char *t,

@@ -446,10 +446,13 @@ request(struct gate_conn *c, const char *head)
 	struct conn_insp		*x = c->insp;
 	const struct gate_http_req	*req = x->req;
 	struct policy_request_decision	 d;
-	struct gate_override_pair	 p = { head + req->method.off,
-		req->method.len, head + req->target.off, req->target.len, "" };
+	struct gate_override_pair	 p;	/* 8 KiB: set, not zeroed */
 	const char			*err;
 
+	p.method = head + req->method.off;
+	p.mlen = req->method.len;
+	p.target = head + req->target.off;
+	p.tlen = req->target.len;
 	snprintf(x->method, sizeof(x->method), "%.*s", (int)req->method.len,
 	    head + req->method.off);
 	audit_path(x->path, head + req->target.off, req->target.len);
@@ -960,7 +963,10 @@ conn_inspect_forward(struct gate_conn *c)
 	tlen = strlen(target);
 	policy_decide_request(c->d->irule, m, req->method.len, target, tlen,
 	    &d);
-	o = (struct gate_override_pair){ m, req->method.len, target, tlen, "" };
+	o.method = m;
+	o.mlen = req->method.len;
+	o.target = target;
+	o.tlen = tlen;
 	if (d.verdict == POLICY_ALLOW && gate_override_decide(c->d->irule, req,
 	    c->d->head, target, tlen, &d, &o, &err) == -1) {
 		conn_refuse(c, 400, "error", "bad_request", err);
@@ -977,11 +983,15 @@ conn_inspect_forward(struct gate_conn *c)
 	    policy_request_fix_yaml(c->d->irule, o.method, o.mlen, o.target,
 	    o.tlen, d.reason, 1, line, sizeof(line)) <= 0)
 		fix[0] = line[0] = '\0';
-	/* the path for people, never its query (tokens ride there) */
+	/* the path for people, never its query (tokens ride there); a
+	 * discovery's detail names the push already */
 	audit_path(path, o.target, o.tlen);
-	snprintf(detail, sizeof(detail), "%s: %.*s %s", d.detail != NULL ?
-	    d.detail : policy_reason_str(d.reason), (int)o.mlen, o.method,
-	    path);
+	if (d.detail == o.detail)
+		snprintf(detail, sizeof(detail), "%s", d.detail);
+	else
+		snprintf(detail, sizeof(detail), "%s: %.*s %s", d.detail !=
+		    NULL ? d.detail : policy_reason_str(d.reason), (int)o.mlen,
+		    o.method, path);
 	conn_refuse_fix(c, d.reason == POLICY_R_REQUEST_BAD_PATH ? 400 : 403,
 	    "deny", conn_reason_token(d.reason), detail, fix[0] ? fix : NULL,
 	    line[0] ? line : NULL);

@@ -12,7 +12,9 @@
  *      query (never in the path or a header, where the client put it).
  *      Its overrides (gate_override_decide) are decided too: a refusal
  *      names a method of at most GATE_HTTP_MAX_METHOD upper-case bytes
- *      and a path of the head, and such a request goes nowhere.
+ *      and a path of the head, or a push's discovery's POST
+ *      REPO/git-receive-pack (REPO a prefix of a path of the head), and
+ *      such a request goes nowhere.
  *   1  a response head (gate_http_resp_init): fed whole or in two
  *      pieces, the same answer; a status in 100..999.
  *   2  a secrets file (gate_secrets_parse): all or nothing, and what it
@@ -146,6 +148,16 @@ request(const char *buf, size_t size)
 		if (gate_override_decide(d.rule, &req, buf, buf +
 		    req.target.off, req.target.len, &rd, &pair, &err) == -1)
 			continue;
+		if (rd.verdict != POLICY_ALLOW && pair.target == pair.rpc) {
+			k = sizeof(GATE_OVERRIDE_RPC) - 1;
+			if (pair.mlen != 4 || memcmp(pair.method, "POST", 4) ||
+			    rd.detail != pair.detail || pair.tlen < k ||
+			    pair.tlen >= sizeof(pair.rpc) ||
+			    strcmp(pair.rpc + pair.tlen - k, GATE_OVERRIDE_RPC) ||
+			    memchr(pair.rpc, '?', pair.tlen) != NULL)
+				abort();
+			continue;
+		}
 		if (rd.verdict != POLICY_ALLOW) {
 			if (pair.mlen == 0 || pair.mlen > GATE_HTTP_MAX_METHOD ||
 			    pair.target < buf || pair.target + pair.tlen >

@@ -28,7 +28,7 @@ ip addr add 192.0.2.24/32 dev lo
 cd "$tmp"
 ossl() { openssl "$@" 2>/dev/null; }
 upstream_cert "upstream test CA" api.test bearer.test repl.test git.test \
-    other.test plain.test
+    gitok.test other.test plain.test
 ossl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
     -subj /CN=badca.test -addext subjectAltName=DNS:badca.test \
     -keyout bad.key -out bad.pem
@@ -64,6 +64,7 @@ wait_file "$tmp/up.port"
 wait_file "$tmp/bad.port"
 start_dns '{"api.test": {"A": ["192.0.2.20"]}, "bearer.test": {"A": ["192.0.2.20"]},
  "repl.test": {"A": ["192.0.2.20"]}, "git.test": {"A": ["192.0.2.20"]},
+ "gitok.test": {"A": ["192.0.2.20"]},
  "other.test": {"A": ["192.0.2.20"]}, "plain.test": {"A": ["192.0.2.20"]},
  "wrongname.test": {"A": ["192.0.2.20"]}, "badca.test": {"A": ["192.0.2.24"]},
  "fwd.test": {"A": ["192.0.2.10"]}, "silent.test": {"A": ["192.0.2.20"]}}'
@@ -96,6 +97,11 @@ allow:
       deny: ["POST */git-receive-pack"]
     secrets:
       - {name: GIT_TOKEN, scheme: basic, user: x-access-token}
+  - host: gitok.test
+    ports: [443]
+    inspect: true
+    requests:
+      allow: ["GET */info/refs", "POST */git-upload-pack", "POST */git-receive-pack"]
   - host: other.test
     ports: [443]
     inspect: true
@@ -418,12 +424,23 @@ echo two >>"$tmp/clone/file"
 git -C "$tmp/clone" commit -qam two
 if git -C "$tmp/clone" "${gitp[@]}" push -q origin main 2>"$tmp/git.err"; then
 	bad "git push went through"; else ok; fi
-grep -q 403 "$tmp/git.err" && ok || bad "git push error lacks 403: $(cat "$tmp/git.err")"
+# refused at its discovery (GET info/refs?service=git-receive-pack), whose
+# text/plain refusal git prints as "remote:" lines (a refused POST's it
+# does not: "RPC failed; HTTP 403" was all a user saw)
+for want in "remote: aisb-gate: GET git.test:443/repo.git/info/refs denied: git push refused at its discovery: the push it announces, POST /repo.git/git-receive-pack, is denied by requests: entry POST */git-receive-pack (line 25, column 14)" \
+    "remote: rule: $tmp/policy.yaml:21:5 allow host: git.test" \
+    "remote: to allow it, in $tmp/policy.yaml:" \
+    "remote: # a requests: deny entry refuses it: remove or narrow that entry"; do
+	grep -qxF "$want" "$tmp/git.err" && ok ||
+	    bad "git push: no line '$want' in: $(cat "$tmp/git.err")"
+done
 check "push never reached the upstream" \
-    "$(grep -c '"POST", "path": "/repo.git/git-receive-pack"' "$tmp/up.log" || true)" 0
+    "$(grep -c -e '"POST", "path": "/repo.git/git-receive-pack"' \
+    -e '"path": "/repo.git/info/refs?service=git-receive-pack"' "$tmp/up.log" || true)" 0
 check "the repository unchanged" "$(git -C "$tmp/git/repo.git" rev-parse main)" "$before_push"
-expect_audit "$A" event=request host=git.test method=POST \
-    path=/repo.git/git-receive-pack decision=deny reason=request_denied
+expect_audit "$A" event=request host=git.test method=GET \
+    path=/repo.git/info/refs decision=deny reason=request_denied \
+    'entry=line 25, column 14: POST [*]/git-receive-pack'
 
 # --- --learn: what the rules would refuse goes through, but without secrets ---
 main_port=$gate_port
@@ -435,12 +452,18 @@ if git -C "$tmp/clone" "${gitl[@]}" push -q origin main 2>"$tmp/git.err"; then
 	ok; else bad "git push under --learn: $(cat "$tmp/git.err")"; fi
 check "--learn: the push went without the token" \
     "$(upstream_saw '/repo.git/git-receive-pack' authorization)" "(absent)"
+check "--learn: its discovery too" \
+    "$(upstream_saw '/repo.git/info/refs*receive-pack' authorization)" "(absent)"
+git -C "$tmp/clone" "${gitl[@]}" fetch -q origin 2>"$tmp/git.err" && ok ||
+    bad "git fetch under --learn: $(cat "$tmp/git.err")"
 check "--learn: an allowed request still gets it" \
-    "$(upstream_saw '/repo.git/info/refs*receive-pack' authorization)" \
+    "$(upstream_saw '/repo.git/info/refs*upload-pack' authorization)" \
     "Basic $(b64 "x-access-token:$GIT")"
 expect_audit "$AL" event=request method=POST path=/repo.git/git-receive-pack \
     decision=allow learn=True would=deny would_reason=request_denied inject=None \
     "detail=--learn: the rules would refuse it (request_denied): sent without the rule's secrets"
+expect_audit "$AL" event=request method=GET path=/repo.git/info/refs \
+    decision=allow learn=True would=deny would_reason=request_denied inject=None
 # the client's own placeholder goes as it came, named
 curl -sS -m 10 -x "http://127.0.0.1:$gate_port" --cacert "$tmp/learn-ca.pem" \
     -o /dev/null -u "x-access-token:$GIT_PH" -d x \
@@ -457,6 +480,18 @@ expect_audit "$AL" event=request method=TRACE reason=method_refused would=None
 kill "$gate_pid"
 wait "$gate_pid" 2>/dev/null || true
 gate_port=$main_port gate_pid=$gpid
+
+# --- a rule whose entries allow the push: it pushes -------------------------------
+echo three >>"$tmp/clone/file"
+git -C "$tmp/clone" commit -qam three
+if git -C "$tmp/clone" "${gitp[@]}" push -q https://gitok.test/repo.git main \
+    2>"$tmp/git.err"; then ok; else bad "git push allowed: $(cat "$tmp/git.err")"; fi
+check "the allowed push reached the repository" \
+    "$(git -C "$tmp/git/repo.git" rev-parse main)" "$(git -C "$tmp/clone" rev-parse HEAD)"
+expect_audit "$A" event=request host=gitok.test method=GET path=/repo.git/info/refs \
+    decision=allow
+expect_audit "$A" event=request host=gitok.test method=POST \
+    path=/repo.git/git-receive-pack decision=allow
 
 # --- upstreams that fail verification: 502 with the reason, never a bypass ------
 code=$(proxy_get "${px[@]:2}" https://badca.test/x)
@@ -506,6 +541,15 @@ code=$(proxy_get -H 'X-HTTP-Method-Override: post' -H 'X-Rewrite-URL: /admin/y' 
 check "forward: an override a deny entry refuses" "$code" "000 403"
 expect_audit "$A" event=decision host=fwd.test reason=request_denied \
     'detail=the method an override names*refused*: POST /admin/y'
+# a push's discovery, decided as the POST it announces (named once)
+code=$(proxy_get "http://fwd.test:$web/admin/info/refs?a=1&service=git-receive-pack")
+check "forward: a push's discovery a deny entry refuses" "$code" "000 403"
+expect_audit "$A" event=decision host=fwd.test reason=request_denied \
+    'detail=git push refused at its discovery: the push it announces, POST /admin/git-receive-pack, is denied by requests: entry POST /admin[*] (line 51, column 14)'
+code=$(proxy_get "http://fwd.test:$web/admin/info/refs?service=git-upload-pack&service=git-receive-pack")
+check "forward: an ambiguous discovery" "$code" "000 400"
+code=$(proxy_get "http://fwd.test:$web/admin/info/refs?service=git-upload-pack")
+check "forward: fetch's discovery" "$code" "000 200"
 
 # --- node's fetch through the relay, as in a session (transparent) --------------
 if command -v node >/dev/null; then

@@ -707,7 +707,13 @@ static const char ov_yaml[] =
     "    inspect: true\n"
     "    requests: {allow: [\"POST /v1/*\", \"GET /*\"], deny: [\"* */admin*\"]}\n"
     "  - host: open.test\n"
-    "    inspect: true\n";
+    "    inspect: true\n"
+    "  - host: git.test\n"
+    "    inspect: true\n"
+    "    requests: {deny: [\"POST */git-receive-pack\"]}\n"
+    "  - host: fetch.test\n"
+    "    inspect: true\n"
+    "    requests: {allow: [\"GET *\", \"POST */git-upload-pack\"]}\n";
 
 static int
 override(struct policy *p, const char *host, const char *req,
@@ -799,6 +805,135 @@ test_override(void **state)
 	policy_free(p);
 }
 
+/* t's push discovery verdict, the repository's length when it is one */
+static void
+push(const char *t, int want, size_t want_repo)
+{
+	size_t	 repo = 12345;
+
+	assert_int_equal(gate_override_push_discovery(t, strlen(t), &repo),
+	    want);
+	if (want == 1)
+		assert_int_equal(repo, want_repo);
+}
+
+static void
+test_push_discovery(void **state)
+{
+	const char	*t = "/o/r.git/info/refs?service=git-receive-pack";
+	size_t		 repo;
+
+	(void)state;
+	push(t, 1, 8);
+	push("/info/refs?service=git-receive-pack", 1, 0);
+	push("/o/r.git/info/refs?service=git-upload-pack", 0, 0);
+	push("/o/r.git/info/refs", 0, 0);
+	push("/o/r.git/info/refs?", 0, 0);
+	push("/o/r.git/info/refsx?service=git-receive-pack", 0, 0);
+	push("/o/r.git/xinfo/refs?service=git-receive-pack", 0, 0);
+	push("/o/r.git/info/refs/x?service=git-receive-pack", 0, 0);
+	push("/a?p=/info/refs&service=git-receive-pack", 0, 0);
+	push("/o/r.git/info/refs?service=git-receive-packs", 0, 0);
+	push("/o/r.git/info/refs?xservice=git-receive-pack", 0, 0);
+	push("/o/r.git/info/refs?service", 0, 0);
+	/* any case, a trailing '/', other parameters around it */
+	push("/o/r.git/INFO/Refs/?service=git-receive-pack", 1, 8);
+	push("/o/r.git/info/refs?SERVICE=Git-Receive-Pack", 1, 8);
+	push("/o/r.git/info/refs?a=1&service=git-receive-pack&b", 1, 8);
+	push("/o/r.git/info/refs?&&service=git-receive-pack&", 1, 8);
+	/* the separators and decodings some server or other applies */
+	push("/o/r.git/info/refs?a=1;service=git-receive-pack", 1, 8);
+	push("/o/r.git/info/refs?service=git-receive-pack#x", 1, 8);
+	push("/o/r.git/info/refs?s%65rvice=git%2Dreceive%2dpack", 1, 8);
+	push("/o/r.git/info/refs?service=+git-receive-pack%20", 1, 8);
+	push("/o/r.git/info/refs?service=git-receive-pack+++++++++++++++++++"
+	    "++++++++++++++++++++++", 1, 8);
+	push("/o/r.git/info/refs?service=git-upload-pack&x=%41", 0, 0);
+	/* ambiguous: a 400 */
+	push("/o/r.git/info/refs?service=git-upload-pack&service=git-receive-"
+	    "pack", -1, 0);
+	push("/o/r.git/info/refs?service=git-upload-pack;SERVICE=x", -1, 0);
+	push("/o/r.git/info/refs?service=git-upload-pack&service=git-upload-"
+	    "pack", -1, 0);
+	push("/o/r.git/info/refs?service=git-receive-pack%00x", -1, 0);
+	push("/o/r.git/info/refs?service%00=git-receive-pack", -1, 0);
+	push("/o/r.git/info/refs?service=git-receive-pac%", -1, 0);
+	push("/o/r.git/info/refs?service=git-receive-pac%6", -1, 0);
+	push("/o/r.git/info/refs?x=%zz&service=git-upload-pack", -1, 0);
+	push("/o/r.git/info/refs?x=%7f", -1, 0);
+	push("/o/r.git/info/refs?service=git-receive-pack%09", -1, 0);
+	/* a query elsewhere is none of this function's business */
+	push("/api?service=a&service=b%zz", 0, 0);
+	/* only len bytes are looked at */
+	assert_int_equal(gate_override_push_discovery(t, strlen(t) - 1, &repo),
+	    0);
+	assert_int_equal(gate_override_push_discovery(t, 18, &repo), 0);
+}
+
+/* a push's discovery decided as the POST it announces */
+static void
+test_override_push(void **state)
+{
+	struct policy_request_decision	 rd;
+	struct gate_override_pair	 pair;
+	struct policy_errors		 errs;
+	struct policy			*p;
+
+	(void)state;
+	assert_int_equal(policy_load_buffer("o.yaml", ov_yaml,
+	    sizeof(ov_yaml) - 1, &p, &errs), 0);
+	assert_int_equal(override(p, "git.test", "GET /o/r.git/info/refs?"
+	    "service=git-receive-pack HTTP/1.1\r\nHost: git.test\r\n\r\n",
+	    &rd, &pair), 0);
+	assert_int_equal(rd.verdict, POLICY_DENY);
+	assert_int_equal(rd.reason, POLICY_R_REQUEST_DENIED);
+	assert_int_equal(pair.mlen, 4);
+	assert_memory_equal(pair.method, "POST", 4);
+	assert_int_equal(pair.tlen, strlen("/o/r.git/git-receive-pack"));
+	assert_memory_equal(pair.target, "/o/r.git/git-receive-pack",
+	    pair.tlen);
+	assert_ptr_equal(rd.detail, pair.detail);
+	assert_string_equal(rd.detail, "git push refused at its discovery: "
+	    "the push it announces, POST /o/r.git/git-receive-pack, is denied "
+	    "by requests: entry POST */git-receive-pack (line 10, column 23)");
+	/* fetch's discovery passes; the RPC's path decided as it is */
+	assert_int_equal(override(p, "git.test", "GET /o/r.git/info/refs?"
+	    "service=git-upload-pack HTTP/1.1\r\nHost: git.test\r\n\r\n",
+	    &rd, &pair), 0);
+	assert_int_equal(rd.verdict, POLICY_ALLOW);
+	assert_int_equal(override(p, "git.test", "HEAD /O/R/Info/Refs/?"
+	    "Service=GIT-RECEIVE-PACK HTTP/1.1\r\nHost: git.test\r\n\r\n",
+	    &rd, &pair), 0);
+	assert_int_equal(rd.reason, POLICY_R_REQUEST_DENIED);
+	assert_memory_equal(pair.target, "/O/R/git-receive-pack", pair.tlen);
+	/* a path an override field names is a discovery too */
+	assert_int_equal(override(p, "git.test", "GET /x HTTP/1.1\r\n"
+	    "Host: git.test\r\nX-Original-URL: /r/info/refs?service=git-"
+	    "receive-pack\r\n\r\n", &rd, &pair), 0);
+	assert_int_equal(rd.reason, POLICY_R_REQUEST_DENIED);
+	assert_memory_equal(pair.target, "/r/git-receive-pack", pair.tlen);
+	/* allow entries without the push: not allowed, the POST the fix */
+	assert_int_equal(override(p, "fetch.test", "GET /r/info/refs?service="
+	    "git-receive-pack HTTP/1.1\r\nHost: fetch.test\r\n\r\n", &rd,
+	    &pair), 0);
+	assert_int_equal(rd.reason, POLICY_R_REQUEST_NOT_ALLOWED);
+	assert_memory_equal(pair.target, "/r/git-receive-pack", pair.tlen);
+	assert_non_null(strstr(rd.detail, "allowed by no requests: entry"));
+	/* a rule without requests: pushes */
+	assert_int_equal(override(p, "open.test", "GET /r/info/refs?service="
+	    "git-receive-pack HTTP/1.1\r\nHost: open.test\r\n\r\n", &rd,
+	    &pair), 0);
+	assert_int_equal(rd.verdict, POLICY_ALLOW);
+	/* ambiguous, on any host: 400 */
+	assert_int_equal(override(p, "open.test", "GET /r/info/refs?service="
+	    "git-upload-pack&service=git-receive-pack HTTP/1.1\r\n"
+	    "Host: open.test\r\n\r\n", &rd, &pair), -1);
+	assert_int_equal(override(p, "git.test", "GET /r/info/refs?service="
+	    "git-receive-pack%00 HTTP/1.1\r\nHost: git.test\r\n\r\n", &rd,
+	    &pair), -1);
+	policy_free(p);
+}
+
 int
 main(void)
 {
@@ -811,6 +946,8 @@ main(void)
 		cmocka_unit_test(test_inject_query),
 		cmocka_unit_test(test_inject_foreign),
 		cmocka_unit_test(test_override),
+		cmocka_unit_test(test_push_discovery),
+		cmocka_unit_test(test_override_push),
 		cmocka_unit_test(test_response_head),
 		cmocka_unit_test(test_ca_session),
 		cmocka_unit_test(test_ca_key_file),

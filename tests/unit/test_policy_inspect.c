@@ -306,6 +306,8 @@ test_requests(void **state)
 	    POLICY_R_REQUEST_DENIED, 14);
 	req(p, G, "POST", "/o/r.git/git-upload-pack", POLICY_ALLOW,
 	    POLICY_R_ALLOWED, 0);
+	/* the line alone: the gate decides it as the POST it announces too
+	 * (gate/override.c, tests/unit/test_gate_inspect.c) */
 	req(p, G, "GET", "/o/r.git/info/refs?service=git-receive-pack",
 	    POLICY_ALLOW, POLICY_R_ALLOWED, 0);
 	req(p, G, "DELETE", "/admin/x", POLICY_DENY, POLICY_R_REQUEST_DENIED,
