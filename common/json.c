@@ -108,11 +108,9 @@ uescape(struct rd *r, size_t at)
 	r->i += 5;
 	if (cp == 0)
 		return bad(r, at, "\\u0000 (a C string cannot hold it)");
-	if (r->flags & JSON_BYTES) {
-		if (cp > 0xff)
-			return bad(r, at, "\\u%04x is not a byte (this input "
-			    "escapes bytes, \\u0001-\\u00ff)", cp);
-		b[0] = (unsigned char)cp;
+	/* a byte that was not UTF-8, written as a lone low surrogate */
+	if ((r->flags & JSON_BYTES) && cp >= 0xdc80 && cp <= 0xdcff) {
+		b[0] = (unsigned char)(cp & 0xff);
 		return put(r, b, 1, at);
 	}
 	if (cp >= 0xdc00 && cp <= 0xdfff)

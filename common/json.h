@@ -18,10 +18,12 @@
 #include <stddef.h>
 
 /*
- * \u0001-\u00ff are the byte they name, anything above is refused: for
- * input whose writer escapes bytes, not characters (the gate's audit
- * lines, gate/audit.c).  Without it \u escapes are characters, written
- * out as UTF-8, a surrogate pair as the one character it encodes.
+ * \u escapes are characters, written out as UTF-8, a surrogate pair as
+ * the one character it encodes.  With JSON_BYTES a lone low surrogate
+ * \udc80-\udcff is the byte 0x80-0xff instead: how the gate's audit
+ * lines write a byte that is not part of valid UTF-8 (gate/audit.c,
+ * docs/gate.md "The audit log"); any other lone surrogate is refused
+ * either way.
  */
 #define JSON_BYTES	0x01
 

@@ -7,6 +7,7 @@
 #include <syslog.h>
 
 #include "log.h"
+#include "termsafe.h"
 
 static const char	*log_prog = "aisb";
 static int		 log_verbose = 0;	/* 0: warnings, 1: info, 2: debug */
@@ -39,7 +40,14 @@ log_getverbose(void)
 	return log_verbose;
 }
 
-/* One line per call, written with a single fprintf so lines do not interleave. */
+/*
+ * One line per call, written with a single fprintf so lines do not
+ * interleave.  The whole line goes through termsafe (term_clean_str):
+ * a host, a header value, a path or a name a client or an upstream
+ * chose is one '?' a control character (ESC, CSI, a newline that would
+ * forge a line of its own), so that no value reaches a terminal or
+ * syslog as anything but text, whichever log call forgot it.
+ */
 void
 vlog(enum log_level lvl, const char *fmt, va_list ap)
 {
@@ -49,6 +57,7 @@ vlog(enum log_level lvl, const char *fmt, va_list ap)
 	    (lvl == LOG_L_DEBUG && log_verbose < 2))
 		return;
 	vsnprintf(buf, sizeof(buf), fmt, ap);
+	term_clean_str(buf, 0);
 	if (log_syslog)
 		syslog(lvl == LOG_L_ERR ? LOG_ERR : lvl == LOG_L_WARN ?
 		    LOG_WARNING : lvl == LOG_L_NOTICE ? LOG_NOTICE :
@@ -64,6 +73,7 @@ vlog_errno(const char *fmt, va_list ap, int saved)
 	char	 buf[1024];
 
 	vsnprintf(buf, sizeof(buf), fmt, ap);
+	term_clean_str(buf, 0);
 	if (log_syslog)
 		syslog(LOG_ERR, "%s: %s", buf, strerror(saved));
 	else

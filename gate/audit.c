@@ -298,23 +298,72 @@ gate_audit_close(struct gate_audit *a)
 }
 
 /*
- * Write s as a JSON string (with the quotes) into buf, truncated to fit.
- * Control bytes and bytes >= 0x80 are escaped as \u00XX, so the result is
- * ASCII and valid JSON whatever the input.  Returns the length written.
+ * The UTF-8 sequence at s (NUL-terminated): its length (2-4) with its code
+ * point in *cp, or 0 when s[0] does not start a valid one (RFC 3629: no
+ * overlong form, no surrogate U+D800-U+DFFF, nothing above U+10FFFF, no
+ * sequence cut short).  s[0] >= 0x80.
+ */
+static size_t
+utf8_seq(const unsigned char *s, unsigned *cp)
+{
+	unsigned char	 c = s[0], lo = 0x80, hi = 0xbf;
+	size_t		 n, i;
+
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2;
+		*cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		*cp = c & 0x0f;
+		if (c == 0xe0)
+			lo = 0xa0;	/* below: overlong */
+		else if (c == 0xed)
+			hi = 0x9f;	/* above: a surrogate */
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		*cp = c & 0x07;
+		if (c == 0xf0)
+			lo = 0x90;	/* below: overlong */
+		else if (c == 0xf4)
+			hi = 0x8f;	/* above: past U+10FFFF */
+	} else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if (s[i] < lo || s[i] > hi)
+			return 0;
+		*cp = *cp << 6 | (s[i] & 0x3f);
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return n;
+}
+
+/*
+ * Write s as a JSON string (with the quotes) into buf, truncated to fit
+ * (never inside an escape or a character).  The result is ASCII and valid
+ * JSON whatever the input: control bytes and DEL are \u00XX (\n and \t
+ * themselves), a valid UTF-8 character is its code point, \uXXXX, or a
+ * surrogate pair above U+FFFF, and a byte that is not part of valid
+ * UTF-8 is \udcXX, a lone low surrogate U+DC80-U+DCFF that no character
+ * is (Python's surrogateescape, PEP 383): docs/gate.md, "The audit log".
+ * Returns the length written.
  */
 size_t
 gate_json_str(char *buf, size_t len, const char *s)
 {
-	size_t	 n = 0;
+	const unsigned char	*p = (const unsigned char *)s;
+	size_t			 n = 0, k;
+	unsigned		 cp;
 
 	if (len < 3)
 		return 0;
 	buf[n++] = '"';
-	for (; *s != '\0'; s++) {
-		unsigned char	 c = *s;
-		char		 esc[8];
+	while (*p != '\0') {
+		unsigned char	 c = *p;
+		char		 esc[16];
 		size_t		 el;
 
+		k = 1;
 		if (c == '"' || c == '\\') {
 			esc[0] = '\\';
 			esc[1] = c;
@@ -325,17 +374,30 @@ gate_json_str(char *buf, size_t len, const char *s)
 		} else if (c == '\t') {
 			memcpy(esc, "\\t", 2);
 			el = 2;
-		} else if (c < 0x20 || c >= 0x7f) {
+		} else if (c < 0x20 || c == 0x7f) {
 			snprintf(esc, sizeof(esc), "\\u%04x", c);
 			el = 6;
-		} else {
+		} else if (c < 0x7f) {
 			esc[0] = c;
 			el = 1;
+		} else if ((k = utf8_seq(p, &cp)) == 0) {
+			k = 1;
+			snprintf(esc, sizeof(esc), "\\udc%02x", c);
+			el = 6;
+		} else if (cp < 0x10000) {
+			snprintf(esc, sizeof(esc), "\\u%04x", cp);
+			el = 6;
+		} else {
+			cp -= 0x10000;
+			snprintf(esc, sizeof(esc), "\\u%04x\\u%04x",
+			    0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
+			el = 12;
 		}
 		if (n + el + 2 > len)
 			break;
 		memcpy(buf + n, esc, el);
 		n += el;
+		p += k;
 	}
 	buf[n++] = '"';
 	buf[n] = '\0';

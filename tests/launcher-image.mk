@@ -6,7 +6,7 @@
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test_image
 TESTS += tests/unit/test_image
-tests_unit_test_image_SOURCES = tests/unit/test_image.c
+tests_unit_test_image_SOURCES = tests/unit/test_image.c tests/unit/tmpdir.h
 tests_unit_test_image_CPPFLAGS = $(LAUNCHER_CPPFLAGS)
 tests_unit_test_image_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CRYPTO_CFLAGS)
 tests_unit_test_image_LDADD = $(LAUNCHER_LIBS) $(CMOCKA_LIBS)

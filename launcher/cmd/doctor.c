@@ -40,6 +40,7 @@
 #include "host/storage.h"
 #include "image/image-t.h"
 #include "image/image.h"
+#include "image/store.h"
 #include "session/options.h"
 #include "session/podman.h"
 #include "session/prepare.h"
@@ -75,25 +76,29 @@ podman_at_least(const struct launch_host_facts *f, int major, int minor)
  * registry asked.  Its base is the image option's when that is here,
  * else the offline base a session falls back to when the pull fails
  * (the one `aisb image build` builds on): when the first is not built
- * the second is checked, and *offline says so.  Another sandbox image of
- * the store (another package set, an older aisb's) says nothing of the
- * session's, so none stands in for it.  0 with the tag in f->image, or
- * -1 with what to do in why.
+ * the second is checked, and *offline says so.  When neither is built,
+ * the sandbox image of the store that sessions here used last (one of
+ * another package set, `aisb --package`'s) stands in: the checks need a
+ * userland with a shell, and the enforcer, the runtime, the network and
+ * the options come from the host, not the image (docs/enforcer.md,
+ * "Nothing of the image"); note says so and names the images there.
+ * 0 with the tag in f->image, or -1 with what to do in why.
  */
 static int
-find_image(struct launch_host_facts *f, int *offline, char *why,
-    size_t whylen)
+find_image(struct launch_host_facts *f, int *offline, char *note,
+    size_t notelen, char *why, size_t whylen)
 {
 	struct launch_opts		 o;
 	struct launch_run_agent		 ra;
 	struct launch_spec_store	*st;
 	struct launch_image_spec	 spec;
 	char				 tag[LAUNCH_TAG_MAX], err[1024];
-	char				 off[LAUNCH_TAG_MAX];
-	int				 rc = -1, k;
+	char				 off[LAUNCH_TAG_MAX], list[1024];
+	char				 alt[LAUNCH_TAG_MAX];
+	int				 rc = -1, k, n = 0;
 
 	memset(&ra, 0, sizeof(ra));
-	tag[0] = off[0] = '\0';
+	tag[0] = off[0] = alt[0] = note[0] = '\0';
 	*offline = 0;
 	if ((st = calloc(1, sizeof(*st))) == NULL) {
 		snprintf(why, whylen, "out of memory");
@@ -114,17 +119,30 @@ find_image(struct launch_host_facts *f, int *offline, char *why,
 		    sizeof(err))) == 1)
 			*offline = 1;
 	}
+	if (k == 0 && (n = launch_image_sandboxes(alt, sizeof(alt), list,
+	    sizeof(list))) > 0) {
+		snprintf(note, notelen, "the image a session here would run%s%s "
+		    "is not built; this one is the aisb image sessions here "
+		    "used last, of %d: %s", tag[0] != '\0' || off[0] != '\0' ?
+		    ", " : "", tag[0] != '\0' ? tag : off, n, list);
+		*offline = 0;
+		k = 1;
+	}
 	if (k == -1)
 		snprintf(why, whylen, "the image a session would run: %s",
 		    err);
 	else if (k == 0)
 		snprintf(why, whylen, "the image a session here would run%s%s "
-		    "is not built; run `aisb image build`", tag[0] != '\0' ||
-		    off[0] != '\0' ? ", " : "", tag[0] != '\0' ? tag : off);
-	else if (strlen(*offline ? off : tag) >= sizeof(f->image))
+		    "is not built%s; run `aisb image build`", tag[0] != '\0' ||
+		    off[0] != '\0' ? ", " : "", tag[0] != '\0' ? tag : off,
+		    n == -1 ? " (and podman could not list aisb's images)" :
+		    ", nor any other aisb image");
+	else if (strlen(alt[0] != '\0' ? alt : *offline ? off : tag) >=
+	    sizeof(f->image))
 		snprintf(why, whylen, "image tag too long");
 	else {
-		snprintf(f->image, sizeof(f->image), "%s", *offline ? off : tag);
+		snprintf(f->image, sizeof(f->image), "%s", alt[0] != '\0' ?
+		    alt : *offline ? off : tag);
 		rc = 0;
 	}
 out:
@@ -740,12 +758,16 @@ static void
 session_image(char *buf, size_t len)
 {
 	struct launch_host_facts	 t;
-	char				 why[1400];
+	char				 why[1400], note[1400];
 	int				 offline = 0;
 
 	memset(&t, 0, sizeof(t));
-	if (find_image(&t, &offline, why, sizeof(why)) == -1)
+	if (find_image(&t, &offline, note, sizeof(note), why,
+	    sizeof(why)) == -1)
 		snprintf(buf, len, "unknown (%s)", why);
+	else if (note[0] != '\0')
+		snprintf(buf, len, "%s (standing in: the image a session "
+		    "here would run is not built)", t.image);
 	else
 		snprintf(buf, len, "%s%s", t.image, offline ? " (the offline "
 		    "base: sessions use it when their base cannot be pulled)" :
@@ -779,7 +801,7 @@ static int
 doctor_probe(struct launch_host_facts *f, const struct launch_doctor_id *id,
     int fresh)
 {
-	char	 why[1400];
+	char	 why[1400], note[1400];
 	int	 offline = 0, verbose = 1;
 
 	if (launch_host_check(f, verbose) == -1 && f->podman_version[0] ==
@@ -789,17 +811,21 @@ doctor_probe(struct launch_host_facts *f, const struct launch_doctor_id *id,
 	/* a host's fact: said before an image is needed (a rootless
 	 * session on cgroups v1 points here when it runs without limits) */
 	check_limits_held(f, verbose);
-	if (f->image[0] == '\0' && find_image(f, &offline, why,
-	    sizeof(why)) == -1) {
+	note[0] = '\0';
+	if (f->image[0] == '\0' && find_image(f, &offline, note,
+	    sizeof(note), why, sizeof(why)) == -1) {
 		launch_facts_say(f, verbose, LAUNCH_V_SKIP, "containers %s, "
 		    "then `aisb doctor` again to run the container checks",
 		    why);
 		return f->nfail == 0 ? 0 : -1;
 	}
 	if (verbose)
-		printf("%-5simage      %s (for the container checks%s)\n", "",
-		    f->image, offline ? "; on the offline base, which "
-		    "sessions use when their base image cannot be pulled" : "");
+		printf("%-5simage      %s (for the container checks%s%s)\n",
+		    "", f->image, offline ? "; on the offline base, which "
+		    "sessions use when their base image cannot be pulled" : "",
+		    note[0] != '\0' ? "; it stands in" : "");
+	if (verbose && note[0] != '\0')
+		printf("%-5s           %s\n", "", note);
 	if (launch_doctor_stored(f, id, fresh, doctor_containers) == -1)
 		return -1;
 	return f->nfail == 0 ? 0 : -1;

@@ -396,21 +396,32 @@ image_unlink_in(const char *dir, const char *name)
  * finds the image built, instead of running mmdebstrap again and racing
  * the first for the tag.  The lock is named after the store
  * (CONTAINERS_STORAGE_CONF), so that separate stores do not wait on each
- * other.  The descriptor, or -1 when there is no lock to be had, and then
- * builds simply go unserialised.
+ * other, and lives in the user's state folder, which aisb makes 0700
+ * ($XDG_STATE_HOME/aisb/locks/image-<hash>.lock): in /tmp or /run/lock,
+ * which every user may write, another user could make the file first, or
+ * open it and hold its lock so that the user's builds wait for ever.  It
+ * is never removed: an aisb may have it open, waiting, while the holder
+ * unlinks it, and a third then makes a new file and holds that lock
+ * alongside; an empty file per store costs nothing.  The descriptor, or
+ * -1 when there is no lock to be had, and then builds simply go
+ * unserialised.
  */
 int
 image_build_lock(void)
 {
-	const char	*conf = getenv("CONTAINERS_STORAGE_CONF"), *dir;
+	const char	*conf = getenv("CONTAINERS_STORAGE_CONF");
 	EVP_MD_CTX	*ctx;
-	char		 path[PATH_MAX], hex[LAUNCH_IMAGE_HASHLEN + 1];
+	struct stat	 st;
+	char		 path[PATH_MAX], state[PATH_MAX], dir[PATH_MAX];
+	char		 hex[LAUNCH_IMAGE_HASHLEN + 1];
 	int		 fd, n;
 
-	if (geteuid() == 0)
-		dir = "/run/lock";
-	else if ((dir = getenv("XDG_RUNTIME_DIR")) == NULL || dir[0] != '/')
-		dir = "/tmp";
+	if (launch_state_dir(environ, state, sizeof(state)) == -1 ||
+	    (size_t)snprintf(dir, sizeof(dir), "%s/locks", state) >=
+	    sizeof(dir) || launch_mkdirs(dir) == -1) {
+		log_debug("image lock: no state folder");
+		return -1;
+	}
 	if ((ctx = image_hash_new()) == NULL)
 		return -1;
 	image_hash_str(ctx, conf != NULL ? conf : "");
@@ -418,12 +429,18 @@ image_build_lock(void)
 	EVP_MD_CTX_free(ctx);
 	if (n == -1)
 		return -1;
-	n = snprintf(path, sizeof(path), "%s/aisb-image-%u-%s.lock", dir,
-	    (unsigned)geteuid(), hex);
+	n = snprintf(path, sizeof(path), "%s/image-%s.lock", dir, hex);
 	if (n < 0 || (size_t)n >= sizeof(path) ||
 	    (fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
 	    0600)) == -1) {
 		log_debug("image lock: %s", strerror(errno));
+		return -1;
+	}
+	/* a file of the user's own: nobody else can hold it */
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    st.st_uid != geteuid()) {
+		log_debug("image lock %s: not a file of the user's", path);
+		close(fd);
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0)

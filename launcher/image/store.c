@@ -173,6 +173,7 @@ image_id(const char *ref, char id[65], char *err, size_t errlen)
 #define IMAGE_LS_MAX	(512u * 1024)	/* bytes of podman's listing */
 #define IMAGE_ROWS_MAX	1024		/* aisb images judged at once */
 #define NO_VALUE	"<no value>"	/* podman's text for a missing label */
+#define SANDBOXES_LISTED 4		/* images doctor names */
 
 /* $XDG_STATE_HOME/aisb/images/<16 hex of tag> into path.  0 or -1. */
 static int
@@ -403,6 +404,59 @@ launch_image_ls(void)
 	free(text);
 	free(rows);
 	return 0;
+}
+
+/*
+ * The sandbox images of the store, the one sessions used last first
+ * (its last use, else when it was built).  Lists at most a few, each with
+ * its packages, into list.
+ */
+int
+launch_image_sandboxes(char *tag, size_t taglen, char *list, size_t listlen)
+{
+	struct img_row	*rows;
+	char		*text = NULL;
+	time_t		 ti, tb = 0;
+	size_t		 off = 0;
+	int		 n, i, best = -1, count = 0, k;
+
+	tag[0] = list[0] = '\0';
+	if ((rows = calloc(IMAGE_ROWS_MAX, sizeof(*rows))) == NULL)
+		return -1;
+	if ((n = list_rows(&text, rows)) == -1) {
+		free(rows);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (strcmp(rows[i].kind, "sandbox") != 0)
+			continue;
+		count++;
+		ti = rows[i].used != 0 ? rows[i].used : rows[i].created;
+		if (best == -1 || ti > tb) {
+			best = i;
+			tb = ti;
+		}
+	}
+	if (best != -1 && strlen(rows[best].tag) < taglen)
+		snprintf(tag, taglen, "%s", rows[best].tag);
+	for (i = 0, k = 0; i < n && off < listlen; i++) {
+		if (strcmp(rows[i].kind, "sandbox") != 0)
+			continue;
+		if (k++ == SANDBOXES_LISTED) {
+			snprintf(list + off, listlen - off, ", and %d more",
+			    count - SANDBOXES_LISTED);
+			break;
+		}
+		off += (size_t)snprintf(list + off, listlen - off,
+		    "%s%s (%s%s%s%s%s)", k > 1 ? ", " : "", rows[i].tag,
+		    rows[i].packages[0] != '\0' ? rows[i].packages :
+		    "no package", rows[i].npm[0] != '\0' ? " npm:" : "",
+		    rows[i].npm, rows[i].pip[0] != '\0' ? " pip:" : "",
+		    rows[i].pip);
+	}
+	free(text);
+	free(rows);
+	return tag[0] != '\0' ? count : 0;
 }
 
 int

@@ -32,4 +32,15 @@ int	launch_image_clean(long long older_than, size_t *nremoved);
  */
 int	launch_image_ls(void);
 
+/*
+ * The sandbox images of the store (aisb doctor's stand-in when the one a
+ * session here would run is not built): into tag the one sessions used
+ * last (its last use, else its creation), into list the first few with
+ * their packages ("localhost/aisb:<hash> (curl,git), ...").  Their count
+ * (0: none, tag ""), or -1 when podman could not list them (said on
+ * stderr).
+ */
+int	launch_image_sandboxes(char *tag, size_t taglen, char *list,
+	    size_t listlen);
+
 #endif

@@ -36,8 +36,10 @@ store=$XDG_CACHE_HOME/aisb/doctor
 # doctor PROGRAM [FLAGS]: its output in $tmp/out, its status in $rc
 doctor() {
 	local prog=$1; shift
+	local ia=()
 	rc=0
-	(cd "$tmp/ws" && "$prog" doctor --image "$img" "$@") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+	[ -z "$img" ] || ia=(--image "$img")
+	(cd "$tmp/ws" && "$prog" doctor "${ia[@]}" "$@") >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 }
 stored() { grep -q '^     stored     the container checks of 20[0-9-]*T[0-9:]*Z, made with these programs, podman, host, image, options and policy (aisb doctor --fresh runs them again):$' "$tmp/out"; }
 checks_ok() { grep -q '^ok   runtime ' "$tmp/out" && grep -q '^ok   nftables ' "$tmp/out" && grep -q '^ok   workspace ' "$tmp/out"; }
@@ -99,6 +101,33 @@ head -c 70000 /dev/zero | tr '\0' 'x' >"$store"
 doctor "$inst/aisb"
 if [ "$rc" = 0 ] && ! stored && grep -q "^     stored     $store: ignored (.*larger" "$tmp/out"; then ok
 else bad "a store file past its bound: $(cat "$tmp/out")"; fi
+
+# 6. no --image, and the image a session here would run not built, as
+# after `aisb --package NAME` alone: the aisb image sessions used last
+# stands in (its last use, else its creation), named with the others;
+# the image is given two tags no spec hashes to, the one it had untagged
+alt1=localhost/aisb:00000000000000a1 alt2=localhost/aisb:00000000000000a2
+podman tag "$img" "$alt1" "$alt2"
+podman untag "$img" "$img"
+img=
+mkdir -p "$XDG_STATE_HOME/aisb/images"
+touch -d '2 minutes ago' "$XDG_STATE_HOME/aisb/images/00000000000000a1"
+touch -d '1 minute ago' "$XDG_STATE_HOME/aisb/images/00000000000000a2"
+doctor "$aisb" --fresh
+standin() { grep -q "^     image      $1 (for the container checks; it stands in)\$" "$tmp/out" &&
+    grep -q "^                the image a session here would run\(, localhost/aisb:[0-9a-f]\{16\}\)\? is not built; this one is the aisb image sessions here used last, of 2: .*$1 (" "$tmp/out"; }
+if [ "$rc" = 0 ] && checks_ok && standin "$alt2"; then ok
+else bad "a stand-in, the last used: $(cat "$tmp/out")"; fi
+touch "$XDG_STATE_HOME/aisb/images/00000000000000a1"
+doctor "$aisb" --fresh
+if [ "$rc" = 0 ] && checks_ok && standin "$alt1"; then ok
+else bad "  the other, used since: $(cat "$tmp/out")"; fi
+# none: how to build the plain one, and the checks skipped
+podman rmi "$alt1" "$alt2" >/dev/null
+doctor "$aisb" --fresh
+if [ "$rc" = 0 ] && ! grep -q '^ok   runtime ' "$tmp/out" &&
+    grep -q "^skip containers the image a session here would run, .* is not built, nor any other aisb image; run \`aisb image build\`" "$tmp/out"; then ok
+else bad "no aisb image: $(cat "$tmp/out")"; fi
 
 echo "doctor_store: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -45,6 +45,7 @@ printf '[storage]\ndriver = "overlay"\ngraphroot = "%s/graph"\nrunroot = "%s/run
     "$tmp" "$tmp" >"$tmp/storage.conf"
 export CONTAINERS_STORAGE_CONF=$tmp/storage.conf
 export XDG_CACHE_HOME=$tmp/cache	# aisb's memory of failed pulls
+export XDG_STATE_HOME=$tmp/state	# the build lock, images' last use
 run_label=io.aisb.test=image-$$
 
 cleanup() {
@@ -217,10 +218,22 @@ check "... installed by apt-get in the image" grep -q \
     '^RUN \["env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "--no-install-recommends", "git"\]$' \
     "$out"
 step "a package set over the base present (--package git)"
+# the build lock: one file of the store's in the user's state folder (not
+# /tmp, not /run/lock), kept; a build waits while another aisb holds it
+locks=("$XDG_STATE_HOME"/aisb/locks/image-*.lock)
+check "the build lock: one file, in the state folder" \
+    test "${#locks[@]}" = 1 -a -f "${locks[0]}"
+check "... the user's alone" test "$(stat -c %a "$XDG_STATE_HOME/aisb/locks")" = 700
+flock "${locks[0]}" sleep 4 &
+hold=$!
+sleep 1
 tb=$(date +%s%N)
 tag2=$(build --package git)
 ms=$((($(date +%s%N) - tb) / 1000000))
-echo "# TIMING: aisb image build --package git, base present: $((ms / 1000)).$(printf %03d $((ms % 1000))) s"
+wait "$hold"
+echo "# TIMING: aisb image build --package git, base present (3 s of it waiting): $((ms / 1000)).$(printf %03d $((ms % 1000))) s"
+check "... it waited for the lock's holder" grep -qx \
+    'aisb: waiting for another aisb that is building an image' "$err"
 check "--package git, another tag ($tag2)" test -n "$tag2" -a "$tag2" != "$tag1"
 check "... no second base" test "$(podman images --filter \
     label=io.aisb.kind=base -q | wc -l)" = 1
@@ -239,7 +252,6 @@ check "image ls: the package, and what it adds over the base" \
 
 # --- aisb clean --images --------------------------------------------------------
 step "clean --images"
-export XDG_STATE_HOME=$tmp/state
 build_id() { podman image inspect --format '{{.Id}}' "$1"; }
 # a container that uses tag1 keeps it; tag2, unused, goes
 prun -d --name "aisb-e2e-image-$$" --network=none --entrypoint /bin/sleep \

@@ -541,7 +541,7 @@ e2e_user_remove() {
 			case $home in /home/?*) rm -rf "$home" ;; esac
 		fi
 		rm -rf "/tmp/podman-run-$uid" "/tmp/containers-user-$uid" \
-		    "/tmp/run-$uid" /tmp/aisb-image-"$uid"-*.lock 2>/dev/null
+		    "/tmp/run-$uid" 2>/dev/null
 	done
 	e2e_users=()
 }

@@ -3,7 +3,9 @@
  * Invariants: the parser gives the same answer fed whole or in two pieces
  * (it is restartable); a parsed head lies inside the input; the forwarded
  * head fits its bound; chunked scanning never claims more than it was given;
- * a TLS server name found is a lower-case name within its bound.
+ * a TLS server name found is a lower-case name within its bound; the
+ * input up to its first NUL, written as an audit line's JSON string, is
+ * pure ASCII and reads back (JSON_BYTES) as exactly those bytes.
  */
 #include "config.h"
 
@@ -13,8 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gate.h"
 #include "http.h"
+#include "json.h"
 #include "tls.h"
+
+#define JSON_IN_MAX	512	/* bytes of input written as a string */
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -32,6 +38,24 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size == 0)
 		return 0;
+	{
+		/* 6 bytes of escape at most per byte, and the quotes */
+		char	 s[JSON_IN_MAX + 1], j[6 * JSON_IN_MAX + 3];
+		char	 back[JSON_IN_MAX + 1];
+		size_t	 sl = strnlen(buf, size < JSON_IN_MAX ? size :
+		    JSON_IN_MAX), jl, k;
+
+		memcpy(s, buf, sl);
+		s[sl] = '\0';
+		jl = gate_json_str(j, sizeof(j), s);
+		for (k = 0; k < jl; k++)
+			if (j[k] < 0x20 || j[k] >= 0x7f)
+				abort();
+		if (json_string(j, jl, back, sizeof(back), &k, JSON_BYTES,
+		    NULL, 0) != (ssize_t)jl || k != sl ||
+		    memcmp(back, s, sl) != 0)
+			abort();
+	}
 	{
 		char	 name[254];
 		int	 t = gate_tls_sni(data, size, name, sizeof(name));

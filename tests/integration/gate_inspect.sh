@@ -337,6 +337,17 @@ check "a 101 to h2c for a WebSocket offer: 502" "$("$PY" "$client" raw "$gate_po
 expect_audit "$A" event=request path=/ws status=502 decision=error \
     reason=upgrade_mismatch upgrade=WebSocket \
     "detail=the upstream switched to 'h2c', not the protocol the request offered"
+# the upstream's Upgrade is its own bytes (obs-text): 0x9b, the C1 CSI of
+# an 8-bit terminal, reaches the log line as '?', never as itself
+# (common/log.c); the audit line keeps it as \udc9b, which Python reads
+# as the byte its argv's 0x9b is (surrogateescape)
+check "a 101 to bytes a terminal obeys: 502" "$("$PY" "$client" raw "$gate_port" api.test "$CA" \
+    'GET /ws?as=%C2%9B2J HTTP/1.1\r\nHost: api.test\r\nConnection: Upgrade\r\nUpgrade: WebSocket\r\n\r\n')" \
+    "HTTP/1.1 502 Bad Gateway"
+expect_audit "$A" event=request path=/ws status=502 reason=upgrade_mismatch \
+    "detail=the upstream switched to '"$'\x9b'"2J', not the protocol the request offered"
+check "  its log line: '?' for the byte" "$(grep -c "switched to '?2J'" "$tmp/gate.main.err" || true)" 1
+check "  no C1 byte in the log" "$(LC_ALL=C grep -c $'\x9b' "$tmp/gate.main.err" || true)" 0
 check "no upgrade but the WebSocket ones reached the upstream" \
     "$(grep -c -e 'n=h2c' -e 'n=two' "$tmp/up.log" || true)" 0
 

@@ -21,6 +21,7 @@
 #include "http.h"
 #include "tls.h"
 #include "ctlcmd.h"
+#include "json.h"
 
 /* Parse whole, then again fed one byte at a time: same result. */
 static ssize_t
@@ -347,17 +348,73 @@ test_chunked(void **state)
 	assert_false(done);
 }
 
+/* gate_json_str of in, then read back as the launcher reads audit lines */
+static void
+json_back(const char *in, const char *want)
+{
+	char	 buf[256], back[128], err[128];
+	size_t	 n, i;
+
+	n = gate_json_str(buf, sizeof(buf), in);
+	assert_string_equal(buf, want);
+	for (i = 0; i < n; i++)	/* pure ASCII, no control byte */
+		assert_true(buf[i] >= 0x20 && buf[i] < 0x7f);
+	assert_int_equal(json_string(buf, n, back, sizeof(back), NULL,
+	    JSON_BYTES, err, sizeof(err)), (ssize_t)n);
+	assert_string_equal(back, in);
+}
+
 static void
 test_json_str(void **state)
 {
-	char	 buf[64];
+	char		 buf[64], in[8];
+	unsigned	 a, b;
 
-	gate_json_str(buf, sizeof(buf), "a\"b\\c\n\x01\xc3\xa9");
-	assert_string_equal(buf,
-	    "\"a\\\"b\\\\c\\n\\u0001\\u00c3\\u00a9\"");
-	/* truncation keeps the quotes */
+	(void)state;
+	json_back("a\"b\\c\n\x01\x7f", "\"a\\\"b\\\\c\\n\\u0001\\u007f\"");
+	/* valid UTF-8: the code point, a surrogate pair above U+FFFF */
+	json_back("caf\xc3\xa9", "\"caf\\u00e9\"");
+	json_back("\xe2\x82\xac\xef\xbf\xbf", "\"\\u20ac\\uffff\"");
+	json_back("\xf0\x9f\x98\x80", "\"\\ud83d\\ude00\"");
+	json_back("\xf4\x8f\xbf\xbf", "\"\\udbff\\udfff\"");	/* U+10FFFF */
+	json_back("\xc2\x80\xe0\xa0\x80\xf0\x90\x80\x80",	/* each lowest */
+	    "\"\\u0080\\u0800\\ud800\\udc00\"");
+	/* not UTF-8: each byte \udcXX, and what follows read afresh */
+	json_back("\xff\xfe", "\"\\udcff\\udcfe\"");
+	json_back("a\x80z", "\"a\\udc80z\"");			/* stray */
+	json_back("\xc3(", "\"\\udcc3(\"");			/* cut short */
+	json_back("\xc3", "\"\\udcc3\"");			/* at the end */
+	json_back("\xe2\x82", "\"\\udce2\\udc82\"");
+	json_back("\xf0\x9f\x98", "\"\\udcf0\\udc9f\\udc98\"");
+	/* overlong forms */
+	json_back("\xc0\xaf", "\"\\udcc0\\udcaf\"");		/* '/' */
+	json_back("\xc1\xbf", "\"\\udcc1\\udcbf\"");
+	json_back("\xe0\x80\xaf", "\"\\udce0\\udc80\\udcaf\"");
+	json_back("\xe0\x9f\xbf", "\"\\udce0\\udc9f\\udcbf\"");
+	json_back("\xf0\x80\x80\xaf", "\"\\udcf0\\udc80\\udc80\\udcaf\"");
+	json_back("\xf0\x8f\xbf\xbf", "\"\\udcf0\\udc8f\\udcbf\\udcbf\"");
+	/* UTF-8 of a surrogate (CESU-8 too), and past U+10FFFF */
+	json_back("\xed\xa0\x80", "\"\\udced\\udca0\\udc80\"");
+	json_back("\xed\xb2\x80", "\"\\udced\\udcb2\\udc80\"");
+	json_back("\xed\x9f\xbf", "\"\\ud7ff\"");		/* below them */
+	json_back("\xf4\x90\x80\x80", "\"\\udcf4\\udc90\\udc80\\udc80\"");
+	json_back("\xf5\x80\x80\x80", "\"\\udcf5\\udc80\\udc80\\udc80\"");
+	/* every two bytes come back as they were, ASCII all the way */
+	for (a = 1; a < 256; a++)
+		for (b = 1; b < 256; b++) {
+			in[0] = (char)a;
+			in[1] = (char)b;
+			in[2] = '\0';
+			gate_json_str(buf, sizeof(buf), in);
+			json_back(in, buf);
+		}
+	/* truncation keeps the quotes, and never cuts an escape */
 	gate_json_str(buf, 8, "abcdefghijkl");
 	assert_string_equal(buf, "\"abcde\"");
+	gate_json_str(buf, 15, "ab\xf0\x9f\x98\x80");
+	assert_string_equal(buf, "\"ab\"");
+	gate_json_str(buf, 17, "ab\xf0\x9f\x98\x80");
+	assert_string_equal(buf, "\"ab\\ud83d\\ude00\"");
 }
 
 static struct gate_auth *

@@ -14,9 +14,21 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "cmd/cli.h"
 #include "image/image.h"
 #include "host/proc.h"
+#include "image/image-int.h"
+
+static char	dir[] = "/tmp/aisb-test-image-XXXXXX";
+#include "tmpdir.h"
 
 #define OFFLINE_BASE	LAUNCH_BASE_REPO ":0123456789abcdef"
 
@@ -537,6 +549,66 @@ tools_refused(void **state)
 	    sizeof(cf), err, sizeof(err)), -1);
 }
 
+/*
+ * The build lock: in the user's state folder (0700), held (another open
+ * of it cannot lock it), kept after its holder closes it, and the same
+ * file the next time; a file there that is not the user's is not used.
+ */
+static void
+build_lock(void **state)
+{
+	char		 sdir[sizeof(dir) + 8], locks[sizeof(dir) + 32];
+	char		 path[sizeof(locks) + 300];
+	struct stat	 st;
+	struct dirent	*de;
+	DIR		*d;
+	ino_t		 ino;
+	int		 fd, fd2, n = 0;
+
+	(void)state;
+	snprintf(sdir, sizeof(sdir), "%s/state", dir);
+	snprintf(locks, sizeof(locks), "%s/aisb/locks", sdir);
+	assert_int_equal(setenv("XDG_STATE_HOME", sdir, 1), 0);
+	assert_int_equal(setenv("CONTAINERS_STORAGE_CONF", "/nowhere", 1), 0);
+	assert_true((fd = image_build_lock()) >= 0);
+	assert_int_equal(stat(locks, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	assert_non_null(d = opendir(locks));
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		n++;
+		assert_int_equal(strncmp(de->d_name, "image-", 6), 0);
+		assert_int_equal(strlen(de->d_name), 6 + 16 + 5);
+		snprintf(path, sizeof(path), "%s/%s", locks, de->d_name);
+	}
+	closedir(d);
+	assert_int_equal(n, 1);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	ino = st.st_ino;
+	/* held: a second open of the file cannot lock it */
+	assert_true((fd2 = open(path, O_RDONLY | O_CLOEXEC)) >= 0);
+	assert_int_equal(flock(fd2, LOCK_EX | LOCK_NB), -1);
+	assert_int_equal(errno, EWOULDBLOCK);
+	close(fd);
+	assert_int_equal(flock(fd2, LOCK_EX | LOCK_NB), 0);
+	close(fd2);
+	/* kept, and the same file again */
+	assert_true((fd = image_build_lock()) >= 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_ino, ino);
+	close(fd);
+	/* another owner's file there: not used */
+	if (geteuid() == 0) {
+		assert_int_equal(chown(path, 65534, 65534), 0);
+		assert_int_equal(image_build_lock(), -1);
+		assert_int_equal(unlink(path), 0);
+	}
+	unsetenv("CONTAINERS_STORAGE_CONF");
+	unsetenv("XDG_STATE_HOME");
+}
+
 int
 main(void)
 {
@@ -555,7 +627,8 @@ main(void)
 		cmocka_unit_test(tools_tag_changes),
 		cmocka_unit_test(tool_names),
 		cmocka_unit_test(tools_refused),
+		cmocka_unit_test(build_lock),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -156,16 +156,26 @@ bytes_mode(void **state)
 	size_t	 n;
 
 	(void)state;
-	/* the gate's audit lines: \u00XX is byte XX, not U+00XX */
-	assert_int_equal(rd("\"a\\u00e9\\u0001\\u00ff\"", out, sizeof(out), &n,
-	    JSON_BYTES, err, sizeof(err)), 21);
-	assert_int_equal(n, 4);
-	assert_memory_equal(out, "a\xe9\x01\xff", 5);
-	assert_int_equal(rd("\"\\u0100\"", out, sizeof(out), &n, JSON_BYTES,
+	/*
+	 * the gate's audit lines: characters are characters, and a lone
+	 * \udc80-\udcff is the byte that was not UTF-8
+	 */
+	assert_int_equal(rd("\"a\\u00e9\\u0001\\udcff\\ud83d\\ude00\"", out,
+	    sizeof(out), &n, JSON_BYTES, err, sizeof(err)), 33);
+	assert_int_equal(n, 1 + 2 + 1 + 1 + 4);
+	assert_memory_equal(out, "a\xc3\xa9\x01\xff\xf0\x9f\x98\x80", 10);
+	assert_int_equal(rd("\"\\udc80\\u20ac\"", out, sizeof(out), &n,
+	    JSON_BYTES, err, sizeof(err)), 14);
+	assert_memory_equal(out, "\x80\xe2\x82\xac", 5);
+	/* not a byte's escape: below \udc80, or without the flag */
+	assert_int_equal(rd("\"\\udc7f\"", out, sizeof(out), &n, JSON_BYTES,
 	    err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "not a byte"));
-	assert_int_equal(rd("\"\\ud83d\\ude00\"", out, sizeof(out), &n,
-	    JSON_BYTES, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "without its high half"));
+	assert_int_equal(rd("\"\\udcff\"", out, sizeof(out), &n, 0,
+	    err, sizeof(err)), -1);
+	/* a lone high half stays refused */
+	assert_int_equal(rd("\"\\ud83dx\"", out, sizeof(out), &n, JSON_BYTES,
+	    err, sizeof(err)), -1);
 }
 
 static void
@@ -291,10 +301,10 @@ input_bound(void **state)
 	for (k = 0; k < len; k++)
 		assert_int_equal(json_string(good, k, out, sizeof(out), NULL,
 		    0, err, sizeof(err)), 0);
-	/* as bytes it goes wrong at \ud83d, bytes 10-15, once all is read */
+	/* the same with JSON_BYTES, which reads it the same way */
 	for (k = 0; k < len; k++)
 		assert_int_equal(json_string(good, k, out, sizeof(out), NULL,
-		    JSON_BYTES, err, sizeof(err)), k >= 16 ? -1 : 0);
+		    JSON_BYTES, err, sizeof(err)), 0);
 	/* "ab then a quote just past len: 0, not a string of 2 */
 	assert_int_equal(json_string("\"ab\"", 3, out, sizeof(out), NULL, 0,
 	    err, sizeof(err)), 0);
