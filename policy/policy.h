@@ -30,6 +30,7 @@
 #define POLICY_MAX_REQ_RULES	128	/* entries in one requests: list */
 #define POLICY_MAX_REQ_PATTERN	512	/* bytes of one path pattern */
 #define POLICY_MAX_REQ_STARS	16	/* '*' in one path pattern */
+#define POLICY_MAX_REQ_PATH	8192	/* bytes of a path with ;parameters decided */
 #define POLICY_MAX_METHOD	20	/* bytes of a method, as the gate reads them */
 #define POLICY_MAX_SECRETS	16	/* secrets: entries of one rule */
 #define POLICY_MAX_SECRET_NAME	64	/* bytes of a secret's name */

@@ -131,13 +131,41 @@ path_abnormal(const char *p, size_t n)
 				return "a percent-encoded '/', '\\' or unreserved "
 				    "byte in the path";
 		}
-		/* a segment "." or ".." ends here */
-		if (ch != '/' && (i + 1 == n || p[i + 1] == '/') &&
-		    p[seg] == '.' &&
+		if (ch == ';' && i == seg)
+			return "an empty segment with parameters (/;) in the "
+			    "path";
+		/* a segment "." or ".." ends here, or its parameters start */
+		if (ch != '/' && ch != ';' && (i + 1 == n || p[i + 1] == '/' ||
+		    p[i + 1] == ';') && p[seg] == '.' &&
 		    (i == seg || (i == seg + 1 && p[i] == '.')))
-			return "a dot segment (. or ..) in the path";
+			return "a dot segment (. or .., parameters or not: "
+			    "..;x) in the path";
 	}
 	return NULL;
+}
+
+/*
+ * p[0..n) without its segments' parameters (from a ';' to the segment's
+ * end), as servlet containers (Tomcat, Jetty: JGit, Gerrit, Bitbucket
+ * Server) and Spring route a path: "/r.git/git-receive-pack;x" is their
+ * "/r.git/git-receive-pack".  Into out (n bytes at least): its length, or
+ * 0 when p has no parameters.
+ */
+static size_t
+path_unparam(const char *p, size_t n, char *out)
+{
+	size_t	 i, o = 0;
+	int	 in = 0, any = 0;
+
+	for (i = 0; i < n; i++) {
+		if (p[i] == '/')
+			in = 0;
+		else if (p[i] == ';')
+			in = any = 1;
+		if (!in)
+			out[o++] = p[i];
+	}
+	return any ? o : 0;
 }
 
 static int
@@ -158,33 +186,13 @@ decided(struct policy_request_decision *d, enum policy_verdict v,
 	d->column = e != NULL ? e->column : 0;
 }
 
-void
-policy_decide_request(const struct policy_rule *r, const char *m,
-    size_t mlen, const char *target, size_t tlen,
-    struct policy_request_decision *d)
+/* The entries on one path (target[0..plen)): deny wins, then allow. */
+static void
+decide_path(const struct policy_rule *r, const char *m, size_t mlen,
+    const char *target, size_t plen, struct policy_request_decision *d)
 {
-	const char	*q;
-	size_t		 plen, i;
+	size_t	 i;
 
-	memset(d, 0, sizeof(*d));
-	decided(d, POLICY_ALLOW, POLICY_R_ALLOWED, NULL);
-	if (r == NULL || !r->inspect)
-		return;
-	if ((mlen == 5 && memcmp(m, "TRACE", 5) == 0) ||
-	    (mlen == 5 && memcmp(m, "TRACK", 5) == 0)) {
-		decided(d, POLICY_DENY, POLICY_R_REQUEST_METHOD, NULL);
-		d->detail = "TRACE and TRACK echo the request back, with what "
-		    "the gate adds to it: never sent to an inspected host";
-		return;
-	}
-	if (r->nreq_allow == 0 && r->nreq_deny == 0)
-		return;
-	q = memchr(target, '?', tlen);
-	plen = q != NULL ? (size_t)(q - target) : tlen;
-	if ((d->detail = path_abnormal(target, plen)) != NULL) {
-		decided(d, POLICY_DENY, POLICY_R_REQUEST_BAD_PATH, NULL);
-		return;
-	}
 	for (i = 0; i < r->nreq_deny; i++) {
 		const struct policy_reqrule *e = &r->req_deny[i];
 
@@ -206,6 +214,50 @@ policy_decide_request(const struct policy_rule *r, const char *m,
 		}
 	}
 	decided(d, POLICY_DENY, POLICY_R_REQUEST_NOT_ALLOWED, NULL);
+}
+
+void
+policy_decide_request(const struct policy_rule *r, const char *m,
+    size_t mlen, const char *target, size_t tlen,
+    struct policy_request_decision *d)
+{
+	char		 bare[POLICY_MAX_REQ_PATH];
+	const char	*q;
+	size_t		 plen;
+
+	memset(d, 0, sizeof(*d));
+	decided(d, POLICY_ALLOW, POLICY_R_ALLOWED, NULL);
+	if (r == NULL || !r->inspect)
+		return;
+	if ((mlen == 5 && memcmp(m, "TRACE", 5) == 0) ||
+	    (mlen == 5 && memcmp(m, "TRACK", 5) == 0)) {
+		decided(d, POLICY_DENY, POLICY_R_REQUEST_METHOD, NULL);
+		d->detail = "TRACE and TRACK echo the request back, with what "
+		    "the gate adds to it: never sent to an inspected host";
+		return;
+	}
+	if (r->nreq_allow == 0 && r->nreq_deny == 0)
+		return;
+	q = memchr(target, '?', tlen);
+	plen = q != NULL ? (size_t)(q - target) : tlen;
+	if ((d->detail = path_abnormal(target, plen)) != NULL) {
+		decided(d, POLICY_DENY, POLICY_R_REQUEST_BAD_PATH, NULL);
+		return;
+	}
+	decide_path(r, m, mlen, target, plen, d);
+	if (d->verdict != POLICY_ALLOW || memchr(target, ';', plen) == NULL)
+		return;
+	/* and as a server that drops the parameters reads it: both pass */
+	if (plen > POLICY_MAX_REQ_PATH) {
+		decided(d, POLICY_DENY, POLICY_R_REQUEST_BAD_PATH, NULL);
+		d->detail = "a path with parameters (;) longer than the gate "
+		    "decides";
+		return;
+	}
+	decide_path(r, m, mlen, bare, path_unparam(target, plen, bare), d);
+	if (d->verdict != POLICY_ALLOW)
+		d->detail = "the path without its parameters (;...), as "
+		    "servlet containers read it, is refused";
 }
 
 /*

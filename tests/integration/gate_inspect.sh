@@ -452,6 +452,19 @@ check "the repository unchanged" "$(git -C "$tmp/git/repo.git" rev-parse main)" 
 expect_audit "$A" event=request host=git.test method=GET \
     path=/repo.git/info/refs decision=deny reason=request_denied \
     'entry=line 25, column 14: POST [*]/git-receive-pack'
+# a path parameter is no way around the deny entry: servlet containers
+# (JGit's) route "git-receive-pack;x" as "git-receive-pack", "..;" as ".."
+code=$(proxy_get "${px[@]:2}" -u "x-access-token:$GIT_PH" -d x \
+    'https://git.test/repo.git/git-receive-pack;x')
+check "push with a path parameter: 403" "$code" "200 403"
+expect_audit "$A" event=request host=git.test method=POST \
+    'path=/repo.git/git-receive-pack;x' reason=request_denied \
+    'detail=the path without its parameters*'
+code=$(proxy_get "${px[@]:2}" -u "x-access-token:$GIT_PH" -d x --path-as-is \
+    'https://git.test/repo.git/x/..;/git-receive-pack')
+check "a dot segment with a parameter: 400" "$code" "200 400"
+check "neither reached the upstream" \
+    "$(grep -c -e 'git-receive-pack;x' -e '[.][.];/git' "$tmp/up.log" || true)" 0
 
 # --- --learn: what the rules would refuse goes through, but without secrets ---
 main_port=$gate_port

@@ -262,8 +262,9 @@ req(const struct policy *p, const char *host, const char *m,
 		    policy_reason_str(d.reason), d.line);
 	if (why == POLICY_R_REQUEST_BAD_PATH || why == POLICY_R_REQUEST_METHOD)
 		assert_non_null(d.detail);
-	else
+	else if (strchr(target, ';') == NULL || v == POLICY_ALLOW)
 		assert_null(d.detail);
+	/* else: a detail when the path without its parameters refused it */
 }
 
 static void
@@ -272,6 +273,7 @@ test_requests(void **state)
 	struct policy	*p;
 	const char	*A = "api.example.com", *G = "git.example.com";
 	const char	*H = "gh.example.com";
+	struct policy_request_decision	 d;
 
 	(void)state;
 	p = load(full_yaml);
@@ -341,6 +343,31 @@ test_requests(void **state)
 	    0);
 	req(p, G, "GET", "/a%20b%3F", POLICY_ALLOW, POLICY_R_ALLOWED, 0);
 	req(p, G, "GET", "/x?a//b/../c", POLICY_ALLOW, POLICY_R_ALLOWED, 0);
+	/*
+	 * Path parameters: servlet containers (JGit's) route
+	 * "/git-receive-pack;x" as "/git-receive-pack", and "..;" as "..":
+	 * the path without them is decided too, dot segments with them and
+	 * empty segments with them are not in normal form.
+	 */
+	req(p, G, "POST", "/o/r.git/git-receive-pack;x", POLICY_DENY,
+	    POLICY_R_REQUEST_DENIED, 14);
+	req(p, G, "POST", "/o/r.git;a=b/git-receive-pack;jsessionid=1?q",
+	    POLICY_DENY, POLICY_R_REQUEST_DENIED, 14);
+	req(p, G, "POST", "/o/r.git/..;x/git-receive-pack", POLICY_DENY,
+	    POLICY_R_REQUEST_BAD_PATH, 0);
+	req(p, G, "POST", "/o/r.git/.;/git-receive-pack", POLICY_DENY,
+	    POLICY_R_REQUEST_BAD_PATH, 0);
+	req(p, G, "GET", "/o/..;", POLICY_DENY, POLICY_R_REQUEST_BAD_PATH, 0);
+	req(p, G, "GET", "/;x/admin/y", POLICY_DENY, POLICY_R_REQUEST_BAD_PATH,
+	    0);
+	req(p, G, "GET", "/a/;", POLICY_DENY, POLICY_R_REQUEST_BAD_PATH, 0);
+	req(p, G, "DELETE", "/admin;x/y", POLICY_DENY, POLICY_R_REQUEST_DENIED,
+	    14);
+	/* parameters that change nothing denied pass */
+	req(p, G, "POST", "/o/r.git/git-upload-pack;x", POLICY_ALLOW,
+	    POLICY_R_ALLOWED, 0);
+	req(p, G, "GET", "/a;..", POLICY_ALLOW, POLICY_R_ALLOWED, 0);
+	req(p, G, "GET", "/a/.b;c/..c;.", POLICY_ALLOW, POLICY_R_ALLOWED, 0);
 
 	/* read-only API: deny wins over a matching allow */
 	req(p, H, "GET", "/repos/o/r", POLICY_ALLOW, POLICY_R_ALLOWED, 19);
@@ -351,6 +378,14 @@ test_requests(void **state)
 	    19);
 	req(p, H, "GET", "/USER/KEYS", POLICY_DENY, POLICY_R_REQUEST_DENIED,
 	    19);
+	/* a parameter is no way around an entry, and says why */
+	req(p, A, "GET", "/v1/models;x", POLICY_DENY,
+	    POLICY_R_REQUEST_NOT_ALLOWED, 0);
+	req(p, H, "GET", "/user;x/keys/1", POLICY_DENY,
+	    POLICY_R_REQUEST_DENIED, 19);
+	policy_decide_request(rule_for(p, H), "GET", 3, "/user;x/keys", 12, &d);
+	assert_non_null(d.detail);
+	assert_non_null(strstr(d.detail, "without its parameters"));
 	policy_free(p);
 }
 
