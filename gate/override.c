@@ -168,6 +168,12 @@ gate_override_push_discovery(const char *t, size_t len, size_t *repolen)
 	n = (size_t)(q - t);
 	if (n > tl && t[n - 1] == '/')
 		n--;
+	/* the last segment without its ;parameters, as servlets route it */
+	for (e = n; e > 0 && t[e - 1] != '/'; e--)
+		;
+	for (; e < n && t[e] != ';'; e++)
+		;
+	n = e;
 	if (n < tl || strncasecmp(t + n - tl, tail, tl) != 0)
 		return 0;
 	for (s = (size_t)(q - t) + 1; s <= len; s = e + 1) {

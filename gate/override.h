@@ -50,7 +50,8 @@ int	 gate_override_upgrade(const struct gate_http_req *h, const char *head,
  * REPO/info/refs?service=git-receive-pack (smart HTTP: the push's POST
  * REPO/git-receive-pack follows it): 1 with *repolen the length of REPO,
  * 0 when it is not, -1 when its query is ambiguous (a 400).  The path
- * must end in /info/refs (any case, one trailing '/' allowed); its query
+ * must end in /info/refs (any case, one trailing '/' allowed, the last
+ * segment's ;parameters dropped as servlet containers drop them); its query
  * is split at '&', ';' and '#' (what one server or another splits at),
  * each name and value percent-decoded ('+' a space), trimmed of spaces
  * and compared in any case: more than one service parameter, a

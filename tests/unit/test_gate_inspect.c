@@ -849,6 +849,12 @@ test_push_discovery(void **state)
 	push("/o/r.git/info/refs?service=git-receive-pack+++++++++++++++++++"
 	    "++++++++++++++++++++++", 1, 8);
 	push("/o/r.git/info/refs?service=git-upload-pack&x=%41", 0, 0);
+	/* servlet containers (JGit's) drop a segment's ;parameters */
+	push("/o/r.git/info/refs;x?service=git-receive-pack", 1, 8);
+	push("/o/r.git/info/refs;x/?service=git-receive-pack", 1, 8);
+	push("/o/r.git;a/info/refs;?service=git-receive-pack", 1, 10);
+	push("/o/r.git/info/refsx;y?service=git-receive-pack", 0, 0);
+	push("/o/r.git/info/re;fs?service=git-receive-pack", 0, 0);
 	/* ambiguous: a 400 */
 	push("/o/r.git/info/refs?service=git-upload-pack&service=git-receive-"
 	    "pack", -1, 0);
