@@ -26,6 +26,7 @@
 #include "session/ask.h"
 #include "cmd/cmd.h"
 #include "session/options.h"
+#include "session/secrets.h"
 #include "host/proc.h"
 
 #define GATE_IDLE_DEFAULT	600	/* seconds without a session */
@@ -51,6 +52,60 @@ parse_idle(const char *s)
 	} else if (*end == 's')
 		end++;
 	return *end == '\0' && v > 0 && v <= GATE_IDLE_MAX ? (unsigned)v : 0;
+}
+
+/*
+ * A session flag that gate up would otherwise ignore in silence: -1
+ * after a line on stderr, else 0.
+ */
+static int
+refused_flag(const struct launch_opts *o)
+{
+	size_t	 i;
+
+	if (o->src[LO_AGENT] == LAUNCH_SRC_FLAG) {
+		/* not ignored in silence: a gate's policy is only its file */
+		fprintf(stderr, "aisb: gate up: --agent: a gate enforces its "
+		    "policy file as written; add the agent's hosts to it "
+		    "(aisb --agent %s --print-policy shows them merged)\n",
+		    o->val[LO_AGENT]);
+		return -1;
+	}
+	if (o->allow_from_lockfile &&
+	    (o->src[LO_ALLOW_FROM_LOCKFILE] == LAUNCH_SRC_FLAG ||
+	    o->src[LO_ALLOW_FROM_LOCKFILE] == LAUNCH_SRC_ENV)) {
+		/* not ignored in silence: a gate's policy is only its file */
+		fprintf(stderr, "aisb: gate up: --allow-from-lockfile (%s): a "
+		    "gate enforces its policy file as written; add the hosts "
+		    "to it (aisb policy derive lockfile prints them)\n",
+		    o->where[LO_ALLOW_FROM_LOCKFILE]);
+		return -1;
+	}
+	if (o->record && (o->src[LO_RECORD] == LAUNCH_SRC_FLAG ||
+	    o->src[LO_RECORD] == LAUNCH_SRC_ENV)) {
+		/* not ignored in silence either (docs/record.md) */
+		fprintf(stderr, "aisb: gate up: --record (%s): a shared "
+		    "gate's traffic is not one session's, and a named gate "
+		    "does not record; record a session with a gate of its own: "
+		    "aisb --record -- COMMAND\n", o->where[LO_RECORD]);
+		return -1;
+	}
+	for (i = 0; i < o->nsecrets; i++) {
+		char	 sname[POLICY_MAX_SECRET_NAME + 1];
+
+		if (o->secrets[i].src != LAUNCH_SRC_FLAG)
+			continue;
+		/* not ignored in silence: its sessions could not use it */
+		launch_secret_entry_name(o->secrets[i].text, sname,
+		    sizeof(sname));
+		fprintf(stderr, "aisb: gate up: --secret %s: a named gate "
+		    "adds no secrets (one session's would go out with every "
+		    "other session's requests); pass it to a session with a "
+		    "gate of its own: aisb --secret %s -- COMMAND\n", sname,
+		    sname);
+		return -1;
+	}
+	return 0;
 }
 
 static int
@@ -109,33 +164,7 @@ gate_up(int argc, char **argv)
 		launch_cli_help(launch_cli_find("gate up"), stdout);
 		return 0;
 	}
-	if (o.src[LO_AGENT] == LAUNCH_SRC_FLAG) {
-		/* not ignored in silence: a gate's policy is only its file */
-		fprintf(stderr, "aisb: gate up: --agent: a gate enforces its "
-		    "policy file as written; add the agent's hosts to it "
-		    "(aisb --agent %s --print-policy shows them merged)\n",
-		    o.val[LO_AGENT]);
-		launch_opts_free(&o);
-		return EXIT_CONFIG;
-	}
-	if (o.allow_from_lockfile &&
-	    (o.src[LO_ALLOW_FROM_LOCKFILE] == LAUNCH_SRC_FLAG ||
-	    o.src[LO_ALLOW_FROM_LOCKFILE] == LAUNCH_SRC_ENV)) {
-		/* not ignored in silence: a gate's policy is only its file */
-		fprintf(stderr, "aisb: gate up: --allow-from-lockfile (%s): a "
-		    "gate enforces its policy file as written; add the hosts "
-		    "to it (aisb policy derive lockfile prints them)\n",
-		    o.where[LO_ALLOW_FROM_LOCKFILE]);
-		launch_opts_free(&o);
-		return EXIT_CONFIG;
-	}
-	if (o.record && (o.src[LO_RECORD] == LAUNCH_SRC_FLAG ||
-	    o.src[LO_RECORD] == LAUNCH_SRC_ENV)) {
-		/* not ignored in silence either (docs/record.md) */
-		fprintf(stderr, "aisb: gate up: --record (%s): a shared "
-		    "gate's traffic is not one session's, and a named gate "
-		    "does not record; record a session with a gate of its own: "
-		    "aisb --record -- COMMAND\n", o.where[LO_RECORD]);
+	if (refused_flag(&o) == -1) {
 		launch_opts_free(&o);
 		return EXIT_CONFIG;
 	}
