@@ -541,7 +541,7 @@ for i in $(seq 30); do
 	sleep 0.1
 done
 check "pinning lines" "$(audit_count "$A" event=decision decision=deny \
-    reason=client_refused_ca 'detail=client refused the session CA: pinning?*')" 2
+    reason=client_refused_ca 'detail=client refused the session CA: not given it, or pinning?*')" 2
 # a tunnel to an inspected host that does not speak TLS: its 200, the close
 check "not TLS: closed" "$(raw_req "$gate_port" \
     'CONNECT api.test:443 HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\n\r\n')" \
@@ -660,8 +660,34 @@ check "--ca-key: leaves of the operators' CA" "$(curl -sS -m 10 \
     -x "http://127.0.0.1:$gate_port" --cacert "$tmp/op.crt" -o /dev/null \
     -w '%{http_code}' https://api.test/v1/models)" 200
 check "--ca-out is that CA" "$(cmp -s "$tmp/op.crt" "$tmp/op-out.pem" && echo same)" same
+# a client not given the operators' CA: the line names that CA, not a session's
+curl -sS -m 10 -x "http://127.0.0.1:$gate_port" https://api.test/v1/models \
+    -o /dev/null 2>/dev/null && bad "curl trusted the --ca-key CA unasked" || ok
+for i in $(seq 30); do
+	[ "$(audit_count "$tmp/audit.op.log" reason=client_refused_ca)" -ge 1 ] && break
+	sleep 0.1
+done
+check "--ca-key: the refusal names that CA" "$(audit_count "$tmp/audit.op.log" \
+    event=decision reason=client_refused_ca \
+    'detail=client refused the --ca-key CA: not given it, or pinning?*')" 1
 kill "$gate_pid"
 wait "$gate_pid" 2>/dev/null || true
+# a key every user may read is refused (78), one its group may is warned about
+for m in 0644 0602 0640; do
+	chmod "$m" "$tmp/op.pem"
+	rc=0
+	"$gate_bin" -n -f "$tmp/policy.yaml" --ca-key "$tmp/op.pem" >/dev/null \
+	    2>"$tmp/gate.nm.err" || rc=$?
+	case $m in
+	0640)	check "--ca-key $m: runs" "$rc" 0
+		grep -q "is open to its group: make it 0600" "$tmp/gate.nm.err" &&
+		    ok || bad "--ca-key $m: $(cat "$tmp/gate.nm.err")" ;;
+	*)	check "--ca-key $m: 78" "$rc" 78
+		grep -q "is open to every user (mode $m): anyone could read or replace" \
+		    "$tmp/gate.nm.err" && ok || bad "--ca-key $m: $(cat "$tmp/gate.nm.err")" ;;
+	esac
+done
+chmod 0600 "$tmp/op.pem"
 # refused at start, with what is wrong and never a secret's byte
 rc=0
 "$gate_bin" -n -f "$tmp/policy.yaml" --ca-key "$tmp/op.crt" >/dev/null \
