@@ -704,6 +704,69 @@ rc=0
     >/dev/null 2>"$tmp/gate.n3.err" 5< <(secrets) || rc=$?
 check "-n with both: OK" "$rc" 0
 
+# --- --reload-closes: a reload that changes an inspected rule's secrets: -------
+# (or requests:) closes its live connections, which would run on with the
+# old ones; a connection whose rule did not change lives on
+cp "$tmp/policy.yaml" "$tmp/rc.yaml"
+start_gate rc "$tmp/rc.yaml" --upstream-ca "$tmp/upca.pem" --reload-closes \
+    --ca-out "$tmp/rc-ca.pem" --secrets-fd 5 5< <(secrets)
+rm -f "$tmp/rc.ready" "$tmp/rc.go"
+"$PY" - "$gate_port" "$tmp/rc-ca.pem" "$tmp/rc" >"$tmp/rc.out" 2>&1 <<'PY' &
+import http.client, os, ssl, sys, time
+port, ca, base = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+conns = {}
+for host in ("api.test", "other.test"):
+    c = http.client.HTTPSConnection("127.0.0.1", port, timeout=10,
+        context=ssl.create_default_context(cafile=ca))
+    c.set_tunnel(host, 443)
+    conns[host] = c
+def get(host, path):
+    try:
+        conns[host].request("GET", path)
+        r = conns[host].getresponse()
+        r.read()
+        print(host, path, r.status)
+    except Exception as e:
+        print(host, path, "closed" if isinstance(e, (ConnectionError,
+            http.client.RemoteDisconnected)) else repr(e))
+get("api.test", "/echo/rc1")
+get("other.test", "/echo/rc1")
+open(base + ".ready", "w").close()
+for _ in range(300):
+    if os.path.exists(base + ".go"):
+        break
+    time.sleep(0.05)
+get("api.test", "/echo/rc2")
+get("other.test", "/echo/rc2")
+PY
+rcpid=$!
+for i in $(seq 100); do [ -e "$tmp/rc.ready" ] && break; sleep 0.1; done
+"$PY" - "$tmp/rc.yaml" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+cut = "    secrets:\n      - name: API_KEY\n        header: x-api-key\n"
+assert cut in s
+open(sys.argv[1], "w").write(s.replace(cut, "", 1))
+PY
+kill -HUP "$gate_pid"
+for i in $(seq 50); do
+	[ "$(audit_count "$tmp/audit.rc.log" event=reload reason=applied)" -ge 1 ] && break
+	sleep 0.1
+done
+: >"$tmp/rc.go"
+wait "$rcpid" || true
+check "--reload-closes: before the reload" "$(grep -c 'rc1 200' "$tmp/rc.out")" 2
+check "--reload-closes: the secret taken out closes its connection" \
+    "$(grep '^api.test /echo/rc2' "$tmp/rc.out")" "api.test /echo/rc2 closed"
+check "--reload-closes: a rule unchanged, its connection lives" \
+    "$(grep '^other.test /echo/rc2' "$tmp/rc.out")" "other.test /echo/rc2 200"
+check "--reload-closes: its close line" "$(audit_count "$tmp/audit.rc.log" \
+    event=close host=api.test reason=policy_reload)" 1
+check "--reload-closes: the request after it never went upstream" \
+    "$(grep -c '/echo/rc2' "$tmp/up.log")" 1
+kill "$gate_pid"
+wait "$gate_pid" 2>/dev/null || true
+
 # --- the leak sweep ----------------------------------------------------------
 sweep() {	# sweep NAME FILE...: no secret, in any form, in these
 	local name=$1 v hit
