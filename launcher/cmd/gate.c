@@ -209,6 +209,7 @@ gate_up(int argc, char **argv)
 		close(lockfd);
 		return EXIT_ENFORCE;
 	}
+	launch_warn_test_env(name);
 	if (gates_spawn(dir, policy, idle, launch_cli_get(&ca,
 	    "--reload-closes") != NULL, ask, lockfd, msg, sizeof(msg)) == -1) {
 		fprintf(stderr, "aisb: gate up: %s\n", strerror(errno));

@@ -76,6 +76,8 @@ check "gate up --secret: says why" \
 rc=0; "$aisb" gate up e2eni --policy "$tmp/policy.yaml" --idle 60 \
     >"$tmp/out" 2>"$tmp/err" || rc=$?
 check "gate up" "$rc" 0
+check "gate up: the test hook said on stderr, for the named gate" \
+    "$(grep -c '^aisb: warning: AISB_TEST_UPSTREAM_CA=.* is set: a hook for tests; named gate e2eni trusts that CA' "$tmp/err" || true)" 1
 gdir=$XDG_STATE_HOME/aisb/gates/e2eni
 check "the gate's CA in its folder" \
     "$(openssl x509 -noout -subject -in "$gdir/gate-ca.pem" 2>/dev/null | grep -c 'aisb session CA' || true)" 1
@@ -90,6 +92,8 @@ for s in one two; do
 	rc=0; (cd "$tmp/ws" && "$aisb" --gate e2eni --package curl -- \
 	    ./probe.sh "$s") >"$tmp/out.$s" 2>"$tmp/err.$s" </dev/null || rc=$?
 	check "session $s: exit" "$rc" 0
+	check "session $s: no word of the hook, which its gate does not read" \
+	    "$(grep -c 'AISB_TEST_UPSTREAM_CA' "$tmp/err.$s" || true)" 0
 	check "session $s: curl trusts the gate's CA" \
 	    "$(grep '^get' "$tmp/out.$s" || true)" "get 200"
 	check "session $s: the rule's deny entry" \
