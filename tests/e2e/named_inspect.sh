@@ -11,7 +11,8 @@
 # session of its own gate does (the gate writes it into its folder, each
 # session adds it to its CA file), and get 403 for the denied request;
 # both sessions' requests are decided by the rule.  --secret with
-# --gate, and on gate up, are refused (78) saying why.
+# --gate, and on gate up, are refused (78) saying why.  Then the same
+# as an ordinary user with rootless podman.
 #
 # Needs root, podman and mmdebstrap; builds its images offline in a
 # podman store of its own, which the EXIT trap removes, failure or not.
@@ -20,11 +21,12 @@ set -euo pipefail
 
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
-e2e_start named_inspect mmdebstrap openssl "$PY"
+e2e_start named_inspect mmdebstrap openssl "$PY" useradd userdel runuser
 chmod 0755 "$tmp"
 e2e_seed_image curl
 e2e_cleanup_more() {
 	"$aisb" gate down e2eni >/dev/null 2>&1 || true
+	[ -z "${user:-}" ] || (cd / && as_user aisb gate down e2eni) >/dev/null 2>&1 || true
 }
 
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=aisb e2e upstream CA $$" \
@@ -112,6 +114,30 @@ check "upstream: both sessions' GETs, no denied request" \
 
 "$aisb" gate down e2eni >/dev/null 2>&1 || bad "gate down"
 check "gate down: its CA file gone" "$([ -e "$gdir/gate-ca.pem" ] && echo there || echo gone)" gone
+
+# --- rootless: an ordinary user's named gate and two sessions ---------------
+e2e_user aisbni
+home=$e2e_home user=$e2e_user_name
+install -m 0644 "$tmp/policy.yaml" "$tmp/ca.crt" "$home/"
+uws=$home/proj
+install -d -m 0700 -o "$user" -g "$user" "$uws"
+install -m 0755 -o "$user" "$tmp/ws/probe.sh" "$uws/"
+rc=0; (cd "$uws" && as_user env AISB_TEST_UPSTREAM_CA="$home/ca.crt" aisb \
+    gate up e2eni --policy "$home/policy.yaml" --idle 60) \
+    >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+check "rootless: gate up" "$rc" 0
+for s in three four; do
+	rc=0; (cd "$uws" && as_user aisb --gate e2eni --package curl -- \
+	    ./probe.sh "$s") >"$tmp/out.$s" 2>"$tmp/err.$s" </dev/null || rc=$?
+	check "rootless session $s: exit" "$rc" 0
+	check "rootless session $s: curl trusts the gate's CA" \
+	    "$(grep '^get' "$tmp/out.$s" || true)" "get 200"
+	check "rootless session $s: the rule's deny entry" \
+	    "$(grep '^denied' "$tmp/out.$s" || true)" "denied 403"
+done
+check "rootless: the gate's audit, each session's denied request" \
+    "$(grep -c '"event":"request".*"reason":"request_denied"' "$home/.local/state/aisb/gates/e2eni/audit.jsonl" || true)" 2
+(cd "$uws" && as_user aisb gate down e2eni) >/dev/null 2>&1 || bad "rootless: gate down"
 
 echo "# $pass passed, $fail failed"
 [ "$fail" = 0 ]
