@@ -756,6 +756,14 @@ done
 : >"$tmp/rc.go"
 wait "$rcpid" || true
 check "--reload-closes: before the reload" "$(grep -c 'rc1 200' "$tmp/rc.out")" 2
+# a secret a rule names that the gate was not given: said at start, and again
+# after each reload, once a name
+for w in start reload; do
+	check "$w: the secret not given is said, once" "$(grep -c \
+	    "aisb-gate: $w: secret NOT_GIVEN (rule .*rc.yaml:[0-9]*:[0-9]* allow host: repl.test) was not given to the gate (--secrets-fd): its requests go out without it" \
+	    "$tmp/gate.rc.err")" 1
+done
+check "only the secret not given is said (start, reload)" "$(grep -c 'secret [A-Z_]* (rule' "$tmp/gate.rc.err")" 2
 check "--reload-closes: the secret taken out closes its connection" \
     "$(grep '^api.test /echo/rc2' "$tmp/rc.out")" "api.test /echo/rc2 closed"
 check "--reload-closes: a rule unchanged, its connection lives" \
