@@ -322,7 +322,7 @@ static int
 gate_status(const char *name)
 {
 	struct gates_state	 st;
-	char			 dir[PATH_MAX], err[256], *resp;
+	char			 dir[PATH_MAX], ca[PATH_MAX], err[256], *resp;
 
 	if (gates_dir(name, dir, sizeof(dir), err, sizeof(err)) == -1) {
 		fprintf(stderr, "aisb: gate status: %s\n", err);
@@ -336,6 +336,10 @@ gate_status(const char *name)
 	    "idle %u\nask %u\nsupervisor %ld\ngate_pid %ld\nfolder %s\n",
 	    name, st.port, st.policy, count_sessions(dir), st.idle, st.ask,
 	    (long)st.sup, (long)st.gate, dir);
+	/* what a client of its inspected hosts trusts (gates.c) */
+	if (file_path_join(ca, sizeof(ca), dir, LAUNCH_GATE_CA) == 0 &&
+	    access(ca, R_OK) == 0)
+		printf("ca %s\n", ca);
 	if ((resp = malloc(STATUS_MAX)) == NULL)
 		return EXIT_ENFORCE;
 	if (gates_control(dir, "status\n", resp, STATUS_MAX, 1) == 0)

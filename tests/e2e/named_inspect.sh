@@ -81,6 +81,8 @@ check "gate up" "$rc" 0
 check "gate up: the test hook said on stderr, for the named gate" \
     "$(grep -c '^aisb: warning: AISB_TEST_UPSTREAM_CA=.* is set: a hook for tests; named gate e2eni trusts that CA' "$tmp/err" || true)" 1
 gdir=$XDG_STATE_HOME/aisb/gates/e2eni
+check "gate status names the gate's CA" \
+    "$("$aisb" gate status e2eni | grep -c "^ca $gdir/gate-ca.pem\$" || true)" 1
 check "the gate's CA in its folder" \
     "$(openssl x509 -noout -subject -in "$gdir/gate-ca.pem" 2>/dev/null | grep -c 'aisb session CA' || true)" 1
 
