@@ -239,6 +239,8 @@ TESTS += tests/cli/snapshot_policy.sh
 TESTS += tests/cli/gate_up_closes.sh
 # a gone session's credential: withdrawn once the gate reread the file
 TESTS += tests/cli/gate_reap.sh
+# a named gate adds no secrets (said at gate up); its CA's certificate
+TESTS += tests/cli/gate_secrets.sh
 # held requests, the launcher's half, against a fake control socket
 TESTS += tests/cli/ask.sh
 EXTRA_DIST += tests/cli/ask.sh tests/cli/askfake.py
@@ -252,7 +254,8 @@ tests_cli_snapask_LDADD = $(LAUNCHER_LIBS)
 EXTRA_DIST += tests/cli/snapshot_ask.sh tests/cli/snapshot_undo.sh \
 	tests/cli/snapshot_draft.sh tests/cli/snapshot_conf.sh \
 	tests/cli/retention.sh tests/cli/snapshot_policy.sh tests/cli/snaplib.sh \
-	tests/cli/gate_up_closes.sh tests/cli/gate_reap.sh
+	tests/cli/gate_up_closes.sh tests/cli/gate_reap.sh \
+	tests/cli/gate_secrets.sh
 # A recorded session in gate mode: tshark, streams, manifest, verify,
 # --record-max (root, podman, tshark; AISB_E2E=1)
 EXTRA_DIST += tests/e2e/record.sh

@@ -55,6 +55,38 @@ parse_idle(const char *s)
 }
 
 /*
+ * The secrets the gate's policy names, said at once: a named gate adds
+ * none (gate up takes no --secret), so those rules' requests go out
+ * without them; its gate.log says it too, where nobody looks.
+ */
+static void
+say_secrets(const char *name, const char *path)
+{
+	struct policy			*p;
+	const struct policy_rule	*r;
+	struct policy_secret_info	 si;
+	char				 rule[256];
+	size_t				 i, k;
+
+	if (policy_load_file(path, &p, NULL) == -1)
+		return;		/* the gate said why it would not load it */
+	for (i = 0; i < policy_rule_count(p); i++) {
+		r = policy_rule_at(p, i);
+		for (k = 0; policy_rule_inspect(r) &&
+		    k < policy_rule_secret_count(r); k++) {
+			policy_rule_secret(r, k, &si);
+			fprintf(stderr, "aisb: gate %s: secret %s (rule %s): a "
+			    "named gate adds no secrets, so that rule's "
+			    "requests go out without it; a session with a gate "
+			    "of its own adds it: aisb --secret %s -- COMMAND\n",
+			    name, si.name, policy_rule_describe(r, rule,
+			    sizeof(rule)), si.name);
+		}
+	}
+	policy_free(p);
+}
+
+/*
  * A session flag that gate up would otherwise ignore in silence: -1
  * after a line on stderr, else 0.
  */
@@ -223,6 +255,7 @@ gate_up(int argc, char **argv)
 		return EXIT_ENFORCE;
 	}
 	rc = atoi(msg + 3);
+	say_secrets(name, policy);
 	printf("gate %s up on 127.0.0.1:%d, policy %s; reaped after %u s "
 	    "without a session; use it with: aisb --gate %s -- COMMAND\n",
 	    name, rc, policy, idle, name);
