@@ -3,7 +3,8 @@
 # none, so gate up refuses --secret and says at once which secrets its
 # policy names that its rules' requests go without; it makes its CA at
 # start and writes the certificate into its folder, which gate status
-# names and gate down removes.  A real gate on 127.0.0.1, no podman.
+# names and gate down removes; a session's options say whose policy it
+# runs.  A real gate on 127.0.0.1, no podman.
 set -euo pipefail
 . "$(dirname "$0")/../errtrap.sh"	# a death names its command and line
 
@@ -62,6 +63,8 @@ check "its gate.log says it too" "$(grep -c \
     "$dir/gate.log" || true)" 1
 check "its CA's certificate, a CA's" "$(openssl x509 -noout -text \
     -in "$dir/gate-ca.pem" 2>/dev/null | grep -c 'CA:TRUE' || true)" 1
+check "a session's --print-config: the policy is the gate's" "$("$aisb" --gate \
+    "$name" --print-config 2>/dev/null | grep -c "^policy *$tmp/policy.yaml (gate $name)\$" || true)" 1
 check "gate status names it" "$("$aisb" gate status "$name" | grep -c "^ca $dir/gate-ca.pem\$" || true)" 1
 "$aisb" gate down "$name" >/dev/null 2>&1 || bad "gate down"
 up=
