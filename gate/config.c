@@ -22,6 +22,7 @@
 #include "file.h"
 #include "log.h"
 #include "gate/gate.h"
+#include "gate/inject.h"
 
 /*
  * At start-up the errors go to stderr as aisb policy check prints them; on
@@ -412,5 +413,6 @@ reload_set(struct gate *g)
 	if (gate_inspect_init(g) == -1)
 		log_warnx("reload: the gate cannot inspect: connections to "
 		    "inspected hosts are refused (upstream_tls)");
+	gate_inject_missing(g, gate_inspect_secrets(g), "reload");
 	return 0;
 }

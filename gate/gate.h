@@ -553,6 +553,8 @@ void			 gate_dnsgate_free(struct gate *);
 /* inspect.c: the gate's inspection: CA, TLS contexts, secrets */
 int			 gate_inspect_init(struct gate *);
 void			 gate_inspect_free(struct gate *);
+/* the secrets it was given (inspect_pool.c); NULL: none */
+const struct gate_secrets *gate_inspect_secrets(const struct gate *);
 /* The kept upstream legs closed (a reload, the end): inspect.c */
 void			 gate_inspect_pool_flush(struct gate *);
 /* the CA's certificate, PEM (control "ca"); NULL: none */

@@ -30,6 +30,7 @@
 #include "gate/gate.h"
 #include "gate/http.h"
 #include "gate/inject.h"
+#include "log.h"
 
 #define BASIC_MAX	1024	/* bytes of a Basic credential looked into */
 
@@ -48,6 +49,16 @@ name_add(char *list, size_t len, const char *name)
 	if (n > 0)
 		list[n++] = ',';
 	memcpy(list + n, name, k + 1);
+}
+
+/* 1 when name was not in list yet (it is now, room permitting) */
+static int
+name_fresh(char *list, size_t len, const char *name)
+{
+	size_t	 before = strlen(list);
+
+	name_add(list, len, name);
+	return strlen(list) != before;
 }
 
 /* The rule's secret that sets header name, if the gate holds it. */
@@ -313,3 +324,44 @@ gate_inject_head(const struct gate_http_req *req, const char *head,
 		return -1;
 	return out->failed ? -1 : 0;
 }
+
+/* the names of one policy's inspecting rules' secrets not in ss, said */
+static void
+missing_in(const struct policy *p, const struct gate_secrets *ss,
+    const char *when, char *said, size_t saidlen)
+{
+	const struct policy_rule	*r;
+	struct policy_secret_info	 si;
+	char				 rule[256];
+	size_t				 i, k;
+
+	for (i = 0; i < policy_rule_count(p); i++) {
+		r = policy_rule_at(p, i);
+		for (k = 0; policy_rule_inspect(r) &&
+		    k < policy_rule_secret_count(r); k++) {
+			policy_rule_secret(r, k, &si);
+			if (gate_secrets_find(ss, si.name) != NULL ||
+			    !name_fresh(said, saidlen, si.name))
+				continue;
+			log_warnx("%s: secret %s (rule %s) was not given to the "
+			    "gate (--secrets-fd): its requests go out without "
+			    "it", when, si.name, policy_rule_describe(r, rule,
+			    sizeof(rule)));
+		}
+	}
+}
+
+void
+gate_inject_missing(const struct gate *g, const struct gate_secrets *ss,
+    const char *when)
+{
+	char	 said[INJECT_NAMES_MAX] = "";
+	size_t	 i;
+
+	missing_in(g->policy, ss, when, said, sizeof(said));
+	for (i = 0; g->users != NULL && i < gate_users_count(g->users); i++)
+		if (gate_users_policy(g->users, i) != NULL)
+			missing_in(gate_users_policy(g->users, i), ss, when,
+			    said, sizeof(said));
+}
+

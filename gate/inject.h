@@ -58,4 +58,13 @@ int	 gate_inject_head(const struct gate_http_req *req, const char *head,
 void	 gate_inject_scan(const struct gate_secrets *ss, const char *p,
 	    size_t len, char *names, size_t nameslen);
 
+/*
+ * Says (log_warnx, "WHEN: secret NAME (rule ...) was not given to the
+ * gate") each secret the inspecting rules of the gate's policies name
+ * that ss (NULL: none) does not hold: its requests go out without it.
+ * At start and after each reload; each name once.
+ */
+void	 gate_inject_missing(const struct gate *, const struct gate_secrets *,
+	    const char *when);
+
 #endif

@@ -25,6 +25,7 @@
 #include "exitcode.h"
 #include "log.h"
 #include "gate/gate.h"
+#include "gate/inject.h"
 
 /*
  * The one struct gate, static so that what it holds stays reachable until
@@ -529,6 +530,7 @@ main(int argc, char **argv)
 	/* inspected hosts: the CA (--ca-key is read as root), the secrets */
 	if (gate_inspect_init(g) == -1)
 		return EXIT_CONFIG;
+	gate_inject_missing(g, gate_inspect_secrets(g), "start");
 	if (cfg->audit_path != NULL && strcmp(cfg->audit_path, "-") == 0 &&
 	    !cfg->foreground && !cfg->check_only) {
 		fprintf(stderr, "aisb-gate: --audit - needs -d\n");

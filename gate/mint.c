@@ -211,8 +211,9 @@ gate_ca_new(char *err, size_t errlen)
 /*
  * --ca-key FILE: the CA's certificate first, any certificates above it,
  * and its private key, in PEM.  The certificate must be a CA's and the
- * key its own.  The file's bytes are wiped once read.  *loose is set when
- * others than its owner may read the file (the caller warns).
+ * key its own.  The file's bytes are wiped once read.  A file every user
+ * may read or write is refused; *loose is set when its group may (the
+ * caller warns).
  */
 struct gate_ca *
 gate_ca_load(const char *path, int *loose, char *err, size_t errlen)
@@ -229,8 +230,9 @@ gate_ca_load(const char *path, int *loose, char *err, size_t errlen)
 		snprintf(err, errlen, "--ca-key %s", why);
 		return NULL;
 	}
-	*loose = stat(path, &st) == 0 &&
-	    (st.st_mode & (S_IRWXG | S_IRWXO)) != 0;
+	if (stat(path, &st) == -1)
+		st.st_mode = 0;
+	*loose = (st.st_mode & S_IRWXG) != 0;
 	if ((ca = ca_alloc()) == NULL ||
 	    (bio = BIO_new_mem_buf(text, (int)len)) == NULL ||
 	    (ca->chain = sk_X509_new_null()) == NULL) {
@@ -252,6 +254,14 @@ gate_ca_load(const char *path, int *loose, char *err, size_t errlen)
 		snprintf(err, errlen, "--ca-key %s: no %s in it (PEM: the CA "
 		    "certificate, then its private key, unencrypted)", path,
 		    ca->cert == NULL ? "certificate" : "private key");
+		goto fail;
+	}
+	if ((st.st_mode & (S_IROTH | S_IWOTH)) != 0) {
+		/* whoever reads it mints what the clients trust: refused */
+		snprintf(err, errlen, "--ca-key %s is open to every user "
+		    "(mode %04o): anyone could read or replace the key the "
+		    "clients trust; make it 0600 (0640 to a group of --user)",
+		    path, (unsigned)(st.st_mode & 07777));
 		goto fail;
 	}
 	if (X509_check_ca(ca->cert) == 0) {

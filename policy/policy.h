@@ -248,6 +248,13 @@ int		 policy_fix_yaml(const struct policy *p,
  * line); matching is linear in it per '*' of an entry.  Never allocates.
  */
 int	 policy_rule_inspect(const struct policy_rule *);
+/*
+ * 1 when two rules (either NULL: no rule) inspect alike: neither does,
+ * or both with the same requests: entries and secrets: (a reload that
+ * changed them is told by this, gate/conn/recheck.c).
+ */
+int	 policy_rule_inspect_same(const struct policy_rule *,
+	    const struct policy_rule *);
 void	 policy_decide_request(const struct policy_rule *, const char *method,
 	    size_t methodlen, const char *target, size_t targetlen,
 	    struct policy_request_decision *);

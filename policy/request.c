@@ -39,6 +39,15 @@ policy_rule_inspect(const struct policy_rule *r)
 	return r != NULL && r->inspect;
 }
 
+int
+policy_rule_inspect_same(const struct policy_rule *a,
+    const struct policy_rule *b)
+{
+	if (!policy_rule_inspect(a) || !policy_rule_inspect(b))
+		return policy_rule_inspect(a) == policy_rule_inspect(b);
+	return policy_inspect_same(a, b);
+}
+
 size_t
 policy_rule_secret_count(const struct policy_rule *r)
 {

@@ -11,7 +11,8 @@
 # described, and distributed, in the fragment of its part.
 TESTS += tests/e2e/identity.sh tests/e2e/image.sh tests/e2e/npm.sh \
 	tests/e2e/pip.sh tests/e2e/session.sh tests/e2e/seccomp.sh \
-	tests/e2e/hostca.sh tests/e2e/secrets.sh tests/e2e/snapshot.sh \
+	tests/e2e/hostca.sh tests/e2e/secrets.sh tests/e2e/named_inspect.sh \
+	tests/e2e/snapshot.sh \
 	tests/e2e/signals.sh tests/e2e/transparent.sh tests/e2e/record.sh \
 	tests/e2e/agent.sh tests/e2e/deny.sh tests/e2e/direct.sh tests/e2e/learn.sh \
 	tests/e2e/apt.sh tests/e2e/kube.sh tests/e2e/gitguard.sh \
@@ -238,6 +239,8 @@ TESTS += tests/cli/snapshot_policy.sh
 TESTS += tests/cli/gate_up_closes.sh
 # a gone session's credential: withdrawn once the gate reread the file
 TESTS += tests/cli/gate_reap.sh
+# a named gate adds no secrets (said at gate up); its CA's certificate
+TESTS += tests/cli/gate_secrets.sh
 # held requests, the launcher's half, against a fake control socket
 TESTS += tests/cli/ask.sh
 EXTRA_DIST += tests/cli/ask.sh tests/cli/askfake.py
@@ -251,7 +254,8 @@ tests_cli_snapask_LDADD = $(LAUNCHER_LIBS)
 EXTRA_DIST += tests/cli/snapshot_ask.sh tests/cli/snapshot_undo.sh \
 	tests/cli/snapshot_draft.sh tests/cli/snapshot_conf.sh \
 	tests/cli/retention.sh tests/cli/snapshot_policy.sh tests/cli/snaplib.sh \
-	tests/cli/gate_up_closes.sh tests/cli/gate_reap.sh
+	tests/cli/gate_up_closes.sh tests/cli/gate_reap.sh \
+	tests/cli/gate_secrets.sh
 # A recorded session in gate mode: tshark, streams, manifest, verify,
 # --record-max (root, podman, tshark; AISB_E2E=1)
 EXTRA_DIST += tests/e2e/record.sh
@@ -318,6 +322,9 @@ EXTRA_DIST += tests/e2e/kube.sh
 # Secrets in real sessions, rootful and rootless: the gate adds them, the
 # sandbox holds placeholders, and the leak sweep (issue 29)
 EXTRA_DIST += tests/e2e/secrets.sh
+# A named gate that inspects: its sessions trust its CA, its rules decide
+# their requests; --secret with it refused, saying why
+EXTRA_DIST += tests/e2e/named_inspect.sh
 
 # Any TCP port by name: ssh and git over ssh from real sessions, root and
 # rootless, to an sshd on the host's loopback (issue 31; AISB_E2E=1)

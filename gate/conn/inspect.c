@@ -15,7 +15,7 @@
  *   4. the gate's handshake with the client, with a leaf certificate
  *      minted for the name by the gate's CA (mint.c), ALPN http/1.1 only;
  *      a client that refuses the certificate (pinning, or the CA not
- *      trusted) is one audit line, "client refused the session CA", and
+ *      trusted) is one audit line, "client refused the ... CA", and
  *      the close;
  *   5. HTTP/1.1 both ways (inspect_http.c).
  *
@@ -406,8 +406,8 @@ gate_inspect_init(struct gate *g)
 	if (in->ca == NULL)
 		goto fail;
 	if (loose)
-		log_warnx("--ca-key %s is readable by others than its owner: "
-		    "make it 0600", g->cfg.ca_key);
+		log_warnx("--ca-key %s is open to its group: make it 0600 "
+		    "(0640 to a group of --user)", g->cfg.ca_key);
 	if ((in->srv = server_ctx(g)) == NULL) {
 		snprintf(err, sizeof(err), "inspect: out of memory");
 		goto fail;
@@ -643,7 +643,7 @@ client_tls_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct gate_conn	*c = arg;
 	unsigned long		 e = bufferevent_get_openssl_error(bev);
-	const char		*reason, *decision = "deny";
+	const char		*reason, *decision = "deny", *ca;
 	char			 detail[DETAIL_MAX];
 
 	held_flush(c);
@@ -668,15 +668,15 @@ client_tls_cb(struct bufferevent *bev, short what, void *arg)
 	/*
 	 * The client had the gate's certificate by now (the gate answers
 	 * the ClientHello at once): an alert about it, or a close, is a
-	 * client that does not trust the session CA or pins the host.
+	 * client that does not trust the gate's CA or pins the host.
 	 */
 	reason = "client_refused_ca";
-	if (e != 0 && refused_certificate(e))
-		snprintf(detail, sizeof(detail), "client refused the session "
-		    "CA: pinning? (%s)", ERR_reason_error_string(e));
-	else if (e == 0 && (what & BEV_EVENT_EOF))
-		snprintf(detail, sizeof(detail), "client refused the session "
-		    "CA: pinning? (it closed the TLS handshake)");
+	ca = c->g->cfg.ca_key != NULL ? "--ca-key" : "session";
+	if ((e != 0 && refused_certificate(e)) ||
+	    (e == 0 && (what & BEV_EVENT_EOF)))
+		snprintf(detail, sizeof(detail), "client refused the %s CA: "
+		    "not given it, or pinning? (%s)", ca, e != 0 ?
+		    ERR_reason_error_string(e) : "it closed the TLS handshake");
 	else {
 		reason = "client_tls";
 		decision = "error";

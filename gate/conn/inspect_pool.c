@@ -399,3 +399,10 @@ conn_inspect_redial(struct gate_conn *c)
 	conn_arm(c, c->g->cfg.connect_timeout);
 	return 0;
 }
+
+/* (gate.h: beside the pool, the other state the gate's inspection holds) */
+const struct gate_secrets *
+gate_inspect_secrets(const struct gate *g)
+{
+	return g->insp != NULL ? g->insp->secrets : NULL;
+}

@@ -5,7 +5,9 @@
  * inspected host's) is decided again, by name and port and by the
  * address it dialled, under the policy now in force for its user (the
  * gate's, or --users' for that user), and closed when that policy
- * denies it, or when the reload removed its --users user or the token
+ * denies it, when the rule that allows it now inspects otherwise (its
+ * requests: or secrets: changed, inspect: turned on or off), or when
+ * the reload removed its --users user or the token
  * file line it came through: its close line says "policy_reload".  An
  * AISB-DNS stream carries no target: each of its queries is decided anew
  * anyway, so it is closed only when its credential was removed.  A
@@ -64,6 +66,16 @@ allowed(const struct gate *g, struct gate_conn *c)
 	policy_decide(p, &tgt, &d);
 	/* --ask: what a person let through stays, unless a rule denies it */
 	if (d.verdict != POLICY_ALLOW && !conn_ask_covers(c, d.reason))
+		return 0;
+	/*
+	 * The rule's inspection: an inspected connection decides each of
+	 * its requests by its rule's requests: and adds its secrets:, a
+	 * blind tunnel by none; a reload that changed them (a secret taken
+	 * out, a deny entry added, inspect: turned on or off) is not
+	 * followed by a connection that runs on, so it is closed.
+	 */
+	if (!policy_rule_inspect_same(c->d != NULL ? c->d->irule : NULL,
+	    d.rule))
 		return 0;
 	/* the address it dialled, as classify() judged it then */
 	if (v.addr[0] != '\0' && policy_parse_addr(v.addr, strlen(v.addr),

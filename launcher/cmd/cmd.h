@@ -30,6 +30,9 @@ int	launch_cmd_doctor(int argc, char **argv);
 int	launch_cmd_image(int argc, char **argv);
 /* aisb gate up|down|ls|status (gate.c) */
 int	launch_cmd_gate(int argc, char **argv);
+/* run.c: AISB_TEST_UPSTREAM_CA said on stderr when set (gate NULL: a
+ * session's own gate, else that named gate's) */
+void	launch_warn_test_env(const char *gate);
 /* aisb policy check|print|test|derive|suggest (policy.c) */
 int	launch_cmd_policy(int argc, char **argv);
 /* aisb agents [NAME]: the list, or one recipe with where each field is */

@@ -26,6 +26,7 @@
 #include "session/ask.h"
 #include "cmd/cmd.h"
 #include "session/options.h"
+#include "session/secrets.h"
 #include "host/proc.h"
 
 #define GATE_IDLE_DEFAULT	600	/* seconds without a session */
@@ -51,6 +52,92 @@ parse_idle(const char *s)
 	} else if (*end == 's')
 		end++;
 	return *end == '\0' && v > 0 && v <= GATE_IDLE_MAX ? (unsigned)v : 0;
+}
+
+/*
+ * The secrets the gate's policy names, said at once: a named gate adds
+ * none (gate up takes no --secret), so those rules' requests go out
+ * without them; its gate.log says it too, where nobody looks.
+ */
+static void
+say_secrets(const char *name, const char *path)
+{
+	struct policy			*p;
+	const struct policy_rule	*r;
+	struct policy_secret_info	 si;
+	char				 rule[256];
+	size_t				 i, k;
+
+	if (policy_load_file(path, &p, NULL) == -1)
+		return;		/* the gate said why it would not load it */
+	for (i = 0; i < policy_rule_count(p); i++) {
+		r = policy_rule_at(p, i);
+		for (k = 0; policy_rule_inspect(r) &&
+		    k < policy_rule_secret_count(r); k++) {
+			policy_rule_secret(r, k, &si);
+			fprintf(stderr, "aisb: gate %s: secret %s (rule %s): a "
+			    "named gate adds no secrets, so that rule's "
+			    "requests go out without it; a session with a gate "
+			    "of its own adds it: aisb --secret %s -- COMMAND\n",
+			    name, si.name, policy_rule_describe(r, rule,
+			    sizeof(rule)), si.name);
+		}
+	}
+	policy_free(p);
+}
+
+/*
+ * A session flag that gate up would otherwise ignore in silence: -1
+ * after a line on stderr, else 0.
+ */
+static int
+refused_flag(const struct launch_opts *o)
+{
+	size_t	 i;
+
+	if (o->src[LO_AGENT] == LAUNCH_SRC_FLAG) {
+		/* not ignored in silence: a gate's policy is only its file */
+		fprintf(stderr, "aisb: gate up: --agent: a gate enforces its "
+		    "policy file as written; add the agent's hosts to it "
+		    "(aisb --agent %s --print-policy shows them merged)\n",
+		    o->val[LO_AGENT]);
+		return -1;
+	}
+	if (o->allow_from_lockfile &&
+	    (o->src[LO_ALLOW_FROM_LOCKFILE] == LAUNCH_SRC_FLAG ||
+	    o->src[LO_ALLOW_FROM_LOCKFILE] == LAUNCH_SRC_ENV)) {
+		/* not ignored in silence: a gate's policy is only its file */
+		fprintf(stderr, "aisb: gate up: --allow-from-lockfile (%s): a "
+		    "gate enforces its policy file as written; add the hosts "
+		    "to it (aisb policy derive lockfile prints them)\n",
+		    o->where[LO_ALLOW_FROM_LOCKFILE]);
+		return -1;
+	}
+	if (o->record && (o->src[LO_RECORD] == LAUNCH_SRC_FLAG ||
+	    o->src[LO_RECORD] == LAUNCH_SRC_ENV)) {
+		/* not ignored in silence either (docs/record.md) */
+		fprintf(stderr, "aisb: gate up: --record (%s): a shared "
+		    "gate's traffic is not one session's, and a named gate "
+		    "does not record; record a session with a gate of its own: "
+		    "aisb --record -- COMMAND\n", o->where[LO_RECORD]);
+		return -1;
+	}
+	for (i = 0; i < o->nsecrets; i++) {
+		char	 sname[POLICY_MAX_SECRET_NAME + 1];
+
+		if (o->secrets[i].src != LAUNCH_SRC_FLAG)
+			continue;
+		/* not ignored in silence: its sessions could not use it */
+		launch_secret_entry_name(o->secrets[i].text, sname,
+		    sizeof(sname));
+		fprintf(stderr, "aisb: gate up: --secret %s: a named gate "
+		    "adds no secrets (one session's would go out with every "
+		    "other session's requests); pass it to a session with a "
+		    "gate of its own: aisb --secret %s -- COMMAND\n", sname,
+		    sname);
+		return -1;
+	}
+	return 0;
 }
 
 static int
@@ -109,33 +196,7 @@ gate_up(int argc, char **argv)
 		launch_cli_help(launch_cli_find("gate up"), stdout);
 		return 0;
 	}
-	if (o.src[LO_AGENT] == LAUNCH_SRC_FLAG) {
-		/* not ignored in silence: a gate's policy is only its file */
-		fprintf(stderr, "aisb: gate up: --agent: a gate enforces its "
-		    "policy file as written; add the agent's hosts to it "
-		    "(aisb --agent %s --print-policy shows them merged)\n",
-		    o.val[LO_AGENT]);
-		launch_opts_free(&o);
-		return EXIT_CONFIG;
-	}
-	if (o.allow_from_lockfile &&
-	    (o.src[LO_ALLOW_FROM_LOCKFILE] == LAUNCH_SRC_FLAG ||
-	    o.src[LO_ALLOW_FROM_LOCKFILE] == LAUNCH_SRC_ENV)) {
-		/* not ignored in silence: a gate's policy is only its file */
-		fprintf(stderr, "aisb: gate up: --allow-from-lockfile (%s): a "
-		    "gate enforces its policy file as written; add the hosts "
-		    "to it (aisb policy derive lockfile prints them)\n",
-		    o.where[LO_ALLOW_FROM_LOCKFILE]);
-		launch_opts_free(&o);
-		return EXIT_CONFIG;
-	}
-	if (o.record && (o.src[LO_RECORD] == LAUNCH_SRC_FLAG ||
-	    o.src[LO_RECORD] == LAUNCH_SRC_ENV)) {
-		/* not ignored in silence either (docs/record.md) */
-		fprintf(stderr, "aisb: gate up: --record (%s): a shared "
-		    "gate's traffic is not one session's, and a named gate "
-		    "does not record; record a session with a gate of its own: "
-		    "aisb --record -- COMMAND\n", o.where[LO_RECORD]);
+	if (refused_flag(&o) == -1) {
 		launch_opts_free(&o);
 		return EXIT_CONFIG;
 	}
@@ -180,6 +241,7 @@ gate_up(int argc, char **argv)
 		close(lockfd);
 		return EXIT_ENFORCE;
 	}
+	launch_warn_test_env(name);
 	if (gates_spawn(dir, policy, idle, launch_cli_get(&ca,
 	    "--reload-closes") != NULL, ask, lockfd, msg, sizeof(msg)) == -1) {
 		fprintf(stderr, "aisb: gate up: %s\n", strerror(errno));
@@ -193,6 +255,7 @@ gate_up(int argc, char **argv)
 		return EXIT_ENFORCE;
 	}
 	rc = atoi(msg + 3);
+	say_secrets(name, policy);
 	printf("gate %s up on 127.0.0.1:%d, policy %s; reaped after %u s "
 	    "without a session; use it with: aisb --gate %s -- COMMAND\n",
 	    name, rc, policy, idle, name);
@@ -292,7 +355,7 @@ static int
 gate_status(const char *name)
 {
 	struct gates_state	 st;
-	char			 dir[PATH_MAX], err[256], *resp;
+	char			 dir[PATH_MAX], ca[PATH_MAX], err[256], *resp;
 
 	if (gates_dir(name, dir, sizeof(dir), err, sizeof(err)) == -1) {
 		fprintf(stderr, "aisb: gate status: %s\n", err);
@@ -306,6 +369,10 @@ gate_status(const char *name)
 	    "idle %u\nask %u\nsupervisor %ld\ngate_pid %ld\nfolder %s\n",
 	    name, st.port, st.policy, count_sessions(dir), st.idle, st.ask,
 	    (long)st.sup, (long)st.gate, dir);
+	/* what a client of its inspected hosts trusts (gates.c) */
+	if (file_path_join(ca, sizeof(ca), dir, LAUNCH_GATE_CA) == 0 &&
+	    access(ca, R_OK) == 0)
+		printf("ca %s\n", ca);
 	if ((resp = malloc(STATUS_MAX)) == NULL)
 		return EXIT_ENFORCE;
 	if (gates_control(dir, "status\n", resp, STATUS_MAX, 1) == 0)

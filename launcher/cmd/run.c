@@ -309,21 +309,32 @@ refuse(struct launch_opts *o, int preview, int named)
 
 /*
  * AISB_TEST_UPSTREAM_CA (secrets.h): a test's hook in the shipped
- * launcher, which widens what the session's gate trusts.  It stays (the
- * e2e tests stand a local server for an API with it), but never silent.
+ * launcher, which widens what the session's gate, or a named gate (gate
+ * NULL: the session's), trusts.  It stays (the e2e tests stand a local
+ * server for an API with it), but never silent (cmd.h).
  */
-static void
-warn_test_env(void)
+void
+launch_warn_test_env(const char *gate)
 {
 	const char	*v = getenv(LAUNCH_TEST_UPSTREAM_CA_ENV);
+	char		 who[64];
 
 	if (v == NULL || v[0] == '\0')
 		return;
-	fprintf(stderr, "aisb: warning: %s=%s is set: a hook for tests; %s\n",
-	    LAUNCH_TEST_UPSTREAM_CA_ENV, v, v[0] == '/' ? "the session's "
-	    "gate trusts that CA for the upstreams of inspected hosts, beside "
-	    "the system's: unset it unless a test set it" : "ignored (not an "
-	    "absolute path)");
+	if (v[0] != '/') {
+		fprintf(stderr, "aisb: warning: %s=%s is set: a hook for "
+		    "tests; ignored (not an absolute path)\n",
+		    LAUNCH_TEST_UPSTREAM_CA_ENV, v);
+		return;
+	}
+	if (gate != NULL)
+		snprintf(who, sizeof(who), "named gate %s", gate);
+	else
+		snprintf(who, sizeof(who), "the session's gate");
+	fprintf(stderr, "aisb: warning: %s=%s is set: a hook for tests; %s "
+	    "trusts that CA for the upstreams of inspected hosts, beside the "
+	    "system's: unset it unless a test set it\n",
+	    LAUNCH_TEST_UPSTREAM_CA_ENV, v, who);
 }
 
 /*
@@ -410,8 +421,9 @@ launch_cmd_run(int argc, char **argv)
 		fprintf(stderr, "aisb: %s\n", err);
 		goto out;
 	}
-	if (!preview || o.dry_run)
-		warn_test_env();
+	/* a named gate's was said by gate up, and this session's is none */
+	if ((!preview || o.dry_run) && !gated)
+		launch_warn_test_env(NULL);
 	rc = previews(&o, p, &ra);
 	if (!preview && o.record && gated) {
 		/* never silently run without what was asked for */

@@ -9,6 +9,8 @@
  *			attached session, "session-<id>:<secret>"
  *	sessions/<id>	"PID START" of the launcher of an attached session
  *	control		the gate's control socket (reload, status)
+ *	gate-ca.pem	the certificate of the gate's CA (--ca-out): what
+ *			attached sessions trust for inspected hosts
  *	audit.jsonl	the gate's decisions, every session's
  *	gate.log	the gate's and the supervisor's log
  *
@@ -48,6 +50,7 @@
 #include "session/ids.h"
 #include "session/gates.h"
 #include "session/gates-int.h"
+#include "session/secrets.h"
 #include "host/proc.h"
 #include "session/folder.h"
 
@@ -455,7 +458,8 @@ void
 gates_remove_runtime(const char *dir)
 {
 	static const char *const files[] = { "tokens", "state", "control",
-	    "tokens.tmp", "state.tmp", "policy.yaml", "policy.yaml.tmp" };
+	    "tokens.tmp", "state.tmp", "policy.yaml", "policy.yaml.tmp",
+	    LAUNCH_GATE_CA };
 	char		 path[PATH_MAX], sdir[PATH_MAX];
 	struct dirent	*de;
 	DIR		*d;
@@ -474,6 +478,45 @@ gates_remove_runtime(const char *dir)
 		closedir(d);
 		(void)rmdir(sdir);
 	}
+}
+
+/*
+ * The gate of folder dir, with extra flags, started as the supervisor's
+ * child (gateproc.h).  Its CA is made at start and its certificate
+ * written whether or not the policy inspects yet (an edited policy may,
+ * on a reload): what every attached session's clients trust (run.c),
+ * since the key never leaves the gate.  The test hook as for a
+ * session's own gate.  0, or -1 with err.
+ */
+static int
+supervisor_spawn(struct launch_gate *g, const char *dir,
+    const char *const *extra, char *err, size_t errlen)
+{
+	const char		*upca = getenv(LAUNCH_TEST_UPSTREAM_CA_ENV);
+	char			 tok[PATH_MAX], audit[PATH_MAX], glog[PATH_MAX];
+	char			 ctl[PATH_MAX], pcopy[PATH_MAX], caout[PATH_MAX];
+	struct launch_gate_args	 a;
+
+	if (file_path_join(tok, sizeof(tok), dir, "tokens") == -1 ||
+	    file_path_join(audit, sizeof(audit), dir, "audit.jsonl") == -1 ||
+	    file_path_join(glog, sizeof(glog), dir, "gate.log") == -1 ||
+	    file_path_join(ctl, sizeof(ctl), dir, "control") == -1 ||
+	    file_path_join(pcopy, sizeof(pcopy), dir, "policy.yaml") == -1 ||
+	    file_path_join(caout, sizeof(caout), dir, LAUNCH_GATE_CA) == -1) {
+		snprintf(err, errlen, "%s: path too long", dir);
+		return -1;
+	}
+	memset(&a, 0, sizeof(a));
+	a.policy = pcopy;
+	a.tokenfile = tok;
+	a.auditfile = audit;
+	a.logfile = glog;
+	a.control = ctl;
+	a.extra = extra;
+	a.secrets_fd = -1;
+	a.ca_out = caout;
+	a.upstream_ca = upca != NULL && upca[0] == '/' ? upca : NULL;
+	return launch_gate_spawn_with(g, &a, err, errlen);
 }
 
 /* The supervisor: never returns. */
@@ -554,8 +597,7 @@ supervisor(const char *dir, const char *policy, unsigned idle, int closes,
 		extra[n++] = "--ask";
 		extra[n++] = asks;
 	}
-	if (launch_gate_spawn_args(&g, pcopy, tok, audit, glog, ctl, NULL, 0,
-	    extra, err, sizeof(err)) == -1 ||
+	if (supervisor_spawn(&g, dir, extra, err, sizeof(err)) == -1 ||
 	    launch_gate_ready(&g, err, sizeof(err)) == -1) {
 		dprintf(ready, "%s\n", err);
 		gates_remove_runtime(dir);

@@ -13,6 +13,8 @@
 #include <stdint.h>
 
 #define LAUNCH_GATE_NAME_MAX	32
+/* the gate's CA certificate in its folder (--ca-out), for its sessions */
+#define LAUNCH_GATE_CA		"gate-ca.pem"
 #define LAUNCH_TOKENS_MAX	65536	/* the gate's own bound (auth.c) */
 
 struct launch_session;

@@ -654,8 +654,10 @@ launch_home_volume_name(const char *workspace, const char *mode, char *out,
 static void
 print_src(FILE *f, enum launch_src s, const char *where)
 {
-	if (s == LAUNCH_SRC_DEFAULT && strncmp(where, "agent ", 6) == 0)
-		fprintf(f, "(%s)\n", where);	/* a recipe's setenv */
+	/* a recipe's setenv; the policy of --gate NAME (prepare.c) */
+	if (s == LAUNCH_SRC_DEFAULT && (strncmp(where, "agent ", 6) == 0 ||
+	    strncmp(where, "gate ", 5) == 0))
+		fprintf(f, "(%s)\n", where);
 	else if (s == LAUNCH_SRC_DEFAULT)
 		fprintf(f, "(default)\n");
 	else

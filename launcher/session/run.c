@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "exitcode.h"
+#include "file.h"
 #include "image/agent.h"
 #include "host/cache.h"
 #include "session/ask.h"
@@ -663,6 +664,11 @@ run_gate(struct run *r)
 		r->gate.shared = 1;
 		r->gate.start = r->shared.gate_start;
 		r->ph1[PH_GATE] = mono_ms();
+		/* its CA (gates.c): the leaves of its inspected hosts */
+		if (file_path_join(r->gateca, sizeof(r->gateca),
+		    r->shared.dir, LAUNCH_GATE_CA) == -1 ||
+		    access(r->gateca, R_OK) == -1)
+			r->gateca[0] = '\0';
 		return 0;
 	}
 	if (o->net != LAUNCH_NET_GATE)

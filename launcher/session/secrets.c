@@ -171,8 +171,8 @@ launch_secrets_usable(const struct launch_opts *o, const struct policy *p,
 		    "run with --net gate and without --gate",
 		    o->secrets[0].where, name, o->net != LAUNCH_NET_GATE ?
 		    "--net none and --net direct have no gate" : "a named "
-		    "gate serves every session with the secrets it started "
-		    "with");
+		    "gate adds no secrets (one session's would go out with "
+		    "every other session's requests)");
 		return -1;
 	}
 	if (o->src[LO_POLICY] == LAUNCH_SRC_PROJECT) {

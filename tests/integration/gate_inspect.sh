@@ -541,7 +541,7 @@ for i in $(seq 30); do
 	sleep 0.1
 done
 check "pinning lines" "$(audit_count "$A" event=decision decision=deny \
-    reason=client_refused_ca 'detail=client refused the session CA: pinning?*')" 2
+    reason=client_refused_ca 'detail=client refused the session CA: not given it, or pinning?*')" 2
 # a tunnel to an inspected host that does not speak TLS: its 200, the close
 check "not TLS: closed" "$(raw_req "$gate_port" \
     'CONNECT api.test:443 HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\n\r\n')" \
@@ -660,8 +660,34 @@ check "--ca-key: leaves of the operators' CA" "$(curl -sS -m 10 \
     -x "http://127.0.0.1:$gate_port" --cacert "$tmp/op.crt" -o /dev/null \
     -w '%{http_code}' https://api.test/v1/models)" 200
 check "--ca-out is that CA" "$(cmp -s "$tmp/op.crt" "$tmp/op-out.pem" && echo same)" same
+# a client not given the operators' CA: the line names that CA, not a session's
+curl -sS -m 10 -x "http://127.0.0.1:$gate_port" https://api.test/v1/models \
+    -o /dev/null 2>/dev/null && bad "curl trusted the --ca-key CA unasked" || ok
+for i in $(seq 30); do
+	[ "$(audit_count "$tmp/audit.op.log" reason=client_refused_ca)" -ge 1 ] && break
+	sleep 0.1
+done
+check "--ca-key: the refusal names that CA" "$(audit_count "$tmp/audit.op.log" \
+    event=decision reason=client_refused_ca \
+    'detail=client refused the --ca-key CA: not given it, or pinning?*')" 1
 kill "$gate_pid"
 wait "$gate_pid" 2>/dev/null || true
+# a key every user may read is refused (78), one its group may is warned about
+for m in 0644 0602 0640; do
+	chmod "$m" "$tmp/op.pem"
+	rc=0
+	"$gate_bin" -n -f "$tmp/policy.yaml" --ca-key "$tmp/op.pem" >/dev/null \
+	    2>"$tmp/gate.nm.err" || rc=$?
+	case $m in
+	0640)	check "--ca-key $m: runs" "$rc" 0
+		grep -q "is open to its group: make it 0600" "$tmp/gate.nm.err" &&
+		    ok || bad "--ca-key $m: $(cat "$tmp/gate.nm.err")" ;;
+	*)	check "--ca-key $m: 78" "$rc" 78
+		grep -q "is open to every user (mode $m): anyone could read or replace" \
+		    "$tmp/gate.nm.err" && ok || bad "--ca-key $m: $(cat "$tmp/gate.nm.err")" ;;
+	esac
+done
+chmod 0600 "$tmp/op.pem"
 # refused at start, with what is wrong and never a secret's byte
 rc=0
 "$gate_bin" -n -f "$tmp/policy.yaml" --ca-key "$tmp/op.crt" >/dev/null \
@@ -677,6 +703,77 @@ rc=0
 "$gate_bin" -n -f "$tmp/policy.yaml" --ca-key "$tmp/op.pem" --secrets-fd 5 \
     >/dev/null 2>"$tmp/gate.n3.err" 5< <(secrets) || rc=$?
 check "-n with both: OK" "$rc" 0
+
+# --- --reload-closes: a reload that changes an inspected rule's secrets: -------
+# (or requests:) closes its live connections, which would run on with the
+# old ones; a connection whose rule did not change lives on
+cp "$tmp/policy.yaml" "$tmp/rc.yaml"
+start_gate rc "$tmp/rc.yaml" --upstream-ca "$tmp/upca.pem" --reload-closes \
+    --ca-out "$tmp/rc-ca.pem" --secrets-fd 5 5< <(secrets)
+rm -f "$tmp/rc.ready" "$tmp/rc.go"
+"$PY" - "$gate_port" "$tmp/rc-ca.pem" "$tmp/rc" >"$tmp/rc.out" 2>&1 <<'PY' &
+import http.client, os, ssl, sys, time
+port, ca, base = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+conns = {}
+for host in ("api.test", "other.test"):
+    c = http.client.HTTPSConnection("127.0.0.1", port, timeout=10,
+        context=ssl.create_default_context(cafile=ca))
+    c.set_tunnel(host, 443)
+    conns[host] = c
+def get(host, path):
+    try:
+        conns[host].request("GET", path)
+        r = conns[host].getresponse()
+        r.read()
+        print(host, path, r.status)
+    except Exception as e:
+        print(host, path, "closed" if isinstance(e, (ConnectionError,
+            http.client.RemoteDisconnected)) else repr(e))
+get("api.test", "/echo/rc1")
+get("other.test", "/echo/rc1")
+open(base + ".ready", "w").close()
+for _ in range(300):
+    if os.path.exists(base + ".go"):
+        break
+    time.sleep(0.05)
+get("api.test", "/echo/rc2")
+get("other.test", "/echo/rc2")
+PY
+rcpid=$!
+for i in $(seq 100); do [ -e "$tmp/rc.ready" ] && break; sleep 0.1; done
+"$PY" - "$tmp/rc.yaml" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+cut = "    secrets:\n      - name: API_KEY\n        header: x-api-key\n"
+assert cut in s
+open(sys.argv[1], "w").write(s.replace(cut, "", 1))
+PY
+kill -HUP "$gate_pid"
+for i in $(seq 50); do
+	[ "$(audit_count "$tmp/audit.rc.log" event=reload reason=applied)" -ge 1 ] && break
+	sleep 0.1
+done
+: >"$tmp/rc.go"
+wait "$rcpid" || true
+check "--reload-closes: before the reload" "$(grep -c 'rc1 200' "$tmp/rc.out")" 2
+# a secret a rule names that the gate was not given: said at start, and again
+# after each reload, once a name
+for w in start reload; do
+	check "$w: the secret not given is said, once" "$(grep -c \
+	    "aisb-gate: $w: secret NOT_GIVEN (rule .*rc.yaml:[0-9]*:[0-9]* allow host: repl.test) was not given to the gate (--secrets-fd): its requests go out without it" \
+	    "$tmp/gate.rc.err")" 1
+done
+check "only the secret not given is said (start, reload)" "$(grep -c 'secret [A-Z_]* (rule' "$tmp/gate.rc.err")" 2
+check "--reload-closes: the secret taken out closes its connection" \
+    "$(grep '^api.test /echo/rc2' "$tmp/rc.out")" "api.test /echo/rc2 closed"
+check "--reload-closes: a rule unchanged, its connection lives" \
+    "$(grep '^other.test /echo/rc2' "$tmp/rc.out")" "other.test /echo/rc2 200"
+check "--reload-closes: its close line" "$(audit_count "$tmp/audit.rc.log" \
+    event=close host=api.test reason=policy_reload)" 1
+check "--reload-closes: the request after it never went upstream" \
+    "$(grep -c '/echo/rc2' "$tmp/up.log")" 1
+kill "$gate_pid"
+wait "$gate_pid" 2>/dev/null || true
 
 # --- the leak sweep ----------------------------------------------------------
 sweep() {	# sweep NAME FILE...: no secret, in any form, in these

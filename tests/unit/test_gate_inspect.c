@@ -663,11 +663,15 @@ test_ca_key_file(void **state)
 	gate_ca_free(ca);
 	X509_NAME_free(n);
 	X509_free(inter);
-	pem_file(path, cert, key, 0644);
+	/* its group may read it: said; every user may: refused */
+	pem_file(path, cert, key, 0640);
 	ca = gate_ca_load(path, &loose, err, sizeof(err));
 	assert_non_null(ca);
 	assert_true(loose);
 	gate_ca_free(ca);
+	pem_file(path, cert, key, 0644);
+	assert_null(gate_ca_load(path, &loose, err, sizeof(err)));
+	assert_non_null(strstr(err, "open to every user (mode 0644)"));
 
 	/* what a CA file may lack */
 	pem_file(path, cert, other, 0600);
