@@ -417,6 +417,7 @@ launch_cmd_run(int argc, char **argv)
 	    stdout : NULL) == -1)
 		goto out;
 	/* a secret that would reach nothing, or the sandbox: refused */
+	launch_secrets_unused(&o, p, o.quiet ? NULL : stderr);
 	if (launch_secrets_usable(&o, p, err, sizeof(err)) == -1) {
 		fprintf(stderr, "aisb: %s\n", err);
 		goto out;

@@ -154,6 +154,53 @@ launch_policy_inspects(const struct policy *p)
 	return 0;
 }
 
+/*
+ * Why this session cannot give a secret named by the user config, or
+ * NULL when it can: only a gate of the session's own adds secrets, under
+ * a policy the user chose, on a rule that names it.
+ */
+static const char *
+config_secret_unused(const struct launch_opts *o, const struct policy *p,
+    const char *name)
+{
+	if (o->net != LAUNCH_NET_GATE)
+		return "--net none and --net direct have no gate";
+	if (o->val[LO_GATE] != NULL && o->val[LO_GATE][0] != '\0')
+		return "a named gate adds no secrets";
+	if (o->src[LO_POLICY] == LAUNCH_SRC_PROJECT)
+		return "the project config chose the policy";
+	if (!policy_adds(p, name))
+		return "no rule of the policy adds it";
+	return NULL;
+}
+
+void
+launch_secrets_unused(struct launch_opts *o, const struct policy *p,
+    FILE *say)
+{
+	char		 name[POLICY_MAX_SECRET_NAME + 1];
+	const char	*why;
+	size_t		 i, k;
+
+	for (i = k = 0; i < o->nsecrets; i++) {
+		launch_secret_entry_name(o->secrets[i].text, name,
+		    sizeof(name));
+		if (o->secrets[i].src != LAUNCH_SRC_USER ||
+		    (why = config_secret_unused(o, p, name)) == NULL) {
+			o->secrets[k++] = o->secrets[i];
+			continue;
+		}
+		if (say != NULL)
+			fprintf(say, "aisb: secret %s (user config %s) not given to this "
+			    "session: %s; pass --secret %s to be told why as "
+			    "an error\n", name, o->secrets[i].where, why,
+			    name);
+		explicit_bzero(o->secrets[i].text, strlen(o->secrets[i].text));
+		free(o->secrets[i].text);
+	}
+	o->nsecrets = k;
+}
+
 int
 launch_secrets_usable(const struct launch_opts *o, const struct policy *p,
     char *err, size_t errlen)

@@ -30,6 +30,7 @@
 #define AISB_SESSION_SECRETS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "policy.h"
 
@@ -76,6 +77,15 @@ int	 launch_secret_entry_check(const char *entry, char *err,
 /* The NAME of an entry, into name (POLICY_MAX_SECRET_NAME + 1 bytes). */
 void	 launch_secret_entry_name(const char *entry, char *name,
 	    size_t len);
+/*
+ * The user config's secrets: entries are what a session may use: the
+ * ones this session cannot give (no gate of its own, a policy the
+ * project config chose, no rule of p that names them) are dropped from
+ * o, each said to say (NULL: quiet), before launch_secrets_usable.  A
+ * --secret the session cannot give stays, for that to refuse.
+ */
+void	 launch_secrets_unused(struct launch_opts *, const struct policy *p,
+	    FILE *say);
 /*
  * Before the values are read: the session can use them.  A gate of the
  * session's own (not --net none or direct, not a named gate, which

@@ -131,6 +131,22 @@ check "--net none: 78" "$rc" 78
 has "--net none: why" "$tmp/err" "only a gate of the session's own adds secrets"
 run "$aisb" "${P[@]}" --secret API_KEY --gate shared -- true
 check "a named gate: 78" "$rc" 78
+# the user config's secrets are what a session may use: one this session
+# cannot give is left out and said (a --secret of it is still refused)
+printf 'secrets: [API_KEY, OTHER]\n' >"$XDG_CONFIG_HOME/aisb/config.yaml"
+run "$aisb" "${P[@]}" --dry-run -- true
+check "config secret no rule adds: exit" "$rc" 0
+has "config secret no rule adds: said" "$tmp/err" "^aisb: secret OTHER (user config .*config.yaml:1:[0-9]*) not given to this session: no rule of the policy adds it; pass --secret OTHER to be told why as an error$"
+hasnt "config secret a rule adds: not said" "$tmp/err" "secret API_KEY"
+run "$aisb" "${P[@]}" --net none --dry-run -- true
+check "config secrets, --net none: exit" "$rc" 0
+has "config secrets, --net none: said" "$tmp/err" "^aisb: secret API_KEY (user config .*) not given to this session: --net none and --net direct have no gate;"
+run "$aisb" "${P[@]}" --net direct --quiet --dry-run -- true
+check "config secrets, --net direct, --quiet: exit" "$rc" 0
+hasnt "config secrets, --quiet: not said" "$tmp/err" "not given"
+run "$aisb" "${P[@]}" --secret OTHER --dry-run -- true
+check "config and flag: the flag's refused" "$rc" 78
+rm "$XDG_CONFIG_HOME/aisb/config.yaml"
 unset API_KEY
 printf '%s\n' "$VALUE" >"$tmp/ws/key"
 for c in "API_KEY|is not set in aisb's environment" \
