@@ -118,7 +118,7 @@ check "root: doctor's container checks in the session's image" \
     "$(sed -n 's/^ *image  *\([^ ]*\) (for the container checks.*/\1/p' "$tmp/out")" "$img"
 podman rmi localhost/aisb:decoy "$img" >/dev/null 2>&1 || true
 (cd "$tmp/ws" && "$aisb" doctor --fresh) >"$tmp/out" 2>"$tmp/err" </dev/null || true
-if grep -q "^skip containers the image a session here would run, $img is not built; run \`aisb image build\`" "$tmp/out"; then
+if grep -q "^skip containers the image a session here would run, $img is not built, nor any other aisb image; run \`aisb image build\`" "$tmp/out"; then
 	ok "root: the session's image removed: doctor names it"
 else bad "root: no image: $(grep containers "$tmp/out")"; fi
 
