@@ -12,13 +12,14 @@
  * begins with GET REPO/info/refs?service=git-receive-pack: decided as the
  * POST REPO/git-receive-pack it announces, a refused push stops there,
  * where git prints a refusal's text/plain body as "remote:" lines (it
- * prints none for a refused POST: "RPC failed; HTTP 403" is all).
+ * prints none for a refused POST: "RPC failed; HTTP 403" is all); the
+ * policy library reads the discovery and words the refusal
+ * (policy_decide_push_discovery), so that aisb policy test says the same.
  */
 #include "config.h"
 
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "gate/http.h"
 #include "gate/override.h"
@@ -102,122 +103,6 @@ query_method(const char *t, size_t len, size_t *i, struct gate_http_span *v)
 		}
 	}
 	return 0;
-}
-
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/*
- * p[0..len), a query parameter's name or value, percent-decoded ('+' a
- * space) and trimmed of spaces, compared with word in any case:
- * 1 equal, 0 not, -1 a malformed escape or an escaped control byte.
- * Every byte is looked at, however long: only what is kept is bounded.
- */
-static int
-decoded_is(const char *p, size_t len, const char *word)
-{
-	char		 buf[32];
-	size_t		 i, n = 0, end = 0;
-	unsigned char	 ch;
-	int		 hi, lo;
-
-	for (i = 0; i < len; i++) {
-		ch = (unsigned char)p[i];
-		if (ch == '%') {
-			if (len - i < 3 || (hi = hexval(p[i + 1])) == -1 ||
-			    (lo = hexval(p[i + 2])) == -1)
-				return -1;
-			ch = (unsigned char)(hi << 4 | lo);
-			if (ch < 0x20 || ch == 0x7f)
-				return -1;
-			i += 2;
-		} else if (ch == '+')
-			ch = ' ';
-		if (n == 0 && ch == ' ')
-			continue;		/* leading: trimmed */
-		if (n < sizeof(buf))
-			buf[n] = (char)ch;
-		n++;
-		if (ch != ' ')
-			end = n;		/* trailing ones are not */
-	}
-	return end <= sizeof(buf) && end == strlen(word) &&
-	    strncasecmp(buf, word, end) == 0;
-}
-
-int
-gate_override_push_discovery(const char *t, size_t len, size_t *repolen)
-{
-	static const char	 tail[] = "/info/refs";
-	const size_t		 tl = sizeof(tail) - 1;
-	const char		*q;
-	size_t			 n, s, e, eq, v, nsvc = 0;
-	int			 push = 0, svc, r;
-
-	if ((q = memchr(t, '?', len)) == NULL)
-		return 0;		/* git's discovery names its service */
-	n = (size_t)(q - t);
-	if (n > tl && t[n - 1] == '/')
-		n--;
-	/* the last segment without its ;parameters, as servlets route it */
-	for (e = n; e > 0 && t[e - 1] != '/'; e--)
-		;
-	for (; e < n && t[e] != ';'; e++)
-		;
-	n = e;
-	if (n < tl || strncasecmp(t + n - tl, tail, tl) != 0)
-		return 0;
-	for (s = (size_t)(q - t) + 1; s <= len; s = e + 1) {
-		for (e = s; e < len && t[e] != '&' && t[e] != ';' &&
-		    t[e] != '#'; e++)
-			;
-		for (eq = s; eq < e && t[eq] != '='; eq++)
-			;
-		v = eq < e ? eq + 1 : e;
-		if ((svc = decoded_is(t + s, eq - s, "service")) == -1 ||
-		    (r = decoded_is(t + v, e - v, "git-receive-pack")) == -1)
-			return -1;
-		if (svc == 1 && ++nsvc > 1)
-			return -1;	/* which one a server takes: a guess */
-		if (svc == 1 && r == 1)
-			push = 1;
-	}
-	*repolen = n - tl;
-	return push;
-}
-
-/*
- * Why a push's discovery was refused, into pair->detail: the POST it
- * announces (pair->rpc[0..len)) and what refused that, for the "remote:"
- * lines git prints.
- */
-static void
-push_detail(struct gate_override_pair *pair,
-    const struct policy_request_decision *o, size_t len)
-{
-	char	 why[128];
-
-	if (o->reason == POLICY_R_REQUEST_DENIED && o->entry != NULL)
-		snprintf(why, sizeof(why), "denied by requests: entry %.64s "
-		    "(line %u, column %u)", o->entry, o->line, o->column);
-	else if (o->reason == POLICY_R_REQUEST_NOT_ALLOWED)
-		snprintf(why, sizeof(why), "allowed by no requests: entry");
-	else
-		snprintf(why, sizeof(why), "refused: %s", o->detail != NULL ?
-		    o->detail : policy_reason_str(o->reason));
-	snprintf(pair->detail, sizeof(pair->detail), "git push refused at its "
-	    "discovery: the push it announces, POST %.*s%s, is %s",
-	    (int)(len > 96 ? 96 : len), pair->rpc, len > 96 ? "..." : "",
-	    why);
 }
 
 int
@@ -328,9 +213,8 @@ gate_override_decide(const struct policy_rule *rule,
 			return 0;
 		}
 	for (j = 0; j < nt; j++) {
-		if ((r = gate_override_push_discovery(t[j].p, t[j].len,
-		    &rl)) == -1 || (r == 1 && rl + sizeof(GATE_OVERRIDE_RPC) >
-		    sizeof(pair->rpc))) {
+		if ((r = policy_decide_push_discovery(rule, t[j].p, t[j].len,
+		    pair->rpc, sizeof(pair->rpc), &rl, &o)) == -1) {
 			*err = "a git discovery (info/refs) with an ambiguous "
 			    "query: service= twice, a malformed "
 			    "percent-encoding or an escaped control byte";
@@ -338,15 +222,9 @@ gate_override_decide(const struct policy_rule *rule,
 		}
 		if (r == 0)
 			continue;
-		memcpy(pair->rpc, t[j].p, rl);
-		memcpy(pair->rpc + rl, GATE_OVERRIDE_RPC,
-		    sizeof(GATE_OVERRIDE_RPC));
-		rl += sizeof(GATE_OVERRIDE_RPC) - 1;
-		policy_decide_request(rule, "POST", 4, pair->rpc, rl, &o);
-		if (o.verdict == POLICY_ALLOW)
-			continue;
 		*d = o;
-		push_detail(pair, &o, rl);
+		policy_push_detail(&o, pair->rpc, rl, pair->detail,
+		    sizeof(pair->detail));
 		d->detail = pair->detail;
 		pair->method = "POST";
 		pair->mlen = 4;

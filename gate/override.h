@@ -20,7 +20,7 @@
 #define GATE_OVERRIDE_MAX	4	/* override fields and parameters a
 					   request may carry */
 
-#define GATE_OVERRIDE_RPC	"/git-receive-pack"
+#define GATE_OVERRIDE_RPC	POLICY_PUSH_RPC
 #define GATE_OVERRIDE_DETAIL	256	/* a discovery's refusal, for people */
 
 /* The method and path a refusal was for, spans of the head or its own. */
@@ -46,22 +46,6 @@ int	 gate_override_upgrade(const struct gate_http_req *h, const char *head,
 	    char *out, size_t max);
 
 /*
- * Whether the origin-form target t[0..len) is a git push's discovery,
- * REPO/info/refs?service=git-receive-pack (smart HTTP: the push's POST
- * REPO/git-receive-pack follows it): 1 with *repolen the length of REPO,
- * 0 when it is not, -1 when its query is ambiguous (a 400).  The path
- * must end in /info/refs (any case, one trailing '/' allowed, the last
- * segment's ;parameters dropped as servlet containers drop them); its query
- * is split at '&', ';' and '#' (what one server or another splits at),
- * each name and value percent-decoded ('+' a space), trimmed of spaces
- * and compared in any case: more than one service parameter, a
- * malformed escape or an escaped control byte (%00 ends a C server's
- * string) anywhere in the query is ambiguous.  Looks at len bytes only.
- */
-int	 gate_override_push_discovery(const char *t, size_t len,
-	    size_t *repolen);
-
-/*
  * The request parsed in head (req), allowed by its line (its method and
  * target, the origin-form target t[0..tlen) it was decided with), decided again
  * for every method its fields or query name (X-HTTP-Method-Override,
@@ -69,7 +53,7 @@ int	 gate_override_push_discovery(const char *t, size_t len,
  * the frameworks read them) and every path its fields name
  * (X-Original-URL, X-Rewrite-URL), each with the other's alternatives;
  * and every such path that is a push's discovery
- * (gate_override_push_discovery) decided as the POST it announces too.
+ * (policy_push_discovery) decided as the POST it announces too.
  * Returns 0 with *d the first refusal (and *pair what it was for; a
  * discovery's d->detail is pair->detail, valid as long as *pair) or an
  * allow; -1 when such a field is malformed, there are more than

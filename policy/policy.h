@@ -269,6 +269,39 @@ void	 policy_rule_secret(const struct policy_rule *, size_t i,
  */
 char	*policy_rule_inspect_yaml(const struct policy_rule *);
 /*
+ * Whether the origin-form target t[0..len) is a git push's discovery,
+ * REPO/info/refs?service=git-receive-pack (smart HTTP: the push's POST
+ * REPO/git-receive-pack follows it): 1 with *repolen the length of REPO,
+ * 0 when it is not, -1 when its query is ambiguous (a 400).  The path
+ * must end in /info/refs (any case, one trailing '/' allowed, the last
+ * segment's ;parameters dropped as servlet containers drop them); its query
+ * is split at '&', ';' and '#' (what one server or another splits at),
+ * each name and value percent-decoded ('+' a space), trimmed of spaces
+ * and compared in any case: more than one service parameter, a
+ * malformed escape or an escaped control byte (%00 ends a C server's
+ * string) anywhere in the query is ambiguous.  Looks at len bytes only.
+ */
+#define POLICY_PUSH_RPC	"/git-receive-pack"
+int	 policy_push_discovery(const char *t, size_t len, size_t *repolen);
+/*
+ * The push a discovery t[0..len) announces, decided on r (the gate's extra
+ * decision, and aisb policy test's): 0 when t is no push's discovery or
+ * its POST is allowed; 1 when refused, with d that POST's decision and
+ * rpc[0..*rpclen) its path (REPO/git-receive-pack, rpcmax bytes at most,
+ * NUL-terminated); -1 when t's query is ambiguous or the path does not
+ * fit rpc (the gate's 400).
+ */
+int	 policy_decide_push_discovery(const struct policy_rule *r,
+	    const char *t, size_t len, char *rpc, size_t rpcmax,
+	    size_t *rpclen, struct policy_request_decision *d);
+/*
+ * Why a push's discovery was refused, for people (git prints it as
+ * "remote:" lines): the POST it announces (rpc[0..len)) and what refused
+ * that (o, policy_decide_push_discovery's), into out.
+ */
+void	 policy_push_detail(const struct policy_request_decision *o,
+	    const char *rpc, size_t len, char *out, size_t outlen);
+/*
  * The change that would allow a refused request, as policy_fix_yaml()
  * writes it: block YAML (a comment naming the rule, then the entry to add
  * to its requests: allow:), or with flow one line.  The path is the

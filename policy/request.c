@@ -27,6 +27,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "buf.h"
 #include "policy-int.h"
@@ -267,6 +268,126 @@ policy_decide_request(const struct policy_rule *r, const char *m,
 	if (d->verdict != POLICY_ALLOW)
 		d->detail = "the path without its parameters (;...), as "
 		    "servlet containers read it, is refused";
+}
+
+/*
+ * p[0..len), a query parameter's name or value, percent-decoded ('+' a
+ * space) and trimmed of spaces, compared with word in any case:
+ * 1 equal, 0 not, -1 a malformed escape or an escaped control byte.
+ * Every byte is looked at, however long: only what is kept is bounded.
+ */
+static int
+decoded_is(const char *p, size_t len, const char *word)
+{
+	char		 buf[32];
+	size_t		 i, n = 0, end = 0;
+	unsigned char	 ch;
+	int		 hi, lo;
+
+	for (i = 0; i < len; i++) {
+		ch = (unsigned char)p[i];
+		if (ch == '%') {
+			if (len - i < 3 || (hi = hex(p[i + 1])) == -1 ||
+			    (lo = hex(p[i + 2])) == -1)
+				return -1;
+			ch = (unsigned char)(hi << 4 | lo);
+			if (ch < 0x20 || ch == 0x7f)
+				return -1;
+			i += 2;
+		} else if (ch == '+')
+			ch = ' ';
+		if (n == 0 && ch == ' ')
+			continue;		/* leading: trimmed */
+		if (n < sizeof(buf))
+			buf[n] = (char)ch;
+		n++;
+		if (ch != ' ')
+			end = n;		/* trailing ones are not */
+	}
+	return end <= sizeof(buf) && end == strlen(word) &&
+	    strncasecmp(buf, word, end) == 0;
+}
+
+int
+policy_push_discovery(const char *t, size_t len, size_t *repolen)
+{
+	static const char	 tail[] = "/info/refs";
+	const size_t		 tl = sizeof(tail) - 1;
+	const char		*q;
+	size_t			 n, s, e, eq, v, nsvc = 0;
+	int			 push = 0, svc, r;
+
+	if ((q = memchr(t, '?', len)) == NULL)
+		return 0;		/* git's discovery names its service */
+	n = (size_t)(q - t);
+	if (n > tl && t[n - 1] == '/')
+		n--;
+	/* the last segment without its ;parameters, as servlets route it */
+	for (e = n; e > 0 && t[e - 1] != '/'; e--)
+		;
+	for (; e < n && t[e] != ';'; e++)
+		;
+	n = e;
+	if (n < tl || strncasecmp(t + n - tl, tail, tl) != 0)
+		return 0;
+	for (s = (size_t)(q - t) + 1; s <= len; s = e + 1) {
+		for (e = s; e < len && t[e] != '&' && t[e] != ';' &&
+		    t[e] != '#'; e++)
+			;
+		for (eq = s; eq < e && t[eq] != '='; eq++)
+			;
+		v = eq < e ? eq + 1 : e;
+		if ((svc = decoded_is(t + s, eq - s, "service")) == -1 ||
+		    (r = decoded_is(t + v, e - v, "git-receive-pack")) == -1)
+			return -1;
+		if (svc == 1 && ++nsvc > 1)
+			return -1;	/* which one a server takes: a guess */
+		if (svc == 1 && r == 1)
+			push = 1;
+	}
+	*repolen = n - tl;
+	return push;
+}
+
+int
+policy_decide_push_discovery(const struct policy_rule *r, const char *t,
+    size_t len, char *rpc, size_t rpcmax, size_t *rpclen,
+    struct policy_request_decision *d)
+{
+	size_t	 rl;
+	int	 push;
+
+	if ((push = policy_push_discovery(t, len, &rl)) != 1)
+		return push;
+	if (rl + sizeof(POLICY_PUSH_RPC) > rpcmax)
+		return -1;	/* no room to decide it: refused all the same */
+	memcpy(rpc, t, rl);
+	memcpy(rpc + rl, POLICY_PUSH_RPC, sizeof(POLICY_PUSH_RPC));
+	rl += sizeof(POLICY_PUSH_RPC) - 1;
+	policy_decide_request(r, "POST", 4, rpc, rl, d);
+	if (d->verdict == POLICY_ALLOW)
+		return 0;
+	*rpclen = rl;
+	return 1;
+}
+
+void
+policy_push_detail(const struct policy_request_decision *o, const char *rpc,
+    size_t len, char *out, size_t outlen)
+{
+	char	 why[128];
+
+	if (o->reason == POLICY_R_REQUEST_DENIED && o->entry != NULL)
+		snprintf(why, sizeof(why), "denied by requests: entry %.64s "
+		    "(line %u, column %u)", o->entry, o->line, o->column);
+	else if (o->reason == POLICY_R_REQUEST_NOT_ALLOWED)
+		snprintf(why, sizeof(why), "allowed by no requests: entry");
+	else
+		snprintf(why, sizeof(why), "refused: %s", o->detail != NULL ?
+		    o->detail : policy_reason_str(o->reason));
+	snprintf(out, outlen, "git push refused at its discovery: the push it "
+	    "announces, POST %.*s%s, is %s", (int)(len > 96 ? 96 : len), rpc,
+	    len > 96 ? "..." : "", why);
 }
 
 /*

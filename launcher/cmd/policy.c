@@ -59,8 +59,11 @@ test_request(const struct policy_rule *r, const char *req)
 	struct policy_request_decision	 d;
 	struct policy_secret_info	 s;
 	const char			*sp = strchr(req, ' ');
-	char				 fix[POLICY_FIX_MAX];
-	size_t				 i;
+	char				 fix[POLICY_FIX_MAX], why[256];
+	char				 rpc[POLICY_MAX_REQ_PATH +
+					    sizeof(POLICY_PUSH_RPC)];
+	size_t				 i, rl;
+	int				 push;
 
 	if (sp == NULL || sp == req || sp[1] != '/') {
 		fprintf(stderr, "aisb: --request '%.64s': write METHOD PATH, "
@@ -74,6 +77,23 @@ test_request(const struct policy_rule *r, const char *req)
 	}
 	policy_decide_request(r, req, (size_t)(sp - req), sp + 1,
 	    strlen(sp + 1), &d);
+	if (d.verdict == POLICY_ALLOW && (push = policy_decide_push_discovery(r,
+	    sp + 1, strlen(sp + 1), rpc, sizeof(rpc), &rl, &d)) != 0) {
+		/* as the gate decides it: the push it announces */
+		if (push == -1) {
+			printf("request %s: deny, a git discovery with an "
+			    "ambiguous query (service= twice, a malformed or "
+			    "control-byte escape): the gate answers 400 "
+			    "bad_request\n", req);
+			return 1;
+		}
+		policy_push_detail(&d, rpc, rl, why, sizeof(why));
+		printf("request %s: deny, %s\n", req, why);
+		if (policy_request_fix_yaml(r, "POST", 4, rpc, rl, d.reason, 0,
+		    fix, sizeof(fix)) > 0)
+			printf("to allow it:\n%s", fix);
+		return 1;
+	}
 	printf("request %s: %s, %s", req, d.verdict == POLICY_ALLOW ?
 	    "allow" : "deny", d.detail != NULL ? d.detail :
 	    policy_reason_str(d.reason));

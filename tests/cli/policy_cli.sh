@@ -329,6 +329,20 @@ expect_grep "$tmp/out" '^request TRACE /o/r.git/info/refs: deny, TRACE and TRACK
 expect_rc 1 "$aisb" policy test "$tmp/insp.yaml" git.example.com \
     --request "POST /o/r.git/git-receive-pack"
 expect_grep "$tmp/out" 'deny, request denied by rule \(line 9, column 23: "POST \*/git-receive-pack"\)'
+# a push's discovery: decided as the push it announces, as the gate does,
+# in the gate's words; a path parameter is no way around the entry
+expect_rc 1 "$aisb" policy test "$tmp/insp.yaml" git.example.com \
+    --request "GET /o/r.git/info/refs?service=git-receive-pack"
+expect_grep "$tmp/out" '^request GET /o/r.git/info/refs\?service=git-receive-pack: deny, git push refused at its discovery: the push it announces, POST /o/r.git/git-receive-pack, is denied by requests: entry POST \*/git-receive-pack \(line 9, column 23\)$'
+expect_grep "$tmp/out" '^# a requests: deny entry refuses it: remove or narrow that entry$'
+expect_rc 1 "$aisb" policy test "$tmp/insp.yaml" git.example.com \
+    --request "GET /o/r.git/info/refs?service=git-upload-pack&service=git-receive-pack"
+expect_grep "$tmp/out" 'deny, a git discovery with an ambiguous query .*400 bad_request$'
+expect_rc 0 "$aisb" policy test "$tmp/insp.yaml" git.example.com \
+    --request "GET /o/r.git/info/refs?service=git-upload-pack"
+expect_rc 1 "$aisb" policy test "$tmp/insp.yaml" git.example.com \
+    --request "POST /o/r.git/git-receive-pack;x"
+expect_grep "$tmp/out" 'deny, the path without its parameters'
 expect_rc 0 "$aisb" policy test "$tmp/insp.yaml" git.example.com \
     --request "POST /o/r.git/git-upload-pack"
 expect_grep "$tmp/out" '^secret GIT_TOKEN: basic in authorization$'

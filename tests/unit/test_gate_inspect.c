@@ -815,7 +815,7 @@ push(const char *t, int want, size_t want_repo)
 {
 	size_t	 repo = 12345;
 
-	assert_int_equal(gate_override_push_discovery(t, strlen(t), &repo),
+	assert_int_equal(policy_push_discovery(t, strlen(t), &repo),
 	    want);
 	if (want == 1)
 		assert_int_equal(repo, want_repo);
@@ -875,9 +875,9 @@ test_push_discovery(void **state)
 	/* a query elsewhere is none of this function's business */
 	push("/api?service=a&service=b%zz", 0, 0);
 	/* only len bytes are looked at */
-	assert_int_equal(gate_override_push_discovery(t, strlen(t) - 1, &repo),
+	assert_int_equal(policy_push_discovery(t, strlen(t) - 1, &repo),
 	    0);
-	assert_int_equal(gate_override_push_discovery(t, 18, &repo), 0);
+	assert_int_equal(policy_push_discovery(t, 18, &repo), 0);
 }
 
 /* a push's discovery decided as the POST it announces */
