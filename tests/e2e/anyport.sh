@@ -39,8 +39,11 @@ vol=aisb-e2e-anyport-$$
 ssh_fixture "$tmp" "$SRV"
 /usr/sbin/sshd -D -e -f "$tmp/sshd_config" 2>"$tmp/sshd.err" &
 pids+=($!)
+# this sshd's own word that it listens: another one there (a second run
+# of this test) would answer ssh_listening too, and vanish with its run
 for i in $(seq 50); do
-	ssh_listening "$SRV" && break
+	grep -q "^Server listening on $SRV port 22" "$tmp/sshd.err" &&
+	    ssh_listening "$SRV" && break
 	kill -0 "${pids[0]}" 2>/dev/null || { echo "SKIP: $SRV:22 taken"; exit 77; }
 	sleep 0.1
 done

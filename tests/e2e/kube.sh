@@ -107,11 +107,12 @@ check "the gate's image runs as" "$(podman image inspect --format '{{.Config.Use
 
 # play FILE [FOLDER]: contrib/kube/sidecar as one file of documents, the
 # app's image and command replaced, the ConfigMap's gate.yaml that of
-# p1.yaml; with FOLDER, the volume a hostPath on it instead
+# p1.yaml, its ports published on free ones of the host's loopback; with
+# FOLDER, the volume a hostPath on it instead
 play_yaml() {
 	"$PY" - "$top_srcdir/contrib/kube/sidecar" "$1" "$APP" "$tmp/p1.yaml" \
 	    "${2:-}" <<'PY'
-import sys, yaml
+import socket, sys, yaml
 src, out, app, policy, folder = sys.argv[1:6]
 docs = []
 for f in ("configmap.yaml", "pod.yaml"):
@@ -121,6 +122,14 @@ for d in docs:
         d["data"]["gate.yaml"] = open(policy).read()
     if d["kind"] == "Pod":
         for c in d["spec"]["containers"]:
+            # podman kube play publishes a containerPort on the host
+            # (9128, the metrics', on 0.0.0.0): a free one on loopback
+            # instead, which another run cannot be holding
+            for p in c.get("ports", []):
+                s = socket.socket()
+                s.bind(("127.0.0.1", 0))
+                p["hostPort"], p["hostIP"] = s.getsockname()[1], "127.0.0.1"
+                s.close()
             if c["name"] == "app":
                 c["image"] = app
                 c["imagePullPolicy"] = "IfNotPresent"

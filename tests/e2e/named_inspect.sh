@@ -29,13 +29,7 @@ e2e_cleanup_more() {
 	[ -z "${user:-}" ] || (cd / && as_user aisb gate down e2eni) >/dev/null 2>&1 || true
 }
 
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=aisb e2e upstream CA $$" \
-    -keyout "$tmp/ca.key" -out "$tmp/ca.crt" 2>/dev/null
-openssl req -newkey rsa:2048 -nodes -subj /CN=api.test \
-    -keyout "$tmp/srv.key" -out "$tmp/srv.csr" 2>/dev/null
-printf 'subjectAltName=DNS:api.test\n' >"$tmp/srv.ext"
-openssl x509 -req -in "$tmp/srv.csr" -CA "$tmp/ca.crt" -CAkey "$tmp/ca.key" \
-    -CAcreateserial -days 2 -extfile "$tmp/srv.ext" -out "$tmp/srv.crt" 2>/dev/null
+e2e_tls_cert "$tmp" api.test
 chmod 0644 "$tmp/ca.crt"
 "$PY" "$here/gate_inspect_server.py" --bind 127.0.0.1 --port 0 \
     --cert "$tmp/srv.crt" --key "$tmp/srv.key" --port-file "$tmp/up.port" \
@@ -104,7 +98,7 @@ for s in one two; do
 	    "$(grep '^denied' "$tmp/out.$s" || true)" "denied 403"
 	sd=$(e2e_sessions | while read -r d; do
 		grep -q '"path":"/echo/'"$s"'"' "$d/audit.jsonl" 2>/dev/null &&
-		    echo "$d"; done | head -n 1)
+		    echo "$d"; done | sed -n 1p)
 	check "session $s: its record says the gate's CA" \
 	    "$(grep -c '^session_ca yes' "$sd/record" 2>/dev/null || true)" 1
 	check "session $s: its audit, the request decided by the rule" \

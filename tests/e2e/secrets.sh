@@ -53,13 +53,7 @@ printf '%s\n' "$V_CMD" >"$tmp/cmdkey"
 chmod 0600 "$tmp/token" "$tmp/cmdkey"
 
 # --- a CA, the upstream, the DNS server -----------------------------------
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=aisb e2e upstream CA $$" \
-    -keyout "$tmp/ca.key" -out "$tmp/ca.crt" 2>/dev/null
-openssl req -newkey rsa:2048 -nodes -subj /CN=api.test \
-    -keyout "$tmp/srv.key" -out "$tmp/srv.csr" 2>/dev/null
-printf 'subjectAltName=DNS:api.test,DNS:other.test\n' >"$tmp/srv.ext"
-openssl x509 -req -in "$tmp/srv.csr" -CA "$tmp/ca.crt" -CAkey "$tmp/ca.key" \
-    -CAcreateserial -days 2 -extfile "$tmp/srv.ext" -out "$tmp/srv.crt" 2>/dev/null
+e2e_tls_cert "$tmp" api.test other.test
 chmod 0644 "$tmp/ca.crt"
 "$PY" "$here/gate_inspect_server.py" --bind 127.0.0.1 --port 0 \
     --cert "$tmp/srv.crt" --key "$tmp/srv.key" --port-file "$tmp/up.port" \
