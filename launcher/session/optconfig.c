@@ -18,13 +18,16 @@
 
 #include "file.h"
 #include "near.h"
+#include "termsafe.h"
 #include "host/paths.h"
 #include "session/options.h"
 #include "session/options-int.h"
 
 /*
  * The errors of one config file, all of them: each on a line of its own
- * in err (those past its size are counted, not shown).
+ * in err (those past its size are counted, not shown), as termsafe.h
+ * shows text: an error quotes the file, and a workspace's .aisb.yaml is
+ * the repository's to write ("\e[2J" in a YAML string is an ESC).
  */
 struct cfg_errs {
 	char	*err;
@@ -35,16 +38,15 @@ struct cfg_errs {
 static void
 cfg_err(struct cfg_errs *e, const char *msg)
 {
-	int	 k;
-
 	if (e->n++ > 0 && e->used + 1 < e->errlen)
 		e->err[e->used++] = '\n';
 	if (e->used + strlen(msg) + 1 >= e->errlen) {
 		e->lost++;
 		return;
 	}
-	k = snprintf(e->err + e->used, e->errlen - e->used, "%s", msg);
-	e->used += (size_t)k;
+	snprintf(e->err + e->used, e->errlen - e->used, "%s", msg);
+	term_clean_str(e->err + e->used, 0);
+	e->used += strlen(e->err + e->used);
 }
 
 /* "unknown key 'polcy': did you mean 'policy'?", and its place */

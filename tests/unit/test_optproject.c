@@ -333,12 +333,40 @@ test_project_limits(void **state)
 	project_config(NULL);
 }
 
+/*
+ * The repository writes .aisb.yaml, and a YAML string spells any byte:
+ * the errors that quote it reach the user's terminal with each control
+ * character one '?' (an unknown key, a refused value, a bad one).
+ */
+static void
+test_project_text(void **state)
+{
+	struct launch_opts	 o;
+	char			 err[4096];
+	size_t			 i;
+
+	(void)state;
+	project_config("\"bo\\e]0;gus\\a\": 1\nimage: \"x\\e[2J\"\n"
+	    "packages: [\"a\\u009b1m\"]\nmemory: \"1\\rg\"\n");
+	assert_int_equal(resolve(&o, err, sizeof(err), ARGS("cmd"), NULL), -1);
+	assert_non_null(strstr(err, "unknown key 'bo?]0;gus?'"));
+	assert_non_null(strstr(err, "'image: x?[2J'"));
+	assert_non_null(strstr(err, "'a?1m'"));
+	assert_non_null(strstr(err, "1?g"));
+	for (i = 0; err[i] != '\0'; i++)
+		assert_true(err[i] == '\n' || (err[i] >= 0x20 &&
+		    err[i] < 0x7f));
+	launch_opts_free(&o);
+	project_config(NULL);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sources_table),
 		cmocka_unit_test(test_project_limits),
+		cmocka_unit_test(test_project_text),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -160,6 +160,25 @@ test_many_errors(void **state)
 	assert_int_equal(errs.dropped, 40 - POLICY_MAX_ERRORS);
 	policy_errors_format(&errs, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "8 more errors not shown"));
+
+	/*
+	 * An error quotes the file, which may spell any byte in a YAML
+	 * string: shown with each control character one '?', as is the
+	 * name of the file.
+	 */
+	off = (size_t)snprintf(yaml, sizeof(yaml), "version: 1\nallow:\n"
+	    "  - host: \"a\\e[2Jb\\u009b1m\\u202ec.test\"\n"
+	    "  - host: ok.test\n    \"po\\rrts\": [443]\n");
+	assert_int_equal(policy_load_buffer("t\033]0;x\a.yaml", yaml, off,
+	    &p, &errs), -1);
+	assert_int_equal(errs.count, 2);
+	policy_errors_format(&errs, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "t?]0;x?.yaml:3:"));
+	assert_non_null(strstr(buf, "'a?[2Jb?1m?c.test'"));
+	assert_non_null(strstr(buf, "'po?rts'"));
+	for (off = 0; buf[off] != '\0'; off++)
+		assert_true(buf[off] == '\n' || (buf[off] >= 0x20 &&
+		    buf[off] < 0x7f));
 }
 
 static void
