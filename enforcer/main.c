@@ -6,12 +6,12 @@
  *	aisb-enforce --init [-nv] --plan FILE | --plan-fd N
  *
  * Loads table inet aisb from the plan as one batch, reads it back, forks
- * CMD, which drops every privilege and execs, and stays as its parent.  Exit 78 for a bad plan or usage, 77 when
- * enforcement failed; CMD never runs in either case.  --init (the init
- * container of a Kubernetes pod) loads and verifies the table and exits
- * 0, leaving it in the network namespace for the containers after it.
-  This file only wires
- * argv to envfile.c, plan.c, nft.c, verify.c, privdrop.c, supervise.c,
+ * CMD, which drops every privilege and execs, and stays as its parent.
+ * Exit 78 for a bad plan or usage, 77 when enforcement failed; CMD never
+ * runs in either case.  --init (the init container of a Kubernetes pod)
+ * loads and verifies the table and exits 0, leaving it in the network
+ * namespace for the containers after it.  This file only wires argv to
+ * envfile.c, plan.c, nft.c, verify.c, privdrop.c, supervise.c,
  * record.c, refresh.c and tproxy.c.
  */
 #include "config.h"

@@ -218,6 +218,8 @@ sandbox() {
 	    'mount --bind "$1" /etc/resolv.conf && shift && exec "$@"' sh \
 	    "$work/resolv.conf" "$ENFORCE" --plan "$plan" --env-file "$work/env" \
 	    -- "$@" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
+	# the enforcer's own failures: its words in the log, for a rare one
+	case $rc in 77|78) sed "s/^/# $name: /" "$work/$name.err" >&2 ;; esac
 	echo "$rc"
 }
 
