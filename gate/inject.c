@@ -358,6 +358,9 @@ gate_inject_missing(const struct gate *g, const struct gate_secrets *ss,
 	char	 said[INJECT_NAMES_MAX] = "";
 	size_t	 i;
 
+	/* every worker reloads the same files: worker 0 speaks for them */
+	if (g->worker != 0)
+		return;
 	missing_in(g->policy, ss, when, said, sizeof(said));
 	for (i = 0; g->users != NULL && i < gate_users_count(g->users); i++)
 		if (gate_users_policy(g->users, i) != NULL)

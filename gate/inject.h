@@ -62,7 +62,8 @@ void	 gate_inject_scan(const struct gate_secrets *ss, const char *p,
  * Says (log_warnx, "WHEN: secret NAME (rule ...) was not given to the
  * gate") each secret the inspecting rules of the gate's policies name
  * that ss (NULL: none) does not hold: its requests go out without it.
- * At start and after each reload; each name once.
+ * At start and after each reload; each name once, by worker 0 alone
+ * under --workers (all read the same files).
  */
 void	 gate_inject_missing(const struct gate *, const struct gate_secrets *,
 	    const char *when);

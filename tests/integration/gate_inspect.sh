@@ -775,6 +775,28 @@ check "--reload-closes: the request after it never went upstream" \
 kill "$gate_pid"
 wait "$gate_pid" 2>/dev/null || true
 
+# --workers 2: every worker reloads the same files, and worker 0 alone says
+# the secret not given (at start and after a reload), not once a worker
+start_gate wk "$tmp/rc.yaml" --upstream-ca "$tmp/upca.pem" --workers 2 \
+    --secrets-fd 5 5< <(secrets)
+for i in $(seq 50); do
+	[ "$(grep -c 'worker [01] (pid [0-9]*) listening' "$tmp/gate.wk.err")" = 2 ] && break
+	sleep 0.1
+done
+kill -HUP "$gate_pid"
+for i in $(seq 50); do
+	[ "$(grep -c 'reload: policy .* applied' "$tmp/gate.wk.err")" -ge 2 ] && break
+	sleep 0.1
+done
+check "--workers 2: both workers reloaded" \
+    "$(grep -c 'reload: policy .* applied' "$tmp/gate.wk.err")" 2
+for w in start reload; do
+	check "--workers 2, $w: the secret not given is said once" \
+	    "$(grep -c "$w: secret NOT_GIVEN (rule " "$tmp/gate.wk.err")" 1
+done
+kill "$gate_pid"
+wait "$gate_pid" 2>/dev/null || true
+
 # --- the leak sweep ----------------------------------------------------------
 sweep() {	# sweep NAME FILE...: no secret, in any form, in these
 	local name=$1 v hit
